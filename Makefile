@@ -1,0 +1,34 @@
+# The teaching Kafka broker. `make run` starts a broker; `make test` runs everything CI runs.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test lint bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $(STAMP)
+
+# Debian's kcat (librdkafka 2.0.2) is one of the real clients the tests talk to.
+/usr/bin/kcat:
+	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq kcat; \
+	else sudo apt-get update -qq && sudo apt-get install -y -qq kcat; fi
+
+run: $(STAMP)
+	$(BIN)/kafka-server-start config/server.properties \
+	  --override listeners=PLAINTEXT://127.0.0.1:9092 \
+	  --override advertised.listeners=PLAINTEXT://127.0.0.1:9092 \
+	  --override log.dirs=./data
+
+lint: $(STAMP)
+	$(BIN)/ruff check kafka tests
+	$(BIN)/lint-imports
+
+test: $(STAMP) /usr/bin/kcat lint
+	$(BIN)/pytest -q
+
+clean:
+	rm -rf $(VENV) data .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,100 @@
+"""KafkaChannel: one client connection as a Processor sees it (Kafka's common.network.KafkaChannel,
+with its NetworkReceive and NetworkSend).
+
+It frames the byte stream (a 4-byte size, then that many bytes), holds at most one response being
+written, and carries the mute flag that enforces seed 002's ordering rule: "it will only take one
+request from a client at a time, and only after ... all the bytes for the response have been
+sent" will it take the next. Frames that arrive while muted wait in the receive buffer.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+
+SIZE_PREFIX = struct.Struct(">i")
+RECEIVE_CHUNK = 256 * 1024
+
+
+class InvalidReceiveError(Exception):
+    """A frame size that is negative or above socket.request.max.bytes: the connection must close."""
+
+
+class KafkaChannel:
+    def __init__(self, connection_id: str, sock: socket.socket, remote_address: str,
+                 max_receive_size: int) -> None:
+        self.id = connection_id
+        self.socket = sock
+        self.remote_address = remote_address
+        self.max_receive_size = max_receive_size
+        self.muted = False
+        self._receive = bytearray()
+        self._read_position = 0
+        self._send: memoryview | None = None
+        self._send_position = 0
+        self.in_flight = None  # the Request being handled or answered; None when idle
+
+    # ------------------------------------------------------------------ receive side
+    def read_from_socket(self) -> bool:
+        """Pull what the kernel has. Returns False when the peer has closed the connection."""
+        try:
+            chunk = self.socket.recv(RECEIVE_CHUNK)
+        except (BlockingIOError, InterruptedError):
+            return True
+        if not chunk:
+            return False
+        if self._read_position and self._read_position == len(self._receive):
+            self._receive.clear()
+            self._read_position = 0
+        self._receive += chunk
+        return True
+
+    def next_frame(self) -> memoryview | None:
+        """The next complete request frame (without its size prefix), or None if incomplete."""
+        available = len(self._receive) - self._read_position
+        if available < SIZE_PREFIX.size:
+            return None
+        (size,) = SIZE_PREFIX.unpack_from(self._receive, self._read_position)
+        if size < 0 or size > self.max_receive_size:
+            raise InvalidReceiveError(
+                f"frame of {size} bytes is outside 0..socket.request.max.bytes ({self.max_receive_size})")
+        if available < SIZE_PREFIX.size + size:
+            return None
+        start = self._read_position + SIZE_PREFIX.size
+        self._read_position = start + size
+        frame = bytes(self._receive[start : self._read_position])
+        self._compact()
+        return memoryview(frame)
+
+    def _compact(self) -> None:
+        # Drop consumed bytes once they dominate the buffer, so a long-lived connection does not grow.
+        if self._read_position > RECEIVE_CHUNK and self._read_position * 2 > len(self._receive):
+            del self._receive[: self._read_position]
+            self._read_position = 0
+
+    # ------------------------------------------------------------------ send side
+    def set_send(self, payload: bytes) -> None:
+        self._send = memoryview(payload)
+        self._send_position = 0
+
+    @property
+    def has_send(self) -> bool:
+        return self._send is not None
+
+    def write_to_socket(self) -> bool:
+        """Write as much of the pending response as the socket takes. True once all of it is sent."""
+        assert self._send is not None
+        try:
+            self._send_position += self.socket.send(self._send[self._send_position :])
+        except (BlockingIOError, InterruptedError):
+            return False
+        if self._send_position < len(self._send):
+            return False
+        self._send = None
+        return True
+
+    def close(self) -> None:
+        try:
+            self.socket.close()
+        except OSError:
+            pass

@@ -1,0 +1,248 @@
+"""Processor: a network thread (Kafka's kafka.network.Processor).
+
+Seed 002: "the network thread just takes those bytes from the socket buffer, and forms a produce
+request object, and puts that into a shared request queue"; later it "will pick up the generated
+response, and will then send the response data into the send socket buffer". Each Processor owns
+the connections the Acceptor handed it and runs one `selectors` loop over them:
+
+    configure_new_connections -> process_new_responses -> poll (read frames / write responses)
+
+It decodes only the request header. A connection is muted while its request is in flight, so one
+client's requests are handled strictly in order; bad frames close that connection and nothing else.
+"""
+
+from __future__ import annotations
+
+import queue
+import selectors
+import socket
+import threading
+import time
+
+import structlog
+
+from kafka.network.kafka_channel import InvalidReceiveError, KafkaChannel
+from kafka.network.request_channel import Request, RequestChannel, Response
+from kafka.protocol.api_keys import APIS, ApiKey
+from kafka.protocol.header import parse_request_header
+
+POLL_TIMEOUT_S = 0.3
+_WAKEUP = object()
+
+
+class Processor(threading.Thread):
+    def __init__(self, processor_id: int, listener: str, request_channel: RequestChannel,
+                 max_request_size: int) -> None:
+        super().__init__(name=f"data-plane-kafka-network-thread-{processor_id}", daemon=True)
+        self.id = processor_id
+        self.listener = listener
+        self.request_channel = request_channel
+        self.max_request_size = max_request_size
+        self.channels: dict[str, KafkaChannel] = {}
+        self._selector = selectors.DefaultSelector()
+        self._new_connections: queue.SimpleQueue[socket.socket] = queue.SimpleQueue()
+        self._responses: queue.SimpleQueue[Response] = queue.SimpleQueue()
+        self._wakeup_r, self._wakeup_w = socket.socketpair()
+        self._wakeup_r.setblocking(False)
+        self._wakeup_w.setblocking(False)
+        self._selector.register(self._wakeup_r, selectors.EVENT_READ, _WAKEUP)
+        self._running = True
+        self._connection_index = 0
+        self.log = structlog.get_logger("kafka.network.Processor").bind(listener=listener, processor=processor_id)
+
+    # ------------------------------------------------------------------ called from other threads
+    def accept(self, sock: socket.socket) -> None:
+        """The Acceptor hands over a new connection."""
+        self._new_connections.put(sock)
+        self.wakeup()
+
+    def enqueue_response(self, response: Response) -> None:
+        """An I/O thread (or a purgatory) hands back a response."""
+        self._responses.put(response)
+        self.wakeup()
+
+    def wakeup(self) -> None:
+        try:
+            self._wakeup_w.send(b"\x00")
+        except (BlockingIOError, OSError):
+            pass  # the pipe already holds a wake-up, or we are closing: either way the loop will run
+
+    @property
+    def response_queue_size(self) -> int:
+        return self._responses.qsize()
+
+    def shutdown(self) -> None:
+        self._running = False
+        self.wakeup()
+
+    # ------------------------------------------------------------------ the loop
+    def run(self) -> None:
+        try:
+            while self._running:
+                self.configure_new_connections()
+                self.process_new_responses()
+                self.poll()
+        finally:
+            for channel in list(self.channels.values()):
+                self.close_channel(channel, "broker shutting down")
+            self._selector.close()
+            self._wakeup_r.close()
+            self._wakeup_w.close()
+
+    def configure_new_connections(self) -> None:
+        while True:
+            try:
+                sock = self._new_connections.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                local, remote = sock.getsockname(), sock.getpeername()
+            except OSError:
+                sock.close()  # the client went away before we got to it
+                continue
+            self._connection_index += 1
+            connection_id = f"{local[0]}:{local[1]}-{remote[0]}:{remote[1]}-{self._connection_index}"
+            channel = KafkaChannel(connection_id, sock, remote[0], self.max_request_size)
+            self.channels[connection_id] = channel
+            self._selector.register(sock, selectors.EVENT_READ, channel)
+
+    def process_new_responses(self) -> None:
+        while True:
+            try:
+                response = self._responses.get_nowait()
+            except queue.Empty:
+                return
+            response.request.response_dequeue_time_ns = time.monotonic_ns()
+            channel = self.channels.get(response.request.connection_id)
+            if channel is None:
+                continue  # the client disconnected while its request was being handled
+            if response.close_connection:
+                self.close_channel(channel, "closed by the request handler")
+            elif response.is_no_op:
+                self.complete_in_flight(channel)
+            else:
+                self.send_response(channel, response.payload)
+
+    def poll(self) -> None:
+        for key, events in self._selector.select(POLL_TIMEOUT_S):
+            if key.data is _WAKEUP:
+                self._drain_wakeups()
+                continue
+            channel: KafkaChannel = key.data
+            if events & selectors.EVENT_WRITE and channel.has_send:
+                self.write(channel)
+            if events & selectors.EVENT_READ and channel.id in self.channels and not channel.muted:
+                self.read(channel)
+
+    # ------------------------------------------------------------------ reading requests
+    def read(self, channel: KafkaChannel) -> None:
+        try:
+            open_ = channel.read_from_socket()
+        except OSError as e:
+            self.close_channel(channel, f"read failed: {e}")
+            return
+        if not open_:
+            self.close_channel(channel, "closed by the client")
+            return
+        self.dispatch_next_request(channel)
+
+    def dispatch_next_request(self, channel: KafkaChannel) -> None:
+        """Turn the next complete frame into a Request for the I/O threads, then mute the channel."""
+        if channel.muted:
+            return
+        try:
+            frame = channel.next_frame()
+            if frame is None:
+                return
+            header = parse_request_header(frame)
+        except InvalidReceiveError as e:
+            self.close_channel(channel, str(e))
+            return
+        except Exception as e:  # garbage where a header should be: this connection only
+            self.close_channel(channel, f"malformed request header: {e}")
+            return
+        if not self._is_answerable(header):
+            self.close_channel(channel, f"unsupported request api_key={header.api_key} "
+                                        f"version={header.api_version}")
+            return
+        request = Request(self.id, channel.id, self.listener, channel.remote_address, header, frame)
+        self.mute(channel)
+        channel.in_flight = request
+        while not self.request_channel.send_request(request, timeout=POLL_TIMEOUT_S):
+            if not self._running:  # the queue is full and the broker is stopping
+                return
+
+    @staticmethod
+    def _is_answerable(header) -> bool:
+        api = APIS.get(header.api_key)
+        if api is None:
+            return False
+        # An ApiVersions request of a version we do not know is still answered (in v0, with our ranges).
+        return header.api_key == ApiKey.API_VERSIONS or api.is_supported(header.api_version)
+
+    # ------------------------------------------------------------------ writing responses
+    def send_response(self, channel: KafkaChannel, payload: bytes) -> None:
+        channel.set_send(payload)
+        self.write(channel)  # most responses fit the socket buffer: skip a select round trip
+
+    def write(self, channel: KafkaChannel) -> None:
+        try:
+            done = channel.write_to_socket()
+        except OSError as e:
+            self.close_channel(channel, f"write failed: {e}")
+            return
+        if done:
+            self.complete_in_flight(channel)
+        else:
+            self._update_interest(channel)
+
+    def complete_in_flight(self, channel: KafkaChannel) -> None:
+        """The response is out (or there was none): unmute and take the next buffered request."""
+        if channel.in_flight is not None:
+            channel.in_flight.response_sent_time_ns = time.monotonic_ns()
+            channel.in_flight = None
+        self.unmute(channel)
+        self.dispatch_next_request(channel)
+
+    # ------------------------------------------------------------------ mute / interest / close
+    def mute(self, channel: KafkaChannel) -> None:
+        channel.muted = True
+        self._update_interest(channel)
+
+    def unmute(self, channel: KafkaChannel) -> None:
+        channel.muted = False
+        self._update_interest(channel)
+
+    def _update_interest(self, channel: KafkaChannel) -> None:
+        if channel.id not in self.channels:
+            return
+        events = 0 if channel.muted else selectors.EVENT_READ
+        if channel.has_send:
+            events |= selectors.EVENT_WRITE
+        try:
+            if events:
+                self._selector.modify(channel.socket, events, channel)
+            else:
+                self._selector.unregister(channel.socket)
+        except KeyError:
+            if events:
+                self._selector.register(channel.socket, events, channel)
+
+    def close_channel(self, channel: KafkaChannel, reason: str) -> None:
+        if self.channels.pop(channel.id, None) is None:
+            return
+        try:
+            self._selector.unregister(channel.socket)
+        except (KeyError, ValueError):
+            pass
+        channel.close()
+        self.log.debug("connection closed", connection=channel.id, reason=reason)
+        if "closed by the client" not in reason and "shutting down" not in reason:
+            self.log.warning("closing connection", connection=channel.id, reason=reason)
+
+    def _drain_wakeups(self) -> None:
+        try:
+            while self._wakeup_r.recv(4096):
+                pass
+        except (BlockingIOError, OSError):
+            pass

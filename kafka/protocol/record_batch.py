@@ -1,0 +1,337 @@
+"""RecordBatch v2 (magic 2): Kafka's DefaultRecordBatch, DefaultRecord and MemoryRecords.
+
+Seed 002: the producer groups records into batches and the I/O thread validates "a CRC check of the
+data" before appending it to the commit log. The broker treats a batch as an opaque block of bytes
+with a fixed 61-byte header: it checks the CRC-32C, reads the counts and offsets, and assigns
+offsets by rewriting the 8-byte baseOffset in place. Nothing is re-encoded, so a compressed batch
+is stored exactly as it came. Decoding individual records is here for tools and tests.
+
+Layout of one batch (big-endian)::
+
+    baseOffset int64 | batchLength int32 | partitionLeaderEpoch int32 | magic int8 | crc uint32
+    | attributes int16 | lastOffsetDelta int32 | baseTimestamp int64 | maxTimestamp int64
+    | producerId int64 | producerEpoch int16 | baseSequence int32 | recordsCount int32 | records...
+
+batchLength counts the bytes after itself; the CRC covers attributes through the end.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import crc32c
+
+from kafka.protocol.compression import CompressionType, compress, decompress
+
+HEADER = struct.Struct(">qiibIhiqqqhii")
+HEADER_SIZE = HEADER.size  # 61
+LOG_OVERHEAD = 12  # baseOffset + batchLength: the part batchLength does not count
+CRC_OFFSET = 17
+ATTRIBUTES_OFFSET = 21
+MAGIC_OFFSET = 16
+MAGIC_V2 = 2
+
+COMPRESSION_MASK = 0x07
+TIMESTAMP_TYPE_MASK = 0x08  # 0 = CreateTime, 1 = LogAppendTime
+TRANSACTIONAL_MASK = 0x10
+CONTROL_MASK = 0x20
+
+NO_TIMESTAMP = -1
+NO_PRODUCER_ID = -1
+
+
+class InvalidRecordError(ValueError):
+    """A batch that is not well formed (Kafka's InvalidRecordException)."""
+
+
+class CorruptRecordError(InvalidRecordError):
+    """A batch whose CRC or sizes do not add up (Kafka's CorruptRecordException)."""
+
+
+@dataclass(frozen=True)
+class Header:
+    key: str
+    value: bytes | None
+
+
+@dataclass
+class DefaultRecord:
+    """One record inside a batch, with its absolute offset and timestamp."""
+
+    offset: int
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+    headers: list[Header] = field(default_factory=list)
+
+
+class RecordBatch:
+    """A read-only view of one batch at `position` in `buffer`; the header is decoded once."""
+
+    __slots__ = (
+        "buffer",
+        "position",
+        "base_offset",
+        "batch_length",
+        "partition_leader_epoch",
+        "magic",
+        "crc",
+        "attributes",
+        "last_offset_delta",
+        "base_timestamp",
+        "max_timestamp",
+        "producer_id",
+        "producer_epoch",
+        "base_sequence",
+        "records_count",
+    )
+
+    def __init__(self, buffer: bytes | bytearray | memoryview, position: int = 0) -> None:
+        if len(buffer) - position < HEADER_SIZE:
+            raise CorruptRecordError(f"batch header needs {HEADER_SIZE} bytes, {len(buffer) - position} left")
+        self.buffer = buffer
+        self.position = position
+        (
+            self.base_offset,
+            self.batch_length,
+            self.partition_leader_epoch,
+            self.magic,
+            self.crc,
+            self.attributes,
+            self.last_offset_delta,
+            self.base_timestamp,
+            self.max_timestamp,
+            self.producer_id,
+            self.producer_epoch,
+            self.base_sequence,
+            self.records_count,
+        ) = HEADER.unpack_from(buffer, position)
+
+    @property
+    def size_in_bytes(self) -> int:
+        return self.batch_length + LOG_OVERHEAD
+
+    @property
+    def last_offset(self) -> int:
+        return self.base_offset + self.last_offset_delta
+
+    @property
+    def next_offset(self) -> int:
+        return self.last_offset + 1
+
+    @property
+    def compression_type(self) -> CompressionType:
+        return CompressionType(self.attributes & COMPRESSION_MASK)
+
+    @property
+    def is_log_append_time(self) -> bool:
+        return bool(self.attributes & TIMESTAMP_TYPE_MASK)
+
+    @property
+    def is_transactional(self) -> bool:
+        return bool(self.attributes & TRANSACTIONAL_MASK)
+
+    @property
+    def is_control_batch(self) -> bool:
+        return bool(self.attributes & CONTROL_MASK)
+
+    def bytes(self) -> bytes:
+        return bytes(self.buffer[self.position : self.position + self.size_in_bytes])
+
+    def compute_checksum(self) -> int:
+        end = self.position + self.size_in_bytes
+        return crc32c.crc32c(memoryview(self.buffer)[self.position + ATTRIBUTES_OFFSET : end])
+
+    def is_valid(self) -> bool:
+        return (
+            self.magic == MAGIC_V2
+            and self.size_in_bytes >= HEADER_SIZE
+            and self.position + self.size_in_bytes <= len(self.buffer)
+            and self.compute_checksum() == self.crc
+        )
+
+    def ensure_valid(self) -> None:
+        """Raise CorruptRecordError unless the batch is a whole, well-formed v2 batch."""
+        if self.magic != MAGIC_V2:
+            raise CorruptRecordError(f"unsupported magic {self.magic} at offset {self.base_offset}")
+        if self.size_in_bytes < HEADER_SIZE:
+            raise CorruptRecordError(f"batch length {self.batch_length} is smaller than a header")
+        if self.position + self.size_in_bytes > len(self.buffer):
+            raise CorruptRecordError("batch extends past the end of the buffer")
+        if self.last_offset_delta < 0 or self.records_count < 0:
+            raise CorruptRecordError("negative record count or offset delta")
+        checksum = self.compute_checksum()
+        if checksum != self.crc:
+            raise CorruptRecordError(f"CRC-32C mismatch: stored {self.crc:#010x}, computed {checksum:#010x}")
+
+    def __iter__(self) -> Iterator[DefaultRecord]:
+        """Decode the records (decompressing if needed): for tools and tests, not the hot path."""
+        start = self.position + HEADER_SIZE
+        body = self.buffer[start : self.position + self.size_in_bytes]
+        data = decompress(self.compression_type, body)
+        pos = 0
+        for _ in range(self.records_count):
+            record, pos = _read_record(data, pos, self.base_offset, self.base_timestamp)
+            yield record
+
+    def __repr__(self) -> str:
+        return (
+            f"RecordBatch(base_offset={self.base_offset}, last_offset={self.last_offset}, "
+            f"count={self.records_count}, size={self.size_in_bytes}, "
+            f"compression={self.compression_type.name})"
+        )
+
+
+def iter_batches(buffer: bytes | bytearray | memoryview, position: int = 0) -> Iterator[RecordBatch]:
+    """The batches in a buffer, in order. A trailing partial batch (a fetch response may end in one)
+    is not yielded; use `validate_batches` where the buffer must be whole."""
+    end = len(buffer)
+    while end - position >= HEADER_SIZE:
+        batch = RecordBatch(buffer, position)
+        if batch.batch_length < HEADER_SIZE - LOG_OVERHEAD or position + batch.size_in_bytes > end:
+            return
+        yield batch
+        position += batch.size_in_bytes
+
+
+def validate_batches(buffer: bytes | bytearray | memoryview) -> list[RecordBatch]:
+    """Every batch of a produce request, each checked; the buffer must hold nothing else."""
+    batches = []
+    position = 0
+    while position < len(buffer):
+        batch = RecordBatch(buffer, position)
+        batch.ensure_valid()
+        batches.append(batch)
+        position += batch.size_in_bytes
+    if not batches:
+        raise InvalidRecordError("no record batches")
+    return batches
+
+
+def set_base_offset(buffer: bytearray, position: int, base_offset: int) -> None:
+    """Assign offsets to a whole batch: only baseOffset changes, and it is outside the CRC."""
+    struct.pack_into(">q", buffer, position, base_offset)
+
+
+# ---------------------------------------------------------------------------------- varints
+
+
+def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
+    shift = value = 0
+    while True:
+        b = data[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return (value >> 1) ^ -(value & 1), pos
+        shift += 7
+        if shift > 63:
+            raise CorruptRecordError("varint is too long")
+
+
+def _write_varint(out: bytearray, value: int) -> None:
+    value = (value << 1) ^ (value >> 63)
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+
+
+def _read_sized(data: bytes, pos: int) -> tuple[bytes | None, int]:
+    length, pos = _read_varint(data, pos)
+    if length < 0:
+        return None, pos
+    return bytes(data[pos : pos + length]), pos + length
+
+
+def _write_sized(out: bytearray, value: bytes | None) -> None:
+    if value is None:
+        _write_varint(out, -1)
+    else:
+        _write_varint(out, len(value))
+        out += value
+
+
+def _read_record(data: bytes, pos: int, base_offset: int, base_timestamp: int) -> tuple[DefaultRecord, int]:
+    length, pos = _read_varint(data, pos)
+    end = pos + length
+    pos += 1  # record attributes: unused
+    timestamp_delta, pos = _read_varint(data, pos)
+    offset_delta, pos = _read_varint(data, pos)
+    key, pos = _read_sized(data, pos)
+    value, pos = _read_sized(data, pos)
+    header_count, pos = _read_varint(data, pos)
+    headers = []
+    for _ in range(header_count):
+        hkey, pos = _read_sized(data, pos)
+        hvalue, pos = _read_sized(data, pos)
+        headers.append(Header((hkey or b"").decode(), hvalue))
+    if pos != end:
+        raise CorruptRecordError(f"record length {length} does not match its fields")
+    return DefaultRecord(
+        base_offset + offset_delta, base_timestamp + timestamp_delta, key, value, headers
+    ), end
+
+
+# ---------------------------------------------------------------------------------- building
+
+
+def build_batch(
+    records: list[tuple[bytes | None, bytes | None]] | list[DefaultRecord],
+    base_offset: int = 0,
+    timestamp: int = 0,
+    compression: CompressionType = CompressionType.NONE,
+    producer_id: int = NO_PRODUCER_ID,
+    producer_epoch: int = -1,
+    base_sequence: int = -1,
+) -> bytes:
+    """Encode one batch (what a producer's RecordAccumulator closes): for tests and tools.
+
+    `records` are (key, value) pairs, or DefaultRecords whose offset and timestamp are taken as
+    absolute and turned into deltas."""
+    items = [
+        r if isinstance(r, DefaultRecord) else DefaultRecord(base_offset + i, timestamp, r[0], r[1])
+        for i, r in enumerate(records)
+    ]
+    if not items:
+        raise ValueError("a batch needs at least one record")
+    base_timestamp = items[0].timestamp
+    body = bytearray()
+    for record in items:
+        inner = bytearray(b"\x00")
+        _write_varint(inner, record.timestamp - base_timestamp)
+        _write_varint(inner, record.offset - base_offset)
+        _write_sized(inner, record.key)
+        _write_sized(inner, record.value)
+        _write_varint(inner, len(record.headers))
+        for header in record.headers:
+            _write_sized(inner, header.key.encode())
+            _write_sized(inner, header.value)
+        _write_varint(body, len(inner))
+        body += inner
+    payload = compress(compression, bytes(body))
+    attributes = int(compression)
+    last_offset_delta = items[-1].offset - base_offset
+    max_timestamp = max(r.timestamp for r in items)
+    buf = bytearray(
+        HEADER.pack(
+            base_offset,
+            HEADER_SIZE - LOG_OVERHEAD + len(payload),
+            -1,
+            MAGIC_V2,
+            0,
+            attributes,
+            last_offset_delta,
+            base_timestamp,
+            max_timestamp,
+            producer_id,
+            producer_epoch,
+            base_sequence,
+            len(items),
+        )
+    )
+    buf += payload
+    struct.pack_into(">I", buf, CRC_OFFSET, crc32c.crc32c(memoryview(buf)[ATTRIBUTES_OFFSET:]))
+    return bytes(buf)

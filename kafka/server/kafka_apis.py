@@ -1,0 +1,299 @@
+"""KafkaApis: what each request means (Kafka's kafka.server.KafkaApis).
+
+Seed 000: "Kafka API becomes thinner, only handling request-level application logic and talk to
+Request Channel." `handle` decodes the body and looks the handler up in a table keyed by API key.
+Each handler turns the request into calls on a manager (ReplicaManager, AdminManager,
+MetadataCache) and passes a response callback down; the callback encodes the response and puts it
+on the RequestChannel, now or later, from whichever thread completes the work.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+
+import structlog
+
+from kafka.network.request_channel import Request, RequestChannel, Response
+from kafka.protocol.api_keys import APIS, ApiKey
+from kafka.protocol.errors import Errors
+from kafka.protocol.header import (
+    advertised_ranges,
+    decode_request,
+    encode_api_versions_fallback,
+    encode_response,
+)
+from kafka.server.admin_manager import AdminManager, TopicError
+from kafka.server.metadata_cache import MetadataCache
+from kafka.server.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager
+from kafka.utils.topic_partition import TopicPartition
+
+log = structlog.get_logger("kafka.server.KafkaApis")
+
+INT32_MAX = 2**31 - 1
+DYNAMIC_TOPIC_CONFIG = 1  # DescribeConfigs' ConfigSource values
+DEFAULT_CONFIG = 5
+
+
+class KafkaApis:
+    def __init__(self, request_channel: RequestChannel, replica_manager: ReplicaManager,
+                 admin_manager: AdminManager, metadata_cache: MetadataCache, config) -> None:
+        self.request_channel = request_channel
+        self.replica_manager = replica_manager
+        self.admin_manager = admin_manager
+        self.metadata_cache = metadata_cache
+        self.config = config
+        self.handlers: dict[int, Callable[[Request], None]] = {
+            ApiKey.PRODUCE: self.handle_produce_request,
+            ApiKey.FETCH: self.handle_fetch_request,
+            ApiKey.LIST_OFFSETS: self.handle_list_offsets_request,
+            ApiKey.METADATA: self.handle_topic_metadata_request,
+            ApiKey.API_VERSIONS: self.handle_api_versions_request,
+            ApiKey.CREATE_TOPICS: self.handle_create_topics_request,
+            ApiKey.DELETE_TOPICS: self.handle_delete_topics_request,
+        }
+
+    # ------------------------------------------------------------------ dispatch
+    def handle(self, request: Request) -> None:
+        header = request.header
+        api = APIS[header.api_key]
+        if header.api_key == ApiKey.API_VERSIONS and not api.is_supported(header.api_version):
+            self.send_payload(request, encode_api_versions_fallback(header.correlation_id, advertised_ranges()))
+            return
+        try:
+            request.body = decode_request(api, header.api_version, request.buffer, header.header_size)
+        except Exception as e:  # a body that does not match its schema: drop this connection only
+            log.warning("malformed request body, closing connection", api=api.name,
+                        version=header.api_version, connection=request.connection_id, error=str(e))
+            self.request_channel.close_connection(request)
+            return
+        self.handlers[header.api_key](request)
+        if request.api_local_complete_time_ns < 0:  # the answer waits in a purgatory
+            request.api_local_complete_time_ns = time.monotonic_ns()
+
+    def send_response(self, request: Request, body: dict) -> None:
+        header = request.header
+        api = APIS[header.api_key]
+        self.send_payload(request, encode_response(api, header.api_version, header.correlation_id, body))
+
+    def send_payload(self, request: Request, payload: bytes | None) -> None:
+        now = time.monotonic_ns()
+        if request.api_local_complete_time_ns < 0:
+            request.api_local_complete_time_ns = now
+        request.api_remote_complete_time_ns = now
+        self.request_channel.send_response(Response(request, payload))
+
+    # ------------------------------------------------------------------ ApiVersions
+    def handle_api_versions_request(self, request: Request) -> None:
+        api_keys = [dict(api_key=key, min_version=low, max_version=high) for key, low, high in advertised_ranges()]
+        self.send_response(request, dict(error_code=Errors.NONE, api_keys=api_keys, throttle_time_ms=0))
+
+    # ------------------------------------------------------------------ Metadata
+    def handle_topic_metadata_request(self, request: Request) -> None:
+        req = request.body
+        version = request.header.api_version
+        allow_auto_create = version < 4 or req.allow_auto_topic_creation
+        if req.topics is None or (version == 0 and not req.topics):
+            names = self.metadata_cache.topic_names()
+        else:
+            names = [t.name if t.name is not None else self.admin_manager.topic_name_for_id(t.topic_id)
+                     for t in req.topics]
+        topics = [self._topic_metadata(name, allow_auto_create) for name in names]
+        self.send_response(request, dict(
+            throttle_time_ms=0,
+            brokers=self._brokers(request.listener),
+            cluster_id=self.metadata_cache.cluster_id,
+            controller_id=self.metadata_cache.controller_id,
+            topics=topics,
+        ))
+
+    def _brokers(self, listener: str) -> list[dict]:
+        brokers = []
+        for broker in self.metadata_cache.alive_brokers():
+            end_point = broker.end_point(listener)
+            if end_point is not None:
+                brokers.append(dict(node_id=broker.node_id, host=end_point.host, port=end_point.port,
+                                    rack=broker.rack))
+        return brokers
+
+    def _topic_metadata(self, name: str | None, allow_auto_create: bool) -> dict:
+        if name is None:
+            return dict(error_code=Errors.UNKNOWN_TOPIC_ID, name=None, partitions=[])
+        topic = self.metadata_cache.get_topic(name)
+        if topic is None and allow_auto_create:
+            try:
+                topic = self.admin_manager.maybe_auto_create_topic(name)
+            except TopicError as e:
+                return dict(error_code=e.error, name=name, partitions=[])
+        if topic is None:
+            return dict(error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION, name=name, partitions=[])
+        leader = self.metadata_cache.local_broker.node_id
+        partitions = [dict(error_code=Errors.NONE, partition_index=i, leader_id=leader, leader_epoch=0,
+                           replica_nodes=[leader], isr_nodes=[leader], offline_replicas=[])
+                      for i in range(topic.num_partitions)]
+        return dict(error_code=Errors.NONE, name=name, topic_id=topic.topic_id, is_internal=topic.is_internal,
+                    partitions=partitions)
+
+    # ------------------------------------------------------------------ Produce
+    def handle_produce_request(self, request: Request) -> None:
+        req = request.body
+        errors: dict[TopicPartition, Errors] = {}
+        entries: dict[TopicPartition, bytes] = {}
+        for topic in req.topic_data:
+            known = self._topic_exists_or_auto_create(topic.name)
+            for p in topic.partition_data:
+                tp = TopicPartition(topic.name, p.index)
+                if req.acks not in (0, 1, -1):
+                    errors[tp] = Errors.INVALID_REQUIRED_ACKS
+                elif not known:
+                    errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                else:
+                    entries[tp] = p.records if p.records is not None else b""
+
+        def send_response_callback(statuses: dict) -> None:
+            if req.acks == 0:
+                self.send_payload(request, None)  # acks=0: no response, just take the next request
+                return
+            responses: dict[str, list[dict]] = {}
+            for topic in req.topic_data:
+                for p in topic.partition_data:
+                    tp = TopicPartition(topic.name, p.index)
+                    status = statuses.get(tp)
+                    if status is None:
+                        entry = dict(index=p.index, error_code=errors[tp], base_offset=-1)
+                    else:
+                        entry = dict(index=p.index, error_code=status.error, base_offset=status.base_offset,
+                                     log_append_time_ms=status.log_append_time,
+                                     log_start_offset=status.log_start_offset, error_message=status.error_message)
+                    responses.setdefault(topic.name, []).append(entry)
+            self.send_response(request, dict(
+                responses=[dict(name=name, partition_responses=parts) for name, parts in responses.items()],
+                throttle_time_ms=0))
+
+        if not entries:
+            send_response_callback({})
+            return
+        self.replica_manager.append_records(req.timeout_ms, req.acks, False, entries, send_response_callback)
+
+    def _topic_exists_or_auto_create(self, name: str) -> bool:
+        if self.metadata_cache.contains(name):
+            return True
+        try:
+            return self.admin_manager.maybe_auto_create_topic(name) is not None
+        except TopicError:
+            return False
+
+    # ------------------------------------------------------------------ Fetch
+    def handle_fetch_request(self, request: Request) -> None:
+        req = request.body
+        version = request.header.api_version
+        params = FetchParams(req.replica_id, req.max_wait_ms, req.min_bytes,
+                             req.max_bytes if version >= 3 else INT32_MAX, req.isolation_level)
+        order: list[tuple[TopicPartition, Errors | None]] = []
+        fetch_infos = []
+        for topic in req.topics:
+            for p in topic.partitions:
+                tp = TopicPartition(topic.topic, p.partition)
+                if self.metadata_cache.contains(topic.topic):
+                    fetch_infos.append((tp, FetchPartitionInfo(p.fetch_offset, p.partition_max_bytes)))
+                    order.append((tp, None))
+                else:
+                    order.append((tp, Errors.UNKNOWN_TOPIC_OR_PARTITION))
+
+        def process_response_callback(results: list) -> None:
+            data = dict(results)
+            by_topic: dict[str, list[dict]] = {}
+            for tp, error in order:
+                result = data.get(tp)
+                if result is None:
+                    entry = dict(partition_index=tp.partition, error_code=error, high_watermark=-1,
+                                 last_stable_offset=-1, log_start_offset=-1, records=None)
+                else:
+                    entry = dict(partition_index=tp.partition, error_code=result.error,
+                                 high_watermark=result.high_watermark,
+                                 last_stable_offset=result.last_stable_offset,
+                                 log_start_offset=result.log_start_offset,
+                                 aborted_transactions=None, preferred_read_replica=-1,
+                                 records=result.records)
+                by_topic.setdefault(tp.topic, []).append(entry)
+            self.send_response(request, dict(
+                throttle_time_ms=0, error_code=Errors.NONE, session_id=0,
+                responses=[dict(topic=name, partitions=parts) for name, parts in by_topic.items()]))
+
+        self.replica_manager.fetch_messages(params, fetch_infos, process_response_callback)
+
+    # ------------------------------------------------------------------ ListOffsets
+    def handle_list_offsets_request(self, request: Request) -> None:
+        req = request.body
+        topics = []
+        for topic in req.topics:
+            partitions = []
+            for p in topic.partitions:
+                error, timestamp, offset = self.replica_manager.fetch_offset_for_timestamp(
+                    TopicPartition(topic.name, p.partition_index), p.timestamp, req.isolation_level,
+                    req.replica_id)
+                entry = dict(partition_index=p.partition_index, error_code=error, timestamp=timestamp, offset=offset)
+                if request.header.api_version >= 4 and offset >= 0:
+                    entry["leader_epoch"] = 0  # the only epoch a single broker has had
+                partitions.append(entry)
+            topics.append(dict(name=topic.name, partitions=partitions))
+        self.send_response(request, dict(throttle_time_ms=0, topics=topics))
+
+    # ------------------------------------------------------------------ CreateTopics / DeleteTopics
+    def handle_create_topics_request(self, request: Request) -> None:
+        req = request.body
+        names = [t.name for t in req.topics]
+        results = []
+        for topic in req.topics:
+            results.append(self._create_topic(topic, duplicate=names.count(topic.name) > 1,
+                                              validate_only=getattr(req, "validate_only", False)))
+        self.send_response(request, dict(throttle_time_ms=0, topics=results))
+
+    def _create_topic(self, topic, duplicate: bool, validate_only: bool) -> dict:
+        failed = dict(name=topic.name, error_code=Errors.NONE, error_message=None, num_partitions=-1,
+                      replication_factor=-1, configs=None)
+        if duplicate:
+            return {**failed, "error_code": Errors.INVALID_REQUEST,
+                    "error_message": f"topic '{topic.name}' appears more than once in the request"}
+        num_partitions, replication_factor = topic.num_partitions, topic.replication_factor
+        if topic.assignments:
+            if num_partitions != -1 or replication_factor != -1:
+                return {**failed, "error_code": Errors.INVALID_REQUEST,
+                        "error_message": "give either assignments or partitions and replication factor"}
+            num_partitions = len(topic.assignments)
+            replication_factor = len(topic.assignments[0].broker_ids)
+        configs = {c.name: c.value for c in topic.configs}
+        try:
+            created = self.admin_manager.create_topic(topic.name, num_partitions, replication_factor, configs,
+                                                      validate_only)
+        except TopicError as e:
+            return {**failed, "error_code": e.error, "error_message": str(e)}
+        meta = created.metadata
+        return dict(name=meta.name, topic_id=meta.topic_id, error_code=Errors.NONE, error_message=None,
+                    num_partitions=meta.num_partitions, replication_factor=1,
+                    configs=[dict(name=k, value=v, read_only=False, is_sensitive=False,
+                                  config_source=DYNAMIC_TOPIC_CONFIG if k in meta.configs else DEFAULT_CONFIG)
+                             for k, v in sorted(created.log_config.to_props().items())])
+
+    def handle_delete_topics_request(self, request: Request) -> None:
+        req = request.body
+        if request.header.api_version >= 6:
+            wanted = [(t.name if t.name is not None else self.admin_manager.topic_name_for_id(t.topic_id),
+                       t.topic_id) for t in req.topics]
+        else:
+            wanted = [(name, None) for name in req.topic_names]
+        responses = []
+        for name, topic_id in wanted:
+            if name is None:
+                responses.append(dict(name=None, topic_id=topic_id, error_code=Errors.UNKNOWN_TOPIC_ID,
+                                      error_message="no topic has this id"))
+                continue
+            try:
+                deleted = self.admin_manager.delete_topic(name)
+                responses.append(dict(name=name, topic_id=deleted.topic_id, error_code=Errors.NONE))
+            except TopicError as e:
+                responses.append(dict(name=name, topic_id=topic_id or uuid.UUID(int=0), error_code=e.error,
+                                      error_message=str(e)))
+        self.send_response(request, dict(throttle_time_ms=0, responses=responses))
+

@@ -1,0 +1,58 @@
+"""KafkaRequestHandler and KafkaRequestHandlerPool: the I/O threads (Kafka's kafka.server.KafkaRequestHandler).
+
+Seed 002: "the request will be picked up by the second main pool in Kafka. These are called I/O
+threads ... each I/O thread can be used to handle requests from any client." A fixed pool of
+num.io.threads threads takes requests from the shared queue and hands each to KafkaApis. A handler
+never waits for a slow request: requests that must wait park in a purgatory and free the thread.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import structlog
+
+from kafka.network.request_channel import RequestChannel
+
+POLL_TIMEOUT_S = 0.3
+
+
+class KafkaRequestHandler(threading.Thread):
+    def __init__(self, handler_id: int, request_channel: RequestChannel, apis) -> None:
+        super().__init__(name=f"data-plane-kafka-request-handler-{handler_id}", daemon=True)
+        self.handler_id = handler_id
+        self.request_channel = request_channel
+        self.apis = apis
+        self._stopping = threading.Event()
+        self.log = structlog.get_logger("kafka.server.KafkaRequestHandler").bind(handler=handler_id)
+
+    def run(self) -> None:
+        while not self._stopping.is_set():
+            request = self.request_channel.receive_request(POLL_TIMEOUT_S)
+            if request is None:  # a timeout, or the shutdown marker
+                continue
+            try:
+                self.apis.handle(request)
+            except Exception:  # a bug in one handler must not kill the thread or the broker
+                self.log.exception("error handling request", request=repr(request))
+                self.request_channel.close_connection(request)
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+
+class KafkaRequestHandlerPool:
+    def __init__(self, request_channel: RequestChannel, apis, num_threads: int) -> None:
+        self.request_channel = request_channel
+        self.handlers = [KafkaRequestHandler(i, request_channel, apis) for i in range(num_threads)]
+
+    def startup(self) -> None:
+        for handler in self.handlers:
+            handler.start()
+
+    def shutdown(self) -> None:
+        for handler in self.handlers:
+            handler.stop()
+        self.request_channel.wake_handlers(len(self.handlers))
+        for handler in self.handlers:
+            handler.join(timeout=5)

@@ -1,0 +1,61 @@
+"""kafka-server-start: the command that starts a broker (Kafka's bin/kafka-server-start.sh, kafka.Kafka).
+
+    kafka-server-start config/server.properties [--override key=value ...]
+
+SIGINT (Ctrl-C) and SIGTERM shut the broker down cleanly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+
+from kafka.server.kafka_config import ConfigError, KafkaConfig
+from kafka.server.kafka_server import KafkaServer
+from kafka.utils.logging import configure_logging
+
+
+def parse_overrides(items: list[str]) -> dict[str, str]:
+    overrides = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--override expects key=value, got {item!r}")
+        overrides[key.strip()] = value.strip()
+    return overrides
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="kafka-server-start", description="Start a teaching Kafka broker.")
+    parser.add_argument("config", help="the server.properties file")
+    parser.add_argument("--override", action="append", default=[], metavar="key=value",
+                        help="override a property from the file (repeatable)")
+    parser.add_argument("--log-format", choices=["console", "json"], default="console")
+    args = parser.parse_args(argv)
+    configure_logging(args.log_format)
+    try:
+        config = KafkaConfig.from_file(args.config, parse_overrides(args.override))
+    except ConfigError as e:
+        print(f"kafka-server-start: {e}", file=sys.stderr)
+        return 2
+
+    server = KafkaServer(config)
+    try:
+        server.startup()
+    except OSError as e:
+        print(f"kafka-server-start: {e}", file=sys.stderr)
+        return 1
+
+    def stop(signum, frame):
+        server.shutdown()
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    while not server.await_shutdown(timeout=1.0):
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,245 @@
+"""ReplicaManager: the partitions this broker hosts, and appending to and fetching from them
+(Kafka's kafka.server.ReplicaManager).
+
+Seed 000, "Replica Manager": append and fetch logic moved out of KafkaApis into this class, which
+owns the produce and fetch purgatories, so KafkaApis only handles "request-level application logic".
+Both entry points take a response callback instead of returning a response: the answer may come
+at once, or later from a purgatory, on whatever thread completes the operation.
+
+    append_records(timeout, acks, records per partition, callback)
+        -> Partition.append_records_to_leader -> UnifiedLog.append_as_leader
+        -> acks=all and the HW is behind: DelayedProduce waits in the produce purgatory
+    fetch_messages(params, partitions, callback)
+        -> Partition.read_records -> UnifiedLog.read
+        -> fewer than min_bytes ready: DelayedFetch waits in the fetch purgatory
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import structlog
+
+from kafka.log.errors import (
+    CorruptRecordError,
+    OffsetOutOfRangeError,
+    RecordBatchTooLargeError,
+    RecordTooLargeError,
+)
+from kafka.log.log_config import LogConfig
+from kafka.log.log_manager import LogManager
+from kafka.protocol.errors import Errors
+from kafka.protocol.record_batch import InvalidRecordError
+from kafka.purgatory.delayed_operation_key import TopicPartitionOperationKey
+from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
+from kafka.server.delayed_fetch import DelayedFetch
+from kafka.server.delayed_produce import DelayedProduce, PartitionResponse, ProducePartitionStatus
+from kafka.server.partition import NotEnoughReplicasError, Partition
+from kafka.utils.time import SYSTEM, Time
+from kafka.utils.topic_partition import TopicPartition
+
+log = structlog.get_logger("kafka.server.ReplicaManager")
+
+
+@dataclass(frozen=True)
+class FetchParams:
+    """What a whole fetch asks for (Kafka's FetchParams). Consumers have replica_id -1."""
+
+    replica_id: int
+    max_wait_ms: int
+    min_bytes: int
+    max_bytes: int
+    isolation_level: int = 0
+
+    @property
+    def fetch_only_committed(self) -> bool:
+        return self.replica_id < 0  # consumers read below the HW; followers read to the log end
+
+
+@dataclass(frozen=True)
+class FetchPartitionInfo:
+    fetch_offset: int
+    max_bytes: int  # partition_max_bytes
+
+
+@dataclass
+class FetchPartitionData:
+    """One partition's fetch result (Kafka's FetchPartitionData)."""
+
+    error: Errors
+    high_watermark: int = -1
+    log_start_offset: int = -1
+    last_stable_offset: int = -1
+    records: bytes = b""
+
+
+class ReplicaManager:
+    def __init__(self, config, log_manager: LogManager, metadata_cache, time: Time = SYSTEM,
+                 produce_purgatory: DelayedOperationPurgatory | None = None,
+                 fetch_purgatory: DelayedOperationPurgatory | None = None) -> None:
+        self.config = config
+        self.local_broker_id = config.node_id
+        self.log_manager = log_manager
+        self.metadata_cache = metadata_cache
+        self.time = time
+        self.all_partitions: dict[TopicPartition, Partition] = {}
+        self._partitions_lock = threading.Lock()
+        self.delayed_produce_purgatory = produce_purgatory or DelayedOperationPurgatory(
+            "Produce", broker_id=self.local_broker_id, time=time)
+        self.delayed_fetch_purgatory = fetch_purgatory or DelayedOperationPurgatory(
+            "Fetch", broker_id=self.local_broker_id, time=time)
+        self.expired_produce_count = 0
+        self.expired_fetch_count = 0
+
+    # ------------------------------------------------------------------ hosting partitions
+    def get_partition(self, tp: TopicPartition) -> Partition | None:
+        return self.all_partitions.get(tp)
+
+    def make_leaders(self, topic: str, num_partitions: int, log_config: LogConfig) -> list[Partition]:
+        """Become leader for partitions 0..num_partitions-1 of a topic, creating their logs."""
+        created = []
+        with self._partitions_lock:
+            for index in range(num_partitions):
+                tp = TopicPartition(topic, index)
+                if tp in self.all_partitions:
+                    continue
+                unified_log = self.log_manager.get_or_create_log(topic, index, log_config)
+                partition = Partition(tp, unified_log, self.local_broker_id)
+                self.all_partitions = {**self.all_partitions, tp: partition}
+                created.append(partition)
+        return created
+
+    def delete_partitions(self, topic: str) -> None:
+        """Stop hosting a topic and delete its logs; anyone waiting on it is answered now."""
+        with self._partitions_lock:
+            gone = [tp for tp in self.all_partitions if tp.topic == topic]
+            self.all_partitions = {tp: p for tp, p in self.all_partitions.items() if tp.topic != topic}
+        for tp in gone:
+            self.log_manager.delete_log(tp.topic, tp.partition)
+            self.try_complete_delayed_requests(tp)
+
+    # ------------------------------------------------------------------ produce
+    def append_records(self, timeout_ms: int, required_acks: int, internal_topics_allowed: bool,
+                       entries_per_partition: dict[TopicPartition, bytes],
+                       response_callback: Callable[[dict[TopicPartition, PartitionResponse]], None]) -> None:
+        statuses = {}
+        for tp, records in entries_per_partition.items():
+            response, hw_moved = self.append_to_local_log(tp, records, required_acks, internal_topics_allowed)
+            statuses[tp] = response
+            if hw_moved:
+                self.try_complete_delayed_requests(tp)
+
+        if self._delayed_produce_required(required_acks, statuses):
+            produce_statuses = {tp: ProducePartitionStatus(required_offset, response,
+                                                           acks_pending=response.error == Errors.NONE)
+                                for tp, (response, required_offset) in statuses.items()}
+            operation = DelayedProduce(timeout_ms, produce_statuses, self, response_callback)
+            keys = [TopicPartitionOperationKey(tp.topic, tp.partition) for tp in statuses]
+            self.delayed_produce_purgatory.try_complete_else_watch(operation, keys)
+        else:
+            response_callback({tp: response for tp, (response, _) in statuses.items()})
+
+    @staticmethod
+    def _delayed_produce_required(required_acks: int, statuses: dict) -> bool:
+        # Wait only for acks=all, and only if at least one partition appended successfully.
+        return required_acks == -1 and any(r.error == Errors.NONE for r, _ in statuses.values())
+
+    def append_to_local_log(self, tp: TopicPartition, records: bytes, required_acks: int,
+                            internal_topics_allowed: bool) -> tuple[tuple[PartitionResponse, int], bool]:
+        """Append one partition's records. Returns ((response, required offset), HW moved)."""
+        if tp.topic.startswith("__") and not internal_topics_allowed:
+            return (PartitionResponse(Errors.INVALID_TOPIC_EXCEPTION,
+                                      error_message=f"cannot append to internal topic {tp.topic}"), -1), False
+        partition = self.get_partition(tp)
+        if partition is None:
+            return (PartitionResponse(Errors.UNKNOWN_TOPIC_OR_PARTITION), -1), False
+        try:
+            info, hw_moved = partition.append_records_to_leader(
+                records, required_acks, self.config.min_insync_replicas)
+        except CorruptRecordError as e:
+            return (PartitionResponse(Errors.CORRUPT_MESSAGE, error_message=str(e)), -1), False
+        except InvalidRecordError as e:
+            return (PartitionResponse(Errors.INVALID_RECORD, error_message=str(e)), -1), False
+        except RecordTooLargeError as e:
+            return (PartitionResponse(Errors.MESSAGE_TOO_LARGE, error_message=str(e)), -1), False
+        except RecordBatchTooLargeError as e:
+            return (PartitionResponse(Errors.RECORD_LIST_TOO_LARGE, error_message=str(e)), -1), False
+        except NotEnoughReplicasError as e:
+            return (PartitionResponse(Errors.NOT_ENOUGH_REPLICAS, error_message=str(e)), -1), False
+        response = PartitionResponse(Errors.NONE, base_offset=info.first_offset,
+                                     log_append_time=info.log_append_time,
+                                     log_start_offset=info.log_start_offset)
+        return (response, info.last_offset + 1), hw_moved
+
+    def try_complete_delayed_requests(self, tp: TopicPartition) -> None:
+        """The HW of tp moved (or tp went away): waiting produces and fetches may now be done."""
+        key = TopicPartitionOperationKey(tp.topic, tp.partition)
+        self.delayed_produce_purgatory.check_and_complete(key)
+        self.delayed_fetch_purgatory.check_and_complete(key)
+
+    def record_expired_produce(self, partitions: list[TopicPartition]) -> None:
+        self.expired_produce_count += 1
+
+    # ------------------------------------------------------------------ fetch
+    def fetch_messages(self, params: FetchParams, fetch_infos: list[tuple[TopicPartition, FetchPartitionInfo]],
+                       response_callback: Callable[[list[tuple[TopicPartition, FetchPartitionData]]], None],
+                       ) -> None:
+        results = self.read_from_local_log(params, fetch_infos)
+        bytes_readable = sum(len(data.records) for _, data in results)
+        has_error = any(data.error != Errors.NONE for _, data in results)
+        if params.max_wait_ms <= 0 or not fetch_infos or bytes_readable >= params.min_bytes or has_error:
+            response_callback(results)
+            return
+        operation = DelayedFetch(params.max_wait_ms, params, fetch_infos, self, response_callback)
+        keys = [TopicPartitionOperationKey(tp.topic, tp.partition) for tp, _ in fetch_infos]
+        self.delayed_fetch_purgatory.try_complete_else_watch(operation, keys)
+
+    def read_from_local_log(self, params: FetchParams, fetch_infos: list[tuple[TopicPartition, FetchPartitionInfo]],
+                            ) -> list[tuple[TopicPartition, FetchPartitionData]]:
+        """Read each partition in order until the response's max_bytes is spent.
+
+        The first partition with data always gets at least one whole batch, even one larger than
+        the limits, so a consumer can never be stuck behind a batch it is not allowed to receive."""
+        remaining = params.max_bytes
+        min_one_message = True
+        results = []
+        for tp, info in fetch_infos:
+            data = self._read_partition(tp, info, params, remaining, min_one_message)
+            if data.records:
+                remaining -= len(data.records)
+                min_one_message = False
+            results.append((tp, data))
+        return results
+
+    def _read_partition(self, tp: TopicPartition, info: FetchPartitionInfo, params: FetchParams,
+                        remaining: int, min_one_message: bool) -> FetchPartitionData:
+        partition = self.get_partition(tp)
+        if partition is None:
+            return FetchPartitionData(Errors.UNKNOWN_TOPIC_OR_PARTITION)
+        limit = max(0, min(info.max_bytes, remaining))
+        try:
+            read = partition.read_records(info.fetch_offset, limit, params.fetch_only_committed, min_one_message)
+        except OffsetOutOfRangeError:
+            return FetchPartitionData(Errors.OFFSET_OUT_OF_RANGE, partition.high_watermark,
+                                      partition.log.log_start_offset, partition.high_watermark)
+        return FetchPartitionData(Errors.NONE, read.high_watermark, read.log_start_offset,
+                                  read.high_watermark, read.records)
+
+    def record_expired_fetch(self) -> None:
+        self.expired_fetch_count += 1
+
+    # ------------------------------------------------------------------ offsets
+    def fetch_offset_for_timestamp(self, tp: TopicPartition, timestamp: int, isolation_level: int,
+                                   replica_id: int) -> tuple[Errors, int, int]:
+        """ListOffsets for one partition: (error, timestamp, offset)."""
+        partition = self.get_partition(tp)
+        if partition is None:
+            return Errors.UNKNOWN_TOPIC_OR_PARTITION, -1, -1
+        found_timestamp, offset = partition.fetch_offset_for_timestamp(timestamp, replica_id < 0)
+        return Errors.NONE, found_timestamp, offset
+
+    def shutdown(self) -> None:
+        self.delayed_produce_purgatory.shutdown()
+        self.delayed_fetch_purgatory.shutdown()

@@ -1,0 +1,98 @@
+"""Test helpers: real brokers on 127.0.0.1, in this process or as a separate process.
+
+Nothing here sleeps to wait for something: `wait_until` polls a condition against a deadline.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from kafka.server.kafka_config import KafkaConfig
+from kafka.server.kafka_server import KafkaServer
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def wait_until(condition, timeout: float = 15.0, message: str = "condition", interval: float = 0.01):
+    """Return condition()'s first truthy value, or fail once the deadline has passed."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = condition()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {message}")
+        time.sleep(interval)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class InProcessBroker:
+    """A KafkaServer started in this process on a free loopback port."""
+
+    def __init__(self, data_dir: Path, overrides: dict[str, str]) -> None:
+        props = {"node.id": "1", "listeners": "PLAINTEXT://127.0.0.1:0", "log.dirs": str(data_dir),
+                 "num.network.threads": "2", "num.io.threads": "4"}
+        props.update(overrides)
+        self.data_dir = data_dir
+        self.server = KafkaServer(KafkaConfig(props))
+        self.server.startup()
+        self.port = self.server.bound_port()
+        self.bootstrap = f"127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        self.server.shutdown()
+
+
+class BrokerProcess:
+    """The broker as a user starts it: `python -m kafka config/server.properties --override ...`."""
+
+    def __init__(self, data_dir: Path, overrides: dict[str, str] | None = None) -> None:
+        self.data_dir = data_dir
+        self.port = free_port()
+        self.bootstrap = f"127.0.0.1:{self.port}"
+        props = {"listeners": f"PLAINTEXT://{self.bootstrap}",
+                 "advertised.listeners": f"PLAINTEXT://{self.bootstrap}",
+                 "log.dirs": str(data_dir), **(overrides or {})}
+        args = [sys.executable, "-m", "kafka", str(REPO / "config" / "server.properties")]
+        for key, value in props.items():
+            args += ["--override", f"{key}={value}"]
+        self.log_path = data_dir.parent / f"broker-{self.port}.log"
+        self._log = open(self.log_path, "wb")
+        self.process = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT, cwd=REPO)
+        wait_until(self._ready, message=f"broker on {self.bootstrap} to accept connections")
+
+    def _ready(self) -> bool:
+        if self.process.poll() is not None:
+            raise AssertionError(f"broker exited with {self.process.returncode}:\n{self.output()}")
+        try:
+            socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+            return True
+        except OSError:
+            return False
+
+    def output(self) -> str:
+        if not self._log.closed:
+            self._log.flush()
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 20.0) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            self.process.wait(timeout)
+        self._log.close()
+        return self.process.returncode
+
+
+def unique_topic(prefix: str = "t") -> str:
+    return f"{prefix}-{os.getpid()}-{time.monotonic_ns()}"
