@@ -1,0 +1,57 @@
+"""ListOffsets (key 2): "which offset is at this timestamp?" -- earliest (-2), latest (-1), or by time.
+
+Mirrors ``common/message/ListOffsetsRequest.json`` and ``ListOffsetsResponse.json`` (versions 0-10,
+flexible from 6). v0 returned a list of offsets; from v1 exactly one offset and its timestamp.
+"""
+
+from kafka.protocol.api_keys import Api, ApiKey, register
+from kafka.protocol.schema import Array, Field, Schema
+from kafka.protocol.types import Int8, Int16, Int32, Int64, String
+
+LIST_OFFSETS_PARTITION = Schema(
+    "ListOffsetsPartition",
+    Field("partition_index", Int32, "0+"),
+    Field("current_leader_epoch", Int32, "4+", default=-1, ignorable=True),
+    Field("timestamp", Int64, "0+"),
+    Field("max_num_offsets", Int32, "0", default=1),
+)
+
+LIST_OFFSETS_TOPIC = Schema(
+    "ListOffsetsTopic",
+    Field("name", String, "0+"),
+    Field("partitions", Array(LIST_OFFSETS_PARTITION), "0+"),
+)
+
+LIST_OFFSETS_REQUEST = Schema(
+    "ListOffsetsRequest",
+    Field("replica_id", Int32, "0+"),
+    Field("isolation_level", Int8, "2+"),
+    Field("topics", Array(LIST_OFFSETS_TOPIC), "0+"),
+    Field("timeout_ms", Int32, "10+", ignorable=True),
+)
+
+LIST_OFFSETS_PARTITION_RESPONSE = Schema(
+    "ListOffsetsPartitionResponse",
+    Field("partition_index", Int32, "0+"),
+    Field("error_code", Int16, "0+"),
+    Field("old_style_offsets", Array(Int64), "0"),
+    Field("timestamp", Int64, "1+", default=-1),
+    Field("offset", Int64, "1+", default=-1),
+    Field("leader_epoch", Int32, "4+", default=-1),
+)
+
+LIST_OFFSETS_TOPIC_RESPONSE = Schema(
+    "ListOffsetsTopicResponse",
+    Field("name", String, "0+"),
+    Field("partitions", Array(LIST_OFFSETS_PARTITION_RESPONSE), "0+"),
+)
+
+LIST_OFFSETS_RESPONSE = Schema(
+    "ListOffsetsResponse",
+    Field("throttle_time_ms", Int32, "2+", ignorable=True),
+    Field("topics", Array(LIST_OFFSETS_TOPIC_RESPONSE), "0+"),
+)
+
+LIST_OFFSETS = register(
+    Api(ApiKey.LIST_OFFSETS, "ListOffsets", 1, 7, 6, LIST_OFFSETS_REQUEST, LIST_OFFSETS_RESPONSE)
+)
