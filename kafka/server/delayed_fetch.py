@@ -11,6 +11,9 @@ calls check_and_complete on that partition's key, and try_complete adds up what 
   B. the bytes readable below the HW reach fetch.min.bytes              -> complete now
   otherwise wait; after fetch.max.wait.ms expire with whatever there is.
 
+Bytes are counted as Kafka counts them, without reading: the difference between two file positions
+(LogOffsetMetadata), the fetch offset's and the high watermark's, when both are in one segment.
+
 on_complete reads the data afresh and hands it to the callback KafkaApis passed in.
 """
 
@@ -18,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kafka.log.errors import OffsetOutOfRangeError
 from kafka.purgatory.delayed_operation import DelayedOperation
 
 
@@ -30,6 +32,7 @@ class DelayedFetch(DelayedOperation):
         self.fetch_infos = fetch_infos  # [(TopicPartition, FetchPartitionInfo)] in request order
         self.replica_manager = replica_manager
         self.response_callback = response_callback
+        self._fetch_positions: dict = {}
 
     def try_complete(self) -> bool:
         accumulated = 0
@@ -38,25 +41,27 @@ class DelayedFetch(DelayedOperation):
             if partition is None:
                 return self.force_complete()  # case A: the partition went away
             log = partition.log
-            bound = partition.high_watermark if self.params.fetch_only_committed else log.log_end_offset
-            if info.fetch_offset < log.log_start_offset or info.fetch_offset > log.log_end_offset:
+            if not log.log_start_offset <= info.fetch_offset <= log.log_end_offset:
                 return self.force_complete()  # case A: the offset fell out of the log
-            if bound <= info.fetch_offset:
+            end_offset = partition.high_watermark if self.params.fetch_only_committed else log.log_end_offset
+            if end_offset <= info.fetch_offset:
                 continue
-            accumulated += self._readable_bytes(partition, info, self.params.min_bytes - accumulated)
-            if accumulated >= self.params.min_bytes:
-                return self.force_complete()  # case B
+            fetch_position = self._fetch_offset_metadata(tp, log, info.fetch_offset)
+            end_position = (log.log_end_offset_metadata if end_offset == log.log_end_offset
+                            else log.convert_to_offset_metadata(end_offset))
+            if fetch_position.on_older_segment(end_position):
+                return self.force_complete()  # a whole segment or more is waiting: plenty
+            accumulated += min(end_position.position_diff(fetch_position), info.max_bytes)
+        if accumulated >= self.params.min_bytes:
+            return self.force_complete()  # case B
         return False
 
-    def _readable_bytes(self, partition, info, wanted: int) -> int:
-        # Kafka subtracts two file positions; we read up to what is still wanted, whole batches only.
-        try:
-            read = partition.read_records(info.fetch_offset, max(1, min(wanted, info.max_bytes)),
-                                          fetch_only_committed=self.params.fetch_only_committed,
-                                          min_one_message=True)
-        except OffsetOutOfRangeError:
-            return wanted
-        return len(read.records)
+    def _fetch_offset_metadata(self, tp, log, fetch_offset: int):
+        """Where the fetch starts in the log, looked up once (Kafka keeps it from the first read)."""
+        metadata = self._fetch_positions.get(tp)
+        if metadata is None:
+            metadata = self._fetch_positions[tp] = log.convert_to_offset_metadata(fetch_offset)
+        return metadata
 
     def on_expiration(self) -> None:
         self.replica_manager.record_expired_fetch()

@@ -97,7 +97,8 @@ class ReplicaManager:
     def get_partition(self, tp: TopicPartition) -> Partition | None:
         return self.all_partitions.get(tp)
 
-    def make_leaders(self, topic: str, num_partitions: int, log_config: LogConfig) -> list[Partition]:
+    def make_leaders(self, topic: str, num_partitions: int, log_config: LogConfig,
+                     replicas: list[int] | None = None) -> list[Partition]:
         """Become leader for partitions 0..num_partitions-1 of a topic, creating their logs."""
         created = []
         with self._partitions_lock:
@@ -106,7 +107,7 @@ class ReplicaManager:
                 if tp in self.all_partitions:
                     continue
                 unified_log = self.log_manager.get_or_create_log(topic, index, log_config)
-                partition = Partition(tp, unified_log, self.local_broker_id)
+                partition = Partition(tp, unified_log, self.local_broker_id, replicas)
                 self.all_partitions = {**self.all_partitions, tp: partition}
                 created.append(partition)
         return created
@@ -178,6 +179,13 @@ class ReplicaManager:
         key = TopicPartitionOperationKey(tp.topic, tp.partition)
         self.delayed_produce_purgatory.check_and_complete(key)
         self.delayed_fetch_purgatory.check_and_complete(key)
+
+    def update_follower_fetch_state(self, tp: TopicPartition, replica_id: int, log_end_offset: int) -> None:
+        """A follower has everything below log_end_offset. If that moves the HW, waiting requests
+        may complete. (Replica fetchers will call this; tests play the follower today.)"""
+        partition = self.get_partition(tp)
+        if partition is not None and partition.update_follower_fetch_state(replica_id, log_end_offset):
+            self.try_complete_delayed_requests(tp)
 
     def record_expired_produce(self, partitions: list[TopicPartition]) -> None:
         self.expired_produce_count += 1
