@@ -1,0 +1,24 @@
+"""LogAppendInfo: what an append tells its caller (Kafka's LogAppendInfo).
+
+The produce response is built from it: the base offset of the first batch the broker assigned, the
+log append time (-1 while the topic uses CreateTime) and the log start offset.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class LogAppendInfo:
+    first_offset: int  # the offset assigned to the first record: the ProduceResponse's base_offset
+    last_offset: int
+    max_timestamp: int
+    log_append_time: int = -1
+    log_start_offset: int = 0
+    num_messages: int = 0  # records, summed over the batches' recordsCount (no per-record work)
+    valid_bytes: int = 0
+
+    @property
+    def num_offsets(self) -> int:
+        return self.last_offset - self.first_offset + 1

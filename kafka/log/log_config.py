@@ -1,0 +1,210 @@
+"""LogConfig: the per-topic settings of a log (Kafka's storage.internals.log.LogConfig).
+
+Every topic starts from the broker's defaults (`log.segment.bytes`, `log.index.interval.bytes`, ...)
+and may override them with Kafka's topic-config keys (`segment.bytes`, `index.interval.bytes`, ...),
+the names `kafka-topics.sh --config` and CreateTopics use. Seed 002 ("Kafka Physical Storage"):
+segment.bytes decides when the commit log starts a new segment, index.interval.bytes how sparse the
+.index file is.
+
+The log acts on segment.bytes, segment.ms, index.interval.bytes, segment.index.bytes and
+max.message.bytes; the rest are stored so that DescribeConfigs can show them and later issues
+(retention, compaction, flush policy, timestamp validation) can act on them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+LONG_MAX = 2**63 - 1
+INT_MAX = 2**31 - 1
+
+DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024
+DEFAULT_SEGMENT_MS = 7 * 24 * 60 * 60 * 1000
+DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
+DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024 + 12  # 1 MiB of batch plus the log overhead
+DEFAULT_INDEX_INTERVAL_BYTES = 4096
+DEFAULT_SEGMENT_INDEX_BYTES = 10 * 1024 * 1024
+
+CLEANUP_POLICIES = ("delete", "compact")
+TIMESTAMP_TYPES = ("CreateTime", "LogAppendTime")
+COMPRESSION_TYPES = ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")
+
+
+@dataclass(frozen=True)
+class LogConfig:
+    """One log's settings. Frozen: a config change builds a new LogConfig (`UnifiedLog.update_config`)."""
+
+    segment_bytes: int = DEFAULT_SEGMENT_BYTES
+    segment_ms: int = DEFAULT_SEGMENT_MS
+    segment_jitter_ms: int = 0
+    segment_index_bytes: int = DEFAULT_SEGMENT_INDEX_BYTES
+    index_interval_bytes: int = DEFAULT_INDEX_INTERVAL_BYTES
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    retention_ms: int = DEFAULT_RETENTION_MS
+    retention_bytes: int = -1
+    cleanup_policy: str = "delete"
+    delete_retention_ms: int = 24 * 60 * 60 * 1000
+    min_compaction_lag_ms: int = 0
+    max_compaction_lag_ms: int = LONG_MAX
+    min_cleanable_dirty_ratio: float = 0.5
+    file_delete_delay_ms: int = 60_000
+    min_insync_replicas: int = 1
+    unclean_leader_election_enable: bool = False
+    message_timestamp_type: str = "CreateTime"
+    message_timestamp_before_max_ms: int = LONG_MAX
+    message_timestamp_after_max_ms: int = LONG_MAX
+    compression_type: str = "producer"
+    flush_messages: int = LONG_MAX
+    flush_ms: int = LONG_MAX
+    preallocate: bool = False
+
+    @property
+    def compact(self) -> bool:
+        return "compact" in self.cleanup_policy.split(",")
+
+    @property
+    def delete(self) -> bool:
+        return "delete" in self.cleanup_policy.split(",")
+
+    @property
+    def max_index_entries(self) -> int:
+        """segment.index.bytes counts bytes; an offset index entry is 8 of them."""
+        return self.segment_index_bytes // 8
+
+    @classmethod
+    def from_props(cls, props: Mapping[str, str], defaults: LogConfig | None = None) -> LogConfig:
+        """`defaults` overridden by Kafka topic-config keys; a bad key or value raises ValueError."""
+        base = defaults if defaults is not None else cls()
+        changes: dict[str, Any] = {}
+        for key, raw in props.items():
+            spec = TOPIC_CONFIGS.get(key)
+            if spec is None:
+                raise ValueError(f"unknown topic config {key!r}")
+            changes[spec.field] = spec.parse(key, raw)
+        return dataclasses.replace(base, **changes)
+
+    def to_props(self) -> dict[str, str]:
+        """Every topic config as Kafka's key and string value (what DescribeConfigs reports)."""
+        return {key: spec.format(getattr(self, spec.field)) for key, spec in TOPIC_CONFIGS.items()}
+
+    def overrides(self, defaults: LogConfig) -> dict[str, str]:
+        """Only the keys whose value differs from `defaults` (Kafka's overriddenConfigs)."""
+        mine, theirs = self.to_props(), defaults.to_props()
+        return {key: value for key, value in mine.items() if theirs[key] != value}
+
+
+# ---------------------------------------------------------------------------------- parsing
+
+@dataclass(frozen=True)
+class _Spec:
+    field: str
+    parse_value: Callable[[str], Any]
+    check: Callable[[Any], bool] = lambda value: True
+    rule: str = ""
+
+    def parse(self, key: str, raw: str) -> Any:
+        try:
+            value = self.parse_value(str(raw).strip())
+        except ValueError:
+            raise ValueError(f"invalid value {raw!r} for topic config {key!r}") from None
+        if not self.check(value):
+            raise ValueError(f"invalid value {raw!r} for topic config {key!r}: {self.rule}")
+        return value
+
+    @staticmethod
+    def format(value: Any) -> str:
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return str(value)
+
+
+def _bool(raw: str) -> bool:
+    lowered = raw.lower()
+    if lowered not in ("true", "false"):
+        raise ValueError(raw)
+    return lowered == "true"
+
+
+def _cleanup_policy(raw: str) -> str:
+    # A LIST config: "compact,delete" is legal; keep Kafka's spelling, without blanks.
+    items = [item.strip() for item in raw.split(",") if item.strip()]
+    if not items or any(item not in CLEANUP_POLICIES for item in items):
+        raise ValueError(raw)
+    return ",".join(items)
+
+
+def _one_of(choices: tuple[str, ...]) -> Callable[[str], str]:
+    def parse(raw: str) -> str:
+        if raw not in choices:
+            raise ValueError(raw)
+        return raw
+    return parse
+
+
+def _int(low: int, high: int = INT_MAX) -> tuple[Callable[[str], int], Callable[[int], bool], str]:
+    return int, lambda value: low <= value <= high, f"must be in [{low}, {high}]"
+
+
+def _long(low: int) -> tuple[Callable[[str], int], Callable[[int], bool], str]:
+    return _int(low, LONG_MAX)
+
+
+TOPIC_CONFIGS: dict[str, _Spec] = {
+    # Kafka's lower bound for segment.bytes is one legacy record's overhead (14 bytes).
+    "segment.bytes": _Spec("segment_bytes", *_int(14)),
+    "segment.ms": _Spec("segment_ms", *_long(1)),
+    "segment.jitter.ms": _Spec("segment_jitter_ms", *_long(0)),
+    "segment.index.bytes": _Spec("segment_index_bytes", *_int(4)),
+    "index.interval.bytes": _Spec("index_interval_bytes", *_int(0)),
+    "max.message.bytes": _Spec("max_message_bytes", *_int(0)),
+    "retention.ms": _Spec("retention_ms", *_long(-1)),
+    "retention.bytes": _Spec("retention_bytes", *_long(-(2**63))),
+    "cleanup.policy": _Spec("cleanup_policy", _cleanup_policy),
+    "delete.retention.ms": _Spec("delete_retention_ms", *_long(0)),
+    "min.compaction.lag.ms": _Spec("min_compaction_lag_ms", *_long(0)),
+    "max.compaction.lag.ms": _Spec("max_compaction_lag_ms", *_long(1)),
+    "min.cleanable.dirty.ratio": _Spec("min_cleanable_dirty_ratio", float, lambda v: 0.0 <= v <= 1.0,
+                                       "must be in [0, 1]"),
+    "file.delete.delay.ms": _Spec("file_delete_delay_ms", *_long(0)),
+    "min.insync.replicas": _Spec("min_insync_replicas", *_int(1)),
+    "unclean.leader.election.enable": _Spec("unclean_leader_election_enable", _bool),
+    "message.timestamp.type": _Spec("message_timestamp_type", _one_of(TIMESTAMP_TYPES)),
+    "message.timestamp.before.max.ms": _Spec("message_timestamp_before_max_ms", *_long(0)),
+    "message.timestamp.after.max.ms": _Spec("message_timestamp_after_max_ms", *_long(0)),
+    "compression.type": _Spec("compression_type", _one_of(COMPRESSION_TYPES)),
+    "flush.messages": _Spec("flush_messages", *_long(1)),
+    "flush.ms": _Spec("flush_ms", *_long(0)),
+    "preallocate": _Spec("preallocate", _bool),
+}
+
+# The server.properties key that supplies each topic config's broker-wide default (Kafka's
+# ServerTopicConfigSynonyms; the first synonym only: log.roll.hours, log.retention.hours and
+# friends are the server config's business).
+TOPIC_CONFIG_SYNONYMS: dict[str, str] = {
+    "segment.bytes": "log.segment.bytes",
+    "segment.ms": "log.roll.ms",
+    "segment.jitter.ms": "log.roll.jitter.ms",
+    "segment.index.bytes": "log.index.size.max.bytes",
+    "index.interval.bytes": "log.index.interval.bytes",
+    "max.message.bytes": "message.max.bytes",
+    "retention.ms": "log.retention.ms",
+    "retention.bytes": "log.retention.bytes",
+    "cleanup.policy": "log.cleanup.policy",
+    "delete.retention.ms": "log.cleaner.delete.retention.ms",
+    "min.compaction.lag.ms": "log.cleaner.min.compaction.lag.ms",
+    "max.compaction.lag.ms": "log.cleaner.max.compaction.lag.ms",
+    "min.cleanable.dirty.ratio": "log.cleaner.min.cleanable.ratio",
+    "file.delete.delay.ms": "log.segment.delete.delay.ms",
+    "min.insync.replicas": "min.insync.replicas",
+    "unclean.leader.election.enable": "unclean.leader.election.enable",
+    "message.timestamp.type": "log.message.timestamp.type",
+    "message.timestamp.before.max.ms": "log.message.timestamp.before.max.ms",
+    "message.timestamp.after.max.ms": "log.message.timestamp.after.max.ms",
+    "compression.type": "compression.type",
+    "flush.messages": "log.flush.interval.messages",
+    "flush.ms": "log.flush.interval.ms",
+    "preallocate": "log.preallocate",
+}

@@ -1,0 +1,240 @@
+"""LogManager: every partition log of the broker, across its log.dirs (Kafka's LogManager).
+
+Seed 002, "Kafka Physical Storage": each partition's commit log is a directory named
+`<topic>-<partition>` inside one of the broker's log directories, holding its segments. The
+LogManager finds those directories on startup, opens each log, creates new ones when the broker
+becomes a replica of a new partition, and flushes and closes them all on shutdown.
+
+Each log directory also holds `meta.properties` (which node and cluster the directory belongs to, so a
+disk moved to the wrong broker is noticed) and `.lock`, an exclusive file lock so that two brokers
+never write to one directory. Not yet: the checkpoint files (recovery point, log start offset,
+cleaner offsets), the clean-shutdown marker, retention and flush.ms scheduling.
+"""
+
+from __future__ import annotations
+
+import base64
+import fcntl
+import os
+import shutil
+import threading
+import uuid
+from collections.abc import Mapping
+
+from kafka.log.errors import LogDirError
+from kafka.log.log_config import LogConfig
+from kafka.log.unified_log import UnifiedLog
+from kafka.utils.time import SYSTEM, Time
+
+META_PROPERTIES_FILE = "meta.properties"
+LOCK_FILE = ".lock"
+DELETE_DIR_SUFFIX = "-delete"
+FUTURE_DIR_SUFFIX = "-future"
+STRAY_DIR_SUFFIX = "-stray"
+# The KRaft metadata log lives in a log dir too, but the Raft layer owns it, not the LogManager.
+METADATA_TOPIC = "__cluster_metadata"
+
+
+def parse_topic_partition_name(name: str) -> tuple[str, int] | None:
+    """(topic, partition) of a `<topic>-<partition>` directory name, or None if it is not one.
+
+    Split at the LAST '-': topic names may contain '-' themselves ("my-topic-3" is my-topic, 3)."""
+    if name.endswith((DELETE_DIR_SUFFIX, FUTURE_DIR_SUFFIX, STRAY_DIR_SUFFIX)):
+        return None
+    topic, dash, partition = name.rpartition("-")
+    if not dash or not topic or not partition.isdigit() or not partition.isascii():
+        return None
+    return topic, int(partition)
+
+
+def _check_topic_name(topic: str) -> None:
+    # The server validates names fully; here only what could escape the log directory.
+    if not topic or topic in (".", "..") or os.sep in topic or (os.altsep and os.altsep in topic):
+        raise ValueError(f"illegal topic name {topic!r}")
+
+
+class LogManager:
+    """The broker's partition logs, keyed by (topic, partition)."""
+
+    def __init__(self, log_dirs: list[str], default_config: LogConfig, time: Time = SYSTEM,
+                 node_id: int | None = None, cluster_id: str | None = None) -> None:
+        if not log_dirs:
+            raise ValueError("log.dirs is empty")
+        self.log_dirs = [os.path.abspath(log_dir) for log_dir in log_dirs]
+        if len(set(self.log_dirs)) != len(self.log_dirs):
+            raise ValueError(f"duplicate entries in log.dirs: {log_dirs}")
+        self.default_config = default_config
+        self.time = time
+        self.node_id = node_id
+        self.cluster_id = cluster_id
+        self._logs: dict[tuple[str, int], UnifiedLog] = {}
+        self._lock = threading.Lock()
+        self._dir_lock_fds: list[int] = []
+
+    # ------------------------------------------------------------------------------ lifecycle
+
+    def startup(self, topic_configs: Mapping[str, LogConfig] | None = None) -> None:
+        """Lock each log dir, write its meta.properties if new, and open every partition log in it.
+
+        `topic_configs` holds the configs of topics that override the defaults (the server knows them)."""
+        topic_configs = topic_configs or {}
+        try:
+            for log_dir in self.log_dirs:
+                os.makedirs(log_dir, exist_ok=True)
+                self._lock_dir(log_dir)
+                self._check_or_write_meta_properties(log_dir)
+                self._load_logs(log_dir, topic_configs)
+        except BaseException:
+            self._close_all()
+            raise
+
+    def shutdown(self) -> None:
+        """Flush and close every log, then release the directory locks.
+
+        Not yet: the recovery-point checkpoint and the clean-shutdown marker Kafka writes here."""
+        with self._lock:
+            logs = list(self._logs.values())
+        for log in logs:
+            log.flush()
+        self._close_all()
+
+    def _close_all(self) -> None:
+        with self._lock:
+            logs = list(self._logs.values())
+            self._logs.clear()
+        for log in logs:
+            log.close()
+        for fd in self._dir_lock_fds:
+            os.close(fd)  # closing the descriptor releases the flock
+        self._dir_lock_fds.clear()
+
+    def _lock_dir(self, log_dir: str) -> None:
+        fd = os.open(os.path.join(log_dir, LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as error:
+            os.close(fd)
+            raise LogDirError(f"failed to acquire lock on {log_dir}: another broker (or LogManager) "
+                              f"is using it") from error
+        self._dir_lock_fds.append(fd)
+
+    def _check_or_write_meta_properties(self, log_dir: str) -> None:
+        path = os.path.join(log_dir, META_PROPERTIES_FILE)
+        if os.path.exists(path):
+            stored = read_properties(path)
+            stored_node = stored.get("node.id")
+            if self.node_id is not None and stored_node is not None and int(stored_node) != self.node_id:
+                raise LogDirError(f"{path} belongs to node.id {stored_node}, this broker is {self.node_id}")
+            stored_cluster = stored.get("cluster.id")
+            if self.cluster_id is not None and stored_cluster is not None and stored_cluster != self.cluster_id:
+                raise LogDirError(f"{path} belongs to cluster.id {stored_cluster}, not {self.cluster_id}")
+            return
+        props = {"version": "1"}
+        if self.node_id is not None:
+            props["node.id"] = str(self.node_id)
+        if self.cluster_id is not None:
+            props["cluster.id"] = self.cluster_id
+        props["directory.id"] = _random_uuid()
+        write_properties(path, props)
+
+    def _load_logs(self, log_dir: str, topic_configs: Mapping[str, LogConfig]) -> None:
+        for name in sorted(os.listdir(log_dir)):
+            path = os.path.join(log_dir, name)
+            if not os.path.isdir(path):
+                continue
+            if name.endswith(DELETE_DIR_SUFFIX):
+                shutil.rmtree(path, ignore_errors=True)  # a deletion interrupted by a shutdown: finish it
+                continue
+            parsed = parse_topic_partition_name(name)
+            if parsed is None or parsed[0] == METADATA_TOPIC:
+                continue
+            topic, partition = parsed
+            if parsed in self._logs:
+                raise LogDirError(f"duplicate log directories for {name}: {self._logs[parsed].dir} and {path}")
+            config = topic_configs.get(topic, self.default_config)
+            self._logs[parsed] = UnifiedLog(path, topic, partition, config, self.time)
+
+    # ------------------------------------------------------------------------------ logs
+
+    def get_log(self, topic: str, partition: int) -> UnifiedLog | None:
+        return self._logs.get((topic, partition))
+
+    def get_or_create_log(self, topic: str, partition: int, config: LogConfig | None = None) -> UnifiedLog:
+        """The existing log (its config untouched), or a new empty one in the least-loaded log dir."""
+        key = (topic, partition)
+        log = self._logs.get(key)
+        if log is not None:
+            return log
+        _check_topic_name(topic)
+        if partition < 0:
+            raise ValueError(f"illegal partition {partition}")
+        with self._lock:
+            log = self._logs.get(key)
+            if log is None:
+                path = os.path.join(self._next_log_dir(), f"{topic}-{partition}")
+                log = UnifiedLog(path, topic, partition, config or self.default_config, self.time)
+                self._logs[key] = log
+            return log
+
+    def _next_log_dir(self) -> str:
+        """Kafka's nextLogDirs: the directory holding the fewest partitions, first listed on ties."""
+        counts = dict.fromkeys(self.log_dirs, 0)
+        for log in self._logs.values():
+            parent = os.path.dirname(log.dir)
+            if parent in counts:
+                counts[parent] += 1
+        return min(self.log_dirs, key=lambda log_dir: counts[log_dir])
+
+    def all_logs(self) -> list[UnifiedLog]:
+        with self._lock:
+            return list(self._logs.values())
+
+    def delete_log(self, topic: str, partition: int) -> UnifiedLog | None:
+        """Close the log, rename its directory `<name>.<uuid>-delete`, then remove it.
+
+        The rename is what makes deletion safe: a crash before rmtree finishes leaves a `-delete`
+        directory that the next startup removes, never a half-deleted log that looks live."""
+        with self._lock:
+            log = self._logs.pop((topic, partition), None)
+        if log is None:
+            return None
+        log.close()
+        doomed = f"{log.dir}.{uuid.uuid4().hex}{DELETE_DIR_SUFFIX}"
+        os.rename(log.dir, doomed)
+        shutil.rmtree(doomed, ignore_errors=True)
+        return log
+
+    def __len__(self) -> int:
+        return len(self._logs)
+
+
+# ---------------------------------------------------------------------------------- files
+
+def read_properties(path: str) -> dict[str, str]:
+    """A Java .properties file, the simple subset Kafka writes (key=value, # comments)."""
+    props = {}
+    with open(path, encoding="utf-8") as file:
+        for line in file:
+            line = line.strip()
+            if not line or line.startswith(("#", "!")):
+                continue
+            key, _, value = line.partition("=")
+            props[key.strip()] = value.strip()
+    return props
+
+
+def write_properties(path: str, props: Mapping[str, str]) -> None:
+    """Write atomically: a temporary file, fsync, rename; a crash leaves the old file or the new one."""
+    temporary = path + ".tmp"
+    with open(temporary, "w", encoding="utf-8") as file:
+        file.write("#\n")
+        for key, value in props.items():
+            file.write(f"{key}={value}\n")
+        file.flush()
+        os.fsync(file.fileno())
+    os.replace(temporary, path)
+
+
+def _random_uuid() -> str:
+    # Kafka's Uuid.toString(): the 16 bytes in URL-safe base64 without padding (22 characters).
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()

@@ -1,0 +1,364 @@
+"""UnifiedLog: one partition's commit log, a directory of segments (Kafka's UnifiedLog + LocalLog).
+
+Seed 002: the I/O thread "will perform some validations, including a CRC check of the data ... It
+will then append the data to the physical data structure of the partition, which is called a commit
+log", which "is organized as a collection of segments". A fetch turns its offset into "the range of
+bytes that need to be read from the corresponding .log file".
+
+Offsets: the log end offset (LEO) is the next offset to assign; the log start offset the first one
+still readable; the high watermark the first offset not yet known to be replicated (the server's
+Partition moves it; consumers read below it). Kafka splits this class into UnifiedLog (offsets,
+validation) and LocalLog (the segments); here one class of a few hundred lines holds both.
+
+Concurrency: `_lock` serialises appends, rolls and offset updates. A reader takes the lock only to
+snapshot (segments, LEO, active segment size), then reads files without it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import threading
+from bisect import bisect_right
+
+from kafka.log.errors import (
+    InvalidRecordError,
+    LogDirError,
+    OffsetOutOfRangeError,
+    RecordBatchTooLargeError,
+    RecordTooLargeError,
+)
+from kafka.log.fetch_data_info import FetchDataInfo, LogOffsetMetadata
+from kafka.log.log_append_info import LogAppendInfo
+from kafka.log.log_config import LogConfig
+from kafka.log.log_segment import (
+    DELETED_FILE_SUFFIX,
+    INDEX_FILE_SUFFIX,
+    LOG_FILE_SUFFIX,
+    LogSegment,
+    TimestampAndOffset,
+    offset_from_file_name,
+)
+from kafka.log.offset_index import CorruptIndexError
+from kafka.protocol.record_batch import set_base_offset, validate_batches
+from kafka.utils.time import SYSTEM, Time
+
+__all__ = ["LogAppendInfo", "TimestampAndOffset", "UnifiedLog"]
+
+# ListOffsets' special timestamps (Kafka's ListOffsetsRequest constants).
+LATEST_TIMESTAMP = -1
+EARLIEST_TIMESTAMP = -2
+MAX_TIMESTAMP = -3
+EARLIEST_LOCAL_TIMESTAMP = -4  # no tiered storage here: the same as EARLIEST
+
+_PARTITION_LEADER_EPOCH = struct.Struct(">i")
+_PARTITION_LEADER_EPOCH_AT = 12  # after baseOffset and batchLength; outside the CRC like baseOffset
+
+
+class UnifiedLog:
+    """A partition's log: segments sorted by base offset, appended as leader, read by offset."""
+
+    def __init__(self, dir: str, topic: str, partition: int, config: LogConfig, time: Time = SYSTEM,
+                 log_start_offset: int = 0) -> None:
+        self.dir = dir
+        self.topic = topic
+        self.partition = partition
+        self.config = config
+        self.time = time
+        self._lock = threading.Lock()
+        os.makedirs(dir, exist_ok=True)
+        segments = self._load_segments()
+        if not segments:
+            segments = [LogSegment(dir, log_start_offset, config, time)]
+        # (segments, their base offsets): replaced whole on roll, so readers can hold a snapshot.
+        self._view: tuple[tuple[LogSegment, ...], list[int]] = _view_of(segments)
+        self._log_end_offset = segments[-1].read_next_offset()
+        # Not yet: the log-start-offset and recovery-point checkpoint files.
+        self._log_start_offset = min(max(log_start_offset, segments[0].base_offset), self._log_end_offset)
+        self._high_watermark = self._log_start_offset
+        self._recovery_point = self._log_end_offset  # clean restart: everything loaded is on disk
+        self._closed = False
+
+    # ------------------------------------------------------------------------------ loading
+
+    def _load_segments(self) -> list[LogSegment]:
+        """Open every `%020d.log` in the directory (Kafka's LogLoader, clean-shutdown path).
+
+        A segment whose index is missing or does not fit its log is recovered: the index is rebuilt
+        from the .log file. Not yet: recovering the segments after the recovery point of an
+        unclean shutdown, .swap/.cleaned files of an interrupted compaction."""
+        names = sorted(os.listdir(self.dir))
+        log_names = {name for name in names if name.endswith(LOG_FILE_SUFFIX) and _is_offset_name(name)}
+        for name in names:
+            path = os.path.join(self.dir, name)
+            if name.endswith(DELETED_FILE_SUFFIX):
+                os.unlink(path)  # a segment deletion that was interrupted: finish it
+            elif name.endswith(INDEX_FILE_SUFFIX) and name[: -len(INDEX_FILE_SUFFIX)] + LOG_FILE_SUFFIX not in log_names:
+                os.unlink(path)  # an orphaned index, like Kafka's loader we drop it
+        segments = []
+        for name in sorted(log_names, key=offset_from_file_name):
+            segment = LogSegment(self.dir, offset_from_file_name(name), self.config, self.time)
+            try:
+                segment.sanity_check()
+            except (FileNotFoundError, CorruptIndexError):
+                segment.recover()
+            segments.append(segment)
+        return segments
+
+    # ------------------------------------------------------------------------------ offsets
+
+    @property
+    def name(self) -> str:
+        return f"{self.topic}-{self.partition}"
+
+    @property
+    def log_end_offset(self) -> int:
+        return self._log_end_offset
+
+    @property
+    def log_start_offset(self) -> int:
+        return self._log_start_offset
+
+    @property
+    def high_watermark(self) -> int:
+        return self._high_watermark
+
+    @property
+    def recovery_point(self) -> int:
+        """Offsets below this are fsynced (a later issue checkpoints it to skip recovery on restart)."""
+        return self._recovery_point
+
+    def update_high_watermark(self, offset: int) -> int:
+        """Set the high watermark, clamped to [log start offset, log end offset]; returns it."""
+        with self._lock:
+            self._high_watermark = min(max(offset, self._log_start_offset), self._log_end_offset)
+            return self._high_watermark
+
+    @property
+    def log_end_offset_metadata(self) -> LogOffsetMetadata:
+        """The LEO with its segment and byte position (DelayedFetch counts bytes against it)."""
+        with self._lock:
+            active = self._view[0][-1]
+            return LogOffsetMetadata(self._log_end_offset, active.base_offset, active.size)
+
+    def convert_to_offset_metadata(self, offset: int) -> LogOffsetMetadata:
+        """Where `offset` is on disk (Kafka's convertToOffsetMetadataOrThrow): a zero-byte read."""
+        return self.read(offset, 1, min_one_message=False).fetch_offset_metadata
+
+    # ------------------------------------------------------------------------------ appending
+
+    def append_as_leader(self, records: bytes | bytearray | memoryview, leader_epoch: int = 0) -> LogAppendInfo:
+        """Validate, assign offsets and append one produce request's batches for this partition.
+
+        All or nothing: every batch is checked (CRC, size, counts) before a byte is written. Offsets
+        are assigned by rewriting each batch's baseOffset in a copy of the request: no record is
+        decoded, compressed batches are stored as they came."""
+        batches = validate_batches(records)
+        max_message_bytes = self.config.max_message_bytes
+        num_messages = 0
+        max_timestamp = -1
+        for batch in batches:
+            if batch.size_in_bytes > max_message_bytes:
+                raise RecordTooLargeError(
+                    f"batch of {batch.size_in_bytes} bytes exceeds max.message.bytes {max_message_bytes} "
+                    f"of {self.name}")
+            # Kafka's LogValidator: a producer's batch must say how many records it holds, consistently.
+            if batch.records_count <= 0 or batch.last_offset_delta != batch.records_count - 1:
+                raise InvalidRecordError(
+                    f"batch with {batch.records_count} records and last offset delta {batch.last_offset_delta}")
+            num_messages += batch.records_count
+            if batch.max_timestamp > max_timestamp:
+                max_timestamp = batch.max_timestamp
+        if len(records) > self.config.segment_bytes:
+            raise RecordBatchTooLargeError(
+                f"append of {len(records)} bytes exceeds segment.bytes {self.config.segment_bytes} of {self.name}")
+        buffer = bytearray(records)
+        with self._lock:
+            if self._closed:  # deleted or shut down under an in-flight produce: a retriable storage error
+                raise LogDirError(f"log {self.name} is closed")
+            first_offset = self._log_end_offset
+            next_offset = first_offset
+            for batch in batches:
+                _assign_batch(buffer, batch.position, next_offset, leader_epoch)
+                next_offset += batch.last_offset_delta + 1
+            last_offset = next_offset - 1
+            segment = self._maybe_roll(len(buffer), max_timestamp, last_offset)
+            segment.append(last_offset, buffer)
+            self._log_end_offset = next_offset
+            log_start_offset = self._log_start_offset
+            flush_due = next_offset - self._recovery_point >= self.config.flush_messages
+        if flush_due:
+            self.flush()
+        return LogAppendInfo(first_offset, last_offset, max_timestamp, -1, log_start_offset, num_messages,
+                             len(buffer))
+
+    def _maybe_roll(self, messages_size: int, max_timestamp: int, max_offset: int) -> LogSegment:
+        active = self._view[0][-1]
+        if active.should_roll(messages_size, max_timestamp, max_offset, self.config.segment_bytes,
+                              self.config.segment_ms):
+            return self._roll()
+        return active
+
+    def roll(self) -> LogSegment:
+        """Start a new active segment at the log end offset (tools and tests; appends roll by themselves)."""
+        with self._lock:
+            return self._roll()
+
+    def _roll(self) -> LogSegment:
+        segments, _ = self._view
+        new_offset = self._log_end_offset
+        if segments[-1].base_offset == new_offset:
+            return segments[-1]  # already empty and at the LEO: a new one would have the same name
+        # Not yet: Kafka also schedules an async flush of the segment that just became inactive.
+        segment = LogSegment(self.dir, new_offset, self.config, self.time)
+        self._view = _view_of((*segments, segment))
+        return segment
+
+    def update_config(self, config: LogConfig) -> None:
+        """A topic config change: applies to the next append (and to segments created from now on)."""
+        with self._lock:
+            self.config = config
+
+    # ------------------------------------------------------------------------------ reading
+
+    def read(self, start_offset: int, max_length: int, isolation_max_offset: int | None = None,
+             min_one_message: bool = True) -> FetchDataInfo:
+        """Whole batches from the one containing `start_offset`, up to `max_length` bytes.
+
+        `isolation_max_offset` (usually the high watermark) bounds what is visible: no batch holding
+        an offset at or above it is returned. Reading continues into the next segments while room is
+        left; each segment's part is one os.pread."""
+        with self._lock:
+            segments, base_offsets = self._view
+            log_end_offset = self._log_end_offset
+            log_start_offset = self._log_start_offset
+            active_size = segments[-1].size
+        if start_offset > log_end_offset or start_offset < log_start_offset:
+            raise OffsetOutOfRangeError(
+                f"offset {start_offset} is out of range for {self.name}: "
+                f"log start offset {log_start_offset}, log end offset {log_end_offset}")
+        end_offset = log_end_offset if isolation_max_offset is None else min(isolation_max_offset, log_end_offset)
+        if start_offset == log_end_offset:
+            return FetchDataInfo(LogOffsetMetadata(log_end_offset, segments[-1].base_offset, active_size))
+        if start_offset >= end_offset:
+            return FetchDataInfo(LogOffsetMetadata(start_offset))
+        return self._read_segments(segments, base_offsets, start_offset, max_length, end_offset,
+                                   isolation_max_offset, log_end_offset, active_size, min_one_message)
+
+    def _read_segments(self, segments: tuple[LogSegment, ...], base_offsets: list[int], start_offset: int,
+                       max_length: int, end_offset: int, isolation_max_offset: int | None,
+                       log_end_offset: int, active_size: int, min_one_message: bool) -> FetchDataInfo:
+        chunks: list[bytes] = []
+        remaining = max_length
+        metadata: LogOffsetMetadata | None = None
+        first_entry_incomplete = False
+        offset = start_offset
+        last = len(segments) - 1
+        for index in range(max(0, bisect_right(base_offsets, start_offset) - 1), last + 1):
+            segment = segments[index]
+            if segment.base_offset >= end_offset:
+                break
+            segment_end_offset = log_end_offset if index == last else base_offsets[index + 1]
+            max_position = active_size if index == last else segment.size
+            # Only the segment the bound falls in needs its batches checked against the bound.
+            bound = isolation_max_offset if end_offset < segment_end_offset else None
+            info = segment.read(offset, remaining, max_position, min_one_message and not chunks, bound)
+            offset = segment_end_offset
+            if info is None:
+                continue  # start offset past this segment's last batch (a gap): try the next one
+            if metadata is None:
+                metadata = info.fetch_offset_metadata
+                first_entry_incomplete = info.first_entry_incomplete
+            if info.records:
+                chunks.append(info.records)
+                remaining -= len(info.records)
+            read_to_end = info.fetch_offset_metadata.relative_position_in_segment + len(info.records) >= max_position
+            if remaining <= 0 or not read_to_end or bound is not None:
+                break
+        if metadata is None:
+            return FetchDataInfo(LogOffsetMetadata(start_offset))
+        records = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        return FetchDataInfo(metadata, records, first_entry_incomplete and not records)
+
+    def fetch_offset_by_timestamp(self, timestamp: int) -> TimestampAndOffset | None:
+        """ListOffsets: -2 earliest, -1 latest, -3 the record with the max timestamp, otherwise the
+        first record whose timestamp is >= `timestamp` (None if there is none)."""
+        with self._lock:
+            segments = self._view[0]
+            log_start_offset = self._log_start_offset
+            log_end_offset = self._log_end_offset
+        if timestamp in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
+            return TimestampAndOffset(-1, log_start_offset)
+        if timestamp == LATEST_TIMESTAMP:
+            return TimestampAndOffset(-1, log_end_offset)
+        if timestamp == MAX_TIMESTAMP:
+            newest = max(segments, key=lambda s: s.max_timestamp_so_far)
+            return newest.max_timestamp_and_offset()
+        # Not yet: the time index would find the segment and position; for now scan segment by segment.
+        for segment in segments:
+            found = segment.find_offset_by_timestamp(timestamp, log_start_offset)
+            if found is not None:
+                return found
+        return None
+
+    # ------------------------------------------------------------------------------ files
+
+    @property
+    def segments(self) -> list[LogSegment]:
+        return list(self._view[0])
+
+    @property
+    def active_segment(self) -> LogSegment:
+        return self._view[0][-1]
+
+    @property
+    def num_segments(self) -> int:
+        return len(self._view[0])
+
+    @property
+    def size_in_bytes(self) -> int:
+        return sum(segment.size for segment in self._view[0])
+
+    def flush(self) -> None:
+        """fsync every segment holding offsets at or above the recovery point, then advance it."""
+        with self._lock:
+            segments, base_offsets = self._view
+            flush_to = self._log_end_offset
+            first = max(0, bisect_right(base_offsets, self._recovery_point) - 1)
+        for segment in segments[first:]:
+            segment.flush()
+        with self._lock:
+            self._recovery_point = max(self._recovery_point, flush_to)
+
+    def close(self) -> None:
+        """Close every file (the caller flushes first if it wants the bytes on disk)."""
+        with self._lock:
+            self._closed = True
+            for segment in self._view[0]:
+                segment.close()
+
+    def delete(self) -> None:
+        """Close the log and remove its directory with every segment in it."""
+        self.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __repr__(self) -> str:
+        return (f"UnifiedLog({self.name}, log_start_offset={self._log_start_offset}, "
+                f"log_end_offset={self._log_end_offset}, segments={self.num_segments})")
+
+
+def _view_of(segments: tuple[LogSegment, ...] | list[LogSegment]) -> tuple[tuple[LogSegment, ...], list[int]]:
+    ordered = tuple(segments)
+    return ordered, [segment.base_offset for segment in ordered]
+
+
+def _assign_batch(buffer: bytearray, position: int, base_offset: int, leader_epoch: int) -> None:
+    # baseOffset and partitionLeaderEpoch sit before the CRC'd part: rewriting them keeps the CRC valid.
+    set_base_offset(buffer, position, base_offset)
+    _PARTITION_LEADER_EPOCH.pack_into(buffer, position + _PARTITION_LEADER_EPOCH_AT, leader_epoch)
+
+
+def _is_offset_name(name: str) -> bool:
+    prefix = name.split(".", 1)[0]
+    return len(prefix) == 20 and prefix.isdigit()

@@ -1,0 +1,61 @@
+import pytest
+
+from kafka.log.log_config import TOPIC_CONFIG_SYNONYMS, TOPIC_CONFIGS, LogConfig
+
+
+def test_defaults_are_kafkas():
+    config = LogConfig()
+    assert config.segment_bytes == 1024**3
+    assert config.index_interval_bytes == 4096
+    assert config.max_message_bytes == 1048588
+    assert config.retention_ms == 7 * 24 * 3600 * 1000
+    assert config.segment_ms == 7 * 24 * 3600 * 1000
+    assert config.retention_bytes == -1
+    assert config.cleanup_policy == "delete"
+    assert config.segment_index_bytes == 10 * 1024 * 1024
+    assert config.max_index_entries == 10 * 1024 * 1024 // 8
+
+
+def test_from_props_overrides_only_given_keys():
+    defaults = LogConfig(segment_bytes=1000)
+    config = LogConfig.from_props({"retention.ms": "60000", "cleanup.policy": "compact,delete",
+                                   "min.insync.replicas": "2", "flush.messages": "10",
+                                   "message.timestamp.type": "LogAppendTime", "preallocate": "true"}, defaults)
+    assert config.segment_bytes == 1000
+    assert config.retention_ms == 60000
+    assert config.cleanup_policy == "compact,delete" and config.compact and config.delete
+    assert config.min_insync_replicas == 2
+    assert config.flush_messages == 10
+    assert config.message_timestamp_type == "LogAppendTime"
+    assert config.preallocate is True
+
+
+def test_to_props_round_trips_every_key():
+    config = LogConfig(segment_bytes=12345, cleanup_policy="compact", unclean_leader_election_enable=True)
+    props = config.to_props()
+    assert set(props) == set(TOPIC_CONFIGS)
+    assert props["segment.bytes"] == "12345"
+    assert props["unclean.leader.election.enable"] == "true"
+    assert LogConfig.from_props(props) == config
+    assert config.overrides(LogConfig()) == {"segment.bytes": "12345", "cleanup.policy": "compact",
+                                             "unclean.leader.election.enable": "true"}
+
+
+def test_every_topic_config_has_a_server_synonym():
+    assert set(TOPIC_CONFIG_SYNONYMS) == set(TOPIC_CONFIGS)
+
+
+@pytest.mark.parametrize("key,value", [
+    ("segment.bytes", "abc"), ("segment.bytes", "10"), ("segment.ms", "0"), ("retention.ms", "-2"),
+    ("cleanup.policy", "shred"), ("cleanup.policy", ""), ("message.timestamp.type", "Now"),
+    ("compression.type", "brotli"), ("min.insync.replicas", "0"), ("max.message.bytes", "2147483648"),
+    ("preallocate", "yes"), ("min.cleanable.dirty.ratio", "1.5"), ("flush.messages", "0"),
+])
+def test_bad_values_name_the_key(key, value):
+    with pytest.raises(ValueError, match=key.replace(".", r"\.")):
+        LogConfig.from_props({key: value})
+
+
+def test_unknown_key_is_rejected():
+    with pytest.raises(ValueError, match="log.segment.bytes"):
+        LogConfig.from_props({"log.segment.bytes": "100"})

@@ -1,0 +1,139 @@
+import os
+
+import pytest
+
+from kafka.log.errors import LogDirError
+from kafka.log.log_config import LogConfig
+from kafka.log.log_manager import LogManager, parse_topic_partition_name, read_properties
+from kafka.protocol.record_batch import build_batch, iter_batches
+from kafka.utils.time import MockTime
+
+
+def batch(count=1, value=b"value"):
+    return build_batch([(None, value)] * count, timestamp=1000)
+
+
+def start(log_dirs, node_id=1, **config):
+    manager = LogManager([str(d) for d in log_dirs], LogConfig(**config), MockTime(), node_id=node_id)
+    manager.startup()
+    return manager
+
+
+def test_parse_topic_partition_name():
+    assert parse_topic_partition_name("orders-3") == ("orders", 3)
+    assert parse_topic_partition_name("my-topic-with-dashes-12") == ("my-topic-with-dashes", 12)
+    for name in ("orders", "-3", "orders-", "orders-x", "orders-3.abc-delete", "orders-3.abc-future", "lost+found"):
+        assert parse_topic_partition_name(name) is None
+
+
+def test_clean_restart_keeps_offsets_and_contents(tmp_path):
+    manager = start([tmp_path], segment_bytes=500)
+    log = manager.get_or_create_log("my-topic", 2)
+    for i in range(40):
+        log.append_as_leader(batch(i % 3 + 1, value=b"x" * i))
+    end, segments = log.log_end_offset, log.num_segments
+    before = log.read(0, 10**6).records
+    assert segments > 1
+    manager.shutdown()
+
+    manager = start([tmp_path], segment_bytes=500)
+    log = manager.get_log("my-topic", 2)
+    assert log is not None and log.log_end_offset == end and log.num_segments == segments
+    assert log.read(0, 10**6).records == before
+    assert log.append_as_leader(batch(2)).first_offset == end
+    assert [b.base_offset for b in iter_batches(log.read(end, 1000).records)] == [end]
+    manager.shutdown()
+
+
+def test_missing_index_is_rebuilt_on_load(tmp_path):
+    manager = start([tmp_path], segment_bytes=2000, index_interval_bytes=100)
+    log = manager.get_or_create_log("t", 0)
+    for _ in range(60):
+        log.append_as_leader(batch(2, value=b"y" * 30))
+    expected = log.read(0, 10**6).records
+    index_paths = [s.offset_index.path for s in log.segments]
+    entries = [s.offset_index.entries for s in log.segments]
+    manager.shutdown()
+    for path in index_paths:
+        os.unlink(path)
+
+    manager = start([tmp_path], segment_bytes=2000, index_interval_bytes=100)
+    log = manager.get_log("t", 0)
+    assert all(os.path.exists(path) for path in index_paths)
+    assert [s.offset_index.entries for s in log.segments] == entries
+    assert log.read(0, 10**6).records == expected
+    middle = log.read(61, 10**6).records
+    assert next(iter_batches(middle)).base_offset == 60
+    manager.shutdown()
+
+
+def test_startup_ignores_strangers_and_removes_delete_dirs(tmp_path):
+    (tmp_path / "not a partition").mkdir()
+    (tmp_path / "recovery-point-offset-checkpoint").write_text("0\n0\n")
+    (tmp_path / "orders-0.0123abcd-delete").mkdir()
+    (tmp_path / "orders-0.0123abcd-delete" / f"{0:020d}.log").write_bytes(b"junk")
+    (tmp_path / "__cluster_metadata-0").mkdir()
+    manager = start([tmp_path])
+    assert manager.all_logs() == []
+    assert not (tmp_path / "orders-0.0123abcd-delete").exists()
+    assert (tmp_path / "not a partition").exists()
+    manager.shutdown()
+
+
+def test_meta_properties_written_once_and_checked(tmp_path):
+    manager = start([tmp_path], node_id=7)
+    manager.shutdown()
+    props = read_properties(str(tmp_path / "meta.properties"))
+    assert props["version"] == "1" and props["node.id"] == "7" and len(props["directory.id"]) == 22
+    manager = start([tmp_path], node_id=7)
+    manager.shutdown()
+    assert read_properties(str(tmp_path / "meta.properties")) == props
+    with pytest.raises(LogDirError):
+        start([tmp_path], node_id=8)
+
+
+def test_a_log_dir_is_locked_while_in_use(tmp_path):
+    manager = start([tmp_path])
+    with pytest.raises(LogDirError):
+        start([tmp_path])
+    manager.shutdown()
+    start([tmp_path]).shutdown()
+
+
+def test_logs_spread_over_log_dirs_and_keep_their_config(tmp_path):
+    dirs = [tmp_path / "a", tmp_path / "b"]
+    manager = start(dirs)
+    custom = LogConfig(segment_bytes=1000)
+    logs = [manager.get_or_create_log("t", p, custom if p == 0 else None) for p in range(4)]
+    assert sorted(os.path.basename(os.path.dirname(log.dir)) for log in logs) == ["a", "a", "b", "b"]
+    assert logs[0].config.segment_bytes == 1000 and logs[1].config == LogConfig()
+    assert manager.get_or_create_log("t", 0) is logs[0]
+    manager.shutdown()
+    manager = LogManager([str(d) for d in dirs], LogConfig(), MockTime())
+    manager.startup(topic_configs={"t": custom})
+    assert len(manager.all_logs()) == 4
+    assert all(log.config is custom for log in manager.all_logs())
+    manager.shutdown()
+
+
+def test_delete_log(tmp_path):
+    manager = start([tmp_path])
+    log = manager.get_or_create_log("doomed", 0)
+    log.append_as_leader(batch())
+    assert manager.delete_log("doomed", 0) is log
+    assert manager.get_log("doomed", 0) is None
+    assert [name for name in os.listdir(tmp_path) if name.startswith("doomed")] == []
+    assert manager.delete_log("doomed", 0) is None
+    # Recreating starts from offset 0 again.
+    assert manager.get_or_create_log("doomed", 0).log_end_offset == 0
+    manager.shutdown()
+
+
+def test_illegal_names_are_refused(tmp_path):
+    manager = start([tmp_path])
+    for topic in ("", "..", "a/b"):
+        with pytest.raises(ValueError):
+            manager.get_or_create_log(topic, 0)
+    with pytest.raises(ValueError):
+        manager.get_or_create_log("t", -1)
+    manager.shutdown()
