@@ -30,5 +30,9 @@ lint: $(STAMP)
 test: $(STAMP) /usr/bin/kcat lint
 	$(BIN)/pytest -q
 
+# Our broker beside the reference broker (../shared/bench); see bench/compare.sh.
+bench: $(STAMP)
+	bench/compare.sh
+
 clean:
 	rm -rf $(VENV) data .pytest_cache .ruff_cache .hypothesis

@@ -24,6 +24,7 @@ import structlog
 
 from kafka.log.errors import (
     CorruptRecordError,
+    LogDirError,
     OffsetOutOfRangeError,
     RecordBatchTooLargeError,
     RecordTooLargeError,
@@ -232,6 +233,10 @@ class ReplicaManager:
         except OffsetOutOfRangeError:
             return FetchPartitionData(Errors.OFFSET_OUT_OF_RANGE, partition.high_watermark,
                                       partition.log.log_start_offset, partition.high_watermark)
+        except (OSError, LogDirError):
+            if self.get_partition(tp) is None:  # the topic was deleted while we were reading it
+                return FetchPartitionData(Errors.UNKNOWN_TOPIC_OR_PARTITION)
+            raise
         return FetchPartitionData(Errors.NONE, read.high_watermark, read.log_start_offset,
                                   read.high_watermark, read.records)
 

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# `make bench`: our broker beside the reference broker in one sitting, with the shared harness
+# (../shared/bench/bench.py, a real librdkafka client). Compare ratios, not absolute figures.
+#   BENCH_DIR   where bench.py and reference-broker.sh are   (default ../shared/bench)
+#   RUNS        runs per workload                              (default 3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BENCH_DIR=${BENCH_DIR:-../shared/bench}
+RUNS=${RUNS:-3}
+PY=.venv/bin/python
+[ -f "$BENCH_DIR/bench.py" ] || { echo "no bench.py in $BENCH_DIR (set BENCH_DIR)"; exit 2; }
+
+DATA=$(mktemp -d /tmp/kafka-bench-XXXX)
+OURS_PORT=${OURS_PORT:-19092}
+REF_PORT=${REF_PORT:-29092}
+$PY -m kafka config/server.properties --override "listeners=PLAINTEXT://127.0.0.1:$OURS_PORT" \
+  --override "advertised.listeners=PLAINTEXT://127.0.0.1:$OURS_PORT" --override "log.dirs=$DATA" \
+  >"$DATA.log" 2>&1 &
+OURS=$!
+REF=$("$BENCH_DIR/reference-broker.sh" "$REF_PORT")
+trap 'kill $OURS $REF 2>/dev/null; wait $OURS 2>/dev/null; rm -rf "$DATA"' EXIT
+for port in $OURS_PORT $REF_PORT; do
+  for _ in $(seq 100); do (echo >/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
+done
+
+run() {  # name, port, pid, bench.py args...
+  local name=$1 port=$2 pid=$3; shift 3
+  echo "== $name: $*"
+  $PY "$BENCH_DIR/bench.py" --bootstrap "127.0.0.1:$port" --broker-pid "$pid" --runs "$RUNS" "$@" | grep MEDIAN
+}
+for broker in "ours $OURS_PORT $OURS" "reference $REF_PORT $REF"; do
+  set -- $broker
+  run "$1" "$2" "$3" -n 200000 -s 1024
+  run "$1" "$2" "$3" --mode latency --linger-ms 5 --acks all
+  echo "== $1: 20 idle consumers"
+  $PY bench/idle_consumers.py --bootstrap "127.0.0.1:$2" --broker-pid "$3"
+done
