@@ -52,6 +52,9 @@ class KafkaApis:
             ApiKey.API_VERSIONS: self.handle_api_versions_request,
             ApiKey.CREATE_TOPICS: self.handle_create_topics_request,
             ApiKey.DELETE_TOPICS: self.handle_delete_topics_request,
+            # -- storage: DeleteRecords, DescribeConfigs, IncrementalAlterConfigs
+            # -- consumer groups and offsets (the GroupCoordinator)
+            # -- admin: CreatePartitions, DescribeCluster
         }
 
     # ------------------------------------------------------------------ dispatch

@@ -77,6 +77,9 @@ _KEYS = [
     ConfigKey("log.cleanup.policy", _str, "delete", "delete or compact."),
     ConfigKey("min.insync.replicas", _int, "1", "Replicas that must have a batch for acks=all.", _at_least(1)),
     ConfigKey("replica.fetch.max.bytes", _int, "1048576", "Accepted for compatibility; single broker."),
+    # -- log: retention, cleaner, flush, recovery
+    # -- group coordinator and __consumer_offsets
+    # -- metrics, logging and the request trace
     # Keys of Kafka's sample KRaft server.properties that a single teaching broker accepts without
     # acting on them, so that Kafka's own file starts it. They are listed in docs/configuration.md.
     ConfigKey("process.roles", _str, "broker,controller", "Accepted, not acted on (no KRaft quorum yet)."),
@@ -93,7 +96,6 @@ _KEYS = [
     ConfigKey("transaction.state.log.min.isr", _int, "1", "Accepted, not acted on."),
     ConfigKey("share.coordinator.state.topic.replication.factor", _int, "1", "Accepted, not acted on."),
     ConfigKey("share.coordinator.state.topic.min.isr", _int, "1", "Accepted, not acted on."),
-    ConfigKey("log.retention.check.interval.ms", _int, "300000", "Accepted, not acted on yet."),
 ]
 CONFIG_KEYS: dict[str, ConfigKey] = {key.name: key for key in _KEYS}
 

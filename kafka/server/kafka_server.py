@@ -77,6 +77,9 @@ class KafkaServer:
                                           default_log_config(config))
         self.admin_manager.load_topics(topics)
         self.store.save(cluster_id, topics)  # a new cluster keeps its id from the first start on
+        # -- log: the scheduler's retention and flush tasks, the LogCleaner
+        # -- the GroupCoordinator (loads its __consumer_offsets partitions)
+        # -- metrics: the /metrics endpoint, the request trace
 
         self.apis = KafkaApis(self.request_channel, self.replica_manager, self.admin_manager,
                               self.metadata_cache, config)
@@ -106,6 +109,7 @@ class KafkaServer:
             log.info("shutting down")
             self.socket_server.shutdown()
             self.request_handler_pool.shutdown()
+            # -- stop the GroupCoordinator, the LogCleaner and scheduler, the metrics endpoint here
             self.replica_manager.shutdown()
             self.log_manager.shutdown()
             self._shutdown_done.set()
