@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+import threading
 
 from kafka.server.kafka_config import ConfigError, KafkaConfig
 from kafka.server.kafka_server import KafkaServer
@@ -40,20 +41,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"kafka-server-start: {e}", file=sys.stderr)
         return 2
 
+    # The handlers only ask for a stop; the main thread does it. Shutting down inside a handler
+    # would let a second Ctrl-C interrupt the first shutdown half-way, on the same thread. They are
+    # installed before start-up, because clients (and impatient users) can reach us from the moment
+    # the port is bound.
+    stop_requested = threading.Event()
+    signal.signal(signal.SIGINT, lambda signum, frame: stop_requested.set())
+    signal.signal(signal.SIGTERM, lambda signum, frame: stop_requested.set())
+
     server = KafkaServer(config)
     try:
         server.startup()
-    except OSError as e:
+    except (OSError, ValueError) as e:  # a taken port, an unusable log dir, a bad topic default
         print(f"kafka-server-start: {e}", file=sys.stderr)
-        return 1
-
-    def stop(signum, frame):
         server.shutdown()
-
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGTERM, stop)
-    while not server.await_shutdown(timeout=1.0):
+        return 1
+    while not stop_requested.wait(timeout=1.0):
         pass
+    server.shutdown()
     return 0
 
 

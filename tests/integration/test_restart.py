@@ -59,3 +59,11 @@ def test_config_error_names_the_key(broker_process, tmp_path):
             capture_output=True, timeout=30, cwd=REPO)
         assert result.returncode != 0
         assert f"'{key}'" in result.stderr.decode()
+
+
+def test_second_ctrl_c_during_shutdown_still_stops_cleanly(broker_process, tmp_path):
+    broker = broker_process(tmp_path / "data")
+    broker.process.send_signal(signal.SIGINT)
+    broker.process.send_signal(signal.SIGINT)
+    assert broker.stop(signal.SIGINT, timeout=20) == 0
+    assert broker.output().count("shut down completed") == 1
