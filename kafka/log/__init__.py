@@ -1,7 +1,9 @@
 """The commit log (seed 002, "Kafka Physical Storage"): partition directories of segments, each a
-.log file of record batches and a sparse .index from offsets to byte positions.
+.log file of record batches, a sparse .index from offsets to byte positions and a sparse .timeindex
+from timestamps to offsets; checkpoints, crash recovery, retention and compaction.
 
-Mirrors Kafka's storage.internals.log package: LogManager -> UnifiedLog -> LogSegment -> OffsetIndex.
+Mirrors Kafka's storage.internals.log package: LogManager -> UnifiedLog -> LogSegment -> OffsetIndex,
+TimeIndex; LogLoader for recovery, LogCleaner for compaction.
 See docs/storage.md.
 """
 
@@ -16,15 +18,19 @@ from kafka.log.errors import (
 )
 from kafka.log.fetch_data_info import FetchDataInfo, LogOffsetMetadata
 from kafka.log.log_append_info import LogAppendInfo
+from kafka.log.log_cleaner import CleanerConfig, LogCleaner
 from kafka.log.log_config import LogConfig
+from kafka.log.log_loader import LogLoader
 from kafka.log.log_manager import LogManager
 from kafka.log.log_segment import LogSegment, TimestampAndOffset
+from kafka.log.offset_checkpoint_file import OffsetCheckpointFile
 from kafka.log.offset_index import OffsetIndex, OffsetPosition
+from kafka.log.time_index import TimeIndex
 from kafka.log.unified_log import UnifiedLog
 
 __all__ = [
-    "CorruptIndexError", "CorruptRecordError", "FetchDataInfo", "InvalidRecordError", "LogAppendInfo",
-    "LogConfig", "LogDirError", "LogManager", "LogOffsetMetadata", "LogSegment", "OffsetIndex",
-    "OffsetOutOfRangeError", "OffsetPosition", "RecordBatchTooLargeError", "RecordTooLargeError",
-    "TimestampAndOffset", "UnifiedLog",
+    "CleanerConfig", "CorruptIndexError", "CorruptRecordError", "FetchDataInfo", "InvalidRecordError",
+    "LogAppendInfo", "LogCleaner", "LogConfig", "LogDirError", "LogLoader", "LogManager", "LogOffsetMetadata",
+    "LogSegment", "OffsetCheckpointFile", "OffsetIndex", "OffsetOutOfRangeError", "OffsetPosition",
+    "RecordBatchTooLargeError", "RecordTooLargeError", "TimeIndex", "TimestampAndOffset", "UnifiedLog",
 ]

@@ -6,9 +6,11 @@ LogManager finds those directories on startup, opens each log, creates new ones 
 becomes a replica of a new partition, and flushes and closes them all on shutdown.
 
 Each log directory also holds `meta.properties` (which node and cluster the directory belongs to, so a
-disk moved to the wrong broker is noticed) and `.lock`, an exclusive file lock so that two brokers
-never write to one directory. Not yet: the checkpoint files (recovery point, log start offset,
-cleaner offsets), the clean-shutdown marker, retention and flush.ms scheduling.
+disk moved to the wrong broker is noticed), `.lock`, an exclusive file lock so that two brokers
+never write to one directory, the checkpoint files (recovery point, log start offset, high
+watermark) and, between a clean shutdown and the next start, the `.kafka_cleanshutdown` marker that
+lets start-up skip crash recovery. The scheduler runs its housekeeping: retention
+("kafka-log-retention"), flush.ms ("kafka-log-flusher") and the checkpoints.
 """
 
 from __future__ import annotations
@@ -19,12 +21,25 @@ import os
 import shutil
 import threading
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+
+import structlog
 
 from kafka.log.errors import LogDirError
-from kafka.log.log_config import LogConfig
+from kafka.log.log_config import LONG_MAX, LogConfig
+from kafka.log.offset_checkpoint_file import (
+    LOG_START_OFFSET_CHECKPOINT_FILE,
+    RECOVERY_POINT_CHECKPOINT_FILE,
+    REPLICATION_OFFSET_CHECKPOINT_FILE,
+    CleanShutdownFile,
+    CorruptCheckpointError,
+    OffsetCheckpointFile,
+)
 from kafka.log.unified_log import UnifiedLog
+from kafka.utils.kafka_scheduler import KafkaScheduler
 from kafka.utils.time import SYSTEM, Time
+
+log = structlog.get_logger("kafka.log.LogManager")
 
 META_PROPERTIES_FILE = "meta.properties"
 LOCK_FILE = ".lock"
@@ -69,7 +84,9 @@ class LogManager:
         self.cluster_id = cluster_id
         self._logs: dict[tuple[str, int], UnifiedLog] = {}
         self._lock = threading.Lock()
+        self._checkpoint_lock = threading.Lock()  # the scheduler and shutdown both write checkpoints
         self._dir_lock_fds: list[int] = []
+        self.scheduler: KafkaScheduler | None = None
 
     # ------------------------------------------------------------------------------ lifecycle
 
@@ -88,22 +105,49 @@ class LogManager:
             self._close_all()
             raise
 
-    def shutdown(self) -> None:
-        """Flush and close every log, then release the directory locks.
+    def startup_tasks(self, scheduler: KafkaScheduler, retention_check_interval_ms: int,
+                      recovery_point_checkpoint_ms: int, log_start_offset_checkpoint_ms: int,
+                      high_watermark_checkpoint_ms: int, flush_scheduler_interval_ms: int = LONG_MAX) -> None:
+        """Schedule the housekeeping tasks, under Kafka's task names (LogManager.startup)."""
+        self.scheduler = scheduler
+        for unified_log in self.all_logs():
+            unified_log.scheduler = scheduler
+        tasks: list[tuple[str, Callable[[], object], int]] = [
+            ("kafka-log-retention", self.cleanup_logs, retention_check_interval_ms),
+            ("kafka-recovery-point-checkpoint", self.checkpoint_recovery_offsets, recovery_point_checkpoint_ms),
+            ("kafka-log-start-offset-checkpoint", self.checkpoint_log_start_offsets, log_start_offset_checkpoint_ms),
+            ("highwatermark-checkpoint", self.checkpoint_high_watermarks, high_watermark_checkpoint_ms),
+        ]
+        if flush_scheduler_interval_ms < LONG_MAX:
+            tasks.append(("kafka-log-flusher", self.flush_dirty_logs, flush_scheduler_interval_ms))
+        for name, task, period_ms in tasks:
+            scheduler.schedule(name, task, period_ms, period_ms)
 
-        Not yet: the recovery-point checkpoint and the clean-shutdown marker Kafka writes here."""
+    def shutdown(self) -> None:
+        """Flush every log, write the checkpoints, close the logs, then mark each dir cleanly shut down.
+
+        The marker is written last: if anything before it fails, the next start-up recovers."""
         with self._lock:
             logs = list(self._logs.values())
-        for log in logs:
-            log.flush()
-        self._close_all()
+        for unified_log in logs:
+            unified_log.flush()
+        self.checkpoint_all()
+        self._close_all(clean=True)
 
-    def _close_all(self) -> None:
+    def checkpoint_all(self) -> None:
+        self.checkpoint_recovery_offsets()
+        self.checkpoint_log_start_offsets()
+        self.checkpoint_high_watermarks()
+
+    def _close_all(self, clean: bool = False) -> None:
         with self._lock:
             logs = list(self._logs.values())
             self._logs.clear()
-        for log in logs:
-            log.close()
+        for unified_log in logs:
+            unified_log.close()
+        if clean:
+            for log_dir in self.log_dirs:
+                CleanShutdownFile(log_dir).write()
         for fd in self._dir_lock_fds:
             os.close(fd)  # closing the descriptor releases the flock
         self._dir_lock_fds.clear()
@@ -138,6 +182,14 @@ class LogManager:
         write_properties(path, props)
 
     def _load_logs(self, log_dir: str, topic_configs: Mapping[str, LogConfig]) -> None:
+        """Open every partition directory (Kafka's loadLogs), recovering them if the dir was not shut
+        down cleanly. The marker is deleted once loading is done: from now on this run owns the dir."""
+        marker = CleanShutdownFile(log_dir)
+        clean = marker.exists()
+        recovery_points = self._read_checkpoint(log_dir, RECOVERY_POINT_CHECKPOINT_FILE)
+        log_start_offsets = self._read_checkpoint(log_dir, LOG_START_OFFSET_CHECKPOINT_FILE)
+        high_watermarks = self._read_checkpoint(log_dir, REPLICATION_OFFSET_CHECKPOINT_FILE)
+        loaded = 0
         for name in sorted(os.listdir(log_dir)):
             path = os.path.join(log_dir, name)
             if not os.path.isdir(path):
@@ -152,7 +204,56 @@ class LogManager:
             if parsed in self._logs:
                 raise LogDirError(f"duplicate log directories for {name}: {self._logs[parsed].dir} and {path}")
             config = topic_configs.get(topic, self.default_config)
-            self._logs[parsed] = UnifiedLog(path, topic, partition, config, self.time)
+            self._logs[parsed] = UnifiedLog(path, topic, partition, config, self.time,
+                                            log_start_offset=log_start_offsets.get(parsed, 0),
+                                            recovery_point=recovery_points.get(parsed, 0),
+                                            had_clean_shutdown=clean,
+                                            high_watermark=high_watermarks.get(parsed, 0))
+            loaded += 1
+        marker.delete()
+        log.info("loaded logs", log_dir=log_dir, logs=loaded, clean_shutdown=clean)
+
+    @staticmethod
+    def _read_checkpoint(log_dir: str, name: str) -> dict[tuple[str, int], int]:
+        try:
+            return OffsetCheckpointFile(os.path.join(log_dir, name)).read()
+        except CorruptCheckpointError as error:
+            # Kafka's answer too: without a trustworthy recovery point, recover everything from 0.
+            log.warning("ignoring a corrupt checkpoint file", error=str(error))
+            return {}
+
+    # ------------------------------------------------------------------------------ housekeeping
+
+    def cleanup_logs(self) -> int:
+        """The retention task: delete old segments of every log; returns how many were deleted."""
+        total = 0
+        for unified_log in self.all_logs():
+            total += unified_log.delete_old_segments()
+        return total
+
+    def flush_dirty_logs(self) -> None:
+        """flush.ms: fsync the logs whose last flush is older than their topic's flush.ms."""
+        now = self.time.milliseconds()
+        for unified_log in self.all_logs():
+            if now - unified_log.last_flush_time_ms >= unified_log.config.flush_ms:
+                unified_log.flush()
+
+    def checkpoint_recovery_offsets(self) -> None:
+        self._checkpoint(RECOVERY_POINT_CHECKPOINT_FILE, lambda unified_log: unified_log.recovery_point)
+
+    def checkpoint_log_start_offsets(self) -> None:
+        self._checkpoint(LOG_START_OFFSET_CHECKPOINT_FILE, lambda unified_log: unified_log.log_start_offset)
+
+    def checkpoint_high_watermarks(self) -> None:
+        """Kafka's ReplicaManager.checkpointHighWatermarks; here the log holds the HW, so it lives here."""
+        self._checkpoint(REPLICATION_OFFSET_CHECKPOINT_FILE, lambda unified_log: unified_log.high_watermark)
+
+    def _checkpoint(self, file_name: str, offset_of: Callable[[UnifiedLog], int]) -> None:
+        with self._checkpoint_lock:
+            logs = self.all_logs()
+            for log_dir in self.log_dirs:
+                offsets = {(lg.topic, lg.partition): offset_of(lg) for lg in logs if os.path.dirname(lg.dir) == log_dir}
+                OffsetCheckpointFile(os.path.join(log_dir, file_name)).write(offsets)
 
     # ------------------------------------------------------------------------------ logs
 
@@ -172,7 +273,8 @@ class LogManager:
             log = self._logs.get(key)
             if log is None:
                 path = os.path.join(self._next_log_dir(), f"{topic}-{partition}")
-                log = UnifiedLog(path, topic, partition, config or self.default_config, self.time)
+                log = UnifiedLog(path, topic, partition, config or self.default_config, self.time,
+                                 scheduler=self.scheduler)
                 self._logs[key] = log
             return log
 

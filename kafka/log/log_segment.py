@@ -1,4 +1,5 @@
-"""LogSegment: one `%020d.log` file and its `%020d.index` (Kafka's LogSegment over FileRecords).
+"""LogSegment: one `%020d.log` file, its `%020d.index` and `%020d.timeindex` (Kafka's LogSegment over
+FileRecords).
 
 Seed 002, "Kafka Physical Storage": "the commit log is organized as a collection of segments. Each
 segment is made up of several files. One of these, a .log file, contains the event data. A second, a
@@ -7,8 +8,9 @@ record in the .log file". And for a fetch, the I/O thread "will take the offset 
 with the .index file ... That will tell it exactly the range of bytes that need to be read".
 
 The .log file is the record batches exactly as the producer sent them (offsets assigned), end to end.
-Both file names are the segment's base offset: the offset of its first batch, zero-padded to 20 digits
-so that a directory listing sorts them in log order.
+The three file names are the segment's base offset: the offset of its first batch, zero-padded to 20
+digits so that a directory listing sorts them in log order. The .timeindex (KIP-33) maps timestamps to
+offsets for ListOffsets by time and for time-based retention.
 
 Concurrency: one appender at a time (the UnifiedLog's lock). Readers take no lock; they only read up
 to a size they snapshotted, and `_size` grows only after the bytes and index entries are written.
@@ -25,13 +27,16 @@ from kafka.log.errors import CorruptIndexError, LogSegmentOffsetOverflowError
 from kafka.log.fetch_data_info import FetchDataInfo, LogOffsetMetadata
 from kafka.log.log_config import LogConfig
 from kafka.log.offset_index import OffsetIndex, OffsetPosition
+from kafka.log.time_index import TimeIndex
 from kafka.protocol.record_batch import HEADER_SIZE, LOG_OVERHEAD, CorruptRecordError, RecordBatch
 from kafka.utils.time import SYSTEM, Time
 
 LOG_FILE_SUFFIX = ".log"
 INDEX_FILE_SUFFIX = ".index"
-TIME_INDEX_FILE_SUFFIX = ".timeindex"  # not written yet: the time index comes with retention
-DELETED_FILE_SUFFIX = ".deleted"
+TIME_INDEX_FILE_SUFFIX = ".timeindex"
+DELETED_FILE_SUFFIX = ".deleted"  # a segment waiting for file.delete.delay.ms before it is unlinked
+CLEANED_FILE_SUFFIX = ".cleaned"  # a segment the LogCleaner is writing
+SWAP_FILE_SUFFIX = ".swap"  # a cleaned segment complete on disk, about to replace the original
 
 # How much to read per os.pread while walking batch headers: a lookup walks at most about
 # index.interval.bytes past an index entry, a full scan (load, recovery) walks the whole file.
@@ -57,6 +62,10 @@ def offset_index_file(dir: str, base_offset: int) -> str:
     return os.path.join(dir, filename_prefix_from_offset(base_offset) + INDEX_FILE_SUFFIX)
 
 
+def time_index_file(dir: str, base_offset: int) -> str:
+    return os.path.join(dir, filename_prefix_from_offset(base_offset) + TIME_INDEX_FILE_SUFFIX)
+
+
 def offset_from_file_name(name: str) -> int:
     return int(os.path.basename(name).split(".", 1)[0])
 
@@ -69,29 +78,32 @@ class TimestampAndOffset(NamedTuple):
 
 
 class LogSegment:
-    """A .log file of whole record batches plus the sparse offset index into it."""
+    """A .log file of whole record batches plus the sparse offset and time indexes into it."""
 
-    def __init__(self, dir: str, base_offset: int, config: LogConfig, time: Time = SYSTEM) -> None:
+    def __init__(self, dir: str, base_offset: int, config: LogConfig, time: Time = SYSTEM,
+                 file_suffix: str = "") -> None:
         self.dir = dir
         self.base_offset = base_offset
         self.time = time
         self.index_interval_bytes = config.index_interval_bytes
-        self.log_path = log_file(dir, base_offset)
+        self.log_path = log_file(dir, base_offset) + file_suffix
         # O_APPEND: a write always lands at the end; reads use os.pread and ignore the file offset.
         self._fd = os.open(self.log_path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
         self._size = os.fstat(self._fd).st_size
-        self.offset_index = OffsetIndex(offset_index_file(dir, base_offset), base_offset,
+        self.offset_index = OffsetIndex(offset_index_file(dir, base_offset) + file_suffix, base_offset,
                                         config.segment_index_bytes)
-        self.time_index = None  # TimeIndex (%020d.timeindex): not yet, comes with time-based retention
+        self.time_index = TimeIndex(time_index_file(dir, base_offset) + file_suffix, base_offset,
+                                    config.segment_index_bytes)
         self._bytes_since_last_index_entry = 0
         self.created_ms = time.milliseconds()
-        # The first batch's timestamp, for segment.ms; the largest timestamp, for ListOffsets and
-        # (later) retention.ms. For bytes already on disk at load both are read lazily from the file;
-        # the appender keeps its own maximum so that a lazy scan racing an append loses nothing.
+        # The first batch's timestamp, for segment.ms; the largest timestamp and the offset of its
+        # batch, for the time index, ListOffsets and retention.ms. For bytes already on disk at load
+        # both are read lazily from the file (the largest from the time index's last entry on); the
+        # appender keeps its own maximum so that a lazy scan racing an append loses nothing.
         self._rolling_based_timestamp: int | None = -1 if self._size == 0 else None
         self._loaded_size = self._size
-        self._loaded_max_timestamp: int | None = -1 if self._size == 0 else None
-        self._appended_max_timestamp = -1
+        self._loaded_max: TimestampAndOffset | None = _NO_MAX if self._size == 0 else None
+        self._appended_max = _NO_MAX
 
     # ------------------------------------------------------------------------------ state
 
@@ -107,10 +119,31 @@ class LogSegment:
 
     @property
     def max_timestamp_so_far(self) -> int:
-        if self._loaded_max_timestamp is None:
-            self._loaded_max_timestamp = max(
-                (batch.max_timestamp for _, batch in self._scan(0, self._loaded_size, _SCAN_CHUNK)), default=-1)
-        return max(self._loaded_max_timestamp, self._appended_max_timestamp)
+        return self.max_timestamp_and_offset_so_far.timestamp
+
+    @property
+    def max_timestamp_and_offset_so_far(self) -> TimestampAndOffset:
+        """The largest batch max timestamp in the segment and that batch's last offset (-1 if empty)."""
+        loaded = self._loaded_max
+        if loaded is None:
+            loaded = self._loaded_max = self._scan_max_timestamp()
+        return self._appended_max if self._appended_max.timestamp > loaded.timestamp else loaded
+
+    def _scan_max_timestamp(self) -> TimestampAndOffset:
+        # Everything before the time index's last entry is no newer than that entry: scan only after it.
+        last = self.time_index.last_entry()
+        best = TimestampAndOffset(last.timestamp, last.offset)
+        start = self.offset_index.lookup(last.offset).position if self.time_index.entries else 0
+        for _, batch in self._scan(start, self._loaded_size, _SCAN_CHUNK):
+            if batch.max_timestamp > best.timestamp:
+                best = TimestampAndOffset(batch.max_timestamp, batch.last_offset)
+        return best
+
+    @property
+    def largest_timestamp(self) -> int:
+        """What retention.ms compares with: the largest record timestamp, else the file's mtime."""
+        max_timestamp = self.max_timestamp_so_far
+        return max_timestamp if max_timestamp >= 0 else self.last_modified
 
     def can_convert_to_relative_offset(self, offset: int) -> bool:
         return 0 <= offset - self.base_offset <= _INT_MAX
@@ -125,7 +158,8 @@ class LogSegment:
                 return True
             if self.time_waited_for_roll(self.time.milliseconds(), max_timestamp_in_messages) > segment_ms:
                 return True
-        return self.offset_index.is_full() or not self.can_convert_to_relative_offset(max_offset_in_messages)
+        return (self.offset_index.is_full() or self.time_index.is_full()
+                or not self.can_convert_to_relative_offset(max_offset_in_messages))
 
     def time_waited_for_roll(self, now_ms: int, message_timestamp: int) -> int:
         """Segment age for segment.ms: by record timestamps when they exist, else by wall clock."""
@@ -150,21 +184,34 @@ class LogSegment:
                 f"offset {largest_offset} is too far from segment base offset {self.base_offset}")
         physical_position = self._size
         _write_fully(self._fd, records)
-        max_timestamp = self._appended_max_timestamp
         for relative_position, batch in _headers_in(records):
             if physical_position == 0 and relative_position == 0:
                 self._rolling_based_timestamp = batch.max_timestamp
-            if batch.max_timestamp > max_timestamp:
-                max_timestamp = batch.max_timestamp
-            # A full index only loses precision (lookups scan further); the log rolls before the next append.
-            if (self._bytes_since_last_index_entry >= self.index_interval_bytes
-                    and not self.offset_index.is_full()):
-                self.offset_index.append(batch.base_offset, physical_position + relative_position)
-                self._bytes_since_last_index_entry = 0
-            self._bytes_since_last_index_entry += batch.size_in_bytes
-        self._appended_max_timestamp = max_timestamp
+            self._note_batch(batch, physical_position + relative_position)
         # Publish last: a reader that sees the new size finds the bytes and the index entries there.
         self._size = physical_position + len(records)
+
+    def _note_batch(self, batch: RecordBatch, position: int) -> None:
+        """Track the largest timestamp; write index entries every index.interval.bytes (Kafka's append).
+
+        The offset entry points at this batch; the time entry records the largest timestamp so far
+        and its batch, added only when it grew. A full index only loses precision (lookups scan
+        further); the log rolls before the next append."""
+        if batch.max_timestamp > self.max_timestamp_so_far:
+            self._appended_max = TimestampAndOffset(batch.max_timestamp, batch.last_offset)
+        if self._bytes_since_last_index_entry >= self.index_interval_bytes and not self.offset_index.is_full():
+            self.offset_index.append(batch.base_offset, position)
+            if not self.time_index.is_full():
+                largest = self.max_timestamp_and_offset_so_far
+                self.time_index.maybe_append(largest.timestamp, largest.offset)
+            self._bytes_since_last_index_entry = 0
+        self._bytes_since_last_index_entry += batch.size_in_bytes
+
+    def on_become_inactive_segment(self) -> None:
+        """The log rolled past this segment: put its largest timestamp in the time index for good."""
+        largest = self.max_timestamp_and_offset_so_far
+        if largest.timestamp >= 0:
+            self.time_index.maybe_append(largest.timestamp, largest.offset, skip_full_check=True)
 
     # ------------------------------------------------------------------------------ reading
 
@@ -218,19 +265,30 @@ class LogSegment:
         """The offset after the last batch (Kafka's readNextOffset): the log end offset on load.
 
         Starts from the last index entry, so it walks at most index.interval.bytes of headers."""
-        next_offset = self.base_offset
-        for _, batch in self._scan(self.offset_index.last_entry().position, self._size, _SCAN_CHUNK):
-            next_offset = batch.next_offset
-        return next_offset
+        return self._scan_tail()[0]
+
+    def has_torn_tail(self) -> bool:
+        """True if bytes after the last whole batch do not form one (a crash mid-write, garbage)."""
+        return self._scan_tail()[1] != self._size
+
+    def _scan_tail(self) -> tuple[int, int]:
+        next_offset, end = self.base_offset, self.offset_index.last_entry().position
+        for position, batch in self._scan(end, self._size, _SCAN_CHUNK):
+            next_offset, end = batch.next_offset, position + batch.size_in_bytes
+        return next_offset, end
 
     def find_offset_by_timestamp(self, timestamp: int, starting_offset: int = 0) -> TimestampAndOffset | None:
         """The first record at or after `starting_offset` whose timestamp is >= `timestamp`.
 
-        Without a time index (not yet) this walks batch headers from `starting_offset`, then decodes
-        the one batch whose max timestamp reaches the target (Kafka's FileRecords.searchForTimestamp)."""
+        The time index gives the last entry older than or as old as the target; the offset index turns
+        its offset into a position; from there batch headers are walked to the first batch whose max
+        timestamp reaches the target, and that one batch is decoded (Kafka's LogSegment.findOffsetByTimestamp
+        and FileRecords.searchForTimestamp)."""
         if self.max_timestamp_so_far < timestamp:
             return None
-        found = self._find_batch(starting_offset, 0, self._size)
+        entry = self.time_index.lookup(timestamp)
+        start = self.offset_index.lookup(max(entry.offset, starting_offset)).position
+        found = self._find_batch(starting_offset, start, self._size)
         if found is None:
             return None
         for position, header in self._scan(found[0], self._size, _SCAN_CHUNK):
@@ -258,9 +316,11 @@ class LogSegment:
         """Raise FileNotFoundError if the index is missing, CorruptIndexError if it does not fit the log.
 
         Kafka's loader answers both by calling `recover()` to rebuild the index."""
-        if self.offset_index.newly_created and self._size > 0:
-            raise FileNotFoundError(f"offset index {self.offset_index.path} is missing")
+        for index in (self.offset_index, self.time_index):
+            if index.newly_created and self._size > 0:
+                raise FileNotFoundError(f"index {index.path} is missing")
         self.offset_index.sanity_check()
+        self.time_index.sanity_check()
         if self.offset_index.entries:
             last = self.offset_index.last_entry()
             if last.position + HEADER_SIZE > self._size:
@@ -270,16 +330,17 @@ class LogSegment:
                 raise CorruptIndexError(f"index entry {last} points at a batch with base offset {base_offset}")
 
     def recover(self) -> int:
-        """Rebuild the index from the .log file, checking every batch's CRC on the way.
+        """Rebuild both indexes from the .log file, checking every batch's size and CRC on the way.
 
         Stops at the first batch that is torn, corrupt or out of order, and cuts the file there (what
         Kafka's LogSegment.recover does after an unclean shutdown). Returns the bytes cut off.
-        Not yet: the producer-state and leader-epoch rebuilds that come with crash recovery."""
-        self.offset_index.truncate()
-        self.offset_index.newly_created = False  # rebuilt: from now on it is the segment's index
+        Not yet: the producer-state and leader-epoch rebuilds (no idempotence or epochs cache here)."""
+        for index in (self.offset_index, self.time_index):
+            index.truncate()
+            index.newly_created = False  # rebuilt: from now on it is the segment's index
         self._bytes_since_last_index_entry = 0
         self._rolling_based_timestamp = -1
-        max_timestamp = -1
+        self._loaded_max = self._appended_max = _NO_MAX
         valid_bytes = 0
         next_offset = self.base_offset
         for position, batch in self._scan(0, self._size, _SCAN_CHUNK, whole=True):
@@ -291,18 +352,15 @@ class LogSegment:
                 break
             if position == 0:
                 self._rolling_based_timestamp = batch.max_timestamp
-            max_timestamp = max(max_timestamp, batch.max_timestamp)
-            if self._bytes_since_last_index_entry >= self.index_interval_bytes and not self.offset_index.is_full():
-                self.offset_index.append(batch.base_offset, position)
-                self._bytes_since_last_index_entry = 0
-            self._bytes_since_last_index_entry += batch.size_in_bytes
+            self._note_batch(batch, position)
             next_offset = batch.next_offset
             valid_bytes = position + batch.size_in_bytes
         truncated = self._size - valid_bytes
         if truncated:
             os.ftruncate(self._fd, valid_bytes)
             self._size = valid_bytes
-        self._loaded_size, self._loaded_max_timestamp, self._appended_max_timestamp = valid_bytes, max_timestamp, -1
+        self._loaded_size = valid_bytes
+        self.on_become_inactive_segment()  # harmless for the active one: its next entries are larger
         return truncated
 
     def _scan(self, start: int, end: int, chunk_size: int, whole: bool = False) -> Iterator[tuple[int, RecordBatch]]:
@@ -334,19 +392,35 @@ class LogSegment:
     # ------------------------------------------------------------------------------ lifecycle
 
     def flush(self) -> None:
-        """fsync the .log and .index. Kafka does not flush per append: replication is the durability."""
+        """fsync the three files. Kafka does not flush per append: replication is the durability."""
+        if self._fd < 0:
+            return  # deleted by retention or compaction while a flush was on its way
         os.fsync(self._fd)
         self.offset_index.flush()
+        self.time_index.flush()
 
     def close(self) -> None:
         if self._fd >= 0:
+            self.on_become_inactive_segment()  # Kafka's close: the time index ends at the true maximum
             os.close(self._fd)
             self._fd = -1
         self.offset_index.close()
+        self.time_index.close()
+
+    def change_file_suffixes(self, old_suffix: str, new_suffix: str) -> None:
+        """Rename the three files, e.g. "" -> ".deleted" or ".swap" -> "" (Kafka's changeFileSuffixes).
+
+        Open descriptors follow a rename, so readers holding this segment keep reading."""
+        for index in (self.offset_index, self.time_index):
+            index.rename_to(_with_suffix(index.path, old_suffix, new_suffix))
+        new_log_path = _with_suffix(self.log_path, old_suffix, new_suffix)
+        os.rename(self.log_path, new_log_path)
+        self.log_path = new_log_path
 
     def delete(self) -> None:
         self.close()
         self.offset_index.delete()
+        self.time_index.delete()
         try:
             os.unlink(self.log_path)
         except FileNotFoundError:
@@ -354,6 +428,15 @@ class LogSegment:
 
     def __repr__(self) -> str:
         return f"LogSegment(base_offset={self.base_offset}, size={self._size}, dir={self.dir!r})"
+
+
+_NO_MAX = TimestampAndOffset(-1, -1)
+
+
+def _with_suffix(path: str, old_suffix: str, new_suffix: str) -> str:
+    if old_suffix and not path.endswith(old_suffix):
+        raise ValueError(f"{path} does not end with {old_suffix}")
+    return path[: len(path) - len(old_suffix)] + new_suffix
 
 
 def _write_fully(fd: int, data: bytes | bytearray | memoryview) -> None:

@@ -170,6 +170,10 @@ class OffsetIndex:
             os.close(self._fd)
             self._fd = -1
 
+    def rename_to(self, path: str) -> None:
+        os.rename(self.path, path)
+        self.path = path
+
     def delete(self) -> None:
         self.close()
         try:

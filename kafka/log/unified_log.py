@@ -10,8 +10,14 @@ still readable; the high watermark the first offset not yet known to be replicat
 Partition moves it; consumers read below it). Kafka splits this class into UnifiedLog (offsets,
 validation) and LocalLog (the segments); here one class of a few hundred lines holds both.
 
-Concurrency: `_lock` serialises appends, rolls and offset updates. A reader takes the lock only to
-snapshot (segments, LEO, active segment size), then reads files without it.
+Housekeeping lives here too: `delete_old_segments` (retention.ms, retention.bytes, and the log start
+offset that DeleteRecords moves) and `replace_segment` (the LogCleaner's atomic swap). Loading and
+crash recovery are LogLoader's.
+
+Concurrency: `_lock` serialises appends, rolls, offset updates and segment swaps. A reader takes the
+lock only to snapshot (segments, LEO, active segment size), then reads files without it; a segment
+that leaves the log is renamed `.deleted` and unlinked only file.delete.delay.ms later, so a reader
+still holding it finishes its read.
 """
 
 from __future__ import annotations
@@ -21,6 +27,9 @@ import shutil
 import struct
 import threading
 from bisect import bisect_right
+from collections.abc import Callable
+
+import structlog
 
 from kafka.log.errors import (
     InvalidRecordError,
@@ -32,19 +41,20 @@ from kafka.log.errors import (
 from kafka.log.fetch_data_info import FetchDataInfo, LogOffsetMetadata
 from kafka.log.log_append_info import LogAppendInfo
 from kafka.log.log_config import LogConfig
+from kafka.log.log_loader import LogLoader
 from kafka.log.log_segment import (
+    CLEANED_FILE_SUFFIX,
     DELETED_FILE_SUFFIX,
-    INDEX_FILE_SUFFIX,
-    LOG_FILE_SUFFIX,
+    SWAP_FILE_SUFFIX,
     LogSegment,
     TimestampAndOffset,
-    offset_from_file_name,
 )
-from kafka.log.offset_index import CorruptIndexError
 from kafka.protocol.record_batch import set_base_offset, validate_batches
 from kafka.utils.time import SYSTEM, Time
 
 __all__ = ["LogAppendInfo", "TimestampAndOffset", "UnifiedLog"]
+
+log = structlog.get_logger("kafka.log.UnifiedLog")
 
 # ListOffsets' special timestamps (Kafka's ListOffsetsRequest constants).
 LATEST_TIMESTAMP = -1
@@ -60,51 +70,31 @@ class UnifiedLog:
     """A partition's log: segments sorted by base offset, appended as leader, read by offset."""
 
     def __init__(self, dir: str, topic: str, partition: int, config: LogConfig, time: Time = SYSTEM,
-                 log_start_offset: int = 0) -> None:
+                 log_start_offset: int = 0, recovery_point: int = 0, had_clean_shutdown: bool = True,
+                 high_watermark: int = 0, scheduler=None) -> None:
         self.dir = dir
         self.topic = topic
         self.partition = partition
         self.config = config
         self.time = time
+        # A KafkaScheduler (the LogManager sets it): deleted segments are unlinked file.delete.delay.ms later.
+        self.scheduler = scheduler
         self._lock = threading.Lock()
         os.makedirs(dir, exist_ok=True)
-        segments = self._load_segments()
+        loaded = LogLoader(dir, self.name, config, time, had_clean_shutdown, recovery_point).load()
+        segments = loaded.segments
         if not segments:
             segments = [LogSegment(dir, log_start_offset, config, time)]
+            loaded.log_end_offset = loaded.recovery_point = log_start_offset
         # (segments, their base offsets): replaced whole on roll, so readers can hold a snapshot.
         self._view: tuple[tuple[LogSegment, ...], list[int]] = _view_of(segments)
-        self._log_end_offset = segments[-1].read_next_offset()
-        # Not yet: the log-start-offset and recovery-point checkpoint files.
+        self._log_end_offset = loaded.log_end_offset
         self._log_start_offset = min(max(log_start_offset, segments[0].base_offset), self._log_end_offset)
-        self._high_watermark = self._log_start_offset
-        self._recovery_point = self._log_end_offset  # clean restart: everything loaded is on disk
+        # From replication-offset-checkpoint; the Partition moves it on from there.
+        self._high_watermark = min(max(high_watermark, self._log_start_offset), self._log_end_offset)
+        self._recovery_point = max(loaded.recovery_point, self._log_start_offset)
+        self.last_flush_time_ms = time.milliseconds()
         self._closed = False
-
-    # ------------------------------------------------------------------------------ loading
-
-    def _load_segments(self) -> list[LogSegment]:
-        """Open every `%020d.log` in the directory (Kafka's LogLoader, clean-shutdown path).
-
-        A segment whose index is missing or does not fit its log is recovered: the index is rebuilt
-        from the .log file. Not yet: recovering the segments after the recovery point of an
-        unclean shutdown, .swap/.cleaned files of an interrupted compaction."""
-        names = sorted(os.listdir(self.dir))
-        log_names = {name for name in names if name.endswith(LOG_FILE_SUFFIX) and _is_offset_name(name)}
-        for name in names:
-            path = os.path.join(self.dir, name)
-            if name.endswith(DELETED_FILE_SUFFIX):
-                os.unlink(path)  # a segment deletion that was interrupted: finish it
-            elif name.endswith(INDEX_FILE_SUFFIX) and name[: -len(INDEX_FILE_SUFFIX)] + LOG_FILE_SUFFIX not in log_names:
-                os.unlink(path)  # an orphaned index, like Kafka's loader we drop it
-        segments = []
-        for name in sorted(log_names, key=offset_from_file_name):
-            segment = LogSegment(self.dir, offset_from_file_name(name), self.config, self.time)
-            try:
-                segment.sanity_check()
-            except (FileNotFoundError, CorruptIndexError):
-                segment.recover()
-            segments.append(segment)
-        return segments
 
     # ------------------------------------------------------------------------------ offsets
 
@@ -210,9 +200,13 @@ class UnifiedLog:
         new_offset = self._log_end_offset
         if segments[-1].base_offset == new_offset:
             return segments[-1]  # already empty and at the LEO: a new one would have the same name
-        # Not yet: Kafka also schedules an async flush of the segment that just became inactive.
+        segments[-1].on_become_inactive_segment()
         segment = LogSegment(self.dir, new_offset, self.config, self.time)
         self._view = _view_of((*segments, segment))
+        if self.scheduler is not None and self.scheduler.is_started:
+            # Kafka's roll: fsync the segment that became inactive off the append path, which moves
+            # the recovery point to the new segment (a crash then recovers only the active one).
+            self.scheduler.schedule_once("flush-log", lambda: self.flush(new_offset))
         return segment
 
     def update_config(self, config: LogConfig) -> None:
@@ -295,12 +289,126 @@ class UnifiedLog:
         if timestamp == MAX_TIMESTAMP:
             newest = max(segments, key=lambda s: s.max_timestamp_so_far)
             return newest.max_timestamp_and_offset()
-        # Not yet: the time index would find the segment and position; for now scan segment by segment.
+        # The first segment whose largest timestamp reaches the target; its time index does the rest.
         for segment in segments:
+            if segment.max_timestamp_so_far < timestamp:
+                continue
             found = segment.find_offset_by_timestamp(timestamp, log_start_offset)
             if found is not None:
                 return found
         return None
+
+    # ------------------------------------------------------------------------------ log start offset
+
+    def maybe_increment_log_start_offset(self, new_log_start_offset: int) -> int:
+        """Move the first readable offset forward (DeleteRecords, retention); never past the HW.
+
+        Segments wholly below it are deleted by the next retention check, as in Kafka."""
+        with self._lock:
+            if new_log_start_offset > self._high_watermark:
+                raise OffsetOutOfRangeError(
+                    f"cannot move the log start offset of {self.name} to {new_log_start_offset}: "
+                    f"above the high watermark {self._high_watermark}")
+            if new_log_start_offset > self._log_start_offset:
+                self._log_start_offset = new_log_start_offset
+                self._recovery_point = max(self._recovery_point, new_log_start_offset)
+            return self._log_start_offset
+
+    # ------------------------------------------------------------------------------ retention
+
+    def delete_old_segments(self) -> int:
+        """Kafka's deleteOldSegments: delete whole segments past retention; returns how many.
+
+        With cleanup.policy=delete: segments older than retention.ms (by their largest timestamp),
+        and the oldest segments while the log is larger than retention.bytes. Always: segments wholly
+        below the log start offset. Never the active segment, never one holding offsets at or above
+        the high watermark. The log start offset moves to the first segment left."""
+        deleted = self._delete_segments_while(self._log_start_offset_breached, "log start offset breach")
+        if self.config.delete:
+            deleted += self._delete_segments_while(self._retention_ms_breached(), "retention.ms breach")
+            deleted += self._delete_segments_while(self._retention_size_breached(), "retention.bytes breach")
+        return deleted
+
+    def _log_start_offset_breached(self, segment: LogSegment, next_base_offset: int) -> bool:
+        return next_base_offset <= self._log_start_offset
+
+    def _retention_ms_breached(self) -> Callable[[LogSegment, int], bool]:
+        retention_ms, now = self.config.retention_ms, self.time.milliseconds()
+        return lambda segment, _: retention_ms >= 0 and now - segment.largest_timestamp > retention_ms
+
+    def _retention_size_breached(self) -> Callable[[LogSegment, int], bool]:
+        excess = [self.size_in_bytes - self.config.retention_bytes]
+
+        def breached(segment: LogSegment, _: int) -> bool:
+            if self.config.retention_bytes < 0 or excess[0] < segment.size:
+                return False
+            excess[0] -= segment.size
+            return True
+        return breached
+
+    def _delete_segments_while(self, predicate: Callable[[LogSegment, int], bool], reason: str) -> int:
+        with self._lock:
+            if self._closed:
+                return 0
+            segments, base_offsets = self._view
+            doomed = []
+            for index, segment in enumerate(segments[:-1]):  # never the active segment
+                next_base_offset = base_offsets[index + 1]
+                if next_base_offset > self._high_watermark or not predicate(segment, next_base_offset):
+                    break
+                doomed.append(segment)
+            if not doomed:
+                return 0
+            remaining = segments[len(doomed):]
+            self._view = _view_of(remaining)
+            self._log_start_offset = max(self._log_start_offset, remaining[0].base_offset)
+            self._recovery_point = max(self._recovery_point, self._log_start_offset)
+            for segment in doomed:
+                segment.change_file_suffixes("", DELETED_FILE_SUFFIX)
+            log_start_offset = self._log_start_offset
+        self._delete_segment_files(doomed)
+        log.info("deleted old segments", log=self.name, reason=reason, segments=[s.base_offset for s in doomed],
+                 log_start_offset=log_start_offset)
+        return len(doomed)
+
+    def _delete_segment_files(self, segments: list[LogSegment]) -> None:
+        """Unlink now, or file.delete.delay.ms from now when a scheduler runs (readers may hold them)."""
+        def delete() -> None:
+            for segment in segments:
+                segment.delete()
+        if self.scheduler is not None and self.scheduler.is_started:
+            self.scheduler.schedule_once(f"delete-file-{self.name}", delete, self.config.file_delete_delay_ms)
+        else:
+            delete()
+
+    # ------------------------------------------------------------------------------ compaction
+
+    def new_cleaned_segment(self, base_offset: int) -> LogSegment:
+        """An empty `.cleaned` segment for the LogCleaner to fill (no stale one left behind)."""
+        segment = LogSegment(self.dir, base_offset, self.config, self.time, file_suffix=CLEANED_FILE_SUFFIX)
+        if segment.size:
+            segment.delete()
+            segment = LogSegment(self.dir, base_offset, self.config, self.time, file_suffix=CLEANED_FILE_SUFFIX)
+        return segment
+
+    def replace_segment(self, old: LogSegment, cleaned: LogSegment) -> bool:
+        """Swap a cleaned segment in for `old`, atomically on disk (Kafka's replaceSegments).
+
+        .cleaned -> .swap (the point of no return: a crash from here on completes the swap at load),
+        old -> .deleted, .swap -> the real names. False, and the cleaned files are dropped, if `old`
+        left the log meanwhile (retention deleted it)."""
+        cleaned.flush()
+        cleaned.change_file_suffixes(CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX)
+        with self._lock:
+            segments, _ = self._view
+            if self._closed or old not in segments[:-1]:
+                cleaned.delete()
+                return False
+            old.change_file_suffixes("", DELETED_FILE_SUFFIX)
+            cleaned.change_file_suffixes(SWAP_FILE_SUFFIX, "")
+            self._view = _view_of(tuple(cleaned if s is old else s for s in segments))
+        self._delete_segment_files([old])
+        return True
 
     # ------------------------------------------------------------------------------ files
 
@@ -320,16 +428,23 @@ class UnifiedLog:
     def size_in_bytes(self) -> int:
         return sum(segment.size for segment in self._view[0])
 
-    def flush(self) -> None:
-        """fsync every segment holding offsets at or above the recovery point, then advance it."""
+    def flush(self, up_to_offset: int | None = None) -> None:
+        """fsync the segments holding offsets from the recovery point up to `up_to_offset` (default:
+        the log end offset), then advance the recovery point to it."""
         with self._lock:
+            if self._closed:
+                return
             segments, base_offsets = self._view
-            flush_to = self._log_end_offset
+            flush_to = self._log_end_offset if up_to_offset is None else min(up_to_offset, self._log_end_offset)
+            if flush_to <= self._recovery_point:
+                return
             first = max(0, bisect_right(base_offsets, self._recovery_point) - 1)
-        for segment in segments[first:]:
+            last = bisect_right(base_offsets, flush_to - 1)
+        for segment in segments[first:last]:
             segment.flush()
         with self._lock:
             self._recovery_point = max(self._recovery_point, flush_to)
+            self.last_flush_time_ms = self.time.milliseconds()
 
     def close(self) -> None:
         """Close every file (the caller flushes first if it wants the bytes on disk)."""
@@ -358,7 +473,3 @@ def _assign_batch(buffer: bytearray, position: int, base_offset: int, leader_epo
     set_base_offset(buffer, position, base_offset)
     _PARTITION_LEADER_EPOCH.pack_into(buffer, position + _PARTITION_LEADER_EPOCH_AT, leader_epoch)
 
-
-def _is_offset_name(name: str) -> bool:
-    prefix = name.split(".", 1)[0]
-    return len(prefix) == 20 and prefix.isdigit()

@@ -1,0 +1,142 @@
+"""ConfigHelper: DescribeConfigs and IncrementalAlterConfigs for topics and the broker (Kafka's
+kafka.server.ConfigHelper and ConfigAdminManager).
+
+A topic's effective configuration is the broker defaults (`log.*` keys of server.properties)
+overridden by the topic's own configs (`segment.bytes`, `retention.ms`, `cleanup.policy`, ...),
+the overrides being what CreateTopics and IncrementalAlterConfigs stored. DescribeConfigs reports
+every key with the source of its value, the way `kafka-configs.sh --describe --all` shows it:
+
+    DYNAMIC_TOPIC_CONFIG (1)   the topic overrides it
+    STATIC_BROKER_CONFIG (4)   server.properties (or --override) sets the broker-wide default
+    DEFAULT_CONFIG (5)         Kafka's default
+
+IncrementalAlterConfigs (KIP-339) changes only the keys it names: SET, DELETE (back to the
+default), APPEND and SUBTRACT for list configs such as cleanup.policy. The new configs are checked
+as a whole before anything is stored; a bad one gets INVALID_CONFIG with a message naming the key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kafka.log.log_config import TOPIC_CONFIG_SYNONYMS, TOPIC_CONFIGS, LogConfig
+from kafka.protocol.errors import Errors
+from kafka.server.admin_manager import AdminManager, TopicError
+
+TOPIC = 2  # ConfigResource.Type
+BROKER = 4
+DYNAMIC_TOPIC_CONFIG = 1  # DescribeConfigsResponse.ConfigSource
+STATIC_BROKER_CONFIG = 4
+DEFAULT_CONFIG = 5
+SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3  # AlterConfigOp.OpType
+_LIST_CONFIGS = {"cleanup.policy"}
+
+
+class ConfigError(Exception):
+    def __init__(self, error: Errors, message: str) -> None:
+        super().__init__(message)
+        self.error = error
+
+
+@dataclass(frozen=True)
+class DescribedConfig:
+    name: str
+    value: str | None
+    source: int
+    read_only: bool = False
+    synonyms: tuple[tuple[str, str | None, int], ...] = ()
+
+    def to_response(self, version: int, include_synonyms: bool) -> dict:
+        entry = dict(name=self.name, value=self.value, read_only=self.read_only, config_source=self.source,
+                     is_sensitive=False,
+                     synonyms=[dict(name=n, value=v, source=s) for n, v, s in self.synonyms] if include_synonyms else [])
+        if version == 0:  # v1 replaced is_default with config_source
+            entry["is_default"] = self.source == DEFAULT_CONFIG
+        return entry
+
+
+class ConfigHelper:
+    def __init__(self, admin_manager: AdminManager, config) -> None:
+        self.admin_manager = admin_manager
+        self.config = config  # the KafkaConfig
+
+    # ------------------------------------------------------------------------------ describe
+
+    def describe_configs(self, resource_type: int, name: str, keys: list[str] | None) -> list[DescribedConfig]:
+        if resource_type == TOPIC:
+            described = self.describe_topic(name)
+        elif resource_type == BROKER:
+            described = self.describe_broker(name)
+        else:
+            raise ConfigError(Errors.INVALID_REQUEST, f"unsupported resource type {resource_type}")
+        return [d for d in described if keys is None or d.name in keys]
+
+    def describe_topic(self, name: str) -> list[DescribedConfig]:
+        topic = self.admin_manager.metadata_cache.get_topic(name)
+        if topic is None:
+            raise ConfigError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist")
+        defaults = self.admin_manager.default_log_config.to_props()
+        effective = self.admin_manager.log_config_for(topic).to_props()
+        described = []
+        for key, value in sorted(effective.items()):
+            broker_key = TOPIC_CONFIG_SYNONYMS.get(key)
+            synonyms = []
+            if key in topic.configs:
+                synonyms.append((key, value, DYNAMIC_TOPIC_CONFIG))
+            if broker_key in self.config.originals:
+                synonyms.append((broker_key, defaults[key], STATIC_BROKER_CONFIG))
+            synonyms.append((broker_key or key, LogConfig().to_props()[key], DEFAULT_CONFIG))
+            described.append(DescribedConfig(key, value, synonyms[0][2], synonyms=tuple(synonyms)))
+        return described
+
+    def describe_broker(self, name: str) -> list[DescribedConfig]:
+        if name not in ("", str(self.config.node_id)):
+            raise ConfigError(Errors.RESOURCE_NOT_FOUND, f"broker '{name}' is not this broker ({self.config.node_id})")
+        described = []
+        for key, value in sorted(self.config.values.items()):
+            text = None if value is None else ",".join(map(str, value)) if isinstance(value, list) else str(value)
+            if isinstance(value, bool):
+                text = "true" if value else "false"
+            source = STATIC_BROKER_CONFIG if key in self.config.originals else DEFAULT_CONFIG
+            # No dynamic broker configs here: every broker key is read-only, as a static one is in Kafka.
+            described.append(DescribedConfig(key, text, source, read_only=True))
+        return described
+
+    # ------------------------------------------------------------------------------ alter
+
+    def incremental_alter_configs(self, resource_type: int, name: str, ops: list[tuple[str, int, str | None]],
+                                  validate_only: bool) -> None:
+        """Apply (key, operation, value) changes to a topic's overrides; raise ConfigError if any is bad."""
+        if resource_type == BROKER:
+            raise ConfigError(Errors.INVALID_REQUEST, "dynamic broker configs are not supported by this broker: "
+                                                      "set them in server.properties")
+        if resource_type != TOPIC:
+            raise ConfigError(Errors.INVALID_REQUEST, f"unsupported resource type {resource_type}")
+        topic = self.admin_manager.metadata_cache.get_topic(name)
+        if topic is None:
+            raise ConfigError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist")
+        overrides = dict(topic.configs)
+        effective = self.admin_manager.log_config_for(topic).to_props()
+        for key, op, value in ops:
+            if key not in TOPIC_CONFIGS:
+                raise ConfigError(Errors.INVALID_CONFIG, f"unknown topic config '{key}'")
+            if op == SET:
+                overrides[key] = value if value is not None else ""
+            elif op == DELETE:
+                overrides.pop(key, None)
+            elif op in (APPEND, SUBTRACT):
+                if key not in _LIST_CONFIGS:
+                    raise ConfigError(Errors.INVALID_CONFIG, f"'{key}' is not a list config: cannot APPEND or SUBTRACT")
+                items = [i for i in overrides.get(key, effective[key]).split(",") if i]
+                changes = [i.strip() for i in (value or "").split(",") if i.strip()]
+                if op == APPEND:
+                    items += [i for i in changes if i not in items]
+                else:
+                    items = [i for i in items if i not in changes]
+                overrides[key] = ",".join(items)
+            else:
+                raise ConfigError(Errors.INVALID_REQUEST, f"unknown config operation {op} for '{key}'")
+        try:
+            self.admin_manager.alter_topic_configs(name, overrides, validate_only)
+        except TopicError as error:
+            raise ConfigError(error.error, str(error)) from None

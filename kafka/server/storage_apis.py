@@ -1,0 +1,80 @@
+"""The storage part of KafkaApis: DeleteRecords, DescribeConfigs, IncrementalAlterConfigs.
+
+Kafka keeps these handlers in kafka.server.KafkaApis itself; here they sit beside it (as GroupApis
+does) so each file stays readable, and KafkaApis' dispatch table includes ``StorageApis.handlers()``.
+Each handler decodes, calls a manager (ReplicaManager for DeleteRecords, ConfigHelper and
+AdminManager for configs) and answers with Kafka's error code per partition or per resource.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from kafka.network.request_channel import Request
+from kafka.protocol.api_keys import ApiKey
+from kafka.protocol.errors import Errors
+from kafka.server.config_helper import ConfigError, ConfigHelper
+from kafka.utils.topic_partition import TopicPartition
+
+
+class StorageApis:
+    def __init__(self, apis) -> None:
+        self.apis = apis  # KafkaApis: send_response, replica_manager, admin_manager, metadata_cache, config
+        self.config_helper = ConfigHelper(apis.admin_manager, apis.config)
+
+    def handlers(self) -> dict[int, Callable[[Request], None]]:
+        return {
+            ApiKey.DELETE_RECORDS: self.handle_delete_records_request,
+            ApiKey.DESCRIBE_CONFIGS: self.handle_describe_configs_request,
+            ApiKey.INCREMENTAL_ALTER_CONFIGS: self.handle_incremental_alter_configs_request,
+        }
+
+    # ------------------------------------------------------------------ DeleteRecords
+    def handle_delete_records_request(self, request: Request) -> None:
+        req = request.body
+        topics = []
+        for topic in req.topics:
+            partitions = []
+            for p in topic.partitions:
+                if not self.apis.metadata_cache.contains(topic.name):
+                    error, low_watermark = Errors.UNKNOWN_TOPIC_OR_PARTITION, -1
+                else:
+                    error, low_watermark = self.apis.replica_manager.delete_records(
+                        TopicPartition(topic.name, p.partition_index), p.offset)
+                partitions.append(dict(partition_index=p.partition_index, low_watermark=low_watermark,
+                                       error_code=error))
+            topics.append(dict(name=topic.name, partitions=partitions))
+        self.apis.send_response(request, dict(throttle_time_ms=0, topics=topics))
+
+    # ------------------------------------------------------------------ DescribeConfigs
+    def handle_describe_configs_request(self, request: Request) -> None:
+        req = request.body
+        include_synonyms = request.header.api_version >= 1 and req.include_synonyms
+        results = []
+        for resource in req.resources:
+            result = dict(error_code=Errors.NONE, error_message=None, resource_type=resource.resource_type,
+                          resource_name=resource.resource_name, configs=[])
+            try:
+                described = self.config_helper.describe_configs(resource.resource_type, resource.resource_name,
+                                                                resource.configuration_keys)
+                result["configs"] = [d.to_response(request.header.api_version, include_synonyms) for d in described]
+            except ConfigError as error:
+                result.update(error_code=error.error, error_message=str(error))
+            results.append(result)
+        self.apis.send_response(request, dict(throttle_time_ms=0, results=results))
+
+    # ------------------------------------------------------------------ IncrementalAlterConfigs
+    def handle_incremental_alter_configs_request(self, request: Request) -> None:
+        req = request.body
+        responses = []
+        for resource in req.resources:
+            response = dict(error_code=Errors.NONE, error_message=None, resource_type=resource.resource_type,
+                            resource_name=resource.resource_name)
+            ops = [(c.name, c.config_operation, c.value) for c in resource.configs]
+            try:
+                self.config_helper.incremental_alter_configs(resource.resource_type, resource.resource_name, ops,
+                                                             req.validate_only)
+            except ConfigError as error:
+                response.update(error_code=error.error, error_message=str(error))
+            responses.append(response)
+        self.apis.send_response(request, dict(throttle_time_ms=0, responses=responses))

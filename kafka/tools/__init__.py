@@ -1,0 +1,1 @@
+"""Command-line tools, named and flagged as Kafka's bin/kafka-*.sh are."""
