@@ -1,0 +1,348 @@
+"""The offset manager: groups and committed offsets, kept in ``__consumer_offsets`` (Kafka's
+kafka.coordinator.group.GroupMetadataManager).
+
+Seed 000 point 3: "Offset Manager (Coordinator) only needs to talk to the Replica Manager for
+handling offset commits". So a commit is a record appended to this broker's partition of the
+internal, compacted ``__consumer_offsets`` topic through ``ReplicaManager.append_records`` with
+acks=-1 -- the same road a producer's batch takes -- and the in-memory cache is updated in the
+append's callback, once the record is committed. The log is the truth; the cache is rebuilt from
+it at start-up (``COORDINATOR_LOAD_IN_PROGRESS`` until then). Which partition holds a group is
+``abs(java_hash(group_id)) % offsets.topic.num.partitions``; its leader is the group's coordinator.
+
+Records are OffsetCommitKey/Value (one per group, topic, partition) and GroupMetadataKey/Value (one
+per group, rewritten each generation); see ``coordinator_records.py``. A tombstone (null value)
+deletes: compaction keeps only the latest record per key, so the topic stays small.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import structlog
+
+from kafka.coordinator import coordinator_records as records
+from kafka.coordinator.coordinator_records import GROUP_METADATA_TOPIC_NAME, GroupMetadataKey, OffsetKey
+from kafka.coordinator.group_metadata import GroupMetadata, GroupState
+from kafka.coordinator.offset_and_metadata import OffsetAndMetadata
+from kafka.protocol.errors import Errors
+from kafka.protocol.record_batch import DefaultRecord, build_batch, iter_batches
+from kafka.utils.kafka_scheduler import KafkaScheduler
+from kafka.utils.time import Time
+from kafka.utils.topic_partition import TopicPartition
+
+log = structlog.get_logger("kafka.coordinator.GroupMetadataManager")
+
+INVALID_OFFSET = -1
+LOAD_READ_BYTES = 5 * 1024 * 1024  # offsets.load.buffer.size in Kafka
+
+
+def java_string_hash(s: str) -> int:
+    """Java's String.hashCode (over UTF-16 code units), so a group lands on the partition it would
+    on a JVM broker -- tools that compute it themselves agree with us."""
+    h = 0
+    data = s.encode("utf-16-be")
+    for i in range(0, len(data), 2):
+        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def kafka_abs(n: int) -> int:
+    """Kafka's Utils.abs: like abs, but Integer.MIN_VALUE maps to 0 rather than overflowing."""
+    return 0 if n == -(1 << 31) else abs(n)
+
+
+@dataclass(frozen=True)
+class OffsetConfig:
+    """The offsets.* broker settings (Kafka's OffsetConfig)."""
+
+    offsets_topic_num_partitions: int = 50
+    offsets_topic_segment_bytes: int = 100 * 1024 * 1024
+    offsets_retention_ms: int = 7 * 24 * 3600 * 1000
+    offsets_retention_check_interval_ms: int = 600_000
+    offsets_commit_timeout_ms: int = 5000
+    max_metadata_size: int = 4096  # offset.metadata.max.bytes
+
+
+@dataclass(frozen=True)
+class PartitionOffset:
+    """One partition of an OffsetFetch answer."""
+
+    offset: int
+    leader_epoch: int
+    metadata: str | None
+    error: Errors
+
+
+def append_error_to_coordinator_error(error: Errors) -> Errors:
+    """What a group client should hear when the append to __consumer_offsets failed (Kafka maps
+    log errors to coordinator errors, so the client retries or rediscovers the coordinator)."""
+    if error in (Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NOT_ENOUGH_REPLICAS,
+                 Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND, Errors.REQUEST_TIMED_OUT):
+        return Errors.COORDINATOR_NOT_AVAILABLE
+    if error in (Errors.NOT_LEADER_OR_FOLLOWER, Errors.KAFKA_STORAGE_ERROR):
+        return Errors.NOT_COORDINATOR
+    if error in (Errors.MESSAGE_TOO_LARGE, Errors.RECORD_LIST_TOO_LARGE, Errors.INVALID_FETCH_SIZE):
+        return Errors.INVALID_COMMIT_OFFSET_SIZE
+    return error
+
+
+class GroupMetadataManager:
+    """The cache of groups for the partitions this broker leads, and their persistence.
+
+    ``replica_manager`` is the broker's ReplicaManager; only ``append_records`` and
+    ``read_partition_log`` are used (the import-linter contract keeps kafka.log out of reach).
+    """
+
+    def __init__(self, broker_id: int, config: OffsetConfig, replica_manager, time: Time) -> None:
+        self.broker_id = broker_id
+        self.config = config
+        self.replica_manager = replica_manager
+        self.time = time
+        self.groups: dict[str, GroupMetadata] = {}
+        self._lock = threading.Lock()  # guards the two dicts and the partition sets
+        self.loading_partitions: set[int] = set()
+        self.owned_partitions: set[int] = set()
+        self.scheduler = KafkaScheduler(time, thread_name=f"group-metadata-manager-{broker_id}")
+
+    def startup(self) -> None:
+        self.scheduler.startup()
+        self.scheduler.schedule("delete-expired-group-metadata", self.cleanup_group_metadata_expired_offsets,
+                                delay_ms=self.config.offsets_retention_check_interval_ms,
+                                period_ms=self.config.offsets_retention_check_interval_ms)
+
+    def shutdown(self) -> None:
+        self.scheduler.shutdown()
+        with self._lock:
+            self.groups.clear()
+            self.owned_partitions.clear()
+            self.loading_partitions.clear()
+
+    # ------------------------------------------------------------------ which partition, which groups
+    def partition_for(self, group_id: str) -> int:
+        return kafka_abs(java_string_hash(group_id)) % self.config.offsets_topic_num_partitions
+
+    def is_group_local(self, group_id: str) -> bool:
+        return self.partition_for(group_id) in self.owned_partitions
+
+    def is_group_loading(self, group_id: str) -> bool:
+        return self.partition_for(group_id) in self.loading_partitions
+
+    def get_group(self, group_id: str) -> GroupMetadata | None:
+        return self.groups.get(group_id)
+
+    def add_group(self, group: GroupMetadata) -> GroupMetadata:
+        """Add unless present; returns whichever group is cached (two joins may race to create it)."""
+        with self._lock:
+            return self.groups.setdefault(group.group_id, group)
+
+    def remove_group(self, group: GroupMetadata) -> None:
+        with self._lock:
+            if self.groups.get(group.group_id) is group:
+                del self.groups[group.group_id]
+
+    def current_groups(self) -> list[GroupMetadata]:
+        return list(self.groups.values())
+
+    # ------------------------------------------------------------------ loading at start-up
+    def schedule_load_group_and_offsets(self, partition: int,
+                                        on_group_loaded: Callable[[GroupMetadata], None]) -> None:
+        """Become coordinator for one partition: read it in the background; until done, its
+        groups answer COORDINATOR_LOAD_IN_PROGRESS (Kafka's onElection)."""
+        with self._lock:
+            if partition in self.owned_partitions or partition in self.loading_partitions:
+                return
+            self.loading_partitions.add(partition)
+        self.scheduler.schedule_once(f"load-group-metadata-{partition}",
+                                     lambda: self.load_group_and_offsets(partition, on_group_loaded))
+
+    def load_group_and_offsets(self, partition: int, on_group_loaded: Callable[[GroupMetadata], None]) -> None:
+        started = self.time.hi_res_clock_ms()
+        tp = TopicPartition(GROUP_METADATA_TOPIC_NAME, partition)
+        loaded: list[GroupMetadata] = []
+        try:
+            offsets, group_values, removed = self._read_partition(tp)
+            loaded = self._install_groups(offsets, group_values, removed)
+            for group in loaded:
+                on_group_loaded(group)
+        except Exception:
+            log.exception("failed to load __consumer_offsets partition", partition=partition)
+        finally:
+            with self._lock:
+                self.loading_partitions.discard(partition)
+                self.owned_partitions.add(partition)
+        if loaded:
+            log.info("loaded groups and offsets", partition=partition, groups=[g.group_id for g in loaded],
+                     took_ms=self.time.hi_res_clock_ms() - started)
+
+    def _read_partition(self, tp: TopicPartition):
+        """Replay the partition from its log start: the latest record per key wins, tombstones delete."""
+        offsets: dict[tuple[str, TopicPartition], OffsetAndMetadata] = {}
+        group_values: dict[str, object] = {}
+        removed: set[str] = set()
+        position = 0
+        while True:
+            data = self.replica_manager.read_partition_log(tp, position, LOAD_READ_BYTES)
+            if data.error == Errors.OFFSET_OUT_OF_RANGE and position < data.log_start_offset:
+                position = data.log_start_offset  # retention or compaction moved the start
+                continue
+            if data.error != Errors.NONE or not data.records:
+                break
+            for batch in iter_batches(data.records):
+                if not batch.is_control_batch:
+                    for record in batch:
+                        self._replay(record, offsets, group_values, removed)
+                position = batch.next_offset
+        return offsets, group_values, removed
+
+    @staticmethod
+    def _replay(record: DefaultRecord, offsets: dict, group_values: dict, removed: set) -> None:
+        if record.key is None:
+            return
+        key = records.read_message_key(record.key)
+        if isinstance(key, OffsetKey):
+            where = (key.group_id, TopicPartition(key.topic, key.partition))
+            value = records.read_offset_message_value(record.value)
+            if value is None:
+                offsets.pop(where, None)
+            else:
+                offsets[where] = value
+        elif isinstance(key, GroupMetadataKey):
+            value = records.read_group_message_value(record.value)
+            if value is None:
+                group_values.pop(key.group_id, None)
+                removed.add(key.group_id)
+            else:
+                group_values[key.group_id] = value
+                removed.discard(key.group_id)
+
+    def _install_groups(self, offsets: dict, group_values: dict, removed: set) -> list[GroupMetadata]:
+        by_group: dict[str, dict[TopicPartition, OffsetAndMetadata]] = {}
+        for (group_id, tp), offset in offsets.items():
+            by_group.setdefault(group_id, {})[tp] = offset
+        loaded = []
+        for group_id in set(by_group) | set(group_values):
+            value = group_values.get(group_id)
+            if value is not None:
+                group = GroupMetadata.load_group(group_id, value, by_group.get(group_id, {}), self.time)
+            else:  # only offsets: a "simple" group that commits without group management
+                group = GroupMetadata(group_id, GroupState.EMPTY, self.time)
+                group.offsets = by_group[group_id]
+            loaded.append(self.add_group(group))
+        log.debug("groups loaded", groups=len(loaded), removed=len(removed))
+        return loaded
+
+    # ------------------------------------------------------------------ writing
+    def _append(self, group_id: str, entries: list[tuple[bytes, bytes | None]],
+                callback: Callable[[Errors], None]) -> None:
+        """Append records to the group's partition (acks=-1, internal topic) and call back with
+        the coordinator-flavoured error once they are committed, or failed, or timed out."""
+        tp = TopicPartition(GROUP_METADATA_TOPIC_NAME, self.partition_for(group_id))
+        now = self.time.milliseconds()
+        batch = build_batch([DefaultRecord(i, now, key, value) for i, (key, value) in enumerate(entries)],
+                            timestamp=now)
+
+        def on_append(statuses: dict) -> None:
+            status = statuses.get(tp)
+            error = Errors.UNKNOWN_TOPIC_OR_PARTITION if status is None else status.error
+            callback(append_error_to_coordinator_error(error))
+
+        self.replica_manager.append_records(self.config.offsets_commit_timeout_ms, -1, True, {tp: batch},
+                                            on_append)
+
+    def store_group(self, group: GroupMetadata, assignment: dict[str, bytes],
+                    callback: Callable[[Errors], None]) -> None:
+        """Persist this generation: members, protocol, leader and the leader's assignment."""
+        value = records.group_metadata_value(group.to_record_value(assignment))
+        self._append(group.group_id, [(records.group_metadata_key(group.group_id), value)], callback)
+
+    def store_offsets(self, group: GroupMetadata, offsets: dict[TopicPartition, OffsetAndMetadata],
+                      response_callback: Callable[[dict[TopicPartition, Errors]], None]) -> None:
+        """OffsetCommit: append one record per partition; the cache changes only once they are
+        committed. Called under the group's lock."""
+        too_large = {tp for tp, o in offsets.items()
+                     if o.metadata is not None and len(o.metadata) > self.config.max_metadata_size}
+        valid = {tp: o for tp, o in offsets.items() if tp not in too_large}
+        if not self.is_group_local(group.group_id):
+            response_callback({tp: Errors.NOT_COORDINATOR for tp in offsets})
+            return
+        if not valid:
+            response_callback({tp: Errors.OFFSET_METADATA_TOO_LARGE for tp in offsets})
+            return
+        entries = [(records.offset_commit_key(group.group_id, tp.topic, tp.partition),
+                    records.offset_commit_value(o)) for tp, o in valid.items()]
+        group.prepare_offset_commit(valid)
+
+        def put_cache_callback(error: Errors) -> None:
+            with group.lock:
+                for tp, offset in valid.items():
+                    committed = error == Errors.NONE and not group.is_state(GroupState.DEAD)
+                    group.complete_offset_commit(tp, offset if committed else None)
+            if error != Errors.NONE:
+                log.warning("offset commit failed", group=group.group_id, error=error.name)
+            statuses = {tp: (Errors.OFFSET_METADATA_TOO_LARGE if tp in too_large else error) for tp in offsets}
+            response_callback(statuses)
+
+        self._append(group.group_id, entries, put_cache_callback)
+
+    # ------------------------------------------------------------------ reading offsets
+    def get_offsets(self, group_id: str, require_stable: bool,
+                    partitions: list[TopicPartition] | None) -> dict[TopicPartition, PartitionOffset]:
+        """OffsetFetch for one group; ``partitions`` None means every partition it committed."""
+        group = self.get_group(group_id)
+        if group is None:
+            return {tp: PartitionOffset(INVALID_OFFSET, -1, "", Errors.NONE) for tp in partitions or []}
+        with group.lock:
+            if group.is_state(GroupState.DEAD):
+                return {tp: PartitionOffset(INVALID_OFFSET, -1, "", Errors.NONE) for tp in partitions or []}
+            wanted = list(group.offsets) if partitions is None else partitions
+            result = {}
+            for tp in wanted:
+                if require_stable and tp in group.pending_offset_commits:
+                    result[tp] = PartitionOffset(INVALID_OFFSET, -1, "", Errors.UNSTABLE_OFFSET_COMMIT)
+                    continue
+                offset = group.offsets.get(tp)
+                result[tp] = (PartitionOffset(offset.offset, offset.leader_epoch, offset.metadata, Errors.NONE)
+                              if offset is not None else PartitionOffset(INVALID_OFFSET, -1, "", Errors.NONE))
+            return result
+
+    # ------------------------------------------------------------------ deleting and expiring
+    def cleanup_group_metadata(self, groups: list[GroupMetadata],
+                               selector: Callable[[GroupMetadata], dict[TopicPartition, OffsetAndMetadata]]) -> int:
+        """Remove what ``selector`` picks from each group; a group left Empty with no offsets dies,
+        and a dead group leaves the cache. Writes a tombstone for each removed offset and each dead
+        group (none for a group that never had a generation: it only stored offsets). Returns the
+        number of offsets removed."""
+        removed_total = 0
+        for group in groups:
+            with group.lock:
+                removed = selector(group)
+                if group.is_state(GroupState.EMPTY) and not group.has_offsets():
+                    log.info("group is dead", group=group.group_id, generation=group.generation_id)
+                    group.transition_to(GroupState.DEAD)
+                is_dead, generation = group.is_state(GroupState.DEAD), group.generation_id
+            tombstones: list[tuple[bytes, bytes | None]] = [
+                (records.offset_commit_key(group.group_id, tp.topic, tp.partition), None) for tp in removed]
+            if is_dead:
+                self.remove_group(group)
+                if generation > 0:
+                    tombstones.append((records.group_metadata_key(group.group_id), None))
+            if tombstones and self.is_group_local(group.group_id):
+                self._append(group.group_id, tombstones, lambda error, g=group.group_id: self._log_cleanup(g, error))
+            removed_total += len(removed)
+        return removed_total
+
+    @staticmethod
+    def _log_cleanup(group_id: str, error: Errors) -> None:
+        if error != Errors.NONE:
+            log.warning("failed to write tombstones", group=group_id, error=error.name)
+
+    def cleanup_group_metadata_expired_offsets(self) -> None:
+        """offsets.retention.minutes, checked every offsets.retention.check.interval.ms."""
+        now = self.time.milliseconds()
+        removed = self.cleanup_group_metadata(
+            self.current_groups(),
+            lambda group: group.remove_expired_offsets(now, self.config.offsets_retention_ms))
+        if removed:
+            log.info("removed expired offsets", count=removed)

@@ -1,0 +1,277 @@
+"""The consumer-group part of KafkaApis: FindCoordinator, JoinGroup, SyncGroup, Heartbeat,
+LeaveGroup, OffsetCommit, OffsetFetch, DescribeGroups, ListGroups, DeleteGroups, OffsetDelete.
+
+Kafka keeps these handlers in kafka.server.KafkaApis itself; here they sit beside it so each file
+stays readable, and KafkaApis' dispatch table simply includes ``GroupApis.handlers()``. The shape
+is KafkaApis' (seed 000): decode, call the GroupCoordinator with a callback, respond from the
+callback -- which for JoinGroup and SyncGroup may run much later, on whichever thread completes
+the rebalance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import structlog
+
+from kafka.coordinator.coordinator_records import GROUP_METADATA_TOPIC_NAME
+from kafka.coordinator.group_coordinator import (
+    GroupCoordinator,
+    JoinGroupResult,
+    LeavingMember,
+    SyncGroupResult,
+)
+from kafka.coordinator.offset_and_metadata import OffsetAndMetadata
+from kafka.network.request_channel import Request
+from kafka.protocol.api_keys import ApiKey
+from kafka.protocol.errors import Errors
+from kafka.server.admin_manager import TopicError
+from kafka.utils.topic_partition import TopicPartition
+
+log = structlog.get_logger("kafka.server.KafkaApis")
+
+GROUP_KEY_TYPE, TRANSACTION_KEY_TYPE = 0, 1
+CLASSIC_GROUP_TYPE = "classic"
+
+
+class GroupApis:
+    def __init__(self, apis, group_coordinator: GroupCoordinator) -> None:
+        self.apis = apis  # KafkaApis: send_response, admin_manager, metadata_cache, config
+        self.coordinator = group_coordinator
+
+    def handlers(self) -> dict[int, Callable[[Request], None]]:
+        return {
+            ApiKey.FIND_COORDINATOR: self.handle_find_coordinator_request,
+            ApiKey.JOIN_GROUP: self.handle_join_group_request,
+            ApiKey.SYNC_GROUP: self.handle_sync_group_request,
+            ApiKey.HEARTBEAT: self.handle_heartbeat_request,
+            ApiKey.LEAVE_GROUP: self.handle_leave_group_request,
+            ApiKey.OFFSET_COMMIT: self.handle_offset_commit_request,
+            ApiKey.OFFSET_FETCH: self.handle_offset_fetch_request,
+            ApiKey.DESCRIBE_GROUPS: self.handle_describe_groups_request,
+            ApiKey.LIST_GROUPS: self.handle_list_groups_request,
+            ApiKey.DELETE_GROUPS: self.handle_delete_groups_request,
+            ApiKey.OFFSET_DELETE: self.handle_offset_delete_request,
+        }
+
+    def send_response(self, request: Request, body: dict) -> None:
+        self.apis.send_response(request, body)
+
+    # ------------------------------------------------------------------ FindCoordinator
+    def handle_find_coordinator_request(self, request: Request) -> None:
+        req = request.body
+        version = request.header.api_version
+        keys = req.coordinator_keys if version >= 4 else [req.key]
+        results = [self.find_coordinator(key, req.key_type, request.listener) for key in keys]
+        if version >= 4:
+            self.send_response(request, dict(throttle_time_ms=0, coordinators=results))
+        else:
+            only = results[0]
+            self.send_response(request, dict(throttle_time_ms=0, error_code=only["error_code"],
+                                             error_message=only["error_message"], node_id=only["node_id"],
+                                             host=only["host"], port=only["port"]))
+
+    def find_coordinator(self, key: str, key_type: int, listener: str) -> dict:
+        failed = dict(key=key, node_id=-1, host="", port=-1)
+        if key_type == TRANSACTION_KEY_TYPE:
+            return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE,
+                    "error_message": "this broker has no transaction coordinator"}
+        if key_type != GROUP_KEY_TYPE:
+            return {**failed, "error_code": Errors.INVALID_REQUEST, "error_message": f"unknown key type {key_type}"}
+        error = self.ensure_offsets_topic()
+        broker = self.apis.metadata_cache.local_broker
+        end_point = broker.end_point(listener)
+        if error is not None or end_point is None:
+            return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE, "error_message": error}
+        # One broker leads every partition of __consumer_offsets, so it coordinates every group.
+        return dict(key=key, node_id=broker.node_id, host=end_point.host, port=end_point.port,
+                    error_code=Errors.NONE, error_message=None)
+
+    def ensure_offsets_topic(self) -> str | None:
+        """Create __consumer_offsets on first use, as Kafka does; None, or why it could not be."""
+        if self.apis.metadata_cache.contains(GROUP_METADATA_TOPIC_NAME):
+            return None
+        partitions = self.apis.config.offsets_topic_num_partitions
+        try:
+            self.apis.admin_manager.create_topic(GROUP_METADATA_TOPIC_NAME, partitions,
+                                                 self.apis.config.offsets_topic_replication_factor,
+                                                 self.coordinator.offsets_topic_configs())
+        except TopicError as e:
+            if e.error != Errors.TOPIC_ALREADY_EXISTS:
+                log.warning("cannot create the offsets topic", error=str(e))
+                return str(e)
+            return None  # another request created it; it is loading its partitions
+        self.coordinator.on_election(range(partitions), load_now=True)
+        return None
+
+    # ------------------------------------------------------------------ JoinGroup / SyncGroup / Heartbeat / LeaveGroup
+    def handle_join_group_request(self, request: Request) -> None:
+        req = request.body
+        version = request.header.api_version
+
+        def send_response_callback(result: JoinGroupResult) -> None:
+            protocol_name = result.protocol_name if version >= 7 else (result.protocol_name or "")
+            self.send_response(request, dict(
+                throttle_time_ms=0, error_code=result.error, generation_id=result.generation_id,
+                protocol_type=result.protocol_type, protocol_name=protocol_name, leader=result.leader_id,
+                member_id=result.member_id, members=result.members))
+
+        # v0 has no rebalance timeout: the session timeout doubles as one, as in Kafka.
+        rebalance_timeout_ms = req.session_timeout_ms if version == 0 else req.rebalance_timeout_ms
+        self.coordinator.handle_join_group(
+            req.group_id, req.member_id, req.group_instance_id, require_known_member_id=version >= 4,
+            client_id=request.header.client_id or "", client_host=f"/{request.client_address}",
+            rebalance_timeout_ms=rebalance_timeout_ms, session_timeout_ms=req.session_timeout_ms,
+            protocol_type=req.protocol_type, protocols=[(p.name, bytes(p.metadata)) for p in req.protocols],
+            response_callback=send_response_callback)
+
+    def handle_sync_group_request(self, request: Request) -> None:
+        req = request.body
+
+        def send_response_callback(result: SyncGroupResult) -> None:
+            self.send_response(request, dict(throttle_time_ms=0, error_code=result.error,
+                                             protocol_type=result.protocol_type,
+                                             protocol_name=result.protocol_name, assignment=result.assignment))
+
+        assignment = {a.member_id: bytes(a.assignment) for a in req.assignments}
+        self.coordinator.handle_sync_group(req.group_id, req.generation_id, req.member_id, req.protocol_type,
+                                           req.protocol_name, req.group_instance_id, assignment,
+                                           send_response_callback)
+
+    def handle_heartbeat_request(self, request: Request) -> None:
+        req = request.body
+        self.coordinator.handle_heartbeat(
+            req.group_id, req.member_id, req.group_instance_id, req.generation_id,
+            lambda error: self.send_response(request, dict(throttle_time_ms=0, error_code=error)))
+
+    def handle_leave_group_request(self, request: Request) -> None:
+        req = request.body
+        version = request.header.api_version
+        if version >= 3:
+            leaving = [LeavingMember(m.member_id, m.group_instance_id) for m in req.members]
+        else:
+            leaving = [LeavingMember(req.member_id, None)]
+
+        def send_response_callback(error: Errors, results: list[tuple[LeavingMember, Errors]]) -> None:
+            if version < 3:  # one member, one error: at the top level before v3
+                self.send_response(request, dict(throttle_time_ms=0, error_code=error if error else results[0][1]))
+                return
+            self.send_response(request, dict(
+                throttle_time_ms=0, error_code=error,
+                members=[dict(member_id=m.member_id, group_instance_id=m.group_instance_id, error_code=e)
+                         for m, e in results]))
+
+        self.coordinator.handle_leave_group(req.group_id, leaving, send_response_callback)
+
+    # ------------------------------------------------------------------ OffsetCommit / OffsetFetch
+    def handle_offset_commit_request(self, request: Request) -> None:
+        req = request.body
+        now = self.coordinator.time.milliseconds()
+        # v2-4 could ask for a retention of their own; later versions use offsets.retention.minutes.
+        expire = now + req.retention_time_ms if req.retention_time_ms not in (-1, None) else -1
+        unknown: dict[TopicPartition, Errors] = {}
+        offsets: dict[TopicPartition, OffsetAndMetadata] = {}
+        for topic in req.topics:
+            known = self.apis.metadata_cache.contains(topic.name)
+            for p in topic.partitions:
+                tp = TopicPartition(topic.name, p.partition_index)
+                if not known:
+                    unknown[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                else:
+                    offsets[tp] = OffsetAndMetadata(p.committed_offset, p.committed_leader_epoch,
+                                                    p.committed_metadata or "", now, expire)
+
+        def send_response_callback(statuses: dict[TopicPartition, Errors]) -> None:
+            statuses = {**statuses, **unknown}
+            self.send_response(request, dict(throttle_time_ms=0, topics=[
+                dict(name=topic.name, partitions=[
+                    dict(partition_index=p.partition_index,
+                         error_code=statuses[TopicPartition(topic.name, p.partition_index)])
+                    for p in topic.partitions])
+                for topic in req.topics]))
+
+        if not offsets:
+            send_response_callback({})
+            return
+        self.coordinator.handle_commit_offsets(req.group_id, req.member_id, req.group_instance_id,
+                                               req.generation_id_or_member_epoch, offsets, send_response_callback)
+
+    def handle_offset_fetch_request(self, request: Request) -> None:
+        req = request.body
+        version = request.header.api_version
+        if version >= 8:
+            groups = [self.fetch_group_offsets(g.group_id, g.topics, req.require_stable, version) for g in req.groups]
+            self.send_response(request, dict(throttle_time_ms=0, groups=groups))
+            return
+        group = self.fetch_group_offsets(req.group_id, req.topics, req.require_stable, version)
+        self.send_response(request, dict(throttle_time_ms=0, topics=group["topics"], error_code=group["error_code"]))
+
+    def fetch_group_offsets(self, group_id: str, topics, require_stable: bool, version: int) -> dict:
+        wanted = None if topics is None else [TopicPartition(t.name, i) for t in topics for i in t.partition_indexes]
+        error, offsets = self.coordinator.handle_fetch_offsets(group_id, require_stable, wanted)
+        by_topic: dict[str, list[dict]] = {}
+        if error != Errors.NONE and version < 2 and wanted:
+            # v0-1 have no top-level error code: every partition carries it.
+            for tp in wanted:
+                by_topic.setdefault(tp.topic, []).append(dict(partition_index=tp.partition, committed_offset=-1,
+                                                              metadata="", error_code=error))
+        for tp, po in offsets.items():
+            by_topic.setdefault(tp.topic, []).append(dict(
+                partition_index=tp.partition, committed_offset=po.offset, committed_leader_epoch=po.leader_epoch,
+                metadata=po.metadata, error_code=po.error))
+        return dict(group_id=group_id, error_code=error,
+                    topics=[dict(name=name, partitions=parts) for name, parts in by_topic.items()])
+
+    # ------------------------------------------------------------------ DescribeGroups / ListGroups
+    def handle_describe_groups_request(self, request: Request) -> None:
+        req = request.body
+        described = []
+        for group_id in req.groups:
+            error, group, members = self.coordinator.handle_describe_group(group_id)
+            if group is None:  # an error, or a group nobody has heard of: Kafka says "Dead"
+                described.append(dict(error_code=error, group_id=group_id,
+                                      group_state="Dead" if error == Errors.NONE else "",
+                                      protocol_type="", protocol_data="", members=[]))
+                continue
+            described.append(dict(
+                error_code=error, group_id=group_id, group_state=str(group.state),
+                protocol_type=group.protocol_type or "",
+                protocol_data=group.protocol_name if str(group.state) == "Stable" else "",
+                members=[dict(member_id=m.member_id, group_instance_id=m.group_instance_id, client_id=m.client_id,
+                              client_host=m.client_host, member_metadata=m.metadata,
+                              member_assignment=m.assignment) for m in members]))
+        self.send_response(request, dict(throttle_time_ms=0, groups=described))
+
+    def handle_list_groups_request(self, request: Request) -> None:
+        req = request.body
+        version = request.header.api_version
+        states = set(req.states_filter) if version >= 4 else set()
+        types = {t.lower() for t in req.types_filter} if version >= 5 else set()
+        error, groups = self.coordinator.handle_list_groups(states)
+        if types and CLASSIC_GROUP_TYPE not in types:
+            groups = []  # every group here is a classic group
+        self.send_response(request, dict(throttle_time_ms=0, error_code=error, groups=[
+            dict(group_id=g.group_id, protocol_type=g.protocol_type or "", group_state=str(g.state),
+                 group_type=CLASSIC_GROUP_TYPE) for g in groups]))
+
+    # ------------------------------------------------------------------ DeleteGroups / OffsetDelete
+    def handle_delete_groups_request(self, request: Request) -> None:
+        errors = self.coordinator.handle_delete_groups(list(request.body.groups_names))
+        self.send_response(request, dict(throttle_time_ms=0, results=[
+            dict(group_id=group_id, error_code=error) for group_id, error in errors.items()]))
+
+    def handle_offset_delete_request(self, request: Request) -> None:
+        req = request.body
+        unknown = {TopicPartition(t.name, p.partition_index) for t in req.topics
+                   if not self.apis.metadata_cache.contains(t.name) for p in t.partitions}
+        wanted = [TopicPartition(t.name, p.partition_index) for t in req.topics for p in t.partitions]
+        error, partition_errors = self.coordinator.handle_delete_offsets(
+            req.group_id, [tp for tp in wanted if tp not in unknown])
+        partition_errors.update({tp: Errors.UNKNOWN_TOPIC_OR_PARTITION for tp in unknown})
+        topics = [] if error != Errors.NONE else [
+            dict(name=t.name, partitions=[
+                dict(partition_index=p.partition_index,
+                     error_code=partition_errors.get(TopicPartition(t.name, p.partition_index), Errors.NONE))
+                for p in t.partitions])
+            for t in req.topics]
+        self.send_response(request, dict(error_code=error, throttle_time_ms=0, topics=topics))
