@@ -48,6 +48,7 @@ class Processor(threading.Thread):
         self._selector.register(self._wakeup_r, selectors.EVENT_READ, _WAKEUP)
         self._running = True
         self._connection_index = 0
+        self.idle_time_ns = 0  # time spent waiting in select: NetworkProcessorAvgIdlePercent
         self.log = structlog.get_logger("kafka.network.Processor").bind(listener=listener, processor=processor_id)
 
     # ------------------------------------------------------------------ called from other threads
@@ -112,7 +113,7 @@ class Processor(threading.Thread):
                 response = self._responses.get_nowait()
             except queue.Empty:
                 return
-            response.request.response_dequeue_time_ns = time.monotonic_ns()
+            response.request.response_dequeue_time_ns = response.request.mark("taken by network thread")
             channel = self.channels.get(response.request.connection_id)
             if channel is None:
                 continue  # the client disconnected while its request was being handled
@@ -124,7 +125,10 @@ class Processor(threading.Thread):
                 self.send_response(channel, response.payload)
 
     def poll(self) -> None:
-        for key, events in self._selector.select(POLL_TIMEOUT_S):
+        started = time.monotonic_ns()
+        ready = self._selector.select(POLL_TIMEOUT_S)
+        self.idle_time_ns += time.monotonic_ns() - started
+        for key, events in ready:
             if key.data is _WAKEUP:
                 self._drain_wakeups()
                 continue
@@ -199,8 +203,9 @@ class Processor(threading.Thread):
     def complete_in_flight(self, channel: KafkaChannel) -> None:
         """The response is out (or there was none): unmute and take the next buffered request."""
         if channel.in_flight is not None:
-            channel.in_flight.response_sent_time_ns = time.monotonic_ns()
-            channel.in_flight = None
+            request, channel.in_flight = channel.in_flight, None
+            request.response_sent_time_ns = request.mark("response sent")
+            self.request_channel.update_request_metrics(request)
         self.unmute(channel)
         self.dispatch_next_request(channel)
 

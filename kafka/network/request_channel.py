@@ -13,11 +13,17 @@ into queue, local, remote (purgatory), response-queue and send time as Kafka's R
 from __future__ import annotations
 
 import queue
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from kafka.protocol.api_keys import APIS, ApiKey
+from kafka.protocol.errors import Errors
+
 if TYPE_CHECKING:
+    from kafka.metrics.request_metrics import RequestMetrics
     from kafka.protocol.header import RequestHeader
 
 
@@ -47,6 +53,36 @@ class Request:
     response_dequeue_time_ns: int = -1
     response_sent_time_ns: int = -1
     body: Any = None  # the decoded request Record, set by KafkaApis on the I/O thread
+    # With request.trace.enable: (step, monotonic ns, thread name) at every hand-off, for the request trace.
+    journey: list[tuple[str, int, str]] | None = None
+
+    def mark(self, step: str) -> int:
+        """The time of a hand-off, in ns; noted with the thread's name when the request is traced."""
+        now = time.monotonic_ns()
+        if self.journey is not None:
+            self.journey.append((step, now, threading.current_thread().name))
+        return now
+
+    @property
+    def metric_names(self) -> list[str]:
+        """Kafka's `request` tag: the API's name, and for a fetch also FetchConsumer or FetchFollower."""
+        name = APIS[self.header.api_key].name
+        if self.header.api_key == ApiKey.FETCH and self.body is not None:
+            return [name + ("Follower" if getattr(self.body, "replica_id", -1) >= 0 else "Consumer"), name]
+        return [name]
+
+    def timings_ms(self) -> dict[str, float]:
+        """Kafka's Request.updateRequestMetrics: the request's life split at its hand-offs, in ms."""
+        def ms(later: int, earlier: int) -> float:
+            return max(later - earlier, 0) / 1e6
+        return {
+            "RequestQueueTimeMs": ms(self.request_dequeue_time_ns, self.start_time_ns),
+            "LocalTimeMs": ms(self.api_local_complete_time_ns, self.request_dequeue_time_ns),
+            "RemoteTimeMs": ms(self.response_complete_time_ns, self.api_local_complete_time_ns),
+            "ResponseQueueTimeMs": ms(self.response_dequeue_time_ns, self.response_complete_time_ns),
+            "ResponseSendTimeMs": ms(self.response_sent_time_ns, self.response_dequeue_time_ns),
+            "TotalTimeMs": ms(self.response_sent_time_ns, self.start_time_ns),
+        }
 
     def __repr__(self) -> str:
         h = self.header
@@ -71,6 +107,8 @@ class RequestChannel:
     def __init__(self, queue_size: int) -> None:
         self.request_queue: queue.Queue[Request | None] = queue.Queue(maxsize=queue_size)
         self._processors: dict[int, ResponseSink] = {}
+        self.metrics: RequestMetrics | None = None  # set by KafkaServer when metrics are on
+        self.request_logger: Callable[[Request], None] | None = None  # the request trace, when on
 
     def add_processor(self, processor: ResponseSink) -> None:
         self._processors[processor.id] = processor
@@ -81,6 +119,9 @@ class RequestChannel:
     # ------------------------------------------------------------------ network thread -> I/O thread
     def send_request(self, request: Request, timeout: float | None = None) -> bool:
         """Enqueue a request; blocks while the queue is full. False if it stayed full past timeout."""
+        if self.request_logger is not None and request.journey is None:  # once, even if the queue is full
+            request.journey = [("read by network thread", request.start_time_ns, threading.current_thread().name)]
+            request.mark("into request queue")
         try:
             self.request_queue.put(request, timeout=timeout)
             return True
@@ -93,7 +134,7 @@ class RequestChannel:
         except queue.Empty:
             return None
         if request is not None:
-            request.request_dequeue_time_ns = time.monotonic_ns()
+            request.request_dequeue_time_ns = request.mark("taken by I/O thread")
         return request
 
     def wake_handlers(self, count: int) -> None:
@@ -103,7 +144,7 @@ class RequestChannel:
 
     # ------------------------------------------------------------------ I/O thread -> network thread
     def send_response(self, response: Response) -> None:
-        response.request.response_complete_time_ns = time.monotonic_ns()
+        response.request.response_complete_time_ns = response.request.mark("into response queue")
         processor = self._processors.get(response.request.processor)
         if processor is not None:  # None: the broker is shutting down; the connection goes with it
             processor.enqueue_response(response)
@@ -113,6 +154,19 @@ class RequestChannel:
 
     def no_operation(self, request: Request) -> None:
         self.send_response(Response(request))
+
+    def update_request_metrics(self, request: Request) -> None:
+        """The Processor has sent the response: time its stages (Kafka's Request.updateRequestMetrics)."""
+        if self.metrics is not None:
+            self.metrics.update(request.metric_names, request.header.api_version, request.timings_ms())
+        if self.request_logger is not None:
+            self.request_logger(request)
+
+    def update_error_metrics(self, request: Request, error_counts: dict[int, int]) -> None:
+        """KafkaApis built a response with these error codes (Kafka's RequestChannel.updateErrorMetrics)."""
+        if self.metrics is not None:
+            self.metrics.mark_errors(APIS[request.header.api_key].name,
+                                     {Errors.for_code(code).name: n for code, n in error_counts.items()})
 
     @property
     def request_queue_size(self) -> int:

@@ -9,10 +9,12 @@ never waits for a slow request: requests that must wait park in a purgatory and 
 from __future__ import annotations
 
 import threading
+import time
 
 import structlog
 
-from kafka.network.request_channel import RequestChannel
+from kafka.network.request_channel import Request, RequestChannel
+from kafka.protocol.api_keys import APIS
 
 POLL_TIMEOUT_S = 0.3
 
@@ -24,21 +26,36 @@ class KafkaRequestHandler(threading.Thread):
         self.request_channel = request_channel
         self.apis = apis
         self._stopping = threading.Event()
+        self.idle_time_ns = 0  # time spent waiting for a request: RequestHandlerAvgIdlePercent
         self.log = structlog.get_logger("kafka.server.KafkaRequestHandler").bind(handler=handler_id)
 
     def run(self) -> None:
         while not self._stopping.is_set():
+            started = time.monotonic_ns()
             request = self.request_channel.receive_request(POLL_TIMEOUT_S)
+            self.idle_time_ns += time.monotonic_ns() - started
             if request is None:  # a timeout, or the shutdown marker
                 continue
-            try:
-                self.apis.handle(request)
-            except Exception:  # a bug in one handler must not kill the thread or the broker
-                self.log.exception("error handling request", request=repr(request))
-                self.request_channel.close_connection(request)
+            # Whatever KafkaApis and the managers log while handling it names the request.
+            with request_log_context(request):
+                try:
+                    self.apis.handle(request)
+                except Exception:  # a bug in one handler must not kill the thread or the broker
+                    self.log.exception("error handling request", request=repr(request))
+                    self.request_channel.close_connection(request)
 
     def stop(self) -> None:
         self._stopping.set()
+
+
+def request_log_context(request: Request):
+    """Bind the request's identity to every log event made while it is handled, on this thread."""
+    header = request.header
+    api = APIS.get(header.api_key)
+    return structlog.contextvars.bound_contextvars(
+        listener=request.listener, processor=request.processor, connection=request.connection_id,
+        client_id=header.client_id, correlation_id=header.correlation_id,
+        api=api.name if api else header.api_key, version=header.api_version)
 
 
 class KafkaRequestHandlerPool:

@@ -1,26 +1,69 @@
-"""Logging set-up: structlog events with bound context, readable on a terminal or as JSON lines."""
+"""Logging set-up: structlog events with bound context, readable on a terminal or as JSON lines
+(the broker's log4j configuration, in Kafka's terms).
+
+Every event names the component that logged it (`logger`, Kafka's log4j category such as
+kafka.network.Processor) and the thread it ran on. Components bind what they know: a Processor its
+listener and processor id, an I/O thread the request it is handling (listener, processor,
+connection, client_id, correlation_id, api, version; see KafkaRequestHandler), managers the
+topic-partition. So `grep correlation_id=7` follows one request through the broker.
+
+    kafka-server-start config/server.properties --log-format json   # one JSON object per line
+"""
 
 from __future__ import annotations
 
 import logging
 import sys
+import threading
+from typing import Any, TextIO
 
 import structlog
 
+FORMATS = ("console", "json")
 
-def configure_logging(fmt: str = "console", level: int = logging.INFO) -> None:
+
+class NamedPrintLogger(structlog.PrintLogger):
+    """A PrintLogger that remembers the name it was asked for, so events can carry it."""
+
+    def __init__(self, file: TextIO | None = None, name: str | None = None) -> None:
+        super().__init__(file)
+        self.name = name
+
+
+class NamedPrintLoggerFactory:
+    def __init__(self, file: TextIO | None = None) -> None:
+        self._file = file
+
+    def __call__(self, *args: Any) -> NamedPrintLogger:
+        return NamedPrintLogger(self._file, str(args[0]) if args else None)
+
+
+def add_logger_and_thread(logger: Any, method_name: str, event_dict: dict) -> dict:
+    name = getattr(logger, "name", None)
+    if name:
+        event_dict.setdefault("logger", name)
+    event_dict.setdefault("thread", threading.current_thread().name)
+    return event_dict
+
+
+def configure_logging(fmt: str = "console", level: int = logging.INFO, stream: TextIO | None = None) -> None:
+    """Console rendering (colours on a terminal) or JSON lines; fmt is 'console' or 'json'."""
+    if fmt not in FORMATS:
+        raise ValueError(f"log format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    stream = stream if stream is not None else sys.stderr
     renderer = (structlog.processors.JSONRenderer() if fmt == "json"
-                else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty()))
+                else structlog.dev.ConsoleRenderer(colors=stream.isatty()))
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
+            add_logger_and_thread,
             structlog.processors.TimeStamper(fmt="iso", utc=False),
             structlog.processors.StackInfoRenderer(),
             structlog.processors.format_exc_info,
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        logger_factory=NamedPrintLoggerFactory(stream),
         cache_logger_on_first_use=True,
     )

@@ -1,0 +1,75 @@
+"""BrokerMetrics: one broker's metrics registry and the places that feed it (Kafka's
+KafkaYammerMetrics registry, with the gauges SocketServer, KafkaRequestHandlerPool,
+DelayedOperationPurgatory, ReplicaManager and UnifiedLog register in it).
+
+The meters and histograms are objects the layers mark (request_metrics, broker_topic_stats). The
+gauges are callbacks registered here by the server layer, which owns the objects they read; this
+package imports nothing else of kafka, so the arrows keep pointing down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+import prometheus_client
+from prometheus_client import CollectorRegistry, generate_latest
+
+from kafka.metrics import metric_names as m
+from kafka.metrics.broker_topic_stats import BrokerTopicStats
+from kafka.metrics.idle_percent import AvgIdlePercent
+from kafka.metrics.kafka_metrics_group import KafkaMetricsGroup
+from kafka.metrics.request_metrics import RequestMetrics
+
+# Kafka's metrics have no creation-time series; leaving prometheus-client's `_created` gauges out
+# keeps /metrics readable on a projector. (A process-wide switch: every registry in the process.)
+prometheus_client.disable_created_metrics()
+
+# (topic, partition, size, log end offset, log start offset, segments) for each log
+LogStats = tuple[str, int, int, int, int, int]
+# (name, entries on its watch lists, operations waiting) for each purgatory
+PurgatoryStats = tuple[str, int, int]
+
+
+class BrokerMetrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.group = KafkaMetricsGroup(self.registry)
+        self.request_metrics = RequestMetrics(self.group)
+        self.broker_topic_stats = BrokerTopicStats(self.group)
+
+    # ------------------------------------------------------------------ the pipeline
+    def register_request_channel(self, request_queue_size: Callable[[], int],
+                                 response_queue_size: Callable[[], int]) -> None:
+        self.group.new_gauge(m.REQUEST_QUEUE_SIZE, request_queue_size)
+        self.group.new_gauge(m.RESPONSE_QUEUE_SIZE, response_queue_size)
+
+    def register_thread_pools(self, network_idle_ns: Callable[[], Sequence[int]],
+                              handler_idle_ns: Callable[[], Sequence[int]]) -> None:
+        """Each callback returns every thread's running total of nanoseconds spent waiting."""
+        self.group.new_gauge(m.NETWORK_PROCESSOR_AVG_IDLE_PERCENT, AvgIdlePercent(network_idle_ns).value)
+        self.group.new_gauge(m.REQUEST_HANDLER_AVG_IDLE_PERCENT, AvgIdlePercent(handler_idle_ns).value)
+
+    def register_purgatories(self, purgatories: Callable[[], Iterable[PurgatoryStats]]) -> None:
+        """Every DelayedOperationPurgatory (Produce, Fetch, Rebalance, Heartbeat, ...), by its name,
+        which becomes the delayedOperation label, as in Kafka."""
+        self.group.new_gauge(m.PURGATORY_SIZE, lambda: [((name,), size) for name, size, _ in purgatories()])
+        self.group.new_gauge(m.NUM_DELAYED_OPERATIONS, lambda: [((name,), n) for name, _, n in purgatories()])
+
+    # ------------------------------------------------------------------ partitions and logs
+    def register_replica_manager(self, partition_count: Callable[[], int], leader_count: Callable[[], int],
+                                 under_replicated: Callable[[], int], offline_replicas: Callable[[], int]) -> None:
+        self.group.new_gauge(m.PARTITION_COUNT, partition_count)
+        self.group.new_gauge(m.LEADER_COUNT, leader_count)
+        self.group.new_gauge(m.UNDER_REPLICATED_PARTITIONS, under_replicated)
+        self.group.new_gauge(m.OFFLINE_REPLICA_COUNT, offline_replicas)
+
+    def register_logs(self, all_logs: Callable[[], Iterable[LogStats]]) -> None:
+        """One callback lists every log once per scrape; each gauge takes its column."""
+        for column, metric in enumerate((m.LOG_SIZE, m.LOG_END_OFFSET, m.LOG_START_OFFSET, m.NUM_LOG_SEGMENTS),
+                                        start=2):
+            self.group.new_gauge(metric, lambda c=column: [((s[0], s[1]), s[c]) for s in all_logs()])
+
+    # ------------------------------------------------------------------ exposition
+    def exposition(self) -> bytes:
+        """The Prometheus text format of every metric, as /metrics serves it."""
+        return generate_latest(self.registry)

@@ -1,0 +1,71 @@
+"""BrokerTopicStats: bytes and records in and out, per topic and for all topics (Kafka's
+org.apache.kafka.storage.log.metrics.BrokerTopicStats and BrokerTopicMetrics).
+
+Seed 002's produce request ends in "append the data ... to a data structure, which we call a commit
+log"; these meters count what went in (MessagesInPerSec, BytesInPerSec) and what consumers took out
+(BytesOutPerSec). Every mark goes to the topic's series and to the all-topics series, as in Kafka.
+"""
+
+from __future__ import annotations
+
+from kafka.metrics import metric_names as m
+from kafka.metrics.kafka_metrics_group import KafkaMetricsGroup
+from kafka.metrics.metric_name import MetricName
+
+ALL_TOPICS = ""  # the all-topics series: Prometheus stores topic="" as a series without the label
+
+
+class BrokerTopicStats:
+    def __init__(self, group: KafkaMetricsGroup | None = None) -> None:
+        # Without a group (a ReplicaManager built alone, in a unit test) it counts into a private registry.
+        group = group if group is not None else KafkaMetricsGroup()
+        self._meters = {metric: group.new_meter(metric) for metric in m.BROKER_TOPIC_METERS}
+        self._topics: set[str] = set()
+        self._create_series(ALL_TOPICS)  # the all-topics series exist from start-up, at zero
+
+    def _create_series(self, topic: str) -> None:
+        # Like Kafka's topicStats(topic): a topic's first mark creates all of its meters, so a
+        # dashboard sees FailedProduceRequests at 0 rather than no series at all.
+        for meter in self._meters.values():
+            meter.labels(topic)
+        self._topics.add(topic)
+
+    def mark(self, metric: MetricName, topic: str, value: float = 1) -> None:
+        if topic not in self._topics:
+            self._create_series(topic)
+        meter = self._meters[metric]
+        meter.labels(topic).inc(value)
+        meter.labels(ALL_TOPICS).inc(value)
+
+    # Kafka's names for the marks ReplicaManager and KafkaApis make.
+    def record_produce_request(self, topic: str) -> None:
+        self.mark(m.TOTAL_PRODUCE_REQUESTS, topic)
+
+    def record_append(self, topic: str, num_messages: int, valid_bytes: int) -> None:
+        self.mark(m.MESSAGES_IN, topic, num_messages)
+        self.mark(m.BYTES_IN, topic, valid_bytes)
+
+    def record_failed_produce(self, topic: str) -> None:
+        self.mark(m.FAILED_PRODUCE_REQUESTS, topic)
+
+    def record_bytes_rejected(self, topic: str, size: int) -> None:
+        self.mark(m.BYTES_REJECTED, topic, size)
+
+    def record_fetch_request(self, topic: str) -> None:
+        self.mark(m.TOTAL_FETCH_REQUESTS, topic)
+
+    def record_failed_fetch(self, topic: str) -> None:
+        self.mark(m.FAILED_FETCH_REQUESTS, topic)
+
+    def update_bytes_out(self, topic: str, is_follower: bool, value: int) -> None:
+        """Bytes a fetch response carries. Kafka counts a follower's as replication, not BytesOut."""
+        if not is_follower and value:
+            self.mark(m.BYTES_OUT, topic, value)
+
+    def remove_metrics(self, topic: str) -> None:
+        """A deleted topic stops being exported (Kafka's BrokerTopicStats.removeMetrics)."""
+        if topic not in self._topics or topic == ALL_TOPICS:
+            return
+        self._topics.discard(topic)
+        for meter in self._meters.values():
+            meter.remove(topic)

@@ -1,0 +1,117 @@
+"""Every metric the broker exports, named once, by its Kafka JMX name (Kafka's KafkaMetricsGroup calls
+scattered over SocketServer, RequestChannel, KafkaRequestHandlerPool, BrokerTopicStats,
+DelayedOperationPurgatory, ReplicaManager and UnifiedLog, gathered here in one list).
+
+Each entry says what Kafka calls the metric, what it counts, and which step of seed 002's journey
+(network thread -> request queue -> I/O thread -> commit log -> purgatory -> response queue ->
+network thread) it measures. The Prometheus name is derived, never written by hand
+(MetricName.prometheus_name), and docs/observability.md is written from this list.
+"""
+
+from __future__ import annotations
+
+from kafka.metrics.metric_name import MetricName, MetricType
+
+METER, GAUGE, HISTOGRAM = MetricType.METER, MetricType.GAUGE, MetricType.HISTOGRAM
+
+
+def _request(name: str, metric_type: MetricType, doc: str, labels: tuple[str, ...], step: str) -> MetricName:
+    return MetricName("kafka.network", "RequestMetrics", name, metric_type, doc, labels, step)
+
+
+# ------------------------------------------------------------------ kafka.network:type=RequestMetrics
+REQUESTS = _request("RequestsPerSec", METER, "Requests answered, by request type and version.",
+                    ("request", "version"), "the whole journey, counted once the response is sent")
+ERRORS = _request("ErrorsPerSec", METER, "Error codes in responses (NONE included), by request type.",
+                  ("request", "error"), "the answer KafkaApis built")
+REQUEST_QUEUE_TIME = _request("RequestQueueTimeMs", HISTOGRAM, "Time waiting in the request queue.",
+                              ("request",), "network thread -> request queue -> I/O thread")
+LOCAL_TIME = _request("LocalTimeMs", HISTOGRAM, "Time an I/O thread spent on the request (e.g. the append).",
+                      ("request",), "I/O thread -> commit log")
+REMOTE_TIME = _request("RemoteTimeMs", HISTOGRAM, "Time waiting in a purgatory (acks=all, a long-polling fetch).",
+                       ("request",), "purgatory")
+RESPONSE_QUEUE_TIME = _request("ResponseQueueTimeMs", HISTOGRAM, "Time the response waited in the response queue.",
+                               ("request",), "response queue -> network thread")
+RESPONSE_SEND_TIME = _request("ResponseSendTimeMs", HISTOGRAM, "Time writing the response to the socket.",
+                              ("request",), "network thread -> socket send buffer")
+TOTAL_TIME = _request("TotalTimeMs", HISTOGRAM, "Time from the request read to the response sent.",
+                      ("request",), "the whole journey")
+REQUEST_TIMES = (REQUEST_QUEUE_TIME, LOCAL_TIME, REMOTE_TIME, RESPONSE_QUEUE_TIME, RESPONSE_SEND_TIME, TOTAL_TIME)
+
+# ------------------------------------------------------------------ the two thread pools and the queues
+REQUEST_QUEUE_SIZE = MetricName(
+    "kafka.network", "RequestChannel", "RequestQueueSize", GAUGE,
+    "Requests waiting for an I/O thread (at most queued.max.requests).", (), "request queue")
+RESPONSE_QUEUE_SIZE = MetricName(
+    "kafka.network", "RequestChannel", "ResponseQueueSize", GAUGE,
+    "Responses waiting for their network thread, summed over processors.", (), "response queue")
+NETWORK_PROCESSOR_AVG_IDLE_PERCENT = MetricName(
+    "kafka.network", "SocketServer", "NetworkProcessorAvgIdlePercent", GAUGE,
+    "Fraction of the last minute the network threads waited in select (1.0 = all idle).", (),
+    "network threads")
+REQUEST_HANDLER_AVG_IDLE_PERCENT = MetricName(
+    "kafka.server", "KafkaRequestHandlerPool", "RequestHandlerAvgIdlePercent", GAUGE,
+    "Fraction of the last minute the I/O threads waited for a request (1.0 = all idle).", (),
+    "I/O threads")
+
+
+# ------------------------------------------------------------------ kafka.server:type=BrokerTopicMetrics
+def _topic(name: str, doc: str, step: str) -> MetricName:
+    # Kafka keeps one series per topic (topic=...) and one for all topics (no tag). Here the latter
+    # carries topic="", which Prometheus stores exactly as a series without the label.
+    return MetricName("kafka.server", "BrokerTopicMetrics", name, METER, doc, ("topic",), step)
+
+
+MESSAGES_IN = _topic("MessagesInPerSec", "Records appended to the leader's log.", "I/O thread -> commit log")
+BYTES_IN = _topic("BytesInPerSec", "Bytes of valid record batches appended.", "I/O thread -> commit log")
+BYTES_OUT = _topic("BytesOutPerSec", "Record bytes sent to consumers in fetch responses.",
+                   "fetch response -> network thread")
+BYTES_REJECTED = _topic("BytesRejectedPerSec", "Bytes of batches refused as too large.", "I/O thread")
+TOTAL_PRODUCE_REQUESTS = _topic("TotalProduceRequestsPerSec", "Partition appends attempted.", "I/O thread")
+TOTAL_FETCH_REQUESTS = _topic("TotalFetchRequestsPerSec", "Partition reads attempted.", "I/O thread")
+FAILED_PRODUCE_REQUESTS = _topic("FailedProduceRequestsPerSec", "Partition appends that failed.", "I/O thread")
+FAILED_FETCH_REQUESTS = _topic("FailedFetchRequestsPerSec", "Partition reads that failed.", "I/O thread")
+BROKER_TOPIC_METERS = (MESSAGES_IN, BYTES_IN, BYTES_OUT, BYTES_REJECTED, TOTAL_PRODUCE_REQUESTS,
+                       TOTAL_FETCH_REQUESTS, FAILED_PRODUCE_REQUESTS, FAILED_FETCH_REQUESTS)
+
+# ------------------------------------------------------------------ kafka.server:type=DelayedOperationPurgatory
+PURGATORY_SIZE = MetricName(
+    "kafka.server", "DelayedOperationPurgatory", "PurgatorySize", GAUGE,
+    "Entries on the purgatory's watch lists (an operation watched under n keys counts n times).",
+    ("delayedOperation",), "purgatory")
+NUM_DELAYED_OPERATIONS = MetricName(
+    "kafka.server", "DelayedOperationPurgatory", "NumDelayedOperations", GAUGE,
+    "Operations waiting in the purgatory's timer: neither completed nor expired.",
+    ("delayedOperation",), "purgatory")
+
+
+# ------------------------------------------------------------------ kafka.server:type=ReplicaManager
+def _replica_manager(name: str, doc: str) -> MetricName:
+    return MetricName("kafka.server", "ReplicaManager", name, GAUGE, doc, (), "the partitions behind the commit log")
+
+
+PARTITION_COUNT = _replica_manager("PartitionCount", "Partitions hosted by this broker.")
+LEADER_COUNT = _replica_manager("LeaderCount", "Partitions this broker leads.")
+UNDER_REPLICATED_PARTITIONS = _replica_manager(
+    "UnderReplicatedPartitions", "Led partitions whose ISR is smaller than their replica set.")
+OFFLINE_REPLICA_COUNT = _replica_manager("OfflineReplicaCount", "Replicas whose log directory has failed.")
+
+
+# ------------------------------------------------------------------ kafka.log:type=Log
+def _log(name: str, doc: str) -> MetricName:
+    return MetricName("kafka.log", "Log", name, GAUGE, doc, ("topic", "partition"), "commit log (.log + .index)")
+
+
+LOG_SIZE = _log("Size", "Bytes in the partition's segment files.")
+LOG_END_OFFSET = _log("LogEndOffset", "The offset the next appended record will get.")
+LOG_START_OFFSET = _log("LogStartOffset", "The first offset still in the log.")
+NUM_LOG_SEGMENTS = _log("NumLogSegments", "Segments (.log files) in the partition.")
+
+ALL_METRICS: tuple[MetricName, ...] = (
+    REQUESTS, ERRORS, *REQUEST_TIMES,
+    REQUEST_QUEUE_SIZE, RESPONSE_QUEUE_SIZE, NETWORK_PROCESSOR_AVG_IDLE_PERCENT, REQUEST_HANDLER_AVG_IDLE_PERCENT,
+    *BROKER_TOPIC_METERS,
+    PURGATORY_SIZE, NUM_DELAYED_OPERATIONS,
+    PARTITION_COUNT, LEADER_COUNT, UNDER_REPLICATED_PARTITIONS, OFFLINE_REPLICA_COUNT,
+    LOG_SIZE, LOG_END_OFFSET, LOG_START_OFFSET, NUM_LOG_SEGMENTS,
+)

@@ -1,0 +1,72 @@
+"""RequestMetrics: per request type, how many and how long each stage took (Kafka's
+org.apache.kafka.network.metrics.RequestMetrics, fed by RequestChannel.Request.updateRequestMetrics).
+
+Seed 002 names the stages a request goes through; Kafka times each one from the timestamps the
+request collects on its way (see kafka/network/request_channel.py, Request.timings_ms):
+
+    RequestQueueTimeMs   in the request queue, until an I/O thread takes it
+    LocalTimeMs          on the I/O thread (validate, append to the commit log, read)
+    RemoteTimeMs         in a purgatory (acks=all waiting for replicas, a fetch waiting for bytes)
+    ResponseQueueTimeMs  in the response queue, until the network thread takes it
+    ResponseSendTimeMs   writing the response to the socket
+    TotalTimeMs          all of the above
+
+The `request` label is Kafka's: the API name (Produce, Metadata, ...), with fetches counted twice,
+once as Fetch and once as FetchConsumer or FetchFollower, as Kafka does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from kafka.metrics import metric_names as m
+from kafka.metrics.kafka_metrics_group import KafkaMetricsGroup
+
+
+class RequestMetrics:
+    def __init__(self, group: KafkaMetricsGroup) -> None:
+        self.requests = group.new_meter(m.REQUESTS)
+        self.errors = group.new_meter(m.ERRORS)
+        # Keyed by the JMX name (RequestQueueTimeMs, ...), which is how Request.timings_ms reports.
+        self.time_histograms = {metric.name: group.new_histogram(metric) for metric in m.REQUEST_TIMES}
+        # Every request passes here: keep each label set's series at hand instead of looking it up.
+        self._counters: dict[tuple[str, int], Any] = {}
+        self._histograms: dict[str, dict[str, Any]] = {}
+
+    def update(self, request_names: Iterable[str], version: int, timings_ms: Mapping[str, float]) -> None:
+        """A response has been sent: count the request and record how long each stage took."""
+        for name in request_names:
+            counter = self._counters.get((name, version))
+            if counter is None:
+                counter = self._counters[(name, version)] = self.requests.labels(name, str(version))
+            counter.inc()
+            histograms = self._histograms.get(name)
+            if histograms is None:
+                histograms = self._histograms[name] = {k: h.labels(name) for k, h in self.time_histograms.items()}
+            for metric_name, value in timings_ms.items():
+                histograms[metric_name].observe(max(value, 0.0))
+
+    def mark_errors(self, request_name: str, error_counts: Mapping[str, int]) -> None:
+        """Kafka's RequestChannel.updateErrorMetrics: one mark per error code in the response."""
+        for error, count in error_counts.items():
+            self.errors.labels(request_name, error).inc(count)
+
+
+def count_error_codes(body: object) -> dict[int, int]:
+    """Every `error_code` in a response body, counted (Kafka's AbstractResponse.errorCounts).
+
+    A produce response has one per partition, a fetch response one at the top and one per
+    partition: walking the body finds them all without a method per API."""
+    counts: dict[int, int] = {}
+    stack = [body]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            code = item.get("error_code")
+            if isinstance(code, int):
+                counts[code] = counts.get(code, 0) + 1
+            stack.extend(v for v in item.values() if isinstance(v, Mapping | list | tuple))
+        elif isinstance(item, list | tuple):
+            stack.extend(v for v in item if isinstance(v, Mapping | list | tuple))
+    return counts

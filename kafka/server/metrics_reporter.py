@@ -1,0 +1,98 @@
+"""MetricsReporter: makes the broker's metrics visible outside it (Kafka's JmxReporter, which
+publishes every metric as a JMX MBean; here they go to Prometheus over HTTP).
+
+It connects the metrics package to the objects that hold the numbers, the way each Kafka component
+registers its own gauges: the RequestChannel's queues, the idle time of the network and I/O
+threads, the purgatories, ReplicaManager's partitions and every UnifiedLog. The lower layers only
+mark meters they were handed; this class is the one place that knows where every gauge reads from.
+
+    metrics.listener=http://127.0.0.1:9404   /metrics (Prometheus text format) and /requests
+    request.trace.enable=true                 recent requests' journeys at /requests
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import structlog
+
+from kafka.metrics.broker_metrics import BrokerMetrics, LogStats
+from kafka.metrics.prometheus_exporter import PrometheusExporter
+from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
+from kafka.server.request_trace import RequestTrace
+
+if TYPE_CHECKING:
+    from kafka.server.kafka_server import KafkaServer
+
+log = structlog.get_logger("kafka.server.MetricsReporter")
+
+
+class MetricsReporter:
+    def __init__(self, server: KafkaServer) -> None:
+        self.server = server
+        self.metrics = BrokerMetrics()
+        self.request_trace: RequestTrace | None = None
+        self.exporter: PrometheusExporter | None = None
+
+    def startup(self) -> None:
+        server, config = self.server, self.server.config
+        server.request_channel.metrics = self.metrics.request_metrics
+        server.replica_manager.broker_topic_stats = self.metrics.broker_topic_stats
+        self.register_gauges()
+        pages = {}
+        if config.request_trace_enable:
+            self.request_trace = RequestTrace()
+            server.request_channel.request_logger = self.request_trace.record
+            pages["/requests"] = self.request_trace.render_page
+        else:
+            pages["/requests"] = lambda _query: "request.trace.enable is false on this broker\n"
+        if config.metrics_listener is not None:
+            host, port = config.metrics_listener
+            self.exporter = PrometheusExporter(host, port, self.metrics.exposition, pages)
+            self.exporter.startup()
+        log.info("observability", metrics=f"{self.url}/metrics" if self.url else "off (metrics.listener is empty)",
+                 request_trace=f"{self.url}/requests" if self.url and self.request_trace else "off",
+                 log_dirs=config.log_dirs)
+        log.info("configuration differs from defaults", **config.non_default_values())
+
+    @property
+    def url(self) -> str | None:
+        """http://host:port of the endpoint, with the port that was bound; None when disabled."""
+        return self.exporter.url if self.exporter else None
+
+    def register_gauges(self) -> None:
+        server, metrics = self.server, self.metrics
+        channel = server.request_channel
+        metrics.register_request_channel(lambda: channel.request_queue_size,
+                                         lambda: sum(channel.response_queue_sizes().values()))
+        metrics.register_thread_pools(
+            lambda: [p.idle_time_ns for p in server.socket_server.processors],
+            lambda: [h.idle_time_ns for h in getattr(getattr(server, "request_handler_pool", None), "handlers", [])])
+        metrics.register_purgatories(lambda: [(p.name, p.watched(), p.num_delayed()) for p in self.purgatories()])
+        replica_manager = server.replica_manager
+        partitions = lambda: list(replica_manager.all_partitions.values())  # noqa: E731
+        metrics.register_replica_manager(
+            partition_count=lambda: len(partitions()),
+            leader_count=lambda: sum(1 for p in partitions() if p.leader_id == replica_manager.local_broker_id),
+            under_replicated=lambda: sum(1 for p in partitions() if len(p.isr) < len(p.assigned_replicas)),
+            offline_replicas=lambda: 0)  # no failed log directories yet: a failing one stops the broker
+        metrics.register_logs(self._log_stats)
+
+    def purgatories(self) -> list[DelayedOperationPurgatory]:
+        """Every purgatory a component of the server holds (ReplicaManager's Produce and Fetch, the
+        GroupCoordinator's Rebalance and Heartbeat, ...), found rather than listed, so a new
+        component's purgatory is exported without touching this file."""
+        found: dict[str, DelayedOperationPurgatory] = {}
+        for component in list(vars(self.server).values()):
+            for value in list(getattr(component, "__dict__", {}).values()):
+                if isinstance(value, DelayedOperationPurgatory):
+                    found.setdefault(value.name, value)
+        return [found[name] for name in sorted(found)]
+
+    def _log_stats(self) -> list[LogStats]:
+        return [(log_.topic, log_.partition, log_.size_in_bytes, log_.log_end_offset, log_.log_start_offset,
+                 log_.num_segments) for log_ in self.server.log_manager.all_logs()]
+
+    def shutdown(self) -> None:
+        if self.exporter is not None:
+            self.exporter.shutdown()
