@@ -1,0 +1,14 @@
+"""The admin client: topics, partitions, configs, offsets and consumer groups."""
+
+from kafka.clients.admin.admin_client import (
+    APPEND,
+    BROKER_RESOURCE,
+    DELETE,
+    SET,
+    SUBTRACT,
+    TOPIC_RESOURCE,
+    AdminClient,
+    NewTopic,
+)
+
+__all__ = ["APPEND", "BROKER_RESOURCE", "DELETE", "SET", "SUBTRACT", "TOPIC_RESOURCE", "AdminClient", "NewTopic"]

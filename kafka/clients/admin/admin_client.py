@@ -1,0 +1,268 @@
+"""AdminClient: topics, partitions, configs, offsets and groups (Kafka's clients.admin.KafkaAdminClient).
+
+Each call is one or a few requests sent to the broker that can answer them: topic changes to the
+controller, ListOffsets to each partition's leader, group requests to the group's coordinator,
+ListGroups to every broker. Calls block until answered and return a result per item -- ``None``
+for success or the ``KafkaError`` the broker gave -- rather than Java's map of futures.
+
+    admin = AdminClient({"bootstrap.servers": "127.0.0.1:9092"})
+    admin.create_topics([NewTopic("orders", 3, 1, {"retention.ms": "60000"})])
+    admin.close()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from kafka.clients.client_config import ADMIN, ClientConfig
+from kafka.clients.client_request import ClientResponse
+from kafka.clients.errors import KafkaError
+from kafka.clients.metadata import Metadata, Node, PartitionInfo
+from kafka.clients.network_client import NetworkClient
+from kafka.protocol.api_keys import ApiKey
+from kafka.protocol.consumer_protocol import deserialize_assignment
+from kafka.protocol.errors import Errors
+from kafka.utils.time import SYSTEM, Time
+from kafka.utils.topic_partition import TopicPartition
+
+TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4  # ConfigResource.Type
+SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3  # AlterConfigOp.OpType
+OFFSET_SPECS = {"earliest": -2, "latest": -1, "max-timestamp": -3}
+
+
+@dataclass(frozen=True)
+class NewTopic:
+    name: str
+    num_partitions: int = -1  # -1: the broker's num.partitions
+    replication_factor: int = -1  # -1: the broker's default.replication.factor
+    configs: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TopicDescription:
+    name: str
+    internal: bool
+    partitions: list[PartitionInfo]
+    topic_id: Any = None
+
+
+@dataclass(frozen=True)
+class ConfigEntry:
+    name: str
+    value: str | None
+    source: int
+    read_only: bool
+    sensitive: bool
+
+
+@dataclass(frozen=True)
+class MemberDescription:
+    member_id: str
+    client_id: str
+    host: str
+    assignment: list[TopicPartition]
+
+
+@dataclass(frozen=True)
+class ConsumerGroupDescription:
+    group_id: str
+    state: str
+    protocol_type: str
+    assignor: str
+    members: list[MemberDescription]
+
+
+class AdminClient:
+    def __init__(self, config: Mapping[str, Any] | None = None, time: Time = SYSTEM, **kwargs: Any) -> None:
+        self.config = ClientConfig(ADMIN, config, **kwargs)
+        self.config.values["client.id"] = self.config["client.id"] or "adminclient-1"
+        self.time = time
+        self.timeout_ms = self.config["default.api.timeout.ms"]
+        self.metadata = Metadata(self.config["retry.backoff.ms"], self.config["metadata.max.age.ms"], time)
+        self.client = NetworkClient(self.metadata, self.config, time, allow_auto_topic_creation=False)
+
+    # ------------------------------------------------------------------ plumbing
+    def _call(self, node_id: int, api_key: int, body: dict, max_version: int | None = None) -> Any:
+        return self.client.send_and_wait(node_id, api_key, body, self.timeout_ms, max_version).body
+
+    def _any_node(self) -> int:
+        self._ensure_cluster()
+        node = self.client.least_loaded_node(self.time.hi_res_clock_ms())
+        if node is None:
+            raise KafkaError(Errors.BROKER_NOT_AVAILABLE, "no broker is reachable")
+        return node.node_id
+
+    def _controller(self) -> int:
+        cluster = self._ensure_cluster()
+        return cluster.controller_id if cluster.controller_id in cluster.nodes else self._any_node()
+
+    def _ensure_cluster(self):
+        if not self.metadata.cluster.nodes or min(self.metadata.cluster.nodes) < 0:
+            self.client.await_metadata(self.timeout_ms)
+        return self.metadata.cluster
+
+    def _metadata(self, topics: list[str] | None) -> Any:
+        body = {"topics": None if topics is None else [{"name": t} for t in topics],
+                "allow_auto_topic_creation": False}
+        return self._call(self._any_node(), ApiKey.METADATA, body)
+
+    @staticmethod
+    def _result(error_code: int, message: str | None = None) -> KafkaError | None:
+        return None if error_code == Errors.NONE else KafkaError(error_code, message)
+
+    # ------------------------------------------------------------------ topics
+    def create_topics(self, topics: Iterable[NewTopic], validate_only: bool = False) -> dict[str, KafkaError | None]:
+        body = {"topics": [{"name": t.name, "num_partitions": t.num_partitions,
+                            "replication_factor": t.replication_factor, "assignments": [],
+                            "configs": [{"name": k, "value": v} for k, v in t.configs.items()]} for t in topics],
+                "timeout_ms": self.timeout_ms, "validate_only": validate_only}
+        response = self._call(self._controller(), ApiKey.CREATE_TOPICS, body)
+        return {t.name: self._result(t.error_code, t.get("error_message")) for t in response.topics}
+
+    def delete_topics(self, names: Iterable[str]) -> dict[str, KafkaError | None]:
+        names = list(names)
+        body = {"topic_names": names, "topics": [{"name": n} for n in names], "timeout_ms": self.timeout_ms}
+        response = self._call(self._controller(), ApiKey.DELETE_TOPICS, body)
+        return {r.name: self._result(r.error_code, r.get("error_message")) for r in response.responses}
+
+    def create_partitions(self, new_counts: Mapping[str, int], validate_only: bool = False) -> dict[str, KafkaError | None]:
+        body = {"topics": [{"name": t, "count": n, "assignments": None} for t, n in new_counts.items()],
+                "timeout_ms": self.timeout_ms, "validate_only": validate_only}
+        response = self._call(self._controller(), ApiKey.CREATE_PARTITIONS, body)
+        return {r.name: self._result(r.error_code, r.error_message) for r in response.results}
+
+    def list_topics(self, include_internal: bool = False) -> set[str]:
+        response = self._metadata(None)
+        return {t.name for t in response.topics if include_internal or not t.get("is_internal", False)}
+
+    def describe_topics(self, names: Iterable[str]) -> dict[str, TopicDescription]:
+        response = self._metadata(list(names))
+        result = {}
+        for t in response.topics:
+            if t.error_code != Errors.NONE:
+                raise KafkaError(t.error_code, f"describing topic {t.name!r}")
+            partitions = [PartitionInfo(t.name, p.partition_index, p.leader_id, tuple(p.replica_nodes),
+                                        tuple(p.isr_nodes)) for p in sorted(t.partitions, key=lambda p: p.partition_index)]
+            result[t.name] = TopicDescription(t.name, t.get("is_internal", False), partitions, t.get("topic_id"))
+        return result
+
+    def describe_cluster(self) -> tuple[str | None, int, list[Node]]:
+        """(cluster id, controller id, brokers), from DescribeCluster."""
+        response = self._call(self._any_node(), ApiKey.DESCRIBE_CLUSTER, {"include_cluster_authorized_operations": False})
+        if response.error_code != Errors.NONE:
+            raise KafkaError(response.error_code, response.error_message)
+        return response.cluster_id, response.controller_id, [
+            Node(b.broker_id, b.host, b.port, b.rack) for b in response.brokers]
+
+    # ------------------------------------------------------------------ configs
+    def describe_configs(self, resource_type: int, name: str, keys: list[str] | None = None) -> dict[str, ConfigEntry]:
+        body = {"resources": [{"resource_type": resource_type, "resource_name": name, "configuration_keys": keys}],
+                "include_synonyms": False, "include_documentation": False}
+        node = int(name) if resource_type == BROKER_RESOURCE and name else self._any_node()
+        response = self._call(node, ApiKey.DESCRIBE_CONFIGS, body)
+        result = response.results[0]
+        if result.error_code != Errors.NONE:
+            raise KafkaError(result.error_code, result.error_message)
+        return {c.name: ConfigEntry(c.name, c.value, c.get("config_source", -1), c.read_only, c.is_sensitive)
+                for c in result.configs}
+
+    def incremental_alter_configs(self, resource_type: int, name: str,
+                                  ops: list[tuple[str, int, str | None]], validate_only: bool = False) -> None:
+        """``ops`` are (config name, SET/DELETE/APPEND/SUBTRACT, value)."""
+        body = {"resources": [{"resource_type": resource_type, "resource_name": name,
+                               "configs": [{"name": k, "config_operation": op, "value": v} for k, op, v in ops]}],
+                "validate_only": validate_only}
+        node = int(name) if resource_type == BROKER_RESOURCE and name else self._any_node()
+        response = self._call(node, ApiKey.INCREMENTAL_ALTER_CONFIGS, body)
+        for r in response.responses:
+            if r.error_code != Errors.NONE:
+                raise KafkaError(r.error_code, r.error_message)
+
+    # ------------------------------------------------------------------ offsets
+    def list_offsets(self, specs: Mapping[TopicPartition, str | int]) -> dict[TopicPartition, tuple[int, int]]:
+        """{tp: (offset, timestamp)}; a spec is "earliest", "latest", "max-timestamp" or a timestamp in ms."""
+        described = self.describe_topics({tp.topic for tp in specs})
+        by_leader: dict[int, dict[str, list[dict]]] = {}
+        for tp, spec in specs.items():
+            parts = described[tp.topic].partitions
+            if tp.partition >= len(parts):
+                raise KafkaError(Errors.UNKNOWN_TOPIC_OR_PARTITION, str(tp))
+            timestamp = OFFSET_SPECS[spec] if isinstance(spec, str) else int(spec)
+            by_leader.setdefault(parts[tp.partition].leader, {}).setdefault(tp.topic, []).append(
+                {"partition_index": tp.partition, "timestamp": timestamp})
+        result = {}
+        for leader, topics in by_leader.items():
+            body = {"replica_id": -1, "isolation_level": 0,
+                    "topics": [{"name": t, "partitions": ps} for t, ps in topics.items()]}
+            response = self._call(leader, ApiKey.LIST_OFFSETS, body)
+            for t in response.topics:
+                for p in t.partitions:
+                    if p.error_code != Errors.NONE:
+                        raise KafkaError(p.error_code, f"listing offsets of {t.name}-{p.partition_index}")
+                    result[TopicPartition(t.name, p.partition_index)] = (p.offset, p.timestamp)
+        return result
+
+    # ------------------------------------------------------------------ groups
+    def _group_coordinator(self, group_id: str) -> int:
+        response = self._call(self._any_node(), ApiKey.FIND_COORDINATOR, {"key": group_id, "key_type": 0}, max_version=3)
+        if response.error_code != Errors.NONE:
+            raise KafkaError(response.error_code, f"finding the coordinator of group {group_id!r}")
+        node = Node(response.node_id, response.host, response.port)
+        self.client.register_node(node)
+        return node.node_id
+
+    def list_consumer_groups(self) -> list[tuple[str, str]]:
+        """(group id, state) for every group on every broker."""
+        self._ensure_cluster()
+        groups = []
+        for node_id in list(self.metadata.cluster.nodes):
+            response: ClientResponse = self.client.send_and_wait(node_id, ApiKey.LIST_GROUPS, {}, self.timeout_ms)
+            if response.body.error_code != Errors.NONE:
+                raise KafkaError(response.body.error_code, "listing groups")
+            groups += [(g.group_id, g.get("group_state", "")) for g in response.body.groups]
+        return sorted(groups)
+
+    def describe_consumer_groups(self, group_ids: Iterable[str]) -> dict[str, ConsumerGroupDescription]:
+        result = {}
+        for group_id in group_ids:
+            response = self._call(self._group_coordinator(group_id), ApiKey.DESCRIBE_GROUPS,
+                                  {"groups": [group_id], "include_authorized_operations": False})
+            g = response.groups[0]
+            if g.error_code != Errors.NONE:
+                raise KafkaError(g.error_code, f"describing group {group_id!r}")
+            members = []
+            for m in g.members:
+                assignment = []
+                if m.member_assignment:
+                    a = deserialize_assignment(m.member_assignment)
+                    assignment = [TopicPartition(t.topic, p) for t in a.assigned_partitions for p in t.partitions]
+                members.append(MemberDescription(m.member_id, m.client_id, m.client_host, assignment))
+            result[group_id] = ConsumerGroupDescription(g.group_id, g.group_state, g.protocol_type, g.protocol_data,
+                                                        members)
+        return result
+
+    def delete_consumer_groups(self, group_ids: Iterable[str]) -> dict[str, KafkaError | None]:
+        result = {}
+        for group_id in group_ids:
+            response = self._call(self._group_coordinator(group_id), ApiKey.DELETE_GROUPS, {"groups_names": [group_id]})
+            result.update({r.group_id: self._result(r.error_code) for r in response.results})
+        return result
+
+    def list_consumer_group_offsets(self, group_id: str) -> dict[TopicPartition, int]:
+        response = self._call(self._group_coordinator(group_id), ApiKey.OFFSET_FETCH,
+                              {"group_id": group_id, "topics": None, "require_stable": False}, max_version=7)
+        if response.get("error_code", 0) != Errors.NONE:
+            raise KafkaError(response.error_code, f"fetching offsets of group {group_id!r}")
+        return {TopicPartition(t.name, p.partition_index): p.committed_offset
+                for t in response.topics for p in t.partitions if p.committed_offset >= 0}
+
+    def close(self) -> None:
+        self.client.close()
+
+    def __enter__(self) -> AdminClient:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

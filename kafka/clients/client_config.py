@@ -1,0 +1,131 @@
+"""Client configs, named and defaulted as Kafka's (ProducerConfig, ConsumerConfig, AdminClientConfig).
+
+Like Kafka's ConfigDef, each client declares the keys it knows with a type and a default; a key it
+does not know, or a value that does not parse, is an error that names the key. Python callers may
+also write ``linger_ms=10`` for ``linger.ms=10``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kafka.clients.errors import ConfigError
+
+
+def _int(v: Any) -> int:
+    return int(v)
+
+
+def _bool(v: Any) -> bool:
+    if isinstance(v, bool):
+        return v
+    if str(v).lower() in ("true", "false"):
+        return str(v).lower() == "true"
+    raise ValueError(f"expected true or false, got {v!r}")
+
+
+def _list(v: Any) -> list[str]:
+    items = v if isinstance(v, (list, tuple)) else str(v).split(",")
+    return [str(i).strip() for i in items if str(i).strip()]
+
+
+def _str(v: Any) -> str | None:
+    return None if v is None else str(v)
+
+
+def _acks(v: Any) -> int:
+    # "all" and -1 mean the same: the leader waits for the full ISR (seed 004, "acks").
+    text = str(v).strip().lower()
+    if text in ("all", "-1"):
+        return -1
+    if text in ("0", "1"):
+        return int(text)
+    raise ValueError(f"expected all, -1, 0 or 1, got {v!r}")
+
+
+def _one_of(*choices: str) -> Callable[[Any], str]:
+    def parse(v: Any) -> str:
+        if str(v) not in choices:
+            raise ValueError(f"expected one of {', '.join(choices)}, got {v!r}")
+        return str(v)
+    return parse
+
+
+COMMON: dict[str, tuple[Callable[[Any], Any], Any]] = {
+    "bootstrap.servers": (_list, None),
+    "client.id": (_str, ""),
+    "request.timeout.ms": (_int, 30000),
+    "reconnect.backoff.ms": (_int, 50),
+    "reconnect.backoff.max.ms": (_int, 1000),
+    "retry.backoff.ms": (_int, 100),
+    "metadata.max.age.ms": (_int, 300000),
+    "socket.connection.setup.timeout.ms": (_int, 10000),
+    "max.in.flight.requests.per.connection": (_int, 5),
+    "connections.max.idle.ms": (_int, 540000),
+}
+
+PRODUCER = {
+    **COMMON,
+    "acks": (_acks, -1),
+    "batch.size": (_int, 16384),
+    "linger.ms": (_int, 5),  # Kafka 4.0's default; 0 before
+    "buffer.memory": (_int, 32 * 1024 * 1024),
+    "compression.type": (_one_of("none", "gzip", "snappy", "lz4", "zstd"), "none"),
+    "retries": (_int, 2**31 - 1),
+    "delivery.timeout.ms": (_int, 120000),
+    "max.block.ms": (_int, 60000),
+    "max.request.size": (_int, 1048576),
+    "partitioner.ignore.keys": (_bool, False),
+    # Idempotence needs InitProducerId and sequence numbers, which this edition does not have yet.
+    "enable.idempotence": (_bool, False),
+}
+
+CONSUMER = {
+    **COMMON,
+    "group.id": (_str, None),
+    "group.instance.id": (_str, None),
+    "auto.offset.reset": (_one_of("earliest", "latest", "none"), "latest"),
+    "enable.auto.commit": (_bool, True),
+    "auto.commit.interval.ms": (_int, 5000),
+    "fetch.min.bytes": (_int, 1),
+    "fetch.max.bytes": (_int, 52428800),
+    "fetch.max.wait.ms": (_int, 500),
+    "max.partition.fetch.bytes": (_int, 1048576),
+    "max.poll.records": (_int, 500),
+    "max.poll.interval.ms": (_int, 300000),
+    "session.timeout.ms": (_int, 45000),
+    "heartbeat.interval.ms": (_int, 3000),
+    "rebalance.timeout.ms": (_int, 0),  # 0: use max.poll.interval.ms, as the Java client does
+    "partition.assignment.strategy": (_list, ["range", "cooperative-sticky"]),
+    "isolation.level": (_one_of("read_uncommitted", "read_committed"), "read_uncommitted"),
+    "check.crcs": (_bool, True),
+    "default.api.timeout.ms": (_int, 60000),
+}
+
+ADMIN = {**COMMON, "default.api.timeout.ms": (_int, 60000)}
+
+
+class ClientConfig:
+    """Parsed config values: ``config["linger.ms"]``."""
+
+    def __init__(self, definition: Mapping[str, tuple[Callable[[Any], Any], Any]],
+                 props: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
+        given = dict(props or {})
+        given.update({k.replace("_", "."): v for k, v in kwargs.items()})
+        self.values: dict[str, Any] = {}
+        for key, value in given.items():
+            if key not in definition:
+                raise ConfigError(f"unknown config {key!r}")
+            parse = definition[key][0]
+            try:
+                self.values[key] = parse(value)
+            except (TypeError, ValueError) as e:
+                raise ConfigError(f"invalid value {value!r} for config {key!r}: {e}") from None
+        for key, (_, default) in definition.items():
+            self.values.setdefault(key, default)
+        if not self.values["bootstrap.servers"]:
+            raise ConfigError("missing required config 'bootstrap.servers'")
+
+    def __getitem__(self, key: str) -> Any:
+        return self.values[key]

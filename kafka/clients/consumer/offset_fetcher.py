@@ -1,0 +1,93 @@
+"""OffsetFetcher: ListOffsets requests -- earliest, latest or by time (Kafka's consumer.internals.OffsetFetcher).
+
+A partition with no position (a new consumer, no committed offset) gets one from
+``auto.offset.reset``: the log start ("earliest", timestamp -2) or end ("latest", -1), as the
+partition's leader reports it. ``beginning_offsets``/``end_offsets``/``offsets_for_times`` use the
+same request.
+"""
+
+from __future__ import annotations
+
+from kafka.clients.client_request import ClientRequest
+from kafka.clients.consumer.subscription_state import SubscriptionState
+from kafka.clients.errors import KafkaError, KafkaTimeoutError
+from kafka.clients.metadata import STALE_METADATA_ERRORS, Metadata
+from kafka.clients.network_client import NetworkClient
+from kafka.protocol.api_keys import ApiKey
+from kafka.protocol.errors import Errors
+from kafka.utils.time import SYSTEM, Time
+from kafka.utils.topic_partition import TopicPartition
+
+EARLIEST_TIMESTAMP = -2
+LATEST_TIMESTAMP = -1
+_STRATEGY_TIMESTAMPS = {"earliest": EARLIEST_TIMESTAMP, "latest": LATEST_TIMESTAMP}
+
+
+class OffsetFetcher:
+    def __init__(self, client: NetworkClient, metadata: Metadata, subscriptions: SubscriptionState | None,
+                 isolation_level: int = 0, time: Time = SYSTEM) -> None:
+        self.client = client
+        self.metadata = metadata
+        self.subscriptions = subscriptions
+        self.isolation_level = isolation_level
+        self.time = time
+
+    def reset_positions_if_needed(self, timeout_ms: int) -> None:
+        needing = self.subscriptions.partitions_needing_reset()
+        if not needing:
+            return
+        offsets = self.list_offsets({tp: _STRATEGY_TIMESTAMPS[s] for tp, s in needing.items()}, timeout_ms)
+        for tp, (offset, _) in offsets.items():
+            if self.subscriptions.is_assigned(tp) and tp in self.subscriptions.partitions_needing_reset():
+                self.subscriptions.seek(tp, offset)
+
+    def list_offsets(self, timestamps: dict[TopicPartition, int], timeout_ms: int) -> dict[TopicPartition, tuple[int, int]]:
+        """{tp: (offset, timestamp)} from each partition's leader; retries stale-metadata errors."""
+        deadline = self.time.hi_res_clock_ms() + timeout_ms
+        result: dict[TopicPartition, tuple[int, int]] = {}
+        remaining = dict(timestamps)
+        while remaining:
+            left = deadline - self.time.hi_res_clock_ms()
+            if left <= 0:
+                raise KafkaTimeoutError(f"ListOffsets for {sorted(map(str, remaining))} did not finish in {timeout_ms} ms")
+            self.metadata.add_topics(*{tp.topic for tp in remaining})
+            by_leader: dict[int, dict[TopicPartition, int]] = {}
+            for tp, ts in remaining.items():
+                leader = self.metadata.cluster.leader_for(tp)
+                if leader is not None:
+                    by_leader.setdefault(leader.node_id, {})[tp] = ts
+            if not by_leader:
+                self.client.await_metadata(left)
+                continue
+            futures = [self.client.send(self._request(node_id, parts)) for node_id, parts in by_leader.items()]
+            self.client.poll_until(lambda fs=futures: all(f.done() for f in fs), left)
+            stale = False
+            for future in futures:
+                if not future.done():
+                    continue
+                response = future.result()
+                if response.body is None:
+                    stale = True
+                    continue
+                for topic in response.body.topics:
+                    for p in topic.partitions:
+                        tp = TopicPartition(topic.name, p.partition_index)
+                        error = Errors.for_code(p.error_code)
+                        if error == Errors.NONE:
+                            result[tp] = (p.offset, p.timestamp)
+                            remaining.pop(tp, None)
+                        elif error in STALE_METADATA_ERRORS or error.retriable:
+                            stale = True
+                        else:
+                            raise KafkaError(error, f"listing offsets of {tp}")
+            if stale and remaining:
+                self.client.await_metadata(max(1, deadline - self.time.hi_res_clock_ms()))
+        return result
+
+    def _request(self, node_id: int, partitions: dict[TopicPartition, int]):
+        by_topic: dict[str, list[dict]] = {}
+        for tp, ts in partitions.items():
+            by_topic.setdefault(tp.topic, []).append({"partition_index": tp.partition, "timestamp": ts})
+        body = {"replica_id": -1, "isolation_level": self.isolation_level,
+                "topics": [{"name": t, "partitions": ps} for t, ps in by_topic.items()]}
+        return ClientRequest(node_id, ApiKey.LIST_OFFSETS, body)

@@ -1,0 +1,105 @@
+"""KafkaChannel: one non-blocking TCP connection to one broker, with Kafka's framing
+(the client half of Kafka's common.network.KafkaChannel, NetworkSend and NetworkReceive).
+
+Every request and response on the wire is an int32 size followed by that many bytes. Writes are
+queued and flushed as the socket accepts them; reads accumulate until a whole frame is in. The
+channel knows nothing about APIs or correlation ids: that is the NetworkClient's business.
+"""
+
+from __future__ import annotations
+
+import errno
+import socket
+import struct
+from collections import deque
+
+_SIZE = struct.Struct(">i")
+_RECV_CHUNK = 256 * 1024
+
+
+class KafkaChannel:
+    def __init__(self, node_id: int, host: str, port: int) -> None:
+        self.node_id = node_id
+        self.address = (host, port)
+        self.sock: socket.socket | None = None
+        self._sends: deque[tuple[memoryview, object]] = deque()  # (bytes left, the request they carry)
+        self._receive = bytearray()
+
+    # ------------------------------------------------------------------ connecting
+    def connect(self) -> bool:
+        """Start a non-blocking connect; True if it completed at once (loopback often does)."""
+        infos = socket.getaddrinfo(*self.address, type=socket.SOCK_STREAM)
+        family, kind, proto, _, sockaddr = infos[0]
+        self.sock = socket.socket(family, kind, proto)
+        self.sock.setblocking(False)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        code = self.sock.connect_ex(sockaddr)
+        if code == 0:
+            return True
+        if code in (errno.EINPROGRESS, errno.EWOULDBLOCK, errno.EAGAIN):
+            return False
+        raise OSError(code, f"connect to {self.address[0]}:{self.address[1]}: {errno.errorcode.get(code, code)}")
+
+    def finish_connect(self) -> None:
+        """Called when a connecting socket becomes writable: raises if the connect failed."""
+        code = self.sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+        if code:
+            raise OSError(code, f"connect to {self.address[0]}:{self.address[1]}: {errno.errorcode.get(code, code)}")
+
+    # ------------------------------------------------------------------ writing
+    def send(self, frame: bytes, request: object) -> None:
+        self._sends.append((memoryview(frame), request))
+
+    @property
+    def has_send(self) -> bool:
+        return bool(self._sends)
+
+    def write(self) -> list[object]:
+        """Write as much as the socket takes; returns the requests whose bytes are now all sent."""
+        completed = []
+        while self._sends:
+            data, request = self._sends[0]
+            try:
+                n = self.sock.send(data)
+            except (BlockingIOError, InterruptedError):
+                break
+            if n < len(data):
+                self._sends[0] = (data[n:], request)
+                break
+            self._sends.popleft()
+            completed.append(request)
+        return completed
+
+    # ------------------------------------------------------------------ reading
+    def read(self) -> list[bytes]:
+        """Read what is available; returns the complete response frames (without size prefixes)."""
+        while True:
+            try:
+                chunk = self.sock.recv(_RECV_CHUNK)
+            except (BlockingIOError, InterruptedError):
+                break
+            if not chunk:
+                raise ConnectionError(f"connection to node {self.node_id} closed by the broker")
+            self._receive += chunk
+            if len(chunk) < _RECV_CHUNK:
+                break
+        frames = []
+        buf = self._receive
+        pos = 0
+        while len(buf) - pos >= 4:
+            (size,) = _SIZE.unpack_from(buf, pos)
+            if size < 0:
+                raise ConnectionError(f"invalid frame size {size} from node {self.node_id}")
+            if len(buf) - pos - 4 < size:
+                break
+            frames.append(bytes(buf[pos + 4 : pos + 4 + size]))
+            pos += 4 + size
+        if pos:
+            del buf[:pos]
+        return frames
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+        self._sends.clear()
+        self._receive.clear()

@@ -1,0 +1,139 @@
+"""kafka-topics: create, list, describe, alter and delete topics (Kafka's kafka.admin.TopicCommand,
+``bin/kafka-topics.sh``), on the AdminClient.
+
+    kafka-topics --bootstrap-server 127.0.0.1:9092 --create --topic T --partitions 3 --config retention.ms=60000
+    kafka-topics --bootstrap-server 127.0.0.1:9092 --list
+    kafka-topics --bootstrap-server 127.0.0.1:9092 --describe [--topic T]
+    kafka-topics --bootstrap-server 127.0.0.1:9092 --alter --topic T --partitions 6
+    kafka-topics --bootstrap-server 127.0.0.1:9092 --delete --topic T
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import re
+import sys
+
+from kafka.clients.admin import TOPIC_RESOURCE, AdminClient, NewTopic
+from kafka.clients.errors import KafkaError
+from kafka.protocol.errors import Errors
+from kafka.tools.command_line_utils import load_props, parse_key_values, run
+
+DYNAMIC_TOPIC_CONFIG = 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="kafka-topics", description="Create, delete, describe, or change a topic.")
+    p.add_argument("--bootstrap-server", required=True, help="the broker(s) to connect to, host:port[,host:port]")
+    p.add_argument("--command-config", help="a properties file of admin client configs")
+    action = p.add_mutually_exclusive_group(required=True)
+    for name in ("create", "list", "describe", "alter", "delete"):
+        action.add_argument(f"--{name}", action="store_true")
+    p.add_argument("--topic", help="the topic (a regular expression for --list/--describe/--delete)")
+    p.add_argument("--partitions", type=int, help="partition count (--create, or the new count for --alter)")
+    p.add_argument("--replication-factor", type=int, default=-1)
+    p.add_argument("--config", action="append", help="a topic config override, name=value (repeatable)")
+    p.add_argument("--if-not-exists", action="store_true")
+    p.add_argument("--if-exists", action="store_true")
+    p.add_argument("--exclude-internal", action="store_true")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(_main, argv)
+
+
+def _main(argv) -> int:
+    args = build_parser().parse_args(argv)
+    config = {"bootstrap.servers": args.bootstrap_server, **load_props(args.command_config)}
+    with AdminClient(config) as admin:
+        if args.create:
+            return create(admin, args)
+        if args.list:
+            for name in sorted(_matching(admin, args.topic, not args.exclude_internal)):
+                print(name)
+            return 0
+        if args.describe:
+            return describe(admin, args)
+        if args.alter:
+            return alter(admin, args)
+        return delete(admin, args)
+
+
+def _matching(admin: AdminClient, pattern: str | None, include_internal: bool = True) -> list[str]:
+    names = admin.list_topics(include_internal=include_internal)
+    if pattern is None:
+        return sorted(names)
+    return sorted(n for n in names if re.fullmatch(pattern, n))
+
+
+def create(admin: AdminClient, args) -> int:
+    _require(args.topic, "--topic")
+    topic = NewTopic(args.topic, args.partitions or -1, args.replication_factor, parse_key_values(args.config, "--config"))
+    error = admin.create_topics([topic])[args.topic]
+    if error is not None:
+        if error.error == Errors.TOPIC_ALREADY_EXISTS and args.if_not_exists:
+            return 0
+        raise error
+    print(f"Created topic {args.topic}.")
+    return 0
+
+
+def describe(admin: AdminClient, args) -> int:
+    names = _matching(admin, args.topic)
+    if args.topic and not names and not args.if_exists:
+        raise KafkaError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{args.topic}' does not exist as expected")
+    for name, desc in sorted(admin.describe_topics(names).items()):
+        replication = len(desc.partitions[0].replicas) if desc.partitions else 0
+        print(f"Topic: {name}\tTopicId: {_topic_id(desc.topic_id)}\tPartitionCount: {len(desc.partitions)}\t"
+              f"ReplicationFactor: {replication}\tConfigs: {_dynamic_configs(admin, name)}")
+        for p in desc.partitions:
+            print(f"\tTopic: {name}\tPartition: {p.partition}\tLeader: {p.leader if p.leader >= 0 else 'none'}\t"
+                  f"Replicas: {','.join(map(str, p.replicas))}\tIsr: {','.join(map(str, p.isr))}"
+                  "\tElr: N/A\tLastKnownElr: N/A")
+    return 0
+
+
+def _topic_id(topic_id) -> str:
+    return base64.urlsafe_b64encode(topic_id.bytes).decode().rstrip("=") if topic_id is not None else "N/A"
+
+
+def _dynamic_configs(admin: AdminClient, topic: str) -> str:
+    """The topic's own overrides, as Kafka prints them ("" when it has none)."""
+    try:
+        entries = admin.describe_configs(TOPIC_RESOURCE, topic)
+    except KafkaError:
+        return ""  # a broker without DescribeConfigs: describe the partitions anyway
+    return ",".join(f"{e.name}={e.value}" for e in entries.values() if e.source == DYNAMIC_TOPIC_CONFIG)
+
+
+def alter(admin: AdminClient, args) -> int:
+    _require(args.topic, "--topic")
+    _require(args.partitions, "--partitions")
+    error = admin.create_partitions({args.topic: args.partitions})[args.topic]
+    if error is not None:
+        raise error
+    return 0
+
+
+def delete(admin: AdminClient, args) -> int:
+    _require(args.topic, "--topic")
+    names = _matching(admin, args.topic)
+    if not names:
+        if args.if_exists:
+            return 0
+        raise KafkaError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{args.topic}' does not exist as expected")
+    for error in admin.delete_topics(names).values():
+        if error is not None:
+            raise error
+    return 0
+
+
+def _require(value, flag: str) -> None:
+    if value is None:
+        raise ValueError(f"missing required argument {flag}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+"""AdminClient against the broker, including the broker side of CreatePartitions and DescribeCluster."""
+
+from __future__ import annotations
+
+from kafka.clients.admin import TOPIC_RESOURCE, AdminClient, NewTopic
+from kafka.clients.consumer import KafkaConsumer
+from kafka.clients.producer import KafkaProducer
+from kafka.protocol.api_keys import ApiKey
+from kafka.protocol.errors import Errors
+from kafka.utils.topic_partition import TopicPartition
+from tests.helpers import unique_topic
+from tests.wire import WireClient
+
+
+def test_topics_partitions_and_cluster(broker):
+    topic = unique_topic("admin")
+    with AdminClient({"bootstrap.servers": broker.bootstrap}) as admin:
+        results = admin.create_topics([NewTopic(topic, 2, 1), NewTopic("bad name!", 1, 1)])
+        assert results[topic] is None and results["bad name!"].error == Errors.INVALID_TOPIC_EXCEPTION
+        assert topic in admin.list_topics()
+
+        assert admin.create_partitions({topic: 4}) == {topic: None}
+        assert len(admin.describe_topics([topic])[topic].partitions) == 4
+        assert admin.create_partitions({topic: 3})[topic].error == Errors.INVALID_PARTITIONS
+        assert admin.create_partitions({"no-such-topic": 3})["no-such-topic"].error == Errors.UNKNOWN_TOPIC_OR_PARTITION
+
+        cluster_id, controller_id, nodes = admin.describe_cluster()
+        assert cluster_id and controller_id == 1 and [(n.node_id, n.port) for n in nodes] == [(1, broker.port)]
+
+        assert admin.delete_topics([topic]) == {topic: None}
+        assert topic not in admin.list_topics()
+
+
+def test_new_partitions_take_writes_and_offsets_are_listed(broker):
+    topic = unique_topic("grow")
+    with AdminClient({"bootstrap.servers": broker.bootstrap}) as admin:
+        admin.create_topics([NewTopic(topic, 1, 1)])
+        admin.create_partitions({topic: 3})
+        with KafkaProducer({"bootstrap.servers": broker.bootstrap, "metadata.max.age.ms": 100}) as producer:
+            assert producer.send(topic, b"x", partition=2).get(10).offset == 0
+        offsets = admin.list_offsets({TopicPartition(topic, p): "latest" for p in range(3)})
+        assert [offsets[TopicPartition(topic, p)][0] for p in range(3)] == [0, 0, 1]
+
+
+def test_configs_and_groups(broker):
+    topic, group = unique_topic("cfg"), unique_topic("g")
+    with AdminClient({"bootstrap.servers": broker.bootstrap}) as admin:
+        admin.create_topics([NewTopic(topic, 1, 1, {"retention.ms": "60000"})])
+        assert admin.describe_configs(TOPIC_RESOURCE, topic)["retention.ms"].value == "60000"
+        admin.incremental_alter_configs(TOPIC_RESOURCE, topic, [("retention.ms", 0, "120000")])
+        assert admin.describe_configs(TOPIC_RESOURCE, topic, ["retention.ms"])["retention.ms"].value == "120000"
+        with KafkaProducer({"bootstrap.servers": broker.bootstrap}) as producer:
+            producer.send(topic, b"v").get(10)
+        with KafkaConsumer({"bootstrap.servers": broker.bootstrap, "group.id": group,
+                            "auto.offset.reset": "earliest"}) as consumer:
+            consumer.assign([TopicPartition(topic, 0)])
+            consumer.commit({TopicPartition(topic, 0): 1})
+        assert admin.list_consumer_group_offsets(group) == {TopicPartition(topic, 0): 1}
+        assert group in [g for g, _ in admin.list_consumer_groups()]
+        assert admin.delete_consumer_groups([group]) == {group: None}
+        assert group not in [g for g, _ in admin.list_consumer_groups()]
+
+
+def test_create_partitions_and_describe_cluster_on_the_wire(broker):
+    client = WireClient(broker.port)
+    try:
+        for version in (0, 3):
+            response = client.request(ApiKey.CREATE_PARTITIONS, version, {
+                "topics": [{"name": "absent", "count": 2, "assignments": None}], "timeout_ms": 1000,
+                "validate_only": False})
+            assert response.results[0].error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION
+        response = client.request(ApiKey.DESCRIBE_CLUSTER, 1, {"include_cluster_authorized_operations": False,
+                                                               "endpoint_type": 2})
+        assert response.error_code == Errors.UNSUPPORTED_ENDPOINT_TYPE
+    finally:
+        client.close()

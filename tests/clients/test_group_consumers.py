@@ -1,0 +1,103 @@
+"""Acceptance: three consumer processes share a 6-partition topic through the group coordinator,
+rebalance when one leaves, and a restarted member resumes from the committed offsets."""
+
+from __future__ import annotations
+
+import json
+import queue
+import signal
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from kafka.clients.admin import AdminClient, NewTopic
+from kafka.clients.producer import KafkaProducer
+from tests.helpers import REPO, unique_topic, wait_until
+
+
+class Member:
+    def __init__(self, bootstrap: str, topic: str, group: str, strategy: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tests.clients.group_member", bootstrap, topic, group, strategy],
+            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.events: queue.Queue = queue.Queue()
+        self.assigned: list[int] = []
+        self.records: list[tuple[int, int]] = []
+        self.closed = False
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:  # the broker-style log lines go here too: skip them
+            if line.startswith("EVENT "):
+                self.events.put(json.loads(line[len("EVENT "):]))
+
+    def drain(self) -> None:
+        while True:
+            try:
+                event = self.events.get_nowait()
+            except queue.Empty:
+                return
+            if "assigned" in event:
+                self.assigned = event["assigned"]
+            if "revoked" in event:
+                self.assigned = [p for p in self.assigned if p not in event["revoked"]]
+            self.records += [tuple(r) for r in event.get("records", [])]
+            self.closed |= event.get("closed", False)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(30)
+        self.drain()
+
+
+def _produce(bootstrap: str, topic: str, start: int, count: int) -> None:
+    with KafkaProducer({"bootstrap.servers": bootstrap}) as producer:
+        for i in range(start, start + count):
+            producer.send(topic, f"v{i}", key=f"k{i}")
+        producer.flush(30)
+
+
+@pytest.mark.parametrize("strategy", ["cooperative-sticky", "range"])
+def test_three_members_share_rebalance_and_resume(start_broker, strategy):
+    broker = start_broker(overrides={"group.initial.rebalance.delay.ms": "0"})
+    topic, group = unique_topic("grp"), unique_topic("g")
+    with AdminClient({"bootstrap.servers": broker.bootstrap}) as admin:
+        admin.create_topics([NewTopic(topic, 6, 1)])
+    _produce(broker.bootstrap, topic, 0, 600)
+    members = [Member(broker.bootstrap, topic, group, strategy) for _ in range(3)]
+    try:
+        def balanced(ms, share):
+            for m in ms:
+                m.drain()
+            parts = sorted(p for m in ms for p in m.assigned)
+            return parts == list(range(6)) and all(len(m.assigned) == share for m in ms)
+        wait_until(lambda: balanced(members, 2), timeout=60, message="three members with two partitions each")
+        wait_until(lambda: balanced(members, 2) and len({r for m in members for r in m.records}) == 600,
+                   timeout=60, message="all 600 records consumed")
+        members[2].stop()  # leaves the group: the other two take over its partitions
+        assert members[2].closed
+        wait_until(lambda: balanced(members[:2], 3), timeout=60, message="two members with three partitions each")
+        _produce(broker.bootstrap, topic, 600, 300)
+        wait_until(lambda: balanced(members[:2], 3) and len({r for m in members for r in m.records}) == 900,
+                   timeout=60, message="the next 300 records consumed by the two remaining members")
+        everything = [r for m in members for r in m.records]
+        # Each record is seen once: commits are synchronous, so a rebalance replays nothing.
+        assert len(everything) == len(set(everything)) == 900
+    finally:
+        for m in members:
+            m.stop()
+    _produce(broker.bootstrap, topic, 900, 60)
+    restarted = Member(broker.bootstrap, topic, group, strategy)
+    try:
+        def resumed():
+            restarted.drain()
+            return len(restarted.records) >= 60
+
+        wait_until(resumed, timeout=60, message="the restarted member to read the 60 new records")
+        wait_until(lambda: restarted.drain() or len(restarted.assigned) == 6, timeout=30, message="all partitions")
+        assert len(restarted.records) == 60  # nothing before the committed offsets was read again
+    finally:
+        restarted.stop()
