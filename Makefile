@@ -17,6 +17,11 @@ $(STAMP): pyproject.toml
 	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq kcat; \
 	else sudo apt-get update -qq && sudo apt-get install -y -qq kcat; fi
 
+# Debian's Prometheus: tests/integration/test_prometheus.py scrapes the broker with a real server.
+/usr/bin/prometheus:
+	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus; \
+	else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus; fi
+
 run: $(STAMP)
 	$(BIN)/kafka-server-start config/server.properties \
 	  --override listeners=PLAINTEXT://127.0.0.1:9092 \
@@ -27,7 +32,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check kafka tests
 	$(BIN)/lint-imports
 
-test: $(STAMP) /usr/bin/kcat lint
+test: $(STAMP) /usr/bin/kcat /usr/bin/prometheus lint
 	$(BIN)/pytest -q
 
 # Our broker beside the reference broker (../shared/bench); see bench/compare.sh.

@@ -42,7 +42,8 @@ class InProcessBroker:
 
     def __init__(self, data_dir: Path, overrides: dict[str, str]) -> None:
         props = {"node.id": "1", "listeners": "PLAINTEXT://127.0.0.1:0", "log.dirs": str(data_dir),
-                 "num.network.threads": "2", "num.io.threads": "4"}
+                 "num.network.threads": "2", "num.io.threads": "4",
+                 "metrics.listener": "http://127.0.0.1:0"}  # many brokers at once: never the fixed 9404
         props.update(overrides)
         self.data_dir = data_dir
         self.server = KafkaServer(KafkaConfig(props))
@@ -63,7 +64,7 @@ class BrokerProcess:
         self.bootstrap = f"127.0.0.1:{self.port}"
         props = {"listeners": f"PLAINTEXT://{self.bootstrap}",
                  "advertised.listeners": f"PLAINTEXT://{self.bootstrap}",
-                 "log.dirs": str(data_dir), **(overrides or {})}
+                 "log.dirs": str(data_dir), "metrics.listener": "http://127.0.0.1:0", **(overrides or {})}
         args = [sys.executable, "-m", "kafka", str(REPO / "config" / "server.properties")]
         for key, value in props.items():
             args += ["--override", f"{key}={value}"]

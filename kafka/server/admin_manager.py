@@ -9,6 +9,7 @@ DeleteTopics, and auto-creation on Metadata and Produce all come here.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 import uuid
@@ -104,8 +105,11 @@ class AdminManager:
         return CreatedTopic(metadata, log_config)
 
     def maybe_auto_create_topic(self, name: str) -> TopicMetadata | None:
-        """auto.create.topics.enable: create a topic on first use with the broker defaults."""
-        if not self.config.auto_create_topics_enable:
+        """auto.create.topics.enable: create a topic on first use with the broker defaults.
+
+        Internal topics (`__consumer_offsets`) are never created this way: their owner creates them
+        with the partitions and configs they need (compaction), on first real use."""
+        if not self.config.auto_create_topics_enable or name.startswith("__"):
             return None
         try:
             return self.create_topic(name).metadata
@@ -127,6 +131,58 @@ class AdminManager:
             self.replica_manager.delete_partitions(name)
             log.info("deleted topic", topic=name)
         return topic
+
+    def alter_topic_configs(self, name: str, configs: dict[str, str], validate_only: bool = False) -> LogConfig:
+        """Replace a topic's config overrides: checked whole, stored, then applied to its live logs
+        (UnifiedLog.update_config), so retention and the cleaner act on them from their next run."""
+        try:
+            log_config = LogConfig.from_props(configs, self.default_log_config)
+        except ValueError as e:
+            raise TopicError(Errors.INVALID_CONFIG, str(e)) from None
+        if validate_only:
+            return log_config
+        with self._lock:
+            topic = self.metadata_cache.get_topic(name)
+            if topic is None:
+                raise TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist")
+            updated = dataclasses.replace(topic, configs=dict(configs))
+            self.store.save(self.metadata_cache.cluster_id,
+                            [updated if t.name == name else t for t in self.metadata_cache.all_topics()])
+            self.metadata_cache.update_topic(updated)
+            for tp, partition in self.replica_manager.all_partitions.items():
+                if tp.topic == name:
+                    partition.log.update_config(log_config)
+            log.info("altered topic configs", topic=name, configs=configs)
+        return log_config
+
+    def create_partitions(self, name: str, new_count: int, assignments: list[list[int]] | None = None,
+                          validate_only: bool = False) -> TopicMetadata:
+        """Grow a topic to ``new_count`` partitions (Kafka's createPartitions): never shrink it.
+        Keys hash differently afterwards -- which is why Kafka only ever adds partitions on request."""
+        with self._lock:
+            topic = self.metadata_cache.get_topic(name)
+            if topic is None:
+                raise TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist")
+            if new_count <= topic.num_partitions:
+                raise TopicError(Errors.INVALID_PARTITIONS, f"topic currently has {topic.num_partitions} "
+                                 f"partitions, which is higher than or equal to the requested {new_count}")
+            if assignments is not None:
+                alive = {b.node_id for b in self.metadata_cache.alive_brokers()}
+                if len(assignments) != new_count - topic.num_partitions:
+                    raise TopicError(Errors.INVALID_REPLICA_ASSIGNMENT,
+                                     f"{len(assignments)} assignments given for "
+                                     f"{new_count - topic.num_partitions} new partitions")
+                unknown = sorted({b for a in assignments for b in a} - alive)
+                if unknown or any(not a for a in assignments):
+                    raise TopicError(Errors.INVALID_REPLICA_ASSIGNMENT, f"unknown or missing broker ids {unknown}")
+            updated = dataclasses.replace(topic, num_partitions=new_count)
+            if not validate_only:
+                self.store.save(self.metadata_cache.cluster_id,
+                                [updated if t.name == name else t for t in self.metadata_cache.all_topics()])
+                self.replica_manager.make_leaders(name, new_count, self.log_config_for(updated))
+                self.metadata_cache.update_topic(updated)
+                log.info("created partitions", topic=name, partitions=new_count)
+        return updated
 
     def topic_name_for_id(self, topic_id: uuid.UUID) -> str | None:
         return next((t.name for t in self.metadata_cache.all_topics() if t.topic_id == topic_id), None)

@@ -5,16 +5,21 @@ Request Channel." `handle` decodes the body and looks the handler up in a table 
 Each handler turns the request into calls on a manager (ReplicaManager, AdminManager,
 MetadataCache) and passes a response callback down; the callback encodes the response and puts it
 on the RequestChannel, now or later, from whichever thread completes the work.
+
+The data-plane APIs of seed 002 (Produce, Fetch, ListOffsets, Metadata) live here. Three families
+sit beside it in files of their own, merged into the same table: StorageApis (storage_apis.py),
+GroupApis (group_apis.py, the GroupCoordinator's door) and AdminApis (admin_apis.py).
 """
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable
 
 import structlog
 
+from kafka.coordinator.group_coordinator import GroupCoordinator
+from kafka.metrics.request_metrics import count_error_codes
 from kafka.network.request_channel import Request, RequestChannel, Response
 from kafka.protocol.api_keys import APIS, ApiKey
 from kafka.protocol.errors import Errors
@@ -24,9 +29,12 @@ from kafka.protocol.header import (
     encode_api_versions_fallback,
     encode_response,
 )
+from kafka.server.admin_apis import AdminApis
 from kafka.server.admin_manager import AdminManager, TopicError
+from kafka.server.group_apis import GroupApis
 from kafka.server.metadata_cache import MetadataCache
 from kafka.server.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager
+from kafka.server.storage_apis import StorageApis
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.server.KafkaApis")
@@ -38,7 +46,8 @@ DEFAULT_CONFIG = 5
 
 class KafkaApis:
     def __init__(self, request_channel: RequestChannel, replica_manager: ReplicaManager,
-                 admin_manager: AdminManager, metadata_cache: MetadataCache, config) -> None:
+                 admin_manager: AdminManager, metadata_cache: MetadataCache, config,
+                 group_coordinator: GroupCoordinator | None = None) -> None:
         self.request_channel = request_channel
         self.replica_manager = replica_manager
         self.admin_manager = admin_manager
@@ -52,9 +61,12 @@ class KafkaApis:
             ApiKey.API_VERSIONS: self.handle_api_versions_request,
             ApiKey.CREATE_TOPICS: self.handle_create_topics_request,
             ApiKey.DELETE_TOPICS: self.handle_delete_topics_request,
-            # -- storage: DeleteRecords, DescribeConfigs, IncrementalAlterConfigs
-            # -- consumer groups and offsets (the GroupCoordinator)
-            # -- admin: CreatePartitions, DescribeCluster
+            # storage: DeleteRecords, DescribeConfigs, IncrementalAlterConfigs
+            **StorageApis(self).handlers(),
+            # consumer groups and offsets (the GroupCoordinator)
+            **(GroupApis(self, group_coordinator).handlers() if group_coordinator is not None else {}),
+            # admin: CreatePartitions, DescribeCluster
+            **AdminApis(self).handlers(),
         }
 
     # ------------------------------------------------------------------ dispatch
@@ -73,17 +85,19 @@ class KafkaApis:
             return
         self.handlers[header.api_key](request)
         if request.api_local_complete_time_ns < 0:  # the answer waits in a purgatory
-            request.api_local_complete_time_ns = time.monotonic_ns()
+            request.api_local_complete_time_ns = request.mark("I/O thread done; waiting in purgatory")
 
     def send_response(self, request: Request, body: dict) -> None:
         header = request.header
         api = APIS[header.api_key]
+        self.request_channel.update_error_metrics(request, count_error_codes(body))
         self.send_payload(request, encode_response(api, header.api_version, header.correlation_id, body))
 
     def send_payload(self, request: Request, payload: bytes | None) -> None:
-        now = time.monotonic_ns()
-        if request.api_local_complete_time_ns < 0:
-            request.api_local_complete_time_ns = now
+        if request.api_local_complete_time_ns < 0:  # answered on the I/O thread
+            now = request.api_local_complete_time_ns = request.mark("I/O thread done")
+        else:  # answered later, by whichever thread completed the delayed operation
+            now = request.mark("out of purgatory")
         request.api_remote_complete_time_ns = now
         self.request_channel.send_response(Response(request, payload))
 
@@ -156,7 +170,13 @@ class KafkaApis:
 
         def send_response_callback(statuses: dict) -> None:
             if req.acks == 0:
-                self.send_payload(request, None)  # acks=0: no response, just take the next request
+                # No response. But a failed append closes the connection, as in Kafka: the
+                # producer cannot see an error code, a reconnect makes it refresh its metadata.
+                failed = errors or any(s.error != Errors.NONE for s in statuses.values())
+                if failed:
+                    self.request_channel.close_connection(request)
+                else:
+                    self.send_payload(request, None)
                 return
             responses: dict[str, list[dict]] = {}
             for topic in req.topic_data:
@@ -219,6 +239,8 @@ class KafkaApis:
                                  log_start_offset=result.log_start_offset,
                                  aborted_transactions=None, preferred_read_replica=-1,
                                  records=result.records)
+                    self.replica_manager.broker_topic_stats.update_bytes_out(
+                        tp.topic, params.replica_id >= 0, len(result.records or b""))
                 by_topic.setdefault(tp.topic, []).append(entry)
             self.send_response(request, dict(
                 throttle_time_ms=0, error_code=Errors.NONE, session_id=0,

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kafka.metrics.prometheus_exporter import parse_metrics_listener
 from kafka.network.end_point import EndPoint, parse_listeners
 
 
@@ -43,6 +44,22 @@ def _at_least(n: int) -> Callable[[Any], str | None]:
     return lambda v: None if v >= n else f"must be at least {n}"
 
 
+def _between(low: int, high: int) -> Callable[[Any], str | None]:
+    return lambda v: None if low <= v <= high else f"must be between {low} and {high}"
+
+
+def _non_empty(v: Any) -> str | None:
+    return None if v else "must not be empty"
+
+
+def _cleanup_policy(v: str) -> str | None:
+    policies = {p.strip() for p in v.split(",")}
+    return None if policies and policies <= {"delete", "compact"} else "must be delete, compact or both"
+
+
+INT32_MAX = 2**31 - 1
+
+
 @dataclass(frozen=True)
 class ConfigKey:
     name: str
@@ -56,7 +73,8 @@ _KEYS = [
     ConfigKey("node.id", _int, "1", "The id of this broker.", _at_least(0)),
     ConfigKey("listeners", parse_listeners, "PLAINTEXT://:9092", "Where the broker accepts connections."),
     ConfigKey("advertised.listeners", _str, "", "What Metadata tells clients; defaults to listeners."),
-    ConfigKey("log.dirs", _list, "/tmp/kraft-combined-logs", "Directories holding the partition logs."),
+    ConfigKey("log.dirs", _list, "/tmp/kraft-combined-logs", "Directories holding the partition logs.",
+              _non_empty),
     ConfigKey("num.network.threads", _int, "3", "Processor threads per listener.", _at_least(1)),
     ConfigKey("num.io.threads", _int, "8", "Request handler (I/O) threads.", _at_least(1)),
     ConfigKey("queued.max.requests", _int, "500", "Requests queued before network threads stop reading.",
@@ -67,19 +85,71 @@ _KEYS = [
               _at_least(1)),
     ConfigKey("auto.create.topics.enable", _bool, "true", "Create a topic on first Metadata or Produce."),
     ConfigKey("delete.topic.enable", _bool, "true", "Whether DeleteTopics is allowed."),
-    ConfigKey("log.segment.bytes", _int, "1073741824", "Size at which a segment rolls.", _at_least(14)),
+    ConfigKey("log.segment.bytes", _int, "1073741824", "Size at which a segment rolls.", _between(14, INT32_MAX)),
     ConfigKey("log.index.interval.bytes", _int, "4096", "Bytes between two offset index entries.",
               _at_least(0)),
-    ConfigKey("message.max.bytes", _int, "1048588", "Largest record batch accepted.", _at_least(0)),
-    ConfigKey("log.retention.hours", _int, "168", "Retention time (hours) of log segments."),
-    ConfigKey("log.retention.ms", _int, None, "Retention time (ms); overrides log.retention.hours."),
-    ConfigKey("log.retention.bytes", _int, "-1", "Retention size per partition; -1 is unlimited."),
-    ConfigKey("log.cleanup.policy", _str, "delete", "delete or compact."),
+    ConfigKey("message.max.bytes", _int, "1048588", "Largest record batch accepted.", _between(0, INT32_MAX)),
+    ConfigKey("log.retention.hours", _int, "168", "Retention time (hours) of log segments.", _at_least(-1)),
+    ConfigKey("log.retention.ms", _int, None, "Retention time (ms); overrides log.retention.hours.",
+              _at_least(-1)),
+    ConfigKey("log.retention.bytes", _int, "-1", "Retention size per partition; -1 is unlimited.",
+              _at_least(-1)),
+    ConfigKey("log.cleanup.policy", _str, "delete", "delete or compact.", _cleanup_policy),
     ConfigKey("min.insync.replicas", _int, "1", "Replicas that must have a batch for acks=all.", _at_least(1)),
     ConfigKey("replica.fetch.max.bytes", _int, "1048576", "Accepted for compatibility; single broker."),
-    # -- log: retention, cleaner, flush, recovery
-    # -- group coordinator and __consumer_offsets
-    # -- metrics, logging and the request trace
+    # log: retention, cleaner, flush, recovery
+    ConfigKey("log.roll.hours", _int, "168", "Age (hours) at which a segment rolls.", _at_least(1)),
+    ConfigKey("log.roll.ms", _int, None, "Age (ms) at which a segment rolls; overrides log.roll.hours.", _at_least(1)),
+    ConfigKey("log.index.size.max.bytes", _int, "10485760", "Largest offset/time index per segment.", _at_least(4)),
+    ConfigKey("log.retention.minutes", _int, None, "Retention time (minutes); between hours and ms."),
+    ConfigKey("log.retention.check.interval.ms", _int, "300000", "How often retention deletes old segments.",
+              _at_least(1)),
+    ConfigKey("log.segment.delete.delay.ms", _int, "60000", "Delay before a deleted segment's files go.",
+              _at_least(0)),
+    ConfigKey("log.flush.interval.messages", _int, str(2**63 - 1), "fsync after this many records.",
+              _at_least(1)),
+    ConfigKey("log.flush.interval.ms", _int, None, "fsync a log after this long; default: flush scheduler's."),
+    ConfigKey("log.flush.scheduler.interval.ms", _int, str(2**63 - 1), "How often to look for logs to flush."),
+    ConfigKey("log.flush.offset.checkpoint.interval.ms", _int, "60000",
+              "How often recovery-point-offset-checkpoint is written.", _at_least(0)),
+    ConfigKey("log.flush.start.offset.checkpoint.interval.ms", _int, "60000",
+              "How often log-start-offset-checkpoint is written.", _at_least(0)),
+    ConfigKey("replica.high.watermark.checkpoint.interval.ms", _int, "5000",
+              "How often replication-offset-checkpoint (high watermarks) is written.", _at_least(1)),
+    ConfigKey("log.cleaner.enable", _bool, "true", "Run the LogCleaner for cleanup.policy=compact topics."),
+    ConfigKey("log.cleaner.threads", _int, "1", "Log cleaner threads.", _at_least(0)),
+    ConfigKey("log.cleaner.backoff.ms", _int, "15000", "Sleep when no log needs cleaning.", _at_least(0)),
+    ConfigKey("log.cleaner.dedupe.buffer.size", _int, "134217728", "Memory for the cleaners' offset maps.",
+              _at_least(1)),
+    ConfigKey("log.cleaner.delete.retention.ms", _int, "86400000", "How long tombstones are kept.", _at_least(0)),
+    ConfigKey("log.cleaner.min.cleanable.ratio", float, "0.5", "Dirty ratio at which a log is cleaned.",
+              lambda v: None if 0.0 <= v <= 1.0 else "must be between 0 and 1"),
+    ConfigKey("log.cleaner.min.compaction.lag.ms", _int, "0", "Minimum age of a record before compaction.",
+              _at_least(0)),
+    # group coordinator and __consumer_offsets
+    ConfigKey("group.initial.rebalance.delay.ms", _int, "3000",
+              "How long an empty group waits for more members before its first rebalance.", _at_least(0)),
+    ConfigKey("group.min.session.timeout.ms", _int, "6000", "Smallest session.timeout.ms a member may ask for.",
+              _at_least(0)),
+    ConfigKey("group.max.session.timeout.ms", _int, "1800000", "Largest session.timeout.ms a member may ask for.",
+              _at_least(0)),
+    ConfigKey("group.max.size", _int, "2147483647", "Most members one consumer group may have.", _at_least(1)),
+    ConfigKey("offsets.topic.num.partitions", _int, "50", "Partitions of __consumer_offsets (fixed once created).",
+              _at_least(1)),
+    ConfigKey("offsets.topic.segment.bytes", _int, "104857600", "Segment size of __consumer_offsets.",
+              _at_least(14)),
+    ConfigKey("offsets.retention.minutes", _int, "10080",
+              "How long an empty group's committed offsets are kept.", _at_least(1)),
+    ConfigKey("offsets.retention.check.interval.ms", _int, "600000", "How often expired offsets are looked for.",
+              _at_least(1)),
+    ConfigKey("offsets.commit.timeout.ms", _int, "5000",
+              "How long an offset commit waits for its record to be committed.", _at_least(1)),
+    ConfigKey("offset.metadata.max.bytes", _int, "4096", "Largest metadata string an offset commit may carry."),
+    # metrics, logging and the request trace
+    ConfigKey("metrics.listener", parse_metrics_listener, "http://127.0.0.1:9404",
+              "Where /metrics (Prometheus) and /requests are served: http://host:port; empty disables."),
+    ConfigKey("request.trace.enable", _bool, "false",
+              "Record every request's hand-offs and threads for /requests and kafka-request-trace."),
     # Keys of Kafka's sample KRaft server.properties that a single teaching broker accepts without
     # acting on them, so that Kafka's own file starts it. They are listed in docs/configuration.md.
     ConfigKey("process.roles", _str, "broker,controller", "Accepted, not acted on (no KRaft quorum yet)."),
@@ -144,7 +214,20 @@ class KafkaConfig:
     @property
     def log_retention_time_ms(self) -> int:
         ms = self.values["log.retention.ms"]
+        minutes = self.values.get("log.retention.minutes")
+        if ms is None and minutes is not None:
+            ms = minutes * 60_000
         return ms if ms is not None else self.values["log.retention.hours"] * 3_600_000
+
+    @property
+    def log_roll_time_ms(self) -> int:
+        ms = self.values.get("log.roll.ms")
+        return ms if ms is not None else self.values["log.roll.hours"] * 3_600_000
+
+    @property
+    def log_flush_interval_ms_or_default(self) -> int:
+        ms = self.values.get("log.flush.interval.ms")
+        return ms if ms is not None else self.values["log.flush.scheduler.interval.ms"]
 
     def non_default_values(self) -> dict[str, str]:
         return {k: v for k, v in self.originals.items() if CONFIG_KEYS[k].default != v}

@@ -31,6 +31,7 @@ from kafka.log.errors import (
 )
 from kafka.log.log_config import LogConfig
 from kafka.log.log_manager import LogManager
+from kafka.metrics.broker_topic_stats import BrokerTopicStats
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import InvalidRecordError
 from kafka.purgatory.delayed_operation_key import TopicPartitionOperationKey
@@ -93,6 +94,7 @@ class ReplicaManager:
             "Fetch", broker_id=self.local_broker_id, time=time)
         self.expired_produce_count = 0
         self.expired_fetch_count = 0
+        self.broker_topic_stats = BrokerTopicStats()  # KafkaServer swaps in the exported one
 
     # ------------------------------------------------------------------ hosting partitions
     def get_partition(self, tp: TopicPartition) -> Partition | None:
@@ -121,6 +123,7 @@ class ReplicaManager:
         for tp in gone:
             self.log_manager.delete_log(tp.topic, tp.partition)
             self.try_complete_delayed_requests(tp)
+        self.broker_topic_stats.remove_metrics(topic)
 
     # ------------------------------------------------------------------ produce
     def append_records(self, timeout_ms: int, required_acks: int, internal_topics_allowed: bool,
@@ -129,6 +132,7 @@ class ReplicaManager:
         statuses = {}
         for tp, records in entries_per_partition.items():
             response, hw_moved = self.append_to_local_log(tp, records, required_acks, internal_topics_allowed)
+            self._update_produce_stats(tp, records, response[0].error)
             statuses[tp] = response
             if hw_moved:
                 self.try_complete_delayed_requests(tp)
@@ -159,7 +163,7 @@ class ReplicaManager:
             return (PartitionResponse(Errors.UNKNOWN_TOPIC_OR_PARTITION), -1), False
         try:
             info, hw_moved = partition.append_records_to_leader(
-                records, required_acks, self.config.min_insync_replicas)
+                records, required_acks, partition.log.config.min_insync_replicas)
         except CorruptRecordError as e:
             return (PartitionResponse(Errors.CORRUPT_MESSAGE, error_message=str(e)), -1), False
         except InvalidRecordError as e:
@@ -170,10 +174,24 @@ class ReplicaManager:
             return (PartitionResponse(Errors.RECORD_LIST_TOO_LARGE, error_message=str(e)), -1), False
         except NotEnoughReplicasError as e:
             return (PartitionResponse(Errors.NOT_ENOUGH_REPLICAS, error_message=str(e)), -1), False
+        except LogDirError as e:  # the log was closed under us (topic deleted, broker stopping)
+            return (PartitionResponse(Errors.KAFKA_STORAGE_ERROR, error_message=str(e)), -1), False
+        self.broker_topic_stats.record_append(tp.topic, info.num_messages, info.valid_bytes)
         response = PartitionResponse(Errors.NONE, base_offset=info.first_offset,
                                      log_append_time=info.log_append_time,
                                      log_start_offset=info.log_start_offset)
         return (response, info.last_offset + 1), hw_moved
+
+    def _update_produce_stats(self, tp: TopicPartition, records: bytes, error: Errors) -> None:
+        # A topic that does not exist gets no series: a typo in a client must not grow /metrics.
+        if error == Errors.UNKNOWN_TOPIC_OR_PARTITION:
+            return
+        self.broker_topic_stats.record_produce_request(tp.topic)
+        if error != Errors.NONE:
+            self.broker_topic_stats.record_failed_produce(tp.topic)
+            log.debug("append failed", topic_partition=str(tp), error=error.name)  # Kafka logs these at DEBUG too
+        if error in (Errors.MESSAGE_TOO_LARGE, Errors.RECORD_LIST_TOO_LARGE):
+            self.broker_topic_stats.record_bytes_rejected(tp.topic, len(records))
 
     def try_complete_delayed_requests(self, tp: TopicPartition) -> None:
         """The HW of tp moved (or tp went away): waiting produces and fetches may now be done."""
@@ -216,6 +234,10 @@ class ReplicaManager:
         results = []
         for tp, info in fetch_infos:
             data = self._read_partition(tp, info, params, remaining, min_one_message)
+            if data.error != Errors.UNKNOWN_TOPIC_OR_PARTITION:
+                self.broker_topic_stats.record_fetch_request(tp.topic)
+                if data.error not in (Errors.NONE, Errors.OFFSET_OUT_OF_RANGE):  # Kafka's "expected" errors
+                    self.broker_topic_stats.record_failed_fetch(tp.topic)
             if data.records:
                 remaining -= len(data.records)
                 min_one_message = False
@@ -252,6 +274,29 @@ class ReplicaManager:
             return Errors.UNKNOWN_TOPIC_OR_PARTITION, -1, -1
         found_timestamp, offset = partition.fetch_offset_for_timestamp(timestamp, replica_id < 0)
         return Errors.NONE, found_timestamp, offset
+
+    def delete_records(self, tp: TopicPartition, offset: int) -> tuple[Errors, int]:
+        """DeleteRecords for one partition: move the log start offset to `offset` (-1: the high
+        watermark). Returns (error, the new low watermark). Kafka waits in a DelayedDeleteRecords
+        purgatory for followers to follow; with one replica the answer is immediate."""
+        partition = self.get_partition(tp)
+        if partition is None:
+            return Errors.UNKNOWN_TOPIC_OR_PARTITION, -1
+        if offset < -1:
+            return Errors.OFFSET_OUT_OF_RANGE, -1
+        try:
+            low_watermark = partition.log.maybe_increment_log_start_offset(
+                partition.high_watermark if offset == -1 else offset)
+        except OffsetOutOfRangeError:
+            return Errors.OFFSET_OUT_OF_RANGE, -1
+        return Errors.NONE, low_watermark
+
+    # -- group coordinator: reading __consumer_offsets back at load time
+    def read_partition_log(self, tp: TopicPartition, fetch_offset: int, max_bytes: int) -> FetchPartitionData:
+        """Committed batches of one local partition from fetch_offset, like a consumer's fetch. The
+        GroupCoordinator replays its __consumer_offsets partitions this way: it never sees a Log."""
+        params = FetchParams(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=max_bytes)
+        return self._read_partition(tp, FetchPartitionInfo(fetch_offset, max_bytes), params, max_bytes, True)
 
     def shutdown(self) -> None:
         self.delayed_produce_purgatory.shutdown()

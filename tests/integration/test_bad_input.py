@@ -6,8 +6,9 @@ import struct
 
 import pytest
 
-from kafka.protocol.api_keys import ApiKey
+from kafka.protocol.api_keys import APIS, ApiKey
 from kafka.protocol.errors import Errors
+from kafka.protocol.header import encode_request
 from kafka.protocol.record_batch import build_batch
 from tests.wire import WireClient
 
@@ -113,3 +114,27 @@ def test_invalid_topic_name_is_rejected(broker):
                     "configs": [{"name": "segment.bytes", "value": "lots"}]}], "timeout_ms": 5000})
     assert response.topics[0].error_code == Errors.INVALID_CONFIG
     assert "segment.bytes" in response.topics[0].error_message
+
+
+def test_acks_zero_failure_closes_the_connection(broker):
+    create(broker.port, "acks0")
+    client = WireClient(broker.port)
+    corrupt = bytearray(build_batch([(b"k", b"v")]))
+    corrupt[-1] ^= 0xFF
+    client.send_frame(encode_request(APIS[ApiKey.PRODUCE], 9, 1, "t", {**produce_request("acks0", bytes(corrupt)),
+                                                                      "acks": 0}))
+    assert client.is_closed_by_broker(), "with no response to carry an error, the broker hangs up"
+    assert_still_serving(broker.port)
+
+
+def test_topic_min_insync_replicas_applies_to_acks_all(broker):
+    client = WireClient(broker.port)
+    response = client.request(ApiKey.CREATE_TOPICS, 7, {
+        "topics": [{"name": "strict", "num_partitions": 1, "replication_factor": 1,
+                    "configs": [{"name": "min.insync.replicas", "value": "2"}]}], "timeout_ms": 5000})
+    assert response.topics[0].error_code == Errors.NONE
+    batch = build_batch([(None, b"v")])
+    response = client.request(ApiKey.PRODUCE, 9, produce_request("strict", batch))
+    assert response.responses[0].partition_responses[0].error_code == Errors.NOT_ENOUGH_REPLICAS
+    response = client.request(ApiKey.PRODUCE, 9, {**produce_request("strict", batch), "acks": 1})
+    assert response.responses[0].partition_responses[0].error_code == Errors.NONE

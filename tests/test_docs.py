@@ -1,0 +1,284 @@
+"""The docs stay true to the code.
+
+Every `kafka/...` path, `ClassName.method`, `ClassName(...)` and `function()` written in backticks in
+docs/*.md must exist in the code, so renaming a function without updating the page that teaches it
+fails here. Diagrams must start like Mermaid diagrams, the diagrams embedded in docs/architecture.md
+must be the ones in diagrams/, and docs/configuration.md must list exactly the keys the code accepts.
+Fast and offline: the code is read with `ast`, never imported (except the two config tables).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+DIAGRAMS = sorted((ROOT / "diagrams").glob("*.mmd"))
+
+# Diagrams that a page embeds verbatim: page -> files under diagrams/.
+EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd"]}
+
+MERMAID_KEYWORDS = {
+    "flowchart", "graph", "sequenceDiagram", "classDiagram", "classDiagram-v2", "stateDiagram",
+    "stateDiagram-v2", "erDiagram", "gantt", "pie", "journey", "gitGraph", "mindmap", "timeline",
+    "quadrantChart", "requirementDiagram", "C4Context", "C4Container", "C4Component", "C4Dynamic",
+    "sankey-beta", "xychart-beta", "block-beta", "packet-beta", "architecture-beta", "kanban",
+}
+
+FENCED = re.compile(r"^```.*?^```[ \t]*$", re.S | re.M)
+MERMAID_BLOCK = re.compile(r"^```mermaid[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)
+SPAN = re.compile(r"`([^`\n]+)`")
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+PATH_REF = re.compile(r"^(?:kafka|tests|diagrams|docs|config|bench)/[\w./-]*$")
+# Python names are snake_case; a camelCase member (`RequestContext.parseRequest`) is a JVM name: not checked.
+MEMBER_REF = re.compile(r"^([A-Z]\w*)\.([a-z_][a-z0-9_]*)(?:\(.*\))?$")
+CLASS_CALL_REF = re.compile(r"^([A-Z]\w*)\(")
+CALL_REF = re.compile(r"^((?:[a-z_]\w*\.)*)([a-z_][a-z0-9_]*)\(")
+
+
+# ---------------------------------------------------------------------------------- the code, indexed
+
+
+class CodeIndex:
+    """Classes (with their members and bases) and every function name defined under kafka/."""
+
+    def __init__(self, package: Path) -> None:
+        self.classes: dict[str, list[tuple[set[str], list[str]]]] = {}
+        self.functions: set[str] = set()
+        for path in sorted(package.rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    self.functions.add(node.name)
+                elif isinstance(node, ast.ClassDef):
+                    self.classes.setdefault(node.name, []).append((_members(node), _bases(node)))
+
+    def has_member(self, class_name: str, member: str) -> bool:
+        """`member` is defined in some class called `class_name`, or in one of its bases."""
+        seen: set[str] = set()
+        todo = [class_name]
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for members, bases in self.classes.get(name, []):
+                if member in members:
+                    return True
+                todo.extend(bases)
+        return False
+
+
+def _members(cls: ast.ClassDef) -> set[str]:
+    names: set[str] = set()
+    for item in cls.body:
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+            names.add(item.name)
+        elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+            names.add(item.target.id)
+        elif isinstance(item, ast.Assign):
+            names.update(t.id for t in item.targets if isinstance(t, ast.Name))
+    for node in ast.walk(cls):  # self.x = ... in any method
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+            targets = [node.target]
+        else:
+            continue
+        for target in targets:
+            for t in ast.walk(target):
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                    names.add(t.attr)
+    return names
+
+
+def _bases(cls: ast.ClassDef) -> list[str]:
+    names = []
+    for base in cls.bases:
+        if isinstance(base, ast.Subscript):  # Generic[T], Protocol[T]
+            base = base.value
+        if isinstance(base, ast.Name):
+            names.append(base.id)
+        elif isinstance(base, ast.Attribute):
+            names.append(base.attr)
+    return names
+
+
+@cache
+def code_index() -> CodeIndex:
+    return CodeIndex(ROOT / "kafka")
+
+
+# ---------------------------------------------------------------------------------- the docs, read
+
+
+def inline_spans(text: str) -> list[str]:
+    """The `code spans` of a Markdown page, outside fenced blocks."""
+    return [span.strip() for span in SPAN.findall(FENCED.sub("", text))]
+
+
+def broken_references(text: str, index: CodeIndex) -> list[str]:
+    """Every span that names a file, class member, class or function the code does not have."""
+    problems = []
+    for span in inline_spans(text):
+        if PATH_REF.match(span):
+            if not (ROOT / re.sub(r":\d+$", "", span)).exists():
+                problems.append(f"`{span}`: no such file or directory")
+        elif match := MEMBER_REF.match(span):
+            class_name, member = match.groups()
+            if class_name not in index.classes:
+                problems.append(f"`{span}`: no class {class_name} under kafka/")
+            elif not index.has_member(class_name, member):
+                problems.append(f"`{span}`: class {class_name} has no {member}")
+        elif match := CLASS_CALL_REF.match(span):
+            if match.group(1) not in index.classes:
+                problems.append(f"`{span}`: no class {match.group(1)} under kafka/")
+        elif match := CALL_REF.match(span):
+            owner, name = match.group(1), match.group(2)
+            first = owner.split(".", 1)[0]
+            if first in sys.stdlib_module_names or (not owner and (hasattr(builtins, name)
+                                                                  or name in sys.stdlib_module_names)):
+                continue  # os.pread(...), min(...), array(...): not ours
+            if name not in index.functions:
+                problems.append(f"`{span}`: no function {name} under kafka/")
+    return problems
+
+
+def github_anchor(heading: str) -> str:
+    slug = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return slug.replace(" ", "-")
+
+
+def broken_links(page: Path) -> list[str]:
+    problems = []
+    for target in LINK.findall(page.read_text(encoding="utf-8")):
+        if re.match(r"^[a-z]+:", target):
+            continue  # http(s), mailto: not checked offline
+        path_part, _, anchor = target.partition("#")
+        linked = (page.parent / path_part).resolve() if path_part else page
+        if not linked.exists():
+            problems.append(f"link {target}: {linked} does not exist")
+        elif anchor and linked.suffix == ".md":
+            headings = re.findall(r"^#+ (.+)$", FENCED.sub("", linked.read_text(encoding="utf-8")), re.M)
+            if anchor not in {github_anchor(h) for h in headings}:
+                problems.append(f"link {target}: no heading #{anchor} in {linked.name}")
+    return problems
+
+
+def mermaid_problem(source: str) -> str | None:
+    """None if `source` looks like a Mermaid diagram: its first real line names a diagram type."""
+    lines = source.splitlines()
+    i = 0
+    if lines and lines[0].strip() == "---":  # front matter
+        i = next((j for j in range(1, len(lines)) if lines[j].strip() == "---"), len(lines)) + 1
+    for line in lines[i:]:
+        stripped = line.strip()
+        if not stripped or stripped.startswith("%%"):
+            continue
+        keyword = stripped.split()[0].rstrip(":;")
+        return None if keyword in MERMAID_KEYWORDS else f"starts with {keyword!r}, not a Mermaid diagram type"
+    return "empty"
+
+
+# ---------------------------------------------------------------------------------- the tests
+
+
+def test_there_are_docs_and_diagrams():
+    assert {p.name for p in DOCS} >= {"architecture.md", "configuration.md", "purgatory.md", "storage.md"}
+    assert {p.name for p in DIAGRAMS} >= {"layers.mmd", "request_lifecycle.mmd", "purgatory.mmd"}
+
+
+@pytest.mark.parametrize("page", DOCS, ids=lambda p: p.name)
+def test_code_named_in_docs_exists(page):
+    problems = broken_references(page.read_text(encoding="utf-8"), code_index())
+    assert not problems, f"{page.name} names code that does not exist:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize("page", DOCS, ids=lambda p: p.name)
+def test_links_in_docs_resolve(page):
+    problems = broken_links(page)
+    assert not problems, f"{page.name}:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize("diagram", DIAGRAMS, ids=lambda p: p.name)
+def test_diagram_files_are_mermaid(diagram):
+    source = diagram.read_text(encoding="utf-8")
+    assert source.strip(), f"{diagram.name} is empty"
+    problem = mermaid_problem(source)
+    assert problem is None, f"{diagram.name}: {problem}"
+
+
+@pytest.mark.parametrize("page", DOCS, ids=lambda p: p.name)
+def test_mermaid_blocks_in_docs_are_mermaid(page):
+    for n, block in enumerate(MERMAID_BLOCK.findall(page.read_text(encoding="utf-8")), 1):
+        problem = mermaid_problem(block)
+        assert problem is None, f"{page.name}, mermaid block {n}: {problem}"
+
+
+@pytest.mark.parametrize("page_name", sorted(EMBEDDED))
+def test_embedded_diagrams_match_their_files(page_name):
+    blocks = MERMAID_BLOCK.findall((ROOT / "docs" / page_name).read_text(encoding="utf-8"))
+    for diagram in EMBEDDED[page_name]:
+        source = (ROOT / "diagrams" / diagram).read_text(encoding="utf-8")
+        assert any(block.strip() == source.strip() for block in blocks), (
+            f"docs/{page_name} should embed diagrams/{diagram} verbatim in a ```mermaid block")
+
+
+def _table_rows(page: str, section: str) -> dict[str, list[str]]:
+    """First-column `key` -> the other cells, for the table rows of one `## section` of a page."""
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in body.splitlines():
+        if match := re.match(r"^\| `([\w.-]+)` \|(.*)\|\s*$", line):
+            rows[match.group(1)] = [cell.strip() for cell in match.group(2).split("|")]
+    return rows
+
+
+def test_configuration_documents_only_real_broker_keys_with_their_defaults():
+    from kafka.server.kafka_config import CONFIG_KEYS
+
+    for name, cells in _table_rows("configuration.md", "Broker keys").items():
+        assert name in CONFIG_KEYS, f"docs/configuration.md lists {name}, which is not in _KEYS"
+        key = CONFIG_KEYS[name]
+        expected = "(none)" if key.default is None else "(empty)" if key.default == "" else f"`{key.default}`"
+        assert cells[0] == expected, f"{name}: the docs say default {cells[0]}, the code {expected}"
+
+
+def test_configuration_documents_every_broker_key():
+    from kafka.server.kafka_config import CONFIG_KEYS
+
+    missing = sorted(set(CONFIG_KEYS) - set(_table_rows("configuration.md", "Broker keys")))
+    assert not missing, f"add these keys of _KEYS to the table in docs/configuration.md: {missing}"
+
+
+def test_configuration_documents_every_topic_config_with_its_default():
+    from kafka.log.log_config import TOPIC_CONFIGS, LogConfig
+
+    rows = _table_rows("configuration.md", "Topic configs")
+    assert sorted(rows) == sorted(TOPIC_CONFIGS), "docs/configuration.md and TOPIC_CONFIGS list different keys"
+    defaults = LogConfig().to_props()
+    for name, cells in rows.items():
+        documented = cells[1].split()[0] if cells[1] else ""
+        assert documented == defaults[name], f"{name}: the docs say default {documented}, the code {defaults[name]}"
+
+
+def test_the_checks_catch_a_renamed_function():
+    """The reference check itself: a wrong name in a page is reported, a right one is not."""
+    index = code_index()
+    good = "`KafkaApis.handle_produce_request` in `kafka/server/kafka_apis.py` calls `append_records(...)`"
+    assert broken_references(good, index) == []
+    bad = ("`KafkaApis.handle_produce` `kafka/server/kafka_api.py` `append_record(x)` `NoSuchClass.run` "
+           "`NoSuchClass(1)`\n```\n`KafkaApis.inside_a_fence`\n```")
+    assert len(broken_references(bad, index)) == 5
+    assert broken_references("`DelayedFetch.force_complete` `os.pread(fd, n)` `min(1, 2)`", index) == []
+    assert mermaid_problem("%% comment\nsequenceDiagram\n  A->>B: hi") is None
+    assert mermaid_problem("sequence\n  A->>B: hi") is not None
