@@ -13,7 +13,10 @@ consumers." One rebalance, as the code runs it::
 
 Membership and offsets are kept by the GroupMetadataManager (``offset_manager.py``); each
 group's fields are guarded by ``group.lock``, which its delayed operations share. Every handler
-answers through a callback, at once or later from a purgatory, like ReplicaManager's.
+answers through a callback, at once or later from a purgatory, like ReplicaManager's. Committed
+offsets -- OffsetCommit, OffsetFetch, OffsetDelete -- are answered by the OffsetMetadataManager
+(``offset_metadata_manager.py``); this class is membership: Join, Sync, Heartbeat, Leave, and the
+DescribeGroups, ListGroups and DeleteGroups views of it.
 """
 
 from __future__ import annotations
@@ -27,18 +30,16 @@ import structlog
 from kafka.coordinator.delayed_heartbeat import DelayedHeartbeat, MemberKey
 from kafka.coordinator.delayed_join import DelayedJoin, InitialDelayedJoin
 from kafka.coordinator.group_metadata import GroupMetadata, GroupState
-from kafka.coordinator.member_metadata import MemberMetadata
-from kafka.coordinator.offset_and_metadata import OffsetAndMetadata
-from kafka.coordinator.offset_manager import GroupMetadataManager, OffsetConfig, PartitionOffset
+from kafka.coordinator.member_metadata import UNKNOWN_MEMBER_ID, MemberMetadata
+from kafka.coordinator.offset_manager import GroupMetadataManager, OffsetConfig
+from kafka.coordinator.offset_metadata_manager import OffsetMetadataManager
 from kafka.protocol.errors import Errors
 from kafka.purgatory.delayed_operation_key import GroupKey
 from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
 from kafka.utils.time import Time
-from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.coordinator.GroupCoordinator")
 
-UNKNOWN_MEMBER_ID = ""
 NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000  # a new member must complete its first join within this
 
 
@@ -88,6 +89,8 @@ class GroupCoordinator:
         # Two purgatories, as in Kafka: rebalances wait in one, member session timeouts in the other.
         self.heartbeat_purgatory = DelayedOperationPurgatory("Heartbeat", broker_id=broker_id, time=time)
         self.rebalance_purgatory = DelayedOperationPurgatory("Rebalance", broker_id=broker_id, time=time)
+        # Committed offsets are a concept of their own, as in Kafka's rewritten coordinator.
+        self.offset_metadata_manager = OffsetMetadataManager(self)
         self.is_active = threading.Event()
 
     # ------------------------------------------------------------------ lifecycle
@@ -561,53 +564,6 @@ class GroupCoordinator:
         if group.is_state(GroupState.PREPARING_REBALANCE):
             self.rebalance_purgatory.check_and_complete(GroupKey(group.group_id))
 
-    # ------------------------------------------------------------------ OffsetCommit / OffsetFetch
-    def handle_commit_offsets(self, group_id: str, member_id: str, group_instance_id: str | None,
-                              generation_id: int, offsets: dict[TopicPartition, OffsetAndMetadata],
-                              response_callback: Callable[[dict[TopicPartition, Errors]], None]) -> None:
-        error = self.validate_group_status(group_id, allow_empty_id=True)
-        if error is not None:
-            response_callback({tp: error for tp in offsets})
-            return
-        group = self.group_manager.get_group(group_id)
-        if group is None:
-            if generation_id >= 0:  # a member of a group we do not know: an old generation
-                response_callback({tp: Errors.ILLEGAL_GENERATION for tp in offsets})
-                return
-            # Not using group management (the admin tool's reset, a manual assign): a "simple" group.
-            group = self.group_manager.add_group(GroupMetadata(group_id, GroupState.EMPTY, self.time))
-        with group.lock:
-            error = self.validate_offset_commit(group, generation_id, member_id, group_instance_id)
-            if error is None and group.is_state(GroupState.COMPLETING_REBALANCE):
-                # Valid member and generation, but the assignment is not out yet: retry after SyncGroup.
-                error = Errors.REBALANCE_IN_PROGRESS
-            if error is not None:
-                response_callback({tp: error for tp in offsets})
-                return
-            if group.has(member_id):
-                self.complete_and_schedule_next_heartbeat_expiration(group, group.get(member_id))
-            self.group_manager.store_offsets(group, offsets, response_callback)
-
-    def validate_offset_commit(self, group, generation_id, member_id, group_instance_id) -> Errors | None:
-        if group.is_state(GroupState.DEAD):
-            return Errors.COORDINATOR_NOT_AVAILABLE
-        if generation_id < 0 and group.is_state(GroupState.EMPTY):
-            return None  # the admin client, or a consumer without group management
-        if generation_id >= 0 or member_id != UNKNOWN_MEMBER_ID or group_instance_id is not None:
-            error = self.validate_current_member(group, member_id, group_instance_id)
-            if error is None and generation_id != group.generation_id:
-                error = Errors.ILLEGAL_GENERATION
-            return error
-        return Errors.UNKNOWN_MEMBER_ID  # only members may commit for a group that has members
-
-    def handle_fetch_offsets(self, group_id: str, require_stable: bool, partitions: list[TopicPartition] | None,
-                             ) -> tuple[Errors, dict[TopicPartition, PartitionOffset]]:
-        error = self.validate_group_status(group_id, allow_empty_id=True)
-        if error is not None:
-            return error, {}
-        # Answered whatever the group's state: a group may use Kafka for offsets alone.
-        return Errors.NONE, self.group_manager.get_offsets(group_id, require_stable, partitions)
-
     # ------------------------------------------------------------------ DescribeGroups / ListGroups
     def handle_describe_group(self, group_id: str) -> tuple[Errors, GroupMetadata | None, list]:
         """(error, group or None for an unknown group -- described as Dead, members' summaries)."""
@@ -630,7 +586,7 @@ class GroupCoordinator:
                   if not wanted or str(g.state).lower() in wanted]
         return error, groups
 
-    # ------------------------------------------------------------------ DeleteGroups / OffsetDelete
+    # ------------------------------------------------------------------ DeleteGroups
     def handle_delete_groups(self, group_ids: list[str]) -> dict[str, Errors]:
         errors: dict[str, Errors] = {}
         deletable: list[GroupMetadata] = []
@@ -651,39 +607,10 @@ class GroupCoordinator:
                 else:
                     errors[group_id] = Errors.NON_EMPTY_GROUP
         if deletable:
-            removed = self.group_manager.cleanup_group_metadata(deletable, self._remove_all_offsets)
+            removed = self.offset_metadata_manager.delete_all_offsets(deletable)
             errors.update({group.group_id: Errors.NONE for group in deletable})
             log.info("deleted groups", groups=[g.group_id for g in deletable], offsets_removed=removed)
         return {group_id: errors[group_id] for group_id in group_ids}  # in the order asked
-
-    @staticmethod
-    def _remove_all_offsets(group: GroupMetadata) -> dict:
-        return group.remove_offsets(list(group.offsets))
-
-    def handle_delete_offsets(self, group_id: str, partitions: list[TopicPartition],
-                              ) -> tuple[Errors, dict[TopicPartition, Errors]]:
-        error = self.validate_group_status(group_id, allow_empty_id=True)
-        if error is not None:
-            return error, {}
-        group = self.group_manager.get_group(group_id)
-        if group is None:
-            return Errors.GROUP_ID_NOT_FOUND, {}
-        partition_errors: dict[TopicPartition, Errors] = {}
-        with group.lock:
-            if group.is_state(GroupState.DEAD):
-                return Errors.GROUP_ID_NOT_FOUND, {}
-            if group.is_state(GroupState.EMPTY):
-                eligible = list(partitions)
-            elif group.protocol_type == "consumer":
-                eligible = [tp for tp in partitions if not group.is_subscribed_to_topic(tp.topic)]
-                partition_errors = {tp: Errors.GROUP_SUBSCRIBED_TO_TOPIC for tp in partitions
-                                    if group.is_subscribed_to_topic(tp.topic)}
-            else:
-                return Errors.NON_EMPTY_GROUP, {}
-        if eligible:
-            self.group_manager.cleanup_group_metadata([group], lambda g: g.remove_offsets(eligible))
-            partition_errors.update({tp: Errors.NONE for tp in eligible})
-        return Errors.NONE, partition_errors
 
     # ------------------------------------------------------------------ validation
     def validate_group_status(self, group_id: str | None, allow_empty_id: bool) -> Errors | None:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+UNKNOWN_MEMBER_ID = ""  # the member id of a first JoinGroup, before the coordinator gave one
 JoinCallback = Callable[[Any], None]  # receives a JoinGroupResult
 SyncCallback = Callable[[Any], None]  # receives a SyncGroupResult
 

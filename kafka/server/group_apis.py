@@ -193,8 +193,9 @@ class GroupApis:
         if not offsets:
             send_response_callback({})
             return
-        self.coordinator.handle_commit_offsets(req.group_id, req.member_id, req.group_instance_id,
-                                               req.generation_id_or_member_epoch, offsets, send_response_callback)
+        self.coordinator.offset_metadata_manager.commit_offset(
+            req.group_id, req.member_id, req.group_instance_id, req.generation_id_or_member_epoch, offsets,
+            send_response_callback)
 
     def handle_offset_fetch_request(self, request: Request) -> None:
         req = request.body
@@ -208,7 +209,7 @@ class GroupApis:
 
     def fetch_group_offsets(self, group_id: str, topics, require_stable: bool, version: int) -> dict:
         wanted = None if topics is None else [TopicPartition(t.name, i) for t in topics for i in t.partition_indexes]
-        error, offsets = self.coordinator.handle_fetch_offsets(group_id, require_stable, wanted)
+        error, offsets = self.coordinator.offset_metadata_manager.fetch_offsets(group_id, require_stable, wanted)
         by_topic: dict[str, list[dict]] = {}
         if error != Errors.NONE and version < 2 and wanted:
             # v0-1 have no top-level error code: every partition carries it.
@@ -265,7 +266,7 @@ class GroupApis:
         unknown = {TopicPartition(t.name, p.partition_index) for t in req.topics
                    if not self.apis.metadata_cache.contains(t.name) for p in t.partitions}
         wanted = [TopicPartition(t.name, p.partition_index) for t in req.topics for p in t.partitions]
-        error, partition_errors = self.coordinator.handle_delete_offsets(
+        error, partition_errors = self.coordinator.offset_metadata_manager.delete_offsets(
             req.group_id, [tp for tp in wanted if tp not in unknown])
         partition_errors.update({tp: Errors.UNKNOWN_TOPIC_OR_PARTITION for tp in unknown})
         topics = [] if error != Errors.NONE else [

@@ -1,14 +1,18 @@
-"""AdminClient against the broker, including the broker side of CreatePartitions and DescribeCluster."""
+"""AdminClient against the broker, including the broker side of CreatePartitions and DescribeCluster,
+and the consumer-group calls kafka-consumer-groups is built on."""
 
 from __future__ import annotations
 
+import pytest
+
 from kafka.clients.admin import TOPIC_RESOURCE, AdminClient, NewTopic
-from kafka.clients.consumer import KafkaConsumer
+from kafka.clients.consumer import KafkaConsumer, OffsetAndMetadata
+from kafka.clients.errors import KafkaError
 from kafka.clients.producer import KafkaProducer
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.utils.topic_partition import TopicPartition
-from tests.helpers import unique_topic
+from tests.helpers import unique_topic, wait_until
 from tests.wire import WireClient
 
 
@@ -74,3 +78,58 @@ def test_create_partitions_and_describe_cluster_on_the_wire(broker):
         assert response.error_code == Errors.UNSUPPORTED_ENDPOINT_TYPE
     finally:
         client.close()
+
+
+def test_alter_and_delete_the_offsets_of_an_empty_group(broker):
+    topic, group = unique_topic("alter"), unique_topic("g")
+    tp0, tp1 = TopicPartition(topic, 0), TopicPartition(topic, 1)
+    with AdminClient({"bootstrap.servers": broker.bootstrap}) as admin:
+        admin.create_topics([NewTopic(topic, 2, 1)])
+        # No member has ever joined: the "simple" commit (generation -1) creates the group.
+        results = admin.alter_consumer_group_offsets(group, {tp0: OffsetAndMetadata(3, "by the admin"),
+                                                             tp1: OffsetAndMetadata(1)})
+        assert results == {tp0: None, tp1: None}
+        assert admin.list_consumer_group_offsets(group) == {tp0: 3, tp1: 1}
+        description = admin.describe_consumer_groups([group])[group]
+        assert (description.state, description.members) == ("Empty", [])
+        assert (group, "Empty") in admin.list_consumer_groups()
+        with KafkaConsumer({"bootstrap.servers": broker.bootstrap, "group.id": group}) as consumer:
+            assert consumer.committed({tp0})[tp0] == OffsetAndMetadata(3, "by the admin")
+
+        unknown = TopicPartition(unique_topic("absent"), 0)
+        results = admin.delete_consumer_group_offsets(group, [tp0, unknown])
+        assert results[tp0] is None and results[unknown].error == Errors.UNKNOWN_TOPIC_OR_PARTITION
+        assert admin.list_consumer_group_offsets(group) == {tp1: 1}
+
+        missing = unique_topic("nobody")
+        assert admin.describe_consumer_groups([missing])[missing].state == "Dead"
+        with pytest.raises(KafkaError) as refused:
+            admin.delete_consumer_group_offsets(missing, [tp1])
+        assert refused.value.error == Errors.GROUP_ID_NOT_FOUND
+
+
+def test_a_group_with_a_live_member_is_described_and_protected(start_broker):
+    broker = start_broker(overrides={"group.initial.rebalance.delay.ms": "0"})
+    topic, group = unique_topic("live"), unique_topic("g")
+    tp0, tp1 = TopicPartition(topic, 0), TopicPartition(topic, 1)
+    with AdminClient({"bootstrap.servers": broker.bootstrap}) as admin, \
+            KafkaConsumer({"bootstrap.servers": broker.bootstrap, "group.id": group,
+                           "client.id": "the-member"}) as consumer:
+        admin.create_topics([NewTopic(topic, 2, 1)])
+        consumer.subscribe([topic])
+        wait_until(lambda: consumer.poll(50) is not None and len(consumer.assignment()) == 2, timeout=30,
+                   message="the member's assignment")
+        consumer.commit({tp0: OffsetAndMetadata(0)})
+
+        description = admin.describe_consumer_groups([group])[group]
+        assert (description.state, description.protocol_type, description.assignor) == ("Stable", "consumer", "range")
+        [member] = description.members
+        assert (member.client_id, member.host, sorted(member.assignment)) == ("the-member", "/127.0.0.1", [tp0, tp1])
+        assert (group, "Stable") in admin.list_consumer_groups()
+
+        # Only members may commit while the group has them, and their offsets stay theirs.
+        results = admin.alter_consumer_group_offsets(group, {tp0: OffsetAndMetadata(5)})
+        assert results[tp0].error == Errors.UNKNOWN_MEMBER_ID
+        assert admin.delete_consumer_group_offsets(group, [tp0])[tp0].error == Errors.GROUP_SUBSCRIBED_TO_TOPIC
+        assert admin.delete_consumer_groups([group])[group].error == Errors.NON_EMPTY_GROUP
+        assert admin.list_consumer_group_offsets(group) == {tp0: 0}

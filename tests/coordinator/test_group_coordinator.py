@@ -103,17 +103,17 @@ def test_a_silent_member_is_removed_when_its_session_times_out(replica_manager, 
 def test_commits_reload_from_the_log_and_expire_after_retention(replica_manager, time):
     coordinator = start_coordinator(replica_manager, time)
     statuses = []
-    coordinator.handle_commit_offsets("simple", "", None, -1, {TP: OffsetAndMetadata(5, -1, "m", time.milliseconds())},
-                                      statuses.append)
+    coordinator.offset_metadata_manager.commit_offset(
+        "simple", "", None, -1, {TP: OffsetAndMetadata(5, -1, "m", time.milliseconds())}, statuses.append)
     assert statuses == [{TP: Errors.NONE}]
     coordinator.shutdown()
 
     coordinator = start_coordinator(replica_manager, time)  # a new coordinator replays the partition
     try:
-        assert coordinator.handle_fetch_offsets("simple", False, [TP])[1][TP].offset == 5
+        assert coordinator.offset_metadata_manager.fetch_offsets("simple", False, [TP])[1][TP].offset == 5
         time.advance(60_000)
         coordinator.group_manager.cleanup_group_metadata_expired_offsets()
-        assert coordinator.handle_fetch_offsets("simple", False, [TP])[1][TP].offset == -1
+        assert coordinator.offset_metadata_manager.fetch_offsets("simple", False, [TP])[1][TP].offset == -1
         assert coordinator.group_manager.get_group("simple") is None  # empty and offset-less: dead
     finally:
         coordinator.shutdown()

@@ -18,6 +18,7 @@ from typing import Any
 
 from kafka.clients.client_config import ADMIN, ClientConfig
 from kafka.clients.client_request import ClientResponse
+from kafka.clients.consumer.subscription_state import OffsetAndMetadata
 from kafka.clients.errors import KafkaError
 from kafka.clients.metadata import Metadata, Node, PartitionInfo
 from kafka.clients.network_client import NetworkClient
@@ -257,6 +258,35 @@ class AdminClient:
             raise KafkaError(response.error_code, f"fetching offsets of group {group_id!r}")
         return {TopicPartition(t.name, p.partition_index): p.committed_offset
                 for t in response.topics for p in t.partitions if p.committed_offset >= 0}
+
+    def alter_consumer_group_offsets(self, group_id: str, offsets: Mapping[TopicPartition, OffsetAndMetadata],
+                                     ) -> dict[TopicPartition, KafkaError | None]:
+        """Commit these offsets for the group from outside it: generation -1 and no member id, the
+        "simple" commit the coordinator accepts only while the group has no members."""
+        by_topic: dict[str, list[dict]] = {}
+        for tp, om in sorted(offsets.items()):
+            by_topic.setdefault(tp.topic, []).append({"partition_index": tp.partition, "committed_offset": om.offset,
+                                                      "committed_leader_epoch": om.leader_epoch,
+                                                      "committed_metadata": om.metadata})
+        body = {"group_id": group_id, "generation_id_or_member_epoch": -1, "member_id": "",
+                "group_instance_id": None, "topics": [{"name": t, "partitions": ps} for t, ps in by_topic.items()]}
+        response = self._call(self._group_coordinator(group_id), ApiKey.OFFSET_COMMIT, body)
+        return {TopicPartition(t.name, p.partition_index): self._result(p.error_code)
+                for t in response.topics for p in t.partitions}
+
+    def delete_consumer_group_offsets(self, group_id: str, partitions: Iterable[TopicPartition],
+                                      ) -> dict[TopicPartition, KafkaError | None]:
+        """Forget the group's committed offsets of these partitions (OffsetDelete, KIP-496). A
+        group-level refusal (unknown group, members still active) raises."""
+        by_topic: dict[str, list[dict]] = {}
+        for tp in sorted(partitions):
+            by_topic.setdefault(tp.topic, []).append({"partition_index": tp.partition})
+        body = {"group_id": group_id, "topics": [{"name": t, "partitions": ps} for t, ps in by_topic.items()]}
+        response = self._call(self._group_coordinator(group_id), ApiKey.OFFSET_DELETE, body)
+        if response.error_code != Errors.NONE:
+            raise KafkaError(response.error_code, f"deleting offsets of group {group_id!r}")
+        return {TopicPartition(t.name, p.partition_index): self._result(p.error_code)
+                for t in response.topics for p in t.partitions}
 
     def close(self) -> None:
         self.client.close()

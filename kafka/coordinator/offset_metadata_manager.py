@@ -1,0 +1,118 @@
+"""OffsetMetadataManager: who may commit a group's offsets, and what a fetch or a delete answers
+(Kafka's org.apache.kafka.coordinator.group.OffsetMetadataManager, the offsets half of the
+GroupCoordinator that Kafka split out of it).
+
+Seed 000: the offset manager "only needs to talk to the Replica Manager for handling offset
+commits". The talking is the GroupMetadataManager's (``offset_manager.py``: the records in
+__consumer_offsets and the group cache); this class holds the request handlers on top of it:
+
+    OffsetCommit  -> commit_offset: a member of the current generation, or a "simple" commit
+                     (generation -1) while the group is Empty -> GroupMetadataManager.store_offsets
+    OffsetFetch   -> fetch_offsets: answered in any group state
+    OffsetDelete  -> delete_offsets: not for topics a live consumer group still reads
+    DeleteGroups  -> delete_all_offsets: the GroupCoordinator decides which groups may go
+
+Membership stays the GroupCoordinator's: a commit is validated against its members and counts as
+their heartbeat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from kafka.coordinator.group_metadata import GroupMetadata, GroupState
+from kafka.coordinator.member_metadata import UNKNOWN_MEMBER_ID
+from kafka.coordinator.offset_and_metadata import OffsetAndMetadata
+from kafka.coordinator.offset_manager import PartitionOffset
+from kafka.protocol.errors import Errors
+from kafka.utils.topic_partition import TopicPartition
+
+if TYPE_CHECKING:
+    from kafka.coordinator.group_coordinator import GroupCoordinator
+
+
+class OffsetMetadataManager:
+    def __init__(self, coordinator: GroupCoordinator) -> None:
+        self.coordinator = coordinator
+        self.group_manager = coordinator.group_manager
+
+    # ------------------------------------------------------------------ OffsetCommit
+    def commit_offset(self, group_id: str, member_id: str, group_instance_id: str | None,
+                      generation_id: int, offsets: dict[TopicPartition, OffsetAndMetadata],
+                      response_callback: Callable[[dict[TopicPartition, Errors]], None]) -> None:
+        error = self.coordinator.validate_group_status(group_id, allow_empty_id=True)
+        if error is not None:
+            response_callback({tp: error for tp in offsets})
+            return
+        group = self.group_manager.get_group(group_id)
+        if group is None:
+            if generation_id >= 0:  # a member of a group we do not know: an old generation
+                response_callback({tp: Errors.ILLEGAL_GENERATION for tp in offsets})
+                return
+            # Not using group management (the admin tool's reset, a manual assign): a "simple" group.
+            group = self.group_manager.add_group(GroupMetadata(group_id, GroupState.EMPTY, self.coordinator.time))
+        with group.lock:
+            error = self.validate_offset_commit(group, generation_id, member_id, group_instance_id)
+            if error is None and group.is_state(GroupState.COMPLETING_REBALANCE):
+                # Valid member and generation, but the assignment is not out yet: retry after SyncGroup.
+                error = Errors.REBALANCE_IN_PROGRESS
+            if error is not None:
+                response_callback({tp: error for tp in offsets})
+                return
+            if group.has(member_id):  # a commit is a sign of life too
+                self.coordinator.complete_and_schedule_next_heartbeat_expiration(group, group.get(member_id))
+            self.group_manager.store_offsets(group, offsets, response_callback)
+
+    def validate_offset_commit(self, group: GroupMetadata, generation_id: int, member_id: str,
+                               group_instance_id: str | None) -> Errors | None:
+        if group.is_state(GroupState.DEAD):
+            return Errors.COORDINATOR_NOT_AVAILABLE
+        if generation_id < 0 and group.is_state(GroupState.EMPTY):
+            return None  # the admin client, or a consumer without group management
+        if generation_id >= 0 or member_id != UNKNOWN_MEMBER_ID or group_instance_id is not None:
+            error = self.coordinator.validate_current_member(group, member_id, group_instance_id)
+            if error is None and generation_id != group.generation_id:
+                error = Errors.ILLEGAL_GENERATION
+            return error
+        return Errors.UNKNOWN_MEMBER_ID  # only members may commit for a group that has members
+
+    # ------------------------------------------------------------------ OffsetFetch
+    def fetch_offsets(self, group_id: str, require_stable: bool, partitions: list[TopicPartition] | None,
+                      ) -> tuple[Errors, dict[TopicPartition, PartitionOffset]]:
+        error = self.coordinator.validate_group_status(group_id, allow_empty_id=True)
+        if error is not None:
+            return error, {}
+        # Answered whatever the group's state: a group may use Kafka for offsets alone.
+        return Errors.NONE, self.group_manager.get_offsets(group_id, require_stable, partitions)
+
+    # ------------------------------------------------------------------ OffsetDelete / DeleteGroups
+    def delete_offsets(self, group_id: str, partitions: list[TopicPartition],
+                       ) -> tuple[Errors, dict[TopicPartition, Errors]]:
+        error = self.coordinator.validate_group_status(group_id, allow_empty_id=True)
+        if error is not None:
+            return error, {}
+        group = self.group_manager.get_group(group_id)
+        if group is None:
+            return Errors.GROUP_ID_NOT_FOUND, {}
+        partition_errors: dict[TopicPartition, Errors] = {}
+        with group.lock:
+            if group.is_state(GroupState.DEAD):
+                return Errors.GROUP_ID_NOT_FOUND, {}
+            if group.is_state(GroupState.EMPTY):
+                eligible = list(partitions)
+            elif group.protocol_type == "consumer":
+                # A live consumer would commit these again at once, or lose its place: refuse.
+                eligible = [tp for tp in partitions if not group.is_subscribed_to_topic(tp.topic)]
+                partition_errors = {tp: Errors.GROUP_SUBSCRIBED_TO_TOPIC for tp in partitions
+                                    if group.is_subscribed_to_topic(tp.topic)}
+            else:
+                return Errors.NON_EMPTY_GROUP, {}
+        if eligible:
+            self.group_manager.cleanup_group_metadata([group], lambda g: g.remove_offsets(eligible))
+            partition_errors.update({tp: Errors.NONE for tp in eligible})
+        return Errors.NONE, partition_errors
+
+    def delete_all_offsets(self, groups: list[GroupMetadata]) -> int:
+        """Every offset of these groups, already Dead (DeleteGroups); returns how many went."""
+        return self.group_manager.cleanup_group_metadata(groups, lambda g: g.remove_offsets(list(g.offsets)))
