@@ -25,27 +25,17 @@ segment is cleaned into its own replacement.
 
 from __future__ import annotations
 
-import struct
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import crc32c
 import structlog
 
 from kafka.log.log_cleaner_manager import LogCleanerManager, LogToClean
 from kafka.log.log_segment import LogSegment
 from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.compression import compress
-from kafka.protocol.record_batch import (
-    ATTRIBUTES_OFFSET,
-    CRC_OFFSET,
-    HEADER,
-    HEADER_SIZE,
-    LOG_OVERHEAD,
-    DefaultRecord,
-    RecordBatch,
-)
+from kafka.protocol.record_batch import DefaultRecord, RecordBatch, encode_records, seal_batch
 from kafka.utils.time import SYSTEM, Time
 
 log = structlog.get_logger("kafka.log.LogCleaner")
@@ -180,47 +170,18 @@ def encode_retained_batch(original: RecordBatch, records: list[DefaultRecord], d
     Base offset, last offset delta, producer fields and codec stay the original's; with a delete
     horizon, the base timestamp holds it and record timestamps become deltas from it."""
     base_timestamp = delete_horizon_ms if delete_horizon_ms is not None else records[0].timestamp
-    body = bytearray()
-    for record in records:
-        inner = bytearray(b"\x00")
-        _write_varint(inner, record.timestamp - base_timestamp)
-        _write_varint(inner, record.offset - original.base_offset)
-        _write_bytes(inner, record.key)
-        _write_bytes(inner, record.value)
-        _write_varint(inner, len(record.headers))
-        for header in record.headers:
-            _write_bytes(inner, header.key.encode())
-            _write_bytes(inner, header.value)
-        _write_varint(body, len(inner))
-        body += inner
-    payload = compress(original.compression_type, bytes(body))
+    payload = compress(original.compression_type, encode_records(records, original.base_offset, base_timestamp))
     attributes = original.attributes & ~DELETE_HORIZON_FLAG
     if delete_horizon_ms is not None:
         attributes |= DELETE_HORIZON_FLAG
-    buffer = bytearray(HEADER.pack(
-        original.base_offset, HEADER_SIZE - LOG_OVERHEAD + len(payload), original.partition_leader_epoch,
-        original.magic, 0, attributes, original.last_offset_delta, base_timestamp,
-        max(record.timestamp for record in records), original.producer_id, original.producer_epoch,
-        original.base_sequence, len(records)))
-    buffer += payload
-    struct.pack_into(">I", buffer, CRC_OFFSET, crc32c.crc32c(memoryview(buffer)[ATTRIBUTES_OFFSET:]))
-    return bytes(buffer)
+    return seal_batch(
+        base_offset=original.base_offset, attributes=attributes, last_offset_delta=original.last_offset_delta,
+        base_timestamp=base_timestamp, max_timestamp=max(record.timestamp for record in records),
+        producer_id=original.producer_id, producer_epoch=original.producer_epoch,
+        base_sequence=original.base_sequence, records_count=len(records), payload=payload,
+        partition_leader_epoch=original.partition_leader_epoch,
+    )
 
-
-def _write_varint(out: bytearray, value: int) -> None:
-    value = (value << 1) ^ (value >> 63)  # zigzag, as the record format wants
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-
-
-def _write_bytes(out: bytearray, value: bytes | None) -> None:
-    if value is None:
-        _write_varint(out, -1)
-    else:
-        _write_varint(out, len(value))
-        out += value
 
 
 class LogCleaner:

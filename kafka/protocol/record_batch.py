@@ -298,9 +298,20 @@ def build_batch(
     if not items:
         raise ValueError("a batch needs at least one record")
     base_timestamp = items[0].timestamp
+    payload = compress(compression, encode_records(items, base_offset, base_timestamp))
+    return seal_batch(
+        base_offset=base_offset, attributes=int(compression), last_offset_delta=items[-1].offset - base_offset,
+        base_timestamp=base_timestamp, max_timestamp=max(r.timestamp for r in items), producer_id=producer_id,
+        producer_epoch=producer_epoch, base_sequence=base_sequence, records_count=len(items), payload=payload,
+    )
+
+
+def encode_records(records: list[DefaultRecord], base_offset: int, base_timestamp: int) -> bytes:
+    """The records section of a batch, before compression: each record's offset and timestamp are
+    varint deltas from the batch's base offset and base timestamp."""
     body = bytearray()
-    for record in items:
-        inner = bytearray(b"\x00")
+    for record in records:
+        inner = bytearray(b"\x00")  # record attributes: unused
         _write_varint(inner, record.timestamp - base_timestamp)
         _write_varint(inner, record.offset - base_offset)
         _write_sized(inner, record.key)
@@ -311,27 +322,19 @@ def build_batch(
             _write_sized(inner, header.value)
         _write_varint(body, len(inner))
         body += inner
-    payload = compress(compression, bytes(body))
-    attributes = int(compression)
-    last_offset_delta = items[-1].offset - base_offset
-    max_timestamp = max(r.timestamp for r in items)
-    buf = bytearray(
-        HEADER.pack(
-            base_offset,
-            HEADER_SIZE - LOG_OVERHEAD + len(payload),
-            -1,
-            MAGIC_V2,
-            0,
-            attributes,
-            last_offset_delta,
-            base_timestamp,
-            max_timestamp,
-            producer_id,
-            producer_epoch,
-            base_sequence,
-            len(items),
-        )
-    )
+    return bytes(body)
+
+
+def seal_batch(*, base_offset: int, attributes: int, last_offset_delta: int, base_timestamp: int,
+               max_timestamp: int, producer_id: int, producer_epoch: int, base_sequence: int,
+               records_count: int, payload: bytes, partition_leader_epoch: int = -1) -> bytes:
+    """Put the 61-byte header in front of a (possibly compressed) records section and compute the
+    CRC-32C over attributes..end, as a producer does when it closes a batch."""
+    buf = bytearray(HEADER.pack(
+        base_offset, HEADER_SIZE - LOG_OVERHEAD + len(payload), partition_leader_epoch, MAGIC_V2, 0,
+        attributes, last_offset_delta, base_timestamp, max_timestamp, producer_id, producer_epoch,
+        base_sequence, records_count,
+    ))
     buf += payload
     struct.pack_into(">I", buf, CRC_OFFSET, crc32c.crc32c(memoryview(buf)[ATTRIBUTES_OFFSET:]))
     return bytes(buf)
