@@ -103,7 +103,9 @@ class KafkaScheduler:
             if task.period_ms > 0 and not task.cancelled:
                 with self._condition:
                     if self._running:
-                        task.due_ms = self.time.hi_res_clock_ms() + task.period_ms
+                        # Fixed rate, like Kafka's scheduleAtFixedRate: the next run is due one
+                        # period after this one was due, however long this one took to start.
+                        task.due_ms += task.period_ms
                         task.sequence = next(self._sequence)
                         heapq.heappush(self._tasks, task)
 
