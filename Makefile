@@ -4,18 +4,23 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench clean demo
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/pip install -q -e '.[test,spark]'
 	touch $(STAMP)
 
 # Debian's kcat (librdkafka 2.0.2) is one of the real clients the tests talk to.
 /usr/bin/kcat:
 	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq kcat; \
 	else sudo apt-get update -qq && sudo apt-get install -y -qq kcat; fi
+
+# PySpark (the spark extra) runs on Java 17: tests/spark and `make demo` need a JRE.
+/usr/bin/java:
+	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless; \
+	else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless; fi
 
 # Debian's Prometheus: tests/integration/test_prometheus.py scrapes the broker with a real server.
 /usr/bin/prometheus:
@@ -32,8 +37,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check kafka tests
 	$(BIN)/lint-imports
 
-test: $(STAMP) /usr/bin/kcat /usr/bin/prometheus lint
+test: $(STAMP) /usr/bin/kcat /usr/bin/prometheus /usr/bin/java lint
 	$(BIN)/pytest -q
+
+# A broker, a page-view generator and a Spark Structured Streaming job; stops by itself (docs/spark.md).
+demo: $(STAMP) /usr/bin/java
+	$(BIN)/python -m kafka.spark.demo --data-dir data/spark-demo
 
 # Our broker beside the reference broker (../shared/bench); see bench/compare.sh.
 bench: $(STAMP)

@@ -1,0 +1,58 @@
+"""A local SparkSession that stays on the loopback interface and keeps quiet.
+
+Not a Spark class: the one place that says how the tests and the demo run Spark here. Spark in
+``local[N]`` mode still opens ports (the driver's RPC and block manager, the web UI) and would
+bind them to the machine's outward address; everything is pinned to 127.0.0.1 and the UI is off.
+The Python workers run this interpreter (``PYSPARK_PYTHON=sys.executable``), so they import the
+same ``kafka`` package. log4j is told to print only errors, and the session clock is UTC, so
+printed event-time windows read the same everywhere.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+LOG4J2_PROPERTIES = """\
+rootLogger.level = error
+rootLogger.appenderRef.stdout.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+"""
+
+
+def _quiet_log4j() -> Path:
+    path = Path(tempfile.gettempdir()) / "kafka-teaching-spark-log4j2.properties"
+    if not path.exists() or path.read_text() != LOG4J2_PROPERTIES:
+        path.write_text(LOG4J2_PROPERTIES)
+    return path
+
+
+def local_spark_session(app_name: str, master: str = "local[2]", shuffle_partitions: int = 2):
+    """A SparkSession on ``master`` with the Kafka teaching source registered as ``kafka-teaching``."""
+    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    from pyspark.sql import SparkSession
+
+    from kafka.spark.kafka_source_provider import KafkaSourceProvider
+
+    log4j = f"-Dlog4j.configurationFile=file:{_quiet_log4j()}"
+    spark = (SparkSession.builder.master(master).appName(app_name)
+             .config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false")
+             .config("spark.driver.bindAddress", "127.0.0.1")
+             .config("spark.driver.host", "127.0.0.1")
+             .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
+             .config("spark.sql.session.timeZone", "UTC")
+             .config("spark.driver.extraJavaOptions", log4j)
+             .config("spark.executor.extraJavaOptions", log4j)
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    spark.dataSource.register(KafkaSourceProvider)
+    return spark

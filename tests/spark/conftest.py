@@ -1,0 +1,39 @@
+"""One local[2] SparkSession for every Spark test (it takes seconds to start), on 127.0.0.1 only.
+
+Every test here is marked ``spark``: ``pytest -m spark`` runs only them, ``-m "not spark"`` skips them.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pyspark", reason="the Spark tests need the spark extra: pip install -e '.[test,spark]'")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if "tests/spark/" in item.nodeid:
+            item.add_marker(pytest.mark.spark)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "spark: needs PySpark and Java; runs Spark local[2] against a broker")
+
+
+@pytest.fixture(scope="session")
+def spark_broker(tmp_path_factory):
+    """One broker for all Spark tests (each test uses its own topics): a stop costs a second."""
+    from tests.helpers import InProcessBroker
+
+    broker = InProcessBroker(tmp_path_factory.mktemp("spark-broker"), {})
+    yield broker
+    broker.stop()
+
+
+@pytest.fixture(scope="session")
+def spark():
+    from kafka.spark.local_spark_session import local_spark_session
+
+    session = local_spark_session("kafka-teaching-tests")
+    yield session
+    session.stop()
