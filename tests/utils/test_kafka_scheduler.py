@@ -1,4 +1,3 @@
-
 from kafka.utils.kafka_scheduler import KafkaScheduler
 from kafka.utils.time import MockTime
 from tests.helpers import wait_until
