@@ -23,7 +23,10 @@ class KafkaWriterCommitMessage(WriterCommitMessage):
     records: int
 
 
-class KafkaStreamingWrite(DataSourceStreamWriter):
+class KafkaWrite:
+    """What the batch and the streaming sink share: the columns checked once on the driver, and a
+    KafkaWriteTask for each partition of the data on the executors."""
+
     def __init__(self, topic: str | None, producer_params: Mapping[str, str], schema: StructType) -> None:
         self.topic = topic
         self.producer_params = dict(producer_params)
@@ -33,6 +36,8 @@ class KafkaStreamingWrite(DataSourceStreamWriter):
         task = KafkaWriteTask(self.producer_params, self.columns, self.topic)
         return KafkaWriterCommitMessage(task.execute(iterator))
 
+
+class KafkaStreamingWrite(KafkaWrite, DataSourceStreamWriter):
     def commit(self, messages: list, batchId: int) -> None:
         """Nothing to do: every record was acknowledged by the broker before its task finished."""
 
@@ -40,12 +45,5 @@ class KafkaStreamingWrite(DataSourceStreamWriter):
         """Nothing to undo: Kafka has no way to take back records, so a retry may duplicate some."""
 
 
-class KafkaBatchWrite(DataSourceWriter):
-    def __init__(self, topic: str | None, producer_params: Mapping[str, str], schema: StructType) -> None:
-        self.topic = topic
-        self.producer_params = dict(producer_params)
-        self.columns = validate_query(schema, topic)
-
-    def write(self, iterator: Iterator) -> KafkaWriterCommitMessage:
-        task = KafkaWriteTask(self.producer_params, self.columns, self.topic)
-        return KafkaWriterCommitMessage(task.execute(iterator))
+class KafkaBatchWrite(KafkaWrite, DataSourceWriter):
+    """df.write: the same tasks; Spark's default commit and abort (nothing to do) apply."""
