@@ -9,6 +9,7 @@ import time
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import build_batch, iter_batches
+from tests.helpers import wait_until
 from tests.wire import WireClient
 
 
@@ -47,10 +48,7 @@ def test_waiting_fetch_is_answered_when_a_record_arrives(start_broker):
     # max_wait far beyond the socket timeout: only the arriving record can answer it in time.
     thread, result = background(lambda: consumer.request(ApiKey.FETCH, 12, fetch_body("poll", 0, 60_000)))
     ready = broker.server.replica_manager.delayed_fetch_purgatory
-    deadline = time.monotonic() + 10
-    while ready.watched() == 0:
-        assert time.monotonic() < deadline, "the fetch never entered the purgatory"
-        time.sleep(0.005)
+    wait_until(lambda: ready.watched() > 0, timeout=10, message="the fetch to enter the purgatory")
 
     assert admin.request(ApiKey.METADATA, 12, {"topics": None}).brokers, "other requests still served"
     produce(admin, "poll", b"hello")
