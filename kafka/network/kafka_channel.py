@@ -28,6 +28,7 @@ class KafkaChannel:
         self.remote_address = remote_address
         self.max_receive_size = max_receive_size
         self.muted = False
+        self.interest = 0  # the selector events this socket is registered for; 0 = not registered
         self._receive = bytearray()
         self._read_position = 0
         self._send: memoryview | None = None
@@ -73,7 +74,7 @@ class KafkaChannel:
             self._read_position = 0
 
     # ------------------------------------------------------------------ send side
-    def set_send(self, payload: bytes) -> None:
+    def set_send(self, payload: bytes | bytearray) -> None:
         self._send = memoryview(payload)
         self._send_position = 0
 

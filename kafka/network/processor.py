@@ -105,7 +105,7 @@ class Processor(threading.Thread):
             connection_id = f"{local[0]}:{local[1]}-{remote[0]}:{remote[1]}-{self._connection_index}"
             channel = KafkaChannel(connection_id, sock, remote[0], self.max_request_size)
             self.channels[connection_id] = channel
-            self._selector.register(sock, selectors.EVENT_READ, channel)
+            self._update_interest(channel)
 
     def process_new_responses(self) -> None:
         while True:
@@ -224,22 +224,26 @@ class Processor(threading.Thread):
         events = 0 if channel.muted else selectors.EVENT_READ
         if channel.has_send:
             events |= selectors.EVENT_WRITE
-        try:
-            if events:
-                self._selector.modify(channel.socket, events, channel)
-            else:
-                self._selector.unregister(channel.socket)
-        except KeyError:
-            if events:
-                self._selector.register(channel.socket, events, channel)
+        if events == channel.interest:
+            return  # the common case: nothing for the selector to change
+        # A muted connection with nothing to send is not watched at all (Kafka removes OP_READ).
+        if not events:
+            self._selector.unregister(channel.socket)
+        elif not channel.interest:
+            self._selector.register(channel.socket, events, channel)
+        else:
+            self._selector.modify(channel.socket, events, channel)
+        channel.interest = events
 
     def close_channel(self, channel: KafkaChannel, reason: str) -> None:
         if self.channels.pop(channel.id, None) is None:
             return
-        try:
-            self._selector.unregister(channel.socket)
-        except (KeyError, ValueError):
-            pass
+        if channel.interest:
+            try:
+                self._selector.unregister(channel.socket)
+            except (KeyError, ValueError):  # a socket that already failed: close it all the same
+                pass
+            channel.interest = 0
         channel.close()
         self.log.debug("connection closed", connection=channel.id, reason=reason)
         if "closed by the client" not in reason and "shutting down" not in reason:

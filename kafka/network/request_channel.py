@@ -95,7 +95,7 @@ class Response:
     """What goes back to the Processor: bytes to send, nothing (acks=0: just unmute), or a close."""
 
     request: Request
-    payload: bytes | None = None
+    payload: bytes | bytearray | None = None
     close_connection: bool = False
 
     @property

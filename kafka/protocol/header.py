@@ -86,21 +86,22 @@ def decode_request(api: Api, version: int, data: bytes | bytearray | memoryview,
     return api.request.read(ByteReader(data, header_size), version, api.is_flexible(version))
 
 
-def encode_response(api: Api, version: int, correlation_id: int, body: Record | dict[str, Any]) -> bytes:
+def encode_response(api: Api, version: int, correlation_id: int, body: Record | dict[str, Any]) -> bytearray:
     """The complete response frame: size prefix, response header (v0, or v1 if flexible; always v0
-    for ApiVersions), body."""
+    for ApiVersions), body. Returned as the buffer it was built in: a fetch response can carry
+    megabytes of records, and copying them once more into an immutable bytes would buy nothing."""
     out = bytearray(4)  # size placeholder, patched below: cheaper than a size() pass over the body
     out += _I32.pack(correlation_id)
     if api.response_header_version(version) >= 1:
         out.append(0)  # empty tagged-field section
     api.response.write(out, body, version, api.is_flexible(version))
     _I32.pack_into(out, 0, len(out) - 4)
-    return bytes(out)
+    return out
 
 
 def encode_api_versions_fallback(
     correlation_id: int, api_keys_ranges: Iterable[tuple[int, int, int]] | None = None
-) -> bytes:
+) -> bytearray:
     """Answer an ApiVersions request whose version is too new for us (KIP-511).
 
     The client cannot know which ApiVersions version we can read, so we reply in v0 (readable by

@@ -93,7 +93,7 @@ class KafkaApis:
         self.request_channel.update_error_metrics(request, count_error_codes(body))
         self.send_payload(request, encode_response(api, header.api_version, header.correlation_id, body))
 
-    def send_payload(self, request: Request, payload: bytes | None) -> None:
+    def send_payload(self, request: Request, payload: bytes | bytearray | None) -> None:
         if request.api_local_complete_time_ns < 0:  # answered on the I/O thread
             now = request.api_local_complete_time_ns = request.mark("I/O thread done")
         else:  # answered later, by whichever thread completed the delayed operation
