@@ -74,6 +74,10 @@ class OffsetMetadataManager:
             error = self.coordinator.validate_current_member(group, member_id, group_instance_id)
             if error is None and generation_id != group.generation_id:
                 error = Errors.ILLEGAL_GENERATION
+            if error is None and group.is_state(GroupState.COMPLETING_REBALANCE):
+                # The member has its new generation but not yet its assignment: whatever it commits
+                # now may be a partition that SyncGroup is about to give someone else (as Kafka does).
+                error = Errors.REBALANCE_IN_PROGRESS
             return error
         return Errors.UNKNOWN_MEMBER_ID  # only members may commit for a group that has members
 
