@@ -39,8 +39,3 @@ class DisconnectError(KafkaError):
 class ConfigError(ValueError):
     """A bad client config; the message names the key (Kafka's ConfigException)."""
 
-
-def raise_for(error_code: int, message: str | None = None) -> None:
-    """Raise KafkaError unless ``error_code`` is NONE."""
-    if error_code != Errors.NONE:
-        raise KafkaError(error_code, message)

@@ -424,9 +424,6 @@ class NetworkClient:
         if not self.poll_until(lambda: self.metadata.update_version > version, timeout_ms):
             raise KafkaTimeoutError(f"no metadata from {list(self._bootstrap_nodes.values())} within {timeout_ms} ms")
 
-    def in_flight_request_count(self, node_id: int | None = None) -> int:
-        return self.in_flight_requests.count(node_id)
-
     def has_pending(self) -> bool:
         with self._unsent_lock:
             return bool(self.in_flight_requests.count()) or any(self._unsent.values())

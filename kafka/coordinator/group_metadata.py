@@ -165,9 +165,6 @@ class GroupMetadata:
         return False
 
     # ------------------------------------------------------------------ static membership (KIP-345)
-    def has_static_member(self, group_instance_id: str | None) -> bool:
-        return group_instance_id is not None and group_instance_id in self.static_members
-
     def get_static_member_id(self, group_instance_id: str) -> str | None:
         return self.static_members.get(group_instance_id)
 

@@ -143,7 +143,7 @@ class LogLoader:
         result.log_end_offset = segments[-1].read_next_offset()
         log.info("recovered log after an unclean shutdown", log=self.name, recovery_point=self.recovery_point,
                  recovered_segments=result.recovered_segments, log_end_offset=result.log_end_offset,
-                 truncated_bytes=result.truncated_bytes)
+                 truncated_bytes=result.truncated_bytes, deleted_segments=result.deleted_segments)
 
 
 def _is_offset_name(name: str) -> bool:

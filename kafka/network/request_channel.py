@@ -152,9 +152,6 @@ class RequestChannel:
     def close_connection(self, request: Request) -> None:
         self.send_response(Response(request, close_connection=True))
 
-    def no_operation(self, request: Request) -> None:
-        self.send_response(Response(request))
-
     def update_request_metrics(self, request: Request) -> None:
         """The Processor has sent the response: time its stages (Kafka's Request.updateRequestMetrics)."""
         if self.metrics is not None:

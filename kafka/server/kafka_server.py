@@ -159,6 +159,3 @@ class KafkaServer:
             self.log_manager.shutdown()
             self._shutdown_done.set()
             log.info("shut down completed")
-
-    def await_shutdown(self, timeout: float | None = None) -> bool:
-        return self._shutdown_done.wait(timeout)

@@ -52,10 +52,6 @@ class Partition:
         return self.topic_partition.topic
 
     @property
-    def partition_id(self) -> int:
-        return self.topic_partition.partition
-
-    @property
     def leader_id(self) -> int:
         return self.local_broker_id
 

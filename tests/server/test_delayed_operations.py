@@ -83,6 +83,7 @@ def test_acks_all_times_out_with_request_timed_out(replica_manager, time):
     expire_due(replica_manager, time, 2)
     assert len(callback.calls) == 1
     assert callback.calls[0][TP].error == Errors.REQUEST_TIMED_OUT
+    assert replica_manager.expired_produce_count == 1
     replica_manager.update_follower_fetch_state(TP, FOLLOWER, 3)
     assert len(callback.calls) == 1, "a completed operation never answers twice"
 

@@ -46,7 +46,6 @@ class CompletedFetch:
         self.next_fetch_offset = fetch_offset
         self._check_crcs = check_crcs
         self._iterator = self._records() if self.error == Errors.NONE else iter(())
-        self._peeked: ConsumerRecord | None = None
 
     def _records(self) -> Iterator[ConsumerRecord]:
         for batch in iter_batches(self.records):

@@ -200,10 +200,6 @@ class RecordAccumulator:
         with self._lock:
             return any(self._batches.values())
 
-    def has_incomplete(self) -> bool:
-        with self._lock:
-            return bool(self._incomplete)
-
     def close(self) -> None:
         with self._lock:
             self._closed = True

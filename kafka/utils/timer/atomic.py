@@ -24,11 +24,6 @@ class AtomicInteger:
         with self._lock:
             self._value = value
 
-    def get_and_set(self, value: int) -> int:
-        with self._lock:
-            old, self._value = self._value, value
-            return old
-
     def increment_and_get(self) -> int:
         return self.add_and_get(1)
 
@@ -39,13 +34,6 @@ class AtomicInteger:
         with self._lock:
             self._value += delta
             return self._value
-
-    def compare_and_set(self, expect: int, update: int) -> bool:
-        with self._lock:
-            if self._value != expect:
-                return False
-            self._value = update
-            return True
 
     def __repr__(self) -> str:
         return f"AtomicInteger({self._value})"

@@ -10,7 +10,6 @@ import threading
 from collections.abc import Callable
 
 from kafka.utils.timer.atomic import AtomicInteger
-from kafka.utils.timer.timer_task import TimerTask
 from kafka.utils.timer.timer_task_entry import TimerTaskEntry
 
 
@@ -86,18 +85,6 @@ class TimerTaskList:
                 self._expiration = -1
         for entry in detached:
             fn(entry)
-
-    def foreach(self, fn: Callable[[TimerTask], None]) -> None:
-        """Call fn on every live (not cancelled) task; for tests and debugging."""
-        with self._lock:
-            entry = self._root.next
-            tasks = []
-            while entry is not self._root:
-                if not entry.cancelled():
-                    tasks.append(entry.timer_task)
-                entry = entry.next
-        for task in tasks:
-            fn(task)
 
     def __len__(self) -> int:
         count = 0
