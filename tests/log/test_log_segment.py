@@ -1,5 +1,6 @@
 import os
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -155,11 +156,8 @@ def test_sanity_check_catches_an_index_that_does_not_match_the_log(tmp_path):
         file.seek(12)
         file.write((position + 1).to_bytes(4, "big"))
     reopened = make_segment(tmp_path, index_interval_bytes=0)
-    try:
+    with pytest.raises(CorruptIndexError):
         reopened.sanity_check()
-        raise AssertionError("expected CorruptIndexError")
-    except CorruptIndexError:
-        pass
 
 
 def test_find_offset_by_timestamp_returns_the_exact_record(tmp_path):

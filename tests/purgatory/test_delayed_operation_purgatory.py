@@ -364,6 +364,10 @@ def test_reaper_thread_expires_operations_on_the_real_clock() -> None:
     assert "ExpirationReaper-7-Fetch" not in [t.name for t in threading.enumerate() if t.is_alive()]
 
 
-def test_shutdown_without_reaper_is_quick_and_idempotent(purgatory: DelayedOperationPurgatory) -> None:
+def test_shutdown_stops_the_reaper_and_is_idempotent() -> None:
+    purgatory = DelayedOperationPurgatory("stopping", broker_id=7, time=SYSTEM)
+    reaper_name = "ExpirationReaper-7-stopping"
+    assert any(t.name == reaper_name and t.is_alive() for t in threading.enumerate())
     purgatory.shutdown()
-    purgatory.shutdown()
+    purgatory.shutdown()  # a second call (broker shutdown after a failed start-up) is harmless
+    assert not any(t.name == reaper_name and t.is_alive() for t in threading.enumerate())
