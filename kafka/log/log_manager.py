@@ -291,6 +291,13 @@ class LogManager:
         with self._lock:
             return list(self._logs.values())
 
+    def update_topic_config(self, topic: str, config: LogConfig) -> None:
+        """A topic's configs changed (Kafka's updateTopicConfig): every log of it takes the new
+        LogConfig, so retention, rolling and the cleaner act on it from their next run."""
+        for log in self.all_logs():
+            if log.topic == topic:
+                log.update_config(config)
+
     def delete_log(self, topic: str, partition: int) -> UnifiedLog | None:
         """Close the log, rename its directory `<name>.<uuid>-delete`, then remove it.
 

@@ -134,7 +134,7 @@ class AdminManager:
 
     def alter_topic_configs(self, name: str, configs: dict[str, str], validate_only: bool = False) -> LogConfig:
         """Replace a topic's config overrides: checked whole, stored, then applied to its live logs
-        (UnifiedLog.update_config), so retention and the cleaner act on them from their next run."""
+        (LogManager.update_topic_config), so retention and the cleaner act on them from their next run."""
         try:
             log_config = LogConfig.from_props(configs, self.default_log_config)
         except ValueError as e:
@@ -149,9 +149,7 @@ class AdminManager:
             self.store.save(self.metadata_cache.cluster_id,
                             [updated if t.name == name else t for t in self.metadata_cache.all_topics()])
             self.metadata_cache.update_topic(updated)
-            for tp, partition in self.replica_manager.all_partitions.items():
-                if tp.topic == name:
-                    partition.log.update_config(log_config)
+            self.replica_manager.log_manager.update_topic_config(name, log_config)
             log.info("altered topic configs", topic=name, configs=configs)
         return log_config
 
