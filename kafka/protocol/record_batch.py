@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 import crc32c
 
 from kafka.protocol.compression import CompressionType, compress, decompress
+from kafka.protocol.errors import ProtocolDecodeError
+from kafka.protocol.types import ByteReader, VarInt, VarLong
 
 HEADER = struct.Struct(">qiibIhiqqqhii")
 HEADER_SIZE = HEADER.size  # 61
@@ -170,10 +172,12 @@ class RecordBatch:
         """Decode the records (decompressing if needed): for tools and tests, not the hot path."""
         start = self.position + HEADER_SIZE
         body = self.buffer[start : self.position + self.size_in_bytes]
-        data = decompress(self.compression_type, body)
-        pos = 0
+        reader = ByteReader(decompress(self.compression_type, body))
         for _ in range(self.records_count):
-            record, pos = _read_record(data, pos, self.base_offset, self.base_timestamp)
+            try:
+                record = _read_record(reader, self.base_offset, self.base_timestamp)
+            except ProtocolDecodeError as e:
+                raise CorruptRecordError(f"malformed record in batch at offset {self.base_offset}: {e}") from None
             yield record
 
     def __repr__(self) -> str:
@@ -215,64 +219,46 @@ def set_base_offset(buffer: bytearray, position: int, base_offset: int) -> None:
     struct.pack_into(">q", buffer, position, base_offset)
 
 
-# ---------------------------------------------------------------------------------- varints
+# ---------------------------------------------------------------------------------- records
+# Inside a batch every integer is a zigzag varint (the timestamp delta a varlong) and every key,
+# value and header is a varint length (-1 for null) followed by that many bytes.
 
 
-def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
-    shift = value = 0
-    while True:
-        b = data[pos]
-        pos += 1
-        value |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return (value >> 1) ^ -(value & 1), pos
-        shift += 7
-        if shift > 63:
-            raise CorruptRecordError("varint is too long")
-
-
-def _write_varint(out: bytearray, value: int) -> None:
-    value = (value << 1) ^ (value >> 63)
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-
-
-def _read_sized(data: bytes, pos: int) -> tuple[bytes | None, int]:
-    length, pos = _read_varint(data, pos)
+def _read_sized(reader: ByteReader) -> bytes | None:
+    length = VarInt.read(reader)
     if length < 0:
-        return None, pos
-    return bytes(data[pos : pos + length]), pos + length
+        return None
+    end = reader.pos + length
+    if end > reader.end:
+        raise ProtocolDecodeError(f"a field of {length} bytes runs past the end of the records")
+    value = bytes(reader.buf[reader.pos : end])
+    reader.pos = end
+    return value
 
 
 def _write_sized(out: bytearray, value: bytes | None) -> None:
     if value is None:
-        _write_varint(out, -1)
+        VarInt.write(out, -1)
     else:
-        _write_varint(out, len(value))
+        VarInt.write(out, len(value))
         out += value
 
 
-def _read_record(data: bytes, pos: int, base_offset: int, base_timestamp: int) -> tuple[DefaultRecord, int]:
-    length, pos = _read_varint(data, pos)
-    end = pos + length
-    pos += 1  # record attributes: unused
-    timestamp_delta, pos = _read_varint(data, pos)
-    offset_delta, pos = _read_varint(data, pos)
-    key, pos = _read_sized(data, pos)
-    value, pos = _read_sized(data, pos)
-    header_count, pos = _read_varint(data, pos)
+def _read_record(reader: ByteReader, base_offset: int, base_timestamp: int) -> DefaultRecord:
+    length = VarInt.read(reader)
+    end = reader.pos + length
+    reader.pos += 1  # record attributes: unused
+    timestamp_delta = VarLong.read(reader)
+    offset_delta = VarInt.read(reader)
+    key = _read_sized(reader)
+    value = _read_sized(reader)
     headers = []
-    for _ in range(header_count):
-        hkey, pos = _read_sized(data, pos)
-        hvalue, pos = _read_sized(data, pos)
-        headers.append(Header((hkey or b"").decode(), hvalue))
-    if pos != end:
-        raise CorruptRecordError(f"record length {length} does not match its fields")
-    return DefaultRecord(
-        base_offset + offset_delta, base_timestamp + timestamp_delta, key, value, headers
-    ), end
+    for _ in range(VarInt.read(reader)):
+        header_key = _read_sized(reader)
+        headers.append(Header((header_key or b"").decode(), _read_sized(reader)))
+    if reader.pos != end:
+        raise ProtocolDecodeError(f"record length {length} does not match its fields")
+    return DefaultRecord(base_offset + offset_delta, base_timestamp + timestamp_delta, key, value, headers)
 
 
 # ---------------------------------------------------------------------------------- building
@@ -312,15 +298,15 @@ def encode_records(records: list[DefaultRecord], base_offset: int, base_timestam
     body = bytearray()
     for record in records:
         inner = bytearray(b"\x00")  # record attributes: unused
-        _write_varint(inner, record.timestamp - base_timestamp)
-        _write_varint(inner, record.offset - base_offset)
+        VarLong.write(inner, record.timestamp - base_timestamp)
+        VarInt.write(inner, record.offset - base_offset)
         _write_sized(inner, record.key)
         _write_sized(inner, record.value)
-        _write_varint(inner, len(record.headers))
+        VarInt.write(inner, len(record.headers))
         for header in record.headers:
             _write_sized(inner, header.key.encode())
             _write_sized(inner, header.value)
-        _write_varint(body, len(inner))
+        VarInt.write(body, len(inner))
         body += inner
     return bytes(body)
 
