@@ -19,18 +19,12 @@ from collections.abc import Callable
 import structlog
 
 from kafka.coordinator.group_coordinator import GroupCoordinator
-from kafka.metrics.request_metrics import count_error_codes
-from kafka.network.request_channel import Request, RequestChannel, Response
-from kafka.protocol.api_keys import APIS, ApiKey
+from kafka.network.request_channel import Request, RequestChannel
+from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
-from kafka.protocol.header import (
-    advertised_ranges,
-    decode_request,
-    encode_api_versions_fallback,
-    encode_response,
-)
 from kafka.server.admin_apis import AdminApis
 from kafka.server.admin_manager import AdminManager, TopicError
+from kafka.server.api_request_handler import ApiRequestHandler
 from kafka.server.group_apis import GroupApis
 from kafka.server.metadata_cache import MetadataCache
 from kafka.server.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager
@@ -44,7 +38,7 @@ DYNAMIC_TOPIC_CONFIG = 1  # DescribeConfigs' ConfigSource values
 DEFAULT_CONFIG = 5
 
 
-class KafkaApis:
+class KafkaApis(ApiRequestHandler):
     def __init__(self, request_channel: RequestChannel, replica_manager: ReplicaManager,
                  admin_manager: AdminManager, metadata_cache: MetadataCache, config,
                  group_coordinator: GroupCoordinator | None = None) -> None:
@@ -68,43 +62,6 @@ class KafkaApis:
             # admin: CreatePartitions, DescribeCluster
             **AdminApis(self).handlers(),
         }
-
-    # ------------------------------------------------------------------ dispatch
-    def handle(self, request: Request) -> None:
-        header = request.header
-        api = APIS[header.api_key]
-        if header.api_key == ApiKey.API_VERSIONS and not api.is_supported(header.api_version):
-            self.send_payload(request, encode_api_versions_fallback(header.correlation_id, advertised_ranges()))
-            return
-        try:
-            request.body = decode_request(api, header.api_version, request.buffer, header.header_size)
-        except Exception as e:  # a body that does not match its schema: drop this connection only
-            log.warning("malformed request body, closing connection", api=api.name,
-                        version=header.api_version, connection=request.connection_id, error=str(e))
-            self.request_channel.close_connection(request)
-            return
-        self.handlers[header.api_key](request)
-        if request.api_local_complete_time_ns < 0:  # the answer waits in a purgatory
-            request.api_local_complete_time_ns = request.mark("I/O thread done; waiting in purgatory")
-
-    def send_response(self, request: Request, body: dict) -> None:
-        header = request.header
-        api = APIS[header.api_key]
-        self.request_channel.update_error_metrics(request, count_error_codes(body))
-        self.send_payload(request, encode_response(api, header.api_version, header.correlation_id, body))
-
-    def send_payload(self, request: Request, payload: bytes | bytearray | None) -> None:
-        if request.api_local_complete_time_ns < 0:  # answered on the I/O thread
-            now = request.api_local_complete_time_ns = request.mark("I/O thread done")
-        else:  # answered later, by whichever thread completed the delayed operation
-            now = request.mark("out of purgatory")
-        request.api_remote_complete_time_ns = now
-        self.request_channel.send_response(Response(request, payload))
-
-    # ------------------------------------------------------------------ ApiVersions
-    def handle_api_versions_request(self, request: Request) -> None:
-        api_keys = [dict(api_key=key, min_version=low, max_version=high) for key, low, high in advertised_ranges()]
-        self.send_response(request, dict(error_code=Errors.NONE, api_keys=api_keys, throttle_time_ms=0))
 
     # ------------------------------------------------------------------ Metadata
     def handle_topic_metadata_request(self, request: Request) -> None:

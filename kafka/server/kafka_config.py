@@ -57,6 +57,47 @@ def _cleanup_policy(v: str) -> str | None:
     return None if policies and policies <= {"delete", "compact"} else "must be delete, compact or both"
 
 
+def _roles(value: str) -> frozenset[str]:
+    roles = frozenset(_list(value))
+    if not roles or not roles <= {"broker", "controller"}:
+        raise ValueError("expected broker, controller, or broker,controller")
+    return roles
+
+
+@dataclass(frozen=True)
+class QuorumVoter:
+    """One entry of controller.quorum.voters: id@host:port."""
+    node_id: int
+    host: str
+    port: int
+
+
+def _voters(value: str) -> dict[int, QuorumVoter]:
+    voters: dict[int, QuorumVoter] = {}
+    for item in _list(value):
+        node, at, address = item.partition("@")
+        host, colon, port = address.rpartition(":")
+        if not at or not colon or not node.strip().isdigit() or not port.isdigit():
+            raise ValueError(f"{item!r} is not of the form id@host:port")
+        voter = QuorumVoter(int(node), host.strip("[]"), int(port))
+        if voter.node_id in voters:
+            raise ValueError(f"voter {voter.node_id} is listed twice")
+        voters[voter.node_id] = voter
+    return voters
+
+
+def _protocol_map(value: str) -> dict[str, str]:
+    mapping = {}
+    for item in _list(value):
+        name, colon, protocol = item.partition(":")
+        if not colon:
+            raise ValueError(f"{item!r} is not of the form NAME:PROTOCOL")
+        if protocol.strip().upper() != "PLAINTEXT":
+            raise ValueError(f"{item!r}: only PLAINTEXT is spoken by the teaching broker")
+        mapping[name.strip().upper()] = protocol.strip().upper()
+    return mapping
+
+
 INT32_MAX = 2**31 - 1
 
 
@@ -150,18 +191,56 @@ _KEYS = [
               "Where /metrics (Prometheus) and /requests are served: http://host:port; empty disables."),
     ConfigKey("request.trace.enable", _bool, "false",
               "Record every request's hand-offs and threads for /requests and kafka-request-trace."),
-    # Keys of Kafka's sample KRaft server.properties that a single teaching broker accepts without
-    # acting on them, so that Kafka's own file starts it. They are listed in docs/configuration.md.
-    ConfigKey("process.roles", _str, "broker,controller", "Accepted, not acted on (no KRaft quorum yet)."),
-    ConfigKey("controller.quorum.voters", _str, "", "Accepted, not acted on."),
-    ConfigKey("controller.quorum.bootstrap.servers", _str, "", "Accepted, not acted on."),
-    ConfigKey("controller.listener.names", _str, "", "Accepted, not acted on."),
-    ConfigKey("inter.broker.listener.name", _str, "", "Accepted, not acted on."),
-    ConfigKey("listener.security.protocol.map", _str, "", "Accepted, not acted on (PLAINTEXT only)."),
+    # KRaft (docs/kraft.md): the roles of this node, the static voters of the metadata quorum and
+    # the control-plane listener they talk on; Kafka's keys and defaults.
+    ConfigKey("process.roles", _roles, "broker,controller",
+              "broker, controller, or both (a combined node; the one-node default)."),
+    ConfigKey("controller.quorum.voters", _voters, "",
+              "The static voters, id@host:port,...; empty: this node alone, on an ephemeral CONTROLLER port."),
+    ConfigKey("controller.quorum.bootstrap.servers", _str, "", "Accepted, not acted on (dynamic quorums)."),
+    ConfigKey("controller.listener.names", _list, "", "Listeners of the control plane (the first is used)."),
+    ConfigKey("inter.broker.listener.name", _str, "PLAINTEXT", "The listener brokers use to reach each other."),
+    ConfigKey("listener.security.protocol.map", _protocol_map, "", "NAME:PROTOCOL,...; only PLAINTEXT is spoken."),
+    ConfigKey("controller.quorum.election.timeout.ms", _int, "1000",
+              "How long a voter waits without hearing from a leader before it stands for election.", _at_least(1)),
+    ConfigKey("controller.quorum.fetch.timeout.ms", _int, "2000",
+              "How long a follower waits for a successful Fetch before it suspects the leader.", _at_least(1)),
+    ConfigKey("controller.quorum.election.backoff.max.ms", _int, "1000",
+              "The longest a candidate backs off before standing again.", _at_least(1)),
+    ConfigKey("controller.quorum.request.timeout.ms", _int, "2000", "Timeout of a request between voters.",
+              _at_least(1)),
+    ConfigKey("controller.quorum.retry.backoff.ms", _int, "20", "Backoff before a failed quorum request is retried.",
+              _at_least(0)),
+    ConfigKey("controller.quorum.append.linger.ms", _int, "25",
+              "How long the leader waits to batch appends to the metadata log.", _at_least(0)),
+    ConfigKey("broker.session.timeout.ms", _int, "9000",
+              "A broker whose heartbeats stop for this long is fenced by the controller.", _at_least(1)),
+    ConfigKey("broker.heartbeat.interval.ms", _int, "2000", "How often a broker heartbeats the controller.",
+              _at_least(1)),
+    ConfigKey("metadata.log.dir", _str, "", "Where __cluster_metadata-0 lives; empty: the first of log.dirs."),
+    ConfigKey("metadata.log.segment.bytes", _int, "1073741824", "Segment size of the metadata log.", _at_least(14)),
+    ConfigKey("metadata.log.segment.ms", _int, "604800000", "Age at which a metadata log segment rolls.",
+              _at_least(1)),
+    ConfigKey("metadata.max.retention.bytes", _int, "104857600",
+              "Metadata log bytes kept behind the latest snapshot.", _at_least(-1)),
+    ConfigKey("metadata.max.retention.ms", _int, "604800000", "How long metadata log segments are kept.",
+              _at_least(-1)),
+    ConfigKey("metadata.log.max.record.bytes.between.snapshots", _int, "20971520",
+              "A snapshot is written after this many bytes of new metadata records.", _at_least(1)),
+    ConfigKey("metadata.log.max.snapshot.interval.ms", _int, "3600000",
+              "A snapshot is written at least this often when there are new records (0: never by time).",
+              _at_least(0)),
+    ConfigKey("metadata.max.idle.interval.ms", _int, "500",
+              "The active controller appends a NoOpRecord this often, so brokers see it is alive.", _at_least(0)),
+    ConfigKey("unclean.leader.election.enable", _bool, "false",
+              "Elect a leader outside the ISR when no ISR member is alive (may lose records)."),
+    ConfigKey("offsets.topic.replication.factor", _int, "1",
+              "Replication factor of __consumer_offsets when it is created.", _at_least(1)),
+    # Keys of Kafka's sample server.properties that the teaching broker accepts without acting on them,
+    # so that Kafka's own file starts it. They are listed in docs/configuration.md.
     ConfigKey("socket.send.buffer.bytes", _int, "102400", "Accepted, not acted on."),
     ConfigKey("socket.receive.buffer.bytes", _int, "102400", "Accepted, not acted on."),
     ConfigKey("num.recovery.threads.per.data.dir", _int, "1", "Accepted, not acted on."),
-    ConfigKey("offsets.topic.replication.factor", _int, "1", "Accepted, not acted on yet."),
     ConfigKey("transaction.state.log.replication.factor", _int, "1", "Accepted, not acted on."),
     ConfigKey("transaction.state.log.min.isr", _int, "1", "Accepted, not acted on."),
     ConfigKey("share.coordinator.state.topic.replication.factor", _int, "1", "Accepted, not acted on."),
@@ -182,7 +261,69 @@ class KafkaConfig:
         for key in _KEYS:
             raw = props.get(key.name, key.default)
             self.values[key.name] = None if raw is None else self._parse(key, raw)
-        self.advertised_listeners = self._advertised_listeners()
+        self._validate_kraft()
+        self.advertised_listeners = [e for e in self._advertised_listeners()
+                                     if e.listener_name not in self.controller_listener_names]
+
+    # ------------------------------------------------------------------ KRaft roles and listeners
+    def _validate_kraft(self) -> None:
+        """Kafka's KafkaConfig checks of the KRaft keys, each error naming the key to fix.
+
+        An empty controller.quorum.voters on a node with the controller role is the teaching
+        broker's embedded default: a quorum of this node alone, its control plane on an ephemeral
+        loopback port (CONTROLLER://127.0.0.1:0), so `make run` and every test need no other key."""
+        roles, voters = self.process_roles, self.controller_quorum_voters
+        names = [n.upper() for n in self.controller_listener_names]
+        listener_names = [e.listener_name for e in self.listeners]
+        if not voters and "controller" not in roles:
+            raise ConfigError("configuration key 'controller.quorum.voters' must name the controllers "
+                              "of a node with process.roles=broker")
+        if "controller" in roles:
+            if voters and self.node_id not in voters:
+                raise ConfigError(f"node.id {self.node_id} is not one of the voters in configuration key "
+                                  f"'controller.quorum.voters' ({','.join(map(str, voters))}), but "
+                                  "process.roles includes controller")
+            if not names and not voters:  # the embedded one-node quorum
+                names = ["CONTROLLER"]
+                if "CONTROLLER" not in listener_names:
+                    self.values["listeners"] = [*self.listeners, EndPoint("CONTROLLER", "127.0.0.1", 0)]
+            if not names:
+                raise ConfigError("configuration key 'controller.listener.names' must name the control-plane "
+                                  "listener of a node with process.roles including controller")
+            missing = [n for n in names if n not in [e.listener_name for e in self.listeners]]
+            if missing:
+                raise ConfigError(f"configuration key 'controller.listener.names' names {','.join(missing)}, "
+                                  f"which is not in 'listeners' ({','.join(listener_names)})")
+        elif not names:
+            names = ["CONTROLLER"]  # what a broker-only node calls the controllers' listener
+        self.values["controller.listener.names"] = names
+        if "broker" in roles and not self.broker_listeners:
+            raise ConfigError("configuration key 'listeners' has no listener for clients besides "
+                              f"controller.listener.names ({','.join(names)})")
+
+    @property
+    def is_controller(self) -> bool:
+        return "controller" in self.process_roles
+
+    @property
+    def is_broker(self) -> bool:
+        return "broker" in self.process_roles
+
+    @property
+    def controller_listener_name(self) -> str:
+        return self.controller_listener_names[0]
+
+    @property
+    def broker_listeners(self) -> list[EndPoint]:
+        return [e for e in self.listeners if e.listener_name not in self.controller_listener_names]
+
+    @property
+    def controller_listeners(self) -> list[EndPoint]:
+        return [e for e in self.listeners if e.listener_name in self.controller_listener_names]
+
+    @property
+    def metadata_log_dir(self) -> str:
+        return self.values["metadata.log.dir"] or self.log_dirs[0]
 
     @staticmethod
     def _parse(key: ConfigKey, raw: str) -> Any:

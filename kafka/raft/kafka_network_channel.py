@@ -1,0 +1,64 @@
+"""KafkaNetworkChannel: how raft requests reach other nodes (Kafka's org.apache.kafka.raft.KafkaNetworkChannel).
+
+Seed 002 keeps the control plane apart from the data plane: voters talk to each other, and brokers
+to voters, only on the controllers' own listener (controller.listener.names), so a queue of client
+produce requests never delays an election. The channel is a NetworkClient whose nodes are the
+voters of controller.quorum.voters (a ManualMetadataUpdater: no Metadata requests), one connection
+per voter, requests in order. A request that cannot be delivered (the voter is down, or it timed
+out) comes back to the core as a response carrying an error code, which is how the core learns to
+retry: it never sees a socket.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from kafka.clients.client_config import ADMIN, ClientConfig
+from kafka.clients.client_request import ClientRequest, ClientResponse
+from kafka.clients.manual_metadata_updater import ManualMetadataUpdater
+from kafka.clients.metadata import Node
+from kafka.clients.network_client import NetworkClient
+from kafka.protocol.errors import Errors
+from kafka.protocol.schema import Record
+from kafka.raft.raft_message import RaftRequest, RaftResponse
+from kafka.utils.time import Time
+
+
+class KafkaNetworkChannel:
+    def __init__(self, node_id: int, voters: dict[int, tuple[str, int]], request_timeout_ms: int,
+                 retry_backoff_ms: int, time: Time) -> None:
+        self.node_id = node_id
+        self.time = time
+        self.request_timeout_ms = request_timeout_ms
+        nodes = [Node(voter_id, host, port) for voter_id, (host, port) in sorted(voters.items())]
+        config = ClientConfig(ADMIN, {
+            "bootstrap.servers": ",".join(f"{n.host}:{n.port}" for n in nodes) or "127.0.0.1:0",
+            "client.id": f"raft-client-{node_id}",
+            "request.timeout.ms": request_timeout_ms,
+            "reconnect.backoff.ms": max(retry_backoff_ms, 50),
+            "reconnect.backoff.max.ms": 1000,
+        })
+        self.client = NetworkClient(ManualMetadataUpdater(nodes), config, time)
+        self.on_response: Callable[[RaftResponse], None] = lambda response: None
+
+    def send(self, request: RaftRequest) -> None:
+        def complete(response: ClientResponse) -> None:
+            body = response.body
+            if body is None or response.error is not None:
+                error = Errors.REQUEST_TIMED_OUT if response.timed_out else Errors.BROKER_NOT_AVAILABLE
+                body = Record(error_code=int(error))
+            self.on_response(RaftResponse(correlation_id=request.correlation_id, source_id=request.destination_id,
+                                          destination_id=self.node_id, api_key=request.api_key, body=body,
+                                          received_ms=self.time.milliseconds()))
+
+        self.client.send(ClientRequest(request.destination_id, request.api_key, request.body, callback=complete,
+                                       timeout_ms=self.request_timeout_ms))
+
+    def poll(self, timeout_ms: float) -> None:
+        self.client.poll(timeout_ms)
+
+    def wakeup(self) -> None:
+        self.client.wakeup()
+
+    def close(self) -> None:
+        self.client.close()

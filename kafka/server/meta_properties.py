@@ -1,0 +1,116 @@
+"""MetaProperties: the `meta.properties` file that says which cluster and node a log directory belongs to
+(Kafka's org.apache.kafka.metadata.properties.MetaProperties and MetaPropertiesEnsemble).
+
+`kafka-storage format` writes one into every log directory and the metadata log directory before a
+node first starts. At start-up each directory's file must name the same cluster and this node's
+node.id: a directory copied from another node, or left over from another cluster, stops start-up
+instead of mixing two clusters' data. The file is a Java properties file, as Kafka writes it:
+
+    version=1
+    cluster.id=MkU3OEVBNTcwNTJENDM2Qk
+    node.id=1
+    directory.id=J8aAPcfLQt2bqs1JT_rMgQ
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import time
+import uuid
+from dataclasses import dataclass
+
+from kafka.server.kafka_config import parse_properties
+
+META_PROPERTIES_FILE = "meta.properties"
+
+
+class MetaPropertiesError(ValueError):
+    """A directory that is not formatted, or formatted for another cluster or node."""
+
+
+def random_uuid() -> str:
+    """Kafka's Uuid.randomUuid().toString(): 16 random bytes, URL-safe base64, no padding (22 characters)."""
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+
+
+@dataclass(frozen=True)
+class MetaProperties:
+    cluster_id: str
+    node_id: int
+    directory_id: str
+    version: int = 1
+
+    def to_text(self) -> str:
+        stamp = time.strftime("%a %b %d %H:%M:%S %Z %Y")
+        return (f"#\n#{stamp}\nnode.id={self.node_id}\ndirectory.id={self.directory_id}\n"
+                f"version={self.version}\ncluster.id={self.cluster_id}\n")
+
+    @classmethod
+    def from_text(cls, text: str, path: str) -> MetaProperties:
+        props = parse_properties(text)
+        try:
+            return cls(props["cluster.id"], int(props["node.id"]), props.get("directory.id", ""),
+                       int(props.get("version", "1")))
+        except (KeyError, ValueError) as e:
+            raise MetaPropertiesError(f"{path} is not a valid meta.properties file: {e}") from None
+
+
+def read_meta_properties(log_dir: str) -> MetaProperties | None:
+    """The directory's meta.properties, or None if it was never formatted."""
+    path = os.path.join(log_dir, META_PROPERTIES_FILE)
+    try:
+        with open(path, encoding="utf-8") as f:
+            return MetaProperties.from_text(f.read(), path)
+    except FileNotFoundError:
+        return None
+
+
+def write_meta_properties(log_dir: str, props: MetaProperties) -> None:
+    """Written to a temporary file, fsynced and renamed: a crash leaves no half-formatted directory."""
+    os.makedirs(log_dir, exist_ok=True)
+    path = os.path.join(log_dir, META_PROPERTIES_FILE)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(props.to_text())
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def verify_meta_properties(log_dirs: list[str], node_id: int) -> str | None:
+    """The cluster id that every formatted directory agrees on, or None if none is formatted.
+
+    Raises MetaPropertiesError when directories disagree with each other or with node.id, or when
+    only some of them are formatted (Kafka's MetaPropertiesEnsemble.verify)."""
+    found = {d: read_meta_properties(d) for d in log_dirs}
+    formatted = {d: p for d, p in found.items() if p is not None}
+    if not formatted:
+        return None
+    missing = [d for d, p in found.items() if p is None]
+    if missing:
+        raise MetaPropertiesError(f"log directory {missing[0]} is not formatted, but {next(iter(formatted))} is: "
+                                  "run kafka-storage format with --ignore-formatted to format it")
+    cluster_ids = {p.cluster_id for p in formatted.values()}
+    if len(cluster_ids) > 1:
+        raise MetaPropertiesError(f"log directories belong to different clusters: {sorted(cluster_ids)}")
+    for d, p in formatted.items():
+        if p.node_id != node_id:
+            raise MetaPropertiesError(f"{os.path.join(d, META_PROPERTIES_FILE)} is for node.id {p.node_id}, "
+                                      f"but this node's node.id is {node_id}")
+    return cluster_ids.pop()
+
+
+def format_directories(log_dirs: list[str], cluster_id: str, node_id: int,
+                       ignore_formatted: bool = False) -> list[str]:
+    """Write meta.properties into each directory; returns the directories formatted now."""
+    done = []
+    for d in log_dirs:
+        if read_meta_properties(d) is not None:
+            if ignore_formatted:
+                continue
+            raise MetaPropertiesError(f"Log directory {d} is already formatted. Use --ignore-formatted to "
+                                      "ignore this directory and format the others.")
+        write_meta_properties(d, MetaProperties(cluster_id, node_id, random_uuid()))
+        done.append(d)
+    return done

@@ -1,0 +1,110 @@
+"""kafka-storage: prepare a node's directories for a KRaft cluster (Kafka's kafka.tools.StorageTool,
+``bin/kafka-storage.sh``).
+
+    kafka-storage random-uuid                                   # a new cluster id
+    kafka-storage format -t CLUSTER_ID -c server.properties [--ignore-formatted]
+    kafka-storage info -c server.properties
+
+Seed 004: in KRaft the cluster's metadata lives in a log that the controllers replicate, so every
+node must agree on which cluster it belongs to before the first byte is written. `format` stamps
+each log directory (and the metadata log directory) with a meta.properties naming the cluster id
+and this node's node.id; a node refuses to start on directories formatted for another cluster or
+node. Run it once per node with the same cluster id. A one-node `make run` formats itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from kafka.server.kafka_config import ConfigError, KafkaConfig
+from kafka.server.meta_properties import (
+    MetaPropertiesError,
+    format_directories,
+    random_uuid,
+    read_meta_properties,
+)
+
+METADATA_VERSION = "4.1-IV1"  # the metadata.version a newly formatted cluster starts at (docs/kraft.md)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="kafka-storage", description="Format and describe KRaft storage directories.")
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("random-uuid", help="print a random cluster id")
+    fmt = sub.add_parser("format", help="format this node's log directories")
+    fmt.add_argument("-t", "--cluster-id", required=True)
+    fmt.add_argument("-c", "--config", required=True)
+    fmt.add_argument("-g", "--ignore-formatted", action="store_true",
+                     help="skip directories that are already formatted instead of failing")
+    fmt.add_argument("--override", action="append", default=[], metavar="key=value")
+    info = sub.add_parser("info", help="describe this node's log directories")
+    info.add_argument("-c", "--config", required=True)
+    return p
+
+
+def directories(config: KafkaConfig) -> list[str]:
+    """log.dirs, and metadata.log.dir when it is not one of them (Kafka formats both)."""
+    dirs = list(config.log_dirs)
+    if config.metadata_log_dir not in dirs:
+        dirs.append(config.metadata_log_dir)
+    return dirs
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "random-uuid":
+        print(random_uuid())
+        return 0
+    try:
+        overrides = dict(item.split("=", 1) for item in getattr(args, "override", []))
+        config = KafkaConfig.from_file(args.config, overrides)
+    except (ConfigError, ValueError) as e:
+        print(f"kafka-storage: {e}", file=sys.stderr)
+        return 1
+    if args.command == "info":
+        return info(config)
+    if len(args.cluster_id) != 22:
+        print(f"kafka-storage: cluster id {args.cluster_id!r} is not a Kafka Uuid (22 characters of URL-safe "
+              "base64; make one with kafka-storage random-uuid)", file=sys.stderr)
+        return 1
+    try:
+        formatted = format_directories(directories(config), args.cluster_id, config.node_id,
+                                       ignore_formatted=args.ignore_formatted)
+    except MetaPropertiesError as e:
+        print(e, file=sys.stderr)
+        return 1
+    if not formatted:
+        print("All of the log directories are already formatted.")
+    for d in formatted:
+        print(f"Formatting metadata directory {d} with metadata.version {METADATA_VERSION}."
+              if d == config.metadata_log_dir else f"Formatting data directory {d} with metadata.version "
+              f"{METADATA_VERSION}.")
+    return 0
+
+
+def info(config: KafkaConfig) -> int:
+    dirs = directories(config)
+    print("Found log director" + ("y:" if len(dirs) == 1 else "ies:"))
+    for d in dirs:
+        print(f"  {d}")
+    print()
+    problems = 0
+    for d in dirs:
+        try:
+            props = read_meta_properties(d)
+        except MetaPropertiesError as e:
+            print(f"Found problem:\n  {e}")
+            problems += 1
+            continue
+        if props is None:
+            print(f"Found problem:\n  {d} is not formatted.")
+            problems += 1
+        else:
+            print(f"Found metadata: {{cluster.id={props.cluster_id}, directory.id={props.directory_id}, "
+                  f"node.id={props.node_id}, version={props.version}}}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
