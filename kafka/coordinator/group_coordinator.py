@@ -128,6 +128,21 @@ class GroupCoordinator:
             else:
                 self.group_manager.schedule_load_group_and_offsets(partition, self.on_group_loaded)
 
+    def on_resignation(self, partitions) -> None:
+        """This broker stopped leading these __consumer_offsets partitions: drop their groups. Members
+        waiting in a join or sync are answered NOT_COORDINATOR and look the coordinator up again."""
+        for partition in partitions:
+            for group in self.group_manager.remove_groups_for_partition(partition):
+                with group.lock:
+                    self.on_group_unloaded(group)
+
+    def on_group_unloaded(self, group: GroupMetadata) -> None:
+        """Kafka's onGroupUnloaded: answer whoever is waiting, then forget the group."""
+        group.transition_to(GroupState.DEAD)
+        for member in list(group.members.values()):
+            group.maybe_invoke_join_callback(member, JoinGroupResult(Errors.NOT_COORDINATOR, member.member_id))
+            group.maybe_invoke_sync_callback(member, SyncGroupResult(Errors.NOT_COORDINATOR))
+
     def on_group_loaded(self, group: GroupMetadata) -> None:
         # Members found in the log get a session timeout from now to show up again.
         with group.lock:

@@ -157,6 +157,17 @@ class GroupMetadataManager:
         self.scheduler.schedule_once(f"load-group-metadata-{partition}",
                                      lambda: self.load_group_and_offsets(partition, on_group_loaded))
 
+    def remove_groups_for_partition(self, partition: int) -> list[GroupMetadata]:
+        """This broker no longer leads the partition (Kafka's removeGroupsForPartition, onResignation):
+        forget its groups; their members will find the new coordinator through FindCoordinator."""
+        with self._lock:
+            self.owned_partitions.discard(partition)
+            self.loading_partitions.discard(partition)
+            gone = [g for g in self.groups.values() if self.partition_for(g.group_id) == partition]
+            for group in gone:
+                del self.groups[group.group_id]
+        return gone
+
     def load_group_and_offsets(self, partition: int, on_group_loaded: Callable[[GroupMetadata], None]) -> None:
         started = self.time.hi_res_clock_ms()
         tp = TopicPartition(GROUP_METADATA_TOPIC_NAME, partition)

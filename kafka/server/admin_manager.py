@@ -1,25 +1,27 @@
-"""AdminManager: creating and deleting topics (Kafka's kafka.server.ZkAdminManager; in KRaft mode the
-controller's ReplicationControlManager plays this part).
+"""AdminManager: the broker's side of creating, deleting and altering topics (in Kafka, KafkaApis with
+ForwardingManager and AutoTopicCreationManager; the deciding is the controller's
+ReplicationControlManager and ConfigurationControlManager).
 
-It checks a request the way Kafka does (topic name, partition count, replication factor, topic
-configs), records the topic in the ClusterMetadataStore and the MetadataCache, and makes this
-broker the leader of the new partitions through the ReplicaManager. KafkaApis' CreateTopics,
-DeleteTopics, and auto-creation on Metadata and Produce all come here.
+Seed 004: a KRaft broker decides no metadata. KafkaApis' CreateTopics, DeleteTopics,
+CreatePartitions and config changes, auto-creation on Metadata and Produce, and the group
+coordinator's creation of __consumer_offsets all come here; each is checked for the mistakes a
+broker can see alone (a bad topic name or config), forwarded to the active controller, and answered
+once this broker's MetadataCache shows the change, so a client that creates a topic and then
+produces to the same broker finds it there.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
-import threading
 import uuid
 from dataclasses import dataclass
 
 import structlog
 
 from kafka.log.log_config import LogConfig
+from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
-from kafka.server.cluster_metadata_store import ClusterMetadataStore
+from kafka.server.forwarding_manager import ControllerUnavailableError, ForwardingManager
 from kafka.server.metadata_cache import MetadataCache, TopicMetadata
 
 log = structlog.get_logger("kafka.server.AdminManager")
@@ -54,54 +56,67 @@ def validate_topic_name(name: str) -> None:
                          f"topic name {name!r} may contain only ASCII letters, digits, '.', '_' and '-'")
 
 
+TOPIC_RESOURCE = 2  # ConfigResource.Type.TOPIC
+SET, DELETE = 0, 1  # IncrementalAlterConfigs operations
+CONTROLLER_TIMEOUT_MS = 30_000
+METADATA_PROPAGATION_TIMEOUT_S = 5.0
+
+
 class AdminManager:
-    def __init__(self, config, metadata_cache: MetadataCache, replica_manager,
-                 store: ClusterMetadataStore, default_log_config: LogConfig) -> None:
+    def __init__(self, config, metadata_cache: MetadataCache, forwarding_manager: ForwardingManager,
+                 default_log_config: LogConfig) -> None:
         self.config = config
         self.metadata_cache = metadata_cache
-        self.replica_manager = replica_manager
-        self.store = store
+        self.forwarding_manager = forwarding_manager
         self.default_log_config = default_log_config
-        self._lock = threading.Lock()  # one topic change at a time, like the controller's single thread
-
-    def load_topics(self, topics: list[TopicMetadata]) -> None:
-        """At start-up: become leader again for every topic the store remembers."""
-        for topic in topics:
-            self.metadata_cache.update_topic(topic)
-            self.replica_manager.make_leaders(topic.name, topic.num_partitions, self.log_config_for(topic))
 
     def log_config_for(self, topic: TopicMetadata) -> LogConfig:
         return LogConfig.from_props(topic.configs, self.default_log_config)
 
+    def topic_name_for_id(self, topic_id: uuid.UUID) -> str | None:
+        return self.metadata_cache.topic_name_for_id(topic_id)
+
+    # ------------------------------------------------------------------ talking to the controller
+    def _forward(self, api_key: ApiKey, body: dict, max_version: int | None = None):
+        try:
+            return self.forwarding_manager.forward_and_wait(api_key, body, CONTROLLER_TIMEOUT_MS, max_version)
+        except ControllerUnavailableError as e:
+            raise TopicError(e.error, str(e)) from None
+
+    def _await_metadata(self, condition, what: str) -> None:
+        """The controller has committed the change; wait until this broker has applied it too."""
+        if not self.metadata_cache.await_update(condition, METADATA_PROPAGATION_TIMEOUT_S):
+            log.warning("change committed by the controller but not yet seen by this broker", change=what)
+
+    @staticmethod
+    def _raise_for(result) -> None:
+        error = Errors.for_code(result.error_code)
+        if error != Errors.NONE:
+            raise TopicError(error, result.get("error_message") or error.description)
+
+    # ------------------------------------------------------------------ topics
     def create_topic(self, name: str, num_partitions: int = -1, replication_factor: int = -1,
                      configs: dict[str, str] | None = None, validate_only: bool = False) -> CreatedTopic:
         """Create one topic, or raise TopicError with Kafka's error code and a message."""
         validate_topic_name(name)
-        partitions = self.config.num_partitions if num_partitions == -1 else num_partitions
-        replicas = self.config.default_replication_factor if replication_factor == -1 else replication_factor
-        if partitions <= 0:
-            raise TopicError(Errors.INVALID_PARTITIONS, f"number of partitions must be positive, got {partitions}")
-        if replicas <= 0:
-            raise TopicError(Errors.INVALID_REPLICATION_FACTOR,
-                             f"replication factor must be positive, got {replicas}")
-        alive = len(self.metadata_cache.alive_brokers())
-        if replicas > alive:
-            raise TopicError(Errors.INVALID_REPLICATION_FACTOR,
-                             f"replication factor {replicas} is larger than the {alive} available broker(s)")
         configs = dict(configs or {})
         try:
             log_config = LogConfig.from_props(configs, self.default_log_config)
         except ValueError as e:
             raise TopicError(Errors.INVALID_CONFIG, str(e)) from None
-        with self._lock:
-            if self.metadata_cache.contains(name):
-                raise TopicError(Errors.TOPIC_ALREADY_EXISTS, f"topic '{name}' already exists")
-            metadata = TopicMetadata(name, uuid.uuid4(), partitions, configs, name.startswith("__"))
-            if not validate_only:
-                self.store.save(self.metadata_cache.cluster_id, [*self.metadata_cache.all_topics(), metadata])
-                self.replica_manager.make_leaders(name, partitions, log_config)
-                self.metadata_cache.update_topic(metadata)
-                log.info("created topic", topic=name, partitions=partitions, configs=configs)
+        partitions = self.config.num_partitions if num_partitions == -1 else num_partitions
+        replicas = self.config.default_replication_factor if replication_factor == -1 else replication_factor
+        body = dict(topics=[dict(name=name, num_partitions=partitions, replication_factor=replicas, assignments=[],
+                                 configs=[dict(name=k, value=v) for k, v in sorted(configs.items())])],
+                    timeout_ms=CONTROLLER_TIMEOUT_MS, validate_only=validate_only)
+        result = self._forward(ApiKey.CREATE_TOPICS, body).topics[0]
+        self._raise_for(result)
+        metadata = TopicMetadata(name, result.topic_id, partitions, configs, name.startswith("__"))
+        if not validate_only:
+            self._await_metadata(lambda cache: cache.contains(name), f"create topic {name}")
+            metadata = self.metadata_cache.get_topic(name) or metadata
+            log.info("created topic", topic=name, partitions=partitions, replication_factor=replicas,
+                     configs=configs)
         return CreatedTopic(metadata, log_config)
 
     def maybe_auto_create_topic(self, name: str) -> TopicMetadata | None:
@@ -115,41 +130,42 @@ class AdminManager:
             return self.create_topic(name).metadata
         except TopicError as e:
             if e.error == Errors.TOPIC_ALREADY_EXISTS:  # another request created it first
+                self._await_metadata(lambda cache: cache.contains(name), f"create topic {name}")
                 return self.metadata_cache.get_topic(name)
             raise
 
     def delete_topic(self, name: str) -> TopicMetadata:
         if not self.config.delete_topic_enable:
             raise TopicError(Errors.TOPIC_DELETION_DISABLED, "delete.topic.enable is false")
-        with self._lock:
-            topic = self.metadata_cache.get_topic(name)
-            if topic is None:
-                raise TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist")
-            remaining = [t for t in self.metadata_cache.all_topics() if t.name != name]
-            self.store.save(self.metadata_cache.cluster_id, remaining)
-            self.metadata_cache.remove_topic(name)
-            self.replica_manager.delete_partitions(name)
-            log.info("deleted topic", topic=name)
+        topic = self.metadata_cache.get_topic(name)
+        if topic is None:
+            raise TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist")
+        result = self._forward(ApiKey.DELETE_TOPICS, dict(topic_names=[name], timeout_ms=CONTROLLER_TIMEOUT_MS),
+                               max_version=5).responses[0]
+        self._raise_for(result)
+        self._await_metadata(lambda cache: not cache.contains(name), f"delete topic {name}")
+        log.info("deleted topic", topic=name)
         return topic
 
     def alter_topic_configs(self, name: str, configs: dict[str, str], validate_only: bool = False) -> LogConfig:
-        """Replace a topic's config overrides: checked whole, stored, then applied to its live logs
-        (LogManager.update_topic_config), so retention and the cleaner act on them from their next run."""
+        """Replace a topic's config overrides as a whole (checked here, decided by the controller); the
+        publisher then applies them to the live logs (LogManager.update_topic_config)."""
         try:
             log_config = LogConfig.from_props(configs, self.default_log_config)
         except ValueError as e:
             raise TopicError(Errors.INVALID_CONFIG, str(e)) from None
-        if validate_only:
-            return log_config
-        with self._lock:
-            topic = self.metadata_cache.get_topic(name)
-            if topic is None:
-                raise TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist")
-            updated = dataclasses.replace(topic, configs=dict(configs))
-            self.store.save(self.metadata_cache.cluster_id,
-                            [updated if t.name == name else t for t in self.metadata_cache.all_topics()])
-            self.metadata_cache.update_topic(updated)
-            self.replica_manager.log_manager.update_topic_config(name, log_config)
+        topic = self.metadata_cache.get_topic(name)
+        if topic is None:
+            raise TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist")
+        ops = [dict(name=k, config_operation=SET, value=v) for k, v in sorted(configs.items())]
+        ops += [dict(name=k, config_operation=DELETE, value=None) for k in sorted(set(topic.configs) - set(configs))]
+        body = dict(resources=[dict(resource_type=TOPIC_RESOURCE, resource_name=name, configs=ops)],
+                    validate_only=validate_only)
+        result = self._forward(ApiKey.INCREMENTAL_ALTER_CONFIGS, body).responses[0]
+        self._raise_for(result)
+        if not validate_only:
+            self._await_metadata(lambda cache: (t := cache.get_topic(name)) is not None and t.configs == configs,
+                                 f"alter configs of {name}")
             log.info("altered topic configs", topic=name, configs=configs)
         return log_config
 
@@ -157,30 +173,17 @@ class AdminManager:
                           validate_only: bool = False) -> TopicMetadata:
         """Grow a topic to ``new_count`` partitions (Kafka's createPartitions): never shrink it.
         Keys hash differently afterwards -- which is why Kafka only ever adds partitions on request."""
-        with self._lock:
-            topic = self.metadata_cache.get_topic(name)
-            if topic is None:
-                raise TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist")
-            if new_count <= topic.num_partitions:
-                raise TopicError(Errors.INVALID_PARTITIONS, f"topic currently has {topic.num_partitions} "
-                                 f"partitions, which is higher than or equal to the requested {new_count}")
-            if assignments is not None:
-                alive = {b.node_id for b in self.metadata_cache.alive_brokers()}
-                if len(assignments) != new_count - topic.num_partitions:
-                    raise TopicError(Errors.INVALID_REPLICA_ASSIGNMENT,
-                                     f"{len(assignments)} assignments given for "
-                                     f"{new_count - topic.num_partitions} new partitions")
-                unknown = sorted({b for a in assignments for b in a} - alive)
-                if unknown or any(not a for a in assignments):
-                    raise TopicError(Errors.INVALID_REPLICA_ASSIGNMENT, f"unknown or missing broker ids {unknown}")
-            updated = dataclasses.replace(topic, num_partitions=new_count)
-            if not validate_only:
-                self.store.save(self.metadata_cache.cluster_id,
-                                [updated if t.name == name else t for t in self.metadata_cache.all_topics()])
-                self.replica_manager.make_leaders(name, new_count, self.log_config_for(updated))
-                self.metadata_cache.update_topic(updated)
-                log.info("created partitions", topic=name, partitions=new_count)
-        return updated
-
-    def topic_name_for_id(self, topic_id: uuid.UUID) -> str | None:
-        return next((t.name for t in self.metadata_cache.all_topics() if t.topic_id == topic_id), None)
+        topic = self.metadata_cache.get_topic(name)
+        if topic is None:
+            raise TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist")
+        body = dict(topics=[dict(name=name, count=new_count,
+                                 assignments=None if assignments is None else [dict(broker_ids=a) for a in assignments])],
+                    timeout_ms=CONTROLLER_TIMEOUT_MS, validate_only=validate_only)
+        result = self._forward(ApiKey.CREATE_PARTITIONS, body).results[0]
+        self._raise_for(result)
+        if validate_only:
+            return topic
+        self._await_metadata(lambda cache: (cache.num_partitions(name) or 0) >= new_count,
+                             f"create partitions of {name}")
+        log.info("created partitions", topic=name, partitions=new_count)
+        return self.metadata_cache.get_topic(name) or topic

@@ -79,12 +79,17 @@ class GroupApis:
         if key_type != GROUP_KEY_TYPE:
             return {**failed, "error_code": Errors.INVALID_REQUEST, "error_message": f"unknown key type {key_type}"}
         error = self.ensure_offsets_topic()
-        broker = self.apis.metadata_cache.local_broker
-        end_point = broker.end_point(listener)
-        if error is not None or end_point is None:
+        if error is not None:
             return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE, "error_message": error}
-        # One broker leads every partition of __consumer_offsets, so it coordinates every group.
-        return dict(key=key, node_id=broker.node_id, host=end_point.host, port=end_point.port,
+        # The group's coordinator is the leader of its __consumer_offsets partition (seed 004): the
+        # controller spreads those leaderships over the brokers, and so the groups.
+        partition = self.coordinator.partition_for(key)
+        leader, end_point = self.apis.metadata_cache.partition_leader_end_point(
+            GROUP_METADATA_TOPIC_NAME, partition, listener)
+        if end_point is None:
+            return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE,
+                    "error_message": f"__consumer_offsets-{partition} has no live leader yet"}
+        return dict(key=key, node_id=leader, host=end_point.host, port=end_point.port,
                     error_code=Errors.NONE, error_message=None)
 
     def ensure_offsets_topic(self) -> str | None:
@@ -100,9 +105,8 @@ class GroupApis:
             if e.error != Errors.TOPIC_ALREADY_EXISTS:
                 log.warning("cannot create the offsets topic", error=str(e))
                 return str(e)
-            return None  # another request created it; it is loading its partitions
-        self.coordinator.on_election(range(partitions), load_now=True)
-        return None
+            return None  # another request created it
+        return None  # the metadata publisher makes this broker coordinator of the partitions it leads
 
     # ------------------------------------------------------------------ JoinGroup / SyncGroup / Heartbeat / LeaveGroup
     def handle_join_group_request(self, request: Request) -> None:

@@ -102,10 +102,12 @@ class KafkaApis(ApiRequestHandler):
                 return dict(error_code=e.error, name=name, partitions=[])
         if topic is None:
             return dict(error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION, name=name, partitions=[])
-        leader = self.metadata_cache.local_broker.node_id
-        partitions = [dict(error_code=Errors.NONE, partition_index=i, leader_id=leader, leader_epoch=0,
-                           replica_nodes=[leader], isr_nodes=[leader], offline_replicas=[])
-                      for i in range(topic.num_partitions)]
+        alive = {b.node_id for b in self.metadata_cache.alive_brokers()}
+        partitions = [dict(error_code=Errors.NONE if p.leader >= 0 else Errors.LEADER_NOT_AVAILABLE,
+                           partition_index=p.partition, leader_id=p.leader, leader_epoch=p.leader_epoch,
+                           replica_nodes=list(p.replicas), isr_nodes=list(p.isr),
+                           offline_replicas=[r for r in p.replicas if r not in alive])
+                      for p in topic.partitions]
         return dict(error_code=Errors.NONE, name=name, topic_id=topic.topic_id, is_internal=topic.is_internal,
                     partitions=partitions)
 
@@ -252,8 +254,10 @@ class KafkaApis(ApiRequestHandler):
         except TopicError as e:
             return {**failed, "error_code": e.error, "error_message": str(e)}
         meta = created.metadata
+        if meta.partitions:
+            replication_factor = len(meta.partitions[0].replicas)
         return dict(name=meta.name, topic_id=meta.topic_id, error_code=Errors.NONE, error_message=None,
-                    num_partitions=meta.num_partitions, replication_factor=1,
+                    num_partitions=meta.num_partitions, replication_factor=replication_factor,
                     configs=[dict(name=k, value=v, read_only=False, is_sensitive=False,
                                   config_source=DYNAMIC_TOPIC_CONFIG if k in meta.configs else DEFAULT_CONFIG)
                              for k, v in sorted(created.log_config.to_props().items())])

@@ -1,19 +1,35 @@
-"""MetadataCache: what this broker knows about the cluster (Kafka's kafka.server.MetadataCache).
+"""MetadataCache: what this broker knows about the cluster (Kafka's kafka.server.metadata.KRaftMetadataCache).
 
-Every Metadata, Produce and Fetch request asks it which topics exist, how many partitions each has
-and which broker leads them. In a KRaft cluster it is fed by the metadata log; in this single-broker
-edition the AdminManager fills it, from the ClusterMetadataStore at start-up and from
-CreateTopics/DeleteTopics afterwards. Reads are lock-free snapshots: the dict is replaced, never
-mutated in place, so request threads never see half an update.
+Every Metadata, Produce, Fetch and FindCoordinator request asks it which topics exist, which broker
+leads each partition, and where the live brokers listen. Seed 004: in KRaft a broker does not decide
+any of this; it "passively reads" the metadata log. The BrokerMetadataPublisher replaces the cache's
+contents each time the MetadataLoader has applied new committed records, so the cache is always a
+picture of the log up to some offset (`metadata_offset`).
+
+Reads are lock-free: the whole picture is one immutable snapshot, swapped in with one assignment, so
+a request thread sees the cluster before an update or after it, never half of it.
 """
 
 from __future__ import annotations
 
+import random
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kafka.network.end_point import EndPoint
+
+
+@dataclass(frozen=True)
+class PartitionState:
+    """One partition as the controller last decided it (a PartitionRegistration)."""
+    partition: int
+    leader: int  # -1: offline, no leader
+    leader_epoch: int
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    partition_epoch: int = 0
 
 
 @dataclass(frozen=True)
@@ -23,6 +39,10 @@ class TopicMetadata:
     num_partitions: int
     configs: dict[str, str] = field(default_factory=dict)
     is_internal: bool = False
+    partitions: tuple[PartitionState, ...] = ()
+
+    def partition(self, index: int) -> PartitionState | None:
+        return self.partitions[index] if 0 <= index < len(self.partitions) else None
 
 
 @dataclass(frozen=True)
@@ -30,45 +50,83 @@ class Broker:
     node_id: int
     end_points: tuple[EndPoint, ...]
     rack: str | None = None
+    fenced: bool = False
 
     def end_point(self, listener_name: str) -> EndPoint | None:
         return next((e for e in self.end_points if e.listener_name == listener_name), None)
+
+
+@dataclass(frozen=True)
+class ClusterSnapshot:
+    topics: dict[str, TopicMetadata] = field(default_factory=dict)
+    brokers: dict[int, Broker] = field(default_factory=dict)
+    metadata_offset: int = -1
 
 
 class MetadataCache:
     def __init__(self, cluster_id: str, local_broker: Broker) -> None:
         self.cluster_id = cluster_id
         self.local_broker = local_broker
-        self._topics: dict[str, TopicMetadata] = {}
-        self._write_lock = threading.Lock()
+        self._snapshot = ClusterSnapshot()
+        self._updated = threading.Condition()
+
+    # ------------------------------------------------------------------ the publisher's side
+    def set_snapshot(self, topics: dict[str, TopicMetadata], brokers: dict[int, Broker], metadata_offset: int) -> None:
+        with self._updated:
+            self._snapshot = ClusterSnapshot(topics, brokers, metadata_offset)
+            self._updated.notify_all()
+
+    def await_update(self, condition: Callable[[MetadataCache], bool], timeout_s: float) -> bool:
+        """Wait until the metadata this broker has applied satisfies `condition` (a topic the
+        controller just created is here, say); False if it did not within the timeout."""
+        with self._updated:
+            return self._updated.wait_for(lambda: condition(self), timeout_s)
 
     @property
+    def metadata_offset(self) -> int:
+        return self._snapshot.metadata_offset
+
+    # ------------------------------------------------------------------ brokers
+    @property
     def controller_id(self) -> int:
-        return self.local_broker.node_id  # a combined broker/controller: this broker decides
+        """KIP-590: clients cannot reach the controllers, so Metadata names a random live broker as
+        'controller'; admin requests sent to it are forwarded to the active controller."""
+        alive = self.alive_brokers()
+        return random.choice(alive).node_id if alive else -1
 
     def alive_brokers(self) -> list[Broker]:
-        return [self.local_broker]
+        """Registered and unfenced brokers, the only ones clients are told about."""
+        return [b for _, b in sorted(self._snapshot.brokers.items()) if not b.fenced]
 
+    def get_broker(self, node_id: int) -> Broker | None:
+        return self._snapshot.brokers.get(node_id)
+
+    # ------------------------------------------------------------------ topics
     def get_topic(self, name: str) -> TopicMetadata | None:
-        return self._topics.get(name)
+        return self._snapshot.topics.get(name)
 
     def contains(self, name: str) -> bool:
-        return name in self._topics
+        return name in self._snapshot.topics
 
     def topic_names(self) -> list[str]:
-        return sorted(self._topics)
+        return sorted(self._snapshot.topics)
 
     def all_topics(self) -> list[TopicMetadata]:
-        return [self._topics[name] for name in sorted(self._topics)]
+        topics = self._snapshot.topics
+        return [topics[name] for name in sorted(topics)]
 
     def num_partitions(self, name: str) -> int | None:
-        topic = self._topics.get(name)
+        topic = self._snapshot.topics.get(name)
         return topic.num_partitions if topic else None
 
-    def update_topic(self, topic: TopicMetadata) -> None:
-        with self._write_lock:
-            self._topics = {**self._topics, topic.name: topic}
+    def topic_name_for_id(self, topic_id: uuid.UUID) -> str | None:
+        return next((t.name for t in self._snapshot.topics.values() if t.topic_id == topic_id), None)
 
-    def remove_topic(self, name: str) -> None:
-        with self._write_lock:
-            self._topics = {k: v for k, v in self._topics.items() if k != name}
+    def partition_leader_end_point(self, topic: str, partition: int, listener: str) -> tuple[int, EndPoint | None]:
+        """(leader id, its end point on this listener); (-1, None) when there is no live leader."""
+        meta = self.get_topic(topic)
+        state = meta.partition(partition) if meta else None
+        if state is None or state.leader < 0:
+            return -1, None
+        broker = self.get_broker(state.leader)
+        return state.leader, broker.end_point(listener) if broker is not None and not broker.fenced else None

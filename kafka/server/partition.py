@@ -5,10 +5,12 @@ owns the rule for the high watermark (seed 004): the HW is the smallest log end 
 in-sync replicas, so a record below it is on every ISR member and is "committed". Consumers read
 only below the HW; an acks=all produce is answered once the HW passes its last offset.
 
-With one broker the ISR is just the leader and the HW follows the log end offset at once. The code
-does not special-case that: followers report their log end offsets through
-update_follower_fetch_state (a test plays the follower now; replication will later), and
-maybe_increment_leader_hw recomputes the minimum.
+Seed 004 (KRaft): the controller decides who leads. The broker's metadata publisher calls
+make_leader or make_follower with the partition's state from the metadata log (leader, leader
+epoch, replicas, ISR); a follower's partition keeps its log but answers produce and fetch with
+NOT_LEADER_OR_FOLLOWER, which sends clients to the leader. Followers report their log end offsets
+through update_follower_fetch_state (a test plays the follower now; the replica fetchers of the
+replication issue will), and maybe_increment_leader_hw recomputes the minimum.
 """
 
 from __future__ import annotations
@@ -34,26 +36,49 @@ class LogReadInfo:
 
 
 class Partition:
-    def __init__(self, topic_partition: TopicPartition, log: UnifiedLog, local_broker_id: int,
-                 replicas: list[int] | None = None) -> None:
+    def __init__(self, topic_partition: TopicPartition, log: UnifiedLog, local_broker_id: int) -> None:
         self.topic_partition = topic_partition
         self.log = log
         self.local_broker_id = local_broker_id
-        self.assigned_replicas = replicas or [local_broker_id]
-        self.isr = set(self.assigned_replicas)
-        self.leader_epoch = 0
+        self.assigned_replicas = [local_broker_id]
+        self.isr = {local_broker_id}
+        self.leader_id = -1  # no leadership until the controller's state arrives
+        self.leader_epoch = -1
+        self.partition_epoch = -1
         # Followers' log end offsets as they last reported them in their fetches.
-        self.remote_log_end_offsets = {r: 0 for r in self.assigned_replicas if r != local_broker_id}
+        self.remote_log_end_offsets: dict[int, int] = {}
         self.leader_isr_update_lock = threading.RLock()
-        self.maybe_increment_leader_hw()
 
     @property
     def topic(self) -> str:
         return self.topic_partition.topic
 
     @property
-    def leader_id(self) -> int:
-        return self.local_broker_id
+    def is_leader(self) -> bool:
+        return self.leader_id == self.local_broker_id
+
+    # ------------------------------------------------------------------ leadership (from the controller)
+    def make_leader(self, state) -> None:
+        """Become (or stay) leader with the controller's replicas, ISR and epochs (a PartitionState)."""
+        with self.leader_isr_update_lock:
+            self.assigned_replicas = list(state.replicas)
+            self.isr = set(state.isr)
+            if self.leader_id != self.local_broker_id or state.leader_epoch != self.leader_epoch:
+                # A new leadership: what followers reported to an earlier leader says nothing now.
+                self.remote_log_end_offsets = {r: 0 for r in self.assigned_replicas if r != self.local_broker_id}
+            self.leader_id = self.local_broker_id
+            self.leader_epoch = state.leader_epoch
+            self.partition_epoch = state.partition_epoch
+            self.maybe_increment_leader_hw()
+
+    def make_follower(self, state) -> None:
+        with self.leader_isr_update_lock:
+            self.assigned_replicas = list(state.replicas)
+            self.isr = set(state.isr)
+            self.leader_id = state.leader
+            self.leader_epoch = state.leader_epoch
+            self.partition_epoch = state.partition_epoch
+            self.remote_log_end_offsets = {}
 
     @property
     def high_watermark(self) -> int:
@@ -74,7 +99,7 @@ class Partition:
         """Move the HW up to the smallest log end offset in the ISR. True if it moved."""
         with self.leader_isr_update_lock:
             ends = [self.log.log_end_offset]
-            ends += [self.remote_log_end_offsets[r] for r in self.isr if r != self.local_broker_id]
+            ends += [self.remote_log_end_offsets.get(r, 0) for r in self.isr if r != self.local_broker_id]
             new_hw = min(ends)
             if new_hw > self.log.high_watermark:
                 self.log.update_high_watermark(new_hw)
@@ -90,6 +115,8 @@ class Partition:
     def check_enough_replicas_reach_offset(self, required_offset: int) -> tuple[bool, Errors]:
         """Has every in-sync replica got everything below required_offset? (DelayedProduce asks.)"""
         with self.leader_isr_update_lock:
+            if not self.is_leader:  # leadership moved while the produce waited: the client retries there
+                return True, Errors.NOT_LEADER_OR_FOLLOWER
             if self.log.high_watermark >= required_offset:
                 return True, Errors.NONE
             return False, Errors.NONE

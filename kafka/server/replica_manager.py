@@ -38,6 +38,7 @@ from kafka.purgatory.delayed_operation_key import TopicPartitionOperationKey
 from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
 from kafka.server.delayed_fetch import DelayedFetch
 from kafka.server.delayed_produce import DelayedProduce, PartitionResponse, ProducePartitionStatus
+from kafka.server.metadata_cache import PartitionState
 from kafka.server.partition import NotEnoughReplicasError, Partition
 from kafka.utils.time import SYSTEM, Time
 from kafka.utils.topic_partition import TopicPartition
@@ -100,20 +101,38 @@ class ReplicaManager:
     def get_partition(self, tp: TopicPartition) -> Partition | None:
         return self.all_partitions.get(tp)
 
-    def make_leaders(self, topic: str, num_partitions: int, log_config: LogConfig,
-                     replicas: list[int] | None = None) -> list[Partition]:
-        """Become leader for partitions 0..num_partitions-1 of a topic, creating their logs."""
-        created = []
+    def get_partition_or_error(self, tp: TopicPartition) -> tuple[Partition | None, Errors]:
+        """Kafka's getPartitionOrError: the partition if this broker leads it, else why not."""
+        partition = self.all_partitions.get(tp)
+        if partition is None:
+            return None, Errors.UNKNOWN_TOPIC_OR_PARTITION
+        if not partition.is_leader:
+            return None, Errors.NOT_LEADER_OR_FOLLOWER
+        return partition, Errors.NONE
+
+    def make_leader(self, tp: TopicPartition, state: PartitionState, log_config: LogConfig) -> Partition:
+        """The controller made this broker the leader of tp (Kafka's makeLeaders, for one partition)."""
+        partition = self._get_or_create_partition(tp, log_config)
+        partition.make_leader(state)
+        self.try_complete_delayed_requests(tp)  # waiting produces and fetches see the new state
+        return partition
+
+    def make_follower(self, tp: TopicPartition, state: PartitionState, log_config: LogConfig) -> Partition:
+        """The controller made another broker the leader of tp: keep the log, stop serving it.
+        Followers do not fetch from the leader yet (the replication issue): the log stays as it is."""
+        partition = self._get_or_create_partition(tp, log_config)
+        partition.make_follower(state)
+        self.try_complete_delayed_requests(tp)  # a produce waiting on a former leadership is answered
+        return partition
+
+    def _get_or_create_partition(self, tp: TopicPartition, log_config: LogConfig) -> Partition:
         with self._partitions_lock:
-            for index in range(num_partitions):
-                tp = TopicPartition(topic, index)
-                if tp in self.all_partitions:
-                    continue
-                unified_log = self.log_manager.get_or_create_log(topic, index, log_config)
-                partition = Partition(tp, unified_log, self.local_broker_id, replicas)
+            partition = self.all_partitions.get(tp)
+            if partition is None:
+                unified_log = self.log_manager.get_or_create_log(tp.topic, tp.partition, log_config)
+                partition = Partition(tp, unified_log, self.local_broker_id)
                 self.all_partitions = {**self.all_partitions, tp: partition}
-                created.append(partition)
-        return created
+            return partition
 
     def delete_partitions(self, topic: str) -> None:
         """Stop hosting a topic and delete its logs; anyone waiting on it is answered now."""
@@ -158,9 +177,9 @@ class ReplicaManager:
         if tp.topic.startswith("__") and not internal_topics_allowed:
             return (PartitionResponse(Errors.INVALID_TOPIC_EXCEPTION,
                                       error_message=f"cannot append to internal topic {tp.topic}"), -1), False
-        partition = self.get_partition(tp)
+        partition, error = self.get_partition_or_error(tp)
         if partition is None:
-            return (PartitionResponse(Errors.UNKNOWN_TOPIC_OR_PARTITION), -1), False
+            return (PartitionResponse(error), -1), False
         try:
             info, hw_moved = partition.append_records_to_leader(
                 records, required_acks, partition.log.config.min_insync_replicas)
@@ -246,9 +265,9 @@ class ReplicaManager:
 
     def _read_partition(self, tp: TopicPartition, info: FetchPartitionInfo, params: FetchParams,
                         remaining: int, min_one_message: bool) -> FetchPartitionData:
-        partition = self.get_partition(tp)
+        partition, error = self.get_partition_or_error(tp)
         if partition is None:
-            return FetchPartitionData(Errors.UNKNOWN_TOPIC_OR_PARTITION)
+            return FetchPartitionData(error)
         limit = max(0, min(info.max_bytes, remaining))
         try:
             read = partition.read_records(info.fetch_offset, limit, params.fetch_only_committed, min_one_message)
@@ -269,9 +288,9 @@ class ReplicaManager:
     def fetch_offset_for_timestamp(self, tp: TopicPartition, timestamp: int, isolation_level: int,
                                    replica_id: int) -> tuple[Errors, int, int]:
         """ListOffsets for one partition: (error, timestamp, offset)."""
-        partition = self.get_partition(tp)
+        partition, error = self.get_partition_or_error(tp)
         if partition is None:
-            return Errors.UNKNOWN_TOPIC_OR_PARTITION, -1, -1
+            return error, -1, -1
         found_timestamp, offset = partition.fetch_offset_for_timestamp(timestamp, replica_id < 0)
         return Errors.NONE, found_timestamp, offset
 
@@ -279,9 +298,9 @@ class ReplicaManager:
         """DeleteRecords for one partition: move the log start offset to `offset` (-1: the high
         watermark). Returns (error, the new low watermark). Kafka waits in a DelayedDeleteRecords
         purgatory for followers to follow; with one replica the answer is immediate."""
-        partition = self.get_partition(tp)
+        partition, error = self.get_partition_or_error(tp)
         if partition is None:
-            return Errors.UNKNOWN_TOPIC_OR_PARTITION, -1
+            return error, -1
         if offset < -1:
             return Errors.OFFSET_OUT_OF_RANGE, -1
         try:

@@ -11,6 +11,7 @@ from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import build_batch
 from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
 from kafka.server.kafka_config import KafkaConfig
+from kafka.server.metadata_cache import PartitionState
 from kafka.server.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager
 from kafka.utils.time import MockTime
 from kafka.utils.topic_partition import TopicPartition
@@ -42,7 +43,8 @@ def replica_manager(tmp_path, time):
         produce_purgatory=DelayedOperationPurgatory("Produce", reaper_enabled=False, time=time),
         fetch_purgatory=DelayedOperationPurgatory("Fetch", reaper_enabled=False, time=time))
     # A leader with one follower in the ISR: the HW waits for the follower.
-    manager.make_leaders(TP.topic, 1, LogConfig(), replicas=[1, FOLLOWER])
+    manager.make_leader(TP, PartitionState(0, leader=1, leader_epoch=0, replicas=(1, FOLLOWER), isr=(1, FOLLOWER)),
+                        LogConfig())
     yield manager
     manager.shutdown()
     log_manager.shutdown()

@@ -1,0 +1,69 @@
+"""ControllerApis: the requests a controller answers on its own listener (Kafka's kafka.server.ControllerApis).
+
+Seed 002's control plane. Everything that reaches a controller arrives here, on the listener named
+in controller.listener.names, with its own network threads, request queue and I/O threads, so a
+flood of produce requests on the broker listener never delays an election:
+
+    the quorum's own traffic   Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch, FetchSnapshot,
+                               DescribeQuorum -> the raft driver (KafkaRaftClient steps them)
+    brokers talking to us      BrokerRegistration, BrokerHeartbeat, AlterPartition
+    admin requests             CreateTopics, DeleteTopics, CreatePartitions, IncrementalAlterConfigs,
+                               forwarded by brokers (or sent here directly) -> the QuorumController
+
+The QuorumController answers with futures that complete once its records are committed in the
+metadata log; the response is sent from whichever thread completes them, as a purgatory would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future
+
+import structlog
+
+from kafka.network.request_channel import Request, RequestChannel
+from kafka.protocol.api_keys import ApiKey
+from kafka.protocol.errors import Errors
+from kafka.server.api_request_handler import ApiRequestHandler
+
+log = structlog.get_logger("kafka.server.ControllerApis")
+
+RAFT_APIS = (ApiKey.VOTE, ApiKey.BEGIN_QUORUM_EPOCH, ApiKey.END_QUORUM_EPOCH, ApiKey.FETCH,
+             ApiKey.FETCH_SNAPSHOT, ApiKey.DESCRIBE_QUORUM)
+
+
+class ControllerApis(ApiRequestHandler):
+    def __init__(self, request_channel: RequestChannel, raft_driver, controller) -> None:
+        self.request_channel = request_channel
+        self.raft_driver = raft_driver
+        self.controller = controller
+        self.handlers: dict[int, Callable[[Request], None]] = {
+            ApiKey.API_VERSIONS: self.handle_api_versions_request,
+            **{key: self.handle_raft_request for key in RAFT_APIS},
+            ApiKey.BROKER_REGISTRATION: self._answer_with(lambda body: controller.register_broker(body)),
+            ApiKey.BROKER_HEARTBEAT: self._answer_with(lambda body: controller.process_broker_heartbeat(body)),
+            ApiKey.ALTER_PARTITION: self._answer_with(lambda body: controller.alter_partition(body)),
+            ApiKey.CREATE_TOPICS: self._answer_with(lambda body: controller.create_topics(body)),
+            ApiKey.DELETE_TOPICS: self._answer_with(lambda body: controller.delete_topics(body)),
+            ApiKey.CREATE_PARTITIONS: self._answer_with(lambda body: controller.create_partitions(body)),
+            ApiKey.INCREMENTAL_ALTER_CONFIGS: self._answer_with(lambda body: controller.incremental_alter_configs(body)),
+        }
+
+    def handle_raft_request(self, request: Request) -> None:
+        """The raft thread answers when the core has stepped it (a leader may hold a Fetch a while)."""
+        self.raft_driver.handle_request(request.header.api_key, request.body,
+                                        lambda body: self.send_response(request, body))
+
+    def _answer_with(self, call: Callable[[object], Future]) -> Callable[[Request], None]:
+        def handle(request: Request) -> None:
+            future = call(request.body)
+            future.add_done_callback(lambda f: self._complete(request, f))
+        return handle
+
+    def _complete(self, request: Request, future: Future) -> None:
+        error = future.exception()
+        if error is not None:  # a bug in the controller: answer, never leave the client hanging
+            log.error("controller request failed", api=request.header.api_key, error=repr(error))
+            self.send_response(request, {"error_code": Errors.UNKNOWN_SERVER_ERROR, "throttle_time_ms": 0})
+            return
+        self.send_response(request, future.result())
