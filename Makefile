@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint bench clean demo
+.PHONY: run cluster test lint bench clean demo
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,10 +28,17 @@ $(STAMP): pyproject.toml
 	else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus; fi
 
 run: $(STAMP)
+	@echo "one KRaft node (broker and controller): clients use --bootstrap-server 127.0.0.1:9092"
 	$(BIN)/kafka-server-start config/server.properties \
 	  --override listeners=PLAINTEXT://127.0.0.1:9092 \
 	  --override advertised.listeners=PLAINTEXT://127.0.0.1:9092 \
 	  --override log.dirs=./data
+
+# Three KRaft nodes on loopback (brokers 9092/9094/9096, controllers 9093/9095/9097), formatted on
+# first use, data under data/cluster/; Ctrl-C stops all three (docs/kraft.md).
+cluster: $(STAMP)
+	$(BIN)/python -m kafka.tools.local_cluster config/cluster/node-1.properties \
+	  config/cluster/node-2.properties config/cluster/node-3.properties
 
 lint: $(STAMP)
 	$(BIN)/ruff check kafka tests

@@ -219,7 +219,8 @@ class KafkaApis(ApiRequestHandler):
                     req.replica_id)
                 entry = dict(partition_index=p.partition_index, error_code=error, timestamp=timestamp, offset=offset)
                 if request.header.api_version >= 4 and offset >= 0:
-                    entry["leader_epoch"] = 0  # the only epoch a single broker has had
+                    partition = self.replica_manager.get_partition(TopicPartition(topic.name, p.partition_index))
+                    entry["leader_epoch"] = partition.leader_epoch if partition is not None else -1
                 partitions.append(entry)
             topics.append(dict(name=topic.name, partitions=partitions))
         self.send_response(request, dict(throttle_time_ms=0, topics=topics))

@@ -20,8 +20,8 @@ POLL_TIMEOUT_S = 0.3
 
 
 class KafkaRequestHandler(threading.Thread):
-    def __init__(self, handler_id: int, request_channel: RequestChannel, apis) -> None:
-        super().__init__(name=f"data-plane-kafka-request-handler-{handler_id}", daemon=True)
+    def __init__(self, handler_id: int, request_channel: RequestChannel, apis, plane: str = "data-plane") -> None:
+        super().__init__(name=f"{plane}-kafka-request-handler-{handler_id}", daemon=True)
         self.handler_id = handler_id
         self.request_channel = request_channel
         self.apis = apis
@@ -59,9 +59,9 @@ def request_log_context(request: Request):
 
 
 class KafkaRequestHandlerPool:
-    def __init__(self, request_channel: RequestChannel, apis, num_threads: int) -> None:
+    def __init__(self, request_channel: RequestChannel, apis, num_threads: int, plane: str = "data-plane") -> None:
         self.request_channel = request_channel
-        self.handlers = [KafkaRequestHandler(i, request_channel, apis) for i in range(num_threads)]
+        self.handlers = [KafkaRequestHandler(i, request_channel, apis, plane) for i in range(num_threads)]
 
     def startup(self) -> None:
         for handler in self.handlers:

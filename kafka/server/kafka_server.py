@@ -1,17 +1,26 @@
-"""KafkaServer: wiring, start-up and shutdown of one broker (Kafka's kafka.server.KafkaServer / BrokerServer).
+"""KafkaServer: one node of a KRaft cluster, its broker and controller halves (Kafka's KafkaRaftServer
+and BrokerServer).
 
-Start-up builds the layers bottom-up, the way the request's journey goes top-down:
+process.roles decides what runs. A combined node (the one-node default, `make run`) has both:
 
-    LogManager (recovers each log with its topic's configs) -> SocketServer (bound early, so a
-    taken port fails start-up at once; requests queue until the handlers run) -> MetadataCache,
-    ReplicaManager (+ produce and fetch purgatories), AdminManager -> KafkaScheduler (retention,
-    flush, checkpoints), LogCleaner -> GroupCoordinator (loads __consumer_offsets)
-    -> MetricsReporter (/metrics) -> KafkaApis -> KafkaRequestHandlerPool (I/O threads)
+    storage         meta.properties in every log directory names the cluster and this node;
+                    a one-voter quorum with empty directories formats itself, a real quorum
+                    must be formatted with `kafka-storage format` first
+    controller      ControllerServer: the CONTROLLER listener, ControllerApis, QuorumController
+    shared          SharedServer: the metadata log, the raft client and its thread, the MetadataLoader
+    broker          LogManager -> SocketServer -> MetadataCache, ReplicaManager, GroupCoordinator
+                    -> BrokerMetadataPublisher (applies each committed metadata change to them)
+                    -> BrokerLifecycleManager (registers, heartbeats; fenced until caught up)
+                    -> KafkaApis and the I/O threads, once the broker has caught up with the log
 
-Shutdown goes the other way: stop accepting and close connections, stop the I/O threads, the
-coordinator, cleaner, scheduler and metrics, stop the purgatories (their waiting requests'
-connections are already gone), then flush and close every log so a restart finds everything
-that was acknowledged.
+Seed 004: the broker decides no metadata; it replays the log the controllers write. Start-up waits
+until the broker has caught up with that log and the controller has unfenced it, so the first
+client request already sees every topic.
+
+Shutdown goes the other way: a controlled shutdown first (the controller moves this broker's
+leaderships away), then stop accepting and close connections, stop the I/O threads, the
+coordinator, cleaner, scheduler and metrics, the purgatories, the raft client (a leader resigns so
+the others elect at once), and finally flush and close every log.
 """
 
 from __future__ import annotations
@@ -19,10 +28,10 @@ from __future__ import annotations
 import os
 import socket
 import threading
+from concurrent.futures import Future
 
 import structlog
 
-from kafka.coordinator.coordinator_records import GROUP_METADATA_TOPIC_NAME
 from kafka.coordinator.group_coordinator import GroupCoordinator
 from kafka.log.log_cleaner import CleanerConfig, LogCleaner
 from kafka.log.log_config import LogConfig
@@ -31,17 +40,29 @@ from kafka.network.end_point import EndPoint
 from kafka.network.request_channel import RequestChannel
 from kafka.network.socket_server import SocketServer
 from kafka.server.admin_manager import AdminManager
-from kafka.server.cluster_metadata_store import ClusterMetadataStore
+from kafka.server.broker_lifecycle_manager import BrokerLifecycleManager
+from kafka.server.controller_server import ControllerServer
+from kafka.server.forwarding_manager import ForwardingManager
 from kafka.server.kafka_apis import KafkaApis
-from kafka.server.kafka_config import KafkaConfig
+from kafka.server.kafka_config import ConfigError, KafkaConfig
 from kafka.server.kafka_request_handler import KafkaRequestHandlerPool
+from kafka.server.meta_properties import MetaPropertiesError, format_directories, random_uuid, verify_meta_properties
+from kafka.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
 from kafka.server.metadata_cache import Broker, MetadataCache
 from kafka.server.metrics_reporter import MetricsReporter
+from kafka.server.node_to_controller_channel_manager import NodeToControllerChannelManager
 from kafka.server.replica_manager import ReplicaManager
+from kafka.server.shared_server import SharedServer
 from kafka.utils.kafka_scheduler import KafkaScheduler
 from kafka.utils.time import SYSTEM, Time
 
 log = structlog.get_logger("kafka.server.KafkaServer")
+
+STARTUP_WAIT_LOG_INTERVAL_S = 10.0
+
+
+class StartupAborted(Exception):
+    """A stop was asked for while the node was still waiting for its quorum."""
 
 
 def default_log_config(config: KafkaConfig) -> LogConfig:
@@ -78,32 +99,86 @@ class KafkaServer:
         self.time = time
         self._shutdown_done = threading.Event()
         self._shutdown_lock = threading.Lock()
+        self._stop_requested = threading.Event()
         self._started = False
+        self.controller_server: ControllerServer | None = None
+        self.shared: SharedServer | None = None
 
+    # ------------------------------------------------------------------ start-up
     def startup(self) -> None:
+        config = self.config
+        self._started = True  # from here on, shutdown() stops whatever did start
+        cluster_id = self._load_or_format_storage()
+        if config.is_controller:
+            self.controller_server = ControllerServer(config, self.time)
+            self.controller_server.bind()
+        self.shared = SharedServer(config, cluster_id, self._voter_end_points(), self.time)
+        self.shared.open()
+        if self.controller_server is not None:
+            self.controller_server.startup(self.shared)
+        if config.is_broker:
+            self._startup_broker(cluster_id)
+        self.shared.start()
+        if config.is_broker:
+            self._await_broker_ready()
+            self.request_handler_pool.startup()
+        log.info("started", node_id=config.node_id, cluster_id=cluster_id, roles=sorted(config.process_roles),
+                 listeners=[e.connection_string for e in self._advertised_end_points()],
+                 controller_listener=(f"{config.controller_listener_name}://:{self.controller_server.bound_port()}"
+                                      if self.controller_server else None))
+
+    def _load_or_format_storage(self) -> str:
+        config = self.config
+        dirs = list(dict.fromkeys([*config.log_dirs, config.metadata_log_dir]))
+        for d in dirs:
+            os.makedirs(d, exist_ok=True)
+        try:
+            cluster_id = verify_meta_properties(dirs, config.node_id)
+        except MetaPropertiesError as e:
+            raise ConfigError(str(e)) from None
+        if cluster_id is not None:
+            return cluster_id
+        if len(config.controller_quorum_voters) > 1 or not config.is_controller:
+            raise ConfigError(f"log directory {dirs[0]} is not formatted: this node is one of a quorum of "
+                              f"{len(config.controller_quorum_voters)} voters, so every node must be formatted with "
+                              "the same cluster id first: kafka-storage random-uuid, then kafka-storage format "
+                              "-t <cluster id> -c <server.properties> on each node")
+        cluster_id = random_uuid()
+        format_directories(dirs, cluster_id, config.node_id)
+        log.info("formatted empty log directories for a new one-node cluster (as kafka-storage format would)",
+                 cluster_id=cluster_id, directories=dirs)
+        return cluster_id
+
+    def _voter_end_points(self) -> dict[int, tuple[str, int]]:
+        voters = self.config.controller_quorum_voters
+        if voters:
+            return {v.node_id: (v.host, v.port) for v in voters.values()}
+        # The embedded default: this node alone, on the port its CONTROLLER listener was given.
+        return {self.config.node_id: ("127.0.0.1", self.controller_server.bound_port())}
+
+    def _startup_broker(self, cluster_id: str) -> None:
         config = self.config
         for log_dir in config.log_dirs:
             os.makedirs(log_dir, exist_ok=True)
         self.log_manager = LogManager(config.log_dirs, default_log_config(config), self.time,
-                                      node_id=config.node_id)
-        self.store = ClusterMetadataStore(config.log_dirs[0])
-        cluster_id, topics = self.store.load()
-        # Each log is opened (and recovered) with its topic's own configs, as Kafka's LogManager is.
-        self.log_manager.startup({t.name: LogConfig.from_props(t.configs, default_log_config(config))
-                                  for t in topics if t.configs})
+                                      node_id=config.node_id, cluster_id=cluster_id)
+        self.log_manager.startup({})  # topic configs come from the metadata log, applied by the publisher
 
         self.request_channel = RequestChannel(config.queued_max_requests)
-        self.socket_server = SocketServer(config.listeners, config.num_network_threads,
+        self.socket_server = SocketServer(config.broker_listeners, config.num_network_threads,
                                           config.socket_request_max_bytes, self.request_channel)
         # Bind before anything else can fail late: a taken port stops start-up here.
         self.socket_server.startup()
 
         self.metadata_cache = MetadataCache(cluster_id, Broker(config.node_id, self._advertised_end_points()))
         self.replica_manager = ReplicaManager(config, self.log_manager, self.metadata_cache, self.time)
-        self.admin_manager = AdminManager(config, self.metadata_cache, self.replica_manager, self.store,
+        self.controller_channel = NodeToControllerChannelManager(
+            config.node_id, self._voter_end_points(), self.shared.leader_id,
+            config.controller_quorum_request_timeout_ms, config.controller_quorum_retry_backoff_ms, self.time)
+        self.controller_channel.start()
+        self.forwarding_manager = ForwardingManager(self.controller_channel)
+        self.admin_manager = AdminManager(config, self.metadata_cache, self.forwarding_manager,
                                           default_log_config(config))
-        self.admin_manager.load_topics(topics)
-        self.store.save(cluster_id, topics)  # a new cluster keeps its id from the first start on
         # log: the scheduler's retention and flush tasks, the LogCleaner
         self.kafka_scheduler = KafkaScheduler(self.time)
         self.kafka_scheduler.startup()
@@ -115,10 +190,13 @@ class KafkaServer:
                                       self.time)
         if self.log_cleaner.config.enable_cleaner:
             self.log_cleaner.startup()
-        # the GroupCoordinator (loads its __consumer_offsets partitions)
+        # the GroupCoordinator: it loads the __consumer_offsets partitions the publisher says we lead
         self.group_coordinator = GroupCoordinator.from_config(config, self.replica_manager, self.time)
-        offsets_topic = self.metadata_cache.get_topic(GROUP_METADATA_TOPIC_NAME)
-        self.group_coordinator.startup(offsets_topic.num_partitions if offsets_topic else None)
+        self.group_coordinator.startup()
+        self.metadata_publisher = BrokerMetadataPublisher(config, self.metadata_cache, self.replica_manager,
+                                                          self.log_manager, self.group_coordinator,
+                                                          default_log_config(config))
+        self.shared.loader.install_publishers([self.metadata_publisher])
         # metrics: the /metrics endpoint, the request trace
         self.metrics_reporter = MetricsReporter(self)
         self.metrics_reporter.startup()
@@ -127,10 +205,31 @@ class KafkaServer:
                               self.metadata_cache, config, group_coordinator=self.group_coordinator)
         self.request_handler_pool = KafkaRequestHandlerPool(self.request_channel, self.apis,
                                                             config.num_io_threads)
-        self.request_handler_pool.startup()
-        self._started = True
-        log.info("started", node_id=config.node_id, cluster_id=cluster_id, log_dirs=config.log_dirs,
-                 listeners=[e.connection_string for e in self._advertised_end_points()], topics=len(topics))
+        self.lifecycle_manager = BrokerLifecycleManager(
+            config, self.time, self.controller_channel, cluster_id,
+            highest_metadata_offset=lambda: self.metadata_cache.metadata_offset,
+            features=BrokerMetadataPublisher.supported_features())
+        self.lifecycle_manager.start([dict(name=e.listener_name, host=e.host, port=e.port, security_protocol=0)
+                                      for e in self._advertised_end_points()])
+
+    def _await_broker_ready(self) -> None:
+        """Kafka's BrokerServer waits for the metadata log and for the controller's unfencing."""
+        self._await(self.lifecycle_manager.initial_catch_up_future, "catching up with the metadata log")
+        self._await(self.lifecycle_manager.initial_unfenced_future, "being unfenced by the controller")
+
+    def _await(self, future: Future, what: str) -> None:
+        waited = 0.0
+        while not future.done():
+            if self._stop_requested.is_set():
+                raise StartupAborted(f"stopped while {what}")
+            try:
+                future.result(timeout=0.1)
+            except TimeoutError:
+                waited += 0.1
+                if waited >= STARTUP_WAIT_LOG_INTERVAL_S:
+                    waited = 0.0
+                    log.info(f"still waiting: {what}", leader=self.shared.leader_id(),
+                             voters=sorted(self._voter_end_points()))
 
     def _advertised_end_points(self) -> tuple[EndPoint, ...]:
         """advertised.listeners, with an empty host or port 0 filled in from what was bound."""
@@ -142,20 +241,45 @@ class KafkaServer:
         return tuple(end_points)
 
     def bound_port(self, listener_name: str = "PLAINTEXT") -> int:
+        if listener_name in self.config.controller_listener_names and self.controller_server is not None:
+            return self.controller_server.bound_port()
         return self.socket_server.bound_port(listener_name)
+
+    # ------------------------------------------------------------------ shutdown
+    def request_stop(self) -> None:
+        """From a signal handler: make a start-up that is still waiting for its quorum give up."""
+        self._stop_requested.set()
 
     def shutdown(self) -> None:
         with self._shutdown_lock:  # a second Ctrl-C while stopping must not stop twice
             if not self._started or self._shutdown_done.is_set():
                 return
             log.info("shutting down")
-            self.socket_server.shutdown()
-            self.request_handler_pool.shutdown()
-            self.group_coordinator.shutdown()
-            self.log_cleaner.shutdown()
-            self.kafka_scheduler.shutdown()
-            self.metrics_reporter.shutdown()
-            self.replica_manager.shutdown()
-            self.log_manager.shutdown()
+            self._stop_requested.set()
+            if hasattr(self, "lifecycle_manager"):
+                self._controlled_shutdown()
+            for component in ("socket_server", "request_handler_pool", "group_coordinator", "log_cleaner",
+                              "kafka_scheduler", "metrics_reporter", "replica_manager"):
+                if hasattr(self, component):
+                    getattr(self, component).shutdown()
+            if hasattr(self, "lifecycle_manager"):
+                self.lifecycle_manager.close()
+            if hasattr(self, "controller_channel"):
+                self.controller_channel.shutdown()
+            if self.controller_server is not None:
+                self.controller_server.shutdown()
+            if self.shared is not None:
+                self.shared.shutdown()
+            if hasattr(self, "log_manager"):
+                self.log_manager.shutdown()
             self._shutdown_done.set()
             log.info("shut down completed")
+
+    def _controlled_shutdown(self) -> None:
+        """Ask the controller to move our leaderships away first, for at most a session timeout."""
+        self.lifecycle_manager.begin_controlled_shutdown()
+        try:
+            self.lifecycle_manager.controlled_shutdown_future.result(
+                timeout=self.config.broker_session_timeout_ms / 1000)
+        except TimeoutError:
+            log.warning("controlled shutdown did not finish in time; stopping anyway")

@@ -13,7 +13,7 @@ import sys
 import threading
 
 from kafka.server.kafka_config import ConfigError, KafkaConfig
-from kafka.server.kafka_server import KafkaServer
+from kafka.server.kafka_server import KafkaServer, StartupAborted
 from kafka.utils.logging import configure_logging
 
 
@@ -45,14 +45,22 @@ def main(argv: list[str] | None = None) -> int:
     # would let a second Ctrl-C interrupt the first shutdown half-way, on the same thread. They are
     # installed before start-up, because clients (and impatient users) can reach us from the moment
     # the port is bound.
-    stop_requested = threading.Event()
-    signal.signal(signal.SIGINT, lambda signum, frame: stop_requested.set())
-    signal.signal(signal.SIGTERM, lambda signum, frame: stop_requested.set())
-
+    # A node of a quorum waits in start-up until the others are there; a stop must end that wait too.
     server = KafkaServer(config)
+    stop_requested = threading.Event()
+
+    def request_stop(signum, frame) -> None:
+        stop_requested.set()
+        server.request_stop()
+
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
     try:
         server.startup()
-    except (OSError, ValueError) as e:  # a taken port, an unusable log dir, a bad topic default
+    except StartupAborted:
+        server.shutdown()
+        return 0
+    except (OSError, ValueError) as e:  # a taken port, an unusable or unformatted log dir, a bad topic default
         print(f"kafka-server-start: {e}", file=sys.stderr)
         server.shutdown()
         return 1

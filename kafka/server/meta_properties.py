@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import base64
 import os
-import time
 import uuid
 from dataclasses import dataclass
 
-from kafka.server.kafka_config import parse_properties
+from kafka.log.log_manager import read_properties, write_properties
 
 META_PROPERTIES_FILE = "meta.properties"
 
@@ -41,41 +40,30 @@ class MetaProperties:
     directory_id: str
     version: int = 1
 
-    def to_text(self) -> str:
-        stamp = time.strftime("%a %b %d %H:%M:%S %Z %Y")
-        return (f"#\n#{stamp}\nnode.id={self.node_id}\ndirectory.id={self.directory_id}\n"
-                f"version={self.version}\ncluster.id={self.cluster_id}\n")
-
-    @classmethod
-    def from_text(cls, text: str, path: str) -> MetaProperties:
-        props = parse_properties(text)
-        try:
-            return cls(props["cluster.id"], int(props["node.id"]), props.get("directory.id", ""),
-                       int(props.get("version", "1")))
-        except (KeyError, ValueError) as e:
-            raise MetaPropertiesError(f"{path} is not a valid meta.properties file: {e}") from None
+    def to_props(self) -> dict[str, str]:
+        return {"node.id": str(self.node_id), "directory.id": self.directory_id, "version": str(self.version),
+                "cluster.id": self.cluster_id}
 
 
 def read_meta_properties(log_dir: str) -> MetaProperties | None:
     """The directory's meta.properties, or None if it was never formatted."""
     path = os.path.join(log_dir, META_PROPERTIES_FILE)
-    try:
-        with open(path, encoding="utf-8") as f:
-            return MetaProperties.from_text(f.read(), path)
-    except FileNotFoundError:
+    if not os.path.exists(path):
         return None
+    props = read_properties(path)
+    if "cluster.id" not in props:  # written by a LogManager that knew no cluster: not formatted
+        return None
+    try:
+        return MetaProperties(props["cluster.id"], int(props["node.id"]), props.get("directory.id", ""),
+                              int(props.get("version", "1")))
+    except (KeyError, ValueError) as e:
+        raise MetaPropertiesError(f"{path} is not a valid meta.properties file: {e}") from None
 
 
 def write_meta_properties(log_dir: str, props: MetaProperties) -> None:
     """Written to a temporary file, fsynced and renamed: a crash leaves no half-formatted directory."""
     os.makedirs(log_dir, exist_ok=True)
-    path = os.path.join(log_dir, META_PROPERTIES_FILE)
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(props.to_text())
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    write_properties(os.path.join(log_dir, META_PROPERTIES_FILE), props.to_props())
 
 
 def verify_meta_properties(log_dirs: list[str], node_id: int) -> str | None:

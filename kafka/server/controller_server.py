@@ -1,0 +1,68 @@
+"""ControllerServer: the controller half of a node (Kafka's kafka.server.ControllerServer).
+
+Seed 002: "the control plane" has its own listener. A node with process.roles including controller
+binds the listeners named in controller.listener.names with their own SocketServer, request queue
+and I/O threads (the thread names say control-plane), and runs:
+
+    ControllerApis       what arrives on that listener (raft traffic, broker heartbeats, admin requests)
+    QuorumController     the single-threaded controller; active only on the node that leads the quorum
+
+The metadata log and its raft client are shared with the broker half of a combined node
+(SharedServer): there is one quorum member per process, whatever its roles.
+"""
+
+from __future__ import annotations
+
+import structlog
+
+from kafka.controller.quorum_controller import QuorumController, QuorumControllerConfig
+from kafka.network.request_channel import RequestChannel
+from kafka.network.socket_server import SocketServer
+from kafka.server.controller_apis import ControllerApis
+from kafka.server.kafka_request_handler import KafkaRequestHandlerPool
+from kafka.utils.time import Time
+
+log = structlog.get_logger("kafka.server.ControllerServer")
+
+CONTROLLER_IO_THREADS = 2  # Kafka's num.io.threads does not apply here; its controller uses a small pool too
+
+
+class ControllerServer:
+    def __init__(self, config, time: Time) -> None:
+        self.config = config
+        self.time = time
+        self.controller = None
+
+    def bind(self) -> None:
+        """Bind the control-plane listener early: a combined one-node quorum needs its port to know itself."""
+        config = self.config
+        self.request_channel = RequestChannel(config.queued_max_requests)
+        self.socket_server = SocketServer(config.controller_listeners, 1, config.socket_request_max_bytes,
+                                          self.request_channel)
+        self.socket_server.startup()
+
+    def bound_port(self) -> int:
+        return self.socket_server.bound_port(self.config.controller_listener_name)
+
+    def startup(self, shared) -> None:
+        """Start the controller on the shared raft client, then serve the control-plane listener."""
+        config = self.config
+        self.controller = QuorumController(
+            node_id=config.node_id, raft_client=shared.raft_driver, time=self.time, cluster_id=shared.cluster_id,
+            config=QuorumControllerConfig.from_kafka_config(config))
+        shared.register_raft_listener(self.controller)
+        self.controller.startup()
+        self.apis = ControllerApis(self.request_channel, shared.raft_driver, self.controller)
+        self.request_handler_pool = KafkaRequestHandlerPool(self.request_channel, self.apis, CONTROLLER_IO_THREADS,
+                                                            plane="control-plane")
+        self.request_handler_pool.startup()
+        log.info("controller started", node_id=config.node_id, listener=f"{config.controller_listener_name}:"
+                 f"{self.bound_port()}")
+
+    def shutdown(self) -> None:
+        if hasattr(self, "socket_server"):
+            self.socket_server.shutdown()
+        if hasattr(self, "request_handler_pool"):
+            self.request_handler_pool.shutdown()
+        if self.controller is not None:
+            self.controller.shutdown()

@@ -1,0 +1,90 @@
+"""SharedServer: what the broker and controller halves of one node share (Kafka's kafka.server.SharedServer
+and KafkaRaftManager).
+
+Seed 004: "New Metadata on KRaft". Every node, whatever its roles, is one member of the metadata
+quorum: a voter if it is in controller.quorum.voters, an observer (a broker that only reads) if not.
+That membership is this object:
+
+    KafkaMetadataLog        the __cluster_metadata-0 partition in metadata.log.dir (our UnifiedLog),
+                            its snapshots (NNNN-EEEE.checkpoint) and the quorum-state file
+    KafkaRaftClient         the Raft state machine of KIP-595, without I/O
+    KafkaRaftClientDriver   the thread that steps it, with a KafkaNetworkChannel to the voters
+    MetadataLoader          turns committed records into MetadataImages for the broker's publishers
+    SnapshotGenerator       writes a snapshot of the image every so many bytes or minutes (KIP-630)
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import structlog
+
+from kafka.image.loader.metadata_loader import MetadataLoader
+from kafka.log.log_config import LogConfig
+from kafka.raft.file_quorum_state_store import FileQuorumStateStore
+from kafka.raft.kafka_metadata_log import KafkaMetadataLog
+from kafka.raft.kafka_network_channel import KafkaNetworkChannel
+from kafka.raft.kafka_raft_client import KafkaRaftClient
+from kafka.raft.kafka_raft_client_driver import KafkaRaftClientDriver
+from kafka.raft.raft_config import RaftConfig
+from kafka.utils.time import Time
+
+log = structlog.get_logger("kafka.server.SharedServer")
+
+METADATA_TOPIC = "__cluster_metadata"
+
+
+def metadata_log_config(config) -> LogConfig:
+    return LogConfig.from_props({
+        "segment.bytes": str(config.metadata_log_segment_bytes),
+        "segment.ms": str(config.metadata_log_segment_ms),
+        "retention.bytes": str(config.metadata_max_retention_bytes),
+        "retention.ms": str(config.metadata_max_retention_ms),
+    })
+
+
+class SharedServer:
+    def __init__(self, config, cluster_id: str, voters: dict[int, tuple[str, int]], time: Time) -> None:
+        self.config = config
+        self.cluster_id = cluster_id
+        self.voters = voters
+        self.time = time
+        self._listeners = []
+
+    def open(self) -> None:
+        config = self.config
+        directory = os.path.join(config.metadata_log_dir, f"{METADATA_TOPIC}-0")
+        self.metadata_log = KafkaMetadataLog(directory, metadata_log_config(config), self.time)
+        self.quorum_state_store = FileQuorumStateStore(os.path.join(directory, "quorum-state"))
+        self.raft_client = KafkaRaftClient(
+            node_id=config.node_id, voters=set(self.voters), log=self.metadata_log,
+            quorum_state_store=self.quorum_state_store, time=self.time, random=random.Random(),
+            config=RaftConfig.from_kafka_config(config), cluster_id=self.cluster_id)
+        self.channel = KafkaNetworkChannel(config.node_id, self.voters, config.controller_quorum_request_timeout_ms,
+                                           config.controller_quorum_retry_backoff_ms, self.time)
+        self.raft_driver = KafkaRaftClientDriver(self.raft_client, self.channel, self.time, config.node_id)
+        self.loader = MetadataLoader(node_id=config.node_id, time=self.time)
+        self.register_raft_listener(self.loader)
+
+    def register_raft_listener(self, listener) -> None:
+        self.raft_driver.call(lambda client: client.register(listener))
+
+    def start(self) -> None:
+        self.raft_driver.call(lambda client: client.initialize())
+        self.raft_driver.start()
+        role = "voter" if self.config.node_id in self.voters else "observer"
+        log.info("joined the metadata quorum", role=role, voters=sorted(self.voters), cluster_id=self.cluster_id)
+
+    # ------------------------------------------------------------------ what the others ask
+    def leader_id(self) -> int | None:
+        """The active controller: the leader of the metadata quorum, if one is known."""
+        return self.raft_driver.call(lambda client: client.leader_and_epoch().leader_id)
+
+    def shutdown(self) -> None:
+        if hasattr(self, "raft_driver"):
+            self.raft_driver.shutdown()
+        if hasattr(self, "loader"):
+            self.loader.close()
+        if hasattr(self, "metadata_log"):
+            self.metadata_log.close()
