@@ -55,6 +55,7 @@ class KafkaApis(ApiRequestHandler):
             ApiKey.API_VERSIONS: self.handle_api_versions_request,
             ApiKey.CREATE_TOPICS: self.handle_create_topics_request,
             ApiKey.DELETE_TOPICS: self.handle_delete_topics_request,
+            ApiKey.DESCRIBE_QUORUM: self.handle_describe_quorum_request,
             # storage: DeleteRecords, DescribeConfigs, IncrementalAlterConfigs
             **StorageApis(self).handlers(),
             # consumer groups and offsets (the GroupCoordinator)
@@ -224,6 +225,17 @@ class KafkaApis(ApiRequestHandler):
                 partitions.append(entry)
             topics.append(dict(name=topic.name, partitions=partitions))
         self.send_response(request, dict(throttle_time_ms=0, topics=topics))
+
+    # ------------------------------------------------------------------ DescribeQuorum
+    def handle_describe_quorum_request(self, request: Request) -> None:
+        """Only the quorum's leader can describe it: forward to the active controller (KIP-836)."""
+        def on_response(body, error: Errors) -> None:
+            if body is None:
+                body = dict(error_code=error, error_message="the active controller did not answer", topics=[])
+            self.send_response(request, body)
+
+        self.admin_manager.forwarding_manager.forward(ApiKey.DESCRIBE_QUORUM, request.body, 30_000, on_response,
+                                                      max_version=request.header.api_version)
 
     # ------------------------------------------------------------------ CreateTopics / DeleteTopics
     def handle_create_topics_request(self, request: Request) -> None:

@@ -75,6 +75,24 @@ class ConsumerGroupDescription:
     members: list[MemberDescription]
 
 
+@dataclass(frozen=True)
+class ReplicaState:
+    replica_id: int
+    log_end_offset: int
+    last_fetch_timestamp: int
+    last_caught_up_timestamp: int
+
+
+@dataclass(frozen=True)
+class QuorumInfo:
+    """Kafka's QuorumInfo: the metadata quorum as its leader sees it (DescribeQuorum)."""
+    leader_id: int
+    leader_epoch: int
+    high_watermark: int
+    voters: list[ReplicaState]
+    observers: list[ReplicaState]
+
+
 class AdminClient:
     def __init__(self, config: Mapping[str, Any] | None = None, time: Time = SYSTEM, **kwargs: Any) -> None:
         self.config = ClientConfig(ADMIN, config, **kwargs)
@@ -156,6 +174,23 @@ class AdminClient:
             raise KafkaError(response.error_code, response.error_message)
         return response.cluster_id, response.controller_id, [
             Node(b.broker_id, b.host, b.port, b.rack) for b in response.brokers]
+
+    def describe_metadata_quorum(self) -> QuorumInfo:
+        """DescribeQuorum (KIP-595) for __cluster_metadata-0: any broker forwards it to the active controller."""
+        body = {"topics": [{"topic_name": "__cluster_metadata", "partitions": [{"partition_index": 0}]}]}
+        response = self._call(self._any_node(), ApiKey.DESCRIBE_QUORUM, body)
+        if response.error_code != Errors.NONE:
+            raise KafkaError(response.error_code, response.get("error_message"))
+        partition = response.topics[0].partitions[0]
+        if partition.error_code != Errors.NONE:
+            raise KafkaError(partition.error_code, partition.get("error_message"))
+
+        def states(replicas) -> list[ReplicaState]:
+            return [ReplicaState(r.replica_id, r.log_end_offset, r.get("last_fetch_timestamp", -1),
+                                 r.get("last_caught_up_timestamp", -1)) for r in replicas]
+
+        return QuorumInfo(partition.leader_id, partition.leader_epoch, partition.high_watermark,
+                          states(partition.current_voters), states(partition.observers))
 
     # ------------------------------------------------------------------ configs
     def describe_configs(self, resource_type: int, name: str, keys: list[str] | None = None) -> dict[str, ConfigEntry]:
