@@ -1,0 +1,124 @@
+"""A KRaft cluster of real node processes on loopback, for the cluster tests.
+
+Each node is `python -m kafka <its server.properties>`, formatted first with `kafka-storage format`
+exactly as a user would (one cluster id for all), on free ports: a broker listener and a
+controller listener per node. Nothing sleeps to wait: callers use wait_until with a deadline.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from kafka.clients.admin import AdminClient
+from tests.helpers import REPO, free_port, wait_until
+
+
+def run_tool(module: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, cwd=REPO,
+                          timeout=timeout)
+
+
+class Node:
+    def __init__(self, node_id: int, root: Path, broker_port: int, controller_port: int, voters: str,
+                 extra: dict[str, str]) -> None:
+        self.node_id = node_id
+        self.broker_port = broker_port
+        self.controller_port = controller_port
+        self.bootstrap = f"127.0.0.1:{broker_port}"
+        self.data_dir = root / f"node-{node_id}"
+        self.config_path = root / f"node-{node_id}.properties"
+        self.log_path = root / f"node-{node_id}.log"
+        props = {
+            "process.roles": "broker,controller", "node.id": str(node_id),
+            "controller.quorum.voters": voters, "controller.listener.names": "CONTROLLER",
+            "listeners": f"PLAINTEXT://127.0.0.1:{broker_port},CONTROLLER://127.0.0.1:{controller_port}",
+            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{broker_port}",
+            "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+            "log.dirs": str(self.data_dir), "metrics.listener": "http://127.0.0.1:0",
+            "num.network.threads": "1", "num.io.threads": "2", "offsets.topic.replication.factor": "3",
+            "group.initial.rebalance.delay.ms": "0", **extra}
+        self.config_path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+        self.process: subprocess.Popen | None = None
+
+    def format(self, cluster_id: str) -> subprocess.CompletedProcess:
+        return run_tool("kafka.tools.storage_tool", "format", "-t", cluster_id, "-c", str(self.config_path))
+
+    def start(self) -> None:
+        log = open(self.log_path, "ab")
+        self.process = subprocess.Popen([sys.executable, "-m", "kafka", str(self.config_path)], stdout=log,
+                                        stderr=subprocess.STDOUT, cwd=REPO)
+        log.close()
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def kill(self) -> None:
+        if self.running:
+            self.process.kill()
+            self.process.wait(10)
+
+    def stop(self, timeout: float = 40) -> int:
+        if self.running:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(timeout)
+        return self.process.returncode if self.process else 0
+
+    def output(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def admin(self) -> AdminClient:
+        return AdminClient({"bootstrap.servers": self.bootstrap, "request.timeout.ms": 5000,
+                            "default.api.timeout.ms": 10000})
+
+
+class KRaftCluster:
+    def __init__(self, root: Path, size: int = 3, extra: dict[str, str] | None = None) -> None:
+        ports = [(free_port(), free_port()) for _ in range(size)]
+        voters = ",".join(f"{i + 1}@127.0.0.1:{c}" for i, (_, c) in enumerate(ports))
+        self.nodes = {i + 1: Node(i + 1, root, b, c, voters, extra or {}) for i, (b, c) in enumerate(ports)}
+        self.cluster_id = run_tool("kafka.tools.storage_tool", "random-uuid").stdout.strip()
+
+    def format_and_start(self) -> None:
+        for node in self.nodes.values():
+            result = node.format(self.cluster_id)
+            assert result.returncode == 0, result.stderr
+        for node in self.nodes.values():
+            node.start()
+
+    @property
+    def bootstrap(self) -> str:
+        return ",".join(n.bootstrap for n in self.nodes.values() if n.running)
+
+    def quorum_status(self, via: Node) -> dict[str, str]:
+        """`kafka-metadata-quorum describe --status`, parsed into its Name: value lines."""
+        result = run_tool("kafka.tools.metadata_quorum_command", "--bootstrap-server", via.bootstrap,
+                          "describe", "--status", timeout=30)
+        if result.returncode != 0:
+            return {}
+        return {name: value.strip() for name, colon, value in (line.partition(":") for line in result.stdout.splitlines())
+                if colon}
+
+    def await_leader(self, via: Node, timeout: float = 60, not_in: tuple[int, ...] = ()) -> int:
+        def leader() -> int | None:
+            status = self.quorum_status(via)
+            leader_id = int(status.get("LeaderId", "-1"))
+            return leader_id if leader_id >= 0 and leader_id not in not_in else None
+        return wait_until(leader, timeout=timeout, message="a quorum leader", interval=0.2)
+
+    def stop(self) -> None:
+        for node in self.nodes.values():
+            if node.running:
+                node.process.send_signal(signal.SIGTERM)
+        for node in self.nodes.values():
+            if node.process is not None:
+                try:
+                    node.process.wait(40)
+                except subprocess.TimeoutExpired:
+                    node.kill()
+
+    def dump_logs(self) -> str:
+        return "\n".join(f"===== node {i} =====\n{n.output()[-6000:]}" for i, n in self.nodes.items())
