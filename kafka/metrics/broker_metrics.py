@@ -69,6 +69,20 @@ class BrokerMetrics:
                                         start=2):
             self.group.new_gauge(metric, lambda c=column: [((s[0], s[1]), s[c]) for s in all_logs()])
 
+    # ------------------------------------------------------------------ KRaft
+    def register_controller(self, values: Callable[[], dict[str, int]]) -> None:
+        """The controller's gauges; `values()` maps each gauge's name (ActiveControllerCount, ...) to its value."""
+        for metric in m.CONTROLLER_GAUGES:
+            self.group.new_gauge(metric, lambda name=metric.name: values().get(name, 0))
+
+    def register_raft(self, values: Callable[[], dict[str, object]]) -> None:
+        """The raft client's gauges; current-state is labelled by state, the others are numbers."""
+        for metric in m.RAFT_GAUGES:
+            if metric is m.RAFT_CURRENT_STATE:
+                self.group.new_gauge(metric, lambda: [((str(values().get("current-state", "unattached")),), 1)])
+            else:
+                self.group.new_gauge(metric, lambda name=metric.name: values().get(name, -1))
+
     # ------------------------------------------------------------------ exposition
     def exposition(self) -> bytes:
         """The Prometheus text format of every metric, as /metrics serves it."""

@@ -29,6 +29,7 @@ class MetricType(Enum):
 
 
 _PER_SEC = re.compile(r"PerSec$")
+_INVALID = re.compile(r"[^a-zA-Z0-9_:]")
 
 
 @dataclass(frozen=True)
@@ -58,5 +59,7 @@ def prometheus_name(group: str, type_: str, name: str, metric_type: MetricType) 
     domain = group.removeprefix("kafka.").replace(".", "_")
     if metric_type is MetricType.METER:
         name = _PER_SEC.sub("", name)
-        return f"kafka_{domain}_{type_}_{name}_total".lower()
-    return f"kafka_{domain}_{type_}_{name}".lower()
+        return _INVALID.sub("_", f"kafka_{domain}_{type_}_{name}_total").lower()
+    # Kafka's own (non-Yammer) metrics such as raft-metrics' current-leader have dashes, which the
+    # exporter turns into underscores: kafka_server_raft_metrics_current_leader.
+    return _INVALID.sub("_", f"kafka_{domain}_{type_}_{name}").lower()

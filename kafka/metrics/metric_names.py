@@ -107,6 +107,41 @@ LOG_END_OFFSET = _log("LogEndOffset", "The offset the next appended record will 
 LOG_START_OFFSET = _log("LogStartOffset", "The first offset still in the log.")
 NUM_LOG_SEGMENTS = _log("NumLogSegments", "Segments (.log files) in the partition.")
 
+
+
+# ------------------------------------------------------------------ kafka.controller:type=KafkaController
+def _controller(name: str, doc: str) -> MetricName:
+    return MetricName("kafka.controller", "KafkaController", name, GAUGE, doc, (),
+                      "the control plane: the active controller's view of the cluster")
+
+
+ACTIVE_CONTROLLER_COUNT = _controller("ActiveControllerCount", "1 on the active controller, 0 elsewhere.")
+OFFLINE_PARTITIONS_COUNT = _controller("OfflinePartitionsCount", "Partitions with no live leader.")
+GLOBAL_TOPIC_COUNT = _controller("GlobalTopicCount", "Topics in the cluster.")
+GLOBAL_PARTITION_COUNT = _controller("GlobalPartitionCount", "Partitions in the cluster.")
+FENCED_BROKER_COUNT = _controller("FencedBrokerCount", "Registered brokers that are fenced.")
+ACTIVE_BROKER_COUNT = _controller("ActiveBrokerCount", "Registered brokers that are unfenced.")
+CONTROLLER_GAUGES = (ACTIVE_CONTROLLER_COUNT, OFFLINE_PARTITIONS_COUNT, GLOBAL_TOPIC_COUNT, GLOBAL_PARTITION_COUNT,
+                     FENCED_BROKER_COUNT, ACTIVE_BROKER_COUNT)
+
+
+# ------------------------------------------------------------------ kafka.server:type=raft-metrics
+def _raft(name: str, doc: str) -> MetricName:
+    return MetricName("kafka.server", "raft-metrics", name, GAUGE, doc, (), "the metadata quorum (KIP-595)")
+
+
+RAFT_CURRENT_LEADER = _raft("current-leader", "The quorum leader's id, -1 when unknown.")
+RAFT_CURRENT_EPOCH = _raft("current-epoch", "The quorum's current leader epoch.")
+RAFT_CURRENT_STATE = MetricName("kafka.server", "raft-metrics", "current-state", GAUGE,
+                                "1 for this node's raft state (leader, candidate, voted, follower, unattached, "
+                                "observer, resigned).", ("state",), "the metadata quorum (KIP-595)")
+RAFT_HIGH_WATERMARK = _raft("high-watermark", "The committed end of __cluster_metadata, -1 when unknown.")
+RAFT_LOG_END_OFFSET = _raft("log-end-offset", "The end of this node's copy of __cluster_metadata.")
+RAFT_COMMIT_LATENCY_AVG = _raft("commit-latency-avg", "Average ms from an append on the leader to its commit.")
+RAFT_ELECTION_LATENCY_AVG = _raft("election-latency-avg", "Average ms from becoming candidate to having a leader.")
+RAFT_GAUGES = (RAFT_CURRENT_LEADER, RAFT_CURRENT_EPOCH, RAFT_CURRENT_STATE, RAFT_HIGH_WATERMARK, RAFT_LOG_END_OFFSET,
+               RAFT_COMMIT_LATENCY_AVG, RAFT_ELECTION_LATENCY_AVG)
+
 ALL_METRICS: tuple[MetricName, ...] = (
     REQUESTS, ERRORS, *REQUEST_TIMES,
     REQUEST_QUEUE_SIZE, RESPONSE_QUEUE_SIZE, NETWORK_PROCESSOR_AVG_IDLE_PERCENT, REQUEST_HANDLER_AVG_IDLE_PERCENT,
@@ -114,4 +149,5 @@ ALL_METRICS: tuple[MetricName, ...] = (
     PURGATORY_SIZE, NUM_DELAYED_OPERATIONS,
     PARTITION_COUNT, LEADER_COUNT, UNDER_REPLICATED_PARTITIONS, OFFLINE_REPLICA_COUNT,
     LOG_SIZE, LOG_END_OFFSET, LOG_START_OFFSET, NUM_LOG_SEGMENTS,
+    *CONTROLLER_GAUGES, *RAFT_GAUGES,
 )

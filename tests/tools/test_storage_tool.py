@@ -1,0 +1,80 @@
+"""kafka-storage: random-uuid, format (refusing to reformat), info; and a quorum node that was never
+formatted refusing to start with a message naming kafka-storage."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from kafka.server.meta_properties import read_meta_properties
+from tests.helpers import REPO
+
+
+def storage(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kafka.tools.storage_tool", *args], capture_output=True, text=True,
+                          cwd=REPO, timeout=60)
+
+
+def properties(tmp_path, **props: str):
+    path = tmp_path / "server.properties"
+    path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+    return path
+
+
+def quorum_node(tmp_path, node_id: int = 1):
+    return properties(tmp_path, **{
+        "node.id": str(node_id), "process.roles": "broker,controller",
+        "controller.quorum.voters": "1@127.0.0.1:19093,2@127.0.0.1:19095,3@127.0.0.1:19097",
+        "controller.listener.names": "CONTROLLER",
+        "listeners": "PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:19093",
+        "log.dirs": str(tmp_path / "a") + "," + str(tmp_path / "b"), "metadata.log.dir": str(tmp_path / "meta")})
+
+
+def test_random_uuid_is_a_kafka_uuid():
+    out = storage("random-uuid")
+    assert out.returncode == 0
+    assert re.fullmatch(r"[A-Za-z0-9_-]{22}\n", out.stdout)
+    assert storage("random-uuid").stdout != out.stdout
+
+
+def test_format_writes_meta_properties_everywhere_and_refuses_to_reformat(tmp_path):
+    config = quorum_node(tmp_path, node_id=2)
+    cluster_id = storage("random-uuid").stdout.strip()
+    out = storage("format", "-t", cluster_id, "-c", str(config))
+    assert out.returncode == 0, out.stderr
+    assert "Formatting metadata directory" in out.stdout
+    for d in ("a", "b", "meta"):
+        props = read_meta_properties(str(tmp_path / d))
+        assert (props.cluster_id, props.node_id, len(props.directory_id)) == (cluster_id, 2, 22)
+
+    again = storage("format", "-t", storage("random-uuid").stdout.strip(), "-c", str(config))
+    assert again.returncode == 1
+    assert "is already formatted. Use --ignore-formatted" in again.stderr
+    assert read_meta_properties(str(tmp_path / "a")).cluster_id == cluster_id
+    assert storage("format", "-t", cluster_id, "-c", str(config), "--ignore-formatted").returncode == 0
+
+    info = storage("info", "-c", str(config))
+    assert info.returncode == 0 and f"cluster.id={cluster_id}" in info.stdout
+
+
+def test_format_refuses_a_cluster_id_that_is_not_a_uuid(tmp_path):
+    out = storage("format", "-t", "not-a-uuid", "-c", str(quorum_node(tmp_path)))
+    assert out.returncode == 1 and "kafka-storage random-uuid" in out.stderr
+
+
+def test_an_unformatted_quorum_node_does_not_start(tmp_path):
+    config = quorum_node(tmp_path)
+    out = subprocess.run([sys.executable, "-m", "kafka", str(config)], capture_output=True, text=True, cwd=REPO,
+                         timeout=60)
+    assert out.returncode == 1
+    assert "is not formatted" in out.stderr and "kafka-storage format" in out.stderr
+
+
+def test_a_node_refuses_directories_of_another_node(tmp_path):
+    config = quorum_node(tmp_path, node_id=3)
+    assert storage("format", "-t", storage("random-uuid").stdout.strip(), "-c", str(config)).returncode == 0
+    config.write_text(config.read_text().replace("node.id=3", "node.id=1"))
+    out = subprocess.run([sys.executable, "-m", "kafka", str(config)], capture_output=True, text=True, cwd=REPO,
+                         timeout=60)
+    assert out.returncode == 1 and "is for node.id 3" in out.stderr
