@@ -1,0 +1,148 @@
+"""BrokerMetadataPublisher: each committed metadata change, applied to this broker (Kafka's
+kafka.server.metadata.BrokerMetadataPublisher).
+
+Seed 004: brokers "passively" follow the metadata log. The MetadataLoader replays committed records
+into an immutable MetadataImage and hands every new image to its publishers; this one makes the
+broker match it:
+
+    MetadataCache       topics, partitions (leader, epoch, replicas, ISR), live brokers: what
+                        Metadata, Produce, Fetch and FindCoordinator read
+    ReplicaManager      become leader or follower of each partition this broker is a replica of
+                        (logs created on the way), stop hosting and delete removed ones
+    LogManager          topic config changes reach the live logs
+    GroupCoordinator    load the __consumer_offsets partitions it now leads, drop those it stopped leading
+
+Followers stay passive for now: they keep their logs but do not fetch (the replication issue adds
+the ReplicaFetcherThreads). Until then the ISR a leader counts toward its high watermark is itself
+alone, so that consumers of a topic with replication factor 3 can read what was written; the ISR
+that clients see in Metadata is the controller's.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import structlog
+
+from kafka.coordinator.coordinator_records import GROUP_METADATA_TOPIC_NAME
+from kafka.log.log_config import LogConfig
+from kafka.network.end_point import EndPoint
+from kafka.server.metadata_cache import Broker, PartitionState, TopicMetadata
+from kafka.utils.topic_partition import TopicPartition
+
+log = structlog.get_logger("kafka.server.metadata.BrokerMetadataPublisher")
+
+TOPIC_RESOURCE = 2
+METADATA_VERSION = "metadata.version"
+
+
+class BrokerMetadataPublisher:
+    def __init__(self, config, metadata_cache, replica_manager, log_manager, group_coordinator,
+                 default_log_config: LogConfig) -> None:
+        self.config = config
+        self.node_id = config.node_id
+        self.metadata_cache = metadata_cache
+        self.replica_manager = replica_manager
+        self.log_manager = log_manager
+        self.group_coordinator = group_coordinator
+        self.default_log_config = default_log_config
+        self._first = True
+
+    @staticmethod
+    def supported_features() -> list[dict]:
+        """What this broker registers as able to run (BrokerRegistrationRequest.features)."""
+        from kafka.controller.feature_control_manager import MAX_METADATA_VERSION, MIN_METADATA_VERSION
+        return [dict(name=METADATA_VERSION, min_supported_version=MIN_METADATA_VERSION,
+                     max_supported_version=MAX_METADATA_VERSION)]
+
+    def name(self) -> str:
+        return "BrokerMetadataPublisher"
+
+    # ------------------------------------------------------------------ one new image
+    def on_metadata_update(self, delta, image, manifest=None) -> None:
+        old_topics = {t.name: t for t in self.metadata_cache.all_topics()}
+        topics = self._topics(image)
+        self.metadata_cache.set_snapshot(topics, self._brokers(image), self._offset(image))
+        if self._first or self._topics_changed(delta):
+            self._apply_topic_changes(old_topics, topics)
+        self._first = False
+
+    def _topics_changed(self, delta) -> bool:
+        return getattr(delta, "topics_delta", None) is not None or getattr(delta, "configs_delta", None) is not None
+
+    def _apply_topic_changes(self, old: dict[str, TopicMetadata], new: dict[str, TopicMetadata]) -> None:
+        for name, topic in old.items():
+            if name not in new or new[name].topic_id != topic.topic_id:
+                self._delete_topic(name)
+        elected, resigned = [], []
+        for name, topic in new.items():
+            log_config = LogConfig.from_props(topic.configs, self.default_log_config)
+            previous = old.get(name)
+            if previous is not None and previous.configs != topic.configs:
+                self.log_manager.update_topic_config(name, log_config)
+            for state in topic.partitions:
+                if self.node_id not in state.replicas:
+                    continue
+                tp = TopicPartition(name, state.partition)
+                partition = self.replica_manager.get_partition(tp)
+                was_leader = partition is not None and partition.is_leader
+                if state.leader == self.node_id:
+                    if not was_leader or partition.leader_epoch != state.leader_epoch or \
+                            partition.assigned_replicas != list(state.replicas):
+                        # Followers do not fetch yet: the leader's ISR for the HW is itself (see above).
+                        own = PartitionState(state.partition, state.leader, state.leader_epoch, state.replicas,
+                                             (self.node_id,), state.partition_epoch)
+                        self.replica_manager.make_leader(tp, own, log_config)
+                        if not was_leader:
+                            elected.append(tp)
+                elif partition is None or partition.leader_id != state.leader or \
+                        partition.leader_epoch != state.leader_epoch:
+                    self.replica_manager.make_follower(tp, state, log_config)
+                    if was_leader:
+                        resigned.append(tp)
+        self._update_coordinator(elected, resigned)
+        if elected or resigned:
+            log.info("leadership changed", became_leader=[str(tp) for tp in elected],
+                     became_follower=[str(tp) for tp in resigned])
+
+    def _delete_topic(self, name: str) -> None:
+        self.replica_manager.delete_partitions(name)
+        if name == GROUP_METADATA_TOPIC_NAME:
+            self.group_coordinator.on_resignation(range(self.config.offsets_topic_num_partitions))
+        log.info("deleted topic's partitions", topic=name)
+
+    def _update_coordinator(self, elected: list[TopicPartition], resigned: list[TopicPartition]) -> None:
+        """Kafka's onElection / onResignation of the group coordinator."""
+        gained = [tp.partition for tp in elected if tp.topic == GROUP_METADATA_TOPIC_NAME]
+        lost = [tp.partition for tp in resigned if tp.topic == GROUP_METADATA_TOPIC_NAME]
+        if lost:
+            self.group_coordinator.on_resignation(lost)
+        if gained:
+            self.group_coordinator.on_election(gained)
+
+    # ------------------------------------------------------------------ image -> cache
+    def _offset(self, image) -> int:
+        return image.provenance.last_contained_offset
+
+    def _topics(self, image) -> dict[str, TopicMetadata]:
+        topics = {}
+        for topic in image.topics.topics_by_name.values():
+            configs = dict(image.configs.config_props(TOPIC_RESOURCE, topic.name))
+            partitions = tuple(
+                PartitionState(index, p.leader, p.leader_epoch, tuple(p.replicas), tuple(p.isr), p.partition_epoch)
+                for index, p in sorted(topic.partitions.items()))
+            topic_id = topic.id if isinstance(topic.id, uuid.UUID) else uuid.UUID(str(topic.id))
+            topics[topic.name] = TopicMetadata(topic.name, topic_id, len(partitions), configs,
+                                               topic.name.startswith("__"), partitions)
+        return topics
+
+    def _brokers(self, image) -> dict[int, Broker]:
+        brokers = {}
+        for broker_id, registration in image.cluster.brokers.items():
+            end_points = tuple(EndPoint(name, e.host, e.port) for name, e in registration.listeners.items())
+            brokers[broker_id] = Broker(broker_id, end_points, registration.rack,
+                                        fenced=registration.fenced)
+        return brokers
+
+    def close(self) -> None:
+        pass
