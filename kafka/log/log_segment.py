@@ -363,6 +363,18 @@ class LogSegment:
         self.on_become_inactive_segment()  # harmless for the active one: its next entries are larger
         return truncated
 
+    def truncate_to(self, offset: int) -> int:
+        """Drop every batch from the one holding `offset` on, and rebuild the indexes (Kafka's
+        LogSegment.truncateTo: a follower cutting a tail its leader does not have). Returns the bytes cut."""
+        found = self.translate_offset(offset)
+        if found is None:
+            return 0
+        cut = self._size - found.position
+        os.ftruncate(self._fd, found.position)
+        self._size = found.position
+        self.recover()
+        return cut
+
     def _scan(self, start: int, end: int, chunk_size: int, whole: bool = False) -> Iterator[tuple[int, RecordBatch]]:
         """(position, header view) of each batch in [start, end), reading chunks with os.pread.
 

@@ -183,6 +183,44 @@ class UnifiedLog:
         return LogAppendInfo(first_offset, last_offset, max_timestamp, -1, log_start_offset, num_messages,
                              len(buffer))
 
+    def append_as_follower(self, records: bytes | bytearray | memoryview) -> LogAppendInfo:
+        """Append batches a leader already numbered, keeping their offsets and leader epochs (Kafka's
+        appendAsFollower). They must continue this log exactly where it ends."""
+        batches = validate_batches(records)
+        if not batches:
+            return LogAppendInfo(self._log_end_offset, self._log_end_offset - 1, -1, -1, self._log_start_offset, 0, 0)
+        with self._lock:
+            if self._closed:
+                raise LogDirError(f"log {self.name} is closed")
+            if batches[0].base_offset != self._log_end_offset:
+                raise InvalidRecordError(f"{self.name}: a follower append starting at {batches[0].base_offset} "
+                                         f"does not continue the log end offset {self._log_end_offset}")
+            first_offset, last_offset = batches[0].base_offset, batches[-1].last_offset
+            max_timestamp = max(b.max_timestamp for b in batches)
+            segment = self._maybe_roll(len(records), max_timestamp, last_offset)
+            segment.append(last_offset, records)
+            self._log_end_offset = last_offset + 1
+        return LogAppendInfo(first_offset, last_offset, max_timestamp, -1, self._log_start_offset,
+                             sum(b.records_count for b in batches), len(records))
+
+    def truncate_to(self, offset: int) -> None:
+        """Remove every offset from `offset` on (a follower whose tail diverged from its leader's).
+        Whole segments above it go at once; the segment holding it is cut at that batch."""
+        with self._lock:
+            if offset >= self._log_end_offset:
+                return
+            offset = max(offset, self._log_start_offset)
+            segments, _ = self._view
+            keep = [s for s in segments if s.base_offset < offset] or [segments[0]]
+            dropped = [s for s in segments if s not in keep]
+            keep[-1].truncate_to(offset)
+            self._view = _view_of(keep)
+            self._log_end_offset = offset
+            self._high_watermark = min(self._high_watermark, offset)
+            self._recovery_point = min(self._recovery_point, offset)
+        for segment in dropped:
+            segment.delete()
+
     def _maybe_roll(self, messages_size: int, max_timestamp: int, max_offset: int) -> LogSegment:
         active = self._view[0][-1]
         if active.should_roll(messages_size, max_timestamp, max_offset, self.config.segment_bytes,

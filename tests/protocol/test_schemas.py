@@ -58,6 +58,10 @@ DESCRIBED = {
     ApiKey.OFFSET_DELETE: 0,
     ApiKey.CREATE_PARTITIONS: 3,
     ApiKey.DESCRIBE_CLUSTER: 1,
+    ApiKey.VOTE: 0,
+    ApiKey.BEGIN_QUORUM_EPOCH: 0,
+    ApiKey.END_QUORUM_EPOCH: 0,
+    ApiKey.DESCRIBE_QUORUM: 1,
 }
 
 

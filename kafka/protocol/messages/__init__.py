@@ -5,6 +5,7 @@ Importing this package fills the registry.
 
 from kafka.protocol.messages import (  # noqa: F401  (imported for their registration side effect)
     api_versions,
+    begin_quorum_epoch,
     create_partitions,
     create_topics,
     delete_groups,
@@ -13,6 +14,8 @@ from kafka.protocol.messages import (  # noqa: F401  (imported for their registr
     describe_cluster,
     describe_configs,
     describe_groups,
+    describe_quorum,
+    end_quorum_epoch,
     fetch,
     find_coordinator,
     heartbeat,
@@ -27,4 +30,5 @@ from kafka.protocol.messages import (  # noqa: F401  (imported for their registr
     offset_fetch,
     produce,
     sync_group,
+    vote,
 )
