@@ -1,0 +1,656 @@
+"""KafkaRaftClient: the Raft state machine of the metadata quorum (Kafka's org.apache.kafka.raft.KafkaRaftClient, KIP-595).
+
+Seed 004: "KRaft ... the metadata is stored in a topic (`__cluster_metadata`) replicated by the
+controllers with Raft". This file is that Raft, written the way etcd-io/raft is: no sockets, no
+threads, no sleeps. Messages and time go in, messages come out:
+
+    handle_inbound(message)   a request from a peer, or the answer to one of ours
+    poll()                    fire what is due at time.milliseconds(): elections, fetches, linger
+    drain_outbound()          the messages to send now (the Ready)
+
+so that tests/raft/ can run thousands of seeded clusters with lost, late and reordered messages, and
+KafkaRaftClientDriver can run one real node with real sockets.
+
+What KIP-595 changes from textbook Raft, and this file shows:
+  * followers PULL: they send Fetch to the leader like any Kafka consumer; a Fetch carries the
+    follower's log end and last epoch, which is both its acknowledgement and the leader's cue to
+    say "your log diverges from mine at epoch E, offset O" (truncate, then fetch again);
+  * the high watermark (the commit index) is the offset a majority of voters have fetched up to,
+    and travels back to followers in every Fetch response;
+  * a new leader announces itself with BeginQuorumEpoch, and a leader that shuts down resigns
+    with EndQuorumEpoch, so nobody waits for a timeout in either case;
+  * observers (brokers) fetch the log like voters but never vote or count toward a majority.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random as random_module
+from dataclasses import dataclass
+
+import structlog
+
+from kafka.protocol.api_keys import ApiKey
+from kafka.protocol.control_records import leader_change_batch
+from kafka.protocol.errors import Errors
+from kafka.protocol.record_batch import DefaultRecord, build_batch, iter_batches
+from kafka.raft.batch import Batch, LeaderAndEpoch, NotLeaderError
+from kafka.raft.epoch_state import CandidateState, FollowerState, ResignedState, UnattachedState, VotedState
+from kafka.raft.leader_state import LeaderState
+from kafka.raft.quorum_state import QuorumState
+from kafka.raft.quorum_state_store import QuorumStateStore
+from kafka.raft.raft_config import RaftConfig
+from kafka.raft.raft_message import RaftRequest, RaftResponse
+from kafka.raft.replicated_log import ReplicatedLog
+from kafka.utils.time import Time
+
+log = structlog.get_logger("kafka.raft.KafkaRaftClient")
+
+METADATA_TOPIC = "__cluster_metadata"
+NO_LEADER = -1
+
+
+@dataclass
+class ListenerContext:
+    """How far one listener has been told: the next offset it has not seen, the leader it knows."""
+    listener: object
+    next_offset: int = 0
+    last_leader: LeaderAndEpoch | None = None
+
+
+@dataclass
+class InFlight:
+    correlation_id: int
+    api_key: ApiKey
+    sent_ms: int
+
+
+class KafkaRaftClient:
+    def __init__(self, node_id: int, voters: set[int], log: ReplicatedLog, quorum_state_store: QuorumStateStore,
+                 time: Time, random: random_module.Random, config: RaftConfig, cluster_id: str,
+                 listeners=()) -> None:
+        self.node_id = node_id
+        self.voters = frozenset(voters)
+        self.log = log
+        self.time = time
+        self.random = random
+        self.config = config
+        self.cluster_id = cluster_id
+        self.quorum = QuorumState(node_id, self.voters, quorum_state_store, time, random, config)
+        self._outbound: list[RaftRequest | RaftResponse] = []
+        self._correlation_ids = itertools.count(1)
+        self._in_flight: dict[int, InFlight] = {}  # destination -> the one request we await from it
+        self._backoff_until: dict[int, int] = {}  # destination -> no new request before this
+        self._parked_fetches: list[tuple[RaftRequest, int]] = []  # leader: fetches waiting for data
+        self._pending_appends: list[bytes] = []  # leader: records gathered for the next batch
+        self._linger_deadline_ms: int | None = None
+        self._listeners = [ListenerContext(listener) for listener in listeners]
+        self._shutting_down = False
+        self.election_started_ms: int | None = None
+        self.election_latencies_ms: list[int] = []
+        self.commit_latencies_ms: list[int] = []
+        self._append_times: list[tuple[int, int]] = []  # (last offset, appended at ms): commit latency
+
+    # ================================================================== the public face
+    def register(self, listener) -> None:
+        self._listeners.append(ListenerContext(listener))
+
+    def initialize(self) -> None:
+        self.quorum.initialize()
+        if self.quorum.is_voter and self.voters == {self.node_id} and not self.quorum.is_leader():
+            self._become_candidate()  # a quorum of one elects itself at once
+
+    def leader_and_epoch(self) -> LeaderAndEpoch:
+        return LeaderAndEpoch(self.quorum.leader_id, self.quorum.epoch)
+
+    def high_watermark(self) -> int | None:
+        hw = self.log.high_watermark()
+        return hw if hw >= 0 else None
+
+    def is_shutting_down(self) -> bool:
+        return self._shutting_down and bool(self._outbound)
+
+    def drain_outbound(self) -> list[RaftRequest | RaftResponse]:
+        out, self._outbound = self._outbound, []
+        return out
+
+    def schedule_append(self, epoch: int, records: list[bytes]) -> int:
+        """Queue records for the next batch of the log; returns the offset the last one will get.
+        Only the leader of `epoch` may append (Kafka's scheduleAppend)."""
+        state = self.quorum.state
+        if not isinstance(state, LeaderState) or state.epoch != epoch or self._shutting_down:
+            raise NotLeaderError(f"node {self.node_id} is not the leader of epoch {epoch}")
+        if not records:
+            return self.log.end_offset() + len(self._pending_appends) - 1
+        if self._linger_deadline_ms is None:
+            self._linger_deadline_ms = self.time.milliseconds() + self.config.append_linger_ms
+        self._pending_appends.extend(records)
+        return self.log.end_offset() + len(self._pending_appends) - 1
+
+    def describe_quorum(self) -> dict:
+        state = self.quorum.state
+        if not isinstance(state, LeaderState):
+            raise NotLeaderError("only the leader describes the quorum")
+        return state.describe()
+
+    def shutdown(self, timeout_ms: int) -> None:
+        """A leader resigns: it tells the voters (EndQuorumEpoch), best-placed successors first."""
+        self._shutting_down = True
+        state = self.quorum.state
+        for context in self._listeners:
+            context.listener.begin_shutdown()
+        if isinstance(state, LeaderState):
+            others = [v for v in self.voters if v != self.node_id]
+            successors = sorted(others, key=lambda v: -state.voter_states[v].end_offset)
+            self.quorum.transition_to_resigned(successors)
+            for voter in others:
+                self._send_request(voter, ApiKey.END_QUORUM_EPOCH, self._end_quorum_epoch_body(successors))
+
+    def raft_metrics(self) -> dict[str, object]:
+        """raft-metrics, by Kafka's names (the MetricsReporter exports them)."""
+        def avg(values: list[int]) -> float:
+            return sum(values[-100:]) / len(values[-100:]) if values else 0.0
+        leader = self.quorum.leader_id
+        return {"current-leader": -1 if leader is None else leader, "current-epoch": self.quorum.epoch,
+                "current-state": self.quorum.state_name(), "high-watermark": self.log.high_watermark(),
+                "log-end-offset": self.log.end_offset(), "commit-latency-avg": avg(self.commit_latencies_ms),
+                "election-latency-avg": avg(self.election_latencies_ms)}
+
+    # ================================================================== poll: the timers
+    def poll(self) -> int:
+        """Run what is due now; returns how many ms until poll wants to run again."""
+        now = self.time.milliseconds()
+        self._expire_in_flight(now)
+        state = self.quorum.state
+        if isinstance(state, LeaderState):
+            wait = self._poll_leader(state, now)
+        elif isinstance(state, CandidateState):
+            wait = self._poll_candidate(state, now)
+        elif isinstance(state, FollowerState):
+            wait = self._poll_follower(state, now)
+        elif isinstance(state, ResignedState):
+            wait = self._poll_resigned(state, now)
+        else:
+            wait = self._poll_unattached_or_voted(state, now)
+        self._fire_listeners()
+        return max(0, min(wait, self.config.request_timeout_ms))
+
+    def _poll_leader(self, state: LeaderState, now: int) -> int:
+        if self._linger_deadline_ms is not None and now >= self._linger_deadline_ms:
+            self._flush_pending_appends(state, now)
+        for voter in state.non_acknowledging_voters():
+            if self._can_send_to(voter, now):
+                self._send_request(voter, ApiKey.BEGIN_QUORUM_EPOCH, self._begin_quorum_epoch_body(state))
+        # Check-quorum: a leader cut off from a majority steps down rather than lead alone forever.
+        timeout = self.config.fetch_timeout_ms * 3 // 2
+        if len(self.voters) > 1 and now - state.elected_ms > timeout and \
+                not state.has_majority_fetched_since(now - timeout):
+            log.info("resigning: a majority has not fetched lately", epoch=state.epoch)
+            self.quorum.transition_to_unattached(state.epoch)
+            self._after_leadership_lost()
+            return 0
+        self._complete_parked_fetches(now, expired_only=True)
+        deadlines = [d for _, d in self._parked_fetches]
+        if self._linger_deadline_ms is not None:
+            deadlines.append(self._linger_deadline_ms)
+        return min(deadlines, default=now + self.config.fetch_max_wait_ms) - now
+
+    def _poll_candidate(self, state: CandidateState, now: int) -> int:
+        if state.backoff_deadline_ms is not None:
+            if now >= state.backoff_deadline_ms:
+                self._become_candidate()
+                return 0
+            return state.backoff_deadline_ms - now
+        if now >= state.election_deadline_ms:  # no decision in time: lose, back off, stand again
+            self._lose_election(state, now)
+            return 0
+        for voter in state.unrecorded_voters():
+            if self._can_send_to(voter, now):
+                self._send_request(voter, ApiKey.VOTE, self._vote_request_body(state))
+        return min(state.election_deadline_ms - now, self.config.retry_backoff_ms * 5)
+
+    def _poll_follower(self, state: FollowerState, now: int) -> int:
+        if now >= state.fetch_deadline_ms:
+            if self.quorum.is_voter:
+                log.info("no fetch answered in time; standing for election", leader=state.leader_id,
+                         epoch=state.epoch)
+                self._become_candidate()
+            else:
+                self.quorum.transition_to_unattached(state.epoch)
+            return 0
+        if self._can_send_to(state.leader_id, now):
+            self._send_request(state.leader_id, ApiKey.FETCH, self._fetch_request_body())
+        return min(state.fetch_deadline_ms - now, self.config.retry_backoff_ms * 5)
+
+    def _poll_resigned(self, state: ResignedState, now: int) -> int:
+        if now >= state.election_deadline_ms and not self._shutting_down:
+            self._become_candidate()
+            return 0
+        return state.election_deadline_ms - now
+
+    def _poll_unattached_or_voted(self, state: UnattachedState | VotedState, now: int) -> int:
+        if not self.quorum.is_voter:
+            # An observer finds the leader by fetching from any voter: the answer names it.
+            voter = self.random.choice(sorted(self.voters))
+            if self._can_send_to(voter, now) and not self._in_flight:
+                self._send_request(voter, ApiKey.FETCH, self._fetch_request_body())
+            return self.config.retry_backoff_ms * 5
+        if now >= state.election_deadline_ms:
+            self._become_candidate()
+            return 0
+        return state.election_deadline_ms - now
+
+    # ================================================================== elections
+    def _become_candidate(self) -> None:
+        if self.election_started_ms is None:
+            self.election_started_ms = self.time.milliseconds()
+        self._in_flight.clear()
+        state = self.quorum.transition_to_candidate()
+        log.info("standing for election", epoch=state.epoch, last_epoch=self.log.last_fetched_epoch(),
+                 log_end=self.log.end_offset())
+        self._maybe_become_leader(state)
+
+    def _lose_election(self, state: CandidateState, now: int) -> None:
+        state.backoff_deadline_ms = now + self.random.randrange(self.config.election_backoff_max_ms + 1)
+
+    def _maybe_become_leader(self, state: CandidateState) -> None:
+        if not state.is_vote_granted():
+            return
+        now = self.time.milliseconds()
+        epoch_start = self.log.end_offset()
+        leader = self.quorum.transition_to_leader(epoch_start)
+        self.log.initialize_leader_epoch(leader.epoch)
+        # The first entry of every epoch: committing it commits everything before it.
+        self.log.append_as_leader(leader_change_batch(epoch_start, now, leader.epoch, self.node_id,
+                                                      sorted(self.voters), sorted(state.granting)), leader.epoch)
+        self.log.flush(False)
+        self._in_flight.clear()
+        self._pending_appends, self._linger_deadline_ms = [], None
+        leader.update_local_state(self.log.end_offset(), now)
+        self._update_leader_high_watermark(leader, now)
+        if self.election_started_ms is not None:
+            self.election_latencies_ms.append(now - self.election_started_ms)
+            self.election_started_ms = None
+        log.info("elected leader", epoch=leader.epoch, votes=sorted(state.granting), epoch_start_offset=epoch_start)
+
+    def _transition_for_higher_epoch(self, epoch: int, leader_id: int | None) -> None:
+        """Someone knows a newer epoch: follow its leader if known, else wait unattached."""
+        if leader_id is not None and leader_id >= 0 and leader_id != self.node_id:
+            self._become_follower(epoch, leader_id)
+        else:
+            self.quorum.transition_to_unattached(epoch)
+            self._after_leadership_lost()
+
+    def _after_leadership_lost(self) -> None:
+        """Whatever a former leader held is answered or dropped: waiting fetches get NOT_LEADER_OR_FOLLOWER
+        (the followers then look for the new leader), records not yet appended are gone (their
+        writer, the controller, learns of the new leader and fails them)."""
+        self._pending_appends, self._linger_deadline_ms = [], None
+        if self._parked_fetches:
+            self._complete_parked_fetches(self.time.milliseconds())
+
+    def _become_follower(self, epoch: int, leader_id: int) -> None:
+        self._in_flight.clear()
+        self.quorum.transition_to_follower(epoch, leader_id)
+        self._after_leadership_lost()
+        if self.election_started_ms is not None:
+            self.election_latencies_ms.append(self.time.milliseconds() - self.election_started_ms)
+            self.election_started_ms = None
+
+    def _maybe_follow(self, epoch: int, leader_id: int) -> None:
+        """A message from the leader of `epoch` (or naming it): follow it unless we already do."""
+        if leader_id is None or leader_id < 0 or leader_id == self.node_id:
+            return
+        if epoch > self.quorum.epoch or (epoch == self.quorum.epoch and not self.quorum.is_follower()
+                                         and not self.quorum.is_leader()):
+            self._become_follower(epoch, leader_id)
+
+    # ================================================================== inbound messages
+    def handle_inbound(self, message: RaftRequest | RaftResponse) -> None:
+        if isinstance(message, RaftRequest):
+            handler = {ApiKey.VOTE: self._handle_vote_request, ApiKey.BEGIN_QUORUM_EPOCH: self._handle_begin_epoch,
+                       ApiKey.END_QUORUM_EPOCH: self._handle_end_epoch, ApiKey.FETCH: self._handle_fetch_request,
+                       ApiKey.DESCRIBE_QUORUM: self._handle_describe_quorum}.get(message.api_key)
+            if handler is not None:
+                handler(message)
+            return
+        in_flight = self._in_flight.get(message.source_id)
+        if in_flight is None or in_flight.correlation_id != message.correlation_id:
+            return  # a late answer to a request we gave up on
+        del self._in_flight[message.source_id]
+        body = message.body
+        if body.get("error_code", 0) != Errors.NONE and not body.get("topics") and not body.get("responses"):
+            # Not delivered (the node is down, or timed out): try again after a backoff.
+            self._backoff_until[message.source_id] = self.time.milliseconds() + self.config.retry_backoff_ms
+            return
+        handler = {ApiKey.VOTE: self._handle_vote_response, ApiKey.BEGIN_QUORUM_EPOCH: self._handle_epoch_response,
+                   ApiKey.END_QUORUM_EPOCH: self._handle_epoch_response,
+                   ApiKey.FETCH: self._handle_fetch_response}.get(message.api_key)
+        if handler is not None:
+            handler(message.source_id, body)
+
+    def _respond(self, request: RaftRequest, body: dict) -> None:
+        self._outbound.append(RaftResponse(request.correlation_id, self.node_id, request.source_id,
+                                           request.api_key, body, self.time.milliseconds()))
+
+    def _cluster_id_ok(self, request: RaftRequest, body) -> bool:
+        cluster_id = body.get("cluster_id")
+        return cluster_id is None or cluster_id == self.cluster_id
+
+    @staticmethod
+    def _partition(body, key: str = "topics", partitions: str = "partitions"):
+        return body[key][0][partitions][0]
+
+    # ------------------------------------------------------------------ Vote
+    def _vote_request_body(self, state: CandidateState) -> dict:
+        return dict(cluster_id=self.cluster_id, topics=[dict(topic_name=METADATA_TOPIC, partitions=[dict(
+            partition_index=0, candidate_epoch=state.epoch, candidate_id=self.node_id,
+            last_offset_epoch=self.log.last_fetched_epoch(), last_offset=self.log.end_offset())])])
+
+    def _handle_vote_request(self, request: RaftRequest) -> None:
+        body = request.body
+        if not self._cluster_id_ok(request, body):
+            self._respond(request, dict(error_code=Errors.INCONSISTENT_CLUSTER_ID, topics=[]))
+            return
+        p = self._partition(body)
+        candidate, epoch = p["candidate_id"], p["candidate_epoch"]
+        if candidate not in self.voters or not self.quorum.is_voter:
+            self._respond(request, dict(error_code=Errors.INCONSISTENT_VOTER_SET, topics=[]))
+            return
+        previous_deadline = getattr(self.quorum.state, "election_deadline_ms", None)
+        if epoch > self.quorum.epoch:
+            self.quorum.transition_to_unattached(epoch)  # a newer epoch: we have not voted in it yet
+            self._after_leadership_lost()
+        granted = False
+        error = Errors.NONE
+        if epoch < self.quorum.epoch:
+            error = Errors.FENCED_LEADER_EPOCH
+        else:
+            state = self.quorum.state
+            may_vote = isinstance(state, UnattachedState) or (isinstance(state, VotedState)
+                                                               and state.voted_id == candidate)
+            up_to_date = (p["last_offset_epoch"], p["last_offset"]) >= (self.log.last_fetched_epoch(),
+                                                                         self.log.end_offset())
+            if may_vote and up_to_date:
+                granted = True
+                if not isinstance(state, VotedState):
+                    self.quorum.transition_to_voted(epoch, candidate)
+            elif previous_deadline is not None and hasattr(self.quorum.state, "election_deadline_ms"):
+                # Only a granted vote restarts the election timer (Raft): a candidate whose log is
+                # behind must not keep the up-to-date voters from ever standing themselves.
+                self.quorum.state.election_deadline_ms = min(previous_deadline,
+                                                             self.quorum.state.election_deadline_ms)
+        leader = self.quorum.leader_id
+        self._respond(request, self._partition_response(error, leader, vote_granted=granted))
+
+    def _partition_response(self, error: Errors, leader_id: int | None, **extra) -> dict:
+        return dict(error_code=Errors.NONE, topics=[dict(topic_name=METADATA_TOPIC, partitions=[dict(
+            partition_index=0, error_code=error, leader_id=NO_LEADER if leader_id is None else leader_id,
+            leader_epoch=self.quorum.epoch, **extra)])])
+
+    def _handle_vote_response(self, source: int, body) -> None:
+        p = self._partition(body)
+        if self._handle_epoch_in_response(p):
+            return
+        state = self.quorum.state
+        if isinstance(state, CandidateState) and p["leader_epoch"] == state.epoch:
+            if p.get("vote_granted"):
+                state.record_granted_vote(source)
+                self._maybe_become_leader(state)
+            else:
+                state.record_rejected_vote(source)
+                if state.is_vote_rejected() and state.backoff_deadline_ms is None:
+                    self._lose_election(state, self.time.milliseconds())
+
+    def _handle_epoch_in_response(self, p) -> bool:
+        """A response from a newer epoch moves us on; True if it did (the response is then stale)."""
+        epoch, leader = p["leader_epoch"], p["leader_id"]
+        if epoch > self.quorum.epoch:
+            self._transition_for_higher_epoch(epoch, leader if leader >= 0 else None)
+            return True
+        if epoch == self.quorum.epoch and leader >= 0 and leader != self.node_id:
+            self._maybe_follow(epoch, leader)
+        return False
+
+    # ------------------------------------------------------------------ BeginQuorumEpoch / EndQuorumEpoch
+    def _begin_quorum_epoch_body(self, state: LeaderState) -> dict:
+        return dict(cluster_id=self.cluster_id, topics=[dict(topic_name=METADATA_TOPIC, partitions=[dict(
+            partition_index=0, leader_id=self.node_id, leader_epoch=state.epoch)])])
+
+    def _end_quorum_epoch_body(self, successors: list[int]) -> dict:
+        return dict(cluster_id=self.cluster_id, topics=[dict(topic_name=METADATA_TOPIC, partitions=[dict(
+            partition_index=0, leader_id=self.node_id, leader_epoch=self.quorum.epoch,
+            preferred_successors=successors)])])
+
+    def _handle_begin_epoch(self, request: RaftRequest) -> None:
+        if not self._cluster_id_ok(request, request.body):
+            self._respond(request, dict(error_code=Errors.INCONSISTENT_CLUSTER_ID, topics=[]))
+            return
+        p = self._partition(request.body)
+        epoch, leader = p["leader_epoch"], p["leader_id"]
+        if epoch < self.quorum.epoch:
+            self._respond(request, self._partition_response(Errors.FENCED_LEADER_EPOCH, self.quorum.leader_id))
+            return
+        if not (self.quorum.is_follower() and self.quorum.epoch == epoch and self.quorum.leader_id == leader):
+            self._become_follower(epoch, leader)
+        self._respond(request, self._partition_response(Errors.NONE, leader))
+
+    def _handle_end_epoch(self, request: RaftRequest) -> None:
+        p = self._partition(request.body)
+        epoch, leader = p["leader_epoch"], p["leader_id"]
+        if epoch < self.quorum.epoch:
+            self._respond(request, self._partition_response(Errors.FENCED_LEADER_EPOCH, self.quorum.leader_id))
+            return
+        if epoch > self.quorum.epoch:
+            self.quorum.transition_to_unattached(epoch)
+        if self.quorum.is_voter and self.quorum.leader_id in (leader, None):
+            # Stand soon, sooner the better placed we are in the resigning leader's list.
+            successors = list(p.get("preferred_successors") or [])
+            position = successors.index(self.node_id) if self.node_id in successors else len(self.voters)
+            delay = self.config.retry_backoff_ms * (1 + 2 * position) + self.random.randrange(
+                self.config.retry_backoff_ms + 1)
+            if self.quorum.is_follower():
+                self.quorum.state.fetch_deadline_ms = self.time.milliseconds() + delay
+            elif hasattr(self.quorum.state, "election_deadline_ms"):
+                self.quorum.state.election_deadline_ms = self.time.milliseconds() + delay
+        self._respond(request, self._partition_response(Errors.NONE, self.quorum.leader_id))
+
+    def _handle_epoch_response(self, source: int, body) -> None:
+        p = self._partition(body)
+        if self._handle_epoch_in_response(p):
+            return
+        state = self.quorum.state
+        if isinstance(state, LeaderState) and p["error_code"] == Errors.NONE and p["leader_epoch"] == state.epoch:
+            state.add_acknowledgement_from(source)
+
+    # ------------------------------------------------------------------ Fetch (the leader's side)
+    def _handle_fetch_request(self, request: RaftRequest) -> None:
+        body = request.body
+        if not self._cluster_id_ok(request, body):
+            self._respond(request, dict(throttle_time_ms=0, error_code=Errors.INCONSISTENT_CLUSTER_ID,
+                                        session_id=0, responses=[]))
+            return
+        self._answer_fetch(request, self.time.milliseconds(), may_park=True)
+
+    def _answer_fetch(self, request: RaftRequest, now: int, may_park: bool) -> None:
+        body = request.body
+        p = body["topics"][0]["partitions"][0]
+        state = self.quorum.state
+        epoch = p.get("current_leader_epoch", -1)
+        if not isinstance(state, LeaderState):
+            self._respond(request, self._fetch_response(Errors.NOT_LEADER_OR_FOLLOWER))
+            return
+        if epoch < state.epoch:
+            self._respond(request, self._fetch_response(Errors.FENCED_LEADER_EPOCH))
+            return
+        if epoch > state.epoch:
+            self._respond(request, self._fetch_response(Errors.UNKNOWN_LEADER_EPOCH))
+            return
+        fetch_offset, last_fetched_epoch = p["fetch_offset"], p.get("last_fetched_epoch", -1)
+        valid = self.log.validate_offset_and_epoch(fetch_offset, last_fetched_epoch)
+        if valid.kind == "DIVERGING":
+            self._respond(request, self._fetch_response(Errors.NONE, diverging=valid.offset_and_epoch))
+            return
+        replica_id = request.source_id
+        if state.update_replica_state(replica_id, fetch_offset, now):
+            self._on_leader_high_watermark(state, now)
+        info = self.log.read(fetch_offset, self.config.fetch_max_bytes)
+        if not info.records and may_park and body.get("max_wait_ms", 0) > 0:
+            # Nothing new: hold the fetch (a long poll), answered by the next append or HW move.
+            wait = min(body["max_wait_ms"], self.config.fetch_max_wait_ms)
+            self._parked_fetches.append((request, now + wait))
+            return
+        self._respond(request, self._fetch_response(Errors.NONE, records=info.records))
+
+    def _fetch_response(self, error: Errors, records: bytes = b"", diverging=None) -> dict:
+        leader = self.quorum.leader_id
+        partition = dict(partition_index=0, error_code=error, high_watermark=self.log.high_watermark(),
+                         last_stable_offset=-1, log_start_offset=self.log.start_offset(),
+                         current_leader=dict(leader_id=NO_LEADER if leader is None else leader,
+                                             leader_epoch=self.quorum.epoch),
+                         aborted_transactions=None, preferred_read_replica=-1, records=records)
+        if diverging is not None:
+            partition["diverging_epoch"] = dict(epoch=diverging.epoch, end_offset=diverging.offset)
+        return dict(throttle_time_ms=0, error_code=Errors.NONE, session_id=0,
+                    responses=[dict(topic=METADATA_TOPIC, partitions=[partition])])
+
+    def _complete_parked_fetches(self, now: int, expired_only: bool = False) -> None:
+        parked, self._parked_fetches = self._parked_fetches, []
+        for request, deadline in parked:
+            if expired_only and deadline > now:
+                self._parked_fetches.append((request, deadline))
+            else:
+                self._answer_fetch(request, now, may_park=False)
+
+    def _update_leader_high_watermark(self, state: LeaderState, now: int) -> None:
+        if state.update_local_state(self.log.end_offset(), now):
+            self._on_leader_high_watermark(state, now)
+
+    def _on_leader_high_watermark(self, state: LeaderState, now: int) -> None:
+        self.log.update_high_watermark(state.high_watermark)
+        while self._append_times and self._append_times[0][0] < state.high_watermark:
+            self.commit_latencies_ms.append(now - self._append_times.pop(0)[1])
+        self._complete_parked_fetches(now)  # followers learn the new HW without waiting
+
+    def _flush_pending_appends(self, state: LeaderState, now: int) -> None:
+        records, self._pending_appends, self._linger_deadline_ms = self._pending_appends, [], None
+        if not records:
+            return
+        batch = build_batch([DefaultRecord(0, now, None, value) for value in records], base_offset=0, timestamp=now)
+        info = self.log.append_as_leader(batch, state.epoch)
+        self.log.flush(False)  # on disk before it can count toward a majority
+        self._append_times.append((info.last_offset, now))
+        self._update_leader_high_watermark(state, now)
+        self._complete_parked_fetches(now)
+
+    def _handle_describe_quorum(self, request: RaftRequest) -> None:
+        state = self.quorum.state
+        if not isinstance(state, LeaderState):
+            partition = dict(partition_index=0, error_code=Errors.NOT_LEADER_OR_FOLLOWER)
+        else:
+            partition = dict(partition_index=0, error_code=Errors.NONE, **state.describe())
+        self._respond(request, dict(error_code=Errors.NONE,
+                                    topics=[dict(topic_name=METADATA_TOPIC, partitions=[partition])]))
+
+    # ------------------------------------------------------------------ Fetch (the follower's side)
+    def _fetch_request_body(self) -> dict:
+        return dict(cluster_id=self.cluster_id, replica_id=self.node_id,
+                    max_wait_ms=self.config.fetch_max_wait_ms, min_bytes=0, max_bytes=self.config.fetch_max_bytes,
+                    isolation_level=0, session_id=0, session_epoch=-1, forgotten_topics_data=[], rack_id="",
+                    topics=[dict(topic=METADATA_TOPIC, partitions=[dict(
+                        partition=0, current_leader_epoch=self.quorum.epoch, fetch_offset=self.log.end_offset(),
+                        last_fetched_epoch=self.log.last_fetched_epoch(), log_start_offset=-1,
+                        partition_max_bytes=self.config.fetch_max_bytes)])])
+
+    def _handle_fetch_response(self, source: int, body) -> None:
+        if body.get("error_code", 0) == Errors.INCONSISTENT_CLUSTER_ID:
+            log.error("the quorum belongs to another cluster (INCONSISTENT_CLUSTER_ID): check kafka-storage format",
+                      cluster_id=self.cluster_id, peer=source)
+            self._backoff_until[source] = self.time.milliseconds() + self.config.fetch_timeout_ms
+            return
+        p = body["responses"][0]["partitions"][0]
+        leader = p.get("current_leader") or {}
+        leader_id, leader_epoch = leader.get("leader_id", -1), leader.get("leader_epoch", -1)
+        now = self.time.milliseconds()
+        if p["error_code"] != Errors.NONE:
+            if leader_epoch > self.quorum.epoch:
+                self._transition_for_higher_epoch(leader_epoch, leader_id if leader_id >= 0 else None)
+            elif leader_epoch == self.quorum.epoch and leader_id >= 0:
+                self._maybe_follow(leader_epoch, leader_id)
+            else:
+                self._backoff_until[source] = now + self.config.retry_backoff_ms
+            return
+        if leader_epoch > self.quorum.epoch or (leader_epoch == self.quorum.epoch and not self.quorum.is_follower()):
+            self._maybe_follow(leader_epoch, leader_id)
+        state = self.quorum.state
+        if not isinstance(state, FollowerState) or state.leader_id != source or state.epoch != leader_epoch:
+            return
+        state.fetch_deadline_ms = now + self.config.fetch_timeout_ms
+        diverging = p.get("diverging_epoch")
+        if diverging is not None and diverging.get("epoch", -1) >= 0:
+            # Our tail was written by a leader the quorum moved past: cut it where the leader's copy of
+            # that epoch ends, or where ours does if that is sooner (Kafka's truncateToEndOffset).
+            epoch, leader_end = diverging["epoch"], diverging["end_offset"]
+            local = self.log.end_offset_for_epoch(epoch)
+            end = min(local.offset, leader_end) if local.epoch == epoch else local.offset
+            end = max(min(end, self.log.end_offset()), self.log.high_watermark())
+            log.info("truncating a diverging tail", to_offset=end, diverging_epoch=diverging["epoch"])
+            self.log.truncate_to(end)
+            return
+        records = p.get("records")
+        if records and next(iter_batches(records)).base_offset != self.log.end_offset():
+            return  # an answer to a fetch from another position (a stale one): fetch again
+        if records:
+            self.log.append_as_follower(bytes(records), leader_epoch)
+            self.log.flush(False)  # our next Fetch says we have them: they must survive a crash
+        hw = min(p["high_watermark"], self.log.end_offset())
+        if hw > self.log.high_watermark():
+            self.log.update_high_watermark(hw)
+
+    # ================================================================== requests out
+    def _can_send_to(self, destination: int, now: int) -> bool:
+        return destination not in self._in_flight and self._backoff_until.get(destination, 0) <= now
+
+    def _send_request(self, destination: int, api_key: ApiKey, body: dict) -> None:
+        correlation_id = next(self._correlation_ids)
+        now = self.time.milliseconds()
+        self._in_flight[destination] = InFlight(correlation_id, api_key, now)
+        self._outbound.append(RaftRequest(correlation_id, self.node_id, destination, api_key, body, now))
+
+    def _expire_in_flight(self, now: int) -> None:
+        timeout = self.config.request_timeout_ms + self.config.fetch_max_wait_ms
+        for destination, in_flight in list(self._in_flight.items()):
+            if now - in_flight.sent_ms >= timeout:
+                del self._in_flight[destination]
+                self._backoff_until[destination] = now + self.config.retry_backoff_ms
+
+    # ================================================================== listeners
+    def _fire_listeners(self) -> None:
+        """Give each listener the committed batches it has not seen: everything below the HW, once."""
+        hw = self.log.high_watermark()
+        for context in self._listeners:
+            while context.next_offset < hw:
+                info = self.log.read(context.next_offset, self.config.fetch_max_bytes)
+                progressed = False
+                for batch in iter_batches(info.records):
+                    if batch.base_offset >= hw:
+                        break
+                    if not batch.is_control_batch and batch.last_offset >= context.next_offset:
+                        context.listener.handle_commit(Batch(
+                            batch.base_offset, batch.last_offset, batch.partition_leader_epoch,
+                            batch.max_timestamp, batch.size_in_bytes, [r.value for r in batch]))
+                    context.next_offset = batch.next_offset
+                    progressed = True
+                if not progressed:
+                    break
+            self._maybe_fire_leader_change(context)
+
+    def _maybe_fire_leader_change(self, context: ListenerContext) -> None:
+        current = self.leader_and_epoch()
+        if context.last_leader == current:
+            return
+        state = self.quorum.state
+        if isinstance(state, LeaderState) and context.next_offset <= state.epoch_start_offset:
+            return  # a new leader's listener hears of it once it has replayed everything before its epoch
+        context.last_leader = current
+        context.listener.handle_leader_change(current)

@@ -1,0 +1,95 @@
+"""LeaderState: what the leader of the quorum tracks (Kafka's org.apache.kafka.raft.LeaderState).
+
+Followers pull (KIP-595): each Fetch says how far the follower's log reaches (its fetch offset), so
+the leader learns every voter's log end offset without a separate acknowledgement. The high
+watermark is the largest offset a majority of voters have reached -- with three voters, the middle
+one. Raft's rule about old epochs applies: the leader only counts an offset as committed once the
+majority has also reached its own epoch's first entry (the LeaderChangeMessage it appended on being
+elected), so an entry of an earlier epoch is never committed by counting replicas alone.
+Observers (brokers) are tracked too, for DescribeQuorum, but never count toward the majority.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kafka.raft.quorum_state_store import ElectionState
+
+
+@dataclass
+class ReplicaState:
+    node_id: int
+    end_offset: int = -1
+    last_fetch_ms: int = -1
+    last_caught_up_ms: int = -1
+    acknowledged_leader: bool = False  # has answered BeginQuorumEpoch, or fetched from us
+
+
+class LeaderState:
+    name = "Leader"
+
+    def __init__(self, local_id: int, epoch: int, epoch_start_offset: int, voters: frozenset[int],
+                 now_ms: int) -> None:
+        self.local_id = local_id
+        self.epoch = epoch
+        self.epoch_start_offset = epoch_start_offset
+        self.voters = voters
+        self.elected_ms = now_ms
+        self.high_watermark = -1
+        self.voter_states = {v: ReplicaState(v) for v in voters}
+        self.voter_states[local_id].acknowledged_leader = True
+        self.observer_states: dict[int, ReplicaState] = {}
+
+    @property
+    def leader_id(self) -> int:
+        return self.local_id
+
+    def election_state(self, voters: frozenset[int]) -> ElectionState:
+        return ElectionState(self.epoch, self.local_id, None, voters)
+
+    def non_acknowledging_voters(self) -> list[int]:
+        return sorted(v for v, s in self.voter_states.items() if not s.acknowledged_leader)
+
+    def add_acknowledgement_from(self, voter_id: int) -> None:
+        if voter_id in self.voter_states:
+            self.voter_states[voter_id].acknowledged_leader = True
+
+    def update_local_state(self, end_offset: int, now_ms: int) -> bool:
+        state = self.voter_states[self.local_id]
+        state.end_offset, state.last_fetch_ms, state.last_caught_up_ms = end_offset, now_ms, now_ms
+        return self._maybe_update_high_watermark()
+
+    def update_replica_state(self, replica_id: int, end_offset: int, now_ms: int) -> bool:
+        """A Fetch from `replica_id` at `end_offset`; True if that moved the high watermark."""
+        if replica_id in self.voter_states:
+            state = self.voter_states[replica_id]
+            state.acknowledged_leader = True
+        else:
+            state = self.observer_states.setdefault(replica_id, ReplicaState(replica_id))
+        state.end_offset, state.last_fetch_ms = end_offset, now_ms
+        leader_end = self.voter_states[self.local_id].end_offset
+        if end_offset >= leader_end:
+            state.last_caught_up_ms = now_ms
+        return self._maybe_update_high_watermark()
+
+    def has_majority_fetched_since(self, since_ms: int) -> bool:
+        """Check-quorum: has a majority (this leader included) fetched since `since_ms`?"""
+        fetched = sum(1 for s in self.voter_states.values()
+                      if s.node_id == self.local_id or s.last_fetch_ms >= since_ms)
+        return fetched >= len(self.voters) // 2 + 1
+
+    def _maybe_update_high_watermark(self) -> bool:
+        ends = sorted((s.end_offset for s in self.voter_states.values()), reverse=True)
+        candidate = ends[len(self.voters) // 2]  # the largest offset a majority has reached
+        if candidate > self.epoch_start_offset and candidate > self.high_watermark:
+            self.high_watermark = candidate
+            return True
+        return False
+
+    def describe(self) -> dict:
+        def state(s: ReplicaState) -> dict:
+            return dict(replica_id=s.node_id, log_end_offset=s.end_offset, last_fetch_timestamp=s.last_fetch_ms,
+                        last_caught_up_timestamp=s.last_caught_up_ms)
+        return dict(leader_id=self.local_id, leader_epoch=self.epoch, high_watermark=self.high_watermark,
+                    current_voters=[state(s) for _, s in sorted(self.voter_states.items())],
+                    observers=[state(s) for _, s in sorted(self.observer_states.items())])

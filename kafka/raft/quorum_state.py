@@ -1,0 +1,127 @@
+"""QuorumState: this node's place in the quorum, and the only way to change it (Kafka's
+org.apache.kafka.raft.QuorumState).
+
+Every transition of KIP-595 goes through here, and each one is written to the QuorumStateStore
+before the node acts on it (Raft's persistent state: the epoch, and whom we voted for in it):
+
+    Unattached --(election timeout)--> Candidate --(majority of votes)--> Leader --(shutdown)--> Resigned
+        |   ^                              |                                 |
+        |   +------(a higher epoch)--------+---------------------------------+
+        +--(grant a vote)--> Voted         +--(BeginQuorumEpoch / Fetch answer names a leader)--> Follower
+
+Observers (nodes outside controller.quorum.voters: brokers) only ever are Unattached or Follower.
+"""
+
+from __future__ import annotations
+
+import random as random_module
+
+from kafka.raft.epoch_state import CandidateState, FollowerState, ResignedState, UnattachedState, VotedState
+from kafka.raft.leader_state import LeaderState
+from kafka.raft.quorum_state_store import QuorumStateStore
+from kafka.raft.raft_config import RaftConfig
+from kafka.utils.time import Time
+
+
+class QuorumState:
+    def __init__(self, local_id: int, voters: frozenset[int], store: QuorumStateStore, time: Time,
+                 random: random_module.Random, config: RaftConfig) -> None:
+        self.local_id = local_id
+        self.voters = voters
+        self.store = store
+        self.time = time
+        self.random = random
+        self.config = config
+        self.state = UnattachedState(0, self.random_election_deadline())
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def epoch(self) -> int:
+        return self.state.epoch
+
+    @property
+    def is_voter(self) -> bool:
+        return self.local_id in self.voters
+
+    @property
+    def leader_id(self) -> int | None:
+        if isinstance(self.state, LeaderState | FollowerState):
+            return self.state.leader_id
+        return None
+
+    def is_leader(self) -> bool:
+        return isinstance(self.state, LeaderState)
+
+    def is_follower(self) -> bool:
+        return isinstance(self.state, FollowerState)
+
+    def is_candidate(self) -> bool:
+        return isinstance(self.state, CandidateState)
+
+    def is_voted(self) -> bool:
+        return isinstance(self.state, VotedState)
+
+    def is_unattached(self) -> bool:
+        return isinstance(self.state, UnattachedState)
+
+    def is_resigned(self) -> bool:
+        return isinstance(self.state, ResignedState)
+
+    def state_name(self) -> str:
+        return self.state.name.lower() if self.is_voter else "observer"
+
+    def random_election_deadline(self) -> int:
+        timeout = self.config.election_timeout_ms
+        return self.time.milliseconds() + timeout + self.random.randrange(timeout + 1)
+
+    # ------------------------------------------------------------------ start-up
+    def initialize(self) -> None:
+        """Resume from the quorum-state file: the epoch and our vote survive a restart; a leadership
+        does not (a restarted leader resigns and stands again, as in Kafka)."""
+        election = self.store.read_election_state()
+        if election is None:
+            self._transition(UnattachedState(0, self.random_election_deadline()))
+        elif election.leader_id == self.local_id:
+            self._transition(ResignedState(election.epoch, self.local_id, [], self.random_election_deadline()))
+        elif election.leader_id is not None:
+            self._transition(FollowerState(election.epoch, election.leader_id,
+                                           self.time.milliseconds() + self.config.fetch_timeout_ms))
+        elif election.voted_id is not None and self.is_voter:
+            self._transition(VotedState(election.epoch, election.voted_id, self.random_election_deadline()))
+        else:
+            self._transition(UnattachedState(election.epoch, self.random_election_deadline()))
+
+    # ------------------------------------------------------------------ transitions
+    def _transition(self, state) -> None:
+        self.store.write_election_state(state.election_state(self.voters))
+        self.state = state
+
+    def transition_to_unattached(self, epoch: int) -> None:
+        self._transition(UnattachedState(epoch, self.random_election_deadline()))
+
+    def transition_to_voted(self, epoch: int, candidate_id: int) -> None:
+        if not self.is_voter:
+            raise ValueError("an observer does not vote")
+        self._transition(VotedState(epoch, candidate_id, self.random_election_deadline()))
+
+    def transition_to_candidate(self) -> CandidateState:
+        if not self.is_voter:
+            raise ValueError("an observer cannot stand for election")
+        now = self.time.milliseconds()
+        state = CandidateState(self.epoch + 1, self.local_id, self.voters, self.random_election_deadline(), now)
+        self._transition(state)
+        return state
+
+    def transition_to_leader(self, epoch_start_offset: int) -> LeaderState:
+        state = LeaderState(self.local_id, self.epoch, epoch_start_offset, self.voters, self.time.milliseconds())
+        self._transition(state)
+        return state
+
+    def transition_to_follower(self, epoch: int, leader_id: int) -> FollowerState:
+        state = FollowerState(epoch, leader_id, self.time.milliseconds() + self.config.fetch_timeout_ms)
+        self._transition(state)
+        return state
+
+    def transition_to_resigned(self, preferred_successors: list[int]) -> None:
+        self._transition(ResignedState(self.epoch, self.local_id, preferred_successors,
+                                       self.random_election_deadline()))
