@@ -46,7 +46,12 @@ from kafka.server.forwarding_manager import ForwardingManager
 from kafka.server.kafka_apis import KafkaApis
 from kafka.server.kafka_config import ConfigError, KafkaConfig
 from kafka.server.kafka_request_handler import KafkaRequestHandlerPool
-from kafka.server.meta_properties import MetaPropertiesError, format_directories, random_uuid, verify_meta_properties
+from kafka.server.meta_properties import (
+    MetaPropertiesError,
+    format_directories,
+    random_uuid,
+    verify_meta_properties,
+)
 from kafka.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
 from kafka.server.metadata_cache import Broker, MetadataCache
 from kafka.server.metrics_reporter import MetricsReporter

@@ -59,7 +59,7 @@ class MockLog:
     def read(self, start_offset: int, max_bytes: int) -> LogFetchInfo:
         out = bytearray()
         i = bisect.bisect_left([b[1] for b in self.batches], start_offset)
-        for base, last, epoch, data in self.batches[i:]:
+        for *_, data in self.batches[i:]:
             if out and len(out) + len(data) > max_bytes:
                 break
             out += data
@@ -111,12 +111,3 @@ class MockLog:
 
     def close(self) -> None:
         pass
-
-    def entries(self) -> list[tuple[int, int, bytes]]:
-        """(offset, epoch, value) of every data record: what the invariants compare."""
-        out = []
-        for _, _, epoch, data in self.batches:
-            batch = RecordBatch(data)
-            if not batch.is_control_batch:
-                out.extend((r.offset, epoch, r.value) for r in batch)
-        return out

@@ -19,7 +19,6 @@ from kafka.raft.batch import NotLeaderError
 from kafka.raft.kafka_raft_client import KafkaRaftClient
 from kafka.raft.leader_state import LeaderState
 from kafka.raft.raft_config import RaftConfig
-from kafka.raft.raft_message import RaftRequest, RaftResponse
 from kafka.utils.time import MockTime
 from tests.raft.mock_log import MockLog
 
