@@ -1,0 +1,1 @@
+"""The MetadataLoader and the publishers it feeds (Kafka's org.apache.kafka.image.loader)."""

@@ -1,0 +1,199 @@
+"""MetadataDelta: records replayed on top of an image, giving the next image (Kafka's image.MetadataDelta).
+
+`replay(record)` for each committed record, then `apply(provenance)`. A delta also says what kind of
+thing changed (`topics_delta`, `cluster_delta`, `configs_delta`, `features_delta`; None when nothing
+of that kind did), so a publisher skips the work a NoOpRecord does not call for, and
+`topics_delta.local_changes(broker_id)` says which partitions this broker must start or stop leading
+or following (Kafka's TopicsDelta.localChanges).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field, replace
+
+from kafka.image.cluster_image import BrokerRegistration, ClusterImage, Endpoint
+from kafka.image.configuration_image import ConfigurationsImage
+from kafka.image.features_image import FeaturesImage
+from kafka.image.metadata_image import MetadataImage
+from kafka.image.metadata_provenance import MetadataProvenance
+from kafka.image.topics_image import PartitionRegistration, TopicImage, TopicsImage
+from kafka.protocol.metadata_records import (
+    BROKER_FENCED,
+    BROKER_UNFENCED,
+    TOPIC_RESOURCE,
+    ApiMessageAndVersion,
+    MetadataRecordType,
+)
+from kafka.utils.topic_partition import TopicPartition
+
+T = MetadataRecordType
+
+
+@dataclass
+class LocalReplicaChanges:
+    leaders: dict[TopicPartition, PartitionRegistration] = field(default_factory=dict)
+    followers: dict[TopicPartition, PartitionRegistration] = field(default_factory=dict)
+    deletes: set[TopicPartition] = field(default_factory=set)
+
+
+@dataclass
+class TopicsDelta:
+    """Which topics were created, changed or deleted by the records of one delta."""
+    image: TopicsImage
+    changed_topics: dict[uuid.UUID, TopicImage] = field(default_factory=dict)
+    created_topic_ids: set[uuid.UUID] = field(default_factory=set)
+    deleted_topic_ids: set[uuid.UUID] = field(default_factory=set)
+
+    def local_changes(self, broker_id: int) -> LocalReplicaChanges:
+        changes = LocalReplicaChanges()
+        for topic_id in self.deleted_topic_ids:
+            old = self.image.topics_by_id.get(topic_id)
+            if old is not None:
+                changes.deletes |= {TopicPartition(old.name, i) for i, p in old.partitions.items()
+                                    if broker_id in p.replicas}
+        for topic in self.changed_topics.values():
+            old = self.image.topics_by_id.get(topic.id)
+            for index, p in topic.partitions.items():
+                tp = TopicPartition(topic.name, index)
+                before = old.partitions.get(index) if old is not None else None
+                if before == p:
+                    continue
+                if broker_id in p.replicas:
+                    (changes.leaders if p.leader == broker_id else changes.followers)[tp] = p
+                elif before is not None and broker_id in before.replicas:
+                    changes.deletes.add(tp)  # reassigned away from this broker
+        return changes
+
+
+class MetadataDelta:
+    def __init__(self, image: MetadataImage) -> None:
+        self.image = image
+        self.features = dict(image.features.finalized_versions)
+        self.brokers = dict(image.cluster.brokers)
+        self.topics_by_id = dict(image.topics.topics_by_id)
+        self.configs = {k: dict(v) for k, v in image.configs.resources.items()}
+        self.features_delta: set[str] | None = None
+        self.cluster_delta: set[int] | None = None
+        self.topics_delta: TopicsDelta | None = None
+        self.configs_delta: set[tuple[int, str]] | None = None
+
+    # ------------------------------------------------------------------ replay
+    def replay(self, message: ApiMessageAndVersion) -> None:
+        handler = _HANDLERS.get(message.type)
+        if handler is not None:
+            handler(self, message.data)
+
+    def _touch_topics(self) -> TopicsDelta:
+        if self.topics_delta is None:
+            self.topics_delta = TopicsDelta(self.image.topics)
+        return self.topics_delta
+
+    def _replay_feature_level(self, r) -> None:
+        self.features[r.name] = r.feature_level
+        self.features_delta = (self.features_delta or set()) | {r.name}
+
+    def _replay_register_broker(self, r) -> None:
+        self.brokers[r.broker_id] = BrokerRegistration(
+            id=r.broker_id, epoch=r.broker_epoch, incarnation_id=r.incarnation_id,
+            listeners={e["name"]: Endpoint(e["name"], e["host"], e["port"], e["security_protocol"])
+                       for e in r.end_points},
+            supported_features={f["name"]: (f["min_supported_version"], f["max_supported_version"])
+                                for f in r.features},
+            rack=r.rack, fenced=r.fenced, in_controlled_shutdown=r.get("in_controlled_shutdown", False))
+        self.cluster_delta = (self.cluster_delta or set()) | {r.broker_id}
+
+    def _replay_unregister_broker(self, r) -> None:
+        self.brokers.pop(r.broker_id, None)
+        self.cluster_delta = (self.cluster_delta or set()) | {r.broker_id}
+
+    def _change_broker(self, broker_id: int, epoch: int, **changes) -> None:
+        broker = self.brokers.get(broker_id)
+        if broker is None or broker.epoch != epoch:
+            return  # a change for an incarnation that is gone
+        self.brokers[broker_id] = replace(broker, **changes)
+        self.cluster_delta = (self.cluster_delta or set()) | {broker_id}
+
+    def _replay_fence_broker(self, r) -> None:
+        self._change_broker(r.id, r.epoch, fenced=True)
+
+    def _replay_unfence_broker(self, r) -> None:
+        self._change_broker(r.id, r.epoch, fenced=False)
+
+    def _replay_broker_registration_change(self, r) -> None:
+        changes = {}
+        if r.fenced == BROKER_FENCED:
+            changes["fenced"] = True
+        elif r.fenced == BROKER_UNFENCED:
+            changes["fenced"] = False
+        if r.get("in_controlled_shutdown", 0) == 1:
+            changes["in_controlled_shutdown"] = True
+        self._change_broker(r.broker_id, r.broker_epoch, **changes)
+
+    def _replay_topic(self, r) -> None:
+        topic = TopicImage(r.name, r.topic_id, {})
+        self.topics_by_id[r.topic_id] = topic
+        delta = self._touch_topics()
+        delta.changed_topics[r.topic_id] = topic
+        delta.created_topic_ids.add(r.topic_id)
+
+    def _set_partition(self, topic_id: uuid.UUID, index: int, partition: PartitionRegistration) -> None:
+        topic = self.topics_by_id[topic_id]
+        topic = replace(topic, partitions={**topic.partitions, index: partition})
+        self.topics_by_id[topic_id] = topic
+        self._touch_topics().changed_topics[topic_id] = topic
+
+    def _replay_partition(self, r) -> None:
+        if r.topic_id in self.topics_by_id:
+            self._set_partition(r.topic_id, r.partition_id, PartitionRegistration.from_record(r))
+
+    def _replay_partition_change(self, r) -> None:
+        topic = self.topics_by_id.get(r.topic_id)
+        if topic is not None and r.partition_id in topic.partitions:
+            self._set_partition(r.topic_id, r.partition_id, topic.partitions[r.partition_id].merge(r))
+
+    def _replay_remove_topic(self, r) -> None:
+        topic = self.topics_by_id.pop(r.topic_id, None)
+        if topic is None:
+            return
+        delta = self._touch_topics()
+        delta.changed_topics.pop(r.topic_id, None)
+        if r.topic_id in delta.created_topic_ids:
+            delta.created_topic_ids.discard(r.topic_id)
+        else:
+            delta.deleted_topic_ids.add(r.topic_id)
+        if self.configs.pop((TOPIC_RESOURCE, topic.name), None) is not None:  # Kafka drops its configs too
+            self.configs_delta = (self.configs_delta or set()) | {(TOPIC_RESOURCE, topic.name)}
+
+    def _replay_config(self, r) -> None:
+        key = (r.resource_type, r.resource_name)
+        configs = self.configs.setdefault(key, {})
+        if r.value is None:
+            configs.pop(r.name, None)
+        else:
+            configs[r.name] = r.value
+        if not configs:
+            del self.configs[key]
+        self.configs_delta = (self.configs_delta or set()) | {key}
+
+    # ------------------------------------------------------------------ the next image
+    def apply(self, provenance: MetadataProvenance) -> MetadataImage:
+        topics = TopicsImage(dict(self.topics_by_id), {t.name: t for t in self.topics_by_id.values()})
+        return MetadataImage(provenance, FeaturesImage(dict(self.features)), ClusterImage(dict(self.brokers)),
+                             topics, ConfigurationsImage({k: dict(v) for k, v in self.configs.items()}))
+
+
+_HANDLERS = {
+    T.FEATURE_LEVEL_RECORD: MetadataDelta._replay_feature_level,
+    T.REGISTER_BROKER_RECORD: MetadataDelta._replay_register_broker,
+    T.UNREGISTER_BROKER_RECORD: MetadataDelta._replay_unregister_broker,
+    T.FENCE_BROKER_RECORD: MetadataDelta._replay_fence_broker,
+    T.UNFENCE_BROKER_RECORD: MetadataDelta._replay_unfence_broker,
+    T.BROKER_REGISTRATION_CHANGE_RECORD: MetadataDelta._replay_broker_registration_change,
+    T.TOPIC_RECORD: MetadataDelta._replay_topic,
+    T.PARTITION_RECORD: MetadataDelta._replay_partition,
+    T.PARTITION_CHANGE_RECORD: MetadataDelta._replay_partition_change,
+    T.REMOVE_TOPIC_RECORD: MetadataDelta._replay_remove_topic,
+    T.CONFIG_RECORD: MetadataDelta._replay_config,
+    # NoOpRecord and ProducerIdsRecord change nothing in the image.
+}

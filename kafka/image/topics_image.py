@@ -1,0 +1,59 @@
+"""TopicsImage, TopicImage and PartitionRegistration: every topic and partition (Kafka's image.TopicsImage,
+metadata.PartitionRegistration).
+
+A PartitionRegistration is one partition as the controller last decided it: its replicas, the
+in-sync replicas, the leader and the two epochs. The leader epoch goes up whenever the leader
+changes (followers and clients use it to tell a stale leader from the current one); the partition
+epoch goes up on any change at all (AlterPartition requests carry it, so two changes cannot race).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field, replace
+
+from kafka.protocol.metadata_records import NO_LEADER_CHANGE
+
+
+@dataclass(frozen=True)
+class PartitionRegistration:
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    leader: int
+    leader_epoch: int
+    partition_epoch: int
+    leader_recovery_state: int = 0
+
+    @classmethod
+    def from_record(cls, r) -> PartitionRegistration:
+        return cls(tuple(r.replicas), tuple(r.isr), r.leader, r.leader_epoch, r.partition_epoch,
+                   r.get("leader_recovery_state", 0))
+
+    def merge(self, change) -> PartitionRegistration:
+        """Apply a PartitionChangeRecord (Kafka's PartitionRegistration.merge)."""
+        leader, leader_epoch = self.leader, self.leader_epoch
+        if change.leader != NO_LEADER_CHANGE:
+            leader, leader_epoch = change.leader, self.leader_epoch + 1
+        return replace(
+            self,
+            replicas=tuple(change.replicas) if change.replicas is not None else self.replicas,
+            isr=tuple(change.isr) if change.isr is not None else self.isr,
+            leader=leader, leader_epoch=leader_epoch, partition_epoch=self.partition_epoch + 1,
+            leader_recovery_state=self.leader_recovery_state if change.leader_recovery_state < 0
+            else change.leader_recovery_state)
+
+
+@dataclass(frozen=True)
+class TopicImage:
+    name: str
+    id: uuid.UUID
+    partitions: dict[int, PartitionRegistration] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TopicsImage:
+    topics_by_id: dict[uuid.UUID, TopicImage] = field(default_factory=dict)
+    topics_by_name: dict[str, TopicImage] = field(default_factory=dict)
+
+    def get_topic(self, name: str) -> TopicImage | None:
+        return self.topics_by_name.get(name)

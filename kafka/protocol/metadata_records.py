@@ -1,0 +1,178 @@
+"""The records of the KRaft metadata log (Kafka's metadata/src/main/resources/common/metadata/*.json and
+MetadataRecordSerde).
+
+Seed 004: in KRaft "the metadata is stored as a log of events". Each event is one of these records,
+written by the active controller and replayed by every controller and broker into a MetadataImage:
+
+    RegisterBrokerRecord   a broker (one incarnation of it) registered; its epoch is this record's offset
+    TopicRecord            a topic exists, with its id
+    PartitionRecord        a partition's replicas, ISR, leader, leader epoch
+    PartitionChangeRecord  what changed for a partition (a new leader, a new ISR); -2 = "leader unchanged"
+    ConfigRecord           a topic or broker config was set (or removed: value None)
+    BrokerRegistrationChangeRecord  a broker was fenced, unfenced, or began a controlled shutdown
+    RemoveTopicRecord      a topic was deleted
+    FeatureLevelRecord     metadata.version (what the cluster speaks)
+    NoOpRecord             nothing: the active controller's heartbeat in the log
+
+Each is described once, as a Schema with Kafka's field names, and framed as Kafka frames them: an
+unsigned varint frame version (1), the record's type (its apiKey), its version, then the body as a
+flexible message. The raft layer stores these bytes as record values and never looks inside.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
+
+from kafka.protocol.schema import Array, Field, Record, Schema
+from kafka.protocol.types import Boolean, ByteReader, Int8, Int16, Int32, Int64, String, UnsignedVarInt, Uuid
+
+
+class MetadataRecordType(IntEnum):
+    REGISTER_BROKER_RECORD = 0
+    UNREGISTER_BROKER_RECORD = 1
+    TOPIC_RECORD = 2
+    PARTITION_RECORD = 3
+    CONFIG_RECORD = 4
+    PARTITION_CHANGE_RECORD = 5
+    FENCE_BROKER_RECORD = 7
+    UNFENCE_BROKER_RECORD = 8
+    REMOVE_TOPIC_RECORD = 9
+    FEATURE_LEVEL_RECORD = 12
+    PRODUCER_IDS_RECORD = 15
+    BROKER_REGISTRATION_CHANGE_RECORD = 17
+    NO_OP_RECORD = 20
+
+
+NO_LEADER = -1
+NO_LEADER_CHANGE = -2  # PartitionChangeRecord.leader: keep the current leader
+TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4  # ConfigRecord.resource_type (ConfigResource.Type)
+FRAME_VERSION = 1
+
+_ENDPOINT = Schema("BrokerEndpoint", Field("name", String, "0+"), Field("host", String, "0+"),
+                   Field("port", Int32, "0+"), Field("security_protocol", Int16, "0+", default=0))
+_FEATURE = Schema("BrokerFeature", Field("name", String, "0+"), Field("min_supported_version", Int16, "0+"),
+                  Field("max_supported_version", Int16, "0+"))
+
+SCHEMAS: dict[MetadataRecordType, tuple[Schema, int]] = {
+    MetadataRecordType.REGISTER_BROKER_RECORD: (Schema(
+        "RegisterBrokerRecord",
+        Field("broker_id", Int32, "0+"),
+        Field("is_migrating_zk_broker", Boolean, "0+", default=False),
+        Field("incarnation_id", Uuid, "0+"),
+        Field("broker_epoch", Int64, "0+"),
+        Field("end_points", Array(_ENDPOINT), "0+", default=[]),
+        Field("features", Array(_FEATURE), "0+", default=[]),
+        Field("rack", String, "0+", nullable_versions="0+", default=None),
+        Field("fenced", Boolean, "0+", default=True),
+        Field("in_controlled_shutdown", Boolean, "1+", default=False),
+    ), 1),
+    MetadataRecordType.UNREGISTER_BROKER_RECORD: (Schema(
+        "UnregisterBrokerRecord", Field("broker_id", Int32, "0+"), Field("broker_epoch", Int64, "0+"),
+    ), 0),
+    MetadataRecordType.TOPIC_RECORD: (Schema(
+        "TopicRecord", Field("name", String, "0+"), Field("topic_id", Uuid, "0+"),
+    ), 0),
+    MetadataRecordType.PARTITION_RECORD: (Schema(
+        "PartitionRecord",
+        Field("partition_id", Int32, "0+"),
+        Field("topic_id", Uuid, "0+"),
+        Field("replicas", Array(Int32), "0+"),
+        Field("isr", Array(Int32), "0+"),
+        Field("removing_replicas", Array(Int32), "0+", default=[]),
+        Field("adding_replicas", Array(Int32), "0+", default=[]),
+        Field("leader", Int32, "0+", default=NO_LEADER),
+        Field("leader_recovery_state", Int8, "1+", default=0),
+        Field("leader_epoch", Int32, "0+", default=0),
+        Field("partition_epoch", Int32, "0+", default=0),
+    ), 1),
+    MetadataRecordType.CONFIG_RECORD: (Schema(
+        "ConfigRecord",
+        Field("resource_type", Int8, "0+"),
+        Field("resource_name", String, "0+"),
+        Field("name", String, "0+"),
+        Field("value", String, "0+", nullable_versions="0+", default=None),
+    ), 0),
+    MetadataRecordType.PARTITION_CHANGE_RECORD: (Schema(
+        "PartitionChangeRecord",
+        Field("partition_id", Int32, "0+"),
+        Field("topic_id", Uuid, "0+"),
+        Field("isr", Array(Int32), "0+", nullable_versions="0+", default=None),
+        Field("leader", Int32, "0+", default=NO_LEADER_CHANGE),
+        Field("replicas", Array(Int32), "0+", nullable_versions="0+", default=None),
+        Field("removing_replicas", Array(Int32), "0+", nullable_versions="0+", default=None),
+        Field("adding_replicas", Array(Int32), "0+", nullable_versions="0+", default=None),
+        Field("leader_recovery_state", Int8, "0+", default=-1),
+    ), 0),
+    MetadataRecordType.FENCE_BROKER_RECORD: (Schema(
+        "FenceBrokerRecord", Field("id", Int32, "0+"), Field("epoch", Int64, "0+"),
+    ), 0),
+    MetadataRecordType.UNFENCE_BROKER_RECORD: (Schema(
+        "UnfenceBrokerRecord", Field("id", Int32, "0+"), Field("epoch", Int64, "0+"),
+    ), 0),
+    MetadataRecordType.REMOVE_TOPIC_RECORD: (Schema(
+        "RemoveTopicRecord", Field("topic_id", Uuid, "0+"),
+    ), 0),
+    MetadataRecordType.FEATURE_LEVEL_RECORD: (Schema(
+        "FeatureLevelRecord", Field("name", String, "0+"), Field("feature_level", Int16, "0+"),
+    ), 0),
+    MetadataRecordType.PRODUCER_IDS_RECORD: (Schema(
+        "ProducerIdsRecord", Field("broker_id", Int32, "0+"), Field("broker_epoch", Int64, "0+"),
+        Field("next_producer_id", Int64, "0+"),
+    ), 0),
+    MetadataRecordType.BROKER_REGISTRATION_CHANGE_RECORD: (Schema(
+        "BrokerRegistrationChangeRecord",
+        Field("broker_id", Int32, "0+"),
+        Field("broker_epoch", Int64, "0+"),
+        Field("fenced", Int8, "0+", default=0),  # 0: unchanged, 1: fence, -1: unfence
+        Field("in_controlled_shutdown", Int8, "1+", default=0),  # 0: unchanged, 1: shutting down
+    ), 1),
+    MetadataRecordType.NO_OP_RECORD: (Schema("NoOpRecord"), 0),
+}
+
+BROKER_FENCED, BROKER_UNFENCED = 1, -1  # BrokerRegistrationChangeRecord.fenced
+
+
+@dataclass(frozen=True)
+class ApiMessageAndVersion:
+    """One metadata record and the version it is written at (Kafka's ApiMessageAndVersion)."""
+
+    type: MetadataRecordType
+    version: int
+    data: Record
+
+    def __repr__(self) -> str:
+        return f"{SCHEMAS[self.type][0].name}(v{self.version}) {self.data.to_dict()}"
+
+
+def record(type: MetadataRecordType, **fields: Any) -> ApiMessageAndVersion:
+    """A record at its latest version; fields not given take their defaults."""
+    schema, version = SCHEMAS[type]
+    return ApiMessageAndVersion(type, version, schema.new(**fields))
+
+
+def serialize(message: ApiMessageAndVersion) -> bytes:
+    schema, _ = SCHEMAS[message.type]
+    out = bytearray()
+    UnsignedVarInt.write(out, FRAME_VERSION)
+    UnsignedVarInt.write(out, int(message.type))
+    UnsignedVarInt.write(out, message.version)
+    schema.write(out, message.data, message.version, True)
+    return bytes(out)
+
+
+def deserialize(data: bytes | memoryview) -> ApiMessageAndVersion:
+    reader = ByteReader(data)
+    frame = UnsignedVarInt.read(reader)
+    if frame != FRAME_VERSION:
+        raise ValueError(f"unknown metadata record frame version {frame}")
+    type_ = MetadataRecordType(UnsignedVarInt.read(reader))
+    version = UnsignedVarInt.read(reader)
+    schema, _ = SCHEMAS[type_]
+    return ApiMessageAndVersion(type_, version, schema.read(reader, version, True))
+
+
+def type_name(type_: MetadataRecordType) -> str:
+    """Kafka's spelling in kafka-dump-log: TOPIC_RECORD, PARTITION_CHANGE_RECORD, ..."""
+    return type_.name
