@@ -103,6 +103,10 @@ class KafkaRaftClient:
     def leader_and_epoch(self) -> LeaderAndEpoch:
         return LeaderAndEpoch(self.quorum.leader_id, self.quorum.epoch)
 
+    def log_end_offset(self) -> int:
+        """The offset the next scheduled record will get: the log end plus what waits to be appended."""
+        return self.log.end_offset() + len(self._pending_appends)
+
     def high_watermark(self) -> int | None:
         hw = self.log.high_watermark()
         return hw if hw >= 0 else None

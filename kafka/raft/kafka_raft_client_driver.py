@@ -87,6 +87,10 @@ class KafkaRaftClientDriver(threading.Thread):
         self.channel.wakeup()
         return offset
 
+    def log_end_offset(self) -> int:
+        with self.lock:
+            return self.client.log_end_offset()
+
     def call(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Run `fn(client, *args)` under the lock: reads of the core's state from other threads."""
         with self.lock:

@@ -77,6 +77,18 @@ class MetricsReporter:
             under_replicated=lambda: sum(1 for p in partitions() if len(p.isr) < len(p.assigned_replicas)),
             offline_replicas=lambda: 0)  # no failed log directories yet: a failing one stops the broker
         metrics.register_logs(self._log_stats)
+        metrics.register_controller(self._controller_values)
+        metrics.register_raft(self._raft_values)
+
+    def _controller_values(self) -> dict[str, int]:
+        controller_server = getattr(self.server, "controller_server", None)
+        controller = getattr(controller_server, "controller", None)
+        return controller.metrics_values() if controller is not None else {}
+
+    def _raft_values(self) -> dict[str, object]:
+        shared = getattr(self.server, "shared", None)
+        driver = getattr(shared, "raft_driver", None)
+        return driver.call(lambda client: client.raft_metrics()) if driver is not None else {}
 
     def purgatories(self) -> list[DelayedOperationPurgatory]:
         """Every purgatory a component of the server holds (ReplicaManager's Produce and Fetch, the

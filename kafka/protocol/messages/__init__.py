@@ -4,8 +4,11 @@ Importing this package fills the registry.
 """
 
 from kafka.protocol.messages import (  # noqa: F401  (imported for their registration side effect)
+    alter_partition,
     api_versions,
     begin_quorum_epoch,
+    broker_heartbeat,
+    broker_registration,
     create_partitions,
     create_topics,
     delete_groups,

@@ -1,0 +1,100 @@
+"""ClusterControlManager: the registered brokers and their fencing (Kafka's org.apache.kafka.controller.ClusterControlManager).
+
+Seed 004: brokers register with the controller and heartbeat to it. A registration writes a
+RegisterBrokerRecord whose broker epoch is the offset it will have in the log, and the broker starts
+fenced. It is unfenced (BrokerRegistrationChangeRecord fenced=-1) once a heartbeat shows it has
+read the metadata log at least as far as its own registration: only then can it be trusted to know
+what it should lead. It is fenced again when its session expires, and marked in controlled shutdown
+when it asks to stop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from kafka.protocol.metadata_records import (
+    BROKER_FENCED,
+    BROKER_UNFENCED,
+    ApiMessageAndVersion,
+    MetadataRecordType,
+    record,
+)
+
+T = MetadataRecordType
+
+
+@dataclass(frozen=True)
+class BrokerInfo:
+    broker_id: int
+    epoch: int
+    incarnation_id: object
+    rack: str | None
+    fenced: bool
+    in_controlled_shutdown: bool
+
+
+class ClusterControlManager:
+    def __init__(self) -> None:
+        self.brokers: dict[int, BrokerInfo] = {}
+
+    def reset(self) -> None:
+        self.brokers = {}
+
+    # ------------------------------------------------------------------ questions
+    def usable_brokers(self) -> dict[int, str | None]:
+        """Brokers that may lead or be placed on: registered, unfenced, not shutting down (id -> rack)."""
+        return {b.broker_id: b.rack for b in self.brokers.values() if not b.fenced and not b.in_controlled_shutdown}
+
+    def is_usable(self, broker_id: int) -> bool:
+        b = self.brokers.get(broker_id)
+        return b is not None and not b.fenced and not b.in_controlled_shutdown
+
+    def counts(self) -> tuple[int, int]:
+        """(unfenced, fenced)."""
+        fenced = sum(1 for b in self.brokers.values() if b.fenced)
+        return len(self.brokers) - fenced, fenced
+
+    # ------------------------------------------------------------------ records to write
+    def register_broker_record(self, request, broker_epoch: int) -> ApiMessageAndVersion:
+        return record(T.REGISTER_BROKER_RECORD, broker_id=request.broker_id, incarnation_id=request.incarnation_id,
+                      broker_epoch=broker_epoch, rack=request.get("rack"), fenced=True,
+                      end_points=[dict(name=listener.name, host=listener.host, port=listener.port,
+                                       security_protocol=listener.security_protocol)
+                                  for listener in request.listeners],
+                      features=[dict(name=f.name, min_supported_version=f.min_supported_version,
+                                     max_supported_version=f.max_supported_version) for f in request.features])
+
+    def fence_record(self, broker_id: int) -> ApiMessageAndVersion:
+        b = self.brokers[broker_id]
+        return record(T.BROKER_REGISTRATION_CHANGE_RECORD, broker_id=broker_id, broker_epoch=b.epoch,
+                      fenced=BROKER_FENCED)
+
+    def unfence_record(self, broker_id: int) -> ApiMessageAndVersion:
+        b = self.brokers[broker_id]
+        return record(T.BROKER_REGISTRATION_CHANGE_RECORD, broker_id=broker_id, broker_epoch=b.epoch,
+                      fenced=BROKER_UNFENCED)
+
+    def controlled_shutdown_record(self, broker_id: int) -> ApiMessageAndVersion:
+        b = self.brokers[broker_id]
+        return record(T.BROKER_REGISTRATION_CHANGE_RECORD, broker_id=broker_id, broker_epoch=b.epoch,
+                      in_controlled_shutdown=1)
+
+    # ------------------------------------------------------------------ replay
+    def replay_register_broker(self, r) -> None:
+        self.brokers[r.broker_id] = BrokerInfo(r.broker_id, r.broker_epoch, r.incarnation_id, r.rack, r.fenced,
+                                               r.get("in_controlled_shutdown", False))
+
+    def replay_unregister_broker(self, r) -> None:
+        self.brokers.pop(r.broker_id, None)
+
+    def replay_registration_change(self, r) -> None:
+        b = self.brokers.get(r.broker_id)
+        if b is None or b.epoch != r.broker_epoch:
+            return
+        if r.fenced == BROKER_FENCED:
+            b = replace(b, fenced=True)
+        elif r.fenced == BROKER_UNFENCED:
+            b = replace(b, fenced=False)
+        if r.get("in_controlled_shutdown", 0) == 1:
+            b = replace(b, in_controlled_shutdown=True)
+        self.brokers[r.broker_id] = b

@@ -1,0 +1,461 @@
+"""QuorumController: the KRaft controller (Kafka's org.apache.kafka.controller.QuorumController).
+
+Seed 004: "New Metadata on KRaft": one controller of the quorum is active -- the one whose raft
+client leads `__cluster_metadata` -- and it alone decides metadata: broker registrations and
+fencing, topics, replica placement, leaders and ISRs, configs. The others are standbys: they replay
+the log into the same state, so that one of them can take over the moment it is elected.
+
+Everything runs on one thread (KafkaEventQueue). A write is one event:
+
+    decide (a manager returns a ControllerResult: records + a response)
+      -> replay the records into the managers at once (the next decision must see them)
+      -> raft_client.schedule_append(epoch, records) -> the offset they will have
+      -> park the response until that offset is committed (handle_commit) -- only then is it true
+
+A standby replays records in handle_commit. A controller that loses leadership throws away what
+it decided but the quorum did not commit: it resets its managers to the committed MetadataImage it
+keeps (kafka.image), by replaying that image's records.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from dataclasses import dataclass
+
+import structlog
+
+from kafka.controller.broker_heartbeat_manager import BrokerHeartbeatManager
+from kafka.controller.cluster_control_manager import ClusterControlManager
+from kafka.controller.configuration_control_manager import ConfigError, ConfigurationControlManager
+from kafka.controller.controller_result import ControllerResult
+from kafka.controller.feature_control_manager import FeatureControlManager
+from kafka.controller.kafka_event_queue import KafkaEventQueue
+from kafka.controller.replication_control_manager import ReplicationControlManager, ReplicationError
+from kafka.image.metadata_delta import MetadataDelta
+from kafka.image.metadata_image import EMPTY_IMAGE, MetadataImage
+from kafka.image.metadata_provenance import MetadataProvenance
+from kafka.protocol.errors import Errors
+from kafka.protocol.metadata_records import (
+    TOPIC_RESOURCE,
+    ApiMessageAndVersion,
+    MetadataRecordType,
+    deserialize,
+    record,
+    serialize,
+)
+from kafka.utils.time import Time
+
+log = structlog.get_logger("kafka.controller.QuorumController")
+T = MetadataRecordType
+
+
+@dataclass(frozen=True)
+class QuorumControllerConfig:
+    num_partitions: int = 1
+    default_replication_factor: int = 1
+    broker_session_timeout_ms: int = 9000
+    metadata_max_idle_interval_ms: int = 500
+    delete_topic_enable: bool = True
+
+    @classmethod
+    def from_kafka_config(cls, config) -> QuorumControllerConfig:
+        return cls(config.num_partitions, config.default_replication_factor, config.broker_session_timeout_ms,
+                   config.metadata_max_idle_interval_ms, config.delete_topic_enable)
+
+
+class QuorumController:
+    def __init__(self, node_id: int, raft_client, time: Time, config: QuorumControllerConfig, cluster_id: str,
+                 threaded: bool = True) -> None:
+        self.node_id = node_id
+        self.raft = raft_client
+        self.time = time
+        self.config = config
+        self.cluster_id = cluster_id
+        self.queue = KafkaEventQueue(time, f"quorum-controller-{node_id}-event-handler", threaded)
+        self.features = FeatureControlManager()
+        self.cluster = ClusterControlManager()
+        self.configs = ConfigurationControlManager()
+        self.replication = ReplicationControlManager(self.cluster, self.configs, config.num_partitions,
+                                                     config.default_replication_factor)
+        self.heartbeats = BrokerHeartbeatManager(config.broker_session_timeout_ms)
+        self.committed_image: MetadataImage = EMPTY_IMAGE
+        self.last_committed_offset = -1
+        self.epoch = -1  # the leader epoch we are active in; -1 on a standby
+        self.last_written_offset = -1
+        self._deferred: list[tuple[int, Future, object]] = []  # (offset, future, response) awaiting commit
+
+    # ================================================================== lifecycle
+    def startup(self) -> None:
+        log.info("controller started", node_id=self.node_id)
+
+    def shutdown(self) -> None:
+        self.queue.close()
+        self._fail_deferred()
+
+    def is_active(self) -> bool:
+        return self.epoch >= 0
+
+    # ================================================================== the raft listener (raft thread)
+    def handle_commit(self, batch) -> None:
+        self.queue.append("handle_commit", lambda: self._handle_commit(batch))
+
+    def handle_load_snapshot(self, reader) -> None:
+        batches = list(reader)
+        self.queue.append("handle_load_snapshot", lambda: self._handle_snapshot(reader.snapshot_id, batches))
+
+    def handle_leader_change(self, leader) -> None:
+        self.queue.append("handle_leader_change", lambda: self._handle_leader_change(leader))
+
+    def begin_shutdown(self) -> None:
+        pass
+
+    def _handle_commit(self, batch) -> None:
+        records = [deserialize(value) for value in batch.records]
+        delta = MetadataDelta(self.committed_image)
+        for r in records:
+            delta.replay(r)
+        self.committed_image = delta.apply(MetadataProvenance(batch.last_offset, batch.epoch, batch.append_timestamp))
+        self.last_committed_offset = batch.last_offset
+        if not self.is_active():
+            for r in records:  # the active controller replayed these when it wrote them
+                self.replay(r)
+        self._complete_deferred(batch.last_offset)
+
+    def _handle_snapshot(self, snapshot_id, batches) -> None:
+        delta = MetadataDelta(EMPTY_IMAGE)
+        for batch in batches:
+            for value in batch.records:
+                delta.replay(deserialize(value))
+        self.committed_image = delta.apply(MetadataProvenance(snapshot_id.offset - 1, snapshot_id.epoch, -1))
+        self.last_committed_offset = snapshot_id.offset - 1
+        self._reset_to_committed()
+
+    def _handle_leader_change(self, leader) -> None:
+        if leader.leader_id == self.node_id and not self.is_active():
+            self._claim(leader.epoch)
+        elif leader.leader_id != self.node_id and self.is_active():
+            self._renounce()
+
+    # ================================================================== becoming active, and not
+    def _claim(self, epoch: int) -> None:
+        """The raft client says we lead, and we have replayed everything before our epoch."""
+        self.epoch = epoch
+        self.last_written_offset = self.raft.log_end_offset() - 1
+        now = self.time.milliseconds()
+        self.heartbeats.reset(self.cluster.brokers, now)  # give every broker a full session from now
+        log.info("became the active controller", epoch=epoch, committed_offset=self.last_committed_offset)
+        if self.committed_image.is_empty() and self.last_committed_offset < 0:
+            self._append(self.features.bootstrap_records())
+        self._schedule_periodic_tasks()
+
+    def _renounce(self) -> None:
+        log.info("no longer the active controller", epoch=self.epoch)
+        self.epoch = -1
+        self.queue.cancel_deferred("fence-stale-brokers")
+        self.queue.cancel_deferred("write-no-op-record")
+        self._fail_deferred()
+        self._reset_to_committed()
+
+    def _reset_to_committed(self) -> None:
+        """Forget uncommitted decisions: rebuild every manager from the committed image."""
+        for manager in (self.features, self.cluster, self.configs, self.replication):
+            manager.reset()
+        for r in self.committed_image.write():
+            self.replay(r)
+
+    def _fail_deferred(self) -> None:
+        deferred, self._deferred = self._deferred, []
+        for _, future, response in deferred:
+            if not future.done():
+                future.set_result(_not_controller(response))
+
+    # ================================================================== replay: records -> managers
+    def replay(self, r: ApiMessageAndVersion) -> None:
+        data = r.data
+        if r.type == T.FEATURE_LEVEL_RECORD:
+            self.features.replay_feature_level(data)
+        elif r.type == T.REGISTER_BROKER_RECORD:
+            self.cluster.replay_register_broker(data)
+        elif r.type == T.UNREGISTER_BROKER_RECORD:
+            self.cluster.replay_unregister_broker(data)
+        elif r.type == T.BROKER_REGISTRATION_CHANGE_RECORD:
+            self.cluster.replay_registration_change(data)
+        elif r.type == T.TOPIC_RECORD:
+            self.replication.replay_topic(data)
+        elif r.type == T.PARTITION_RECORD:
+            self.replication.replay_partition(data)
+        elif r.type == T.PARTITION_CHANGE_RECORD:
+            self.replication.replay_partition_change(data)
+        elif r.type == T.REMOVE_TOPIC_RECORD:
+            name = self.replication.replay_remove_topic(data)
+            if name is not None:
+                self.configs.remove_resource(TOPIC_RESOURCE, name)
+        elif r.type == T.CONFIG_RECORD:
+            self.configs.replay_config(data)
+
+    # ================================================================== the write path
+    def _append(self, records: list[ApiMessageAndVersion]) -> int:
+        for r in records:
+            self.replay(r)
+        self.last_written_offset = self.raft.schedule_append(self.epoch, [serialize(r) for r in records])
+        return self.last_written_offset
+
+    def _write(self, name: str, operation, not_controller_response) -> Future:
+        """Run `operation` on the controller thread; answer once its records are committed."""
+        future: Future = Future()
+
+        def run() -> None:
+            if not self.is_active():
+                future.set_result(not_controller_response)
+                return
+            result: ControllerResult = operation()
+            if not result.records:
+                future.set_result(result.response)
+                return
+            try:
+                offset = self._append(result.records)
+            except Exception as e:  # the raft client says we no longer lead
+                log.info("append refused; renouncing", operation=name, error=str(e))
+                self._renounce()
+                future.set_result(not_controller_response)
+                return
+            self._deferred.append((offset, future, result.response))
+
+        self.queue.append(name, run)
+        return future
+
+    def _complete_deferred(self, committed_offset: int) -> None:
+        still = []
+        for offset, future, response in self._deferred:
+            if offset <= committed_offset:
+                future.set_result(response)
+            else:
+                still.append((offset, future, response))
+        self._deferred = still
+
+    # ================================================================== brokers
+    def register_broker(self, request) -> Future:
+        def operation() -> ControllerResult:
+            now = self.time.milliseconds()
+            existing = self.cluster.brokers.get(request.broker_id)
+            if request.cluster_id != self.cluster_id:
+                return ControllerResult([], _broker_response(Errors.INCONSISTENT_CLUSTER_ID))
+            if not self.features.supports(request.features):
+                return ControllerResult([], _broker_response(Errors.UNSUPPORTED_VERSION))
+            if existing is not None and existing.incarnation_id != request.incarnation_id and not existing.fenced \
+                    and self.heartbeats.has_valid_session(request.broker_id, now):
+                return ControllerResult([], _broker_response(Errors.DUPLICATE_BROKER_REGISTRATION))
+            epoch = self.last_written_offset + 1  # the offset this record will have: the broker epoch
+            records = [self.cluster.register_broker_record(request, epoch)]
+            self.heartbeats.touch(request.broker_id, now)
+            return ControllerResult(records, dict(throttle_time_ms=0, error_code=Errors.NONE, broker_epoch=epoch))
+        return self._write("register_broker", operation, _broker_response(Errors.NOT_CONTROLLER))
+
+    def process_broker_heartbeat(self, request) -> Future:
+        def operation() -> ControllerResult:
+            now = self.time.milliseconds()
+            broker = self.cluster.brokers.get(request.broker_id)
+            if broker is None:
+                return ControllerResult([], _heartbeat_response(Errors.BROKER_ID_NOT_REGISTERED))
+            if broker.epoch != request.broker_epoch:
+                return ControllerResult([], _heartbeat_response(Errors.STALE_BROKER_EPOCH))
+            self.heartbeats.touch(request.broker_id, now)
+            caught_up = request.current_metadata_offset >= broker.epoch
+            fenced = broker.fenced
+            records: list[ApiMessageAndVersion] = []
+            if request.want_shut_down and not broker.in_controlled_shutdown:
+                # Controlled shutdown: leadership moves away now; the broker may stop once it leads nothing.
+                records.append(self.cluster.controlled_shutdown_record(request.broker_id))
+                records += self.replication.handle_broker_unavailable(request.broker_id)
+            elif broker.fenced and caught_up and not request.want_fence and not request.want_shut_down:
+                unfence = self.cluster.unfence_record(request.broker_id)
+                self.cluster.replay_registration_change(unfence.data)  # usable for the elections below
+                records = [unfence, *self.replication.handle_broker_available(request.broker_id)]
+                fenced = False
+            should_shut_down = request.want_shut_down and self._leads_nothing_after(request.broker_id, records)
+            return ControllerResult(records, dict(throttle_time_ms=0, error_code=Errors.NONE, is_caught_up=caught_up,
+                                                  is_fenced=fenced, should_shut_down=should_shut_down))
+        return self._write("process_broker_heartbeat", operation, _heartbeat_response(Errors.NOT_CONTROLLER))
+
+    def _leads_nothing_after(self, broker_id: int, records: list[ApiMessageAndVersion]) -> bool:
+        if records:
+            return False  # the leaderships move once these are committed; the next heartbeat hears so
+        return self.replication.partitions_led_by(broker_id) == 0
+
+    def _schedule_periodic_tasks(self) -> None:
+        now = self.time.milliseconds()
+        check = max(100, self.config.broker_session_timeout_ms // 4)
+        self.queue.schedule_deferred("fence-stale-brokers", now + check, self._fence_stale_brokers)
+        if self.config.metadata_max_idle_interval_ms > 0:
+            self.queue.schedule_deferred("write-no-op-record", now + self.config.metadata_max_idle_interval_ms,
+                                         self._write_no_op_record)
+
+    def _fence_stale_brokers(self) -> None:
+        if not self.is_active():
+            return
+        now = self.time.milliseconds()
+        for broker_id in self.heartbeats.expired(now):
+            broker = self.cluster.brokers.get(broker_id)
+            if broker is None or broker.fenced:
+                self.heartbeats.remove(broker_id)
+                continue
+            log.info("fencing a broker whose session expired", broker_id=broker_id,
+                     session_timeout_ms=self.config.broker_session_timeout_ms)
+            self.heartbeats.remove(broker_id)
+            try:
+                self._append([self.cluster.fence_record(broker_id)])
+                moves = self.replication.handle_broker_unavailable(broker_id)
+                if moves:
+                    self._append(moves)
+            except Exception:
+                self._renounce()
+                return
+        check = max(100, self.config.broker_session_timeout_ms // 4)
+        self.queue.schedule_deferred("fence-stale-brokers", now + check, self._fence_stale_brokers)
+
+    def _write_no_op_record(self) -> None:
+        if not self.is_active():
+            return
+        try:
+            self._append([record(T.NO_OP_RECORD)])
+        except Exception:
+            self._renounce()
+            return
+        self.queue.schedule_deferred("write-no-op-record",
+                                     self.time.milliseconds() + self.config.metadata_max_idle_interval_ms,
+                                     self._write_no_op_record)
+
+    # ================================================================== topics and configs
+    def create_topics(self, request) -> Future:
+        def operation() -> ControllerResult:
+            records, results, pending = [], [], set()
+            names = [t.name for t in request.topics]
+            for t in request.topics:
+                if names.count(t.name) > 1:
+                    results.append(_topic_error(t.name, Errors.INVALID_REQUEST, "duplicate topic name in the request"))
+                    continue
+                try:
+                    topic_records, result = self.replication.create_topic(t, pending)
+                except (ReplicationError, ConfigError) as e:
+                    results.append(_topic_error(t.name, e.error, str(e)))
+                    continue
+                pending.add(t.name)
+                results.append(result)
+                if not request.get("validate_only", False):
+                    records += topic_records
+            return ControllerResult(records, dict(throttle_time_ms=0, topics=results))
+        return self._write("create_topics", operation, dict(throttle_time_ms=0, topics=[
+            _topic_error(t.name, Errors.NOT_CONTROLLER, None) for t in request.topics]))
+
+    def delete_topics(self, request) -> Future:
+        names = list(request.get("topic_names") or []) + [t.name for t in request.get("topics") or [] if t.name]
+
+        def operation() -> ControllerResult:
+            records, responses = [], []
+            for name in names:
+                if not self.config.delete_topic_enable:
+                    responses.append(dict(name=name, error_code=Errors.TOPIC_DELETION_DISABLED))
+                    continue
+                try:
+                    topic_records, topic_id = self.replication.delete_topic(name)
+                except ReplicationError as e:
+                    responses.append(dict(name=name, error_code=e.error, error_message=str(e)))
+                    continue
+                records += topic_records
+                responses.append(dict(name=name, topic_id=topic_id, error_code=Errors.NONE))
+            return ControllerResult(records, dict(throttle_time_ms=0, responses=responses))
+        return self._write("delete_topics", operation, dict(throttle_time_ms=0, responses=[
+            dict(name=n, error_code=Errors.NOT_CONTROLLER) for n in names]))
+
+    def create_partitions(self, request) -> Future:
+        def operation() -> ControllerResult:
+            records, results = [], []
+            for t in request.topics:
+                try:
+                    topic_records = self.replication.create_partitions(t)
+                except ReplicationError as e:
+                    results.append(dict(name=t.name, error_code=e.error, error_message=str(e)))
+                    continue
+                results.append(dict(name=t.name, error_code=Errors.NONE, error_message=None))
+                if not request.validate_only:
+                    records += topic_records
+            return ControllerResult(records, dict(throttle_time_ms=0, results=results))
+        return self._write("create_partitions", operation, dict(throttle_time_ms=0, results=[
+            dict(name=t.name, error_code=Errors.NOT_CONTROLLER, error_message=None) for t in request.topics]))
+
+    def incremental_alter_configs(self, request) -> Future:
+        def operation() -> ControllerResult:
+            records, responses = [], []
+            for resource in request.resources:
+                entry = dict(resource_type=resource.resource_type, resource_name=resource.resource_name)
+                if resource.resource_type == TOPIC_RESOURCE and self.replication.topic(resource.resource_name) is None:
+                    responses.append(dict(entry, error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                                          error_message=f"topic '{resource.resource_name}' does not exist"))
+                    continue
+                try:
+                    changes = self.configs.incremental_alter(resource.resource_type, resource.resource_name,
+                                                             resource.configs)
+                except ConfigError as e:
+                    responses.append(dict(entry, error_code=e.error, error_message=str(e)))
+                    continue
+                responses.append(dict(entry, error_code=Errors.NONE, error_message=None))
+                if not request.validate_only:
+                    records += changes
+            return ControllerResult(records, dict(throttle_time_ms=0, responses=responses))
+        return self._write("incremental_alter_configs", operation, dict(throttle_time_ms=0, responses=[
+            dict(resource_type=r.resource_type, resource_name=r.resource_name, error_code=Errors.NOT_CONTROLLER,
+                 error_message=None) for r in request.resources]))
+
+    def alter_partition(self, request) -> Future:
+        def operation() -> ControllerResult:
+            records, topics = [], []
+            broker = self.cluster.brokers.get(request.broker_id)
+            if broker is None or broker.epoch != request.broker_epoch:
+                return ControllerResult([], dict(throttle_time_ms=0, error_code=Errors.STALE_BROKER_EPOCH, topics=[]))
+            for t in request.topics:
+                partitions = []
+                for p in t.partitions:
+                    changes, result = self.replication.alter_partition(request.broker_id, t.topic_name, p)
+                    records += changes
+                    partitions.append(result)
+                topics.append(dict(topic_name=t.topic_name, partitions=partitions))
+            return ControllerResult(records, dict(throttle_time_ms=0, error_code=Errors.NONE, topics=topics))
+        return self._write("alter_partition", operation,
+                           dict(throttle_time_ms=0, error_code=Errors.NOT_CONTROLLER, topics=[]))
+
+    # ================================================================== metrics
+    def metrics_values(self) -> dict[str, int]:
+        topics, partitions, offline = self.replication.counts()
+        active_brokers, fenced_brokers = self.cluster.counts()
+        return {"ActiveControllerCount": int(self.is_active()), "OfflinePartitionsCount": offline,
+                "GlobalTopicCount": topics, "GlobalPartitionCount": partitions,
+                "FencedBrokerCount": fenced_brokers, "ActiveBrokerCount": active_brokers}
+
+
+# ---------------------------------------------------------------------------------- responses
+def _broker_response(error: Errors) -> dict:
+    return dict(throttle_time_ms=0, error_code=error, broker_epoch=-1)
+
+
+def _heartbeat_response(error: Errors) -> dict:
+    return dict(throttle_time_ms=0, error_code=error, is_caught_up=False, is_fenced=True, should_shut_down=False)
+
+
+def _topic_error(name: str, error: Errors, message: str | None) -> dict:
+    return dict(name=name, error_code=error, error_message=message, num_partitions=-1, replication_factor=-1,
+                configs=None)
+
+
+def _not_controller(response) -> object:
+    """A parked response whose records were never committed: the same shape, NOT_CONTROLLER everywhere."""
+    if isinstance(response, dict):
+        out = {}
+        for key, value in response.items():
+            if key == "error_code":
+                out[key] = Errors.NOT_CONTROLLER
+            elif isinstance(value, list):
+                out[key] = [_not_controller(v) for v in value]
+            else:
+                out[key] = value
+        return out
+    return response
