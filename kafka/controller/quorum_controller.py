@@ -265,8 +265,9 @@ class QuorumController:
             records: list[ApiMessageAndVersion] = []
             if request.want_shut_down and not broker.in_controlled_shutdown:
                 # Controlled shutdown: leadership moves away now; the broker may stop once it leads nothing.
-                records.append(self.cluster.controlled_shutdown_record(request.broker_id))
-                records += self.replication.handle_broker_unavailable(request.broker_id)
+                shutdown = self.cluster.controlled_shutdown_record(request.broker_id)
+                self.cluster.replay_registration_change(shutdown.data)  # no longer a candidate leader below
+                records = [shutdown, *self.replication.handle_broker_unavailable(request.broker_id)]
             elif broker.fenced and caught_up and not request.want_fence and not request.want_shut_down:
                 unfence = self.cluster.unfence_record(request.broker_id)
                 self.cluster.replay_registration_change(unfence.data)  # usable for the elections below
@@ -303,10 +304,9 @@ class QuorumController:
                      session_timeout_ms=self.config.broker_session_timeout_ms)
             self.heartbeats.remove(broker_id)
             try:
-                self._append([self.cluster.fence_record(broker_id)])
-                moves = self.replication.handle_broker_unavailable(broker_id)
-                if moves:
-                    self._append(moves)
+                fence = self.cluster.fence_record(broker_id)
+                self.cluster.replay_registration_change(fence.data)  # no longer a candidate leader below
+                self._append([fence, *self.replication.handle_broker_unavailable(broker_id)])
             except Exception:
                 self._renounce()
                 return

@@ -270,7 +270,6 @@ class KafkaRaftClient:
         self.log.flush(False)
         self._in_flight.clear()
         self._pending_appends, self._linger_deadline_ms = [], None
-        leader.update_local_state(self.log.end_offset(), now)
         self._update_leader_high_watermark(leader, now)
         if self.election_started_ms is not None:
             self.election_latencies_ms.append(now - self.election_started_ms)
@@ -540,7 +539,7 @@ class KafkaRaftClient:
         records, self._pending_appends, self._linger_deadline_ms = self._pending_appends, [], None
         if not records:
             return
-        batch = build_batch([DefaultRecord(0, now, None, value) for value in records], base_offset=0, timestamp=now)
+        batch = build_batch([DefaultRecord(i, now, None, value) for i, value in enumerate(records)], timestamp=now)
         info = self.log.append_as_leader(batch, state.epoch)
         self.log.flush(False)  # on disk before it can count toward a majority
         self._append_times.append((info.last_offset, now))

@@ -105,11 +105,12 @@ class KafkaRaftClientDriver(threading.Thread):
         self._running.set()
         try:
             while self._running.is_set():
-                timeout_ms = self.step()
+                try:
+                    timeout_ms = self.step()
+                except Exception:  # a bug in one step must not silently stop this node's quorum membership
+                    log.exception("raft step failed")
+                    timeout_ms = _MAX_WAIT_MS
                 self.channel.poll(min(timeout_ms, _MAX_WAIT_MS))
-        except Exception:  # a bug in the core must not vanish silently with its thread
-            log.exception("raft driver thread failed")
-            raise
         finally:
             self._stopped.set()
 
