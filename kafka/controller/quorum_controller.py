@@ -242,8 +242,10 @@ class QuorumController:
                 return ControllerResult([], _broker_response(Errors.INCONSISTENT_CLUSTER_ID))
             if not self.features.supports(request.features):
                 return ControllerResult([], _broker_response(Errors.UNSUPPORTED_VERSION))
+            # Another live process already is this broker (a restarted one whose earlier self did not
+            # shut down cleanly must wait out that session, as in Kafka).
             if existing is not None and existing.incarnation_id != request.incarnation_id and not existing.fenced \
-                    and self.heartbeats.has_valid_session(request.broker_id, now):
+                    and not existing.in_controlled_shutdown and self.heartbeats.has_valid_session(request.broker_id, now):
                 return ControllerResult([], _broker_response(Errors.DUPLICATE_BROKER_REGISTRATION))
             epoch = self.last_written_offset + 1  # the offset this record will have: the broker epoch
             records = [self.cluster.register_broker_record(request, epoch)]

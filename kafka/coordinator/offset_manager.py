@@ -169,20 +169,30 @@ class GroupMetadataManager:
         return gone
 
     def load_group_and_offsets(self, partition: int, on_group_loaded: Callable[[GroupMetadata], None]) -> None:
+        with self._lock:
+            if partition not in self.loading_partitions and partition not in self.owned_partitions:
+                self.loading_partitions.add(partition)  # called directly rather than scheduled
         started = self.time.hi_res_clock_ms()
         tp = TopicPartition(GROUP_METADATA_TOPIC_NAME, partition)
         loaded: list[GroupMetadata] = []
         try:
             offsets, group_values, removed = self._read_partition(tp)
-            loaded = self._install_groups(offsets, group_values, removed)
-            for group in loaded:
-                on_group_loaded(group)
+            with self._lock:
+                # Leadership may have moved on while we read (a broker replaying the metadata log at
+                # start-up leads, loses and regains partitions in quick succession): a load for a
+                # partition we no longer lead installs nothing and claims nothing.
+                still_ours = partition in self.loading_partitions
+            if still_ours:
+                loaded = self._install_groups(offsets, group_values, removed)
+                for group in loaded:
+                    on_group_loaded(group)
         except Exception:
             log.exception("failed to load __consumer_offsets partition", partition=partition)
         finally:
             with self._lock:
-                self.loading_partitions.discard(partition)
-                self.owned_partitions.add(partition)
+                if partition in self.loading_partitions:
+                    self.loading_partitions.discard(partition)
+                    self.owned_partitions.add(partition)
         if loaded:
             log.info("loaded groups and offsets", partition=partition, groups=[g.group_id for g in loaded],
                      took_ms=self.time.hi_res_clock_ms() - started)

@@ -72,4 +72,5 @@ class KafkaRequestHandlerPool:
             handler.stop()
         self.request_channel.wake_handlers(len(self.handlers))
         for handler in self.handlers:
-            handler.join(timeout=5)
+            if handler.is_alive():  # a node stopped while still waiting for its quorum never started them
+                handler.join(timeout=5)
