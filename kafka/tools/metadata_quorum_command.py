@@ -13,6 +13,7 @@ fetched. The request (DescribeQuorum) goes to any broker, which forwards it to t
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 from kafka.clients.admin import AdminClient
@@ -85,3 +86,7 @@ def replication(quorum: QuorumInfo, now: int, human_readable: bool) -> str:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
                      for row in [header, *rows])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

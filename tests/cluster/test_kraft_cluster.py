@@ -20,16 +20,14 @@ pytestmark = pytest.mark.timeout(300)
 
 
 @pytest.fixture
-def cluster(tmp_path):
+def cluster(tmp_path, request):
     cluster = KRaftCluster(tmp_path)
     cluster.format_and_start()
-    try:
-        yield cluster
-    except BaseException:
+    yield cluster
+    cluster.stop()
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:
         print(cluster.dump_logs())
-        raise
-    finally:
-        cluster.stop()
 
 
 def topic_on(admin: AdminClient, name: str):
