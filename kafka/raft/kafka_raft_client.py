@@ -48,6 +48,7 @@ log = structlog.get_logger("kafka.raft.KafkaRaftClient")
 
 METADATA_TOPIC = "__cluster_metadata"
 NO_LEADER = -1
+RETRY_BACKOFF_BASE_MS = 100
 
 
 @dataclass
@@ -86,6 +87,7 @@ class KafkaRaftClient:
         self._linger_deadline_ms: int | None = None
         self._listeners = [ListenerContext(listener) for listener in listeners]
         self._shutting_down = False
+        self._election_retries = 0  # elections lost in a row: the backoff doubles with each
         self.election_started_ms: int | None = None
         self.election_latencies_ms: list[int] = []
         self.commit_latencies_ms: list[int] = []
@@ -255,7 +257,12 @@ class KafkaRaftClient:
         self._maybe_become_leader(state)
 
     def _lose_election(self, state: CandidateState, now: int) -> None:
-        state.backoff_deadline_ms = now + self.random.randrange(self.config.election_backoff_max_ms + 1)
+        """Back off before standing again: Kafka's binary exponential backoff, 0 or 100 ms after a first
+        loss and doubling with each loss in a row, capped by controller.quorum.election.backoff.max.ms."""
+        self._election_retries += 1
+        slots = 2 << min(20, self._election_retries - 1)
+        backoff = min(RETRY_BACKOFF_BASE_MS * self.random.randrange(slots), self.config.election_backoff_max_ms)
+        state.backoff_deadline_ms = now + backoff
 
     def _maybe_become_leader(self, state: CandidateState) -> None:
         if not state.is_vote_granted():
@@ -271,6 +278,7 @@ class KafkaRaftClient:
         self._in_flight.clear()
         self._pending_appends, self._linger_deadline_ms = [], None
         self._update_leader_high_watermark(leader, now)
+        self._election_retries = 0
         if self.election_started_ms is not None:
             self.election_latencies_ms.append(now - self.election_started_ms)
             self.election_started_ms = None
@@ -295,6 +303,7 @@ class KafkaRaftClient:
     def _become_follower(self, epoch: int, leader_id: int) -> None:
         self._in_flight.clear()
         self.quorum.transition_to_follower(epoch, leader_id)
+        self._election_retries = 0
         self._after_leadership_lost()
         if self.election_started_ms is not None:
             self.election_latencies_ms.append(self.time.milliseconds() - self.election_started_ms)
