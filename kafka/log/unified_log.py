@@ -33,10 +33,12 @@ import structlog
 
 from kafka.log.errors import (
     InvalidRecordError,
+    KafkaStorageError,
     LogDirError,
     OffsetOutOfRangeError,
     RecordBatchTooLargeError,
     RecordTooLargeError,
+    TornSegmentError,
 )
 from kafka.log.fetch_data_info import FetchDataInfo, LogOffsetMetadata
 from kafka.log.log_append_info import LogAppendInfo
@@ -95,8 +97,14 @@ class UnifiedLog:
         self._recovery_point = max(loaded.recovery_point, self._log_start_offset)
         self.last_flush_time_ms = time.milliseconds()
         self._closed = False
+        self._needs_recovery: str | None = None  # why appends are refused until a restart (TornSegmentError)
 
     # ------------------------------------------------------------------------------ offsets
+
+    @property
+    def parent_dir(self) -> str:
+        """The log directory (an entry of log.dirs) holding this partition's directory."""
+        return os.path.dirname(self.dir)
 
     @property
     def name(self) -> str:
@@ -173,8 +181,18 @@ class UnifiedLog:
                 _assign_batch(buffer, batch.position, next_offset, leader_epoch)
                 next_offset += batch.last_offset_delta + 1
             last_offset = next_offset - 1
-            segment = self._maybe_roll(len(buffer), max_timestamp, last_offset)
-            segment.append(last_offset, buffer)
+            if self._needs_recovery is not None:
+                raise KafkaStorageError(self.parent_dir, f"log {self.name} needs recovery after a failed write "
+                                                         f"({self._needs_recovery}): restart the broker")
+            try:
+                segment = self._maybe_roll(len(buffer), max_timestamp, last_offset)
+                segment.append(last_offset, buffer)
+            except OSError as e:
+                # ENOSPC, EIO: nothing was appended (LogSegment.append cut its files back). If even
+                # that failed, the segment's end is unknown: refuse appends until a restart recovers it.
+                if isinstance(e, TornSegmentError):
+                    self._needs_recovery = str(e)
+                raise KafkaStorageError(self.parent_dir, f"error appending to {self.name}: {e}") from e
             self._log_end_offset = next_offset
             log_start_offset = self._log_start_offset
             flush_due = next_offset - self._recovery_point >= self.config.flush_messages

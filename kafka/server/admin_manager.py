@@ -98,11 +98,25 @@ class AdminManager:
                 raise TopicError(Errors.TOPIC_ALREADY_EXISTS, f"topic '{name}' already exists")
             metadata = TopicMetadata(name, uuid.uuid4(), partitions, configs, name.startswith("__"))
             if not validate_only:
-                self.store.save(self.metadata_cache.cluster_id, [*self.metadata_cache.all_topics(), metadata])
-                self.replica_manager.make_leaders(name, partitions, log_config)
+                existing = self.metadata_cache.all_topics()
+                try:
+                    self.store.save(self.metadata_cache.cluster_id, [*existing, metadata])
+                    self.replica_manager.make_leaders(name, partitions, log_config)
+                except OSError as e:  # a full disk: leave no half-made topic behind, answer with a code
+                    self._undo_create(name, existing, e)
+                    raise TopicError(Errors.KAFKA_STORAGE_ERROR, f"cannot create topic '{name}': {e}") from None
                 self.metadata_cache.update_topic(metadata)
                 log.info("created topic", topic=name, partitions=partitions, configs=configs)
         return CreatedTopic(metadata, log_config)
+
+    def _undo_create(self, name: str, existing: list[TopicMetadata], error: OSError) -> None:
+        log.error("cannot create topic: storage error", topic=name, error=str(error))
+        try:
+            self.replica_manager.delete_partitions(name)
+            self.store.save(self.metadata_cache.cluster_id, existing)
+        except OSError as e:
+            log.error("could not undo the topic's creation; a restart will find what is on disk",
+                      topic=name, error=str(e))
 
     def maybe_auto_create_topic(self, name: str) -> TopicMetadata | None:
         """auto.create.topics.enable: create a topic on first use with the broker defaults.

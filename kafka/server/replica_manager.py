@@ -24,6 +24,7 @@ import structlog
 
 from kafka.log.errors import (
     CorruptRecordError,
+    KafkaStorageError,
     LogDirError,
     OffsetOutOfRangeError,
     RecordBatchTooLargeError,
@@ -174,8 +175,12 @@ class ReplicaManager:
             return (PartitionResponse(Errors.RECORD_LIST_TOO_LARGE, error_message=str(e)), -1), False
         except NotEnoughReplicasError as e:
             return (PartitionResponse(Errors.NOT_ENOUGH_REPLICAS, error_message=str(e)), -1), False
+        except KafkaStorageError as e:  # a full disk, an I/O error: nothing was appended
+            self.log_manager.log_dir_failure_channel.maybe_add_offline_log_dir(e.log_dir, str(e))
+            return (PartitionResponse(Errors.KAFKA_STORAGE_ERROR, error_message=str(e)), -1), False
         except LogDirError as e:  # the log was closed under us (topic deleted, broker stopping)
             return (PartitionResponse(Errors.KAFKA_STORAGE_ERROR, error_message=str(e)), -1), False
+        self.log_manager.log_dir_failure_channel.mark_online(partition.log.parent_dir)
         self.broker_topic_stats.record_append(tp.topic, info.num_messages, info.valid_bytes)
         response = PartitionResponse(Errors.NONE, base_offset=info.first_offset,
                                      log_append_time=info.log_append_time,
@@ -255,10 +260,11 @@ class ReplicaManager:
         except OffsetOutOfRangeError:
             return FetchPartitionData(Errors.OFFSET_OUT_OF_RANGE, partition.high_watermark,
                                       partition.log.log_start_offset, partition.high_watermark)
-        except (OSError, LogDirError):
+        except (OSError, LogDirError) as e:
             if self.get_partition(tp) is None:  # the topic was deleted while we were reading it
                 return FetchPartitionData(Errors.UNKNOWN_TOPIC_OR_PARTITION)
-            raise
+            log.error("error reading a log", topic_partition=str(tp), error=str(e))
+            return FetchPartitionData(Errors.KAFKA_STORAGE_ERROR)  # as Kafka answers a read from a failed dir
         return FetchPartitionData(Errors.NONE, read.high_watermark, read.log_start_offset,
                                   read.high_watermark, read.records)
 
