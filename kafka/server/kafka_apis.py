@@ -31,6 +31,7 @@ from kafka.protocol.header import (
 )
 from kafka.server.admin_apis import AdminApis
 from kafka.server.admin_manager import AdminManager, TopicError
+from kafka.server.error_responses import error_response
 from kafka.server.group_apis import GroupApis
 from kafka.server.metadata_cache import MetadataCache
 from kafka.server.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager
@@ -86,6 +87,22 @@ class KafkaApis:
         self.handlers[header.api_key](request)
         if request.api_local_complete_time_ns < 0:  # the answer waits in a purgatory
             request.api_local_complete_time_ns = request.mark("I/O thread done; waiting in purgatory")
+
+    def handle_error(self, request: Request) -> None:
+        """A handler raised (Kafka's handleError): answer every partition, topic, resource or group
+        of the request with UNKNOWN_SERVER_ERROR, keeping the connection. Only a request whose
+        error response cannot be built (or encoded) costs its connection."""
+        header = request.header
+        body = error_response(header.api_key, header.api_version, request.body)
+        if header.api_key == ApiKey.PRODUCE and getattr(request.body, "acks", None) == 0:
+            body = None  # the producer reads no response: closing is the only way to tell it
+        if body is not None and request.api_remote_complete_time_ns < 0:
+            try:
+                self.send_response(request, body)
+                return
+            except Exception:
+                log.exception("cannot encode the error response", api=APIS[header.api_key].name)
+        self.request_channel.close_connection(request)
 
     def send_response(self, request: Request, body: dict) -> None:
         header = request.header
