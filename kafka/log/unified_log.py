@@ -51,6 +51,7 @@ from kafka.log.log_segment import (
     LogSegment,
     TimestampAndOffset,
 )
+from kafka.log.log_validator import LOG_APPEND_TIME, stamp_log_append_time, validate_records
 from kafka.protocol.record_batch import set_base_offset, validate_batches
 from kafka.utils.time import SYSTEM, Time
 
@@ -171,7 +172,13 @@ class UnifiedLog:
         if len(records) > self.config.segment_bytes:
             raise RecordBatchTooLargeError(
                 f"append of {len(records)} bytes exceeds segment.bytes {self.config.segment_bytes} of {self.name}")
+        now_ms = self.time.milliseconds()
+        validate_records(batches, self.config, self.name, now_ms)  # compaction keys, timestamp bounds
         buffer = bytearray(records)
+        log_append_time = -1
+        if self.config.message_timestamp_type == LOG_APPEND_TIME:
+            stamp_log_append_time(buffer, batches, now_ms)
+            log_append_time = max_timestamp = now_ms
         with self._lock:
             if self._closed:  # deleted or shut down under an in-flight produce: a retriable storage error
                 raise LogDirError(f"log {self.name} is closed")
@@ -198,8 +205,8 @@ class UnifiedLog:
             flush_due = next_offset - self._recovery_point >= self.config.flush_messages
         if flush_due:
             self.flush()
-        return LogAppendInfo(first_offset, last_offset, max_timestamp, -1, log_start_offset, num_messages,
-                             len(buffer))
+        return LogAppendInfo(first_offset, last_offset, max_timestamp, log_append_time, log_start_offset,
+                             num_messages, len(buffer))
 
     def _maybe_roll(self, messages_size: int, max_timestamp: int, max_offset: int) -> LogSegment:
         active = self._view[0][-1]

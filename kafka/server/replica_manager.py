@@ -32,6 +32,7 @@ from kafka.log.errors import (
 )
 from kafka.log.log_config import LogConfig
 from kafka.log.log_manager import LogManager
+from kafka.log.log_validator import RecordValidationError
 from kafka.metrics.broker_topic_stats import BrokerTopicStats
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import InvalidRecordError
@@ -167,6 +168,9 @@ class ReplicaManager:
                 records, required_acks, partition.log.config.min_insync_replicas)
         except CorruptRecordError as e:
             return (PartitionResponse(Errors.CORRUPT_MESSAGE, error_message=str(e)), -1), False
+        except RecordValidationError as e:  # KIP-467: which records, and why
+            return (PartitionResponse(Errors[e.error], error_message=str(e),
+                                      record_errors=tuple(e.record_errors)), -1), False
         except InvalidRecordError as e:
             return (PartitionResponse(Errors.INVALID_RECORD, error_message=str(e)), -1), False
         except RecordTooLargeError as e:
