@@ -104,9 +104,22 @@ class ConfigHelper:
 
     # ------------------------------------------------------------------------------ alter
 
-    def incremental_alter_configs(self, resource_type: int, name: str, ops: list[tuple[str, int, str | None]],
-                                  validate_only: bool) -> None:
-        """Apply (key, operation, value) changes to a topic's overrides; raise ConfigError if any is bad."""
+    def alter_configs(self, resource_type: int, name: str, configs: dict[str, str | None],
+                      validate_only: bool) -> None:
+        """AlterConfigs: ``configs`` become the topic's only overrides (keys left out return to
+        their defaults, as in Kafka); raise ConfigError if any is bad."""
+        topic = self._alterable_topic(resource_type, name)
+        for key, value in configs.items():
+            if key not in TOPIC_CONFIGS:
+                raise ConfigError(Errors.INVALID_CONFIG, f"unknown topic config '{key}'")
+            if value is None:
+                raise ConfigError(Errors.INVALID_REQUEST, f"null value for '{key}'")
+        try:
+            self.admin_manager.alter_topic_configs(topic.name, dict(configs), validate_only)
+        except TopicError as error:
+            raise ConfigError(error.error, str(error)) from None
+
+    def _alterable_topic(self, resource_type: int, name: str):
         if resource_type == BROKER:
             raise ConfigError(Errors.INVALID_REQUEST, "dynamic broker configs are not supported by this broker: "
                                                       "set them in server.properties")
@@ -115,6 +128,12 @@ class ConfigHelper:
         topic = self.admin_manager.metadata_cache.get_topic(name)
         if topic is None:
             raise ConfigError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist")
+        return topic
+
+    def incremental_alter_configs(self, resource_type: int, name: str, ops: list[tuple[str, int, str | None]],
+                                  validate_only: bool) -> None:
+        """Apply (key, operation, value) changes to a topic's overrides; raise ConfigError if any is bad."""
+        topic = self._alterable_topic(resource_type, name)
         overrides = dict(topic.configs)
         effective = self.admin_manager.log_config_for(topic).to_props()
         for key, op, value in ops:

@@ -4,6 +4,7 @@ Importing this package fills the registry.
 """
 
 from kafka.protocol.messages import (  # noqa: F401  (imported for their registration side effect)
+    alter_configs,
     api_versions,
     create_partitions,
     create_topics,
