@@ -58,7 +58,9 @@ class StorageApis:
             try:
                 described = self.config_helper.describe_configs(resource.resource_type, resource.resource_name,
                                                                 resource.configuration_keys)
-                result["configs"] = [d.to_response(request.header.api_version, include_synonyms) for d in described]
+                include_documentation = request.header.api_version >= 3 and req.include_documentation
+                result["configs"] = [d.to_response(request.header.api_version, include_synonyms, include_documentation)
+                                     for d in described]
             except ConfigError as error:
                 result.update(error_code=error.error, error_message=str(error))
             results.append(result)

@@ -14,6 +14,8 @@ from kafka.protocol.messages import (  # noqa: F401  (imported for their registr
     describe_cluster,
     describe_configs,
     describe_groups,
+    describe_log_dirs,
+    describe_producers,
     fetch,
     find_coordinator,
     heartbeat,
