@@ -11,12 +11,14 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
 from kafka.clients.admin import AdminClient, NewTopic
 from kafka.clients.consumer import KafkaConsumer
 from kafka.clients.producer import KafkaProducer
+from kafka.protocol.api_keys import ApiKey
 from kafka.utils.topic_partition import TopicPartition
 from tests.helpers import REPO, unique_topic, wait_until
 
@@ -142,5 +144,32 @@ def test_a_slow_offset_fetch_never_resets_a_partition_to_auto_offset_reset(start
         assert consumer.coordinator.ensure_active_group(30000)
         records = wait_until(lambda: list(consumer.poll(0)), timeout=30, message="records from poll(0)")
         assert [r.offset for r in records] == [7, 8, 9]  # from the committed offset, not from 0
+    finally:
+        consumer.close()
+
+
+def test_a_slow_list_offsets_still_gives_a_partition_its_position(broker):
+    """The other face of the flaky rebalance test (a member that never read one partition): a
+    partition awaiting auto.offset.reset got its position from a ListOffsets sent and waited for
+    within one poll; slower than the poll, it was dropped and sent again on every poll, forever.
+    Now the answer is applied whenever it arrives. The broker's ListOffsets handler is slowed
+    down here to 300 ms, what a loaded broker does to it, against poll(100)."""
+    topic = unique_topic("reset")
+    with AdminClient({"bootstrap.servers": broker.bootstrap}) as admin:
+        admin.create_topics([NewTopic(topic, 1, 1)])
+    _produce(broker.bootstrap, topic, 0, 3)
+    handlers = broker.server.apis.handlers
+    real_list_offsets = handlers[ApiKey.LIST_OFFSETS]
+
+    def loaded_broker_list_offsets(request):
+        time.sleep(0.3)  # not a wait for anything: the time a busy I/O thread takes
+        real_list_offsets(request)
+
+    handlers[ApiKey.LIST_OFFSETS] = loaded_broker_list_offsets
+    consumer = KafkaConsumer({"bootstrap.servers": broker.bootstrap, "auto.offset.reset": "earliest"})
+    try:
+        consumer.assign([TopicPartition(topic, 0)])
+        records = wait_until(lambda: list(consumer.poll(100)), timeout=30, message="records from poll(100)")
+        assert [r.offset for r in records] == [0, 1, 2]
     finally:
         consumer.close()
