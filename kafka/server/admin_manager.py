@@ -140,7 +140,7 @@ class AdminManager:
             if topic is None:
                 raise TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist")
             remaining = [t for t in self.metadata_cache.all_topics() if t.name != name]
-            self.store.save(self.metadata_cache.cluster_id, remaining)
+            self._save(remaining)
             self.metadata_cache.remove_topic(name)
             self.replica_manager.delete_partitions(name)
             log.info("deleted topic", topic=name)
@@ -160,8 +160,7 @@ class AdminManager:
             if topic is None:
                 raise TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist")
             updated = dataclasses.replace(topic, configs=dict(configs))
-            self.store.save(self.metadata_cache.cluster_id,
-                            [updated if t.name == name else t for t in self.metadata_cache.all_topics()])
+            self._save([updated if t.name == name else t for t in self.metadata_cache.all_topics()])
             self.metadata_cache.update_topic(updated)
             self.replica_manager.log_manager.update_topic_config(name, log_config)
             log.info("altered topic configs", topic=name, configs=configs)
@@ -189,12 +188,25 @@ class AdminManager:
                     raise TopicError(Errors.INVALID_REPLICA_ASSIGNMENT, f"unknown or missing broker ids {unknown}")
             updated = dataclasses.replace(topic, num_partitions=new_count)
             if not validate_only:
-                self.store.save(self.metadata_cache.cluster_id,
-                                [updated if t.name == name else t for t in self.metadata_cache.all_topics()])
-                self.replica_manager.make_leaders(name, new_count, self.log_config_for(updated))
+                try:
+                    self._save([updated if t.name == name else t for t in self.metadata_cache.all_topics()])
+                    self.replica_manager.make_leaders(name, new_count, self.log_config_for(updated))
+                except OSError as e:  # a full disk; the partitions already made stay, the count does not move
+                    self._save(self.metadata_cache.all_topics(), quiet=True)
+                    raise TopicError(Errors.KAFKA_STORAGE_ERROR, f"cannot create partitions of '{name}': {e}") from None
                 self.metadata_cache.update_topic(updated)
                 log.info("created partitions", topic=name, partitions=new_count)
         return updated
+
+    def _save(self, topics: list[TopicMetadata], quiet: bool = False) -> None:
+        """Write the topic list; a storage error becomes KAFKA_STORAGE_ERROR (or is only logged)."""
+        try:
+            self.store.save(self.metadata_cache.cluster_id, topics)
+        except OSError as e:
+            if quiet:
+                log.error("cannot write the cluster metadata", error=str(e))
+                return
+            raise TopicError(Errors.KAFKA_STORAGE_ERROR, f"cannot write the cluster metadata: {e}") from None
 
     def topic_name_for_id(self, topic_id: uuid.UUID) -> str | None:
         return next((t.name for t in self.metadata_cache.all_topics() if t.topic_id == topic_id), None)

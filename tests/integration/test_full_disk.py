@@ -122,6 +122,10 @@ def test_a_real_full_filesystem(start_broker, tmp_path):
         failed = produce(client, topic, batch(0, 100, size=1000))
         assert failed.error_code == Errors.KAFKA_STORAGE_ERROR
         assert metric(broker, OFFLINE_DIRS) == 1
+        grow = client.request(ApiKey.CREATE_PARTITIONS, 3, {
+            "topics": [{"name": topic, "count": 2, "assignments": None}], "timeout_ms": 5000, "validate_only": False})
+        assert grow.results[0].error_code == Errors.KAFKA_STORAGE_ERROR  # the topic list cannot be written
+        assert create(client, unique_topic("more")).error_code == Errors.KAFKA_STORAGE_ERROR
         assert fetch_offsets(client, topic) == []
 
         filler.unlink()  # free the space: both work again, on the same connection
