@@ -410,12 +410,14 @@ class NetworkClient:
         return response
 
     def poll_until(self, done, timeout_ms: float) -> bool:
+        """Poll until done() or the timeout; a timeout of 0 still does the socket work that is
+        ready (one non-blocking poll), so a caller looping with poll(0) makes progress."""
         deadline = self.time.hi_res_clock_ms() + timeout_ms
         while not done():
             remaining = deadline - self.time.hi_res_clock_ms()
+            self.poll(max(0, min(remaining, 100)))
             if remaining <= 0:
-                return False
-            self.poll(min(remaining, 100))
+                return done()
         return True
 
     def await_metadata(self, timeout_ms: float) -> None:

@@ -23,6 +23,7 @@ count (`is_full`).
 
 from __future__ import annotations
 
+import errno
 import os
 import struct
 import sys
@@ -131,13 +132,21 @@ class AbstractIndex:
         """Write one entry at the file's end, then publish it to readers (value first, see __init__).
 
         The subclass has already checked that the entry is in order and that there is room."""
-        os.write(self._fd, self.ENTRY.pack(key, value))
+        entry = self.ENTRY.pack(key, value)
+        if os.write(self._fd, entry) != len(entry):  # a full disk took part of it: cut the torn entry off
+            os.ftruncate(self._fd, len(self._keys) * self.ENTRY.size)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), self.path)
         self._values.append(value)
         self._keys.append(key)
 
     def truncate(self) -> None:
         """Drop every entry: recovery rebuilds the index from the .log file."""
         self._truncate_to_entries(0)
+
+    def truncate_to_entries(self, keep: int) -> None:
+        """Keep the first ``keep`` entries (a failed append takes back the ones it added)."""
+        if keep < len(self._keys):
+            self._truncate_to_entries(keep)
 
     def _truncate_to_entries(self, keep: int) -> None:
         del self._keys[keep:]

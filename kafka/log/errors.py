@@ -14,11 +14,13 @@ __all__ = [
     "CorruptIndexError",
     "CorruptRecordError",
     "InvalidRecordError",
+    "KafkaStorageError",
     "LogDirError",
     "LogSegmentOffsetOverflowError",
     "OffsetOutOfRangeError",
     "RecordBatchTooLargeError",
     "RecordTooLargeError",
+    "TornSegmentError",
 ]
 
 
@@ -37,6 +39,20 @@ class RecordBatchTooLargeError(Exception):
 
 class LogDirError(Exception):
     """A log directory cannot be used (locked by another broker, unreadable, not a directory)."""
+
+
+class KafkaStorageError(LogDirError):
+    """An I/O error (ENOSPC, EIO) writing a log in ``log_dir`` (Kafka's KafkaStorageException):
+    the append did not happen, and nothing of it is left in the files."""
+
+    def __init__(self, log_dir: str, message: str) -> None:
+        super().__init__(message)
+        self.log_dir = log_dir
+
+
+class TornSegmentError(OSError):
+    """A failed append could not be cut back out of its segment: the segment's end is unknown until
+    recovery (a restart) reads it again."""
 
 
 class CorruptIndexError(Exception):

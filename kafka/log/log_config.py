@@ -56,6 +56,7 @@ class LogConfig:
     message_timestamp_type: str = "CreateTime"
     message_timestamp_before_max_ms: int = LONG_MAX
     message_timestamp_after_max_ms: int = LONG_MAX
+    message_timestamp_difference_max_ms: int = LONG_MAX  # deprecated by KIP-937: stands in for before/after
     compression_type: str = "producer"
     flush_messages: int = LONG_MAX
     flush_ms: int = LONG_MAX
@@ -174,6 +175,7 @@ TOPIC_CONFIGS: dict[str, _Spec] = {
     "message.timestamp.type": _Spec("message_timestamp_type", _one_of(TIMESTAMP_TYPES)),
     "message.timestamp.before.max.ms": _Spec("message_timestamp_before_max_ms", *_long(0)),
     "message.timestamp.after.max.ms": _Spec("message_timestamp_after_max_ms", *_long(0)),
+    "message.timestamp.difference.max.ms": _Spec("message_timestamp_difference_max_ms", *_long(0)),
     "compression.type": _Spec("compression_type", _one_of(COMPRESSION_TYPES)),
     "flush.messages": _Spec("flush_messages", *_long(1)),
     "flush.ms": _Spec("flush_ms", *_long(0)),
@@ -203,6 +205,7 @@ TOPIC_CONFIG_SYNONYMS: dict[str, str] = {
     "message.timestamp.type": "log.message.timestamp.type",
     "message.timestamp.before.max.ms": "log.message.timestamp.before.max.ms",
     "message.timestamp.after.max.ms": "log.message.timestamp.after.max.ms",
+    "message.timestamp.difference.max.ms": "log.message.timestamp.difference.max.ms",
     "compression.type": "compression.type",
     "flush.messages": "log.flush.interval.messages",
     "flush.ms": "log.flush.interval.ms",

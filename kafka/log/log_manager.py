@@ -27,6 +27,7 @@ import structlog
 
 from kafka.log.errors import LogDirError
 from kafka.log.log_config import LONG_MAX, LogConfig
+from kafka.log.log_dir_failure_channel import LogDirFailureChannel
 from kafka.log.offset_checkpoint_file import (
     LOG_START_OFFSET_CHECKPOINT_FILE,
     RECOVERY_POINT_CHECKPOINT_FILE,
@@ -87,6 +88,8 @@ class LogManager:
         self._checkpoint_lock = threading.Lock()  # the scheduler and shutdown both write checkpoints
         self._dir_lock_fds: list[int] = []
         self.scheduler: KafkaScheduler | None = None
+        # Where failed writes are reported (OfflineLogDirectoryCount); see log_dir_failure_channel.py.
+        self.log_dir_failure_channel = LogDirFailureChannel()
 
     # ------------------------------------------------------------------------------ lifecycle
 
@@ -273,8 +276,14 @@ class LogManager:
             log = self._logs.get(key)
             if log is None:
                 path = os.path.join(self._next_log_dir(), f"{topic}-{partition}")
-                log = UnifiedLog(path, topic, partition, config or self.default_config, self.time,
-                                 scheduler=self.scheduler)
+                try:
+                    log = UnifiedLog(path, topic, partition, config or self.default_config, self.time,
+                                     scheduler=self.scheduler)
+                except OSError as e:  # a full disk: no half-made partition directory for the next start
+                    shutil.rmtree(path, ignore_errors=True)
+                    self.log_dir_failure_channel.maybe_add_offline_log_dir(os.path.dirname(path), str(e))
+                    raise
+                self.log_dir_failure_channel.mark_online(os.path.dirname(path))
                 self._logs[key] = log
             return log
 

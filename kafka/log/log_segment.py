@@ -23,7 +23,7 @@ import struct
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from kafka.log.errors import CorruptIndexError, LogSegmentOffsetOverflowError
+from kafka.log.errors import CorruptIndexError, LogSegmentOffsetOverflowError, TornSegmentError
 from kafka.log.fetch_data_info import FetchDataInfo, LogOffsetMetadata
 from kafka.log.log_config import LogConfig
 from kafka.log.offset_index import OffsetIndex, OffsetPosition
@@ -183,13 +183,32 @@ class LogSegment:
             raise LogSegmentOffsetOverflowError(
                 f"offset {largest_offset} is too far from segment base offset {self.base_offset}")
         physical_position = self._size
-        _write_fully(self._fd, records)
-        for relative_position, batch in _headers_in(records):
-            if physical_position == 0 and relative_position == 0:
-                self._rolling_based_timestamp = batch.max_timestamp
-            self._note_batch(batch, physical_position + relative_position)
+        saved = (self.offset_index.entries, self.time_index.entries, self._bytes_since_last_index_entry,
+                 self._appended_max, self._rolling_based_timestamp)
+        try:
+            _write_fully(self._fd, records)
+            for relative_position, batch in _headers_in(records):
+                if physical_position == 0 and relative_position == 0:
+                    self._rolling_based_timestamp = batch.max_timestamp
+                self._note_batch(batch, physical_position + relative_position)
+        except OSError as e:
+            # A full disk (ENOSPC) can take part of the write: cut the files back to where they
+            # were, so the next append (once there is space) lands right after the last whole batch.
+            try:
+                self._roll_back_append(physical_position, saved)
+            except OSError as again:
+                raise TornSegmentError(e.errno, f"{e.strerror}; cutting {self.log_path} back failed too: {again}") \
+                    from e
+            raise
         # Publish last: a reader that sees the new size finds the bytes and the index entries there.
         self._size = physical_position + len(records)
+
+    def _roll_back_append(self, physical_position: int, saved: tuple) -> None:
+        offset_entries, time_entries, self._bytes_since_last_index_entry, self._appended_max, \
+            self._rolling_based_timestamp = saved
+        os.ftruncate(self._fd, physical_position)  # shrinking needs no space; if even this fails, the caller knows
+        self.offset_index.truncate_to_entries(offset_entries)
+        self.time_index.truncate_to_entries(time_entries)
 
     def _note_batch(self, batch: RecordBatch, position: int) -> None:
         """Track the largest timestamp; write index entries every index.interval.bytes (Kafka's append).

@@ -33,10 +33,12 @@ import structlog
 
 from kafka.log.errors import (
     InvalidRecordError,
+    KafkaStorageError,
     LogDirError,
     OffsetOutOfRangeError,
     RecordBatchTooLargeError,
     RecordTooLargeError,
+    TornSegmentError,
 )
 from kafka.log.fetch_data_info import FetchDataInfo, LogOffsetMetadata
 from kafka.log.log_append_info import LogAppendInfo
@@ -49,6 +51,7 @@ from kafka.log.log_segment import (
     LogSegment,
     TimestampAndOffset,
 )
+from kafka.log.log_validator import LOG_APPEND_TIME, stamp_log_append_time, validate_records
 from kafka.protocol.record_batch import set_base_offset, validate_batches
 from kafka.utils.time import SYSTEM, Time
 
@@ -95,8 +98,14 @@ class UnifiedLog:
         self._recovery_point = max(loaded.recovery_point, self._log_start_offset)
         self.last_flush_time_ms = time.milliseconds()
         self._closed = False
+        self._needs_recovery: str | None = None  # why appends are refused until a restart (TornSegmentError)
 
     # ------------------------------------------------------------------------------ offsets
+
+    @property
+    def parent_dir(self) -> str:
+        """The log directory (an entry of log.dirs) holding this partition's directory."""
+        return os.path.dirname(self.dir)
 
     @property
     def name(self) -> str:
@@ -163,7 +172,13 @@ class UnifiedLog:
         if len(records) > self.config.segment_bytes:
             raise RecordBatchTooLargeError(
                 f"append of {len(records)} bytes exceeds segment.bytes {self.config.segment_bytes} of {self.name}")
+        now_ms = self.time.milliseconds()
+        validate_records(batches, self.config, self.name, now_ms)  # compaction keys, timestamp bounds
         buffer = bytearray(records)
+        log_append_time = -1
+        if self.config.message_timestamp_type == LOG_APPEND_TIME:
+            stamp_log_append_time(buffer, batches, now_ms)
+            log_append_time = max_timestamp = now_ms
         with self._lock:
             if self._closed:  # deleted or shut down under an in-flight produce: a retriable storage error
                 raise LogDirError(f"log {self.name} is closed")
@@ -173,15 +188,25 @@ class UnifiedLog:
                 _assign_batch(buffer, batch.position, next_offset, leader_epoch)
                 next_offset += batch.last_offset_delta + 1
             last_offset = next_offset - 1
-            segment = self._maybe_roll(len(buffer), max_timestamp, last_offset)
-            segment.append(last_offset, buffer)
+            if self._needs_recovery is not None:
+                raise KafkaStorageError(self.parent_dir, f"log {self.name} needs recovery after a failed write "
+                                                         f"({self._needs_recovery}): restart the broker")
+            try:
+                segment = self._maybe_roll(len(buffer), max_timestamp, last_offset)
+                segment.append(last_offset, buffer)
+            except OSError as e:
+                # ENOSPC, EIO: nothing was appended (LogSegment.append cut its files back). If even
+                # that failed, the segment's end is unknown: refuse appends until a restart recovers it.
+                if isinstance(e, TornSegmentError):
+                    self._needs_recovery = str(e)
+                raise KafkaStorageError(self.parent_dir, f"error appending to {self.name}: {e}") from e
             self._log_end_offset = next_offset
             log_start_offset = self._log_start_offset
             flush_due = next_offset - self._recovery_point >= self.config.flush_messages
         if flush_due:
             self.flush()
-        return LogAppendInfo(first_offset, last_offset, max_timestamp, -1, log_start_offset, num_messages,
-                             len(buffer))
+        return LogAppendInfo(first_offset, last_offset, max_timestamp, log_append_time, log_start_offset,
+                             num_messages, len(buffer))
 
     def append_as_follower(self, records: bytes | bytearray | memoryview) -> LogAppendInfo:
         """Append batches a leader already numbered, keeping their offsets and leader epochs (Kafka's

@@ -63,6 +63,9 @@ class BrokerMetrics:
         self.group.new_gauge(m.UNDER_REPLICATED_PARTITIONS, under_replicated)
         self.group.new_gauge(m.OFFLINE_REPLICA_COUNT, offline_replicas)
 
+    def register_log_manager(self, offline_log_dirs: Callable[[], int]) -> None:
+        self.group.new_gauge(m.OFFLINE_LOG_DIRECTORY_COUNT, offline_log_dirs)
+
     def register_logs(self, all_logs: Callable[[], Iterable[LogStats]]) -> None:
         """One callback lists every log once per scrape; each gauge takes its column."""
         for column, metric in enumerate((m.LOG_SIZE, m.LOG_END_OFFSET, m.LOG_START_OFFSET, m.NUM_LOG_SEGMENTS),

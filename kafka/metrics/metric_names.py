@@ -97,6 +97,13 @@ UNDER_REPLICATED_PARTITIONS = _replica_manager(
 OFFLINE_REPLICA_COUNT = _replica_manager("OfflineReplicaCount", "Replicas whose log directory has failed.")
 
 
+# ------------------------------------------------------------------ kafka.log:type=LogManager
+OFFLINE_LOG_DIRECTORY_COUNT = MetricName(
+    "kafka.log", "LogManager", "OfflineLogDirectoryCount", GAUGE,
+    "Log directories whose last write failed (a full disk, an I/O error); their appends answer "
+    "KAFKA_STORAGE_ERROR until a write succeeds again.", (), "commit log (.log + .index)")
+
+
 # ------------------------------------------------------------------ kafka.log:type=Log
 def _log(name: str, doc: str) -> MetricName:
     return MetricName("kafka.log", "Log", name, GAUGE, doc, ("topic", "partition"), "commit log (.log + .index)")
@@ -148,6 +155,7 @@ ALL_METRICS: tuple[MetricName, ...] = (
     *BROKER_TOPIC_METERS,
     PURGATORY_SIZE, NUM_DELAYED_OPERATIONS,
     PARTITION_COUNT, LEADER_COUNT, UNDER_REPLICATED_PARTITIONS, OFFLINE_REPLICA_COUNT,
+    OFFLINE_LOG_DIRECTORY_COUNT,
     LOG_SIZE, LOG_END_OFFSET, LOG_START_OFFSET, NUM_LOG_SEGMENTS,
     *CONTROLLER_GAUGES, *RAFT_GAUGES,
 )

@@ -32,6 +32,7 @@ HEADER_SIZE = HEADER.size  # 61
 LOG_OVERHEAD = 12  # baseOffset + batchLength: the part batchLength does not count
 CRC_OFFSET = 17
 ATTRIBUTES_OFFSET = 21
+MAX_TIMESTAMP_OFFSET = 35
 MAGIC_OFFSET = 16
 MAGIC_V2 = 2
 
@@ -212,6 +213,18 @@ def validate_batches(buffer: bytes | bytearray | memoryview) -> list[RecordBatch
     if not batches:
         raise InvalidRecordError("no record batches")
     return batches
+
+
+def set_log_append_time(buffer: bytearray, position: int, timestamp: int) -> None:
+    """Stamp a batch with the broker's append time (Kafka's DefaultRecordBatch.setMaxTimestamp with
+    LOG_APPEND_TIME): the timestamp-type attribute bit and maxTimestamp change, both inside the
+    CRC, so the CRC is computed again. The records keep their own (now unused) timestamps."""
+    (attributes,) = struct.unpack_from(">h", buffer, position + ATTRIBUTES_OFFSET)
+    struct.pack_into(">h", buffer, position + ATTRIBUTES_OFFSET, attributes | TIMESTAMP_TYPE_MASK)
+    struct.pack_into(">q", buffer, position + MAX_TIMESTAMP_OFFSET, timestamp)
+    end = position + LOG_OVERHEAD + struct.unpack_from(">i", buffer, position + 8)[0]
+    struct.pack_into(">I", buffer, position + CRC_OFFSET,
+                     crc32c.crc32c(memoryview(buffer)[position + ATTRIBUTES_OFFSET : end]))
 
 
 def set_base_offset(buffer: bytearray, position: int, base_offset: int) -> None:

@@ -1,14 +1,16 @@
-"""The admin part of KafkaApis: CreatePartitions and DescribeCluster.
+"""The admin part of KafkaApis: CreatePartitions, DescribeCluster, DescribeLogDirs, DescribeProducers.
 
 Kafka keeps these handlers in kafka.server.KafkaApis itself; here they sit beside it (as
 GroupApis and StorageApis do) so each file stays readable, and KafkaApis' dispatch table includes
 ``AdminApis.handlers()``. CreatePartitions goes through the AdminManager, which records the new
 count and has the ReplicaManager create the new partitions' logs; DescribeCluster reads the
-MetadataCache.
+MetadataCache; DescribeLogDirs the LogManager's directories (and their LogDirFailureChannel);
+DescribeProducers has no producer state to report until idempotence exists.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from kafka.network.request_channel import Request
@@ -16,6 +18,7 @@ from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.describe_cluster import BROKERS_ENDPOINT_TYPE
 from kafka.server.admin_manager import TopicError
+from kafka.utils.topic_partition import TopicPartition
 
 
 class AdminApis:
@@ -26,6 +29,8 @@ class AdminApis:
         return {
             ApiKey.CREATE_PARTITIONS: self.handle_create_partitions_request,
             ApiKey.DESCRIBE_CLUSTER: self.handle_describe_cluster_request,
+            ApiKey.DESCRIBE_LOG_DIRS: self.handle_describe_log_dirs_request,
+            ApiKey.DESCRIBE_PRODUCERS: self.handle_describe_producers_request,
         }
 
     # ------------------------------------------------------------------ CreatePartitions
@@ -66,3 +71,43 @@ class AdminApis:
         self.apis.send_response(request, dict(
             throttle_time_ms=0, error_code=Errors.NONE, error_message=None, endpoint_type=BROKERS_ENDPOINT_TYPE,
             cluster_id=cache.cluster_id, controller_id=cache.controller_id, brokers=brokers))
+
+    # ------------------------------------------------------------------ DescribeLogDirs
+    def handle_describe_log_dirs_request(self, request: Request) -> None:
+        req = request.body
+        wanted = None if req.topics is None else {(t.topic, p) for t in req.topics for p in t.partitions}
+        log_manager = self.apis.replica_manager.log_manager
+        failures = log_manager.log_dir_failure_channel
+        results = []
+        for log_dir in log_manager.log_dirs:
+            by_topic: dict[str, list[dict]] = {}
+            for log in sorted(log_manager.all_logs(), key=lambda lg: (lg.topic, lg.partition)):
+                if log.parent_dir != log_dir or (wanted is not None and (log.topic, log.partition) not in wanted):
+                    continue
+                by_topic.setdefault(log.topic, []).append(dict(
+                    partition_index=log.partition, partition_size=log.size_in_bytes, offset_lag=0,
+                    is_future_key=False))
+            try:
+                stat = os.statvfs(log_dir)
+                total, usable = stat.f_blocks * stat.f_frsize, stat.f_bavail * stat.f_frsize
+            except OSError:
+                total = usable = -1
+            results.append(dict(
+                error_code=Errors.KAFKA_STORAGE_ERROR if failures.is_offline(log_dir) else Errors.NONE,
+                log_dir=log_dir, topics=[dict(name=t, partitions=ps) for t, ps in by_topic.items()],
+                total_bytes=total, usable_bytes=usable))
+        self.apis.send_response(request, dict(throttle_time_ms=0, error_code=Errors.NONE, results=results))
+
+    # ------------------------------------------------------------------ DescribeProducers
+    def handle_describe_producers_request(self, request: Request) -> None:
+        topics = []
+        for topic in request.body.topics:
+            partitions = []
+            for index in topic.partition_indexes:
+                known = self.apis.replica_manager.get_partition(TopicPartition(topic.name, index)) is not None
+                partitions.append(dict(
+                    partition_index=index, active_producers=[],
+                    error_code=Errors.NONE if known else Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                    error_message=None if known else f"{topic.name}-{index} is not on this broker"))
+            topics.append(dict(name=topic.name, partitions=partitions))
+        self.apis.send_response(request, dict(throttle_time_ms=0, topics=topics))

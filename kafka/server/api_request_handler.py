@@ -23,6 +23,7 @@ from kafka.protocol.header import (
     encode_api_versions_fallback,
     encode_response,
 )
+from kafka.server.error_responses import error_response
 
 log = structlog.get_logger("kafka.server.ApiRequestHandler")
 
@@ -53,6 +54,22 @@ class ApiRequestHandler:
         handler(request)
         if request.api_local_complete_time_ns < 0:  # the answer waits in a purgatory
             request.api_local_complete_time_ns = request.mark("I/O thread done; waiting in purgatory")
+
+    def handle_error(self, request: Request) -> None:
+        """A handler raised (Kafka's handleError): answer every partition, topic, resource or group
+        of the request with UNKNOWN_SERVER_ERROR, keeping the connection. Only a request whose
+        error response cannot be built (or encoded) costs its connection."""
+        header = request.header
+        body = error_response(header.api_key, header.api_version, request.body)
+        if header.api_key == ApiKey.PRODUCE and getattr(request.body, "acks", None) == 0:
+            body = None  # the producer reads no response: closing is the only way to tell it
+        if body is not None and request.api_remote_complete_time_ns < 0:
+            try:
+                self.send_response(request, body)
+                return
+            except Exception:
+                log.exception("cannot encode the error response", api=APIS[header.api_key].name)
+        self.request_channel.close_connection(request)
 
     def api_version_ranges(self) -> list[tuple[int, int, int]]:
         return [r for r in advertised_ranges() if r[0] in self.handlers]

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from kafka.log.log_config import TOPIC_CONFIG_SYNONYMS, TOPIC_CONFIGS, LogConfig
 from kafka.protocol.errors import Errors
 from kafka.server.admin_manager import AdminManager, TopicError
+from kafka.server.kafka_config import CONFIG_KEYS
 
 TOPIC = 2  # ConfigResource.Type
 BROKER = 4
@@ -45,11 +46,14 @@ class DescribedConfig:
     source: int
     read_only: bool = False
     synonyms: tuple[tuple[str, str | None, int], ...] = ()
+    documentation: str | None = None
 
-    def to_response(self, version: int, include_synonyms: bool) -> dict:
+    def to_response(self, version: int, include_synonyms: bool, include_documentation: bool = False) -> dict:
         entry = dict(name=self.name, value=self.value, read_only=self.read_only, config_source=self.source,
                      is_sensitive=False,
                      synonyms=[dict(name=n, value=v, source=s) for n, v, s in self.synonyms] if include_synonyms else [])
+        if version >= 3 and include_documentation:  # KIP-569
+            entry["documentation"] = self.documentation
         if version == 0:  # v1 replaced is_default with config_source
             entry["is_default"] = self.source == DEFAULT_CONFIG
         return entry
@@ -86,7 +90,8 @@ class ConfigHelper:
             if broker_key in self.config.originals:
                 synonyms.append((broker_key, defaults[key], STATIC_BROKER_CONFIG))
             synonyms.append((broker_key or key, LogConfig().to_props()[key], DEFAULT_CONFIG))
-            described.append(DescribedConfig(key, value, synonyms[0][2], synonyms=tuple(synonyms)))
+            doc = CONFIG_KEYS[broker_key].doc if broker_key in CONFIG_KEYS else None  # the broker default's doc
+            described.append(DescribedConfig(key, value, synonyms[0][2], synonyms=tuple(synonyms), documentation=doc))
         return described
 
     def describe_broker(self, name: str) -> list[DescribedConfig]:
@@ -99,14 +104,29 @@ class ConfigHelper:
                 text = "true" if value else "false"
             source = STATIC_BROKER_CONFIG if key in self.config.originals else DEFAULT_CONFIG
             # No dynamic broker configs here: every broker key is read-only, as a static one is in Kafka.
-            described.append(DescribedConfig(key, text, source, read_only=True))
+            # As Kafka does, the synonyms of a broker key start with the key itself and its source.
+            described.append(DescribedConfig(key, text, source, read_only=True, synonyms=((key, text, source),),
+                                             documentation=CONFIG_KEYS[key].doc))
         return described
 
     # ------------------------------------------------------------------------------ alter
 
-    def incremental_alter_configs(self, resource_type: int, name: str, ops: list[tuple[str, int, str | None]],
-                                  validate_only: bool) -> None:
-        """Apply (key, operation, value) changes to a topic's overrides; raise ConfigError if any is bad."""
+    def alter_configs(self, resource_type: int, name: str, configs: dict[str, str | None],
+                      validate_only: bool) -> None:
+        """AlterConfigs: ``configs`` become the topic's only overrides (keys left out return to
+        their defaults, as in Kafka); raise ConfigError if any is bad."""
+        topic = self._alterable_topic(resource_type, name)
+        for key, value in configs.items():
+            if key not in TOPIC_CONFIGS:
+                raise ConfigError(Errors.INVALID_CONFIG, f"unknown topic config '{key}'")
+            if value is None:
+                raise ConfigError(Errors.INVALID_REQUEST, f"null value for '{key}'")
+        try:
+            self.admin_manager.alter_topic_configs(topic.name, dict(configs), validate_only)
+        except TopicError as error:
+            raise ConfigError(error.error, str(error)) from None
+
+    def _alterable_topic(self, resource_type: int, name: str):
         if resource_type == BROKER:
             raise ConfigError(Errors.INVALID_REQUEST, "dynamic broker configs are not supported by this broker: "
                                                       "set them in server.properties")
@@ -115,6 +135,12 @@ class ConfigHelper:
         topic = self.admin_manager.metadata_cache.get_topic(name)
         if topic is None:
             raise ConfigError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist")
+        return topic
+
+    def incremental_alter_configs(self, resource_type: int, name: str, ops: list[tuple[str, int, str | None]],
+                                  validate_only: bool) -> None:
+        """Apply (key, operation, value) changes to a topic's overrides; raise ConfigError if any is bad."""
+        topic = self._alterable_topic(resource_type, name)
         overrides = dict(topic.configs)
         effective = self.admin_manager.log_config_for(topic).to_props()
         for key, op, value in ops:

@@ -28,6 +28,7 @@ class PartitionResponse:
     log_append_time: int = -1
     log_start_offset: int = -1
     error_message: str | None = None
+    record_errors: tuple[tuple[int, str], ...] = ()  # KIP-467: (index of the record in its batch, why)
 
 
 @dataclass

@@ -148,7 +148,9 @@ class KafkaApis(ApiRequestHandler):
                     else:
                         entry = dict(index=p.index, error_code=status.error, base_offset=status.base_offset,
                                      log_append_time_ms=status.log_append_time,
-                                     log_start_offset=status.log_start_offset, error_message=status.error_message)
+                                     log_start_offset=status.log_start_offset, error_message=status.error_message,
+                                     record_errors=[dict(batch_index=i, batch_index_error_message=m)
+                                                    for i, m in status.record_errors])
                     responses.setdefault(topic.name, []).append(entry)
             self.send_response(request, dict(
                 responses=[dict(name=name, partition_responses=parts) for name, parts in responses.items()],

@@ -42,7 +42,7 @@ class KafkaRequestHandler(threading.Thread):
                     self.apis.handle(request)
                 except Exception:  # a bug in one handler must not kill the thread or the broker
                     self.log.exception("error handling request", request=repr(request))
-                    self.request_channel.close_connection(request)
+                    self.apis.handle_error(request)
 
     def stop(self) -> None:
         self._stopping.set()

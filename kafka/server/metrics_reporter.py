@@ -70,12 +70,14 @@ class MetricsReporter:
             lambda: [h.idle_time_ns for h in getattr(getattr(server, "request_handler_pool", None), "handlers", [])])
         metrics.register_purgatories(lambda: [(p.name, p.watched(), p.num_delayed()) for p in self.purgatories()])
         replica_manager = server.replica_manager
+        failures = replica_manager.log_manager.log_dir_failure_channel
         partitions = lambda: list(replica_manager.all_partitions.values())  # noqa: E731
         metrics.register_replica_manager(
             partition_count=lambda: len(partitions()),
             leader_count=lambda: sum(1 for p in partitions() if p.leader_id == replica_manager.local_broker_id),
             under_replicated=lambda: sum(1 for p in partitions() if len(p.isr) < len(p.assigned_replicas)),
-            offline_replicas=lambda: 0)  # no failed log directories yet: a failing one stops the broker
+            offline_replicas=lambda: sum(1 for p in partitions() if failures.is_offline(p.log.parent_dir)))
+        metrics.register_log_manager(lambda: len(failures.offline_log_dirs()))
         metrics.register_logs(self._log_stats)
         metrics.register_controller(self._controller_values)
         metrics.register_raft(self._raft_values)

@@ -24,6 +24,7 @@ import structlog
 
 from kafka.log.errors import (
     CorruptRecordError,
+    KafkaStorageError,
     LogDirError,
     OffsetOutOfRangeError,
     RecordBatchTooLargeError,
@@ -31,6 +32,7 @@ from kafka.log.errors import (
 )
 from kafka.log.log_config import LogConfig
 from kafka.log.log_manager import LogManager
+from kafka.log.log_validator import RecordValidationError
 from kafka.metrics.broker_topic_stats import BrokerTopicStats
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import InvalidRecordError
@@ -185,6 +187,9 @@ class ReplicaManager:
                 records, required_acks, partition.log.config.min_insync_replicas)
         except CorruptRecordError as e:
             return (PartitionResponse(Errors.CORRUPT_MESSAGE, error_message=str(e)), -1), False
+        except RecordValidationError as e:  # KIP-467: which records, and why
+            return (PartitionResponse(Errors[e.error], error_message=str(e),
+                                      record_errors=tuple(e.record_errors)), -1), False
         except InvalidRecordError as e:
             return (PartitionResponse(Errors.INVALID_RECORD, error_message=str(e)), -1), False
         except RecordTooLargeError as e:
@@ -193,8 +198,12 @@ class ReplicaManager:
             return (PartitionResponse(Errors.RECORD_LIST_TOO_LARGE, error_message=str(e)), -1), False
         except NotEnoughReplicasError as e:
             return (PartitionResponse(Errors.NOT_ENOUGH_REPLICAS, error_message=str(e)), -1), False
+        except KafkaStorageError as e:  # a full disk, an I/O error: nothing was appended
+            self.log_manager.log_dir_failure_channel.maybe_add_offline_log_dir(e.log_dir, str(e))
+            return (PartitionResponse(Errors.KAFKA_STORAGE_ERROR, error_message=str(e)), -1), False
         except LogDirError as e:  # the log was closed under us (topic deleted, broker stopping)
             return (PartitionResponse(Errors.KAFKA_STORAGE_ERROR, error_message=str(e)), -1), False
+        self.log_manager.log_dir_failure_channel.mark_online(partition.log.parent_dir)
         self.broker_topic_stats.record_append(tp.topic, info.num_messages, info.valid_bytes)
         response = PartitionResponse(Errors.NONE, base_offset=info.first_offset,
                                      log_append_time=info.log_append_time,
@@ -274,10 +283,11 @@ class ReplicaManager:
         except OffsetOutOfRangeError:
             return FetchPartitionData(Errors.OFFSET_OUT_OF_RANGE, partition.high_watermark,
                                       partition.log.log_start_offset, partition.high_watermark)
-        except (OSError, LogDirError):
+        except (OSError, LogDirError) as e:
             if self.get_partition(tp) is None:  # the topic was deleted while we were reading it
                 return FetchPartitionData(Errors.UNKNOWN_TOPIC_OR_PARTITION)
-            raise
+            log.error("error reading a log", topic_partition=str(tp), error=str(e))
+            return FetchPartitionData(Errors.KAFKA_STORAGE_ERROR)  # as Kafka answers a read from a failed dir
         return FetchPartitionData(Errors.NONE, read.high_watermark, read.log_start_offset,
                                   read.high_watermark, read.records)
 

@@ -27,6 +27,7 @@ class StorageApis:
             ApiKey.DELETE_RECORDS: self.handle_delete_records_request,
             ApiKey.DESCRIBE_CONFIGS: self.handle_describe_configs_request,
             ApiKey.INCREMENTAL_ALTER_CONFIGS: self.handle_incremental_alter_configs_request,
+            ApiKey.ALTER_CONFIGS: self.handle_alter_configs_request,
         }
 
     # ------------------------------------------------------------------ DeleteRecords
@@ -57,7 +58,9 @@ class StorageApis:
             try:
                 described = self.config_helper.describe_configs(resource.resource_type, resource.resource_name,
                                                                 resource.configuration_keys)
-                result["configs"] = [d.to_response(request.header.api_version, include_synonyms) for d in described]
+                include_documentation = request.header.api_version >= 3 and req.include_documentation
+                result["configs"] = [d.to_response(request.header.api_version, include_synonyms, include_documentation)
+                                     for d in described]
             except ConfigError as error:
                 result.update(error_code=error.error, error_message=str(error))
             results.append(result)
@@ -74,6 +77,22 @@ class StorageApis:
             try:
                 self.config_helper.incremental_alter_configs(resource.resource_type, resource.resource_name, ops,
                                                              req.validate_only)
+            except ConfigError as error:
+                response.update(error_code=error.error, error_message=str(error))
+            responses.append(response)
+        self.apis.send_response(request, dict(throttle_time_ms=0, responses=responses))
+
+    # ------------------------------------------------------------------ AlterConfigs (legacy)
+    def handle_alter_configs_request(self, request: Request) -> None:
+        """Kafka's semantics: the configs given replace the resource's whole set of overrides."""
+        req = request.body
+        responses = []
+        for resource in req.resources:
+            response = dict(error_code=Errors.NONE, error_message=None, resource_type=resource.resource_type,
+                            resource_name=resource.resource_name)
+            try:
+                self.config_helper.alter_configs(resource.resource_type, resource.resource_name,
+                                                 {c.name: c.value for c in resource.configs}, req.validate_only)
             except ConfigError as error:
                 response.update(error_code=error.error, error_message=str(error))
             responses.append(response)

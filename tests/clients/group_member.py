@@ -3,8 +3,11 @@
     python -m tests.clients.group_member BOOTSTRAP TOPIC GROUP STRATEGY
 
 Prints one "EVENT <json>" line per event: {"assigned": [...]} after each rebalance and {"records": [[p, offset], ...]}
-after each poll that returned records (committed synchronously before printing). SIGTERM closes
-the consumer (leaving the group) and exits.
+after each poll that returned records (committed synchronously before printing). A commit the
+group refuses because it is rebalancing (Kafka's CommitFailedException) is reported as
+{"commit_failed": ...} and those records are not counted: their next owner reads them from the last
+committed offset, as a Java application that catches the exception would see. SIGTERM closes the
+consumer (leaving the group) and exits.
 """
 
 import json
@@ -12,6 +15,10 @@ import signal
 import sys
 
 from kafka.clients.consumer import ConsumerRebalanceListener, KafkaConsumer
+from kafka.clients.errors import KafkaError
+from kafka.protocol.errors import Errors
+
+REBALANCING = (Errors.REBALANCE_IN_PROGRESS, Errors.ILLEGAL_GENERATION, Errors.UNKNOWN_MEMBER_ID)
 
 
 class Listener(ConsumerRebalanceListener):
@@ -36,7 +43,13 @@ def main() -> None:
     while running[0]:
         records = list(consumer.poll(100))
         if records:
-            consumer.commit()
+            try:
+                consumer.commit()
+            except KafkaError as e:
+                if e.error not in REBALANCING:
+                    raise
+                print("EVENT", json.dumps({"commit_failed": e.error.name}), flush=True)
+                continue
             print("EVENT", json.dumps({"records": [[r.partition, r.offset] for r in records]}), flush=True)
     consumer.close()
     print("EVENT", json.dumps({"closed": True}), flush=True)

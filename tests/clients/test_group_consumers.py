@@ -1,5 +1,7 @@
 """Acceptance: three consumer processes share a 6-partition topic through the group coordinator,
-rebalance when one leaves, and a restarted member resumes from the committed offsets."""
+rebalance when one leaves, and a restarted member resumes from the committed offsets -- with no
+record read twice across eager and cooperative rebalances. Each member's log is kept in the test's
+tmp_path (memberN.log: stderr, memberN.log.out: stdout) for a failure's post-mortem."""
 
 from __future__ import annotations
 
@@ -9,27 +11,38 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
 from kafka.clients.admin import AdminClient, NewTopic
+from kafka.clients.consumer import KafkaConsumer
 from kafka.clients.producer import KafkaProducer
+from kafka.protocol.api_keys import ApiKey
+from kafka.utils.topic_partition import TopicPartition
 from tests.helpers import REPO, unique_topic, wait_until
 
 
 class Member:
-    def __init__(self, bootstrap: str, topic: str, group: str, strategy: str) -> None:
+    def __init__(self, bootstrap: str, topic: str, group: str, strategy: str, log_path=None) -> None:
+        self.log_path = log_path
+        self._log = open(log_path, "w") if log_path else subprocess.DEVNULL
         self.process = subprocess.Popen(
             [sys.executable, "-m", "tests.clients.group_member", bootstrap, topic, group, strategy],
-            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            cwd=REPO, stdout=subprocess.PIPE, stderr=self._log, text=True)
         self.events: queue.Queue = queue.Queue()
         self.assigned: list[int] = []
         self.records: list[tuple[int, int]] = []
         self.closed = False
+        self.output: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
-        for line in self.process.stdout:  # the broker-style log lines go here too: skip them
+        for line in self.process.stdout:  # the client's log lines go here too: keep them for a failure's report
+            self.output.append(line)
+            if self.log_path:
+                with open(str(self.log_path) + ".out", "a") as f:
+                    f.write(line)
             if line.startswith("EVENT "):
                 self.events.put(json.loads(line[len("EVENT "):]))
 
@@ -61,13 +74,13 @@ def _produce(bootstrap: str, topic: str, start: int, count: int) -> None:
 
 
 @pytest.mark.parametrize("strategy", ["cooperative-sticky", "range"])
-def test_three_members_share_rebalance_and_resume(start_broker, strategy):
+def test_three_members_share_rebalance_and_resume(start_broker, strategy, tmp_path):
     broker = start_broker(overrides={"group.initial.rebalance.delay.ms": "0"})
     topic, group = unique_topic("grp"), unique_topic("g")
     with AdminClient({"bootstrap.servers": broker.bootstrap}) as admin:
         admin.create_topics([NewTopic(topic, 6, 1)])
     _produce(broker.bootstrap, topic, 0, 600)
-    members = [Member(broker.bootstrap, topic, group, strategy) for _ in range(3)]
+    members = [Member(broker.bootstrap, topic, group, strategy, tmp_path / f"member{i}.log") for i in range(3)]
     try:
         def balanced(ms, share):
             for m in ms:
@@ -84,8 +97,13 @@ def test_three_members_share_rebalance_and_resume(start_broker, strategy):
         wait_until(lambda: balanced(members[:2], 3) and len({r for m in members for r in m.records}) == 900,
                    timeout=60, message="the next 300 records consumed by the two remaining members")
         everything = [r for m in members for r in m.records]
-        # Each record is seen once: commits are synchronous, so a rebalance replays nothing.
-        assert len(everything) == len(set(everything)) == 900
+        # Each record is counted once: a member counts records only after committing them, and a
+        # partition's new owner starts from that committed offset -- even when its OffsetFetch is
+        # slower than poll()'s timeout (the cause of this test's old flakiness: it used to fall
+        # back to auto.offset.reset=earliest and re-read the partition).
+        replayed = sorted({r for r in everything if everything.count(r) > 1})
+        assert not replayed, f"{len(replayed)} records read twice, e.g. {replayed[:5]}; logs in {tmp_path}"
+        assert len(everything) == 900
     finally:
         for m in members:
             m.stop()
@@ -101,3 +119,57 @@ def test_three_members_share_rebalance_and_resume(start_broker, strategy):
         assert len(restarted.records) == 60  # nothing before the committed offsets was read again
     finally:
         restarted.stop()
+
+
+def test_a_slow_offset_fetch_never_resets_a_partition_to_auto_offset_reset(start_broker):
+    """The cause of the flaky rebalance test: when the OffsetFetch for a newly assigned partition
+    did not finish within poll()'s timeout (a loaded broker, or UNSTABLE_OFFSET_COMMIT while the
+    previous owner's commit was still being written), the consumer fell back to auto.offset.reset
+    and read the partition again from the beginning. Kafka's consumer waits for the committed
+    offset over as many polls as it takes; poll(0) makes the slow fetch certain here."""
+    broker = start_broker(overrides={"group.initial.rebalance.delay.ms": "0"})
+    topic, group = unique_topic("slow"), unique_topic("g")
+    with AdminClient({"bootstrap.servers": broker.bootstrap}) as admin:
+        admin.create_topics([NewTopic(topic, 1, 1)])
+    _produce(broker.bootstrap, topic, 0, 10)
+    tp = TopicPartition(topic, 0)
+    with KafkaConsumer({"bootstrap.servers": broker.bootstrap, "group.id": group}) as committer:
+        committer.assign([tp])
+        committer.commit({tp: 7})
+    consumer = KafkaConsumer({"bootstrap.servers": broker.bootstrap, "group.id": group,
+                              "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    try:
+        consumer.subscribe([topic])
+        # Join first, so that the poll(0)s below have nothing left to do but look up the position.
+        assert consumer.coordinator.ensure_active_group(30000)
+        records = wait_until(lambda: list(consumer.poll(0)), timeout=30, message="records from poll(0)")
+        assert [r.offset for r in records] == [7, 8, 9]  # from the committed offset, not from 0
+    finally:
+        consumer.close()
+
+
+def test_a_slow_list_offsets_still_gives_a_partition_its_position(broker):
+    """The other face of the flaky rebalance test (a member that never read one partition): a
+    partition awaiting auto.offset.reset got its position from a ListOffsets sent and waited for
+    within one poll; slower than the poll, it was dropped and sent again on every poll, forever.
+    Now the answer is applied whenever it arrives. The broker's ListOffsets handler is slowed
+    down here to 300 ms, what a loaded broker does to it, against poll(100)."""
+    topic = unique_topic("reset")
+    with AdminClient({"bootstrap.servers": broker.bootstrap}) as admin:
+        admin.create_topics([NewTopic(topic, 1, 1)])
+    _produce(broker.bootstrap, topic, 0, 3)
+    handlers = broker.server.apis.handlers
+    real_list_offsets = handlers[ApiKey.LIST_OFFSETS]
+
+    def loaded_broker_list_offsets(request):
+        time.sleep(0.3)  # not a wait for anything: the time a busy I/O thread takes
+        real_list_offsets(request)
+
+    handlers[ApiKey.LIST_OFFSETS] = loaded_broker_list_offsets
+    consumer = KafkaConsumer({"bootstrap.servers": broker.bootstrap, "auto.offset.reset": "earliest"})
+    try:
+        consumer.assign([TopicPartition(topic, 0)])
+        records = wait_until(lambda: list(consumer.poll(100)), timeout=30, message="records from poll(100)")
+        assert [r.offset for r in records] == [0, 1, 2]
+    finally:
+        consumer.close()

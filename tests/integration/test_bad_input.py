@@ -138,3 +138,30 @@ def test_topic_min_insync_replicas_applies_to_acks_all(broker):
     assert response.responses[0].partition_responses[0].error_code == Errors.NOT_ENOUGH_REPLICAS
     response = client.request(ApiKey.PRODUCE, 9, {**produce_request("strict", batch), "acks": 1})
     assert response.responses[0].partition_responses[0].error_code == Errors.NONE
+
+
+@pytest.mark.parametrize("api_key,version,body,errors_of", [
+    pytest.param(ApiKey.LIST_OFFSETS, 7, {"replica_id": -1, "isolation_level": 0, "topics": [
+        {"name": "boom", "partitions": [{"partition_index": 0, "timestamp": -1},
+                                        {"partition_index": 1, "timestamp": -2}]}]},
+        lambda r: [p.error_code for t in r.topics for p in t.partitions], id="ListOffsets"),
+    pytest.param(ApiKey.PRODUCE, 9, produce_request("boom", build_batch([(None, b"v")])),
+                 lambda r: [p.error_code for t in r.responses for p in t.partition_responses], id="Produce"),
+    pytest.param(ApiKey.DESCRIBE_CONFIGS, 4, {"resources": [{"resource_type": 2, "resource_name": "boom",
+                                                             "configuration_keys": None}],
+                                              "include_synonyms": False, "include_documentation": False},
+                 lambda r: [x.error_code for x in r.results], id="DescribeConfigs"),
+    pytest.param(ApiKey.LIST_GROUPS, 4, {"states_filter": []}, lambda r: [r.error_code], id="ListGroups"),
+])
+def test_an_exception_in_a_handler_is_answered_with_unknown_server_error(broker, api_key, version, body, errors_of):
+    """Kafka's handleError: a handler that raises answers every part of the request with
+    UNKNOWN_SERVER_ERROR and keeps the connection (it used to be closed, losing what was in flight)."""
+    def broken_handler(request):
+        raise RuntimeError("a bug in a handler")
+
+    broker.server.apis.handlers[api_key] = broken_handler
+    client = WireClient(broker.port)
+    response = client.request(api_key, version, body)
+    assert set(errors_of(response)) == {Errors.UNKNOWN_SERVER_ERROR}
+    assert client.request(ApiKey.METADATA, 12, OK_METADATA).brokers[0].port == broker.port  # same connection
+    client.close()

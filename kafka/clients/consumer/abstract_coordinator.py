@@ -68,6 +68,7 @@ class AbstractCoordinator:
         self.needs_join_prepare = True
         self._join_future: Future | None = None  # a JoinGroup or SyncGroup still in flight
         self._sync_future: Future | None = None
+        self._find_coordinator_future: Future | None = None
         self._lock = threading.RLock()
         self.heartbeat = HeartbeatThread(self, heartbeat_interval_ms, session_timeout_ms, max_poll_interval_ms, time)
 
@@ -104,12 +105,18 @@ class AbstractCoordinator:
             if node is None:
                 self.client.poll(min(remaining, self.retry_backoff_ms))
                 continue
-            try:
-                response = self.client.send_and_wait(node.node_id, ApiKey.FIND_COORDINATOR,
-                                                     {"key": self.group_id, "key_type": 0}, remaining, max_version=3)
-            except KafkaError as e:
-                if not e.retriable:
-                    raise
+            # One FindCoordinator at a time, waited for across polls (Kafka's findCoordinatorFuture):
+            # the first one creates __consumer_offsets and can take longer than a poll's timeout.
+            if self._find_coordinator_future is None:
+                self._find_coordinator_future = self.client.send(ClientRequest(
+                    node.node_id, ApiKey.FIND_COORDINATOR, {"key": self.group_id, "key_type": 0}, max_version=3))
+            response = self._wait(self._find_coordinator_future, deadline)
+            if response is None:
+                return False
+            self._find_coordinator_future = None
+            if response.error is not None:
+                if isinstance(response.error, KafkaError) and not response.error.retriable:
+                    raise response.error
                 self._backoff(deadline)
                 continue
             body = response.body

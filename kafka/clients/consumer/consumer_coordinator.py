@@ -81,6 +81,7 @@ class ConsumerCoordinator(AbstractCoordinator):
         self.auto_commit_interval_ms = config["auto.commit.interval.ms"]
         self.next_auto_commit_ms = time.hi_res_clock_ms() + self.auto_commit_interval_ms
         self.assignment_snapshot: dict[str, int] | None = None  # the leader's view when it assigned
+        self._pending_offset_fetch: tuple[frozenset, int, Future] | None = None  # (partitions, generation, future)
 
     # ------------------------------------------------------------------ called from poll()
     def poll(self, timeout_ms: float) -> bool:
@@ -155,7 +156,12 @@ class ConsumerCoordinator(AbstractCoordinator):
 
     # ------------------------------------------------------------------ committed offsets
     def refresh_committed_offsets_if_needed(self, timeout_ms: float) -> bool:
-        """Positions for partitions that have none: the committed offset, else auto.offset.reset."""
+        """Positions for partitions that have none: the committed offset, else auto.offset.reset.
+
+        False if the committed offsets are not known yet: the caller must then leave those
+        partitions alone (no auto.offset.reset!) and ask again on the next poll, which waits for
+        the same OffsetFetch. Resetting instead re-read a partition from the beginning whenever
+        its OffsetFetch was slower than poll()'s timeout, as in an eager rebalance on a busy machine."""
         missing = self.subscriptions.missing_fetch_positions()
         if not missing:
             return True
@@ -175,16 +181,27 @@ class ConsumerCoordinator(AbstractCoordinator):
     def fetch_committed_offsets(self, partitions: set[TopicPartition],
                                 timeout_ms: float) -> dict[TopicPartition, OffsetAndMetadata] | None:
         deadline = self.time.hi_res_clock_ms() + timeout_ms
+        wanted = frozenset(partitions)
         while True:
             if not self.ensure_coordinator_ready(max(0, deadline - self.time.hi_res_clock_ms())):
                 return None
-            body = {"group_id": self.group_id, "require_stable": True,
-                    "topics": [{"name": t["topic"], "partition_indexes": t["partitions"]} for t in _by_topic(partitions)]}
-            # v8 moved everything into a per-group array; v7 is enough for one group.
-            future = self._send_to_coordinator(ApiKey.OFFSET_FETCH, body, max_version=7)
+            # A request for the same partitions still in flight from an earlier poll is waited for,
+            # not sent again (Kafka's PendingCommittedOffsetRequest): otherwise an OffsetFetch that
+            # is always slower than the poll timeout would never be answered in time.
+            pending = self._pending_offset_fetch
+            if pending is not None and pending[0] == wanted and pending[1] == self.generation_id:
+                future = pending[2]
+            else:
+                body = {"group_id": self.group_id, "require_stable": True,
+                        "topics": [{"name": t["topic"], "partition_indexes": t["partitions"]}
+                                   for t in _by_topic(partitions)]}
+                # v8 moved everything into a per-group array; v7 is enough for one group.
+                future = self._send_to_coordinator(ApiKey.OFFSET_FETCH, body, max_version=7)
+                self._pending_offset_fetch = (wanted, self.generation_id, future)
             response = self._wait(future, deadline)
             if response is None:
                 return None
+            self._pending_offset_fetch = None
             error = self._response_error(response)
             if error == Errors.NONE:
                 result = {}

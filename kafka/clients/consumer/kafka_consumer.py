@@ -101,18 +101,24 @@ class KafkaConsumer:
                 return ConsumerRecords(records)
             self.fetcher.send_fetches()
             remaining = deadline - self.time.hi_res_clock_ms()
+            # Short slices, so group membership is looked after while we wait for data; poll(0)
+            # still reads what has arrived, so a caller looping on poll(0) makes progress.
+            self.client.poll(max(0, min(remaining, 100 if self.coordinator is not None else remaining)))
+            if self.fetcher.has_completed_fetches():
+                records = self.fetcher.fetched_records()
+                if records:
+                    self.fetcher.send_fetches()
+                    return ConsumerRecords(records)
             if remaining <= 0:
                 return ConsumerRecords()
-            # Short slices, so group membership is looked after while we wait for data.
-            self.client.poll(min(remaining, 100 if self.coordinator is not None else remaining))
-            if self.fetcher.has_completed_fetches():
-                continue
 
     def _update_fetch_positions(self, timeout_ms: float) -> None:
         if self.subscriptions.has_all_fetch_positions():
             return
-        if self.coordinator is not None:
-            self.coordinator.refresh_committed_offsets_if_needed(timeout_ms)
+        # Only once the committed offsets are known may the partitions without one be reset
+        # (Kafka's updateFetchPositions): a slow OffsetFetch must not send us back to earliest.
+        if self.coordinator is not None and not self.coordinator.refresh_committed_offsets_if_needed(timeout_ms):
+            return
         for tp in self.subscriptions.missing_fetch_positions():
             self.subscriptions.request_offset_reset(tp)
         if self.subscriptions.default_reset_strategy == "none" and self.subscriptions.partitions_needing_reset():

@@ -31,15 +31,49 @@ class OffsetFetcher:
         self.subscriptions = subscriptions
         self.isolation_level = isolation_level
         self.time = time
+        self._resetting: set[TopicPartition] = set()  # a ListOffsets for their reset is in flight
 
     def reset_positions_if_needed(self, timeout_ms: int) -> None:
+        """Send ListOffsets for the partitions awaiting auto.offset.reset and wait up to timeout_ms.
+
+        The answer is applied by the request's callback whenever it arrives, in this poll or a later
+        one (Kafka's resetPositionsIfNeeded is asynchronous the same way): a ListOffsets slower than
+        poll()'s timeout used to be abandoned and sent again on every poll, and on a loaded broker
+        such a partition never got a position at all."""
         needing = self.subscriptions.partitions_needing_reset()
         if not needing:
             return
-        offsets = self.list_offsets({tp: _STRATEGY_TIMESTAMPS[s] for tp, s in needing.items()}, timeout_ms)
-        for tp, (offset, _) in offsets.items():
-            if self.subscriptions.is_assigned(tp) and tp in self.subscriptions.partitions_needing_reset():
-                self.subscriptions.seek(tp, offset)
+        unsent = {tp: s for tp, s in needing.items() if tp not in self._resetting}
+        by_leader: dict[int, dict[TopicPartition, int]] = {}
+        for tp, strategy in unsent.items():
+            leader = self.metadata.cluster.leader_for(tp)
+            if leader is None:
+                self.metadata.add_topics(tp.topic)
+                self.metadata.request_update()
+                continue
+            by_leader.setdefault(leader.node_id, {})[tp] = _STRATEGY_TIMESTAMPS[strategy]
+        for node_id, partitions in by_leader.items():
+            self._resetting.update(partitions)
+            request = self._request(node_id, partitions)
+            request.callback = lambda response, parts=partitions: self._on_reset_response(response, parts)
+            self.client.send(request)
+        self.client.poll_until(lambda: not (set(needing) & self._resetting), timeout_ms)
+
+    def _on_reset_response(self, response, partitions: dict[TopicPartition, int]) -> None:
+        try:
+            if response.body is None:  # disconnected or timed out: the next poll asks again
+                self.metadata.request_update()
+                return
+            for topic in response.body.topics:
+                for p in topic.partitions:
+                    tp = TopicPartition(topic.name, p.partition_index)
+                    error = Errors.for_code(p.error_code)
+                    if error != Errors.NONE:
+                        self.metadata.request_update()
+                    elif self.subscriptions.is_assigned(tp) and tp in self.subscriptions.partitions_needing_reset():
+                        self.subscriptions.seek(tp, p.offset)
+        finally:
+            self._resetting.difference_update(partitions)
 
     def list_offsets(self, timestamps: dict[TopicPartition, int], timeout_ms: int) -> dict[TopicPartition, tuple[int, int]]:
         """{tp: (offset, timestamp)} from each partition's leader; retries stale-metadata errors."""

@@ -4,6 +4,7 @@ Importing this package fills the registry.
 """
 
 from kafka.protocol.messages import (  # noqa: F401  (imported for their registration side effect)
+    alter_configs,
     alter_partition,
     api_versions,
     begin_quorum_epoch,
@@ -17,6 +18,8 @@ from kafka.protocol.messages import (  # noqa: F401  (imported for their registr
     describe_cluster,
     describe_configs,
     describe_groups,
+    describe_log_dirs,
+    describe_producers,
     describe_quorum,
     end_quorum_epoch,
     fetch,

@@ -1,0 +1,150 @@
+"""The answer to a request whose handler failed unexpectedly (Kafka's AbstractRequest.getErrorResponse,
+which KafkaApis.handleError sends for any exception a handler throws).
+
+A handler that raises -- a bug, or an error nothing mapped to a code -- must not cost the client its
+connection: every other request in flight on it would be lost, and the client could not tell what
+went wrong. Kafka answers instead, with the request's own error response: every partition, topic,
+resource or group the request named gets the error code (UNKNOWN_SERVER_ERROR for an unexpected
+exception), and so does the top-level ``error_code`` where the response has one. ``error_response``
+builds that body from the decoded request; None means no answer can be built, and then (only then)
+the connection is closed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kafka.protocol.api_keys import APIS, ApiKey
+from kafka.protocol.errors import Errors
+from kafka.protocol.schema import Schema
+from kafka.protocol.types import Array
+
+
+def _partitions(request, topics_field: str, topic_name: str, partitions_field: str, index_name: str,
+                error: Errors, out_topic: str = "name", out_partitions: str = "partitions",
+                out_index: str = "partition_index", **extra: Any) -> list[dict]:
+    return [{out_topic: getattr(t, topic_name), out_partitions: [
+        {out_index: getattr(p, index_name), "error_code": error, **extra} for p in getattr(t, partitions_field)]}
+        for t in getattr(request, topics_field) or []]
+
+
+def _produce(request, version: int, error: Errors) -> dict:
+    return {"responses": _partitions(request, "topic_data", "name", "partition_data", "index", error,
+                                     out_partitions="partition_responses", out_index="index", base_offset=-1)}
+
+
+def _fetch(request, version: int, error: Errors) -> dict:
+    return {"error_code": error, "responses": _partitions(
+        request, "topics", "topic", "partitions", "partition", error, out_topic="topic",
+        high_watermark=-1, last_stable_offset=-1, log_start_offset=-1, records=None)}
+
+
+def _list_offsets(request, version: int, error: Errors) -> dict:
+    return {"topics": _partitions(request, "topics", "name", "partitions", "partition_index", error)}
+
+
+def _offset_commit(request, version: int, error: Errors) -> dict:
+    return {"topics": _partitions(request, "topics", "name", "partitions", "partition_index", error)}
+
+
+def _delete_records(request, version: int, error: Errors) -> dict:
+    return {"topics": _partitions(request, "topics", "name", "partitions", "partition_index", error,
+                                  low_watermark=-1)}
+
+
+def _metadata(request, version: int, error: Errors) -> dict:
+    topics = request.topics or []
+    return {"brokers": [], "topics": [{"name": t.name, "error_code": error, "partitions": []} for t in topics]}
+
+
+def _create_topics(request, version: int, error: Errors) -> dict:
+    return {"topics": [{"name": t.name, "error_code": error, "error_message": error.message}
+                       for t in request.topics]}
+
+
+def _delete_topics(request, version: int, error: Errors) -> dict:
+    names = [t.name for t in request.topics] if version >= 6 else list(request.topic_names)
+    return {"responses": [{"name": n, "error_code": error} for n in names]}
+
+
+def _create_partitions(request, version: int, error: Errors) -> dict:
+    return {"results": [{"name": t.name, "error_code": error, "error_message": error.message}
+                        for t in request.topics]}
+
+
+def _describe_configs(request, version: int, error: Errors) -> dict:
+    return {"results": [{"error_code": error, "error_message": error.message, "resource_type": r.resource_type,
+                         "resource_name": r.resource_name, "configs": []} for r in request.resources]}
+
+
+def _alter_configs(request, version: int, error: Errors) -> dict:
+    return {"responses": [{"error_code": error, "error_message": error.message, "resource_type": r.resource_type,
+                           "resource_name": r.resource_name} for r in request.resources]}
+
+
+def _describe_groups(request, version: int, error: Errors) -> dict:
+    return {"groups": [{"group_id": g, "error_code": error} for g in request.groups]}
+
+
+def _delete_groups(request, version: int, error: Errors) -> dict:
+    return {"results": [{"group_id": g, "error_code": error} for g in request.groups_names]}
+
+
+def _find_coordinator(request, version: int, error: Errors) -> dict:
+    if version >= 4:
+        return {"coordinators": [{"key": k, "node_id": -1, "host": "", "port": -1, "error_code": error,
+                                  "error_message": error.message} for k in request.coordinator_keys]}
+    return {"error_code": error, "error_message": error.message, "node_id": -1, "host": "", "port": -1}
+
+
+_BUILDERS: dict[int, Callable[[Any, int, Errors], dict]] = {
+    ApiKey.PRODUCE: _produce,
+    ApiKey.FETCH: _fetch,
+    ApiKey.LIST_OFFSETS: _list_offsets,
+    ApiKey.METADATA: _metadata,
+    ApiKey.OFFSET_COMMIT: _offset_commit,
+    ApiKey.FIND_COORDINATOR: _find_coordinator,
+    ApiKey.DESCRIBE_GROUPS: _describe_groups,
+    ApiKey.CREATE_TOPICS: _create_topics,
+    ApiKey.DELETE_TOPICS: _delete_topics,
+    ApiKey.DELETE_RECORDS: _delete_records,
+    ApiKey.DESCRIBE_CONFIGS: _describe_configs,
+    ApiKey.ALTER_CONFIGS: _alter_configs,
+    ApiKey.CREATE_PARTITIONS: _create_partitions,
+    ApiKey.DELETE_GROUPS: _delete_groups,
+    ApiKey.INCREMENTAL_ALTER_CONFIGS: _alter_configs,
+}
+
+
+def error_response(api_key: int, version: int, request_body, error: Errors = Errors.UNKNOWN_SERVER_ERROR,
+                   ) -> dict | None:
+    """The response body that answers every part of ``request_body`` with ``error``; None if this
+    API has neither a builder here nor a top-level error code to carry it."""
+    api = APIS.get(api_key)
+    if api is None:
+        return None
+    builder = _BUILDERS.get(api_key)
+    if builder is not None and request_body is not None:
+        try:
+            body = builder(request_body, version, error)
+        except (AttributeError, TypeError):
+            return None
+    elif "error_code" in api.response.by_name and api.response["error_code"].present(version):
+        body = {"error_code": error}
+    else:
+        return None
+    return _only_present({"throttle_time_ms": 0, **body}, api.response, version)
+
+
+def _only_present(value: dict, schema: Schema, version: int) -> dict:
+    """Drop what this version of the response does not have (error_message before v1, ...)."""
+    out = {}
+    for name, v in value.items():
+        field = schema.by_name.get(name)
+        if field is None or not field.present(version):
+            continue
+        if isinstance(field.type, Array) and isinstance(field.type.element, Schema) and v:
+            v = [_only_present(e, field.type.element, version) for e in v]
+        out[name] = v
+    return out

