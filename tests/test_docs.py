@@ -23,7 +23,8 @@ DOCS = sorted((ROOT / "docs").glob("*.md"))
 DIAGRAMS = sorted((ROOT / "diagrams").glob("*.mmd"))
 
 # Diagrams that a page embeds verbatim: page -> files under diagrams/.
-EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd"]}
+EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd"],
+            "kraft.md": ["kraft_quorum.mmd", "kraft_create_topic.mmd"]}
 
 MERMAID_KEYWORDS = {
     "flowchart", "graph", "sequenceDiagram", "classDiagram", "classDiagram-v2", "stateDiagram",
