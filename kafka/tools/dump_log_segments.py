@@ -18,9 +18,13 @@ The tool only reads: it never creates or repairs a file.
 from __future__ import annotations
 
 import argparse
+import base64
+import json
 import os
+import re
 import struct
 import sys
+import uuid
 from collections.abc import Iterator
 from typing import TextIO
 
@@ -28,6 +32,8 @@ from kafka.log.errors import CorruptIndexError
 from kafka.log.log_segment import INDEX_FILE_SUFFIX, LOG_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX
 from kafka.log.offset_index import OffsetIndex
 from kafka.log.time_index import TimeIndex
+from kafka.protocol.control_records import LEADER_CHANGE, control_record_type, read_leader_change
+from kafka.protocol.metadata_records import deserialize
 from kafka.protocol.record_batch import HEADER_SIZE, CorruptRecordError, RecordBatch
 
 RECORD_INDENT = "|"
@@ -48,7 +54,11 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout, err: TextIO = 
                         help="only run the index sanity check the broker runs at start-up")
     parser.add_argument("--verify-index-only", action="store_true", help="check the index without printing it")
     parser.add_argument("--max-bytes", type=int, default=2**31 - 1, help="read at most this many bytes of a .log")
+    parser.add_argument("--cluster-metadata-decoder", action="store_true",
+                        help="decode the records of __cluster_metadata (KRaft's metadata log)")
     args = parser.parse_args(argv)
+    if args.cluster_metadata_decoder:
+        args.print_data_log = True
     status = 0
     for path in [p for p in args.files.split(",") if p]:
         print(f"Dumping {path}", file=out)
@@ -56,7 +66,8 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout, err: TextIO = 
             print(f"{path} does not exist", file=err)
             status = 1
         elif path.endswith(LOG_FILE_SUFFIX):
-            dump_log(path, args.print_data_log, args.deep_iteration or args.print_data_log, args.max_bytes, out, err)
+            dump_log(path, args.print_data_log, args.deep_iteration or args.print_data_log, args.max_bytes, out, err,
+                     decode_metadata=args.cluster_metadata_decoder)
         elif path.endswith(INDEX_FILE_SUFFIX):
             status |= dump_index(path, args.index_sanity_check, args.verify_index_only, out, err)
         elif path.endswith(TIME_INDEX_FILE_SUFFIX):
@@ -68,7 +79,8 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout, err: TextIO = 
 
 # ---------------------------------------------------------------------------------- .log
 
-def dump_log(path: str, print_contents: bool, deep: bool, max_bytes: int, out: TextIO, err: TextIO) -> None:
+def dump_log(path: str, print_contents: bool, deep: bool, max_bytes: int, out: TextIO, err: TextIO,
+             decode_metadata: bool = False) -> None:
     print(f"Log starting offset: {_base_offset_of(path)}", file=out)
     last_offset = -1
     non_consecutive = []
@@ -82,7 +94,10 @@ def dump_log(path: str, print_contents: bool, deep: bool, max_bytes: int, out: T
             if last_offset >= 0 and record.offset != last_offset + 1:
                 non_consecutive.append((last_offset, record.offset))
             last_offset = record.offset
-            print(record_line(batch, record, print_contents), file=out)
+            line = record_line(batch, record, print_contents and not decode_metadata)
+            if decode_metadata:
+                line += " " + metadata_payload(batch, record)
+            print(line, file=out)
     trailing = min(os.path.getsize(path), max_bytes) - valid_bytes
     if trailing > 0:
         print(f"Found {trailing} invalid bytes at the end of {os.path.basename(path)}", file=out)
@@ -134,6 +149,37 @@ def record_line(batch: RecordBatch, record, print_contents: bool) -> str:
         if record.value is not None:
             line += f" payload: {_text(record.value)}"
     return line
+
+
+def metadata_payload(batch: RecordBatch, record) -> str:
+    """A __cluster_metadata record as Kafka's MetadataRecordSerde decoder prints it: its type, version
+    and fields as JSON; a control record (the LeaderChangeMessage of a new raft leader) by its name."""
+    if batch.is_control_batch:
+        if control_record_type(record.key) == LEADER_CHANGE:
+            return "LeaderChange: " + json.dumps(_camel(read_leader_change(record.value).to_dict()), separators=(",", ":"))
+        return f"Control record type {control_record_type(record.key)}"
+    try:
+        message = deserialize(record.value)
+    except Exception as e:  # not a metadata record: say so, keep going
+        return f"payload: <not a metadata record: {e}>"
+    return "payload: " + json.dumps({"type": message.type.name, "version": message.version,
+                                     "data": _camel(message.data.to_dict())}, default=_json_value,
+                                    separators=(",", ":"))
+
+
+def _camel(value):
+    """snake_case field names back to Kafka's JSON spelling (topic_id -> topicId)."""
+    if isinstance(value, dict):
+        return {re.sub(r"_([a-z])", lambda m: m.group(1).upper(), k): _camel(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_camel(v) for v in value]
+    return value
+
+
+def _json_value(value):
+    if isinstance(value, uuid.UUID):  # Kafka prints a Uuid as 22 characters of URL-safe base64
+        return base64.urlsafe_b64encode(value.bytes).decode().rstrip("=")
+    return str(value)
 
 
 # ---------------------------------------------------------------------------------- indexes

@@ -1,0 +1,25 @@
+"""kafka-dump-log --cluster-metadata-decoder: the KRaft metadata log of a real node, decoded."""
+
+from __future__ import annotations
+
+import io
+
+from kafka.clients.admin import AdminClient, NewTopic
+from kafka.tools.dump_log_segments import main as dump_log
+
+
+def test_the_metadata_log_shows_the_leader_change_and_the_topic_records(start_broker, tmp_path):
+    broker = start_broker(tmp_path / "data")
+    with AdminClient({"bootstrap.servers": broker.bootstrap}) as admin:
+        assert admin.create_topics([NewTopic("orders", 2, 1, {"retention.ms": "60000"})]) == {"orders": None}
+    broker.stop()
+    out = io.StringIO()
+    segment = tmp_path / "data" / "__cluster_metadata-0" / f"{0:020d}.log"
+    assert dump_log(["--cluster-metadata-decoder", "--files", str(segment)], out=out) == 0
+    text = out.getvalue()
+    assert 'LeaderChange: {"version":0,"leaderId":1' in text
+    assert '"type":"FEATURE_LEVEL_RECORD"' in text and '"name":"metadata.version"' in text
+    assert '"type":"REGISTER_BROKER_RECORD"' in text
+    assert '"type":"TOPIC_RECORD","version":0,"data":{"name":"orders"' in text
+    assert text.count('"type":"PARTITION_RECORD"') == 2
+    assert '"type":"CONFIG_RECORD","version":0,"data":{"resourceType":2,"resourceName":"orders","name":"retention.ms","value":"60000"}' in text
