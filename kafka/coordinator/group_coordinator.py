@@ -123,10 +123,7 @@ class GroupCoordinator:
         """This broker became leader of these __consumer_offsets partitions: load their groups, in
         the background (``load_now``: right here, for a topic just created and still empty)."""
         for partition in partitions:
-            if load_now:
-                self.group_manager.load_group_and_offsets(partition, self.on_group_loaded)
-            else:
-                self.group_manager.schedule_load_group_and_offsets(partition, self.on_group_loaded)
+            self.group_manager.schedule_load_group_and_offsets(partition, self.on_group_loaded, now=load_now)
 
     def on_resignation(self, partitions) -> None:
         """This broker stopped leading these __consumer_offsets partitions: drop their groups. Members

@@ -146,16 +146,19 @@ class GroupMetadataManager:
         return list(self.groups.values())
 
     # ------------------------------------------------------------------ loading at start-up
-    def schedule_load_group_and_offsets(self, partition: int,
-                                        on_group_loaded: Callable[[GroupMetadata], None]) -> None:
-        """Become coordinator for one partition: read it in the background; until done, its
+    def schedule_load_group_and_offsets(self, partition: int, on_group_loaded: Callable[[GroupMetadata], None],
+                                        now: bool = False) -> None:
+        """Become coordinator for one partition: read it in the background (or `now`); until done, its
         groups answer COORDINATOR_LOAD_IN_PROGRESS (Kafka's onElection)."""
         with self._lock:
             if partition in self.owned_partitions or partition in self.loading_partitions:
                 return
             self.loading_partitions.add(partition)
-        self.scheduler.schedule_once(f"load-group-metadata-{partition}",
-                                     lambda: self.load_group_and_offsets(partition, on_group_loaded))
+        if now:
+            self.load_group_and_offsets(partition, on_group_loaded)
+        else:
+            self.scheduler.schedule_once(f"load-group-metadata-{partition}",
+                                         lambda: self.load_group_and_offsets(partition, on_group_loaded))
 
     def remove_groups_for_partition(self, partition: int) -> list[GroupMetadata]:
         """This broker no longer leads the partition (Kafka's removeGroupsForPartition, onResignation):
@@ -169,9 +172,7 @@ class GroupMetadataManager:
         return gone
 
     def load_group_and_offsets(self, partition: int, on_group_loaded: Callable[[GroupMetadata], None]) -> None:
-        with self._lock:
-            if partition not in self.loading_partitions and partition not in self.owned_partitions:
-                self.loading_partitions.add(partition)  # called directly rather than scheduled
+        """Read one partition's groups and offsets; the caller marked it loading (schedule_load_...)."""
         started = self.time.hi_res_clock_ms()
         tp = TopicPartition(GROUP_METADATA_TOPIC_NAME, partition)
         loaded: list[GroupMetadata] = []

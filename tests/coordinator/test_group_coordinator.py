@@ -137,3 +137,25 @@ def test_groups_outside_owned_partitions_are_not_ours(replica_manager, time):
         assert results[0].error == Errors.NOT_COORDINATOR
     finally:
         coordinator.shutdown()
+
+
+def test_a_load_for_a_partition_lost_meanwhile_claims_nothing(replica_manager, time):
+    """Replaying the metadata log at start-up, a broker leads, loses and leads again the same
+    __consumer_offsets partition within milliseconds. A load that finishes after the partition was
+    lost must neither install groups nor mark the partition owned: the next election loads it."""
+    coordinator = start_coordinator(replica_manager, time)
+    manager = coordinator.group_manager
+    tp = TopicPartition(records.GROUP_METADATA_TOPIC_NAME, 0)
+    coordinator.on_resignation([0])
+    replica_manager.make_follower(tp, PartitionState(0, leader=2, leader_epoch=1, replicas=(1, 2), isr=(2,)),
+                                  LogConfig())
+    manager.loading_partitions.add(0)  # a load scheduled by the first election, still running
+    coordinator.on_resignation([0])  # ... when the partition is lost
+    manager.load_group_and_offsets(0, coordinator.on_group_loaded)
+    assert 0 not in manager.owned_partitions and 0 not in manager.loading_partitions
+
+    replica_manager.make_leader(tp, PartitionState(0, leader=1, leader_epoch=2, replicas=(1, 2), isr=(1,)),
+                                LogConfig())
+    coordinator.on_election([0], load_now=True)
+    assert 0 in manager.owned_partitions
+    coordinator.shutdown()
