@@ -104,28 +104,22 @@ def test_a_real_full_filesystem(start_broker, tmp_path):
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=20m", "tmpfs", str(mount)], check=True)
     broker = None
     try:
-        broker = start_broker(data_dir=mount / "data")
+        # The metadata log lives elsewhere (metadata.log.dir): a KRaft node whose metadata log cannot be
+        # written stops being a quorum member (Kafka shuts it down); this test is about the data.
+        broker = start_broker(data_dir=mount / "data", overrides={"metadata.log.dir": str(tmp_path / "meta")})
         client = WireClient(broker.port)
         topic = unique_topic("full")
         assert create(client, topic).error_code == Errors.NONE
         filler = mount / "filler"
-        with open(filler, "wb") as f:  # fill the filesystem to the last byte
+        with open(filler, "wb", buffering=0) as f:  # fill the filesystem to the last byte
             try:
                 while True:
                     f.write(b"\0" * 65536)
-                    f.flush()
             except OSError as e:
                 assert e.errno == errno.ENOSPC
-        # The offsets topic cannot be written: no coordinator yet, and the connection stays.
-        answer = find_coordinator(client, "g")
-        assert answer.error_code == Errors.COORDINATOR_NOT_AVAILABLE
         failed = produce(client, topic, batch(0, 100, size=1000))
         assert failed.error_code == Errors.KAFKA_STORAGE_ERROR
         assert metric(broker, OFFLINE_DIRS) == 1
-        grow = client.request(ApiKey.CREATE_PARTITIONS, 3, {
-            "topics": [{"name": topic, "count": 2, "assignments": None}], "timeout_ms": 5000, "validate_only": False})
-        assert grow.results[0].error_code == Errors.KAFKA_STORAGE_ERROR  # the topic list cannot be written
-        assert create(client, unique_topic("more")).error_code == Errors.KAFKA_STORAGE_ERROR
         assert fetch_offsets(client, topic) == []
 
         filler.unlink()  # free the space: both work again, on the same connection

@@ -84,26 +84,37 @@ class BrokerMetadataPublisher:
                 if self.node_id not in state.replicas:
                     continue
                 tp = TopicPartition(name, state.partition)
-                partition = self.replica_manager.get_partition(tp)
-                was_leader = partition is not None and partition.is_leader
-                if state.leader == self.node_id:
-                    if not was_leader or partition.leader_epoch != state.leader_epoch or \
-                            partition.assigned_replicas != list(state.replicas):
-                        # Followers do not fetch yet: the leader's ISR for the HW is itself (see above).
-                        own = PartitionState(state.partition, state.leader, state.leader_epoch, state.replicas,
-                                             (self.node_id,), state.partition_epoch)
-                        self.replica_manager.make_leader(tp, own, log_config)
-                        if not was_leader:
-                            elected.append(tp)
-                elif partition is None or partition.leader_id != state.leader or \
-                        partition.leader_epoch != state.leader_epoch:
-                    self.replica_manager.make_follower(tp, state, log_config)
-                    if was_leader:
-                        resigned.append(tp)
+                try:
+                    change = self._apply_partition(tp, state, log_config)
+                except OSError as e:  # a full or failed log dir: this partition stays offline here
+                    log.error("cannot host a partition: its log cannot be created", topic_partition=str(tp),
+                              error=str(e))
+                    continue
+                if change == "elected":
+                    elected.append(tp)
+                elif change == "resigned":
+                    resigned.append(tp)
         self._update_coordinator(elected, resigned)
         if elected or resigned:
             log.info("leadership changed", became_leader=[str(tp) for tp in elected],
                      became_follower=[str(tp) for tp in resigned])
+
+    def _apply_partition(self, tp: TopicPartition, state: PartitionState, log_config: LogConfig) -> str | None:
+        """Become leader or follower of one partition as the image says; 'elected', 'resigned' or None."""
+        partition = self.replica_manager.get_partition(tp)
+        was_leader = partition is not None and partition.is_leader
+        if state.leader == self.node_id:
+            if not was_leader or partition.leader_epoch != state.leader_epoch or \
+                    partition.assigned_replicas != list(state.replicas):
+                # Followers do not fetch yet: the leader's ISR for the HW is itself (see above).
+                own = PartitionState(state.partition, state.leader, state.leader_epoch, state.replicas,
+                                     (self.node_id,), state.partition_epoch)
+                self.replica_manager.make_leader(tp, own, log_config)
+                return None if was_leader else "elected"
+        elif partition is None or partition.leader_id != state.leader or partition.leader_epoch != state.leader_epoch:
+            self.replica_manager.make_follower(tp, state, log_config)
+            return "resigned" if was_leader else None
+        return None
 
     def _delete_topic(self, name: str) -> None:
         self.replica_manager.delete_partitions(name)
