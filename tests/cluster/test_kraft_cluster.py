@@ -13,6 +13,7 @@ import time
 import pytest
 
 from kafka.clients.admin import AdminClient, NewTopic
+from kafka.clients.errors import KafkaError
 from tests.cluster.kraft_cluster import KRaftCluster
 from tests.helpers import unique_topic, wait_until
 
@@ -28,6 +29,15 @@ def cluster(tmp_path, request):
     report = getattr(request.node, "rep_call", None)
     if report is not None and report.failed:
         print(cluster.dump_logs())
+
+
+def created(admin: AdminClient, topic: NewTopic) -> bool:
+    """One CreateTopics attempt. Until the dead node's session expires (broker.session.timeout.ms),
+    Metadata may still name it, and a request sent there fails: like any client, try again."""
+    try:
+        return admin.create_topics([topic])[topic.name] is None
+    except KafkaError:
+        return False
 
 
 def topic_on(admin: AdminClient, name: str):
@@ -61,7 +71,7 @@ def test_three_nodes_elect_a_leader_and_share_topics(cluster):
 
     topic = unique_topic("spread")
     with nodes[2].admin() as admin:
-        wait_until(lambda: admin.create_topics([NewTopic(topic, 6, 3)])[topic] is None, timeout=60,
+        wait_until(lambda: created(admin, NewTopic(topic, 6, 3)), timeout=60,
                    message="CreateTopics through node 2", interval=0.5)
     started = time.monotonic()
     descriptions = wait_until(lambda: leaders_everywhere(cluster, topic, 6), timeout=30,
@@ -87,7 +97,7 @@ def test_kill_the_active_controller_and_a_survivor_takes_over(cluster):
 
     topic = unique_topic("after-failover")
     with survivor.admin() as admin:
-        wait_until(lambda: admin.create_topics([NewTopic(topic, 3, 2)])[topic] is None, timeout=60,
+        wait_until(lambda: created(admin, NewTopic(topic, 3, 2)), timeout=60,
                    message="CreateTopics through a survivor", interval=0.5)
     wait_until(lambda: leaders_everywhere(cluster, topic, 3), timeout=30, message="topic on the survivors")
 
@@ -102,7 +112,7 @@ def test_a_full_restart_keeps_every_topic(cluster):
     topics = [unique_topic("kept") for _ in range(3)]
     with nodes[3].admin() as admin:
         for t in topics:
-            wait_until(lambda t=t: admin.create_topics([NewTopic(t, 2, 3)])[t] is None, timeout=60,
+            wait_until(lambda t=t: created(admin, NewTopic(t, 2, 3)), timeout=60,
                        message=f"create {t}", interval=0.5)
     for t in topics:
         wait_until(lambda t=t: leaders_everywhere(cluster, t, 2), timeout=30, message=f"{t} everywhere")
