@@ -4,15 +4,14 @@ ReplicationControlManager and ConfigurationControlManager).
 
 Seed 004: a KRaft broker decides no metadata. KafkaApis' CreateTopics, DeleteTopics,
 CreatePartitions and config changes, auto-creation on Metadata and Produce, and the group
-coordinator's creation of __consumer_offsets all come here; each is checked for the mistakes a
-broker can see alone (a bad topic name or config), forwarded to the active controller, and answered
-once this broker's MetadataCache shows the change, so a client that creates a topic and then
-produces to the same broker finds it there.
+coordinator's creation of __consumer_offsets all come here; each is forwarded to the active
+controller, and answered once this broker's MetadataCache shows the change, so a client that
+creates a topic and then produces to the same broker finds it there. The controller checks names, counts and placement
+(ReplicationControlManager); the broker checks only the configs, whose LogConfig it needs itself.
 """
 
 from __future__ import annotations
 
-import re
 import uuid
 from dataclasses import dataclass
 
@@ -26,10 +25,6 @@ from kafka.server.metadata_cache import MetadataCache, TopicMetadata
 
 log = structlog.get_logger("kafka.server.AdminManager")
 
-MAX_TOPIC_NAME_LENGTH = 249
-_LEGAL_TOPIC_CHARS = re.compile(r"^[a-zA-Z0-9._-]+$")
-
-
 class TopicError(Exception):
     def __init__(self, error: Errors, message: str) -> None:
         super().__init__(message)
@@ -40,20 +35,6 @@ class TopicError(Exception):
 class CreatedTopic:
     metadata: TopicMetadata
     log_config: LogConfig
-
-
-def validate_topic_name(name: str) -> None:
-    """Kafka's Topic.validate."""
-    if not name:
-        raise TopicError(Errors.INVALID_TOPIC_EXCEPTION, "topic name is empty")
-    if name in (".", ".."):
-        raise TopicError(Errors.INVALID_TOPIC_EXCEPTION, f"topic name cannot be {name!r}")
-    if len(name) > MAX_TOPIC_NAME_LENGTH:
-        raise TopicError(Errors.INVALID_TOPIC_EXCEPTION,
-                         f"topic name is longer than {MAX_TOPIC_NAME_LENGTH} characters")
-    if not _LEGAL_TOPIC_CHARS.match(name):
-        raise TopicError(Errors.INVALID_TOPIC_EXCEPTION,
-                         f"topic name {name!r} may contain only ASCII letters, digits, '.', '_' and '-'")
 
 
 TOPIC_RESOURCE = 2  # ConfigResource.Type.TOPIC
@@ -98,7 +79,6 @@ class AdminManager:
     def create_topic(self, name: str, num_partitions: int = -1, replication_factor: int = -1,
                      configs: dict[str, str] | None = None, validate_only: bool = False) -> CreatedTopic:
         """Create one topic, or raise TopicError with Kafka's error code and a message."""
-        validate_topic_name(name)
         configs = dict(configs or {})
         try:
             log_config = LogConfig.from_props(configs, self.default_log_config)
