@@ -84,8 +84,11 @@ class NodeToControllerChannelManager(threading.Thread):
     def run(self) -> None:
         self._running.set()
         while self._running.is_set():
-            self._send_ready(self.time.milliseconds())
-            self.client.poll(self.retry_backoff_ms)
+            now = self.time.milliseconds()
+            self._send_ready(now)
+            with self._lock:  # sleep until a retry is due; a new request wakes the client at once
+                due = min((not_before for not_before, _ in self._waiting), default=now + 1000)
+            self.client.poll(max(1, min(due - now, 1000)))
 
     def _send_ready(self, now_ms: int) -> None:
         with self._lock:
