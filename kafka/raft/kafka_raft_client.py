@@ -88,6 +88,7 @@ class KafkaRaftClient:
         self._listeners = [ListenerContext(listener) for listener in listeners]
         self._shutting_down = False
         self._election_retries = 0  # elections lost in a row: the backoff doubles with each
+        self.inconsistent_cluster_id_count = 0
         self.election_started_ms: int | None = None
         self.election_latencies_ms: list[int] = []
         self.commit_latencies_ms: list[int] = []
@@ -331,6 +332,9 @@ class KafkaRaftClient:
             return  # a late answer to a request we gave up on
         del self._in_flight[message.source_id]
         body = message.body
+        if body.get("error_code", 0) == Errors.INCONSISTENT_CLUSTER_ID:
+            self._on_inconsistent_cluster_id(message.source_id)
+            return
         if body.get("error_code", 0) != Errors.NONE and not body.get("topics") and not body.get("responses"):
             # Not delivered (the node is down, or timed out): try again after a backoff.
             self._backoff_until[message.source_id] = self.time.milliseconds() + self.config.retry_backoff_ms
@@ -574,12 +578,17 @@ class KafkaRaftClient:
                         last_fetched_epoch=self.log.last_fetched_epoch(), log_start_offset=-1,
                         partition_max_bytes=self.config.fetch_max_bytes)])])
 
+    def _on_inconsistent_cluster_id(self, source: int) -> None:
+        """A peer refused us: its directories were formatted with another cluster id. Nothing we can do
+        but say so (once a while) and keep away from it; the operator must reformat one of us."""
+        self.inconsistent_cluster_id_count += 1
+        if self.inconsistent_cluster_id_count in (1, 10) or self.inconsistent_cluster_id_count % 100 == 0:
+            log.error("a voter belongs to another cluster (INCONSISTENT_CLUSTER_ID): were all nodes formatted "
+                      "with the same kafka-storage format -t <cluster id>?", cluster_id=self.cluster_id, peer=source,
+                      times=self.inconsistent_cluster_id_count)
+        self._backoff_until[source] = self.time.milliseconds() + self.config.fetch_timeout_ms
+
     def _handle_fetch_response(self, source: int, body) -> None:
-        if body.get("error_code", 0) == Errors.INCONSISTENT_CLUSTER_ID:
-            log.error("the quorum belongs to another cluster (INCONSISTENT_CLUSTER_ID): check kafka-storage format",
-                      cluster_id=self.cluster_id, peer=source)
-            self._backoff_until[source] = self.time.milliseconds() + self.config.fetch_timeout_ms
-            return
         p = body["responses"][0]["partitions"][0]
         leader = p.get("current_leader") or {}
         leader_id, leader_epoch = leader.get("leader_id", -1), leader.get("leader_epoch", -1)

@@ -15,6 +15,7 @@ Commands:
     tick MS                              advance the clock and poll every node (no delivery)
     isolate N / heal                     cut node N off / reconnect everyone
     crash N / restart N                  stop a node / bring it back from its log and quorum-state
+    format N CLUSTER_ID                  wipe node N and format it for another cluster
     status                               one line per node: state, epoch, leader, log end, HW
     log N                                node N's log: offset@epoch and each entry
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 import random
 
 from kafka.protocol.api_keys import ApiKey
+from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import RecordBatch
 from kafka.raft.batch import NotLeaderError
 from kafka.raft.kafka_raft_client import KafkaRaftClient
@@ -44,7 +46,9 @@ def describe(message) -> str:
     kind = "Request" if isinstance(message, RaftRequest) else "Response"
     body = message.body
     name = NAMES.get(message.api_key, str(message.api_key))
-    if message.api_key == ApiKey.FETCH:
+    if kind == "Response" and body.get("error_code", 0):
+        detail = f"error={Errors.for_code(body['error_code']).name}"
+    elif message.api_key == ApiKey.FETCH:
         if kind == "Request":
             p = body["topics"][0]["partitions"][0]
             detail = f"epoch={p['current_leader_epoch']} offset={p['fetch_offset']} last_epoch={p['last_fetched_epoch']}"
@@ -79,6 +83,7 @@ def _batches(records: bytes):
 class ScriptedNode:
     def __init__(self, node_id: int, voters: set[int], time: MockTime) -> None:
         self.node_id, self.voters, self.time = node_id, voters, time
+        self.cluster_id = CLUSTER_ID
         self.log, self.store = MockLog(), MemoryQuorumStateStore()
         self.up = True
         self.start()
@@ -86,7 +91,7 @@ class ScriptedNode:
     def start(self) -> None:
         self.listener = RecordingListener(self.node_id)
         self.client = KafkaRaftClient(self.node_id, self.voters, self.log, self.store, self.time,
-                                      random.Random(self.node_id), CONFIG, CLUSTER_ID, [self.listener])
+                                      random.Random(self.node_id), CONFIG, self.cluster_id, [self.listener])
         self.client.initialize()
 
     def state(self) -> str:
@@ -170,6 +175,13 @@ class ScriptedCluster:
         node.up = True
         node.start()
         return f"{node.node_id}: restarted as {node.state()}"
+
+    def cmd_format(self, node_id: str, cluster_id: str) -> str:
+        """Wipe node N and format it for another cluster (kafka-storage format -t <cluster_id>)."""
+        node = self.nodes[int(node_id)]
+        node.log, node.store, node.cluster_id = MockLog(), MemoryQuorumStateStore(), cluster_id
+        node.start()
+        return f"{node.node_id}: formatted for cluster {cluster_id}"
 
     def cmd_status(self) -> str:
         lines = []
