@@ -392,6 +392,26 @@ class UnifiedLog:
             deleted += self._delete_segments_while(self._retention_size_breached(), "retention.bytes breach")
         return deleted
 
+    def delete_segments_below_log_start(self) -> int:
+        """Only the segments wholly below the log start offset, whatever the retention settings (the
+        metadata log: what a snapshot covers may go, nothing else)."""
+        return self._delete_segments_while(self._log_start_offset_breached, "log start offset breach")
+
+    def truncate_fully_and_start_at(self, offset: int) -> None:
+        """Drop every segment and start empty at `offset` (a follower that installed a leader's
+        snapshot: Kafka's truncateFullyAndStartAt)."""
+        with self._lock:
+            old, _ = self._view
+            self._view = _view_of([LogSegment(self.dir, offset, self.config, self.time)]) if all(
+                s.base_offset != offset for s in old) else _view_of([s for s in old if s.base_offset == offset])
+            dropped = [s for s in old if s not in self._view[0]]
+            if self._view[0][0] in old:
+                self._view[0][0].truncate_to(offset)
+            self._log_start_offset = self._log_end_offset = self._high_watermark = offset
+            self._recovery_point = offset
+        for segment in dropped:
+            segment.delete()
+
     def _log_start_offset_breached(self, segment: LogSegment, next_base_offset: int) -> bool:
         return next_base_offset <= self._log_start_offset
 

@@ -31,3 +31,14 @@ class LeaderAndEpoch:
 
 class NotLeaderError(Exception):
     """schedule_append on a node that is not the leader of that epoch (Kafka's NotLeaderException)."""
+
+
+@dataclass(frozen=True)
+class SnapshotReader:
+    """A snapshot handed to a listener (Kafka's SnapshotReader): where it ends, and its batches."""
+    snapshot_id: object  # OffsetAndEpoch: the snapshot holds everything below snapshot_id.offset
+    last_contained_log_timestamp: int
+    batches: list[Batch] = field(default_factory=list)
+
+    def __iter__(self):
+        return iter(self.batches)

@@ -23,6 +23,12 @@ from kafka.log.log_config import LogConfig
 from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.record_batch import iter_batches
 from kafka.raft.replicated_log import LogAppendInfo, LogFetchInfo, OffsetAndEpoch, ValidOffsetAndEpoch
+from kafka.raft.snapshots import (
+    FileRawSnapshotReader,
+    FileRawSnapshotWriter,
+    list_snapshots,
+    snapshot_file_name,
+)
 from kafka.utils.time import Time
 
 METADATA_TOPIC = "__cluster_metadata"
@@ -36,7 +42,16 @@ class KafkaMetadataLog:
         self._epochs: list[int] = []  # leader epochs in the log, ascending
         self._epoch_starts: list[int] = []  # the first offset of each
         self._high_watermark = 0
+        self.directory = directory
+        self._snapshots = list_snapshots(directory)
         self._rebuild_epoch_cache()
+        if not self.truncate_to_latest_snapshot():  # a snapshot newer than the log (fetched just before a crash)
+            latest = self.latest_snapshot_id()
+            if latest is not None and latest.offset > self.start_offset():
+                # Everything below a snapshot was committed: start there, so a restart loads the
+                # snapshot instead of replaying the records it replaces.
+                self.update_high_watermark(latest.offset)
+                self.log.maybe_increment_log_start_offset(latest.offset)
 
     # ------------------------------------------------------------------ the epoch cache
     def _rebuild_epoch_cache(self) -> None:
@@ -61,13 +76,19 @@ class KafkaMetadataLog:
         self._assign(epoch, self.end_offset())
 
     def last_fetched_epoch(self) -> int:
-        return self._epochs[-1] if self._epochs else 0
+        if self._epochs:
+            return self._epochs[-1]
+        latest = self.latest_snapshot_id()
+        return latest.epoch if latest is not None else 0
 
     def end_offset_for_epoch(self, epoch: int) -> OffsetAndEpoch:
         """The end of `epoch` in this log: where the next epoch starts. Asked about an epoch this
         log never had, the answer is the largest epoch below it (Kafka's LeaderEpochFileCache.endOffsetFor)."""
         i = bisect.bisect_right(self._epochs, epoch) - 1
         if i < 0:
+            latest = self.latest_snapshot_id()
+            if latest is not None and latest.epoch <= epoch:  # the log starts where the snapshot ends
+                return OffsetAndEpoch(self._epoch_starts[0] if self._epochs else self.end_offset(), latest.epoch)
             return OffsetAndEpoch(self.start_offset(), 0) if not self._epochs else OffsetAndEpoch(-1, -1)
         found = self._epochs[i]
         end = self._epoch_starts[i + 1] if i + 1 < len(self._epochs) else self.end_offset()
@@ -75,6 +96,9 @@ class KafkaMetadataLog:
 
     def validate_offset_and_epoch(self, offset: int, epoch: int) -> ValidOffsetAndEpoch:
         """Does a follower's log, ending at `offset` with last epoch `epoch`, agree with ours?"""
+        latest = self.latest_snapshot_id()
+        if offset < self.start_offset() and latest is not None:
+            return ValidOffsetAndEpoch("SNAPSHOT", latest)
         if offset == 0:
             return ValidOffsetAndEpoch("VALID", OffsetAndEpoch(offset, epoch))
         end = self.end_offset_for_epoch(epoch)
@@ -128,6 +152,48 @@ class KafkaMetadataLog:
 
     def topic_partition(self) -> tuple[str, int]:
         return METADATA_TOPIC, 0
+
+    # ------------------------------------------------------------------ snapshots (KIP-630)
+    def latest_snapshot_id(self) -> OffsetAndEpoch | None:
+        return self._snapshots[-1] if self._snapshots else None
+
+    def create_new_snapshot(self, snapshot_id: OffsetAndEpoch) -> FileRawSnapshotWriter | None:
+        """A writer for a snapshot of the committed log up to snapshot_id.offset; None if one exists."""
+        if snapshot_id in self._snapshots or snapshot_id.offset > self._high_watermark:
+            return None
+        return FileRawSnapshotWriter(self.directory, snapshot_id)
+
+    def store_snapshot(self, snapshot_id: OffsetAndEpoch) -> FileRawSnapshotWriter | None:
+        """A writer for a snapshot fetched from the leader (FetchSnapshot)."""
+        return None if snapshot_id in self._snapshots else FileRawSnapshotWriter(self.directory, snapshot_id)
+
+    def read_snapshot(self, snapshot_id: OffsetAndEpoch) -> FileRawSnapshotReader | None:
+        return FileRawSnapshotReader(self.directory, snapshot_id) if snapshot_id in self._snapshots else None
+
+    def on_snapshot_frozen(self, snapshot_id: OffsetAndEpoch) -> None:
+        self._snapshots = sorted(set(self._snapshots) | {snapshot_id})
+
+    def delete_before_snapshot(self, snapshot_id: OffsetAndEpoch) -> bool:
+        """The log before the snapshot, and older snapshots, are no longer needed."""
+        if snapshot_id not in self._snapshots or snapshot_id.offset <= self.start_offset():
+            return False
+        self.log.maybe_increment_log_start_offset(min(snapshot_id.offset, self.log.high_watermark))
+        self.log.delete_segments_below_log_start()
+        for old in [s for s in self._snapshots if s < snapshot_id]:
+            os.unlink(os.path.join(self.directory, snapshot_file_name(old)))
+        self._snapshots = [s for s in self._snapshots if s >= snapshot_id]
+        return True
+
+    def truncate_to_latest_snapshot(self) -> bool:
+        """A snapshot that ends past our log (a follower that fetched one): drop the whole log and go on
+        from the snapshot's end (Kafka's truncateToLatestSnapshot)."""
+        latest = self.latest_snapshot_id()
+        if latest is None or latest.offset <= self.end_offset():
+            return False
+        self.log.truncate_fully_and_start_at(latest.offset)
+        self._epochs, self._epoch_starts = [], []
+        self._high_watermark = latest.offset
+        return True
 
     def close(self) -> None:
         self.log.flush()

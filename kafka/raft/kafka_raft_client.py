@@ -41,7 +41,8 @@ from kafka.raft.quorum_state import QuorumState
 from kafka.raft.quorum_state_store import QuorumStateStore
 from kafka.raft.raft_config import RaftConfig
 from kafka.raft.raft_message import RaftRequest, RaftResponse
-from kafka.raft.replicated_log import ReplicatedLog
+from kafka.raft.raft_snapshots import RaftSnapshots
+from kafka.raft.replicated_log import OffsetAndEpoch, ReplicatedLog
 from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.raft.KafkaRaftClient")
@@ -66,7 +67,7 @@ class InFlight:
     sent_ms: int
 
 
-class KafkaRaftClient:
+class KafkaRaftClient(RaftSnapshots):
     def __init__(self, node_id: int, voters: set[int], log: ReplicatedLog, quorum_state_store: QuorumStateStore,
                  time: Time, random: random_module.Random, config: RaftConfig, cluster_id: str,
                  listeners=()) -> None:
@@ -89,6 +90,8 @@ class KafkaRaftClient:
         self._shutting_down = False
         self._election_retries = 0  # elections lost in a row: the backoff doubles with each
         self.inconsistent_cluster_id_count = 0
+        self._pending_snapshot: tuple[OffsetAndEpoch, list[bytes]] | None = None  # to write at the next poll
+        self._fetching_snapshot = None  # follower: (snapshot id, writer, position) while copying the leader's
         self.election_started_ms: int | None = None
         self.election_latencies_ms: list[int] = []
         self.commit_latencies_ms: list[int] = []
@@ -168,6 +171,7 @@ class KafkaRaftClient:
         """Run what is due now; returns how many ms until poll wants to run again."""
         now = self.time.milliseconds()
         self._expire_in_flight(now)
+        self._maybe_write_snapshot()
         state = self.quorum.state
         if isinstance(state, LeaderState):
             wait = self._poll_leader(state, now)
@@ -226,7 +230,10 @@ class KafkaRaftClient:
                 self.quorum.transition_to_unattached(state.epoch)
             return 0
         if self._can_send_to(state.leader_id, now):
-            self._send_request(state.leader_id, ApiKey.FETCH, self._fetch_request_body())
+            if self._fetching_snapshot is not None:
+                self._send_request(state.leader_id, ApiKey.FETCH_SNAPSHOT, self._fetch_snapshot_body())
+            else:
+                self._send_request(state.leader_id, ApiKey.FETCH, self._fetch_request_body())
         return min(state.fetch_deadline_ms - now, self.config.retry_backoff_ms * 5)
 
     def _poll_resigned(self, state: ResignedState, now: int) -> int:
@@ -303,6 +310,7 @@ class KafkaRaftClient:
 
     def _become_follower(self, epoch: int, leader_id: int) -> None:
         self._in_flight.clear()
+        self._abandon_snapshot_fetch()
         self.quorum.transition_to_follower(epoch, leader_id)
         self._election_retries = 0
         self._after_leadership_lost()
@@ -323,7 +331,8 @@ class KafkaRaftClient:
         if isinstance(message, RaftRequest):
             handler = {ApiKey.VOTE: self._handle_vote_request, ApiKey.BEGIN_QUORUM_EPOCH: self._handle_begin_epoch,
                        ApiKey.END_QUORUM_EPOCH: self._handle_end_epoch, ApiKey.FETCH: self._handle_fetch_request,
-                       ApiKey.DESCRIBE_QUORUM: self._handle_describe_quorum}.get(message.api_key)
+                       ApiKey.DESCRIBE_QUORUM: self._handle_describe_quorum,
+                       ApiKey.FETCH_SNAPSHOT: self._handle_fetch_snapshot_request}.get(message.api_key)
             if handler is not None:
                 handler(message)
             return
@@ -341,7 +350,8 @@ class KafkaRaftClient:
             return
         handler = {ApiKey.VOTE: self._handle_vote_response, ApiKey.BEGIN_QUORUM_EPOCH: self._handle_epoch_response,
                    ApiKey.END_QUORUM_EPOCH: self._handle_epoch_response,
-                   ApiKey.FETCH: self._handle_fetch_response}.get(message.api_key)
+                   ApiKey.FETCH: self._handle_fetch_response,
+                   ApiKey.FETCH_SNAPSHOT: self._handle_fetch_snapshot_response}.get(message.api_key)
         if handler is not None:
             handler(message.source_id, body)
 
@@ -504,6 +514,9 @@ class KafkaRaftClient:
             return
         fetch_offset, last_fetched_epoch = p["fetch_offset"], p.get("last_fetched_epoch", -1)
         valid = self.log.validate_offset_and_epoch(fetch_offset, last_fetched_epoch)
+        if valid.kind == "SNAPSHOT":  # what it asks for is gone from the log: fetch the snapshot first
+            self._respond(request, self._fetch_response(Errors.NONE, snapshot=valid.offset_and_epoch))
+            return
         if valid.kind == "DIVERGING":
             self._respond(request, self._fetch_response(Errors.NONE, diverging=valid.offset_and_epoch))
             return
@@ -518,7 +531,7 @@ class KafkaRaftClient:
             return
         self._respond(request, self._fetch_response(Errors.NONE, records=info.records))
 
-    def _fetch_response(self, error: Errors, records: bytes = b"", diverging=None) -> dict:
+    def _fetch_response(self, error: Errors, records: bytes = b"", diverging=None, snapshot=None) -> dict:
         leader = self.quorum.leader_id
         partition = dict(partition_index=0, error_code=error, high_watermark=self.log.high_watermark(),
                          last_stable_offset=-1, log_start_offset=self.log.start_offset(),
@@ -527,6 +540,8 @@ class KafkaRaftClient:
                          aborted_transactions=None, preferred_read_replica=-1, records=records)
         if diverging is not None:
             partition["diverging_epoch"] = dict(epoch=diverging.epoch, end_offset=diverging.offset)
+        if snapshot is not None:
+            partition["snapshot_id"] = dict(end_offset=snapshot.offset, epoch=snapshot.epoch)
         return dict(throttle_time_ms=0, error_code=Errors.NONE, session_id=0,
                     responses=[dict(topic=METADATA_TOPIC, partitions=[partition])])
 
@@ -607,6 +622,10 @@ class KafkaRaftClient:
         if not isinstance(state, FollowerState) or state.leader_id != source or state.epoch != leader_epoch:
             return
         state.fetch_deadline_ms = now + self.config.fetch_timeout_ms
+        snapshot = p.get("snapshot_id")
+        if snapshot is not None and snapshot.get("end_offset", -1) >= 0:
+            self._begin_fetching_snapshot(OffsetAndEpoch(snapshot["end_offset"], snapshot["epoch"]))
+            return
         diverging = p.get("diverging_epoch")
         if diverging is not None and diverging.get("epoch", -1) >= 0:
             # Our tail was written by a leader the quorum moved past: cut it where the leader's copy of
@@ -650,6 +669,9 @@ class KafkaRaftClient:
         """Give each listener the committed batches it has not seen: everything below the HW, once."""
         hw = self.log.high_watermark()
         for context in self._listeners:
+            latest = self.log.latest_snapshot_id()
+            if latest is not None and context.next_offset < self.log.start_offset():
+                self._load_snapshot(context, latest)
             while context.next_offset < hw:
                 info = self.log.read(context.next_offset, self.config.fetch_max_bytes)
                 progressed = False

@@ -32,8 +32,9 @@ class LogFetchInfo:
 @dataclass(frozen=True)
 class ValidOffsetAndEpoch:
     """Whether a follower's (fetch offset, last fetched epoch) agrees with the leader's log
-    (Kafka's ValidOffsetAndEpoch): VALID, or DIVERGING with the end of that epoch on the leader."""
-    kind: Literal["VALID", "DIVERGING"]
+    (Kafka's ValidOffsetAndEpoch): VALID; DIVERGING with the end of that epoch on the leader; or
+    SNAPSHOT with the snapshot to fetch, when the offset is below the leader's log start."""
+    kind: Literal["VALID", "DIVERGING", "SNAPSHOT"]
     offset_and_epoch: OffsetAndEpoch
 
 
@@ -65,3 +66,16 @@ class ReplicatedLog(Protocol):
     def flush(self, force_flush_active_segment: bool) -> None: ...
 
     def close(self) -> None: ...
+
+    # snapshots (KIP-630)
+    def latest_snapshot_id(self) -> OffsetAndEpoch | None: ...
+
+    def create_new_snapshot(self, snapshot_id: OffsetAndEpoch): ...  # a writer: append(bytes), freeze()
+
+    def read_snapshot(self, snapshot_id: OffsetAndEpoch): ...  # a reader: size_in_bytes(), read(), records()
+
+    def on_snapshot_frozen(self, snapshot_id: OffsetAndEpoch) -> None: ...
+
+    def delete_before_snapshot(self, snapshot_id: OffsetAndEpoch) -> bool: ...
+
+    def truncate_to_latest_snapshot(self) -> bool: ...

@@ -10,7 +10,8 @@ That membership is this object:
     KafkaRaftClient         the Raft state machine of KIP-595, without I/O
     KafkaRaftClientDriver   the thread that steps it, with a KafkaNetworkChannel to the voters
     MetadataLoader          turns committed records into MetadataImages for the broker's publishers
-    SnapshotGenerator       writes a snapshot of the image every so many bytes or minutes (KIP-630)
+    SnapshotGenerator       a snapshot of the image every so many bytes or minutes (KIP-630), so a
+                            restart loads it instead of replaying the whole log
 """
 
 from __future__ import annotations
@@ -21,13 +22,16 @@ import random
 import structlog
 
 from kafka.image.loader.metadata_loader import MetadataLoader
+from kafka.image.publisher.snapshot_generator import SnapshotGenerator
 from kafka.log.log_config import LogConfig
+from kafka.protocol.metadata_records import serialize
 from kafka.raft.file_quorum_state_store import FileQuorumStateStore
 from kafka.raft.kafka_metadata_log import KafkaMetadataLog
 from kafka.raft.kafka_network_channel import KafkaNetworkChannel
 from kafka.raft.kafka_raft_client import KafkaRaftClient
 from kafka.raft.kafka_raft_client_driver import KafkaRaftClientDriver
 from kafka.raft.raft_config import RaftConfig
+from kafka.raft.replicated_log import OffsetAndEpoch
 from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.server.SharedServer")
@@ -66,6 +70,17 @@ class SharedServer:
         self.raft_driver = KafkaRaftClientDriver(self.raft_client, self.channel, self.time, config.node_id)
         self.loader = MetadataLoader(node_id=config.node_id, time=self.time)
         self.register_raft_listener(self.loader)
+        self.snapshot_generator = SnapshotGenerator(
+            self._emit_snapshot, self.time, config.metadata_log_max_record_bytes_between_snapshots,
+            config.metadata_log_max_snapshot_interval_ms)
+        self.loader.install_publishers([self.snapshot_generator])
+
+    def _emit_snapshot(self, image) -> None:
+        """The image's records become a snapshot at the image's offset (raft writes it at its next poll)."""
+        provenance = image.provenance
+        snapshot_id = OffsetAndEpoch(provenance.last_contained_offset + 1, provenance.last_contained_epoch)
+        records = [serialize(r) for r in image.write()]
+        self.raft_driver.call(lambda client: client.schedule_snapshot(snapshot_id, records))
 
     def register_raft_listener(self, listener) -> None:
         self.raft_driver.call(lambda client: client.register(listener))

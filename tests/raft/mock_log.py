@@ -21,6 +21,8 @@ class MockLog:
         self.epoch_starts: list[int] = []
         self.hw = 0
         self.values: dict[int, bytes | None] = {}  # offset -> a data record's value (None: control)
+        self.log_start = 0
+        self.snapshots: dict[OffsetAndEpoch, bytes] = {}  # frozen snapshots and their bytes
 
     def _assign(self, epoch: int, start: int) -> None:
         if epoch >= 0 and (not self.epochs or epoch > self.epochs[-1]):
@@ -66,27 +68,36 @@ class MockLog:
         return LogFetchInfo(bytes(out), start_offset)
 
     def end_offset(self) -> int:
-        return self.batches[-1][1] + 1 if self.batches else 0
+        return self.batches[-1][1] + 1 if self.batches else self.log_start
 
     def start_offset(self) -> int:
-        return 0
+        return self.log_start
 
     def last_fetched_epoch(self) -> int:
-        return self.epochs[-1] if self.epochs else 0
+        if self.epochs:
+            return self.epochs[-1]
+        latest = self.latest_snapshot_id()
+        return latest.epoch if latest is not None else 0
 
     def end_offset_for_epoch(self, epoch: int) -> OffsetAndEpoch:
         i = bisect.bisect_right(self.epochs, epoch) - 1
         if i < 0:
-            return OffsetAndEpoch(0, 0) if not self.epochs else OffsetAndEpoch(-1, -1)
+            latest = self.latest_snapshot_id()
+            if latest is not None and latest.epoch <= epoch:
+                return OffsetAndEpoch(self.epoch_starts[0] if self.epochs else self.end_offset(), latest.epoch)
+            return OffsetAndEpoch(self.log_start, 0) if not self.epochs else OffsetAndEpoch(-1, -1)
         end = self.epoch_starts[i + 1] if i + 1 < len(self.epochs) else self.end_offset()
         return OffsetAndEpoch(end, self.epochs[i])
 
     def validate_offset_and_epoch(self, offset: int, epoch: int) -> ValidOffsetAndEpoch:
+        latest = self.latest_snapshot_id()
+        if offset < self.log_start and latest is not None:
+            return ValidOffsetAndEpoch("SNAPSHOT", latest)
         if offset == 0:
             return ValidOffsetAndEpoch("VALID", OffsetAndEpoch(offset, epoch))
         end = self.end_offset_for_epoch(epoch)
         if end.epoch != epoch or offset > end.offset:
-            diverging = end if end.offset >= 0 else OffsetAndEpoch(0, 0)
+            diverging = end if end.offset >= 0 else OffsetAndEpoch(self.log_start, 0)
             return ValidOffsetAndEpoch("DIVERGING", diverging)
         return ValidOffsetAndEpoch("VALID", OffsetAndEpoch(offset, epoch))
 
@@ -111,3 +122,66 @@ class MockLog:
 
     def close(self) -> None:
         pass
+
+    # ------------------------------------------------------------------ snapshots (KIP-630)
+    def latest_snapshot_id(self) -> OffsetAndEpoch | None:
+        return max(self.snapshots) if self.snapshots else None
+
+    def create_new_snapshot(self, snapshot_id: OffsetAndEpoch):
+        if snapshot_id in self.snapshots or snapshot_id.offset > self.hw:
+            return None
+        return MemorySnapshotWriter(self, snapshot_id)
+
+    def store_snapshot(self, snapshot_id: OffsetAndEpoch):
+        return None if snapshot_id in self.snapshots else MemorySnapshotWriter(self, snapshot_id)
+
+    def read_snapshot(self, snapshot_id: OffsetAndEpoch):
+        return MemorySnapshotReader(snapshot_id, self.snapshots[snapshot_id]) if snapshot_id in self.snapshots else None
+
+    def on_snapshot_frozen(self, snapshot_id: OffsetAndEpoch) -> None:
+        pass  # the writer put it in self.snapshots when it froze
+
+    def delete_before_snapshot(self, snapshot_id: OffsetAndEpoch) -> bool:
+        if snapshot_id not in self.snapshots or snapshot_id.offset <= self.log_start:
+            return False
+        self.log_start = min(snapshot_id.offset, self.hw)
+        self.batches = [b for b in self.batches if b[1] >= self.log_start]
+        self.values = {o: v for o, v in self.values.items() if o >= self.log_start}
+        self.snapshots = {s: data for s, data in self.snapshots.items() if s >= snapshot_id}
+        return True
+
+    def truncate_to_latest_snapshot(self) -> bool:
+        latest = self.latest_snapshot_id()
+        if latest is None or latest.offset <= self.end_offset():
+            return False
+        self.batches, self.values, self.epochs, self.epoch_starts = [], {}, [], []
+        self.log_start = self.hw = latest.offset
+        return True
+
+
+class MemorySnapshotWriter:
+    def __init__(self, log: MockLog, snapshot_id: OffsetAndEpoch) -> None:
+        self.log, self.snapshot_id, self.data = log, snapshot_id, bytearray()
+
+    def append(self, data: bytes) -> None:
+        self.data += data
+
+    def freeze(self) -> None:
+        self.log.snapshots[self.snapshot_id] = bytes(self.data)
+
+    def close(self) -> None:
+        pass
+
+
+class MemorySnapshotReader:
+    def __init__(self, snapshot_id: OffsetAndEpoch, data: bytes) -> None:
+        self.snapshot_id, self.data = snapshot_id, data
+
+    def size_in_bytes(self) -> int:
+        return len(self.data)
+
+    def read(self, position: int, max_bytes: int) -> bytes:
+        return self.data[position:position + max_bytes]
+
+    def records(self) -> bytes:
+        return self.data

@@ -19,6 +19,7 @@ from kafka.raft.batch import NotLeaderError
 from kafka.raft.kafka_raft_client import KafkaRaftClient
 from kafka.raft.leader_state import LeaderState
 from kafka.raft.raft_config import RaftConfig
+from kafka.raft.replicated_log import OffsetAndEpoch
 from kafka.utils.time import MockTime
 from tests.raft.mock_log import MockLog
 
@@ -59,7 +60,13 @@ class RecordingListener:
             self.committed.append((offset, value))
 
     def handle_load_snapshot(self, reader) -> None:
-        raise AssertionError("no snapshots in this simulation")
+        """The simulation's snapshots hold b"offset:value" for every committed record below them."""
+        entries = []
+        for batch in reader:
+            for value in batch.records:
+                offset, _, data = value.partition(b":")
+                entries.append((int(offset), data))
+        self.committed = entries
 
     def handle_leader_change(self, leader) -> None:
         self.leaders.append(leader)
@@ -179,12 +186,24 @@ class Simulation:
             self.isolated.add(self.rng.choice(sorted(self.nodes)))
         elif roll < 0.004 and self.isolated:
             self.isolated.discard(self.rng.choice(sorted(self.isolated)))
-        elif roll < 0.005:
+        elif roll < 0.008:
+            self.snapshot(self.nodes[self.rng.choice(sorted(self.nodes))])
+        elif roll < 0.009:
             node = self.nodes[self.rng.choice(sorted(self.nodes))]
             # A crash closes its connections: answers on their way to the old process never arrive.
             self.network = [m for m in self.network if m[2].destination_id != node.node_id]
             heapq.heapify(self.network)
             node.restart()
+
+    def snapshot(self, node: Node) -> None:
+        """The node snapshots what its listener has been told (KIP-630): the log before it can go."""
+        position = node.client._listeners[0].next_offset
+        batch = next((b for b in node.log.batches if b[0] <= position - 1 <= b[1]), None)
+        if batch is None or position <= node.log.start_offset():
+            return
+        records = [b"%d:%s" % (offset, value) for offset, value in node.listener.committed]
+        node.client.schedule_snapshot(OffsetAndEpoch(position, batch[2]), records)
+        node.next_poll_ms = self.time.milliseconds()
 
     def heal(self) -> None:
         self.isolated.clear()
@@ -204,7 +223,7 @@ class Simulation:
             # Everything below this node's HW must be what was ever committed there. Entries below the
             # HW can never change (MockLog refuses to truncate them), so each offset is checked once.
             hw = node.log.high_watermark()
-            for offset in range(node.checked_hw, hw):
+            for offset in range(max(node.checked_hw, node.log.start_offset()), hw):
                 value = node.log.values[offset]
                 seen = self.committed.setdefault(offset, value)
                 if seen != value:
@@ -212,6 +231,8 @@ class Simulation:
                               f"another node committed {seen!r}")
             node.checked_hw = max(node.checked_hw, hw)
             told = node.listener.committed
+            if len(told) < node.checked_told:  # a snapshot replaced what the listener was told
+                node.checked_told = 0
             for offset, value in told[node.checked_told:]:
                 if self.committed.get(offset) != value:
                     self.fail(f"node {node.node_id}'s listener saw {value!r} at {offset}, committed is "

@@ -82,3 +82,36 @@ def test_quorum_state_is_kafkas_json_and_survives(tmp_path):
     text = (tmp_path / "quorum-state").read_text()
     assert '"leaderEpoch":5' in text and '"votedId":2' in text and '"leaderId":-1' in text
     assert store.read_election_state() == ElectionState(5, None, 2, frozenset({1, 2, 3}))
+
+
+def test_a_snapshot_moves_the_log_start_and_survives_a_restart(tmp_path):
+    log = open_log(tmp_path)
+    for i in range(6):
+        log.append_as_leader(batch(b"v%d" % i), epoch=1)
+    log.update_high_watermark(6)
+    snapshot_id = OffsetAndEpoch(4, 1)
+    writer = log.create_new_snapshot(snapshot_id)
+    writer.append(batch(b"state"))
+    writer.freeze()
+    log.on_snapshot_frozen(snapshot_id)
+    assert log.delete_before_snapshot(snapshot_id)
+    assert (log.start_offset(), log.latest_snapshot_id()) == (4, snapshot_id)
+    assert log.validate_offset_and_epoch(2, 1).kind == "SNAPSHOT"
+    assert (tmp_path / "__cluster_metadata-0" / "00000000000000000004-0000000001.checkpoint").exists()
+    log.close()
+    again = open_log(tmp_path)
+    assert (again.start_offset(), again.end_offset(), again.latest_snapshot_id()) == (4, 6, snapshot_id)
+    assert [b.base_offset for b in iter_batches(again.read_snapshot(snapshot_id).records())] == [0]
+    again.close()
+
+
+def test_a_fetched_snapshot_past_the_log_end_replaces_the_log(tmp_path):
+    log = open_log(tmp_path)
+    log.append_as_leader(batch(b"old"), epoch=1)
+    writer = log.store_snapshot(OffsetAndEpoch(10, 3))
+    writer.append(batch(b"state"))
+    writer.freeze()
+    log.on_snapshot_frozen(OffsetAndEpoch(10, 3))
+    assert log.truncate_to_latest_snapshot()
+    assert (log.start_offset(), log.end_offset(), log.last_fetched_epoch()) == (10, 10, 3)
+    log.close()

@@ -23,6 +23,7 @@ from kafka.protocol.messages import (  # noqa: F401  (imported for their registr
     describe_quorum,
     end_quorum_epoch,
     fetch,
+    fetch_snapshot,
     find_coordinator,
     heartbeat,
     incremental_alter_configs,

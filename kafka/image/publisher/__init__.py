@@ -1,0 +1,1 @@
+"""Publishers of metadata images (Kafka's org.apache.kafka.image.publisher)."""
