@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout, err: TextIO = 
         if not os.path.exists(path):
             print(f"{path} does not exist", file=err)
             status = 1
-        elif path.endswith(LOG_FILE_SUFFIX):
+        elif path.endswith(LOG_FILE_SUFFIX) or path.endswith(".checkpoint"):  # a segment, or a KRaft snapshot
             dump_log(path, args.print_data_log, args.deep_iteration or args.print_data_log, args.max_bytes, out, err,
                      decode_metadata=args.cluster_metadata_decoder)
         elif path.endswith(INDEX_FILE_SUFFIX):
@@ -81,7 +81,10 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout, err: TextIO = 
 
 def dump_log(path: str, print_contents: bool, deep: bool, max_bytes: int, out: TextIO, err: TextIO,
              decode_metadata: bool = False) -> None:
-    print(f"Log starting offset: {_base_offset_of(path)}", file=out)
+    if path.endswith(".checkpoint"):
+        print(f"Snapshot end offset: {int(os.path.basename(path).split('-')[0])}", file=out)
+    else:
+        print(f"Log starting offset: {_base_offset_of(path)}", file=out)
     last_offset = -1
     non_consecutive = []
     valid_bytes = 0

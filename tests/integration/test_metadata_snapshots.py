@@ -3,7 +3,10 @@ restart loads the snapshot (then the few records after it) instead of replaying 
 
 from __future__ import annotations
 
+import io
+
 from kafka.clients.admin import AdminClient, NewTopic
+from kafka.tools.dump_log_segments import main as dump_log
 from tests.helpers import wait_until
 
 SMALL_SNAPSHOTS = {"metadata.log.max.record.bytes.between.snapshots": "2000", "metadata.log.segment.bytes": "4096"}
@@ -21,6 +24,10 @@ def test_a_restart_loads_the_snapshot_and_keeps_every_topic(start_broker, tmp_pa
     snapshot_log = broker.server.shared.metadata_log
     wait_until(lambda: snapshot_log.start_offset() > 0, message="the log start to move up to the snapshot")
     broker.stop()
+    snapshot = sorted(metadata_dir.glob("*.checkpoint"))[-1]
+    out = io.StringIO()
+    dump_log(["--cluster-metadata-decoder", "--files", str(snapshot)], out=out)
+    assert '"type":"TOPIC_RECORD","version":0,"data":{"name":"snap-0"' in out.getvalue()
 
     broker = start_broker(data, SMALL_SNAPSHOTS)
     # The log starts at the snapshot: what the node knows of the records before it came from the snapshot.
