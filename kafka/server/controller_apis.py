@@ -23,7 +23,6 @@ import structlog
 
 from kafka.network.request_channel import Request, RequestChannel
 from kafka.protocol.api_keys import ApiKey
-from kafka.protocol.errors import Errors
 from kafka.server.api_request_handler import ApiRequestHandler
 
 log = structlog.get_logger("kafka.server.ControllerApis")
@@ -64,6 +63,6 @@ class ControllerApis(ApiRequestHandler):
         error = future.exception()
         if error is not None:  # a bug in the controller: answer, never leave the client hanging
             log.error("controller request failed", api=request.header.api_key, error=repr(error))
-            self.send_response(request, {"error_code": Errors.UNKNOWN_SERVER_ERROR, "throttle_time_ms": 0})
+            self.handle_error(request)
             return
         self.send_response(request, future.result())
