@@ -40,6 +40,10 @@ class CreatedTopic:
 TOPIC_RESOURCE = 2  # ConfigResource.Type.TOPIC
 SET, DELETE = 0, 1  # IncrementalAlterConfigs operations
 CONTROLLER_TIMEOUT_MS = 30_000
+# Creating a topic on first use (Metadata, Produce, FindCoordinator) holds an I/O thread: without a
+# controller to answer (no quorum), give up soon and let the client retry, as Kafka's
+# LEADER_NOT_AVAILABLE makes it, rather than let every such request freeze an I/O thread for 30 s.
+AUTO_CREATE_TIMEOUT_MS = 3_000
 METADATA_PROPAGATION_TIMEOUT_S = 5.0
 
 
@@ -58,9 +62,10 @@ class AdminManager:
         return self.metadata_cache.topic_name_for_id(topic_id)
 
     # ------------------------------------------------------------------ talking to the controller
-    def _forward(self, api_key: ApiKey, body: dict, max_version: int | None = None):
+    def _forward(self, api_key: ApiKey, body: dict, max_version: int | None = None,
+                 timeout_ms: int = CONTROLLER_TIMEOUT_MS):
         try:
-            return self.forwarding_manager.forward_and_wait(api_key, body, CONTROLLER_TIMEOUT_MS, max_version)
+            return self.forwarding_manager.forward_and_wait(api_key, body, timeout_ms, max_version)
         except ControllerUnavailableError as e:
             raise TopicError(e.error, str(e)) from None
 
@@ -77,7 +82,8 @@ class AdminManager:
 
     # ------------------------------------------------------------------ topics
     def create_topic(self, name: str, num_partitions: int = -1, replication_factor: int = -1,
-                     configs: dict[str, str] | None = None, validate_only: bool = False) -> CreatedTopic:
+                     configs: dict[str, str] | None = None, validate_only: bool = False,
+                     timeout_ms: int = CONTROLLER_TIMEOUT_MS) -> CreatedTopic:
         """Create one topic, or raise TopicError with Kafka's error code and a message."""
         configs = dict(configs or {})
         try:
@@ -88,8 +94,8 @@ class AdminManager:
         replicas = self.config.default_replication_factor if replication_factor == -1 else replication_factor
         body = dict(topics=[dict(name=name, num_partitions=partitions, replication_factor=replicas, assignments=[],
                                  configs=[dict(name=k, value=v) for k, v in sorted(configs.items())])],
-                    timeout_ms=CONTROLLER_TIMEOUT_MS, validate_only=validate_only)
-        result = self._forward(ApiKey.CREATE_TOPICS, body).topics[0]
+                    timeout_ms=timeout_ms, validate_only=validate_only)
+        result = self._forward(ApiKey.CREATE_TOPICS, body, timeout_ms=timeout_ms).topics[0]
         self._raise_for(result)
         metadata = TopicMetadata(name, result.topic_id, partitions, configs, name.startswith("__"))
         if not validate_only:
@@ -107,11 +113,13 @@ class AdminManager:
         if not self.config.auto_create_topics_enable or name.startswith("__"):
             return None
         try:
-            return self.create_topic(name).metadata
+            return self.create_topic(name, timeout_ms=AUTO_CREATE_TIMEOUT_MS).metadata
         except TopicError as e:
             if e.error == Errors.TOPIC_ALREADY_EXISTS:  # another request created it first
                 self._await_metadata(lambda cache: cache.contains(name), f"create topic {name}")
                 return self.metadata_cache.get_topic(name)
+            if e.error in (Errors.REQUEST_TIMED_OUT, Errors.BROKER_NOT_AVAILABLE):
+                raise TopicError(Errors.LEADER_NOT_AVAILABLE, f"no controller answered in time: {e}") from None
             raise
 
     def delete_topic(self, name: str) -> TopicMetadata:

@@ -25,7 +25,7 @@ from kafka.coordinator.offset_and_metadata import OffsetAndMetadata
 from kafka.network.request_channel import Request
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
-from kafka.server.admin_manager import TopicError
+from kafka.server.admin_manager import AUTO_CREATE_TIMEOUT_MS, TopicError
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.server.KafkaApis")
@@ -100,7 +100,8 @@ class GroupApis:
         try:
             self.apis.admin_manager.create_topic(GROUP_METADATA_TOPIC_NAME, partitions,
                                                  self.apis.config.offsets_topic_replication_factor,
-                                                 self.coordinator.offsets_topic_configs())
+                                                 self.coordinator.offsets_topic_configs(),
+                                                 timeout_ms=AUTO_CREATE_TIMEOUT_MS)
         except TopicError as e:
             if e.error != Errors.TOPIC_ALREADY_EXISTS:
                 log.warning("cannot create the offsets topic", error=str(e))

@@ -15,8 +15,11 @@ import pytest
 
 from kafka.clients.admin import AdminClient, NewTopic
 from kafka.clients.errors import KafkaError
+from kafka.protocol.api_keys import ApiKey
+from kafka.protocol.errors import Errors
 from tests.cluster.kraft_cluster import KRaftCluster
 from tests.helpers import unique_topic, wait_until
+from tests.wire import WireClient
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -127,3 +130,24 @@ def test_a_full_restart_keeps_every_topic(cluster):
     cluster.await_leader(nodes[2])
     for t in topics:
         wait_until(lambda t=t: leaders_everywhere(cluster, t, 2), timeout=60, message=f"{t} after restart")
+
+
+def test_without_a_quorum_a_survivor_still_answers_at_once(cluster):
+    """Two of three nodes gone: no controller can be elected. The survivor's broker keeps serving what
+    it knows and answers a request that would create a topic with LEADER_NOT_AVAILABLE within
+    seconds (the client retries), rather than hold an I/O thread until the controller returns."""
+    nodes = cluster.nodes
+    cluster.await_leader(nodes[1])
+    nodes[2].kill()
+    nodes[3].kill()
+    client = WireClient(nodes[1].broker_port, timeout=30)
+    started = time.monotonic()
+    answer = client.request(ApiKey.METADATA, 12, {"topics": [{"name": unique_topic("no-quorum")}],
+                                                  "allow_auto_topic_creation": True,
+                                                  "include_topic_authorized_operations": False})
+    took = time.monotonic() - started
+    assert answer.topics[0].error_code == Errors.LEADER_NOT_AVAILABLE
+    assert took < 10, f"Metadata took {took:.1f} s without a quorum"
+    assert client.request(ApiKey.API_VERSIONS, 3, {"client_software_name": "t", "client_software_version": "1"}
+                          ).error_code == Errors.NONE
+    client.close()
