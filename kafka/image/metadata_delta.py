@@ -2,9 +2,7 @@
 
 `replay(record)` for each committed record, then `apply(provenance)`. A delta also says what kind of
 thing changed (`topics_delta`, `cluster_delta`, `configs_delta`, `features_delta`; None when nothing
-of that kind did), so a publisher skips the work a NoOpRecord does not call for, and
-`topics_delta.local_changes(broker_id)` says which partitions this broker must start or stop leading
-or following (Kafka's TopicsDelta.localChanges).
+of that kind did), so a publisher skips the work a NoOpRecord does not call for.
 """
 
 from __future__ import annotations
@@ -25,16 +23,8 @@ from kafka.protocol.metadata_records import (
     ApiMessageAndVersion,
     MetadataRecordType,
 )
-from kafka.utils.topic_partition import TopicPartition
 
 T = MetadataRecordType
-
-
-@dataclass
-class LocalReplicaChanges:
-    leaders: dict[TopicPartition, PartitionRegistration] = field(default_factory=dict)
-    followers: dict[TopicPartition, PartitionRegistration] = field(default_factory=dict)
-    deletes: set[TopicPartition] = field(default_factory=set)
 
 
 @dataclass
@@ -44,26 +34,6 @@ class TopicsDelta:
     changed_topics: dict[uuid.UUID, TopicImage] = field(default_factory=dict)
     created_topic_ids: set[uuid.UUID] = field(default_factory=set)
     deleted_topic_ids: set[uuid.UUID] = field(default_factory=set)
-
-    def local_changes(self, broker_id: int) -> LocalReplicaChanges:
-        changes = LocalReplicaChanges()
-        for topic_id in self.deleted_topic_ids:
-            old = self.image.topics_by_id.get(topic_id)
-            if old is not None:
-                changes.deletes |= {TopicPartition(old.name, i) for i, p in old.partitions.items()
-                                    if broker_id in p.replicas}
-        for topic in self.changed_topics.values():
-            old = self.image.topics_by_id.get(topic.id)
-            for index, p in topic.partitions.items():
-                tp = TopicPartition(topic.name, index)
-                before = old.partitions.get(index) if old is not None else None
-                if before == p:
-                    continue
-                if broker_id in p.replicas:
-                    (changes.leaders if p.leader == broker_id else changes.followers)[tp] = p
-                elif before is not None and broker_id in before.replicas:
-                    changes.deletes.add(tp)  # reassigned away from this broker
-        return changes
 
 
 class MetadataDelta:

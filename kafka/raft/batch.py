@@ -24,10 +24,6 @@ class LeaderAndEpoch:
     leader_id: int | None
     epoch: int
 
-    @property
-    def is_known(self) -> bool:
-        return self.leader_id is not None
-
 
 class NotLeaderError(Exception):
     """schedule_append on a node that is not the leader of that epoch (Kafka's NotLeaderException)."""

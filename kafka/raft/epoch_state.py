@@ -48,7 +48,6 @@ class CandidateState:
     local_id: int
     voters: frozenset[int]
     election_deadline_ms: int
-    started_ms: int
     granting: set[int] = field(default_factory=set)
     rejecting: set[int] = field(default_factory=set)
     backoff_deadline_ms: int | None = None  # set once the election is lost: wait, then stand again

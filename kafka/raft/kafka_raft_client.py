@@ -137,12 +137,6 @@ class KafkaRaftClient(RaftSnapshots):
         self._pending_appends.extend(records)
         return self.log.end_offset() + len(self._pending_appends) - 1
 
-    def describe_quorum(self) -> dict:
-        state = self.quorum.state
-        if not isinstance(state, LeaderState):
-            raise NotLeaderError("only the leader describes the quorum")
-        return state.describe()
-
     def shutdown(self, timeout_ms: int) -> None:
         """A leader resigns: it tells the voters (EndQuorumEpoch), best-placed successors first."""
         self._shutting_down = True

@@ -55,18 +55,6 @@ class QuorumState:
     def is_follower(self) -> bool:
         return isinstance(self.state, FollowerState)
 
-    def is_candidate(self) -> bool:
-        return isinstance(self.state, CandidateState)
-
-    def is_voted(self) -> bool:
-        return isinstance(self.state, VotedState)
-
-    def is_unattached(self) -> bool:
-        return isinstance(self.state, UnattachedState)
-
-    def is_resigned(self) -> bool:
-        return isinstance(self.state, ResignedState)
-
     def state_name(self) -> str:
         return self.state.name.lower() if self.is_voter else "observer"
 
@@ -107,8 +95,7 @@ class QuorumState:
     def transition_to_candidate(self) -> CandidateState:
         if not self.is_voter:
             raise ValueError("an observer cannot stand for election")
-        now = self.time.milliseconds()
-        state = CandidateState(self.epoch + 1, self.local_id, self.voters, self.random_election_deadline(), now)
+        state = CandidateState(self.epoch + 1, self.local_id, self.voters, self.random_election_deadline())
         self._transition(state)
         return state
 

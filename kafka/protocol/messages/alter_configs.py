@@ -7,8 +7,11 @@ IncrementalAlterConfigs, but clients and tools still send it (librdkafka's ``Alt
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
+
+# The per-resource answer is the same as IncrementalAlterConfigs' (as in Kafka's two JSON files).
+from kafka.protocol.messages.incremental_alter_configs import ALTER_CONFIGS_RESOURCE_RESPONSE
 from kafka.protocol.schema import Array, Field, Schema
-from kafka.protocol.types import Boolean, Int8, Int16, Int32, String
+from kafka.protocol.types import Boolean, Int8, Int32, String
 
 ALTERABLE_CONFIG = Schema(
     "AlterableConfig",
@@ -27,14 +30,6 @@ ALTER_CONFIGS_REQUEST = Schema(
     "AlterConfigsRequest",
     Field("resources", Array(ALTER_CONFIGS_RESOURCE), "0+"),
     Field("validate_only", Boolean, "0+"),
-)
-
-ALTER_CONFIGS_RESOURCE_RESPONSE = Schema(
-    "AlterConfigsResourceResponse",
-    Field("error_code", Int16, "0+"),
-    Field("error_message", String, "0+", nullable_versions="0+", default=None),
-    Field("resource_type", Int8, "0+"),
-    Field("resource_name", String, "0+"),
 )
 
 ALTER_CONFIGS_RESPONSE = Schema(
