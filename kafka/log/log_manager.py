@@ -15,7 +15,6 @@ lets start-up skip crash recovery. The scheduler runs its housekeeping: retentio
 
 from __future__ import annotations
 
-import base64
 import fcntl
 import os
 import shutil
@@ -39,6 +38,7 @@ from kafka.log.offset_checkpoint_file import (
 from kafka.log.unified_log import UnifiedLog
 from kafka.utils.kafka_scheduler import KafkaScheduler
 from kafka.utils.time import SYSTEM, Time
+from kafka.utils.uuid import random_uuid
 
 log = structlog.get_logger("kafka.log.LogManager")
 
@@ -181,7 +181,7 @@ class LogManager:
             props["node.id"] = str(self.node_id)
         if self.cluster_id is not None:
             props["cluster.id"] = self.cluster_id
-        props["directory.id"] = _random_uuid()
+        props["directory.id"] = random_uuid()
         write_properties(path, props)
 
     def _load_logs(self, log_dir: str, topic_configs: Mapping[str, LogConfig]) -> None:
@@ -352,7 +352,3 @@ def write_properties(path: str, props: Mapping[str, str]) -> None:
         os.fsync(file.fileno())
     os.replace(temporary, path)
 
-
-def _random_uuid() -> str:
-    # Kafka's Uuid.toString(): the 16 bytes in URL-safe base64 without padding (22 characters).
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()

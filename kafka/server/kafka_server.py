@@ -49,7 +49,6 @@ from kafka.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafka.server.meta_properties import (
     MetaPropertiesError,
     format_directories,
-    random_uuid,
     verify_meta_properties,
 )
 from kafka.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
@@ -60,6 +59,7 @@ from kafka.server.replica_manager import ReplicaManager
 from kafka.server.shared_server import SharedServer
 from kafka.utils.kafka_scheduler import KafkaScheduler
 from kafka.utils.time import SYSTEM, Time
+from kafka.utils.uuid import random_uuid
 
 log = structlog.get_logger("kafka.server.KafkaServer")
 

@@ -14,23 +14,17 @@ instead of mixing two clusters' data. The file is a Java properties file, as Kaf
 
 from __future__ import annotations
 
-import base64
 import os
-import uuid
 from dataclasses import dataclass
 
 from kafka.log.log_manager import read_properties, write_properties
+from kafka.utils.uuid import random_uuid
 
 META_PROPERTIES_FILE = "meta.properties"
 
 
 class MetaPropertiesError(ValueError):
     """A directory that is not formatted, or formatted for another cluster or node."""
-
-
-def random_uuid() -> str:
-    """Kafka's Uuid.randomUuid().toString(): 16 random bytes, URL-safe base64, no padding (22 characters)."""
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
 
 
 @dataclass(frozen=True)

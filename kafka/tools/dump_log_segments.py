@@ -18,7 +18,6 @@ The tool only reads: it never creates or repairs a file.
 from __future__ import annotations
 
 import argparse
-import base64
 import json
 import os
 import re
@@ -35,6 +34,7 @@ from kafka.log.time_index import TimeIndex
 from kafka.protocol.control_records import LEADER_CHANGE, control_record_type, read_leader_change
 from kafka.protocol.metadata_records import deserialize
 from kafka.protocol.record_batch import HEADER_SIZE, CorruptRecordError, RecordBatch
+from kafka.utils.uuid import uuid_to_string
 
 RECORD_INDENT = "|"
 _DELETE_HORIZON_FLAG = 0x40
@@ -181,7 +181,7 @@ def _camel(value):
 
 def _json_value(value):
     if isinstance(value, uuid.UUID):  # Kafka prints a Uuid as 22 characters of URL-safe base64
-        return base64.urlsafe_b64encode(value.bytes).decode().rstrip("=")
+        return uuid_to_string(value)
     return str(value)
 
 

@@ -18,8 +18,9 @@ import sys
 import threading
 
 from kafka.server.kafka_config import KafkaConfig
-from kafka.server.meta_properties import format_directories, random_uuid, read_meta_properties
+from kafka.server.meta_properties import format_directories, read_meta_properties
 from kafka.tools.storage_tool import directories
+from kafka.utils.uuid import random_uuid
 
 
 def format_if_needed(configs: dict[str, KafkaConfig]) -> None:

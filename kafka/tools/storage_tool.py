@@ -21,9 +21,9 @@ from kafka.server.kafka_config import ConfigError, KafkaConfig
 from kafka.server.meta_properties import (
     MetaPropertiesError,
     format_directories,
-    random_uuid,
     read_meta_properties,
 )
+from kafka.utils.uuid import random_uuid
 
 METADATA_VERSION = "4.1-IV1"  # the metadata.version a newly formatted cluster starts at (docs/kraft.md)
 

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import argparse
-import base64
 import re
 import sys
 
@@ -19,6 +18,7 @@ from kafka.clients.admin import TOPIC_RESOURCE, AdminClient, NewTopic
 from kafka.clients.errors import KafkaError
 from kafka.protocol.errors import Errors
 from kafka.tools.command_line_utils import load_props, parse_key_values, run
+from kafka.utils.uuid import uuid_to_string
 
 DYNAMIC_TOPIC_CONFIG = 1
 
@@ -96,7 +96,7 @@ def describe(admin: AdminClient, args) -> int:
 
 
 def _topic_id(topic_id) -> str:
-    return base64.urlsafe_b64encode(topic_id.bytes).decode().rstrip("=") if topic_id is not None else "N/A"
+    return uuid_to_string(topic_id) if topic_id is not None else "N/A"
 
 
 def _dynamic_configs(admin: AdminClient, topic: str) -> str:
