@@ -329,6 +329,11 @@ class LogSegment:
         for position, header in self._scan(start_position, self._size if end is None else end, _SCAN_CHUNK):
             yield RecordBatch(os.pread(self._fd, header.size_in_bytes, position))
 
+    def batch_headers(self) -> Iterator[RecordBatch]:
+        """Every batch's header only (offsets, epoch, timestamps), read in chunks: cheap to walk."""
+        for _, header in self._scan(0, self._size, _SCAN_CHUNK):
+            yield header
+
     # ------------------------------------------------------------------------------ load and recovery
 
     def sanity_check(self) -> None:

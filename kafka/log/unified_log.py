@@ -41,6 +41,7 @@ from kafka.log.errors import (
     TornSegmentError,
 )
 from kafka.log.fetch_data_info import FetchDataInfo, LogOffsetMetadata
+from kafka.log.leader_epoch_file_cache import EpochEntry, LeaderEpochCheckpointFile, LeaderEpochFileCache
 from kafka.log.log_append_info import LogAppendInfo
 from kafka.log.log_config import LogConfig
 from kafka.log.log_loader import LogLoader
@@ -99,6 +100,7 @@ class UnifiedLog:
         self.last_flush_time_ms = time.milliseconds()
         self._closed = False
         self._needs_recovery: str | None = None  # why appends are refused until a restart (TornSegmentError)
+        self.leader_epoch_cache = self._load_leader_epoch_cache()
 
     # ------------------------------------------------------------------------------ offsets
 
@@ -144,6 +146,34 @@ class UnifiedLog:
     def convert_to_offset_metadata(self, offset: int) -> LogOffsetMetadata:
         """Where `offset` is on disk (Kafka's convertToOffsetMetadataOrThrow): a zero-byte read."""
         return self.read(offset, 1, min_one_message=False).fetch_offset_metadata
+
+    # ------------------------------------------------------------------------------ leader epochs
+
+    def _load_leader_epoch_cache(self) -> LeaderEpochFileCache:
+        """The leader-epoch-checkpoint, cut to the log as recovery left it; without one (a log from
+        before epochs were kept, or a damaged file) the map is rebuilt from the batches' epochs."""
+        missing = not LeaderEpochCheckpointFile(self.dir).exists()
+        cache = LeaderEpochFileCache.load(self.name, self.dir)
+        if missing or not cache.entries() and self._log_end_offset > self._log_start_offset:
+            for segment in self._view[0]:
+                for batch in segment.batch_headers():
+                    cache.assign(batch.partition_leader_epoch, batch.base_offset)
+        cache.truncate_from_end(self._log_end_offset)
+        cache.truncate_from_start(self._log_start_offset)
+        return cache
+
+    @property
+    def latest_epoch(self) -> int:
+        return self.leader_epoch_cache.latest_epoch
+
+    def end_offset_for_epoch(self, leader_epoch: int) -> EpochEntry:
+        """OffsetsForLeaderEpoch: (the largest epoch <= leader_epoch in this log, where it ends)."""
+        return self.leader_epoch_cache.end_offset_for(leader_epoch, self._log_end_offset)
+
+    def maybe_assign_epoch_start_offset(self, leader_epoch: int, start_offset: int) -> None:
+        """A new leader records its epoch at its log end offset before it appends anything, so a
+        follower asking about the previous epoch learns where it ended (Kafka's makeLeader)."""
+        self.leader_epoch_cache.assign(leader_epoch, start_offset)
 
     # ------------------------------------------------------------------------------ appending
 
@@ -201,6 +231,7 @@ class UnifiedLog:
                     self._needs_recovery = str(e)
                 raise KafkaStorageError(self.parent_dir, f"error appending to {self.name}: {e}") from e
             self._log_end_offset = next_offset
+            self.leader_epoch_cache.assign(leader_epoch, first_offset)
             log_start_offset = self._log_start_offset
             flush_due = next_offset - self._recovery_point >= self.config.flush_messages
         if flush_due:
@@ -225,6 +256,8 @@ class UnifiedLog:
             segment = self._maybe_roll(len(records), max_timestamp, last_offset)
             segment.append(last_offset, records)
             self._log_end_offset = last_offset + 1
+            for batch in batches:  # keep the leader's epochs: this log may lead one day
+                self.leader_epoch_cache.assign(batch.partition_leader_epoch, batch.base_offset)
         return LogAppendInfo(first_offset, last_offset, max_timestamp, -1, self._log_start_offset,
                              sum(b.records_count for b in batches), len(records))
 
@@ -243,6 +276,7 @@ class UnifiedLog:
             self._log_end_offset = offset
             self._high_watermark = min(self._high_watermark, offset)
             self._recovery_point = min(self._recovery_point, offset)
+            self.leader_epoch_cache.truncate_from_end(offset)
         for segment in dropped:
             segment.delete()
 
@@ -375,6 +409,7 @@ class UnifiedLog:
             if new_log_start_offset > self._log_start_offset:
                 self._log_start_offset = new_log_start_offset
                 self._recovery_point = max(self._recovery_point, new_log_start_offset)
+                self.leader_epoch_cache.truncate_from_start(new_log_start_offset)
             return self._log_start_offset
 
     # ------------------------------------------------------------------------------ retention
@@ -409,6 +444,7 @@ class UnifiedLog:
                 self._view[0][0].truncate_to(offset)
             self._log_start_offset = self._log_end_offset = self._high_watermark = offset
             self._recovery_point = offset
+            self.leader_epoch_cache.clear()
         for segment in dropped:
             segment.delete()
 
@@ -446,6 +482,7 @@ class UnifiedLog:
             self._view = _view_of(remaining)
             self._log_start_offset = max(self._log_start_offset, remaining[0].base_offset)
             self._recovery_point = max(self._recovery_point, self._log_start_offset)
+            self.leader_epoch_cache.truncate_from_start(self._log_start_offset)
             for segment in doomed:
                 segment.change_file_suffixes("", DELETED_FILE_SUFFIX)
             log_start_offset = self._log_start_offset
