@@ -59,8 +59,17 @@ class BrokerTopicStats:
 
     def update_bytes_out(self, topic: str, is_follower: bool, value: int) -> None:
         """Bytes a fetch response carries. Kafka counts a follower's as replication, not BytesOut."""
-        if not is_follower and value:
+        if not value:
+            return
+        if is_follower:
+            self._meters[m.REPLICATION_BYTES_OUT].labels(ALL_TOPICS).inc(value)
+        else:
             self.mark(m.BYTES_OUT, topic, value)
+
+    def record_replication_bytes_in(self, value: int) -> None:
+        """Bytes a replica fetcher appended (Kafka keeps only the all-topics series of this one)."""
+        if value:
+            self._meters[m.REPLICATION_BYTES_IN].labels(ALL_TOPICS).inc(value)
 
     def remove_metrics(self, topic: str) -> None:
         """A deleted topic stops being exported (Kafka's BrokerTopicStats.removeMetrics)."""

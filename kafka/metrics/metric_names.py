@@ -71,8 +71,13 @@ TOTAL_PRODUCE_REQUESTS = _topic("TotalProduceRequestsPerSec", "Partition appends
 TOTAL_FETCH_REQUESTS = _topic("TotalFetchRequestsPerSec", "Partition reads attempted.", "I/O thread")
 FAILED_PRODUCE_REQUESTS = _topic("FailedProduceRequestsPerSec", "Partition appends that failed.", "I/O thread")
 FAILED_FETCH_REQUESTS = _topic("FailedFetchRequestsPerSec", "Partition reads that failed.", "I/O thread")
+REPLICATION_BYTES_IN = _topic("ReplicationBytesInPerSec", "Bytes followers on this broker copied from their "
+                              "leaders (all topics only).", "replica fetcher -> commit log")
+REPLICATION_BYTES_OUT = _topic("ReplicationBytesOutPerSec", "Bytes this broker's leaders sent to followers (all "
+                               "topics only).", "fetch response -> network thread")
 BROKER_TOPIC_METERS = (MESSAGES_IN, BYTES_IN, BYTES_OUT, BYTES_REJECTED, TOTAL_PRODUCE_REQUESTS,
-                       TOTAL_FETCH_REQUESTS, FAILED_PRODUCE_REQUESTS, FAILED_FETCH_REQUESTS)
+                       TOTAL_FETCH_REQUESTS, FAILED_PRODUCE_REQUESTS, FAILED_FETCH_REQUESTS,
+                       REPLICATION_BYTES_IN, REPLICATION_BYTES_OUT)
 
 # ------------------------------------------------------------------ kafka.server:type=DelayedOperationPurgatory
 PURGATORY_SIZE = MetricName(

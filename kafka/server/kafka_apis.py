@@ -56,6 +56,7 @@ class KafkaApis(ApiRequestHandler):
             ApiKey.CREATE_TOPICS: self.handle_create_topics_request,
             ApiKey.DELETE_TOPICS: self.handle_delete_topics_request,
             ApiKey.DESCRIBE_QUORUM: self.handle_describe_quorum_request,
+            ApiKey.OFFSET_FOR_LEADER_EPOCH: self.handle_offset_for_leader_epoch_request,
             # storage: DeleteRecords, DescribeConfigs, IncrementalAlterConfigs
             **StorageApis(self).handlers(),
             # consumer groups and offsets (the GroupCoordinator)
@@ -181,7 +182,8 @@ class KafkaApis(ApiRequestHandler):
             for p in topic.partitions:
                 tp = TopicPartition(topic.topic, p.partition)
                 if self.metadata_cache.contains(topic.topic):
-                    fetch_infos.append((tp, FetchPartitionInfo(p.fetch_offset, p.partition_max_bytes)))
+                    fetch_infos.append((tp, FetchPartitionInfo(p.fetch_offset, p.partition_max_bytes,
+                                                               p.current_leader_epoch)))
                     order.append((tp, None))
                 else:
                     order.append((tp, Errors.UNKNOWN_TOPIC_OR_PARTITION))
@@ -226,6 +228,20 @@ class KafkaApis(ApiRequestHandler):
                     entry["leader_epoch"] = partition.leader_epoch if partition is not None else -1
                 partitions.append(entry)
             topics.append(dict(name=topic.name, partitions=partitions))
+        self.send_response(request, dict(throttle_time_ms=0, topics=topics))
+
+    # ------------------------------------------------------------------ OffsetForLeaderEpoch
+    def handle_offset_for_leader_epoch_request(self, request: Request) -> None:
+        """A follower asks where its latest leader epoch ends in the leader's log (KIP-101/KIP-279)."""
+        topics = []
+        for topic in request.body.topics:
+            partitions = []
+            for p in topic.partitions:
+                error, epoch, end_offset = self.replica_manager.last_offset_for_leader_epoch(
+                    TopicPartition(topic.topic, p.partition), p.current_leader_epoch, p.leader_epoch)
+                partitions.append(dict(error_code=error, partition=p.partition, leader_epoch=epoch,
+                                       end_offset=end_offset))
+            topics.append(dict(topic=topic.topic, partitions=partitions))
         self.send_response(request, dict(throttle_time_ms=0, topics=topics))
 
     # ------------------------------------------------------------------ DescribeQuorum

@@ -40,6 +40,7 @@ from kafka.network.end_point import EndPoint
 from kafka.network.request_channel import RequestChannel
 from kafka.network.socket_server import SocketServer
 from kafka.server.admin_manager import AdminManager
+from kafka.server.alter_partition_manager import AlterPartitionManager
 from kafka.server.broker_lifecycle_manager import BrokerLifecycleManager
 from kafka.server.controller_server import ControllerServer
 from kafka.server.forwarding_manager import ForwardingManager
@@ -182,11 +183,20 @@ class KafkaServer:
             config.controller_quorum_request_timeout_ms, config.controller_quorum_retry_backoff_ms, self.time)
         self.controller_channel.start()
         self.forwarding_manager = ForwardingManager(self.controller_channel)
+        # replication: ISR changes go to the controller on a channel of their own (as in Kafka)
+        self.alter_partition_channel = NodeToControllerChannelManager(
+            config.node_id, self._voter_end_points(), self.shared.leader_id,
+            config.controller_quorum_request_timeout_ms, config.controller_quorum_retry_backoff_ms, self.time,
+            name="alter-partition")
+        self.alter_partition_channel.start()
+        self.replica_manager.alter_partition_manager = AlterPartitionManager(
+            self.alter_partition_channel, config.node_id, lambda: self.lifecycle_manager.broker_epoch)
         self.admin_manager = AdminManager(config, self.metadata_cache, self.forwarding_manager,
                                           default_log_config(config))
         # log: the scheduler's retention and flush tasks, the LogCleaner
         self.kafka_scheduler = KafkaScheduler(self.time)
         self.kafka_scheduler.startup()
+        self.replica_manager.startup(self.kafka_scheduler)  # isr-expiration
         self.log_manager.startup_tasks(
             self.kafka_scheduler, config.log_retention_check_interval_ms,
             config.log_flush_offset_checkpoint_interval_ms, config.log_flush_start_offset_checkpoint_interval_ms,
@@ -269,8 +279,9 @@ class KafkaServer:
                     getattr(self, component).shutdown()
             if hasattr(self, "lifecycle_manager"):
                 self.lifecycle_manager.close()
-            if hasattr(self, "controller_channel"):
-                self.controller_channel.shutdown()
+            for channel in ("alter_partition_channel", "controller_channel"):
+                if hasattr(self, channel):
+                    getattr(self, channel).shutdown()
             if self.controller_server is not None:
                 self.controller_server.shutdown()
             if self.shared is not None:

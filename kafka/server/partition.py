@@ -1,16 +1,28 @@
-"""Partition: one topic-partition's leader state on this broker (Kafka's kafka.cluster.Partition).
+"""Partition: one topic-partition's replica on this broker, leader or follower (Kafka's kafka.cluster.Partition).
 
 It holds the local log, the replica set, the in-sync replicas (ISR) and the leader epoch, and it
 owns the rule for the high watermark (seed 004): the HW is the smallest log end offset among the
 in-sync replicas, so a record below it is on every ISR member and is "committed". Consumers read
 only below the HW; an acks=all produce is answered once the HW passes its last offset.
 
-Seed 004 (KRaft): the controller decides who leads. The broker's metadata publisher calls
+Who leads is the controller's decision (seed 004, KRaft): the broker's metadata publisher calls
 make_leader or make_follower with the partition's state from the metadata log (leader, leader
-epoch, replicas, ISR); a follower's partition keeps its log but answers produce and fetch with
-NOT_LEADER_OR_FOLLOWER, which sends clients to the leader. Followers report their log end offsets
-through update_follower_fetch_state (a test plays the follower now; the replica fetchers of the
-replication issue will), and maybe_increment_leader_hw recomputes the minimum.
+epoch, replicas, ISR, partition epoch).
+
+As leader:
+    append_records_to_leader   min.insync.replicas checked against the ISR, then the local append
+    fetch_records              consumers and followers read; a follower's fetch offset is its log
+                               end offset, so update_follower_fetch_state learns how far it got
+    maybe_increment_leader_hw  HW = min(LEO of every ISR member)
+    maybe_expand_isr           a follower that reached the HW rejoins the ISR
+    maybe_shrink_isr           one not caught up for replica.lag.time.max.ms leaves it
+ISR changes are not the leader's to make: it proposes one with AlterPartition to the controller and
+keeps counting the larger of the two ISRs toward the HW until the answer comes (Kafka's
+PendingExpandIsr / PendingShrinkIsr): a record is never called committed on fewer replicas than
+the controller might still think are in sync.
+
+As follower: append_records_to_follower copies the leader's batches (its offsets and epochs), and
+truncate_to drops a tail the leader does not have (the ReplicaFetcherThread decides where).
 """
 
 from __future__ import annotations
@@ -18,13 +30,29 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
+import structlog
+
 from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.errors import Errors
+from kafka.server.replica import Replica
+from kafka.utils.time import SYSTEM, Time
 from kafka.utils.topic_partition import TopicPartition
+
+log = structlog.get_logger("kafka.cluster.Partition")
+
+NO_LEADER = -1
 
 
 class NotEnoughReplicasError(Exception):
     """acks=all but the ISR is smaller than min.insync.replicas (Kafka's NotEnoughReplicasException)."""
+
+
+class PartitionError(Exception):
+    """A fetch or an OffsetsForLeaderEpoch this replica must refuse, with the error code to answer."""
+
+    def __init__(self, error: Errors, message: str = "") -> None:
+        super().__init__(message or error.name)
+        self.error = error
 
 
 @dataclass
@@ -36,17 +64,24 @@ class LogReadInfo:
 
 
 class Partition:
-    def __init__(self, topic_partition: TopicPartition, log: UnifiedLog, local_broker_id: int) -> None:
+    def __init__(self, topic_partition: TopicPartition, log: UnifiedLog, local_broker_id: int,
+                 time: Time = SYSTEM, replica_lag_time_max_ms: int = 30000,
+                 alter_partition_manager=None, listener=None) -> None:
         self.topic_partition = topic_partition
         self.log = log
         self.local_broker_id = local_broker_id
+        self.time = time
+        self.replica_lag_time_max_ms = replica_lag_time_max_ms
+        self.alter_partition_manager = alter_partition_manager  # None: a lone broker, ISR changes stay local
+        self.listener = listener  # ReplicaManager: ISR-change metrics, and HW moves outside a request
         self.assigned_replicas = [local_broker_id]
-        self.isr = {local_broker_id}
-        self.leader_id = -1  # no leadership until the controller's state arrives
+        self.isr: frozenset[int] = frozenset({local_broker_id})
+        self.pending_isr: frozenset[int] | None = None  # proposed to the controller, not yet committed
+        self.leader_id = NO_LEADER  # no leadership until the controller's state arrives
         self.leader_epoch = -1
         self.partition_epoch = -1
-        # Followers' log end offsets as they last reported them in their fetches.
-        self.remote_log_end_offsets: dict[int, int] = {}
+        self.leader_epoch_start_offset = -1
+        self.remote_replicas: dict[int, Replica] = {}  # the followers, as this leader sees them
         self.leader_isr_update_lock = threading.RLock()
 
     @property
@@ -57,28 +92,69 @@ class Partition:
     def is_leader(self) -> bool:
         return self.leader_id == self.local_broker_id
 
+    @property
+    def maximal_isr(self) -> frozenset[int]:
+        """The ISR that counts for the HW: the committed one and any proposed additions."""
+        return self.isr | self.pending_isr if self.pending_isr is not None else self.isr
+
+    @property
+    def is_under_replicated(self) -> bool:
+        return self.is_leader and len(self.isr) < len(self.assigned_replicas)
+
+    def is_under_min_isr(self) -> bool:
+        return self.is_leader and len(self.isr) < self.log.config.min_insync_replicas
+
+    def is_at_min_isr(self) -> bool:
+        return self.is_leader and len(self.isr) == self.log.config.min_insync_replicas
+
     # ------------------------------------------------------------------ leadership (from the controller)
-    def make_leader(self, state) -> None:
-        """Become (or stay) leader with the controller's replicas, ISR and epochs (a PartitionState)."""
+    def make_leader(self, state) -> bool:
+        """Become (or stay) leader with the controller's replicas, ISR and epochs (a PartitionState).
+        True if this is a new leadership (a new leader epoch)."""
         with self.leader_isr_update_lock:
-            self.assigned_replicas = list(state.replicas)
-            self.isr = set(state.isr)
-            if self.leader_id != self.local_broker_id or state.leader_epoch != self.leader_epoch:
-                # A new leadership: what followers reported to an earlier leader says nothing now.
-                self.remote_log_end_offsets = {r: 0 for r in self.assigned_replicas if r != self.local_broker_id}
+            now = self.time.milliseconds()
+            is_new_leader = not self.is_leader or state.leader_epoch != self.leader_epoch
+            if is_new_leader:
+                # Record where this epoch starts before anything is appended in it: a follower asking
+                # where the previous epoch ended gets this offset (OffsetsForLeaderEpoch).
+                self.leader_epoch_start_offset = self.log.log_end_offset
+                self.log.maybe_assign_epoch_start_offset(state.leader_epoch, self.leader_epoch_start_offset)
+                log.info("became leader", partition=str(self.topic_partition), leader_epoch=state.leader_epoch,
+                         isr=sorted(state.isr), log_end_offset=self.log.log_end_offset,
+                         high_watermark=self.log.high_watermark)
+            self._update_assignment_and_isr(state, now, reset_followers=is_new_leader)
             self.leader_id = self.local_broker_id
             self.leader_epoch = state.leader_epoch
-            self.partition_epoch = state.partition_epoch
             self.maybe_increment_leader_hw()
+            return is_new_leader
 
-    def make_follower(self, state) -> None:
+    def make_follower(self, state) -> bool:
+        """Follow state.leader. True if the leader or its epoch changed: the fetcher must start over
+        (truncate, then fetch from the new leader)."""
         with self.leader_isr_update_lock:
-            self.assigned_replicas = list(state.replicas)
-            self.isr = set(state.isr)
+            changed = state.leader != self.leader_id or state.leader_epoch != self.leader_epoch
+            self._update_assignment_and_isr(state, self.time.milliseconds(), reset_followers=True)
+            self.remote_replicas = {}
             self.leader_id = state.leader
             self.leader_epoch = state.leader_epoch
-            self.partition_epoch = state.partition_epoch
-            self.remote_log_end_offsets = {}
+            return changed
+
+    def _update_assignment_and_isr(self, state, now_ms: int, reset_followers: bool) -> None:
+        self.assigned_replicas = list(state.replicas)
+        if state.partition_epoch != self.partition_epoch:
+            self.pending_isr = None  # whatever we proposed has been decided, one way or the other
+        self.isr = frozenset(state.isr)
+        self.partition_epoch = state.partition_epoch
+        followers = {}
+        for broker_id in self.assigned_replicas:
+            if broker_id == self.local_broker_id:
+                continue
+            replica = self.remote_replicas.get(broker_id)
+            if replica is None or reset_followers:
+                replica = Replica(broker_id)
+                replica.reset(now_ms, in_sync=broker_id in self.isr)
+            followers[broker_id] = replica
+        self.remote_replicas = followers
 
     @property
     def high_watermark(self) -> int:
@@ -90,27 +166,30 @@ class Partition:
         with self.leader_isr_update_lock:
             if required_acks == -1 and len(self.isr) < min_insync_replicas:
                 raise NotEnoughReplicasError(
-                    f"ISR {sorted(self.isr)} is smaller than min.insync.replicas={min_insync_replicas}")
+                    f"the ISR {sorted(self.isr)} of {self.topic_partition} is smaller than "
+                    f"min.insync.replicas={min_insync_replicas}")
             info = self.log.append_as_leader(records, leader_epoch=self.leader_epoch)
             hw_moved = self.maybe_increment_leader_hw()
         return info, hw_moved
 
     def maybe_increment_leader_hw(self) -> bool:
-        """Move the HW up to the smallest log end offset in the ISR. True if it moved."""
+        """Move the HW up to the smallest log end offset in the (maximal) ISR. True if it moved.
+
+        A follower whose log end offset is unknown (no fetch since this leadership began) holds the
+        HW where it is: it may be missing anything above it."""
         with self.leader_isr_update_lock:
+            if not self.is_leader:
+                return False
             ends = [self.log.log_end_offset]
-            ends += [self.remote_log_end_offsets.get(r, 0) for r in self.isr if r != self.local_broker_id]
+            for broker_id in self.maximal_isr:
+                if broker_id != self.local_broker_id:
+                    replica = self.remote_replicas.get(broker_id)
+                    ends.append(replica.log_end_offset if replica is not None else -1)
             new_hw = min(ends)
             if new_hw > self.log.high_watermark:
                 self.log.update_high_watermark(new_hw)
                 return True
             return False
-
-    def update_follower_fetch_state(self, replica_id: int, log_end_offset: int) -> bool:
-        """A follower fetched up to log_end_offset; True if that moved the HW."""
-        with self.leader_isr_update_lock:
-            self.remote_log_end_offsets[replica_id] = log_end_offset
-            return self.maybe_increment_leader_hw()
 
     def check_enough_replicas_reach_offset(self, required_offset: int) -> tuple[bool, Errors]:
         """Has every in-sync replica got everything below required_offset? (DelayedProduce asks.)"""
@@ -118,19 +197,153 @@ class Partition:
             if not self.is_leader:  # leadership moved while the produce waited: the client retries there
                 return True, Errors.NOT_LEADER_OR_FOLLOWER
             if self.log.high_watermark >= required_offset:
+                # Committed; but if the ISR shrank below min.insync.replicas meanwhile, the records
+                # are on fewer replicas than the producer asked for (Kafka answers the same way).
+                if len(self.isr) < self.log.config.min_insync_replicas:
+                    return True, Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND
                 return True, Errors.NONE
             return False, Errors.NONE
 
     # ------------------------------------------------------------------ fetch path
+    def check_leader_epoch(self, current_leader_epoch: int, require_leader: bool = True) -> None:
+        """Kafka's validateCurrentLeaderEpoch: a request that names a leader epoch must name ours."""
+        if require_leader and not self.is_leader:
+            raise PartitionError(Errors.NOT_LEADER_OR_FOLLOWER,
+                                 f"broker {self.local_broker_id} does not lead {self.topic_partition}")
+        if current_leader_epoch < 0:
+            return
+        if current_leader_epoch < self.leader_epoch:
+            raise PartitionError(Errors.FENCED_LEADER_EPOCH, f"epoch {current_leader_epoch} is older than "
+                                 f"{self.leader_epoch} of {self.topic_partition}")
+        if current_leader_epoch > self.leader_epoch:
+            raise PartitionError(Errors.UNKNOWN_LEADER_EPOCH, f"epoch {current_leader_epoch} is newer than "
+                                 f"{self.leader_epoch} of {self.topic_partition}")
+
+    def fetch_records(self, replica_id: int, fetch_offset: int, current_leader_epoch: int, max_bytes: int,
+                      min_one_message: bool) -> tuple[LogReadInfo, bool]:
+        """Kafka's Partition.fetchRecords: validate, read, and for a follower's fetch record how far
+        it has got. Returns (what was read, whether that moved the HW)."""
+        self.check_leader_epoch(current_leader_epoch)
+        is_follower = replica_id >= 0
+        if is_follower and replica_id not in self.remote_replicas:
+            raise PartitionError(Errors.NOT_LEADER_OR_FOLLOWER,
+                                 f"broker {replica_id} is not a replica of {self.topic_partition}")
+        read = self.read_records(fetch_offset, max_bytes, fetch_only_committed=not is_follower,
+                                 min_one_message=min_one_message)
+        hw_moved = False
+        if is_follower:
+            hw_moved = self.update_follower_fetch_state(replica_id, fetch_offset, read.log_end_offset)
+        return read, hw_moved
+
     def read_records(self, fetch_offset: int, max_bytes: int, fetch_only_committed: bool,
                      min_one_message: bool) -> LogReadInfo:
         """Read whole batches from fetch_offset; consumers (fetch_only_committed) stop at the HW."""
         high_watermark = self.log.high_watermark
+        log_end_offset = self.log.log_end_offset
         bound = high_watermark if fetch_only_committed else None
         data = self.log.read(fetch_offset, max_bytes, isolation_max_offset=bound,
                              min_one_message=min_one_message)
-        return LogReadInfo(bytes(data.records), high_watermark, self.log.log_start_offset,
-                           self.log.log_end_offset)
+        return LogReadInfo(bytes(data.records), high_watermark, self.log.log_start_offset, log_end_offset)
+
+    def update_follower_fetch_state(self, replica_id: int, fetch_offset: int, leader_end_offset: int) -> bool:
+        """A follower fetched from fetch_offset (so it has everything below). True if the HW moved."""
+        with self.leader_isr_update_lock:
+            replica = self.remote_replicas.get(replica_id)
+            if replica is None or not self.is_leader:
+                return False
+            replica.update_fetch_state(fetch_offset, leader_end_offset, self.time.milliseconds())
+            self.maybe_expand_isr(replica)
+            return self.maybe_increment_leader_hw()
+
+    def last_offset_for_leader_epoch(self, current_leader_epoch: int, leader_epoch: int) -> tuple[int, int]:
+        """OffsetsForLeaderEpoch: (epoch, end offset) of `leader_epoch` in the leader's log."""
+        self.check_leader_epoch(current_leader_epoch)
+        epoch, end_offset = self.log.end_offset_for_epoch(leader_epoch)
+        return epoch, end_offset
+
+    # ------------------------------------------------------------------ ISR changes
+    def maybe_expand_isr(self, replica: Replica) -> None:
+        """A follower outside the ISR that has reached the HW (and this epoch's start) rejoins it."""
+        if self.pending_isr is not None or replica.broker_id in self.isr:
+            return
+        if replica.log_end_offset >= max(self.log.high_watermark, self.leader_epoch_start_offset):
+            log.info("expanding ISR", partition=str(self.topic_partition), isr=sorted(self.isr),
+                     adding=replica.broker_id, follower_log_end_offset=replica.log_end_offset,
+                     high_watermark=self.log.high_watermark)
+            self._alter_isr(self.isr | {replica.broker_id}, shrink=False)
+
+    def maybe_shrink_isr(self) -> None:
+        """Drop the followers that have not been caught up for replica.lag.time.max.ms (the leader
+        runs this every half of that interval, Kafka's isr-expiration task)."""
+        with self.leader_isr_update_lock:
+            if not self.is_leader or self.pending_isr is not None:
+                return
+            now = self.time.milliseconds()
+            lagging = {r.broker_id for r in self.remote_replicas.values()
+                       if r.broker_id in self.isr and not r.is_caught_up(now, self.replica_lag_time_max_ms)}
+            if not lagging:
+                return
+            log.info("shrinking ISR", partition=str(self.topic_partition), isr=sorted(self.isr),
+                     out_of_sync=sorted(lagging), high_watermark=self.log.high_watermark,
+                     log_end_offset=self.log.log_end_offset,
+                     followers={r.broker_id: dict(log_end_offset=r.log_end_offset,
+                                                  last_caught_up_ms_ago=now - r.last_caught_up_time_ms)
+                                for r in self.remote_replicas.values() if r.broker_id in lagging})
+            self._alter_isr(self.isr - lagging, shrink=True)
+
+    def _alter_isr(self, new_isr: frozenset[int], shrink: bool) -> None:
+        if self.alter_partition_manager is None:  # no controller to ask (in-process tests)
+            self.isr = frozenset(new_isr)
+            self._isr_changed(shrink)
+            return
+        self.pending_isr = frozenset(new_isr)
+        leader_epoch, partition_epoch = self.leader_epoch, self.partition_epoch
+        self.alter_partition_manager.submit(
+            self.topic_partition, leader_epoch, sorted(new_isr), partition_epoch,
+            lambda result, error: self._handle_alter_partition_response(new_isr, shrink, result, error))
+
+    def _handle_alter_partition_response(self, proposed: frozenset[int], shrink: bool, result, error: Errors) -> None:
+        """The controller's answer (on the channel's thread). Accepted: the ISR is the proposal and
+        the partition epoch moves on. Refused or unanswered: drop the proposal; the next fetch or
+        expiry check proposes again from whatever the metadata says by then."""
+        hw_moved = False
+        with self.leader_isr_update_lock:
+            if self.pending_isr != proposed:  # the metadata publisher decided in the meantime
+                return
+            self.pending_isr = None
+            if error == Errors.NONE and result is not None and result.partition_epoch > self.partition_epoch:
+                self.isr = frozenset(result.isr)
+                self.partition_epoch = result.partition_epoch
+                self._isr_changed(shrink)
+                hw_moved = self.maybe_increment_leader_hw()
+            else:
+                log.warning("ISR change refused", partition=str(self.topic_partition), proposed=sorted(proposed),
+                            error=error.name)
+                if self.listener is not None:
+                    self.listener.on_failed_isr_update(self.topic_partition)
+        if hw_moved and self.listener is not None:
+            self.listener.on_high_watermark_moved(self.topic_partition)
+
+    def _isr_changed(self, shrink: bool) -> None:
+        log.info("ISR updated", partition=str(self.topic_partition), isr=sorted(self.isr),
+                 partition_epoch=self.partition_epoch)
+        if self.listener is not None:
+            self.listener.on_isr_change(self.topic_partition, shrink)
+
+    # ------------------------------------------------------------------ follower path
+    def append_records_to_follower(self, records: bytes, leader_high_watermark: int):
+        """Copy batches the leader sent (offsets and epochs kept); the follower's HW follows the
+        leader's, never past its own log end."""
+        info = self.log.append_as_follower(records)
+        if leader_high_watermark > self.log.high_watermark:
+            self.log.update_high_watermark(leader_high_watermark)
+        return info
+
+    def truncate_to(self, offset: int) -> None:
+        if offset < self.log.log_end_offset:
+            log.info("truncating", partition=str(self.topic_partition), log_end_offset=self.log.log_end_offset,
+                     to=offset)
+            self.log.truncate_to(offset)
 
     def fetch_offset_for_timestamp(self, timestamp: int, fetch_only_committed: bool) -> tuple[int, int]:
         """ListOffsets: (timestamp, offset). -1 is the latest offset a consumer may read, -2 the earliest."""

@@ -10,8 +10,15 @@ at once, or later from a purgatory, on whatever thread completes the operation.
         -> Partition.append_records_to_leader -> UnifiedLog.append_as_leader
         -> acks=all and the HW is behind: DelayedProduce waits in the produce purgatory
     fetch_messages(params, partitions, callback)
-        -> Partition.read_records -> UnifiedLog.read
+        -> Partition.fetch_records -> UnifiedLog.read (a follower's fetch also moves its state, the HW)
         -> fewer than min_bytes ready: DelayedFetch waits in the fetch purgatory
+
+Seed 004, replication: the metadata publisher makes this broker leader or follower of each of its
+partitions (make_leader / make_follower). A follower's partitions are fetched from their leaders by
+the ReplicaFetcherManager's threads; a leader's in-sync replicas are checked for lag every half
+replica.lag.time.max.ms (the isr-expiration task) and its ISR changes go to the controller through
+the AlterPartitionManager. Every append wakes the follower fetches waiting in the fetch purgatory,
+so a follower hears of new records at once rather than after replica.fetch.wait.max.ms.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from dataclasses import dataclass
 
 import structlog
 
+from kafka.clients.metadata import Node
 from kafka.log.errors import (
     CorruptRecordError,
     KafkaStorageError,
@@ -41,7 +49,9 @@ from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgator
 from kafka.server.delayed_fetch import DelayedFetch
 from kafka.server.delayed_produce import DelayedProduce, PartitionResponse, ProducePartitionStatus
 from kafka.server.metadata_cache import PartitionState
-from kafka.server.partition import NotEnoughReplicasError, Partition
+from kafka.server.partition import NotEnoughReplicasError, Partition, PartitionError
+from kafka.server.remote_leader_end_point import ReplicaFetchConfig
+from kafka.server.replica_fetcher_manager import InitialFetchState, ReplicaFetcherManager
 from kafka.utils.time import SYSTEM, Time
 from kafka.utils.topic_partition import TopicPartition
 
@@ -67,6 +77,7 @@ class FetchParams:
 class FetchPartitionInfo:
     fetch_offset: int
     max_bytes: int  # partition_max_bytes
+    current_leader_epoch: int = -1  # -1: the client does not say which epoch it expects
 
 
 @dataclass
@@ -98,6 +109,14 @@ class ReplicaManager:
         self.expired_produce_count = 0
         self.expired_fetch_count = 0
         self.broker_topic_stats = BrokerTopicStats()  # KafkaServer swaps in the exported one
+        self.alter_partition_manager = None  # KafkaServer sets it: ISR changes go to the controller
+        self.replica_lag_time_max_ms = config.replica_lag_time_max_ms
+        self.replica_fetcher_manager = ReplicaFetcherManager(
+            self.local_broker_id, self, ReplicaFetchConfig.from_kafka_config(config), config.num_replica_fetchers, time)
+        # Kafka's meters: IsrShrinksPerSec, IsrExpandsPerSec, FailedIsrUpdatesPerSec (counted here, exported as rates)
+        self.isr_shrink_count = 0
+        self.isr_expand_count = 0
+        self.failed_isr_update_count = 0
 
     # ------------------------------------------------------------------ hosting partitions
     def get_partition(self, tp: TopicPartition) -> Partition | None:
@@ -113,26 +132,54 @@ class ReplicaManager:
         return partition, Errors.NONE
 
     def make_leader(self, tp: TopicPartition, state: PartitionState, log_config: LogConfig) -> Partition:
-        """The controller made this broker the leader of tp (Kafka's makeLeaders, for one partition)."""
+        """The controller made this broker the leader of tp (Kafka's makeLeaders, for one partition):
+        stop fetching it, and serve it."""
         partition = self._get_or_create_partition(tp, log_config)
+        self.replica_fetcher_manager.remove_fetcher_for_partitions([tp])
         partition.make_leader(state)
         self.try_complete_delayed_requests(tp)  # waiting produces and fetches see the new state
         return partition
 
     def make_follower(self, tp: TopicPartition, state: PartitionState, log_config: LogConfig) -> Partition:
-        """The controller made another broker the leader of tp: keep the log, stop serving it.
-        Followers do not fetch from the leader yet (the replication issue): the log stays as it is."""
+        """Another broker leads tp (Kafka's makeFollowers): stop serving it and fetch it from the
+        leader, starting with truncation. With no leader (offline), just stop."""
         partition = self._get_or_create_partition(tp, log_config)
-        partition.make_follower(state)
+        if partition.make_follower(state):
+            self.replica_fetcher_manager.remove_fetcher_for_partitions([tp])
+            known = state.leader >= 0 and self.metadata_cache is not None
+            leader = self.metadata_cache.get_broker(state.leader) if known else None
+            end_point = leader.end_point(self.config.inter_broker_listener_name) if leader is not None else None
+            if end_point is not None:
+                self.replica_fetcher_manager.add_fetcher_for_partitions({tp: InitialFetchState(
+                    Node(state.leader, end_point.host, end_point.port), state.leader_epoch,
+                    partition.log.log_end_offset)})
+            elif state.leader >= 0:
+                log.warning("leader has no inter-broker listener in the metadata; not fetching",
+                            topic_partition=str(tp), leader=state.leader,
+                            listener=self.config.inter_broker_listener_name)
+            self.replica_fetcher_manager.shutdown_idle_fetcher_threads()
         self.try_complete_delayed_requests(tp)  # a produce waiting on a former leadership is answered
         return partition
+
+    def stop_replicas(self, tps: list[TopicPartition], delete: bool) -> None:
+        """This broker is no longer a replica of tps (a reassignment moved them away): stop
+        fetching, stop hosting, and delete the logs (Kafka's stopReplicas)."""
+        self.replica_fetcher_manager.remove_fetcher_for_partitions(tps)
+        with self._partitions_lock:
+            self.all_partitions = {tp: p for tp, p in self.all_partitions.items() if tp not in tps}
+        for tp in tps:
+            if delete:
+                self.log_manager.delete_log(tp.topic, tp.partition)
+            self.try_complete_delayed_requests(tp)
+        self.replica_fetcher_manager.shutdown_idle_fetcher_threads()
 
     def _get_or_create_partition(self, tp: TopicPartition, log_config: LogConfig) -> Partition:
         with self._partitions_lock:
             partition = self.all_partitions.get(tp)
             if partition is None:
                 unified_log = self.log_manager.get_or_create_log(tp.topic, tp.partition, log_config)
-                partition = Partition(tp, unified_log, self.local_broker_id)
+                partition = Partition(tp, unified_log, self.local_broker_id, self.time, self.replica_lag_time_max_ms,
+                                      self.alter_partition_manager, listener=self)
                 self.all_partitions = {**self.all_partitions, tp: partition}
             return partition
 
@@ -141,6 +188,7 @@ class ReplicaManager:
         with self._partitions_lock:
             gone = [tp for tp in self.all_partitions if tp.topic == topic]
             self.all_partitions = {tp: p for tp, p in self.all_partitions.items() if tp.topic != topic}
+        self.replica_fetcher_manager.remove_fetcher_for_partitions(gone)
         for tp in gone:
             self.log_manager.delete_log(tp.topic, tp.partition)
             self.try_complete_delayed_requests(tp)
@@ -157,6 +205,8 @@ class ReplicaManager:
             statuses[tp] = response
             if hw_moved:
                 self.try_complete_delayed_requests(tp)
+            elif response[0].error == Errors.NONE:  # the LEO moved: followers waiting for it may go
+                self.delayed_fetch_purgatory.check_and_complete(TopicPartitionOperationKey(tp.topic, tp.partition))
 
         if self._delayed_produce_required(required_acks, statuses):
             produce_statuses = {tp: ProducePartitionStatus(required_offset, response,
@@ -227,12 +277,33 @@ class ReplicaManager:
         self.delayed_produce_purgatory.check_and_complete(key)
         self.delayed_fetch_purgatory.check_and_complete(key)
 
-    def update_follower_fetch_state(self, tp: TopicPartition, replica_id: int, log_end_offset: int) -> None:
-        """A follower has everything below log_end_offset. If that moves the HW, waiting requests
-        may complete. (Replica fetchers will call this; tests play the follower today.)"""
-        partition = self.get_partition(tp)
-        if partition is not None and partition.update_follower_fetch_state(replica_id, log_end_offset):
-            self.try_complete_delayed_requests(tp)
+    # ------------------------------------------------------------------ what Partitions tell us
+    def on_high_watermark_moved(self, tp: TopicPartition) -> None:
+        """The HW moved outside a request (an ISR shrink was committed): waiting requests may go."""
+        self.try_complete_delayed_requests(tp)
+
+    def on_isr_change(self, tp: TopicPartition, shrink: bool) -> None:
+        if shrink:
+            self.isr_shrink_count += 1
+        else:
+            self.isr_expand_count += 1
+
+    def on_failed_isr_update(self, tp: TopicPartition) -> None:
+        self.failed_isr_update_count += 1
+
+    def record_follower_append(self, tp: TopicPartition, size: int) -> None:
+        """A fetcher copied `size` bytes of tp from its leader (ReplicationBytesInPerSec)."""
+        self.broker_topic_stats.record_replication_bytes_in(size)
+
+    def maybe_shrink_isr(self) -> None:
+        """Kafka's isr-expiration task: every leader drops its lagging followers from the ISR."""
+        for partition in list(self.all_partitions.values()):
+            partition.maybe_shrink_isr()
+
+    def startup(self, scheduler) -> None:
+        """Schedule isr-expiration (every half replica.lag.time.max.ms, as Kafka does)."""
+        interval = max(1, self.replica_lag_time_max_ms // 2)
+        scheduler.schedule("isr-expiration", self.maybe_shrink_isr, interval, interval)
 
     def record_expired_produce(self, partitions: list[TopicPartition]) -> None:
         self.expired_produce_count += 1
@@ -279,7 +350,10 @@ class ReplicaManager:
             return FetchPartitionData(error)
         limit = max(0, min(info.max_bytes, remaining))
         try:
-            read = partition.read_records(info.fetch_offset, limit, params.fetch_only_committed, min_one_message)
+            read, hw_moved = partition.fetch_records(params.replica_id, info.fetch_offset, info.current_leader_epoch,
+                                                     limit, min_one_message)
+        except PartitionError as e:  # not the leader (any more), or another leader epoch
+            return FetchPartitionData(e.error)
         except OffsetOutOfRangeError:
             return FetchPartitionData(Errors.OFFSET_OUT_OF_RANGE, partition.high_watermark,
                                       partition.log.log_start_offset, partition.high_watermark)
@@ -288,6 +362,8 @@ class ReplicaManager:
                 return FetchPartitionData(Errors.UNKNOWN_TOPIC_OR_PARTITION)
             log.error("error reading a log", topic_partition=str(tp), error=str(e))
             return FetchPartitionData(Errors.KAFKA_STORAGE_ERROR)  # as Kafka answers a read from a failed dir
+        if hw_moved:  # a follower's fetch committed records: acks=all produces may be answered now
+            self.try_complete_delayed_requests(tp)
         return FetchPartitionData(Errors.NONE, read.high_watermark, read.log_start_offset,
                                   read.high_watermark, read.records)
 
@@ -295,6 +371,19 @@ class ReplicaManager:
         self.expired_fetch_count += 1
 
     # ------------------------------------------------------------------ offsets
+    def last_offset_for_leader_epoch(self, tp: TopicPartition, current_leader_epoch: int, leader_epoch: int
+                                     ) -> tuple[Errors, int, int]:
+        """OffsetsForLeaderEpoch for one partition: (error, epoch, end offset) (Kafka's
+        lastOffsetForLeaderEpoch). Only the leader answers: followers ask it before they fetch."""
+        partition, error = self.get_partition_or_error(tp)
+        if partition is None:
+            return error, -1, -1
+        try:
+            epoch, end_offset = partition.last_offset_for_leader_epoch(current_leader_epoch, leader_epoch)
+        except PartitionError as e:
+            return e.error, -1, -1
+        return Errors.NONE, epoch, end_offset
+
     def fetch_offset_for_timestamp(self, tp: TopicPartition, timestamp: int, isolation_level: int,
                                    replica_id: int) -> tuple[Errors, int, int]:
         """ListOffsets for one partition: (error, timestamp, offset)."""
@@ -328,5 +417,6 @@ class ReplicaManager:
         return self._read_partition(tp, FetchPartitionInfo(fetch_offset, max_bytes), params, max_bytes, True)
 
     def shutdown(self) -> None:
+        self.replica_fetcher_manager.shutdown()
         self.delayed_produce_purgatory.shutdown()
         self.delayed_fetch_purgatory.shutdown()

@@ -1,5 +1,5 @@
 """DelayedProduce and DelayedFetch inside a real ReplicaManager, with a mock clock and no reaper
-thread: the test decides when time passes and when a follower catches up."""
+thread: the test decides when time passes and when a follower fetches (and so catches up)."""
 
 from __future__ import annotations
 
@@ -55,6 +55,13 @@ def append(manager, acks: int, callback, count: int = 3, timeout_ms: int = 1000)
     manager.append_records(timeout_ms, acks, False, {TP: records}, callback)
 
 
+def follower_fetches(manager, offset: int) -> None:
+    """The follower fetches from `offset`, so it has everything below it (what its
+    ReplicaFetcherThread sends after appending what it got)."""
+    params = FetchParams(replica_id=FOLLOWER, max_wait_ms=0, min_bytes=1, max_bytes=1 << 20)
+    manager.fetch_messages(params, [(TP, FetchPartitionInfo(offset, 1 << 20, current_leader_epoch=0))], Callback())
+
+
 def expire_due(manager, time, ms: int) -> None:
     time.advance(ms)
     manager.delayed_produce_purgatory.advance_clock(0)
@@ -67,10 +74,10 @@ def test_acks_all_waits_until_the_follower_has_the_records(replica_manager):
     assert callback.calls == [], "the HW is behind: the produce waits in the purgatory"
     assert replica_manager.delayed_produce_purgatory.num_delayed() == 1
 
-    replica_manager.update_follower_fetch_state(TP, FOLLOWER, 2)
+    follower_fetches(replica_manager, 2)
     assert callback.calls == [], "the follower has offsets 0..1 but the batch ends at 2"
 
-    replica_manager.update_follower_fetch_state(TP, FOLLOWER, 3)
+    follower_fetches(replica_manager, 3)
     assert len(callback.calls) == 1
     response = callback.calls[0][TP]
     assert (response.error, response.base_offset) == (Errors.NONE, 0)
@@ -86,7 +93,7 @@ def test_acks_all_times_out_with_request_timed_out(replica_manager, time):
     assert len(callback.calls) == 1
     assert callback.calls[0][TP].error == Errors.REQUEST_TIMED_OUT
     assert replica_manager.expired_produce_count == 1
-    replica_manager.update_follower_fetch_state(TP, FOLLOWER, 3)
+    follower_fetches(replica_manager, 3)
     assert len(callback.calls) == 1, "a completed operation never answers twice"
 
 
@@ -109,7 +116,7 @@ def test_fetch_waits_for_committed_data_and_completes_when_the_hw_moves(replica_
     append(replica_manager, 1, Callback())
     assert callback.calls == [], "appended but not committed: a consumer cannot see it yet"
 
-    replica_manager.update_follower_fetch_state(TP, FOLLOWER, 3)
+    follower_fetches(replica_manager, 3)
     assert len(callback.calls) == 1
     [(tp, data)] = callback.calls[0]
     assert tp == TP and data.error == Errors.NONE and data.high_watermark == 3 and data.records
@@ -128,13 +135,13 @@ def test_fetch_waits_for_min_bytes(replica_manager):
     callback = Callback()
     fetch(replica_manager, callback, min_bytes=10_000)
     append(replica_manager, 1, Callback(), count=1)
-    replica_manager.update_follower_fetch_state(TP, FOLLOWER, 1)
+    follower_fetches(replica_manager, 1)
     assert callback.calls == [], "one small batch is fewer than min_bytes"
     for _ in range(200):
         append(replica_manager, 1, Callback(), count=5)
         if callback.calls:
             break
-        replica_manager.update_follower_fetch_state(TP, FOLLOWER, replica_manager.get_partition(TP).log.log_end_offset)
+        follower_fetches(replica_manager, replica_manager.get_partition(TP).log.log_end_offset)
     [(tp, data)] = callback.calls[0]
     assert len(data.records) >= 10_000
 

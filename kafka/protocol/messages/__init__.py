@@ -35,6 +35,7 @@ from kafka.protocol.messages import (  # noqa: F401  (imported for their registr
     offset_commit,
     offset_delete,
     offset_fetch,
+    offset_for_leader_epoch,
     produce,
     sync_group,
     vote,

@@ -12,10 +12,11 @@ broker match it:
     LogManager          topic config changes reach the live logs
     GroupCoordinator    load the __consumer_offsets partitions it now leads, drop those it stopped leading
 
-Followers stay passive for now: they keep their logs but do not fetch (the replication issue adds
-the ReplicaFetcherThreads). Until then the ISR a leader counts toward its high watermark is itself
-alone, so that consumers of a topic with replication factor 3 can read what was written; the ISR
-that clients see in Metadata is the controller's.
+A partition whose leader, leader epoch or partition epoch changed is handed to the ReplicaManager
+again: a new leader epoch means a new leadership (or a new leader to fetch from, truncating first);
+a new partition epoch alone means the controller committed an ISR change (maybe one this broker
+asked for with AlterPartition). A partition whose replica set no longer includes this broker (a
+reassignment moved it away) stops being hosted here and its log is deleted.
 """
 
 from __future__ import annotations
@@ -80,10 +81,13 @@ class BrokerMetadataPublisher:
             previous = old.get(name)
             if previous is not None and previous.configs != topic.configs:
                 self.log_manager.update_topic_config(name, log_config)
+            moved_away = []
             for state in topic.partitions:
-                if self.node_id not in state.replicas:
-                    continue
                 tp = TopicPartition(name, state.partition)
+                if self.node_id not in state.replicas:
+                    if self.replica_manager.get_partition(tp) is not None:
+                        moved_away.append(tp)
+                    continue
                 try:
                     change = self._apply_partition(tp, state, log_config)
                 except OSError as e:  # a full or failed log dir: this partition stays offline here
@@ -94,6 +98,10 @@ class BrokerMetadataPublisher:
                     elected.append(tp)
                 elif change == "resigned":
                     resigned.append(tp)
+            if moved_away:
+                log.info("no longer a replica: deleting", partitions=[str(tp) for tp in moved_away])
+                resigned += [tp for tp in moved_away if self.replica_manager.get_partition(tp).is_leader]
+                self.replica_manager.stop_replicas(moved_away, delete=True)
         self._update_coordinator(elected, resigned)
         if elected or resigned:
             log.info("leadership changed", became_leader=[str(tp) for tp in elected],
@@ -103,18 +111,15 @@ class BrokerMetadataPublisher:
         """Become leader or follower of one partition as the image says; 'elected', 'resigned' or None."""
         partition = self.replica_manager.get_partition(tp)
         was_leader = partition is not None and partition.is_leader
+        unchanged = partition is not None and partition.leader_id == state.leader and \
+            partition.leader_epoch == state.leader_epoch and partition.partition_epoch == state.partition_epoch
+        if unchanged:
+            return None
         if state.leader == self.node_id:
-            if not was_leader or partition.leader_epoch != state.leader_epoch or \
-                    partition.assigned_replicas != list(state.replicas):
-                # Followers do not fetch yet: the leader's ISR for the HW is itself (see above).
-                own = PartitionState(state.partition, state.leader, state.leader_epoch, state.replicas,
-                                     (self.node_id,), state.partition_epoch)
-                self.replica_manager.make_leader(tp, own, log_config)
-                return None if was_leader else "elected"
-        elif partition is None or partition.leader_id != state.leader or partition.leader_epoch != state.leader_epoch:
-            self.replica_manager.make_follower(tp, state, log_config)
-            return "resigned" if was_leader else None
-        return None
+            self.replica_manager.make_leader(tp, state, log_config)
+            return None if was_leader else "elected"
+        self.replica_manager.make_follower(tp, state, log_config)
+        return "resigned" if was_leader else None
 
     def _delete_topic(self, name: str) -> None:
         self.replica_manager.delete_partitions(name)

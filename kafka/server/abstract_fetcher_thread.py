@@ -1,0 +1,280 @@
+"""AbstractFetcherThread: a thread that copies partitions from one leader, truncating first (Kafka's
+kafka.server.AbstractFetcherThread).
+
+Seed 004, the write path: "followers pull". One thread per source broker loops over two steps:
+
+    maybe_truncate   partitions that have just started following (state Truncating) ask the
+                     leader where their latest leader epoch ends (OffsetForLeaderEpoch) and cut
+                     their log there: the tail a deposed leader wrote that nobody else has goes
+                     (KIP-101, KIP-279). Then the partition is Fetching from its new log end.
+    maybe_fetch      one Fetch for every Fetching partition; the leader holds it until there is
+                     something new (replica.fetch.wait.max.ms); what comes back is appended with
+                     the leader's offsets, and the next fetch offset (the new log end) tells the
+                     leader how far this follower has got.
+
+Errors are per partition and never kill the thread: a leader that cannot be reached, or that
+answers from another epoch, puts the partitions it serves on hold for replica.fetch.backoff.ms
+(logged), and the loop carries on. The metadata publisher removes partitions or moves them to
+another fetcher when leadership changes.
+
+Subclasses (ReplicaFetcherThread) say what "the local log" is: its end offset, latest epoch,
+how to truncate it and how to append to it.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import structlog
+
+from kafka.log.leader_epoch_file_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
+from kafka.protocol.errors import Errors
+from kafka.server.remote_leader_end_point import LeaderUnreachableError, RemoteLeaderEndPoint
+from kafka.utils.time import Time
+from kafka.utils.topic_partition import TopicPartition
+
+log = structlog.get_logger("kafka.server.ReplicaFetcherThread")
+
+TRUNCATING = "Truncating"
+FETCHING = "Fetching"
+
+
+@dataclass
+class PartitionFetchState:
+    fetch_offset: int
+    current_leader_epoch: int
+    state: str
+    delayed_until_ms: int = 0
+    lag: int = 0  # the leader's high watermark minus our fetch offset, from the last response
+
+    def is_ready(self, now_ms: int, state: str) -> bool:
+        return self.state == state and self.delayed_until_ms <= now_ms
+
+
+@dataclass(frozen=True)
+class OffsetTruncationState:
+    offset: int
+    truncation_completed: bool
+
+
+class AbstractFetcherThread(threading.Thread):
+    def __init__(self, name: str, leader: RemoteLeaderEndPoint, backoff_ms: int, time: Time) -> None:
+        super().__init__(name=name, daemon=True)
+        self.leader = leader
+        self.backoff_ms = backoff_ms
+        self.time = time
+        self.partition_states: dict[TopicPartition, PartitionFetchState] = {}
+        self._lock = threading.Condition()
+        self._running = True
+
+    # ------------------------------------------------------------------ the set of partitions
+    def add_partitions(self, initial: dict[TopicPartition, tuple[int, int]]) -> None:
+        """tp -> (initial fetch offset, current leader epoch). Each starts by truncating, unless its
+        log is empty and has no epochs (nothing could diverge)."""
+        with self._lock:
+            for tp, (offset, leader_epoch) in initial.items():
+                state = TRUNCATING if self.latest_epoch(tp) != UNDEFINED_EPOCH else FETCHING
+                self.partition_states[tp] = PartitionFetchState(offset, leader_epoch, state)
+            self._lock.notify_all()
+
+    def remove_partitions(self, tps) -> None:
+        with self._lock:
+            for tp in tps:
+                self.partition_states.pop(tp, None)
+
+    def partition_count(self) -> int:
+        with self._lock:
+            return len(self.partition_states)
+
+    def max_lag(self) -> int:
+        with self._lock:
+            return max((s.lag for s in self.partition_states.values()), default=0)
+
+    # ------------------------------------------------------------------ the loop
+    def run(self) -> None:
+        log.info("fetcher starting", fetcher=self.name, leader=self.leader.describe())
+        try:
+            while self._running:
+                self.do_work()
+        finally:
+            self.leader.release()
+            log.info("fetcher stopped", fetcher=self.name)
+
+    def do_work(self) -> None:
+        self.maybe_truncate()
+        self.maybe_fetch()
+
+    def _ready(self, state: str) -> dict[TopicPartition, PartitionFetchState]:
+        now = self.time.milliseconds()
+        with self._lock:
+            return {tp: PartitionFetchState(**vars(s)) for tp, s in self.partition_states.items()
+                    if s.is_ready(now, state)}
+
+    def _still_current(self, tp: TopicPartition, asked: PartitionFetchState) -> PartitionFetchState | None:
+        """The partition's state if nobody changed it while our request was out (else drop the answer)."""
+        state = self.partition_states.get(tp)
+        if state is None or state.current_leader_epoch != asked.current_leader_epoch or \
+                state.fetch_offset != asked.fetch_offset or state.state != asked.state:
+            return None
+        return state
+
+    def _back_off(self, tps, reason: str) -> None:
+        with self._lock:
+            until = self.time.milliseconds() + self.backoff_ms
+            for tp in tps:
+                if tp in self.partition_states:
+                    self.partition_states[tp].delayed_until_ms = until
+        log.warning("fetcher backing off", fetcher=self.name, leader=self.leader.describe(),
+                    partitions=sorted(str(tp) for tp in tps), backoff_ms=self.backoff_ms, reason=reason)
+
+    def _idle(self) -> None:
+        """Nothing to fetch now: wait for new partitions or the end of a backoff."""
+        with self._lock:
+            if self._running:
+                now = self.time.milliseconds()
+                due = min((s.delayed_until_ms for s in self.partition_states.values()), default=now + self.backoff_ms)
+                self._lock.wait(max(0.01, min(due - now, self.backoff_ms) / 1000))
+
+    # ------------------------------------------------------------------ truncation (KIP-279)
+    def maybe_truncate(self) -> None:
+        truncating = self._ready(TRUNCATING)
+        if not truncating:
+            return
+        asks = {tp: (s.current_leader_epoch, self.latest_epoch(tp)) for tp, s in truncating.items()}
+        try:
+            answers = self.leader.fetch_epoch_end_offsets(asks)
+        except LeaderUnreachableError as e:
+            self._back_off(truncating, str(e))
+            return
+        failed = []
+        with self._lock:
+            for tp, asked in truncating.items():
+                state = self._still_current(tp, asked)
+                error, leader_epoch, end_offset = answers.get(tp, (Errors.UNKNOWN_SERVER_ERROR, -1, -1))
+                if state is None:
+                    continue
+                if error != Errors.NONE:
+                    failed.append((tp, error))
+                    continue
+                truncation = self.get_offset_truncation_state(tp, leader_epoch, end_offset)
+                self.truncate(tp, truncation.offset)
+                state.fetch_offset = truncation.offset
+                if truncation.truncation_completed:
+                    state.state = FETCHING
+        for tp, error in failed:
+            self._back_off([tp], f"OffsetForLeaderEpoch: {error.name}")
+
+    def get_offset_truncation_state(self, tp: TopicPartition, leader_epoch: int, leader_end_offset: int
+                                    ) -> OffsetTruncationState:
+        """Where to cut the local log, given where the leader says our latest epoch ends (Kafka's
+        getOffsetTruncationState). Three cases:
+
+        - the leader knows no such epoch: keep what is committed (truncate to our high watermark)
+        - we have the leader's epoch too: cut at the smaller of the two ends of that epoch: done
+        - we do not have the leader's epoch (the leader answered with an older one): cut at where
+          *our* copy of that older epoch ends, and ask again with the epoch that is now our latest
+        """
+        log_end_offset = self.log_end_offset(tp)
+        if leader_end_offset == UNDEFINED_EPOCH_OFFSET or leader_epoch == UNDEFINED_EPOCH:
+            return OffsetTruncationState(min(self.high_watermark(tp), log_end_offset), True)
+        follower_epoch, follower_end_offset = self.end_offset_for_epoch(tp, leader_epoch)
+        if follower_epoch == UNDEFINED_EPOCH:
+            return OffsetTruncationState(min(leader_end_offset, log_end_offset), True)
+        if follower_epoch != leader_epoch:
+            return OffsetTruncationState(min(follower_end_offset, log_end_offset), False)
+        return OffsetTruncationState(min(leader_end_offset, follower_end_offset, log_end_offset), True)
+
+    # ------------------------------------------------------------------ fetching
+    def maybe_fetch(self) -> None:
+        fetching = self._ready(FETCHING)
+        if not fetching:
+            self._idle()
+            return
+        request = {tp: (s.fetch_offset, s.current_leader_epoch, self.log_start_offset(tp))
+                   for tp, s in fetching.items()}
+        try:
+            responses = self.leader.fetch(request)
+        except LeaderUnreachableError as e:
+            self._back_off(fetching, str(e))
+            return
+        self.process_fetch_response(fetching, responses)
+
+    def process_fetch_response(self, fetching: dict[TopicPartition, PartitionFetchState], responses: dict) -> None:
+        failed = []
+        with self._lock:
+            for tp, asked in fetching.items():
+                state = self._still_current(tp, asked)
+                data = responses.get(tp)
+                if state is None or data is None:
+                    continue
+                error = Errors.for_code(data.error_code)
+                if error == Errors.NONE:
+                    try:
+                        next_offset = self.process_partition_data(tp, state.fetch_offset, data)
+                    except Exception as e:  # our own log failed (a full disk): this partition waits
+                        failed.append((tp, f"appending failed: {e}"))
+                        continue
+                    state.fetch_offset = next_offset
+                    state.lag = max(0, data.high_watermark - next_offset)
+                elif error == Errors.OFFSET_OUT_OF_RANGE:
+                    failed.extend(self._handle_out_of_range(tp, state))
+                else:  # FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER, ...: metadata will tell
+                    failed.append((tp, f"leader answered {error.name}"))
+        for tp, reason in failed:
+            self._back_off([tp], reason)
+
+    def _handle_out_of_range(self, tp: TopicPartition, state: PartitionFetchState) -> list:
+        """Our fetch offset is outside the leader's log (Kafka's fetchOffsetAndTruncate): past its
+        end, we truncate to it; before its start (retention removed it), we start over there."""
+        try:
+            leader_end = self.leader.fetch_latest_offset(tp, state.current_leader_epoch)
+            if leader_end < self.log_end_offset(tp):
+                self.truncate(tp, leader_end)
+                state.fetch_offset = leader_end
+                return []
+            leader_start = self.leader.fetch_earliest_offset(tp, state.current_leader_epoch)
+        except LeaderUnreachableError as e:
+            return [(tp, str(e))]
+        if leader_start > self.log_end_offset(tp) or leader_start > state.fetch_offset:
+            self.truncate_fully_and_start_at(tp, leader_start)
+            state.fetch_offset = leader_start
+        return []
+
+    # ------------------------------------------------------------------ shutdown
+    def initiate_shutdown(self) -> None:
+        self._running = False
+        with self._lock:
+            self._lock.notify_all()
+        self.leader.close()
+
+    def shutdown(self) -> None:
+        self.initiate_shutdown()
+        if self.is_alive() and threading.current_thread() is not self:
+            self.join(timeout=10)
+
+    # ------------------------------------------------------------------ the local log (subclasses)
+    def latest_epoch(self, tp: TopicPartition) -> int:
+        raise NotImplementedError
+
+    def log_start_offset(self, tp: TopicPartition) -> int:
+        raise NotImplementedError
+
+    def log_end_offset(self, tp: TopicPartition) -> int:
+        raise NotImplementedError
+
+    def high_watermark(self, tp: TopicPartition) -> int:
+        raise NotImplementedError
+
+    def end_offset_for_epoch(self, tp: TopicPartition, epoch: int) -> tuple[int, int]:
+        raise NotImplementedError
+
+    def truncate(self, tp: TopicPartition, offset: int) -> None:
+        raise NotImplementedError
+
+    def truncate_fully_and_start_at(self, tp: TopicPartition, offset: int) -> None:
+        raise NotImplementedError
+
+    def process_partition_data(self, tp: TopicPartition, fetch_offset: int, data) -> int:
+        """Append the leader's records; return the next fetch offset."""
+        raise NotImplementedError

@@ -1,0 +1,152 @@
+"""RemoteLeaderEndPoint: a follower's connection to the broker that leads its partitions (Kafka's
+kafka.server.RemoteLeaderEndPoint over ReplicaFetcherBlockingSend).
+
+The three questions a follower asks its leader, each one blocking request on one socket:
+
+    fetch                       Fetch with replica_id = this broker: records from my log end on
+    fetch_epoch_end_offsets     OffsetForLeaderEpoch: where does my latest epoch end in your log?
+    fetch_earliest_offset /     ListOffsets with replica_id: your log start / log end offset
+    fetch_latest_offset         (after OFFSET_OUT_OF_RANGE)
+
+A follower's Fetch names itself (replica_id), so the leader reads past the high watermark and counts
+the fetch offset as this follower's log end offset. It names the leader epoch it believes in
+(current_leader_epoch), so a leader from an older or newer epoch refuses it instead of answering
+from a different history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kafka.clients.client_config import ADMIN, ClientConfig
+from kafka.clients.client_request import ClientRequest
+from kafka.clients.errors import KafkaError
+from kafka.clients.manual_metadata_updater import ManualMetadataUpdater
+from kafka.clients.metadata import Node
+from kafka.clients.network_client import NetworkClient
+from kafka.protocol.api_keys import ApiKey
+from kafka.protocol.errors import Errors
+from kafka.utils.time import Time
+from kafka.utils.topic_partition import TopicPartition
+
+EARLIEST_TIMESTAMP = -2
+LATEST_TIMESTAMP = -1
+
+
+class LeaderUnreachableError(Exception):
+    """The leader did not answer: refused connection, disconnect or timeout. The fetcher backs off."""
+
+
+@dataclass(frozen=True)
+class ReplicaFetchConfig:
+    """The follower's replica.* settings (Kafka's names and defaults)."""
+
+    max_wait_ms: int = 500  # replica.fetch.wait.max.ms: the leader may hold a fetch this long
+    min_bytes: int = 1  # replica.fetch.min.bytes
+    max_bytes: int = 1048576  # replica.fetch.max.bytes, per partition
+    response_max_bytes: int = 10485760  # replica.fetch.response.max.bytes
+    backoff_ms: int = 1000  # replica.fetch.backoff.ms: after an error
+    socket_timeout_ms: int = 30000  # replica.socket.timeout.ms
+
+    @classmethod
+    def from_kafka_config(cls, config) -> ReplicaFetchConfig:
+        return cls(config.replica_fetch_wait_max_ms, config.replica_fetch_min_bytes, config.replica_fetch_max_bytes,
+                   config.replica_fetch_response_max_bytes, config.replica_fetch_backoff_ms,
+                   config.replica_socket_timeout_ms)
+
+
+class RemoteLeaderEndPoint:
+    def __init__(self, local_broker_id: int, leader: Node, fetch_config: ReplicaFetchConfig, time: Time,
+                 client_id: str) -> None:
+        self.local_broker_id = local_broker_id
+        self.leader = leader
+        self.config = fetch_config
+        self.time = time
+        client_config = ClientConfig(ADMIN, {
+            "bootstrap.servers": f"{leader.host}:{leader.port}", "client.id": client_id,
+            "request.timeout.ms": max(fetch_config.socket_timeout_ms, fetch_config.max_wait_ms + 1000),
+            "reconnect.backoff.ms": 50, "reconnect.backoff.max.ms": fetch_config.backoff_ms,
+        })
+        self.client = NetworkClient(ManualMetadataUpdater([leader]), client_config, time)
+        self._closing = False
+
+    def describe(self) -> str:
+        return f"broker {self.leader.node_id} at {self.leader.host}:{self.leader.port}"
+
+    # ------------------------------------------------------------------ one blocking request
+    def _send_and_receive(self, api_key: int, body: dict):
+        """Kafka's ReplicaFetcherBlockingSend.sendRequest: send, poll until answered; a close()
+        from another thread (shutdown) ends the wait early."""
+        future = self.client.send(ClientRequest(self.leader.node_id, api_key, body,
+                                                timeout_ms=self.config.socket_timeout_ms))
+        self.client.poll_until(lambda: future.done() or self._closing, self.config.socket_timeout_ms)
+        if not future.done():
+            raise LeaderUnreachableError(f"no answer from {self.describe()}")
+        response = future.result()
+        if response.error is not None or response.body is None:
+            raise LeaderUnreachableError(f"{self.describe()}: {response.error or 'disconnected'}")
+        return response.body
+
+    # ------------------------------------------------------------------ Fetch
+    def fetch(self, partitions: dict[TopicPartition, tuple[int, int, int]]) -> dict[TopicPartition, object]:
+        """partitions: tp -> (fetch offset, current leader epoch, log start offset)."""
+        by_topic: dict[str, list[dict]] = {}
+        for tp, (fetch_offset, leader_epoch, log_start_offset) in partitions.items():
+            by_topic.setdefault(tp.topic, []).append(dict(
+                partition=tp.partition, current_leader_epoch=leader_epoch, fetch_offset=fetch_offset,
+                last_fetched_epoch=-1, log_start_offset=log_start_offset,
+                partition_max_bytes=self.config.max_bytes))
+        body = dict(replica_id=self.local_broker_id, max_wait_ms=self.config.max_wait_ms,
+                    min_bytes=self.config.min_bytes, max_bytes=self.config.response_max_bytes,
+                    isolation_level=0, session_id=0, session_epoch=-1,
+                    topics=[dict(topic=name, partitions=ps) for name, ps in by_topic.items()],
+                    forgotten_topics_data=[], rack_id="")
+        try:
+            response = self._send_and_receive(ApiKey.FETCH, body)
+        except KafkaError as e:
+            raise LeaderUnreachableError(f"{self.describe()}: {e}") from e
+        if response.error_code != Errors.NONE:
+            raise LeaderUnreachableError(f"{self.describe()} refused the fetch: {Errors.for_code(response.error_code).name}")
+        return {TopicPartition(t.topic, p.partition_index): p for t in response.responses for p in t.partitions}
+
+    # ------------------------------------------------------------------ OffsetForLeaderEpoch
+    def fetch_epoch_end_offsets(self, partitions: dict[TopicPartition, tuple[int, int]]
+                                ) -> dict[TopicPartition, tuple[Errors, int, int]]:
+        """partitions: tp -> (current leader epoch, the epoch asked about). Returns tp -> (error,
+        the leader's epoch at or below it, where that epoch ends in the leader's log)."""
+        by_topic: dict[str, list[dict]] = {}
+        for tp, (current_leader_epoch, leader_epoch) in partitions.items():
+            by_topic.setdefault(tp.topic, []).append(dict(
+                partition=tp.partition, current_leader_epoch=current_leader_epoch, leader_epoch=leader_epoch))
+        body = dict(replica_id=self.local_broker_id,
+                    topics=[dict(topic=name, partitions=ps) for name, ps in by_topic.items()])
+        response = self._send_and_receive(ApiKey.OFFSET_FOR_LEADER_EPOCH, body)
+        return {TopicPartition(t.topic, p.partition): (Errors.for_code(p.error_code), p.leader_epoch, p.end_offset)
+                for t in response.topics for p in t.partitions}
+
+    # ------------------------------------------------------------------ ListOffsets
+    def fetch_earliest_offset(self, tp: TopicPartition, current_leader_epoch: int) -> int:
+        return self._list_offset(tp, current_leader_epoch, EARLIEST_TIMESTAMP)
+
+    def fetch_latest_offset(self, tp: TopicPartition, current_leader_epoch: int) -> int:
+        return self._list_offset(tp, current_leader_epoch, LATEST_TIMESTAMP)
+
+    def _list_offset(self, tp: TopicPartition, current_leader_epoch: int, timestamp: int) -> int:
+        body = dict(replica_id=self.local_broker_id, isolation_level=0, topics=[dict(
+            name=tp.topic, partitions=[dict(partition_index=tp.partition, current_leader_epoch=current_leader_epoch,
+                                            timestamp=timestamp)])])
+        response = self._send_and_receive(ApiKey.LIST_OFFSETS, body)
+        partition = response.topics[0].partitions[0]
+        if partition.error_code != Errors.NONE:
+            raise LeaderUnreachableError(
+                f"{self.describe()} answered ListOffsets for {tp} with {Errors.for_code(partition.error_code).name}")
+        return partition.offset
+
+    def close(self) -> None:
+        self._closing = True
+        self.client.wakeup()
+
+    def release(self) -> None:
+        """Close the sockets (the fetcher thread, once it has stopped using the client)."""
+        self.client.close()
+

@@ -1,0 +1,67 @@
+"""ReplicaFetcherThread: a follower broker copying partitions from their leader (Kafka's
+kafka.server.ReplicaFetcherThread).
+
+The loop, the truncation rule and the error handling are AbstractFetcherThread's; this class says
+what the follower's side of each step is, in terms of its ReplicaManager's Partitions:
+
+    the local log      Partition.log: its end offset, latest epoch, epoch end offsets
+    truncate           Partition.truncate_to (the leader-epoch cache follows the log)
+    process data       Partition.append_records_to_follower: the leader's batches with their
+                       offsets and epochs, then the follower's HW follows the leader's; the log
+                       start offset follows the leader's too (retention, DeleteRecords)
+"""
+
+from __future__ import annotations
+
+from kafka.server.abstract_fetcher_thread import AbstractFetcherThread
+from kafka.server.remote_leader_end_point import RemoteLeaderEndPoint
+from kafka.utils.time import Time
+from kafka.utils.topic_partition import TopicPartition
+
+
+class ReplicaFetcherThread(AbstractFetcherThread):
+    def __init__(self, name: str, leader: RemoteLeaderEndPoint, replica_manager, backoff_ms: int, time: Time) -> None:
+        super().__init__(name, leader, backoff_ms, time)
+        self.replica_manager = replica_manager
+
+    def _log(self, tp: TopicPartition):
+        partition = self.replica_manager.get_partition(tp)
+        if partition is None:
+            raise KeyError(f"{tp} is no longer hosted here")
+        return partition
+
+    def latest_epoch(self, tp: TopicPartition) -> int:
+        return self._log(tp).log.latest_epoch
+
+    def log_start_offset(self, tp: TopicPartition) -> int:
+        return self._log(tp).log.log_start_offset
+
+    def log_end_offset(self, tp: TopicPartition) -> int:
+        return self._log(tp).log.log_end_offset
+
+    def high_watermark(self, tp: TopicPartition) -> int:
+        return self._log(tp).log.high_watermark
+
+    def end_offset_for_epoch(self, tp: TopicPartition, epoch: int) -> tuple[int, int]:
+        return tuple(self._log(tp).log.end_offset_for_epoch(epoch))
+
+    def truncate(self, tp: TopicPartition, offset: int) -> None:
+        self._log(tp).truncate_to(offset)
+
+    def truncate_fully_and_start_at(self, tp: TopicPartition, offset: int) -> None:
+        self._log(tp).log.truncate_fully_and_start_at(offset)
+
+    def process_partition_data(self, tp: TopicPartition, fetch_offset: int, data) -> int:
+        partition = self._log(tp)
+        records = data.records or b""
+        next_offset = fetch_offset
+        if records:
+            info = partition.append_records_to_follower(records, data.high_watermark)
+            if info.num_messages or info.last_offset >= fetch_offset:
+                next_offset = info.last_offset + 1
+        elif data.high_watermark > partition.log.high_watermark:
+            partition.log.update_high_watermark(data.high_watermark)
+        if data.log_start_offset > partition.log.log_start_offset:
+            partition.log.maybe_increment_log_start_offset(min(data.log_start_offset, partition.log.high_watermark))
+        self.replica_manager.record_follower_append(tp, len(records))
+        return next_offset
