@@ -21,11 +21,21 @@ __all__ = [
     "RecordBatchTooLargeError",
     "RecordTooLargeError",
     "TornSegmentError",
+    "UnexpectedAppendOffsetError",
 ]
 
 
 class OffsetOutOfRangeError(Exception):
     """A fetch or lookup for an offset below the log start offset or above the log end offset."""
+
+
+class UnexpectedAppendOffsetError(InvalidRecordError):
+    """A follower append that does not start at the log end offset (Kafka's UnexpectedAppendOffsetException)."""
+
+    def __init__(self, message: str, first_offset: int, last_offset: int) -> None:
+        super().__init__(message)
+        self.first_offset = first_offset
+        self.last_offset = last_offset
 
 
 class RecordTooLargeError(Exception):

@@ -39,6 +39,7 @@ from kafka.log.errors import (
     RecordBatchTooLargeError,
     RecordTooLargeError,
     TornSegmentError,
+    UnexpectedAppendOffsetError,
 )
 from kafka.log.fetch_data_info import FetchDataInfo, LogOffsetMetadata
 from kafka.log.leader_epoch_file_cache import EpochEntry, LeaderEpochCheckpointFile, LeaderEpochFileCache
@@ -249,8 +250,9 @@ class UnifiedLog:
             if self._closed:
                 raise LogDirError(f"log {self.name} is closed")
             if batches[0].base_offset != self._log_end_offset:
-                raise InvalidRecordError(f"{self.name}: a follower append starting at {batches[0].base_offset} "
-                                         f"does not continue the log end offset {self._log_end_offset}")
+                raise UnexpectedAppendOffsetError(
+                    f"{self.name}: a follower append starting at {batches[0].base_offset} does not continue the "
+                    f"log end offset {self._log_end_offset}", batches[0].base_offset, batches[-1].last_offset)
             first_offset, last_offset = batches[0].base_offset, batches[-1].last_offset
             max_timestamp = max(b.max_timestamp for b in batches)
             segment = self._maybe_roll(len(records), max_timestamp, last_offset)

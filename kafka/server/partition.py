@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import structlog
 
+from kafka.log.errors import UnexpectedAppendOffsetError
 from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.errors import Errors
 from kafka.server.replica import Replica
@@ -270,71 +271,90 @@ class Partition:
             log.info("expanding ISR", partition=str(self.topic_partition), isr=sorted(self.isr),
                      adding=replica.broker_id, follower_log_end_offset=replica.log_end_offset,
                      high_watermark=self.log.high_watermark)
-            self._alter_isr(self.isr | {replica.broker_id}, shrink=False)
+            self._alter_isr(self.isr | {replica.broker_id}, shrink=False)  # the caller recomputes the HW
 
     def maybe_shrink_isr(self) -> None:
         """Drop the followers that have not been caught up for replica.lag.time.max.ms (the leader
         runs this every half of that interval, Kafka's isr-expiration task)."""
         with self.leader_isr_update_lock:
-            if not self.is_leader or self.pending_isr is not None:
-                return
-            now = self.time.milliseconds()
-            lagging = {r.broker_id for r in self.remote_replicas.values()
-                       if r.broker_id in self.isr and not r.is_caught_up(now, self.replica_lag_time_max_ms)}
-            if not lagging:
-                return
-            log.info("shrinking ISR", partition=str(self.topic_partition), isr=sorted(self.isr),
-                     out_of_sync=sorted(lagging), high_watermark=self.log.high_watermark,
-                     log_end_offset=self.log.log_end_offset,
-                     followers={r.broker_id: dict(log_end_offset=r.log_end_offset,
-                                                  last_caught_up_ms_ago=now - r.last_caught_up_time_ms)
-                                for r in self.remote_replicas.values() if r.broker_id in lagging})
-            self._alter_isr(self.isr - lagging, shrink=True)
+            hw_moved = self._shrink_lagging_followers()
+        if hw_moved and self.listener is not None:  # outside the lock, as Kafka completes delayed requests
+            self.listener.on_high_watermark_moved(self.topic_partition)
 
-    def _alter_isr(self, new_isr: frozenset[int], shrink: bool) -> None:
-        if self.alter_partition_manager is None:  # no controller to ask (in-process tests)
-            self.isr = frozenset(new_isr)
-            self._isr_changed(shrink)
-            return
+    def _shrink_lagging_followers(self) -> bool:
+        if not self.is_leader or self.pending_isr is not None:
+            return False
+        now = self.time.milliseconds()
+        lagging = {r.broker_id for r in self.remote_replicas.values()
+                   if r.broker_id in self.isr and not r.is_caught_up(now, self.replica_lag_time_max_ms)}
+        if not lagging:
+            return False
+        log.info("shrinking ISR", partition=str(self.topic_partition), isr=sorted(self.isr),
+                 out_of_sync=sorted(lagging), high_watermark=self.log.high_watermark,
+                 log_end_offset=self.log.log_end_offset,
+                 followers={r.broker_id: dict(log_end_offset=r.log_end_offset,
+                                              last_caught_up_ms_ago=now - r.last_caught_up_time_ms)
+                            for r in self.remote_replicas.values() if r.broker_id in lagging})
+        return self._alter_isr(self.isr - lagging, shrink=True)
+
+    def _alter_isr(self, new_isr: frozenset[int], shrink: bool) -> bool:
+        """Propose new_isr to the controller. True if the HW moved at once (no controller to ask)."""
+        if self.alter_partition_manager is None:  # a Partition on its own (in-process tests)
+            return self._commit_isr(frozenset(new_isr), self.partition_epoch, shrink)
         self.pending_isr = frozenset(new_isr)
         leader_epoch, partition_epoch = self.leader_epoch, self.partition_epoch
         self.alter_partition_manager.submit(
             self.topic_partition, leader_epoch, sorted(new_isr), partition_epoch,
             lambda result, error: self._handle_alter_partition_response(new_isr, shrink, result, error))
+        return False
 
     def _handle_alter_partition_response(self, proposed: frozenset[int], shrink: bool, result, error: Errors) -> None:
         """The controller's answer (on the channel's thread). Accepted: the ISR is the proposal and
         the partition epoch moves on. Refused or unanswered: drop the proposal; the next fetch or
         expiry check proposes again from whatever the metadata says by then."""
-        hw_moved = False
         with self.leader_isr_update_lock:
             if self.pending_isr != proposed:  # the metadata publisher decided in the meantime
                 return
             self.pending_isr = None
-            if error == Errors.NONE and result is not None and result.partition_epoch > self.partition_epoch:
-                self.isr = frozenset(result.isr)
-                self.partition_epoch = result.partition_epoch
-                self._isr_changed(shrink)
-                hw_moved = self.maybe_increment_leader_hw()
+            accepted = error == Errors.NONE and result is not None and result.partition_epoch > self.partition_epoch
+            if accepted:
+                hw_moved = self._commit_isr(frozenset(result.isr), result.partition_epoch, shrink)
             else:
                 log.warning("ISR change refused", partition=str(self.topic_partition), proposed=sorted(proposed),
                             error=error.name)
-                if self.listener is not None:
-                    self.listener.on_failed_isr_update(self.topic_partition)
-        if hw_moved and self.listener is not None:
+        if self.listener is None:
+            return
+        if not accepted:
+            self.listener.on_failed_isr_update(self.topic_partition)
+        elif hw_moved:
             self.listener.on_high_watermark_moved(self.topic_partition)
 
-    def _isr_changed(self, shrink: bool) -> None:
+    def _commit_isr(self, isr: frozenset[int], partition_epoch: int, shrink: bool) -> bool:
+        """The ISR change is decided. True if the HW moved (a shrink drops whoever held it back)."""
+        self.isr = isr
+        self.partition_epoch = partition_epoch
         log.info("ISR updated", partition=str(self.topic_partition), isr=sorted(self.isr),
                  partition_epoch=self.partition_epoch)
         if self.listener is not None:
             self.listener.on_isr_change(self.topic_partition, shrink)
+        return self.maybe_increment_leader_hw()
 
     # ------------------------------------------------------------------ follower path
     def append_records_to_follower(self, records: bytes, leader_high_watermark: int):
         """Copy batches the leader sent (offsets and epochs kept); the follower's HW follows the
         leader's, never past its own log end."""
-        info = self.log.append_as_follower(records)
+        try:
+            info = self.log.append_as_follower(records)
+        except UnexpectedAppendOffsetError as e:
+            # The leader's log start offset is inside a batch (DeleteRecords), and this is our first
+            # append there: start our log at that batch's base offset instead (as Kafka does).
+            log_end_offset = self.log.log_end_offset
+            if not (log_end_offset == self.log.log_start_offset and e.first_offset < log_end_offset <= e.last_offset):
+                raise
+            log.info("starting the log at the first batch's offset", partition=str(self.topic_partition),
+                     log_start_offset=log_end_offset, batch_base_offset=e.first_offset)
+            self.log.truncate_fully_and_start_at(e.first_offset)
+            info = self.log.append_as_follower(records)
         if leader_high_watermark > self.log.high_watermark:
             self.log.update_high_watermark(leader_high_watermark)
         return info

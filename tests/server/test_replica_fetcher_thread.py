@@ -1,0 +1,158 @@
+"""Follower truncation (KIP-101, KIP-279) between two real ReplicaManagers in one process.
+
+The ReplicaFetcherThread is driven step by step (do_work, no thread) against its leader's
+ReplicaManager called directly instead of over a socket, so each test is a deterministic replay of
+a failover: a deposed leader's unreplicated tail is cut at the point the new leader's epochs say,
+then the follower copies the new leader's records, and both logs end up batch for batch the same.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from kafka.log.log_config import LogConfig
+from kafka.log.log_manager import LogManager
+from kafka.protocol.record_batch import build_batch, iter_batches
+from kafka.server.kafka_config import KafkaConfig
+from kafka.server.metadata_cache import PartitionState
+from kafka.server.replica_fetcher_thread import ReplicaFetcherThread
+from kafka.server.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager
+from kafka.utils.time import MockTime
+from kafka.utils.topic_partition import TopicPartition
+
+TP = TopicPartition("orders", 0)
+
+
+class InProcessLeader:
+    """RemoteLeaderEndPoint's three questions, asked of the leader's ReplicaManager directly."""
+
+    def __init__(self, leader: ReplicaManager, follower_id: int) -> None:
+        self.leader = leader
+        self.follower_id = follower_id
+
+    def describe(self) -> str:
+        return f"broker {self.leader.local_broker_id} (in process)"
+
+    def fetch(self, partitions):
+        infos = [(tp, FetchPartitionInfo(offset, 1 << 20, epoch)) for tp, (offset, epoch, _) in partitions.items()]
+        params = FetchParams(replica_id=self.follower_id, max_wait_ms=0, min_bytes=1, max_bytes=1 << 30)
+        return {tp: SimpleNamespace(error_code=d.error, high_watermark=d.high_watermark,
+                                    log_start_offset=d.log_start_offset, records=d.records)
+                for tp, d in self.leader.read_from_local_log(params, infos)}
+
+    def fetch_epoch_end_offsets(self, partitions):
+        return {tp: self.leader.last_offset_for_leader_epoch(tp, current, epoch)
+                for tp, (current, epoch) in partitions.items()}
+
+    def fetch_latest_offset(self, tp, current_leader_epoch):
+        return self.leader.get_partition(tp).log.log_end_offset
+
+    def fetch_earliest_offset(self, tp, current_leader_epoch):
+        return self.leader.get_partition(tp).log.log_start_offset
+
+    def close(self) -> None:
+        pass
+
+    def release(self) -> None:
+        pass
+
+
+@pytest.fixture
+def brokers(tmp_path):
+    time = MockTime()
+    managers = {}
+    for broker_id in (1, 2):
+        directory = str(tmp_path / f"broker-{broker_id}")
+        log_manager = LogManager([directory], LogConfig(), time, node_id=broker_id)
+        log_manager.startup()
+        managers[broker_id] = ReplicaManager(KafkaConfig({"node.id": str(broker_id), "log.dirs": directory}),
+                                             log_manager, None, time)
+    yield managers
+    for manager in managers.values():
+        manager.shutdown()
+        manager.log_manager.shutdown()
+
+
+def lead(manager: ReplicaManager, epoch: int, isr=(1, 2)) -> None:
+    manager.make_leader(TP, PartitionState(0, manager.local_broker_id, epoch, (1, 2), isr, epoch), LogConfig())
+
+
+def follow(manager: ReplicaManager, leader: ReplicaManager, epoch: int) -> ReplicaFetcherThread:
+    """Become follower, and a fetcher thread (not started) pulling from `leader`."""
+    manager.make_follower(TP, PartitionState(0, leader.local_broker_id, epoch, (1, 2), (1, 2), epoch), LogConfig())
+    fetcher = ReplicaFetcherThread("test-fetcher", InProcessLeader(leader, manager.local_broker_id), manager, 0,
+                                   manager.time)
+    fetcher.add_partitions({TP: (manager.get_partition(TP).log.log_end_offset, epoch)})
+    return fetcher
+
+
+def produce(manager: ReplicaManager, count: int) -> None:
+    manager.append_records(1000, 1, False, {TP: build_batch([(b"k", b"v")] * count)}, lambda _: None)
+
+
+def batches(manager: ReplicaManager) -> list[tuple[int, int, int]]:
+    log = manager.get_partition(TP).log
+    return [(b.base_offset, b.last_offset, b.partition_leader_epoch)
+            for b in iter_batches(bytes(log.read(0, 1 << 30).records))]
+
+
+def catch_up(fetcher: ReplicaFetcherThread, rounds: int = 4) -> None:
+    for _ in range(rounds):
+        fetcher.maybe_truncate()
+        if fetcher.partition_states[TP].state == "Fetching":
+            fetcher.maybe_fetch()
+
+
+def test_a_deposed_leader_truncates_its_unreplicated_tail(brokers):
+    a, b = brokers[1], brokers[2]
+    lead(a, 0)
+    produce(a, 10)
+    catch_up(follow(b, a, 0))
+    assert a.get_partition(TP).high_watermark == 10
+    produce(a, 5)  # offsets 10..14: acks=1, never fetched by b, so never committed
+
+    lead(b, 1, isr=(2,))  # a is gone; b is elected from the ISR and takes new writes
+    produce(b, 7)  # offsets 10..16 in epoch 1
+
+    fetcher = follow(a, b, 1)  # a comes back as a follower
+    fetcher.maybe_truncate()
+    assert a.get_partition(TP).log.log_end_offset == 10, "a's epoch 0 ended at 10 in b's log: cut there"
+    catch_up(fetcher)
+    assert batches(a) == batches(b) == [(0, 9, 0), (10, 16, 1)]
+    assert a.get_partition(TP).log.leader_epoch_cache.entries() == [(0, 0), (1, 10)]
+
+
+def test_a_follower_without_the_leaders_epoch_asks_again_with_an_older_one(brokers):
+    a, b = brokers[1], brokers[2]
+    lead(a, 0)
+    produce(a, 10)
+    catch_up(follow(b, a, 0))
+    lead(b, 1, isr=(2,))
+    produce(b, 3)  # b: epoch 1 at 10..12, never seen by a
+    lead(a, 2, isr=(1,))
+    produce(a, 5)  # a: epoch 2 at 10..14, never seen by b
+    lead(b, 3, isr=(2,))
+    produce(b, 3)  # b: epoch 3 at 13..15
+
+    fetcher = follow(a, b, 3)
+    fetcher.maybe_truncate()
+    # b says a's epoch 2 does not exist there: its largest epoch below is 1, ending at 13. a has no
+    # epoch 1, so it cuts at the end of its own older epoch 0 (offset 10) and asks again.
+    assert a.get_partition(TP).log.log_end_offset == 10
+    assert fetcher.partition_states[TP].state == "Truncating"
+    catch_up(fetcher)
+    assert batches(a) == batches(b) == [(0, 9, 0), (10, 12, 1), (13, 15, 3)]
+
+
+def test_a_follower_behind_the_leaders_log_start_starts_over_there(brokers):
+    a, b = brokers[1], brokers[2]
+    lead(a, 0)
+    produce(a, 10)
+    a.get_partition(TP).log.update_high_watermark(10)
+    a.delete_records(TP, 6)  # DeleteRecords: the leader's log now starts at 6
+    fetcher = follow(b, a, 0)  # b is new and empty: fetching from 0 is out of range
+    catch_up(fetcher)
+    log = b.get_partition(TP).log
+    assert (log.log_start_offset, log.log_end_offset) == (6, 10)
