@@ -35,3 +35,25 @@ for broker in "ours $OURS_PORT $OURS" "reference $REF_PORT $REF"; do
   echo "== $1: 20 idle consumers"
   $PY bench/idle_consumers.py --bootstrap "127.0.0.1:$2" --broker-pid "$3"
 done
+
+# Replication: the same client against three nodes of `make cluster` (ports moved to 19192-19197 so a
+# running cluster is not disturbed), topics with replication factor 3 and min.insync.replicas=2.
+# Compare acks=all here with the single node's acks=1 above (docs/replication.md).
+CLUSTER=$(mktemp -d /tmp/kafka-bench-cluster-XXXX)
+for n in 1 2 3; do
+  sed -e 's/127\.0\.0\.1:909\([2-7]\)/127.0.0.1:1919\1/g' -e "s#^log.dirs=.*#log.dirs=$CLUSTER/node-$n#" \
+      -e 's#^metrics.listener=.*#metrics.listener=#' "config/cluster/node-$n.properties" >"$CLUSTER/node-$n.properties"
+done
+$PY -m kafka.tools.local_cluster "$CLUSTER"/node-{1,2,3}.properties >"$CLUSTER.log" 2>&1 &
+NODES=$!
+trap 'kill $OURS $REF 2>/dev/null; kill -INT $NODES 2>/dev/null; wait $OURS $NODES 2>/dev/null; rm -rf "$DATA" "$CLUSTER"' EXIT
+for port in 19192 19194 19196; do
+  for _ in $(seq 300); do (echo >/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
+done
+CLUSTER_BOOTSTRAP=127.0.0.1:19192,127.0.0.1:19194,127.0.0.1:19196
+echo "== cluster (RF 3): -n 200000 -s 1024 --acks all"
+$PY bench/replicated.py --harness "$BENCH_DIR/bench.py" -- --bootstrap "$CLUSTER_BOOTSTRAP" --runs "$RUNS" \
+  -n 200000 -s 1024 --acks all | grep MEDIAN
+echo "== cluster (RF 3): --mode latency --linger-ms 5 --acks all"
+$PY bench/replicated.py --harness "$BENCH_DIR/bench.py" -- --bootstrap "$CLUSTER_BOOTSTRAP" --runs "$RUNS" \
+  --mode latency --linger-ms 5 --acks all | grep MEDIAN

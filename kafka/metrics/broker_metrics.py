@@ -17,6 +17,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 from kafka.metrics import metric_names as m
 from kafka.metrics.broker_topic_stats import BrokerTopicStats
 from kafka.metrics.idle_percent import AvgIdlePercent
+from kafka.metrics.isr_change_meters import IsrChangeMeters
 from kafka.metrics.kafka_metrics_group import KafkaMetricsGroup
 from kafka.metrics.request_metrics import RequestMetrics
 
@@ -36,6 +37,7 @@ class BrokerMetrics:
         self.group = KafkaMetricsGroup(self.registry)
         self.request_metrics = RequestMetrics(self.group)
         self.broker_topic_stats = BrokerTopicStats(self.group)
+        self.isr_change_meters = IsrChangeMeters(self.group)
 
     # ------------------------------------------------------------------ the pipeline
     def register_request_channel(self, request_queue_size: Callable[[], int],
@@ -62,6 +64,12 @@ class BrokerMetrics:
         self.group.new_gauge(m.LEADER_COUNT, leader_count)
         self.group.new_gauge(m.UNDER_REPLICATED_PARTITIONS, under_replicated)
         self.group.new_gauge(m.OFFLINE_REPLICA_COUNT, offline_replicas)
+
+    def register_replication(self, under_min_isr: Callable[[], int], at_min_isr: Callable[[], int],
+                             max_lag: Callable[[], int]) -> None:
+        self.group.new_gauge(m.UNDER_MIN_ISR_PARTITION_COUNT, under_min_isr)
+        self.group.new_gauge(m.AT_MIN_ISR_PARTITION_COUNT, at_min_isr)
+        self.group.new_gauge(m.REPLICA_FETCHER_MAX_LAG, max_lag)
 
     def register_log_manager(self, offline_log_dirs: Callable[[], int]) -> None:
         self.group.new_gauge(m.OFFLINE_LOG_DIRECTORY_COUNT, offline_log_dirs)

@@ -100,6 +100,27 @@ LEADER_COUNT = _replica_manager("LeaderCount", "Partitions this broker leads.")
 UNDER_REPLICATED_PARTITIONS = _replica_manager(
     "UnderReplicatedPartitions", "Led partitions whose ISR is smaller than their replica set.")
 OFFLINE_REPLICA_COUNT = _replica_manager("OfflineReplicaCount", "Replicas whose log directory has failed.")
+UNDER_MIN_ISR_PARTITION_COUNT = _replica_manager(
+    "UnderMinIsrPartitionCount", "Led partitions whose ISR is smaller than min.insync.replicas (acks=all fails).")
+AT_MIN_ISR_PARTITION_COUNT = _replica_manager(
+    "AtMinIsrPartitionCount", "Led partitions whose ISR is exactly min.insync.replicas (one more loss and "
+    "acks=all fails).")
+
+
+def _isr_meter(name: str, doc: str) -> MetricName:
+    return MetricName("kafka.server", "ReplicaManager", name, METER, doc, (), "AlterPartition -> controller")
+
+
+ISR_SHRINKS = _isr_meter("IsrShrinksPerSec", "ISR shrinks committed by the controller for partitions led here.")
+ISR_EXPANDS = _isr_meter("IsrExpandsPerSec", "ISR expansions committed by the controller for partitions led here.")
+FAILED_ISR_UPDATES = _isr_meter("FailedIsrUpdatesPerSec", "ISR changes the controller refused or never answered.")
+ISR_CHANGE_METERS = (ISR_SHRINKS, ISR_EXPANDS, FAILED_ISR_UPDATES)
+
+# ------------------------------------------------------------------ kafka.server:type=ReplicaFetcherManager
+REPLICA_FETCHER_MAX_LAG = MetricName(
+    "kafka.server", "ReplicaFetcherManager", "MaxLag", GAUGE,
+    "The most records any partition followed here is behind its leader's high watermark.", (),
+    "replica fetcher threads")
 
 
 # ------------------------------------------------------------------ kafka.log:type=LogManager
@@ -160,6 +181,7 @@ ALL_METRICS: tuple[MetricName, ...] = (
     *BROKER_TOPIC_METERS,
     PURGATORY_SIZE, NUM_DELAYED_OPERATIONS,
     PARTITION_COUNT, LEADER_COUNT, UNDER_REPLICATED_PARTITIONS, OFFLINE_REPLICA_COUNT,
+    UNDER_MIN_ISR_PARTITION_COUNT, AT_MIN_ISR_PARTITION_COUNT, *ISR_CHANGE_METERS, REPLICA_FETCHER_MAX_LAG,
     OFFLINE_LOG_DIRECTORY_COUNT,
     LOG_SIZE, LOG_END_OFFSET, LOG_START_OFFSET, NUM_LOG_SEGMENTS,
     *CONTROLLER_GAUGES, *RAFT_GAUGES,

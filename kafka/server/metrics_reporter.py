@@ -38,6 +38,7 @@ class MetricsReporter:
         server, config = self.server, self.server.config
         server.request_channel.metrics = self.metrics.request_metrics
         server.replica_manager.broker_topic_stats = self.metrics.broker_topic_stats
+        server.replica_manager.isr_change_meters = self.metrics.isr_change_meters
         self.register_gauges()
         pages = {}
         if config.request_trace_enable:
@@ -75,8 +76,12 @@ class MetricsReporter:
         metrics.register_replica_manager(
             partition_count=lambda: len(partitions()),
             leader_count=lambda: sum(1 for p in partitions() if p.leader_id == replica_manager.local_broker_id),
-            under_replicated=lambda: sum(1 for p in partitions() if len(p.isr) < len(p.assigned_replicas)),
+            under_replicated=lambda: sum(1 for p in partitions() if p.is_under_replicated),
             offline_replicas=lambda: sum(1 for p in partitions() if failures.is_offline(p.log.parent_dir)))
+        metrics.register_replication(
+            under_min_isr=lambda: sum(1 for p in partitions() if p.is_under_min_isr()),
+            at_min_isr=lambda: sum(1 for p in partitions() if p.is_at_min_isr()),
+            max_lag=replica_manager.replica_fetcher_manager.max_lag)
         metrics.register_log_manager(lambda: len(failures.offline_log_dirs()))
         metrics.register_logs(self._log_stats)
         metrics.register_controller(self._controller_values)

@@ -42,6 +42,7 @@ from kafka.log.log_config import LogConfig
 from kafka.log.log_manager import LogManager
 from kafka.log.log_validator import RecordValidationError
 from kafka.metrics.broker_topic_stats import BrokerTopicStats
+from kafka.metrics.isr_change_meters import IsrChangeMeters
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import InvalidRecordError
 from kafka.purgatory.delayed_operation_key import TopicPartitionOperationKey
@@ -113,10 +114,7 @@ class ReplicaManager:
         self.replica_lag_time_max_ms = config.replica_lag_time_max_ms
         self.replica_fetcher_manager = ReplicaFetcherManager(
             self.local_broker_id, self, ReplicaFetchConfig.from_kafka_config(config), config.num_replica_fetchers, time)
-        # Kafka's meters: IsrShrinksPerSec, IsrExpandsPerSec, FailedIsrUpdatesPerSec (counted here, exported as rates)
-        self.isr_shrink_count = 0
-        self.isr_expand_count = 0
-        self.failed_isr_update_count = 0
+        self.isr_change_meters = IsrChangeMeters()  # KafkaServer swaps in the exported ones
 
     # ------------------------------------------------------------------ hosting partitions
     def get_partition(self, tp: TopicPartition) -> Partition | None:
@@ -284,12 +282,12 @@ class ReplicaManager:
 
     def on_isr_change(self, tp: TopicPartition, shrink: bool) -> None:
         if shrink:
-            self.isr_shrink_count += 1
+            self.isr_change_meters.mark_shrink()
         else:
-            self.isr_expand_count += 1
+            self.isr_change_meters.mark_expand()
 
     def on_failed_isr_update(self, tp: TopicPartition) -> None:
-        self.failed_isr_update_count += 1
+        self.isr_change_meters.mark_failed_update()
 
     def record_follower_append(self, tp: TopicPartition, size: int) -> None:
         """A fetcher copied `size` bytes of tp from its leader (ReplicationBytesInPerSec)."""

@@ -4,6 +4,9 @@
     kafka-topics --bootstrap-server 127.0.0.1:9092 --create --topic T --partitions 3 --config retention.ms=60000
     kafka-topics --bootstrap-server 127.0.0.1:9092 --list
     kafka-topics --bootstrap-server 127.0.0.1:9092 --describe [--topic T]
+    kafka-topics --bootstrap-server 127.0.0.1:9092 --describe --under-replicated-partitions
+        (also --under-min-isr-partitions, --at-min-isr-partitions, --unavailable-partitions: only the
+        partition lines that match, as Kafka prints them)
     kafka-topics --bootstrap-server 127.0.0.1:9092 --alter --topic T --partitions 6
     kafka-topics --bootstrap-server 127.0.0.1:9092 --delete --topic T
 """
@@ -37,6 +40,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--if-not-exists", action="store_true")
     p.add_argument("--if-exists", action="store_true")
     p.add_argument("--exclude-internal", action="store_true")
+    p.add_argument("--under-replicated-partitions", action="store_true",
+                   help="--describe only partitions whose ISR is smaller than their replica set")
+    p.add_argument("--under-min-isr-partitions", action="store_true",
+                   help="--describe only partitions whose ISR is smaller than min.insync.replicas")
+    p.add_argument("--at-min-isr-partitions", action="store_true",
+                   help="--describe only partitions whose ISR is exactly min.insync.replicas")
+    p.add_argument("--unavailable-partitions", action="store_true",
+                   help="--describe only partitions without a live leader")
     return p
 
 
@@ -84,28 +95,49 @@ def describe(admin: AdminClient, args) -> int:
     names = _matching(admin, args.topic)
     if args.topic and not names and not args.if_exists:
         raise KafkaError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{args.topic}' does not exist as expected")
+    partition_filter = _partition_filter(admin, args)
     for name, desc in sorted(admin.describe_topics(names).items()):
-        replication = len(desc.partitions[0].replicas) if desc.partitions else 0
-        print(f"Topic: {name}\tTopicId: {_topic_id(desc.topic_id)}\tPartitionCount: {len(desc.partitions)}\t"
-              f"ReplicationFactor: {replication}\tConfigs: {_dynamic_configs(admin, name)}")
+        configs = _configs(admin, name)
+        if partition_filter is None:  # Kafka prints the topic's line only when no filter is given
+            replication = len(desc.partitions[0].replicas) if desc.partitions else 0
+            dynamic = ",".join(f"{e.name}={e.value}" for e in configs.values() if e.source == DYNAMIC_TOPIC_CONFIG)
+            print(f"Topic: {name}\tTopicId: {_topic_id(desc.topic_id)}\tPartitionCount: {len(desc.partitions)}\t"
+                  f"ReplicationFactor: {replication}\tConfigs: {dynamic}")
+        min_isr = int(configs["min.insync.replicas"].value) if "min.insync.replicas" in configs else 1
         for p in desc.partitions:
+            if partition_filter is not None and not partition_filter(p, min_isr):
+                continue
             print(f"\tTopic: {name}\tPartition: {p.partition}\tLeader: {p.leader if p.leader >= 0 else 'none'}\t"
                   f"Replicas: {','.join(map(str, p.replicas))}\tIsr: {','.join(map(str, p.isr))}"
                   "\tElr: N/A\tLastKnownElr: N/A")
     return 0
 
 
+def _partition_filter(admin: AdminClient, args):
+    """The --*-partitions option given, as a test of (partition, min.insync.replicas); None if none."""
+    if args.under_replicated_partitions:
+        return lambda p, _: len(p.isr) < len(p.replicas)
+    if args.under_min_isr_partitions:
+        return lambda p, min_isr: len(p.isr) < min_isr
+    if args.at_min_isr_partitions:
+        return lambda p, min_isr: len(p.isr) == min_isr
+    if args.unavailable_partitions:
+        _, _, brokers = admin.describe_cluster()
+        live = {broker.node_id for broker in brokers}
+        return lambda p, _: p.leader < 0 or p.leader not in live
+    return None
+
+
 def _topic_id(topic_id) -> str:
     return uuid_to_string(topic_id) if topic_id is not None else "N/A"
 
 
-def _dynamic_configs(admin: AdminClient, topic: str) -> str:
-    """The topic's own overrides, as Kafka prints them ("" when it has none)."""
+def _configs(admin: AdminClient, topic: str) -> dict:
+    """The topic's configs by name ({} from a broker without DescribeConfigs: describe anyway)."""
     try:
-        entries = admin.describe_configs(TOPIC_RESOURCE, topic)
+        return admin.describe_configs(TOPIC_RESOURCE, topic)
     except KafkaError:
-        return ""  # a broker without DescribeConfigs: describe the partitions anyway
-    return ",".join(f"{e.name}={e.value}" for e in entries.values() if e.source == DYNAMIC_TOPIC_CONFIG)
+        return {}
 
 
 def alter(admin: AdminClient, args) -> int:

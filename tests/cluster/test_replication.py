@@ -16,6 +16,7 @@ import confluent_kafka
 import pytest
 
 from kafka.clients.admin import NewTopic
+from kafka.coordinator.offset_manager import java_string_hash, kafka_abs
 from kafka.log.log_config import LogConfig
 from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.record_batch import iter_batches
@@ -163,3 +164,58 @@ def committed_batches(directory, topic: str, high_watermark: int) -> list[tuple[
                 if b.base_offset < high_watermark]
     finally:
         log.close()
+
+
+def test_a_group_coordinator_fails_over_with_its_committed_offsets(cluster):
+    """__consumer_offsets has replication factor 3 here: when the coordinator's broker is killed, the
+    new leader of the group's partition becomes its coordinator with every committed offset."""
+    topic, group = unique_topic("offsets"), unique_topic("group")
+    cluster.await_leader(cluster.nodes[1])
+    with cluster.nodes[1].admin() as admin:
+        wait_until(lambda: created(admin, NewTopic(topic, 1, 3)), timeout=60, message="CreateTopics", interval=0.5)
+    producer = confluent_kafka.Producer({"bootstrap.servers": cluster.bootstrap, "acks": "all"})
+    for i in range(100):
+        producer.produce(topic, str(i).encode())
+    assert producer.flush(60) == 0
+
+    consumer = group_consumer(cluster, group, topic)
+    taken = [consume_one(consumer) for _ in range(60)]
+    assert taken == list(range(60))
+    consumer.commit(asynchronous=False)  # offset 60, in __consumer_offsets, committed on the ISR
+    consumer.close()
+
+    offsets_partition = kafka_abs(java_string_hash(group)) % 50
+    coordinator = wait_until(lambda: (p := describe_partition(cluster, "__consumer_offsets", offsets_partition))
+                             and len(p.isr) == 3 and p.leader, timeout=30, message="the offsets partition's ISR")
+    cluster.nodes[coordinator].kill()
+    wait_until(lambda old=coordinator: (p := describe_partition(cluster, "__consumer_offsets", offsets_partition,
+                                                                exclude=old)) is not None and p.leader not in (-1, old),
+               timeout=60, message="a new coordinator")
+
+    consumer = group_consumer(cluster, group, topic)
+    assert consume_one(consumer) == 60, "the new coordinator hands out the committed offset"
+    consumer.close()
+
+
+def group_consumer(cluster: KRaftCluster, group: str, topic: str) -> confluent_kafka.Consumer:
+    consumer = confluent_kafka.Consumer({"bootstrap.servers": cluster.bootstrap, "group.id": group,
+                                         "auto.offset.reset": "earliest", "enable.auto.commit": False,
+                                         "session.timeout.ms": 6000})
+    consumer.subscribe([topic])
+    return consumer
+
+
+def consume_one(consumer: confluent_kafka.Consumer) -> int:
+    message = wait_until(lambda: (m := consumer.poll(1)) is not None and not m.error() and m, timeout=60,
+                         message="a record")
+    return int(message.value())
+
+
+def describe_partition(cluster: KRaftCluster, topic: str, partition: int, exclude: int | None = None):
+    for node in cluster.nodes.values():
+        if node.running and node.node_id != exclude:
+            with node.admin() as admin:
+                found = topic_on(admin, topic)
+            if found is not None and partition < len(found.partitions):
+                return found.partitions[partition]
+    return None
