@@ -35,6 +35,7 @@ import structlog
 from kafka.log.errors import UnexpectedAppendOffsetError
 from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.errors import Errors
+from kafka.protocol.messages.fetch import DEBUGGING_REPLICA_ID
 from kafka.server.replica import Replica
 from kafka.utils.time import SYSTEM, Time
 from kafka.utils.topic_partition import TopicPartition
@@ -224,7 +225,7 @@ class Partition:
                       min_one_message: bool) -> tuple[LogReadInfo, bool]:
         """Kafka's Partition.fetchRecords: validate, read, and for a follower's fetch record how far
         it has got. Returns (what was read, whether that moved the HW)."""
-        self.check_leader_epoch(current_leader_epoch)
+        self.check_leader_epoch(current_leader_epoch, require_leader=replica_id != DEBUGGING_REPLICA_ID)
         is_follower = replica_id >= 0
         if is_follower and replica_id not in self.remote_replicas:
             raise PartitionError(Errors.NOT_LEADER_OR_FOLLOWER,

@@ -44,6 +44,7 @@ from kafka.log.log_validator import RecordValidationError
 from kafka.metrics.broker_topic_stats import BrokerTopicStats
 from kafka.metrics.isr_change_meters import IsrChangeMeters
 from kafka.protocol.errors import Errors
+from kafka.protocol.messages.fetch import DEBUGGING_REPLICA_ID
 from kafka.protocol.record_batch import InvalidRecordError
 from kafka.purgatory.delayed_operation_key import TopicPartitionOperationKey
 from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
@@ -72,6 +73,12 @@ class FetchParams:
     @property
     def fetch_only_committed(self) -> bool:
         return self.replica_id < 0  # consumers read below the HW; followers read to the log end
+
+    @property
+    def fetch_only_from_leader(self) -> bool:
+        """Everyone reads from the leader, except a debugging reader (replica id -2, what
+        kafka-replica-verification sends), which may read any replica below its HW."""
+        return self.replica_id != DEBUGGING_REPLICA_ID
 
 
 @dataclass(frozen=True)
@@ -343,7 +350,11 @@ class ReplicaManager:
 
     def _read_partition(self, tp: TopicPartition, info: FetchPartitionInfo, params: FetchParams,
                         remaining: int, min_one_message: bool) -> FetchPartitionData:
-        partition, error = self.get_partition_or_error(tp)
+        if params.fetch_only_from_leader:
+            partition, error = self.get_partition_or_error(tp)
+        else:
+            partition = self.get_partition(tp)
+            error = Errors.NONE if partition is not None else Errors.UNKNOWN_TOPIC_OR_PARTITION
         if partition is None:
             return FetchPartitionData(error)
         limit = max(0, min(info.max_bytes, remaining))

@@ -20,7 +20,7 @@ from kafka.coordinator.offset_manager import java_string_hash, kafka_abs
 from kafka.log.log_config import LogConfig
 from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.record_batch import iter_batches
-from tests.cluster.kraft_cluster import KRaftCluster
+from tests.cluster.kraft_cluster import KRaftCluster, run_tool
 from tests.cluster.test_kraft_cluster import created, topic_on
 from tests.helpers import unique_topic, wait_until
 
@@ -146,8 +146,15 @@ def test_kill_9_of_the_leader_twice_loses_no_acknowledged_record(cluster):
     assert not lost, f"{len(lost)} acknowledged records lost, the first: {lost[:10]}"
     assert len(acknowledged) >= 2000
 
-    # Every replica holds the same committed batches (kafka-replica-verification's check), read from
-    # the segment files once the nodes have stopped.
+    # Every replica holds the same committed batches: kafka-replica-verification asks each of them...
+    def verified() -> str | None:
+        result = run_tool("kafka.tools.replica_verification", "--bootstrap-server", cluster.bootstrap,
+                          "--topics-include", topic, "--reports", "1")
+        assert result.returncode == 0, result.stdout + result.stderr
+        return f"max lag is 0 for partition {topic}-0" in result.stdout and result.stdout
+    wait_until(verified, timeout=60, message="kafka-replica-verification: no lag", interval=0.5)
+
+    # ...and the segment files say the same once the nodes have stopped.
     cluster.stop()
     digests = {node_id: committed_batches(node.data_dir / f"{topic}-0", topic, high_watermark)
                for node_id, node in cluster.nodes.items()}

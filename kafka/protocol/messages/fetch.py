@@ -10,6 +10,9 @@ from kafka.protocol.api_keys import Api, ApiKey, register
 from kafka.protocol.schema import Array, Field, Schema
 from kafka.protocol.types import Int8, Int16, Int32, Int64, Records, String, Uuid
 
+CONSUMER_REPLICA_ID = -1  # a Fetch or ListOffsets from a consumer
+DEBUGGING_REPLICA_ID = -2  # Kafka's DEBUGGING_CONSUMER_ID: may read any replica, below its HW (kafka-replica-verification)
+
 REPLICA_STATE = Schema(
     "ReplicaState",
     Field("replica_id", Int32, "15+", default=-1),

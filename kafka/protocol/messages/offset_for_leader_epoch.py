@@ -8,10 +8,9 @@ deposed leader drops the tail nobody else has. current_leader_epoch fences a sta
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
+from kafka.protocol.messages.fetch import DEBUGGING_REPLICA_ID
 from kafka.protocol.schema import Array, Field, Schema
 from kafka.protocol.types import Int16, Int32, Int64, String
-
-DEBUGGING_REPLICA_ID = -2  # the request's default: not a replica, not a consumer
 
 OFFSET_FOR_LEADER_PARTITION = Schema(
     "OffsetForLeaderPartition",
