@@ -4,6 +4,8 @@ The ReplicaFetcherThread is driven step by step (do_work, no thread) against its
 ReplicaManager called directly instead of over a socket, so each test is a deterministic replay of
 a failover: a deposed leader's unreplicated tail is cut at the point the new leader's epochs say,
 then the follower copies the new leader's records, and both logs end up batch for batch the same.
+The last test points a real RemoteLeaderEndPoint at a port nobody listens on: the follower backs
+off for replica.fetch.backoff.ms and tries again, round after round, without failing.
 """
 
 from __future__ import annotations
@@ -12,15 +14,18 @@ from types import SimpleNamespace
 
 import pytest
 
+from kafka.clients.metadata import Node
 from kafka.log.log_config import LogConfig
 from kafka.log.log_manager import LogManager
 from kafka.protocol.record_batch import build_batch, iter_batches
 from kafka.server.kafka_config import KafkaConfig
 from kafka.server.metadata_cache import PartitionState
+from kafka.server.remote_leader_end_point import RemoteLeaderEndPoint, ReplicaFetchConfig
 from kafka.server.replica_fetcher_thread import ReplicaFetcherThread
 from kafka.server.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager
-from kafka.utils.time import MockTime
+from kafka.utils.time import SYSTEM, MockTime
 from kafka.utils.topic_partition import TopicPartition
+from tests.helpers import free_port
 
 TP = TopicPartition("orders", 0)
 
@@ -156,3 +161,22 @@ def test_a_follower_behind_the_leaders_log_start_starts_over_there(brokers):
     catch_up(fetcher)
     log = b.get_partition(TP).log
     assert (log.log_start_offset, log.log_end_offset) == (6, 10)
+
+
+def test_a_follower_that_cannot_reach_its_leader_backs_off_and_keeps_trying(brokers):
+    b = brokers[2]
+    b.make_follower(TP, PartitionState(0, 1, 0, (1, 2), (1, 2), 0), LogConfig())
+    nobody = Node(1, "127.0.0.1", free_port())  # nothing listens there: connections are refused
+    endpoint = RemoteLeaderEndPoint(2, nobody, ReplicaFetchConfig(backoff_ms=1000, socket_timeout_ms=5000), SYSTEM,
+                                    "test-fetcher")
+    fetcher = ReplicaFetcherThread("test-fetcher", endpoint, b, 1000, b.time)
+    try:
+        fetcher.add_partitions({TP: (0, 0)})
+        for _ in range(3):
+            fetcher.maybe_fetch()
+            state = fetcher.partition_states[TP]
+            assert state.delayed_until_ms == b.time.milliseconds() + 1000, "on hold for replica.fetch.backoff.ms"
+            b.time.sleep(1000)  # the backoff is over: the next round tries again
+        assert state.fetch_offset == 0 and b.get_partition(TP).log.log_end_offset == 0
+    finally:
+        endpoint.release()
