@@ -96,7 +96,14 @@ class AbstractFetcherThread(threading.Thread):
         log.info("fetcher starting", fetcher=self.name, leader=self.leader.describe())
         try:
             while self._running:
-                self.do_work()
+                try:
+                    self.do_work()
+                except Exception as e:  # never let one bad partition or answer stop the thread
+                    log.exception("fetcher error; pausing its partitions", fetcher=self.name, error=repr(e))
+                    with self._lock:
+                        tps = list(self.partition_states)
+                    self._back_off(tps, repr(e))
+                    self._idle()
         finally:
             self.leader.release()
             log.info("fetcher stopped", fetcher=self.name)
@@ -155,15 +162,19 @@ class AbstractFetcherThread(threading.Thread):
                 if state is None:
                     continue
                 if error != Errors.NONE:
-                    failed.append((tp, error))
+                    failed.append((tp, f"OffsetForLeaderEpoch: {error.name}"))
                     continue
-                truncation = self.get_offset_truncation_state(tp, leader_epoch, end_offset)
-                self.truncate(tp, truncation.offset)
+                try:
+                    truncation = self.get_offset_truncation_state(tp, leader_epoch, end_offset)
+                    self.truncate(tp, truncation.offset)
+                except (KeyError, OSError) as e:  # removed meanwhile, or our log dir failed
+                    failed.append((tp, f"truncation failed: {e}"))
+                    continue
                 state.fetch_offset = truncation.offset
                 if truncation.truncation_completed:
                     state.state = FETCHING
-        for tp, error in failed:
-            self._back_off([tp], f"OffsetForLeaderEpoch: {error.name}")
+        for tp, reason in failed:
+            self._back_off([tp], reason)
 
     def get_offset_truncation_state(self, tp: TopicPartition, leader_epoch: int, leader_end_offset: int
                                     ) -> OffsetTruncationState:

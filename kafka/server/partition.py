@@ -341,24 +341,29 @@ class Partition:
         return self.maybe_increment_leader_hw()
 
     # ------------------------------------------------------------------ follower path
-    def append_records_to_follower(self, records: bytes, leader_high_watermark: int):
-        """Copy batches the leader sent (offsets and epochs kept); the follower's HW follows the
-        leader's, never past its own log end."""
-        try:
-            info = self.log.append_as_follower(records)
-        except UnexpectedAppendOffsetError as e:
-            # The leader's log start offset is inside a batch (DeleteRecords), and this is our first
-            # append there: start our log at that batch's base offset instead (as Kafka does).
-            log_end_offset = self.log.log_end_offset
-            if not (log_end_offset == self.log.log_start_offset and e.first_offset < log_end_offset <= e.last_offset):
-                raise
-            log.info("starting the log at the first batch's offset", partition=str(self.topic_partition),
-                     log_start_offset=log_end_offset, batch_base_offset=e.first_offset)
-            self.log.truncate_fully_and_start_at(e.first_offset)
-            info = self.log.append_as_follower(records)
+    def append_records_to_follower(self, records: bytes, leader_high_watermark: int,
+                                   leader_log_start_offset: int) -> int:
+        """Copy batches the leader sent (offsets and epochs kept); returns the new log end offset,
+        the next fetch offset. The follower's HW and log start offset follow the leader's, never
+        past its own log end."""
+        if records:
+            try:
+                self.log.append_as_follower(records)
+            except UnexpectedAppendOffsetError as e:
+                # The leader's log start offset is inside a batch (DeleteRecords), and this is our first
+                # append there: start our log at that batch's base offset instead (as Kafka does).
+                log_end_offset = self.log.log_end_offset
+                if not (log_end_offset == self.log.log_start_offset and e.first_offset < log_end_offset <= e.last_offset):
+                    raise
+                log.info("starting the log at the first batch's offset", partition=str(self.topic_partition),
+                         log_start_offset=log_end_offset, batch_base_offset=e.first_offset)
+                self.log.truncate_fully_and_start_at(e.first_offset)
+                self.log.append_as_follower(records)
         if leader_high_watermark > self.log.high_watermark:
             self.log.update_high_watermark(leader_high_watermark)
-        return info
+        if leader_log_start_offset > self.log.log_start_offset:  # retention or DeleteRecords on the leader
+            self.log.maybe_increment_log_start_offset(min(leader_log_start_offset, self.log.high_watermark))
+        return self.log.log_end_offset
 
     def truncate_to(self, offset: int) -> None:
         if offset < self.log.log_end_offset:

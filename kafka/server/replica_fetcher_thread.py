@@ -24,44 +24,35 @@ class ReplicaFetcherThread(AbstractFetcherThread):
         super().__init__(name, leader, backoff_ms, time)
         self.replica_manager = replica_manager
 
-    def _log(self, tp: TopicPartition):
+    def _partition(self, tp: TopicPartition):
         partition = self.replica_manager.get_partition(tp)
         if partition is None:
             raise KeyError(f"{tp} is no longer hosted here")
         return partition
 
     def latest_epoch(self, tp: TopicPartition) -> int:
-        return self._log(tp).log.latest_epoch
+        return self._partition(tp).log.latest_epoch
 
     def log_start_offset(self, tp: TopicPartition) -> int:
-        return self._log(tp).log.log_start_offset
+        return self._partition(tp).log.log_start_offset
 
     def log_end_offset(self, tp: TopicPartition) -> int:
-        return self._log(tp).log.log_end_offset
+        return self._partition(tp).log.log_end_offset
 
     def high_watermark(self, tp: TopicPartition) -> int:
-        return self._log(tp).log.high_watermark
+        return self._partition(tp).log.high_watermark
 
     def end_offset_for_epoch(self, tp: TopicPartition, epoch: int) -> tuple[int, int]:
-        return tuple(self._log(tp).log.end_offset_for_epoch(epoch))
+        return tuple(self._partition(tp).log.end_offset_for_epoch(epoch))
 
     def truncate(self, tp: TopicPartition, offset: int) -> None:
-        self._log(tp).truncate_to(offset)
+        self._partition(tp).truncate_to(offset)
 
     def truncate_fully_and_start_at(self, tp: TopicPartition, offset: int) -> None:
-        self._log(tp).log.truncate_fully_and_start_at(offset)
+        self._partition(tp).log.truncate_fully_and_start_at(offset)
 
     def process_partition_data(self, tp: TopicPartition, fetch_offset: int, data) -> int:
-        partition = self._log(tp)
         records = data.records or b""
-        next_offset = fetch_offset
-        if records:
-            info = partition.append_records_to_follower(records, data.high_watermark)
-            if info.num_messages or info.last_offset >= fetch_offset:
-                next_offset = info.last_offset + 1
-        elif data.high_watermark > partition.log.high_watermark:
-            partition.log.update_high_watermark(data.high_watermark)
-        if data.log_start_offset > partition.log.log_start_offset:
-            partition.log.maybe_increment_log_start_offset(min(data.log_start_offset, partition.log.high_watermark))
+        next_offset = self._partition(tp).append_records_to_follower(records, data.high_watermark, data.log_start_offset)
         self.replica_manager.record_follower_append(tp, len(records))
         return next_offset
