@@ -42,6 +42,20 @@ def create_replicated_topic(bootstrap, name, partitions, timeout=20):
     raise RuntimeError(f"topic {name} not ready")
 
 
+def wait_for_brokers(bootstrap: str, count: int, timeout: float = 90) -> None:
+    """A cluster that has just started: wait until `count` brokers are registered and unfenced."""
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if len(admin.list_topics(timeout=5).brokers) >= count:
+                return
+        except Exception:  # not up yet
+            pass
+        time.sleep(0.5)
+    raise RuntimeError(f"fewer than {count} brokers at {bootstrap} after {timeout} s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--harness", default="../shared/bench/bench.py")
@@ -49,6 +63,8 @@ def main() -> None:
     a = ap.parse_args()
     harness = load_harness(a.harness)
     harness.create_topic = create_replicated_topic
+    rest = [x for x in a.rest if x != "--"]
+    wait_for_brokers(rest[rest.index("--bootstrap") + 1], REPLICATION_FACTOR)
     sys.argv = ["bench.py", *[x for x in a.rest if x != "--"]]
     harness.main()
 
