@@ -35,6 +35,7 @@ from kafka.image.metadata_delta import MetadataDelta
 from kafka.image.metadata_image import EMPTY_IMAGE, MetadataImage
 from kafka.image.metadata_provenance import MetadataProvenance
 from kafka.protocol.errors import Errors
+from kafka.protocol.messages.elect_leaders import PREFERRED
 from kafka.protocol.metadata_records import (
     TOPIC_RESOURCE,
     ApiMessageAndVersion,
@@ -56,11 +57,18 @@ class QuorumControllerConfig:
     broker_session_timeout_ms: int = 9000
     metadata_max_idle_interval_ms: int = 500
     delete_topic_enable: bool = True
+    unclean_leader_election_enable: bool = False
+    auto_leader_rebalance_enable: bool = True
+    leader_imbalance_check_interval_ms: int = 300_000
+    leader_imbalance_per_broker_percentage: int = 10
 
     @classmethod
     def from_kafka_config(cls, config) -> QuorumControllerConfig:
         return cls(config.num_partitions, config.default_replication_factor, config.broker_session_timeout_ms,
-                   config.metadata_max_idle_interval_ms, config.delete_topic_enable)
+                   config.metadata_max_idle_interval_ms, config.delete_topic_enable,
+                   config.unclean_leader_election_enable, config.auto_leader_rebalance_enable,
+                   config.leader_imbalance_check_interval_seconds * 1000,
+                   config.leader_imbalance_per_broker_percentage)
 
 
 class QuorumController:
@@ -76,7 +84,8 @@ class QuorumController:
         self.cluster = ClusterControlManager()
         self.configs = ConfigurationControlManager()
         self.replication = ReplicationControlManager(self.cluster, self.configs, config.num_partitions,
-                                                     config.default_replication_factor)
+                                                     config.default_replication_factor,
+                                                     config.unclean_leader_election_enable)
         self.heartbeats = BrokerHeartbeatManager(config.broker_session_timeout_ms)
         self.committed_image: MetadataImage = EMPTY_IMAGE
         self.last_committed_offset = -1
@@ -153,6 +162,7 @@ class QuorumController:
         self.epoch = -1
         self.queue.cancel_deferred("fence-stale-brokers")
         self.queue.cancel_deferred("write-no-op-record")
+        self.queue.cancel_deferred("auto-leader-rebalance")
         self._fail_deferred()
         self._reset_to_committed()
 
@@ -292,6 +302,9 @@ class QuorumController:
         if self.config.metadata_max_idle_interval_ms > 0:
             self.queue.schedule_deferred("write-no-op-record", now + self.config.metadata_max_idle_interval_ms,
                                          self._write_no_op_record)
+        if self.config.auto_leader_rebalance_enable:
+            self.queue.schedule_deferred("auto-leader-rebalance", now + self.config.leader_imbalance_check_interval_ms,
+                                         self._maybe_balance_partition_leaders)
 
     def _fence_stale_brokers(self) -> None:
         if not self.is_active():
@@ -326,6 +339,25 @@ class QuorumController:
         self.queue.schedule_deferred("write-no-op-record",
                                      self.time.milliseconds() + self.config.metadata_max_idle_interval_ms,
                                      self._write_no_op_record)
+
+    def _maybe_balance_partition_leaders(self) -> None:
+        """auto.leader.rebalance.enable: preferred elections where a broker leads too little of what
+        it prefers (leader.imbalance.per.broker.percentage), every leader.imbalance.check.interval.seconds."""
+        if not self.is_active():
+            return
+        wanted = self.replication.imbalanced_partitions(self.config.leader_imbalance_per_broker_percentage)
+        records = self.replication.elect_leaders(PREFERRED, wanted)[0] if wanted else []
+        if records:
+            log.info("auto leader rebalance: preferred elections",
+                     partitions=[f"{t.topic}-{p}" for t in wanted for p in t.partitions], elected=len(records))
+            try:
+                self._append(records)
+            except Exception:
+                self._renounce()
+                return
+        self.queue.schedule_deferred("auto-leader-rebalance",
+                                     self.time.milliseconds() + self.config.leader_imbalance_check_interval_ms,
+                                     self._maybe_balance_partition_leaders)
 
     # ================================================================== topics and configs
     def create_topics(self, request) -> Future:
@@ -424,6 +456,14 @@ class QuorumController:
             return ControllerResult(records, dict(throttle_time_ms=0, error_code=Errors.NONE, topics=topics))
         return self._write("alter_partition", operation,
                            dict(throttle_time_ms=0, error_code=Errors.NOT_CONTROLLER, topics=[]))
+
+    def elect_leaders(self, request) -> Future:
+        def operation() -> ControllerResult:
+            records, results = self.replication.elect_leaders(request.election_type, request.topic_partitions)
+            return ControllerResult(records, dict(throttle_time_ms=0, error_code=Errors.NONE,
+                                                  replica_election_results=results))
+        return self._write("elect_leaders", operation, dict(throttle_time_ms=0, error_code=Errors.NOT_CONTROLLER,
+                                                            replica_election_results=[]))
 
     # ================================================================== metrics
     def metrics_values(self) -> dict[str, int]:

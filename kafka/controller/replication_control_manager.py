@@ -7,9 +7,12 @@ Seed 004: the controller decides where replicas live and who leads. This manager
     DeleteTopics       RemoveTopicRecord
     CreatePartitions   more PartitionRecords (a topic never shrinks)
     AlterPartition     a leader's new ISR, checked against the epochs it knows
-    a broker fenced    every partition it led gets a new leader from the ISR (never from outside it:
-    or shutting down   unclean.leader.election.enable=false), and it leaves the ISRs; with nobody
+    a broker fenced    every partition it led gets a new leader from the ISR (never from outside it,
+    or shutting down   unless unclean.leader.election.enable), and it leaves the ISRs; with nobody
                        left in the ISR the partition is offline (leader -1) until a member returns
+    ElectLeaders       PREFERRED: leadership back to the first replica, if it is in the ISR;
+                       UNCLEAN: an offline partition takes any live replica (records may be lost).
+                       The auto leader rebalance runs PREFERRED for brokers that lead too little
 
 A change to a partition is one PartitionChangeRecord: only what changed (leader -2 means "kept").
 """
@@ -23,9 +26,11 @@ from dataclasses import dataclass, field
 from kafka.controller.striped_replica_placer import InvalidReplicationFactorError, place
 from kafka.image.topics_image import PartitionRegistration
 from kafka.protocol.errors import Errors
+from kafka.protocol.messages.elect_leaders import PREFERRED
 from kafka.protocol.metadata_records import (
     NO_LEADER,
     NO_LEADER_CHANGE,
+    TOPIC_RESOURCE,
     ApiMessageAndVersion,
     MetadataRecordType,
     record,
@@ -34,6 +39,12 @@ from kafka.protocol.metadata_records import (
 T = MetadataRecordType
 MAX_TOPIC_NAME_LENGTH = 249
 _LEGAL_TOPIC_CHARS = re.compile(r"^[a-zA-Z0-9._-]+$")
+
+
+@dataclass(frozen=True)
+class _TopicPartitions:  # the shape of an ElectLeaders request's topic_partitions entry
+    topic: str
+    partitions: list[int]
 
 
 class ReplicationError(Exception):
@@ -73,11 +84,13 @@ def partition_change(topic_id: uuid.UUID, partition_id: int, current: PartitionR
 
 
 class ReplicationControlManager:
-    def __init__(self, cluster, configs, default_partitions: int, default_replication_factor: int) -> None:
+    def __init__(self, cluster, configs, default_partitions: int, default_replication_factor: int,
+                 unclean_leader_election_enable: bool = False) -> None:
         self.cluster = cluster  # ClusterControlManager
         self.configs = configs  # ConfigurationControlManager
         self.default_partitions = default_partitions
         self.default_replication_factor = default_replication_factor
+        self.unclean_leader_election_enable = unclean_leader_election_enable  # the broker-level default
         self.topics_by_id: dict[uuid.UUID, TopicControlInfo] = {}
         self.topic_ids_by_name: dict[str, uuid.UUID] = {}
 
@@ -192,21 +205,102 @@ class ReplicationControlManager:
                 leader = p.leader
                 if leader == broker_id or leader == NO_LEADER:
                     leader = next((r for r in p.replicas if r in isr and self.cluster.is_usable(r)), NO_LEADER)
+                if leader == NO_LEADER and self.unclean_election_enabled(topic.name):
+                    leader, isr = self._unclean_leader(p, isr)
                 change = partition_change(topic.topic_id, index, p, isr=isr, leader=leader)
                 if change is not None:
                     records.append(change)
         return records
 
     def handle_broker_available(self, broker_id: int) -> list[ApiMessageAndVersion]:
-        """A broker was unfenced: an offline partition it is in the ISR of gets it as leader."""
+        """A broker was unfenced: an offline partition it is in the ISR of gets it as leader (with
+        unclean.leader.election.enable, one it is merely a replica of too)."""
         records = []
         for topic in self.topics_by_id.values():
+            unclean = self.unclean_election_enabled(topic.name)
             for index, p in sorted(topic.partitions.items()):
-                if p.leader == NO_LEADER and broker_id in p.isr:
+                if p.leader != NO_LEADER or broker_id not in p.replicas:
+                    continue
+                if broker_id in p.isr:
                     change = partition_change(topic.topic_id, index, p, leader=broker_id)
-                    if change is not None:
-                        records.append(change)
+                elif unclean:
+                    change = partition_change(topic.topic_id, index, p, isr=(broker_id,), leader=broker_id)
+                else:
+                    continue
+                if change is not None:
+                    records.append(change)
         return records
+
+    def unclean_election_enabled(self, topic_name: str) -> bool:
+        """The topic's unclean.leader.election.enable, else the controller's default."""
+        value = self.configs.config_props(TOPIC_RESOURCE, topic_name).get("unclean.leader.election.enable")
+        return value.strip().lower() == "true" if value is not None else self.unclean_leader_election_enable
+
+    def _unclean_leader(self, p: PartitionRegistration, isr: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+        """Any live replica, even outside the ISR, becomes leader and the whole ISR (records only the
+        old ISR had are lost: why it is off by default)."""
+        live = next((r for r in p.replicas if self.cluster.is_usable(r)), NO_LEADER)
+        return (live, (live,)) if live != NO_LEADER else (NO_LEADER, isr)
+
+    # ------------------------------------------------------------------ ElectLeaders
+    def elect_leaders(self, election_type: int, topic_partitions) -> tuple[list[ApiMessageAndVersion], list[dict]]:
+        """ElectLeaders: (records, replica_election_results). With topic_partitions null every
+        partition is tried and only those that needed an election are reported, as in Kafka."""
+        every = topic_partitions is None
+        wanted = ([(t.name, sorted(t.partitions)) for t in self.topics_by_id.values()] if every
+                  else [(t.topic, list(t.partitions)) for t in topic_partitions])
+        records, results = [], []
+        for name, partitions in wanted:
+            topic = self.topic(name)
+            partition_results = []
+            for index in partitions:
+                current = topic.partitions.get(index) if topic is not None else None
+                if current is None:
+                    change, error, message = None, Errors.UNKNOWN_TOPIC_OR_PARTITION, f"{name}-{index} does not exist"
+                else:
+                    change, error, message = self._elect(topic, index, current, election_type)
+                if change is not None:
+                    records.append(change)
+                if not (every and error == Errors.ELECTION_NOT_NEEDED):
+                    partition_results.append(dict(partition_id=index, error_code=error, error_message=message))
+            if partition_results:
+                results.append(dict(topic=name, partition_result=partition_results))
+        return records, results
+
+    def _elect(self, topic: TopicControlInfo, index: int, p: PartitionRegistration, election_type: int):
+        """One partition's election: (record or None, error, message)."""
+        name = f"{topic.name}-{index}"
+        if election_type == PREFERRED:
+            preferred = p.replicas[0]
+            if p.leader == preferred:
+                return None, Errors.ELECTION_NOT_NEEDED, f"{name}: the preferred replica {preferred} already leads"
+            if preferred not in p.isr or not self.cluster.is_usable(preferred):
+                return None, Errors.PREFERRED_LEADER_NOT_AVAILABLE, (
+                    f"{name}: the preferred replica {preferred} is not in the ISR {list(p.isr)} or not alive")
+            return partition_change(topic.topic_id, index, p, leader=preferred), Errors.NONE, None
+        if p.leader != NO_LEADER:
+            return None, Errors.ELECTION_NOT_NEEDED, f"{name} has a leader ({p.leader})"
+        in_sync = next((r for r in p.replicas if r in p.isr and self.cluster.is_usable(r)), NO_LEADER)
+        leader, isr = (in_sync, p.isr) if in_sync != NO_LEADER else self._unclean_leader(p, p.isr)
+        if leader == NO_LEADER:
+            return None, Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE, f"{name}: no replica of {list(p.replicas)} is alive"
+        return partition_change(topic.topic_id, index, p, isr=isr, leader=leader), Errors.NONE, None
+
+    def imbalanced_partitions(self, imbalance_percentage: int) -> list:
+        """The auto leader rebalance (Kafka's checkAndTriggerAutoLeaderRebalance): for each broker,
+        the share of the partitions it prefers (it is their first replica) that someone else leads;
+        above leader.imbalance.per.broker.percentage, those partitions get a PREFERRED election."""
+        by_preferred: dict[int, list[tuple[str, int, bool]]] = {}
+        for topic in self.topics_by_id.values():
+            for index, p in topic.partitions.items():
+                by_preferred.setdefault(p.replicas[0], []).append((topic.name, index, p.leader != p.replicas[0]))
+        wanted: dict[str, list[int]] = {}
+        for broker_id, partitions in by_preferred.items():
+            not_led = [(name, index) for name, index, moved in partitions if moved]
+            if self.cluster.is_usable(broker_id) and len(not_led) * 100 > imbalance_percentage * len(partitions):
+                for name, index in not_led:
+                    wanted.setdefault(name, []).append(index)
+        return [_TopicPartitions(name, sorted(indexes)) for name, indexes in sorted(wanted.items())]
 
     def partitions_led_by(self, broker_id: int) -> int:
         return sum(1 for t in self.topics_by_id.values() for p in t.partitions.values() if p.leader == broker_id)

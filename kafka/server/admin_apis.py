@@ -1,11 +1,14 @@
-"""The admin part of KafkaApis: CreatePartitions, DescribeCluster, DescribeLogDirs, DescribeProducers.
+"""The admin part of KafkaApis: CreatePartitions, DescribeCluster, DescribeLogDirs, DescribeProducers,
+ElectLeaders.
 
 Kafka keeps these handlers in kafka.server.KafkaApis itself; here they sit beside it (as
 GroupApis and StorageApis do) so each file stays readable, and KafkaApis' dispatch table includes
 ``AdminApis.handlers()``. CreatePartitions goes through the AdminManager, which records the new
 count and has the ReplicaManager create the new partitions' logs; DescribeCluster reads the
 MetadataCache; DescribeLogDirs the LogManager's directories (and their LogDirFailureChannel);
-DescribeProducers has no producer state to report until idempotence exists.
+DescribeProducers has no producer state to report until idempotence exists. ElectLeaders is the
+controller's decision alone: it is forwarded as it came and answered when the controller answers,
+without holding an I/O thread.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ class AdminApis:
             ApiKey.DESCRIBE_CLUSTER: self.handle_describe_cluster_request,
             ApiKey.DESCRIBE_LOG_DIRS: self.handle_describe_log_dirs_request,
             ApiKey.DESCRIBE_PRODUCERS: self.handle_describe_producers_request,
+            ApiKey.ELECT_LEADERS: self.handle_elect_leaders_request,
         }
 
     # ------------------------------------------------------------------ CreatePartitions
@@ -50,6 +54,23 @@ class AdminApis:
             except TopicError as e:
                 results.append(dict(name=topic.name, error_code=e.error, error_message=str(e)))
         self.apis.send_response(request, dict(throttle_time_ms=0, results=results))
+
+    # ------------------------------------------------------------------ ElectLeaders
+    def handle_elect_leaders_request(self, request: Request) -> None:
+        req = request.body
+
+        def on_response(response, error: Errors) -> None:  # on the controller channel's thread
+            if response is not None and error == Errors.NONE:
+                self.apis.send_response(request, response.to_dict())
+                return
+            failed = error if error != Errors.NONE else Errors.UNKNOWN_SERVER_ERROR
+            self.apis.send_response(request, dict(throttle_time_ms=0, error_code=failed, replica_election_results=[
+                dict(topic=t.topic, partition_result=[
+                    dict(partition_id=p, error_code=failed, error_message="the controller did not answer")
+                    for p in t.partitions]) for t in req.topic_partitions or []]))
+
+        self.apis.admin_manager.forwarding_manager.forward(ApiKey.ELECT_LEADERS, req.to_dict(), req.timeout_ms,
+                                                           on_response, max_version=request.header.api_version)
 
     # ------------------------------------------------------------------ DescribeCluster
     def handle_describe_cluster_request(self, request: Request) -> None:

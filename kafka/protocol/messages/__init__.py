@@ -21,6 +21,7 @@ from kafka.protocol.messages import (  # noqa: F401  (imported for their registr
     describe_log_dirs,
     describe_producers,
     describe_quorum,
+    elect_leaders,
     end_quorum_epoch,
     fetch,
     fetch_snapshot,
