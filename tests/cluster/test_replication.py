@@ -226,3 +226,28 @@ def describe_partition(cluster: KRaftCluster, topic: str, partition: int, exclud
             if found is not None and partition < len(found.partitions):
                 return found.partitions[partition]
     return None
+
+
+def test_kafka_leader_election_gives_leadership_back_to_the_preferred_replica(cluster):
+    topic = unique_topic("preferred")
+    cluster.await_leader(cluster.nodes[1])
+    with cluster.nodes[1].admin() as admin:
+        wait_until(lambda: created(admin, NewTopic(topic, 1, 3)), timeout=60, message="CreateTopics", interval=0.5)
+    preferred = wait_until(lambda: (p := describe(cluster, topic)) is not None and len(p.isr) == 3 and p.replicas[0],
+                           timeout=30, message="a full ISR")
+    cluster.nodes[preferred].stop()  # SIGTERM: a controlled shutdown moves its leadership away
+    wait_until(lambda: (p := describe(cluster, topic)) is not None and p.leader not in (-1, preferred), timeout=60,
+               message="another leader")
+    cluster.nodes[preferred].start()
+    wait_until(lambda: (p := describe(cluster, topic)) is not None and len(p.isr) == 3, timeout=90,
+               message=f"broker {preferred} back in the ISR")
+
+    def elect() -> str:
+        result = run_tool("kafka.tools.leader_election_command", "--bootstrap-server", cluster.bootstrap,
+                          "--election-type", "preferred", "--topic", topic, "--partition", "0")
+        assert result.returncode == 0, result.stdout + result.stderr
+        return result.stdout
+
+    assert elect() == f"Successfully completed leader election (PREFERRED) for partitions {topic}-0\n"
+    wait_until(lambda: describe(cluster, topic).leader == preferred, timeout=30, message="the preferred leader")
+    assert elect() == f"Valid replica already elected for partitions {topic}-0\n"

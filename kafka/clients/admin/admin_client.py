@@ -152,6 +152,23 @@ class AdminClient:
         response = self._call(self._controller(), ApiKey.CREATE_PARTITIONS, body)
         return {r.name: self._result(r.error_code, r.error_message) for r in response.results}
 
+    def elect_leaders(self, election_type: int, partitions: Iterable[TopicPartition] | None
+                      ) -> dict[TopicPartition, KafkaError | None]:
+        """ElectLeaders (0 PREFERRED, 1 UNCLEAN) for `partitions`, or every partition (None): each
+        partition's error, None when a leader was elected (ELECTION_NOT_NEEDED is an error here, as
+        in Kafka's Admin.electLeaders)."""
+        by_topic: dict[str, list[int]] = {}
+        for tp in partitions or []:
+            by_topic.setdefault(tp.topic, []).append(tp.partition)
+        body = {"election_type": election_type, "timeout_ms": self.timeout_ms,
+                "topic_partitions": None if partitions is None else [
+                    {"topic": t, "partitions": ps} for t, ps in by_topic.items()]}
+        response = self._call(self._controller(), ApiKey.ELECT_LEADERS, body)
+        if response.get("error_code", Errors.NONE) != Errors.NONE:
+            raise KafkaError(response.error_code, "ElectLeaders")
+        return {TopicPartition(r.topic, p.partition_id): self._result(p.error_code, p.error_message)
+                for r in response.replica_election_results for p in r.partition_result}
+
     def list_topics(self, include_internal: bool = False) -> set[str]:
         response = self._metadata(None)
         return {t.name for t in response.topics if include_internal or not t.get("is_internal", False)}
