@@ -465,6 +465,30 @@ class QuorumController:
         return self._write("elect_leaders", operation, dict(throttle_time_ms=0, error_code=Errors.NOT_CONTROLLER,
                                                             replica_election_results=[]))
 
+    def alter_partition_reassignments(self, request) -> Future:
+        def operation() -> ControllerResult:
+            records, responses = [], []
+            for t in request.topics:
+                partitions = []
+                for p in t.partitions:
+                    changes, error, message = self.replication.alter_partition_reassignment(
+                        t.name, p.partition_index, p.replicas)
+                    records += changes
+                    partitions.append(dict(partition_index=p.partition_index, error_code=error, error_message=message))
+                responses.append(dict(name=t.name, partitions=partitions))
+            return ControllerResult(records, dict(throttle_time_ms=0, error_code=Errors.NONE, error_message=None,
+                                                  responses=responses))
+        return self._write("alter_partition_reassignments", operation, dict(
+            throttle_time_ms=0, error_code=Errors.NOT_CONTROLLER, error_message=None, responses=[]))
+
+    def list_partition_reassignments(self, request) -> Future:
+        def operation() -> ControllerResult:
+            wanted = None if request.topics is None else {t.name: list(t.partition_indexes) for t in request.topics}
+            return ControllerResult([], dict(throttle_time_ms=0, error_code=Errors.NONE, error_message=None,
+                                             topics=self.replication.ongoing_reassignments(wanted)))
+        return self._write("list_partition_reassignments", operation, dict(
+            throttle_time_ms=0, error_code=Errors.NOT_CONTROLLER, error_message=None, topics=[]))
+
     # ================================================================== metrics
     def metrics_values(self) -> dict[str, int]:
         topics, partitions, offline = self.replication.counts()

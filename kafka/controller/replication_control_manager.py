@@ -10,6 +10,8 @@ Seed 004: the controller decides where replicas live and who leads. This manager
     a broker fenced    every partition it led gets a new leader from the ISR (never from outside it,
     or shutting down   unless unclean.leader.election.enable), and it leaves the ISRs; with nobody
                        left in the ISR the partition is offline (leader -1) until a member returns
+    AlterPartition-    move replicas between brokers (partition_reassignment.py): start with the
+    Reassignments      target added, complete once it is all in the ISR, or cancel
     ElectLeaders       PREFERRED: leadership back to the first replica, if it is in the ISR;
                        UNCLEAN: an offline partition takes any live replica (records may be lost).
                        The auto leader rebalance runs PREFERRED for brokers that lead too little
@@ -23,6 +25,7 @@ import re
 import uuid
 from dataclasses import dataclass, field
 
+from kafka.controller.partition_reassignment import PartitionReassignmentReplicas, maybe_complete, revert
 from kafka.controller.striped_replica_placer import InvalidReplicationFactorError, place
 from kafka.image.topics_image import PartitionRegistration
 from kafka.protocol.errors import Errors
@@ -73,14 +76,19 @@ def validate_topic_name(name: str) -> None:
 
 
 def partition_change(topic_id: uuid.UUID, partition_id: int, current: PartitionRegistration,
-                     isr: tuple[int, ...] | None = None, leader: int | None = None) -> ApiMessageAndVersion | None:
+                     isr: tuple[int, ...] | None = None, leader: int | None = None,
+                     replicas: tuple[int, ...] | None = None, adding: tuple[int, ...] | None = None,
+                     removing: tuple[int, ...] | None = None) -> ApiMessageAndVersion | None:
     """Kafka's PartitionChangeBuilder, reduced to what changed: None when nothing did."""
-    new_isr = isr if isr is not None and isr != current.isr else None
+    def changed(new, old):
+        return list(new) if new is not None and tuple(new) != tuple(old) else None
+    fields = dict(isr=changed(isr, current.isr), replicas=changed(replicas, current.replicas),
+                  adding_replicas=changed(adding, current.adding_replicas),
+                  removing_replicas=changed(removing, current.removing_replicas))
     new_leader = leader if leader is not None and leader != current.leader else NO_LEADER_CHANGE
-    if new_isr is None and new_leader == NO_LEADER_CHANGE:
+    if all(v is None for v in fields.values()) and new_leader == NO_LEADER_CHANGE:
         return None
-    return record(T.PARTITION_CHANGE_RECORD, partition_id=partition_id, topic_id=topic_id,
-                  isr=list(new_isr) if new_isr is not None else None, leader=new_leader)
+    return record(T.PARTITION_CHANGE_RECORD, partition_id=partition_id, topic_id=topic_id, leader=new_leader, **fields)
 
 
 class ReplicationControlManager:
@@ -187,11 +195,79 @@ class ReplicationControlManager:
         new_isr = tuple(p.new_isr)
         if any(r not in current.replicas or not self.cluster.is_usable(r) for r in new_isr):
             return [], dict(partition_index=p.partition_index, error_code=Errors.INELIGIBLE_REPLICA)
+        records = []
         change = partition_change(topic.topic_id, p.partition_index, current, isr=new_isr)
         after = current.merge(change.data) if change else current
-        return ([change] if change else []), dict(
+        records += [change] if change else []
+        completion = self._maybe_complete_reassignment(topic, p.partition_index, after)
+        if completion is not None:  # the last adding replica caught up: the reassignment is done
+            records.append(completion)
+            after = after.merge(completion.data)
+        return records, dict(
             partition_index=p.partition_index, error_code=Errors.NONE, leader_id=after.leader,
             leader_epoch=after.leader_epoch, isr=list(after.isr), partition_epoch=after.partition_epoch)
+
+    # ------------------------------------------------------------------ reassignments (KIP-455)
+    def alter_partition_reassignment(self, topic_name: str, index: int, target) -> tuple[list, Errors, str | None]:
+        """Start (target replicas) or cancel (None) one partition's reassignment: (records, error, message)."""
+        topic = self.topic(topic_name)
+        p = topic.partitions.get(index) if topic is not None else None
+        if p is None:
+            return [], Errors.UNKNOWN_TOPIC_OR_PARTITION, f"{topic_name}-{index} does not exist"
+        if target is None:
+            if not p.is_reassigning:
+                return [], Errors.NO_REASSIGNMENT_IN_PROGRESS, f"no reassignment of {topic_name}-{index} to cancel"
+            back = revert(p.replicas, p.isr, p.adding_replicas, p.leader, self.cluster.is_usable)
+            return [partition_change(topic.topic_id, index, p, isr=back.isr, leader=back.leader, replicas=back.replicas,
+                                     adding=(), removing=())], Errors.NONE, None
+        target = tuple(target)
+        problem = self._invalid_target(target)
+        if problem is not None:
+            return [], Errors.INVALID_REPLICA_ASSIGNMENT, f"{topic_name}-{index}: {problem}"
+        current = p.target_replicas if p.is_reassigning else p.replicas  # a new target replaces an ongoing one
+        if not p.is_reassigning and target == p.replicas:
+            return [], Errors.NONE, None  # already there
+        moving = PartitionReassignmentReplicas.start(current, target)
+        change = partition_change(topic.topic_id, index, p, replicas=moving.replicas, adding=moving.adding,
+                                  removing=moving.removing)
+        records = [change] if change is not None else []
+        after = p.merge(change.data) if change is not None else p
+        completion = self._maybe_complete_reassignment(topic, index, after)
+        return records + ([completion] if completion is not None else []), Errors.NONE, None
+
+    def _invalid_target(self, target: tuple[int, ...]) -> str | None:
+        if not target:
+            return "the target replica list is empty"
+        if len(set(target)) != len(target):
+            return f"the target replicas {list(target)} contain duplicates"
+        unknown = sorted(r for r in target if r not in self.cluster.brokers)
+        if unknown:
+            return f"the target replicas contain unregistered brokers {unknown}"
+        return None
+
+    def _maybe_complete_reassignment(self, topic: TopicControlInfo, index: int, p: PartitionRegistration):
+        """The completing PartitionChangeRecord once every target replica is in the ISR, else None."""
+        if not p.is_reassigning:
+            return None
+        done = maybe_complete(p.target_replicas, p.isr, p.leader, self.cluster.is_usable)
+        if done is None:
+            return None
+        return partition_change(topic.topic_id, index, p, isr=done.isr, leader=done.leader, replicas=done.replicas,
+                                adding=(), removing=())
+
+    def ongoing_reassignments(self, wanted: dict[str, list[int]] | None) -> list[dict]:
+        """ListPartitionReassignments: the partitions with a reassignment in progress."""
+        topics = []
+        for topic in sorted(self.topics_by_id.values(), key=lambda t: t.name):
+            if wanted is not None and topic.name not in wanted:
+                continue
+            partitions = [dict(partition_index=i, replicas=list(p.replicas), adding_replicas=list(p.adding_replicas),
+                               removing_replicas=list(p.removing_replicas))
+                          for i, p in sorted(topic.partitions.items())
+                          if p.is_reassigning and (wanted is None or i in wanted[topic.name])]
+            if partitions:
+                topics.append(dict(name=topic.name, partitions=partitions))
+        return topics
 
     # ------------------------------------------------------------------ leadership when brokers come and go
     def handle_broker_unavailable(self, broker_id: int) -> list[ApiMessageAndVersion]:

@@ -49,7 +49,8 @@ class MetadataImage:
             for index, p in sorted(topic.partitions.items()):
                 out.append(record(T.PARTITION_RECORD, partition_id=index, topic_id=topic.id, replicas=list(p.replicas),
                                   isr=list(p.isr), leader=p.leader, leader_epoch=p.leader_epoch,
-                                  partition_epoch=p.partition_epoch, leader_recovery_state=p.leader_recovery_state))
+                                  partition_epoch=p.partition_epoch, leader_recovery_state=p.leader_recovery_state,
+                                  removing_replicas=list(p.removing_replicas), adding_replicas=list(p.adding_replicas)))
         for (resource_type, name), configs in sorted(self.configs.resources.items()):
             for key, value in sorted(configs.items()):
                 out.append(record(T.CONFIG_RECORD, resource_type=resource_type, resource_name=name, name=key,

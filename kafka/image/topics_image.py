@@ -23,11 +23,24 @@ class PartitionRegistration:
     leader_epoch: int
     partition_epoch: int
     leader_recovery_state: int = 0
+    # A reassignment in progress: `replicas` is the union of the old and the target replicas; the
+    # target is replicas minus removing_replicas, and adding_replicas are catching up.
+    removing_replicas: tuple[int, ...] = ()
+    adding_replicas: tuple[int, ...] = ()
 
     @classmethod
     def from_record(cls, r) -> PartitionRegistration:
         return cls(tuple(r.replicas), tuple(r.isr), r.leader, r.leader_epoch, r.partition_epoch,
-                   r.get("leader_recovery_state", 0))
+                   r.get("leader_recovery_state", 0), tuple(r.get("removing_replicas") or ()),
+                   tuple(r.get("adding_replicas") or ()))
+
+    @property
+    def is_reassigning(self) -> bool:
+        return bool(self.removing_replicas or self.adding_replicas)
+
+    @property
+    def target_replicas(self) -> tuple[int, ...]:
+        return tuple(r for r in self.replicas if r not in self.removing_replicas)
 
     def merge(self, change) -> PartitionRegistration:
         """Apply a PartitionChangeRecord (Kafka's PartitionRegistration.merge)."""
@@ -38,6 +51,10 @@ class PartitionRegistration:
             self,
             replicas=tuple(change.replicas) if change.replicas is not None else self.replicas,
             isr=tuple(change.isr) if change.isr is not None else self.isr,
+            removing_replicas=tuple(change.removing_replicas) if change.get("removing_replicas") is not None
+            else self.removing_replicas,
+            adding_replicas=tuple(change.adding_replicas) if change.get("adding_replicas") is not None
+            else self.adding_replicas,
             leader=leader, leader_epoch=leader_epoch, partition_epoch=self.partition_epoch + 1,
             leader_recovery_state=self.leader_recovery_state if change.leader_recovery_state < 0
             else change.leader_recovery_state)

@@ -1,5 +1,5 @@
 """The admin part of KafkaApis: CreatePartitions, DescribeCluster, DescribeLogDirs, DescribeProducers,
-ElectLeaders.
+ElectLeaders, AlterPartitionReassignments, ListPartitionReassignments.
 
 Kafka keeps these handlers in kafka.server.KafkaApis itself; here they sit beside it (as
 GroupApis and StorageApis do) so each file stays readable, and KafkaApis' dispatch table includes
@@ -8,7 +8,7 @@ count and has the ReplicaManager create the new partitions' logs; DescribeCluste
 MetadataCache; DescribeLogDirs the LogManager's directories (and their LogDirFailureChannel);
 DescribeProducers has no producer state to report until idempotence exists. ElectLeaders is the
 controller's decision alone: it is forwarded as it came and answered when the controller answers,
-without holding an I/O thread.
+without holding an I/O thread; so are the two reassignment requests.
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ class AdminApis:
             ApiKey.DESCRIBE_LOG_DIRS: self.handle_describe_log_dirs_request,
             ApiKey.DESCRIBE_PRODUCERS: self.handle_describe_producers_request,
             ApiKey.ELECT_LEADERS: self.handle_elect_leaders_request,
+            ApiKey.ALTER_PARTITION_REASSIGNMENTS: self.handle_alter_partition_reassignments_request,
+            ApiKey.LIST_PARTITION_REASSIGNMENTS: self.handle_list_partition_reassignments_request,
         }
 
     # ------------------------------------------------------------------ CreatePartitions
@@ -55,21 +57,33 @@ class AdminApis:
                 results.append(dict(name=topic.name, error_code=e.error, error_message=str(e)))
         self.apis.send_response(request, dict(throttle_time_ms=0, results=results))
 
-    # ------------------------------------------------------------------ ElectLeaders
+    # ------------------------------------------------------------------ the controller's decisions
     def handle_elect_leaders_request(self, request: Request) -> None:
         req = request.body
-
-        def on_response(response, error: Errors) -> None:  # on the controller channel's thread
-            if response is not None and error == Errors.NONE:
-                self.apis.send_response(request, response.to_dict())
-                return
-            failed = error if error != Errors.NONE else Errors.UNKNOWN_SERVER_ERROR
-            self.apis.send_response(request, dict(throttle_time_ms=0, error_code=failed, replica_election_results=[
+        self._forward_to_controller(request, req.timeout_ms, lambda error: dict(
+            throttle_time_ms=0, error_code=error, replica_election_results=[
                 dict(topic=t.topic, partition_result=[
-                    dict(partition_id=p, error_code=failed, error_message="the controller did not answer")
+                    dict(partition_id=p, error_code=error, error_message="the controller did not answer")
                     for p in t.partitions]) for t in req.topic_partitions or []]))
 
-        self.apis.admin_manager.forwarding_manager.forward(ApiKey.ELECT_LEADERS, req.to_dict(), req.timeout_ms,
+    def handle_alter_partition_reassignments_request(self, request: Request) -> None:
+        self._forward_to_controller(request, request.body.timeout_ms, lambda error: dict(
+            throttle_time_ms=0, error_code=error, error_message="the controller did not answer", responses=[]))
+
+    def handle_list_partition_reassignments_request(self, request: Request) -> None:
+        self._forward_to_controller(request, request.body.timeout_ms, lambda error: dict(
+            throttle_time_ms=0, error_code=error, error_message="the controller did not answer", topics=[]))
+
+    def _forward_to_controller(self, request: Request, timeout_ms: int, failed: Callable[[Errors], dict]) -> None:
+        """Forward the request as it came; answer when the controller answers (on the controller
+        channel's thread), so no I/O thread waits."""
+        def on_response(response, error: Errors) -> None:
+            if response is not None and error == Errors.NONE:
+                self.apis.send_response(request, response.to_dict())
+            else:
+                self.apis.send_response(request, failed(error if error != Errors.NONE else Errors.UNKNOWN_SERVER_ERROR))
+
+        self.apis.admin_manager.forwarding_manager.forward(request.header.api_key, request.body.to_dict(), timeout_ms,
                                                            on_response, max_version=request.header.api_version)
 
     # ------------------------------------------------------------------ DescribeCluster

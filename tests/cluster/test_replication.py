@@ -10,6 +10,7 @@ logs hold the same batches.
 
 from __future__ import annotations
 
+import json
 import threading
 
 import confluent_kafka
@@ -251,3 +252,34 @@ def test_kafka_leader_election_gives_leadership_back_to_the_preferred_replica(cl
     assert elect() == f"Successfully completed leader election (PREFERRED) for partitions {topic}-0\n"
     wait_until(lambda: describe(cluster, topic).leader == preferred, timeout=30, message="the preferred leader")
     assert elect() == f"Valid replica already elected for partitions {topic}-0\n"
+
+
+def test_kafka_reassign_partitions_moves_a_partition_to_other_brokers(cluster, tmp_path):
+    topic = unique_topic("moving")
+    cluster.await_leader(cluster.nodes[1])
+    with cluster.nodes[1].admin() as admin:
+        wait_until(lambda: created(admin, NewTopic(topic, 1, 1)), timeout=60, message="CreateTopics", interval=0.5)
+    source = wait_until(lambda: (p := describe(cluster, topic)) is not None and p.leader >= 0 and p.leader,
+                        timeout=30, message="a leader")
+    producer = confluent_kafka.Producer({"bootstrap.servers": cluster.bootstrap, "acks": "all"})
+    for i in range(300):
+        producer.produce(topic, str(i).encode())
+    assert producer.flush(60) == 0
+
+    targets = sorted(n for n in cluster.nodes if n != source)
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"version": 1, "partitions": [{"topic": topic, "partition": 0, "replicas": targets}]}))
+    reassign = ("kafka.tools.reassign_partitions_command", "--bootstrap-server", cluster.bootstrap)
+    result = run_tool(*reassign, "--execute", "--reassignment-json-file", str(plan))
+    assert result.returncode == 0, result.stderr
+    assert f"Successfully started partition reassignments for {topic}-0" in result.stdout
+
+    # The new replicas fetch from the leader, join the ISR, and the controller completes the move.
+    wait_until(lambda: f"Reassignment of partition {topic}-0 is completed." in run_tool(
+        *reassign, "--verify", "--reassignment-json-file", str(plan)).stdout, timeout=60, message="the move")
+    moved = describe(cluster, topic)
+    assert (list(moved.replicas), moved.leader) == (targets, targets[0])
+    assert read_all(cluster, topic)[0] == set(range(300))
+    wait_until(lambda: not (cluster.nodes[source].data_dir / f"{topic}-0").exists(), timeout=30,
+               message=f"broker {source} deleting its old replica")
+    assert run_tool(*reassign, "--list").stdout == "No partition reassignments found.\n"

@@ -76,6 +76,14 @@ class ConsumerGroupDescription:
 
 
 @dataclass(frozen=True)
+class PartitionReassignment:
+    """Kafka's PartitionReassignment: a partition moving (ListPartitionReassignments)."""
+    replicas: list[int]
+    adding_replicas: list[int]
+    removing_replicas: list[int]
+
+
+@dataclass(frozen=True)
 class ReplicaState:
     replica_id: int
     log_end_offset: int
@@ -168,6 +176,37 @@ class AdminClient:
             raise KafkaError(response.error_code, "ElectLeaders")
         return {TopicPartition(r.topic, p.partition_id): self._result(p.error_code, p.error_message)
                 for r in response.replica_election_results for p in r.partition_result}
+
+    def alter_partition_reassignments(self, targets: Mapping[TopicPartition, list[int] | None]
+                                      ) -> dict[TopicPartition, KafkaError | None]:
+        """Start moving each partition to its target replicas (None cancels a reassignment in
+        progress); each partition's error, None when it started (KIP-455)."""
+        by_topic: dict[str, list[dict]] = {}
+        for tp, replicas in targets.items():
+            by_topic.setdefault(tp.topic, []).append({"partition_index": tp.partition, "replicas": replicas})
+        body = {"timeout_ms": self.timeout_ms, "topics": [{"name": t, "partitions": ps} for t, ps in by_topic.items()]}
+        response = self._call(self._controller(), ApiKey.ALTER_PARTITION_REASSIGNMENTS, body)
+        if response.error_code != Errors.NONE:
+            raise KafkaError(response.error_code, response.error_message)
+        return {TopicPartition(t.name, p.partition_index): self._result(p.error_code, p.error_message)
+                for t in response.responses for p in t.partitions}
+
+    def list_partition_reassignments(self, partitions: Iterable[TopicPartition] | None = None
+                                     ) -> dict[TopicPartition, PartitionReassignment]:
+        """The reassignments in progress (of `partitions`, or all)."""
+        topics = None
+        if partitions is not None:
+            by_topic: dict[str, list[int]] = {}
+            for tp in partitions:
+                by_topic.setdefault(tp.topic, []).append(tp.partition)
+            topics = [{"name": t, "partition_indexes": ps} for t, ps in by_topic.items()]
+        response = self._call(self._controller(), ApiKey.LIST_PARTITION_REASSIGNMENTS,
+                              {"timeout_ms": self.timeout_ms, "topics": topics})
+        if response.error_code != Errors.NONE:
+            raise KafkaError(response.error_code, response.error_message)
+        return {TopicPartition(t.name, p.partition_index): PartitionReassignment(
+                    list(p.replicas), list(p.adding_replicas), list(p.removing_replicas))
+                for t in response.topics for p in t.partitions}
 
     def list_topics(self, include_internal: bool = False) -> set[str]:
         response = self._metadata(None)

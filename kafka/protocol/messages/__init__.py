@@ -6,6 +6,7 @@ Importing this package fills the registry.
 from kafka.protocol.messages import (  # noqa: F401  (imported for their registration side effect)
     alter_configs,
     alter_partition,
+    alter_partition_reassignments,
     api_versions,
     begin_quorum_epoch,
     broker_heartbeat,
@@ -32,6 +33,7 @@ from kafka.protocol.messages import (  # noqa: F401  (imported for their registr
     leave_group,
     list_groups,
     list_offsets,
+    list_partition_reassignments,
     metadata,
     offset_commit,
     offset_delete,
