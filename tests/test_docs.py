@@ -25,7 +25,7 @@ DIAGRAMS = sorted((ROOT / "diagrams").glob("*.mmd"))
 # Diagrams that a page embeds verbatim: page -> files under diagrams/.
 EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd"],
             "kraft.md": ["kraft_quorum.mmd", "kraft_create_topic.mmd"],
-            "replication.md": ["replication_produce.mmd", "replication_failover.mmd"]}
+            "replication.md": ["replication_produce.mmd", "replication_failover.mmd", "partition_reassignment.mmd"]}
 
 MERMAID_KEYWORDS = {
     "flowchart", "graph", "sequenceDiagram", "classDiagram", "classDiagram-v2", "stateDiagram",
