@@ -79,8 +79,8 @@ class MetricsReporter:
             under_replicated=lambda: sum(1 for p in partitions() if p.is_under_replicated),
             offline_replicas=lambda: sum(1 for p in partitions() if failures.is_offline(p.log.parent_dir)))
         metrics.register_replication(
-            under_min_isr=lambda: sum(1 for p in partitions() if p.is_under_min_isr()),
-            at_min_isr=lambda: sum(1 for p in partitions() if p.is_at_min_isr()),
+            under_min_isr=lambda: sum(1 for p in partitions() if p.is_under_min_isr),
+            at_min_isr=lambda: sum(1 for p in partitions() if p.is_at_min_isr),
             max_lag=replica_manager.replica_fetcher_manager.max_lag)
         metrics.register_log_manager(lambda: len(failures.offline_log_dirs()))
         metrics.register_logs(self._log_stats)

@@ -74,7 +74,7 @@ class Partition:
         self.local_broker_id = local_broker_id
         self.time = time
         self.replica_lag_time_max_ms = replica_lag_time_max_ms
-        self.alter_partition_manager = alter_partition_manager  # None: a lone broker, ISR changes stay local
+        self.alter_partition_manager = alter_partition_manager  # None: a Partition on its own (tests): ISR changes are local
         self.listener = listener  # ReplicaManager: ISR-change metrics, and HW moves outside a request
         self.assigned_replicas = [local_broker_id]
         self.isr: frozenset[int] = frozenset({local_broker_id})
@@ -103,9 +103,11 @@ class Partition:
     def is_under_replicated(self) -> bool:
         return self.is_leader and len(self.isr) < len(self.assigned_replicas)
 
+    @property
     def is_under_min_isr(self) -> bool:
         return self.is_leader and len(self.isr) < self.log.config.min_insync_replicas
 
+    @property
     def is_at_min_isr(self) -> bool:
         return self.is_leader and len(self.isr) == self.log.config.min_insync_replicas
 
@@ -124,9 +126,13 @@ class Partition:
                 log.info("became leader", partition=str(self.topic_partition), leader_epoch=state.leader_epoch,
                          isr=sorted(state.isr), log_end_offset=self.log.log_end_offset,
                          high_watermark=self.log.high_watermark)
+            previous_isr = self.isr
             self._update_assignment_and_isr(state, now, reset_followers=is_new_leader)
             self.leader_id = self.local_broker_id
             self.leader_epoch = state.leader_epoch
+            if not is_new_leader and self.isr != previous_isr and self.listener is not None:
+                # The metadata log brought the ISR change first (our AlterPartition's answer may follow).
+                self.listener.on_isr_change(self.topic_partition, shrink=len(self.isr) < len(previous_isr))
             self.maybe_increment_leader_hw()
             return is_new_leader
 

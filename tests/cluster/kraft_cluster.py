@@ -7,9 +7,11 @@ controller listener per node. Nothing sleeps to wait: callers use wait_until wit
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 from kafka.clients.admin import AdminClient
@@ -69,6 +71,14 @@ class Node:
 
     def output(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def metric(self, name: str) -> float:
+        """One series of this node's /metrics (the URL its last start-up logged), summed over labels."""
+        urls = re.findall(r"metrics=(http://\S+/metrics)", self.output())
+        assert urls, "the node logged no metrics URL"
+        text = urllib.request.urlopen(urls[-1], timeout=10).read().decode()
+        return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+                   if line.startswith(name) and (line[len(name)] in " {"))
 
     def admin(self) -> AdminClient:
         return AdminClient({"bootstrap.servers": self.bootstrap, "request.timeout.ms": 5000,

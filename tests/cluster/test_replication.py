@@ -138,6 +138,8 @@ def test_kill_9_of_the_leader_twice_loses_no_acknowledged_record(cluster):
             cluster.nodes[leader].start()
             wait_until(lambda: (p := describe(cluster, topic)) is not None and len(p.isr) == 3, timeout=90,
                        message=f"failover {failover}: broker {leader} back in the ISR")
+            # The new leader proposed that expansion (AlterPartition); its metrics count it.
+            assert cluster.nodes[after.leader].metric("kafka_server_replicamanager_isrexpands_total") >= 1
     finally:
         producer.stop()
 

@@ -174,3 +174,28 @@ def test_a_new_leader_records_where_its_epoch_starts(tmp_path, time):
                                          partition_epoch=8))
     assert partition.last_offset_for_leader_epoch(6, 5) == (5, 4), "epoch 5 ended where epoch 6 began"
     assert partition.last_offset_for_leader_epoch(6, 6) == (6, 4)
+
+
+class Listener:
+    def __init__(self) -> None:
+        self.changes = []
+
+    def on_isr_change(self, tp, shrink: bool) -> None:
+        self.changes.append("shrink" if shrink else "expand")
+
+    def on_failed_isr_update(self, tp) -> None:
+        self.changes.append("failed")
+
+    def on_high_watermark_moved(self, tp) -> None:
+        pass
+
+
+def test_an_isr_change_is_counted_once_whichever_arrives_first_metadata_or_answer(tmp_path, time):
+    controller, listener = Controller(), Listener()
+    partition = leader(tmp_path, time, isr=(1, 2), controller=controller)
+    partition.listener = listener
+    follower_fetch(partition, 3, 0)  # caught up with an empty log: proposes ISR [1, 2, 3]
+    partition.make_leader(PartitionState(0, leader=1, leader_epoch=5, replicas=(1, 2, 3), isr=(1, 2, 3),
+                                         partition_epoch=8))  # the metadata log has it first
+    controller.accept()  # then the answer: nothing more to do
+    assert listener.changes == ["expand"] and partition.isr == {1, 2, 3}
