@@ -128,9 +128,14 @@ class ReplicaManager:
         return self.all_partitions.get(tp)
 
     def get_partition_or_error(self, tp: TopicPartition) -> tuple[Partition | None, Errors]:
-        """Kafka's getPartitionOrError: the partition if this broker leads it, else why not."""
+        """Kafka's getPartitionOrError: the partition if this broker leads it, else why not. A
+        partition that exists but is not (or no longer) hosted here is NOT_LEADER_OR_FOLLOWER, which
+        sends the client to fresh metadata; UNKNOWN_TOPIC_OR_PARTITION means it exists nowhere."""
         partition = self.all_partitions.get(tp)
         if partition is None:
+            topic = self.metadata_cache.get_topic(tp.topic) if self.metadata_cache is not None else None
+            if topic is not None and topic.partition(tp.partition) is not None:
+                return None, Errors.NOT_LEADER_OR_FOLLOWER
             return None, Errors.UNKNOWN_TOPIC_OR_PARTITION
         if not partition.is_leader:
             return None, Errors.NOT_LEADER_OR_FOLLOWER

@@ -79,6 +79,13 @@ class NumberedProducer(threading.Thread):
         self.producer.flush(120)
 
 
+def describe_on(node, topic: str):
+    """The topic's partition 0 as one node's broker sees it."""
+    with node.admin() as admin:
+        found = topic_on(admin, topic)
+    return found.partitions[0] if found is not None else None
+
+
 def describe(cluster: KRaftCluster, topic: str, exclude: int | None = None):
     for node in cluster.nodes.values():
         if node.running and node.node_id != exclude:
@@ -279,8 +286,10 @@ def test_kafka_reassign_partitions_moves_a_partition_to_other_brokers(cluster, t
     # The new replicas fetch from the leader, join the ISR, and the controller completes the move.
     wait_until(lambda: f"Reassignment of partition {topic}-0 is completed." in run_tool(
         *reassign, "--verify", "--reassignment-json-file", str(plan)).stdout, timeout=60, message="the move")
-    moved = describe(cluster, topic)
-    assert (list(moved.replicas), moved.leader) == (targets, targets[0])
+    # Every broker's metadata shows the move once it has replayed the completing record.
+    wait_until(lambda: all((p := describe_on(node, topic)) is not None and list(p.replicas) == targets
+                           for node in cluster.nodes.values()), timeout=30, message="every broker's metadata")
+    assert describe(cluster, topic).leader == targets[0]
     assert read_all(cluster, topic)[0] == set(range(300))
     wait_until(lambda: not (cluster.nodes[source].data_dir / f"{topic}-0").exists(), timeout=30,
                message=f"broker {source} deleting its old replica")

@@ -3,8 +3,8 @@
 Mirrors ``common/message/AlterPartitionRequest.json`` and ``AlterPartitionResponse.json`` (versions
 0-1 here, flexible, topic names). The leader sends the ISR it wants with the leader epoch and
 partition epoch it knows; the controller refuses a request from a stale leader (FENCED_LEADER_EPOCH)
-or about a state that has moved on (INVALID_UPDATE_VERSION). Leaders send it once followers
-replicate (the replication issue); the controller side is here.
+or about a state that has moved on (INVALID_UPDATE_VERSION). The broker side is
+kafka/server/alter_partition_manager.py; the controller's is ReplicationControlManager.alter_partition.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
