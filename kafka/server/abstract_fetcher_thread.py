@@ -24,7 +24,7 @@ how to truncate it and how to append to it.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import structlog
 
@@ -115,8 +115,7 @@ class AbstractFetcherThread(threading.Thread):
     def _ready(self, state: str) -> dict[TopicPartition, PartitionFetchState]:
         now = self.time.milliseconds()
         with self._lock:
-            return {tp: PartitionFetchState(**vars(s)) for tp, s in self.partition_states.items()
-                    if s.is_ready(now, state)}
+            return {tp: replace(s) for tp, s in self.partition_states.items() if s.is_ready(now, state)}  # copies
 
     def _still_current(self, tp: TopicPartition, asked: PartitionFetchState) -> PartitionFetchState | None:
         """The partition's state if nobody changed it while our request was out (else drop the answer)."""

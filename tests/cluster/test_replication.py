@@ -6,6 +6,11 @@ leader is killed with SIGKILL mid-stream, twice; each time the controller elects
 the ISR, the producer carries on, the killed node restarts, truncates if it must, catches up and
 rejoins the ISR. At the end every acknowledged number is read back (0 lost), and the three replicas'
 logs hold the same batches.
+
+The others, each with real processes too: a group coordinator failing over with its committed
+offsets (__consumer_offsets has replication factor 3), kafka-leader-election moving leadership back
+to the preferred replica, kafka-reassign-partitions moving a partition to other brokers, and
+acks=all refused with NOT_ENOUGH_REPLICAS when the ISR is smaller than min.insync.replicas.
 """
 
 from __future__ import annotations
@@ -20,10 +25,13 @@ from kafka.clients.admin import NewTopic
 from kafka.coordinator.offset_manager import java_string_hash, kafka_abs
 from kafka.log.log_config import LogConfig
 from kafka.log.unified_log import UnifiedLog
-from kafka.protocol.record_batch import iter_batches
+from kafka.protocol.api_keys import ApiKey
+from kafka.protocol.errors import Errors
+from kafka.protocol.record_batch import build_batch, iter_batches
 from tests.cluster.kraft_cluster import KRaftCluster, run_tool
 from tests.cluster.test_kraft_cluster import created, topic_on
 from tests.helpers import unique_topic, wait_until
+from tests.wire import WireClient
 
 pytestmark = pytest.mark.timeout(400)
 
@@ -294,3 +302,31 @@ def test_kafka_reassign_partitions_moves_a_partition_to_other_brokers(cluster, t
     wait_until(lambda: not (cluster.nodes[source].data_dir / f"{topic}-0").exists(), timeout=30,
                message=f"broker {source} deleting its old replica")
     assert run_tool(*reassign, "--list").stdout == "No partition reassignments found.\n"
+
+
+def test_acks_all_with_too_few_in_sync_replicas_is_refused_and_writes_nothing(cluster):
+    topic = unique_topic("guarded")
+    cluster.await_leader(cluster.nodes[1])
+    with cluster.nodes[1].admin() as admin:
+        wait_until(lambda: created(admin, NewTopic(topic, 1, 2, {"min.insync.replicas": "2"})), timeout=60,
+                   message="CreateTopics", interval=0.5)
+    partition = wait_until(lambda: (p := describe(cluster, topic)) is not None and len(p.isr) == 2 and p,
+                           timeout=30, message="a full ISR")
+    follower = next(r for r in partition.replicas if r != partition.leader)
+    cluster.nodes[follower].kill()
+    wait_until(lambda: (p := describe(cluster, topic, exclude=follower)) is not None and list(p.isr) == [p.leader],
+               timeout=60, message="the ISR down to the leader")
+
+    leader = cluster.nodes[partition.leader]
+    client = WireClient(leader.broker_port)
+    try:
+        def produce(acks: int):
+            response = client.request(ApiKey.PRODUCE, 9, {"acks": acks, "timeout_ms": 5000, "topic_data": [
+                {"name": topic, "partition_data": [{"index": 0, "records": build_batch([(b"k", b"v")])}]}]})
+            return response.responses[0].partition_responses[0]
+        refused = produce(-1)
+        assert refused.error_code == Errors.NOT_ENOUGH_REPLICAS
+        written = produce(1)  # acks=1 does not ask for the ISR: it is written, at offset 0
+        assert (written.error_code, written.base_offset) == (Errors.NONE, 0), "the refused batch took no offset"
+    finally:
+        client.close()
