@@ -12,6 +12,8 @@ import signal
 import subprocess
 import sys
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from kafka.clients.admin import AdminClient
@@ -132,3 +134,18 @@ class KRaftCluster:
 
     def dump_logs(self) -> str:
         return "\n".join(f"===== node {i} =====\n{n.output()[-6000:]}" for i, n in self.nodes.items())
+
+
+@contextmanager
+def started_cluster(root: Path, request, extra: dict[str, str] | None = None) -> Iterator[KRaftCluster]:
+    """A formatted, started cluster for one test; stopped after it, with every node's log printed
+    if the test failed (that is where an election or a fencing shows)."""
+    cluster = KRaftCluster(root, extra=extra)
+    cluster.format_and_start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+        report = getattr(request.node, "rep_call", None)
+        if report is not None and report.failed:
+            print(cluster.dump_logs())

@@ -17,7 +17,7 @@ from kafka.clients.admin import AdminClient, NewTopic
 from kafka.clients.errors import KafkaError
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
-from tests.cluster.kraft_cluster import KRaftCluster
+from tests.cluster.kraft_cluster import KRaftCluster, started_cluster
 from tests.helpers import unique_topic, wait_until
 from tests.wire import WireClient
 
@@ -26,13 +26,8 @@ pytestmark = pytest.mark.timeout(300)
 
 @pytest.fixture
 def cluster(tmp_path, request):
-    cluster = KRaftCluster(tmp_path)
-    cluster.format_and_start()
-    yield cluster
-    cluster.stop()
-    report = getattr(request.node, "rep_call", None)
-    if report is not None and report.failed:
-        print(cluster.dump_logs())
+    with started_cluster(tmp_path, request) as cluster:
+        yield cluster
 
 
 def created(admin: AdminClient, topic: NewTopic) -> bool:

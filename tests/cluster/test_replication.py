@@ -28,7 +28,7 @@ from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import build_batch, iter_batches
-from tests.cluster.kraft_cluster import KRaftCluster, run_tool
+from tests.cluster.kraft_cluster import KRaftCluster, run_tool, started_cluster
 from tests.cluster.test_kraft_cluster import created, topic_on
 from tests.helpers import unique_topic, wait_until
 from tests.wire import WireClient
@@ -43,13 +43,8 @@ FAST_FAILURE_DETECTION = {"broker.session.timeout.ms": "4000", "broker.heartbeat
 
 @pytest.fixture
 def cluster(tmp_path, request):
-    cluster = KRaftCluster(tmp_path, extra=FAST_FAILURE_DETECTION)
-    cluster.format_and_start()
-    yield cluster
-    cluster.stop()
-    report = getattr(request.node, "rep_call", None)
-    if report is not None and report.failed:
-        print(cluster.dump_logs())
+    with started_cluster(tmp_path, request, FAST_FAILURE_DETECTION) as cluster:
+        yield cluster
 
 
 class NumberedProducer(threading.Thread):
