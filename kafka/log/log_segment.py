@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 from kafka.log.errors import CorruptIndexError, LogSegmentOffsetOverflowError, TornSegmentError
 from kafka.log.fetch_data_info import FetchDataInfo, LogOffsetMetadata
+from kafka.log.file_records import FileRecords
 from kafka.log.log_config import LogConfig
 from kafka.log.offset_index import OffsetIndex, OffsetPosition
 from kafka.log.time_index import TimeIndex
@@ -250,8 +251,11 @@ class LogSegment:
         return None
 
     def read(self, start_offset: int, max_size: int, max_position: int | None = None,
-             min_one_message: bool = True, max_offset: int | None = None) -> FetchDataInfo | None:
+             min_one_message: bool = True, max_offset: int | None = None,
+             zero_copy: bool = False) -> FetchDataInfo | None:
         """Whole batches from the one containing `start_offset`, at most `max_size` bytes of them.
+        With `zero_copy` the result is a FileRecords slice of this file for os.sendfile; the bytes
+        are read only when the range has to be cut to whole batches.
 
         `max_position` is the end the caller snapshotted (default: the size now). `max_offset` is an
         isolation bound such as the high watermark: a batch holding any offset >= it is left out.
@@ -272,12 +276,17 @@ class LogSegment:
         if adjusted_max_size < first_size:
             return FetchDataInfo(metadata, first_entry_incomplete=True)
         fetch_size = min(end - position, adjusted_max_size)
+        needs_trimming = fetch_size < end - position or max_offset is not None
+        if zero_copy and not needs_trimming:  # the common case of a fetch: not a byte read here
+            return FetchDataInfo(metadata, FileRecords.slice_of(self._fd, position, fetch_size))
         data = os.pread(self._fd, fetch_size, position)
-        if fetch_size < end - position or max_offset is not None:
+        if needs_trimming:
             # The range may end inside a batch or pass the isolation bound: keep whole batches only.
             whole = _whole_batches_length(data, max_offset)
             if whole < len(data):
                 data = data[:whole]
+        if zero_copy:
+            return FetchDataInfo(metadata, FileRecords.slice_of(self._fd, position, len(data)))
         return FetchDataInfo(metadata, data)
 
     def read_next_offset(self) -> int:

@@ -316,12 +316,13 @@ class UnifiedLog:
     # ------------------------------------------------------------------------------ reading
 
     def read(self, start_offset: int, max_length: int, isolation_max_offset: int | None = None,
-             min_one_message: bool = True) -> FetchDataInfo:
+             min_one_message: bool = True, zero_copy: bool = False) -> FetchDataInfo:
         """Whole batches from the one containing `start_offset`, up to `max_length` bytes.
 
         `isolation_max_offset` (usually the high watermark) bounds what is visible: no batch holding
         an offset at or above it is returned. Reading continues into the next segments while room is
-        left; each segment's part is one os.pread."""
+        left; each segment's part is one os.pread. With `zero_copy` (a fetch for the network) the
+        records are a FileRecords slice of one segment, as in Kafka: the next fetch goes on from there."""
         with self._lock:
             segments, base_offsets = self._view
             log_end_offset = self._log_end_offset
@@ -337,11 +338,12 @@ class UnifiedLog:
         if start_offset >= end_offset:
             return FetchDataInfo(LogOffsetMetadata(start_offset))
         return self._read_segments(segments, base_offsets, start_offset, max_length, end_offset,
-                                   isolation_max_offset, log_end_offset, active_size, min_one_message)
+                                   isolation_max_offset, log_end_offset, active_size, min_one_message, zero_copy)
 
     def _read_segments(self, segments: tuple[LogSegment, ...], base_offsets: list[int], start_offset: int,
                        max_length: int, end_offset: int, isolation_max_offset: int | None,
-                       log_end_offset: int, active_size: int, min_one_message: bool) -> FetchDataInfo:
+                       log_end_offset: int, active_size: int, min_one_message: bool,
+                       zero_copy: bool = False) -> FetchDataInfo:
         chunks: list[bytes] = []
         remaining = max_length
         metadata: LogOffsetMetadata | None = None
@@ -356,7 +358,7 @@ class UnifiedLog:
             max_position = active_size if index == last else segment.size
             # Only the segment the bound falls in needs its batches checked against the bound.
             bound = isolation_max_offset if end_offset < segment_end_offset else None
-            info = segment.read(offset, remaining, max_position, min_one_message and not chunks, bound)
+            info = segment.read(offset, remaining, max_position, min_one_message and not chunks, bound, zero_copy)
             offset = segment_end_offset
             if info is None:
                 continue  # start offset past this segment's last batch (a gap): try the next one
@@ -366,6 +368,8 @@ class UnifiedLog:
             if info.records:
                 chunks.append(info.records)
                 remaining -= len(info.records)
+                if zero_copy:
+                    break  # one segment's slice per fetch, as Kafka sends
             read_to_end = info.fetch_offset_metadata.relative_position_in_segment + len(info.records) >= max_position
             if remaining <= 0 or not read_to_end or bound is not None:
                 break

@@ -12,6 +12,8 @@ from __future__ import annotations
 import socket
 import struct
 
+from kafka.protocol.response_send import ResponseSend
+
 SIZE_PREFIX = struct.Struct(">i")
 RECEIVE_CHUNK = 256 * 1024
 
@@ -31,7 +33,7 @@ class KafkaChannel:
         self.interest = 0  # the selector events this socket is registered for; 0 = not registered
         self._receive = bytearray()
         self._read_position = 0
-        self._send: memoryview | None = None
+        self._send: list | None = None  # the parts of the response being written
         self._send_position = 0
         self.in_flight = None  # the Request being handled or answered; None when idle
 
@@ -75,8 +77,10 @@ class KafkaChannel:
 
     # ------------------------------------------------------------------ send side
     def set_send(self, payload: bytes | bytearray) -> None:
-        self._send = memoryview(payload)
-        self._send_position = 0
+        """The response to write: plain bytes, or a ResponseSend whose record slices go out with
+        os.sendfile between its buffer pieces (seed 002's zero copy)."""
+        self._send = payload.parts() if isinstance(payload, ResponseSend) else [memoryview(payload)]
+        self._send_position = 0  # within the first part still to write
 
     @property
     def has_send(self) -> bool:
@@ -85,16 +89,31 @@ class KafkaChannel:
     def write_to_socket(self) -> bool:
         """Write as much of the pending response as the socket takes. True once all of it is sent."""
         assert self._send is not None
-        try:
-            self._send_position += self.socket.send(self._send[self._send_position :])
-        except (BlockingIOError, InterruptedError):
-            return False
-        if self._send_position < len(self._send):
-            return False
+        parts = self._send
+        while parts:
+            part = parts[0]
+            try:
+                if isinstance(part, memoryview):
+                    self._send_position += self.socket.send(part[self._send_position :])
+                else:
+                    self._send_position += part.write_to(self.socket, self._send_position)
+            except (BlockingIOError, InterruptedError):
+                return False
+            if self._send_position < len(part):
+                return False  # the socket is full: the selector says when to go on
+            if not isinstance(part, memoryview):
+                part.close()  # the slice is out: its file descriptor goes back now
+            parts.pop(0)
+            self._send_position = 0
         self._send = None
         return True
 
     def close(self) -> None:
+        if self._send is not None:  # closed mid-response: give the unsent slices' files back
+            for part in self._send:
+                if not isinstance(part, memoryview):
+                    part.close()
+            self._send = None
         try:
             self.socket.close()
         except OSError:

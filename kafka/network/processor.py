@@ -25,6 +25,7 @@ from kafka.network.kafka_channel import InvalidReceiveError, KafkaChannel
 from kafka.network.request_channel import Request, RequestChannel, Response
 from kafka.protocol.api_keys import APIS, ApiKey
 from kafka.protocol.header import parse_request_header
+from kafka.protocol.response_send import release
 
 POLL_TIMEOUT_S = 0.3
 _WAKEUP = object()
@@ -115,8 +116,9 @@ class Processor(threading.Thread):
                 return
             response.request.response_dequeue_time_ns = response.request.mark("taken by network thread")
             channel = self.channels.get(response.request.connection_id)
-            if channel is None:
-                continue  # the client disconnected while its request was being handled
+            if channel is None:  # the client disconnected while its request was being handled
+                release(response.payload)
+                continue
             if response.close_connection:
                 self.close_channel(channel, "closed by the request handler")
             elif response.is_no_op:

@@ -27,6 +27,7 @@ from typing import Any
 import kafka.protocol.messages  # noqa: F401  (fills APIS)
 from kafka.protocol.api_keys import APIS, Api, ApiKey
 from kafka.protocol.errors import Errors, ProtocolDecodeError, UnsupportedVersionError
+from kafka.protocol.response_send import ResponseSend
 from kafka.protocol.schema import Record
 from kafka.protocol.types import ByteReader, NullableString, TaggedFields
 
@@ -86,16 +87,18 @@ def decode_request(api: Api, version: int, data: bytes | bytearray | memoryview,
     return api.request.read(ByteReader(data, header_size), version, api.is_flexible(version))
 
 
-def encode_response(api: Api, version: int, correlation_id: int, body: Record | dict[str, Any]) -> bytearray:
+def encode_response(api: Api, version: int, correlation_id: int, body: Record | dict[str, Any]) -> ResponseSend:
     """The complete response frame: size prefix, response header (v0, or v1 if flexible; always v0
     for ApiVersions), body. Returned as the buffer it was built in: a fetch response can carry
-    megabytes of records, and copying them once more into an immutable bytes would buy nothing."""
-    out = bytearray(4)  # size placeholder, patched below: cheaper than a size() pass over the body
+    megabytes of records, and copying them once more into an immutable bytes would buy nothing.
+    Records given as file slices stay in their files (ResponseSend.transfers): the size prefix
+    counts them, the network thread sends them with os.sendfile."""
+    out = ResponseSend(4)  # size placeholder, patched below: cheaper than a size() pass over the body
     out += _I32.pack(correlation_id)
     if api.response_header_version(version) >= 1:
         out.append(0)  # empty tagged-field section
     api.response.write(out, body, version, api.is_flexible(version))
-    _I32.pack_into(out, 0, len(out) - 4)
+    _I32.pack_into(out, 0, out.size - 4)
     return out
 
 

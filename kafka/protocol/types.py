@@ -22,6 +22,7 @@ import uuid
 from typing import Any
 
 from kafka.protocol.errors import ProtocolDecodeError, ProtocolEncodeError
+from kafka.protocol.response_send import is_transferable
 
 ZERO_UUID = uuid.UUID(int=0)
 
@@ -345,6 +346,17 @@ class _Records(_Bytes):
     """
 
     _copy = False
+
+    def write(self, out: bytearray, value: Any) -> None:
+        if is_transferable(value):  # a FileRecords slice: its bytes are sent later, from the file
+            self._write_length(out, len(value))
+            transfers = getattr(out, "transfers", None)
+            if transfers is None:  # encoding into a plain buffer: read the bytes after all
+                out += value.read_all()
+            else:
+                transfers.append((len(out), value))
+            return
+        super().write(out, value)
 
 
 def _family(cls: type[_Sized], name: str, wide: bool) -> tuple[_Sized, _Sized, _Sized, _Sized]:

@@ -67,5 +67,5 @@ class DelayedFetch(DelayedOperation):
         self.replica_manager.record_expired_fetch()
 
     def on_complete(self) -> None:
-        results = self.replica_manager.read_from_local_log(self.params, self.fetch_infos)
+        results = self.replica_manager.read_from_local_log(self.params, self.fetch_infos, zero_copy=True)
         self.response_callback(results)

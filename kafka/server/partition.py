@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import structlog
 
 from kafka.log.errors import UnexpectedAppendOffsetError
+from kafka.log.file_records import FileRecords
 from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.fetch import DEBUGGING_REPLICA_ID
@@ -59,7 +60,7 @@ class PartitionError(Exception):
 
 @dataclass
 class LogReadInfo:
-    records: bytes
+    records: bytes | FileRecords
     high_watermark: int
     log_start_offset: int
     log_end_offset: int
@@ -228,7 +229,7 @@ class Partition:
                                  f"{self.leader_epoch} of {self.topic_partition}")
 
     def fetch_records(self, replica_id: int, fetch_offset: int, current_leader_epoch: int, max_bytes: int,
-                      min_one_message: bool) -> tuple[LogReadInfo, bool]:
+                      min_one_message: bool, zero_copy: bool = False) -> tuple[LogReadInfo, bool]:
         """Kafka's Partition.fetchRecords: validate, read, and for a follower's fetch record how far
         it has got. Returns (what was read, whether that moved the HW)."""
         self.check_leader_epoch(current_leader_epoch, require_leader=replica_id != DEBUGGING_REPLICA_ID)
@@ -237,21 +238,23 @@ class Partition:
             raise PartitionError(Errors.NOT_LEADER_OR_FOLLOWER,
                                  f"broker {replica_id} is not a replica of {self.topic_partition}")
         read = self.read_records(fetch_offset, max_bytes, fetch_only_committed=not is_follower,
-                                 min_one_message=min_one_message)
+                                 min_one_message=min_one_message, zero_copy=zero_copy)
         hw_moved = False
         if is_follower:
             hw_moved = self.update_follower_fetch_state(replica_id, fetch_offset, read.log_end_offset)
         return read, hw_moved
 
     def read_records(self, fetch_offset: int, max_bytes: int, fetch_only_committed: bool,
-                     min_one_message: bool) -> LogReadInfo:
-        """Read whole batches from fetch_offset; consumers (fetch_only_committed) stop at the HW."""
+                     min_one_message: bool, zero_copy: bool = False) -> LogReadInfo:
+        """Read whole batches from fetch_offset; consumers (fetch_only_committed) stop at the HW.
+        With zero_copy the records are a FileRecords slice for the network thread to sendfile."""
         high_watermark = self.log.high_watermark
         log_end_offset = self.log.log_end_offset
         bound = high_watermark if fetch_only_committed else None
         data = self.log.read(fetch_offset, max_bytes, isolation_max_offset=bound,
-                             min_one_message=min_one_message)
-        return LogReadInfo(bytes(data.records), high_watermark, self.log.log_start_offset, log_end_offset)
+                             min_one_message=min_one_message, zero_copy=zero_copy)
+        records = data.records if zero_copy else bytes(data.records)
+        return LogReadInfo(records, high_watermark, self.log.log_start_offset, log_end_offset)
 
     def update_follower_fetch_state(self, replica_id: int, fetch_offset: int, leader_end_offset: int) -> bool:
         """A follower fetched from fetch_offset (so it has everything below). True if the HW moved."""

@@ -38,6 +38,7 @@ from kafka.log.errors import (
     RecordBatchTooLargeError,
     RecordTooLargeError,
 )
+from kafka.log.file_records import FileRecords
 from kafka.log.log_config import LogConfig
 from kafka.log.log_manager import LogManager
 from kafka.log.log_validator import RecordValidationError
@@ -96,7 +97,14 @@ class FetchPartitionData:
     high_watermark: int = -1
     log_start_offset: int = -1
     last_stable_offset: int = -1
-    records: bytes = b""
+    records: bytes | FileRecords = b""
+
+
+def release_records(results: list[tuple[TopicPartition, FetchPartitionData]]) -> None:
+    """Close the file slices of a read that will not be sent (its descriptors go back at once)."""
+    for _, data in results:
+        if isinstance(data.records, FileRecords):
+            data.records.close()
 
 
 class ReplicaManager:
@@ -322,27 +330,30 @@ class ReplicaManager:
     def fetch_messages(self, params: FetchParams, fetch_infos: list[tuple[TopicPartition, FetchPartitionInfo]],
                        response_callback: Callable[[list[tuple[TopicPartition, FetchPartitionData]]], None],
                        ) -> None:
-        results = self.read_from_local_log(params, fetch_infos)
+        results = self.read_from_local_log(params, fetch_infos, zero_copy=True)
         bytes_readable = sum(len(data.records) for _, data in results)
         has_error = any(data.error != Errors.NONE for _, data in results)
         if params.max_wait_ms <= 0 or not fetch_infos or bytes_readable >= params.min_bytes or has_error:
             response_callback(results)
             return
+        release_records(results)  # not enough yet: the DelayedFetch reads again when it completes
         operation = DelayedFetch(params.max_wait_ms, params, fetch_infos, self, response_callback)
         keys = [TopicPartitionOperationKey(tp.topic, tp.partition) for tp, _ in fetch_infos]
         self.delayed_fetch_purgatory.try_complete_else_watch(operation, keys)
 
     def read_from_local_log(self, params: FetchParams, fetch_infos: list[tuple[TopicPartition, FetchPartitionInfo]],
-                            ) -> list[tuple[TopicPartition, FetchPartitionData]]:
+                            zero_copy: bool = False) -> list[tuple[TopicPartition, FetchPartitionData]]:
         """Read each partition in order until the response's max_bytes is spent.
 
         The first partition with data always gets at least one whole batch, even one larger than
-        the limits, so a consumer can never be stuck behind a batch it is not allowed to receive."""
+        the limits, so a consumer can never be stuck behind a batch it is not allowed to receive.
+        With zero_copy (a response for the network) the records are FileRecords slices, which the
+        network thread sends with os.sendfile (seed 002's zero copy)."""
         remaining = params.max_bytes
         min_one_message = True
         results = []
         for tp, info in fetch_infos:
-            data = self._read_partition(tp, info, params, remaining, min_one_message)
+            data = self._read_partition(tp, info, params, remaining, min_one_message, zero_copy)
             if data.error != Errors.UNKNOWN_TOPIC_OR_PARTITION:
                 self.broker_topic_stats.record_fetch_request(tp.topic)
                 if data.error not in (Errors.NONE, Errors.OFFSET_OUT_OF_RANGE):  # Kafka's "expected" errors
@@ -354,7 +365,7 @@ class ReplicaManager:
         return results
 
     def _read_partition(self, tp: TopicPartition, info: FetchPartitionInfo, params: FetchParams,
-                        remaining: int, min_one_message: bool) -> FetchPartitionData:
+                        remaining: int, min_one_message: bool, zero_copy: bool = False) -> FetchPartitionData:
         if params.fetch_only_from_leader:
             partition, error = self.get_partition_or_error(tp)
         else:
@@ -365,7 +376,7 @@ class ReplicaManager:
         limit = max(0, min(info.max_bytes, remaining))
         try:
             read, hw_moved = partition.fetch_records(params.replica_id, info.fetch_offset, info.current_leader_epoch,
-                                                     limit, min_one_message)
+                                                     limit, min_one_message, zero_copy)
         except PartitionError as e:  # not the leader (any more), or another leader epoch
             return FetchPartitionData(e.error)
         except OffsetOutOfRangeError:
