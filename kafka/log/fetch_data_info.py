@@ -2,13 +2,16 @@
 
 Seed 002: a fetch turns an offset into "the range of bytes that need to be read from the
 corresponding .log file". LogOffsetMetadata is that translation (offset -> segment and byte position);
-FetchDataInfo carries the bytes read from there. The purgatory's DelayedFetch compares two
-LogOffsetMetadata (the fetch position and the high watermark or log end) to count the bytes ready.
+FetchDataInfo carries the bytes read from there, or for a fetch the range itself (a FileRecords).
+The purgatory's DelayedFetch compares two LogOffsetMetadata (the fetch position and the high
+watermark or log end) to count the bytes ready.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from kafka.log.file_records import FileRecords
 
 UNKNOWN = -1
 
@@ -44,7 +47,7 @@ class FetchDataInfo:
     """The result of a read: where it started and the whole record batches read from there."""
 
     fetch_offset_metadata: LogOffsetMetadata
-    records: bytes = b""
+    records: bytes | FileRecords = b""  # a FileRecords slice when read for the network (zero copy)
     # Kafka sets this when min_one_message was off and the first batch did not fit: the caller
     # (a follower fetch with a tiny size) learns that it must ask for more bytes.
     first_entry_incomplete: bool = False
