@@ -349,12 +349,11 @@ class _Records(_Bytes):
 
     def write(self, out: bytearray, value: Any) -> None:
         if is_transferable(value):  # a FileRecords slice: its bytes are sent later, from the file
-            self._write_length(out, len(value))
             transfers = getattr(out, "transfers", None)
-            if transfers is None:  # encoding into a plain buffer: read the bytes after all
-                out += value.read_all()
-            else:
-                transfers.append((len(out), value))
+            if transfers is None:  # the codec does no I/O: only a ResponseSend can carry a slice
+                raise ProtocolEncodeError(f"{self.name}: a file slice needs a ResponseSend buffer")
+            self._write_length(out, len(value))
+            transfers.append((len(out), value))
             return
         super().write(out, value)
 
