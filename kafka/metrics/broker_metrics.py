@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 import prometheus_client
-from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client import CollectorRegistry, Counter, generate_latest
 
 from kafka.metrics import metric_names as m
 from kafka.metrics.broker_topic_stats import BrokerTopicStats
@@ -70,6 +70,12 @@ class BrokerMetrics:
         self.group.new_gauge(m.UNDER_MIN_ISR_PARTITION_COUNT, under_min_isr)
         self.group.new_gauge(m.AT_MIN_ISR_PARTITION_COUNT, at_min_isr)
         self.group.new_gauge(m.REPLICA_FETCHER_MAX_LAG, max_lag)
+
+    def register_fetch_sessions(self, sessions: Callable[[], int], partitions: Callable[[], int]) -> Counter:
+        """The FetchSessionCache's gauges; returns the evictions meter, for the cache to mark."""
+        self.group.new_gauge(m.NUM_INCREMENTAL_FETCH_SESSIONS, sessions)
+        self.group.new_gauge(m.NUM_INCREMENTAL_FETCH_PARTITIONS_CACHED, partitions)
+        return self.group.new_meter(m.INCREMENTAL_FETCH_SESSION_EVICTIONS)
 
     def register_log_manager(self, offline_log_dirs: Callable[[], int]) -> None:
         self.group.new_gauge(m.OFFLINE_LOG_DIRECTORY_COUNT, offline_log_dirs)

@@ -122,6 +122,19 @@ REPLICA_FETCHER_MAX_LAG = MetricName(
     "The most records any partition followed here is behind its leader's high watermark.", (),
     "replica fetcher threads")
 
+# ------------------------------------------------------------------ kafka.server:type=FetchSessionCache
+def _fetch_sessions(name: str, metric_type: MetricType, doc: str) -> MetricName:
+    return MetricName("kafka.server", "FetchSessionCache", name, metric_type, doc, (), "KafkaApis -> FetchManager")
+
+
+NUM_INCREMENTAL_FETCH_SESSIONS = _fetch_sessions(
+    "NumIncrementalFetchSessions", GAUGE, "Fetch sessions (KIP-227) the broker remembers.")
+NUM_INCREMENTAL_FETCH_PARTITIONS_CACHED = _fetch_sessions(
+    "NumIncrementalFetchPartitionsCached", GAUGE, "Partitions remembered across all fetch sessions.")
+INCREMENTAL_FETCH_SESSION_EVICTIONS = _fetch_sessions(
+    "IncrementalFetchSessionEvictionsPerSec", METER,
+    "Sessions evicted to make room for another (max.incremental.fetch.session.cache.slots is too small).")
+
 
 # ------------------------------------------------------------------ kafka.log:type=LogManager
 OFFLINE_LOG_DIRECTORY_COUNT = MetricName(
@@ -182,6 +195,7 @@ ALL_METRICS: tuple[MetricName, ...] = (
     PURGATORY_SIZE, NUM_DELAYED_OPERATIONS,
     PARTITION_COUNT, LEADER_COUNT, UNDER_REPLICATED_PARTITIONS, OFFLINE_REPLICA_COUNT,
     UNDER_MIN_ISR_PARTITION_COUNT, AT_MIN_ISR_PARTITION_COUNT, *ISR_CHANGE_METERS, REPLICA_FETCHER_MAX_LAG,
+    NUM_INCREMENTAL_FETCH_SESSIONS, NUM_INCREMENTAL_FETCH_PARTITIONS_CACHED, INCREMENTAL_FETCH_SESSION_EVICTIONS,
     OFFLINE_LOG_DIRECTORY_COUNT,
     LOG_SIZE, LOG_END_OFFSET, LOG_START_OFFSET, NUM_LOG_SEGMENTS,
     *CONTROLLER_GAUGES, *RAFT_GAUGES,

@@ -25,9 +25,10 @@ from kafka.protocol.errors import Errors
 from kafka.server.admin_apis import AdminApis
 from kafka.server.admin_manager import AdminManager, TopicError
 from kafka.server.api_request_handler import ApiRequestHandler
+from kafka.server.fetch_manager import FetchManager, SessionlessFetchContext
 from kafka.server.group_apis import GroupApis
 from kafka.server.metadata_cache import MetadataCache
-from kafka.server.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager
+from kafka.server.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager, release_records
 from kafka.server.storage_apis import StorageApis
 from kafka.utils.topic_partition import TopicPartition
 
@@ -40,9 +41,10 @@ DEFAULT_CONFIG = 5
 
 class KafkaApis(ApiRequestHandler):
     def __init__(self, request_channel: RequestChannel, replica_manager: ReplicaManager,
-                 admin_manager: AdminManager, metadata_cache: MetadataCache, config,
+                 admin_manager: AdminManager, metadata_cache: MetadataCache, config, fetch_manager: FetchManager,
                  group_coordinator: GroupCoordinator | None = None) -> None:
         self.request_channel = request_channel
+        self.fetch_manager = fetch_manager
         self.replica_manager = replica_manager
         self.admin_manager = admin_manager
         self.metadata_cache = metadata_cache
@@ -176,41 +178,33 @@ class KafkaApis(ApiRequestHandler):
         version = request.header.api_version
         params = FetchParams(req.replica_id, req.max_wait_ms, req.min_bytes,
                              req.max_bytes if version >= 3 else INT32_MAX, req.isolation_level)
-        order: list[tuple[TopicPartition, Errors | None]] = []
-        fetch_infos = []
-        for topic in req.topics:
-            for p in topic.partitions:
-                tp = TopicPartition(topic.topic, p.partition)
-                if self.metadata_cache.contains(topic.topic):
-                    fetch_infos.append((tp, FetchPartitionInfo(p.fetch_offset, p.partition_max_bytes,
-                                                               p.current_leader_epoch)))
-                    order.append((tp, None))
-                else:
-                    order.append((tp, Errors.UNKNOWN_TOPIC_OR_PARTITION))
+        fetch_data = {TopicPartition(topic.topic, p.partition):
+                      FetchPartitionInfo(p.fetch_offset, p.partition_max_bytes, p.current_leader_epoch)
+                      for topic in req.topics for p in topic.partitions}
+        if version >= 7:  # fetch sessions (KIP-227): which partitions to read, and to answer
+            to_forget = [TopicPartition(t.topic, p) for t in req.forgotten_topics_data for p in t.partitions]
+            context = self.fetch_manager.new_context(req.session_id, req.session_epoch, fetch_data, to_forget,
+                                                     is_from_follower=req.replica_id >= 0)
+        else:
+            context = SessionlessFetchContext(fetch_data)
 
         def process_response_callback(results: list) -> None:
-            data = dict(results)
+            answer = context.update_and_generate_response_data(results)
             by_topic: dict[str, list[dict]] = {}
-            for tp, error in order:
-                result = data.get(tp)
-                if result is None:
-                    entry = dict(partition_index=tp.partition, error_code=error, high_watermark=-1,
-                                 last_stable_offset=-1, log_start_offset=-1, records=None)
-                else:
-                    entry = dict(partition_index=tp.partition, error_code=result.error,
-                                 high_watermark=result.high_watermark,
-                                 last_stable_offset=result.last_stable_offset,
-                                 log_start_offset=result.log_start_offset,
-                                 aborted_transactions=None, preferred_read_replica=-1,
-                                 records=result.records)
-                    self.replica_manager.broker_topic_stats.update_bytes_out(
-                        tp.topic, params.replica_id >= 0, len(result.records or b""))
-                by_topic.setdefault(tp.topic, []).append(entry)
+            for tp, data in answer.partitions:
+                by_topic.setdefault(tp.topic, []).append(dict(
+                    partition_index=tp.partition, error_code=data.error, high_watermark=data.high_watermark,
+                    last_stable_offset=data.last_stable_offset, log_start_offset=data.log_start_offset,
+                    aborted_transactions=None, preferred_read_replica=-1, records=data.records))
+                self.replica_manager.broker_topic_stats.update_bytes_out(
+                    tp.topic, params.replica_id >= 0, len(data.records))
+            sent = {id(data) for _, data in answer.partitions}
+            release_records([(tp, data) for tp, data in results if id(data) not in sent])
             self.send_response(request, dict(
-                throttle_time_ms=0, error_code=Errors.NONE, session_id=0,
+                throttle_time_ms=0, error_code=answer.error, session_id=answer.session_id,
                 responses=[dict(topic=name, partitions=parts) for name, parts in by_topic.items()]))
 
-        self.replica_manager.fetch_messages(params, fetch_infos, process_response_callback)
+        self.replica_manager.fetch_messages(params, context.fetch_data(), process_response_callback)
 
     # ------------------------------------------------------------------ ListOffsets
     def handle_list_offsets_request(self, request: Request) -> None:

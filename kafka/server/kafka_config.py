@@ -137,6 +137,9 @@ _KEYS = [
               _at_least(-1)),
     ConfigKey("log.cleanup.policy", _str, "delete", "delete or compact.", _cleanup_policy),
     ConfigKey("min.insync.replicas", _int, "1", "Replicas that must have a batch for acks=all.", _at_least(1)),
+    # fetch sessions (KIP-227, docs/performance.md)
+    ConfigKey("max.incremental.fetch.session.cache.slots", _int, "1000",
+              "Fetch sessions the broker remembers; a fetcher without one sends full fetch requests.", _at_least(0)),
     # replication: followers fetch from leaders (docs/replication.md)
     ConfigKey("replica.lag.time.max.ms", _int, "30000",
               "A follower not caught up with its leader for this long leaves the ISR.", _at_least(1)),

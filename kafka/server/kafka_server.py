@@ -43,6 +43,8 @@ from kafka.server.admin_manager import AdminManager
 from kafka.server.alter_partition_manager import AlterPartitionManager
 from kafka.server.broker_lifecycle_manager import BrokerLifecycleManager
 from kafka.server.controller_server import ControllerServer
+from kafka.server.fetch_manager import FetchManager
+from kafka.server.fetch_session import FetchSessionCache
 from kafka.server.forwarding_manager import ForwardingManager
 from kafka.server.kafka_apis import KafkaApis
 from kafka.server.kafka_config import ConfigError, KafkaConfig
@@ -212,12 +214,15 @@ class KafkaServer:
                                                           self.log_manager, self.group_coordinator,
                                                           default_log_config(config))
         self.shared.loader.install_publishers([self.metadata_publisher])
+        # fetch sessions (KIP-227): the partitions each consumer and follower reads, between requests
+        self.fetch_manager = FetchManager(
+            self.time, FetchSessionCache(config.max_incremental_fetch_session_cache_slots))
         # metrics: the /metrics endpoint, the request trace
         self.metrics_reporter = MetricsReporter(self)
         self.metrics_reporter.startup()
 
         self.apis = KafkaApis(self.request_channel, self.replica_manager, self.admin_manager,
-                              self.metadata_cache, config, group_coordinator=self.group_coordinator)
+                              self.metadata_cache, config, self.fetch_manager, group_coordinator=self.group_coordinator)
         self.request_handler_pool = KafkaRequestHandlerPool(self.request_channel, self.apis,
                                                             config.num_io_threads)
         self.lifecycle_manager = BrokerLifecycleManager(

@@ -82,6 +82,8 @@ class MetricsReporter:
             under_min_isr=lambda: sum(1 for p in partitions() if p.is_under_min_isr),
             at_min_isr=lambda: sum(1 for p in partitions() if p.is_at_min_isr),
             max_lag=replica_manager.replica_fetcher_manager.max_lag)
+        cache = server.fetch_manager.cache
+        cache.evictions_meter = metrics.register_fetch_sessions(lambda: cache.size, lambda: cache.total_partitions)
         metrics.register_log_manager(lambda: len(failures.offline_log_dirs()))
         metrics.register_logs(self._log_stats)
         metrics.register_controller(self._controller_values)

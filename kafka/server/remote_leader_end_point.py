@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from kafka.clients.client_config import ADMIN, ClientConfig
 from kafka.clients.client_request import ClientRequest
 from kafka.clients.errors import KafkaError
+from kafka.clients.fetch_session_handler import FetchSessionHandler, PartitionData
 from kafka.clients.manual_metadata_updater import ManualMetadataUpdater
 from kafka.clients.metadata import Node
 from kafka.clients.network_client import NetworkClient
@@ -68,6 +69,7 @@ class RemoteLeaderEndPoint:
             "reconnect.backoff.ms": 50, "reconnect.backoff.max.ms": fetch_config.backoff_ms,
         })
         self.client = NetworkClient(ManualMetadataUpdater([leader]), client_config, time)
+        self.fetch_session = FetchSessionHandler(leader.node_id)
         self._closing = False
 
     def describe(self) -> str:
@@ -89,24 +91,38 @@ class RemoteLeaderEndPoint:
 
     # ------------------------------------------------------------------ Fetch
     def fetch(self, partitions: dict[TopicPartition, tuple[int, int, int]]) -> dict[TopicPartition, object]:
-        """partitions: tp -> (fetch offset, current leader epoch, log start offset)."""
+        """partitions: tp -> (fetch offset, current leader epoch, log start offset). The answer has
+        only the partitions with news: the leader keeps a fetch session for us (KIP-227)."""
+        data = self.fetch_session.build({
+            tp: PartitionData(fetch_offset, self.config.max_bytes, leader_epoch, log_start_offset)
+            for tp, (fetch_offset, leader_epoch, log_start_offset) in partitions.items()})
         by_topic: dict[str, list[dict]] = {}
-        for tp, (fetch_offset, leader_epoch, log_start_offset) in partitions.items():
+        for tp, p in data.to_send.items():
             by_topic.setdefault(tp.topic, []).append(dict(
-                partition=tp.partition, current_leader_epoch=leader_epoch, fetch_offset=fetch_offset,
-                last_fetched_epoch=-1, log_start_offset=log_start_offset,
-                partition_max_bytes=self.config.max_bytes))
+                partition=tp.partition, current_leader_epoch=p.current_leader_epoch, fetch_offset=p.fetch_offset,
+                last_fetched_epoch=-1, log_start_offset=p.log_start_offset, partition_max_bytes=p.max_bytes))
+        forgotten: dict[str, list[int]] = {}
+        for tp in data.to_forget:
+            forgotten.setdefault(tp.topic, []).append(tp.partition)
         body = dict(replica_id=self.local_broker_id, max_wait_ms=self.config.max_wait_ms,
                     min_bytes=self.config.min_bytes, max_bytes=self.config.response_max_bytes,
-                    isolation_level=0, session_id=0, session_epoch=-1,
+                    isolation_level=0, session_id=data.session_id, session_epoch=data.epoch,
                     topics=[dict(topic=name, partitions=ps) for name, ps in by_topic.items()],
-                    forgotten_topics_data=[], rack_id="")
+                    forgotten_topics_data=[dict(topic=name, partitions=ps) for name, ps in forgotten.items()],
+                    rack_id="")
         try:
             response = self._send_and_receive(ApiKey.FETCH, body)
         except KafkaError as e:
+            self.fetch_session.handle_error()
             raise LeaderUnreachableError(f"{self.describe()}: {e}") from e
-        if response.error_code != Errors.NONE:
-            raise LeaderUnreachableError(f"{self.describe()} refused the fetch: {Errors.for_code(response.error_code).name}")
+        except LeaderUnreachableError:
+            self.fetch_session.handle_error()
+            raise
+        error = Errors.for_code(response.error_code)
+        if not self.fetch_session.handle_response(error, response.session_id):
+            if error in (Errors.FETCH_SESSION_ID_NOT_FOUND, Errors.INVALID_FETCH_SESSION_EPOCH):
+                return {}  # the session was lost (evicted, the leader restarted): the next fetch is a full one
+            raise LeaderUnreachableError(f"{self.describe()} refused the fetch: {error.name}")
         return {TopicPartition(t.topic, p.partition_index): p for t in response.responses for p in t.partitions}
 
     # ------------------------------------------------------------------ OffsetForLeaderEpoch

@@ -152,6 +152,9 @@ def test_kill_9_of_the_leader_twice_loses_no_acknowledged_record(cluster):
                        message=f"failover {failover}: broker {leader} back in the ISR")
             # The new leader proposed that expansion (AlterPartition); its metrics count it.
             assert cluster.nodes[after.leader].metric("kafka_server_replicamanager_isrexpands_total") >= 1
+            # Its followers fetch through fetch sessions (KIP-227): the leader remembers each of them.
+            assert cluster.nodes[after.leader].metric(
+                "kafka_server_fetchsessioncache_numincrementalfetchsessions") >= 2
     finally:
         producer.stop()
 

@@ -4,7 +4,9 @@
 Seed 002's fetch journey from the client's side: for every broker that leads some of our
 partitions, one Fetch request names each partition and the offset to read from. The broker holds
 the request in its purgatory until ``fetch.min.bytes`` are ready or ``fetch.max.wait.ms`` passes,
-so an idle consumer costs one request per ``fetch.max.wait.ms``, not a busy loop. The answer
+so an idle consumer costs one request per ``fetch.max.wait.ms``, not a busy loop. Each leader
+keeps a fetch session for us (KIP-227, fetch_session_handler.py): once it knows our partitions, a
+request names only those whose position moved, and the answer only those with news. The answer
 carries RecordBatches exactly as the producer wrote them -- compressed, if they were -- and here
 they are checked (CRC), decompressed and cut into records, at most ``max.poll.records`` per poll.
 """
@@ -21,6 +23,7 @@ from kafka.clients.client_request import ClientRequest, ClientResponse
 from kafka.clients.consumer.consumer_record import CREATE_TIME, LOG_APPEND_TIME, ConsumerRecord
 from kafka.clients.consumer.subscription_state import SubscriptionState
 from kafka.clients.errors import KafkaError
+from kafka.clients.fetch_session_handler import FetchSessionHandler, PartitionData
 from kafka.clients.metadata import STALE_METADATA_ERRORS, Metadata
 from kafka.clients.network_client import NetworkClient
 from kafka.protocol.api_keys import ApiKey
@@ -91,22 +94,31 @@ class Fetcher:
         self._completed: deque[CompletedFetch] = deque()
         self._next_in_line: CompletedFetch | None = None
         self._nodes_with_pending_fetch: set[int] = set()
+        self._sessions: dict[int, FetchSessionHandler] = {}  # node id -> our fetch session with it
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ asking
     def send_fetches(self) -> int:
-        """One Fetch per leader of our fetchable partitions that has none in flight already."""
+        """One Fetch per leader of our fetchable partitions that has none in flight already. Each
+        leader keeps a fetch session (KIP-227): after the first request, only changes are sent."""
         requests = self._prepare_fetch_requests()
         for node_id, partitions in requests.items():
+            session = self._sessions.setdefault(node_id, FetchSessionHandler(node_id))
+            data = session.build({tp: PartitionData(offset, self.max_partition_bytes)
+                                  for tp, offset in partitions.items()})
             by_topic: dict[str, list[dict]] = {}
-            for tp, offset in partitions.items():
+            for tp, p in data.to_send.items():
                 by_topic.setdefault(tp.topic, []).append(
-                    {"partition": tp.partition, "fetch_offset": offset, "partition_max_bytes": self.max_partition_bytes})
+                    {"partition": tp.partition, "fetch_offset": p.fetch_offset, "partition_max_bytes": p.max_bytes})
+            forgotten: dict[str, list[int]] = {}
+            for tp in data.to_forget:
+                forgotten.setdefault(tp.topic, []).append(tp.partition)
             body = {"replica_id": -1, "max_wait_ms": self.max_wait_ms, "min_bytes": self.min_bytes,
                     "max_bytes": self.max_bytes, "isolation_level": self.isolation_level,
-                    "session_id": 0, "session_epoch": -1,  # -1: a full fetch, no incremental session (KIP-227)
+                    "session_id": data.session_id, "session_epoch": data.epoch,
                     "topics": [{"topic": t, "partitions": ps} for t, ps in by_topic.items()],
-                    "forgotten_topics_data": [], "rack_id": ""}
+                    "forgotten_topics_data": [{"topic": t, "partitions": ps} for t, ps in forgotten.items()],
+                    "rack_id": ""}
             with self._lock:
                 self._nodes_with_pending_fetch.add(node_id)
             # The broker may hold a fetch for max_wait_ms: give it that long on top of the timeout.
@@ -145,10 +157,14 @@ class Fetcher:
     def _handle_fetch_response(self, response: ClientResponse, partitions: dict[TopicPartition, int]) -> None:
         with self._lock:
             self._nodes_with_pending_fetch.discard(response.request.node_id)
+        session = self._sessions[response.request.node_id]
         if response.body is None:
+            session.handle_error()
             if response.disconnected:
                 self.metadata.request_update()
             return
+        if not session.handle_response(Errors.for_code(response.body.error_code), response.body.session_id):
+            return  # the session was lost: nothing in this response, the next request is a full one
         for topic in response.body.responses:
             for data in topic.partitions:
                 tp = TopicPartition(topic.topic, data.partition_index)

@@ -1,0 +1,166 @@
+"""FetchManager and the fetch contexts: what one Fetch request means for its session (Kafka's
+kafka.server.FetchManager, SessionErrorContext, SessionlessFetchContext, FullFetchContext and
+IncrementalFetchContext; KIP-227).
+
+KafkaApis asks the FetchManager for a context before it reads anything. The context says which
+partitions to read (for an incremental request: every partition of the session, at the fetch
+offsets the session remembers, not only those the request names) and, once ReplicaManager has
+read them, which partitions go into the response and with which session id:
+
+    handle_fetch_request
+      -> FetchManager.new_context(session id, epoch, partitions, forgotten)   which context?
+      -> ReplicaManager.fetch_messages(context.fetch_data())                  read (or wait)
+      -> context.update_and_generate_response_data(results)                   what to send back
+
+An incremental response leaves out partitions with nothing new. Partitions that did return records
+move to the end of the session's order, so with a small fetch.max.bytes the others get their turn
+next time (Kafka does the same, for fairness).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import structlog
+
+from kafka.protocol.errors import Errors
+from kafka.server.fetch_session import (
+    FINAL_EPOCH,
+    INITIAL_EPOCH,
+    INVALID_SESSION_ID,
+    CachedPartition,
+    FetchSession,
+    FetchSessionCache,
+    next_epoch,
+)
+from kafka.server.replica_manager import FetchPartitionData, FetchPartitionInfo
+from kafka.utils.time import Time
+from kafka.utils.topic_partition import TopicPartition
+
+log = structlog.get_logger("kafka.server.FetchManager")
+
+FetchResults = list[tuple[TopicPartition, FetchPartitionData]]
+
+
+@dataclass
+class FetchResponseData:
+    """The top of a FetchResponse: its error, its session id and the partitions it carries, in order."""
+
+    error: Errors
+    session_id: int
+    partitions: FetchResults = field(default_factory=list)
+
+
+class FetchContext:
+    def fetch_data(self) -> list[tuple[TopicPartition, FetchPartitionInfo]]:
+        raise NotImplementedError
+
+    def update_and_generate_response_data(self, results: FetchResults) -> FetchResponseData:
+        raise NotImplementedError
+
+
+class SessionErrorContext(FetchContext):
+    """The request named a session that does not exist or expected another epoch: read nothing."""
+
+    def __init__(self, error: Errors) -> None:
+        self.error = error
+
+    def fetch_data(self) -> list[tuple[TopicPartition, FetchPartitionInfo]]:
+        return []
+
+    def update_and_generate_response_data(self, results: FetchResults) -> FetchResponseData:
+        return FetchResponseData(self.error, INVALID_SESSION_ID)
+
+
+class SessionlessFetchContext(FetchContext):
+    """A full fetch that opens no session (epoch -1): every partition asked, every one answered."""
+
+    def __init__(self, fetch_data: dict[TopicPartition, FetchPartitionInfo]) -> None:
+        self._fetch_data = fetch_data
+
+    def fetch_data(self) -> list[tuple[TopicPartition, FetchPartitionInfo]]:
+        return list(self._fetch_data.items())
+
+    def update_and_generate_response_data(self, results: FetchResults) -> FetchResponseData:
+        return FetchResponseData(Errors.NONE, INVALID_SESSION_ID, results)
+
+
+class FullFetchContext(FetchContext):
+    """A full fetch that opens a session (epoch 0): answered in full, with the new session's id --
+    or with id 0 if the cache had no room, and the fetcher carries on with full fetches."""
+
+    def __init__(self, cache: FetchSessionCache, time: Time, fetch_data: dict[TopicPartition, FetchPartitionInfo],
+                 is_from_follower: bool) -> None:
+        self.cache = cache
+        self.time = time
+        self._fetch_data = fetch_data
+        self.is_from_follower = is_from_follower
+
+    def fetch_data(self) -> list[tuple[TopicPartition, FetchPartitionInfo]]:
+        return list(self._fetch_data.items())
+
+    def update_and_generate_response_data(self, results: FetchResults) -> FetchResponseData:
+        partitions: OrderedDict[TopicPartition, CachedPartition] = OrderedDict()
+        for tp, data in results:
+            info = self._fetch_data[tp]
+            cached = CachedPartition(tp, info.fetch_offset, info.max_bytes, info.current_leader_epoch)
+            cached.maybe_update_response_data(data, update=True)
+            partitions[tp] = cached
+        session_id = self.cache.maybe_create_session(self.time.milliseconds(), self.is_from_follower, partitions)
+        return FetchResponseData(Errors.NONE, session_id, results)
+
+
+class IncrementalFetchContext(FetchContext):
+    """The next request of a session: read all its partitions, answer only those with news."""
+
+    def __init__(self, session: FetchSession, request_epoch: int) -> None:
+        self.session = session
+        self.request_epoch = request_epoch
+
+    def fetch_data(self) -> list[tuple[TopicPartition, FetchPartitionInfo]]:
+        with self.session.lock:
+            return [(tp, cached.fetch_info()) for tp, cached in self.session.partition_map.items()]
+
+    def update_and_generate_response_data(self, results: FetchResults) -> FetchResponseData:
+        session = self.session
+        with session.lock:
+            if session.epoch != next_epoch(self.request_epoch):  # another request moved the session on meanwhile
+                return FetchResponseData(Errors.INVALID_FETCH_SESSION_EPOCH, session.id)
+            changed: FetchResults = []
+            for tp, data in results:
+                cached = session.partition_map.get(tp)
+                if cached is None or not cached.maybe_update_response_data(data, update=True):
+                    continue
+                changed.append((tp, data))
+                if len(data.records) > 0:  # it had its turn: to the back of the line
+                    session.partition_map.move_to_end(tp)
+            return FetchResponseData(Errors.NONE, session.id, changed)
+
+
+class FetchManager:
+    def __init__(self, time: Time, cache: FetchSessionCache) -> None:
+        self.time = time
+        self.cache = cache
+
+    def new_context(self, session_id: int, epoch: int, fetch_data: dict[TopicPartition, FetchPartitionInfo],
+                    to_forget: list[TopicPartition], is_from_follower: bool) -> FetchContext:
+        if epoch in (INITIAL_EPOCH, FINAL_EPOCH):  # a full request: it closes any session it names
+            if session_id != INVALID_SESSION_ID and self.cache.remove(session_id) is not None:
+                log.debug("fetch session closed", session_id=session_id)
+            if epoch == FINAL_EPOCH:
+                return SessionlessFetchContext(fetch_data)
+            return FullFetchContext(self.cache, self.time, fetch_data, is_from_follower)
+        session = self.cache.get(session_id)
+        if session is None:
+            return SessionErrorContext(Errors.FETCH_SESSION_ID_NOT_FOUND)
+        with session.lock:
+            if session.epoch != epoch:
+                return SessionErrorContext(Errors.INVALID_FETCH_SESSION_EPOCH)
+            session.update(fetch_data, to_forget)
+            if session.size == 0:  # everything forgotten: nothing left to remember
+                self.cache.remove(session.id)
+                return SessionlessFetchContext(fetch_data)
+            self.cache.touch(session, self.time.milliseconds())
+            session.epoch = next_epoch(session.epoch)
+        return IncrementalFetchContext(session, epoch)
