@@ -23,17 +23,29 @@ for port in $OURS_PORT $REF_PORT; do
   for _ in $(seq 100); do (echo >/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
 done
 
+rss_mb() { echo "$(( $(awk '/VmRSS/ {print $2}' "/proc/$1/status") / 1024 ))"; }
 run() {  # name, port, pid, bench.py args...
   local name=$1 port=$2 pid=$3; shift 3
+  local json="$DATA.$name.json"
   echo "== $name: $*"
-  $PY "$BENCH_DIR/bench.py" --bootstrap "127.0.0.1:$port" --broker-pid "$pid" --runs "$RUNS" "$@" | grep MEDIAN
+  $PY "$BENCH_DIR/bench.py" --bootstrap "127.0.0.1:$port" --broker-pid "$pid" --runs "$RUNS" --json "$json" "$@" \
+    | grep MEDIAN
+  # Throughput runs delete their topic: what the broker holds afterwards shows what it gave back.
+  $PY -c 'import json, sys; rs = [json.loads(l) for l in open(sys.argv[1])]
+after = [r["broker_rss_after_delete_mb"] for r in rs if "broker_rss_after_delete_mb" in r]
+if after: print(f"RSS after each run deleted its topic: {after} MB")' "$json"
+  rm -f "$json"
 }
 for broker in "ours $OURS_PORT $OURS" "reference $REF_PORT $REF"; do
   set -- $broker
+  echo "== $1: idle RSS at start $(rss_mb "$3") MB"
   run "$1" "$2" "$3" -n 200000 -s 1024
+  run "$1" "$2" "$3" -n 200000 -s 1024 -p 6
+  run "$1" "$2" "$3" -n 1000000 -s 100
   run "$1" "$2" "$3" --mode latency --linger-ms 5 --acks all
   echo "== $1: 20 idle consumers"
   $PY bench/idle_consumers.py --bootstrap "127.0.0.1:$2" --broker-pid "$3"
+  echo "== $1: RSS at the end $(rss_mb "$3") MB"
 done
 
 # Replication: the same client against three nodes of `make cluster` (ports moved to 19192-19197 so a
