@@ -128,7 +128,8 @@ class RequestChannel:
         except queue.Full:
             return False
 
-    def receive_request(self, timeout: float) -> Request | None:
+    def receive_request(self, timeout: float | None) -> Request | None:
+        """The next request, waiting up to timeout seconds (None: until one or a shutdown marker comes)."""
         try:
             request = self.request_queue.get(timeout=timeout)
         except queue.Empty:

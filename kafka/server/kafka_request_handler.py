@@ -4,6 +4,10 @@ Seed 002: "the request will be picked up by the second main pool in Kafka. These
 threads ... each I/O thread can be used to handle requests from any client." A fixed pool of
 num.io.threads threads takes requests from the shared queue and hands each to KafkaApis. A handler
 never waits for a slow request: requests that must wait park in a purgatory and free the thread.
+
+An idle handler blocks on the queue until a request or the shutdown marker arrives (Kafka polls
+every 300 ms; a Python thread woken for nothing costs the whole process the GIL), so an idle
+broker's I/O threads cost nothing.
 """
 
 from __future__ import annotations
@@ -16,8 +20,6 @@ import structlog
 from kafka.network.request_channel import Request, RequestChannel
 from kafka.protocol.api_keys import APIS
 
-POLL_TIMEOUT_S = 0.3
-
 
 class KafkaRequestHandler(threading.Thread):
     def __init__(self, handler_id: int, request_channel: RequestChannel, apis, plane: str = "data-plane") -> None:
@@ -26,15 +28,17 @@ class KafkaRequestHandler(threading.Thread):
         self.request_channel = request_channel
         self.apis = apis
         self._stopping = threading.Event()
-        self.idle_time_ns = 0  # time spent waiting for a request: RequestHandlerAvgIdlePercent
+        self._idle_ns = 0  # time spent waiting for a request, up to the last one taken
+        self._waiting_since_ns = 0  # when the wait under way began; 0 while handling a request
         self.log = structlog.get_logger("kafka.server.KafkaRequestHandler").bind(handler=handler_id)
 
     def run(self) -> None:
         while not self._stopping.is_set():
-            started = time.monotonic_ns()
-            request = self.request_channel.receive_request(POLL_TIMEOUT_S)
-            self.idle_time_ns += time.monotonic_ns() - started
-            if request is None:  # a timeout, or the shutdown marker
+            self._waiting_since_ns = started = time.monotonic_ns()
+            request = self.request_channel.receive_request(timeout=None)
+            self._waiting_since_ns = 0
+            self._idle_ns += time.monotonic_ns() - started
+            if request is None:  # the shutdown marker
                 continue
             # Whatever KafkaApis and the managers log while handling it names the request.
             with request_log_context(request):
@@ -43,6 +47,12 @@ class KafkaRequestHandler(threading.Thread):
                 except Exception:  # a bug in one handler must not kill the thread or the broker
                     self.log.exception("error handling request", request=repr(request))
                     self.apis.handle_error(request)
+
+    @property
+    def idle_time_ns(self) -> int:
+        """Nanoseconds spent waiting for requests, the wait under way included (RequestHandlerAvgIdlePercent)."""
+        waiting_since = self._waiting_since_ns
+        return self._idle_ns + (time.monotonic_ns() - waiting_since if waiting_since else 0)
 
     def stop(self) -> None:
         self._stopping.set()

@@ -5,8 +5,9 @@ honours flush.ms, "kafka-recovery-point-checkpoint" and friends write the checkp
 deleted segment's files are removed "file.delete.delay.ms" after the log let go of them.
 
 Kafka uses a ScheduledThreadPoolExecutor. Here one thread keeps a heap of due times measured on the
-injected clock (`Time.hi_res_clock_ms`). It never sleeps longer than `tick_ms` of real time, so a
-test that advances a MockTime sees its tasks run within a tick, without sleeping itself.
+injected clock (`Time.hi_res_clock_ms`) and sleeps until the first is due, so an idle broker's
+scheduler wakes only when there is work. With a MockTime it never sleeps longer than `tick_ms` of
+real time, so a test that advances the mock sees its tasks run within a tick, without sleeping itself.
 """
 
 from __future__ import annotations
@@ -117,6 +118,8 @@ class KafkaScheduler:
                 now = self.time.hi_res_clock_ms()
                 if self._tasks and self._tasks[0].due_ms <= now:
                     return heapq.heappop(self._tasks)
-                wait_ms = self.tick_ms if not self._tasks else min(self.tick_ms, self._tasks[0].due_ms - now)
-                self._condition.wait(wait_ms / 1000)
+                wait_ms = self._tasks[0].due_ms - now if self._tasks else None  # None: until schedule()
+                if self.time.is_mock:
+                    wait_ms = self.tick_ms if wait_ms is None else min(wait_ms, self.tick_ms)
+                self._condition.wait(None if wait_ms is None else wait_ms / 1000)
             return None

@@ -13,6 +13,10 @@ import time as _time
 class Time:
     """The system clock."""
 
+    # Nothing tells a thread blocked in real time that a MockTime moved, so code that blocks until
+    # a deadline on the injected clock re-checks it every short while when this is True.
+    is_mock = False
+
     def milliseconds(self) -> int:
         """Wall-clock milliseconds since the epoch (record timestamps, file times)."""
         return _time.time_ns() // 1_000_000
@@ -34,6 +38,8 @@ SYSTEM = Time()
 
 class MockTime(Time):
     """A clock that moves only when a test calls sleep() or advance()."""
+
+    is_mock = True
 
     def __init__(self, start_ms: int = 1_700_000_000_000, start_hi_res_ms: int = 0) -> None:
         self._lock = threading.Lock()

@@ -1,3 +1,5 @@
+import sys
+
 from kafka.utils.kafka_scheduler import KafkaScheduler
 from kafka.utils.time import MockTime
 from tests.helpers import wait_until
@@ -38,3 +40,23 @@ def test_a_cancelled_task_does_not_run():
         wait_until(lambda: runs == ["m"], message="the marker task")
     finally:
         scheduler.shutdown()
+
+
+def test_with_the_system_clock_an_idle_scheduler_sleeps_until_a_task_is_due():
+    """No tick: the thread sleeps until the first due time, and schedule() wakes it for an earlier one."""
+    scheduler = KafkaScheduler()
+    runs = []
+    scheduler.startup()
+    try:
+        scheduler.schedule_once("far", lambda: runs.append("far"), delay_ms=3_600_000)
+        wait_until(lambda: _waiting(scheduler), message="the scheduler waiting for the hour-away task")
+        scheduler.schedule_once("soon", lambda: runs.append("soon"), delay_ms=10)
+        wait_until(lambda: runs == ["soon"], message="the task scheduled after the thread went to sleep")
+    finally:
+        scheduler.shutdown()
+    assert runs == ["soon"]  # shutdown drops what is not yet due
+
+
+def _waiting(scheduler: KafkaScheduler) -> bool:
+    frame = sys._current_frames().get(scheduler._thread.ident)
+    return frame is not None and frame.f_code.co_name == "wait"
