@@ -137,8 +137,11 @@ class Processor(threading.Thread):
             channel: KafkaChannel = key.data
             if events & selectors.EVENT_WRITE and channel.has_send:
                 self.write(channel)
-            if events & selectors.EVENT_READ and channel.id in self.channels and not channel.muted:
-                self.read(channel)
+            if events & selectors.EVENT_READ and channel.id in self.channels:
+                if channel.muted:  # the client sent ahead of our response: stop watching it for now
+                    self._update_interest(channel)
+                else:
+                    self.read(channel)
 
     # ------------------------------------------------------------------ reading requests
     def read(self, channel: KafkaChannel) -> None:
@@ -213,8 +216,12 @@ class Processor(threading.Thread):
 
     # ------------------------------------------------------------------ mute / interest / close
     def mute(self, channel: KafkaChannel) -> None:
+        """No more requests from this connection until its response is sent (one in flight).
+
+        Kafka removes OP_READ at once. We stop reading now but tell the selector only if the client
+        does send more meanwhile (poll finds a muted channel readable): a client that waits for each
+        response, the usual case, then costs no selector calls per request at all."""
         channel.muted = True
-        self._update_interest(channel)
 
     def unmute(self, channel: KafkaChannel) -> None:
         channel.muted = False
@@ -228,7 +235,7 @@ class Processor(threading.Thread):
             events |= selectors.EVENT_WRITE
         if events == channel.interest:
             return  # the common case: nothing for the selector to change
-        # A muted connection with nothing to send is not watched at all (Kafka removes OP_READ).
+        # A muted connection with nothing to send is not watched at all.
         if not events:
             self._selector.unregister(channel.socket)
         elif not channel.interest:
