@@ -55,6 +55,7 @@ from kafka.server.metadata_cache import PartitionState
 from kafka.server.partition import NotEnoughReplicasError, Partition, PartitionError
 from kafka.server.remote_leader_end_point import ReplicaFetchConfig
 from kafka.server.replica_fetcher_manager import InitialFetchState, ReplicaFetcherManager
+from kafka.utils.malloc_trim import release_free_memory
 from kafka.utils.time import SYSTEM, Time
 from kafka.utils.topic_partition import TopicPartition
 
@@ -211,6 +212,7 @@ class ReplicaManager:
             self.log_manager.delete_log(tp.topic, tp.partition)
             self.try_complete_delayed_requests(tp)
         self.broker_topic_stats.remove_metrics(topic)
+        release_free_memory()  # what the topic's requests left in the C heap goes back to the OS
 
     # ------------------------------------------------------------------ produce
     def append_records(self, timeout_ms: int, required_acks: int, internal_topics_allowed: bool,
