@@ -47,6 +47,7 @@ class Processor(threading.Thread):
         self._wakeup_r.setblocking(False)
         self._wakeup_w.setblocking(False)
         self._selector.register(self._wakeup_r, selectors.EVENT_READ, _WAKEUP)
+        self._wakeup_pending = False  # a wake-up byte is on its way and not yet read
         self._running = True
         self._connection_index = 0
         self.idle_time_ns = 0  # time spent waiting in select: NetworkProcessorAvgIdlePercent
@@ -64,10 +65,17 @@ class Processor(threading.Thread):
         self.wakeup()
 
     def wakeup(self) -> None:
+        """Make the loop come out of select() and look at its queues (Kafka's Selector.wakeup).
+
+        One byte is enough however many responses were queued before the loop reads it: under load
+        the produce response and the fetch it completed share a single wake-up."""
+        if self._wakeup_pending:
+            return
+        self._wakeup_pending = True
         try:
             self._wakeup_w.send(b"\x00")
         except (BlockingIOError, OSError):
-            pass  # the pipe already holds a wake-up, or we are closing: either way the loop will run
+            pass  # the pipe is full of wake-ups, or we are closing: either way the loop will run
 
     @property
     def response_queue_size(self) -> int:
@@ -259,8 +267,10 @@ class Processor(threading.Thread):
             self.log.warning("closing connection", connection=channel.id, reason=reason)
 
     def _drain_wakeups(self) -> None:
+        # Cleared before reading, so a wakeup() from here on sends a fresh byte; the queues are
+        # looked at after this, so nothing queued before that byte can be missed.
+        self._wakeup_pending = False
         try:
-            while self._wakeup_r.recv(4096):
-                pass
+            self._wakeup_r.recv(4096)
         except (BlockingIOError, OSError):
             pass
