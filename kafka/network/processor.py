@@ -267,10 +267,12 @@ class Processor(threading.Thread):
             self.log.warning("closing connection", connection=channel.id, reason=reason)
 
     def _drain_wakeups(self) -> None:
-        # Cleared before reading, so a wakeup() from here on sends a fresh byte; the queues are
-        # looked at after this, so nothing queued before that byte can be missed.
-        self._wakeup_pending = False
+        # Read first, then clear. A wakeup() that comes between the two sends nothing, but its
+        # response is already queued, and the loop looks at the queues after this. Cleared first,
+        # a byte sent in between could be read here and leave the flag set with the pipe empty:
+        # every later wakeup() would then be skipped and responses would wait out select's timeout.
         try:
             self._wakeup_r.recv(4096)
         except (BlockingIOError, OSError):
             pass
+        self._wakeup_pending = False
