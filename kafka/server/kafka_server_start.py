@@ -15,6 +15,7 @@ import threading
 from kafka.server.kafka_config import ConfigError, KafkaConfig
 from kafka.server.kafka_server import KafkaServer, StartupAborted
 from kafka.utils.logging import configure_logging
+from kafka.utils.native_memory import use_one_malloc_arena
 
 
 def parse_overrides(items: list[str]) -> dict[str, str]:
@@ -46,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     # installed before start-up, because clients (and impatient users) can reach us from the moment
     # the port is bound.
     # A node of a quorum waits in start-up until the others are there; a stop must end that wait too.
+    use_one_malloc_arena()  # before any thread allocates: kafka/utils/native_memory.py says why
     server = KafkaServer(config)
     stop_requested = threading.Event()
 

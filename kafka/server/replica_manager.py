@@ -55,7 +55,7 @@ from kafka.server.metadata_cache import PartitionState
 from kafka.server.partition import NotEnoughReplicasError, Partition, PartitionError
 from kafka.server.remote_leader_end_point import ReplicaFetchConfig
 from kafka.server.replica_fetcher_manager import InitialFetchState, ReplicaFetcherManager
-from kafka.utils.malloc_trim import release_free_memory
+from kafka.utils.native_memory import release_free_memory
 from kafka.utils.time import SYSTEM, Time
 from kafka.utils.topic_partition import TopicPartition
 
