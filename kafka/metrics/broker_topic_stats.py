@@ -8,6 +8,8 @@ log"; these meters count what went in (MessagesInPerSec, BytesInPerSec) and what
 
 from __future__ import annotations
 
+from prometheus_client import Counter
+
 from kafka.metrics import metric_names as m
 from kafka.metrics.kafka_metrics_group import KafkaMetricsGroup
 from kafka.metrics.metric_name import MetricName
@@ -20,22 +22,21 @@ class BrokerTopicStats:
         # Without a group (a ReplicaManager built alone, in a unit test) it counts into a private registry.
         group = group if group is not None else KafkaMetricsGroup()
         self._meters = {metric: group.new_meter(metric) for metric in m.BROKER_TOPIC_METERS}
-        self._topics: set[str] = set()
-        self._create_series(ALL_TOPICS)  # the all-topics series exist from start-up, at zero
+        # Each topic's series, by metric: every produce and fetch marks several, and looking a
+        # series up by its label values each time cost more than the counting.
+        self._series: dict[str, dict[MetricName, Counter]] = {}
+        self._all_topics = self._create_series(ALL_TOPICS)  # exported from start-up, at zero
 
-    def _create_series(self, topic: str) -> None:
+    def _create_series(self, topic: str) -> dict[MetricName, Counter]:
         # Like Kafka's topicStats(topic): a topic's first mark creates all of its meters, so a
         # dashboard sees FailedProduceRequests at 0 rather than no series at all.
-        for meter in self._meters.values():
-            meter.labels(topic)
-        self._topics.add(topic)
+        series = self._series[topic] = {metric: meter.labels(topic) for metric, meter in self._meters.items()}
+        return series
 
     def mark(self, metric: MetricName, topic: str, value: float = 1) -> None:
-        if topic not in self._topics:
-            self._create_series(topic)
-        meter = self._meters[metric]
-        meter.labels(topic).inc(value)
-        meter.labels(ALL_TOPICS).inc(value)
+        series = self._series.get(topic) or self._create_series(topic)
+        series[metric].inc(value)
+        self._all_topics[metric].inc(value)
 
     # Kafka's names for the marks ReplicaManager and KafkaApis make.
     def record_produce_request(self, topic: str) -> None:
@@ -62,19 +63,18 @@ class BrokerTopicStats:
         if not value:
             return
         if is_follower:
-            self._meters[m.REPLICATION_BYTES_OUT].labels(ALL_TOPICS).inc(value)
+            self._all_topics[m.REPLICATION_BYTES_OUT].inc(value)
         else:
             self.mark(m.BYTES_OUT, topic, value)
 
     def record_replication_bytes_in(self, value: int) -> None:
         """Bytes a replica fetcher appended (Kafka keeps only the all-topics series of this one)."""
         if value:
-            self._meters[m.REPLICATION_BYTES_IN].labels(ALL_TOPICS).inc(value)
+            self._all_topics[m.REPLICATION_BYTES_IN].inc(value)
 
     def remove_metrics(self, topic: str) -> None:
         """A deleted topic stops being exported (Kafka's BrokerTopicStats.removeMetrics)."""
-        if topic not in self._topics or topic == ALL_TOPICS:
+        if topic == ALL_TOPICS or self._series.pop(topic, None) is None:
             return
-        self._topics.discard(topic)
         for meter in self._meters.values():
             meter.remove(topic)
