@@ -518,11 +518,13 @@ class KafkaRaftClient(RaftSnapshots):
         if state.update_replica_state(replica_id, fetch_offset, now):
             self._on_leader_high_watermark(state, now)
         info = self.log.read(fetch_offset, self.config.fetch_max_bytes)
-        if not info.records and may_park and body.get("max_wait_ms", 0) > 0:
-            # Nothing new: hold the fetch (a long poll), answered by the next append or HW move.
+        if not info.records and may_park and body.get("max_wait_ms", 0) > 0 and \
+                state.replica_knows_high_watermark(replica_id, self.log.high_watermark()):
+            # Nothing new, not even the HW: hold the fetch (a long poll) until the next append or HW move.
             wait = min(body["max_wait_ms"], self.config.fetch_max_wait_ms)
             self._parked_fetches.append((request, now + wait))
             return
+        state.note_high_watermark_sent(replica_id, self.log.high_watermark())
         self._respond(request, self._fetch_response(Errors.NONE, records=info.records))
 
     def _fetch_response(self, error: Errors, records: bytes = b"", diverging=None, snapshot=None) -> dict:

@@ -23,6 +23,7 @@ class ReplicaState:
     last_fetch_ms: int = -1
     last_caught_up_ms: int = -1
     acknowledged_leader: bool = False  # has answered BeginQuorumEpoch, or fetched from us
+    high_watermark_sent: int = -1  # the high watermark our last Fetch response told it
 
 
 class LeaderState:
@@ -58,6 +59,25 @@ class LeaderState:
         state = self.voter_states[self.local_id]
         state.end_offset, state.last_fetch_ms, state.last_caught_up_ms = end_offset, now_ms, now_ms
         return self._maybe_update_high_watermark()
+
+    def replica_state(self, replica_id: int) -> ReplicaState | None:
+        return self.voter_states.get(replica_id) or self.observer_states.get(replica_id)
+
+    def replica_knows_high_watermark(self, replica_id: int, high_watermark: int) -> bool:
+        """Has `replica_id` been told this high watermark? If not, its Fetch must not wait.
+
+        Kafka 4.1 (KIP-1166) has the follower put the high watermark it knows in its Fetch request
+        (version 18); we serve Fetch up to version 12, so the leader remembers what it last sent.
+        Before KIP-1166 a Fetch that itself moved the high watermark was parked like any other with
+        nothing new to read, and that follower learned of the commit only with the next append or
+        after fetch.max.wait: up to 500 ms before a new topic appeared on its broker."""
+        state = self.replica_state(replica_id)
+        return state is None or state.high_watermark_sent >= high_watermark
+
+    def note_high_watermark_sent(self, replica_id: int, high_watermark: int) -> None:
+        state = self.replica_state(replica_id)
+        if state is not None:
+            state.high_watermark_sent = high_watermark
 
     def update_replica_state(self, replica_id: int, end_offset: int, now_ms: int) -> bool:
         """A Fetch from `replica_id` at `end_offset`; True if that moved the high watermark."""
