@@ -35,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="override a property from the file (repeatable)")
     parser.add_argument("--log-format", choices=["console", "json"], default="console")
     args = parser.parse_args(argv)
+    use_one_malloc_arena()  # before any thread allocates: kafka/utils/native_memory.py says why
     configure_logging(args.log_format)
     try:
         config = KafkaConfig.from_file(args.config, parse_overrides(args.override))
@@ -47,7 +48,6 @@ def main(argv: list[str] | None = None) -> int:
     # installed before start-up, because clients (and impatient users) can reach us from the moment
     # the port is bound.
     # A node of a quorum waits in start-up until the others are there; a stop must end that wait too.
-    use_one_malloc_arena()  # before any thread allocates: kafka/utils/native_memory.py says why
     server = KafkaServer(config)
     stop_requested = threading.Event()
 
