@@ -4,6 +4,7 @@ Importing this package fills the registry.
 """
 
 from kafka.protocol.messages import (  # noqa: F401  (imported for their registration side effect)
+    allocate_producer_ids,
     alter_configs,
     alter_partition,
     alter_partition_reassignments,
@@ -29,6 +30,7 @@ from kafka.protocol.messages import (  # noqa: F401  (imported for their registr
     find_coordinator,
     heartbeat,
     incremental_alter_configs,
+    init_producer_id,
     join_group,
     leave_group,
     list_groups,
