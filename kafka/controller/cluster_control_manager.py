@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from kafka.protocol.errors import Errors
 from kafka.protocol.metadata_records import (
     BROKER_FENCED,
     BROKER_UNFENCED,
@@ -21,6 +22,12 @@ from kafka.protocol.metadata_records import (
 )
 
 T = MetadataRecordType
+
+
+class StaleBrokerEpochError(Exception):
+    """A request made for a broker incarnation the controller no longer knows (Kafka's StaleBrokerEpochException)."""
+
+    error = Errors.STALE_BROKER_EPOCH
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,15 @@ class ClusterControlManager:
     def is_usable(self, broker_id: int) -> bool:
         b = self.brokers.get(broker_id)
         return b is not None and not b.fenced and not b.in_controlled_shutdown
+
+    def check_broker_epoch(self, broker_id: int, broker_epoch: int) -> None:
+        """Refuse a request from an incarnation that is not the registered one (Kafka's checkBrokerEpoch):
+        a broker restarted since it sent it, or one that never registered, must not be acted for."""
+        b = self.brokers.get(broker_id)
+        if b is None:
+            raise StaleBrokerEpochError(f"no broker registration found for broker id {broker_id}")
+        if b.epoch != broker_epoch:
+            raise StaleBrokerEpochError(f"expected broker epoch {b.epoch}, but got broker epoch {broker_epoch}")
 
     def counts(self) -> tuple[int, int]:
         """(unfenced, fenced)."""

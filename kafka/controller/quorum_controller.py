@@ -2,7 +2,8 @@
 
 Seed 004: "New Metadata on KRaft": one controller of the quorum is active -- the one whose raft
 client leads `__cluster_metadata` -- and it alone decides metadata: broker registrations and
-fencing, topics, replica placement, leaders and ISRs, configs. The others are standbys: they replay
+fencing, topics, replica placement, leaders and ISRs, configs, and the blocks of producer ids
+brokers hand to idempotent producers. The others are standbys: they replay
 the log into the same state, so that one of them can take over the moment it is elected.
 
 Everything runs on one thread (KafkaEventQueue). A write is one event:
@@ -25,11 +26,12 @@ from dataclasses import dataclass
 import structlog
 
 from kafka.controller.broker_heartbeat_manager import BrokerHeartbeatManager
-from kafka.controller.cluster_control_manager import ClusterControlManager
+from kafka.controller.cluster_control_manager import ClusterControlManager, StaleBrokerEpochError
 from kafka.controller.configuration_control_manager import ConfigError, ConfigurationControlManager
 from kafka.controller.controller_result import ControllerResult
 from kafka.controller.feature_control_manager import FeatureControlManager
 from kafka.controller.kafka_event_queue import KafkaEventQueue
+from kafka.controller.producer_id_control_manager import ProducerIdControlManager, ProducerIdsExhaustedError
 from kafka.controller.replication_control_manager import ReplicationControlManager, ReplicationError
 from kafka.image.metadata_delta import MetadataDelta
 from kafka.image.metadata_image import EMPTY_IMAGE, MetadataImage
@@ -87,6 +89,7 @@ class QuorumController:
                                                      config.default_replication_factor,
                                                      config.unclean_leader_election_enable)
         self.heartbeats = BrokerHeartbeatManager(config.broker_session_timeout_ms)
+        self.producer_ids = ProducerIdControlManager(self.cluster)
         self.committed_image: MetadataImage = EMPTY_IMAGE
         self.last_committed_offset = -1
         self.epoch = -1  # the leader epoch we are active in; -1 on a standby
@@ -168,7 +171,7 @@ class QuorumController:
 
     def _reset_to_committed(self) -> None:
         """Forget uncommitted decisions: rebuild every manager from the committed image."""
-        for manager in (self.features, self.cluster, self.configs, self.replication):
+        for manager in (self.features, self.cluster, self.configs, self.replication, self.producer_ids):
             manager.reset()
         for r in self.committed_image.write():
             self.replay(r)
@@ -202,6 +205,8 @@ class QuorumController:
                 self.configs.remove_resource(TOPIC_RESOURCE, name)
         elif r.type == T.CONFIG_RECORD:
             self.configs.replay_config(data)
+        elif r.type == T.PRODUCER_IDS_RECORD:
+            self.producer_ids.replay(data)
 
     # ================================================================== the write path
     def _append(self, records: list[ApiMessageAndVersion]) -> int:
@@ -359,6 +364,25 @@ class QuorumController:
                                      self.time.milliseconds() + self.config.leader_imbalance_check_interval_ms,
                                      self._maybe_balance_partition_leaders)
 
+    # ================================================================== producer ids (KIP-730)
+    def allocate_producer_ids(self, request) -> Future:
+        """AllocateProducerIds: the next block of producer ids for this broker, answered once its
+        ProducerIdsRecord is committed (a block the quorum might lose could be handed out again)."""
+        def operation() -> ControllerResult:
+            try:
+                result = self.producer_ids.generate_next_producer_id(request.broker_id, request.broker_epoch)
+            except (StaleBrokerEpochError, ProducerIdsExhaustedError) as e:
+                log.info("AllocateProducerIds refused", broker_id=request.broker_id,
+                         broker_epoch=request.broker_epoch, error=e.error.name, reason=str(e))
+                return ControllerResult([], _allocate_producer_ids_response(e.error))
+            block = result.response
+            log.info("allocated a block of producer ids", broker_id=request.broker_id,
+                     first_producer_id=block.first_producer_id, last_producer_id=block.last_producer_id)
+            return ControllerResult(result.records, dict(throttle_time_ms=0, error_code=Errors.NONE,
+                                                         producer_id_start=block.first_producer_id,
+                                                         producer_id_len=block.size))
+        return self._write("allocate_producer_ids", operation, _allocate_producer_ids_response(Errors.NOT_CONTROLLER))
+
     # ================================================================== topics and configs
     def create_topics(self, request) -> Future:
         def operation() -> ControllerResult:
@@ -505,6 +529,10 @@ def _broker_response(error: Errors) -> dict:
 
 def _heartbeat_response(error: Errors) -> dict:
     return dict(throttle_time_ms=0, error_code=error, is_caught_up=False, is_fenced=True, should_shut_down=False)
+
+
+def _allocate_producer_ids_response(error: Errors) -> dict:
+    return dict(throttle_time_ms=0, error_code=error, producer_id_start=-1, producer_id_len=0)
 
 
 def _topic_error(name: str, error: Errors, message: str | None) -> dict:

@@ -1,8 +1,9 @@
 """MetadataDelta: records replayed on top of an image, giving the next image (Kafka's image.MetadataDelta).
 
 `replay(record)` for each committed record, then `apply(provenance)`. A delta also says what kind of
-thing changed (`topics_delta`, `cluster_delta`, `configs_delta`, `features_delta`; None when nothing
-of that kind did), so a publisher skips the work a NoOpRecord does not call for.
+thing changed (`topics_delta`, `cluster_delta`, `configs_delta`, `features_delta`,
+`producer_ids_delta`; None when nothing of that kind did), so a publisher skips the work a
+NoOpRecord does not call for.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from kafka.image.configuration_image import ConfigurationsImage
 from kafka.image.features_image import FeaturesImage
 from kafka.image.metadata_image import MetadataImage
 from kafka.image.metadata_provenance import MetadataProvenance
+from kafka.image.producer_ids_image import ProducerIdsImage
 from kafka.image.topics_image import PartitionRegistration, TopicImage, TopicsImage
 from kafka.protocol.metadata_records import (
     BROKER_FENCED,
@@ -47,6 +49,7 @@ class MetadataDelta:
         self.cluster_delta: set[int] | None = None
         self.topics_delta: TopicsDelta | None = None
         self.configs_delta: set[tuple[int, str]] | None = None
+        self.producer_ids_delta: int | None = None  # the new next_producer_id (Kafka's ProducerIdsDelta)
 
     # ------------------------------------------------------------------ replay
     def replay(self, message: ApiMessageAndVersion) -> None:
@@ -146,11 +149,16 @@ class MetadataDelta:
             del self.configs[key]
         self.configs_delta = (self.configs_delta or set()) | {key}
 
+    def _replay_producer_ids(self, r) -> None:
+        self.producer_ids_delta = r.next_producer_id
+
     # ------------------------------------------------------------------ the next image
     def apply(self, provenance: MetadataProvenance) -> MetadataImage:
         topics = TopicsImage(dict(self.topics_by_id), {t.name: t for t in self.topics_by_id.values()})
+        producer_ids = self.image.producer_ids if self.producer_ids_delta is None \
+            else ProducerIdsImage(self.producer_ids_delta)
         return MetadataImage(provenance, FeaturesImage(dict(self.features)), ClusterImage(dict(self.brokers)),
-                             topics, ConfigurationsImage({k: dict(v) for k, v in self.configs.items()}))
+                             topics, ConfigurationsImage({k: dict(v) for k, v in self.configs.items()}), producer_ids)
 
 
 _HANDLERS = {
@@ -165,5 +173,6 @@ _HANDLERS = {
     T.PARTITION_CHANGE_RECORD: MetadataDelta._replay_partition_change,
     T.REMOVE_TOPIC_RECORD: MetadataDelta._replay_remove_topic,
     T.CONFIG_RECORD: MetadataDelta._replay_config,
-    # NoOpRecord and ProducerIdsRecord change nothing in the image.
+    T.PRODUCER_IDS_RECORD: MetadataDelta._replay_producer_ids,
+    # NoOpRecord changes nothing in the image.
 }

@@ -13,6 +13,7 @@ from kafka.image.cluster_image import ClusterImage
 from kafka.image.configuration_image import ConfigurationsImage
 from kafka.image.features_image import FeaturesImage
 from kafka.image.metadata_provenance import EMPTY_PROVENANCE, MetadataProvenance
+from kafka.image.producer_ids_image import ProducerIdsImage
 from kafka.image.topics_image import TopicsImage
 from kafka.protocol.metadata_records import ApiMessageAndVersion, MetadataRecordType, record
 
@@ -26,10 +27,11 @@ class MetadataImage:
     cluster: ClusterImage = field(default_factory=ClusterImage)
     topics: TopicsImage = field(default_factory=TopicsImage)
     configs: ConfigurationsImage = field(default_factory=ConfigurationsImage)
+    producer_ids: ProducerIdsImage = field(default_factory=ProducerIdsImage)
 
     def is_empty(self) -> bool:
         return (not self.features.finalized_versions and not self.cluster.brokers and not self.topics.topics_by_id
-                and not self.configs.resources)
+                and not self.configs.resources and self.producer_ids.is_empty())
 
     def write(self) -> list[ApiMessageAndVersion]:
         """The records that rebuild this image from an empty one (Kafka's ImageWriter)."""
@@ -55,6 +57,7 @@ class MetadataImage:
             for key, value in sorted(configs.items()):
                 out.append(record(T.CONFIG_RECORD, resource_type=resource_type, resource_name=name, name=key,
                                   value=value))
+        out += self.producer_ids.write()
         return out
 
 

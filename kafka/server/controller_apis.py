@@ -6,7 +6,8 @@ flood of produce requests on the broker listener never delays an election:
 
     the quorum's own traffic   Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch, FetchSnapshot,
                                DescribeQuorum -> the raft driver (KafkaRaftClient steps them)
-    brokers talking to us      BrokerRegistration, BrokerHeartbeat, AlterPartition
+    brokers talking to us      BrokerRegistration, BrokerHeartbeat, AlterPartition,
+                               AllocateProducerIds (a block of producer ids, KIP-730)
     admin requests             CreateTopics, DeleteTopics, CreatePartitions, IncrementalAlterConfigs,
                                ElectLeaders, Alter/ListPartitionReassignments, forwarded by brokers (or sent here directly) -> the QuorumController
 
@@ -42,6 +43,7 @@ class ControllerApis(ApiRequestHandler):
             ApiKey.BROKER_REGISTRATION: self._answer_with(lambda body: controller.register_broker(body)),
             ApiKey.BROKER_HEARTBEAT: self._answer_with(lambda body: controller.process_broker_heartbeat(body)),
             ApiKey.ALTER_PARTITION: self._answer_with(lambda body: controller.alter_partition(body)),
+            ApiKey.ALLOCATE_PRODUCER_IDS: self._answer_with(lambda body: controller.allocate_producer_ids(body)),
             ApiKey.CREATE_TOPICS: self._answer_with(lambda body: controller.create_topics(body)),
             ApiKey.DELETE_TOPICS: self._answer_with(lambda body: controller.delete_topics(body)),
             ApiKey.CREATE_PARTITIONS: self._answer_with(lambda body: controller.create_partitions(body)),
