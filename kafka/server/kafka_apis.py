@@ -6,7 +6,8 @@ Each handler turns the request into calls on a manager (ReplicaManager, AdminMan
 MetadataCache) and passes a response callback down; the callback encodes the response and puts it
 on the RequestChannel, now or later, from whichever thread completes the work.
 
-The data-plane APIs of seed 002 (Produce, Fetch, ListOffsets, Metadata) live here. Three families
+The data-plane APIs of seed 002 (Produce, Fetch, ListOffsets, Metadata) live here, and
+InitProducerId, the id an idempotent producer numbers its batches under (KIP-98). Three families
 sit beside it in files of their own, merged into the same table: StorageApis (storage_apis.py),
 GroupApis (group_apis.py, the GroupCoordinator's door) and AdminApis (admin_apis.py).
 """
@@ -19,6 +20,12 @@ from collections.abc import Callable
 import structlog
 
 from kafka.coordinator.group_coordinator import GroupCoordinator
+from kafka.coordinator.transaction.transaction_coordinator import (
+    NO_PRODUCER_EPOCH,
+    NO_PRODUCER_ID,
+    InitProducerIdResult,
+    TransactionCoordinator,
+)
 from kafka.network.request_channel import Request, RequestChannel
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
@@ -42,13 +49,15 @@ DEFAULT_CONFIG = 5
 class KafkaApis(ApiRequestHandler):
     def __init__(self, request_channel: RequestChannel, replica_manager: ReplicaManager,
                  admin_manager: AdminManager, metadata_cache: MetadataCache, config, fetch_manager: FetchManager,
-                 group_coordinator: GroupCoordinator | None = None) -> None:
+                 group_coordinator: GroupCoordinator | None = None,
+                 transaction_coordinator: TransactionCoordinator | None = None) -> None:
         self.request_channel = request_channel
         self.fetch_manager = fetch_manager
         self.replica_manager = replica_manager
         self.admin_manager = admin_manager
         self.metadata_cache = metadata_cache
         self.config = config
+        self.transaction_coordinator = transaction_coordinator
         self.handlers: dict[int, Callable[[Request], None]] = {
             ApiKey.PRODUCE: self.handle_produce_request,
             ApiKey.FETCH: self.handle_fetch_request,
@@ -66,6 +75,8 @@ class KafkaApis(ApiRequestHandler):
             # admin: CreatePartitions, DescribeCluster
             **AdminApis(self).handlers(),
         }
+        if transaction_coordinator is not None:  # in the table, so ApiVersions advertises it
+            self.handlers[ApiKey.INIT_PRODUCER_ID] = self.handle_init_producer_id_request
 
     # ------------------------------------------------------------------ Metadata
     def handle_topic_metadata_request(self, request: Request) -> None:
@@ -237,6 +248,30 @@ class KafkaApis(ApiRequestHandler):
                                        end_offset=end_offset))
             topics.append(dict(topic=topic.topic, partitions=partitions))
         self.send_response(request, dict(throttle_time_ms=0, topics=topics))
+
+    # ------------------------------------------------------------------ InitProducerId
+    def handle_init_producer_id_request(self, request: Request) -> None:
+        """A producer id for an idempotent producer (Kafka's handleInitProducerIdRequest). The
+        TransactionCoordinator answers through the callback, later if a block of ids is on its way
+        from the controller: the I/O thread never waits for it."""
+        req = request.body
+        version = request.header.api_version
+        # v3+ (KIP-360): a producer bumping its epoch sends both its id and epoch, or neither.
+        if (req.producer_id == NO_PRODUCER_ID) != (req.producer_epoch == NO_PRODUCER_EPOCH):
+            self.send_response(request, dict(throttle_time_ms=0, error_code=Errors.INVALID_REQUEST,
+                                             producer_id=NO_PRODUCER_ID, producer_epoch=NO_PRODUCER_EPOCH))
+            return
+        expected = None if req.producer_id == NO_PRODUCER_ID else (req.producer_id, req.producer_epoch)
+
+        def send_response_callback(result: InitProducerIdResult) -> None:
+            error = result.error
+            if version < 4 and error == Errors.PRODUCER_FENCED:  # older clients know only INVALID_PRODUCER_EPOCH
+                error = Errors.INVALID_PRODUCER_EPOCH
+            self.send_response(request, dict(throttle_time_ms=0, error_code=error, producer_id=result.producer_id,
+                                             producer_epoch=result.producer_epoch))
+
+        self.transaction_coordinator.handle_init_producer_id(req.transactional_id, req.transaction_timeout_ms,
+                                                             expected, send_response_callback)
 
     # ------------------------------------------------------------------ DescribeQuorum
     def handle_describe_quorum_request(self, request: Request) -> None:

@@ -8,7 +8,8 @@ process.roles decides what runs. A combined node (the one-node default, `make ru
                     must be formatted with `kafka-storage format` first
     controller      ControllerServer: the CONTROLLER listener, ControllerApis, QuorumController
     shared          SharedServer: the metadata log, the raft client and its thread, the MetadataLoader
-    broker          LogManager -> SocketServer -> MetadataCache, ReplicaManager, GroupCoordinator
+    broker          LogManager -> SocketServer -> MetadataCache, ReplicaManager, GroupCoordinator,
+                    TransactionCoordinator (producer ids from blocks the controller allocates)
                     -> BrokerMetadataPublisher (applies each committed metadata change to them)
                     -> BrokerLifecycleManager (registers, heartbeats; fenced until caught up)
                     -> KafkaApis and the I/O threads, once the broker has caught up with the log
@@ -33,12 +34,15 @@ from concurrent.futures import Future
 import structlog
 
 from kafka.coordinator.group_coordinator import GroupCoordinator
+from kafka.coordinator.transaction.producer_id_manager import RPCProducerIdManager
+from kafka.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafka.log.log_cleaner import CleanerConfig, LogCleaner
 from kafka.log.log_config import LogConfig
 from kafka.log.log_manager import LogManager
 from kafka.network.end_point import EndPoint
 from kafka.network.request_channel import RequestChannel
 from kafka.network.socket_server import SocketServer
+from kafka.protocol.api_keys import ApiKey
 from kafka.server.admin_manager import AdminManager
 from kafka.server.alter_partition_manager import AlterPartitionManager
 from kafka.server.broker_lifecycle_manager import BrokerLifecycleManager
@@ -210,6 +214,13 @@ class KafkaServer:
         # the GroupCoordinator: it loads the __consumer_offsets partitions the publisher says we lead
         self.group_coordinator = GroupCoordinator.from_config(config, self.replica_manager, self.time)
         self.group_coordinator.startup()
+        # producer ids (KIP-730): blocks from the active controller, asked for on the forwarding
+        # channel with this broker's id and epoch, as Kafka's BrokerServer wires its RPCProducerIdManager
+        self.producer_id_manager = RPCProducerIdManager(
+            config.node_id, self.time, lambda: self.lifecycle_manager.broker_epoch,
+            lambda body, callback: self.controller_channel.send_request(
+                ApiKey.ALLOCATE_PRODUCER_IDS, body, callback, config.controller_quorum_request_timeout_ms))
+        self.transaction_coordinator = TransactionCoordinator(self.producer_id_manager)
         self.metadata_publisher = BrokerMetadataPublisher(config, self.metadata_cache, self.replica_manager,
                                                           self.log_manager, self.group_coordinator,
                                                           default_log_config(config))
@@ -222,7 +233,8 @@ class KafkaServer:
         self.metrics_reporter.startup()
 
         self.apis = KafkaApis(self.request_channel, self.replica_manager, self.admin_manager,
-                              self.metadata_cache, config, self.fetch_manager, group_coordinator=self.group_coordinator)
+                              self.metadata_cache, config, self.fetch_manager, group_coordinator=self.group_coordinator,
+                              transaction_coordinator=self.transaction_coordinator)
         self.request_handler_pool = KafkaRequestHandlerPool(self.request_channel, self.apis,
                                                             config.num_io_threads)
         self.lifecycle_manager = BrokerLifecycleManager(

@@ -8,8 +8,9 @@
 
 Seed 004: the cluster's metadata is a log of records. This tool replays a metadata log segment (or a
 snapshot file) into a MetadataImage, exactly as a broker's MetadataLoader does, and shows the image
-as directories: brokers/, topics/, topicIds/, configs/, features/. Run it on a stopped node's
-files, or on a copy: it only reads.
+as directories: brokers/, topics/, topicIds/, configs/, features/, producerIds/ (where the next
+block of producer ids starts: Kafka's /image/producerIds/nextProducerId, -1 before the first). Run
+it on a stopped node's files, or on a copy: it only reads.
 """
 
 from __future__ import annotations
@@ -63,7 +64,9 @@ def image_tree(image: MetadataImage) -> Tree:
             resource_type)
         configs.setdefault(kind, {})[name] = dict(props)
     features = {name: str(level) for name, level in image.features.finalized_versions.items()}
+    producer_ids = {"nextProducerId": str(image.producer_ids.next_producer_id)}
     return {"brokers": brokers, "topics": topics, "topicIds": topic_ids, "configs": configs, "features": features,
+            "producerIds": producer_ids,
             "provenance": {"lastContainedOffset": str(image.provenance.last_contained_offset),
                            "lastContainedEpoch": str(image.provenance.last_contained_epoch)}}
 
