@@ -12,6 +12,7 @@ written by the active controller and replayed by every controller and broker int
     BrokerRegistrationChangeRecord  a broker was fenced, unfenced, or began a controlled shutdown
     RemoveTopicRecord      a topic was deleted
     FeatureLevelRecord     metadata.version (what the cluster speaks)
+    ProducerIdsRecord      a block of producer ids went to a broker; the next block starts at next_producer_id
     NoOpRecord             nothing: the active controller's heartbeat in the log
 
 Each is described once, as a Schema with Kafka's field names, and framed as Kafka frames them: an
