@@ -1,9 +1,11 @@
 """The log's exceptions: Kafka's OffsetOutOfRangeException, RecordTooLargeException,
-KafkaStorageException (here LogDirError) and CorruptIndexException.
+KafkaStorageException (here LogDirError), CorruptIndexException, and the idempotent producer's
+OutOfOrderSequenceException, InvalidProducerEpochException and CorruptSnapshotException.
 
 They are plain exceptions: the log knows no requests, so the server maps each one to its wire error
 code (OFFSET_OUT_OF_RANGE, MESSAGE_TOO_LARGE, RECORD_LIST_TOO_LARGE, KAFKA_STORAGE_ERROR,
-CORRUPT_MESSAGE, INVALID_RECORD for InvalidRecordError).
+CORRUPT_MESSAGE, INVALID_RECORD for InvalidRecordError, OUT_OF_ORDER_SEQUENCE_NUMBER,
+INVALID_PRODUCER_EPOCH).
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ from kafka.protocol.record_batch import CorruptRecordError, InvalidRecordError
 __all__ = [
     "CorruptIndexError",
     "CorruptRecordError",
+    "CorruptSnapshotError",
+    "InvalidProducerEpochError",
     "InvalidRecordError",
     "KafkaStorageError",
     "LogDirError",
     "LogSegmentOffsetOverflowError",
     "OffsetOutOfRangeError",
+    "OutOfOrderSequenceError",
     "RecordBatchTooLargeError",
     "RecordTooLargeError",
     "TornSegmentError",
@@ -71,3 +76,19 @@ class CorruptIndexError(Exception):
 
 class LogSegmentOffsetOverflowError(Exception):
     """An offset too far from the segment's base offset to be stored as a 4-byte relative offset."""
+
+
+class OutOfOrderSequenceError(Exception):
+    """A producer's batch whose first sequence does not follow the last one this partition has from
+    it (Kafka's OutOfOrderSequenceException): a batch in between was lost, or this is a retry of one
+    too old to be among the last five remembered. Nothing of the append is written."""
+
+
+class InvalidProducerEpochError(Exception):
+    """A batch from an epoch older than the producer's current one: a zombie, fenced by a newer
+    instance with the same producer id (Kafka's InvalidProducerEpochException)."""
+
+
+class CorruptSnapshotError(Exception):
+    """A producer-state `.snapshot` file that cannot be trusted: unknown version, wrong CRC, torn
+    (Kafka's CorruptSnapshotException). The loader deletes it and rebuilds from an older one."""
