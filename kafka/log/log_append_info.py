@@ -2,6 +2,10 @@
 
 The produce response is built from it: the base offset of the first batch the broker assigned, the
 log append time (-1 while the topic uses CreateTime) and the log start offset.
+
+An idempotent producer's retry of a batch already in the log (KIP-98) is not appended again: its
+LogAppendInfo carries the offsets and log append time of the first append, `is_duplicate` set, and
+counts no records or bytes.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ class LogAppendInfo:
     log_start_offset: int = 0
     num_messages: int = 0  # records, summed over the batches' recordsCount (no per-record work)
     valid_bytes: int = 0
+    is_duplicate: bool = False  # a retry answered with its first append's offsets; nothing was written
 
     @property
     def num_offsets(self) -> int:

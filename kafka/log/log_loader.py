@@ -13,15 +13,23 @@ Start-up has two roads, chosen by the log dir's clean-shutdown marker (`.kafka_c
 Before either, the loader finishes what a crash interrupted: `.deleted` files are removed, `.cleaned`
 files (a compaction still being written) are removed, and `.swap` files (a compaction complete on
 disk) replace the segment they were cleaned from.
+
+Last, the idempotent producers' state (KIP-98, seed 004) is rebuilt for the log as loaded
+(`rebuild_producer_state`): the newest `.snapshot` at or below the log end offset, then the batch
+headers after it. After a clean shutdown the snapshot is at the log end and nothing is replayed;
+after kill -9 the active segment (at least) is, so a retry the broker had acknowledged before the
+crash is still recognised as one.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import structlog
 
+from kafka.log.append_origin import AppendOrigin
 from kafka.log.errors import CorruptIndexError
 from kafka.log.log_config import LogConfig
 from kafka.log.log_segment import (
@@ -34,6 +42,14 @@ from kafka.log.log_segment import (
     LogSegment,
     offset_from_file_name,
 )
+from kafka.log.producer_append_info import ProducerAppendInfo
+from kafka.log.producer_state_manager import (
+    PRODUCER_SNAPSHOT_FILE_SUFFIX,
+    SNAPSHOT_TEMP_SUFFIX,
+    ProducerStateManager,
+    update_producers,
+)
+from kafka.protocol.record_batch import NO_PRODUCER_ID, RecordBatch
 from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.log.LogLoader")
@@ -43,11 +59,12 @@ _INDEX_SUFFIXES = (INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX)
 
 @dataclass
 class LoadedLogOffsets:
-    """What loading found: the segments, where the log ends, and the recovery point to keep."""
+    """What loading found: the segments, where the log starts and ends, and the recovery point to keep."""
 
     segments: list[LogSegment]
     log_end_offset: int
     recovery_point: int
+    log_start_offset: int = 0
     recovered_segments: int = 0
     truncated_bytes: int = 0
     deleted_segments: int = 0
@@ -55,13 +72,16 @@ class LoadedLogOffsets:
 
 class LogLoader:
     def __init__(self, dir: str, name: str, config: LogConfig, time: Time, had_clean_shutdown: bool,
-                 recovery_point: int) -> None:
+                 recovery_point: int, log_start_offset: int = 0,
+                 producer_state_manager: ProducerStateManager | None = None) -> None:
         self.dir = dir
         self.name = name
         self.config = config
         self.time = time
         self.had_clean_shutdown = had_clean_shutdown
         self.recovery_point = recovery_point
+        self.log_start_offset = log_start_offset  # from log-start-offset-checkpoint
+        self.producer_state_manager = producer_state_manager
 
     def load(self) -> LoadedLogOffsets:
         self.remove_temp_files_and_complete_swaps()
@@ -75,6 +95,14 @@ class LogLoader:
             self.recover_log(result)
         result.recovery_point = (result.log_end_offset if self.had_clean_shutdown
                                  else min(self.recovery_point, result.log_end_offset))
+        if not segments:  # a new log, or every segment was lost: start empty at the log start offset
+            segments.append(LogSegment(self.dir, self.log_start_offset, self.config, self.time))
+            result.log_end_offset = result.recovery_point = self.log_start_offset
+        result.log_start_offset = min(max(self.log_start_offset, segments[0].base_offset), result.log_end_offset)
+        if self.producer_state_manager is not None:
+            self.producer_state_manager.remove_stray_snapshots(s.base_offset for s in segments)
+            rebuild_producer_state(self.producer_state_manager, segments, result.log_start_offset,
+                                   result.log_end_offset, self.time)
         return result
 
     # ------------------------------------------------------------------------------ leftovers
@@ -84,8 +112,9 @@ class LogLoader:
         for name in sorted(n for n in names if n.endswith(LOG_FILE_SUFFIX + SWAP_FILE_SUFFIX)):
             self._complete_swap(offset_from_file_name(name))
         for name in os.listdir(self.dir):
-            if name.endswith((DELETED_FILE_SUFFIX, CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX)):
-                # A deletion not finished, a compaction not finished, or half a swap: drop them.
+            if name.endswith((DELETED_FILE_SUFFIX, CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX,
+                              PRODUCER_SNAPSHOT_FILE_SUFFIX + SNAPSHOT_TEMP_SUFFIX)):
+                # A deletion, a compaction or a producer snapshot not finished, or half a swap: drop them.
                 os.unlink(os.path.join(self.dir, name))
         names = set(os.listdir(self.dir))
         for name in names:
@@ -144,6 +173,51 @@ class LogLoader:
         log.info("recovered log after an unclean shutdown", log=self.name, recovery_point=self.recovery_point,
                  recovered_segments=result.recovered_segments, log_end_offset=result.log_end_offset,
                  truncated_bytes=result.truncated_bytes, deleted_segments=result.deleted_segments)
+
+
+# ---------------------------------------------------------------------------------- producer state
+
+def rebuild_producer_state(producer_state_manager: ProducerStateManager, segments: list[LogSegment],
+                           log_start_offset: int, last_offset: int, time: Time) -> None:
+    """Bring the producer state to `last_offset` (Kafka's UnifiedLog.rebuildProducerState): load the
+    newest snapshot at or below it, replay the batch headers from there, then snapshot `last_offset`.
+
+    Replaying writes snapshots at the last two segments' base offsets on the way, so that a later
+    truncation into either of them needs no long replay."""
+    bases = [segment.base_offset for segment in segments]
+    offsets_to_snapshot = {*bases[-2:], last_offset}
+    # A log that had no producers and is only cut shorter still has none: skip the replay (what
+    # makes truncation free for topics without idempotent producers).
+    was_empty = producer_state_manager.is_empty and producer_state_manager.map_end_offset >= last_offset
+    producer_state_manager.truncate_and_reload(log_start_offset, last_offset, time.milliseconds())
+    if last_offset > producer_state_manager.map_end_offset and not was_empty:
+        log.info("rebuilding producer state from the log", partition=producer_state_manager.topic_partition,
+                 from_offset=producer_state_manager.map_end_offset, to_offset=last_offset)
+        for index, segment in enumerate(segments):
+            segment_end = bases[index + 1] if index + 1 < len(bases) else last_offset
+            if segment_end <= producer_state_manager.map_end_offset or segment.base_offset >= last_offset:
+                continue
+            start = max(segment.base_offset, producer_state_manager.map_end_offset, log_start_offset)
+            producer_state_manager.update_map_end_offset(start)
+            if segment.base_offset in offsets_to_snapshot:
+                producer_state_manager.take_snapshot()
+            load_producers_from_batches(producer_state_manager, segment.batch_headers(start), last_offset)
+    producer_state_manager.update_map_end_offset(last_offset)
+    producer_state_manager.take_snapshot()
+
+
+def load_producers_from_batches(producer_state_manager: ProducerStateManager, batches: Iterable[RecordBatch],
+                                end_offset: int) -> None:
+    """Replay batches already in the log below `end_offset`: what the leader accepted is taken as it
+    is, nothing checked again (Kafka's loadProducersFromRecords, origin REPLICATION)."""
+    loaded: dict[int, ProducerAppendInfo] = {}
+    for batch in batches:
+        if batch.base_offset >= end_offset:
+            break
+        if batch.producer_id != NO_PRODUCER_ID:
+            update_producers(producer_state_manager, batch, loaded, None, AppendOrigin.REPLICATION)
+    for append_info in loaded.values():
+        producer_state_manager.update(append_info)
 
 
 def _is_offset_name(name: str) -> bool:

@@ -10,7 +10,8 @@ disk moved to the wrong broker is noticed), `.lock`, an exclusive file lock so t
 never write to one directory, the checkpoint files (recovery point, log start offset, high
 watermark) and, between a clean shutdown and the next start, the `.kafka_cleanshutdown` marker that
 lets start-up skip crash recovery. The scheduler runs its housekeeping: retention
-("kafka-log-retention"), flush.ms ("kafka-log-flusher") and the checkpoints.
+("kafka-log-retention"), flush.ms ("kafka-log-flusher"), the checkpoints, and the expiry of idempotent
+producers silent for producer.id.expiration.ms ("PeriodicProducerExpirationCheck", KIP-98).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from kafka.log.offset_checkpoint_file import (
     CorruptCheckpointError,
     OffsetCheckpointFile,
 )
+from kafka.log.producer_state_manager import ProducerStateManagerConfig
 from kafka.log.unified_log import UnifiedLog
 from kafka.utils.kafka_scheduler import KafkaScheduler
 from kafka.utils.time import SYSTEM, Time
@@ -73,7 +75,9 @@ class LogManager:
     """The broker's partition logs, keyed by (topic, partition)."""
 
     def __init__(self, log_dirs: list[str], default_config: LogConfig, time: Time = SYSTEM,
-                 node_id: int | None = None, cluster_id: str | None = None) -> None:
+                 node_id: int | None = None, cluster_id: str | None = None,
+                 producer_state_manager_config: ProducerStateManagerConfig | None = None,
+                 producer_id_expiration_check_interval_ms: int = 600_000) -> None:
         if not log_dirs:
             raise ValueError("log.dirs is empty")
         self.log_dirs = [os.path.abspath(log_dir) for log_dir in log_dirs]
@@ -83,6 +87,9 @@ class LogManager:
         self.time = time
         self.node_id = node_id
         self.cluster_id = cluster_id
+        # producer.id.expiration.ms, and how often producer.id.expiration.check.interval.ms looks
+        self.producer_state_manager_config = producer_state_manager_config or ProducerStateManagerConfig()
+        self.producer_id_expiration_check_interval_ms = producer_id_expiration_check_interval_ms
         self._logs: dict[tuple[str, int], UnifiedLog] = {}
         self._lock = threading.Lock()
         self._checkpoint_lock = threading.Lock()  # the scheduler and shutdown both write checkpoints
@@ -120,6 +127,9 @@ class LogManager:
             ("kafka-recovery-point-checkpoint", self.checkpoint_recovery_offsets, recovery_point_checkpoint_ms),
             ("kafka-log-start-offset-checkpoint", self.checkpoint_log_start_offsets, log_start_offset_checkpoint_ms),
             ("highwatermark-checkpoint", self.checkpoint_high_watermarks, high_watermark_checkpoint_ms),
+            # Kafka schedules this per log; one task walking every log does the same with one timer.
+            ("PeriodicProducerExpirationCheck", self.remove_expired_producers,
+             self.producer_id_expiration_check_interval_ms),
         ]
         if flush_scheduler_interval_ms < LONG_MAX:
             tasks.append(("kafka-log-flusher", self.flush_dirty_logs, flush_scheduler_interval_ms))
@@ -211,7 +221,8 @@ class LogManager:
                                             log_start_offset=log_start_offsets.get(parsed, 0),
                                             recovery_point=recovery_points.get(parsed, 0),
                                             had_clean_shutdown=clean,
-                                            high_watermark=high_watermarks.get(parsed, 0))
+                                            high_watermark=high_watermarks.get(parsed, 0),
+                                            producer_state_manager_config=self.producer_state_manager_config)
             loaded += 1
         marker.delete()
         log.info("loaded logs", log_dir=log_dir, logs=loaded, clean_shutdown=clean)
@@ -241,8 +252,17 @@ class LogManager:
             if now - unified_log.last_flush_time_ms >= unified_log.config.flush_ms:
                 unified_log.flush()
 
+    def remove_expired_producers(self) -> None:
+        """Forget the idempotent producers that have written nothing for producer.id.expiration.ms."""
+        now = self.time.milliseconds()
+        for unified_log in self.all_logs():
+            unified_log.remove_expired_producers(now)
+
     def checkpoint_recovery_offsets(self) -> None:
         self._checkpoint(RECOVERY_POINT_CHECKPOINT_FILE, lambda unified_log: unified_log.recovery_point)
+        # Recovery now starts no earlier than these points: older producer snapshots are not needed.
+        for unified_log in self.all_logs():
+            unified_log.delete_snapshots_after_recovery_point_checkpoint()
 
     def checkpoint_log_start_offsets(self) -> None:
         self._checkpoint(LOG_START_OFFSET_CHECKPOINT_FILE, lambda unified_log: unified_log.log_start_offset)
@@ -278,7 +298,8 @@ class LogManager:
                 path = os.path.join(self._next_log_dir(), f"{topic}-{partition}")
                 try:
                     log = UnifiedLog(path, topic, partition, config or self.default_config, self.time,
-                                     scheduler=self.scheduler)
+                                     scheduler=self.scheduler,
+                                     producer_state_manager_config=self.producer_state_manager_config)
                 except OSError as e:  # a full disk: no half-made partition directory for the next start
                     shutil.rmtree(path, ignore_errors=True)
                     self.log_dir_failure_channel.maybe_add_offline_log_dir(os.path.dirname(path), str(e))
@@ -316,7 +337,7 @@ class LogManager:
             log = self._logs.pop((topic, partition), None)
         if log is None:
             return None
-        log.close()
+        log.close_handlers()  # no producer snapshot for a log about to go
         doomed = f"{log.dir}.{uuid.uuid4().hex}{DELETE_DIR_SUFFIX}"
         os.rename(log.dir, doomed)
         shutil.rmtree(doomed, ignore_errors=True)

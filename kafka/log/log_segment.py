@@ -338,10 +338,13 @@ class LogSegment:
         for position, header in self._scan(start_position, self._size if end is None else end, _SCAN_CHUNK):
             yield RecordBatch(os.pread(self._fd, header.size_in_bytes, position))
 
-    def batch_headers(self) -> Iterator[RecordBatch]:
-        """Every batch's header only (offsets, epoch, timestamps), read in chunks: cheap to walk."""
-        for _, header in self._scan(0, self._size, _SCAN_CHUNK):
-            yield header
+    def batch_headers(self, start_offset: int | None = None) -> Iterator[RecordBatch]:
+        """Every batch's header only (offsets, epochs, producer ids, timestamps), read in chunks:
+        cheap to walk. From the batch holding `start_offset` on, if one is given."""
+        start = 0 if start_offset is None else self.offset_index.lookup(start_offset).position
+        for _, header in self._scan(start, self._size, _SCAN_CHUNK):
+            if start_offset is None or header.last_offset >= start_offset:
+                yield header
 
     # ------------------------------------------------------------------------------ load and recovery
 
@@ -367,7 +370,8 @@ class LogSegment:
 
         Stops at the first batch that is torn, corrupt or out of order, and cuts the file there (what
         Kafka's LogSegment.recover does after an unclean shutdown). Returns the bytes cut off.
-        Not yet: the producer-state and leader-epoch rebuilds (no idempotence or epochs cache here)."""
+        Kafka also feeds each batch to the producer state and the leader-epoch cache here; this log
+        rebuilds both once loading is done (rebuild_producer_state, UnifiedLog's epoch cache)."""
         for index in (self.offset_index, self.time_index):
             index.truncate()
             index.newly_created = False  # rebuilt: from now on it is the segment's index

@@ -14,6 +14,11 @@ Housekeeping lives here too: `delete_old_segments` (retention.ms, retention.byte
 offset that DeleteRecords moves) and `replace_segment` (the LogCleaner's atomic swap). Loading and
 crash recovery are LogLoader's.
 
+Idempotent producers (KIP-98, seed 004's retried Produce): `append_as_leader` looks every batch up in
+the ProducerStateManager after giving it offsets and before writing it (Kafka's
+analyzeAndValidateProducerState). A retry of one of a producer's last five batches is answered with
+its first offsets and nothing is written; a sequence gap or an old epoch refuses the whole append.
+
 Concurrency: `_lock` serialises appends, rolls, offset updates and segment swaps. A reader takes the
 lock only to snapshot (segments, LEO, active segment size), then reads files without it; a segment
 that leaves the log is renamed `.deleted` and unlinked only file.delete.delay.ms later, so a reader
@@ -26,11 +31,12 @@ import os
 import shutil
 import struct
 import threading
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 
 import structlog
 
+from kafka.log.append_origin import AppendOrigin
 from kafka.log.errors import (
     InvalidRecordError,
     KafkaStorageError,
@@ -45,7 +51,7 @@ from kafka.log.fetch_data_info import FetchDataInfo, LogOffsetMetadata
 from kafka.log.leader_epoch_file_cache import EpochEntry, LeaderEpochCheckpointFile, LeaderEpochFileCache
 from kafka.log.log_append_info import LogAppendInfo
 from kafka.log.log_config import LogConfig
-from kafka.log.log_loader import LogLoader
+from kafka.log.log_loader import LogLoader, rebuild_producer_state
 from kafka.log.log_segment import (
     CLEANED_FILE_SUFFIX,
     DELETED_FILE_SUFFIX,
@@ -54,7 +60,14 @@ from kafka.log.log_segment import (
     TimestampAndOffset,
 )
 from kafka.log.log_validator import LOG_APPEND_TIME, stamp_log_append_time, validate_records
-from kafka.protocol.record_batch import set_base_offset, validate_batches
+from kafka.log.producer_append_info import ProducerAppendInfo
+from kafka.log.producer_state_entry import BatchMetadata, ProducerStateEntry
+from kafka.log.producer_state_manager import (
+    ProducerStateManager,
+    ProducerStateManagerConfig,
+    update_producers,
+)
+from kafka.protocol.record_batch import NO_PRODUCER_ID, RecordBatch, set_base_offset, validate_batches
 from kafka.utils.time import SYSTEM, Time
 
 __all__ = ["LogAppendInfo", "TimestampAndOffset", "UnifiedLog"]
@@ -76,7 +89,8 @@ class UnifiedLog:
 
     def __init__(self, dir: str, topic: str, partition: int, config: LogConfig, time: Time = SYSTEM,
                  log_start_offset: int = 0, recovery_point: int = 0, had_clean_shutdown: bool = True,
-                 high_watermark: int = 0, scheduler=None) -> None:
+                 high_watermark: int = 0, scheduler=None,
+                 producer_state_manager_config: ProducerStateManagerConfig | None = None) -> None:
         self.dir = dir
         self.topic = topic
         self.partition = partition
@@ -86,15 +100,15 @@ class UnifiedLog:
         self.scheduler = scheduler
         self._lock = threading.Lock()
         os.makedirs(dir, exist_ok=True)
-        loaded = LogLoader(dir, self.name, config, time, had_clean_shutdown, recovery_point).load()
+        self.producer_state_manager = ProducerStateManager(
+            self.name, dir, producer_state_manager_config or ProducerStateManagerConfig(), time)
+        loaded = LogLoader(dir, self.name, config, time, had_clean_shutdown, recovery_point, log_start_offset,
+                           self.producer_state_manager).load()
         segments = loaded.segments
-        if not segments:
-            segments = [LogSegment(dir, log_start_offset, config, time)]
-            loaded.log_end_offset = loaded.recovery_point = log_start_offset
         # (segments, their base offsets): replaced whole on roll, so readers can hold a snapshot.
         self._view: tuple[tuple[LogSegment, ...], list[int]] = _view_of(segments)
         self._log_end_offset = loaded.log_end_offset
-        self._log_start_offset = min(max(log_start_offset, segments[0].base_offset), self._log_end_offset)
+        self._log_start_offset = loaded.log_start_offset
         # From replication-offset-checkpoint; the Partition moves it on from there.
         self._high_watermark = min(max(high_watermark, self._log_start_offset), self._log_end_offset)
         self._recovery_point = max(loaded.recovery_point, self._log_start_offset)
@@ -181,9 +195,11 @@ class UnifiedLog:
     def append_as_leader(self, records: bytes | bytearray | memoryview, leader_epoch: int = 0) -> LogAppendInfo:
         """Validate, assign offsets and append one produce request's batches for this partition.
 
-        All or nothing: every batch is checked (CRC, size, counts) before a byte is written. Offsets
-        are assigned by rewriting each batch's baseOffset in a copy of the request: no record is
-        decoded, compressed batches are stored as they came."""
+        All or nothing: every batch is checked (CRC, size, counts, and an idempotent producer's epoch
+        and sequence) before a byte is written. Offsets are assigned by rewriting each batch's
+        baseOffset in a copy of the request: no record is decoded, compressed batches are stored as
+        they came. A retried batch is not written again: the answer carries the offsets (and log
+        append time) of its first append, with `is_duplicate` set."""
         batches = validate_batches(records)
         max_message_bytes = self.config.max_message_bytes
         num_messages = 0
@@ -222,6 +238,11 @@ class UnifiedLog:
             if self._needs_recovery is not None:
                 raise KafkaStorageError(self.parent_dir, f"log {self.name} needs recovery after a failed write "
                                                          f"({self._needs_recovery}): restart the broker")
+            updated_producers, duplicate = self._analyze_and_validate_producer_state(buffer, batches)
+            if duplicate is not None:
+                return LogAppendInfo(duplicate.first_offset, duplicate.last_offset, duplicate.timestamp,
+                                     duplicate.timestamp if log_append_time >= 0 else -1, self._log_start_offset,
+                                     is_duplicate=True)
             try:
                 segment = self._maybe_roll(len(buffer), max_timestamp, last_offset)
                 segment.append(last_offset, buffer)
@@ -232,6 +253,7 @@ class UnifiedLog:
                     self._needs_recovery = str(e)
                 raise KafkaStorageError(self.parent_dir, f"error appending to {self.name}: {e}") from e
             self._log_end_offset = next_offset
+            self._update_producer_state(updated_producers, next_offset)
             self.leader_epoch_cache.assign(leader_epoch, first_offset)
             log_start_offset = self._log_start_offset
             flush_due = next_offset - self._recovery_point >= self.config.flush_messages
@@ -255,13 +277,73 @@ class UnifiedLog:
                     f"log end offset {self._log_end_offset}", batches[0].base_offset, batches[-1].last_offset)
             first_offset, last_offset = batches[0].base_offset, batches[-1].last_offset
             max_timestamp = max(b.max_timestamp for b in batches)
+            # The leader checked these batches: the follower only records its producers' progress.
+            updated_producers: dict[int, ProducerAppendInfo] = {}
+            for batch in batches:
+                if batch.producer_id != NO_PRODUCER_ID:
+                    update_producers(self.producer_state_manager, batch, updated_producers, None,
+                                     AppendOrigin.REPLICATION)
             segment = self._maybe_roll(len(records), max_timestamp, last_offset)
             segment.append(last_offset, records)
             self._log_end_offset = last_offset + 1
+            self._update_producer_state(updated_producers, last_offset + 1)
             for batch in batches:  # keep the leader's epochs: this log may lead one day
                 self.leader_epoch_cache.assign(batch.partition_leader_epoch, batch.base_offset)
         return LogAppendInfo(first_offset, last_offset, max_timestamp, -1, self._log_start_offset,
                              sum(b.records_count for b in batches), len(records))
+
+    # ------------------------------------------------------------------------------ producer state
+
+    def _analyze_and_validate_producer_state(self, buffer: bytearray, batches: list[RecordBatch]
+                                             ) -> tuple[dict[int, ProducerAppendInfo], BatchMetadata | None]:
+        """Check each idempotent batch (offsets assigned in `buffer`) against its producer's state
+        (Kafka's analyzeAndValidateProducerState). Returns the producers' updates to apply once the
+        batches are written, or the first batch that repeats one already written. Raises
+        OutOfOrderSequenceError or InvalidProducerEpochError, and then nothing is appended."""
+        updated_producers: dict[int, ProducerAppendInfo] = {}
+        for view in batches:
+            if view.producer_id == NO_PRODUCER_ID:
+                continue  # not an idempotent producer: nothing to remember (the common case costs this test)
+            batch = RecordBatch(buffer, view.position)  # the header again, with its offsets and append time
+            # A client's retry can only repeat one of the last five batches: answer it, write nothing.
+            duplicate = self.producer_state_manager.find_duplicate_batch(batch)
+            if duplicate is not None:
+                return updated_producers, duplicate
+            update_producers(self.producer_state_manager, batch, updated_producers, None, AppendOrigin.CLIENT)
+        return updated_producers, None
+
+    def _update_producer_state(self, updated_producers: dict[int, ProducerAppendInfo], map_end_offset: int) -> None:
+        for append_info in updated_producers.values():
+            self.producer_state_manager.update(append_info)
+        self.producer_state_manager.update_map_end_offset(map_end_offset)
+
+    def active_producers(self) -> list[ProducerStateEntry]:
+        """The producers with state here, for DescribeProducers (Kafka's activeProducers)."""
+        with self._lock:
+            return list(self.producer_state_manager.active_producers.values())
+
+    @property
+    def producer_id_count(self) -> int:
+        """Producer ids tracked (the ProducerIdCount gauge reads it without the lock)."""
+        return self.producer_state_manager.producer_id_count
+
+    def remove_expired_producers(self, current_time_ms: int) -> None:
+        """Forget producers silent for producer.id.expiration.ms (the LogManager's periodic check)."""
+        with self._lock:
+            self.producer_state_manager.remove_expired_producers(current_time_ms)
+
+    def delete_snapshots_after_recovery_point_checkpoint(self) -> int:
+        """Once the recovery point is checkpointed, keep only the snapshots recovery or a truncation
+        may need: from the segment before the recovery point's, and the last two segments'. Returns
+        the smallest offset kept (Kafka 2.x's rule of the same name)."""
+        with self._lock:
+            base_offsets = self._view[1]
+            two_segments_min_offset = base_offsets[-2] if len(base_offsets) > 1 else base_offsets[-1]
+            lower = bisect_left(base_offsets, self._recovery_point) - 1
+            recovery_point_offset = base_offsets[lower] if lower >= 0 else self._recovery_point
+            min_offset_to_retain = min(recovery_point_offset, two_segments_min_offset)
+            self.producer_state_manager.delete_snapshots_before(min_offset_to_retain)
+            return min_offset_to_retain
 
     def truncate_to(self, offset: int) -> None:
         """Remove every offset from `offset` on (a follower whose tail diverged from its leader's).
@@ -279,6 +361,8 @@ class UnifiedLog:
             self._high_watermark = min(self._high_watermark, offset)
             self._recovery_point = min(self._recovery_point, offset)
             self.leader_epoch_cache.truncate_from_end(offset)
+            # The producers' last batches may be gone: back to the newest snapshot at or below the new end.
+            rebuild_producer_state(self.producer_state_manager, keep, self._log_start_offset, offset, self.time)
         for segment in dropped:
             segment.delete()
 
@@ -302,6 +386,10 @@ class UnifiedLog:
         segments[-1].on_become_inactive_segment()
         segment = LogSegment(self.dir, new_offset, self.config, self.time)
         self._view = _view_of((*segments, segment))
+        # The producers as they stand at the new segment's first offset: recovering that segment after
+        # a crash starts from this snapshot and replays only the segment's own batches.
+        self.producer_state_manager.update_map_end_offset(new_offset)
+        self.producer_state_manager.take_snapshot()
         if self.scheduler is not None and self.scheduler.is_started:
             # Kafka's roll: fsync the segment that became inactive off the append path, which moves
             # the recovery point to the new segment (a crash then recovers only the active one).
@@ -416,6 +504,7 @@ class UnifiedLog:
                 self._log_start_offset = new_log_start_offset
                 self._recovery_point = max(self._recovery_point, new_log_start_offset)
                 self.leader_epoch_cache.truncate_from_start(new_log_start_offset)
+                self.producer_state_manager.on_log_start_offset_incremented(new_log_start_offset)
             return self._log_start_offset
 
     # ------------------------------------------------------------------------------ retention
@@ -451,6 +540,8 @@ class UnifiedLog:
             self._log_start_offset = self._log_end_offset = self._high_watermark = offset
             self._recovery_point = offset
             self.leader_epoch_cache.clear()
+            self.producer_state_manager.truncate_fully_and_start_at(offset)
+            rebuild_producer_state(self.producer_state_manager, list(self._view[0]), offset, offset, self.time)
         for segment in dropped:
             segment.delete()
 
@@ -491,6 +582,9 @@ class UnifiedLog:
             self.leader_epoch_cache.truncate_from_start(self._log_start_offset)
             for segment in doomed:
                 segment.change_file_suffixes("", DELETED_FILE_SUFFIX)
+                # The snapshot at a deleted segment's base describes the log before it: no use any more.
+                self.producer_state_manager.remove_and_delete_snapshot(segment.base_offset)
+            self.producer_state_manager.on_log_start_offset_incremented(self._log_start_offset)
             log_start_offset = self._log_start_offset
         self._delete_segment_files(doomed)
         log.info("deleted old segments", log=self.name, reason=reason, segments=[s.base_offset for s in doomed],
@@ -573,7 +667,18 @@ class UnifiedLog:
             self.last_flush_time_ms = self.time.milliseconds()
 
     def close(self) -> None:
-        """Close every file (the caller flushes first if it wants the bytes on disk)."""
+        """Snapshot the producer state at the log end offset (so the next start replays nothing),
+        then close every file (the caller flushes first if it wants the bytes on disk)."""
+        with self._lock:
+            if not self._closed:
+                try:
+                    self.producer_state_manager.take_snapshot()
+                except OSError as e:  # a failed disk: the next start replays the log instead
+                    log.warning("could not snapshot the producer state at close", log=self.name, error=str(e))
+        self.close_handlers()
+
+    def close_handlers(self) -> None:
+        """Close every file, writing nothing (a log about to be deleted)."""
         with self._lock:
             self._closed = True
             for segment in self._view[0]:
@@ -581,7 +686,7 @@ class UnifiedLog:
 
     def delete(self) -> None:
         """Close the log and remove its directory with every segment in it."""
-        self.close()
+        self.close_handlers()
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __repr__(self) -> str:
