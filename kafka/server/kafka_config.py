@@ -182,6 +182,11 @@ _KEYS = [
               lambda v: None if 0.0 <= v <= 1.0 else "must be between 0 and 1"),
     ConfigKey("log.cleaner.min.compaction.lag.ms", _int, "0", "Minimum age of a record before compaction.",
               _at_least(0)),
+    # idempotent producers (KIP-98): how long a partition remembers a silent producer, and how often it looks
+    ConfigKey("producer.id.expiration.ms", _int, "86400000",
+              "A partition forgets a producer id that has written nothing for this long.", _at_least(1)),
+    ConfigKey("producer.id.expiration.check.interval.ms", _int, "600000",
+              "How often expired producer ids are removed.", _at_least(1)),
     # group coordinator and __consumer_offsets
     ConfigKey("group.initial.rebalance.delay.ms", _int, "3000",
               "How long an empty group waits for more members before its first rebalance.", _at_least(0)),

@@ -39,6 +39,7 @@ from kafka.coordinator.transaction.transaction_coordinator import TransactionCoo
 from kafka.log.log_cleaner import CleanerConfig, LogCleaner
 from kafka.log.log_config import LogConfig
 from kafka.log.log_manager import LogManager
+from kafka.log.producer_state_manager import ProducerStateManagerConfig
 from kafka.network.end_point import EndPoint
 from kafka.network.request_channel import RequestChannel
 from kafka.network.socket_server import SocketServer
@@ -173,7 +174,11 @@ class KafkaServer:
         for log_dir in config.log_dirs:
             os.makedirs(log_dir, exist_ok=True)
         self.log_manager = LogManager(config.log_dirs, default_log_config(config), self.time,
-                                      node_id=config.node_id, cluster_id=cluster_id)
+                                      node_id=config.node_id, cluster_id=cluster_id,
+                                      producer_state_manager_config=ProducerStateManagerConfig(
+                                          config.producer_id_expiration_ms),
+                                      producer_id_expiration_check_interval_ms=(
+                                          config.producer_id_expiration_check_interval_ms))
         self.log_manager.startup({})  # topic configs come from the metadata log, applied by the publisher
 
         self.request_channel = RequestChannel(config.queued_max_requests)
