@@ -1,6 +1,7 @@
 """Acceptance: InitProducerId on a real one-node broker (KIP-98, KIP-730). The broker answers from a
 block of ids the controller allocated and wrote to the metadata log as a ProducerIdsRecord; a
-restarted node starts a new block after it; librdkafka's idempotent producer gets its id here."""
+restarted node starts a new block after it, also when the record is only in a snapshot now;
+librdkafka's idempotent producer gets its id here."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ import re
 
 from confluent_kafka import Producer
 
+from kafka.clients.admin import AdminClient, NewTopic
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.tools.dump_log_segments import main as dump_log
 from kafka.tools.metadata_shell import MetadataShell, image_tree, load_image
-from tests.helpers import unique_topic
+from tests.helpers import unique_topic, wait_until
 from tests.integration.test_confluent_kafka import create_topic
 from tests.wire import WireClient
 
@@ -104,3 +106,39 @@ def test_blocks_are_in_the_metadata_log_and_a_restart_starts_a_new_one(start_bro
     again = init_producer_id(client)
     client.close()
     assert again.error_code == Errors.NONE and again.producer_id == 1000 and not first & {again.producer_id}
+
+
+SMALL_SNAPSHOTS = {"metadata.log.max.record.bytes.between.snapshots": "2000", "metadata.log.segment.bytes": "4096"}
+
+
+def test_a_restart_from_a_snapshot_still_starts_after_the_last_block(start_broker, tmp_path):
+    data = tmp_path / "data"
+    broker = start_broker(data, SMALL_SNAPSHOTS)
+    client = WireClient(broker.port)
+    assert init_producer_id(client).producer_id == 0
+    client.close()
+    metadata_log = broker.server.shared.metadata_log
+    block_written_before = metadata_log.end_offset()  # the ProducerIdsRecord is committed below this
+
+    created = iter(range(1000))
+    with AdminClient({"bootstrap.servers": broker.bootstrap}) as admin:
+        def snapshotted_past_the_record() -> bool:
+            if metadata_log.start_offset() > block_written_before:
+                return True
+            name = f"filler-{next(created)}"  # metadata to snapshot, until the log before it is deleted
+            assert admin.create_topics([NewTopic(name, 1, 1)]) == {name: None}
+            return False
+        wait_until(snapshotted_past_the_record, message="a snapshot past the ProducerIdsRecord, the log before it gone")
+    broker.stop()
+    snapshot = sorted((data / "__cluster_metadata-0").glob("*.checkpoint"))[-1]
+    out = io.StringIO()
+    assert dump_log(["--cluster-metadata-decoder", "--files", str(snapshot)], out=out) == 0
+    assert ('"type":"PRODUCER_IDS_RECORD","version":0,"data":{"brokerId":-1,"brokerEpoch":-1,"nextProducerId":1000}'
+            in out.getvalue())
+    assert MetadataShell(image_tree(load_image(str(snapshot)))).run("cat /producerIds/nextProducerId") == "1000"
+
+    restarted = start_broker(data, SMALL_SNAPSHOTS)
+    assert restarted.server.shared.metadata_log.start_offset() > block_written_before
+    client = WireClient(restarted.port)
+    assert init_producer_id(client).producer_id == 1000
+    client.close()
