@@ -380,6 +380,21 @@ class Partition:
                      to=offset)
             self.log.truncate_to(offset)
 
+    # ------------------------------------------------------------------ idempotent producers
+    def active_producer_state(self) -> list[dict]:
+        """DescribeProducers: the producers with state in this replica's log (Kafka's
+        activeProducerState), as the response's ProducerState entries."""
+        return [dict(producer_id=entry.producer_id, producer_epoch=entry.producer_epoch,
+                     last_sequence=entry.last_seq, last_timestamp=entry.last_timestamp,
+                     coordinator_epoch=entry.coordinator_epoch,
+                     current_txn_start_offset=(-1 if entry.current_txn_first_offset is None
+                                               else entry.current_txn_first_offset))
+                for entry in self.log.active_producers()]
+
+    @property
+    def producer_id_count(self) -> int:
+        return self.log.producer_id_count
+
     def fetch_offset_for_timestamp(self, timestamp: int, fetch_only_committed: bool) -> tuple[int, int]:
         """ListOffsets: (timestamp, offset). -1 is the latest offset a consumer may read, -2 the earliest."""
         if timestamp == -1:

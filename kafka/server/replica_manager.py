@@ -32,9 +32,11 @@ import structlog
 from kafka.clients.metadata import Node
 from kafka.log.errors import (
     CorruptRecordError,
+    InvalidProducerEpochError,
     KafkaStorageError,
     LogDirError,
     OffsetOutOfRangeError,
+    OutOfOrderSequenceError,
     RecordBatchTooLargeError,
     RecordTooLargeError,
 )
@@ -266,6 +268,10 @@ class ReplicaManager:
             return (PartitionResponse(Errors.MESSAGE_TOO_LARGE, error_message=str(e)), -1), False
         except RecordBatchTooLargeError as e:
             return (PartitionResponse(Errors.RECORD_LIST_TOO_LARGE, error_message=str(e)), -1), False
+        except OutOfOrderSequenceError as e:  # idempotence (KIP-98): a batch lost, or a retry too old to answer
+            return (PartitionResponse(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER, error_message=str(e)), -1), False
+        except InvalidProducerEpochError as e:  # a zombie producer, fenced by a newer epoch
+            return (PartitionResponse(Errors.INVALID_PRODUCER_EPOCH, error_message=str(e)), -1), False
         except NotEnoughReplicasError as e:
             return (PartitionResponse(Errors.NOT_ENOUGH_REPLICAS, error_message=str(e)), -1), False
         except KafkaStorageError as e:  # a full disk, an I/O error: nothing was appended
@@ -275,6 +281,7 @@ class ReplicaManager:
             return (PartitionResponse(Errors.KAFKA_STORAGE_ERROR, error_message=str(e)), -1), False
         self.log_manager.log_dir_failure_channel.mark_online(partition.log.parent_dir)
         self.broker_topic_stats.record_append(tp.topic, info.num_messages, info.valid_bytes)
+        # A retried batch (info.is_duplicate) is answered NONE with the offsets of its first append.
         response = PartitionResponse(Errors.NONE, base_offset=info.first_offset,
                                      log_append_time=info.log_append_time,
                                      log_start_offset=info.log_start_offset)
@@ -314,6 +321,10 @@ class ReplicaManager:
     def record_follower_append(self, tp: TopicPartition, size: int) -> None:
         """A fetcher copied `size` bytes of tp from its leader (ReplicationBytesInPerSec)."""
         self.broker_topic_stats.record_replication_bytes_in(size)
+
+    def producer_id_count(self) -> int:
+        """Producer ids tracked by this broker's partitions (KIP-847's ProducerIdCount gauge)."""
+        return sum(partition.producer_id_count for partition in list(self.all_partitions.values()))
 
     def maybe_shrink_isr(self) -> None:
         """Kafka's isr-expiration task: every leader drops its lagging followers from the ISR."""
