@@ -6,7 +6,8 @@ GroupApis and StorageApis do) so each file stays readable, and KafkaApis' dispat
 ``AdminApis.handlers()``. CreatePartitions goes through the AdminManager, which records the new
 count and has the ReplicaManager create the new partitions' logs; DescribeCluster reads the
 MetadataCache; DescribeLogDirs the LogManager's directories (and their LogDirFailureChannel);
-DescribeProducers has no producer state to report until idempotence exists. ElectLeaders is the
+DescribeProducers the idempotent producers a partition's log remembers (its ProducerStateManager),
+from any replica hosting it, as Kafka answers. ElectLeaders is the
 controller's decision alone: it is forwarded as it came and answered when the controller answers,
 without holding an I/O thread; so are the two reassignment requests.
 """
@@ -137,12 +138,20 @@ class AdminApis:
     def handle_describe_producers_request(self, request: Request) -> None:
         topics = []
         for topic in request.body.topics:
-            partitions = []
-            for index in topic.partition_indexes:
-                known = self.apis.replica_manager.get_partition(TopicPartition(topic.name, index)) is not None
-                partitions.append(dict(
-                    partition_index=index, active_producers=[],
-                    error_code=Errors.NONE if known else Errors.UNKNOWN_TOPIC_OR_PARTITION,
-                    error_message=None if known else f"{topic.name}-{index} is not on this broker"))
+            partitions = [self._active_producer_state(TopicPartition(topic.name, index))
+                          for index in topic.partition_indexes]
             topics.append(dict(name=topic.name, partitions=partitions))
         self.apis.send_response(request, dict(throttle_time_ms=0, topics=topics))
+
+    def _active_producer_state(self, tp: TopicPartition) -> dict:
+        """Kafka's ReplicaManager.activeProducerState: a partition hosted here answers, leader or
+        follower; one that is not gets NOT_LEADER_OR_FOLLOWER, or UNKNOWN_TOPIC_OR_PARTITION if it
+        exists nowhere."""
+        replica_manager = self.apis.replica_manager
+        partition = replica_manager.get_partition(tp)
+        if partition is None:
+            _, error = replica_manager.get_partition_or_error(tp)
+            return dict(partition_index=tp.partition, error_code=error, active_producers=[],
+                        error_message=f"{tp.topic}-{tp.partition} is not on this broker")
+        return dict(partition_index=tp.partition, error_code=Errors.NONE, error_message=None,
+                    active_producers=partition.active_producer_state())
