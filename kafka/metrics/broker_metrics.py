@@ -65,6 +65,10 @@ class BrokerMetrics:
         self.group.new_gauge(m.UNDER_REPLICATED_PARTITIONS, under_replicated)
         self.group.new_gauge(m.OFFLINE_REPLICA_COUNT, offline_replicas)
 
+    def register_producer_ids(self, producer_id_count: Callable[[], int]) -> None:
+        """ReplicaManager's ProducerIdCount: the idempotent producers its partitions remember."""
+        self.group.new_gauge(m.PRODUCER_ID_COUNT, producer_id_count)
+
     def register_replication(self, under_min_isr: Callable[[], int], at_min_isr: Callable[[], int],
                              max_lag: Callable[[], int]) -> None:
         self.group.new_gauge(m.UNDER_MIN_ISR_PARTITION_COUNT, under_min_isr)

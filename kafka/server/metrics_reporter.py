@@ -78,6 +78,7 @@ class MetricsReporter:
             leader_count=lambda: sum(1 for p in partitions() if p.leader_id == replica_manager.local_broker_id),
             under_replicated=lambda: sum(1 for p in partitions() if p.is_under_replicated),
             offline_replicas=lambda: sum(1 for p in partitions() if failures.is_offline(p.log.parent_dir)))
+        metrics.register_producer_ids(replica_manager.producer_id_count)
         metrics.register_replication(
             under_min_isr=lambda: sum(1 for p in partitions() if p.is_under_min_isr),
             at_min_isr=lambda: sum(1 for p in partitions() if p.is_at_min_isr),
