@@ -3,6 +3,7 @@ bin/kafka-dump-log.sh).
 
     kafka-dump-log --files data/orders-0/00000000000000000000.log [--print-data-log]
     kafka-dump-log --files 00000000000000000000.index,00000000000000000000.timeindex [--index-sanity-check]
+    kafka-dump-log --files data/orders-0/00000000000000000042.snapshot
 
 For a `.log` file: one line per record batch (base and last offset, record count, position, size,
 compression codec, CRC and whether it is valid) and, with --print-data-log, one `|` line per record
@@ -10,7 +11,9 @@ with its key and value. Bytes after the last whole batch are reported, as recove
 For an `.index` file: its offset -> position entries; for a `.timeindex`: timestamp -> offset
 entries; each is checked against the .log beside it and mismatches are printed on stderr. With
 --index-sanity-check, only the check the broker runs at start-up (which decides whether the index
-is rebuilt). The output follows Kafka's tool line for line, so Kafka's documentation applies.
+is rebuilt). For a producer-state `.snapshot` (KIP-98): one line per idempotent producer, its epoch
+and the last batch the partition remembers of it. The output follows Kafka's tool line for line, so
+Kafka's documentation applies.
 
 The tool only reads: it never creates or repairs a file.
 """
@@ -27,9 +30,10 @@ import uuid
 from collections.abc import Iterator
 from typing import TextIO
 
-from kafka.log.errors import CorruptIndexError
+from kafka.log.errors import CorruptIndexError, CorruptSnapshotError
 from kafka.log.log_segment import INDEX_FILE_SUFFIX, LOG_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX
 from kafka.log.offset_index import OffsetIndex
+from kafka.log.producer_state_manager import PRODUCER_SNAPSHOT_FILE_SUFFIX, read_snapshot
 from kafka.log.time_index import TimeIndex
 from kafka.protocol.control_records import LEADER_CHANGE, control_record_type, read_leader_change
 from kafka.protocol.metadata_records import deserialize
@@ -72,6 +76,8 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout, err: TextIO = 
             status |= dump_index(path, args.index_sanity_check, args.verify_index_only, out, err)
         elif path.endswith(TIME_INDEX_FILE_SUFFIX):
             status |= dump_time_index(path, args.index_sanity_check, args.verify_index_only, out, err)
+        elif path.endswith(PRODUCER_SNAPSHOT_FILE_SUFFIX):
+            status |= dump_producer_id_snapshot(path, out, err)
         else:
             print(f"Ignoring unknown file {path}", file=err)
     return status
@@ -247,6 +253,30 @@ def _sanity_check(index: OffsetIndex | TimeIndex, path: str, out: TextIO, err: T
     finally:
         index.close()
     print(f"{path} passed sanity check.", file=out)
+    return 0
+
+
+# ---------------------------------------------------------------------------------- .snapshot
+
+def dump_producer_id_snapshot(path: str, out: TextIO, err: TextIO) -> int:
+    """Each producer of a snapshot as Kafka's dumpProducerIdSnapshot prints it (a snapshot keeps
+    only a producer's last batch; a producer whose epoch was bumped may have none)."""
+    try:
+        entries = read_snapshot(path)
+    except CorruptSnapshotError as error:
+        print(str(error), file=err)
+        return 1
+    for entry in entries:
+        txn = ("OptionalLong.empty" if entry.current_txn_first_offset is None
+               else f"OptionalLong[{entry.current_txn_first_offset}]")
+        line = (f"producerId: {entry.producer_id} producerEpoch: {entry.producer_epoch} "
+                f"coordinatorEpoch: {entry.coordinator_epoch} currentTxnFirstOffset: {txn} "
+                f"lastTimestamp: {entry.last_timestamp} ")
+        if entry.batch_metadata:
+            batch = entry.batch_metadata[0]
+            line += (f"firstSequence: {batch.first_seq} lastSequence: {batch.last_seq} "
+                     f"lastOffset: {batch.last_offset} offsetDelta: {batch.offset_delta} timestamp: {batch.timestamp}")
+        print(line, file=out)
     return 0
 
 

@@ -56,3 +56,24 @@ def test_index_entries_are_listed_and_checked(tmp_path):
         file.write(b"\x00\x00\x00")
     status, _, err = run("--files", index, "--index-sanity-check")
     assert status == 1 and "torn" in err
+
+
+def test_a_producer_snapshot_is_printed_like_kafkas_tool(tmp_path):
+    time = MockTime()
+    log = UnifiedLog(str(tmp_path / "t-0"), "t", 0, LogConfig(), time)
+    log.append_as_leader(build_batch([(None, b"x")]))  # not idempotent: not in the snapshot
+    log.append_as_leader(build_batch([(None, b"a"), (None, b"b"), (None, b"c")], timestamp=1234,
+                                     producer_id=77, producer_epoch=2, base_sequence=10))
+    log.close()  # a clean close snapshots the producers at the log end offset
+    snapshot = str(tmp_path / "t-0" / "00000000000000000004.snapshot")
+    status, out, err = run("--files", snapshot)
+    assert status == 0, err
+    assert out.splitlines() == [
+        f"Dumping {snapshot}",
+        "producerId: 77 producerEpoch: 2 coordinatorEpoch: -1 currentTxnFirstOffset: OptionalLong.empty "
+        "lastTimestamp: 1234 firstSequence: 10 lastSequence: 12 lastOffset: 3 offsetDelta: 2 timestamp: 1234"]
+    with open(snapshot, "r+b") as file:
+        file.seek(12)
+        file.write(b"\xff")
+    status, _, err = run("--files", snapshot)
+    assert status == 1 and "CRC is no longer valid" in err
