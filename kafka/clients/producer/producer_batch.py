@@ -5,6 +5,10 @@ Seed 002: "the producer will accumulate the records assigned to a given partitio
 Batching also provides for much more effective compression." A batch collects records until it
 reaches ``batch.size``; the Sender then closes it into v2 RecordBatch bytes (compressed as a
 whole) and, when the broker answers, completes every record's future with its offset.
+
+An idempotent producer stamps the batch, when it is drained, with its producer id, epoch and the
+partition's next sequence number (KIP-98). A retry sends the same bytes with the same sequence, so
+a leader that already has the batch can tell (seed 004's duplicate on retry).
 """
 
 from __future__ import annotations
@@ -13,8 +17,9 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 
+from kafka.clients.producer.producer_id_and_epoch import NO_PRODUCER_EPOCH, NO_SEQUENCE, ProducerIdAndEpoch
 from kafka.protocol.compression import CompressionType
-from kafka.protocol.record_batch import HEADER_SIZE, DefaultRecord, Header, build_batch
+from kafka.protocol.record_batch import HEADER_SIZE, NO_PRODUCER_ID, DefaultRecord, Header, build_batch
 from kafka.utils.topic_partition import TopicPartition
 
 # A record's size in a v2 batch is a few varints plus its bytes; 21 covers the varints' worst case.
@@ -63,6 +68,11 @@ class ProducerBatch:
         self.estimated_size = HEADER_SIZE
         self.allocated = 0  # bytes taken from the BufferPool for this batch
         self.closed = False  # no more appends: it is being (or has been) sent
+        self.producer_id = NO_PRODUCER_ID
+        self.producer_epoch = NO_PRODUCER_EPOCH
+        self.base_sequence = NO_SEQUENCE
+        self.is_transactional = False
+        self.reopened = False  # its sequence was rewritten after an epoch bump
         self._built: bytes | None = None
 
     @property
@@ -84,11 +94,42 @@ class ProducerBatch:
     def is_full(self, batch_size: int) -> bool:
         return self.estimated_size >= batch_size
 
+    # ------------------------------------------------------------------ idempotence (KIP-98)
+    @property
+    def has_sequence(self) -> bool:
+        return self.base_sequence != NO_SEQUENCE
+
+    @property
+    def last_sequence(self) -> int:
+        return increment_sequence(self.base_sequence, self.record_count - 1)
+
+    def set_producer_state(self, producer_id_and_epoch: ProducerIdAndEpoch, base_sequence: int,
+                           is_transactional: bool) -> None:
+        """Number the batch; done once, when it is first drained."""
+        self.producer_id, self.producer_epoch = producer_id_and_epoch
+        self.base_sequence = base_sequence
+        self.is_transactional = is_transactional
+
+    def reset_producer_state(self, producer_id_and_epoch: ProducerIdAndEpoch, base_sequence: int,
+                             is_transactional: bool) -> None:
+        """Renumber a batch still in flight after an epoch bump: its next attempt starts the new
+        epoch's sequences. The header and its CRC change, so the bytes are built again; this is
+        the rare path, and rebuilding is simpler than patching the header."""
+        self.set_producer_state(producer_id_and_epoch, base_sequence, is_transactional)
+        self.reopened = True
+        self._built = None
+
+    @property
+    def sequence_has_been_reset(self) -> bool:
+        return self.reopened
+
     def build(self) -> bytes:
         """Close the batch into RecordBatch bytes (once; a retry resends the same bytes)."""
         self.closed = True
         if self._built is None:
-            self._built = build_batch(self.records, base_offset=0, compression=self.compression)
+            self._built = build_batch(self.records, base_offset=0, compression=self.compression,
+                                      producer_id=self.producer_id, producer_epoch=self.producer_epoch,
+                                      base_sequence=self.base_sequence)
         return self._built
 
     def has_reached_delivery_timeout(self, delivery_timeout_ms: int, now_ms: int) -> bool:
@@ -113,7 +154,15 @@ class ProducerBatch:
                     _run_callback(callback, None, exception)
 
     def __repr__(self) -> str:
-        return f"ProducerBatch({self.topic_partition}, records={len(self.records)}, attempts={self.attempts})"
+        sequence = f", sequence={self.base_sequence}" if self.has_sequence else ""
+        return f"ProducerBatch({self.topic_partition}, records={len(self.records)}, attempts={self.attempts}{sequence})"
+
+
+def increment_sequence(sequence: int, increment: int) -> int:
+    """DefaultRecordBatch.incrementSequence: sequences are int32 and wrap to 0 after 2**31 - 1."""
+    if sequence > 2**31 - 1 - increment:
+        return increment - (2**31 - 1 - sequence) - 1
+    return sequence + increment
 
 
 def _run_callback(callback: Callable, metadata: RecordMetadata | None, exception: BaseException | None) -> None:

@@ -7,6 +7,12 @@ partition's first batch is *ready* when it is full (``batch.size``), when it has
 ``linger.ms``, when a retry's backoff has passed, or when someone is flushing, closing or
 waiting for memory. ``drain`` then takes one batch per ready partition for each node that leads
 it, so that "those record batches will be drained, and will form a produce request".
+
+With idempotence, ``drain`` is where a batch gets its number: the TransactionManager's producer id,
+epoch and the partition's next sequence. It is numbered once, at its first drain, and a retry
+keeps it. A partition's batches go out in sequence order. No batch is drained before the producer
+has an id. A retried batch waits until it is the first of its partition in flight, and
+``reenqueue`` puts it back in sequence order.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from dataclasses import dataclass, field
 from kafka.clients.metadata import Cluster
 from kafka.clients.producer.buffer_pool import BufferPool
 from kafka.clients.producer.producer_batch import FutureRecordMetadata, ProducerBatch, estimate_size
+from kafka.clients.producer.producer_id_and_epoch import NO_SEQUENCE
+from kafka.clients.producer.transaction_manager import TransactionManager
 from kafka.protocol.compression import CompressionType
 from kafka.protocol.record_batch import HEADER_SIZE, Header
 from kafka.utils.time import SYSTEM, Time
@@ -41,7 +49,8 @@ class ReadyCheckResult:
 
 class RecordAccumulator:
     def __init__(self, batch_size: int, compression: CompressionType, linger_ms: int, retry_backoff_ms: int,
-                 delivery_timeout_ms: int, buffer_pool: BufferPool, time: Time = SYSTEM) -> None:
+                 delivery_timeout_ms: int, buffer_pool: BufferPool, time: Time = SYSTEM,
+                 transaction_manager: TransactionManager | None = None) -> None:
         self.batch_size = batch_size
         self.compression = compression
         self.linger_ms = linger_ms
@@ -49,6 +58,7 @@ class RecordAccumulator:
         self.delivery_timeout_ms = delivery_timeout_ms
         self.free = buffer_pool
         self.time = time
+        self.transaction_manager = transaction_manager  # None unless enable.idempotence
         self._batches: dict[TopicPartition, deque[ProducerBatch]] = {}
         self._incomplete: set[ProducerBatch] = set()
         self._muted: set[TopicPartition] = set()  # max.in.flight=1: one batch per partition in flight
@@ -128,6 +138,7 @@ class RecordAccumulator:
               now_ms: int) -> dict[int, list[ProducerBatch]]:
         """For each node, the first batch of each partition it leads, up to max.request.size."""
         drained: dict[int, list[ProducerBatch]] = {}
+        tm = self.transaction_manager
         with self._lock:
             for node_id in nodes:
                 size = 0
@@ -143,9 +154,19 @@ class RecordAccumulator:
                     first = queue[0]
                     if first.attempts > 0 and now_ms - first.last_attempt_ms < self.retry_backoff_ms:
                         continue
+                    if tm is not None and self._should_stop_drain_batches_for_partition(first, tp):
+                        continue
                     if batches and size + first.estimated_size > max_request_size:
                         break  # the rest waits for the next request
                     batch = queue.popleft()
+                    if tm is not None and not batch.has_sequence:
+                        # Number it now, once: a retry must carry the same number, or a batch the
+                        # leader already wrote would look new to it and be written twice.
+                        tm.maybe_update_producer_id_and_epoch(tp)
+                        batch.set_producer_state(tm.producer_id_and_epoch, tm.sequence_number(tp),
+                                                 tm.is_transactional())
+                        tm.increment_sequence_number(tp, batch.record_count)
+                        tm.add_in_flight_batch(batch)
                     batch.build()
                     batch.attempts += 1
                     batch.last_attempt_ms = now_ms
@@ -154,11 +175,46 @@ class RecordAccumulator:
                 drained[node_id] = batches
         return drained
 
+    def _should_stop_drain_batches_for_partition(self, first: ProducerBatch, tp: TopicPartition) -> bool:
+        """Idempotence: may the first batch of ``tp`` go now? (Kafka's shouldStopDrainBatchesForPartition)"""
+        tm = self.transaction_manager
+        if not tm.is_send_to_partition_allowed(tp):
+            return True
+        if not tm.producer_id_and_epoch.is_valid:
+            return True  # no batch goes before InitProducerId has answered
+        if not first.has_sequence:
+            if tm.has_in_flight_batches(tp) and tm.has_stale_producer_id_and_epoch(tp):
+                # The new epoch starts at sequence 0; wait until the old epoch's batches are done,
+                # or sequence 0 could reach the leader before them.
+                return True
+            if tm.has_unresolved_sequence(tp):
+                return True  # a batch expired after it was sent: wait to learn if it was written
+        first_in_flight = tm.first_in_flight_sequence(tp)
+        # A retry goes only when it is the oldest batch of its partition in flight, so retries
+        # cannot overtake each other (in effect, one request in flight while it is retried).
+        return first_in_flight != NO_SEQUENCE and first.has_sequence and first.base_sequence != first_in_flight
+
     def reenqueue(self, batch: ProducerBatch, now_ms: int) -> None:
         """A retriable failure: put the batch back at the head of its queue, keeping its order."""
         with self._lock:
             batch.last_attempt_ms = now_ms
-            self._batches.setdefault(batch.topic_partition, deque()).appendleft(batch)
+            queue = self._batches.setdefault(batch.topic_partition, deque())
+            if self.transaction_manager is not None:
+                self._insert_in_sequence_order(queue, batch)
+            else:
+                queue.appendleft(batch)
+
+    @staticmethod
+    def _insert_in_sequence_order(queue: deque[ProducerBatch], batch: ProducerBatch) -> None:
+        """The batches of a failed request come back one by one, oldest first, so each must find
+        its place among the retries already at the head of the queue, not simply go in front."""
+        if not batch.has_sequence:
+            raise RuntimeError(f"a re-enqueued batch of an idempotent producer has no sequence: {batch}")
+        ahead = []
+        while queue and queue[0].has_sequence and queue[0].base_sequence < batch.base_sequence:
+            ahead.append(queue.popleft())
+        queue.appendleft(batch)
+        queue.extendleft(reversed(ahead))
 
     def expired_batches(self, now_ms: int) -> list[ProducerBatch]:
         """Batches still waiting here after delivery.timeout.ms: they fail without being sent."""
