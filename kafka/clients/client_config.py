@@ -3,6 +3,12 @@
 Like Kafka's ConfigDef, each client declares the keys it knows with a type and a default; a key it
 does not know, or a value that does not parse, is an error that names the key. Python callers may
 also write ``linger_ms=10`` for ``linger.ms=10``.
+
+``ProducerConfig`` adds the producer's rule for idempotence, as the Java client has had it since
+3.2 (KIP-679 made ``enable.idempotence`` default to true in 3.0). Idempotence needs ``acks=all``,
+``retries`` > 0 and ``max.in.flight.requests.per.connection`` <= 5. If the user set
+``enable.idempotence=true`` and a conflicting key, that is an error. If the user left
+``enable.idempotence`` unset, a conflicting key quietly turns idempotence off.
 """
 
 from __future__ import annotations
@@ -10,7 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import structlog
+
 from kafka.clients.errors import ConfigError
+
+log = structlog.get_logger("kafka.clients.ProducerConfig")
 
 
 def _int(v: Any) -> int:
@@ -77,9 +87,12 @@ PRODUCER = {
     "max.block.ms": (_int, 60000),
     "max.request.size": (_int, 1048576),
     "partitioner.ignore.keys": (_bool, False),
-    # Idempotence needs InitProducerId and sequence numbers, which this edition does not have yet.
-    "enable.idempotence": (_bool, False),
+    "enable.idempotence": (_bool, True),  # since Kafka 3.0 (KIP-679)
 }
+
+# The broker keeps the metadata of a producer's last five batches per partition, so it can answer
+# a retry of any of them as a duplicate: more in flight and a retry could fall outside that window.
+MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_FOR_IDEMPOTENCE = 5
 
 CONSUMER = {
     **COMMON,
@@ -113,6 +126,7 @@ class ClientConfig:
                  props: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
         given = dict(props or {})
         given.update({k.replace("_", "."): v for k, v in kwargs.items()})
+        self.originals = frozenset(given)  # the keys the user set (AbstractConfig.originals)
         self.values: dict[str, Any] = {}
         for key, value in given.items():
             if key not in definition:
@@ -129,3 +143,35 @@ class ClientConfig:
 
     def __getitem__(self, key: str) -> Any:
         return self.values[key]
+
+
+class ProducerConfig(ClientConfig):
+    """The producer's configs, with the idempotence rule applied (Kafka's ProducerConfig)."""
+
+    def __init__(self, props: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
+        super().__init__(PRODUCER, props, **kwargs)
+        self.post_process_and_validate_idempotence_configs()
+
+    def post_process_and_validate_idempotence_configs(self) -> None:
+        if not self.values["enable.idempotence"]:
+            return
+        user_configured_idempotence = "enable.idempotence" in self.originals
+        conflicts = []
+        if self.values["retries"] == 0:
+            conflicts.append(("retries", "must set retries to non-zero when using the idempotent producer"))
+        if self.values["acks"] != -1:
+            conflicts.append(("acks", "must set acks to all in order to use the idempotent producer, "
+                                      "otherwise we cannot guarantee idempotence"))
+        in_flight = self.values["max.in.flight.requests.per.connection"]
+        if in_flight > MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_FOR_IDEMPOTENCE:
+            conflicts.append(("max.in.flight.requests.per.connection",
+                              f"must set max.in.flight.requests.per.connection to at most "
+                              f"{MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_FOR_IDEMPOTENCE} to use the idempotent producer"))
+        if not conflicts:
+            return
+        key, message = conflicts[0]
+        if user_configured_idempotence:
+            raise ConfigError(f"invalid value {self.values[key]!r} for config {key!r}: {message} "
+                              f"(enable.idempotence=true)")
+        log.info("idempotence will be disabled", because=", ".join(f"{k}={self.values[k]}" for k, _ in conflicts))
+        self.values["enable.idempotence"] = False

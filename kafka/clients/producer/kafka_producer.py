@@ -6,6 +6,10 @@ the key, or the sticky partition for keyless records), and append the record to 
 batch in the RecordAccumulator. That is all ``send()`` does. The Sender thread takes it from
 there: it drains ready batches into Produce requests, one per broker, through the NetworkClient.
 
+The producer is idempotent unless told otherwise (``enable.idempotence``, true since Kafka 3.0):
+a TransactionManager gets it a producer id before the first batch goes, and numbers every batch,
+so a retry after a lost Produce response cannot write the batch twice (seed 004).
+
     producer = KafkaProducer({"bootstrap.servers": "127.0.0.1:9092", "linger.ms": 10})
     producer.send("orders", b"value", key=b"k", headers=[("h", b"v")]).get(10)
     producer.close()
@@ -17,8 +21,8 @@ import itertools
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from kafka.clients.client_config import PRODUCER, ClientConfig
-from kafka.clients.errors import ConfigError, KafkaError, KafkaTimeoutError
+from kafka.clients.client_config import ProducerConfig
+from kafka.clients.errors import KafkaError, KafkaTimeoutError
 from kafka.clients.metadata import Metadata
 from kafka.clients.network_client import NetworkClient
 from kafka.clients.producer.buffer_pool import BufferPool
@@ -26,6 +30,7 @@ from kafka.clients.producer.partitioner import DefaultPartitioner
 from kafka.clients.producer.producer_batch import FutureRecordMetadata, estimate_size
 from kafka.clients.producer.record_accumulator import RecordAccumulator
 from kafka.clients.producer.sender import Sender
+from kafka.clients.producer.transaction_manager import TransactionManager
 from kafka.protocol.compression import CompressionType
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import HEADER_SIZE, Header
@@ -56,25 +61,32 @@ def _to_headers(headers: HeadersLike) -> list[Header]:
 
 class KafkaProducer:
     def __init__(self, config: Mapping[str, Any] | None = None, time: Time = SYSTEM, **kwargs: Any) -> None:
-        self.config = ClientConfig(PRODUCER, config, **kwargs)
+        self.config = ProducerConfig(config, **kwargs)
         c = self.config
-        if c["enable.idempotence"]:
-            raise ConfigError("enable.idempotence=true is not supported by this client yet; set it to false")
         self.client_id = c["client.id"] or f"producer-{next(_client_ids)}"
         self.config.values["client.id"] = self.client_id
         self.time = time
         self.metadata = Metadata(c["retry.backoff.ms"], c["metadata.max.age.ms"], time)
         self.partitioner = DefaultPartitioner(c["partitioner.ignore.keys"])
+        self.transaction_manager = self._configure_transaction_state(c)
         self.accumulator = RecordAccumulator(
             c["batch.size"], CompressionType[c["compression.type"].upper()], c["linger.ms"],
-            c["retry.backoff.ms"], c["delivery.timeout.ms"], BufferPool(c["buffer.memory"]), time)
+            c["retry.backoff.ms"], c["delivery.timeout.ms"], BufferPool(c["buffer.memory"]), time,
+            transaction_manager=self.transaction_manager)
         self.client = NetworkClient(self.metadata, c, time, allow_auto_topic_creation=True)
         self.sender = Sender(self.client, self.metadata, self.accumulator, acks=c["acks"], retries=c["retries"],
                              request_timeout_ms=c["request.timeout.ms"], max_request_size=c["max.request.size"],
                              guarantee_message_order=c["max.in.flight.requests.per.connection"] == 1,
+                             retry_backoff_ms=c["retry.backoff.ms"], transaction_manager=self.transaction_manager,
                              time=time, name=f"kafka-producer-network-thread | {self.client_id}")
         self.sender.start()
         self._closed = False
+
+    @staticmethod
+    def _configure_transaction_state(config: ProducerConfig) -> TransactionManager | None:
+        if not config["enable.idempotence"]:
+            return None
+        return TransactionManager(retry_backoff_ms=config["retry.backoff.ms"])
 
     # ------------------------------------------------------------------ send
     def send(self, topic: str, value: Any = None, key: Any = None, headers: HeadersLike = None,
@@ -83,6 +95,8 @@ class KafkaProducer:
         """Queue one record; the future (and ``callback(metadata, exception)``) tell where it landed."""
         if self._closed:
             raise KafkaError(Errors.UNKNOWN_SERVER_ERROR, "cannot send after the producer is closed")
+        if self.transaction_manager is not None:
+            self.transaction_manager.fail_if_not_ready_for_send()
         key_bytes, value_bytes = _to_bytes(key, "key"), _to_bytes(value, "value")
         record_headers = _to_headers(headers)
         max_block_ms = self.config["max.block.ms"]
