@@ -97,6 +97,12 @@ class ProducerStateEntry:
         return ProducerStateEntry(producer_id, self.producer_epoch, self.coordinator_epoch, self.last_timestamp,
                                   self.current_txn_first_offset, batch_metadata)
 
+    def copy(self) -> ProducerStateEntry:
+        """A copy to hand to another thread: the partition's entry changes under the log's lock."""
+        entry = self.with_producer_id_and_batch_metadata(self.producer_id, None)
+        entry.batch_metadata.extend(self.batch_metadata)
+        return entry
+
     # ------------------------------------------------------------------------------ the last batch
 
     @property

@@ -318,9 +318,10 @@ class UnifiedLog:
         self.producer_state_manager.update_map_end_offset(map_end_offset)
 
     def active_producers(self) -> list[ProducerStateEntry]:
-        """The producers with state here, for DescribeProducers (Kafka's activeProducers)."""
+        """The producers with state here, for DescribeProducers (Kafka's activeProducers): copies,
+        taken under the lock, since appends keep changing the entries."""
         with self._lock:
-            return list(self.producer_state_manager.active_producers.values())
+            return [entry.copy() for entry in self.producer_state_manager.active_producers.values()]
 
     @property
     def producer_id_count(self) -> int:
