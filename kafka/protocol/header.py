@@ -130,6 +130,24 @@ def advertised_ranges() -> list[tuple[int, int, int]]:
 # --- the client side (used by tests and by a future kafka.clients) ---------------------------
 
 
+def encode_request_header(api_key: int, api_version: int, correlation_id: int, client_id: str | None,
+                          header_version: int) -> bytes:
+    """The bytes of a request header, the inverse of parse_request_header (Kafka's RequestHeader.write).
+
+    Version 1: api_key int16, api_version int16, correlation_id int32, client_id as an int16 length
+    and its UTF-8 bytes (-1 for None). Version 2, used with flexible API versions, adds an empty
+    tagged-field section: one 0 byte. encode_request writes the same bytes inline; this function
+    is the header alone, which students write by hand in lab 01 (docs/labs/01-wire-protocol.md).
+    """
+    # BEGIN LAB 01 SOLUTION: pack api_key, api_version, correlation_id, then client_id; v2 adds one 0 byte
+    out = bytearray(_FIXED.pack(api_key, api_version, correlation_id))
+    NullableString.write(out, client_id)  # int16 length, not compact, even in v2: every broker can read it
+    if header_version >= 2:
+        out.append(0)  # no tagged fields are defined for request headers: an empty section
+    return bytes(out)
+    # END LAB 01 SOLUTION
+
+
 def encode_request(
     api: Api, version: int, correlation_id: int, client_id: str | None, body: Record | dict[str, Any]
 ) -> bytes:
