@@ -3,16 +3,21 @@
 from timestamps to offsets; checkpoints, crash recovery, retention and compaction.
 
 Mirrors Kafka's storage.internals.log package: LogManager -> UnifiedLog -> LogSegment -> OffsetIndex,
-TimeIndex; LogLoader for recovery, LogCleaner for compaction.
+TimeIndex; LogLoader for recovery, LogCleaner for compaction; ProducerStateManager for idempotent
+producers (KIP-98).
 See docs/storage.md.
 """
 
+from kafka.log.append_origin import AppendOrigin
 from kafka.log.errors import (
     CorruptIndexError,
     CorruptRecordError,
+    CorruptSnapshotError,
+    InvalidProducerEpochError,
     InvalidRecordError,
     LogDirError,
     OffsetOutOfRangeError,
+    OutOfOrderSequenceError,
     RecordBatchTooLargeError,
     RecordTooLargeError,
 )
@@ -25,12 +30,17 @@ from kafka.log.log_manager import LogManager
 from kafka.log.log_segment import LogSegment, TimestampAndOffset
 from kafka.log.offset_checkpoint_file import OffsetCheckpointFile
 from kafka.log.offset_index import OffsetIndex, OffsetPosition
+from kafka.log.producer_append_info import ProducerAppendInfo
+from kafka.log.producer_state_entry import BatchMetadata, ProducerStateEntry
+from kafka.log.producer_state_manager import ProducerStateManager, ProducerStateManagerConfig
 from kafka.log.time_index import TimeIndex
 from kafka.log.unified_log import UnifiedLog
 
 __all__ = [
-    "CleanerConfig", "CorruptIndexError", "CorruptRecordError", "FetchDataInfo", "InvalidRecordError",
-    "LogAppendInfo", "LogCleaner", "LogConfig", "LogDirError", "LogLoader", "LogManager", "LogOffsetMetadata",
-    "LogSegment", "OffsetCheckpointFile", "OffsetIndex", "OffsetOutOfRangeError", "OffsetPosition",
+    "AppendOrigin", "BatchMetadata", "CleanerConfig", "CorruptIndexError", "CorruptRecordError",
+    "CorruptSnapshotError", "FetchDataInfo", "InvalidProducerEpochError", "InvalidRecordError", "LogAppendInfo",
+    "LogCleaner", "LogConfig", "LogDirError", "LogLoader", "LogManager", "LogOffsetMetadata", "LogSegment",
+    "OffsetCheckpointFile", "OffsetIndex", "OffsetOutOfRangeError", "OffsetPosition", "OutOfOrderSequenceError",
+    "ProducerAppendInfo", "ProducerStateEntry", "ProducerStateManager", "ProducerStateManagerConfig",
     "RecordBatchTooLargeError", "RecordTooLargeError", "TimeIndex", "TimestampAndOffset", "UnifiedLog",
 ]
