@@ -37,8 +37,9 @@ def broker_process(tmp_path):
     """Start brokers as separate processes; every one still running is stopped afterwards."""
     started: list[BrokerProcess] = []
 
-    def start(data_dir: Path | None = None, overrides: dict[str, str] | None = None) -> BrokerProcess:
-        proc = BrokerProcess(data_dir or tmp_path / "data", overrides)
+    def start(data_dir: Path | None = None, overrides: dict[str, str] | None = None,
+              port: int | None = None) -> BrokerProcess:
+        proc = BrokerProcess(data_dir or tmp_path / "data", overrides, port)
         started.append(proc)
         return proc
 

@@ -58,9 +58,9 @@ class InProcessBroker:
 class BrokerProcess:
     """The broker as a user starts it: `python -m kafka config/server.properties --override ...`."""
 
-    def __init__(self, data_dir: Path, overrides: dict[str, str] | None = None) -> None:
+    def __init__(self, data_dir: Path, overrides: dict[str, str] | None = None, port: int | None = None) -> None:
         self.data_dir = data_dir
-        self.port = free_port()
+        self.port = port or free_port()  # a restart on the port clients already know
         self.bootstrap = f"127.0.0.1:{self.port}"
         props = {"listeners": f"PLAINTEXT://{self.bootstrap}",
                  "advertised.listeners": f"PLAINTEXT://{self.bootstrap}",
