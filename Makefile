@@ -12,6 +12,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[test,spark]'
 	touch $(STAMP)
 
+# kafka-python 3.x installs under the import name `kafka`, like this broker: it gets a virtual
+# environment of its own, which tests/integration/test_kafka_python.py runs it from.
+.venv-kafka-python/.installed:
+	test -x .venv-kafka-python/bin/python || $(PYTHON) -m venv .venv-kafka-python
+	.venv-kafka-python/bin/pip install -q 'kafka-python>=3,<4'
+	touch $@
+
 # Debian's kcat (librdkafka 2.0.2) is one of the real clients the tests talk to.
 /usr/bin/kcat:
 	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq kcat; \
@@ -44,7 +51,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check kafka tests
 	$(BIN)/lint-imports
 
-test: $(STAMP) /usr/bin/kcat /usr/bin/prometheus /usr/bin/java lint
+test: $(STAMP) .venv-kafka-python/.installed /usr/bin/kcat /usr/bin/prometheus /usr/bin/java lint
 	$(BIN)/pytest -q
 
 # A broker, a page-view generator and a Spark Structured Streaming job; stops by itself (docs/spark.md).
@@ -56,4 +63,4 @@ bench: $(STAMP)
 	bench/compare.sh
 
 clean:
-	rm -rf $(VENV) data .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .venv-kafka-python data .pytest_cache .ruff_cache .hypothesis
