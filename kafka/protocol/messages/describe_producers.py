@@ -2,8 +2,8 @@
 
 Mirrors ``common/message/DescribeProducersRequest.json`` and ``...Response.json`` (version 0,
 flexible). What ``kafka-transactions.sh describe-producers`` and the Java Admin's describeProducers
-ask. This broker has no idempotent or transactional producers yet, so no partition has any: the
-answer is an empty list (or UNKNOWN_TOPIC_OR_PARTITION).
+ask: for each partition, the idempotent producers its ProducerStateManager remembers (id, epoch,
+last sequence, last timestamp), as any replica hosting it knows them.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
