@@ -43,6 +43,11 @@ for broker in "ours $OURS_PORT $OURS" "reference $REF_PORT $REF"; do
   run "$1" "$2" "$3" -n 200000 -s 1024 -p 6
   run "$1" "$2" "$3" -n 1000000 -s 100
   run "$1" "$2" "$3" --mode latency --linger-ms 5 --acks all
+  # Idempotence (docs/transactions.md): acks=all both ways, the ratio is what the producer state costs.
+  run "$1" "$2" "$3" -n 200000 -s 1024 --acks all
+  echo "== $1: the same with enable.idempotence=true"
+  $PY bench/idempotent.py --harness "$BENCH_DIR/bench.py" -- --bootstrap "127.0.0.1:$2" --broker-pid "$3" \
+    --runs "$RUNS" -n 200000 -s 1024 --acks all | grep MEDIAN
   echo "== $1: 20 idle consumers"
   $PY bench/idle_consumers.py --bootstrap "127.0.0.1:$2" --broker-pid "$3"
   echo "== $1: RSS at the end $(rss_mb "$3") MB"
