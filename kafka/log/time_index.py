@@ -67,11 +67,13 @@ class TimeIndex(AbstractIndex):
 
         Every record before that entry's offset is older than the target, so the scan for the first
         record reaching the target may start there."""
+        # BEGIN LAB 03 SOLUTION: binary-search the timestamps in _keys for the last one <= the target
         n = len(self._keys)
         slot = bisect_right(self._keys, target_timestamp, 0, n) - 1
         if slot < 0:
             return TimestampOffset(NO_TIMESTAMP, self.base_offset)
         return self.entry(slot)
+        # END LAB 03 SOLUTION
 
     # ------------------------------------------------------------------------------ writing
 

@@ -29,6 +29,8 @@ class AvgIdlePercent:
         self._samples: deque[tuple[int, int]] = deque([(clock_ns(), sum(idle_times_ns()))])
 
     def value(self) -> float:
+        """The fraction of the last window the pool's threads spent waiting: 1.0 idle, 0.0 saturated."""
+        # BEGIN LAB 02 SOLUTION: sample (now, total idle ns), keep a baseline at or before the window start, divide
         now = self.clock_ns()
         idle = self.idle_times_ns()
         total = sum(idle)
@@ -42,3 +44,4 @@ class AvgIdlePercent:
         if elapsed <= 0:
             return 1.0
         return min(1.0, max(0.0, (total - idle_then) / elapsed))
+        # END LAB 02 SOLUTION

@@ -35,6 +35,9 @@ class DelayedFetch(DelayedOperation):
         self._fetch_positions: dict = {}
 
     def try_complete(self) -> bool:
+        """Complete now (force_complete) if a partition is gone or its offset left the log (case A), or if
+        the bytes readable below each partition's end add up to params.min_bytes (case B); else False."""
+        # BEGIN LAB 04 SOLUTION: case A (partition gone, offset outside the log), case B (bytes below the HW >= min_bytes)
         accumulated = 0
         for tp, info in self.fetch_infos:
             partition = self.replica_manager.get_partition(tp)
@@ -55,6 +58,7 @@ class DelayedFetch(DelayedOperation):
         if accumulated >= self.params.min_bytes:
             return self.force_complete()  # case B
         return False
+        # END LAB 04 SOLUTION
 
     def _fetch_offset_metadata(self, tp, log, fetch_offset: int):
         """Where the fetch starts in the log, looked up once (Kafka keeps it from the first read)."""
