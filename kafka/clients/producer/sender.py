@@ -200,11 +200,13 @@ class Sender(threading.Thread):
         tm = self.transaction_manager
         if error != Errors.NONE and self._can_retry(batch, error, log_start_offset, now_ms):
             if tm is not None and not tm.has_producer_id_and_epoch(batch.producer_id, batch.producer_epoch):
-                # The producer id changed meanwhile: this batch's sequence means nothing under the new one.
+                # The id or epoch changed meanwhile (another partition's error bumped it): this
+                # batch's sequence means nothing under the new one, so it cannot be retried safely.
                 self._fail_batch(batch, KafkaError(
                     Errors.OUT_OF_ORDER_SEQUENCE_NUMBER,
-                    f"attempted to retry sending a batch but the producer id changed from {batch.producer_id} to "
-                    f"{tm.producer_id_and_epoch.producer_id} in the meantime; this batch will be dropped"), False)
+                    f"attempted to retry sending a batch but the producer id and epoch changed from "
+                    f"{batch.producer_id}/{batch.producer_epoch} to {tm.producer_id_and_epoch.producer_id}/"
+                    f"{tm.producer_id_and_epoch.epoch} in the meantime; this batch will be dropped"), False)
             else:
                 log.info("retrying batch", partition=str(batch.topic_partition), attempt=batch.attempts,
                          error=error.name, sequence=batch.base_sequence)
