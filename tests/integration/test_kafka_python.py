@@ -31,7 +31,7 @@ def test_kafka_python_default_idempotent_producer_round_trips_records(broker_pro
     assert result["idempotent"] is True, "kafka-python's default producer is idempotent"
     received = {(p, o): value for p, o, _, value in result["received"]}
     assert len(received) == count
-    assert sorted(received.values()) == ["value-%05d" % n for n in range(count)]
+    assert sorted(received.values()) == [f"value-{n:05d}" for n in range(count)]
     assert {tuple(a) for a in result["acked"]} == set(received), "every acknowledged offset holds its record"
 
     client = WireClient(broker.port)
