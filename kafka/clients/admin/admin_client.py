@@ -125,6 +125,25 @@ class AdminClient:
         cluster = self._ensure_cluster()
         return cluster.controller_id if cluster.controller_id in cluster.nodes else self._any_node()
 
+    def _call_controller(self, api_key: int, body: dict, max_version: int | None = None) -> Any:
+        """Send a request meant for the controller (Java's ControllerNodeProvider): to the broker
+        Metadata names as controller, a random live one that forwards it (KIP-590). That broker may
+        have just died: Metadata names a killed broker until its session expires
+        (broker.session.timeout.ms). As Java's AdminClient does, a call that fails with a retriable
+        error (a refused connection, a timeout) refreshes the metadata and is sent again after
+        retry.backoff.ms, until default.api.timeout.ms has passed."""
+        deadline = self.time.hi_res_clock_ms() + self.timeout_ms
+        while True:
+            node_id = self._controller()
+            remaining = deadline - self.time.hi_res_clock_ms()
+            try:
+                return self.client.send_and_wait(node_id, api_key, body, max(remaining, 0), max_version).body
+            except KafkaError as e:
+                if not e.retriable or self.time.hi_res_clock_ms() + self.config["retry.backoff.ms"] >= deadline:
+                    raise
+            self.time.sleep(self.config["retry.backoff.ms"])
+            self.client.await_metadata(max(deadline - self.time.hi_res_clock_ms(), 0))
+
     def _ensure_cluster(self):
         if not self.metadata.cluster.nodes or min(self.metadata.cluster.nodes) < 0:
             self.client.await_metadata(self.timeout_ms)
@@ -145,19 +164,19 @@ class AdminClient:
                             "replication_factor": t.replication_factor, "assignments": [],
                             "configs": [{"name": k, "value": v} for k, v in t.configs.items()]} for t in topics],
                 "timeout_ms": self.timeout_ms, "validate_only": validate_only}
-        response = self._call(self._controller(), ApiKey.CREATE_TOPICS, body)
+        response = self._call_controller(ApiKey.CREATE_TOPICS, body)
         return {t.name: self._result(t.error_code, t.get("error_message")) for t in response.topics}
 
     def delete_topics(self, names: Iterable[str]) -> dict[str, KafkaError | None]:
         names = list(names)
         body = {"topic_names": names, "topics": [{"name": n} for n in names], "timeout_ms": self.timeout_ms}
-        response = self._call(self._controller(), ApiKey.DELETE_TOPICS, body)
+        response = self._call_controller(ApiKey.DELETE_TOPICS, body)
         return {r.name: self._result(r.error_code, r.get("error_message")) for r in response.responses}
 
     def create_partitions(self, new_counts: Mapping[str, int], validate_only: bool = False) -> dict[str, KafkaError | None]:
         body = {"topics": [{"name": t, "count": n, "assignments": None} for t, n in new_counts.items()],
                 "timeout_ms": self.timeout_ms, "validate_only": validate_only}
-        response = self._call(self._controller(), ApiKey.CREATE_PARTITIONS, body)
+        response = self._call_controller(ApiKey.CREATE_PARTITIONS, body)
         return {r.name: self._result(r.error_code, r.error_message) for r in response.results}
 
     def elect_leaders(self, election_type: int, partitions: Iterable[TopicPartition] | None
@@ -171,7 +190,7 @@ class AdminClient:
         body = {"election_type": election_type, "timeout_ms": self.timeout_ms,
                 "topic_partitions": None if partitions is None else [
                     {"topic": t, "partitions": ps} for t, ps in by_topic.items()]}
-        response = self._call(self._controller(), ApiKey.ELECT_LEADERS, body)
+        response = self._call_controller(ApiKey.ELECT_LEADERS, body)
         if response.get("error_code", Errors.NONE) != Errors.NONE:
             raise KafkaError(response.error_code, "ElectLeaders")
         return {TopicPartition(r.topic, p.partition_id): self._result(p.error_code, p.error_message)
@@ -185,7 +204,7 @@ class AdminClient:
         for tp, replicas in targets.items():
             by_topic.setdefault(tp.topic, []).append({"partition_index": tp.partition, "replicas": replicas})
         body = {"timeout_ms": self.timeout_ms, "topics": [{"name": t, "partitions": ps} for t, ps in by_topic.items()]}
-        response = self._call(self._controller(), ApiKey.ALTER_PARTITION_REASSIGNMENTS, body)
+        response = self._call_controller(ApiKey.ALTER_PARTITION_REASSIGNMENTS, body)
         if response.error_code != Errors.NONE:
             raise KafkaError(response.error_code, response.error_message)
         return {TopicPartition(t.name, p.partition_index): self._result(p.error_code, p.error_message)
@@ -200,7 +219,7 @@ class AdminClient:
             for tp in partitions:
                 by_topic.setdefault(tp.topic, []).append(tp.partition)
             topics = [{"name": t, "partition_indexes": ps} for t, ps in by_topic.items()]
-        response = self._call(self._controller(), ApiKey.LIST_PARTITION_REASSIGNMENTS,
+        response = self._call_controller(ApiKey.LIST_PARTITION_REASSIGNMENTS,
                               {"timeout_ms": self.timeout_ms, "topics": topics})
         if response.error_code != Errors.NONE:
             raise KafkaError(response.error_code, response.error_message)
