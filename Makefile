@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run cluster test lint bench clean demo
+.PHONY: run cluster test lint bench clean demo lab lab-handout
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -57,6 +57,18 @@ test: $(STAMP) .venv-kafka-python/.installed /usr/bin/kcat /usr/bin/prometheus /
 # A broker, a page-view generator and a Spark Structured Streaming job; stops by itself (docs/spark.md).
 demo: $(STAMP) /usr/bin/java
 	$(BIN)/python -m kafka.spark.demo --data-dir data/spark-demo
+
+# The course labs (docs/labs/README.md). `make lab N=03` runs lab 03's checks on this tree, in plain words.
+lab: $(STAMP)
+	@test -n "$(N)" || { echo "usage: make lab N=01   (kafka-lab list shows the labs)"; exit 2; }
+	$(BIN)/kafka-lab check $(N)
+
+# A copy of this tree for students, each lab's solution replaced by a TODO that raises NotImplementedError:
+# make lab-handout DIR=../kafka-labs            every lab
+# make lab-handout DIR=../lab-03 LABS="03"      only lab 03's solution removed
+lab-handout: $(STAMP)
+	@test -n "$(DIR)" || { echo "usage: make lab-handout DIR=../kafka-labs [LABS=\"03 04\"]"; exit 2; }
+	$(BIN)/kafka-lab handout $(DIR) $(foreach lab,$(LABS),--lab $(lab))
 
 # Our broker beside the reference broker (../shared/bench); see bench/compare.sh.
 bench: $(STAMP)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = sorted((ROOT / "docs").glob("*.md"))
+DOCS = sorted((ROOT / "docs").glob("*.md")) + sorted((ROOT / "docs" / "labs").glob("*.md"))  # the course labs too
 DIAGRAMS = sorted((ROOT / "diagrams").glob("*.mmd"))
 
 # Diagrams that a page embeds verbatim: page -> files under diagrams/.
@@ -197,16 +197,17 @@ def mermaid_problem(source: str) -> str | None:
 
 def test_there_are_docs_and_diagrams():
     assert {p.name for p in DOCS} >= {"architecture.md", "configuration.md", "purgatory.md", "storage.md"}
+    assert {p.name for p in DOCS if p.parent.name == "labs"} >= {"README.md", "01-wire-protocol.md"}
     assert {p.name for p in DIAGRAMS} >= {"layers.mmd", "request_lifecycle.mmd", "purgatory.mmd"}
 
 
-@pytest.mark.parametrize("page", DOCS, ids=lambda p: p.name)
+@pytest.mark.parametrize("page", DOCS, ids=lambda p: str(p.relative_to(ROOT / "docs")))
 def test_code_named_in_docs_exists(page):
     problems = broken_references(page.read_text(encoding="utf-8"), code_index())
     assert not problems, f"{page.name} names code that does not exist:\n  " + "\n  ".join(problems)
 
 
-@pytest.mark.parametrize("page", DOCS, ids=lambda p: p.name)
+@pytest.mark.parametrize("page", DOCS, ids=lambda p: str(p.relative_to(ROOT / "docs")))
 def test_links_in_docs_resolve(page):
     problems = broken_links(page)
     assert not problems, f"{page.name}:\n  " + "\n  ".join(problems)
@@ -220,7 +221,7 @@ def test_diagram_files_are_mermaid(diagram):
     assert problem is None, f"{diagram.name}: {problem}"
 
 
-@pytest.mark.parametrize("page", DOCS, ids=lambda p: p.name)
+@pytest.mark.parametrize("page", DOCS, ids=lambda p: str(p.relative_to(ROOT / "docs")))
 def test_mermaid_blocks_in_docs_are_mermaid(page):
     for n, block in enumerate(MERMAID_BLOCK.findall(page.read_text(encoding="utf-8")), 1):
         problem = mermaid_problem(block)

@@ -45,30 +45,30 @@ class Lab:
 
 
 LABS = (
-    Lab("01", "wire-protocol", "The wire protocol by hand", "001, KAFKA-643: a generic header and a specific body",
-        40, "ready"),
+    Lab("01", "wire-protocol", "The wire protocol by hand",
+        "001, KAFKA-643: a generic header and a specific body", 40, "ready"),
     Lab("02", "produce-journey", "A produce request's journey",
-        "002, the produce request: network thread, request queue, I/O thread", 45, "ready"),
-    Lab("03", "commit-log", "The commit log on disk", "002, Kafka Physical Storage: segments, .log and .index",
-        50, "ready"),
-    Lab("04", "purgatory", "Purgatory: requests that wait", "000 and 002: purgatories, fetch min bytes, max wait",
-        45, "ready"),
-    Lab("05", "producer", "The producer: partitioner and batching", "002, the producer; 003, in-flight requests",
-        None, "next"),
+        "002: network thread, request queue, I/O thread", 45, "ready"),
+    Lab("03", "commit-log", "The commit log on disk",
+        "002, \"Kafka Physical Storage\": segments, .log and .index", 50, "ready"),
+    Lab("04", "purgatory", "Purgatory: requests that wait",
+        "000, \"Purgatories and Delayed Operations\"; 002, fetch min bytes and max wait", 45, "ready"),
+    Lab("05", "producer", "The producer: partitioner and batching",
+        "002, the producer; 003, in-flight requests per connection", None, "next"),
     Lab("06", "consumer-groups", "Consumer groups and committed offsets",
         "004, consumer groups; 000, the offset manager", None, "next"),
-    Lab("07", "replication", "Replication and the high watermark", "004, leader, followers, high watermark",
-        None, "next"),
-    Lab("08", "kraft", "KRaft: the metadata quorum", "004, KRaft instead of ZooKeeper; 002, the control plane",
-        None, "next"),
-    Lab("09", "idempotence-transactions", "Idempotence and transactions", "004, acks and idempotence",
-        None, "next"),
-    Lab("10", "spark", "Spark Structured Streaming over the broker", "002, consumers reading by offset",
-        None, "next"),
-    Lab("11", "observability-under-load", "Observability under load", "002, the request's journey, measured",
-        None, "next"),
-    Lab("12", "break-it", "Break it: faults and recovery", "002 and 004: durability and failover",
-        None, "next"),
+    Lab("07", "replication", "Replication and the high watermark",
+        "004, leader, followers and the high watermark", None, "next"),
+    Lab("08", "kraft", "KRaft: the metadata quorum",
+        "004, KRaft instead of ZooKeeper; 002, the control plane", None, "next"),
+    Lab("09", "idempotence-transactions", "Idempotence and transactions",
+        "004, acks and idempotence", None, "next"),
+    Lab("10", "spark", "Spark Structured Streaming over the broker",
+        "002, consumers reading by offset", None, "next"),
+    Lab("11", "observability-under-load", "Observability under load",
+        "002, the request's journey, measured", None, "next"),
+    Lab("12", "break-it", "Break it: faults and recovery",
+        "002 and 004, durability and failover", None, "next"),
 )
 
 
@@ -207,7 +207,7 @@ BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN LAB (?P<lab>\d\d) SOLUTION(?::\s
 END = re.compile(r"^[ \t]*# END LAB (?P<lab>\d\d) SOLUTION\s*$")
 DEF = re.compile(r"^(?P<indent>[ \t]*)(?:async\s+)?(?P<kind>def|class)\s+(?P<name>\w+)")
 # Never copied into a handout: the repository's history, the student's own environment, run data.
-SKIP = {".git", ".venv", "data", "__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis", "build",
+SKIP = {".git", ".venv", ".venv-kafka-python", "data", "__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis", "build",
         "kafka_teaching.egg-info"}
 
 
