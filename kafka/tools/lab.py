@@ -48,11 +48,11 @@ LABS = (
     Lab("01", "wire-protocol", "The wire protocol by hand",
         "001, KAFKA-643: a generic header and a specific body", 40, "ready"),
     Lab("02", "produce-journey", "A produce request's journey",
-        "002: network thread, request queue, I/O thread", 45, "ready"),
+        "002: network thread, request queue, I/O thread", 50, "ready"),
     Lab("03", "commit-log", "The commit log on disk",
         "002, \"Kafka Physical Storage\": segments, .log and .index", 50, "ready"),
     Lab("04", "purgatory", "Purgatory: requests that wait",
-        "000, \"Purgatories and Delayed Operations\"; 002, fetch min bytes and max wait", 45, "ready"),
+        "000, \"Purgatories and Delayed Operations\"; 002, fetch min bytes and max wait", 55, "ready"),
     Lab("05", "producer", "The producer: partitioner and batching",
         "002, the producer; 003, in-flight requests per connection", None, "next"),
     Lab("06", "consumer-groups", "Consumer groups and committed offsets",
@@ -353,7 +353,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "list":
-        return list_labs()
+        try:
+            return list_labs()
+        except BrokenPipeError:  # `kafka-lab list | head -3`
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (Python flushes stdout at exit; let it go nowhere)
+            return 0
     if args.command == "check":
         return check(find_lab(args.lab))
     labs = {find_lab(n).number for n in args.labs} if args.labs else None
