@@ -206,9 +206,10 @@ def check(lab: Lab, out=sys.stdout) -> int:
 BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN LAB (?P<lab>\d\d) SOLUTION(?::\s*(?P<hint>.*?))?\s*$")
 END = re.compile(r"^[ \t]*# END LAB (?P<lab>\d\d) SOLUTION\s*$")
 DEF = re.compile(r"^(?P<indent>[ \t]*)(?:async\s+)?(?P<kind>def|class)\s+(?P<name>\w+)")
-# Never copied into a handout: the repository's history, the student's own environment, run data.
-SKIP = {".git", ".venv", ".venv-kafka-python", "data", "__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis", "build",
-        "kafka_teaching.egg-info"}
+# Never copied into a handout: the repository's history, the student's own environment, run data
+# (as .gitignore says: `data/` and `build/` only at the top, caches anywhere).
+SKIP = {".git", ".venv", ".venv-kafka-python", "__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis"}
+SKIP_AT_TOP = {"data", "build"}
 
 
 @dataclass(frozen=True)
@@ -299,7 +300,9 @@ def tree_files(root: Path) -> list[Path]:
             pass
     files = []
     for directory, subdirs, names in os.walk(root):
-        subdirs[:] = [d for d in subdirs if d not in SKIP]
+        top = Path(directory) == root
+        subdirs[:] = [d for d in subdirs
+                      if d not in SKIP and not d.endswith(".egg-info") and not (top and d in SKIP_AT_TOP)]
         files.extend(Path(directory, name).relative_to(root) for name in names)
     return sorted(files)
 

@@ -22,6 +22,7 @@ from kafka.tools.lab import (
     list_labs,
     make_handout,
     strip_solutions,
+    tree_files,
 )
 
 pytest_plugins = ["pytester"]
@@ -138,3 +139,11 @@ def test_the_reporter_prints_docstrings_as_pass_or_still_missing(pytester):
     assert reporter.results[2][2] == "want 2, got 1"
     assert reporter.summary(LABS[0]) == 1
     assert "1 of 3 checks pass; 2 still missing." in out.getvalue()
+
+
+def test_without_git_a_handout_copies_the_tree_but_not_run_data_or_environments(tmp_path):
+    for name in ("Makefile", "kafka/x.py", "tests/protocol/data/frame.hex", "data/orders-0/0.log", ".venv/bin/python",
+                 "kafka/__pycache__/x.pyc", "kafka_teaching.egg-info/PKG-INFO"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+    assert [str(p) for p in tree_files(tmp_path)] == ["Makefile", "kafka/x.py", "tests/protocol/data/frame.hex"]
