@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
+import io
 import os
 import re
 import shutil
@@ -160,7 +162,7 @@ class PlainWordsReporter:
     def summary(self, lab: Lab) -> int:
         print(f"lab {lab.number}: {lab.title}", file=self.out)
         for error in self.load_errors:
-            print(f"  STILL MISSING  the checks could not even load: {error}", file=self.out)
+            print(f"  STILL MISSING  the checks could not even start: {error}", file=self.out)
         previous = None
         for what, passed, why in self.results:
             print(f"  {'PASS         ' if passed else 'STILL MISSING'}  {what}", file=self.out)
@@ -175,6 +177,19 @@ class PlainWordsReporter:
         print(f"{passed} of {passed + missing} checks pass; {missing} still missing. "
               f"The exercise is in {lab.page}.", file=self.out)
         return 1
+
+
+def startup_error(text: str) -> str:
+    """The gist of pytest's complaint when the checks cannot start: the error and where it is."""
+    lines = [line[2:].strip() for line in text.splitlines() if line.startswith("E ")]
+    if not lines:
+        return text.strip()[-500:] or "pytest ran no checks"
+    where = next((m for line in lines if (m := re.match(r'File "(.+)", line (\d+)', line))), None)
+    if where is None:
+        return lines[-1]
+    path = Path(where.group(1))
+    shown = path.relative_to(REPO) if REPO in path.parents else path
+    return f"{lines[-1]} ({shown}:{where.group(2)})"
 
 
 def check_files(lab: Lab, root: Path = REPO) -> list[Path]:
@@ -197,7 +212,11 @@ def check(lab: Lab, out=sys.stdout) -> int:
     args = ["-c", str(REPO / "pyproject.toml"), "--rootdir", str(REPO), "-o", "addopts=", "-o", "timeout=60",
             "-p", "no:terminal", "-p", "no:cacheprovider", *map(str, files)]
     print(f"running {', '.join(str(f.relative_to(REPO)) for f in files)} ...", file=out, flush=True)
-    pytest.main(args, plugins=[reporter])
+    errors = io.StringIO()  # what pytest says when it cannot even start (your code does not import)
+    with contextlib.redirect_stderr(errors):
+        pytest.main(args, plugins=[reporter])
+    if not reporter.results and not reporter.load_errors:
+        reporter.load_errors.append(startup_error(errors.getvalue()))
     return reporter.summary(lab)
 
 

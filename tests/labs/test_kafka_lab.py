@@ -21,6 +21,7 @@ from kafka.tools.lab import (
     check_files,
     list_labs,
     make_handout,
+    startup_error,
     strip_solutions,
     tree_files,
 )
@@ -147,3 +148,11 @@ def test_without_git_a_handout_copies_the_tree_but_not_run_data_or_environments(
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x")
     assert [str(p) for p in tree_files(tmp_path)] == ["Makefile", "kafka/x.py", "tests/protocol/data/frame.hex"]
+
+
+def test_code_that_does_not_import_is_reported_with_its_place():
+    text = ("ImportError while loading conftest 'tests/conftest.py'.\n"
+            "kafka/network/processor.py:27: in <module>\n    from kafka.protocol.header import parse_request_header\n"
+            f'E     File "{REPO}/kafka/protocol/header.py", line 143\nE       return b"" +\nE                   ^\n'
+            "E   SyntaxError: invalid syntax\n")
+    assert startup_error(text) == "SyntaxError: invalid syntax (kafka/protocol/header.py:143)"
