@@ -12,7 +12,7 @@ for success or the ``KafkaError`` the broker gave -- rather than Java's map of f
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,17 +126,26 @@ class AdminClient:
         return cluster.controller_id if cluster.controller_id in cluster.nodes else self._any_node()
 
     def _call_controller(self, api_key: int, body: dict, max_version: int | None = None) -> Any:
-        """Send a request meant for the controller (Java's ControllerNodeProvider): to the broker
-        Metadata names as controller, a random live one that forwards it (KIP-590). That broker may
-        have just died: Metadata names a killed broker until its session expires
-        (broker.session.timeout.ms). As Java's AdminClient does, a call that fails with a retriable
-        error (a refused connection, a timeout) refreshes the metadata and is sent again after
-        retry.backoff.ms, until default.api.timeout.ms has passed."""
+        """A request meant for the controller (Java's ControllerNodeProvider): it goes to the broker
+        Metadata names as controller, a random live one that forwards it (KIP-590)."""
+        return self._call_with_retries(self._controller, api_key, body, max_version)
+
+    def _call_any(self, api_key: int, body: dict, max_version: int | None = None) -> Any:
+        """A request any broker answers (Java's LeastLoadedNodeProvider)."""
+        return self._call_with_retries(self._any_node, api_key, body, max_version)
+
+    def _call_with_retries(self, pick_node: Callable[[], int], api_key: int, body: dict,
+                           max_version: int | None) -> Any:
+        """Send to the node `pick_node` chooses; on a retriable error (a refused connection, a
+        timeout) refresh the metadata, wait retry.backoff.ms and choose again, until
+        default.api.timeout.ms has passed, as Java's AdminClient does. Right after a kill -9,
+        Metadata still lists the dead broker until its session expires (broker.session.timeout.ms);
+        the failed node is then in reconnect backoff, so the next choice is another."""
         deadline = self.time.hi_res_clock_ms() + self.timeout_ms
         while True:
-            node_id = self._controller()
-            remaining = deadline - self.time.hi_res_clock_ms()
             try:
+                node_id = pick_node()
+                remaining = deadline - self.time.hi_res_clock_ms()
                 return self.client.send_and_wait(node_id, api_key, body, max(remaining, 0), max_version).body
             except KafkaError as e:
                 if not e.retriable or self.time.hi_res_clock_ms() + self.config["retry.backoff.ms"] >= deadline:
@@ -152,7 +161,7 @@ class AdminClient:
     def _metadata(self, topics: list[str] | None) -> Any:
         body = {"topics": None if topics is None else [{"name": t} for t in topics],
                 "allow_auto_topic_creation": False}
-        return self._call(self._any_node(), ApiKey.METADATA, body)
+        return self._call_any(ApiKey.METADATA, body)
 
     @staticmethod
     def _result(error_code: int, message: str | None = None) -> KafkaError | None:
@@ -244,7 +253,7 @@ class AdminClient:
 
     def describe_cluster(self) -> tuple[str | None, int, list[Node]]:
         """(cluster id, controller id, brokers), from DescribeCluster."""
-        response = self._call(self._any_node(), ApiKey.DESCRIBE_CLUSTER, {"include_cluster_authorized_operations": False})
+        response = self._call_any(ApiKey.DESCRIBE_CLUSTER, {"include_cluster_authorized_operations": False})
         if response.error_code != Errors.NONE:
             raise KafkaError(response.error_code, response.error_message)
         return response.cluster_id, response.controller_id, [
@@ -253,7 +262,7 @@ class AdminClient:
     def describe_metadata_quorum(self) -> QuorumInfo:
         """DescribeQuorum (KIP-595) for __cluster_metadata-0: any broker forwards it to the active controller."""
         body = {"topics": [{"topic_name": "__cluster_metadata", "partitions": [{"partition_index": 0}]}]}
-        response = self._call(self._any_node(), ApiKey.DESCRIBE_QUORUM, body)
+        response = self._call_any(ApiKey.DESCRIBE_QUORUM, body)
         if response.error_code != Errors.NONE:
             raise KafkaError(response.error_code, response.get("error_message"))
         partition = response.topics[0].partitions[0]
@@ -317,7 +326,7 @@ class AdminClient:
 
     # ------------------------------------------------------------------ groups
     def _group_coordinator(self, group_id: str) -> int:
-        response = self._call(self._any_node(), ApiKey.FIND_COORDINATOR, {"key": group_id, "key_type": 0}, max_version=3)
+        response = self._call_any(ApiKey.FIND_COORDINATOR, {"key": group_id, "key_type": 0}, max_version=3)
         if response.error_code != Errors.NONE:
             raise KafkaError(response.error_code, f"finding the coordinator of group {group_id!r}")
         node = Node(response.node_id, response.host, response.port)
