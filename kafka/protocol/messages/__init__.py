@@ -4,6 +4,8 @@ Importing this package fills the registry.
 """
 
 from kafka.protocol.messages import (  # noqa: F401  (imported for their registration side effect)
+    add_offsets_to_txn,
+    add_partitions_to_txn,
     allocate_producer_ids,
     alter_configs,
     alter_partition,
@@ -23,8 +25,10 @@ from kafka.protocol.messages import (  # noqa: F401  (imported for their registr
     describe_log_dirs,
     describe_producers,
     describe_quorum,
+    describe_transactions,
     elect_leaders,
     end_quorum_epoch,
+    end_txn,
     fetch,
     fetch_snapshot,
     find_coordinator,
@@ -36,6 +40,7 @@ from kafka.protocol.messages import (  # noqa: F401  (imported for their registr
     list_groups,
     list_offsets,
     list_partition_reassignments,
+    list_transactions,
     metadata,
     offset_commit,
     offset_delete,
@@ -43,5 +48,7 @@ from kafka.protocol.messages import (  # noqa: F401  (imported for their registr
     offset_for_leader_epoch,
     produce,
     sync_group,
+    txn_offset_commit,
     vote,
+    write_txn_markers,
 )
