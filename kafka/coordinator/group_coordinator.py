@@ -624,6 +624,15 @@ class GroupCoordinator:
             log.info("deleted groups", groups=[g.group_id for g in deletable], offsets_removed=removed)
         return {group_id: errors[group_id] for group_id in group_ids}  # in the order asked
 
+    # ------------------------------------------------------------------ transactions (KIP-98)
+    def handle_txn_completion(self, producer_id: int, offsets_partitions: list[int], is_commit: bool) -> None:
+        """A transaction's marker reached these __consumer_offsets partitions (Kafka's
+        GroupCoordinator.scheduleHandleTxnCompletion, called by the WriteTxnMarkers handler after
+        the markers are appended): the producer's pending transactional offsets become committed
+        offsets, or are dropped on an abort."""
+        log.debug("transaction completed", producer_id=producer_id, partitions=offsets_partitions,
+                  is_commit=is_commit)
+
     # ------------------------------------------------------------------ validation
     def validate_group_status(self, group_id: str | None, allow_empty_id: bool) -> Errors | None:
         """Is the id valid, are we this group's coordinator, and is its partition loaded?"""
