@@ -192,19 +192,27 @@ class UnifiedLog:
 
     # ------------------------------------------------------------------------------ appending
 
-    def append_as_leader(self, records: bytes | bytearray | memoryview, leader_epoch: int = 0) -> LogAppendInfo:
+    def append_as_leader(self, records: bytes | bytearray | memoryview, leader_epoch: int = 0,
+                         origin: AppendOrigin = AppendOrigin.CLIENT) -> LogAppendInfo:
         """Validate, assign offsets and append one produce request's batches for this partition.
 
         All or nothing: every batch is checked (CRC, size, counts, and an idempotent producer's epoch
         and sequence) before a byte is written. Offsets are assigned by rewriting each batch's
         baseOffset in a copy of the request: no record is decoded, compressed batches are stored as
         they came. A retried batch is not written again: the answer carries the offsets (and log
-        append time) of its first append, with `is_duplicate` set."""
+        append time) of its first append, with `is_duplicate` set.
+
+        `origin` says who appends: a client (CLIENT) may not write control batches, and its
+        sequences are checked; a coordinator (COORDINATOR: transaction markers) has only its epochs
+        checked, as Kafka's ProducerAppendInfo does."""
         batches = validate_batches(records)
         max_message_bytes = self.config.max_message_bytes
         num_messages = 0
         max_timestamp = -1
         for batch in batches:
+            if origin == AppendOrigin.CLIENT and batch.is_control_batch:
+                # Kafka's LogValidator: a marker written by a producer could end anyone's transaction.
+                raise InvalidRecordError("Clients are not allowed to write control records")
             if batch.size_in_bytes > max_message_bytes:
                 raise RecordTooLargeError(
                     f"batch of {batch.size_in_bytes} bytes exceeds max.message.bytes {max_message_bytes} "
@@ -238,7 +246,7 @@ class UnifiedLog:
             if self._needs_recovery is not None:
                 raise KafkaStorageError(self.parent_dir, f"log {self.name} needs recovery after a failed write "
                                                          f"({self._needs_recovery}): restart the broker")
-            updated_producers, duplicate = self._analyze_and_validate_producer_state(buffer, batches)
+            updated_producers, duplicate = self._analyze_and_validate_producer_state(buffer, batches, origin)
             if duplicate is not None:
                 return LogAppendInfo(duplicate.first_offset, duplicate.last_offset, duplicate.timestamp,
                                      duplicate.timestamp if log_append_time >= 0 else -1, self._log_start_offset,
@@ -294,7 +302,8 @@ class UnifiedLog:
 
     # ------------------------------------------------------------------------------ producer state
 
-    def _analyze_and_validate_producer_state(self, buffer: bytearray, batches: list[RecordBatch]
+    def _analyze_and_validate_producer_state(self, buffer: bytearray, batches: list[RecordBatch],
+                                             origin: AppendOrigin = AppendOrigin.CLIENT,
                                              ) -> tuple[dict[int, ProducerAppendInfo], BatchMetadata | None]:
         """Check each idempotent batch (offsets assigned in `buffer`) against its producer's state
         (Kafka's analyzeAndValidateProducerState). Returns the producers' updates to apply once the
@@ -306,10 +315,12 @@ class UnifiedLog:
                 continue  # not an idempotent producer: nothing to remember (the common case costs this test)
             batch = RecordBatch(buffer, view.position)  # the header again, with its offsets and append time
             # A client's retry can only repeat one of the last five batches: answer it, write nothing.
-            duplicate = self.producer_state_manager.find_duplicate_batch(batch)
-            if duplicate is not None:
-                return updated_producers, duplicate
-            update_producers(self.producer_state_manager, batch, updated_producers, None, AppendOrigin.CLIENT)
+            # (A coordinator's marker has no sequence: it is never a retry of a data batch.)
+            if origin == AppendOrigin.CLIENT:
+                duplicate = self.producer_state_manager.find_duplicate_batch(batch)
+                if duplicate is not None:
+                    return updated_producers, duplicate
+            update_producers(self.producer_state_manager, batch, updated_producers, None, origin)
         return updated_producers, None
 
     def _update_producer_state(self, updated_producers: dict[int, ProducerAppendInfo], map_end_offset: int) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 import os
 
+from kafka.log.append_origin import AppendOrigin
 from kafka.log.log_config import LogConfig
 from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.record_batch import iter_batches
@@ -109,7 +110,8 @@ class KafkaMetadataLog:
 
     # ------------------------------------------------------------------ appending and reading
     def append_as_leader(self, records: bytes, epoch: int) -> LogAppendInfo:
-        info = self.log.append_as_leader(records, leader_epoch=epoch)
+        # RAFT_LEADER: the leader's own control batches (LeaderChangeMessage) are not a client's.
+        info = self.log.append_as_leader(records, leader_epoch=epoch, origin=AppendOrigin.RAFT_LEADER)
         self._assign(epoch, info.first_offset)
         return LogAppendInfo(info.first_offset, info.last_offset)
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import structlog
 
+from kafka.log.append_origin import AppendOrigin
 from kafka.log.errors import UnexpectedAppendOffsetError
 from kafka.log.file_records import FileRecords
 from kafka.log.unified_log import UnifiedLog
@@ -170,14 +171,15 @@ class Partition:
         return self.log.high_watermark
 
     # ------------------------------------------------------------------ produce path
-    def append_records_to_leader(self, records: bytes, required_acks: int, min_insync_replicas: int):
+    def append_records_to_leader(self, records: bytes, required_acks: int, min_insync_replicas: int,
+                                 origin: AppendOrigin = AppendOrigin.CLIENT):
         """Append to the local log; returns (LogAppendInfo, whether the high watermark moved)."""
         with self.leader_isr_update_lock:
             if required_acks == -1 and len(self.isr) < min_insync_replicas:
                 raise NotEnoughReplicasError(
                     f"the ISR {sorted(self.isr)} of {self.topic_partition} is smaller than "
                     f"min.insync.replicas={min_insync_replicas}")
-            info = self.log.append_as_leader(records, leader_epoch=self.leader_epoch)
+            info = self.log.append_as_leader(records, leader_epoch=self.leader_epoch, origin=origin)
             hw_moved = self.maybe_increment_leader_hw()
         return info, hw_moved
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import structlog
 
 from kafka.clients.metadata import Node
+from kafka.log.append_origin import AppendOrigin
 from kafka.log.errors import (
     CorruptRecordError,
     InvalidProducerEpochError,
@@ -219,10 +220,14 @@ class ReplicaManager:
     # ------------------------------------------------------------------ produce
     def append_records(self, timeout_ms: int, required_acks: int, internal_topics_allowed: bool,
                        entries_per_partition: dict[TopicPartition, bytes],
-                       response_callback: Callable[[dict[TopicPartition, PartitionResponse]], None]) -> None:
+                       response_callback: Callable[[dict[TopicPartition, PartitionResponse]], None],
+                       origin: AppendOrigin = AppendOrigin.CLIENT) -> None:
+        """Kafka's appendRecords. `origin` is CLIENT for a ProduceRequest (no control batches, sequences
+        checked) and COORDINATOR for a coordinator's own writes (transaction markers, sequences not
+        checked)."""
         statuses = {}
         for tp, records in entries_per_partition.items():
-            response, hw_moved = self.append_to_local_log(tp, records, required_acks, internal_topics_allowed)
+            response, hw_moved = self.append_to_local_log(tp, records, required_acks, internal_topics_allowed, origin)
             self._update_produce_stats(tp, records, response[0].error)
             statuses[tp] = response
             if hw_moved:
@@ -246,7 +251,8 @@ class ReplicaManager:
         return required_acks == -1 and any(r.error == Errors.NONE for r, _ in statuses.values())
 
     def append_to_local_log(self, tp: TopicPartition, records: bytes, required_acks: int,
-                            internal_topics_allowed: bool) -> tuple[tuple[PartitionResponse, int], bool]:
+                            internal_topics_allowed: bool, origin: AppendOrigin = AppendOrigin.CLIENT,
+                            ) -> tuple[tuple[PartitionResponse, int], bool]:
         """Append one partition's records. Returns ((response, required offset), HW moved)."""
         if tp.topic.startswith("__") and not internal_topics_allowed:
             return (PartitionResponse(Errors.INVALID_TOPIC_EXCEPTION,
@@ -256,7 +262,7 @@ class ReplicaManager:
             return (PartitionResponse(error), -1), False
         try:
             info, hw_moved = partition.append_records_to_leader(
-                records, required_acks, partition.log.config.min_insync_replicas)
+                records, required_acks, partition.log.config.min_insync_replicas, origin)
         except CorruptRecordError as e:
             return (PartitionResponse(Errors.CORRUPT_MESSAGE, error_message=str(e)), -1), False
         except RecordValidationError as e:  # KIP-467: which records, and why

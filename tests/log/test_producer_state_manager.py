@@ -372,3 +372,31 @@ def test_the_loader_removes_stray_snapshots_and_unfinished_ones(tmp_path, time):
     log = open_log(tmp_path, time)
     assert snapshot_offsets(log) == [2, 4, 5]
     assert not [n for n in os.listdir(log.dir) if n.endswith(".tmp")]
+
+
+# ---------------------------------------------------------------------------------- who appends
+
+def test_a_client_may_not_write_a_control_batch_but_a_coordinator_may(tmp_path, time):
+    from kafka.log.append_origin import AppendOrigin
+    from kafka.log.errors import InvalidRecordError
+    from kafka.protocol.control_records import end_txn_marker_batch
+
+    log = open_log(tmp_path, time)
+    marker = end_txn_marker_batch(PID, 0, True, 0, time.milliseconds())
+    with pytest.raises(InvalidRecordError, match="control records"):
+        log.append_as_leader(marker)
+    assert log.log_end_offset == 0
+    assert log.append_as_leader(marker, origin=AppendOrigin.COORDINATOR).first_offset == 0
+    assert log.log_end_offset == 1
+
+
+def test_a_coordinators_append_has_no_sequence_checked(tmp_path, time):
+    from kafka.log.append_origin import AppendOrigin
+
+    log = open_log(tmp_path, time)
+    log.append_as_leader(batch(time, 0))
+    # A gap a client would be refused for (OUT_OF_ORDER_SEQUENCE_NUMBER) is the coordinator's to make.
+    assert offsets(log.append_as_leader(batch(time, 7), origin=AppendOrigin.COORDINATOR)) == (1, 1)
+    log.append_as_leader(batch(time, 0, epoch=1))
+    with pytest.raises(InvalidProducerEpochError):  # its epochs still are checked
+        log.append_as_leader(batch(time, 9, epoch=0), origin=AppendOrigin.COORDINATOR)
