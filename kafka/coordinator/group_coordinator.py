@@ -91,6 +91,11 @@ class GroupCoordinator:
         self.rebalance_purgatory = DelayedOperationPurgatory("Rebalance", broker_id=broker_id, time=time)
         # Committed offsets are a concept of their own, as in Kafka's rewritten coordinator.
         self.offset_metadata_manager = OffsetMetadataManager(self)
+        # (transactional_id, producer_id, producer_epoch, offsets partition) -> None if that partition
+        # of __consumer_offsets is in the producer's ongoing transaction, else the error to answer
+        # TxnOffsetCommit with (INVALID_TXN_STATE, PRODUCER_FENCED...). Set by the broker's wiring from
+        # the transaction coordinator; None: not checked (Kafka before KIP-890 did not check either).
+        self.transaction_verifier: Callable[[str, int, int, int], Errors | None] | None = None
         self.is_active = threading.Event()
 
     # ------------------------------------------------------------------ lifecycle
@@ -630,8 +635,7 @@ class GroupCoordinator:
         GroupCoordinator.scheduleHandleTxnCompletion, called by the WriteTxnMarkers handler after
         the markers are appended): the producer's pending transactional offsets become committed
         offsets, or are dropped on an abort."""
-        log.debug("transaction completed", producer_id=producer_id, partitions=offsets_partitions,
-                  is_commit=is_commit)
+        self.group_manager.handle_txn_completion(producer_id, set(offsets_partitions), is_commit)
 
     # ------------------------------------------------------------------ validation
     def validate_group_status(self, group_id: str | None, allow_empty_id: bool) -> Errors | None:

@@ -9,7 +9,9 @@ the group leader assigns the partitions. A group moves through five states::
 
 Each generation is one run through PreparingRebalance -> CompletingRebalance -> Stable; the
 generation id goes up by one each time. The group also holds its committed offsets (the
-GroupMetadataManager fills them from ``__consumer_offsets``).
+GroupMetadataManager fills them from ``__consumer_offsets``), and a transactional producer's
+offsets that wait for its transaction to end (KIP-98: pending until the COMMIT marker, dropped on
+ABORT; OffsetFetch never returns them).
 
 Every field is guarded by ``lock``. The coordinator takes it around each request, and the
 DelayedJoin/DelayedHeartbeat of this group share it, as in Kafka (``group.inLock``).
@@ -21,6 +23,7 @@ import threading
 import uuid
 from enum import Enum
 
+from kafka.coordinator.commit_record_metadata_and_offset import CommitRecordMetadataAndOffset
 from kafka.coordinator.member_metadata import JoinCallback, MemberMetadata
 from kafka.coordinator.offset_and_metadata import OffsetAndMetadata
 from kafka.protocol.consumer_protocol import PROTOCOL_TYPE as CONSUMER_PROTOCOL_TYPE
@@ -73,6 +76,11 @@ class GroupMetadata:
         self.subscribed_topics: set[str] | None = None
         self.offsets: dict[TopicPartition, OffsetAndMetadata] = {}
         self.pending_offset_commits: dict[TopicPartition, int] = {}  # appends in flight per partition
+        # Where in __consumer_offsets each committed offset was written: a transaction that ends
+        # later must not replace a commit written after its own (see CommitRecordMetadataAndOffset).
+        self.offset_commit_positions: dict[TopicPartition, int] = {}
+        # producer id -> the offsets its open transaction committed, invisible until it ends.
+        self.pending_transactional_offset_commits: dict[int, dict[TopicPartition, CommitRecordMetadataAndOffset]] = {}
 
     # ------------------------------------------------------------------ state
     def is_state(self, state: GroupState) -> bool:
@@ -261,21 +269,93 @@ class GroupMetadata:
         for tp in offsets:
             self.pending_offset_commits[tp] = self.pending_offset_commits.get(tp, 0) + 1
 
-    def complete_offset_commit(self, tp: TopicPartition, offset: OffsetAndMetadata | None) -> None:
+    def complete_offset_commit(self, tp: TopicPartition, offset: OffsetAndMetadata | None,
+                               appended_batch_offset: int | None = None) -> None:
         """The append of one commit finished: store it (None: it failed) and stop counting it."""
         if offset is not None:
-            self.offsets[tp] = offset
+            self._put_committed(tp, CommitRecordMetadataAndOffset(appended_batch_offset, offset))
         remaining = self.pending_offset_commits.get(tp, 0) - 1
         if remaining > 0:
             self.pending_offset_commits[tp] = remaining
         else:
             self.pending_offset_commits.pop(tp, None)
 
+    def _put_committed(self, tp: TopicPartition, commit: CommitRecordMetadataAndOffset) -> None:
+        """Kafka's invariant: the committed offset is the one written last to the log."""
+        position = self.offset_commit_positions.get(tp)
+        if tp in self.offsets and position is not None and commit.appended_batch_offset is not None:
+            if not CommitRecordMetadataAndOffset(position, self.offsets[tp]).older_than(commit):
+                return  # a commit written after this one is already in place
+        self.offsets[tp] = commit.offset_and_metadata
+        if commit.appended_batch_offset is None:
+            self.offset_commit_positions.pop(tp, None)
+        else:
+            self.offset_commit_positions[tp] = commit.appended_batch_offset
+
+    def initialize_offsets(self, committed: dict[TopicPartition, CommitRecordMetadataAndOffset],
+                           pending_txn: dict[int, dict[TopicPartition, CommitRecordMetadataAndOffset]]) -> None:
+        """What a load found: the committed offsets and, per producer, those of unfinished transactions."""
+        for tp, commit in committed.items():
+            self._put_committed(tp, commit)
+        for producer_id, offsets in pending_txn.items():
+            self.pending_transactional_offset_commits.setdefault(producer_id, {}).update(offsets)
+
+    # ------------------------------------------------------------------ transactional offsets (KIP-98)
+    def prepare_txn_offset_commit(self, producer_id: int, offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
+        """TxnOffsetCommit: the offsets are pending for this producer from now, before the append ends,
+        so a require_stable OffsetFetch already answers UNSTABLE_OFFSET_COMMIT."""
+        pending = self.pending_transactional_offset_commits.setdefault(producer_id, {})
+        for tp, offset in offsets.items():
+            pending[tp] = CommitRecordMetadataAndOffset(None, offset)
+
+    def on_txn_offset_commit_append(self, producer_id: int, tp: TopicPartition,
+                                    commit: CommitRecordMetadataAndOffset) -> None:
+        """The transactional batch is in the log: remember where, unless a later commit of the same
+        transaction replaced it meanwhile."""
+        pending = self.pending_transactional_offset_commits.get(producer_id)
+        if pending is not None and tp in pending and pending[tp].offset_and_metadata == commit.offset_and_metadata:
+            pending[tp] = commit
+
+    def fail_pending_txn_offset_commit(self, producer_id: int, tp: TopicPartition) -> None:
+        pending = self.pending_transactional_offset_commits.get(producer_id)
+        if pending is None:
+            return  # the partition moved to another broker meanwhile
+        pending.pop(tp, None)
+        if not pending:
+            del self.pending_transactional_offset_commits[producer_id]
+
+    def complete_pending_txn_offset_commit(self, producer_id: int, is_commit: bool) -> None:
+        """The producer's marker reached our partition: its offsets become committed, or go."""
+        pending = self.pending_transactional_offset_commits.pop(producer_id, {})
+        if not is_commit:
+            return
+        for tp, commit in pending.items():
+            if commit.appended_batch_offset is None:
+                # The producer waits for TxnOffsetCommit's answer before it sends EndTxn.
+                raise RuntimeError(f"transactional offset for {tp} of producer {producer_id} committed "
+                                   "before its append completed")
+            self._put_committed(tp, commit)
+
+    def has_pending_offset_commits_from_producer(self, producer_id: int) -> bool:
+        return producer_id in self.pending_transactional_offset_commits
+
+    def has_pending_offset_commits_for_topic_partition(self, tp: TopicPartition) -> bool:
+        """What makes a require_stable OffsetFetch answer UNSTABLE_OFFSET_COMMIT for this partition."""
+        return tp in self.pending_offset_commits or any(
+            tp in pending for pending in self.pending_transactional_offset_commits.values())
+
     def has_offsets(self) -> bool:
-        return bool(self.offsets) or bool(self.pending_offset_commits)
+        return bool(self.offsets) or bool(self.pending_offset_commits) or bool(
+            self.pending_transactional_offset_commits)
 
     def remove_offsets(self, partitions) -> dict[TopicPartition, OffsetAndMetadata]:
-        return {tp: self.offsets.pop(tp) for tp in list(partitions) if tp in self.offsets}
+        partitions = list(partitions)
+        for tp in partitions:
+            self.pending_offset_commits.pop(tp, None)
+            self.offset_commit_positions.pop(tp, None)
+            for pending in self.pending_transactional_offset_commits.values():
+                pending.pop(tp, None)
+        return {tp: self.offsets.pop(tp) for tp in partitions if tp in self.offsets}
 
     def remove_expired_offsets(self, now_ms: int, retention_ms: int) -> dict[TopicPartition, OffsetAndMetadata]:
         """offsets.retention.minutes: an Empty group's offsets expire that long after it became
@@ -303,6 +383,7 @@ class GroupMetadata:
                 expired[tp] = offset
         for tp in expired:
             del self.offsets[tp]
+            self.offset_commit_positions.pop(tp, None)
         return expired
 
     # ------------------------------------------------------------------ persistence

@@ -12,6 +12,11 @@ it at start-up (``COORDINATOR_LOAD_IN_PROGRESS`` until then). Which partition ho
 Records are OffsetCommitKey/Value (one per group, topic, partition) and GroupMetadataKey/Value (one
 per group, rewritten each generation); see ``coordinator_records.py``. A tombstone (null value)
 deletes: compaction keeps only the latest record per key, so the topic stays small.
+
+A transactional producer's TxnOffsetCommit (KIP-98) is one transactional batch stamped with its
+producer id and epoch, appended with ``AppendOrigin.COORDINATOR``; its offsets stay pending for that
+producer until the transaction's marker reaches the partition (``handle_txn_completion``), and a
+load replays them the same way: pending until the producer's COMMIT or ABORT marker is met.
 """
 
 from __future__ import annotations
@@ -23,11 +28,23 @@ from dataclasses import dataclass
 import structlog
 
 from kafka.coordinator import coordinator_records as records
+from kafka.coordinator.commit_record_metadata_and_offset import CommitRecordMetadataAndOffset
 from kafka.coordinator.coordinator_records import GROUP_METADATA_TOPIC_NAME, GroupMetadataKey, OffsetKey
 from kafka.coordinator.group_metadata import GroupMetadata, GroupState
 from kafka.coordinator.offset_and_metadata import OffsetAndMetadata
+from kafka.log.append_origin import AppendOrigin
+from kafka.protocol.control_records import COMMIT, read_end_txn_marker
 from kafka.protocol.errors import Errors
-from kafka.protocol.record_batch import DefaultRecord, build_batch, iter_batches
+from kafka.protocol.record_batch import (
+    NO_PRODUCER_ID,
+    TRANSACTIONAL_MASK,
+    DefaultRecord,
+    RecordBatch,
+    build_batch,
+    encode_records,
+    iter_batches,
+    seal_batch,
+)
 from kafka.utils.kafka_scheduler import KafkaScheduler
 from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
@@ -104,6 +121,8 @@ class GroupMetadataManager:
         self._lock = threading.Lock()  # guards the two dicts and the partition sets
         self.loading_partitions: set[int] = set()
         self.owned_partitions: set[int] = set()
+        # producer id -> groups holding its pending transactional offsets (Kafka's openGroupsForProducer)
+        self.open_groups_for_producer: dict[int, set[str]] = {}
         self.scheduler = KafkaScheduler(time, thread_name=f"group-metadata-manager-{broker_id}")
 
     def startup(self) -> None:
@@ -118,6 +137,7 @@ class GroupMetadataManager:
             self.groups.clear()
             self.owned_partitions.clear()
             self.loading_partitions.clear()
+            self.open_groups_for_producer.clear()
 
     # ------------------------------------------------------------------ which partition, which groups
     def partition_for(self, group_id: str) -> int:
@@ -169,6 +189,10 @@ class GroupMetadataManager:
             gone = [g for g in self.groups.values() if self.partition_for(g.group_id) == partition]
             for group in gone:
                 del self.groups[group.group_id]
+                for producer_id, groups in list(self.open_groups_for_producer.items()):
+                    groups.discard(group.group_id)
+                    if not groups:
+                        del self.open_groups_for_producer[producer_id]
         return gone
 
     def load_group_and_offsets(self, partition: int, on_group_loaded: Callable[[GroupMetadata], None]) -> None:
@@ -177,14 +201,14 @@ class GroupMetadataManager:
         tp = TopicPartition(GROUP_METADATA_TOPIC_NAME, partition)
         loaded: list[GroupMetadata] = []
         try:
-            offsets, group_values, removed = self._read_partition(tp)
+            offsets, pending, group_values, removed = self._read_partition(tp)
             with self._lock:
                 # Leadership may have moved on while we read (a broker replaying the metadata log at
                 # start-up leads, loses and regains partitions in quick succession): a load for a
                 # partition we no longer lead installs nothing and claims nothing.
                 still_ours = partition in self.loading_partitions
             if still_ours:
-                loaded = self._install_groups(offsets, group_values, removed)
+                loaded = self._install_groups(offsets, pending, group_values, removed)
                 for group in loaded:
                     on_group_loaded(group)
         except Exception:
@@ -199,8 +223,12 @@ class GroupMetadataManager:
                      took_ms=self.time.hi_res_clock_ms() - started)
 
     def _read_partition(self, tp: TopicPartition):
-        """Replay the partition from its log start: the latest record per key wins, tombstones delete."""
-        offsets: dict[tuple[str, TopicPartition], OffsetAndMetadata] = {}
+        """Replay the partition from its log start: the latest record per key wins, tombstones delete.
+        A transactional batch's offsets wait for their producer's marker (Kafka's doLoadGroupsAndOffsets):
+        COMMIT puts them in the committed map unless a later write is there, ABORT drops them, and
+        those still waiting at the end are pending."""
+        offsets: dict[tuple[str, TopicPartition], CommitRecordMetadataAndOffset] = {}
+        pending: dict[int, dict[tuple[str, TopicPartition], CommitRecordMetadataAndOffset]] = {}
         group_values: dict[str, object] = {}
         removed: set[str] = set()
         position = 0
@@ -212,14 +240,29 @@ class GroupMetadataManager:
             if data.error != Errors.NONE or not data.records:
                 break
             for batch in iter_batches(data.records):
-                if not batch.is_control_batch:
+                if batch.is_control_batch:
+                    self._replay_marker(batch, offsets, pending)
+                elif batch.is_transactional:
+                    producer_offsets = pending.setdefault(batch.producer_id, {})
                     for record in batch:
-                        self._replay(record, offsets, group_values, removed)
+                        self._replay(record, batch.base_offset, producer_offsets, group_values, removed)
+                else:
+                    for record in batch:
+                        self._replay(record, batch.base_offset, offsets, group_values, removed)
                 position = batch.next_offset
-        return offsets, group_values, removed
+        return offsets, pending, group_values, removed
 
     @staticmethod
-    def _replay(record: DefaultRecord, offsets: dict, group_values: dict, removed: set) -> None:
+    def _replay_marker(batch: RecordBatch, offsets: dict, pending: dict) -> None:
+        if not batch.is_transactional:
+            return  # not a transaction marker
+        marker_type, _ = read_end_txn_marker(batch)
+        for where, commit in pending.pop(batch.producer_id, {}).items():
+            if marker_type == COMMIT and (where not in offsets or offsets[where].older_than(commit)):
+                offsets[where] = commit
+
+    @staticmethod
+    def _replay(record: DefaultRecord, batch_offset: int, offsets: dict, group_values: dict, removed: set) -> None:
         if record.key is None:
             return
         key = records.read_message_key(record.key)
@@ -229,7 +272,7 @@ class GroupMetadataManager:
             if value is None:
                 offsets.pop(where, None)
             else:
-                offsets[where] = value
+                offsets[where] = CommitRecordMetadataAndOffset(batch_offset, value)
         elif isinstance(key, GroupMetadataKey):
             value = records.read_group_message_value(record.value)
             if value is None:
@@ -239,18 +282,24 @@ class GroupMetadataManager:
                 group_values[key.group_id] = value
                 removed.discard(key.group_id)
 
-    def _install_groups(self, offsets: dict, group_values: dict, removed: set) -> list[GroupMetadata]:
-        by_group: dict[str, dict[TopicPartition, OffsetAndMetadata]] = {}
-        for (group_id, tp), offset in offsets.items():
-            by_group.setdefault(group_id, {})[tp] = offset
+    def _install_groups(self, offsets: dict, pending: dict, group_values: dict, removed: set) -> list[GroupMetadata]:
+        by_group: dict[str, dict[TopicPartition, CommitRecordMetadataAndOffset]] = {}
+        for (group_id, tp), commit in offsets.items():
+            by_group.setdefault(group_id, {})[tp] = commit
+        pending_by_group: dict[str, dict[int, dict[TopicPartition, CommitRecordMetadataAndOffset]]] = {}
+        for producer_id, producer_offsets in pending.items():
+            for (group_id, tp), commit in producer_offsets.items():
+                pending_by_group.setdefault(group_id, {}).setdefault(producer_id, {})[tp] = commit
         loaded = []
-        for group_id in set(by_group) | set(group_values):
+        for group_id in set(by_group) | set(group_values) | set(pending_by_group):
             value = group_values.get(group_id)
             if value is not None:
-                group = GroupMetadata.load_group(group_id, value, by_group.get(group_id, {}), self.time)
+                group = GroupMetadata.load_group(group_id, value, {}, self.time)
             else:  # only offsets: a "simple" group that commits without group management
                 group = GroupMetadata(group_id, GroupState.EMPTY, self.time)
-                group.offsets = by_group[group_id]
+            group.initialize_offsets(by_group.get(group_id, {}), pending_by_group.get(group_id, {}))
+            for producer_id in pending_by_group.get(group_id, {}):
+                self.add_producer_group(producer_id, group_id)
             loaded.append(self.add_group(group))
         log.debug("groups loaded", groups=len(loaded), removed=len(removed))
         return loaded
@@ -260,18 +309,36 @@ class GroupMetadataManager:
                 callback: Callable[[Errors], None]) -> None:
         """Append records to the group's partition (acks=-1, internal topic) and call back with
         the coordinator-flavoured error once they are committed, or failed, or timed out."""
-        tp = TopicPartition(GROUP_METADATA_TOPIC_NAME, self.partition_for(group_id))
         now = self.time.milliseconds()
         batch = build_batch([DefaultRecord(i, now, key, value) for i, (key, value) in enumerate(entries)],
                             timestamp=now)
+        self._append_batch(group_id, batch, lambda error, _offset: callback(error))
+
+    def _append_batch(self, group_id: str, batch: bytes, callback: Callable[[Errors, int], None],
+                      origin: AppendOrigin | None = None) -> None:
+        """Append one batch; call back with the coordinator-flavoured error and its base offset."""
+        tp = TopicPartition(GROUP_METADATA_TOPIC_NAME, self.partition_for(group_id))
 
         def on_append(statuses: dict) -> None:
             status = statuses.get(tp)
             error = Errors.UNKNOWN_TOPIC_OR_PARTITION if status is None else status.error
-            callback(append_error_to_coordinator_error(error))
+            callback(append_error_to_coordinator_error(error), -1 if status is None else status.base_offset)
 
+        extra = {} if origin is None else {"origin": origin}
         self.replica_manager.append_records(self.config.offsets_commit_timeout_ms, -1, True, {tp: batch},
-                                            on_append)
+                                            on_append, **extra)
+
+    @staticmethod
+    def transactional_batch(entries: list[tuple[bytes, bytes | None]], producer_id: int, producer_epoch: int,
+                            now: int) -> bytes:
+        """The offsets of a TxnOffsetCommit as one transactional batch of the producer (Kafka's
+        MemoryRecords.builder with isTransactional): its marker later commits or aborts them."""
+        payload = encode_records([DefaultRecord(i, now, key, value) for i, (key, value) in enumerate(entries)], 0, now)
+        # The coordinator's append is not sequence-checked (AppendOrigin.COORDINATOR); 0 as Kafka writes.
+        return seal_batch(base_offset=0, attributes=TRANSACTIONAL_MASK, last_offset_delta=len(entries) - 1,
+                          base_timestamp=now, max_timestamp=now, producer_id=producer_id,
+                          producer_epoch=producer_epoch, base_sequence=0, records_count=len(entries),
+                          payload=payload)
 
     def store_group(self, group: GroupMetadata, assignment: dict[str, bytes],
                     callback: Callable[[Errors], None]) -> None:
@@ -280,9 +347,11 @@ class GroupMetadataManager:
         self._append(group.group_id, [(records.group_metadata_key(group.group_id), value)], callback)
 
     def store_offsets(self, group: GroupMetadata, offsets: dict[TopicPartition, OffsetAndMetadata],
-                      response_callback: Callable[[dict[TopicPartition, Errors]], None]) -> None:
-        """OffsetCommit: append one record per partition; the cache changes only once they are
-        committed. Called under the group's lock."""
+                      response_callback: Callable[[dict[TopicPartition, Errors]], None],
+                      producer_id: int = NO_PRODUCER_ID, producer_epoch: int = -1) -> None:
+        """OffsetCommit, or with a producer id TxnOffsetCommit: append one record per partition; the
+        cache changes only once they are committed (a transaction's, only once it commits). Called
+        under the group's lock."""
         too_large = {tp for tp, o in offsets.items()
                      if o.metadata is not None and len(o.metadata) > self.config.max_metadata_size}
         valid = {tp: o for tp, o in offsets.items() if tp not in too_large}
@@ -294,19 +363,70 @@ class GroupMetadataManager:
             return
         entries = [(records.offset_commit_key(group.group_id, tp.topic, tp.partition),
                     records.offset_commit_value(o)) for tp, o in valid.items()]
-        group.prepare_offset_commit(valid)
+        is_txn_offset_commit = producer_id != NO_PRODUCER_ID
+        if is_txn_offset_commit:
+            self.add_producer_group(producer_id, group.group_id)
+            group.prepare_txn_offset_commit(producer_id, valid)
+        else:
+            group.prepare_offset_commit(valid)
 
-        def put_cache_callback(error: Errors) -> None:
+        def put_cache_callback(error: Errors, batch_offset: int) -> None:
             with group.lock:
+                committed = error == Errors.NONE and not group.is_state(GroupState.DEAD)
                 for tp, offset in valid.items():
-                    committed = error == Errors.NONE and not group.is_state(GroupState.DEAD)
-                    group.complete_offset_commit(tp, offset if committed else None)
+                    if not is_txn_offset_commit:
+                        group.complete_offset_commit(tp, offset if committed else None, batch_offset)
+                    elif committed:
+                        group.on_txn_offset_commit_append(producer_id, tp,
+                                                          CommitRecordMetadataAndOffset(batch_offset, offset))
+                    else:
+                        group.fail_pending_txn_offset_commit(producer_id, tp)
             if error != Errors.NONE:
-                log.warning("offset commit failed", group=group.group_id, error=error.name)
+                log.warning("offset commit failed", group=group.group_id, error=error.name,
+                            producer_id=producer_id)
             statuses = {tp: (Errors.OFFSET_METADATA_TOO_LARGE if tp in too_large else error) for tp in offsets}
             response_callback(statuses)
 
-        self._append(group.group_id, entries, put_cache_callback)
+        if is_txn_offset_commit:
+            batch = self.transactional_batch(entries, producer_id, producer_epoch, self.time.milliseconds())
+            self._append_batch(group.group_id, batch, put_cache_callback, AppendOrigin.COORDINATOR)
+        else:
+            now = self.time.milliseconds()
+            batch = build_batch([DefaultRecord(i, now, key, value) for i, (key, value) in enumerate(entries)],
+                                timestamp=now)
+            self._append_batch(group.group_id, batch, put_cache_callback)
+
+    # ------------------------------------------------------------------ transactions (KIP-98)
+    def add_producer_group(self, producer_id: int, group_id: str) -> None:
+        with self._lock:
+            self.open_groups_for_producer.setdefault(producer_id, set()).add(group_id)
+
+    def remove_producer_group(self, producer_id: int, group_id: str) -> None:
+        with self._lock:
+            groups = self.open_groups_for_producer.get(producer_id)
+            if groups is not None:
+                groups.discard(group_id)
+                if not groups:
+                    del self.open_groups_for_producer[producer_id]
+
+    def groups_belonging_to_partitions(self, producer_id: int, partitions: set[int]) -> list[str]:
+        with self._lock:
+            return [g for g in self.open_groups_for_producer.get(producer_id, ())
+                    if self.partition_for(g) in partitions]
+
+    def handle_txn_completion(self, producer_id: int, completed_partitions: set[int], is_commit: bool) -> None:
+        """The producer's marker is in these partitions: its offsets there commit or go (Kafka's
+        GroupMetadataManager.handleTxnCompletion)."""
+        for group_id in self.groups_belonging_to_partitions(producer_id, completed_partitions):
+            group = self.get_group(group_id)
+            if group is None:
+                # The partition moved away after the marker was written; its new leader replays it.
+                log.info("group moved before its transaction completed", group=group_id, producer_id=producer_id)
+                continue
+            with group.lock:
+                if not group.is_state(GroupState.DEAD):
+                    group.complete_pending_txn_offset_commit(producer_id, is_commit)
+                    self.remove_producer_group(producer_id, group_id)
 
     # ------------------------------------------------------------------ reading offsets
     def get_offsets(self, group_id: str, require_stable: bool,
@@ -321,7 +441,7 @@ class GroupMetadataManager:
             wanted = list(group.offsets) if partitions is None else partitions
             result = {}
             for tp in wanted:
-                if require_stable and tp in group.pending_offset_commits:
+                if require_stable and group.has_pending_offset_commits_for_topic_partition(tp):
                     result[tp] = PartitionOffset(INVALID_OFFSET, -1, "", Errors.UNSTABLE_OFFSET_COMMIT)
                     continue
                 offset = group.offsets.get(tp)

@@ -8,6 +8,8 @@ __consumer_offsets and the group cache); this class holds the request handlers o
 
     OffsetCommit  -> commit_offset: a member of the current generation, or a "simple" commit
                      (generation -1) while the group is Empty -> GroupMetadataManager.store_offsets
+    TxnOffsetCommit -> txn_commit_offsets: the same checks (KIP-447: generation and member id when
+                     given), written as the producer's transactional batch, pending until its marker
     OffsetFetch   -> fetch_offsets: answered in any group state
     OffsetDelete  -> delete_offsets: not for topics a live consumer group still reads
     DeleteGroups  -> delete_all_offsets: the GroupCoordinator decides which groups may go
@@ -80,6 +82,45 @@ class OffsetMetadataManager:
                 error = Errors.REBALANCE_IN_PROGRESS
             return error
         return Errors.UNKNOWN_MEMBER_ID  # only members may commit for a group that has members
+
+    # ------------------------------------------------------------------ TxnOffsetCommit
+    def txn_commit_offsets(self, group_id: str, transactional_id: str, producer_id: int, producer_epoch: int,
+                           member_id: str, group_instance_id: str | None, generation_id: int,
+                           offsets: dict[TopicPartition, OffsetAndMetadata],
+                           response_callback: Callable[[dict[TopicPartition, Errors]], None]) -> None:
+        """Kafka's GroupCoordinator.handleTxnCommitOffsets: the offsets a transactional producer sends
+        with its transaction (consume-transform-produce), answered once they are in the log."""
+        error = self.coordinator.validate_group_status(group_id, allow_empty_id=True)
+        if error is None and self.coordinator.transaction_verifier is not None:
+            # The group's partition must be in the producer's transaction (AddOffsetsToTxn), or its
+            # batch would open a transaction no marker will ever close.
+            error = self.coordinator.transaction_verifier(transactional_id, producer_id, producer_epoch,
+                                                          self.group_manager.partition_for(group_id))
+        if error is not None:
+            response_callback({tp: error for tp in offsets})
+            return
+        group = self.group_manager.get_group(group_id)
+        if group is None:
+            group = self.group_manager.add_group(GroupMetadata(group_id, GroupState.EMPTY, self.coordinator.time))
+        with group.lock:
+            error = self.validate_txn_offset_commit(group, generation_id, member_id, group_instance_id)
+            if error is not None:
+                response_callback({tp: error for tp in offsets})
+                return
+            self.group_manager.store_offsets(group, offsets, response_callback, producer_id, producer_epoch)
+
+    def validate_txn_offset_commit(self, group: GroupMetadata, generation_id: int, member_id: str,
+                                   group_instance_id: str | None) -> Errors | None:
+        """Kafka's validateOffsetCommit with isTransactional: before v3 the request names no member,
+        so a group with members accepts it; a member that names itself must be current."""
+        if group.is_state(GroupState.DEAD):
+            return Errors.COORDINATOR_NOT_AVAILABLE
+        if generation_id >= 0 or member_id != UNKNOWN_MEMBER_ID or group_instance_id is not None:
+            error = self.coordinator.validate_current_member(group, member_id, group_instance_id)
+            if error is None and generation_id != group.generation_id:
+                error = Errors.ILLEGAL_GENERATION
+            return error
+        return None
 
     # ------------------------------------------------------------------ OffsetFetch
     def fetch_offsets(self, group_id: str, require_stable: bool, partitions: list[TopicPartition] | None,

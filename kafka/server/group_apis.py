@@ -1,5 +1,6 @@
 """The consumer-group part of KafkaApis: FindCoordinator, JoinGroup, SyncGroup, Heartbeat,
-LeaveGroup, OffsetCommit, OffsetFetch, DescribeGroups, ListGroups, DeleteGroups, OffsetDelete.
+LeaveGroup, OffsetCommit, TxnOffsetCommit, OffsetFetch, DescribeGroups, ListGroups, DeleteGroups,
+OffsetDelete.
 
 Kafka keeps these handlers in kafka.server.KafkaApis itself; here they sit beside it so each file
 stays readable, and KafkaApis' dispatch table simply includes ``GroupApis.handlers()``. The shape
@@ -47,6 +48,7 @@ class GroupApis:
             ApiKey.HEARTBEAT: self.handle_heartbeat_request,
             ApiKey.LEAVE_GROUP: self.handle_leave_group_request,
             ApiKey.OFFSET_COMMIT: self.handle_offset_commit_request,
+            ApiKey.TXN_OFFSET_COMMIT: self.handle_txn_offset_commit_request,
             ApiKey.OFFSET_FETCH: self.handle_offset_fetch_request,
             ApiKey.DESCRIBE_GROUPS: self.handle_describe_groups_request,
             ApiKey.LIST_GROUPS: self.handle_list_groups_request,
@@ -201,6 +203,39 @@ class GroupApis:
         self.coordinator.offset_metadata_manager.commit_offset(
             req.group_id, req.member_id, req.group_instance_id, req.generation_id_or_member_epoch, offsets,
             send_response_callback)
+
+    def handle_txn_offset_commit_request(self, request: Request) -> None:
+        """Kafka's handleTxnOffsetCommitRequest: a transactional producer's offsets, to the group's
+        coordinator; pending until the transaction's marker reaches the group's partition."""
+        req = request.body
+        now = self.coordinator.time.milliseconds()
+        unknown: dict[TopicPartition, Errors] = {}
+        offsets: dict[TopicPartition, OffsetAndMetadata] = {}
+        for topic in req.topics:
+            known = self.apis.metadata_cache.contains(topic.name)
+            for p in topic.partitions:
+                tp = TopicPartition(topic.name, p.partition_index)
+                if not known:
+                    unknown[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                else:
+                    offsets[tp] = OffsetAndMetadata(p.committed_offset, p.committed_leader_epoch,
+                                                    p.committed_metadata or "", now)
+
+        def send_response_callback(statuses: dict[TopicPartition, Errors]) -> None:
+            statuses = {**statuses, **unknown}
+            self.send_response(request, dict(throttle_time_ms=0, topics=[
+                dict(name=topic.name, partitions=[
+                    dict(partition_index=p.partition_index,
+                         error_code=statuses[TopicPartition(topic.name, p.partition_index)])
+                    for p in topic.partitions])
+                for topic in req.topics]))
+
+        if not offsets:
+            send_response_callback({})
+            return
+        self.coordinator.offset_metadata_manager.txn_commit_offsets(
+            req.group_id, req.transactional_id, req.producer_id, req.producer_epoch, req.member_id,
+            req.group_instance_id, req.generation_id, offsets, send_response_callback)
 
     def handle_offset_fetch_request(self, request: Request) -> None:
         req = request.body

@@ -3,20 +3,14 @@ clock: session timeouts, offset retention and the reload of __consumer_offsets, 
 
 from __future__ import annotations
 
-import pytest
-
 from kafka.coordinator import coordinator_records as records
 from kafka.coordinator.group_coordinator import GroupConfig, GroupCoordinator, JoinGroupResult
 from kafka.coordinator.group_metadata import GroupState
 from kafka.coordinator.offset_and_metadata import OffsetAndMetadata
 from kafka.coordinator.offset_manager import OffsetConfig, java_string_hash, kafka_abs
 from kafka.log.log_config import LogConfig
-from kafka.log.log_manager import LogManager
 from kafka.protocol.errors import Errors
-from kafka.server.kafka_config import KafkaConfig
 from kafka.server.metadata_cache import PartitionState
-from kafka.server.replica_manager import ReplicaManager
-from kafka.utils.time import MockTime
 from kafka.utils.topic_partition import TopicPartition
 from tests.helpers import wait_until
 
@@ -39,23 +33,6 @@ def test_record_schemas_round_trip():
     assert records.read_offset_message_value(records.offset_commit_value(expiring)) == expiring
     assert records.read_message_key(records.group_metadata_key("g")) == records.GroupMetadataKey("g")
     assert records.read_offset_message_value(None) is None
-
-
-@pytest.fixture
-def time():
-    return MockTime()
-
-
-@pytest.fixture
-def replica_manager(tmp_path, time):
-    log_manager = LogManager([str(tmp_path)], LogConfig(), time, node_id=1)
-    log_manager.startup()
-    manager = ReplicaManager(KafkaConfig({"node.id": "1", "log.dirs": str(tmp_path)}), log_manager, None, time)
-    manager.make_leader(TopicPartition(records.GROUP_METADATA_TOPIC_NAME, 0),
-                        PartitionState(0, leader=1, leader_epoch=0, replicas=(1,), isr=(1,)), LogConfig())
-    yield manager
-    manager.shutdown()
-    log_manager.shutdown()
 
 
 def start_coordinator(replica_manager, time) -> GroupCoordinator:
