@@ -9,10 +9,17 @@ keeps a fetch session for us (KIP-227, fetch_session_handler.py): once it knows 
 request names only those whose position moved, and the answer only those with news. The answer
 carries RecordBatches exactly as the producer wrote them -- compressed, if they were -- and here
 they are checked (CRC), decompressed and cut into records, at most ``max.poll.records`` per poll.
+
+With ``isolation.level=read_committed`` (KIP-98) the broker answers only up to the last stable
+offset and lists, per partition, the aborted transactions that start in the answer (producer id,
+first offset). CompletedFetch then skips each aborted producer's transactional batches from that
+first offset until the producer's ABORT marker. Markers are never returned, in either level; the
+position moves past them.
 """
 
 from __future__ import annotations
 
+import heapq
 import threading
 from collections import deque
 from collections.abc import Iterator
@@ -27,8 +34,9 @@ from kafka.clients.fetch_session_handler import FetchSessionHandler, PartitionDa
 from kafka.clients.metadata import STALE_METADATA_ERRORS, Metadata
 from kafka.clients.network_client import NetworkClient
 from kafka.protocol.api_keys import ApiKey
+from kafka.protocol.control_records import ABORT, read_end_txn_marker
 from kafka.protocol.errors import Errors
-from kafka.protocol.record_batch import iter_batches
+from kafka.protocol.record_batch import NO_PRODUCER_ID, RecordBatch, iter_batches
 from kafka.utils.time import SYSTEM, Time
 from kafka.utils.topic_partition import TopicPartition
 
@@ -40,7 +48,8 @@ READ_COMMITTED = 1
 class CompletedFetch:
     """One partition's data from one Fetch response, consumed record by record across polls."""
 
-    def __init__(self, tp: TopicPartition, fetch_offset: int, data, check_crcs: bool) -> None:
+    def __init__(self, tp: TopicPartition, fetch_offset: int, data, check_crcs: bool,
+                 isolation_level: int = 0) -> None:
         self.tp = tp
         self.fetch_offset = fetch_offset
         self.error = Errors.for_code(data.error_code)
@@ -48,13 +57,37 @@ class CompletedFetch:
         self.records = data.records or b""
         self.next_fetch_offset = fetch_offset
         self._check_crcs = check_crcs
+        self.isolation_level = isolation_level
+        # (first offset, producer id) of the aborted transactions, earliest first; a producer
+        # becomes aborted once a batch reaches its first offset, until its ABORT marker.
+        self._aborted_transactions = [(t.first_offset, t.producer_id)
+                                      for t in (data.get("aborted_transactions") or ())]
+        heapq.heapify(self._aborted_transactions)
+        self._aborted_producer_ids: set[int] = set()
         self._iterator = self._records() if self.error == Errors.NONE else iter(())
+
+    def _consume_aborted_transactions_up_to(self, offset: int) -> None:
+        while self._aborted_transactions and self._aborted_transactions[0][0] <= offset:
+            self._aborted_producer_ids.add(heapq.heappop(self._aborted_transactions)[1])
+
+    def _skip_for_isolation(self, batch: RecordBatch) -> bool:
+        """read_committed: is this batch part of an aborted transaction (or its ABORT marker)?"""
+        if self.isolation_level != READ_COMMITTED or batch.producer_id == NO_PRODUCER_ID:
+            return False
+        self._consume_aborted_transactions_up_to(batch.last_offset)
+        if batch.is_control_batch and batch.is_transactional:
+            if read_end_txn_marker(batch)[0] == ABORT:
+                self._aborted_producer_ids.discard(batch.producer_id)
+            return True
+        return batch.is_transactional and batch.producer_id in self._aborted_producer_ids
 
     def _records(self) -> Iterator[ConsumerRecord]:
         for batch in iter_batches(self.records):
             if self._check_crcs:
                 batch.ensure_valid()  # raises CorruptRecordError, which poll() surfaces
-            if batch.is_control_batch:  # transaction markers are for the broker, not the user
+            if self._skip_for_isolation(batch) or batch.is_control_batch:
+                # Transaction markers are for the broker, not the user; an aborted batch is as if
+                # never written. Either way the position moves past it.
                 self.next_fetch_offset = max(self.next_fetch_offset, batch.next_offset)
                 continue
             timestamp_type = LOG_APPEND_TIME if batch.is_log_append_time else CREATE_TIME
@@ -170,7 +203,8 @@ class Fetcher:
                 tp = TopicPartition(topic.topic, data.partition_index)
                 if tp in partitions:
                     with self._lock:
-                        self._completed.append(CompletedFetch(tp, partitions[tp], data, self.check_crcs))
+                        self._completed.append(CompletedFetch(tp, partitions[tp], data, self.check_crcs,
+                                                             self.isolation_level))
 
     # ------------------------------------------------------------------ returning records
     def has_completed_fetches(self) -> bool:

@@ -21,6 +21,7 @@ from typing import Any
 
 from kafka.clients.client_config import CONSUMER, ClientConfig
 from kafka.clients.consumer.consumer_coordinator import ConsumerCoordinator, ConsumerRebalanceListener
+from kafka.clients.consumer.consumer_group_metadata import ConsumerGroupMetadata
 from kafka.clients.consumer.consumer_record import ConsumerRecords
 from kafka.clients.consumer.fetcher import READ_COMMITTED, Fetcher
 from kafka.clients.consumer.offset_fetcher import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, OffsetFetcher
@@ -199,6 +200,12 @@ class KafkaConsumer:
         return self.coordinator
 
     # ------------------------------------------------------------------ metadata
+    def group_metadata(self) -> ConsumerGroupMetadata:
+        """This consumer in its group, for KafkaProducer.send_offsets_to_transaction (KIP-447)."""
+        coordinator = self._require_group()
+        return ConsumerGroupMetadata(coordinator.group_id, coordinator.generation_id, coordinator.member_id,
+                                     coordinator.group_instance_id)
+
     def partitions_for_topic(self, topic: str) -> set[int] | None:
         self.metadata.add_topics(topic)
         if self.metadata.cluster.partition_count(topic) is None:
