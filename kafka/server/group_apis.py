@@ -75,9 +75,12 @@ class GroupApis:
 
     def find_coordinator(self, key: str, key_type: int, listener: str) -> dict:
         failed = dict(key=key, node_id=-1, host="", port=-1)
-        if key_type == TRANSACTION_KEY_TYPE:
-            return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE,
-                    "error_message": "this broker has no transaction coordinator"}
+        if key_type == TRANSACTION_KEY_TYPE:  # the leader of the transactional id's __transaction_state partition
+            transaction_apis = getattr(self.apis, "transaction_apis", None)
+            if transaction_apis is None:
+                return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE,
+                        "error_message": "this broker has no transaction coordinator"}
+            return transaction_apis.find_coordinator(key, listener)
         if key_type != GROUP_KEY_TYPE:
             return {**failed, "error_code": Errors.INVALID_REQUEST, "error_message": f"unknown key type {key_type}"}
         error = self.ensure_offsets_topic()

@@ -6,10 +6,10 @@ Each handler turns the request into calls on a manager (ReplicaManager, AdminMan
 MetadataCache) and passes a response callback down; the callback encodes the response and puts it
 on the RequestChannel, now or later, from whichever thread completes the work.
 
-The data-plane APIs of seed 002 (Produce, Fetch, ListOffsets, Metadata) live here, and
-InitProducerId, the id an idempotent producer numbers its batches under (KIP-98). Three families
+The data-plane APIs of seed 002 (Produce, Fetch, ListOffsets, Metadata) live here. Four families
 sit beside it in files of their own, merged into the same table: StorageApis (storage_apis.py),
-GroupApis (group_apis.py, the GroupCoordinator's door) and AdminApis (admin_apis.py).
+GroupApis (group_apis.py, the GroupCoordinator's door), TransactionApis (transaction_apis.py:
+InitProducerId and the transaction APIs, the TransactionCoordinator's door) and AdminApis (admin_apis.py).
 """
 
 from __future__ import annotations
@@ -20,12 +20,7 @@ from collections.abc import Callable
 import structlog
 
 from kafka.coordinator.group_coordinator import GroupCoordinator
-from kafka.coordinator.transaction.transaction_coordinator import (
-    NO_PRODUCER_EPOCH,
-    NO_PRODUCER_ID,
-    InitProducerIdResult,
-    TransactionCoordinator,
-)
+from kafka.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafka.network.request_channel import Request, RequestChannel
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
@@ -37,6 +32,7 @@ from kafka.server.group_apis import GroupApis
 from kafka.server.metadata_cache import MetadataCache
 from kafka.server.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager, release_records
 from kafka.server.storage_apis import StorageApis
+from kafka.server.transaction_apis import TransactionApis
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.server.KafkaApis")
@@ -75,8 +71,9 @@ class KafkaApis(ApiRequestHandler):
             # admin: CreatePartitions, DescribeCluster
             **AdminApis(self).handlers(),
         }
-        if transaction_coordinator is not None:  # in the table, so ApiVersions advertises it
-            self.handlers[ApiKey.INIT_PRODUCER_ID] = self.handle_init_producer_id_request
+        # producer ids and transactions (the TransactionCoordinator); FindCoordinator asks it too
+        self.transaction_apis = TransactionApis(self, transaction_coordinator) if transaction_coordinator else None
+        self.handlers.update(self.transaction_apis.handlers() if self.transaction_apis is not None else {})
 
     # ------------------------------------------------------------------ Metadata
     def handle_topic_metadata_request(self, request: Request) -> None:
@@ -206,7 +203,9 @@ class KafkaApis(ApiRequestHandler):
                 by_topic.setdefault(tp.topic, []).append(dict(
                     partition_index=tp.partition, error_code=data.error, high_watermark=data.high_watermark,
                     last_stable_offset=data.last_stable_offset, log_start_offset=data.log_start_offset,
-                    aborted_transactions=None, preferred_read_replica=-1, records=data.records))
+                    aborted_transactions=(None if data.aborted_transactions is None else
+                                          [txn.as_aborted_transaction() for txn in data.aborted_transactions]),
+                    preferred_read_replica=-1, records=data.records))
                 self.replica_manager.broker_topic_stats.update_bytes_out(
                     tp.topic, params.replica_id >= 0, len(data.records))
             sent = {id(data) for _, data in answer.partitions}
@@ -248,30 +247,6 @@ class KafkaApis(ApiRequestHandler):
                                        end_offset=end_offset))
             topics.append(dict(topic=topic.topic, partitions=partitions))
         self.send_response(request, dict(throttle_time_ms=0, topics=topics))
-
-    # ------------------------------------------------------------------ InitProducerId
-    def handle_init_producer_id_request(self, request: Request) -> None:
-        """A producer id for an idempotent producer (Kafka's handleInitProducerIdRequest). The
-        TransactionCoordinator answers through the callback, later if a block of ids is on its way
-        from the controller: the I/O thread never waits for it."""
-        req = request.body
-        version = request.header.api_version
-        # v3+ (KIP-360): a producer bumping its epoch sends both its id and epoch, or neither.
-        if (req.producer_id == NO_PRODUCER_ID) != (req.producer_epoch == NO_PRODUCER_EPOCH):
-            self.send_response(request, dict(throttle_time_ms=0, error_code=Errors.INVALID_REQUEST,
-                                             producer_id=NO_PRODUCER_ID, producer_epoch=NO_PRODUCER_EPOCH))
-            return
-        expected = None if req.producer_id == NO_PRODUCER_ID else (req.producer_id, req.producer_epoch)
-
-        def send_response_callback(result: InitProducerIdResult) -> None:
-            error = result.error
-            if version < 4 and error == Errors.PRODUCER_FENCED:  # older clients know only INVALID_PRODUCER_EPOCH
-                error = Errors.INVALID_PRODUCER_EPOCH
-            self.send_response(request, dict(throttle_time_ms=0, error_code=error, producer_id=result.producer_id,
-                                             producer_epoch=result.producer_epoch))
-
-        self.transaction_coordinator.handle_init_producer_id(req.transactional_id, req.transaction_timeout_ms,
-                                                             expected, send_response_callback)
 
     # ------------------------------------------------------------------ DescribeQuorum
     def handle_describe_quorum_request(self, request: Request) -> None:

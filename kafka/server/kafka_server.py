@@ -9,7 +9,8 @@ process.roles decides what runs. A combined node (the one-node default, `make ru
     controller      ControllerServer: the CONTROLLER listener, ControllerApis, QuorumController
     shared          SharedServer: the metadata log, the raft client and its thread, the MetadataLoader
     broker          LogManager -> SocketServer -> MetadataCache, ReplicaManager, GroupCoordinator,
-                    TransactionCoordinator (producer ids from blocks the controller allocates)
+                    TransactionCoordinator (producer ids from blocks the controller allocates;
+                    transactions in __transaction_state, markers over the inter-broker listener)
                     -> BrokerMetadataPublisher (applies each committed metadata change to them)
                     -> BrokerLifecycleManager (registers, heartbeats; fenced until caught up)
                     -> KafkaApis and the I/O threads, once the broker has caught up with the log
@@ -36,6 +37,12 @@ import structlog
 from kafka.coordinator.group_coordinator import GroupCoordinator
 from kafka.coordinator.transaction.producer_id_manager import RPCProducerIdManager
 from kafka.coordinator.transaction.transaction_coordinator import TransactionCoordinator
+from kafka.coordinator.transaction.transaction_marker_channel_manager import (
+    NO_NODE,
+    MarkerDestination,
+    TransactionMarkerChannelManager,
+)
+from kafka.coordinator.transaction.transaction_state_manager import TransactionConfig, TransactionStateManager
 from kafka.log.log_cleaner import CleanerConfig, LogCleaner
 from kafka.log.log_config import LogConfig
 from kafka.log.log_manager import LogManager
@@ -51,6 +58,7 @@ from kafka.server.controller_server import ControllerServer
 from kafka.server.fetch_manager import FetchManager
 from kafka.server.fetch_session import FetchSessionCache
 from kafka.server.forwarding_manager import ForwardingManager
+from kafka.server.inter_broker_send_thread import InterBrokerSendThread
 from kafka.server.kafka_apis import KafkaApis
 from kafka.server.kafka_config import ConfigError, KafkaConfig
 from kafka.server.kafka_request_handler import KafkaRequestHandlerPool
@@ -225,10 +233,11 @@ class KafkaServer:
             config.node_id, self.time, lambda: self.lifecycle_manager.broker_epoch,
             lambda body, callback: self.controller_channel.send_request(
                 ApiKey.ALLOCATE_PRODUCER_IDS, body, callback, config.controller_quorum_request_timeout_ms))
-        self.transaction_coordinator = TransactionCoordinator(self.producer_id_manager)
+        self.transaction_coordinator = self._transaction_coordinator()
+        self.transaction_coordinator.startup()
         self.metadata_publisher = BrokerMetadataPublisher(config, self.metadata_cache, self.replica_manager,
                                                           self.log_manager, self.group_coordinator,
-                                                          default_log_config(config))
+                                                          default_log_config(config), self.transaction_coordinator)
         self.shared.loader.install_publishers([self.metadata_publisher])
         # fetch sessions (KIP-227): the partitions each consumer and follower reads, between requests
         self.fetch_manager = FetchManager(
@@ -248,6 +257,39 @@ class KafkaServer:
             features=BrokerMetadataPublisher.supported_features())
         self.lifecycle_manager.start([dict(name=e.listener_name, host=e.host, port=e.port, security_protocol=0)
                                       for e in self._advertised_end_points()])
+
+    def _transaction_coordinator(self) -> TransactionCoordinator:
+        """Kafka's TransactionCoordinator.apply: the state manager over our ReplicaManager, and the
+        marker channel, whose WriteTxnMarkers go to each partition leader's inter-broker listener."""
+        config = self.config
+        self.txn_marker_send_thread = InterBrokerSendThread(f"TxnMarkerSenderThread-{config.node_id}", config.node_id,
+                                                            30_000, self.time)
+        self.txn_marker_send_thread.start()
+        txn_manager = TransactionStateManager(config.node_id, TransactionConfig.from_kafka_config(config),
+                                              self.replica_manager, self.time)
+        marker_channel = TransactionMarkerChannelManager(
+            config.node_id, txn_manager, self._partition_leader_for_markers,
+            lambda destination, body, callback: self.txn_marker_send_thread.send(
+                destination, ApiKey.WRITE_TXN_MARKERS, body, callback),
+            self.time)
+        coordinator = TransactionCoordinator(self.producer_id_manager, txn_manager, marker_channel, self.time,
+                                             group_partition_for=self.group_coordinator.partition_for)
+        # TxnOffsetCommit: the group coordinator asks whether its partition is in the transaction
+        self.group_coordinator.transaction_verifier = coordinator.verify_offsets_partition_in_transaction
+        return coordinator
+
+    def _partition_leader_for_markers(self, tp) -> MarkerDestination | None:
+        """Where a partition's marker goes: its leader on the inter-broker listener; NO_NODE while it
+        has none (or it is fenced); None when the partition no longer exists (the marker is dropped)."""
+        topic = self.metadata_cache.get_topic(tp.topic)
+        state = topic.partition(tp.partition) if topic is not None else None
+        if state is None:
+            return None
+        broker = self.metadata_cache.get_broker(state.leader) if state.leader >= 0 else None
+        end_point = broker.end_point(self.config.inter_broker_listener_name) if broker is not None else None
+        if end_point is None or broker.fenced:
+            return NO_NODE
+        return MarkerDestination(state.leader, end_point.host, end_point.port)
 
     def _await_broker_ready(self) -> None:
         """Kafka's BrokerServer waits for the metadata log and for the controller's unfencing."""
@@ -295,7 +337,8 @@ class KafkaServer:
             self._stop_requested.set()
             if hasattr(self, "lifecycle_manager"):
                 self._controlled_shutdown()
-            for component in ("socket_server", "request_handler_pool", "group_coordinator", "log_cleaner",
+            for component in ("socket_server", "request_handler_pool", "group_coordinator",
+                              "transaction_coordinator", "txn_marker_send_thread", "log_cleaner",
                               "kafka_scheduler", "metrics_reporter", "replica_manager"):
                 if hasattr(self, component):
                     getattr(self, component).shutdown()

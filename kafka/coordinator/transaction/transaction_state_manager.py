@@ -71,7 +71,7 @@ class TransactionConfig:
                    config.transaction_state_log_segment_bytes, config.transaction_state_log_load_buffer_size,
                    config.transaction_state_log_min_isr,
                    config.transaction_abort_timed_out_transaction_cleanup_interval_ms,
-                   config.transaction_remove_expired_transaction_cleanup_interval_ms, config.request_timeout_ms)
+                   config.transaction_remove_expired_transaction_cleanup_interval_ms)
 
 
 @dataclass

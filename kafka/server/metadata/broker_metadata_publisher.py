@@ -11,6 +11,8 @@ broker match it:
                         (logs created on the way), stop hosting and delete removed ones
     LogManager          topic config changes reach the live logs
     GroupCoordinator    load the __consumer_offsets partitions it now leads, drop those it stopped leading
+    TransactionCoordinator  the same for __transaction_state, at the partition's leader epoch (the
+                        coordinator epoch its markers carry)
 
 A partition whose leader, leader epoch or partition epoch changed is handed to the ReplicaManager
 again: a new leader epoch means a new leadership (or a new leader to fetch from, truncating first);
@@ -26,6 +28,7 @@ import uuid
 import structlog
 
 from kafka.coordinator.coordinator_records import GROUP_METADATA_TOPIC_NAME
+from kafka.coordinator.transaction.transaction_log import TRANSACTION_STATE_TOPIC_NAME
 from kafka.log.log_config import LogConfig
 from kafka.network.end_point import EndPoint
 from kafka.server.metadata_cache import Broker, PartitionState, TopicMetadata
@@ -39,13 +42,14 @@ METADATA_VERSION = "metadata.version"
 
 class BrokerMetadataPublisher:
     def __init__(self, config, metadata_cache, replica_manager, log_manager, group_coordinator,
-                 default_log_config: LogConfig) -> None:
+                 default_log_config: LogConfig, transaction_coordinator=None) -> None:
         self.config = config
         self.node_id = config.node_id
         self.metadata_cache = metadata_cache
         self.replica_manager = replica_manager
         self.log_manager = log_manager
         self.group_coordinator = group_coordinator
+        self.transaction_coordinator = transaction_coordinator
         self.default_log_config = default_log_config
         self._first = True
 
@@ -125,16 +129,30 @@ class BrokerMetadataPublisher:
         self.replica_manager.delete_partitions(name)
         if name == GROUP_METADATA_TOPIC_NAME:
             self.group_coordinator.on_resignation(range(self.config.offsets_topic_num_partitions))
+        if name == TRANSACTION_STATE_TOPIC_NAME and self._has_transaction_coordinator():
+            for partition in range(self.config.transaction_state_log_num_partitions):
+                self.transaction_coordinator.on_resignation(partition)
         log.info("deleted topic's partitions", topic=name)
 
     def _update_coordinator(self, elected: list[TopicPartition], resigned: list[TopicPartition]) -> None:
-        """Kafka's onElection / onResignation of the group coordinator."""
+        """Kafka's onElection / onResignation of the group and transaction coordinators."""
         gained = [tp.partition for tp in elected if tp.topic == GROUP_METADATA_TOPIC_NAME]
         lost = [tp.partition for tp in resigned if tp.topic == GROUP_METADATA_TOPIC_NAME]
         if lost:
             self.group_coordinator.on_resignation(lost)
         if gained:
             self.group_coordinator.on_election(gained)
+        if self._has_transaction_coordinator():
+            for tp in resigned:
+                if tp.topic == TRANSACTION_STATE_TOPIC_NAME:
+                    self.transaction_coordinator.on_resignation(tp.partition)
+            for tp in elected:
+                partition = self.replica_manager.get_partition(tp)
+                if tp.topic == TRANSACTION_STATE_TOPIC_NAME and partition is not None:
+                    self.transaction_coordinator.on_election(tp.partition, partition.leader_epoch)
+
+    def _has_transaction_coordinator(self) -> bool:
+        return self.transaction_coordinator is not None and self.transaction_coordinator.txn_manager is not None
 
     # ------------------------------------------------------------------ image -> cache
     def _offset(self, image) -> int:

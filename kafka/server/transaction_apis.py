@@ -1,0 +1,168 @@
+"""The transaction part of KafkaApis: InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn,
+DescribeTransactions, ListTransactions, and FindCoordinator for a transactional id.
+
+Kafka keeps these handlers in kafka.server.KafkaApis itself; here they sit beside it, as GroupApis
+does, and KafkaApis' dispatch table includes ``TransactionApis.handlers()``. Seed 000's shape:
+decode, call the TransactionCoordinator with a callback, respond from the callback -- which for
+InitProducerId and EndTxn runs once the coordinator's record is committed in __transaction_state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import structlog
+
+from kafka.coordinator.transaction.transaction_coordinator import (
+    NO_PRODUCER_EPOCH,
+    NO_PRODUCER_ID,
+    InitProducerIdResult,
+    TransactionCoordinator,
+)
+from kafka.coordinator.transaction.transaction_log import TRANSACTION_STATE_TOPIC_NAME
+from kafka.network.request_channel import Request
+from kafka.protocol.api_keys import ApiKey
+from kafka.protocol.errors import Errors
+from kafka.server.admin_manager import AUTO_CREATE_TIMEOUT_MS, TopicError
+from kafka.utils.topic_partition import TopicPartition
+
+log = structlog.get_logger("kafka.server.KafkaApis")
+
+
+def fenced_for_version(error: Errors, version: int, fenced_from: int) -> Errors:
+    """Clients older than the version that knows PRODUCER_FENCED (KIP-588) hear INVALID_PRODUCER_EPOCH."""
+    return Errors.INVALID_PRODUCER_EPOCH if error == Errors.PRODUCER_FENCED and version < fenced_from else error
+
+
+class TransactionApis:
+    def __init__(self, apis, transaction_coordinator: TransactionCoordinator) -> None:
+        self.apis = apis  # KafkaApis: send_response, admin_manager, metadata_cache, config
+        self.coordinator = transaction_coordinator
+
+    def handlers(self) -> dict[int, Callable[[Request], None]]:
+        handlers = {ApiKey.INIT_PRODUCER_ID: self.handle_init_producer_id_request}
+        if self.coordinator.txn_manager is not None:  # in the table, so ApiVersions advertises them
+            handlers.update({
+                ApiKey.ADD_PARTITIONS_TO_TXN: self.handle_add_partitions_to_txn_request,
+                ApiKey.ADD_OFFSETS_TO_TXN: self.handle_add_offsets_to_txn_request,
+                ApiKey.END_TXN: self.handle_end_txn_request,
+                ApiKey.DESCRIBE_TRANSACTIONS: self.handle_describe_transactions_request,
+                ApiKey.LIST_TRANSACTIONS: self.handle_list_transactions_request,
+            })
+        return handlers
+
+    def send_response(self, request: Request, body: dict) -> None:
+        self.apis.send_response(request, body)
+
+    # ------------------------------------------------------------------ FindCoordinator (key_type 1)
+    def find_coordinator(self, key: str, listener: str) -> dict:
+        """The leader of the transactional id's __transaction_state partition, created on first need."""
+        failed = dict(key=key, node_id=-1, host="", port=-1)
+        if self.coordinator.txn_manager is None:
+            return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE,
+                    "error_message": "this broker has no transaction coordinator"}
+        if not key:
+            return {**failed, "error_code": Errors.INVALID_REQUEST, "error_message": "empty transactional id"}
+        error = self.ensure_transaction_topic()
+        if error is not None:
+            return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE, "error_message": error}
+        partition = self.coordinator.partition_for(key)
+        leader, end_point = self.apis.metadata_cache.partition_leader_end_point(
+            TRANSACTION_STATE_TOPIC_NAME, partition, listener)
+        if end_point is None:
+            return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE,
+                    "error_message": f"{TRANSACTION_STATE_TOPIC_NAME}-{partition} has no live leader yet"}
+        return dict(key=key, node_id=leader, host=end_point.host, port=end_point.port, error_code=Errors.NONE,
+                    error_message=None)
+
+    def ensure_transaction_topic(self) -> str | None:
+        """Create __transaction_state on first use, as Kafka does; None, or why it could not be."""
+        if self.apis.metadata_cache.contains(TRANSACTION_STATE_TOPIC_NAME):
+            return None
+        config = self.apis.config
+        try:
+            self.apis.admin_manager.create_topic(TRANSACTION_STATE_TOPIC_NAME, config.transaction_state_log_num_partitions,
+                                                 config.transaction_state_log_replication_factor,
+                                                 self.coordinator.transaction_topic_configs(),
+                                                 timeout_ms=AUTO_CREATE_TIMEOUT_MS)
+        except TopicError as e:
+            if e.error != Errors.TOPIC_ALREADY_EXISTS:
+                log.warning("cannot create the transaction state topic", error=str(e))
+                return str(e)
+        return None  # the metadata publisher makes this broker coordinator of the partitions it leads
+
+    # ------------------------------------------------------------------ InitProducerId
+    def handle_init_producer_id_request(self, request: Request) -> None:
+        """A producer id (Kafka's handleInitProducerIdRequest). The coordinator answers through the
+        callback, later if a block of ids is on its way or a record is being committed."""
+        req = request.body
+        version = request.header.api_version
+        # v3+ (KIP-360): a producer bumping its epoch sends both its id and epoch, or neither.
+        if (req.producer_id == NO_PRODUCER_ID) != (req.producer_epoch == NO_PRODUCER_EPOCH):
+            self.send_response(request, dict(throttle_time_ms=0, error_code=Errors.INVALID_REQUEST,
+                                             producer_id=NO_PRODUCER_ID, producer_epoch=NO_PRODUCER_EPOCH))
+            return
+        expected = None if req.producer_id == NO_PRODUCER_ID else (req.producer_id, req.producer_epoch)
+
+        def send_response_callback(result: InitProducerIdResult) -> None:
+            self.send_response(request, dict(throttle_time_ms=0, error_code=fenced_for_version(result.error, version, 4),
+                                             producer_id=result.producer_id, producer_epoch=result.producer_epoch))
+
+        self.coordinator.handle_init_producer_id(req.transactional_id, req.transaction_timeout_ms, expected,
+                                                 send_response_callback)
+
+    # ------------------------------------------------------------------ AddPartitionsToTxn / AddOffsetsToTxn
+    def handle_add_partitions_to_txn_request(self, request: Request) -> None:
+        req = request.body
+        version = request.header.api_version
+        wanted = [TopicPartition(t.name, p) for t in req.topics for p in t.partitions]
+        unknown = {tp for tp in wanted if not self._partition_exists(tp)}
+
+        def respond(errors: dict[TopicPartition, Errors]) -> None:
+            by_topic: dict[str, list[dict]] = {}
+            for tp in wanted:
+                by_topic.setdefault(tp.topic, []).append(dict(
+                    partition_index=tp.partition, partition_error_code=fenced_for_version(errors[tp], version, 4)))
+            self.send_response(request, dict(throttle_time_ms=0, results_by_topic=[
+                dict(name=name, results_by_partition=parts) for name, parts in by_topic.items()]))
+
+        if unknown:  # Kafka: the unknown ones fail, the others are not added (OPERATION_NOT_ATTEMPTED)
+            respond({tp: Errors.UNKNOWN_TOPIC_OR_PARTITION if tp in unknown else Errors.OPERATION_NOT_ATTEMPTED
+                     for tp in wanted})
+            return
+        self.coordinator.handle_add_partitions_to_transaction(
+            req.transactional_id, req.producer_id, req.producer_epoch, set(wanted),
+            lambda error: respond({tp: error for tp in wanted}))
+
+    def _partition_exists(self, tp: TopicPartition) -> bool:
+        topic = self.apis.metadata_cache.get_topic(tp.topic)
+        return topic is not None and topic.partition(tp.partition) is not None
+
+    def handle_add_offsets_to_txn_request(self, request: Request) -> None:
+        req = request.body
+        version = request.header.api_version
+        self.coordinator.handle_add_offsets_to_transaction(
+            req.transactional_id, req.producer_id, req.producer_epoch, req.group_id,
+            lambda error: self.send_response(request, dict(throttle_time_ms=0,
+                                                           error_code=fenced_for_version(error, version, 4))))
+
+    # ------------------------------------------------------------------ EndTxn
+    def handle_end_txn_request(self, request: Request) -> None:
+        req = request.body
+        version = request.header.api_version
+        self.coordinator.handle_end_transaction(
+            req.transactional_id, req.producer_id, req.producer_epoch, req.committed,
+            lambda error, _pid, _epoch: self.send_response(request, dict(
+                throttle_time_ms=0, error_code=fenced_for_version(error, version, 4))))
+
+    # ------------------------------------------------------------------ DescribeTransactions / ListTransactions
+    def handle_describe_transactions_request(self, request: Request) -> None:
+        states = [self.coordinator.handle_describe_transactions(tid) for tid in request.body.transactional_ids]
+        self.send_response(request, dict(throttle_time_ms=0, transaction_states=states))
+
+    def handle_list_transactions_request(self, request: Request) -> None:
+        req = request.body
+        duration = req.duration_filter if request.header.api_version >= 1 else -1
+        body = self.coordinator.handle_list_transactions(set(req.producer_id_filters), set(req.state_filters),
+                                                         duration)
+        self.send_response(request, dict(throttle_time_ms=0, **body))
