@@ -101,6 +101,38 @@ class QuorumInfo:
     observers: list[ReplicaState]
 
 
+@dataclass(frozen=True)
+class TransactionDescription:
+    """What DescribeTransactions says of a transactional id (Java's TransactionDescription)."""
+
+    coordinator_id: int
+    state: str
+    producer_id: int
+    producer_epoch: int
+    transaction_timeout_ms: int
+    transaction_start_time_ms: int | None  # None: no transaction open
+    topic_partitions: list[TopicPartition]
+
+
+@dataclass(frozen=True)
+class TransactionListing:
+    transactional_id: str
+    producer_id: int
+    state: str
+
+
+@dataclass(frozen=True)
+class ProducerState:
+    """One producer a partition's leader keeps (Java's ProducerState, from DescribeProducers)."""
+
+    producer_id: int
+    producer_epoch: int
+    last_sequence: int
+    last_timestamp: int
+    coordinator_epoch: int | None
+    current_transaction_start_offset: int | None
+
+
 class AdminClient:
     def __init__(self, config: Mapping[str, Any] | None = None, time: Time = SYSTEM, **kwargs: Any) -> None:
         self.config = ClientConfig(ADMIN, config, **kwargs)
@@ -406,6 +438,81 @@ class AdminClient:
             raise KafkaError(response.error_code, f"deleting offsets of group {group_id!r}")
         return {TopicPartition(t.name, p.partition_index): self._result(p.error_code)
                 for t in response.topics for p in t.partitions}
+
+    # ------------------------------------------------------------------ transactions
+    def _transaction_coordinator(self, transactional_id: str) -> int:
+        response = self._call_any(ApiKey.FIND_COORDINATOR, {"key": transactional_id, "key_type": 1}, max_version=3)
+        if response.error_code != Errors.NONE:
+            raise KafkaError(response.error_code, f"finding the coordinator of transactional id {transactional_id!r}")
+        node = Node(response.node_id, response.host, response.port)
+        self.client.register_node(node)
+        return node.node_id
+
+    def describe_transactions(self, transactional_ids: Iterable[str]) -> dict[str, TransactionDescription]:
+        """Each id's state, from its coordinator (Java's Admin.describeTransactions)."""
+        result = {}
+        for transactional_id in transactional_ids:
+            coordinator = self._transaction_coordinator(transactional_id)
+            response = self._call(coordinator, ApiKey.DESCRIBE_TRANSACTIONS, {"transactional_ids": [transactional_id]})
+            t = response.transaction_states[0]
+            if t.error_code != Errors.NONE:
+                raise KafkaError(t.error_code, f"describing transactional id {transactional_id!r}")
+            result[transactional_id] = TransactionDescription(
+                coordinator, t.transaction_state, t.producer_id, t.producer_epoch, t.transaction_timeout_ms,
+                None if t.transaction_start_time_ms < 0 else t.transaction_start_time_ms,
+                [TopicPartition(d.topic, p) for d in t.topics for p in d.partitions])
+        return result
+
+    def list_transactions(self, duration_filter_ms: int = -1, state_filters: Iterable[str] = (),
+                          producer_id_filters: Iterable[int] = ()) -> dict[int, list[TransactionListing]]:
+        """{broker id: its transactions}: every broker coordinates some (Java's listTransactions().allByBrokerId())."""
+        self._ensure_cluster()
+        body = {"state_filters": list(state_filters), "producer_id_filters": list(producer_id_filters),
+                "duration_filter": duration_filter_ms}
+        result = {}
+        for node_id in sorted(self.metadata.cluster.nodes):
+            response = self._call(node_id, ApiKey.LIST_TRANSACTIONS, body)
+            if response.error_code != Errors.NONE:
+                raise KafkaError(response.error_code, f"listing transactions on broker {node_id}")
+            result[node_id] = [TransactionListing(t.transactional_id, t.producer_id, t.transaction_state)
+                               for t in response.transaction_states]
+        return result
+
+    def describe_producers(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, list[ProducerState]]:
+        """The producers each partition's leader keeps state for (Java's describeProducers)."""
+        partitions = list(partitions)
+        described = self.describe_topics({tp.topic for tp in partitions})
+        result = {}
+        for tp in partitions:
+            parts = described[tp.topic].partitions
+            if tp.partition >= len(parts):
+                raise KafkaError(Errors.UNKNOWN_TOPIC_OR_PARTITION, str(tp))
+            response = self._call(parts[tp.partition].leader, ApiKey.DESCRIBE_PRODUCERS,
+                                  {"topics": [{"name": tp.topic, "partition_indexes": [tp.partition]}]})
+            p = response.topics[0].partitions[0]
+            if p.error_code != Errors.NONE:
+                raise KafkaError(p.error_code, p.error_message or f"describing producers of {tp}")
+            result[tp] = [ProducerState(s.producer_id, s.producer_epoch, s.last_sequence, s.last_timestamp,
+                                        None if s.coordinator_epoch < 0 else s.coordinator_epoch,
+                                        None if s.current_txn_start_offset < 0 else s.current_txn_start_offset)
+                          for s in p.active_producers]
+        return result
+
+    def abort_transaction(self, tp: TopicPartition, producer_id: int, producer_epoch: int,
+                          coordinator_epoch: int) -> None:
+        """Write an ABORT marker for a hanging transaction straight to the partition's leader (Java's
+        abortTransaction, KIP-664): the coordinator is not involved, so use it only for a transaction
+        its coordinator has forgotten."""
+        leader = self.describe_topics([tp.topic])[tp.topic].partitions[tp.partition].leader
+        body = {"markers": [{"producer_id": producer_id, "producer_epoch": producer_epoch, "transaction_result": False,
+                             "coordinator_epoch": coordinator_epoch,
+                             "topics": [{"name": tp.topic, "partition_indexes": [tp.partition]}]}]}
+        response = self._call(leader, ApiKey.WRITE_TXN_MARKERS, body)
+        for marker in response.markers:
+            for topic in marker.topics:
+                for p in topic.partitions:
+                    if p.error_code != Errors.NONE:
+                        raise KafkaError(p.error_code, f"aborting the transaction of producer {producer_id} on {tp}")
 
     def close(self) -> None:
         self.client.close()
