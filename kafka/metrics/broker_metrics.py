@@ -69,6 +69,14 @@ class BrokerMetrics:
         """ReplicaManager's ProducerIdCount: the idempotent producers its partitions remember."""
         self.group.new_gauge(m.PRODUCER_ID_COUNT, producer_id_count)
 
+    def register_transaction_coordinator(self, unknown_destination_queue_size: Callable[[], int],
+                                         log_append_retry_queue_size: Callable[[], int],
+                                         partition_load_time_max: Callable[[], int]) -> None:
+        """The TransactionMarkerChannelManager's queues and the TransactionStateManager's load time."""
+        self.group.new_gauge(m.TXN_MARKER_UNKNOWN_DESTINATION_QUEUE_SIZE, unknown_destination_queue_size)
+        self.group.new_gauge(m.TXN_MARKER_LOG_APPEND_RETRY_QUEUE_SIZE, log_append_retry_queue_size)
+        self.group.new_gauge(m.TXN_PARTITION_LOAD_TIME_MAX, partition_load_time_max)
+
     def register_replication(self, under_min_isr: Callable[[], int], at_min_isr: Callable[[], int],
                              max_lag: Callable[[], int]) -> None:
         self.group.new_gauge(m.UNDER_MIN_ISR_PARTITION_COUNT, under_min_isr)

@@ -190,6 +190,20 @@ RAFT_ELECTION_LATENCY_AVG = _raft("election-latency-avg", "Average ms from becom
 RAFT_GAUGES = (RAFT_CURRENT_LEADER, RAFT_CURRENT_EPOCH, RAFT_CURRENT_STATE, RAFT_HIGH_WATERMARK, RAFT_LOG_END_OFFSET,
                RAFT_COMMIT_LATENCY_AVG, RAFT_ELECTION_LATENCY_AVG)
 
+# the transaction coordinator (KIP-98): markers waiting for a leader, completions waiting for the log
+TXN_MARKER_UNKNOWN_DESTINATION_QUEUE_SIZE = MetricName(
+    "kafka.coordinator.transaction", "TransactionMarkerChannelManager", "UnknownDestinationQueueSize", GAUGE,
+    "Transaction markers waiting for their partition's leader to be known.", (), "the transaction coordinator")
+TXN_MARKER_LOG_APPEND_RETRY_QUEUE_SIZE = MetricName(
+    "kafka.coordinator.transaction", "TransactionMarkerChannelManager", "LogAppendRetryQueueSize", GAUGE,
+    "Completed transactions whose CompleteCommit/CompleteAbort append waits to be retried.", (),
+    "the transaction coordinator")
+TXN_PARTITION_LOAD_TIME_MAX = MetricName(
+    "kafka.server", "transaction-coordinator-metrics", "partition-load-time-max", GAUGE,
+    "The longest a __transaction_state partition took to load, in ms.", (), "the transaction coordinator")
+TRANSACTION_COORDINATOR_GAUGES = (TXN_MARKER_UNKNOWN_DESTINATION_QUEUE_SIZE, TXN_MARKER_LOG_APPEND_RETRY_QUEUE_SIZE,
+                                  TXN_PARTITION_LOAD_TIME_MAX)
+
 ALL_METRICS: tuple[MetricName, ...] = (
     REQUESTS, ERRORS, *REQUEST_TIMES,
     REQUEST_QUEUE_SIZE, RESPONSE_QUEUE_SIZE, NETWORK_PROCESSOR_AVG_IDLE_PERCENT, REQUEST_HANDLER_AVG_IDLE_PERCENT,
@@ -201,5 +215,5 @@ ALL_METRICS: tuple[MetricName, ...] = (
     NUM_INCREMENTAL_FETCH_SESSIONS, NUM_INCREMENTAL_FETCH_PARTITIONS_CACHED, INCREMENTAL_FETCH_SESSION_EVICTIONS,
     OFFLINE_LOG_DIRECTORY_COUNT,
     LOG_SIZE, LOG_END_OFFSET, LOG_START_OFFSET, NUM_LOG_SEGMENTS,
-    *CONTROLLER_GAUGES, *RAFT_GAUGES,
+    *CONTROLLER_GAUGES, *RAFT_GAUGES, *TRANSACTION_COORDINATOR_GAUGES,
 )

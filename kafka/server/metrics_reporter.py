@@ -79,6 +79,12 @@ class MetricsReporter:
             under_replicated=lambda: sum(1 for p in partitions() if p.is_under_replicated),
             offline_replicas=lambda: sum(1 for p in partitions() if failures.is_offline(p.log.parent_dir)))
         metrics.register_producer_ids(replica_manager.producer_id_count)
+        txn = getattr(server, "transaction_coordinator", None)
+        if txn is not None and txn.txn_marker_channel_manager is not None:
+            metrics.register_transaction_coordinator(
+                txn.txn_marker_channel_manager.unknown_destination_queue_size,
+                txn.txn_marker_channel_manager.log_append_retry_queue_size,
+                lambda: txn.txn_manager.partition_load_time_max_ms)
         metrics.register_replication(
             under_min_isr=lambda: sum(1 for p in partitions() if p.is_under_min_isr),
             at_min_isr=lambda: sum(1 for p in partitions() if p.is_at_min_isr),
