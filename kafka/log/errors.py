@@ -1,11 +1,12 @@
 """The log's exceptions: Kafka's OffsetOutOfRangeException, RecordTooLargeException,
 KafkaStorageException (here LogDirError), CorruptIndexException, and the idempotent producer's
-OutOfOrderSequenceException, InvalidProducerEpochException and CorruptSnapshotException.
+OutOfOrderSequenceException, InvalidProducerEpochException and CorruptSnapshotException, and the
+transactions' TransactionCoordinatorFencedException and InvalidTxnStateException.
 
 They are plain exceptions: the log knows no requests, so the server maps each one to its wire error
 code (OFFSET_OUT_OF_RANGE, MESSAGE_TOO_LARGE, RECORD_LIST_TOO_LARGE, KAFKA_STORAGE_ERROR,
 CORRUPT_MESSAGE, INVALID_RECORD for InvalidRecordError, OUT_OF_ORDER_SEQUENCE_NUMBER,
-INVALID_PRODUCER_EPOCH).
+INVALID_PRODUCER_EPOCH, TRANSACTION_COORDINATOR_FENCED, INVALID_TXN_STATE).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ __all__ = [
     "CorruptSnapshotError",
     "InvalidProducerEpochError",
     "InvalidRecordError",
+    "InvalidTxnStateError",
     "KafkaStorageError",
     "LogDirError",
     "LogSegmentOffsetOverflowError",
@@ -26,6 +28,7 @@ __all__ = [
     "RecordBatchTooLargeError",
     "RecordTooLargeError",
     "TornSegmentError",
+    "TransactionCoordinatorFencedError",
     "UnexpectedAppendOffsetError",
 ]
 
@@ -92,3 +95,12 @@ class InvalidProducerEpochError(Exception):
 class CorruptSnapshotError(Exception):
     """A producer-state `.snapshot` file that cannot be trusted: unknown version, wrong CRC, torn
     (Kafka's CorruptSnapshotException). The loader deletes it and rebuilds from an older one."""
+
+
+class TransactionCoordinatorFencedError(Exception):
+    """A transaction marker from a coordinator epoch older than the one this partition last saw for the
+    producer (Kafka's TransactionCoordinatorFencedException): a deposed coordinator, still writing."""
+
+
+class InvalidTxnStateError(Exception):
+    """A producer with a transaction open here writing outside it (Kafka's InvalidTxnStateException)."""

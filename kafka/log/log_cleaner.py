@@ -135,6 +135,9 @@ class Cleaner:
             if horizon is not None:
                 earliest_horizon = horizon if earliest_horizon is None else min(earliest_horizon, horizon)
         cleaned.on_become_inactive_segment()
+        # Every transactional batch and marker is kept as it was, so the aborted transactions are too.
+        for aborted_txn in segment.txn_index.all_aborted_txns():
+            cleaned.txn_index.append(aborted_txn)
         return cleaned, earliest_horizon
 
     def filter_batch(self, batch: RecordBatch, offset_map: dict[bytes, int], now: int, new_horizon: int,

@@ -12,8 +12,8 @@ min.cleanable.dirty.ratio. A log whose clean part holds tombstones whose delete 
 is also worth a visit, even with nothing dirty: cleaning it again is what finally removes them.
 
 Nothing after the first uncleanable offset is ever cleaned: not the active segment (still being
-written), not above the high watermark (not yet committed), not segments younger than
-min.compaction.lag.ms.
+written), not above the last stable offset (the high watermark, or the first offset of a transaction
+still open: its outcome decides what may be kept), not segments younger than min.compaction.lag.ms.
 """
 
 from __future__ import annotations
@@ -80,12 +80,12 @@ class LogCleanerManager:
         segments = unified_log.segments
         min_lag = unified_log.config.min_compaction_lag_ms
         now = self.time.milliseconds()
-        high_watermark = unified_log.high_watermark
+        last_stable_offset = unified_log.last_stable_offset  # Kafka's firstUncleanableDirtyOffset bound
         first_uncleanable = segments[-1].base_offset  # never the active segment
         for index, segment in enumerate(segments[:-1]):
             next_base = segments[index + 1].base_offset
             too_young = min_lag > 0 and now - segment.largest_timestamp < min_lag
-            if next_base > high_watermark or too_young:
+            if next_base > last_stable_offset or too_young:
                 first_uncleanable = segment.base_offset
                 break
         first_dirty = min(first_dirty, first_uncleanable)

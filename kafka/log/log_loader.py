@@ -19,6 +19,14 @@ Last, the idempotent producers' state (KIP-98, seed 004) is rebuilt for the log 
 headers after it. After a clean shutdown the snapshot is at the log end and nothing is replayed;
 after kill -9 the active segment (at least) is, so a retry the broker had acknowledged before the
 crash is still recognised as one.
+
+Transactions ride on the same replay: a transactional batch reopens its producer's transaction, a
+marker completes it, and an ABORT marker's entry goes (back) into its segment's `.txnindex`. After
+an unclean shutdown the recovered segments' `.txnindex` entries for markers the replay will read
+again are dropped first, so what the replay covers is indexed from the log itself (Kafka rebuilds
+the index in LogSegment.recover); below the replay's start the entries are trusted as the segments
+are. A `.txnindex` that fails its sanity check is emptied, and the replay starts at or below its
+segment.
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ from kafka.log.log_segment import (
     LOG_FILE_SUFFIX,
     SWAP_FILE_SUFFIX,
     TIME_INDEX_FILE_SUFFIX,
+    TXN_INDEX_FILE_SUFFIX,
     LogSegment,
     offset_from_file_name,
 )
@@ -54,7 +63,7 @@ from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.log.LogLoader")
 
-_INDEX_SUFFIXES = (INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX)
+_INDEX_SUFFIXES = (INDEX_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX, TXN_INDEX_FILE_SUFFIX)
 
 
 @dataclass
@@ -82,6 +91,8 @@ class LogLoader:
         self.recovery_point = recovery_point
         self.log_start_offset = log_start_offset  # from log-start-offset-checkpoint
         self.producer_state_manager = producer_state_manager
+        # The base offset of the first segment whose .txnindex must be written again by the replay.
+        self.rebuild_txn_index_from: int | None = None
 
     def load(self) -> LoadedLogOffsets:
         self.remove_temp_files_and_complete_swaps()
@@ -101,6 +112,16 @@ class LogLoader:
         result.log_start_offset = min(max(self.log_start_offset, segments[0].base_offset), result.log_end_offset)
         if self.producer_state_manager is not None:
             self.producer_state_manager.remove_stray_snapshots(s.base_offset for s in segments)
+            if self.rebuild_txn_index_from is not None:
+                # The replay must start at or below the first segment whose .txnindex was emptied.
+                for offset in self.producer_state_manager.snapshot_offsets:
+                    if offset > self.rebuild_txn_index_from:
+                        self.producer_state_manager.remove_and_delete_snapshot(offset)
+            if result.recovered_segments:
+                replay_from = max([o for o in self.producer_state_manager.snapshot_offsets
+                                   if o <= result.log_end_offset], default=result.log_start_offset)
+                for segment in segments[-result.recovered_segments:]:
+                    segment.txn_index.truncate_to(replay_from)
             rebuild_producer_state(self.producer_state_manager, segments, result.log_start_offset,
                                    result.log_end_offset, self.time)
         return result
@@ -145,8 +166,19 @@ class LogLoader:
             except (FileNotFoundError, CorruptIndexError) as error:
                 log.warning("rebuilding index", log=self.name, segment=segment.base_offset, reason=str(error))
                 segment.recover()
+            try:
+                segment.txn_index.sanity_check()
+            except CorruptIndexError as error:
+                log.warning("rebuilding transaction index", log=self.name, segment=segment.base_offset,
+                            reason=str(error))
+                self._reset_txn_index(segment)
             segments.append(segment)
         return segments
+
+    def _reset_txn_index(self, segment: LogSegment) -> None:
+        segment.txn_index.reset()
+        if self.rebuild_txn_index_from is None or segment.base_offset < self.rebuild_txn_index_from:
+            self.rebuild_txn_index_from = segment.base_offset
 
     def recover_log(self, result: LoadedLogOffsets) -> None:
         """Recover every segment from the one holding the recovery point (Kafka's recoverLog)."""
@@ -201,21 +233,32 @@ def rebuild_producer_state(producer_state_manager: ProducerStateManager, segment
             producer_state_manager.update_map_end_offset(start)
             if segment.base_offset in offsets_to_snapshot:
                 producer_state_manager.take_snapshot()
-            load_producers_from_batches(producer_state_manager, segment.batch_headers(start), last_offset)
+            load_producers_from_batches(producer_state_manager, segment.batch_headers(start), last_offset, segment)
     producer_state_manager.update_map_end_offset(last_offset)
     producer_state_manager.take_snapshot()
 
 
 def load_producers_from_batches(producer_state_manager: ProducerStateManager, batches: Iterable[RecordBatch],
-                                end_offset: int) -> None:
+                                end_offset: int, segment: LogSegment | None = None) -> None:
     """Replay batches already in the log below `end_offset`: what the leader accepted is taken as it
-    is, nothing checked again (Kafka's loadProducersFromRecords, origin REPLICATION)."""
+    is, nothing checked again (Kafka's loadProducersFromRecords, origin REPLICATION). A marker
+    completes its transaction, and an abort is indexed in `segment` unless it already is there."""
     loaded: dict[int, ProducerAppendInfo] = {}
     for batch in batches:
         if batch.base_offset >= end_offset:
             break
-        if batch.producer_id != NO_PRODUCER_ID:
-            update_producers(producer_state_manager, batch, loaded, None, AppendOrigin.REPLICATION)
+        if batch.producer_id == NO_PRODUCER_ID:
+            continue
+        completed = update_producers(producer_state_manager, batch, loaded, None, AppendOrigin.REPLICATION)
+        if completed is not None:
+            # What came before the marker goes into the map first: the LSO the index entry records
+            # is the oldest other transaction open at the marker, not one begun after it.
+            for append_info in loaded.values():
+                producer_state_manager.update(append_info)
+            loaded.clear()
+            if segment is not None:
+                segment.update_txn_index(completed, producer_state_manager.last_stable_offset(completed))
+            producer_state_manager.complete_txn(completed)
     for append_info in loaded.values():
         producer_state_manager.update(append_info)
 

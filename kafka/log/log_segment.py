@@ -1,5 +1,5 @@
-"""LogSegment: one `%020d.log` file, its `%020d.index` and `%020d.timeindex` (Kafka's LogSegment over
-FileRecords).
+"""LogSegment: one `%020d.log` file, its `%020d.index`, `%020d.timeindex` and `%020d.txnindex` (Kafka's
+LogSegment over FileRecords).
 
 Seed 002, "Kafka Physical Storage": "the commit log is organized as a collection of segments. Each
 segment is made up of several files. One of these, a .log file, contains the event data. A second, a
@@ -10,7 +10,8 @@ with the .index file ... That will tell it exactly the range of bytes that need 
 The .log file is the record batches exactly as the producer sent them (offsets assigned), end to end.
 The three file names are the segment's base offset: the offset of its first batch, zero-padded to 20
 digits so that a directory listing sorts them in log order. The .timeindex (KIP-33) maps timestamps to
-offsets for ListOffsets by time and for time-based retention.
+offsets for ListOffsets by time and for time-based retention. The .txnindex (KIP-98, only once a
+transaction is aborted in the segment) lists the aborted transactions whose markers it holds.
 
 Concurrency: one appender at a time (the UnifiedLog's lock). Readers take no lock; they only read up
 to a size they snapshotted, and `_size` grows only after the bytes and index entries are written.
@@ -29,6 +30,12 @@ from kafka.log.file_records import FileRecords
 from kafka.log.log_config import LogConfig
 from kafka.log.offset_index import OffsetIndex, OffsetPosition
 from kafka.log.time_index import TimeIndex
+from kafka.log.transaction_index import (
+    TXN_INDEX_FILE_SUFFIX,
+    AbortedTxn,
+    TransactionIndex,
+    TxnIndexSearchResult,
+)
 from kafka.protocol.record_batch import HEADER_SIZE, LOG_OVERHEAD, CorruptRecordError, RecordBatch
 from kafka.utils.time import SYSTEM, Time
 
@@ -67,6 +74,10 @@ def time_index_file(dir: str, base_offset: int) -> str:
     return os.path.join(dir, filename_prefix_from_offset(base_offset) + TIME_INDEX_FILE_SUFFIX)
 
 
+def txn_index_file(dir: str, base_offset: int) -> str:
+    return os.path.join(dir, filename_prefix_from_offset(base_offset) + TXN_INDEX_FILE_SUFFIX)
+
+
 def offset_from_file_name(name: str) -> int:
     return int(os.path.basename(name).split(".", 1)[0])
 
@@ -95,6 +106,7 @@ class LogSegment:
                                         config.segment_index_bytes)
         self.time_index = TimeIndex(time_index_file(dir, base_offset) + file_suffix, base_offset,
                                     config.segment_index_bytes)
+        self.txn_index = TransactionIndex(base_offset, txn_index_file(dir, base_offset) + file_suffix)
         self._bytes_since_last_index_entry = 0
         self.created_ms = time.milliseconds()
         # The first batch's timestamp, for segment.ms; the largest timestamp and the offset of its
@@ -340,9 +352,10 @@ class LogSegment:
 
     def batch_headers(self, start_offset: int | None = None) -> Iterator[RecordBatch]:
         """Every batch's header only (offsets, epochs, producer ids, timestamps), read in chunks:
-        cheap to walk. From the batch holding `start_offset` on, if one is given."""
+        cheap to walk. From the batch holding `start_offset` on, if one is given. A control batch
+        comes whole: a transaction marker's record says COMMIT or ABORT."""
         start = 0 if start_offset is None else self.offset_index.lookup(start_offset).position
-        for _, header in self._scan(start, self._size, _SCAN_CHUNK):
+        for _, header in self._scan(start, self._size, _SCAN_CHUNK, whole_control=True):
             if start_offset is None or header.last_offset >= start_offset:
                 yield header
 
@@ -396,6 +409,7 @@ class LogSegment:
         if truncated:
             os.ftruncate(self._fd, valid_bytes)
             self._size = valid_bytes
+        self.txn_index.truncate_to(next_offset)  # the markers cut off take their entries with them
         self._loaded_size = valid_bytes
         self.on_become_inactive_segment()  # harmless for the active one: its next entries are larger
         return truncated
@@ -412,10 +426,12 @@ class LogSegment:
         self.recover()
         return cut
 
-    def _scan(self, start: int, end: int, chunk_size: int, whole: bool = False) -> Iterator[tuple[int, RecordBatch]]:
+    def _scan(self, start: int, end: int, chunk_size: int, whole: bool = False,
+              whole_control: bool = False) -> Iterator[tuple[int, RecordBatch]]:
         """(position, header view) of each batch in [start, end), reading chunks with os.pread.
 
-        With `whole`, each view's buffer holds the entire batch (for CRC checks). Stops quietly at a
+        With `whole`, each view's buffer holds the entire batch (for CRC checks); with
+        `whole_control`, only each control batch's does (a marker, tens of bytes). Stops quietly at a
         torn or nonsensical header; `recover` is what notices and repairs that."""
         position = start
         chunk = b""
@@ -431,12 +447,28 @@ class LogSegment:
             size = batch.size_in_bytes
             if size < HEADER_SIZE or position + size > end:
                 return
-            if whole and offset_in_chunk + size > len(chunk):
+            if (whole or whole_control and batch.is_control_batch) and offset_in_chunk + size > len(chunk):
                 chunk = os.pread(self._fd, min(max(chunk_size, size), end - position), position)
                 chunk_start, offset_in_chunk = position, 0
                 batch = RecordBatch(chunk, 0)
             yield position, batch
             position += size
+
+    # ------------------------------------------------------------------------------ transactions
+
+    def update_txn_index(self, completed_txn, last_stable_offset: int) -> None:
+        """A marker in this segment completed `completed_txn`: an abort gets an index entry (Kafka's
+        updateTxnIndex). An entry already there (a replay over markers indexed before) is not repeated."""
+        if not completed_txn.is_aborted:
+            return
+        indexed_up_to = self.txn_index.last_offset
+        if indexed_up_to is not None and indexed_up_to >= completed_txn.last_offset:
+            return
+        self.txn_index.append(AbortedTxn(completed_txn.producer_id, completed_txn.first_offset,
+                                         completed_txn.last_offset, last_stable_offset))
+
+    def collect_aborted_txns(self, fetch_offset: int, upper_bound_offset: int) -> TxnIndexSearchResult:
+        return self.txn_index.collect_aborted_txns(fetch_offset, upper_bound_offset)
 
     # ------------------------------------------------------------------------------ lifecycle
 
@@ -447,6 +479,7 @@ class LogSegment:
         os.fsync(self._fd)
         self.offset_index.flush()
         self.time_index.flush()
+        self.txn_index.flush()
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -455,12 +488,13 @@ class LogSegment:
             self._fd = -1
         self.offset_index.close()
         self.time_index.close()
+        self.txn_index.close()
 
     def change_file_suffixes(self, old_suffix: str, new_suffix: str) -> None:
         """Rename the three files, e.g. "" -> ".deleted" or ".swap" -> "" (Kafka's changeFileSuffixes).
 
         Open descriptors follow a rename, so readers holding this segment keep reading."""
-        for index in (self.offset_index, self.time_index):
+        for index in (self.offset_index, self.time_index, self.txn_index):
             index.rename_to(_with_suffix(index.path, old_suffix, new_suffix))
         new_log_path = _with_suffix(self.log_path, old_suffix, new_suffix)
         os.rename(self.log_path, new_log_path)
@@ -470,6 +504,7 @@ class LogSegment:
         self.close()
         self.offset_index.delete()
         self.time_index.delete()
+        self.txn_index.delete()
         try:
             os.unlink(self.log_path)
         except FileNotFoundError:

@@ -16,6 +16,15 @@ written (Kafka's checkProducerEpoch and checkSequence):
 The checks run against `updated_entry`, a copy holding only this append's batches: a request with
 several batches of one producer is checked batch after batch, and nothing reaches the partition's
 map until the whole request has passed and been written (ProducerStateManager.update).
+
+Transactions (KIP-98's second half): a transactional data batch opens the producer's transaction in
+this partition (its first offset, a TxnMetadata for the manager's ongoing ones) or continues it; a
+marker (a control batch with an EndTransactionMarker, written by WriteTxnMarkers) closes it and
+returns a CompletedTxn. A marker's producer epoch may not be older than the producer's
+(INVALID_PRODUCER_EPOCH), nor its coordinator epoch older than the last marker's
+(TRANSACTION_COORDINATOR_FENCED: a deposed transaction coordinator). A marker for a producer with no
+transaction open here is written all the same (it may have written nothing to this partition), and
+completes nothing.
 """
 
 from __future__ import annotations
@@ -23,7 +32,13 @@ from __future__ import annotations
 import structlog
 
 from kafka.log.append_origin import AppendOrigin
-from kafka.log.errors import InvalidProducerEpochError, OutOfOrderSequenceError
+from kafka.log.completed_txn import CompletedTxn
+from kafka.log.errors import (
+    InvalidProducerEpochError,
+    InvalidTxnStateError,
+    OutOfOrderSequenceError,
+    TransactionCoordinatorFencedError,
+)
 from kafka.log.producer_state_entry import (
     INT32_MAX,
     NO_PRODUCER_EPOCH,
@@ -31,6 +46,8 @@ from kafka.log.producer_state_entry import (
     ProducerStateEntry,
     last_sequence,
 )
+from kafka.log.txn_metadata import TxnMetadata
+from kafka.protocol.control_records import ABORT, COMMIT, read_end_txn_marker
 from kafka.protocol.record_batch import RecordBatch
 
 log = structlog.get_logger("kafka.log.ProducerAppendInfo")
@@ -44,18 +61,67 @@ class ProducerAppendInfo:
         self.current_entry = current_entry  # the partition's entry, left untouched here
         self.origin = origin
         self.updated_entry = current_entry.with_producer_id_and_batch_metadata(producer_id, None)
+        self.transactions: list[TxnMetadata] = []  # transactions this append began (Kafka's startedTransactions)
 
-    def append(self, batch: RecordBatch, first_offset: int | None = None) -> None:
-        """Check one batch (its offsets already assigned) and add it to the updated entry."""
+    def append(self, batch: RecordBatch, first_offset: int | None = None) -> CompletedTxn | None:
+        """Check one batch (its offsets already assigned) and add it to the updated entry. A marker
+        (the whole batch must be there: its record is read) returns the transaction it completed."""
         if batch.is_control_batch:
-            return  # a transaction marker: the transactions work will complete the transaction here
+            if batch.records_count == 0:
+                return None  # an empty control batch: the cleaner removed the whole transaction
+            control_type, coordinator_epoch = read_end_txn_marker(batch)
+            if control_type not in (ABORT, COMMIT):
+                return None
+            return self.append_end_txn_marker(control_type, coordinator_epoch, batch.producer_epoch,
+                                              batch.base_offset, batch.max_timestamp)
         self.append_data_batch(batch.producer_epoch, batch.base_sequence, last_sequence(batch), batch.max_timestamp,
-                               batch.base_offset if first_offset is None else first_offset, batch.last_offset)
+                               batch.base_offset if first_offset is None else first_offset, batch.last_offset,
+                               batch.is_transactional)
+        return None
 
     def append_data_batch(self, epoch: int, first_seq: int, last_seq: int, last_timestamp: int,
-                          first_offset: int, last_offset: int) -> None:
+                          first_offset: int, last_offset: int, is_transactional: bool = False) -> None:
         self.maybe_validate_data_batch(epoch, first_seq, first_offset)
         self.updated_entry.add_batch(epoch, last_seq, last_offset, last_offset - first_offset, last_timestamp)
+        current_txn_first_offset = self.updated_entry.current_txn_first_offset
+        if current_txn_first_offset is not None and not is_transactional:
+            message = (f"Expected transactional write from producer {self.producer_id} at offset {first_offset} "
+                       f"in partition {self.topic_partition}")
+            if self.origin != AppendOrigin.REPLICATION:
+                raise InvalidTxnStateError(message)
+            log.warning(message)
+        elif current_txn_first_offset is None and is_transactional:
+            # The producer's first write in a new transaction here: it holds the LSO back from now on.
+            self.updated_entry.current_txn_first_offset = first_offset
+            self.transactions.append(TxnMetadata(self.producer_id, first_offset))
+
+    def append_end_txn_marker(self, control_type: int, coordinator_epoch: int, producer_epoch: int,
+                              offset: int, timestamp: int) -> CompletedTxn | None:
+        """Close the producer's transaction (Kafka's appendEndTxnMarker). Only a transaction with data
+        here is completed: a marker alone moves no LSO and needs no index entry."""
+        self.check_producer_epoch(producer_epoch, offset)
+        self.check_coordinator_epoch(coordinator_epoch, offset)
+        entry = self.updated_entry
+        completed = None
+        if entry.current_txn_first_offset is not None:
+            completed = CompletedTxn(self.producer_id, entry.current_txn_first_offset, offset,
+                                     control_type == ABORT)
+        entry.maybe_update_producer_epoch(producer_epoch)
+        entry.current_txn_first_offset = None
+        entry.coordinator_epoch = coordinator_epoch
+        entry.last_timestamp = timestamp
+        return completed
+
+    def check_coordinator_epoch(self, coordinator_epoch: int, offset: int) -> None:
+        current = self.updated_entry.coordinator_epoch
+        if current <= coordinator_epoch:
+            return
+        message = (f"Invalid coordinator epoch for producerId {self.producer_id} at offset {offset} in partition "
+                   f"{self.topic_partition}: {coordinator_epoch} (zombie), {current} (current)")
+        if self.origin == AppendOrigin.REPLICATION:
+            log.info(message)  # the leader wrote it: a follower keeps what its leader has
+        else:
+            raise TransactionCoordinatorFencedError(message)
 
     def maybe_validate_data_batch(self, epoch: int, first_seq: int, offset: int) -> None:
         self.check_producer_epoch(epoch, offset)

@@ -21,7 +21,15 @@ records leave the log (retention, DeleteRecords): since KIP-360 Kafka keeps the 
 expires, so a producer whose data was deleted is still recognised, not refused with
 UNKNOWN_PRODUCER_ID. Only the snapshots below the log start offset go (with their segments).
 
-Every method is called under the UnifiedLog's lock; `producer_id_count` is read without it (a gauge).
+Transactions (KIP-98): the manager also keeps the partition's open transactions by first offset
+(`ongoing_txns`), and the completed ones whose marker is not yet below the high watermark
+(`unreplicated_txns`). The smallest first offset among them is the first unstable offset: the last
+stable offset (LSO) read_committed consumers read up to is the smaller of it and the high watermark.
+The snapshot stores each producer's open transaction (CurrentTxnFirstOffset), so loading one brings
+the ongoing transactions back.
+
+Every method is called under the UnifiedLog's lock; `producer_id_count` and `first_unstable_offset`
+are read without it (a gauge, a fetch): both read a value the appender replaces whole.
 """
 
 from __future__ import annotations
@@ -36,9 +44,11 @@ import crc32c
 import structlog
 
 from kafka.log.append_origin import AppendOrigin
+from kafka.log.completed_txn import CompletedTxn
 from kafka.log.errors import CorruptSnapshotError
 from kafka.log.producer_append_info import ProducerAppendInfo
 from kafka.log.producer_state_entry import BatchMetadata, ProducerStateEntry
+from kafka.log.txn_metadata import TxnMetadata
 from kafka.protocol.record_batch import NO_PRODUCER_ID, RecordBatch
 from kafka.utils.time import Time
 
@@ -76,6 +86,10 @@ class ProducerStateManager:
         self.last_map_offset = 0
         self.last_snap_offset = 0
         self._snapshots = list_snapshot_files(log_dir)  # offset -> path
+        # first offset -> TxnMetadata (a handful per partition: scanned, not kept sorted).
+        self._ongoing_txns: dict[int, TxnMetadata] = {}
+        self._unreplicated_txns: dict[int, TxnMetadata] = {}
+        self.first_unstable_offset: int | None = None  # recomputed on every change, read without the lock
 
     # ------------------------------------------------------------------------------ the map
 
@@ -115,12 +129,20 @@ class ProducerStateManager:
             current.update(updated)
         else:
             self._add_producer_id(append_info.producer_id, updated)
+        for txn in append_info.transactions:
+            self._ongoing_txns[txn.first_offset] = txn
+        if append_info.transactions:
+            self._update_first_unstable_offset()
 
     def update_map_end_offset(self, last_offset: int) -> None:
         self.last_map_offset = last_offset
 
     def load_producer_entry(self, entry: ProducerStateEntry) -> None:
         self._add_producer_id(entry.producer_id, entry)
+        if entry.current_txn_first_offset is not None:  # its transaction is still open: it holds the LSO
+            self._ongoing_txns[entry.current_txn_first_offset] = TxnMetadata(entry.producer_id,
+                                                                             entry.current_txn_first_offset)
+            self._update_first_unstable_offset()
 
     def _add_producer_id(self, producer_id: int, entry: ProducerStateEntry) -> None:
         self._producers[producer_id] = entry
@@ -129,6 +151,49 @@ class ProducerStateManager:
     def _clear_producer_ids(self) -> None:
         self._producers.clear()
         self.producer_id_count = 0
+        self._ongoing_txns = {}
+        self._unreplicated_txns = {}
+        self._update_first_unstable_offset()
+
+    # ------------------------------------------------------------------------------ transactions
+
+    @property
+    def ongoing_txns(self) -> Mapping[int, TxnMetadata]:
+        return MappingProxyType(self._ongoing_txns)
+
+    @property
+    def unreplicated_txns(self) -> Mapping[int, TxnMetadata]:
+        return MappingProxyType(self._unreplicated_txns)
+
+    def last_stable_offset(self, completed_txn: CompletedTxn) -> int:
+        """The LSO right after `completed_txn` ends (what its index entry records): the first offset of
+        the oldest transaction of another producer still open, else just past the marker."""
+        others = [first for first, txn in self._ongoing_txns.items() if txn.producer_id != completed_txn.producer_id]
+        return min(others) if others else completed_txn.last_offset + 1
+
+    def complete_txn(self, completed_txn: CompletedTxn) -> None:
+        """The marker is written: the transaction waits among the unreplicated ones until the high
+        watermark passes its marker (a leader elected before that may not have the marker)."""
+        txn = self._ongoing_txns.pop(completed_txn.first_offset, None)
+        if txn is None:
+            raise ValueError(f"Attempted to complete transaction {completed_txn} on partition "
+                             f"{self.topic_partition} which was not started")
+        txn.last_offset = completed_txn.last_offset
+        self._unreplicated_txns[completed_txn.first_offset] = txn
+        self._update_first_unstable_offset()
+
+    def on_high_watermark_updated(self, high_watermark: int) -> None:
+        self._remove_unreplicated_transactions(high_watermark)
+
+    def _remove_unreplicated_transactions(self, offset: int) -> None:
+        """Forget the completed transactions whose marker is below `offset`."""
+        if any(txn.last_offset < offset for txn in self._unreplicated_txns.values()):
+            self._unreplicated_txns = {first: txn for first, txn in self._unreplicated_txns.items()
+                                       if txn.last_offset >= offset}
+            self._update_first_unstable_offset()
+
+    def _update_first_unstable_offset(self) -> None:
+        self.first_unstable_offset = min(self._ongoing_txns.keys() | self._unreplicated_txns.keys(), default=None)
 
     # ------------------------------------------------------------------------------ expiry
 
@@ -180,6 +245,7 @@ class ProducerStateManager:
     def on_log_start_offset_incremented(self, log_start_offset: int) -> None:
         """The log start moved (retention, DeleteRecords). The producers stay until they expire
         (KIP-360); only the map's start follows."""
+        self._remove_unreplicated_transactions(log_start_offset)
         if self.last_map_offset < log_start_offset:
             self.last_map_offset = log_start_offset
         latest = self.latest_snapshot_offset
@@ -247,13 +313,14 @@ class ProducerStateManager:
 
 def update_producers(producer_state_manager: ProducerStateManager, batch: RecordBatch,
                      producers: dict[int, ProducerAppendInfo], first_offset: int | None,
-                     origin: AppendOrigin) -> None:
+                     origin: AppendOrigin) -> CompletedTxn | None:
     """Check `batch` with its producer's ProducerAppendInfo for this append (Kafka's
-    UnifiedLog.updateProducers): several batches of one producer in one append are checked in turn."""
+    UnifiedLog.updateProducers): several batches of one producer in one append are checked in turn.
+    Returns the transaction a marker completed, if `batch` is one."""
     append_info = producers.get(batch.producer_id)
     if append_info is None:
         append_info = producers[batch.producer_id] = producer_state_manager.prepare_update(batch.producer_id, origin)
-    append_info.append(batch, first_offset)
+    return append_info.append(batch, first_offset)
 
 
 # ---------------------------------------------------------------------------------- files

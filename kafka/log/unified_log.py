@@ -37,6 +37,7 @@ from collections.abc import Callable
 import structlog
 
 from kafka.log.append_origin import AppendOrigin
+from kafka.log.completed_txn import CompletedTxn
 from kafka.log.errors import (
     InvalidRecordError,
     KafkaStorageError,
@@ -67,6 +68,7 @@ from kafka.log.producer_state_manager import (
     ProducerStateManagerConfig,
     update_producers,
 )
+from kafka.log.transaction_index import AbortedTxn
 from kafka.protocol.record_batch import NO_PRODUCER_ID, RecordBatch, set_base_offset, validate_batches
 from kafka.utils.time import SYSTEM, Time
 
@@ -111,6 +113,7 @@ class UnifiedLog:
         self._log_start_offset = loaded.log_start_offset
         # From replication-offset-checkpoint; the Partition moves it on from there.
         self._high_watermark = min(max(high_watermark, self._log_start_offset), self._log_end_offset)
+        self.producer_state_manager.on_high_watermark_updated(self._high_watermark)
         self._recovery_point = max(loaded.recovery_point, self._log_start_offset)
         self.last_flush_time_ms = time.milliseconds()
         self._closed = False
@@ -141,6 +144,20 @@ class UnifiedLog:
         return self._high_watermark
 
     @property
+    def first_unstable_offset(self) -> int | None:
+        """The first offset of the oldest transaction not yet known to be complete on every in-sync
+        replica, or None (Kafka's firstUnstableOffset). Read without the lock: a value replaced whole."""
+        return self.producer_state_manager.first_unstable_offset
+
+    @property
+    def last_stable_offset(self) -> int:
+        """What read_committed consumers may read up to (Kafka's lastStableOffset): the high watermark,
+        held back at the first offset of a transaction still open (or whose marker is not replicated)."""
+        high_watermark = self._high_watermark
+        first_unstable = self.producer_state_manager.first_unstable_offset
+        return first_unstable if first_unstable is not None and first_unstable < high_watermark else high_watermark
+
+    @property
     def recovery_point(self) -> int:
         """Offsets below this are fsynced (a later issue checkpoints it to skip recovery on restart)."""
         return self._recovery_point
@@ -149,6 +166,8 @@ class UnifiedLog:
         """Set the high watermark, clamped to [log start offset, log end offset]; returns it."""
         with self._lock:
             self._high_watermark = min(max(offset, self._log_start_offset), self._log_end_offset)
+            # A completed transaction stops holding the LSO back once its marker is below the HW.
+            self.producer_state_manager.on_high_watermark_updated(self._high_watermark)
             return self._high_watermark
 
     @property
@@ -246,7 +265,8 @@ class UnifiedLog:
             if self._needs_recovery is not None:
                 raise KafkaStorageError(self.parent_dir, f"log {self.name} needs recovery after a failed write "
                                                          f"({self._needs_recovery}): restart the broker")
-            updated_producers, duplicate = self._analyze_and_validate_producer_state(buffer, batches, origin)
+            updated_producers, completed_txns, duplicate = self._analyze_and_validate_producer_state(
+                buffer, batches, origin)
             if duplicate is not None:
                 return LogAppendInfo(duplicate.first_offset, duplicate.last_offset, duplicate.timestamp,
                                      duplicate.timestamp if log_append_time >= 0 else -1, self._log_start_offset,
@@ -261,7 +281,7 @@ class UnifiedLog:
                     self._needs_recovery = str(e)
                 raise KafkaStorageError(self.parent_dir, f"error appending to {self.name}: {e}") from e
             self._log_end_offset = next_offset
-            self._update_producer_state(updated_producers, next_offset)
+            self._update_producer_state(updated_producers, completed_txns, segment, next_offset)
             self.leader_epoch_cache.assign(leader_epoch, first_offset)
             log_start_offset = self._log_start_offset
             flush_due = next_offset - self._recovery_point >= self.config.flush_messages
@@ -287,14 +307,17 @@ class UnifiedLog:
             max_timestamp = max(b.max_timestamp for b in batches)
             # The leader checked these batches: the follower only records its producers' progress.
             updated_producers: dict[int, ProducerAppendInfo] = {}
+            completed_txns: list[CompletedTxn] = []
             for batch in batches:
                 if batch.producer_id != NO_PRODUCER_ID:
-                    update_producers(self.producer_state_manager, batch, updated_producers, None,
-                                     AppendOrigin.REPLICATION)
+                    completed = update_producers(self.producer_state_manager, batch, updated_producers, None,
+                                                 AppendOrigin.REPLICATION)
+                    if completed is not None:
+                        completed_txns.append(completed)
             segment = self._maybe_roll(len(records), max_timestamp, last_offset)
             segment.append(last_offset, records)
             self._log_end_offset = last_offset + 1
-            self._update_producer_state(updated_producers, last_offset + 1)
+            self._update_producer_state(updated_producers, completed_txns, segment, last_offset + 1)
             for batch in batches:  # keep the leader's epochs: this log may lead one day
                 self.leader_epoch_cache.assign(batch.partition_leader_epoch, batch.base_offset)
         return LogAppendInfo(first_offset, last_offset, max_timestamp, -1, self._log_start_offset,
@@ -304,12 +327,15 @@ class UnifiedLog:
 
     def _analyze_and_validate_producer_state(self, buffer: bytearray, batches: list[RecordBatch],
                                              origin: AppendOrigin = AppendOrigin.CLIENT,
-                                             ) -> tuple[dict[int, ProducerAppendInfo], BatchMetadata | None]:
+                                             ) -> tuple[dict[int, ProducerAppendInfo], list[CompletedTxn],
+                                                        BatchMetadata | None]:
         """Check each idempotent batch (offsets assigned in `buffer`) against its producer's state
         (Kafka's analyzeAndValidateProducerState). Returns the producers' updates to apply once the
-        batches are written, or the first batch that repeats one already written. Raises
-        OutOfOrderSequenceError or InvalidProducerEpochError, and then nothing is appended."""
+        batches are written and the transactions their markers complete, or the first batch that
+        repeats one already written. Raises OutOfOrderSequenceError, InvalidProducerEpochError,
+        TransactionCoordinatorFencedError or InvalidTxnStateError, and then nothing is appended."""
         updated_producers: dict[int, ProducerAppendInfo] = {}
+        completed_txns: list[CompletedTxn] = []
         for view in batches:
             if view.producer_id == NO_PRODUCER_ID:
                 continue  # not an idempotent producer: nothing to remember (the common case costs this test)
@@ -319,14 +345,23 @@ class UnifiedLog:
             if origin == AppendOrigin.CLIENT:
                 duplicate = self.producer_state_manager.find_duplicate_batch(batch)
                 if duplicate is not None:
-                    return updated_producers, duplicate
-            update_producers(self.producer_state_manager, batch, updated_producers, None, origin)
-        return updated_producers, None
+                    return updated_producers, completed_txns, duplicate
+            completed = update_producers(self.producer_state_manager, batch, updated_producers, None, origin)
+            if completed is not None:
+                completed_txns.append(completed)
+        return updated_producers, completed_txns, None
 
-    def _update_producer_state(self, updated_producers: dict[int, ProducerAppendInfo], map_end_offset: int) -> None:
+    def _update_producer_state(self, updated_producers: dict[int, ProducerAppendInfo], completed_txns: list[CompletedTxn],
+                               segment: LogSegment, map_end_offset: int) -> None:
+        """Take in a written append: the producers' new entries, then the transactions its markers
+        ended, each abort indexed in the segment holding its marker with the LSO as it then stands."""
+        producer_state_manager = self.producer_state_manager
         for append_info in updated_producers.values():
-            self.producer_state_manager.update(append_info)
-        self.producer_state_manager.update_map_end_offset(map_end_offset)
+            producer_state_manager.update(append_info)
+        for completed_txn in completed_txns:
+            segment.update_txn_index(completed_txn, producer_state_manager.last_stable_offset(completed_txn))
+            producer_state_manager.complete_txn(completed_txn)
+        producer_state_manager.update_map_end_offset(map_end_offset)
 
     def active_producers(self) -> list[ProducerStateEntry]:
         """The producers with state here, for DescribeProducers (Kafka's activeProducers): copies,
@@ -375,6 +410,7 @@ class UnifiedLog:
             self.leader_epoch_cache.truncate_from_end(offset)
             # The producers' last batches may be gone: back to the newest snapshot at or below the new end.
             rebuild_producer_state(self.producer_state_manager, keep, self._log_start_offset, offset, self.time)
+            self.producer_state_manager.on_high_watermark_updated(self._high_watermark)
         for segment in dropped:
             segment.delete()
 
@@ -478,6 +514,20 @@ class UnifiedLog:
         records = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         return FetchDataInfo(metadata, records, first_entry_incomplete and not records)
 
+    def collect_aborted_transactions(self, start_offset: int, upper_bound_offset: int) -> list[AbortedTxn]:
+        """The aborted transactions overlapping [start_offset, upper_bound_offset), from the `.txnindex`
+        of the segment holding `start_offset` on, until one segment's search is complete (Kafka's
+        collectAbortedTransactions): a read_committed fetch sends them so the consumer drops their records."""
+        segments, base_offsets = self._view
+        found: list[AbortedTxn] = []
+        # A transaction begun below the bound may have its marker (and so its entry) in any later segment.
+        for segment in segments[max(0, bisect_right(base_offsets, start_offset) - 1):]:
+            result = segment.collect_aborted_txns(start_offset, upper_bound_offset)
+            found.extend(result.aborted_transactions)
+            if result.is_complete:
+                break
+        return found
+
     def fetch_offset_by_timestamp(self, timestamp: int) -> TimestampAndOffset | None:
         """ListOffsets: -2 earliest, -1 latest, -3 the record with the max timestamp, otherwise the
         first record whose timestamp is >= `timestamp` (None if there is none)."""
@@ -554,6 +604,7 @@ class UnifiedLog:
             self.leader_epoch_cache.clear()
             self.producer_state_manager.truncate_fully_and_start_at(offset)
             rebuild_producer_state(self.producer_state_manager, list(self._view[0]), offset, offset, self.time)
+            self.producer_state_manager.on_high_watermark_updated(offset)
         for segment in dropped:
             segment.delete()
 

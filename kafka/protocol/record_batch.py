@@ -285,8 +285,10 @@ def build_batch(
     producer_id: int = NO_PRODUCER_ID,
     producer_epoch: int = -1,
     base_sequence: int = -1,
+    is_transactional: bool = False,
 ) -> bytes:
     """Encode one batch (what a producer's RecordAccumulator closes): for tests and tools.
+    `is_transactional` sets the attributes' transactional bit (a transactional producer's batch, KIP-98).
 
     `records` are (key, value) pairs, or DefaultRecords whose offset and timestamp are taken as
     absolute and turned into deltas."""
@@ -299,7 +301,8 @@ def build_batch(
     base_timestamp = items[0].timestamp
     payload = compress(compression, encode_records(items, base_offset, base_timestamp))
     return seal_batch(
-        base_offset=base_offset, attributes=int(compression), last_offset_delta=items[-1].offset - base_offset,
+        base_offset=base_offset, attributes=int(compression) | (TRANSACTIONAL_MASK if is_transactional else 0),
+        last_offset_delta=items[-1].offset - base_offset,
         base_timestamp=base_timestamp, max_timestamp=max(r.timestamp for r in items), producer_id=producer_id,
         producer_epoch=producer_epoch, base_sequence=base_sequence, records_count=len(items), payload=payload,
     )

@@ -9,6 +9,7 @@ calls check_and_complete on that partition's key, and try_complete adds up what 
 
   A. a partition is gone, or the fetch offset is no longer in its log  -> complete now (with the error)
   B. the bytes readable below the HW reach fetch.min.bytes              -> complete now
+     (below the last stable offset for a read_committed fetch, the log end for a follower's)
   otherwise wait; after fetch.max.wait.ms expire with whatever there is.
 
 Bytes are counted as Kafka counts them, without reading: the difference between two file positions
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from kafka.log.fetch_isolation import FetchIsolation
 from kafka.purgatory.delayed_operation import DelayedOperation
 
 
@@ -46,7 +48,10 @@ class DelayedFetch(DelayedOperation):
             log = partition.log
             if not log.log_start_offset <= info.fetch_offset <= log.log_end_offset:
                 return self.force_complete()  # case A: the offset fell out of the log
-            end_offset = partition.high_watermark if self.params.fetch_only_committed else log.log_end_offset
+            isolation = self.params.isolation  # a follower to the log end, read_committed to the LSO
+            end_offset = (log.log_end_offset if isolation == FetchIsolation.LOG_END
+                          else partition.high_watermark if isolation == FetchIsolation.HIGH_WATERMARK
+                          else partition.last_stable_offset)
             if end_offset <= info.fetch_offset:
                 continue
             fetch_position = self._fetch_offset_metadata(tp, log, info.fetch_offset)

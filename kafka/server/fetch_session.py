@@ -63,6 +63,7 @@ class CachedPartition:
     leader_epoch: int = -1
     high_watermark: int = -1  # as last sent to the fetcher; -1 until sent, or after an error
     log_start_offset: int = -1
+    last_stable_offset: int = -1
 
     def update_request_params(self, info: FetchPartitionInfo) -> None:
         self.fetch_offset = info.fetch_offset
@@ -74,7 +75,7 @@ class CachedPartition:
 
     def maybe_update_response_data(self, data: FetchPartitionData, update: bool) -> bool:
         """Must this partition be in the incremental response? Yes if it has records, an error, or
-        a high watermark or log start offset the fetcher has not seen. With update, remember them."""
+        a high watermark, log start offset or last stable offset the fetcher has not seen. With update, remember them."""
         must_respond = len(data.records) > 0
         if data.high_watermark != self.high_watermark:
             must_respond = True
@@ -84,6 +85,10 @@ class CachedPartition:
             must_respond = True
             if update:
                 self.log_start_offset = data.log_start_offset
+        if data.last_stable_offset != self.last_stable_offset:  # a read_committed fetcher waits on it
+            must_respond = True
+            if update:
+                self.last_stable_offset = data.last_stable_offset
         if data.error != Errors.NONE:
             must_respond = True
             if update:  # so the partition is sent again, with its high watermark, once the error clears

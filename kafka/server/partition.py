@@ -34,7 +34,9 @@ import structlog
 
 from kafka.log.append_origin import AppendOrigin
 from kafka.log.errors import UnexpectedAppendOffsetError
+from kafka.log.fetch_isolation import FetchIsolation
 from kafka.log.file_records import FileRecords
+from kafka.log.transaction_index import AbortedTxn
 from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.fetch import DEBUGGING_REPLICA_ID
@@ -65,6 +67,8 @@ class LogReadInfo:
     high_watermark: int
     log_start_offset: int
     log_end_offset: int
+    last_stable_offset: int = -1
+    aborted_transactions: list[AbortedTxn] | None = None  # read_committed only
 
 
 class Partition:
@@ -170,6 +174,11 @@ class Partition:
     def high_watermark(self) -> int:
         return self.log.high_watermark
 
+    @property
+    def last_stable_offset(self) -> int:
+        """min(first unstable offset, HW): what read_committed consumers may read up to (KIP-98)."""
+        return self.log.last_stable_offset
+
     # ------------------------------------------------------------------ produce path
     def append_records_to_leader(self, records: bytes, required_acks: int, min_insync_replicas: int,
                                  origin: AppendOrigin = AppendOrigin.CLIENT):
@@ -231,7 +240,8 @@ class Partition:
                                  f"{self.leader_epoch} of {self.topic_partition}")
 
     def fetch_records(self, replica_id: int, fetch_offset: int, current_leader_epoch: int, max_bytes: int,
-                      min_one_message: bool, zero_copy: bool = False) -> tuple[LogReadInfo, bool]:
+                      min_one_message: bool, zero_copy: bool = False,
+                      isolation: FetchIsolation | None = None) -> tuple[LogReadInfo, bool]:
         """Kafka's Partition.fetchRecords: validate, read, and for a follower's fetch record how far
         it has got. Returns (what was read, whether that moved the HW)."""
         self.check_leader_epoch(current_leader_epoch, require_leader=replica_id != DEBUGGING_REPLICA_ID)
@@ -239,24 +249,35 @@ class Partition:
         if is_follower and replica_id not in self.remote_replicas:
             raise PartitionError(Errors.NOT_LEADER_OR_FOLLOWER,
                                  f"broker {replica_id} is not a replica of {self.topic_partition}")
-        read = self.read_records(fetch_offset, max_bytes, fetch_only_committed=not is_follower,
-                                 min_one_message=min_one_message, zero_copy=zero_copy)
+        if isolation is None or is_follower:
+            isolation = FetchIsolation.LOG_END if is_follower else FetchIsolation.HIGH_WATERMARK
+        read = self.read_records(fetch_offset, max_bytes, isolation, min_one_message=min_one_message,
+                                 zero_copy=zero_copy)
         hw_moved = False
         if is_follower:
             hw_moved = self.update_follower_fetch_state(replica_id, fetch_offset, read.log_end_offset)
         return read, hw_moved
 
-    def read_records(self, fetch_offset: int, max_bytes: int, fetch_only_committed: bool,
+    def read_records(self, fetch_offset: int, max_bytes: int, isolation: FetchIsolation,
                      min_one_message: bool, zero_copy: bool = False) -> LogReadInfo:
-        """Read whole batches from fetch_offset; consumers (fetch_only_committed) stop at the HW.
+        """Read whole batches from fetch_offset: followers to the log end, consumers to the HW, and
+        read_committed consumers to the last stable offset, with the aborted transactions among what
+        they read (Kafka's collectAbortedTransactions: the consumer drops those records itself).
         With zero_copy the records are a FileRecords slice for the network thread to sendfile."""
-        high_watermark = self.log.high_watermark
-        log_end_offset = self.log.log_end_offset
-        bound = high_watermark if fetch_only_committed else None
-        data = self.log.read(fetch_offset, max_bytes, isolation_max_offset=bound,
-                             min_one_message=min_one_message, zero_copy=zero_copy)
+        log = self.log
+        # The LSO first: it can only grow, so taken before the HW it never passes the HW read after.
+        last_stable_offset = log.last_stable_offset
+        high_watermark = log.high_watermark
+        log_end_offset = log.log_end_offset
+        bound = {FetchIsolation.LOG_END: None, FetchIsolation.HIGH_WATERMARK: high_watermark,
+                 FetchIsolation.TXN_COMMITTED: last_stable_offset}[isolation]
+        data = log.read(fetch_offset, max_bytes, isolation_max_offset=bound,
+                        min_one_message=min_one_message, zero_copy=zero_copy)
         records = data.records if zero_copy else bytes(data.records)
-        return LogReadInfo(records, high_watermark, self.log.log_start_offset, log_end_offset)
+        aborted = None
+        if isolation == FetchIsolation.TXN_COMMITTED:
+            aborted = log.collect_aborted_transactions(fetch_offset, last_stable_offset) if len(records) else []
+        return LogReadInfo(records, high_watermark, log.log_start_offset, log_end_offset, last_stable_offset, aborted)
 
     def update_follower_fetch_state(self, replica_id: int, fetch_offset: int, leader_end_offset: int) -> bool:
         """A follower fetched from fetch_offset (so it has everything below). True if the HW moved."""
@@ -397,15 +418,18 @@ class Partition:
     def producer_id_count(self) -> int:
         return self.log.producer_id_count
 
-    def fetch_offset_for_timestamp(self, timestamp: int, fetch_only_committed: bool) -> tuple[int, int]:
-        """ListOffsets: (timestamp, offset). -1 is the latest offset a consumer may read, -2 the earliest."""
+    def fetch_offset_for_timestamp(self, timestamp: int, isolation: FetchIsolation) -> tuple[int, int]:
+        """ListOffsets: (timestamp, offset). -1 is the latest offset a consumer may read (the LSO for
+        read_committed, Kafka's lastFetchableOffset), -2 the earliest."""
+        last_fetchable = {FetchIsolation.LOG_END: self.log.log_end_offset,
+                          FetchIsolation.HIGH_WATERMARK: self.log.high_watermark,
+                          FetchIsolation.TXN_COMMITTED: self.log.last_stable_offset}[isolation]
         if timestamp == -1:
-            end = self.log.high_watermark if fetch_only_committed else self.log.log_end_offset
-            return -1, end
+            return -1, last_fetchable
         found = self.log.fetch_offset_by_timestamp(timestamp)
         if found is None:
             return -1, -1
         found_timestamp, offset = found
-        if fetch_only_committed and offset >= self.log.high_watermark and timestamp != -2:
+        if offset >= last_fetchable and timestamp != -2:
             return -1, -1
         return found_timestamp, offset

@@ -34,17 +34,21 @@ from kafka.log.append_origin import AppendOrigin
 from kafka.log.errors import (
     CorruptRecordError,
     InvalidProducerEpochError,
+    InvalidTxnStateError,
     KafkaStorageError,
     LogDirError,
     OffsetOutOfRangeError,
     OutOfOrderSequenceError,
     RecordBatchTooLargeError,
     RecordTooLargeError,
+    TransactionCoordinatorFencedError,
 )
+from kafka.log.fetch_isolation import FetchIsolation
 from kafka.log.file_records import FileRecords
 from kafka.log.log_config import LogConfig
 from kafka.log.log_manager import LogManager
 from kafka.log.log_validator import RecordValidationError
+from kafka.log.transaction_index import AbortedTxn
 from kafka.metrics.broker_topic_stats import BrokerTopicStats
 from kafka.metrics.isr_change_meters import IsrChangeMeters
 from kafka.protocol.errors import Errors
@@ -80,6 +84,11 @@ class FetchParams:
         return self.replica_id < 0  # consumers read below the HW; followers read to the log end
 
     @property
+    def isolation(self) -> FetchIsolation:
+        """How far this fetch reads: the log end (followers), the HW, or the LSO (read_committed)."""
+        return FetchIsolation.of(self.replica_id, self.isolation_level)
+
+    @property
     def fetch_only_from_leader(self) -> bool:
         """Everyone reads from the leader, except a debugging reader (replica id -2, what
         kafka-replica-verification sends), which may read any replica below its HW."""
@@ -102,6 +111,8 @@ class FetchPartitionData:
     log_start_offset: int = -1
     last_stable_offset: int = -1
     records: bytes | FileRecords = b""
+    # read_committed only: the aborted transactions overlapping the records (None otherwise).
+    aborted_transactions: list[AbortedTxn] | None = None
 
 
 def release_records(results: list[tuple[TopicPartition, FetchPartitionData]]) -> None:
@@ -278,6 +289,10 @@ class ReplicaManager:
             return (PartitionResponse(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER, error_message=str(e)), -1), False
         except InvalidProducerEpochError as e:  # a zombie producer, fenced by a newer epoch
             return (PartitionResponse(Errors.INVALID_PRODUCER_EPOCH, error_message=str(e)), -1), False
+        except TransactionCoordinatorFencedError as e:  # a marker from a deposed transaction coordinator
+            return (PartitionResponse(Errors.TRANSACTION_COORDINATOR_FENCED, error_message=str(e)), -1), False
+        except InvalidTxnStateError as e:  # a non-transactional write inside the producer's open transaction
+            return (PartitionResponse(Errors.INVALID_TXN_STATE, error_message=str(e)), -1), False
         except NotEnoughReplicasError as e:
             return (PartitionResponse(Errors.NOT_ENOUGH_REPLICAS, error_message=str(e)), -1), False
         except KafkaStorageError as e:  # a full disk, an I/O error: nothing was appended
@@ -395,12 +410,12 @@ class ReplicaManager:
         limit = max(0, min(info.max_bytes, remaining))
         try:
             read, hw_moved = partition.fetch_records(params.replica_id, info.fetch_offset, info.current_leader_epoch,
-                                                     limit, min_one_message, zero_copy)
+                                                     limit, min_one_message, zero_copy, params.isolation)
         except PartitionError as e:  # not the leader (any more), or another leader epoch
             return FetchPartitionData(e.error)
         except OffsetOutOfRangeError:
             return FetchPartitionData(Errors.OFFSET_OUT_OF_RANGE, partition.high_watermark,
-                                      partition.log.log_start_offset, partition.high_watermark)
+                                      partition.log.log_start_offset, partition.last_stable_offset)
         except (OSError, LogDirError) as e:
             if self.get_partition(tp) is None:  # the topic was deleted while we were reading it
                 return FetchPartitionData(Errors.UNKNOWN_TOPIC_OR_PARTITION)
@@ -409,7 +424,7 @@ class ReplicaManager:
         if hw_moved:  # a follower's fetch committed records: acks=all produces may be answered now
             self.try_complete_delayed_requests(tp)
         return FetchPartitionData(Errors.NONE, read.high_watermark, read.log_start_offset,
-                                  read.high_watermark, read.records)
+                                  read.last_stable_offset, read.records, read.aborted_transactions)
 
     def record_expired_fetch(self) -> None:
         self.expired_fetch_count += 1
@@ -434,7 +449,8 @@ class ReplicaManager:
         partition, error = self.get_partition_or_error(tp)
         if partition is None:
             return error, -1, -1
-        found_timestamp, offset = partition.fetch_offset_for_timestamp(timestamp, replica_id < 0)
+        found_timestamp, offset = partition.fetch_offset_for_timestamp(
+            timestamp, FetchIsolation.of(replica_id, isolation_level))
         return Errors.NONE, found_timestamp, offset
 
     def delete_records(self, tp: TopicPartition, offset: int) -> tuple[Errors, int]:

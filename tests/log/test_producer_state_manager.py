@@ -231,9 +231,9 @@ def counting_replays():
     starts: list[int] = []
     real = log_loader.load_producers_from_batches
 
-    def spy(producer_state_manager, batches, end_offset):
+    def spy(producer_state_manager, batches, end_offset, *segment):
         starts.append(producer_state_manager.map_end_offset)
-        return real(producer_state_manager, batches, end_offset)
+        return real(producer_state_manager, batches, end_offset, *segment)
 
     log_loader.load_producers_from_batches = spy
     try:

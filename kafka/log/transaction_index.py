@@ -1,0 +1,192 @@
+"""TransactionIndex: a segment's `%020d.txnindex`, the aborted transactions whose markers it holds
+(Kafka's org.apache.kafka.storage.internals.log.TransactionIndex, AbortedTxn and TxnIndexSearchResult,
+KIP-98).
+
+Seed 004 made a retried batch harmless; transactions go further: a producer's writes to several
+partitions are all committed or all aborted, and a `read_committed` consumer must never see the
+aborted ones. The broker does not rewrite or filter records for it: it tells the consumer, in each
+FetchResponse, which producers aborted which offset ranges in the data it returns, and the consumer
+drops those records itself. This file is where the broker finds them without reading the log: one
+entry per aborted transaction, appended when its ABORT marker is written to the segment.
+
+An entry is 34 bytes, big-endian: version int16 (0) | producer id int64 | first offset int64 (the
+transaction's first record in this partition) | last offset int64 (its ABORT marker) | last stable
+offset int64 (the LSO once the marker was written: how far a search must go to be complete).
+Entries are in the order of their markers, so their last offsets increase.
+
+Like Kafka's, the file is created on the first entry (most segments have no aborted transaction).
+The entries are also kept in memory, in a list that is replaced whole on truncation, so a fetch may
+read it without the log's lock.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from dataclasses import dataclass
+
+from kafka.log.errors import CorruptIndexError
+
+TXN_INDEX_FILE_SUFFIX = ".txnindex"
+CURRENT_VERSION = 0
+_ENTRY = struct.Struct(">hqqqq")
+ENTRY_SIZE = _ENTRY.size  # 34
+
+
+@dataclass(frozen=True, slots=True)
+class AbortedTxn:
+    """One aborted transaction of one producer in one partition (Kafka's AbortedTxn)."""
+
+    producer_id: int
+    first_offset: int
+    last_offset: int
+    last_stable_offset: int
+    version: int = CURRENT_VERSION
+
+    def as_aborted_transaction(self) -> dict:
+        """The FetchResponse's AbortedTransaction: who aborted, and from where."""
+        return dict(producer_id=self.producer_id, first_offset=self.first_offset)
+
+    def __str__(self) -> str:
+        return (f"AbortedTxn(version={self.version}, producerId={self.producer_id}, "
+                f"firstOffset={self.first_offset}, lastOffset={self.last_offset}, "
+                f"lastStableOffset={self.last_stable_offset})")
+
+
+@dataclass(frozen=True, slots=True)
+class TxnIndexSearchResult:
+    """The aborted transactions found in one segment, and whether the search may stop there."""
+
+    aborted_transactions: list[AbortedTxn]
+    is_complete: bool
+
+
+class TransactionIndex:
+    def __init__(self, start_offset: int, path: str) -> None:
+        self.start_offset = start_offset  # the segment's base offset
+        self.path = path
+        self._fd = -1
+        self._entries: list[AbortedTxn] | None = None  # read from the file on first use
+        if os.path.exists(path):
+            self._open()
+
+    # ------------------------------------------------------------------------------ file
+
+    def _open(self) -> int:
+        if self._fd < 0:
+            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        return self._fd
+
+    @property
+    def exists(self) -> bool:
+        return self._fd >= 0 or os.path.exists(self.path)
+
+    def _load(self) -> list[AbortedTxn]:
+        entries = self._entries
+        if entries is None:
+            entries = self._entries = self._read_file() if self._fd >= 0 else []
+        return entries
+
+    def _read_file(self) -> list[AbortedTxn]:
+        size = os.fstat(self._fd).st_size
+        data = os.pread(self._fd, size, 0)
+        entries = []
+        # A torn last entry (a crash in the middle of a write) is left out; sanity_check reports it.
+        for position in range(0, size - size % ENTRY_SIZE, ENTRY_SIZE):
+            version, producer_id, first_offset, last_offset, last_stable_offset = _ENTRY.unpack_from(data, position)
+            entries.append(AbortedTxn(producer_id, first_offset, last_offset, last_stable_offset, version))
+        return entries
+
+    # ------------------------------------------------------------------------------ writing
+
+    def append(self, aborted_txn: AbortedTxn) -> None:
+        entries = self._load()
+        if entries and entries[-1].last_offset >= aborted_txn.last_offset:
+            raise ValueError(f"The last offset of appended transactions must increase sequentially, but "
+                             f"{aborted_txn.last_offset} is not greater than current last offset "
+                             f"{entries[-1].last_offset} of index {self.path}")
+        os.write(self._open(), _ENTRY.pack(aborted_txn.version, aborted_txn.producer_id, aborted_txn.first_offset,
+                                           aborted_txn.last_offset, aborted_txn.last_stable_offset))
+        entries.append(aborted_txn)
+
+    def flush(self) -> None:
+        if self._fd >= 0:
+            os.fsync(self._fd)
+
+    def truncate_to(self, offset: int) -> None:
+        """Drop the entries whose marker is at or after `offset` (the log was cut there)."""
+        entries = self._load()
+        keep = len(entries)
+        while keep and entries[keep - 1].last_offset >= offset:
+            keep -= 1
+        if keep < len(entries):
+            self._entries = entries[:keep]
+            os.ftruncate(self._open(), keep * ENTRY_SIZE)
+
+    def reset(self) -> None:
+        """Empty the index (a segment being recovered gets its entries again from the replay)."""
+        self._entries = []
+        if self._fd >= 0:
+            os.ftruncate(self._fd, 0)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def rename_to(self, path: str) -> None:
+        """Follow the segment's rename (.deleted, .swap, .cleaned): an open descriptor follows too."""
+        if os.path.exists(self.path):
+            os.rename(self.path, path)
+        self.path = path
+
+    def delete(self) -> bool:
+        self.close()
+        try:
+            os.unlink(self.path)
+            return True
+        except FileNotFoundError:
+            return False
+
+    # ------------------------------------------------------------------------------ reading
+
+    def all_aborted_txns(self) -> list[AbortedTxn]:
+        return list(self._load())
+
+    @property
+    def last_offset(self) -> int | None:
+        """The last marker offset indexed, or None for an empty index."""
+        entries = self._load()
+        return entries[-1].last_offset if entries else None
+
+    def collect_aborted_txns(self, fetch_offset: int, upper_bound_offset: int) -> TxnIndexSearchResult:
+        """The aborted transactions overlapping [fetch_offset, upper_bound_offset) (Kafka's
+        collectAbortedTxns). Complete once an entry's last stable offset reaches the upper bound: every
+        transaction that could overlap the range was open before that LSO, so it ended by then."""
+        found = []
+        for aborted_txn in self._load():
+            if aborted_txn.last_offset >= fetch_offset and aborted_txn.first_offset < upper_bound_offset:
+                found.append(aborted_txn)
+            if aborted_txn.last_stable_offset >= upper_bound_offset:
+                return TxnIndexSearchResult(found, True)
+        return TxnIndexSearchResult(found, False)
+
+    def sanity_check(self) -> None:
+        """Kafka's sanityCheck: every entry belongs to this segment and is whole."""
+        if self._fd < 0:
+            return
+        size = os.fstat(self._fd).st_size
+        if size % ENTRY_SIZE:
+            raise CorruptIndexError(f"Transaction index file {self.path} has a size of {size}, not a multiple "
+                                    f"of the entry size {ENTRY_SIZE}")
+        self._entries = None
+        for aborted_txn in self._load():
+            if aborted_txn.version != CURRENT_VERSION:
+                raise CorruptIndexError(f"Unexpected aborted transaction version {aborted_txn.version} in "
+                                        f"transaction index {self.path}, current version is {CURRENT_VERSION}")
+            if aborted_txn.last_offset < self.start_offset:
+                raise CorruptIndexError(f"Last offset of aborted transaction {aborted_txn} in index {self.path} "
+                                        f"is less than start offset {self.start_offset}")
+
+    def __repr__(self) -> str:
+        return f"TransactionIndex(start_offset={self.start_offset}, path={self.path!r})"
