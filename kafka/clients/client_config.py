@@ -88,6 +88,8 @@ PRODUCER = {
     "max.request.size": (_int, 1048576),
     "partitioner.ignore.keys": (_bool, False),
     "enable.idempotence": (_bool, True),  # since Kafka 3.0 (KIP-679)
+    "transactional.id": (_str, None),
+    "transaction.timeout.ms": (_int, 60000),
 }
 
 # The broker keeps the metadata of a producer's last five batches per partition, so it can answer
@@ -151,6 +153,10 @@ class ProducerConfig(ClientConfig):
     def __init__(self, props: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
         super().__init__(PRODUCER, props, **kwargs)
         self.post_process_and_validate_idempotence_configs()
+        if self.values["transactional.id"] is not None and not self.values["enable.idempotence"]:
+            # A transaction's batches are numbered like an idempotent producer's (ProducerConfig's rule).
+            raise ConfigError("cannot set a transactional.id without also enabling idempotence "
+                              "(enable.idempotence=true, acks=all, retries > 0)")
 
     def post_process_and_validate_idempotence_configs(self) -> None:
         if not self.values["enable.idempotence"]:

@@ -13,6 +13,16 @@ so a retry after a lost Produce response cannot write the batch twice (seed 004)
     producer = KafkaProducer({"bootstrap.servers": "127.0.0.1:9092", "linger.ms": 10})
     producer.send("orders", b"value", key=b"k", headers=[("h", b"v")]).get(10)
     producer.close()
+
+With ``transactional.id`` it is the Java producer's transactional API (KIP-98): records sent between
+``begin_transaction()`` and ``commit_transaction()`` reach read_committed consumers all together, or
+(``abort_transaction()``) never; ``send_offsets_to_transaction`` commits a consumer's offsets with them.
+
+    producer = KafkaProducer({"bootstrap.servers": "127.0.0.1:9092", "transactional.id": "orders-app"})
+    producer.init_transactions()
+    producer.begin_transaction()
+    producer.send("orders", b"value")
+    producer.commit_transaction()
 """
 
 from __future__ import annotations
@@ -86,7 +96,52 @@ class KafkaProducer:
     def _configure_transaction_state(config: ProducerConfig) -> TransactionManager | None:
         if not config["enable.idempotence"]:
             return None
-        return TransactionManager(retry_backoff_ms=config["retry.backoff.ms"])
+        return TransactionManager(config["transactional.id"], config["transaction.timeout.ms"],
+                                  retry_backoff_ms=config["retry.backoff.ms"])
+
+    # ------------------------------------------------------------------ transactions (KIP-98)
+    def _transactional(self) -> TransactionManager:
+        if self.transaction_manager is None or not self.transaction_manager.is_transactional():
+            raise KafkaError(Errors.INVALID_TXN_STATE, "cannot use transactional methods without enabling "
+                                                       "transactions by setting the transactional.id")
+        return self.transaction_manager
+
+    def init_transactions(self) -> None:
+        """Register the transactional.id with its coordinator: fences older producers with the same
+        id and completes (or aborts) a transaction one of them left open. Once, before anything else."""
+        result = self._transactional().initialize_transactions()
+        self.client.wakeup()
+        result.await_(self.config["max.block.ms"])
+
+    def begin_transaction(self) -> None:
+        self._transactional().begin_transaction()
+
+    def send_offsets_to_transaction(self, offsets: Mapping[TopicPartition, Any], group_metadata) -> None:
+        """Commit the consumer's ``offsets`` (next offsets to read, ints or OffsetAndMetadata) with this
+        transaction; ``group_metadata`` is ``consumer.group_metadata()`` (KIP-447 fences zombies)."""
+        result = self._transactional().send_offsets_to_transaction(
+            {tp: _offset_and_metadata(o) for tp, o in offsets.items()}, group_metadata)
+        self.client.wakeup()
+        result.await_(self.config["max.block.ms"])
+
+    def commit_transaction(self) -> None:
+        """Send what is queued, then EndTxn(commit): its records become visible to read_committed."""
+        tm = self._transactional()
+        if not tm.has_error():
+            self.flush()
+        result = tm.begin_commit()
+        self.client.wakeup()
+        result.await_(self.config["max.block.ms"])
+
+    def abort_transaction(self) -> None:
+        """Drop what is not sent yet, wait for what is in flight, then EndTxn(abort)."""
+        tm = self._transactional()
+        self.accumulator.abort_incomplete_batches(KafkaError(Errors.UNKNOWN_SERVER_ERROR,
+                                                             "failing batch since transaction was aborted"))
+        self.flush()
+        result = tm.begin_abort()
+        self.client.wakeup()
+        result.await_(self.config["max.block.ms"])
 
     # ------------------------------------------------------------------ send
     def send(self, topic: str, value: Any = None, key: Any = None, headers: HeadersLike = None,
@@ -95,8 +150,9 @@ class KafkaProducer:
         """Queue one record; the future (and ``callback(metadata, exception)``) tell where it landed."""
         if self._closed:
             raise KafkaError(Errors.UNKNOWN_SERVER_ERROR, "cannot send after the producer is closed")
-        if self.transaction_manager is not None:
-            self.transaction_manager.fail_if_not_ready_for_send()
+        tm = self.transaction_manager
+        if tm is not None:
+            tm.fail_if_not_ready_for_send()
         key_bytes, value_bytes = _to_bytes(key, "key"), _to_bytes(value, "value")
         record_headers = _to_headers(headers)
         max_block_ms = self.config["max.block.ms"]
@@ -111,11 +167,18 @@ class KafkaProducer:
             topic, key_bytes, num_partitions, available)
         timestamp = timestamp_ms if timestamp_ms is not None else self.time.milliseconds()
         keyless = partition is None and (key_bytes is None or self.partitioner.ignore_keys)
+        if tm is not None and tm.is_transactional():
+            try:
+                tm.maybe_add_partition(TopicPartition(topic, chosen))
+            except KafkaError as e:
+                return self._failed_future(e, callback)
         result = self.accumulator.append(TopicPartition(topic, chosen), timestamp, key_bytes, value_bytes,
                                          record_headers, callback, max_block_ms, abort_on_new_batch=keyless)
         if result.abort_for_new_batch:
             # Sticky partitioning: a new batch is the moment to move to another partition (KIP-480).
             chosen = self.partitioner.on_new_batch(topic, num_partitions, available, chosen)
+            if tm is not None and tm.is_transactional():
+                tm.maybe_add_partition(TopicPartition(topic, chosen))
             result = self.accumulator.append(TopicPartition(topic, chosen), timestamp, key_bytes, value_bytes,
                                              record_headers, callback, max_block_ms, abort_on_new_batch=False)
         if result.batch_is_full or result.new_batch_created:
@@ -191,3 +254,11 @@ class KafkaProducer:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _offset_and_metadata(offset: Any) -> Any:
+    """An int offset as the OffsetAndMetadata TxnOffsetCommit needs (offset, leader epoch, metadata)."""
+    if isinstance(offset, int):
+        from kafka.clients.consumer.subscription_state import OffsetAndMetadata
+        return OffsetAndMetadata(offset)
+    return offset

@@ -13,13 +13,25 @@ a leader that already has the batch can tell (seed 004's duplicate on retry).
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 
+import crc32c
+
 from kafka.clients.producer.producer_id_and_epoch import NO_PRODUCER_EPOCH, NO_SEQUENCE, ProducerIdAndEpoch
 from kafka.protocol.compression import CompressionType
-from kafka.protocol.record_batch import HEADER_SIZE, NO_PRODUCER_ID, DefaultRecord, Header, build_batch
+from kafka.protocol.record_batch import (
+    ATTRIBUTES_OFFSET,
+    CRC_OFFSET,
+    HEADER_SIZE,
+    NO_PRODUCER_ID,
+    TRANSACTIONAL_MASK,
+    DefaultRecord,
+    Header,
+    build_batch,
+)
 from kafka.utils.topic_partition import TopicPartition
 
 # A record's size in a v2 batch is a few varints plus its bytes; 21 covers the varints' worst case.
@@ -127,9 +139,10 @@ class ProducerBatch:
         """Close the batch into RecordBatch bytes (once; a retry resends the same bytes)."""
         self.closed = True
         if self._built is None:
-            self._built = build_batch(self.records, base_offset=0, compression=self.compression,
-                                      producer_id=self.producer_id, producer_epoch=self.producer_epoch,
-                                      base_sequence=self.base_sequence)
+            built = build_batch(self.records, base_offset=0, compression=self.compression,
+                                producer_id=self.producer_id, producer_epoch=self.producer_epoch,
+                                base_sequence=self.base_sequence)
+            self._built = mark_transactional(built) if self.is_transactional else built
         return self._built
 
     def has_reached_delivery_timeout(self, delivery_timeout_ms: int, now_ms: int) -> bool:
@@ -172,3 +185,13 @@ def _run_callback(callback: Callable, metadata: RecordMetadata | None, exception
         import structlog
 
         structlog.get_logger("kafka.clients.producer").exception("producer callback raised")
+
+
+def mark_transactional(batch: bytes) -> bytes:
+    """Set the batch's transactional bit (attributes bit 4) and seal it again: its records belong to
+    the producer's open transaction until the marker (KIP-98)."""
+    buf = bytearray(batch)
+    attributes = struct.unpack_from(">h", buf, ATTRIBUTES_OFFSET)[0] | TRANSACTIONAL_MASK
+    struct.pack_into(">h", buf, ATTRIBUTES_OFFSET, attributes)
+    struct.pack_into(">I", buf, CRC_OFFSET, crc32c.crc32c(memoryview(buf)[ATTRIBUTES_OFFSET:]))
+    return bytes(buf)

@@ -252,6 +252,11 @@ class RecordAccumulator:
             finally:
                 self._flushes_in_progress -= 1
 
+    def has_incomplete(self) -> bool:
+        """Batches appended and not yet answered: a transaction's EndTxn waits for them."""
+        with self._lock:
+            return bool(self._incomplete)
+
     def has_undrained(self) -> bool:
         with self._lock:
             return any(self._batches.values())

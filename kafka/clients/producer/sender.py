@@ -83,6 +83,9 @@ class Sender(threading.Thread):
                 self.accumulator.abort_incomplete_batches(tm.last_error)
                 self.client.poll(self.retry_backoff_ms)
                 return
+            if tm.has_abortable_error():
+                # The transaction can only abort: what is not sent yet never will be.
+                self.accumulator.abort_incomplete_batches(tm.last_error)
             tm.bump_idempotent_epoch_and_reset_id_if_needed()
             if self.maybe_send_and_poll_transactional_request():
                 # Batches still expire while we wait for a producer id (a broker that never answers).
@@ -92,27 +95,35 @@ class Sender(threading.Thread):
         self.client.poll(poll_timeout)
 
     def maybe_send_and_poll_transactional_request(self) -> bool:
-        """Send the TransactionManager's next request (InitProducerId) to the least loaded node, or
+        """Send the TransactionManager's next request to the least loaded node or its coordinator, or
         wait for the one in flight. True when this loop was spent on it, not on producer data."""
         tm = self.transaction_manager
         if tm.has_in_flight_request():
             self.client.poll(self.retry_backoff_ms)
             return True
         now_ms = self.time.hi_res_clock_ms()
-        handler = tm.next_request(now_ms)
+        has_incomplete = self.accumulator.has_incomplete()
+        handler = tm.next_request(now_ms, has_incomplete)
         if handler is None:
-            backoff = tm.time_to_next_request(now_ms)
+            backoff = tm.time_to_next_request(now_ms, has_incomplete)
             if backoff is None:
                 return False
             self.client.poll(backoff)  # a retry backing off (retry.backoff.ms)
             return True
-        node = self.client.least_loaded_node(now_ms)
+        if handler.coordinator_type is None:
+            node = self.client.least_loaded_node(now_ms)
+        else:
+            node = tm.coordinator(handler.coordinator_type)
+            if node is None:  # find it first, then send this again
+                tm.lookup_coordinator(handler.coordinator_type, handler.coordinator_key())
+                tm.enqueue(handler)
+                return True
         if node is None:
             tm.retry(handler, now_ms)
             self.client.poll(self.retry_backoff_ms)
             return True
         request = ClientRequest(node.node_id, handler.api_key, handler.request_body(), callback=handler.on_complete,
-                                timeout_ms=self.request_timeout_ms)
+                                timeout_ms=self.request_timeout_ms, max_version=handler.max_version)
         tm.set_in_flight_request(request)
         self.client.send(request)
         self.client.poll(self.retry_backoff_ms)
@@ -167,7 +178,9 @@ class Sender(threading.Thread):
             tp = batch.topic_partition
             by_topic[tp.topic].append({"index": tp.partition, "records": batch.build()})
             by_tp[tp] = batch
-        body = {"transactional_id": None, "acks": self.acks, "timeout_ms": self.request_timeout_ms,
+        tm = self.transaction_manager
+        transactional_id = tm.transactional_id if tm is not None else None
+        body = {"transactional_id": transactional_id, "acks": self.acks, "timeout_ms": self.request_timeout_ms,
                 "topic_data": [{"name": t, "partition_data": parts} for t, parts in by_topic.items()]}
         self.client.send(ClientRequest(
             node_id, ApiKey.PRODUCE, body, expect_response=self.acks != 0,

@@ -23,10 +23,13 @@ cure has three parts:
   sequence 0, so an idempotent producer bumps its epoch locally, without a request, as the Java
   client does. Only when the epoch is exhausted does it ask InitProducerId for a new producer id.
 
-The Sender thread does all of this work, so there is no lock: the application thread only reads
-``last_error`` (in ``KafkaProducer.send``), and that is a single reference read.
-Transactions (a transactional id, its coordinator, AddPartitionsToTxn, EndTxn) are not here yet.
-The states and request priorities are Kafka's, so they can be added without changing this shape.
+With a ``transactional.id`` (KIP-98's transactions) the same manager also runs the transaction:
+InitProducerId goes to the transaction coordinator (fencing older instances of the id), each new
+partition is added with AddPartitionsToTxn before its first batch is drained, offsets go with
+AddOffsetsToTxn and TxnOffsetCommit, and EndTxn ends it once every batch is answered. The
+requests and their answers are in ``transactional_request_handlers.py``. The application thread
+starts these (init, begin, send_offsets, commit, abort) while the Sender thread sends them, so the
+request queue and the transitions are under ``_lock``; the result objects carry the answers back.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import itertools
+import threading
 from collections.abc import Callable
 from enum import Enum, IntEnum
 from typing import Any
@@ -42,8 +46,10 @@ import structlog
 
 from kafka.clients.client_request import ClientResponse
 from kafka.clients.errors import KafkaError
+from kafka.clients.metadata import Node
 from kafka.clients.producer.producer_batch import ProducerBatch, increment_sequence
 from kafka.clients.producer.producer_id_and_epoch import NO_SEQUENCE, NONE, ProducerIdAndEpoch
+from kafka.clients.producer.transactional_request_result import TransactionalRequestResult
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.utils.topic_partition import TopicPartition
@@ -53,9 +59,10 @@ log = structlog.get_logger("kafka.clients.producer.TransactionManager")
 NO_LAST_ACKED_SEQUENCE_NUMBER = -1
 INVALID_OFFSET = -1
 MAX_PRODUCER_EPOCH = 2**15 - 1
+GROUP, TRANSACTION = 0, 1  # FindCoordinator key types (CoordinatorType)
 # The errors that end a producer: no retry or epoch bump can help (maybeTransitionToErrorState).
 FATAL_ERRORS = frozenset({Errors.CLUSTER_AUTHORIZATION_FAILED, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
-                          Errors.PRODUCER_FENCED, Errors.UNSUPPORTED_VERSION})
+                          Errors.PRODUCER_FENCED, Errors.UNSUPPORTED_VERSION, Errors.INVALID_PRODUCER_ID_MAPPING})
 
 
 class State(Enum):
@@ -168,8 +175,6 @@ class TopicPartitionBookkeeper:
 class TransactionManager:
     def __init__(self, transactional_id: str | None = None, transaction_timeout_ms: int = 60000,
                  retry_backoff_ms: int = 100) -> None:
-        if transactional_id is not None:
-            raise NotImplementedError("transactions are not supported yet: only the idempotent producer")
         self.transactional_id = transactional_id
         self.transaction_timeout_ms = transaction_timeout_ms
         self.retry_backoff_ms = retry_backoff_ms
@@ -187,6 +192,14 @@ class TransactionManager:
         self.last_error: KafkaError | None = None
         self.producer_id_and_epoch = NONE
         self.epoch_bump_required = False
+        # Transactions: the coordinators (by key type), and the partitions of the transaction --
+        # new (not asked for yet), pending (AddPartitionsToTxn in flight), and added.
+        self._lock = threading.RLock()
+        self.coordinators: dict[int, Node | None] = {GROUP: None, TRANSACTION: None}
+        self.new_partitions_in_transaction: set[TopicPartition] = set()
+        self.pending_partitions_in_transaction: set[TopicPartition] = set()
+        self.partitions_in_transaction: set[TopicPartition] = set()
+        self.transaction_started = False
 
     # ------------------------------------------------------------------ state
     def is_transactional(self) -> bool:
@@ -205,7 +218,135 @@ class TransactionManager:
         return self.current_state == State.FATAL_ERROR
 
     def is_send_to_partition_allowed(self, tp: TopicPartition) -> bool:
-        return not self.has_fatal_error()  # a transaction would also need tp added to it
+        """A transaction's batch waits until AddPartitionsToTxn has put its partition in the transaction."""
+        if self.has_fatal_error():
+            return False
+        return not self.is_transactional() or tp in self.partitions_in_transaction
+
+    def is_completing(self) -> bool:
+        return self.current_state in (State.COMMITTING_TRANSACTION, State.ABORTING_TRANSACTION)
+
+    def is_aborting(self) -> bool:
+        return self.current_state == State.ABORTING_TRANSACTION
+
+    def has_abortable_error(self) -> bool:
+        return self.current_state == State.ABORTABLE_ERROR
+
+    def is_in_transaction(self) -> bool:
+        return self.is_transactional() and self.current_state in (
+            State.IN_TRANSACTION, State.COMMITTING_TRANSACTION, State.ABORTING_TRANSACTION, State.ABORTABLE_ERROR)
+
+    # ------------------------------------------------------------------ the transactional API (application thread)
+    def initialize_transactions(self) -> TransactionalRequestResult:
+        with self._lock:
+            self._ensure_transactional()
+            self._transition_to(State.INITIALIZING)
+            self._set_producer_id_and_epoch(NONE)
+            result = TransactionalRequestResult("InitProducerId")
+            self.enqueue(InitProducerIdHandler(self, is_epoch_bump=False, result=result))
+            return result
+
+    def begin_transaction(self) -> None:
+        with self._lock:
+            self._ensure_transactional()
+            self._maybe_fail_with_error()
+            self._transition_to(State.IN_TRANSACTION)
+
+    def maybe_add_partition(self, tp: TopicPartition) -> None:
+        """send() to ``tp`` in a transaction: add it before its first batch goes (Kafka's maybeAddPartition)."""
+        with self._lock:
+            self._maybe_fail_with_error()
+            if self.current_state != State.IN_TRANSACTION:
+                raise KafkaError(Errors.INVALID_TXN_STATE, f"cannot call send in state {self.current_state.name}")
+            if tp not in self.partitions_in_transaction and tp not in self.pending_partitions_in_transaction:
+                self.new_partitions_in_transaction.add(tp)
+
+    def send_offsets_to_transaction(self, offsets: dict, group_metadata) -> TransactionalRequestResult:
+        with self._lock:
+            self._ensure_transactional()
+            self._maybe_fail_with_error()
+            if self.current_state != State.IN_TRANSACTION:
+                raise KafkaError(Errors.INVALID_TXN_STATE, "cannot send offsets if a transaction is not in "
+                                                           f"progress (currentState={self.current_state.name})")
+            from kafka.clients.producer.transactional_request_handlers import AddOffsetsToTxnHandler
+            result = TransactionalRequestResult("AddOffsetsToTxn")
+            self.transaction_started = True
+            self.enqueue(AddOffsetsToTxnHandler(self, dict(offsets), group_metadata, result))
+            return result
+
+    def begin_commit(self) -> TransactionalRequestResult:
+        with self._lock:
+            self._ensure_transactional()
+            self._maybe_fail_with_error()
+            self._transition_to(State.COMMITTING_TRANSACTION)
+            return self._begin_completing_transaction(committed=True)
+
+    def begin_abort(self) -> TransactionalRequestResult:
+        with self._lock:
+            self._ensure_transactional()
+            if self.has_fatal_error():
+                raise self.last_error
+            self._transition_to(State.ABORTING_TRANSACTION)
+            self.new_partitions_in_transaction.clear()  # never added: nothing there to abort
+            return self._begin_completing_transaction(committed=False)
+
+    def _begin_completing_transaction(self, committed: bool) -> TransactionalRequestResult:
+        result = TransactionalRequestResult("EndTxn")
+        if not self.transaction_started and not self.new_partitions_in_transaction:
+            # Nothing reached a broker in this transaction: no coordinator has anything to end.
+            self.complete_transaction()
+            result.done()
+            return result
+        from kafka.clients.producer.transactional_request_handlers import EndTxnHandler
+        self.enqueue(EndTxnHandler(self, committed, result))
+        return result
+
+    def complete_transaction(self) -> None:
+        with self._lock:
+            self._transition_to(State.READY)
+            self.transaction_started = False
+            self.new_partitions_in_transaction.clear()
+            self.pending_partitions_in_transaction.clear()
+            self.partitions_in_transaction.clear()
+
+    def transition_to_abortable_error(self, error: KafkaError) -> None:
+        with self._lock:
+            if self.current_state == State.ABORTING_TRANSACTION:
+                return  # already on the way out
+            if self.current_state in _VALID_SOURCES[State.ABORTABLE_ERROR]:
+                log.info("transiting to abortable error state", error=str(error))
+                self._transition_to(State.ABORTABLE_ERROR, error)
+
+    def _ensure_transactional(self) -> None:
+        if not self.is_transactional():
+            raise KafkaError(Errors.INVALID_TXN_STATE, "transactional method invoked on a non-transactional "
+                                                       "producer (set transactional.id)")
+
+    def _maybe_fail_with_error(self) -> None:
+        if self.has_error():
+            raise self.last_error
+
+    # ------------------------------------------------------------------ coordinators and partitions (Sender thread)
+    def coordinator(self, coordinator_type: int) -> Node | None:
+        return self.coordinators[coordinator_type]
+
+    def set_coordinator(self, coordinator_type: int, node: Node) -> None:
+        log.info("discovered coordinator", type="transaction" if coordinator_type == TRANSACTION else "group",
+                 node=node.node_id)
+        self.coordinators[coordinator_type] = node
+
+    def lookup_coordinator(self, coordinator_type: int, key: str) -> None:
+        from kafka.clients.producer.transactional_request_handlers import FindCoordinatorHandler
+        self.coordinators[coordinator_type] = None
+        with self._lock:
+            if not any(isinstance(h, FindCoordinatorHandler) and h.key_type == coordinator_type
+                       for _, _, h in self._pending_requests):
+                self.enqueue(FindCoordinatorHandler(self, coordinator_type, key))
+
+    def partitions_added(self, partitions: set[TopicPartition]) -> None:
+        with self._lock:
+            self.pending_partitions_in_transaction -= partitions
+            self.partitions_in_transaction |= partitions
 
     def can_bump_epoch(self) -> bool:
         # An idempotent producer bumps its own epoch. A transactional one will need its
@@ -357,7 +498,10 @@ class TransactionManager:
     def _maybe_transition_to_error_state(self, error: KafkaError) -> None:
         if error.error in FATAL_ERRORS:
             self.transition_to_fatal_error(error)
-        # A transactional producer would enter ABORTABLE_ERROR here (and maybe bump its epoch).
+        elif self.is_transactional():
+            # A batch of the transaction is lost: the transaction can only be aborted (KIP-588
+            # counts a Produce's INVALID_PRODUCER_EPOCH here too).
+            self.transition_to_abortable_error(error)
 
     def handle_failed_batch(self, batch: ProducerBatch, error: BaseException, adjust_sequence_numbers: bool) -> None:
         """A batch failed for good. Its sequence may leave a gap that later batches would trip on."""
@@ -444,26 +588,43 @@ class TransactionManager:
 
     # ------------------------------------------------------------------ requests (InitProducerId)
     def _enqueue_request(self, handler: TxnRequestHandler) -> None:
-        heapq.heappush(self._pending_requests, (handler.priority(), next(self._enqueued), handler))
+        with self._lock:
+            heapq.heappush(self._pending_requests, (handler.priority(), next(self._enqueued), handler))
 
-    def next_request(self, now_ms: int) -> TxnRequestHandler | None:
-        """The request to send now, if one is pending and not backing off."""
-        if not self._pending_requests:
-            return None
-        handler = self._pending_requests[0][2]
-        if handler.retry_at_ms > now_ms:
-            return None
-        heapq.heappop(self._pending_requests)
-        if self.has_error():
-            handler.fail(self.last_error)
-            return None
-        return handler
+    enqueue = _enqueue_request
 
-    def time_to_next_request(self, now_ms: int) -> int | None:
-        """How long the first pending request still backs off; None when nothing is pending."""
-        if not self._pending_requests:
-            return None
-        return max(0, self._pending_requests[0][2].retry_at_ms - now_ms)
+    def next_request(self, now_ms: int, has_incomplete_batches: bool = False) -> TxnRequestHandler | None:
+        """The request to send now, if one is pending and not backing off. EndTxn waits until every
+        batch of the transaction is answered."""
+        with self._lock:
+            if self.new_partitions_in_transaction and not self.has_error():
+                from kafka.clients.producer.transactional_request_handlers import AddPartitionsToTxnHandler
+                partitions = set(self.new_partitions_in_transaction)
+                self.pending_partitions_in_transaction |= partitions
+                self.new_partitions_in_transaction.clear()
+                self.transaction_started = True
+                self._enqueue_request(AddPartitionsToTxnHandler(self, partitions))
+            if not self._pending_requests:
+                return None
+            handler = self._pending_requests[0][2]
+            if handler.retry_at_ms > now_ms or (handler.is_end_txn and has_incomplete_batches):
+                return None
+            heapq.heappop(self._pending_requests)
+            if self.has_fatal_error() or (self.has_abortable_error() and not handler.is_end_txn):
+                handler.fail(self.last_error)
+                return None
+            return handler
+
+    def time_to_next_request(self, now_ms: int, has_incomplete_batches: bool = False) -> int | None:
+        """How long the first pending request still backs off; None when nothing is pending (or
+        the next one waits for batches, which the Sender must go on sending)."""
+        with self._lock:
+            if not self._pending_requests:
+                return None
+            handler = self._pending_requests[0][2]
+            if handler.is_end_txn and has_incomplete_batches:
+                return None
+            return max(0, handler.retry_at_ms - now_ms)
 
     def retry(self, handler: TxnRequestHandler, now_ms: int) -> None:
         handler.retry_at_ms = now_ms + self.retry_backoff_ms
@@ -484,11 +645,17 @@ class TxnRequestHandler:
     """One request of the TransactionManager and what its answer does (a RequestCompletionHandler)."""
 
     api_key: int
+    coordinator_type: int | None = None  # None: any broker (the least loaded node)
+    is_end_txn = False
+    max_version: int | None = None
 
     def __init__(self, manager: TransactionManager) -> None:
         self.manager = manager
         self.is_retry = False
         self.retry_at_ms = 0
+
+    def coordinator_key(self) -> str | None:
+        return self.manager.transactional_id
 
     def priority(self) -> int:
         raise NotImplementedError
@@ -544,10 +711,18 @@ class InitProducerIdHandler(TxnRequestHandler):
 
     api_key = ApiKey.INIT_PRODUCER_ID
 
-    def __init__(self, manager: TransactionManager, is_epoch_bump: bool) -> None:
+    def __init__(self, manager: TransactionManager, is_epoch_bump: bool,
+                 result: TransactionalRequestResult | None = None) -> None:
         super().__init__(manager)
         self.is_epoch_bump = is_epoch_bump
         self.producer_id_and_epoch = manager.producer_id_and_epoch if is_epoch_bump else NONE
+        self.result = result
+        # A transactional id is known to its transaction coordinator only.
+        self.coordinator_type = TRANSACTION if manager.is_transactional() else None
+
+    def fail(self, error: KafkaError | None) -> None:
+        if self.result is not None:
+            self.result.done(error)
 
     def priority(self) -> int:
         return Priority.EPOCH_BUMP if self.is_epoch_bump else Priority.INIT_PRODUCER_ID
@@ -566,8 +741,16 @@ class InitProducerIdHandler(TxnRequestHandler):
         if error == Errors.NONE:
             manager._set_producer_id_and_epoch(ProducerIdAndEpoch(body.producer_id, body.producer_epoch))
             manager._transition_to(State.READY)
-            if self.is_epoch_bump:
+            if self.is_epoch_bump or manager.is_transactional():
                 manager._reset_sequence_numbers()
+            if self.result is not None:
+                self.result.done()
+        elif manager.is_transactional() and error in (Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE):
+            manager.lookup_coordinator(TRANSACTION, manager.transactional_id)
+            self.reenqueue(now_ms)
+        elif error in (Errors.INVALID_PRODUCER_EPOCH, Errors.PRODUCER_FENCED):
+            self.fatal_error(KafkaError(Errors.PRODUCER_FENCED, "a newer producer with the same transactional.id "
+                                                                "fences this one"))
         elif error.retriable:
             # COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, ... A
             # transactional producer would look its coordinator up again first.
