@@ -14,6 +14,7 @@ InitProducerId and the transaction APIs, the TransactionCoordinator's door) and 
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Callable
 
@@ -21,8 +22,10 @@ import structlog
 
 from kafka.coordinator.group_coordinator import GroupCoordinator
 from kafka.coordinator.transaction.transaction_coordinator import TransactionCoordinator
+from kafka.log.append_origin import AppendOrigin
 from kafka.network.request_channel import Request, RequestChannel
 from kafka.protocol.api_keys import ApiKey
+from kafka.protocol.control_records import end_txn_marker_batch
 from kafka.protocol.errors import Errors
 from kafka.server.admin_apis import AdminApis
 from kafka.server.admin_manager import AdminManager, TopicError
@@ -40,6 +43,8 @@ log = structlog.get_logger("kafka.server.KafkaApis")
 INT32_MAX = 2**31 - 1
 DYNAMIC_TOPIC_CONFIG = 1  # DescribeConfigs' ConfigSource values
 DEFAULT_CONFIG = 5
+GROUP_METADATA_TOPIC_NAME = "__consumer_offsets"
+WRITE_TXN_MARKERS_TIMEOUT_MS = 30_000  # Kafka appends markers with request.timeout.ms (default 30 s)
 
 
 class KafkaApis(ApiRequestHandler):
@@ -54,6 +59,7 @@ class KafkaApis(ApiRequestHandler):
         self.metadata_cache = metadata_cache
         self.config = config
         self.transaction_coordinator = transaction_coordinator
+        self.group_coordinator = group_coordinator  # WriteTxnMarkers completes transactional offsets there
         self.handlers: dict[int, Callable[[Request], None]] = {
             ApiKey.PRODUCE: self.handle_produce_request,
             ApiKey.FETCH: self.handle_fetch_request,
@@ -64,6 +70,7 @@ class KafkaApis(ApiRequestHandler):
             ApiKey.DELETE_TOPICS: self.handle_delete_topics_request,
             ApiKey.DESCRIBE_QUORUM: self.handle_describe_quorum_request,
             ApiKey.OFFSET_FOR_LEADER_EPOCH: self.handle_offset_for_leader_epoch_request,
+            ApiKey.WRITE_TXN_MARKERS: self.handle_write_txn_markers_request,
             # storage: DeleteRecords, DescribeConfigs, IncrementalAlterConfigs
             **StorageApis(self).handlers(),
             # consumer groups and offsets (the GroupCoordinator)
@@ -234,6 +241,76 @@ class KafkaApis(ApiRequestHandler):
             topics.append(dict(name=topic.name, partitions=partitions))
         self.send_response(request, dict(throttle_time_ms=0, topics=topics))
 
+    # ------------------------------------------------------------------ WriteTxnMarkers
+    def handle_write_txn_markers_request(self, request: Request) -> None:
+        """The transaction coordinator ends a transaction here (Kafka's handleWriteTxnMarkersRequest).
+
+        For each marker (one producer's COMMIT or ABORT), every partition this broker hosts gets an
+        EndTransactionMarker control batch, appended as the coordinator (origin COORDINATOR: no
+        sequence, control batches allowed) with acks=-1, so the coordinator hears back only once the
+        marker is on every in-sync replica. One append per marker, answered through the produce
+        purgatory's callbacks; the response goes when the last one has answered, on whichever thread
+        that is. A marker written to __consumer_offsets partitions also completes the producer's
+        transactional offsets in the group coordinator, before the answer goes."""
+        markers = request.body.markers
+        errors: dict[int, dict[TopicPartition, Errors]] = {}
+        lock = threading.Lock()
+        pending = [len(markers)]
+
+        def update_errors(producer_id: int, current: dict[TopicPartition, Errors]) -> None:
+            with lock:
+                errors.setdefault(producer_id, {}).update(current)
+
+        def marker_done() -> None:
+            with lock:
+                pending[0] -= 1
+                if pending[0]:
+                    return
+                body = dict(markers=[dict(producer_id=producer_id, topics=_txn_marker_topic_results(by_partition))
+                                     for producer_id, by_partition in errors.items()])
+            self.send_response(request, body)
+
+        def on_appended(marker, responses: dict) -> None:
+            current = {tp: response.error for tp, response in responses.items()}
+            update_errors(marker.producer_id, current)
+            offsets_partitions = [tp.partition for tp, error in current.items()
+                                  if tp.topic == GROUP_METADATA_TOPIC_NAME and error == Errors.NONE]
+            if offsets_partitions and self.group_coordinator is not None:
+                try:
+                    self.group_coordinator.handle_txn_completion(marker.producer_id, offsets_partitions,
+                                                                 marker.transaction_result)
+                except Exception as e:  # the markers are written; the coordinator will retry the partitions
+                    log.error("completing transactional offsets failed", producer_id=marker.producer_id,
+                              partitions=offsets_partitions, error=str(e))
+                    update_errors(marker.producer_id, {
+                        TopicPartition(GROUP_METADATA_TOPIC_NAME, p): Errors.UNKNOWN_SERVER_ERROR
+                        for p in offsets_partitions})
+            marker_done()
+
+        if not markers:
+            self.send_response(request, dict(markers=[]))
+            return
+        now = self.replica_manager.time.milliseconds()
+        for marker in markers:
+            entries: dict[TopicPartition, bytes] = {}
+            unknown: dict[TopicPartition, Errors] = {}
+            for topic in marker.topics:
+                for partition in topic.partition_indexes:
+                    tp = TopicPartition(topic.name, partition)
+                    if self.replica_manager.get_partition(tp) is None:
+                        unknown[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION  # not hosted here (Kafka's onlinePartition)
+                    else:
+                        entries[tp] = end_txn_marker_batch(marker.producer_id, marker.producer_epoch,
+                                                           marker.transaction_result, marker.coordinator_epoch, now)
+            if unknown:
+                update_errors(marker.producer_id, unknown)
+            if not entries:
+                marker_done()
+                continue
+            self.replica_manager.append_records(
+                WRITE_TXN_MARKERS_TIMEOUT_MS, -1, True, entries,
+                lambda responses, marker=marker: on_appended(marker, responses), origin=AppendOrigin.COORDINATOR)
+
     # ------------------------------------------------------------------ OffsetForLeaderEpoch
     def handle_offset_for_leader_epoch_request(self, request: Request) -> None:
         """A follower asks where its latest leader epoch ends in the leader's log (KIP-101/KIP-279)."""
@@ -318,3 +395,10 @@ class KafkaApis(ApiRequestHandler):
                                       error_message=str(e)))
         self.send_response(request, dict(throttle_time_ms=0, responses=responses))
 
+
+def _txn_marker_topic_results(by_partition: dict[TopicPartition, Errors]) -> list[dict]:
+    """One producer's per-partition errors, grouped by topic as WritableTxnMarkerTopicResult."""
+    topics: dict[str, list[dict]] = {}
+    for tp, error in by_partition.items():
+        topics.setdefault(tp.topic, []).append(dict(partition_index=tp.partition, error_code=error))
+    return [dict(name=name, partitions=partitions) for name, partitions in topics.items()]
