@@ -88,14 +88,7 @@ class TransactionIndex:
         return entries
 
     def _read_file(self) -> list[AbortedTxn]:
-        size = os.fstat(self._fd).st_size
-        data = os.pread(self._fd, size, 0)
-        entries = []
-        # A torn last entry (a crash in the middle of a write) is left out; sanity_check reports it.
-        for position in range(0, size - size % ENTRY_SIZE, ENTRY_SIZE):
-            version, producer_id, first_offset, last_offset, last_stable_offset = _ENTRY.unpack_from(data, position)
-            entries.append(AbortedTxn(producer_id, first_offset, last_offset, last_stable_offset, version))
-        return entries
+        return read_entries(os.pread(self._fd, os.fstat(self._fd).st_size, 0))
 
     # ------------------------------------------------------------------------------ writing
 
@@ -190,3 +183,11 @@ class TransactionIndex:
 
     def __repr__(self) -> str:
         return f"TransactionIndex(start_offset={self.start_offset}, path={self.path!r})"
+
+
+def read_entries(data: bytes) -> list[AbortedTxn]:
+    """The entries of a `.txnindex` file's bytes. A torn last entry (a crash in the middle of a
+    write) is left out; sanity_check reports it."""
+    return [AbortedTxn(producer_id, first_offset, last_offset, last_stable_offset, version)
+            for version, producer_id, first_offset, last_offset, last_stable_offset
+            in _ENTRY.iter_unpack(data[: len(data) - len(data) % ENTRY_SIZE])]

@@ -4,6 +4,7 @@ bin/kafka-dump-log.sh).
     kafka-dump-log --files data/orders-0/00000000000000000000.log [--print-data-log]
     kafka-dump-log --files 00000000000000000000.index,00000000000000000000.timeindex [--index-sanity-check]
     kafka-dump-log --files data/orders-0/00000000000000000042.snapshot
+    kafka-dump-log --files data/orders-0/00000000000000000000.txnindex
 
 For a `.log` file: one line per record batch (base and last offset, record count, position, size,
 compression codec, CRC and whether it is valid) and, with --print-data-log, one `|` line per record
@@ -12,8 +13,9 @@ For an `.index` file: its offset -> position entries; for a `.timeindex`: timest
 entries; each is checked against the .log beside it and mismatches are printed on stderr. With
 --index-sanity-check, only the check the broker runs at start-up (which decides whether the index
 is rebuilt). For a producer-state `.snapshot` (KIP-98): one line per idempotent producer, its epoch
-and the last batch the partition remembers of it. The output follows Kafka's tool line for line, so
-Kafka's documentation applies.
+and the last batch the partition remembers of it. A transaction marker (a control record) shows as
+`endTxnMarker: COMMIT coordinatorEpoch: 0`; a `.txnindex` prints its aborted transactions. The output
+follows Kafka's tool line for line, so Kafka's documentation applies.
 
 The tool only reads: it never creates or repairs a file.
 """
@@ -35,7 +37,15 @@ from kafka.log.log_segment import INDEX_FILE_SUFFIX, LOG_FILE_SUFFIX, TIME_INDEX
 from kafka.log.offset_index import OffsetIndex
 from kafka.log.producer_state_manager import PRODUCER_SNAPSHOT_FILE_SUFFIX, read_snapshot
 from kafka.log.time_index import TimeIndex
-from kafka.protocol.control_records import LEADER_CHANGE, control_record_type, read_leader_change
+from kafka.log.transaction_index import TXN_INDEX_FILE_SUFFIX, read_entries
+from kafka.protocol.control_records import (
+    ABORT,
+    COMMIT,
+    LEADER_CHANGE,
+    control_record_type,
+    read_end_txn_marker,
+    read_leader_change,
+)
 from kafka.protocol.metadata_records import deserialize
 from kafka.protocol.record_batch import HEADER_SIZE, CorruptRecordError, RecordBatch
 from kafka.utils.uuid import uuid_to_string
@@ -78,6 +88,8 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout, err: TextIO = 
             status |= dump_time_index(path, args.index_sanity_check, args.verify_index_only, out, err)
         elif path.endswith(PRODUCER_SNAPSHOT_FILE_SUFFIX):
             status |= dump_producer_id_snapshot(path, out, err)
+        elif path.endswith(TXN_INDEX_FILE_SUFFIX):
+            dump_txn_index(path, out)
         else:
             print(f"Ignoring unknown file {path}", file=err)
     return status
@@ -152,7 +164,12 @@ def record_line(batch: RecordBatch, record, print_contents: bool) -> str:
     line = (f"{RECORD_INDENT} offset: {record.offset} {_timestamp_type(batch)}: {record.timestamp} "
             f"keySize: {_size(record.key)} valueSize: {_size(record.value)} sequence: {sequence} "
             f"headerKeys: [{','.join(h.key for h in record.headers)}]")
-    if print_contents and not batch.is_control_batch:
+    if batch.is_control_batch:
+        control_type = control_record_type(record.key)
+        if control_type in (ABORT, COMMIT):  # Kafka prints a marker whatever --print-data-log says
+            _, coordinator_epoch = read_end_txn_marker(batch)
+            line += f" endTxnMarker: {'COMMIT' if control_type == COMMIT else 'ABORT'} coordinatorEpoch: {coordinator_epoch}"
+    elif print_contents:
         if record.key is not None:
             line += f" key: {_text(record.key)}"
         if record.value is not None:
@@ -278,6 +295,17 @@ def dump_producer_id_snapshot(path: str, out: TextIO, err: TextIO) -> int:
                      f"lastOffset: {batch.last_offset} offsetDelta: {batch.offset_delta} timestamp: {batch.timestamp}")
         print(line, file=out)
     return 0
+
+
+# ---------------------------------------------------------------------------------- .txnindex
+
+def dump_txn_index(path: str, out: TextIO) -> None:
+    """Each aborted transaction of a `.txnindex`, as Kafka's dumpTxnIndex prints it."""
+    with open(path, "rb") as file:
+        entries = read_entries(file.read())
+    for txn in entries:
+        print(f"version: {txn.version} producerId: {txn.producer_id} firstOffset: {txn.first_offset} "
+              f"lastOffset: {txn.last_offset} lastStableOffset: {txn.last_stable_offset}", file=out)
 
 
 # ---------------------------------------------------------------------------------- helpers

@@ -77,3 +77,27 @@ def test_a_producer_snapshot_is_printed_like_kafkas_tool(tmp_path):
         file.write(b"\xff")
     status, _, err = run("--files", snapshot)
     assert status == 1 and "CRC is no longer valid" in err
+
+
+def test_transaction_markers_and_the_txnindex_are_printed_like_kafkas_tool(tmp_path):
+    from kafka.log.append_origin import AppendOrigin
+    from kafka.protocol.control_records import end_txn_marker_batch
+
+    log = UnifiedLog(str(tmp_path / "t-0"), "t", 0, LogConfig(), MockTime())
+    log.append_as_leader(build_batch([(None, b"a")], producer_id=5, producer_epoch=0, base_sequence=0,
+                                     is_transactional=True))
+    log.append_as_leader(build_batch([(None, b"b")], producer_id=6, producer_epoch=0, base_sequence=0,
+                                     is_transactional=True))
+    log.append_as_leader(end_txn_marker_batch(5, 0, False, 3, 2000), origin=AppendOrigin.COORDINATOR)
+    log.append_as_leader(end_txn_marker_batch(6, 0, True, 3, 2000), origin=AppendOrigin.COORDINATOR)
+    log.close()
+    prefix = tmp_path / "t-0" / ("0" * 20)
+    status, out, _ = run("--files", f"{prefix}.log", "--deep-iteration")
+    lines = out.splitlines()
+    assert "isTransactional: true isControl: true" in lines[6]
+    assert lines[7] == ("| offset: 2 CreateTime: 2000 keySize: 4 valueSize: 6 sequence: -1 headerKeys: [] "
+                        "endTxnMarker: ABORT coordinatorEpoch: 3")
+    assert lines[9].endswith("endTxnMarker: COMMIT coordinatorEpoch: 3")
+    status, out, _ = run("--files", f"{prefix}.txnindex")
+    assert status == 0 and out.splitlines()[1:] == [
+        "version: 0 producerId: 5 firstOffset: 0 lastOffset: 2 lastStableOffset: 1"]
