@@ -98,6 +98,11 @@ class BrokerMetrics:
                                         start=2):
             self.group.new_gauge(metric, lambda c=column: [((s[0], s[1]), s[c]) for s in all_logs()])
 
+    def register_partitions(self, last_stable_offset_lags: Callable[[], Iterable[tuple[str, int, int]]]) -> None:
+        """Kafka's per-partition gauges of a leader: (topic, partition, LastStableOffsetLag) for each."""
+        self.group.new_gauge(m.LAST_STABLE_OFFSET_LAG,
+                             lambda: [((topic, partition), lag) for topic, partition, lag in last_stable_offset_lags()])
+
     # ------------------------------------------------------------------ KRaft
     def register_controller(self, values: Callable[[], dict[str, int]]) -> None:
         """The controller's gauges; `values()` maps each gauge's name (ActiveControllerCount, ...) to its value."""

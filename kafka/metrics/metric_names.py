@@ -155,6 +155,12 @@ LOG_END_OFFSET = _log("LogEndOffset", "The offset the next appended record will 
 LOG_START_OFFSET = _log("LogStartOffset", "The first offset still in the log.")
 NUM_LOG_SEGMENTS = _log("NumLogSegments", "Segments (.log files) in the partition.")
 
+# ------------------------------------------------------------------ kafka.cluster:type=Partition
+LAST_STABLE_OFFSET_LAG = MetricName(
+    "kafka.cluster", "Partition", "LastStableOffsetLag", GAUGE,
+    "High watermark minus last stable offset of a partition led here: records read_committed consumers "
+    "wait for while a transaction is open (KIP-98).", ("topic", "partition"), "commit log (.log + .txnindex)")
+
 
 
 # ------------------------------------------------------------------ kafka.controller:type=KafkaController
@@ -214,6 +220,6 @@ ALL_METRICS: tuple[MetricName, ...] = (
     REPLICA_FETCHER_MAX_LAG,
     NUM_INCREMENTAL_FETCH_SESSIONS, NUM_INCREMENTAL_FETCH_PARTITIONS_CACHED, INCREMENTAL_FETCH_SESSION_EVICTIONS,
     OFFLINE_LOG_DIRECTORY_COUNT,
-    LOG_SIZE, LOG_END_OFFSET, LOG_START_OFFSET, NUM_LOG_SEGMENTS,
+    LOG_SIZE, LOG_END_OFFSET, LOG_START_OFFSET, NUM_LOG_SEGMENTS, LAST_STABLE_OFFSET_LAG,
     *CONTROLLER_GAUGES, *RAFT_GAUGES, *TRANSACTION_COORDINATOR_GAUGES,
 )

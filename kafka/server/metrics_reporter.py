@@ -93,6 +93,8 @@ class MetricsReporter:
         cache.evictions_meter = metrics.register_fetch_sessions(lambda: cache.size, lambda: cache.total_partitions)
         metrics.register_log_manager(lambda: len(failures.offline_log_dirs()))
         metrics.register_logs(self._log_stats)
+        metrics.register_partitions(lambda: [(p.topic, p.topic_partition.partition, p.last_stable_offset_lag)
+                                             for p in partitions() if p.is_leader])
         metrics.register_controller(self._controller_values)
         metrics.register_raft(self._raft_values)
 

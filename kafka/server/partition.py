@@ -179,6 +179,11 @@ class Partition:
         """min(first unstable offset, HW): what read_committed consumers may read up to (KIP-98)."""
         return self.log.last_stable_offset
 
+    @property
+    def last_stable_offset_lag(self) -> int:
+        """The LastStableOffsetLag gauge: HW - LSO, what an open transaction holds back."""
+        return max(0, self.log.high_watermark - self.log.last_stable_offset)
+
     # ------------------------------------------------------------------ produce path
     def append_records_to_leader(self, records: bytes, required_acks: int, min_insync_replicas: int,
                                  origin: AppendOrigin = AppendOrigin.CLIENT):

@@ -8,6 +8,7 @@ that, returns only the committed records.
 from __future__ import annotations
 
 import time
+import urllib.request
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
@@ -79,6 +80,14 @@ def latest_offset(client: WireClient, topic: str, isolation_level: int) -> int:
     return response.topics[0].partitions[0].offset
 
 
+def last_stable_offset_lag(broker, topic: str) -> float:
+    """kafka.cluster:type=Partition,name=LastStableOffsetLag of partition 0, from /metrics."""
+    text = urllib.request.urlopen(f"{broker.server.metrics_reporter.url}/metrics", timeout=10).read().decode()
+    prefix = "kafka_cluster_partition_laststableoffsetlag{"
+    return next(float(line.split()[-1]) for line in text.splitlines()
+                if line.startswith(prefix) and f'topic="{topic}"' in line and 'partition="0"' in line)
+
+
 def test_read_committed_stops_at_the_open_transaction_and_learns_the_aborted_one(broker):
     topic = unique_topic("txn")
     create_topic(broker.bootstrap, topic, 1)
@@ -97,6 +106,7 @@ def test_read_committed_stops_at_the_open_transaction_and_learns_the_aborted_one
     assert uncommitted.last_stable_offset == 1 and aborted(uncommitted) is None
     assert latest_offset(client, topic, READ_COMMITTED) == 1
     assert latest_offset(client, topic, READ_UNCOMMITTED) == 6
+    assert last_stable_offset_lag(broker, topic) == 5, "HW 6 - LSO 1"
 
     assert write_markers(client, topic, (A, True)) == {(A, 0): Errors.NONE}  # COMMIT at 6
     committed = fetch(client, topic, READ_COMMITTED)
@@ -110,6 +120,7 @@ def test_read_committed_stops_at_the_open_transaction_and_learns_the_aborted_one
     assert aborted(committed) == [(B, 3)], "the consumer drops B's records from offset 3 to its marker"
     assert aborted(fetch(client, topic, READ_COMMITTED, offset=6)) == [(B, 3)], "its marker is at 7: still in range"
     assert latest_offset(client, topic, READ_COMMITTED) == 8
+    assert last_stable_offset_lag(broker, topic) == 0
 
     # librdkafka filters with aborted_transactions and hides the control records.
     assert read_all(broker.bootstrap, topic, "read_committed", 4) == [b"plain", b"a0", b"a1", b"a2"]
