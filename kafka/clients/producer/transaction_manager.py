@@ -38,7 +38,6 @@ import bisect
 import heapq
 import itertools
 import threading
-from collections.abc import Callable
 from enum import Enum, IntEnum
 from typing import Any
 
@@ -49,6 +48,12 @@ from kafka.clients.errors import KafkaError
 from kafka.clients.metadata import Node
 from kafka.clients.producer.producer_batch import ProducerBatch, increment_sequence
 from kafka.clients.producer.producer_id_and_epoch import NO_SEQUENCE, NONE, ProducerIdAndEpoch
+from kafka.clients.producer.topic_partition_bookkeeper import (
+    INVALID_OFFSET,
+    NO_LAST_ACKED_SEQUENCE_NUMBER,
+    TopicPartitionBookkeeper,
+    sequence_key,
+)
 from kafka.clients.producer.transactional_request_result import TransactionalRequestResult
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
@@ -56,8 +61,6 @@ from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.clients.producer.TransactionManager")
 
-NO_LAST_ACKED_SEQUENCE_NUMBER = -1
-INVALID_OFFSET = -1
 MAX_PRODUCER_EPOCH = 2**15 - 1
 GROUP, TRANSACTION = 0, 1  # FindCoordinator key types (CoordinatorType)
 # The errors that end a producer: no retry or epoch bump can help (maybeTransitionToErrorState).
@@ -96,80 +99,6 @@ class Priority(IntEnum):
     ADD_PARTITIONS_OR_OFFSETS = 2
     END_TXN = 3
     EPOCH_BUMP = 4
-
-
-def _sequence_key(batch: ProducerBatch) -> int:
-    return batch.base_sequence
-
-
-class TopicPartitionEntry:
-    """What the producer knows of its sequences on one partition."""
-
-    __slots__ = ("producer_id_and_epoch", "next_sequence", "last_acked_sequence", "in_flight_batches_by_sequence",
-                 "last_acked_offset")
-
-    def __init__(self) -> None:
-        self.producer_id_and_epoch = NONE  # the id/epoch this partition's sequences belong to
-        self.next_sequence = 0  # the base sequence of the next batch drained for it
-        # The last sequence of the last acknowledged batch: with nothing in flight, next_sequence - 1.
-        self.last_acked_sequence = NO_LAST_ACKED_SEQUENCE_NUMBER
-        # Drained, not yet completed. Sorted by sequence, so a retry waits until it is the first again.
-        self.in_flight_batches_by_sequence: list[ProducerBatch] = []
-        # Tells UNKNOWN_PRODUCER_ID after retention deleted our batches from real data loss.
-        self.last_acked_offset = INVALID_OFFSET
-
-    def reset_sequence_numbers(self, reset_sequence: Callable[[ProducerBatch], None]) -> None:
-        for batch in self.in_flight_batches_by_sequence:
-            reset_sequence(batch)
-        self.in_flight_batches_by_sequence.sort(key=_sequence_key)
-
-
-class TopicPartitionBookkeeper:
-    def __init__(self) -> None:
-        self.topic_partitions: dict[TopicPartition, TopicPartitionEntry] = {}
-
-    def get_partition(self, tp: TopicPartition) -> TopicPartitionEntry:
-        entry = self.topic_partitions.get(tp)
-        if entry is None:
-            raise RuntimeError(f"the sequence number of {tp} was never set")
-        return entry
-
-    def get_or_create_partition(self, tp: TopicPartition) -> TopicPartitionEntry:
-        entry = self.topic_partitions.get(tp)
-        if entry is None:
-            entry = self.topic_partitions[tp] = TopicPartitionEntry()
-        return entry
-
-    def add_partition(self, tp: TopicPartition) -> None:
-        self.topic_partitions.setdefault(tp, TopicPartitionEntry())
-
-    def reset(self) -> None:
-        self.topic_partitions.clear()
-
-    def last_acked_offset(self, tp: TopicPartition) -> int | None:
-        entry = self.topic_partitions.get(tp)
-        return entry.last_acked_offset if entry is not None and entry.last_acked_offset != INVALID_OFFSET else None
-
-    def last_acked_sequence(self, tp: TopicPartition) -> int | None:
-        entry = self.topic_partitions.get(tp)
-        if entry is not None and entry.last_acked_sequence != NO_LAST_ACKED_SEQUENCE_NUMBER:
-            return entry.last_acked_sequence
-        return None
-
-    def start_sequences_at_beginning(self, tp: TopicPartition, new_producer_id_and_epoch: ProducerIdAndEpoch) -> None:
-        """Number the partition's batches in flight again from 0 under a new id/epoch."""
-        entry = self.get_partition(tp)
-        sequence = 0
-
-        def reset(batch: ProducerBatch) -> None:
-            nonlocal sequence
-            batch.reset_producer_state(new_producer_id_and_epoch, sequence, batch.is_transactional)
-            sequence += batch.record_count
-
-        entry.reset_sequence_numbers(reset)
-        entry.producer_id_and_epoch = new_producer_id_and_epoch
-        entry.next_sequence = sequence
-        entry.last_acked_sequence = NO_LAST_ACKED_SEQUENCE_NUMBER
 
 
 class TransactionManager:
@@ -435,7 +364,7 @@ class TransactionManager:
         if not batch.has_sequence:
             raise RuntimeError(f"cannot track a batch for {batch.topic_partition} without a sequence")
         batches = self.topic_partition_bookkeeper.get_partition(batch.topic_partition).in_flight_batches_by_sequence
-        bisect.insort(batches, batch, key=_sequence_key)
+        bisect.insort(batches, batch, key=sequence_key)
 
     def has_in_flight_batches(self, tp: TopicPartition) -> bool:
         return bool(self.topic_partition_bookkeeper.get_or_create_partition(tp).in_flight_batches_by_sequence)
