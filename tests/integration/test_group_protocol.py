@@ -30,8 +30,14 @@ def test_find_coordinator_single_and_batched(broker):
     assert (single.error_code, single.node_id, single.port) == (Errors.NONE, 1, broker.port)
     batched = client.request(ApiKey.FIND_COORDINATOR, 4, dict(key_type=0, coordinator_keys=["a", "b"]))
     assert [(c.key, c.error_code, c.port) for c in batched.coordinators] == [("a", 0, broker.port), ("b", 0, broker.port)]
-    txn = client.request(ApiKey.FIND_COORDINATOR, 4, dict(key_type=1, coordinator_keys=["tx"]))
-    assert txn.coordinators[0].error_code == Errors.COORDINATOR_NOT_AVAILABLE
+    # A transactional id (key_type 1): the first ask creates __transaction_state, and until its
+    # partition is loaded the answer may be COORDINATOR_NOT_AVAILABLE; a client asks again.
+    def transaction_coordinator():
+        (answer,) = client.request(ApiKey.FIND_COORDINATOR, 4, dict(key_type=1, coordinator_keys=["tx"])).coordinators
+        assert answer.error_code in (Errors.NONE, Errors.COORDINATOR_NOT_AVAILABLE), answer
+        return answer if answer.error_code == Errors.NONE else None
+
+    assert wait_until(transaction_coordinator, message="the transaction coordinator of 'tx'").port == broker.port
     metadata = client.request(ApiKey.METADATA, 9, dict(topics=[dict(name="__consumer_offsets")]))
     assert metadata.topics[0].is_internal and len(metadata.topics[0].partitions) == 50
 
