@@ -179,9 +179,30 @@ class GroupApis:
         now = self.coordinator.time.milliseconds()
         # v2-4 could ask for a retention of their own; later versions use offsets.retention.minutes.
         expire = now + req.retention_time_ms if req.retention_time_ms not in (-1, None) else -1
+        offsets, send_response_callback = self._offsets_to_commit(request, now, expire)
+        if offsets:
+            self.coordinator.offset_metadata_manager.commit_offset(
+                req.group_id, req.member_id, req.group_instance_id, req.generation_id_or_member_epoch, offsets,
+                send_response_callback)
+
+    def handle_txn_offset_commit_request(self, request: Request) -> None:
+        """Kafka's handleTxnOffsetCommitRequest: a transactional producer's offsets, to the group's
+        coordinator; pending until the transaction's marker reaches the group's partition."""
+        req = request.body
+        offsets, send_response_callback = self._offsets_to_commit(request, self.coordinator.time.milliseconds())
+        if offsets:
+            self.coordinator.offset_metadata_manager.txn_commit_offsets(
+                req.group_id, req.transactional_id, req.producer_id, req.producer_epoch, req.member_id,
+                req.group_instance_id, req.generation_id, offsets, send_response_callback)
+
+    def _offsets_to_commit(self, request: Request, now: int, expire: int = -1):
+        """OffsetCommit's and TxnOffsetCommit's common part: the offsets of known topics, and the
+        callback that answers every partition asked about (UNKNOWN_TOPIC_OR_PARTITION for the
+        others). With nothing to commit, the answer goes at once and no offsets are returned."""
+        topics = request.body.topics
         unknown: dict[TopicPartition, Errors] = {}
         offsets: dict[TopicPartition, OffsetAndMetadata] = {}
-        for topic in req.topics:
+        for topic in topics:
             known = self.apis.metadata_cache.contains(topic.name)
             for p in topic.partitions:
                 tp = TopicPartition(topic.name, p.partition_index)
@@ -198,47 +219,11 @@ class GroupApis:
                     dict(partition_index=p.partition_index,
                          error_code=statuses[TopicPartition(topic.name, p.partition_index)])
                     for p in topic.partitions])
-                for topic in req.topics]))
+                for topic in topics]))
 
         if not offsets:
             send_response_callback({})
-            return
-        self.coordinator.offset_metadata_manager.commit_offset(
-            req.group_id, req.member_id, req.group_instance_id, req.generation_id_or_member_epoch, offsets,
-            send_response_callback)
-
-    def handle_txn_offset_commit_request(self, request: Request) -> None:
-        """Kafka's handleTxnOffsetCommitRequest: a transactional producer's offsets, to the group's
-        coordinator; pending until the transaction's marker reaches the group's partition."""
-        req = request.body
-        now = self.coordinator.time.milliseconds()
-        unknown: dict[TopicPartition, Errors] = {}
-        offsets: dict[TopicPartition, OffsetAndMetadata] = {}
-        for topic in req.topics:
-            known = self.apis.metadata_cache.contains(topic.name)
-            for p in topic.partitions:
-                tp = TopicPartition(topic.name, p.partition_index)
-                if not known:
-                    unknown[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
-                else:
-                    offsets[tp] = OffsetAndMetadata(p.committed_offset, p.committed_leader_epoch,
-                                                    p.committed_metadata or "", now)
-
-        def send_response_callback(statuses: dict[TopicPartition, Errors]) -> None:
-            statuses = {**statuses, **unknown}
-            self.send_response(request, dict(throttle_time_ms=0, topics=[
-                dict(name=topic.name, partitions=[
-                    dict(partition_index=p.partition_index,
-                         error_code=statuses[TopicPartition(topic.name, p.partition_index)])
-                    for p in topic.partitions])
-                for topic in req.topics]))
-
-        if not offsets:
-            send_response_callback({})
-            return
-        self.coordinator.offset_metadata_manager.txn_commit_offsets(
-            req.group_id, req.transactional_id, req.producer_id, req.producer_epoch, req.member_id,
-            req.group_instance_id, req.generation_id, offsets, send_response_callback)
+        return offsets, send_response_callback
 
     def handle_offset_fetch_request(self, request: Request) -> None:
         req = request.body
