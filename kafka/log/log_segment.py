@@ -459,6 +459,7 @@ class LogSegment:
     def update_txn_index(self, completed_txn, last_stable_offset: int) -> None:
         """A marker in this segment completed `completed_txn`: an abort gets an index entry (Kafka's
         updateTxnIndex). An entry already there (a replay over markers indexed before) is not repeated."""
+        # BEGIN LAB 09 SOLUTION: a commit needs no entry; an abort appends one AbortedTxn (producer id, first offset, marker offset, LSO), once even on a replay
         if not completed_txn.is_aborted:
             return
         indexed_up_to = self.txn_index.last_offset
@@ -466,6 +467,7 @@ class LogSegment:
             return
         self.txn_index.append(AbortedTxn(completed_txn.producer_id, completed_txn.first_offset,
                                          completed_txn.last_offset, last_stable_offset))
+        # END LAB 09 SOLUTION
 
     def collect_aborted_txns(self, fetch_offset: int, upper_bound_offset: int) -> TxnIndexSearchResult:
         return self.txn_index.collect_aborted_txns(fetch_offset, upper_bound_offset)
