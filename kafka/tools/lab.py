@@ -64,7 +64,7 @@ LABS = (
     Lab("08", "kraft", "KRaft: the metadata quorum",
         "004, KRaft instead of ZooKeeper; 002, the control plane", None, "next"),
     Lab("09", "idempotence-transactions", "Idempotence and transactions",
-        "004, acks and idempotence", None, "next"),
+        "004, acks and idempotence", 55, "ready"),
     Lab("10", "spark", "Spark Structured Streaming over the broker",
         "002, consumers reading by offset", None, "next"),
     Lab("11", "observability-under-load", "Observability under load",
