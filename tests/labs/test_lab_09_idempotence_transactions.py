@@ -105,16 +105,19 @@ def test_a_broker_names_the_aborted_transaction_to_read_committed_fetches(broker
     """a real broker: after a commit and an abort, a read_committed fetch names the aborted transaction"""
     create_topic(broker.bootstrap, "lab09", 1)
     producer = Producer({"bootstrap.servers": broker.bootstrap, "transactional.id": "lab09-check", "linger.ms": 1})
-    producer.init_transactions(30)
-    for outcome, values in (("commit", [b"pay-1", b"pay-2"]), ("abort", [b"oops"])):
-        producer.begin_transaction()
-        for value in values:
-            producer.produce("lab09", value=value)
-        producer.flush(10)
-        getattr(producer, f"{outcome}_transaction")(30)
-    # pay-1, pay-2, COMMIT, oops, ABORT: the LSO reaches 5 once both markers are written
-    wait_until(lambda: last_stable_offset(broker.port, "lab09") == 5, timeout=10,
-               message="both markers to be written (the last stable offset to reach 5)")
+    try:
+        producer.init_transactions(30)
+        for outcome, values in (("commit", [b"pay-1", b"pay-2"]), ("abort", [b"oops"])):
+            producer.begin_transaction()
+            for value in values:
+                producer.produce("lab09", value=value)
+            producer.flush(10)
+            getattr(producer, f"{outcome}_transaction")(30)
+        # pay-1, pay-2, COMMIT, oops, ABORT: the LSO reaches 5 once both markers are written (a few ms)
+        wait_until(lambda: last_stable_offset(broker.port, "lab09") == 5, timeout=5,
+                   message="both markers to be written (the last stable offset to reach 5)")
+    finally:
+        producer.close()  # before the broker stops, or librdkafka complains of refused connections
     client = WireClient(broker.port)
     response = client.request(ApiKey.FETCH, 12, {
         "replica_id": -1, "max_wait_ms": 0, "min_bytes": 1, "max_bytes": 1 << 20, "isolation_level": 1,
