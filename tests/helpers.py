@@ -11,10 +11,17 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+from kafka.log.log_config import LogConfig
+from kafka.log.log_manager import LogManager
 from kafka.server.kafka_config import KafkaConfig
 from kafka.server.kafka_server import KafkaServer
+from kafka.server.metadata_cache import PartitionState
+from kafka.server.replica_manager import ReplicaManager
+from kafka.utils.topic_partition import TopicPartition
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -97,3 +104,21 @@ class BrokerProcess:
 
 def unique_topic(prefix: str = "t") -> str:
     return f"{prefix}-{os.getpid()}-{time.monotonic_ns()}"
+
+
+@contextmanager
+def replica_manager_leading(data_dir: Path, time, tp: TopicPartition, leader_epoch: int = 0,
+                            **replica_manager_args) -> Iterator[ReplicaManager]:
+    """A real ReplicaManager and LogManager in `data_dir` on a (mock) clock, leading `tp` alone:
+    what the coordinator and server unit tests append through, as the coordinators do in a broker."""
+    log_manager = LogManager([str(data_dir)], LogConfig(), time, node_id=1)
+    log_manager.startup()
+    manager = ReplicaManager(KafkaConfig({"node.id": "1", "log.dirs": str(data_dir)}), log_manager,
+                             metadata_cache=None, time=time, **replica_manager_args)
+    manager.make_leader(tp, PartitionState(0, leader=1, leader_epoch=leader_epoch, replicas=(1,), isr=(1,)),
+                        LogConfig())
+    try:
+        yield manager
+    finally:
+        manager.shutdown()
+        log_manager.shutdown()

@@ -6,16 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from kafka.log.log_config import LogConfig
-from kafka.log.log_manager import LogManager
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import build_batch
 from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
-from kafka.server.kafka_config import KafkaConfig
-from kafka.server.metadata_cache import PartitionState
-from kafka.server.replica_manager import ReplicaManager
 from kafka.utils.time import MockTime
 from kafka.utils.topic_partition import TopicPartition
+from tests.helpers import replica_manager_leading
 
 TP = TopicPartition("orders", 0)
 PID = 4000
@@ -28,16 +24,11 @@ def time():
 
 @pytest.fixture
 def replica_manager(tmp_path, time):
-    log_manager = LogManager([str(tmp_path)], LogConfig(), time, node_id=1)
-    log_manager.startup()
-    manager = ReplicaManager(
-        KafkaConfig({"node.id": "1", "log.dirs": str(tmp_path)}), log_manager, metadata_cache=None, time=time,
-        produce_purgatory=DelayedOperationPurgatory("Produce", reaper_enabled=False, time=time),
-        fetch_purgatory=DelayedOperationPurgatory("Fetch", reaper_enabled=False, time=time))
-    manager.make_leader(TP, PartitionState(0, leader=1, leader_epoch=0, replicas=(1,), isr=(1,)), LogConfig())
-    yield manager
-    manager.shutdown()
-    log_manager.shutdown()
+    with replica_manager_leading(
+            tmp_path, time, TP,
+            produce_purgatory=DelayedOperationPurgatory("Produce", reaper_enabled=False, time=time),
+            fetch_purgatory=DelayedOperationPurgatory("Fetch", reaper_enabled=False, time=time)) as manager:
+        yield manager
 
 
 def produce(manager, records: bytes, acks: int = -1):

@@ -22,15 +22,11 @@ from kafka.coordinator.transaction.transaction_metadata import (
 )
 from kafka.coordinator.transaction.transaction_state import TransactionState as S
 from kafka.coordinator.transaction.transaction_state_manager import TransactionConfig, TransactionStateManager
-from kafka.log.log_config import LogConfig
-from kafka.log.log_manager import LogManager
 from kafka.protocol.errors import Errors
 from kafka.protocol.schema import Record
-from kafka.server.kafka_config import KafkaConfig
-from kafka.server.metadata_cache import PartitionState
-from kafka.server.replica_manager import ReplicaManager
 from kafka.utils.time import MockTime
 from kafka.utils.topic_partition import TopicPartition
+from tests.helpers import replica_manager_leading
 
 TXN_TP = TopicPartition(TRANSACTION_STATE_TOPIC_NAME, 0)
 T0, T1 = TopicPartition("t", 0), TopicPartition("t", 1)
@@ -101,13 +97,8 @@ def time():
 
 @pytest.fixture
 def replica_manager(tmp_path, time):
-    log_manager = LogManager([str(tmp_path)], LogConfig(), time, node_id=1)
-    log_manager.startup()
-    manager = ReplicaManager(KafkaConfig({"node.id": "1", "log.dirs": str(tmp_path)}), log_manager, None, time)
-    manager.make_leader(TXN_TP, PartitionState(0, leader=1, leader_epoch=3, replicas=(1,), isr=(1,)), LogConfig())
-    yield manager
-    manager.shutdown()
-    log_manager.shutdown()
+    with replica_manager_leading(tmp_path, time, TXN_TP, leader_epoch=3) as manager:
+        yield manager
 
 
 class Harness:
