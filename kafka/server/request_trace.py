@@ -59,25 +59,34 @@ class RequestTrace:
         with self._lock:
             self._recent.append(traced)
 
-    def recent(self, api: str | None = None, min_total_ms: float = 0.0, limit: int = 20) -> list[TracedRequest]:
-        """The newest `limit` requests (oldest first), optionally of one request type or slower than a bound."""
+    def recent(self, api: str | None = None, min_total_ms: float = 0.0, limit: int = 20,
+               client_id: str | None = None, correlation_id: int | None = None) -> list[TracedRequest]:
+        """The newest `limit` requests (oldest first), optionally only of one request type, slower than a
+        bound, or sent with a client id or correlation id (the request header's, so a student finds the
+        request they just sent: kcat's `-X client.id=...`, a client's own correlation counter)."""
         with self._lock:
             requests = list(self._recent)
         if api:
             requests = [r for r in requests if api.lower() in (n.lower() for n in r.names)]
+        if client_id is not None:
+            requests = [r for r in requests if r.client_id == client_id]
+        if correlation_id is not None:
+            requests = [r for r in requests if r.correlation_id == correlation_id]
         requests = [r for r in requests if r.total_ms >= min_total_ms]
         return requests[-limit:] if limit > 0 else requests
 
     # ------------------------------------------------------------------ the page
     def render_page(self, query: Mapping[str, list[str]]) -> str:
-        """/requests?api=Produce&limit=5&min_ms=10"""
+        """/requests?api=Produce&limit=5&min_ms=10&client_id=producer-1&correlation_id=7"""
         def first(key: str, default: str) -> str:
             return query.get(key, [default])[0]
         try:
             limit, min_ms = int(first("limit", "20")), float(first("min_ms", "0"))
+            correlation_id = int(first("correlation_id", "")) if "correlation_id" in query else None
         except ValueError:
-            return "limit must be an integer and min_ms a number\n"
-        requests = self.recent(first("api", "") or None, min_ms, limit)
+            return "limit and correlation_id must be integers and min_ms a number\n"
+        client_id = first("client_id", "") if "client_id" in query else None
+        requests = self.recent(first("api", "") or None, min_ms, limit, client_id, correlation_id)
         if not requests:
             return "no traced requests match (yet)\n"
         return "\n".join(render(r) for r in requests)

@@ -7,7 +7,8 @@ import subprocess
 import sys
 import urllib.request
 
-from kafka.protocol.api_keys import ApiKey
+from kafka.protocol.api_keys import APIS, ApiKey
+from kafka.protocol.header import decode_response, encode_request
 from tests.helpers import REPO, wait_until
 from tests.integration.test_long_poll import background, create, fetch_body, produce
 from tests.wire import WireClient
@@ -88,3 +89,36 @@ def test_tracing_is_off_by_default_and_the_tool_says_where_it_failed(broker, tmp
     out = subprocess.run([sys.executable, "-m", "kafka.tools.request_trace_command", "--metrics-url",
                           "http://127.0.0.1:1"], capture_output=True, text=True, cwd=REPO, timeout=30)
     assert out.returncode == 1 and "cannot read http://127.0.0.1:1/requests" in out.stderr
+
+
+def test_the_request_you_just_sent_is_found_by_its_client_id_and_correlation_id(start_broker):
+    broker = start_broker(overrides={"request.trace.enable": "true"})
+    other = WireClient(broker.port)  # client_id 'wire-test', correlation ids 1, 2, 3
+    for _ in range(3):
+        other.request(ApiKey.METADATA, 12, {"topics": None})
+    mine = WireClient(broker.port)
+    mine.send_frame(encode_request(APIS[ApiKey.METADATA], 12, 4242, "lab-student", {"topics": None}))
+    assert decode_response(APIS[ApiKey.METADATA], 12, mine.read_frame())[0] == 4242
+    wait_until(lambda: "lab-student" in requests_page(broker), message="the student's request in the trace")
+
+    [block] = requests_page(broker, "client_id=lab-student").split("\n\n")
+    assert block.startswith("Metadata v12  correlation_id=4242  client_id='lab-student'")
+    [block] = requests_page(broker, "correlation_id=4242").split("\n\n")
+    assert "client_id='lab-student'" in block
+    [block] = requests_page(broker, "client_id=wire-test&correlation_id=2").split("\n\n")
+    assert block.startswith("Metadata v12  correlation_id=2  client_id='wire-test'")
+    assert requests_page(broker, "client_id=nobody") == "no traced requests match (yet)\n"
+    assert "correlation_id must be" in requests_page(broker, "correlation_id=x")
+
+    tool = [sys.executable, "-m", "kafka.tools.request_trace_command", "--metrics-url",
+            broker.server.metrics_reporter.url]
+    by_client = subprocess.run([*tool, "--client-id", "lab-student"], capture_output=True, text=True, cwd=REPO,
+                               timeout=30)
+    by_correlation = subprocess.run([*tool, "--correlation-id", "4242"], capture_output=True, text=True, cwd=REPO,
+                                    timeout=30)
+    for out in (by_client, by_correlation):
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.startswith("Metadata v12  correlation_id=4242  client_id='lab-student'")
+        assert out.stdout.count("correlation_id=") == 1
+    other.close()
+    mine.close()
