@@ -56,7 +56,7 @@ LABS = (
     Lab("04", "purgatory", "Purgatory: requests that wait",
         "000, \"Purgatories and Delayed Operations\"; 002, fetch min bytes and max wait", 55, "ready"),
     Lab("05", "producer", "The producer: partitioner and batching",
-        "002, the producer; 003, in-flight requests per connection", None, "next"),
+        "002, the producer; 003, in-flight requests per connection", 45, "ready"),
     Lab("06", "consumer-groups", "Consumer groups and committed offsets",
         "004, consumer groups; 000, the offset manager", None, "next"),
     Lab("07", "replication", "Replication and the high watermark",

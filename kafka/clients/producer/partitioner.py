@@ -22,7 +22,12 @@ _MASK32 = 0xFFFFFFFF
 
 
 def murmur2(data: bytes) -> int:
-    """Kafka's Utils.murmur2, returning the same signed 32-bit int as the Java method."""
+    """Kafka's Utils.murmur2, returning the same signed 32-bit int as the Java method.
+
+    Four bytes at a time, little-endian, each word mixed with the multiplier _M and folded into the
+    hash; then the 1-3 bytes left over; then three final shifts. Every multiplication is Java's,
+    so it keeps only the low 32 bits (``& _MASK32``)."""
+    # BEGIN LAB 05 SOLUTION: mix each 4-byte little-endian word into h, then the tail, then the final shifts
     length = len(data)
     h = (_SEED ^ length) & _MASK32
     end = length - length % 4
@@ -45,6 +50,7 @@ def murmur2(data: bytes) -> int:
     h = (h * _M) & _MASK32
     h ^= h >> 15
     return h - (1 << 32) if h & 0x80000000 else h
+    # END LAB 05 SOLUTION
 
 
 def to_positive(n: int) -> int:
