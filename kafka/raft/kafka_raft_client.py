@@ -624,13 +624,11 @@ class KafkaRaftClient(RaftSnapshots):
             return
         diverging = p.get("diverging_epoch")
         if diverging is not None and diverging.get("epoch", -1) >= 0:
-            # Our tail was written by a leader the quorum moved past: cut it where the leader's copy of
-            # that epoch ends, or where ours does if that is sooner (Kafka's truncateToEndOffset).
+            # Our tail was written by a leader the quorum moved past: cut it, then fetch again from there.
             epoch, leader_end = diverging["epoch"], diverging["end_offset"]
-            local = self.log.end_offset_for_epoch(epoch)
-            end = min(local.offset, leader_end) if local.epoch == epoch else local.offset
-            end = max(min(end, self.log.end_offset()), self.log.high_watermark())
-            log.info("truncating a diverging tail", to_offset=end, diverging_epoch=diverging["epoch"])
+            end = self.diverging_truncation_offset(epoch, leader_end)
+            log.info("truncating a diverging tail", to_offset=end, diverging_epoch=epoch,
+                     leader_end_offset=leader_end, log_end_offset=self.log.end_offset())
             self.log.truncate_to(end)
             return
         records = p.get("records")
@@ -642,6 +640,18 @@ class KafkaRaftClient(RaftSnapshots):
         hw = min(p["high_watermark"], self.log.end_offset())
         if hw > self.log.high_watermark():
             self.log.update_high_watermark(hw)
+
+    def diverging_truncation_offset(self, epoch: int, leader_end_offset: int) -> int:
+        """Where a follower cuts its log when the leader answers "diverging: epoch `epoch` ends at
+        `leader_end_offset` in my log" (KIP-595; Kafka's truncateToEndOffset). Cut where the leader's
+        copy of that epoch ends, or where ours does if that is sooner; if we never had that epoch,
+        where our largest epoch below it ends. Never above our log end, never below our high
+        watermark: what is committed stays."""
+        # BEGIN LAB 08 SOLUTION: our own end of that epoch (end_offset_for_epoch), the smaller of it and the leader's if the epochs match, clamped to [high watermark, log end]
+        local = self.log.end_offset_for_epoch(epoch)
+        end = min(local.offset, leader_end_offset) if local.epoch == epoch else local.offset
+        return max(min(end, self.log.end_offset()), self.log.high_watermark())
+        # END LAB 08 SOLUTION
 
     # ================================================================== requests out
     def _can_send_to(self, destination: int, now: int) -> bool:

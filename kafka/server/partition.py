@@ -322,9 +322,10 @@ class Partition:
     def _shrink_lagging_followers(self) -> bool:
         if not self.is_leader or self.pending_isr is not None:
             return False
+        if self.isr == {self.local_broker_id}:  # alone in the ISR (one broker: always): nobody to drop
+            return False
         now = self.time.milliseconds()
-        lagging = {r.broker_id for r in self.remote_replicas.values()
-                   if r.broker_id in self.isr and not r.is_caught_up(now, self.replica_lag_time_max_ms)}
+        lagging = self.out_of_sync_replicas(now)
         if not lagging:
             return False
         log.info("shrinking ISR", partition=str(self.topic_partition), isr=sorted(self.isr),
@@ -334,6 +335,17 @@ class Partition:
                                               last_caught_up_ms_ago=now - r.last_caught_up_time_ms)
                             for r in self.remote_replicas.values() if r.broker_id in lagging})
         return self._alter_isr(self.isr - lagging, shrink=True)
+
+    def out_of_sync_replicas(self, now_ms: int) -> set[int]:
+        """Kafka's Partition.getOutOfSyncReplicas: the followers in the ISR that have not been caught up
+        (Replica.last_caught_up_time_ms) for more than replica.lag.time.max.ms. Time, not records: a
+        follower that stopped fetching and one that fetches but never reaches the end both qualify;
+        one exactly replica.lag.time.max.ms behind does not yet. The leader itself never lags."""
+        # BEGIN LAB 07 SOLUTION: the ISR's followers (never the leader) last caught up more than replica.lag.time.max.ms before now_ms
+        return {broker_id for broker_id in self.isr
+                if broker_id != self.local_broker_id and broker_id in self.remote_replicas
+                and now_ms - self.remote_replicas[broker_id].last_caught_up_time_ms > self.replica_lag_time_max_ms}
+        # END LAB 07 SOLUTION
 
     def _alter_isr(self, new_isr: frozenset[int], shrink: bool) -> bool:
         """Propose new_isr to the controller. True if the HW moved at once (no controller to ask)."""

@@ -47,6 +47,3 @@ class Replica:
         self.last_fetch_leader_log_end_offset = UNKNOWN_OFFSET
         self.last_fetch_time_ms = 0
         self.last_caught_up_time_ms = now_ms if in_sync else 0
-
-    def is_caught_up(self, now_ms: int, replica_lag_time_max_ms: int) -> bool:
-        return now_ms - self.last_caught_up_time_ms <= replica_lag_time_max_ms
