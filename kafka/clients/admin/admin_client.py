@@ -333,8 +333,12 @@ class AdminClient:
                 raise KafkaError(r.error_code, r.error_message)
 
     # ------------------------------------------------------------------ offsets
-    def list_offsets(self, specs: Mapping[TopicPartition, str | int]) -> dict[TopicPartition, tuple[int, int]]:
-        """{tp: (offset, timestamp)}; a spec is "earliest", "latest", "max-timestamp" or a timestamp in ms."""
+    def list_offsets(self, specs: Mapping[TopicPartition, str | int],
+                     isolation_level: int = 0) -> dict[TopicPartition, tuple[int, int]]:
+        """{tp: (offset, timestamp)}; a spec is "earliest", "latest", "max-timestamp" or a timestamp in ms.
+
+        ``isolation_level`` 1 (read_committed, Java's ListOffsetsOptions) makes "latest" the last
+        stable offset instead of the high watermark."""
         described = self.describe_topics({tp.topic for tp in specs})
         by_leader: dict[int, dict[str, list[dict]]] = {}
         for tp, spec in specs.items():
@@ -346,7 +350,7 @@ class AdminClient:
                 {"partition_index": tp.partition, "timestamp": timestamp})
         result = {}
         for leader, topics in by_leader.items():
-            body = {"replica_id": -1, "isolation_level": 0,
+            body = {"replica_id": -1, "isolation_level": isolation_level,
                     "topics": [{"name": t, "partitions": ps} for t, ps in topics.items()]}
             response = self._call(leader, ApiKey.LIST_OFFSETS, body)
             for t in response.topics:
