@@ -1,5 +1,5 @@
-"""The offset manager: groups and committed offsets, kept in ``__consumer_offsets`` (Kafka's
-kafka.coordinator.group.GroupMetadataManager).
+"""GroupMetadataManager: groups and committed offsets, kept in ``__consumer_offsets`` (Kafka's
+kafka.coordinator.group.GroupMetadataManager, the seed's "offset manager").
 
 Seed 000 point 3: "Offset Manager (Coordinator) only needs to talk to the Replica Manager for
 handling offset commits". So a commit is a record appended to this broker's partition of the

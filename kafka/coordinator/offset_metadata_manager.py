@@ -3,7 +3,7 @@
 GroupCoordinator that Kafka split out of it).
 
 Seed 000: the offset manager "only needs to talk to the Replica Manager for handling offset
-commits". The talking is the GroupMetadataManager's (``offset_manager.py``: the records in
+commits". The talking is the GroupMetadataManager's (``group_metadata_manager.py``: the records in
 __consumer_offsets and the group cache); this class holds the request handlers on top of it:
 
     OffsetCommit  -> commit_offset: a member of the current generation, or a "simple" commit
@@ -24,9 +24,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from kafka.coordinator.group_metadata import GroupMetadata, GroupState
+from kafka.coordinator.group_metadata_manager import PartitionOffset
 from kafka.coordinator.member_metadata import UNKNOWN_MEMBER_ID
 from kafka.coordinator.offset_and_metadata import OffsetAndMetadata
-from kafka.coordinator.offset_manager import PartitionOffset
 from kafka.protocol.errors import Errors
 from kafka.utils.topic_partition import TopicPartition
 

@@ -29,7 +29,8 @@ from kafka.protocol.api_keys import APIS, Api, ApiKey
 from kafka.protocol.errors import Errors, ProtocolDecodeError, UnsupportedVersionError
 from kafka.protocol.response_send import ResponseSend
 from kafka.protocol.schema import Record
-from kafka.protocol.types import ByteReader, NullableString, TaggedFields
+from kafka.protocol.tagged_fields import TaggedFields
+from kafka.protocol.types import ByteReader, NullableString
 
 _FIXED = struct.Struct(">hhi")  # api_key, api_version, correlation_id
 _I32 = struct.Struct(">i")

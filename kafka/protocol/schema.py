@@ -20,8 +20,10 @@ from __future__ import annotations
 import struct
 from typing import Any
 
+from kafka.protocol.array_of import Array
 from kafka.protocol.errors import ProtocolDecodeError, ProtocolEncodeError
-from kafka.protocol.types import Array, ByteReader, FixedType, TaggedFields, Type
+from kafka.protocol.tagged_fields import TaggedFields
+from kafka.protocol.types import ByteReader, FixedType, Type
 
 __all__ = ["Array", "Field", "Record", "Schema", "StructCodec", "parse_versions"]
 

@@ -13,6 +13,10 @@ in every API. Conventions used by every type here:
 A schema field names a *family* (``String``, ``Bytes``, ``Records``, ``Array(...)``); the codec asks
 ``family.resolve(version, flexible, nullable)`` once per version for the concrete encoding, because
 flexible versions (KIP-482) switch to "compact" lengths (unsigned varint of length + 1).
+
+Arrays are in ``array_of.py`` (Kafka's ArrayOf and CompactArrayOf) and the tagged-field section of a
+flexible struct in ``tagged_fields.py`` (Kafka's TaggedFields); the Schema that puts them together is
+``schema.py``.
 """
 
 from __future__ import annotations
@@ -96,7 +100,7 @@ class FixedType(Type):
         try:
             value = self._unpack_from(reader.buf, reader.pos)[0]
         except struct.error:
-            raise _truncated(reader, self.width, self.name) from None
+            raise truncated(reader, self.width, self.name) from None
         reader.pos += self.width
         return value
 
@@ -117,7 +121,7 @@ Float64 = FixedType("float64", "d", 0.0)
 Boolean = FixedType("bool", "?", False)
 
 
-def _truncated(reader: ByteReader, need: int, what: str) -> ProtocolDecodeError:
+def truncated(reader: ByteReader, need: int, what: str) -> ProtocolDecodeError:
     return ProtocolDecodeError(
         f"truncated: {what} needs {need} bytes at offset {reader.pos}, {reader.remaining} left"
     )
@@ -256,7 +260,7 @@ class _Sized(Type):
             try:
                 n = self._len.unpack_from(reader.buf, reader.pos)[0]
             except struct.error:
-                raise _truncated(reader, self._len.size, f"{self.name} length") from None
+                raise truncated(reader, self._len.size, f"{self.name} length") from None
             reader.pos += self._len.size
         if n < 0:
             if n == -1 and self.nullable:
@@ -377,137 +381,3 @@ def _family(cls: type[_Sized], name: str, wide: bool) -> tuple[_Sized, _Sized, _
 String, NullableString, CompactString, CompactNullableString = _family(_String, "string", wide=False)
 Bytes, NullableBytes, CompactBytes, CompactNullableBytes = _family(_Bytes, "bytes", wide=True)
 Records, NullableRecords, CompactRecords, CompactNullableRecords = _family(_Records, "records", wide=True)
-
-
-class ArrayCodec(Type):
-    """A concrete array encoding: a length (int32, or compact uvarint N+1), then the elements.
-
-    Null (length -1 / compact 0) is legal only when ``nullable``.
-    """
-
-    def __init__(self, element: Type, compact: bool, nullable: bool) -> None:
-        self.element, self.compact, self.nullable = element, compact, nullable
-        self.name = f"{'compact_' if compact else ''}{'nullable_' if nullable else ''}array[{element!r}]"
-        self.default = None if nullable else []
-
-    def read(self, reader: ByteReader) -> list[Any] | None:
-        if self.compact:
-            n = UnsignedVarInt.read(reader) - 1
-        else:
-            try:
-                n = _I32.unpack_from(reader.buf, reader.pos)[0]
-            except struct.error:
-                raise _truncated(reader, 4, f"{self.name} length") from None
-            reader.pos += 4
-        if n < 0:
-            if n == -1 and self.nullable:
-                return None
-            raise ProtocolDecodeError(f"{self.name} has invalid length {n}")
-        if n > reader.end - reader.pos:  # every element takes at least one byte: refuse absurd counts
-            raise ProtocolDecodeError(
-                f"{self.name} claims {n} elements, only {reader.end - reader.pos} bytes left"
-            )
-        read = self.element.read
-        items: list[Any] = []
-        try:
-            for _ in range(n):
-                items.append(read(reader))
-            return items
-        except ProtocolDecodeError as e:
-            raise e.at(f"[{len(items)}]") from None
-
-    def write(self, out: bytearray, value: list[Any] | None) -> None:
-        if value is None:
-            if not self.nullable:
-                raise ProtocolEncodeError(f"None given for non-nullable {self.name}")
-            if self.compact:
-                out.append(0)
-            else:
-                out += _I32.pack(-1)
-            return
-        if self.compact:
-            UnsignedVarInt.write(out, len(value) + 1)
-        else:
-            out += _I32.pack(len(value))
-        write = self.element.write
-        i = 0
-        try:
-            for i, item in enumerate(value):  # noqa: B007 (i and item are reported by the except clauses)
-                write(out, item)
-        except ProtocolEncodeError as e:
-            raise e.at(f"[{i}]") from None
-        except (struct.error, TypeError, AttributeError, ValueError, OverflowError) as e:
-            raise ProtocolEncodeError(
-                f"{type(item).__name__} {item!r:.60} is not a {self.element!r}: {e}"
-            ).at(f"[{i}]") from None
-
-    def size(self, value: list[Any] | None) -> int:
-        if value is None:
-            return 1 if self.compact else 4
-        n = UnsignedVarInt.size(len(value) + 1) if self.compact else 4
-        el = self.element
-        if isinstance(el, FixedType):
-            return n + el.width * len(value)
-        return n + sum(el.size(item) for item in value)
-
-
-class Array(Type):
-    """The schema-level array of a primitive type or a Schema; resolves to an :class:`ArrayCodec`."""
-
-    def __init__(self, element: Type) -> None:
-        self.element = element
-        self.name = f"[]{element!r}"
-        self.default = []
-
-    def resolve(self, version: int, flexible: bool, nullable: bool) -> Type:
-        return ArrayCodec(self.element.resolve(version, flexible, False), flexible, nullable)
-
-
-class TaggedFields:
-    """The tagged-field section that ends every struct in a flexible version (KIP-482).
-
-    Layout: uvarint count, then per field: uvarint tag, uvarint size, ``size`` bytes of value.
-    Tags are written in ascending order; tags a reader does not know are skipped by their size,
-    which is what lets old brokers ignore fields added by newer clients.
-    """
-
-    @staticmethod
-    def read(reader: ByteReader, known: dict[int, tuple[str, Type]], into: dict[str, Any]) -> None:
-        count = UnsignedVarInt.read(reader)
-        last = -1
-        for _ in range(count):
-            tag = UnsignedVarInt.read(reader)
-            if tag <= last:
-                raise ProtocolDecodeError(f"tagged fields out of order: tag {tag} after {last}")
-            last = tag
-            size = UnsignedVarInt.read(reader)
-            field = known.get(tag)
-            if field is None:
-                reader.take(size)  # unknown tag: skip it
-                continue
-            name, codec = field
-            end = reader.pos + size
-            try:
-                into[name] = codec.read(reader)
-            except ProtocolDecodeError as e:
-                raise e.at(name) from None
-            if reader.pos != end:
-                raise ProtocolDecodeError(
-                    f"tagged field {tag} declared {size} bytes, value used {reader.pos - end + size}"
-                )
-
-    @staticmethod
-    def write(out: bytearray, encoded: list[tuple[int, bytes | bytearray]]) -> None:
-        """``encoded``: (tag, value bytes) pairs, ascending by tag."""
-        UnsignedVarInt.write(out, len(encoded))
-        for tag, raw in encoded:
-            UnsignedVarInt.write(out, tag)
-            UnsignedVarInt.write(out, len(raw))
-            out += raw
-
-    @staticmethod
-    def size(encoded: list[tuple[int, bytes | bytearray]]) -> int:
-        n = UnsignedVarInt.size(len(encoded))
-        for tag, raw in encoded:
-            n += UnsignedVarInt.size(tag) + UnsignedVarInt.size(len(raw)) + len(raw)
-        return n

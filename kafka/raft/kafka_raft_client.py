@@ -151,7 +151,7 @@ class KafkaRaftClient(RaftSnapshots):
                 self._send_request(voter, ApiKey.END_QUORUM_EPOCH, self._end_quorum_epoch_body(successors))
 
     def raft_metrics(self) -> dict[str, object]:
-        """raft-metrics, by Kafka's names (the MetricsReporter exports them)."""
+        """raft-metrics, by Kafka's names (the MetricsEndpoint exports them)."""
         def avg(values: list[int]) -> float:
             return sum(values[-100:]) / len(values[-100:]) if values else 0.0
         leader = self.quorum.leader_id

@@ -16,9 +16,9 @@ from collections.abc import Callable
 from typing import Any
 
 from kafka.protocol.api_keys import APIS, ApiKey
+from kafka.protocol.array_of import Array
 from kafka.protocol.errors import Errors
 from kafka.protocol.schema import Schema
-from kafka.protocol.types import Array
 
 
 def _partitions(request, topics_field: str, topic_name: str, partitions_field: str, index_name: str,

@@ -150,7 +150,7 @@ class FetchSessionCache:
         self._sessions: dict[int, FetchSession] = {}
         self._lock = threading.Lock()
         self.evictions = 0
-        self.evictions_meter = None  # IncrementalFetchSessionEvictionsPerSec, set by the MetricsReporter
+        self.evictions_meter = None  # IncrementalFetchSessionEvictionsPerSec, set by the MetricsEndpoint
 
     # ------------------------------------------------------------------ the gauges
     @property

@@ -16,12 +16,8 @@ from collections.abc import Callable
 import structlog
 
 from kafka.coordinator.coordinator_records import GROUP_METADATA_TOPIC_NAME
-from kafka.coordinator.group_coordinator import (
-    GroupCoordinator,
-    JoinGroupResult,
-    LeavingMember,
-    SyncGroupResult,
-)
+from kafka.coordinator.group_coordinator import GroupCoordinator, LeavingMember
+from kafka.coordinator.group_rebalance import JoinGroupResult, SyncGroupResult
 from kafka.coordinator.offset_and_metadata import OffsetAndMetadata
 from kafka.network.request_channel import Request
 from kafka.protocol.api_keys import ApiKey

@@ -69,7 +69,7 @@ from kafka.server.meta_properties import (
 )
 from kafka.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
 from kafka.server.metadata_cache import Broker, MetadataCache
-from kafka.server.metrics_reporter import MetricsReporter
+from kafka.server.metrics_endpoint import MetricsEndpoint
 from kafka.server.node_to_controller_channel_manager import NodeToControllerChannelManager
 from kafka.server.replica_manager import ReplicaManager
 from kafka.server.shared_server import SharedServer
@@ -243,8 +243,8 @@ class KafkaServer:
         self.fetch_manager = FetchManager(
             self.time, FetchSessionCache(config.max_incremental_fetch_session_cache_slots))
         # metrics: the /metrics endpoint, the request trace
-        self.metrics_reporter = MetricsReporter(self)
-        self.metrics_reporter.startup()
+        self.metrics_endpoint = MetricsEndpoint(self)
+        self.metrics_endpoint.startup()
 
         self.apis = KafkaApis(self.request_channel, self.replica_manager, self.admin_manager,
                               self.metadata_cache, config, self.fetch_manager, group_coordinator=self.group_coordinator,
@@ -339,7 +339,7 @@ class KafkaServer:
                 self._controlled_shutdown()
             for component in ("socket_server", "request_handler_pool", "group_coordinator",
                               "transaction_coordinator", "txn_marker_send_thread", "log_cleaner",
-                              "kafka_scheduler", "metrics_reporter", "replica_manager"):
+                              "kafka_scheduler", "metrics_endpoint", "replica_manager"):
                 if hasattr(self, component):
                     getattr(self, component).shutdown()
             if hasattr(self, "lifecycle_manager"):

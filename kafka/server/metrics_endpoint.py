@@ -1,9 +1,12 @@
-"""MetricsReporter: makes the broker's metrics visible outside it (Kafka's JmxReporter, which
-publishes every metric as a JMX MBean; here they go to Prometheus over HTTP).
+"""MetricsEndpoint: the broker's HTTP endpoint for its metrics, /metrics and /requests (the role
+the Prometheus JMX exporter's agent plays beside a JVM broker: Kafka itself registers every metric as
+a JMX MBean with its JmxReporter, and the exporter serves them over HTTP for Prometheus to scrape).
 
-It connects the metrics package to the objects that hold the numbers, the way each Kafka component
-registers its own gauges: the RequestChannel's queues, the idle time of the network and I/O
-threads, the purgatories, ReplicaManager's partitions and every UnifiedLog. The lower layers only
+Not a Kafka ``MetricsReporter``: that is the plugin interface (``metric.reporters``) a sink implements
+to be told about each metric. This class is the wiring in between: it connects the metrics package to
+the objects that hold the numbers, the way each Kafka component registers its own gauges (the
+RequestChannel's queues, the idle time of the network and I/O threads, the purgatories,
+ReplicaManager's partitions and every UnifiedLog), then starts the HTTP server. The lower layers only
 mark meters they were handed; this class is the one place that knows where every gauge reads from.
 
     metrics.listener=http://127.0.0.1:9404   /metrics (Prometheus text format) and /requests
@@ -24,10 +27,10 @@ from kafka.server.request_trace import RequestTrace
 if TYPE_CHECKING:
     from kafka.server.kafka_server import KafkaServer
 
-log = structlog.get_logger("kafka.server.MetricsReporter")
+log = structlog.get_logger("kafka.server.MetricsEndpoint")
 
 
-class MetricsReporter:
+class MetricsEndpoint:
     def __init__(self, server: KafkaServer) -> None:
         self.server = server
         self.metrics = BrokerMetrics()

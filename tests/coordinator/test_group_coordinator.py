@@ -4,10 +4,11 @@ clock: session timeouts, offset retention and the reload of __consumer_offsets, 
 from __future__ import annotations
 
 from kafka.coordinator import coordinator_records as records
-from kafka.coordinator.group_coordinator import GroupConfig, GroupCoordinator, JoinGroupResult
+from kafka.coordinator.group_coordinator import GroupConfig, GroupCoordinator
 from kafka.coordinator.group_metadata import GroupState
+from kafka.coordinator.group_metadata_manager import OffsetConfig, java_string_hash, kafka_abs
+from kafka.coordinator.group_rebalance import JoinGroupResult
 from kafka.coordinator.offset_and_metadata import OffsetAndMetadata
-from kafka.coordinator.offset_manager import OffsetConfig, java_string_hash, kafka_abs
 from kafka.log.log_config import LogConfig
 from kafka.protocol.errors import Errors
 from kafka.server.metadata_cache import PartitionState

@@ -52,7 +52,7 @@ def fetch_offsets(client: WireClient, topic: str) -> list[int]:
 
 
 def metric(broker, name: str) -> float:
-    text = urllib.request.urlopen(f"{broker.server.metrics_reporter.url}/metrics", timeout=10).read().decode()
+    text = urllib.request.urlopen(f"{broker.server.metrics_endpoint.url}/metrics", timeout=10).read().decode()
     return next(float(line.split()[-1]) for line in text.splitlines() if line.startswith(name + " "))
 
 

@@ -67,7 +67,7 @@ class PrometheusServer:
 
 @pytest.fixture
 def prometheus(tmp_path, broker):
-    target = broker.server.metrics_reporter.url.removeprefix("http://")
+    target = broker.server.metrics_endpoint.url.removeprefix("http://")
     server = PrometheusServer(tmp_path, target)
     try:
         wait_until(server.ready, timeout=30, message="prometheus to be ready")

@@ -82,7 +82,7 @@ def latest_offset(client: WireClient, topic: str, isolation_level: int) -> int:
 
 def last_stable_offset_lag(broker, topic: str) -> float:
     """kafka.cluster:type=Partition,name=LastStableOffsetLag of partition 0, from /metrics."""
-    text = urllib.request.urlopen(f"{broker.server.metrics_reporter.url}/metrics", timeout=10).read().decode()
+    text = urllib.request.urlopen(f"{broker.server.metrics_endpoint.url}/metrics", timeout=10).read().decode()
     prefix = "kafka_cluster_partition_laststableoffsetlag{"
     return next(float(line.split()[-1]) for line in text.splitlines()
                 if line.startswith(prefix) and f'topic="{topic}"' in line and 'partition="0"' in line)

@@ -18,7 +18,7 @@ JOURNEY = ["read by network thread", "into request queue", "taken by I/O thread"
 
 
 def requests_page(broker, query: str = "") -> str:
-    with urllib.request.urlopen(f"{broker.server.metrics_reporter.url}/requests?{query}", timeout=10) as r:
+    with urllib.request.urlopen(f"{broker.server.metrics_endpoint.url}/requests?{query}", timeout=10) as r:
         return r.read().decode()
 
 
@@ -73,7 +73,7 @@ def test_kafka_request_trace_prints_the_page_and_filters_by_request_time(start_b
     client.request(ApiKey.METADATA, 12, {"topics": None})
     traced(broker, "Metadata")
     tool = [sys.executable, "-m", "kafka.tools.request_trace_command",
-            "--metrics-url", broker.server.metrics_reporter.url]
+            "--metrics-url", broker.server.metrics_endpoint.url]
     out = subprocess.run([*tool, "--min-ms", "150"], capture_output=True, text=True, cwd=REPO, timeout=30)
     assert out.returncode == 0, out.stderr
     blocks = out.stdout.split("\n\n")
@@ -111,7 +111,7 @@ def test_the_request_you_just_sent_is_found_by_its_client_id_and_correlation_id(
     assert "correlation_id must be" in requests_page(broker, "correlation_id=x")
 
     tool = [sys.executable, "-m", "kafka.tools.request_trace_command", "--metrics-url",
-            broker.server.metrics_reporter.url]
+            broker.server.metrics_endpoint.url]
     by_client = subprocess.run([*tool, "--client-id", "lab-student"], capture_output=True, text=True, cwd=REPO,
                                timeout=30)
     by_correlation = subprocess.run([*tool, "--correlation-id", "4242"], capture_output=True, text=True, cwd=REPO,

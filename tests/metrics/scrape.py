@@ -30,4 +30,4 @@ class Scrape:
 
 
 def scrape(broker) -> Scrape:
-    return Scrape(broker.server.metrics_reporter.url)
+    return Scrape(broker.server.metrics_endpoint.url)

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from kafka.protocol import types as T
 from kafka.protocol.api_keys import APIS, Api, ApiKey
+from kafka.protocol.array_of import ArrayCodec
 from kafka.protocol.errors import Errors, ProtocolDecodeError, ProtocolEncodeError, UnsupportedVersionError
 from kafka.protocol.header import (
     decode_request,
@@ -97,7 +98,7 @@ def _active(f: Field, version: int, flexible: bool) -> bool:
 def codec_strategy(codec: T.Type) -> st.SearchStrategy[Any]:
     if isinstance(codec, StructCodec):
         return record_strategy(codec.schema, codec.version, codec.flexible)
-    if isinstance(codec, T.ArrayCodec):
+    if isinstance(codec, ArrayCodec):
         items = st.lists(codec_strategy(codec.element), max_size=3)
         return st.none() | items if codec.nullable else items
     if isinstance(codec, T.FixedType):
@@ -142,7 +143,7 @@ def expected(codec: T.Type, value: Any) -> Any:
             else f.default
             for f in codec.schema.fields
         }
-    if isinstance(codec, T.ArrayCodec) and value is not None:
+    if isinstance(codec, ArrayCodec) and value is not None:
         return [expected(codec.element, v) for v in value]
     return value
 

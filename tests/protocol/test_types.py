@@ -9,7 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kafka.protocol import types as T
+from kafka.protocol.array_of import Array, ArrayCodec
 from kafka.protocol.errors import Errors, ProtocolDecodeError, ProtocolEncodeError
+from kafka.protocol.tagged_fields import TaggedFields
 from kafka.protocol.types import ByteReader
 
 FAST = settings(max_examples=150, deadline=None)
@@ -66,9 +68,9 @@ SIZED = [
     (T.CompactNullableBytes, st.none() | st.binary(max_size=40)),
     (T.Records, st.binary(max_size=40)),
     (T.CompactNullableRecords, st.none() | st.binary(max_size=300)),
-    (T.ArrayCodec(T.Int32, compact=False, nullable=False), st.lists(ints(32), max_size=5)),
-    (T.ArrayCodec(T.CompactString, compact=True, nullable=True), st.none() | st.lists(st.text(max_size=5))),
-    (T.Array(T.String).resolve(0, False, True), st.none() | st.lists(st.text(max_size=5), max_size=4)),
+    (ArrayCodec(T.Int32, compact=False, nullable=False), st.lists(ints(32), max_size=5)),
+    (ArrayCodec(T.CompactString, compact=True, nullable=True), st.none() | st.lists(st.text(max_size=5))),
+    (Array(T.String).resolve(0, False, True), st.none() | st.lists(st.text(max_size=5), max_size=4)),
 ]
 
 
@@ -133,8 +135,8 @@ def test_string_families_resolve_by_flexible_and_nullable() -> None:
         (T.UnsignedVarInt, "ffffffffff01"),  # longer than 5 bytes
         (T.String, "ffff"),  # null for a non-nullable string
         (T.String, "0002c328"),  # invalid UTF-8
-        (T.ArrayCodec(T.Int32, False, False), "7fffffff"),  # absurd element count
-        (T.ArrayCodec(T.Int32, False, False), "0000000200000001"),
+        (ArrayCodec(T.Int32, False, False), "7fffffff"),  # absurd element count
+        (ArrayCodec(T.Int32, False, False), "0000000200000001"),
     ],
 )
 def test_bad_input_raises_decode_error(codec: T.Type, wire: str) -> None:
@@ -153,7 +155,7 @@ def test_decode_error_carries_invalid_request_code() -> None:
     [
         (T.String, None),
         (T.CompactBytes, None),
-        (T.ArrayCodec(T.Int32, True, False), None),
+        (ArrayCodec(T.Int32, True, False), None),
         (T.UnsignedVarInt, -1),
         (T.VarInt, 2**31),
         (T.Uuid, b"short"),
@@ -166,11 +168,11 @@ def test_unencodable_values_raise(codec: T.Type, value: object) -> None:
 
 def test_tagged_fields_skip_unknown_tags() -> None:
     out = bytearray()
-    T.TaggedFields.write(out, [(1, encode(T.Int32, 7)), (5, b"whatever"), (9, encode(T.CompactString, "x"))])
-    assert T.TaggedFields.size([(1, b"1234"), (5, b"whatever"), (9, b"\x02x")]) == len(out)
+    TaggedFields.write(out, [(1, encode(T.Int32, 7)), (5, b"whatever"), (9, encode(T.CompactString, "x"))])
+    assert TaggedFields.size([(1, b"1234"), (5, b"whatever"), (9, b"\x02x")]) == len(out)
     got: dict[str, object] = {}
     reader = ByteReader(bytes(out))
-    T.TaggedFields.read(reader, {1: ("one", T.Int32), 9: ("nine", T.CompactString)}, got)
+    TaggedFields.read(reader, {1: ("one", T.Int32), 9: ("nine", T.CompactString)}, got)
     assert got == {"one": 7, "nine": "x"}
     assert reader.remaining == 0
 
@@ -178,7 +180,7 @@ def test_tagged_fields_skip_unknown_tags() -> None:
 def test_tagged_field_size_mismatch_is_an_error() -> None:
     wire = bytes([1, 0, 3]) + encode(T.Int32, 7)  # one field, tag 0, claims 3 bytes, value is 4
     with pytest.raises(ProtocolDecodeError):
-        T.TaggedFields.read(ByteReader(wire), {0: ("x", T.Int32)}, {})
+        TaggedFields.read(ByteReader(wire), {0: ("x", T.Int32)}, {})
 
 
 def test_byte_reader_accepts_any_buffer() -> None:

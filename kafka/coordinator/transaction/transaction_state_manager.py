@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from kafka.coordinator.offset_manager import java_string_hash, kafka_abs
+from kafka.coordinator.group_metadata_manager import java_string_hash, kafka_abs
 from kafka.coordinator.transaction import transaction_log
 from kafka.coordinator.transaction.transaction_log import (
     ENFORCED_REQUIRED_ACKS,
