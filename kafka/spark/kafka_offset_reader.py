@@ -137,7 +137,7 @@ class KafkaOffsetReaderAdmin:
                                 strategy: StrategyOnNoMatchStartingOffset) -> PartitionOffsetMap:
         found = self._list_offsets(timestamps)
         offsets = {}
-        for tp, offset in found.items():
+        for tp, offset in sorted(found.items()):
             if offset == NO_OFFSET:
                 # No record that late: an end is then "latest"; a start obeys the strategy.
                 if is_starting_offsets and strategy == StrategyOnNoMatchStartingOffset.ERROR:
