@@ -68,7 +68,7 @@ LABS = (
     Lab("10", "spark", "Spark Structured Streaming over the broker",
         "002, consumers reading by offset", None, "next"),
     Lab("11", "observability-under-load", "Observability under load",
-        "002, the request's journey, measured", None, "next"),
+        "002, the request's journey, measured", 60, "ready"),
     Lab("12", "break-it", "Break it: faults and recovery",
         "002 and 004, durability and failover", None, "next"),
 )
