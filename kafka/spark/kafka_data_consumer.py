@@ -5,6 +5,12 @@ offsets belong to Spark's checkpoint, not to Kafka), seeks to ``from_offset`` an
 has passed ``until_offset - 1``. Records at or after ``until_offset`` are dropped, so two reads of
 the same range give the same records even while producers keep appending.
 
+It asks the consumer for whole record batches (``poll_batches``), not records: the reader decodes
+them column by column (record_batch_columns.py). The consumer has already checked their CRCs and
+left out what a user never sees -- transaction markers, and under ``isolation.level=read_committed``
+the batches of aborted transactions -- and its position has stepped over those offsets and over
+the gaps compaction leaves, so the range is done once the position reaches ``until_offset``.
+
 When the range starts below the log start offset (retention deleted the records before the query
 got to them), the broker answers OFFSET_OUT_OF_RANGE. Like Spark, this is *data loss*: with
 ``failOnDataLoss`` (the default) the task fails, otherwise reading goes on from the earliest offset
@@ -15,9 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 
-from kafka.clients.consumer import ConsumerRecord, KafkaConsumer
+from kafka.clients.consumer import KafkaConsumer
 from kafka.clients.errors import KafkaError, KafkaTimeoutError
 from kafka.protocol.errors import Errors
+from kafka.protocol.record_batch import RecordBatch
 from kafka.spark.kafka_offset_range import KafkaOffsetRange
 from kafka.utils.time import SYSTEM, Time
 
@@ -48,9 +55,11 @@ class KafkaDataConsumer:
         self.consumer = KafkaConsumer(params, time=time)
         self.time = time
 
-    def get(self, offset_range: KafkaOffsetRange, poll_timeout_ms: int,
-            report_data_loss: Callable[[str], None]) -> Iterator[ConsumerRecord]:
-        """The records of ``[from_offset, until_offset)``, in offset order."""
+    def get_batches(self, offset_range: KafkaOffsetRange, poll_timeout_ms: int,
+                    report_data_loss: Callable[[str], None]) -> Iterator[tuple[list[RecordBatch], int, int]]:
+        """The record batches that hold ``[from_offset, until_offset)``, one poll at a time, each
+        with the offsets to keep from it: ``(batches, from, until)``. A batch may start before
+        ``from`` (a fetch returns whole batches) or run past ``until``."""
         tp, until = offset_range.topic_partition, offset_range.until_offset
         offset = offset_range.from_offset
         if offset >= until:
@@ -60,26 +69,24 @@ class KafkaDataConsumer:
         deadline = self.time.hi_res_clock_ms() + poll_timeout_ms
         while offset < until:
             try:
-                records = self.consumer.poll(max(0, min(1000, deadline - self.time.hi_res_clock_ms())))
+                fetched = self.consumer.poll_batches(max(0, min(1000, deadline - self.time.hi_res_clock_ms())))
             except KafkaError as e:
                 if e.error != Errors.OFFSET_OUT_OF_RANGE:
                     raise
                 offset = self._skip_lost_records(offset_range, offset, report_data_loss)
                 continue
-            batch = records.records(tp)
-            if not batch:
-                if self.time.hi_res_clock_ms() >= deadline:
-                    raise KafkaTimeoutError(f"cannot fetch the record at offset {offset} of {tp} in "
-                                            f"{poll_timeout_ms} ms (kafkaConsumer.pollTimeoutMs)")
-                continue
-            deadline = self.time.hi_res_clock_ms() + poll_timeout_ms  # progress: a fresh timeout
-            for record in batch:
-                if record.offset >= until:
-                    return
-                yield record
-                offset = record.offset + 1
-            # Compaction and control batches leave gaps; the consumer's position has stepped over them.
-            offset = max(offset, self.consumer.position(tp))
+            batches = fetched.get(tp, [])
+            if batches:
+                yield batches, offset, until
+            # The position is past these batches, and past markers, aborted transactions and the
+            # gaps compaction leaves: records the range will never see.
+            position = self.consumer.position(tp)
+            if position > offset:
+                offset = position
+                deadline = self.time.hi_res_clock_ms() + poll_timeout_ms  # progress: a fresh timeout
+            elif self.time.hi_res_clock_ms() >= deadline:
+                raise KafkaTimeoutError(f"cannot fetch the record at offset {offset} of {tp} in "
+                                        f"{poll_timeout_ms} ms (kafkaConsumer.pollTimeoutMs)")
 
     def _skip_lost_records(self, offset_range: KafkaOffsetRange, offset: int,
                            report_data_loss: Callable[[str], None]) -> int:

@@ -64,7 +64,8 @@ class CompletedFetch:
                                       for t in (data.get("aborted_transactions") or ())]
         heapq.heapify(self._aborted_transactions)
         self._aborted_producer_ids: set[int] = set()
-        self._iterator = self._records() if self.error == Errors.NONE else iter(())
+        self._batches = self._returned_batches() if self.error == Errors.NONE else iter(())
+        self._iterator = self._records()
 
     def _consume_aborted_transactions_up_to(self, offset: int) -> None:
         while self._aborted_transactions and self._aborted_transactions[0][0] <= offset:
@@ -81,7 +82,8 @@ class CompletedFetch:
             return True
         return batch.is_transactional and batch.producer_id in self._aborted_producer_ids
 
-    def _records(self) -> Iterator[ConsumerRecord]:
+    def _returned_batches(self) -> Iterator[RecordBatch]:
+        """The batches whose records the user gets: CRC-checked, without markers or aborted ones."""
         for batch in iter_batches(self.records):
             if self._check_crcs:
                 batch.ensure_valid()  # raises CorruptRecordError, which poll() surfaces
@@ -90,6 +92,10 @@ class CompletedFetch:
                 # never written. Either way the position moves past it.
                 self.next_fetch_offset = max(self.next_fetch_offset, batch.next_offset)
                 continue
+            yield batch
+
+    def _records(self) -> Iterator[ConsumerRecord]:
+        for batch in self._batches:
             timestamp_type = LOG_APPEND_TIME if batch.is_log_append_time else CREATE_TIME
             for record in batch:
                 if record.offset < self.next_fetch_offset:  # a batch can start before our position
@@ -108,6 +114,14 @@ class CompletedFetch:
             if len(out) >= max_records:
                 break
         return out
+
+    def take_batches(self) -> list[RecordBatch]:
+        """Every remaining batch, whole (the first may start before the position): for a reader
+        that decodes records itself, column by column. The position moves past all of them."""
+        batches = list(self._batches)
+        if batches:
+            self.next_fetch_offset = max(self.next_fetch_offset, batches[-1].next_offset)
+        return batches
 
 
 class Fetcher:
@@ -239,6 +253,29 @@ class Fetcher:
             else:
                 with self._lock:
                     self._next_in_line = None
+        return out
+
+    def fetched_batches(self) -> dict[TopicPartition, list[RecordBatch]]:
+        """The buffered fetches as record batches instead of records (``KafkaConsumer.poll_batches``):
+        the same checks and skips as ``fetched_records``, no ``max.poll.records`` limit."""
+        out: dict[TopicPartition, list[RecordBatch]] = {}
+        while True:
+            with self._lock:
+                completed = self._next_in_line if self._next_in_line is not None else (
+                    self._initialize(self._completed.popleft()) if self._completed else None)
+                self._next_in_line = None
+                if completed is None and not self._completed:
+                    break
+            if completed is None:
+                continue
+            tp = completed.tp
+            if not self.subscriptions.is_assigned(tp) or self.subscriptions.position(tp) != completed.next_fetch_offset \
+                    or tp in self.subscriptions.paused_partitions():
+                continue  # revoked, seeked or paused since we asked: drop what we have
+            start = completed.next_fetch_offset
+            batches = completed.take_batches()
+            self.subscriptions.maybe_advance(tp, start, completed.next_fetch_offset)
+            out.setdefault(tp, []).extend(batches)
         return out
 
     def _initialize(self, completed: CompletedFetch) -> CompletedFetch | None:
