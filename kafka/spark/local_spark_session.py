@@ -6,10 +6,17 @@ bind them to the machine's outward address; everything is pinned to 127.0.0.1 an
 The Python workers run this interpreter (``PYSPARK_PYTHON=sys.executable``), so they import the
 same ``kafka`` package. log4j is told to print only errors, and the session clock is UTC, so
 printed event-time windows read the same everywhere.
+
+``stop_spark_session`` ends a session in the order that keeps PySpark's workers quiet: each
+streaming query stopped and awaited first, then ``spark.stop()``. Stopping the JVM under a running
+query (or leaving Python with the session open, when PySpark's exit hook kills the JVM) closes the
+sockets its Python workers are still writing to, and each prints a BrokenPipeError traceback from
+``pyspark/daemon.py``; ``local_spark_session`` registers the same clean stop to run at exit.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 import tempfile
@@ -55,4 +62,16 @@ def local_spark_session(app_name: str, master: str = "local[2]", shuffle_partiti
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     spark.dataSource.register(KafkaSourceProvider)
+    atexit.register(stop_spark_session, spark)
     return spark
+
+
+def stop_spark_session(spark, query_timeout_s: float = 60) -> None:
+    """Stop every active streaming query, wait until each has terminated, then stop the session.
+    Safe to call twice (the demo does, then the exit hook does)."""
+    if spark.sparkContext._jsc is None:  # already stopped
+        return
+    for query in spark.streams.active:
+        query.stop()
+        query.awaitTermination(query_timeout_s)
+    spark.stop()
