@@ -14,7 +14,10 @@ entries; each is checked against the .log beside it and mismatches are printed o
 --index-sanity-check, only the check the broker runs at start-up (which decides whether the index
 is rebuilt). For a producer-state `.snapshot` (KIP-98): one line per idempotent producer, its epoch
 and the last batch the partition remembers of it. A transaction marker (a control record) shows as
-`endTxnMarker: COMMIT coordinatorEpoch: 0`; a `.txnindex` prints its aborted transactions. The output
+`endTxnMarker: COMMIT coordinatorEpoch: 0`; a `.txnindex` prints its aborted transactions. With
+--offsets-decoder, a segment of `__consumer_offsets` prints each record as Kafka's offsets parser does:
+`key: offset_commit::group=g,partition=t-0 payload: offset=5` and, for a group's metadata, its
+generation, protocol and each member's assignment (a tombstone is `<DELETE>`). The output
 follows Kafka's tool line for line, so Kafka's documentation applies.
 
 The tool only reads: it never creates or repairs a file.
@@ -32,12 +35,20 @@ import uuid
 from collections.abc import Iterator
 from typing import TextIO
 
+from kafka.coordinator.coordinator_records import (
+    GroupMetadataKey,
+    OffsetKey,
+    read_group_message_value,
+    read_message_key,
+    read_offset_message_value,
+)
 from kafka.log.errors import CorruptIndexError, CorruptSnapshotError
 from kafka.log.log_segment import INDEX_FILE_SUFFIX, LOG_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX
 from kafka.log.offset_index import OffsetIndex
 from kafka.log.producer_state_manager import PRODUCER_SNAPSHOT_FILE_SUFFIX, read_snapshot
 from kafka.log.time_index import TimeIndex
 from kafka.log.transaction_index import TXN_INDEX_FILE_SUFFIX, read_entries
+from kafka.protocol.consumer_protocol import PROTOCOL_TYPE, deserialize_assignment
 from kafka.protocol.control_records import (
     ABORT,
     COMMIT,
@@ -70,8 +81,10 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout, err: TextIO = 
     parser.add_argument("--max-bytes", type=int, default=2**31 - 1, help="read at most this many bytes of a .log")
     parser.add_argument("--cluster-metadata-decoder", action="store_true",
                         help="decode the records of __cluster_metadata (KRaft's metadata log)")
+    parser.add_argument("--offsets-decoder", action="store_true",
+                        help="decode the records of __consumer_offsets: committed offsets and group metadata")
     args = parser.parse_args(argv)
-    if args.cluster_metadata_decoder:
+    if args.cluster_metadata_decoder or args.offsets_decoder:
         args.print_data_log = True
     status = 0
     for path in [p for p in args.files.split(",") if p]:
@@ -81,7 +94,7 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout, err: TextIO = 
             status = 1
         elif path.endswith(LOG_FILE_SUFFIX) or path.endswith(".checkpoint"):  # a segment, or a KRaft snapshot
             dump_log(path, args.print_data_log, args.deep_iteration or args.print_data_log, args.max_bytes, out, err,
-                     decode_metadata=args.cluster_metadata_decoder)
+                     decode_metadata=args.cluster_metadata_decoder, decode_offsets=args.offsets_decoder)
         elif path.endswith(INDEX_FILE_SUFFIX):
             status |= dump_index(path, args.index_sanity_check, args.verify_index_only, out, err)
         elif path.endswith(TIME_INDEX_FILE_SUFFIX):
@@ -98,7 +111,7 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout, err: TextIO = 
 # ---------------------------------------------------------------------------------- .log
 
 def dump_log(path: str, print_contents: bool, deep: bool, max_bytes: int, out: TextIO, err: TextIO,
-             decode_metadata: bool = False) -> None:
+             decode_metadata: bool = False, decode_offsets: bool = False) -> None:
     if path.endswith(".checkpoint"):
         print(f"Snapshot end offset: {int(os.path.basename(path).split('-')[0])}", file=out)
     else:
@@ -115,9 +128,11 @@ def dump_log(path: str, print_contents: bool, deep: bool, max_bytes: int, out: T
             if last_offset >= 0 and record.offset != last_offset + 1:
                 non_consecutive.append((last_offset, record.offset))
             last_offset = record.offset
-            line = record_line(batch, record, print_contents and not decode_metadata)
+            line = record_line(batch, record, print_contents and not (decode_metadata or decode_offsets))
             if decode_metadata:
                 line += " " + metadata_payload(batch, record)
+            elif decode_offsets and not batch.is_control_batch:
+                line += offsets_key_and_payload(record)
             print(line, file=out)
     trailing = min(os.path.getsize(path), max_bytes) - valid_bytes
     if trailing > 0:
@@ -191,6 +206,45 @@ def metadata_payload(batch: RecordBatch, record) -> str:
     return "payload: " + json.dumps({"type": message.type.name, "version": message.version,
                                      "data": _camel(message.data.to_dict())}, default=_json_value,
                                     separators=(",", ":"))
+
+
+def offsets_key_and_payload(record) -> str:
+    """A __consumer_offsets record as Kafka's OffsetsMessageParser prints it
+    (GroupMetadataManager.formatRecordKeyAndValue): what the key names, and the offset or the group's
+    generation and assignment; `<DELETE>` for a tombstone."""
+    if record.key is None:
+        return " key: <no key: not a __consumer_offsets record>"
+    try:
+        key = read_message_key(record.key)
+        if isinstance(key, OffsetKey):
+            offset = read_offset_message_value(record.value)
+            payload = ("<DELETE>" if offset is None else f"offset={offset.offset}"
+                       + (f",metadata={offset.metadata}" if offset.metadata else ""))
+            return f" key: offset_commit::group={key.group_id},partition={key.topic}-{key.partition} payload: {payload}"
+        if isinstance(key, GroupMetadataKey):
+            return f" key: group_metadata::group={key.group_id} payload: {_group_payload(record.value)}"
+        return f" key: unknown::version={struct.unpack_from('>h', record.key)[0]}"
+    except Exception as e:  # not a __consumer_offsets record: say so, keep going
+        return f" key: <not a __consumer_offsets record: {e}>"
+
+
+def _group_payload(value) -> str:
+    group = read_group_message_value(value)
+    if group is None:
+        return "<DELETE>"
+    members = []
+    for member in group.members:
+        if group.protocol_type == PROTOCOL_TYPE:
+            assignment = deserialize_assignment(member.assignment) if member.assignment else None
+            partitions = [f"{tp.topic}-{p}" for tp in (assignment.assigned_partitions if assignment else [])
+                          for p in tp.partitions]
+            user_data = bytes(assignment.user_data).hex().upper() if assignment and assignment.user_data else ""
+            members.append(f"{member.member_id}=[{', '.join(partitions)}]" + (f":{user_data}" if user_data else ""))
+        else:
+            members.append(f"{member.member_id}={bytes(member.assignment).hex().upper()}")
+    return json.dumps({"protocolType": group.protocol_type or "", "protocol": group.protocol,
+                       "generationId": group.generation, "assignment": "{" + ",".join(members) + "}"},
+                      separators=(",", ":"))
 
 
 def _camel(value):

@@ -101,3 +101,31 @@ def test_transaction_markers_and_the_txnindex_are_printed_like_kafkas_tool(tmp_p
     status, out, _ = run("--files", f"{prefix}.txnindex")
     assert status == 0 and out.splitlines()[1:] == [
         "version: 0 producerId: 5 firstOffset: 0 lastOffset: 2 lastStableOffset: 1"]
+
+
+def test_consumer_offsets_records_are_decoded_like_kafkas_offsets_parser(tmp_path):
+    """--offsets-decoder prints what each __consumer_offsets record is about, as Kafka's
+    GroupMetadataManager.formatRecordKeyAndValue does: a committed offset, a group's generation and
+    assignment, a tombstone."""
+    from kafka.coordinator import coordinator_records as records
+    from kafka.coordinator.offset_and_metadata import OffsetAndMetadata
+    from kafka.protocol.consumer_protocol import serialize_assignment
+
+    assignment = serialize_assignment(dict(assigned_partitions=[dict(topic="t", partitions=[0, 2])], user_data=None))
+    group = records.group_metadata_value(dict(
+        protocol_type="consumer", generation=3, protocol="roundrobin", leader="m1", current_state_timestamp=5,
+        members=[dict(member_id="m1", group_instance_id=None, client_id="c", client_host="/127.0.0.1",
+                      rebalance_timeout=300000, session_timeout=45000, subscription=b"", assignment=assignment)]))
+    log = UnifiedLog(str(tmp_path / "__consumer_offsets-0"), "__consumer_offsets", 0, LogConfig(), MockTime())
+    log.append_as_leader(build_batch([
+        (records.offset_commit_key("g", "t", 1), records.offset_commit_value(OffsetAndMetadata(42, 0, "", 7))),
+        (records.group_metadata_key("g"), group),
+        (records.offset_commit_key("g", "t", 1), None)]))
+    log.close()
+    status, out, _ = run("--files", str(tmp_path / "__consumer_offsets-0" / ("0" * 20 + ".log")), "--offsets-decoder")
+    lines = [line.split("headerKeys: [] ")[1] for line in out.splitlines() if line.startswith("|")]
+    assert status == 0 and lines == [
+        "key: offset_commit::group=g,partition=t-1 payload: offset=42",
+        'key: group_metadata::group=g payload: {"protocolType":"consumer","protocol":"roundrobin",'
+        '"generationId":3,"assignment":"{m1=[t-0, t-2]}"}',
+        "key: offset_commit::group=g,partition=t-1 payload: <DELETE>"]

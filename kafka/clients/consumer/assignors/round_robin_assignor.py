@@ -3,6 +3,11 @@
 Partitions are sorted by topic and number and dealt to the sorted members like cards, skipping
 a member that is not subscribed to the partition's topic. With equal subscriptions, member
 counts differ by at most one.
+
+Seed 004: "The Group Coordinator elects a leader from one of the consumers. The group leader assigns
+partitions to the consumers." This is the leader's side: ConsumerCoordinator.perform_assignment runs
+it in the leader's client only, when the group chose ``roundrobin`` (partition.assignment.strategy);
+the broker relays the result in SyncGroup. (Lab 06's exercise, docs/labs/06-consumer-groups.md.)
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ class RoundRobinAssignor(AbstractPartitionAssignor):
 
     def assign(self, partitions_per_topic: dict[str, int],
                subscriptions: dict[str, Subscription]) -> dict[str, list[TopicPartition]]:
+        # BEGIN LAB 06 SOLUTION: deal the partitions (by topic, then number) to the sorted members in turn, skipping a member not subscribed to the topic
         assignment: dict[str, list[TopicPartition]] = {m: [] for m in subscriptions}
         members = sorted(subscriptions)
         if not members:
@@ -34,3 +40,4 @@ class RoundRobinAssignor(AbstractPartitionAssignor):
                         assignment[member].append(tp)
                         break
         return assignment
+        # END LAB 06 SOLUTION
