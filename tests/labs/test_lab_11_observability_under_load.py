@@ -74,7 +74,7 @@ def kafka_jmx(broker, *args: str) -> dict[str, float]:
     done = subprocess.run([sys.executable, "-m", "kafka.tools.jmx_tool", "--metrics-url",
                            broker.server.metrics_endpoint.url, "--one-time", "true", "--report-format", "properties",
                            *args], capture_output=True, text=True, cwd=REPO, timeout=30)
-    assert done.returncode == 0, f"kafka-jmx failed: {done.stderr.strip()[-600:]}"
+    assert done.returncode == 0, f"kafka-jmx failed: {(done.stderr.strip().splitlines() or ['?'])[-1]}"
     return {line.rsplit(":", 1)[1].split("=")[0]: float(line.rsplit("=", 1)[1]) for line in done.stdout.splitlines()}
 
 
