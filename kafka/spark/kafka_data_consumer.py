@@ -50,8 +50,9 @@ def data_loss_reporter(fail_on_data_loss: bool, warn: Callable[[str], None]) -> 
 class KafkaDataConsumer:
     def __init__(self, kafka_params: Mapping[str, str], time: Time = SYSTEM) -> None:
         # Spark overrides these on executors too: positions come from the plan, never from Kafka.
+        # group.id stays (kafka.group.id, or the query's own): with assign() and no commits it only
+        # names the consumer to the broker, as in Spark.
         params = {**kafka_params, "auto.offset.reset": "none", "enable.auto.commit": "false"}
-        params.pop("group.id", None)
         self.consumer = KafkaConsumer(params, time=time)
         self.time = time
 
