@@ -1,0 +1,126 @@
+"""Lab 08, KRaft: the metadata quorum (docs/labs/08-kraft.md): `KafkaRaftClient.diverging_truncation_offset`
+in kafka/raft/kafka_raft_client.py, where a voter cuts a tail of `__cluster_metadata` that the
+quorum moved past, first on the raft core alone (an in-memory log, a scripted cluster), then on
+three real nodes.
+
+Seed 004: "the metadata is stored as transaction logs in Kafka. The log is managed by a leader and
+voters in a quorum ... The transaction log uses quorum replication where the leader considers a
+commit after the majority of replicas acknowledges a write." What a leader appended without a
+majority was never committed; once a new leader is elected, the old one must drop it (KIP-595: the
+Fetch answer names the diverging epoch and where it ends in the leader's log).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from kafka.protocol.record_batch import build_batch
+from kafka.raft.kafka_raft_client import KafkaRaftClient
+from kafka.utils.time import MockTime
+from tests.cluster.kraft_cluster import started_cluster
+from tests.helpers import wait_until
+from tests.raft.interaction import run_script
+from tests.raft.mock_log import MockLog
+from tests.raft.simulation import CLUSTER_ID, CONFIG, MemoryQuorumStateStore
+
+DIVERGENCE = Path(__file__).parents[1] / "raft" / "testdata" / "divergence.txt"
+
+
+def voter_with_log(*epochs: tuple[int, int], high_watermark: int = 0) -> KafkaRaftClient:
+    """Voter 1 of {1, 2, 3}, its log written as (epoch, how many records) runs: (1, 3), (2, 4) is
+    offsets 0-2 in epoch 1 and 3-6 in epoch 2."""
+    log = MockLog()
+    for epoch, count in epochs:
+        log.append_as_leader(build_batch([(None, b"r")] * count), epoch)
+    log.update_high_watermark(high_watermark)
+    return KafkaRaftClient(1, {1, 2, 3}, log, MemoryQuorumStateStore(), MockTime(), random.Random(1), CONFIG,
+                           CLUSTER_ID)
+
+
+def test_cut_where_the_leaders_copy_of_the_epoch_ends():
+    """a voter whose copy of epoch 3 runs past the leader's cuts its log where the leader's copy of epoch 3 ends"""
+    voter = voter_with_log((1, 3), (3, 4))  # epoch 3 is offsets 3-6 here; the leader's epoch 3 ends at 5
+    assert voter.diverging_truncation_offset(3, 5) == 5
+
+
+def test_cut_where_our_copy_ends_if_that_is_sooner():
+    """when the leader's copy of the epoch is the longer one, the voter cuts where its own copy ends (Kafka's truncateToEndOffset takes the smaller)"""
+    # Offsets 0-2 in epoch 1, then 3-6 written in epoch 2 by this voter as a leader nobody followed. The
+    # new leader never had epoch 2; its answer names its largest epoch below, 1, ending at 6 there.
+    voter = voter_with_log((1, 3), (2, 4))
+    assert voter.diverging_truncation_offset(1, 6) == 3, \
+        "offsets 3-6 here are epoch 2, not the leader's epoch 1: keep only this voter's own epoch 1, which ends at 3"
+
+
+def test_cut_at_our_largest_earlier_epoch_if_we_never_had_it():
+    """a voter that never had the diverging epoch cuts where its largest epoch below it ends, and asks again from there"""
+    voter = voter_with_log((1, 3), (4, 3))  # epochs 1 and 4; the leader says its epoch 3 ends at 4
+    assert voter.diverging_truncation_offset(3, 4) == 3, "this voter has no epoch 3: its epoch 1 ends at 3"
+
+
+def test_never_below_the_high_watermark_nor_above_the_log_end():
+    """the cut never goes below the voter's high watermark (what is committed stays) nor past its log end"""
+    voter = voter_with_log((1, 6), high_watermark=4)
+    assert voter.diverging_truncation_offset(1, 2) == 4, "offsets below the high watermark 4 are committed"
+    assert voter.diverging_truncation_offset(1, 10) == 6, "the log ends at 6: there is nothing above it to keep"
+
+
+def test_a_deposed_leader_truncates_and_catches_up_in_a_scripted_cluster():
+    """in a scripted three-voter cluster, a leader cut off from the others drops the record it appended alone and fetches the new leader's (tests/raft/testdata/divergence.txt)"""
+    for _, command, expected, actual in run_script(DIVERGENCE.read_text()):
+        assert actual == expected, f"after `{command}` expected:\n{expected}\nbut got:\n{actual}"
+
+
+# ------------------------------------------------------------------ three real nodes
+
+TODO = re.compile(r"NotImplementedError: (lab \d\d: [^\n]*)")
+LOG_END, HIGH_WATERMARK = "kafka_server_raft_metrics_log_end_offset", "kafka_server_raft_metrics_high_watermark"
+
+
+@pytest.fixture
+def cluster(tmp_path, request):
+    with started_cluster(tmp_path, request) as cluster:
+        yield cluster
+
+
+def todo_in_log(text: str) -> str:
+    found = TODO.search(text)
+    return f" (its log says: {found.group(1)})" if found else ""
+
+
+@pytest.mark.timeout(180)
+def test_three_nodes_a_deposed_controller_truncates_its_uncommitted_tail(cluster):
+    """on three real nodes, an active controller left alone appends records no majority has; killed, it restarts as a follower of the newly elected one, truncates that tail and catches up"""
+    old_leader_id = cluster.await_leader(cluster.nodes[1])
+    old_leader = cluster.nodes[old_leader_id]
+    followers = [n for n in cluster.nodes.values() if n.node_id != old_leader_id]
+    wait_until(lambda: old_leader.metric(HIGH_WATERMARK) > 0, timeout=30, message="a committed metadata record")
+    for follower in followers:
+        follower.kill()
+    # Alone, the active controller still appends a NoOpRecord every metadata.max.idle.interval.ms (500 ms):
+    # on its log only, above a high watermark that cannot move without a majority.
+    wait_until(lambda: old_leader.metric(LOG_END) >= old_leader.metric(HIGH_WATERMARK) + 2, timeout=15,
+               message="records above the high watermark on the lone leader")
+    old_leader.kill()
+
+    for follower in followers:
+        follower.start()
+    new_leader_id = cluster.await_leader(followers[0], not_in=(old_leader_id,))
+    old_leader.start()
+    try:
+        line = wait_until(lambda: re.search(r"truncating a diverging tail.*", old_leader.output()), timeout=30,
+                          interval=0.2, message="the truncation").group(0)
+    except AssertionError:
+        raise AssertionError(f"node {old_leader_id} never truncated the tail it appended alone"
+                             f"{todo_in_log(old_leader.output())}") from None
+    cut = int(re.search(r"to_offset=(\d+)", line).group(1))
+    assert cut < int(re.search(r"log_end_offset=(\d+)", line).group(1)), f"nothing was cut: {line}"
+    new_leader = cluster.nodes[new_leader_id]
+    wait_until(lambda: old_leader.metric(LOG_END) > cut and old_leader.metric(HIGH_WATERMARK) > cut
+               and old_leader.metric("kafka_server_raft_metrics_current_leader") == new_leader_id, timeout=30,
+               interval=0.2, message=f"node {old_leader_id} following node {new_leader_id} past offset {cut}")
+    assert new_leader.metric(HIGH_WATERMARK) > cut
