@@ -53,6 +53,16 @@ for broker in "ours $OURS_PORT $OURS" "reference $REF_PORT $REF"; do
   echo "== $1: RSS at the end $(rss_mb "$3") MB"
 done
 
+# Spark (docs/spark.md): a batch count() through the kafka-teaching source beside a librdkafka consumer
+# reading the same 300k x 200 B topic of our broker; the ratio is the figure to compare.
+if $PY -c 'import pyspark' 2>/dev/null; then
+  echo "== ours: spark.read.format(\"kafka-teaching\") count() against confluent-kafka"
+  $PY bench/spark_read.py --bootstrap-server "127.0.0.1:$OURS_PORT" --runs "$RUNS" 2>/dev/null | grep -E "MEDIAN|RATIO" \
+    || echo "== spark: bench/spark_read.py failed (run it alone to see why)"
+else
+  echo "== spark: skipped (no PySpark: .venv/bin/pip install -e '.[spark]')"
+fi
+
 # Replication: the same client against three nodes of `make cluster` (ports moved to 19192-19197 so a
 # running cluster is not disturbed), topics with replication factor 3 and min.insync.replicas=2.
 # Compare acks=all here with the single node's acks=1 above (docs/replication.md).

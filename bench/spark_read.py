@@ -150,8 +150,8 @@ def main() -> None:
         data_dir = tempfile.TemporaryDirectory(prefix="spark-read-")
         broker, bootstrap = start_broker(Path(data_dir.name))
     spark = None
+    topic = f"spark-read-{a.partitions}p-{a.size}b-{uuid.uuid4().hex[:6]}"
     try:
-        topic = f"spark-read-{a.partitions}p-{a.size}b-{uuid.uuid4().hex[:6]}"
         create_topic(bootstrap, topic, a.partitions)
         produce(bootstrap, topic, a.n, a.size, a.partitions)
 
@@ -174,6 +174,9 @@ def main() -> None:
     finally:
         if spark is not None:
             spark.stop()
+        if broker is None:  # someone else's broker: leave it as it was
+            admin = AdminClient({"bootstrap.servers": bootstrap})
+            admin.delete_topics([topic])[topic].result(20)
         if broker is not None:
             broker.terminate()
             broker.wait(20)

@@ -93,7 +93,12 @@ class KafkaConsumer:
     def poll_batches(self, timeout_ms: float = 0) -> dict[TopicPartition, list[RecordBatch]]:
         """Like ``poll``, but the fetched record batches themselves, whole, for a reader that decodes
         them column by column (the Spark source). Not in Kafka's API: Java's records cost little."""
-        return self._poll(timeout_ms, self.fetcher.fetched_batches)
+        batches = self._poll(timeout_ms, self.fetcher.fetched_batches)
+        if batches:
+            # The next Fetch, queued by _poll, goes on the wire now (Java's poll calls transmitSends):
+            # the broker reads the next batches while the caller decodes these.
+            self.client.poll(0)
+        return batches
 
     def _poll(self, timeout_ms: float, fetched: Callable[[], dict]) -> dict:
         self._ensure_open()
