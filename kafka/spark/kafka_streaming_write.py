@@ -4,6 +4,9 @@ The constructor only checks the columns (``KafkaWriter.validate_query``), so it 
 pickles the object to the executors, where ``write()`` runs a KafkaWriteTask per partition of the
 data. ``commit()`` on the driver has nothing to do: the records are already in Kafka. A
 micro-batch that Spark replays after a crash is therefore written again (at least once).
+
+Both are PySpark's Arrow writers (``DataSourceArrowWriter``, ``DataSourceStreamArrowWriter``):
+``write()`` gets the task's rows as Arrow record batches, not as a Row object per row.
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from pyspark.sql.datasource import DataSourceStreamWriter, DataSourceWriter, WriterCommitMessage
+import pyarrow as pa
+from pyspark.sql.datasource import DataSourceArrowWriter, DataSourceStreamArrowWriter, WriterCommitMessage
 from pyspark.sql.types import StructType
 
 from kafka.spark.kafka_write_task import KafkaWriteTask
@@ -32,12 +36,12 @@ class KafkaWrite:
         self.producer_params = dict(producer_params)
         self.columns = validate_query(schema, topic)
 
-    def write(self, iterator: Iterator) -> KafkaWriterCommitMessage:
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> KafkaWriterCommitMessage:
         task = KafkaWriteTask(self.producer_params, self.columns, self.topic)
         return KafkaWriterCommitMessage(task.execute(iterator))
 
 
-class KafkaStreamingWrite(KafkaWrite, DataSourceStreamWriter):
+class KafkaStreamingWrite(KafkaWrite, DataSourceStreamArrowWriter):
     def commit(self, messages: list, batchId: int) -> None:
         """Nothing to do: every record was acknowledged by the broker before its task finished."""
 
@@ -45,5 +49,5 @@ class KafkaStreamingWrite(KafkaWrite, DataSourceStreamWriter):
         """Nothing to undo: Kafka has no way to take back records, so a retry may duplicate some."""
 
 
-class KafkaBatchWrite(KafkaWrite, DataSourceWriter):
+class KafkaBatchWrite(KafkaWrite, DataSourceArrowWriter):
     """df.write: the same tasks; Spark's default commit and abort (nothing to do) apply."""
