@@ -21,7 +21,7 @@ import pytest
 from kafka.protocol.record_batch import build_batch
 from kafka.raft.kafka_raft_client import KafkaRaftClient
 from kafka.utils.time import MockTime
-from tests.cluster.kraft_cluster import started_cluster
+from tests.cluster.kraft_cluster import Node, run_tool, started_cluster
 from tests.helpers import wait_until
 from tests.raft.interaction import run_script
 from tests.raft.mock_log import MockLog
@@ -76,9 +76,9 @@ def test_a_deposed_leader_truncates_and_catches_up_in_a_scripted_cluster():
 
 
 # ------------------------------------------------------------------ three real nodes
+# (read through kafka-metadata-quorum and the nodes' logs, not /metrics: in a handout, /metrics is lab 02's)
 
 TODO = re.compile(r"NotImplementedError: (lab \d\d: [^\n]*)")
-LOG_END, HIGH_WATERMARK = "kafka_server_raft_metrics_log_end_offset", "kafka_server_raft_metrics_high_watermark"
 
 
 @pytest.fixture
@@ -92,19 +92,29 @@ def todo_in_log(text: str) -> str:
     return f" (its log says: {found.group(1)})" if found else ""
 
 
+def log_end_offsets(via: Node) -> dict[int, int]:
+    """`kafka-metadata-quorum describe --replication`: each voter's log end offset, as the leader knows it."""
+    result = run_tool("kafka.tools.metadata_quorum_command", "--bootstrap-server", via.bootstrap, "describe",
+                      "--replication", timeout=30)
+    rows = [line.split() for line in result.stdout.splitlines()[1:]] if result.returncode == 0 else []
+    return {int(row[0]): int(row[1]) for row in rows if len(row) >= 2}
+
+
 @pytest.mark.timeout(180)
 def test_three_nodes_a_deposed_controller_truncates_its_uncommitted_tail(cluster):
     """on three real nodes, an active controller left alone appends records no majority has; killed, it restarts as a follower of the newly elected one, truncates that tail and catches up"""
     old_leader_id = cluster.await_leader(cluster.nodes[1])
     old_leader = cluster.nodes[old_leader_id]
     followers = [n for n in cluster.nodes.values() if n.node_id != old_leader_id]
-    wait_until(lambda: old_leader.metric(HIGH_WATERMARK) > 0, timeout=30, message="a committed metadata record")
+    wait_until(lambda: log_end_offsets(old_leader).get(old_leader_id, 0) > 1, timeout=30,
+               message="the active controller writing the metadata log")
     for follower in followers:
         follower.kill()
-    # Alone, the active controller still appends a NoOpRecord every metadata.max.idle.interval.ms (500 ms):
-    # on its log only, above a high watermark that cannot move without a majority.
-    wait_until(lambda: old_leader.metric(LOG_END) >= old_leader.metric(HIGH_WATERMARK) + 2, timeout=15,
-               message="records above the high watermark on the lone leader")
+    # Alone, the active controller still appends a NoOpRecord every metadata.max.idle.interval.ms (500 ms),
+    # on its log only, above a high watermark that cannot move without a majority, until it resigns after
+    # 1.5 x controller.quorum.fetch.timeout.ms (3 s) with no majority fetching.
+    wait_until(lambda: "resigning: a majority has not fetched lately" in old_leader.output(), timeout=15,
+               interval=0.2, message="the lone active controller resigning")
     old_leader.kill()
 
     for follower in followers:
@@ -120,7 +130,5 @@ def test_three_nodes_a_deposed_controller_truncates_its_uncommitted_tail(cluster
     cut = int(re.search(r"to_offset=(\d+)", line).group(1))
     assert cut < int(re.search(r"log_end_offset=(\d+)", line).group(1)), f"nothing was cut: {line}"
     new_leader = cluster.nodes[new_leader_id]
-    wait_until(lambda: old_leader.metric(LOG_END) > cut and old_leader.metric(HIGH_WATERMARK) > cut
-               and old_leader.metric("kafka_server_raft_metrics_current_leader") == new_leader_id, timeout=30,
-               interval=0.2, message=f"node {old_leader_id} following node {new_leader_id} past offset {cut}")
-    assert new_leader.metric(HIGH_WATERMARK) > cut
+    wait_until(lambda: log_end_offsets(new_leader).get(old_leader_id, -1) > cut, timeout=30, interval=0.5,
+               message=f"node {old_leader_id} fetching from node {new_leader_id} past offset {cut}")
