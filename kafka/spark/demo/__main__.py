@@ -26,6 +26,7 @@ import argparse
 import json
 import logging
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -231,6 +232,10 @@ def main(argv: list[str] | None = None) -> int:
         first_window = create_topics(bootstrap, args.replication_factor)
         start_offsets = end_offsets(bootstrap, INPUT_TOPIC)
         spark = local_spark_session("page-view-counts")
+        # PySpark's Ctrl-C handler cancels every running job, so the batch in flight fails with errors
+        # on the terminal; Python's own raises KeyboardInterrupt here, and the finally below stops the
+        # query and Spark in order.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         print(f"Spark {spark.version} local[2]; query checkpoint {checkpoint}"
               + (" (resuming)" if second_run else " (new)"), flush=True)
         counts = count_views_per_page(read_page_views(spark, bootstrap, INPUT_TOPIC, fmt=args.format),
@@ -275,4 +280,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("interrupted: the query and Spark were stopped; run the demo again to resume from the checkpoint.")
+        sys.exit(130)
