@@ -98,7 +98,8 @@ def create_topics(bootstrap: str, replication_factor: int = 1) -> int:
     return end_offsets(bootstrap, OUTPUT_TOPIC)[TopicPartition(OUTPUT_TOPIC, 0)]
 
 
-def generate(bootstrap: str, seconds: float, rate: int, produced: list[PageView], extend_until: list[float] = ()) -> None:
+def generate(bootstrap: str, seconds: float, rate: int, produced: list[PageView],
+             extend_until: list[float] = ()) -> None:
     """Page views stamped with the wall clock, ``rate`` a second, for ``seconds``. Each tick's views
     are acknowledged before the next tick's are made, so no view in the topic is newer than one
     still in flight, and a failover only pauses the stream (no view arrives behind the watermark).
@@ -171,7 +172,7 @@ def print_audit(bootstrap: str, watermark: str | None, checkpoint: Path, acknowl
     ok = wrong == 0
     if watermark:
         audit = audit_windows(views, counts, iso_ms(watermark))
-        windows = sorted({iso_ms(w["window_start"]) for w in printed})
+        windows = sorted({iso_ms(w["window_start"]) for w in printed} | set(audit.unwritten()))
         print(f"produced and counted, per window closed in this run (watermark {watermark[11:19]}):")
         for start in windows:
             produced, counted, exact = audit.window(start)

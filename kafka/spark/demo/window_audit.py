@@ -90,6 +90,12 @@ class WindowAudit:
         return produced, counted, exact
 
 
+    def unwritten(self) -> list[int]:
+        """Closed windows (any run's) with page views in the topic but no count in the output topic."""
+        written = {start for start, _ in self.counted}
+        return sorted({start for start, _ in self.produced} - written)
+
+
 def audit_windows(page_views: list[ConsumerRecord], window_counts: list[ConsumerRecord], watermark_ms: int,
                   window_ms: int = 10_000) -> WindowAudit:
     produced: Counter = Counter()
