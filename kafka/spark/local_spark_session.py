@@ -64,7 +64,7 @@ def local_spark_session(app_name: str, master: str = "local[2]", shuffle_partiti
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     spark.dataSource.register(KafkaSourceProvider)
-    atexit.register(stop_spark_session, spark)
+    atexit.register(_stop_at_exit, spark)
     return spark
 
 
@@ -89,3 +89,12 @@ def stop_spark_session(spark, query_timeout_s: float = 60) -> None:
         except Exception:  # it failed before the stop: whoever ran it has seen that already
             pass
     spark.stop()
+
+
+def _stop_at_exit(spark) -> None:
+    """The exit hook: a session the program left open is stopped in order; if the JVM is already
+    gone there is nothing left to stop, and nothing worth a traceback at exit."""
+    try:
+        stop_spark_session(spark)
+    except Exception:  # py4j's errors once the gateway has died
+        pass
