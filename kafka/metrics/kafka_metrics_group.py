@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+import structlog
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from kafka.metrics.metric_name import MetricName, MetricType
+
+log = structlog.get_logger("kafka.metrics.KafkaMetricsGroup")
 
 # Milliseconds, from a fast in-memory request to a fetch that waited out its max.wait.ms.
 TIME_MS_BUCKETS = (0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000,
@@ -33,19 +36,33 @@ class CallbackGauge(Collector):
     def __init__(self, metric: MetricName, samples: GaugeSamples) -> None:
         self.metric = metric
         self.samples = samples
+        self._failing: str | None = None  # the error of the last failed read, logged once
 
     def describe(self):
         return [self._family()]
 
     def collect(self):
         family = self._family()
-        samples = self.samples()
+        try:
+            samples = self.samples()
+        except Exception as e:  # one broken gauge must not take /metrics down with it
+            self._report_failure(e)
+            yield family  # no samples: the metric is missing from this scrape, as a JMX exporter skips it
+            return
+        self._failing = None
         if isinstance(samples, int | float):
             family.add_metric([], samples)
         else:
             for label_values, value in samples:
                 family.add_metric([str(v) for v in label_values], value)
         yield family
+
+    def _report_failure(self, error: Exception) -> None:
+        """Log a gauge that raises once, not on every scrape, and again only if the error changes."""
+        if repr(error) != self._failing:
+            self._failing = repr(error)
+            log.error("gauge failed: left out of /metrics until it answers", metric=self.metric.mbean_name,
+                      exc_info=error)
 
     def _family(self) -> GaugeMetricFamily:
         return GaugeMetricFamily(self.metric.prometheus_name, self.metric.doc, labels=list(self.metric.label_names))

@@ -94,4 +94,6 @@ def test_a_broker_times_produce_requests_and_exports_both_pools_idle_share(broke
     assert metrics.value("kafka_network_requestmetrics_totaltimems_count", request="Produce") >= 1
     for gauge in ("kafka_network_socketserver_networkprocessoravgidlepercent",
                   "kafka_server_kafkarequesthandlerpool_requesthandleravgidlepercent"):
+        # A gauge that raises is left out of the page (and logged), so absent means not answered.
+        assert gauge in metrics.names(), f"{gauge} is not on /metrics: its value() raised (see the broker's log)"
         assert 0.0 <= metrics.value(gauge) <= 1.0, f"{gauge} = {metrics.value(gauge)}"

@@ -80,3 +80,31 @@ def test_metrics_listener_is_parsed_and_a_bad_one_names_the_key():
             KafkaConfig({"metrics.listener": bad})
     with pytest.raises(ConfigError, match="request.trace.enable"):
         KafkaConfig({"request.trace.enable": "yes"})
+
+
+def test_a_gauge_that_raises_is_left_out_of_the_scrape_and_logged_once():
+    """One broken gauge (a bug, or a lab's TODO in a handout) must not turn /metrics into an HTTP 500."""
+    from prometheus_client import generate_latest
+    from structlog.testing import capture_logs
+
+    from kafka.metrics.kafka_metrics_group import KafkaMetricsGroup
+
+    group = KafkaMetricsGroup()
+    answers: list = [RuntimeError("not yet"), RuntimeError("not yet"), 0.25]
+
+    def flaky() -> float:
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    group.new_gauge(m.NETWORK_PROCESSOR_AVG_IDLE_PERCENT, flaky)
+    group.new_gauge(m.REQUEST_HANDLER_AVG_IDLE_PERCENT, lambda: 0.5)
+    with capture_logs() as logs:
+        first, second, third = (generate_latest(group.registry).decode() for _ in range(3))
+    for page in (first, second):
+        assert "\nkafka_network_socketserver_networkprocessoravgidlepercent " not in page, "a sample of the broken gauge"
+        assert "\nkafka_server_kafkarequesthandlerpool_requesthandleravgidlepercent 0.5" in page
+    assert "\nkafka_network_socketserver_networkprocessoravgidlepercent 0.25" in third
+    assert [entry["metric"] for entry in logs if entry["log_level"] == "error"] == [
+        m.NETWORK_PROCESSOR_AVG_IDLE_PERCENT.mbean_name]
