@@ -12,8 +12,9 @@ streaming query stopped and awaited first, then ``spark.stop()``. Stopping the J
 query (or leaving Python with the session open, when PySpark's exit hook kills the JVM) closes the
 sockets its Python workers are still writing to, and each prints a BrokenPipeError traceback from
 ``pyspark/daemon.py``; ``local_spark_session`` registers the same clean stop to run at exit. A
-query stopped mid-batch aborts that batch's write, which Spark logs at ERROR; the stop silences
-that one logger first, since the restarted query runs the batch again.
+query stopped mid-batch aborts that batch, which Spark logs at ERROR though the restarted query
+runs it again: the stop silences those two loggers, and the EOFError PySpark's accumulator server
+prints when the JVM side closes first.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import atexit
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 LOG4J2_PROPERTIES = """\
@@ -68,27 +70,53 @@ def local_spark_session(app_name: str, master: str = "local[2]", shuffle_partiti
     return spark
 
 
-# Stopping a query interrupts the batch in flight, and Spark logs its aborted write at ERROR although
-# nothing is lost: the batch's offsets/N has no commits/N, so the restarted query runs it again.
-ABORTED_WRITE_LOGGER = "org.apache.spark.sql.execution.datasources.v2.WriteToDataSourceV2Exec"
+# Stopping a query interrupts the batch in flight, and Spark logs what the interrupt broke at ERROR
+# although nothing is lost (the batch has offsets/N but no commits/N, so the restarted query runs it
+# again): the batch's aborted write, and a broadcast of its plan cut off while being stored.
+INTERRUPTED_BATCH_LOGGERS = ("org.apache.spark.sql.execution.datasources.v2.WriteToDataSourceV2Exec",
+                             "org.apache.spark.broadcast.TorrentBroadcast")
 
 
-def stop_spark_session(spark, query_timeout_s: float = 60) -> None:
+def stop_spark_session(spark, batch_wait_s: float = 5, query_timeout_s: float = 60) -> None:
     """Stop every active streaming query and wait until it has terminated, then stop the session.
-    Safe to call twice (the demo does, then the exit hook does)."""
-    if spark.sparkContext._jsc is None:  # already stopped
+    A query in the middle of a batch gets up to ``batch_wait_s`` to finish it first. Safe to call
+    twice (the demo does, then the exit hook does)."""
+    sc = spark.sparkContext
+    if sc._jsc is None:  # already stopped
         return
     queries = spark.streams.active
     if queries:
         log4j = spark._jvm.org.apache.logging.log4j
-        log4j.core.config.Configurator.setLevel(ABORTED_WRITE_LOGGER, log4j.Level.OFF)
+        for logger in INTERRUPTED_BATCH_LOGGERS:
+            log4j.core.config.Configurator.setLevel(logger, log4j.Level.OFF)
     for query in queries:
+        deadline = time.monotonic() + batch_wait_s
+        while query.isActive and query.status["isTriggerActive"] and time.monotonic() < deadline:
+            time.sleep(0.05)
         query.stop()
         try:
             query.awaitTermination(query_timeout_s)
         except Exception:  # it failed before the stop: whoever ran it has seen that already
             pass
+    _quiet_accumulator_server_at_stop(sc)
     spark.stop()
+
+
+def _quiet_accumulator_server_at_stop(sc) -> None:
+    """PySpark's accumulator server (a socketserver thread in this process) reads updates from the
+    JVM; ``SparkContext.stop`` stops the JVM side first, so the server's handler can read the closed
+    connection before it is told to shut down, and socketserver prints the EOFError's traceback.
+    At this stop, and only for that error, say nothing."""
+    server = getattr(sc, "_accumulatorServer", None)
+    if server is None:
+        return
+    report = server.handle_error
+
+    def handle_error(request, client_address) -> None:
+        if not isinstance(sys.exc_info()[1], EOFError):
+            report(request, client_address)
+
+    server.handle_error = handle_error
 
 
 def _stop_at_exit(spark) -> None:
