@@ -97,13 +97,19 @@ class GroupMember:
         self.thread.join(15)
 
 
-def test_a_group_on_a_real_broker_gets_the_leaders_round_robin_assignment(start_broker):
-    """three of our consumers in a group on a real broker: the leader deals the 6 partitions round-robin and each member gets its share"""
+def group_of_three(start_broker):
+    """A real broker, a topic of 6 partitions, and consumer-a, -b and -c joining one group with roundrobin."""
     broker = start_broker(overrides={"group.initial.rebalance.delay.ms": "0", "offsets.topic.num.partitions": "3"})
     topic, group = unique_topic("lab06"), unique_topic("lab06-group")
     with AdminClient({"bootstrap.servers": broker.bootstrap}) as admin:
         assert admin.create_topics([NewTopic(topic, 6, 1)])[topic] is None
     members = [GroupMember(broker.bootstrap, group, [topic], f"consumer-{name}") for name in "abc"]
+    return broker, topic, group, members
+
+
+def test_a_group_on_a_real_broker_gets_the_leaders_round_robin_assignment(start_broker):
+    """three of our consumers in a group on a real broker: the leader deals the 6 partitions round-robin and each member gets its share"""
+    broker, topic, group, members = group_of_three(start_broker)
     try:
         def settled():
             for member in members:
@@ -129,11 +135,7 @@ def test_a_group_on_a_real_broker_gets_the_leaders_round_robin_assignment(start_
 
 def test_a_member_that_leaves_gives_its_partitions_to_the_others(start_broker):
     """when a member of a real group leaves, the leader deals all six partitions again to the two that remain"""
-    broker = start_broker(overrides={"group.initial.rebalance.delay.ms": "0", "offsets.topic.num.partitions": "3"})
-    topic, group = unique_topic("lab06"), unique_topic("lab06-group")
-    with AdminClient({"bootstrap.servers": broker.bootstrap}) as admin:
-        assert admin.create_topics([NewTopic(topic, 6, 1)])[topic] is None
-    members = [GroupMember(broker.bootstrap, group, [topic], f"consumer-{name}") for name in "abc"]
+    broker, topic, group, members = group_of_three(start_broker)
     try:
         wait_until(lambda: all(len(m.assignment()) == 2 or m.error for m in members), timeout=30,
                    message="the three members to hold two partitions each")
