@@ -173,3 +173,24 @@ def test_a_slow_list_offsets_still_gives_a_partition_its_position(broker):
         assert [r.offset for r in records] == [0, 1, 2]
     finally:
         consumer.close()
+
+
+@pytest.mark.parametrize("group_id", [None, "positions"])
+def test_position_right_after_seek_to_beginning_asks_the_leader(broker, group_id):
+    """position() before any poll: the consumer knew no leader yet, asked for metadata, and then waited
+    for a ListOffsets it never sent, until default.api.timeout.ms (the Spark demo tripped on it)."""
+    topic = unique_topic("position")
+    with AdminClient({"bootstrap.servers": broker.bootstrap}) as admin:
+        admin.create_topics([NewTopic(topic, 1, 1)])
+    _produce(broker.bootstrap, topic, 0, 5)
+    config = {"bootstrap.servers": broker.bootstrap, "default.api.timeout.ms": 20_000}
+    consumer = KafkaConsumer(config | ({"group.id": group_id} if group_id else {}))
+    try:
+        tp = TopicPartition(topic, 0)
+        consumer.assign([tp])
+        consumer.seek_to_beginning([tp])
+        assert consumer.position(tp) == 0
+        consumer.seek_to_end([tp])
+        assert consumer.position(tp) == 5
+    finally:
+        consumer.close()

@@ -45,9 +45,11 @@ class OffsetFetcher:
             return
         unsent = {tp: s for tp, s in needing.items() if tp not in self._resetting}
         by_leader: dict[int, dict[TopicPartition, int]] = {}
+        leaderless: list[TopicPartition] = []
         for tp, strategy in unsent.items():
             leader = self.metadata.cluster.leader_for(tp)
             if leader is None:
+                leaderless.append(tp)
                 self.metadata.add_topics(tp.topic)
                 self.metadata.request_update()
                 continue
@@ -57,7 +59,14 @@ class OffsetFetcher:
             request = self._request(node_id, partitions)
             request.callback = lambda response, parts=partitions: self._on_reset_response(response, parts)
             self.client.send(request)
-        self.client.poll_until(lambda: not (set(needing) & self._resetting), timeout_ms)
+
+        def answered_or_leader_known() -> bool:
+            # A partition with no known leader waits for the metadata it asked for, so that a caller
+            # that does not poll (position() right after seek_to_beginning) asks again with a leader.
+            return not (set(needing) & self._resetting) and all(
+                self.metadata.cluster.leader_for(tp) is not None for tp in leaderless)
+
+        self.client.poll_until(answered_or_leader_known, timeout_ms)
 
     def _on_reset_response(self, response, partitions: dict[TopicPartition, int]) -> None:
         try:
