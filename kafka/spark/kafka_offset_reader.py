@@ -15,12 +15,9 @@ processes, and only the one that plans batches should open a connection.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable, Mapping
 
 from kafka.clients.admin import AdminClient
-from kafka.clients.errors import KafkaError
-from kafka.protocol.errors import Errors
 from kafka.spark.consumer_strategy import ConsumerStrategy
 from kafka.spark.json_utils import PartitionOffsetMap
 from kafka.spark.kafka_offset_range import KafkaOffsetRange
@@ -49,9 +46,6 @@ def _tps(partitions: Iterable[TopicPartition]) -> str:
 
 # What a failover looks like from the driver: the old leader refuses connections, or a broker
 # answers that it no longer leads, until the controller has elected a new one.
-LEADER_GONE = {Errors.NETWORK_EXCEPTION, Errors.NOT_LEADER_OR_FOLLOWER, Errors.LEADER_NOT_AVAILABLE,
-               Errors.REQUEST_TIMED_OUT}
-
 
 class KafkaOffsetReaderAdmin:
     def __init__(self, strategy: ConsumerStrategy, driver_kafka_params: Mapping[str, str],
@@ -80,20 +74,13 @@ class KafkaOffsetReaderAdmin:
         return self.strategy.assigned_topic_partitions(self.admin)
 
     def _list_offsets(self, specs: Mapping[TopicPartition, str | int]) -> PartitionOffsetMap:
-        """ListOffsets; a leader just killed or moved is asked again, with fresh metadata, until
-        default.api.timeout.ms, as Java's admin client does for Spark's reader, so a failover does
-        not fail the query."""
+        """ListOffsets. The AdminClient asks a leader just killed or moved again, with fresh
+        metadata, until default.api.timeout.ms, as Java's does for Spark's reader, so a failover
+        does not fail the query."""
         if not specs:
             return {}
-        deadline = time.monotonic() + self.admin.timeout_ms / 1000
-        while True:
-            try:
-                answers = self.admin.list_offsets(specs, isolation_level=self.isolation_level)
-                return {tp: offset for tp, (offset, _) in answers.items()}
-            except KafkaError as e:
-                if e.error not in LEADER_GONE or time.monotonic() >= deadline:
-                    raise
-                time.sleep(self.admin.config["retry.backoff.ms"] / 1000)
+        answers = self.admin.list_offsets(specs, isolation_level=self.isolation_level)
+        return {tp: offset for tp, (offset, _) in answers.items()}
 
     def fetch_earliest_offsets(self, partitions: Iterable[TopicPartition] | None = None) -> PartitionOffsetMap:
         """Log start offsets, of every partition the strategy names or only of ``partitions``."""

@@ -133,6 +133,11 @@ class ProducerState:
     current_transaction_start_offset: int | None
 
 
+# What a ListOffsets meets while a partition's leader is being replaced: asked again, not fatal.
+LEADER_GONE = frozenset({Errors.NETWORK_EXCEPTION, Errors.NOT_LEADER_OR_FOLLOWER, Errors.LEADER_NOT_AVAILABLE,
+                         Errors.REQUEST_TIMED_OUT})
+
+
 class AdminClient:
     def __init__(self, config: Mapping[str, Any] | None = None, time: Time = SYSTEM, **kwargs: Any) -> None:
         self.config = ClientConfig(ADMIN, config, **kwargs)
@@ -168,19 +173,24 @@ class AdminClient:
 
     def _call_with_retries(self, pick_node: Callable[[], int], api_key: int, body: dict,
                            max_version: int | None) -> Any:
-        """Send to the node `pick_node` chooses; on a retriable error (a refused connection, a
-        timeout) refresh the metadata, wait retry.backoff.ms and choose again, until
+        """Send to the node `pick_node` chooses, chosen again after each retriable error."""
+        return self._retrying(lambda remaining_ms: self.client.send_and_wait(
+            pick_node(), api_key, body, remaining_ms, max_version).body)
+
+    def _retrying(self, attempt: Callable[[float], Any], only: frozenset[Errors] | None = None) -> Any:
+        """``attempt(remaining_ms)``; on a retriable error (a refused connection, a timeout, a leader
+        gone) refresh the metadata, wait retry.backoff.ms and attempt again, until
         default.api.timeout.ms has passed, as Java's AdminClient does. Right after a kill -9,
         Metadata still lists the dead broker until its session expires (broker.session.timeout.ms);
-        the failed node is then in reconnect backoff, so the next choice is another."""
+        the failed node is then in reconnect backoff, so the next choice is another. ``only`` narrows
+        the retriable errors to those."""
         deadline = self.time.hi_res_clock_ms() + self.timeout_ms
         while True:
             try:
-                node_id = pick_node()
-                remaining = deadline - self.time.hi_res_clock_ms()
-                return self.client.send_and_wait(node_id, api_key, body, max(remaining, 0), max_version).body
+                return attempt(max(deadline - self.time.hi_res_clock_ms(), 0))
             except KafkaError as e:
-                if not e.retriable or self.time.hi_res_clock_ms() + self.config["retry.backoff.ms"] >= deadline:
+                retry = e.retriable and (only is None or e.error in only)
+                if not retry or self.time.hi_res_clock_ms() + self.config["retry.backoff.ms"] >= deadline:
                     raise
             self.time.sleep(self.config["retry.backoff.ms"])
             self.client.await_metadata(max(deadline - self.time.hi_res_clock_ms(), 0))
@@ -338,7 +348,13 @@ class AdminClient:
         """{tp: (offset, timestamp)}; a spec is "earliest", "latest", "max-timestamp" or a timestamp in ms.
 
         ``isolation_level`` 1 (read_committed, Java's ListOffsetsOptions) makes "latest" the last
-        stable offset instead of the high watermark."""
+        stable offset instead of the high watermark. A leader just killed or moved is looked up
+        again and asked again until default.api.timeout.ms (a failover under Spark's reader)."""
+        return self._retrying(lambda remaining_ms: self._list_offsets_from_leaders(specs, isolation_level),
+                              only=LEADER_GONE)
+
+    def _list_offsets_from_leaders(self, specs: Mapping[TopicPartition, str | int],
+                                   isolation_level: int) -> dict[TopicPartition, tuple[int, int]]:
         described = self.describe_topics({tp.topic for tp in specs})
         by_leader: dict[int, dict[str, list[dict]]] = {}
         for tp, spec in specs.items():
