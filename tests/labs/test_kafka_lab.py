@@ -38,6 +38,13 @@ def test_list_prints_one_lab_a_line_starting_with_its_number_and_title():
     assert all(line[4:].startswith(lab.title) for line, lab in zip(lines, LABS, strict=True))
 
 
+def test_the_readme_shows_what_kafka_lab_list_prints():
+    out = io.StringIO()
+    list_labs(out)
+    text = (REPO / "docs" / "labs" / "README.md").read_text(encoding="utf-8")
+    assert "```text\n" + out.getvalue() + "```" in text, "docs/labs/README.md's kafka-lab list output is stale"
+
+
 def test_the_readme_table_lists_the_same_labs():
     text = (REPO / "docs" / "labs" / "README.md").read_text(encoding="utf-8")
     table = text.split("\n## The labs\n", 1)[1].split("\n## ", 1)[0]
