@@ -63,6 +63,14 @@ class Request:
             self.journey.append((step, now, threading.current_thread().name))
         return now
 
+    def log_context(self) -> dict[str, Any]:
+        """What a log event written while this request is handled says about it (see utils/logging.py)."""
+        header = self.header
+        api = APIS.get(header.api_key)
+        return dict(listener=self.listener, processor=self.processor, connection=self.connection_id,
+                    client_id=header.client_id, correlation_id=header.correlation_id,
+                    api=api.name if api else header.api_key, version=header.api_version)
+
     @property
     def metric_names(self) -> list[str]:
         """Kafka's `request` tag: the API's name, and for a fetch also FetchConsumer or FetchFollower."""

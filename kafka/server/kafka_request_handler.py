@@ -17,8 +17,8 @@ import time
 
 import structlog
 
-from kafka.network.request_channel import Request, RequestChannel
-from kafka.protocol.api_keys import APIS
+from kafka.network.request_channel import RequestChannel
+from kafka.utils.logging import LOG_CONTEXT
 
 
 class KafkaRequestHandler(threading.Thread):
@@ -41,12 +41,14 @@ class KafkaRequestHandler(threading.Thread):
             if request is None:  # the shutdown marker
                 continue
             # Whatever KafkaApis and the managers log while handling it names the request.
-            with request_log_context(request):
-                try:
-                    self.apis.handle(request)
-                except Exception:  # a bug in one handler must not kill the thread or the broker
-                    self.log.exception("error handling request", request=repr(request))
-                    self.apis.handle_error(request)
+            token = LOG_CONTEXT.set(request.log_context)
+            try:
+                self.apis.handle(request)
+            except Exception:  # a bug in one handler must not kill the thread or the broker
+                self.log.exception("error handling request", request=repr(request))
+                self.apis.handle_error(request)
+            finally:
+                LOG_CONTEXT.reset(token)
 
     @property
     def idle_time_ns(self) -> int:
@@ -56,16 +58,6 @@ class KafkaRequestHandler(threading.Thread):
 
     def stop(self) -> None:
         self._stopping.set()
-
-
-def request_log_context(request: Request):
-    """Bind the request's identity to every log event made while it is handled, on this thread."""
-    header = request.header
-    api = APIS.get(header.api_key)
-    return structlog.contextvars.bound_contextvars(
-        listener=request.listener, processor=request.processor, connection=request.connection_id,
-        client_id=header.client_id, correlation_id=header.correlation_id,
-        api=api.name if api else header.api_key, version=header.api_version)
 
 
 class KafkaRequestHandlerPool:
