@@ -18,15 +18,17 @@ $PY -m kafka config/server.properties --override "listeners=PLAINTEXT://127.0.0.
   >"$DATA.log" 2>&1 &
 OURS=$!
 REF=$("$BENCH_DIR/reference-broker.sh" "$REF_PORT")
-trap 'kill $OURS $REF 2>/dev/null; wait $OURS 2>/dev/null; rm -rf "$DATA"' EXIT
+trap 'kill $OURS $REF 2>/dev/null; wait $OURS 2>/dev/null; rm -rf "$DATA" "$DATA.results"' EXIT
 for port in $OURS_PORT $REF_PORT; do
   for _ in $(seq 100); do (echo >/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
 done
 
 rss_mb() { echo "$(( $(awk '/VmRSS/ {print $2}' "/proc/$1/status") / 1024 ))"; }
-run() {  # name, port, pid, bench.py args...
-  local name=$1 port=$2 pid=$3; shift 3
-  local json="$DATA.$name.json"
+RESULTS="$DATA.results"  # one JSON-lines file per broker and workload, for bench/ratios.py
+mkdir -p "$RESULTS"
+run() {  # broker, port, pid, label, bench.py args...
+  local name=$1 port=$2 pid=$3 label=$4; shift 4
+  local json="$RESULTS/$name-$label.jsonl"
   echo "== $name: $*"
   $PY "$BENCH_DIR/bench.py" --bootstrap "127.0.0.1:$port" --broker-pid "$pid" --runs "$RUNS" --json "$json" "$@" \
     | grep MEDIAN
@@ -34,24 +36,28 @@ run() {  # name, port, pid, bench.py args...
   $PY -c 'import json, sys; rs = [json.loads(l) for l in open(sys.argv[1])]
 after = [r["broker_rss_after_delete_mb"] for r in rs if "broker_rss_after_delete_mb" in r]
 if after: print(f"RSS after each run deleted its topic: {after} MB")' "$json"
-  rm -f "$json"
 }
 for broker in "ours $OURS_PORT $OURS" "reference $REF_PORT $REF"; do
   set -- $broker
   echo "== $1: idle RSS at start $(rss_mb "$3") MB"
-  run "$1" "$2" "$3" -n 200000 -s 1024
-  run "$1" "$2" "$3" -n 200000 -s 1024 -p 6
-  run "$1" "$2" "$3" -n 1000000 -s 100
-  run "$1" "$2" "$3" --mode latency --linger-ms 5 --acks all
+  run "$1" "$2" "$3" 1-1KiB-1p -n 200000 -s 1024
+  run "$1" "$2" "$3" 2-1KiB-6p -n 200000 -s 1024 -p 6
+  run "$1" "$2" "$3" 3-100B-1p -n 1000000 -s 100
+  run "$1" "$2" "$3" 4-1000-msg-per-s --mode latency --linger-ms 5 --acks all
+  # The same produce alone. With a consumer, this broker answers its waiting fetch as soon as a
+  # produce lands (about 160 fetches a second here), the reference only at fetch.wait.max.ms (its
+  # end-to-end p50 is 131 ms): the two do different work, and produce alone compares like with like.
+  run "$1" "$2" "$3" 5-1000-msg-per-s-produce-only --mode latency --linger-ms 5 --acks all --no-e2e
   # Idempotence (docs/transactions.md): acks=all both ways, the ratio is what the producer state costs.
-  run "$1" "$2" "$3" -n 200000 -s 1024 --acks all
+  run "$1" "$2" "$3" 6-acks-all -n 200000 -s 1024 --acks all
   echo "== $1: the same with enable.idempotence=true"
   $PY bench/idempotent.py --harness "$BENCH_DIR/bench.py" -- --bootstrap "127.0.0.1:$2" --broker-pid "$3" \
-    --runs "$RUNS" -n 200000 -s 1024 --acks all | grep MEDIAN
+    --runs "$RUNS" -n 200000 -s 1024 --acks all --json "$RESULTS/$1-7-acks-all-idempotent.jsonl" | grep MEDIAN
   echo "== $1: 20 idle consumers"
-  $PY bench/idle_consumers.py --bootstrap "127.0.0.1:$2" --broker-pid "$3"
+  $PY bench/idle_consumers.py --bootstrap "127.0.0.1:$2" --broker-pid "$3" --json "$RESULTS/$1-8-20-idle-consumers.jsonl"
   echo "== $1: RSS at the end $(rss_mb "$3") MB"
 done
+$PY bench/ratios.py "$RESULTS"
 
 # Spark (docs/spark.md): a batch count() through the kafka-teaching source beside a librdkafka consumer
 # reading the same 300k x 200 B topic of our broker; the ratio is the figure to compare.
@@ -73,7 +79,7 @@ for n in 1 2 3; do
 done
 $PY -m kafka.tools.local_cluster "$CLUSTER"/node-{1,2,3}.properties >"$CLUSTER.log" 2>&1 &
 NODES=$!
-trap 'kill $OURS $REF 2>/dev/null; kill -INT $NODES 2>/dev/null; wait $OURS $NODES 2>/dev/null; rm -rf "$DATA" "$CLUSTER"' EXIT
+trap 'kill $OURS $REF 2>/dev/null; kill -INT $NODES 2>/dev/null; wait $OURS $NODES 2>/dev/null; rm -rf "$DATA" "$DATA.results" "$CLUSTER"' EXIT
 for port in 19192 19194 19196; do
   for _ in $(seq 300); do (echo >/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
 done
