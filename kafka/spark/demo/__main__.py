@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import shutil
 import signal
 import socket
@@ -144,8 +145,10 @@ def wait_for_watermark_batch(query, timeout: float = 20.0) -> None:
 def kill_leader_later(bootstrap: str, query, after: float, killed: list[KilledLeader], extend_until: list[float],
                       stop: threading.Event) -> None:
     """Mid-stream: once ``after`` seconds have passed and the query has read a batch (Spark takes a
-    while to start), SIGKILL page-views-0's leader, keep the generator going ``after`` seconds more,
-    and say when a new leader leads."""
+    while to start), SIGKILL page-views-0's leader, say when a new leader leads, and keep the
+    generator going until ``after`` seconds after that. The stream pauses during the failover (9 to
+    11 s with make cluster's broker.session.timeout.ms), so counting from the kill instead could end
+    it before the watermark passed a window with views from both sides of the failover."""
     started = time.monotonic()
     while not (time.monotonic() - started >= after and (query.lastProgress or {}).get("numInputRows")):
         if stop.wait(0.2):
@@ -153,11 +156,12 @@ def kill_leader_later(bootstrap: str, query, after: float, killed: list[KilledLe
     tp = TopicPartition(INPUT_TOPIC, 0)
     victim = kill_partition_leader(bootstrap, tp)
     killed.append(victim)
-    extend_until.append(victim.killed_at + after)
+    extend_until.append(math.inf)  # until the new leader is known
     print(f"killed node {victim.node_id} (pid {victim.pid}, {victim.address}), the leader of {tp.topic}-{tp.partition}, "
           f"with SIGKILL, after the query's batch {query.lastProgress['batchId']}", flush=True)
     leader = await_new_leader(bootstrap, victim)
     took = time.monotonic() - victim.killed_at
+    extend_until[:] = [time.monotonic() + after]
     print(f"{tp.topic}-{tp.partition} is led by node {leader} now, {took:.1f} s after the kill" if leader is not None
           else f"{tp.topic}-{tp.partition} still has no leader {took:.0f} s after the kill", flush=True)
 
