@@ -157,11 +157,14 @@ def kill_leader_later(bootstrap: str, query, after: float, killed: list[KilledLe
     victim = kill_partition_leader(bootstrap, tp)
     killed.append(victim)
     extend_until.append(math.inf)  # until the new leader is known
-    print(f"killed node {victim.node_id} (pid {victim.pid}, {victim.address}), the leader of {tp.topic}-{tp.partition}, "
-          f"with SIGKILL, after the query's batch {query.lastProgress['batchId']}", flush=True)
-    leader = await_new_leader(bootstrap, victim)
+    try:
+        print(f"killed node {victim.node_id} (pid {victim.pid}, {victim.address}), the leader of "
+              f"{tp.topic}-{tp.partition}, with SIGKILL, after the query's batch {query.lastProgress['batchId']}",
+              flush=True)
+        leader = await_new_leader(bootstrap, victim)  # gives up after 60 s
+    finally:  # whatever happened, the generator stops `after` seconds from now
+        extend_until[:] = [time.monotonic() + after]
     took = time.monotonic() - victim.killed_at
-    extend_until[:] = [time.monotonic() + after]
     print(f"{tp.topic}-{tp.partition} is led by node {leader} now, {took:.1f} s after the kill" if leader is not None
           else f"{tp.topic}-{tp.partition} still has no leader {took:.0f} s after the kill", flush=True)
 
