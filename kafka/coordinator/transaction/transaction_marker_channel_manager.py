@@ -155,9 +155,26 @@ class TransactionMarkerChannelManager:
             except Exception:
                 log.exception("transaction marker sender failed; carrying on")
             with self._wakeup:
-                if not self._woken:  # real time: the backoff is what we wait for, on any clock
-                    self._wakeup.wait(self.retry_backoff_ms / 1000)
+                # New markers (wakeup) go out at once. A retry waits retry_backoff_ms, in real time
+                # on any clock. With nothing to retry the thread sleeps until woken: an idle
+                # broker's sender costs nothing, where a poll every 100 ms woke it ten times a second.
+                while not self._woken and self._running:
+                    if not self._wakeup.wait(self._retry_wait_s()):
+                        break  # the backoff is over: retry
                 self._woken = False
+
+    def _retry_wait_s(self) -> float | None:
+        """retry_backoff_ms if anything waits for a retry, or None: nothing to do until woken."""
+        with self._lock:
+            waiting = (self._delayed or self.txn_log_append_retry_queue
+                       or self.markers_queue_for_unknown_broker.total_num_markers())
+        return self.retry_backoff_ms / 1000 if waiting else None
+
+    def _notify_retry_waiting(self) -> None:
+        """Something now waits for a retry: a sender asleep without a timeout must start its backoff
+        (notified, not woken, so the retry still waits retry_backoff_ms)."""
+        with self._wakeup:
+            self._wakeup.notify()
 
     # ------------------------------------------------------------------ gauges
     def unknown_destination_queue_size(self) -> int:
@@ -190,7 +207,8 @@ class TransactionMarkerChannelManager:
         self.maybe_write_txn_completion(transactional_id)
 
     def add_txn_markers_to_broker_queue(self, producer_id: int, producer_epoch: int, committed: bool,
-                                        pending: PendingCompleteTxn, partitions: frozenset[TopicPartition]) -> None:
+                                        pending: PendingCompleteTxn, partitions: frozenset[TopicPartition],
+                                        wake: bool = True) -> None:
         txn_topic_partition = self.txn_state_manager.partition_for(pending.transactional_id)
         by_destination: dict[MarkerDestination | None, set[TopicPartition]] = {}
         for tp in partitions:
@@ -208,7 +226,8 @@ class TransactionMarkerChannelManager:
                     queue = self.markers_queue_per_broker.setdefault(destination.node_id, TxnMarkerQueue(destination))
                     queue.destination = destination
                     queue.add_markers(txn_topic_partition, entry)
-        self.wakeup()
+        if wake:
+            self.wakeup()
 
     def _drop_deleted_partitions(self, pending: PendingCompleteTxn, tps: frozenset[TopicPartition]) -> None:
         """No such partition any more (its topic was deleted): nobody can read it, skip its marker."""
@@ -235,13 +254,15 @@ class TransactionMarkerChannelManager:
             due = [d for d in self._delayed if d[0] <= now]
             self._delayed = [d for d in self._delayed if d[0] > now]
             unknown = self.markers_queue_for_unknown_broker.drain()
+        # Re-routed here, on the sender thread, without waking it: a leader still unknown would
+        # otherwise wake it straight back into this loop, again and again until the leader is known.
         for _, pending, marker, partitions in due:
             self.add_txn_markers_to_broker_queue(marker.producer_id, marker.producer_epoch, marker.committed, pending,
-                                                 partitions)
+                                                 partitions, wake=False)
         for entry in unknown:
             marker = entry.txn_marker_entry
             self.add_txn_markers_to_broker_queue(marker.producer_id, marker.producer_epoch, marker.committed,
-                                                 entry.pending_complete_txn, marker.partitions)
+                                                 entry.pending_complete_txn, marker.partitions, wake=False)
         with self._lock:
             requests = [(queue.destination, queue.drain()) for queue in self.markers_queue_per_broker.values()]
         for destination, entries in requests:
@@ -334,6 +355,7 @@ class TransactionMarkerChannelManager:
         """Queued again after the backoff, to whoever leads each partition by then."""
         with self._lock:
             self._delayed.append((self.time.milliseconds() + self.retry_backoff_ms, pending, marker, partitions))
+        self._notify_retry_waiting()
 
     # ------------------------------------------------------------------ completing the transaction
     def maybe_write_txn_completion(self, transactional_id: str) -> None:
@@ -370,6 +392,7 @@ class TransactionMarkerChannelManager:
             elif error == Errors.COORDINATOR_NOT_AVAILABLE:
                 with self._lock:  # too few replicas, a timeout: the sender thread tries again
                     self.txn_log_append_retry_queue.append(pending)
+                self._notify_retry_waiting()
             else:
                 log.info("not completing the transaction", transactional_id=pending.transactional_id, error=error.name)
 

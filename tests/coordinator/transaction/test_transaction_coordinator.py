@@ -4,6 +4,8 @@ AddPartitionsToTxn, EndTxn and its markers, timeouts, expiry and the reload of _
 
 from __future__ import annotations
 
+from time import monotonic as _monotonic
+
 import pytest
 
 from kafka.coordinator.transaction import transaction_log
@@ -26,7 +28,7 @@ from kafka.protocol.errors import Errors
 from kafka.protocol.schema import Record
 from kafka.utils.time import MockTime
 from kafka.utils.topic_partition import TopicPartition
-from tests.helpers import replica_manager_leading
+from tests.helpers import replica_manager_leading, wait_until
 
 TXN_TP = TopicPartition(TRANSACTION_STATE_TOPIC_NAME, 0)
 T0, T1 = TopicPartition("t", 0), TopicPartition("t", 1)
@@ -268,3 +270,25 @@ def test_an_idle_transactional_id_expires(harness, time):
     time.advance(3_600_001)
     harness.state_manager.remove_expired_transactional_ids()
     assert harness.state_manager.get_transaction_state(TID) == (Errors.NONE, None)
+
+
+def test_the_marker_sender_sleeps_when_idle_and_retries_an_unknown_leader_once_per_backoff(harness):
+    nowhere = TopicPartition("nowhere", 0)  # its leader is unknown: the marker waits for one
+    asked: list[float] = []
+    harness.markers.leader_for = lambda tp: (asked.append(_monotonic()), NO_NODE)[1] if tp == nowhere \
+        else harness.leader_for(tp)
+    assert harness.markers._retry_wait_s() is None, "nothing to retry: sleep until woken"
+    pid = harness.init().producer_id
+    assert harness.add(pid, 0, nowhere) == Errors.NONE
+    harness.end(pid, 0, True)
+    assert harness.markers._retry_wait_s() == 0.1, "a marker without a leader: try again after the backoff"
+    harness.markers.start()
+    try:
+        wait_until(lambda: len(asked) >= 6, timeout=30, message="retries of the unknown leader")
+    finally:
+        harness.markers.shutdown()
+    # asked[0] is EndTxn's own routing; its wake-up, already pending when the thread starts, runs the
+    # sender's first two rounds back to back (asked[1] and asked[2]). From then on, one a backoff.
+    gaps = [later - earlier for earlier, later in zip(asked[2:], asked[3:], strict=False)]
+    assert min(gaps) >= 0.09, f"retried without waiting retry_backoff_ms (100 ms): gaps {gaps[:5]} s ..."
+    assert harness.metadata().state == S.PREPARE_COMMIT, "still waiting for the partition's leader"
