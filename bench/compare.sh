@@ -54,7 +54,7 @@ for broker in "ours $OURS_PORT $OURS" "reference $REF_PORT $REF"; do
   $PY bench/idempotent.py --harness "$BENCH_DIR/bench.py" -- --bootstrap "127.0.0.1:$2" --broker-pid "$3" \
     --runs "$RUNS" -n 200000 -s 1024 --acks all --json "$RESULTS/$1-7-acks-all-idempotent.jsonl" | grep MEDIAN
   echo "== $1: 20 idle consumers"
-  $PY bench/idle_consumers.py --bootstrap "127.0.0.1:$2" --broker-pid "$3" --json "$RESULTS/$1-8-20-idle-consumers.jsonl"
+  $PY bench/idle_consumers.py --bootstrap "127.0.0.1:$2" --broker-pid "$3" --seconds 30 --json "$RESULTS/$1-8-20-idle-consumers.jsonl"
   echo "== $1: RSS at the end $(rss_mb "$3") MB"
 done
 $PY bench/ratios.py "$RESULTS"
