@@ -28,6 +28,7 @@ is the server's inter-broker channel, and ``leader_for(tp)`` reads its metadata 
 from __future__ import annotations
 
 import threading
+import time as _wall
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -156,19 +157,26 @@ class TransactionMarkerChannelManager:
                 log.exception("transaction marker sender failed; carrying on")
             with self._wakeup:
                 # New markers (wakeup) go out at once. A retry waits retry_backoff_ms, in real time
-                # on any clock. With nothing to retry the thread sleeps until woken: an idle
-                # broker's sender costs nothing, where a poll every 100 ms woke it ten times a second.
+                # on any clock, counted from the first thing waiting (a stream of new retries must
+                # not keep pushing it back). With nothing to retry the thread sleeps until woken: an
+                # idle broker's sender costs nothing, where a poll every 100 ms woke it ten times a second.
+                retry_at = None  # when the backoff of the first thing waiting ends
                 while not self._woken and self._running:
-                    if not self._wakeup.wait(self._retry_wait_s()):
+                    if not self._anything_to_retry():
+                        self._wakeup.wait()  # until woken, or notified that a retry waits
+                        continue
+                    if retry_at is None:
+                        retry_at = _wall.monotonic() + self.retry_backoff_ms / 1000
+                    remaining = retry_at - _wall.monotonic()
+                    if remaining <= 0 or not self._wakeup.wait(remaining):
                         break  # the backoff is over: retry
                 self._woken = False
 
-    def _retry_wait_s(self) -> float | None:
-        """retry_backoff_ms if anything waits for a retry, or None: nothing to do until woken."""
+    def _anything_to_retry(self) -> bool:
+        """Markers due again after a failure, markers whose leader is unknown, or a completion to append again."""
         with self._lock:
-            waiting = (self._delayed or self.txn_log_append_retry_queue
-                       or self.markers_queue_for_unknown_broker.total_num_markers())
-        return self.retry_backoff_ms / 1000 if waiting else None
+            return bool(self._delayed or self.txn_log_append_retry_queue
+                        or self.markers_queue_for_unknown_broker.total_num_markers())
 
     def _notify_retry_waiting(self) -> None:
         """Something now waits for a retry: a sender asleep without a timeout must start its backoff
