@@ -11,13 +11,15 @@ brokers in one process (as in the tests) keep their numbers apart.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable
 
 import structlog
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from kafka.metrics.histogram import Histogram
 from kafka.metrics.metric_name import MetricName, MetricType
 
 log = structlog.get_logger("kafka.metrics.KafkaMetricsGroup")
@@ -76,10 +78,12 @@ class KafkaMetricsGroup:
         _check(metric, MetricType.METER)
         return Counter(metric.prometheus_name, metric.doc, metric.label_names, registry=self.registry)
 
-    def new_histogram(self, metric: MetricName, buckets=TIME_MS_BUCKETS) -> Histogram:
+    def new_histogram(self, metric: MetricName, buckets=TIME_MS_BUCKETS, lock: threading.Lock | None = None) -> Histogram:
+        """A histogram whose values are recorded under `lock` (see kafka/metrics/histogram.py)."""
         _check(metric, MetricType.HISTOGRAM)
-        return Histogram(metric.prometheus_name, metric.doc, metric.label_names, registry=self.registry,
-                         buckets=buckets)
+        histogram = Histogram(metric, buckets, lock)
+        self.registry.register(histogram)
+        return histogram
 
     def new_gauge(self, metric: MetricName, samples: GaugeSamples) -> CallbackGauge:
         _check(metric, MetricType.GAUGE)

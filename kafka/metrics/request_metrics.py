@@ -17,6 +17,7 @@ once as Fetch and once as FetchConsumer or FetchFollower, as Kafka does.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -29,7 +30,9 @@ class RequestMetrics:
         self.requests = group.new_meter(m.REQUESTS)
         self.errors = group.new_meter(m.ERRORS)
         # Keyed by the JMX name (RequestQueueTimeMs, ...), which is how Request.timings_ms reports.
-        self.time_histograms = {metric.name: group.new_histogram(metric) for metric in m.REQUEST_TIMES}
+        # One lock for all six: a response's stages are recorded together, under one acquire.
+        self._lock = threading.Lock()
+        self.time_histograms = {metric.name: group.new_histogram(metric, lock=self._lock) for metric in m.REQUEST_TIMES}
         # Every request passes here: keep each label set's series at hand instead of looking it up.
         self._counters: dict[tuple[str, int], Any] = {}
         self._histograms: dict[str, dict[str, Any]] = {}
@@ -45,8 +48,9 @@ class RequestMetrics:
             histograms = self._histograms.get(name)
             if histograms is None:
                 histograms = self._histograms[name] = {k: h.labels(name) for k, h in self.time_histograms.items()}
-            for metric_name, value in timings_ms.items():
-                histograms[metric_name].observe(max(value, 0.0))
+            with self._lock:
+                for metric_name, value in timings_ms.items():
+                    histograms[metric_name].observe(value)
 
     def mark_errors(self, request_name: str, error_counts: Mapping[str, int]) -> None:
         """Kafka's RequestChannel.updateErrorMetrics: one mark per error code in the response."""

@@ -35,6 +35,11 @@ class ResponseSink(Protocol):
     def enqueue_response(self, response: Response) -> None: ...
 
 
+def _elapsed_ms(later_ns: int, earlier_ns: int) -> float:
+    """From one hand-off to the next, in ms, never negative."""
+    return (later_ns - earlier_ns) / 1e6 if later_ns > earlier_ns else 0.0
+
+
 @dataclass(eq=False)
 class Request:
     """One request frame, its parsed header and where it came from. KafkaApis decodes the body."""
@@ -81,15 +86,13 @@ class Request:
 
     def timings_ms(self) -> dict[str, float]:
         """Kafka's Request.updateRequestMetrics: the request's life split at its hand-offs, in ms."""
-        def ms(later: int, earlier: int) -> float:
-            return max(later - earlier, 0) / 1e6
         return {
-            "RequestQueueTimeMs": ms(self.request_dequeue_time_ns, self.start_time_ns),
-            "LocalTimeMs": ms(self.api_local_complete_time_ns, self.request_dequeue_time_ns),
-            "RemoteTimeMs": ms(self.response_complete_time_ns, self.api_local_complete_time_ns),
-            "ResponseQueueTimeMs": ms(self.response_dequeue_time_ns, self.response_complete_time_ns),
-            "ResponseSendTimeMs": ms(self.response_sent_time_ns, self.response_dequeue_time_ns),
-            "TotalTimeMs": ms(self.response_sent_time_ns, self.start_time_ns),
+            "RequestQueueTimeMs": _elapsed_ms(self.request_dequeue_time_ns, self.start_time_ns),
+            "LocalTimeMs": _elapsed_ms(self.api_local_complete_time_ns, self.request_dequeue_time_ns),
+            "RemoteTimeMs": _elapsed_ms(self.response_complete_time_ns, self.api_local_complete_time_ns),
+            "ResponseQueueTimeMs": _elapsed_ms(self.response_dequeue_time_ns, self.response_complete_time_ns),
+            "ResponseSendTimeMs": _elapsed_ms(self.response_sent_time_ns, self.response_dequeue_time_ns),
+            "TotalTimeMs": _elapsed_ms(self.response_sent_time_ns, self.start_time_ns),
         }
 
     def __repr__(self) -> str:
