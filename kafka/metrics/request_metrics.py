@@ -61,15 +61,18 @@ class RequestMetrics:
             counter.inc(count)
 
 
+_CONTAINERS = (dict, list, tuple)  # a tuple, not `dict | list | tuple`: that builds a union on every use
+
+
 def count_error_codes(body: object) -> dict[int, int]:
     """Every `error_code` in a response body, counted (Kafka's AbstractResponse.errorCounts).
 
     A produce response has one per partition, a fetch response one at the top and one per
     partition: walking the body (dicts and lists, as the handlers build it) finds them all without
     a method per API. It runs for every response, so it checks concrete types, which is several
-    times cheaper than asking the Mapping ABC."""
+    times cheaper than asking the Mapping ABC, and only containers go on the stack."""
     counts: dict[int, int] = {}
-    stack = [body]
+    stack = [body] if isinstance(body, _CONTAINERS) else []
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
@@ -77,11 +80,9 @@ def count_error_codes(body: object) -> dict[int, int]:
             if isinstance(code, int):
                 counts[code] = counts.get(code, 0) + 1
             children = item.values()
-        elif isinstance(item, list | tuple):
-            children = item
         else:
-            continue
+            children = item
         for child in children:
-            if isinstance(child, dict | list | tuple):
+            if isinstance(child, _CONTAINERS):
                 stack.append(child)
     return counts

@@ -17,7 +17,9 @@ can patch a size prefix in place afterwards (see ``header.encode_response``).
 
 from __future__ import annotations
 
+import functools
 import struct
+from collections.abc import Callable
 from typing import Any
 
 from kafka.protocol.array_of import Array
@@ -126,6 +128,7 @@ class Field:
         "_nullable_range",
         "_tagged_range",
         "_default",
+        "_fresh_default",
     )
 
     def __init__(
@@ -153,6 +156,16 @@ class Field:
             always_nullable = nullable_versions is not None and self._nullable_range[0] <= self._range[0]
             default = None if always_nullable else type.default
         self._default = default
+        # What `default` calls for a value callers may mutate; None when the default is immutable.
+        # Decided once here: a decoded Record fills every absent field with it.
+        self._fresh_default: Callable[[], Any] | None = None
+        if isinstance(type, Schema):
+            if default is not None:
+                self._fresh_default = type.new
+        elif isinstance(default, dict):
+            self._fresh_default = type.new
+        elif isinstance(default, list):
+            self._fresh_default = functools.partial(list, default)
 
     def present(self, version: int) -> bool:
         return self._range[0] <= version <= self._range[1]
@@ -166,14 +179,8 @@ class Field:
     @property
     def default(self) -> Any:
         """A fresh default value (a new list / Record each time, so callers may mutate it)."""
-        d = self._default
-        if isinstance(self.type, Schema) and d is None:
-            return None
-        if isinstance(self.type, Schema) or isinstance(d, dict):
-            return self.type.new()
-        if isinstance(d, list):
-            return list(d)
-        return d
+        fresh = self._fresh_default
+        return self._default if fresh is None else fresh()
 
     def _write_default(self) -> Any:
         # Shared and never mutated by write(), so no copy: () for lists, {} for structs.

@@ -274,13 +274,14 @@ class Partition:
         last_stable_offset = log.last_stable_offset
         high_watermark = log.high_watermark
         log_end_offset = log.log_end_offset
-        bound = {FetchIsolation.LOG_END: None, FetchIsolation.HIGH_WATERMARK: high_watermark,
-                 FetchIsolation.TXN_COMMITTED: last_stable_offset}[isolation]
+        bound = (high_watermark if isolation is FetchIsolation.HIGH_WATERMARK
+                 else last_stable_offset if isolation is FetchIsolation.TXN_COMMITTED
+                 else None)  # LOG_END, a follower: up to the log end
         data = log.read(fetch_offset, max_bytes, isolation_max_offset=bound,
                         min_one_message=min_one_message, zero_copy=zero_copy)
         records = data.records if zero_copy else bytes(data.records)
         aborted = None
-        if isolation == FetchIsolation.TXN_COMMITTED:
+        if isolation is FetchIsolation.TXN_COMMITTED:
             aborted = log.collect_aborted_transactions(fetch_offset, last_stable_offset) if len(records) else []
         return LogReadInfo(records, high_watermark, log.log_start_offset, log_end_offset, last_stable_offset, aborted)
 
