@@ -74,7 +74,7 @@ class Histogram(Collector):
         les = [floatToGoString(b) for b in self.bounds]
         for key, counts, total in snapshot:
             cumulative, buckets = 0, []
-            for le, n in zip(les, counts):
+            for le, n in zip(les, counts, strict=True):
                 cumulative += n
                 buckets.append((le, cumulative))
             family.add_metric(list(key), buckets, total)

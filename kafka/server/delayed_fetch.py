@@ -28,13 +28,14 @@ from kafka.purgatory.delayed_operation import DelayedOperation
 
 class DelayedFetch(DelayedOperation):
     def __init__(self, delay_ms: int, params, fetch_infos: list, replica_manager,
-                 response_callback: Callable[[list], None]) -> None:
+                 response_callback: Callable[[list], None], fetch_positions: dict | None = None) -> None:
         super().__init__(delay_ms)
         self.params = params
         self.fetch_infos = fetch_infos  # [(TopicPartition, FetchPartitionInfo)] in request order
         self.replica_manager = replica_manager
         self.response_callback = response_callback
-        self._fetch_positions: dict = {}
+        # TopicPartition -> LogOffsetMetadata of the fetch offset, as the first read found it
+        self._fetch_positions: dict = dict(fetch_positions or {})
 
     def try_complete(self) -> bool:
         """Complete now (force_complete) if a partition is gone or its offset left the log (case A), or if
@@ -66,7 +67,8 @@ class DelayedFetch(DelayedOperation):
         # END LAB 04 SOLUTION
 
     def _fetch_offset_metadata(self, tp, log, fetch_offset: int):
-        """Where the fetch starts in the log, looked up once (Kafka keeps it from the first read)."""
+        """Where the fetch starts in the log: as the first read found it (Kafka's startOffsetMetadata),
+        or looked up once when that read could not say (it stopped at the high watermark, say)."""
         metadata = self._fetch_positions.get(tp)
         if metadata is None:
             metadata = self._fetch_positions[tp] = log.convert_to_offset_metadata(fetch_offset)

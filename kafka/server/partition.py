@@ -34,6 +34,7 @@ import structlog
 
 from kafka.log.append_origin import AppendOrigin
 from kafka.log.errors import UnexpectedAppendOffsetError
+from kafka.log.fetch_data_info import LogOffsetMetadata
 from kafka.log.fetch_isolation import FetchIsolation
 from kafka.log.file_records import FileRecords
 from kafka.log.transaction_index import AbortedTxn
@@ -69,6 +70,7 @@ class LogReadInfo:
     log_end_offset: int
     last_stable_offset: int = -1
     aborted_transactions: list[AbortedTxn] | None = None  # read_committed only
+    fetch_offset_metadata: LogOffsetMetadata | None = None  # where the read started, when the log knows
 
 
 class Partition:
@@ -283,7 +285,8 @@ class Partition:
         aborted = None
         if isolation is FetchIsolation.TXN_COMMITTED:
             aborted = log.collect_aborted_transactions(fetch_offset, last_stable_offset) if len(records) else []
-        return LogReadInfo(records, high_watermark, log.log_start_offset, log_end_offset, last_stable_offset, aborted)
+        return LogReadInfo(records, high_watermark, log.log_start_offset, log_end_offset, last_stable_offset, aborted,
+                           data.fetch_offset_metadata)
 
     def update_follower_fetch_state(self, replica_id: int, fetch_offset: int, leader_end_offset: int) -> bool:
         """A follower fetched from fetch_offset (so it has everything below). True if the HW moved."""

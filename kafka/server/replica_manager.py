@@ -43,6 +43,7 @@ from kafka.log.errors import (
     RecordTooLargeError,
     TransactionCoordinatorFencedError,
 )
+from kafka.log.fetch_data_info import LogOffsetMetadata
 from kafka.log.fetch_isolation import FetchIsolation
 from kafka.log.file_records import FileRecords
 from kafka.log.log_config import LogConfig
@@ -113,6 +114,9 @@ class FetchPartitionData:
     records: bytes | FileRecords = b""
     # read_committed only: the aborted transactions overlapping the records (None otherwise).
     aborted_transactions: list[AbortedTxn] | None = None
+    # Where the read started in the log (Kafka's LogReadResult.info.fetchOffsetMetadata): a fetch that
+    # has to wait counts the bytes arriving after it from here, without looking the offset up again.
+    fetch_offset_metadata: LogOffsetMetadata | None = None
 
 
 def release_records(results: list[tuple[TopicPartition, FetchPartitionData]]) -> None:
@@ -371,7 +375,10 @@ class ReplicaManager:
             response_callback(results)
             return
         release_records(results)  # not enough yet: the DelayedFetch reads again when it completes
-        operation = DelayedFetch(params.max_wait_ms, params, fetch_infos, self, response_callback)
+        # Kafka's FetchPartitionStatus.startOffsetMetadata: where each read started, to count from.
+        fetch_positions = {tp: data.fetch_offset_metadata for tp, data in results
+                           if data.fetch_offset_metadata is not None and not data.fetch_offset_metadata.message_offset_only}
+        operation = DelayedFetch(params.max_wait_ms, params, fetch_infos, self, response_callback, fetch_positions)
         keys = [TopicPartitionOperationKey(tp.topic, tp.partition) for tp, _ in fetch_infos]
         self.delayed_fetch_purgatory.try_complete_else_watch(operation, keys)
 
@@ -424,7 +431,8 @@ class ReplicaManager:
         if hw_moved:  # a follower's fetch committed records: acks=all produces may be answered now
             self.try_complete_delayed_requests(tp)
         return FetchPartitionData(Errors.NONE, read.high_watermark, read.log_start_offset,
-                                  read.last_stable_offset, read.records, read.aborted_transactions)
+                                  read.last_stable_offset, read.records, read.aborted_transactions,
+                                  read.fetch_offset_metadata)
 
     def record_expired_fetch(self) -> None:
         self.expired_fetch_count += 1

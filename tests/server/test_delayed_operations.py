@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from kafka.log.file_records import FileRecords
 from kafka.log.log_config import LogConfig
 from kafka.log.log_manager import LogManager
 from kafka.protocol.errors import Errors
-from kafka.protocol.record_batch import build_batch
+from kafka.protocol.record_batch import RecordBatch, build_batch
 from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
 from kafka.server.kafka_config import KafkaConfig
 from kafka.server.metadata_cache import PartitionState
@@ -144,6 +145,30 @@ def test_fetch_waits_for_min_bytes(replica_manager):
         follower_fetches(replica_manager, replica_manager.get_partition(TP).log.log_end_offset)
     [(tp, data)] = callback.calls[0]
     assert len(data.records) >= 10_000
+
+
+def test_a_waiting_fetch_counts_bytes_from_where_its_first_read_started(replica_manager, monkeypatch):
+    """Kafka's FetchPartitionStatus.startOffsetMetadata: the first read found the fetch offset's
+    segment and position, so try_complete never has to look it up in the log again."""
+    append(replica_manager, 1, Callback())
+    follower_fetches(replica_manager, 3)  # offsets 0..2 committed: a consumer at 3 waits at the log end
+    log = replica_manager.get_partition(TP).log
+    lookups = []
+    convert = log.convert_to_offset_metadata
+    monkeypatch.setattr(log, "convert_to_offset_metadata", lambda offset: lookups.append(offset) or convert(offset))
+    callback = Callback()
+    fetch(replica_manager, callback, offset=3)
+    assert callback.calls == []
+    append(replica_manager, 1, Callback())
+    follower_fetches(replica_manager, 6)
+    [(tp, data)] = callback.calls[0]
+    assert data.records and offset_of_first_batch(data.records) == 3
+    assert 3 not in lookups, "the fetch offset's position came from the first read"
+
+
+def offset_of_first_batch(records) -> int:
+    raw = records.read_all() if isinstance(records, FileRecords) else bytes(records)
+    return RecordBatch(raw).base_offset
 
 
 def test_fetch_completes_early_when_the_partition_goes_away(replica_manager):
