@@ -59,10 +59,12 @@ class Processor(threading.Thread):
         self._new_connections.put(sock)
         self.wakeup()
 
-    def enqueue_response(self, response: Response) -> None:
-        """An I/O thread (or a purgatory) hands back a response."""
+    def enqueue_response(self, response: Response, wake: bool = True) -> None:
+        """An I/O thread (or a purgatory) hands back a response; without `wake`, the caller wakes us
+        later (RequestChannel's deferred_wakeups)."""
         self._responses.put(response)
-        self.wakeup()
+        if wake:
+            self.wakeup()
 
     def wakeup(self) -> None:
         """Make the loop come out of select() and look at its queues (Kafka's Selector.wakeup).

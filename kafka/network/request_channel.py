@@ -8,14 +8,21 @@ broker's back-pressure), and each Processor has its own response queue.
 
 Every Request records a nanosecond timestamp at each hand-off, so the metrics can split its life
 into queue, local, remote (purgatory), response-queue and send time as Kafka's RequestMetrics do.
+
+An I/O thread wakes the network threads it queued responses for once, when it has finished the
+request (`deferred_wakeups`), not at each response. Python runs one thread at a time (the GIL): a
+network thread woken at once takes the interpreter from the I/O thread still finishing its work,
+and the two hand it back and forth. A produce that completes a waiting fetch queues two responses
+for the same network thread, which then wakes once for both. docs/performance.md has the figures.
 """
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -32,7 +39,38 @@ class ResponseSink(Protocol):
 
     id: int
 
-    def enqueue_response(self, response: Response) -> None: ...
+    def enqueue_response(self, response: Response, wake: bool = True) -> None: ...
+
+    def wakeup(self) -> None: ...
+
+
+# The network threads to wake when this thread is done with its request: a set inside
+# deferred_wakeups(), None outside (a reaper, a coordinator thread: those wake at once).
+_to_wake = threading.local()
+
+
+@contextlib.contextmanager
+def deferred_wakeups() -> Iterator[None]:
+    """Inside, send_response queues without waking; on the way out each network thread is woken once."""
+    if getattr(_to_wake, "sinks", None) is not None:
+        yield  # nested: the outer block wakes
+        return
+    _to_wake.sinks = set()
+    try:
+        yield
+    finally:
+        wake_deferred()
+        _to_wake.sinks = None
+
+
+def wake_deferred() -> None:
+    """Wake now what this thread has queued: at the end of the request, or before it blocks (an
+    admin request waiting for the controller must not hold back the responses it completed)."""
+    sinks = getattr(_to_wake, "sinks", None)
+    if sinks:
+        for sink in sinks:
+            sink.wakeup()
+        sinks.clear()
 
 
 def _elapsed_ms(later_ns: int, earlier_ns: int) -> float:
@@ -158,8 +196,12 @@ class RequestChannel:
     def send_response(self, response: Response) -> None:
         response.request.response_complete_time_ns = response.request.mark("into response queue")
         processor = self._processors.get(response.request.processor)
-        if processor is not None:  # None: the broker is shutting down; the connection goes with it
-            processor.enqueue_response(response)
+        if processor is None:  # the broker is shutting down; the connection goes with it
+            return
+        deferred = getattr(_to_wake, "sinks", None)
+        processor.enqueue_response(response, wake=deferred is None)
+        if deferred is not None:
+            deferred.add(processor)
 
     def close_connection(self, request: Request) -> None:
         self.send_response(Response(request, close_connection=True))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from kafka.network.request_channel import wake_deferred
 from kafka.protocol.errors import Errors
 
 
@@ -45,6 +46,7 @@ class ForwardingManager:
             done.set()
 
         self.forward(api_key, body, timeout_ms, on_response, max_version)
+        wake_deferred()  # what this I/O thread already answered goes out before it waits
         if not done.wait(timeout_ms / 1000 + 1):
             raise ControllerUnavailableError(Errors.REQUEST_TIMED_OUT)
         response, error = result[0]

@@ -17,7 +17,7 @@ import time
 
 import structlog
 
-from kafka.network.request_channel import RequestChannel
+from kafka.network.request_channel import RequestChannel, deferred_wakeups
 from kafka.utils.logging import LOG_CONTEXT
 
 
@@ -43,7 +43,8 @@ class KafkaRequestHandler(threading.Thread):
             # Whatever KafkaApis and the managers log while handling it names the request.
             token = LOG_CONTEXT.set(request.log_context)
             try:
-                self.apis.handle(request)
+                with deferred_wakeups():  # the network threads wake once, when the request is done
+                    self.apis.handle(request)
             except Exception:  # a bug in one handler must not kill the thread or the broker
                 self.log.exception("error handling request", request=repr(request))
                 self.apis.handle_error(request)

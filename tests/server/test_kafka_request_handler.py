@@ -1,7 +1,9 @@
 """The I/O threads block on the request queue while idle, still report that time as idle, and stop
-when the pool puts its shutdown markers."""
+when the pool puts its shutdown markers; the responses an I/O thread queues wake their network
+thread once, when it is done with the request."""
 
-from kafka.network.request_channel import RequestChannel
+from kafka.network.request_channel import Request, RequestChannel, Response, deferred_wakeups, wake_deferred
+from kafka.protocol.header import RequestHeader
 from kafka.server.kafka_request_handler import KafkaRequestHandlerPool
 from tests.helpers import wait_until
 
@@ -21,3 +23,62 @@ def test_an_idle_handler_blocks_counts_its_wait_as_idle_and_stops_on_the_marker(
     finally:
         pool.shutdown()
     assert not any(h.is_alive() for h in pool.handlers)
+
+
+class RecordingSink:
+    """A network thread's side of the channel, noting each response and each wake-up in order."""
+
+    id = 0
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    def enqueue_response(self, response, wake: bool = True) -> None:
+        self.events.append("response")
+        if wake:
+            self.wakeup()
+
+    def wakeup(self) -> None:
+        self.events.append("wakeup")
+
+
+class AnswersTwice:
+    """Like a produce that completes a waiting fetch: two responses for one network thread."""
+
+    def __init__(self, channel: RequestChannel) -> None:
+        self.channel = channel
+
+    def handle(self, request) -> None:
+        self.channel.send_response(Response(request, b"fetch response"))
+        self.channel.send_response(Response(request, b"produce response"))
+
+
+def a_request() -> Request:
+    return Request(0, "conn-1", "PLAINTEXT", "127.0.0.1", RequestHeader(0, 9, 1, "test", 10), memoryview(b""))
+
+
+def test_the_network_thread_is_woken_once_when_the_io_thread_is_done_with_the_request():
+    channel, sink = RequestChannel(queue_size=10), RecordingSink()
+    channel.add_processor(sink)
+    apis = AnswersTwice(channel)
+    pool = KafkaRequestHandlerPool(channel, apis, num_threads=1)
+    pool.startup()
+    try:
+        channel.send_request(a_request())
+        wait_until(lambda: sink.events == ["response", "response", "wakeup"],
+                   message=f"two responses, then one wake-up (saw {sink.events})")
+    finally:
+        pool.shutdown()
+
+
+def test_outside_an_io_thread_and_before_blocking_the_wake_up_is_not_held_back():
+    channel, sink = RequestChannel(queue_size=10), RecordingSink()
+    channel.add_processor(sink)
+    channel.send_response(Response(a_request(), b"from a purgatory's reaper"))
+    assert sink.events == ["response", "wakeup"]
+    sink.events.clear()
+    with deferred_wakeups():
+        channel.send_response(Response(a_request(), b"answered"))
+        wake_deferred()  # what ForwardingManager.forward_and_wait does before it waits for the controller
+        assert sink.events == ["response", "wakeup"]
+    assert sink.events == ["response", "wakeup"], "nothing left to wake at the end"
