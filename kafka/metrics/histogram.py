@@ -4,7 +4,7 @@ Prometheus as a histogram: cumulative buckets, a count and a sum.
 
 Every response the broker sends records six of these, twelve for a fetch (seed 002's stages, once
 under Fetch and once under FetchConsumer or FetchFollower), on the network thread that sent it. So
-recording is kept to one bisect and two additions: the bucket is found by `bisect_right` over the
+recording is kept to one bisect and two additions: the bucket is found by `bisect_left` over the
 bounds, and the cumulative counts Prometheus wants are added up only when it scrapes. The caller
 holds the histogram's lock while it records (RequestMetrics records a request's stages under one
 lock, not one lock per value); `collect` takes the same lock to copy the counts.
