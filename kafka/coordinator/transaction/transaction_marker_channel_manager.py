@@ -28,7 +28,6 @@ is the server's inter-broker channel, and ``leader_for(tp)`` reads its metadata 
 from __future__ import annotations
 
 import threading
-import time as _wall
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -38,7 +37,7 @@ import structlog
 from kafka.coordinator.transaction.transaction_metadata import TransactionMetadata, TxnTransitMetadata
 from kafka.coordinator.transaction.transaction_state_manager import TransactionStateManager
 from kafka.protocol.errors import Errors
-from kafka.utils.time import Time
+from kafka.utils.time import SYSTEM, Time
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.coordinator.transaction.TransactionMarkerChannelManager")
@@ -166,9 +165,9 @@ class TransactionMarkerChannelManager:
                         self._wakeup.wait()  # until woken, or notified that a retry waits
                         continue
                     if retry_at is None:
-                        retry_at = _wall.monotonic() + self.retry_backoff_ms / 1000
-                    remaining = retry_at - _wall.monotonic()
-                    if remaining <= 0 or not self._wakeup.wait(remaining):
+                        retry_at = SYSTEM.hi_res_clock_ms() + self.retry_backoff_ms
+                    remaining_ms = retry_at - SYSTEM.hi_res_clock_ms()
+                    if remaining_ms <= 0 or not self._wakeup.wait(remaining_ms / 1000):
                         break  # the backoff is over: retry
                 self._woken = False
 

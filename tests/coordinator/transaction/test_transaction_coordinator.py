@@ -274,9 +274,15 @@ def test_an_idle_transactional_id_expires(harness, time):
 
 def test_the_marker_sender_sleeps_when_idle_and_retries_an_unknown_leader_once_per_backoff(harness):
     nowhere = TopicPartition("nowhere", 0)  # its leader is unknown: the marker waits for one
-    asked: list[float] = []
-    harness.markers.leader_for = lambda tp: (asked.append(_monotonic()), NO_NODE)[1] if tp == nowhere \
-        else harness.leader_for(tp)
+    asked: list[float] = []  # when the sender looked for that leader
+
+    def leader_for(tp: TopicPartition):
+        if tp != nowhere:
+            return harness.leader_for(tp)
+        asked.append(_monotonic())
+        return NO_NODE
+
+    harness.markers.leader_for = leader_for
     assert not harness.markers._anything_to_retry(), "nothing to retry: the sender sleeps until woken"
     pid = harness.init().producer_id
     assert harness.add(pid, 0, nowhere) == Errors.NONE
