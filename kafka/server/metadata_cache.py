@@ -71,9 +71,13 @@ class MetadataCache:
         self._updated = threading.Condition()
 
     # ------------------------------------------------------------------ the publisher's side
-    def set_snapshot(self, topics: dict[str, TopicMetadata], brokers: dict[int, Broker], metadata_offset: int) -> None:
+    def set_snapshot(self, topics: dict[str, TopicMetadata] | None, brokers: dict[int, Broker] | None,
+                     metadata_offset: int) -> None:
+        """The picture as of metadata_offset; None keeps the topics (or brokers) the cache has."""
         with self._updated:
-            self._snapshot = ClusterSnapshot(topics, brokers, metadata_offset)
+            old = self._snapshot
+            self._snapshot = ClusterSnapshot(old.topics if topics is None else topics,
+                                             old.brokers if brokers is None else brokers, metadata_offset)
             self._updated.notify_all()
 
     def await_update(self, condition: Callable[[MetadataCache], bool], timeout_s: float) -> bool:

@@ -51,7 +51,7 @@ class BrokerMetadataPublisher:
         self.group_coordinator = group_coordinator
         self.transaction_coordinator = transaction_coordinator
         self.default_log_config = default_log_config
-        self._first = True
+        self._image = None  # the image applied last
 
     @staticmethod
     def supported_features() -> list[dict]:
@@ -65,12 +65,21 @@ class BrokerMetadataPublisher:
 
     # ------------------------------------------------------------------ one new image
     def on_metadata_update(self, delta, image, manifest=None) -> None:
-        old_topics = {t.name: t for t in self.metadata_cache.all_topics()}
-        topics = self._topics(image)
-        self.metadata_cache.set_snapshot(topics, self._brokers(image), self._offset(image))
-        if self._first or self._topics_changed(delta):
+        # Most commits touch neither topics nor brokers (the controller's NoOpRecord every
+        # metadata.max.idle.interval.ms, a producer id block): then the cache keeps its topics and
+        # brokers and only learns the new offset, as Kafka's publisher skips a delta's empty parts.
+        # A delta that does not start from the image applied last (the first one, a snapshot
+        # load) may have changed anything.
+        from_last = getattr(delta, "image", None) is self._image and self._image is not None
+        topics_changed = not from_last or self._topics_changed(delta)
+        brokers_changed = not from_last or getattr(delta, "cluster_delta", None) is not None
+        old_topics = {t.name: t for t in self.metadata_cache.all_topics()} if topics_changed else {}
+        topics = self._topics(image) if topics_changed else None
+        self.metadata_cache.set_snapshot(topics, self._brokers(image) if brokers_changed else None,
+                                         self._offset(image))
+        if topics_changed:
             self._apply_topic_changes(old_topics, topics)
-        self._first = False
+        self._image = image
 
     def _topics_changed(self, delta) -> bool:
         return getattr(delta, "topics_delta", None) is not None or getattr(delta, "configs_delta", None) is not None
