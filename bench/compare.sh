@@ -59,6 +59,12 @@ for broker in "ours $OURS_PORT $OURS" "reference $REF_PORT $REF"; do
 done
 $PY bench/ratios.py "$RESULTS"
 
+# Where a request's CPU goes at a low rate (docs/performance.md, "Cold caches"): the two thread
+# hand-offs alone, and one produce request's work on the I/O thread with warm and with cold caches.
+echo "== ours: the hand-offs alone, and a produce request's work warm and cold"
+$PY bench/handoff_floor.py | grep HANDOFF
+$PY bench/produce_path.py | grep PRODUCE_PATH
+
 # Spark (docs/spark.md): a batch count() through the kafka-teaching source beside a librdkafka consumer
 # reading the same 300k x 200 B topic of our broker; the ratio is the figure to compare.
 if $PY -c 'import pyspark' 2>/dev/null; then
