@@ -48,7 +48,7 @@ cluster: $(STAMP)
 	  config/cluster/node-2.properties config/cluster/node-3.properties
 
 lint: $(STAMP)
-	$(BIN)/ruff check kafka tests
+	$(BIN)/ruff check kafka tests bench
 	$(BIN)/lint-imports
 
 test: $(STAMP) .venv-kafka-python/.installed /usr/bin/kcat /usr/bin/prometheus /usr/bin/java lint
