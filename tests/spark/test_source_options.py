@@ -25,7 +25,7 @@ from kafka.spark.kafka_offset_range_limit import (
 from kafka.spark.kafka_offset_reader import KafkaOffsetReaderAdmin
 from kafka.utils.time import MockTime
 from kafka.utils.topic_partition import TopicPartition as TP
-from tests.helpers import unique_topic
+from tests.helpers import unique_topic, wait_until
 
 BOOTSTRAP = {"kafka.bootstrap.servers": "127.0.0.1:9"}
 BASE_MS = 1_700_000_000_000
@@ -257,7 +257,9 @@ def test_read_committed_latest_is_the_last_stable_offset(spark_broker):
         assert committed.fetch_latest_offsets() == {TP(topic, 0): 4}
         assert uncommitted.fetch_latest_offsets() == {TP(topic, 0): 5}
         producer.abort_transaction()
-        assert committed.fetch_latest_offsets() == {TP(topic, 0): 6}  # the abort marker at 5 ends it
+        # The abort marker at 5 ends it. The coordinator answers EndTxn once the abort is in its log
+        # and writes the markers after (Kafka's order), so the LSO moves a moment after abort returns.
+        wait_until(lambda: committed.fetch_latest_offsets() == {TP(topic, 0): 6}, message="the LSO past the abort")
     finally:
         producer.close()
         committed.close()
