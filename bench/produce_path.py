@@ -60,10 +60,10 @@ def handle_all(apis, frames: list[memoryview], cold: bool) -> float:
         header = parse_request_header(frame)
         # No connection has this id: the network thread drops the response, as for a client gone.
         request = Request(0, "produce-path", "PLAINTEXT", "127.0.0.1", header, frame)
-        started = time.thread_time_ns()
-        with deferred_wakeups():
+        with deferred_wakeups():  # as KafkaRequestHandler.run does; the wake-up is not timed
+            started = time.thread_time_ns()
             apis.handle(request)
-        spent += time.thread_time_ns() - started
+            spent += time.thread_time_ns() - started
     return spent / len(frames) / 1e3
 
 
