@@ -5,8 +5,9 @@ The latency run (1,000 msg/s, linger.ms=5) sends a produce request about every 5
 them the clients, the other broker threads and the kernel run on the same two cores, and the CPU
 caches no longer hold what the last request touched: the interpreter's code objects, the dicts,
 the log's objects. This script runs the real KafkaApis.handle (decode, append, HW, DelayedProduce,
-encode, metrics; seed 002's steps 4 to 11) on one thread of an in-process broker, first back to
-back, then after streaming a buffer larger than the caches through the CPU before each request:
+encode, metrics: the I/O thread's part of seed 002's journey) on one thread of an in-process
+broker, first back to back, then after streaming a buffer larger than the caches through the CPU
+before each request:
 
     python bench/produce_path.py [--requests 3000] [--records 5] [--size 100]
 
