@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import struct
 import tempfile
 import time
 
@@ -27,7 +26,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from kafka.network.request_channel import Request, deferred_wakeups
 from kafka.protocol.api_keys import APIS, ApiKey
-from kafka.protocol.header import parse_request_header
+from kafka.protocol.header import encode_request, parse_request_header
 from kafka.protocol.record_batch import build_batch
 from kafka.server.kafka_config import KafkaConfig
 from kafka.server.kafka_server import KafkaServer
@@ -44,11 +43,14 @@ def produce_frame(topic: str, correlation_id: int, records: int, size: int) -> m
     batch = build_batch([(None, b"x" * size)] * records, timestamp=int(time.time() * 1000))
     body = dict(transactional_id=None, acks=-1, timeout_ms=30000,
                 topic_data=[dict(name=topic, partition_data=[dict(index=0, records=batch)])])
-    out = bytearray(struct.pack(">hhih", ApiKey.PRODUCE, VERSION, correlation_id, len(b"produce-path")))
-    out += b"produce-path"
-    out.append(0)  # the header's empty tagged fields
-    PRODUCE.request.write(out, body, VERSION, True)
-    return memoryview(bytes(out))
+    frame = encode_request(PRODUCE, VERSION, correlation_id, "produce-path", body)
+    return memoryview(frame)[4:]  # the network thread hands KafkaApis the frame without its size prefix
+
+
+def create_topic(bootstrap: str, topic: str) -> None:
+    """One partition, through a real admin client, gone before the broker stops (no reconnect noise)."""
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(15)
 
 
 def handle_all(apis, frames: list[memoryview], cold: bool) -> float:
@@ -81,8 +83,7 @@ def main() -> None:
         server.startup()
         try:
             topic = "produce-path"
-            admin = AdminClient({"bootstrap.servers": f"127.0.0.1:{server.bound_port()}"})
-            admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(15)
+            create_topic(f"127.0.0.1:{server.bound_port()}", topic)
             while server.replica_manager.get_partition(TopicPartition(topic, 0)) is None:
                 time.sleep(0.05)
             frames = [produce_frame(topic, i, a.records, a.size) for i in range(3 * a.requests)]
