@@ -71,7 +71,7 @@ def serves_a_new_client(bootstrap: str, timeout: float = 20.0) -> str:
         admin.list_topics(timeout=timeout)
     except Exception as e:  # noqa: BLE001 - a figure, not a test: say what happened
         return f"no metadata ({e})"
-    producer = Producer({"bootstrap.servers": bootstrap, "message.timeout.ms": int(timeout * 1000)})
+    producer = Producer({"bootstrap.servers": bootstrap, "message.timeout.ms": int(timeout * 1000), "log_level": 0})
     delivered = []
     producer.produce("other", b"after", on_delivery=lambda err, msg: delivered.append(err))
     producer.flush(timeout)
