@@ -5,7 +5,9 @@ Nothing here sleeps to wait for something: `wait_until` polls a condition agains
 
 from __future__ import annotations
 
+import functools
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -65,7 +67,8 @@ class InProcessBroker:
 class BrokerProcess:
     """The broker as a user starts it: `python -m kafka config/server.properties --override ...`."""
 
-    def __init__(self, data_dir: Path, overrides: dict[str, str] | None = None, port: int | None = None) -> None:
+    def __init__(self, data_dir: Path, overrides: dict[str, str] | None = None, port: int | None = None,
+                 open_files_limit: int | None = None) -> None:
         self.data_dir = data_dir
         self.port = port or free_port()  # a restart on the port clients already know
         self.bootstrap = f"127.0.0.1:{self.port}"
@@ -77,7 +80,10 @@ class BrokerProcess:
             args += ["--override", f"{key}={value}"]
         self.log_path = data_dir.parent / f"broker-{self.port}.log"
         self._log = open(self.log_path, "wb")
-        self.process = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT, cwd=REPO)
+        # `ulimit -n` for the broker alone (soft and hard), as an operator's limit would be.
+        limit = None if open_files_limit is None else functools.partial(
+            resource.setrlimit, resource.RLIMIT_NOFILE, (open_files_limit, open_files_limit))
+        self.process = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT, cwd=REPO, preexec_fn=limit)
         wait_until(self._ready, message=f"broker on {self.bootstrap} to accept connections")
 
     def _ready(self) -> bool:

@@ -19,6 +19,14 @@ is one `os.write` of `ENTRY.size` bytes. So the file on disk is always exactly `
 bytes: nothing to trim on close, no tail of zeros to tell apart from real entries after a crash, and
 at most one torn entry, which `sanity_check` reports. segment.index.bytes still bounds the entry
 count (`is_full`).
+
+Lazy, and no descriptor held (Kafka's LazyIndex): the entries are read from the file the first time
+a lookup or an append needs them, not when the segment is opened, so starting a broker with
+thousands of segments reads none of their indexes. And like Kafka's mmapped index, which keeps no
+file open once mapped, an index here holds no file descriptor between uses: an append opens the
+file, writes its entry and closes it (a few microseconds, once per index.interval.bytes of log),
+and truncation, flush and loading do the same. A partition at rest therefore costs only its
+active segment's .log descriptor (docs/storage.md, "File descriptors").
 """
 
 from __future__ import annotations
@@ -27,7 +35,10 @@ import errno
 import os
 import struct
 import sys
+import threading
 from array import array
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import ClassVar
 
 from kafka.log.errors import CorruptIndexError
@@ -52,43 +63,85 @@ class AbstractIndex:
         self.max_entries = max(1, max_index_size // self.ENTRY.size)
         # A segment rebuilds an index that did not exist when its .log already held data.
         self.newly_created = not os.path.exists(path)
-        # O_APPEND: every entry lands at the end even if the file was truncated behind our back.
-        self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-        # Appenders add to `_values` before `_keys`, so a reader that bisects over `_keys` always
-        # finds the matching value (readers take no lock).
-        self._keys = array(self.KEY_TYPE)
-        self._values = array(self.VALUE_TYPE)
+        if self.newly_created:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o644))  # an empty index is a valid one
+        # Appenders add to the values before the keys, so a reader that bisects over `_keys` always
+        # finds the matching value (readers take no lock). None until first used (LazyIndex).
+        self._loaded_keys: array | None = None
+        self._loaded_values: array | None = None
+        self._load_lock = threading.Lock()
         self._torn_bytes = 0
-        self._load()
+        self._appending = False
+        self._append_fd = -1  # open only inside `appending()`, from its first entry on
 
     # ------------------------------------------------------------------------------ loading
 
-    def _load(self) -> None:
-        length = os.fstat(self._fd).st_size
-        # A crash can leave part of one entry at the tail; remember it for sanity_check, load the rest.
-        self._torn_bytes = length % self.ENTRY.size
-        whole = length - self._torn_bytes
-        if whole == 0:
+    @property
+    def _keys(self) -> array:
+        keys = self._loaded_keys
+        if keys is None:
+            keys = self._load()[0]
+        return keys
+
+    @_keys.setter
+    def _keys(self, keys: array) -> None:  # a lab's test swaps in a column that counts its reads
+        self._load()
+        self._loaded_keys = keys
+
+    @property
+    def _values(self) -> array:
+        values = self._loaded_values
+        if values is None:
+            values = self._load()[1]
+        return values
+
+    @_values.setter
+    def _values(self, values: array) -> None:
+        self._load()
+        self._loaded_values = values
+
+    @property
+    def is_loaded(self) -> bool:
+        """Whether the entries have been read from the file (the first lookup or append does it)."""
+        return self._loaded_keys is not None
+
+    def _load(self) -> tuple[array, array]:
+        """Read the file into the two columns, once, whichever reader or appender comes first."""
+        with self._load_lock:
+            if self._loaded_keys is None:
+                keys, values = array(self.KEY_TYPE), array(self.VALUE_TYPE)
+                data = _read_whole(self.path)
+                # A crash can leave part of one entry at the tail; remember it for sanity_check, load the rest.
+                self._torn_bytes = len(data) % self.ENTRY.size
+                if self._torn_bytes:
+                    data = data[: len(data) - self._torn_bytes]
+                self._fill(keys, values, data)
+                self._loaded_values = values
+                self._loaded_keys = keys
+            return self._loaded_keys, self._loaded_values
+
+    def _fill(self, keys: array, values: array, data: bytes) -> None:
+        if not data:
             return
-        data = os.pread(self._fd, whole, 0)
         if self.KEY_TYPE == self.VALUE_TYPE and array(self.KEY_TYPE).itemsize * 2 == self.ENTRY.size:
             # Both columns share one type: read the file as one array in C, then split it by stride,
             # instead of unpacking a Python tuple per entry (an index can hold a million entries).
             pairs = array(self.KEY_TYPE, data)
             if sys.byteorder == "little":
                 pairs.byteswap()  # the file is big-endian, like Java's ByteBuffer
-            self._values = pairs[1::2]
-            self._keys = pairs[0::2]
+            values.extend(pairs[1::2])
+            keys.extend(pairs[0::2])
             return
         for key, value in self.ENTRY.iter_unpack(data):
-            self._values.append(value)
-            self._keys.append(key)
+            values.append(value)
+            keys.append(key)
 
     def sanity_check(self) -> None:
         """Raise CorruptIndexError if the file cannot be a valid index (Kafka's sanityCheck).
 
         Checks what a crash can break: a torn last entry here, then the subclass's rules for the
         entries themselves (`_check_entries`)."""
+        self._load()
         if self._torn_bytes:
             raise CorruptIndexError(f"{self.KIND} {self.path} has a torn entry ({self._torn_bytes} extra bytes)")
         self._check_entries()
@@ -133,11 +186,41 @@ class AbstractIndex:
 
         The subclass has already checked that the entry is in order and that there is room."""
         entry = self.ENTRY.pack(key, value)
-        if os.write(self._fd, entry) != len(entry):  # a full disk took part of it: cut the torn entry off
-            os.ftruncate(self._fd, len(self._keys) * self.ENTRY.size)
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), self.path)
-        self._values.append(value)
-        self._keys.append(key)
+        keys, values = self._load()
+        fd = self._append_fd
+        if fd < 0:
+            fd = self._open_for_append()
+            if self._appending:
+                self._append_fd = fd  # the segment append's later entries write through it too
+        try:
+            if os.write(fd, entry) != len(entry):  # a full disk took part of it: cut the torn entry off
+                os.ftruncate(fd, len(keys) * self.ENTRY.size)
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), self.path)
+        finally:
+            if not self._appending:
+                os.close(fd)
+        values.append(value)
+        keys.append(key)
+
+    def _open_for_append(self) -> int:
+        # O_APPEND: every entry lands at the end even if the file was truncated behind our back.
+        return os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+
+    @contextmanager
+    def appending(self) -> Iterator[None]:
+        """One segment append: the file is opened at its first entry, if it writes one, and closed
+        when the append is done, whatever happened. Only the log's one appender calls it."""
+        if self._appending:  # a nested call: the outer one closes
+            yield
+            return
+        self._appending = True
+        try:
+            yield
+        finally:
+            self._appending = False
+            fd, self._append_fd = self._append_fd, -1
+            if fd >= 0:
+                os.close(fd)
 
     def truncate(self) -> None:
         """Drop every entry: recovery rebuilds the index from the .log file."""
@@ -149,18 +232,21 @@ class AbstractIndex:
             self._truncate_to_entries(keep)
 
     def _truncate_to_entries(self, keep: int) -> None:
-        del self._keys[keep:]
-        del self._values[keep:]
-        os.ftruncate(self._fd, keep * self.ENTRY.size)
+        keys, values = self._load()
+        del keys[keep:]
+        del values[keep:]
+        os.truncate(self.path, keep * self.ENTRY.size)
         self._torn_bytes = 0  # the cut lands on an entry boundary, so no torn tail is left
 
     def flush(self) -> None:
-        os.fsync(self._fd)
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        """Nothing to close: the index holds no descriptor between uses (kept for the segment's close)."""
 
     def rename_to(self, path: str) -> None:
         os.rename(self.path, path)
@@ -174,4 +260,13 @@ class AbstractIndex:
             pass
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.path!r}, base_offset={self.base_offset}, entries={self.entries})"
+        entries = self.entries if self.is_loaded else "not loaded"
+        return f"{type(self).__name__}({self.path!r}, base_offset={self.base_offset}, entries={entries})"
+
+
+def _read_whole(path: str) -> bytes:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return os.pread(fd, os.fstat(fd).st_size, 0)
+    finally:
+        os.close(fd)

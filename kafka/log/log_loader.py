@@ -156,13 +156,23 @@ class LogLoader:
     # ------------------------------------------------------------------------------ segments
 
     def load_segment_files(self) -> list[LogSegment]:
-        """Open every `%020d.log`; a clean-shutdown segment with a bad index gets the index rebuilt."""
-        log_names = [n for n in os.listdir(self.dir) if n.endswith(LOG_FILE_SUFFIX) and _is_offset_name(n)]
+        """Open every `%020d.log`; a clean-shutdown segment with a bad index gets the index rebuilt.
+
+        Below the recovery point everything was fsynced before the checkpoint was written, so only
+        the indexes' existence is checked there (Kafka skips these sanity checks since KAFKA-7283):
+        their entries are read when a reader first needs them, not at start-up (LazyIndex)."""
+        log_names = sorted((n for n in os.listdir(self.dir) if n.endswith(LOG_FILE_SUFFIX) and _is_offset_name(n)),
+                           key=offset_from_file_name)
+        base_offsets = [offset_from_file_name(name) for name in log_names]
         segments = []
-        for name in sorted(log_names, key=offset_from_file_name):
-            segment = LogSegment(self.dir, offset_from_file_name(name), self.config, self.time)
+        for index, base_offset in enumerate(base_offsets):
+            segment = LogSegment(self.dir, base_offset, self.config, self.time)
+            flushed = index + 1 < len(base_offsets) and base_offsets[index + 1] <= self.recovery_point
             try:
-                segment.sanity_check()
+                if flushed:
+                    segment.check_index_files_exist()
+                else:
+                    segment.sanity_check()
             except (FileNotFoundError, CorruptIndexError) as error:
                 log.warning("rebuilding index", log=self.name, segment=segment.base_offset, reason=str(error))
                 segment.recover()

@@ -12,12 +12,22 @@ watermark) and, between a clean shutdown and the next start, the `.kafka_cleansh
 lets start-up skip crash recovery. The scheduler runs its housekeeping: retention
 ("kafka-log-retention"), flush.ms ("kafka-log-flusher"), the checkpoints, and the expiry of idempotent
 producers silent for producer.id.expiration.ms ("PeriodicProducerExpirationCheck", KIP-98).
+
+An I/O error while creating, loading or checkpointing a log (a full disk, EMFILE: too many open
+files) goes to the LogDirFailureChannel like one while appending: the directory is reported offline
+and the partition cannot be hosted; the broker goes on serving everything else. A partition at rest
+holds one descriptor (its active segment's .log); the LogManager hosts a new one only while a
+quarter of the process's descriptor limit stays free for connections, readers and checkpoints
+(`descriptor_headroom`), and a log that could not be loaded is never replaced by an empty one.
+See docs/storage.md, "File descriptors".
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
+import resource
 import shutil
 import threading
 import uuid
@@ -25,7 +35,7 @@ from collections.abc import Callable, Mapping
 
 import structlog
 
-from kafka.log.errors import LogDirError
+from kafka.log.errors import KafkaStorageError, LogDirError
 from kafka.log.log_config import LONG_MAX, LogConfig
 from kafka.log.log_dir_failure_channel import LogDirFailureChannel
 from kafka.log.offset_checkpoint_file import (
@@ -39,6 +49,7 @@ from kafka.log.offset_checkpoint_file import (
 from kafka.log.producer_state_manager import ProducerStateManagerConfig
 from kafka.log.unified_log import UnifiedLog
 from kafka.utils.kafka_scheduler import KafkaScheduler
+from kafka.utils.repeated_error_log import RepeatedErrorLog
 from kafka.utils.time import SYSTEM, Time
 from kafka.utils.uuid import random_uuid
 
@@ -96,7 +107,11 @@ class LogManager:
         self._dir_lock_fds: list[int] = []
         self.scheduler: KafkaScheduler | None = None
         # Where failed writes are reported (OfflineLogDirectoryCount); see log_dir_failure_channel.py.
-        self.log_dir_failure_channel = LogDirFailureChannel()
+        self.log_dir_failure_channel = LogDirFailureChannel(time)
+        # Logs found on disk that could not be opened (EMFILE, EIO): (topic, partition) -> the error.
+        # Never created anew: an empty log in their place would hide the data still on disk.
+        self._unloadable: dict[tuple[str, int], str] = {}
+        self._errors = RepeatedErrorLog(log, time)
 
     # ------------------------------------------------------------------------------ lifecycle
 
@@ -217,15 +232,24 @@ class LogManager:
             if parsed in self._logs:
                 raise LogDirError(f"duplicate log directories for {name}: {self._logs[parsed].dir} and {path}")
             config = topic_configs.get(topic, self.default_config)
-            self._logs[parsed] = UnifiedLog(path, topic, partition, config, self.time,
-                                            log_start_offset=log_start_offsets.get(parsed, 0),
-                                            recovery_point=recovery_points.get(parsed, 0),
-                                            had_clean_shutdown=clean,
-                                            high_watermark=high_watermarks.get(parsed, 0),
-                                            producer_state_manager_config=self.producer_state_manager_config)
+            try:
+                self._check_descriptor_headroom(log_dir, name)
+                self._logs[parsed] = UnifiedLog(path, topic, partition, config, self.time,
+                                                log_start_offset=log_start_offsets.get(parsed, 0),
+                                                recovery_point=recovery_points.get(parsed, 0),
+                                                had_clean_shutdown=clean,
+                                                high_watermark=high_watermarks.get(parsed, 0),
+                                                producer_state_manager_config=self.producer_state_manager_config)
+            except (OSError, KafkaStorageError) as e:  # EMFILE, EIO: this log stays on disk, offline
+                self._unloadable[parsed] = str(e)
+                self.log_dir_failure_channel.maybe_add_offline_log_dir(log_dir, str(e))
+                self._errors.error("cannot load a log: its partition stays offline until a restart",
+                                   key="load", log_dir=log_dir, log=name, error=str(e))
+                continue
             loaded += 1
         marker.delete()
-        log.info("loaded logs", log_dir=log_dir, logs=loaded, clean_shutdown=clean)
+        log.info("loaded logs", log_dir=log_dir, logs=loaded, clean_shutdown=clean,
+                 **({"offline": len(self._unloadable)} if self._unloadable else {}))
 
     @staticmethod
     def _read_checkpoint(log_dir: str, name: str) -> dict[tuple[str, int], int]:
@@ -272,16 +296,27 @@ class LogManager:
         self._checkpoint(REPLICATION_OFFSET_CHECKPOINT_FILE, lambda unified_log: unified_log.high_watermark)
 
     def _checkpoint(self, file_name: str, offset_of: Callable[[UnifiedLog], int]) -> None:
+        """Write one checkpoint file per log dir. A dir whose file cannot be written (ENOSPC, EMFILE)
+        is reported offline; the others are still written, and the error is logged once a minute."""
         with self._checkpoint_lock:
             logs = self.all_logs()
             for log_dir in self.log_dirs:
                 offsets = {(lg.topic, lg.partition): offset_of(lg) for lg in logs if os.path.dirname(lg.dir) == log_dir}
-                OffsetCheckpointFile(os.path.join(log_dir, file_name)).write(offsets)
+                try:
+                    OffsetCheckpointFile(os.path.join(log_dir, file_name)).write(offsets)
+                except OSError as e:
+                    self.log_dir_failure_channel.maybe_add_offline_log_dir(log_dir, str(e))
+                    self._errors.error("cannot write a checkpoint file", key=f"checkpoint {file_name} {log_dir}",
+                                       log_dir=log_dir, file=file_name, error=str(e))
 
     # ------------------------------------------------------------------------------ logs
 
     def get_log(self, topic: str, partition: int) -> UnifiedLog | None:
         return self._logs.get((topic, partition))
+
+    def unloadable_logs(self) -> dict[tuple[str, int], str]:
+        """The logs found on disk at start-up that could not be opened, and why (they are offline)."""
+        return dict(self._unloadable)
 
     def get_or_create_log(self, topic: str, partition: int, config: LogConfig | None = None) -> UnifiedLog:
         """The existing log (its config untouched), or a new empty one in the least-loaded log dir."""
@@ -295,18 +330,45 @@ class LogManager:
         with self._lock:
             log = self._logs.get(key)
             if log is None:
-                path = os.path.join(self._next_log_dir(), f"{topic}-{partition}")
+                log_dir = self._next_log_dir()
+                if key in self._unloadable:  # its data is on disk: never an empty log in its place
+                    raise KafkaStorageError(log_dir, f"the log of {topic}-{partition} could not be loaded at start-up "
+                                                     f"({self._unloadable[key]}); restart the broker to retry")
+                path = os.path.join(log_dir, f"{topic}-{partition}")
+                existed = os.path.exists(path)
                 try:
+                    self._check_descriptor_headroom(log_dir, f"{topic}-{partition}")
                     log = UnifiedLog(path, topic, partition, config or self.default_config, self.time,
                                      scheduler=self.scheduler,
                                      producer_state_manager_config=self.producer_state_manager_config)
-                except OSError as e:  # a full disk: no half-made partition directory for the next start
-                    shutil.rmtree(path, ignore_errors=True)
-                    self.log_dir_failure_channel.maybe_add_offline_log_dir(os.path.dirname(path), str(e))
-                    raise
-                self.log_dir_failure_channel.mark_online(os.path.dirname(path))
+                except (OSError, KafkaStorageError) as e:  # a full disk, EMFILE: the partition is not hosted
+                    if not existed:  # no half-made partition directory for the next start
+                        shutil.rmtree(path, ignore_errors=True)
+                    self.log_dir_failure_channel.maybe_add_offline_log_dir(log_dir, str(e))
+                    if isinstance(e, KafkaStorageError):
+                        raise
+                    raise KafkaStorageError(log_dir, f"cannot create the log of {topic}-{partition}: {e}") from e
+                self.log_dir_failure_channel.mark_online(log_dir)
                 self._logs[key] = log
             return log
+
+    def descriptor_headroom(self) -> int | None:
+        """How many more partition logs the descriptor limit leaves room for (None: no limit).
+
+        Each log at rest holds one descriptor (kafka/log/log_segment.py); a quarter of the soft
+        RLIMIT_NOFILE is kept for everything else a broker opens: client connections, readers of
+        inactive segments, fetch responses in flight, checkpoints, the metadata log."""
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft == resource.RLIM_INFINITY:
+            return None
+        return soft - soft // 4 - len(self._logs)
+
+    def _check_descriptor_headroom(self, log_dir: str, name: str) -> None:
+        headroom = self.descriptor_headroom()
+        if headroom is not None and headroom <= 0:
+            raise KafkaStorageError(log_dir, f"cannot open the log of {name}: {len(self._logs)} partition logs "
+                                             f"already hold three quarters of the open-file limit "
+                                             f"({os.strerror(errno.EMFILE)}; raise ulimit -n)")
 
     def _next_log_dir(self) -> str:
         """Kafka's nextLogDirs: the directory holding the fewest partitions, first listed on ties."""

@@ -15,13 +15,24 @@ transaction is aborted in the segment) lists the aborted transactions whose mark
 
 Concurrency: one appender at a time (the UnifiedLog's lock). Readers take no lock; they only read up
 to a size they snapshotted, and `_size` grows only after the bytes and index entries are written.
+
+Descriptors (docs/storage.md, "File descriptors"): the .log file is open while the segment is the
+log's active one (`set_active`) and, for any other segment, only while someone reads it: every
+read pins the descriptor (`reading`), opening the file if it is closed, and the last reader of an
+inactive segment closes it again. Kafka keeps every segment's FileChannel open; here a partition at
+rest costs one descriptor whatever its number of segments. The indexes hold none between uses
+(kafka/log/abstract_index.py). A zero-copy fetch takes its own duplicate (FileRecords), so a closed
+segment never cuts a response short.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import struct
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import NamedTuple
 
 from kafka.log.errors import CorruptIndexError, LogSegmentOffsetOverflowError, TornSegmentError
@@ -99,9 +110,17 @@ class LogSegment:
         self.time = time
         self.index_interval_bytes = config.index_interval_bytes
         self.log_path = log_file(dir, base_offset) + file_suffix
-        # O_APPEND: a write always lands at the end; reads use os.pread and ignore the file offset.
+        # The descriptor is opened by the first pin and closed by the last (see the module docstring).
+        self._fd = -1
+        self._pins = 0
+        self._pin_lock = threading.Lock()
+        self._active = False  # the log's active segment holds one pin for as long as it is active
+        self._closed = False
         self._fd = os.open(self.log_path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-        self._size = os.fstat(self._fd).st_size
+        try:
+            self._size = os.fstat(self._fd).st_size
+        finally:
+            self._fd = _close(self._fd)
         self.offset_index = OffsetIndex(offset_index_file(dir, base_offset) + file_suffix, base_offset,
                                         config.segment_index_bytes)
         self.time_index = TimeIndex(time_index_file(dir, base_offset) + file_suffix, base_offset,
@@ -117,6 +136,54 @@ class LogSegment:
         self._loaded_size = self._size
         self._loaded_max: TimestampAndOffset | None = _NO_MAX if self._size == 0 else None
         self._appended_max = _NO_MAX
+
+    # ------------------------------------------------------------------------------ descriptor
+
+    def set_active(self, active: bool) -> None:
+        """The log made this its active segment (keep the .log open for appends), or rolled past it
+        (close it once no reader holds it)."""
+        if active and not self._active:
+            self._pin()
+            self._active = True
+        elif not active and self._active:
+            self._active = False
+            self._unpin()
+
+    @property
+    def is_open(self) -> bool:
+        """Whether the .log file has a descriptor now (the active segment's always does)."""
+        return self._fd >= 0
+
+    @contextmanager
+    def reading(self) -> Iterator[int]:
+        """Hold the .log descriptor open for a read (re-entrant); yields it."""
+        fd = self._pin()
+        try:
+            yield fd
+        finally:
+            self._unpin()
+
+    def _pin(self) -> int:
+        with self._pin_lock:
+            if self._closed:
+                raise OSError(errno.EBADF, f"segment {self.log_path} is closed")
+            if self._fd < 0:
+                self._fd = self._open()
+            self._pins += 1
+            return self._fd
+
+    def _open(self) -> int:
+        # O_APPEND: a write always lands at the end; reads use os.pread and ignore the file offset.
+        try:
+            return os.open(self.log_path, os.O_RDWR | os.O_APPEND)
+        except FileNotFoundError:  # renamed (.deleted, .swap) between our read of the path and the open
+            return os.open(self.log_path, os.O_RDWR | os.O_APPEND)
+
+    def _unpin(self) -> None:
+        with self._pin_lock:
+            self._pins -= 1
+            if self._pins == 0:
+                self._fd = _close(self._fd)
 
     # ------------------------------------------------------------------------------ state
 
@@ -199,11 +266,12 @@ class LogSegment:
         saved = (self.offset_index.entries, self.time_index.entries, self._bytes_since_last_index_entry,
                  self._appended_max, self._rolling_based_timestamp)
         try:
-            _write_fully(self._fd, records)
-            for relative_position, batch in _headers_in(records):
-                if physical_position == 0 and relative_position == 0:
-                    self._rolling_based_timestamp = batch.max_timestamp
-                self._note_batch(batch, physical_position + relative_position)
+            with self.reading() as fd, self.offset_index.appending(), self.time_index.appending():
+                _write_fully(fd, records)
+                for relative_position, batch in _headers_in(records):
+                    if physical_position == 0 and relative_position == 0:
+                        self._rolling_based_timestamp = batch.max_timestamp
+                    self._note_batch(batch, physical_position + relative_position)
         except OSError as e:
             # A full disk (ENOSPC) can take part of the write: cut the files back to where they
             # were, so the next append (once there is space) lands right after the last whole batch.
@@ -221,7 +289,7 @@ class LogSegment:
         # BEGIN LAB 12 SOLUTION: cut the .log back to physical_position, both indexes back to their saved entries, restore the saved counters
         offset_entries, time_entries, self._bytes_since_last_index_entry, self._appended_max, \
             self._rolling_based_timestamp = saved
-        os.ftruncate(self._fd, physical_position)  # shrinking needs no space; if even this fails, the caller knows
+        os.truncate(self.log_path, physical_position)  # shrinking needs no space; if even this fails, the caller knows
         self.offset_index.truncate_to_entries(offset_entries)
         self.time_index.truncate_to_entries(time_entries)
         # END LAB 12 SOLUTION
@@ -279,6 +347,11 @@ class LogSegment:
         if max_size < 0:
             raise ValueError(f"invalid max size {max_size} for a log read from segment {self.log_path}")
         end = self._size if max_position is None else max_position
+        with self.reading():
+            return self._read(start_offset, max_size, end, min_one_message, max_offset, zero_copy)
+
+    def _read(self, start_offset: int, max_size: int, end: int, min_one_message: bool, max_offset: int | None,
+              zero_copy: bool) -> FetchDataInfo | None:
         found = self._find_batch(start_offset, 0, end)
         if found is None:
             return None
@@ -350,8 +423,9 @@ class LogSegment:
 
     def batches(self, start_position: int = 0, end: int | None = None) -> Iterator[RecordBatch]:
         """Every whole batch (read whole, for tools such as kafka-dump-log and for tests)."""
-        for position, header in self._scan(start_position, self._size if end is None else end, _SCAN_CHUNK):
-            yield RecordBatch(os.pread(self._fd, header.size_in_bytes, position))
+        with self.reading() as fd:
+            for position, header in self._scan(start_position, self._size if end is None else end, _SCAN_CHUNK):
+                yield RecordBatch(os.pread(fd, header.size_in_bytes, position))
 
     def batch_headers(self, start_offset: int | None = None) -> Iterator[RecordBatch]:
         """Every batch's header only (offsets, epochs, producer ids, timestamps), read in chunks:
@@ -364,20 +438,25 @@ class LogSegment:
 
     # ------------------------------------------------------------------------------ load and recovery
 
+    def check_index_files_exist(self) -> None:
+        """Raise FileNotFoundError if an index is missing beside a .log that holds data (no file is read)."""
+        for index in (self.offset_index, self.time_index):
+            if index.newly_created and self._size > 0:
+                raise FileNotFoundError(f"index {index.path} is missing")
+
     def sanity_check(self) -> None:
         """Raise FileNotFoundError if the index is missing, CorruptIndexError if it does not fit the log.
 
         Kafka's loader answers both by calling `recover()` to rebuild the index."""
-        for index in (self.offset_index, self.time_index):
-            if index.newly_created and self._size > 0:
-                raise FileNotFoundError(f"index {index.path} is missing")
+        self.check_index_files_exist()
         self.offset_index.sanity_check()
         self.time_index.sanity_check()
         if self.offset_index.entries:
             last = self.offset_index.last_entry()
             if last.position + HEADER_SIZE > self._size:
                 raise CorruptIndexError(f"index entry {last} points past the end of {self.log_path} ({self._size})")
-            base_offset, _ = _BASE_AND_LENGTH.unpack(os.pread(self._fd, _BASE_AND_LENGTH.size, last.position))
+            with self.reading() as fd:
+                base_offset, _ = _BASE_AND_LENGTH.unpack(os.pread(fd, _BASE_AND_LENGTH.size, last.position))
             if base_offset != last.offset:
                 raise CorruptIndexError(f"index entry {last} points at a batch with base offset {base_offset}")
 
@@ -410,7 +489,7 @@ class LogSegment:
             valid_bytes = position + batch.size_in_bytes
         truncated = self._size - valid_bytes
         if truncated:
-            os.ftruncate(self._fd, valid_bytes)
+            os.truncate(self.log_path, valid_bytes)
             self._size = valid_bytes
         self.txn_index.truncate_to(next_offset)  # the markers cut off take their entries with them
         self._loaded_size = valid_bytes
@@ -424,7 +503,7 @@ class LogSegment:
         if found is None:
             return 0
         cut = self._size - found.position
-        os.ftruncate(self._fd, found.position)
+        os.truncate(self.log_path, found.position)
         self._size = found.position
         self.recover()
         return cut
@@ -436,6 +515,11 @@ class LogSegment:
         With `whole`, each view's buffer holds the entire batch (for CRC checks); with
         `whole_control`, only each control batch's does (a marker, tens of bytes). Stops quietly at a
         torn or nonsensical header; `recover` is what notices and repairs that."""
+        with self.reading():
+            yield from self._scan_pinned(start, end, chunk_size, whole, whole_control)
+
+    def _scan_pinned(self, start: int, end: int, chunk_size: int, whole: bool,
+                     whole_control: bool) -> Iterator[tuple[int, RecordBatch]]:
         position = start
         chunk = b""
         chunk_start = start
@@ -479,18 +563,21 @@ class LogSegment:
 
     def flush(self) -> None:
         """fsync the three files. Kafka does not flush per append: replication is the durability."""
-        if self._fd < 0:
+        if self._closed:
             return  # deleted by retention or compaction while a flush was on its way
-        os.fsync(self._fd)
+        with self.reading() as fd:
+            os.fsync(fd)
         self.offset_index.flush()
         self.time_index.flush()
         self.txn_index.flush()
 
     def close(self) -> None:
-        if self._fd >= 0:
+        """Stop using the files. A reader still inside a read keeps the descriptor until it is done."""
+        if not self._closed:
             self.on_become_inactive_segment()  # Kafka's close: the time index ends at the true maximum
-            os.close(self._fd)
-            self._fd = -1
+            self.set_active(False)
+            with self._pin_lock:
+                self._closed = True
         self.offset_index.close()
         self.time_index.close()
         self.txn_index.close()
@@ -526,6 +613,13 @@ def _with_suffix(path: str, old_suffix: str, new_suffix: str) -> str:
     if old_suffix and not path.endswith(old_suffix):
         raise ValueError(f"{path} does not end with {old_suffix}")
     return path[: len(path) - len(old_suffix)] + new_suffix
+
+
+def _close(fd: int) -> int:
+    """Close `fd` if it is open; returns -1, the closed value."""
+    if fd >= 0:
+        os.close(fd)
+    return -1
 
 
 def _write_fully(fd: int, data: bytes | bytearray | memoryview) -> None:

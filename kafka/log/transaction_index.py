@@ -15,8 +15,9 @@ offset int64 (the LSO once the marker was written: how far a search must go to b
 Entries are in the order of their markers, so their last offsets increase.
 
 Like Kafka's, the file is created on the first entry (most segments have no aborted transaction).
-The entries are also kept in memory, in a list that is replaced whole on truncation, so a fetch may
-read it without the log's lock.
+The entries are also kept in memory, read on first use and replaced whole on truncation, so a fetch
+may read them without the log's lock. No descriptor is held between uses: an append opens the file,
+writes its 34 bytes and closes it (aborts are rare), as the offset and time indexes do.
 """
 
 from __future__ import annotations
@@ -65,30 +66,29 @@ class TransactionIndex:
     def __init__(self, start_offset: int, path: str) -> None:
         self.start_offset = start_offset  # the segment's base offset
         self.path = path
-        self._fd = -1
         self._entries: list[AbortedTxn] | None = None  # read from the file on first use
-        if os.path.exists(path):
-            self._open()
 
     # ------------------------------------------------------------------------------ file
 
-    def _open(self) -> int:
-        if self._fd < 0:
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-        return self._fd
-
     @property
     def exists(self) -> bool:
-        return self._fd >= 0 or os.path.exists(self.path)
+        return os.path.exists(self.path)
 
     def _load(self) -> list[AbortedTxn]:
         entries = self._entries
         if entries is None:
-            entries = self._entries = self._read_file() if self._fd >= 0 else []
+            entries = self._entries = self._read_file()
         return entries
 
     def _read_file(self) -> list[AbortedTxn]:
-        return read_entries(os.pread(self._fd, os.fstat(self._fd).st_size, 0))
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            return []
+        try:
+            return read_entries(os.pread(fd, os.fstat(fd).st_size, 0))
+        finally:
+            os.close(fd)
 
     # ------------------------------------------------------------------------------ writing
 
@@ -98,13 +98,23 @@ class TransactionIndex:
             raise ValueError(f"The last offset of appended transactions must increase sequentially, but "
                              f"{aborted_txn.last_offset} is not greater than current last offset "
                              f"{entries[-1].last_offset} of index {self.path}")
-        os.write(self._open(), _ENTRY.pack(aborted_txn.version, aborted_txn.producer_id, aborted_txn.first_offset,
-                                           aborted_txn.last_offset, aborted_txn.last_stable_offset))
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            os.write(fd, _ENTRY.pack(aborted_txn.version, aborted_txn.producer_id, aborted_txn.first_offset,
+                                     aborted_txn.last_offset, aborted_txn.last_stable_offset))
+        finally:
+            os.close(fd)
         entries.append(aborted_txn)
 
     def flush(self) -> None:
-        if self._fd >= 0:
-            os.fsync(self._fd)
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            return  # no aborted transaction in this segment: no file
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     def truncate_to(self, offset: int) -> None:
         """Drop the entries whose marker is at or after `offset` (the log was cut there)."""
@@ -114,18 +124,16 @@ class TransactionIndex:
             keep -= 1
         if keep < len(entries):
             self._entries = entries[:keep]
-            os.ftruncate(self._open(), keep * ENTRY_SIZE)
+            os.truncate(self.path, keep * ENTRY_SIZE)
 
     def reset(self) -> None:
         """Empty the index (a segment being recovered gets its entries again from the replay)."""
         self._entries = []
-        if self._fd >= 0:
-            os.ftruncate(self._fd, 0)
+        if os.path.exists(self.path):
+            os.truncate(self.path, 0)
 
     def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        """Nothing to close: no descriptor is held between uses."""
 
     def rename_to(self, path: str) -> None:
         """Follow the segment's rename (.deleted, .swap, .cleaned): an open descriptor follows too."""
@@ -166,9 +174,10 @@ class TransactionIndex:
 
     def sanity_check(self) -> None:
         """Kafka's sanityCheck: every entry belongs to this segment and is whole."""
-        if self._fd < 0:
+        try:
+            size = os.stat(self.path).st_size
+        except FileNotFoundError:
             return
-        size = os.fstat(self._fd).st_size
         if size % ENTRY_SIZE:
             raise CorruptIndexError(f"Transaction index file {self.path} has a size of {size}, not a multiple "
                                     f"of the entry size {ENTRY_SIZE}")

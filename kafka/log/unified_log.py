@@ -107,6 +107,7 @@ class UnifiedLog:
         loaded = LogLoader(dir, self.name, config, time, had_clean_shutdown, recovery_point, log_start_offset,
                            self.producer_state_manager).load()
         segments = loaded.segments
+        segments[-1].set_active(True)  # the only segment whose .log stays open (docs/storage.md)
         # (segments, their base offsets): replaced whole on roll, so readers can hold a snapshot.
         self._view: tuple[tuple[LogSegment, ...], list[int]] = _view_of(segments)
         self._log_end_offset = loaded.log_end_offset
@@ -403,6 +404,7 @@ class UnifiedLog:
             keep = [s for s in segments if s.base_offset < offset] or [segments[0]]
             dropped = [s for s in segments if s not in keep]
             keep[-1].truncate_to(offset)
+            keep[-1].set_active(True)
             self._view = _view_of(keep)
             self._log_end_offset = offset
             self._high_watermark = min(self._high_watermark, offset)
@@ -431,8 +433,10 @@ class UnifiedLog:
         new_offset = self._log_end_offset
         if segments[-1].base_offset == new_offset:
             return segments[-1]  # already empty and at the LEO: a new one would have the same name
-        segments[-1].on_become_inactive_segment()
         segment = LogSegment(self.dir, new_offset, self.config, self.time)
+        segment.set_active(True)
+        segments[-1].on_become_inactive_segment()
+        segments[-1].set_active(False)  # its .log closes once no reader holds it
         self._view = _view_of((*segments, segment))
         # The producers as they stand at the new segment's first offset: recovering that segment after
         # a crash starts from this snapshot and replays only the segment's own batches.
@@ -599,6 +603,7 @@ class UnifiedLog:
             dropped = [s for s in old if s not in self._view[0]]
             if self._view[0][0] in old:
                 self._view[0][0].truncate_to(offset)
+            self._view[0][0].set_active(True)
             self._log_start_offset = self._log_end_offset = self._high_watermark = offset
             self._recovery_point = offset
             self.leader_epoch_cache.clear()

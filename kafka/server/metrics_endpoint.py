@@ -80,7 +80,9 @@ class MetricsEndpoint:
             partition_count=lambda: len(partitions()),
             leader_count=lambda: sum(1 for p in partitions() if p.leader_id == replica_manager.local_broker_id),
             under_replicated=lambda: sum(1 for p in partitions() if p.is_under_replicated),
-            offline_replicas=lambda: sum(1 for p in partitions() if failures.is_offline(p.log.parent_dir)))
+            # Kafka's offlineReplicaCount: hosted in a failed dir, or not hosted at all (HostedPartition.Offline)
+            offline_replicas=lambda: sum(1 for p in partitions() if failures.is_offline(p.log.parent_dir))
+            + len(replica_manager.offline_partitions()))
         metrics.register_producer_ids(replica_manager.producer_id_count)
         txn = getattr(server, "transaction_coordinator", None)
         if txn is not None and txn.txn_marker_channel_manager is not None:

@@ -19,6 +19,11 @@ the ReplicaFetcherManager's threads; a leader's in-sync replicas are checked for
 replica.lag.time.max.ms (the isr-expiration task) and its ISR changes go to the controller through
 the AlterPartitionManager. Every append wakes the follower fetches waiting in the fetch purgatory,
 so a follower hears of new records at once rather than after replica.fetch.wait.max.ms.
+
+A partition whose log cannot be created or loaded (a full or failed log dir, EMFILE) is hosted
+offline (Kafka's HostedPartition.Offline): produce, fetch and ListOffsets for it answer
+KAFKA_STORAGE_ERROR instead of pointing clients at a leader that cannot serve it, it is not retried
+until the broker restarts (or the topic is deleted), and `offline_partitions` says which they are.
 """
 
 from __future__ import annotations
@@ -64,6 +69,7 @@ from kafka.server.partition import NotEnoughReplicasError, Partition, PartitionE
 from kafka.server.remote_leader_end_point import ReplicaFetchConfig
 from kafka.server.replica_fetcher_manager import InitialFetchState, ReplicaFetcherManager
 from kafka.utils.native_memory import release_free_memory
+from kafka.utils.repeated_error_log import RepeatedErrorLog
 from kafka.utils.time import SYSTEM, Time
 from kafka.utils.topic_partition import TopicPartition
 
@@ -136,6 +142,9 @@ class ReplicaManager:
         self.metadata_cache = metadata_cache
         self.time = time
         self.all_partitions: dict[TopicPartition, Partition] = {}
+        # Kafka's HostedPartition.Offline: partitions this broker should host but cannot, and why.
+        self._offline_partitions: dict[TopicPartition, str] = {}
+        self._errors = RepeatedErrorLog(log, time)
         self._partitions_lock = threading.Lock()
         self.delayed_produce_purgatory = produce_purgatory or DelayedOperationPurgatory(
             "Produce", broker_id=self.local_broker_id, time=time)
@@ -160,6 +169,8 @@ class ReplicaManager:
         sends the client to fresh metadata; UNKNOWN_TOPIC_OR_PARTITION means it exists nowhere."""
         partition = self.all_partitions.get(tp)
         if partition is None:
+            if tp in self._offline_partitions:
+                return None, Errors.KAFKA_STORAGE_ERROR
             topic = self.metadata_cache.get_topic(tp.topic) if self.metadata_cache is not None else None
             if topic is not None and topic.partition(tp.partition) is not None:
                 return None, Errors.NOT_LEADER_OR_FOLLOWER
@@ -204,6 +215,8 @@ class ReplicaManager:
         self.replica_fetcher_manager.remove_fetcher_for_partitions(tps)
         with self._partitions_lock:
             self.all_partitions = {tp: p for tp, p in self.all_partitions.items() if tp not in tps}
+            for tp in tps:
+                self._offline_partitions.pop(tp, None)
         for tp in tps:
             if delete:
                 self.log_manager.delete_log(tp.topic, tp.partition)
@@ -211,10 +224,19 @@ class ReplicaManager:
         self.replica_fetcher_manager.shutdown_idle_fetcher_threads()
 
     def _get_or_create_partition(self, tp: TopicPartition, log_config: LogConfig) -> Partition:
+        """The hosted partition, created with its log if new. Raises KafkaStorageError if the log
+        cannot be created (and then the partition is offline here until a restart)."""
         with self._partitions_lock:
             partition = self.all_partitions.get(tp)
             if partition is None:
-                unified_log = self.log_manager.get_or_create_log(tp.topic, tp.partition, log_config)
+                offline = self._offline_partitions.get(tp)
+                if offline is not None:
+                    raise KafkaStorageError("", f"{tp} is offline on this broker: {offline}")
+                try:
+                    unified_log = self.log_manager.get_or_create_log(tp.topic, tp.partition, log_config)
+                except KafkaStorageError as e:
+                    self._offline_partitions[tp] = str(e)
+                    raise
                 partition = Partition(tp, unified_log, self.local_broker_id, self.time, self.replica_lag_time_max_ms,
                                       self.alter_partition_manager, listener=self)
                 self.all_partitions = {**self.all_partitions, tp: partition}
@@ -225,12 +247,20 @@ class ReplicaManager:
         with self._partitions_lock:
             gone = [tp for tp in self.all_partitions if tp.topic == topic]
             self.all_partitions = {tp: p for tp, p in self.all_partitions.items() if tp.topic != topic}
+            self._offline_partitions = {tp: e for tp, e in self._offline_partitions.items() if tp.topic != topic}
         self.replica_fetcher_manager.remove_fetcher_for_partitions(gone)
         for tp in gone:
             self.log_manager.delete_log(tp.topic, tp.partition)
             self.try_complete_delayed_requests(tp)
         self.broker_topic_stats.remove_metrics(topic)
         release_free_memory()  # what the topic's requests left in the C heap goes back to the OS
+
+    def is_offline(self, tp: TopicPartition) -> bool:
+        return tp in self._offline_partitions
+
+    def offline_partitions(self) -> dict[TopicPartition, str]:
+        """The partitions this broker should host but cannot (their log dir failed), and why."""
+        return dict(self._offline_partitions)
 
     # ------------------------------------------------------------------ produce
     def append_records(self, timeout_ms: int, required_acks: int, internal_topics_allowed: bool,
@@ -426,7 +456,7 @@ class ReplicaManager:
         except (OSError, LogDirError) as e:
             if self.get_partition(tp) is None:  # the topic was deleted while we were reading it
                 return FetchPartitionData(Errors.UNKNOWN_TOPIC_OR_PARTITION)
-            log.error("error reading a log", topic_partition=str(tp), error=str(e))
+            self._errors.error("error reading a log", key="read", topic_partition=str(tp), error=str(e))
             return FetchPartitionData(Errors.KAFKA_STORAGE_ERROR)  # as Kafka answers a read from a failed dir
         if hw_moved:  # a follower's fetch committed records: acks=all produces may be answered now
             self.try_complete_delayed_requests(tp)

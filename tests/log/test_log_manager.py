@@ -137,3 +137,19 @@ def test_illegal_names_are_refused(tmp_path):
     with pytest.raises(ValueError):
         manager.get_or_create_log("t", -1)
     manager.shutdown()
+
+
+def test_a_new_log_past_three_quarters_of_the_descriptor_limit_is_refused_and_its_dir_reported(tmp_path, monkeypatch):
+    import resource
+
+    from kafka.log.errors import KafkaStorageError
+    monkeypatch.setattr(resource, "getrlimit", lambda _: (8, 8))  # `ulimit -n 8`: room for 6 resting logs
+    manager = LogManager([str(tmp_path)], LogConfig(), MockTime())
+    manager.startup()
+    for partition in range(6):
+        manager.get_or_create_log("t", partition)
+    with pytest.raises(KafkaStorageError, match="open-file limit"):
+        manager.get_or_create_log("t", 6)
+    assert manager.log_dir_failure_channel.offline_log_dirs() == [str(tmp_path)]
+    assert not (tmp_path / "t-6").exists()
+    manager.shutdown()

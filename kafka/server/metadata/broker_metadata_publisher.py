@@ -29,6 +29,7 @@ import structlog
 
 from kafka.coordinator.coordinator_records import GROUP_METADATA_TOPIC_NAME
 from kafka.coordinator.transaction.transaction_log import TRANSACTION_STATE_TOPIC_NAME
+from kafka.log.errors import LogDirError
 from kafka.log.log_config import LogConfig
 from kafka.network.end_point import EndPoint
 from kafka.server.metadata_cache import Broker, PartitionState, TopicMetadata
@@ -89,6 +90,7 @@ class BrokerMetadataPublisher:
             if name not in new or new[name].topic_id != topic.topic_id:
                 self._delete_topic(name)
         elected, resigned = [], []
+        offline: dict[TopicPartition, str] = {}
         for name, topic in new.items():
             log_config = LogConfig.from_props(topic.configs, self.default_log_config)
             previous = old.get(name)
@@ -97,15 +99,16 @@ class BrokerMetadataPublisher:
             moved_away = []
             for state in topic.partitions:
                 tp = TopicPartition(name, state.partition)
+                if self.replica_manager.is_offline(tp):
+                    continue  # already reported; Kafka retries an offline partition only after a restart
                 if self.node_id not in state.replicas:
                     if self.replica_manager.get_partition(tp) is not None:
                         moved_away.append(tp)
                     continue
                 try:
                     change = self._apply_partition(tp, state, log_config)
-                except OSError as e:  # a full or failed log dir: this partition stays offline here
-                    log.error("cannot host a partition: its log cannot be created", topic_partition=str(tp),
-                              error=str(e))
+                except (OSError, LogDirError) as e:  # a full or failed log dir, EMFILE: offline here
+                    offline[tp] = str(e)
                     continue
                 if change == "elected":
                     elected.append(tp)
@@ -115,6 +118,11 @@ class BrokerMetadataPublisher:
                 log.info("no longer a replica: deleting", partitions=[str(tp) for tp in moved_away])
                 resigned += [tp for tp in moved_away if self.replica_manager.get_partition(tp).is_leader]
                 self.replica_manager.stop_replicas(moved_away, delete=True)
+        if offline:  # one line for the lot: 7,000 partitions that cannot be hosted are one event
+            first, error = next(iter(offline.items()))
+            log.error("cannot host partitions: their logs cannot be created; they answer KAFKA_STORAGE_ERROR "
+                      "until the broker restarts", partitions=len(offline), first=str(first), error=error,
+                      offline_partitions=len(self.replica_manager.offline_partitions()))
         self._update_coordinator(elected, resigned)
         if elected or resigned:
             log.info("leadership changed", became_leader=[str(tp) for tp in elected],
