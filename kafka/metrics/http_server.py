@@ -84,6 +84,10 @@ class HTTPServer:
     def server_address(self) -> tuple[str, int]:
         return self._listener.getsockname()[:2]
 
+    def waiting(self) -> dict[tuple, int]:
+        """The connections still sending their request: client address -> bytes of it read so far."""
+        return {p.client: len(p.head) for p in list(self._pending.values())}
+
     def startup(self) -> None:
         for thread in self._threads:
             thread.start()
