@@ -52,7 +52,9 @@ class PrometheusExporter:
         try:
             self._server = HTTPServer(host, port, self._answer, time)
         except OSError as e:
-            raise OSError(f"metrics.listener: cannot bind http://{host}:{port}: [Errno {e.errno}] {e.strerror}") from e
+            # socket.create_server appends "(while attempting to bind on address ...)": we said it already
+            reason = f"[Errno {e.errno}] {(e.strerror or str(e)).partition(' (while attempting')[0]}"
+            raise OSError(f"metrics.listener: cannot bind http://{host}:{port}: {reason}") from e
 
     @property
     def bound_port(self) -> int:
