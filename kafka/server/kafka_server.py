@@ -63,7 +63,9 @@ from kafka.server.kafka_apis import KafkaApis
 from kafka.server.kafka_config import ConfigError, KafkaConfig
 from kafka.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafka.server.meta_properties import (
+    LogDirectoryError,
     MetaPropertiesError,
+    create_log_dir,
     format_directories,
     verify_meta_properties,
 )
@@ -132,9 +134,15 @@ class KafkaServer:
         cluster_id = self._load_or_format_storage()
         if config.is_controller:
             self.controller_server = ControllerServer(config, self.time)
-            self.controller_server.bind()
+            try:
+                self.controller_server.bind()
+            except OSError as e:
+                raise OSError(f"listeners: {e}") from None
         self.shared = SharedServer(config, cluster_id, self._voter_end_points(), self.time)
-        self.shared.open()
+        try:
+            self.shared.open()
+        except OSError as e:
+            raise self._storage_error(e, [config.metadata_log_dir], "opening the metadata log") from None
         if self.controller_server is not None:
             self.controller_server.startup(self.shared)
         if config.is_broker:
@@ -149,14 +157,19 @@ class KafkaServer:
                                       if self.controller_server else None))
 
     def _load_or_format_storage(self) -> str:
+        try:
+            return self._verify_or_format_directories()
+        except LogDirectoryError as e:
+            raise ConfigError(f"{self._key_of(e.log_dir)}: {e}") from None
+        except MetaPropertiesError as e:
+            raise ConfigError(str(e)) from None
+
+    def _verify_or_format_directories(self) -> str:
         config = self.config
         dirs = list(dict.fromkeys([*config.log_dirs, config.metadata_log_dir]))
         for d in dirs:
-            os.makedirs(d, exist_ok=True)
-        try:
-            cluster_id = verify_meta_properties(dirs, config.node_id)
-        except MetaPropertiesError as e:
-            raise ConfigError(str(e)) from None
+            create_log_dir(d)
+        cluster_id = verify_meta_properties(dirs, config.node_id)
         if cluster_id is not None:
             return cluster_id
         if len(config.controller_quorum_voters) > 1 or not config.is_controller:
@@ -170,6 +183,19 @@ class KafkaServer:
                  cluster_id=cluster_id, directories=dirs)
         return cluster_id
 
+    def _key_of(self, log_dir: str) -> str:
+        """The config key that named a directory, for an error about it."""
+        return "log.dirs" if log_dir in self.config.log_dirs else "metadata.log.dir"
+
+    def _storage_error(self, error: OSError, dirs: list[str], doing: str) -> ConfigError:
+        """An I/O error from below (the LogManager, the metadata log) as one line with key and directory."""
+        filename = os.path.abspath(error.filename) if isinstance(error.filename, str) else ""
+        log_dir = next((d for d in dirs if filename.startswith(os.path.abspath(d) + os.sep)
+                        or filename == os.path.abspath(d)), None)
+        where = log_dir if log_dir is not None else " or ".join(dirs)
+        key = self._key_of(log_dir if log_dir is not None else dirs[0])
+        return ConfigError(f"{key}: cannot use {where}: [Errno {error.errno}] {error.strerror} while {doing}")
+
     def _voter_end_points(self) -> dict[int, tuple[str, int]]:
         voters = self.config.controller_quorum_voters
         if voters:
@@ -179,21 +205,25 @@ class KafkaServer:
 
     def _startup_broker(self, cluster_id: str) -> None:
         config = self.config
-        for log_dir in config.log_dirs:
-            os.makedirs(log_dir, exist_ok=True)
         self.log_manager = LogManager(config.log_dirs, default_log_config(config), self.time,
                                       node_id=config.node_id, cluster_id=cluster_id,
                                       producer_state_manager_config=ProducerStateManagerConfig(
                                           config.producer_id_expiration_ms),
                                       producer_id_expiration_check_interval_ms=(
                                           config.producer_id_expiration_check_interval_ms))
-        self.log_manager.startup({})  # topic configs come from the metadata log, applied by the publisher
+        try:
+            self.log_manager.startup({})  # topic configs come from the metadata log, applied by the publisher
+        except OSError as e:
+            raise self._storage_error(e, config.log_dirs, "loading the logs") from None
 
         self.request_channel = RequestChannel(config.queued_max_requests)
         self.socket_server = SocketServer(config.broker_listeners, config.num_network_threads,
                                           config.socket_request_max_bytes, self.request_channel)
         # Bind before anything else can fail late: a taken port stops start-up here.
-        self.socket_server.startup()
+        try:
+            self.socket_server.startup()
+        except OSError as e:
+            raise OSError(f"listeners: {e}") from None
 
         self.metadata_cache = MetadataCache(cluster_id, Broker(config.node_id, self._advertised_end_points()))
         self.replica_manager = ReplicaManager(config, self.log_manager, self.metadata_cache, self.time)

@@ -14,6 +14,7 @@ instead of mixing two clusters' data. The file is a Java properties file, as Kaf
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass
 
@@ -25,6 +26,27 @@ META_PROPERTIES_FILE = "meta.properties"
 
 class MetaPropertiesError(ValueError):
     """A directory that is not formatted, or formatted for another cluster or node."""
+
+
+class LogDirectoryError(MetaPropertiesError):
+    """A directory the node cannot use at all: which one, the system's reason and what was being
+    done, in one line (Kafka's MetaPropertiesEnsemble.Loader sets such directories aside as
+    errorLogDirs). The server puts the config key in front: `log.dirs: cannot use /x: ...`."""
+
+    def __init__(self, log_dir: str, error: OSError, doing: str) -> None:
+        self.log_dir = log_dir
+        super().__init__(f"cannot use {log_dir}: [Errno {error.errno}] {error.strerror} while {doing}")
+
+
+def create_log_dir(log_dir: str) -> None:
+    """The directory, made if missing; a file in its place, or a parent that is one, is a LogDirectoryError."""
+    try:
+        os.makedirs(log_dir, exist_ok=True)
+    except FileExistsError:  # makedirs' word for "a file is in the way"
+        raise LogDirectoryError(log_dir, NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR)),
+                                "creating the directory") from None
+    except OSError as e:
+        raise LogDirectoryError(log_dir, e, "creating the directory") from None
 
 
 @dataclass(frozen=True)
@@ -44,7 +66,10 @@ def read_meta_properties(log_dir: str) -> MetaProperties | None:
     path = os.path.join(log_dir, META_PROPERTIES_FILE)
     if not os.path.exists(path):
         return None
-    props = read_properties(path)
+    try:
+        props = read_properties(path)
+    except OSError as e:
+        raise LogDirectoryError(log_dir, e, f"reading {META_PROPERTIES_FILE}") from None
     if "cluster.id" not in props:  # written by a LogManager that knew no cluster: not formatted
         return None
     try:
@@ -56,8 +81,11 @@ def read_meta_properties(log_dir: str) -> MetaProperties | None:
 
 def write_meta_properties(log_dir: str, props: MetaProperties) -> None:
     """Written to a temporary file, fsynced and renamed: a crash leaves no half-formatted directory."""
-    os.makedirs(log_dir, exist_ok=True)
-    write_properties(os.path.join(log_dir, META_PROPERTIES_FILE), props.to_props())
+    create_log_dir(log_dir)
+    try:
+        write_properties(os.path.join(log_dir, META_PROPERTIES_FILE), props.to_props())
+    except OSError as e:  # a full disk names no file at all; this says which directory and what
+        raise LogDirectoryError(log_dir, e, f"writing {META_PROPERTIES_FILE}") from None
 
 
 def verify_meta_properties(log_dirs: list[str], node_id: int) -> str | None:

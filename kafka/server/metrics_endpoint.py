@@ -52,7 +52,7 @@ class MetricsEndpoint:
             pages["/requests"] = lambda _query: "request.trace.enable is false on this broker\n"
         if config.metrics_listener is not None:
             host, port = config.metrics_listener
-            self.exporter = PrometheusExporter(host, port, self.metrics.exposition, pages)
+            self.exporter = PrometheusExporter(host, port, self.metrics.exposition, pages, server.time)
             self.exporter.startup()
         log.info("observability", metrics=f"{self.url}/metrics" if self.url else "off (metrics.listener is empty)",
                  request_trace=f"{self.url}/requests" if self.url and self.request_trace else "off",
