@@ -7,7 +7,10 @@ from __future__ import annotations
 import pytest
 
 from kafka.controller.controller_result import EXCESSIVE_BATCH_MESSAGE, SHUTTING_DOWN_MESSAGE
-from kafka.controller.replication_control_manager import EXCESSIVE_PARTITIONS_MESSAGE, MAX_PARTITIONS_PER_BATCH
+from kafka.controller.replication_control_manager import (
+    EXCESSIVE_PARTITIONS_MESSAGE,
+    MAX_PARTITIONS_PER_BATCH,
+)
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.elect_leaders import PREFERRED
 from tests.controller.test_quorum_controller import Cluster, record
