@@ -7,6 +7,11 @@ session expired, the periodic NoOpRecord); one with the same tag replaces the ea
 
 With `threaded=False` nothing runs by itself: a test calls run_pending() after moving its MockTime,
 and the controller steps deterministically.
+
+close() is Kafka's beginShutdown: the events still waiting are rejected (each one's `on_rejected`
+runs, so whoever waits for it gets an error at once), so is anything appended afterwards, and the
+thread ends after the event it is running. A Python thread cannot be interrupted, which is why no
+event may run long: the controller bounds every request before it acts on it.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ class KafkaEventQueue:
     def __init__(self, time: Time, name: str, threaded: bool = True) -> None:
         self.time = time
         self.name = name
-        self._events: deque[tuple[str, Callable[[], None]]] = deque()
+        self._events: deque[tuple[str, Callable[[], None], Callable[[], None] | None]] = deque()
         self._deferred: list[tuple[int, int, str]] = []  # (deadline ms, sequence, tag) heap
         self._deferred_by_tag: dict[str, tuple[int, Callable[[], None]]] = {}
         self._sequence = itertools.count()
@@ -38,12 +43,18 @@ class KafkaEventQueue:
         if self._thread is not None:
             self._thread.start()
 
-    def append(self, name: str, event: Callable[[], None]) -> None:
+    def append(self, name: str, event: Callable[[], None], on_rejected: Callable[[], None] | None = None) -> None:
+        """Run `event` on the controller thread; if the queue closes first, run `on_rejected` instead."""
         with self._cond:
-            if self._closed:
+            if not self._closed:
+                self._events.append((name, event, on_rejected))
+                self._cond.notify()
                 return
-            self._events.append((name, event))
-            self._cond.notify()
+        _reject(name, on_rejected)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
 
     def schedule_deferred(self, tag: str, deadline_ms: int, event: Callable[[], None]) -> None:
         with self._cond:
@@ -57,7 +68,8 @@ class KafkaEventQueue:
 
     def _next_ready(self) -> tuple[str, Callable[[], None]] | None:
         if self._events:
-            return self._events.popleft()
+            name, event, _ = self._events.popleft()
+            return name, event
         now = self.time.milliseconds()
         while self._deferred and self._deferred[0][0] <= now:
             deadline, _, tag = heapq.heappop(self._deferred)
@@ -100,10 +112,22 @@ class KafkaEventQueue:
             self._run_event(*ready)
             ran += 1
 
-    def close(self) -> None:
+    def close(self, join_timeout_s: float = 5.0) -> None:
         with self._cond:
             self._closed = True
-            self._events.clear()
+            rejected, self._events = list(self._events), deque()
+            self._deferred, self._deferred_by_tag = [], {}
             self._cond.notify_all()
+        for name, _, on_rejected in rejected:
+            _reject(name, on_rejected)
         if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout=5)
+            self._thread.join(timeout=join_timeout_s)  # a long event may still run: shutdown does not wait for it
+
+
+def _reject(name: str, on_rejected: Callable[[], None] | None) -> None:
+    if on_rejected is None:
+        return
+    try:
+        on_rejected()
+    except Exception:
+        log.exception("controller event rejection failed", event=name)

@@ -16,10 +16,16 @@ Everything runs on one thread (KafkaEventQueue). A write is one event:
 A standby replays records in handle_commit. A controller that loses leadership throws away what
 it decided but the quorum did not commit: it resets its managers to the committed MetadataImage it
 keeps (kafka.image), by replaying that image's records.
+
+An admin request's decision is bounded before it is replayed (Kafka's MAX_RECORDS_PER_USER_OP): more
+than 10,000 records, or more bytes than one batch of the metadata log holds, and the whole request
+is refused with POLICY_VIOLATION, nothing replayed. On shutdown the event queue rejects what is still
+waiting: each of those callers is answered REQUEST_TIMED_OUT ("The controller is shutting down.").
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from concurrent.futures import Future
 from dataclasses import dataclass
 
@@ -28,11 +34,22 @@ import structlog
 from kafka.controller.broker_heartbeat_manager import BrokerHeartbeatManager
 from kafka.controller.cluster_control_manager import ClusterControlManager, StaleBrokerEpochError
 from kafka.controller.configuration_control_manager import ConfigError, ConfigurationControlManager
-from kafka.controller.controller_result import ControllerResult
+from kafka.controller.controller_result import (
+    EXCESSIVE_BATCH_MESSAGE,
+    SHUTTING_DOWN_MESSAGE,
+    ControllerResult,
+    bounded_batch,
+    with_error,
+)
 from kafka.controller.feature_control_manager import FeatureControlManager
 from kafka.controller.kafka_event_queue import KafkaEventQueue
 from kafka.controller.producer_id_control_manager import ProducerIdControlManager, ProducerIdsExhaustedError
-from kafka.controller.replication_control_manager import ReplicationControlManager, ReplicationError
+from kafka.controller.replication_control_manager import (
+    ReplicationControlManager,
+    ReplicationError,
+    validate_total_new_partitions,
+    validate_total_number_of_partitions,
+)
 from kafka.image.metadata_delta import MetadataDelta
 from kafka.image.metadata_image import EMPTY_IMAGE, MetadataImage
 from kafka.image.metadata_provenance import MetadataProvenance
@@ -209,10 +226,12 @@ class QuorumController:
             self.producer_ids.replay(data)
 
     # ================================================================== the write path
-    def _append(self, records: list[ApiMessageAndVersion]) -> int:
+    def _append(self, records: list[ApiMessageAndVersion], serialized: list[bytes] | None = None) -> int:
         for r in records:
             self.replay(r)
-        self.last_written_offset = self.raft.schedule_append(self.epoch, [serialize(r) for r in records])
+        if serialized is None:
+            serialized = [serialize(r) for r in records]
+        self.last_written_offset = self.raft.schedule_append(self.epoch, serialized)
         return self.last_written_offset
 
     def _write(self, name: str, operation, not_controller_response) -> Future:
@@ -224,11 +243,19 @@ class QuorumController:
                 future.set_result(not_controller_response)
                 return
             result: ControllerResult = operation()
+            if self.queue.closed:  # shutdown began while we decided: nothing more is written
+                future.set_result(with_error(result.response, Errors.REQUEST_TIMED_OUT, SHUTTING_DOWN_MESSAGE))
+                return
             if not result.records:
                 future.set_result(result.response)
                 return
+            serialized = bounded_batch(result.records)
+            if serialized is None:
+                log.info("refused an excessively large batch operation", operation=name, records=len(result.records))
+                future.set_result(with_error(result.response, Errors.POLICY_VIOLATION, EXCESSIVE_BATCH_MESSAGE))
+                return
             try:
-                offset = self._append(result.records)
+                offset = self._append(result.records, serialized)
             except Exception as e:  # the raft client says we no longer lead
                 log.info("append refused; renouncing", operation=name, error=str(e))
                 self._renounce()
@@ -236,7 +263,10 @@ class QuorumController:
                 return
             self._deferred.append((offset, future, result.response))
 
-        self.queue.append(name, run)
+        def rejected() -> None:
+            future.set_result(with_error(not_controller_response, Errors.REQUEST_TIMED_OUT, SHUTTING_DOWN_MESSAGE))
+
+        self.queue.append(name, run, rejected)
         return future
 
     def _complete_deferred(self, committed_offset: int) -> None:
@@ -387,9 +417,14 @@ class QuorumController:
     def create_topics(self, request) -> Future:
         def operation() -> ControllerResult:
             records, results, pending = [], [], set()
-            names = [t.name for t in request.topics]
+            try:
+                validate_total_number_of_partitions(request.topics, self.config.num_partitions)
+            except ReplicationError as e:
+                return ControllerResult([], dict(throttle_time_ms=0, topics=[
+                    _topic_error(t.name, e.error, str(e)) for t in request.topics]))
+            names = Counter(t.name for t in request.topics)
             for t in request.topics:
-                if names.count(t.name) > 1:
+                if names[t.name] > 1:
                     results.append(_topic_error(t.name, Errors.INVALID_REQUEST, "duplicate topic name in the request"))
                     continue
                 try:
@@ -410,7 +445,12 @@ class QuorumController:
 
         def operation() -> ControllerResult:
             records, responses = [], []
+            counts = Counter(names)
             for name in names:
+                if counts[name] > 1:  # as Kafka's ControllerApis: each copy refused, none deleted twice
+                    responses.append(dict(name=name, error_code=Errors.INVALID_REQUEST,
+                                          error_message="Duplicate topic name."))
+                    continue
                 if not self.config.delete_topic_enable:
                     responses.append(dict(name=name, error_code=Errors.TOPIC_DELETION_DISABLED))
                     continue
@@ -428,6 +468,11 @@ class QuorumController:
     def create_partitions(self, request) -> Future:
         def operation() -> ControllerResult:
             records, results = [], []
+            try:
+                validate_total_new_partitions(request.topics, self._partition_count)
+            except ReplicationError as e:
+                return ControllerResult([], dict(throttle_time_ms=0, results=[
+                    dict(name=t.name, error_code=e.error, error_message=str(e)) for t in request.topics]))
             for t in request.topics:
                 try:
                     topic_records = self.replication.create_partitions(t)
@@ -440,6 +485,10 @@ class QuorumController:
             return ControllerResult(records, dict(throttle_time_ms=0, results=results))
         return self._write("create_partitions", operation, dict(throttle_time_ms=0, results=[
             dict(name=t.name, error_code=Errors.NOT_CONTROLLER, error_message=None) for t in request.topics]))
+
+    def _partition_count(self, name: str) -> int | None:
+        topic = self.replication.topic(name)
+        return len(topic.partitions) if topic is not None else None
 
     def incremental_alter_configs(self, request) -> Future:
         def operation() -> ControllerResult:
@@ -491,10 +540,15 @@ class QuorumController:
 
     def alter_partition_reassignments(self, request) -> Future:
         def operation() -> ControllerResult:
-            records, responses = [], []
+            records, responses, seen = [], [], set()
             for t in request.topics:
                 partitions = []
                 for p in t.partitions:
+                    if (t.name, p.partition_index) in seen:  # a second target for one partition decides nothing
+                        partitions.append(dict(partition_index=p.partition_index, error_code=Errors.INVALID_REQUEST,
+                                               error_message=f"{t.name}-{p.partition_index} appears more than once"))
+                        continue
+                    seen.add((t.name, p.partition_index))
                     changes, error, message = self.replication.alter_partition_reassignment(
                         t.name, p.partition_index, p.replicas)
                     records += changes
@@ -542,14 +596,5 @@ def _topic_error(name: str, error: Errors, message: str | None) -> dict:
 
 def _not_controller(response) -> object:
     """A parked response whose records were never committed: the same shape, NOT_CONTROLLER everywhere."""
-    if isinstance(response, dict):
-        out = {}
-        for key, value in response.items():
-            if key == "error_code":
-                out[key] = Errors.NOT_CONTROLLER
-            elif isinstance(value, list):
-                out[key] = [_not_controller(v) for v in value]
-            else:
-                out[key] = value
-        return out
-    return response
+    return with_error(response, Errors.NOT_CONTROLLER)
+

@@ -17,6 +17,11 @@ Seed 004: the controller decides where replicas live and who leads. This manager
                        The auto leader rebalance runs PREFERRED for brokers that lead too little
 
 A change to a partition is one PartitionChangeRecord: only what changed (leader -2 means "kept").
+
+Every count in a request is checked against a bound before anything is built from it: one request
+may add at most MAX_PARTITIONS_PER_BATCH partitions, summed over its topics (Kafka's cap: more has run
+controllers out of memory), and a manual assignment names each registered broker once. A request
+that breaks a bound costs the controller a few comparisons, not memory proportional to its numbers.
 """
 
 from __future__ import annotations
@@ -42,6 +47,10 @@ from kafka.protocol.metadata_records import (
 T = MetadataRecordType
 MAX_TOPIC_NAME_LENGTH = 249
 _LEGAL_TOPIC_CHARS = re.compile(r"^[a-zA-Z0-9._-]+$")
+# Kafka's ReplicationControlManager.MAX_PARTITIONS_PER_BATCH: the partitions one CreateTopics (here
+# also CreatePartitions) may add, over all its topics, checked before any placement is computed.
+MAX_PARTITIONS_PER_BATCH = 10_000
+EXCESSIVE_PARTITIONS_MESSAGE = "Excessively large number of partitions per request."
 
 
 @dataclass(frozen=True)
@@ -73,6 +82,33 @@ def validate_topic_name(name: str) -> None:
     if not _LEGAL_TOPIC_CHARS.match(name):
         raise ReplicationError(Errors.INVALID_TOPIC_EXCEPTION,
                                f"topic name {name!r} may contain only ASCII letters, digits, '.', '_' and '-'")
+
+
+def validate_total_number_of_partitions(topics, default_partitions: int) -> None:
+    """Kafka's validateTotalNumberOfPartitions for CreateTopics: an upper bound of what the request
+    would create (assignments count as given, -1 as the default, invalid counts as nothing)."""
+    total = 0
+    for t in topics:
+        if t.assignments:
+            total += len(t.assignments)
+        elif t.num_partitions == -1:
+            total += default_partitions
+        elif t.num_partitions > 0:
+            total += t.num_partitions
+        if total > MAX_PARTITIONS_PER_BATCH:
+            raise ReplicationError(Errors.POLICY_VIOLATION, EXCESSIVE_PARTITIONS_MESSAGE)
+
+
+def validate_total_new_partitions(topics, partition_count) -> None:
+    """The same cap for CreatePartitions: the partitions each topic would gain over what it has
+    (`partition_count(name)`, None for a topic that does not exist), or its assignments if longer."""
+    total = 0
+    for t in topics:
+        current = partition_count(t.name)
+        if current is not None:
+            total += max(t.count - current, len(t.assignments or ()), 0)
+        if total > MAX_PARTITIONS_PER_BATCH:
+            raise ReplicationError(Errors.POLICY_VIOLATION, EXCESSIVE_PARTITIONS_MESSAGE)
 
 
 def partition_change(topic_id: uuid.UUID, partition_id: int, current: PartitionRegistration,
@@ -122,33 +158,78 @@ class ReplicationControlManager:
             if t.num_partitions != -1 or t.replication_factor != -1:
                 raise ReplicationError(Errors.INVALID_REQUEST,
                                        "give either assignments or partitions and replication factor")
-            placements = [list(a.broker_ids) for a in sorted(t.assignments, key=lambda a: a.partition_index)]
-            unknown = sorted({b for p in placements for b in p} - set(usable))
-            if unknown or any(not p for p in placements):
-                raise ReplicationError(Errors.INVALID_REPLICA_ASSIGNMENT, f"unusable broker ids {unknown}")
+            placements = self._manual_placements(t.assignments)
         else:
             partitions = self.default_partitions if t.num_partitions == -1 else t.num_partitions
             replication = self.default_replication_factor if t.replication_factor == -1 else t.replication_factor
+            if replication <= 0:
+                raise ReplicationError(Errors.INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0, "
+                                       "or -1 to use the default value.")
             if partitions <= 0:
                 raise ReplicationError(Errors.INVALID_PARTITIONS, f"Number of partitions was set to an invalid "
                                        f"non-positive value ({partitions}).")
-            if replication <= 0:
-                raise ReplicationError(Errors.INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0.")
+            if partitions > MAX_PARTITIONS_PER_BATCH:  # a caller that skipped validate_total_number_of_partitions
+                raise ReplicationError(Errors.POLICY_VIOLATION, EXCESSIVE_PARTITIONS_MESSAGE)
             try:
                 placements = place(0, partitions, replication, usable, start_offset=len(self.topics_by_id))
             except InvalidReplicationFactorError as e:
                 raise ReplicationError(Errors.INVALID_REPLICATION_FACTOR, str(e)) from None
         topic_id = uuid.uuid4()
         records = [record(T.TOPIC_RECORD, name=t.name, topic_id=topic_id)]
-        records += [record(T.PARTITION_RECORD, partition_id=i, topic_id=topic_id, replicas=replicas,
-                           isr=replicas, leader=replicas[0], leader_epoch=0, partition_epoch=0)
-                    for i, replicas in enumerate(placements)]
+        records += [self._partition_record(topic_id, i, replicas) for i, replicas in enumerate(placements)]
         records += self.configs.topic_config_records(t.name, configs)
         result = dict(name=t.name, topic_id=topic_id, error_code=Errors.NONE, error_message=None,
                       num_partitions=len(placements), replication_factor=len(placements[0]),
                       configs=[dict(name=k, value=v, read_only=False, config_source=1, is_sensitive=False)
                                for k, v in sorted(configs.items())])
         return records, result
+
+    def _manual_placements(self, assignments, replication_factor: int | None = None) -> list[list[int]]:
+        """CreateTopics' assignments (partition_index given) as replica lists in partition order."""
+        by_index: dict[int, list[int]] = {}
+        for a in assignments:
+            if a.partition_index in by_index:
+                raise ReplicationError(Errors.INVALID_REPLICA_ASSIGNMENT, f"Found multiple manual partition "
+                                       f"assignments for partition {a.partition_index}")
+            replicas = list(a.broker_ids)
+            self._validate_manual_assignment(a.partition_index, replicas, replication_factor)
+            replication_factor = len(replicas)
+            by_index[a.partition_index] = replicas
+        if any(i not in by_index for i in range(len(by_index))):
+            raise ReplicationError(Errors.INVALID_REPLICA_ASSIGNMENT,
+                                   "partitions should be a consecutive 0-based integer sequence")
+        return [by_index[i] for i in range(len(by_index))]
+
+    def _validate_manual_assignment(self, index: int, replicas: list[int], replication_factor: int | None) -> None:
+        """Kafka's validateManualPartitionAssignment: not empty, each broker registered and named once,
+        as many replicas as the topic's other partitions, at least one of them usable to lead. It
+        stops at the first bad broker, so a list of 100,000 ids costs no more than it took to send."""
+        if not replicas:
+            raise ReplicationError(Errors.INVALID_REPLICA_ASSIGNMENT,
+                                   "The manual partition assignment includes an empty replica list.")
+        if replication_factor is not None and len(replicas) != replication_factor:
+            raise ReplicationError(Errors.INVALID_REPLICA_ASSIGNMENT, (
+                f"The manual partition assignment includes a partition with {len(replicas)} replica(s), but this "
+                f"is not consistent with previous partitions, which have {replication_factor} replica(s)."))
+        seen: set[int] = set()
+        for broker_id in replicas:
+            if broker_id not in self.cluster.brokers:
+                raise ReplicationError(Errors.INVALID_REPLICA_ASSIGNMENT, (
+                    f"The manual partition assignment includes broker {broker_id}, but no such broker is registered."))
+            if broker_id in seen:
+                raise ReplicationError(Errors.INVALID_REPLICA_ASSIGNMENT, (
+                    f"The manual partition assignment includes the broker {broker_id} more than once."))
+            seen.add(broker_id)
+        if not any(self.cluster.is_usable(b) for b in replicas):
+            raise ReplicationError(Errors.INVALID_REPLICA_ASSIGNMENT, (
+                f"All brokers specified in the manual partition assignment for partition {index} are fenced or "
+                "in controlled shutdown."))
+
+    def _partition_record(self, topic_id: uuid.UUID, partition_id: int, replicas: list[int]) -> ApiMessageAndVersion:
+        """A new partition: its usable replicas are the ISR, the first of them leads."""
+        isr = [b for b in replicas if self.cluster.is_usable(b)] or replicas
+        return record(T.PARTITION_RECORD, partition_id=partition_id, topic_id=topic_id, replicas=replicas,
+                      isr=isr, leader=isr[0], leader_epoch=0, partition_epoch=0)
 
     # ------------------------------------------------------------------ DeleteTopics / CreatePartitions
     def delete_topic(self, name: str) -> tuple[list[ApiMessageAndVersion], uuid.UUID]:
@@ -165,20 +246,24 @@ class ReplicationControlManager:
         if t.count <= current:
             raise ReplicationError(Errors.INVALID_PARTITIONS, f"Topic currently has {current} partitions, which is "
                                    f"higher than the requested {t.count}.")
-        usable = self.cluster.usable_brokers()
-        if t.assignments:
+        additional = t.count - current
+        if additional > MAX_PARTITIONS_PER_BATCH:  # a caller that skipped validate_total_new_partitions
+            raise ReplicationError(Errors.POLICY_VIOLATION, EXCESSIVE_PARTITIONS_MESSAGE)
+        replication = len(next(iter(topic.partitions.values())).replicas)
+        if t.assignments is not None:
+            if len(t.assignments) != additional:
+                raise ReplicationError(Errors.INVALID_REPLICA_ASSIGNMENT, (
+                    f"Attempted to add {additional} additional partition(s), but only {len(t.assignments)} "
+                    "assignment(s) were specified."))
             placements = [list(a.broker_ids) for a in t.assignments]
-            if len(placements) != t.count - current or any(set(p) - set(usable) or not p for p in placements):
-                raise ReplicationError(Errors.INVALID_REPLICA_ASSIGNMENT, "invalid or unusable replica assignments")
+            for i, replicas in enumerate(placements):
+                self._validate_manual_assignment(current + i, replicas, replication)
         else:
-            replication = len(next(iter(topic.partitions.values())).replicas)
             try:
-                placements = place(current, t.count - current, replication, usable)
+                placements = place(current, additional, replication, self.cluster.usable_brokers())
             except InvalidReplicationFactorError as e:
                 raise ReplicationError(Errors.INVALID_REPLICATION_FACTOR, str(e)) from None
-        return [record(T.PARTITION_RECORD, partition_id=current + i, topic_id=topic.topic_id, replicas=replicas,
-                       isr=replicas, leader=replicas[0], leader_epoch=0, partition_epoch=0)
-                for i, replicas in enumerate(placements)]
+        return [self._partition_record(topic.topic_id, current + i, replicas) for i, replicas in enumerate(placements)]
 
     # ------------------------------------------------------------------ AlterPartition
     def alter_partition(self, broker_id: int, topic_name: str, p) -> tuple[list[ApiMessageAndVersion], dict]:
@@ -236,13 +321,16 @@ class ReplicationControlManager:
         return records + ([completion] if completion is not None else []), Errors.NONE, None
 
     def _invalid_target(self, target: tuple[int, ...]) -> str | None:
+        """Kafka's validateManualPartitionAssignment, answered in one line however long the list."""
         if not target:
             return "the target replica list is empty"
-        if len(set(target)) != len(target):
-            return f"the target replicas {list(target)} contain duplicates"
-        unknown = sorted(r for r in target if r not in self.cluster.brokers)
-        if unknown:
-            return f"the target replicas contain unregistered brokers {unknown}"
+        seen: set[int] = set()
+        for broker_id in target:
+            if broker_id not in self.cluster.brokers:
+                return f"the target replicas include broker {broker_id}, but no such broker is registered"
+            if broker_id in seen:
+                return f"the target replicas include the broker {broker_id} more than once"
+            seen.add(broker_id)
         return None
 
     def _maybe_complete_reassignment(self, topic: TopicControlInfo, index: int, p: PartitionRegistration):
@@ -323,8 +411,10 @@ class ReplicationControlManager:
         """ElectLeaders: (records, replica_election_results). With topic_partitions null every
         partition is tried and only those that needed an election are reported, as in Kafka."""
         every = topic_partitions is None
+        # Each partition once: the same index named a million times would otherwise be a million
+        # identical records, all decided against the same (not yet replayed) state.
         wanted = ([(t.name, sorted(t.partitions)) for t in self.topics_by_id.values()] if every
-                  else [(t.topic, list(t.partitions)) for t in topic_partitions])
+                  else [(t.topic, list(dict.fromkeys(t.partitions))) for t in topic_partitions])
         records, results = [], []
         for name, partitions in wanted:
             topic = self.topic(name)

@@ -15,6 +15,7 @@ without holding an I/O thread; so are the two reassignment requests.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable
 
 from kafka.network.request_channel import Request
@@ -43,10 +44,16 @@ class AdminApis:
     # ------------------------------------------------------------------ CreatePartitions
     def handle_create_partitions_request(self, request: Request) -> None:
         req = request.body
-        names = [t.name for t in req.topics]
+        try:  # the whole request's size first, as for CreateTopics
+            self.apis.admin_manager.validate_create_partitions_batch(req.topics)
+        except TopicError as e:
+            self.apis.send_response(request, dict(throttle_time_ms=0, results=[
+                dict(name=t.name, error_code=e.error, error_message=str(e)) for t in req.topics]))
+            return
+        names = Counter(t.name for t in req.topics)
         results = []
         for topic in req.topics:
-            if names.count(topic.name) > 1:
+            if names[topic.name] > 1:
                 results.append(dict(name=topic.name, error_code=Errors.INVALID_REQUEST,
                                     error_message=f"topic '{topic.name}' appears more than once in the request"))
                 continue

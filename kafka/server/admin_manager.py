@@ -17,6 +17,11 @@ from dataclasses import dataclass
 
 import structlog
 
+from kafka.controller.replication_control_manager import (
+    ReplicationError,
+    validate_total_new_partitions,
+    validate_total_number_of_partitions,
+)
 from kafka.log.log_config import LogConfig
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
@@ -80,23 +85,47 @@ class AdminManager:
         if error != Errors.NONE:
             raise TopicError(error, result.get("error_message") or error.description)
 
+    # ------------------------------------------------------------------ bounds on a whole request
+    def validate_create_topics_batch(self, topics) -> None:
+        """Kafka's cap on the partitions one CreateTopics may create, over all its topics; checked here
+        too because this broker forwards the request topic by topic, so no one controller call sees it whole."""
+        try:
+            validate_total_number_of_partitions(topics, self.config.num_partitions)
+        except ReplicationError as e:
+            raise TopicError(e.error, str(e)) from None
+
+    def validate_create_partitions_batch(self, topics) -> None:
+        try:
+            validate_total_new_partitions(topics, self.metadata_cache.num_partitions)
+        except ReplicationError as e:
+            raise TopicError(e.error, str(e)) from None
+
     # ------------------------------------------------------------------ topics
     def create_topic(self, name: str, num_partitions: int = -1, replication_factor: int = -1,
                      configs: dict[str, str] | None = None, validate_only: bool = False,
-                     timeout_ms: int = CONTROLLER_TIMEOUT_MS) -> CreatedTopic:
-        """Create one topic, or raise TopicError with Kafka's error code and a message."""
+                     timeout_ms: int = CONTROLLER_TIMEOUT_MS,
+                     assignments: dict[int, list[int]] | None = None) -> CreatedTopic:
+        """Create one topic, or raise TopicError with Kafka's error code and a message. With
+        `assignments` (partition -> broker ids) the controller places nothing and checks them itself."""
         configs = dict(configs or {})
         try:
             log_config = LogConfig.from_props(configs, self.default_log_config)
         except ValueError as e:
             raise TopicError(Errors.INVALID_CONFIG, str(e)) from None
-        partitions = self.config.num_partitions if num_partitions == -1 else num_partitions
-        replicas = self.config.default_replication_factor if replication_factor == -1 else replication_factor
-        body = dict(topics=[dict(name=name, num_partitions=partitions, replication_factor=replicas, assignments=[],
+        if assignments:
+            partitions = replicas = -1
+            wanted = [dict(partition_index=i, broker_ids=ids) for i, ids in assignments.items()]
+        else:
+            partitions = self.config.num_partitions if num_partitions == -1 else num_partitions
+            replicas = self.config.default_replication_factor if replication_factor == -1 else replication_factor
+            wanted = []
+        body = dict(topics=[dict(name=name, num_partitions=partitions, replication_factor=replicas, assignments=wanted,
                                  configs=[dict(name=k, value=v) for k, v in sorted(configs.items())])],
                     timeout_ms=timeout_ms, validate_only=validate_only)
         result = self._forward(ApiKey.CREATE_TOPICS, body, timeout_ms=timeout_ms).topics[0]
         self._raise_for(result)
+        partitions = result.num_partitions
+        replicas = result.replication_factor
         metadata = TopicMetadata(name, result.topic_id, partitions, configs, name.startswith("__"))
         if not validate_only:
             self._await_metadata(lambda cache: cache.contains(name), f"create topic {name}")

@@ -28,6 +28,9 @@ class ControllerUnavailableError(Exception):
 class ForwardingManager:
     def __init__(self, channel) -> None:
         self.channel = channel  # a NodeToControllerChannelManager
+        self._lock = threading.Lock()
+        self._waiting: set = set()  # the on_response of every forward_and_wait not yet answered
+        self._closed = False
 
     def forward(self, api_key: int, body: dict[str, Any], timeout_ms: int, callback,
                 max_version: int | None = None) -> None:
@@ -45,11 +48,28 @@ class ForwardingManager:
             result.append((response, error))
             done.set()
 
-        self.forward(api_key, body, timeout_ms, on_response, max_version)
-        wake_deferred()  # what this I/O thread already answered goes out before it waits
-        if not done.wait(timeout_ms / 1000 + 1):
-            raise ControllerUnavailableError(Errors.REQUEST_TIMED_OUT)
+        with self._lock:
+            if self._closed:
+                raise ControllerUnavailableError(Errors.BROKER_NOT_AVAILABLE)
+            self._waiting.add(on_response)
+        try:
+            self.forward(api_key, body, timeout_ms, on_response, max_version)
+            wake_deferred()  # what this I/O thread already answered goes out before it waits
+            if not done.wait(timeout_ms / 1000 + 1):
+                raise ControllerUnavailableError(Errors.REQUEST_TIMED_OUT)
+        finally:
+            with self._lock:
+                self._waiting.discard(on_response)
         response, error = result[0]
         if error != Errors.NONE:
             raise ControllerUnavailableError(error)
         return response
+
+    def shutdown(self) -> None:
+        """Release every I/O thread still waiting for the controller: the broker is stopping, and a
+        controller busy with a long event must not hold its shutdown for a whole request timeout."""
+        with self._lock:
+            self._closed = True
+            waiting, self._waiting = list(self._waiting), set()
+        for on_response in waiting:
+            on_response(None, Errors.BROKER_NOT_AVAILABLE)

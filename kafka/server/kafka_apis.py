@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from collections import Counter
 from collections.abc import Callable
 
 import structlog
@@ -339,10 +340,17 @@ class KafkaApis(ApiRequestHandler):
     # ------------------------------------------------------------------ CreateTopics / DeleteTopics
     def handle_create_topics_request(self, request: Request) -> None:
         req = request.body
-        names = [t.name for t in req.topics]
+        try:  # the whole request's size first: one request may not keep the controller busy for long
+            self.admin_manager.validate_create_topics_batch(req.topics)
+        except TopicError as e:
+            self.send_response(request, dict(throttle_time_ms=0, topics=[dict(
+                name=t.name, error_code=e.error, error_message=str(e), num_partitions=-1, replication_factor=-1,
+                configs=None) for t in req.topics]))
+            return
+        names = Counter(t.name for t in req.topics)
         results = []
         for topic in req.topics:
-            results.append(self._create_topic(topic, duplicate=names.count(topic.name) > 1,
+            results.append(self._create_topic(topic, duplicate=names[topic.name] > 1,
                                               validate_only=getattr(req, "validate_only", False)))
         self.send_response(request, dict(throttle_time_ms=0, topics=results))
 
@@ -353,16 +361,16 @@ class KafkaApis(ApiRequestHandler):
             return {**failed, "error_code": Errors.INVALID_REQUEST,
                     "error_message": f"topic '{topic.name}' appears more than once in the request"}
         num_partitions, replication_factor = topic.num_partitions, topic.replication_factor
+        assignments = None
         if topic.assignments:
             if num_partitions != -1 or replication_factor != -1:
                 return {**failed, "error_code": Errors.INVALID_REQUEST,
                         "error_message": "give either assignments or partitions and replication factor"}
-            num_partitions = len(topic.assignments)
-            replication_factor = len(topic.assignments[0].broker_ids)
+            assignments = {a.partition_index: list(a.broker_ids) for a in topic.assignments}
         configs = {c.name: c.value for c in topic.configs}
         try:
             created = self.admin_manager.create_topic(topic.name, num_partitions, replication_factor, configs,
-                                                      validate_only)
+                                                      validate_only, assignments=assignments)
         except TopicError as e:
             return {**failed, "error_code": e.error, "error_message": str(e)}
         meta = created.metadata

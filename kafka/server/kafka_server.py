@@ -367,6 +367,8 @@ class KafkaServer:
             self._stop_requested.set()
             if hasattr(self, "lifecycle_manager"):
                 self._controlled_shutdown()
+            if hasattr(self, "forwarding_manager"):  # I/O threads waiting on the controller: let them go
+                self.forwarding_manager.shutdown()
             for component in ("socket_server", "request_handler_pool", "group_coordinator",
                               "transaction_coordinator", "txn_marker_send_thread", "log_cleaner",
                               "kafka_scheduler", "metrics_endpoint", "replica_manager"):
