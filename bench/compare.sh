@@ -65,6 +65,11 @@ echo "== ours: the hand-offs alone, and a produce request's work warm and cold"
 $PY bench/handoff_floor.py | grep HANDOFF
 $PY bench/produce_path.py | grep PRODUCE_PATH
 
+# Stalled clients (issue 27, docs/architecture.md "Limits"): RSS idle and under 20 connections that each
+# announce a 100 MB request, send 20 MB and stop, with queued.max.request.bytes at its smallest.
+echo "== ours: 20 stalled 100 MB frames"
+$PY bench/stalled_frames.py | grep STALLED_FRAMES
+
 # Spark (docs/spark.md): a batch count() through the kafka-teaching source beside a librdkafka consumer
 # reading the same 300k x 200 B topic of our broker; the ratio is the figure to compare.
 if $PY -c 'import pyspark' 2>/dev/null; then

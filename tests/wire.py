@@ -11,8 +11,10 @@ from kafka.protocol.header import decode_response, encode_request
 
 
 class WireClient:
-    def __init__(self, port: int, timeout: float = 10.0) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    def __init__(self, port: int, timeout: float = 10.0, source_address: str | None = None) -> None:
+        # source_address: another loopback address (127.0.0.2, ...) to connect from, as another host would
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout,
+                                             source_address=(source_address, 0) if source_address else None)
         self.correlation_id = 0
 
     def send_frame(self, payload: bytes) -> None:

@@ -49,6 +49,43 @@ NETWORK_PROCESSOR_AVG_IDLE_PERCENT = MetricName(
     "kafka.network", "SocketServer", "NetworkProcessorAvgIdlePercent", GAUGE,
     "Fraction of the last minute the network threads waited in select (1.0 = all idle).", (),
     "network threads")
+# ------------------------------------------------------------------ the socket server's limits (issue 27)
+MEMORY_POOL_AVAILABLE = MetricName(
+    "kafka.network", "SocketServer", "MemoryPoolAvailable", GAUGE,
+    "Bytes left in the pool of queued.max.request.bytes for requests being read or queued (-1: no bound).",
+    (), "network thread reading a request")
+MEMORY_POOL_USED = MetricName(
+    "kafka.network", "SocketServer", "MemoryPoolUsed", GAUGE,
+    "Bytes of the pool held by requests being read or waiting for an I/O thread.", (),
+    "network thread -> request queue -> I/O thread")
+
+
+def _socket_server(name: str, doc: str, labels: tuple[str, ...] = ()) -> MetricName:
+    # Kafka's own metrics of group socket-server-metrics, read through JMX as kafka.server:type=socket-server-metrics
+    return MetricName("kafka.server", "socket-server-metrics", name, GAUGE, doc, labels, "network threads")
+
+
+MEMORY_POOL_AVG_DEPLETED_PERCENT = _socket_server(
+    "MemoryPoolAvgDepletedPercent", "Fraction of the last minute the memory pool refused buffers (network "
+    "threads muted connections for memory), 0 to 1.")
+MEMORY_POOL_DEPLETED_TIME_TOTAL = _socket_server(
+    "MemoryPoolDepletedTimeTotal", "Milliseconds the memory pool has spent refusing buffers since start-up.")
+CONNECTION_COUNT = _socket_server("connection-count", "Connections a network thread holds.",
+                                  ("listener", "networkProcessor"))
+CONNECTION_CREATION_TOTAL = _socket_server(
+    "connection-creation-total", "Connections a network thread has taken on (rate() of it is Kafka's "
+    "connection-creation-rate).", ("listener", "networkProcessor"))
+CONNECTION_CLOSE_TOTAL = _socket_server(
+    "connection-close-total", "Connections a network thread has closed, idle ones (connections.max.idle.ms) "
+    "included (rate() of it is Kafka's connection-close-rate).", ("listener", "networkProcessor"))
+ACCEPTOR_BLOCKED_PERCENT = MetricName(
+    "kafka.network", "Acceptor", "AcceptorBlockedPercent", GAUGE,
+    "Fraction of the last minute the acceptor waited instead of accepting (max.connections, "
+    "max.connection.creation.rate), 0 to 1.", ("listener",), "acceptor")
+SOCKET_SERVER_METRICS = (MEMORY_POOL_AVAILABLE, MEMORY_POOL_USED, MEMORY_POOL_AVG_DEPLETED_PERCENT,
+                         MEMORY_POOL_DEPLETED_TIME_TOTAL, CONNECTION_COUNT, CONNECTION_CREATION_TOTAL,
+                         CONNECTION_CLOSE_TOTAL, ACCEPTOR_BLOCKED_PERCENT)
+
 REQUEST_HANDLER_AVG_IDLE_PERCENT = MetricName(
     "kafka.server", "KafkaRequestHandlerPool", "RequestHandlerAvgIdlePercent", GAUGE,
     "Fraction of the last minute the I/O threads waited for a request (1.0 = all idle).", (),
@@ -213,6 +250,7 @@ TRANSACTION_COORDINATOR_GAUGES = (TXN_MARKER_UNKNOWN_DESTINATION_QUEUE_SIZE, TXN
 ALL_METRICS: tuple[MetricName, ...] = (
     REQUESTS, ERRORS, *REQUEST_TIMES,
     REQUEST_QUEUE_SIZE, RESPONSE_QUEUE_SIZE, NETWORK_PROCESSOR_AVG_IDLE_PERCENT, REQUEST_HANDLER_AVG_IDLE_PERCENT,
+    *SOCKET_SERVER_METRICS,
     *BROKER_TOPIC_METERS,
     PURGATORY_SIZE, NUM_DELAYED_OPERATIONS,
     PARTITION_COUNT, LEADER_COUNT, UNDER_REPLICATED_PARTITIONS, OFFLINE_REPLICA_COUNT,

@@ -1,11 +1,20 @@
 """Acceptor: the thread that accepts connections on one listener (Kafka's kafka.network.Acceptor).
 
-It does nothing but accept: each new socket goes, round-robin, to one of the Processors, which
-"will stick to that particular client for the rest of its life" (seed 002).
+It does nothing but accept: each new socket is counted in ConnectionQuotas, then goes, round-robin,
+to one of the Processors, which "will stick to that particular client for the rest of its life"
+(seed 002). ConnectionQuotas may make it wait (max.connections, max.connection.creation.rate): the
+time it spends blocked is AcceptorBlockedPercent. A connection over max.connections.per.ip is
+closed at once.
+
+When accept() fails because the process (EMFILE) or the system (ENFILE) has no file descriptor
+left, the pending connection stays in the listen backlog and the listening socket stays readable:
+retrying at once would spin a core and write a log line per try. The Acceptor pauses for
+BACKOFF_S instead, says so at most once per interval, and carries on when descriptors come back.
 """
 
 from __future__ import annotations
 
+import errno
 import selectors
 import socket
 import threading
@@ -13,21 +22,33 @@ from collections.abc import Sequence
 
 import structlog
 
+from kafka.network.connection_quotas import ConnectionQuotas, TooManyConnectionsError
 from kafka.network.end_point import EndPoint
 from kafka.network.processor import Processor
+from kafka.utils.log_throttle import LogThrottle
+from kafka.utils.time import Time
 
 POLL_TIMEOUT_S = 0.5
+BACKOFF_S = POLL_TIMEOUT_S  # how long to stop accepting after EMFILE/ENFILE
+LOG_INTERVAL_MS = 10_000  # one line per kind of accept failure (or refused address) at most this often
+OUT_OF_DESCRIPTORS = (errno.EMFILE, errno.ENFILE)
 
 
 class Acceptor(threading.Thread):
-    def __init__(self, end_point: EndPoint, processors: Sequence[Processor], backlog: int = 128) -> None:
+    def __init__(self, end_point: EndPoint, processors: Sequence[Processor], connection_quotas: ConnectionQuotas,
+                 time: Time, backlog: int = 128) -> None:
         super().__init__(name=f"data-plane-kafka-socket-acceptor-{end_point.listener_name}", daemon=True)
         self.end_point = end_point
         self.processors = list(processors)
+        self.connection_quotas = connection_quotas
+        self.time = time
         self._next_processor = 0
         self._running = True
+        self._stopped = threading.Event()  # wakes a back-off early at shutdown
+        self.blocked_time_ns = 0  # waiting on ConnectionQuotas: AcceptorBlockedPercent
         self.server_socket = self._open_server_socket(end_point, backlog)
         self.log = structlog.get_logger("kafka.network.Acceptor").bind(listener=end_point.listener_name)
+        self.log_throttle = LogThrottle(time, LOG_INTERVAL_MS)
 
     @staticmethod
     def _open_server_socket(end_point: EndPoint, backlog: int) -> socket.socket:
@@ -56,19 +77,42 @@ class Acceptor(threading.Thread):
         self.server_socket.close()
 
     def accept_new_connections(self) -> None:
-        while True:
+        while self._running:
             try:
-                sock, _ = self.server_socket.accept()
+                sock, address = self.server_socket.accept()
             except (BlockingIOError, InterruptedError):
                 return
-            except OSError as e:  # e.g. too many open files: log it and keep the listener alive
-                self.log.error("accept failed", error=str(e))
+            except OSError as e:
+                self.accept_failed(e)
                 return
-            sock.setblocking(False)
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            processor = self.processors[self._next_processor % len(self.processors)]
-            self._next_processor += 1
-            processor.accept(sock)
+            self.configure_and_assign(sock, address[0])
+
+    def accept_failed(self, error: OSError) -> None:
+        if error.errno in OUT_OF_DESCRIPTORS:
+            self.log_throttle.log(self.log.error, "accept failed: no file descriptor left; pausing the acceptor",
+                                  key=error.errno, error=str(error), pause_s=BACKOFF_S)
+            self._stopped.wait(BACKOFF_S)
+        else:  # e.g. the client reset the connection before we took it: nothing to wait for
+            self.log_throttle.log(self.log.warning, "accept failed", key=error.errno, error=str(error))
+
+    def configure_and_assign(self, sock: socket.socket, ip: str) -> None:
+        try:
+            self.blocked_time_ns += self.connection_quotas.inc(self.end_point.listener_name, ip,
+                                                               keep_waiting=lambda: self._running)
+        except TooManyConnectionsError as e:
+            self.log_throttle.log(self.log.info, "rejected connection: the address already has the configured "
+                                  "maximum of connections (max.connections.per.ip)", key=("ip", e.ip),
+                                  ip=e.ip, max_connections=e.count)
+            sock.close()
+            self.connection_quotas.dec(self.end_point.listener_name, ip)
+            return
+        sock.setblocking(False)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        processor = self.processors[self._next_processor % len(self.processors)]
+        self._next_processor += 1
+        processor.accept(sock, ip)
 
     def shutdown(self) -> None:
         self._running = False
+        self._stopped.set()
+        self.connection_quotas.wake_waiting_acceptors()

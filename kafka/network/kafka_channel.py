@@ -1,79 +1,56 @@
 """KafkaChannel: one client connection as a Processor sees it (Kafka's common.network.KafkaChannel,
-with its NetworkReceive and NetworkSend).
+with its NetworkSend; the frame being read is a NetworkReceive).
 
-It frames the byte stream (a 4-byte size, then that many bytes), holds at most one response being
-written, and carries the mute flag that enforces seed 002's ordering rule: "it will only take one
-request from a client at a time, and only after ... all the bytes for the response have been
-sent" will it take the next. Frames that arrive while muted wait in the receive buffer.
+It holds the request frame being read, at most one response being written, and carries the mute
+flag that enforces seed 002's ordering rule: "it will only take one request from a client at a
+time, and only after ... all the bytes for the response have been sent" will it take the next.
+While muted nothing more is read: the client's next requests wait in the kernel's socket buffer.
+A channel is also muted for memory when the MemoryPool cannot give its next frame a buffer.
 """
 
 from __future__ import annotations
 
 import socket
-import struct
 
+from kafka.network.memory_pool import UNBOUNDED, Buffer, MemoryPool
+from kafka.network.network_receive import InvalidReceiveError, NetworkReceive
 from kafka.protocol.response_send import ResponseSend
 
-SIZE_PREFIX = struct.Struct(">i")
-RECEIVE_CHUNK = 256 * 1024
-
-
-class InvalidReceiveError(Exception):
-    """A frame size that is negative or above socket.request.max.bytes: the connection must close."""
+__all__ = ["InvalidReceiveError", "KafkaChannel"]
 
 
 class KafkaChannel:
     def __init__(self, connection_id: str, sock: socket.socket, remote_address: str,
-                 max_receive_size: int) -> None:
+                 max_receive_size: int, memory_pool: MemoryPool = UNBOUNDED) -> None:
         self.id = connection_id
         self.socket = sock
         self.remote_address = remote_address
         self.max_receive_size = max_receive_size
-        self.muted = False
+        self.memory_pool = memory_pool
+        self.muted = False  # a request of ours is in flight
+        self.muted_for_memory = False  # the pool had no buffer for the next frame
         self.interest = 0  # the selector events this socket is registered for; 0 = not registered
-        self._receive = bytearray()
-        self._read_position = 0
+        self.receive = NetworkReceive(max_receive_size, memory_pool)
         self._send: list | None = None  # the parts of the response being written
         self._send_position = 0
         self.in_flight = None  # the Request being handled or answered; None when idle
 
     # ------------------------------------------------------------------ receive side
     def read_from_socket(self) -> bool:
-        """Pull what the kernel has. Returns False when the peer has closed the connection."""
+        """Read towards the next frame. Returns False when the peer has closed the connection.
+        Raises InvalidReceiveError for a size outside 0..socket.request.max.bytes."""
         try:
-            chunk = self.socket.recv(RECEIVE_CHUNK)
+            return self.receive.read_from(self.socket) >= 0
         except (BlockingIOError, InterruptedError):
             return True
-        if not chunk:
-            return False
-        if self._read_position and self._read_position == len(self._receive):
-            self._receive.clear()
-            self._read_position = 0
-        self._receive += chunk
-        return True
 
-    def next_frame(self) -> memoryview | None:
-        """The next complete request frame (without its size prefix), or None if incomplete."""
-        available = len(self._receive) - self._read_position
-        if available < SIZE_PREFIX.size:
+    def completed_receive(self) -> Buffer | None:
+        """The payload of the frame just completed (the caller now owns its pool memory), or None."""
+        if not self.receive.complete:
             return None
-        (size,) = SIZE_PREFIX.unpack_from(self._receive, self._read_position)
-        if size < 0 or size > self.max_receive_size:
-            raise InvalidReceiveError(
-                f"frame of {size} bytes is outside 0..socket.request.max.bytes ({self.max_receive_size})")
-        if available < SIZE_PREFIX.size + size:
-            return None
-        start = self._read_position + SIZE_PREFIX.size
-        self._read_position = start + size
-        frame = bytes(self._receive[start : self._read_position])
-        self._compact()
-        return memoryview(frame)
-
-    def _compact(self) -> None:
-        # Drop consumed bytes once they dominate the buffer, so a long-lived connection does not grow.
-        if self._read_position > RECEIVE_CHUNK and self._read_position * 2 > len(self._receive):
-            del self._receive[: self._read_position]
-            self._read_position = 0
+        payload = self.receive.payload
+        self.receive = NetworkReceive(self.max_receive_size, self.memory_pool)
+        return payload
 
     # ------------------------------------------------------------------ send side
     def set_send(self, payload: bytes | bytearray) -> None:
@@ -114,6 +91,7 @@ class KafkaChannel:
                 if not isinstance(part, memoryview):
                     part.close()
             self._send = None
+        self.receive.release()  # half a frame: its pool memory goes back
         try:
             self.socket.close()
         except OSError:

@@ -6,9 +6,14 @@ response, and will then send the response data into the send socket buffer". Eac
 the connections the Acceptor handed it and runs one `selectors` loop over them:
 
     configure_new_connections -> process_new_responses -> poll (read frames / write responses)
+        -> close_idle_connections -> unmute_if_memory_available
 
 It decodes only the request header. A connection is muted while its request is in flight, so one
 client's requests are handled strictly in order; bad frames close that connection and nothing else.
+A frame's buffer comes from the shared MemoryPool (queued.max.request.bytes): when the pool is
+exhausted the connection is muted for memory until a handled request gives its bytes back. A
+connection silent for connections.max.idle.ms is closed, and every close is counted back into
+ConnectionQuotas.
 """
 
 from __future__ import annotations
@@ -17,15 +22,18 @@ import queue
 import selectors
 import socket
 import threading
-import time
 
 import structlog
 
+from kafka.network.connection_quotas import ConnectionQuotas
+from kafka.network.idle_expiry_manager import IdleExpiryManager
 from kafka.network.kafka_channel import InvalidReceiveError, KafkaChannel
+from kafka.network.memory_pool import MemoryPool
 from kafka.network.request_channel import Request, RequestChannel, Response
 from kafka.protocol.api_keys import APIS, ApiKey
 from kafka.protocol.header import parse_request_header
 from kafka.protocol.response_send import release
+from kafka.utils.time import Time
 
 POLL_TIMEOUT_S = 0.3
 _WAKEUP = object()
@@ -33,15 +41,22 @@ _WAKEUP = object()
 
 class Processor(threading.Thread):
     def __init__(self, processor_id: int, listener: str, request_channel: RequestChannel,
-                 max_request_size: int) -> None:
+                 max_request_size: int, memory_pool: MemoryPool, connection_quotas: ConnectionQuotas,
+                 connections_max_idle_ms: int, time: Time) -> None:
         super().__init__(name=f"data-plane-kafka-network-thread-{processor_id}", daemon=True)
         self.id = processor_id
         self.listener = listener
         self.request_channel = request_channel
         self.max_request_size = max_request_size
+        self.memory_pool = memory_pool
+        self.connection_quotas = connection_quotas
+        self.time = time
+        # connections.max.idle.ms < 0 turns idle expiry off, as in Kafka's Selector
+        self.idle_expiry = IdleExpiryManager(connections_max_idle_ms, time) if connections_max_idle_ms >= 0 else None
         self.channels: dict[str, KafkaChannel] = {}
+        self._muted_for_memory: dict[str, KafkaChannel] = {}
         self._selector = selectors.DefaultSelector()
-        self._new_connections: queue.SimpleQueue[socket.socket] = queue.SimpleQueue()
+        self._new_connections: queue.SimpleQueue[tuple[socket.socket, str]] = queue.SimpleQueue()
         self._responses: queue.SimpleQueue[Response] = queue.SimpleQueue()
         self._wakeup_r, self._wakeup_w = socket.socketpair()
         self._wakeup_r.setblocking(False)
@@ -51,12 +66,15 @@ class Processor(threading.Thread):
         self._running = True
         self._connection_index = 0
         self.idle_time_ns = 0  # time spent waiting in select: NetworkProcessorAvgIdlePercent
+        # Kafka's socket-server-metrics of this processor: connection-creation-total, connection-close-total
+        self.connections_created = 0
+        self.connections_closed = 0  # an idle connection closed counts here too, as in Kafka's Selector
         self.log = structlog.get_logger("kafka.network.Processor").bind(listener=listener, processor=processor_id)
 
     # ------------------------------------------------------------------ called from other threads
-    def accept(self, sock: socket.socket) -> None:
-        """The Acceptor hands over a new connection."""
-        self._new_connections.put(sock)
+    def accept(self, sock: socket.socket, ip: str) -> None:
+        """The Acceptor hands over a new connection, already counted in ConnectionQuotas under `ip`."""
+        self._new_connections.put((sock, ip))
         self.wakeup()
 
     def enqueue_response(self, response: Response, wake: bool = True) -> None:
@@ -94,6 +112,8 @@ class Processor(threading.Thread):
                 self.configure_new_connections()
                 self.process_new_responses()
                 self.poll()
+                self.close_idle_connections()
+                self.unmute_if_memory_available()
         finally:
             for channel in list(self.channels.values()):
                 self.close_channel(channel, "broker shutting down")
@@ -104,18 +124,22 @@ class Processor(threading.Thread):
     def configure_new_connections(self) -> None:
         while True:
             try:
-                sock = self._new_connections.get_nowait()
+                sock, ip = self._new_connections.get_nowait()
             except queue.Empty:
                 return
             try:
                 local, remote = sock.getsockname(), sock.getpeername()
             except OSError:
                 sock.close()  # the client went away before we got to it
+                self.connection_quotas.dec(self.listener, ip)
                 continue
             self._connection_index += 1
             connection_id = f"{local[0]}:{local[1]}-{remote[0]}:{remote[1]}-{self._connection_index}"
-            channel = KafkaChannel(connection_id, sock, remote[0], self.max_request_size)
+            channel = KafkaChannel(connection_id, sock, ip, self.max_request_size, self.memory_pool)
             self.channels[connection_id] = channel
+            self.connections_created += 1
+            if self.idle_expiry is not None:
+                self.idle_expiry.update(connection_id)
             self._update_interest(channel)
 
     def process_new_responses(self) -> None:
@@ -137,9 +161,9 @@ class Processor(threading.Thread):
                 self.send_response(channel, response.payload)
 
     def poll(self) -> None:
-        started = time.monotonic_ns()
+        started = self.time.nanoseconds()
         ready = self._selector.select(POLL_TIMEOUT_S)
-        self.idle_time_ns += time.monotonic_ns() - started
+        self.idle_time_ns += self.time.nanoseconds() - started
         for key, events in ready:
             if key.data is _WAKEUP:
                 self._drain_wakeups()
@@ -148,7 +172,7 @@ class Processor(threading.Thread):
             if events & selectors.EVENT_WRITE and channel.has_send:
                 self.write(channel)
             if events & selectors.EVENT_READ and channel.id in self.channels:
-                if channel.muted:  # the client sent ahead of our response: stop watching it for now
+                if channel.muted or channel.muted_for_memory:  # sent ahead of our response: stop watching
                     self._update_interest(channel)
                 else:
                     self.read(channel)
@@ -157,34 +181,41 @@ class Processor(threading.Thread):
     def read(self, channel: KafkaChannel) -> None:
         try:
             open_ = channel.read_from_socket()
+        except InvalidReceiveError as e:
+            self.close_channel(channel, str(e))
+            return
         except OSError as e:
             self.close_channel(channel, f"read failed: {e}")
             return
         if not open_:
             self.close_channel(channel, "closed by the client")
             return
-        self.dispatch_next_request(channel)
+        if self.idle_expiry is not None:
+            self.idle_expiry.update(channel.id)
+        if channel.receive.waiting_for_memory:
+            self.mute_for_memory(channel)
+            return
+        payload = channel.completed_receive()
+        if payload is not None:
+            self.dispatch_request(channel, payload)
 
-    def dispatch_next_request(self, channel: KafkaChannel) -> None:
-        """Turn the next complete frame into a Request for the I/O threads, then mute the channel."""
-        if channel.muted:
-            return
+    def dispatch_request(self, channel: KafkaChannel, payload) -> None:
+        """Turn a complete frame into a Request for the I/O threads, then mute the channel. From
+        here the I/O thread that handles it gives the frame's memory back to the pool."""
+        frame = memoryview(payload).toreadonly()
         try:
-            frame = channel.next_frame()
-            if frame is None:
-                return
             header = parse_request_header(frame)
-        except InvalidReceiveError as e:
-            self.close_channel(channel, str(e))
-            return
         except Exception as e:  # garbage where a header should be: this connection only
+            self.memory_pool.release(payload)
             self.close_channel(channel, f"malformed request header: {e}")
             return
         if not self._is_answerable(header):
+            self.memory_pool.release(payload)
             self.close_channel(channel, f"unsupported request api_key={header.api_key} "
                                         f"version={header.api_version}")
             return
-        request = Request(self.id, channel.id, self.listener, channel.remote_address, header, frame)
+        request = Request(self.id, channel.id, self.listener, channel.remote_address, header, frame,
+                          memory_pool=self.memory_pool, pooled_buffer=payload)
         self.mute(channel)
         channel.in_flight = request
         while not self.request_channel.send_request(request, timeout=POLL_TIMEOUT_S):
@@ -210,19 +241,20 @@ class Processor(threading.Thread):
         except OSError as e:
             self.close_channel(channel, f"write failed: {e}")
             return
+        if self.idle_expiry is not None:
+            self.idle_expiry.update(channel.id)
         if done:
             self.complete_in_flight(channel)
         else:
             self._update_interest(channel)
 
     def complete_in_flight(self, channel: KafkaChannel) -> None:
-        """The response is out (or there was none): unmute and take the next buffered request."""
+        """The response is out (or there was none): unmute, so the selector hands us the next request."""
         if channel.in_flight is not None:
             request, channel.in_flight = channel.in_flight, None
             request.response_sent_time_ns = request.mark("response sent")
             self.request_channel.update_request_metrics(request)
         self.unmute(channel)
-        self.dispatch_next_request(channel)
 
     # ------------------------------------------------------------------ mute / interest / close
     def mute(self, channel: KafkaChannel) -> None:
@@ -237,10 +269,37 @@ class Processor(threading.Thread):
         channel.muted = False
         self._update_interest(channel)
 
+    def mute_for_memory(self, channel: KafkaChannel) -> None:
+        """The pool had no buffer for this channel's next frame: stop reading it (Kafka's Selector
+        mutes it the same way) until the pool has memory again."""
+        channel.muted_for_memory = True
+        self._muted_for_memory[channel.id] = channel
+        self._update_interest(channel)
+
+    def unmute_if_memory_available(self) -> None:
+        """Once handled requests have given memory back, read the connections muted for it again."""
+        if not self._muted_for_memory or self.memory_pool.is_out_of_memory:
+            return
+        channels, self._muted_for_memory = list(self._muted_for_memory.values()), {}
+        for channel in channels:
+            channel.muted_for_memory = False
+            if channel.id in self.channels:
+                self.read(channel)  # its size is known: try the allocation now
+                self._update_interest(channel)
+
+    def close_idle_connections(self) -> None:
+        """Close the connections silent for longer than connections.max.idle.ms."""
+        if self.idle_expiry is None:
+            return
+        for connection_id in self.idle_expiry.poll_expired_connections():
+            channel = self.channels.get(connection_id)
+            if channel is not None:
+                self.close_channel(channel, "idle for longer than connections.max.idle.ms", log_level="info")
+
     def _update_interest(self, channel: KafkaChannel) -> None:
         if channel.id not in self.channels:
             return
-        events = 0 if channel.muted else selectors.EVENT_READ
+        events = 0 if channel.muted or channel.muted_for_memory else selectors.EVENT_READ
         if channel.has_send:
             events |= selectors.EVENT_WRITE
         if events == channel.interest:
@@ -254,9 +313,14 @@ class Processor(threading.Thread):
             self._selector.modify(channel.socket, events, channel)
         channel.interest = events
 
-    def close_channel(self, channel: KafkaChannel, reason: str) -> None:
+    def close_channel(self, channel: KafkaChannel, reason: str, log_level: str = "warning") -> None:
         if self.channels.pop(channel.id, None) is None:
             return
+        self.connections_closed += 1
+        self.connection_quotas.dec(self.listener, channel.remote_address)
+        self._muted_for_memory.pop(channel.id, None)
+        if self.idle_expiry is not None:
+            self.idle_expiry.remove(channel.id)
         if channel.interest:
             try:
                 self._selector.unregister(channel.socket)
@@ -266,7 +330,7 @@ class Processor(threading.Thread):
         channel.close()
         self.log.debug("connection closed", connection=channel.id, reason=reason)
         if "closed by the client" not in reason and "shutting down" not in reason:
-            self.log.warning("closing connection", connection=channel.id, reason=reason)
+            getattr(self.log, log_level)("closing connection", connection=channel.id, reason=reason)
 
     def _drain_wakeups(self) -> None:
         # Read first, then clear. A wakeup() that comes between the two sends nothing, but its

@@ -98,6 +98,16 @@ class Request:
     body: Any = None  # the decoded request Record, set by KafkaApis on the I/O thread
     # With request.trace.enable: (step, monotonic ns, thread name) at every hand-off, for the request trace.
     journey: list[tuple[str, int, str]] | None = None
+    # The frame's buffer as the MemoryPool granted it (queued.max.request.bytes), until release_buffer().
+    memory_pool: Any = None
+    pooled_buffer: Any = None
+
+    def release_buffer(self) -> None:
+        """The request has been handled: its bytes no longer count against the pool (Kafka's
+        Request.releaseBuffer). The memory itself goes when the last view of the frame is dropped."""
+        pooled, self.pooled_buffer = self.pooled_buffer, None
+        if pooled is not None:
+            self.memory_pool.release(pooled)
 
     def mark(self, step: str) -> int:
         """The time of a hand-off, in ns; noted with the thread's name when the request is traced."""

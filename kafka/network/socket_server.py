@@ -1,31 +1,70 @@
 """SocketServer: the broker's network layer (Kafka's kafka.network.SocketServer).
 
 For every listener one Acceptor thread, and num.network.threads Processor threads per listener,
-all sharing one RequestChannel with the I/O threads. The network layer knows requests only as
+all sharing one RequestChannel with the I/O threads, one MemoryPool for the request bytes being
+read (queued.max.request.bytes) and one ConnectionQuotas. The network layer knows requests only as
 frames with a parsed header; what a request means is the server layer's business.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import structlog
 
 from kafka.network.acceptor import Acceptor
+from kafka.network.connection_quotas import INT32_MAX, ConnectionQuotas
 from kafka.network.end_point import EndPoint
+from kafka.network.memory_pool import UNBOUNDED, MemoryPool, SimpleMemoryPool
 from kafka.network.processor import Processor
 from kafka.network.request_channel import RequestChannel
+from kafka.utils.time import Time
+
+if TYPE_CHECKING:
+    from kafka.metrics.broker_metrics import BrokerMetrics
 
 log = structlog.get_logger("kafka.network.SocketServer")
 
 
+@dataclass(frozen=True)
+class SocketServerConfig:
+    """The keys of KafkaConfig the network layer reads, with Kafka's defaults."""
+
+    num_network_threads: int = 3
+    socket_request_max_bytes: int = 104857600
+    queued_max_request_bytes: int = -1
+    connections_max_idle_ms: int = 600000
+    max_connections: int = INT32_MAX
+    max_connections_per_ip: int = INT32_MAX
+    max_connections_per_ip_overrides: dict[str, int] = field(default_factory=dict)
+    max_connection_creation_rate: int = INT32_MAX
+
+    @classmethod
+    def from_kafka_config(cls, config, num_network_threads: int | None = None) -> SocketServerConfig:
+        return cls(num_network_threads if num_network_threads is not None else config.num_network_threads,
+                   config.socket_request_max_bytes, config.queued_max_request_bytes,
+                   config.connections_max_idle_ms, config.max_connections, config.max_connections_per_ip,
+                   config.max_connections_per_ip_overrides, config.max_connection_creation_rate)
+
+
 class SocketServer:
-    def __init__(self, listeners: Sequence[EndPoint], num_network_threads: int,
-                 socket_request_max_bytes: int, request_channel: RequestChannel) -> None:
+    def __init__(self, listeners: Sequence[EndPoint], config: SocketServerConfig,
+                 request_channel: RequestChannel, time: Time) -> None:
         self.listeners = list(listeners)
-        self.num_network_threads = num_network_threads
-        self.socket_request_max_bytes = socket_request_max_bytes
+        self.config = config
+        self.num_network_threads = config.num_network_threads
+        self.socket_request_max_bytes = config.socket_request_max_bytes
         self.request_channel = request_channel
+        self.time = time
+        # Kafka's SocketServer: a pool only when queued.max.request.bytes is set, and not strict
+        self.memory_pool: MemoryPool = UNBOUNDED if config.queued_max_request_bytes <= 0 else SimpleMemoryPool(
+            config.queued_max_request_bytes, config.socket_request_max_bytes, strict=False,
+            nanoseconds=time.nanoseconds)
+        self.connection_quotas = ConnectionQuotas(
+            config.max_connections, config.max_connections_per_ip, config.max_connections_per_ip_overrides,
+            config.max_connection_creation_rate, time)
         self.acceptors: dict[str, Acceptor] = {}
         self.processors: list[Processor] = []
 
@@ -36,11 +75,13 @@ class SocketServer:
             processors = []
             for _ in range(self.num_network_threads):
                 processor = Processor(next_id, end_point.listener_name, self.request_channel,
-                                      self.socket_request_max_bytes)
+                                      self.socket_request_max_bytes, self.memory_pool, self.connection_quotas,
+                                      self.config.connections_max_idle_ms, self.time)
                 next_id += 1
                 self.request_channel.add_processor(processor)
                 processors.append(processor)
-            self.acceptors[end_point.listener_name] = Acceptor(end_point, processors)
+            self.acceptors[end_point.listener_name] = Acceptor(end_point, processors, self.connection_quotas,
+                                                               self.time)
             self.processors.extend(processors)
         for processor in self.processors:
             processor.start()
@@ -48,6 +89,17 @@ class SocketServer:
             acceptor.start()
             log.info("listening", listener=acceptor.end_point.listener_name,
                      host=acceptor.end_point.host, port=acceptor.bound_port)
+
+    def register_metrics(self, metrics: BrokerMetrics) -> None:
+        """Kafka's SocketServer, Selector and Acceptor gauges: the memory pool, each network thread's
+        connections, each acceptor's blocked time."""
+        pool = self.memory_pool
+        metrics.register_socket_server(
+            pool=lambda: (pool.available_memory, pool.size - pool.available_memory if pool.size > 0 else 0),
+            pool_depleted_ns=pool.depleted_time_ns,
+            processors=lambda: [(p.listener, p.id, len(p.channels), p.connections_created, p.connections_closed)
+                                for p in self.processors],
+            acceptors_blocked_ns=lambda: {name: a.blocked_time_ns for name, a in self.acceptors.items()})
 
     def bound_port(self, listener_name: str) -> int:
         return self.acceptors[listener_name].bound_port

@@ -17,7 +17,7 @@ import structlog
 
 from kafka.controller.quorum_controller import QuorumController, QuorumControllerConfig
 from kafka.network.request_channel import RequestChannel
-from kafka.network.socket_server import SocketServer
+from kafka.network.socket_server import SocketServer, SocketServerConfig
 from kafka.server.controller_apis import ControllerApis
 from kafka.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafka.utils.time import Time
@@ -37,8 +37,9 @@ class ControllerServer:
         """Bind the control-plane listener early: a combined one-node quorum needs its port to know itself."""
         config = self.config
         self.request_channel = RequestChannel(config.queued_max_requests)
-        self.socket_server = SocketServer(config.controller_listeners, 1, config.socket_request_max_bytes,
-                                          self.request_channel)
+        self.socket_server = SocketServer(config.controller_listeners,
+                                          SocketServerConfig.from_kafka_config(config, num_network_threads=1),
+                                          self.request_channel, self.time)
         self.socket_server.startup()
 
     def bound_port(self) -> int:

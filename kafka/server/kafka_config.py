@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafka.metrics.prometheus_exporter import parse_metrics_listener
+from kafka.network.connection_quotas import parse_max_connections_per_ip_overrides
 from kafka.network.end_point import EndPoint, parse_listeners
 
 
@@ -121,6 +122,21 @@ _KEYS = [
     ConfigKey("queued.max.requests", _int, "500", "Requests queued before network threads stop reading.",
               _at_least(1)),
     ConfigKey("socket.request.max.bytes", _int, "104857600", "Largest request frame accepted.", _at_least(1)),
+    ConfigKey("queued.max.request.bytes", _int, "-1",
+              "Bytes of requests being read or waiting for an I/O thread before network threads stop reading "
+              "(the MemoryPool); -1 for no bound. At least socket.request.max.bytes when set."),
+    ConfigKey("connections.max.idle.ms", _int, "600000",
+              "A connection with no traffic for this long is closed by its network thread; -1 never."),
+    ConfigKey("max.connections", _int, str(INT32_MAX),
+              "Connections the broker holds on a socket server; at it, the acceptor waits for one to close.",
+              _at_least(0)),
+    ConfigKey("max.connections.per.ip", _int, str(INT32_MAX),
+              "Connections allowed from one address; a connection over it is closed at once.", _at_least(0)),
+    ConfigKey("max.connections.per.ip.overrides", parse_max_connections_per_ip_overrides, "",
+              "Per-address exceptions to max.connections.per.ip: host:count,host:count."),
+    ConfigKey("max.connection.creation.rate", _int, str(INT32_MAX),
+              "New connections per second the broker accepts; faster, the acceptor delays accepting.",
+              _at_least(0)),
     ConfigKey("num.partitions", _int, "1", "Partitions of an auto-created topic.", _at_least(1)),
     ConfigKey("default.replication.factor", _int, "1", "Replication factor of an auto-created topic.",
               _at_least(1)),
@@ -307,8 +323,16 @@ class KafkaConfig:
             raw = props.get(key.name, key.default)
             self.values[key.name] = None if raw is None else self._parse(key, raw)
         self._validate_kraft()
+        self._validate_values()
         self.advertised_listeners = [e for e in self._advertised_listeners()
                                      if e.listener_name not in self.controller_listener_names]
+
+    def _validate_values(self) -> None:
+        """Kafka's KafkaConfig.validateValues for the network keys."""
+        queued, request_max = self.queued_max_request_bytes, self.socket_request_max_bytes
+        if queued > 0 and queued < request_max:
+            raise ConfigError(f"configuration key 'queued.max.request.bytes' ({queued}) must be larger or equal to "
+                              f"socket.request.max.bytes ({request_max}), or -1 for no bound")
 
     # ------------------------------------------------------------------ KRaft roles and listeners
     def _validate_kraft(self) -> None:

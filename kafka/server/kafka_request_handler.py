@@ -49,6 +49,7 @@ class KafkaRequestHandler(threading.Thread):
                 self.log.exception("error handling request", request=repr(request))
                 self.apis.handle_error(request)
             finally:
+                request.release_buffer()  # its bytes go back to the MemoryPool (queued.max.request.bytes)
                 LOG_CONTEXT.reset(token)
 
     @property

@@ -49,7 +49,7 @@ from kafka.log.log_manager import LogManager
 from kafka.log.producer_state_manager import ProducerStateManagerConfig
 from kafka.network.end_point import EndPoint
 from kafka.network.request_channel import RequestChannel
-from kafka.network.socket_server import SocketServer
+from kafka.network.socket_server import SocketServer, SocketServerConfig
 from kafka.protocol.api_keys import ApiKey
 from kafka.server.admin_manager import AdminManager
 from kafka.server.alter_partition_manager import AlterPartitionManager
@@ -217,8 +217,8 @@ class KafkaServer:
             raise self._storage_error(e, config.log_dirs, "loading the logs") from None
 
         self.request_channel = RequestChannel(config.queued_max_requests)
-        self.socket_server = SocketServer(config.broker_listeners, config.num_network_threads,
-                                          config.socket_request_max_bytes, self.request_channel)
+        self.socket_server = SocketServer(config.broker_listeners, SocketServerConfig.from_kafka_config(config),
+                                          self.request_channel, self.time)
         # Bind before anything else can fail late: a taken port stops start-up here.
         try:
             self.socket_server.startup()
@@ -275,6 +275,7 @@ class KafkaServer:
         # metrics: the /metrics endpoint, the request trace
         self.metrics_endpoint = MetricsEndpoint(self)
         self.metrics_endpoint.startup()
+        self.socket_server.register_metrics(self.metrics_endpoint.metrics)
 
         self.apis = KafkaApis(self.request_channel, self.replica_manager, self.admin_manager,
                               self.metadata_cache, config, self.fetch_manager, group_coordinator=self.group_coordinator,
