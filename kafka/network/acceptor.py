@@ -25,7 +25,7 @@ import structlog
 from kafka.network.connection_quotas import ConnectionQuotas, TooManyConnectionsError
 from kafka.network.end_point import EndPoint
 from kafka.network.processor import Processor
-from kafka.utils.log_throttle import LogThrottle
+from kafka.utils.repeated_error_log import RepeatedErrorLog
 from kafka.utils.time import Time
 
 POLL_TIMEOUT_S = 0.5
@@ -48,7 +48,7 @@ class Acceptor(threading.Thread):
         self.blocked_time_ns = 0  # waiting on ConnectionQuotas: AcceptorBlockedPercent
         self.server_socket = self._open_server_socket(end_point, backlog)
         self.log = structlog.get_logger("kafka.network.Acceptor").bind(listener=end_point.listener_name)
-        self.log_throttle = LogThrottle(time, LOG_INTERVAL_MS)
+        self.repeated_errors = RepeatedErrorLog(self.log, time, interval_ms=LOG_INTERVAL_MS)
 
     @staticmethod
     def _open_server_socket(end_point: EndPoint, backlog: int) -> socket.socket:
@@ -89,20 +89,20 @@ class Acceptor(threading.Thread):
 
     def accept_failed(self, error: OSError) -> None:
         if error.errno in OUT_OF_DESCRIPTORS:
-            self.log_throttle.log(self.log.error, "accept failed: no file descriptor left; pausing the acceptor",
-                                  key=error.errno, error=str(error), pause_s=BACKOFF_S)
+            self.repeated_errors.error("accept failed: no file descriptor left; pausing the acceptor",
+                                        key=error.errno, error=str(error), pause_s=BACKOFF_S)
             self._stopped.wait(BACKOFF_S)
         else:  # e.g. the client reset the connection before we took it: nothing to wait for
-            self.log_throttle.log(self.log.warning, "accept failed", key=error.errno, error=str(error))
+            self.repeated_errors.warning("accept failed", key=error.errno, error=str(error))
 
     def configure_and_assign(self, sock: socket.socket, ip: str) -> None:
         try:
             self.blocked_time_ns += self.connection_quotas.inc(self.end_point.listener_name, ip,
                                                                keep_waiting=lambda: self._running)
         except TooManyConnectionsError as e:
-            self.log_throttle.log(self.log.info, "rejected connection: the address already has the configured "
-                                  "maximum of connections (max.connections.per.ip)", key=("ip", e.ip),
-                                  ip=e.ip, max_connections=e.count)
+            self.repeated_errors.log("info", "rejected connection: the address already has the configured "
+                                    "maximum of connections (max.connections.per.ip)", key=("ip", e.ip),
+                                    ip=e.ip, max_connections=e.count)
             sock.close()
             self.connection_quotas.dec(self.end_point.listener_name, ip)
             return

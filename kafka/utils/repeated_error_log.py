@@ -19,6 +19,7 @@ how many it stands for. Keys are few (one per kind of failure, not per partition
 from __future__ import annotations
 
 import threading
+from collections.abc import Hashable
 from typing import Any
 
 from kafka.utils.time import Time
@@ -31,16 +32,16 @@ class RepeatedErrorLog:
         self.interval_ms = interval_ms
         self._max_keys = max_keys
         self._lock = threading.Lock()
-        self._last_logged_ms: dict[str, int] = {}
-        self._suppressed: dict[str, int] = {}
+        self._last_logged_ms: dict[Hashable, int] = {}
+        self._suppressed: dict[Hashable, int] = {}
 
-    def error(self, event: str, key: str | None = None, **fields: Any) -> bool:
+    def error(self, event: str, key: Hashable | None = None, **fields: Any) -> bool:
         return self.log("error", event, key, **fields)
 
-    def warning(self, event: str, key: str | None = None, **fields: Any) -> bool:
+    def warning(self, event: str, key: Hashable | None = None, **fields: Any) -> bool:
         return self.log("warning", event, key, **fields)
 
-    def log(self, level: str, event: str, key: str | None = None, **fields: Any) -> bool:
+    def log(self, level: str, event: str, key: Hashable | None = None, **fields: Any) -> bool:
         """Log `event` unless the same key was logged less than `interval_ms` ago; True if logged.
         `key` defaults to the event itself."""
         key = event if key is None else key
@@ -62,7 +63,7 @@ class RepeatedErrorLog:
         getattr(self._logger, level)(event, **fields)
         return True
 
-    def suppressed(self, key: str) -> int:
+    def suppressed(self, key: Hashable) -> int:
         """Repeats of `key` counted since its last line (tests, and a last word at shutdown)."""
         with self._lock:
             return self._suppressed.get(key, 0)

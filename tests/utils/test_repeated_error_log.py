@@ -33,3 +33,13 @@ def test_keys_are_throttled_apart_and_bounded():
     assert errors.error("c", key="3")  # key 1, the oldest, is forgotten
     assert errors.error("a", key="1")
     assert len(logger.lines) == 4
+
+
+def test_a_failure_every_ten_ms_logs_one_line_a_second_with_the_count():
+    time, logger = MockTime(), Recorder()
+    errors = RepeatedErrorLog(logger, time, interval_ms=1000)
+    for _ in range(500):
+        errors.error("accept failed", key=24, errno=24)  # keys need only be hashable: an errno here
+        time.sleep(10)  # 500 failures over 5 s
+    assert len(logger.lines) == 5
+    assert logger.lines[1] == ("accept failed", {"errno": 24, "suppressed": 99})
