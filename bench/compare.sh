@@ -64,6 +64,9 @@ $PY bench/ratios.py "$RESULTS"
 echo "== ours: the hand-offs alone, and a produce request's work warm and cold"
 $PY bench/handoff_floor.py | grep HANDOFF
 $PY bench/produce_path.py | grep PRODUCE_PATH
+# Issue 27: the broker's RSS idle and under 4 concurrent ListOffsets by timestamp on a 1 GB zstd bomb.
+echo "== ours: RSS under timestamp lookups on a decompression bomb"
+PYTHONPATH=. $PY bench/bomb_lookup_rss.py | grep BOMB_LOOKUP_RSS
 
 # Spark (docs/spark.md): a batch count() through the kafka-teaching source beside a librdkafka consumer
 # reading the same 300k x 200 B topic of our broker; the ratio is the figure to compare.
