@@ -64,6 +64,9 @@ $PY bench/ratios.py "$RESULTS"
 echo "== ours: the hand-offs alone, and a produce request's work warm and cold"
 $PY bench/handoff_floor.py | grep HANDOFF
 $PY bench/produce_path.py | grep PRODUCE_PATH
+# Issue 27: the broker's RSS idle and under 4 concurrent ListOffsets by timestamp on a 1 GB zstd bomb.
+echo "== ours: RSS under timestamp lookups on a decompression bomb"
+PYTHONPATH=. $PY bench/bomb_lookup_rss.py | grep BOMB_LOOKUP_RSS
 
 # Stalled clients (issue 27, docs/architecture.md "Limits"): RSS idle and under 20 connections that each
 # announce a 100 MB request, send 20 MB and stop, with queued.max.request.bytes at its smallest.

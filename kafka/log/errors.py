@@ -5,12 +5,13 @@ transactions' TransactionCoordinatorFencedException and InvalidTxnStateException
 
 They are plain exceptions: the log knows no requests, so the server maps each one to its wire error
 code (OFFSET_OUT_OF_RANGE, MESSAGE_TOO_LARGE, RECORD_LIST_TOO_LARGE, KAFKA_STORAGE_ERROR,
-CORRUPT_MESSAGE, INVALID_RECORD for InvalidRecordError, OUT_OF_ORDER_SEQUENCE_NUMBER,
-INVALID_PRODUCER_EPOCH, TRANSACTION_COORDINATOR_FENCED, INVALID_TXN_STATE).
+CORRUPT_MESSAGE, INVALID_RECORD for InvalidRecordError, UNSUPPORTED_COMPRESSION_TYPE,
+OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH, TRANSACTION_COORDINATOR_FENCED, INVALID_TXN_STATE).
 """
 
 from __future__ import annotations
 
+from kafka.protocol.compression import UnsupportedCompressionTypeError
 from kafka.protocol.record_batch import CorruptRecordError, InvalidRecordError
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "TornSegmentError",
     "TransactionCoordinatorFencedError",
     "UnexpectedAppendOffsetError",
+    "UnsupportedCompressionTypeError",
 ]
 
 

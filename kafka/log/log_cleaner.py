@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import structlog
 
+from kafka.log.errors import InvalidRecordError, UnsupportedCompressionTypeError
 from kafka.log.log_cleaner_manager import LogCleanerManager, LogToClean
 from kafka.log.log_segment import LogSegment
 from kafka.log.unified_log import UnifiedLog
@@ -115,9 +116,13 @@ class Cleaner:
             for batch in segment.batches():
                 if batch.is_control_batch:
                     continue
-                for record in batch:
-                    if record.offset >= start and record.key is not None:
-                        offset_map[record.key] = record.offset
+                try:  # keys and offsets: values stream past unread
+                    for record in batch.skip_key_value_iterator(keep_keys=True):
+                        if record.offset >= start and record.key is not None:
+                            offset_map[record.key] = record.offset
+                except (InvalidRecordError, UnsupportedCompressionTypeError) as e:
+                    log.warning("a batch whose records cannot be read is left out of the offset map",
+                                log=unified_log.name, base_offset=batch.base_offset, error=str(e))
             covered = next_base
         return offset_map, max(covered, start)
 
@@ -128,7 +133,8 @@ class Cleaner:
         earliest_horizon: int | None = None
         for batch in segment.batches():
             stats.bytes_read += batch.size_in_bytes
-            kept, horizon = self.filter_batch(batch, offset_map, now, new_horizon, stats)
+            kept, horizon = self.filter_batch(batch, offset_map, now, new_horizon, stats,
+                                              unified_log.config.max_message_bytes)
             if kept:
                 cleaned.append(batch.last_offset, kept)
                 stats.bytes_written += len(kept)
@@ -141,30 +147,40 @@ class Cleaner:
         return cleaned, earliest_horizon
 
     def filter_batch(self, batch: RecordBatch, offset_map: dict[bytes, int], now: int, new_horizon: int,
-                     stats: CleanerStats) -> tuple[bytes, int | None]:
-        """The batch's bytes to keep (b"" for none) and the delete horizon of tombstones kept in it."""
+                     stats: CleanerStats, max_record_bytes: int = 2**31 - 1) -> tuple[bytes, int | None]:
+        """The batch's bytes to keep (b"" for none) and the delete horizon of tombstones kept in it.
+
+        Decided on keys and sizes alone (values stream past); only a batch that loses records is
+        decoded whole, and then only the records it keeps."""
         if batch.is_control_batch or batch.is_transactional:
             return batch.bytes(), None  # no transactions here: keep whatever a client sent as it is
-        records = list(batch)
+        try:
+            records = list(batch.skip_key_value_iterator(keep_keys=True))
+        except (InvalidRecordError, UnsupportedCompressionTypeError):
+            return batch.bytes(), None  # unreadable (written before validation read records): kept as it is
         stats.records_read += len(records)
         horizon = batch.base_timestamp if batch.attributes & DELETE_HORIZON_FLAG else None
-        retained = []
-        for record in records:
+        retained: list[int] = []
+        for index, record in enumerate(records):
             latest = offset_map.get(record.key) if record.key is not None else None
             if latest is not None and latest > record.offset:
                 continue  # a later record has this key
-            if record.value is None and horizon is not None and now >= horizon:
+            if record.value_size < 0 and horizon is not None and now >= horizon:
                 stats.tombstones_removed += 1
                 continue  # a tombstone every consumer has had delete.retention.ms to see
-            retained.append(record)
+            retained.append(index)
         stats.records_retained += len(retained)
-        has_tombstones = any(record.value is None for record in retained)
+        has_tombstones = any(records[index].value_size < 0 for index in retained)
         if not retained:
             return b"", None
-        if len(retained) == len(records) and (horizon is not None or not has_tombstones):
+        unchanged = len(retained) == len(records)
+        if unchanged and (horizon is not None or not has_tombstones):
             return batch.bytes(), horizon if has_tombstones else None
+        if any(records[index].size_in_bytes > max_record_bytes for index in retained):
+            # Re-encoding would hold a record larger than the log accepts: keep the batch as it is.
+            return batch.bytes(), horizon if any(record.value_size < 0 for record in records) else None
         horizon = (horizon if horizon is not None else new_horizon) if has_tombstones else None
-        return encode_retained_batch(batch, retained, horizon), horizon
+        return encode_retained_batch(batch, list(batch.selected_records(set(retained))), horizon), horizon
 
 
 def encode_retained_batch(original: RecordBatch, records: list[DefaultRecord], delete_horizon_ms: int | None) -> bytes:

@@ -35,7 +35,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NamedTuple
 
-from kafka.log.errors import CorruptIndexError, LogSegmentOffsetOverflowError, TornSegmentError
+import structlog
+
+from kafka.log.errors import (
+    CorruptIndexError,
+    InvalidRecordError,
+    LogSegmentOffsetOverflowError,
+    TornSegmentError,
+    UnsupportedCompressionTypeError,
+)
 from kafka.log.fetch_data_info import FetchDataInfo, LogOffsetMetadata
 from kafka.log.file_records import FileRecords
 from kafka.log.log_config import LogConfig
@@ -59,6 +67,8 @@ SWAP_FILE_SUFFIX = ".swap"  # a cleaned segment complete on disk, about to repla
 
 # How much to read per os.pread while walking batch headers: a lookup walks at most about
 # index.interval.bytes past an index entry, a full scan (load, recovery) walks the whole file.
+log = structlog.get_logger("kafka.log.LogSegment")
+
 _LOOKUP_CHUNK = 16 * 1024
 _SCAN_CHUNK = 1024 * 1024
 
@@ -410,9 +420,15 @@ class LogSegment:
         for position, header in self._scan(found[0], self._size, _SCAN_CHUNK):
             if header.max_timestamp >= timestamp:
                 batch = RecordBatch(os.pread(self._fd, header.size_in_bytes, position))
-                for record in batch:
-                    if record.timestamp >= timestamp and record.offset >= starting_offset:
-                        return TimestampAndOffset(record.timestamp, record.offset)
+                try:  # offsets and timestamps only: values stream past (a bomb costs CPU, not memory)
+                    for record in batch.skip_key_value_iterator():
+                        if record.timestamp >= timestamp and record.offset >= starting_offset:
+                            return TimestampAndOffset(record.timestamp, record.offset)
+                except (InvalidRecordError, UnsupportedCompressionTypeError) as e:
+                    # Written before the leader read every record: no consumer gets past it either,
+                    # so the lookup goes on to the next batch.
+                    log.warning("skipping a batch whose records cannot be read", segment=self.log_path,
+                                base_offset=header.base_offset, error=str(e))
         return None
 
     def max_timestamp_and_offset(self) -> TimestampAndOffset | None:

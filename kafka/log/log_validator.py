@@ -1,27 +1,44 @@
 """LogValidator: what the leader checks in a producer's batches before they are appended, and the
-timestamps it stamps (Kafka's org.apache.kafka.storage.internals.log.LogValidator).
+timestamps it writes (Kafka's org.apache.kafka.storage.internals.log.LogValidator).
 
-Three rules from Kafka, each a topic config:
+Seed 002's "some validations" before the append. Each batch first has its header checked
+(`validate_batch`: counts, control batches, sequence, size), then every one of its records is read
+(`record_stream.scan_records`, compressed batches through a bounded buffer) and checked:
 
-* ``cleanup.policy=compact``: every record needs a key (compaction keeps the latest record per key;
-  a keyless one could never be compacted away). A batch with a keyless record is refused whole,
-  with one record error per keyless record (KIP-467: ``record_errors`` in the ProduceResponse).
-* ``message.timestamp.type=LogAppendTime``: the broker's clock replaces the producer's, written into
-  each batch's header (the timestamp-type bit and maxTimestamp, CRC recomputed).
-* ``message.timestamp.before.max.ms`` / ``after.max.ms`` (and the older
-  ``message.timestamp.difference.max.ms``, which stands in for either one not set): with
-  CreateTime, a record whose timestamp is further in the past or future than that is refused with
-  INVALID_TIMESTAMP.
+* the codec exists (UNSUPPORTED_COMPRESSION_TYPE) and the data decompresses (CORRUPT_MESSAGE);
+* the batch holds exactly its declared count of records, each as long as its length says, with
+  well-formed keys, values and headers, and nothing after the last (INVALID_RECORD);
+* each record's offset delta is its position in the batch (INVALID_RECORD: Kafka rewrites such a
+  batch for clients of the old message formats, which this broker does not speak);
+* no record is larger, uncompressed, than ``max.message.bytes`` (MESSAGE_TOO_LARGE, Kafka's
+  RECORD_TOO_LARGE): the batch's own size counts compressed bytes, and a 30 KB batch can hold a
+  gigabyte. The check reads a record's length before any of its bytes, so a bomb is refused
+  after a few bytes of decompression;
+* ``cleanup.policy=compact``: every record has a key (INVALID_RECORD);
+* ``message.timestamp.before.max.ms`` / ``after.max.ms`` (and ``difference.max.ms`` standing in
+  for either one not set, KIP-937): a CreateTime record's timestamp is within bounds
+  (INVALID_TIMESTAMP); a producer may not claim LogAppendTime on a LogAppendTime topic.
 
-Records are decoded only where a rule needs them (a compacted topic, or a finite timestamp bound):
-the common append copies bytes without looking inside a batch.
+Per-record problems come back as ``record_errors`` (KIP-467: the record's index in its batch and
+why), and nothing of the append is written. A CreateTime batch gets the largest timestamp its
+records hold written into its header; a LogAppendTime one gets the broker's clock.
 """
 
 from __future__ import annotations
 
-from kafka.log.errors import InvalidRecordError
+from dataclasses import dataclass, field
+
+from kafka.log.append_origin import AppendOrigin
+from kafka.log.errors import InvalidRecordError, RecordTooLargeError
 from kafka.log.log_config import LONG_MAX, LogConfig
-from kafka.protocol.record_batch import NO_TIMESTAMP, RecordBatch, set_log_append_time
+from kafka.protocol.record_batch import (
+    NO_PRODUCER_ID,
+    NO_TIMESTAMP,
+    RecordBatch,
+    set_log_append_time,
+    set_max_timestamp,
+)
+from kafka.protocol.record_stream import MalformedRecordError, OversizedRecordError, RecordsScan, scan_records
 
 LOG_APPEND_TIME = "LogAppendTime"
 
@@ -36,6 +53,16 @@ class RecordValidationError(InvalidRecordError):
         self.error = error  # the Errors name the server answers with: INVALID_RECORD or INVALID_TIMESTAMP
 
 
+@dataclass
+class ValidationResult:
+    """What the append needs from validation: the records' count and largest timestamp, and the
+    CreateTime batches (by position) whose header must carry another max timestamp."""
+
+    num_messages: int = 0
+    max_timestamp: int = NO_TIMESTAMP
+    max_timestamps_to_write: list[tuple[int, int]] = field(default_factory=list)
+
+
 def timestamp_bounds(config: LogConfig) -> tuple[int, int]:
     """(before, after) in ms; difference.max.ms stands in for a bound not set (KIP-937)."""
     difference = config.message_timestamp_difference_max_ms
@@ -44,41 +71,111 @@ def timestamp_bounds(config: LogConfig) -> tuple[int, int]:
     return (before if before != LONG_MAX else difference), (after if after != LONG_MAX else difference)
 
 
-def validate_records(batches: list[RecordBatch], config: LogConfig, topic_partition: str, now_ms: int) -> None:
-    """Raise RecordValidationError if a record breaks the topic's key or timestamp rules."""
-    compacted = config.compact
+def validate_messages(batches: list[RecordBatch], config: LogConfig, topic_partition: str, now_ms: int,
+                      origin: AppendOrigin = AppendOrigin.CLIENT) -> ValidationResult:
+    """Kafka's validateMessagesAndAssignOffsets, less the offsets (UnifiedLog assigns those under
+    its lock). Raises RecordValidationError, InvalidRecordError, CorruptRecordError,
+    UnsupportedCompressionTypeError or RecordTooLargeError, and then nothing may be appended."""
+    result = ValidationResult()
+    log_append_time = config.message_timestamp_type == LOG_APPEND_TIME
     before, after = timestamp_bounds(config)
-    check_time = config.message_timestamp_type != LOG_APPEND_TIME and (before != LONG_MAX or after != LONG_MAX)
-    if not compacted and not check_time:
-        return
     for batch in batches:
-        if batch.is_control_batch:
-            continue
-        if check_time and not compacted and _batch_within(batch, now_ms, before, after):
-            continue
-        keyless: list[tuple[int, str]] = []
-        out_of_range: list[tuple[int, str]] = []
-        for index, record in enumerate(batch):
-            if compacted and record.key is None:
-                keyless.append((index, f"Compacted topic cannot accept message without key in topic partition "
-                                       f"{topic_partition}."))
-            if check_time and record.timestamp != NO_TIMESTAMP and not (
-                    now_ms - before <= record.timestamp <= now_ms + after):
-                out_of_range.append((index, f"Timestamp {record.timestamp} of message with offset "
-                                            f"{record.offset - batch.base_offset} is out of range. The timestamp "
-                                            f"should be within [{now_ms - before}, {now_ms + after}]"))
-        if keyless:
-            raise RecordValidationError(keyless[0][1], keyless)
-        if out_of_range:
-            raise RecordValidationError(out_of_range[0][1], out_of_range, "INVALID_TIMESTAMP")
+        validate_batch(batch, config, topic_partition, origin)
+        scan = _scan_records(batch, config, topic_partition)
+        process_record_errors(*_record_errors(batch, scan, config, topic_partition, now_ms, before, after,
+                                              log_append_time))
+        result.num_messages += batch.records_count
+        if not log_append_time:  # Kafka's maxBatchTimestamp: the largest record timestamp, or none
+            batch_max = max(NO_TIMESTAMP, batch.base_timestamp + scan.max_timestamp_delta)
+            if batch_max != batch.max_timestamp or batch.is_log_append_time:
+                result.max_timestamps_to_write.append((batch.position, batch_max))
+            result.max_timestamp = max(result.max_timestamp, batch_max)
+    return result
 
 
-def _batch_within(batch: RecordBatch, now_ms: int, before: int, after: int) -> bool:
-    """A cheap header-only pass: True if no record can be out of range (the max is in the header;
-    only a lower bound needs the records, since a record may be older than the batch's first)."""
-    return before == LONG_MAX and batch.max_timestamp <= now_ms + after
+def validate_batch(batch: RecordBatch, config: LogConfig, topic_partition: str, origin: AppendOrigin) -> None:
+    """The header's checks (Kafka's validateBatch, and the size check of analyzeAndValidateRecords)."""
+    if batch.size_in_bytes > config.max_message_bytes:
+        raise RecordTooLargeError(
+            f"The record batch size in the append to {topic_partition} is {batch.size_in_bytes} bytes which "
+            f"exceeds the maximum configured value of {config.max_message_bytes}.")
+    if origin != AppendOrigin.CLIENT:
+        return
+    # A producer's batch must say how many records it holds, consistently.
+    if batch.records_count <= 0 or batch.last_offset_delta != batch.records_count - 1:
+        raise InvalidRecordError(
+            f"Inconsistent batch offset range [0, {batch.last_offset_delta}] and count of records "
+            f"{batch.records_count} in topic partition {topic_partition}")
+    if batch.is_control_batch:  # a marker written by a producer could end anyone's transaction
+        raise InvalidRecordError(f"Clients are not allowed to write control records in topic partition "
+                                 f"{topic_partition}")
+    if batch.producer_id != NO_PRODUCER_ID and batch.base_sequence < 0:
+        raise InvalidRecordError(f"Invalid sequence number {batch.base_sequence} in record batch with producerId "
+                                 f"{batch.producer_id} in topic partition {topic_partition}")
+
+
+def _scan_records(batch: RecordBatch, config: LogConfig, topic_partition: str) -> RecordsScan:
+    """Every record read once; what cannot be read is refused here, with the log's errors."""
+    limit = config.max_message_bytes
+    try:
+        return scan_records(batch.records_reader(), batch.records_count, limit)
+    except OversizedRecordError as e:
+        raise RecordTooLargeError(
+            f"Record {e.index} in the append to {topic_partition} is {e.size} bytes uncompressed, which exceeds "
+            f"the maximum configured value of {limit} (max.message.bytes).") from None
+    except MalformedRecordError as e:
+        if e.index >= batch.records_count:  # bytes after the last record: no record to point at
+            raise InvalidRecordError(f"{e} in topic partition {topic_partition}") from None
+        raise RecordValidationError(f"{e} in topic partition {topic_partition}", [(e.index, str(e))]) from None
+
+
+def _record_errors(batch: RecordBatch, scan: RecordsScan, config: LogConfig, topic_partition: str, now_ms: int,
+                   before: int, after: int, log_append_time: bool,
+                   ) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """(record errors, timestamp errors) of one batch's records, each (index in the batch, why)."""
+    record_errors = [(i, f"Record {i} has offset delta other than its position in the batch in topic partition "
+                         f"{topic_partition}") for i in scan.misplaced]
+    if config.compact:
+        record_errors += [(i, f"Compacted topic cannot accept message without key in topic partition "
+                              f"{topic_partition}.") for i in scan.keyless]
+    timestamp_errors: list[tuple[int, str]] = []
+    if log_append_time:
+        if batch.is_log_append_time:
+            timestamp_errors = [(i, "Invalid timestamp type in message. Producer should not set timestamp type to "
+                                    "LogAppendTime.") for i in range(batch.records_count)]
+    elif (batch.base_timestamp + scan.min_timestamp_delta < now_ms - before
+          or batch.base_timestamp + scan.max_timestamp_delta > now_ms + after):
+        timestamp_errors = _out_of_range(batch, now_ms, before, after)  # the rare path: read them again
+    return sorted(record_errors), timestamp_errors
+
+
+def _out_of_range(batch: RecordBatch, now_ms: int, before: int, after: int) -> list[tuple[int, str]]:
+    low, high = now_ms - before, now_ms + after
+    return [(index, f"Timestamp {record.timestamp} of message with offset {record.offset - batch.base_offset} is "
+                    f"out of range. The timestamp should be within [{low}, {high}]")
+            for index, record in enumerate(batch.skip_key_value_iterator())
+            if record.timestamp != NO_TIMESTAMP and not low <= record.timestamp <= high]
+
+
+def process_record_errors(record_errors: list[tuple[int, str]], timestamp_errors: list[tuple[int, str]]) -> None:
+    """Kafka's processRecordErrors: any timestamp error makes it INVALID_TIMESTAMP, else INVALID_RECORD."""
+    if timestamp_errors:
+        errors = sorted(record_errors + timestamp_errors)
+        raise RecordValidationError("One or more records have been rejected due to invalid timestamp", errors,
+                                    "INVALID_TIMESTAMP")
+    if record_errors:
+        shown = ", ".join(f"RecordError(batchIndex={i}, message='{m}')" for i, m in record_errors[:3])
+        raise RecordValidationError(f"One or more records have been rejected due to {len(record_errors)} record "
+                                    f"errors in total, and only showing the first three errors at most: [{shown}]",
+                                    record_errors)
 
 
 def stamp_log_append_time(buffer: bytearray, batches: list[RecordBatch], now_ms: int) -> None:
     for batch in batches:
         set_log_append_time(buffer, batch.position, now_ms)
+
+
+def write_max_timestamps(buffer: bytearray, result: ValidationResult) -> None:
+    """Each CreateTime batch's header says what its records hold (Kafka's setMaxTimestamp)."""
+    for position, max_timestamp in result.max_timestamps_to_write:
+        set_max_timestamp(buffer, position, max_timestamp)

@@ -39,12 +39,10 @@ import structlog
 from kafka.log.append_origin import AppendOrigin
 from kafka.log.completed_txn import CompletedTxn
 from kafka.log.errors import (
-    InvalidRecordError,
     KafkaStorageError,
     LogDirError,
     OffsetOutOfRangeError,
     RecordBatchTooLargeError,
-    RecordTooLargeError,
     TornSegmentError,
     UnexpectedAppendOffsetError,
 )
@@ -60,7 +58,12 @@ from kafka.log.log_segment import (
     LogSegment,
     TimestampAndOffset,
 )
-from kafka.log.log_validator import LOG_APPEND_TIME, stamp_log_append_time, validate_records
+from kafka.log.log_validator import (
+    LOG_APPEND_TIME,
+    stamp_log_append_time,
+    validate_messages,
+    write_max_timestamps,
+)
 from kafka.log.producer_append_info import ProducerAppendInfo
 from kafka.log.producer_state_entry import BatchMetadata, ProducerStateEntry
 from kafka.log.producer_state_manager import (
@@ -216,40 +219,25 @@ class UnifiedLog:
                          origin: AppendOrigin = AppendOrigin.CLIENT) -> LogAppendInfo:
         """Validate, assign offsets and append one produce request's batches for this partition.
 
-        All or nothing: every batch is checked (CRC, size, counts, and an idempotent producer's epoch
-        and sequence) before a byte is written. Offsets are assigned by rewriting each batch's
-        baseOffset in a copy of the request: no record is decoded, compressed batches are stored as
-        they came. A retried batch is not written again: the answer carries the offsets (and log
+        All or nothing: every batch is checked (CRC, size, counts, every record by the LogValidator,
+        and an idempotent producer's epoch and sequence) before a byte is written. Offsets are
+        assigned by rewriting each batch's baseOffset in a copy of the request: compressed batches
+        are stored as they came. A retried batch is not written again: the answer carries the offsets (and log
         append time) of its first append, with `is_duplicate` set.
 
         `origin` says who appends: a client (CLIENT) may not write control batches, and its
         sequences are checked; a coordinator (COORDINATOR: transaction markers) has only its epochs
         checked, as Kafka's ProducerAppendInfo does."""
         batches = validate_batches(records)
-        max_message_bytes = self.config.max_message_bytes
-        num_messages = 0
-        max_timestamp = -1
-        for batch in batches:
-            if origin == AppendOrigin.CLIENT and batch.is_control_batch:
-                # Kafka's LogValidator: a marker written by a producer could end anyone's transaction.
-                raise InvalidRecordError("Clients are not allowed to write control records")
-            if batch.size_in_bytes > max_message_bytes:
-                raise RecordTooLargeError(
-                    f"batch of {batch.size_in_bytes} bytes exceeds max.message.bytes {max_message_bytes} "
-                    f"of {self.name}")
-            # Kafka's LogValidator: a producer's batch must say how many records it holds, consistently.
-            if batch.records_count <= 0 or batch.last_offset_delta != batch.records_count - 1:
-                raise InvalidRecordError(
-                    f"batch with {batch.records_count} records and last offset delta {batch.last_offset_delta}")
-            num_messages += batch.records_count
-            if batch.max_timestamp > max_timestamp:
-                max_timestamp = batch.max_timestamp
+        now_ms = self.time.milliseconds()
+        # Kafka's LogValidator: headers, then every record (sizes, offsets, keys, timestamps).
+        validated = validate_messages(batches, self.config, self.name, now_ms, origin)
         if len(records) > self.config.segment_bytes:
             raise RecordBatchTooLargeError(
                 f"append of {len(records)} bytes exceeds segment.bytes {self.config.segment_bytes} of {self.name}")
-        now_ms = self.time.milliseconds()
-        validate_records(batches, self.config, self.name, now_ms)  # compaction keys, timestamp bounds
+        num_messages, max_timestamp = validated.num_messages, validated.max_timestamp
         buffer = bytearray(records)
+        write_max_timestamps(buffer, validated)
         log_append_time = -1
         if self.config.message_timestamp_type == LOG_APPEND_TIME:
             stamp_log_append_time(buffer, batches, now_ms)

@@ -4,7 +4,8 @@ Seed 002: the producer groups records into batches and the I/O thread validates 
 data" before appending it to the commit log. The broker treats a batch as an opaque block of bytes
 with a fixed 61-byte header: it checks the CRC-32C, reads the counts and offsets, and assigns
 offsets by rewriting the 8-byte baseOffset in place. Nothing is re-encoded, so a compressed batch
-is stored exactly as it came. Decoding individual records is here for tools and tests.
+is stored exactly as it came. The records inside are read by record_stream.py: every one of them
+by the leader's LogValidator, and one batch's by a lookup by timestamp.
 
 Layout of one batch (big-endian)::
 
@@ -19,13 +20,27 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 import crc32c
 
-from kafka.protocol.compression import CompressionType, compress, decompress
-from kafka.protocol.errors import ProtocolDecodeError
-from kafka.protocol.types import ByteReader, VarInt, VarLong
+from kafka.protocol.compression import CompressionType, compress, compression_type_for_id
+from kafka.protocol.record_stream import (
+    CorruptRecordError,
+    DefaultRecord,
+    Header,
+    InvalidRecordError,
+    PartialRecord,
+    RecordsReader,
+    iter_partial_records,
+    iter_records,
+)
+from kafka.protocol.types import VarInt, VarLong
+
+__all__ = [
+    "CorruptRecordError", "DefaultRecord", "Header", "InvalidRecordError", "PartialRecord", "RecordBatch",
+    "build_batch", "encode_records", "iter_batches", "seal_batch", "set_base_offset", "set_log_append_time",
+    "set_max_timestamp", "validate_batches",
+]
 
 HEADER = struct.Struct(">qiibIhiqqqhii")
 HEADER_SIZE = HEADER.size  # 61
@@ -43,31 +58,6 @@ CONTROL_MASK = 0x20
 
 NO_TIMESTAMP = -1
 NO_PRODUCER_ID = -1
-
-
-class InvalidRecordError(ValueError):
-    """A batch that is not well formed (Kafka's InvalidRecordException)."""
-
-
-class CorruptRecordError(InvalidRecordError):
-    """A batch whose CRC or sizes do not add up (Kafka's CorruptRecordException)."""
-
-
-@dataclass(frozen=True)
-class Header:
-    key: str
-    value: bytes | None
-
-
-@dataclass
-class DefaultRecord:
-    """One record inside a batch, with its absolute offset and timestamp."""
-
-    offset: int
-    timestamp: int
-    key: bytes | None
-    value: bytes | None
-    headers: list[Header] = field(default_factory=list)
 
 
 class RecordBatch:
@@ -126,7 +116,8 @@ class RecordBatch:
 
     @property
     def compression_type(self) -> CompressionType:
-        return CompressionType(self.attributes & COMPRESSION_MASK)
+        """Raises UnsupportedCompressionTypeError for the ids no codec has (5, 6, 7)."""
+        return compression_type_for_id(self.attributes & COMPRESSION_MASK)
 
     @property
     def is_log_append_time(self) -> bool:
@@ -169,17 +160,25 @@ class RecordBatch:
         if checksum != self.crc:
             raise CorruptRecordError(f"CRC-32C mismatch: stored {self.crc:#010x}, computed {checksum:#010x}")
 
+    def records_reader(self) -> RecordsReader:
+        """The records section, decompressed a bounded piece at a time (record_stream.py)."""
+        return RecordsReader(self.compression_type, self.buffer, self.position + HEADER_SIZE,
+                             self.position + self.size_in_bytes)
+
     def __iter__(self) -> Iterator[DefaultRecord]:
-        """Decode the records (decompressing if needed): for tools and tests, not the hot path."""
-        start = self.position + HEADER_SIZE
-        body = self.buffer[start : self.position + self.size_in_bytes]
-        reader = ByteReader(decompress(self.compression_type, body))
-        for _ in range(self.records_count):
-            try:
-                record = _read_record(reader, self.base_offset, self.base_timestamp)
-            except ProtocolDecodeError as e:
-                raise CorruptRecordError(f"malformed record in batch at offset {self.base_offset}: {e}") from None
-            yield record
+        """Whole records, keys and values, one at a time (Kafka's streamingIterator)."""
+        return iter_records(self.records_reader(), self.records_count, self.base_offset, self.base_timestamp)
+
+    def selected_records(self, indexes: set[int]) -> Iterator[DefaultRecord]:
+        """The whole records at `indexes` (in order); the others are skipped, never held."""
+        return iter_records(self.records_reader(), self.records_count, self.base_offset, self.base_timestamp,
+                            indexes)
+
+    def skip_key_value_iterator(self, keep_keys: bool = False) -> Iterator[PartialRecord]:
+        """Offsets, timestamps and sizes, values skipped as they stream past (Kafka's
+        skipKeyValueIterator): what a time-index lookup or the cleaner's offset map needs."""
+        return iter_partial_records(self.records_reader(), self.records_count, self.base_offset,
+                                    self.base_timestamp, keep_keys)
 
     def __repr__(self) -> str:
         return (
@@ -227,26 +226,26 @@ def set_log_append_time(buffer: bytearray, position: int, timestamp: int) -> Non
                      crc32c.crc32c(memoryview(buffer)[position + ATTRIBUTES_OFFSET : end]))
 
 
+def set_max_timestamp(buffer: bytearray, position: int, timestamp: int) -> None:
+    """Write the max timestamp the records hold into a CreateTime batch's header (Kafka's
+    setMaxTimestamp(CREATE_TIME, ...), which also clears a LogAppendTime bit a producer set): both
+    are inside the CRC, so the CRC is computed again."""
+    (attributes,) = struct.unpack_from(">h", buffer, position + ATTRIBUTES_OFFSET)
+    struct.pack_into(">h", buffer, position + ATTRIBUTES_OFFSET, attributes & ~TIMESTAMP_TYPE_MASK)
+    struct.pack_into(">q", buffer, position + MAX_TIMESTAMP_OFFSET, timestamp)
+    end = position + LOG_OVERHEAD + struct.unpack_from(">i", buffer, position + 8)[0]
+    struct.pack_into(">I", buffer, position + CRC_OFFSET,
+                     crc32c.crc32c(memoryview(buffer)[position + ATTRIBUTES_OFFSET : end]))
+
+
 def set_base_offset(buffer: bytearray, position: int, base_offset: int) -> None:
     """Assign offsets to a whole batch: only baseOffset changes, and it is outside the CRC."""
     struct.pack_into(">q", buffer, position, base_offset)
 
 
-# ---------------------------------------------------------------------------------- records
+# ---------------------------------------------------------------------------------- building
 # Inside a batch every integer is a zigzag varint (the timestamp delta a varlong) and every key,
 # value and header is a varint length (-1 for null) followed by that many bytes.
-
-
-def _read_sized(reader: ByteReader) -> bytes | None:
-    length = VarInt.read(reader)
-    if length < 0:
-        return None
-    end = reader.pos + length
-    if end > reader.end:
-        raise ProtocolDecodeError(f"a field of {length} bytes runs past the end of the records")
-    value = bytes(reader.buf[reader.pos : end])
-    reader.pos = end
-    return value
 
 
 def _write_sized(out: bytearray, value: bytes | None) -> None:
@@ -255,26 +254,6 @@ def _write_sized(out: bytearray, value: bytes | None) -> None:
     else:
         VarInt.write(out, len(value))
         out += value
-
-
-def _read_record(reader: ByteReader, base_offset: int, base_timestamp: int) -> DefaultRecord:
-    length = VarInt.read(reader)
-    end = reader.pos + length
-    reader.pos += 1  # record attributes: unused
-    timestamp_delta = VarLong.read(reader)
-    offset_delta = VarInt.read(reader)
-    key = _read_sized(reader)
-    value = _read_sized(reader)
-    headers = []
-    for _ in range(VarInt.read(reader)):
-        header_key = _read_sized(reader)
-        headers.append(Header((header_key or b"").decode(), _read_sized(reader)))
-    if reader.pos != end:
-        raise ProtocolDecodeError(f"record length {length} does not match its fields")
-    return DefaultRecord(base_offset + offset_delta, base_timestamp + timestamp_delta, key, value, headers)
-
-
-# ---------------------------------------------------------------------------------- building
 
 
 def build_batch(

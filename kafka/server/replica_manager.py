@@ -47,6 +47,7 @@ from kafka.log.errors import (
     RecordBatchTooLargeError,
     RecordTooLargeError,
     TransactionCoordinatorFencedError,
+    UnsupportedCompressionTypeError,
 )
 from kafka.log.fetch_data_info import LogOffsetMetadata
 from kafka.log.fetch_isolation import FetchIsolation
@@ -310,6 +311,8 @@ class ReplicaManager:
                 records, required_acks, partition.log.config.min_insync_replicas, origin)
         except CorruptRecordError as e:
             return (PartitionResponse(Errors.CORRUPT_MESSAGE, error_message=str(e)), -1), False
+        except UnsupportedCompressionTypeError as e:  # attributes naming codec 5, 6 or 7
+            return (PartitionResponse(Errors.UNSUPPORTED_COMPRESSION_TYPE, error_message=str(e)), -1), False
         except RecordValidationError as e:  # KIP-467: which records, and why
             return (PartitionResponse(Errors[e.error], error_message=str(e),
                                       record_errors=tuple(e.record_errors)), -1), False
