@@ -4,7 +4,8 @@ with its NetworkReceive and NetworkSend).
 It frames the byte stream (a 4-byte size, then that many bytes), holds at most one response being
 written, and carries the mute flag that enforces seed 002's ordering rule: "it will only take one
 request from a client at a time, and only after ... all the bytes for the response have been
-sent" will it take the next. Frames that arrive while muted wait in the receive buffer.
+sent" will it take the next. Frames that arrive while muted wait in the receive buffer. A client
+over its quota is muted longer: until its throttle time has passed (KIP-219, `throttle`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ class KafkaChannel:
         self.remote_address = remote_address
         self.max_receive_size = max_receive_size
         self.muted = False
+        self.throttled_until_ms = 0  # monotonic ms; a quota violation keeps the channel muted until then
         self.interest = 0  # the selector events this socket is registered for; 0 = not registered
         self._receive = bytearray()
         self._read_position = 0
@@ -74,6 +76,14 @@ class KafkaChannel:
         if self._read_position > RECEIVE_CHUNK and self._read_position * 2 > len(self._receive):
             del self._receive[: self._read_position]
             self._read_position = 0
+
+    # ------------------------------------------------------------------ throttling (KIP-219)
+    def throttle(self, until_ms: int) -> None:
+        """A quota was violated: stay muted until `until_ms` (monotonic), even after the response is sent."""
+        self.throttled_until_ms = max(self.throttled_until_ms, until_ms)
+
+    def is_throttled(self, now_ms: int) -> bool:
+        return self.throttled_until_ms > now_ms
 
     # ------------------------------------------------------------------ send side
     def set_send(self, payload: bytes | bytearray) -> None:

@@ -6,9 +6,12 @@ response, and will then send the response data into the send socket buffer". Eac
 the connections the Acceptor handed it and runs one `selectors` loop over them:
 
     configure_new_connections -> process_new_responses -> poll (read frames / write responses)
+      -> unmute_throttled_channels
 
 It decodes only the request header. A connection is muted while its request is in flight, so one
 client's requests are handled strictly in order; bad frames close that connection and nothing else.
+A client over its quota gets its response at once, with throttle_time_ms, and its connection then
+stays muted for that long (KIP-219): its next request waits in the socket, not in the broker.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ class Processor(threading.Thread):
         self._wakeup_pending = False  # a wake-up byte is on its way and not yet read
         self._running = True
         self._connection_index = 0
+        self._throttled: dict[str, KafkaChannel] = {}  # muted past their response until throttled_until_ms
         self.idle_time_ns = 0  # time spent waiting in select: NetworkProcessorAvgIdlePercent
         self.log = structlog.get_logger("kafka.network.Processor").bind(listener=listener, processor=processor_id)
 
@@ -94,6 +98,7 @@ class Processor(threading.Thread):
                 self.configure_new_connections()
                 self.process_new_responses()
                 self.poll()
+                self.unmute_throttled_channels()
         finally:
             for channel in list(self.channels.values()):
                 self.close_channel(channel, "broker shutting down")
@@ -129,6 +134,8 @@ class Processor(threading.Thread):
             if channel is None:  # the client disconnected while its request was being handled
                 release(response.payload)
                 continue
+            if response.request.throttle_time_ms > 0:
+                channel.throttle(_now_ms() + response.request.throttle_time_ms)
             if response.close_connection:
                 self.close_channel(channel, "closed by the request handler")
             elif response.is_no_op:
@@ -138,7 +145,7 @@ class Processor(threading.Thread):
 
     def poll(self) -> None:
         started = time.monotonic_ns()
-        ready = self._selector.select(POLL_TIMEOUT_S)
+        ready = self._selector.select(self._poll_timeout_s())
         self.idle_time_ns += time.monotonic_ns() - started
         for key, events in ready:
             if key.data is _WAKEUP:
@@ -221,8 +228,30 @@ class Processor(threading.Thread):
             request, channel.in_flight = channel.in_flight, None
             request.response_sent_time_ns = request.mark("response sent")
             self.request_channel.update_request_metrics(request)
+        if channel.is_throttled(_now_ms()):  # over its quota: stays muted (KIP-219)
+            self._throttled[channel.id] = channel
+            return
         self.unmute(channel)
         self.dispatch_next_request(channel)
+
+    # ------------------------------------------------------------------ throttled channels (KIP-219)
+    def unmute_throttled_channels(self) -> None:
+        """Channels whose throttle time has passed take requests again (Kafka's THROTTLE_ENDED)."""
+        if not self._throttled:
+            return
+        now = _now_ms()
+        for channel in [c for c in self._throttled.values() if not c.is_throttled(now)]:
+            del self._throttled[channel.id]
+            if channel.id in self.channels:
+                self.unmute(channel)
+                self.dispatch_next_request(channel)
+
+    def _poll_timeout_s(self) -> float:
+        """Wake up for the first throttle deadline if it comes before the usual poll timeout."""
+        if not self._throttled:
+            return POLL_TIMEOUT_S
+        first = min(c.throttled_until_ms for c in self._throttled.values())
+        return min(POLL_TIMEOUT_S, max(0.0, (first - _now_ms()) / 1000))
 
     # ------------------------------------------------------------------ mute / interest / close
     def mute(self, channel: KafkaChannel) -> None:
@@ -257,6 +286,7 @@ class Processor(threading.Thread):
     def close_channel(self, channel: KafkaChannel, reason: str) -> None:
         if self.channels.pop(channel.id, None) is None:
             return
+        self._throttled.pop(channel.id, None)
         if channel.interest:
             try:
                 self._selector.unregister(channel.socket)
@@ -278,3 +308,7 @@ class Processor(threading.Thread):
         except (BlockingIOError, OSError):
             pass
         self._wakeup_pending = False
+
+
+def _now_ms() -> int:
+    return time.monotonic_ns() // 1_000_000
