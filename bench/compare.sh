@@ -65,6 +65,11 @@ echo "== ours: the hand-offs alone, and a produce request's work warm and cold"
 $PY bench/handoff_floor.py | grep HANDOFF
 $PY bench/produce_path.py | grep PRODUCE_PATH
 
+# Client quotas (docs/quotas.md): producer_byte_rate=1 MiB/s holding a producer that tries ten times
+# that, and another client's acks=all latency alone, beside it held, and beside it unthrottled.
+echo "== ours: a 1 MiB/s producer quota against a client trying 10 MiB/s"
+$PY bench/quota_hold.py --bootstrap "127.0.0.1:$OURS_PORT" | grep QUOTA
+
 # Spark (docs/spark.md): a batch count() through the kafka-teaching source beside a librdkafka consumer
 # reading the same 300k x 200 B topic of our broker; the ratio is the figure to compare.
 if $PY -c 'import pyspark' 2>/dev/null; then

@@ -128,10 +128,10 @@ def _quota_keys(entity: ClientQuotaEntity) -> dict[str, bool]:
 def _validate_value(valid_keys: dict[str, bool], key: str, value: float) -> None:
     if key not in valid_keys:
         raise ClientQuotaError(f"Invalid configuration key {key}")
-    if valid_keys[key] and abs(int(value + _EPSILON) - value) > _EPSILON:
-        raise ClientQuotaError(f"Configuration {key} must be a Long value")
     if value != value or value <= 0:  # NaN, zero or less: a quota that can never be met
         raise ClientQuotaError(f"Configuration {key} must be positive, not {value}")
+    if valid_keys[key] and abs(int(value + _EPSILON) - value) > _EPSILON:
+        raise ClientQuotaError(f"Configuration {key} must be a Long value")
 
 
 def _describe(entity: ClientQuotaEntity) -> str:
