@@ -73,6 +73,11 @@ PYTHONPATH=. $PY bench/bomb_lookup_rss.py | grep BOMB_LOOKUP_RSS
 echo "== ours: 20 stalled 100 MB frames"
 $PY bench/stalled_frames.py | grep STALLED_FRAMES
 
+# Client quotas (docs/quotas.md): producer_byte_rate=1 MiB/s holding a producer that tries ten times
+# that, and another client's acks=all latency alone, beside it held, and beside it unthrottled.
+echo "== ours: a 1 MiB/s producer quota against a client trying 10 MiB/s"
+$PY bench/quota_hold.py --bootstrap "127.0.0.1:$OURS_PORT" | grep QUOTA
+
 # Spark (docs/spark.md): a batch count() through the kafka-teaching source beside a librdkafka consumer
 # reading the same 300k x 200 B topic of our broker; the ratio is the figure to compare.
 if $PY -c 'import pyspark' 2>/dev/null; then

@@ -2,8 +2,8 @@
 
 Seed 004: "New Metadata on KRaft": one controller of the quorum is active -- the one whose raft
 client leads `__cluster_metadata` -- and it alone decides metadata: broker registrations and
-fencing, topics, replica placement, leaders and ISRs, configs, and the blocks of producer ids
-brokers hand to idempotent producers. The others are standbys: they replay
+fencing, topics, replica placement, leaders and ISRs, configs, client quotas, and the blocks of
+producer ids brokers hand to idempotent producers. The others are standbys: they replay
 the log into the same state, so that one of them can take over the moment it is elected.
 
 Everything runs on one thread (KafkaEventQueue). A write is one event:
@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import structlog
 
 from kafka.controller.broker_heartbeat_manager import BrokerHeartbeatManager
+from kafka.controller.client_quota_control_manager import ClientQuotaControlManager
 from kafka.controller.cluster_control_manager import ClusterControlManager, StaleBrokerEpochError
 from kafka.controller.configuration_control_manager import ConfigError, ConfigurationControlManager
 from kafka.controller.controller_result import (
@@ -107,6 +108,7 @@ class QuorumController:
                                                      config.unclean_leader_election_enable)
         self.heartbeats = BrokerHeartbeatManager(config.broker_session_timeout_ms)
         self.producer_ids = ProducerIdControlManager(self.cluster)
+        self.client_quotas = ClientQuotaControlManager()
         self.committed_image: MetadataImage = EMPTY_IMAGE
         self.last_committed_offset = -1
         self.epoch = -1  # the leader epoch we are active in; -1 on a standby
@@ -188,7 +190,8 @@ class QuorumController:
 
     def _reset_to_committed(self) -> None:
         """Forget uncommitted decisions: rebuild every manager from the committed image."""
-        for manager in (self.features, self.cluster, self.configs, self.replication, self.producer_ids):
+        for manager in (self.features, self.cluster, self.configs, self.replication, self.producer_ids,
+                        self.client_quotas):
             manager.reset()
         for r in self.committed_image.write():
             self.replay(r)
@@ -224,6 +227,8 @@ class QuorumController:
             self.configs.replay_config(data)
         elif r.type == T.PRODUCER_IDS_RECORD:
             self.producer_ids.replay(data)
+        elif r.type == T.CLIENT_QUOTA_RECORD:
+            self.client_quotas.replay(data)
 
     # ================================================================== the write path
     def _append(self, records: list[ApiMessageAndVersion], serialized: list[bytes] | None = None) -> int:
@@ -512,6 +517,16 @@ class QuorumController:
         return self._write("incremental_alter_configs", operation, dict(throttle_time_ms=0, responses=[
             dict(resource_type=r.resource_type, resource_name=r.resource_name, error_code=Errors.NOT_CONTROLLER,
                  error_message=None) for r in request.resources]))
+
+    def alter_client_quotas(self, request) -> Future:
+        def operation() -> ControllerResult:
+            records, results = self.client_quotas.alter_client_quotas(request.entries)
+            return ControllerResult([] if request.validate_only else records,
+                                    dict(throttle_time_ms=0, entries=results))
+        return self._write("alter_client_quotas", operation, dict(throttle_time_ms=0, entries=[
+            dict(error_code=Errors.NOT_CONTROLLER, error_message=None,
+                 entity=[dict(entity_type=e.entity_type, entity_name=e.entity_name) for e in entry.entity])
+            for entry in request.entries]))
 
     def alter_partition(self, request) -> Future:
         def operation() -> ControllerResult:

@@ -2,7 +2,7 @@
 
 `replay(record)` for each committed record, then `apply(provenance)`. A delta also says what kind of
 thing changed (`topics_delta`, `cluster_delta`, `configs_delta`, `features_delta`,
-`producer_ids_delta`; None when nothing of that kind did), so a publisher skips the work a
+`producer_ids_delta`, `client_quotas_delta`; None when nothing of that kind did), so a publisher skips the work a
 NoOpRecord does not call for.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field, replace
 
+from kafka.image.client_quotas_image import ClientQuotasImage, quota_entity
 from kafka.image.cluster_image import BrokerRegistration, ClusterImage, Endpoint
 from kafka.image.configuration_image import ConfigurationsImage
 from kafka.image.features_image import FeaturesImage
@@ -50,6 +51,8 @@ class MetadataDelta:
         self.topics_delta: TopicsDelta | None = None
         self.configs_delta: set[tuple[int, str]] | None = None
         self.producer_ids_delta: int | None = None  # the new next_producer_id (Kafka's ProducerIdsDelta)
+        self.client_quotas = {k: dict(v) for k, v in image.client_quotas.entities.items()}
+        self.client_quotas_delta: set | None = None  # the entities whose quotas changed (ClientQuotasDelta)
 
     # ------------------------------------------------------------------ replay
     def replay(self, message: ApiMessageAndVersion) -> None:
@@ -149,6 +152,17 @@ class MetadataDelta:
             del self.configs[key]
         self.configs_delta = (self.configs_delta or set()) | {key}
 
+    def _replay_client_quota(self, r) -> None:
+        entity = quota_entity((e["entity_type"], e["entity_name"]) for e in r.entity)
+        values = self.client_quotas.setdefault(entity, {})
+        if r.remove:
+            values.pop(r.key, None)
+        else:
+            values[r.key] = r.value
+        if not values:
+            del self.client_quotas[entity]
+        self.client_quotas_delta = (self.client_quotas_delta or set()) | {entity}
+
     def _replay_producer_ids(self, r) -> None:
         self.producer_ids_delta = r.next_producer_id
 
@@ -157,8 +171,11 @@ class MetadataDelta:
         topics = TopicsImage(dict(self.topics_by_id), {t.name: t for t in self.topics_by_id.values()})
         producer_ids = self.image.producer_ids if self.producer_ids_delta is None \
             else ProducerIdsImage(self.producer_ids_delta)
+        client_quotas = self.image.client_quotas if self.client_quotas_delta is None \
+            else ClientQuotasImage({k: dict(v) for k, v in self.client_quotas.items()})
         return MetadataImage(provenance, FeaturesImage(dict(self.features)), ClusterImage(dict(self.brokers)),
-                             topics, ConfigurationsImage({k: dict(v) for k, v in self.configs.items()}), producer_ids)
+                             topics, ConfigurationsImage({k: dict(v) for k, v in self.configs.items()}), producer_ids,
+                             client_quotas)
 
 
 _HANDLERS = {
@@ -174,5 +191,6 @@ _HANDLERS = {
     T.REMOVE_TOPIC_RECORD: MetadataDelta._replay_remove_topic,
     T.CONFIG_RECORD: MetadataDelta._replay_config,
     T.PRODUCER_IDS_RECORD: MetadataDelta._replay_producer_ids,
+    T.CLIENT_QUOTA_RECORD: MetadataDelta._replay_client_quota,
     # NoOpRecord changes nothing in the image.
 }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kafka.image.client_quotas_image import ClientQuotasImage
 from kafka.image.cluster_image import ClusterImage
 from kafka.image.configuration_image import ConfigurationsImage
 from kafka.image.features_image import FeaturesImage
@@ -28,10 +29,11 @@ class MetadataImage:
     topics: TopicsImage = field(default_factory=TopicsImage)
     configs: ConfigurationsImage = field(default_factory=ConfigurationsImage)
     producer_ids: ProducerIdsImage = field(default_factory=ProducerIdsImage)
+    client_quotas: ClientQuotasImage = field(default_factory=ClientQuotasImage)
 
     def is_empty(self) -> bool:
         return (not self.features.finalized_versions and not self.cluster.brokers and not self.topics.topics_by_id
-                and not self.configs.resources and self.producer_ids.is_empty())
+                and not self.configs.resources and self.producer_ids.is_empty() and self.client_quotas.is_empty())
 
     def write(self) -> list[ApiMessageAndVersion]:
         """The records that rebuild this image from an empty one (Kafka's ImageWriter)."""
@@ -58,6 +60,7 @@ class MetadataImage:
                 out.append(record(T.CONFIG_RECORD, resource_type=resource_type, resource_name=name, name=key,
                                   value=value))
         out += self.producer_ids.write()
+        out += self.client_quotas.write()
         return out
 
 

@@ -31,6 +31,8 @@ LogStats = tuple[str, int, int, int, int, int]
 ProcessorStats = tuple[str, int, int, int, int]
 # (name, entries on its watch lists, operations waiting) for each purgatory
 PurgatoryStats = tuple[str, int, int]
+# (user, client id, rate, average throttle ms) for each live quota sensor
+QuotaSensorStats = tuple[str, str, float, float]
 
 
 class BrokerMetrics:
@@ -122,6 +124,14 @@ class BrokerMetrics:
         """Kafka's per-partition gauges of a leader: (topic, partition, LastStableOffsetLag) for each."""
         self.group.new_gauge(m.LAST_STABLE_OFFSET_LAG,
                              lambda: [((topic, partition), lag) for topic, partition, lag in last_stable_offset_lags()])
+
+    # ------------------------------------------------------------------ client quotas
+    def register_client_quotas(self, sensors: Callable[[str], Iterable[QuotaSensorStats]]) -> None:
+        """`sensors(quota type)` lists the live sensors of the Produce, Fetch or Request quota manager."""
+        for quota_type, rate_metric, throttle_metric in m.CLIENT_QUOTA_METRICS:
+            self.group.new_gauge(rate_metric, lambda t=quota_type: [((u, c), rate) for u, c, rate, _ in sensors(t)])
+            self.group.new_gauge(throttle_metric,
+                                 lambda t=quota_type: [((u, c), throttle) for u, c, _, throttle in sensors(t)])
 
     # ------------------------------------------------------------------ KRaft
     def register_controller(self, values: Callable[[], dict[str, int]]) -> None:

@@ -247,6 +247,30 @@ TXN_PARTITION_LOAD_TIME_MAX = MetricName(
 TRANSACTION_COORDINATOR_GAUGES = (TXN_MARKER_UNKNOWN_DESTINATION_QUEUE_SIZE, TXN_MARKER_LOG_APPEND_RETRY_QUEUE_SIZE,
                                   TXN_PARTITION_LOAD_TIME_MAX)
 
+# ------------------------------------------------------------------ kafka.server:type=Produce|Fetch|Request (client quotas)
+def _quota(quota_type: str, name: str, doc: str) -> MetricName:
+    # Kafka's quota sensors, one series per quota entity: user and client-id as the quota meters them,
+    # "" where the quota does not distinguish (a client-id quota has user=""). A series whose client
+    # has sent nothing for an hour expires, as Kafka's sensors do.
+    return MetricName("kafka.server", quota_type, name, GAUGE, doc, ("user", "client_id"),
+                      "client quotas: I/O thread -> response -> muted channel (KIP-219)")
+
+
+QUOTA_PRODUCE_BYTE_RATE = _quota("Produce", "byte-rate", "Produce request bytes per second, over the quota windows.")
+QUOTA_PRODUCE_THROTTLE_TIME = _quota("Produce", "throttle-time",
+                                     "Average ms a client's produce requests were throttled, over the quota windows.")
+QUOTA_FETCH_BYTE_RATE = _quota("Fetch", "byte-rate", "Fetch response bytes per second, over the quota windows.")
+QUOTA_FETCH_THROTTLE_TIME = _quota("Fetch", "throttle-time",
+                                   "Average ms a client's fetch requests were throttled, over the quota windows.")
+QUOTA_REQUEST_TIME = _quota("Request", "request-time",
+                            "I/O-thread time as a percentage of one thread, over the quota windows.")
+QUOTA_REQUEST_THROTTLE_TIME = _quota("Request", "throttle-time",
+                                     "Average ms a client was throttled for its request_percentage.")
+# (quota type, its rate metric, its throttle-time metric)
+CLIENT_QUOTA_METRICS = (("Produce", QUOTA_PRODUCE_BYTE_RATE, QUOTA_PRODUCE_THROTTLE_TIME),
+                        ("Fetch", QUOTA_FETCH_BYTE_RATE, QUOTA_FETCH_THROTTLE_TIME),
+                        ("Request", QUOTA_REQUEST_TIME, QUOTA_REQUEST_THROTTLE_TIME))
+
 ALL_METRICS: tuple[MetricName, ...] = (
     REQUESTS, ERRORS, *REQUEST_TIMES,
     REQUEST_QUEUE_SIZE, RESPONSE_QUEUE_SIZE, NETWORK_PROCESSOR_AVG_IDLE_PERCENT, REQUEST_HANDLER_AVG_IDLE_PERCENT,
@@ -260,4 +284,5 @@ ALL_METRICS: tuple[MetricName, ...] = (
     OFFLINE_LOG_DIRECTORY_COUNT,
     LOG_SIZE, LOG_END_OFFSET, LOG_START_OFFSET, NUM_LOG_SEGMENTS, LAST_STABLE_OFFSET_LAG,
     *CONTROLLER_GAUGES, *RAFT_GAUGES, *TRANSACTION_COORDINATOR_GAUGES,
+    *(metric for _, rate, throttle in CLIENT_QUOTA_METRICS for metric in (rate, throttle)),
 )

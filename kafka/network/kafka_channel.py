@@ -5,7 +5,8 @@ It holds the request frame being read, at most one response being written, and c
 flag that enforces seed 002's ordering rule: "it will only take one request from a client at a
 time, and only after ... all the bytes for the response have been sent" will it take the next.
 While muted nothing more is read: the client's next requests wait in the kernel's socket buffer.
-A channel is also muted for memory when the MemoryPool cannot give its next frame a buffer.
+A channel is also muted for memory when the MemoryPool cannot give its next frame a buffer, and a
+client over its quota stays muted until its throttle time has passed (KIP-219, `throttle`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class KafkaChannel:
         self.memory_pool = memory_pool
         self.muted = False  # a request of ours is in flight
         self.muted_for_memory = False  # the pool had no buffer for the next frame
+        self.throttled_until_ms = 0  # monotonic ms; a quota violation keeps the channel muted until then
         self.interest = 0  # the selector events this socket is registered for; 0 = not registered
         self.receive = NetworkReceive(max_receive_size, memory_pool)
         self._send: list | None = None  # the parts of the response being written
@@ -51,6 +53,14 @@ class KafkaChannel:
         payload = self.receive.payload
         self.receive = NetworkReceive(self.max_receive_size, self.memory_pool)
         return payload
+
+    # ------------------------------------------------------------------ throttling (KIP-219)
+    def throttle(self, until_ms: int) -> None:
+        """A quota was violated: stay muted until `until_ms` (monotonic), even after the response is sent."""
+        self.throttled_until_ms = max(self.throttled_until_ms, until_ms)
+
+    def is_throttled(self, now_ms: int) -> bool:
+        return self.throttled_until_ms > now_ms
 
     # ------------------------------------------------------------------ send side
     def set_send(self, payload: bytes | bytearray) -> None:

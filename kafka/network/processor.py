@@ -6,14 +6,16 @@ response, and will then send the response data into the send socket buffer". Eac
 the connections the Acceptor handed it and runs one `selectors` loop over them:
 
     configure_new_connections -> process_new_responses -> poll (read frames / write responses)
-        -> close_idle_connections -> unmute_if_memory_available
+        -> close_idle_connections -> unmute_if_memory_available -> unmute_throttled_channels
 
 It decodes only the request header. A connection is muted while its request is in flight, so one
 client's requests are handled strictly in order; bad frames close that connection and nothing else.
 A frame's buffer comes from the shared MemoryPool (queued.max.request.bytes): when the pool is
 exhausted the connection is muted for memory until a handled request gives its bytes back. A
 connection silent for connections.max.idle.ms is closed, and every close is counted back into
-ConnectionQuotas.
+ConnectionQuotas. A client over its quota gets its response at once, with throttle_time_ms, and its
+connection then stays muted for that long (KIP-219): its next request waits in the socket, not in
+the broker.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ class Processor(threading.Thread):
         self._wakeup_pending = False  # a wake-up byte is on its way and not yet read
         self._running = True
         self._connection_index = 0
+        self._throttled: dict[str, KafkaChannel] = {}  # muted past their response until throttled_until_ms
         self.idle_time_ns = 0  # time spent waiting in select: NetworkProcessorAvgIdlePercent
         # Kafka's socket-server-metrics of this processor: connection-creation-total, connection-close-total
         self.connections_created = 0
@@ -114,6 +117,7 @@ class Processor(threading.Thread):
                 self.poll()
                 self.close_idle_connections()
                 self.unmute_if_memory_available()
+                self.unmute_throttled_channels()
         finally:
             for channel in list(self.channels.values()):
                 self.close_channel(channel, "broker shutting down")
@@ -153,6 +157,8 @@ class Processor(threading.Thread):
             if channel is None:  # the client disconnected while its request was being handled
                 release(response.payload)
                 continue
+            if response.request.throttle_time_ms > 0:
+                channel.throttle(self.time.hi_res_clock_ms() + response.request.throttle_time_ms)
             if response.close_connection:
                 self.close_channel(channel, "closed by the request handler")
             elif response.is_no_op:
@@ -162,7 +168,7 @@ class Processor(threading.Thread):
 
     def poll(self) -> None:
         started = self.time.nanoseconds()
-        ready = self._selector.select(POLL_TIMEOUT_S)
+        ready = self._selector.select(self._poll_timeout_s())
         self.idle_time_ns += self.time.nanoseconds() - started
         for key, events in ready:
             if key.data is _WAKEUP:
@@ -254,7 +260,28 @@ class Processor(threading.Thread):
             request, channel.in_flight = channel.in_flight, None
             request.response_sent_time_ns = request.mark("response sent")
             self.request_channel.update_request_metrics(request)
+        if channel.is_throttled(self.time.hi_res_clock_ms()):  # over its quota: stays muted (KIP-219)
+            self._throttled[channel.id] = channel
+            return
         self.unmute(channel)
+
+    # ------------------------------------------------------------------ throttled channels (KIP-219)
+    def unmute_throttled_channels(self) -> None:
+        """Channels whose throttle time has passed take requests again (Kafka's THROTTLE_ENDED)."""
+        if not self._throttled:
+            return
+        now = self.time.hi_res_clock_ms()
+        for channel in [c for c in self._throttled.values() if not c.is_throttled(now)]:
+            del self._throttled[channel.id]
+            if channel.id in self.channels:
+                self.unmute(channel)  # the selector hands us its next request
+
+    def _poll_timeout_s(self) -> float:
+        """Wake up for the first throttle deadline if it comes before the usual poll timeout."""
+        if not self._throttled:
+            return POLL_TIMEOUT_S
+        first = min(c.throttled_until_ms for c in self._throttled.values())
+        return min(POLL_TIMEOUT_S, max(0.0, (first - self.time.hi_res_clock_ms()) / 1000))
 
     # ------------------------------------------------------------------ mute / interest / close
     def mute(self, channel: KafkaChannel) -> None:
@@ -319,6 +346,7 @@ class Processor(threading.Thread):
         self.connections_closed += 1
         self.connection_quotas.dec(self.listener, channel.remote_address)
         self._muted_for_memory.pop(channel.id, None)
+        self._throttled.pop(channel.id, None)
         if self.idle_expiry is not None:
             self.idle_expiry.remove(channel.id)
         if channel.interest:

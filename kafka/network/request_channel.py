@@ -96,6 +96,9 @@ class Request:
     response_dequeue_time_ns: int = -1
     response_sent_time_ns: int = -1
     body: Any = None  # the decoded request Record, set by KafkaApis on the I/O thread
+    # Set by a quota manager (Kafka's apiThrottleTimeMs): once the response is out, the Processor
+    # keeps the connection muted this long (KIP-219).
+    throttle_time_ms: int = 0
     # With request.trace.enable: (step, monotonic ns, thread name) at every hand-off, for the request trace.
     journey: list[tuple[str, int, str]] | None = None
     # The frame's buffer as the MemoryPool granted it (queued.max.request.bytes), until release_buffer().

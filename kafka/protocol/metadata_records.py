@@ -12,6 +12,7 @@ written by the active controller and replayed by every controller and broker int
     BrokerRegistrationChangeRecord  a broker was fenced, unfenced, or began a controlled shutdown
     RemoveTopicRecord      a topic was deleted
     FeatureLevelRecord     metadata.version (what the cluster speaks)
+    ClientQuotaRecord      a quota of a user, client id or IP was set (or removed: remove=True)
     ProducerIdsRecord      a block of producer ids went to a broker; the next block starts at next_producer_id
     NoOpRecord             nothing: the active controller's heartbeat in the log
 
@@ -27,7 +28,18 @@ from enum import IntEnum
 from typing import Any
 
 from kafka.protocol.schema import Array, Field, Record, Schema
-from kafka.protocol.types import Boolean, ByteReader, Int8, Int16, Int32, Int64, String, UnsignedVarInt, Uuid
+from kafka.protocol.types import (
+    Boolean,
+    ByteReader,
+    Float64,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    String,
+    UnsignedVarInt,
+    Uuid,
+)
 
 
 class MetadataRecordType(IntEnum):
@@ -41,6 +53,7 @@ class MetadataRecordType(IntEnum):
     UNFENCE_BROKER_RECORD = 8
     REMOVE_TOPIC_RECORD = 9
     FEATURE_LEVEL_RECORD = 12
+    CLIENT_QUOTA_RECORD = 14
     PRODUCER_IDS_RECORD = 15
     BROKER_REGISTRATION_CHANGE_RECORD = 17
     NO_OP_RECORD = 20
@@ -55,6 +68,9 @@ _ENDPOINT = Schema("BrokerEndpoint", Field("name", String, "0+"), Field("host", 
                    Field("port", Int32, "0+"), Field("security_protocol", Int16, "0+", default=0))
 _FEATURE = Schema("BrokerFeature", Field("name", String, "0+"), Field("min_supported_version", Int16, "0+"),
                   Field("max_supported_version", Int16, "0+"))
+# ClientQuotaRecord.entity: user, client-id or ip, with a null name for the default entity
+_QUOTA_ENTITY = Schema("EntityData", Field("entity_type", String, "0+"),
+                       Field("entity_name", String, "0+", nullable_versions="0+", default=None))
 
 SCHEMAS: dict[MetadataRecordType, tuple[Schema, int]] = {
     MetadataRecordType.REGISTER_BROKER_RECORD: (Schema(
@@ -117,6 +133,13 @@ SCHEMAS: dict[MetadataRecordType, tuple[Schema, int]] = {
     ), 0),
     MetadataRecordType.FEATURE_LEVEL_RECORD: (Schema(
         "FeatureLevelRecord", Field("name", String, "0+"), Field("feature_level", Int16, "0+"),
+    ), 0),
+    MetadataRecordType.CLIENT_QUOTA_RECORD: (Schema(
+        "ClientQuotaRecord",
+        Field("entity", Array(_QUOTA_ENTITY), "0+"),
+        Field("key", String, "0+"),
+        Field("value", Float64, "0+", default=0.0),
+        Field("remove", Boolean, "0+", default=False),
     ), 0),
     MetadataRecordType.PRODUCER_IDS_RECORD: (Schema(
         "ProducerIdsRecord", Field("broker_id", Int32, "0+"), Field("broker_epoch", Int64, "0+"),

@@ -9,7 +9,7 @@ flood of produce requests on the broker listener never delays an election:
     brokers talking to us      BrokerRegistration, BrokerHeartbeat, AlterPartition,
                                AllocateProducerIds (a block of producer ids, KIP-730)
     admin requests             CreateTopics, DeleteTopics, CreatePartitions, IncrementalAlterConfigs,
-                               ElectLeaders, Alter/ListPartitionReassignments, forwarded by brokers (or sent here directly) -> the QuorumController
+                               AlterClientQuotas, ElectLeaders, Alter/ListPartitionReassignments, forwarded by brokers (or sent here directly) -> the QuorumController
 
 The QuorumController answers with futures that complete once its records are committed in the
 metadata log; the response is sent from whichever thread completes them, as a purgatory would.
@@ -49,6 +49,7 @@ class ControllerApis(ApiRequestHandler):
             ApiKey.CREATE_PARTITIONS: self._answer_with(lambda body: controller.create_partitions(body)),
             ApiKey.INCREMENTAL_ALTER_CONFIGS: self._answer_with(lambda body: controller.incremental_alter_configs(body)),
             ApiKey.ELECT_LEADERS: self._answer_with(lambda body: controller.elect_leaders(body)),
+            ApiKey.ALTER_CLIENT_QUOTAS: self._answer_with(lambda body: controller.alter_client_quotas(body)),
             ApiKey.ALTER_PARTITION_REASSIGNMENTS: self._answer_with(
                 lambda body: controller.alter_partition_reassignments(body)),
             ApiKey.LIST_PARTITION_REASSIGNMENTS: self._answer_with(

@@ -59,6 +59,11 @@ class FetchContext:
     def update_and_generate_response_data(self, results: FetchResults) -> FetchResponseData:
         raise NotImplementedError
 
+    def get_throttled_response_data(self) -> FetchResponseData:
+        """The empty answer of a fetch over its quota (Kafka's getThrottledResponse): no partitions,
+        and no session opened, so nothing read is counted as sent."""
+        return FetchResponseData(Errors.NONE, INVALID_SESSION_ID)
+
 
 class SessionErrorContext(FetchContext):
     """The request named a session that does not exist or expected another epoch: read nothing."""
@@ -70,6 +75,9 @@ class SessionErrorContext(FetchContext):
         return []
 
     def update_and_generate_response_data(self, results: FetchResults) -> FetchResponseData:
+        return FetchResponseData(self.error, INVALID_SESSION_ID)
+
+    def get_throttled_response_data(self) -> FetchResponseData:
         return FetchResponseData(self.error, INVALID_SESSION_ID)
 
 
@@ -136,6 +144,14 @@ class IncrementalFetchContext(FetchContext):
                 if len(data.records) > 0:  # it had its turn: to the back of the line
                     session.partition_map.move_to_end(tp)
             return FetchResponseData(Errors.NONE, session.id, changed)
+
+    def get_throttled_response_data(self) -> FetchResponseData:
+        """The session goes on; its partitions' positions stay where they were, so the next fetch
+        returns what this one would have."""
+        with self.session.lock:
+            if self.session.epoch != next_epoch(self.request_epoch):
+                return FetchResponseData(Errors.INVALID_FETCH_SESSION_EPOCH, self.session.id)
+            return FetchResponseData(Errors.NONE, self.session.id)
 
 
 class FetchManager:

@@ -31,10 +31,14 @@ from kafka.protocol.errors import Errors
 from kafka.server.admin_apis import AdminApis
 from kafka.server.admin_manager import AdminManager, TopicError
 from kafka.server.api_request_handler import ApiRequestHandler
+from kafka.server.client_quota_apis import ClientQuotaApis
 from kafka.server.fetch_manager import FetchManager, SessionlessFetchContext
 from kafka.server.group_apis import GroupApis
+from kafka.server.metadata.client_quota_metadata_manager import ClientQuotaMetadataManager
 from kafka.server.metadata_cache import MetadataCache
+from kafka.server.quota.quota_factory import QuotaManagers
 from kafka.server.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager, release_records
+from kafka.server.request_handler_helper import RequestHandlerHelper
 from kafka.server.storage_apis import StorageApis
 from kafka.server.transaction_apis import TransactionApis
 from kafka.utils.topic_partition import TopicPartition
@@ -52,8 +56,13 @@ class KafkaApis(ApiRequestHandler):
     def __init__(self, request_channel: RequestChannel, replica_manager: ReplicaManager,
                  admin_manager: AdminManager, metadata_cache: MetadataCache, config, fetch_manager: FetchManager,
                  group_coordinator: GroupCoordinator | None = None,
-                 transaction_coordinator: TransactionCoordinator | None = None) -> None:
+                 transaction_coordinator: TransactionCoordinator | None = None,
+                 quotas: QuotaManagers | None = None,
+                 client_quota_metadata_manager: ClientQuotaMetadataManager | None = None) -> None:
         self.request_channel = request_channel
+        # client quotas (docs/quotas.md): every client request is metered, Produce and Fetch by bytes too
+        self.quotas = quotas if quotas is not None else QuotaManagers.instantiate(config, replica_manager.time)
+        self.request_helper = RequestHandlerHelper(self.quotas, replica_manager.time)
         self.fetch_manager = fetch_manager
         self.replica_manager = replica_manager
         self.admin_manager = admin_manager
@@ -78,10 +87,16 @@ class KafkaApis(ApiRequestHandler):
             **(GroupApis(self, group_coordinator).handlers() if group_coordinator is not None else {}),
             # admin: CreatePartitions, DescribeCluster
             **AdminApis(self).handlers(),
+            # client quotas: AlterClientQuotas (the controller's decision), DescribeClientQuotas (the image)
+            **ClientQuotaApis(self, client_quota_metadata_manager).handlers(),
         }
         # producer ids and transactions (the TransactionCoordinator); FindCoordinator asks it too
         self.transaction_apis = TransactionApis(self, transaction_coordinator) if transaction_coordinator else None
         self.handlers.update(self.transaction_apis.handlers() if self.transaction_apis is not None else {})
+
+    def send_response(self, request: Request, body: dict) -> None:
+        self.request_helper.maybe_throttle_response(request, body)  # the Request quota (KIP-124)
+        super().send_response(request, body)
 
     # ------------------------------------------------------------------ Metadata
     def handle_topic_metadata_request(self, request: Request) -> None:
@@ -148,6 +163,7 @@ class KafkaApis(ApiRequestHandler):
                     entries[tp] = p.records if p.records is not None else b""
 
         def send_response_callback(statuses: dict) -> None:
+            throttle_time_ms = self.request_helper.produce_throttle_time_ms(request, req.acks)
             if req.acks == 0:
                 # No response. But a failed append closes the connection, as in Kafka: the
                 # producer cannot see an error code, a reconnect makes it refresh its metadata.
@@ -173,7 +189,7 @@ class KafkaApis(ApiRequestHandler):
                     responses.setdefault(topic.name, []).append(entry)
             self.send_response(request, dict(
                 responses=[dict(name=name, partition_responses=parts) for name, parts in responses.items()],
-                throttle_time_ms=0))
+                throttle_time_ms=throttle_time_ms))
 
         if not entries:
             send_response_callback({})
@@ -192,8 +208,11 @@ class KafkaApis(ApiRequestHandler):
     def handle_fetch_request(self, request: Request) -> None:
         req = request.body
         version = request.header.api_version
-        params = FetchParams(req.replica_id, req.max_wait_ms, req.min_bytes,
-                             req.max_bytes if version >= 3 else INT32_MAX, req.isolation_level)
+        is_from_follower = req.replica_id >= 0
+        max_bytes = req.max_bytes if version >= 3 else INT32_MAX
+        if not is_from_follower:  # one response never takes more than the quota's windows allow
+            max_bytes = int(min(max_bytes, self.request_helper.max_fetch_bytes_in_quota_window(request)))
+        params = FetchParams(req.replica_id, req.max_wait_ms, req.min_bytes, max_bytes, req.isolation_level)
         fetch_data = {TopicPartition(topic.topic, p.partition):
                       FetchPartitionInfo(p.fetch_offset, p.partition_max_bytes, p.current_leader_epoch)
                       for topic in req.topics for p in topic.partitions}
@@ -205,7 +224,12 @@ class KafkaApis(ApiRequestHandler):
             context = SessionlessFetchContext(fetch_data)
 
         def process_response_callback(results: list) -> None:
-            answer = context.update_and_generate_response_data(results)
+            throttle_time_ms = 0 if is_from_follower else self.request_helper.fetch_throttle_time_ms(
+                request, sum(len(data.records) for _, data in results if data.records is not None))
+            if throttle_time_ms > 0:  # over a quota: answered empty, the records stay unread
+                answer = context.get_throttled_response_data()
+            else:
+                answer = context.update_and_generate_response_data(results)
             by_topic: dict[str, list[dict]] = {}
             for tp, data in answer.partitions:
                 by_topic.setdefault(tp.topic, []).append(dict(
@@ -219,7 +243,7 @@ class KafkaApis(ApiRequestHandler):
             sent = {id(data) for _, data in answer.partitions}
             release_records([(tp, data) for tp, data in results if id(data) not in sent])
             self.send_response(request, dict(
-                throttle_time_ms=0, error_code=answer.error, session_id=answer.session_id,
+                throttle_time_ms=throttle_time_ms, error_code=answer.error, session_id=answer.session_id,
                 responses=[dict(topic=name, partitions=parts) for name, parts in by_topic.items()]))
 
         self.replica_manager.fetch_messages(params, context.fetch_data(), process_response_callback)

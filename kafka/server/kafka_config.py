@@ -242,6 +242,10 @@ _KEYS = [
               "How often transactions open past their timeout are aborted.", _at_least(1)),
     ConfigKey("transaction.remove.expired.transaction.cleanup.interval.ms", _int, "3600000",
               "How often expired transactional ids are removed.", _at_least(1)),
+    # client quotas (docs/quotas.md): the windows a client's byte rate and request time are measured over
+    ConfigKey("quota.window.num", _int, "11", "Windows a client quota's rate is measured over.", _at_least(1)),
+    ConfigKey("quota.window.size.seconds", _int, "1", "Length of each of those windows, in seconds.",
+              _at_least(1)),
     # metrics, logging and the request trace
     ConfigKey("metrics.listener", parse_metrics_listener, "http://127.0.0.1:9404",
               "Where /metrics (Prometheus) and /requests are served: http://host:port; empty disables."),

@@ -70,9 +70,11 @@ from kafka.server.meta_properties import (
     verify_meta_properties,
 )
 from kafka.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
+from kafka.server.metadata.client_quota_metadata_manager import ClientQuotaMetadataManager
 from kafka.server.metadata_cache import Broker, MetadataCache
 from kafka.server.metrics_endpoint import MetricsEndpoint
 from kafka.server.node_to_controller_channel_manager import NodeToControllerChannelManager
+from kafka.server.quota.quota_factory import QuotaManagers
 from kafka.server.replica_manager import ReplicaManager
 from kafka.server.shared_server import SharedServer
 from kafka.utils.kafka_scheduler import KafkaScheduler
@@ -268,7 +270,10 @@ class KafkaServer:
         self.metadata_publisher = BrokerMetadataPublisher(config, self.metadata_cache, self.replica_manager,
                                                           self.log_manager, self.group_coordinator,
                                                           default_log_config(config), self.transaction_coordinator)
-        self.shared.loader.install_publishers([self.metadata_publisher])
+        # client quotas: the managers KafkaApis asks, fed by the metadata log (Kafka's DynamicClientQuotaPublisher)
+        self.quota_managers = QuotaManagers.instantiate(config, self.time)
+        self.client_quota_metadata_manager = ClientQuotaMetadataManager(self.quota_managers)
+        self.shared.loader.install_publishers([self.metadata_publisher, self.client_quota_metadata_manager])
         # fetch sessions (KIP-227): the partitions each consumer and follower reads, between requests
         self.fetch_manager = FetchManager(
             self.time, FetchSessionCache(config.max_incremental_fetch_session_cache_slots))
@@ -279,7 +284,8 @@ class KafkaServer:
 
         self.apis = KafkaApis(self.request_channel, self.replica_manager, self.admin_manager,
                               self.metadata_cache, config, self.fetch_manager, group_coordinator=self.group_coordinator,
-                              transaction_coordinator=self.transaction_coordinator)
+                              transaction_coordinator=self.transaction_coordinator, quotas=self.quota_managers,
+                              client_quota_metadata_manager=self.client_quota_metadata_manager)
         self.request_handler_pool = KafkaRequestHandlerPool(self.request_channel, self.apis,
                                                             config.num_io_threads)
         self.lifecycle_manager = BrokerLifecycleManager(

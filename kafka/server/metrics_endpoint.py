@@ -100,8 +100,16 @@ class MetricsEndpoint:
         metrics.register_logs(self._log_stats)
         metrics.register_partitions(lambda: [(p.topic, p.topic_partition.partition, p.last_stable_offset_lag)
                                              for p in partitions() if p.is_leader])
+        metrics.register_client_quotas(self._quota_sensors)
         metrics.register_controller(self._controller_values)
         metrics.register_raft(self._raft_values)
+
+    def _quota_sensors(self, quota_type: str) -> list:
+        managers = getattr(self.server, "quota_managers", None)
+        if managers is None:
+            return []
+        manager = {"Produce": managers.produce, "Fetch": managers.fetch, "Request": managers.request}[quota_type]
+        return manager.metric_values()
 
     def _controller_values(self) -> dict[str, int]:
         controller_server = getattr(self.server, "controller_server", None)

@@ -68,7 +68,7 @@ LABS = (
     Lab("10", "spark", "Spark Structured Streaming over the broker",
         "002, consumers reading by offset", 65, "ready"),
     Lab("11", "observability-under-load", "Observability under load",
-        "002, the request's journey, measured", 60, "ready"),
+        "002, the request's journey, measured", 70, "ready"),
     Lab("12", "break-it", "Break it: faults and recovery",
         "002 and 004, durability and failover", 75, "ready"),
 )

@@ -146,6 +146,13 @@ def dashboard_metric_names() -> set[str]:
 
 def test_every_metric_the_dashboard_queries_exists_on_a_live_broker(broker):
     client = WireClient(broker.port)
+    # Quota series exist only once some quota is set: a default client-id quota no one reaches.
+    quotas = [{"key": key, "value": 1e9, "remove": False}
+              for key in ("producer_byte_rate", "consumer_byte_rate", "request_percentage")]
+    response = client.request(ApiKey.ALTER_CLIENT_QUOTAS, 1, {"entries": [
+        {"entity": [{"entity_type": "client-id", "entity_name": None}], "ops": quotas}], "validate_only": False})
+    assert response.entries[0].error_code == Errors.NONE
+    wait_until(lambda: broker.server.quota_managers.fetch.quotas_enabled, message="the quotas to reach the broker")
     create(client, "dash")
     produce(client, "dash", b"a record")
     client.request(ApiKey.FETCH, 12, fetch_body("dash", 0, 0))

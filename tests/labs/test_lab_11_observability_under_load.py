@@ -16,6 +16,7 @@ import subprocess
 import sys
 
 import pytest
+from confluent_kafka import Producer
 
 from kafka.metrics.snapshot import Snapshot
 from tests.helpers import REPO, wait_until
@@ -104,3 +105,24 @@ def test_prometheus_agrees_with_your_percentiles(broker, tmp_path):
                 f"{attribute}: kafka-jmx says {mine[attribute]}, Prometheus' histogram_quantile says {theirs}"
     finally:
         prometheus.stop()
+
+
+def test_step_6_a_noisy_producer_is_throttled_and_shows_it_on_metrics(broker):
+    """step 6: kafka-configs holds the client id "noisy" to producer_byte_rate, and /metrics shows its byte rate and throttle time"""
+    from tests.integration.test_client_quotas import kafka_configs_output
+    from tests.metrics.scrape import scrape
+
+    assert kafka_configs_output(broker, "--alter", "--entity-type", "clients", "--entity-name", "noisy",
+                                "--add-config", "producer_byte_rate=10000") == "Completed updating config for client noisy.\n"
+    wait_until(lambda: broker.server.quota_managers.produce.quotas_enabled, message="the quota to reach the broker")
+    client = WireClient(broker.port)
+    create(client, "lab11-noisy")
+    client.close()
+    producer = Producer({"bootstrap.servers": broker.bootstrap, "client.id": "noisy", "linger.ms": 5})
+    for _ in range(200):
+        producer.produce("lab11-noisy", b"n" * 1000)
+    producer.flush(30)
+    samples = wait_until(lambda: (s := scrape(broker)).value(
+        "kafka_server_produce_throttle_time", user="", client_id="noisy") > 0 and s,
+        message="the noisy producer's throttle time on /metrics")
+    assert samples.value("kafka_server_produce_byte_rate", user="", client_id="noisy") > 0

@@ -342,6 +342,31 @@ class AdminClient:
             if r.error_code != Errors.NONE:
                 raise KafkaError(r.error_code, r.error_message)
 
+    # ------------------------------------------------------------------ client quotas (KIP-546)
+    def describe_client_quotas(self, components: Iterable[tuple[str, int, str | None]], strict: bool = False
+                               ) -> dict[tuple[tuple[str, str | None], ...], dict[str, float]]:
+        """The quotas of the entities a filter matches (Java's describeClientQuotas). ``components``
+        are (entity type, match type, match): 0 EXACT a name, 1 the DEFAULT entity, 2 any name.
+        Each entity comes back as its (entity type, name or None for the default) pairs."""
+        body = {"components": [{"entity_type": t, "match_type": m, "match": name} for t, m, name in components],
+                "strict": strict}
+        response = self._call_any(ApiKey.DESCRIBE_CLIENT_QUOTAS, body)
+        if response.error_code != Errors.NONE:
+            raise KafkaError(response.error_code, response.error_message)
+        return {tuple((e.entity_type, e.entity_name) for e in entry.entity): {v.key: v.value for v in entry.values}
+                for entry in response.entries or []}
+
+    def alter_client_quotas(self, alterations: Iterable[tuple[Mapping[str, str | None], Mapping[str, float | None]]],
+                            validate_only: bool = False) -> list[KafkaError | None]:
+        """Set or remove quotas (Java's alterClientQuotas): each alteration is an entity
+        ({"client-id": "app"}, None for the default) and its keys, a value of None removing one."""
+        entries = [{"entity": [{"entity_type": t, "entity_name": n} for t, n in entity.items()],
+                    "ops": [{"key": k, "value": 0.0 if v is None else float(v), "remove": v is None}
+                            for k, v in ops.items()]}
+                   for entity, ops in alterations]
+        response = self._call_controller(ApiKey.ALTER_CLIENT_QUOTAS, {"entries": entries, "validate_only": validate_only})
+        return [self._result(e.error_code, e.error_message) for e in response.entries]
+
     # ------------------------------------------------------------------ offsets
     def list_offsets(self, specs: Mapping[TopicPartition, str | int],
                      isolation_level: int = 0) -> dict[TopicPartition, tuple[int, int]]:

@@ -1,0 +1,62 @@
+"""The client-quota part of KafkaApis: AlterClientQuotas and DescribeClientQuotas (KIP-546).
+
+Kafka keeps these handlers in kafka.server.KafkaApis itself; here they sit beside it (as AdminApis
+does). AlterClientQuotas is the controller's decision: it is forwarded as it came and answered
+when the controller answers, without holding an I/O thread, as IncrementalAlterConfigs is.
+DescribeClientQuotas is answered from this broker's ClientQuotasImage, the quotas of the last
+committed metadata, as Kafka's brokers answer it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from kafka.image.client_quotas_image import ClientQuotasImage, InvalidQuotaFilterError
+from kafka.network.request_channel import Request
+from kafka.protocol.api_keys import ApiKey
+from kafka.protocol.errors import Errors
+
+
+class ClientQuotaApis:
+    def __init__(self, apis, client_quota_metadata_manager=None) -> None:
+        self.apis = apis  # KafkaApis: send_response, admin_manager
+        self.client_quota_metadata_manager = client_quota_metadata_manager
+
+    def handlers(self) -> dict[int, Callable[[Request], None]]:
+        return {
+            ApiKey.ALTER_CLIENT_QUOTAS: self.handle_alter_client_quotas_request,
+            ApiKey.DESCRIBE_CLIENT_QUOTAS: self.handle_describe_client_quotas_request,
+        }
+
+    # ------------------------------------------------------------------ AlterClientQuotas
+    def handle_alter_client_quotas_request(self, request: Request) -> None:
+        req = request.body
+
+        def on_response(response, error: Errors) -> None:
+            if response is not None and error == Errors.NONE:
+                self.apis.send_response(request, response.to_dict())
+                return
+            error = error if error != Errors.NONE else Errors.UNKNOWN_SERVER_ERROR
+            self.apis.send_response(request, dict(throttle_time_ms=0, entries=[
+                dict(error_code=error, error_message="the active controller did not answer",
+                     entity=[dict(entity_type=e.entity_type, entity_name=e.entity_name) for e in entry.entity])
+                for entry in req.entries]))
+
+        self.apis.admin_manager.forwarding_manager.forward(ApiKey.ALTER_CLIENT_QUOTAS, req.to_dict(), 30_000,
+                                                           on_response, max_version=request.header.api_version)
+
+    # ------------------------------------------------------------------ DescribeClientQuotas
+    def handle_describe_client_quotas_request(self, request: Request) -> None:
+        req = request.body
+        image = self.client_quota_metadata_manager.image if self.client_quota_metadata_manager else ClientQuotasImage()
+        try:
+            described = image.describe([(c.entity_type, c.match_type, c.match) for c in req.components], req.strict)
+        except InvalidQuotaFilterError as e:
+            self.apis.send_response(request, dict(throttle_time_ms=0, error_code=e.error, error_message=str(e),
+                                                  entries=None))
+            return
+        entries = [dict(entity=[dict(entity_type=t, entity_name=n) for t, n in entity],
+                        values=[dict(key=k, value=v) for k, v in sorted(values.items())])
+                   for entity, values in described]
+        self.apis.send_response(request, dict(throttle_time_ms=0, error_code=Errors.NONE, error_message=None,
+                                              entries=entries))

@@ -1,0 +1,254 @@
+"""kafka-configs: describe and alter client quotas and topic configs (Kafka's kafka.admin.ConfigCommand,
+``bin/kafka-configs.sh``), on AlterClientQuotas/DescribeClientQuotas and
+IncrementalAlterConfigs/DescribeConfigs.
+
+    kafka-configs --bootstrap-server 127.0.0.1:9092 --alter --entity-type clients --entity-name noisy \\
+        --add-config producer_byte_rate=1048576
+    kafka-configs --bootstrap-server 127.0.0.1:9092 --alter --entity-type users --entity-default \\
+        --add-config consumer_byte_rate=2097152,request_percentage=50
+    kafka-configs --bootstrap-server 127.0.0.1:9092 --alter --entity-type users --entity-name ANONYMOUS \\
+        --entity-type clients --entity-name noisy --delete-config producer_byte_rate
+    kafka-configs --bootstrap-server 127.0.0.1:9092 --describe --entity-type clients [--entity-name noisy]
+    kafka-configs --bootstrap-server 127.0.0.1:9092 --alter --entity-type topics --entity-name T \\
+        --add-config retention.ms=60000
+    kafka-configs --bootstrap-server 127.0.0.1:9092 --describe --entity-type topics --entity-name T
+
+Prints what Kafka prints:
+
+    Completed updating config for client noisy.
+    Completed updating default config for users in the cluster.
+    Quota configs for client-id 'noisy' are producer_byte_rate=1048576.0
+    Quota configs for user-principal 'ANONYMOUS', the default client-id are consumer_byte_rate=1024.0
+    Dynamic configs for topic T are:
+      retention.ms=60000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=60000}
+
+Without authentication every client's user is ANONYMOUS. Broker configs are static here (set in
+server.properties), so --entity-type brokers is refused; SCRAM credentials and IP quotas' tools are
+not built either.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from decimal import Decimal
+
+from kafka.clients.admin import DELETE, SET, TOPIC_RESOURCE, AdminClient
+from kafka.clients.errors import ConfigError
+from kafka.tools.command_line_utils import load_props, run
+
+TOPICS, CLIENTS, USERS, BROKERS = "topics", "clients", "users", "brokers"
+QUOTA_ENTITY_TYPES = {USERS: "user", CLIENTS: "client-id"}
+QUOTA_KEYS = ("consumer_byte_rate", "controller_mutation_rate", "producer_byte_rate", "request_percentage")
+DESCRIBE_TYPE_LABELS = (("user", "user-principal"), ("client-id", "client-id"), ("ip", "ip"))
+MATCH_EXACT, MATCH_DEFAULT, MATCH_SPECIFIED = 0, 1, 2
+DYNAMIC_TOPIC_CONFIG = 1
+# Split `k1=v1,k2=[a,b],k3=v3` on the commas outside square brackets, as Kafka does.
+_OUTSIDE_BRACKETS = r"(?=[^\]]*(?:\[|$))"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="kafka-configs", description="Add/Remove entity config for a topic, client "
+                                                                   "or user.")
+    p.add_argument("--bootstrap-server", required=True, help="the broker(s) to connect to, host:port[,host:port]")
+    p.add_argument("--command-config", help="a properties file of admin client configs")
+    action = p.add_mutually_exclusive_group(required=True)
+    action.add_argument("--alter", action="store_true", help="alter the configuration for the entity")
+    action.add_argument("--describe", action="store_true", help="list configs for the given entity")
+    p.add_argument("--entity-type", action="append", default=[], help="topics, clients or users (repeatable: "
+                                                                      "users and clients together)")
+    # --entity-name and --entity-default share one list, so each pairs with the --entity-type at its position
+    p.add_argument("--entity-name", dest="entity_names", action="append", default=[], help="the entity's name")
+    p.add_argument("--entity-default", dest="entity_names", action="append_const", const="",
+                   help="the default entity of the type (clients and users)")
+    p.add_argument("--add-config", help="k1=v1,k2=[v1,v2],k3=v3")
+    p.add_argument("--delete-config", action="append", default=[], help="k1,k2")
+    for flag, entity_type in (("--topic", TOPICS), ("--client", CLIENTS), ("--user", USERS)):
+        p.add_argument(flag, dest="flag_" + entity_type, help=f"shorthand for --entity-type {entity_type} "
+                                                              "--entity-name ...")
+    p.add_argument("--client-defaults", action="store_true", help="--entity-type clients --entity-default")
+    p.add_argument("--user-defaults", action="store_true", help="--entity-type users --entity-default")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(_main, argv)
+
+
+def _main(argv) -> int:
+    args = build_parser().parse_args(argv)
+    entity_types, entity_names = _entities(args)
+    adds = parse_configs_to_be_added(args.add_config)
+    deletes = [key.strip() for item in args.delete_config for key in item.split(",") if key.strip()]
+    _check_args(args, entity_types, entity_names, adds, deletes)
+    with AdminClient({"bootstrap.servers": args.bootstrap_server, **load_props(args.command_config)}) as admin:
+        if entity_types[0] == TOPICS:
+            if args.alter:
+                alter_topic_config(admin, entity_names[0], adds, deletes)
+            else:
+                describe_topic_configs(admin, entity_names[0] if entity_names else None)
+        elif args.alter:
+            alter_quota_configs(admin, entity_types, entity_names, adds, deletes)
+        else:
+            describe_quota_configs(admin, entity_types, entity_names)
+    if args.alter:
+        head_type, head_name = entity_types[0], entity_names[0]
+        if head_name:
+            print(f"Completed updating config for {head_type[:-1]} {head_name}.")
+        else:
+            print(f"Completed updating default config for {head_type} in the cluster.")
+    return 0
+
+
+def _entities(args) -> tuple[list[str], list[str]]:
+    types, names = list(args.entity_type), list(args.entity_names)
+    for entity_type in (TOPICS, CLIENTS, USERS):
+        name = getattr(args, "flag_" + entity_type)
+        if name is not None:
+            types.append(entity_type)
+            names.append(name)
+    for flag, entity_type in ((args.client_defaults, CLIENTS), (args.user_defaults, USERS)):
+        if flag:
+            types.append(entity_type)
+            names.append("")
+    return types, names
+
+
+def _check_args(args, types: list[str], names: list[str], adds: dict[str, str], deletes: list[str]) -> None:
+    """Kafka's ConfigCommandOptions.checkArgs, for the entity types this tool serves."""
+    if not types:
+        raise ConfigError("At least one entity type must be specified")
+    if len(types) != len(set(types)):
+        raise ConfigError(f"Duplicate entity type(s) specified: {','.join(t for t in set(types) if types.count(t) > 1)}")
+    for entity_type in types:
+        if entity_type == BROKERS:
+            raise ConfigError("broker configs are static on this broker: set them in server.properties")
+        if entity_type not in (TOPICS, CLIENTS, USERS):
+            raise ConfigError(f"Invalid entity type {entity_type}, the entity type must be one of "
+                              f"{TOPICS}, {CLIENTS}, {USERS} with a --bootstrap-server argument")
+    if len(types) > 1 and set(types) != {USERS, CLIENTS}:
+        raise ConfigError(f"Only '{USERS}' and '{CLIENTS}' entity types may be specified together")
+    if len(names) > len(types):
+        raise ConfigError("More entity names specified than entity types")
+    if args.describe and (adds or deletes):
+        raise ConfigError("--add-config and --delete-config go with --alter, not --describe")
+    if args.describe and types[0] == TOPICS and "" in names:
+        raise ConfigError(f"--entity-default must not be specified with --describe of {','.join(types)}")
+    if args.alter:
+        if len(names) != len(types):
+            raise ConfigError("An entity-name or default entity must be specified with --alter of users, clients, "
+                              "brokers or ips" if types[0] != TOPICS else
+                              f"An entity name must be specified with --alter of {','.join(types)}")
+        if types[0] == TOPICS and not names[0]:
+            raise ConfigError(f"An entity name must be specified with --alter of {TOPICS}")
+        if not adds and not deletes:
+            raise ConfigError("At least one of --add-config, --add-config-file, or --delete-config must be "
+                              "specified with --alter")
+
+
+def parse_configs_to_be_added(text: str | None) -> dict[str, str]:
+    """`k1=v1,k2=[a,b]` -> {"k1": "v1", "k2": "a,b"} (Kafka's parseConfigsToBeAdded)."""
+    if not text:
+        return {}
+    configs = {}
+    for pair in re.split("," + _OUTSIDE_BRACKETS, text):
+        parts = re.split(r"\s*=\s*" + _OUTSIDE_BRACKETS, pair)
+        if len(parts) != 2:
+            raise ConfigError('Invalid entity config: all configs to be added must be in the format "key=val".')
+        configs[parts[0].strip()] = re.sub(r"\[?\]?", "", parts[1]).strip()
+    return configs
+
+
+# ---------------------------------------------------------------------------------- client quotas
+
+def _filter(types: list[str], names: list[str]) -> list[tuple[str, int, str | None]]:
+    components = []
+    for i, entity_type in enumerate(types):
+        name = names[i] if i < len(names) else None
+        if name is None:
+            components.append((QUOTA_ENTITY_TYPES[entity_type], MATCH_SPECIFIED, None))
+        elif name == "":
+            components.append((QUOTA_ENTITY_TYPES[entity_type], MATCH_DEFAULT, None))
+        else:
+            components.append((QUOTA_ENTITY_TYPES[entity_type], MATCH_EXACT, name))
+    return components
+
+
+def alter_quota_configs(admin: AdminClient, types: list[str], names: list[str], adds: dict[str, str],
+                        deletes: list[str]) -> None:
+    """Kafka's alterQuotaConfigs: deletes must name quotas the entity has; values must be numbers."""
+    unknown = [k for k in [*adds, *deletes] if k not in QUOTA_KEYS]
+    if unknown:
+        raise ConfigError(f"Only quota configs can be added for '{types[0]}' using --bootstrap-server. "
+                          f"Unexpected config names: {','.join(unknown)}")
+    current = next(iter(admin.describe_client_quotas(_filter(types, names), strict=True).values()), {})
+    invalid = [k for k in deletes if k not in current]
+    if invalid:
+        raise ConfigError(f"Invalid config(s): {','.join(invalid)}")
+    ops: dict[str, float | None] = {}
+    for key, value in adds.items():
+        try:
+            ops[key] = float(value)
+        except ValueError:
+            raise ConfigError(f"Cannot parse quota configuration value for {key}: {value}") from None
+    ops.update({key: None for key in deletes})
+    entity = {QUOTA_ENTITY_TYPES[t]: (n or None) for t, n in zip(types, names, strict=True)}
+    for error in admin.alter_client_quotas([(entity, ops)]):
+        if error is not None:
+            raise error
+
+
+def describe_quota_configs(admin: AdminClient, types: list[str], names: list[str]) -> None:
+    """One line per matching entity, as Kafka's describeQuotaConfigs prints it."""
+    for entity, values in admin.describe_client_quotas(_filter(types, names), strict=True).items():
+        parts = dict(entity)
+        entity_str = ", ".join(f"{label} '{parts[t]}'" if parts[t] is not None else f"the default {label}"
+                               for t, label in DESCRIBE_TYPE_LABELS if t in parts)
+        values_str = ", ".join(f"{k}={java_double(v)}" for k, v in values.items())
+        print(f"Quota configs for {entity_str} are {values_str}")
+
+
+def java_double(value: float) -> str:
+    """A double as Java's Double.toString writes it: 1048576.0, 0.5, 1.048576E7."""
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0 or 1e-3 <= abs(value) < 1e7:
+        text = repr(float(value))
+        return text if "e" not in text else format(value, "f")
+    sign, digits, exponent = Decimal(repr(float(value))).normalize().as_tuple()
+    mantissa = "".join(map(str, digits))
+    mantissa = mantissa[0] + "." + (mantissa[1:] or "0")
+    return ("-" if sign else "") + f"{mantissa}E{len(digits) - 1 + exponent}"
+
+
+# ---------------------------------------------------------------------------------- topics
+
+def alter_topic_config(admin: AdminClient, topic: str, adds: dict[str, str], deletes: list[str]) -> None:
+    """Kafka's alterResourceConfig: deletes must name configs the topic overrides."""
+    dynamic = {name for name, entry in admin.describe_configs(TOPIC_RESOURCE, topic).items()
+               if entry.source == DYNAMIC_TOPIC_CONFIG}
+    invalid = [k for k in deletes if k not in dynamic]
+    if invalid:
+        raise ConfigError(f"Invalid config(s): {','.join(invalid)}")
+    ops = [(k, DELETE, "") for k in deletes] + [(k, SET, v) for k, v in adds.items()]
+    admin.incremental_alter_configs(TOPIC_RESOURCE, topic, ops)
+
+
+def describe_topic_configs(admin: AdminClient, topic: str | None) -> None:
+    for name in [topic] if topic else sorted(admin.list_topics(include_internal=True)):
+        if topic and name not in admin.list_topics(include_internal=True):
+            print(f"The topic '{name}' doesn't exist and doesn't have dynamic config.")
+            return
+        print(f"Dynamic configs for topic {name} are:")
+        for key, entry in sorted(admin.describe_configs(TOPIC_RESOURCE, name).items()):
+            if entry.source == DYNAMIC_TOPIC_CONFIG:
+                sensitive = "true" if entry.sensitive else "false"
+                print(f"  {key}={entry.value} sensitive={sensitive} "
+                      f"synonyms={{DYNAMIC_TOPIC_CONFIG:{key}={entry.value}}}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
