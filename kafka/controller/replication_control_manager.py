@@ -146,6 +146,7 @@ class ReplicationControlManager:
         self.unclean_leader_election_enable = unclean_leader_election_enable  # the broker-level default
         self.topics_by_id: dict[uuid.UUID, TopicControlInfo] = {}
         self.topic_ids_by_name: dict[str, uuid.UUID] = {}
+        self.new_topic_id = uuid.uuid4  # a seeded simulation draws ids from its own random instead
 
     def reset(self) -> None:
         self.topics_by_id, self.topic_ids_by_name = {}, {}
@@ -207,7 +208,7 @@ class ReplicationControlManager:
                 placements = place(0, partitions, replication, usable, start_offset=len(self.topics_by_id))
             except InvalidReplicationFactorError as e:
                 raise ReplicationError(Errors.INVALID_REPLICATION_FACTOR, str(e)) from None
-        topic_id = uuid.uuid4()
+        topic_id = self.new_topic_id()
         records = [record(T.TOPIC_RECORD, name=t.name, topic_id=topic_id)]
         records += [self._partition_record(topic_id, i, replicas) for i, replicas in enumerate(placements)]
         records += self.configs.topic_config_records(t.name, configs)
