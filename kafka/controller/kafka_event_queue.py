@@ -99,7 +99,7 @@ class KafkaEventQueue:
         try:
             event()
         except Exception:  # one bad event must not stop the controller
-            log.exception("controller event failed", event=name)
+            log.exception("controller event failed", operation=name)
 
     def run_pending(self) -> int:
         """Without a thread: run every event that is due now; returns how many ran."""
@@ -130,4 +130,4 @@ def _reject(name: str, on_rejected: Callable[[], None] | None) -> None:
     try:
         on_rejected()
     except Exception:
-        log.exception("controller event rejection failed", event=name)
+        log.exception("controller event rejection failed", operation=name)

@@ -8,14 +8,25 @@ the log into the same state, so that one of them can take over the moment it is 
 
 Everything runs on one thread (KafkaEventQueue). A write is one event:
 
-    decide (a manager returns a ControllerResult: records + a response)
-      -> replay the records into the managers at once (the next decision must see them)
+    decide (a manager returns a ControllerResult: records + a response; it changes nothing)
       -> raft_client.schedule_append(epoch, records) -> the offset they will have
-      -> park the response until that offset is committed (handle_commit) -- only then is it true
+      -> replay the records into the managers at once (the next decision must see them)
+      -> park the response until that offset is committed (DeferredEventQueue) -- only then is it true
+
+The rule that keeps standbys equal to the active controller: state changes only in replay. A
+decision reads the managers and returns records; it never replays one early to see its effect (a
+fenced broker's partitions are moved by telling ReplicationControlManager which broker to leave
+out). A read, or a write that decides to write nothing, is answered once the highest offset still
+pending commits, as Kafka's ControllerWriteEvent does: what it saw may be a decision the quorum has
+not committed yet, and might never.
 
 A standby replays records in handle_commit. A controller that loses leadership throws away what
 it decided but the quorum did not commit: it resets its managers to the committed MetadataImage it
-keeps (kafka.image), by replaying that image's records.
+keeps (kafka.image), by replaying that image's records. It loses leadership when the raft client
+refuses an append (NotLeaderError) or names another leader, and when an event fails with an
+exception nothing expected (Kafka's handleEventException): that is a fault, logged with its
+traceback and counted in MetadataErrorCount, and the controller renounces and resigns the raft
+leadership, since its in-memory state may be half-changed; the caller gets UNKNOWN_SERVER_ERROR.
 
 An admin request's decision is bounded before it is replayed (Kafka's MAX_RECORDS_PER_USER_OP): more
 than 10,000 records, or more bytes than one batch of the metadata log holds, and the whole request
@@ -25,7 +36,7 @@ waiting: each of those callers is answered REQUEST_TIMED_OUT ("The controller is
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 
@@ -42,15 +53,11 @@ from kafka.controller.controller_result import (
     bounded_batch,
     with_error,
 )
+from kafka.controller.deferred_event_queue import DeferredEventQueue
 from kafka.controller.feature_control_manager import FeatureControlManager
 from kafka.controller.kafka_event_queue import KafkaEventQueue
 from kafka.controller.producer_id_control_manager import ProducerIdControlManager, ProducerIdsExhaustedError
-from kafka.controller.replication_control_manager import (
-    ReplicationControlManager,
-    ReplicationError,
-    validate_total_new_partitions,
-    validate_total_number_of_partitions,
-)
+from kafka.controller.replication_control_manager import ReplicationControlManager, create_topics_error
 from kafka.image.metadata_delta import MetadataDelta
 from kafka.image.metadata_image import EMPTY_IMAGE, MetadataImage
 from kafka.image.metadata_provenance import MetadataProvenance
@@ -64,6 +71,7 @@ from kafka.protocol.metadata_records import (
     record,
     serialize,
 )
+from kafka.raft.batch import NotLeaderError
 from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.controller.QuorumController")
@@ -112,8 +120,10 @@ class QuorumController:
         self.committed_image: MetadataImage = EMPTY_IMAGE
         self.last_committed_offset = -1
         self.epoch = -1  # the leader epoch we are active in; -1 on a standby
-        self.last_written_offset = -1
-        self._deferred: list[tuple[int, Future, object]] = []  # (offset, future, response) awaiting commit
+        self.last_written_offset = -1  # the log end - 1 as this controller knows it: a broker epoch is the next
+        self._last_appended_offset = -1  # our own last append this term: pending until it is committed
+        self._deferred = DeferredEventQueue()
+        self.metadata_error_count = 0  # Kafka's MetadataErrorCount: events that failed with a fault
 
     # ================================================================== lifecycle
     def startup(self) -> None:
@@ -128,14 +138,14 @@ class QuorumController:
 
     # ================================================================== the raft listener (raft thread)
     def handle_commit(self, batch) -> None:
-        self.queue.append("handle_commit", lambda: self._handle_commit(batch))
+        self._append_event("handle_commit", lambda: self._handle_commit(batch))
 
     def handle_load_snapshot(self, reader) -> None:
         batches = list(reader)
-        self.queue.append("handle_load_snapshot", lambda: self._handle_snapshot(reader.snapshot_id, batches))
+        self._append_event("handle_load_snapshot", lambda: self._handle_snapshot(reader.snapshot_id, batches))
 
     def handle_leader_change(self, leader) -> None:
-        self.queue.append("handle_leader_change", lambda: self._handle_leader_change(leader))
+        self._append_event("handle_leader_change", lambda: self._handle_leader_change(leader))
 
     def begin_shutdown(self) -> None:
         pass
@@ -150,7 +160,7 @@ class QuorumController:
         if not self.is_active():
             for r in records:  # the active controller replayed these when it wrote them
                 self.replay(r)
-        self._complete_deferred(batch.last_offset)
+        self._deferred.complete_up_to(batch.last_offset)
 
     def _handle_snapshot(self, snapshot_id, batches) -> None:
         delta = MetadataDelta(EMPTY_IMAGE)
@@ -172,21 +182,28 @@ class QuorumController:
         """The raft client says we lead, and we have replayed everything before our epoch."""
         self.epoch = epoch
         self.last_written_offset = self.raft.log_end_offset() - 1
+        self._last_appended_offset = -1  # everything before our epoch is committed and replayed
         now = self.time.milliseconds()
         self.heartbeats.reset(self.cluster.brokers, now)  # give every broker a full session from now
         log.info("became the active controller", epoch=epoch, committed_offset=self.last_committed_offset)
         if self.committed_image.is_empty() and self.last_committed_offset < 0:
-            self._append(self.features.bootstrap_records())
+            if self._append_or_renounce("bootstrap", self.features.bootstrap_records()) is None:
+                return
         self._schedule_periodic_tasks()
 
     def _renounce(self) -> None:
-        log.info("no longer the active controller", epoch=self.epoch)
-        self.epoch = -1
+        """Stop being active (Kafka's renounce): fail what waits for a commit, forget what was not
+        committed, and resign the raft leadership of our epoch if we still hold it."""
+        log.info("no longer the active controller", epoch=self.epoch,
+                 reverting_to_committed_offset=self.last_committed_offset)
+        epoch, self.epoch = self.epoch, -1
+        self._last_appended_offset = -1
         self.queue.cancel_deferred("fence-stale-brokers")
         self.queue.cancel_deferred("write-no-op-record")
         self.queue.cancel_deferred("auto-leader-rebalance")
         self._fail_deferred()
         self._reset_to_committed()
+        self.raft.resign(epoch)
 
     def _reset_to_committed(self) -> None:
         """Forget uncommitted decisions: rebuild every manager from the committed image."""
@@ -197,10 +214,31 @@ class QuorumController:
             self.replay(r)
 
     def _fail_deferred(self) -> None:
-        deferred, self._deferred = self._deferred, []
-        for _, future, response in deferred:
-            if not future.done():
-                future.set_result(_not_controller(response))
+        self._deferred.fail_all(_not_controller)
+
+    # ================================================================== events, and their faults
+    def _append_event(self, name: str, event: Callable[[], None]) -> None:
+        self.queue.append(name, lambda: self._run_event(name, event))
+
+    def _run_event(self, name: str, event: Callable[[], None]) -> bool:
+        """Run one event; False if it failed with a fault (handled as Kafka's handleEventException)."""
+        try:
+            event()
+            return True
+        except Exception as e:
+            self._handle_event_exception(name, e)
+            return False
+
+    def _handle_event_exception(self, name: str, e: Exception) -> None:
+        """An exception no decision expects is a bug, never a reason to pass over in silence: it is
+        logged with its traceback, counted in MetadataErrorCount (Kafka's nonFatalFaultHandler), and
+        an active controller renounces, because the event may have left its managers half-changed."""
+        self.metadata_error_count += 1
+        active = self.is_active()
+        log.error("controller event failed with a fault" + ("; renouncing" if active else ""), operation=name,
+                  epoch=self.epoch, committed_offset=self.last_committed_offset, error=repr(e), exc_info=e)
+        if active:
+            self._renounce()
 
     # ================================================================== replay: records -> managers
     def replay(self, r: ApiMessageAndVersion) -> None:
@@ -231,13 +269,37 @@ class QuorumController:
             self.client_quotas.replay(data)
 
     # ================================================================== the write path
-    def _append(self, records: list[ApiMessageAndVersion], serialized: list[bytes] | None = None) -> int:
-        for r in records:
-            self.replay(r)
+    def _append_or_renounce(self, name: str, records: list[ApiMessageAndVersion],
+                            serialized: list[bytes] | None = None) -> int | None:
+        """Append `records` to the metadata log and replay them: the offset of the last one. If the raft
+        client says we no longer lead (NotLeaderError, Kafka's NotLeaderException), renounce and return
+        None. Any other exception is a bug and goes up to _handle_event_exception."""
         if serialized is None:
             serialized = [serialize(r) for r in records]
-        self.last_written_offset = self.raft.schedule_append(self.epoch, serialized)
-        return self.last_written_offset
+        try:
+            offset = self.raft.schedule_append(self.epoch, serialized)
+        except NotLeaderError as e:
+            log.info("append refused: no longer the raft leader; renouncing", operation=name, epoch=self.epoch,
+                     error=str(e))
+            self._renounce()
+            return None
+        self.last_written_offset = self._last_appended_offset = offset
+        for r in records:
+            self.replay(r)
+        return offset
+
+    def _highest_pending_offset(self) -> int | None:
+        """Our last append, if it is not committed yet."""
+        return self._last_appended_offset if self._last_appended_offset > self.last_committed_offset else None
+
+    def _answer_after_pending_writes(self, future: Future, response) -> None:
+        """An answer decided without writing: it may rest on records not yet committed, so it goes
+        out once the highest pending offset commits (at once when nothing is pending)."""
+        pending = self._highest_pending_offset()
+        if pending is None:
+            future.set_result(response)
+        else:
+            self._deferred.add(pending, future, response)
 
     def _write(self, name: str, operation, not_controller_response) -> Future:
         """Run `operation` on the controller thread; answer once its records are committed."""
@@ -252,36 +314,45 @@ class QuorumController:
                 future.set_result(with_error(result.response, Errors.REQUEST_TIMED_OUT, SHUTTING_DOWN_MESSAGE))
                 return
             if not result.records:
-                future.set_result(result.response)
+                self._answer_after_pending_writes(future, result.response)
                 return
             serialized = bounded_batch(result.records)
             if serialized is None:
                 log.info("refused an excessively large batch operation", operation=name, records=len(result.records))
                 future.set_result(with_error(result.response, Errors.POLICY_VIOLATION, EXCESSIVE_BATCH_MESSAGE))
                 return
-            try:
-                offset = self._append(result.records, serialized)
-            except Exception as e:  # the raft client says we no longer lead
-                log.info("append refused; renouncing", operation=name, error=str(e))
-                self._renounce()
+            offset = self._append_or_renounce(name, result.records, serialized)
+            if offset is None:
                 future.set_result(not_controller_response)
                 return
-            self._deferred.append((offset, future, result.response))
+            self._deferred.add(offset, future, result.response)
+
+        return self._operation_event(name, run, future, not_controller_response)
+
+    def _read(self, name: str, operation: Callable[[], object], not_controller_response) -> Future:
+        """A read-only operation (Kafka's ControllerReadEvent): run on the controller thread and answered
+        once everything it may have seen is committed, never from a decision the quorum might lose."""
+        future: Future = Future()
+
+        def run() -> None:
+            if not self.is_active():
+                future.set_result(not_controller_response)
+                return
+            self._answer_after_pending_writes(future, operation())
+
+        return self._operation_event(name, run, future, not_controller_response)
+
+    def _operation_event(self, name: str, run: Callable[[], None], future: Future, not_controller_response) -> Future:
+        """Queue a request's event: a fault answers UNKNOWN_SERVER_ERROR, a closing queue REQUEST_TIMED_OUT."""
+        def event() -> None:
+            if not self._run_event(name, run) and not future.done():
+                future.set_result(with_error(not_controller_response, Errors.UNKNOWN_SERVER_ERROR))
 
         def rejected() -> None:
             future.set_result(with_error(not_controller_response, Errors.REQUEST_TIMED_OUT, SHUTTING_DOWN_MESSAGE))
 
-        self.queue.append(name, run, rejected)
+        self.queue.append(name, event, rejected)
         return future
-
-    def _complete_deferred(self, committed_offset: int) -> None:
-        still = []
-        for offset, future, response in self._deferred:
-            if offset <= committed_offset:
-                future.set_result(response)
-            else:
-                still.append((offset, future, response))
-        self._deferred = still
 
     # ================================================================== brokers
     def register_broker(self, request) -> Future:
@@ -317,13 +388,11 @@ class QuorumController:
             records: list[ApiMessageAndVersion] = []
             if request.want_shut_down and not broker.in_controlled_shutdown:
                 # Controlled shutdown: leadership moves away now; the broker may stop once it leads nothing.
-                shutdown = self.cluster.controlled_shutdown_record(request.broker_id)
-                self.cluster.replay_registration_change(shutdown.data)  # no longer a candidate leader below
-                records = [shutdown, *self.replication.handle_broker_unavailable(request.broker_id)]
+                records = [self.cluster.controlled_shutdown_record(request.broker_id),
+                           *self.replication.handle_broker_unavailable(request.broker_id)]
             elif broker.fenced and caught_up and not request.want_fence and not request.want_shut_down:
-                unfence = self.cluster.unfence_record(request.broker_id)
-                self.cluster.replay_registration_change(unfence.data)  # usable for the elections below
-                records = [unfence, *self.replication.handle_broker_available(request.broker_id)]
+                records = [self.cluster.unfence_record(request.broker_id),
+                           *self.replication.handle_broker_available(request.broker_id)]
                 fenced = False
             should_shut_down = request.want_shut_down and self._leads_nothing_after(request.broker_id, records)
             return ControllerResult(records, dict(throttle_time_ms=0, error_code=Errors.NONE, is_caught_up=caught_up,
@@ -338,13 +407,16 @@ class QuorumController:
     def _schedule_periodic_tasks(self) -> None:
         now = self.time.milliseconds()
         check = max(100, self.config.broker_session_timeout_ms // 4)
-        self.queue.schedule_deferred("fence-stale-brokers", now + check, self._fence_stale_brokers)
+        self._schedule_task("fence-stale-brokers", now + check, self._fence_stale_brokers)
         if self.config.metadata_max_idle_interval_ms > 0:
-            self.queue.schedule_deferred("write-no-op-record", now + self.config.metadata_max_idle_interval_ms,
-                                         self._write_no_op_record)
+            self._schedule_task("write-no-op-record", now + self.config.metadata_max_idle_interval_ms,
+                                self._write_no_op_record)
         if self.config.auto_leader_rebalance_enable:
-            self.queue.schedule_deferred("auto-leader-rebalance", now + self.config.leader_imbalance_check_interval_ms,
-                                         self._maybe_balance_partition_leaders)
+            self._schedule_task("auto-leader-rebalance", now + self.config.leader_imbalance_check_interval_ms,
+                                self._maybe_balance_partition_leaders)
+
+    def _schedule_task(self, tag: str, deadline_ms: int, task: Callable[[], None]) -> None:
+        self.queue.schedule_deferred(tag, deadline_ms, lambda: self._run_event(tag, task))
 
     def _fence_stale_brokers(self) -> None:
         if not self.is_active():
@@ -358,27 +430,19 @@ class QuorumController:
             log.info("fencing a broker whose session expired", broker_id=broker_id,
                      session_timeout_ms=self.config.broker_session_timeout_ms)
             self.heartbeats.remove(broker_id)
-            try:
-                fence = self.cluster.fence_record(broker_id)
-                self.cluster.replay_registration_change(fence.data)  # no longer a candidate leader below
-                self._append([fence, *self.replication.handle_broker_unavailable(broker_id)])
-            except Exception:
-                self._renounce()
+            records = [self.cluster.fence_record(broker_id), *self.replication.handle_broker_unavailable(broker_id)]
+            if self._append_or_renounce("fence-stale-brokers", records) is None:
                 return
         check = max(100, self.config.broker_session_timeout_ms // 4)
-        self.queue.schedule_deferred("fence-stale-brokers", now + check, self._fence_stale_brokers)
+        self._schedule_task("fence-stale-brokers", now + check, self._fence_stale_brokers)
 
     def _write_no_op_record(self) -> None:
         if not self.is_active():
             return
-        try:
-            self._append([record(T.NO_OP_RECORD)])
-        except Exception:
-            self._renounce()
+        if self._append_or_renounce("write-no-op-record", [record(T.NO_OP_RECORD)]) is None:
             return
-        self.queue.schedule_deferred("write-no-op-record",
-                                     self.time.milliseconds() + self.config.metadata_max_idle_interval_ms,
-                                     self._write_no_op_record)
+        self._schedule_task("write-no-op-record", self.time.milliseconds() + self.config.metadata_max_idle_interval_ms,
+                            self._write_no_op_record)
 
     def _maybe_balance_partition_leaders(self) -> None:
         """auto.leader.rebalance.enable: preferred elections where a broker leads too little of what
@@ -390,14 +454,11 @@ class QuorumController:
         if records:
             log.info("auto leader rebalance: preferred elections",
                      partitions=[f"{t.topic}-{p}" for t in wanted for p in t.partitions], elected=len(records))
-            try:
-                self._append(records)
-            except Exception:
-                self._renounce()
+            if self._append_or_renounce("auto-leader-rebalance", records) is None:
                 return
-        self.queue.schedule_deferred("auto-leader-rebalance",
-                                     self.time.milliseconds() + self.config.leader_imbalance_check_interval_ms,
-                                     self._maybe_balance_partition_leaders)
+        self._schedule_task("auto-leader-rebalance",
+                            self.time.milliseconds() + self.config.leader_imbalance_check_interval_ms,
+                            self._maybe_balance_partition_leaders)
 
     # ================================================================== producer ids (KIP-730)
     def allocate_producer_ids(self, request) -> Future:
@@ -420,80 +481,19 @@ class QuorumController:
 
     # ================================================================== topics and configs
     def create_topics(self, request) -> Future:
-        def operation() -> ControllerResult:
-            records, results, pending = [], [], set()
-            try:
-                validate_total_number_of_partitions(request.topics, self.config.num_partitions)
-            except ReplicationError as e:
-                return ControllerResult([], dict(throttle_time_ms=0, topics=[
-                    _topic_error(t.name, e.error, str(e)) for t in request.topics]))
-            names = Counter(t.name for t in request.topics)
-            for t in request.topics:
-                if names[t.name] > 1:
-                    results.append(_topic_error(t.name, Errors.INVALID_REQUEST, "duplicate topic name in the request"))
-                    continue
-                try:
-                    topic_records, result = self.replication.create_topic(t, pending)
-                except (ReplicationError, ConfigError) as e:
-                    results.append(_topic_error(t.name, e.error, str(e)))
-                    continue
-                pending.add(t.name)
-                results.append(result)
-                if not request.get("validate_only", False):
-                    records += topic_records
-            return ControllerResult(records, dict(throttle_time_ms=0, topics=results))
-        return self._write("create_topics", operation, dict(throttle_time_ms=0, topics=[
-            _topic_error(t.name, Errors.NOT_CONTROLLER, None) for t in request.topics]))
+        return self._write("create_topics", lambda: self.replication.create_topics(request), dict(
+            throttle_time_ms=0, topics=[create_topics_error(t.name, Errors.NOT_CONTROLLER, None) for t in request.topics]))
 
     def delete_topics(self, request) -> Future:
         names = list(request.get("topic_names") or []) + [t.name for t in request.get("topics") or [] if t.name]
-
-        def operation() -> ControllerResult:
-            records, responses = [], []
-            counts = Counter(names)
-            for name in names:
-                if counts[name] > 1:  # as Kafka's ControllerApis: each copy refused, none deleted twice
-                    responses.append(dict(name=name, error_code=Errors.INVALID_REQUEST,
-                                          error_message="Duplicate topic name."))
-                    continue
-                if not self.config.delete_topic_enable:
-                    responses.append(dict(name=name, error_code=Errors.TOPIC_DELETION_DISABLED))
-                    continue
-                try:
-                    topic_records, topic_id = self.replication.delete_topic(name)
-                except ReplicationError as e:
-                    responses.append(dict(name=name, error_code=e.error, error_message=str(e)))
-                    continue
-                records += topic_records
-                responses.append(dict(name=name, topic_id=topic_id, error_code=Errors.NONE))
-            return ControllerResult(records, dict(throttle_time_ms=0, responses=responses))
-        return self._write("delete_topics", operation, dict(throttle_time_ms=0, responses=[
-            dict(name=n, error_code=Errors.NOT_CONTROLLER) for n in names]))
+        return self._write("delete_topics", lambda: self.replication.delete_topics(names, self.config.delete_topic_enable),
+                           dict(throttle_time_ms=0, responses=[dict(name=n, error_code=Errors.NOT_CONTROLLER)
+                                                               for n in names]))
 
     def create_partitions(self, request) -> Future:
-        def operation() -> ControllerResult:
-            records, results = [], []
-            try:
-                validate_total_new_partitions(request.topics, self._partition_count)
-            except ReplicationError as e:
-                return ControllerResult([], dict(throttle_time_ms=0, results=[
-                    dict(name=t.name, error_code=e.error, error_message=str(e)) for t in request.topics]))
-            for t in request.topics:
-                try:
-                    topic_records = self.replication.create_partitions(t)
-                except ReplicationError as e:
-                    results.append(dict(name=t.name, error_code=e.error, error_message=str(e)))
-                    continue
-                results.append(dict(name=t.name, error_code=Errors.NONE, error_message=None))
-                if not request.validate_only:
-                    records += topic_records
-            return ControllerResult(records, dict(throttle_time_ms=0, results=results))
-        return self._write("create_partitions", operation, dict(throttle_time_ms=0, results=[
-            dict(name=t.name, error_code=Errors.NOT_CONTROLLER, error_message=None) for t in request.topics]))
-
-    def _partition_count(self, name: str) -> int | None:
-        topic = self.replication.topic(name)
-        return len(topic.partitions) if topic is not None else None
+        return self._write("create_partitions", lambda: self.replication.create_partitions(request), dict(
+            throttle_time_ms=0, results=[dict(name=t.name, error_code=Errors.NOT_CONTROLLER, error_message=None)
+                                         for t in request.topics]))
 
     def incremental_alter_configs(self, request) -> Future:
         def operation() -> ControllerResult:
@@ -575,11 +575,11 @@ class QuorumController:
             throttle_time_ms=0, error_code=Errors.NOT_CONTROLLER, error_message=None, responses=[]))
 
     def list_partition_reassignments(self, request) -> Future:
-        def operation() -> ControllerResult:
+        def operation() -> dict:
             wanted = None if request.topics is None else {t.name: list(t.partition_indexes) for t in request.topics}
-            return ControllerResult([], dict(throttle_time_ms=0, error_code=Errors.NONE, error_message=None,
-                                             topics=self.replication.ongoing_reassignments(wanted)))
-        return self._write("list_partition_reassignments", operation, dict(
+            return dict(throttle_time_ms=0, error_code=Errors.NONE, error_message=None,
+                        topics=self.replication.ongoing_reassignments(wanted))
+        return self._read("list_partition_reassignments", operation, dict(
             throttle_time_ms=0, error_code=Errors.NOT_CONTROLLER, error_message=None, topics=[]))
 
     # ================================================================== metrics
@@ -588,7 +588,8 @@ class QuorumController:
         active_brokers, fenced_brokers = self.cluster.counts()
         return {"ActiveControllerCount": int(self.is_active()), "OfflinePartitionsCount": offline,
                 "GlobalTopicCount": topics, "GlobalPartitionCount": partitions,
-                "FencedBrokerCount": fenced_brokers, "ActiveBrokerCount": active_brokers}
+                "FencedBrokerCount": fenced_brokers, "ActiveBrokerCount": active_brokers,
+                "MetadataErrorCount": self.metadata_error_count}
 
 
 # ---------------------------------------------------------------------------------- responses
@@ -602,11 +603,6 @@ def _heartbeat_response(error: Errors) -> dict:
 
 def _allocate_producer_ids_response(error: Errors) -> dict:
     return dict(throttle_time_ms=0, error_code=error, producer_id_start=-1, producer_id_len=0)
-
-
-def _topic_error(name: str, error: Errors, message: str | None) -> dict:
-    return dict(name=name, error_code=error, error_message=message, num_partitions=-1, replication_factor=-1,
-                configs=None)
 
 
 def _not_controller(response) -> object:

@@ -28,8 +28,11 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 
+from kafka.controller.configuration_control_manager import ConfigError
+from kafka.controller.controller_result import ControllerResult
 from kafka.controller.partition_reassignment import PartitionReassignmentReplicas, maybe_complete, revert
 from kafka.controller.striped_replica_placer import InvalidReplicationFactorError, place
 from kafka.image.topics_image import PartitionRegistration
@@ -111,6 +114,12 @@ def validate_total_new_partitions(topics, partition_count) -> None:
             raise ReplicationError(Errors.POLICY_VIOLATION, EXCESSIVE_PARTITIONS_MESSAGE)
 
 
+def create_topics_error(name: str, error: Errors, message: str | None) -> dict:
+    """One topic's entry of a CreateTopicsResponse that created nothing."""
+    return dict(name=name, error_code=error, error_message=message, num_partitions=-1, replication_factor=-1,
+                configs=None)
+
+
 def partition_change(topic_id: uuid.UUID, partition_id: int, current: PartitionRegistration,
                      isr: tuple[int, ...] | None = None, leader: int | None = None,
                      replicas: tuple[int, ...] | None = None, adding: tuple[int, ...] | None = None,
@@ -137,6 +146,7 @@ class ReplicationControlManager:
         self.unclean_leader_election_enable = unclean_leader_election_enable  # the broker-level default
         self.topics_by_id: dict[uuid.UUID, TopicControlInfo] = {}
         self.topic_ids_by_name: dict[str, uuid.UUID] = {}
+        self.new_topic_id = uuid.uuid4  # a seeded simulation draws ids from its own random instead
 
     def reset(self) -> None:
         self.topics_by_id, self.topic_ids_by_name = {}, {}
@@ -146,6 +156,30 @@ class ReplicationControlManager:
         return self.topics_by_id.get(topic_id) if topic_id is not None else None
 
     # ------------------------------------------------------------------ CreateTopics
+    def create_topics(self, request) -> ControllerResult:
+        """A CreateTopics request: bounded as a whole, then topic by topic (a duplicate name refused)."""
+        records, results, pending = [], [], set()
+        try:
+            validate_total_number_of_partitions(request.topics, self.default_partitions)
+        except ReplicationError as e:
+            return ControllerResult([], dict(throttle_time_ms=0, topics=[
+                create_topics_error(t.name, e.error, str(e)) for t in request.topics]))
+        names = Counter(t.name for t in request.topics)
+        for t in request.topics:
+            if names[t.name] > 1:
+                results.append(create_topics_error(t.name, Errors.INVALID_REQUEST, "duplicate topic name in the request"))
+                continue
+            try:
+                topic_records, result = self.create_topic(t, pending)
+            except (ReplicationError, ConfigError) as e:
+                results.append(create_topics_error(t.name, e.error, str(e)))
+                continue
+            pending.add(t.name)
+            results.append(result)
+            if not request.get("validate_only", False):
+                records += topic_records
+        return ControllerResult(records, dict(throttle_time_ms=0, topics=results))
+
     def create_topic(self, t, pending: set[str]) -> tuple[list[ApiMessageAndVersion], dict]:
         """One topic of a CreateTopics request: (records, the topic's result entry)."""
         validate_topic_name(t.name)
@@ -174,7 +208,7 @@ class ReplicationControlManager:
                 placements = place(0, partitions, replication, usable, start_offset=len(self.topics_by_id))
             except InvalidReplicationFactorError as e:
                 raise ReplicationError(Errors.INVALID_REPLICATION_FACTOR, str(e)) from None
-        topic_id = uuid.uuid4()
+        topic_id = self.new_topic_id()
         records = [record(T.TOPIC_RECORD, name=t.name, topic_id=topic_id)]
         records += [self._partition_record(topic_id, i, replicas) for i, replicas in enumerate(placements)]
         records += self.configs.topic_config_records(t.name, configs)
@@ -232,13 +266,55 @@ class ReplicationControlManager:
                       isr=isr, leader=isr[0], leader_epoch=0, partition_epoch=0)
 
     # ------------------------------------------------------------------ DeleteTopics / CreatePartitions
+    def delete_topics(self, names: list[str], deletion_enabled: bool) -> ControllerResult:
+        records, responses = [], []
+        counts = Counter(names)
+        for name in names:
+            if counts[name] > 1:  # as Kafka's ControllerApis: each copy refused, none deleted twice
+                responses.append(dict(name=name, error_code=Errors.INVALID_REQUEST, error_message="Duplicate topic name."))
+                continue
+            if not deletion_enabled:
+                responses.append(dict(name=name, error_code=Errors.TOPIC_DELETION_DISABLED))
+                continue
+            try:
+                topic_records, topic_id = self.delete_topic(name)
+            except ReplicationError as e:
+                responses.append(dict(name=name, error_code=e.error, error_message=str(e)))
+                continue
+            records += topic_records
+            responses.append(dict(name=name, topic_id=topic_id, error_code=Errors.NONE))
+        return ControllerResult(records, dict(throttle_time_ms=0, responses=responses))
+
+    def create_partitions(self, request) -> ControllerResult:
+        """A CreatePartitions request: bounded as a whole, then topic by topic."""
+        records, results = [], []
+        try:
+            validate_total_new_partitions(request.topics, self._partition_count)
+        except ReplicationError as e:
+            return ControllerResult([], dict(throttle_time_ms=0, results=[
+                dict(name=t.name, error_code=e.error, error_message=str(e)) for t in request.topics]))
+        for t in request.topics:
+            try:
+                topic_records = self.create_partitions_of(t)
+            except ReplicationError as e:
+                results.append(dict(name=t.name, error_code=e.error, error_message=str(e)))
+                continue
+            results.append(dict(name=t.name, error_code=Errors.NONE, error_message=None))
+            if not request.validate_only:
+                records += topic_records
+        return ControllerResult(records, dict(throttle_time_ms=0, results=results))
+
+    def _partition_count(self, name: str) -> int | None:
+        topic = self.topic(name)
+        return len(topic.partitions) if topic is not None else None
+
     def delete_topic(self, name: str) -> tuple[list[ApiMessageAndVersion], uuid.UUID]:
         topic = self.topic(name)
         if topic is None:
             raise ReplicationError(Errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition.")
         return [record(T.REMOVE_TOPIC_RECORD, topic_id=topic.topic_id)], topic.topic_id
 
-    def create_partitions(self, t) -> list[ApiMessageAndVersion]:
+    def create_partitions_of(self, t) -> list[ApiMessageAndVersion]:
         topic = self.topic(t.name)
         if topic is None:
             raise ReplicationError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{t.name}' does not exist")
@@ -359,7 +435,9 @@ class ReplicationControlManager:
 
     # ------------------------------------------------------------------ leadership when brokers come and go
     def handle_broker_unavailable(self, broker_id: int) -> list[ApiMessageAndVersion]:
-        """A broker was fenced or is shutting down: elect new leaders from the ISR, drop it from ISRs."""
+        """A broker is being fenced or is shutting down: elect new leaders from the ISR, drop it from ISRs.
+        Its registration still says usable (the fencing record is written with these), so it is
+        left out by name, as Kafka's generateLeaderAndIsrUpdates does with brokerToRemove."""
         records = []
         for topic in self.topics_by_id.values():
             for index, p in sorted(topic.partitions.items()):
@@ -368,9 +446,10 @@ class ReplicationControlManager:
                 isr = tuple(r for r in p.isr if r != broker_id) or p.isr  # Kafka keeps the last ISR member
                 leader = p.leader
                 if leader == broker_id or leader == NO_LEADER:
-                    leader = next((r for r in p.replicas if r in isr and self.cluster.is_usable(r)), NO_LEADER)
+                    leader = next((r for r in p.replicas if r in isr and r != broker_id and self.cluster.is_usable(r)),
+                                  NO_LEADER)
                 if leader == NO_LEADER and self.unclean_election_enabled(topic.name):
-                    leader, isr = self._unclean_leader(p, isr)
+                    leader, isr = self._unclean_leader(p, isr, broker_to_remove=broker_id)
                 change = partition_change(topic.topic_id, index, p, isr=isr, leader=leader)
                 if change is not None:
                     records.append(change)
@@ -400,10 +479,11 @@ class ReplicationControlManager:
         value = self.configs.config_props(TOPIC_RESOURCE, topic_name).get("unclean.leader.election.enable")
         return value.strip().lower() == "true" if value is not None else self.unclean_leader_election_enable
 
-    def _unclean_leader(self, p: PartitionRegistration, isr: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+    def _unclean_leader(self, p: PartitionRegistration, isr: tuple[int, ...],
+                        broker_to_remove: int = NO_LEADER) -> tuple[int, tuple[int, ...]]:
         """Any live replica, even outside the ISR, becomes leader and the whole ISR (records only the
         old ISR had are lost: why it is off by default)."""
-        live = next((r for r in p.replicas if self.cluster.is_usable(r)), NO_LEADER)
+        live = next((r for r in p.replicas if r != broker_to_remove and self.cluster.is_usable(r)), NO_LEADER)
         return (live, (live,)) if live != NO_LEADER else (NO_LEADER, isr)
 
     # ------------------------------------------------------------------ ElectLeaders

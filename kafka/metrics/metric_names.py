@@ -212,8 +212,10 @@ GLOBAL_TOPIC_COUNT = _controller("GlobalTopicCount", "Topics in the cluster.")
 GLOBAL_PARTITION_COUNT = _controller("GlobalPartitionCount", "Partitions in the cluster.")
 FENCED_BROKER_COUNT = _controller("FencedBrokerCount", "Registered brokers that are fenced.")
 ACTIVE_BROKER_COUNT = _controller("ActiveBrokerCount", "Registered brokers that are unfenced.")
+METADATA_ERROR_COUNT = _controller("MetadataErrorCount", "Controller events that failed with an exception nothing "
+                                   "expected (a fault: a bug); an active controller renounces on each.")
 CONTROLLER_GAUGES = (ACTIVE_CONTROLLER_COUNT, OFFLINE_PARTITIONS_COUNT, GLOBAL_TOPIC_COUNT, GLOBAL_PARTITION_COUNT,
-                     FENCED_BROKER_COUNT, ACTIVE_BROKER_COUNT)
+                     FENCED_BROKER_COUNT, ACTIVE_BROKER_COUNT, METADATA_ERROR_COUNT)
 
 
 # ------------------------------------------------------------------ kafka.server:type=raft-metrics

@@ -5,8 +5,8 @@ to voters, only on the controllers' own listener (controller.listener.names), so
 produce requests never delays an election. The channel is a NetworkClient whose nodes are the
 voters of controller.quorum.voters (a ManualMetadataUpdater: no Metadata requests), one connection
 per voter, requests in order. A request that cannot be delivered (the voter is down, or it timed
-out) comes back to the core as a response carrying an error code, which is how the core learns to
-retry: it never sees a socket.
+out) comes back to the core as a RaftTransportFailure, which is how the core learns to retry: it
+never sees a socket.
 """
 
 from __future__ import annotations
@@ -19,8 +19,7 @@ from kafka.clients.manual_metadata_updater import ManualMetadataUpdater
 from kafka.clients.metadata import Node
 from kafka.clients.network_client import NetworkClient
 from kafka.protocol.errors import Errors
-from kafka.protocol.schema import Record
-from kafka.raft.raft_message import RaftRequest, RaftResponse
+from kafka.raft.raft_message import RaftRequest, RaftResponse, RaftTransportFailure
 from kafka.utils.time import Time
 
 
@@ -39,17 +38,20 @@ class KafkaNetworkChannel:
             "reconnect.backoff.max.ms": 1000,
         })
         self.client = NetworkClient(ManualMetadataUpdater(nodes), config, time)
-        self.on_response: Callable[[RaftResponse], None] = lambda response: None
+        self.on_response: Callable[[RaftResponse | RaftTransportFailure], None] = lambda response: None
 
     def send(self, request: RaftRequest) -> None:
         def complete(response: ClientResponse) -> None:
-            body = response.body
-            if body is None or response.error is not None:
+            now = self.time.milliseconds()
+            if response.body is None or response.error is not None:
                 error = Errors.REQUEST_TIMED_OUT if response.timed_out else Errors.BROKER_NOT_AVAILABLE
-                body = Record(error_code=int(error))
+                self.on_response(RaftTransportFailure(correlation_id=request.correlation_id,
+                                                      source_id=request.destination_id, destination_id=self.node_id,
+                                                      api_key=request.api_key, error=error, received_ms=now))
+                return
             self.on_response(RaftResponse(correlation_id=request.correlation_id, source_id=request.destination_id,
-                                          destination_id=self.node_id, api_key=request.api_key, body=body,
-                                          received_ms=self.time.milliseconds()))
+                                          destination_id=self.node_id, api_key=request.api_key, body=response.body,
+                                          received_ms=now))
 
         self.client.send(ClientRequest(request.destination_id, request.api_key, request.body, callback=complete,
                                        timeout_ms=self.request_timeout_ms))

@@ -4,12 +4,21 @@ Seed 004: "KRaft ... the metadata is stored in a topic (`__cluster_metadata`) re
 controllers with Raft". This file is that Raft, written the way etcd-io/raft is: no sockets, no
 threads, no sleeps. Messages and time go in, messages come out:
 
-    handle_inbound(message)   a request from a peer, or the answer to one of ours
+    handle_inbound(message)   a request from a peer, the answer to one of ours, or word that one of
+                              ours got no answer (a RaftTransportFailure)
     poll()                    fire what is due at time.milliseconds(): elections, fetches, linger
-    drain_outbound()          the messages to send now (the Ready)
+    drain_outbound()          the messages to send now
 
 so that tests/raft/ can run thousands of seeded clusters with lost, late and reordered messages, and
 KafkaRaftClientDriver can run one real node with real sockets.
+
+Where it parts from etcd: etcd's core hands back a Ready (entries to persist, committed entries to
+apply, messages to send) and does no I/O itself; the caller writes the disk and applies before it
+steps the core again. This core, like Kafka's, does the rest inside its own calls: handle_inbound
+and poll append to the log and flush it (log.flush) before they return, write quorum-state, and call
+the listeners (handle_commit, handle_leader_change) from poll. Only sending is left to the caller,
+through drain_outbound. A listener must therefore be quick: the QuorumController queues the work on
+its own thread and returns.
 
 What KIP-595 changes from textbook Raft, and this file shows:
   * followers PULL: they send Fetch to the leader like any Kafka consumer; a Fetch carries the
@@ -40,7 +49,7 @@ from kafka.raft.leader_state import LeaderState
 from kafka.raft.quorum_state import QuorumState
 from kafka.raft.quorum_state_store import QuorumStateStore
 from kafka.raft.raft_config import RaftConfig
-from kafka.raft.raft_message import RaftRequest, RaftResponse
+from kafka.raft.raft_message import RaftRequest, RaftResponse, RaftTransportFailure
 from kafka.raft.raft_snapshots import RaftSnapshots
 from kafka.raft.replicated_log import OffsetAndEpoch, ReplicatedLog
 from kafka.utils.time import Time
@@ -144,11 +153,24 @@ class KafkaRaftClient(RaftSnapshots):
         for context in self._listeners:
             context.listener.begin_shutdown()
         if isinstance(state, LeaderState):
-            others = [v for v in self.voters if v != self.node_id]
-            successors = sorted(others, key=lambda v: -state.voter_states[v].end_offset)
-            self.quorum.transition_to_resigned(successors)
-            for voter in others:
-                self._send_request(voter, ApiKey.END_QUORUM_EPOCH, self._end_quorum_epoch_body(successors))
+            self._resign(state)
+
+    def resign(self, epoch: int) -> None:
+        """The leader of `epoch` steps down (Kafka's RaftClient.resign): the controller renounced, after a
+        fault, and another voter should lead. Records not yet appended are dropped; nothing if we no
+        longer lead that epoch."""
+        state = self.quorum.state
+        if isinstance(state, LeaderState) and state.epoch == epoch and not self._shutting_down:
+            log.info("resigning at the controller's request", epoch=epoch)
+            self._resign(state)
+            self._after_leadership_lost()
+
+    def _resign(self, state: LeaderState) -> None:
+        others = [v for v in self.voters if v != self.node_id]
+        successors = sorted(others, key=lambda v: -state.voter_states[v].end_offset)
+        self.quorum.transition_to_resigned(successors)
+        for voter in others:
+            self._send_request(voter, ApiKey.END_QUORUM_EPOCH, self._end_quorum_epoch_body(successors))
 
     def raft_metrics(self) -> dict[str, object]:
         """raft-metrics, by Kafka's names (the MetricsEndpoint exports them)."""
@@ -321,7 +343,7 @@ class KafkaRaftClient(RaftSnapshots):
             self._become_follower(epoch, leader_id)
 
     # ================================================================== inbound messages
-    def handle_inbound(self, message: RaftRequest | RaftResponse) -> None:
+    def handle_inbound(self, message: RaftRequest | RaftResponse | RaftTransportFailure) -> None:
         if isinstance(message, RaftRequest):
             handler = {ApiKey.VOTE: self._handle_vote_request, ApiKey.BEGIN_QUORUM_EPOCH: self._handle_begin_epoch,
                        ApiKey.END_QUORUM_EPOCH: self._handle_end_epoch, ApiKey.FETCH: self._handle_fetch_request,
@@ -334,12 +356,15 @@ class KafkaRaftClient(RaftSnapshots):
         if in_flight is None or in_flight.correlation_id != message.correlation_id:
             return  # a late answer to a request we gave up on
         del self._in_flight[message.source_id]
+        if isinstance(message, RaftTransportFailure):  # the node is down, or did not answer in time
+            self._backoff_until[message.source_id] = self.time.milliseconds() + self.config.retry_backoff_ms
+            return
         body = message.body
-        if body.get("error_code", 0) == Errors.INCONSISTENT_CLUSTER_ID:
+        error = body.get("error_code", 0)
+        if error == Errors.INCONSISTENT_CLUSTER_ID:
             self._on_inconsistent_cluster_id(message.source_id)
             return
-        if body.get("error_code", 0) != Errors.NONE and not body.get("topics") and not body.get("responses"):
-            # Not delivered (the node is down, or timed out): try again after a backoff.
+        if error != Errors.NONE:  # the peer answered, but refused the whole request (INCONSISTENT_VOTER_SET...)
             self._backoff_until[message.source_id] = self.time.milliseconds() + self.config.retry_backoff_ms
             return
         handler = {ApiKey.VOTE: self._handle_vote_response, ApiKey.BEGIN_QUORUM_EPOCH: self._handle_epoch_response,

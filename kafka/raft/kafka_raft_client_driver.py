@@ -27,7 +27,7 @@ from typing import Any
 import structlog
 
 from kafka.protocol.api_keys import ApiKey
-from kafka.raft.raft_message import RaftRequest, RaftResponse
+from kafka.raft.raft_message import RaftRequest, RaftResponse, RaftTransportFailure
 from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.raft.KafkaRaftClientDriver")
@@ -62,7 +62,7 @@ class KafkaRaftClientDriver(threading.Thread):
         self.time = time
         self.node_id = node_id
         self.lock = threading.RLock()  # the core is single-threaded: everyone steps it under this lock
-        self._inbound: deque[RaftRequest | RaftResponse] = deque()
+        self._inbound: deque[RaftRequest | RaftResponse | RaftTransportFailure] = deque()
         self._responders: dict[int, Callable[[Any], None]] = {}
         self._inbound_ids = itertools.count(1)
         self._running = threading.Event()
@@ -87,6 +87,11 @@ class KafkaRaftClientDriver(threading.Thread):
         self.channel.wakeup()
         return offset
 
+    def resign(self, epoch: int) -> None:
+        with self.lock:
+            self.client.resign(epoch)
+        self.channel.wakeup()
+
     def log_end_offset(self) -> int:
         with self.lock:
             return self.client.log_end_offset()
@@ -96,7 +101,7 @@ class KafkaRaftClientDriver(threading.Thread):
         with self.lock:
             return fn(self.client, *args)
 
-    def _deliver(self, response: RaftResponse) -> None:
+    def _deliver(self, response: RaftResponse | RaftTransportFailure) -> None:
         with self.lock:
             self._inbound.append(response)
 

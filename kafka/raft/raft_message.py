@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafka.protocol.api_keys import ApiKey
+from kafka.protocol.errors import Errors
 
 
 @dataclass(frozen=True)
@@ -31,4 +32,16 @@ class RaftResponse:
     destination_id: int
     api_key: ApiKey
     body: Any
+    received_ms: int = 0
+
+
+@dataclass(frozen=True)
+class RaftTransportFailure:
+    """No answer to one of our requests: `error` is REQUEST_TIMED_OUT or BROKER_NOT_AVAILABLE. Like a
+    response, it comes from the node we asked (source_id) and names the request (correlation_id)."""
+    correlation_id: int
+    source_id: int
+    destination_id: int
+    api_key: ApiKey
+    error: Errors
     received_ms: int = 0

@@ -18,18 +18,25 @@ CLUSTER = "controller-test-cluster0"
 
 
 class LocalRaft:
-    """Appends go to a list; the test decides when they are committed."""
+    """Appends go to a list; the test decides when they are committed (and may make appends fail)."""
 
     def __init__(self) -> None:
         self.entries: list[bytes] = []
         self.committed = 0
+        self.fail_with: Exception | None = None
+        self.resigned: int | None = None
 
     def log_end_offset(self) -> int:
         return len(self.entries)
 
     def schedule_append(self, epoch: int, records: list[bytes]) -> int:
+        if self.fail_with is not None:
+            raise self.fail_with
         self.entries.extend(records)
         return len(self.entries) - 1
+
+    def resign(self, epoch: int) -> None:
+        self.resigned = epoch
 
     def commit_to(self, controllers) -> None:
         if self.committed < len(self.entries):
@@ -102,7 +109,7 @@ def test_a_topic_is_spread_over_the_brokers_and_a_standby_agrees(cluster):
     assert cluster.standby.replication.topic("orders").partitions == partitions
     assert cluster.active.metrics_values() == {"ActiveControllerCount": 1, "OfflinePartitionsCount": 0,
                                                "GlobalTopicCount": 1, "GlobalPartitionCount": 6,
-                                               "FencedBrokerCount": 0, "ActiveBrokerCount": 3}
+                                               "FencedBrokerCount": 0, "ActiveBrokerCount": 3, "MetadataErrorCount": 0}
     assert cluster.standby.metrics_values()["ActiveControllerCount"] == 0
 
 

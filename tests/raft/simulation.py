@@ -102,12 +102,14 @@ class Node:
 
 
 class Simulation:
+    node_class = Node  # tests/controller/controller_simulation.py runs a QuorumController on each
+
     def __init__(self, seed: int, voters: int = 3, observers: int = 1, drop: float = 0.05) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
         self.time = MockTime()
         voter_ids = set(range(1, voters + 1))
-        self.nodes = {i: Node(i, voter_ids, self.time, seed) for i in range(1, voters + observers + 1)}
+        self.nodes = {i: self.node_class(i, voter_ids, self.time, seed) for i in range(1, voters + observers + 1)}
         self.voter_ids = voter_ids
         self.drop = drop
         self.network: list[tuple[int, int, object]] = []
@@ -143,6 +145,7 @@ class Simulation:
             if node.next_poll_ms <= now:
                 wait = node.client.poll()
                 node.next_poll_ms = now + max(1, wait)
+                self.after_poll(node)
                 for message in node.client.drain_outbound():
                     self.send(message)
         events = [n.next_poll_ms for n in self.nodes.values()]
@@ -151,6 +154,9 @@ class Simulation:
         self.time.sleep(max(1, min(events) - now))
         self.deliver_due()
         self.check_invariants()
+
+    def after_poll(self, node: Node) -> None:
+        """What else runs on a node once its raft client has polled (nothing here)."""
 
     def run_for(self, ms: int, propose_every: int = 0, chaos: bool = False) -> None:
         end = self.time.milliseconds() + ms
