@@ -1,10 +1,11 @@
-# The teaching Kafka broker. `make run` starts a broker; `make test` runs everything CI runs.
+# The teaching Kafka broker. `make run` starts a broker; `make test` runs everything CI runs;
+# `make test-fast` runs the unit tests and short simulations, in under a minute.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run cluster test lint bench clean demo demo-cluster lab lab-handout
+.PHONY: run cluster test test-fast lint bench clean demo demo-cluster lab lab-handout
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -53,6 +54,11 @@ lint: $(STAMP)
 
 test: $(STAMP) .venv-kafka-python/.installed /usr/bin/kcat /usr/bin/prometheus /usr/bin/java lint
 	$(BIN)/pytest -q
+
+# The quick loop: tests marked `fast` (tests/conftest.py: no broker, no other process, no real client),
+# the Raft simulation on 100 seeds a cluster size instead of 1,000, the controller simulation on 5.
+test-fast: $(STAMP)
+	RAFT_SIM_SEEDS=100 CONTROLLER_SIM_SEEDS=5 $(BIN)/pytest -q -m fast
 
 # A broker, a page-view generator and a Spark Structured Streaming job; stops by itself (docs/spark.md).
 demo: $(STAMP) /usr/bin/java

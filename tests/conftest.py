@@ -1,4 +1,11 @@
-"""Fixtures: real brokers on free 127.0.0.1 ports, stopped after each test."""
+"""Fixtures: real brokers on free 127.0.0.1 ports, stopped after each test; and which tests are `fast`.
+
+`make test-fast` runs `pytest -m fast`: the unit tests, which need no broker, no other process and no
+real client, and the seeded simulations with fewer seeds (RAFT_SIM_SEEDS=100, CONTROLLER_SIM_SEEDS=5).
+A test is `fast` when it lives in one of UNIT_TEST_DIRS and is not `broker`; a test that starts a
+broker or a process without the fixtures below says so with `pytestmark = pytest.mark.broker`, and a
+test elsewhere that is quick and self-contained may declare `@pytest.mark.fast` itself.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +17,31 @@ from kafka.utils.logging import configure_logging
 from tests.helpers import BrokerProcess, InProcessBroker
 
 configure_logging("console")
+
+# Directories under tests/ whose tests drive classes directly, on MockTime or loopback sockets.
+UNIT_TEST_DIRS = {"controller", "coordinator", "image", "log", "metrics", "network", "protocol",
+                  "purgatory", "raft", "server", "utils"}
+# Unit tests that live beside integration tests: the client's parts on a mock client, the tools' pure logic.
+UNIT_TEST_FILES = {"test_docs.py", "clients/test_assignors.py", "clients/test_fetch_session_handler.py",
+                   "clients/test_partitioner.py", "clients/test_producer_config.py",
+                   "clients/test_read_committed.py", "clients/test_record_accumulator.py",
+                   "clients/test_transaction_manager.py", "clients/test_transactional_producer.py",
+                   "tools/test_dump_log_segments.py", "tools/test_leader_election_command.py",
+                   "tools/test_reassign_partitions_command.py", "tools/test_replica_verification.py"}
+# The fixtures below that start a broker: a test that asks for one is never `fast`.
+BROKER_FIXTURES = {"broker", "start_broker", "broker_process"}
+
+
+def pytest_collection_modifyitems(config, items):
+    tests_dir = Path(__file__).parent
+    for item in items:
+        if BROKER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.broker)
+        if item.get_closest_marker("broker") is not None:
+            continue
+        where = item.path.relative_to(tests_dir)
+        if where.parts[0] in UNIT_TEST_DIRS or where.as_posix() in UNIT_TEST_FILES:
+            item.add_marker(pytest.mark.fast)
 
 
 @pytest.fixture

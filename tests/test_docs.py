@@ -215,6 +215,14 @@ def test_links_in_docs_resolve(page):
     assert not problems, f"{page.name}:\n  " + "\n  ".join(problems)
 
 
+@pytest.mark.parametrize("page", DOCS, ids=lambda p: str(p.relative_to(ROOT / "docs")))
+def test_docs_link_the_seeds_public_pages_not_files_a_clone_lacks(page):
+    """The seed texts sit beside the team's checkout (../shared/seeds/), not in a student's clone: a
+    page links each text's public page instead (docs/labs/README.md lists them)."""
+    text = page.read_text(encoding="utf-8")
+    assert "shared/seeds" not in text, f"{page.name} points at ../shared/seeds/, which a clone does not have"
+
+
 @pytest.mark.parametrize("diagram", DIAGRAMS, ids=lambda p: p.name)
 def test_diagram_files_are_mermaid(diagram):
     source = diagram.read_text(encoding="utf-8")

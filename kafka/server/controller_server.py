@@ -1,14 +1,20 @@
 """ControllerServer: the controller half of a node (Kafka's kafka.server.ControllerServer).
 
 Seed 002: "the control plane" has its own listener. A node with process.roles including controller
-binds the listeners named in controller.listener.names with their own SocketServer, request queue
-and I/O threads (the thread names say control-plane), and runs:
+binds the listener named in controller.listener.names with a SocketServer, request queue and I/O
+threads of its own. Its threads, as a thread dump names them:
 
-    ControllerApis       what arrives on that listener (raft traffic, broker heartbeats, admin requests)
-    QuorumController     the single-threaded controller; active only on the node that leads the quorum
+    data-plane-kafka-socket-acceptor-CONTROLLER   accepts connections on the controller listener
+    data-plane-kafka-network-thread-0             its one Processor (Kafka names both data-plane too)
+    control-plane-kafka-request-handler-0, -1     ControllerApis: raft traffic, broker registrations
+                                                  and heartbeats, forwarded admin requests
+    quorum-controller-<node.id>-event-handler     QuorumController's event queue: every decision and
+                                                  every replayed record, one at a time (it decides only
+                                                  on the node that leads the quorum)
 
-The metadata log and its raft client are shared with the broker half of a combined node
-(SharedServer): there is one quorum member per process, whatever its roles.
+The metadata log and its raft client (thread kafka-<node.id>-raft-io-thread) are shared with the
+broker half of a combined node (SharedServer): there is one quorum member per process, whatever its
+roles.
 """
 
 from __future__ import annotations

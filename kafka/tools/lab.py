@@ -52,7 +52,7 @@ LABS = (
     Lab("02", "produce-journey", "A produce request's journey",
         "002: network thread, request queue, I/O thread", 50, "ready"),
     Lab("03", "commit-log", "The commit log on disk",
-        "002, \"Kafka Physical Storage\": segments, .log and .index", 50, "ready"),
+        "002, \"Kafka Physical Storage\": segments, .log and .index; zero copy", 55, "ready"),
     Lab("04", "purgatory", "Purgatory: requests that wait",
         "000, \"Purgatories and Delayed Operations\"; 002, fetch min bytes and max wait", 55, "ready"),
     Lab("05", "producer", "The producer: partitioner and batching",

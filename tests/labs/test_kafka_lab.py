@@ -5,6 +5,7 @@ still compiles, and the reporter turns pytest results into plain-words lines."""
 from __future__ import annotations
 
 import io
+import os
 import re
 import shutil
 import subprocess
@@ -25,6 +26,8 @@ from kafka.tools.lab import (
     strip_solutions,
     tree_files,
 )
+from tests.integration.test_long_poll import create, produce
+from tests.wire import WireClient
 
 pytest_plugins = ["pytester"]
 READY = [lab for lab in LABS if lab.status == "ready"]
@@ -118,6 +121,27 @@ def test_a_handout_has_every_solution_replaced_and_still_compiles(tmp_path):
         ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
         lint = subprocess.run([ruff, "check", "--no-cache", *map(str, todos.values())], capture_output=True, text=True)
         assert lint.returncode == 0, f"a handout must pass `make lint`:\n{lint.stdout}"
+
+
+def test_kafka_jmx_in_a_handout_prints_the_todo_in_one_line_not_a_traceback(tmp_path, broker):
+    """Lab 11 step 3 in a handout: asked for a percentile before the exercise is done, kafka-jmx says
+    which TODO stands in the way, as docs/labs/README.md promises."""
+    assert make_handout(tmp_path / "handout", {"11"}, out=io.StringIO()) == 0
+    client = WireClient(broker.port)
+    create(client, "jmx")
+    produce(client, "jmx", b"hello")
+    client.close()
+    handout = tmp_path / "handout"
+    done = subprocess.run([sys.executable, "-m", "kafka.tools.jmx_tool", "--metrics-url",
+                           broker.server.metrics_endpoint.url, "--one-time", "true", "--object-name",
+                           "kafka.network:type=RequestMetrics,name=TotalTimeMs,request=Produce",
+                           "--attributes", "Count,99thPercentile"],
+                          capture_output=True, text=True, cwd=handout, env={**os.environ, "PYTHONPATH": str(handout)},
+                          timeout=60)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith("kafka-jmx: lab 11: Snapshot.get_value: "), done.stderr
+    assert done.stderr.rstrip().endswith("(docs/labs/11-observability-under-load.md)")
 
 
 def test_a_handout_refuses_a_directory_inside_the_repository():

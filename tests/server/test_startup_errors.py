@@ -14,6 +14,8 @@ import pytest
 
 from tests.helpers import REPO
 
+pytestmark = pytest.mark.broker  # each case starts `python -m kafka` as its own process
+
 
 def start_broker(tmp_path: Path, **overrides: str) -> subprocess.CompletedProcess:
     props = {"listeners": "PLAINTEXT://127.0.0.1:0", "advertised.listeners": "PLAINTEXT://127.0.0.1:0",
