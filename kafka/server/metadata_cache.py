@@ -68,23 +68,24 @@ class MetadataCache:
         self.cluster_id = cluster_id
         self.local_broker = local_broker
         self._snapshot = ClusterSnapshot()
-        self._updated = threading.Condition()
+        self._lock = threading.Lock()  # one writer at a time; readers take the snapshot without it
+        self._update_listeners: list[Callable[[], None]] = []
 
     # ------------------------------------------------------------------ the publisher's side
     def set_snapshot(self, topics: dict[str, TopicMetadata] | None, brokers: dict[int, Broker] | None,
                      metadata_offset: int) -> None:
         """The picture as of metadata_offset; None keeps the topics (or brokers) the cache has."""
-        with self._updated:
+        with self._lock:
             old = self._snapshot
             self._snapshot = ClusterSnapshot(old.topics if topics is None else topics,
                                              old.brokers if brokers is None else brokers, metadata_offset)
-            self._updated.notify_all()
+        for listener in self._update_listeners:
+            listener()
 
-    def await_update(self, condition: Callable[[MetadataCache], bool], timeout_s: float) -> bool:
-        """Wait until the metadata this broker has applied satisfies `condition` (a topic the
-        controller just created is here, say); False if it did not within the timeout."""
-        with self._updated:
-            return self._updated.wait_for(lambda: condition(self), timeout_s)
+    def add_update_listener(self, listener: Callable[[], None]) -> None:
+        """Call `listener` (on the publisher's thread) after every update: the admin changes waiting
+        for this broker to see them are tried again there (DelayedMetadataChange)."""
+        self._update_listeners.append(listener)
 
     @property
     def metadata_offset(self) -> int:
