@@ -69,13 +69,16 @@ class AdminManager:
         self.default_log_config = default_log_config
         self.topic_purgatory: DelayedOperationPurgatory[DelayedMetadataChange] = DelayedOperationPurgatory(
             "topic", broker_id=config.node_id, time=time)
-        metadata_cache.add_update_listener(lambda: self.topic_purgatory.check_and_complete(METADATA_UPDATE_KEY))
 
     def log_config_for(self, topic: TopicMetadata) -> LogConfig:
         return LogConfig.from_props(topic.configs, self.default_log_config)
 
     def topic_name_for_id(self, topic_id: uuid.UUID) -> str | None:
         return self.metadata_cache.topic_name_for_id(topic_id)
+
+    def metadata_updated(self) -> None:
+        """The BrokerMetadataPublisher has applied an update: the changes waiting to show may now."""
+        self.topic_purgatory.check_and_complete(METADATA_UPDATE_KEY)
 
     def shutdown(self) -> None:
         self.topic_purgatory.shutdown()

@@ -269,6 +269,7 @@ class KafkaServer:
         self.metadata_publisher = BrokerMetadataPublisher(config, self.metadata_cache, self.replica_manager,
                                                           self.log_manager, self.group_coordinator,
                                                           default_log_config(config), self.transaction_coordinator)
+        self.metadata_publisher.add_update_listener(self.admin_manager.metadata_updated)
         self.shared.loader.install_publishers([self.metadata_publisher])
         # fetch sessions (KIP-227): the partitions each consumer and follower reads, between requests
         self.fetch_manager = FetchManager(

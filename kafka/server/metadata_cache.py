@@ -15,7 +15,6 @@ from __future__ import annotations
 import random
 import threading
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kafka.network.end_point import EndPoint
@@ -69,7 +68,6 @@ class MetadataCache:
         self.local_broker = local_broker
         self._snapshot = ClusterSnapshot()
         self._lock = threading.Lock()  # one writer at a time; readers take the snapshot without it
-        self._update_listeners: list[Callable[[], None]] = []
 
     # ------------------------------------------------------------------ the publisher's side
     def set_snapshot(self, topics: dict[str, TopicMetadata] | None, brokers: dict[int, Broker] | None,
@@ -79,13 +77,6 @@ class MetadataCache:
             old = self._snapshot
             self._snapshot = ClusterSnapshot(old.topics if topics is None else topics,
                                              old.brokers if brokers is None else brokers, metadata_offset)
-        for listener in self._update_listeners:
-            listener()
-
-    def add_update_listener(self, listener: Callable[[], None]) -> None:
-        """Call `listener` (on the publisher's thread) after every update: the admin changes waiting
-        for this broker to see them are tried again there (DelayedMetadataChange)."""
-        self._update_listeners.append(listener)
 
     @property
     def metadata_offset(self) -> int:
