@@ -60,6 +60,11 @@ class AutoTopicCreationManager:
         if error is not None:
             log.warning("cannot auto-create topic", topic=name, error=str(error))
 
+    def is_inflight(self, name: str) -> bool:
+        """Still being created: until the BrokerMetadataPublisher has applied the topic to the
+        partitions (and the coordinators) too, not just to the MetadataCache."""
+        return name in self._inflight_topics
+
     @property
     def inflight_count(self) -> int:
         return len(self._inflight_topics)

@@ -93,10 +93,11 @@ class GroupApis:
         coordinator is not available yet. The creation is not waited for (the client retries
         FindCoordinator on COORDINATOR_NOT_AVAILABLE); once this broker's metadata has the topic, the
         publisher makes it coordinator of the partitions it leads."""
+        creator = self.apis.auto_topic_creation_manager
         if self.apis.metadata_cache.contains(GROUP_METADATA_TOPIC_NAME):
-            return None
+            return f"{GROUP_METADATA_TOPIC_NAME} is being created" if creator.is_inflight(GROUP_METADATA_TOPIC_NAME) else None
         config = self.apis.config
-        self.apis.auto_topic_creation_manager.create_topic(
+        creator.create_topic(
             GROUP_METADATA_TOPIC_NAME, config.offsets_topic_num_partitions, config.offsets_topic_replication_factor,
             self.coordinator.offsets_topic_configs())
         return f"{GROUP_METADATA_TOPIC_NAME} is being created"

@@ -73,10 +73,11 @@ class TransactionApis:
     def ensure_transaction_topic(self) -> str | None:
         """Create __transaction_state on first use, as Kafka does: None if it exists, else why the
         coordinator is not available yet (the creation is not waited for; see ensure_offsets_topic)."""
+        creator = self.apis.auto_topic_creation_manager
         if self.apis.metadata_cache.contains(TRANSACTION_STATE_TOPIC_NAME):
-            return None
+            return f"{TRANSACTION_STATE_TOPIC_NAME} is being created" if creator.is_inflight(TRANSACTION_STATE_TOPIC_NAME) else None
         config = self.apis.config
-        self.apis.auto_topic_creation_manager.create_topic(
+        creator.create_topic(
             TRANSACTION_STATE_TOPIC_NAME, config.transaction_state_log_num_partitions,
             config.transaction_state_log_replication_factor, self.coordinator.transaction_topic_configs())
         return f"{TRANSACTION_STATE_TOPIC_NAME} is being created"
