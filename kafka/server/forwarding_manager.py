@@ -21,6 +21,7 @@ produce and fetch go on being served meanwhile.
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -36,10 +37,14 @@ ResponseCallback = Callable[[Any, Errors], None]  # (response body or None, erro
 
 
 class ForwardedRequest:
-    """One forward waiting for its outcome; whichever of controller, timer and shutdown comes first wins."""
+    """One forward waiting for its outcome; whichever of controller, timer and shutdown comes first wins.
+
+    The callback runs in the context of the thread that forwarded (its contextvars), so what it logs
+    still names the client's request (kafka/utils/logging.py), as it would have on the I/O thread."""
 
     def __init__(self, callback: ResponseCallback) -> None:
         self.callback = callback
+        self.context = contextvars.copy_context()
         self.timeout_task: ScheduledTask | None = None
         self._answered = False
         self._lock = threading.Lock()
@@ -53,7 +58,7 @@ class ForwardedRequest:
         if self.timeout_task is not None:
             self.timeout_task.cancel()
         try:
-            self.callback(response, error)
+            self.context.run(self.callback, response, error)
         except Exception:  # the callback's thread (the controller channel's) must survive a handler's bug
             log.exception("answering a forwarded request failed")
         return True
