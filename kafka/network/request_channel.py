@@ -59,18 +59,9 @@ def deferred_wakeups() -> Iterator[None]:
     try:
         yield
     finally:
-        wake_deferred()
-        _to_wake.sinks = None
-
-
-def wake_deferred() -> None:
-    """Wake now what this thread has queued: at the end of the request, or before it blocks (an
-    admin request waiting for the controller must not hold back the responses it completed)."""
-    sinks = getattr(_to_wake, "sinks", None)
-    if sinks:
+        sinks, _to_wake.sinks = _to_wake.sinks, None
         for sink in sinks:
             sink.wakeup()
-        sinks.clear()
 
 
 def _elapsed_ms(later_ns: int, earlier_ns: int) -> float:

@@ -1,29 +1,47 @@
-"""The admin part of KafkaApis: CreatePartitions, DescribeCluster, DescribeLogDirs, DescribeProducers,
-ElectLeaders, AlterPartitionReassignments, ListPartitionReassignments.
+"""The admin part of KafkaApis: CreateTopics, DeleteTopics, CreatePartitions, DescribeCluster,
+DescribeLogDirs, DescribeProducers, ElectLeaders, AlterPartitionReassignments, ListPartitionReassignments.
 
 Kafka keeps these handlers in kafka.server.KafkaApis itself; here they sit beside it (as
 GroupApis and StorageApis do) so each file stays readable, and KafkaApis' dispatch table includes
-``AdminApis.handlers()``. CreatePartitions goes through the AdminManager, which records the new
-count and has the ReplicaManager create the new partitions' logs; DescribeCluster reads the
-MetadataCache; DescribeLogDirs the LogManager's directories (and their LogDirFailureChannel);
-DescribeProducers the idempotent producers a partition's log remembers (its ProducerStateManager),
-from any replica hosting it, as Kafka answers. ElectLeaders is the
-controller's decision alone: it is forwarded as it came and answered when the controller answers,
-without holding an I/O thread; so are the two reassignment requests.
+``AdminApis.handlers()``.
+
+CreateTopics, DeleteTopics and CreatePartitions go through the AdminManager, which forwards each
+topic to the controller and hands back a Future; the handler gathers one Future per topic
+(`future_utils.all_of`) and answers when the last one completes, on whichever thread completes it.
+No I/O thread waits for the controller: a paused controller leaves these requests waiting (until
+their timeout answers them REQUEST_TIMED_OUT) while produce and fetch go on. ElectLeaders and the
+two reassignment requests are the controller's decision alone: forwarded as they came and answered
+when the controller answers.
+
+DescribeCluster reads the MetadataCache; DescribeLogDirs the LogManager's directories (and their
+LogDirFailureChannel); DescribeProducers the idempotent producers a partition's log remembers (its
+ProducerStateManager), from any replica hosting it, as Kafka answers.
 """
 
 from __future__ import annotations
 
 import os
+import uuid
 from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import Future
 
 from kafka.network.request_channel import Request
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.describe_cluster import BROKERS_ENDPOINT_TYPE
-from kafka.server.admin_manager import TopicError
+from kafka.server.admin_manager import CreatedTopic, TopicError
+from kafka.server.config_helper import DEFAULT_CONFIG, DYNAMIC_TOPIC_CONFIG
+from kafka.utils import future_utils
 from kafka.utils.topic_partition import TopicPartition
+
+
+def _topic_error(future: Future) -> TopicError | None:
+    """The TopicError a finished admin Future failed with, or None; any other exception is a bug and raised."""
+    error = future.exception()
+    if error is None or isinstance(error, TopicError):
+        return error
+    raise error
 
 
 class AdminApis:
@@ -32,6 +50,8 @@ class AdminApis:
 
     def handlers(self) -> dict[int, Callable[[Request], None]]:
         return {
+            ApiKey.CREATE_TOPICS: self.handle_create_topics_request,
+            ApiKey.DELETE_TOPICS: self.handle_delete_topics_request,
             ApiKey.CREATE_PARTITIONS: self.handle_create_partitions_request,
             ApiKey.DESCRIBE_CLUSTER: self.handle_describe_cluster_request,
             ApiKey.DESCRIBE_LOG_DIRS: self.handle_describe_log_dirs_request,
@@ -40,6 +60,84 @@ class AdminApis:
             ApiKey.ALTER_PARTITION_REASSIGNMENTS: self.handle_alter_partition_reassignments_request,
             ApiKey.LIST_PARTITION_REASSIGNMENTS: self.handle_list_partition_reassignments_request,
         }
+
+    # ------------------------------------------------------------------ CreateTopics
+    def handle_create_topics_request(self, request: Request) -> None:
+        req = request.body
+        try:  # the whole request's size first: one request may not keep the controller busy for long
+            self.apis.admin_manager.validate_create_topics_batch(req.topics)
+        except TopicError as e:
+            self.apis.send_response(request, dict(throttle_time_ms=0, topics=[dict(
+                name=t.name, error_code=e.error, error_message=str(e), num_partitions=-1, replication_factor=-1,
+                configs=None) for t in req.topics]))
+            return
+        names = Counter(t.name for t in req.topics)
+        validate_only = getattr(req, "validate_only", False)
+        results = [self._create_topic(topic, names[topic.name] > 1, validate_only) for topic in req.topics]
+        self.apis.send_response_when_done(request, future_utils.all_of(results),
+                                          lambda topics: dict(throttle_time_ms=0, topics=topics))
+
+    def _create_topic(self, topic, duplicate: bool, validate_only: bool) -> Future[dict]:
+        """One topic's entry of the CreateTopics response, once the controller (and this broker) are done."""
+        failed = dict(name=topic.name, error_code=Errors.NONE, error_message=None, num_partitions=-1,
+                      replication_factor=-1, configs=None)
+        if duplicate:
+            return future_utils.completed({**failed, "error_code": Errors.INVALID_REQUEST,
+                                           "error_message": f"topic '{topic.name}' appears more than once in the request"})
+        assignments = None
+        if topic.assignments:
+            if topic.num_partitions != -1 or topic.replication_factor != -1:
+                return future_utils.completed({**failed, "error_code": Errors.INVALID_REQUEST,
+                                               "error_message": "give either assignments or partitions and replication factor"})
+            assignments = {a.partition_index: list(a.broker_ids) for a in topic.assignments}
+        created = self.apis.admin_manager.create_topic(topic.name, topic.num_partitions, topic.replication_factor,
+                                                       {c.name: c.value for c in topic.configs}, validate_only,
+                                                       assignments=assignments)
+
+        def entry(done: Future[CreatedTopic]) -> dict:
+            error = _topic_error(done)
+            if error is not None:
+                return {**failed, "error_code": error.error, "error_message": str(error)}
+            return self._created_topic_entry(done.result(), topic.replication_factor)
+
+        return future_utils.handle(created, entry)
+
+    @staticmethod
+    def _created_topic_entry(created: CreatedTopic, replication_factor: int) -> dict:
+        meta = created.metadata
+        if meta.partitions:
+            replication_factor = len(meta.partitions[0].replicas)
+        return dict(name=meta.name, topic_id=meta.topic_id, error_code=Errors.NONE, error_message=None,
+                    num_partitions=meta.num_partitions, replication_factor=replication_factor,
+                    configs=[dict(name=k, value=v, read_only=False, is_sensitive=False,
+                                  config_source=DYNAMIC_TOPIC_CONFIG if k in meta.configs else DEFAULT_CONFIG)
+                             for k, v in sorted(created.log_config.to_props().items())])
+
+    # ------------------------------------------------------------------ DeleteTopics
+    def handle_delete_topics_request(self, request: Request) -> None:
+        req = request.body
+        if request.header.api_version >= 6:
+            wanted = [(t.name if t.name is not None else self.apis.admin_manager.topic_name_for_id(t.topic_id),
+                       t.topic_id) for t in req.topics]
+        else:
+            wanted = [(name, None) for name in req.topic_names]
+        results = [self._delete_topic(name, topic_id) for name, topic_id in wanted]
+        self.apis.send_response_when_done(request, future_utils.all_of(results),
+                                          lambda responses: dict(throttle_time_ms=0, responses=responses))
+
+    def _delete_topic(self, name: str | None, topic_id: uuid.UUID | None) -> Future[dict]:
+        if name is None:
+            return future_utils.completed(dict(name=None, topic_id=topic_id, error_code=Errors.UNKNOWN_TOPIC_ID,
+                                               error_message="no topic has this id"))
+
+        def entry(done: Future) -> dict:
+            error = _topic_error(done)
+            if error is not None:
+                return dict(name=name, topic_id=topic_id or uuid.UUID(int=0), error_code=error.error,
+                            error_message=str(error))
+            return dict(name=name, topic_id=done.result().topic_id, error_code=Errors.NONE)
+
+        return future_utils.handle(self.apis.admin_manager.delete_topic(name), entry)
 
     # ------------------------------------------------------------------ CreatePartitions
     def handle_create_partitions_request(self, request: Request) -> None:
@@ -51,19 +149,25 @@ class AdminApis:
                 dict(name=t.name, error_code=e.error, error_message=str(e)) for t in req.topics]))
             return
         names = Counter(t.name for t in req.topics)
-        results = []
-        for topic in req.topics:
-            if names[topic.name] > 1:
-                results.append(dict(name=topic.name, error_code=Errors.INVALID_REQUEST,
-                                    error_message=f"topic '{topic.name}' appears more than once in the request"))
-                continue
-            assignments = None if topic.assignments is None else [list(a.broker_ids) for a in topic.assignments]
-            try:
-                self.apis.admin_manager.create_partitions(topic.name, topic.count, assignments, req.validate_only)
-                results.append(dict(name=topic.name, error_code=Errors.NONE, error_message=None))
-            except TopicError as e:
-                results.append(dict(name=topic.name, error_code=e.error, error_message=str(e)))
-        self.apis.send_response(request, dict(throttle_time_ms=0, results=results))
+        results = [self._create_partitions(topic, names[topic.name] > 1, req.validate_only) for topic in req.topics]
+        self.apis.send_response_when_done(request, future_utils.all_of(results),
+                                          lambda entries: dict(throttle_time_ms=0, results=entries))
+
+    def _create_partitions(self, topic, duplicate: bool, validate_only: bool) -> Future[dict]:
+        if duplicate:
+            return future_utils.completed(dict(
+                name=topic.name, error_code=Errors.INVALID_REQUEST,
+                error_message=f"topic '{topic.name}' appears more than once in the request"))
+        assignments = None if topic.assignments is None else [list(a.broker_ids) for a in topic.assignments]
+
+        def entry(done: Future) -> dict:
+            error = _topic_error(done)
+            if error is not None:
+                return dict(name=topic.name, error_code=error.error, error_message=str(error))
+            return dict(name=topic.name, error_code=Errors.NONE, error_message=None)
+
+        return future_utils.handle(
+            self.apis.admin_manager.create_partitions(topic.name, topic.count, assignments, validate_only), entry)
 
     # ------------------------------------------------------------------ the controller's decisions
     def handle_elect_leaders_request(self, request: Request) -> None:
@@ -91,7 +195,7 @@ class AdminApis:
             else:
                 self.apis.send_response(request, failed(error if error != Errors.NONE else Errors.UNKNOWN_SERVER_ERROR))
 
-        self.apis.admin_manager.forwarding_manager.forward(request.header.api_key, request.body.to_dict(), timeout_ms,
+        self.apis.admin_manager.forwarding_manager.forward_request(request.header.api_key, request.body.to_dict(), timeout_ms,
                                                            on_response, max_version=request.header.api_version)
 
     # ------------------------------------------------------------------ DescribeCluster

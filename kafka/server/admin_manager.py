@@ -1,19 +1,27 @@
 """AdminManager: the broker's side of creating, deleting and altering topics (in Kafka, KafkaApis with
-ForwardingManager and AutoTopicCreationManager; the deciding is the controller's
-ReplicationControlManager and ConfigurationControlManager).
+ForwardingManager; the deciding is the controller's ReplicationControlManager and
+ConfigurationControlManager).
 
 Seed 004: a KRaft broker decides no metadata. KafkaApis' CreateTopics, DeleteTopics,
-CreatePartitions and config changes, auto-creation on Metadata and Produce, and the group
-coordinator's creation of __consumer_offsets all come here; each is forwarded to the active
-controller, and answered once this broker's MetadataCache shows the change, so a client that
-creates a topic and then produces to the same broker finds it there. The controller checks names, counts and placement
+CreatePartitions and config changes, and the AutoTopicCreationManager's creations on Metadata and
+FindCoordinator, all come here; each is forwarded to the active controller and answered once this
+broker's MetadataCache shows the change, so a client that creates a topic and then produces to the
+same broker finds it there. The controller checks names, counts and placement
 (ReplicationControlManager); the broker checks only the configs, whose LogConfig it needs itself.
+
+Nothing here waits. Each method returns a Future at once: the ForwardingManager's callback
+completes the controller's part, a DelayedMetadataChange in the "topic" purgatory the broker's part,
+and the handler that asked answers its client from the Future's callback, on whichever thread
+completed it (see kafka/utils/future_utils.py).
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
+from typing import Any
 
 import structlog
 
@@ -25,8 +33,12 @@ from kafka.controller.replication_control_manager import (
 from kafka.log.log_config import LogConfig
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
-from kafka.server.forwarding_manager import ControllerUnavailableError, ForwardingManager
+from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
+from kafka.server.delayed_metadata_change import METADATA_UPDATE_KEY, DelayedMetadataChange
+from kafka.server.forwarding_manager import ForwardingManager
 from kafka.server.metadata_cache import MetadataCache, TopicMetadata
+from kafka.utils import future_utils
+from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.server.AdminManager")
 
@@ -44,21 +56,19 @@ class CreatedTopic:
 
 TOPIC_RESOURCE = 2  # ConfigResource.Type.TOPIC
 SET, DELETE = 0, 1  # IncrementalAlterConfigs operations
-CONTROLLER_TIMEOUT_MS = 30_000
-# Creating a topic on first use (Metadata, Produce, FindCoordinator) holds an I/O thread: without a
-# controller to answer (no quorum), give up soon and let the client retry, as Kafka's
-# LEADER_NOT_AVAILABLE makes it, rather than let every such request freeze an I/O thread for 30 s.
-AUTO_CREATE_TIMEOUT_MS = 3_000
-METADATA_PROPAGATION_TIMEOUT_S = 5.0
+CONTROLLER_TIMEOUT_MS = 30_000  # Kafka forwards with request.timeout.ms
+METADATA_PROPAGATION_TIMEOUT_MS = 5_000
 
 
 class AdminManager:
     def __init__(self, config, metadata_cache: MetadataCache, forwarding_manager: ForwardingManager,
-                 default_log_config: LogConfig) -> None:
+                 default_log_config: LogConfig, time: Time) -> None:
         self.config = config
         self.metadata_cache = metadata_cache
         self.forwarding_manager = forwarding_manager
         self.default_log_config = default_log_config
+        self.topic_purgatory: DelayedOperationPurgatory[DelayedMetadataChange] = DelayedOperationPurgatory(
+            "topic", broker_id=config.node_id, time=time)
 
     def log_config_for(self, topic: TopicMetadata) -> LogConfig:
         return LogConfig.from_props(topic.configs, self.default_log_config)
@@ -66,24 +76,43 @@ class AdminManager:
     def topic_name_for_id(self, topic_id: uuid.UUID) -> str | None:
         return self.metadata_cache.topic_name_for_id(topic_id)
 
+    def metadata_updated(self) -> None:
+        """The BrokerMetadataPublisher has applied an update: the changes waiting to show may now."""
+        self.topic_purgatory.check_and_complete(METADATA_UPDATE_KEY)
+
+    def shutdown(self) -> None:
+        self.topic_purgatory.shutdown()
+
     # ------------------------------------------------------------------ talking to the controller
-    def _forward(self, api_key: ApiKey, body: dict, max_version: int | None = None,
-                 timeout_ms: int = CONTROLLER_TIMEOUT_MS):
-        try:
-            return self.forwarding_manager.forward_and_wait(api_key, body, timeout_ms, max_version)
-        except ControllerUnavailableError as e:
-            raise TopicError(e.error, str(e)) from None
+    def _forward(self, api_key: ApiKey, body: dict, result_of: Callable[[Any], Any], max_version: int | None = None,
+                 timeout_ms: int = CONTROLLER_TIMEOUT_MS) -> Future:
+        """Forward; the Future gets the controller's result for our one topic or resource (`result_of`
+        picks it from the response), or fails with TopicError carrying Kafka's error code."""
+        future: Future = Future()
 
-    def _await_metadata(self, condition, what: str) -> None:
-        """The controller has committed the change; wait until this broker has applied it too."""
-        if not self.metadata_cache.await_update(condition, METADATA_PROPAGATION_TIMEOUT_S):
-            log.warning("change committed by the controller but not yet seen by this broker", change=what)
+        def on_response(response, error: Errors) -> None:
+            if response is None or error != Errors.NONE:
+                error = error if error != Errors.NONE else Errors.UNKNOWN_SERVER_ERROR
+                future.set_exception(TopicError(error, f"the active controller did not answer: {error.name}"))
+                return
+            result = result_of(response)
+            result_error = Errors.for_code(result.error_code)
+            if result_error != Errors.NONE:
+                future.set_exception(TopicError(result_error, result.get("error_message") or result_error.description))
+            else:
+                future.set_result(result)
 
-    @staticmethod
-    def _raise_for(result) -> None:
-        error = Errors.for_code(result.error_code)
-        if error != Errors.NONE:
-            raise TopicError(error, result.get("error_message") or error.description)
+        self.forwarding_manager.forward_request(api_key, body, timeout_ms, on_response, max_version)
+        return future
+
+    def _await_metadata(self, condition: Callable[[MetadataCache], bool], what: str, value: Callable[[], Any]) -> Future:
+        """The controller has committed the change; a Future of `value()` once this broker has applied
+        it too (or after METADATA_PROPAGATION_TIMEOUT_MS without it: the change is made either way)."""
+        future: Future = Future()
+        operation = DelayedMetadataChange(METADATA_PROPAGATION_TIMEOUT_MS, self.metadata_cache, condition, what,
+                                          lambda: future.set_result(value()))
+        self.topic_purgatory.try_complete_else_watch(operation, [METADATA_UPDATE_KEY])
+        return future
 
     # ------------------------------------------------------------------ bounds on a whole request
     def validate_create_topics_batch(self, topics) -> None:
@@ -104,14 +133,15 @@ class AdminManager:
     def create_topic(self, name: str, num_partitions: int = -1, replication_factor: int = -1,
                      configs: dict[str, str] | None = None, validate_only: bool = False,
                      timeout_ms: int = CONTROLLER_TIMEOUT_MS,
-                     assignments: dict[int, list[int]] | None = None) -> CreatedTopic:
-        """Create one topic, or raise TopicError with Kafka's error code and a message. With
-        `assignments` (partition -> broker ids) the controller places nothing and checks them itself."""
+                     assignments: dict[int, list[int]] | None = None) -> Future[CreatedTopic]:
+        """Create one topic: a Future of the CreatedTopic, or failed with TopicError (Kafka's error code
+        and a message). With `assignments` (partition -> broker ids) the controller places nothing
+        and checks them itself."""
         configs = dict(configs or {})
         try:
             log_config = LogConfig.from_props(configs, self.default_log_config)
         except ValueError as e:
-            raise TopicError(Errors.INVALID_CONFIG, str(e)) from None
+            return future_utils.failed(TopicError(Errors.INVALID_CONFIG, str(e)))
         if assignments:
             partitions = replicas = -1
             wanted = [dict(partition_index=i, broker_ids=ids) for i, ids in assignments.items()]
@@ -122,85 +152,77 @@ class AdminManager:
         body = dict(topics=[dict(name=name, num_partitions=partitions, replication_factor=replicas, assignments=wanted,
                                  configs=[dict(name=k, value=v) for k, v in sorted(configs.items())])],
                     timeout_ms=timeout_ms, validate_only=validate_only)
-        result = self._forward(ApiKey.CREATE_TOPICS, body, timeout_ms=timeout_ms).topics[0]
-        self._raise_for(result)
-        partitions = result.num_partitions
-        replicas = result.replication_factor
-        metadata = TopicMetadata(name, result.topic_id, partitions, configs, name.startswith("__"))
-        if not validate_only:
-            self._await_metadata(lambda cache: cache.contains(name), f"create topic {name}")
-            metadata = self.metadata_cache.get_topic(name) or metadata
-            log.info("created topic", topic=name, partitions=partitions, replication_factor=replicas,
-                     configs=configs)
-        return CreatedTopic(metadata, log_config)
 
-    def maybe_auto_create_topic(self, name: str) -> TopicMetadata | None:
-        """auto.create.topics.enable: create a topic on first use with the broker defaults.
+        def created(result) -> Future[CreatedTopic]:
+            metadata = TopicMetadata(name, result.topic_id, result.num_partitions, configs, name.startswith("__"))
+            if validate_only:
+                return future_utils.completed(CreatedTopic(metadata, log_config))
+            log.info("created topic", topic=name, partitions=result.num_partitions,
+                     replication_factor=result.replication_factor, configs=configs)
+            return self._await_metadata(lambda cache: cache.contains(name), f"create topic {name}",
+                                        lambda: CreatedTopic(self.metadata_cache.get_topic(name) or metadata, log_config))
 
-        Internal topics (`__consumer_offsets`) are never created this way: their owner creates them
-        with the partitions and configs they need (compaction), on first real use."""
-        if not self.config.auto_create_topics_enable or name.startswith("__"):
-            return None
-        try:
-            return self.create_topic(name, timeout_ms=AUTO_CREATE_TIMEOUT_MS).metadata
-        except TopicError as e:
-            if e.error == Errors.TOPIC_ALREADY_EXISTS:  # another request created it first
-                self._await_metadata(lambda cache: cache.contains(name), f"create topic {name}")
-                return self.metadata_cache.get_topic(name)
-            if e.error in (Errors.REQUEST_TIMED_OUT, Errors.BROKER_NOT_AVAILABLE):
-                raise TopicError(Errors.LEADER_NOT_AVAILABLE, f"no controller answered in time: {e}") from None
-            raise
+        forwarded = self._forward(ApiKey.CREATE_TOPICS, body, lambda response: response.topics[0], timeout_ms=timeout_ms)
+        return future_utils.compose(forwarded, created)
 
-    def delete_topic(self, name: str) -> TopicMetadata:
+    def delete_topic(self, name: str) -> Future[TopicMetadata]:
         if not self.config.delete_topic_enable:
-            raise TopicError(Errors.TOPIC_DELETION_DISABLED, "delete.topic.enable is false")
+            return future_utils.failed(TopicError(Errors.TOPIC_DELETION_DISABLED, "delete.topic.enable is false"))
         topic = self.metadata_cache.get_topic(name)
         if topic is None:
-            raise TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist")
-        result = self._forward(ApiKey.DELETE_TOPICS, dict(topic_names=[name], timeout_ms=CONTROLLER_TIMEOUT_MS),
-                               max_version=5).responses[0]
-        self._raise_for(result)
-        self._await_metadata(lambda cache: not cache.contains(name), f"delete topic {name}")
-        log.info("deleted topic", topic=name)
-        return topic
+            return future_utils.failed(TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist"))
 
-    def alter_topic_configs(self, name: str, configs: dict[str, str], validate_only: bool = False) -> LogConfig:
+        def deleted(_) -> Future[TopicMetadata]:
+            log.info("deleted topic", topic=name)
+            return self._await_metadata(lambda cache: not cache.contains(name), f"delete topic {name}", lambda: topic)
+
+        forwarded = self._forward(ApiKey.DELETE_TOPICS, dict(topic_names=[name], timeout_ms=CONTROLLER_TIMEOUT_MS),
+                                  lambda response: response.responses[0], max_version=5)
+        return future_utils.compose(forwarded, deleted)
+
+    def alter_topic_configs(self, name: str, configs: dict[str, str], validate_only: bool = False) -> Future[LogConfig]:
         """Replace a topic's config overrides as a whole (checked here, decided by the controller); the
         publisher then applies them to the live logs (LogManager.update_topic_config)."""
         try:
             log_config = LogConfig.from_props(configs, self.default_log_config)
         except ValueError as e:
-            raise TopicError(Errors.INVALID_CONFIG, str(e)) from None
+            return future_utils.failed(TopicError(Errors.INVALID_CONFIG, str(e)))
         topic = self.metadata_cache.get_topic(name)
         if topic is None:
-            raise TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist")
+            return future_utils.failed(TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist"))
         ops = [dict(name=k, config_operation=SET, value=v) for k, v in sorted(configs.items())]
         ops += [dict(name=k, config_operation=DELETE, value=None) for k in sorted(set(topic.configs) - set(configs))]
         body = dict(resources=[dict(resource_type=TOPIC_RESOURCE, resource_name=name, configs=ops)],
                     validate_only=validate_only)
-        result = self._forward(ApiKey.INCREMENTAL_ALTER_CONFIGS, body).responses[0]
-        self._raise_for(result)
-        if not validate_only:
-            self._await_metadata(lambda cache: (t := cache.get_topic(name)) is not None and t.configs == configs,
-                                 f"alter configs of {name}")
+
+        def altered(_) -> Future[LogConfig]:
+            if validate_only:
+                return future_utils.completed(log_config)
             log.info("altered topic configs", topic=name, configs=configs)
-        return log_config
+            return self._await_metadata(lambda cache: (t := cache.get_topic(name)) is not None and t.configs == configs,
+                                        f"alter configs of {name}", lambda: log_config)
+
+        forwarded = self._forward(ApiKey.INCREMENTAL_ALTER_CONFIGS, body, lambda response: response.responses[0])
+        return future_utils.compose(forwarded, altered)
 
     def create_partitions(self, name: str, new_count: int, assignments: list[list[int]] | None = None,
-                          validate_only: bool = False) -> TopicMetadata:
+                          validate_only: bool = False) -> Future[TopicMetadata]:
         """Grow a topic to ``new_count`` partitions (Kafka's createPartitions): never shrink it.
         Keys hash differently afterwards -- which is why Kafka only ever adds partitions on request."""
         topic = self.metadata_cache.get_topic(name)
         if topic is None:
-            raise TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist")
+            return future_utils.failed(TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist"))
         body = dict(topics=[dict(name=name, count=new_count,
                                  assignments=None if assignments is None else [dict(broker_ids=a) for a in assignments])],
                     timeout_ms=CONTROLLER_TIMEOUT_MS, validate_only=validate_only)
-        result = self._forward(ApiKey.CREATE_PARTITIONS, body).results[0]
-        self._raise_for(result)
-        if validate_only:
-            return topic
-        self._await_metadata(lambda cache: (cache.num_partitions(name) or 0) >= new_count,
-                             f"create partitions of {name}")
-        log.info("created partitions", topic=name, partitions=new_count)
-        return self.metadata_cache.get_topic(name) or topic
+
+        def grown(_) -> Future[TopicMetadata]:
+            if validate_only:
+                return future_utils.completed(topic)
+            log.info("created partitions", topic=name, partitions=new_count)
+            return self._await_metadata(lambda cache: (cache.num_partitions(name) or 0) >= new_count,
+                                        f"create partitions of {name}",
+                                        lambda: self.metadata_cache.get_topic(name) or topic)
+
+        forwarded = self._forward(ApiKey.CREATE_PARTITIONS, body, lambda response: response.results[0])
+        return future_utils.compose(forwarded, grown)

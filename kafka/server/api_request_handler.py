@@ -10,6 +10,8 @@ listener has no Vote, the controller's no Produce (Kafka's ApiMessageType.Listen
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
 
 import structlog
 
@@ -78,6 +80,20 @@ class ApiRequestHandler:
         api_keys = [dict(api_key=key, min_version=low, max_version=high)
                     for key, low, high in self.api_version_ranges()]
         self.send_response(request, dict(error_code=Errors.NONE, api_keys=api_keys, throttle_time_ms=0))
+
+    def send_response_when_done(self, request: Request, future: Future, body_of: Callable[[Any], dict]) -> None:
+        """Answer once `future` is done, from the thread that completes it (the controller channel's,
+        the metadata publisher's, a purgatory's reaper): the I/O thread has long moved on."""
+        def done(finished: Future) -> None:
+            try:
+                body = body_of(finished.result())
+            except Exception:  # a bug: answer with the error response, as handle() would
+                log.exception("building a delayed response failed", api=APIS[request.header.api_key].name)
+                self.handle_error(request)
+                return
+            self.send_response(request, body)
+
+        future.add_done_callback(done)
 
     def send_response(self, request: Request, body: dict) -> None:
         header = request.header

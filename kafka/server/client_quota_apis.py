@@ -42,8 +42,8 @@ class ClientQuotaApis:
                      entity=[dict(entity_type=e.entity_type, entity_name=e.entity_name) for e in entry.entity])
                 for entry in req.entries]))
 
-        self.apis.admin_manager.forwarding_manager.forward(ApiKey.ALTER_CLIENT_QUOTAS, req.to_dict(), 30_000,
-                                                           on_response, max_version=request.header.api_version)
+        self.apis.admin_manager.forwarding_manager.forward_request(ApiKey.ALTER_CLIENT_QUOTAS, req.to_dict(), 30_000,
+                                                                   on_response, max_version=request.header.api_version)
 
     # ------------------------------------------------------------------ DescribeClientQuotas
     def handle_describe_client_quotas_request(self, request: Request) -> None:

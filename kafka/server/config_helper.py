@@ -17,12 +17,14 @@ as a whole before anything is stored; a bad one gets INVALID_CONFIG with a messa
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 from kafka.log.log_config import TOPIC_CONFIG_SYNONYMS, TOPIC_CONFIGS, LogConfig
 from kafka.protocol.errors import Errors
 from kafka.server.admin_manager import AdminManager, TopicError
 from kafka.server.kafka_config import CONFIG_KEYS
+from kafka.utils import future_utils
 
 TOPIC = 2  # ConfigResource.Type
 BROKER = 4
@@ -37,6 +39,15 @@ class ConfigError(Exception):
     def __init__(self, error: Errors, message: str) -> None:
         super().__init__(message)
         self.error = error
+
+
+def _as_config_error(done: Future) -> None:
+    """The controller's verdict on an alteration: None, or its TopicError raised as a ConfigError."""
+    error = done.exception()
+    if isinstance(error, TopicError):
+        raise ConfigError(error.error, str(error))
+    if error is not None:
+        raise error
 
 
 @dataclass(frozen=True)
@@ -112,19 +123,18 @@ class ConfigHelper:
     # ------------------------------------------------------------------------------ alter
 
     def alter_configs(self, resource_type: int, name: str, configs: dict[str, str | None],
-                      validate_only: bool) -> None:
+                      validate_only: bool) -> Future[None]:
         """AlterConfigs: ``configs`` become the topic's only overrides (keys left out return to
-        their defaults, as in Kafka); raise ConfigError if any is bad."""
+        their defaults, as in Kafka). Raise ConfigError if any is bad; the Future fails with one if
+        the controller refuses them."""
         topic = self._alterable_topic(resource_type, name)
         for key, value in configs.items():
             if key not in TOPIC_CONFIGS:
                 raise ConfigError(Errors.INVALID_CONFIG, f"unknown topic config '{key}'")
             if value is None:
                 raise ConfigError(Errors.INVALID_REQUEST, f"null value for '{key}'")
-        try:
-            self.admin_manager.alter_topic_configs(topic.name, dict(configs), validate_only)
-        except TopicError as error:
-            raise ConfigError(error.error, str(error)) from None
+        return future_utils.handle(self.admin_manager.alter_topic_configs(topic.name, dict(configs), validate_only),
+                                   _as_config_error)
 
     def _alterable_topic(self, resource_type: int, name: str):
         if resource_type == BROKER:
@@ -138,8 +148,9 @@ class ConfigHelper:
         return topic
 
     def incremental_alter_configs(self, resource_type: int, name: str, ops: list[tuple[str, int, str | None]],
-                                  validate_only: bool) -> None:
-        """Apply (key, operation, value) changes to a topic's overrides; raise ConfigError if any is bad."""
+                                  validate_only: bool) -> Future[None]:
+        """Apply (key, operation, value) changes to a topic's overrides. Raise ConfigError if any is
+        bad; the Future fails with one if the controller refuses them."""
         topic = self._alterable_topic(resource_type, name)
         overrides = dict(topic.configs)
         effective = self.admin_manager.log_config_for(topic).to_props()
@@ -162,7 +173,5 @@ class ConfigHelper:
                 overrides[key] = ",".join(items)
             else:
                 raise ConfigError(Errors.INVALID_REQUEST, f"unknown config operation {op} for '{key}'")
-        try:
-            self.admin_manager.alter_topic_configs(name, overrides, validate_only)
-        except TopicError as error:
-            raise ConfigError(error.error, str(error)) from None
+        return future_utils.handle(self.admin_manager.alter_topic_configs(name, overrides, validate_only),
+                                   _as_config_error)

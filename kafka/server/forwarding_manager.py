@@ -6,70 +6,103 @@ broker (Metadata names a random live broker as "controller"); the broker forward
 the control plane and relays the answer. Kafka wraps the client's request in an Envelope so the
 controller sees the original principal; the teaching broker has no authentication, so it forwards
 the request body itself, at the version the client used when the controller speaks it.
+
+Forwarding never waits, as Kafka's `forwardRequest(request, responseCallback)` does not: the I/O
+thread sends and goes on to the next request, and the callback answers the client later, exactly
+once, from whichever thread comes first with an outcome:
+
+    the controller channel's thread   the controller's response (or an error it gave up with)
+    the scheduler's thread            REQUEST_TIMED_OUT when nothing came within the timeout
+    the thread stopping the broker    BROKER_NOT_AVAILABLE for every forward still pending
+
+So a controller that is slow, paused or gone costs the client a late answer, never an I/O thread:
+produce and fetch go on being served meanwhile.
 """
 
 from __future__ import annotations
 
+import contextvars
 import threading
+from collections.abc import Callable
 from typing import Any
 
-from kafka.network.request_channel import wake_deferred
+import structlog
+
 from kafka.protocol.errors import Errors
+from kafka.utils.kafka_scheduler import KafkaScheduler, ScheduledTask
+
+log = structlog.get_logger("kafka.server.ForwardingManager")
+
+ResponseCallback = Callable[[Any, Errors], None]  # (response body or None, error)
 
 
-class ControllerUnavailableError(Exception):
-    """No active controller answered before the deadline."""
+class ForwardedRequest:
+    """One forward waiting for its outcome; whichever of controller, timer and shutdown comes first wins.
 
-    def __init__(self, error: Errors) -> None:
-        super().__init__(f"the active controller did not answer: {error.name}")
-        self.error = error
+    The callback runs in the context of the thread that forwarded (its contextvars), so what it logs
+    still names the client's request (kafka/utils/logging.py), as it would have on the I/O thread."""
+
+    def __init__(self, callback: ResponseCallback) -> None:
+        self.callback = callback
+        self.context = contextvars.copy_context()
+        self.timeout_task: ScheduledTask | None = None
+        self._answered = False
+        self._lock = threading.Lock()
+
+    def complete(self, response: Any, error: Errors) -> bool:
+        """Hand the outcome to the callback, once; False if another thread already did."""
+        with self._lock:
+            if self._answered:
+                return False
+            self._answered = True
+        if self.timeout_task is not None:
+            self.timeout_task.cancel()
+        try:
+            self.context.run(self.callback, response, error)
+        except Exception:  # the callback's thread (the controller channel's) must survive a handler's bug
+            log.exception("answering a forwarded request failed")
+        return True
 
 
 class ForwardingManager:
-    def __init__(self, channel) -> None:
+    def __init__(self, channel, scheduler: KafkaScheduler) -> None:
         self.channel = channel  # a NodeToControllerChannelManager
+        self.scheduler = scheduler  # its thread answers the forwards that time out
         self._lock = threading.Lock()
-        self._waiting: set = set()  # the on_response of every forward_and_wait not yet answered
+        self._pending: set[ForwardedRequest] = set()
         self._closed = False
 
-    def forward(self, api_key: int, body: dict[str, Any], timeout_ms: int, callback,
-                max_version: int | None = None) -> None:
-        """Send now; `callback(response body or None, error)` runs on the channel's thread."""
-        self.channel.send_request(api_key, body, callback, timeout_ms, max_version)
-
-    def forward_and_wait(self, api_key: int, body: dict[str, Any], timeout_ms: int,
-                         max_version: int | None = None) -> Any:
-        """Forward and block the calling I/O thread until the controller answers (admin requests are
-        rare; Kafka answers them asynchronously, which a purgatory-style callback would do here)."""
-        done = threading.Event()
-        result: list = []
-
-        def on_response(response, error: Errors) -> None:
-            result.append((response, error))
-            done.set()
-
+    def forward_request(self, api_key: int, body: Any, timeout_ms: int, callback: ResponseCallback,
+                        max_version: int | None = None) -> None:
+        """Send to the active controller and return at once; `callback(response body or None, error)`
+        runs once, later, on another thread (see the module docstring)."""
+        forwarded = ForwardedRequest(callback)
         with self._lock:
-            if self._closed:
-                raise ControllerUnavailableError(Errors.BROKER_NOT_AVAILABLE)
-            self._waiting.add(on_response)
-        try:
-            self.forward(api_key, body, timeout_ms, on_response, max_version)
-            wake_deferred()  # what this I/O thread already answered goes out before it waits
-            if not done.wait(timeout_ms / 1000 + 1):
-                raise ControllerUnavailableError(Errors.REQUEST_TIMED_OUT)
-        finally:
-            with self._lock:
-                self._waiting.discard(on_response)
-        response, error = result[0]
-        if error != Errors.NONE:
-            raise ControllerUnavailableError(error)
-        return response
+            closed = self._closed
+            if not closed:
+                self._pending.add(forwarded)
+        if closed:
+            forwarded.complete(None, Errors.BROKER_NOT_AVAILABLE)
+            return
+        forwarded.timeout_task = self.scheduler.schedule_once(
+            "forwarded-request-timeout", lambda: self._complete(forwarded, None, Errors.REQUEST_TIMED_OUT), timeout_ms)
+        self.channel.send_request(api_key, body, lambda response, error: self._complete(forwarded, response, error),
+                                  timeout_ms, max_version)
+
+    def _complete(self, forwarded: ForwardedRequest, response: Any, error: Errors) -> None:
+        with self._lock:
+            self._pending.discard(forwarded)
+        forwarded.complete(response, error)
+
+    @property
+    def pending_count(self) -> int:
+        return len(self._pending)
 
     def shutdown(self) -> None:
-        """Release every I/O thread still waiting for the controller: the broker is stopping, and a
-        controller busy with a long event must not hold its shutdown for a whole request timeout."""
+        """Answer every forward still pending: the broker is stopping, and a controller busy with a
+        long event must not hold its clients (or its shutdown) for a whole request timeout."""
         with self._lock:
             self._closed = True
-            waiting, self._waiting = list(self._waiting), set()
-        for on_response in waiting:
-            on_response(None, Errors.BROKER_NOT_AVAILABLE)
+            pending, self._pending = list(self._pending), set()
+        for forwarded in pending:
+            forwarded.complete(None, Errors.BROKER_NOT_AVAILABLE)

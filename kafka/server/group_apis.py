@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import structlog
-
 from kafka.coordinator.coordinator_records import GROUP_METADATA_TOPIC_NAME
 from kafka.coordinator.group_coordinator import GroupCoordinator, LeavingMember
 from kafka.coordinator.group_rebalance import JoinGroupResult, SyncGroupResult
@@ -22,10 +20,7 @@ from kafka.coordinator.offset_and_metadata import OffsetAndMetadata
 from kafka.network.request_channel import Request
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
-from kafka.server.admin_manager import AUTO_CREATE_TIMEOUT_MS, TopicError
 from kafka.utils.topic_partition import TopicPartition
-
-log = structlog.get_logger("kafka.server.KafkaApis")
 
 GROUP_KEY_TYPE, TRANSACTION_KEY_TYPE = 0, 1
 CLASSIC_GROUP_TYPE = "classic"
@@ -94,21 +89,18 @@ class GroupApis:
                     error_code=Errors.NONE, error_message=None)
 
     def ensure_offsets_topic(self) -> str | None:
-        """Create __consumer_offsets on first use, as Kafka does; None, or why it could not be."""
+        """Create __consumer_offsets on first use, as Kafka does: None if it exists, else why the
+        coordinator is not available yet. The creation is not waited for (the client retries
+        FindCoordinator on COORDINATOR_NOT_AVAILABLE); once this broker's metadata has the topic, the
+        publisher makes it coordinator of the partitions it leads."""
+        creator = self.apis.auto_topic_creation_manager
         if self.apis.metadata_cache.contains(GROUP_METADATA_TOPIC_NAME):
-            return None
-        partitions = self.apis.config.offsets_topic_num_partitions
-        try:
-            self.apis.admin_manager.create_topic(GROUP_METADATA_TOPIC_NAME, partitions,
-                                                 self.apis.config.offsets_topic_replication_factor,
-                                                 self.coordinator.offsets_topic_configs(),
-                                                 timeout_ms=AUTO_CREATE_TIMEOUT_MS)
-        except TopicError as e:
-            if e.error != Errors.TOPIC_ALREADY_EXISTS:
-                log.warning("cannot create the offsets topic", error=str(e))
-                return str(e)
-            return None  # another request created it
-        return None  # the metadata publisher makes this broker coordinator of the partitions it leads
+            return f"{GROUP_METADATA_TOPIC_NAME} is being created" if creator.is_inflight(GROUP_METADATA_TOPIC_NAME) else None
+        config = self.apis.config
+        creator.create_topic(
+            GROUP_METADATA_TOPIC_NAME, config.offsets_topic_num_partitions, config.offsets_topic_replication_factor,
+            self.coordinator.offsets_topic_configs())
+        return f"{GROUP_METADATA_TOPIC_NAME} is being created"
 
     # ------------------------------------------------------------------ JoinGroup / SyncGroup / Heartbeat / LeaveGroup
     def handle_join_group_request(self, request: Request) -> None:

@@ -15,8 +15,6 @@ InitProducerId and the transaction APIs, the TransactionCoordinator's door) and 
 from __future__ import annotations
 
 import threading
-import uuid
-from collections import Counter
 from collections.abc import Callable
 
 import structlog
@@ -29,8 +27,9 @@ from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.control_records import end_txn_marker_batch
 from kafka.protocol.errors import Errors
 from kafka.server.admin_apis import AdminApis
-from kafka.server.admin_manager import AdminManager, TopicError
+from kafka.server.admin_manager import AdminManager
 from kafka.server.api_request_handler import ApiRequestHandler
+from kafka.server.auto_topic_creation_manager import AutoTopicCreationManager
 from kafka.server.client_quota_apis import ClientQuotaApis
 from kafka.server.fetch_manager import FetchManager, SessionlessFetchContext
 from kafka.server.group_apis import GroupApis
@@ -46,8 +45,6 @@ from kafka.utils.topic_partition import TopicPartition
 log = structlog.get_logger("kafka.server.KafkaApis")
 
 INT32_MAX = 2**31 - 1
-DYNAMIC_TOPIC_CONFIG = 1  # DescribeConfigs' ConfigSource values
-DEFAULT_CONFIG = 5
 GROUP_METADATA_TOPIC_NAME = "__consumer_offsets"
 WRITE_TXN_MARKERS_TIMEOUT_MS = 30_000  # Kafka appends markers with request.timeout.ms (default 30 s)
 
@@ -66,6 +63,7 @@ class KafkaApis(ApiRequestHandler):
         self.fetch_manager = fetch_manager
         self.replica_manager = replica_manager
         self.admin_manager = admin_manager
+        self.auto_topic_creation_manager = AutoTopicCreationManager(config, admin_manager)
         self.metadata_cache = metadata_cache
         self.config = config
         self.transaction_coordinator = transaction_coordinator
@@ -76,8 +74,6 @@ class KafkaApis(ApiRequestHandler):
             ApiKey.LIST_OFFSETS: self.handle_list_offsets_request,
             ApiKey.METADATA: self.handle_topic_metadata_request,
             ApiKey.API_VERSIONS: self.handle_api_versions_request,
-            ApiKey.CREATE_TOPICS: self.handle_create_topics_request,
-            ApiKey.DELETE_TOPICS: self.handle_delete_topics_request,
             ApiKey.DESCRIBE_QUORUM: self.handle_describe_quorum_request,
             ApiKey.OFFSET_FOR_LEADER_EPOCH: self.handle_offset_for_leader_epoch_request,
             ApiKey.WRITE_TXN_MARKERS: self.handle_write_txn_markers_request,
@@ -85,7 +81,7 @@ class KafkaApis(ApiRequestHandler):
             **StorageApis(self).handlers(),
             # consumer groups and offsets (the GroupCoordinator)
             **(GroupApis(self, group_coordinator).handlers() if group_coordinator is not None else {}),
-            # admin: CreatePartitions, DescribeCluster
+            # admin: CreateTopics, DeleteTopics, CreatePartitions, DescribeCluster, ...
             **AdminApis(self).handlers(),
             # client quotas: AlterClientQuotas (the controller's decision), DescribeClientQuotas (the image)
             **ClientQuotaApis(self, client_quota_metadata_manager).handlers(),
@@ -102,7 +98,7 @@ class KafkaApis(ApiRequestHandler):
     def handle_topic_metadata_request(self, request: Request) -> None:
         req = request.body
         version = request.header.api_version
-        allow_auto_create = version < 4 or req.allow_auto_topic_creation
+        allow_auto_create = (version < 4 or req.allow_auto_topic_creation) and self.config.auto_create_topics_enable
         if req.topics is None or (version == 0 and not req.topics):
             names = self.metadata_cache.topic_names()
         else:
@@ -130,13 +126,13 @@ class KafkaApis(ApiRequestHandler):
         if name is None:
             return dict(error_code=Errors.UNKNOWN_TOPIC_ID, name=None, partitions=[])
         topic = self.metadata_cache.get_topic(name)
-        if topic is None and allow_auto_create:
-            try:
-                topic = self.admin_manager.maybe_auto_create_topic(name)
-            except TopicError as e:
-                return dict(error_code=e.error, name=name, partitions=[])
         if topic is None:
-            return dict(error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION, name=name, partitions=[])
+            # Internal topics are created by their coordinators, with the configs they need, never here.
+            if allow_auto_create and not name.startswith("__"):
+                error = self.auto_topic_creation_manager.create_topic(name)
+            else:
+                error = Errors.UNKNOWN_TOPIC_OR_PARTITION
+            return dict(error_code=error, name=name, partitions=[])
         alive = {b.node_id for b in self.metadata_cache.alive_brokers()}
         partitions = [dict(error_code=Errors.NONE if p.leader >= 0 else Errors.LEADER_NOT_AVAILABLE,
                            partition_index=p.partition, leader_id=p.leader, leader_epoch=p.leader_epoch,
@@ -152,7 +148,7 @@ class KafkaApis(ApiRequestHandler):
         errors: dict[TopicPartition, Errors] = {}
         entries: dict[TopicPartition, bytes] = {}
         for topic in req.topic_data:
-            known = self._topic_exists_or_auto_create(topic.name)
+            known = self.metadata_cache.contains(topic.name)  # never created here: Metadata does that
             for p in topic.partition_data:
                 tp = TopicPartition(topic.name, p.index)
                 if req.acks not in (0, 1, -1):
@@ -195,14 +191,6 @@ class KafkaApis(ApiRequestHandler):
             send_response_callback({})
             return
         self.replica_manager.append_records(req.timeout_ms, req.acks, False, entries, send_response_callback)
-
-    def _topic_exists_or_auto_create(self, name: str) -> bool:
-        if self.metadata_cache.contains(name):
-            return True
-        try:
-            return self.admin_manager.maybe_auto_create_topic(name) is not None
-        except TopicError:
-            return False
 
     # ------------------------------------------------------------------ Fetch
     def handle_fetch_request(self, request: Request) -> None:
@@ -358,74 +346,8 @@ class KafkaApis(ApiRequestHandler):
                 body = dict(error_code=error, error_message="the active controller did not answer", topics=[])
             self.send_response(request, body)
 
-        self.admin_manager.forwarding_manager.forward(ApiKey.DESCRIBE_QUORUM, request.body, 30_000, on_response,
+        self.admin_manager.forwarding_manager.forward_request(ApiKey.DESCRIBE_QUORUM, request.body, 30_000, on_response,
                                                       max_version=request.header.api_version)
-
-    # ------------------------------------------------------------------ CreateTopics / DeleteTopics
-    def handle_create_topics_request(self, request: Request) -> None:
-        req = request.body
-        try:  # the whole request's size first: one request may not keep the controller busy for long
-            self.admin_manager.validate_create_topics_batch(req.topics)
-        except TopicError as e:
-            self.send_response(request, dict(throttle_time_ms=0, topics=[dict(
-                name=t.name, error_code=e.error, error_message=str(e), num_partitions=-1, replication_factor=-1,
-                configs=None) for t in req.topics]))
-            return
-        names = Counter(t.name for t in req.topics)
-        results = []
-        for topic in req.topics:
-            results.append(self._create_topic(topic, duplicate=names[topic.name] > 1,
-                                              validate_only=getattr(req, "validate_only", False)))
-        self.send_response(request, dict(throttle_time_ms=0, topics=results))
-
-    def _create_topic(self, topic, duplicate: bool, validate_only: bool) -> dict:
-        failed = dict(name=topic.name, error_code=Errors.NONE, error_message=None, num_partitions=-1,
-                      replication_factor=-1, configs=None)
-        if duplicate:
-            return {**failed, "error_code": Errors.INVALID_REQUEST,
-                    "error_message": f"topic '{topic.name}' appears more than once in the request"}
-        num_partitions, replication_factor = topic.num_partitions, topic.replication_factor
-        assignments = None
-        if topic.assignments:
-            if num_partitions != -1 or replication_factor != -1:
-                return {**failed, "error_code": Errors.INVALID_REQUEST,
-                        "error_message": "give either assignments or partitions and replication factor"}
-            assignments = {a.partition_index: list(a.broker_ids) for a in topic.assignments}
-        configs = {c.name: c.value for c in topic.configs}
-        try:
-            created = self.admin_manager.create_topic(topic.name, num_partitions, replication_factor, configs,
-                                                      validate_only, assignments=assignments)
-        except TopicError as e:
-            return {**failed, "error_code": e.error, "error_message": str(e)}
-        meta = created.metadata
-        if meta.partitions:
-            replication_factor = len(meta.partitions[0].replicas)
-        return dict(name=meta.name, topic_id=meta.topic_id, error_code=Errors.NONE, error_message=None,
-                    num_partitions=meta.num_partitions, replication_factor=replication_factor,
-                    configs=[dict(name=k, value=v, read_only=False, is_sensitive=False,
-                                  config_source=DYNAMIC_TOPIC_CONFIG if k in meta.configs else DEFAULT_CONFIG)
-                             for k, v in sorted(created.log_config.to_props().items())])
-
-    def handle_delete_topics_request(self, request: Request) -> None:
-        req = request.body
-        if request.header.api_version >= 6:
-            wanted = [(t.name if t.name is not None else self.admin_manager.topic_name_for_id(t.topic_id),
-                       t.topic_id) for t in req.topics]
-        else:
-            wanted = [(name, None) for name in req.topic_names]
-        responses = []
-        for name, topic_id in wanted:
-            if name is None:
-                responses.append(dict(name=None, topic_id=topic_id, error_code=Errors.UNKNOWN_TOPIC_ID,
-                                      error_message="no topic has this id"))
-                continue
-            try:
-                deleted = self.admin_manager.delete_topic(name)
-                responses.append(dict(name=name, topic_id=deleted.topic_id, error_code=Errors.NONE))
-            except TopicError as e:
-                responses.append(dict(name=name, topic_id=topic_id or uuid.UUID(int=0), error_code=e.error,
-                                      error_message=str(e)))
-        self.send_response(request, dict(throttle_time_ms=0, responses=responses))
 
 
 def _txn_marker_topic_results(by_partition: dict[TopicPartition, Errors]) -> list[dict]:

@@ -140,7 +140,7 @@ _KEYS = [
     ConfigKey("num.partitions", _int, "1", "Partitions of an auto-created topic.", _at_least(1)),
     ConfigKey("default.replication.factor", _int, "1", "Replication factor of an auto-created topic.",
               _at_least(1)),
-    ConfigKey("auto.create.topics.enable", _bool, "true", "Create a topic on first Metadata or Produce."),
+    ConfigKey("auto.create.topics.enable", _bool, "true", "Create a topic when a Metadata request first names it."),
     ConfigKey("delete.topic.enable", _bool, "true", "Whether DeleteTopics is allowed."),
     ConfigKey("log.segment.bytes", _int, "1073741824", "Size at which a segment rolls.", _between(14, INT32_MAX)),
     ConfigKey("log.index.interval.bytes", _int, "4096", "Bytes between two offset index entries.",

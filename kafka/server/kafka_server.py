@@ -233,7 +233,10 @@ class KafkaServer:
             config.node_id, self._voter_end_points(), self.shared.leader_id,
             config.controller_quorum_request_timeout_ms, config.controller_quorum_retry_backoff_ms, self.time)
         self.controller_channel.start()
-        self.forwarding_manager = ForwardingManager(self.controller_channel)
+        # log: the scheduler's retention and flush tasks; it also answers forwards that time out
+        self.kafka_scheduler = KafkaScheduler(self.time)
+        self.kafka_scheduler.startup()
+        self.forwarding_manager = ForwardingManager(self.controller_channel, self.kafka_scheduler)
         # replication: ISR changes go to the controller on a channel of their own (as in Kafka)
         self.alter_partition_channel = NodeToControllerChannelManager(
             config.node_id, self._voter_end_points(), self.shared.leader_id,
@@ -243,10 +246,8 @@ class KafkaServer:
         self.replica_manager.alter_partition_manager = AlterPartitionManager(
             self.alter_partition_channel, config.node_id, lambda: self.lifecycle_manager.broker_epoch)
         self.admin_manager = AdminManager(config, self.metadata_cache, self.forwarding_manager,
-                                          default_log_config(config))
-        # log: the scheduler's retention and flush tasks, the LogCleaner
-        self.kafka_scheduler = KafkaScheduler(self.time)
-        self.kafka_scheduler.startup()
+                                          default_log_config(config), self.time)
+        # log: the LogCleaner
         self.replica_manager.startup(self.kafka_scheduler)  # isr-expiration
         self.log_manager.startup_tasks(
             self.kafka_scheduler, config.log_retention_check_interval_ms,
@@ -270,6 +271,7 @@ class KafkaServer:
         self.metadata_publisher = BrokerMetadataPublisher(config, self.metadata_cache, self.replica_manager,
                                                           self.log_manager, self.group_coordinator,
                                                           default_log_config(config), self.transaction_coordinator)
+        self.metadata_publisher.add_update_listener(self.admin_manager.metadata_updated)
         # client quotas: the managers KafkaApis asks, fed by the metadata log (Kafka's DynamicClientQuotaPublisher)
         self.quota_managers = QuotaManagers.instantiate(config, self.time)
         self.client_quota_metadata_manager = ClientQuotaMetadataManager(self.quota_managers)
@@ -374,9 +376,9 @@ class KafkaServer:
             self._stop_requested.set()
             if hasattr(self, "lifecycle_manager"):
                 self._controlled_shutdown()
-            if hasattr(self, "forwarding_manager"):  # I/O threads waiting on the controller: let them go
+            if hasattr(self, "forwarding_manager"):  # requests waiting on the controller: answer them now
                 self.forwarding_manager.shutdown()
-            for component in ("socket_server", "request_handler_pool", "group_coordinator",
+            for component in ("socket_server", "request_handler_pool", "admin_manager", "group_coordinator",
                               "transaction_coordinator", "txn_marker_send_thread", "log_cleaner",
                               "kafka_scheduler", "metrics_endpoint", "replica_manager"):
                 if hasattr(self, component):

@@ -15,7 +15,6 @@ from __future__ import annotations
 import random
 import threading
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kafka.network.end_point import EndPoint
@@ -68,23 +67,16 @@ class MetadataCache:
         self.cluster_id = cluster_id
         self.local_broker = local_broker
         self._snapshot = ClusterSnapshot()
-        self._updated = threading.Condition()
+        self._lock = threading.Lock()  # one writer at a time; readers take the snapshot without it
 
     # ------------------------------------------------------------------ the publisher's side
     def set_snapshot(self, topics: dict[str, TopicMetadata] | None, brokers: dict[int, Broker] | None,
                      metadata_offset: int) -> None:
         """The picture as of metadata_offset; None keeps the topics (or brokers) the cache has."""
-        with self._updated:
+        with self._lock:
             old = self._snapshot
             self._snapshot = ClusterSnapshot(old.topics if topics is None else topics,
                                              old.brokers if brokers is None else brokers, metadata_offset)
-            self._updated.notify_all()
-
-    def await_update(self, condition: Callable[[MetadataCache], bool], timeout_s: float) -> bool:
-        """Wait until the metadata this broker has applied satisfies `condition` (a topic the
-        controller just created is here, say); False if it did not within the timeout."""
-        with self._updated:
-            return self._updated.wait_for(lambda: condition(self), timeout_s)
 
     @property
     def metadata_offset(self) -> int:

@@ -3,17 +3,20 @@
 Kafka keeps these handlers in kafka.server.KafkaApis itself; here they sit beside it (as GroupApis
 does) so each file stays readable, and KafkaApis' dispatch table includes ``StorageApis.handlers()``.
 Each handler decodes, calls a manager (ReplicaManager for DeleteRecords, ConfigHelper and
-AdminManager for configs) and answers with Kafka's error code per partition or per resource.
+AdminManager for configs) and answers with Kafka's error code per partition or per resource; a
+config change is answered once the controller has (a Future per resource), not on the I/O thread.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future
 
 from kafka.network.request_channel import Request
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.server.config_helper import ConfigError, ConfigHelper
+from kafka.utils import future_utils
 from kafka.utils.topic_partition import TopicPartition
 
 
@@ -69,31 +72,40 @@ class StorageApis:
     # ------------------------------------------------------------------ IncrementalAlterConfigs
     def handle_incremental_alter_configs_request(self, request: Request) -> None:
         req = request.body
-        responses = []
+        results = []
         for resource in req.resources:
-            response = dict(error_code=Errors.NONE, error_message=None, resource_type=resource.resource_type,
-                            resource_name=resource.resource_name)
             ops = [(c.name, c.config_operation, c.value) for c in resource.configs]
-            try:
-                self.config_helper.incremental_alter_configs(resource.resource_type, resource.resource_name, ops,
-                                                             req.validate_only)
-            except ConfigError as error:
-                response.update(error_code=error.error, error_message=str(error))
-            responses.append(response)
-        self.apis.send_response(request, dict(throttle_time_ms=0, responses=responses))
+            results.append(self._altered(resource, lambda r=resource, ops=ops: self.config_helper.incremental_alter_configs(
+                r.resource_type, r.resource_name, ops, req.validate_only)))
+        self.apis.send_response_when_done(request, future_utils.all_of(results),
+                                          lambda responses: dict(throttle_time_ms=0, responses=responses))
 
     # ------------------------------------------------------------------ AlterConfigs (legacy)
     def handle_alter_configs_request(self, request: Request) -> None:
         """Kafka's semantics: the configs given replace the resource's whole set of overrides."""
         req = request.body
-        responses = []
-        for resource in req.resources:
-            response = dict(error_code=Errors.NONE, error_message=None, resource_type=resource.resource_type,
-                            resource_name=resource.resource_name)
-            try:
-                self.config_helper.alter_configs(resource.resource_type, resource.resource_name,
-                                                 {c.name: c.value for c in resource.configs}, req.validate_only)
-            except ConfigError as error:
+        results = [self._altered(resource, lambda r=resource: self.config_helper.alter_configs(
+            r.resource_type, r.resource_name, {c.name: c.value for c in r.configs}, req.validate_only))
+            for resource in req.resources]
+        self.apis.send_response_when_done(request, future_utils.all_of(results),
+                                          lambda responses: dict(throttle_time_ms=0, responses=responses))
+
+    @staticmethod
+    def _altered(resource, alter: Callable[[], Future[None]]) -> Future[dict]:
+        """One resource's entry of an alter-configs response, once the controller has answered."""
+        response = dict(error_code=Errors.NONE, error_message=None, resource_type=resource.resource_type,
+                        resource_name=resource.resource_name)
+        try:
+            altered = alter()
+        except ConfigError as error:  # refused before anything was forwarded
+            altered = future_utils.failed(error)
+
+        def entry(done: Future[None]) -> dict:
+            error = done.exception()
+            if isinstance(error, ConfigError):
                 response.update(error_code=error.error, error_message=str(error))
-            responses.append(response)
-        self.apis.send_response(request, dict(throttle_time_ms=0, responses=responses))
+            elif error is not None:
+                raise error
+            return response
+
+        return future_utils.handle(altered, entry)

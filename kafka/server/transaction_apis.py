@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import structlog
-
 from kafka.coordinator.transaction.transaction_coordinator import (
     NO_PRODUCER_EPOCH,
     NO_PRODUCER_ID,
@@ -23,10 +21,7 @@ from kafka.coordinator.transaction.transaction_log import TRANSACTION_STATE_TOPI
 from kafka.network.request_channel import Request
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
-from kafka.server.admin_manager import AUTO_CREATE_TIMEOUT_MS, TopicError
 from kafka.utils.topic_partition import TopicPartition
-
-log = structlog.get_logger("kafka.server.KafkaApis")
 
 
 def fenced_for_version(error: Errors, version: int, fenced_from: int) -> Errors:
@@ -76,20 +71,16 @@ class TransactionApis:
                     error_message=None)
 
     def ensure_transaction_topic(self) -> str | None:
-        """Create __transaction_state on first use, as Kafka does; None, or why it could not be."""
+        """Create __transaction_state on first use, as Kafka does: None if it exists, else why the
+        coordinator is not available yet (the creation is not waited for; see ensure_offsets_topic)."""
+        creator = self.apis.auto_topic_creation_manager
         if self.apis.metadata_cache.contains(TRANSACTION_STATE_TOPIC_NAME):
-            return None
+            return f"{TRANSACTION_STATE_TOPIC_NAME} is being created" if creator.is_inflight(TRANSACTION_STATE_TOPIC_NAME) else None
         config = self.apis.config
-        try:
-            self.apis.admin_manager.create_topic(TRANSACTION_STATE_TOPIC_NAME, config.transaction_state_log_num_partitions,
-                                                 config.transaction_state_log_replication_factor,
-                                                 self.coordinator.transaction_topic_configs(),
-                                                 timeout_ms=AUTO_CREATE_TIMEOUT_MS)
-        except TopicError as e:
-            if e.error != Errors.TOPIC_ALREADY_EXISTS:
-                log.warning("cannot create the transaction state topic", error=str(e))
-                return str(e)
-        return None  # the metadata publisher makes this broker coordinator of the partitions it leads
+        creator.create_topic(
+            TRANSACTION_STATE_TOPIC_NAME, config.transaction_state_log_num_partitions,
+            config.transaction_state_log_replication_factor, self.coordinator.transaction_topic_configs())
+        return f"{TRANSACTION_STATE_TOPIC_NAME} is being created"
 
     # ------------------------------------------------------------------ InitProducerId
     def handle_init_producer_id_request(self, request: Request) -> None:

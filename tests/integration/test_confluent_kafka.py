@@ -119,7 +119,9 @@ def test_list_offsets_earliest_and_latest(broker):
     assert (low, high) == (0, 25)
 
 
-def test_auto_created_topic_on_produce(broker):
+def test_a_producer_auto_creates_its_topic_through_metadata(broker):
+    """librdkafka asks for the topic's metadata before producing: that request creates it (the broker
+    answers LEADER_NOT_AVAILABLE until it leads the partitions), never the produce itself."""
     topic = unique_topic("auto")
     producer = Producer({"bootstrap.servers": broker.bootstrap, "acks": "1"})
     producer.produce(topic, key=b"k", value=b"v")

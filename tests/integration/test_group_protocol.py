@@ -24,9 +24,21 @@ def join(client: WireClient, group: str, member_id: str = "", version: int = 7, 
     return client.request(ApiKey.JOIN_GROUP, version, body)
 
 
+def find_coordinator(client: WireClient, group: str):
+    """FindCoordinator until it names one: the first ask creates __consumer_offsets and, as in Kafka,
+    is answered COORDINATOR_NOT_AVAILABLE at once rather than when the topic is there; a client asks again."""
+    def ask():
+        answer = client.request(ApiKey.FIND_COORDINATOR, 3, dict(key=group, key_type=0))
+        assert answer.error_code in (Errors.NONE, Errors.COORDINATOR_NOT_AVAILABLE), answer
+        return answer if answer.error_code == Errors.NONE else None
+    return wait_until(ask, message=f"the coordinator of {group!r}")
+
+
 def test_find_coordinator_single_and_batched(broker):
     client = WireClient(broker.port)
-    single = client.request(ApiKey.FIND_COORDINATOR, 3, dict(key="g", key_type=0))
+    first = client.request(ApiKey.FIND_COORDINATOR, 3, dict(key="g", key_type=0))
+    assert first.error_code == Errors.COORDINATOR_NOT_AVAILABLE, "creating __consumer_offsets is not waited for"
+    single = find_coordinator(client, "g")
     assert (single.error_code, single.node_id, single.port) == (Errors.NONE, 1, broker.port)
     batched = client.request(ApiKey.FIND_COORDINATOR, 4, dict(key_type=0, coordinator_keys=["a", "b"]))
     assert [(c.key, c.error_code, c.port) for c in batched.coordinators] == [("a", 0, broker.port), ("b", 0, broker.port)]
@@ -46,7 +58,7 @@ def test_join_sync_heartbeat_leave_by_hand(start_broker):
     broker = start_broker(overrides=FAST_GROUPS)
     group = unique_topic("g")
     a, b = WireClient(broker.port), WireClient(broker.port)
-    a.request(ApiKey.FIND_COORDINATOR, 3, dict(key=group, key_type=0))
+    find_coordinator(a, group)
 
     first = join(a, group)  # v4+: a new member is first given an id and asked to come back with it
     assert first.error_code == Errors.MEMBER_ID_REQUIRED and first.member_id
@@ -88,7 +100,7 @@ def test_join_sync_heartbeat_leave_by_hand(start_broker):
 def test_bad_join_requests_get_kafka_error_codes(start_broker):
     broker = start_broker(overrides=FAST_GROUPS)
     client = WireClient(broker.port)
-    client.request(ApiKey.FIND_COORDINATOR, 3, dict(key="x", key_type=0))
+    find_coordinator(client, "x")
     assert join(client, "").error_code == Errors.INVALID_GROUP_ID
     assert join(client, "g-timeout", session_timeout_ms=10).error_code == Errors.INVALID_SESSION_TIMEOUT
     assert join(client, "g-unknown", member_id="made-up").error_code == Errors.UNKNOWN_MEMBER_ID
@@ -109,7 +121,7 @@ def test_offsets_commit_fetch_many_groups_delete(start_broker):
     topic = unique_topic("off")
     client.request(ApiKey.CREATE_TOPICS, 5, dict(topics=[dict(name=topic, num_partitions=2, replication_factor=1)],
                                                  timeout_ms=5000))
-    client.request(ApiKey.FIND_COORDINATOR, 3, dict(key="x", key_type=0))
+    find_coordinator(client, "x")
 
     def commit(group, offset, metadata="m", name=topic):
         return client.request(ApiKey.OFFSET_COMMIT, 8, dict(

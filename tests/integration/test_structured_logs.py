@@ -51,5 +51,7 @@ def test_json_logs_carry_the_request_context(tmp_path):
     assert created["api"] == "CreateTopics" and created["version"] == 7
     assert created["client_id"] == "wire-test" and created["correlation_id"] == 1
     assert created["listener"] == "PLAINTEXT" and created["connection"].startswith(f"127.0.0.1:{port}-")
-    assert created["thread"].startswith("data-plane-kafka-request-handler-")
+    # Logged where the controller's answer arrived, not on the I/O thread, which never waits for it;
+    # the request's context travels with the forward.
+    assert created["thread"] == "kafka-1-to-controller-forwarding-channel"
     assert by_name["shut down completed"]["logger"] == "kafka.server.KafkaServer"

@@ -403,9 +403,16 @@ class AdminClient:
 
     # ------------------------------------------------------------------ groups
     def _group_coordinator(self, group_id: str) -> int:
-        response = self._call_any(ApiKey.FIND_COORDINATOR, {"key": group_id, "key_type": 0}, max_version=3)
-        if response.error_code != Errors.NONE:
-            raise KafkaError(response.error_code, f"finding the coordinator of group {group_id!r}")
+        """The group's coordinator, asked for again while none is available yet (the broker answers
+        COORDINATOR_NOT_AVAILABLE while it creates __consumer_offsets), as Java's CoordinatorStrategy does."""
+        def attempt(remaining_ms: float):
+            response = self.client.send_and_wait(self._any_node(), ApiKey.FIND_COORDINATOR,
+                                                 {"key": group_id, "key_type": 0}, remaining_ms, 3).body
+            if response.error_code != Errors.NONE:
+                raise KafkaError(response.error_code, f"finding the coordinator of group {group_id!r}")
+            return response
+
+        response = self._retrying(attempt)
         node = Node(response.node_id, response.host, response.port)
         self.client.register_node(node)
         return node.node_id

@@ -24,6 +24,7 @@ reassignment moved it away) stops being hosted here and its log is deleted.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 
 import structlog
 
@@ -53,6 +54,7 @@ class BrokerMetadataPublisher:
         self.transaction_coordinator = transaction_coordinator
         self.default_log_config = default_log_config
         self._image = None  # the image applied last
+        self._update_listeners: list[Callable[[], None]] = []
 
     @staticmethod
     def supported_features() -> list[dict]:
@@ -81,6 +83,14 @@ class BrokerMetadataPublisher:
         if topics_changed:
             self._apply_topic_changes(old_topics, topics)
         self._image = image
+        for listener in self._update_listeners:
+            listener()
+
+    def add_update_listener(self, listener: Callable[[], None]) -> None:
+        """Call `listener` on this thread once each update is applied, to the cache and to the
+        partitions: admin changes waiting for this broker to show them are tried again there
+        (AdminManager.metadata_updated)."""
+        self._update_listeners.append(listener)
 
     def _topics_changed(self, delta) -> bool:
         return getattr(delta, "topics_delta", None) is not None or getattr(delta, "configs_delta", None) is not None
