@@ -20,7 +20,7 @@ from kafka.log import log_segment
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import DefaultRecord, build_batch, iter_batches
-from tests.helpers import unique_topic
+from tests.helpers import unique_topic, wait_until
 from tests.wire import WireClient
 
 OFFLINE_DIRS = "kafka_log_logmanager_offlinelogdirectorycount"
@@ -124,7 +124,10 @@ def test_a_real_full_filesystem(start_broker, tmp_path):
 
         filler.unlink()  # free the space: both work again, on the same connection
         assert produce(client, topic, batch(0, 100, size=1000)).error_code == Errors.NONE
-        assert find_coordinator(client, "g").error_code == Errors.NONE
+        # __consumer_offsets is created on first use, by the controller: FindCoordinator answers
+        # COORDINATOR_NOT_AVAILABLE until it exists, and a client asks again, as Kafka's do
+        wait_until(lambda: find_coordinator(client, "g").error_code == Errors.NONE, timeout=30,
+                   message="the group coordinator, once __consumer_offsets exists")
         assert fetch_offsets(client, topic) == list(range(100))
         assert metric(broker, OFFLINE_DIRS) == 0
         client.close()
