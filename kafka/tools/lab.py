@@ -70,7 +70,7 @@ LABS = (
     Lab("11", "observability-under-load", "Observability under load",
         "002, the request's journey, measured", 70, "ready"),
     Lab("12", "break-it", "Break it: faults and recovery",
-        "002 and 004, durability and failover", 75, "ready"),
+        "002 and 004, durability and failover", 90, "ready"),
 )
 
 

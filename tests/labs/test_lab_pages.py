@@ -1,6 +1,7 @@
 """The Python snippets of the lab pages still run: a page whose snippet broke would lead a class
 astray long before anyone noticed. Snippets that talk to `make run`'s broker on 127.0.0.1:9092
-run against a broker on a free port instead."""
+(and its /metrics on 9404) run against a broker on free ports instead, started with the
+`--override`s of the `kafka-server-start` command the snippet's step gives, if it gives one."""
 
 from __future__ import annotations
 
@@ -13,17 +14,52 @@ import pytest
 from kafka.tools.lab import LABS, REPO
 
 SNIPPET = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
-SNIPPETS = [(lab.number, n, code) for lab in LABS if lab.status == "ready"
-            for n, code in enumerate(SNIPPET.findall((REPO / lab.page).read_text(encoding="utf-8")), 1)
-            if "print(" in code]  # whole programs, not the lines to paste into one
+STEP = re.compile(r"^## ", re.M)
+# `    .venv/bin/kafka-server-start config/server.properties --override a=b \` and its continued lines
+SERVER_START = re.compile(r"^ +\S*kafka-server-start config/server\.properties(?:.*\\\n)*.*$", re.M)
+OVERRIDE = re.compile(r"--override ([a-z.]+)=(\S+)")
+# Where the broker listens and keeps its data is the test's to choose.
+PLACES = {"listeners", "advertised.listeners", "log.dirs", "metadata.log.dir", "metrics.listener"}
 
 
-@pytest.mark.parametrize(("lab", "n", "code"), SNIPPETS, ids=[f"lab {lab} snippet {n}" for lab, n, _ in SNIPPETS])
-def test_the_snippet_runs(lab, n, code, start_broker, tmp_path):
-    if "9092" in code:
-        code = code.replace("9092", str(start_broker(tmp_path / "data").port))
+def step_overrides(step: str, before: int) -> dict[str, str]:
+    """The overrides of the last broker command in `step` before position `before`."""
+    commands = [m.group(0) for m in SERVER_START.finditer(step, 0, before)]
+    if not commands:
+        return {}
+    return {key: value for key, value in OVERRIDE.findall(commands[-1]) if key not in PLACES}
+
+
+def snippets():
+    for lab in LABS:
+        if lab.status != "ready":
+            continue
+        n = 0
+        for step in STEP.split((REPO / lab.page).read_text(encoding="utf-8")):
+            for match in SNIPPET.finditer(step):
+                n += 1
+                if "print(" in match.group(1):  # whole programs, not the lines to paste into one
+                    yield pytest.param(lab.number, n, match.group(1), step_overrides(step, match.start()),
+                                       id=f"lab {lab.number} snippet {n}")
+
+
+@pytest.mark.parametrize(("lab", "n", "code", "overrides"), list(snippets()))
+def test_the_snippet_runs(lab, n, code, overrides, start_broker, tmp_path):
+    if "9092" in code or "9404" in code:
+        broker = start_broker(tmp_path / "data", overrides)
+        metrics = broker.server.metrics_endpoint.url.removeprefix("http://")
+        code = code.replace("127.0.0.1:9404", metrics).replace("9092", str(broker.port))
     script = tmp_path / f"lab{lab}_{n}.py"
     script.write_text(code, encoding="utf-8")
     done = subprocess.run([sys.executable, str(script)], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, f"docs/labs page of lab {lab}, snippet {n}, failed:\n{done.stderr[-2000:]}"
     assert done.stdout.strip(), "the snippet printed nothing"
+
+
+def test_a_step_gives_its_snippets_the_overrides_of_its_broker_command():
+    step = ("## Step 9\n\n    .venv/bin/kafka-server-start config/server.properties --override listeners=X \\\n"
+            "      --override log.dirs=./d --override connections.max.idle.ms=10000 \\\n"
+            "      --override queued.max.request.bytes=2097152\n\n```python\nprint(1)\n```\n")
+    assert step_overrides(step, step.index("```python")) == {"connections.max.idle.ms": "10000",
+                                                             "queued.max.request.bytes": "2097152"}
+    assert step_overrides(step, 0) == {}
