@@ -350,7 +350,8 @@ def scan_records(reader: RecordsReader, count: int, max_record_bytes: int, *, ru
         while i < count:
             if streaming:
                 reader.pos = p
-                reader.fill(VARINT_MAX_BYTES)  # the length and what follows it in one buffer
+                if end - p < VARINT_MAX_BYTES:  # the length and what follows it in one buffer
+                    reader.fill(VARINT_MAX_BYTES)
                 start = reader.pos
                 length = reader.read_varint(i)
                 if length > max_record_bytes:
@@ -571,15 +572,17 @@ def _same_shape_run(d, template: int, first_at: int, first: int, count: int, end
     n = min(count - first, (end - first_at) // size)
     if n < _MIN_RUN:
         return None
-    n -= len(d[first_at : first_at + n * size : size].lstrip(_BYTE[d[template]]))  # the length's first byte
+    n -= len(_column(d, first_at, n, size).lstrip(_BYTE[d[template]]))  # the length's first byte
     if n < _MIN_RUN:
         return None
+    if not isinstance(d, bytes):  # a memoryview's columns copy slowly: one copy of the run, bytes' columns
+        d, template, first_at = bytes(d[template : first_at + n * size]), 0, size
     layout = record_layout(d, template)
     n = min(n, _OFFSET_DELTA_FITS[layout.offset_delta[1]] - first)  # positions the deltas' width can hold
     if n <= 0:
         return None
     for offset, byte in layout.shape:
-        column = d[first_at + offset : first_at + n * size : size]
+        column = _column(d, first_at + offset, n, size)
         if column.count(byte) != n:  # the run ends at the first record without it
             n -= len(column.lstrip(_BYTE[byte]))
             if not n:
@@ -601,7 +604,13 @@ def _same_shape_run(d, template: int, first_at: int, first: int, count: int, end
 
 def _columns(d, first_at: int, n: int, size: int, at: int, width: int) -> list[bytes]:
     """The bytes of one varint field of the run's records: column k holds each record's byte k."""
-    return [d[first_at + at + k : first_at + n * size : size] for k in range(width)]
+    return [_column(d, first_at + at + k, n, size) for k in range(width)]
+
+
+def _column(d, at: int, n: int, size: int) -> bytes:
+    """Bytes `at`, `at` + size, ... (n of them): one field's byte in each record of a run. A
+    memoryview's slice is a view; bytes() copies it (a bytes object it returns as it is)."""
+    return bytes(d[at : at + n * size : size])
 
 
 def _timestamp_delta_range(columns: list[bytes]) -> tuple[int, int]:
@@ -615,6 +624,8 @@ def _timestamp_delta_range(columns: list[bytes]) -> tuple[int, int]:
     signs = columns[0].translate(_LOW_BIT).count(1)
     if signs in (0, len(columns[0])) and not _any_beyond(columns, ends[1], 1) and not _any_beyond(columns, ends[0], -1):
         deltas = [_varint_value(ends[0]), _varint_value(ends[1])]
+    elif len(columns) == 1:
+        deltas = [_ZIGZAG[b] for b in columns[0]]
     else:
         deltas = [_varint_value(parts) for parts in zip(*columns, strict=True)]
     return min(deltas), max(deltas)

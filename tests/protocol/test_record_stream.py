@@ -223,7 +223,7 @@ def shaped_sections(draw):
 
 
 def _outcome(codec, section: bytes, count: int, limit: int, runs: bool):
-    payload = compress(codec, section) if codec != CompressionType.NONE else section
+    payload = compress(codec, section) if codec != CompressionType.NONE else memoryview(section)  # as the log has it
     try:
         return scan_records(RecordsReader(codec, payload, 0, len(payload)), count, limit, runs=runs)
     except InvalidRecordError as e:
