@@ -27,9 +27,12 @@ from kafka.protocol.record_batch import (
     seal_batch,
 )
 from kafka.protocol.record_stream import (
+    WINDOW_BYTES,
     CorruptRecordError,
+    InvalidRecordError,
     MalformedRecordError,
     OversizedRecordError,
+    RecordsReader,
     scan_records,
 )
 
@@ -152,3 +155,116 @@ def test_a_corrupt_compressed_batch_is_a_corrupt_record():
     data[-6] ^= 0xFF  # the gzip member's CRC-32 no longer matches (the batch's CRC is not checked here)
     with pytest.raises(CorruptRecordError):
         _scan(RecordBatch(bytes(data)))
+
+
+# ------------------------------------------------------------------ runs of records of one shape
+# scan_records steps over runs of records shaped as the one before (_same_shape_run). Whatever the
+# bytes, it must answer exactly as its record loop alone does (runs=False): the same RecordsScan, or
+# the same error, message and index; and on well-formed batches as the full decoder reads them.
+
+
+def _varint(value: int, pad: int = 0) -> bytes:
+    """A zigzag varint; `pad` extra bytes make it longer than it need be (legal, if odd)."""
+    raw = (value << 1) ^ (value >> 63)
+    out = bytearray()
+    while raw >= 0x80:
+        out.append(raw & 0x7F | 0x80)
+        raw >>= 7
+    out.append(raw)
+    if pad:
+        out[-1] |= 0x80
+        out += b"\x80" * (pad - 1) + b"\x00"
+    return bytes(out)
+
+
+def _sized(data: bytes | None) -> bytes:
+    return _varint(-1) if data is None else _varint(len(data)) + data
+
+
+def _record(offset: int, timestamp: int, key: bytes | None, value: bytes | None, headers, pad_ts: int,
+            pad_offset: int) -> bytes:
+    body = (b"\x00" + _varint(timestamp, pad_ts) + _varint(offset, pad_offset) + _sized(key) + _sized(value)
+            + _varint(len(headers)) + b"".join(_sized(k) + _sized(v) for k, v in headers))
+    return _varint(len(body)) + body
+
+
+shapes = st.tuples(st.one_of(st.none(), st.binary(max_size=12)),  # key
+                   st.one_of(st.none(), st.integers(0, 200)),  # value size
+                   st.lists(st.tuples(st.binary(max_size=4), st.one_of(st.none(), st.binary(max_size=4))),
+                            max_size=2),  # headers
+                   st.sampled_from(["zero", "rising", "falling", "shuffled", "huge", "dip", "sag", "wide dip"]),
+                   st.integers(0, 1), st.integers(0, 1))  # padded timestamp / offset varints
+
+
+@st.composite
+def shaped_sections(draw):
+    """(records section, declared count): runs of records of one shape, then perhaps damaged."""
+    records = []
+    rng = draw(st.randoms(use_true_random=False))
+    for (key, value_size, headers, deltas, pad_ts, pad_offset), repeat in draw(  # timestamp deltas
+            st.lists(st.tuples(shapes, st.integers(1, 90)), min_size=1, max_size=5)):
+        for _ in range(repeat):
+            i = len(records)
+            timestamp = {"zero": 0, "rising": 5 * i, "falling": -3 * i, "shuffled": rng.randrange(-70, 70),
+                         "huge": (1 << 40) + i, "dip": abs(30 - i % 60), "sag": -1 - abs(30 - i % 60),
+                         "wide dip": 100 + abs(30 - i % 60)}[deltas]
+            value = None if value_size is None else bytes([i % 251]) * value_size
+            records.append([i, timestamp, key, value, headers, pad_ts, pad_offset])
+    for i in draw(st.sets(st.integers(0, len(records) - 1), max_size=3)):  # misplaced offset deltas
+        records[i][0] = i + draw(st.sampled_from([1, -1, 64, 9000, -200]))
+    if draw(st.sampled_from([False] * 4 + [True])):  # a producer whose offset deltas wrap at 64
+        for record in records:
+            record[0] %= 64
+    section = bytearray(b"".join(_record(*r) for r in records))
+    for at, byte in draw(st.lists(st.tuples(st.integers(0, len(section) - 1), st.integers(0, 255)), max_size=2)):
+        section[at] = byte
+    section += draw(st.sampled_from([b"", b"", b"\x00", b"\x02\x00"]))  # bytes after the last record
+    return bytes(section), len(records) + draw(st.sampled_from([0, 0, 0, -1, 1]))
+
+
+def _outcome(codec, section: bytes, count: int, limit: int, runs: bool):
+    payload = compress(codec, section) if codec != CompressionType.NONE else memoryview(section)  # as the log has it
+    try:
+        return scan_records(RecordsReader(codec, payload, 0, len(payload)), count, limit, runs=runs)
+    except InvalidRecordError as e:
+        return type(e).__name__, str(e), getattr(e, "index", None)
+
+
+@settings(max_examples=400, deadline=None)
+@given(shaped_sections(), st.sampled_from([CompressionType.NONE, CompressionType.NONE, CompressionType.LZ4]),
+       st.sampled_from([1 << 20, 120]))
+def test_runs_of_one_shape_are_scanned_as_the_record_loop_scans_them(section_and_count, codec, limit):
+    section, count = section_and_count
+    assert _outcome(codec, section, count, limit, runs=True) == _outcome(codec, section, count, limit, runs=False)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(shapes, st.integers(1, 90)), min_size=1, max_size=5), st.randoms(use_true_random=False))
+def test_runs_of_one_shape_agree_with_the_record_decoder(segments, rng):
+    records = []
+    for (key, value_size, headers, *_), repeat in segments:
+        for _ in range(repeat):
+            i = len(records)
+            records.append(DefaultRecord(rng.choice([i, i, i, i + 1]), rng.choice([0, i, -i, 70 * i, rng.randrange(-99, 99)]),
+                                         key, None if value_size is None else bytes(value_size),
+                                         [Header(k.decode("latin-1"), v) for k, v in headers]))
+    scan = scan_records(_batch(records).records_reader(), len(records), 1 << 20)
+    assert scan.keyless == [i for i, r in enumerate(records) if r.key is None]
+    assert scan.misplaced == [i for i, r in enumerate(records) if r.offset != i]
+    assert (scan.min_timestamp_delta, scan.max_timestamp_delta) == (min(r.timestamp for r in records),
+                                                                    max(r.timestamp for r in records))
+
+
+@pytest.mark.parametrize("codec", [CompressionType.NONE, CompressionType.ZSTD])
+def test_runs_across_the_readers_window_and_offset_delta_widths(codec):
+    """20,000 records of one shape: offset deltas of one, two and three bytes, timestamp deltas
+    of one and two, a compressed batch read through several windows; two records misplaced."""
+    records = [DefaultRecord(i, i // 100, None, b"v" * 30) for i in range(20_000)]
+    records[8191] = DefaultRecord(8190, 81, None, b"v" * 30)
+    records[19_999] = DefaultRecord(0, 199, None, b"v" * 30)
+    section = encode_records(records, 0, 0)
+    assert len(section) > 8 * WINDOW_BYTES
+    assert _outcome(codec, section, len(records), 1 << 20, runs=True) == _outcome(codec, section, len(records),
+                                                                                  1 << 20, runs=False)
+    scan = _outcome(codec, section, len(records), 1 << 20, runs=True)
+    assert (scan.misplaced, scan.min_timestamp_delta, scan.max_timestamp_delta) == ([8191, 19_999], 0, 199)
