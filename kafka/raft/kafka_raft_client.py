@@ -52,6 +52,7 @@ from kafka.raft.raft_config import RaftConfig
 from kafka.raft.raft_message import RaftRequest, RaftResponse, RaftTransportFailure
 from kafka.raft.raft_snapshots import RaftSnapshots
 from kafka.raft.replicated_log import OffsetAndEpoch, ReplicatedLog
+from kafka.raft.request_manager import RequestManager
 from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.raft.KafkaRaftClient")
@@ -69,13 +70,6 @@ class ListenerContext:
     last_leader: LeaderAndEpoch | None = None
 
 
-@dataclass
-class InFlight:
-    correlation_id: int
-    api_key: ApiKey
-    sent_ms: int
-
-
 class KafkaRaftClient(RaftSnapshots):
     def __init__(self, node_id: int, voters: set[int], log: ReplicatedLog, quorum_state_store: QuorumStateStore,
                  time: Time, random: random_module.Random, config: RaftConfig, cluster_id: str,
@@ -90,8 +84,8 @@ class KafkaRaftClient(RaftSnapshots):
         self.quorum = QuorumState(node_id, self.voters, quorum_state_store, time, random, config)
         self._outbound: list[RaftRequest | RaftResponse] = []
         self._correlation_ids = itertools.count(1)
-        self._in_flight: dict[int, InFlight] = {}  # destination -> the one request we await from it
-        self._backoff_until: dict[int, int] = {}  # destination -> no new request before this
+        # The one request awaited from each peer, and the peers to leave alone for a while.
+        self.requests = RequestManager(config.retry_backoff_ms, config.request_timeout_ms + config.fetch_max_wait_ms)
         self._parked_fetches: list[tuple[RaftRequest, int]] = []  # leader: fetches waiting for data
         self._pending_appends: list[bytes] = []  # leader: records gathered for the next batch
         self._linger_deadline_ms: int | None = None
@@ -186,7 +180,7 @@ class KafkaRaftClient(RaftSnapshots):
     def poll(self) -> int:
         """Run what is due now; returns how many ms until poll wants to run again."""
         now = self.time.milliseconds()
-        self._expire_in_flight(now)
+        self.requests.expire_requests(now)
         self._maybe_write_snapshot()
         state = self.quorum.state
         if isinstance(state, LeaderState):
@@ -262,7 +256,7 @@ class KafkaRaftClient(RaftSnapshots):
         if not self.quorum.is_voter:
             # An observer finds the leader by fetching from any voter: the answer names it.
             voter = self.random.choice(sorted(self.voters))
-            if self._can_send_to(voter, now) and not self._in_flight:
+            if self._can_send_to(voter, now) and not self.requests.has_any_inflight_request():
                 self._send_request(voter, ApiKey.FETCH, self._fetch_request_body())
             return self.config.retry_backoff_ms * 5
         if now >= state.election_deadline_ms:
@@ -274,7 +268,7 @@ class KafkaRaftClient(RaftSnapshots):
     def _become_candidate(self) -> None:
         if self.election_started_ms is None:
             self.election_started_ms = self.time.milliseconds()
-        self._in_flight.clear()
+        self.requests.reset_all()
         state = self.quorum.transition_to_candidate()
         log.info("standing for election", epoch=state.epoch, last_epoch=self.log.last_fetched_epoch(),
                  log_end=self.log.end_offset())
@@ -299,7 +293,7 @@ class KafkaRaftClient(RaftSnapshots):
         self.log.append_as_leader(leader_change_batch(epoch_start, now, leader.epoch, self.node_id,
                                                       sorted(self.voters), sorted(state.granting)), leader.epoch)
         self.log.flush(False)
-        self._in_flight.clear()
+        self.requests.reset_all()
         self._pending_appends, self._linger_deadline_ms = [], None
         self._update_leader_high_watermark(leader, now)
         self._election_retries = 0
@@ -325,7 +319,7 @@ class KafkaRaftClient(RaftSnapshots):
             self._complete_parked_fetches(self.time.milliseconds())
 
     def _become_follower(self, epoch: int, leader_id: int) -> None:
-        self._in_flight.clear()
+        self.requests.reset_all()
         self._abandon_snapshot_fetch()
         self.quorum.transition_to_follower(epoch, leader_id)
         self._election_retries = 0
@@ -352,20 +346,20 @@ class KafkaRaftClient(RaftSnapshots):
             if handler is not None:
                 handler(message)
             return
-        in_flight = self._in_flight.get(message.source_id)
-        if in_flight is None or in_flight.correlation_id != message.correlation_id:
+        if not self.requests.is_response_expected(message.source_id, message.correlation_id):
             return  # a late answer to a request we gave up on
-        del self._in_flight[message.source_id]
         if isinstance(message, RaftTransportFailure):  # the node is down, or did not answer in time
-            self._backoff_until[message.source_id] = self.time.milliseconds() + self.config.retry_backoff_ms
+            self.requests.on_response_result(message.source_id, message.correlation_id, False,
+                                             self.time.milliseconds())
             return
         body = message.body
         error = body.get("error_code", 0)
+        # A refusal of the whole request (INCONSISTENT_VOTER_SET...) backs off like a lost one.
+        self.requests.on_response_result(message.source_id, message.correlation_id, error == Errors.NONE,
+                                         self.time.milliseconds())
         if error == Errors.INCONSISTENT_CLUSTER_ID:
             self._on_inconsistent_cluster_id(message.source_id)
-            return
-        if error != Errors.NONE:  # the peer answered, but refused the whole request (INCONSISTENT_VOTER_SET...)
-            self._backoff_until[message.source_id] = self.time.milliseconds() + self.config.retry_backoff_ms
+        if error != Errors.NONE:
             return
         handler = {ApiKey.VOTE: self._handle_vote_response, ApiKey.BEGIN_QUORUM_EPOCH: self._handle_epoch_response,
                    ApiKey.END_QUORUM_EPOCH: self._handle_epoch_response,
@@ -622,7 +616,7 @@ class KafkaRaftClient(RaftSnapshots):
             log.error("a voter belongs to another cluster (INCONSISTENT_CLUSTER_ID): were all nodes formatted "
                       "with the same kafka-storage format -t <cluster id>?", cluster_id=self.cluster_id, peer=source,
                       times=self.inconsistent_cluster_id_count)
-        self._backoff_until[source] = self.time.milliseconds() + self.config.fetch_timeout_ms
+        self.requests.backoff(source, self.time.milliseconds(), self.config.fetch_timeout_ms)
 
     def _handle_fetch_response(self, source: int, body) -> None:
         p = body["responses"][0]["partitions"][0]
@@ -635,7 +629,7 @@ class KafkaRaftClient(RaftSnapshots):
             elif leader_epoch == self.quorum.epoch and leader_id >= 0:
                 self._maybe_follow(leader_epoch, leader_id)
             else:
-                self._backoff_until[source] = now + self.config.retry_backoff_ms
+                self.requests.backoff(source, now)
             return
         if leader_epoch > self.quorum.epoch or (leader_epoch == self.quorum.epoch and not self.quorum.is_follower()):
             self._maybe_follow(leader_epoch, leader_id)
@@ -680,20 +674,13 @@ class KafkaRaftClient(RaftSnapshots):
 
     # ================================================================== requests out
     def _can_send_to(self, destination: int, now: int) -> bool:
-        return destination not in self._in_flight and self._backoff_until.get(destination, 0) <= now
+        return self.requests.is_ready(destination, now)
 
     def _send_request(self, destination: int, api_key: ApiKey, body: dict) -> None:
         correlation_id = next(self._correlation_ids)
         now = self.time.milliseconds()
-        self._in_flight[destination] = InFlight(correlation_id, api_key, now)
+        self.requests.on_request_sent(destination, correlation_id, now)
         self._outbound.append(RaftRequest(correlation_id, self.node_id, destination, api_key, body, now))
-
-    def _expire_in_flight(self, now: int) -> None:
-        timeout = self.config.request_timeout_ms + self.config.fetch_max_wait_ms
-        for destination, in_flight in list(self._in_flight.items()):
-            if now - in_flight.sent_ms >= timeout:
-                del self._in_flight[destination]
-                self._backoff_until[destination] = now + self.config.retry_backoff_ms
 
     # ================================================================== listeners
     def _fire_listeners(self) -> None:
