@@ -70,7 +70,7 @@ class ListenerContext:
     last_leader: LeaderAndEpoch | None = None
 
 
-class KafkaRaftClient(RaftSnapshots):
+class KafkaRaftClient:
     def __init__(self, node_id: int, voters: set[int], log: ReplicatedLog, quorum_state_store: QuorumStateStore,
                  time: Time, random: random_module.Random, config: RaftConfig, cluster_id: str,
                  listeners=()) -> None:
@@ -93,8 +93,7 @@ class KafkaRaftClient(RaftSnapshots):
         self._shutting_down = False
         self._election_retries = 0  # elections lost in a row: the backoff doubles with each
         self.inconsistent_cluster_id_count = 0
-        self._pending_snapshot: tuple[OffsetAndEpoch, list[bytes]] | None = None  # to write at the next poll
-        self._fetching_snapshot = None  # follower: (snapshot id, writer, position) while copying the leader's
+        self.snapshots = RaftSnapshots(node_id, cluster_id, log, self.quorum, time, config)  # KIP-630
         self.election_started_ms: int | None = None
         self.election_latencies_ms: list[int] = []
         self.commit_latencies_ms: list[int] = []
@@ -140,6 +139,10 @@ class KafkaRaftClient(RaftSnapshots):
         self._pending_appends.extend(records)
         return self.log.end_offset() + len(self._pending_appends) - 1
 
+    def schedule_snapshot(self, snapshot_id: OffsetAndEpoch, records: list[bytes]) -> None:
+        """Write a snapshot of the committed log below snapshot_id.offset at the next poll (KIP-630)."""
+        self.snapshots.schedule_snapshot(snapshot_id, records)
+
     def shutdown(self, timeout_ms: int) -> None:
         """A leader resigns: it tells the voters (EndQuorumEpoch), best-placed successors first."""
         self._shutting_down = True
@@ -181,7 +184,7 @@ class KafkaRaftClient(RaftSnapshots):
         """Run what is due now; returns how many ms until poll wants to run again."""
         now = self.time.milliseconds()
         self.requests.expire_requests(now)
-        self._maybe_write_snapshot()
+        self.snapshots.maybe_write_snapshot()
         state = self.quorum.state
         if isinstance(state, LeaderState):
             wait = self._poll_leader(state, now)
@@ -240,8 +243,8 @@ class KafkaRaftClient(RaftSnapshots):
                 self.quorum.transition_to_unattached(state.epoch)
             return 0
         if self._can_send_to(state.leader_id, now):
-            if self._fetching_snapshot is not None:
-                self._send_request(state.leader_id, ApiKey.FETCH_SNAPSHOT, self._fetch_snapshot_body())
+            if self.snapshots.is_fetching():
+                self._send_request(state.leader_id, ApiKey.FETCH_SNAPSHOT, self.snapshots.fetch_snapshot_request_body())
             else:
                 self._send_request(state.leader_id, ApiKey.FETCH, self._fetch_request_body())
         return min(state.fetch_deadline_ms - now, self.config.retry_backoff_ms * 5)
@@ -320,7 +323,7 @@ class KafkaRaftClient(RaftSnapshots):
 
     def _become_follower(self, epoch: int, leader_id: int) -> None:
         self.requests.reset_all()
-        self._abandon_snapshot_fetch()
+        self.snapshots.abandon_snapshot_fetch()
         self.quorum.transition_to_follower(epoch, leader_id)
         self._election_retries = 0
         self._after_leadership_lost()
@@ -364,9 +367,15 @@ class KafkaRaftClient(RaftSnapshots):
         handler = {ApiKey.VOTE: self._handle_vote_response, ApiKey.BEGIN_QUORUM_EPOCH: self._handle_epoch_response,
                    ApiKey.END_QUORUM_EPOCH: self._handle_epoch_response,
                    ApiKey.FETCH: self._handle_fetch_response,
-                   ApiKey.FETCH_SNAPSHOT: self._handle_fetch_snapshot_response}.get(message.api_key)
+                   ApiKey.FETCH_SNAPSHOT: self.snapshots.handle_fetch_snapshot_response}.get(message.api_key)
         if handler is not None:
             handler(message.source_id, body)
+
+    def _handle_fetch_snapshot_request(self, request: RaftRequest) -> None:
+        if not self._cluster_id_ok(request, request.body):
+            self._respond(request, dict(error_code=Errors.INCONSISTENT_CLUSTER_ID, topics=[]))
+            return
+        self._respond(request, self.snapshots.fetch_snapshot_response_body(request.body))
 
     def _respond(self, request: RaftRequest, body: dict) -> None:
         self._outbound.append(RaftResponse(request.correlation_id, self.node_id, request.source_id,
@@ -639,7 +648,7 @@ class KafkaRaftClient(RaftSnapshots):
         state.fetch_deadline_ms = now + self.config.fetch_timeout_ms
         snapshot = p.get("snapshot_id")
         if snapshot is not None and snapshot.get("end_offset", -1) >= 0:
-            self._begin_fetching_snapshot(OffsetAndEpoch(snapshot["end_offset"], snapshot["epoch"]))
+            self.snapshots.begin_fetching_snapshot(OffsetAndEpoch(snapshot["end_offset"], snapshot["epoch"]))
             return
         diverging = p.get("diverging_epoch")
         if diverging is not None and diverging.get("epoch", -1) >= 0:
@@ -689,7 +698,7 @@ class KafkaRaftClient(RaftSnapshots):
         for context in self._listeners:
             latest = self.log.latest_snapshot_id()
             if latest is not None and context.next_offset < self.log.start_offset():
-                self._load_snapshot(context, latest)
+                self.snapshots.load_snapshot(context, latest)
             while context.next_offset < hw:
                 info = self.log.read(context.next_offset, self.config.fetch_max_bytes)
                 progressed = False
