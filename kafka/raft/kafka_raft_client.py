@@ -45,20 +45,29 @@ from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import DefaultRecord, build_batch, iter_batches
 from kafka.raft.batch import Batch, LeaderAndEpoch, NotLeaderError
 from kafka.raft.epoch_state import CandidateState, FollowerState, ResignedState, UnattachedState, VotedState
+from kafka.raft.kafka_raft_metrics import KafkaRaftMetrics
 from kafka.raft.leader_state import LeaderState
 from kafka.raft.quorum_state import QuorumState
 from kafka.raft.quorum_state_store import QuorumStateStore
 from kafka.raft.raft_config import RaftConfig
 from kafka.raft.raft_message import RaftRequest, RaftResponse, RaftTransportFailure
 from kafka.raft.raft_snapshots import RaftSnapshots
+from kafka.raft.raft_util import (
+    begin_quorum_epoch_request,
+    describe_quorum_response,
+    end_quorum_epoch_request,
+    fetch_request,
+    fetch_response,
+    only_partition,
+    partition_response,
+    vote_request,
+)
 from kafka.raft.replicated_log import OffsetAndEpoch, ReplicatedLog
 from kafka.raft.request_manager import RequestManager
 from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.raft.KafkaRaftClient")
 
-METADATA_TOPIC = "__cluster_metadata"
-NO_LEADER = -1
 RETRY_BACKOFF_BASE_MS = 100
 
 
@@ -94,10 +103,7 @@ class KafkaRaftClient:
         self._election_retries = 0  # elections lost in a row: the backoff doubles with each
         self.inconsistent_cluster_id_count = 0
         self.snapshots = RaftSnapshots(node_id, cluster_id, log, self.quorum, time, config)  # KIP-630
-        self.election_started_ms: int | None = None
-        self.election_latencies_ms: list[int] = []
-        self.commit_latencies_ms: list[int] = []
-        self._append_times: list[tuple[int, int]] = []  # (last offset, appended at ms): commit latency
+        self.metrics = KafkaRaftMetrics()
 
     # ================================================================== the public face
     def register(self, listener) -> None:
@@ -167,17 +173,12 @@ class KafkaRaftClient:
         successors = sorted(others, key=lambda v: -state.voter_states[v].end_offset)
         self.quorum.transition_to_resigned(successors)
         for voter in others:
-            self._send_request(voter, ApiKey.END_QUORUM_EPOCH, self._end_quorum_epoch_body(successors))
+            self._send_request(voter, ApiKey.END_QUORUM_EPOCH, end_quorum_epoch_request(self.cluster_id, self.node_id, self.quorum.epoch, successors))
 
     def raft_metrics(self) -> dict[str, object]:
         """raft-metrics, by Kafka's names (the MetricsEndpoint exports them)."""
-        def avg(values: list[int]) -> float:
-            return sum(values[-100:]) / len(values[-100:]) if values else 0.0
-        leader = self.quorum.leader_id
-        return {"current-leader": -1 if leader is None else leader, "current-epoch": self.quorum.epoch,
-                "current-state": self.quorum.state_name(), "high-watermark": self.log.high_watermark(),
-                "log-end-offset": self.log.end_offset(), "commit-latency-avg": avg(self.commit_latencies_ms),
-                "election-latency-avg": avg(self.election_latencies_ms)}
+        return self.metrics.values(self.quorum.leader_id, self.quorum.epoch, self.quorum.state_name(),
+                                   self.log.high_watermark(), self.log.end_offset())
 
     # ================================================================== poll: the timers
     def poll(self) -> int:
@@ -204,7 +205,7 @@ class KafkaRaftClient:
             self._flush_pending_appends(state, now)
         for voter in state.non_acknowledging_voters():
             if self._can_send_to(voter, now):
-                self._send_request(voter, ApiKey.BEGIN_QUORUM_EPOCH, self._begin_quorum_epoch_body(state))
+                self._send_request(voter, ApiKey.BEGIN_QUORUM_EPOCH, begin_quorum_epoch_request(self.cluster_id, self.node_id, state.epoch))
         # Check-quorum: a leader cut off from a majority steps down rather than lead alone forever.
         timeout = self.config.fetch_timeout_ms * 3 // 2
         if len(self.voters) > 1 and now - state.elected_ms > timeout and \
@@ -269,8 +270,7 @@ class KafkaRaftClient:
 
     # ================================================================== elections
     def _become_candidate(self) -> None:
-        if self.election_started_ms is None:
-            self.election_started_ms = self.time.milliseconds()
+        self.metrics.on_election_started(self.time.milliseconds())
         self.requests.reset_all()
         state = self.quorum.transition_to_candidate()
         log.info("standing for election", epoch=state.epoch, last_epoch=self.log.last_fetched_epoch(),
@@ -300,9 +300,7 @@ class KafkaRaftClient:
         self._pending_appends, self._linger_deadline_ms = [], None
         self._update_leader_high_watermark(leader, now)
         self._election_retries = 0
-        if self.election_started_ms is not None:
-            self.election_latencies_ms.append(now - self.election_started_ms)
-            self.election_started_ms = None
+        self.metrics.on_election_ended(now)
         log.info("elected leader", epoch=leader.epoch, votes=sorted(state.granting), epoch_start_offset=epoch_start)
 
     def _transition_for_higher_epoch(self, epoch: int, leader_id: int | None) -> None:
@@ -327,9 +325,7 @@ class KafkaRaftClient:
         self.quorum.transition_to_follower(epoch, leader_id)
         self._election_retries = 0
         self._after_leadership_lost()
-        if self.election_started_ms is not None:
-            self.election_latencies_ms.append(self.time.milliseconds() - self.election_started_ms)
-            self.election_started_ms = None
+        self.metrics.on_election_ended(self.time.milliseconds())
 
     def _maybe_follow(self, epoch: int, leader_id: int) -> None:
         """A message from the leader of `epoch` (or naming it): follow it unless we already do."""
@@ -385,22 +381,17 @@ class KafkaRaftClient:
         cluster_id = body.get("cluster_id")
         return cluster_id is None or cluster_id == self.cluster_id
 
-    @staticmethod
-    def _partition(body, key: str = "topics", partitions: str = "partitions"):
-        return body[key][0][partitions][0]
-
     # ------------------------------------------------------------------ Vote
     def _vote_request_body(self, state: CandidateState) -> dict:
-        return dict(cluster_id=self.cluster_id, topics=[dict(topic_name=METADATA_TOPIC, partitions=[dict(
-            partition_index=0, candidate_epoch=state.epoch, candidate_id=self.node_id,
-            last_offset_epoch=self.log.last_fetched_epoch(), last_offset=self.log.end_offset())])])
+        return vote_request(self.cluster_id, state.epoch, self.node_id, self.log.last_fetched_epoch(),
+                            self.log.end_offset())
 
     def _handle_vote_request(self, request: RaftRequest) -> None:
         body = request.body
         if not self._cluster_id_ok(request, body):
             self._respond(request, dict(error_code=Errors.INCONSISTENT_CLUSTER_ID, topics=[]))
             return
-        p = self._partition(body)
+        p = only_partition(body)
         candidate, epoch = p["candidate_id"], p["candidate_epoch"]
         if candidate not in self.voters or not self.quorum.is_voter:
             self._respond(request, dict(error_code=Errors.INCONSISTENT_VOTER_SET, topics=[]))
@@ -432,12 +423,10 @@ class KafkaRaftClient:
         self._respond(request, self._partition_response(error, leader, vote_granted=granted))
 
     def _partition_response(self, error: Errors, leader_id: int | None, **extra) -> dict:
-        return dict(error_code=Errors.NONE, topics=[dict(topic_name=METADATA_TOPIC, partitions=[dict(
-            partition_index=0, error_code=error, leader_id=NO_LEADER if leader_id is None else leader_id,
-            leader_epoch=self.quorum.epoch, **extra)])])
+        return partition_response(error, leader_id, self.quorum.epoch, **extra)
 
     def _handle_vote_response(self, source: int, body) -> None:
-        p = self._partition(body)
+        p = only_partition(body)
         if self._handle_epoch_in_response(p):
             return
         state = self.quorum.state
@@ -461,20 +450,11 @@ class KafkaRaftClient:
         return False
 
     # ------------------------------------------------------------------ BeginQuorumEpoch / EndQuorumEpoch
-    def _begin_quorum_epoch_body(self, state: LeaderState) -> dict:
-        return dict(cluster_id=self.cluster_id, topics=[dict(topic_name=METADATA_TOPIC, partitions=[dict(
-            partition_index=0, leader_id=self.node_id, leader_epoch=state.epoch)])])
-
-    def _end_quorum_epoch_body(self, successors: list[int]) -> dict:
-        return dict(cluster_id=self.cluster_id, topics=[dict(topic_name=METADATA_TOPIC, partitions=[dict(
-            partition_index=0, leader_id=self.node_id, leader_epoch=self.quorum.epoch,
-            preferred_successors=successors)])])
-
     def _handle_begin_epoch(self, request: RaftRequest) -> None:
         if not self._cluster_id_ok(request, request.body):
             self._respond(request, dict(error_code=Errors.INCONSISTENT_CLUSTER_ID, topics=[]))
             return
-        p = self._partition(request.body)
+        p = only_partition(request.body)
         epoch, leader = p["leader_epoch"], p["leader_id"]
         if epoch < self.quorum.epoch:
             self._respond(request, self._partition_response(Errors.FENCED_LEADER_EPOCH, self.quorum.leader_id))
@@ -484,7 +464,7 @@ class KafkaRaftClient:
         self._respond(request, self._partition_response(Errors.NONE, leader))
 
     def _handle_end_epoch(self, request: RaftRequest) -> None:
-        p = self._partition(request.body)
+        p = only_partition(request.body)
         epoch, leader = p["leader_epoch"], p["leader_id"]
         if epoch < self.quorum.epoch:
             self._respond(request, self._partition_response(Errors.FENCED_LEADER_EPOCH, self.quorum.leader_id))
@@ -504,7 +484,7 @@ class KafkaRaftClient:
         self._respond(request, self._partition_response(Errors.NONE, self.quorum.leader_id))
 
     def _handle_epoch_response(self, source: int, body) -> None:
-        p = self._partition(body)
+        p = only_partition(body)
         if self._handle_epoch_in_response(p):
             return
         state = self.quorum.state
@@ -556,18 +536,8 @@ class KafkaRaftClient:
         self._respond(request, self._fetch_response(Errors.NONE, records=info.records))
 
     def _fetch_response(self, error: Errors, records: bytes = b"", diverging=None, snapshot=None) -> dict:
-        leader = self.quorum.leader_id
-        partition = dict(partition_index=0, error_code=error, high_watermark=self.log.high_watermark(),
-                         last_stable_offset=-1, log_start_offset=self.log.start_offset(),
-                         current_leader=dict(leader_id=NO_LEADER if leader is None else leader,
-                                             leader_epoch=self.quorum.epoch),
-                         aborted_transactions=None, preferred_read_replica=-1, records=records)
-        if diverging is not None:
-            partition["diverging_epoch"] = dict(epoch=diverging.epoch, end_offset=diverging.offset)
-        if snapshot is not None:
-            partition["snapshot_id"] = dict(end_offset=snapshot.offset, epoch=snapshot.epoch)
-        return dict(throttle_time_ms=0, error_code=Errors.NONE, session_id=0,
-                    responses=[dict(topic=METADATA_TOPIC, partitions=[partition])])
+        return fetch_response(error, self.quorum.leader_id, self.quorum.epoch, self.log.high_watermark(),
+                              self.log.start_offset(), records, diverging, snapshot)
 
     def _complete_parked_fetches(self, now: int, expired_only: bool = False) -> None:
         parked, self._parked_fetches = self._parked_fetches, []
@@ -583,8 +553,7 @@ class KafkaRaftClient:
 
     def _on_leader_high_watermark(self, state: LeaderState, now: int) -> None:
         self.log.update_high_watermark(state.high_watermark)
-        while self._append_times and self._append_times[0][0] < state.high_watermark:
-            self.commit_latencies_ms.append(now - self._append_times.pop(0)[1])
+        self.metrics.on_high_watermark(state.high_watermark, now)
         self._complete_parked_fetches(now)  # followers learn the new HW without waiting
 
     def _flush_pending_appends(self, state: LeaderState, now: int) -> None:
@@ -594,7 +563,7 @@ class KafkaRaftClient:
         batch = build_batch([DefaultRecord(i, now, None, value) for i, value in enumerate(records)], timestamp=now)
         info = self.log.append_as_leader(batch, state.epoch)
         self.log.flush(False)  # on disk before it can count toward a majority
-        self._append_times.append((info.last_offset, now))
+        self.metrics.on_append(info.last_offset, now)
         self._update_leader_high_watermark(state, now)
         self._complete_parked_fetches(now)
 
@@ -604,18 +573,12 @@ class KafkaRaftClient:
             partition = dict(partition_index=0, error_code=Errors.NOT_LEADER_OR_FOLLOWER)
         else:
             partition = dict(partition_index=0, error_code=Errors.NONE, **state.describe())
-        self._respond(request, dict(error_code=Errors.NONE,
-                                    topics=[dict(topic_name=METADATA_TOPIC, partitions=[partition])]))
+        self._respond(request, describe_quorum_response(partition))
 
     # ------------------------------------------------------------------ Fetch (the follower's side)
     def _fetch_request_body(self) -> dict:
-        return dict(cluster_id=self.cluster_id, replica_id=self.node_id,
-                    max_wait_ms=self.config.fetch_max_wait_ms, min_bytes=0, max_bytes=self.config.fetch_max_bytes,
-                    isolation_level=0, session_id=0, session_epoch=-1, forgotten_topics_data=[], rack_id="",
-                    topics=[dict(topic=METADATA_TOPIC, partitions=[dict(
-                        partition=0, current_leader_epoch=self.quorum.epoch, fetch_offset=self.log.end_offset(),
-                        last_fetched_epoch=self.log.last_fetched_epoch(), log_start_offset=-1,
-                        partition_max_bytes=self.config.fetch_max_bytes)])])
+        return fetch_request(self.cluster_id, self.node_id, self.config, self.quorum.epoch, self.log.end_offset(),
+                             self.log.last_fetched_epoch())
 
     def _on_inconsistent_cluster_id(self, source: int) -> None:
         """A peer refused us: its directories were formatted with another cluster id. Nothing we can do

@@ -23,13 +23,12 @@ from kafka.raft.batch import Batch, SnapshotReader
 from kafka.raft.epoch_state import FollowerState
 from kafka.raft.quorum_state import QuorumState
 from kafka.raft.raft_config import RaftConfig
+from kafka.raft.raft_util import METADATA_TOPIC, NO_LEADER
 from kafka.raft.replicated_log import OffsetAndEpoch, ReplicatedLog
 from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.raft.KafkaRaftClient")
 
-METADATA_TOPIC = "__cluster_metadata"
-NO_LEADER = -1
 SNAPSHOT_BATCH_RECORDS = 1000
 SNAPSHOT_CHUNK_BYTES = 1 << 20
 
