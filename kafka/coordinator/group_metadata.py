@@ -348,9 +348,6 @@ class GroupMetadata:
                                    "before its append completed")
             self._put_committed(tp, commit)
 
-    def has_pending_offset_commits_from_producer(self, producer_id: int) -> bool:
-        return producer_id in self.pending_transactional_offset_commits
-
     def has_pending_offset_commits_for_topic_partition(self, tp: TopicPartition) -> bool:
         """What makes a require_stable OffsetFetch answer UNSTABLE_OFFSET_COMMIT for this partition."""
         return tp in self.pending_offset_commits or any(

@@ -148,18 +148,8 @@ class TransactionManager:
             return False
         return not self.is_transactional() or tp in self.partitions_in_transaction
 
-    def is_completing(self) -> bool:
-        return self.current_state in (State.COMMITTING_TRANSACTION, State.ABORTING_TRANSACTION)
-
-    def is_aborting(self) -> bool:
-        return self.current_state == State.ABORTING_TRANSACTION
-
     def has_abortable_error(self) -> bool:
         return self.current_state == State.ABORTABLE_ERROR
-
-    def is_in_transaction(self) -> bool:
-        return self.is_transactional() and self.current_state in (
-            State.IN_TRANSACTION, State.COMMITTING_TRANSACTION, State.ABORTING_TRANSACTION, State.ABORTABLE_ERROR)
 
     # ------------------------------------------------------------------ the transactional API (application thread)
     def initialize_transactions(self) -> TransactionalRequestResult:
@@ -269,11 +259,6 @@ class TransactionManager:
         with self._lock:
             self.pending_partitions_in_transaction -= partitions
             self.partitions_in_transaction |= partitions
-
-    def can_bump_epoch(self) -> bool:
-        # An idempotent producer bumps its own epoch. A transactional one will need its
-        # coordinator to speak InitProducerId v3+ (KIP-360), which takes the current id and epoch.
-        return not self.is_transactional()
 
     def fail_if_not_ready_for_send(self) -> None:
         """Called by send(): after a fatal error nothing more can be sent (Java throws too)."""
