@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import structlog
 
 from kafka.utils.logging import configure_logging
 from tests.helpers import BrokerProcess, InProcessBroker
@@ -42,6 +43,23 @@ def pytest_collection_modifyitems(config, items):
         where = item.path.relative_to(tests_dir)
         if where.parts[0] in UNIT_TEST_DIRS or where.as_posix() in UNIT_TEST_FILES:
             item.add_marker(pytest.mark.fast)
+
+
+def _drop_below_warning(logger, method_name: str, event_dict: dict) -> dict:
+    if method_name in ("debug", "info"):
+        raise structlog.DropEvent
+    return event_dict
+
+
+@pytest.fixture
+def quiet_logs():
+    """Warnings and errors only, for this test: a seeded simulation runs thousands of clusters, whose
+    info lines (elections, truncations) would drown the output. The filter goes into the processor
+    list itself, which the loggers already cached share, and comes out after the test."""
+    processors = structlog.get_config()["processors"]
+    processors.insert(0, _drop_below_warning)
+    yield
+    processors.remove(_drop_below_warning)
 
 
 @pytest.fixture

@@ -32,9 +32,6 @@ class DeferredEventQueue:
             raise ValueError(f"offset {offset} is below the highest pending offset {self._waiting[-1][0]}")
         self._waiting.append((offset, future, response))
 
-    def highest_pending_offset(self) -> int | None:
-        return self._waiting[-1][0] if self._waiting else None
-
     def complete_up_to(self, committed_offset: int) -> None:
         while self._waiting and self._waiting[0][0] <= committed_offset:
             _, future, response = self._waiting.popleft()

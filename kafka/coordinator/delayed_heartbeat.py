@@ -29,19 +29,19 @@ class MemberKey:
 
 
 class DelayedHeartbeat(DelayedOperation):
-    def __init__(self, coordinator, group, member_id: str, is_pending: bool, timeout_ms: int) -> None:
+    def __init__(self, scheduler, group, member_id: str, is_pending: bool, timeout_ms: int) -> None:
         super().__init__(timeout_ms, lock=group.lock)
-        self.coordinator = coordinator
+        self.scheduler = scheduler  # the HeartbeatScheduler that decides and expires
         self.group = group
         self.member_id = member_id
         self.is_pending = is_pending
 
     def try_complete(self) -> bool:
-        return self.coordinator.try_complete_heartbeat(self.group, self.member_id, self.is_pending,
-                                                       self.force_complete)
+        return self.scheduler.try_complete_heartbeat(self.group, self.member_id, self.is_pending,
+                                                     self.force_complete)
 
     def on_expiration(self) -> None:
-        self.coordinator.on_expire_heartbeat(self.group, self.member_id, self.is_pending)
+        self.scheduler.on_expire_heartbeat(self.group, self.member_id, self.is_pending)
 
     def on_complete(self) -> None:
         pass  # completing just means "the member was alive in time": nothing to send

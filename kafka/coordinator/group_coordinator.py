@@ -7,7 +7,8 @@ at once or later from a purgatory, like ReplicaManager's. What it holds and does
     the groups of the __consumer_offsets partitions this broker leads (startup, on_election,
         on_resignation), kept by the GroupMetadataManager (``group_metadata_manager.py``)
     the rebalance, JoinGroup to SyncGroup -> GroupRebalance (``group_rebalance.py``)
-    member sessions: Heartbeat, the session timeout in the Heartbeat purgatory, LeaveGroup
+    member sessions: Heartbeat, LeaveGroup; the session timeouts in the Heartbeat purgatory ->
+        the HeartbeatScheduler (``heartbeat_scheduler.py``), handed to the two classes above
     committed offsets (OffsetCommit, OffsetFetch, OffsetDelete) -> the OffsetMetadataManager
         (``offset_metadata_manager.py``)
     the DescribeGroups, ListGroups and DeleteGroups views
@@ -23,10 +24,10 @@ from dataclasses import dataclass
 
 import structlog
 
-from kafka.coordinator.delayed_heartbeat import DelayedHeartbeat, MemberKey
 from kafka.coordinator.group_metadata import GroupMetadata, GroupState
 from kafka.coordinator.group_metadata_manager import GroupMetadataManager, OffsetConfig
 from kafka.coordinator.group_rebalance import GroupRebalance, JoinGroupResult, SyncGroupResult
+from kafka.coordinator.heartbeat_scheduler import HeartbeatScheduler
 from kafka.coordinator.member_metadata import UNKNOWN_MEMBER_ID, MemberMetadata
 from kafka.coordinator.offset_metadata_manager import OffsetMetadataManager
 from kafka.protocol.errors import Errors
@@ -63,28 +64,37 @@ class GroupCoordinator:
         # Two purgatories, as in Kafka: rebalances wait in one, member session timeouts in the other.
         self.heartbeat_purgatory = DelayedOperationPurgatory("Heartbeat", broker_id=broker_id, time=time)
         self.rebalance_purgatory = DelayedOperationPurgatory("Rebalance", broker_id=broker_id, time=time)
+        # Member sessions: every sign of life goes through it; an expired one comes back here.
+        self.heartbeats = HeartbeatScheduler(self.heartbeat_purgatory, self.on_expire_heartbeat)
         # The rebalance, JoinGroup to SyncGroup: the seed's passage, in a file of its own.
-        self.rebalance = GroupRebalance(self)
+        self.rebalance = GroupRebalance(self.group_manager, self.rebalance_purgatory, self.heartbeats,
+                                        group_config, time)
         # Committed offsets are a concept of their own, as in Kafka's rewritten coordinator.
-        self.offset_metadata_manager = OffsetMetadataManager(self)
-        # (transactional_id, producer_id, producer_epoch, offsets partition) -> None if that partition
-        # of __consumer_offsets is in the producer's ongoing transaction, else the error to answer
-        # TxnOffsetCommit with (INVALID_TXN_STATE, PRODUCER_FENCED...). Set by the broker's wiring from
-        # the transaction coordinator; None: not checked (Kafka before KIP-890 did not check either).
-        self.transaction_verifier: Callable[[str, int, int, int], Errors | None] | None = None
-        self.is_active = threading.Event()
+        self.offset_metadata_manager = OffsetMetadataManager(self.group_manager, self.heartbeats, time)
+
+    @property
+    def transaction_verifier(self) -> Callable[[str, int, int, int], Errors | None] | None:
+        """Asked by TxnOffsetCommit (the OffsetMetadataManager holds it); set by the broker's wiring."""
+        return self.offset_metadata_manager.transaction_verifier
+
+    @transaction_verifier.setter
+    def transaction_verifier(self, verifier: Callable[[str, int, int, int], Errors | None] | None) -> None:
+        self.offset_metadata_manager.transaction_verifier = verifier
+
+    @property
+    def is_active(self) -> threading.Event:
+        """Set between startup and shutdown: the GroupMetadataManager's, which validates every request."""
+        return self.group_manager.is_active
 
     # ------------------------------------------------------------------ lifecycle
     def startup(self, offsets_topic_partitions: int | None = None) -> None:
         """Start; if __consumer_offsets exists, load its partitions (this broker leads them all)."""
         self.group_manager.startup()
-        self.is_active.set()
         if offsets_topic_partitions:
             self.on_election(range(offsets_topic_partitions))
         log.info("started up", broker_id=self.broker_id)
 
     def shutdown(self) -> None:
-        self.is_active.clear()
         self.group_manager.shutdown()
         self.heartbeat_purgatory.shutdown()
         self.rebalance_purgatory.shutdown()
@@ -125,7 +135,7 @@ class GroupCoordinator:
         # Members found in the log get a session timeout from now to show up again.
         with group.lock:
             for member in list(group.members.values()):
-                self.complete_and_schedule_next_heartbeat_expiration(group, member)
+                self.heartbeats.complete_and_schedule_next_heartbeat_expiration(group, member)
 
     def partition_for(self, group_id: str) -> int:
         return self.group_manager.partition_for(group_id)
@@ -159,7 +169,7 @@ class GroupCoordinator:
     # ------------------------------------------------------------------ Heartbeat
     def handle_heartbeat(self, group_id: str, member_id: str, group_instance_id: str | None, generation_id: int,
                          response_callback: Callable[[Errors], None]) -> None:
-        error = self.validate_group_status(group_id, allow_empty_id=False)
+        error = self.group_manager.validate_group_status(group_id, allow_empty_id=False)
         if error == Errors.COORDINATOR_LOAD_IN_PROGRESS:
             response_callback(Errors.NONE)  # the group will be back soon; do not make members rejoin
             return
@@ -174,7 +184,7 @@ class GroupCoordinator:
             if group.is_state(GroupState.DEAD):
                 response_callback(Errors.COORDINATOR_NOT_AVAILABLE)
                 return
-            error = self.validate_current_member(group, member_id, group_instance_id)
+            error = group.validate_member(member_id, group_instance_id)
             if error is None and generation_id != group.generation_id:
                 error = Errors.ILLEGAL_GENERATION
             if error is None and group.is_state(GroupState.EMPTY):
@@ -182,39 +192,11 @@ class GroupCoordinator:
             if error is not None:
                 response_callback(error)
                 return
-            self.complete_and_schedule_next_heartbeat_expiration(group, group.get(member_id))
+            self.heartbeats.complete_and_schedule_next_heartbeat_expiration(group, group.get(member_id))
             if group.is_state(GroupState.PREPARING_REBALANCE):
                 response_callback(Errors.REBALANCE_IN_PROGRESS)  # how members learn to rejoin
             else:
                 response_callback(Errors.NONE)
-
-    def complete_and_schedule_next_heartbeat_expiration(self, group: GroupMetadata, member: MemberMetadata) -> None:
-        self.complete_and_schedule_next_expiration(group, member, member.session_timeout_ms)
-
-    def complete_and_schedule_next_expiration(self, group: GroupMetadata, member: MemberMetadata,
-                                              timeout_ms: int) -> None:
-        """Retire the member's current DelayedHeartbeat (it was alive in time) and start the next."""
-        key = MemberKey(group.group_id, member.member_id)
-        member.heartbeat_satisfied = True
-        self.heartbeat_purgatory.check_and_complete(key)
-        member.heartbeat_satisfied = False
-        self.heartbeat_purgatory.try_complete_else_watch(
-            DelayedHeartbeat(self, group, member.member_id, False, timeout_ms), [key])
-
-    def add_pending_member_expiration(self, group: GroupMetadata, member_id: str, timeout_ms: int) -> None:
-        self.heartbeat_purgatory.try_complete_else_watch(
-            DelayedHeartbeat(self, group, member_id, True, timeout_ms), [MemberKey(group.group_id, member_id)])
-
-    def try_complete_heartbeat(self, group: GroupMetadata, member_id: str, is_pending: bool,
-                               force_complete: Callable[[], bool]) -> bool:
-        with group.lock:
-            if group.is_state(GroupState.DEAD):
-                return force_complete()
-            if is_pending:  # done once the pending member has joined for real
-                return force_complete() if group.has(member_id) else False
-            if not group.has(member_id) or group.get(member_id).has_satisfied_heartbeat():
-                return force_complete()
-            return False
 
     def on_expire_heartbeat(self, group: GroupMetadata, member_id: str, is_pending: bool) -> None:
         with group.lock:
@@ -230,7 +212,7 @@ class GroupCoordinator:
     # ------------------------------------------------------------------ LeaveGroup
     def handle_leave_group(self, group_id: str, leaving: list[LeavingMember],
                            response_callback: Callable[[Errors, list[tuple[LeavingMember, Errors]]], None]) -> None:
-        error = self.validate_group_status(group_id, allow_empty_id=False)
+        error = self.group_manager.validate_group_status(group_id, allow_empty_id=False)
         if error is not None:
             response_callback(error, [(m, error) for m in leaving])
             return
@@ -254,13 +236,13 @@ class GroupCoordinator:
         if member_id in group.pending_members:
             self.remove_pending_member_and_update_group(group, member_id)
             return Errors.NONE
-        error = self.validate_current_member(group, member_id, leaving.group_instance_id)
+        error = group.validate_member(member_id, leaving.group_instance_id)
         if error is not None:
             return error
         member = group.get(member_id)
         log.info("member is leaving the group", group=group.group_id, member=member_id)
         self.remove_member_and_update_group(group, member, "the consumer is leaving the group")
-        self.heartbeat_purgatory.check_and_complete(MemberKey(group.group_id, member_id))
+        self.heartbeats.remove_heartbeat_for_leaving_member(group, member_id)
         return Errors.NONE
 
     def remove_member_and_update_group(self, group: GroupMetadata, member: MemberMetadata, reason: str) -> None:
@@ -280,7 +262,7 @@ class GroupCoordinator:
     # ------------------------------------------------------------------ DescribeGroups / ListGroups
     def handle_describe_group(self, group_id: str) -> tuple[Errors, GroupMetadata | None, list]:
         """(error, group or None for an unknown group -- described as Dead, members' summaries)."""
-        error = self.validate_group_status(group_id, allow_empty_id=True)
+        error = self.group_manager.validate_group_status(group_id, allow_empty_id=True)
         if error is not None:
             return error, None, []
         group = self.group_manager.get_group(group_id)
@@ -304,7 +286,7 @@ class GroupCoordinator:
         errors: dict[str, Errors] = {}
         deletable: list[GroupMetadata] = []
         for group_id in group_ids:
-            error = self.validate_group_status(group_id, allow_empty_id=True)
+            error = self.group_manager.validate_group_status(group_id, allow_empty_id=True)
             group = self.group_manager.get_group(group_id) if error is None else None
             if error is None and group is None:
                 error = Errors.GROUP_ID_NOT_FOUND
@@ -332,27 +314,3 @@ class GroupCoordinator:
         the markers are appended): the producer's pending transactional offsets become committed
         offsets, or are dropped on an abort."""
         self.group_manager.handle_txn_completion(producer_id, set(offsets_partitions), is_commit)
-
-    # ------------------------------------------------------------------ validation
-    def validate_group_status(self, group_id: str | None, allow_empty_id: bool) -> Errors | None:
-        """Is the id valid, are we this group's coordinator, and is its partition loaded?"""
-        if group_id is None or (not group_id and not allow_empty_id):
-            return Errors.INVALID_GROUP_ID
-        if not self.is_active.is_set():
-            return Errors.COORDINATOR_NOT_AVAILABLE
-        if self.group_manager.is_group_loading(group_id):
-            return Errors.COORDINATOR_LOAD_IN_PROGRESS
-        if not self.group_manager.is_group_local(group_id):
-            return Errors.NOT_COORDINATOR
-        return None
-
-    @staticmethod
-    def validate_current_member(group: GroupMetadata, member_id: str, group_instance_id: str | None) -> Errors | None:
-        """The member exists, and if it claims a group.instance.id it is the current holder of it."""
-        if group_instance_id is not None:
-            current = group.get_static_member_id(group_instance_id)
-            if current is not None and current != member_id:
-                return Errors.FENCED_INSTANCE_ID  # a newer instance with the same id replaced this one
-        if not group.has(member_id):
-            return Errors.UNKNOWN_MEMBER_ID
-        return None

@@ -28,6 +28,7 @@ from kafka.coordinator.member_metadata import JoinCallback, MemberMetadata
 from kafka.coordinator.offset_and_metadata import OffsetAndMetadata
 from kafka.protocol.consumer_protocol import PROTOCOL_TYPE as CONSUMER_PROTOCOL_TYPE
 from kafka.protocol.consumer_protocol import deserialize_subscription
+from kafka.protocol.errors import Errors
 from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
 
@@ -171,6 +172,17 @@ class GroupMetadata:
             callback(result)
             return True
         return False
+
+    def validate_member(self, member_id: str, group_instance_id: str | None) -> Errors | None:
+        """The member exists, and if it claims a group.instance.id it is the current holder of it
+        (Kafka's ClassicGroup.validateMember)."""
+        if group_instance_id is not None:
+            current = self.get_static_member_id(group_instance_id)
+            if current is not None and current != member_id:
+                return Errors.FENCED_INSTANCE_ID  # a newer instance with the same id replaced this one
+        if not self.has(member_id):
+            return Errors.UNKNOWN_MEMBER_ID
+        return None
 
     # ------------------------------------------------------------------ static membership (KIP-345)
     def get_static_member_id(self, group_instance_id: str) -> str | None:
@@ -335,9 +347,6 @@ class GroupMetadata:
                 raise RuntimeError(f"transactional offset for {tp} of producer {producer_id} committed "
                                    "before its append completed")
             self._put_committed(tp, commit)
-
-    def has_pending_offset_commits_from_producer(self, producer_id: int) -> bool:
-        return producer_id in self.pending_transactional_offset_commits
 
     def has_pending_offset_commits_for_topic_partition(self, tp: TopicPartition) -> bool:
         """What makes a require_stable OffsetFetch answer UNSTABLE_OFFSET_COMMIT for this partition."""

@@ -124,14 +124,17 @@ class GroupMetadataManager:
         # producer id -> groups holding its pending transactional offsets (Kafka's openGroupsForProducer)
         self.open_groups_for_producer: dict[int, set[str]] = {}
         self.scheduler = KafkaScheduler(time, thread_name=f"group-metadata-manager-{broker_id}")
+        self.is_active = threading.Event()  # the coordinator answers only between startup and shutdown
 
     def startup(self) -> None:
         self.scheduler.startup()
         self.scheduler.schedule("delete-expired-group-metadata", self.cleanup_group_metadata_expired_offsets,
                                 delay_ms=self.config.offsets_retention_check_interval_ms,
                                 period_ms=self.config.offsets_retention_check_interval_ms)
+        self.is_active.set()
 
     def shutdown(self) -> None:
+        self.is_active.clear()
         self.scheduler.shutdown()
         with self._lock:
             self.groups.clear()
@@ -148,6 +151,19 @@ class GroupMetadataManager:
 
     def is_group_loading(self, group_id: str) -> bool:
         return self.partition_for(group_id) in self.loading_partitions
+
+    def validate_group_status(self, group_id: str | None, allow_empty_id: bool) -> Errors | None:
+        """Is the id valid, are we this group's coordinator, and is its partition loaded? (Kafka's
+        GroupCoordinator.validateGroupStatus, asked of every group request.)"""
+        if group_id is None or (not group_id and not allow_empty_id):
+            return Errors.INVALID_GROUP_ID
+        if not self.is_active.is_set():
+            return Errors.COORDINATOR_NOT_AVAILABLE
+        if self.is_group_loading(group_id):
+            return Errors.COORDINATOR_LOAD_IN_PROGRESS
+        if not self.is_group_local(group_id):
+            return Errors.NOT_COORDINATOR
+        return None
 
     def get_group(self, group_id: str) -> GroupMetadata | None:
         return self.groups.get(group_id)

@@ -14,29 +14,29 @@ consumers." One rebalance, as the code runs it::
                                 gets its member's share of the leader's assignment
 
 The broker never computes an assignment: it only relays the leader's (the assignors are the
-consumer's, ``kafka/clients/consumer/assignors/``). The GroupCoordinator keeps what a rebalance
-shares with the rest of membership: the group cache (GroupMetadataManager), the Rebalance and
-Heartbeat purgatories, the member sessions and the validation of a request; a group's fields are
-guarded by ``group.lock``, which its DelayedJoin shares.
+consumer's, ``kafka/clients/consumer/assignors/``). The GroupCoordinator hands it what a rebalance
+shares with the rest of membership: the group cache (GroupMetadataManager, which also validates a
+request's group), the Rebalance purgatory and the member sessions (HeartbeatScheduler); nothing here
+calls back into the coordinator. A group's fields are guarded by ``group.lock``, which its DelayedJoin
+shares.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import structlog
 
-from kafka.coordinator.delayed_heartbeat import MemberKey
 from kafka.coordinator.delayed_join import DelayedJoin, InitialDelayedJoin
 from kafka.coordinator.group_metadata import GroupMetadata, GroupState
+from kafka.coordinator.group_metadata_manager import GroupMetadataManager
+from kafka.coordinator.heartbeat_scheduler import HeartbeatScheduler
 from kafka.coordinator.member_metadata import UNKNOWN_MEMBER_ID, MemberMetadata
 from kafka.protocol.errors import Errors
 from kafka.purgatory.delayed_operation_key import GroupKey
-
-if TYPE_CHECKING:
-    from kafka.coordinator.group_coordinator import GroupCoordinator
+from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
+from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.coordinator.GroupCoordinator")
 
@@ -63,10 +63,13 @@ class SyncGroupResult:
 class GroupRebalance:
     """JoinGroup, the DelayedJoin's callbacks and SyncGroup, for the coordinator's groups."""
 
-    def __init__(self, coordinator: GroupCoordinator) -> None:
-        self.coordinator = coordinator
-        self.group_manager = coordinator.group_manager
-        self.rebalance_purgatory = coordinator.rebalance_purgatory
+    def __init__(self, group_manager: GroupMetadataManager, rebalance_purgatory: DelayedOperationPurgatory,
+                 heartbeats: HeartbeatScheduler, group_config, time: Time) -> None:
+        self.group_manager = group_manager
+        self.rebalance_purgatory = rebalance_purgatory
+        self.heartbeats = heartbeats
+        self.group_config = group_config  # the GroupCoordinator's GroupConfig (group.* settings)
+        self.time = time
 
     # ------------------------------------------------------------------ JoinGroup
     def handle_join_group(self, group_id: str, member_id: str, group_instance_id: str | None,
@@ -74,9 +77,9 @@ class GroupRebalance:
                           rebalance_timeout_ms: int, session_timeout_ms: int, protocol_type: str,
                           protocols: list[tuple[str, bytes]], response_callback: Callable[[JoinGroupResult], None],
                           ) -> None:
-        error = self.coordinator.validate_group_status(group_id, allow_empty_id=False)
-        if error is None and not (self.coordinator.group_config.group_min_session_timeout_ms <= session_timeout_ms
-                                  <= self.coordinator.group_config.group_max_session_timeout_ms):
+        error = self.group_manager.validate_group_status(group_id, allow_empty_id=False)
+        if error is None and not (self.group_config.group_min_session_timeout_ms <= session_timeout_ms
+                                  <= self.group_config.group_max_session_timeout_ms):
             error = Errors.INVALID_SESSION_TIMEOUT
         if error is not None:
             response_callback(JoinGroupResult(error, member_id))
@@ -84,12 +87,12 @@ class GroupRebalance:
         is_unknown_member = member_id == UNKNOWN_MEMBER_ID
         group = self.group_manager.get_group(group_id)
         if group is None and is_unknown_member:
-            group = self.group_manager.add_group(GroupMetadata(group_id, GroupState.EMPTY, self.coordinator.time))
+            group = self.group_manager.add_group(GroupMetadata(group_id, GroupState.EMPTY, self.time))
         if group is None:
             response_callback(JoinGroupResult(Errors.UNKNOWN_MEMBER_ID, member_id))
             return
         with group.lock:
-            if not group.has(member_id) and group.size() >= self.coordinator.group_config.group_max_size:
+            if not group.has(member_id) and group.size() >= self.group_config.group_max_size:
                 response_callback(JoinGroupResult(Errors.GROUP_MAX_SIZE_REACHED, member_id))
             elif not group.is_state(GroupState.EMPTY) and not group.supports_protocols(
                     protocol_type, {name for name, _ in protocols}):
@@ -124,7 +127,7 @@ class GroupRebalance:
             # KIP-394: hand out the id first, so a client that times out and retries does not
             # leave a stream of unknown members behind. It must join again with this id.
             group.pending_members.add(new_member_id)
-            self.coordinator.add_pending_member_expiration(group, new_member_id, session_timeout_ms)
+            self.heartbeats.add_pending_member_expiration(group, new_member_id, session_timeout_ms)
             response_callback(JoinGroupResult(Errors.MEMBER_ID_REQUIRED, new_member_id))
             return
         self.add_member_and_rebalance(group, new_member_id, group_instance_id, client_id, client_host,
@@ -142,7 +145,7 @@ class GroupRebalance:
                                           rebalance_timeout_ms, session_timeout_ms, protocol_type, protocols,
                                           response_callback)
             return
-        error = self.coordinator.validate_current_member(group, member_id, group_instance_id)
+        error = group.validate_member(member_id, group_instance_id)
         if error is not None:
             response_callback(JoinGroupResult(error, member_id))
             return
@@ -186,7 +189,7 @@ class GroupRebalance:
         group.add(member, response_callback)
         # Until its first join completes a new member is held to NEW_MEMBER_JOIN_TIMEOUT_MS, not
         # its session timeout, so it is not expired while the rebalance it asked for is running.
-        self.coordinator.complete_and_schedule_next_expiration(group, member, NEW_MEMBER_JOIN_TIMEOUT_MS)
+        self.heartbeats.complete_and_schedule_next_expiration(group, member, NEW_MEMBER_JOIN_TIMEOUT_MS)
         self.maybe_prepare_rebalance(group, f"adding new member {member_id}")
 
     def update_member_and_rebalance(self, group, member, protocols, rebalance_timeout_ms, session_timeout_ms,
@@ -202,7 +205,7 @@ class GroupRebalance:
         current_leader = group.leader_id
         member = group.replace_static_member(group_instance_id, old_member_id, new_member_id,
                                              lambda _: JoinGroupResult(Errors.FENCED_INSTANCE_ID, old_member_id))
-        self.coordinator.complete_and_schedule_next_heartbeat_expiration(group, member)
+        self.heartbeats.complete_and_schedule_next_heartbeat_expiration(group, member)
         old = (member.supported_protocols, member.rebalance_timeout_ms, member.session_timeout_ms)
         group.update_member(member, protocols, rebalance_timeout_ms, session_timeout_ms, response_callback)
         if group.is_state(GroupState.STABLE):
@@ -242,7 +245,7 @@ class GroupRebalance:
             # Members parked in SyncGroup will not get this generation's assignment: rejoin.
             self.reset_and_propagate_assignment_error(group, Errors.REBALANCE_IN_PROGRESS)
         if group.is_state(GroupState.EMPTY):
-            delay = self.coordinator.group_config.group_initial_rebalance_delay_ms
+            delay = self.group_config.group_initial_rebalance_delay_ms
             rebalance_timeout = group.rebalance_timeout_ms()
             delayed: DelayedJoin = InitialDelayedJoin(self, self.rebalance_purgatory, group, delay, delay,
                                                       max(rebalance_timeout - delay, 0))
@@ -265,7 +268,7 @@ class GroupRebalance:
             for member in group.not_yet_rejoined_members():
                 if not member.is_static_member:  # static members keep their place until their session ends
                     group.remove(member.member_id)
-                    self.coordinator.heartbeat_purgatory.check_and_complete(MemberKey(group.group_id, member.member_id))
+                    self.heartbeats.remove_heartbeat_for_leaving_member(group, member.member_id)
             if group.is_state(GroupState.DEAD):
                 return
             if not group.maybe_elect_new_joined_leader() and not group.is_empty():
@@ -282,7 +285,7 @@ class GroupRebalance:
                      protocol=group.protocol_name, members=group.size(), leader=group.leader_id)
             for member in list(group.members.values()):
                 group.maybe_invoke_join_callback(member, self.join_result(group, member))
-                self.coordinator.complete_and_schedule_next_heartbeat_expiration(group, member)
+                self.heartbeats.complete_and_schedule_next_heartbeat_expiration(group, member)
                 member.is_new = False
 
     # ------------------------------------------------------------------ SyncGroup
@@ -290,7 +293,7 @@ class GroupRebalance:
                           protocol_name: str | None, group_instance_id: str | None,
                           group_assignment: dict[str, bytes],
                           response_callback: Callable[[SyncGroupResult], None]) -> None:
-        error = self.coordinator.validate_group_status(group_id, allow_empty_id=False)
+        error = self.group_manager.validate_group_status(group_id, allow_empty_id=False)
         if error == Errors.COORDINATOR_LOAD_IN_PROGRESS:
             # The group was here before the reload: its members must rejoin to restore state.
             error = Errors.REBALANCE_IN_PROGRESS
@@ -316,7 +319,7 @@ class GroupRebalance:
                 member = group.get(member_id)
                 response_callback(SyncGroupResult(Errors.NONE, group.protocol_type, group.protocol_name,
                                                   member.assignment))
-                self.coordinator.complete_and_schedule_next_heartbeat_expiration(group, member)
+                self.heartbeats.complete_and_schedule_next_heartbeat_expiration(group, member)
 
     def validate_sync(self, group, generation_id, member_id, group_instance_id, protocol_type,
                       protocol_name) -> Errors | None:
@@ -324,7 +327,7 @@ class GroupRebalance:
             return Errors.COORDINATOR_NOT_AVAILABLE
         if group.is_state(GroupState.EMPTY):
             return Errors.UNKNOWN_MEMBER_ID
-        error = self.coordinator.validate_current_member(group, member_id, group_instance_id)
+        error = group.validate_member(member_id, group_instance_id)
         if error is not None:
             return error
         if generation_id != group.generation_id:
@@ -365,4 +368,4 @@ class GroupRebalance:
                                      member.assignment if error == Errors.NONE else b"")
             if group.maybe_invoke_sync_callback(member, result):
                 # The assignment is a sign of life too: the session timeout starts now.
-                self.coordinator.complete_and_schedule_next_heartbeat_expiration(group, member)
+                self.heartbeats.complete_and_schedule_next_heartbeat_expiration(group, member)

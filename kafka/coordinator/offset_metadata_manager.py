@@ -14,36 +14,40 @@ __consumer_offsets and the group cache); this class holds the request handlers o
     OffsetDelete  -> delete_offsets: not for topics a live consumer group still reads
     DeleteGroups  -> delete_all_offsets: the GroupCoordinator decides which groups may go
 
-Membership stays the GroupCoordinator's: a commit is validated against its members and counts as
-their heartbeat.
+Membership stays the GroupCoordinator's: a commit is validated against the group's members
+(GroupMetadata.validate_member) and counts as their heartbeat (the HeartbeatScheduler it is given).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from kafka.coordinator.group_metadata import GroupMetadata, GroupState
-from kafka.coordinator.group_metadata_manager import PartitionOffset
+from kafka.coordinator.group_metadata_manager import GroupMetadataManager, PartitionOffset
+from kafka.coordinator.heartbeat_scheduler import HeartbeatScheduler
 from kafka.coordinator.member_metadata import UNKNOWN_MEMBER_ID
 from kafka.coordinator.offset_and_metadata import OffsetAndMetadata
 from kafka.protocol.errors import Errors
+from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
-
-if TYPE_CHECKING:
-    from kafka.coordinator.group_coordinator import GroupCoordinator
 
 
 class OffsetMetadataManager:
-    def __init__(self, coordinator: GroupCoordinator) -> None:
-        self.coordinator = coordinator
-        self.group_manager = coordinator.group_manager
+    def __init__(self, group_manager: GroupMetadataManager, heartbeats: HeartbeatScheduler, time: Time) -> None:
+        self.group_manager = group_manager
+        self.heartbeats = heartbeats
+        self.time = time
+        # (transactional_id, producer_id, producer_epoch, offsets partition) -> None if that partition
+        # of __consumer_offsets is in the producer's ongoing transaction, else the error to answer
+        # TxnOffsetCommit with (INVALID_TXN_STATE, PRODUCER_FENCED...). Set by the broker's wiring from
+        # the transaction coordinator; None: not checked (Kafka before KIP-890 did not check either).
+        self.transaction_verifier: Callable[[str, int, int, int], Errors | None] | None = None
 
     # ------------------------------------------------------------------ OffsetCommit
     def commit_offset(self, group_id: str, member_id: str, group_instance_id: str | None,
                       generation_id: int, offsets: dict[TopicPartition, OffsetAndMetadata],
                       response_callback: Callable[[dict[TopicPartition, Errors]], None]) -> None:
-        error = self.coordinator.validate_group_status(group_id, allow_empty_id=True)
+        error = self.group_manager.validate_group_status(group_id, allow_empty_id=True)
         if error is not None:
             response_callback({tp: error for tp in offsets})
             return
@@ -53,7 +57,7 @@ class OffsetMetadataManager:
                 response_callback({tp: Errors.ILLEGAL_GENERATION for tp in offsets})
                 return
             # Not using group management (the admin tool's reset, a manual assign): a "simple" group.
-            group = self.group_manager.add_group(GroupMetadata(group_id, GroupState.EMPTY, self.coordinator.time))
+            group = self.group_manager.add_group(GroupMetadata(group_id, GroupState.EMPTY, self.time))
         with group.lock:
             error = self.validate_offset_commit(group, generation_id, member_id, group_instance_id)
             if error is None and group.is_state(GroupState.COMPLETING_REBALANCE):
@@ -63,7 +67,7 @@ class OffsetMetadataManager:
                 response_callback({tp: error for tp in offsets})
                 return
             if group.has(member_id):  # a commit is a sign of life too
-                self.coordinator.complete_and_schedule_next_heartbeat_expiration(group, group.get(member_id))
+                self.heartbeats.complete_and_schedule_next_heartbeat_expiration(group, group.get(member_id))
             self.group_manager.store_offsets(group, offsets, response_callback)
 
     def validate_offset_commit(self, group: GroupMetadata, generation_id: int, member_id: str,
@@ -73,7 +77,7 @@ class OffsetMetadataManager:
         if generation_id < 0 and group.is_state(GroupState.EMPTY):
             return None  # the admin client, or a consumer without group management
         if generation_id >= 0 or member_id != UNKNOWN_MEMBER_ID or group_instance_id is not None:
-            error = self.coordinator.validate_current_member(group, member_id, group_instance_id)
+            error = group.validate_member(member_id, group_instance_id)
             if error is None and generation_id != group.generation_id:
                 error = Errors.ILLEGAL_GENERATION
             if error is None and group.is_state(GroupState.COMPLETING_REBALANCE):
@@ -90,18 +94,18 @@ class OffsetMetadataManager:
                            response_callback: Callable[[dict[TopicPartition, Errors]], None]) -> None:
         """Kafka's GroupCoordinator.handleTxnCommitOffsets: the offsets a transactional producer sends
         with its transaction (consume-transform-produce), answered once they are in the log."""
-        error = self.coordinator.validate_group_status(group_id, allow_empty_id=True)
-        if error is None and self.coordinator.transaction_verifier is not None:
+        error = self.group_manager.validate_group_status(group_id, allow_empty_id=True)
+        if error is None and self.transaction_verifier is not None:
             # The group's partition must be in the producer's transaction (AddOffsetsToTxn), or its
             # batch would open a transaction no marker will ever close.
-            error = self.coordinator.transaction_verifier(transactional_id, producer_id, producer_epoch,
+            error = self.transaction_verifier(transactional_id, producer_id, producer_epoch,
                                                           self.group_manager.partition_for(group_id))
         if error is not None:
             response_callback({tp: error for tp in offsets})
             return
         group = self.group_manager.get_group(group_id)
         if group is None:
-            group = self.group_manager.add_group(GroupMetadata(group_id, GroupState.EMPTY, self.coordinator.time))
+            group = self.group_manager.add_group(GroupMetadata(group_id, GroupState.EMPTY, self.time))
         with group.lock:
             error = self.validate_txn_offset_commit(group, generation_id, member_id, group_instance_id)
             if error is not None:
@@ -116,7 +120,7 @@ class OffsetMetadataManager:
         if group.is_state(GroupState.DEAD):
             return Errors.COORDINATOR_NOT_AVAILABLE
         if generation_id >= 0 or member_id != UNKNOWN_MEMBER_ID or group_instance_id is not None:
-            error = self.coordinator.validate_current_member(group, member_id, group_instance_id)
+            error = group.validate_member(member_id, group_instance_id)
             if error is None and generation_id != group.generation_id:
                 error = Errors.ILLEGAL_GENERATION
             return error
@@ -125,7 +129,7 @@ class OffsetMetadataManager:
     # ------------------------------------------------------------------ OffsetFetch
     def fetch_offsets(self, group_id: str, require_stable: bool, partitions: list[TopicPartition] | None,
                       ) -> tuple[Errors, dict[TopicPartition, PartitionOffset]]:
-        error = self.coordinator.validate_group_status(group_id, allow_empty_id=True)
+        error = self.group_manager.validate_group_status(group_id, allow_empty_id=True)
         if error is not None:
             return error, {}
         # Answered whatever the group's state: a group may use Kafka for offsets alone.
@@ -134,7 +138,7 @@ class OffsetMetadataManager:
     # ------------------------------------------------------------------ OffsetDelete / DeleteGroups
     def delete_offsets(self, group_id: str, partitions: list[TopicPartition],
                        ) -> tuple[Errors, dict[TopicPartition, Errors]]:
-        error = self.coordinator.validate_group_status(group_id, allow_empty_id=True)
+        error = self.group_manager.validate_group_status(group_id, allow_empty_id=True)
         if error is not None:
             return error, {}
         group = self.group_manager.get_group(group_id)

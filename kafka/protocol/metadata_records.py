@@ -195,8 +195,3 @@ def deserialize(data: bytes | memoryview) -> ApiMessageAndVersion:
     version = UnsignedVarInt.read(reader)
     schema, _ = SCHEMAS[type_]
     return ApiMessageAndVersion(type_, version, schema.read(reader, version, True))
-
-
-def type_name(type_: MetadataRecordType) -> str:
-    """Kafka's spelling in kafka-dump-log: TOPIC_RECORD, PARTITION_CHANGE_RECORD, ..."""
-    return type_.name

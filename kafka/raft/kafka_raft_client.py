@@ -45,19 +45,29 @@ from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import DefaultRecord, build_batch, iter_batches
 from kafka.raft.batch import Batch, LeaderAndEpoch, NotLeaderError
 from kafka.raft.epoch_state import CandidateState, FollowerState, ResignedState, UnattachedState, VotedState
+from kafka.raft.kafka_raft_metrics import KafkaRaftMetrics
 from kafka.raft.leader_state import LeaderState
 from kafka.raft.quorum_state import QuorumState
 from kafka.raft.quorum_state_store import QuorumStateStore
 from kafka.raft.raft_config import RaftConfig
 from kafka.raft.raft_message import RaftRequest, RaftResponse, RaftTransportFailure
 from kafka.raft.raft_snapshots import RaftSnapshots
+from kafka.raft.raft_util import (
+    begin_quorum_epoch_request,
+    describe_quorum_response,
+    end_quorum_epoch_request,
+    fetch_request,
+    fetch_response,
+    only_partition,
+    partition_response,
+    vote_request,
+)
 from kafka.raft.replicated_log import OffsetAndEpoch, ReplicatedLog
+from kafka.raft.request_manager import RequestManager
 from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.raft.KafkaRaftClient")
 
-METADATA_TOPIC = "__cluster_metadata"
-NO_LEADER = -1
 RETRY_BACKOFF_BASE_MS = 100
 
 
@@ -69,14 +79,7 @@ class ListenerContext:
     last_leader: LeaderAndEpoch | None = None
 
 
-@dataclass
-class InFlight:
-    correlation_id: int
-    api_key: ApiKey
-    sent_ms: int
-
-
-class KafkaRaftClient(RaftSnapshots):
+class KafkaRaftClient:
     def __init__(self, node_id: int, voters: set[int], log: ReplicatedLog, quorum_state_store: QuorumStateStore,
                  time: Time, random: random_module.Random, config: RaftConfig, cluster_id: str,
                  listeners=()) -> None:
@@ -90,8 +93,8 @@ class KafkaRaftClient(RaftSnapshots):
         self.quorum = QuorumState(node_id, self.voters, quorum_state_store, time, random, config)
         self._outbound: list[RaftRequest | RaftResponse] = []
         self._correlation_ids = itertools.count(1)
-        self._in_flight: dict[int, InFlight] = {}  # destination -> the one request we await from it
-        self._backoff_until: dict[int, int] = {}  # destination -> no new request before this
+        # The one request awaited from each peer, and the peers to leave alone for a while.
+        self.requests = RequestManager(config.retry_backoff_ms, config.request_timeout_ms + config.fetch_max_wait_ms)
         self._parked_fetches: list[tuple[RaftRequest, int]] = []  # leader: fetches waiting for data
         self._pending_appends: list[bytes] = []  # leader: records gathered for the next batch
         self._linger_deadline_ms: int | None = None
@@ -99,12 +102,8 @@ class KafkaRaftClient(RaftSnapshots):
         self._shutting_down = False
         self._election_retries = 0  # elections lost in a row: the backoff doubles with each
         self.inconsistent_cluster_id_count = 0
-        self._pending_snapshot: tuple[OffsetAndEpoch, list[bytes]] | None = None  # to write at the next poll
-        self._fetching_snapshot = None  # follower: (snapshot id, writer, position) while copying the leader's
-        self.election_started_ms: int | None = None
-        self.election_latencies_ms: list[int] = []
-        self.commit_latencies_ms: list[int] = []
-        self._append_times: list[tuple[int, int]] = []  # (last offset, appended at ms): commit latency
+        self.snapshots = RaftSnapshots(node_id, cluster_id, log, self.quorum, time, config)  # KIP-630
+        self.metrics = KafkaRaftMetrics()
 
     # ================================================================== the public face
     def register(self, listener) -> None:
@@ -146,6 +145,10 @@ class KafkaRaftClient(RaftSnapshots):
         self._pending_appends.extend(records)
         return self.log.end_offset() + len(self._pending_appends) - 1
 
+    def schedule_snapshot(self, snapshot_id: OffsetAndEpoch, records: list[bytes]) -> None:
+        """Write a snapshot of the committed log below snapshot_id.offset at the next poll (KIP-630)."""
+        self.snapshots.schedule_snapshot(snapshot_id, records)
+
     def shutdown(self, timeout_ms: int) -> None:
         """A leader resigns: it tells the voters (EndQuorumEpoch), best-placed successors first."""
         self._shutting_down = True
@@ -170,24 +173,19 @@ class KafkaRaftClient(RaftSnapshots):
         successors = sorted(others, key=lambda v: -state.voter_states[v].end_offset)
         self.quorum.transition_to_resigned(successors)
         for voter in others:
-            self._send_request(voter, ApiKey.END_QUORUM_EPOCH, self._end_quorum_epoch_body(successors))
+            self._send_request(voter, ApiKey.END_QUORUM_EPOCH, end_quorum_epoch_request(self.cluster_id, self.node_id, self.quorum.epoch, successors))
 
     def raft_metrics(self) -> dict[str, object]:
         """raft-metrics, by Kafka's names (the MetricsEndpoint exports them)."""
-        def avg(values: list[int]) -> float:
-            return sum(values[-100:]) / len(values[-100:]) if values else 0.0
-        leader = self.quorum.leader_id
-        return {"current-leader": -1 if leader is None else leader, "current-epoch": self.quorum.epoch,
-                "current-state": self.quorum.state_name(), "high-watermark": self.log.high_watermark(),
-                "log-end-offset": self.log.end_offset(), "commit-latency-avg": avg(self.commit_latencies_ms),
-                "election-latency-avg": avg(self.election_latencies_ms)}
+        return self.metrics.values(self.quorum.leader_id, self.quorum.epoch, self.quorum.state_name(),
+                                   self.log.high_watermark(), self.log.end_offset())
 
     # ================================================================== poll: the timers
     def poll(self) -> int:
         """Run what is due now; returns how many ms until poll wants to run again."""
         now = self.time.milliseconds()
-        self._expire_in_flight(now)
-        self._maybe_write_snapshot()
+        self.requests.expire_requests(now)
+        self.snapshots.maybe_write_snapshot()
         state = self.quorum.state
         if isinstance(state, LeaderState):
             wait = self._poll_leader(state, now)
@@ -207,7 +205,7 @@ class KafkaRaftClient(RaftSnapshots):
             self._flush_pending_appends(state, now)
         for voter in state.non_acknowledging_voters():
             if self._can_send_to(voter, now):
-                self._send_request(voter, ApiKey.BEGIN_QUORUM_EPOCH, self._begin_quorum_epoch_body(state))
+                self._send_request(voter, ApiKey.BEGIN_QUORUM_EPOCH, begin_quorum_epoch_request(self.cluster_id, self.node_id, state.epoch))
         # Check-quorum: a leader cut off from a majority steps down rather than lead alone forever.
         timeout = self.config.fetch_timeout_ms * 3 // 2
         if len(self.voters) > 1 and now - state.elected_ms > timeout and \
@@ -246,8 +244,8 @@ class KafkaRaftClient(RaftSnapshots):
                 self.quorum.transition_to_unattached(state.epoch)
             return 0
         if self._can_send_to(state.leader_id, now):
-            if self._fetching_snapshot is not None:
-                self._send_request(state.leader_id, ApiKey.FETCH_SNAPSHOT, self._fetch_snapshot_body())
+            if self.snapshots.is_fetching():
+                self._send_request(state.leader_id, ApiKey.FETCH_SNAPSHOT, self.snapshots.fetch_snapshot_request_body())
             else:
                 self._send_request(state.leader_id, ApiKey.FETCH, self._fetch_request_body())
         return min(state.fetch_deadline_ms - now, self.config.retry_backoff_ms * 5)
@@ -262,7 +260,7 @@ class KafkaRaftClient(RaftSnapshots):
         if not self.quorum.is_voter:
             # An observer finds the leader by fetching from any voter: the answer names it.
             voter = self.random.choice(sorted(self.voters))
-            if self._can_send_to(voter, now) and not self._in_flight:
+            if self._can_send_to(voter, now) and not self.requests.has_any_inflight_request():
                 self._send_request(voter, ApiKey.FETCH, self._fetch_request_body())
             return self.config.retry_backoff_ms * 5
         if now >= state.election_deadline_ms:
@@ -272,9 +270,8 @@ class KafkaRaftClient(RaftSnapshots):
 
     # ================================================================== elections
     def _become_candidate(self) -> None:
-        if self.election_started_ms is None:
-            self.election_started_ms = self.time.milliseconds()
-        self._in_flight.clear()
+        self.metrics.on_election_started(self.time.milliseconds())
+        self.requests.reset_all()
         state = self.quorum.transition_to_candidate()
         log.info("standing for election", epoch=state.epoch, last_epoch=self.log.last_fetched_epoch(),
                  log_end=self.log.end_offset())
@@ -299,13 +296,11 @@ class KafkaRaftClient(RaftSnapshots):
         self.log.append_as_leader(leader_change_batch(epoch_start, now, leader.epoch, self.node_id,
                                                       sorted(self.voters), sorted(state.granting)), leader.epoch)
         self.log.flush(False)
-        self._in_flight.clear()
+        self.requests.reset_all()
         self._pending_appends, self._linger_deadline_ms = [], None
         self._update_leader_high_watermark(leader, now)
         self._election_retries = 0
-        if self.election_started_ms is not None:
-            self.election_latencies_ms.append(now - self.election_started_ms)
-            self.election_started_ms = None
+        self.metrics.on_election_ended(now)
         log.info("elected leader", epoch=leader.epoch, votes=sorted(state.granting), epoch_start_offset=epoch_start)
 
     def _transition_for_higher_epoch(self, epoch: int, leader_id: int | None) -> None:
@@ -325,14 +320,12 @@ class KafkaRaftClient(RaftSnapshots):
             self._complete_parked_fetches(self.time.milliseconds())
 
     def _become_follower(self, epoch: int, leader_id: int) -> None:
-        self._in_flight.clear()
-        self._abandon_snapshot_fetch()
+        self.requests.reset_all()
+        self.snapshots.abandon_snapshot_fetch()
         self.quorum.transition_to_follower(epoch, leader_id)
         self._election_retries = 0
         self._after_leadership_lost()
-        if self.election_started_ms is not None:
-            self.election_latencies_ms.append(self.time.milliseconds() - self.election_started_ms)
-            self.election_started_ms = None
+        self.metrics.on_election_ended(self.time.milliseconds())
 
     def _maybe_follow(self, epoch: int, leader_id: int) -> None:
         """A message from the leader of `epoch` (or naming it): follow it unless we already do."""
@@ -352,27 +345,33 @@ class KafkaRaftClient(RaftSnapshots):
             if handler is not None:
                 handler(message)
             return
-        in_flight = self._in_flight.get(message.source_id)
-        if in_flight is None or in_flight.correlation_id != message.correlation_id:
+        if not self.requests.is_response_expected(message.source_id, message.correlation_id):
             return  # a late answer to a request we gave up on
-        del self._in_flight[message.source_id]
         if isinstance(message, RaftTransportFailure):  # the node is down, or did not answer in time
-            self._backoff_until[message.source_id] = self.time.milliseconds() + self.config.retry_backoff_ms
+            self.requests.on_response_result(message.source_id, message.correlation_id, False,
+                                             self.time.milliseconds())
             return
         body = message.body
         error = body.get("error_code", 0)
+        # A refusal of the whole request (INCONSISTENT_VOTER_SET...) backs off like a lost one.
+        self.requests.on_response_result(message.source_id, message.correlation_id, error == Errors.NONE,
+                                         self.time.milliseconds())
         if error == Errors.INCONSISTENT_CLUSTER_ID:
             self._on_inconsistent_cluster_id(message.source_id)
-            return
-        if error != Errors.NONE:  # the peer answered, but refused the whole request (INCONSISTENT_VOTER_SET...)
-            self._backoff_until[message.source_id] = self.time.milliseconds() + self.config.retry_backoff_ms
+        if error != Errors.NONE:
             return
         handler = {ApiKey.VOTE: self._handle_vote_response, ApiKey.BEGIN_QUORUM_EPOCH: self._handle_epoch_response,
                    ApiKey.END_QUORUM_EPOCH: self._handle_epoch_response,
                    ApiKey.FETCH: self._handle_fetch_response,
-                   ApiKey.FETCH_SNAPSHOT: self._handle_fetch_snapshot_response}.get(message.api_key)
+                   ApiKey.FETCH_SNAPSHOT: self.snapshots.handle_fetch_snapshot_response}.get(message.api_key)
         if handler is not None:
             handler(message.source_id, body)
+
+    def _handle_fetch_snapshot_request(self, request: RaftRequest) -> None:
+        if not self._cluster_id_ok(request, request.body):
+            self._respond(request, dict(error_code=Errors.INCONSISTENT_CLUSTER_ID, topics=[]))
+            return
+        self._respond(request, self.snapshots.fetch_snapshot_response_body(request.body))
 
     def _respond(self, request: RaftRequest, body: dict) -> None:
         self._outbound.append(RaftResponse(request.correlation_id, self.node_id, request.source_id,
@@ -382,22 +381,17 @@ class KafkaRaftClient(RaftSnapshots):
         cluster_id = body.get("cluster_id")
         return cluster_id is None or cluster_id == self.cluster_id
 
-    @staticmethod
-    def _partition(body, key: str = "topics", partitions: str = "partitions"):
-        return body[key][0][partitions][0]
-
     # ------------------------------------------------------------------ Vote
     def _vote_request_body(self, state: CandidateState) -> dict:
-        return dict(cluster_id=self.cluster_id, topics=[dict(topic_name=METADATA_TOPIC, partitions=[dict(
-            partition_index=0, candidate_epoch=state.epoch, candidate_id=self.node_id,
-            last_offset_epoch=self.log.last_fetched_epoch(), last_offset=self.log.end_offset())])])
+        return vote_request(self.cluster_id, state.epoch, self.node_id, self.log.last_fetched_epoch(),
+                            self.log.end_offset())
 
     def _handle_vote_request(self, request: RaftRequest) -> None:
         body = request.body
         if not self._cluster_id_ok(request, body):
             self._respond(request, dict(error_code=Errors.INCONSISTENT_CLUSTER_ID, topics=[]))
             return
-        p = self._partition(body)
+        p = only_partition(body)
         candidate, epoch = p["candidate_id"], p["candidate_epoch"]
         if candidate not in self.voters or not self.quorum.is_voter:
             self._respond(request, dict(error_code=Errors.INCONSISTENT_VOTER_SET, topics=[]))
@@ -429,12 +423,10 @@ class KafkaRaftClient(RaftSnapshots):
         self._respond(request, self._partition_response(error, leader, vote_granted=granted))
 
     def _partition_response(self, error: Errors, leader_id: int | None, **extra) -> dict:
-        return dict(error_code=Errors.NONE, topics=[dict(topic_name=METADATA_TOPIC, partitions=[dict(
-            partition_index=0, error_code=error, leader_id=NO_LEADER if leader_id is None else leader_id,
-            leader_epoch=self.quorum.epoch, **extra)])])
+        return partition_response(error, leader_id, self.quorum.epoch, **extra)
 
     def _handle_vote_response(self, source: int, body) -> None:
-        p = self._partition(body)
+        p = only_partition(body)
         if self._handle_epoch_in_response(p):
             return
         state = self.quorum.state
@@ -458,20 +450,11 @@ class KafkaRaftClient(RaftSnapshots):
         return False
 
     # ------------------------------------------------------------------ BeginQuorumEpoch / EndQuorumEpoch
-    def _begin_quorum_epoch_body(self, state: LeaderState) -> dict:
-        return dict(cluster_id=self.cluster_id, topics=[dict(topic_name=METADATA_TOPIC, partitions=[dict(
-            partition_index=0, leader_id=self.node_id, leader_epoch=state.epoch)])])
-
-    def _end_quorum_epoch_body(self, successors: list[int]) -> dict:
-        return dict(cluster_id=self.cluster_id, topics=[dict(topic_name=METADATA_TOPIC, partitions=[dict(
-            partition_index=0, leader_id=self.node_id, leader_epoch=self.quorum.epoch,
-            preferred_successors=successors)])])
-
     def _handle_begin_epoch(self, request: RaftRequest) -> None:
         if not self._cluster_id_ok(request, request.body):
             self._respond(request, dict(error_code=Errors.INCONSISTENT_CLUSTER_ID, topics=[]))
             return
-        p = self._partition(request.body)
+        p = only_partition(request.body)
         epoch, leader = p["leader_epoch"], p["leader_id"]
         if epoch < self.quorum.epoch:
             self._respond(request, self._partition_response(Errors.FENCED_LEADER_EPOCH, self.quorum.leader_id))
@@ -481,7 +464,7 @@ class KafkaRaftClient(RaftSnapshots):
         self._respond(request, self._partition_response(Errors.NONE, leader))
 
     def _handle_end_epoch(self, request: RaftRequest) -> None:
-        p = self._partition(request.body)
+        p = only_partition(request.body)
         epoch, leader = p["leader_epoch"], p["leader_id"]
         if epoch < self.quorum.epoch:
             self._respond(request, self._partition_response(Errors.FENCED_LEADER_EPOCH, self.quorum.leader_id))
@@ -501,7 +484,7 @@ class KafkaRaftClient(RaftSnapshots):
         self._respond(request, self._partition_response(Errors.NONE, self.quorum.leader_id))
 
     def _handle_epoch_response(self, source: int, body) -> None:
-        p = self._partition(body)
+        p = only_partition(body)
         if self._handle_epoch_in_response(p):
             return
         state = self.quorum.state
@@ -553,18 +536,8 @@ class KafkaRaftClient(RaftSnapshots):
         self._respond(request, self._fetch_response(Errors.NONE, records=info.records))
 
     def _fetch_response(self, error: Errors, records: bytes = b"", diverging=None, snapshot=None) -> dict:
-        leader = self.quorum.leader_id
-        partition = dict(partition_index=0, error_code=error, high_watermark=self.log.high_watermark(),
-                         last_stable_offset=-1, log_start_offset=self.log.start_offset(),
-                         current_leader=dict(leader_id=NO_LEADER if leader is None else leader,
-                                             leader_epoch=self.quorum.epoch),
-                         aborted_transactions=None, preferred_read_replica=-1, records=records)
-        if diverging is not None:
-            partition["diverging_epoch"] = dict(epoch=diverging.epoch, end_offset=diverging.offset)
-        if snapshot is not None:
-            partition["snapshot_id"] = dict(end_offset=snapshot.offset, epoch=snapshot.epoch)
-        return dict(throttle_time_ms=0, error_code=Errors.NONE, session_id=0,
-                    responses=[dict(topic=METADATA_TOPIC, partitions=[partition])])
+        return fetch_response(error, self.quorum.leader_id, self.quorum.epoch, self.log.high_watermark(),
+                              self.log.start_offset(), records, diverging, snapshot)
 
     def _complete_parked_fetches(self, now: int, expired_only: bool = False) -> None:
         parked, self._parked_fetches = self._parked_fetches, []
@@ -580,8 +553,7 @@ class KafkaRaftClient(RaftSnapshots):
 
     def _on_leader_high_watermark(self, state: LeaderState, now: int) -> None:
         self.log.update_high_watermark(state.high_watermark)
-        while self._append_times and self._append_times[0][0] < state.high_watermark:
-            self.commit_latencies_ms.append(now - self._append_times.pop(0)[1])
+        self.metrics.on_high_watermark(state.high_watermark, now)
         self._complete_parked_fetches(now)  # followers learn the new HW without waiting
 
     def _flush_pending_appends(self, state: LeaderState, now: int) -> None:
@@ -591,7 +563,7 @@ class KafkaRaftClient(RaftSnapshots):
         batch = build_batch([DefaultRecord(i, now, None, value) for i, value in enumerate(records)], timestamp=now)
         info = self.log.append_as_leader(batch, state.epoch)
         self.log.flush(False)  # on disk before it can count toward a majority
-        self._append_times.append((info.last_offset, now))
+        self.metrics.on_append(info.last_offset, now)
         self._update_leader_high_watermark(state, now)
         self._complete_parked_fetches(now)
 
@@ -601,18 +573,12 @@ class KafkaRaftClient(RaftSnapshots):
             partition = dict(partition_index=0, error_code=Errors.NOT_LEADER_OR_FOLLOWER)
         else:
             partition = dict(partition_index=0, error_code=Errors.NONE, **state.describe())
-        self._respond(request, dict(error_code=Errors.NONE,
-                                    topics=[dict(topic_name=METADATA_TOPIC, partitions=[partition])]))
+        self._respond(request, describe_quorum_response(partition))
 
     # ------------------------------------------------------------------ Fetch (the follower's side)
     def _fetch_request_body(self) -> dict:
-        return dict(cluster_id=self.cluster_id, replica_id=self.node_id,
-                    max_wait_ms=self.config.fetch_max_wait_ms, min_bytes=0, max_bytes=self.config.fetch_max_bytes,
-                    isolation_level=0, session_id=0, session_epoch=-1, forgotten_topics_data=[], rack_id="",
-                    topics=[dict(topic=METADATA_TOPIC, partitions=[dict(
-                        partition=0, current_leader_epoch=self.quorum.epoch, fetch_offset=self.log.end_offset(),
-                        last_fetched_epoch=self.log.last_fetched_epoch(), log_start_offset=-1,
-                        partition_max_bytes=self.config.fetch_max_bytes)])])
+        return fetch_request(self.cluster_id, self.node_id, self.config, self.quorum.epoch, self.log.end_offset(),
+                             self.log.last_fetched_epoch())
 
     def _on_inconsistent_cluster_id(self, source: int) -> None:
         """A peer refused us: its directories were formatted with another cluster id. Nothing we can do
@@ -622,7 +588,7 @@ class KafkaRaftClient(RaftSnapshots):
             log.error("a voter belongs to another cluster (INCONSISTENT_CLUSTER_ID): were all nodes formatted "
                       "with the same kafka-storage format -t <cluster id>?", cluster_id=self.cluster_id, peer=source,
                       times=self.inconsistent_cluster_id_count)
-        self._backoff_until[source] = self.time.milliseconds() + self.config.fetch_timeout_ms
+        self.requests.backoff(source, self.time.milliseconds(), self.config.fetch_timeout_ms)
 
     def _handle_fetch_response(self, source: int, body) -> None:
         p = body["responses"][0]["partitions"][0]
@@ -635,7 +601,7 @@ class KafkaRaftClient(RaftSnapshots):
             elif leader_epoch == self.quorum.epoch and leader_id >= 0:
                 self._maybe_follow(leader_epoch, leader_id)
             else:
-                self._backoff_until[source] = now + self.config.retry_backoff_ms
+                self.requests.backoff(source, now)
             return
         if leader_epoch > self.quorum.epoch or (leader_epoch == self.quorum.epoch and not self.quorum.is_follower()):
             self._maybe_follow(leader_epoch, leader_id)
@@ -645,7 +611,7 @@ class KafkaRaftClient(RaftSnapshots):
         state.fetch_deadline_ms = now + self.config.fetch_timeout_ms
         snapshot = p.get("snapshot_id")
         if snapshot is not None and snapshot.get("end_offset", -1) >= 0:
-            self._begin_fetching_snapshot(OffsetAndEpoch(snapshot["end_offset"], snapshot["epoch"]))
+            self.snapshots.begin_fetching_snapshot(OffsetAndEpoch(snapshot["end_offset"], snapshot["epoch"]))
             return
         diverging = p.get("diverging_epoch")
         if diverging is not None and diverging.get("epoch", -1) >= 0:
@@ -680,20 +646,13 @@ class KafkaRaftClient(RaftSnapshots):
 
     # ================================================================== requests out
     def _can_send_to(self, destination: int, now: int) -> bool:
-        return destination not in self._in_flight and self._backoff_until.get(destination, 0) <= now
+        return self.requests.is_ready(destination, now)
 
     def _send_request(self, destination: int, api_key: ApiKey, body: dict) -> None:
         correlation_id = next(self._correlation_ids)
         now = self.time.milliseconds()
-        self._in_flight[destination] = InFlight(correlation_id, api_key, now)
+        self.requests.on_request_sent(destination, correlation_id, now)
         self._outbound.append(RaftRequest(correlation_id, self.node_id, destination, api_key, body, now))
-
-    def _expire_in_flight(self, now: int) -> None:
-        timeout = self.config.request_timeout_ms + self.config.fetch_max_wait_ms
-        for destination, in_flight in list(self._in_flight.items()):
-            if now - in_flight.sent_ms >= timeout:
-                del self._in_flight[destination]
-                self._backoff_until[destination] = now + self.config.retry_backoff_ms
 
     # ================================================================== listeners
     def _fire_listeners(self) -> None:
@@ -702,7 +661,7 @@ class KafkaRaftClient(RaftSnapshots):
         for context in self._listeners:
             latest = self.log.latest_snapshot_id()
             if latest is not None and context.next_offset < self.log.start_offset():
-                self._load_snapshot(context, latest)
+                self.snapshots.load_snapshot(context, latest)
             while context.next_offset < hw:
                 info = self.log.read(context.next_offset, self.config.fetch_max_bytes)
                 progressed = False

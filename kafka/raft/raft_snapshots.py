@@ -9,7 +9,8 @@ asks (schedule_snapshot), and then drops the log before it. Three things follow:
                                       chunk, installs it (the log restarts at its end) and fetches on
     a restart                         loads the latest snapshot, then replays only what follows it
 
-Mixed into KafkaRaftClient; everything here runs on the raft thread like the rest of the core.
+A collaborator of KafkaRaftClient, which hands it the log, the quorum state, the clock and the
+config, and sends and answers the requests for it; it runs on the raft thread like the rest of the core.
 """
 
 from __future__ import annotations
@@ -20,24 +21,36 @@ from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import DefaultRecord, build_batch, iter_batches
 from kafka.raft.batch import Batch, SnapshotReader
 from kafka.raft.epoch_state import FollowerState
-from kafka.raft.raft_message import RaftRequest
-from kafka.raft.replicated_log import OffsetAndEpoch
+from kafka.raft.quorum_state import QuorumState
+from kafka.raft.raft_config import RaftConfig
+from kafka.raft.raft_util import METADATA_TOPIC, NO_LEADER
+from kafka.raft.replicated_log import OffsetAndEpoch, ReplicatedLog
+from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.raft.KafkaRaftClient")
 
-METADATA_TOPIC = "__cluster_metadata"
-NO_LEADER = -1
 SNAPSHOT_BATCH_RECORDS = 1000
 SNAPSHOT_CHUNK_BYTES = 1 << 20
 
 
 class RaftSnapshots:
+    def __init__(self, node_id: int, cluster_id: str, log: ReplicatedLog, quorum: QuorumState, time: Time,
+                 config: RaftConfig) -> None:
+        self.node_id = node_id
+        self.cluster_id = cluster_id
+        self.log = log
+        self.quorum = quorum
+        self.time = time
+        self.config = config
+        self._pending_snapshot: tuple[OffsetAndEpoch, list[bytes]] | None = None  # to write at the next poll
+        self._fetching_snapshot = None  # follower: [snapshot id, writer, position] while copying the leader's
+
     def schedule_snapshot(self, snapshot_id: OffsetAndEpoch, records: list[bytes]) -> None:
         """Write a snapshot of the committed log below snapshot_id.offset (KIP-630), at the next poll: a
         listener asks from inside handle_commit, while the client is reading the log for it."""
         self._pending_snapshot = (snapshot_id, records)
 
-    def _maybe_write_snapshot(self) -> None:
+    def maybe_write_snapshot(self) -> None:
         if self._pending_snapshot is None:
             return
         snapshot_id, records = self._pending_snapshot
@@ -58,8 +71,11 @@ class RaftSnapshots:
         log.info("wrote a snapshot of the metadata log", snapshot_id=f"{snapshot_id.offset}-{snapshot_id.epoch}",
                  records=len(records), log_start_offset=self.log.start_offset())
 
-    def _begin_fetching_snapshot(self, snapshot_id: OffsetAndEpoch) -> None:
-        self._abandon_snapshot_fetch()
+    def is_fetching(self) -> bool:
+        return self._fetching_snapshot is not None
+
+    def begin_fetching_snapshot(self, snapshot_id: OffsetAndEpoch) -> None:
+        self.abandon_snapshot_fetch()
         writer = self.log.store_snapshot(snapshot_id)
         if writer is None:  # we have it already: install it
             self.log.truncate_to_latest_snapshot()
@@ -68,23 +84,20 @@ class RaftSnapshots:
                  f"{snapshot_id.offset}-{snapshot_id.epoch}")
         self._fetching_snapshot = [snapshot_id, writer, 0]
 
-    def _abandon_snapshot_fetch(self) -> None:
+    def abandon_snapshot_fetch(self) -> None:
         if self._fetching_snapshot is not None:
             self._fetching_snapshot[1].close()
             self._fetching_snapshot = None
 
-    def _fetch_snapshot_body(self) -> dict:
+    def fetch_snapshot_request_body(self) -> dict:
         snapshot_id, _, position = self._fetching_snapshot
         return dict(cluster_id=self.cluster_id, replica_id=self.node_id, max_bytes=SNAPSHOT_CHUNK_BYTES,
                     topics=[dict(name=METADATA_TOPIC, partitions=[dict(
                         partition=0, current_leader_epoch=self.quorum.epoch, position=position,
                         snapshot_id=dict(end_offset=snapshot_id.offset, epoch=snapshot_id.epoch))])])
 
-    def _handle_fetch_snapshot_request(self, request: RaftRequest) -> None:
-        body = request.body
-        if not self._cluster_id_ok(request, body):
-            self._respond(request, dict(error_code=Errors.INCONSISTENT_CLUSTER_ID, topics=[]))
-            return
+    def fetch_snapshot_response_body(self, body: dict) -> dict:
+        """The leader's answer to a FetchSnapshot (its cluster id already checked): the next chunk."""
         p = body["topics"][0]["partitions"][0]
         snapshot_id = OffsetAndEpoch(p["snapshot_id"]["end_offset"], p["snapshot_id"]["epoch"])
         leader = dict(leader_id=NO_LEADER if self.quorum.leader_id is None else self.quorum.leader_id,
@@ -101,15 +114,15 @@ class RaftSnapshots:
         else:
             partition["size"] = reader.size_in_bytes()
             partition["unaligned_records"] = reader.read(p["position"], min(body["max_bytes"], SNAPSHOT_CHUNK_BYTES))
-        self._respond(request, dict(throttle_time_ms=0, error_code=Errors.NONE,
-                                    topics=[dict(name=METADATA_TOPIC, partitions=[partition])]))
+        return dict(throttle_time_ms=0, error_code=Errors.NONE,
+                    topics=[dict(name=METADATA_TOPIC, partitions=[partition])])
 
-    def _handle_fetch_snapshot_response(self, source: int, body) -> None:
+    def handle_fetch_snapshot_response(self, source: int, body) -> None:
         if self._fetching_snapshot is None:
             return
         p = body["topics"][0]["partitions"][0]
         if p["error_code"] != Errors.NONE:  # the leader moved on (a newer snapshot): fetch the log again
-            self._abandon_snapshot_fetch()
+            self.abandon_snapshot_fetch()
             return
         state = self.quorum.state
         if isinstance(state, FollowerState):
@@ -127,7 +140,7 @@ class RaftSnapshots:
             self.log.truncate_to_latest_snapshot()
             log.info("installed the leader's snapshot", snapshot_id=f"{snapshot_id.offset}-{snapshot_id.epoch}")
 
-    def _load_snapshot(self, context, snapshot_id: OffsetAndEpoch) -> None:
+    def load_snapshot(self, context, snapshot_id: OffsetAndEpoch) -> None:
         """A listener behind the log start gets the snapshot instead of the records it replaces."""
         reader = self.log.read_snapshot(snapshot_id)
         batches = [Batch(b.base_offset, b.last_offset, snapshot_id.epoch, b.max_timestamp, b.size_in_bytes,

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import structlog
 
 from kafka.protocol.errors import Errors
+from kafka.server.fetch_partition_data import FetchPartitionData, FetchPartitionInfo
 from kafka.server.fetch_session import (
     FINAL_EPOCH,
     INITIAL_EPOCH,
@@ -34,7 +35,6 @@ from kafka.server.fetch_session import (
     FetchSessionCache,
     next_epoch,
 )
-from kafka.server.replica_manager import FetchPartitionData, FetchPartitionInfo
 from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
 

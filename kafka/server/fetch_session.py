@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import structlog
 
 from kafka.protocol.errors import Errors
-from kafka.server.replica_manager import FetchPartitionData, FetchPartitionInfo
+from kafka.server.fetch_partition_data import FetchPartitionData, FetchPartitionInfo
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.server.FetchSessionCache")

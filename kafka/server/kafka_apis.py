@@ -32,11 +32,12 @@ from kafka.server.api_request_handler import ApiRequestHandler
 from kafka.server.auto_topic_creation_manager import AutoTopicCreationManager
 from kafka.server.client_quota_apis import ClientQuotaApis
 from kafka.server.fetch_manager import FetchManager, SessionlessFetchContext
+from kafka.server.fetch_partition_data import FetchPartitionInfo
 from kafka.server.group_apis import GroupApis
 from kafka.server.metadata.client_quota_metadata_manager import ClientQuotaMetadataManager
 from kafka.server.metadata_cache import MetadataCache
 from kafka.server.quota.quota_factory import QuotaManagers
-from kafka.server.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager, release_records
+from kafka.server.replica_manager import FetchParams, ReplicaManager, release_records
 from kafka.server.request_handler_helper import RequestHandlerHelper
 from kafka.server.storage_apis import StorageApis
 from kafka.server.transaction_apis import TransactionApis

@@ -280,7 +280,12 @@ class KafkaServer:
         self.fetch_manager = FetchManager(
             self.time, FetchSessionCache(config.max_incremental_fetch_session_cache_slots))
         # metrics: the /metrics endpoint, the request trace
-        self.metrics_endpoint = MetricsEndpoint(self)
+        self.metrics_endpoint = MetricsEndpoint(
+            config, self.time, self.request_channel, self.socket_server, self.replica_manager, self.log_manager,
+            self.fetch_manager.cache, [self.replica_manager, self.group_coordinator, self.admin_manager,
+                                       self.transaction_coordinator, self.forwarding_manager],
+            self.transaction_coordinator, self.quota_managers, io_thread_idle_ns=self._io_thread_idle_ns,
+            controller_values=self._controller_metrics, raft_values=self._raft_metrics)
         self.metrics_endpoint.startup()
         self.socket_server.register_metrics(self.metrics_endpoint.metrics)
 
@@ -296,6 +301,18 @@ class KafkaServer:
             features=BrokerMetadataPublisher.supported_features())
         self.lifecycle_manager.start([dict(name=e.listener_name, host=e.host, port=e.port, security_protocol=0)
                                       for e in self._advertised_end_points()])
+
+    def _io_thread_idle_ns(self) -> list[int]:
+        pool = getattr(self, "request_handler_pool", None)  # started after the metrics endpoint
+        return [h.idle_time_ns for h in pool.handlers] if pool is not None else []
+
+    def _controller_metrics(self) -> dict[str, int]:
+        controller = getattr(self.controller_server, "controller", None)
+        return controller.metrics_values() if controller is not None else {}
+
+    def _raft_metrics(self) -> dict[str, object]:
+        driver = getattr(self.shared, "raft_driver", None)
+        return driver.call(lambda client: client.raft_metrics()) if driver is not None else {}
 
     def _transaction_coordinator(self) -> TransactionCoordinator:
         """Kafka's TransactionCoordinator.apply: the state manager over our ReplicaManager, and the

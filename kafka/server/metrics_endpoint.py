@@ -15,7 +15,7 @@ mark meters they were handed; this class is the one place that knows where every
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 import structlog
 
@@ -24,35 +24,50 @@ from kafka.metrics.prometheus_exporter import PrometheusExporter
 from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
 from kafka.server.request_trace import RequestTrace
 
-if TYPE_CHECKING:
-    from kafka.server.kafka_server import KafkaServer
-
 log = structlog.get_logger("kafka.server.MetricsEndpoint")
 
 
 class MetricsEndpoint:
-    def __init__(self, server: KafkaServer) -> None:
-        self.server = server
+    def __init__(self, config, time, request_channel, socket_server, replica_manager, log_manager,
+                 fetch_session_cache, purgatory_holders: list, transaction_coordinator=None, quota_managers=None,
+                 io_thread_idle_ns: Callable[[], list[int]] = list,
+                 controller_values: Callable[[], dict[str, int]] = dict,
+                 raft_values: Callable[[], dict[str, object]] = dict) -> None:
+        """What the gauges read, handed over by the KafkaServer: its components, and functions for what
+        starts later (the I/O threads) or may not exist (the controller, the raft client)."""
+        self.config = config
+        self.time = time
+        self.request_channel = request_channel
+        self.socket_server = socket_server
+        self.replica_manager = replica_manager
+        self.log_manager = log_manager
+        self.fetch_session_cache = fetch_session_cache
+        self.purgatory_holders = purgatory_holders
+        self.transaction_coordinator = transaction_coordinator
+        self.quota_managers = quota_managers
+        self.io_thread_idle_ns = io_thread_idle_ns
+        self.controller_values = controller_values
+        self.raft_values = raft_values
         self.metrics = BrokerMetrics()
         self.request_trace: RequestTrace | None = None
         self.exporter: PrometheusExporter | None = None
 
     def startup(self) -> None:
-        server, config = self.server, self.server.config
-        server.request_channel.metrics = self.metrics.request_metrics
-        server.replica_manager.broker_topic_stats = self.metrics.broker_topic_stats
-        server.replica_manager.isr_change_meters = self.metrics.isr_change_meters
+        config, channel = self.config, self.request_channel
+        channel.metrics = self.metrics.request_metrics
+        self.replica_manager.broker_topic_stats = self.metrics.broker_topic_stats
+        self.replica_manager.isr_change_meters = self.metrics.isr_change_meters
         self.register_gauges()
         pages = {}
         if config.request_trace_enable:
             self.request_trace = RequestTrace()
-            server.request_channel.request_logger = self.request_trace.record
+            channel.request_logger = self.request_trace.record
             pages["/requests"] = self.request_trace.render_page
         else:
             pages["/requests"] = lambda _query: "request.trace.enable is false on this broker\n"
         if config.metrics_listener is not None:
             host, port = config.metrics_listener
-            self.exporter = PrometheusExporter(host, port, self.metrics.exposition, pages, server.time)
+            self.exporter = PrometheusExporter(host, port, self.metrics.exposition, pages, self.time)
             self.exporter.startup()
         log.info("observability", metrics=f"{self.url}/metrics" if self.url else "off (metrics.listener is empty)",
                  request_trace=f"{self.url}/requests" if self.url and self.request_trace else "off",
@@ -65,15 +80,13 @@ class MetricsEndpoint:
         return self.exporter.url if self.exporter else None
 
     def register_gauges(self) -> None:
-        server, metrics = self.server, self.metrics
-        channel = server.request_channel
+        metrics, channel = self.metrics, self.request_channel
         metrics.register_request_channel(lambda: channel.request_queue_size,
                                          lambda: sum(channel.response_queue_sizes().values()))
         metrics.register_thread_pools(
-            lambda: [p.idle_time_ns for p in server.socket_server.processors],
-            lambda: [h.idle_time_ns for h in getattr(getattr(server, "request_handler_pool", None), "handlers", [])])
+            lambda: [p.idle_time_ns for p in self.socket_server.processors], self.io_thread_idle_ns)
         metrics.register_purgatories(lambda: [(p.name, p.watched(), p.num_delayed()) for p in self.purgatories()])
-        replica_manager = server.replica_manager
+        replica_manager = self.replica_manager
         failures = replica_manager.log_manager.log_dir_failure_channel
         partitions = lambda: list(replica_manager.all_partitions.values())  # noqa: E731
         metrics.register_replica_manager(
@@ -84,7 +97,7 @@ class MetricsEndpoint:
             offline_replicas=lambda: sum(1 for p in partitions() if failures.is_offline(p.log.parent_dir))
             + len(replica_manager.offline_partitions()))
         metrics.register_producer_ids(replica_manager.producer_id_count)
-        txn = getattr(server, "transaction_coordinator", None)
+        txn = self.transaction_coordinator
         if txn is not None and txn.txn_marker_channel_manager is not None:
             metrics.register_transaction_coordinator(
                 txn.txn_marker_channel_manager.unknown_destination_queue_size,
@@ -94,39 +107,29 @@ class MetricsEndpoint:
             under_min_isr=lambda: sum(1 for p in partitions() if p.is_under_min_isr),
             at_min_isr=lambda: sum(1 for p in partitions() if p.is_at_min_isr),
             max_lag=replica_manager.replica_fetcher_manager.max_lag)
-        cache = server.fetch_manager.cache
+        cache = self.fetch_session_cache
         cache.evictions_meter = metrics.register_fetch_sessions(lambda: cache.size, lambda: cache.total_partitions)
         metrics.register_log_manager(lambda: len(failures.offline_log_dirs()))
         metrics.register_logs(self._log_stats)
         metrics.register_partitions(lambda: [(p.topic, p.topic_partition.partition, p.last_stable_offset_lag)
                                              for p in partitions() if p.is_leader])
         metrics.register_client_quotas(self._quota_sensors)
-        metrics.register_controller(self._controller_values)
-        metrics.register_raft(self._raft_values)
+        metrics.register_controller(self.controller_values)
+        metrics.register_raft(self.raft_values)
 
     def _quota_sensors(self, quota_type: str) -> list:
-        managers = getattr(self.server, "quota_managers", None)
+        managers = self.quota_managers
         if managers is None:
             return []
         manager = {"Produce": managers.produce, "Fetch": managers.fetch, "Request": managers.request}[quota_type]
         return manager.metric_values()
 
-    def _controller_values(self) -> dict[str, int]:
-        controller_server = getattr(self.server, "controller_server", None)
-        controller = getattr(controller_server, "controller", None)
-        return controller.metrics_values() if controller is not None else {}
-
-    def _raft_values(self) -> dict[str, object]:
-        shared = getattr(self.server, "shared", None)
-        driver = getattr(shared, "raft_driver", None)
-        return driver.call(lambda client: client.raft_metrics()) if driver is not None else {}
-
     def purgatories(self) -> list[DelayedOperationPurgatory]:
-        """Every purgatory a component of the server holds (ReplicaManager's Produce and Fetch, the
+        """Every purgatory the components handed over hold (ReplicaManager's Produce and Fetch, the
         GroupCoordinator's Rebalance and Heartbeat, ...), found rather than listed, so a new
-        component's purgatory is exported without touching this file."""
+        purgatory of theirs is exported without touching this file."""
         found: dict[str, DelayedOperationPurgatory] = {}
-        for component in list(vars(self.server).values()):
+        for component in self.purgatory_holders:
             for value in list(getattr(component, "__dict__", {}).values()):
                 if isinstance(value, DelayedOperationPurgatory):
                     found.setdefault(value.name, value)
@@ -134,7 +137,7 @@ class MetricsEndpoint:
 
     def _log_stats(self) -> list[LogStats]:
         return [(log_.topic, log_.partition, log_.size_in_bytes, log_.log_end_offset, log_.log_start_offset,
-                 log_.num_segments) for log_ in self.server.log_manager.all_logs()]
+                 log_.num_segments) for log_ in self.log_manager.all_logs()]
 
     def shutdown(self) -> None:
         if self.exporter is not None:

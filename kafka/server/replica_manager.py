@@ -49,13 +49,11 @@ from kafka.log.errors import (
     TransactionCoordinatorFencedError,
     UnsupportedCompressionTypeError,
 )
-from kafka.log.fetch_data_info import LogOffsetMetadata
 from kafka.log.fetch_isolation import FetchIsolation
 from kafka.log.file_records import FileRecords
 from kafka.log.log_config import LogConfig
 from kafka.log.log_manager import LogManager
 from kafka.log.log_validator import RecordValidationError
-from kafka.log.transaction_index import AbortedTxn
 from kafka.metrics.broker_topic_stats import BrokerTopicStats
 from kafka.metrics.isr_change_meters import IsrChangeMeters
 from kafka.protocol.errors import Errors
@@ -65,6 +63,7 @@ from kafka.purgatory.delayed_operation_key import TopicPartitionOperationKey
 from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
 from kafka.server.delayed_fetch import DelayedFetch
 from kafka.server.delayed_produce import DelayedProduce, PartitionResponse, ProducePartitionStatus
+from kafka.server.fetch_partition_data import FetchPartitionData, FetchPartitionInfo
 from kafka.server.metadata_cache import PartitionState
 from kafka.server.partition import NotEnoughReplicasError, Partition, PartitionError
 from kafka.server.remote_leader_end_point import ReplicaFetchConfig
@@ -101,29 +100,6 @@ class FetchParams:
         """Everyone reads from the leader, except a debugging reader (replica id -2, what
         kafka-replica-verification sends), which may read any replica below its HW."""
         return self.replica_id != DEBUGGING_REPLICA_ID
-
-
-@dataclass(frozen=True)
-class FetchPartitionInfo:
-    fetch_offset: int
-    max_bytes: int  # partition_max_bytes
-    current_leader_epoch: int = -1  # -1: the client does not say which epoch it expects
-
-
-@dataclass
-class FetchPartitionData:
-    """One partition's fetch result (Kafka's FetchPartitionData)."""
-
-    error: Errors
-    high_watermark: int = -1
-    log_start_offset: int = -1
-    last_stable_offset: int = -1
-    records: bytes | FileRecords = b""
-    # read_committed only: the aborted transactions overlapping the records (None otherwise).
-    aborted_transactions: list[AbortedTxn] | None = None
-    # Where the read started in the log (Kafka's LogReadResult.info.fetchOffsetMetadata): a fetch that
-    # has to wait counts the bytes arriving after it from here, without looking the offset up again.
-    fetch_offset_metadata: LogOffsetMetadata | None = None
 
 
 def release_records(results: list[tuple[TopicPartition, FetchPartitionData]]) -> None:

@@ -11,7 +11,8 @@ import pytest
 from kafka.clients.consumer.consumer_group_metadata import ConsumerGroupMetadata
 from kafka.clients.consumer.subscription_state import OffsetAndMetadata
 from kafka.clients.errors import KafkaError
-from kafka.clients.producer.transaction_manager import GROUP, TRANSACTION, State, TransactionManager
+from kafka.clients.producer.transaction_manager import State, TransactionManager
+from kafka.clients.producer.transactional_request_handlers import GROUP, TRANSACTION
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import RecordBatch

@@ -12,7 +12,12 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from tests.controller.controller_simulation import ControllerSimulation
+
+# Warnings and errors only: thousands of clusters' info lines would drown the output.
+pytestmark = pytest.mark.usefixtures("quiet_logs")
 
 SEEDS = int(os.environ.get("CONTROLLER_SIM_SEEDS", "100"))
 REPLAY = os.environ.get("CONTROLLER_SIM_SEED")

@@ -82,8 +82,6 @@ def test_a_second_producer_with_the_same_id_fences_the_first(txn_broker):
 
 
 def test_commit_and_abort_complete_once_the_markers_are_written(txn_broker):
-    if ApiKey.WRITE_TXN_MARKERS not in advertised(txn_broker.port):
-        pytest.skip("WriteTxnMarkers is the data plane's handler (T1): not registered in this tree yet")
     topic = unique_topic()
     create_topic(txn_broker.bootstrap, topic)
     producer = transactional_producer(txn_broker.bootstrap, "complete-tx")

@@ -19,9 +19,10 @@ from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import build_batch, iter_batches
 from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
+from kafka.server.fetch_partition_data import FetchPartitionInfo
 from kafka.server.kafka_config import KafkaConfig
 from kafka.server.metadata_cache import PartitionState
-from kafka.server.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager
+from kafka.server.replica_manager import FetchParams, ReplicaManager
 from kafka.utils.time import MockTime
 from kafka.utils.topic_partition import TopicPartition
 from tests.helpers import wait_until

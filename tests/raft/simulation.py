@@ -9,11 +9,8 @@ starts with the seed; RAFT_SIM_SEED=<seed> replays exactly that run.
 from __future__ import annotations
 
 import heapq
-import logging
 import random
 from dataclasses import dataclass, field
-
-import structlog
 
 from kafka.raft.batch import NotLeaderError
 from kafka.raft.kafka_raft_client import KafkaRaftClient
@@ -22,9 +19,6 @@ from kafka.raft.raft_config import RaftConfig
 from kafka.raft.replicated_log import OffsetAndEpoch
 from kafka.utils.time import MockTime
 from tests.raft.mock_log import MockLog
-
-# Thousands of runs: the raft client's info lines (elections, truncations) would drown the output.
-structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
 
 CLUSTER_ID = "simulated-cluster-id0"
 CONFIG = RaftConfig(election_timeout_ms=100, fetch_timeout_ms=200, election_backoff_max_ms=50,

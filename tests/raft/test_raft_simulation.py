@@ -16,6 +16,9 @@ import pytest
 
 from tests.raft.simulation import Simulation
 
+# Warnings and errors only: thousands of clusters' info lines would drown the output.
+pytestmark = pytest.mark.usefixtures("quiet_logs")
+
 SEEDS_PER_CASE = int(os.environ.get("RAFT_SIM_SEEDS", "1000"))
 REPLAY = os.environ.get("RAFT_SIM_SEED")
 

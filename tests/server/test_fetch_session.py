@@ -14,8 +14,8 @@ from kafka.server.fetch_manager import (
     SessionErrorContext,
     SessionlessFetchContext,
 )
+from kafka.server.fetch_partition_data import FetchPartitionData, FetchPartitionInfo
 from kafka.server.fetch_session import INVALID_SESSION_ID, CachedPartition, FetchSessionCache
-from kafka.server.replica_manager import FetchPartitionData, FetchPartitionInfo
 from kafka.utils.time import MockTime
 from kafka.utils.topic_partition import TopicPartition
 

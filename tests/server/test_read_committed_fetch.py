@@ -8,7 +8,8 @@ from kafka.log.append_origin import AppendOrigin
 from kafka.protocol.control_records import end_txn_marker_batch
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import build_batch
-from kafka.server.replica_manager import FetchParams, FetchPartitionInfo
+from kafka.server.fetch_partition_data import FetchPartitionInfo
+from kafka.server.replica_manager import FetchParams
 
 # The fixtures (replica_manager, time) come with the helpers: a leader with one follower in its ISR.
 from tests.server.test_delayed_operations import TP, Callback, follower_fetches, replica_manager, time  # noqa: F401, F811

@@ -18,11 +18,12 @@ from kafka.clients.metadata import Node
 from kafka.log.log_config import LogConfig
 from kafka.log.log_manager import LogManager
 from kafka.protocol.record_batch import build_batch, iter_batches
+from kafka.server.fetch_partition_data import FetchPartitionInfo
 from kafka.server.kafka_config import KafkaConfig
 from kafka.server.metadata_cache import PartitionState
 from kafka.server.remote_leader_end_point import RemoteLeaderEndPoint, ReplicaFetchConfig
 from kafka.server.replica_fetcher_thread import ReplicaFetcherThread
-from kafka.server.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager
+from kafka.server.replica_manager import FetchParams, ReplicaManager
 from kafka.utils.time import SYSTEM, MockTime
 from kafka.utils.topic_partition import TopicPartition
 from tests.helpers import free_port

@@ -38,12 +38,10 @@ import bisect
 import heapq
 import itertools
 import threading
-from enum import Enum, IntEnum
-from typing import Any
+from enum import Enum
 
 import structlog
 
-from kafka.clients.client_request import ClientResponse
 from kafka.clients.errors import KafkaError
 from kafka.clients.metadata import Node
 from kafka.clients.producer.producer_batch import ProducerBatch, increment_sequence
@@ -54,15 +52,23 @@ from kafka.clients.producer.topic_partition_bookkeeper import (
     TopicPartitionBookkeeper,
     sequence_key,
 )
+from kafka.clients.producer.transactional_request_handlers import (
+    GROUP,
+    TRANSACTION,
+    AddOffsetsToTxnHandler,
+    AddPartitionsToTxnHandler,
+    EndTxnHandler,
+    FindCoordinatorHandler,
+    InitProducerIdHandler,
+    TxnRequestHandler,
+)
 from kafka.clients.producer.transactional_request_result import TransactionalRequestResult
-from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.clients.producer.TransactionManager")
 
 MAX_PRODUCER_EPOCH = 2**15 - 1
-GROUP, TRANSACTION = 0, 1  # FindCoordinator key types (CoordinatorType)
 # The errors that end a producer: no retry or epoch bump can help (maybeTransitionToErrorState).
 FATAL_ERRORS = frozenset({Errors.CLUSTER_AUTHORIZATION_FAILED, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
                           Errors.PRODUCER_FENCED, Errors.UNSUPPORTED_VERSION, Errors.INVALID_PRODUCER_ID_MAPPING})
@@ -89,16 +95,6 @@ _VALID_SOURCES = {
     State.ABORTING_TRANSACTION: {State.IN_TRANSACTION, State.ABORTABLE_ERROR},
     State.ABORTABLE_ERROR: {State.IN_TRANSACTION, State.COMMITTING_TRANSACTION, State.ABORTABLE_ERROR},
 }
-
-
-class Priority(IntEnum):
-    """The order pending requests go out in: a coordinator first, then a producer id, ..."""
-
-    FIND_COORDINATOR = 0
-    INIT_PRODUCER_ID = 1
-    ADD_PARTITIONS_OR_OFFSETS = 2
-    END_TXN = 3
-    EPOCH_BUMP = 4
 
 
 class TransactionManager:
@@ -152,18 +148,8 @@ class TransactionManager:
             return False
         return not self.is_transactional() or tp in self.partitions_in_transaction
 
-    def is_completing(self) -> bool:
-        return self.current_state in (State.COMMITTING_TRANSACTION, State.ABORTING_TRANSACTION)
-
-    def is_aborting(self) -> bool:
-        return self.current_state == State.ABORTING_TRANSACTION
-
     def has_abortable_error(self) -> bool:
         return self.current_state == State.ABORTABLE_ERROR
-
-    def is_in_transaction(self) -> bool:
-        return self.is_transactional() and self.current_state in (
-            State.IN_TRANSACTION, State.COMMITTING_TRANSACTION, State.ABORTING_TRANSACTION, State.ABORTABLE_ERROR)
 
     # ------------------------------------------------------------------ the transactional API (application thread)
     def initialize_transactions(self) -> TransactionalRequestResult:
@@ -197,7 +183,6 @@ class TransactionManager:
             if self.current_state != State.IN_TRANSACTION:
                 raise KafkaError(Errors.INVALID_TXN_STATE, "cannot send offsets if a transaction is not in "
                                                            f"progress (currentState={self.current_state.name})")
-            from kafka.clients.producer.transactional_request_handlers import AddOffsetsToTxnHandler
             result = TransactionalRequestResult("AddOffsetsToTxn")
             self.transaction_started = True
             self.enqueue(AddOffsetsToTxnHandler(self, dict(offsets), group_metadata, result))
@@ -226,7 +211,6 @@ class TransactionManager:
             self.complete_transaction()
             result.done()
             return result
-        from kafka.clients.producer.transactional_request_handlers import EndTxnHandler
         self.enqueue(EndTxnHandler(self, committed, result))
         return result
 
@@ -265,7 +249,6 @@ class TransactionManager:
         self.coordinators[coordinator_type] = node
 
     def lookup_coordinator(self, coordinator_type: int, key: str) -> None:
-        from kafka.clients.producer.transactional_request_handlers import FindCoordinatorHandler
         self.coordinators[coordinator_type] = None
         with self._lock:
             if not any(isinstance(h, FindCoordinatorHandler) and h.key_type == coordinator_type
@@ -276,11 +259,6 @@ class TransactionManager:
         with self._lock:
             self.pending_partitions_in_transaction -= partitions
             self.partitions_in_transaction |= partitions
-
-    def can_bump_epoch(self) -> bool:
-        # An idempotent producer bumps its own epoch. A transactional one will need its
-        # coordinator to speak InitProducerId v3+ (KIP-360), which takes the current id and epoch.
-        return not self.is_transactional()
 
     def fail_if_not_ready_for_send(self) -> None:
         """Called by send(): after a fatal error nothing more can be sent (Java throws too)."""
@@ -304,6 +282,13 @@ class TransactionManager:
         else:
             self.last_error = None
         self.current_state = target
+
+    def complete_init_producer_id(self, producer_id_and_epoch: ProducerIdAndEpoch, reset_sequence_numbers: bool) -> None:
+        """InitProducerId answered: the producer has its id and epoch and is ready to send."""
+        self._set_producer_id_and_epoch(producer_id_and_epoch)
+        self._transition_to(State.READY)
+        if reset_sequence_numbers:
+            self._reset_sequence_numbers()
 
     def _set_producer_id_and_epoch(self, producer_id_and_epoch: ProducerIdAndEpoch) -> None:
         log.info("producer id set", producer_id=producer_id_and_epoch.producer_id, epoch=producer_id_and_epoch.epoch)
@@ -527,7 +512,6 @@ class TransactionManager:
         batch of the transaction is answered."""
         with self._lock:
             if self.new_partitions_in_transaction and not self.has_error():
-                from kafka.clients.producer.transactional_request_handlers import AddPartitionsToTxnHandler
                 partitions = set(self.new_partitions_in_transaction)
                 self.pending_partitions_in_transaction |= partitions
                 self.new_partitions_in_transaction.clear()
@@ -563,132 +547,11 @@ class TransactionManager:
     def set_in_flight_request(self, request) -> None:
         self._in_flight_request = request
 
+    def in_flight_request(self):
+        return self._in_flight_request
+
     def has_in_flight_request(self) -> bool:
         return self._in_flight_request is not None
 
     def close(self) -> None:
         self._pending_requests.clear()
-
-
-class TxnRequestHandler:
-    """One request of the TransactionManager and what its answer does (a RequestCompletionHandler)."""
-
-    api_key: int
-    coordinator_type: int | None = None  # None: any broker (the least loaded node)
-    is_end_txn = False
-    max_version: int | None = None
-
-    def __init__(self, manager: TransactionManager) -> None:
-        self.manager = manager
-        self.is_retry = False
-        self.retry_at_ms = 0
-
-    def coordinator_key(self) -> str | None:
-        return self.manager.transactional_id
-
-    def priority(self) -> int:
-        raise NotImplementedError
-
-    def request_body(self) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def handle_response(self, body: Any, now_ms: int) -> None:
-        raise NotImplementedError
-
-    def fail(self, error: KafkaError | None) -> None:
-        """The request will not be sent (the manager is in an error state)."""
-
-    def fatal_error(self, error: KafkaError) -> None:
-        self.fail(error)
-        self.manager.transition_to_fatal_error(error)
-
-    def reenqueue(self, now_ms: int) -> None:
-        self.manager.retry(self, now_ms)
-
-    def on_complete(self, response: ClientResponse) -> None:
-        manager = self.manager
-        if response.request is not manager._in_flight_request:
-            self.fatal_error(KafkaError(Errors.UNKNOWN_SERVER_ERROR, "detected more than one in-flight "
-                                                                     "transactional request"))
-            return
-        manager.set_in_flight_request(None)
-        now_ms = response.received_ms
-        if response.disconnected or response.timed_out:
-            log.debug("no answer, will retry", api=self.__class__.__name__, node=response.request.node_id,
-                      error=str(response.error))
-            self.reenqueue(now_ms)
-        elif isinstance(response.error, KafkaError) and response.error.error == Errors.UNSUPPORTED_VERSION:
-            self.fatal_error(self.unsupported_version_error(response.error))
-        elif response.error is not None:
-            error = response.error if isinstance(response.error, KafkaError) else KafkaError(message=str(response.error))
-            if error.retriable:
-                self.reenqueue(now_ms)
-            else:
-                self.fatal_error(error)
-        elif response.body is not None:
-            self.handle_response(response.body, now_ms)
-        else:
-            self.fatal_error(KafkaError(Errors.UNKNOWN_SERVER_ERROR,
-                                        "could not execute transactional request for unknown reasons"))
-
-    def unsupported_version_error(self, error: KafkaError) -> KafkaError:
-        return error
-
-
-class InitProducerIdHandler(TxnRequestHandler):
-    """InitProducerId (key 22): a producer id and epoch for a producer without one."""
-
-    api_key = ApiKey.INIT_PRODUCER_ID
-
-    def __init__(self, manager: TransactionManager, is_epoch_bump: bool,
-                 result: TransactionalRequestResult | None = None) -> None:
-        super().__init__(manager)
-        self.is_epoch_bump = is_epoch_bump
-        self.producer_id_and_epoch = manager.producer_id_and_epoch if is_epoch_bump else NONE
-        self.result = result
-        # A transactional id is known to its transaction coordinator only.
-        self.coordinator_type = TRANSACTION if manager.is_transactional() else None
-
-    def fail(self, error: KafkaError | None) -> None:
-        if self.result is not None:
-            self.result.done(error)
-
-    def priority(self) -> int:
-        return Priority.EPOCH_BUMP if self.is_epoch_bump else Priority.INIT_PRODUCER_ID
-
-    def request_body(self) -> dict[str, Any]:
-        manager = self.manager
-        # An idempotent producer has no transaction, so no transaction timeout (Java sends MAX_VALUE).
-        timeout = manager.transaction_timeout_ms if manager.is_transactional() else 2**31 - 1
-        return {"transactional_id": manager.transactional_id, "transaction_timeout_ms": timeout,
-                "producer_id": self.producer_id_and_epoch.producer_id,
-                "producer_epoch": self.producer_id_and_epoch.epoch}
-
-    def handle_response(self, body: Any, now_ms: int) -> None:
-        manager = self.manager
-        error = Errors.for_code(body.error_code)
-        if error == Errors.NONE:
-            manager._set_producer_id_and_epoch(ProducerIdAndEpoch(body.producer_id, body.producer_epoch))
-            manager._transition_to(State.READY)
-            if self.is_epoch_bump or manager.is_transactional():
-                manager._reset_sequence_numbers()
-            if self.result is not None:
-                self.result.done()
-        elif manager.is_transactional() and error in (Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE):
-            manager.lookup_coordinator(TRANSACTION, manager.transactional_id)
-            self.reenqueue(now_ms)
-        elif error in (Errors.INVALID_PRODUCER_EPOCH, Errors.PRODUCER_FENCED):
-            self.fatal_error(KafkaError(Errors.PRODUCER_FENCED, "a newer producer with the same transactional.id "
-                                                                "fences this one"))
-        elif error.retriable:
-            # COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, ... A
-            # transactional producer would look its coordinator up again first.
-            log.info("InitProducerId failed, will retry", error=error.name, backoff_ms=manager.retry_backoff_ms)
-            self.reenqueue(now_ms)
-        else:
-            self.fatal_error(KafkaError(error, f"InitProducerId failed: {error.message}"))
-
-    def unsupported_version_error(self, error: KafkaError) -> KafkaError:
-        return KafkaError(Errors.UNSUPPORTED_VERSION,
-                          f"the broker does not support INIT_PRODUCER_ID, which an idempotent producer needs "
-                          f"({error}); set enable.idempotence=false to produce to it without idempotence")

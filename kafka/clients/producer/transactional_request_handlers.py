@@ -1,6 +1,8 @@
-"""The transactional requests of the TransactionManager and what each answer does (the inner
-handler classes of Kafka's producer.internals.TransactionManager: FindCoordinatorHandler,
-AddPartitionsToTxnHandler, AddOffsetsToTxnHandler, TxnOffsetCommitHandler, EndTxnHandler).
+"""The requests of the TransactionManager and what each answer does (the inner handler classes of
+Kafka's producer.internals.TransactionManager: TxnRequestHandler, InitProducerIdHandler,
+FindCoordinatorHandler, AddPartitionsToTxnHandler, AddOffsetsToTxnHandler, TxnOffsetCommitHandler,
+EndTxnHandler), with the order they go out in (Priority) and the coordinator types they ask for.
+The TransactionManager imports them; they call back only through the manager they are given.
 
 KIP-98's transaction, from the producer's side::
 
@@ -17,20 +19,15 @@ only ends the transaction (abortable); coordinator moves and loads are retried.
 
 from __future__ import annotations
 
+from enum import IntEnum
 from typing import Any
 
 import structlog
 
+from kafka.clients.client_request import ClientResponse
 from kafka.clients.errors import KafkaError
 from kafka.clients.metadata import Node
-from kafka.clients.producer.transaction_manager import (
-    GROUP,
-    TRANSACTION,
-    Priority,
-    State,
-    TransactionManager,
-    TxnRequestHandler,
-)
+from kafka.clients.producer.producer_id_and_epoch import NONE, ProducerIdAndEpoch
 from kafka.clients.producer.transactional_request_result import TransactionalRequestResult
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
@@ -38,9 +35,145 @@ from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.clients.producer.TransactionManager")
 
+GROUP, TRANSACTION = 0, 1  # FindCoordinator key types (CoordinatorType)
+
 COORDINATOR_ERRORS = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR})
 # Answered by every transactional request once a newer instance has the transactional id.
 FENCED_ERRORS = frozenset({Errors.INVALID_PRODUCER_EPOCH, Errors.PRODUCER_FENCED})
+
+
+class Priority(IntEnum):
+    """The order pending requests go out in: a coordinator first, then a producer id, ..."""
+
+    FIND_COORDINATOR = 0
+    INIT_PRODUCER_ID = 1
+    ADD_PARTITIONS_OR_OFFSETS = 2
+    END_TXN = 3
+    EPOCH_BUMP = 4
+
+
+class TxnRequestHandler:
+    """One request of the TransactionManager and what its answer does (a RequestCompletionHandler).
+    ``manager`` is the TransactionManager that enqueued it, which imports this module (so the type
+    is not named here)."""
+
+    api_key: int
+    coordinator_type: int | None = None  # None: any broker (the least loaded node)
+    is_end_txn = False
+    max_version: int | None = None
+
+    def __init__(self, manager) -> None:
+        self.manager = manager
+        self.is_retry = False
+        self.retry_at_ms = 0
+
+    def coordinator_key(self) -> str | None:
+        return self.manager.transactional_id
+
+    def priority(self) -> int:
+        raise NotImplementedError
+
+    def request_body(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def handle_response(self, body: Any, now_ms: int) -> None:
+        raise NotImplementedError
+
+    def fail(self, error: KafkaError | None) -> None:
+        """The request will not be sent (the manager is in an error state)."""
+
+    def fatal_error(self, error: KafkaError) -> None:
+        self.fail(error)
+        self.manager.transition_to_fatal_error(error)
+
+    def reenqueue(self, now_ms: int) -> None:
+        self.manager.retry(self, now_ms)
+
+    def on_complete(self, response: ClientResponse) -> None:
+        manager = self.manager
+        if response.request is not manager.in_flight_request():
+            self.fatal_error(KafkaError(Errors.UNKNOWN_SERVER_ERROR, "detected more than one in-flight "
+                                                                     "transactional request"))
+            return
+        manager.set_in_flight_request(None)
+        now_ms = response.received_ms
+        if response.disconnected or response.timed_out:
+            log.debug("no answer, will retry", api=self.__class__.__name__, node=response.request.node_id,
+                      error=str(response.error))
+            self.reenqueue(now_ms)
+        elif isinstance(response.error, KafkaError) and response.error.error == Errors.UNSUPPORTED_VERSION:
+            self.fatal_error(self.unsupported_version_error(response.error))
+        elif response.error is not None:
+            error = response.error if isinstance(response.error, KafkaError) else KafkaError(message=str(response.error))
+            if error.retriable:
+                self.reenqueue(now_ms)
+            else:
+                self.fatal_error(error)
+        elif response.body is not None:
+            self.handle_response(response.body, now_ms)
+        else:
+            self.fatal_error(KafkaError(Errors.UNKNOWN_SERVER_ERROR,
+                                        "could not execute transactional request for unknown reasons"))
+
+    def unsupported_version_error(self, error: KafkaError) -> KafkaError:
+        return error
+
+
+class InitProducerIdHandler(TxnRequestHandler):
+    """InitProducerId (key 22): a producer id and epoch for a producer without one."""
+
+    api_key = ApiKey.INIT_PRODUCER_ID
+
+    def __init__(self, manager, is_epoch_bump: bool,
+                 result: TransactionalRequestResult | None = None) -> None:
+        super().__init__(manager)
+        self.is_epoch_bump = is_epoch_bump
+        self.producer_id_and_epoch = manager.producer_id_and_epoch if is_epoch_bump else NONE
+        self.result = result
+        # A transactional id is known to its transaction coordinator only.
+        self.coordinator_type = TRANSACTION if manager.is_transactional() else None
+
+    def fail(self, error: KafkaError | None) -> None:
+        if self.result is not None:
+            self.result.done(error)
+
+    def priority(self) -> int:
+        return Priority.EPOCH_BUMP if self.is_epoch_bump else Priority.INIT_PRODUCER_ID
+
+    def request_body(self) -> dict[str, Any]:
+        manager = self.manager
+        # An idempotent producer has no transaction, so no transaction timeout (Java sends MAX_VALUE).
+        timeout = manager.transaction_timeout_ms if manager.is_transactional() else 2**31 - 1
+        return {"transactional_id": manager.transactional_id, "transaction_timeout_ms": timeout,
+                "producer_id": self.producer_id_and_epoch.producer_id,
+                "producer_epoch": self.producer_id_and_epoch.epoch}
+
+    def handle_response(self, body: Any, now_ms: int) -> None:
+        manager = self.manager
+        error = Errors.for_code(body.error_code)
+        if error == Errors.NONE:
+            manager.complete_init_producer_id(ProducerIdAndEpoch(body.producer_id, body.producer_epoch),
+                                              reset_sequence_numbers=self.is_epoch_bump or manager.is_transactional())
+            if self.result is not None:
+                self.result.done()
+        elif manager.is_transactional() and error in (Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE):
+            manager.lookup_coordinator(TRANSACTION, manager.transactional_id)
+            self.reenqueue(now_ms)
+        elif error in (Errors.INVALID_PRODUCER_EPOCH, Errors.PRODUCER_FENCED):
+            self.fatal_error(KafkaError(Errors.PRODUCER_FENCED, "a newer producer with the same transactional.id "
+                                                                "fences this one"))
+        elif error.retriable:
+            # COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, ... A
+            # transactional producer would look its coordinator up again first.
+            log.info("InitProducerId failed, will retry", error=error.name, backoff_ms=manager.retry_backoff_ms)
+            self.reenqueue(now_ms)
+        else:
+            self.fatal_error(KafkaError(error, f"InitProducerId failed: {error.message}"))
+
+    def unsupported_version_error(self, error: KafkaError) -> KafkaError:
+        return KafkaError(Errors.UNSUPPORTED_VERSION,
+                          f"the broker does not support INIT_PRODUCER_ID, which an idempotent producer needs "
+                          f"({error}); set enable.idempotence=false to produce to it without idempotence")
 
 
 def _fenced() -> KafkaError:
@@ -53,7 +186,7 @@ class FindCoordinatorHandler(TxnRequestHandler):
     max_version = 3  # one key per request is all we ask
 
     # coordinator_type stays None: FindCoordinator goes to any broker; ``key_type`` is whose it asks for.
-    def __init__(self, manager: TransactionManager, coordinator_type: int, key: str) -> None:
+    def __init__(self, manager, coordinator_type: int, key: str) -> None:
         super().__init__(manager)
         self.key_type, self.key = coordinator_type, key
 
@@ -82,7 +215,7 @@ class AddPartitionsToTxnHandler(TxnRequestHandler):
     api_key = ApiKey.ADD_PARTITIONS_TO_TXN
     coordinator_type = TRANSACTION
 
-    def __init__(self, manager: TransactionManager, partitions: set[TopicPartition]) -> None:
+    def __init__(self, manager, partitions: set[TopicPartition]) -> None:
         super().__init__(manager)
         self.partitions = partitions
 
@@ -127,7 +260,7 @@ class AddOffsetsToTxnHandler(TxnRequestHandler):
     api_key = ApiKey.ADD_OFFSETS_TO_TXN
     coordinator_type = TRANSACTION
 
-    def __init__(self, manager: TransactionManager, offsets: dict, group_metadata,
+    def __init__(self, manager, offsets: dict, group_metadata,
                  result: TransactionalRequestResult) -> None:
         super().__init__(manager)
         self.offsets, self.group_metadata, self.result = offsets, group_metadata, result
@@ -216,7 +349,7 @@ class EndTxnHandler(TxnRequestHandler):
     coordinator_type = TRANSACTION
     is_end_txn = True
 
-    def __init__(self, manager: TransactionManager, committed: bool, result: TransactionalRequestResult) -> None:
+    def __init__(self, manager, committed: bool, result: TransactionalRequestResult) -> None:
         super().__init__(manager)
         self.committed, self.result = committed, result
 
@@ -247,7 +380,3 @@ class EndTxnHandler(TxnRequestHandler):
         else:
             self.fatal_error(KafkaError(error, f"EndTxn({'commit' if self.committed else 'abort'}) "
                                                f"in state {manager.current_state.name}"))
-
-
-__all__ = ["AddOffsetsToTxnHandler", "AddPartitionsToTxnHandler", "EndTxnHandler", "FindCoordinatorHandler",
-           "TxnOffsetCommitHandler", "State"]

@@ -119,18 +119,3 @@ def read_txn_record_value(transactional_id: str, data: bytes | memoryview | None
         for p in value.transaction_partitions or []:
             metadata.add_partitions(TopicPartition(p.topic, i) for i in p.partition_ids)
     return metadata
-
-
-def format_record_key_and_value(key: bytes, value: bytes | None) -> tuple[str, str | None]:
-    """How kafka-dump-log --transaction-log-decoder shows a record (Kafka's formatRecordKeyAndValue)."""
-    txn_key = read_txn_record_key(key)
-    if txn_key is None:
-        return f"unknown::version={_VERSION.unpack_from(key, 0)[0]}", None
-    metadata = read_txn_record_value(txn_key.transactional_id, value)
-    if metadata is None:
-        return f"transaction_metadata::transactionalId={txn_key.transactional_id}", "<DELETE>"
-    partitions = ",".join(str(tp) for tp in sorted(metadata.topic_partitions))
-    return (f"transaction_metadata::transactionalId={txn_key.transactional_id}",
-            f"producerId:{metadata.producer_id},producerEpoch:{metadata.producer_epoch},state={metadata.state},"
-            f"partitions=[{partitions}],txnLastUpdateTimestamp={metadata.txn_last_update_timestamp},"
-            f"txnTimeoutMs={metadata.txn_timeout_ms}")

@@ -192,13 +192,6 @@ class TransactionMarkerChannelManager:
         with self._lock:
             return len(self.txn_log_append_retry_queue)
 
-    def num_txns_with_pending_markers(self) -> int:
-        with self._lock:
-            return len(self.transactions_with_pending_markers)
-
-    def queue_for_broker(self, broker_id: int) -> TxnMarkerQueue | None:
-        return self.markers_queue_per_broker.get(broker_id)
-
     # ------------------------------------------------------------------ queueing markers
     def add_txn_markers_to_send(self, coordinator_epoch: int, committed: bool, txn_metadata: TransactionMetadata,
                                 new_metadata: TxnTransitMetadata) -> None:

@@ -158,10 +158,6 @@ class TransactionStateManager:
                 "min.insync.replicas": str(self.config.transaction_log_min_insync_replicas),
                 "segment.bytes": str(self.config.transaction_log_segment_bytes)}
 
-    def is_loading(self) -> bool:
-        with self._state_lock:
-            return bool(self.loading_partitions)
-
     def owned_partitions(self) -> dict[int, int]:
         """Loaded partitions and their coordinator epochs."""
         with self._state_lock:

@@ -1,0 +1,37 @@
+"""FetchPartitionInfo and FetchPartitionData: what a fetch asks of one partition and what it gets
+back (Kafka's FetchRequest.PartitionData and FetchPartitionData). Both ReplicaManager and the
+fetch-session cache speak them, so they live below both: a session remembers the partitions a client
+reads without knowing the ReplicaManager that answers them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kafka.log.fetch_data_info import LogOffsetMetadata
+from kafka.log.file_records import FileRecords
+from kafka.log.transaction_index import AbortedTxn
+from kafka.protocol.errors import Errors
+
+
+@dataclass(frozen=True)
+class FetchPartitionInfo:
+    fetch_offset: int
+    max_bytes: int  # partition_max_bytes
+    current_leader_epoch: int = -1  # -1: the client does not say which epoch it expects
+
+
+@dataclass
+class FetchPartitionData:
+    """One partition's fetch result (Kafka's FetchPartitionData)."""
+
+    error: Errors
+    high_watermark: int = -1
+    log_start_offset: int = -1
+    last_stable_offset: int = -1
+    records: bytes | FileRecords = b""
+    # read_committed only: the aborted transactions overlapping the records (None otherwise).
+    aborted_transactions: list[AbortedTxn] | None = None
+    # Where the read started in the log (Kafka's LogReadResult.info.fetchOffsetMetadata): a fetch that
+    # has to wait counts the bytes arriving after it from here, without looking the offset up again.
+    fetch_offset_metadata: LogOffsetMetadata | None = None
