@@ -140,11 +140,18 @@ class ConfigHelper:
     def incremental_alter_configs(self, resource_type: int, name: str, ops: list[tuple[str, int, str | None]],
                                   validate_only: bool) -> None:
         """Apply (key, operation, value) changes to a topic's overrides; raise ConfigError if any is bad."""
+        if resource_type == BROKER and all(op == DELETE for _, op, _ in ops):
+            # A broker has no dynamic configs here, so deleting one finds nothing to delete: a success, as
+            # in Kafka. kafka-reassign-partitions --verify does this to clear the replication throttles.
+            self.describe_broker(name)  # the broker must still be this one
+            return
         topic = self._alterable_topic(resource_type, name)
         overrides = dict(topic.configs)
         effective = self.admin_manager.log_config_for(topic).to_props()
         for key, op, value in ops:
-            if key not in TOPIC_CONFIGS:
+            # Kafka checks the names of the configs that result: deleting one it does not know (a
+            # replication throttle, here) removes nothing and is no error.
+            if key not in TOPIC_CONFIGS and op != DELETE:
                 raise ConfigError(Errors.INVALID_CONFIG, f"unknown topic config '{key}'")
             if op == SET:
                 overrides[key] = value if value is not None else ""

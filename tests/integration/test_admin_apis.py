@@ -77,3 +77,27 @@ def test_describe_configs_with_synonyms_and_documentation(broker):
         assert entry.documentation, f"{key} has no documentation"
         assert entry.synonyms[0].name == key
     client.close()
+
+
+def test_incremental_alter_configs_deleting_what_is_not_set_succeeds(broker):
+    """kafka-reassign-partitions --verify clears the replication throttles it may have set: DELETE of
+    the broker's throttle rates and of each topic's throttled-replica lists. None is set here (no
+    dynamic broker configs, no throttle topic configs), so, as in Kafka, the delete finds nothing and
+    succeeds; setting one is still refused."""
+    topic = unique_topic("throttle")
+    create_topic(broker.bootstrap, topic, 1)
+    client = WireClient(broker.port)
+
+    def alter(resource_type: int, name: str, key: str, operation: int, value: str | None = None) -> int:
+        response = client.request(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {"validate_only": False, "resources": [
+            {"resource_type": resource_type, "resource_name": name,
+             "configs": [{"name": key, "config_operation": operation, "value": value}]}]})
+        return response.responses[0].error_code
+
+    delete, set_ = 1, 0
+    assert alter(4, "1", "leader.replication.throttled.rate", delete) == Errors.NONE
+    assert alter(2, topic, "leader.replication.throttled.replicas", delete) == Errors.NONE
+    assert alter(4, "1", "leader.replication.throttled.rate", set_, "1000") == Errors.INVALID_REQUEST
+    assert alter(2, topic, "no.such.config", set_, "1") == Errors.INVALID_CONFIG
+    assert alter(4, "7", "leader.replication.throttled.rate", delete) == Errors.RESOURCE_NOT_FOUND
+    client.close()
