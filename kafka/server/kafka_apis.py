@@ -33,6 +33,7 @@ from kafka.server.admin_manager import AdminManager, TopicError
 from kafka.server.api_request_handler import ApiRequestHandler
 from kafka.server.fetch_manager import FetchManager, SessionlessFetchContext
 from kafka.server.group_apis import GroupApis
+from kafka.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
 from kafka.server.metadata_cache import MetadataCache
 from kafka.server.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager, release_records
 from kafka.server.storage_apis import StorageApis
@@ -82,6 +83,17 @@ class KafkaApis(ApiRequestHandler):
         # producer ids and transactions (the TransactionCoordinator); FindCoordinator asks it too
         self.transaction_apis = TransactionApis(self, transaction_coordinator) if transaction_coordinator else None
         self.handlers.update(self.transaction_apis.handlers() if self.transaction_apis is not None else {})
+
+    # ------------------------------------------------------------------ ApiVersions
+    def api_versions_features(self) -> dict:
+        """What Admin.describeFeatures and kafka-features read (Kafka's ApiVersionsResponse from a broker):
+        the features this broker supports, and the finalized levels as of the metadata it has applied."""
+        supported = [dict(name=f["name"], min_version=f["min_supported_version"], max_version=f["max_supported_version"])
+                     for f in BrokerMetadataPublisher.supported_features()]
+        finalized = [dict(name=name, min_version_level=level, max_version_level=level)
+                     for name, level in sorted(self.metadata_cache.finalized_features.items())]
+        return dict(supported_features=supported, finalized_features_epoch=self.metadata_cache.metadata_offset,
+                    finalized_features=finalized)
 
     # ------------------------------------------------------------------ Metadata
     def handle_topic_metadata_request(self, request: Request) -> None:

@@ -101,3 +101,17 @@ def test_incremental_alter_configs_deleting_what_is_not_set_succeeds(broker):
     assert alter(2, topic, "no.such.config", set_, "1") == Errors.INVALID_CONFIG
     assert alter(4, "7", "leader.replication.throttled.rate", delete) == Errors.RESOURCE_NOT_FOUND
     client.close()
+
+
+def test_api_versions_reports_the_supported_and_finalized_features(broker):
+    """KIP-584: ApiVersions v3+ carries the features, which the Java Admin's describeFeatures and
+    kafka-features read; metadata.version is finalized by the controller at formatting."""
+    client = WireClient(broker.port)
+    response = client.request(ApiKey.API_VERSIONS, 3, {"client_software_name": "test", "client_software_version": "1"})
+    supported = {f.name: (f.min_version, f.max_version) for f in response.supported_features}
+    finalized = {f.name: (f.min_version_level, f.max_version_level) for f in response.finalized_features}
+    low, high = supported["metadata.version"]
+    level, same = finalized["metadata.version"]
+    assert level == same and low <= level <= high
+    assert response.finalized_features_epoch >= 0
+    client.close()

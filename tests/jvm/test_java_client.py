@@ -99,4 +99,7 @@ def test_admin_api(results):
     assert r["electLeaders"]["tp0"] == "ElectionNotNeededException"  # as Kafka: already the preferred leader
     assert r["listPartitionReassignments"]["ongoing"] == 0
     assert r["describeMetadataQuorum"]["leader"] == 1 and r["describeMetadataQuorum"]["voters"] == 1
+    features = r["describeFeatures"]
+    low, high = map(int, features["supported"]["metadata.version"].split("-"))
+    assert low <= features["finalized"]["metadata.version"] <= high and features["epoch"] >= 0
     assert r["deleteTopics"]["gone"]

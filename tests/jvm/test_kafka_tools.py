@@ -178,4 +178,5 @@ def test_kafka_leader_election_and_reassign_partitions(tools):
 
 
 def test_kafka_features(tools):
-    tools(FEATURES, "describe")
+    (line,) = tools(FEATURES, "describe").splitlines()
+    assert line.split()[:2] == ["Feature:", "metadata.version"] and "FinalizedVersionLevel: 4." in line
