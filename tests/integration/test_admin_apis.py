@@ -69,7 +69,7 @@ def test_describe_configs_with_synonyms_and_documentation(broker):
     topic = unique_topic("docs")
     create_topic(broker.bootstrap, topic, 1, {"retention.ms": "60000"})
     client = WireClient(broker.port)
-    for resource_type, name, key in ((2, topic, "retention.ms"), (4, "1", "log.retention.ms")):
+    for resource_type, name, key in ((2, topic, "retention.ms"), (4, "1", "log.retention.hours")):
         response = client.request(ApiKey.DESCRIBE_CONFIGS, 4, {
             "resources": [{"resource_type": resource_type, "resource_name": name, "configuration_keys": [key]}],
             "include_synonyms": True, "include_documentation": True})
@@ -114,4 +114,30 @@ def test_api_versions_reports_the_supported_and_finalized_features(broker):
     level, same = finalized["metadata.version"]
     assert level == same and low <= level <= high
     assert response.finalized_features_epoch >= 0
+    client.close()
+
+
+def test_describe_configs_synonyms_follow_kafkas_rules(start_broker):
+    """Kafka's ConfigHelper.configSynonyms: the broker keys that set a value, static before default, each
+    only where it has a value, and none listed before the key asked about. So log.retention.hours in
+    server.properties is no synonym of log.retention.ms, nor of a topic's retention.ms."""
+    broker = start_broker(overrides={"log.segment.bytes": "1048576", "log.retention.hours": "100"})
+    topic = unique_topic("synonyms")
+    create_topic(broker.bootstrap, topic, 1, {"retention.ms": "60000"})
+    client = WireClient(broker.port)
+
+    def describe(resource_type: int, name: str, key: str) -> tuple[int, list[tuple[str, str, int]]]:
+        response = client.request(ApiKey.DESCRIBE_CONFIGS, 4, {
+            "resources": [{"resource_type": resource_type, "resource_name": name, "configuration_keys": [key]}],
+            "include_synonyms": True, "include_documentation": False})
+        (entry,) = response.results[0].configs
+        return entry.config_source, [(s.name, s.value, s.source) for s in entry.synonyms]
+
+    dynamic_topic, static, default = 1, 4, 5
+    assert describe(2, topic, "retention.ms") == (dynamic_topic, [("retention.ms", "60000", dynamic_topic)])
+    assert describe(2, topic, "segment.bytes") == (static, [("log.segment.bytes", "1048576", static),
+                                                            ("log.segment.bytes", "1073741824", default)])
+    assert describe(4, "1", "log.retention.hours") == (static, [("log.retention.hours", "100", static),
+                                                                ("log.retention.hours", "168", default)])
+    assert describe(4, "1", "log.retention.ms") == (default, [])
     client.close()

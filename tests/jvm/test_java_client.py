@@ -82,7 +82,12 @@ def test_admin_api(results):
     assert r["describeCluster"]["nodes"] == 1
     retention = r["describeConfigs"]["retention.ms"]
     assert (retention["value"], retention["source"]) == ("86400000", "DYNAMIC_TOPIC_CONFIG")
-    assert retention["synonyms"][0] == "retention.ms=86400000 (DYNAMIC_TOPIC_CONFIG)" and retention["documented"]
+    # Kafka's rule: log.retention.hours (server.properties) is no synonym of retention.ms.
+    assert retention["synonyms"] == ["retention.ms=86400000 (DYNAMIC_TOPIC_CONFIG)"] and retention["documented"]
+    assert r["describeConfigs"]["segment.bytes"]["synonyms"] == [
+        "log.segment.bytes=1073741824 (STATIC_BROKER_CONFIG)", "log.segment.bytes=1073741824 (DEFAULT_CONFIG)"]
+    assert r["describeConfigs"]["broker log.retention.hours"]["synonyms"] == [
+        "log.retention.hours=168 (STATIC_BROKER_CONFIG)", "log.retention.hours=168 (DEFAULT_CONFIG)"]
     altered = r["incrementalAlterConfigs"]
     assert altered["retention.ms"]["value"] == "3600000"
     assert altered["cleanup.policy"]["value"] == "delete,compact"

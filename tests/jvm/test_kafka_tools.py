@@ -104,8 +104,8 @@ def test_kafka_configs(tools):
     assert tools(CONFIGS, "--entity-type", "topics", "--entity-name", "tools", "--alter",
                  "--add-config", "retention.ms=3600000").strip() == "Completed updating config for topic tools."
     described = tools(CONFIGS, "--entity-type", "topics", "--entity-name", "tools", "--describe")
-    assert described.startswith("Dynamic configs for topic tools are:\n  retention.ms=3600000 sensitive=false "
-                                "synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=3600000")
+    assert described == ("Dynamic configs for topic tools are:\n  retention.ms=3600000 sensitive=false "
+                         "synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=3600000}\n")
     assert "log.retention.hours=168" in tools(CONFIGS, "--entity-type", "brokers", "--entity-name", "1",
                                               "--describe", "--all")
 
