@@ -25,6 +25,7 @@ public final class Main {
                     case "consumer-group" -> ConsumerGroupScenario.run(bootstrap);
                     case "transactions" -> TransactionScenario.run(bootstrap);
                     case "admin" -> AdminScenario.run(bootstrap);
+                    case "cluster" -> ClusterScenario.run(bootstrap);
                     default -> throw new IllegalArgumentException("unknown scenario " + name);
                 };
             } catch (Throwable e) {
