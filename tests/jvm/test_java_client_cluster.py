@@ -1,10 +1,12 @@
 """The Java client on three nodes with a partition leader killed mid-stream (issue 28, part 1).
 
-A KRaft cluster of three node processes (tests/cluster/kraft_cluster.py); ClusterScenario produces with
-the Java defaults (idempotent, acks=all) to a topic with replication factor 3 and min.insync.replicas=2
-while a consumer in a group reads and commits. When a third is acknowledged it names the leader of
-partition 0; this test kills that node with SIGKILL and lets the scenario go on. Nothing acknowledged
-may be lost, and the group's consumer must have seen every acknowledged record.
+A KRaft cluster of three node processes (tests/cluster/kraft_cluster.py), topics with replication
+factor 3 and min.insync.replicas=2. ClusterScenario produces with the Java defaults (idempotent,
+acks=all) while a consumer in a group reads and commits; ClusterTransactionScenario runs the
+transactional read-process-write loop. A third of the way through, each names the leader of a
+partition 0; this test kills that node with SIGKILL and lets the scenario go on. Nothing
+acknowledged may be lost, the group must have seen every acknowledged record, and the transactional
+output must hold each input exactly once.
 """
 
 from __future__ import annotations
@@ -24,12 +26,12 @@ FAST_FAILURE_DETECTION = {"broker.session.timeout.ms": "4000", "broker.heartbeat
                           "replica.lag.time.max.ms": "3000"}
 
 
-@pytest.mark.parametrize("profile", CLIENT_PROFILES[:1])
-def test_java_producer_and_group_across_a_leader_kill(profile, tmp_path, request):
-    cp = compile_scenarios(profile, tmp_path / "classes")
+def run_across_a_leader_kill(scenario: str, tmp_path, request) -> dict:
+    """Runs one scenario of teaching.jvm.Main on a fresh cluster; kills the node it names; its JSON."""
+    cp = compile_scenarios(CLIENT_PROFILES[0], tmp_path / "classes")
     with started_cluster(tmp_path, request, FAST_FAILURE_DETECTION) as cluster:
         java = subprocess.Popen(["java", "-XX:TieredStopAtLevel=1", "-cp", cp, "teaching.jvm.Main",
-                                 cluster.bootstrap, "cluster"],
+                                 cluster.bootstrap, scenario],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             line = java.stdout.readline()
@@ -44,9 +46,21 @@ def test_java_producer_and_group_across_a_leader_kill(profile, tmp_path, request
                 java.kill()
                 java.wait(10)
         assert java.returncode == 0, err[-3000:]
-        result = json.loads(out.strip().splitlines()[-1])["cluster"]
+        result = json.loads(out.strip().splitlines()[-1])[scenario]
         assert "error" not in result, result["error"]
         assert result["killed"] == victim
-        assert result["acked"] == 3000 and result["producer_errors"] == []
-        assert result["lost"] == 0
-        assert result["consumed_of_acked"] == result["acked"]
+        return result
+
+
+def test_java_producer_and_group_across_a_leader_kill(tmp_path, request):
+    result = run_across_a_leader_kill("cluster", tmp_path, request)
+    assert result["acked"] == 3000 and result["producer_errors"] == []
+    assert result["lost"] == 0
+    assert result["consumed_of_acked"] == result["acked"]
+
+
+def test_java_transactions_exactly_once_across_a_leader_kill(tmp_path, request):
+    result = run_across_a_leader_kill("cluster-transactions", tmp_path, request)
+    assert result["processed"] == 300, result
+    output = result["read_committed"]
+    assert (output["distinct"], output["duplicates"], output["missing"], output["records"]) == (300, 0, 0, 300), result

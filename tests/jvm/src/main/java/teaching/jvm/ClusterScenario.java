@@ -45,8 +45,8 @@ final class ClusterScenario {
         Map<String, Object> out = new LinkedHashMap<>();
         int leader;
         try (Admin admin = Admin.create(Scenarios.adminConfig(bootstrap))) {
-            createWhenThreeBrokersAreUp(admin);
-            leader = awaitLeader(admin);
+            createWhenThreeBrokersAreUp(admin, TOPIC);
+            leader = awaitLeader(admin, TOPIC);
         }
         Set<Integer> consumed = ConcurrentHashMap.newKeySet();
         AtomicBoolean stop = new AtomicBoolean();
@@ -103,11 +103,11 @@ final class ClusterScenario {
     }
 
     /** The nodes were just started: until all three brokers registered, replication factor 3 is refused. */
-    private static void createWhenThreeBrokersAreUp(Admin admin) throws Exception {
+    static void createWhenThreeBrokersAreUp(Admin admin, String topic) throws Exception {
         long deadline = System.currentTimeMillis() + 60_000;
         while (true) {
             try {
-                admin.createTopics(List.of(new NewTopic(TOPIC, 3, (short) 3)
+                admin.createTopics(List.of(new NewTopic(topic, 3, (short) 3)
                         .configs(Map.of("min.insync.replicas", "2")))).all().get();
                 return;
             } catch (ExecutionException e) {
@@ -121,12 +121,13 @@ final class ClusterScenario {
         }
     }
 
-    private static int awaitLeader(Admin admin) throws Exception {
+    /** The leader of the topic's partition 0, once every partition has a leader and a full ISR. */
+    static int awaitLeader(Admin admin, String topic) throws Exception {
         long deadline = System.currentTimeMillis() + 30_000;
         while (true) {
             TopicDescription d = null;
             try {
-                d = admin.describeTopics(List.of(TOPIC)).allTopicNames().get().get(TOPIC);
+                d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof RetriableException)) {  // not yet in this broker's metadata
                     throw e;

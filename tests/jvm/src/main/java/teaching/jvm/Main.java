@@ -26,6 +26,7 @@ public final class Main {
                     case "transactions" -> TransactionScenario.run(bootstrap);
                     case "admin" -> AdminScenario.run(bootstrap);
                     case "cluster" -> ClusterScenario.run(bootstrap);
+                    case "cluster-transactions" -> ClusterTransactionScenario.run(bootstrap);
                     default -> throw new IllegalArgumentException("unknown scenario " + name);
                 };
             } catch (Throwable e) {

@@ -114,13 +114,13 @@ final class TransactionScenario {
 
     private static Map<String, Object> readOutput(String bootstrap) {
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("read_committed", readAll(bootstrap, "read_committed"));
-        out.put("read_uncommitted", readAll(bootstrap, "read_uncommitted"));
+        out.put("read_committed", readAll(bootstrap, OUTPUT, INPUTS, "read_committed"));
+        out.put("read_uncommitted", readAll(bootstrap, OUTPUT, INPUTS, "read_uncommitted"));
         return out;
     }
 
-    /** The output topic from the start to its end, as counts per value: {"distinct", "duplicates", "missing"}. */
-    private static Map<String, Object> readAll(String bootstrap, String isolation) {
+    /** A topic of PARTITIONS partitions from the start to its end, as counts per value: {"distinct", "duplicates", "missing"}. */
+    static Map<String, Object> readAll(String bootstrap, String topic, int inputs, String isolation) {
         Properties cc = Scenarios.consumerConfig(bootstrap, null);
         cc.put("isolation.level", isolation);
         Map<String, Integer> counts = new HashMap<>();
@@ -128,7 +128,7 @@ final class TransactionScenario {
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(cc)) {
             List<TopicPartition> tps = new ArrayList<>();
             for (int p = 0; p < PARTITIONS; p++) {
-                tps.add(new TopicPartition(OUTPUT, p));
+                tps.add(new TopicPartition(topic, p));
             }
             consumer.assign(tps);
             consumer.seekToBeginning(tps);
@@ -149,7 +149,7 @@ final class TransactionScenario {
             out.put("end_offsets_total", end.values().stream().mapToLong(Long::longValue).sum());
         }
         int missing = 0;
-        for (int i = 0; i < INPUTS; i++) {
+        for (int i = 0; i < inputs; i++) {
             if (!counts.containsKey("out-" + i)) {
                 missing++;
             }
