@@ -26,9 +26,13 @@ FAST_FAILURE_DETECTION = {"broker.session.timeout.ms": "4000", "broker.heartbeat
                           "replica.lag.time.max.ms": "3000"}
 
 
-def run_across_a_leader_kill(scenario: str, tmp_path, request) -> dict:
+@pytest.fixture(scope="module", params=CLIENT_PROFILES)
+def classpath(request, tmp_path_factory) -> str:
+    return compile_scenarios(request.param, tmp_path_factory.mktemp(f"classes-{request.param}"))
+
+
+def run_across_a_leader_kill(scenario: str, cp: str, tmp_path, request) -> dict:
     """Runs one scenario of teaching.jvm.Main on a fresh cluster; kills the node it names; its JSON."""
-    cp = compile_scenarios(CLIENT_PROFILES[0], tmp_path / "classes")
     with started_cluster(tmp_path, request, FAST_FAILURE_DETECTION) as cluster:
         java = subprocess.Popen(["java", "-XX:TieredStopAtLevel=1", "-cp", cp, "teaching.jvm.Main",
                                  cluster.bootstrap, scenario],
@@ -52,15 +56,15 @@ def run_across_a_leader_kill(scenario: str, tmp_path, request) -> dict:
         return result
 
 
-def test_java_producer_and_group_across_a_leader_kill(tmp_path, request):
-    result = run_across_a_leader_kill("cluster", tmp_path, request)
+def test_java_producer_and_group_across_a_leader_kill(classpath, tmp_path, request):
+    result = run_across_a_leader_kill("cluster", classpath, tmp_path, request)
     assert result["acked"] == 3000 and result["producer_errors"] == []
     assert result["lost"] == 0
     assert result["consumed_of_acked"] == result["acked"]
 
 
-def test_java_transactions_exactly_once_across_a_leader_kill(tmp_path, request):
-    result = run_across_a_leader_kill("cluster-transactions", tmp_path, request)
+def test_java_transactions_exactly_once_across_a_leader_kill(classpath, tmp_path, request):
+    result = run_across_a_leader_kill("cluster-transactions", classpath, tmp_path, request)
     assert result["processed"] == 300, result
     output = result["read_committed"]
     assert (output["distinct"], output["duplicates"], output["missing"], output["records"]) == (300, 0, 0, 300), result
