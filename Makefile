@@ -95,4 +95,4 @@ bench: $(STAMP)
 	bench/compare.sh
 
 clean:
-	rm -rf $(VENV) .venv-kafka-python data .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .venv-kafka-python data .pytest_cache .ruff_cache .hypothesis tests/jvm/target
