@@ -30,6 +30,20 @@ $(STAMP): pyproject.toml
 	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless; \
 	else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless; fi
 
+# The JVM tier (tests/jvm/) compiles its scenarios with javac and resolves Kafka's jars with Maven.
+/usr/bin/javac:
+	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless; \
+	else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless; fi
+
+/usr/bin/mvn:
+	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven; \
+	else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven; fi
+
+# kafka-clients 4.4.0 and 3.9.1, kafka-tools and kafka_2.13 from Maven Central into ~/.m2, once; a
+# classpath file per profile beside the stamp. Offline, it fails in one line naming the artifact.
+tests/jvm/target/.resolved: tests/jvm/pom.xml tests/jvm/resolve.py /usr/bin/mvn /usr/bin/javac
+	$(PYTHON) tests/jvm/resolve.py
+
 # Debian's Prometheus: tests/integration/test_prometheus.py scrapes the broker with a real server.
 /usr/bin/prometheus:
 	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus; \
@@ -52,7 +66,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check kafka tests bench
 	$(BIN)/lint-imports
 
-test: $(STAMP) .venv-kafka-python/.installed /usr/bin/kcat /usr/bin/prometheus /usr/bin/java lint
+test: $(STAMP) .venv-kafka-python/.installed /usr/bin/kcat /usr/bin/prometheus /usr/bin/java tests/jvm/target/.resolved lint
 	$(BIN)/pytest -q
 
 # The quick loop: tests marked `fast` (tests/conftest.py: no broker, no other process, no real client),
@@ -87,4 +101,4 @@ bench: $(STAMP)
 	bench/compare.sh
 
 clean:
-	rm -rf $(VENV) .venv-kafka-python data .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .venv-kafka-python data .pytest_cache .ruff_cache .hypothesis tests/jvm/target

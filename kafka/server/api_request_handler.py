@@ -79,7 +79,12 @@ class ApiRequestHandler:
     def handle_api_versions_request(self, request: Request) -> None:
         api_keys = [dict(api_key=key, min_version=low, max_version=high)
                     for key, low, high in self.api_version_ranges()]
-        self.send_response(request, dict(error_code=Errors.NONE, api_keys=api_keys, throttle_time_ms=0))
+        self.send_response(request, dict(error_code=Errors.NONE, api_keys=api_keys, throttle_time_ms=0,
+                                         **self.api_versions_features()))
+
+    def api_versions_features(self) -> dict:
+        """ApiVersions v3+'s feature fields (KIP-584); none unless the listener knows its features."""
+        return {}
 
     def send_response_when_done(self, request: Request, future: Future, body_of: Callable[[Any], dict]) -> None:
         """Answer once `future` is done, from the thread that completes it (the controller channel's,

@@ -20,7 +20,7 @@ from __future__ import annotations
 from concurrent.futures import Future
 from dataclasses import dataclass
 
-from kafka.log.log_config import TOPIC_CONFIG_SYNONYMS, TOPIC_CONFIGS, LogConfig
+from kafka.log.log_config import TOPIC_CONFIG_SYNONYMS, TOPIC_CONFIGS
 from kafka.protocol.errors import Errors
 from kafka.server.admin_manager import AdminManager, TopicError
 from kafka.server.kafka_config import CONFIG_KEYS
@@ -33,6 +33,19 @@ STATIC_BROKER_CONFIG = 4
 DEFAULT_CONFIG = 5
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3  # AlterConfigOp.OpType
 _LIST_CONFIGS = {"cleanup.policy"}
+
+
+# Broker keys that set one value, the most specific first (Kafka's DynamicBrokerConfig.brokerConfigSynonyms).
+_BROKER_SYNONYMS = [
+    ["log.roll.ms", "log.roll.hours"],
+    ["log.roll.jitter.ms", "log.roll.jitter.hours"],
+    ["log.flush.interval.ms", "log.flush.scheduler.interval.ms"],
+    ["log.retention.ms", "log.retention.minutes", "log.retention.hours"],
+]
+
+
+def broker_synonyms(name: str) -> list[str]:
+    return next((group for group in _BROKER_SYNONYMS if name in group), [name])
 
 
 class ConfigError(Exception):
@@ -90,20 +103,30 @@ class ConfigHelper:
         topic = self.admin_manager.metadata_cache.get_topic(name)
         if topic is None:
             raise ConfigError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist")
-        defaults = self.admin_manager.default_log_config.to_props()
         effective = self.admin_manager.log_config_for(topic).to_props()
         described = []
         for key, value in sorted(effective.items()):
             broker_key = TOPIC_CONFIG_SYNONYMS.get(key)
-            synonyms = []
-            if key in topic.configs:
-                synonyms.append((key, value, DYNAMIC_TOPIC_CONFIG))
-            if broker_key in self.config.originals:
-                synonyms.append((broker_key, defaults[key], STATIC_BROKER_CONFIG))
-            synonyms.append((broker_key or key, LogConfig().to_props()[key], DEFAULT_CONFIG))
+            synonyms = [(key, value, DYNAMIC_TOPIC_CONFIG)] if key in topic.configs else []
+            if broker_key is not None:
+                synonyms += self.config_synonyms(broker_key)
             doc = CONFIG_KEYS[broker_key].doc if broker_key in CONFIG_KEYS else None  # the broker default's doc
-            described.append(DescribedConfig(key, value, synonyms[0][2], synonyms=tuple(synonyms), documentation=doc))
+            source = synonyms[0][2] if synonyms else DEFAULT_CONFIG
+            described.append(DescribedConfig(key, value, source, synonyms=tuple(synonyms), documentation=doc))
         return described
+
+    def config_synonyms(self, name: str) -> list[tuple[str, str | None, int]]:
+        """Kafka's ConfigHelper.configSynonyms: the broker keys that set `name`'s value, each where it is
+        set, static ones (server.properties) before defaults, starting from `name` itself. So
+        log.retention.hours=168 in server.properties is no synonym of log.retention.ms (nor of a topic's
+        retention.ms): Kafka drops the synonyms listed before the key asked about."""
+        names = broker_synonyms(name)
+        found = [(n, self.config.originals[n], STATIC_BROKER_CONFIG) for n in names if n in self.config.originals]
+        found += [(n, CONFIG_KEYS[n].default, DEFAULT_CONFIG) for n in names
+                  if n in CONFIG_KEYS and CONFIG_KEYS[n].default is not None]
+        while found and found[0][0] != name:
+            found.pop(0)
+        return found
 
     def describe_broker(self, name: str) -> list[DescribedConfig]:
         if name not in ("", str(self.config.node_id)):
@@ -113,10 +136,10 @@ class ConfigHelper:
             text = None if value is None else ",".join(map(str, value)) if isinstance(value, list) else str(value)
             if isinstance(value, bool):
                 text = "true" if value else "false"
-            source = STATIC_BROKER_CONFIG if key in self.config.originals else DEFAULT_CONFIG
+            synonyms = self.config_synonyms(key)
+            source = synonyms[0][2] if synonyms else DEFAULT_CONFIG
             # No dynamic broker configs here: every broker key is read-only, as a static one is in Kafka.
-            # As Kafka does, the synonyms of a broker key start with the key itself and its source.
-            described.append(DescribedConfig(key, text, source, read_only=True, synonyms=((key, text, source),),
+            described.append(DescribedConfig(key, text, source, read_only=True, synonyms=tuple(synonyms),
                                              documentation=CONFIG_KEYS[key].doc))
         return described
 
@@ -151,11 +174,18 @@ class ConfigHelper:
                                   validate_only: bool) -> Future[None]:
         """Apply (key, operation, value) changes to a topic's overrides. Raise ConfigError if any is
         bad; the Future fails with one if the controller refuses them."""
+        if resource_type == BROKER and all(op == DELETE for _, op, _ in ops):
+            # A broker has no dynamic configs here, so deleting one finds nothing to delete: a success, as
+            # in Kafka. kafka-reassign-partitions --verify does this to clear the replication throttles.
+            self.describe_broker(name)  # the broker must still be this one
+            return future_utils.completed(None)
         topic = self._alterable_topic(resource_type, name)
         overrides = dict(topic.configs)
         effective = self.admin_manager.log_config_for(topic).to_props()
         for key, op, value in ops:
-            if key not in TOPIC_CONFIGS:
+            # Kafka checks the names of the configs that result: deleting one it does not know (a
+            # replication throttle, here) removes nothing and is no error.
+            if key not in TOPIC_CONFIGS and op != DELETE:
                 raise ConfigError(Errors.INVALID_CONFIG, f"unknown topic config '{key}'")
             if op == SET:
                 overrides[key] = value if value is not None else ""

@@ -34,6 +34,7 @@ from kafka.server.client_quota_apis import ClientQuotaApis
 from kafka.server.fetch_manager import FetchManager, SessionlessFetchContext
 from kafka.server.fetch_partition_data import FetchPartitionInfo
 from kafka.server.group_apis import GroupApis
+from kafka.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
 from kafka.server.metadata.client_quota_metadata_manager import ClientQuotaMetadataManager
 from kafka.server.metadata_cache import MetadataCache
 from kafka.server.quota.quota_factory import QuotaManagers
@@ -94,6 +95,17 @@ class KafkaApis(ApiRequestHandler):
     def send_response(self, request: Request, body: dict) -> None:
         self.request_helper.maybe_throttle_response(request, body)  # the Request quota (KIP-124)
         super().send_response(request, body)
+
+    # ------------------------------------------------------------------ ApiVersions
+    def api_versions_features(self) -> dict:
+        """What Admin.describeFeatures and kafka-features read (Kafka's ApiVersionsResponse from a broker):
+        the features this broker supports, and the finalized levels as of the metadata it has applied."""
+        supported = [dict(name=f["name"], min_version=f["min_supported_version"], max_version=f["max_supported_version"])
+                     for f in BrokerMetadataPublisher.supported_features()]
+        finalized = [dict(name=name, min_version_level=level, max_version_level=level)
+                     for name, level in sorted(self.metadata_cache.finalized_features.items())]
+        return dict(supported_features=supported, finalized_features_epoch=self.metadata_cache.metadata_offset,
+                    finalized_features=finalized)
 
     # ------------------------------------------------------------------ Metadata
     def handle_topic_metadata_request(self, request: Request) -> None:

@@ -68,6 +68,7 @@ class MetadataCache:
         self.local_broker = local_broker
         self._snapshot = ClusterSnapshot()
         self._lock = threading.Lock()  # one writer at a time; readers take the snapshot without it
+        self.finalized_features: dict[str, int] = {}  # the image's FeaturesImage: metadata.version and co.
 
     # ------------------------------------------------------------------ the publisher's side
     def set_snapshot(self, topics: dict[str, TopicMetadata] | None, brokers: dict[int, Broker] | None,

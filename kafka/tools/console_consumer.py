@@ -30,10 +30,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--offset", default="latest", help="with --partition: earliest, latest or an offset")
     p.add_argument("--max-messages", type=int)
     p.add_argument("--timeout-ms", type=int, help="exit if no record arrives for this long")
-    p.add_argument("--property", action="append",
+    p.add_argument("--property", "--formatter-property", action="append",  # Kafka 4.x names it the latter
+                   dest="property",
                    help="print.key, print.offset, print.partition, print.timestamp, print.headers, print.value, "
                         "key.separator, line.separator, headers.separator")
-    p.add_argument("--consumer-property", action="append")
+    p.add_argument("--consumer-property", "--command-property", action="append", dest="consumer_property")
     p.add_argument("--consumer.config", dest="consumer_config")
     return p
 

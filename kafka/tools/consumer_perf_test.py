@@ -26,13 +26,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kafka-consumer-perf-test", description="Measure consumer throughput.")
     p.add_argument("--bootstrap-server", required=True)
     p.add_argument("--topic", required=True)
-    p.add_argument("--messages", type=int, required=True)
+    p.add_argument("--messages", "--num-records", type=int, required=True, dest="messages")  # 4.x: the latter
     p.add_argument("--group", default=f"perf-consumer-{random.randint(1, 99999)}")
     p.add_argument("--timeout", type=int, default=10000, help="ms without records before giving up")
     p.add_argument("--from-latest", action="store_true")
     p.add_argument("--hide-header", action="store_true")
     p.add_argument("--consumer.config", dest="consumer_config")
-    p.add_argument("--consumer-property", action="append")
+    p.add_argument("--consumer-property", "--command-property", action="append", dest="consumer_property")
     return p
 
 

@@ -29,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--record-size", type=int, help="bytes per record (random payload)")
     p.add_argument("--payload-file", help="records are lines of this file, chosen at random")
     p.add_argument("--throughput", type=float, required=True, help="records/sec cap; -1 for none")
-    p.add_argument("--producer-props", nargs="+", help="producer configs, name=value ...")
+    p.add_argument("--producer-props", "--command-property", nargs="+", dest="producer_props", help="producer configs, name=value ...")
     p.add_argument("--producer.config", dest="producer_config")
     p.add_argument("--bootstrap-server", help="shorthand for --producer-props bootstrap.servers=...")
     return p

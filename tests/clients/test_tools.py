@@ -75,3 +75,22 @@ def test_perf_tools_report_throughput(broker):
     assert header.startswith("start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg")
     fields = values.split(", ")
     assert fields[4] == "5000" and float(fields[5]) > 0 and abs(float(fields[2]) - 5000 * 100 / 1024 / 1024) < 0.001
+
+
+def test_the_kafka_4_flag_names_work_too(broker):
+    """Kafka 4.x renamed the tools' property flags (KIP-1147): --reader-property, --formatter-property,
+    --command-property, and --num-records for the consumer perf test. Ours take both spellings, so the
+    command lines of tests/jvm/test_kafka_tools.py run unchanged against either tool."""
+    topic = unique_topic("flags")
+    bs = ["--bootstrap-server", broker.bootstrap]
+    produced = tool("console_producer", *bs, "--topic", topic, "--reader-property", "parse.key=true",
+                    "--reader-property", "key.separator=:", "--command-property", "acks=1", stdin="k:v\n")
+    assert produced.returncode == 0, produced.stderr
+    consumed = tool("console_consumer", *bs, "--topic", topic, "--from-beginning", "--max-messages", "1",
+                    "--formatter-property", "print.key=true", "--command-property", "client.id=flags")
+    assert consumed.stdout.splitlines() == ["k\tv"], consumed.stderr
+    perf = tool("producer_perf_test", "--topic", topic, "--num-records", "10", "--record-size", "10",
+                "--throughput", "-1", "--command-property", f"bootstrap.servers={broker.bootstrap}")
+    assert perf.returncode == 0, perf.stderr
+    read = tool("consumer_perf_test", *bs, "--topic", topic, "--num-records", "11", "--command-property", "client.id=p")
+    assert read.returncode == 0 and read.stdout.strip().splitlines()[-1].split(", ")[4] == "11", read.stderr

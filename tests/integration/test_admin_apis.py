@@ -69,11 +69,75 @@ def test_describe_configs_with_synonyms_and_documentation(broker):
     topic = unique_topic("docs")
     create_topic(broker.bootstrap, topic, 1, {"retention.ms": "60000"})
     client = WireClient(broker.port)
-    for resource_type, name, key in ((2, topic, "retention.ms"), (4, "1", "log.retention.ms")):
+    for resource_type, name, key in ((2, topic, "retention.ms"), (4, "1", "log.retention.hours")):
         response = client.request(ApiKey.DESCRIBE_CONFIGS, 4, {
             "resources": [{"resource_type": resource_type, "resource_name": name, "configuration_keys": [key]}],
             "include_synonyms": True, "include_documentation": True})
         (entry,) = response.results[0].configs
         assert entry.documentation, f"{key} has no documentation"
         assert entry.synonyms[0].name == key
+    client.close()
+
+
+def test_incremental_alter_configs_deleting_what_is_not_set_succeeds(broker):
+    """kafka-reassign-partitions --verify clears the replication throttles it may have set: DELETE of
+    the broker's throttle rates and of each topic's throttled-replica lists. None is set here (no
+    dynamic broker configs, no throttle topic configs), so, as in Kafka, the delete finds nothing and
+    succeeds; setting one is still refused."""
+    topic = unique_topic("throttle")
+    create_topic(broker.bootstrap, topic, 1)
+    client = WireClient(broker.port)
+
+    def alter(resource_type: int, name: str, key: str, operation: int, value: str | None = None) -> int:
+        response = client.request(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {"validate_only": False, "resources": [
+            {"resource_type": resource_type, "resource_name": name,
+             "configs": [{"name": key, "config_operation": operation, "value": value}]}]})
+        return response.responses[0].error_code
+
+    delete, set_ = 1, 0
+    assert alter(4, "1", "leader.replication.throttled.rate", delete) == Errors.NONE
+    assert alter(2, topic, "leader.replication.throttled.replicas", delete) == Errors.NONE
+    assert alter(4, "1", "leader.replication.throttled.rate", set_, "1000") == Errors.INVALID_REQUEST
+    assert alter(2, topic, "no.such.config", set_, "1") == Errors.INVALID_CONFIG
+    assert alter(4, "7", "leader.replication.throttled.rate", delete) == Errors.RESOURCE_NOT_FOUND
+    client.close()
+
+
+def test_api_versions_reports_the_supported_and_finalized_features(broker):
+    """KIP-584: ApiVersions v3+ carries the features, which the Java Admin's describeFeatures and
+    kafka-features read; metadata.version is finalized by the controller at formatting."""
+    client = WireClient(broker.port)
+    response = client.request(ApiKey.API_VERSIONS, 3, {"client_software_name": "test", "client_software_version": "1"})
+    supported = {f.name: (f.min_version, f.max_version) for f in response.supported_features}
+    finalized = {f.name: (f.min_version_level, f.max_version_level) for f in response.finalized_features}
+    low, high = supported["metadata.version"]
+    level, same = finalized["metadata.version"]
+    assert level == same and low <= level <= high
+    assert response.finalized_features_epoch >= 0
+    client.close()
+
+
+def test_describe_configs_synonyms_follow_kafkas_rules(start_broker):
+    """Kafka's ConfigHelper.configSynonyms: the broker keys that set a value, static before default, each
+    only where it has a value, and none listed before the key asked about. So log.retention.hours in
+    server.properties is no synonym of log.retention.ms, nor of a topic's retention.ms."""
+    broker = start_broker(overrides={"log.segment.bytes": "1048576", "log.retention.hours": "100"})
+    topic = unique_topic("synonyms")
+    create_topic(broker.bootstrap, topic, 1, {"retention.ms": "60000"})
+    client = WireClient(broker.port)
+
+    def describe(resource_type: int, name: str, key: str) -> tuple[int, list[tuple[str, str, int]]]:
+        response = client.request(ApiKey.DESCRIBE_CONFIGS, 4, {
+            "resources": [{"resource_type": resource_type, "resource_name": name, "configuration_keys": [key]}],
+            "include_synonyms": True, "include_documentation": False})
+        (entry,) = response.results[0].configs
+        return entry.config_source, [(s.name, s.value, s.source) for s in entry.synonyms]
+
+    dynamic_topic, static, default = 1, 4, 5
+    assert describe(2, topic, "retention.ms") == (dynamic_topic, [("retention.ms", "60000", dynamic_topic)])
+    assert describe(2, topic, "segment.bytes") == (static, [("log.segment.bytes", "1048576", static),
+                                                            ("log.segment.bytes", "1073741824", default)])
+    assert describe(4, "1", "log.retention.hours") == (static, [("log.retention.hours", "100", static),
+                                                                ("log.retention.hours", "168", default)])
+    assert describe(4, "1", "log.retention.ms") == (default, [])
     client.close()

@@ -78,6 +78,7 @@ class BrokerMetadataPublisher:
         brokers_changed = not from_last or getattr(delta, "cluster_delta", None) is not None
         old_topics = {t.name: t for t in self.metadata_cache.all_topics()} if topics_changed else {}
         topics = self._topics(image) if topics_changed else None
+        self.metadata_cache.finalized_features = dict(image.features.finalized_versions)
         self.metadata_cache.set_snapshot(topics, self._brokers(image) if brokers_changed else None,
                                          self._offset(image))
         if topics_changed:
