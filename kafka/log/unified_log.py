@@ -37,12 +37,13 @@ from kafka.log.append_origin import AppendOrigin
 from kafka.log.completed_txn import CompletedTxn
 from kafka.log.errors import KafkaStorageError, OffsetOutOfRangeError, UnexpectedAppendOffsetError
 from kafka.log.fetch_data_info import FetchDataInfo, LogOffsetMetadata
+from kafka.log.file_records import TimestampAndOffset
 from kafka.log.leader_epoch_file_cache import EpochEntry, LeaderEpochCheckpointFile, LeaderEpochFileCache
 from kafka.log.local_log import LocalLog
 from kafka.log.log_append_info import LogAppendInfo
 from kafka.log.log_config import LogConfig
 from kafka.log.log_loader import LogLoader, rebuild_producer_state
-from kafka.log.log_segment import LogSegment, TimestampAndOffset
+from kafka.log.log_segment import LogSegment
 from kafka.log.log_validator import assign_offsets, validate_records
 from kafka.log.producer_append_info import ProducerAppendInfo
 from kafka.log.producer_state_entry import BatchMetadata, ProducerStateEntry
