@@ -133,7 +133,8 @@ class LocalLog:
 
     def check_writable(self) -> None:
         """Refuse a leader's append after a write whose undo failed too (the segment's end is unknown)."""
-        self.check_if_closed()
+        if self._closed:
+            raise LogDirError(f"log {self.name} is closed")
         if self._needs_recovery is not None:
             raise KafkaStorageError(self.parent_dir, f"log {self.name} needs recovery after a failed write "
                                                      f"({self._needs_recovery}): restart the broker")

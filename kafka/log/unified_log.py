@@ -217,11 +217,12 @@ class UnifiedLog:
         sequences are checked; a coordinator (COORDINATOR: transaction markers) has only its epochs
         checked, as Kafka's ProducerAppendInfo does."""
         now_ms = self.time.milliseconds()
+        local_log = self._local_log
+        config = local_log.config
         # Kafka's LogValidator: CRCs, headers, every record (sizes, offsets, keys, timestamps), the size.
-        validated = validate_records(records, self.config, self.name, now_ms, origin)
+        validated = validate_records(records, config, self.name, now_ms, origin)
         buffer, batches = validated.validated_records, validated.batches
         max_timestamp, log_append_time = validated.max_timestamp, validated.log_append_time
-        local_log = self._local_log
         with self._lock:
             local_log.check_writable()
             first_offset = local_log.log_end_offset
@@ -243,7 +244,7 @@ class UnifiedLog:
             self._update_producer_state(updated_producers, completed_txns, segment, next_offset)
             self.leader_epoch_cache.assign(leader_epoch, first_offset)
             log_start_offset = self._log_start_offset
-            flush_due = local_log.unflushed_messages() >= self.config.flush_messages
+            flush_due = local_log.unflushed_messages() >= config.flush_messages
         if flush_due:
             self.flush()
         return LogAppendInfo(first_offset, last_offset, max_timestamp, log_append_time, log_start_offset,
@@ -368,9 +369,9 @@ class UnifiedLog:
         LocalLog.delete_segments(dropped)
 
     def _maybe_roll(self, messages_size: int, max_timestamp: int, max_offset: int) -> LogSegment:
-        active = self._local_log.active_segment
-        if active.should_roll(messages_size, max_timestamp, max_offset, self.config.segment_bytes,
-                              self.config.segment_ms):
+        local_log = self._local_log
+        active, config = local_log.active_segment, local_log.config
+        if active.should_roll(messages_size, max_timestamp, max_offset, config.segment_bytes, config.segment_ms):
             return self._roll()
         return active
 

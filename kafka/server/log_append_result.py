@@ -17,7 +17,7 @@ from kafka.protocol.errors import Errors
 from kafka.server.delayed_produce import PartitionResponse
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class LogAppendResult:
     info: LogAppendInfo | None = None  # None: nothing was appended (see error)
     error: Errors = Errors.NONE
