@@ -23,29 +23,29 @@ inactive segment closes it again. Kafka keeps every segment's FileChannel open; 
 rest costs one descriptor whatever its number of segments. The indexes hold none between uses
 (kafka/log/abstract_index.py). A zero-copy fetch takes its own duplicate (FileRecords), so a closed
 segment never cuts a response short.
+
+Walking the .log file's bytes (batch headers, the batch holding an offset, the first record at a
+timestamp) is FileRecords' (kafka/log/file_records.py), over the descriptor a read pins here.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-import struct
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import NamedTuple
 
-import structlog
-
-from kafka.log.errors import (
-    CorruptIndexError,
-    InvalidRecordError,
-    LogSegmentOffsetOverflowError,
-    TornSegmentError,
-    UnsupportedCompressionTypeError,
-)
+from kafka.log.errors import CorruptIndexError, LogSegmentOffsetOverflowError, TornSegmentError
 from kafka.log.fetch_data_info import FetchDataInfo, LogOffsetMetadata
-from kafka.log.file_records import FileRecords
+from kafka.log.file_records import (
+    BASE_OFFSET_AND_LENGTH,
+    LOOKUP_CHUNK,
+    SCAN_CHUNK,
+    FileRecords,
+    TimestampAndOffset,
+    whole_batches_length,
+)
 from kafka.log.log_config import LogConfig
 from kafka.log.offset_index import OffsetIndex, OffsetPosition
 from kafka.log.time_index import TimeIndex
@@ -55,7 +55,7 @@ from kafka.log.transaction_index import (
     TransactionIndex,
     TxnIndexSearchResult,
 )
-from kafka.protocol.record_batch import HEADER_SIZE, LOG_OVERHEAD, CorruptRecordError, RecordBatch
+from kafka.protocol.record_batch import HEADER_SIZE, CorruptRecordError, RecordBatch, iter_batches
 from kafka.utils.time import SYSTEM, Time
 
 LOG_FILE_SUFFIX = ".log"
@@ -65,16 +65,8 @@ DELETED_FILE_SUFFIX = ".deleted"  # a segment waiting for file.delete.delay.ms b
 CLEANED_FILE_SUFFIX = ".cleaned"  # a segment the LogCleaner is writing
 SWAP_FILE_SUFFIX = ".swap"  # a cleaned segment complete on disk, about to replace the original
 
-# How much to read per os.pread while walking batch headers: a lookup walks at most about
-# index.interval.bytes past an index entry, a full scan (load, recovery) walks the whole file.
-log = structlog.get_logger("kafka.log.LogSegment")
+__all__ = ["LogSegment", "TimestampAndOffset"]
 
-_LOOKUP_CHUNK = 16 * 1024
-_SCAN_CHUNK = 1024 * 1024
-
-_BASE_AND_LENGTH = struct.Struct(">qi")
-_LAST_OFFSET_DELTA = struct.Struct(">i")
-_LAST_OFFSET_DELTA_AT = 23  # baseOffset 8 + batchLength 4 + leaderEpoch 4 + magic 1 + crc 4 + attributes 2
 _INT_MAX = 2**31 - 1
 
 
@@ -101,13 +93,6 @@ def txn_index_file(dir: str, base_offset: int) -> str:
 
 def offset_from_file_name(name: str) -> int:
     return int(os.path.basename(name).split(".", 1)[0])
-
-
-class TimestampAndOffset(NamedTuple):
-    """A ListOffsets answer: the record's timestamp (-1 if not asked for one) and its offset."""
-
-    timestamp: int
-    offset: int
 
 
 class LogSegment:
@@ -224,7 +209,7 @@ class LogSegment:
         last = self.time_index.last_entry()
         best = TimestampAndOffset(last.timestamp, last.offset)
         start = self.offset_index.lookup(last.offset).position if self.time_index.entries else 0
-        for _, batch in self._scan(start, self._loaded_size, _SCAN_CHUNK):
+        for _, batch in self._scan(start, self._loaded_size, SCAN_CHUNK):
             if batch.max_timestamp > best.timestamp:
                 best = TimestampAndOffset(batch.max_timestamp, batch.last_offset)
         return best
@@ -254,7 +239,7 @@ class LogSegment:
     def time_waited_for_roll(self, now_ms: int, message_timestamp: int) -> int:
         """Segment age for segment.ms: by record timestamps when they exist, else by wall clock."""
         if self._rolling_based_timestamp is None:
-            first = next(self._scan(0, self._size, _LOOKUP_CHUNK), None)
+            first = next(self._scan(0, self._size, LOOKUP_CHUNK), None)
             self._rolling_based_timestamp = first[1].max_timestamp if first else -1
         if self._rolling_based_timestamp >= 0:
             return message_timestamp - self._rolling_based_timestamp
@@ -278,10 +263,10 @@ class LogSegment:
         try:
             with self.reading() as fd, self.offset_index.appending(), self.time_index.appending():
                 _write_fully(fd, records)
-                for relative_position, batch in _headers_in(records):
-                    if physical_position == 0 and relative_position == 0:
+                for batch in iter_batches(records):  # whole batches, validated: every one is yielded
+                    if physical_position == 0 and batch.position == 0:
                         self._rolling_based_timestamp = batch.max_timestamp
-                    self._note_batch(batch, physical_position + relative_position)
+                    self._note_batch(batch, physical_position + batch.position)
         except OSError as e:
             # A full disk (ENOSPC) can take part of the write: cut the files back to where they
             # were, so the next append (once there is space) lands right after the last whole batch.
@@ -338,10 +323,8 @@ class LogSegment:
 
     def _find_batch(self, offset: int, starting_position: int, end: int) -> tuple[int, RecordBatch] | None:
         start = max(self.offset_index.lookup(offset).position, starting_position)
-        for position, batch in self._scan(start, end, _LOOKUP_CHUNK):
-            if batch.last_offset >= offset:
-                return position, batch
-        return None
+        with self.reading() as fd:
+            return FileRecords.view(fd, end, self.log_path).search_for_offset_with_size(offset, start)
 
     def read(self, start_offset: int, max_size: int, max_position: int | None = None,
              min_one_message: bool = True, max_offset: int | None = None,
@@ -380,7 +363,7 @@ class LogSegment:
         data = os.pread(self._fd, fetch_size, position)
         if needs_trimming:
             # The range may end inside a batch or pass the isolation bound: keep whole batches only.
-            whole = _whole_batches_length(data, max_offset)
+            whole = whole_batches_length(data, max_offset)
             if whole < len(data):
                 data = data[:whole]
         if zero_copy:
@@ -399,7 +382,7 @@ class LogSegment:
 
     def _scan_tail(self) -> tuple[int, int]:
         next_offset, end = self.base_offset, self.offset_index.last_entry().position
-        for position, batch in self._scan(end, self._size, _SCAN_CHUNK):
+        for position, batch in self._scan(end, self._size, SCAN_CHUNK):
             next_offset, end = batch.next_offset, position + batch.size_in_bytes
         return next_offset, end
 
@@ -414,22 +397,12 @@ class LogSegment:
             return None
         entry = self.time_index.lookup(timestamp)
         start = self.offset_index.lookup(max(entry.offset, starting_offset)).position
-        found = self._find_batch(starting_offset, start, self._size)
-        if found is None:
-            return None
-        for position, header in self._scan(found[0], self._size, _SCAN_CHUNK):
-            if header.max_timestamp >= timestamp:
-                batch = RecordBatch(os.pread(self._fd, header.size_in_bytes, position))
-                try:  # offsets and timestamps only: values stream past (a bomb costs CPU, not memory)
-                    for record in batch.skip_key_value_iterator():
-                        if record.timestamp >= timestamp and record.offset >= starting_offset:
-                            return TimestampAndOffset(record.timestamp, record.offset)
-                except (InvalidRecordError, UnsupportedCompressionTypeError) as e:
-                    # Written before the leader read every record: no consumer gets past it either,
-                    # so the lookup goes on to the next batch.
-                    log.warning("skipping a batch whose records cannot be read", segment=self.log_path,
-                                base_offset=header.base_offset, error=str(e))
-        return None
+        with self.reading() as fd:
+            records = FileRecords.view(fd, self._size, self.log_path)
+            found = self._find_batch(starting_offset, start, records.end)
+            if found is None:
+                return None
+            return records.search_for_timestamp(timestamp, found[0], starting_offset)
 
     def max_timestamp_and_offset(self) -> TimestampAndOffset | None:
         """The record with the largest timestamp (ListOffsets MAX_TIMESTAMP, -3); earliest on ties."""
@@ -440,15 +413,16 @@ class LogSegment:
     def batches(self, start_position: int = 0, end: int | None = None) -> Iterator[RecordBatch]:
         """Every whole batch (read whole, for tools such as kafka-dump-log and for tests)."""
         with self.reading() as fd:
-            for position, header in self._scan(start_position, self._size if end is None else end, _SCAN_CHUNK):
-                yield RecordBatch(os.pread(fd, header.size_in_bytes, position))
+            records = FileRecords.view(fd, self._size if end is None else end, self.log_path)
+            for position, header in records.batches_from(start_position):
+                yield records.read_batch(position, header)
 
     def batch_headers(self, start_offset: int | None = None) -> Iterator[RecordBatch]:
         """Every batch's header only (offsets, epochs, producer ids, timestamps), read in chunks:
         cheap to walk. From the batch holding `start_offset` on, if one is given. A control batch
         comes whole: a transaction marker's record says COMMIT or ABORT."""
         start = 0 if start_offset is None else self.offset_index.lookup(start_offset).position
-        for _, header in self._scan(start, self._size, _SCAN_CHUNK, whole_control=True):
+        for _, header in self._scan(start, self._size, SCAN_CHUNK, whole_control=True):
             if start_offset is None or header.last_offset >= start_offset:
                 yield header
 
@@ -472,7 +446,7 @@ class LogSegment:
             if last.position + HEADER_SIZE > self._size:
                 raise CorruptIndexError(f"index entry {last} points past the end of {self.log_path} ({self._size})")
             with self.reading() as fd:
-                base_offset, _ = _BASE_AND_LENGTH.unpack(os.pread(fd, _BASE_AND_LENGTH.size, last.position))
+                base_offset, _ = BASE_OFFSET_AND_LENGTH.unpack(os.pread(fd, BASE_OFFSET_AND_LENGTH.size, last.position))
             if base_offset != last.offset:
                 raise CorruptIndexError(f"index entry {last} points at a batch with base offset {base_offset}")
 
@@ -491,7 +465,7 @@ class LogSegment:
         self._loaded_max = self._appended_max = _NO_MAX
         valid_bytes = 0
         next_offset = self.base_offset
-        for position, batch in self._scan(0, self._size, _SCAN_CHUNK, whole=True):
+        for position, batch in self._scan(0, self._size, SCAN_CHUNK, whole=True):
             try:
                 batch.ensure_valid()
             except CorruptRecordError:
@@ -526,36 +500,10 @@ class LogSegment:
 
     def _scan(self, start: int, end: int, chunk_size: int, whole: bool = False,
               whole_control: bool = False) -> Iterator[tuple[int, RecordBatch]]:
-        """(position, header view) of each batch in [start, end), reading chunks with os.pread.
-
-        With `whole`, each view's buffer holds the entire batch (for CRC checks); with
-        `whole_control`, only each control batch's does (a marker, tens of bytes). Stops quietly at a
-        torn or nonsensical header; `recover` is what notices and repairs that."""
-        with self.reading():
-            yield from self._scan_pinned(start, end, chunk_size, whole, whole_control)
-
-    def _scan_pinned(self, start: int, end: int, chunk_size: int, whole: bool,
-                     whole_control: bool) -> Iterator[tuple[int, RecordBatch]]:
-        position = start
-        chunk = b""
-        chunk_start = start
-        while end - position >= HEADER_SIZE:
-            offset_in_chunk = position - chunk_start
-            if len(chunk) - offset_in_chunk < HEADER_SIZE:
-                chunk = os.pread(self._fd, min(chunk_size, end - position), position)
-                chunk_start, offset_in_chunk = position, 0
-                if len(chunk) < HEADER_SIZE:
-                    return
-            batch = RecordBatch(chunk, offset_in_chunk)
-            size = batch.size_in_bytes
-            if size < HEADER_SIZE or position + size > end:
-                return
-            if (whole or whole_control and batch.is_control_batch) and offset_in_chunk + size > len(chunk):
-                chunk = os.pread(self._fd, min(max(chunk_size, size), end - position), position)
-                chunk_start, offset_in_chunk = position, 0
-                batch = RecordBatch(chunk, 0)
-            yield position, batch
-            position += size
+        """(position, header view) of each batch in [start, end), the descriptor pinned meanwhile
+        (FileRecords.batches_from)."""
+        with self.reading() as fd:
+            yield from FileRecords.view(fd, end, self.log_path).batches_from(start, chunk_size, whole, whole_control)
 
     # ------------------------------------------------------------------------------ transactions
 
@@ -644,28 +592,3 @@ def _write_fully(fd: int, data: bytes | bytearray | memoryview) -> None:
     while view:
         written = os.write(fd, view)
         view = view[written:]
-
-
-def _headers_in(records: bytes | bytearray | memoryview) -> Iterator[tuple[int, RecordBatch]]:
-    """(position, header) of each batch in an in-memory buffer of whole, validated batches."""
-    position, end = 0, len(records)
-    while position < end:
-        batch = RecordBatch(records, position)
-        yield position, batch
-        position += batch.size_in_bytes
-
-
-def _whole_batches_length(data: bytes, max_offset: int | None) -> int:
-    """How many leading bytes of `data` are whole batches, each ending below `max_offset` if given."""
-    position, end = 0, len(data)
-    unpack_base_and_length = _BASE_AND_LENGTH.unpack_from
-    unpack_delta = _LAST_OFFSET_DELTA.unpack_from
-    while end - position >= HEADER_SIZE:
-        base_offset, batch_length = unpack_base_and_length(data, position)
-        size = batch_length + LOG_OVERHEAD
-        if position + size > end:
-            break
-        if max_offset is not None and base_offset + unpack_delta(data, position + _LAST_OFFSET_DELTA_AT)[0] >= max_offset:
-            break
-        position += size
-    return position

@@ -22,25 +22,36 @@ Seed 002's "some validations" before the append. Each batch first has its header
 Per-record problems come back as ``record_errors`` (KIP-467: the record's index in its batch and
 why), and nothing of the append is written. A CreateTime batch gets the largest timestamp its
 records hold written into its header; a LogAppendTime one gets the broker's clock.
+
+`validate_records` is the whole of it for a leader's append, in Kafka's order: every batch whole with
+its CRC right (UnifiedLog's analyzeAndValidateRecords), the checks above, the append no larger than
+``segment.bytes`` (RECORD_LIST_TOO_LARGE), then the timestamps written into a copy of the request.
+`assign_offsets` numbers the validated batches once UnifiedLog knows its log end offset.
 """
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass, field
 
 from kafka.log.append_origin import AppendOrigin
-from kafka.log.errors import InvalidRecordError, RecordTooLargeError
+from kafka.log.errors import InvalidRecordError, RecordBatchTooLargeError, RecordTooLargeError
 from kafka.log.log_config import LONG_MAX, LogConfig
 from kafka.protocol.record_batch import (
     NO_PRODUCER_ID,
     NO_TIMESTAMP,
     RecordBatch,
+    set_base_offset,
     set_log_append_time,
     set_max_timestamp,
+    validate_batches,
 )
 from kafka.protocol.record_stream import MalformedRecordError, OversizedRecordError, RecordsScan, scan_records
 
 LOG_APPEND_TIME = "LogAppendTime"
+
+_PARTITION_LEADER_EPOCH = struct.Struct(">i")
+_PARTITION_LEADER_EPOCH_AT = 12  # after baseOffset and batchLength; outside the CRC like baseOffset
 
 
 class RecordValidationError(InvalidRecordError):
@@ -61,6 +72,42 @@ class ValidationResult:
     num_messages: int = 0
     max_timestamp: int = NO_TIMESTAMP
     max_timestamps_to_write: list[tuple[int, int]] = field(default_factory=list)
+    # Filled by validate_records: the request's bytes with the timestamps written, and its batches.
+    validated_records: bytearray = field(default_factory=bytearray)
+    batches: list[RecordBatch] = field(default_factory=list)
+    log_append_time: int = -1  # the broker's clock on a LogAppendTime topic, else -1
+
+
+def validate_records(records: bytes | bytearray | memoryview, config: LogConfig, topic_partition: str,
+                     now_ms: int, origin: AppendOrigin = AppendOrigin.CLIENT) -> ValidationResult:
+    """Every check a leader's append must pass, all before a byte is written. Raises CorruptRecordError
+    (a torn batch, a bad CRC), RecordBatchTooLargeError (larger than segment.bytes) or any error of
+    `validate_messages`; otherwise returns the result with the records to write, offsets not yet set."""
+    batches = validate_batches(records)
+    result = validate_messages(batches, config, topic_partition, now_ms, origin)
+    if len(records) > config.segment_bytes:
+        raise RecordBatchTooLargeError(
+            f"append of {len(records)} bytes exceeds segment.bytes {config.segment_bytes} of {topic_partition}")
+    buffer = bytearray(records)
+    write_max_timestamps(buffer, result)
+    if config.message_timestamp_type == LOG_APPEND_TIME:
+        stamp_log_append_time(buffer, batches, now_ms)
+        result.log_append_time = result.max_timestamp = now_ms
+    result.validated_records, result.batches = buffer, batches
+    return result
+
+
+def assign_offsets(buffer: bytearray, batches: list[RecordBatch], first_offset: int, leader_epoch: int) -> int:
+    """Number the batches from `first_offset` and stamp the leader epoch; returns the next offset.
+
+    baseOffset and partitionLeaderEpoch sit before the CRC'd part: rewriting them keeps the CRC valid,
+    and a compressed batch is stored as it came."""
+    next_offset = first_offset
+    for batch in batches:
+        set_base_offset(buffer, batch.position, next_offset)
+        _PARTITION_LEADER_EPOCH.pack_into(buffer, batch.position + _PARTITION_LEADER_EPOCH_AT, leader_epoch)
+        next_offset += batch.last_offset_delta + 1
+    return next_offset
 
 
 def timestamp_bounds(config: LogConfig) -> tuple[int, int]:

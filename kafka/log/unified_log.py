@@ -1,4 +1,4 @@
-"""UnifiedLog: one partition's commit log, a directory of segments (Kafka's UnifiedLog + LocalLog).
+"""UnifiedLog: one partition's commit log, what its offsets mean (Kafka's UnifiedLog).
 
 Seed 002: the I/O thread "will perform some validations, including a CRC check of the data ... It
 will then append the data to the physical data structure of the partition, which is called a commit
@@ -7,63 +7,44 @@ bytes that need to be read from the corresponding .log file".
 
 Offsets: the log end offset (LEO) is the next offset to assign; the log start offset the first one
 still readable; the high watermark the first offset not yet known to be replicated (the server's
-Partition moves it; consumers read below it). Kafka splits this class into UnifiedLog (offsets,
-validation) and LocalLog (the segments); here one class of a few hundred lines holds both.
-
-Housekeeping lives here too: `delete_old_segments` (retention.ms, retention.bytes, and the log start
-offset that DeleteRecords moves) and `replace_segment` (the LogCleaner's atomic swap). Loading and
-crash recovery are LogLoader's.
+Partition moves it; consumers read below it). As in Kafka, the segments themselves (roll, reads
+across segments, truncating files, removing and swapping segments, flush, close) are LocalLog's
+(kafka/log/local_log.py); this class keeps the offsets, the appends of a leader and a follower, the
+producer state, the leader-epoch cache and the retention policy, and decides what LocalLog does.
+What may be appended at all is the LogValidator's to say. Loading and crash recovery are LogLoader's.
 
 Idempotent producers (KIP-98, seed 004's retried Produce): `append_as_leader` looks every batch up in
 the ProducerStateManager after giving it offsets and before writing it (Kafka's
 analyzeAndValidateProducerState). A retry of one of a producer's last five batches is answered with
 its first offsets and nothing is written; a sequence gap or an old epoch refuses the whole append.
 
-Concurrency: `_lock` serialises appends, rolls, offset updates and segment swaps. A reader takes the
-lock only to snapshot (segments, LEO, active segment size), then reads files without it; a segment
-that leaves the log is renamed `.deleted` and unlinked only file.delete.delay.ms later, so a reader
-still holding it finishes its read.
+Concurrency: `_lock` serialises appends, rolls, offset updates and segment swaps; LocalLog is handed
+the same lock. A reader takes it only to snapshot (segments, LEO, active segment size), then reads
+files without it; a segment that leaves the log is renamed `.deleted` and unlinked only
+file.delete.delay.ms later, so a reader still holding it finishes its read.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import struct
 import threading
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Callable
 
 import structlog
 
 from kafka.log.append_origin import AppendOrigin
 from kafka.log.completed_txn import CompletedTxn
-from kafka.log.errors import (
-    KafkaStorageError,
-    LogDirError,
-    OffsetOutOfRangeError,
-    RecordBatchTooLargeError,
-    TornSegmentError,
-    UnexpectedAppendOffsetError,
-)
+from kafka.log.errors import KafkaStorageError, OffsetOutOfRangeError, UnexpectedAppendOffsetError
 from kafka.log.fetch_data_info import FetchDataInfo, LogOffsetMetadata
+from kafka.log.file_records import TimestampAndOffset
 from kafka.log.leader_epoch_file_cache import EpochEntry, LeaderEpochCheckpointFile, LeaderEpochFileCache
+from kafka.log.local_log import LocalLog
 from kafka.log.log_append_info import LogAppendInfo
 from kafka.log.log_config import LogConfig
 from kafka.log.log_loader import LogLoader, rebuild_producer_state
-from kafka.log.log_segment import (
-    CLEANED_FILE_SUFFIX,
-    DELETED_FILE_SUFFIX,
-    SWAP_FILE_SUFFIX,
-    LogSegment,
-    TimestampAndOffset,
-)
-from kafka.log.log_validator import (
-    LOG_APPEND_TIME,
-    stamp_log_append_time,
-    validate_messages,
-    write_max_timestamps,
-)
+from kafka.log.log_segment import LogSegment
+from kafka.log.log_validator import assign_offsets, validate_records
 from kafka.log.producer_append_info import ProducerAppendInfo
 from kafka.log.producer_state_entry import BatchMetadata, ProducerStateEntry
 from kafka.log.producer_state_manager import (
@@ -72,7 +53,7 @@ from kafka.log.producer_state_manager import (
     update_producers,
 )
 from kafka.log.transaction_index import AbortedTxn
-from kafka.protocol.record_batch import NO_PRODUCER_ID, RecordBatch, set_base_offset, validate_batches
+from kafka.protocol.record_batch import NO_PRODUCER_ID, RecordBatch, validate_batches
 from kafka.utils.time import SYSTEM, Time
 
 __all__ = ["LogAppendInfo", "TimestampAndOffset", "UnifiedLog"]
@@ -85,9 +66,6 @@ EARLIEST_TIMESTAMP = -2
 MAX_TIMESTAMP = -3
 EARLIEST_LOCAL_TIMESTAMP = -4  # no tiered storage here: the same as EARLIEST
 
-_PARTITION_LEADER_EPOCH = struct.Struct(">i")
-_PARTITION_LEADER_EPOCH_AT = 12  # after baseOffset and batchLength; outside the CRC like baseOffset
-
 
 class UnifiedLog:
     """A partition's log: segments sorted by base offset, appended as leader, read by offset."""
@@ -99,29 +77,20 @@ class UnifiedLog:
         self.dir = dir
         self.topic = topic
         self.partition = partition
-        self.config = config
         self.time = time
-        # A KafkaScheduler (the LogManager sets it): deleted segments are unlinked file.delete.delay.ms later.
-        self.scheduler = scheduler
         self._lock = threading.Lock()
         os.makedirs(dir, exist_ok=True)
         self.producer_state_manager = ProducerStateManager(
             self.name, dir, producer_state_manager_config or ProducerStateManagerConfig(), time)
         loaded = LogLoader(dir, self.name, config, time, had_clean_shutdown, recovery_point, log_start_offset,
                            self.producer_state_manager).load()
-        segments = loaded.segments
-        segments[-1].set_active(True)  # the only segment whose .log stays open (docs/storage.md)
-        # (segments, their base offsets): replaced whole on roll, so readers can hold a snapshot.
-        self._view: tuple[tuple[LogSegment, ...], list[int]] = _view_of(segments)
-        self._log_end_offset = loaded.log_end_offset
         self._log_start_offset = loaded.log_start_offset
+        self._local_log = LocalLog(dir, topic, partition, config, loaded.segments,
+                                   max(loaded.recovery_point, self._log_start_offset), loaded.log_end_offset,
+                                   scheduler, time, self._lock)
         # From replication-offset-checkpoint; the Partition moves it on from there.
-        self._high_watermark = min(max(high_watermark, self._log_start_offset), self._log_end_offset)
+        self._high_watermark = min(max(high_watermark, self._log_start_offset), loaded.log_end_offset)
         self.producer_state_manager.on_high_watermark_updated(self._high_watermark)
-        self._recovery_point = max(loaded.recovery_point, self._log_start_offset)
-        self.last_flush_time_ms = time.milliseconds()
-        self._closed = False
-        self._needs_recovery: str | None = None  # why appends are refused until a restart (TornSegmentError)
         self.leader_epoch_cache = self._load_leader_epoch_cache()
 
     # ------------------------------------------------------------------------------ offsets
@@ -136,8 +105,25 @@ class UnifiedLog:
         return f"{self.topic}-{self.partition}"
 
     @property
+    def local_log(self) -> LocalLog:
+        return self._local_log
+
+    @property
+    def config(self) -> LogConfig:
+        return self._local_log.config
+
+    @property
+    def scheduler(self):
+        """A KafkaScheduler (the LogManager sets it): rolls flush, deleted segments go, in the background."""
+        return self._local_log.scheduler
+
+    @scheduler.setter
+    def scheduler(self, scheduler) -> None:
+        self._local_log.scheduler = scheduler
+
+    @property
     def log_end_offset(self) -> int:
-        return self._log_end_offset
+        return self._local_log.log_end_offset
 
     @property
     def log_start_offset(self) -> int:
@@ -163,13 +149,17 @@ class UnifiedLog:
 
     @property
     def recovery_point(self) -> int:
-        """Offsets below this are fsynced (a later issue checkpoints it to skip recovery on restart)."""
-        return self._recovery_point
+        """Offsets below this are fsynced (the LogManager checkpoints it to skip recovery on restart)."""
+        return self._local_log.recovery_point
+
+    @property
+    def last_flush_time_ms(self) -> int:
+        return self._local_log.last_flush_time_ms
 
     def update_high_watermark(self, offset: int) -> int:
         """Set the high watermark, clamped to [log start offset, log end offset]; returns it."""
         with self._lock:
-            self._high_watermark = min(max(offset, self._log_start_offset), self._log_end_offset)
+            self._high_watermark = min(max(offset, self._log_start_offset), self._local_log.log_end_offset)
             # A completed transaction stops holding the LSO back once its marker is below the HW.
             self.producer_state_manager.on_high_watermark_updated(self._high_watermark)
             return self._high_watermark
@@ -177,9 +167,7 @@ class UnifiedLog:
     @property
     def log_end_offset_metadata(self) -> LogOffsetMetadata:
         """The LEO with its segment and byte position (DelayedFetch counts bytes against it)."""
-        with self._lock:
-            active = self._view[0][-1]
-            return LogOffsetMetadata(self._log_end_offset, active.base_offset, active.size)
+        return self._local_log.log_end_offset_metadata
 
     def convert_to_offset_metadata(self, offset: int) -> LogOffsetMetadata:
         """Where `offset` is on disk (Kafka's convertToOffsetMetadataOrThrow): a zero-byte read."""
@@ -192,11 +180,11 @@ class UnifiedLog:
         before epochs were kept, or a damaged file) the map is rebuilt from the batches' epochs."""
         missing = not LeaderEpochCheckpointFile(self.dir).exists()
         cache = LeaderEpochFileCache.load(self.name, self.dir)
-        if missing or not cache.entries() and self._log_end_offset > self._log_start_offset:
-            for segment in self._view[0]:
+        if missing or not cache.entries() and self.log_end_offset > self._log_start_offset:
+            for segment in self._local_log.view[0]:
                 for batch in segment.batch_headers():
                     cache.assign(batch.partition_leader_epoch, batch.base_offset)
-        cache.truncate_from_end(self._log_end_offset)
+        cache.truncate_from_end(self.log_end_offset)
         cache.truncate_from_start(self._log_start_offset)
         return cache
 
@@ -206,7 +194,7 @@ class UnifiedLog:
 
     def end_offset_for_epoch(self, leader_epoch: int) -> EpochEntry:
         """OffsetsForLeaderEpoch: (the largest epoch <= leader_epoch in this log, where it ends)."""
-        return self.leader_epoch_cache.end_offset_for(leader_epoch, self._log_end_offset)
+        return self.leader_epoch_cache.end_offset_for(leader_epoch, self.log_end_offset)
 
     def maybe_assign_epoch_start_offset(self, leader_epoch: int, start_offset: int) -> None:
         """A new leader records its epoch at its log end offset before it appends anything, so a
@@ -228,32 +216,18 @@ class UnifiedLog:
         `origin` says who appends: a client (CLIENT) may not write control batches, and its
         sequences are checked; a coordinator (COORDINATOR: transaction markers) has only its epochs
         checked, as Kafka's ProducerAppendInfo does."""
-        batches = validate_batches(records)
         now_ms = self.time.milliseconds()
-        # Kafka's LogValidator: headers, then every record (sizes, offsets, keys, timestamps).
-        validated = validate_messages(batches, self.config, self.name, now_ms, origin)
-        if len(records) > self.config.segment_bytes:
-            raise RecordBatchTooLargeError(
-                f"append of {len(records)} bytes exceeds segment.bytes {self.config.segment_bytes} of {self.name}")
-        num_messages, max_timestamp = validated.num_messages, validated.max_timestamp
-        buffer = bytearray(records)
-        write_max_timestamps(buffer, validated)
-        log_append_time = -1
-        if self.config.message_timestamp_type == LOG_APPEND_TIME:
-            stamp_log_append_time(buffer, batches, now_ms)
-            log_append_time = max_timestamp = now_ms
+        local_log = self._local_log
+        config = local_log.config
+        # Kafka's LogValidator: CRCs, headers, every record (sizes, offsets, keys, timestamps), the size.
+        validated = validate_records(records, config, self.name, now_ms, origin)
+        buffer, batches = validated.validated_records, validated.batches
+        max_timestamp, log_append_time = validated.max_timestamp, validated.log_append_time
         with self._lock:
-            if self._closed:  # deleted or shut down under an in-flight produce: a retriable storage error
-                raise LogDirError(f"log {self.name} is closed")
-            first_offset = self._log_end_offset
-            next_offset = first_offset
-            for batch in batches:
-                _assign_batch(buffer, batch.position, next_offset, leader_epoch)
-                next_offset += batch.last_offset_delta + 1
+            local_log.check_writable()
+            first_offset = local_log.log_end_offset
+            next_offset = assign_offsets(buffer, batches, first_offset, leader_epoch)
             last_offset = next_offset - 1
-            if self._needs_recovery is not None:
-                raise KafkaStorageError(self.parent_dir, f"log {self.name} needs recovery after a failed write "
-                                                         f"({self._needs_recovery}): restart the broker")
             updated_producers, completed_txns, duplicate = self._analyze_and_validate_producer_state(
                 buffer, batches, origin)
             if duplicate is not None:
@@ -262,36 +236,34 @@ class UnifiedLog:
                                      is_duplicate=True)
             try:
                 segment = self._maybe_roll(len(buffer), max_timestamp, last_offset)
-                segment.append(last_offset, buffer)
+                local_log.append(last_offset, buffer)
             except OSError as e:
-                # ENOSPC, EIO: nothing was appended (LogSegment.append cut its files back). If even
-                # that failed, the segment's end is unknown: refuse appends until a restart recovers it.
-                if isinstance(e, TornSegmentError):
-                    self._needs_recovery = str(e)
+                # ENOSPC, EIO: nothing was appended (LogSegment.append cut its files back; if even that
+                # failed, LocalLog refuses appends until a restart recovers the segment).
                 raise KafkaStorageError(self.parent_dir, f"error appending to {self.name}: {e}") from e
-            self._log_end_offset = next_offset
             self._update_producer_state(updated_producers, completed_txns, segment, next_offset)
             self.leader_epoch_cache.assign(leader_epoch, first_offset)
             log_start_offset = self._log_start_offset
-            flush_due = next_offset - self._recovery_point >= self.config.flush_messages
+            flush_due = local_log.unflushed_messages() >= config.flush_messages
         if flush_due:
             self.flush()
         return LogAppendInfo(first_offset, last_offset, max_timestamp, log_append_time, log_start_offset,
-                             num_messages, len(buffer))
+                             validated.num_messages, len(buffer))
 
     def append_as_follower(self, records: bytes | bytearray | memoryview) -> LogAppendInfo:
         """Append batches a leader already numbered, keeping their offsets and leader epochs (Kafka's
         appendAsFollower). They must continue this log exactly where it ends."""
         batches = validate_batches(records)
+        local_log = self._local_log
         if not batches:
-            return LogAppendInfo(self._log_end_offset, self._log_end_offset - 1, -1, -1, self._log_start_offset, 0, 0)
+            log_end_offset = local_log.log_end_offset
+            return LogAppendInfo(log_end_offset, log_end_offset - 1, -1, -1, self._log_start_offset, 0, 0)
         with self._lock:
-            if self._closed:
-                raise LogDirError(f"log {self.name} is closed")
-            if batches[0].base_offset != self._log_end_offset:
+            local_log.check_if_closed()
+            if batches[0].base_offset != local_log.log_end_offset:
                 raise UnexpectedAppendOffsetError(
                     f"{self.name}: a follower append starting at {batches[0].base_offset} does not continue the "
-                    f"log end offset {self._log_end_offset}", batches[0].base_offset, batches[-1].last_offset)
+                    f"log end offset {local_log.log_end_offset}", batches[0].base_offset, batches[-1].last_offset)
             first_offset, last_offset = batches[0].base_offset, batches[-1].last_offset
             max_timestamp = max(b.max_timestamp for b in batches)
             # The leader checked these batches: the follower only records its producers' progress.
@@ -304,8 +276,7 @@ class UnifiedLog:
                     if completed is not None:
                         completed_txns.append(completed)
             segment = self._maybe_roll(len(records), max_timestamp, last_offset)
-            segment.append(last_offset, records)
-            self._log_end_offset = last_offset + 1
+            local_log.append(last_offset, records)
             self._update_producer_state(updated_producers, completed_txns, segment, last_offset + 1)
             for batch in batches:  # keep the leader's epochs: this log may lead one day
                 self.leader_epoch_cache.assign(batch.partition_leader_epoch, batch.base_offset)
@@ -373,10 +344,10 @@ class UnifiedLog:
         may need: from the segment before the recovery point's, and the last two segments'. Returns
         the smallest offset kept (Kafka 2.x's rule of the same name)."""
         with self._lock:
-            base_offsets = self._view[1]
+            base_offsets, recovery_point = self._local_log.view[1], self._local_log.recovery_point
             two_segments_min_offset = base_offsets[-2] if len(base_offsets) > 1 else base_offsets[-1]
-            lower = bisect_left(base_offsets, self._recovery_point) - 1
-            recovery_point_offset = base_offsets[lower] if lower >= 0 else self._recovery_point
+            lower = bisect_left(base_offsets, recovery_point) - 1
+            recovery_point_offset = base_offsets[lower] if lower >= 0 else recovery_point
             min_offset_to_retain = min(recovery_point_offset, two_segments_min_offset)
             self.producer_state_manager.delete_snapshots_before(min_offset_to_retain)
             return min_offset_to_retain
@@ -385,29 +356,22 @@ class UnifiedLog:
         """Remove every offset from `offset` on (a follower whose tail diverged from its leader's).
         Whole segments above it go at once; the segment holding it is cut at that batch."""
         with self._lock:
-            if offset >= self._log_end_offset:
+            if offset >= self._local_log.log_end_offset:
                 return
             offset = max(offset, self._log_start_offset)
-            segments, _ = self._view
-            keep = [s for s in segments if s.base_offset < offset] or [segments[0]]
-            dropped = [s for s in segments if s not in keep]
-            keep[-1].truncate_to(offset)
-            keep[-1].set_active(True)
-            self._view = _view_of(keep)
-            self._log_end_offset = offset
+            dropped = self._local_log.truncate_to(offset)
             self._high_watermark = min(self._high_watermark, offset)
-            self._recovery_point = min(self._recovery_point, offset)
             self.leader_epoch_cache.truncate_from_end(offset)
             # The producers' last batches may be gone: back to the newest snapshot at or below the new end.
-            rebuild_producer_state(self.producer_state_manager, keep, self._log_start_offset, offset, self.time)
+            rebuild_producer_state(self.producer_state_manager, self._local_log.segments, self._log_start_offset,
+                                   offset, self.time)
             self.producer_state_manager.on_high_watermark_updated(self._high_watermark)
-        for segment in dropped:
-            segment.delete()
+        LocalLog.delete_segments(dropped)
 
     def _maybe_roll(self, messages_size: int, max_timestamp: int, max_offset: int) -> LogSegment:
-        active = self._view[0][-1]
-        if active.should_roll(messages_size, max_timestamp, max_offset, self.config.segment_bytes,
-                              self.config.segment_ms):
+        local_log = self._local_log
+        active, config = local_log.active_segment, local_log.config
+        if active.should_roll(messages_size, max_timestamp, max_offset, config.segment_bytes, config.segment_ms):
             return self._roll()
         return active
 
@@ -417,15 +381,11 @@ class UnifiedLog:
             return self._roll()
 
     def _roll(self) -> LogSegment:
-        segments, _ = self._view
-        new_offset = self._log_end_offset
-        if segments[-1].base_offset == new_offset:
-            return segments[-1]  # already empty and at the LEO: a new one would have the same name
-        segment = LogSegment(self.dir, new_offset, self.config, self.time)
-        segment.set_active(True)
-        segments[-1].on_become_inactive_segment()
-        segments[-1].set_active(False)  # its .log closes once no reader holds it
-        self._view = _view_of((*segments, segment))
+        previous = self._local_log.active_segment
+        segment = self._local_log.roll()
+        if segment is previous:
+            return segment  # already empty and at the LEO
+        new_offset = segment.base_offset
         # The producers as they stand at the new segment's first offset: recovering that segment after
         # a crash starts from this snapshot and replays only the segment's own batches.
         self.producer_state_manager.update_map_end_offset(new_offset)
@@ -439,94 +399,33 @@ class UnifiedLog:
     def update_config(self, config: LogConfig) -> None:
         """A topic config change: applies to the next append (and to segments created from now on)."""
         with self._lock:
-            self.config = config
+            self._local_log.update_config(config)
 
     # ------------------------------------------------------------------------------ reading
 
     def read(self, start_offset: int, max_length: int, isolation_max_offset: int | None = None,
              min_one_message: bool = True, zero_copy: bool = False) -> FetchDataInfo:
-        """Whole batches from the one containing `start_offset`, up to `max_length` bytes.
-
-        `isolation_max_offset` (usually the high watermark) bounds what is visible: no batch holding
-        an offset at or above it is returned. Reading continues into the next segments while room is
-        left; each segment's part is one os.pread. With `zero_copy` (a fetch for the network) the
-        records are a FileRecords slice of one segment, as in Kafka: the next fetch goes on from there."""
-        with self._lock:
-            segments, base_offsets = self._view
-            log_end_offset = self._log_end_offset
-            log_start_offset = self._log_start_offset
-            active_size = segments[-1].size
-        if start_offset > log_end_offset or start_offset < log_start_offset:
+        """Whole batches from the one containing `start_offset`, up to `max_length` bytes, none holding
+        an offset at or above `isolation_max_offset` (usually the high watermark): LocalLog.read,
+        after the check that `start_offset` has not gone below the log start offset."""
+        log_start_offset = self._log_start_offset
+        if start_offset < log_start_offset:
             raise OffsetOutOfRangeError(
                 f"offset {start_offset} is out of range for {self.name}: "
-                f"log start offset {log_start_offset}, log end offset {log_end_offset}")
-        end_offset = log_end_offset if isolation_max_offset is None else min(isolation_max_offset, log_end_offset)
-        if start_offset == log_end_offset:
-            return FetchDataInfo(LogOffsetMetadata(log_end_offset, segments[-1].base_offset, active_size))
-        if start_offset >= end_offset:
-            return FetchDataInfo(LogOffsetMetadata(start_offset))
-        return self._read_segments(segments, base_offsets, start_offset, max_length, end_offset,
-                                   isolation_max_offset, log_end_offset, active_size, min_one_message, zero_copy)
-
-    def _read_segments(self, segments: tuple[LogSegment, ...], base_offsets: list[int], start_offset: int,
-                       max_length: int, end_offset: int, isolation_max_offset: int | None,
-                       log_end_offset: int, active_size: int, min_one_message: bool,
-                       zero_copy: bool = False) -> FetchDataInfo:
-        chunks: list[bytes] = []
-        remaining = max_length
-        metadata: LogOffsetMetadata | None = None
-        first_entry_incomplete = False
-        offset = start_offset
-        last = len(segments) - 1
-        for index in range(max(0, bisect_right(base_offsets, start_offset) - 1), last + 1):
-            segment = segments[index]
-            if segment.base_offset >= end_offset:
-                break
-            segment_end_offset = log_end_offset if index == last else base_offsets[index + 1]
-            max_position = active_size if index == last else segment.size
-            # Only the segment the bound falls in needs its batches checked against the bound.
-            bound = isolation_max_offset if end_offset < segment_end_offset else None
-            info = segment.read(offset, remaining, max_position, min_one_message and not chunks, bound, zero_copy)
-            offset = segment_end_offset
-            if info is None:
-                continue  # start offset past this segment's last batch (a gap): try the next one
-            if metadata is None:
-                metadata = info.fetch_offset_metadata
-                first_entry_incomplete = info.first_entry_incomplete
-            if info.records:
-                chunks.append(info.records)
-                remaining -= len(info.records)
-                if zero_copy:
-                    break  # one segment's slice per fetch, as Kafka sends
-            read_to_end = info.fetch_offset_metadata.relative_position_in_segment + len(info.records) >= max_position
-            if remaining <= 0 or not read_to_end or bound is not None:
-                break
-        if metadata is None:
-            return FetchDataInfo(LogOffsetMetadata(start_offset))
-        records = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-        return FetchDataInfo(metadata, records, first_entry_incomplete and not records)
+                f"log start offset {log_start_offset}, log end offset {self.log_end_offset}")
+        return self._local_log.read(start_offset, max_length, isolation_max_offset, min_one_message, zero_copy)
 
     def collect_aborted_transactions(self, start_offset: int, upper_bound_offset: int) -> list[AbortedTxn]:
-        """The aborted transactions overlapping [start_offset, upper_bound_offset), from the `.txnindex`
-        of the segment holding `start_offset` on, until one segment's search is complete (Kafka's
-        collectAbortedTransactions): a read_committed fetch sends them so the consumer drops their records."""
-        segments, base_offsets = self._view
-        found: list[AbortedTxn] = []
-        # A transaction begun below the bound may have its marker (and so its entry) in any later segment.
-        for segment in segments[max(0, bisect_right(base_offsets, start_offset) - 1):]:
-            result = segment.collect_aborted_txns(start_offset, upper_bound_offset)
-            found.extend(result.aborted_transactions)
-            if result.is_complete:
-                break
-        return found
+        """The aborted transactions overlapping [start_offset, upper_bound_offset) (LocalLog's)."""
+        return self._local_log.collect_aborted_transactions(start_offset, upper_bound_offset)
 
     def fetch_offset_by_timestamp(self, timestamp: int) -> TimestampAndOffset | None:
         """ListOffsets: -2 earliest, -1 latest, -3 the record with the max timestamp, otherwise the
         first record whose timestamp is >= `timestamp` (None if there is none)."""
         with self._lock:
-            segments = self._view[0]
+            segments = self._local_log.view[0]
             log_start_offset = self._log_start_offset
-            log_end_offset = self._log_end_offset
+            log_end_offset = self._local_log.log_end_offset
         if timestamp in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
             return TimestampAndOffset(-1, log_start_offset)
         if timestamp == LATEST_TIMESTAMP:
@@ -556,7 +455,7 @@ class UnifiedLog:
                     f"above the high watermark {self._high_watermark}")
             if new_log_start_offset > self._log_start_offset:
                 self._log_start_offset = new_log_start_offset
-                self._recovery_point = max(self._recovery_point, new_log_start_offset)
+                self._local_log.update_recovery_point(max(self._local_log.recovery_point, new_log_start_offset))
                 self.leader_epoch_cache.truncate_from_start(new_log_start_offset)
                 self.producer_state_manager.on_log_start_offset_incremented(new_log_start_offset)
             return self._log_start_offset
@@ -585,21 +484,13 @@ class UnifiedLog:
         """Drop every segment and start empty at `offset` (a follower that installed a leader's
         snapshot: Kafka's truncateFullyAndStartAt)."""
         with self._lock:
-            old, _ = self._view
-            self._view = _view_of([LogSegment(self.dir, offset, self.config, self.time)]) if all(
-                s.base_offset != offset for s in old) else _view_of([s for s in old if s.base_offset == offset])
-            dropped = [s for s in old if s not in self._view[0]]
-            if self._view[0][0] in old:
-                self._view[0][0].truncate_to(offset)
-            self._view[0][0].set_active(True)
-            self._log_start_offset = self._log_end_offset = self._high_watermark = offset
-            self._recovery_point = offset
+            dropped = self._local_log.truncate_fully_and_start_at(offset)
+            self._log_start_offset = self._high_watermark = offset
             self.leader_epoch_cache.clear()
             self.producer_state_manager.truncate_fully_and_start_at(offset)
-            rebuild_producer_state(self.producer_state_manager, list(self._view[0]), offset, offset, self.time)
+            rebuild_producer_state(self.producer_state_manager, self._local_log.segments, offset, offset, self.time)
             self.producer_state_manager.on_high_watermark_updated(offset)
-        for segment in dropped:
-            segment.delete()
+        LocalLog.delete_segments(dropped)
 
     def _log_start_offset_breached(self, segment: LogSegment, next_base_offset: int) -> bool:
         return next_base_offset <= self._log_start_offset
@@ -619,10 +510,13 @@ class UnifiedLog:
         return breached
 
     def _delete_segments_while(self, predicate: Callable[[LogSegment, int], bool], reason: str) -> int:
+        """Kafka's deleteOldSegments(predicate): the oldest segments while `predicate` holds, never the
+        active one nor one holding offsets at or above the high watermark. LocalLog removes them."""
+        local_log = self._local_log
         with self._lock:
-            if self._closed:
+            if local_log.closed:
                 return 0
-            segments, base_offsets = self._view
+            segments, base_offsets = local_log.view
             doomed = []
             for index, segment in enumerate(segments[:-1]):  # never the active segment
                 next_base_offset = base_offsets[index + 1]
@@ -631,102 +525,57 @@ class UnifiedLog:
                 doomed.append(segment)
             if not doomed:
                 return 0
-            remaining = segments[len(doomed):]
-            self._view = _view_of(remaining)
-            self._log_start_offset = max(self._log_start_offset, remaining[0].base_offset)
-            self._recovery_point = max(self._recovery_point, self._log_start_offset)
+            local_log.remove_and_rename_segments(doomed)
+            self._log_start_offset = max(self._log_start_offset, local_log.view[1][0])
+            local_log.update_recovery_point(max(local_log.recovery_point, self._log_start_offset))
             self.leader_epoch_cache.truncate_from_start(self._log_start_offset)
             for segment in doomed:
-                segment.change_file_suffixes("", DELETED_FILE_SUFFIX)
                 # The snapshot at a deleted segment's base describes the log before it: no use any more.
                 self.producer_state_manager.remove_and_delete_snapshot(segment.base_offset)
             self.producer_state_manager.on_log_start_offset_incremented(self._log_start_offset)
             log_start_offset = self._log_start_offset
-        self._delete_segment_files(doomed)
+        local_log.delete_segment_files(doomed)
         log.info("deleted old segments", log=self.name, reason=reason, segments=[s.base_offset for s in doomed],
                  log_start_offset=log_start_offset)
         return len(doomed)
 
-    def _delete_segment_files(self, segments: list[LogSegment]) -> None:
-        """Unlink now, or file.delete.delay.ms from now when a scheduler runs (readers may hold them)."""
-        def delete() -> None:
-            for segment in segments:
-                segment.delete()
-        if self.scheduler is not None and self.scheduler.is_started:
-            self.scheduler.schedule_once(f"delete-file-{self.name}", delete, self.config.file_delete_delay_ms)
-        else:
-            delete()
-
     # ------------------------------------------------------------------------------ compaction
 
     def new_cleaned_segment(self, base_offset: int) -> LogSegment:
-        """An empty `.cleaned` segment for the LogCleaner to fill (no stale one left behind)."""
-        segment = LogSegment(self.dir, base_offset, self.config, self.time, file_suffix=CLEANED_FILE_SUFFIX)
-        if segment.size:
-            segment.delete()
-            segment = LogSegment(self.dir, base_offset, self.config, self.time, file_suffix=CLEANED_FILE_SUFFIX)
-        return segment
+        """An empty `.cleaned` segment for the LogCleaner to fill (LocalLog's)."""
+        return self._local_log.new_cleaned_segment(base_offset)
 
     def replace_segment(self, old: LogSegment, cleaned: LogSegment) -> bool:
-        """Swap a cleaned segment in for `old`, atomically on disk (Kafka's replaceSegments).
-
-        .cleaned -> .swap (the point of no return: a crash from here on completes the swap at load),
-        old -> .deleted, .swap -> the real names. False, and the cleaned files are dropped, if `old`
-        left the log meanwhile (retention deleted it)."""
-        cleaned.flush()
-        cleaned.change_file_suffixes(CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX)
-        with self._lock:
-            segments, _ = self._view
-            if self._closed or old not in segments[:-1]:
-                cleaned.delete()
-                return False
-            old.change_file_suffixes("", DELETED_FILE_SUFFIX)
-            cleaned.change_file_suffixes(SWAP_FILE_SUFFIX, "")
-            self._view = _view_of(tuple(cleaned if s is old else s for s in segments))
-        self._delete_segment_files([old])
-        return True
+        """Swap a cleaned segment in for `old`, atomically on disk (LocalLog's replace_segment)."""
+        return self._local_log.replace_segment(old, cleaned)
 
     # ------------------------------------------------------------------------------ files
 
     @property
     def segments(self) -> list[LogSegment]:
-        return list(self._view[0])
+        return self._local_log.segments
 
     @property
     def active_segment(self) -> LogSegment:
-        return self._view[0][-1]
+        return self._local_log.active_segment
 
     @property
     def num_segments(self) -> int:
-        return len(self._view[0])
+        return self._local_log.num_segments
 
     @property
     def size_in_bytes(self) -> int:
-        return sum(segment.size for segment in self._view[0])
+        return self._local_log.size_in_bytes
 
     def flush(self, up_to_offset: int | None = None) -> None:
-        """fsync the segments holding offsets from the recovery point up to `up_to_offset` (default:
-        the log end offset), then advance the recovery point to it."""
-        with self._lock:
-            if self._closed:
-                return
-            segments, base_offsets = self._view
-            flush_to = self._log_end_offset if up_to_offset is None else min(up_to_offset, self._log_end_offset)
-            if flush_to <= self._recovery_point:
-                return
-            first = max(0, bisect_right(base_offsets, self._recovery_point) - 1)
-            last = bisect_right(base_offsets, flush_to - 1)
-        for segment in segments[first:last]:
-            segment.flush()
-        with self._lock:
-            self._recovery_point = max(self._recovery_point, flush_to)
-            self.last_flush_time_ms = self.time.milliseconds()
+        """fsync up to `up_to_offset` (default: the log end offset) and move the recovery point there."""
+        self._local_log.flush(up_to_offset)
 
     def close(self) -> None:
         """Snapshot the producer state at the log end offset (so the next start replays nothing),
         then close every file (the caller flushes first if it wants the bytes on disk)."""
         with self._lock:
-            if not self._closed:
+            if not self._local_log.closed:
                 try:
                     self.producer_state_manager.take_snapshot()
                 except OSError as e:  # a failed disk: the next start replays the log instead
@@ -735,28 +584,12 @@ class UnifiedLog:
 
     def close_handlers(self) -> None:
         """Close every file, writing nothing (a log about to be deleted)."""
-        with self._lock:
-            self._closed = True
-            for segment in self._view[0]:
-                segment.close()
+        self._local_log.close_handlers()
 
     def delete(self) -> None:
         """Close the log and remove its directory with every segment in it."""
-        self.close_handlers()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        self._local_log.delete()
 
     def __repr__(self) -> str:
         return (f"UnifiedLog({self.name}, log_start_offset={self._log_start_offset}, "
-                f"log_end_offset={self._log_end_offset}, segments={self.num_segments})")
-
-
-def _view_of(segments: tuple[LogSegment, ...] | list[LogSegment]) -> tuple[tuple[LogSegment, ...], list[int]]:
-    ordered = tuple(segments)
-    return ordered, [segment.base_offset for segment in ordered]
-
-
-def _assign_batch(buffer: bytearray, position: int, base_offset: int, leader_epoch: int) -> None:
-    # baseOffset and partitionLeaderEpoch sit before the CRC'd part: rewriting them keeps the CRC valid.
-    set_base_offset(buffer, position, base_offset)
-    _PARTITION_LEADER_EPOCH.pack_into(buffer, position + _PARTITION_LEADER_EPOCH_AT, leader_epoch)
-
+                f"log_end_offset={self.log_end_offset}, segments={self.num_segments})")

@@ -10,7 +10,8 @@ make_leader or make_follower with the partition's state from the metadata log (l
 epoch, replicas, ISR, partition epoch).
 
 As leader:
-    append_records_to_leader   min.insync.replicas checked against the ISR, then the local append
+    append_records_to_leader   min.insync.replicas (the log's config) checked against the ISR,
+                               then the local append
     fetch_records              consumers and followers read; a follower's fetch offset is its log
                                end offset, so update_follower_fetch_state learns how far it got
     maybe_increment_leader_hw  HW = min(LEO of every ISR member)
@@ -22,7 +23,9 @@ PendingExpandIsr / PendingShrinkIsr): a record is never called committed on fewe
 the controller might still think are in sync.
 
 As follower: append_records_to_follower copies the leader's batches (its offsets and epochs), and
-truncate_to drops a tail the leader does not have (the ReplicaFetcherThread decides where).
+truncate_to drops a tail the leader does not have (the ReplicaFetcherThread decides where). The
+fetcher learns all it needs of the local log from here (its end offsets, its latest epoch and where
+each epoch ends): nothing above the Partition touches the log.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from kafka.log.errors import UnexpectedAppendOffsetError
 from kafka.log.fetch_data_info import LogOffsetMetadata
 from kafka.log.fetch_isolation import FetchIsolation
 from kafka.log.file_records import FileRecords
+from kafka.log.log_append_info import LogAppendInfo
 from kafka.log.transaction_index import AbortedTxn
 from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.errors import Errors
@@ -112,12 +116,17 @@ class Partition:
         return self.is_leader and len(self.isr) < len(self.assigned_replicas)
 
     @property
+    def min_insync_replicas(self) -> int:
+        """The topic's min.insync.replicas, as its log's config has it now (a config change applies at once)."""
+        return self.log.config.min_insync_replicas
+
+    @property
     def is_under_min_isr(self) -> bool:
-        return self.is_leader and len(self.isr) < self.log.config.min_insync_replicas
+        return self.is_leader and len(self.isr) < self.min_insync_replicas
 
     @property
     def is_at_min_isr(self) -> bool:
-        return self.is_leader and len(self.isr) == self.log.config.min_insync_replicas
+        return self.is_leader and len(self.isr) == self.min_insync_replicas
 
     # ------------------------------------------------------------------ leadership (from the controller)
     def make_leader(self, state) -> bool:
@@ -177,6 +186,19 @@ class Partition:
         return self.log.high_watermark
 
     @property
+    def log_start_offset(self) -> int:
+        return self.log.log_start_offset
+
+    @property
+    def log_end_offset(self) -> int:
+        return self.log.log_end_offset
+
+    @property
+    def latest_epoch(self) -> int:
+        """The newest leader epoch in the local log's epoch cache (-1: none yet)."""
+        return self.log.latest_epoch
+
+    @property
     def last_stable_offset(self) -> int:
         """min(first unstable offset, HW): what read_committed consumers may read up to (KIP-98)."""
         return self.log.last_stable_offset
@@ -187,10 +209,11 @@ class Partition:
         return max(0, self.log.high_watermark - self.log.last_stable_offset)
 
     # ------------------------------------------------------------------ produce path
-    def append_records_to_leader(self, records: bytes, required_acks: int, min_insync_replicas: int,
-                                 origin: AppendOrigin = AppendOrigin.CLIENT):
+    def append_records_to_leader(self, records: bytes, required_acks: int,
+                                 origin: AppendOrigin = AppendOrigin.CLIENT) -> tuple[LogAppendInfo, bool]:
         """Append to the local log; returns (LogAppendInfo, whether the high watermark moved)."""
         with self.leader_isr_update_lock:
+            min_insync_replicas = self.min_insync_replicas
             if required_acks == -1 and len(self.isr) < min_insync_replicas:
                 raise NotEnoughReplicasError(
                     f"the ISR {sorted(self.isr)} of {self.topic_partition} is smaller than "
@@ -226,7 +249,7 @@ class Partition:
             if self.log.high_watermark >= required_offset:
                 # Committed; but if the ISR shrank below min.insync.replicas meanwhile, the records
                 # are on fewer replicas than the producer asked for (Kafka answers the same way).
-                if len(self.isr) < self.log.config.min_insync_replicas:
+                if len(self.isr) < self.min_insync_replicas:
                     return True, Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND
                 return True, Errors.NONE
             return False, Errors.NONE
@@ -298,9 +321,11 @@ class Partition:
             self.maybe_expand_isr(replica)
             return self.maybe_increment_leader_hw()
 
-    def last_offset_for_leader_epoch(self, current_leader_epoch: int, leader_epoch: int) -> tuple[int, int]:
-        """OffsetsForLeaderEpoch: (epoch, end offset) of `leader_epoch` in the leader's log."""
-        self.check_leader_epoch(current_leader_epoch)
+    def last_offset_for_leader_epoch(self, current_leader_epoch: int, leader_epoch: int,
+                                     fetch_only_from_leader: bool = True) -> tuple[int, int]:
+        """OffsetsForLeaderEpoch: (epoch, end offset) of `leader_epoch` in this replica's log. A
+        follower's fetcher asks its own replica (fetch_only_from_leader=False, no epoch to check)."""
+        self.check_leader_epoch(current_leader_epoch, require_leader=fetch_only_from_leader)
         epoch, end_offset = self.log.end_offset_for_epoch(leader_epoch)
         return epoch, end_offset
 
@@ -423,6 +448,12 @@ class Partition:
             log.info("truncating", partition=str(self.topic_partition), log_end_offset=self.log.log_end_offset,
                      to=offset)
             self.log.truncate_to(offset)
+
+    def truncate_fully_and_start_at(self, offset: int) -> None:
+        """Empty the log and start it at `offset` (the leader's log starts past our end)."""
+        log.info("truncating fully", partition=str(self.topic_partition), log_end_offset=self.log.log_end_offset,
+                 start_at=offset)
+        self.log.truncate_fully_and_start_at(offset)
 
     # ------------------------------------------------------------------ idempotent producers
     def active_producer_state(self) -> list[dict]:

@@ -4,7 +4,8 @@ kafka.server.ReplicaFetcherThread).
 The loop, the truncation rule and the error handling are AbstractFetcherThread's; this class says
 what the follower's side of each step is, in terms of its ReplicaManager's Partitions:
 
-    the local log      Partition.log: its end offset, latest epoch, epoch end offsets
+    the local log      the Partition's end offsets, latest epoch and epoch end offsets (never
+                       its log directly)
     truncate           Partition.truncate_to (the leader-epoch cache follows the log)
     process data       Partition.append_records_to_follower: the leader's batches with their
                        offsets and epochs, then the follower's HW follows the leader's; the log
@@ -31,25 +32,25 @@ class ReplicaFetcherThread(AbstractFetcherThread):
         return partition
 
     def latest_epoch(self, tp: TopicPartition) -> int:
-        return self._partition(tp).log.latest_epoch
+        return self._partition(tp).latest_epoch
 
     def log_start_offset(self, tp: TopicPartition) -> int:
-        return self._partition(tp).log.log_start_offset
+        return self._partition(tp).log_start_offset
 
     def log_end_offset(self, tp: TopicPartition) -> int:
-        return self._partition(tp).log.log_end_offset
+        return self._partition(tp).log_end_offset
 
     def high_watermark(self, tp: TopicPartition) -> int:
-        return self._partition(tp).log.high_watermark
+        return self._partition(tp).high_watermark
 
     def end_offset_for_epoch(self, tp: TopicPartition, epoch: int) -> tuple[int, int]:
-        return tuple(self._partition(tp).log.end_offset_for_epoch(epoch))
+        return self._partition(tp).last_offset_for_leader_epoch(-1, epoch, fetch_only_from_leader=False)
 
     def truncate(self, tp: TopicPartition, offset: int) -> None:
         self._partition(tp).truncate_to(offset)
 
     def truncate_fully_and_start_at(self, tp: TopicPartition, offset: int) -> None:
-        self._partition(tp).log.truncate_fully_and_start_at(offset)
+        self._partition(tp).truncate_fully_and_start_at(offset)
 
     def process_partition_data(self, tp: TopicPartition, fetch_offset: int, data) -> int:
         records = data.records or b""

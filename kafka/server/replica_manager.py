@@ -8,6 +8,7 @@ at once, or later from a purgatory, on whatever thread completes the operation.
 
     append_records(timeout, acks, records per partition, callback)
         -> Partition.append_records_to_leader -> UnifiedLog.append_as_leader
+        -> one LogAppendResult per partition: its answer, and the offset acks=all waits for
         -> acks=all and the HW is behind: DelayedProduce waits in the produce purgatory
     fetch_messages(params, partitions, callback)
         -> Partition.fetch_records -> UnifiedLog.read (a follower's fetch also moves its state, the HW)
@@ -64,6 +65,7 @@ from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgator
 from kafka.server.delayed_fetch import DelayedFetch
 from kafka.server.delayed_produce import DelayedProduce, PartitionResponse, ProducePartitionStatus
 from kafka.server.fetch_partition_data import FetchPartitionData, FetchPartitionInfo
+from kafka.server.log_append_result import LogAppendResult
 from kafka.server.metadata_cache import PartitionState
 from kafka.server.partition import NotEnoughReplicasError, Partition, PartitionError
 from kafka.server.remote_leader_end_point import ReplicaFetchConfig
@@ -100,6 +102,28 @@ class FetchParams:
         """Everyone reads from the leader, except a debugging reader (replica id -2, what
         kafka-replica-verification sends), which may read any replica below its HW."""
         return self.replica_id != DEBUGGING_REPLICA_ID
+
+
+# What refuses a partition's append, and the error it is answered with (Kafka's Errors.forException),
+# most specific first: RecordValidationError is an InvalidRecordError with its own code.
+_APPEND_ERROR_CODES: tuple[tuple[type[Exception], Errors], ...] = (
+    (CorruptRecordError, Errors.CORRUPT_MESSAGE),
+    (UnsupportedCompressionTypeError, Errors.UNSUPPORTED_COMPRESSION_TYPE),  # attributes naming codec 5, 6 or 7
+    (InvalidRecordError, Errors.INVALID_RECORD),
+    (RecordTooLargeError, Errors.MESSAGE_TOO_LARGE),
+    (RecordBatchTooLargeError, Errors.RECORD_LIST_TOO_LARGE),
+    (OutOfOrderSequenceError, Errors.OUT_OF_ORDER_SEQUENCE_NUMBER),  # KIP-98: a batch lost, or a retry too old
+    (InvalidProducerEpochError, Errors.INVALID_PRODUCER_EPOCH),  # a zombie producer, fenced by a newer epoch
+    (TransactionCoordinatorFencedError, Errors.TRANSACTION_COORDINATOR_FENCED),  # a deposed coordinator's marker
+    (InvalidTxnStateError, Errors.INVALID_TXN_STATE),  # a non-transactional write inside an open transaction
+    (NotEnoughReplicasError, Errors.NOT_ENOUGH_REPLICAS),
+    (LogDirError, Errors.KAFKA_STORAGE_ERROR),  # the log was closed under us (topic deleted, broker stopping)
+)
+_APPEND_ERRORS = tuple(error_type for error_type, _ in _APPEND_ERROR_CODES)
+
+
+def _append_error(e: Exception) -> Errors:
+    return next(code for error_type, code in _APPEND_ERROR_CODES if isinstance(e, error_type))
 
 
 def release_records(results: list[tuple[TopicPartition, FetchPartitionData]]) -> None:
@@ -177,7 +201,7 @@ class ReplicaManager:
             if end_point is not None:
                 self.replica_fetcher_manager.add_fetcher_for_partitions({tp: InitialFetchState(
                     Node(state.leader, end_point.host, end_point.port), state.leader_epoch,
-                    partition.log.log_end_offset)})
+                    partition.log_end_offset)})
             elif state.leader >= 0:
                 log.warning("leader has no inter-broker listener in the metadata; not fetching",
                             topic_partition=str(tp), leader=state.leader,
@@ -247,79 +271,53 @@ class ReplicaManager:
         """Kafka's appendRecords. `origin` is CLIENT for a ProduceRequest (no control batches, sequences
         checked) and COORDINATOR for a coordinator's own writes (transaction markers, sequences not
         checked)."""
-        statuses = {}
+        results: dict[TopicPartition, LogAppendResult] = {}
         for tp, records in entries_per_partition.items():
-            response, hw_moved = self.append_to_local_log(tp, records, required_acks, internal_topics_allowed, origin)
-            self._update_produce_stats(tp, records, response[0].error)
-            statuses[tp] = response
-            if hw_moved:
+            result = self.append_to_local_log(tp, records, required_acks, internal_topics_allowed, origin)
+            self._update_produce_stats(tp, records, result.error)
+            results[tp] = result
+            if result.hw_moved:
                 self.try_complete_delayed_requests(tp)
-            elif response[0].error == Errors.NONE:  # the LEO moved: followers waiting for it may go
+            elif result.error == Errors.NONE:  # the LEO moved: followers waiting for it may go
                 self.delayed_fetch_purgatory.check_and_complete(TopicPartitionOperationKey(tp.topic, tp.partition))
 
-        if self._delayed_produce_required(required_acks, statuses):
-            produce_statuses = {tp: ProducePartitionStatus(required_offset, response,
-                                                           acks_pending=response.error == Errors.NONE)
-                                for tp, (response, required_offset) in statuses.items()}
+        responses = {tp: result.partition_response() for tp, result in results.items()}
+        if self._delayed_produce_required(required_acks, results):
+            produce_statuses = {tp: ProducePartitionStatus(result.required_offset, responses[tp],
+                                                           acks_pending=result.error == Errors.NONE)
+                                for tp, result in results.items()}
             operation = DelayedProduce(timeout_ms, produce_statuses, self, response_callback)
-            keys = [TopicPartitionOperationKey(tp.topic, tp.partition) for tp in statuses]
+            keys = [TopicPartitionOperationKey(tp.topic, tp.partition) for tp in results]
             self.delayed_produce_purgatory.try_complete_else_watch(operation, keys)
         else:
-            response_callback({tp: response for tp, (response, _) in statuses.items()})
+            response_callback(responses)
 
     @staticmethod
-    def _delayed_produce_required(required_acks: int, statuses: dict) -> bool:
+    def _delayed_produce_required(required_acks: int, results: dict[TopicPartition, LogAppendResult]) -> bool:
         # Wait only for acks=all, and only if at least one partition appended successfully.
-        return required_acks == -1 and any(r.error == Errors.NONE for r, _ in statuses.values())
+        return required_acks == -1 and any(result.error == Errors.NONE for result in results.values())
 
     def append_to_local_log(self, tp: TopicPartition, records: bytes, required_acks: int,
                             internal_topics_allowed: bool, origin: AppendOrigin = AppendOrigin.CLIENT,
-                            ) -> tuple[tuple[PartitionResponse, int], bool]:
-        """Append one partition's records. Returns ((response, required offset), HW moved)."""
+                            ) -> LogAppendResult:
+        """Append one partition's records (Kafka's appendToLocalLog, for one partition)."""
         if tp.topic.startswith("__") and not internal_topics_allowed:
-            return (PartitionResponse(Errors.INVALID_TOPIC_EXCEPTION,
-                                      error_message=f"cannot append to internal topic {tp.topic}"), -1), False
+            return LogAppendResult.failed(Errors.INVALID_TOPIC_EXCEPTION, f"cannot append to internal topic {tp.topic}")
         partition, error = self.get_partition_or_error(tp)
         if partition is None:
-            return (PartitionResponse(error), -1), False
+            return LogAppendResult.failed(error)
         try:
-            info, hw_moved = partition.append_records_to_leader(
-                records, required_acks, partition.log.config.min_insync_replicas, origin)
-        except CorruptRecordError as e:
-            return (PartitionResponse(Errors.CORRUPT_MESSAGE, error_message=str(e)), -1), False
-        except UnsupportedCompressionTypeError as e:  # attributes naming codec 5, 6 or 7
-            return (PartitionResponse(Errors.UNSUPPORTED_COMPRESSION_TYPE, error_message=str(e)), -1), False
+            info, hw_moved = partition.append_records_to_leader(records, required_acks, origin)
         except RecordValidationError as e:  # KIP-467: which records, and why
-            return (PartitionResponse(Errors[e.error], error_message=str(e),
-                                      record_errors=tuple(e.record_errors)), -1), False
-        except InvalidRecordError as e:
-            return (PartitionResponse(Errors.INVALID_RECORD, error_message=str(e)), -1), False
-        except RecordTooLargeError as e:
-            return (PartitionResponse(Errors.MESSAGE_TOO_LARGE, error_message=str(e)), -1), False
-        except RecordBatchTooLargeError as e:
-            return (PartitionResponse(Errors.RECORD_LIST_TOO_LARGE, error_message=str(e)), -1), False
-        except OutOfOrderSequenceError as e:  # idempotence (KIP-98): a batch lost, or a retry too old to answer
-            return (PartitionResponse(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER, error_message=str(e)), -1), False
-        except InvalidProducerEpochError as e:  # a zombie producer, fenced by a newer epoch
-            return (PartitionResponse(Errors.INVALID_PRODUCER_EPOCH, error_message=str(e)), -1), False
-        except TransactionCoordinatorFencedError as e:  # a marker from a deposed transaction coordinator
-            return (PartitionResponse(Errors.TRANSACTION_COORDINATOR_FENCED, error_message=str(e)), -1), False
-        except InvalidTxnStateError as e:  # a non-transactional write inside the producer's open transaction
-            return (PartitionResponse(Errors.INVALID_TXN_STATE, error_message=str(e)), -1), False
-        except NotEnoughReplicasError as e:
-            return (PartitionResponse(Errors.NOT_ENOUGH_REPLICAS, error_message=str(e)), -1), False
+            return LogAppendResult.failed(Errors[e.error], str(e), tuple(e.record_errors))
         except KafkaStorageError as e:  # a full disk, an I/O error: nothing was appended
             self.log_manager.log_dir_failure_channel.maybe_add_offline_log_dir(e.log_dir, str(e))
-            return (PartitionResponse(Errors.KAFKA_STORAGE_ERROR, error_message=str(e)), -1), False
-        except LogDirError as e:  # the log was closed under us (topic deleted, broker stopping)
-            return (PartitionResponse(Errors.KAFKA_STORAGE_ERROR, error_message=str(e)), -1), False
+            return LogAppendResult.failed(Errors.KAFKA_STORAGE_ERROR, str(e))
+        except _APPEND_ERRORS as e:
+            return LogAppendResult.failed(_append_error(e), str(e))
         self.log_manager.log_dir_failure_channel.mark_online(partition.log.parent_dir)
         self.broker_topic_stats.record_append(tp.topic, info.num_messages, info.valid_bytes)
-        # A retried batch (info.is_duplicate) is answered NONE with the offsets of its first append.
-        response = PartitionResponse(Errors.NONE, base_offset=info.first_offset,
-                                     log_append_time=info.log_append_time,
-                                     log_start_offset=info.log_start_offset)
-        return (response, info.last_offset + 1), hw_moved
+        return LogAppendResult(info, hw_moved=hw_moved)
 
     def _update_produce_stats(self, tp: TopicPartition, records: bytes, error: Errors) -> None:
         # A topic that does not exist gets no series: a typo in a client must not grow /metrics.
@@ -431,7 +429,7 @@ class ReplicaManager:
             return FetchPartitionData(e.error)
         except OffsetOutOfRangeError:
             return FetchPartitionData(Errors.OFFSET_OUT_OF_RANGE, partition.high_watermark,
-                                      partition.log.log_start_offset, partition.last_stable_offset)
+                                      partition.log_start_offset, partition.last_stable_offset)
         except (OSError, LogDirError) as e:
             if self.get_partition(tp) is None:  # the topic was deleted while we were reading it
                 return FetchPartitionData(Errors.UNKNOWN_TOPIC_OR_PARTITION)

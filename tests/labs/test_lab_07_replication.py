@@ -50,8 +50,7 @@ def leader(tmp_path, clock, isr=(1, 2, 3), min_isr=1, leader_epoch=5) -> Partiti
 
 
 def append(partition: Partition, count: int = 1, acks: int = 1) -> None:
-    partition.append_records_to_leader(build_batch([(b"k", b"v")] * count), acks,
-                                       partition.log.config.min_insync_replicas)
+    partition.append_records_to_leader(build_batch([(b"k", b"v")] * count), acks)
 
 
 def fetch(partition: Partition, follower: int, offset: int) -> None:

@@ -9,7 +9,7 @@ import socket
 
 import pytest
 
-from kafka.log.file_records import FileRecords
+from kafka.log.file_records import FileRecords, TimestampAndOffset
 from kafka.network.kafka_channel import KafkaChannel
 from kafka.protocol.api_keys import APIS, ApiKey
 from kafka.protocol.header import encode_response
@@ -73,3 +73,33 @@ def test_a_slice_of_a_file_truncated_under_it_is_an_error(tmp_path):
     os.truncate(tmp_path / "00000000000000000000.log", 1000)
     with pytest.raises(OSError, match="truncated"):
         send_through_a_socket(encode_response(APIS[ApiKey.FETCH], 12, 9, fetch_response(records)))
+
+
+def three_batches(tmp_path) -> tuple[int, bytes]:
+    """A file of batches at offsets 0-1, 2-4 and 5 with timestamps 100, 200 and 300; an open descriptor."""
+    data = b"".join(bytes(build_batch([(b"k", b"v")] * count, base_offset=base, timestamp=timestamp))
+                    for base, count, timestamp in ((0, 2, 100), (2, 3, 200), (5, 1, 300)))
+    path = tmp_path / "00000000000000000000.log"
+    path.write_bytes(data)
+    return os.open(path, os.O_RDONLY), data
+
+
+def test_a_view_walks_batch_headers_and_finds_offsets_and_timestamps(tmp_path):
+    """Kafka's FileRecords scans: batchesFrom, searchForOffsetWithSize, searchForTimestamp."""
+    fd, data = three_batches(tmp_path)
+    try:
+        records = FileRecords.view(fd, len(data))
+        walked = list(records.batches_from(0))
+        second = walked[0][1].size_in_bytes
+        assert [(p, b.base_offset) for p, b in walked] == [(0, 0), (second, 2), (second + walked[1][1].size_in_bytes, 5)]
+        found = records.search_for_offset_with_size(3, 0)
+        assert found is not None and found[0] == second and found[1].base_offset == 2
+        assert records.search_for_offset_with_size(6, 0) is None
+        assert records.search_for_timestamp(150, 0, 0) == TimestampAndOffset(200, 2)
+        assert records.search_for_timestamp(200, second, 3) == TimestampAndOffset(200, 3), "from starting_offset on"
+        assert records.search_for_timestamp(301, 0, 0) is None
+        assert FileRecords.view(fd, len(data) - 1).search_for_offset_with_size(5, 0) is None, "a torn tail is no batch"
+        records.close()
+        assert not records.closed and os.fstat(fd), "a view never closes the descriptor it borrows"
+    finally:
+        os.close(fd)

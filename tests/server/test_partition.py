@@ -55,8 +55,7 @@ def leader(tmp_path, time, isr=(1, 2, 3), min_isr=1, controller=None) -> Partiti
 
 
 def append(partition: Partition, count: int = 1, acks: int = -1) -> None:
-    partition.append_records_to_leader(build_batch([(b"k", b"v")] * count), acks,
-                                       partition.log.config.min_insync_replicas)
+    partition.append_records_to_leader(build_batch([(b"k", b"v")] * count), acks)
 
 
 def follower_fetch(partition: Partition, replica_id: int, offset: int) -> bool:
@@ -147,6 +146,31 @@ def test_acks_all_with_too_small_an_isr_is_refused_and_writes_nothing(tmp_path, 
     assert partition.log.log_end_offset == 0
     append(partition, 3, acks=1)  # acks=1 does not care about the ISR
     assert partition.log.log_end_offset == 3
+
+
+def test_the_partition_reads_min_insync_replicas_from_its_own_log_config(tmp_path, time):
+    """Nobody hands the Partition min.insync.replicas: a topic config change applies to the next append."""
+    partition = leader(tmp_path, time, isr=(1, 2), min_isr=2)
+    append(partition, 1)
+    partition.log.update_config(LogConfig(min_insync_replicas=3))
+    assert partition.is_under_min_isr
+    with pytest.raises(NotEnoughReplicasError, match="min.insync.replicas=3"):
+        append(partition, 1)
+    assert partition.log_end_offset == 1
+
+
+def test_a_follower_answers_its_fetcher_from_its_own_log(tmp_path, time):
+    """What the ReplicaFetcherThread asks goes through the Partition: end offsets, epochs, truncation."""
+    partition = leader(tmp_path, time)
+    append(partition, 4)
+    partition.make_follower(PartitionState(0, leader=2, leader_epoch=6, replicas=(1, 2, 3), isr=(1, 2, 3),
+                                           partition_epoch=8))
+    assert (partition.log_start_offset, partition.log_end_offset, partition.latest_epoch) == (0, 4, 5)
+    assert partition.last_offset_for_leader_epoch(-1, 5, fetch_only_from_leader=False) == (5, 4)
+    with pytest.raises(PartitionError):
+        partition.last_offset_for_leader_epoch(-1, 5)  # a client's OffsetsForLeaderEpoch: leaders only
+    partition.truncate_fully_and_start_at(10)
+    assert (partition.log_start_offset, partition.log_end_offset, partition.latest_epoch) == (10, 10, -1)
 
 
 def test_committed_after_the_isr_shrank_below_min_insync_replicas(tmp_path, time):
