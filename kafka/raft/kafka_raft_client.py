@@ -35,18 +35,20 @@ from __future__ import annotations
 
 import itertools
 import random as random_module
-from dataclasses import dataclass
 
 import structlog
 
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.control_records import leader_change_batch
 from kafka.protocol.errors import Errors
-from kafka.protocol.record_batch import DefaultRecord, build_batch, iter_batches
-from kafka.raft.batch import Batch, LeaderAndEpoch, NotLeaderError
+from kafka.protocol.record_batch import iter_batches
+from kafka.raft.batch import LeaderAndEpoch, NotLeaderError
+from kafka.raft.batch_accumulator import BatchAccumulator
 from kafka.raft.epoch_state import CandidateState, FollowerState, ResignedState, UnattachedState, VotedState
+from kafka.raft.fetch_purgatory import FetchPurgatory
 from kafka.raft.kafka_raft_metrics import KafkaRaftMetrics
 from kafka.raft.leader_state import LeaderState
+from kafka.raft.listener_context import ListenerContext
 from kafka.raft.quorum_state import QuorumState
 from kafka.raft.quorum_state_store import QuorumStateStore
 from kafka.raft.raft_config import RaftConfig
@@ -71,14 +73,6 @@ log = structlog.get_logger("kafka.raft.KafkaRaftClient")
 RETRY_BACKOFF_BASE_MS = 100
 
 
-@dataclass
-class ListenerContext:
-    """How far one listener has been told: the next offset it has not seen, the leader it knows."""
-    listener: object
-    next_offset: int = 0
-    last_leader: LeaderAndEpoch | None = None
-
-
 class KafkaRaftClient:
     def __init__(self, node_id: int, voters: set[int], log: ReplicatedLog, quorum_state_store: QuorumStateStore,
                  time: Time, random: random_module.Random, config: RaftConfig, cluster_id: str,
@@ -95,9 +89,8 @@ class KafkaRaftClient:
         self._correlation_ids = itertools.count(1)
         # The one request awaited from each peer, and the peers to leave alone for a while.
         self.requests = RequestManager(config.retry_backoff_ms, config.request_timeout_ms + config.fetch_max_wait_ms)
-        self._parked_fetches: list[tuple[RaftRequest, int]] = []  # leader: fetches waiting for data
-        self._pending_appends: list[bytes] = []  # leader: records gathered for the next batch
-        self._linger_deadline_ms: int | None = None
+        self.fetch_purgatory = FetchPurgatory()  # leader: fetches waiting for data
+        self.accumulator = BatchAccumulator(config.append_linger_ms)  # leader: records for the next batch
         self._listeners = [ListenerContext(listener) for listener in listeners]
         self._shutting_down = False
         self._election_retries = 0  # elections lost in a row: the backoff doubles with each
@@ -119,7 +112,7 @@ class KafkaRaftClient:
 
     def log_end_offset(self) -> int:
         """The offset the next scheduled record will get: the log end plus what waits to be appended."""
-        return self.log.end_offset() + len(self._pending_appends)
+        return self.log.end_offset() + len(self.accumulator)
 
     def high_watermark(self) -> int | None:
         hw = self.log.high_watermark()
@@ -138,12 +131,8 @@ class KafkaRaftClient:
         state = self.quorum.state
         if not isinstance(state, LeaderState) or state.epoch != epoch or self._shutting_down:
             raise NotLeaderError(f"node {self.node_id} is not the leader of epoch {epoch}")
-        if not records:
-            return self.log.end_offset() + len(self._pending_appends) - 1
-        if self._linger_deadline_ms is None:
-            self._linger_deadline_ms = self.time.milliseconds() + self.config.append_linger_ms
-        self._pending_appends.extend(records)
-        return self.log.end_offset() + len(self._pending_appends) - 1
+        self.accumulator.append(records, self.time.milliseconds())
+        return self.log_end_offset() - 1
 
     def schedule_snapshot(self, snapshot_id: OffsetAndEpoch, records: list[bytes]) -> None:
         """Write a snapshot of the committed log below snapshot_id.offset at the next poll (KIP-630)."""
@@ -154,7 +143,7 @@ class KafkaRaftClient:
         self._shutting_down = True
         state = self.quorum.state
         for context in self._listeners:
-            context.listener.begin_shutdown()
+            context.begin_shutdown()
         if isinstance(state, LeaderState):
             self._resign(state)
 
@@ -201,7 +190,7 @@ class KafkaRaftClient:
         return max(0, min(wait, self.config.request_timeout_ms))
 
     def _poll_leader(self, state: LeaderState, now: int) -> int:
-        if self._linger_deadline_ms is not None and now >= self._linger_deadline_ms:
+        if self.accumulator.needs_drain(now):
             self._flush_pending_appends(state, now)
         for voter in state.non_acknowledging_voters():
             if self._can_send_to(voter, now):
@@ -214,10 +203,9 @@ class KafkaRaftClient:
             self.quorum.transition_to_unattached(state.epoch)
             self._after_leadership_lost()
             return 0
-        self._complete_parked_fetches(now, expired_only=True)
-        deadlines = [d for _, d in self._parked_fetches]
-        if self._linger_deadline_ms is not None:
-            deadlines.append(self._linger_deadline_ms)
+        self._answer_parked_fetches(self.fetch_purgatory.complete_expired(now), now)
+        deadlines = [d for d in (self.fetch_purgatory.next_deadline_ms(), self.accumulator.drain_deadline_ms())
+                     if d is not None]
         return min(deadlines, default=now + self.config.fetch_max_wait_ms) - now
 
     def _poll_candidate(self, state: CandidateState, now: int) -> int:
@@ -297,7 +285,7 @@ class KafkaRaftClient:
                                                       sorted(self.voters), sorted(state.granting)), leader.epoch)
         self.log.flush(False)
         self.requests.reset_all()
-        self._pending_appends, self._linger_deadline_ms = [], None
+        self.accumulator.close()
         self._update_leader_high_watermark(leader, now)
         self._election_retries = 0
         self.metrics.on_election_ended(now)
@@ -315,9 +303,9 @@ class KafkaRaftClient:
         """Whatever a former leader held is answered or dropped: waiting fetches get NOT_LEADER_OR_FOLLOWER
         (the followers then look for the new leader), records not yet appended are gone (their
         writer, the controller, learns of the new leader and fails them)."""
-        self._pending_appends, self._linger_deadline_ms = [], None
-        if self._parked_fetches:
-            self._complete_parked_fetches(self.time.milliseconds())
+        self.accumulator.close()
+        if self.fetch_purgatory:
+            self._answer_parked_fetches(self.fetch_purgatory.complete_all(), self.time.milliseconds())
 
     def _become_follower(self, epoch: int, leader_id: int) -> None:
         self.requests.reset_all()
@@ -530,7 +518,7 @@ class KafkaRaftClient:
                 state.replica_knows_high_watermark(replica_id, self.log.high_watermark()):
             # Nothing new, not even the HW: hold the fetch (a long poll) until the next append or HW move.
             wait = min(body["max_wait_ms"], self.config.fetch_max_wait_ms)
-            self._parked_fetches.append((request, now + wait))
+            self.fetch_purgatory.park(request, now + wait)
             return
         state.note_high_watermark_sent(replica_id, self.log.high_watermark())
         self._respond(request, self._fetch_response(Errors.NONE, records=info.records))
@@ -539,13 +527,9 @@ class KafkaRaftClient:
         return fetch_response(error, self.quorum.leader_id, self.quorum.epoch, self.log.high_watermark(),
                               self.log.start_offset(), records, diverging, snapshot)
 
-    def _complete_parked_fetches(self, now: int, expired_only: bool = False) -> None:
-        parked, self._parked_fetches = self._parked_fetches, []
-        for request, deadline in parked:
-            if expired_only and deadline > now:
-                self._parked_fetches.append((request, deadline))
-            else:
-                self._answer_fetch(request, now, may_park=False)
+    def _answer_parked_fetches(self, requests: list[RaftRequest], now: int) -> None:
+        for request in requests:
+            self._answer_fetch(request, now, may_park=False)
 
     def _update_leader_high_watermark(self, state: LeaderState, now: int) -> None:
         if state.update_local_state(self.log.end_offset(), now):
@@ -554,18 +538,17 @@ class KafkaRaftClient:
     def _on_leader_high_watermark(self, state: LeaderState, now: int) -> None:
         self.log.update_high_watermark(state.high_watermark)
         self.metrics.on_high_watermark(state.high_watermark, now)
-        self._complete_parked_fetches(now)  # followers learn the new HW without waiting
+        self._answer_parked_fetches(self.fetch_purgatory.complete_all(), now)  # followers learn it at once
 
     def _flush_pending_appends(self, state: LeaderState, now: int) -> None:
-        records, self._pending_appends, self._linger_deadline_ms = self._pending_appends, [], None
-        if not records:
+        batch = self.accumulator.drain(now)
+        if batch is None:
             return
-        batch = build_batch([DefaultRecord(i, now, None, value) for i, value in enumerate(records)], timestamp=now)
         info = self.log.append_as_leader(batch, state.epoch)
         self.log.flush(False)  # on disk before it can count toward a majority
         self.metrics.on_append(info.last_offset, now)
         self._update_leader_high_watermark(state, now)
-        self._complete_parked_fetches(now)
+        self._answer_parked_fetches(self.fetch_purgatory.complete_all(), now)
 
     def _handle_describe_quorum(self, request: RaftRequest) -> None:
         state = self.quorum.state
@@ -656,34 +639,11 @@ class KafkaRaftClient:
 
     # ================================================================== listeners
     def _fire_listeners(self) -> None:
-        """Give each listener the committed batches it has not seen: everything below the HW, once."""
+        """Give each listener the committed batches it has not seen (everything below the HW, once),
+        then the leader if it has not heard of it."""
         hw = self.log.high_watermark()
         for context in self._listeners:
-            latest = self.log.latest_snapshot_id()
-            if latest is not None and context.next_offset < self.log.start_offset():
-                self.snapshots.load_snapshot(context, latest)
-            while context.next_offset < hw:
-                info = self.log.read(context.next_offset, self.config.fetch_max_bytes)
-                progressed = False
-                for batch in iter_batches(info.records):
-                    if batch.base_offset >= hw:
-                        break
-                    if not batch.is_control_batch and batch.last_offset >= context.next_offset:
-                        context.listener.handle_commit(Batch(
-                            batch.base_offset, batch.last_offset, batch.partition_leader_epoch,
-                            batch.max_timestamp, batch.size_in_bytes, [r.value for r in batch]))
-                    context.next_offset = batch.next_offset
-                    progressed = True
-                if not progressed:
-                    break
-            self._maybe_fire_leader_change(context)
-
-    def _maybe_fire_leader_change(self, context: ListenerContext) -> None:
-        current = self.leader_and_epoch()
-        if context.last_leader == current:
-            return
-        state = self.quorum.state
-        if isinstance(state, LeaderState) and context.next_offset <= state.epoch_start_offset:
-            return  # a new leader's listener hears of it once it has replayed everything before its epoch
-        context.last_leader = current
-        context.listener.handle_leader_change(current)
+            context.update_progress(self.log, self.snapshots, hw, self.config.fetch_max_bytes)
+            state = self.quorum.state
+            context.maybe_fire_leader_change(self.leader_and_epoch(), state.epoch_start_offset
+                                             if isinstance(state, LeaderState) else None)
