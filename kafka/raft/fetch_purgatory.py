@@ -3,11 +3,11 @@
 A follower that has everything sends Fetch with max_wait_ms > 0. Rather than answer "nothing new"
 at once, and be asked again at once, the leader parks the request here until new records are
 appended, the high watermark moves (a follower must not wait to hear of a commit), or the request's
-wait runs out. The raft client then answers each request afresh, from the log as it is by then. A
+wait runs out. The FetchHandler then answers each request afresh, from the log as it is by then. A
 leader that loses its leadership answers all of them at once (NOT_LEADER_OR_FOLLOWER), so the
 followers go looking for the new leader.
 
-The purgatory only holds requests and their deadlines; the client answers them.
+The purgatory only holds requests and their deadlines; the FetchHandler answers them.
 """
 
 from __future__ import annotations
