@@ -56,7 +56,9 @@ from kafka.controller.controller_result import (
 from kafka.controller.deferred_event_queue import DeferredEventQueue
 from kafka.controller.feature_control_manager import FeatureControlManager
 from kafka.controller.kafka_event_queue import KafkaEventQueue
+from kafka.controller.periodic_task_control_manager import Operation, PeriodicTask, PeriodicTaskControlManager
 from kafka.controller.producer_id_control_manager import ProducerIdControlManager, ProducerIdsExhaustedError
+from kafka.controller.quorum_controller_metrics import QuorumControllerMetrics
 from kafka.controller.replication_control_manager import ReplicationControlManager, create_topics_error
 from kafka.image.metadata_delta import MetadataDelta
 from kafka.image.metadata_image import EMPTY_IMAGE, MetadataImage
@@ -123,7 +125,9 @@ class QuorumController:
         self.last_written_offset = -1  # the log end - 1 as this controller knows it: a broker epoch is the next
         self._last_appended_offset = -1  # our own last append this term: pending until it is committed
         self._deferred = DeferredEventQueue()
-        self.metadata_error_count = 0  # Kafka's MetadataErrorCount: events that failed with a fault
+        self.metrics = QuorumControllerMetrics()
+        self.periodic = PeriodicTaskControlManager(time, self._schedule_periodic_write, self.queue.cancel_deferred)
+        self._register_periodic_tasks()
 
     # ================================================================== lifecycle
     def startup(self) -> None:
@@ -189,7 +193,7 @@ class QuorumController:
         if self.committed_image.is_empty() and self.last_committed_offset < 0:
             if self._append_or_renounce("bootstrap", self.features.bootstrap_records()) is None:
                 return
-        self._schedule_periodic_tasks()
+        self.periodic.activate()
 
     def _renounce(self) -> None:
         """Stop being active (Kafka's renounce): fail what waits for a commit, forget what was not
@@ -198,9 +202,7 @@ class QuorumController:
                  reverting_to_committed_offset=self.last_committed_offset)
         epoch, self.epoch = self.epoch, -1
         self._last_appended_offset = -1
-        self.queue.cancel_deferred("fence-stale-brokers")
-        self.queue.cancel_deferred("write-no-op-record")
-        self.queue.cancel_deferred("auto-leader-rebalance")
+        self.periodic.deactivate()
         self._fail_deferred()
         self._reset_to_committed()
         self.raft.resign(epoch)
@@ -233,7 +235,7 @@ class QuorumController:
         """An exception no decision expects is a bug, never a reason to pass over in silence: it is
         logged with its traceback, counted in MetadataErrorCount (Kafka's nonFatalFaultHandler), and
         an active controller renounces, because the event may have left its managers half-changed."""
-        self.metadata_error_count += 1
+        self.metrics.increment_metadata_error_count()
         active = self.is_active()
         log.error("controller event failed with a fault" + ("; renouncing" if active else ""), operation=name,
                   epoch=self.epoch, committed_offset=self.last_committed_offset, error=repr(e), exc_info=e)
@@ -404,61 +406,50 @@ class QuorumController:
             return False  # the leaderships move once these are committed; the next heartbeat hears so
         return self.replication.partitions_led_by(broker_id) == 0
 
-    def _schedule_periodic_tasks(self) -> None:
-        now = self.time.milliseconds()
-        check = max(100, self.config.broker_session_timeout_ms // 4)
-        self._schedule_task("fence-stale-brokers", now + check, self._fence_stale_brokers)
-        if self.config.metadata_max_idle_interval_ms > 0:
-            self._schedule_task("write-no-op-record", now + self.config.metadata_max_idle_interval_ms,
-                                self._write_no_op_record)
-        if self.config.auto_leader_rebalance_enable:
-            self._schedule_task("auto-leader-rebalance", now + self.config.leader_imbalance_check_interval_ms,
-                                self._maybe_balance_partition_leaders)
+    # ================================================================== periodic tasks
+    def _register_periodic_tasks(self) -> None:
+        config = self.config
+        self.periodic.register_task(PeriodicTask("fence-stale-brokers", self._fence_stale_brokers,
+                                                 max(100, config.broker_session_timeout_ms // 4)))
+        if config.metadata_max_idle_interval_ms > 0:
+            self.periodic.register_task(PeriodicTask("write-no-op-record", lambda: ControllerResult(
+                [record(T.NO_OP_RECORD)], False), config.metadata_max_idle_interval_ms))
+        if config.auto_leader_rebalance_enable:
+            self.periodic.register_task(PeriodicTask("auto-leader-rebalance", self._maybe_balance_partition_leaders,
+                                                     config.leader_imbalance_check_interval_ms))
 
-    def _schedule_task(self, tag: str, deadline_ms: int, task: Callable[[], None]) -> None:
-        self.queue.schedule_deferred(tag, deadline_ms, lambda: self._run_event(tag, task))
+    def _schedule_periodic_write(self, tag: str, deadline_ms: int, operation: Operation) -> None:
+        """How a periodic task reaches the queue: at its deadline its decision runs, and is written, as
+        one event (Kafka's scheduleDeferredWriteEvent)."""
+        def write() -> None:
+            if self.is_active():
+                records = operation().records
+                if records:
+                    self._append_or_renounce(tag, records)
+        self.queue.schedule_deferred(tag, deadline_ms, lambda: self._run_event(tag, write))
 
-    def _fence_stale_brokers(self) -> None:
-        if not self.is_active():
-            return
-        now = self.time.milliseconds()
-        for broker_id in self.heartbeats.expired(now):
+    def _fence_stale_brokers(self) -> ControllerResult:
+        """Fence one broker whose session expired; True if there may be another."""
+        for broker_id in self.heartbeats.expired(self.time.milliseconds()):
             broker = self.cluster.brokers.get(broker_id)
+            self.heartbeats.remove(broker_id)
             if broker is None or broker.fenced:
-                self.heartbeats.remove(broker_id)
                 continue
             log.info("fencing a broker whose session expired", broker_id=broker_id,
                      session_timeout_ms=self.config.broker_session_timeout_ms)
-            self.heartbeats.remove(broker_id)
-            records = [self.cluster.fence_record(broker_id), *self.replication.handle_broker_unavailable(broker_id)]
-            if self._append_or_renounce("fence-stale-brokers", records) is None:
-                return
-        check = max(100, self.config.broker_session_timeout_ms // 4)
-        self._schedule_task("fence-stale-brokers", now + check, self._fence_stale_brokers)
+            return ControllerResult([self.cluster.fence_record(broker_id),
+                                     *self.replication.handle_broker_unavailable(broker_id)], True)
+        return ControllerResult([], False)
 
-    def _write_no_op_record(self) -> None:
-        if not self.is_active():
-            return
-        if self._append_or_renounce("write-no-op-record", [record(T.NO_OP_RECORD)]) is None:
-            return
-        self._schedule_task("write-no-op-record", self.time.milliseconds() + self.config.metadata_max_idle_interval_ms,
-                            self._write_no_op_record)
-
-    def _maybe_balance_partition_leaders(self) -> None:
+    def _maybe_balance_partition_leaders(self) -> ControllerResult:
         """auto.leader.rebalance.enable: preferred elections where a broker leads too little of what
         it prefers (leader.imbalance.per.broker.percentage), every leader.imbalance.check.interval.seconds."""
-        if not self.is_active():
-            return
         wanted = self.replication.imbalanced_partitions(self.config.leader_imbalance_per_broker_percentage)
         records = self.replication.elect_leaders(PREFERRED, wanted)[0] if wanted else []
         if records:
             log.info("auto leader rebalance: preferred elections",
                      partitions=[f"{t.topic}-{p}" for t in wanted for p in t.partitions], elected=len(records))
-            if self._append_or_renounce("auto-leader-rebalance", records) is None:
-                return
-        self._schedule_task("auto-leader-rebalance",
-                            self.time.milliseconds() + self.config.leader_imbalance_check_interval_ms,
-                            self._maybe_balance_partition_leaders)
+        return ControllerResult(records, False)
 
     # ================================================================== producer ids (KIP-730)
     def allocate_producer_ids(self, request) -> Future:
@@ -584,12 +575,7 @@ class QuorumController:
 
     # ================================================================== metrics
     def metrics_values(self) -> dict[str, int]:
-        topics, partitions, offline = self.replication.counts()
-        active_brokers, fenced_brokers = self.cluster.counts()
-        return {"ActiveControllerCount": int(self.is_active()), "OfflinePartitionsCount": offline,
-                "GlobalTopicCount": topics, "GlobalPartitionCount": partitions,
-                "FencedBrokerCount": fenced_brokers, "ActiveBrokerCount": active_brokers,
-                "MetadataErrorCount": self.metadata_error_count}
+        return self.metrics.values(self.is_active(), self.replication, self.cluster)
 
 
 # ---------------------------------------------------------------------------------- responses

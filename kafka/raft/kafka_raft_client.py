@@ -29,24 +29,31 @@ What KIP-595 changes from textbook Raft, and this file shows:
   * a new leader announces itself with BeginQuorumEpoch, and a leader that shuts down resigns
     with EndQuorumEpoch, so nobody waits for a timeout in either case;
   * observers (brokers) fetch the log like voters but never vote or count toward a majority.
+
+This file is the election protocol and the follower; its collaborators, each on the raft thread:
+FetchHandler (the leader's side of Fetch, with its FetchPurgatory), BatchAccumulator (records
+waiting for the leader's next batch), ListenerContext (what each listener has been told),
+RaftSnapshots (KIP-630) and RequestManager (the request awaited from each peer).
 """
 
 from __future__ import annotations
 
 import itertools
 import random as random_module
-from dataclasses import dataclass
 
 import structlog
 
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.control_records import leader_change_batch
 from kafka.protocol.errors import Errors
-from kafka.protocol.record_batch import DefaultRecord, build_batch, iter_batches
-from kafka.raft.batch import Batch, LeaderAndEpoch, NotLeaderError
+from kafka.protocol.record_batch import iter_batches
+from kafka.raft.batch import LeaderAndEpoch, NotLeaderError
+from kafka.raft.batch_accumulator import BatchAccumulator
 from kafka.raft.epoch_state import CandidateState, FollowerState, ResignedState, UnattachedState, VotedState
+from kafka.raft.fetch_handler import FetchHandler
 from kafka.raft.kafka_raft_metrics import KafkaRaftMetrics
 from kafka.raft.leader_state import LeaderState
+from kafka.raft.listener_context import ListenerContext
 from kafka.raft.quorum_state import QuorumState
 from kafka.raft.quorum_state_store import QuorumStateStore
 from kafka.raft.raft_config import RaftConfig
@@ -57,7 +64,6 @@ from kafka.raft.raft_util import (
     describe_quorum_response,
     end_quorum_epoch_request,
     fetch_request,
-    fetch_response,
     only_partition,
     partition_response,
     vote_request,
@@ -69,14 +75,6 @@ from kafka.utils.time import Time
 log = structlog.get_logger("kafka.raft.KafkaRaftClient")
 
 RETRY_BACKOFF_BASE_MS = 100
-
-
-@dataclass
-class ListenerContext:
-    """How far one listener has been told: the next offset it has not seen, the leader it knows."""
-    listener: object
-    next_offset: int = 0
-    last_leader: LeaderAndEpoch | None = None
 
 
 class KafkaRaftClient:
@@ -95,15 +93,14 @@ class KafkaRaftClient:
         self._correlation_ids = itertools.count(1)
         # The one request awaited from each peer, and the peers to leave alone for a while.
         self.requests = RequestManager(config.retry_backoff_ms, config.request_timeout_ms + config.fetch_max_wait_ms)
-        self._parked_fetches: list[tuple[RaftRequest, int]] = []  # leader: fetches waiting for data
-        self._pending_appends: list[bytes] = []  # leader: records gathered for the next batch
-        self._linger_deadline_ms: int | None = None
+        self.accumulator = BatchAccumulator(config.append_linger_ms)  # leader: records for the next batch
         self._listeners = [ListenerContext(listener) for listener in listeners]
         self._shutting_down = False
         self._election_retries = 0  # elections lost in a row: the backoff doubles with each
         self.inconsistent_cluster_id_count = 0
         self.snapshots = RaftSnapshots(node_id, cluster_id, log, self.quorum, time, config)  # KIP-630
         self.metrics = KafkaRaftMetrics()
+        self.fetches = FetchHandler(log, self.quorum, config, self.metrics, self._respond)  # the leader's side
 
     # ================================================================== the public face
     def register(self, listener) -> None:
@@ -119,7 +116,7 @@ class KafkaRaftClient:
 
     def log_end_offset(self) -> int:
         """The offset the next scheduled record will get: the log end plus what waits to be appended."""
-        return self.log.end_offset() + len(self._pending_appends)
+        return self.log.end_offset() + len(self.accumulator)
 
     def high_watermark(self) -> int | None:
         hw = self.log.high_watermark()
@@ -138,12 +135,8 @@ class KafkaRaftClient:
         state = self.quorum.state
         if not isinstance(state, LeaderState) or state.epoch != epoch or self._shutting_down:
             raise NotLeaderError(f"node {self.node_id} is not the leader of epoch {epoch}")
-        if not records:
-            return self.log.end_offset() + len(self._pending_appends) - 1
-        if self._linger_deadline_ms is None:
-            self._linger_deadline_ms = self.time.milliseconds() + self.config.append_linger_ms
-        self._pending_appends.extend(records)
-        return self.log.end_offset() + len(self._pending_appends) - 1
+        self.accumulator.append(records, self.time.milliseconds())
+        return self.log_end_offset() - 1
 
     def schedule_snapshot(self, snapshot_id: OffsetAndEpoch, records: list[bytes]) -> None:
         """Write a snapshot of the committed log below snapshot_id.offset at the next poll (KIP-630)."""
@@ -154,7 +147,7 @@ class KafkaRaftClient:
         self._shutting_down = True
         state = self.quorum.state
         for context in self._listeners:
-            context.listener.begin_shutdown()
+            context.begin_shutdown()
         if isinstance(state, LeaderState):
             self._resign(state)
 
@@ -201,7 +194,7 @@ class KafkaRaftClient:
         return max(0, min(wait, self.config.request_timeout_ms))
 
     def _poll_leader(self, state: LeaderState, now: int) -> int:
-        if self._linger_deadline_ms is not None and now >= self._linger_deadline_ms:
+        if self.accumulator.needs_drain(now):
             self._flush_pending_appends(state, now)
         for voter in state.non_acknowledging_voters():
             if self._can_send_to(voter, now):
@@ -214,10 +207,9 @@ class KafkaRaftClient:
             self.quorum.transition_to_unattached(state.epoch)
             self._after_leadership_lost()
             return 0
-        self._complete_parked_fetches(now, expired_only=True)
-        deadlines = [d for _, d in self._parked_fetches]
-        if self._linger_deadline_ms is not None:
-            deadlines.append(self._linger_deadline_ms)
+        self.fetches.complete_expired(now)
+        deadlines = [d for d in (self.fetches.next_deadline_ms(), self.accumulator.drain_deadline_ms())
+                     if d is not None]
         return min(deadlines, default=now + self.config.fetch_max_wait_ms) - now
 
     def _poll_candidate(self, state: CandidateState, now: int) -> int:
@@ -297,8 +289,8 @@ class KafkaRaftClient:
                                                       sorted(self.voters), sorted(state.granting)), leader.epoch)
         self.log.flush(False)
         self.requests.reset_all()
-        self._pending_appends, self._linger_deadline_ms = [], None
-        self._update_leader_high_watermark(leader, now)
+        self.accumulator.close()
+        self.fetches.update_leader_high_watermark(leader, now)
         self._election_retries = 0
         self.metrics.on_election_ended(now)
         log.info("elected leader", epoch=leader.epoch, votes=sorted(state.granting), epoch_start_offset=epoch_start)
@@ -315,9 +307,8 @@ class KafkaRaftClient:
         """Whatever a former leader held is answered or dropped: waiting fetches get NOT_LEADER_OR_FOLLOWER
         (the followers then look for the new leader), records not yet appended are gone (their
         writer, the controller, learns of the new leader and fails them)."""
-        self._pending_appends, self._linger_deadline_ms = [], None
-        if self._parked_fetches:
-            self._complete_parked_fetches(self.time.milliseconds())
+        self.accumulator.close()
+        self.fetches.complete_all(self.time.milliseconds())
 
     def _become_follower(self, epoch: int, leader_id: int) -> None:
         self.requests.reset_all()
@@ -342,7 +333,7 @@ class KafkaRaftClient:
                        ApiKey.END_QUORUM_EPOCH: self._handle_end_epoch, ApiKey.FETCH: self._handle_fetch_request,
                        ApiKey.DESCRIBE_QUORUM: self._handle_describe_quorum,
                        ApiKey.FETCH_SNAPSHOT: self._handle_fetch_snapshot_request}.get(message.api_key)
-            if handler is not None:
+            if handler is not None and not self._refused_for_cluster_id(message):
                 handler(message)
             return
         if not self.requests.is_response_expected(message.source_id, message.correlation_id):
@@ -367,19 +358,26 @@ class KafkaRaftClient:
         if handler is not None:
             handler(message.source_id, body)
 
+    def _handle_fetch_request(self, request: RaftRequest) -> None:
+        self.fetches.handle_fetch_request(request, self.time.milliseconds())
+
     def _handle_fetch_snapshot_request(self, request: RaftRequest) -> None:
-        if not self._cluster_id_ok(request, request.body):
-            self._respond(request, dict(error_code=Errors.INCONSISTENT_CLUSTER_ID, topics=[]))
-            return
         self._respond(request, self.snapshots.fetch_snapshot_response_body(request.body))
 
     def _respond(self, request: RaftRequest, body: dict) -> None:
         self._outbound.append(RaftResponse(request.correlation_id, self.node_id, request.source_id,
                                            request.api_key, body, self.time.milliseconds()))
 
-    def _cluster_id_ok(self, request: RaftRequest, body) -> bool:
-        cluster_id = body.get("cluster_id")
-        return cluster_id is None or cluster_id == self.cluster_id
+    def _refused_for_cluster_id(self, request: RaftRequest) -> bool:
+        """A Vote, BeginQuorumEpoch, Fetch or FetchSnapshot from a node formatted with another cluster
+        id is answered INCONSISTENT_CLUSTER_ID and goes no further; True if this one was."""
+        cluster_id = request.body.get("cluster_id")
+        if request.api_key in (ApiKey.END_QUORUM_EPOCH, ApiKey.DESCRIBE_QUORUM) or cluster_id in (None, self.cluster_id):
+            return False
+        self._respond(request, dict(throttle_time_ms=0, error_code=Errors.INCONSISTENT_CLUSTER_ID, session_id=0,
+                                    responses=[]) if request.api_key == ApiKey.FETCH
+                      else dict(error_code=Errors.INCONSISTENT_CLUSTER_ID, topics=[]))
+        return True
 
     # ------------------------------------------------------------------ Vote
     def _vote_request_body(self, state: CandidateState) -> dict:
@@ -388,9 +386,6 @@ class KafkaRaftClient:
 
     def _handle_vote_request(self, request: RaftRequest) -> None:
         body = request.body
-        if not self._cluster_id_ok(request, body):
-            self._respond(request, dict(error_code=Errors.INCONSISTENT_CLUSTER_ID, topics=[]))
-            return
         p = only_partition(body)
         candidate, epoch = p["candidate_id"], p["candidate_epoch"]
         if candidate not in self.voters or not self.quorum.is_voter:
@@ -451,9 +446,6 @@ class KafkaRaftClient:
 
     # ------------------------------------------------------------------ BeginQuorumEpoch / EndQuorumEpoch
     def _handle_begin_epoch(self, request: RaftRequest) -> None:
-        if not self._cluster_id_ok(request, request.body):
-            self._respond(request, dict(error_code=Errors.INCONSISTENT_CLUSTER_ID, topics=[]))
-            return
         p = only_partition(request.body)
         epoch, leader = p["leader_epoch"], p["leader_id"]
         if epoch < self.quorum.epoch:
@@ -491,81 +483,16 @@ class KafkaRaftClient:
         if isinstance(state, LeaderState) and p["error_code"] == Errors.NONE and p["leader_epoch"] == state.epoch:
             state.add_acknowledgement_from(source)
 
-    # ------------------------------------------------------------------ Fetch (the leader's side)
-    def _handle_fetch_request(self, request: RaftRequest) -> None:
-        body = request.body
-        if not self._cluster_id_ok(request, body):
-            self._respond(request, dict(throttle_time_ms=0, error_code=Errors.INCONSISTENT_CLUSTER_ID,
-                                        session_id=0, responses=[]))
-            return
-        self._answer_fetch(request, self.time.milliseconds(), may_park=True)
-
-    def _answer_fetch(self, request: RaftRequest, now: int, may_park: bool) -> None:
-        body = request.body
-        p = body["topics"][0]["partitions"][0]
-        state = self.quorum.state
-        epoch = p.get("current_leader_epoch", -1)
-        if not isinstance(state, LeaderState):
-            self._respond(request, self._fetch_response(Errors.NOT_LEADER_OR_FOLLOWER))
-            return
-        if epoch < state.epoch:
-            self._respond(request, self._fetch_response(Errors.FENCED_LEADER_EPOCH))
-            return
-        if epoch > state.epoch:
-            self._respond(request, self._fetch_response(Errors.UNKNOWN_LEADER_EPOCH))
-            return
-        fetch_offset, last_fetched_epoch = p["fetch_offset"], p.get("last_fetched_epoch", -1)
-        valid = self.log.validate_offset_and_epoch(fetch_offset, last_fetched_epoch)
-        if valid.kind == "SNAPSHOT":  # what it asks for is gone from the log: fetch the snapshot first
-            self._respond(request, self._fetch_response(Errors.NONE, snapshot=valid.offset_and_epoch))
-            return
-        if valid.kind == "DIVERGING":
-            self._respond(request, self._fetch_response(Errors.NONE, diverging=valid.offset_and_epoch))
-            return
-        replica_id = request.source_id
-        if state.update_replica_state(replica_id, fetch_offset, now):
-            self._on_leader_high_watermark(state, now)
-        info = self.log.read(fetch_offset, self.config.fetch_max_bytes)
-        if not info.records and may_park and body.get("max_wait_ms", 0) > 0 and \
-                state.replica_knows_high_watermark(replica_id, self.log.high_watermark()):
-            # Nothing new, not even the HW: hold the fetch (a long poll) until the next append or HW move.
-            wait = min(body["max_wait_ms"], self.config.fetch_max_wait_ms)
-            self._parked_fetches.append((request, now + wait))
-            return
-        state.note_high_watermark_sent(replica_id, self.log.high_watermark())
-        self._respond(request, self._fetch_response(Errors.NONE, records=info.records))
-
-    def _fetch_response(self, error: Errors, records: bytes = b"", diverging=None, snapshot=None) -> dict:
-        return fetch_response(error, self.quorum.leader_id, self.quorum.epoch, self.log.high_watermark(),
-                              self.log.start_offset(), records, diverging, snapshot)
-
-    def _complete_parked_fetches(self, now: int, expired_only: bool = False) -> None:
-        parked, self._parked_fetches = self._parked_fetches, []
-        for request, deadline in parked:
-            if expired_only and deadline > now:
-                self._parked_fetches.append((request, deadline))
-            else:
-                self._answer_fetch(request, now, may_park=False)
-
-    def _update_leader_high_watermark(self, state: LeaderState, now: int) -> None:
-        if state.update_local_state(self.log.end_offset(), now):
-            self._on_leader_high_watermark(state, now)
-
-    def _on_leader_high_watermark(self, state: LeaderState, now: int) -> None:
-        self.log.update_high_watermark(state.high_watermark)
-        self.metrics.on_high_watermark(state.high_watermark, now)
-        self._complete_parked_fetches(now)  # followers learn the new HW without waiting
-
+    # ------------------------------------------------------------------ appends and DescribeQuorum (the leader)
     def _flush_pending_appends(self, state: LeaderState, now: int) -> None:
-        records, self._pending_appends, self._linger_deadline_ms = self._pending_appends, [], None
-        if not records:
+        batch = self.accumulator.drain(now)
+        if batch is None:
             return
-        batch = build_batch([DefaultRecord(i, now, None, value) for i, value in enumerate(records)], timestamp=now)
         info = self.log.append_as_leader(batch, state.epoch)
         self.log.flush(False)  # on disk before it can count toward a majority
         self.metrics.on_append(info.last_offset, now)
-        self._update_leader_high_watermark(state, now)
-        self._complete_parked_fetches(now)
+        self.fetches.update_leader_high_watermark(state, now)
+        self.fetches.complete_all(now)
 
     def _handle_describe_quorum(self, request: RaftRequest) -> None:
         state = self.quorum.state
@@ -656,34 +583,11 @@ class KafkaRaftClient:
 
     # ================================================================== listeners
     def _fire_listeners(self) -> None:
-        """Give each listener the committed batches it has not seen: everything below the HW, once."""
+        """Give each listener the committed batches it has not seen (everything below the HW, once),
+        then the leader if it has not heard of it."""
         hw = self.log.high_watermark()
         for context in self._listeners:
-            latest = self.log.latest_snapshot_id()
-            if latest is not None and context.next_offset < self.log.start_offset():
-                self.snapshots.load_snapshot(context, latest)
-            while context.next_offset < hw:
-                info = self.log.read(context.next_offset, self.config.fetch_max_bytes)
-                progressed = False
-                for batch in iter_batches(info.records):
-                    if batch.base_offset >= hw:
-                        break
-                    if not batch.is_control_batch and batch.last_offset >= context.next_offset:
-                        context.listener.handle_commit(Batch(
-                            batch.base_offset, batch.last_offset, batch.partition_leader_epoch,
-                            batch.max_timestamp, batch.size_in_bytes, [r.value for r in batch]))
-                    context.next_offset = batch.next_offset
-                    progressed = True
-                if not progressed:
-                    break
-            self._maybe_fire_leader_change(context)
-
-    def _maybe_fire_leader_change(self, context: ListenerContext) -> None:
-        current = self.leader_and_epoch()
-        if context.last_leader == current:
-            return
-        state = self.quorum.state
-        if isinstance(state, LeaderState) and context.next_offset <= state.epoch_start_offset:
-            return  # a new leader's listener hears of it once it has replayed everything before its epoch
-        context.last_leader = current
-        context.listener.handle_leader_change(current)
+            context.update_progress(self.log, self.snapshots, hw, self.config.fetch_max_bytes)
+            state = self.quorum.state
+            context.maybe_fire_leader_change(self.leader_and_epoch(), state.epoch_start_offset
+                                             if isinstance(state, LeaderState) else None)

@@ -3,7 +3,8 @@
 A quorum member writes a snapshot of the committed log when its MetadataLoader's SnapshotGenerator
 asks (schedule_snapshot), and then drops the log before it. Three things follow:
 
-    a listener behind the log start   gets the snapshot (handle_load_snapshot), then the records after it
+    a listener behind the log start   gets the snapshot (read_snapshot; its ListenerContext calls
+                                      handle_load_snapshot), then the records after it
     a follower behind the leader's    the leader's Fetch answer names the snapshot instead of sending
     log start                         records; the follower copies it with FetchSnapshot, chunk by
                                       chunk, installs it (the log restarts at its end) and fetches on
@@ -140,11 +141,10 @@ class RaftSnapshots:
             self.log.truncate_to_latest_snapshot()
             log.info("installed the leader's snapshot", snapshot_id=f"{snapshot_id.offset}-{snapshot_id.epoch}")
 
-    def load_snapshot(self, context, snapshot_id: OffsetAndEpoch) -> None:
-        """A listener behind the log start gets the snapshot instead of the records it replaces."""
+    def read_snapshot(self, snapshot_id: OffsetAndEpoch) -> SnapshotReader:
+        """The snapshot as a listener behind the log start is handed it, instead of the records it replaces."""
         reader = self.log.read_snapshot(snapshot_id)
         batches = [Batch(b.base_offset, b.last_offset, snapshot_id.epoch, b.max_timestamp, b.size_in_bytes,
                          [r.value for r in b]) for b in iter_batches(reader.records()) if not b.is_control_batch]
         last_timestamp = max((b.append_timestamp for b in batches), default=-1)
-        context.listener.handle_load_snapshot(SnapshotReader(snapshot_id, last_timestamp, batches))
-        context.next_offset = snapshot_id.offset
+        return SnapshotReader(snapshot_id, last_timestamp, batches)

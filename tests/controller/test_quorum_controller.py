@@ -141,6 +141,25 @@ def test_a_broker_whose_session_expires_is_fenced_and_loses_its_leaderships(clus
         assert all(p.leader in (1, 2) and 3 not in p.isr for p in partitions.values())
 
 
+def test_two_brokers_silent_at_once_are_both_fenced_in_one_check(cluster):
+    """fence-stale-brokers fences one broker per run and, with work left, runs again at once
+    (PeriodicTaskControlManager): the second fence is decided on the first one's replayed records."""
+    epochs = {b: cluster.register_and_unfence(b) for b in (1, 2, 3)}
+    cluster.create_topic("orders", 6, 3)
+    session = cluster.active.config.broker_session_timeout_ms
+    cluster.time.sleep(session // 2)
+    cluster.call(cluster.active.process_broker_heartbeat(record(
+        broker_id=1, broker_epoch=epochs[1], current_metadata_offset=cluster.raft.committed,
+        want_fence=False, want_shut_down=False)))
+    cluster.time.sleep(session // 2 + max(100, session // 4))  # one check after brokers 2 and 3 expired
+    cluster.step()
+    cluster.step()
+    assert [b for b in (1, 2, 3) if cluster.active.cluster.brokers[b].fenced] == [2, 3]
+    for partitions in (cluster.active.replication.topic("orders").partitions,
+                       cluster.standby.replication.topic("orders").partitions):
+        assert [(p.leader, list(p.isr)) for p in partitions.values()] == [(1, [1])] * 6, partitions
+
+
 def test_controlled_shutdown_moves_leadership_then_says_go(cluster):
     epochs = {b: cluster.register_and_unfence(b) for b in (1, 2)}
     cluster.create_topic("orders", 2, 2)
