@@ -314,10 +314,6 @@ class LogManager:
     def get_log(self, topic: str, partition: int) -> UnifiedLog | None:
         return self._logs.get((topic, partition))
 
-    def unloadable_logs(self) -> dict[tuple[str, int], str]:
-        """The logs found on disk at start-up that could not be opened, and why (they are offline)."""
-        return dict(self._unloadable)
-
     def get_or_create_log(self, topic: str, partition: int, config: LogConfig | None = None) -> UnifiedLog:
         """The existing log (its config untouched), or a new empty one in the least-loaded log dir."""
         key = (topic, partition)
