@@ -4,7 +4,6 @@ AddPartitionsToTxn, EndTxn and its markers, timeouts, expiry and the reload of _
 
 from __future__ import annotations
 
-
 import pytest
 
 from kafka.coordinator.transaction import transaction_log
@@ -114,7 +113,7 @@ class Harness:
         self.state_manager = TransactionStateManager(1, config, replica_manager, time)
         self.markers = TransactionMarkerChannelManager(1, self.state_manager, self.leader_for,
                                                        self.sender.send_request, time, retry_backoff_ms=100)
-        self.coordinator = TransactionCoordinator(self.producer_ids, self.state_manager, self.markers, time,
+        self.coordinator = TransactionCoordinator(self.producer_ids, self.state_manager, self.markers, time=time,
                                                   group_partition_for=lambda group_id: 7)
         self.coordinator.is_active.set()
         self.coordinator.on_election(0, coordinator_epoch=3, load_now=True)
