@@ -4,6 +4,9 @@ other in a circle, and no file grows past 600 lines. Read with ast: fast, offlin
 Every import counts, wherever it stands (top of the file, inside a function, under TYPE_CHECKING),
 because a circle hidden in a function or a type hint is still two files that each need the other.
 The package layers themselves are import-linter's (`lint-imports`, pyproject.toml).
+
+Time is injected (issue 31 item 5): below KafkaServer nothing may default `time` to the real clock,
+or a test that forgets MockTime reads wall time without a word.
 """
 
 from __future__ import annotations
@@ -24,6 +27,14 @@ ALLOWED_CYCLES = [{"kafka.utils.timer.timer_task", "kafka.utils.timer.timer_task
 # Files allowed over MAX_LINES, each waiting for its second concept to leave: none today. A file
 # may not grow past the limit; when one must, find the concept that wants its own file.
 KNOWN_TOO_LONG: set[str] = set()
+# The entry points a user or a command line builds without a clock, which choose the real one, as
+# Kafka's KafkaServer and Java clients do. Everything they build is handed their `time`.
+TIME_DEFAULT_ALLOWED = {
+    "kafka/server/kafka_server.py::KafkaServer.__init__",
+    "kafka/clients/producer/kafka_producer.py::KafkaProducer.__init__",
+    "kafka/clients/consumer/kafka_consumer.py::KafkaConsumer.__init__",
+    "kafka/clients/admin/admin_client.py::AdminClient.__init__",
+}
 
 
 def module_name(path: Path) -> str:
@@ -123,3 +134,49 @@ def test_no_file_of_kafka_is_over_600_lines():
     assert not too_long, f"past {MAX_LINES} lines, look for the second concept: {too_long}"
     fixed = {path for path in KNOWN_TOO_LONG if lengths.get(path, 0) <= MAX_LINES}
     assert not fixed, f"no longer over {MAX_LINES} lines: take them off KNOWN_TOO_LONG: {sorted(fixed)}"
+
+
+def time_defaults(tree: ast.AST) -> list[str]:
+    """Class.function (or function) for each definition that gives a parameter named `time` a default."""
+    found: list[str] = []
+
+    def visit(node: ast.AST, scope: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                visit(child, f"{scope}{child.name}.")
+            elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                args = child.args
+                positional = args.posonlyargs + args.args
+                defaulted = positional[len(positional) - len(args.defaults):]
+                defaulted += [arg for arg, default in zip(args.kwonlyargs, args.kw_defaults, strict=True) if default]
+                name = getattr(child, "name", "<lambda>")
+                if any(arg.arg == "time" for arg in defaulted):
+                    found.append(f"{scope}{name}")
+                visit(child, f"{scope}{name}.")
+            else:
+                visit(child, scope)
+
+    visit(tree, "")
+    return found
+
+
+def test_only_the_entry_points_default_time_to_the_real_clock():
+    defaults = {f"{path.relative_to(KAFKA.parent).as_posix()}::{name}"
+                for path in sorted(KAFKA.rglob("*.py"))
+                for name in time_defaults(ast.parse(path.read_text(), str(path)))}
+    leaks = sorted(defaults - TIME_DEFAULT_ALLOWED)
+    assert not leaks, f"`time` must be passed in, not defaulted (Kafka passes it everywhere): {leaks}"
+    gone = sorted(TIME_DEFAULT_ALLOWED - defaults)
+    assert not gone, f"no longer default `time`: take them off TIME_DEFAULT_ALLOWED: {gone}"
+
+
+def test_the_time_default_finder_sees_positional_keyword_only_and_nested_defaults():
+    tree = ast.parse(
+        "class Log:\n"
+        "    def __init__(self, dir, time=SYSTEM): ...\n"
+        "    def roll(self, *, time=None): ...\n"
+        "    def read(self, time): ...\n"
+        "def outer(time):\n"
+        "    def inner(x, time=SYSTEM): ...\n"
+        "lambda time=None: time\n")
+    assert time_defaults(tree) == ["Log.__init__", "Log.roll", "outer.inner", "<lambda>"]

@@ -13,7 +13,6 @@ import threading
 from dataclasses import dataclass, field
 
 from kafka.protocol.errors import Errors
-from kafka.utils.time import SYSTEM, Time
 from kafka.utils.topic_partition import TopicPartition
 
 # Errors that mean "your picture of who leads what is out of date".
@@ -72,11 +71,10 @@ class Cluster:
 
 
 class Metadata:
-    def __init__(self, refresh_backoff_ms: int = 100, metadata_max_age_ms: int = 300000,
-                 time: Time = SYSTEM) -> None:
+    def __init__(self, refresh_backoff_ms: int = 100, metadata_max_age_ms: int = 300000) -> None:
+        # No clock: like Kafka's Metadata, every question about time is asked with the caller's now_ms.
         self.refresh_backoff_ms = refresh_backoff_ms
         self.metadata_max_age_ms = metadata_max_age_ms
-        self.time = time
         self.cluster = Cluster()
         self.topics: set[str] = set()
         self.all_topics = False  # admin and tools ask for every topic

@@ -36,7 +36,7 @@ from kafka.clients.metadata import Metadata, Node
 from kafka.protocol.api_keys import APIS, ApiKey
 from kafka.protocol.errors import Errors, ProtocolDecodeError, ProtocolEncodeError
 from kafka.protocol.header import decode_response, encode_request
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.clients.NetworkClient")
 
@@ -46,7 +46,7 @@ _MAX_POLL_MS = 2**31 - 1
 
 
 class NetworkClient:
-    def __init__(self, metadata: Metadata, config: ClientConfig, time: Time = SYSTEM,
+    def __init__(self, metadata: Metadata, config: ClientConfig, time: Time,
                  allow_auto_topic_creation: bool = True) -> None:
         self.metadata = metadata
         self.time = time

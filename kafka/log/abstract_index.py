@@ -175,10 +175,6 @@ class AbstractIndex:
     def size_in_bytes(self) -> int:
         return len(self._keys) * self.ENTRY.size
 
-    def can_append_offset(self, offset: int) -> bool:
-        """Whether `offset` fits the 4-byte relative offset both indexes store."""
-        return 0 <= offset - self.base_offset <= _INT_MAX
-
     # ------------------------------------------------------------------------------ writing
 
     def _append_entry(self, key: int, value: int) -> None:

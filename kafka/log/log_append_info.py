@@ -23,7 +23,3 @@ class LogAppendInfo:
     num_messages: int = 0  # records, summed over the batches' recordsCount (no per-record work)
     valid_bytes: int = 0
     is_duplicate: bool = False  # a retry answered with its first append's offsets; nothing was written
-
-    @property
-    def num_offsets(self) -> int:
-        return self.last_offset - self.first_offset + 1

@@ -37,7 +37,7 @@ from kafka.log.log_segment import LogSegment
 from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.compression import compress
 from kafka.protocol.record_batch import DefaultRecord, RecordBatch, encode_records, seal_batch
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.log.LogCleaner")
 
@@ -75,7 +75,7 @@ class CleanerStats:
 class Cleaner:
     """One cleaning of one log (Kafka's Cleaner.clean / doClean)."""
 
-    def __init__(self, max_map_entries: int, time: Time = SYSTEM) -> None:
+    def __init__(self, max_map_entries: int, time: Time) -> None:
         self.max_map_entries = max_map_entries
         self.time = time
 
@@ -207,7 +207,7 @@ class LogCleaner:
     """The cleaner threads (log.cleaner.threads of them) and the manager they share."""
 
     def __init__(self, config: CleanerConfig, log_dirs: list[str], logs: Callable[[], list[UnifiedLog]],
-                 time: Time = SYSTEM) -> None:
+                 time: Time) -> None:
         self.config = config
         self.time = time
         self.cleaner_manager = LogCleanerManager(log_dirs, logs, time)

@@ -50,7 +50,7 @@ from kafka.log.producer_state_manager import ProducerStateManagerConfig
 from kafka.log.unified_log import UnifiedLog
 from kafka.utils.kafka_scheduler import KafkaScheduler
 from kafka.utils.repeated_error_log import RepeatedErrorLog
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 from kafka.utils.uuid import random_uuid
 
 log = structlog.get_logger("kafka.log.LogManager")
@@ -85,7 +85,7 @@ def _check_topic_name(topic: str) -> None:
 class LogManager:
     """The broker's partition logs, keyed by (topic, partition)."""
 
-    def __init__(self, log_dirs: list[str], default_config: LogConfig, time: Time = SYSTEM,
+    def __init__(self, log_dirs: list[str], default_config: LogConfig, time: Time,
                  node_id: int | None = None, cluster_id: str | None = None,
                  producer_state_manager_config: ProducerStateManagerConfig | None = None,
                  producer_id_expiration_check_interval_ms: int = 600_000) -> None:
@@ -313,10 +313,6 @@ class LogManager:
 
     def get_log(self, topic: str, partition: int) -> UnifiedLog | None:
         return self._logs.get((topic, partition))
-
-    def unloadable_logs(self) -> dict[tuple[str, int], str]:
-        """The logs found on disk at start-up that could not be opened, and why (they are offline)."""
-        return dict(self._unloadable)
 
     def get_or_create_log(self, topic: str, partition: int, config: LogConfig | None = None) -> UnifiedLog:
         """The existing log (its config untouched), or a new empty one in the least-loaded log dir."""

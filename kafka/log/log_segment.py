@@ -56,7 +56,7 @@ from kafka.log.transaction_index import (
     TxnIndexSearchResult,
 )
 from kafka.protocol.record_batch import HEADER_SIZE, CorruptRecordError, RecordBatch, iter_batches
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 
 LOG_FILE_SUFFIX = ".log"
 INDEX_FILE_SUFFIX = ".index"
@@ -98,7 +98,7 @@ def offset_from_file_name(name: str) -> int:
 class LogSegment:
     """A .log file of whole record batches plus the sparse offset and time indexes into it."""
 
-    def __init__(self, dir: str, base_offset: int, config: LogConfig, time: Time = SYSTEM,
+    def __init__(self, dir: str, base_offset: int, config: LogConfig, time: Time,
                  file_suffix: str = "") -> None:
         self.dir = dir
         self.base_offset = base_offset

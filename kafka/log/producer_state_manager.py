@@ -281,10 +281,6 @@ class ProducerStateManager:
     def latest_snapshot_offset(self) -> int | None:
         return max(self._snapshots) if self._snapshots else None
 
-    @property
-    def oldest_snapshot_offset(self) -> int | None:
-        return min(self._snapshots) if self._snapshots else None
-
     def delete_snapshots_before(self, offset: int) -> None:
         for snapshot_offset in [o for o in self._snapshots if o < offset]:
             self.remove_and_delete_snapshot(snapshot_offset)

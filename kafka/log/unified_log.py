@@ -54,7 +54,7 @@ from kafka.log.producer_state_manager import (
 )
 from kafka.log.transaction_index import AbortedTxn
 from kafka.protocol.record_batch import NO_PRODUCER_ID, RecordBatch, validate_batches
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 
 __all__ = ["LogAppendInfo", "TimestampAndOffset", "UnifiedLog"]
 
@@ -70,7 +70,7 @@ EARLIEST_LOCAL_TIMESTAMP = -4  # no tiered storage here: the same as EARLIEST
 class UnifiedLog:
     """A partition's log: segments sorted by base offset, appended as leader, read by offset."""
 
-    def __init__(self, dir: str, topic: str, partition: int, config: LogConfig, time: Time = SYSTEM,
+    def __init__(self, dir: str, topic: str, partition: int, config: LogConfig, time: Time,
                  log_start_offset: int = 0, recovery_point: int = 0, had_clean_shutdown: bool = True,
                  high_watermark: int = 0, scheduler=None,
                  producer_state_manager_config: ProducerStateManagerConfig | None = None) -> None:

@@ -22,7 +22,7 @@ from typing import Generic, TypeVar
 import structlog
 
 from kafka.purgatory.delayed_operation import DelayedOperation
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 from kafka.utils.timer.atomic import AtomicInteger
 from kafka.utils.timer.system_timer import SystemTimer
 from kafka.utils.timer.timer import Timer
@@ -120,7 +120,8 @@ class DelayedOperationPurgatory(Generic[T]):
         broker_id: int = 0,
         purge_interval: int = 1000,
         reaper_enabled: bool = True,
-        time: Time = SYSTEM,
+        *,
+        time: Time,
     ) -> None:
         self.name = name
         self.broker_id = broker_id

@@ -328,7 +328,7 @@ class KafkaServer:
             lambda destination, body, callback: self.txn_marker_send_thread.send(
                 destination, ApiKey.WRITE_TXN_MARKERS, body, callback),
             self.time)
-        coordinator = TransactionCoordinator(self.producer_id_manager, txn_manager, marker_channel, self.time,
+        coordinator = TransactionCoordinator(self.producer_id_manager, txn_manager, marker_channel, time=self.time,
                                              group_partition_for=self.group_coordinator.partition_for)
         # TxnOffsetCommit: the group coordinator asks whether its partition is in the transaction
         self.group_coordinator.transaction_verifier = coordinator.verify_offsets_partition_in_transaction

@@ -46,7 +46,7 @@ from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.fetch import DEBUGGING_REPLICA_ID
 from kafka.server.replica import Replica
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.cluster.Partition")
@@ -79,7 +79,7 @@ class LogReadInfo:
 
 class Partition:
     def __init__(self, topic_partition: TopicPartition, log: UnifiedLog, local_broker_id: int,
-                 time: Time = SYSTEM, replica_lag_time_max_ms: int = 30000,
+                 time: Time, replica_lag_time_max_ms: int = 30000,
                  alter_partition_manager=None, listener=None) -> None:
         self.topic_partition = topic_partition
         self.log = log

@@ -72,7 +72,7 @@ from kafka.server.remote_leader_end_point import ReplicaFetchConfig
 from kafka.server.replica_fetcher_manager import InitialFetchState, ReplicaFetcherManager
 from kafka.utils.native_memory import release_free_memory
 from kafka.utils.repeated_error_log import RepeatedErrorLog
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.server.ReplicaManager")
@@ -134,7 +134,7 @@ def release_records(results: list[tuple[TopicPartition, FetchPartitionData]]) ->
 
 
 class ReplicaManager:
-    def __init__(self, config, log_manager: LogManager, metadata_cache, time: Time = SYSTEM,
+    def __init__(self, config, log_manager: LogManager, metadata_cache, time: Time,
                  produce_purgatory: DelayedOperationPurgatory | None = None,
                  fetch_purgatory: DelayedOperationPurgatory | None = None) -> None:
         self.config = config

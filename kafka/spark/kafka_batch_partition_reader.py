@@ -20,6 +20,7 @@ from kafka.spark.kafka_data_consumer import KafkaDataConsumer, data_loss_reporte
 from kafka.spark.kafka_offset_range import KafkaBatchInputPartition
 from kafka.spark.kafka_record_to_row_converter import kafka_arrow_schema, to_arrow_batch
 from kafka.spark.record_batch_columns import decode_offset_range
+from kafka.utils.time import SYSTEM
 
 log = structlog.get_logger("kafka.spark.KafkaBatchPartitionReader")
 
@@ -35,7 +36,7 @@ class KafkaBatchPartitionReader:
             return
         tp = p.offset_range.topic_partition
         schema = kafka_arrow_schema(p.include_headers)
-        consumer = KafkaDataConsumer(p.executor_kafka_params)
+        consumer = KafkaDataConsumer(p.executor_kafka_params, SYSTEM)  # a Spark task: the real clock
         report = data_loss_reporter(p.fail_on_data_loss, lambda message: log.warning(message))
         try:
             for batches, from_offset, until_offset in consumer.get_batches(p.offset_range, p.poll_timeout_ms, report):

@@ -26,7 +26,7 @@ from kafka.clients.errors import KafkaError, KafkaTimeoutError
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import RecordBatch
 from kafka.spark.kafka_offset_range import KafkaOffsetRange
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 
 INSTRUCTION_FOR_FAIL_ON_DATA_LOSS_TRUE = (
     "Some data may have been lost because they are not available in Kafka any more; either the data was "
@@ -48,7 +48,7 @@ def data_loss_reporter(fail_on_data_loss: bool, warn: Callable[[str], None]) -> 
 
 
 class KafkaDataConsumer:
-    def __init__(self, kafka_params: Mapping[str, str], time: Time = SYSTEM) -> None:
+    def __init__(self, kafka_params: Mapping[str, str], time: Time) -> None:
         # Spark overrides these on executors too: positions come from the plan, never from Kafka.
         # group.id stays (kafka.group.id, or the query's own): with assign() and no commits it only
         # names the consumer to the broker, as in Spark.

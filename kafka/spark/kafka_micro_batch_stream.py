@@ -52,7 +52,7 @@ from kafka.spark.kafka_offset_range_limit import (
     SpecificTimestampRangeLimit,
 )
 from kafka.spark.kafka_offset_reader import KafkaOffsetReaderAdmin
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.spark.KafkaMicroBatchStream")
 
@@ -64,7 +64,7 @@ class KafkaMicroBatchStream(DataSourceStreamReader, SupportsTriggerAvailableNow)
                  starting_offsets: KafkaOffsetRangeLimit, fail_on_data_loss: bool, include_headers: bool,
                  max_offsets_per_trigger: int | None, poll_timeout_ms: int,
                  min_offsets_per_trigger: int | None = None,
-                 max_trigger_delay_ms: int = DEFAULT_MAX_TRIGGER_DELAY_MS, time: Time = SYSTEM) -> None:
+                 max_trigger_delay_ms: int = DEFAULT_MAX_TRIGGER_DELAY_MS, *, time: Time) -> None:
         self.offset_reader = offset_reader
         self.executor_kafka_params = executor_kafka_params
         self.starting_offsets = starting_offsets

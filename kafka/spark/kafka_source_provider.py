@@ -56,6 +56,7 @@ from kafka.spark.kafka_offset_range_limit import (
 from kafka.spark.kafka_offset_reader import KafkaOffsetReaderAdmin
 from kafka.spark.kafka_record_to_row_converter import kafka_schema
 from kafka.spark.kafka_streaming_write import KafkaBatchWrite, KafkaStreamingWrite
+from kafka.utils.time import SYSTEM
 
 log = structlog.get_logger("kafka.spark.KafkaSourceProvider")
 
@@ -146,7 +147,8 @@ class KafkaSourceProvider(DataSource):
             _positive_int(params, CONSUMER_POLL_TIMEOUT) or DEFAULT_POLL_TIMEOUT_MS,
             min_offsets_per_trigger=_positive_int(params, MIN_OFFSET_PER_TRIGGER),
             max_trigger_delay_ms=time_string_as_ms(params.get(MAX_TRIGGER_DELAY, DEFAULT_MAX_TRIGGER_DELAY),
-                                                   MAX_TRIGGER_DELAY))
+                                                   MAX_TRIGGER_DELAY),
+            time=SYSTEM)  # Spark builds the source: the real clock is chosen here, as Spark's SystemClock
 
     def writer(self, schema: StructType, overwrite: bool) -> DataSourceWriter:
         if overwrite:

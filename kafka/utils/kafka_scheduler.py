@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.utils.KafkaScheduler")
 
@@ -43,7 +43,7 @@ class ScheduledTask:
 class KafkaScheduler:
     """A single-threaded scheduler on an injected clock."""
 
-    def __init__(self, time: Time = SYSTEM, thread_name: str = "kafka-scheduler-0", tick_ms: int = 100) -> None:
+    def __init__(self, time: Time, thread_name: str = "kafka-scheduler-0", tick_ms: int = 100) -> None:
         self.time = time
         self.thread_name = thread_name
         self.tick_ms = tick_ms

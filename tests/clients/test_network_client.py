@@ -9,12 +9,13 @@ from kafka.clients.client_request import ClientRequest
 from kafka.clients.metadata import Metadata
 from kafka.clients.network_client import NetworkClient
 from kafka.protocol.api_keys import APIS, ApiKey
+from kafka.utils.time import SYSTEM
 from tests.helpers import free_port, wait_until
 
 
 def _client(bootstrap: str, **overrides) -> NetworkClient:
     config = ClientConfig(PRODUCER, {"bootstrap.servers": bootstrap, **overrides})
-    return NetworkClient(Metadata(10, 300000), config)
+    return NetworkClient(Metadata(10, 300000), config, SYSTEM)
 
 
 def test_versions_are_the_highest_both_sides_speak_and_metadata_comes_first(broker):

@@ -40,7 +40,7 @@ class Harness:
         self.tm = TransactionManager(retry_backoff_ms=RETRY_BACKOFF_MS)
         self.accumulator = RecordAccumulator(1024, CompressionType.NONE, 0, RETRY_BACKOFF_MS, delivery_timeout_ms,
                                              BufferPool(1 << 20), self.time, transaction_manager=self.tm)
-        self.metadata = Metadata(time=self.time)
+        self.metadata = Metadata()
         self.metadata.cluster, self.metadata.need_update = CLUSTER, False
         self.client = MockClient(self.time, NODE, frozenset(unsupported_apis))
         self.sender = Sender(self.client, self.metadata, self.accumulator, acks=-1, retries=retries,

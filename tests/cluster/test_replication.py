@@ -28,6 +28,7 @@ from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import build_batch, iter_batches
+from kafka.utils.time import MockTime
 from tests.cluster.kraft_cluster import KRaftCluster, run_tool, started_cluster
 from tests.cluster.test_kraft_cluster import created, topic_on
 from tests.helpers import unique_topic, wait_until
@@ -182,7 +183,7 @@ def test_kill_9_of_the_leader_twice_loses_no_acknowledged_record(cluster):
 
 def committed_batches(directory, topic: str, high_watermark: int) -> list[tuple[int, int, int]]:
     """(base offset, last offset, CRC) of each batch below the high watermark in one replica's log."""
-    log = UnifiedLog(str(directory), topic, 0, LogConfig())
+    log = UnifiedLog(str(directory), topic, 0, LogConfig(), MockTime())
     try:
         records = log.read(log.log_start_offset, 1 << 30).records
         return [(b.base_offset, b.last_offset, b.crc) for b in iter_batches(bytes(records))

@@ -39,7 +39,7 @@ PID = 4000
 @pytest.fixture
 def segment(tmp_path):
     """An empty segment based at offset 0, with no .txnindex file yet."""
-    segment = LogSegment(str(tmp_path), 0, LogConfig())
+    segment = LogSegment(str(tmp_path), 0, LogConfig(), MockTime())
     yield segment
     segment.close()
 

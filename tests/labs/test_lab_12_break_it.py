@@ -25,6 +25,7 @@ from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.compression import CompressionType, compress
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import DefaultRecord, build_batch, encode_records, seal_batch
+from kafka.utils.time import MockTime
 from tests.helpers import wait_until
 from tests.integration.test_full_disk import OFFLINE_DIRS, batch, create, fetch_offsets, metric, produce
 from tests.wire import WireClient
@@ -39,7 +40,7 @@ def records(base_offset: int, count: int, timestamp: int = 1000) -> bytes:
 @pytest.fixture
 def segment(tmp_path):
     """A segment that writes an index entry for every batch (index.interval.bytes=1)."""
-    segment = LogSegment(str(tmp_path), 0, LogConfig(index_interval_bytes=1))
+    segment = LogSegment(str(tmp_path), 0, LogConfig(index_interval_bytes=1), MockTime())
     yield segment
     segment.close()
 

@@ -13,6 +13,7 @@ from kafka.log.leader_epoch_file_cache import (
 )
 from kafka.log.log_config import LogConfig
 from kafka.log.unified_log import UnifiedLog
+from kafka.utils.time import MockTime
 from tests.log.test_unified_log import batch
 
 
@@ -57,31 +58,31 @@ def test_truncation_from_either_end():
 
 def test_the_log_keeps_its_epochs_in_the_checkpoint_across_a_restart(tmp_path):
     config = LogConfig()
-    log = UnifiedLog(str(tmp_path / "t-0"), "t", 0, config)
+    log = UnifiedLog(str(tmp_path / "t-0"), "t", 0, config, MockTime())
     log.append_as_leader(batch(3), leader_epoch=0)
     log.maybe_assign_epoch_start_offset(4, log.log_end_offset)  # elected leader in epoch 4 at offset 3
     log.append_as_leader(batch(2), leader_epoch=4)
     log.close()
     text = (tmp_path / "t-0" / LEADER_EPOCH_CHECKPOINT_FILE).read_text()
     assert text == "0\n2\n0 0\n4 3\n"
-    reopened = UnifiedLog(str(tmp_path / "t-0"), "t", 0, config)
+    reopened = UnifiedLog(str(tmp_path / "t-0"), "t", 0, config, MockTime())
     assert reopened.end_offset_for_epoch(0) == (0, 3)
     assert reopened.end_offset_for_epoch(4) == (4, 5)
 
 
 def test_without_a_checkpoint_the_epochs_are_read_back_from_the_batches(tmp_path):
     config = LogConfig()
-    log = UnifiedLog(str(tmp_path / "t-0"), "t", 0, config)
+    log = UnifiedLog(str(tmp_path / "t-0"), "t", 0, config, MockTime())
     log.append_as_leader(batch(2), leader_epoch=1)
     log.append_as_leader(batch(2), leader_epoch=3)
     log.close()
     os.remove(tmp_path / "t-0" / LEADER_EPOCH_CHECKPOINT_FILE)
-    reopened = UnifiedLog(str(tmp_path / "t-0"), "t", 0, config)
+    reopened = UnifiedLog(str(tmp_path / "t-0"), "t", 0, config, MockTime())
     assert reopened.leader_epoch_cache.entries() == [(1, 0), (3, 2)]
 
 
 def test_truncating_the_log_truncates_its_epochs(tmp_path):
-    log = UnifiedLog(str(tmp_path / "t-0"), "t", 0, LogConfig())
+    log = UnifiedLog(str(tmp_path / "t-0"), "t", 0, LogConfig(), MockTime())
     log.append_as_leader(batch(2), leader_epoch=1)
     log.append_as_leader(batch(2), leader_epoch=2)  # the unreplicated tail of a deposed leader
     log.truncate_to(2)

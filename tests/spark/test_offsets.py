@@ -15,6 +15,7 @@ from kafka.spark.kafka_offset_range_limit import (
     get_kafka_offset_range_limit,
 )
 from kafka.spark.kafka_source_provider import validate_batch_options, validate_stream_options
+from kafka.utils.time import MockTime
 from kafka.utils.topic_partition import TopicPartition as TP
 
 
@@ -42,7 +43,8 @@ class NoNewPartitions:
 
 
 def test_max_offsets_per_trigger_is_shared_in_proportion_and_starves_no_partition():
-    stream = KafkaMicroBatchStream(NoNewPartitions(), {}, EarliestOffsetRangeLimit(), True, False, 10, 1000)
+    stream = KafkaMicroBatchStream(NoNewPartitions(), {}, EarliestOffsetRangeLimit(), True, False, 10, 1000,
+                                   time=MockTime())
     start = {TP("t", 0): 0, TP("t", 1): 100, TP("t", 2): 5}
     until = {TP("t", 0): 90, TP("t", 1): 110, TP("t", 2): 6}
     # 101 records behind: 10 * 90/101 -> 8, 10 * 10/101 -> 0.99, rounded up to 1, 10 * 1/101 -> 1.

@@ -1,7 +1,7 @@
 import sys
 
 from kafka.utils.kafka_scheduler import KafkaScheduler
-from kafka.utils.time import MockTime
+from kafka.utils.time import SYSTEM, MockTime
 from tests.helpers import wait_until
 
 
@@ -44,7 +44,7 @@ def test_a_cancelled_task_does_not_run():
 
 def test_with_the_system_clock_an_idle_scheduler_sleeps_until_a_task_is_due():
     """No tick: the thread sleeps until the first due time, and schedule() wakes it for an earlier one."""
-    scheduler = KafkaScheduler()
+    scheduler = KafkaScheduler(SYSTEM)
     runs = []
     scheduler.startup()
     try:

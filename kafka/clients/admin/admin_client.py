@@ -144,7 +144,7 @@ class AdminClient:
         self.config.values["client.id"] = self.config["client.id"] or "adminclient-1"
         self.time = time
         self.timeout_ms = self.config["default.api.timeout.ms"]
-        self.metadata = Metadata(self.config["retry.backoff.ms"], self.config["metadata.max.age.ms"], time)
+        self.metadata = Metadata(self.config["retry.backoff.ms"], self.config["metadata.max.age.ms"])
         self.client = NetworkClient(self.metadata, self.config, time, allow_auto_topic_creation=False)
 
     # ------------------------------------------------------------------ plumbing

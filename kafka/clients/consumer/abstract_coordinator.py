@@ -29,7 +29,7 @@ from kafka.clients.metadata import Node
 from kafka.clients.network_client import NetworkClient
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.clients.consumer.AbstractCoordinator")
 
@@ -50,7 +50,7 @@ class AbstractCoordinator:
 
     def __init__(self, client: NetworkClient, group_id: str, group_instance_id: str | None,
                  session_timeout_ms: int, rebalance_timeout_ms: int, heartbeat_interval_ms: int,
-                 max_poll_interval_ms: int, retry_backoff_ms: int, time: Time = SYSTEM) -> None:
+                 max_poll_interval_ms: int, retry_backoff_ms: int, time: Time) -> None:
         self.client = client
         self.group_id = group_id
         self.group_instance_id = group_instance_id

@@ -32,7 +32,7 @@ from kafka.protocol.consumer_protocol import (
     serialize_subscription,
 )
 from kafka.protocol.errors import Errors
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.clients.consumer.ConsumerCoordinator")
@@ -61,7 +61,7 @@ def _from_by_topic(entries) -> list[TopicPartition]:
 
 class ConsumerCoordinator(AbstractCoordinator):
     def __init__(self, client: NetworkClient, subscriptions: SubscriptionState, metadata: Metadata, config,
-                 time: Time = SYSTEM) -> None:
+                 time: Time) -> None:
         max_poll = config["max.poll.interval.ms"]
         super().__init__(client, config["group.id"], config["group.instance.id"], config["session.timeout.ms"],
                          config["rebalance.timeout.ms"] or max_poll, config["heartbeat.interval.ms"], max_poll,

@@ -37,7 +37,7 @@ from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.control_records import ABORT, read_end_txn_marker
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import NO_PRODUCER_ID, RecordBatch, iter_batches
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.clients.consumer.Fetcher")
@@ -126,7 +126,7 @@ class CompletedFetch:
 
 class Fetcher:
     def __init__(self, client: NetworkClient, metadata: Metadata, subscriptions: SubscriptionState, config,
-                 time: Time = SYSTEM) -> None:
+                 time: Time) -> None:
         self.client = client
         self.metadata = metadata
         self.subscriptions = subscriptions

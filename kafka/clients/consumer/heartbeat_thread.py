@@ -13,14 +13,14 @@ import threading
 
 import structlog
 
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.clients.consumer.HeartbeatThread")
 
 
 class HeartbeatThread(threading.Thread):
     def __init__(self, coordinator, heartbeat_interval_ms: int, session_timeout_ms: int,
-                 max_poll_interval_ms: int, time: Time = SYSTEM) -> None:
+                 max_poll_interval_ms: int, time: Time) -> None:
         super().__init__(name=f"kafka-coordinator-heartbeat-thread | {coordinator.group_id}", daemon=True)
         self.coordinator = coordinator
         self.heartbeat_interval_ms = heartbeat_interval_ms

@@ -45,7 +45,7 @@ class KafkaConsumer:
         self.config.values["client.id"] = self.client_id
         self.time = time
         self.default_api_timeout_ms = c["default.api.timeout.ms"]
-        self.metadata = Metadata(c["retry.backoff.ms"], c["metadata.max.age.ms"], time)
+        self.metadata = Metadata(c["retry.backoff.ms"], c["metadata.max.age.ms"])
         self.client = NetworkClient(self.metadata, c, time, allow_auto_topic_creation=False)
         self.subscriptions = SubscriptionState(c["auto.offset.reset"])
         self.fetcher = Fetcher(self.client, self.metadata, self.subscriptions, c, time)

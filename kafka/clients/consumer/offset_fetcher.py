@@ -15,7 +15,7 @@ from kafka.clients.metadata import STALE_METADATA_ERRORS, Metadata
 from kafka.clients.network_client import NetworkClient
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
 
 EARLIEST_TIMESTAMP = -2
@@ -25,7 +25,7 @@ _STRATEGY_TIMESTAMPS = {"earliest": EARLIEST_TIMESTAMP, "latest": LATEST_TIMESTA
 
 class OffsetFetcher:
     def __init__(self, client: NetworkClient, metadata: Metadata, subscriptions: SubscriptionState | None,
-                 isolation_level: int = 0, time: Time = SYSTEM) -> None:
+                 isolation_level: int, time: Time) -> None:
         self.client = client
         self.metadata = metadata
         self.subscriptions = subscriptions

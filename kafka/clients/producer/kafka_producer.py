@@ -76,7 +76,7 @@ class KafkaProducer:
         self.client_id = c["client.id"] or f"producer-{next(_client_ids)}"
         self.config.values["client.id"] = self.client_id
         self.time = time
-        self.metadata = Metadata(c["retry.backoff.ms"], c["metadata.max.age.ms"], time)
+        self.metadata = Metadata(c["retry.backoff.ms"], c["metadata.max.age.ms"])
         self.partitioner = DefaultPartitioner(c["partitioner.ignore.keys"])
         self.transaction_manager = self._configure_transaction_state(c)
         self.accumulator = RecordAccumulator(

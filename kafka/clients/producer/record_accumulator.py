@@ -28,7 +28,7 @@ from kafka.clients.producer.producer_id_and_epoch import NO_SEQUENCE
 from kafka.clients.producer.transaction_manager import TransactionManager
 from kafka.protocol.compression import CompressionType
 from kafka.protocol.record_batch import HEADER_SIZE, Header
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
 
 
@@ -49,7 +49,7 @@ class ReadyCheckResult:
 
 class RecordAccumulator:
     def __init__(self, batch_size: int, compression: CompressionType, linger_ms: int, retry_backoff_ms: int,
-                 delivery_timeout_ms: int, buffer_pool: BufferPool, time: Time = SYSTEM,
+                 delivery_timeout_ms: int, buffer_pool: BufferPool, time: Time,
                  transaction_manager: TransactionManager | None = None) -> None:
         self.batch_size = batch_size
         self.compression = compression

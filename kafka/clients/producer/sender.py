@@ -29,7 +29,7 @@ from kafka.clients.producer.record_accumulator import RecordAccumulator
 from kafka.clients.producer.transaction_manager import TransactionManager
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.clients.producer.Sender")
@@ -39,7 +39,7 @@ class Sender(threading.Thread):
     def __init__(self, client: NetworkClient, metadata: Metadata, accumulator: RecordAccumulator, *,
                  acks: int, retries: int, request_timeout_ms: int, max_request_size: int,
                  guarantee_message_order: bool, retry_backoff_ms: int = 100,
-                 transaction_manager: TransactionManager | None = None, time: Time = SYSTEM,
+                 transaction_manager: TransactionManager | None = None, time: Time,
                  name: str = "kafka-producer-network-thread") -> None:
         super().__init__(name=name, daemon=True)
         self.client = client

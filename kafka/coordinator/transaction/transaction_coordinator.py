@@ -53,7 +53,7 @@ from kafka.coordinator.transaction.transaction_state_manager import (
     TransactionStateManager,
 )
 from kafka.protocol.errors import Errors
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.coordinator.transaction.TransactionCoordinator")
@@ -77,7 +77,7 @@ def init_transaction_error(error: Errors) -> InitProducerIdResult:
 
 class TransactionCoordinator:
     def __init__(self, producer_id_manager: RPCProducerIdManager, txn_manager: TransactionStateManager | None = None,
-                 txn_marker_channel_manager: TransactionMarkerChannelManager | None = None, time: Time = SYSTEM,
+                 txn_marker_channel_manager: TransactionMarkerChannelManager | None = None, *, time: Time,
                  group_partition_for: Callable[[str], int] | None = None) -> None:
         self.producer_id_manager = producer_id_manager
         self.txn_manager = txn_manager

@@ -37,10 +37,12 @@ import structlog
 from kafka.coordinator.transaction.transaction_metadata import TransactionMetadata, TxnTransitMetadata
 from kafka.coordinator.transaction.transaction_state_manager import TransactionStateManager
 from kafka.protocol.errors import Errors
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.coordinator.transaction.TransactionMarkerChannelManager")
+
+MOCK_TIME_RECHECK_MS = 10
 
 RETRIABLE_MARKER_ERRORS = frozenset({
     Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NOT_LEADER_OR_FOLLOWER, Errors.NOT_ENOUGH_REPLICAS,
@@ -155,21 +157,27 @@ class TransactionMarkerChannelManager:
             except Exception:
                 log.exception("transaction marker sender failed; carrying on")
             with self._wakeup:
-                # New markers (wakeup) go out at once. A retry waits retry_backoff_ms, in real time
-                # on any clock, counted from the first thing waiting (a stream of new retries must
-                # not keep pushing it back). With nothing to retry the thread sleeps until woken: an
-                # idle broker's sender costs nothing, where a poll every 100 ms woke it ten times a second.
+                # New markers (wakeup) go out at once. A retry waits retry_backoff_ms on the injected
+                # clock, counted from the first thing waiting (a stream of new retries must not keep
+                # pushing it back). With nothing to retry the thread sleeps until woken: an idle
+                # broker's sender costs nothing, where a poll every 100 ms woke it ten times a second.
                 retry_at = None  # when the backoff of the first thing waiting ends
                 while not self._woken and self._running:
                     if not self._anything_to_retry():
                         self._wakeup.wait()  # until woken, or notified that a retry waits
                         continue
+                    now = self.time.hi_res_clock_ms()
                     if retry_at is None:
-                        retry_at = SYSTEM.hi_res_clock_ms() + self.retry_backoff_ms
-                    remaining_ms = retry_at - SYSTEM.hi_res_clock_ms()
-                    if remaining_ms <= 0 or not self._wakeup.wait(remaining_ms / 1000):
+                        retry_at = now + self.retry_backoff_ms
+                    if now >= retry_at:
                         break  # the backoff is over: retry
+                    self._wakeup.wait(self._wait_ms(retry_at - now) / 1000)
                 self._woken = False
+
+    def _wait_ms(self, remaining_ms: int) -> int:
+        """How long to block in real time: the backoff, or a short while with a MockTime, since
+        nothing tells this thread that a MockTime moved."""
+        return min(remaining_ms, MOCK_TIME_RECHECK_MS) if self.time.is_mock else remaining_ms
 
     def _anything_to_retry(self) -> bool:
         """Markers due again after a failure, markers whose leader is unknown, or a completion to append again."""

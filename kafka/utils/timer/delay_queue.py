@@ -14,7 +14,7 @@ import threading
 import time as _wall
 from typing import TYPE_CHECKING
 
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 
 if TYPE_CHECKING:
     from kafka.utils.timer.timer_task_list import TimerTaskList
@@ -29,7 +29,7 @@ class DelayQueue:
     re-checks the mock clock when its real wait ends, so tests call poll(0) after advancing the mock.
     """
 
-    def __init__(self, time: Time = SYSTEM) -> None:
+    def __init__(self, time: Time) -> None:
         self._time = time
         self._cond = threading.Condition()
         # (expiration at offer time, tie-breaker, bucket). A queued bucket's expiration cannot change:

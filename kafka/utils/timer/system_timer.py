@@ -20,7 +20,7 @@ import threading
 
 import structlog
 
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 from kafka.utils.timer.atomic import AtomicInteger
 from kafka.utils.timer.delay_queue import DelayQueue
 from kafka.utils.timer.timer import Timer
@@ -40,7 +40,8 @@ class SystemTimer(Timer):
         tick_ms: int = 1,
         wheel_size: int = 20,
         start_ms: int | None = None,
-        time: Time = SYSTEM,
+        *,
+        time: Time,
     ) -> None:
         self.executor_name = executor_name
         self._time = time

@@ -184,8 +184,8 @@ def test_a_channel_that_answers_on_the_calling_thread_does_not_deadlock(time):
     assert answers == [(0, Errors.NONE)]
 
 
-def test_init_producer_id_without_a_transactional_id_gets_a_fresh_id_with_epoch_0(manager, channel):
-    coordinator = TransactionCoordinator(manager)
+def test_init_producer_id_without_a_transactional_id_gets_a_fresh_id_with_epoch_0(manager, channel, time):
+    coordinator = TransactionCoordinator(manager, time=time)
     results: list[InitProducerIdResult] = []
     coordinator.handle_init_producer_id(None, 60_000, None, results.append)
     channel.answer(0)
@@ -193,8 +193,8 @@ def test_init_producer_id_without_a_transactional_id_gets_a_fresh_id_with_epoch_
     assert results == [InitProducerIdResult(0, 0, Errors.NONE), InitProducerIdResult(1, 0, Errors.NONE)]
 
 
-def test_init_producer_id_with_a_transactional_id_is_refused_clearly(manager, channel):
-    coordinator = TransactionCoordinator(manager)
+def test_init_producer_id_with_a_transactional_id_is_refused_clearly(manager, channel, time):
+    coordinator = TransactionCoordinator(manager, time=time)
     results: list[InitProducerIdResult] = []
     coordinator.handle_init_producer_id("", 60_000, None, results.append)
     coordinator.handle_init_producer_id("orders-tx", 60_000, None, results.append)

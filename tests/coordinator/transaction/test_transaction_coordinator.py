@@ -4,8 +4,6 @@ AddPartitionsToTxn, EndTxn and its markers, timeouts, expiry and the reload of _
 
 from __future__ import annotations
 
-from time import monotonic as _monotonic
-
 import pytest
 
 from kafka.coordinator.transaction import transaction_log
@@ -115,7 +113,7 @@ class Harness:
         self.state_manager = TransactionStateManager(1, config, replica_manager, time)
         self.markers = TransactionMarkerChannelManager(1, self.state_manager, self.leader_for,
                                                        self.sender.send_request, time, retry_backoff_ms=100)
-        self.coordinator = TransactionCoordinator(self.producer_ids, self.state_manager, self.markers, time,
+        self.coordinator = TransactionCoordinator(self.producer_ids, self.state_manager, self.markers, time=time,
                                                   group_partition_for=lambda group_id: 7)
         self.coordinator.is_active.set()
         self.coordinator.on_election(0, coordinator_epoch=3, load_now=True)
@@ -272,17 +270,19 @@ def test_an_idle_transactional_id_expires(harness, time):
     assert harness.state_manager.get_transaction_state(TID) == (Errors.NONE, None)
 
 
-def test_the_marker_sender_sleeps_when_idle_and_retries_an_unknown_leader_once_per_backoff(harness):
+def test_the_marker_sender_sleeps_when_idle_and_retries_an_unknown_leader_once_per_backoff(harness, time):
     nowhere = TopicPartition("nowhere", 0)  # its leader is unknown: the marker waits for one
-    asked: list[float] = []  # when the sender looked for that leader
+    asked: list[int] = []  # the injected clock each time the sender looked for that leader
+    backoff_ms = 60_000  # far longer than the test: only the injected clock can end it
 
     def leader_for(tp: TopicPartition):
         if tp != nowhere:
             return harness.leader_for(tp)
-        asked.append(_monotonic())
+        asked.append(time.hi_res_clock_ms())
         return NO_NODE
 
     harness.markers.leader_for = leader_for
+    harness.markers.retry_backoff_ms = backoff_ms
     assert not harness.markers._anything_to_retry(), "nothing to retry: the sender sleeps until woken"
     pid = harness.init().producer_id
     assert harness.add(pid, 0, nowhere) == Errors.NONE
@@ -290,11 +290,17 @@ def test_the_marker_sender_sleeps_when_idle_and_retries_an_unknown_leader_once_p
     assert harness.markers._anything_to_retry(), "a marker without a leader: try again after the backoff"
     harness.markers.start()
     try:
-        wait_until(lambda: len(asked) >= 6, timeout=30, message="retries of the unknown leader")
+        # asked[0] is EndTxn's own routing; its wake-up, already pending when the thread starts, runs
+        # the sender's first two rounds back to back (asked[1] and asked[2]). From then on, one a
+        # backoff of the injected clock: the MockTime moves, the sender retries.
+        wait_until(lambda: len(asked) >= 3, timeout=10, message="the sender's first rounds")
+        for _ in range(3):
+            retries = len(asked)
+            time.advance(backoff_ms)
+            wait_until(lambda n=retries: len(asked) > n, timeout=10,
+                       message="a retry once the MockTime passed retry_backoff_ms")
     finally:
         harness.markers.shutdown()
-    # asked[0] is EndTxn's own routing; its wake-up, already pending when the thread starts, runs the
-    # sender's first two rounds back to back (asked[1] and asked[2]). From then on, one a backoff.
-    gaps = [later - earlier for earlier, later in zip(asked[2:], asked[3:], strict=False)]
-    assert min(gaps) >= 0.09, f"retried without waiting retry_backoff_ms (100 ms): gaps {gaps[:5]} s ..."
+    assert len(asked) == 6, f"one retry per backoff of the injected clock, not more: {asked}"
+    assert [later - earlier for earlier, later in zip(asked[2:], asked[3:], strict=False)] == [backoff_ms] * 3
     assert harness.metadata().state == S.PREPARE_COMMIT, "still waiting for the partition's leader"
