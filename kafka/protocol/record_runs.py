@@ -71,6 +71,11 @@ def _shape_varint(d, start: int, p: int, shape: list[tuple[int, int]]) -> tuple[
     if b < 0x80:
         shape.append((p - start, b))
         return ZIGZAG[b], p + 1
+    c = d[p + 1]
+    if c < 0x80:  # two bytes: sizes up to 8,191
+        shape += ((p - start, b), (p + 1 - start, c))
+        raw = b & 0x7F | c << 7
+        return (raw >> 1) ^ -(raw & 1), p + 2
     value, after = long_varint(d, p + 1, b, VARINT_MAX_BYTES)
     shape += zip(range(p - start, after - start), d[p:after], strict=True)
     return value, after
@@ -100,10 +105,12 @@ def same_shape_run(d, template: int, first_at: int, first: int, count: int, end:
         return None
     if not isinstance(d, bytes):  # a memoryview's columns copy slowly: one copy of the run, bytes' columns
         d, template, first_at = bytes(d[template : first_at + n * size]), 0, size
-    for offset, byte in layout.shape:
-        n = _leading(d, first_at + offset, n, size, byte)
-        if not n:
-            return None
+    for offset, byte in layout.shape:  # `_leading`, inline: a dozen calls a run
+        column = d[first_at + offset : first_at + offset + n * size : size]
+        if column != _BYTE[byte] * n:
+            n -= len(column.lstrip(_BYTE[byte]))
+            if not n:
+                return None
     timestamps = _columns(d, first_at, n, size, *layout.timestamp_delta)
     offsets = _columns(d, first_at, n, size, *layout.offset_delta)
     expected = [_offset_delta_column(first, n, len(offsets), k) for k in range(len(offsets))]
