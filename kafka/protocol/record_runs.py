@@ -7,6 +7,8 @@ Most batches repeat one record shape (one producer's payloads, the same key and 
 Once the record loop has accepted a record, `same_shape_run` looks at the records that follow and
 steps over those that would parse exactly as it did, comparing every byte that decides how a
 record parses with C-speed slices (`d[at::size]`). Each function's docstring says what it proves.
+(One compiled regular expression per layout, matching a whole run, was measured too: `re` spends
+some 20 ns a record on it, four times what the slices cost.)
 """
 
 from __future__ import annotations
@@ -83,8 +85,9 @@ def _shape_varint(d, start: int, p: int, shape: list[tuple[int, int]]) -> tuple[
 
 def same_shape_run(d, template: int, first_at: int, first: int, count: int, end: int) -> RunScan | None:
     """Records `first`, `first` + 1, ... at `first_at`, `first_at` + size, ... (size: the template's,
-    the record at `template` just accepted) that parse exactly as the template does; None if fewer
-    than `MIN_RUN` records ahead start as it does, or the next one does not parse as it does.
+    the record at `template` just accepted) that parse exactly as the template does; None if the
+    `MIN_RUN` records ahead do not all start with its first byte, or the next one does not parse as
+    it does.
 
     Why that needs no parse of its own: the record loop's path through a record, and the position
     it ends at, depend only on the bytes of the record's length, key and value sizes, header count
@@ -92,8 +95,8 @@ def same_shape_run(d, template: int, first_at: int, first: int, count: int, end:
     the template's bytes there (its `RecordLayout.shape`) and deltas of the template's widths is
     read field for field as the template was, so it is as well formed, as long, as keyless, and its
     deltas are where the template's are. That is checked for all the records at once, one column of
-    bytes each (`d[at::size]`, a C loop): each shape byte's column is that byte throughout, each
-    delta's continuation bits are the template's. Then the deltas' values: the timestamps' smallest
+    bytes each (`d[at::size]`, a C loop): each shape byte's column is that byte throughout (equal
+    to n copies of it: one memcmp), each delta's continuation bits are the template's. Then the deltas' values: the timestamps' smallest
     and largest, and each offset delta against its record's position."""
     size = first_at - template
     n = min(count - first, (end - first_at) // size)
