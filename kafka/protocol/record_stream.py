@@ -87,13 +87,20 @@ class PartialRecord(NamedTuple):
 
 
 class RecordsScan(NamedTuple):
-    """What `scan_records` found in a batch that parses: timestamp deltas' range, the indexes of
-    records with a null key, and of records whose offset delta is not their position."""
+    """What `scan_records` found in a batch that parses: timestamp deltas' range, the records with a
+    null key (as spans of indexes: a run of keyless records is one range, not an int per record,
+    since most batches have no keys and only a compacted topic asks), and the indexes of records
+    whose offset delta is not their position."""
 
     min_timestamp_delta: int
     max_timestamp_delta: int
-    keyless: list[int]
+    keyless_spans: list[range]
     misplaced: list[int]
+
+    @property
+    def keyless(self) -> list[int]:
+        return [i for span in self.keyless_spans for i in span]
+
 
 
 class RecordsReader:
@@ -324,8 +331,17 @@ def scan_records(reader: RecordsReader, count: int, max_record_bytes: int, *, ru
     loop asks `same_shape_run` how many of the next ones parse exactly as it did, checked a column
     of bytes at a time, and steps over them. `runs=False` is the loop alone (the tests compare)."""
     lo, hi = _LONG_MAX, _LONG_MIN
-    keyless: list[int] = []
+    keyless: list[range] = []
+    ks = ke = 0  # the keyless records being counted: ks..ke-1, not yet in `keyless`
     misplaced: list[int] = []
+
+    def keyless_span(start: int, stop: int) -> None:  # the rare paths; the loop below does it inline
+        nonlocal ks, ke
+        if start != ke:
+            if ke > ks:
+                keyless.append(range(ks, ke))
+            ks = start
+        ke = stop
     streaming = reader.streaming
     d, p, end = reader.buf, reader.pos, reader.end
     attempts = _RUN_ATTEMPTS if runs else 0
@@ -345,7 +361,7 @@ def scan_records(reader: RecordsReader, count: int, max_record_bytes: int, *, ru
                     if record.offset != i:
                         misplaced.append(i)
                     if record.key_size < 0:
-                        keyless.append(i)
+                        keyless_span(i, i + 1)
                     lo, hi = min(lo, record.timestamp), max(hi, record.timestamp)
                     d, p, end = reader.buf, reader.pos, reader.end
                     i += 1
@@ -403,8 +419,12 @@ def scan_records(reader: RecordsReader, count: int, max_record_bytes: int, *, ru
                 v, p = long_varint(d, p, b, VARINT_MAX_BYTES)
             if v >= 0:
                 p += v
-            elif v == -1:
-                keyless.append(i)
+            elif v == -1:  # keyless: extend the span being counted, or start one
+                if i != ke:
+                    if ke > ks:
+                        keyless.append(range(ks, ke))
+                    ks = i
+                ke = i + 1
             else:
                 raise MalformedRecordError(i, f"Invalid negative key size {v} in record {i}")
             b = d[p]  # value length
@@ -439,7 +459,7 @@ def scan_records(reader: RecordsReader, count: int, max_record_bytes: int, *, ru
                     continue
                 lo, hi = min(lo, run.min_timestamp_delta), max(hi, run.max_timestamp_delta)
                 if run.keyless:
-                    keyless += range(i, i + run.count)
+                    keyless_span(i, i + run.count)
                 misplaced += run.misplaced
                 i += run.count
                 p += run.count * (p - start)
@@ -455,6 +475,8 @@ def scan_records(reader: RecordsReader, count: int, max_record_bytes: int, *, ru
         if isinstance(e, InvalidRecordError):
             raise
         raise MalformedRecordError(i, f"Found invalid record structure in record {i}: {e}") from None
+    if ke > ks:
+        keyless.append(range(ks, ke))
     return RecordsScan(lo, hi, keyless, misplaced)
 
 
