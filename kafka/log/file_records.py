@@ -134,6 +134,17 @@ class FileRecords:
             yield position, batch
             position += size
 
+    def whole_batches_length_from(self, start: int, max_offset: int | None) -> int:
+        """How many bytes from `start` are whole batches, each ending below `max_offset` if given:
+        where a zero-copy fetch is cut, found from the batch headers alone (whole_batches_length
+        does the same over bytes already read)."""
+        length = 0
+        for position, header in self.batches_from(start, LOOKUP_CHUNK):
+            if max_offset is not None and header.last_offset >= max_offset:
+                break
+            length = position + header.size_in_bytes - start
+        return length
+
     def read_batch(self, position: int, header: RecordBatch) -> RecordBatch:
         """The whole batch whose header `batches_from` gave at `position`."""
         return RecordBatch(os.pread(self._fd, header.size_in_bytes, position))

@@ -330,8 +330,8 @@ class LogSegment:
              min_one_message: bool = True, max_offset: int | None = None,
              zero_copy: bool = False) -> FetchDataInfo | None:
         """Whole batches from the one containing `start_offset`, at most `max_size` bytes of them.
-        With `zero_copy` the result is a FileRecords slice of this file for os.sendfile; the bytes
-        are read only when the range has to be cut to whole batches.
+        With `zero_copy` the result is a FileRecords slice of this file for os.sendfile; of its
+        bytes only batch headers are read, when the range has to be cut to whole batches.
 
         `max_position` is the end the caller snapshotted (default: the size now). `max_offset` is an
         isolation bound such as the high watermark: a batch holding any offset >= it is left out.
@@ -358,7 +358,12 @@ class LogSegment:
             return FetchDataInfo(metadata, first_entry_incomplete=True)
         fetch_size = min(end - position, adjusted_max_size)
         needs_trimming = fetch_size < end - position or max_offset is not None
-        if zero_copy and not needs_trimming:  # the common case of a fetch: not a byte read here
+        if zero_copy:  # a fetch for the network: not a record byte read here
+            if needs_trimming:
+                # Cut at a batch boundary found from the headers: reading the range to find it cost
+                # two megabyte-sized temporaries per fetch, which glibc gave back and faulted in anew.
+                fetch_size = FileRecords.view(self._fd, position + fetch_size, self.log_path
+                                              ).whole_batches_length_from(position, max_offset)
             return FetchDataInfo(metadata, FileRecords.slice_of(self._fd, position, fetch_size))
         data = os.pread(self._fd, fetch_size, position)
         if needs_trimming:
@@ -366,8 +371,6 @@ class LogSegment:
             whole = whole_batches_length(data, max_offset)
             if whole < len(data):
                 data = data[:whole]
-        if zero_copy:
-            return FetchDataInfo(metadata, FileRecords.slice_of(self._fd, position, len(data)))
         return FetchDataInfo(metadata, data)
 
     def read_next_offset(self) -> int:

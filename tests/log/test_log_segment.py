@@ -1,10 +1,12 @@
 import os
+import tracemalloc
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kafka.log.errors import CorruptIndexError
+from kafka.log.file_records import FileRecords
 from kafka.log.log_config import LogConfig
 from kafka.log.log_segment import LogSegment
 from kafka.protocol.record_batch import RecordBatch, build_batch, iter_batches
@@ -212,4 +214,28 @@ def test_lookups_and_reads_over_random_batches(tmp_path_factory, sizes, counts, 
             elif entry[0] >= base:
                 break
         assert got == expected
+    segment.close()
+
+
+def test_a_zero_copy_read_cut_to_whole_batches_reads_only_headers(tmp_path):
+    # A consumer fetching 1 MB from a log of ~1 MB batches gets one batch, cut from the range by
+    # the headers: reading the range to find the cut held megabyte temporaries on every fetch.
+    segment = make_segment(tmp_path)
+    written = fill(segment, [1000] * 3, count=1000)
+    sizes = [size for _, _, size in written]
+    tracemalloc.start()
+    try:
+        for max_offset in (None, 2000):
+            info = segment.read(0, sizes[0] + sizes[1] // 2, max_offset=max_offset, zero_copy=True)
+            assert isinstance(info.records, FileRecords) and len(info.records) == sizes[0]
+            info.records.close()
+        info = segment.read(0, 10**7, max_offset=2000, zero_copy=True)  # the high watermark cuts
+        assert len(info.records) == sizes[0] + sizes[1]
+        info.records.close()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < sizes[0] // 4
+    # the bytes read the ordinary way are cut at the same batches
+    assert len(segment.read(0, sizes[0] + sizes[1] // 2).records) == sizes[0]
     segment.close()
