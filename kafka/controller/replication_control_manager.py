@@ -26,7 +26,6 @@ that breaks a bound costs the controller a few comparisons, not memory proportio
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from kafka.controller.controller_result import ControllerResult
 from kafka.controller.partition_reassignment import PartitionReassignmentReplicas, maybe_complete, revert
 from kafka.controller.striped_replica_placer import InvalidReplicationFactorError, place
 from kafka.image.topics_image import PartitionRegistration
+from kafka.protocol import topic as topic_names
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.elect_leaders import PREFERRED
 from kafka.protocol.metadata_records import (
@@ -48,8 +48,6 @@ from kafka.protocol.metadata_records import (
 )
 
 T = MetadataRecordType
-MAX_TOPIC_NAME_LENGTH = 249
-_LEGAL_TOPIC_CHARS = re.compile(r"^[a-zA-Z0-9._-]+$")
 # Kafka's ReplicationControlManager.MAX_PARTITIONS_PER_BATCH: the partitions one CreateTopics (here
 # also CreatePartitions) may add, over all its topics, checked before any placement is computed.
 MAX_PARTITIONS_PER_BATCH = 10_000
@@ -76,15 +74,11 @@ class TopicControlInfo:
 
 
 def validate_topic_name(name: str) -> None:
-    """Kafka's Topic.validate."""
-    if not name or name in (".", ".."):
-        raise ReplicationError(Errors.INVALID_TOPIC_EXCEPTION, f"topic name {name!r} is illegal")
-    if len(name) > MAX_TOPIC_NAME_LENGTH:
-        raise ReplicationError(Errors.INVALID_TOPIC_EXCEPTION,
-                               f"topic name is longer than {MAX_TOPIC_NAME_LENGTH} characters")
-    if not _LEGAL_TOPIC_CHARS.match(name):
-        raise ReplicationError(Errors.INVALID_TOPIC_EXCEPTION,
-                               f"topic name {name!r} may contain only ASCII letters, digits, '.', '_' and '-'")
+    """Kafka's Topic.validate, answered with the controller's error."""
+    try:
+        topic_names.validate(name)
+    except topic_names.InvalidTopicError as e:
+        raise ReplicationError(Errors.INVALID_TOPIC_EXCEPTION, str(e)) from None
 
 
 def validate_total_number_of_partitions(topics, default_partitions: int) -> None:

@@ -22,7 +22,7 @@ from concurrent.futures import Future
 
 import structlog
 
-from kafka.controller.replication_control_manager import ReplicationError, validate_topic_name
+from kafka.protocol import topic
 from kafka.protocol.errors import Errors
 from kafka.server.admin_manager import AdminManager, TopicError
 
@@ -40,8 +40,8 @@ class AutoTopicCreationManager:
                      configs: dict[str, str] | None = None) -> Errors:
         """Start creating `name` unless it is already on its way; the error to answer with now."""
         try:
-            validate_topic_name(name)
-        except ReplicationError:
+            topic.validate(name)
+        except topic.InvalidTopicError:
             return Errors.INVALID_TOPIC_EXCEPTION
         with self._lock:
             if name in self._inflight_topics:
