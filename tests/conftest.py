@@ -30,7 +30,7 @@ UNIT_TEST_FILES = {"test_docs.py", "clients/test_assignors.py", "clients/test_fe
                    "tools/test_dump_log_segments.py", "tools/test_leader_election_command.py",
                    "tools/test_reassign_partitions_command.py", "tools/test_replica_verification.py"}
 # The fixtures below that start a broker: a test that asks for one is never `fast`.
-BROKER_FIXTURES = {"broker", "start_broker", "broker_process"}
+BROKER_FIXTURES = {"broker", "start_broker", "broker_process", "pair", "apache_kafka", "our_broker"}
 
 
 def pytest_collection_modifyitems(config, items):
