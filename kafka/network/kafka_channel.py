@@ -16,6 +16,7 @@ import socket
 from kafka.network.memory_pool import UNBOUNDED, Buffer, MemoryPool
 from kafka.network.network_receive import InvalidReceiveError, NetworkReceive
 from kafka.protocol.response_send import ResponseSend
+from kafka.security.kafka_principal import ANONYMOUS
 
 __all__ = ["InvalidReceiveError", "KafkaChannel"]
 
@@ -36,6 +37,7 @@ class KafkaChannel:
         self._send: list | None = None  # the parts of the response being written
         self._send_position = 0
         self.in_flight = None  # the Request being handled or answered; None when idle
+        self.principal = ANONYMOUS  # who the transport and authenticator say is at the other end
 
     # ------------------------------------------------------------------ receive side
     def read_from_socket(self) -> bool:

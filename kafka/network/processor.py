@@ -221,7 +221,7 @@ class Processor(threading.Thread):
                                         f"version={header.api_version}")
             return
         request = Request(self.id, channel.id, self.listener, channel.remote_address, header, frame,
-                          memory_pool=self.memory_pool, pooled_buffer=payload)
+                          principal=channel.principal, memory_pool=self.memory_pool, pooled_buffer=payload)
         self.mute(channel)
         channel.in_flight = request
         while not self.request_channel.send_request(request, timeout=POLL_TIMEOUT_S):

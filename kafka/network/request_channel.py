@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from kafka.protocol.api_keys import APIS, ApiKey
 from kafka.protocol.errors import Errors
+from kafka.security.kafka_principal import ANONYMOUS, KafkaPrincipal
 
 if TYPE_CHECKING:
     from kafka.metrics.request_metrics import RequestMetrics
@@ -79,6 +80,8 @@ class Request:
     client_address: str
     header: RequestHeader
     buffer: memoryview  # the whole frame after the size prefix: header, then body
+    # Who sent it, as its connection's transport and authenticator decided (Kafka's RequestContext.principal).
+    principal: KafkaPrincipal = ANONYMOUS
     start_time_ns: int = field(default_factory=time.monotonic_ns)
     request_dequeue_time_ns: int = -1
     api_local_complete_time_ns: int = -1
