@@ -68,7 +68,7 @@ class TransactionApis:
             return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE,
                     "error_message": f"{TRANSACTION_STATE_TOPIC_NAME}-{partition} has no live leader yet"}
         return dict(key=key, node_id=leader, host=end_point.host, port=end_point.port, error_code=Errors.NONE,
-                    error_message=None)
+                    error_message="")  # Kafka: NONE's message, the empty string
 
     def ensure_transaction_topic(self) -> str | None:
         """Create __transaction_state on first use, as Kafka does: None if it exists, else why the
