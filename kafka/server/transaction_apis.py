@@ -25,7 +25,8 @@ from kafka.utils.topic_partition import TopicPartition
 
 
 def fenced_for_version(error: Errors, version: int, fenced_from: int) -> Errors:
-    """Clients older than the version that knows PRODUCER_FENCED (KIP-588) hear INVALID_PRODUCER_EPOCH."""
+    """Clients older than the version that knows PRODUCER_FENCED (KIP-588) hear INVALID_PRODUCER_EPOCH:
+    InitProducerId before v4; AddPartitionsToTxn, AddOffsetsToTxn and EndTxn before v2."""
     return Errors.INVALID_PRODUCER_EPOCH if error == Errors.PRODUCER_FENCED and version < fenced_from else error
 
 
@@ -113,7 +114,7 @@ class TransactionApis:
             by_topic: dict[str, list[dict]] = {}
             for tp in wanted:
                 by_topic.setdefault(tp.topic, []).append(dict(
-                    partition_index=tp.partition, partition_error_code=fenced_for_version(errors[tp], version, 4)))
+                    partition_index=tp.partition, partition_error_code=fenced_for_version(errors[tp], version, 2)))
             self.send_response(request, dict(throttle_time_ms=0, results_by_topic=[
                 dict(name=name, results_by_partition=parts) for name, parts in by_topic.items()]))
 
@@ -135,7 +136,7 @@ class TransactionApis:
         self.coordinator.handle_add_offsets_to_transaction(
             req.transactional_id, req.producer_id, req.producer_epoch, req.group_id,
             lambda error: self.send_response(request, dict(throttle_time_ms=0,
-                                                           error_code=fenced_for_version(error, version, 4))))
+                                                           error_code=fenced_for_version(error, version, 2))))
 
     # ------------------------------------------------------------------ EndTxn
     def handle_end_txn_request(self, request: Request) -> None:
@@ -144,7 +145,7 @@ class TransactionApis:
         self.coordinator.handle_end_transaction(
             req.transactional_id, req.producer_id, req.producer_epoch, req.committed,
             lambda error, _pid, _epoch: self.send_response(request, dict(
-                throttle_time_ms=0, error_code=fenced_for_version(error, version, 4))))
+                throttle_time_ms=0, error_code=fenced_for_version(error, version, 2))))
 
     # ------------------------------------------------------------------ DescribeTransactions / ListTransactions
     def handle_describe_transactions_request(self, request: Request) -> None:

@@ -447,9 +447,9 @@ class TransactionCoordinator:
     # ------------------------------------------------------------------ DescribeTransactions / ListTransactions
     def handle_describe_transactions(self, transactional_id: str) -> dict:
         """One entry of a DescribeTransactionsResponse."""
+        # an error's entry carries the schema's zeros, as Kafka's does (not -1: no producer, no time)
         described = dict(transactional_id=transactional_id, transaction_state="", transaction_timeout_ms=0,
-                         transaction_start_time_ms=-1, producer_id=NO_PRODUCER_ID, producer_epoch=NO_PRODUCER_EPOCH,
-                         topics=[])
+                         transaction_start_time_ms=0, producer_id=0, producer_epoch=0, topics=[])
         if self.txn_manager is None or not self.is_active.is_set():
             return {**described, "error_code": Errors.COORDINATOR_NOT_AVAILABLE}
         if not transactional_id:
