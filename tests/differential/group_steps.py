@@ -16,6 +16,7 @@ from typing import Any
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.consumer_protocol import serialize_assignment, serialize_subscription
 from kafka.protocol.errors import Errors
+from kafka.protocol.record_batch import iter_batches
 from tests.differential.oracle import Intended, Pair, differences
 from tests.helpers import wait_until
 
@@ -24,6 +25,9 @@ MEMBER_ID_SHAPE = re.compile(r"^wire-test-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0
 
 # The fields whose value a broker picks and a Script may know by name.
 NAMED_FIELDS = ("member_id", "leader", "producer_id", "port")
+
+# Clock readings, compared by shape as the oracle compares log_append_time_ms.
+TIME_FIELDS = ("transaction_start_time_ms", "last_timestamp", "timestamp", "base_timestamp")
 
 
 @dataclass(frozen=True)
@@ -65,9 +69,25 @@ class Script:
         assert not found, f"{api_key.name} v{version}: our broker and Apache Kafka differ:\n  " + "\n  ".join(found)
         return ours, apache
 
+    def retried(self, api_key: ApiKey, version: int, template: dict, retriable: tuple[int, ...]) -> tuple[dict, dict]:
+        """Each broker asked on its own until its error_code is not in `retriable`, as a client's retry loop
+        asks (asking both in step would ask the quicker one again), the final answers compared."""
+        final = []
+        for side in self.pair.sides:
+            def answered(side=side):
+                answer = side.request(api_key, version, self._resolve(template, side.name)).to_dict()
+                return answer if answer["error_code"] not in retriable else None
+            final.append(self._named(wait_until(answered, timeout=30, interval=0.05,
+                                                message=f"{side.name}'s {api_key.name} to stop failing"), side.name))
+        found = differences(final[0], final[1])
+        assert not found, f"{api_key.name} v{version}: our broker and Apache Kafka differ:\n  " + "\n  ".join(found)
+        return final[0], final[1]
+
     def _resolve(self, template: Any, side: str) -> Any:
         if isinstance(template, Sym):
             return self.values[side][template.name]
+        if callable(template):  # bytes that carry a side's value: a batch with its producer id
+            return template(lambda name: self.values[side][name])
         if isinstance(template, dict):
             return {k: self._resolve(v, side) for k, v in template.items()}
         if isinstance(template, list):
@@ -79,11 +99,27 @@ class Script:
             return {k: self._named(v, side, k) for k, v in value.items()}
         if isinstance(value, list):
             return [self._named(v, side, field) for v in value]
+        if field == "records" and value is not None:
+            return [self._named(batch, side) for batch in batches(value)]
+        if field in TIME_FIELDS and value not in (-1, 0, None):
+            return "a time"
         if field in NAMED_FIELDS:
             for name, known in self.values[side].items():
                 if known == value and value not in ("", -1):
                     return name
         return value
+
+
+def batches(records: bytes | memoryview) -> list[dict]:
+    """A Fetch answer's record bytes as what they mean, batch by batch: the bytes themselves differ
+    (each broker's producer ids, the markers' timestamps and so the CRCs)."""
+    return [{"base_offset": b.base_offset, "last_offset_delta": b.last_offset_delta,
+             "partition_leader_epoch": b.partition_leader_epoch, "producer_id": b.producer_id,
+             "producer_epoch": b.producer_epoch, "base_sequence": b.base_sequence,
+             "is_transactional": b.is_transactional, "is_control_batch": b.is_control_batch,
+             "base_timestamp": b.base_timestamp,
+             "records": [{"key": r.key, "value": None if b.is_control_batch else r.value} for r in b]}
+            for b in iter_batches(bytes(records))]
 
 
 def subscription(*topics: str) -> bytes:
@@ -122,3 +158,14 @@ def find_coordinator(pair: Pair, key: str, key_type: int) -> None:
                    for answer in answers for t in answer["transaction_states"])
     wait_until(found, timeout=60, message=f"both brokers to name a coordinator for {key!r}", interval=0.1)
     wait_until(loaded, timeout=60, message=f"both coordinators of {key!r} to be loaded", interval=0.1)
+
+
+def producer_ids_ready(pair: Pair) -> None:
+    """Until both hand out producer ids: Kafka's broker first fetches a block of ids from its controller
+    and answers COORDINATOR_LOAD_IN_PROGRESS meanwhile. Asked for an idempotent producer (no transactional
+    id), so no transaction's epoch moves; the ids taken are each broker's own business."""
+    def ready() -> bool:
+        answers = pair.ask(ApiKey.INIT_PRODUCER_ID, 4, {"transactional_id": None, "transaction_timeout_ms": 60000,
+                                                        "producer_id": -1, "producer_epoch": -1})
+        return all(a["error_code"] == 0 for a in answers)
+    wait_until(ready, timeout=60, message="both brokers to hand out producer ids", interval=0.1)
