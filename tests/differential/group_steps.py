@@ -132,11 +132,21 @@ def assignment(topic: str, *partitions: int) -> bytes:
 
 
 def create_topic(pair: Pair, topic: str, partitions: int = 1) -> None:
-    """CreateTopics on both, checking only the error codes (the configs each reports are diff-data's)."""
+    """CreateTopics on both, checking only the error codes (the configs each reports are compared by
+    test_produce_fetch), then until both lead every partition."""
     for answer in pair.ask(ApiKey.CREATE_TOPICS, 7, {"topics": [{
             "name": topic, "num_partitions": partitions, "replication_factor": 1, "assignments": [],
             "configs": []}], "timeout_ms": 30000, "validate_only": False}):
         assert [t["error_code"] for t in answer["topics"]] == [0], answer
+
+    # CreateTopics answers once the controller has the topic; a broker leads its partitions a moment
+    # later (NOT_LEADER_OR_FOLLOWER meanwhile), as a client's metadata refresh would find.
+    def led() -> bool:
+        answers = pair.ask(ApiKey.LIST_OFFSETS, 7, {"replica_id": -1, "isolation_level": 0, "topics": [
+            {"name": topic, "partitions": [{"partition_index": p, "current_leader_epoch": -1, "timestamp": -1}
+                                           for p in range(partitions)]}]})
+        return all(p["error_code"] == 0 for answer in answers for t in answer["topics"] for p in t["partitions"])
+    wait_until(led, timeout=30, message=f"both brokers to lead {topic}", interval=0.05)
 
 
 def find_coordinator(pair: Pair, key: str, key_type: int) -> None:
