@@ -40,7 +40,7 @@ from kafka.log.append_origin import AppendOrigin
 from kafka.log.errors import UnexpectedAppendOffsetError
 from kafka.log.fetch_data_info import LogOffsetMetadata
 from kafka.log.fetch_isolation import FetchIsolation
-from kafka.log.file_records import FileRecords
+from kafka.log.file_records import LOOKUP_CHUNK, FileRecords
 from kafka.log.log_append_info import LogAppendInfo
 from kafka.log.transaction_index import AbortedTxn
 from kafka.log.unified_log import UnifiedLog
@@ -493,7 +493,7 @@ class Partition:
 
 def next_offset_after(records: bytes | FileRecords) -> int | None:
     """The offset after the last whole batch of a read (None when it holds none), from the headers alone."""
-    headers = (h for _, h in records.batches_from(records.position)) if isinstance(records, FileRecords) \
+    headers = (h for _, h in records.batches_from(records.position, LOOKUP_CHUNK)) if isinstance(records, FileRecords) \
         else iter_batches(records)
     last = collections.deque(headers, maxlen=1)
     return last[0].last_offset + 1 if last else None
