@@ -14,21 +14,12 @@ from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import DefaultRecord, build_batch
 from tests.differential.group_steps import Script, Sym, create_topic, find_coordinator, producer_ids_ready
-from tests.differential.oracle import Intended
 from tests.helpers import unique_topic, wait_until
 
 GROUP, TRANSACTION = 0, 1  # FindCoordinator's key types
 INIT, ADD_PARTITIONS, ADD_OFFSETS, END, TXN_COMMIT = 4, 3, 3, 4, 3
 PRODUCE, FETCH, LIST_OFFSETS, LIST_TXNS = 9, 11, 7, 1
 LATEST = -1
-
-# Kafka 4 checks with the transaction coordinator that a transactional batch's partition was added to the
-# transaction (KIP-890 part 1, transaction.partition.verification.enable) and refuses it with
-# INVALID_TXN_STATE otherwise; our broker appends it, leaving that partition's transaction open.
-REFUSED_BY_THE_LOG = Intended("responses*.log_start_offset", "no KIP-890 partition verification yet: Kafka "
-                              "refuses a fenced producer's batch before its log (no log start offset), ours in it")
-NOT_VERIFIED = Intended("responses*", "no KIP-890 partition verification yet: ours appends a transactional "
-                                      "batch for a partition not added to the transaction")
 
 
 def init_producer_id(transactional_id: str | None) -> dict:
@@ -131,7 +122,7 @@ def test_a_transaction_committed_then_one_aborted(pair):
     script.same(ApiKey.END_TXN, END, end_txn(txn, "pid", 0, True))  # nothing begun: INVALID_TXN_STATE
     stray = unique_topic("txn-stray")  # a partition never added to the transaction
     create_topic(pair, stray)
-    script.same(ApiKey.PRODUCE, PRODUCE, produce(stray, records("pid", 0, 0, 3, True), txn), intended=(NOT_VERIFIED,))
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(stray, records("pid", 0, 0, 3, True), txn))  # KIP-890: INVALID_TXN_STATE
 
     script.same(ApiKey.ADD_PARTITIONS_TO_TXN, ADD_PARTITIONS, add_partitions(txn, "pid", 0, topic))
     script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 0, 3, True), txn))
@@ -208,8 +199,31 @@ def test_a_second_producer_with_the_same_id_fences_the_first(pair):
 
     # The first producer, still at epoch 0.
     script.same(ApiKey.ADD_PARTITIONS_TO_TXN, ADD_PARTITIONS, add_partitions(txn, "pid", 0, topic))
-    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 2, 1, True), txn),
-                intended=(REFUSED_BY_THE_LOG,))
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 2, 1, True), txn))  # refused by the verification
     script.same(ApiKey.END_TXN, END, end_txn(txn, "pid", 0, True))
     script.same(ApiKey.END_TXN, END, end_txn(txn, "pid", 0, False))
+    script.same(ApiKey.FETCH, FETCH, fetch(topic, 1))
+
+
+def test_a_transactional_batch_is_verified_with_the_coordinator_first(pair):
+    """KIP-890 part 1 (transaction.partition.verification.enable, on by default): the partition's leader
+    asks the transaction coordinator before it appends a transactional batch of a producer with no
+    transaction open in that partition."""
+    script, topic, txn = Script(pair), unique_topic("verified"), unique_topic("txn")
+    create_topic(pair, topic)
+    find_coordinator(pair, txn, TRANSACTION)
+    producer_ids_ready(pair)
+    script.same(ApiKey.INIT_PRODUCER_ID, INIT, init_producer_id(txn), learn=("producer_id", "pid"))
+    script.learn("a stranger", 987654, 987654)
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 0, 1, True), unique_topic("other")))
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("a stranger", 0, 0, 1, True), txn))
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 3, 0, 1, True), txn))  # not its epoch
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 0, 1, True), None))  # no transactional id
+    script.same(ApiKey.ADD_PARTITIONS_TO_TXN, ADD_PARTITIONS, add_partitions(txn, "pid", 0, topic))
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 0, 2, True), txn))
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 2, 1, True), txn))  # open: not asked again
+    script.same(ApiKey.END_TXN, END, end_txn(txn, "pid", 0, True))
+    settled(script, txn, "CompleteCommit")
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 3, 1, True), txn))  # not added again
+    stable_at(script, topic, 4)
     script.same(ApiKey.FETCH, FETCH, fetch(topic, 1))
