@@ -240,6 +240,8 @@ _KEYS = [
               "A transactional id with no transaction for this long is forgotten.", _at_least(1)),
     ConfigKey("transaction.abort.timed.out.transaction.cleanup.interval.ms", _int, "10000",
               "How often transactions open past their timeout are aborted.", _at_least(1)),
+    ConfigKey("transaction.partition.verification.enable", _bool, "true",
+              "Refuse a transactional batch for a partition not added to its transaction (KIP-890)."),
     ConfigKey("transaction.remove.expired.transaction.cleanup.interval.ms", _int, "3600000",
               "How often expired transactional ids are removed.", _at_least(1)),
     # client quotas (docs/quotas.md): the windows a client's byte rate and request time are measured over
