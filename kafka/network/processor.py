@@ -219,6 +219,9 @@ class Processor(threading.Thread):
             self.failed_authentications += 1
             self.close_channel(channel, str(e), repeated_key=("handshake", type(e.__cause__).__name__))
             return
+        except OSError as e:  # reset or hung up mid-handshake: a disconnect, not a failed authentication
+            self.close_channel(channel, f"closed by the client during the TLS handshake ({e})")
+            return
         if self.idle_expiry is not None:
             self.idle_expiry.update(channel.id)
         if interest:

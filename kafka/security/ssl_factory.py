@@ -109,7 +109,7 @@ class SslFactory:
                 ctx.set_ciphers(":".join(tls12))
             except ssl.SSLError as e:
                 raise SslConfigError(f"invalid value {','.join(suites)!r} for configuration key "
-                                     f"'ssl.cipher.suites': {e.reason or e}") from None
+                                     f"'ssl.cipher.suites': {getattr(e, 'reason', None) or e}") from None
 
     # ------------------------------------------------------------------ keystore
     def _keystore_pem(self) -> tuple[str, str | None] | None:
@@ -194,6 +194,6 @@ def _load_cert_chain(ctx: ssl.SSLContext, pem: str, password: str | None) -> Non
         ctx.load_cert_chain(path, password=password if password is not None else "")  # never a tty prompt
     except ssl.SSLError as e:
         raise SslConfigError(f"the keystore (ssl.keystore.location or ssl.keystore.certificate.chain/"
-                             f"ssl.keystore.key, with ssl.key.password) cannot be used: {e.reason or e}") from None
+                             f"ssl.keystore.key, with ssl.key.password) cannot be used: {getattr(e, 'reason', None) or e}") from None
     finally:
         os.unlink(path)

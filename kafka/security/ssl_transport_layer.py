@@ -48,16 +48,20 @@ class SslTransportLayer(TransportLayer):
         return self._ready
 
     def handshake(self) -> int:
+        """Raises SslAuthenticationError when the handshake fails, ConnectionError (an OSError)
+        when the peer simply went away during it (Kafka counts only the first as a failure)."""
         try:
             self.socket.do_handshake()
         except ssl.SSLWantReadError:
             return selectors.EVENT_READ
         except ssl.SSLWantWriteError:
             return selectors.EVENT_WRITE
+        except (ssl.SSLEOFError, ssl.SSLZeroReturnError) as e:
+            raise ConnectionError("closed by the client during the TLS handshake") from e
         except ssl.SSLError as e:
-            raise SslAuthenticationError(f"TLS handshake failed: {e.reason or e}") from e
-        except OSError as e:  # reset or closed mid-handshake
-            raise SslAuthenticationError(f"TLS handshake failed: {e.strerror or e}") from e
+            if getattr(e, "reason", None) == "UNEXPECTED_EOF_WHILE_READING":  # the peer hung up: no failure
+                raise ConnectionError("closed by the client during the TLS handshake") from e
+            raise SslAuthenticationError(f"TLS handshake failed: {getattr(e, 'reason', None) or e}") from e
         self._ready = True
         return 0
 

@@ -401,11 +401,12 @@ class KafkaConfig:
 
     @property
     def inter_broker_listener_name(self) -> str:
-        return (self.values["inter.broker.listener.name"] or (self.values["security.inter.broker.protocol"]
-                                                              or SecurityProtocol.PLAINTEXT).name).upper()
+        protocol = self.values["security.inter.broker.protocol"]
+        return (self.values["inter.broker.listener.name"] or (protocol or SecurityProtocol.PLAINTEXT).name).upper()
 
     def _validate_security(self) -> None:
-        if self.values["inter.broker.listener.name"] and self.values["security.inter.broker.protocol"]:
+        protocol_set = self.values["security.inter.broker.protocol"] is not None  # PLAINTEXT is 0, falsy
+        if self.values["inter.broker.listener.name"] and protocol_set:
             raise ConfigError("configuration keys 'inter.broker.listener.name' and 'security.inter.broker.protocol' "
                               "cannot both be set: name the listener only")
         for end_point in self.listeners:
@@ -420,7 +421,7 @@ class KafkaConfig:
                 except SslConfigError as e:
                     raise ConfigError(f"listener {name} (SSL): {e}") from None
         if self.is_broker and self.inter_broker_listener_name not in [e.listener_name for e in self.broker_listeners]:
-            if self.values["inter.broker.listener.name"] or self.values["security.inter.broker.protocol"]:
+            if self.values["inter.broker.listener.name"] or protocol_set:
                 raise ConfigError(f"configuration key 'inter.broker.listener.name' names "
                                   f"{self.inter_broker_listener_name}, which is not in 'listeners'")
 
