@@ -111,6 +111,7 @@ def _one_of(*choices: str) -> Callable[[Any], str | None]:
 
 
 _LISTENER_PREFIX = "listener.name."
+_SERVER_ONLY_SSL_KEYS = ("ssl.client.auth", "ssl.principal.mapping.rules")  # a client has no such keys
 
 
 INT32_MAX = 2**31 - 1
@@ -396,7 +397,8 @@ class KafkaConfig:
         protocol = self.security_protocol(listener_name)
         configs = {"security.protocol": protocol.name}
         if protocol.uses_tls:
-            configs.update({k: v for k, v in self.ssl_configs(listener_name).items() if v is not None})
+            configs.update({k: v for k, v in self.ssl_configs(listener_name).items()
+                            if v is not None and k not in _SERVER_ONLY_SSL_KEYS})
         return configs
 
     @property
