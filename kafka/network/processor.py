@@ -345,7 +345,10 @@ class Processor(threading.Thread):
                 self.unmute(channel)  # the selector hands us its next request
 
     def _poll_timeout_s(self) -> float:
-        """Wake up for the first throttle deadline if it comes before the usual poll timeout."""
+        """Wake up for the first throttle deadline if it comes before the usual poll timeout; do not
+        wait at all while OpenSSL holds bytes of a channel that select cannot see."""
+        if self._buffered_reads:
+            return 0.0
         if not self._throttled:
             return POLL_TIMEOUT_S
         first = min(c.throttled_until_ms for c in self._throttled.values())

@@ -17,9 +17,12 @@ import pytest
 import structlog
 
 from kafka.clients.admin import AdminClient
+from kafka.protocol.api_keys import APIS, ApiKey
+from kafka.protocol.header import decode_response, encode_request
 from tests.helpers import InProcessBroker, free_port, unique_topic, wait_until
 from tests.metrics.scrape import scrape
 from tests.security.certificates import Certificates
+from tests.wire import WireClient
 
 pytestmark = pytest.mark.broker
 IDLE_MS = 1500  # connections.max.idle.ms: how soon a stalled handshake is closed
@@ -168,6 +171,19 @@ def test_our_own_admin_client_speaks_ssl(tls_broker, certs):
         assert [n.port for n in nodes] == [tls_broker.ssl_port]
     finally:
         admin.close()
+
+
+def test_requests_pipelined_in_one_tls_record_are_all_answered(tls_broker, certs):
+    """Three requests in one TLS record: OpenSSL decrypts them together, and the selector never sees
+    the second and third; the Processor must read them from its buffered channels."""
+    client = WireClient(tls_broker.ssl_port, timeout=5)
+    client.sock = tls_client_context(certs).wrap_socket(client.sock, server_hostname="127.0.0.1")
+    api = APIS[ApiKey.API_VERSIONS]
+    body = {"client_software_name": "t", "client_software_version": "1"}
+    client.send_frame(b"".join(encode_request(api, 3, cid, "pipelined", body) for cid in (1, 2, 3)))
+    answered = [decode_response(api, 3, client.read_frame())[0] for _ in range(3)]  # a 5 s timeout each
+    assert answered == [1, 2, 3]
+    client.close()
 
 
 # ------------------------------------------------------------------ bad input
