@@ -22,6 +22,7 @@ from kafka.protocol.header import decode_response, encode_request
 from tests.helpers import InProcessBroker, free_port, unique_topic, wait_until
 from tests.metrics.scrape import scrape
 from tests.security.certificates import Certificates
+from tests.server.test_startup_errors import start_broker, the_error
 from tests.wire import WireClient
 
 pytestmark = pytest.mark.broker
@@ -240,3 +241,14 @@ def assert_still_served(broker, certs) -> None:
         assert admin.describe_cluster()[2]
     finally:
         admin.close()
+
+
+# ------------------------------------------------------------------ start-up refuses what it cannot serve
+@pytest.mark.parametrize("overrides, key", [
+    ({"listeners": "PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0"}, "ssl.keystore.location"),  # no keystore
+    ({"listener.security.protocol.map": "PLAINTEXT:TLS,CONTROLLER:PLAINTEXT"}, "listener.security.protocol.map"),
+    ({"listeners": "PLAINTEXT://127.0.0.1:0,SASL_SSL://127.0.0.1:0"}, "listener.security.protocol.map"),
+])
+def test_the_broker_does_not_start_with_a_listener_it_cannot_serve(tmp_path, overrides, key):
+    error = the_error(start_broker(tmp_path, **overrides))
+    assert f"'{key}'" in error
