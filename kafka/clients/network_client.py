@@ -234,7 +234,11 @@ class NetworkClient:
     def _on_tcp_connected(self, channel: KafkaChannel, now_ms: int) -> None:
         """TCP is up: over TLS the handshake comes first, as the selector allows."""
         self.selector.unregister(channel.sock)  # TLS wraps the socket in a new object
-        channel.start_transport()
+        try:
+            channel.start_transport()
+        except OSError as e:
+            self._fail_node(channel.node_id, now_ms, f"connection to node {channel.node_id} lost: {e}")
+            return
         self.selector.register(channel.sock, selectors.EVENT_WRITE, channel)
         self._continue_handshake(channel, now_ms)
 
@@ -244,6 +248,9 @@ class NetworkClient:
         except SslAuthenticationError as e:
             log.warning("TLS handshake with the broker failed", node=str(self.node(channel.node_id)), error=str(e))
             self._fail_node(channel.node_id, now_ms, str(e))
+            return
+        except OSError as e:  # the broker hung up mid-handshake
+            self._fail_node(channel.node_id, now_ms, f"connection to node {channel.node_id} lost: {e}")
             return
         if interest:
             self.selector.modify(channel.sock, interest, channel)

@@ -76,6 +76,7 @@ class Certificates:
         self.ca = _issue(_name("Test CA"), None, ca=True)
         self.other_ca = _issue(_name("Untrusted CA"), None, ca=True)
         self.ca_file = self._write("ca.pem", self.ca.certificate.public_bytes(serialization.Encoding.PEM))
+        self.other_ca_file = self._write("other-ca.pem", self.other_ca.certificate.public_bytes(serialization.Encoding.PEM))
         broker = _issue(_name("broker", "kafka"), self.ca,
                         sans=[x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))])
         self.broker = broker

@@ -17,6 +17,7 @@ import pytest
 import structlog
 
 from kafka.clients.admin import AdminClient
+from kafka.clients.errors import KafkaError
 from kafka.protocol.api_keys import APIS, ApiKey
 from kafka.protocol.header import decode_response, encode_request
 from tests.helpers import InProcessBroker, free_port, unique_topic, wait_until
@@ -185,6 +186,19 @@ def test_requests_pipelined_in_one_tls_record_are_all_answered(tls_broker, certs
     answered = [decode_response(api, 3, client.read_frame())[0] for _ in range(3)]  # a 5 s timeout each
     assert answered == [1, 2, 3]
     client.close()
+
+
+def test_our_client_refuses_a_broker_its_truststore_does_not_vouch_for(tls_broker, certs, log_events):
+    admin = AdminClient({"bootstrap.servers": f"127.0.0.1:{tls_broker.ssl_port}", "security.protocol": "SSL",
+                         "ssl.truststore.type": "PEM", "ssl.truststore.location": certs.other_ca_file,
+                         "request.timeout.ms": 2000, "default.api.timeout.ms": 3000})
+    try:
+        with pytest.raises(KafkaError):  # a timeout: no broker it trusts answers
+            admin.describe_cluster()
+    finally:
+        admin.close()
+    assert any(e["event"] == "TLS handshake with the broker failed" and "CERTIFICATE_VERIFY_FAILED" in e["error"]
+               for e in log_events)
 
 
 # ------------------------------------------------------------------ bad input
