@@ -61,7 +61,9 @@ class SslTransportLayer(TransportLayer):
         except ssl.SSLError as e:
             if getattr(e, "reason", None) == "UNEXPECTED_EOF_WHILE_READING":  # the peer hung up: no failure
                 raise ConnectionError("closed by the client during the TLS handshake") from e
-            raise SslAuthenticationError(f"TLS handshake failed: {getattr(e, 'reason', None) or e}") from e
+            detail = getattr(e, "verify_message", None)  # a certificate's fault: expired, unknown CA, ...
+            reason = getattr(e, "reason", None) or str(e)
+            raise SslAuthenticationError(f"TLS handshake failed: {reason}{f' ({detail})' if detail else ''}") from e
         self._ready = True
         return 0
 
