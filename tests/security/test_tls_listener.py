@@ -219,7 +219,9 @@ def test_a_plaintext_client_on_the_ssl_port_fails_its_handshake(tls_broker, cert
             wait_until(lambda: closed_by_broker(raw), timeout=10, message="the broker to close the connection")
     wait_until(lambda: metric(tls_broker, "failed_authentication_total", "SSL") == failed + 3, timeout=10,
                message="three failed handshakes counted")
-    assert closes(log_events, "TLS handshake failed") == 1  # then counted, not logged, for the interval
+    # one line at most for the three (none if an earlier test's failure on this listener was logged
+    # within the interval): the rest are counted, not logged
+    assert closes(log_events, "TLS handshake failed") <= 1
     assert_still_served(tls_broker, certs)
 
 
