@@ -541,7 +541,7 @@ class KafkaConfig:
 
     def non_default_values(self) -> dict[str, str]:
         """What the operator set, secrets masked as Kafka prints its PASSWORD configs."""
-        return {k: "[hidden]" if k.endswith((".password", "ssl.keystore.key")) else v
+        return {k: "[hidden]" if is_sensitive(k) else v
                 for k, v in self.originals.items() if k not in CONFIG_KEYS or CONFIG_KEYS[k].default != v}
 
     @classmethod
@@ -553,6 +553,11 @@ class KafkaConfig:
             raise ConfigError(f"cannot read configuration file {path}: {e.strerror}") from None
         props.update(overrides or {})
         return cls(props)
+
+
+def is_sensitive(key: str) -> bool:
+    """Kafka's PASSWORD configs: never logged, never returned by DescribeConfigs."""
+    return key.endswith((".password", "ssl.keystore.key"))
 
 
 def parse_properties(text: str) -> dict[str, str]:

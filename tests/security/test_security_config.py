@@ -9,6 +9,7 @@ import pytest
 
 from kafka.security.security_protocol import SecurityProtocol
 from kafka.security.ssl_factory import SslConfigError, SslFactory
+from kafka.server.config_helper import BROKER, ConfigHelper
 from kafka.server.kafka_config import ConfigError, KafkaConfig
 from tests.security.certificates import PASSWORD, Certificates
 
@@ -130,3 +131,13 @@ def test_client_context_checks_the_host_name_by_default(certs):
     trust = {"ssl.truststore.type": "PEM", "ssl.truststore.location": certs.ca_file}
     assert SslFactory(trust, server_mode=False).context.check_hostname
     assert not SslFactory({**trust, "ssl.endpoint.identification.algorithm": ""}, False).context.check_hostname
+
+
+def test_describe_configs_never_returns_a_password(certs):
+    c = KafkaConfig({**certs.broker_ssl_configs(), "ssl.keystore.password": "secret", "ssl.key.password": "k"})
+    described = {d.name: d for d in ConfigHelper(None, c).describe_configs(BROKER, "1", None)}
+    for key in ("ssl.keystore.password", "ssl.key.password"):
+        entry = described[key].to_response(4, include_synonyms=True)
+        assert entry["value"] is None and entry["is_sensitive"]
+        assert all(s["value"] is None for s in entry["synonyms"])
+    assert described["ssl.client.auth"].value == "none"
