@@ -11,6 +11,7 @@ import shutil
 import socket
 import ssl
 import subprocess
+import sys
 
 import confluent_kafka as ck
 import pytest
@@ -20,7 +21,7 @@ from kafka.clients.admin import AdminClient
 from kafka.clients.errors import KafkaError
 from kafka.protocol.api_keys import APIS, ApiKey
 from kafka.protocol.header import decode_response, encode_request
-from tests.helpers import InProcessBroker, free_port, unique_topic, wait_until
+from tests.helpers import REPO, InProcessBroker, free_port, unique_topic, wait_until
 from tests.metrics.scrape import scrape
 from tests.security.certificates import Certificates
 from tests.server.test_startup_errors import start_broker, the_error
@@ -186,6 +187,22 @@ def test_requests_pipelined_in_one_tls_record_are_all_answered(tls_broker, certs
     answered = [decode_response(api, 3, client.read_frame())[0] for _ in range(3)]  # a 5 s timeout each
     assert answered == [1, 2, 3]
     client.close()
+
+
+def test_kafka_topics_over_mtls_with_a_command_config(tls_broker, certs, tmp_path):
+    cert, key = certs.client("tools")
+    config = tmp_path / "client-ssl.properties"
+    config.write_text("security.protocol=SSL\nssl.truststore.type=PEM\n"
+                      f"ssl.truststore.location={certs.ca_file}\nssl.keystore.type=PEM\n"
+                      f"ssl.keystore.location={tmp_path / 'tools.pem'}\n")
+    (tmp_path / "tools.pem").write_text(open(cert).read() + open(key).read())
+    topic = unique_topic("tool-tls")
+    for args in (["--create", "--topic", topic], ["--list"]):
+        result = subprocess.run([sys.executable, "-m", "kafka.tools.topics", "--bootstrap-server",
+                                 f"127.0.0.1:{tls_broker.mtls_port}", "--command-config", str(config), *args],
+                                capture_output=True, text=True, timeout=60, cwd=REPO)
+        assert result.returncode == 0, result.stderr
+    assert topic in result.stdout.split()
 
 
 def test_our_client_refuses_a_broker_its_truststore_does_not_vouch_for(tls_broker, certs, log_events):
