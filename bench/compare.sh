@@ -105,16 +105,21 @@ measure() {  # broker, port, pid: every single-node workload
     --json "$RESULTS/$name-8-20-idle-consumers.jsonl"
   memory "$name" "$pid" end
 }
-# A JVM runs its hot paths interpreted until the JIT has compiled them: before anything is measured,
-# one produce and consume of each shape the workloads use, and a few thousand small produce requests
-# and fetches (linger.ms=0), so that the per-request code is compiled too. Nothing of it is recorded.
+# A JVM runs its hot paths interpreted until the JIT has compiled them, and keeps compiling as new
+# paths get hot (jstat -compiler: about 6,500 methods after the warm-up below, a few hundred more in
+# each workload that follows a different path). So before anything is measured: one produce and
+# consume of each shape the workloads use, a few seconds of small requests (linger.ms=0: thousands
+# of produce requests and fetches; acks=1, for with acks=all three nodes answering each small
+# request after a replication round trip fell seconds behind on a busy two-core machine), and the
+# 1,000 msg/s run itself, whose fetches wait in the purgatory. Nothing of it is recorded.
 warm_up() {  # harness (bench.py or bench/replicated.py ...), bootstrap
   local harness=("${@:1:$#-1}") bootstrap=${!#}
   echo "== apache: warm-up (not recorded)"
   "${harness[@]}" --bootstrap "$bootstrap" --runs 1 -n 200000 -s 1024 -p 6 >/dev/null
   "${harness[@]}" --bootstrap "$bootstrap" --runs 1 -n 300000 -s 100 >/dev/null
-  "${harness[@]}" --bootstrap "$bootstrap" --runs 1 --mode latency --linger-ms 0 --acks all --rate 3000 \
+  "${harness[@]}" --bootstrap "$bootstrap" --runs 1 --mode latency --linger-ms 0 --acks 1 --rate 2000 \
     --duration 4 >/dev/null
+  "${harness[@]}" --bootstrap "$bootstrap" --runs 1 --mode latency --linger-ms 5 --acks all --duration 4 >/dev/null
 }
 
 for broker in "ours $OURS_PORT $OURS" "reference $REF_PORT $REF"; do
@@ -132,6 +137,7 @@ if [ "$APACHE" = 1 ]; then
   # The first InitProducerId creates __transaction_state (50 partitions): not a cost of the runs.
   $PY bench/idempotent.py --harness "$BENCH_DIR/bench.py" -- --bootstrap "127.0.0.1:$APACHE_PORT" --runs 1 \
     -n 100000 -s 1024 --acks all >/dev/null
+  $PY bench/idle_consumers.py --bootstrap "127.0.0.1:$APACHE_PORT" --broker-pid "$APACHE_PIDS" --seconds 5 >/dev/null
   memory apache "$APACHE_PIDS" idle_warm
   measure apache $APACHE_PORT "$APACHE_PIDS"
   stop_pids $APACHE_PIDS
