@@ -97,7 +97,7 @@ lab-handout: $(STAMP)
 	$(BIN)/kafka-lab handout $(DIR) $(foreach lab,$(LABS),--lab $(lab))
 
 # Our broker beside the reference broker (../shared/bench); see bench/compare.sh.
-bench: $(STAMP)
+bench: $(STAMP) /usr/bin/java tests/jvm/target/.resolved
 	bench/compare.sh
 
 clean:

@@ -155,6 +155,7 @@ class ApacheKafka:
         for node in self.nodes:
             while not _serves_metadata(node.port, len(self.nodes)):
                 if node.process.poll() is not None:
+                    self.stop()  # the other nodes too: a caller that gets no pids cannot stop them
                     raise RuntimeError(f"Apache Kafka node {node.node_id} exited {node.process.returncode}:\n"
                                        f"{node.output()}")
                 if time.monotonic() > deadline:
@@ -180,9 +181,13 @@ class ApacheKafka:
 
 
 def _random_cluster_id() -> str:
-    """kafka-storage random-uuid: a Uuid in Kafka's URL-safe base64 without padding."""
+    """kafka-storage random-uuid: a Uuid in Kafka's URL-safe base64 without padding, never starting with
+    '-' (Uuid.randomUuid's rule: `format -t -xyz` would read the id as an option)."""
     import base64
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    while True:
+        text = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not text.startswith("-"):
+            return text
 
 
 def _serves_metadata(port: int, brokers: int) -> bool:
