@@ -14,6 +14,7 @@ max.message.bytes; the rest are stored so that DescribeConfigs can show them and
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,9 @@ DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
 DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024 + 12  # 1 MiB of batch plus the log overhead
 DEFAULT_INDEX_INTERVAL_BYTES = 4096
 DEFAULT_SEGMENT_INDEX_BYTES = 10 * 1024 * 1024
+DEFAULT_MESSAGE_TIMESTAMP_AFTER_MAX_MS = 60 * 60 * 1000  # an hour ahead of the broker's clock (Kafka 4.0)
+TIERED_STORAGE_DISABLED = ("Tiered Storage functionality is disabled in the broker. "
+                           "Topic cannot be configured with remote log storage.")
 
 CLEANUP_POLICIES = ("delete", "compact")
 TIMESTAMP_TYPES = ("CreateTime", "LogAppendTime")
@@ -55,9 +59,23 @@ class LogConfig:
     unclean_leader_election_enable: bool = False
     message_timestamp_type: str = "CreateTime"
     message_timestamp_before_max_ms: int = LONG_MAX
-    message_timestamp_after_max_ms: int = LONG_MAX
-    message_timestamp_difference_max_ms: int = LONG_MAX  # deprecated by KIP-937: stands in for before/after
+    message_timestamp_after_max_ms: int = DEFAULT_MESSAGE_TIMESTAMP_AFTER_MAX_MS
     compression_type: str = "producer"
+    compression_gzip_level: int = -1
+    compression_lz4_level: int = 9
+    compression_zstd_level: int = 3
+    max_decompressed_message_bytes: int = INT_MAX - 8
+    leader_replication_throttled_replicas: str = ""
+    follower_replication_throttled_replicas: str = ""
+    errors_deadletterqueue_group_enable: bool = False
+    # Tiered storage (KIP-405) is not built: the keys are known and shown, remote.storage.enable=true refused.
+    remote_storage_enable: bool = False
+    local_retention_ms: int = -2
+    local_retention_bytes: int = -2
+    remote_log_copy_disable: bool = False
+    remote_log_delete_on_disable: bool = False
+    remote_copy_lag_ms: int = 0
+    remote_copy_lag_bytes: int = -1
     flush_messages: int = LONG_MAX
     flush_ms: int = LONG_MAX
     preallocate: bool = False
@@ -85,6 +103,8 @@ class LogConfig:
             if spec is None:
                 raise ValueError(f"unknown topic config {key!r}")
             changes[spec.field] = spec.parse(key, raw)
+        if changes.get("remote_storage_enable"):
+            raise ValueError(TIERED_STORAGE_DISABLED)
         return dataclasses.replace(base, **changes)
 
     def to_props(self) -> dict[str, str]:
@@ -145,6 +165,14 @@ def _one_of(choices: tuple[str, ...]) -> Callable[[str], str]:
     return parse
 
 
+def _throttled_replicas(raw: str) -> str:
+    # "*" or partition:broker pairs, as kafka-reassign-partitions sets them while it moves data
+    items = [item.strip() for item in raw.split(",") if item.strip()]
+    if items != ["*"] and not all(re.fullmatch(r"\d+:\d+", item) for item in items):
+        raise ValueError(raw)
+    return ",".join(items)
+
+
 def _int(low: int, high: int = INT_MAX) -> tuple[Callable[[str], int], Callable[[int], bool], str]:
     return int, lambda value: low <= value <= high, f"must be in [{low}, {high}]"
 
@@ -175,8 +203,22 @@ TOPIC_CONFIGS: dict[str, _Spec] = {
     "message.timestamp.type": _Spec("message_timestamp_type", _one_of(TIMESTAMP_TYPES)),
     "message.timestamp.before.max.ms": _Spec("message_timestamp_before_max_ms", *_long(0)),
     "message.timestamp.after.max.ms": _Spec("message_timestamp_after_max_ms", *_long(0)),
-    "message.timestamp.difference.max.ms": _Spec("message_timestamp_difference_max_ms", *_long(0)),
     "compression.type": _Spec("compression_type", _one_of(COMPRESSION_TYPES)),
+    "compression.gzip.level": _Spec("compression_gzip_level", int, lambda v: v == -1 or 1 <= v <= 9,
+                                    "must be -1 or in [1, 9]"),
+    "compression.lz4.level": _Spec("compression_lz4_level", *_int(1, 17)),
+    "compression.zstd.level": _Spec("compression_zstd_level", *_int(-131072, 22)),
+    "max.decompressed.message.bytes": _Spec("max_decompressed_message_bytes", *_int(0)),
+    "leader.replication.throttled.replicas": _Spec("leader_replication_throttled_replicas", _throttled_replicas),
+    "follower.replication.throttled.replicas": _Spec("follower_replication_throttled_replicas", _throttled_replicas),
+    "errors.deadletterqueue.group.enable": _Spec("errors_deadletterqueue_group_enable", _bool),
+    "remote.storage.enable": _Spec("remote_storage_enable", _bool),
+    "local.retention.ms": _Spec("local_retention_ms", *_long(-2)),
+    "local.retention.bytes": _Spec("local_retention_bytes", *_long(-2)),
+    "remote.log.copy.disable": _Spec("remote_log_copy_disable", _bool),
+    "remote.log.delete.on.disable": _Spec("remote_log_delete_on_disable", _bool),
+    "remote.copy.lag.ms": _Spec("remote_copy_lag_ms", *_long(0)),
+    "remote.copy.lag.bytes": _Spec("remote_copy_lag_bytes", *_long(-1)),
     "flush.messages": _Spec("flush_messages", *_long(1)),
     "flush.ms": _Spec("flush_ms", *_long(0)),
     "preallocate": _Spec("preallocate", _bool),
@@ -205,8 +247,12 @@ TOPIC_CONFIG_SYNONYMS: dict[str, str] = {
     "message.timestamp.type": "log.message.timestamp.type",
     "message.timestamp.before.max.ms": "log.message.timestamp.before.max.ms",
     "message.timestamp.after.max.ms": "log.message.timestamp.after.max.ms",
-    "message.timestamp.difference.max.ms": "log.message.timestamp.difference.max.ms",
     "compression.type": "compression.type",
+    "compression.gzip.level": "compression.gzip.level",
+    "compression.lz4.level": "compression.lz4.level",
+    "compression.zstd.level": "compression.zstd.level",
+    "local.retention.ms": "log.local.retention.ms",
+    "local.retention.bytes": "log.local.retention.bytes",
     "flush.messages": "log.flush.interval.messages",
     "flush.ms": "log.flush.interval.ms",
     "preallocate": "log.preallocate",

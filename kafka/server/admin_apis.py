@@ -31,7 +31,7 @@ from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.describe_cluster import BROKERS_ENDPOINT_TYPE
 from kafka.server.admin_manager import CreatedTopic, TopicError
-from kafka.server.config_helper import DEFAULT_CONFIG, DYNAMIC_TOPIC_CONFIG
+from kafka.server.config_helper import ConfigHelper
 from kafka.utils import future_utils
 from kafka.utils.topic_partition import TopicPartition
 
@@ -102,16 +102,14 @@ class AdminApis:
 
         return future_utils.handle(created, entry)
 
-    @staticmethod
-    def _created_topic_entry(created: CreatedTopic, replication_factor: int) -> dict:
+    def _created_topic_entry(self, created: CreatedTopic, replication_factor: int) -> dict:
         meta = created.metadata
         if meta.partitions:
             replication_factor = len(meta.partitions[0].replicas)
         return dict(name=meta.name, topic_id=meta.topic_id, error_code=Errors.NONE, error_message=None,
                     num_partitions=meta.num_partitions, replication_factor=replication_factor,
-                    configs=[dict(name=k, value=v, read_only=False, is_sensitive=False,
-                                  config_source=DYNAMIC_TOPIC_CONFIG if k in meta.configs else DEFAULT_CONFIG)
-                             for k, v in sorted(created.log_config.to_props().items())])
+                    configs=ConfigHelper(self.apis.admin_manager, self.apis.config).created_topic_configs(
+                        meta.configs, created.log_config))
 
     # ------------------------------------------------------------------ DeleteTopics
     def handle_delete_topics_request(self, request: Request) -> None:

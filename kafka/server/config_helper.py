@@ -128,6 +128,20 @@ class ConfigHelper:
             found.pop(0)
         return found
 
+    def created_topic_configs(self, overrides: dict[str, str], log_config) -> list[dict]:
+        """CreateTopics' configs of a new topic, with the sources the controller reports (Kafka's
+        KafkaConfigSchema.resolveEffectiveTopicConfigs): the topic's own, else STATIC_BROKER_CONFIG when
+        server.properties sets any broker key for it (log.retention.hours counts for retention.ms here,
+        unlike DescribeConfigs), else the default."""
+        def source(key: str) -> int:
+            if key in overrides:
+                return DYNAMIC_TOPIC_CONFIG
+            broker_key = TOPIC_CONFIG_SYNONYMS.get(key)
+            names = broker_synonyms(broker_key) if broker_key else []
+            return STATIC_BROKER_CONFIG if any(n in self.config.originals for n in names) else DEFAULT_CONFIG
+        return [dict(name=key, value=value, read_only=False, is_sensitive=False, config_source=source(key))
+                for key, value in sorted(log_config.to_props().items())]
+
     def describe_broker(self, name: str) -> list[DescribedConfig]:
         if name not in ("", str(self.config.node_id)):
             raise ConfigError(Errors.RESOURCE_NOT_FOUND, f"broker '{name}' is not this broker ({self.config.node_id})")
