@@ -51,6 +51,12 @@ INTENDED_DIFFERENCES: tuple[Intended, ...] = (
              "Kafka 4.4 enables eligible leader replicas (KIP-966), and its controller then writes a cluster-wide "
              "min.insync.replicas at bootstrap (DYNAMIC_DEFAULT_BROKER_CONFIG); ELR is not built here"),
     Intended("*configs[name=min.insync.replicas].synonyms*", "the same cluster-wide record, one more synonym"),
+    Intended("results[resource_name=1].configs[name=*].read_only",
+             "dynamic broker configs (KIP-226) are not built: every broker key is read-only here, set in "
+             "server.properties; Kafka lets IncrementalAlterConfigs change many of them"),
+    Intended("topics[name=small-segments-*].error_message",
+             "segment.bytes may be as small as 14 bytes here (Kafka 4 allows 1 MiB and up, smaller only through its "
+             "internal.segment.bytes): the labs and tests roll segments of a few hundred bytes to show them"),
     Intended("responses[name=misnumbered-*].partition_responses[index=0].*",
              "records numbered out of order inside a batch: Kafka stores an uncompressed batch as sent (a consumer "
              "then reads offsets that go backwards) and fails a compressed one with UNKNOWN_SERVER_ERROR; this "
