@@ -1,14 +1,15 @@
 """ListOffsets asked of both brokers: earliest, latest, by timestamp (ties included), past every
-record, the largest timestamp (-3), on CreateTime and LogAppendTime topics."""
+record, the largest timestamp (-3), the earliest local offset (-4, before and after DeleteRecords),
+on CreateTime and LogAppendTime topics."""
 
 from __future__ import annotations
 
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.record_batch import DefaultRecord, build_batch, iter_batches
-from tests.differential.test_produce_fetch import create, fetch, list_offsets, produce
+from tests.differential.test_produce_fetch import create, delete_records, fetch, list_offsets, produce
 from tests.helpers import unique_topic
 
-EARLIEST, LATEST, MAX_TIMESTAMP = -2, -1, -3
+EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL = -2, -1, -3, -4
 
 
 def stamped(first: int, timestamps: list[int]) -> bytes:
@@ -23,6 +24,7 @@ def test_list_offsets_by_time_with_ties_and_past_the_end(pair):
         pair.same(ApiKey.LIST_OFFSETS, version, list_offsets(topic, LATEST))
         pair.same(ApiKey.LIST_OFFSETS, version, list_offsets(topic, 100))
     pair.same(ApiKey.LIST_OFFSETS, 7, list_offsets(topic, MAX_TIMESTAMP))
+    pair.same(ApiKey.LIST_OFFSETS, 8, list_offsets(topic, EARLIEST_LOCAL))
     pair.same(ApiKey.PRODUCE, 9, produce(topic, stamped(0, [100, 100, 100])))  # three records, one time
     pair.same(ApiKey.PRODUCE, 9, produce(topic, stamped(0, [200, 100, 300])))
     pair.same(ApiKey.PRODUCE, 9, produce(topic, stamped(0, [300, 250])))  # the largest timestamp again
@@ -31,6 +33,11 @@ def test_list_offsets_by_time_with_ties_and_past_the_end(pair):
     for timestamp in (EARLIEST, LATEST, 100, 301):
         pair.same(ApiKey.LIST_OFFSETS, 1, list_offsets(topic, timestamp))
     pair.same(ApiKey.LIST_OFFSETS, 7, list_offsets(topic, LATEST, isolation_level=1))  # read_committed: the LSO
+    for timestamp in (EARLIEST_LOCAL, EARLIEST, MAX_TIMESTAMP, 250):
+        pair.same(ApiKey.LIST_OFFSETS, 8, list_offsets(topic, timestamp))
+    pair.same(ApiKey.DELETE_RECORDS, 2, delete_records(topic, 4))
+    for timestamp in (EARLIEST_LOCAL, EARLIEST, 100):
+        pair.same(ApiKey.LIST_OFFSETS, 8, list_offsets(topic, timestamp))
 
 
 def test_list_offsets_of_what_does_not_exist(pair):
