@@ -165,3 +165,24 @@ def test_keyless_records_on_a_compacted_topic(pair):
     topic = unique_topic("compacted")
     create(pair, topic, configs={"cleanup.policy": "compact"})
     pair.same(ApiKey.PRODUCE, 9, produce(topic, records(3, key=None)))
+
+
+def test_partitions_that_do_not_exist_and_acks_that_do_not_exist(pair):
+    topic = unique_topic("edges")
+    create(pair, topic)
+    body = produce(topic, records(1))
+    body["topic_data"][0]["partition_data"][0]["index"] = 5
+    pair.same(ApiKey.PRODUCE, 9, body)
+    pair.same(ApiKey.PRODUCE, 9, produce(topic, records(1), acks=2))
+    pair.same(ApiKey.PRODUCE, 3, produce(topic, records(2)))
+    unknown_partition = fetch(topic, 0)
+    unknown_partition["topics"][0]["partitions"][0]["partition"] = 5
+    pair.same(ApiKey.FETCH, 11, unknown_partition)
+    read_committed = fetch(topic, 0)
+    read_committed["isolation_level"] = 1
+    pair.same(ApiKey.FETCH, 11, read_committed)
+    pair.same(ApiKey.FETCH, 4, fetch(topic, 0))
+    pair.same(ApiKey.FETCH, 12, fetch(topic, 1))
+    deleted = delete_records(topic, 0)
+    deleted["topics"][0]["partitions"][0]["partition_index"] = 5
+    pair.same(ApiKey.DELETE_RECORDS, 2, deleted)
