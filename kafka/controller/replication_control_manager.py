@@ -194,8 +194,8 @@ class ReplicationControlManager:
                 raise ReplicationError(Errors.INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0, "
                                        "or -1 to use the default value.")
             if partitions <= 0:
-                raise ReplicationError(Errors.INVALID_PARTITIONS, f"Number of partitions was set to an invalid "
-                                       f"non-positive value ({partitions}).")
+                raise ReplicationError(Errors.INVALID_PARTITIONS, "Number of partitions was set to an invalid "
+                                       "non-positive value.")
             if partitions > MAX_PARTITIONS_PER_BATCH:  # a caller that skipped validate_total_number_of_partitions
                 raise ReplicationError(Errors.POLICY_VIOLATION, EXCESSIVE_PARTITIONS_MESSAGE)
             try:
@@ -313,9 +313,11 @@ class ReplicationControlManager:
         if topic is None:
             raise ReplicationError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{t.name}' does not exist")
         current = len(topic.partitions)
-        if t.count <= current:
-            raise ReplicationError(Errors.INVALID_PARTITIONS, f"Topic currently has {current} partitions, which is "
-                                   f"higher than the requested {t.count}.")
+        if t.count < current:
+            raise ReplicationError(Errors.INVALID_PARTITIONS, f"The topic {t.name} currently has {current} "
+                                   f"partition(s); {t.count} would not be an increase.")
+        if t.count == current:
+            raise ReplicationError(Errors.INVALID_PARTITIONS, f"Topic already has {current} partition(s).")
         additional = t.count - current
         if additional > MAX_PARTITIONS_PER_BATCH:  # a caller that skipped validate_total_new_partitions
             raise ReplicationError(Errors.POLICY_VIOLATION, EXCESSIVE_PARTITIONS_MESSAGE)

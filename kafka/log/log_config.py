@@ -14,6 +14,7 @@ max.message.bytes; the rest are stored so that DescribeConfigs can show them and
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,9 @@ DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
 DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024 + 12  # 1 MiB of batch plus the log overhead
 DEFAULT_INDEX_INTERVAL_BYTES = 4096
 DEFAULT_SEGMENT_INDEX_BYTES = 10 * 1024 * 1024
+DEFAULT_MESSAGE_TIMESTAMP_AFTER_MAX_MS = 60 * 60 * 1000  # an hour ahead of the broker's clock (Kafka 4.0)
+TIERED_STORAGE_DISABLED = ("Tiered Storage functionality is disabled in the broker. "
+                           "Topic cannot be configured with remote log storage.")
 
 CLEANUP_POLICIES = ("delete", "compact")
 TIMESTAMP_TYPES = ("CreateTime", "LogAppendTime")
@@ -55,9 +59,23 @@ class LogConfig:
     unclean_leader_election_enable: bool = False
     message_timestamp_type: str = "CreateTime"
     message_timestamp_before_max_ms: int = LONG_MAX
-    message_timestamp_after_max_ms: int = LONG_MAX
-    message_timestamp_difference_max_ms: int = LONG_MAX  # deprecated by KIP-937: stands in for before/after
+    message_timestamp_after_max_ms: int = DEFAULT_MESSAGE_TIMESTAMP_AFTER_MAX_MS
     compression_type: str = "producer"
+    compression_gzip_level: int = -1
+    compression_lz4_level: int = 9
+    compression_zstd_level: int = 3
+    max_decompressed_message_bytes: int = INT_MAX - 8
+    leader_replication_throttled_replicas: str = ""
+    follower_replication_throttled_replicas: str = ""
+    errors_deadletterqueue_group_enable: bool = False
+    # Tiered storage (KIP-405) is not built: the keys are known and shown, remote.storage.enable=true refused.
+    remote_storage_enable: bool = False
+    local_retention_ms: int = -2
+    local_retention_bytes: int = -2
+    remote_log_copy_disable: bool = False
+    remote_log_delete_on_disable: bool = False
+    remote_copy_lag_ms: int = 0
+    remote_copy_lag_bytes: int = -1
     flush_messages: int = LONG_MAX
     flush_ms: int = LONG_MAX
     preallocate: bool = False
@@ -83,8 +101,10 @@ class LogConfig:
         for key, raw in props.items():
             spec = TOPIC_CONFIGS.get(key)
             if spec is None:
-                raise ValueError(f"unknown topic config {key!r}")
+                raise ValueError(f"Unknown topic config name: {key}")
             changes[spec.field] = spec.parse(key, raw)
+        if changes.get("remote_storage_enable"):
+            raise ValueError(TIERED_STORAGE_DISABLED)
         return dataclasses.replace(base, **changes)
 
     def to_props(self) -> dict[str, str]:
@@ -101,18 +121,23 @@ class LogConfig:
 
 @dataclass(frozen=True)
 class _Spec:
-    field: str
-    parse_value: Callable[[str], Any]
-    check: Callable[[Any], bool] = lambda value: True
-    rule: str = ""
+    """One topic config's parser and range; the errors are Kafka's ConfigDef sentences, naming the key."""
 
-    def parse(self, key: str, raw: str) -> Any:
+    field: str
+    parse_value: Callable[[str], Any]  # raises ValueError(why)
+    check: Callable[[Any], str | None] = lambda value: None  # why the value is out of range, or None
+    kind: str = "STRING"  # Kafka's ConfigDef.Type: what DescribeConfigs reports as config_type
+
+    def parse(self, key: str, raw: str | None) -> Any:
+        if raw is None:
+            raise ValueError(f"Null value not supported for topic configs: {key}")
         try:
             value = self.parse_value(str(raw).strip())
-        except ValueError:
-            raise ValueError(f"invalid value {raw!r} for topic config {key!r}") from None
-        if not self.check(value):
-            raise ValueError(f"invalid value {raw!r} for topic config {key!r}: {self.rule}")
+        except ValueError as e:
+            raise ValueError(f"Invalid value {raw} for configuration {key}: {e}") from None
+        reason = self.check(value)
+        if reason is not None:
+            raise ValueError(f"Invalid value {raw} for configuration {key}: {reason}")
         return value
 
     @staticmethod
@@ -125,32 +150,71 @@ class _Spec:
 def _bool(raw: str) -> bool:
     lowered = raw.lower()
     if lowered not in ("true", "false"):
-        raise ValueError(raw)
+        raise ValueError("Expected value to be either true or false")
     return lowered == "true"
 
 
 def _cleanup_policy(raw: str) -> str:
-    # A LIST config: "compact,delete" is legal; keep Kafka's spelling, without blanks.
+    # A LIST config: "compact,delete" is legal, and since Kafka 4.1 so is "" (keep everything for ever);
+    # keep Kafka's spelling, without blanks.
     items = [item.strip() for item in raw.split(",") if item.strip()]
-    if not items or any(item not in CLEANUP_POLICIES for item in items):
-        raise ValueError(raw)
+    if any(item not in CLEANUP_POLICIES for item in items):
+        raise ValueError(f"String must be one of: {', '.join(sorted(CLEANUP_POLICIES))}")
     return ",".join(items)
 
 
 def _one_of(choices: tuple[str, ...]) -> Callable[[str], str]:
     def parse(raw: str) -> str:
         if raw not in choices:
-            raise ValueError(raw)
+            raise ValueError(f"String must be one of: {', '.join(choices)}")
         return raw
     return parse
 
 
-def _int(low: int, high: int = INT_MAX) -> tuple[Callable[[str], int], Callable[[int], bool], str]:
-    return int, lambda value: low <= value <= high, f"must be in [{low}, {high}]"
+def _throttled_replicas(raw: str) -> str:
+    # "*" or partition:broker pairs, as kafka-reassign-partitions sets them while it moves data
+    items = [item.strip() for item in raw.split(",") if item.strip()]
+    if items != ["*"] and not all(re.fullmatch(r"\d+:\d+", item) for item in items):
+        raise ValueError("must be the literal '*' or a list of replicas in the following format: "
+                         "[partitionId]:[brokerId],[partitionId]:[brokerId],...")
+    return ",".join(items)
 
 
-def _long(low: int) -> tuple[Callable[[str], int], Callable[[int], bool], str]:
-    return _int(low, LONG_MAX)
+def _number(kind: str, bits: int) -> Callable[[str], int]:
+    def parse(raw: str) -> int:
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ValueError(f"Not a number of type {kind}") from None
+        if not -(2 ** (bits - 1)) <= value < 2 ** (bits - 1):
+            raise ValueError(f"Not a number of type {kind}")
+        return value
+    return parse
+
+
+def _double(raw: str) -> float:
+    try:
+        return float(raw)
+    except ValueError:
+        raise ValueError("Not a number of type DOUBLE") from None
+
+
+def _range(low: float, high: float | None) -> Callable[[Any], str | None]:
+    def check(value) -> str | None:
+        if value < low:
+            return f"Value must be at least {low}"
+        if high is not None and value > high:
+            return f"Value must be no more than {high}"
+        return None
+    return check
+
+
+def _int(low: int, high: int | None = None) -> tuple[Callable[[str], int], Callable[[int], str | None], str]:
+    return _number("INT", 32), _range(low, high), "INT"
+
+
+def _long(low: int) -> tuple[Callable[[str], int], Callable[[int], str | None], str]:
+    return _number("LONG", 64), _range(low, None), "LONG"
 
 
 TOPIC_CONFIGS: dict[str, _Spec] = {
@@ -162,24 +226,38 @@ TOPIC_CONFIGS: dict[str, _Spec] = {
     "index.interval.bytes": _Spec("index_interval_bytes", *_int(0)),
     "max.message.bytes": _Spec("max_message_bytes", *_int(0)),
     "retention.ms": _Spec("retention_ms", *_long(-1)),
-    "retention.bytes": _Spec("retention_bytes", *_long(-(2**63))),
-    "cleanup.policy": _Spec("cleanup_policy", _cleanup_policy),
+    "retention.bytes": _Spec("retention_bytes", _number("LONG", 64), kind="LONG"),
+    "cleanup.policy": _Spec("cleanup_policy", _cleanup_policy, kind="LIST"),
     "delete.retention.ms": _Spec("delete_retention_ms", *_long(0)),
     "min.compaction.lag.ms": _Spec("min_compaction_lag_ms", *_long(0)),
     "max.compaction.lag.ms": _Spec("max_compaction_lag_ms", *_long(1)),
-    "min.cleanable.dirty.ratio": _Spec("min_cleanable_dirty_ratio", float, lambda v: 0.0 <= v <= 1.0,
-                                       "must be in [0, 1]"),
+    "min.cleanable.dirty.ratio": _Spec("min_cleanable_dirty_ratio", _double, _range(0, 1), "DOUBLE"),
     "file.delete.delay.ms": _Spec("file_delete_delay_ms", *_long(0)),
     "min.insync.replicas": _Spec("min_insync_replicas", *_int(1)),
-    "unclean.leader.election.enable": _Spec("unclean_leader_election_enable", _bool),
+    "unclean.leader.election.enable": _Spec("unclean_leader_election_enable", _bool, kind="BOOLEAN"),
     "message.timestamp.type": _Spec("message_timestamp_type", _one_of(TIMESTAMP_TYPES)),
     "message.timestamp.before.max.ms": _Spec("message_timestamp_before_max_ms", *_long(0)),
     "message.timestamp.after.max.ms": _Spec("message_timestamp_after_max_ms", *_long(0)),
-    "message.timestamp.difference.max.ms": _Spec("message_timestamp_difference_max_ms", *_long(0)),
     "compression.type": _Spec("compression_type", _one_of(COMPRESSION_TYPES)),
+    "compression.gzip.level": _Spec("compression_gzip_level", _number("INT", 32),
+                                    lambda v: None if v == -1 or 1 <= v <= 9 else "Value must be -1 or in [1, 9]",
+                                    "INT"),
+    "compression.lz4.level": _Spec("compression_lz4_level", *_int(1, 17)),
+    "compression.zstd.level": _Spec("compression_zstd_level", *_int(-131072, 22)),
+    "max.decompressed.message.bytes": _Spec("max_decompressed_message_bytes", *_int(0)),
+    "leader.replication.throttled.replicas": _Spec("leader_replication_throttled_replicas", _throttled_replicas, kind="LIST"),
+    "follower.replication.throttled.replicas": _Spec("follower_replication_throttled_replicas", _throttled_replicas, kind="LIST"),
+    "errors.deadletterqueue.group.enable": _Spec("errors_deadletterqueue_group_enable", _bool, kind="BOOLEAN"),
+    "remote.storage.enable": _Spec("remote_storage_enable", _bool, kind="BOOLEAN"),
+    "local.retention.ms": _Spec("local_retention_ms", *_long(-2)),
+    "local.retention.bytes": _Spec("local_retention_bytes", *_long(-2)),
+    "remote.log.copy.disable": _Spec("remote_log_copy_disable", _bool, kind="BOOLEAN"),
+    "remote.log.delete.on.disable": _Spec("remote_log_delete_on_disable", _bool, kind="BOOLEAN"),
+    "remote.copy.lag.ms": _Spec("remote_copy_lag_ms", *_long(0)),
+    "remote.copy.lag.bytes": _Spec("remote_copy_lag_bytes", *_long(-1)),
     "flush.messages": _Spec("flush_messages", *_long(1)),
     "flush.ms": _Spec("flush_ms", *_long(0)),
-    "preallocate": _Spec("preallocate", _bool),
+    "preallocate": _Spec("preallocate", _bool, kind="BOOLEAN"),
 }
 
 # The server.properties key that supplies each topic config's broker-wide default (Kafka's
@@ -205,8 +283,15 @@ TOPIC_CONFIG_SYNONYMS: dict[str, str] = {
     "message.timestamp.type": "log.message.timestamp.type",
     "message.timestamp.before.max.ms": "log.message.timestamp.before.max.ms",
     "message.timestamp.after.max.ms": "log.message.timestamp.after.max.ms",
-    "message.timestamp.difference.max.ms": "log.message.timestamp.difference.max.ms",
     "compression.type": "compression.type",
+    "compression.gzip.level": "compression.gzip.level",
+    "compression.lz4.level": "compression.lz4.level",
+    "compression.zstd.level": "compression.zstd.level",
+    "local.retention.ms": "log.local.retention.ms",
+    "local.retention.bytes": "log.local.retention.bytes",
+    "remote.copy.lag.ms": "log.remote.copy.lag.ms",
+    "remote.copy.lag.bytes": "log.remote.copy.lag.bytes",
+    "max.decompressed.message.bytes": "max.decompressed.message.bytes",
     "flush.messages": "log.flush.interval.messages",
     "flush.ms": "log.flush.interval.ms",
     "preallocate": "log.preallocate",

@@ -15,8 +15,8 @@ Seed 002's "some validations" before the append. Each batch first has its header
   gigabyte. The check reads a record's length before any of its bytes, so a bomb is refused
   after a few bytes of decompression;
 * ``cleanup.policy=compact``: every record has a key (INVALID_RECORD);
-* ``message.timestamp.before.max.ms`` / ``after.max.ms`` (and ``difference.max.ms`` standing in
-  for either one not set, KIP-937): a CreateTime record's timestamp is within bounds
+* ``message.timestamp.before.max.ms`` / ``after.max.ms`` (KIP-937; Kafka 4.0 dropped
+  ``difference.max.ms`` and bounds ``after`` at an hour): a CreateTime record's timestamp is within bounds
   (INVALID_TIMESTAMP); a producer may not claim LogAppendTime on a LogAppendTime topic.
 
 Per-record problems come back as ``record_errors`` (KIP-467: the record's index in its batch and
@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from kafka.log.append_origin import AppendOrigin
 from kafka.log.errors import InvalidRecordError, RecordBatchTooLargeError, RecordTooLargeError
-from kafka.log.log_config import LONG_MAX, LogConfig
+from kafka.log.log_config import LogConfig
 from kafka.protocol.record_batch import (
     NO_PRODUCER_ID,
     NO_TIMESTAMP,
@@ -111,11 +111,8 @@ def assign_offsets(buffer: bytearray, batches: list[RecordBatch], first_offset: 
 
 
 def timestamp_bounds(config: LogConfig) -> tuple[int, int]:
-    """(before, after) in ms; difference.max.ms stands in for a bound not set (KIP-937)."""
-    difference = config.message_timestamp_difference_max_ms
-    before = config.message_timestamp_before_max_ms
-    after = config.message_timestamp_after_max_ms
-    return (before if before != LONG_MAX else difference), (after if after != LONG_MAX else difference)
+    """(before, after) in ms: how far a CreateTime record may lie behind and ahead of the broker's clock."""
+    return config.message_timestamp_before_max_ms, config.message_timestamp_after_max_ms
 
 
 def validate_messages(batches: list[RecordBatch], config: LogConfig, topic_partition: str, now_ms: int,
@@ -184,7 +181,7 @@ def _record_errors(batch: RecordBatch, scan: RecordsScan, config: LogConfig, top
                          f"{topic_partition}") for i in scan.misplaced]
     if config.compact:
         record_errors += [(i, f"Compacted topic cannot accept message without key in topic partition "
-                              f"{topic_partition}.") for i in scan.keyless]
+                              f"{topic_partition}") for i in scan.keyless]
     timestamp_errors: list[tuple[int, str]] = []
     if log_append_time:
         if batch.is_log_append_time:

@@ -18,6 +18,7 @@ batchLength counts the bytes after itself; the CRC covers attributes through the
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 from collections.abc import Iterator
 
@@ -167,18 +168,28 @@ class RecordBatch:
 
     def __iter__(self) -> Iterator[DefaultRecord]:
         """Whole records, keys and values, one at a time (Kafka's streamingIterator)."""
-        return iter_records(self.records_reader(), self.records_count, self.base_offset, self.base_timestamp)
+        return self._stamped(iter_records(self.records_reader(), self.records_count, self.base_offset,
+                                          self.base_timestamp))
 
     def selected_records(self, indexes: set[int]) -> Iterator[DefaultRecord]:
         """The whole records at `indexes` (in order); the others are skipped, never held."""
-        return iter_records(self.records_reader(), self.records_count, self.base_offset, self.base_timestamp,
-                            indexes)
+        return self._stamped(iter_records(self.records_reader(), self.records_count, self.base_offset,
+                                          self.base_timestamp, indexes))
 
     def skip_key_value_iterator(self, keep_keys: bool = False) -> Iterator[PartialRecord]:
         """Offsets, timestamps and sizes, values skipped as they stream past (Kafka's
         skipKeyValueIterator): what a time-index lookup or the cleaner's offset map needs."""
-        return iter_partial_records(self.records_reader(), self.records_count, self.base_offset,
-                                    self.base_timestamp, keep_keys)
+        return self._stamped(iter_partial_records(self.records_reader(), self.records_count, self.base_offset,
+                                                  self.base_timestamp, keep_keys))
+
+    def _stamped(self, records):
+        """In a LogAppendTime batch every record's timestamp is the batch's (the time the leader appended
+        it), whatever the producer put in the deltas: Kafka's DefaultRecordBatch reads them so."""
+        if not self.is_log_append_time:
+            return records
+        append_time = self.max_timestamp
+        return (r._replace(timestamp=append_time) if isinstance(r, tuple) else dataclasses.replace(r, timestamp=append_time)
+                for r in records)
 
     def __repr__(self) -> str:
         return (

@@ -18,9 +18,13 @@ class InvalidTopicError(ValueError):
 
 def validate(name: str) -> None:
     """Kafka's Topic.validate."""
-    if not name or name in (".", ".."):
-        raise InvalidTopicError(f"topic name {name!r} is illegal")
+    if not name:
+        raise InvalidTopicError("Topic name is invalid: the empty string is not allowed")
+    if name in (".", ".."):
+        raise InvalidTopicError(f"Topic name is invalid: '{name}' is not allowed")
     if len(name) > MAX_NAME_LENGTH:
-        raise InvalidTopicError(f"topic name is longer than {MAX_NAME_LENGTH} characters")
+        raise InvalidTopicError(f"Topic name is invalid: the length of '{name}' is longer than the max allowed "
+                                f"length {MAX_NAME_LENGTH}")
     if not _LEGAL_CHARS.match(name):
-        raise InvalidTopicError(f"topic name {name!r} may contain only ASCII letters, digits, '.', '_' and '-'")
+        raise InvalidTopicError(f"Topic name is invalid: '{name}' contains one or more characters other than ASCII "
+                                "alphanumerics, '.', '_' and '-'")

@@ -31,9 +31,17 @@ from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.describe_cluster import BROKERS_ENDPOINT_TYPE
 from kafka.server.admin_manager import CreatedTopic, TopicError
-from kafka.server.config_helper import DEFAULT_CONFIG, DYNAMIC_TOPIC_CONFIG
+from kafka.server.config_helper import ConfigHelper
 from kafka.utils import future_utils
 from kafka.utils.topic_partition import TopicPartition
+
+DUPLICATE_TOPIC_NAME = "Duplicate topic name."  # INVALID_REQUEST, answered once for the name
+
+
+def _first_of_each(topics: list) -> list:
+    """The topics of a request, a name named twice kept once: Kafka's answers are keyed by name."""
+    seen: set[str] = set()
+    return [t for t in topics if not (t.name in seen or seen.add(t.name))]
 
 
 def _topic_error(future: Future) -> TopicError | None:
@@ -69,21 +77,21 @@ class AdminApis:
         except TopicError as e:
             self.apis.send_response(request, dict(throttle_time_ms=0, topics=[dict(
                 name=t.name, error_code=e.error, error_message=str(e), num_partitions=-1, replication_factor=-1,
-                configs=None) for t in req.topics]))
+                configs=[]) for t in req.topics]))
             return
         names = Counter(t.name for t in req.topics)
         validate_only = getattr(req, "validate_only", False)
-        results = [self._create_topic(topic, names[topic.name] > 1, validate_only) for topic in req.topics]
+        results = [self._create_topic(topic, names[topic.name] > 1, validate_only) for topic in _first_of_each(req.topics)]
         self.apis.send_response_when_done(request, future_utils.all_of(results),
                                           lambda topics: dict(throttle_time_ms=0, topics=topics))
 
     def _create_topic(self, topic, duplicate: bool, validate_only: bool) -> Future[dict]:
         """One topic's entry of the CreateTopics response, once the controller (and this broker) are done."""
         failed = dict(name=topic.name, error_code=Errors.NONE, error_message=None, num_partitions=-1,
-                      replication_factor=-1, configs=None)
+                      replication_factor=-1, configs=[])
         if duplicate:
             return future_utils.completed({**failed, "error_code": Errors.INVALID_REQUEST,
-                                           "error_message": f"topic '{topic.name}' appears more than once in the request"})
+                                           "error_message": DUPLICATE_TOPIC_NAME})
         assignments = None
         if topic.assignments:
             if topic.num_partitions != -1 or topic.replication_factor != -1:
@@ -102,16 +110,16 @@ class AdminApis:
 
         return future_utils.handle(created, entry)
 
-    @staticmethod
-    def _created_topic_entry(created: CreatedTopic, replication_factor: int) -> dict:
+    def _created_topic_entry(self, created: CreatedTopic, replication_factor: int) -> dict:
         meta = created.metadata
         if meta.partitions:
             replication_factor = len(meta.partitions[0].replicas)
+        elif replication_factor == -1:  # validate_only: the default the controller would have used
+            replication_factor = self.apis.config.default_replication_factor
         return dict(name=meta.name, topic_id=meta.topic_id, error_code=Errors.NONE, error_message=None,
                     num_partitions=meta.num_partitions, replication_factor=replication_factor,
-                    configs=[dict(name=k, value=v, read_only=False, is_sensitive=False,
-                                  config_source=DYNAMIC_TOPIC_CONFIG if k in meta.configs else DEFAULT_CONFIG)
-                             for k, v in sorted(created.log_config.to_props().items())])
+                    configs=ConfigHelper(self.apis.admin_manager, self.apis.config).created_topic_configs(
+                        meta.configs, created.log_config))
 
     # ------------------------------------------------------------------ DeleteTopics
     def handle_delete_topics_request(self, request: Request) -> None:
@@ -128,7 +136,7 @@ class AdminApis:
     def _delete_topic(self, name: str | None, topic_id: uuid.UUID | None) -> Future[dict]:
         if name is None:
             return future_utils.completed(dict(name=None, topic_id=topic_id, error_code=Errors.UNKNOWN_TOPIC_ID,
-                                               error_message="no topic has this id"))
+                                               error_message="This server does not host this topic ID."))
 
         def entry(done: Future) -> dict:
             error = _topic_error(done)
@@ -149,7 +157,8 @@ class AdminApis:
                 dict(name=t.name, error_code=e.error, error_message=str(e)) for t in req.topics]))
             return
         names = Counter(t.name for t in req.topics)
-        results = [self._create_partitions(topic, names[topic.name] > 1, req.validate_only) for topic in req.topics]
+        results = [self._create_partitions(topic, names[topic.name] > 1, req.validate_only)
+                   for topic in _first_of_each(req.topics)]
         self.apis.send_response_when_done(request, future_utils.all_of(results),
                                           lambda entries: dict(throttle_time_ms=0, results=entries))
 
@@ -157,13 +166,13 @@ class AdminApis:
         if duplicate:
             return future_utils.completed(dict(
                 name=topic.name, error_code=Errors.INVALID_REQUEST,
-                error_message=f"topic '{topic.name}' appears more than once in the request"))
+                error_message=DUPLICATE_TOPIC_NAME))
         assignments = None if topic.assignments is None else [list(a.broker_ids) for a in topic.assignments]
 
         def entry(done: Future) -> dict:
             error = _topic_error(done)
             if error is not None:
-                return dict(name=topic.name, error_code=error.error, error_message=str(error))
+                return dict(name=topic.name, error_code=error.error, error_message=str(error) or None)
             return dict(name=topic.name, error_code=Errors.NONE, error_message=None)
 
         return future_utils.handle(

@@ -170,7 +170,8 @@ class AdminManager:
             return future_utils.failed(TopicError(Errors.TOPIC_DELETION_DISABLED, "delete.topic.enable is false"))
         topic = self.metadata_cache.get_topic(name)
         if topic is None:
-            return future_utils.failed(TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist"))
+            return future_utils.failed(TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                                                  "This server does not host this topic-partition."))
 
         def deleted(_) -> Future[TopicMetadata]:
             log.info("deleted topic", topic=name)
@@ -189,7 +190,7 @@ class AdminManager:
             return future_utils.failed(TopicError(Errors.INVALID_CONFIG, str(e)))
         topic = self.metadata_cache.get_topic(name)
         if topic is None:
-            return future_utils.failed(TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist"))
+            return future_utils.failed(TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist."))
         ops = [dict(name=k, config_operation=SET, value=v) for k, v in sorted(configs.items())]
         ops += [dict(name=k, config_operation=DELETE, value=None) for k in sorted(set(topic.configs) - set(configs))]
         body = dict(resources=[dict(resource_type=TOPIC_RESOURCE, resource_name=name, configs=ops)],
@@ -211,7 +212,8 @@ class AdminManager:
         Keys hash differently afterwards -- which is why Kafka only ever adds partitions on request."""
         topic = self.metadata_cache.get_topic(name)
         if topic is None:
-            return future_utils.failed(TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist"))
+            # Kafka answers it without a message
+            return future_utils.failed(TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, ""))
         body = dict(topics=[dict(name=name, count=new_count,
                                  assignments=None if assignments is None else [dict(broker_ids=a) for a in assignments])],
                     timeout_ms=CONTROLLER_TIMEOUT_MS, validate_only=validate_only)

@@ -32,6 +32,10 @@ DYNAMIC_TOPIC_CONFIG = 1  # DescribeConfigsResponse.ConfigSource
 STATIC_BROKER_CONFIG = 4
 DEFAULT_CONFIG = 5
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3  # AlterConfigOp.OpType
+# DescribeConfigsResponse.ConfigType, by Kafka's ConfigDef.Type name
+CONFIG_TYPES = {"BOOLEAN": 1, "STRING": 2, "INT": 3, "SHORT": 4, "LONG": 5, "DOUBLE": 6, "LIST": 7, "CLASS": 8,
+                "PASSWORD": 9}
+_TOPIC_KEY_OF = {broker_key: topic_key for topic_key, broker_key in TOPIC_CONFIG_SYNONYMS.items()}
 _LIST_CONFIGS = {"cleanup.policy"}
 
 
@@ -46,6 +50,15 @@ _BROKER_SYNONYMS = [
 
 def broker_synonyms(name: str) -> list[str]:
     return next((group for group in _BROKER_SYNONYMS if name in group), [name])
+
+
+def broker_config_type(name: str) -> int:
+    """A broker key's ConfigType: its topic config's, when it is one's default; else by how it is parsed."""
+    if name in _TOPIC_KEY_OF:
+        return CONFIG_TYPES[TOPIC_CONFIGS[_TOPIC_KEY_OF[name]].kind]
+    kind = {"_int": "INT", "_bool": "BOOLEAN", "_str": "STRING", "_list": "LIST", "float": "DOUBLE"}.get(
+        CONFIG_KEYS[name].parse.__name__)
+    return CONFIG_TYPES.get(kind, 0)
 
 
 class ConfigError(Exception):
@@ -72,13 +85,15 @@ class DescribedConfig:
     synonyms: tuple[tuple[str, str | None, int], ...] = ()
     documentation: str | None = None
     sensitive: bool = False  # a password: its value is never sent (Kafka's is_sensitive)
+    config_type: int = 0  # UNKNOWN
 
     def to_response(self, version: int, include_synonyms: bool, include_documentation: bool = False) -> dict:
         entry = dict(name=self.name, value=self.value, read_only=self.read_only, config_source=self.source,
                      is_sensitive=self.sensitive,
                      synonyms=[dict(name=n, value=v, source=s) for n, v, s in self.synonyms] if include_synonyms else [])
-        if version >= 3 and include_documentation:  # KIP-569
-            entry["documentation"] = self.documentation
+        if version >= 3:  # KIP-569
+            entry["config_type"] = self.config_type
+            entry["documentation"] = self.documentation if include_documentation else None
         if version == 0:  # v1 replaced is_default with config_source
             entry["is_default"] = self.source == DEFAULT_CONFIG
         return entry
@@ -103,7 +118,7 @@ class ConfigHelper:
     def describe_topic(self, name: str) -> list[DescribedConfig]:
         topic = self.admin_manager.metadata_cache.get_topic(name)
         if topic is None:
-            raise ConfigError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist")
+            raise ConfigError(Errors.UNKNOWN_TOPIC_OR_PARTITION, "")  # Kafka says no more
         effective = self.admin_manager.log_config_for(topic).to_props()
         described = []
         for key, value in sorted(effective.items()):
@@ -113,7 +128,8 @@ class ConfigHelper:
                 synonyms += self.config_synonyms(broker_key)
             doc = CONFIG_KEYS[broker_key].doc if broker_key in CONFIG_KEYS else None  # the broker default's doc
             source = synonyms[0][2] if synonyms else DEFAULT_CONFIG
-            described.append(DescribedConfig(key, value, source, synonyms=tuple(synonyms), documentation=doc))
+            described.append(DescribedConfig(key, value, source, synonyms=tuple(synonyms), documentation=doc,
+                                             config_type=CONFIG_TYPES[TOPIC_CONFIGS[key].kind]))
         return described
 
     def config_synonyms(self, name: str) -> list[tuple[str, str | None, int]]:
@@ -129,9 +145,26 @@ class ConfigHelper:
             found.pop(0)
         return found
 
+    def created_topic_configs(self, overrides: dict[str, str], log_config) -> list[dict]:
+        """CreateTopics' configs of a new topic, with the sources the controller reports (Kafka's
+        KafkaConfigSchema.resolveEffectiveTopicConfigs): the topic's own, else STATIC_BROKER_CONFIG when
+        server.properties sets any broker key for it (log.retention.hours counts for retention.ms here,
+        unlike DescribeConfigs), else the default."""
+        def source(key: str) -> int:
+            if key in overrides:
+                return DYNAMIC_TOPIC_CONFIG
+            broker_key = TOPIC_CONFIG_SYNONYMS.get(key)
+            names = broker_synonyms(broker_key) if broker_key else []
+            return STATIC_BROKER_CONFIG if any(n in self.config.originals for n in names) else DEFAULT_CONFIG
+        return [dict(name=key, value=value, read_only=False, is_sensitive=False, config_source=source(key))
+                for key, value in sorted(log_config.to_props().items())]
+
     def describe_broker(self, name: str) -> list[DescribedConfig]:
         if name not in ("", str(self.config.node_id)):
-            raise ConfigError(Errors.RESOURCE_NOT_FOUND, f"broker '{name}' is not this broker ({self.config.node_id})")
+            raise ConfigError(Errors.INVALID_REQUEST, f"Unexpected broker id, expected {self.config.node_id} or empty "
+                                                      f"string, but received {name}")
+        if name == "":  # the cluster-wide dynamic defaults (DYNAMIC_DEFAULT_BROKER_CONFIG): none are built
+            return []
         described = []
         for key, value in sorted(self.config.values.items()):
             text = None if value is None else ",".join(map(str, value)) if isinstance(value, list) else str(value)
@@ -143,7 +176,8 @@ class ConfigHelper:
                 text, synonyms = None, [(n, None, s) for n, _, s in synonyms]
             # No dynamic broker configs here: every broker key is read-only, as a static one is in Kafka.
             described.append(DescribedConfig(key, text, source, read_only=True, synonyms=tuple(synonyms),
-                                             documentation=CONFIG_KEYS[key].doc, sensitive=is_sensitive(key)))
+                                             documentation=CONFIG_KEYS[key].doc, sensitive=is_sensitive(key),
+                                             config_type=broker_config_type(key)))
         return described
 
     # ------------------------------------------------------------------------------ alter
@@ -156,7 +190,7 @@ class ConfigHelper:
         topic = self._alterable_topic(resource_type, name)
         for key, value in configs.items():
             if key not in TOPIC_CONFIGS:
-                raise ConfigError(Errors.INVALID_CONFIG, f"unknown topic config '{key}'")
+                raise ConfigError(Errors.INVALID_CONFIG, f"Unknown topic config name: {key}")
             if value is None:
                 raise ConfigError(Errors.INVALID_REQUEST, f"null value for '{key}'")
         return future_utils.handle(self.admin_manager.alter_topic_configs(topic.name, dict(configs), validate_only),
@@ -170,7 +204,7 @@ class ConfigHelper:
             raise ConfigError(Errors.INVALID_REQUEST, f"unsupported resource type {resource_type}")
         topic = self.admin_manager.metadata_cache.get_topic(name)
         if topic is None:
-            raise ConfigError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{name}' does not exist")
+            raise ConfigError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist.")
         return topic
 
     def incremental_alter_configs(self, resource_type: int, name: str, ops: list[tuple[str, int, str | None]],
@@ -180,7 +214,9 @@ class ConfigHelper:
         if resource_type == BROKER and all(op == DELETE for _, op, _ in ops):
             # A broker has no dynamic configs here, so deleting one finds nothing to delete: a success, as
             # in Kafka. kafka-reassign-partitions --verify does this to clear the replication throttles.
-            self.describe_broker(name)  # the broker must still be this one
+            if name not in ("", str(self.config.node_id)):  # this broker, or the cluster-wide defaults
+                raise ConfigError(Errors.INVALID_REQUEST,
+                                  f"Unexpected broker id, expected {self.config.node_id}, but received {name}")
             return future_utils.completed(None)
         topic = self._alterable_topic(resource_type, name)
         overrides = dict(topic.configs)
@@ -189,14 +225,15 @@ class ConfigHelper:
             # Kafka checks the names of the configs that result: deleting one it does not know (a
             # replication throttle, here) removes nothing and is no error.
             if key not in TOPIC_CONFIGS and op != DELETE:
-                raise ConfigError(Errors.INVALID_CONFIG, f"unknown topic config '{key}'")
+                raise ConfigError(Errors.INVALID_CONFIG, f"Unknown topic config name: {key}")
             if op == SET:
                 overrides[key] = value if value is not None else ""
             elif op == DELETE:
                 overrides.pop(key, None)
             elif op in (APPEND, SUBTRACT):
                 if key not in _LIST_CONFIGS:
-                    raise ConfigError(Errors.INVALID_CONFIG, f"'{key}' is not a list config: cannot APPEND or SUBTRACT")
+                    raise ConfigError(Errors.INVALID_CONFIG, f"Can't {'APPEND' if op == APPEND else 'SUBTRACT'} to "
+                                                             f"key {key} because its type is not LIST.")
                 items = [i for i in overrides.get(key, effective[key]).split(",") if i]
                 changes = [i.strip() for i in (value or "").split(",") if i.strip()]
                 if op == APPEND:

@@ -26,6 +26,7 @@ from kafka.network.request_channel import Request, RequestChannel
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.control_records import end_txn_marker_batch
 from kafka.protocol.errors import Errors
+from kafka.protocol.messages.produce import validate_records
 from kafka.server.admin_apis import AdminApis
 from kafka.server.admin_manager import AdminManager
 from kafka.server.api_request_handler import ApiRequestHandler
@@ -158,21 +159,24 @@ class KafkaApis(ApiRequestHandler):
     # ------------------------------------------------------------------ Produce
     def handle_produce_request(self, request: Request) -> None:
         req = request.body
-        errors: dict[TopicPartition, Errors] = {}
+        errors: dict[TopicPartition, tuple[Errors, str | None]] = {}
         entries: dict[TopicPartition, bytes] = {}
         for topic in req.topic_data:
             known = self.metadata_cache.contains(topic.name)  # never created here: Metadata does that
             for p in topic.partition_data:
                 tp = TopicPartition(topic.name, p.index)
+                records = p.records if p.records is not None else b""
                 if req.acks not in (0, 1, -1):
-                    errors[tp] = Errors.INVALID_REQUIRED_ACKS
+                    errors[tp] = Errors.INVALID_REQUIRED_ACKS, None
                 elif not known:
-                    errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                    errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION, None
+                elif (invalid := validate_records(records)) is not None:
+                    errors[tp] = invalid
                 else:
-                    entries[tp] = p.records if p.records is not None else b""
-        messages: dict[TopicPartition, str | None] = {}  # KIP-890's verification refuses some before the log
+                    entries[tp] = records
         refused = self.transaction_apis.refused_produce(req.transactional_id, entries) if self.transaction_apis else {}
-        for tp, (errors[tp], messages[tp]) in refused.items():
+        for tp, refusal in refused.items():  # KIP-890's verification refuses some before the log
+            errors[tp] = refusal
             del entries[tp]
 
         def send_response_callback(statuses: dict) -> None:
@@ -192,7 +196,8 @@ class KafkaApis(ApiRequestHandler):
                     tp = TopicPartition(topic.name, p.index)
                     status = statuses.get(tp)
                     if status is None:
-                        entry = dict(index=p.index, error_code=errors[tp], base_offset=-1, error_message=messages.get(tp))
+                        entry = dict(index=p.index, error_code=errors[tp][0], error_message=errors[tp][1],
+                                     base_offset=-1)
                     else:
                         entry = dict(index=p.index, error_code=status.error, base_offset=status.base_offset,
                                      log_append_time_ms=status.log_append_time,

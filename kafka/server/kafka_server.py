@@ -108,7 +108,24 @@ def default_log_config(config: KafkaConfig) -> LogConfig:
         "file.delete.delay.ms": str(config.log_segment_delete_delay_ms),
         "flush.messages": str(config.log_flush_interval_messages),
         "flush.ms": str(config.log_flush_interval_ms_or_default),
+        **{topic_key: str(config.values[broker_key]).lower() if isinstance(config.values[broker_key], bool)
+           else str(config.values[broker_key]) for topic_key, broker_key in _STORED_DEFAULTS.items()},
     })
+
+
+# Topic configs whose broker-wide default is read as it is (the ones above need a conversion).
+_STORED_DEFAULTS = {
+    "compression.type": "compression.type", "compression.gzip.level": "compression.gzip.level",
+    "compression.lz4.level": "compression.lz4.level", "compression.zstd.level": "compression.zstd.level",
+    "message.timestamp.type": "log.message.timestamp.type",
+    "message.timestamp.before.max.ms": "log.message.timestamp.before.max.ms",
+    "message.timestamp.after.max.ms": "log.message.timestamp.after.max.ms", "preallocate": "log.preallocate",
+    "max.compaction.lag.ms": "log.cleaner.max.compaction.lag.ms",
+    "max.decompressed.message.bytes": "max.decompressed.message.bytes",
+    "local.retention.ms": "log.local.retention.ms", "local.retention.bytes": "log.local.retention.bytes",
+    "remote.copy.lag.ms": "log.remote.copy.lag.ms", "remote.copy.lag.bytes": "log.remote.copy.lag.bytes",
+    "unclean.leader.election.enable": "unclean.leader.election.enable",
+}
 
 
 def cleaner_config(config: KafkaConfig) -> CleanerConfig:

@@ -24,7 +24,7 @@ class LogAppendResult:
     error_message: str | None = None
     record_errors: tuple[tuple[int, str], ...] = ()  # KIP-467: (index of the record in its batch, why)
     hw_moved: bool = False
-    log_start_offset: int = -1  # of a refused append: Kafka tells it for the errors the log itself raised
+    log_start_offset: int = -1  # of a refused append: known when the records were read and found wanting
 
     @classmethod
     def failed(cls, error: Errors, error_message: str | None = None,
@@ -38,10 +38,13 @@ class LogAppendResult:
 
     def partition_response(self) -> PartitionResponse:
         """The produce response's entry. A retried batch (info.is_duplicate) is answered NONE with the
-        offsets of its first append."""
+        offsets of its first append. A refused one carries its error message only when records were
+        found wanting (KIP-467's record_errors): Kafka answers every other refusal without a message
+        (its hasCustomErrorMessage), and the broker logs why."""
         info = self.info
         if info is None:
-            return PartitionResponse(self.error, error_message=self.error_message, record_errors=self.record_errors,
-                                     log_start_offset=self.log_start_offset)
+            return PartitionResponse(self.error, log_start_offset=self.log_start_offset,
+                                     error_message=self.error_message if self.record_errors else None,
+                                     record_errors=self.record_errors)
         return PartitionResponse(self.error, base_offset=info.first_offset, log_append_time=info.log_append_time,
                                  log_start_offset=info.log_start_offset)

@@ -476,7 +476,7 @@ class Partition:
 
     def fetch_offset_for_timestamp(self, timestamp: int, isolation: FetchIsolation) -> tuple[int, int]:
         """ListOffsets: (timestamp, offset). -1 is the latest offset a consumer may read (the LSO for
-        read_committed, Kafka's lastFetchableOffset), -2 the earliest."""
+        read_committed, Kafka's lastFetchableOffset), -2 the earliest, -4 the earliest local one (the same here)."""
         last_fetchable = {FetchIsolation.LOG_END: self.log.log_end_offset,
                           FetchIsolation.HIGH_WATERMARK: self.log.high_watermark,
                           FetchIsolation.TXN_COMMITTED: self.log.last_stable_offset}[isolation]
@@ -486,7 +486,7 @@ class Partition:
         if found is None:
             return -1, -1
         found_timestamp, offset = found
-        if offset >= last_fetchable and timestamp != -2:
+        if offset >= last_fetchable and timestamp not in (-2, -4):  # the log start, even of an empty log
             return -1, -1
         return found_timestamp, offset
 

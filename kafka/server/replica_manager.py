@@ -120,10 +120,8 @@ _APPEND_ERROR_CODES: tuple[tuple[type[Exception], Errors], ...] = (
     (LogDirError, Errors.KAFKA_STORAGE_ERROR),  # the log was closed under us (topic deleted, broker stopping)
 )
 _APPEND_ERRORS = tuple(error_type for error_type, _ in _APPEND_ERROR_CODES)
-# A producer's epoch or sequence refused (Kafka's appendToLocalLog answers these, as every error not
-# about the records' size or integrity, with the log start offset and without the exception's text).
-_PRODUCER_STATE_ERRORS = (OutOfOrderSequenceError, InvalidProducerEpochError, TransactionCoordinatorFencedError,
-                          InvalidTxnStateError)
+# The refusals Kafka answers without the partition's log start offset (its appendToLocalLog's first case).
+_ERRORS_WITHOUT_LOG_START = (CorruptRecordError, RecordTooLargeError, RecordBatchTooLargeError, LogDirError)
 
 
 def _append_error(e: Exception) -> Errors:
@@ -278,7 +276,7 @@ class ReplicaManager:
         results: dict[TopicPartition, LogAppendResult] = {}
         for tp, records in entries_per_partition.items():
             result = self.append_to_local_log(tp, records, required_acks, internal_topics_allowed, origin)
-            self._update_produce_stats(tp, records, result.error)
+            self._update_produce_stats(tp, records, result)
             results[tp] = result
             if result.hw_moved:
                 self.try_complete_delayed_requests(tp)
@@ -313,27 +311,28 @@ class ReplicaManager:
         try:
             info, hw_moved = partition.append_records_to_leader(records, required_acks, origin)
         except RecordValidationError as e:  # KIP-467: which records, and why
-            return LogAppendResult.failed(Errors[e.error], str(e), tuple(e.record_errors))
+            return LogAppendResult.failed(Errors[e.error], str(e), tuple(e.record_errors), partition.log_start_offset)
         except KafkaStorageError as e:  # a full disk, an I/O error: nothing was appended
             self.log_manager.log_dir_failure_channel.maybe_add_offline_log_dir(e.log_dir, str(e))
             return LogAppendResult.failed(Errors.KAFKA_STORAGE_ERROR, str(e))
-        except _PRODUCER_STATE_ERRORS as e:  # Kafka: the partition's log start offset, and no message
-            log.debug("append refused", topic_partition=str(tp), reason=str(e))
-            return LogAppendResult.failed(_append_error(e), log_start_offset=partition.log_start_offset)
         except _APPEND_ERRORS as e:
-            return LogAppendResult.failed(_append_error(e), str(e))
+            # Kafka's processFailedRecord: the log start offset comes back, except where the log was not read
+            known_start = -1 if isinstance(e, _ERRORS_WITHOUT_LOG_START) else partition.log_start_offset
+            return LogAppendResult.failed(_append_error(e), str(e), log_start_offset=known_start)
         self.log_manager.log_dir_failure_channel.mark_online(partition.log.parent_dir)
         self.broker_topic_stats.record_append(tp.topic, info.num_messages, info.valid_bytes)
         return LogAppendResult(info, hw_moved=hw_moved)
 
-    def _update_produce_stats(self, tp: TopicPartition, records: bytes, error: Errors) -> None:
+    def _update_produce_stats(self, tp: TopicPartition, records: bytes, result: LogAppendResult) -> None:
+        error = result.error
         # A topic that does not exist gets no series: a typo in a client must not grow /metrics.
         if error == Errors.UNKNOWN_TOPIC_OR_PARTITION:
             return
         self.broker_topic_stats.record_produce_request(tp.topic)
         if error != Errors.NONE:
             self.broker_topic_stats.record_failed_produce(tp.topic)
-            log.debug("append failed", topic_partition=str(tp), error=error.name)  # Kafka logs these at DEBUG too
+            # Kafka logs these at DEBUG too; the reason is here, the answer carries none (partition_response)
+            log.debug("append failed", topic_partition=str(tp), error=error.name, reason=result.error_message)
         if error in (Errors.MESSAGE_TOO_LARGE, Errors.RECORD_LIST_TOO_LARGE):
             self.broker_topic_stats.record_bytes_rejected(tp.topic, len(records))
 
@@ -426,17 +425,16 @@ class ReplicaManager:
         else:
             partition = self.get_partition(tp)
             error = Errors.NONE if partition is not None else Errors.UNKNOWN_TOPIC_OR_PARTITION
-        if partition is None:
-            return FetchPartitionData(error)
+        if partition is None:  # answered as Kafka answers a partition it does not look up: no aborted list
+            return FetchPartitionData(error, aborted_transactions=[])
         limit = max(0, min(info.max_bytes, remaining))
         try:
             read, hw_moved = partition.fetch_records(params.replica_id, info.fetch_offset, info.current_leader_epoch,
                                                      limit, min_one_message, zero_copy, params.isolation)
         except PartitionError as e:  # not the leader (any more), or another leader epoch
             return FetchPartitionData(e.error)
-        except OffsetOutOfRangeError:
-            return FetchPartitionData(Errors.OFFSET_OUT_OF_RANGE, partition.high_watermark,
-                                      partition.log_start_offset, partition.last_stable_offset)
+        except OffsetOutOfRangeError:  # Kafka's LogReadResult of a failed read: no offsets at all
+            return FetchPartitionData(Errors.OFFSET_OUT_OF_RANGE)
         except (OSError, LogDirError) as e:
             if self.get_partition(tp) is None:  # the topic was deleted while we were reading it
                 return FetchPartitionData(Errors.UNKNOWN_TOPIC_OR_PARTITION)

@@ -56,8 +56,8 @@ class StorageApis:
         include_synonyms = request.header.api_version >= 1 and req.include_synonyms
         results = []
         for resource in req.resources:
-            result = dict(error_code=Errors.NONE, error_message=None, resource_type=resource.resource_type,
-                          resource_name=resource.resource_name, configs=[])
+            result = dict(error_code=Errors.NONE, error_message="", resource_type=resource.resource_type,
+                          resource_name=resource.resource_name, configs=[])  # Kafka's "" for no error
             try:
                 described = self.config_helper.describe_configs(resource.resource_type, resource.resource_name,
                                                                 resource.configuration_keys)

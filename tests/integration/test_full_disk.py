@@ -85,7 +85,7 @@ def test_enospc_at_the_segment_write_answers_kafka_storage_error_and_loses_nothi
     full[0] = True
     failed = produce(client, topic, batch(5, 5))
     assert failed.error_code == Errors.KAFKA_STORAGE_ERROR
-    assert "No space left on device" in failed.error_message
+    assert failed.error_message is None  # as Kafka answers KAFKA_STORAGE_ERROR; the broker's log says why
     assert metric(broker, OFFLINE_DIRS) == 1
     assert fetch_offsets(client, topic) == [0, 1, 2, 3, 4]  # same connection, reads still served
 

@@ -98,10 +98,11 @@ def test_timestamps_outside_the_topics_bounds_are_invalid_timestamp(broker):
                                                     {"value": b"next week", "timestamp": now + 7 * 86400_000}])
     assert [r[0].code() if r[0] else None for r in reports] == [KafkaError.INVALID_TIMESTAMP, None,
                                                                KafkaError.INVALID_TIMESTAMP]
-    legacy = unique_topic("difference")
-    create_topic(broker.bootstrap, legacy, 1, {"message.timestamp.difference.max.ms": "60000"})
-    reports = produce_all(broker.bootstrap, legacy, [{"value": b"old", "timestamp": now - 3600_000}])
-    assert reports[0][0].code() == KafkaError.INVALID_TIMESTAMP
+    default = unique_topic("default-bounds")  # Kafka 4: an hour ahead at most, no bound behind
+    create_topic(broker.bootstrap, default, 1)
+    reports = produce_all(broker.bootstrap, default, [{"value": b"last year", "timestamp": now - 365 * 86400_000},
+                                                      {"value": b"tomorrow", "timestamp": now + 86400_000}])
+    assert [r[0].code() if r[0] else None for r in reports] == [None, KafkaError.INVALID_TIMESTAMP]
 
 
 # ------------------------------------------------------------------ every record read (issue 27)
@@ -174,7 +175,7 @@ def test_every_record_of_a_batch_is_checked_and_a_poisoned_batch_is_refused_whol
     assert len(bomb) < 64 * 1024
     answer = produce_raw(client, topic, bomb)
     assert answer.error_code == Errors.MESSAGE_TOO_LARGE  # Kafka's RECORD_TOO_LARGE
-    assert "max.message.bytes" in answer.error_message
+    assert answer.error_message is None  # as Kafka: RECORD_TOO_LARGE carries no message, the broker logs why
     assert produce_raw(client, topic, build_batch([(None, b"after")], timestamp=now)).error_code == Errors.NONE
     client.close()
     # Nothing of the refused batches was appended: a real consumer reads on, offsets 0 and 1.

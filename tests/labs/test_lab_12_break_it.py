@@ -200,7 +200,7 @@ def test_poisoned_batches_are_refused_and_consumers_read_on(hostile_step_broker)
         one_record(b"before"), one_record(b"x", codec=5), one_record(b"x", codec=zstd), bomb, one_record(b"after"))]
     assert [Errors.for_code(a.error_code).name for a in answers] == [
         "NONE", "UNSUPPORTED_COMPRESSION_TYPE", "CORRUPT_MESSAGE", "MESSAGE_TOO_LARGE", "NONE"]
-    assert "max.message.bytes" in answers[3].error_message
+    assert answers[3].error_message is None  # as Kafka answers it: the broker's log says why
     assert fetch_offsets(client, "lab12-hostile") == [0, 1], "nothing of the refused batches may be appended"
     client.close()
 

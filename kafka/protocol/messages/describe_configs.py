@@ -2,7 +2,8 @@
 
 Mirrors ``common/message/DescribeConfigsRequest.json`` and ``DescribeConfigsResponse.json``
 (versions 0-4, flexible from 4). v1 adds synonyms and each value's ConfigSource, v3 the config type
-and documentation. A null configuration_keys list asks for every key.
+and documentation. A null configuration_keys list asks for every key. v0 is not advertised: Kafka 4
+dropped it (KIP-896).
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
@@ -59,5 +60,5 @@ DESCRIBE_CONFIGS_RESPONSE = Schema(
 )
 
 DESCRIBE_CONFIGS = register(
-    Api(ApiKey.DESCRIBE_CONFIGS, "DescribeConfigs", 0, 4, 4, DESCRIBE_CONFIGS_REQUEST, DESCRIBE_CONFIGS_RESPONSE)
+    Api(ApiKey.DESCRIBE_CONFIGS, "DescribeConfigs", 1, 4, 4, DESCRIBE_CONFIGS_REQUEST, DESCRIBE_CONFIGS_RESPONSE)
 )

@@ -3,7 +3,7 @@
 Mirrors ``common/message/DescribeLogDirsRequest.json`` and ``...Response.json`` (versions 0-4,
 flexible from 2; the top-level error_code from 3, total_bytes and usable_bytes from 4). What
 ``kafka-log-dirs.sh --describe`` and the Java Admin's describeLogDirs print. A null ``topics``
-asks for every partition.
+asks for every partition. v0 is not advertised: Kafka 4 dropped it (KIP-896).
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
@@ -52,5 +52,5 @@ DESCRIBE_LOG_DIRS_RESPONSE = Schema(
 )
 
 DESCRIBE_LOG_DIRS = register(
-    Api(ApiKey.DESCRIBE_LOG_DIRS, "DescribeLogDirs", 0, 4, 2, DESCRIBE_LOG_DIRS_REQUEST, DESCRIBE_LOG_DIRS_RESPONSE)
+    Api(ApiKey.DESCRIBE_LOG_DIRS, "DescribeLogDirs", 1, 4, 2, DESCRIBE_LOG_DIRS_REQUEST, DESCRIBE_LOG_DIRS_RESPONSE)
 )

@@ -2,6 +2,8 @@
 
 Mirrors ``common/message/ListOffsetsRequest.json`` and ``ListOffsetsResponse.json`` (versions 0-10,
 flexible from 6). v0 returned a list of offsets; from v1 exactly one offset and its timestamp.
+We advertise 1-8: v7 asks for the largest timestamp (-3), v8 for the earliest local offset (-4,
+KIP-405), which without tiered storage is the log start offset.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
@@ -53,5 +55,5 @@ LIST_OFFSETS_RESPONSE = Schema(
 )
 
 LIST_OFFSETS = register(
-    Api(ApiKey.LIST_OFFSETS, "ListOffsets", 1, 7, 6, LIST_OFFSETS_REQUEST, LIST_OFFSETS_RESPONSE)
+    Api(ApiKey.LIST_OFFSETS, "ListOffsets", 1, 8, 6, LIST_OFFSETS_REQUEST, LIST_OFFSETS_RESPONSE)
 )

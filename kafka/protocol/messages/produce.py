@@ -3,9 +3,13 @@
 Mirrors ``common/message/ProduceRequest.json`` and ``ProduceResponse.json`` (versions 0-11, flexible
 from 9). ``records`` is a RecordBatch blob the codec never parses: it is handed to the log as a
 zero-copy memoryview. We advertise 3-9: v3 is the first with message format v2 (RecordBatch).
+`validate_records` is ProduceRequest.validateRecords: the one look at those bytes before the log's.
 """
 
+import struct
+
 from kafka.protocol.api_keys import Api, ApiKey, register
+from kafka.protocol.errors import Errors
 from kafka.protocol.schema import Array, Field, Schema
 from kafka.protocol.types import Int16, Int32, Int64, Records, String
 
@@ -76,3 +80,28 @@ PRODUCE_RESPONSE = Schema(
 )
 
 PRODUCE = register(Api(ApiKey.PRODUCE, "Produce", 3, 9, 9, PRODUCE_REQUEST, PRODUCE_RESPONSE))
+
+
+_LOG_OVERHEAD = 12  # baseOffset int64 + batchLength int32
+_MIN_RECORD_OVERHEAD = 14  # the smallest record of the oldest format, Kafka's lower bound for batchLength
+_MAGIC_AT = 16
+
+
+def validate_records(records) -> tuple[Errors, str | None] | None:
+    """Kafka's ProduceRequest.validateRecords for v3+: one partition's records must be exactly one whole
+    batch, of magic 2. None if so, else the error and the message Kafka answers with: a length too
+    small or a magic it does not know is CORRUPT_MESSAGE with why; anything else INVALID_RECORD alone."""
+    if len(records) < _LOG_OVERHEAD:
+        return Errors.INVALID_RECORD, None
+    (batch_length,) = struct.unpack_from(">i", records, 8)
+    if batch_length < _MIN_RECORD_OVERHEAD:
+        return (Errors.CORRUPT_MESSAGE,
+                f"Record size {batch_length} is less than the minimum record overhead ({_MIN_RECORD_OVERHEAD})")
+    if len(records) < _LOG_OVERHEAD + batch_length:  # no whole batch
+        return Errors.INVALID_RECORD, None
+    magic = struct.unpack_from(">b", records, _MAGIC_AT)[0]
+    if magic < 0 or magic > 2:
+        return Errors.CORRUPT_MESSAGE, f"Invalid magic found in record: {magic}"
+    if magic != 2 or len(records) > _LOG_OVERHEAD + batch_length:  # an old format, or more than one batch
+        return Errors.INVALID_RECORD, None
+    return None

@@ -5,6 +5,7 @@ Sent broker to broker, never by clients: for each producer, the leader of each l
 appends a control batch holding one EndTransactionMarker (COMMIT when ``transaction_result`` is
 true, ABORT when false) with the coordinator's epoch. The marker is what moves the partition's last
 stable offset past the transaction, and what read_committed consumers use to drop aborted records.
+v0 is not advertised: Kafka 4 dropped it (KIP-896).
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
@@ -55,6 +56,6 @@ WRITE_TXN_MARKERS_RESPONSE = Schema(
 )
 
 WRITE_TXN_MARKERS = register(
-    Api(ApiKey.WRITE_TXN_MARKERS, "WriteTxnMarkers", 0, 1, 1,
+    Api(ApiKey.WRITE_TXN_MARKERS, "WriteTxnMarkers", 1, 1, 1,
         WRITE_TXN_MARKERS_REQUEST, WRITE_TXN_MARKERS_RESPONSE)
 )

@@ -1,0 +1,48 @@
+"""ApiVersions asked of both brokers: the APIs each advertises on its client listener and their
+version ranges. The differences allowed are listed here with their reasons (docs/clients.md,
+"Apache Kafka as the oracle"): APIs not built, and newer versions of built ones not built yet."""
+
+from __future__ import annotations
+
+from kafka.protocol.api_keys import ApiKey
+from tests.differential.oracle import Intended
+
+# APIs Apache Kafka 4.4 serves that this broker does not build, by the feature they belong to.
+NOT_BUILT = {
+    "SASL and delegation tokens (authentication is being built: kafka/security)": (17, 36, 38, 39, 40, 41, 50, 51),
+    "ACLs (the authoriser is being built)": (29, 30, 31),
+    "moving replicas between log directories of one broker (JBOD)": (34,),
+    "changing features and unregistering brokers from a client": (57, 64),
+    "the next-generation consumer group protocol (KIP-848) and its describe": (68, 69),
+    "client metrics (KIP-714)": (74,),
+    "DescribeTopicPartitions (KIP-966's paged metadata)": (75,),
+    "share groups (KIP-932) and their state": (76, 77, 78, 79, 83, 84, 85, 86, 87),
+    "dynamic KRaft voters (KIP-853)": (80, 81),
+    "streams groups (KIP-1071) and later APIs": (88, 89, 90, 91, 92, 93, 94),
+}
+NOT_BUILT_KEYS = {key for keys in NOT_BUILT.values() for key in keys}
+# Versions both advertise from differently, on purpose.
+OLDEST = {ApiKey.PRODUCE: "Kafka 4 still advertises Produce v0-2 (so that old librdkafka connects) yet refuses "
+                          "them; this broker advertises from v3, the first with RecordBatch v2"}
+
+
+def test_the_apis_and_versions_both_advertise(pair):
+    ours, theirs = pair.ask(ApiKey.API_VERSIONS, 3, {"client_software_name": "oracle",
+                                                    "client_software_version": "1"})
+    mine = {a.api_key: (a.min_version, a.max_version) for a in ours.api_keys}
+    apache = {a.api_key: (a.min_version, a.max_version) for a in theirs.api_keys}
+    assert sorted(set(apache) - set(mine) - NOT_BUILT_KEYS) == [], "Kafka serves these and we do not, unexplained"
+    assert sorted(set(mine) - set(apache)) == [], "we advertise these on the client listener and Kafka does not"
+    wrong = {}
+    for key in set(mine) & set(apache):
+        (low, high), (their_low, their_high) = mine[key], apache[key]
+        if (low != their_low and key not in OLDEST) or high > their_high:
+            wrong[ApiKey(key).name] = (mine[key], apache[key])
+    assert wrong == {}, "version ranges (ours, Kafka's) that no reason allows: older versions Kafka 4 dropped " \
+                        "(KIP-896) must go, and no version newer than Kafka's may be advertised"
+    pair.same(ApiKey.API_VERSIONS, 3, {"client_software_name": "oracle", "client_software_version": "1"}, intended=(
+        Intended("api_keys*", "compared above, API by API"),
+        Intended("supported_features*", "KIP-584 features: this broker finalizes only metadata.version"),
+        Intended("finalized_features*", "the same features, finalized"),
+    ), volatile=("finalized_features_epoch",))  # the offset of the last feature record: each log its own
+
