@@ -27,6 +27,9 @@ from collections.abc import Callable
 from concurrent.futures import Future
 
 from kafka.network.request_channel import Request
+from kafka.protocol.acl import CLUSTER_NAME
+from kafka.protocol.acl import AclOperation as Op
+from kafka.protocol.acl import ResourceType as Res
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.describe_cluster import BROKERS_ENDPOINT_TYPE
@@ -34,6 +37,11 @@ from kafka.server.admin_manager import CreatedTopic, TopicError
 from kafka.server.config_helper import DEFAULT_CONFIG, DYNAMIC_TOPIC_CONFIG
 from kafka.utils import future_utils
 from kafka.utils.topic_partition import TopicPartition
+
+
+def _topic_denied(name: str, **extra) -> dict:
+    return dict(name=name, error_code=Errors.TOPIC_AUTHORIZATION_FAILED,
+                error_message="Authorization failed.", **extra)
 
 
 def _topic_error(future: Future) -> TopicError | None:
@@ -47,6 +55,7 @@ def _topic_error(future: Future) -> TopicError | None:
 class AdminApis:
     def __init__(self, apis) -> None:
         self.apis = apis  # KafkaApis: send_response, admin_manager, metadata_cache
+        self.auth = apis.auth_helper
 
     def handlers(self) -> dict[int, Callable[[Request], None]]:
         return {
@@ -73,7 +82,12 @@ class AdminApis:
             return
         names = Counter(t.name for t in req.topics)
         validate_only = getattr(req, "validate_only", False)
-        results = [self._create_topic(topic, names[topic.name] > 1, validate_only) for topic in req.topics]
+        # CREATE on the cluster, or on each topic (Kafka's rule)
+        creatable = set(names) if self.auth.authorize(request, Op.CREATE, Res.CLUSTER, CLUSTER_NAME) \
+            else self.auth.filter_by_authorized(request, Op.CREATE, Res.TOPIC, names)
+        results = [self._create_topic(topic, names[topic.name] > 1, validate_only) if topic.name in creatable
+                   else future_utils.completed(_topic_denied(topic.name, num_partitions=-1, replication_factor=-1))
+                   for topic in req.topics]
         self.apis.send_response_when_done(request, future_utils.all_of(results),
                                           lambda topics: dict(throttle_time_ms=0, topics=topics))
 
@@ -121,7 +135,10 @@ class AdminApis:
                        t.topic_id) for t in req.topics]
         else:
             wanted = [(name, None) for name in req.topic_names]
-        results = [self._delete_topic(name, topic_id) for name, topic_id in wanted]
+        deletable = self.auth.filter_by_authorized(request, Op.DELETE, Res.TOPIC, (n for n, _ in wanted if n))
+        results = [self._delete_topic(name, topic_id) if name is None or name in deletable
+                   else future_utils.completed(_topic_denied(name, topic_id=topic_id or uuid.UUID(int=0)))
+                   for name, topic_id in wanted]
         self.apis.send_response_when_done(request, future_utils.all_of(results),
                                           lambda responses: dict(throttle_time_ms=0, responses=responses))
 
@@ -149,7 +166,10 @@ class AdminApis:
                 dict(name=t.name, error_code=e.error, error_message=str(e)) for t in req.topics]))
             return
         names = Counter(t.name for t in req.topics)
-        results = [self._create_partitions(topic, names[topic.name] > 1, req.validate_only) for topic in req.topics]
+        alterable = self.auth.filter_by_authorized(request, Op.ALTER, Res.TOPIC, names)
+        results = [self._create_partitions(topic, names[topic.name] > 1, req.validate_only)
+                   if topic.name in alterable else future_utils.completed(_topic_denied(topic.name))
+                   for topic in req.topics]
         self.apis.send_response_when_done(request, future_utils.all_of(results),
                                           lambda entries: dict(throttle_time_ms=0, results=entries))
 
@@ -172,17 +192,25 @@ class AdminApis:
     # ------------------------------------------------------------------ the controller's decisions
     def handle_elect_leaders_request(self, request: Request) -> None:
         req = request.body
-        self._forward_to_controller(request, req.timeout_ms, lambda error: dict(
-            throttle_time_ms=0, error_code=error, replica_election_results=[
-                dict(topic=t.topic, partition_result=[
-                    dict(partition_id=p, error_code=error, error_message="the controller did not answer")
-                    for p in t.partitions]) for t in req.topic_partitions or []]))
+
+        def failed(error: Errors) -> dict:
+            return dict(throttle_time_ms=0, error_code=error, replica_election_results=[
+                dict(topic=t.topic, partition_result=[dict(partition_id=p, error_code=error, error_message=(
+                    "the controller did not answer" if error != Errors.CLUSTER_AUTHORIZATION_FAILED else None))
+                    for p in t.partitions]) for t in req.topic_partitions or []])
+
+        if not self.auth.authorize(request, Op.ALTER, Res.CLUSTER, CLUSTER_NAME):
+            self.apis.send_response(request, failed(Errors.CLUSTER_AUTHORIZATION_FAILED))
+            return
+        self._forward_to_controller(request, req.timeout_ms, failed)
 
     def handle_alter_partition_reassignments_request(self, request: Request) -> None:
+        self.auth.authorize_cluster_operation(request, Op.ALTER)
         self._forward_to_controller(request, request.body.timeout_ms, lambda error: dict(
             throttle_time_ms=0, error_code=error, error_message="the controller did not answer", responses=[]))
 
     def handle_list_partition_reassignments_request(self, request: Request) -> None:
+        self.auth.authorize_cluster_operation(request, Op.DESCRIBE)
         self._forward_to_controller(request, request.body.timeout_ms, lambda error: dict(
             throttle_time_ms=0, error_code=error, error_message="the controller did not answer", topics=[]))
 
@@ -217,11 +245,17 @@ class AdminApis:
                                     rack=broker.rack))
         self.apis.send_response(request, dict(
             throttle_time_ms=0, error_code=Errors.NONE, error_message=None, endpoint_type=BROKERS_ENDPOINT_TYPE,
-            cluster_id=cache.cluster_id, controller_id=cache.controller_id, brokers=brokers))
+            cluster_id=cache.cluster_id, controller_id=cache.controller_id, brokers=brokers,
+            cluster_authorized_operations=self.auth.cluster_authorized_operations(
+                request, req.include_cluster_authorized_operations)))
 
     # ------------------------------------------------------------------ DescribeLogDirs
     def handle_describe_log_dirs_request(self, request: Request) -> None:
         req = request.body
+        if not self.auth.authorize(request, Op.DESCRIBE, Res.CLUSTER, CLUSTER_NAME):
+            self.apis.send_response(request, dict(throttle_time_ms=0, error_code=Errors.CLUSTER_AUTHORIZATION_FAILED,
+                                                  results=[]))
+            return
         wanted = None if req.topics is None else {(t.topic, p) for t in req.topics for p in t.partitions}
         log_manager = self.apis.replica_manager.log_manager
         failures = log_manager.log_dir_failure_channel
@@ -248,8 +282,11 @@ class AdminApis:
     # ------------------------------------------------------------------ DescribeProducers
     def handle_describe_producers_request(self, request: Request) -> None:
         topics = []
+        readable = self.auth.filter_by_authorized(request, Op.READ, Res.TOPIC, (t.name for t in request.body.topics))
         for topic in request.body.topics:
-            partitions = [self._active_producer_state(TopicPartition(topic.name, index))
+            partitions = [self._active_producer_state(TopicPartition(topic.name, index)) if topic.name in readable
+                          else dict(partition_index=index, error_code=Errors.TOPIC_AUTHORIZATION_FAILED,
+                                    error_message=None, active_producers=[])
                           for index in topic.partition_indexes]
             topics.append(dict(name=topic.name, partitions=partitions))
         self.apis.send_response(request, dict(throttle_time_ms=0, topics=topics))

@@ -14,6 +14,7 @@ from typing import Any
 from kafka.metrics.prometheus_exporter import parse_metrics_listener
 from kafka.network.connection_quotas import parse_max_connections_per_ip_overrides
 from kafka.network.end_point import EndPoint, parse_listeners
+from kafka.security.standard_authorizer import STANDARD_AUTHORIZER
 
 
 class ConfigError(ValueError):
@@ -100,6 +101,19 @@ def _protocol_map(value: str) -> dict[str, str]:
 
 
 INT32_MAX = 2**31 - 1
+
+
+def _authorizer_class(v: str) -> str | None:
+    return None if v in ("", STANDARD_AUTHORIZER) else f"only {STANDARD_AUTHORIZER} (or empty) is known here"
+
+
+def _super_users(value: str) -> frozenset[str]:
+    users = [u.strip() for u in value.split(";") if u.strip()]
+    for user in users:
+        kind, colon, name = user.partition(":")
+        if not colon or not kind or not name:
+            raise ValueError(f"{user!r} is not a principal of the form Type:name")
+    return frozenset(users)
 
 
 @dataclass(frozen=True)
@@ -246,6 +260,13 @@ _KEYS = [
     ConfigKey("quota.window.num", _int, "11", "Windows a client quota's rate is measured over.", _at_least(1)),
     ConfigKey("quota.window.size.seconds", _int, "1", "Length of each of those windows, in seconds.",
               _at_least(1)),
+    # authorisation (docs/acls.md): Kafka's StandardAuthorizer over the ACLs in the metadata log
+    ConfigKey("authorizer.class.name", _str, "",
+              "org.apache.kafka.metadata.authorizer.StandardAuthorizer to enforce ACLs; empty: everything allowed.",
+              _authorizer_class),
+    ConfigKey("super.users", _super_users, "", "Principals allowed everything, separated by ';' (User:admin;User:b)."),
+    ConfigKey("allow.everyone.if.no.acl.found", _bool, "false",
+              "With an authorizer, allow a request on a resource that no ACL names (default: deny it)."),
     # metrics, logging and the request trace
     ConfigKey("metrics.listener", parse_metrics_listener, "http://127.0.0.1:9404",
               "Where /metrics (Prometheus) and /requests are served: http://host:port; empty disables."),
