@@ -130,6 +130,13 @@ class AclBinding:
                    AccessControlEntry(principal, host, _enum_or_unknown(AclOperation, operation),
                                       _enum_or_unknown(AclPermissionType, permission_type)))
 
+    def to_creation(self) -> dict:
+        """This binding as a CreateAcls AclCreation."""
+        p, e = self.pattern, self.entry
+        return dict(resource_type=int(p.resource_type), resource_name=p.name, resource_pattern_type=int(p.pattern_type),
+                    principal=e.principal, host=e.host, operation=int(e.operation),
+                    permission_type=int(e.permission_type))
+
 
 @dataclass(frozen=True)
 class AclBindingFilter:
@@ -149,6 +156,12 @@ class AclBindingFilter:
         return cls(_enum_or_unknown(ResourceType, resource_type), name, _enum_or_unknown(PatternType, pattern_type),
                    principal, host, _enum_or_unknown(AclOperation, operation),
                    _enum_or_unknown(AclPermissionType, permission_type))
+
+    def to_filter(self) -> dict:
+        """This filter as DescribeAcls's request body or one DeleteAclsFilter (the same fields)."""
+        return dict(resource_type_filter=int(self.resource_type), resource_name_filter=self.name,
+                    pattern_type_filter=int(self.pattern_type), principal_filter=self.principal,
+                    host_filter=self.host, operation=int(self.operation), permission_type=int(self.permission_type))
 
     def is_unknown(self) -> bool:
         return PatternType.UNKNOWN == self.pattern_type or ResourceType.UNKNOWN == self.resource_type \

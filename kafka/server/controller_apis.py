@@ -25,7 +25,7 @@ from concurrent.futures import Future
 import structlog
 
 from kafka.network.request_channel import Request, RequestChannel
-from kafka.protocol.acl import AclOperation
+from kafka.protocol.acl import CLUSTER_NAME, AclOperation, ResourceType
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.server.acl_apis import describe_acls_response
@@ -36,7 +36,8 @@ log = structlog.get_logger("kafka.server.ControllerApis")
 
 # What a principal needs on the cluster to send each admin request straight to the controller; the
 # rest (the quorum's traffic, broker registration and heartbeats, AlterPartition, AllocateProducerIds)
-# need CLUSTER_ACTION. Kafka also accepts a topic-level grant for the topic APIs (docs/acls.md).
+# need CLUSTER_ACTION. A broker forwarding an admin request holds CLUSTER_ACTION and has checked its
+# client already (acl_apis.py). Kafka also accepts a topic-level grant for the topic APIs (docs/acls.md).
 CLUSTER_OPERATIONS = {
     ApiKey.CREATE_TOPICS: AclOperation.CREATE, ApiKey.DELETE_TOPICS: AclOperation.DELETE,
     ApiKey.CREATE_PARTITIONS: AclOperation.ALTER, ApiKey.INCREMENTAL_ALTER_CONFIGS: AclOperation.ALTER_CONFIGS,
@@ -86,7 +87,9 @@ class ControllerApis(ApiRequestHandler):
 
     def _authorized(self, operation: AclOperation, handler: Callable[[Request], None]) -> Callable[[Request], None]:
         def handle(request: Request) -> None:
-            self.auth.authorize_cluster_operation(request, operation)
+            # a broker forwarding its client's request holds CLUSTER_ACTION (what Kafka asks of an Envelope)
+            if not self.auth.authorize(request, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME):
+                self.auth.authorize_cluster_operation(request, operation)
             if request.header.api_key in (ApiKey.CREATE_ACLS, ApiKey.DELETE_ACLS) and self.auth.authorizer is None:
                 self.send_error_response(request, Errors.SECURITY_DISABLED)
                 return

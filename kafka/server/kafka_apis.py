@@ -288,16 +288,16 @@ class KafkaApis(ApiRequestHandler):
                 throttle_time_ms=throttle_time_ms, error_code=answer.error, session_id=answer.session_id,
                 responses=[dict(topic=name, partitions=parts) for name, parts in by_topic.items()]))
 
-        self.replica_manager.fetch_messages(params, {tp: info for tp, info in to_read.items() if tp not in denied},
+        self.replica_manager.fetch_messages(params, [(tp, info) for tp, info in to_read if tp not in denied],
                                             process_response_callback)
 
-    def _fetch_denied(self, request: Request, is_from_follower: bool, to_read) -> list[TopicPartition]:
+    def _fetch_denied(self, request: Request, is_from_follower: bool, to_read) -> set[TopicPartition]:
         """A follower needs CLUSTER_ACTION, a consumer READ on each topic (Kafka's handleFetchRequest)."""
         if is_from_follower:
             allowed = self.auth_helper.authorize(request, Op.CLUSTER_ACTION, Res.CLUSTER, CLUSTER_NAME)
-            return [] if allowed else list(to_read)
-        readable = self.auth_helper.filter_by_authorized(request, Op.READ, Res.TOPIC, (tp.topic for tp in to_read))
-        return [tp for tp in to_read if tp.topic not in readable]
+            return set() if allowed else {tp for tp, _ in to_read}
+        readable = self.auth_helper.filter_by_authorized(request, Op.READ, Res.TOPIC, (tp.topic for tp, _ in to_read))
+        return {tp for tp, _ in to_read if tp.topic not in readable}
 
     # ------------------------------------------------------------------ ListOffsets
     def handle_list_offsets_request(self, request: Request) -> None:
