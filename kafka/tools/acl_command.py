@@ -11,13 +11,14 @@ CreateAcls, DeleteAcls and DescribeAcls.
     kafka-acls --bootstrap-server 127.0.0.1:9092 --remove --force --deny-principal User:mallory \\
         --operation Read --topic orders
 
-Prints what Kafka prints (the entry lines begin with a space and a tab):
+Prints what Kafka 4's tool prints (each entry line begins with a tab, the first one added with a
+space before it):
 
     Adding ACLs for resource `ResourcePattern(resourceType=TOPIC, name=orders, patternType=LITERAL)`:
       (principal=User:alice, host=*, operation=WRITE, permissionType=ALLOW)
 
     Current ACLs for resource `ResourcePattern(resourceType=TOPIC, name=orders, patternType=LITERAL)`:
-      (principal=User:alice, host=*, operation=WRITE, permissionType=ALLOW)
+        (principal=User:alice, host=*, operation=WRITE, permissionType=ALLOW)
 
 --producer grants WRITE, DESCRIBE and CREATE on the topics (WRITE and DESCRIBE on --transactional-id,
 IDEMPOTENT_WRITE on the cluster with --idempotent); --consumer READ and DESCRIBE on the topics and READ
@@ -213,7 +214,7 @@ def add_acls(admin: AdminClient, args) -> None:
         if not entries:
             raise ConfigError("You must specify one of: --allow-principal, --deny-principal when trying to add ACLs.")
         pattern = ResourcePattern(f.resource_type, f.name, f.pattern_type)
-        print(f"Adding ACLs for resource `{pattern}`: {NL} {_lines(entries)} {NL}")
+        print(f"Adding ACLs for resource `{pattern}`: {NL} {_lines(entries)}{NL}")
         for error in admin.create_acls([AclBinding(pattern, e) for e in entries]):
             if error is not None:
                 raise error
@@ -221,10 +222,9 @@ def add_acls(admin: AdminClient, args) -> None:
 
 def remove_acls(admin: AdminClient, args) -> None:
     for f, entries in filter_to_entries(args).items():
-        pattern = f"ResourcePatternFilter(resourceType={f.resource_type.name}, name={f.name}, " \
-                  f"patternType={f.pattern_type.name})"
+        pattern = ResourcePattern(f.resource_type, f.name, f.pattern_type)
         question = (f"Are you sure you want to delete all ACLs for resource filter `{pattern}`? (y/n)" if not entries
-                    else f"Are you sure you want to remove ACLs: {NL} {_lines(entries)} {NL} from resource filter "
+                    else f"Are you sure you want to remove ACLs: {NL} {_lines(entries)}{NL} from resource filter "
                          f"`{pattern}`? (y/n)")
         if not _confirm(args, question):
             continue
@@ -259,7 +259,7 @@ def list_acls(admin: AdminClient, args) -> None:
 def _print_resource_acls(by_resource: dict[ResourcePattern, set[AccessControlEntry]]) -> None:
     for resource, entries in sorted(by_resource.items()):
         if entries:
-            print(f"Current ACLs for resource `{resource}`: {NL} {_lines(sorted(entries))} {NL}")
+            print(f"Current ACLs for resource `{resource}`:{NL}{_lines(sorted(entries))}{NL}")
 
 
 if __name__ == "__main__":

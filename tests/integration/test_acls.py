@@ -200,8 +200,8 @@ def test_kafka_acls_lists_in_kafkas_format(secured):
                           "--list", "--topic", "listed"], capture_output=True, text=True, cwd=REPO, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout == ("Current ACLs for resource `ResourcePattern(resourceType=TOPIC, name=listed, "
-                          "patternType=LITERAL)`: \n \t(principal=User:alice, host=*, operation=WRITE, "
-                          "permissionType=ALLOW) \n\n")
+                          "patternType=LITERAL)`:\n\t(principal=User:alice, host=*, operation=WRITE, "
+                          "permissionType=ALLOW)\n\n")
     removed = subprocess.run([sys.executable, "-m", "kafka.tools.acl_command", "--bootstrap-server",
                               secured.bootstrap, "--remove", "--force", "--topic", "listed"],
                              capture_output=True, text=True, cwd=REPO, timeout=60)
