@@ -32,6 +32,7 @@ from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import build_batch
 from tests.helpers import REPO, InProcessBroker, wait_until
 from tests.integration.test_long_poll import fetch_body
+from tests.metrics.scrape import scrape
 from tests.wire import WireClient
 
 pytestmark = pytest.mark.broker
@@ -62,7 +63,7 @@ def secured(tmp_path_factory):
         grant(first, *(binding(Res.CLUSTER, "kafka-cluster", op) for op in (Op.CLUSTER_ACTION, Op.ALTER)))
     finally:
         first.stop()
-    broker = InProcessBroker(data, AUTHORIZER)
+    broker = InProcessBroker(data, {**AUTHORIZER, "request.trace.enable": "true"})
     try:
         client = WireClient(broker.port)
         wait_until(lambda: client.request(ApiKey.METADATA, 12, {"topics": None}).brokers, message="a registered broker")
@@ -229,3 +230,17 @@ def test_without_an_authorizer_the_acl_apis_say_security_disabled(broker):
     created = client.request(ApiKey.CREATE_ACLS, 3, {"creations": [
         binding(Res.TOPIC, "t", Op.READ).to_creation()]})
     assert created.results[0].error_code == Errors.SECURITY_DISABLED
+
+
+def test_denials_are_counted_and_the_trace_shows_principal_and_decision(secured):
+    client = WireClient(secured.port)
+    before = scrape(secured).value("kafka_server_authorizer_metrics_authorization_denied_total")
+    assert produce(client, "traced") == Errors.TOPIC_AUTHORIZATION_FAILED
+    assert scrape(secured).value("kafka_server_authorizer_metrics_authorization_denied_total") >= before + 1
+    assert scrape(secured).value("kafka_server_authorizer_metrics_acls_total_count") >= 2
+    trace = secured.server.metrics_endpoint.request_trace
+    page = wait_until(lambda: trace.render_page({"api": ["Produce"], "client_id": ["wire-test"], "limit": ["1"]})
+                      if "traced" in trace.render_page({"api": ["Produce"], "limit": ["1"]}) else None,
+                      message="the denied Produce in the request trace")
+    assert "principal=User:ANONYMOUS" in page
+    assert "authorize User:ANONYMOUS WRITE TOPIC:traced -> DENIED by DefaultDeny" in page
