@@ -292,9 +292,11 @@ class KafkaServer:
         self.metrics_endpoint.startup()
         self.socket_server.register_metrics(self.metrics_endpoint.metrics)
         # authorisation (docs/acls.md): authorizer.class.name, fed the ACLs of the metadata log
-        self.authorizer = StandardAuthorizer.from_config(config, AuthorizerMetrics(self.metrics_endpoint.metrics.group))
+        # (its metrics are exported without one too, at 0, so the dashboard's panel always has its series)
+        authorizer_metrics = AuthorizerMetrics(self.metrics_endpoint.metrics.group)
+        self.authorizer = StandardAuthorizer.from_config(config, authorizer_metrics)
+        authorizer_metrics.register_acl_count(lambda: self.authorizer.acl_count() if self.authorizer else 0)
         if self.authorizer is not None:
-            self.authorizer.metrics.register_acl_count(self.authorizer.acl_count)
             self.shared.loader.install_publishers([AclPublisher(config.node_id, self.authorizer)])
 
         self.apis = KafkaApis(self.request_channel, self.replica_manager, self.admin_manager,
