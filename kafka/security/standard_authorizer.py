@@ -56,11 +56,10 @@ class StandardAuthorizer:
 
     # ------------------------------------------------------------------ decisions
     def authorize(self, principal: str, host: str, operation: AclOperation, resource_type: ResourceType,
-                  name: str, count: bool = True) -> MatchingRule:
+                  name: str, log_if_denied: bool = True) -> MatchingRule:
         rule = self.data.authorize(principal, host, operation, resource_type, name)
-        if count:
-            self.metrics.record(rule.result == ALLOWED)
-        if rule.result != ALLOWED:
+        self.metrics.record(rule.result == ALLOWED)
+        if rule.result != ALLOWED and log_if_denied:
             log.info("principal denied operation", principal=principal, host=host, operation=operation.name,
                      resource=f"{resource_type.name}:{name}", rule=rule.reason)
         return rule

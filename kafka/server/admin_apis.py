@@ -83,7 +83,7 @@ class AdminApis:
         names = Counter(t.name for t in req.topics)
         validate_only = getattr(req, "validate_only", False)
         # CREATE on the cluster, or on each topic (Kafka's rule)
-        creatable = set(names) if self.auth.authorize(request, Op.CREATE, Res.CLUSTER, CLUSTER_NAME) \
+        creatable = set(names) if self.auth.authorize(request, Op.CREATE, Res.CLUSTER, CLUSTER_NAME, False) \
             else self.auth.filter_by_authorized(request, Op.CREATE, Res.TOPIC, names)
         results = [self._create_topic(topic, names[topic.name] > 1, validate_only) if topic.name in creatable
                    else future_utils.completed(_topic_denied(topic.name, num_partitions=-1, replication_factor=-1))

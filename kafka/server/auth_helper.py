@@ -41,11 +41,14 @@ class AuthHelper:
     def __init__(self, authorizer: StandardAuthorizer | None) -> None:
         self.authorizer = authorizer
 
-    def authorize(self, request: Request, operation: AclOperation, resource_type: ResourceType, name: str) -> bool:
+    def authorize(self, request: Request, operation: AclOperation, resource_type: ResourceType, name: str,
+                  log_if_denied: bool = True) -> bool:
+        """`log_if_denied=False` where a denial is an expected answer, not a refusal (Kafka's logIfDenied):
+        the topics an all-topics Metadata leaves out, a check with a fallback."""
         if self.authorizer is None:
             return True
         rule = self.authorizer.authorize(str(request.principal), request.client_address, operation, resource_type,
-                                         name)
+                                         name, log_if_denied=log_if_denied)
         if request.journey is not None:
             request.mark(f"authorize {request.principal} {operation.name} {resource_type.name}:{name} -> {rule}")
         return rule.result == ALLOWED
@@ -61,9 +64,9 @@ class AuthHelper:
             raise ClusterAuthorizationError(f"Request from {request.principal} is not authorized.")
 
     def filter_by_authorized(self, request: Request, operation: AclOperation, resource_type: ResourceType,
-                             names: Iterable[str]) -> set[str]:
+                             names: Iterable[str], log_if_denied: bool = True) -> set[str]:
         """The names (each asked once) the principal may do `operation` on."""
-        return {name for name in set(names) if self.authorize(request, operation, resource_type, name)}
+        return {name for name in set(names) if self.authorize(request, operation, resource_type, name, log_if_denied)}
 
     def authorize_by_resource_type(self, request: Request, operation: AclOperation,
                                    resource_type: ResourceType) -> bool:

@@ -88,7 +88,7 @@ class ControllerApis(ApiRequestHandler):
     def _authorized(self, operation: AclOperation, handler: Callable[[Request], None]) -> Callable[[Request], None]:
         def handle(request: Request) -> None:
             # a broker forwarding its client's request holds CLUSTER_ACTION (what Kafka asks of an Envelope)
-            if not self.auth.authorize(request, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME):
+            if not self.auth.authorize(request, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME, False):
                 self.auth.authorize_cluster_operation(request, operation)
             if request.header.api_key in (ApiKey.CREATE_ACLS, ApiKey.DELETE_ACLS) and self.auth.authorizer is None:
                 self.send_error_response(request, Errors.SECURITY_DISABLED)

@@ -311,8 +311,8 @@ class GroupApis:
         error, groups = self.coordinator.handle_list_groups(states)
         if types and CLASSIC_GROUP_TYPE not in types:
             groups = []  # every group here is a classic group
-        if not self.auth.authorize(request, Op.DESCRIBE, Res.CLUSTER, CLUSTER_NAME):  # only the groups it may see
-            groups = [g for g in groups if self.auth.authorize(request, Op.DESCRIBE, Res.GROUP, g.group_id)]
+        if not self.auth.authorize(request, Op.DESCRIBE, Res.CLUSTER, CLUSTER_NAME, False):  # only those it may see
+            groups = [g for g in groups if self.auth.authorize(request, Op.DESCRIBE, Res.GROUP, g.group_id, False)]
         self.send_response(request, dict(throttle_time_ms=0, error_code=error, groups=[
             dict(group_id=g.group_id, protocol_type=g.protocol_type or "", group_state=str(g.state),
                  group_type=CLASSIC_GROUP_TYPE) for g in groups]))

@@ -129,7 +129,8 @@ class KafkaApis(ApiRequestHandler):
             names = [t.name if t.name is not None else self.admin_manager.topic_name_for_id(t.topic_id)
                      for t in req.topics]
         # authorisation: topics the principal may not describe are hidden (all topics) or refused
-        describable = self.auth_helper.filter_by_authorized(request, Op.DESCRIBE, Res.TOPIC, filter(None, names))
+        describable = self.auth_helper.filter_by_authorized(request, Op.DESCRIBE, Res.TOPIC, filter(None, names),
+                                                            log_if_denied=not all_topics)
         uncreatable = self._uncreatable_topics(request, describable) if allow_auto_create else set()
         topics = [_unauthorized_topic(name) if name is not None and (name not in describable or name in uncreatable)
                   else self._topic_metadata(name, allow_auto_create)
@@ -151,7 +152,7 @@ class KafkaApis(ApiRequestHandler):
     def _uncreatable_topics(self, request: Request, describable: set[str]) -> set[str]:
         """Missing topics Metadata may not auto-create: it needs CREATE on the cluster or the topic."""
         missing = {n for n in describable if not self.metadata_cache.contains(n) and not n.startswith("__")}
-        if not missing or self.auth_helper.authorize(request, Op.CREATE, Res.CLUSTER, CLUSTER_NAME):
+        if not missing or self.auth_helper.authorize(request, Op.CREATE, Res.CLUSTER, CLUSTER_NAME, False):
             return set()
         return missing - self.auth_helper.filter_by_authorized(request, Op.CREATE, Res.TOPIC, missing)
 
@@ -333,7 +334,7 @@ class KafkaApis(ApiRequestHandler):
         purgatory's callbacks; the response goes when the last one has answered, on whichever thread
         that is. A marker written to __consumer_offsets partitions also completes the producer's
         transactional offsets in the group coordinator, before the answer goes."""
-        if not self.auth_helper.authorize(request, Op.ALTER, Res.CLUSTER, CLUSTER_NAME):
+        if not self.auth_helper.authorize(request, Op.ALTER, Res.CLUSTER, CLUSTER_NAME, log_if_denied=False):
             self.auth_helper.authorize_cluster_operation(request, Op.CLUSTER_ACTION)
         markers = request.body.markers
         errors: dict[int, dict[TopicPartition, Errors]] = {}
@@ -400,7 +401,7 @@ class KafkaApis(ApiRequestHandler):
         A follower holds CLUSTER_ACTION; a consumer (KIP-320) needs DESCRIBE on the topic."""
         topics = []
         names = [t.topic for t in request.body.topics]
-        allowed = set(names) if self.auth_helper.authorize(request, Op.CLUSTER_ACTION, Res.CLUSTER, CLUSTER_NAME) \
+        allowed = set(names) if self.auth_helper.authorize(request, Op.CLUSTER_ACTION, Res.CLUSTER, CLUSTER_NAME, False) \
             else self.auth_helper.filter_by_authorized(request, Op.DESCRIBE, Res.TOPIC, names)
         for topic in request.body.topics:
             partitions = []
