@@ -63,7 +63,7 @@ class AclControlManager:
             except AclError as e:
                 results.append(dict(error_code=e.error, error_message=str(e)))
                 continue
-            results.append(dict(error_code=Errors.NONE, error_message=None))
+            results.append(dict(error_code=Errors.NONE, error_message=""))  # Kafka's default: empty, not null
         return records, dict(throttle_time_ms=0, results=results)
 
     def _new_acl_id(self, records: list[ApiMessageAndVersion]) -> uuid.UUID:
@@ -117,8 +117,12 @@ class AclControlManager:
 
 
 def validate_new_acl(binding: AclBinding) -> None:
-    """Kafka's AclControlManager.validateNewAcl."""
+    """Kafka's AclApis checks (the cluster's name, an empty name), then AclControlManager.validateNewAcl."""
     pattern, entry = binding.pattern, binding.entry
+    if pattern.resource_type == ResourceType.CLUSTER and pattern.name != CLUSTER_NAME:  # Kafka's AclApis first
+        raise AclError(f"The only valid name for the CLUSTER resource is {CLUSTER_NAME}")
+    if not pattern.name:
+        raise AclError("Invalid empty resource name")
     if pattern.resource_type in (ResourceType.UNKNOWN, ResourceType.ANY):
         raise AclError(f"Invalid resourceType {pattern.resource_type.name}")
     if pattern.pattern_type not in (PatternType.LITERAL, PatternType.PREFIXED):
@@ -127,10 +131,6 @@ def validate_new_acl(binding: AclBinding) -> None:
         raise AclError(f"Invalid operation {entry.operation.name}")
     if entry.permission_type not in (AclPermissionType.DENY, AclPermissionType.ALLOW):
         raise AclError(f"Invalid permissionType {entry.permission_type.name}")
-    if not pattern.name:
-        raise AclError("Resource name should not be empty")
-    if pattern.resource_type == ResourceType.CLUSTER and pattern.name != CLUSTER_NAME:
-        raise AclError(f"The only valid name for the CLUSTER resource is {CLUSTER_NAME}")
     kind, colon, name = entry.principal.partition(":")
     if not colon or not kind or not name:
         raise AclError(f"Could not parse principal from `{entry.principal}` (no colon is present separating the "

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kafka.network.request_channel import Request
-from kafka.protocol.acl import AclBindingFilter, AclOperation
+from kafka.protocol.acl import AclBindingFilter, AclOperation, PatternType
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.server.auth_helper import AuthHelper
@@ -53,7 +53,12 @@ class AclApis:
         self.auth.authorize_cluster_operation(request, AclOperation.ALTER)
         version = request.header.api_version
         if self.auth.authorizer is None:
-            self.apis.send_response(request, error_response(api_key, version, request.body, Errors.SECURITY_DISABLED))
+            self.apis.send_response(request, _whole(api_key, version, request.body, Errors.SECURITY_DISABLED,
+                                                    "No Authorizer is configured."))
+            return
+        if api_key == ApiKey.CREATE_ACLS and any(_not_a_binding(c) for c in request.body.creations):
+            # Kafka cannot build an AclBinding with ANY (or a MATCH pattern): the whole request fails, unexplained
+            self.apis.send_response(request, _whole(api_key, version, request.body, Errors.UNKNOWN_SERVER_ERROR, None))
             return
 
         def on_response(response, error: Errors) -> None:
@@ -87,3 +92,17 @@ def describe_acls_response(authorizer, req) -> dict:
     resources = [dict(resource_type=int(p.resource_type), resource_name=p.name, pattern_type=int(p.pattern_type),
                       acls=acls) for p, acls in by_pattern.items()]
     return dict(throttle_time_ms=0, error_code=Errors.NONE, error_message=None, resources=resources)
+
+
+def _whole(api_key: ApiKey, version: int, body, error: Errors, message: str | None) -> dict:
+    """Every creation or filter answered with `error` and Kafka's `message` for it."""
+    response = error_response(api_key, version, body, error)
+    for result in response.get("results", response.get("filter_results", [])):
+        result["error_message"] = message
+    return response
+
+
+def _not_a_binding(creation) -> bool:
+    """ANY where a binding needs a value: Kafka's ResourcePattern and AccessControlEntry refuse to exist."""
+    return (creation.get("resource_pattern_type", PatternType.LITERAL) in (PatternType.ANY, PatternType.MATCH)
+            or AclOperation.ANY in (creation.operation, creation.resource_type, creation.permission_type))

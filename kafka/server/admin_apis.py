@@ -39,6 +39,11 @@ from kafka.utils import future_utils
 from kafka.utils.topic_partition import TopicPartition
 
 
+def _configs_hidden(created: dict) -> dict:
+    return {**created, "configs": [], "num_partitions": -1, "replication_factor": -1,
+            "topic_config_error_code": Errors.TOPIC_AUTHORIZATION_FAILED}
+
+
 def _topic_denied(name: str, **extra) -> dict:
     return dict(name=name, error_code=Errors.TOPIC_AUTHORIZATION_FAILED,
                 error_message="Authorization failed.", **extra)
@@ -88,8 +93,11 @@ class AdminApis:
         results = [self._create_topic(topic, names[topic.name] > 1, validate_only) if topic.name in creatable
                    else future_utils.completed(_topic_denied(topic.name, num_partitions=-1, replication_factor=-1))
                    for topic in req.topics]
-        self.apis.send_response_when_done(request, future_utils.all_of(results),
-                                          lambda topics: dict(throttle_time_ms=0, topics=topics))
+        # a created topic's configs are shown only to a principal that may describe them (Kafka's rule)
+        describable = self.auth.filter_by_authorized(request, Op.DESCRIBE_CONFIGS, Res.TOPIC, creatable, False)
+        self.apis.send_response_when_done(request, future_utils.all_of(results), lambda topics: dict(
+            throttle_time_ms=0, topics=[t if t["error_code"] or t["name"] in describable else _configs_hidden(t)
+                                        for t in topics]))
 
     def _create_topic(self, topic, duplicate: bool, validate_only: bool) -> Future[dict]:
         """One topic's entry of the CreateTopics response, once the controller (and this broker) are done."""
@@ -135,7 +143,10 @@ class AdminApis:
                        t.topic_id) for t in req.topics]
         else:
             wanted = [(name, None) for name in req.topic_names]
-        deletable = self.auth.filter_by_authorized(request, Op.DELETE, Res.TOPIC, (n for n, _ in wanted if n))
+        # DELETE on the cluster, or on each topic (Kafka's controller: the cluster grant wins over a topic DENY)
+        names = [n for n, _ in wanted if n]
+        deletable = set(names) if self.auth.authorize(request, Op.DELETE, Res.CLUSTER, CLUSTER_NAME, False) \
+            else self.auth.filter_by_authorized(request, Op.DELETE, Res.TOPIC, names)
         results = [self._delete_topic(name, topic_id) if name is None or name in deletable
                    else future_utils.completed(_topic_denied(name, topic_id=topic_id or uuid.UUID(int=0)))
                    for name, topic_id in wanted]

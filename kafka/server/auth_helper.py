@@ -21,7 +21,12 @@ from kafka.security.standard_authorizer import StandardAuthorizer
 from kafka.security.standard_authorizer_data import ALLOWED
 
 Op, Res = AclOperation, ResourceType
-AUTHORIZED_OPERATIONS_OMITTED = -(2**31)  # INT32_MIN: the schema's default, "not asked for"
+AUTHORIZED_OPERATIONS_OMITTED = -(2**31)
+# The messages Kafka's brokers put beside an authorisation error code (its Errors descriptions)
+AUTHORIZATION_MESSAGES = {Errors.TOPIC_AUTHORIZATION_FAILED: "Topic authorization failed.",
+                          Errors.GROUP_AUTHORIZATION_FAILED: "Group authorization failed.",
+                          Errors.CLUSTER_AUTHORIZATION_FAILED: "Cluster authorization failed.",
+                          Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED: "Transactional Id authorization failed."}  # INT32_MIN: the schema's default, "not asked for"
 
 
 class AuthorizationError(Exception):

@@ -18,12 +18,13 @@ from kafka.protocol.acl import AclOperation as Op
 from kafka.protocol.acl import ResourceType as Res
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
+from kafka.server.auth_helper import AUTHORIZATION_MESSAGES
 from kafka.server.config_helper import ConfigError, ConfigHelper
 from kafka.utils import future_utils
 from kafka.utils.topic_partition import TopicPartition
 
 # ConfigResource.Type -> the ACL resource it is authorised on, and the error when it is not
-_CONFIG_RESOURCES = {2: (Res.TOPIC, Errors.TOPIC_AUTHORIZATION_FAILED),
+_CONFIG_RESOURCES = {2: (Res.TOPIC, Errors.TOPIC_AUTHORIZATION_FAILED),  # (Kafka's messages: AUTHORIZATION_MESSAGES)
                      4: (Res.CLUSTER, Errors.CLUSTER_AUTHORIZATION_FAILED),
                      8: (Res.CLUSTER, Errors.CLUSTER_AUTHORIZATION_FAILED),
                      32: (Res.GROUP, Errors.GROUP_AUTHORIZATION_FAILED)}
@@ -73,7 +74,7 @@ class StorageApis:
                           resource_name=resource.resource_name, configs=[])
             denied = self._config_denied(request, Op.DESCRIBE_CONFIGS, resource.resource_type, resource.resource_name)
             if denied is not None:
-                result.update(error_code=denied, error_message=denied.message)
+                result.update(error_code=denied, error_message=AUTHORIZATION_MESSAGES[denied])
                 results.append(result)
                 continue
             try:
@@ -123,7 +124,8 @@ class StorageApis:
                         resource_name=resource.resource_name)
         denied = self._config_denied(request, Op.ALTER_CONFIGS, resource.resource_type, resource.resource_name)
         if denied is not None:
-            return future_utils.completed({**response, "error_code": denied, "error_message": denied.message})
+            return future_utils.completed({**response, "error_code": denied,
+                                           "error_message": AUTHORIZATION_MESSAGES[denied]})
         try:
             altered = alter()
         except ConfigError as error:  # refused before anything was forwarded
