@@ -142,3 +142,11 @@ def matching_acl(acl: StandardAcl) -> dict:
     return dict(error_code=Errors.NONE, error_message=None, resource_type=int(acl.resource_type),
                 resource_name=acl.resource_name, pattern_type=int(acl.pattern_type), principal=acl.principal,
                 host=acl.host, operation=int(acl.operation), permission_type=int(acl.permission_type))
+
+
+def not_controller_acls_response(request) -> dict:
+    """CreateAcls' or DeleteAcls' answer from a controller that is not the active one."""
+    if hasattr(request, "creations"):
+        return dict(throttle_time_ms=0, results=[dict(error_code=Errors.NOT_CONTROLLER) for _ in request.creations])
+    return dict(throttle_time_ms=0, filter_results=[dict(error_code=Errors.NOT_CONTROLLER, matching_acls=[])
+                                                    for _ in request.filters])

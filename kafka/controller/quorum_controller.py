@@ -36,13 +36,14 @@ waiting: each of those callers is answered REQUEST_TIMED_OUT ("The controller is
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 
 import structlog
 
-from kafka.controller.acl_control_manager import AclControlManager
+from kafka.controller.acl_control_manager import AclControlManager, not_controller_acls_response
 from kafka.controller.broker_heartbeat_manager import BrokerHeartbeatManager
 from kafka.controller.client_quota_control_manager import ClientQuotaControlManager
 from kafka.controller.cluster_control_manager import ClusterControlManager, StaleBrokerEpochError
@@ -247,21 +248,22 @@ class QuorumController:
     # ================================================================== replay: records -> managers
     def replay(self, r: ApiMessageAndVersion) -> None:
         if r.type == T.REMOVE_TOPIC_RECORD:
-            name = self.replication.replay_remove_topic(r.data)
-            if name is not None:
+            if (name := self.replication.replay_remove_topic(r.data)) is not None:  # its configs go too
                 self.configs.remove_resource(TOPIC_RESOURCE, name)
-            return
-        replay = {T.FEATURE_LEVEL_RECORD: self.features.replay_feature_level,
-                  T.REGISTER_BROKER_RECORD: self.cluster.replay_register_broker,
-                  T.UNREGISTER_BROKER_RECORD: self.cluster.replay_unregister_broker,
-                  T.BROKER_REGISTRATION_CHANGE_RECORD: self.cluster.replay_registration_change,
-                  T.TOPIC_RECORD: self.replication.replay_topic, T.PARTITION_RECORD: self.replication.replay_partition,
-                  T.PARTITION_CHANGE_RECORD: self.replication.replay_partition_change,
-                  T.CONFIG_RECORD: self.configs.replay_config, T.PRODUCER_IDS_RECORD: self.producer_ids.replay,
-                  T.CLIENT_QUOTA_RECORD: self.client_quotas.replay, T.ACCESS_CONTROL_ENTRY_RECORD: self.acls.replay,
-                  T.REMOVE_ACCESS_CONTROL_ENTRY_RECORD: self.acls.replay_remove}.get(r.type)
-        if replay is not None:
+        elif (replay := self._replayers.get(r.type)) is not None:
             replay(r.data)
+
+    @functools.cached_property
+    def _replayers(self) -> dict:
+        return {T.FEATURE_LEVEL_RECORD: self.features.replay_feature_level,
+                T.REGISTER_BROKER_RECORD: self.cluster.replay_register_broker,
+                T.UNREGISTER_BROKER_RECORD: self.cluster.replay_unregister_broker,
+                T.BROKER_REGISTRATION_CHANGE_RECORD: self.cluster.replay_registration_change,
+                T.TOPIC_RECORD: self.replication.replay_topic, T.PARTITION_RECORD: self.replication.replay_partition,
+                T.PARTITION_CHANGE_RECORD: self.replication.replay_partition_change,
+                T.CONFIG_RECORD: self.configs.replay_config, T.PRODUCER_IDS_RECORD: self.producer_ids.replay,
+                T.CLIENT_QUOTA_RECORD: self.client_quotas.replay, T.ACCESS_CONTROL_ENTRY_RECORD: self.acls.replay,
+                T.REMOVE_ACCESS_CONTROL_ENTRY_RECORD: self.acls.replay_remove}
 
     # ================================================================== the write path
     def _append_or_renounce(self, name: str, records: list[ApiMessageAndVersion],
@@ -513,13 +515,12 @@ class QuorumController:
             for entry in request.entries]))
 
     def create_acls(self, request) -> Future:
-        return self._write("create_acls", lambda: ControllerResult(*self.acls.create_acls(request.creations)), dict(
-            throttle_time_ms=0, results=[dict(error_code=Errors.NOT_CONTROLLER) for _ in request.creations]))
+        return self._write("create_acls", lambda: ControllerResult(*self.acls.create_acls(request.creations)),
+                           not_controller_acls_response(request))
 
     def delete_acls(self, request) -> Future:
-        return self._write("delete_acls", lambda: ControllerResult(*self.acls.delete_acls(request.filters)), dict(
-            throttle_time_ms=0, filter_results=[dict(error_code=Errors.NOT_CONTROLLER, matching_acls=[])
-                                                for _ in request.filters]))
+        return self._write("delete_acls", lambda: ControllerResult(*self.acls.delete_acls(request.filters)),
+                           not_controller_acls_response(request))
 
     def alter_partition(self, request) -> Future:
         def operation() -> ControllerResult:

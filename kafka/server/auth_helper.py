@@ -71,6 +71,8 @@ class AuthHelper:
     def filter_by_authorized(self, request: Request, operation: AclOperation, resource_type: ResourceType,
                              names: Iterable[str], log_if_denied: bool = True) -> set[str]:
         """The names (each asked once) the principal may do `operation` on."""
+        if self.authorizer is None:  # the produce and fetch path without an authoriser: no per-name calls
+            return set(names)
         return {name for name in set(names) if self.authorize(request, operation, resource_type, name, log_if_denied)}
 
     def authorize_by_resource_type(self, request: Request, operation: AclOperation,

@@ -294,6 +294,8 @@ class KafkaApis(ApiRequestHandler):
 
     def _fetch_denied(self, request: Request, is_from_follower: bool, to_read) -> set[TopicPartition]:
         """A follower needs CLUSTER_ACTION, a consumer READ on each topic (Kafka's handleFetchRequest)."""
+        if self.auth_helper.authorizer is None:
+            return set()
         if is_from_follower:
             allowed = self.auth_helper.authorize(request, Op.CLUSTER_ACTION, Res.CLUSTER, CLUSTER_NAME)
             return set() if allowed else {tp for tp, _ in to_read}
