@@ -29,6 +29,7 @@ EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd", "limits.m
             "replication.md": ["replication_produce.mmd", "replication_failover.mmd", "partition_reassignment.mmd"],
             "acls.md": ["authorizer.mmd"],
             "quotas.md": ["quotas.mmd"],
+            "security.md": ["tls_handshake.mmd"],
             "spark.md": ["spark.mmd"],
             "transactions.md": ["idempotent_produce.mmd", "transaction.mmd"]}
 

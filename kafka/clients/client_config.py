@@ -19,6 +19,7 @@ from typing import Any
 import structlog
 
 from kafka.clients.errors import ConfigError
+from kafka.security.ssl_factory import SSL_DEFAULTS
 
 log = structlog.get_logger("kafka.clients.ProducerConfig")
 
@@ -73,6 +74,10 @@ COMMON: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "socket.connection.setup.timeout.ms": (_int, 10000),
     "max.in.flight.requests.per.connection": (_int, 5),
     "connections.max.idle.ms": (_int, 540000),
+    # docs/security.md: PLAINTEXT or SSL, and the ssl.* keys of Kafka's SslConfigs (client side)
+    "security.protocol": (_str, "PLAINTEXT"),
+    **{key: (_str, default) for key, default in SSL_DEFAULTS.items()
+       if key not in ("ssl.client.auth", "ssl.principal.mapping.rules")},
 }
 
 PRODUCER = {

@@ -4,24 +4,35 @@
 Every request and response on the wire is an int32 size followed by that many bytes. Writes are
 queued and flushed as the socket accepts them; reads accumulate until a whole frame is in. The
 channel knows nothing about APIs or correlation ids: that is the NetworkClient's business.
+
+With an SSLContext (security.protocol=SSL) the connected socket is wrapped for TLS and the channel
+is not `ready` until `handshake` has finished, step by step as the selector allows; all bytes then go
+through the TransportLayer (kafka/security), the same one the broker's channels use.
 """
 
 from __future__ import annotations
 
 import errno
 import socket
+import ssl
 import struct
 from collections import deque
+
+from kafka.security.ssl_transport_layer import SslTransportLayer
+from kafka.security.transport_layer import PlaintextTransportLayer, TransportLayer
 
 _SIZE = struct.Struct(">i")
 _RECV_CHUNK = 256 * 1024
 
 
 class KafkaChannel:
-    def __init__(self, node_id: int, host: str, port: int) -> None:
+    def __init__(self, node_id: int, host: str, port: int, ssl_context: ssl.SSLContext | None = None) -> None:
         self.node_id = node_id
         self.address = (host, port)
+        self.ssl_context = ssl_context
         self.sock: socket.socket | None = None
+        self.transport: TransportLayer | None = None  # set once TCP is up
+        self._chunk = bytearray(_RECV_CHUNK)
         self._sends: deque[tuple[memoryview, object]] = deque()  # (bytes left, the request they carry)
         self._receive = bytearray()
 
@@ -46,6 +57,26 @@ class KafkaChannel:
         if code:
             raise OSError(code, f"connect to {self.address[0]}:{self.address[1]}: {errno.errorcode.get(code, code)}")
 
+    def start_transport(self) -> None:
+        """TCP is up: plain bytes from here, or a TLS handshake first."""
+        if self.transport is not None:
+            return
+        if self.ssl_context is None:
+            self.transport = PlaintextTransportLayer(self.sock)
+        else:
+            self.transport = SslTransportLayer(self.sock, self.ssl_context, server_side=False,
+                                               server_hostname=self.address[0])
+            self.sock = self.transport.socket
+
+    @property
+    def ready(self) -> bool:
+        return self.transport is not None and self.transport.ready
+
+    def handshake(self) -> int:
+        """One step of the TLS handshake: 0 once done, else the selector event it waits for.
+        Raises SslAuthenticationError (an untrusted broker certificate, a broker not speaking TLS)."""
+        return self.transport.handshake()
+
     # ------------------------------------------------------------------ writing
     def send(self, frame: bytes, request: object) -> None:
         self._sends.append((memoryview(frame), request))
@@ -60,7 +91,7 @@ class KafkaChannel:
         while self._sends:
             data, request = self._sends[0]
             try:
-                n = self.sock.send(data)
+                n = self.transport.send(data)
             except (BlockingIOError, InterruptedError):
                 break
             if n < len(data):
@@ -73,15 +104,16 @@ class KafkaChannel:
     # ------------------------------------------------------------------ reading
     def read(self) -> list[bytes]:
         """Read what is available; returns the complete response frames (without size prefixes)."""
+        chunk = memoryview(self._chunk)
         while True:
             try:
-                chunk = self.sock.recv(_RECV_CHUNK)
+                n = self.transport.recv_into(chunk, _RECV_CHUNK)
             except (BlockingIOError, InterruptedError):
                 break
-            if not chunk:
+            if not n:
                 raise ConnectionError(f"connection to node {self.node_id} closed by the broker")
-            self._receive += chunk
-            if len(chunk) < _RECV_CHUNK:
+            self._receive += chunk[:n]
+            if n < _RECV_CHUNK and not self.transport.has_bytes_buffered():
                 break
         frames = []
         buf = self._receive

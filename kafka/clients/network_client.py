@@ -29,13 +29,16 @@ import structlog
 from kafka.clients.client_config import ClientConfig
 from kafka.clients.client_request import ClientRequest, ClientResponse
 from kafka.clients.cluster_connection_states import ClusterConnectionStates, ConnectionState
-from kafka.clients.errors import DisconnectError, KafkaError, KafkaTimeoutError
+from kafka.clients.errors import ConfigError, DisconnectError, KafkaError, KafkaTimeoutError
 from kafka.clients.in_flight_requests import InFlightRequests
 from kafka.clients.kafka_channel import KafkaChannel
 from kafka.clients.metadata import Metadata, Node
 from kafka.protocol.api_keys import APIS, ApiKey
 from kafka.protocol.errors import Errors, ProtocolDecodeError, ProtocolEncodeError
 from kafka.protocol.header import decode_response, encode_request
+from kafka.security.security_protocol import SecurityProtocol
+from kafka.security.ssl_factory import SSL_DEFAULTS, SslConfigError, SslFactory
+from kafka.security.ssl_transport_layer import SslAuthenticationError
 from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.clients.NetworkClient")
@@ -75,6 +78,7 @@ class NetworkClient:
         self._lock = threading.RLock()
         self._unsent_lock = threading.RLock()
         self._closed = False
+        self._ssl_context = self._client_ssl_context(config)
         metadata.bootstrap(config["bootstrap.servers"])
         self._bootstrap_nodes = dict(metadata.cluster.nodes)
 
@@ -191,12 +195,29 @@ class NetworkClient:
         return high
 
     # ------------------------------------------------------------------ connecting
+    @staticmethod
+    def _client_ssl_context(config: ClientConfig):
+        """security.protocol=SSL: Kafka's client-side SslFactory from the ssl.* keys; PLAINTEXT: None."""
+        try:
+            protocol = SecurityProtocol.for_name(config["security.protocol"])
+        except ValueError as e:
+            raise ConfigError(f"configuration key 'security.protocol': {e}") from None
+        if protocol.uses_sasl:
+            raise ConfigError(f"configuration key 'security.protocol' is {protocol.name}: this client does not "
+                              "speak SASL yet")
+        if not protocol.uses_tls:
+            return None
+        try:
+            return SslFactory({k: config.values.get(k) for k in SSL_DEFAULTS}, server_mode=False).context
+        except SslConfigError as e:
+            raise ConfigError(str(e)) from None
+
     def _initiate_connect(self, node_id: int, now_ms: int) -> None:
         node = self.node(node_id)
         if node is None:
             return
         self.connection_states.connecting(node_id, now_ms)
-        channel = KafkaChannel(node_id, node.host, node.port)
+        channel = KafkaChannel(node_id, node.host, node.port, self._ssl_context)
         try:
             connected = channel.connect()
         except OSError as e:
@@ -208,6 +229,32 @@ class NetworkClient:
         self._connect_started_ms[node_id] = now_ms
         self.selector.register(channel.sock, selectors.EVENT_WRITE, channel)
         if connected:
+            self._on_tcp_connected(channel, now_ms)
+
+    def _on_tcp_connected(self, channel: KafkaChannel, now_ms: int) -> None:
+        """TCP is up: over TLS the handshake comes first, as the selector allows."""
+        self.selector.unregister(channel.sock)  # TLS wraps the socket in a new object
+        try:
+            channel.start_transport()
+        except OSError as e:
+            self._fail_node(channel.node_id, now_ms, f"connection to node {channel.node_id} lost: {e}")
+            return
+        self.selector.register(channel.sock, selectors.EVENT_WRITE, channel)
+        self._continue_handshake(channel, now_ms)
+
+    def _continue_handshake(self, channel: KafkaChannel, now_ms: int) -> None:
+        try:
+            interest = channel.handshake()
+        except SslAuthenticationError as e:
+            log.warning("TLS handshake with the broker failed", node=str(self.node(channel.node_id)), error=str(e))
+            self._fail_node(channel.node_id, now_ms, str(e))
+            return
+        except OSError as e:  # the broker hung up mid-handshake
+            self._fail_node(channel.node_id, now_ms, f"connection to node {channel.node_id} lost: {e}")
+            return
+        if interest:
+            self.selector.modify(channel.sock, interest, channel)
+        else:
             self._on_connected(channel, now_ms)
 
     def _on_connected(self, channel: KafkaChannel, now_ms: int) -> None:
@@ -303,13 +350,15 @@ class NetworkClient:
         node_id = channel.node_id
         try:
             if self.connection_states.state(node_id) == ConnectionState.CONNECTING:
-                if mask & selectors.EVENT_WRITE:
+                if channel.transport is not None:  # the TLS handshake goes on
+                    self._continue_handshake(channel, now_ms)
+                elif mask & selectors.EVENT_WRITE:
                     try:
                         channel.finish_connect()
                     except OSError as e:
                         self._fail_node(node_id, now_ms, str(e))
                         return
-                    self._on_connected(channel, now_ms)
+                    self._on_tcp_connected(channel, now_ms)
                 return
             if mask & selectors.EVENT_WRITE:
                 for request in channel.write():

@@ -95,6 +95,14 @@ class FileRecords:
             raise OSError(f"segment file truncated while sending {self.size} bytes at {self.position}")
         return sent
 
+    def read_chunk(self, offset: int, length: int) -> bytes:
+        """Up to `length` bytes from `offset` within the slice: what a TLS connection, which cannot
+        take os.sendfile, encrypts and sends instead (Kafka's SslTransportLayer.transferFrom)."""
+        data = os.pread(self._fd, min(length, self.size - offset), self.position + offset)
+        if not data and offset < self.size:
+            raise OSError(f"segment file truncated while sending {self.size} bytes at {self.position}")
+        return data
+
     def close(self) -> None:
         if self._closer is not None:
             self._closer()

@@ -230,10 +230,9 @@ class UnifiedLog:
             last_offset = next_offset - 1
             updated_producers, completed_txns, duplicate = self._analyze_and_validate_producer_state(
                 buffer, batches, origin)
-            if duplicate is not None:
+            if duplicate is not None:  # Kafka answers with the first append's timestamp even under CreateTime
                 return LogAppendInfo(duplicate.first_offset, duplicate.last_offset, duplicate.timestamp,
-                                     duplicate.timestamp if log_append_time >= 0 else -1, self._log_start_offset,
-                                     is_duplicate=True)
+                                     duplicate.timestamp, self._log_start_offset, is_duplicate=True)
             try:
                 segment = self._maybe_roll(len(buffer), max_timestamp, last_offset)
                 local_log.append(last_offset, buffer)

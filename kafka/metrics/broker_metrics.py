@@ -28,7 +28,7 @@ prometheus_client.disable_created_metrics()
 # (topic, partition, size, log end offset, log start offset, segments) for each log
 LogStats = tuple[str, int, int, int, int, int]
 # (listener, processor id, connections, connections created, connections closed) for each network thread
-ProcessorStats = tuple[str, int, int, int, int]
+ProcessorStats = tuple[str, int, int, int, int, int, int]
 # (name, entries on its watch lists, operations waiting) for each purgatory
 PurgatoryStats = tuple[str, int, int]
 # (user, client id, rate, average throttle ms) for each live quota sensor
@@ -59,14 +59,14 @@ class BrokerMetrics:
                                processors: Callable[[], Iterable[ProcessorStats]],
                                acceptors_blocked_ns: Callable[[], dict[str, int]]) -> None:
         """The socket server's limits: `pool()` is (available, used) bytes of the memory pool;
-        `processors()` lists (listener, processor id, connections, created, closed) per network
-        thread; `acceptors_blocked_ns()` maps each listener to its Acceptor's total ns spent waiting."""
+        `processors()` lists (listener, processor id, connections, created, closed, successful and
+        failed authentications) per network thread; `acceptors_blocked_ns()` maps each listener to its Acceptor's total ns spent waiting."""
         self.group.new_gauge(m.MEMORY_POOL_AVAILABLE, lambda: pool()[0])
         self.group.new_gauge(m.MEMORY_POOL_USED, lambda: pool()[1])
         self.group.new_gauge(m.MEMORY_POOL_AVG_DEPLETED_PERCENT, AvgIdlePercent(lambda: [pool_depleted_ns()]).value)
         self.group.new_gauge(m.MEMORY_POOL_DEPLETED_TIME_TOTAL, lambda: pool_depleted_ns() / 1e6)
-        for column, metric in enumerate((m.CONNECTION_COUNT, m.CONNECTION_CREATION_TOTAL, m.CONNECTION_CLOSE_TOTAL),
-                                        start=2):
+        for column, metric in enumerate((m.CONNECTION_COUNT, m.CONNECTION_CREATION_TOTAL, m.CONNECTION_CLOSE_TOTAL,
+                                         m.SUCCESSFUL_AUTHENTICATION_TOTAL, m.FAILED_AUTHENTICATION_TOTAL), start=2):
             self.group.new_gauge(metric, lambda c=column: [((p[0], p[1]), p[c]) for p in processors()])
         blocked = {listener: AvgIdlePercent(lambda name=listener: [acceptors_blocked_ns().get(name, 0)])
                    for listener in acceptors_blocked_ns()}

@@ -78,13 +78,20 @@ CONNECTION_CREATION_TOTAL = _socket_server(
 CONNECTION_CLOSE_TOTAL = _socket_server(
     "connection-close-total", "Connections a network thread has closed, idle ones (connections.max.idle.ms) "
     "included (rate() of it is Kafka's connection-close-rate).", ("listener", "networkProcessor"))
+SUCCESSFUL_AUTHENTICATION_TOTAL = _socket_server(
+    "successful-authentication-total", "Connections whose TLS handshake (later: SASL) succeeded.",
+    ("listener", "networkProcessor"))
+FAILED_AUTHENTICATION_TOTAL = _socket_server(
+    "failed-authentication-total", "Connections closed because their TLS handshake (later: SASL) failed: "
+    "an untrusted or expired certificate, a client that does not speak TLS.", ("listener", "networkProcessor"))
 ACCEPTOR_BLOCKED_PERCENT = MetricName(
     "kafka.network", "Acceptor", "AcceptorBlockedPercent", GAUGE,
     "Fraction of the last minute the acceptor waited instead of accepting (max.connections, "
     "max.connection.creation.rate), 0 to 1.", ("listener",), "acceptor")
 SOCKET_SERVER_METRICS = (MEMORY_POOL_AVAILABLE, MEMORY_POOL_USED, MEMORY_POOL_AVG_DEPLETED_PERCENT,
                          MEMORY_POOL_DEPLETED_TIME_TOTAL, CONNECTION_COUNT, CONNECTION_CREATION_TOTAL,
-                         CONNECTION_CLOSE_TOTAL, ACCEPTOR_BLOCKED_PERCENT)
+                         CONNECTION_CLOSE_TOTAL, SUCCESSFUL_AUTHENTICATION_TOTAL, FAILED_AUTHENTICATION_TOTAL,
+                         ACCEPTOR_BLOCKED_PERCENT)
 
 REQUEST_HANDLER_AVG_IDLE_PERCENT = MetricName(
     "kafka.server", "KafkaRequestHandlerPool", "RequestHandlerAvgIdlePercent", GAUGE,

@@ -1,13 +1,16 @@
 """EndPoint: one listener, NAME://host:port (Kafka's kafka.cluster.EndPoint).
 
 `listeners` says where the broker binds; `advertised.listeners` says what it tells clients in
-Metadata responses. Only PLAINTEXT is spoken here: TLS and SASL are not part of the teaching broker.
+Metadata responses. Each listener speaks one SecurityProtocol, named for it in
+listener.security.protocol.map (KafkaConfig fills it in; parsing alone gives PLAINTEXT).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from kafka.security.security_protocol import SecurityProtocol
 
 _LISTENER = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)://(?P<host>\[[^\]]*\]|[^:/]*):(?P<port>\d+)$")
 
@@ -17,6 +20,7 @@ class EndPoint:
     listener_name: str
     host: str
     port: int
+    security_protocol: SecurityProtocol = SecurityProtocol.PLAINTEXT
 
     @property
     def connection_string(self) -> str:

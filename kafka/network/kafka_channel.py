@@ -7,6 +7,10 @@ time, and only after ... all the bytes for the response have been sent" will it 
 While muted nothing more is read: the client's next requests wait in the kernel's socket buffer.
 A channel is also muted for memory when the MemoryPool cannot give its next frame a buffer, and a
 client over its quota stays muted until its throttle time has passed (KIP-219, `throttle`).
+
+Every byte goes through the channel's TransportLayer: plain TCP, or TLS (SslTransportLayer). A
+TLS channel is not `ready` until `prepare` has finished its handshake; then its principal is the
+one the client certificate names.
 """
 
 from __future__ import annotations
@@ -17,15 +21,16 @@ from kafka.network.memory_pool import UNBOUNDED, Buffer, MemoryPool
 from kafka.network.network_receive import InvalidReceiveError, NetworkReceive
 from kafka.protocol.response_send import ResponseSend
 from kafka.security.kafka_principal import ANONYMOUS
+from kafka.security.transport_layer import PlaintextTransportLayer, TransportLayer
 
 __all__ = ["InvalidReceiveError", "KafkaChannel"]
 
 
 class KafkaChannel:
-    def __init__(self, connection_id: str, sock: socket.socket, remote_address: str,
+    def __init__(self, connection_id: str, transport: TransportLayer | socket.socket, remote_address: str,
                  max_receive_size: int, memory_pool: MemoryPool = UNBOUNDED) -> None:
         self.id = connection_id
-        self.socket = sock
+        self.transport = transport if isinstance(transport, TransportLayer) else PlaintextTransportLayer(transport)
         self.remote_address = remote_address
         self.max_receive_size = max_receive_size
         self.memory_pool = memory_pool
@@ -39,12 +44,32 @@ class KafkaChannel:
         self.in_flight = None  # the Request being handled or answered; None when idle
         self.principal = ANONYMOUS  # who the transport and authenticator say is at the other end
 
+    @property
+    def socket(self) -> socket.socket:
+        return self.transport.socket
+
+    # ------------------------------------------------------------------ handshake (TLS)
+    @property
+    def ready(self) -> bool:
+        return self.transport.ready
+
+    def prepare(self) -> int:
+        """Go on with the transport's handshake: 0 once the channel is ready (its principal now set),
+        else the selector event it waits for. Raises SslAuthenticationError when it fails."""
+        interest = self.transport.handshake()
+        if interest == 0:
+            self.principal = self.transport.peer_principal()
+        return interest
+
+    def has_bytes_buffered(self) -> bool:
+        return self.transport.has_bytes_buffered()
+
     # ------------------------------------------------------------------ receive side
     def read_from_socket(self) -> bool:
         """Read towards the next frame. Returns False when the peer has closed the connection.
         Raises InvalidReceiveError for a size outside 0..socket.request.max.bytes."""
         try:
-            return self.receive.read_from(self.socket) >= 0
+            return self.receive.read_from(self.transport) >= 0
         except (BlockingIOError, InterruptedError):
             return True
 
@@ -67,7 +92,7 @@ class KafkaChannel:
     # ------------------------------------------------------------------ send side
     def set_send(self, payload: bytes | bytearray) -> None:
         """The response to write: plain bytes, or a ResponseSend whose record slices go out with
-        os.sendfile between its buffer pieces (seed 002's zero copy)."""
+        os.sendfile between its buffer pieces (seed 002's zero copy; over TLS they are read and encrypted)."""
         self._send = payload.parts() if isinstance(payload, ResponseSend) else [memoryview(payload)]
         self._send_position = 0  # within the first part still to write
 
@@ -83,9 +108,9 @@ class KafkaChannel:
             part = parts[0]
             try:
                 if isinstance(part, memoryview):
-                    self._send_position += self.socket.send(part[self._send_position :])
+                    self._send_position += self.transport.send(part[self._send_position :])
                 else:
-                    self._send_position += part.write_to(self.socket, self._send_position)
+                    self._send_position += self.transport.transfer_from(part, self._send_position)
             except (BlockingIOError, InterruptedError):
                 return False
             if self._send_position < len(part):
@@ -104,7 +129,4 @@ class KafkaChannel:
                     part.close()
             self._send = None
         self.receive.release()  # half a frame: its pool memory goes back
-        try:
-            self.socket.close()
-        except OSError:
-            pass
+        self.transport.close()

@@ -13,6 +13,7 @@ import socket
 import struct
 
 from kafka.network.memory_pool import Buffer, MemoryPool
+from kafka.security.transport_layer import TransportLayer
 
 SIZE_PREFIX = struct.Struct(">i")
 MAX_READ = 1024 * 1024  # one recv at most: a huge frame does not keep the Processor from its other sockets
@@ -20,6 +21,15 @@ MAX_READ = 1024 * 1024  # one recv at most: a huge frame does not keep the Proce
 
 class InvalidReceiveError(Exception):
     """A frame size that is negative or above socket.request.max.bytes: the connection must close."""
+
+    def __init__(self, message: str, size: int = -1) -> None:
+        super().__init__(message)
+        self.size = size
+
+    @property
+    def looks_like_tls(self) -> bool:
+        """The "size" is a TLS record header (0x16 0x03 ..: a handshake): a TLS client on a plain port."""
+        return (self.size >> 16) == 0x1603
 
 
 class NetworkReceive:
@@ -48,7 +58,7 @@ class NetworkReceive:
     def started(self) -> bool:
         return self._size_read > 0
 
-    def read_from(self, sock: socket.socket) -> int:
+    def read_from(self, sock: socket.socket | TransportLayer) -> int:
         """Read what the socket has towards this frame. Returns the bytes read, -1 at end of stream;
         raises BlockingIOError when nothing is there yet."""
         read = 0
@@ -63,7 +73,7 @@ class NetworkReceive:
             (size,) = SIZE_PREFIX.unpack(self._size_buffer)
             if size < 0 or size > self.max_size:
                 raise InvalidReceiveError(
-                    f"frame of {size} bytes is outside 0..socket.request.max.bytes ({self.max_size})")
+                    f"frame of {size} bytes is outside 0..socket.request.max.bytes ({self.max_size})", size)
             self.size = size
         if self.payload is None:
             self.payload = self.memory_pool.try_allocate(self.size)

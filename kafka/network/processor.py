@@ -16,6 +16,12 @@ connection silent for connections.max.idle.ms is closed, and every close is coun
 ConnectionQuotas. A client over its quota gets its response at once, with throttle_time_ms, and its
 connection then stays muted for that long (KIP-219): its next request waits in the socket, not in
 the broker.
+
+On a TLS listener a new connection first goes through its handshake, driven by the same selector
+(`prepare`): its bytes become frames, and its requests reach the RequestChannel, only once the
+handshake is done. A failed handshake closes that connection, is counted (failed-authentication-
+total) and logged once per interval. OpenSSL may hold decrypted bytes the selector cannot see;
+such channels are read again without waiting for select (Kafka's keysWithBufferedRead).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import threading
 
 import structlog
 
+from kafka.network.channel_builder import ChannelBuilder, PlaintextChannelBuilder
 from kafka.network.connection_quotas import ConnectionQuotas
 from kafka.network.idle_expiry_manager import IdleExpiryManager
 from kafka.network.kafka_channel import InvalidReceiveError, KafkaChannel
@@ -35,6 +42,8 @@ from kafka.network.request_channel import Request, RequestChannel, Response
 from kafka.protocol.api_keys import APIS, ApiKey
 from kafka.protocol.header import parse_request_header
 from kafka.protocol.response_send import release
+from kafka.security.ssl_transport_layer import SslAuthenticationError
+from kafka.utils.repeated_error_log import RepeatedErrorLog
 from kafka.utils.time import Time
 
 POLL_TIMEOUT_S = 0.3
@@ -44,7 +53,8 @@ _WAKEUP = object()
 class Processor(threading.Thread):
     def __init__(self, processor_id: int, listener: str, request_channel: RequestChannel,
                  max_request_size: int, memory_pool: MemoryPool, connection_quotas: ConnectionQuotas,
-                 connections_max_idle_ms: int, time: Time) -> None:
+                 connections_max_idle_ms: int, time: Time, channel_builder: ChannelBuilder | None = None,
+                 repeated_errors: RepeatedErrorLog | None = None) -> None:
         super().__init__(name=f"data-plane-kafka-network-thread-{processor_id}", daemon=True)
         self.id = processor_id
         self.listener = listener
@@ -73,6 +83,12 @@ class Processor(threading.Thread):
         self.connections_created = 0
         self.connections_closed = 0  # an idle connection closed counts here too, as in Kafka's Selector
         self.log = structlog.get_logger("kafka.network.Processor").bind(listener=listener, processor=processor_id)
+        self.channel_builder = channel_builder or PlaintextChannelBuilder()
+        self.repeated_errors = repeated_errors or RepeatedErrorLog(self.log, time)
+        self._buffered_reads: dict[str, KafkaChannel] = {}  # TLS bytes decrypted but not yet read
+        # Kafka's Selector: successful-authentication-total, failed-authentication-total (TLS handshakes here)
+        self.successful_authentications = 0
+        self.failed_authentications = 0
 
     # ------------------------------------------------------------------ called from other threads
     def accept(self, sock: socket.socket, ip: str) -> None:
@@ -139,7 +155,14 @@ class Processor(threading.Thread):
                 continue
             self._connection_index += 1
             connection_id = f"{local[0]}:{local[1]}-{remote[0]}:{remote[1]}-{self._connection_index}"
-            channel = KafkaChannel(connection_id, sock, ip, self.max_request_size, self.memory_pool)
+            try:
+                channel = self.channel_builder.build_channel(connection_id, sock, ip, self.max_request_size,
+                                                             self.memory_pool)
+            except OSError as e:
+                sock.close()
+                self.connection_quotas.dec(self.listener, ip)
+                self.log.info("connection dropped before its channel was built", error=str(e))
+                continue
             self.channels[connection_id] = channel
             self.connections_created += 1
             if self.idle_expiry is not None:
@@ -175,6 +198,9 @@ class Processor(threading.Thread):
                 self._drain_wakeups()
                 continue
             channel: KafkaChannel = key.data
+            if not channel.ready:
+                self.prepare(channel)
+                continue
             if events & selectors.EVENT_WRITE and channel.has_send:
                 self.write(channel)
             if events & selectors.EVENT_READ and channel.id in self.channels:
@@ -182,13 +208,53 @@ class Processor(threading.Thread):
                     self._update_interest(channel)
                 else:
                     self.read(channel)
+        self.read_buffered()
+
+    # ------------------------------------------------------------------ the TLS handshake
+    def prepare(self, channel: KafkaChannel) -> None:
+        """One step of the channel's handshake, as far as its socket allows (Kafka's KafkaChannel.prepare)."""
+        try:
+            interest = channel.prepare()
+        except SslAuthenticationError as e:
+            self.failed_authentications += 1
+            self.close_channel(channel, str(e), repeated_key=("handshake", type(e.__cause__).__name__))
+            return
+        except OSError as e:  # reset or hung up mid-handshake: a disconnect, not a failed authentication
+            self.close_channel(channel, f"closed by the client during the TLS handshake ({e})")
+            return
+        if self.idle_expiry is not None:
+            self.idle_expiry.update(channel.id)
+        if interest:
+            self._update_interest(channel, interest)
+            return
+        self.successful_authentications += 1
+        self.log.info("TLS handshake done", connection=channel.id, principal=str(channel.principal),
+                      protocol=getattr(channel.transport, "protocol", None))
+        self._update_interest(channel)
+
+    def read_buffered(self) -> None:
+        """Read the channels OpenSSL holds decrypted bytes for: select would not wake us for them."""
+        if not self._buffered_reads:
+            return
+        channels, self._buffered_reads = list(self._buffered_reads.values()), {}
+        for channel in channels:
+            if channel.id in self.channels and not (channel.muted or channel.muted_for_memory):
+                self.read(channel)
+
+    def _note_buffered(self, channel: KafkaChannel) -> None:
+        if channel.has_bytes_buffered():
+            self._buffered_reads[channel.id] = channel
 
     # ------------------------------------------------------------------ reading requests
     def read(self, channel: KafkaChannel) -> None:
         try:
             open_ = channel.read_from_socket()
         except InvalidReceiveError as e:
-            self.close_channel(channel, str(e))
+            if e.looks_like_tls:  # a TLS client on a PLAINTEXT listener
+                self.close_channel(channel, f"{e}: the client speaks TLS to a PLAINTEXT listener "
+                                            "(see listener.security.protocol.map)", repeated_key="tls-on-plaintext")
+            else:
+                self.close_channel(channel, str(e))
             return
         except OSError as e:
             self.close_channel(channel, f"read failed: {e}")
@@ -204,6 +270,8 @@ class Processor(threading.Thread):
         payload = channel.completed_receive()
         if payload is not None:
             self.dispatch_request(channel, payload)
+        elif not channel.muted:
+            self._note_buffered(channel)
 
     def dispatch_request(self, channel: KafkaChannel, payload) -> None:
         """Turn a complete frame into a Request for the I/O threads, then mute the channel. From
@@ -277,7 +345,10 @@ class Processor(threading.Thread):
                 self.unmute(channel)  # the selector hands us its next request
 
     def _poll_timeout_s(self) -> float:
-        """Wake up for the first throttle deadline if it comes before the usual poll timeout."""
+        """Wake up for the first throttle deadline if it comes before the usual poll timeout; do not
+        wait at all while OpenSSL holds bytes of a channel that select cannot see."""
+        if self._buffered_reads:
+            return 0.0
         if not self._throttled:
             return POLL_TIMEOUT_S
         first = min(c.throttled_until_ms for c in self._throttled.values())
@@ -295,6 +366,7 @@ class Processor(threading.Thread):
     def unmute(self, channel: KafkaChannel) -> None:
         channel.muted = False
         self._update_interest(channel)
+        self._note_buffered(channel)
 
     def mute_for_memory(self, channel: KafkaChannel) -> None:
         """The pool had no buffer for this channel's next frame: stop reading it (Kafka's Selector
@@ -323,12 +395,16 @@ class Processor(threading.Thread):
             if channel is not None:
                 self.close_channel(channel, "idle for longer than connections.max.idle.ms", log_level="info")
 
-    def _update_interest(self, channel: KafkaChannel) -> None:
+    def _update_interest(self, channel: KafkaChannel, handshake_interest: int = 0) -> None:
+        """`handshake_interest`: the one event a handshake in progress waits for."""
         if channel.id not in self.channels:
             return
-        events = 0 if channel.muted or channel.muted_for_memory else selectors.EVENT_READ
-        if channel.has_send:
-            events |= selectors.EVENT_WRITE
+        if handshake_interest:
+            events = handshake_interest
+        else:
+            events = 0 if channel.muted or channel.muted_for_memory else selectors.EVENT_READ
+            if channel.has_send:
+                events |= selectors.EVENT_WRITE
         if events == channel.interest:
             return  # the common case: nothing for the selector to change
         # A muted connection with nothing to send is not watched at all.
@@ -340,13 +416,17 @@ class Processor(threading.Thread):
             self._selector.modify(channel.socket, events, channel)
         channel.interest = events
 
-    def close_channel(self, channel: KafkaChannel, reason: str, log_level: str = "warning") -> None:
+    def close_channel(self, channel: KafkaChannel, reason: str, log_level: str = "warning",
+                      repeated_key: object = None) -> None:
+        """`repeated_key`: a failure a client may repeat without end (a handshake that fails, TLS
+        on a plain port) is logged once per interval under this key, with a count of the rest."""
         if self.channels.pop(channel.id, None) is None:
             return
         self.connections_closed += 1
         self.connection_quotas.dec(self.listener, channel.remote_address)
         self._muted_for_memory.pop(channel.id, None)
         self._throttled.pop(channel.id, None)
+        self._buffered_reads.pop(channel.id, None)
         if self.idle_expiry is not None:
             self.idle_expiry.remove(channel.id)
         if channel.interest:
@@ -357,7 +437,10 @@ class Processor(threading.Thread):
             channel.interest = 0
         channel.close()
         self.log.debug("connection closed", connection=channel.id, reason=reason)
-        if "closed by the client" not in reason and "shutting down" not in reason:
+        if repeated_key is not None:
+            self.repeated_errors.log(log_level, "closing connection", key=(self.listener, repeated_key),
+                                     connection=channel.id, reason=reason)
+        elif "closed by the client" not in reason and "shutting down" not in reason:
             getattr(self.log, log_level)("closing connection", connection=channel.id, reason=reason)
 
     def _drain_wakeups(self) -> None:

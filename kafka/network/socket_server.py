@@ -3,7 +3,8 @@
 For every listener one Acceptor thread, and num.network.threads Processor threads per listener,
 all sharing one RequestChannel with the I/O threads, one MemoryPool for the request bytes being
 read (queued.max.request.bytes) and one ConnectionQuotas. The network layer knows requests only as
-frames with a parsed header; what a request means is the server layer's business.
+frames with a parsed header; what a request means is the server layer's business. Each listener's
+Processors build their channels with the listener's ChannelBuilder (PLAINTEXT or SSL, its ssl.* keys).
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from typing import TYPE_CHECKING
 import structlog
 
 from kafka.network.acceptor import Acceptor
+from kafka.network.channel_builders import server_channel_builder
 from kafka.network.connection_quotas import INT32_MAX, ConnectionQuotas
 from kafka.network.end_point import EndPoint
 from kafka.network.memory_pool import UNBOUNDED, MemoryPool, SimpleMemoryPool
 from kafka.network.processor import Processor
 from kafka.network.request_channel import RequestChannel
+from kafka.utils.repeated_error_log import RepeatedErrorLog
 from kafka.utils.time import Time
 
 if TYPE_CHECKING:
@@ -40,13 +43,15 @@ class SocketServerConfig:
     max_connections_per_ip: int = INT32_MAX
     max_connections_per_ip_overrides: dict[str, int] = field(default_factory=dict)
     max_connection_creation_rate: int = INT32_MAX
+    listener_ssl_configs: dict[str, dict[str, str | None]] = field(default_factory=dict)  # name -> ssl.* keys
 
     @classmethod
     def from_kafka_config(cls, config, num_network_threads: int | None = None) -> SocketServerConfig:
         return cls(num_network_threads if num_network_threads is not None else config.num_network_threads,
                    config.socket_request_max_bytes, config.queued_max_request_bytes,
                    config.connections_max_idle_ms, config.max_connections, config.max_connections_per_ip,
-                   config.max_connections_per_ip_overrides, config.max_connection_creation_rate)
+                   config.max_connections_per_ip_overrides, config.max_connection_creation_rate,
+                   {e.listener_name: config.ssl_configs(e.listener_name) for e in config.listeners})
 
 
 class SocketServer:
@@ -72,11 +77,14 @@ class SocketServer:
         """Bind every listener (failing fast if a port is taken), then start the threads."""
         next_id = 0
         for end_point in self.listeners:
+            builder = server_channel_builder(end_point.security_protocol,
+                                             self.config.listener_ssl_configs.get(end_point.listener_name, {}))
+            repeated_errors = RepeatedErrorLog(log.bind(listener=end_point.listener_name), self.time)
             processors = []
             for _ in range(self.num_network_threads):
                 processor = Processor(next_id, end_point.listener_name, self.request_channel,
                                       self.socket_request_max_bytes, self.memory_pool, self.connection_quotas,
-                                      self.config.connections_max_idle_ms, self.time)
+                                      self.config.connections_max_idle_ms, self.time, builder, repeated_errors)
                 next_id += 1
                 self.request_channel.add_processor(processor)
                 processors.append(processor)
@@ -88,6 +96,7 @@ class SocketServer:
         for acceptor in self.acceptors.values():
             acceptor.start()
             log.info("listening", listener=acceptor.end_point.listener_name,
+                     security_protocol=acceptor.end_point.security_protocol.name,
                      host=acceptor.end_point.host, port=acceptor.bound_port)
 
     def register_metrics(self, metrics: BrokerMetrics) -> None:
@@ -97,7 +106,8 @@ class SocketServer:
         metrics.register_socket_server(
             pool=lambda: (pool.available_memory, pool.size - pool.available_memory if pool.size > 0 else 0),
             pool_depleted_ns=pool.depleted_time_ns,
-            processors=lambda: [(p.listener, p.id, len(p.channels), p.connections_created, p.connections_closed)
+            processors=lambda: [(p.listener, p.id, len(p.channels), p.connections_created, p.connections_closed,
+                                 p.successful_authentications, p.failed_authentications)
                                 for p in self.processors],
             acceptors_blocked_ns=lambda: {name: a.blocked_time_ns for name, a in self.acceptors.items()})
 

@@ -25,7 +25,7 @@ from kafka.utils.time import Time
 
 class KafkaNetworkChannel:
     def __init__(self, node_id: int, voters: dict[int, tuple[str, int]], request_timeout_ms: int,
-                 retry_backoff_ms: int, time: Time) -> None:
+                 retry_backoff_ms: int, time: Time, client_configs: dict | None = None) -> None:
         self.node_id = node_id
         self.time = time
         self.request_timeout_ms = request_timeout_ms
@@ -36,6 +36,7 @@ class KafkaNetworkChannel:
             "request.timeout.ms": request_timeout_ms,
             "reconnect.backoff.ms": max(retry_backoff_ms, 50),
             "reconnect.backoff.max.ms": 1000,
+            **(client_configs or {}),  # security.protocol and ssl.* of the controller listener
         })
         self.client = NetworkClient(ManualMetadataUpdater(nodes), config, time)
         self.on_response: Callable[[RaftResponse | RaftTransportFailure], None] = lambda response: None

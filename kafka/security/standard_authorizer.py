@@ -28,6 +28,21 @@ log = structlog.get_logger("kafka.authorizer.logger")
 STANDARD_AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
 
 
+def authorizer_class_problem(name: str) -> str | None:
+    """What is wrong with an `authorizer.class.name`: only Kafka's StandardAuthorizer (or none) is known."""
+    return None if name in ("", STANDARD_AUTHORIZER) else f"only {STANDARD_AUTHORIZER} (or empty) is known here"
+
+
+def parse_super_users(value: str) -> frozenset[str]:
+    """`super.users`: principals separated by ';', each Type:name."""
+    users = [u.strip() for u in value.split(";") if u.strip()]
+    for user in users:
+        kind, colon, name = user.partition(":")
+        if not colon or not kind or not name:
+            raise ValueError(f"{user!r} is not a principal of the form Type:name")
+    return frozenset(users)
+
+
 class StandardAuthorizer:
     def __init__(self, super_users: frozenset[str] = frozenset(), allow_everyone_if_no_acl_found: bool = False,
                  metrics: AuthorizerMetrics | None = None) -> None:

@@ -307,10 +307,12 @@ class AdminApis:
         follower; one that is not gets NOT_LEADER_OR_FOLLOWER, or UNKNOWN_TOPIC_OR_PARTITION if it
         exists nowhere."""
         replica_manager = self.apis.replica_manager
+        if not self.apis.metadata_cache.contains(tp.topic):  # Kafka: the error's own text, only here
+            error = Errors.UNKNOWN_TOPIC_OR_PARTITION
+            return dict(partition_index=tp.partition, error_code=error, active_producers=[], error_message=error.message)
         partition = replica_manager.get_partition(tp)
         if partition is None:
             _, error = replica_manager.get_partition_or_error(tp)
-            return dict(partition_index=tp.partition, error_code=error, active_producers=[],
-                        error_message=f"{tp.topic}-{tp.partition} is not on this broker")
+            return dict(partition_index=tp.partition, error_code=error, active_producers=[], error_message=None)
         return dict(partition_index=tp.partition, error_code=Errors.NONE, error_message=None,
                     active_producers=partition.active_producer_state())

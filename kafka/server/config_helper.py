@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from kafka.log.log_config import TOPIC_CONFIG_SYNONYMS, TOPIC_CONFIGS
 from kafka.protocol.errors import Errors
 from kafka.server.admin_manager import AdminManager, TopicError
-from kafka.server.kafka_config import CONFIG_KEYS
+from kafka.server.kafka_config import CONFIG_KEYS, is_sensitive
 from kafka.utils import future_utils
 
 TOPIC = 2  # ConfigResource.Type
@@ -71,10 +71,11 @@ class DescribedConfig:
     read_only: bool = False
     synonyms: tuple[tuple[str, str | None, int], ...] = ()
     documentation: str | None = None
+    sensitive: bool = False  # a password: its value is never sent (Kafka's is_sensitive)
 
     def to_response(self, version: int, include_synonyms: bool, include_documentation: bool = False) -> dict:
         entry = dict(name=self.name, value=self.value, read_only=self.read_only, config_source=self.source,
-                     is_sensitive=False,
+                     is_sensitive=self.sensitive,
                      synonyms=[dict(name=n, value=v, source=s) for n, v, s in self.synonyms] if include_synonyms else [])
         if version >= 3 and include_documentation:  # KIP-569
             entry["documentation"] = self.documentation
@@ -138,9 +139,11 @@ class ConfigHelper:
                 text = "true" if value else "false"
             synonyms = self.config_synonyms(key)
             source = synonyms[0][2] if synonyms else DEFAULT_CONFIG
+            if is_sensitive(key):
+                text, synonyms = None, [(n, None, s) for n, _, s in synonyms]
             # No dynamic broker configs here: every broker key is read-only, as a static one is in Kafka.
             described.append(DescribedConfig(key, text, source, read_only=True, synonyms=tuple(synonyms),
-                                             documentation=CONFIG_KEYS[key].doc))
+                                             documentation=CONFIG_KEYS[key].doc, sensitive=is_sensitive(key)))
         return described
 
     # ------------------------------------------------------------------------------ alter

@@ -70,8 +70,10 @@ class GroupApis:
             self.send_response(request, dict(throttle_time_ms=0, coordinators=results))
         else:
             only = results[0]
+            # before v4 Kafka names a success by the error's name, "NONE"
+            message = "NONE" if only["error_code"] == Errors.NONE else only["error_message"]
             self.send_response(request, dict(throttle_time_ms=0, error_code=only["error_code"],
-                                             error_message=only["error_message"], node_id=only["node_id"],
+                                             error_message=message, node_id=only["node_id"],
                                              host=only["host"], port=only["port"]))
 
     def _may_find_coordinator(self, request: Request, key: str, key_type: int) -> bool:
@@ -101,7 +103,7 @@ class GroupApis:
             return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE,
                     "error_message": f"__consumer_offsets-{partition} has no live leader yet"}
         return dict(key=key, node_id=leader, host=end_point.host, port=end_point.port,
-                    error_code=Errors.NONE, error_message=None)
+                    error_code=Errors.NONE, error_message="")  # Kafka: NONE's message, the empty string
 
     def ensure_offsets_topic(self) -> str | None:
         """Create __consumer_offsets on first use, as Kafka does: None if it exists, else why the
@@ -215,12 +217,12 @@ class GroupApis:
         offsets: dict[TopicPartition, OffsetAndMetadata] = {}
         readable = self.auth.filter_by_authorized(request, Op.READ, Res.TOPIC, (t.name for t in topics))
         for topic in topics:
-            known = self.apis.metadata_cache.contains(topic.name)
+            partitions = self.apis.metadata_cache.num_partitions(topic.name) or 0
             for p in topic.partitions:
                 tp = TopicPartition(topic.name, p.partition_index)
                 if topic.name not in readable:
                     unknown[tp] = Errors.TOPIC_AUTHORIZATION_FAILED
-                elif not known:
+                elif not 0 <= p.partition_index < partitions:  # Kafka checks the partition, not just the topic
                     unknown[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
                 else:
                     offsets[tp] = OffsetAndMetadata(p.committed_offset, p.committed_leader_epoch,

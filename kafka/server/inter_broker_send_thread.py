@@ -29,13 +29,15 @@ log = structlog.get_logger("kafka.server.InterBrokerSendThread")
 
 
 class InterBrokerSendThread(threading.Thread):
-    def __init__(self, name: str, node_id: int, request_timeout_ms: int, time: Time) -> None:
+    def __init__(self, name: str, node_id: int, request_timeout_ms: int, time: Time,
+                 client_configs: dict | None = None) -> None:
         super().__init__(name=name, daemon=True)
         self.time = time
         self.request_timeout_ms = request_timeout_ms
         config = ClientConfig(ADMIN, {
             "bootstrap.servers": "127.0.0.1:9", "client.id": f"broker-{node_id}-{name}",
             "request.timeout.ms": request_timeout_ms, "reconnect.backoff.ms": 50, "reconnect.backoff.max.ms": 1000,
+            **(client_configs or {}),  # security.protocol and ssl.* of the inter-broker listener
         })
         self.client = NetworkClient(ManualMetadataUpdater([]), config, time)
         self._running = threading.Event()

@@ -207,6 +207,10 @@ class KafkaApis(ApiRequestHandler):
                     errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
                 else:
                     entries[tp] = p.records if p.records is not None else b""
+        messages: dict[TopicPartition, str | None] = {}  # KIP-890's verification refuses some before the log
+        refused = self.transaction_apis.refused_produce(req.transactional_id, entries) if self.transaction_apis else {}
+        for tp, (errors[tp], messages[tp]) in refused.items():
+            del entries[tp]
 
         def send_response_callback(statuses: dict) -> None:
             throttle_time_ms = self.request_helper.produce_throttle_time_ms(request, req.acks)
@@ -225,7 +229,7 @@ class KafkaApis(ApiRequestHandler):
                     tp = TopicPartition(topic.name, p.index)
                     status = statuses.get(tp)
                     if status is None:
-                        entry = dict(index=p.index, error_code=errors[tp], base_offset=-1)
+                        entry = dict(index=p.index, error_code=errors[tp], base_offset=-1, error_message=messages.get(tp))
                     else:
                         entry = dict(index=p.index, error_code=status.error, base_offset=status.base_offset,
                                      log_append_time_ms=status.log_append_time,

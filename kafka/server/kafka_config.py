@@ -3,6 +3,9 @@
 Keys, types and defaults are Kafka's own, so a learner can look any of them up in Kafka's
 documentation. `--override key=value` on the command line wins over the file. An unknown key or a
 value of the wrong type stops start-up with a message naming the key, as Kafka's ConfigDef does.
+
+Each listener speaks the SecurityProtocol listener.security.protocol.map gives it; an SSL listener
+takes the ssl.* keys, each overridable per listener as listener.name.<listener>.ssl.* (docs/security.md).
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ from typing import Any
 from kafka.metrics.prometheus_exporter import parse_metrics_listener
 from kafka.network.connection_quotas import parse_max_connections_per_ip_overrides
 from kafka.network.end_point import EndPoint, parse_listeners
-from kafka.security.standard_authorizer import STANDARD_AUTHORIZER
+from kafka.security.security_protocol import SecurityProtocol
+from kafka.security.ssl_factory import SSL_DEFAULTS, SslConfigError, SslFactory
+from kafka.security.standard_authorizer import authorizer_class_problem, parse_super_users
 
 
 class ConfigError(ValueError):
@@ -88,32 +93,29 @@ def _voters(value: str) -> dict[int, QuorumVoter]:
     return voters
 
 
-def _protocol_map(value: str) -> dict[str, str]:
+def _protocol_map(value: str) -> dict[str, SecurityProtocol]:
     mapping = {}
     for item in _list(value):
         name, colon, protocol = item.partition(":")
         if not colon:
             raise ValueError(f"{item!r} is not of the form NAME:PROTOCOL")
-        if protocol.strip().upper() != "PLAINTEXT":
-            raise ValueError(f"{item!r}: only PLAINTEXT is spoken by the teaching broker")
-        mapping[name.strip().upper()] = protocol.strip().upper()
+        mapping[name.strip().upper()] = SecurityProtocol.for_name(protocol)
     return mapping
 
 
+def _security_protocol(value: str) -> SecurityProtocol:
+    return SecurityProtocol.for_name(value)
+
+
+def _one_of(*choices: str) -> Callable[[Any], str | None]:
+    return lambda v: None if v.lower() in choices else f"must be one of {', '.join(choices)}"
+
+
+_LISTENER_PREFIX = "listener.name."
+_SERVER_ONLY_SSL_KEYS = ("ssl.client.auth", "ssl.principal.mapping.rules")  # a client has no such keys
+
+
 INT32_MAX = 2**31 - 1
-
-
-def _authorizer_class(v: str) -> str | None:
-    return None if v in ("", STANDARD_AUTHORIZER) else f"only {STANDARD_AUTHORIZER} (or empty) is known here"
-
-
-def _super_users(value: str) -> frozenset[str]:
-    users = [u.strip() for u in value.split(";") if u.strip()]
-    for user in users:
-        kind, colon, name = user.partition(":")
-        if not colon or not kind or not name:
-            raise ValueError(f"{user!r} is not a principal of the form Type:name")
-    return frozenset(users)
 
 
 @dataclass(frozen=True)
@@ -254,6 +256,8 @@ _KEYS = [
               "A transactional id with no transaction for this long is forgotten.", _at_least(1)),
     ConfigKey("transaction.abort.timed.out.transaction.cleanup.interval.ms", _int, "10000",
               "How often transactions open past their timeout are aborted.", _at_least(1)),
+    ConfigKey("transaction.partition.verification.enable", _bool, "true",
+              "Refuse a transactional batch for a partition not added to its transaction (KIP-890)."),
     ConfigKey("transaction.remove.expired.transaction.cleanup.interval.ms", _int, "3600000",
               "How often expired transactional ids are removed.", _at_least(1)),
     # client quotas (docs/quotas.md): the windows a client's byte rate and request time are measured over
@@ -261,12 +265,9 @@ _KEYS = [
     ConfigKey("quota.window.size.seconds", _int, "1", "Length of each of those windows, in seconds.",
               _at_least(1)),
     # authorisation (docs/acls.md): Kafka's StandardAuthorizer over the ACLs in the metadata log
-    ConfigKey("authorizer.class.name", _str, "",
-              "org.apache.kafka.metadata.authorizer.StandardAuthorizer to enforce ACLs; empty: everything allowed.",
-              _authorizer_class),
-    ConfigKey("super.users", _super_users, "", "Principals allowed everything, separated by ';' (User:admin;User:b)."),
-    ConfigKey("allow.everyone.if.no.acl.found", _bool, "false",
-              "With an authorizer, allow a request on a resource that no ACL names (default: deny it)."),
+    ConfigKey("authorizer.class.name", _str, "", "The authoriser enforcing ACLs; empty: none.", authorizer_class_problem),
+    ConfigKey("super.users", parse_super_users, "", "Principals allowed everything: User:admin;User:b."),
+    ConfigKey("allow.everyone.if.no.acl.found", _bool, "false", "Allow what no ACL names (default: deny it)."),
     # metrics, logging and the request trace
     ConfigKey("metrics.listener", parse_metrics_listener, "http://127.0.0.1:9404",
               "Where /metrics (Prometheus) and /requests are served: http://host:port; empty disables."),
@@ -280,8 +281,18 @@ _KEYS = [
               "The static voters, id@host:port,...; empty: this node alone, on an ephemeral CONTROLLER port."),
     ConfigKey("controller.quorum.bootstrap.servers", _str, "", "Accepted, not acted on (dynamic quorums)."),
     ConfigKey("controller.listener.names", _list, "", "Listeners of the control plane (the first is used)."),
-    ConfigKey("inter.broker.listener.name", _str, "PLAINTEXT", "The listener brokers use to reach each other."),
-    ConfigKey("listener.security.protocol.map", _protocol_map, "", "NAME:PROTOCOL,...; only PLAINTEXT is spoken."),
+    ConfigKey("inter.broker.listener.name", _str, None,
+              "The listener brokers use to reach each other; default: security.inter.broker.protocol's name."),
+    ConfigKey("security.inter.broker.protocol", _security_protocol, None,
+              "The protocol brokers use to reach each other (PLAINTEXT); not with inter.broker.listener.name."),
+    ConfigKey("listener.security.protocol.map", _protocol_map, "",
+              "NAME:PROTOCOL,... (PLAINTEXT, SSL; SASL_* refused until SASL is built); a listener named after "
+              "a protocol needs no entry."),
+    # TLS (docs/security.md); Kafka's SslConfigs and BrokerSecurityConfigs, listener.name.<l>.ssl.* overrides
+    *(ConfigKey(name, _str, default, "See docs/security.md.") for name, default in SSL_DEFAULTS.items()
+      if name != "ssl.client.auth"),
+    ConfigKey("ssl.client.auth", _str, "none", "required, requested or none: ask TLS clients for a certificate.",
+              _one_of("required", "requested", "none")),
     ConfigKey("controller.quorum.election.timeout.ms", _int, "1000",
               "How long a voter waits without hearing from a leader before it stands for election.", _at_least(1)),
     ConfigKey("controller.quorum.fetch.timeout.ms", _int, "2000",
@@ -342,15 +353,86 @@ class KafkaConfig:
         self.originals = dict(props)
         self.values: dict[str, Any] = {}
         for name in props:
-            if name not in CONFIG_KEYS:
+            if name not in CONFIG_KEYS and not self._is_listener_override(name):
                 raise ConfigError(f"unknown configuration key '{name}'")
         for key in _KEYS:
             raw = props.get(key.name, key.default)
             self.values[key.name] = None if raw is None else self._parse(key, raw)
         self._validate_kraft()
         self._validate_values()
-        self.advertised_listeners = [e for e in self._advertised_listeners()
+        self.values["listeners"] = [self._with_protocol(e) for e in self.listeners]
+        self.advertised_listeners = [self._with_protocol(e) for e in self._advertised_listeners()
                                      if e.listener_name not in self.controller_listener_names]
+        self._validate_security()
+
+    # ------------------------------------------------------------------ security protocols and ssl.* keys
+    @staticmethod
+    def _is_listener_override(name: str) -> bool:
+        """listener.name.<listener>.ssl.keystore.location and the like (Kafka's per-listener configs)."""
+        if not name.startswith(_LISTENER_PREFIX):
+            return False
+        _, _, key = name[len(_LISTENER_PREFIX):].partition(".")
+        return key in SSL_DEFAULTS
+
+    def security_protocol(self, listener_name: str) -> SecurityProtocol:
+        """Kafka's effective listener.security.protocol.map: the map, else a listener named after its
+        protocol, else PLAINTEXT for a controller listener when the map was not given."""
+        name = listener_name.upper()
+        mapping = self.listener_security_protocol_map
+        if name in mapping:
+            return mapping[name]
+        if name in SecurityProtocol.__members__:
+            return SecurityProtocol[name]
+        if not mapping and name in self.controller_listener_names:
+            return SecurityProtocol.PLAINTEXT
+        raise ConfigError(f"listener {name} is not in configuration key 'listener.security.protocol.map' "
+                          f"({','.join(f'{k}:{v.name}' for k, v in mapping.items()) or 'empty'})")
+
+    def _with_protocol(self, end_point: EndPoint) -> EndPoint:
+        return EndPoint(end_point.listener_name, end_point.host, end_point.port,
+                        self.security_protocol(end_point.listener_name))
+
+    def ssl_configs(self, listener_name: str) -> dict[str, str | None]:
+        """The ssl.* keys of one listener: listener.name.<listener>.ssl.* over ssl.*."""
+        prefix = f"{_LISTENER_PREFIX}{listener_name.lower()}."
+        overrides = {k[len(prefix):]: v for k, v in self.originals.items() if k.lower().startswith(prefix)}
+        return {key: overrides.get(key, self.values[key]) for key in SSL_DEFAULTS}
+
+    def client_configs(self, listener_name: str) -> dict[str, str]:
+        """What the broker's own clients (replica fetchers, the controller channel, raft) need to reach
+        a listener of another node: security.protocol and, for SSL, the listener's ssl.* keys."""
+        protocol = self.security_protocol(listener_name)
+        configs = {"security.protocol": protocol.name}
+        if protocol.uses_tls:
+            configs.update({k: v for k, v in self.ssl_configs(listener_name).items()
+                            if v is not None and k not in _SERVER_ONLY_SSL_KEYS})
+        return configs
+
+    @property
+    def inter_broker_listener_name(self) -> str:
+        protocol = self.values["security.inter.broker.protocol"]
+        return (self.values["inter.broker.listener.name"] or (protocol or SecurityProtocol.PLAINTEXT).name).upper()
+
+    def _validate_security(self) -> None:
+        protocol_set = self.values["security.inter.broker.protocol"] is not None  # PLAINTEXT is 0, falsy
+        if self.values["inter.broker.listener.name"] and protocol_set:
+            raise ConfigError("configuration keys 'inter.broker.listener.name' and 'security.inter.broker.protocol' "
+                              "cannot both be set: name the listener only")
+        for end_point in self.listeners:
+            protocol, name = end_point.security_protocol, end_point.listener_name
+            if protocol.uses_sasl:
+                raise ConfigError(f"listener {name} is {protocol.name} in configuration key "
+                                  "'listener.security.protocol.map': SASL is not built yet, so this listener "
+                                  "would speak without authentication; use SSL or PLAINTEXT for now")
+            if protocol.uses_tls:
+                try:
+                    SslFactory(self.ssl_configs(name), server_mode=True)
+                except SslConfigError as e:
+                    raise ConfigError(f"listener {name} (SSL): {e}") from None
+        if self.is_broker and self.inter_broker_listener_name not in [e.listener_name for e in self.broker_listeners]:
+            if self.values["inter.broker.listener.name"] or protocol_set:
+                raise ConfigError(f"configuration key 'inter.broker.listener.name' names "
+                                  f"{self.inter_broker_listener_name}, which is not in 'listeners'")
 
     def _validate_values(self) -> None:
         """Kafka's KafkaConfig.validateValues for the network keys."""
@@ -465,7 +547,9 @@ class KafkaConfig:
         return ms if ms is not None else self.values["log.flush.scheduler.interval.ms"]
 
     def non_default_values(self) -> dict[str, str]:
-        return {k: v for k, v in self.originals.items() if CONFIG_KEYS[k].default != v}
+        """What the operator set, secrets masked as Kafka prints its PASSWORD configs."""
+        return {k: "[hidden]" if is_sensitive(k) else v
+                for k, v in self.originals.items() if k not in CONFIG_KEYS or CONFIG_KEYS[k].default != v}
 
     @classmethod
     def from_file(cls, path: str, overrides: Mapping[str, str] | None = None) -> KafkaConfig:
@@ -476,6 +560,11 @@ class KafkaConfig:
             raise ConfigError(f"cannot read configuration file {path}: {e.strerror}") from None
         props.update(overrides or {})
         return cls(props)
+
+
+def is_sensitive(key: str) -> bool:
+    """Kafka's PASSWORD configs: never logged, never returned by DescribeConfigs."""
+    return key.endswith((".password", "ssl.keystore.key"))
 
 
 def parse_properties(text: str) -> dict[str, str]:

@@ -234,7 +234,8 @@ class KafkaServer:
         self.replica_manager = ReplicaManager(config, self.log_manager, self.metadata_cache, self.time)
         self.controller_channel = NodeToControllerChannelManager(
             config.node_id, self._voter_end_points(), self.shared.leader_id,
-            config.controller_quorum_request_timeout_ms, config.controller_quorum_retry_backoff_ms, self.time)
+            config.controller_quorum_request_timeout_ms, config.controller_quorum_retry_backoff_ms, self.time,
+            client_configs=config.client_configs(config.controller_listener_name))
         self.controller_channel.start()
         # log: the scheduler's retention and flush tasks; it also answers forwards that time out
         self.kafka_scheduler = KafkaScheduler(self.time)
@@ -244,7 +245,7 @@ class KafkaServer:
         self.alter_partition_channel = NodeToControllerChannelManager(
             config.node_id, self._voter_end_points(), self.shared.leader_id,
             config.controller_quorum_request_timeout_ms, config.controller_quorum_retry_backoff_ms, self.time,
-            name="alter-partition")
+            name="alter-partition", client_configs=config.client_configs(config.controller_listener_name))
         self.alter_partition_channel.start()
         self.replica_manager.alter_partition_manager = AlterPartitionManager(
             self.alter_partition_channel, config.node_id, lambda: self.lifecycle_manager.broker_epoch)
@@ -310,7 +311,7 @@ class KafkaServer:
             config, self.time, self.controller_channel, cluster_id,
             highest_metadata_offset=lambda: self.metadata_cache.metadata_offset,
             features=BrokerMetadataPublisher.supported_features())
-        self.lifecycle_manager.start([dict(name=e.listener_name, host=e.host, port=e.port, security_protocol=0)
+        self.lifecycle_manager.start([dict(name=e.listener_name, host=e.host, port=e.port, security_protocol=int(e.security_protocol))
                                       for e in self._advertised_end_points()])
 
     def _io_thread_idle_ns(self) -> list[int]:
@@ -330,7 +331,8 @@ class KafkaServer:
         marker channel, whose WriteTxnMarkers go to each partition leader's inter-broker listener."""
         config = self.config
         self.txn_marker_send_thread = InterBrokerSendThread(f"TxnMarkerSenderThread-{config.node_id}", config.node_id,
-                                                            30_000, self.time)
+                                                            30_000, self.time,
+                                                            config.client_configs(config.inter_broker_listener_name))
         self.txn_marker_send_thread.start()
         txn_manager = TransactionStateManager(config.node_id, TransactionConfig.from_kafka_config(config),
                                               self.replica_manager, self.time)
@@ -383,7 +385,7 @@ class KafkaServer:
         for e in self.config.advertised_listeners:
             port = e.port or self.socket_server.bound_port(e.listener_name)
             host = e.host if e.host not in ("", "0.0.0.0", "::") else socket.getfqdn()
-            end_points.append(EndPoint(e.listener_name, host, port))
+            end_points.append(EndPoint(e.listener_name, host, port, e.security_protocol))
         return tuple(end_points)
 
     def bound_port(self, listener_name: str = "PLAINTEXT") -> int:

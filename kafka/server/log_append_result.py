@@ -24,11 +24,12 @@ class LogAppendResult:
     error_message: str | None = None
     record_errors: tuple[tuple[int, str], ...] = ()  # KIP-467: (index of the record in its batch, why)
     hw_moved: bool = False
+    log_start_offset: int = -1  # of a refused append: Kafka tells it for the errors the log itself raised
 
     @classmethod
     def failed(cls, error: Errors, error_message: str | None = None,
-               record_errors: tuple[tuple[int, str], ...] = ()) -> LogAppendResult:
-        return cls(None, error, error_message, record_errors)
+               record_errors: tuple[tuple[int, str], ...] = (), log_start_offset: int = -1) -> LogAppendResult:
+        return cls(None, error, error_message, record_errors, log_start_offset=log_start_offset)
 
     @property
     def required_offset(self) -> int:
@@ -40,6 +41,7 @@ class LogAppendResult:
         offsets of its first append."""
         info = self.info
         if info is None:
-            return PartitionResponse(self.error, error_message=self.error_message, record_errors=self.record_errors)
+            return PartitionResponse(self.error, error_message=self.error_message, record_errors=self.record_errors,
+                                     log_start_offset=self.log_start_offset)
         return PartitionResponse(self.error, base_offset=info.first_offset, log_append_time=info.log_append_time,
                                  log_start_offset=info.log_start_offset)

@@ -57,7 +57,8 @@ def answered_not_controller(body: Any) -> bool:
 
 class NodeToControllerChannelManager(threading.Thread):
     def __init__(self, node_id: int, controllers: dict[int, tuple[str, int]], active_controller: Callable[[], int | None],
-                 request_timeout_ms: int, retry_backoff_ms: int, time: Time, name: str = "forwarding") -> None:
+                 request_timeout_ms: int, retry_backoff_ms: int, time: Time, name: str = "forwarding",
+                 client_configs: dict | None = None) -> None:
         super().__init__(name=f"kafka-{node_id}-to-controller-{name}-channel", daemon=True)
         self.time = time
         self.active_controller = active_controller
@@ -68,6 +69,7 @@ class NodeToControllerChannelManager(threading.Thread):
             "client.id": f"broker-{node_id}-to-controller-{name}",
             "request.timeout.ms": request_timeout_ms,
             "reconnect.backoff.ms": 50, "reconnect.backoff.max.ms": 1000,
+            **(client_configs or {}),  # security.protocol and ssl.* of the controller listener
         })
         self.client = NetworkClient(ManualMetadataUpdater(nodes), config, time)
         self._waiting: deque[tuple[int, ControllerRequest]] = deque()  # (not before ms, request)

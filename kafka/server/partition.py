@@ -30,6 +30,7 @@ each epoch ends): nothing above the Partition touches the log.
 
 from __future__ import annotations
 
+import collections
 import threading
 from dataclasses import dataclass
 
@@ -39,12 +40,13 @@ from kafka.log.append_origin import AppendOrigin
 from kafka.log.errors import UnexpectedAppendOffsetError
 from kafka.log.fetch_data_info import LogOffsetMetadata
 from kafka.log.fetch_isolation import FetchIsolation
-from kafka.log.file_records import FileRecords
+from kafka.log.file_records import LOOKUP_CHUNK, FileRecords
 from kafka.log.log_append_info import LogAppendInfo
 from kafka.log.transaction_index import AbortedTxn
 from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.fetch import DEBUGGING_REPLICA_ID
+from kafka.protocol.record_batch import iter_batches
 from kafka.server.replica import Replica
 from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
@@ -307,7 +309,9 @@ class Partition:
         records = data.records if zero_copy else bytes(data.records)
         aborted = None
         if isolation is FetchIsolation.TXN_COMMITTED:
-            aborted = log.collect_aborted_transactions(fetch_offset, last_stable_offset) if len(records) else []
+            # Only those overlapping what was read, as Kafka bounds them by the fetched bytes' end.
+            end = next_offset_after(records)
+            aborted = log.collect_aborted_transactions(fetch_offset, end) if end is not None else []
         return LogReadInfo(records, high_watermark, log.log_start_offset, log_end_offset, last_stable_offset, aborted,
                            data.fetch_offset_metadata)
 
@@ -485,3 +489,11 @@ class Partition:
         if offset >= last_fetchable and timestamp != -2:
             return -1, -1
         return found_timestamp, offset
+
+
+def next_offset_after(records: bytes | FileRecords) -> int | None:
+    """The offset after the last whole batch of a read (None when it holds none), from the headers alone."""
+    headers = (h for _, h in records.batches_from(records.position, LOOKUP_CHUNK)) if isinstance(records, FileRecords) \
+        else iter_batches(records)
+    last = collections.deque(headers, maxlen=1)
+    return last[0].last_offset + 1 if last else None

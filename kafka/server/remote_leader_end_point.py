@@ -16,7 +16,7 @@ from a different history.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kafka.clients.client_config import ADMIN, ClientConfig
 from kafka.clients.client_request import ClientRequest
@@ -48,12 +48,14 @@ class ReplicaFetchConfig:
     response_max_bytes: int = 10485760  # replica.fetch.response.max.bytes
     backoff_ms: int = 1000  # replica.fetch.backoff.ms: after an error
     socket_timeout_ms: int = 30000  # replica.socket.timeout.ms
+    # security.protocol and ssl.* of the inter-broker listener (KafkaConfig.client_configs)
+    client_configs: dict = field(default_factory=dict)
 
     @classmethod
     def from_kafka_config(cls, config) -> ReplicaFetchConfig:
         return cls(config.replica_fetch_wait_max_ms, config.replica_fetch_min_bytes, config.replica_fetch_max_bytes,
                    config.replica_fetch_response_max_bytes, config.replica_fetch_backoff_ms,
-                   config.replica_socket_timeout_ms)
+                   config.replica_socket_timeout_ms, config.client_configs(config.inter_broker_listener_name))
 
 
 class RemoteLeaderEndPoint:
@@ -67,6 +69,7 @@ class RemoteLeaderEndPoint:
             "bootstrap.servers": f"{leader.host}:{leader.port}", "client.id": client_id,
             "request.timeout.ms": max(fetch_config.socket_timeout_ms, fetch_config.max_wait_ms + 1000),
             "reconnect.backoff.ms": 50, "reconnect.backoff.max.ms": fetch_config.backoff_ms,
+            **fetch_config.client_configs,
         })
         self.client = NetworkClient(ManualMetadataUpdater([leader]), client_config, time)
         self.fetch_session = FetchSessionHandler(leader.node_id)

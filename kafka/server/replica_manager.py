@@ -120,6 +120,10 @@ _APPEND_ERROR_CODES: tuple[tuple[type[Exception], Errors], ...] = (
     (LogDirError, Errors.KAFKA_STORAGE_ERROR),  # the log was closed under us (topic deleted, broker stopping)
 )
 _APPEND_ERRORS = tuple(error_type for error_type, _ in _APPEND_ERROR_CODES)
+# A producer's epoch or sequence refused (Kafka's appendToLocalLog answers these, as every error not
+# about the records' size or integrity, with the log start offset and without the exception's text).
+_PRODUCER_STATE_ERRORS = (OutOfOrderSequenceError, InvalidProducerEpochError, TransactionCoordinatorFencedError,
+                          InvalidTxnStateError)
 
 
 def _append_error(e: Exception) -> Errors:
@@ -313,6 +317,9 @@ class ReplicaManager:
         except KafkaStorageError as e:  # a full disk, an I/O error: nothing was appended
             self.log_manager.log_dir_failure_channel.maybe_add_offline_log_dir(e.log_dir, str(e))
             return LogAppendResult.failed(Errors.KAFKA_STORAGE_ERROR, str(e))
+        except _PRODUCER_STATE_ERRORS as e:  # Kafka: the partition's log start offset, and no message
+            log.debug("append refused", topic_partition=str(tp), reason=str(e))
+            return LogAppendResult.failed(_append_error(e), log_start_offset=partition.log_start_offset)
         except _APPEND_ERRORS as e:
             return LogAppendResult.failed(_append_error(e), str(e))
         self.log_manager.log_dir_failure_channel.mark_online(partition.log.parent_dir)

@@ -66,7 +66,8 @@ class SharedServer:
             quorum_state_store=self.quorum_state_store, time=self.time, random=random.Random(),
             config=RaftConfig.from_kafka_config(config), cluster_id=self.cluster_id)
         self.channel = KafkaNetworkChannel(config.node_id, self.voters, config.controller_quorum_request_timeout_ms,
-                                           config.controller_quorum_retry_backoff_ms, self.time)
+                                           config.controller_quorum_retry_backoff_ms, self.time,
+                                           config.client_configs(config.controller_listener_name))
         self.raft_driver = KafkaRaftClientDriver(self.raft_client, self.channel, self.time, config.node_id)
         self.loader = MetadataLoader(node_id=config.node_id, time=self.time)
         self.register_raft_listener(self.loader)

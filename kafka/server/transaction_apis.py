@@ -24,11 +24,13 @@ from kafka.protocol.acl import AclOperation as Op
 from kafka.protocol.acl import ResourceType as Res
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
+from kafka.protocol.record_batch import HEADER_SIZE, RecordBatch
 from kafka.utils.topic_partition import TopicPartition
 
 
 def fenced_for_version(error: Errors, version: int, fenced_from: int) -> Errors:
-    """Clients older than the version that knows PRODUCER_FENCED (KIP-588) hear INVALID_PRODUCER_EPOCH."""
+    """Clients older than the version that knows PRODUCER_FENCED (KIP-588) hear INVALID_PRODUCER_EPOCH:
+    InitProducerId before v4; AddPartitionsToTxn, AddOffsetsToTxn and EndTxn before v2."""
     return Errors.INVALID_PRODUCER_EPOCH if error == Errors.PRODUCER_FENCED and version < fenced_from else error
 
 
@@ -53,6 +55,57 @@ class TransactionApis:
     def send_response(self, request: Request, body: dict) -> None:
         self.apis.send_response(request, body)
 
+    # ------------------------------------------------------------------ Produce's verification (KIP-890 part 1)
+    def refused_produce(self, transactional_id: str | None, entries: dict[TopicPartition, bytes]
+                        ) -> dict[TopicPartition, tuple[Errors, str | None]]:
+        """Kafka's checks of a Produce's transactional batches before any append: a transactional id
+        must come with them (TRANSACTIONAL_ID_AUTHORIZATION_FAILED otherwise), and, unless
+        transaction.partition.verification.enable is off, each partition without this producer's
+        transaction open yet must have been added to the transaction."""
+        first = {tp: RecordBatch(records) for tp, records in entries.items() if len(records) >= HEADER_SIZE}
+        transactional = {tp: batch for tp, batch in first.items() if batch.is_transactional}
+        if not transactional:
+            return {}
+        if transactional_id is None:
+            return dict.fromkeys(entries, (Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, None))
+        if not self.apis.config.transaction_partition_verification_enable:
+            return {}
+        batch = next(iter(transactional.values()))
+        unverified = {tp for tp, b in transactional.items() if not self._has_ongoing_transaction(tp, b.producer_id)}
+        if not unverified:
+            return {}
+        return self.verify_partitions(transactional_id, batch.producer_id, batch.producer_epoch, unverified)
+
+    def _has_ongoing_transaction(self, tp: TopicPartition, producer_id: int) -> bool:
+        partition = self.apis.replica_manager.get_partition(tp)
+        log = partition.log if partition is not None else None
+        entry = log.producer_state_manager.last_entry(producer_id) if log is not None else None
+        return entry is not None and entry.current_txn_first_offset is not None
+
+    def verify_partitions(self, transactional_id: str, producer_id: int, producer_epoch: int,
+                          partitions: set[TopicPartition]) -> dict[TopicPartition, tuple[Errors, str | None]]:
+        """The partitions a transactional Produce may not append to, with the error and message Kafka's
+        ReplicaManager answers them with. Only when this broker is the transactional id's coordinator:
+        another broker's coordinator would need AddPartitionsToTxn v4 (verify only), which this broker
+        does not send, so then the batch is appended unverified."""
+        if self.coordinator.txn_manager is None or not self.coordinator.is_active.is_set():
+            return {}
+        verdicts = self.coordinator.handle_verify_partitions_in_transaction(
+            transactional_id, producer_id, producer_epoch, partitions)
+        refused = {}
+        for tp, error in verdicts.items():
+            if error in (Errors.NONE, Errors.NOT_COORDINATOR):
+                continue
+            if error == Errors.INVALID_TXN_STATE:
+                refused[tp] = (error, "Partition was not added to the transaction")
+            elif error in (Errors.CONCURRENT_TRANSACTIONS, Errors.COORDINATOR_LOAD_IN_PROGRESS):
+                # retriable, in a form older producers retry without refreshing their metadata
+                refused[tp] = (Errors.NOT_ENOUGH_REPLICAS, "Unable to verify the partition has been added to "
+                                                           f"the transaction. Underlying error: {error.name}")
+            else:  # a fenced producer hears INVALID_PRODUCER_EPOCH from Produce, as from its log
+                refused[tp] = (Errors.INVALID_PRODUCER_EPOCH if error == Errors.PRODUCER_FENCED else error, None)
+        return refused
+
     # ------------------------------------------------------------------ FindCoordinator (key_type 1)
     def find_coordinator(self, key: str, listener: str) -> dict:
         """The leader of the transactional id's __transaction_state partition, created on first need."""
@@ -72,7 +125,7 @@ class TransactionApis:
             return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE,
                     "error_message": f"{TRANSACTION_STATE_TOPIC_NAME}-{partition} has no live leader yet"}
         return dict(key=key, node_id=leader, host=end_point.host, port=end_point.port, error_code=Errors.NONE,
-                    error_message=None)
+                    error_message="")  # Kafka: NONE's message, the empty string
 
     def ensure_transaction_topic(self) -> str | None:
         """Create __transaction_state on first use, as Kafka does: None if it exists, else why the
@@ -133,7 +186,7 @@ class TransactionApis:
             by_topic: dict[str, list[dict]] = {}
             for tp in wanted:
                 by_topic.setdefault(tp.topic, []).append(dict(
-                    partition_index=tp.partition, partition_error_code=fenced_for_version(errors[tp], version, 4)))
+                    partition_index=tp.partition, partition_error_code=fenced_for_version(errors[tp], version, 2)))
             self.send_response(request, dict(throttle_time_ms=0, results_by_topic=[
                 dict(name=name, results_by_partition=parts) for name, parts in by_topic.items()]))
 
@@ -165,7 +218,7 @@ class TransactionApis:
         self.coordinator.handle_add_offsets_to_transaction(
             req.transactional_id, req.producer_id, req.producer_epoch, req.group_id,
             lambda error: self.send_response(request, dict(throttle_time_ms=0,
-                                                           error_code=fenced_for_version(error, version, 4))))
+                                                           error_code=fenced_for_version(error, version, 2))))
 
     # ------------------------------------------------------------------ EndTxn
     def handle_end_txn_request(self, request: Request) -> None:
@@ -176,7 +229,7 @@ class TransactionApis:
         self.coordinator.handle_end_transaction(
             req.transactional_id, req.producer_id, req.producer_epoch, req.committed,
             lambda error, _pid, _epoch: self.send_response(request, dict(
-                throttle_time_ms=0, error_code=fenced_for_version(error, version, 4))))
+                throttle_time_ms=0, error_code=fenced_for_version(error, version, 2))))
 
     # ------------------------------------------------------------------ DescribeTransactions / ListTransactions
     def handle_describe_transactions_request(self, request: Request) -> None:

@@ -38,7 +38,7 @@ def test_a_three_voter_node():
       "listeners": "PLAINTEXT://:9092,CONTROLLER://:9093"}, "controller.quorum.voters"),
     ({"controller.quorum.voters": VOTERS}, "controller.listener.names"),
     ({"controller.quorum.voters": VOTERS, "controller.listener.names": "CONTROLLER"}, "controller.listener.names"),
-    ({"listener.security.protocol.map": "PLAINTEXT:SSL"}, "listener.security.protocol.map"),
+    ({"listener.security.protocol.map": "PLAINTEXT:TLS"}, "listener.security.protocol.map"),
     ({"listeners": "CONTROLLER://:9093", "controller.quorum.voters": "1@h:9093",
       "controller.listener.names": "CONTROLLER"}, "listeners"),
 ])

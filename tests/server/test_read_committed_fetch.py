@@ -4,11 +4,15 @@ the last stable offset, not the high watermark), and completes once the marker i
 
 from __future__ import annotations
 
+import os
+
 from kafka.log.append_origin import AppendOrigin
+from kafka.log.file_records import FileRecords
 from kafka.protocol.control_records import end_txn_marker_batch
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import build_batch
 from kafka.server.fetch_partition_data import FetchPartitionInfo
+from kafka.server.partition import next_offset_after
 from kafka.server.replica_manager import FetchParams
 
 # The fixtures (replica_manager, time) come with the helpers: a leader with one follower in its ISR.
@@ -49,3 +53,18 @@ def test_a_client_cannot_write_a_marker(replica_manager):  # noqa: F811
     answer = Callback()
     replica_manager.append_records(1000, 1, False, {TP: end_txn_marker_batch(PID, 0, True, 0, 0)}, answer)
     assert answer.calls[0][TP].error == Errors.INVALID_RECORD
+
+
+def test_the_aborted_transactions_sent_are_bounded_by_what_was_read(tmp_path):
+    """Kafka names only the aborted transactions overlapping the batches a fetch returns: the bound is
+    the offset after the last batch read, from bytes or from a zero-copy slice of a segment file."""
+    read = build_batch([(None, b"a"), (None, b"b")], base_offset=5) + build_batch([(None, b"c")], base_offset=7)
+    assert next_offset_after(read) == 8
+    assert next_offset_after(b"") is None
+    path = tmp_path / "segment"
+    path.write_bytes(b"\0" * 10 + read)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        assert next_offset_after(FileRecords(fd, 10, len(read), owned=False)) == 8
+    finally:
+        os.close(fd)

@@ -269,6 +269,28 @@ class TransactionCoordinator:
         self.txn_manager.append_transaction_to_log(transactional_id, entry.coordinator_epoch, new_metadata,
                                                    response_callback)
 
+    def handle_verify_partitions_in_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
+                                                partitions: set[TopicPartition]) -> dict[TopicPartition, Errors]:
+        """KIP-890 part 1: before a partition leader appends a transactional batch, are its partitions in
+        this producer's open transaction? Read-only, from memory: an error for every partition when the
+        producer does not own the transactional id (or is fenced), else per partition."""
+        error, entry = self.txn_manager.get_transaction_state(transactional_id)
+        if error == Errors.NONE and entry is None:
+            error = Errors.INVALID_PRODUCER_ID_MAPPING
+        if error == Errors.NONE:
+            metadata = entry.transaction_metadata
+            with metadata.lock:
+                if metadata.producer_id != producer_id:
+                    error = Errors.INVALID_PRODUCER_ID_MAPPING
+                elif metadata.producer_epoch != producer_epoch:
+                    error = Errors.PRODUCER_FENCED
+                elif metadata.state in (S.PREPARE_COMMIT, S.PREPARE_ABORT):
+                    error = Errors.CONCURRENT_TRANSACTIONS
+                else:  # only a committed AddPartitionsToTxn puts a partition in the set
+                    return {tp: Errors.NONE if tp in metadata.topic_partitions else Errors.INVALID_TXN_STATE
+                            for tp in partitions}
+        return dict.fromkeys(partitions, error)
+
     def handle_add_offsets_to_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
                                           group_id: str, response_callback: Callable[[Errors], None]) -> None:
         """The group's offsets will be committed in this transaction: its __consumer_offsets
@@ -447,9 +469,9 @@ class TransactionCoordinator:
     # ------------------------------------------------------------------ DescribeTransactions / ListTransactions
     def handle_describe_transactions(self, transactional_id: str) -> dict:
         """One entry of a DescribeTransactionsResponse."""
+        # an error's entry carries the schema's zeros, as Kafka's does (not -1: no producer, no time)
         described = dict(transactional_id=transactional_id, transaction_state="", transaction_timeout_ms=0,
-                         transaction_start_time_ms=-1, producer_id=NO_PRODUCER_ID, producer_epoch=NO_PRODUCER_EPOCH,
-                         topics=[])
+                         transaction_start_time_ms=0, producer_id=0, producer_epoch=0, topics=[])
         if self.txn_manager is None or not self.is_active.is_set():
             return {**described, "error_code": Errors.COORDINATOR_NOT_AVAILABLE}
         if not transactional_id:

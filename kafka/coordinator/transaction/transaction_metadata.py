@@ -179,6 +179,7 @@ class TransactionMetadata:
             self.last_producer_epoch = transit.last_producer_epoch
             self.producer_id = transit.producer_id
             self.last_producer_id = transit.last_producer_id
+            self.txn_start_timestamp = transit.txn_start_timestamp  # -1: no transaction since
         elif to_state == TransactionState.ONGOING:  # AddPartitionsToTxn
             if (not self._valid_producer_epoch(transit) or not self.topic_partitions <= transit.topic_partitions
                     or self.txn_timeout_ms != transit.txn_timeout_ms):

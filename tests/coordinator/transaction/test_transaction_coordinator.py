@@ -180,6 +180,21 @@ def test_end_txn_with_nothing_begun_and_bad_ids_get_kafkas_errors(harness):
     assert harness.metadata().state == S.EMPTY, "nothing changed"
 
 
+def test_a_leader_verifies_a_partition_is_in_the_open_transaction_before_appending(harness):
+    """KIP-890 part 1: what a partition leader asks before a transactional batch is appended."""
+    pid = harness.init().producer_id
+    verify = harness.coordinator.handle_verify_partitions_in_transaction
+    assert verify(TID, pid, 0, {T0}) == {T0: Errors.INVALID_TXN_STATE}, "nothing added yet"
+    assert harness.add(pid, 0, T0) == Errors.NONE
+    assert verify(TID, pid, 0, {T0, T1}) == {T0: Errors.NONE, T1: Errors.INVALID_TXN_STATE}
+    assert verify(TID, pid, 1, {T0}) == {T0: Errors.PRODUCER_FENCED}
+    assert verify(TID, pid + 1, 0, {T0}) == {T0: Errors.INVALID_PRODUCER_ID_MAPPING}
+    assert verify("never-seen", pid, 0, {T0}) == {T0: Errors.INVALID_PRODUCER_ID_MAPPING}
+    harness.end(pid, 0, True)
+    assert verify(TID, pid, 0, {T0}) == {T0: Errors.CONCURRENT_TRANSACTIONS}, "markers on their way"
+    assert harness.metadata().state == S.PREPARE_COMMIT, "verifying changes nothing"
+
+
 def test_a_second_producer_fences_the_first_and_aborts_its_open_transaction(harness):
     pid = harness.init().producer_id
     assert harness.add(pid, 0, T0) == Errors.NONE

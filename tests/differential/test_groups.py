@@ -1,0 +1,144 @@
+"""Consumer groups and their offsets, asked of both brokers: a classic group's life from its first
+JoinGroup to its deletion, each answer compared field by field with Apache Kafka's (member ids by name
+and shape, see group_steps.Script)."""
+
+from __future__ import annotations
+
+from kafka.protocol.api_keys import ApiKey
+from kafka.protocol.errors import Errors
+from tests.differential.group_steps import (
+    MEMBER_ID_SHAPE,
+    Script,
+    Sym,
+    assignment,
+    create_topic,
+    find_coordinator,
+    subscription,
+)
+from tests.helpers import unique_topic
+
+GROUP, TRANSACTION = 0, 1  # FindCoordinator's key types
+
+JOIN, SYNC, HEARTBEAT, LEAVE = 7, 5, 4, 4
+DESCRIBE, LIST, COMMIT, FETCH, DELETE = 5, 5, 8, 8, 2
+
+
+def join(group: str, member, topic: str) -> dict:
+    return {"group_id": group, "session_timeout_ms": 30000, "rebalance_timeout_ms": 30000, "member_id": member,
+            "group_instance_id": None, "protocol_type": "consumer",
+            "protocols": [{"name": "range", "metadata": subscription(topic)}]}
+
+
+def sync(group: str, generation: int, member, assignments: list) -> dict:
+    return {"group_id": group, "generation_id": generation, "member_id": member, "group_instance_id": None,
+            "protocol_type": "consumer", "protocol_name": "range", "assignments": assignments}
+
+
+def heartbeat(group: str, generation: int, member) -> dict:
+    return {"group_id": group, "generation_id": generation, "member_id": member, "group_instance_id": None}
+
+
+def commit(group: str, generation: int, member, offsets: dict[str, dict[int, int]]) -> dict:
+    return {"group_id": group, "generation_id_or_member_epoch": generation, "member_id": member,
+            "group_instance_id": None, "topics": [
+                {"name": t, "partitions": [{"partition_index": p, "committed_offset": o, "committed_leader_epoch": -1,
+                                            "committed_metadata": "m"} for p, o in parts.items()]}
+                for t, parts in offsets.items()]}
+
+
+def fetch(group: str, topics: dict[str, list[int]] | None) -> dict:
+    return {"groups": [{"group_id": group, "topics": None if topics is None else [
+        {"name": t, "partition_indexes": ps} for t, ps in topics.items()]}], "require_stable": False}
+
+
+def describe(*groups: str) -> dict:
+    return {"groups": list(groups), "include_authorized_operations": False}
+
+
+def only(answer: dict, groups: set[str]) -> dict:
+    """A ListGroups answer narrowed to this scenario's groups: each broker also holds the other tests'."""
+    return {**answer, "groups": [g for g in answer["groups"] if g["group_id"] in groups]}
+
+
+def test_find_coordinator_for_a_group_and_a_transaction(pair):
+    script = Script(pair)
+    for key_type, key in ((GROUP, unique_topic("group")), (TRANSACTION, unique_topic("txn"))):
+        find_coordinator(pair, key, key_type)
+        script.same(ApiKey.FIND_COORDINATOR, 4, {"key_type": key_type, "coordinator_keys": [key]})
+        script.same(ApiKey.FIND_COORDINATOR, 3, {"key": key, "key_type": key_type})
+
+
+def test_a_group_from_first_join_to_leave(pair):
+    script, topic, group = Script(pair), unique_topic("groups"), unique_topic("group")
+    create_topic(pair, topic, partitions=2)
+    find_coordinator(pair, group, GROUP)
+    script.same(ApiKey.DESCRIBE_GROUPS, DESCRIBE, describe(group))  # never heard of: Dead
+
+    ours, _ = script.same(ApiKey.JOIN_GROUP, JOIN, join(group, "", topic), learn=("member_id", "member-1"))
+    assert ours["error_code"] == Errors.MEMBER_ID_REQUIRED  # KIP-394: ask again with this id
+    me = Sym("member-1")
+    assert all(MEMBER_ID_SHAPE.match(script.value(side, "member-1")) for side in ("ours", "apache"))
+
+    script.same(ApiKey.JOIN_GROUP, JOIN, join(group, "wire-test-not-a-member", topic))  # UNKNOWN_MEMBER_ID
+    ours, _ = script.same(ApiKey.JOIN_GROUP, JOIN, join(group, me, topic))
+    assert (ours["error_code"], ours["generation_id"], ours["leader"]) == (0, 1, "member-1")
+    script.same(ApiKey.DESCRIBE_GROUPS, DESCRIBE, describe(group))  # CompletingRebalance
+    script.same(ApiKey.HEARTBEAT, HEARTBEAT, heartbeat(group, 1, me))  # REBALANCE_IN_PROGRESS while syncing
+    mine = assignment(topic, 0, 1)
+    ours, _ = script.same(ApiKey.SYNC_GROUP, SYNC, sync(group, 1, me, [{"member_id": me, "assignment": mine}]))
+    assert ours["assignment"] == mine
+    script.same(ApiKey.DESCRIBE_GROUPS, DESCRIBE, describe(group))  # Stable
+    ours, apache = script.ask(ApiKey.LIST_GROUPS, LIST, {"states_filter": ["Stable"], "types_filter": []})
+    assert only(ours, {group}) == only(apache, {group}) and only(ours, {group})["groups"]
+
+    script.same(ApiKey.HEARTBEAT, HEARTBEAT, heartbeat(group, 1, me))
+    script.same(ApiKey.HEARTBEAT, HEARTBEAT, heartbeat(group, 0, me))  # ILLEGAL_GENERATION
+    script.same(ApiKey.HEARTBEAT, HEARTBEAT, heartbeat(group, 1, "wire-test-not-a-member"))  # UNKNOWN_MEMBER_ID
+    script.same(ApiKey.SYNC_GROUP, SYNC, sync(group, 0, me, []))  # ILLEGAL_GENERATION
+
+    ours, _ = script.same(ApiKey.JOIN_GROUP, JOIN, join(group, me, topic))  # the leader rejoins: generation 2
+    assert ours["generation_id"] == 2
+    script.same(ApiKey.SYNC_GROUP, SYNC, sync(group, 2, me, [{"member_id": me, "assignment": mine}]))
+    script.same(ApiKey.HEARTBEAT, HEARTBEAT, heartbeat(group, 1, me))  # the old generation: ILLEGAL_GENERATION
+
+    script.same(ApiKey.OFFSET_COMMIT, COMMIT, commit(group, 2, me, {topic: {0: 5, 1: 7}}))
+    script.same(ApiKey.OFFSET_COMMIT, COMMIT, commit(group, 1, me, {topic: {0: 6}}))  # ILLEGAL_GENERATION
+    script.same(ApiKey.OFFSET_COMMIT, COMMIT, commit(group, 2, "wire-test-not-a-member", {topic: {0: 6}}))
+    script.same(ApiKey.OFFSET_COMMIT, COMMIT, commit(group, 2, me, {topic: {9: 1}, unique_topic("no"): {0: 1}}))
+    script.same(ApiKey.OFFSET_FETCH, FETCH, fetch(group, None))
+    script.same(ApiKey.OFFSET_FETCH, FETCH, fetch(group, {topic: [1, 5], unique_topic("no"): [0]}))
+    delete_offsets = {"group_id": group, "topics": [{"name": topic, "partitions": [{"partition_index": 0}]}]}
+    script.same(ApiKey.OFFSET_DELETE, 0, delete_offsets)  # GROUP_SUBSCRIBED_TO_TOPIC
+    script.same(ApiKey.DELETE_GROUPS, DELETE, {"groups_names": [group]})  # NON_EMPTY_GROUP
+
+    leave = {"group_id": group, "members": [{"member_id": me, "group_instance_id": None},
+                                            {"member_id": "wire-test-not-a-member", "group_instance_id": None}]}
+    script.same(ApiKey.LEAVE_GROUP, LEAVE, leave)  # one left, one UNKNOWN_MEMBER_ID
+    script.same(ApiKey.DESCRIBE_GROUPS, DESCRIBE, describe(group))  # Empty
+    ours, apache = script.ask(ApiKey.LIST_GROUPS, LIST, {"states_filter": ["Empty"], "types_filter": ["classic"]})
+    assert only(ours, {group}) == only(apache, {group}) and only(ours, {group})["groups"]
+    script.same(ApiKey.HEARTBEAT, HEARTBEAT, heartbeat(group, 2, me))  # gone: UNKNOWN_MEMBER_ID
+
+    script.same(ApiKey.OFFSET_DELETE, 0, delete_offsets)
+    script.same(ApiKey.OFFSET_FETCH, FETCH, fetch(group, None))
+    script.same(ApiKey.DELETE_GROUPS, DELETE, {"groups_names": [group, unique_topic("never")]})
+    script.same(ApiKey.DESCRIBE_GROUPS, DESCRIBE, describe(group))  # Dead again
+
+
+def test_simple_commits_without_a_group_generation(pair):
+    """What an assign()-ing consumer does: commit with generation -1 and no member, and fetch back."""
+    script, topic, group = Script(pair), unique_topic("simple"), unique_topic("simple-group")
+    create_topic(pair, topic, partitions=3)
+    find_coordinator(pair, group, GROUP)
+    script.same(ApiKey.OFFSET_FETCH, FETCH, fetch(group, None))  # a group nobody ever used
+    script.same(ApiKey.OFFSET_FETCH, FETCH, fetch(group, {topic: [0]}))
+    script.same(ApiKey.OFFSET_COMMIT, COMMIT, commit(group, -1, "", {topic: {0: 1, 2: 3}}))
+    script.same(ApiKey.OFFSET_COMMIT, COMMIT, commit(group, -1, "", {topic: {3: 1}}))  # no such partition
+    script.same(ApiKey.OFFSET_COMMIT, COMMIT, commit(group, 4, "wire-test-x", {topic: {0: 1}}))  # a made-up member
+    script.same(ApiKey.OFFSET_FETCH, FETCH, fetch(group, None))
+    script.same(ApiKey.OFFSET_FETCH, FETCH, fetch(group, {topic: [0, 1]}))
+    script.same(ApiKey.DESCRIBE_GROUPS, DESCRIBE, describe(group))  # Empty, protocol type ""
+    ours, apache = script.ask(ApiKey.LIST_GROUPS, LIST, {"states_filter": [], "types_filter": []})
+    assert only(ours, {group}) == only(apache, {group}) and only(ours, {group})["groups"]
+    script.same(ApiKey.DELETE_GROUPS, DELETE, {"groups_names": [group]})
+    script.same(ApiKey.OFFSET_FETCH, FETCH, fetch(group, None))

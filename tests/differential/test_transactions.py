@@ -1,0 +1,229 @@
+"""Idempotent and transactional producers, asked of both brokers: producer ids, sequence numbers, a
+transaction committed and one aborted, offsets committed in a transaction, a fenced producer, and what
+a read_committed reader sees (the last stable offset, the aborted transactions), compared field by field
+with Apache Kafka's answers (producer ids by name, see group_steps.Script).
+
+Apache Kafka 4.4 runs transaction.version=2 (KIP-890), but decides per request: EndTxn before v5 and
+AddPartitionsToTxn before v4 keep a transaction on the first protocol, which is the one our broker
+speaks, so these are the versions asked here.
+"""
+
+from __future__ import annotations
+
+from kafka.protocol.api_keys import ApiKey
+from kafka.protocol.errors import Errors
+from kafka.protocol.record_batch import DefaultRecord, build_batch
+from tests.differential.group_steps import Script, Sym, create_topic, find_coordinator, producer_ids_ready
+from tests.helpers import unique_topic, wait_until
+
+GROUP, TRANSACTION = 0, 1  # FindCoordinator's key types
+INIT, ADD_PARTITIONS, ADD_OFFSETS, END, TXN_COMMIT = 4, 3, 3, 4, 3
+PRODUCE, FETCH, LIST_OFFSETS, LIST_TXNS = 9, 11, 7, 1
+LATEST = -1
+
+
+def init_producer_id(transactional_id: str | None) -> dict:
+    return {"transactional_id": transactional_id, "transaction_timeout_ms": 60000,
+            "producer_id": -1, "producer_epoch": -1}
+
+
+def records(pid: str | None, epoch: int, sequence: int, count: int, transactional: bool):
+    """A batch built per side: its producer id is each broker's own."""
+    items = [DefaultRecord(i, 1000 + i, b"k%d" % i, b"v%d" % (sequence + i)) for i in range(count)]
+    if pid is None:
+        return build_batch(items)
+    return lambda value: build_batch(items, producer_id=value(pid), producer_epoch=epoch, base_sequence=sequence,
+                                     is_transactional=transactional)
+
+
+def produce(topic: str, batch, transactional_id: str | None = None) -> dict:
+    return {"transactional_id": transactional_id, "acks": -1, "timeout_ms": 30000, "topic_data": [
+        {"name": topic, "partition_data": [{"index": 0, "records": batch}]}]}
+
+
+def add_partitions(txn: str, pid: str, epoch: int, topic: str) -> dict:
+    return {"transactional_id": txn, "producer_id": Sym(pid), "producer_epoch": epoch,
+            "topics": [{"name": topic, "partitions": [0]}]}
+
+
+def end_txn(txn: str, pid: str, epoch: int, commit: bool) -> dict:
+    return {"transactional_id": txn, "producer_id": Sym(pid), "producer_epoch": epoch, "committed": commit}
+
+
+def list_offsets(topic: str, isolation_level: int) -> dict:
+    return {"replica_id": -1, "isolation_level": isolation_level, "topics": [
+        {"name": topic, "partitions": [{"partition_index": 0, "current_leader_epoch": -1, "timestamp": LATEST}]}]}
+
+
+def fetch(topic: str, isolation_level: int, offset: int = 0) -> dict:
+    return {"replica_id": -1, "max_wait_ms": 0, "min_bytes": 0, "max_bytes": 1 << 20,
+            "isolation_level": isolation_level, "session_id": 0, "session_epoch": -1, "topics": [
+                {"topic": topic, "partitions": [{"partition": 0, "current_leader_epoch": -1, "fetch_offset": offset,
+                                                 "log_start_offset": -1, "partition_max_bytes": 1 << 20}]}],
+            "forgotten_topics_data": [], "rack_id": ""}
+
+
+def describe_transactions(*txns: str) -> dict:
+    return {"transactional_ids": list(txns)}
+
+
+def describe_producers(topic: str) -> dict:
+    return {"topics": [{"name": topic, "partition_indexes": [0]}]}
+
+
+def settled(script: Script, txn: str, state: str) -> None:
+    """Wait until both coordinators have written the markers and reached `state` (EndTxn answers at
+    PrepareCommit or PrepareAbort; the markers go out after)."""
+    def there() -> bool:
+        answers = script.pair.ask(ApiKey.DESCRIBE_TRANSACTIONS, 0, describe_transactions(txn))
+        return all(a["transaction_states"][0]["transaction_state"] == state for a in answers)
+    wait_until(there, timeout=30, message=f"{txn} to reach {state} on both brokers", interval=0.05)
+
+
+def stable_at(script: Script, topic: str, offset: int) -> None:
+    def there() -> bool:
+        answers = script.pair.ask(ApiKey.LIST_OFFSETS, LIST_OFFSETS, list_offsets(topic, 1))
+        return all(a["topics"][0]["partitions"][0]["offset"] == offset for a in answers)
+    wait_until(there, timeout=30, message=f"{topic}'s last stable offset to reach {offset}", interval=0.05)
+
+
+def only(answer: dict, txns: set[str]) -> dict:
+    """A ListTransactions answer narrowed to this scenario's transactions (each broker holds the others')."""
+    return {**answer, "transaction_states": [t for t in answer["transaction_states"] if t["transactional_id"] in txns]}
+
+
+def test_an_idempotent_producer_numbers_its_batches(pair):
+    script, topic = Script(pair), unique_topic("idempotent")
+    create_topic(pair, topic)
+    producer_ids_ready(pair)
+    ours, _ = script.same(ApiKey.INIT_PRODUCER_ID, INIT, init_producer_id(None), learn=("producer_id", "pid"))
+    assert ours["producer_id"] == "pid" and ours["error_code"] == 0
+    script.same(ApiKey.DESCRIBE_PRODUCERS, 0, describe_producers(topic))  # nobody yet
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 0, 3, False)))
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 0, 3, False)))  # a retry: its offset again
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 5, 1, False)))  # a gap: OUT_OF_ORDER
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 3, 2, False)))  # the next in order
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 0, 3, False)))  # an old batch again
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 1, 7, 1, False)))  # a new epoch must start at 0
+    script.same(ApiKey.DESCRIBE_PRODUCERS, 0, describe_producers(topic))
+    script.same(ApiKey.DESCRIBE_PRODUCERS, 0, {"topics": [{"name": topic, "partition_indexes": [0, 4]},
+                                                          {"name": unique_topic("no"), "partition_indexes": [0]}]})
+    script.same(ApiKey.FETCH, FETCH, fetch(topic, 0))
+
+
+def test_a_transaction_committed_then_one_aborted(pair):
+    script, topic, txn = Script(pair), unique_topic("txn-topic"), unique_topic("txn")
+    create_topic(pair, topic)
+    find_coordinator(pair, txn, TRANSACTION)
+    producer_ids_ready(pair)
+    script.same(ApiKey.DESCRIBE_TRANSACTIONS, 0, describe_transactions(txn))  # TRANSACTIONAL_ID_NOT_FOUND
+    script.same(ApiKey.INIT_PRODUCER_ID, INIT, init_producer_id(txn), learn=("producer_id", "pid"))
+    script.same(ApiKey.DESCRIBE_TRANSACTIONS, 0, describe_transactions(txn))  # Empty
+    script.same(ApiKey.END_TXN, END, end_txn(txn, "pid", 0, True))  # nothing begun: INVALID_TXN_STATE
+    stray = unique_topic("txn-stray")  # a partition never added to the transaction
+    create_topic(pair, stray)
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(stray, records("pid", 0, 0, 3, True), txn))  # KIP-890: INVALID_TXN_STATE
+
+    script.same(ApiKey.ADD_PARTITIONS_TO_TXN, ADD_PARTITIONS, add_partitions(txn, "pid", 0, topic))
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 0, 3, True), txn))
+    script.same(ApiKey.DESCRIBE_TRANSACTIONS, 0, describe_transactions(txn))  # Ongoing, with the partition
+    ours, apache = script.ask(ApiKey.LIST_TRANSACTIONS, LIST_TXNS,
+                              {"state_filters": ["Ongoing"], "producer_id_filters": [], "duration_filter": -1})
+    assert only(ours, {txn}) == only(apache, {txn}) and only(ours, {txn})["transaction_states"]
+    script.same(ApiKey.DESCRIBE_PRODUCERS, 0, describe_producers(topic))  # with its open transaction's start
+    script.same(ApiKey.LIST_OFFSETS, LIST_OFFSETS, list_offsets(topic, 1))  # the last stable offset: 0
+    script.same(ApiKey.LIST_OFFSETS, LIST_OFFSETS, list_offsets(topic, 0))  # the high watermark: 3
+    script.same(ApiKey.FETCH, FETCH, fetch(topic, 1))  # nothing stable yet
+    script.same(ApiKey.END_TXN, END, end_txn(txn, "pid", 0, True))
+    settled(script, txn, "CompleteCommit")
+    stable_at(script, topic, 4)
+    script.same(ApiKey.DESCRIBE_TRANSACTIONS, 0, describe_transactions(txn))
+    script.same(ApiKey.DESCRIBE_PRODUCERS, 0, describe_producers(topic))
+
+    script.same(ApiKey.ADD_PARTITIONS_TO_TXN, ADD_PARTITIONS, add_partitions(txn, "pid", 0, topic))
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 3, 2, True), txn))
+    script.same(ApiKey.END_TXN, END, end_txn(txn, "pid", 0, False))
+    settled(script, txn, "CompleteAbort")
+    stable_at(script, topic, 7)
+    ours, apache = script.ask(ApiKey.LIST_TRANSACTIONS, LIST_TXNS,
+                              {"state_filters": ["CompleteAbort", "Nonsense"], "producer_id_filters": [],
+                               "duration_filter": -1})
+    assert only(ours, {txn}) == only(apache, {txn}) and only(ours, {txn})["transaction_states"]
+    assert ours["unknown_state_filters"] == apache["unknown_state_filters"]
+    for offset in range(7):  # the aborted transaction named only in the reads that reach it
+        script.same(ApiKey.FETCH, FETCH, fetch(topic, 1, offset))
+    script.same(ApiKey.FETCH, FETCH, fetch(topic, 0))
+    script.same(ApiKey.LIST_OFFSETS, LIST_OFFSETS, list_offsets(topic, 1))
+    script.same(ApiKey.END_TXN, END, end_txn(txn, "pid", 0, True))  # nothing added since: no transaction
+
+
+def test_offsets_committed_in_a_transaction(pair):
+    script, topic, txn, group = Script(pair), unique_topic("txn-offsets"), unique_topic("txn"), unique_topic("g")
+    create_topic(pair, topic)
+    find_coordinator(pair, txn, TRANSACTION)
+    producer_ids_ready(pair)
+    find_coordinator(pair, group, GROUP)
+    script.same(ApiKey.INIT_PRODUCER_ID, INIT, init_producer_id(txn), learn=("producer_id", "pid"))
+    script.same(ApiKey.ADD_OFFSETS_TO_TXN, ADD_OFFSETS, {"transactional_id": txn, "producer_id": Sym("pid"),
+                                                         "producer_epoch": 0, "group_id": group})
+    commit = {"transactional_id": txn, "group_id": group, "producer_id": Sym("pid"), "producer_epoch": 0,
+              "generation_id": -1, "member_id": "", "group_instance_id": None, "topics": [
+                  {"name": topic, "partitions": [{"partition_index": 0, "committed_offset": 42,
+                                                  "committed_leader_epoch": -1, "committed_metadata": "txn"}]}]}
+    script.same(ApiKey.TXN_OFFSET_COMMIT, TXN_COMMIT, commit)
+    fetch_offsets = {"groups": [{"group_id": group, "topics": [{"name": topic, "partition_indexes": [0]}]}],
+                     "require_stable": True}
+    script.same(ApiKey.OFFSET_FETCH, 8, fetch_offsets)  # pending: UNSTABLE_OFFSET_COMMIT
+    script.same(ApiKey.END_TXN, END, end_txn(txn, "pid", 0, True))
+    settled(script, txn, "CompleteCommit")
+    wait_until(lambda: all(a["groups"][0]["topics"][0]["partitions"][0]["committed_offset"] == 42
+                           for a in pair.ask(ApiKey.OFFSET_FETCH, 8, fetch_offsets)),
+               timeout=30, message="the committed offset to be visible on both", interval=0.05)
+    script.same(ApiKey.OFFSET_FETCH, 8, fetch_offsets)
+
+
+def test_a_second_producer_with_the_same_id_fences_the_first(pair):
+    script, topic, txn = Script(pair), unique_topic("fenced"), unique_topic("txn")
+    create_topic(pair, topic)
+    find_coordinator(pair, txn, TRANSACTION)
+    producer_ids_ready(pair)
+    script.same(ApiKey.INIT_PRODUCER_ID, INIT, init_producer_id(txn), learn=("producer_id", "pid"))
+    script.same(ApiKey.ADD_PARTITIONS_TO_TXN, ADD_PARTITIONS, add_partitions(txn, "pid", 0, topic))
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 0, 2, True), txn))
+
+    # The second producer: the open transaction is aborted first (CONCURRENT_TRANSACTIONS until done).
+    first, _ = script.same(ApiKey.INIT_PRODUCER_ID, INIT, init_producer_id(txn))
+    assert first["error_code"] == Errors.CONCURRENT_TRANSACTIONS, first
+    script.retried(ApiKey.INIT_PRODUCER_ID, INIT, init_producer_id(txn), (Errors.CONCURRENT_TRANSACTIONS,))
+    script.same(ApiKey.DESCRIBE_TRANSACTIONS, 0, describe_transactions(txn))  # the bumped epoch
+
+    # The first producer, still at epoch 0.
+    script.same(ApiKey.ADD_PARTITIONS_TO_TXN, ADD_PARTITIONS, add_partitions(txn, "pid", 0, topic))
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 2, 1, True), txn))  # refused by the verification
+    script.same(ApiKey.END_TXN, END, end_txn(txn, "pid", 0, True))
+    script.same(ApiKey.END_TXN, END, end_txn(txn, "pid", 0, False))
+    script.same(ApiKey.FETCH, FETCH, fetch(topic, 1))
+
+
+def test_a_transactional_batch_is_verified_with_the_coordinator_first(pair):
+    """KIP-890 part 1 (transaction.partition.verification.enable, on by default): the partition's leader
+    asks the transaction coordinator before it appends a transactional batch of a producer with no
+    transaction open in that partition."""
+    script, topic, txn = Script(pair), unique_topic("verified"), unique_topic("txn")
+    create_topic(pair, topic)
+    find_coordinator(pair, txn, TRANSACTION)
+    producer_ids_ready(pair)
+    script.same(ApiKey.INIT_PRODUCER_ID, INIT, init_producer_id(txn), learn=("producer_id", "pid"))
+    script.learn("a stranger", 987654, 987654)
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 0, 1, True), unique_topic("other")))
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("a stranger", 0, 0, 1, True), txn))
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 3, 0, 1, True), txn))  # not its epoch
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 0, 1, True), None))  # no transactional id
+    script.same(ApiKey.ADD_PARTITIONS_TO_TXN, ADD_PARTITIONS, add_partitions(txn, "pid", 0, topic))
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 0, 2, True), txn))
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 2, 1, True), txn))  # open: not asked again
+    script.same(ApiKey.END_TXN, END, end_txn(txn, "pid", 0, True))
+    settled(script, txn, "CompleteCommit")
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 3, 1, True), txn))  # not added again
+    stable_at(script, topic, 4)
+    script.same(ApiKey.FETCH, FETCH, fetch(topic, 1))
