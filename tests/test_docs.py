@@ -27,6 +27,7 @@ EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd", "limits.m
             "fetch_sessions.md": ["fetch_session.mmd"],
             "kraft.md": ["kraft_quorum.mmd", "kraft_create_topic.mmd"],
             "replication.md": ["replication_produce.mmd", "replication_failover.mmd", "partition_reassignment.mmd"],
+            "acls.md": ["authorizer.mmd"],
             "quotas.md": ["quotas.mmd"],
             "security.md": ["tls_handshake.mmd"],
             "spark.md": ["spark.mmd"],

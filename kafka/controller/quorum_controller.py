@@ -2,7 +2,7 @@
 
 Seed 004: "New Metadata on KRaft": one controller of the quorum is active -- the one whose raft
 client leads `__cluster_metadata` -- and it alone decides metadata: broker registrations and
-fencing, topics, replica placement, leaders and ISRs, configs, client quotas, and the blocks of
+fencing, topics, replica placement, leaders and ISRs, configs, client quotas, ACLs, and the blocks of
 producer ids brokers hand to idempotent producers. The others are standbys: they replay
 the log into the same state, so that one of them can take over the moment it is elected.
 
@@ -36,12 +36,14 @@ waiting: each of those callers is answered REQUEST_TIMED_OUT ("The controller is
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 
 import structlog
 
+from kafka.controller.acl_control_manager import AclControlManager, not_controller_acls_response
 from kafka.controller.broker_heartbeat_manager import BrokerHeartbeatManager
 from kafka.controller.client_quota_control_manager import ClientQuotaControlManager
 from kafka.controller.cluster_control_manager import ClusterControlManager, StaleBrokerEpochError
@@ -119,6 +121,7 @@ class QuorumController:
         self.heartbeats = BrokerHeartbeatManager(config.broker_session_timeout_ms)
         self.producer_ids = ProducerIdControlManager(self.cluster)
         self.client_quotas = ClientQuotaControlManager()
+        self.acls = AclControlManager()
         self.committed_image: MetadataImage = EMPTY_IMAGE
         self.last_committed_offset = -1
         self.epoch = -1  # the leader epoch we are active in; -1 on a standby
@@ -210,7 +213,7 @@ class QuorumController:
     def _reset_to_committed(self) -> None:
         """Forget uncommitted decisions: rebuild every manager from the committed image."""
         for manager in (self.features, self.cluster, self.configs, self.replication, self.producer_ids,
-                        self.client_quotas):
+                        self.client_quotas, self.acls):
             manager.reset()
         for r in self.committed_image.write():
             self.replay(r)
@@ -244,31 +247,23 @@ class QuorumController:
 
     # ================================================================== replay: records -> managers
     def replay(self, r: ApiMessageAndVersion) -> None:
-        data = r.data
-        if r.type == T.FEATURE_LEVEL_RECORD:
-            self.features.replay_feature_level(data)
-        elif r.type == T.REGISTER_BROKER_RECORD:
-            self.cluster.replay_register_broker(data)
-        elif r.type == T.UNREGISTER_BROKER_RECORD:
-            self.cluster.replay_unregister_broker(data)
-        elif r.type == T.BROKER_REGISTRATION_CHANGE_RECORD:
-            self.cluster.replay_registration_change(data)
-        elif r.type == T.TOPIC_RECORD:
-            self.replication.replay_topic(data)
-        elif r.type == T.PARTITION_RECORD:
-            self.replication.replay_partition(data)
-        elif r.type == T.PARTITION_CHANGE_RECORD:
-            self.replication.replay_partition_change(data)
-        elif r.type == T.REMOVE_TOPIC_RECORD:
-            name = self.replication.replay_remove_topic(data)
-            if name is not None:
+        if r.type == T.REMOVE_TOPIC_RECORD:
+            if (name := self.replication.replay_remove_topic(r.data)) is not None:  # its configs go too
                 self.configs.remove_resource(TOPIC_RESOURCE, name)
-        elif r.type == T.CONFIG_RECORD:
-            self.configs.replay_config(data)
-        elif r.type == T.PRODUCER_IDS_RECORD:
-            self.producer_ids.replay(data)
-        elif r.type == T.CLIENT_QUOTA_RECORD:
-            self.client_quotas.replay(data)
+        elif (replay := self._replayers.get(r.type)) is not None:
+            replay(r.data)
+
+    @functools.cached_property
+    def _replayers(self) -> dict:
+        return {T.FEATURE_LEVEL_RECORD: self.features.replay_feature_level,
+                T.REGISTER_BROKER_RECORD: self.cluster.replay_register_broker,
+                T.UNREGISTER_BROKER_RECORD: self.cluster.replay_unregister_broker,
+                T.BROKER_REGISTRATION_CHANGE_RECORD: self.cluster.replay_registration_change,
+                T.TOPIC_RECORD: self.replication.replay_topic, T.PARTITION_RECORD: self.replication.replay_partition,
+                T.PARTITION_CHANGE_RECORD: self.replication.replay_partition_change,
+                T.CONFIG_RECORD: self.configs.replay_config, T.PRODUCER_IDS_RECORD: self.producer_ids.replay,
+                T.CLIENT_QUOTA_RECORD: self.client_quotas.replay, T.ACCESS_CONTROL_ENTRY_RECORD: self.acls.replay,
+                T.REMOVE_ACCESS_CONTROL_ENTRY_RECORD: self.acls.replay_remove}
 
     # ================================================================== the write path
     def _append_or_renounce(self, name: str, records: list[ApiMessageAndVersion],
@@ -518,6 +513,14 @@ class QuorumController:
             dict(error_code=Errors.NOT_CONTROLLER, error_message=None,
                  entity=[dict(entity_type=e.entity_type, entity_name=e.entity_name) for e in entry.entity])
             for entry in request.entries]))
+
+    def create_acls(self, request) -> Future:
+        return self._write("create_acls", lambda: ControllerResult(*self.acls.create_acls(request.creations)),
+                           not_controller_acls_response(request))
+
+    def delete_acls(self, request) -> Future:
+        return self._write("delete_acls", lambda: ControllerResult(*self.acls.delete_acls(request.filters)),
+                           not_controller_acls_response(request))
 
     def alter_partition(self, request) -> Future:
         def operation() -> ControllerResult:

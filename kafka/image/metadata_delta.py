@@ -2,7 +2,7 @@
 
 `replay(record)` for each committed record, then `apply(provenance)`. A delta also says what kind of
 thing changed (`topics_delta`, `cluster_delta`, `configs_delta`, `features_delta`,
-`producer_ids_delta`, `client_quotas_delta`; None when nothing of that kind did), so a publisher skips the work a
+`producer_ids_delta`, `client_quotas_delta`, `acls_delta`; None when nothing of that kind did), so a publisher skips the work a
 NoOpRecord does not call for.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field, replace
 
+from kafka.image.acls_delta import AclsDelta
 from kafka.image.client_quotas_image import ClientQuotasImage, quota_entity
 from kafka.image.cluster_image import BrokerRegistration, ClusterImage, Endpoint
 from kafka.image.configuration_image import ConfigurationsImage
@@ -53,6 +54,7 @@ class MetadataDelta:
         self.producer_ids_delta: int | None = None  # the new next_producer_id (Kafka's ProducerIdsDelta)
         self.client_quotas = {k: dict(v) for k, v in image.client_quotas.entities.items()}
         self.client_quotas_delta: set | None = None  # the entities whose quotas changed (ClientQuotasDelta)
+        self.acls_delta: AclsDelta | None = None
 
     # ------------------------------------------------------------------ replay
     def replay(self, message: ApiMessageAndVersion) -> None:
@@ -163,6 +165,17 @@ class MetadataDelta:
             del self.client_quotas[entity]
         self.client_quotas_delta = (self.client_quotas_delta or set()) | {entity}
 
+    def _touch_acls(self) -> AclsDelta:
+        if self.acls_delta is None:
+            self.acls_delta = AclsDelta(self.image.acls)
+        return self.acls_delta
+
+    def _replay_access_control_entry(self, r) -> None:
+        self._touch_acls().replay_access_control_entry(r)
+
+    def _replay_remove_access_control_entry(self, r) -> None:
+        self._touch_acls().replay_remove_access_control_entry(r)
+
     def _replay_producer_ids(self, r) -> None:
         self.producer_ids_delta = r.next_producer_id
 
@@ -173,9 +186,10 @@ class MetadataDelta:
             else ProducerIdsImage(self.producer_ids_delta)
         client_quotas = self.image.client_quotas if self.client_quotas_delta is None \
             else ClientQuotasImage({k: dict(v) for k, v in self.client_quotas.items()})
+        acls = self.image.acls if self.acls_delta is None else self.acls_delta.apply()
         return MetadataImage(provenance, FeaturesImage(dict(self.features)), ClusterImage(dict(self.brokers)),
                              topics, ConfigurationsImage({k: dict(v) for k, v in self.configs.items()}), producer_ids,
-                             client_quotas)
+                             client_quotas, acls)
 
 
 _HANDLERS = {
@@ -192,5 +206,7 @@ _HANDLERS = {
     T.CONFIG_RECORD: MetadataDelta._replay_config,
     T.PRODUCER_IDS_RECORD: MetadataDelta._replay_producer_ids,
     T.CLIENT_QUOTA_RECORD: MetadataDelta._replay_client_quota,
+    T.ACCESS_CONTROL_ENTRY_RECORD: MetadataDelta._replay_access_control_entry,
+    T.REMOVE_ACCESS_CONTROL_ENTRY_RECORD: MetadataDelta._replay_remove_access_control_entry,
     # NoOpRecord changes nothing in the image.
 }

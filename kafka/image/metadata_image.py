@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kafka.image.acls_image import AclsImage
 from kafka.image.client_quotas_image import ClientQuotasImage
 from kafka.image.cluster_image import ClusterImage
 from kafka.image.configuration_image import ConfigurationsImage
@@ -30,10 +31,12 @@ class MetadataImage:
     configs: ConfigurationsImage = field(default_factory=ConfigurationsImage)
     producer_ids: ProducerIdsImage = field(default_factory=ProducerIdsImage)
     client_quotas: ClientQuotasImage = field(default_factory=ClientQuotasImage)
+    acls: AclsImage = field(default_factory=AclsImage)
 
     def is_empty(self) -> bool:
         return (not self.features.finalized_versions and not self.cluster.brokers and not self.topics.topics_by_id
-                and not self.configs.resources and self.producer_ids.is_empty() and self.client_quotas.is_empty())
+                and not self.configs.resources and self.producer_ids.is_empty() and self.client_quotas.is_empty()
+                and self.acls.is_empty())
 
     def write(self) -> list[ApiMessageAndVersion]:
         """The records that rebuild this image from an empty one (Kafka's ImageWriter)."""
@@ -61,6 +64,7 @@ class MetadataImage:
                                   value=value))
         out += self.producer_ids.write()
         out += self.client_quotas.write()
+        out += self.acls.write()
         return out
 
 

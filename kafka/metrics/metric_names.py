@@ -162,6 +162,22 @@ ISR_EXPANDS = _isr_meter("IsrExpandsPerSec", "ISR expansions committed by the co
 FAILED_ISR_UPDATES = _isr_meter("FailedIsrUpdatesPerSec", "ISR changes the controller refused or never answered.")
 ISR_CHANGE_METERS = (ISR_SHRINKS, ISR_EXPANDS, FAILED_ISR_UPDATES)
 
+# ------------------------------------------------------------------ kafka.server:type=authorizer-metrics
+# Kafka's StandardAuthorizer reports rates per minute (authorization-request-rate-per-minute, ...);
+# here they are counters, and rate(...[1m]) * 60 is Kafka's number.
+def _authorizer(name: str, metric_type: MetricType, doc: str) -> MetricName:
+    return MetricName("kafka.server", "authorizer-metrics", name, metric_type, doc, (), "KafkaApis -> AuthHelper")
+
+
+AUTHORIZATION_REQUESTS = _authorizer(
+    "authorization-request", METER, "Authorisation decisions taken (authorization-request-rate-per-minute).")
+AUTHORIZATION_ALLOWED = _authorizer(
+    "authorization-allowed", METER, "Decisions that allowed the action (authorization-allowed-rate-per-minute).")
+AUTHORIZATION_DENIED = _authorizer(
+    "authorization-denied", METER, "Decisions that denied the action (authorization-denied-rate-per-minute).")
+ACLS_TOTAL_COUNT = _authorizer("acls-total-count", GAUGE, "ACLs the authoriser enforces.")
+AUTHORIZER_METERS = (AUTHORIZATION_REQUESTS, AUTHORIZATION_ALLOWED, AUTHORIZATION_DENIED)
+
 # ------------------------------------------------------------------ kafka.server:type=ReplicaFetcherManager
 REPLICA_FETCHER_MAX_LAG = MetricName(
     "kafka.server", "ReplicaFetcherManager", "MaxLag", GAUGE,
@@ -294,4 +310,5 @@ ALL_METRICS: tuple[MetricName, ...] = (
     LOG_SIZE, LOG_END_OFFSET, LOG_START_OFFSET, NUM_LOG_SEGMENTS, LAST_STABLE_OFFSET_LAG,
     *CONTROLLER_GAUGES, *RAFT_GAUGES, *TRANSACTION_COORDINATOR_GAUGES,
     *(metric for _, rate, throttle in CLIENT_QUOTA_METRICS for metric in (rate, throttle)),
+    *AUTHORIZER_METERS, ACLS_TOTAL_COUNT,
 )

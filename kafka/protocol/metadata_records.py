@@ -14,6 +14,8 @@ written by the active controller and replayed by every controller and broker int
     FeatureLevelRecord     metadata.version (what the cluster speaks)
     ClientQuotaRecord      a quota of a user, client id or IP was set (or removed: remove=True)
     ProducerIdsRecord      a block of producer ids went to a broker; the next block starts at next_producer_id
+    AccessControlEntryRecord        an ACL was created, with its id (kafka/protocol/acl.py for the codes)
+    RemoveAccessControlEntryRecord  the ACL with that id was deleted
     NoOpRecord             nothing: the active controller's heartbeat in the log
 
 Each is described once, as a Schema with Kafka's field names, and framed as Kafka frames them: an
@@ -56,6 +58,8 @@ class MetadataRecordType(IntEnum):
     CLIENT_QUOTA_RECORD = 14
     PRODUCER_IDS_RECORD = 15
     BROKER_REGISTRATION_CHANGE_RECORD = 17
+    ACCESS_CONTROL_ENTRY_RECORD = 18
+    REMOVE_ACCESS_CONTROL_ENTRY_RECORD = 19
     NO_OP_RECORD = 20
 
 
@@ -152,6 +156,20 @@ SCHEMAS: dict[MetadataRecordType, tuple[Schema, int]] = {
         Field("fenced", Int8, "0+", default=0),  # 0: unchanged, 1: fence, -1: unfence
         Field("in_controlled_shutdown", Int8, "1+", default=0),  # 0: unchanged, 1: shutting down
     ), 1),
+    MetadataRecordType.ACCESS_CONTROL_ENTRY_RECORD: (Schema(
+        "AccessControlEntryRecord",
+        Field("id", Uuid, "0+"),
+        Field("resource_type", Int8, "0+"),
+        Field("resource_name", String, "0+"),
+        Field("pattern_type", Int8, "0+"),
+        Field("principal", String, "0+"),
+        Field("host", String, "0+"),
+        Field("operation", Int8, "0+"),
+        Field("permission_type", Int8, "0+"),
+    ), 0),
+    MetadataRecordType.REMOVE_ACCESS_CONTROL_ENTRY_RECORD: (Schema(
+        "RemoveAccessControlEntryRecord", Field("id", Uuid, "0+"),
+    ), 0),
     MetadataRecordType.NO_OP_RECORD: (Schema("NoOpRecord"), 0),
 }
 

@@ -27,6 +27,9 @@ from collections.abc import Callable
 from concurrent.futures import Future
 
 from kafka.network.request_channel import Request
+from kafka.protocol.acl import CLUSTER_NAME
+from kafka.protocol.acl import AclOperation as Op
+from kafka.protocol.acl import ResourceType as Res
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.describe_cluster import BROKERS_ENDPOINT_TYPE
@@ -44,6 +47,16 @@ def _first_of_each(topics: list) -> list:
     return [t for t in topics if not (t.name in seen or seen.add(t.name))]
 
 
+def _configs_hidden(created: dict) -> dict:
+    return {**created, "configs": [], "num_partitions": -1, "replication_factor": -1,
+            "topic_config_error_code": Errors.TOPIC_AUTHORIZATION_FAILED}
+
+
+def _topic_denied(name: str, **extra) -> dict:
+    return dict(name=name, error_code=Errors.TOPIC_AUTHORIZATION_FAILED,
+                error_message="Authorization failed.", **extra)
+
+
 def _topic_error(future: Future) -> TopicError | None:
     """The TopicError a finished admin Future failed with, or None; any other exception is a bug and raised."""
     error = future.exception()
@@ -55,6 +68,7 @@ def _topic_error(future: Future) -> TopicError | None:
 class AdminApis:
     def __init__(self, apis) -> None:
         self.apis = apis  # KafkaApis: send_response, admin_manager, metadata_cache
+        self.auth = apis.auth_helper
 
     def handlers(self) -> dict[int, Callable[[Request], None]]:
         return {
@@ -81,9 +95,17 @@ class AdminApis:
             return
         names = Counter(t.name for t in req.topics)
         validate_only = getattr(req, "validate_only", False)
-        results = [self._create_topic(topic, names[topic.name] > 1, validate_only) for topic in _first_of_each(req.topics)]
-        self.apis.send_response_when_done(request, future_utils.all_of(results),
-                                          lambda topics: dict(throttle_time_ms=0, topics=topics))
+        # CREATE on the cluster, or on each topic (Kafka's rule)
+        creatable = set(names) if self.auth.authorize(request, Op.CREATE, Res.CLUSTER, CLUSTER_NAME, False) \
+            else self.auth.filter_by_authorized(request, Op.CREATE, Res.TOPIC, names)
+        results = [self._create_topic(topic, names[topic.name] > 1, validate_only) if topic.name in creatable
+                   else future_utils.completed(_topic_denied(topic.name, num_partitions=-1, replication_factor=-1))
+                   for topic in _first_of_each(req.topics)]
+        # a created topic's configs are shown only to a principal that may describe them (Kafka's rule)
+        describable = self.auth.filter_by_authorized(request, Op.DESCRIBE_CONFIGS, Res.TOPIC, creatable, False)
+        self.apis.send_response_when_done(request, future_utils.all_of(results), lambda topics: dict(
+            throttle_time_ms=0, topics=[t if t["error_code"] or t["name"] in describable else _configs_hidden(t)
+                                        for t in topics]))
 
     def _create_topic(self, topic, duplicate: bool, validate_only: bool) -> Future[dict]:
         """One topic's entry of the CreateTopics response, once the controller (and this broker) are done."""
@@ -129,7 +151,13 @@ class AdminApis:
                        t.topic_id) for t in req.topics]
         else:
             wanted = [(name, None) for name in req.topic_names]
-        results = [self._delete_topic(name, topic_id) for name, topic_id in wanted]
+        # DELETE on the cluster, or on each topic (Kafka's controller: the cluster grant wins over a topic DENY)
+        names = [n for n, _ in wanted if n]
+        deletable = set(names) if self.auth.authorize(request, Op.DELETE, Res.CLUSTER, CLUSTER_NAME, False) \
+            else self.auth.filter_by_authorized(request, Op.DELETE, Res.TOPIC, names)
+        results = [self._delete_topic(name, topic_id) if name is None or name in deletable
+                   else future_utils.completed(_topic_denied(name, topic_id=topic_id or uuid.UUID(int=0)))
+                   for name, topic_id in wanted]
         self.apis.send_response_when_done(request, future_utils.all_of(results),
                                           lambda responses: dict(throttle_time_ms=0, responses=responses))
 
@@ -157,7 +185,9 @@ class AdminApis:
                 dict(name=t.name, error_code=e.error, error_message=str(e)) for t in req.topics]))
             return
         names = Counter(t.name for t in req.topics)
+        alterable = self.auth.filter_by_authorized(request, Op.ALTER, Res.TOPIC, names)
         results = [self._create_partitions(topic, names[topic.name] > 1, req.validate_only)
+                   if topic.name in alterable else future_utils.completed(_topic_denied(topic.name))
                    for topic in _first_of_each(req.topics)]
         self.apis.send_response_when_done(request, future_utils.all_of(results),
                                           lambda entries: dict(throttle_time_ms=0, results=entries))
@@ -181,17 +211,25 @@ class AdminApis:
     # ------------------------------------------------------------------ the controller's decisions
     def handle_elect_leaders_request(self, request: Request) -> None:
         req = request.body
-        self._forward_to_controller(request, req.timeout_ms, lambda error: dict(
-            throttle_time_ms=0, error_code=error, replica_election_results=[
-                dict(topic=t.topic, partition_result=[
-                    dict(partition_id=p, error_code=error, error_message="the controller did not answer")
-                    for p in t.partitions]) for t in req.topic_partitions or []]))
+
+        def failed(error: Errors) -> dict:
+            return dict(throttle_time_ms=0, error_code=error, replica_election_results=[
+                dict(topic=t.topic, partition_result=[dict(partition_id=p, error_code=error, error_message=(
+                    "the controller did not answer" if error != Errors.CLUSTER_AUTHORIZATION_FAILED else None))
+                    for p in t.partitions]) for t in req.topic_partitions or []])
+
+        if not self.auth.authorize(request, Op.ALTER, Res.CLUSTER, CLUSTER_NAME):
+            self.apis.send_response(request, failed(Errors.CLUSTER_AUTHORIZATION_FAILED))
+            return
+        self._forward_to_controller(request, req.timeout_ms, failed)
 
     def handle_alter_partition_reassignments_request(self, request: Request) -> None:
+        self.auth.authorize_cluster_operation(request, Op.ALTER)
         self._forward_to_controller(request, request.body.timeout_ms, lambda error: dict(
             throttle_time_ms=0, error_code=error, error_message="the controller did not answer", responses=[]))
 
     def handle_list_partition_reassignments_request(self, request: Request) -> None:
+        self.auth.authorize_cluster_operation(request, Op.DESCRIBE)
         self._forward_to_controller(request, request.body.timeout_ms, lambda error: dict(
             throttle_time_ms=0, error_code=error, error_message="the controller did not answer", topics=[]))
 
@@ -226,11 +264,17 @@ class AdminApis:
                                     rack=broker.rack))
         self.apis.send_response(request, dict(
             throttle_time_ms=0, error_code=Errors.NONE, error_message=None, endpoint_type=BROKERS_ENDPOINT_TYPE,
-            cluster_id=cache.cluster_id, controller_id=cache.controller_id, brokers=brokers))
+            cluster_id=cache.cluster_id, controller_id=cache.controller_id, brokers=brokers,
+            cluster_authorized_operations=self.auth.cluster_authorized_operations(
+                request, req.include_cluster_authorized_operations)))
 
     # ------------------------------------------------------------------ DescribeLogDirs
     def handle_describe_log_dirs_request(self, request: Request) -> None:
         req = request.body
+        if not self.auth.authorize(request, Op.DESCRIBE, Res.CLUSTER, CLUSTER_NAME):
+            self.apis.send_response(request, dict(throttle_time_ms=0, error_code=Errors.CLUSTER_AUTHORIZATION_FAILED,
+                                                  results=[]))
+            return
         wanted = None if req.topics is None else {(t.topic, p) for t in req.topics for p in t.partitions}
         log_manager = self.apis.replica_manager.log_manager
         failures = log_manager.log_dir_failure_channel
@@ -257,8 +301,11 @@ class AdminApis:
     # ------------------------------------------------------------------ DescribeProducers
     def handle_describe_producers_request(self, request: Request) -> None:
         topics = []
+        readable = self.auth.filter_by_authorized(request, Op.READ, Res.TOPIC, (t.name for t in request.body.topics))
         for topic in request.body.topics:
-            partitions = [self._active_producer_state(TopicPartition(topic.name, index))
+            partitions = [self._active_producer_state(TopicPartition(topic.name, index)) if topic.name in readable
+                          else dict(partition_index=index, error_code=Errors.TOPIC_AUTHORIZATION_FAILED,
+                                    error_message=None, active_producers=[])
                           for index in topic.partition_indexes]
             topics.append(dict(name=topic.name, partitions=partitions))
         self.apis.send_response(request, dict(throttle_time_ms=0, topics=topics))

@@ -25,6 +25,7 @@ from kafka.protocol.header import (
     encode_api_versions_fallback,
     encode_response,
 )
+from kafka.server.auth_helper import AuthorizationError
 from kafka.server.error_responses import error_response
 
 log = structlog.get_logger("kafka.server.ApiRequestHandler")
@@ -53,9 +54,20 @@ class ApiRequestHandler:
                         version=header.api_version, connection=request.connection_id, error=str(e))
             self.request_channel.close_connection(request)
             return
-        handler(request)
+        try:
+            handler(request)
+        except AuthorizationError as e:  # refused as a whole (Kafka's ClusterAuthorizationException)
+            self.send_error_response(request, e.error)
         if request.api_local_complete_time_ns < 0:  # the answer waits in a purgatory
             request.api_local_complete_time_ns = request.mark("I/O thread done; waiting in purgatory")
+
+    def send_error_response(self, request: Request, error: Errors) -> None:
+        """The request's own error response, every part of it answered with `error`."""
+        body = error_response(request.header.api_key, request.header.api_version, request.body, error)
+        if body is None:
+            self.request_channel.close_connection(request)
+        else:
+            self.send_response(request, body)
 
     def handle_error(self, request: Request) -> None:
         """A handler raised (Kafka's handleError): answer every partition, topic, resource or group

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from kafka.image.client_quotas_image import ClientQuotasImage, InvalidQuotaFilterError
 from kafka.network.request_channel import Request
+from kafka.protocol.acl import CLUSTER_NAME, AclOperation, ResourceType
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 
@@ -31,6 +32,12 @@ class ClientQuotaApis:
     # ------------------------------------------------------------------ AlterClientQuotas
     def handle_alter_client_quotas_request(self, request: Request) -> None:
         req = request.body
+        if not self.apis.auth_helper.authorize(request, AclOperation.ALTER_CONFIGS, ResourceType.CLUSTER, CLUSTER_NAME):
+            self.apis.send_response(request, dict(throttle_time_ms=0, entries=[
+                dict(error_code=Errors.CLUSTER_AUTHORIZATION_FAILED, error_message=None,
+                     entity=[dict(entity_type=e.entity_type, entity_name=e.entity_name) for e in entry.entity])
+                for entry in req.entries]))
+            return
 
         def on_response(response, error: Errors) -> None:
             if response is not None and error == Errors.NONE:
@@ -48,6 +55,11 @@ class ClientQuotaApis:
     # ------------------------------------------------------------------ DescribeClientQuotas
     def handle_describe_client_quotas_request(self, request: Request) -> None:
         req = request.body
+        if not self.apis.auth_helper.authorize(request, AclOperation.DESCRIBE_CONFIGS, ResourceType.CLUSTER,
+                                               CLUSTER_NAME):
+            self.apis.send_response(request, dict(throttle_time_ms=0, error_code=Errors.CLUSTER_AUTHORIZATION_FAILED,
+                                                  error_message=None, entries=None))
+            return
         image = self.client_quota_metadata_manager.image if self.client_quota_metadata_manager else ClientQuotasImage()
         try:
             described = image.describe([(c.entity_type, c.match_type, c.match) for c in req.components], req.strict)

@@ -9,7 +9,9 @@ flood of produce requests on the broker listener never delays an election:
     brokers talking to us      BrokerRegistration, BrokerHeartbeat, AlterPartition,
                                AllocateProducerIds (a block of producer ids, KIP-730)
     admin requests             CreateTopics, DeleteTopics, CreatePartitions, IncrementalAlterConfigs,
-                               AlterClientQuotas, ElectLeaders, Alter/ListPartitionReassignments, forwarded by brokers (or sent here directly) -> the QuorumController
+                               AlterClientQuotas, ElectLeaders, Alter/ListPartitionReassignments,
+                               CreateAcls, DeleteAcls, forwarded by brokers (or sent here directly)
+                               -> the QuorumController; DescribeAcls from this node's authoriser
 
 The QuorumController answers with futures that complete once its records are committed in the
 metadata log; the response is sent from whichever thread completes them, as a purgatory would.
@@ -23,20 +25,38 @@ from concurrent.futures import Future
 import structlog
 
 from kafka.network.request_channel import Request, RequestChannel
+from kafka.protocol.acl import CLUSTER_NAME, AclOperation, ResourceType
 from kafka.protocol.api_keys import ApiKey
+from kafka.protocol.errors import Errors
+from kafka.server.acl_apis import describe_acls_response
 from kafka.server.api_request_handler import ApiRequestHandler
+from kafka.server.auth_helper import AuthHelper
 
 log = structlog.get_logger("kafka.server.ControllerApis")
 
+# What a principal needs on the cluster to send each admin request straight to the controller; the
+# rest (the quorum's traffic, broker registration and heartbeats, AlterPartition, AllocateProducerIds)
+# need CLUSTER_ACTION. A broker forwarding an admin request holds CLUSTER_ACTION and has checked its
+# client already (acl_apis.py). Kafka also accepts a topic-level grant for the topic APIs (docs/acls.md).
+CLUSTER_OPERATIONS = {
+    ApiKey.CREATE_TOPICS: AclOperation.CREATE, ApiKey.DELETE_TOPICS: AclOperation.DELETE,
+    ApiKey.CREATE_PARTITIONS: AclOperation.ALTER, ApiKey.INCREMENTAL_ALTER_CONFIGS: AclOperation.ALTER_CONFIGS,
+    ApiKey.ELECT_LEADERS: AclOperation.ALTER, ApiKey.ALTER_CLIENT_QUOTAS: AclOperation.ALTER_CONFIGS,
+    ApiKey.ALTER_PARTITION_REASSIGNMENTS: AclOperation.ALTER,
+    ApiKey.LIST_PARTITION_REASSIGNMENTS: AclOperation.DESCRIBE, ApiKey.DESCRIBE_QUORUM: AclOperation.DESCRIBE,
+    ApiKey.CREATE_ACLS: AclOperation.ALTER, ApiKey.DELETE_ACLS: AclOperation.ALTER,
+    ApiKey.DESCRIBE_ACLS: AclOperation.DESCRIBE,
+}
 RAFT_APIS = (ApiKey.VOTE, ApiKey.BEGIN_QUORUM_EPOCH, ApiKey.END_QUORUM_EPOCH, ApiKey.FETCH,
              ApiKey.FETCH_SNAPSHOT, ApiKey.DESCRIBE_QUORUM)
 
 
 class ControllerApis(ApiRequestHandler):
-    def __init__(self, request_channel: RequestChannel, raft_driver, controller) -> None:
+    def __init__(self, request_channel: RequestChannel, raft_driver, controller, authorizer=None) -> None:
         self.request_channel = request_channel
         self.raft_driver = raft_driver
         self.controller = controller
+        self.auth = AuthHelper(authorizer)
         self.handlers: dict[int, Callable[[Request], None]] = {
             ApiKey.API_VERSIONS: self.handle_api_versions_request,
             **{key: self.handle_raft_request for key in RAFT_APIS},
@@ -54,7 +74,30 @@ class ControllerApis(ApiRequestHandler):
                 lambda body: controller.alter_partition_reassignments(body)),
             ApiKey.LIST_PARTITION_REASSIGNMENTS: self._answer_with(
                 lambda body: controller.list_partition_reassignments(body)),
+            ApiKey.CREATE_ACLS: self._answer_with(lambda body: controller.create_acls(body)),
+            ApiKey.DELETE_ACLS: self._answer_with(lambda body: controller.delete_acls(body)),
+            ApiKey.DESCRIBE_ACLS: self.handle_describe_acls,
         }
+        # authorisation: every API of this listener needs a permission on the cluster (CLUSTER_ACTION
+        # for the quorum's and the brokers' own requests); a broker forwards admin requests as itself
+        for key in list(self.handlers):
+            operation = CLUSTER_OPERATIONS.get(key, AclOperation.CLUSTER_ACTION)
+            if key != ApiKey.API_VERSIONS:
+                self.handlers[key] = self._authorized(operation, self.handlers[key])
+
+    def _authorized(self, operation: AclOperation, handler: Callable[[Request], None]) -> Callable[[Request], None]:
+        def handle(request: Request) -> None:
+            # a broker forwarding its client's request holds CLUSTER_ACTION (what Kafka asks of an Envelope)
+            if not self.auth.authorize(request, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME, False):
+                self.auth.authorize_cluster_operation(request, operation)
+            if request.header.api_key in (ApiKey.CREATE_ACLS, ApiKey.DELETE_ACLS) and self.auth.authorizer is None:
+                self.send_error_response(request, Errors.SECURITY_DISABLED)
+                return
+            handler(request)
+        return handle
+
+    def handle_describe_acls(self, request: Request) -> None:
+        self.send_response(request, describe_acls_response(self.auth.authorizer, request.body))
 
     def handle_raft_request(self, request: Request) -> None:
         """The raft thread answers when the core has stepped it (a leader may hold a Fetch a while)."""

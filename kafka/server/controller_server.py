@@ -24,8 +24,10 @@ import structlog
 from kafka.controller.quorum_controller import QuorumController, QuorumControllerConfig
 from kafka.network.request_channel import RequestChannel
 from kafka.network.socket_server import SocketServer, SocketServerConfig
+from kafka.security.standard_authorizer import StandardAuthorizer
 from kafka.server.controller_apis import ControllerApis
 from kafka.server.kafka_request_handler import KafkaRequestHandlerPool
+from kafka.server.metadata.acl_publisher import AclPublisher
 from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.server.ControllerServer")
@@ -59,7 +61,11 @@ class ControllerServer:
             config=QuorumControllerConfig.from_kafka_config(config))
         shared.register_raft_listener(self.controller)
         self.controller.startup()
-        self.apis = ControllerApis(self.request_channel, shared.raft_driver, self.controller)
+        # the controller's own authoriser (Kafka gives ControllerServer one too), fed by the same metadata log
+        self.authorizer = StandardAuthorizer.from_config(config)
+        if self.authorizer is not None:
+            shared.loader.install_publishers([AclPublisher(config.node_id, self.authorizer)])
+        self.apis = ControllerApis(self.request_channel, shared.raft_driver, self.controller, self.authorizer)
         self.request_handler_pool = KafkaRequestHandlerPool(self.request_channel, self.apis, CONTROLLER_IO_THREADS,
                                                             plane="control-plane")
         self.request_handler_pool.startup()

@@ -98,12 +98,22 @@ def _find_coordinator(request, version: int, error: Errors) -> dict:
     return {"error_code": error, "error_message": error.message, "node_id": -1, "host": "", "port": -1}
 
 
+def _create_acls(request, version: int, error: Errors) -> dict:
+    return {"results": [{"error_code": error, "error_message": error.message} for _ in request.creations]}
+
+
+def _delete_acls(request, version: int, error: Errors) -> dict:
+    return {"filter_results": [{"error_code": error, "error_message": error.message, "matching_acls": []}
+                               for _ in request.filters]}
+
+
 _BUILDERS: dict[int, Callable[[Any, int, Errors], dict]] = {
     ApiKey.PRODUCE: _produce,
     ApiKey.FETCH: _fetch,
     ApiKey.LIST_OFFSETS: _list_offsets,
     ApiKey.METADATA: _metadata,
     ApiKey.OFFSET_COMMIT: _offset_commit,
+    ApiKey.TXN_OFFSET_COMMIT: _offset_commit,
     ApiKey.FIND_COORDINATOR: _find_coordinator,
     ApiKey.DESCRIBE_GROUPS: _describe_groups,
     ApiKey.CREATE_TOPICS: _create_topics,
@@ -114,6 +124,8 @@ _BUILDERS: dict[int, Callable[[Any, int, Errors], dict]] = {
     ApiKey.CREATE_PARTITIONS: _create_partitions,
     ApiKey.DELETE_GROUPS: _delete_groups,
     ApiKey.INCREMENTAL_ALTER_CONFIGS: _alter_configs,
+    ApiKey.CREATE_ACLS: _create_acls,
+    ApiKey.DELETE_ACLS: _delete_acls,
 }
 
 

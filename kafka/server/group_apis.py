@@ -15,14 +15,20 @@ from collections.abc import Callable
 
 from kafka.coordinator.coordinator_records import GROUP_METADATA_TOPIC_NAME
 from kafka.coordinator.group_coordinator import GroupCoordinator, LeavingMember
+from kafka.coordinator.group_metadata_manager import PartitionOffset
 from kafka.coordinator.group_rebalance import JoinGroupResult, SyncGroupResult
 from kafka.coordinator.offset_and_metadata import OffsetAndMetadata
 from kafka.network.request_channel import Request
+from kafka.protocol.acl import CLUSTER_NAME
+from kafka.protocol.acl import AclOperation as Op
+from kafka.protocol.acl import ResourceType as Res
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.utils.topic_partition import TopicPartition
 
 GROUP_KEY_TYPE, TRANSACTION_KEY_TYPE = 0, 1
+GROUP_OR_TXN_DENIED = (Errors.GROUP_AUTHORIZATION_FAILED, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+_DENIED_OFFSET = PartitionOffset(-1, -1, "", Errors.TOPIC_AUTHORIZATION_FAILED)  # Kafka's UNAUTHORIZED_PARTITION
 CLASSIC_GROUP_TYPE = "classic"
 
 
@@ -30,6 +36,7 @@ class GroupApis:
     def __init__(self, apis, group_coordinator: GroupCoordinator) -> None:
         self.apis = apis  # KafkaApis: send_response, admin_manager, metadata_cache, config
         self.coordinator = group_coordinator
+        self.auth = apis.auth_helper  # Kafka's rules: READ on the group to be in it, DESCRIBE to look at it
 
     def handlers(self) -> dict[int, Callable[[Request], None]]:
         return {
@@ -55,7 +62,10 @@ class GroupApis:
         req = request.body
         version = request.header.api_version
         keys = req.coordinator_keys if version >= 4 else [req.key]
-        results = [self.find_coordinator(key, req.key_type, request.listener) for key in keys]
+        results = [self.find_coordinator(key, req.key_type, request.listener)
+                   if self._may_find_coordinator(request, key, req.key_type)
+                   else _coordinator_error(key, GROUP_OR_TXN_DENIED[req.key_type == TRANSACTION_KEY_TYPE])
+                   for key in keys]
         if version >= 4:
             self.send_response(request, dict(throttle_time_ms=0, coordinators=results))
         else:
@@ -65,6 +75,11 @@ class GroupApis:
             self.send_response(request, dict(throttle_time_ms=0, error_code=only["error_code"],
                                              error_message=message, node_id=only["node_id"],
                                              host=only["host"], port=only["port"]))
+
+    def _may_find_coordinator(self, request: Request, key: str, key_type: int) -> bool:
+        resource = Res.TRANSACTIONAL_ID if key_type == TRANSACTION_KEY_TYPE else Res.GROUP
+        return key_type not in (GROUP_KEY_TYPE, TRANSACTION_KEY_TYPE) or self.auth.authorize(
+            request, Op.DESCRIBE, resource, key)
 
     def find_coordinator(self, key: str, key_type: int, listener: str) -> dict:
         failed = dict(key=key, node_id=-1, host="", port=-1)
@@ -107,6 +122,7 @@ class GroupApis:
     # ------------------------------------------------------------------ JoinGroup / SyncGroup / Heartbeat / LeaveGroup
     def handle_join_group_request(self, request: Request) -> None:
         req = request.body
+        self.auth.require(request, Op.READ, Res.GROUP, req.group_id, Errors.GROUP_AUTHORIZATION_FAILED)
         version = request.header.api_version
 
         def send_response_callback(result: JoinGroupResult) -> None:
@@ -127,6 +143,7 @@ class GroupApis:
 
     def handle_sync_group_request(self, request: Request) -> None:
         req = request.body
+        self.auth.require(request, Op.READ, Res.GROUP, req.group_id, Errors.GROUP_AUTHORIZATION_FAILED)
 
         def send_response_callback(result: SyncGroupResult) -> None:
             self.send_response(request, dict(throttle_time_ms=0, error_code=result.error,
@@ -140,12 +157,14 @@ class GroupApis:
 
     def handle_heartbeat_request(self, request: Request) -> None:
         req = request.body
+        self.auth.require(request, Op.READ, Res.GROUP, req.group_id, Errors.GROUP_AUTHORIZATION_FAILED)
         self.coordinator.handle_heartbeat(
             req.group_id, req.member_id, req.group_instance_id, req.generation_id,
             lambda error: self.send_response(request, dict(throttle_time_ms=0, error_code=error)))
 
     def handle_leave_group_request(self, request: Request) -> None:
         req = request.body
+        self.auth.require(request, Op.READ, Res.GROUP, req.group_id, Errors.GROUP_AUTHORIZATION_FAILED)
         version = request.header.api_version
         if version >= 3:
             leaving = [LeavingMember(m.member_id, m.group_instance_id) for m in req.members]
@@ -166,6 +185,7 @@ class GroupApis:
     # ------------------------------------------------------------------ OffsetCommit / OffsetFetch
     def handle_offset_commit_request(self, request: Request) -> None:
         req = request.body
+        self.auth.require(request, Op.READ, Res.GROUP, req.group_id, Errors.GROUP_AUTHORIZATION_FAILED)
         now = self.coordinator.time.milliseconds()
         # v2-4 could ask for a retention of their own; later versions use offsets.retention.minutes.
         expire = now + req.retention_time_ms if req.retention_time_ms not in (-1, None) else -1
@@ -179,6 +199,9 @@ class GroupApis:
         """Kafka's handleTxnOffsetCommitRequest: a transactional producer's offsets, to the group's
         coordinator; pending until the transaction's marker reaches the group's partition."""
         req = request.body
+        self.auth.require(request, Op.WRITE, Res.TRANSACTIONAL_ID, req.transactional_id,
+                          Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+        self.auth.require(request, Op.READ, Res.GROUP, req.group_id, Errors.GROUP_AUTHORIZATION_FAILED)
         offsets, send_response_callback = self._offsets_to_commit(request, self.coordinator.time.milliseconds())
         if offsets:
             self.coordinator.offset_metadata_manager.txn_commit_offsets(
@@ -192,11 +215,14 @@ class GroupApis:
         topics = request.body.topics
         unknown: dict[TopicPartition, Errors] = {}
         offsets: dict[TopicPartition, OffsetAndMetadata] = {}
+        readable = self.auth.filter_by_authorized(request, Op.READ, Res.TOPIC, (t.name for t in topics))
         for topic in topics:
             partitions = self.apis.metadata_cache.num_partitions(topic.name) or 0
             for p in topic.partitions:
                 tp = TopicPartition(topic.name, p.partition_index)
-                if not 0 <= p.partition_index < partitions:  # Kafka checks the partition, not just the topic
+                if topic.name not in readable:
+                    unknown[tp] = Errors.TOPIC_AUTHORIZATION_FAILED
+                elif not 0 <= p.partition_index < partitions:  # Kafka checks the partition, not just the topic
                     unknown[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
                 else:
                     offsets[tp] = OffsetAndMetadata(p.committed_offset, p.committed_leader_epoch,
@@ -219,15 +245,24 @@ class GroupApis:
         req = request.body
         version = request.header.api_version
         if version >= 8:
-            groups = [self.fetch_group_offsets(g.group_id, g.topics, req.require_stable, version) for g in req.groups]
+            groups = [self.fetch_group_offsets(g.group_id, g.topics, req.require_stable, version, request)
+                      for g in req.groups]
             self.send_response(request, dict(throttle_time_ms=0, groups=groups))
             return
-        group = self.fetch_group_offsets(req.group_id, req.topics, req.require_stable, version)
+        group = self.fetch_group_offsets(req.group_id, req.topics, req.require_stable, version, request)
         self.send_response(request, dict(throttle_time_ms=0, topics=group["topics"], error_code=group["error_code"]))
 
-    def fetch_group_offsets(self, group_id: str, topics, require_stable: bool, version: int) -> dict:
+    def fetch_group_offsets(self, group_id: str, topics, require_stable: bool, version: int,
+                            request: Request | None = None) -> dict:
+        if request is not None and not self.auth.authorize(request, Op.DESCRIBE, Res.GROUP, group_id):
+            return dict(group_id=group_id, error_code=Errors.GROUP_AUTHORIZATION_FAILED, topics=[])
         wanted = None if topics is None else [TopicPartition(t.name, i) for t in topics for i in t.partition_indexes]
         error, offsets = self.coordinator.offset_metadata_manager.fetch_offsets(group_id, require_stable, wanted)
+        if request is not None:  # offsets of topics the principal may not describe: refused, or left out
+            describable = self.auth.filter_by_authorized(request, Op.DESCRIBE, Res.TOPIC, (tp.topic for tp in offsets))
+            offsets = {tp: po if tp.topic in describable else _DENIED_OFFSET for tp, po in offsets.items()
+                       if tp.topic in describable or wanted is not None}
+
         by_topic: dict[str, list[dict]] = {}
         if error != Errors.NONE and version < 2 and wanted:
             # v0-1 have no top-level error code: every partition carries it.
@@ -246,6 +281,10 @@ class GroupApis:
         req = request.body
         described = []
         for group_id in req.groups:
+            if not self.auth.authorize(request, Op.DESCRIBE, Res.GROUP, group_id):
+                described.append(dict(error_code=Errors.GROUP_AUTHORIZATION_FAILED, group_id=group_id, group_state="",
+                                      protocol_type="", protocol_data="", members=[]))
+                continue
             error, group, members = self.coordinator.handle_describe_group(group_id)
             if group is None:  # an error, or a group nobody has heard of: Kafka says "Dead"
                 described.append(dict(error_code=error, group_id=group_id,
@@ -259,6 +298,11 @@ class GroupApis:
                 members=[dict(member_id=m.member_id, group_instance_id=m.group_instance_id, client_id=m.client_id,
                               client_host=m.client_host, member_metadata=m.metadata,
                               member_assignment=m.assignment) for m in members]))
+        if req.get("include_authorized_operations", False):
+            for group in described:
+                if group["error_code"] == Errors.NONE:
+                    group["authorized_operations"] = self.auth.authorized_operations(request, Res.GROUP,
+                                                                                     group["group_id"])
         self.send_response(request, dict(throttle_time_ms=0, groups=described))
 
     def handle_list_groups_request(self, request: Request) -> None:
@@ -269,24 +313,32 @@ class GroupApis:
         error, groups = self.coordinator.handle_list_groups(states)
         if types and CLASSIC_GROUP_TYPE not in types:
             groups = []  # every group here is a classic group
+        if not self.auth.authorize(request, Op.DESCRIBE, Res.CLUSTER, CLUSTER_NAME, False):  # only those it may see
+            groups = [g for g in groups if self.auth.authorize(request, Op.DESCRIBE, Res.GROUP, g.group_id, False)]
         self.send_response(request, dict(throttle_time_ms=0, error_code=error, groups=[
             dict(group_id=g.group_id, protocol_type=g.protocol_type or "", group_state=str(g.state),
                  group_type=CLASSIC_GROUP_TYPE) for g in groups]))
 
     # ------------------------------------------------------------------ DeleteGroups / OffsetDelete
     def handle_delete_groups_request(self, request: Request) -> None:
-        errors = self.coordinator.handle_delete_groups(list(request.body.groups_names))
+        names = list(request.body.groups_names)
+        deletable = self.auth.filter_by_authorized(request, Op.DELETE, Res.GROUP, names)
+        errors = self.coordinator.handle_delete_groups([g for g in names if g in deletable])
+        errors = {g: errors[g] if g in deletable else Errors.GROUP_AUTHORIZATION_FAILED for g in names}
         self.send_response(request, dict(throttle_time_ms=0, results=[
             dict(group_id=group_id, error_code=error) for group_id, error in errors.items()]))
 
     def handle_offset_delete_request(self, request: Request) -> None:
         req = request.body
-        unknown = {TopicPartition(t.name, p.partition_index) for t in req.topics
-                   if not self.apis.metadata_cache.contains(t.name) for p in t.partitions}
+        self.auth.require(request, Op.DELETE, Res.GROUP, req.group_id, Errors.GROUP_AUTHORIZATION_FAILED)
+        readable = self.auth.filter_by_authorized(request, Op.READ, Res.TOPIC, (t.name for t in req.topics))
+        unknown = {TopicPartition(t.name, p.partition_index): Errors.UNKNOWN_TOPIC_OR_PARTITION if t.name in readable
+                   else Errors.TOPIC_AUTHORIZATION_FAILED for t in req.topics
+                   if t.name not in readable or not self.apis.metadata_cache.contains(t.name) for p in t.partitions}
         wanted = [TopicPartition(t.name, p.partition_index) for t in req.topics for p in t.partitions]
         error, partition_errors = self.coordinator.offset_metadata_manager.delete_offsets(
             req.group_id, [tp for tp in wanted if tp not in unknown])
-        partition_errors.update({tp: Errors.UNKNOWN_TOPIC_OR_PARTITION for tp in unknown})
+        partition_errors.update(unknown)
         topics = [] if error != Errors.NONE else [
             dict(name=t.name, partitions=[
                 dict(partition_index=p.partition_index,
@@ -294,3 +346,7 @@ class GroupApis:
                 for p in t.partitions])
             for t in req.topics]
         self.send_response(request, dict(error_code=error, throttle_time_ms=0, topics=topics))
+
+
+def _coordinator_error(key: str, error: Errors) -> dict:
+    return dict(key=key, node_id=-1, host="", port=-1, error_code=error, error_message=error.message)

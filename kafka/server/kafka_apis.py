@@ -23,17 +23,23 @@ from kafka.coordinator.group_coordinator import GroupCoordinator
 from kafka.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafka.log.append_origin import AppendOrigin
 from kafka.network.request_channel import Request, RequestChannel
+from kafka.protocol.acl import CLUSTER_NAME
+from kafka.protocol.acl import AclOperation as Op
+from kafka.protocol.acl import ResourceType as Res
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.control_records import end_txn_marker_batch
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.produce import validate_records
+from kafka.security.standard_authorizer import StandardAuthorizer
+from kafka.server.acl_apis import AclApis
 from kafka.server.admin_apis import AdminApis
 from kafka.server.admin_manager import AdminManager
 from kafka.server.api_request_handler import ApiRequestHandler
+from kafka.server.auth_helper import AuthHelper
 from kafka.server.auto_topic_creation_manager import AutoTopicCreationManager
 from kafka.server.client_quota_apis import ClientQuotaApis
 from kafka.server.fetch_manager import FetchManager, SessionlessFetchContext
-from kafka.server.fetch_partition_data import FetchPartitionInfo
+from kafka.server.fetch_partition_data import FetchPartitionData, FetchPartitionInfo
 from kafka.server.group_apis import GroupApis
 from kafka.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
 from kafka.server.metadata.client_quota_metadata_manager import ClientQuotaMetadataManager
@@ -58,8 +64,10 @@ class KafkaApis(ApiRequestHandler):
                  group_coordinator: GroupCoordinator | None = None,
                  transaction_coordinator: TransactionCoordinator | None = None,
                  quotas: QuotaManagers | None = None,
-                 client_quota_metadata_manager: ClientQuotaMetadataManager | None = None) -> None:
+                 client_quota_metadata_manager: ClientQuotaMetadataManager | None = None,
+                 authorizer: StandardAuthorizer | None = None) -> None:
         self.request_channel = request_channel
+        self.auth_helper = AuthHelper(authorizer)  # authorisation (docs/acls.md); None: everything allowed
         # client quotas (docs/quotas.md): every client request is metered, Produce and Fetch by bytes too
         self.quotas = quotas if quotas is not None else QuotaManagers.instantiate(config, replica_manager.time)
         self.request_helper = RequestHandlerHelper(self.quotas, replica_manager.time)
@@ -88,6 +96,8 @@ class KafkaApis(ApiRequestHandler):
             **AdminApis(self).handlers(),
             # client quotas: AlterClientQuotas (the controller's decision), DescribeClientQuotas (the image)
             **ClientQuotaApis(self, client_quota_metadata_manager).handlers(),
+            # ACLs: Create/DeleteAcls forwarded to the controller, DescribeAcls from the authoriser
+            **AclApis(self, self.auth_helper).handlers(),
         }
         # producer ids and transactions (the TransactionCoordinator); FindCoordinator asks it too
         self.transaction_apis = TransactionApis(self, transaction_coordinator) if transaction_coordinator else None
@@ -113,19 +123,39 @@ class KafkaApis(ApiRequestHandler):
         req = request.body
         version = request.header.api_version
         allow_auto_create = (version < 4 or req.allow_auto_topic_creation) and self.config.auto_create_topics_enable
-        if req.topics is None or (version == 0 and not req.topics):
+        all_topics = req.topics is None or (version == 0 and not req.topics)
+        if all_topics:
             names = self.metadata_cache.topic_names()
         else:
             names = [t.name if t.name is not None else self.admin_manager.topic_name_for_id(t.topic_id)
                      for t in req.topics]
-        topics = [self._topic_metadata(name, allow_auto_create) for name in names]
+        # authorisation: topics the principal may not describe are hidden (all topics) or refused
+        describable = self.auth_helper.filter_by_authorized(request, Op.DESCRIBE, Res.TOPIC, filter(None, names),
+                                                            log_if_denied=not all_topics)
+        uncreatable = self._uncreatable_topics(request, describable) if allow_auto_create else set()
+        topics = [_unauthorized_topic(name) if name is not None and (name not in describable or name in uncreatable)
+                  else self._topic_metadata(name, allow_auto_create)
+                  for name in names if not all_topics or name in describable]
+        for topic in topics:
+            if req.get("include_topic_authorized_operations", False) and topic["error_code"] == Errors.NONE:
+                topic["topic_authorized_operations"] = self.auth_helper.authorized_operations(
+                    request, Res.TOPIC, topic["name"])
         self.send_response(request, dict(
             throttle_time_ms=0,
             brokers=self._brokers(request.listener),
             cluster_id=self.metadata_cache.cluster_id,
             controller_id=self.metadata_cache.controller_id,
             topics=topics,
+            cluster_authorized_operations=self.auth_helper.cluster_authorized_operations(
+                request, req.get("include_cluster_authorized_operations", False)),
         ))
+
+    def _uncreatable_topics(self, request: Request, describable: set[str]) -> set[str]:
+        """Missing topics Metadata may not auto-create: it needs CREATE on the cluster or the topic."""
+        missing = {n for n in describable if not self.metadata_cache.contains(n) and not n.startswith("__")}
+        if not missing or self.auth_helper.authorize(request, Op.CREATE, Res.CLUSTER, CLUSTER_NAME, False):
+            return set()
+        return missing - self.auth_helper.filter_by_authorized(request, Op.CREATE, Res.TOPIC, missing)
 
     def _brokers(self, listener: str) -> list[dict]:
         brokers = []
@@ -159,6 +189,11 @@ class KafkaApis(ApiRequestHandler):
     # ------------------------------------------------------------------ Produce
     def handle_produce_request(self, request: Request) -> None:
         req = request.body
+        if req.transactional_id is not None and not self.auth_helper.authorize(
+                request, Op.WRITE, Res.TRANSACTIONAL_ID, req.transactional_id):
+            self.send_error_response(request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+            return
+        writable = self.auth_helper.filter_by_authorized(request, Op.WRITE, Res.TOPIC, (t.name for t in req.topic_data))
         errors: dict[TopicPartition, tuple[Errors, str | None]] = {}
         entries: dict[TopicPartition, bytes] = {}
         for topic in req.topic_data:
@@ -166,7 +201,9 @@ class KafkaApis(ApiRequestHandler):
             for p in topic.partition_data:
                 tp = TopicPartition(topic.name, p.index)
                 records = p.records if p.records is not None else b""
-                if req.acks not in (0, 1, -1):
+                if topic.name not in writable:
+                    errors[tp] = Errors.TOPIC_AUTHORIZATION_FAILED, None
+                elif req.acks not in (0, 1, -1):
                     errors[tp] = Errors.INVALID_REQUIRED_ACKS, None
                 elif not known:
                     errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION, None
@@ -233,7 +270,12 @@ class KafkaApis(ApiRequestHandler):
         else:
             context = SessionlessFetchContext(fetch_data)
 
+        to_read = context.fetch_data()
+        denied = self._fetch_denied(request, is_from_follower, to_read)
+
         def process_response_callback(results: list) -> None:
+            if denied:
+                results = [*results, *((tp, FetchPartitionData(Errors.TOPIC_AUTHORIZATION_FAILED)) for tp in denied)]
             throttle_time_ms = 0 if is_from_follower else self.request_helper.fetch_throttle_time_ms(
                 request, sum(len(data.records) for _, data in results if data.records is not None))
             if throttle_time_ms > 0:  # over a quota: answered empty, the records stay unread
@@ -256,15 +298,31 @@ class KafkaApis(ApiRequestHandler):
                 throttle_time_ms=throttle_time_ms, error_code=answer.error, session_id=answer.session_id,
                 responses=[dict(topic=name, partitions=parts) for name, parts in by_topic.items()]))
 
-        self.replica_manager.fetch_messages(params, context.fetch_data(), process_response_callback)
+        self.replica_manager.fetch_messages(params, [(tp, info) for tp, info in to_read if tp not in denied],
+                                            process_response_callback)
+
+    def _fetch_denied(self, request: Request, is_from_follower: bool, to_read) -> set[TopicPartition]:
+        """A follower needs CLUSTER_ACTION, a consumer READ on each topic (Kafka's handleFetchRequest)."""
+        if self.auth_helper.authorizer is None:
+            return set()
+        if is_from_follower:
+            allowed = self.auth_helper.authorize(request, Op.CLUSTER_ACTION, Res.CLUSTER, CLUSTER_NAME)
+            return set() if allowed else {tp for tp, _ in to_read}
+        readable = self.auth_helper.filter_by_authorized(request, Op.READ, Res.TOPIC, (tp.topic for tp, _ in to_read))
+        return {tp for tp, _ in to_read if tp.topic not in readable}
 
     # ------------------------------------------------------------------ ListOffsets
     def handle_list_offsets_request(self, request: Request) -> None:
         req = request.body
         topics = []
+        describable = self.auth_helper.filter_by_authorized(request, Op.DESCRIBE, Res.TOPIC, (t.name for t in req.topics))
         for topic in req.topics:
             partitions = []
             for p in topic.partitions:
+                if topic.name not in describable:
+                    partitions.append(dict(partition_index=p.partition_index,
+                                           error_code=Errors.TOPIC_AUTHORIZATION_FAILED, timestamp=-1, offset=-1))
+                    continue
                 error, timestamp, offset = self.replica_manager.fetch_offset_for_timestamp(
                     TopicPartition(topic.name, p.partition_index), p.timestamp, req.isolation_level,
                     req.replica_id)
@@ -287,6 +345,8 @@ class KafkaApis(ApiRequestHandler):
         purgatory's callbacks; the response goes when the last one has answered, on whichever thread
         that is. A marker written to __consumer_offsets partitions also completes the producer's
         transactional offsets in the group coordinator, before the answer goes."""
+        if not self.auth_helper.authorize(request, Op.ALTER, Res.CLUSTER, CLUSTER_NAME, log_if_denied=False):
+            self.auth_helper.authorize_cluster_operation(request, Op.CLUSTER_ACTION)
         markers = request.body.markers
         errors: dict[int, dict[TopicPartition, Errors]] = {}
         lock = threading.Lock()
@@ -348,11 +408,19 @@ class KafkaApis(ApiRequestHandler):
 
     # ------------------------------------------------------------------ OffsetForLeaderEpoch
     def handle_offset_for_leader_epoch_request(self, request: Request) -> None:
-        """A follower asks where its latest leader epoch ends in the leader's log (KIP-101/KIP-279)."""
+        """A follower asks where its latest leader epoch ends in the leader's log (KIP-101/KIP-279).
+        A follower holds CLUSTER_ACTION; a consumer (KIP-320) needs DESCRIBE on the topic."""
         topics = []
+        names = [t.topic for t in request.body.topics]
+        allowed = set(names) if self.auth_helper.authorize(request, Op.CLUSTER_ACTION, Res.CLUSTER, CLUSTER_NAME, False) \
+            else self.auth_helper.filter_by_authorized(request, Op.DESCRIBE, Res.TOPIC, names)
         for topic in request.body.topics:
             partitions = []
             for p in topic.partitions:
+                if topic.topic not in allowed:
+                    partitions.append(dict(error_code=Errors.TOPIC_AUTHORIZATION_FAILED, partition=p.partition,
+                                           leader_epoch=-1, end_offset=-1))
+                    continue
                 error, epoch, end_offset = self.replica_manager.last_offset_for_leader_epoch(
                     TopicPartition(topic.topic, p.partition), p.current_leader_epoch, p.leader_epoch)
                 partitions.append(dict(error_code=error, partition=p.partition, leader_epoch=epoch,
@@ -363,6 +431,7 @@ class KafkaApis(ApiRequestHandler):
     # ------------------------------------------------------------------ DescribeQuorum
     def handle_describe_quorum_request(self, request: Request) -> None:
         """Only the quorum's leader can describe it: forward to the active controller (KIP-836)."""
+        self.auth_helper.authorize_cluster_operation(request, Op.DESCRIBE)
         def on_response(body, error: Errors) -> None:
             if body is None:
                 body = dict(error_code=error, error_message="the active controller did not answer", topics=[])
@@ -370,6 +439,10 @@ class KafkaApis(ApiRequestHandler):
 
         self.admin_manager.forwarding_manager.forward_request(ApiKey.DESCRIBE_QUORUM, request.body, 30_000, on_response,
                                                       max_version=request.header.api_version)
+
+
+def _unauthorized_topic(name: str) -> dict:
+    return dict(error_code=Errors.TOPIC_AUTHORIZATION_FAILED, name=name, partitions=[])
 
 
 def _txn_marker_topic_results(by_partition: dict[TopicPartition, Errors]) -> list[dict]:

@@ -19,6 +19,7 @@ from kafka.network.connection_quotas import parse_max_connections_per_ip_overrid
 from kafka.network.end_point import EndPoint, parse_listeners
 from kafka.security.security_protocol import SecurityProtocol
 from kafka.security.ssl_factory import SSL_DEFAULTS, SslConfigError, SslFactory
+from kafka.security.standard_authorizer import authorizer_class_problem, parse_super_users
 
 
 class ConfigError(ValueError):
@@ -263,6 +264,10 @@ _KEYS = [
     ConfigKey("quota.window.num", _int, "11", "Windows a client quota's rate is measured over.", _at_least(1)),
     ConfigKey("quota.window.size.seconds", _int, "1", "Length of each of those windows, in seconds.",
               _at_least(1)),
+    # authorisation (docs/acls.md): Kafka's StandardAuthorizer over the ACLs in the metadata log
+    ConfigKey("authorizer.class.name", _str, "", "The authoriser enforcing ACLs; empty: none.", authorizer_class_problem),
+    ConfigKey("super.users", parse_super_users, "", "Principals allowed everything: User:admin;User:b."),
+    ConfigKey("allow.everyone.if.no.acl.found", _bool, "false", "Allow what no ACL names (default: deny it)."),
     # metrics, logging and the request trace
     ConfigKey("metrics.listener", parse_metrics_listener, "http://127.0.0.1:9404",
               "Where /metrics (Prometheus) and /requests are served: http://host:port; empty disables."),

@@ -47,10 +47,12 @@ from kafka.log.log_cleaner import CleanerConfig, LogCleaner
 from kafka.log.log_config import LogConfig
 from kafka.log.log_manager import LogManager
 from kafka.log.producer_state_manager import ProducerStateManagerConfig
+from kafka.metrics.authorizer_metrics import AuthorizerMetrics
 from kafka.network.end_point import EndPoint
 from kafka.network.request_channel import RequestChannel
 from kafka.network.socket_server import SocketServer, SocketServerConfig
 from kafka.protocol.api_keys import ApiKey
+from kafka.security.standard_authorizer import StandardAuthorizer
 from kafka.server.admin_manager import AdminManager
 from kafka.server.alter_partition_manager import AlterPartitionManager
 from kafka.server.broker_lifecycle_manager import BrokerLifecycleManager
@@ -69,6 +71,7 @@ from kafka.server.meta_properties import (
     format_directories,
     verify_meta_properties,
 )
+from kafka.server.metadata.acl_publisher import AclPublisher
 from kafka.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
 from kafka.server.metadata.client_quota_metadata_manager import ClientQuotaMetadataManager
 from kafka.server.metadata_cache import Broker, MetadataCache
@@ -306,11 +309,19 @@ class KafkaServer:
             controller_values=self._controller_metrics, raft_values=self._raft_metrics)
         self.metrics_endpoint.startup()
         self.socket_server.register_metrics(self.metrics_endpoint.metrics)
+        # authorisation (docs/acls.md): authorizer.class.name, fed the ACLs of the metadata log
+        # (its metrics are exported without one too, at 0, so the dashboard's panel always has its series)
+        authorizer_metrics = AuthorizerMetrics(self.metrics_endpoint.metrics.group)
+        self.authorizer = StandardAuthorizer.from_config(config, authorizer_metrics)
+        authorizer_metrics.register_acl_count(lambda: self.authorizer.acl_count() if self.authorizer else 0)
+        if self.authorizer is not None:
+            self.shared.loader.install_publishers([AclPublisher(config.node_id, self.authorizer)])
 
         self.apis = KafkaApis(self.request_channel, self.replica_manager, self.admin_manager,
                               self.metadata_cache, config, self.fetch_manager, group_coordinator=self.group_coordinator,
                               transaction_coordinator=self.transaction_coordinator, quotas=self.quota_managers,
-                              client_quota_metadata_manager=self.client_quota_metadata_manager)
+                              client_quota_metadata_manager=self.client_quota_metadata_manager,
+                              authorizer=self.authorizer)
         self.request_handler_pool = KafkaRequestHandlerPool(self.request_channel, self.apis,
                                                             config.num_io_threads)
         self.lifecycle_manager = BrokerLifecycleManager(

@@ -7,7 +7,8 @@ prints each request's five times in one line. Seed 002 draws the journey as a pi
     -> network thread -> socket
 
 With `request.trace.enable=true` each Request notes every hand-off (Request.mark) with the thread
-that made it; when its response has gone out the Processor hands it here. `render` draws the
+that made it, and every decision the authoriser took on it (AuthHelper: "authorize User:ANONYMOUS
+WRITE TOPIC:orders -> DENIED by NoMatchingAllow"), under the principal that sent it; when its response has gone out the Processor hands it here. `render` draws the
 journeys as text, with real numbers: an acks=all produce parked in the produce purgatory, a consumer's
 fetch long-polling until `fetch.max.wait.ms` and answered by the ExpirationReaper thread.
 
@@ -38,6 +39,7 @@ class TracedRequest:
     connection_id: str
     steps: tuple[tuple[str, int, str], ...]  # (step, monotonic ns, thread)
     timings_ms: Mapping[str, float]
+    principal: str = "User:ANONYMOUS"  # who sent it; the authoriser's decisions are steps of the journey
 
     @property
     def total_ms(self) -> float:
@@ -55,7 +57,7 @@ class RequestTrace:
             return
         traced = TracedRequest(tuple(request.metric_names), request.header.api_version,
                                request.header.correlation_id, request.header.client_id, request.connection_id,
-                               tuple(request.journey), request.timings_ms())
+                               tuple(request.journey), request.timings_ms(), str(request.principal))
         with self._lock:
             self._recent.append(traced)
 
@@ -100,7 +102,7 @@ def render(request: TracedRequest) -> str:
     span = max(end - start, 1)
     name = request.names[0]
     lines = [f"{name} v{request.version}  correlation_id={request.correlation_id}  "
-             f"client_id={request.client_id!r}  connection={request.connection_id}  "
+             f"client_id={request.client_id!r}  principal={request.principal}  connection={request.connection_id}  "
              f"total {request.total_ms:.3f} ms"]
     for i, (step, ns, thread) in enumerate(request.steps):
         next_ns = request.steps[i + 1][1] if i + 1 < len(request.steps) else ns

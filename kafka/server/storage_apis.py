@@ -13,17 +13,28 @@ from collections.abc import Callable
 from concurrent.futures import Future
 
 from kafka.network.request_channel import Request
+from kafka.protocol.acl import CLUSTER_NAME
+from kafka.protocol.acl import AclOperation as Op
+from kafka.protocol.acl import ResourceType as Res
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
+from kafka.server.auth_helper import AUTHORIZATION_MESSAGES
 from kafka.server.config_helper import ConfigError, ConfigHelper
 from kafka.utils import future_utils
 from kafka.utils.topic_partition import TopicPartition
+
+# ConfigResource.Type -> the ACL resource it is authorised on, and the error when it is not
+_CONFIG_RESOURCES = {2: (Res.TOPIC, Errors.TOPIC_AUTHORIZATION_FAILED),  # (Kafka's messages: AUTHORIZATION_MESSAGES)
+                     4: (Res.CLUSTER, Errors.CLUSTER_AUTHORIZATION_FAILED),
+                     8: (Res.CLUSTER, Errors.CLUSTER_AUTHORIZATION_FAILED),
+                     32: (Res.GROUP, Errors.GROUP_AUTHORIZATION_FAILED)}
 
 
 class StorageApis:
     def __init__(self, apis) -> None:
         self.apis = apis  # KafkaApis: send_response, replica_manager, admin_manager, metadata_cache, config
         self.config_helper = ConfigHelper(apis.admin_manager, apis.config)
+        self.auth = apis.auth_helper
 
     def handlers(self) -> dict[int, Callable[[Request], None]]:
         return {
@@ -37,10 +48,13 @@ class StorageApis:
     def handle_delete_records_request(self, request: Request) -> None:
         req = request.body
         topics = []
+        deletable = self.auth.filter_by_authorized(request, Op.DELETE, Res.TOPIC, (t.name for t in req.topics))
         for topic in req.topics:
             partitions = []
             for p in topic.partitions:
-                if not self.apis.metadata_cache.contains(topic.name):
+                if topic.name not in deletable:
+                    error, low_watermark = Errors.TOPIC_AUTHORIZATION_FAILED, -1
+                elif not self.apis.metadata_cache.contains(topic.name):
                     error, low_watermark = Errors.UNKNOWN_TOPIC_OR_PARTITION, -1
                 else:
                     error, low_watermark = self.apis.replica_manager.delete_records(
@@ -58,6 +72,11 @@ class StorageApis:
         for resource in req.resources:
             result = dict(error_code=Errors.NONE, error_message="", resource_type=resource.resource_type,
                           resource_name=resource.resource_name, configs=[])  # Kafka's "" for no error
+            denied = self._config_denied(request, Op.DESCRIBE_CONFIGS, resource.resource_type, resource.resource_name)
+            if denied is not None:
+                result.update(error_code=denied, error_message=AUTHORIZATION_MESSAGES[denied])
+                results.append(result)
+                continue
             try:
                 described = self.config_helper.describe_configs(resource.resource_type, resource.resource_name,
                                                                 resource.configuration_keys)
@@ -75,7 +94,7 @@ class StorageApis:
         results = []
         for resource in req.resources:
             ops = [(c.name, c.config_operation, c.value) for c in resource.configs]
-            results.append(self._altered(resource, lambda r=resource, ops=ops: self.config_helper.incremental_alter_configs(
+            results.append(self._altered(request, resource, lambda r=resource, ops=ops: self.config_helper.incremental_alter_configs(
                 r.resource_type, r.resource_name, ops, req.validate_only)))
         self.apis.send_response_when_done(request, future_utils.all_of(results),
                                           lambda responses: dict(throttle_time_ms=0, responses=responses))
@@ -84,17 +103,29 @@ class StorageApis:
     def handle_alter_configs_request(self, request: Request) -> None:
         """Kafka's semantics: the configs given replace the resource's whole set of overrides."""
         req = request.body
-        results = [self._altered(resource, lambda r=resource: self.config_helper.alter_configs(
+        results = [self._altered(request, resource, lambda r=resource: self.config_helper.alter_configs(
             r.resource_type, r.resource_name, {c.name: c.value for c in r.configs}, req.validate_only))
             for resource in req.resources]
         self.apis.send_response_when_done(request, future_utils.all_of(results),
                                           lambda responses: dict(throttle_time_ms=0, responses=responses))
 
-    @staticmethod
-    def _altered(resource, alter: Callable[[], Future[None]]) -> Future[dict]:
+    def _config_denied(self, request: Request, operation, resource_type: int, name: str) -> Errors | None:
+        """Kafka's rule: a broker's (or its loggers') configs need the operation on the cluster, a
+        topic's on the topic, a group's on the group."""
+        resource, error = _CONFIG_RESOURCES.get(resource_type, (None, None))
+        if resource is None or self.auth.authorize(request, operation, resource,
+                                                   CLUSTER_NAME if resource == Res.CLUSTER else name):
+            return None
+        return error
+
+    def _altered(self, request: Request, resource, alter: Callable[[], Future[None]]) -> Future[dict]:
         """One resource's entry of an alter-configs response, once the controller has answered."""
         response = dict(error_code=Errors.NONE, error_message=None, resource_type=resource.resource_type,
                         resource_name=resource.resource_name)
+        denied = self._config_denied(request, Op.ALTER_CONFIGS, resource.resource_type, resource.resource_name)
+        if denied is not None:
+            return future_utils.completed({**response, "error_code": denied,
+                                           "error_message": AUTHORIZATION_MESSAGES[denied]})
         try:
             altered = alter()
         except ConfigError as error:  # refused before anything was forwarded

@@ -19,6 +19,9 @@ from kafka.coordinator.transaction.transaction_coordinator import (
 )
 from kafka.coordinator.transaction.transaction_log import TRANSACTION_STATE_TOPIC_NAME
 from kafka.network.request_channel import Request
+from kafka.protocol.acl import CLUSTER_NAME
+from kafka.protocol.acl import AclOperation as Op
+from kafka.protocol.acl import ResourceType as Res
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import HEADER_SIZE, RecordBatch
@@ -35,6 +38,7 @@ class TransactionApis:
     def __init__(self, apis, transaction_coordinator: TransactionCoordinator) -> None:
         self.apis = apis  # KafkaApis: send_response, admin_manager, metadata_cache, config
         self.coordinator = transaction_coordinator
+        self.auth = apis.auth_helper  # Kafka's rules: WRITE on the transactional id to use it
 
     def handlers(self) -> dict[int, Callable[[Request], None]]:
         handlers = {ApiKey.INIT_PRODUCER_ID: self.handle_init_producer_id_request}
@@ -147,6 +151,11 @@ class TransactionApis:
                                              producer_id=NO_PRODUCER_ID, producer_epoch=NO_PRODUCER_EPOCH))
             return
         expected = None if req.producer_id == NO_PRODUCER_ID else (req.producer_id, req.producer_epoch)
+        denied = self._init_producer_id_denied(request, req.transactional_id)
+        if denied is not None:
+            self.send_response(request, dict(throttle_time_ms=0, error_code=denied, producer_id=NO_PRODUCER_ID,
+                                             producer_epoch=NO_PRODUCER_EPOCH))
+            return
 
         def send_response_callback(result: InitProducerIdResult) -> None:
             self.send_response(request, dict(throttle_time_ms=0, error_code=fenced_for_version(result.error, version, 4),
@@ -154,6 +163,17 @@ class TransactionApis:
 
         self.coordinator.handle_init_producer_id(req.transactional_id, req.transaction_timeout_ms, expected,
                                                  send_response_callback)
+
+    def _init_producer_id_denied(self, request: Request, transactional_id: str | None) -> Errors | None:
+        """A transactional producer needs WRITE on its transactional id; an idempotent one IDEMPOTENT_WRITE
+        on the cluster, or WRITE on some topic (KIP-679)."""
+        if transactional_id is not None:
+            allowed = self.auth.authorize(request, Op.WRITE, Res.TRANSACTIONAL_ID, transactional_id)
+            return None if allowed else Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+        if self.auth.authorize(request, Op.IDEMPOTENT_WRITE, Res.CLUSTER, CLUSTER_NAME, log_if_denied=False) \
+                or self.auth.authorize_by_resource_type(request, Op.WRITE, Res.TOPIC):
+            return None
+        return Errors.CLUSTER_AUTHORIZATION_FAILED
 
     # ------------------------------------------------------------------ AddPartitionsToTxn / AddOffsetsToTxn
     def handle_add_partitions_to_txn_request(self, request: Request) -> None:
@@ -170,9 +190,16 @@ class TransactionApis:
             self.send_response(request, dict(throttle_time_ms=0, results_by_topic=[
                 dict(name=name, results_by_partition=parts) for name, parts in by_topic.items()]))
 
-        if unknown:  # Kafka: the unknown ones fail, the others are not added (OPERATION_NOT_ATTEMPTED)
-            respond({tp: Errors.UNKNOWN_TOPIC_OR_PARTITION if tp in unknown else Errors.OPERATION_NOT_ATTEMPTED
-                     for tp in wanted})
+        if not self.auth.authorize(request, Op.WRITE, Res.TRANSACTIONAL_ID, req.transactional_id):
+            respond({tp: Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED for tp in wanted})
+            return
+        writable = self.auth.filter_by_authorized(request, Op.WRITE, Res.TOPIC,
+                                                  (tp.topic for tp in wanted if not tp.topic.startswith("__")))
+        failed = {tp: Errors.TOPIC_AUTHORIZATION_FAILED for tp in wanted
+                  if tp.topic not in writable and not tp.topic.startswith("__")}
+        failed.update({tp: Errors.UNKNOWN_TOPIC_OR_PARTITION for tp in unknown if tp not in failed})
+        if failed:  # Kafka: the failing ones fail, the others are not added (OPERATION_NOT_ATTEMPTED)
+            respond({tp: failed.get(tp, Errors.OPERATION_NOT_ATTEMPTED) for tp in wanted})
             return
         self.coordinator.handle_add_partitions_to_transaction(
             req.transactional_id, req.producer_id, req.producer_epoch, set(wanted),
@@ -185,6 +212,9 @@ class TransactionApis:
     def handle_add_offsets_to_txn_request(self, request: Request) -> None:
         req = request.body
         version = request.header.api_version
+        self.auth.require(request, Op.WRITE, Res.TRANSACTIONAL_ID, req.transactional_id,
+                          Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+        self.auth.require(request, Op.READ, Res.GROUP, req.group_id, Errors.GROUP_AUTHORIZATION_FAILED)
         self.coordinator.handle_add_offsets_to_transaction(
             req.transactional_id, req.producer_id, req.producer_epoch, req.group_id,
             lambda error: self.send_response(request, dict(throttle_time_ms=0,
@@ -194,6 +224,8 @@ class TransactionApis:
     def handle_end_txn_request(self, request: Request) -> None:
         req = request.body
         version = request.header.api_version
+        self.auth.require(request, Op.WRITE, Res.TRANSACTIONAL_ID, req.transactional_id,
+                          Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
         self.coordinator.handle_end_transaction(
             req.transactional_id, req.producer_id, req.producer_epoch, req.committed,
             lambda error, _pid, _epoch: self.send_response(request, dict(
@@ -201,12 +233,25 @@ class TransactionApis:
 
     # ------------------------------------------------------------------ DescribeTransactions / ListTransactions
     def handle_describe_transactions_request(self, request: Request) -> None:
-        states = [self.coordinator.handle_describe_transactions(tid) for tid in request.body.transactional_ids]
+        states = [self._describe_transaction(request, tid) for tid in request.body.transactional_ids]
         self.send_response(request, dict(throttle_time_ms=0, transaction_states=states))
+
+    def _describe_transaction(self, request: Request, transactional_id: str) -> dict:
+        """DESCRIBE on the transactional id, and only the topics the principal may describe (Kafka's rule)."""
+        if not self.auth.authorize(request, Op.DESCRIBE, Res.TRANSACTIONAL_ID, transactional_id):
+            return dict(transactional_id=transactional_id, error_code=Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+                        transaction_state="", transaction_timeout_ms=0, transaction_start_time_ms=-1,
+                        producer_id=NO_PRODUCER_ID, producer_epoch=NO_PRODUCER_EPOCH, topics=[])
+        state = self.coordinator.handle_describe_transactions(transactional_id)
+        describable = self.auth.filter_by_authorized(request, Op.DESCRIBE, Res.TOPIC,
+                                                     (t["topic"] for t in state["topics"]))
+        return {**state, "topics": [t for t in state["topics"] if t["topic"] in describable]}
 
     def handle_list_transactions_request(self, request: Request) -> None:
         req = request.body
         duration = req.duration_filter if request.header.api_version >= 1 else -1
         body = self.coordinator.handle_list_transactions(set(req.producer_id_filters), set(req.state_filters),
                                                          duration)
+        body["transaction_states"] = [t for t in body["transaction_states"] if self.auth.authorize(
+            request, Op.DESCRIBE, Res.TRANSACTIONAL_ID, t["transactional_id"])]
         self.send_response(request, dict(throttle_time_ms=0, **body))

@@ -22,6 +22,7 @@ from kafka.clients.consumer.subscription_state import OffsetAndMetadata
 from kafka.clients.errors import KafkaError
 from kafka.clients.metadata import Metadata, Node, PartitionInfo
 from kafka.clients.network_client import NetworkClient
+from kafka.protocol.acl import AclBinding, AclBindingFilter
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.consumer_protocol import deserialize_assignment
 from kafka.protocol.errors import Errors
@@ -367,6 +368,24 @@ class AdminClient:
         response = self._call_controller(ApiKey.ALTER_CLIENT_QUOTAS, {"entries": entries, "validate_only": validate_only})
         return [self._result(e.error_code, e.error_message) for e in response.entries]
 
+    # ------------------------------------------------------------------ ACLs (KIP-140)
+    def create_acls(self, bindings: Iterable[AclBinding]) -> list[KafkaError | None]:
+        body = {"creations": [b.to_creation() for b in bindings]}
+        return [self._result(r.error_code, r.error_message) for r in self._call_any(ApiKey.CREATE_ACLS, body).results]
+
+    def describe_acls(self, f: AclBindingFilter) -> list[AclBinding]:
+        response = self._call_any(ApiKey.DESCRIBE_ACLS, f.to_filter())
+        if response.error_code != Errors.NONE:
+            raise KafkaError(response.error_code, response.error_message)
+        return [AclBinding.of(r.resource_type, r.resource_name, r.pattern_type, a.principal, a.host, a.operation,
+                              a.permission_type) for r in response.resources for a in r.acls]
+
+    def delete_acls(self, filters: Iterable[AclBindingFilter]) -> list[list[AclBinding] | KafkaError]:
+        response = self._call_any(ApiKey.DELETE_ACLS, {"filters": [f.to_filter() for f in filters]})
+        return [KafkaError(r.error_code, r.error_message) if r.error_code != Errors.NONE else [AclBinding.of(
+            a.resource_type, a.resource_name, a.pattern_type, a.principal, a.host, a.operation, a.permission_type)
+            for a in r.matching_acls] for r in response.filter_results]
+
     # ------------------------------------------------------------------ offsets
     def list_offsets(self, specs: Mapping[TopicPartition, str | int],
                      isolation_level: int = 0) -> dict[TopicPartition, tuple[int, int]]:
@@ -574,3 +593,4 @@ class AdminClient:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
