@@ -1,0 +1,119 @@
+"""One nemesis run, start to verdict: hosts up, cluster formatted, workloads and faults, heal, check.
+
+Kafka's ducktape replication tests and Jepsen's test runner have the same shape: set up, run the
+clients while the nemesis injects faults, heal, let the system settle, read the final state and
+judge the history against it. The settle step waits for what a healed cluster must reach on its own
+(every partition led, every replica back in the ISR); if it never does, that is itself the finding.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import confluent_kafka
+
+from kafka.clients.admin import NewTopic
+from tests.helpers import wait_until
+from tests.nemesis.checker import Checker, Verdict
+from tests.nemesis.cluster import NemesisCluster
+from tests.nemesis.hosts import Hosts, netem_unavailable_reason
+from tests.nemesis.nemesis import Nemesis, schedule
+from tests.nemesis.workload import Workload
+
+TOPIC, PARTITIONS = "nemesis", 3
+
+
+def _describe(cluster: NemesisCluster):
+    for node in cluster.nodes.values():
+        try:
+            with node.admin() as admin:
+                found = admin.describe_topics([TOPIC]).get(TOPIC)
+            if found is not None:
+                return found
+        except Exception:  # noqa: BLE001 - a node still recovering; ask the next
+            continue
+    return None
+
+
+def _fully_replicated(cluster: NemesisCluster) -> bool:
+    found = _describe(cluster)
+    return found is not None and len(found.partitions) == PARTITIONS and all(
+        p.leader >= 0 and len(p.isr) == 3 for p in found.partitions)
+
+
+def _create_topic(cluster: NemesisCluster) -> bool:
+    try:
+        with cluster.nodes[1].admin() as admin:
+            error = admin.create_topics([NewTopic(TOPIC, PARTITIONS, 3, {"min.insync.replicas": "2"})])[TOPIC]
+        return error is None or "TOPIC_ALREADY_EXISTS" in str(error)
+    except Exception:  # noqa: BLE001 - no controller yet: try again
+        return False
+
+
+def _final_offsets(bootstrap: str) -> tuple[dict[int, int], dict[int, int]]:
+    """Each partition's high watermark, and the group's committed offsets."""
+    consumer = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": "nemesis-group",
+                                         "enable.auto.commit": False})
+    try:
+        def high(p: int) -> int | None:
+            try:
+                return consumer.get_watermark_offsets(confluent_kafka.TopicPartition(TOPIC, p), timeout=10)[1]
+            except confluent_kafka.KafkaException:
+                return None
+        watermarks = {p: wait_until(lambda p=p: (h := high(p)) is not None and h + 1, timeout=60,
+                                    message=f"the high watermark of {TOPIC}-{p}", interval=0.5) - 1
+                      for p in range(PARTITIONS)}
+        committed = consumer.committed([confluent_kafka.TopicPartition(TOPIC, p) for p in range(PARTITIONS)], 30)
+        return watermarks, {tp.partition: tp.offset for tp in committed if tp.offset >= 0}
+    finally:
+        consumer.close()
+
+
+def run(seed: int, duration: float, workdir: Path, log=print) -> Verdict:
+    netem_reason = netem_unavailable_reason()
+    if netem_reason:
+        log(f"nemesis: loss and delay faults skipped: {netem_reason}")
+    faults = schedule(seed, duration, netem=netem_reason is None)
+    log(f"nemesis: seed {seed}, {duration:.0f}s, {len(faults)} faults scheduled (replay: SEED={seed})")
+    hosts = Hosts()
+    workdir.mkdir(parents=True, exist_ok=True)
+    hosts.create()
+    cluster = NemesisCluster(hosts, workdir)
+    try:
+        cluster.format_and_start()
+        wait_until(lambda: _create_topic(cluster), timeout=90, message="the topic created", interval=0.5)
+        wait_until(lambda: _fully_replicated(cluster), timeout=60, message="a full ISR", interval=0.5)
+        workload = Workload(cluster.bootstrap, TOPIC)
+        workload.start()
+        nemesis = Nemesis(hosts, cluster, log)
+        try:
+            nemesis.run(faults, time.monotonic())
+        finally:
+            nemesis.heal()
+            log("nemesis: healed; waiting for every replica back in the ISR")
+            settled = _settle(cluster)
+            workload.stop()
+        if not settled:
+            raise AssertionError("after healing, the cluster never got every partition a leader and a full ISR")
+        watermarks, committed = _final_offsets(cluster.bootstrap)
+        cluster.stop()
+        checker = Checker(TOPIC, PARTITIONS, {n: node.data_dir for n, node in cluster.nodes.items()},
+                          {n: node.output() for n, node in cluster.nodes.items()}, watermarks, committed)
+        verdict = checker.check(Verdict(seed, len(nemesis.injected)), workload.produced, workload.group,
+                                workload.reader)
+        log(f"nemesis: producers {len(workload.produced.failed)} not acknowledged (indeterminate), "
+            f"{len(workload.produced.fatal)} fatal; group {len(workload.group.commits)} commits; "
+            f"reader {len(workload.reader.read)} records read; high watermarks {watermarks}")
+        return verdict
+    finally:
+        cluster.stop()
+        hosts.destroy()
+
+
+def _settle(cluster: NemesisCluster) -> bool:
+    try:
+        wait_until(lambda: _fully_replicated(cluster), timeout=120, message="a full ISR", interval=1)
+        return True
+    except AssertionError:
+        return False
