@@ -50,7 +50,7 @@ def netem_unavailable_reason() -> str | None:
     """Why `tc qdisc ... netem` (loss, delay) cannot be used here (None when it can)."""
     probe = f"nmq{os.getpid() % 100000}"
     try:
-        _ip("link", "add", probe, "type", "dummy", check=False)
+        _ip("link", "add", probe, "type", "veth", "peer", "name", f"{probe}p", check=False)
         result = subprocess.run(["tc", "qdisc", "add", "dev", probe, "root", "netem", "delay", "1ms"],
                                 capture_output=True, text=True, timeout=30)
         return None if result.returncode == 0 else f"tc netem: {result.stderr.strip() or 'refused'}"
