@@ -26,7 +26,8 @@ DIAGRAMS = sorted((ROOT / "diagrams").glob("*.mmd"))
 EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd", "limits.mmd"],
             "fetch_sessions.md": ["fetch_session.mmd"],
             "kraft.md": ["kraft_quorum.mmd", "kraft_create_topic.mmd"],
-            "replication.md": ["replication_produce.mmd", "replication_failover.mmd", "partition_reassignment.mmd"],
+            "replication.md": ["replication_produce.mmd", "replication_failover.mmd", "partition_reassignment.mmd",
+                               "nemesis.mmd"],
             "quotas.md": ["quotas.mmd"],
             "spark.md": ["spark.mmd"],
             "transactions.md": ["idempotent_produce.mmd", "transaction.mmd"]}

@@ -9,6 +9,8 @@ judge the history against it. The settle step waits for what a healed cluster mu
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import confluent_kafka
@@ -76,12 +78,7 @@ def run(seed: int, duration: float, workdir: Path, log=print) -> Verdict:
         log(f"nemesis: loss and delay faults skipped: {netem_reason}")
     faults = schedule(seed, duration, netem=netem_reason is None)
     log(f"nemesis: seed {seed}, {duration:.0f}s, {len(faults)} faults scheduled (replay: SEED={seed})")
-    hosts = Hosts()
-    workdir.mkdir(parents=True, exist_ok=True)
-    hosts.create()
-    cluster = NemesisCluster(hosts, workdir)
-    try:
-        cluster.format_and_start()
+    with hosts_and_cluster(workdir) as (hosts, cluster):
         wait_until(lambda: _create_topic(cluster), timeout=90, message="the topic created", interval=0.5)
         wait_until(lambda: _fully_replicated(cluster), timeout=60, message="a full ISR", interval=0.5)
         workload = Workload(cluster.bootstrap, TOPIC)
@@ -106,8 +103,23 @@ def run(seed: int, duration: float, workdir: Path, log=print) -> Verdict:
             f"{len(workload.produced.fatal)} fatal; group {len(workload.group.commits)} commits; "
             f"reader {len(workload.reader.read)} records read; high watermarks {watermarks}")
         return verdict
+
+
+@contextmanager
+def hosts_and_cluster(workdir: Path, extra: dict[str, str] | None = None,
+                      tag: str | None = None) -> Iterator[tuple[Hosts, NemesisCluster]]:
+    """Three hosts and a formatted, started cluster on them; all of it gone afterwards."""
+    hosts = Hosts(tag=tag)
+    workdir.mkdir(parents=True, exist_ok=True)
+    hosts.create()
+    try:
+        cluster = NemesisCluster(hosts, workdir, extra)
+        try:
+            cluster.format_and_start()
+            yield hosts, cluster
+        finally:
+            cluster.stop()
     finally:
-        cluster.stop()
         hosts.destroy()
 
 
