@@ -46,7 +46,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if verdict.ok else 1
 
 
+def _interrupted(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def hold(workdir: Path) -> int:
+    # Ctrl-C or a plain kill both tear down: a shell ignores SIGINT in a job it put in the background.
+    signal.signal(signal.SIGINT, _interrupted)
+    signal.signal(signal.SIGTERM, _interrupted)
     with hosts_and_cluster(workdir, tag="7") as (hosts, cluster):
         for node_id, node in cluster.nodes.items():
             print(f"node {node_id}: {node.bootstrap} in namespace {hosts.namespaces[node_id]}, log {node.log_path}")

@@ -26,22 +26,25 @@ from tests.nemesis.workload import Workload
 TOPIC, PARTITIONS = "nemesis", 3
 
 
-def _describe(cluster: NemesisCluster):
-    for node in cluster.nodes.values():
-        try:
-            with node.admin() as admin:
-                found = admin.describe_topics([TOPIC]).get(TOPIC)
-            if found is not None:
-                return found
-        except Exception:  # noqa: BLE001 - a node still recovering; ask the next
-            continue
-    return None
+def _describe(node):
+    try:
+        with node.admin() as admin:
+            return admin.describe_topics([TOPIC]).get(TOPIC)
+    except Exception:  # noqa: BLE001 - a node still recovering
+        return None
 
 
 def _fully_replicated(cluster: NemesisCluster) -> bool:
-    found = _describe(cluster)
-    return found is not None and len(found.partitions) == PARTITIONS and all(
-        p.leader >= 0 and len(p.isr) == 3 for p in found.partitions)
+    """Every node sees every partition led, with all three replicas in the ISR, and all agree: a node
+    just healed answers from its old metadata (itself leader, the ISR it had) until it catches up."""
+    views = []
+    for node in cluster.nodes.values():
+        found = _describe(node)
+        if found is None or len(found.partitions) != PARTITIONS:
+            return False
+        views.append(sorted((p.partition, p.leader, tuple(sorted(p.isr))) for p in found.partitions))
+    return all(view == views[0] for view in views) and all(
+        leader >= 0 and len(isr) == 3 for _, leader, isr in views[0])
 
 
 def _create_topic(cluster: NemesisCluster) -> bool:
