@@ -1,4 +1,4 @@
-"""Lab 12, step 7 (docs/labs/12-break-it.md): a partition leader cut off by the network, for real.
+"""A partition leader cut off by the network, for real: lab 12, step 7 (docs/labs/12-break-it.md), as a test.
 
 Three nodes in network namespaces (tests/nemesis/hosts.py). The leader of `lab12-net` is cut from the
 two other nodes, not from its clients: an acks=all produce sent to it is never acknowledged; the
