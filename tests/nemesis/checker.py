@@ -89,12 +89,14 @@ class Checker:
         self.topic, self.partitions = topic, partitions
         self.data_dirs, self.node_logs = data_dirs, node_logs
         self.high_watermarks, self.committed = high_watermarks, committed
+        self.values: dict[int, dict[int, str]] = {}  # partition -> offset -> value, once checked
 
     def check(self, verdict: Verdict, produced: ProducerHistory, group: ConsumerHistory,
               reader: ConsumerHistory) -> Verdict:
         verdict.acknowledged = len(produced.acknowledged)
         logs = {p: self._replicas(p, verdict) for p in range(self.partitions)}
         values = {p: self._values(p, logs[p][min(logs[p])], verdict) for p in range(self.partitions)}
+        self.values = values
         self._lost_and_duplicated(values, produced, verdict)
         self._reordered(values, produced, verdict)
         self._commits(group, verdict)

@@ -26,6 +26,10 @@ BROKER_PORT, CONTROLLER_PORT = 9092, 9093
 FAST_FAILURE_DETECTION = {"broker.session.timeout.ms": "4000", "broker.heartbeat.interval.ms": "500",
                           "replica.lag.time.max.ms": "3000"}
 
+# What every client of a run uses: a dead connection noticed in seconds, metadata refreshed often.
+CLIENT_TIMEOUTS = {"socket.timeout.ms": 10000, "reconnect.backoff.max.ms": 1000,
+                   "topic.metadata.refresh.interval.ms": 2000}
+
 
 class NemesisNode:
     def __init__(self, node_id: int, hosts: Hosts, root: Path, voters: str, extra: dict[str, str]) -> None:

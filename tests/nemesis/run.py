@@ -17,13 +17,14 @@ import confluent_kafka
 
 from kafka.clients.admin import NewTopic
 from tests.helpers import wait_until
-from tests.nemesis.checker import Checker, Verdict
+from tests.nemesis.checker import Checker, Verdict, replica_batches
 from tests.nemesis.cluster import NemesisCluster
 from tests.nemesis.hosts import Hosts, netem_unavailable_reason
 from tests.nemesis.nemesis import Nemesis, schedule
+from tests.nemesis.transactional_job import GROUP, committed_values, exactly_once_anomalies
 from tests.nemesis.workload import Workload
 
-TOPIC, PARTITIONS = "nemesis", 3
+TOPIC, SINK, PARTITIONS = "nemesis", "nemesis-out", 3
 
 
 def _describe(node):
@@ -47,29 +48,29 @@ def _fully_replicated(cluster: NemesisCluster) -> bool:
         leader >= 0 and len(isr) == 3 for _, leader, isr in views[0])
 
 
-def _create_topic(cluster: NemesisCluster) -> bool:
+def _create_topic(cluster: NemesisCluster, name: str) -> bool:
     try:
         with cluster.nodes[1].admin() as admin:
-            error = admin.create_topics([NewTopic(TOPIC, PARTITIONS, 3, {"min.insync.replicas": "2"})])[TOPIC]
+            error = admin.create_topics([NewTopic(name, PARTITIONS, 3, {"min.insync.replicas": "2"})])[name]
         return error is None or "TOPIC_ALREADY_EXISTS" in str(error)
     except Exception:  # noqa: BLE001 - no controller yet: try again
         return False
 
 
-def _final_offsets(bootstrap: str) -> tuple[dict[int, int], dict[int, int]]:
+def _final_offsets(bootstrap: str, topic: str, group: str) -> tuple[dict[int, int], dict[int, int]]:
     """Each partition's high watermark, and the group's committed offsets."""
-    consumer = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": "nemesis-group",
+    consumer = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": group,
                                          "enable.auto.commit": False})
     try:
         def high(p: int) -> int | None:
             try:
-                return consumer.get_watermark_offsets(confluent_kafka.TopicPartition(TOPIC, p), timeout=10)[1]
+                return consumer.get_watermark_offsets(confluent_kafka.TopicPartition(topic, p), timeout=10)[1]
             except confluent_kafka.KafkaException:
                 return None
         watermarks = {p: wait_until(lambda p=p: (h := high(p)) is not None and h + 1, timeout=60,
-                                    message=f"the high watermark of {TOPIC}-{p}", interval=0.5) - 1
+                                    message=f"the high watermark of {topic}-{p}", interval=0.5) - 1
                       for p in range(PARTITIONS)}
-        committed = consumer.committed([confluent_kafka.TopicPartition(TOPIC, p) for p in range(PARTITIONS)], 30)
+        committed = consumer.committed([confluent_kafka.TopicPartition(topic, p) for p in range(PARTITIONS)], 30)
         return watermarks, {tp.partition: tp.offset for tp in committed if tp.offset >= 0}
     finally:
         consumer.close()
@@ -82,9 +83,11 @@ def run(seed: int, duration: float, workdir: Path, log=print) -> Verdict:
     faults = schedule(seed, duration, netem=netem_reason is None)
     log(f"nemesis: seed {seed}, {duration:.0f}s, {len(faults)} faults scheduled (replay: SEED={seed})")
     with hosts_and_cluster(workdir) as (hosts, cluster):
-        wait_until(lambda: _create_topic(cluster), timeout=90, message="the topic created", interval=0.5)
+        for name in (TOPIC, SINK):
+            wait_until(lambda name=name: _create_topic(cluster, name), timeout=90, message=f"{name} created",
+                       interval=0.5)
         wait_until(lambda: _fully_replicated(cluster), timeout=60, message="a full ISR", interval=0.5)
-        workload = Workload(cluster.bootstrap, TOPIC)
+        workload = Workload(cluster.bootstrap, TOPIC, SINK)
         workload.start()
         nemesis = Nemesis(hosts, cluster, log)
         try:
@@ -96,12 +99,20 @@ def run(seed: int, duration: float, workdir: Path, log=print) -> Verdict:
             workload.stop()
         if not settled:
             raise AssertionError("after healing, the cluster never got every partition a leader and a full ISR")
-        watermarks, committed = _final_offsets(cluster.bootstrap)
+        watermarks, committed = _final_offsets(cluster.bootstrap, TOPIC, "nemesis-group")
+        sink_watermarks = _final_offsets(cluster.bootstrap, SINK, GROUP)[0]
+        job_committed = _final_offsets(cluster.bootstrap, TOPIC, GROUP)[1]
         cluster.stop()
         checker = Checker(TOPIC, PARTITIONS, {n: node.data_dir for n, node in cluster.nodes.items()},
                           {n: node.output() for n, node in cluster.nodes.items()}, watermarks, committed)
         verdict = checker.check(Verdict(seed, len(nemesis.injected)), workload.produced, workload.group,
                                 workload.reader)
+        outputs = {p: committed_values([b for b in replica_batches(cluster.nodes[1].data_dir / f"{SINK}-{p}", SINK, p)
+                                        if b.base_offset < sink_watermarks[p]]) for p in range(PARTITIONS)}
+        verdict.anomalies += exactly_once_anomalies(checker.values, outputs, job_committed)
+        log(f"nemesis: transactional job {workload.transactions.committed} committed, "
+            f"{workload.transactions.aborted} aborted, {len(workload.transactions.errors)} errors; "
+            f"{sum(map(len, outputs.values()))} records out for {sum(job_committed.values())} in")
         log(f"nemesis: producers {len(workload.produced.failed)} not acknowledged (indeterminate), "
             f"{len(workload.produced.fatal)} fatal; group {len(workload.group.commits)} commits; "
             f"reader {len(workload.reader.read)} records read; high watermarks {watermarks}")

@@ -4,7 +4,8 @@ Real clients (confluent-kafka, librdkafka) against the three nodes' addresses:
 - idempotent producers (acks=all, enable.idempotence) writing unique values `p<n>-<seq>`, each
   remembering which values the cluster acknowledged and at which partition and offset;
 - a consumer in a group that commits the offsets it has consumed, each commit recorded;
-- a read_committed reader that remembers every value it was ever shown.
+- a read_committed reader that remembers every value it was ever shown;
+- a transactional read-process-write job (tests/nemesis/transactional_job.py).
 A client error is part of the history, not a failure of the run: a producer whose idempotent state
 became fatal is replaced by a new one (a new producer id), as an application would.
 """
@@ -16,8 +17,8 @@ from dataclasses import dataclass, field
 
 import confluent_kafka
 
-CLIENT_TIMEOUTS = {"socket.timeout.ms": 10000, "reconnect.backoff.max.ms": 1000,
-                   "topic.metadata.refresh.interval.ms": 2000}
+from tests.nemesis.cluster import CLIENT_TIMEOUTS
+from tests.nemesis.transactional_job import TransactionalJob, TransactionHistory
 
 
 @dataclass
@@ -134,12 +135,14 @@ class CommittingConsumer(threading.Thread):
 class Workload:
     """Every client of a run, started and stopped together."""
 
-    def __init__(self, bootstrap: str, topic: str, producers: int = 2) -> None:
+    def __init__(self, bootstrap: str, topic: str, sink: str, producers: int = 2) -> None:
         self.stop_event = threading.Event()
         self.produced = ProducerHistory()
         self.group = ConsumerHistory()
         self.reader = ConsumerHistory()
+        self.transactions = TransactionHistory()
         self.threads: list[threading.Thread] = [
+            TransactionalJob(bootstrap, topic, sink, self.transactions, self.stop_event),
             *(IdempotentProducer(f"p{i}", bootstrap, topic, self.produced, self.stop_event) for i in range(producers)),
             CommittingConsumer(bootstrap, topic, "nemesis-group", self.group, self.stop_event),
             CommittingConsumer(bootstrap, topic, "nemesis-reader", self.reader, self.stop_event, commit=False)]
