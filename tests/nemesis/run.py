@@ -95,8 +95,12 @@ def run(seed: int, duration: float, workdir: Path, log=print) -> Verdict:
         finally:
             nemesis.heal()
             log("nemesis: healed; waiting for every replica back in the ISR")
+            healed = time.monotonic()
             settled = _settle(cluster)
-            workload.stop()
+            log(f"nemesis: settled in {time.monotonic() - healed:.0f}s; stopping the clients")
+            stuck = workload.stop()
+            log(f"nemesis: clients stopped in {time.monotonic() - healed:.0f}s after healing"
+                + (f"; still running: {stuck}" if stuck else ""))
         if not settled:
             raise AssertionError("after healing, the cluster never got every partition a leader and a full ISR")
         watermarks, committed = _final_offsets(cluster.bootstrap, TOPIC, "nemesis-group")

@@ -13,6 +13,7 @@ became fatal is replaced by a new one (a new producer id), as an application wou
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 
 import confluent_kafka
@@ -151,7 +152,10 @@ class Workload:
         for thread in self.threads:
             thread.start()
 
-    def stop(self) -> None:
+    def stop(self, timeout: float = 180) -> list[str]:
+        """Stop every client; the names of those still running after `timeout` seconds (stuck)."""
         self.stop_event.set()
+        deadline = time.monotonic() + timeout
         for thread in self.threads:
-            thread.join(180)
+            thread.join(max(0.0, deadline - time.monotonic()))
+        return [t.name for t in self.threads if t.is_alive()]
