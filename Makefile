@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run cluster test test-fast lint bench clean demo demo-cluster lab lab-handout
+.PHONY: run cluster test test-fast lint bench clean demo demo-cluster lab lab-handout nemesis
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -73,6 +73,13 @@ test: $(STAMP) .venv-kafka-python/.installed /usr/bin/kcat /usr/bin/prometheus /
 # the Raft simulation on 100 seeds a cluster size instead of 1,000, the controller simulation on 5.
 test-fast: $(STAMP)
 	RAFT_SIM_SEEDS=100 CONTROLLER_SIM_SEEDS=5 $(BIN)/pytest -q -m fast
+
+# Faults on a live three-node cluster in network namespaces (root; docs/replication.md): DURATION seconds
+# of partitions, pauses and kill -9 under idempotent producers and consumers, then the checker's verdict;
+# SEED=n replays a run. Exits non-zero if anything acknowledged was lost, duplicated or reordered.
+DURATION ?= 600
+nemesis: $(STAMP)
+	$(BIN)/python -m tests.nemesis --duration $(DURATION) $(if $(SEED),--seed $(SEED))
 
 # A broker, a page-view generator and a Spark Structured Streaming job; stops by itself (docs/spark.md).
 demo: $(STAMP) /usr/bin/java

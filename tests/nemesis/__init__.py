@@ -1,0 +1,1 @@
+"""The nemesis: faults on a live three-node KRaft cluster in network namespaces, and a checker (docs/replication.md)."""

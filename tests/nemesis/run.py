@@ -1,0 +1,149 @@
+"""One nemesis run, start to verdict: hosts up, cluster formatted, workloads and faults, heal, check.
+
+Kafka's ducktape replication tests and Jepsen's test runner have the same shape: set up, run the
+clients while the nemesis injects faults, heal, let the system settle, read the final state and
+judge the history against it. The settle step waits for what a healed cluster must reach on its own
+(every partition led, every replica back in the ISR); if it never does, that is itself the finding.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import confluent_kafka
+
+from kafka.clients.admin import NewTopic
+from tests.helpers import wait_until
+from tests.nemesis.checker import Checker, Verdict, replica_batches
+from tests.nemesis.cluster import NemesisCluster
+from tests.nemesis.hosts import Hosts, netem_unavailable_reason
+from tests.nemesis.nemesis import Nemesis, schedule
+from tests.nemesis.transactional_job import GROUP, committed_values, exactly_once_anomalies
+from tests.nemesis.workload import Workload
+
+TOPIC, SINK, PARTITIONS = "nemesis", "nemesis-out", 3
+
+
+def _describe(node):
+    try:
+        with node.admin() as admin:
+            return admin.describe_topics([TOPIC]).get(TOPIC)
+    except Exception:  # noqa: BLE001 - a node still recovering
+        return None
+
+
+def _fully_replicated(cluster: NemesisCluster) -> bool:
+    """Every node sees every partition led, with all three replicas in the ISR, and all agree: a node
+    just healed answers from its old metadata (itself leader, the ISR it had) until it catches up."""
+    views = []
+    for node in cluster.nodes.values():
+        found = _describe(node)
+        if found is None or len(found.partitions) != PARTITIONS:
+            return False
+        views.append(sorted((p.partition, p.leader, tuple(sorted(p.isr))) for p in found.partitions))
+    return all(view == views[0] for view in views) and all(
+        leader >= 0 and len(isr) == 3 for _, leader, isr in views[0])
+
+
+def _create_topic(cluster: NemesisCluster, name: str) -> bool:
+    try:
+        with cluster.nodes[1].admin() as admin:
+            error = admin.create_topics([NewTopic(name, PARTITIONS, 3, {"min.insync.replicas": "2"})])[name]
+        return error is None or "TOPIC_ALREADY_EXISTS" in str(error)
+    except Exception:  # noqa: BLE001 - no controller yet: try again
+        return False
+
+
+def _final_offsets(bootstrap: str, topic: str, group: str) -> tuple[dict[int, int], dict[int, int]]:
+    """Each partition's high watermark, and the group's committed offsets."""
+    consumer = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": group,
+                                         "enable.auto.commit": False})
+    try:
+        def high(p: int) -> int | None:
+            try:
+                return consumer.get_watermark_offsets(confluent_kafka.TopicPartition(topic, p), timeout=10)[1]
+            except confluent_kafka.KafkaException:
+                return None
+        watermarks = {p: wait_until(lambda p=p: (h := high(p)) is not None and h + 1, timeout=60,
+                                    message=f"the high watermark of {topic}-{p}", interval=0.5) - 1
+                      for p in range(PARTITIONS)}
+        committed = consumer.committed([confluent_kafka.TopicPartition(topic, p) for p in range(PARTITIONS)], 30)
+        return watermarks, {tp.partition: tp.offset for tp in committed if tp.offset >= 0}
+    finally:
+        consumer.close()
+
+
+def run(seed: int, duration: float, workdir: Path, log=print) -> Verdict:
+    netem_reason = netem_unavailable_reason()
+    if netem_reason:
+        log(f"nemesis: loss and delay faults skipped: {netem_reason}")
+    faults = schedule(seed, duration, netem=netem_reason is None)
+    log(f"nemesis: seed {seed}, {duration:.0f}s, {len(faults)} faults scheduled (replay: SEED={seed})")
+    with hosts_and_cluster(workdir) as (hosts, cluster):
+        for name in (TOPIC, SINK):
+            wait_until(lambda name=name: _create_topic(cluster, name), timeout=90, message=f"{name} created",
+                       interval=0.5)
+        wait_until(lambda: _fully_replicated(cluster), timeout=60, message="a full ISR", interval=0.5)
+        workload = Workload(cluster.bootstrap, TOPIC, SINK)
+        workload.start()
+        nemesis = Nemesis(hosts, cluster, log)
+        try:
+            nemesis.run(faults, time.monotonic())
+        finally:
+            nemesis.heal()
+            log("nemesis: healed; waiting for every replica back in the ISR")
+            healed = time.monotonic()
+            settled = _settle(cluster)
+            log(f"nemesis: settled in {time.monotonic() - healed:.0f}s; stopping the clients")
+            stuck = workload.stop()
+            log(f"nemesis: clients stopped in {time.monotonic() - healed:.0f}s after healing"
+                + (f"; still running: {stuck}" if stuck else ""))
+        if not settled:
+            raise AssertionError("after healing, the cluster never got every partition a leader and a full ISR")
+        watermarks, committed = _final_offsets(cluster.bootstrap, TOPIC, "nemesis-group")
+        sink_watermarks = _final_offsets(cluster.bootstrap, SINK, GROUP)[0]
+        job_committed = _final_offsets(cluster.bootstrap, TOPIC, GROUP)[1]
+        cluster.stop()
+        checker = Checker(TOPIC, PARTITIONS, {n: node.data_dir for n, node in cluster.nodes.items()},
+                          {n: node.output() for n, node in cluster.nodes.items()}, watermarks, committed)
+        verdict = checker.check(Verdict(seed, len(nemesis.injected)), workload.produced, workload.group,
+                                workload.reader)
+        outputs = {p: committed_values([b for b in replica_batches(cluster.nodes[1].data_dir / f"{SINK}-{p}", SINK, p)
+                                        if b.base_offset < sink_watermarks[p]]) for p in range(PARTITIONS)}
+        verdict.anomalies += exactly_once_anomalies(checker.values, outputs, job_committed)
+        log(f"nemesis: transactional job {workload.transactions.committed} committed, "
+            f"{workload.transactions.aborted} aborted, {len(workload.transactions.errors)} errors; "
+            f"{sum(map(len, outputs.values()))} records out for {sum(job_committed.values())} in")
+        log(f"nemesis: producers {len(workload.produced.failed)} not acknowledged (indeterminate), "
+            f"{len(workload.produced.fatal)} fatal; group {len(workload.group.commits)} commits; "
+            f"reader {len(workload.reader.read)} records read; high watermarks {watermarks}")
+        return verdict
+
+
+@contextmanager
+def hosts_and_cluster(workdir: Path, extra: dict[str, str] | None = None,
+                      tag: str | None = None) -> Iterator[tuple[Hosts, NemesisCluster]]:
+    """Three hosts and a formatted, started cluster on them; all of it gone afterwards."""
+    hosts = Hosts(tag=tag)
+    workdir.mkdir(parents=True, exist_ok=True)
+    hosts.create()
+    try:
+        cluster = NemesisCluster(hosts, workdir, extra)
+        try:
+            cluster.format_and_start()
+            yield hosts, cluster
+        finally:
+            cluster.stop()
+    finally:
+        hosts.destroy()
+
+
+def _settle(cluster: NemesisCluster) -> bool:
+    try:
+        wait_until(lambda: _fully_replicated(cluster), timeout=120, message="a full ISR", interval=1)
+        return True
+    except AssertionError:
+        return False

@@ -1,0 +1,131 @@
+"""A partition leader cut off by the network, for real: lab 12, step 7 (docs/labs/12-break-it.md), as a test.
+
+Three nodes in network namespaces (tests/nemesis/hosts.py). The leader of `lab12-net` is cut from the
+two other nodes, not from its clients: an acks=all produce sent to it is never acknowledged; the
+controller fences it and elects a new leader from the rest of the ISR; the cut-off leader's high
+watermark stops though its log grew; healed, it learns it is a follower, truncates the record
+nobody acknowledged, and the replicas agree again. The same for a leader paused past
+broker.session.timeout.ms and resumed: a zombie that wakes up believing it leads acknowledges
+nothing the new leader does not have. Needs root; skipped with the reason elsewhere.
+"""
+
+from __future__ import annotations
+
+import confluent_kafka
+import pytest
+
+from kafka.clients.admin import NewTopic
+from tests.helpers import wait_until
+from tests.nemesis.checker import replica_batches
+from tests.nemesis.hosts import unavailable_reason
+from tests.nemesis.run import hosts_and_cluster
+
+TOPIC = "lab12-net"
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    reason = unavailable_reason()
+    if reason:
+        pytest.skip(f"no network namespaces here: {reason}")
+    with hosts_and_cluster(tmp_path) as (hosts, cluster):
+        yield hosts, cluster
+
+
+def describe(cluster, exclude: int = 0, only: int = 0):
+    for node_id, node in cluster.nodes.items():
+        if node_id == exclude or not node.running or only not in (0, node_id):
+            continue
+        try:
+            with node.admin() as admin:
+                found = admin.describe_topics([TOPIC]).get(TOPIC)
+            if found is not None:
+                return found.partitions[0]
+        except Exception:  # noqa: BLE001 - that node cannot answer now: ask the next
+            continue
+    return None
+
+
+def whole_again(cluster) -> bool:
+    """Every node describes the same leader and all three replicas in sync: a node just healed still
+    answers from its old metadata (itself leader, its old ISR) until it has caught up."""
+    views = set()
+    for node_id in cluster.nodes:
+        p = describe(cluster, exclude=-1, only=node_id)
+        if p is None:
+            return False
+        views.add((p.leader, tuple(sorted(p.isr))))
+    return len(views) == 1 and len(next(iter(views))[1]) == 3
+
+
+def produce(bootstrap: str, values: list[str], timeout_ms: int = 30000) -> list[str]:
+    acknowledged: list[str] = []
+    producer = confluent_kafka.Producer({"bootstrap.servers": bootstrap, "acks": "all",
+                                         "message.timeout.ms": timeout_ms, "enable.idempotence": True})
+    for value in values:
+        producer.produce(TOPIC, value.encode(),
+                         on_delivery=lambda e, m: e is None and acknowledged.append(m.value().decode()))
+    producer.flush(timeout_ms / 1000 + 10)
+    return acknowledged
+
+
+def high_watermark(bootstrap: str) -> int:
+    """ListOffsets(latest) answered by the node at `bootstrap` alone, as it sees its partition."""
+    consumer = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": "lab12-net"})
+    try:
+        return consumer.get_watermark_offsets(confluent_kafka.TopicPartition(TOPIC, 0), timeout=10, cached=False)[1]
+    finally:
+        consumer.close()
+
+
+def started_topic(cluster) -> int:
+    with cluster.nodes[1].admin() as admin:
+        wait_until(lambda: admin.create_topics([NewTopic(TOPIC, 1, 3, {"min.insync.replicas": "2"})])[TOPIC] is None,
+                   timeout=60, message="the topic", interval=0.5)
+    p = wait_until(lambda: (p := describe(cluster)) is not None and len(p.isr) == 3 and p, timeout=60,
+                   message="a full ISR", interval=0.5)
+    return p.leader
+
+
+def final_values(cluster) -> dict[int, list[str]]:
+    cluster.stop()
+    return {n: [r.value.decode() for b in replica_batches(node.data_dir / f"{TOPIC}-0", TOPIC, 0)
+                if not b.is_control_batch for r in b] for n, node in cluster.nodes.items()}
+
+
+def test_a_leader_cut_from_its_followers_acknowledges_nothing_and_truncates_when_healed(cluster):
+    hosts, cluster = cluster
+    leader = started_topic(cluster)
+    old = cluster.nodes[leader]
+    assert produce(old.bootstrap, ["before-0", "before-1", "before-2"]) == ["before-0", "before-1", "before-2"]
+    others = [n for n in cluster.nodes if n != leader]
+    hosts.partition([(leader, n) for n in others])  # its clients still reach it
+
+    assert produce(old.bootstrap, ["to-the-cut-off-leader"], timeout_ms=15000) == []
+    after = wait_until(lambda: (p := describe(cluster, exclude=leader)) is not None and p.leader in others
+                       and leader not in p.isr and p, timeout=60, message="a new leader, the old one fenced")
+    assert sorted(after.isr) == others
+    assert high_watermark(old.bootstrap) == 3  # its log holds 4 records; nothing past 3 committed there
+    assert produce(cluster.nodes[after.leader].bootstrap, ["after-0"]) == ["after-0"]
+
+    hosts.heal()
+    wait_until(lambda: whole_again(cluster), timeout=90, message="the old leader back in the ISR", interval=0.5)
+    replicas = final_values(cluster)
+    assert replicas[1] == replicas[2] == replicas[3] == ["before-0", "before-1", "before-2", "after-0"]
+
+
+def test_a_paused_leader_resumed_after_it_was_fenced_acknowledges_nothing_the_new_leader_lacks(cluster):
+    _, cluster = cluster
+    leader = started_topic(cluster)
+    old = cluster.nodes[leader]
+    assert produce(old.bootstrap, ["before-0"]) == ["before-0"]
+    old.pause()  # SIGSTOP, past broker.session.timeout.ms
+    wait_until(lambda: (p := describe(cluster, exclude=leader)) is not None and p.leader not in (-1, leader),
+               timeout=60, message="a new leader while the old one sleeps", interval=0.5)
+    old.resume()
+    acknowledged = produce(old.bootstrap, [f"zombie-{i}" for i in range(20)], timeout_ms=20000)
+    wait_until(lambda: whole_again(cluster), timeout=90, message="the old leader back in the ISR", interval=0.5)
+    replicas = final_values(cluster)
+    assert replicas[1] == replicas[2] == replicas[3]
+    assert set(acknowledged) <= set(replicas[1]), "the zombie acknowledged writes the new leader never had"

@@ -1,0 +1,132 @@
+"""The transactional read-process-write job of a nemesis run, and its exactly-once check.
+
+Kafka Streams' exactly-once in miniature (KIP-98, KIP-447): a read_committed consumer in group
+`nemesis-txn` reads the input topic; for each batch a transactional producer writes `t:<value>` to
+the output topic and commits the consumer's positions in the same transaction
+(send_offsets_to_transaction). When a transaction fails it is aborted and the consumer goes back to
+the group's committed offsets; a fenced or fatal producer is replaced by one with the same
+transactional.id, which fences the old one. Whatever the faults, the committed output must hold
+each input record below the group's committed offsets exactly once, and nothing else.
+
+The output is read from a replica's segment files: records of a transaction count only if its
+COMMIT marker follows (read_committed, done on the log as a consumer's fetcher does it).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+
+import confluent_kafka
+
+from kafka.protocol.control_records import COMMIT, read_end_txn_marker
+from kafka.protocol.record_batch import RecordBatch
+from tests.nemesis.cluster import CLIENT_TIMEOUTS
+
+GROUP = "nemesis-txn"
+
+
+@dataclass
+class TransactionHistory:
+    committed: int = 0
+    aborted: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+class TransactionalJob(threading.Thread):
+    def __init__(self, bootstrap: str, source: str, sink: str, history: TransactionHistory,
+                 stop: threading.Event) -> None:
+        super().__init__(daemon=True, name="transactional-job")
+        self.bootstrap, self.source, self.sink = bootstrap, source, sink
+        self.history, self.stopping = history, stop
+
+    def _producer(self) -> confluent_kafka.Producer:
+        producer = confluent_kafka.Producer({"bootstrap.servers": self.bootstrap, "transactional.id": "nemesis-job",
+                                             "transaction.timeout.ms": 60000, **CLIENT_TIMEOUTS})
+        producer.init_transactions(60)
+        return producer
+
+    def run(self) -> None:
+        consumer = confluent_kafka.Consumer({
+            "bootstrap.servers": self.bootstrap, "group.id": GROUP, "auto.offset.reset": "earliest",
+            "enable.auto.commit": False, "isolation.level": "read_committed", "session.timeout.ms": 10000,
+            **CLIENT_TIMEOUTS})
+        consumer.subscribe([self.source])
+        producer = None
+        try:
+            while not self.stopping.is_set():
+                try:
+                    producer = producer or self._producer()
+                    self._one_transaction(consumer, producer)
+                except confluent_kafka.KafkaException as exception:
+                    producer = self._recover(consumer, producer, exception.args[0])
+        finally:
+            consumer.close()
+
+    def _one_transaction(self, consumer, producer) -> None:
+        messages = [m for m in consumer.consume(200, 0.5) if not m.error()]
+        if not messages:
+            return
+        producer.begin_transaction()
+        for m in messages:
+            producer.produce(self.sink, b"t:" + m.value(), partition=m.partition())
+        producer.send_offsets_to_transaction(consumer.position(consumer.assignment()),
+                                             consumer.consumer_group_metadata(), 30)
+        producer.commit_transaction(60)
+        self.history.committed += 1
+
+    def _recover(self, consumer, producer, error):
+        """Abort what can be aborted, rewind to the committed offsets; a new producer if it must."""
+        self.history.errors.append(str(error))
+        if producer is not None and not error.fatal():
+            try:
+                producer.abort_transaction(60)
+                self.history.aborted += 1
+            except confluent_kafka.KafkaException:  # nothing to abort, or it cannot: start over
+                producer = None
+        else:
+            producer = None  # a new one with the same transactional.id fences this one
+        try:
+            assignment = consumer.assignment()
+            for tp in consumer.committed(assignment, 30):
+                consumer.seek(tp if tp.offset >= 0 else confluent_kafka.TopicPartition(tp.topic, tp.partition,
+                                                                                      confluent_kafka.OFFSET_BEGINNING))
+        except confluent_kafka.KafkaException as exception:
+            self.history.errors.append(f"rewind: {exception}")
+        return producer
+
+
+def committed_values(batches: list[RecordBatch]) -> list[str]:
+    """The values of a log that a read_committed consumer would be given, in offset order."""
+    pending: dict[int, list[str]] = {}
+    values: list[str] = []
+    for batch in batches:
+        if batch.is_control_batch:
+            marker, _ = read_end_txn_marker(batch)
+            done = pending.pop(batch.producer_id, [])
+            if marker == COMMIT:
+                values.extend(done)
+        elif batch.is_transactional:
+            pending.setdefault(batch.producer_id, []).extend(r.value.decode() for r in batch)
+        else:
+            values.extend(r.value.decode() for r in batch)
+    return values
+
+
+def exactly_once_anomalies(inputs: dict[int, dict[int, str]], outputs: dict[int, list[str]],
+                           committed: dict[int, int]) -> list[str]:
+    """What breaks exactly-once: an input below the committed offset missing from the output or in it
+    twice, or an output with no input below the committed offset behind it."""
+    anomalies = []
+    for partition, by_offset in inputs.items():
+        expected = Counter(f"t:{v}" for o, v in by_offset.items() if o < committed.get(partition, 0))
+        found = Counter(outputs.get(partition, []))
+        missing = sorted(set(expected) - set(found))
+        twice = sorted(v for v, n in found.items() if n > 1)
+        extra = sorted(set(found) - set(expected))
+        for label, values in (("missing from", missing), ("twice in", twice), ("unexplained in", extra)):
+            if values:
+                anomalies.append(f"transactional job: {len(values)} values {label} output partition {partition}, "
+                                 f"e.g. {values[:3]}")
+    return anomalies
