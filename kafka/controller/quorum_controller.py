@@ -60,6 +60,7 @@ from kafka.controller.periodic_task_control_manager import Operation, PeriodicTa
 from kafka.controller.producer_id_control_manager import ProducerIdControlManager, ProducerIdsExhaustedError
 from kafka.controller.quorum_controller_metrics import QuorumControllerMetrics
 from kafka.controller.replication_control_manager import ReplicationControlManager, create_topics_error
+from kafka.controller.scram_control_manager import SCRAM_RECORDS, ScramControlManager
 from kafka.image.metadata_delta import MetadataDelta
 from kafka.image.metadata_image import EMPTY_IMAGE, MetadataImage
 from kafka.image.metadata_provenance import MetadataProvenance
@@ -119,6 +120,8 @@ class QuorumController:
         self.heartbeats = BrokerHeartbeatManager(config.broker_session_timeout_ms)
         self.producer_ids = ProducerIdControlManager(self.cluster)
         self.client_quotas = ClientQuotaControlManager()
+        self.scram = ScramControlManager()
+        self.bootstrap_records: list[ApiMessageAndVersion] = []  # kafka-storage format --add-scram's users
         self.committed_image: MetadataImage = EMPTY_IMAGE
         self.last_committed_offset = -1
         self.epoch = -1  # the leader epoch we are active in; -1 on a standby
@@ -191,7 +194,7 @@ class QuorumController:
         self.heartbeats.reset(self.cluster.brokers, now)  # give every broker a full session from now
         log.info("became the active controller", epoch=epoch, committed_offset=self.last_committed_offset)
         if self.committed_image.is_empty() and self.last_committed_offset < 0:
-            if self._append_or_renounce("bootstrap", self.features.bootstrap_records()) is None:
+            if self._append_or_renounce("bootstrap", self.features.bootstrap_records() + self.bootstrap_records) is None:
                 return
         self.periodic.activate()
 
@@ -210,7 +213,7 @@ class QuorumController:
     def _reset_to_committed(self) -> None:
         """Forget uncommitted decisions: rebuild every manager from the committed image."""
         for manager in (self.features, self.cluster, self.configs, self.replication, self.producer_ids,
-                        self.client_quotas):
+                        self.client_quotas, self.scram):
             manager.reset()
         for r in self.committed_image.write():
             self.replay(r)
@@ -244,31 +247,23 @@ class QuorumController:
 
     # ================================================================== replay: records -> managers
     def replay(self, r: ApiMessageAndVersion) -> None:
-        data = r.data
-        if r.type == T.FEATURE_LEVEL_RECORD:
-            self.features.replay_feature_level(data)
-        elif r.type == T.REGISTER_BROKER_RECORD:
-            self.cluster.replay_register_broker(data)
-        elif r.type == T.UNREGISTER_BROKER_RECORD:
-            self.cluster.replay_unregister_broker(data)
-        elif r.type == T.BROKER_REGISTRATION_CHANGE_RECORD:
-            self.cluster.replay_registration_change(data)
-        elif r.type == T.TOPIC_RECORD:
-            self.replication.replay_topic(data)
-        elif r.type == T.PARTITION_RECORD:
-            self.replication.replay_partition(data)
-        elif r.type == T.PARTITION_CHANGE_RECORD:
-            self.replication.replay_partition_change(data)
+        replayers = {
+            T.FEATURE_LEVEL_RECORD: self.features.replay_feature_level,
+            T.REGISTER_BROKER_RECORD: self.cluster.replay_register_broker,
+            T.UNREGISTER_BROKER_RECORD: self.cluster.replay_unregister_broker,
+            T.BROKER_REGISTRATION_CHANGE_RECORD: self.cluster.replay_registration_change,
+            T.TOPIC_RECORD: self.replication.replay_topic, T.PARTITION_RECORD: self.replication.replay_partition,
+            T.PARTITION_CHANGE_RECORD: self.replication.replay_partition_change,
+            T.CONFIG_RECORD: self.configs.replay_config, T.PRODUCER_IDS_RECORD: self.producer_ids.replay,
+            T.CLIENT_QUOTA_RECORD: self.client_quotas.replay}
+        if r.type in replayers:
+            replayers[r.type](r.data)
+        elif r.type in SCRAM_RECORDS:
+            self.scram.replay(r)
         elif r.type == T.REMOVE_TOPIC_RECORD:
-            name = self.replication.replay_remove_topic(data)
+            name = self.replication.replay_remove_topic(r.data)
             if name is not None:
                 self.configs.remove_resource(TOPIC_RESOURCE, name)
-        elif r.type == T.CONFIG_RECORD:
-            self.configs.replay_config(data)
-        elif r.type == T.PRODUCER_IDS_RECORD:
-            self.producer_ids.replay(data)
-        elif r.type == T.CLIENT_QUOTA_RECORD:
-            self.client_quotas.replay(data)
 
     # ================================================================== the write path
     def _append_or_renounce(self, name: str, records: list[ApiMessageAndVersion],
@@ -518,6 +513,14 @@ class QuorumController:
             dict(error_code=Errors.NOT_CONTROLLER, error_message=None,
                  entity=[dict(entity_type=e.entity_type, entity_name=e.entity_name) for e in entry.entity])
             for entry in request.entries]))
+
+    def alter_user_scram_credentials(self, request) -> Future:
+        def operation() -> ControllerResult:
+            records, results = self.scram.alter_credentials(request.deletions, request.upsertions)
+            return ControllerResult(records, dict(throttle_time_ms=0, results=results))
+        return self._write("alter_user_scram_credentials", operation, dict(throttle_time_ms=0, results=[
+            dict(user=u, error_code=Errors.NOT_CONTROLLER, error_message=None)
+            for u in dict.fromkeys([a.name for a in [*request.deletions, *request.upsertions]])]))
 
     def alter_partition(self, request) -> Future:
         def operation() -> ControllerResult:

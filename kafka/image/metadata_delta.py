@@ -2,7 +2,7 @@
 
 `replay(record)` for each committed record, then `apply(provenance)`. A delta also says what kind of
 thing changed (`topics_delta`, `cluster_delta`, `configs_delta`, `features_delta`,
-`producer_ids_delta`, `client_quotas_delta`; None when nothing of that kind did), so a publisher skips the work a
+`producer_ids_delta`, `client_quotas_delta`, `scram_delta`; None when nothing of that kind did), so a publisher skips the work a
 NoOpRecord does not call for.
 """
 
@@ -18,6 +18,7 @@ from kafka.image.features_image import FeaturesImage
 from kafka.image.metadata_image import MetadataImage
 from kafka.image.metadata_provenance import MetadataProvenance
 from kafka.image.producer_ids_image import ProducerIdsImage
+from kafka.image.scram_image import ScramCredentialData, ScramImage
 from kafka.image.topics_image import PartitionRegistration, TopicImage, TopicsImage
 from kafka.protocol.metadata_records import (
     BROKER_FENCED,
@@ -53,6 +54,8 @@ class MetadataDelta:
         self.producer_ids_delta: int | None = None  # the new next_producer_id (Kafka's ProducerIdsDelta)
         self.client_quotas = {k: dict(v) for k, v in image.client_quotas.entities.items()}
         self.client_quotas_delta: set | None = None  # the entities whose quotas changed (ClientQuotasDelta)
+        self.scram = {k: dict(v) for k, v in image.scram.mechanisms.items()}
+        self.scram_delta: set[tuple[int, str]] | None = None  # (mechanism, user) changed (ScramDelta)
 
     # ------------------------------------------------------------------ replay
     def replay(self, message: ApiMessageAndVersion) -> None:
@@ -163,6 +166,15 @@ class MetadataDelta:
             del self.client_quotas[entity]
         self.client_quotas_delta = (self.client_quotas_delta or set()) | {entity}
 
+    def _replay_user_scram_credential(self, r) -> None:
+        self.scram.setdefault(r.mechanism, {})[r.name] = ScramCredentialData(
+            bytes(r.salt), bytes(r.stored_key), bytes(r.server_key), r.iterations)
+        self.scram_delta = (self.scram_delta or set()) | {(r.mechanism, r.name)}
+
+    def _replay_remove_user_scram_credential(self, r) -> None:
+        self.scram.get(r.mechanism, {}).pop(r.name, None)
+        self.scram_delta = (self.scram_delta or set()) | {(r.mechanism, r.name)}
+
     def _replay_producer_ids(self, r) -> None:
         self.producer_ids_delta = r.next_producer_id
 
@@ -173,9 +185,11 @@ class MetadataDelta:
             else ProducerIdsImage(self.producer_ids_delta)
         client_quotas = self.image.client_quotas if self.client_quotas_delta is None \
             else ClientQuotasImage({k: dict(v) for k, v in self.client_quotas.items()})
+        scram = self.image.scram if self.scram_delta is None \
+            else ScramImage({k: dict(v) for k, v in self.scram.items() if v})
         return MetadataImage(provenance, FeaturesImage(dict(self.features)), ClusterImage(dict(self.brokers)),
                              topics, ConfigurationsImage({k: dict(v) for k, v in self.configs.items()}), producer_ids,
-                             client_quotas)
+                             client_quotas, scram)
 
 
 _HANDLERS = {
@@ -192,5 +206,7 @@ _HANDLERS = {
     T.CONFIG_RECORD: MetadataDelta._replay_config,
     T.PRODUCER_IDS_RECORD: MetadataDelta._replay_producer_ids,
     T.CLIENT_QUOTA_RECORD: MetadataDelta._replay_client_quota,
+    T.USER_SCRAM_CREDENTIAL_RECORD: MetadataDelta._replay_user_scram_credential,
+    T.REMOVE_USER_SCRAM_CREDENTIAL_RECORD: MetadataDelta._replay_remove_user_scram_credential,
     # NoOpRecord changes nothing in the image.
 }

@@ -15,6 +15,8 @@ written by the active controller and replayed by every controller and broker int
     ClientQuotaRecord      a quota of a user, client id or IP was set (or removed: remove=True)
     ProducerIdsRecord      a block of producer ids went to a broker; the next block starts at next_producer_id
     NoOpRecord             nothing: the active controller's heartbeat in the log
+    UserScramCredentialRecord        a user's SCRAM salt, StoredKey, ServerKey and iterations for one mechanism
+    RemoveUserScramCredentialRecord  that credential was deleted
 
 Each is described once, as a Schema with Kafka's field names, and framed as Kafka frames them: an
 unsigned varint frame version (1), the record's type (its apiKey), its version, then the body as a
@@ -31,6 +33,7 @@ from kafka.protocol.schema import Array, Field, Record, Schema
 from kafka.protocol.types import (
     Boolean,
     ByteReader,
+    Bytes,
     Float64,
     Int8,
     Int16,
@@ -52,11 +55,13 @@ class MetadataRecordType(IntEnum):
     FENCE_BROKER_RECORD = 7
     UNFENCE_BROKER_RECORD = 8
     REMOVE_TOPIC_RECORD = 9
+    USER_SCRAM_CREDENTIAL_RECORD = 11
     FEATURE_LEVEL_RECORD = 12
     CLIENT_QUOTA_RECORD = 14
     PRODUCER_IDS_RECORD = 15
     BROKER_REGISTRATION_CHANGE_RECORD = 17
     NO_OP_RECORD = 20
+    REMOVE_USER_SCRAM_CREDENTIAL_RECORD = 22
 
 
 NO_LEADER = -1
@@ -153,6 +158,19 @@ SCHEMAS: dict[MetadataRecordType, tuple[Schema, int]] = {
         Field("in_controlled_shutdown", Int8, "1+", default=0),  # 0: unchanged, 1: shutting down
     ), 1),
     MetadataRecordType.NO_OP_RECORD: (Schema("NoOpRecord"), 0),
+    # SCRAM (KIP-554): a user's credential for one mechanism, keys only, never the password
+    MetadataRecordType.USER_SCRAM_CREDENTIAL_RECORD: (Schema(
+        "UserScramCredentialRecord",
+        Field("name", String, "0+"),
+        Field("mechanism", Int8, "0+"),
+        Field("salt", Bytes, "0+"),
+        Field("stored_key", Bytes, "0+"),
+        Field("server_key", Bytes, "0+"),
+        Field("iterations", Int32, "0+"),
+    ), 0),
+    MetadataRecordType.REMOVE_USER_SCRAM_CREDENTIAL_RECORD: (Schema(
+        "RemoveUserScramCredentialRecord", Field("name", String, "0+"), Field("mechanism", Int8, "0+"),
+    ), 0),
 }
 
 BROKER_FENCED, BROKER_UNFENCED = 1, -1  # BrokerRegistrationChangeRecord.fenced

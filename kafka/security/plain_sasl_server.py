@@ -22,6 +22,7 @@ class PlainSaslServer:
     def __init__(self, jaas_options: Mapping[str, str]) -> None:
         self._passwords = {k[len(_USER_PREFIX):]: v for k, v in jaas_options.items() if k.startswith(_USER_PREFIX)}
         self.authorization_id: str | None = None
+        self.attempted_user: str | None = None  # for the log line of a failure
 
     @property
     def is_complete(self) -> bool:
@@ -38,6 +39,7 @@ class PlainSaslServer:
             authzid, username, password = (p.decode("utf-8") for p in parts)
         except UnicodeDecodeError:
             raise SaslAuthenticationException("Invalid SASL/PLAIN response: not UTF-8") from None
+        self.attempted_user = username or None
         if not username:
             raise SaslAuthenticationException("Authentication failed: username not specified")
         if not password:

@@ -36,6 +36,7 @@ class ScramSaslServer:
         self._server_nonce = server_nonce  # fixed only by tests (the RFC's vector)
         self.state = RECEIVE_CLIENT_FIRST_MESSAGE
         self.authorization_id: str | None = None
+        self.attempted_user: str | None = None  # for the log line of a failure
         self._client_first: ClientFirstMessage | None = None
         self._server_first: ServerFirstMessage | None = None
         self._credential = None
@@ -60,6 +61,7 @@ class ScramSaslServer:
 
     def _client_first_message(self, token: bytes) -> bytes:
         first = ClientFirstMessage.parse(token)
+        self.attempted_user = first.username
         if "tokenauth" in first.extensions:
             raise SaslAuthenticationException("Authentication failed: delegation tokens are not supported")
         credential = self.credential_cache.get(self.mechanism, first.username)

@@ -50,6 +50,8 @@ class ControllerApis(ApiRequestHandler):
             ApiKey.INCREMENTAL_ALTER_CONFIGS: self._answer_with(lambda body: controller.incremental_alter_configs(body)),
             ApiKey.ELECT_LEADERS: self._answer_with(lambda body: controller.elect_leaders(body)),
             ApiKey.ALTER_CLIENT_QUOTAS: self._answer_with(lambda body: controller.alter_client_quotas(body)),
+            ApiKey.ALTER_USER_SCRAM_CREDENTIALS: self._answer_with(
+                lambda body: controller.alter_user_scram_credentials(body)),
             ApiKey.ALTER_PARTITION_REASSIGNMENTS: self._answer_with(
                 lambda body: controller.alter_partition_reassignments(body)),
             ApiKey.LIST_PARTITION_REASSIGNMENTS: self._answer_with(

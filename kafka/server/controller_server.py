@@ -34,9 +34,10 @@ CONTROLLER_IO_THREADS = 2  # Kafka's num.io.threads does not apply here; its con
 
 
 class ControllerServer:
-    def __init__(self, config, time: Time) -> None:
+    def __init__(self, config, time: Time, credential_cache=None) -> None:
         self.config = config
         self.time = time
+        self.credential_cache = credential_cache  # SCRAM users of a SASL controller listener
         self.controller = None
 
     def bind(self) -> None:
@@ -45,7 +46,7 @@ class ControllerServer:
         self.request_channel = RequestChannel(config.queued_max_requests)
         self.socket_server = SocketServer(config.controller_listeners,
                                           SocketServerConfig.from_kafka_config(config, num_network_threads=1),
-                                          self.request_channel, self.time)
+                                          self.request_channel, self.time, self.credential_cache)
         self.socket_server.startup()
 
     def bound_port(self) -> int:

@@ -40,6 +40,7 @@ from kafka.server.metadata_cache import MetadataCache
 from kafka.server.quota.quota_factory import QuotaManagers
 from kafka.server.replica_manager import FetchParams, ReplicaManager, release_records
 from kafka.server.request_handler_helper import RequestHandlerHelper
+from kafka.server.sasl_apis import SaslApis
 from kafka.server.storage_apis import StorageApis
 from kafka.server.transaction_apis import TransactionApis
 from kafka.utils.topic_partition import TopicPartition
@@ -57,7 +58,7 @@ class KafkaApis(ApiRequestHandler):
                  group_coordinator: GroupCoordinator | None = None,
                  transaction_coordinator: TransactionCoordinator | None = None,
                  quotas: QuotaManagers | None = None,
-                 client_quota_metadata_manager: ClientQuotaMetadataManager | None = None) -> None:
+                 client_quota_metadata_manager: ClientQuotaMetadataManager | None = None, scram_publisher=None) -> None:
         self.request_channel = request_channel
         # client quotas (docs/quotas.md): every client request is metered, Produce and Fetch by bytes too
         self.quotas = quotas if quotas is not None else QuotaManagers.instantiate(config, replica_manager.time)
@@ -87,6 +88,8 @@ class KafkaApis(ApiRequestHandler):
             **AdminApis(self).handlers(),
             # client quotas: AlterClientQuotas (the controller's decision), DescribeClientQuotas (the image)
             **ClientQuotaApis(self, client_quota_metadata_manager).handlers(),
+            # SASL after authentication (ILLEGAL_SASL_STATE), SCRAM credentials (docs/security.md)
+            **SaslApis(self, scram_publisher).handlers(),
         }
         # producer ids and transactions (the TransactionCoordinator); FindCoordinator asks it too
         self.transaction_apis = TransactionApis(self, transaction_coordinator) if transaction_coordinator else None

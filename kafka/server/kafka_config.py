@@ -17,6 +17,8 @@ from typing import Any
 from kafka.metrics.prometheus_exporter import parse_metrics_listener
 from kafka.network.connection_quotas import parse_max_connections_per_ip_overrides
 from kafka.network.end_point import EndPoint, parse_listeners
+from kafka.security import sasl_configs
+from kafka.security.sasl_configs import SASL_DEFAULTS, SaslConfigError, SaslListenerConfig
 from kafka.security.security_protocol import SecurityProtocol
 from kafka.security.ssl_factory import SSL_DEFAULTS, SslConfigError, SslFactory
 
@@ -279,11 +281,12 @@ _KEYS = [
     ConfigKey("security.inter.broker.protocol", _security_protocol, None,
               "The protocol brokers use to reach each other (PLAINTEXT); not with inter.broker.listener.name."),
     ConfigKey("listener.security.protocol.map", _protocol_map, "",
-              "NAME:PROTOCOL,... (PLAINTEXT, SSL; SASL_* refused until SASL is built); a listener named after "
+              "NAME:PROTOCOL,... (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL); a listener named after "
               "a protocol needs no entry."),
     # TLS (docs/security.md); Kafka's SslConfigs and BrokerSecurityConfigs, listener.name.<l>.ssl.* overrides
     *(ConfigKey(name, _str, default, "See docs/security.md.") for name, default in SSL_DEFAULTS.items()
       if name != "ssl.client.auth"),
+    *(ConfigKey(k, _int if v and v.isdigit() else _str, v, "See docs/security.md.") for k, v in SASL_DEFAULTS.items()),
     ConfigKey("ssl.client.auth", _str, "none", "required, requested or none: ask TLS clients for a certificate.",
               _one_of("required", "requested", "none")),
     ConfigKey("controller.quorum.election.timeout.ms", _int, "1000",
@@ -365,7 +368,7 @@ class KafkaConfig:
         if not name.startswith(_LISTENER_PREFIX):
             return False
         _, _, key = name[len(_LISTENER_PREFIX):].partition(".")
-        return key in SSL_DEFAULTS
+        return key in SSL_DEFAULTS or sasl_configs.is_listener_sasl_key(key)
 
     def security_protocol(self, listener_name: str) -> SecurityProtocol:
         """Kafka's effective listener.security.protocol.map: the map, else a listener named after its
@@ -391,6 +394,13 @@ class KafkaConfig:
         overrides = {k[len(prefix):]: v for k, v in self.originals.items() if k.lower().startswith(prefix)}
         return {key: overrides.get(key, self.values[key]) for key in SSL_DEFAULTS}
 
+    def _sasl_get(self, key: str) -> str | None:
+        value = next((v for k, v in self.originals.items() if k.lower() == key.lower()), self.values.get(key))
+        return None if value is None else str(value)
+
+    def sasl_config(self, listener_name: str) -> SaslListenerConfig:  # sasl.enabled.mechanisms, JAAS (security.md)
+        return sasl_configs.listener_config(self._sasl_get, listener_name)
+
     def client_configs(self, listener_name: str) -> dict[str, str]:
         """What the broker's own clients (replica fetchers, the controller channel, raft) need to reach
         a listener of another node: security.protocol and, for SSL, the listener's ssl.* keys."""
@@ -399,6 +409,9 @@ class KafkaConfig:
         if protocol.uses_tls:
             configs.update({k: v for k, v in self.ssl_configs(listener_name).items()
                             if v is not None and k not in _SERVER_ONLY_SSL_KEYS})
+        if protocol.uses_sasl:  # and the sasl.* keys it logs in with (docs/security.md)
+            configs.update(sasl_configs.client_configs(self._sasl_get, listener_name,
+                                                       listener_name in self.controller_listener_names))
         return configs
 
     @property
@@ -413,15 +426,13 @@ class KafkaConfig:
                               "cannot both be set: name the listener only")
         for end_point in self.listeners:
             protocol, name = end_point.security_protocol, end_point.listener_name
-            if protocol.uses_sasl:
-                raise ConfigError(f"listener {name} is {protocol.name} in configuration key "
-                                  "'listener.security.protocol.map': SASL is not built yet, so this listener "
-                                  "would speak without authentication; use SSL or PLAINTEXT for now")
-            if protocol.uses_tls:
-                try:
+            try:
+                sasl_configs.validate_listener(self._sasl_get, name, protocol, name in self.controller_listener_names,
+                                               self.is_broker and name == self.inter_broker_listener_name)
+                if protocol.uses_tls:
                     SslFactory(self.ssl_configs(name), server_mode=True)
-                except SslConfigError as e:
-                    raise ConfigError(f"listener {name} (SSL): {e}") from None
+            except (SslConfigError, SaslConfigError) as e:
+                raise ConfigError(f"listener {name} ({protocol.name}): {e}") from None
         if self.is_broker and self.inter_broker_listener_name not in [e.listener_name for e in self.broker_listeners]:
             if self.values["inter.broker.listener.name"] or protocol_set:
                 raise ConfigError(f"configuration key 'inter.broker.listener.name' names "
@@ -541,7 +552,7 @@ class KafkaConfig:
 
     def non_default_values(self) -> dict[str, str]:
         """What the operator set, secrets masked as Kafka prints its PASSWORD configs."""
-        return {k: "[hidden]" if k.endswith((".password", "ssl.keystore.key")) else v
+        return {k: "[hidden]" if k.endswith((".password", "ssl.keystore.key", "sasl.jaas.config")) else v
                 for k, v in self.originals.items() if k not in CONFIG_KEYS or CONFIG_KEYS[k].default != v}
 
     @classmethod
