@@ -76,19 +76,23 @@ def parse_jaas_config(text: str) -> list[AppConfigurationEntry]:
     return entries
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class JaasContext:
     """The login modules of one listener and mechanism, and the key they came from."""
 
     config_key: str
     entries: tuple[AppConfigurationEntry, ...]
+    text: str = ""  # as configured: what the broker hands its own clients as sasl.jaas.config
 
     @classmethod
     def load(cls, config_key: str, text: str) -> JaasContext:
         try:
-            return cls(config_key, tuple(parse_jaas_config(text)))
+            return cls(config_key, tuple(parse_jaas_config(text)), text)
         except JaasConfigError as e:
             raise JaasConfigError(f"configuration key '{config_key}': {e}") from None
+
+    def __repr__(self) -> str:  # the text holds passwords
+        return f"JaasContext({self.config_key}, {list(self.entries)})"
 
     @property
     def options(self) -> dict[str, str]:

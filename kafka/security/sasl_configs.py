@@ -126,8 +126,11 @@ def client_configs(get: Callable[[str], str | None], listener: str, controller: 
     sasl.mechanism.controller.protocol, any other with sasl.mechanism.inter.broker.protocol)."""
     key = SASL_MECHANISM_CONTROLLER_PROTOCOL if controller else SASL_MECHANISM_INTER_BROKER_PROTOCOL
     mechanism, context = client_mechanism(get, listener, key)
-    username, password = context.credentials()
-    return {"sasl.mechanism": mechanism, "sasl.username": username, "sasl.password": password}
+    if controller and mechanism in MECHANISM_NAMES:
+        raise SaslConfigError(f"configuration key '{key}' is {mechanism}: SCRAM credentials live in the metadata log "
+                              "that the controller listener itself carries, so nodes could not log in to read them; "
+                              "use PLAIN on the controller listener (SCRAM works on the others)")
+    return {"sasl.mechanism": mechanism, "sasl.jaas.config": context.text}
 
 
 def validate_listener(get: Callable[[str], str | None], listener: str, protocol: SecurityProtocol,

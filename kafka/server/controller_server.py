@@ -24,6 +24,7 @@ import structlog
 from kafka.controller.quorum_controller import QuorumController, QuorumControllerConfig
 from kafka.network.request_channel import RequestChannel
 from kafka.network.socket_server import SocketServer, SocketServerConfig
+from kafka.server.bootstrap_directory import read_bootstrap_records
 from kafka.server.controller_apis import ControllerApis
 from kafka.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafka.utils.time import Time
@@ -58,6 +59,7 @@ class ControllerServer:
         self.controller = QuorumController(
             node_id=config.node_id, raft_client=shared.raft_driver, time=self.time, cluster_id=shared.cluster_id,
             config=QuorumControllerConfig.from_kafka_config(config))
+        self.controller.bootstrap_records = read_bootstrap_records(config.metadata_log_dir)  # --add-scram's users
         shared.register_raft_listener(self.controller)
         self.controller.startup()
         self.apis = ControllerApis(self.request_channel, shared.raft_driver, self.controller)

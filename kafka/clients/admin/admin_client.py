@@ -367,6 +367,26 @@ class AdminClient:
         response = self._call_controller(ApiKey.ALTER_CLIENT_QUOTAS, {"entries": entries, "validate_only": validate_only})
         return [self._result(e.error_code, e.error_message) for e in response.entries]
 
+    # ------------------------------------------------------------------ SCRAM credentials (KIP-554)
+    def describe_user_scram_credentials(self, users: Iterable[str] | None = None) -> dict[str, dict[str, int]]:
+        """user -> {mechanism id: iterations} (Java's describeUserScramCredentials); raises for a missing user."""
+        body = {"users": None if users is None else [{"name": u} for u in users]}
+        results = self._call_any(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, body).results
+        for r in results:
+            if r.error_code != Errors.NONE:
+                raise KafkaError(r.error_code, r.error_message)
+        return {r.user: {c.mechanism: c.iterations for c in r.credential_infos} for r in results}
+
+    def alter_user_scram_credentials(self, upsertions: Iterable[tuple[str, int, int, bytes, bytes]] = (),
+                                     deletions: Iterable[tuple[str, int]] = ()) -> dict[str, KafkaError | None]:
+        """Upsertions (user, mechanism id, iterations, salt, salted password) and deletions (user, mechanism id):
+        the caller salts, as Java's UserScramCredentialUpsertion does; the password never leaves it."""
+        body = {"upsertions": [dict(name=n, mechanism=m, iterations=i, salt=s, salted_password=p)
+                               for n, m, i, s, p in upsertions],
+                "deletions": [dict(name=n, mechanism=m) for n, m in deletions]}
+        response = self._call_controller(ApiKey.ALTER_USER_SCRAM_CREDENTIALS, body)
+        return {r.user: self._result(r.error_code, r.error_message) for r in response.results}
+
     # ------------------------------------------------------------------ offsets
     def list_offsets(self, specs: Mapping[TopicPartition, str | int],
                      isolation_level: int = 0) -> dict[TopicPartition, tuple[int, int]]:
