@@ -81,7 +81,8 @@ class SaslServerAuthenticator:
         api = APIS.get(header.api_key)
         name = api.name if api is not None else f"api key {header.api_key}"
         if header.api_key == ApiKey.API_VERSIONS and self.state == HANDSHAKE_OR_VERSIONS_REQUEST:
-            self.state = HANDSHAKE_REQUEST
+            if api.is_supported(header.api_version):  # a too-new one is answered and may be asked again (KIP-511)
+                self.state = HANDSHAKE_REQUEST
             return AuthenticateResult(forward=True)
         expected = ApiKey.SASL_AUTHENTICATE if self.state == AUTHENTICATE else ApiKey.SASL_HANDSHAKE
         if header.api_key != expected:

@@ -6,6 +6,8 @@ RFC 5802, RFC 7677). A state machine: token in, token out, no sockets.
 
 Any mismatch is a SaslAuthenticationException and the exchange is over: a wrong password, an unknown
 user, a nonce that is not the one we sent, a proof of the wrong length, a token that does not parse.
+One exception for old librdkafka (kcat on Debian 12): its client-final nonce repeats the client's
+nonce in front of the combined one; that exact form is accepted, as Kafka's endsWith check did.
 """
 
 from __future__ import annotations
@@ -82,7 +84,9 @@ class ScramSaslServer:
     def _client_final_message(self, token: bytes) -> bytes:
         final = ClientFinalMessage.parse(token)
         first, server_first, credential = self._client_first, self._server_first, self._credential
-        if final.nonce != server_first.nonce:
+        # librdkafka before 2.1 repeats its own nonce in front of the combined one; Kafka accepted that
+        # with endsWith (any prefix), we accept exactly that repetition and nothing else
+        if final.nonce not in (server_first.nonce, first.nonce + server_first.nonce):
             raise SaslAuthenticationException("Authentication failed: Invalid client nonce in the final client "
                                               "message.")
         if final.channel_binding != first.gs2_header.encode():

@@ -90,6 +90,25 @@ def test_a_bad_client_first_fails_cleanly(first, message):
         ScramSaslServer(SHA256, rfc_cache()).evaluate_response(first)
 
 
+def test_old_librdkafkas_repeated_client_nonce_is_accepted_and_no_other_prefix():
+    cache = CredentialCache()
+    cache.update("SCRAM-SHA-256", "user", ScramFormatter(SHA256).generate_credential("pencil", 4096))
+    for prefix, ok in ((CLIENT_NONCE, True), ("x" + CLIENT_NONCE, False), ("abc", False)):
+        server = ScramSaslServer(SHA256, cache, server_nonce=SERVER_NONCE)
+        server_first = server.evaluate_response(CLIENT_FIRST).decode()
+        salt = base64.b64decode(server_first.split(",s=")[1].split(",")[0])
+        formatter = ScramFormatter(SHA256)
+        without_proof = f"c=biws,r={prefix}{CLIENT_NONCE}{SERVER_NONCE}"
+        message = f"n=user,r={CLIENT_NONCE},{server_first},{without_proof}".encode()
+        proof = formatter.client_proof(formatter.salted_password("pencil", salt, 4096), message)
+        final = f"{without_proof},p={base64.b64encode(proof).decode()}".encode()
+        if ok:
+            assert server.evaluate_response(final).startswith(b"v=")
+        else:
+            with pytest.raises(SaslAuthenticationException, match="Invalid client nonce"):
+                server.evaluate_response(final)
+
+
 def test_user_names_are_escaped():
     cache = CredentialCache()
     cache.update("SCRAM-SHA-256", "a,b=c", ScramFormatter(SHA256).generate_credential("pw", 4096))
