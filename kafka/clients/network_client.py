@@ -295,6 +295,9 @@ class NetworkClient:
             self._close_channel(node_id, self.time.hi_res_clock_ms(), f"ApiVersions failed: {body.error_code}")
             return
         self.api_versions[node_id] = {k.api_key: (k.min_version, k.max_version) for k in body.api_keys}
+        if self._sasl is not None and ApiKey.SASL_HANDSHAKE not in self.api_versions[node_id]:
+            self._sasl_failed(node_id, "the broker does not offer SaslHandshake on this listener")
+            return
         if self._sasl is not None:
             self._authenticators[node_id] = SaslClientAuthenticator.from_configs(*self._sasl)
             self._do_send(ClientRequest(node_id, ApiKey.SASL_HANDSHAKE, {"mechanism": self._sasl[0]},

@@ -81,8 +81,10 @@ class SocketServer:
         self.acceptors: dict[str, Acceptor] = {}
         self.processors: list[Processor] = []
 
-    def startup(self) -> None:
-        """Bind every listener (failing fast if a port is taken), then start the threads."""
+    def startup(self, enable_request_processing: bool = True) -> None:
+        """Bind every listener (failing fast if a port is taken), then start the threads; without
+        `enable_request_processing` the acceptors wait for enable_request_processing() (connections
+        wait in the listen backlog meanwhile), as Kafka's broker does until its metadata is caught up."""
         next_id = 0
         for end_point in self.listeners:
             builder = server_channel_builder(end_point.security_protocol,
@@ -104,7 +106,13 @@ class SocketServer:
             self.processors.extend(processors)
         for processor in self.processors:
             processor.start()
+        if enable_request_processing:
+            self.enable_request_processing()
+
+    def enable_request_processing(self) -> None:
         for acceptor in self.acceptors.values():
+            if acceptor.is_alive() or acceptor.ident is not None:
+                continue
             acceptor.start()
             log.info("listening", listener=acceptor.end_point.listener_name,
                      security_protocol=acceptor.end_point.security_protocol.name,
@@ -128,6 +136,8 @@ class SocketServer:
     def shutdown(self) -> None:
         for acceptor in self.acceptors.values():
             acceptor.shutdown()
+            if acceptor.ident is None:  # never enabled: its listening socket is ours to close
+                acceptor.server_socket.close()
         for processor in self.processors:
             processor.shutdown()
         for thread in [*self.acceptors.values(), *self.processors]:

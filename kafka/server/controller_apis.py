@@ -25,6 +25,7 @@ import structlog
 from kafka.network.request_channel import Request, RequestChannel
 from kafka.protocol.api_keys import ApiKey
 from kafka.server.api_request_handler import ApiRequestHandler
+from kafka.server.sasl_apis import SaslApis
 
 log = structlog.get_logger("kafka.server.ControllerApis")
 
@@ -39,6 +40,9 @@ class ControllerApis(ApiRequestHandler):
         self.controller = controller
         self.handlers: dict[int, Callable[[Request], None]] = {
             ApiKey.API_VERSIONS: self.handle_api_versions_request,
+            # advertised so that a SASL client logs in; after login they answer ILLEGAL_SASL_STATE
+            **{k: h for k, h in SaslApis(self).handlers().items()
+               if k in (ApiKey.SASL_HANDSHAKE, ApiKey.SASL_AUTHENTICATE)},
             **{key: self.handle_raft_request for key in RAFT_APIS},
             ApiKey.BROKER_REGISTRATION: self._answer_with(lambda body: controller.register_broker(body)),
             ApiKey.BROKER_HEARTBEAT: self._answer_with(lambda body: controller.process_broker_heartbeat(body)),

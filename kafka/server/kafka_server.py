@@ -228,7 +228,7 @@ class KafkaServer:
                                           self.request_channel, self.time, self.credential_cache)
         # Bind before anything else can fail late: a taken port stops start-up here.
         try:
-            self.socket_server.startup()
+            self.socket_server.startup(enable_request_processing=False)  # accepting once caught up (below)
         except OSError as e:
             raise OSError(f"listeners: {e}") from None
 
@@ -358,6 +358,9 @@ class KafkaServer:
     def _await_broker_ready(self) -> None:
         """Kafka's BrokerServer waits for the metadata log and for the controller's unfencing."""
         self._await(self.lifecycle_manager.initial_catch_up_future, "catching up with the metadata log")
+        # Kafka's enableRequestProcessing: clients are accepted once the metadata is caught up, so a SCRAM
+        # user is known (and not refused) from a restarted broker's first connection on
+        self.socket_server.enable_request_processing()
         self._await(self.lifecycle_manager.initial_unfenced_future, "being unfenced by the controller")
 
     def _await(self, future: Future, what: str) -> None:
