@@ -28,7 +28,7 @@ EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd", "limits.m
             "kraft.md": ["kraft_quorum.mmd", "kraft_create_topic.mmd"],
             "replication.md": ["replication_produce.mmd", "replication_failover.mmd", "partition_reassignment.mmd"],
             "quotas.md": ["quotas.mmd"],
-            "security.md": ["tls_handshake.mmd"],
+            "security.md": ["tls_handshake.mmd", "sasl_ssl_connection.mmd"],
             "spark.md": ["spark.mmd"],
             "transactions.md": ["idempotent_produce.mmd", "transaction.mmd"]}
 
