@@ -483,6 +483,7 @@ class NetworkClient:
                 pass
             channel.close()
         self._connect_started_ms.pop(node_id, None)
+        self._authenticators.pop(node_id, None)  # a login cut short starts again on the next connection
         self.connection_states.disconnected(node_id, now_ms)
         self.api_versions.pop(node_id, None)
         for request in self.in_flight_requests.clear_all(node_id):
