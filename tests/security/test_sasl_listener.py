@@ -22,6 +22,7 @@ import pytest
 import structlog
 
 from kafka.clients.admin import AdminClient
+from kafka.clients.errors import ConfigError, KafkaError
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.security.scram_mechanism import ScramMechanism
@@ -373,3 +374,20 @@ def test_sasl_handshake_v0_then_raw_tokens(sasl_broker):
     assert client.read_frame() == b""  # PLAIN's empty answer, framed raw
     assert client.request(ApiKey.METADATA, 1, {"topics": []}).brokers
     client.close()
+
+
+def test_our_client_refused_a_login_logs_it_and_fails_the_call(sasl_broker, log_events):
+    admin = AdminClient({"bootstrap.servers": f"127.0.0.1:{sasl_broker.sasl_port}", "security.protocol": "SASL_PLAINTEXT",
+                         "sasl.mechanism": "SCRAM-SHA-256", "default.api.timeout.ms": 2000, "request.timeout.ms": 2000,
+                         "sasl.jaas.config": 'org.apache.kafka.common.security.scram.ScramLoginModule required '
+                                             'username="alice" password="wrong";'})
+    try:
+        with pytest.raises(KafkaError):  # a timeout or a disconnect: the login never completes
+            admin.describe_cluster()
+    finally:
+        admin.close()
+    failures = [e for e in log_events if e["event"] == "SASL authentication with the broker failed"]
+    assert failures and "SASL_AUTHENTICATION_FAILED: Authentication failed: Invalid client credentials" in \
+        failures[0]["reason"]
+    with pytest.raises(ConfigError, match="sasl.jaas.config"):
+        AdminClient({"bootstrap.servers": "127.0.0.1:1", "security.protocol": "SASL_SSL", "sasl.mechanism": "PLAIN"})
