@@ -78,6 +78,9 @@ COMMON: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "security.protocol": (_str, "PLAINTEXT"),
     **{key: (_str, default) for key, default in SSL_DEFAULTS.items()
        if key not in ("ssl.client.auth", "ssl.principal.mapping.rules")},
+    # SASL_PLAINTEXT / SASL_SSL: PLAIN or SCRAM-SHA-256/512, credentials in sasl.jaas.config
+    "sasl.mechanism": (_str, "GSSAPI"),
+    "sasl.jaas.config": (_str, None),
 }
 
 PRODUCER = {

@@ -12,6 +12,11 @@ node while a refresh is due, and ``poll`` sends the Metadata request first.
 Callers ``send`` a ClientRequest (it waits in an unsent queue until its node is ready) and call
 ``poll``, which does all the socket work and runs the callbacks of the responses that came in.
 One lock makes it safe to share between a consumer's application and heartbeat threads.
+
+With security.protocol SASL_PLAINTEXT or SASL_SSL a connection logs in after ApiVersions and before
+it is ready: SaslHandshake(sasl.mechanism), then SaslAuthenticate until the SaslClientAuthenticator
+is satisfied (PLAIN, SCRAM-SHA-256/512; credentials from sasl.jaas.config). A refused login closes
+the connection, logged, and the node is tried again after the reconnect backoff.
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ from kafka.clients.metadata import Metadata, Node
 from kafka.protocol.api_keys import APIS, ApiKey
 from kafka.protocol.errors import Errors, ProtocolDecodeError, ProtocolEncodeError
 from kafka.protocol.header import decode_response, encode_request
+from kafka.security.sasl_authentication_exception import SaslAuthenticationException
+from kafka.security.sasl_client_authenticator import SaslClientAuthenticator
 from kafka.security.security_protocol import SecurityProtocol
 from kafka.security.ssl_factory import SSL_DEFAULTS, SslConfigError, SslFactory
 from kafka.security.ssl_transport_layer import SslAuthenticationError
@@ -79,6 +86,8 @@ class NetworkClient:
         self._unsent_lock = threading.RLock()
         self._closed = False
         self._ssl_context = self._client_ssl_context(config)
+        self._sasl = self._client_sasl(config)  # (sasl.mechanism, sasl.jaas.config) on a SASL protocol
+        self._authenticators: dict[int, SaslClientAuthenticator] = {}
         metadata.bootstrap(config["bootstrap.servers"])
         self._bootstrap_nodes = dict(metadata.cluster.nodes)
 
@@ -202,15 +211,22 @@ class NetworkClient:
             protocol = SecurityProtocol.for_name(config["security.protocol"])
         except ValueError as e:
             raise ConfigError(f"configuration key 'security.protocol': {e}") from None
-        if protocol.uses_sasl:
-            raise ConfigError(f"configuration key 'security.protocol' is {protocol.name}: this client does not "
-                              "speak SASL yet")
         if not protocol.uses_tls:
             return None
         try:
             return SslFactory({k: config.values.get(k) for k in SSL_DEFAULTS}, server_mode=False).context
         except SslConfigError as e:
             raise ConfigError(str(e)) from None
+
+    @staticmethod
+    def _client_sasl(config: ClientConfig) -> tuple[str, str] | None:
+        if not SecurityProtocol.for_name(config["security.protocol"]).uses_sasl:
+            return None
+        try:
+            SaslClientAuthenticator.from_configs(config["sasl.mechanism"], config["sasl.jaas.config"])
+        except ValueError as e:
+            raise ConfigError(f"configuration key 'sasl.mechanism' or 'sasl.jaas.config': {e}") from None
+        return config["sasl.mechanism"], config["sasl.jaas.config"]
 
     def _initiate_connect(self, node_id: int, now_ms: int) -> None:
         node = self.node(node_id)
@@ -286,8 +302,57 @@ class NetworkClient:
             self._close_channel(node_id, self.time.hi_res_clock_ms(), f"ApiVersions failed: {body.error_code}")
             return
         self.api_versions[node_id] = {k.api_key: (k.min_version, k.max_version) for k in body.api_keys}
+        if self._sasl is not None and ApiKey.SASL_HANDSHAKE not in self.api_versions[node_id]:
+            self._sasl_failed(node_id, "the broker does not offer SaslHandshake on this listener")
+            return
+        if self._sasl is not None:
+            self._authenticators[node_id] = SaslClientAuthenticator.from_configs(*self._sasl)
+            self._do_send(ClientRequest(node_id, ApiKey.SASL_HANDSHAKE, {"mechanism": self._sasl[0]},
+                                        callback=self._handle_sasl_handshake_response,
+                                        timeout_ms=self.request_timeout_ms), self.time.hi_res_clock_ms())
+            return
         self.connection_states.ready(node_id)
         log.debug("connected", node=str(self.node(node_id)))
+
+    # ------------------------------------------------------------------ SASL (SaslClientAuthenticator)
+    def _handle_sasl_handshake_response(self, response: ClientResponse) -> None:
+        node_id, body = response.request.node_id, response.body
+        if response.disconnected or body is None:
+            return
+        if body.error_code != Errors.NONE:
+            self._sasl_failed(node_id, f"SaslHandshake: {Errors(body.error_code).name} (the broker enables "
+                                       f"{', '.join(body.mechanisms)})")
+            return
+        self._send_sasl_token(node_id, self._authenticators[node_id].first_token())
+
+    def _send_sasl_token(self, node_id: int, token: bytes) -> None:
+        self._do_send(ClientRequest(node_id, ApiKey.SASL_AUTHENTICATE, {"auth_bytes": token},
+                                    callback=self._handle_sasl_authenticate_response,
+                                    timeout_ms=self.request_timeout_ms), self.time.hi_res_clock_ms())
+
+    def _handle_sasl_authenticate_response(self, response: ClientResponse) -> None:
+        node_id, body = response.request.node_id, response.body
+        if response.disconnected or body is None:
+            return
+        if body.error_code != Errors.NONE:
+            self._sasl_failed(node_id, f"{Errors(body.error_code).name}: {body.error_message}")
+            return
+        try:
+            token = self._authenticators[node_id].evaluate(bytes(body.auth_bytes))
+        except SaslAuthenticationException as e:
+            self._sasl_failed(node_id, str(e))
+            return
+        if token is not None:
+            self._send_sasl_token(node_id, token)
+            return
+        self._authenticators.pop(node_id, None)
+        self.connection_states.ready(node_id)
+        log.debug("connected and authenticated", node=str(self.node(node_id)), mechanism=self._sasl[0])
+
+    def _sasl_failed(self, node_id: int, reason: str) -> None:
+        self._authenticators.pop(node_id, None)
+        log.warning("SASL authentication with the broker failed", node=str(self.node(node_id)), reason=reason)
+        self._close_channel(node_id, self.time.hi_res_clock_ms(), f"SASL authentication failed: {reason}")
 
     # ------------------------------------------------------------------ metadata first
     def _maybe_update_metadata(self, now_ms: int) -> int:
@@ -425,6 +490,7 @@ class NetworkClient:
                 pass
             channel.close()
         self._connect_started_ms.pop(node_id, None)
+        self._authenticators.pop(node_id, None)  # a login cut short starts again on the next connection
         self.connection_states.disconnected(node_id, now_ms)
         self.api_versions.pop(node_id, None)
         for request in self.in_flight_requests.clear_all(node_id):

@@ -39,7 +39,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass
 
 import structlog
 
@@ -60,8 +59,10 @@ from kafka.controller.feature_control_manager import FeatureControlManager
 from kafka.controller.kafka_event_queue import KafkaEventQueue
 from kafka.controller.periodic_task_control_manager import Operation, PeriodicTask, PeriodicTaskControlManager
 from kafka.controller.producer_id_control_manager import ProducerIdControlManager, ProducerIdsExhaustedError
+from kafka.controller.quorum_controller_config import QuorumControllerConfig
 from kafka.controller.quorum_controller_metrics import QuorumControllerMetrics
 from kafka.controller.replication_control_manager import ReplicationControlManager, create_topics_error
+from kafka.controller.scram_control_manager import SCRAM_RECORDS, ScramControlManager
 from kafka.image.metadata_delta import MetadataDelta
 from kafka.image.metadata_image import EMPTY_IMAGE, MetadataImage
 from kafka.image.metadata_provenance import MetadataProvenance
@@ -80,27 +81,6 @@ from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.controller.QuorumController")
 T = MetadataRecordType
-
-
-@dataclass(frozen=True)
-class QuorumControllerConfig:
-    num_partitions: int = 1
-    default_replication_factor: int = 1
-    broker_session_timeout_ms: int = 9000
-    metadata_max_idle_interval_ms: int = 500
-    delete_topic_enable: bool = True
-    unclean_leader_election_enable: bool = False
-    auto_leader_rebalance_enable: bool = True
-    leader_imbalance_check_interval_ms: int = 300_000
-    leader_imbalance_per_broker_percentage: int = 10
-
-    @classmethod
-    def from_kafka_config(cls, config) -> QuorumControllerConfig:
-        return cls(config.num_partitions, config.default_replication_factor, config.broker_session_timeout_ms,
-                   config.metadata_max_idle_interval_ms, config.delete_topic_enable,
-                   config.unclean_leader_election_enable, config.auto_leader_rebalance_enable,
-                   config.leader_imbalance_check_interval_seconds * 1000,
-                   config.leader_imbalance_per_broker_percentage)
 
 
 class QuorumController:
@@ -122,6 +102,8 @@ class QuorumController:
         self.producer_ids = ProducerIdControlManager(self.cluster)
         self.client_quotas = ClientQuotaControlManager()
         self.acls = AclControlManager()
+        self.scram = ScramControlManager()
+        self.bootstrap_records: list[ApiMessageAndVersion] = []  # kafka-storage format --add-scram's users
         self.committed_image: MetadataImage = EMPTY_IMAGE
         self.last_committed_offset = -1
         self.epoch = -1  # the leader epoch we are active in; -1 on a standby
@@ -194,7 +176,7 @@ class QuorumController:
         self.heartbeats.reset(self.cluster.brokers, now)  # give every broker a full session from now
         log.info("became the active controller", epoch=epoch, committed_offset=self.last_committed_offset)
         if self.committed_image.is_empty() and self.last_committed_offset < 0:
-            if self._append_or_renounce("bootstrap", self.features.bootstrap_records()) is None:
+            if self._append_or_renounce("bootstrap", self.features.bootstrap_records() + self.bootstrap_records) is None:
                 return
         self.periodic.activate()
 
@@ -213,7 +195,7 @@ class QuorumController:
     def _reset_to_committed(self) -> None:
         """Forget uncommitted decisions: rebuild every manager from the committed image."""
         for manager in (self.features, self.cluster, self.configs, self.replication, self.producer_ids,
-                        self.client_quotas, self.acls):
+                        self.client_quotas, self.acls, self.scram):
             manager.reset()
         for r in self.committed_image.write():
             self.replay(r)
@@ -250,6 +232,8 @@ class QuorumController:
         if r.type == T.REMOVE_TOPIC_RECORD:
             if (name := self.replication.replay_remove_topic(r.data)) is not None:  # its configs go too
                 self.configs.remove_resource(TOPIC_RESOURCE, name)
+        elif r.type in SCRAM_RECORDS:
+            self.scram.replay(r)
         elif (replay := self._replayers.get(r.type)) is not None:
             replay(r.data)
 
@@ -521,6 +505,14 @@ class QuorumController:
     def delete_acls(self, request) -> Future:
         return self._write("delete_acls", lambda: ControllerResult(*self.acls.delete_acls(request.filters)),
                            not_controller_acls_response(request))
+
+    def alter_user_scram_credentials(self, request) -> Future:
+        def operation() -> ControllerResult:
+            records, results = self.scram.alter_credentials(request.deletions, request.upsertions)
+            return ControllerResult(records, dict(throttle_time_ms=0, results=results))
+        return self._write("alter_user_scram_credentials", operation, dict(throttle_time_ms=0, results=[
+            dict(user=u, error_code=Errors.NOT_CONTROLLER, error_message=None)
+            for u in dict.fromkeys([a.name for a in [*request.deletions, *request.upsertions]])]))
 
     def alter_partition(self, request) -> Future:
         def operation() -> ControllerResult:

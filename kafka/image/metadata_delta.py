@@ -2,7 +2,7 @@
 
 `replay(record)` for each committed record, then `apply(provenance)`. A delta also says what kind of
 thing changed (`topics_delta`, `cluster_delta`, `configs_delta`, `features_delta`,
-`producer_ids_delta`, `client_quotas_delta`, `acls_delta`; None when nothing of that kind did), so a publisher skips the work a
+`producer_ids_delta`, `client_quotas_delta`, `acls_delta`, `scram_delta`; None when nothing of that kind did), so a publisher skips the work a
 NoOpRecord does not call for.
 """
 
@@ -19,6 +19,7 @@ from kafka.image.features_image import FeaturesImage
 from kafka.image.metadata_image import MetadataImage
 from kafka.image.metadata_provenance import MetadataProvenance
 from kafka.image.producer_ids_image import ProducerIdsImage
+from kafka.image.scram_image import ScramCredentialData, ScramImage
 from kafka.image.topics_image import PartitionRegistration, TopicImage, TopicsImage
 from kafka.protocol.metadata_records import (
     BROKER_FENCED,
@@ -55,6 +56,8 @@ class MetadataDelta:
         self.client_quotas = {k: dict(v) for k, v in image.client_quotas.entities.items()}
         self.client_quotas_delta: set | None = None  # the entities whose quotas changed (ClientQuotasDelta)
         self.acls_delta: AclsDelta | None = None
+        self.scram = {k: dict(v) for k, v in image.scram.mechanisms.items()}
+        self.scram_delta: set[tuple[int, str]] | None = None  # (mechanism, user) changed (ScramDelta)
 
     # ------------------------------------------------------------------ replay
     def replay(self, message: ApiMessageAndVersion) -> None:
@@ -176,6 +179,15 @@ class MetadataDelta:
     def _replay_remove_access_control_entry(self, r) -> None:
         self._touch_acls().replay_remove_access_control_entry(r)
 
+    def _replay_user_scram_credential(self, r) -> None:
+        self.scram.setdefault(r.mechanism, {})[r.name] = ScramCredentialData(
+            bytes(r.salt), bytes(r.stored_key), bytes(r.server_key), r.iterations)
+        self.scram_delta = (self.scram_delta or set()) | {(r.mechanism, r.name)}
+
+    def _replay_remove_user_scram_credential(self, r) -> None:
+        self.scram.get(r.mechanism, {}).pop(r.name, None)
+        self.scram_delta = (self.scram_delta or set()) | {(r.mechanism, r.name)}
+
     def _replay_producer_ids(self, r) -> None:
         self.producer_ids_delta = r.next_producer_id
 
@@ -187,9 +199,11 @@ class MetadataDelta:
         client_quotas = self.image.client_quotas if self.client_quotas_delta is None \
             else ClientQuotasImage({k: dict(v) for k, v in self.client_quotas.items()})
         acls = self.image.acls if self.acls_delta is None else self.acls_delta.apply()
+        scram = self.image.scram if self.scram_delta is None \
+            else ScramImage({k: dict(v) for k, v in self.scram.items() if v})
         return MetadataImage(provenance, FeaturesImage(dict(self.features)), ClusterImage(dict(self.brokers)),
                              topics, ConfigurationsImage({k: dict(v) for k, v in self.configs.items()}), producer_ids,
-                             client_quotas, acls)
+                             client_quotas, acls, scram)
 
 
 _HANDLERS = {
@@ -208,5 +222,7 @@ _HANDLERS = {
     T.CLIENT_QUOTA_RECORD: MetadataDelta._replay_client_quota,
     T.ACCESS_CONTROL_ENTRY_RECORD: MetadataDelta._replay_access_control_entry,
     T.REMOVE_ACCESS_CONTROL_ENTRY_RECORD: MetadataDelta._replay_remove_access_control_entry,
+    T.USER_SCRAM_CREDENTIAL_RECORD: MetadataDelta._replay_user_scram_credential,
+    T.REMOVE_USER_SCRAM_CREDENTIAL_RECORD: MetadataDelta._replay_remove_user_scram_credential,
     # NoOpRecord changes nothing in the image.
 }

@@ -16,6 +16,7 @@ from kafka.image.configuration_image import ConfigurationsImage
 from kafka.image.features_image import FeaturesImage
 from kafka.image.metadata_provenance import EMPTY_PROVENANCE, MetadataProvenance
 from kafka.image.producer_ids_image import ProducerIdsImage
+from kafka.image.scram_image import ScramImage
 from kafka.image.topics_image import TopicsImage
 from kafka.protocol.metadata_records import ApiMessageAndVersion, MetadataRecordType, record
 
@@ -32,11 +33,12 @@ class MetadataImage:
     producer_ids: ProducerIdsImage = field(default_factory=ProducerIdsImage)
     client_quotas: ClientQuotasImage = field(default_factory=ClientQuotasImage)
     acls: AclsImage = field(default_factory=AclsImage)
+    scram: ScramImage = field(default_factory=ScramImage)
 
     def is_empty(self) -> bool:
         return (not self.features.finalized_versions and not self.cluster.brokers and not self.topics.topics_by_id
                 and not self.configs.resources and self.producer_ids.is_empty() and self.client_quotas.is_empty()
-                and self.acls.is_empty())
+                and self.acls.is_empty() and self.scram.is_empty())
 
     def write(self) -> list[ApiMessageAndVersion]:
         """The records that rebuild this image from an empty one (Kafka's ImageWriter)."""
@@ -65,6 +67,7 @@ class MetadataImage:
         out += self.producer_ids.write()
         out += self.client_quotas.write()
         out += self.acls.write()
+        out += self.scram.write()
         return out
 
 

@@ -79,11 +79,13 @@ CONNECTION_CLOSE_TOTAL = _socket_server(
     "connection-close-total", "Connections a network thread has closed, idle ones (connections.max.idle.ms) "
     "included (rate() of it is Kafka's connection-close-rate).", ("listener", "networkProcessor"))
 SUCCESSFUL_AUTHENTICATION_TOTAL = _socket_server(
-    "successful-authentication-total", "Connections whose TLS handshake (later: SASL) succeeded.",
+    "successful-authentication-total", "Connections that authenticated: a TLS handshake on an SSL listener, a SASL "
+    "login on a SASL one (rate() of it is Kafka's successful-authentication-rate).",
     ("listener", "networkProcessor"))
 FAILED_AUTHENTICATION_TOTAL = _socket_server(
-    "failed-authentication-total", "Connections closed because their TLS handshake (later: SASL) failed: "
-    "an untrusted or expired certificate, a client that does not speak TLS.", ("listener", "networkProcessor"))
+    "failed-authentication-total", "Connections closed because their TLS handshake or SASL login failed: an "
+    "untrusted certificate, a wrong password, an unknown user or mechanism, a bad SASL token (rate() of it is "
+    "Kafka's failed-authentication-rate).", ("listener", "networkProcessor"))
 ACCEPTOR_BLOCKED_PERCENT = MetricName(
     "kafka.network", "Acceptor", "AcceptorBlockedPercent", GAUGE,
     "Fraction of the last minute the acceptor waited instead of accepting (max.connections, "

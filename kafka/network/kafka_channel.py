@@ -10,7 +10,9 @@ client over its quota stays muted until its throttle time has passed (KIP-219, `
 
 Every byte goes through the channel's TransportLayer: plain TCP, or TLS (SslTransportLayer). A
 TLS channel is not `ready` until `prepare` has finished its handshake; then its principal is the
-one the client certificate names.
+one the client certificate names. On a SASL listener the channel also carries its
+SaslServerAuthenticator: while it is `authenticating` its frames go to the authenticator, not to
+the RequestChannel, and they may be no larger than sasl.server.max.receive.size.
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ class KafkaChannel:
         self._send_position = 0
         self.in_flight = None  # the Request being handled or answered; None when idle
         self.principal = ANONYMOUS  # who the transport and authenticator say is at the other end
+        self.authenticator = None  # SaslServerAuthenticator on a SASL listener
+        self.authenticated_max_receive_size = max_receive_size  # the frame bound once authenticated
+        self.close_after_send = False  # a failed authentication: its answer goes out, then the channel closes
 
     @property
     def socket(self) -> socket.socket:
@@ -51,7 +56,18 @@ class KafkaChannel:
     # ------------------------------------------------------------------ handshake (TLS)
     @property
     def ready(self) -> bool:
-        return self.transport.ready
+        return self.transport.ready and (self.authenticator is None or self.authenticator.complete)
+
+    @property
+    def authenticating(self) -> bool:
+        """TLS (if any) is done but SASL is not: frames go to the authenticator."""
+        return self.authenticator is not None and not self.authenticator.complete
+
+    def complete_authentication(self) -> None:
+        """SASL succeeded: its principal from now on, and the listener's frame bound again."""
+        self.principal = self.authenticator.principal
+        self.max_receive_size = self.authenticated_max_receive_size
+        self.receive.max_size = self.max_receive_size  # the next frame, not started yet
 
     def prepare(self) -> int:
         """Go on with the transport's handshake: 0 once the channel is ready (its principal now set),

@@ -22,6 +22,12 @@ On a TLS listener a new connection first goes through its handshake, driven by t
 handshake is done. A failed handshake closes that connection, is counted (failed-authentication-
 total) and logged once per interval. OpenSSL may hold decrypted bytes the selector cannot see;
 such channels are read again without waiting for select (Kafka's keysWithBufferedRead).
+
+On a SASL listener the frames of a connection not yet authenticated go to its SaslServerAuthenticator
+(`authenticate`), never to the RequestChannel, except an ApiVersions before the handshake. A failed
+authentication is counted, logged once per interval with the user and address, answered after
+connection.failed.authentication.delay.ms (a client guessing passwords gets one guess per delay per
+connection) and closed (Kafka's delayed close on authentication failure).
 """
 
 from __future__ import annotations
@@ -54,7 +60,7 @@ class Processor(threading.Thread):
     def __init__(self, processor_id: int, listener: str, request_channel: RequestChannel,
                  max_request_size: int, memory_pool: MemoryPool, connection_quotas: ConnectionQuotas,
                  connections_max_idle_ms: int, time: Time, channel_builder: ChannelBuilder | None = None,
-                 repeated_errors: RepeatedErrorLog | None = None) -> None:
+                 repeated_errors: RepeatedErrorLog | None = None, failed_authentication_delay_ms: int = 100) -> None:
         super().__init__(name=f"data-plane-kafka-network-thread-{processor_id}", daemon=True)
         self.id = processor_id
         self.listener = listener
@@ -89,6 +95,8 @@ class Processor(threading.Thread):
         # Kafka's Selector: successful-authentication-total, failed-authentication-total (TLS handshakes here)
         self.successful_authentications = 0
         self.failed_authentications = 0
+        self.failed_authentication_delay_ms = failed_authentication_delay_ms
+        self._delayed_closes: dict[str, tuple[float, KafkaChannel, object]] = {}  # id -> (deadline, channel, answer)
 
     # ------------------------------------------------------------------ called from other threads
     def accept(self, sock: socket.socket, ip: str) -> None:
@@ -134,6 +142,7 @@ class Processor(threading.Thread):
                 self.close_idle_connections()
                 self.unmute_if_memory_available()
                 self.unmute_throttled_channels()
+                self.complete_delayed_closes()
         finally:
             for channel in list(self.channels.values()):
                 self.close_channel(channel, "broker shutting down")
@@ -198,7 +207,7 @@ class Processor(threading.Thread):
                 self._drain_wakeups()
                 continue
             channel: KafkaChannel = key.data
-            if not channel.ready:
+            if not channel.transport.ready:
                 self.prepare(channel)
                 continue
             if events & selectors.EVENT_WRITE and channel.has_send:
@@ -227,7 +236,8 @@ class Processor(threading.Thread):
         if interest:
             self._update_interest(channel, interest)
             return
-        self.successful_authentications += 1
+        if channel.authenticator is None:  # SASL_SSL: authenticated once SASL is done too
+            self.successful_authentications += 1
         self.log.info("TLS handshake done", connection=channel.id, principal=str(channel.principal),
                       protocol=getattr(channel.transport, "protocol", None))
         self._update_interest(channel)
@@ -268,10 +278,61 @@ class Processor(threading.Thread):
             self.mute_for_memory(channel)
             return
         payload = channel.completed_receive()
-        if payload is not None:
+        if payload is not None and channel.authenticating:
+            self.authenticate(channel, payload)
+        elif payload is not None:
             self.dispatch_request(channel, payload)
         elif not channel.muted:
             self._note_buffered(channel)
+
+    # ------------------------------------------------------------------ SASL
+    def authenticate(self, channel: KafkaChannel, payload) -> None:
+        """One frame of a SASL exchange: handed on (ApiVersions), answered, or failed."""
+        result = channel.authenticator.authenticate(memoryview(payload))
+        if result.forward:
+            self.dispatch_request(channel, payload)
+            return
+        self.memory_pool.release(payload)
+        if result.failure is not None:
+            self.fail_authentication(channel, result.failure, result.response)
+            return
+        if channel.authenticator.complete:
+            channel.complete_authentication()
+            self.successful_authentications += 1
+            self.log.info("SASL authentication done", connection=channel.id, principal=str(channel.principal),
+                          mechanism=channel.authenticator.mechanism)
+        self.mute(channel)
+        self.send_response(channel, result.response)
+
+    def fail_authentication(self, channel: KafkaChannel, reason: str, response) -> None:
+        """Count, log once per interval per user and address, then answer and close after the delay."""
+        self.failed_authentications += 1
+        user = channel.authenticator.attempted_user
+        self.repeated_errors.log("info", "Failed authentication", key=(self.listener, "sasl", channel.remote_address,
+                                                                        user),
+                                 address=channel.remote_address, principal=f"User:{user}" if user else None,
+                                 mechanism=channel.authenticator.mechanism, connection=channel.id, reason=reason)
+        self.mute(channel)
+        deadline = self.time.hi_res_clock_ms() + self.failed_authentication_delay_ms
+        self._delayed_closes[channel.id] = (deadline, channel, response)
+        self._update_interest(channel)
+
+    def complete_delayed_closes(self) -> None:
+        """The delay of a failed authentication is over: send its answer (if any), then close."""
+        if not self._delayed_closes:
+            return
+        now = self.time.hi_res_clock_ms()
+        for channel_id, (deadline, channel, response) in list(self._delayed_closes.items()):
+            if deadline > now:
+                continue
+            del self._delayed_closes[channel_id]
+            if channel.id not in self.channels:
+                continue
+            if response is None:
+                self.close_channel(channel, "failed authentication", log_level="debug")
+                continue
+            channel.close_after_send = True
+            self.send_response(channel, response)
 
     def dispatch_request(self, channel: KafkaChannel, payload) -> None:
         """Turn a complete frame into a Request for the I/O threads, then mute the channel. From
@@ -324,6 +385,9 @@ class Processor(threading.Thread):
 
     def complete_in_flight(self, channel: KafkaChannel) -> None:
         """The response is out (or there was none): unmute, so the selector hands us the next request."""
+        if channel.close_after_send:  # the answer to a failed authentication
+            self.close_channel(channel, "failed authentication", log_level="debug")
+            return
         if channel.in_flight is not None:
             request, channel.in_flight = channel.in_flight, None
             request.response_sent_time_ns = request.mark("response sent")
@@ -345,13 +409,14 @@ class Processor(threading.Thread):
                 self.unmute(channel)  # the selector hands us its next request
 
     def _poll_timeout_s(self) -> float:
-        """Wake up for the first throttle deadline if it comes before the usual poll timeout; do not
-        wait at all while OpenSSL holds bytes of a channel that select cannot see."""
+        """Wake up for the first throttle (or delayed close) deadline if it comes before the usual poll
+        timeout; do not wait at all while OpenSSL holds bytes of a channel that select cannot see."""
         if self._buffered_reads:
             return 0.0
-        if not self._throttled:
+        if not self._throttled and not self._delayed_closes:
             return POLL_TIMEOUT_S
-        first = min(c.throttled_until_ms for c in self._throttled.values())
+        first = min([c.throttled_until_ms for c in self._throttled.values()]
+                    + [deadline for deadline, _, _ in self._delayed_closes.values()])
         return min(POLL_TIMEOUT_S, max(0.0, (first - self.time.hi_res_clock_ms()) / 1000))
 
     # ------------------------------------------------------------------ mute / interest / close
@@ -427,6 +492,7 @@ class Processor(threading.Thread):
         self._muted_for_memory.pop(channel.id, None)
         self._throttled.pop(channel.id, None)
         self._buffered_reads.pop(channel.id, None)
+        self._delayed_closes.pop(channel.id, None)
         if self.idle_expiry is not None:
             self.idle_expiry.remove(channel.id)
         if channel.interest:

@@ -4,7 +4,8 @@ For every listener one Acceptor thread, and num.network.threads Processor thread
 all sharing one RequestChannel with the I/O threads, one MemoryPool for the request bytes being
 read (queued.max.request.bytes) and one ConnectionQuotas. The network layer knows requests only as
 frames with a parsed header; what a request means is the server layer's business. Each listener's
-Processors build their channels with the listener's ChannelBuilder (PLAINTEXT or SSL, its ssl.* keys).
+Processors build their channels with the listener's ChannelBuilder (PLAINTEXT or SSL, its ssl.* keys;
+SASL_PLAINTEXT or SASL_SSL, its mechanisms and the broker's CredentialCache).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from kafka.network.end_point import EndPoint
 from kafka.network.memory_pool import UNBOUNDED, MemoryPool, SimpleMemoryPool
 from kafka.network.processor import Processor
 from kafka.network.request_channel import RequestChannel
+from kafka.security.credential_cache import CredentialCache
+from kafka.security.sasl_configs import SaslListenerConfig
 from kafka.utils.repeated_error_log import RepeatedErrorLog
 from kafka.utils.time import Time
 
@@ -44,6 +47,8 @@ class SocketServerConfig:
     max_connections_per_ip_overrides: dict[str, int] = field(default_factory=dict)
     max_connection_creation_rate: int = INT32_MAX
     listener_ssl_configs: dict[str, dict[str, str | None]] = field(default_factory=dict)  # name -> ssl.* keys
+    listener_sasl_configs: dict[str, SaslListenerConfig] = field(default_factory=dict)  # SASL listeners only
+    failed_authentication_delay_ms: int = 100
 
     @classmethod
     def from_kafka_config(cls, config, num_network_threads: int | None = None) -> SocketServerConfig:
@@ -51,18 +56,21 @@ class SocketServerConfig:
                    config.socket_request_max_bytes, config.queued_max_request_bytes,
                    config.connections_max_idle_ms, config.max_connections, config.max_connections_per_ip,
                    config.max_connections_per_ip_overrides, config.max_connection_creation_rate,
-                   {e.listener_name: config.ssl_configs(e.listener_name) for e in config.listeners})
+                   {e.listener_name: config.ssl_configs(e.listener_name) for e in config.listeners},
+                   {e.listener_name: config.sasl_config(e.listener_name) for e in config.listeners
+                    if e.security_protocol.uses_sasl}, config.connection_failed_authentication_delay_ms)
 
 
 class SocketServer:
     def __init__(self, listeners: Sequence[EndPoint], config: SocketServerConfig,
-                 request_channel: RequestChannel, time: Time) -> None:
+                 request_channel: RequestChannel, time: Time, credential_cache: CredentialCache | None = None) -> None:
         self.listeners = list(listeners)
         self.config = config
         self.num_network_threads = config.num_network_threads
         self.socket_request_max_bytes = config.socket_request_max_bytes
         self.request_channel = request_channel
         self.time = time
+        self.credential_cache = credential_cache or CredentialCache()  # SCRAM users, fed by the metadata log
         # Kafka's SocketServer: a pool only when queued.max.request.bytes is set, and not strict
         self.memory_pool: MemoryPool = UNBOUNDED if config.queued_max_request_bytes <= 0 else SimpleMemoryPool(
             config.queued_max_request_bytes, config.socket_request_max_bytes, strict=False,
@@ -73,18 +81,23 @@ class SocketServer:
         self.acceptors: dict[str, Acceptor] = {}
         self.processors: list[Processor] = []
 
-    def startup(self) -> None:
-        """Bind every listener (failing fast if a port is taken), then start the threads."""
+    def startup(self, enable_request_processing: bool = True) -> None:
+        """Bind every listener (failing fast if a port is taken), then start the threads; without
+        `enable_request_processing` the acceptors wait for enable_request_processing() (connections
+        wait in the listen backlog meanwhile), as Kafka's broker does until its metadata is caught up."""
         next_id = 0
         for end_point in self.listeners:
             builder = server_channel_builder(end_point.security_protocol,
-                                             self.config.listener_ssl_configs.get(end_point.listener_name, {}))
+                                             self.config.listener_ssl_configs.get(end_point.listener_name, {}),
+                                             self.config.listener_sasl_configs.get(end_point.listener_name),
+                                             self.credential_cache)
             repeated_errors = RepeatedErrorLog(log.bind(listener=end_point.listener_name), self.time)
             processors = []
             for _ in range(self.num_network_threads):
                 processor = Processor(next_id, end_point.listener_name, self.request_channel,
                                       self.socket_request_max_bytes, self.memory_pool, self.connection_quotas,
-                                      self.config.connections_max_idle_ms, self.time, builder, repeated_errors)
+                                      self.config.connections_max_idle_ms, self.time, builder, repeated_errors,
+                                      self.config.failed_authentication_delay_ms)
                 next_id += 1
                 self.request_channel.add_processor(processor)
                 processors.append(processor)
@@ -93,7 +106,13 @@ class SocketServer:
             self.processors.extend(processors)
         for processor in self.processors:
             processor.start()
+        if enable_request_processing:
+            self.enable_request_processing()
+
+    def enable_request_processing(self) -> None:
         for acceptor in self.acceptors.values():
+            if acceptor.is_alive() or acceptor.ident is not None:
+                continue
             acceptor.start()
             log.info("listening", listener=acceptor.end_point.listener_name,
                      security_protocol=acceptor.end_point.security_protocol.name,
@@ -117,6 +136,8 @@ class SocketServer:
     def shutdown(self) -> None:
         for acceptor in self.acceptors.values():
             acceptor.shutdown()
+            if acceptor.ident is None:  # never enabled: its listening socket is ours to close
+                acceptor.server_socket.close()
         for processor in self.processors:
             processor.shutdown()
         for thread in [*self.acceptors.values(), *self.processors]:

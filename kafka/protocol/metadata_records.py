@@ -17,6 +17,8 @@ written by the active controller and replayed by every controller and broker int
     AccessControlEntryRecord        an ACL was created, with its id (kafka/protocol/acl.py for the codes)
     RemoveAccessControlEntryRecord  the ACL with that id was deleted
     NoOpRecord             nothing: the active controller's heartbeat in the log
+    UserScramCredentialRecord        a user's SCRAM salt, StoredKey, ServerKey and iterations for one mechanism
+    RemoveUserScramCredentialRecord  that credential was deleted
 
 Each is described once, as a Schema with Kafka's field names, and framed as Kafka frames them: an
 unsigned varint frame version (1), the record's type (its apiKey), its version, then the body as a
@@ -33,6 +35,7 @@ from kafka.protocol.schema import Array, Field, Record, Schema
 from kafka.protocol.types import (
     Boolean,
     ByteReader,
+    Bytes,
     Float64,
     Int8,
     Int16,
@@ -54,6 +57,7 @@ class MetadataRecordType(IntEnum):
     FENCE_BROKER_RECORD = 7
     UNFENCE_BROKER_RECORD = 8
     REMOVE_TOPIC_RECORD = 9
+    USER_SCRAM_CREDENTIAL_RECORD = 11
     FEATURE_LEVEL_RECORD = 12
     CLIENT_QUOTA_RECORD = 14
     PRODUCER_IDS_RECORD = 15
@@ -61,6 +65,7 @@ class MetadataRecordType(IntEnum):
     ACCESS_CONTROL_ENTRY_RECORD = 18
     REMOVE_ACCESS_CONTROL_ENTRY_RECORD = 19
     NO_OP_RECORD = 20
+    REMOVE_USER_SCRAM_CREDENTIAL_RECORD = 22
 
 
 NO_LEADER = -1
@@ -171,6 +176,19 @@ SCHEMAS: dict[MetadataRecordType, tuple[Schema, int]] = {
         "RemoveAccessControlEntryRecord", Field("id", Uuid, "0+"),
     ), 0),
     MetadataRecordType.NO_OP_RECORD: (Schema("NoOpRecord"), 0),
+    # SCRAM (KIP-554): a user's credential for one mechanism, keys only, never the password
+    MetadataRecordType.USER_SCRAM_CREDENTIAL_RECORD: (Schema(
+        "UserScramCredentialRecord",
+        Field("name", String, "0+"),
+        Field("mechanism", Int8, "0+"),
+        Field("salt", Bytes, "0+"),
+        Field("stored_key", Bytes, "0+"),
+        Field("server_key", Bytes, "0+"),
+        Field("iterations", Int32, "0+"),
+    ), 0),
+    MetadataRecordType.REMOVE_USER_SCRAM_CREDENTIAL_RECORD: (Schema(
+        "RemoveUserScramCredentialRecord", Field("name", String, "0+"), Field("mechanism", Int8, "0+"),
+    ), 0),
 }
 
 BROKER_FENCED, BROKER_UNFENCED = 1, -1  # BrokerRegistrationChangeRecord.fenced

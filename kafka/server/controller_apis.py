@@ -31,6 +31,7 @@ from kafka.protocol.errors import Errors
 from kafka.server.acl_apis import describe_acls_response
 from kafka.server.api_request_handler import ApiRequestHandler
 from kafka.server.auth_helper import AuthHelper
+from kafka.server.sasl_apis import SaslApis
 
 log = structlog.get_logger("kafka.server.ControllerApis")
 
@@ -59,6 +60,9 @@ class ControllerApis(ApiRequestHandler):
         self.auth = AuthHelper(authorizer)
         self.handlers: dict[int, Callable[[Request], None]] = {
             ApiKey.API_VERSIONS: self.handle_api_versions_request,
+            # advertised so that a SASL client logs in; after login they answer ILLEGAL_SASL_STATE
+            **{k: h for k, h in SaslApis(self).handlers().items()
+               if k in (ApiKey.SASL_HANDSHAKE, ApiKey.SASL_AUTHENTICATE)},
             **{key: self.handle_raft_request for key in RAFT_APIS},
             ApiKey.BROKER_REGISTRATION: self._answer_with(lambda body: controller.register_broker(body)),
             ApiKey.BROKER_HEARTBEAT: self._answer_with(lambda body: controller.process_broker_heartbeat(body)),
@@ -70,6 +74,8 @@ class ControllerApis(ApiRequestHandler):
             ApiKey.INCREMENTAL_ALTER_CONFIGS: self._answer_with(lambda body: controller.incremental_alter_configs(body)),
             ApiKey.ELECT_LEADERS: self._answer_with(lambda body: controller.elect_leaders(body)),
             ApiKey.ALTER_CLIENT_QUOTAS: self._answer_with(lambda body: controller.alter_client_quotas(body)),
+            ApiKey.ALTER_USER_SCRAM_CREDENTIALS: self._answer_with(
+                lambda body: controller.alter_user_scram_credentials(body)),
             ApiKey.ALTER_PARTITION_REASSIGNMENTS: self._answer_with(
                 lambda body: controller.alter_partition_reassignments(body)),
             ApiKey.LIST_PARTITION_REASSIGNMENTS: self._answer_with(

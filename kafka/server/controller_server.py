@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import structlog
 
-from kafka.controller.quorum_controller import QuorumController, QuorumControllerConfig
+from kafka.controller.quorum_controller import QuorumController
+from kafka.controller.quorum_controller_config import QuorumControllerConfig
 from kafka.network.request_channel import RequestChannel
 from kafka.network.socket_server import SocketServer, SocketServerConfig
 from kafka.security.standard_authorizer import StandardAuthorizer
+from kafka.server.bootstrap_directory import read_bootstrap_records
 from kafka.server.controller_apis import ControllerApis
 from kafka.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafka.server.metadata.acl_publisher import AclPublisher
@@ -36,9 +38,10 @@ CONTROLLER_IO_THREADS = 2  # Kafka's num.io.threads does not apply here; its con
 
 
 class ControllerServer:
-    def __init__(self, config, time: Time) -> None:
+    def __init__(self, config, time: Time, credential_cache=None) -> None:
         self.config = config
         self.time = time
+        self.credential_cache = credential_cache  # SCRAM users of a SASL controller listener
         self.controller = None
 
     def bind(self) -> None:
@@ -47,7 +50,7 @@ class ControllerServer:
         self.request_channel = RequestChannel(config.queued_max_requests)
         self.socket_server = SocketServer(config.controller_listeners,
                                           SocketServerConfig.from_kafka_config(config, num_network_threads=1),
-                                          self.request_channel, self.time)
+                                          self.request_channel, self.time, self.credential_cache)
         self.socket_server.startup()
 
     def bound_port(self) -> int:
@@ -59,6 +62,7 @@ class ControllerServer:
         self.controller = QuorumController(
             node_id=config.node_id, raft_client=shared.raft_driver, time=self.time, cluster_id=shared.cluster_id,
             config=QuorumControllerConfig.from_kafka_config(config))
+        self.controller.bootstrap_records = read_bootstrap_records(config.metadata_log_dir)  # --add-scram's users
         shared.register_raft_listener(self.controller)
         self.controller.startup()
         # the controller's own authoriser (Kafka gives ControllerServer one too), fed by the same metadata log

@@ -47,6 +47,7 @@ from kafka.server.metadata_cache import MetadataCache
 from kafka.server.quota.quota_factory import QuotaManagers
 from kafka.server.replica_manager import FetchParams, ReplicaManager, release_records
 from kafka.server.request_handler_helper import RequestHandlerHelper
+from kafka.server.sasl_apis import SaslApis
 from kafka.server.storage_apis import StorageApis
 from kafka.server.transaction_apis import TransactionApis
 from kafka.utils.topic_partition import TopicPartition
@@ -65,7 +66,7 @@ class KafkaApis(ApiRequestHandler):
                  transaction_coordinator: TransactionCoordinator | None = None,
                  quotas: QuotaManagers | None = None,
                  client_quota_metadata_manager: ClientQuotaMetadataManager | None = None,
-                 authorizer: StandardAuthorizer | None = None) -> None:
+                 authorizer: StandardAuthorizer | None = None, scram_publisher=None) -> None:
         self.request_channel = request_channel
         self.auth_helper = AuthHelper(authorizer)  # authorisation (docs/acls.md); None: everything allowed
         # client quotas (docs/quotas.md): every client request is metered, Produce and Fetch by bytes too
@@ -98,6 +99,8 @@ class KafkaApis(ApiRequestHandler):
             **ClientQuotaApis(self, client_quota_metadata_manager).handlers(),
             # ACLs: Create/DeleteAcls forwarded to the controller, DescribeAcls from the authoriser
             **AclApis(self, self.auth_helper).handlers(),
+            # SASL after authentication (ILLEGAL_SASL_STATE), SCRAM credentials (docs/security.md)
+            **SaslApis(self, scram_publisher).handlers(),
         }
         # producer ids and transactions (the TransactionCoordinator); FindCoordinator asks it too
         self.transaction_apis = TransactionApis(self, transaction_coordinator) if transaction_coordinator else None

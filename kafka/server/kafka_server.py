@@ -52,6 +52,7 @@ from kafka.network.end_point import EndPoint
 from kafka.network.request_channel import RequestChannel
 from kafka.network.socket_server import SocketServer, SocketServerConfig
 from kafka.protocol.api_keys import ApiKey
+from kafka.security.credential_cache import CredentialCache
 from kafka.security.standard_authorizer import StandardAuthorizer
 from kafka.server.admin_manager import AdminManager
 from kafka.server.alter_partition_manager import AlterPartitionManager
@@ -74,6 +75,7 @@ from kafka.server.meta_properties import (
 from kafka.server.metadata.acl_publisher import AclPublisher
 from kafka.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
 from kafka.server.metadata.client_quota_metadata_manager import ClientQuotaMetadataManager
+from kafka.server.metadata.scram_publisher import ScramPublisher
 from kafka.server.metadata_cache import Broker, MetadataCache
 from kafka.server.metrics_endpoint import MetricsEndpoint
 from kafka.server.node_to_controller_channel_manager import NodeToControllerChannelManager
@@ -148,6 +150,8 @@ class KafkaServer:
         self._started = False
         self.controller_server: ControllerServer | None = None
         self.shared: SharedServer | None = None
+        self.credential_cache = CredentialCache()  # SCRAM users for every SASL listener of this node
+        self.scram_publisher = ScramPublisher(self.credential_cache)
 
     # ------------------------------------------------------------------ start-up
     def startup(self) -> None:
@@ -155,7 +159,7 @@ class KafkaServer:
         self._started = True  # from here on, shutdown() stops whatever did start
         cluster_id = self._load_or_format_storage()
         if config.is_controller:
-            self.controller_server = ControllerServer(config, self.time)
+            self.controller_server = ControllerServer(config, self.time, self.credential_cache)
             try:
                 self.controller_server.bind()
             except OSError as e:
@@ -165,6 +169,7 @@ class KafkaServer:
             self.shared.open()
         except OSError as e:
             raise self._storage_error(e, [config.metadata_log_dir], "opening the metadata log") from None
+        self.shared.loader.install_publishers([self.scram_publisher])
         if self.controller_server is not None:
             self.controller_server.startup(self.shared)
         if config.is_broker:
@@ -240,10 +245,10 @@ class KafkaServer:
 
         self.request_channel = RequestChannel(config.queued_max_requests)
         self.socket_server = SocketServer(config.broker_listeners, SocketServerConfig.from_kafka_config(config),
-                                          self.request_channel, self.time)
+                                          self.request_channel, self.time, self.credential_cache)
         # Bind before anything else can fail late: a taken port stops start-up here.
         try:
-            self.socket_server.startup()
+            self.socket_server.startup(enable_request_processing=False)  # accepting once caught up (below)
         except OSError as e:
             raise OSError(f"listeners: {e}") from None
 
@@ -321,7 +326,7 @@ class KafkaServer:
                               self.metadata_cache, config, self.fetch_manager, group_coordinator=self.group_coordinator,
                               transaction_coordinator=self.transaction_coordinator, quotas=self.quota_managers,
                               client_quota_metadata_manager=self.client_quota_metadata_manager,
-                              authorizer=self.authorizer)
+                              authorizer=self.authorizer, scram_publisher=self.scram_publisher)
         self.request_handler_pool = KafkaRequestHandlerPool(self.request_channel, self.apis,
                                                             config.num_io_threads)
         self.lifecycle_manager = BrokerLifecycleManager(
@@ -380,6 +385,9 @@ class KafkaServer:
     def _await_broker_ready(self) -> None:
         """Kafka's BrokerServer waits for the metadata log and for the controller's unfencing."""
         self._await(self.lifecycle_manager.initial_catch_up_future, "catching up with the metadata log")
+        # Kafka's enableRequestProcessing: clients are accepted once the metadata is caught up, so a SCRAM
+        # user is known (and not refused) from a restarted broker's first connection on
+        self.socket_server.enable_request_processing()
         self._await(self.lifecycle_manager.initial_unfenced_future, "being unfenced by the controller")
 
     def _await(self, future: Future, what: str) -> None:

@@ -12,6 +12,10 @@ IncrementalAlterConfigs/DescribeConfigs.
     kafka-configs --bootstrap-server 127.0.0.1:9092 --alter --entity-type topics --entity-name T \\
         --add-config retention.ms=60000
     kafka-configs --bootstrap-server 127.0.0.1:9092 --describe --entity-type topics --entity-name T
+    kafka-configs --bootstrap-server 127.0.0.1:9092 --alter --entity-type users --entity-name alice \
+        --add-config 'SCRAM-SHA-512=[iterations=8192,password=alice-secret]'
+    kafka-configs --bootstrap-server 127.0.0.1:9092 --alter --entity-type users --entity-name alice \
+        --delete-config SCRAM-SHA-512
 
 Prints what Kafka prints:
 
@@ -21,9 +25,11 @@ Prints what Kafka prints:
     Quota configs for user-principal 'ANONYMOUS', the default client-id are consumer_byte_rate=1024.0
     Dynamic configs for topic T are:
       retention.ms=60000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=60000}
+    SCRAM credential configs for user-principal 'alice' are SCRAM-SHA-512=iterations=8192
 
-Without authentication every client's user is ANONYMOUS. Broker configs are static here (set in
-server.properties), so --entity-type brokers is refused; SCRAM credentials and IP quotas' tools are
+A SCRAM password is salted here (random salt, PBKDF2) and only the salt and salted password are sent
+(AlterUserScramCredentials). Without authentication every client's user is ANONYMOUS. Broker configs
+are static here (set in server.properties), so --entity-type brokers is refused; IP quotas' tool is
 not built either.
 """
 
@@ -35,7 +41,10 @@ import sys
 from decimal import Decimal
 
 from kafka.clients.admin import DELETE, SET, TOPIC_RESOURCE, AdminClient
-from kafka.clients.errors import ConfigError
+from kafka.clients.errors import ConfigError, KafkaError
+from kafka.security.scram_credential_parser import iterations_of, parse_scram_entries
+from kafka.security.scram_formatter import ScramFormatter, secret_salt
+from kafka.security.scram_mechanism import MECHANISM_NAMES, ScramMechanism
 from kafka.tools.command_line_utils import load_props, run
 
 TOPICS, CLIENTS, USERS, BROKERS = "topics", "clients", "users", "brokers"
@@ -89,9 +98,18 @@ def _main(argv) -> int:
             else:
                 describe_topic_configs(admin, entity_names[0] if entity_names else None)
         elif args.alter:
-            alter_quota_configs(admin, entity_types, entity_names, adds, deletes)
+            scram_adds = {k: v for k, v in adds.items() if k in MECHANISM_NAMES}
+            scram_deletes = [k for k in deletes if k in MECHANISM_NAMES]
+            if scram_adds or scram_deletes:
+                alter_user_scram_credentials(admin, entity_types, entity_names, scram_adds, scram_deletes)
+            quota_adds = {k: v for k, v in adds.items() if k not in MECHANISM_NAMES}
+            quota_deletes = [k for k in deletes if k not in MECHANISM_NAMES]
+            if quota_adds or quota_deletes:
+                alter_quota_configs(admin, entity_types, entity_names, quota_adds, quota_deletes)
         else:
             describe_quota_configs(admin, entity_types, entity_names)
+            if entity_types == [USERS] and entity_names:
+                describe_user_scram_credentials(admin, entity_names[0])
     if args.alter:
         head_type, head_name = entity_types[0], entity_names[0]
         if head_name:
@@ -222,6 +240,41 @@ def java_double(value: float) -> str:
     mantissa = "".join(map(str, digits))
     mantissa = mantissa[0] + "." + (mantissa[1:] or "0")
     return ("-" if sign else "") + f"{mantissa}E{len(digits) - 1 + exponent}"
+
+
+# ---------------------------------------------------------------------------------- SCRAM credentials
+
+def alter_user_scram_credentials(admin: AdminClient, types: list[str], names: list[str], adds: dict[str, str],
+                                 deletes: list[str]) -> None:
+    """Kafka's alterUserScramCredentialConfigs: one named user only; each add salted here."""
+    if types != [USERS] or not names or not names[0]:
+        raise ConfigError("SCRAM credentials can be altered only for one named user (--entity-type users "
+                          "--entity-name NAME)")
+    user, upsertions = names[0], []
+    for mechanism_name, value in adds.items():
+        try:
+            (mechanism, options), = parse_scram_entries(f"{mechanism_name}=[{value}]")
+            iterations = iterations_of(options)
+        except ValueError as e:
+            raise ConfigError(f"Invalid SCRAM credential {mechanism_name}: {e}") from None
+        if not options.get("password"):
+            raise ConfigError(f"Invalid SCRAM credential {mechanism_name}: password=... is required")
+        salt = secret_salt()
+        salted = ScramFormatter(mechanism).salted_password(options["password"], salt, iterations)
+        upsertions.append((user, mechanism.type_id, iterations, salt, salted))
+    deletions = [(user, ScramMechanism.for_name(m).type_id) for m in deletes]
+    for error in admin.alter_user_scram_credentials(upsertions, deletions).values():
+        if error is not None:
+            raise error
+
+
+def describe_user_scram_credentials(admin: AdminClient, user: str) -> None:
+    try:
+        credentials = admin.describe_user_scram_credentials([user]).get(user, {})
+    except KafkaError:  # RESOURCE_NOT_FOUND: the user has no SCRAM credential, and Kafka prints nothing
+        return
+    infos = ",".join(f"{ScramMechanism.from_type(m).mechanism_name}=iterations={i}" for m, i in sorted(credentials.items()))
+    print(f"SCRAM credential configs for user-principal '{user}' are {infos}")
 
 
 # ---------------------------------------------------------------------------------- topics

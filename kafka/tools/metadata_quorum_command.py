@@ -17,7 +17,7 @@ import sys
 import time
 
 from kafka.clients.admin import AdminClient
-from kafka.clients.admin.admin_client import QuorumInfo
+from kafka.clients.admin.descriptions import QuorumInfo
 from kafka.tools.command_line_utils import load_props, run
 
 

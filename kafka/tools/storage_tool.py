@@ -3,6 +3,7 @@
 
     kafka-storage random-uuid                                   # a new cluster id
     kafka-storage format -t CLUSTER_ID -c server.properties [--ignore-formatted]
+                         [--add-scram 'SCRAM-SHA-512=[name=alice,password=alice-secret]' ...]
     kafka-storage info -c server.properties
 
 Seed 004: in KRaft the cluster's metadata lives in a log that the controllers replicate, so every
@@ -10,6 +11,11 @@ node must agree on which cluster it belongs to before the first byte is written.
 each log directory (and the metadata log directory) with a meta.properties naming the cluster id
 and this node's node.id; a node refuses to start on directories formatted for another cluster or
 node. Run it once per node with the same cluster id. A one-node `make run` formats itself.
+
+`--add-scram` creates SCRAM users before the cluster first starts (a SASL cluster whose brokers log in
+to each other needs them): their credentials -- salt, StoredKey, ServerKey, never the password --
+go to bootstrap.checkpoint in the metadata directory, and the first active controller writes them
+into the metadata log (docs/security.md).
 """
 
 from __future__ import annotations
@@ -17,6 +23,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from kafka.protocol.metadata_records import MetadataRecordType, record
+from kafka.security.scram_credential_parser import iterations_of, parse_scram_entries
+from kafka.security.scram_formatter import ScramFormatter
+from kafka.server.bootstrap_directory import write_bootstrap_records
 from kafka.server.kafka_config import ConfigError, KafkaConfig
 from kafka.server.meta_properties import (
     MetaPropertiesError,
@@ -38,6 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("-g", "--ignore-formatted", action="store_true",
                      help="skip directories that are already formatted instead of failing")
     fmt.add_argument("--override", action="append", default=[], metavar="key=value")
+    fmt.add_argument("-S", "--add-scram", action="append", default=[], metavar="MECHANISM=[name=...,password=...]",
+                     help="a SCRAM user the new cluster starts with, e.g. 'SCRAM-SHA-512=[name=alice,password=s3cret]'")
     info = sub.add_parser("info", help="describe this node's log directories")
     info.add_argument("-c", "--config", required=True)
     return p
@@ -69,6 +81,11 @@ def main(argv: list[str] | None = None) -> int:
               "base64; make one with kafka-storage random-uuid)", file=sys.stderr)
         return 1
     try:
+        scram_records = scram_bootstrap_records(args.add_scram)
+    except ValueError as e:
+        print(f"kafka-storage: --add-scram: {e}", file=sys.stderr)
+        return 1
+    try:
         formatted = format_directories(directories(config), args.cluster_id, config.node_id,
                                        ignore_formatted=args.ignore_formatted)
     except MetaPropertiesError as e:
@@ -76,11 +93,28 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if not formatted:
         print("All of the log directories are already formatted.")
+    if scram_records and config.metadata_log_dir in formatted:
+        write_bootstrap_records(config.metadata_log_dir, scram_records)
     for d in formatted:
         print(f"Formatting metadata directory {d} with metadata.version {METADATA_VERSION}."
               if d == config.metadata_log_dir else f"Formatting data directory {d} with metadata.version "
               f"{METADATA_VERSION}.")
     return 0
+
+
+def scram_bootstrap_records(arguments: list[str]) -> list:
+    """One UserScramCredentialRecord per --add-scram entry, salted here with a fresh random salt."""
+    records = []
+    for argument in arguments:
+        for mechanism, options in parse_scram_entries(argument):
+            name, password = options.get("name"), options.get("password")
+            if not name or not password:
+                raise ValueError(f"{argument!r} needs name=... and password=...")
+            c = ScramFormatter(mechanism).generate_credential(password, iterations_of(options))
+            records.append(record(MetadataRecordType.USER_SCRAM_CREDENTIAL_RECORD, name=name,
+                                  mechanism=mechanism.type_id, salt=c.salt, stored_key=c.stored_key,
+                                  server_key=c.server_key, iterations=c.iterations))
+    return records
 
 
 def info(config: KafkaConfig) -> int:

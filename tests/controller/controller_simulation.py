@@ -24,7 +24,8 @@ import random
 import uuid
 
 from kafka.controller.feature_control_manager import MAX_METADATA_VERSION, MIN_METADATA_VERSION
-from kafka.controller.quorum_controller import QuorumController, QuorumControllerConfig
+from kafka.controller.quorum_controller import QuorumController
+from kafka.controller.quorum_controller_config import QuorumControllerConfig
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.elect_leaders import PREFERRED
 from kafka.protocol.metadata_records import TOPIC_RESOURCE, serialize

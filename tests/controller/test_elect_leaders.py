@@ -4,7 +4,8 @@ rebalance (auto.leader.rebalance.enable)."""
 
 from __future__ import annotations
 
-from kafka.controller.quorum_controller import QuorumController, QuorumControllerConfig
+from kafka.controller.quorum_controller import QuorumController
+from kafka.controller.quorum_controller_config import QuorumControllerConfig
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.elect_leaders import PREFERRED, UNCLEAN
 from kafka.raft.batch import LeaderAndEpoch

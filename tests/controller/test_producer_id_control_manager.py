@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kafka.controller.quorum_controller import QuorumController, QuorumControllerConfig
+from kafka.controller.quorum_controller import QuorumController
+from kafka.controller.quorum_controller_config import QuorumControllerConfig
 from kafka.protocol.errors import Errors
 from kafka.protocol.metadata_records import MetadataRecordType, deserialize, record, serialize
 from kafka.raft.batch import Batch, LeaderAndEpoch

@@ -8,7 +8,8 @@ import uuid
 import pytest
 
 from kafka.controller.feature_control_manager import MAX_METADATA_VERSION, MIN_METADATA_VERSION
-from kafka.controller.quorum_controller import QuorumController, QuorumControllerConfig
+from kafka.controller.quorum_controller import QuorumController
+from kafka.controller.quorum_controller_config import QuorumControllerConfig
 from kafka.protocol.errors import Errors
 from kafka.protocol.schema import Record
 from kafka.raft.batch import Batch, LeaderAndEpoch

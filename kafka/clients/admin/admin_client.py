@@ -13,9 +13,21 @@ for success or the ``KafkaError`` the broker gave -- rather than Java's map of f
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
+from kafka.clients.admin.descriptions import (
+    ConfigEntry,
+    ConsumerGroupDescription,
+    MemberDescription,
+    NewTopic,
+    PartitionReassignment,
+    ProducerState,
+    QuorumInfo,
+    ReplicaState,
+    TopicDescription,
+    TransactionDescription,
+    TransactionListing,
+)
 from kafka.clients.client_config import ADMIN, ClientConfig
 from kafka.clients.client_request import ClientResponse
 from kafka.clients.consumer.subscription_state import OffsetAndMetadata
@@ -32,106 +44,6 @@ from kafka.utils.topic_partition import TopicPartition
 TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4  # ConfigResource.Type
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3  # AlterConfigOp.OpType
 OFFSET_SPECS = {"earliest": -2, "latest": -1, "max-timestamp": -3}
-
-
-@dataclass(frozen=True)
-class NewTopic:
-    name: str
-    num_partitions: int = -1  # -1: the broker's num.partitions
-    replication_factor: int = -1  # -1: the broker's default.replication.factor
-    configs: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class TopicDescription:
-    name: str
-    internal: bool
-    partitions: list[PartitionInfo]
-    topic_id: Any = None
-
-
-@dataclass(frozen=True)
-class ConfigEntry:
-    name: str
-    value: str | None
-    source: int
-    read_only: bool
-    sensitive: bool
-
-
-@dataclass(frozen=True)
-class MemberDescription:
-    member_id: str
-    client_id: str
-    host: str
-    assignment: list[TopicPartition]
-
-
-@dataclass(frozen=True)
-class ConsumerGroupDescription:
-    group_id: str
-    state: str
-    protocol_type: str
-    assignor: str
-    members: list[MemberDescription]
-
-
-@dataclass(frozen=True)
-class PartitionReassignment:
-    """Kafka's PartitionReassignment: a partition moving (ListPartitionReassignments)."""
-    replicas: list[int]
-    adding_replicas: list[int]
-    removing_replicas: list[int]
-
-
-@dataclass(frozen=True)
-class ReplicaState:
-    replica_id: int
-    log_end_offset: int
-    last_fetch_timestamp: int
-    last_caught_up_timestamp: int
-
-
-@dataclass(frozen=True)
-class QuorumInfo:
-    """Kafka's QuorumInfo: the metadata quorum as its leader sees it (DescribeQuorum)."""
-    leader_id: int
-    leader_epoch: int
-    high_watermark: int
-    voters: list[ReplicaState]
-    observers: list[ReplicaState]
-
-
-@dataclass(frozen=True)
-class TransactionDescription:
-    """What DescribeTransactions says of a transactional id (Java's TransactionDescription)."""
-
-    coordinator_id: int
-    state: str
-    producer_id: int
-    producer_epoch: int
-    transaction_timeout_ms: int
-    transaction_start_time_ms: int | None  # None: no transaction open
-    topic_partitions: list[TopicPartition]
-
-
-@dataclass(frozen=True)
-class TransactionListing:
-    transactional_id: str
-    producer_id: int
-    state: str
-
-
-@dataclass(frozen=True)
-class ProducerState:
-    """One producer a partition's leader keeps (Java's ProducerState, from DescribeProducers)."""
-
-    producer_id: int
-    producer_epoch: int
-    last_sequence: int
-    last_timestamp: int
-    coordinator_epoch: int | None
-    current_transaction_start_offset: int | None
 
 
 # What a ListOffsets meets while a partition's leader is being replaced: asked again, not fatal.
@@ -385,6 +297,26 @@ class AdminClient:
         return [KafkaError(r.error_code, r.error_message) if r.error_code != Errors.NONE else [AclBinding.of(
             a.resource_type, a.resource_name, a.pattern_type, a.principal, a.host, a.operation, a.permission_type)
             for a in r.matching_acls] for r in response.filter_results]
+
+    # ------------------------------------------------------------------ SCRAM credentials (KIP-554)
+    def describe_user_scram_credentials(self, users: Iterable[str] | None = None) -> dict[str, dict[str, int]]:
+        """user -> {mechanism id: iterations} (Java's describeUserScramCredentials); raises for a missing user."""
+        body = {"users": None if users is None else [{"name": u} for u in users]}
+        results = self._call_any(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, body).results
+        for r in results:
+            if r.error_code != Errors.NONE:
+                raise KafkaError(r.error_code, r.error_message)
+        return {r.user: {c.mechanism: c.iterations for c in r.credential_infos} for r in results}
+
+    def alter_user_scram_credentials(self, upsertions: Iterable[tuple[str, int, int, bytes, bytes]] = (),
+                                     deletions: Iterable[tuple[str, int]] = ()) -> dict[str, KafkaError | None]:
+        """Upsertions (user, mechanism id, iterations, salt, salted password) and deletions (user, mechanism id):
+        the caller salts, as Java's UserScramCredentialUpsertion does; the password never leaves it."""
+        body = {"upsertions": [dict(name=n, mechanism=m, iterations=i, salt=s, salted_password=p)
+                               for n, m, i, s, p in upsertions],
+                "deletions": [dict(name=n, mechanism=m) for n, m in deletions]}
+        response = self._call_controller(ApiKey.ALTER_USER_SCRAM_CREDENTIALS, body)
+        return {r.user: self._result(r.error_code, r.error_message) for r in response.results}
 
     # ------------------------------------------------------------------ offsets
     def list_offsets(self, specs: Mapping[TopicPartition, str | int],

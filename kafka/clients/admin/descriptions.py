@@ -1,0 +1,112 @@
+"""What the admin client is given and what it answers with: Kafka's org.apache.kafka.clients.admin
+NewTopic, TopicDescription, ConfigEntry, MemberDescription, ConsumerGroupDescription,
+PartitionReassignment, QuorumInfo (with its ReplicaState), TransactionDescription,
+TransactionListing and ProducerState, as plain frozen dataclasses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kafka.clients.metadata import PartitionInfo
+from kafka.utils.topic_partition import TopicPartition
+
+
+@dataclass(frozen=True)
+class NewTopic:
+    name: str
+    num_partitions: int = -1  # -1: the broker's num.partitions
+    replication_factor: int = -1  # -1: the broker's default.replication.factor
+    configs: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TopicDescription:
+    name: str
+    internal: bool
+    partitions: list[PartitionInfo]
+    topic_id: Any = None
+
+
+@dataclass(frozen=True)
+class ConfigEntry:
+    name: str
+    value: str | None
+    source: int
+    read_only: bool
+    sensitive: bool
+
+
+@dataclass(frozen=True)
+class MemberDescription:
+    member_id: str
+    client_id: str
+    host: str
+    assignment: list[TopicPartition]
+
+
+@dataclass(frozen=True)
+class ConsumerGroupDescription:
+    group_id: str
+    state: str
+    protocol_type: str
+    assignor: str
+    members: list[MemberDescription]
+
+
+@dataclass(frozen=True)
+class PartitionReassignment:
+    """Kafka's PartitionReassignment: a partition moving (ListPartitionReassignments)."""
+    replicas: list[int]
+    adding_replicas: list[int]
+    removing_replicas: list[int]
+
+
+@dataclass(frozen=True)
+class ReplicaState:
+    replica_id: int
+    log_end_offset: int
+    last_fetch_timestamp: int
+    last_caught_up_timestamp: int
+
+
+@dataclass(frozen=True)
+class QuorumInfo:
+    """Kafka's QuorumInfo: the metadata quorum as its leader sees it (DescribeQuorum)."""
+    leader_id: int
+    leader_epoch: int
+    high_watermark: int
+    voters: list[ReplicaState]
+    observers: list[ReplicaState]
+
+
+@dataclass(frozen=True)
+class TransactionDescription:
+    """What DescribeTransactions says of a transactional id (Java's TransactionDescription)."""
+
+    coordinator_id: int
+    state: str
+    producer_id: int
+    producer_epoch: int
+    transaction_timeout_ms: int
+    transaction_start_time_ms: int | None  # None: no transaction open
+    topic_partitions: list[TopicPartition]
+
+
+@dataclass(frozen=True)
+class TransactionListing:
+    transactional_id: str
+    producer_id: int
+    state: str
+
+
+@dataclass(frozen=True)
+class ProducerState:
+    """One producer a partition's leader keeps (Java's ProducerState, from DescribeProducers)."""
+
+    producer_id: int
+    producer_epoch: int
+    last_sequence: int
+    last_timestamp: int
+    coordinator_epoch: int | None
+    current_transaction_start_offset: int | None
