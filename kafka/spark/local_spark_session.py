@@ -44,8 +44,11 @@ def _quiet_log4j() -> Path:
     return path
 
 
-def local_spark_session(app_name: str, master: str = "local[2]", shuffle_partitions: int = 2):
-    """A SparkSession on ``master`` with the Kafka teaching source registered as ``kafka-teaching``."""
+def local_spark_session(app_name: str, master: str = "local[2]", shuffle_partitions: int = 2,
+                        conf: dict[str, str] | None = None):
+    """A SparkSession on ``master`` with the Kafka teaching source registered as ``kafka-teaching``.
+    ``conf`` adds settings, such as ``spark.jars`` or ``spark.jars.packages`` naming Spark's own Kafka
+    connector; they count only in the process's first session, which starts the JVM."""
     os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
@@ -63,6 +66,7 @@ def local_spark_session(app_name: str, master: str = "local[2]", shuffle_partiti
              .config("spark.sql.session.timeZone", "UTC")
              .config("spark.driver.extraJavaOptions", log4j)
              .config("spark.executor.extraJavaOptions", log4j)
+             .config(map=dict(conf or {}))
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     spark.dataSource.register(KafkaSourceProvider)
