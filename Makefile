@@ -74,9 +74,17 @@ test: $(STAMP) .venv-kafka-python/.installed /usr/bin/kcat /usr/bin/prometheus /
 test-fast: $(STAMP)
 	RAFT_SIM_SEEDS=100 CONTROLLER_SIM_SEEDS=5 $(BIN)/pytest -q -m fast
 
+# Spark's own Kafka connector (spark-sql-kafka-0-10) and its jars, from Maven Central into ~/.m2, for SOURCE=kafka.
+tests/jvm/target/classpath-spark-kafka.txt: tests/jvm/pom.xml /usr/bin/mvn
+	$(PYTHON) tests/jvm/resolve.py spark-kafka
+
 # A broker, a page-view generator and a Spark Structured Streaming job; stops by itself (docs/spark.md).
-demo: $(STAMP) /usr/bin/java
-	$(BIN)/python -m kafka.spark.demo --data-dir data/spark-demo
+# SOURCE=kafka runs the same job on Spark's own connector, format("kafka"), instead of ours (kafka-teaching).
+SOURCE ?= kafka-teaching
+SPARK_KAFKA := $(filter kafka,$(SOURCE))
+demo: $(STAMP) /usr/bin/java $(if $(SPARK_KAFKA),tests/jvm/target/classpath-spark-kafka.txt)
+	$(BIN)/python -m kafka.spark.demo --format $(SOURCE) --data-dir data/spark-demo$(if $(SPARK_KAFKA),-kafka) \
+	  $(if $(SPARK_KAFKA),--jars "$$(cat tests/jvm/target/classpath-spark-kafka.txt)")
 
 # The same demo on `make cluster`'s three nodes (start it first): both topics with three replicas, and
 # the leader of page-views-0 killed with SIGKILL half-way; the window counts still match (docs/spark.md).

@@ -74,6 +74,22 @@ def local_spark_session(app_name: str, master: str = "local[2]", shuffle_partiti
     return spark
 
 
+SPARK_KAFKA_ARTIFACT = "org.apache.spark:spark-sql-kafka-0-10_2.13"
+
+
+def spark_kafka_conf(jars: str | None = None) -> dict[str, str]:
+    """The settings that put Spark's own Kafka connector (``format("kafka")``) on the classpath: ``jars``
+    (a comma- or colon-separated list, such as Maven's build-classpath writes) as ``spark.jars``; without
+    them the package at the installed PySpark's version as ``spark.jars.packages``, which Spark resolves
+    with Ivy (the local Maven repository first, then Maven Central). The connector must be Spark's own
+    release: docs/spark.md says why PySpark is pinned."""
+    if jars:
+        return {"spark.jars": ",".join(j for j in jars.replace(":", ",").split(",") if j)}
+    import pyspark
+
+    return {"spark.jars.packages": f"{SPARK_KAFKA_ARTIFACT}:{pyspark.__version__}"}
+
+
 # Stopping a query interrupts the batch in flight, and Spark logs what the interrupt broke at ERROR
 # although nothing is lost (the batch has offsets/N but no commits/N, so the restarted query runs it
 # again): the batch's aborted write, a broadcast of its plan cut off while being stored, and a task

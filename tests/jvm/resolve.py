@@ -67,9 +67,10 @@ def _one_line(profile: str, output: str) -> str:
     return f"JVM tier: could not resolve {what} from Maven Central (profile {profile} of tests/jvm/pom.xml): {reason[:300]}"
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    """``resolve.py`` resolves every profile and touches the stamp; ``resolve.py spark-kafka`` only those named."""
     try:
-        for profile in PROFILES:
+        for profile in argv or PROFILES:
             resolve_profile(profile)
     except ResolveError as e:
         print(e, file=sys.stderr)
@@ -77,9 +78,10 @@ def main() -> int:
     except FileNotFoundError:
         print("JVM tier: mvn not found: install Maven (Debian's maven package)", file=sys.stderr)
         return 1
-    STAMP.touch()
+    if not argv:
+        STAMP.touch()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

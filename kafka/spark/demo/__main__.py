@@ -50,7 +50,7 @@ from kafka.spark.demo.window_audit import (
     iso_ms,
     read_topic,
 )
-from kafka.spark.local_spark_session import local_spark_session, stop_spark_session
+from kafka.spark.local_spark_session import local_spark_session, spark_kafka_conf, stop_spark_session
 from kafka.utils.logging import configure_logging
 from kafka.utils.topic_partition import TopicPartition
 
@@ -212,7 +212,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", default="data/spark-demo", help="broker log and Spark checkpoint")
     parser.add_argument("--seconds", type=float, default=20, help="how long the generator runs")
     parser.add_argument("--rate", type=int, default=20, help="page views a second")
-    parser.add_argument("--format", default="kafka-teaching", help="the Spark source and sink format")
+    parser.add_argument("--format", default="kafka-teaching", choices=("kafka-teaching", "kafka"),
+                        help="the Spark source and sink: ours (kafka-teaching) or Spark's own connector (kafka)")
+    parser.add_argument("--jars", help="with --format kafka: the connector's jars (comma- or colon-separated; "
+                                       "make demo SOURCE=kafka passes Maven's); without, spark.jars.packages fetches it")
     parser.add_argument("--replication-factor", type=int, default=1, help="of the two topics, when they are created")
     parser.add_argument("--kill-leader", action="store_true",
                         help="half-way through, SIGKILL the node leading page-views-0 (needs a local 3-node cluster)")
@@ -239,12 +242,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         first_window = create_topics(bootstrap, args.replication_factor)
         start_offsets = end_offsets(bootstrap, INPUT_TOPIC)
-        spark = local_spark_session("page-view-counts")
+        spark = local_spark_session("page-view-counts",
+                                    conf=spark_kafka_conf(args.jars) if args.format == "kafka" else None)
         # PySpark's Ctrl-C handler cancels every running job, so the batch in flight fails with errors
         # on the terminal; Python's own raises KeyboardInterrupt here, and the finally below stops the
         # query and Spark in order.
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        print(f"Spark {spark.version} local[2]; query checkpoint {checkpoint}"
+        print(f"Spark {spark.version} local[2], format(\"{args.format}\"); query checkpoint {checkpoint}"
               + (" (resuming)" if second_run else " (new)"), flush=True)
         counts = count_views_per_page(read_page_views(spark, bootstrap, INPUT_TOPIC, fmt=args.format),
                                       window_duration="10 seconds", watermark="5 seconds")
