@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run cluster test test-fast lint bench clean demo demo-cluster lab lab-handout
+.PHONY: run cluster test test-fast lint bench clean demo demo-cluster demo-spark-cluster lab lab-handout
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -91,6 +91,14 @@ demo: $(STAMP) /usr/bin/java $(if $(SPARK_KAFKA),tests/jvm/target/classpath-spar
 demo-cluster: $(STAMP) /usr/bin/java
 	$(BIN)/python -m kafka.spark.demo --bootstrap-server 127.0.0.1:9092,127.0.0.1:9094,127.0.0.1:9096 \
 	  --replication-factor 3 --kill-leader --data-dir data/spark-demo-cluster
+
+# The demo on a Spark standalone master and two workers on loopback (executors in their own JVMs), against
+# make cluster's three nodes with the leader of page-views-0 killed half-way; SOURCE=kafka: Spark's connector.
+demo-spark-cluster: $(STAMP) /usr/bin/java $(if $(SPARK_KAFKA),tests/jvm/target/classpath-spark-kafka.txt)
+	$(BIN)/python -m kafka.spark.demo --standalone-workers 2 --format $(SOURCE) \
+	  --bootstrap-server 127.0.0.1:9092,127.0.0.1:9094,127.0.0.1:9096 --replication-factor 3 --kill-leader \
+	  --data-dir data/spark-demo-spark-cluster$(if $(SPARK_KAFKA),-kafka) \
+	  $(if $(SPARK_KAFKA),--jars "$$(cat tests/jvm/target/classpath-spark-kafka.txt)")
 
 # The course labs (docs/labs/README.md). `make lab N=03` runs lab 03's checks on this tree, in plain words.
 lab: $(STAMP)

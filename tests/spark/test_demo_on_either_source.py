@@ -11,7 +11,7 @@ from collections import Counter
 from kafka.spark.demo.checkpoint_offsets import committed_offsets
 from kafka.spark.demo.page_view_counts import count_views_per_page, read_page_views, write_window_counts
 from tests.spark.kafka_io import consume, create_topic, produce
-from tests.spark.test_structured_streaming import closed_window_counts, page_views, run_once
+from tests.spark.test_structured_streaming import closed_window_counts, page_views
 
 FORMATS = ("kafka-teaching", "kafka")
 
@@ -25,7 +25,9 @@ def test_both_sources_count_the_same_windows_from_the_same_offsets(spark_kafka, 
         events = read_page_views(spark_kafka, bootstrap, views, fmt=fmt, max_offsets_per_trigger=25)
         query = write_window_counts(count_views_per_page(events), bootstrap, counts[fmt],
                                     str(tmp_path / fmt), fmt=fmt).trigger(availableNow=True).start()
-        return run_once(query)
+        assert query.awaitTermination(180), f"the availableNow query on format({fmt!r}) did not stop within 180 s"
+        assert query.exception() is None, query.exception()
+        return sum(p["numInputRows"] for p in query.recentProgress)
 
     first, second = page_views(0, 60), page_views(60, 40)
     produce(bootstrap, views, [{"key": v["key"], "value": v["value"]} for v in first])
