@@ -12,7 +12,7 @@ import pytest
 from pyspark.sql import Row
 from pyspark.sql.types import ArrayType, BinaryType, StringType, StructField, StructType
 
-from tests.helpers import unique_topic, wait_until
+from tests.helpers import BrokerProcess, unique_topic, wait_until
 from tests.spark.kafka_io import consume, create_topic, produce
 
 
@@ -130,3 +130,40 @@ def test_a_stream_on_a_topic_that_does_not_exist_fails(spark_kafka, spark_broker
         assert not query.isActive
     finally:
         query.stop()
+
+
+def test_a_broker_stopped_under_a_running_query_and_started_again(spark_kafka, tmp_path):
+    """The query reads on from its checkpoint after the broker comes back on the same port: every record once.
+    Spark's connector fails the query if the outage outlasts its retries; such a query is started again."""
+    broker = BrokerProcess(tmp_path / "broker")
+    sink, checkpoint, restarts = BatchesById(), str(tmp_path / "checkpoint"), []
+    query = None
+
+    def start():
+        return (read_stream(spark_kafka, broker.bootstrap, subscribe=topic, startingOffsets="earliest")
+                .writeStream.foreachBatch(sink).option("checkpointLocation", checkpoint)
+                .trigger(processingTime="1 second").start())
+
+    def running() -> bool:
+        nonlocal query
+        if not query.isActive:  # failed while the broker was away: on from the checkpoint, as an operator would
+            restarts.append(str(query.exception())[:300])
+            query = start()
+        return True
+
+    try:
+        topic = create_topic(broker.bootstrap, "sk-outage", 2)
+        produce(broker.bootstrap, topic, [{"partition": i % 2, "value": b"a%d" % i} for i in range(20)])
+        query = start()
+        wait_until(lambda: len(sink.offsets()) == 20 or query.exception(), timeout=120, message="the first 20")
+        broker.stop()
+        broker = BrokerProcess(tmp_path / "broker", port=broker.port)  # the same log, the same address
+        produce(broker.bootstrap, topic, [{"partition": i % 2, "value": b"b%d" % i} for i in range(20)])
+        wait_until(lambda: running() and len(sink.offsets()) >= 40, timeout=180, message="all 40 records",
+                   interval=0.5)
+        assert sink.offsets() == sorted((p, o) for p in range(2) for o in range(20)), restarts
+        print(f"restarts after the outage: {restarts}")
+    finally:
+        if query is not None:
+            query.stop()
+        broker.stop()
