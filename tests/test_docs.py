@@ -28,7 +28,7 @@ EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd", "limits.m
             "kraft.md": ["kraft_quorum.mmd", "kraft_create_topic.mmd"],
             "replication.md": ["replication_produce.mmd", "replication_failover.mmd", "partition_reassignment.mmd"],
             "quotas.md": ["quotas.mmd"],
-            "spark.md": ["spark.mmd"],
+            "spark.md": ["spark.mmd", "spark_cluster.mmd"],
             "transactions.md": ["idempotent_produce.mmd", "transaction.mmd"]}
 
 MERMAID_KEYWORDS = {
