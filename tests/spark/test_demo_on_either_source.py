@@ -8,10 +8,14 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import pytest
+
 from kafka.spark.demo.checkpoint_offsets import committed_offsets
 from kafka.spark.demo.page_view_counts import count_views_per_page, read_page_views, write_window_counts
 from tests.spark.kafka_io import consume, create_topic, produce
 from tests.spark.test_structured_streaming import closed_window_counts, page_views
+
+pytestmark = pytest.mark.timeout(480)  # four queries; a minute on a quiet machine, minutes on a busy one
 
 FORMATS = ("kafka-teaching", "kafka")
 

@@ -18,6 +18,8 @@ from kafka.clients.admin import AdminClient, NewTopic
 from tests.helpers import unique_topic
 from tests.spark.kafka_io import create_topic, produce
 
+pytestmark = pytest.mark.timeout(240)  # the first test also starts the session
+
 BASE_MS = 1_700_000_000_000
 
 

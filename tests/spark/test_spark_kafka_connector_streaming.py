@@ -15,6 +15,8 @@ from pyspark.sql.types import ArrayType, BinaryType, StringType, StructField, St
 from tests.helpers import BrokerProcess, unique_topic, wait_until
 from tests.spark.kafka_io import consume, create_topic, produce
 
+pytestmark = pytest.mark.timeout(420)  # each waits for its queries with deadlines of minutes, for busy machines
+
 
 def read_stream(spark, bootstrap, **options):
     reader = spark.readStream.format("kafka").option("kafka.bootstrap.servers", bootstrap)

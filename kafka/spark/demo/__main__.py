@@ -286,7 +286,9 @@ def main(argv: list[str] | None = None) -> int:
         read = sum(p["numInputRows"] for p in query.recentProgress)
         watermark = (query.lastProgress or {}).get("eventTime", {}).get("watermark")
         if cluster is not None:
-            print(f"the query's tasks ran on {executor_count(spark)} executors, each in its own JVM on a worker", flush=True)
+            executors = executor_count(spark)
+            print(f"the query's tasks ran on {executors} executor{'s' if executors != 1 else ''}, each in its own JVM "
+                  f"on a worker", flush=True)
         stop_spark_session(spark)
         stop.set()
         printer.join(30)
