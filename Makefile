@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run cluster test test-fast lint bench clean demo demo-cluster lab lab-handout nemesis
+.PHONY: run cluster test test-fast lint bench clean demo demo-cluster demo-spark-cluster lab lab-handout nemesis
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -81,15 +81,31 @@ DURATION ?= 600
 nemesis: $(STAMP)
 	$(BIN)/python -m tests.nemesis --duration $(DURATION) $(if $(SEED),--seed $(SEED))
 
+# Spark's own Kafka connector (spark-sql-kafka-0-10) and its jars, from Maven Central into ~/.m2, for SOURCE=kafka.
+tests/jvm/target/classpath-spark-kafka.txt: tests/jvm/pom.xml /usr/bin/mvn
+	$(PYTHON) tests/jvm/resolve.py spark-kafka
+
 # A broker, a page-view generator and a Spark Structured Streaming job; stops by itself (docs/spark.md).
-demo: $(STAMP) /usr/bin/java
-	$(BIN)/python -m kafka.spark.demo --data-dir data/spark-demo
+# SOURCE=kafka runs the same job on Spark's own connector, format("kafka"), instead of ours (kafka-teaching).
+SOURCE ?= kafka-teaching
+SPARK_KAFKA := $(filter kafka,$(SOURCE))
+demo: $(STAMP) /usr/bin/java $(if $(SPARK_KAFKA),tests/jvm/target/classpath-spark-kafka.txt)
+	$(BIN)/python -m kafka.spark.demo --format $(SOURCE) --data-dir data/spark-demo$(if $(SPARK_KAFKA),-kafka) \
+	  $(if $(SPARK_KAFKA),--jars "$$(cat tests/jvm/target/classpath-spark-kafka.txt)")
 
 # The same demo on `make cluster`'s three nodes (start it first): both topics with three replicas, and
 # the leader of page-views-0 killed with SIGKILL half-way; the window counts still match (docs/spark.md).
 demo-cluster: $(STAMP) /usr/bin/java
 	$(BIN)/python -m kafka.spark.demo --bootstrap-server 127.0.0.1:9092,127.0.0.1:9094,127.0.0.1:9096 \
 	  --replication-factor 3 --kill-leader --data-dir data/spark-demo-cluster
+
+# The demo on a Spark standalone master and two workers on loopback (executors in their own JVMs), against
+# make cluster's three nodes with the leader of page-views-0 killed half-way; SOURCE=kafka: Spark's connector.
+demo-spark-cluster: $(STAMP) /usr/bin/java $(if $(SPARK_KAFKA),tests/jvm/target/classpath-spark-kafka.txt)
+	$(BIN)/python -m kafka.spark.demo --standalone-workers 2 --format $(SOURCE) \
+	  --bootstrap-server 127.0.0.1:9092,127.0.0.1:9094,127.0.0.1:9096 --replication-factor 3 --kill-leader \
+	  --data-dir data/spark-demo-spark-cluster$(if $(SPARK_KAFKA),-kafka) \
+	  $(if $(SPARK_KAFKA),--jars "$$(cat tests/jvm/target/classpath-spark-kafka.txt)")
 
 # The course labs (docs/labs/README.md). `make lab N=03` runs lab 03's checks on this tree, in plain words.
 lab: $(STAMP)

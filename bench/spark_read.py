@@ -6,9 +6,11 @@ same sitting measures, in rows per second:
 
 1. a confluent-kafka consumer reading the whole topic (bench.py's consumer settings);
 2. ``spark.read.format("kafka-teaching")...load().count()`` on local[2], after one warm-up query
-   (the first query of a session also starts the JVM's Python workers and JIT-compiles the plan).
+   (the first query of a session also starts the JVM's Python workers and JIT-compiles the plan);
+3. the same ``count()`` through Spark's own connector, ``format("kafka")`` (its jars from
+   ``--jars``, by default the classpath file tests/jvm/resolve.py writes, else spark.jars.packages).
 
-It prints both and their ratio (Spark / confluent-kafka), and the CPU each used: the client's
+It prints each and its ratio to confluent-kafka, and the CPU each used: the client's
 own for confluent-kafka; the JVM and its Python workers together for Spark. Starts a broker of
 its own unless ``--bootstrap-server`` names one (docs/spark.md, "How fast the reader is").
 
@@ -114,10 +116,10 @@ def confluent_read(bootstrap: str, topic: str, partitions: int, n: int) -> tuple
     return n / elapsed, cpu / elapsed * 100
 
 
-def spark_count(spark, bootstrap: str, topic: str, n: int) -> tuple[float, float]:
-    """rows/s and CPU % (JVM and Python workers) of a batch count() through the kafka-teaching source."""
+def spark_count(spark, bootstrap: str, topic: str, n: int, fmt: str = "kafka-teaching") -> tuple[float, float]:
+    """rows/s and CPU % (JVM and Python workers) of a batch count() through the ``fmt`` source."""
     jvm = spark.sparkContext._gateway.proc.pid
-    df = (spark.read.format("kafka-teaching").option("kafka.bootstrap.servers", bootstrap)
+    df = (spark.read.format(fmt).option("kafka.bootstrap.servers", bootstrap)
           .option("subscribe", topic).load())
     cpu0, t0 = tree_cpu_seconds(jvm) + client_cpu_seconds(), time.perf_counter()
     count = df.count()
@@ -126,6 +128,12 @@ def spark_count(spark, bootstrap: str, topic: str, n: int) -> tuple[float, float
     if count != n:
         raise RuntimeError(f"Spark counted {count} of {n} records")
     return n / elapsed, cpu / elapsed * 100
+
+
+def connector_jars() -> str | None:
+    """The classpath file of tests/jvm's spark-kafka profile, if `make test` or `make demo SOURCE=kafka` wrote it."""
+    path = Path(__file__).resolve().parent.parent / "tests" / "jvm" / "target" / "classpath-spark-kafka.txt"
+    return path.read_text().strip() if path.exists() else None
 
 
 def start_broker(data_dir: Path):
@@ -141,6 +149,7 @@ def main() -> None:
     ap.add_argument("-p", "--partitions", type=int, default=3)
     ap.add_argument("--runs", type=int, default=3, help="timed runs of each reader (median reported)")
     ap.add_argument("--master", default="local[2]")
+    ap.add_argument("--jars", default=connector_jars(), help="Spark's Kafka connector's jars (comma- or colon-separated)")
     a = ap.parse_args()
 
     broker, data_dir = None, None
@@ -155,22 +164,27 @@ def main() -> None:
         create_topic(bootstrap, topic, a.partitions)
         produce(bootstrap, topic, a.n, a.size, a.partitions)
 
-        from kafka.spark.local_spark_session import local_spark_session
-        spark = local_spark_session("spark-read-bench", master=a.master)
-        spark_count(spark, bootstrap, topic, a.n)  # warm-up: Python workers started, plan compiled
-        ours, theirs = [], []
-        for _ in range(a.runs):  # interleaved, so that a busy moment on the machine hits both
-            theirs.append(confluent_read(bootstrap, topic, a.partitions, a.n))
-            ours.append(spark_count(spark, bootstrap, topic, a.n))
-        for name, runs in (("confluent-kafka consumer", theirs), ("spark kafka-teaching count()", ours)):
+        from kafka.spark.local_spark_session import local_spark_session, spark_kafka_conf
+        spark = local_spark_session("spark-read-bench", master=a.master, conf=spark_kafka_conf(a.jars))
+        readers = {"confluent-kafka consumer": lambda: confluent_read(bootstrap, topic, a.partitions, a.n)}
+        for fmt in ("kafka-teaching", "kafka"):
+            spark_count(spark, bootstrap, topic, a.n, fmt)  # warm-up: Python workers started, plan compiled
+            readers[f"spark {fmt} count()"] = lambda fmt=fmt: spark_count(spark, bootstrap, topic, a.n, fmt)
+        results: dict[str, list] = {name: [] for name in readers}
+        for _ in range(a.runs):  # interleaved, so that a busy moment on the machine hits all
+            for name, read in readers.items():
+                results[name].append(read())
+        for name, runs in results.items():
             print(f"  {name:30s} runs: {', '.join(f'{r:,.0f}' for r, _ in runs)} rows/s")
-        rate, cpu = statistics.median(r for r, _ in theirs), statistics.median(c for _, c in theirs)
-        spark_rate, spark_cpu = statistics.median(r for r, _ in ours), statistics.median(c for _, c in ours)
+        medians = {name: (statistics.median(r for r, _ in runs), statistics.median(c for _, c in runs))
+                   for name, runs in results.items()}
+        rate, cpu = medians.pop("confluent-kafka consumer")
         print(f"MEDIAN confluent-kafka consumer n={a.n} s={a.size} p={a.partitions}: {rate:,.0f} rows/s  "
               f"client_cpu={cpu:.0f}%")
-        print(f"MEDIAN spark count() {a.master} n={a.n} s={a.size} p={a.partitions}: {spark_rate:,.0f} rows/s  "
-              f"spark_cpu={spark_cpu:.0f}% (JVM + Python workers)")
-        print(f"RATIO spark / confluent-kafka: {spark_rate / rate:.2f}")
+        for name, (spark_rate, spark_cpu) in medians.items():
+            print(f"MEDIAN {name} {a.master} n={a.n} s={a.size} p={a.partitions}: {spark_rate:,.0f} rows/s  "
+                  f"spark_cpu={spark_cpu:.0f}% (JVM + Python workers)")
+            print(f"RATIO {name} / confluent-kafka: {spark_rate / rate:.2f}")
     finally:
         if spark is not None:
             spark.stop()

@@ -31,7 +31,7 @@ EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd", "limits.m
             "acls.md": ["authorizer.mmd"],
             "quotas.md": ["quotas.mmd"],
             "security.md": ["tls_handshake.mmd", "sasl_ssl_connection.mmd"],
-            "spark.md": ["spark.mmd"],
+            "spark.md": ["spark.mmd", "spark_cluster.mmd"],
             "transactions.md": ["idempotent_produce.mmd", "transaction.mmd"]}
 
 MERMAID_KEYWORDS = {

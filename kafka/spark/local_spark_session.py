@@ -44,8 +44,11 @@ def _quiet_log4j() -> Path:
     return path
 
 
-def local_spark_session(app_name: str, master: str = "local[2]", shuffle_partitions: int = 2):
-    """A SparkSession on ``master`` with the Kafka teaching source registered as ``kafka-teaching``."""
+def local_spark_session(app_name: str, master: str = "local[2]", shuffle_partitions: int = 2,
+                        conf: dict[str, str] | None = None):
+    """A SparkSession on ``master`` with the Kafka teaching source registered as ``kafka-teaching``.
+    ``conf`` adds settings, such as ``spark.jars`` or ``spark.jars.packages`` naming Spark's own Kafka
+    connector; they count only in the process's first session, which starts the JVM."""
     os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
@@ -63,11 +66,28 @@ def local_spark_session(app_name: str, master: str = "local[2]", shuffle_partiti
              .config("spark.sql.session.timeZone", "UTC")
              .config("spark.driver.extraJavaOptions", log4j)
              .config("spark.executor.extraJavaOptions", log4j)
+             .config(map=dict(conf or {}))
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     spark.dataSource.register(KafkaSourceProvider)
     atexit.register(_stop_at_exit, spark)
     return spark
+
+
+SPARK_KAFKA_ARTIFACT = "org.apache.spark:spark-sql-kafka-0-10_2.13"
+
+
+def spark_kafka_conf(jars: str | None = None) -> dict[str, str]:
+    """The settings that put Spark's own Kafka connector (``format("kafka")``) on the classpath: ``jars``
+    (a comma- or colon-separated list, such as Maven's build-classpath writes) as ``spark.jars``; without
+    them the package at the installed PySpark's version as ``spark.jars.packages``, which Spark resolves
+    with Ivy (the local Maven repository first, then Maven Central). The connector must be Spark's own
+    release: docs/spark.md says why PySpark is pinned."""
+    if jars:
+        return {"spark.jars": ",".join(j for j in jars.replace(":", ",").split(",") if j)}
+    import pyspark
+
+    return {"spark.jars.packages": f"{SPARK_KAFKA_ARTIFACT}:{pyspark.__version__}"}
 
 
 # Stopping a query interrupts the batch in flight, and Spark logs what the interrupt broke at ERROR

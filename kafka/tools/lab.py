@@ -66,7 +66,7 @@ LABS = (
     Lab("09", "idempotence-transactions", "Idempotence and transactions",
         "004, acks and idempotence", 55, "ready"),
     Lab("10", "spark", "Spark Structured Streaming over the broker",
-        "002, consumers reading by offset", 65, "ready"),
+        "002, consumers reading by offset", 75, "ready"),
     Lab("11", "observability-under-load", "Observability under load",
         "002, the request's journey, measured", 70, "ready"),
     Lab("12", "break-it", "Break it: faults and recovery",

@@ -1,5 +1,6 @@
 """Resolve the JVM tier's Kafka artifacts into the local Maven repository (~/.m2) and write one classpath
-file per profile of pom.xml: target/classpath-clients-4.txt, classpath-clients-3.9.txt, classpath-tools.txt, classpath-broker.txt.
+file per profile of pom.xml: target/classpath-clients-4.txt, classpath-clients-3.9.txt, classpath-tools.txt,
+classpath-broker.txt, classpath-spark-kafka.txt (Spark's Kafka connector, for tests/spark).
 
 Run by `make test` (the stamp target/.resolved) and by the tier's fixtures when a file is missing. Offline
 first, so a warm repository costs no network; online when something is missing. If Maven cannot fetch an
@@ -17,7 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 TARGET = HERE / "target"
 STAMP = TARGET / ".resolved"
-PROFILES = ("clients-4", "clients-3.9", "tools", "broker")
+PROFILES = ("clients-4", "clients-3.9", "tools", "broker", "spark-kafka")
 
 # Maven's ways of saying which coordinate it could not get, most specific first.
 _UNRESOLVED = (
@@ -66,9 +67,10 @@ def _one_line(profile: str, output: str) -> str:
     return f"JVM tier: could not resolve {what} from Maven Central (profile {profile} of tests/jvm/pom.xml): {reason[:300]}"
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    """``resolve.py`` resolves every profile and touches the stamp; ``resolve.py spark-kafka`` only those named."""
     try:
-        for profile in PROFILES:
+        for profile in argv or PROFILES:
             resolve_profile(profile)
     except ResolveError as e:
         print(e, file=sys.stderr)
@@ -76,9 +78,10 @@ def main() -> int:
     except FileNotFoundError:
         print("JVM tier: mvn not found: install Maven (Debian's maven package)", file=sys.stderr)
         return 1
-    STAMP.touch()
+    if not argv:
+        STAMP.touch()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -11,6 +11,7 @@ offsets of batch N before it runs, commits/N says it is done.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import pytest
 
@@ -82,13 +83,25 @@ def test_a_new_query_has_no_position(tmp_path):
     assert committed_offsets(tmp_path) is None
 
 
-@pytest.mark.timeout(240)  # Spark starts a JVM and Python workers: a minute under load
-def test_a_real_query_s_checkpoint_matches_the_log_end_offsets(broker, tmp_path):
-    """a real Spark query's checkpoint, read with committed_offsets, equals the log end offsets, and moves on after a restart"""
+@pytest.fixture(scope="module")
+def lab_spark():
+    """One session for the module's real queries, with Spark's own Kafka connector on its classpath
+    (resolved by Maven, tests/jvm/spark_kafka.py) beside ours; None, and the reason, if it is missing."""
     pytest.importorskip("pyspark", reason="the Spark check needs the spark extra: pip install -e '.[spark]'")
     from kafka.spark.local_spark_session import local_spark_session, stop_spark_session
+    from tests.jvm.spark_kafka import spark_conf
 
-    bootstrap, topic = broker.bootstrap, "lab10"
+    conf, missing = spark_conf()
+    spark = local_spark_session("lab10-check", conf=conf)
+    try:
+        yield spark, missing
+    finally:
+        stop_spark_session(spark)
+
+
+def lab_topic(bootstrap: str, topic: str) -> Callable[[int], dict[TopicPartition, int]]:
+    """Create ``topic`` (3 partitions); a function that produces n records round the partitions and
+    returns the log end offsets."""
     with AdminClient({"bootstrap.servers": bootstrap}) as admin:
         admin.create_topics([NewTopic(topic, 3, 1)])
 
@@ -101,26 +114,58 @@ def test_a_real_query_s_checkpoint_matches_the_log_end_offsets(broker, tmp_path)
             ends = admin.list_offsets({TopicPartition(topic, p): "latest" for p in range(3)})
         return {tp: offset for tp, (offset, _) in ends.items()}
 
-    spark = local_spark_session("lab10-check")
-    try:
-        def run_query() -> None:
-            query = (spark.readStream.format("kafka-teaching").option("kafka.bootstrap.servers", bootstrap)
-                     .option("subscribe", topic).option("startingOffsets", "earliest").load()
-                     .writeStream.format("noop").option("checkpointLocation", str(tmp_path / "checkpoint"))
-                     .trigger(availableNow=True).start())
-            assert query.awaitTermination(90), "the availableNow query did not finish in 90 s"
-            assert query.exception() is None, query.exception()
+    return produce
 
-        ends = produce(30)
-        run_query()
-        first = committed_offsets(tmp_path / "checkpoint")
-        assert first is not None, "the query committed a batch: its checkpoint has a position"
-        assert first.offsets == ends, f"the checkpoint says {first.offsets}, the log end offsets are {ends}"
 
-        ends = produce(12)
-        run_query()
-        second = committed_offsets(tmp_path / "checkpoint")
-        assert second is not None and second.batch_id > first.batch_id, "the restarted query committed a new batch"
-        assert second.offsets == ends, f"after the restart the checkpoint says {second.offsets}, the log {ends}"
-    finally:
-        stop_spark_session(spark)
+def run_query(spark, fmt: str, bootstrap: str, topic: str, checkpoint, **options) -> None:
+    """The lab's query, to Spark's noop sink, until it has read what is there (availableNow)."""
+    reader = (spark.readStream.format(fmt).option("kafka.bootstrap.servers", bootstrap)
+              .option("subscribe", topic).option("startingOffsets", "earliest"))
+    for key, value in options.items():
+        reader = reader.option(key, value)
+    query = (reader.load().writeStream.format("noop").option("checkpointLocation", str(checkpoint))
+             .trigger(availableNow=True).start())
+    assert query.awaitTermination(90), f"the availableNow query on format({fmt!r}) did not finish in 90 s"
+    assert query.exception() is None, query.exception()
+
+
+@pytest.mark.timeout(240)  # Spark starts a JVM and Python workers: a minute under load
+def test_a_real_query_s_checkpoint_matches_the_log_end_offsets(lab_spark, broker, tmp_path):
+    """a real Spark query's checkpoint, read with committed_offsets, equals the log end offsets, and moves on after a restart"""
+    spark, _ = lab_spark
+    bootstrap, topic = broker.bootstrap, "lab10"
+    produce = lab_topic(bootstrap, topic)
+
+    ends = produce(30)
+    run_query(spark, "kafka-teaching", bootstrap, topic, tmp_path / "checkpoint")
+    first = committed_offsets(tmp_path / "checkpoint")
+    assert first is not None, "the query committed a batch: its checkpoint has a position"
+    assert first.offsets == ends, f"the checkpoint says {first.offsets}, the log end offsets are {ends}"
+
+    ends = produce(12)
+    run_query(spark, "kafka-teaching", bootstrap, topic, tmp_path / "checkpoint")
+    second = committed_offsets(tmp_path / "checkpoint")
+    assert second is not None and second.batch_id > first.batch_id, "the restarted query committed a new batch"
+    assert second.offsets == ends, f"after the restart the checkpoint says {second.offsets}, the log {ends}"
+
+
+@pytest.mark.timeout(240)
+def test_spark_s_own_connector_keeps_the_same_offsets(lab_spark, broker, tmp_path):
+    """step 6: the same query on Spark's own connector, format("kafka"), leaves the same Kafka offsets in its checkpoint, batch by batch"""
+    spark, missing = lab_spark
+    if missing is not None:
+        pytest.fail(f"step 6 needs Spark's own Kafka connector: {missing}", pytrace=False)
+    bootstrap, topic = broker.bootstrap, "lab10-both"
+    ends = lab_topic(bootstrap, topic)(21)
+    for fmt, checkpoint in (("kafka-teaching", "ours"), ("kafka", "sparks")):
+        run_query(spark, fmt, bootstrap, topic, tmp_path / checkpoint, maxOffsetsPerTrigger="4")
+    ours, sparks = committed_offsets(tmp_path / "ours"), committed_offsets(tmp_path / "sparks")
+    assert ours is not None and sparks is not None, "both queries committed batches"
+    assert sparks.offsets == ours.offsets == ends, (
+        f"Spark's connector's checkpoint says {sparks.offsets}, ours {ours.offsets}, the log end offsets {ends}")
+    assert sparks.batch_id == ours.batch_id, (
+        f"maxOffsetsPerTrigger 4 cut both streams alike: batch {sparks.batch_id} against {ours.batch_id}")
+    for batch_id in range(ours.batch_id + 1):  # each batch ended at the same offsets: the same last line
+        theirs = (tmp_path / "sparks" / "offsets" / str(batch_id)).read_text().splitlines()[-1]
+        mine = (tmp_path / "ours" / "offsets" / str(batch_id)).read_text().splitlines()[-1]
+        assert json.loads(theirs) == json.loads(mine), f"offsets/{batch_id}: Spark's {theirs}, ours {mine}"

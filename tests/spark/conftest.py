@@ -31,9 +31,29 @@ def spark_broker(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def spark():
+def spark_kafka_conf():
+    """Spark's own Kafka connector for the session (spark.jars, resolved by Maven), and why not (None when
+    it is there): without it the session starts all the same, and only the tests of ``format("kafka")``
+    fail, with that one line."""
+    from tests.jvm.spark_kafka import spark_conf
+
+    return spark_conf()
+
+
+@pytest.fixture(scope="session")
+def spark(spark_kafka_conf):
+    """One session for every Spark test. The JVM starts once per process, so this one session carries
+    both sources: ours (``kafka-teaching``) and Spark's (``kafka``)."""
     from kafka.spark.local_spark_session import local_spark_session
 
-    session = local_spark_session("kafka-teaching-tests")
+    session = local_spark_session("kafka-teaching-tests", conf=spark_kafka_conf[0])
     yield session
     session.stop()
+
+
+@pytest.fixture
+def spark_kafka(spark, spark_kafka_conf):
+    """The session, for a test of Spark's own ``format("kafka")``: fails in one line if the connector is missing."""
+    if spark_kafka_conf[1] is not None:
+        pytest.fail(spark_kafka_conf[1], pytrace=False)
+    return spark

@@ -50,7 +50,8 @@ from kafka.spark.demo.window_audit import (
     iso_ms,
     read_topic,
 )
-from kafka.spark.local_spark_session import local_spark_session, stop_spark_session
+from kafka.spark.local_spark_session import local_spark_session, spark_kafka_conf, stop_spark_session
+from kafka.spark.standalone_cluster import StandaloneCluster
 from kafka.utils.logging import configure_logging
 from kafka.utils.topic_partition import TopicPartition
 
@@ -169,6 +170,11 @@ def kill_leader_later(bootstrap: str, query, after: float, killed: list[KilledLe
           else f"{tp.topic}-{tp.partition} still has no leader {took:.0f} s after the kill", flush=True)
 
 
+def executor_count(spark) -> int:
+    """The executors registered with the driver (the driver's own block manager not counted)."""
+    return spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1
+
+
 def print_audit(bootstrap: str, watermark: str | None, checkpoint: Path, acknowledged: list[PageView],
                 start_offsets: dict, printed: list) -> bool:
     """Produced against counted, per window this run closed; the checkpoint against the log. True if all match."""
@@ -212,7 +218,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", default="data/spark-demo", help="broker log and Spark checkpoint")
     parser.add_argument("--seconds", type=float, default=20, help="how long the generator runs")
     parser.add_argument("--rate", type=int, default=20, help="page views a second")
-    parser.add_argument("--format", default="kafka-teaching", help="the Spark source and sink format")
+    parser.add_argument("--format", default="kafka-teaching", choices=("kafka-teaching", "kafka"),
+                        help="the Spark source and sink: ours (kafka-teaching) or Spark's own connector (kafka)")
+    parser.add_argument("--jars", help="with --format kafka: the connector's jars (comma- or colon-separated; "
+                                       "make demo SOURCE=kafka passes Maven's); without, spark.jars.packages fetches it")
+    parser.add_argument("--standalone-workers", type=int, default=0, metavar="N",
+                        help="run Spark on a standalone master with N workers on loopback (make demo-spark-cluster) "
+                             "instead of local[2]; their logs and work directories in <data-dir>/spark-cluster")
     parser.add_argument("--replication-factor", type=int, default=1, help="of the two topics, when they are created")
     parser.add_argument("--kill-leader", action="store_true",
                         help="half-way through, SIGKILL the node leading page-views-0 (needs a local 3-node cluster)")
@@ -234,17 +246,24 @@ def main(argv: list[str] | None = None) -> int:
     else:
         broker, bootstrap = start_broker(data_dir / "broker")
         print(f"broker on {bootstrap} (log in {data_dir / 'broker'})", flush=True)
-    spark = None
+    spark = cluster = None
     stop = threading.Event()
     try:
         first_window = create_topics(bootstrap, args.replication_factor)
         start_offsets = end_offsets(bootstrap, INPUT_TOPIC)
-        spark = local_spark_session("page-view-counts")
+        master, conf = "local[2]", dict(spark_kafka_conf(args.jars) if args.format == "kafka" else {})
+        if args.standalone_workers:
+            cluster = StandaloneCluster(data_dir / "spark-cluster", workers=args.standalone_workers)
+            master = cluster.start()
+            conf.update(cluster.session_conf())
+            print(f"Spark standalone master {master} with {args.standalone_workers} workers "
+                  f"(logs and work directories in {cluster.data_dir})", flush=True)
+        spark = local_spark_session("page-view-counts", master=master, conf=conf)
         # PySpark's Ctrl-C handler cancels every running job, so the batch in flight fails with errors
         # on the terminal; Python's own raises KeyboardInterrupt here, and the finally below stops the
         # query and Spark in order.
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        print(f"Spark {spark.version} local[2]; query checkpoint {checkpoint}"
+        print(f"Spark {spark.version} {master}, format(\"{args.format}\"); query checkpoint {checkpoint}"
               + (" (resuming)" if second_run else " (new)"), flush=True)
         counts = count_views_per_page(read_page_views(spark, bootstrap, INPUT_TOPIC, fmt=args.format),
                                       window_duration="10 seconds", watermark="5 seconds")
@@ -266,6 +285,10 @@ def main(argv: list[str] | None = None) -> int:
         wait_for_watermark_batch(query)
         read = sum(p["numInputRows"] for p in query.recentProgress)
         watermark = (query.lastProgress or {}).get("eventTime", {}).get("watermark")
+        if cluster is not None:
+            executors = executor_count(spark)
+            print(f"the query's tasks ran on {executors} executor{'s' if executors != 1 else ''}, each in its own JVM "
+                  f"on a worker", flush=True)
         stop_spark_session(spark)
         stop.set()
         printer.join(30)
@@ -282,6 +305,8 @@ def main(argv: list[str] | None = None) -> int:
         stop.set()
         if spark is not None:
             stop_spark_session(spark)  # no query left running, no Python worker writing into a closed pipe
+        if cluster is not None:
+            cluster.stop()
         if broker is not None:
             broker.terminate()
             broker.wait(30)
