@@ -11,9 +11,10 @@ from kafka.protocol.header import decode_response, encode_request
 
 
 class WireClient:
-    def __init__(self, port: int, timeout: float = 10.0, source_address: str | None = None) -> None:
+    def __init__(self, port: int, timeout: float = 10.0, source_address: str | None = None,
+                 host: str = "127.0.0.1") -> None:
         # source_address: another loopback address (127.0.0.2, ...) to connect from, as another host would
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout,
+        self.sock = socket.create_connection((host, port), timeout=timeout,
                                              source_address=(source_address, 0) if source_address else None)
         self.correlation_id = 0
 

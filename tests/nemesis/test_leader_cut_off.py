@@ -17,29 +17,18 @@ import pytest
 from kafka.clients.admin import NewTopic
 from tests.helpers import wait_until
 from tests.nemesis.checker import replica_batches
-from tests.nemesis.hosts import unavailable_reason
-from tests.nemesis.run import hosts_and_cluster
 
 TOPIC = "lab12-net"
 pytestmark = pytest.mark.timeout(300)
 
 
-@pytest.fixture
-def cluster(tmp_path):
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(f"no network namespaces here: {reason}")
-    with hosts_and_cluster(tmp_path) as (hosts, cluster):
-        yield hosts, cluster
-
-
-def describe(cluster, exclude: int = 0, only: int = 0):
+def describe(cluster, exclude: int = 0, only: int = 0, topic: str = TOPIC):
     for node_id, node in cluster.nodes.items():
         if node_id == exclude or not node.running or only not in (0, node_id):
             continue
         try:
             with node.admin() as admin:
-                found = admin.describe_topics([TOPIC]).get(TOPIC)
+                found = admin.describe_topics([topic]).get(topic)
             if found is not None:
                 return found.partitions[0]
         except Exception:  # noqa: BLE001 - that node cannot answer now: ask the next
@@ -47,24 +36,24 @@ def describe(cluster, exclude: int = 0, only: int = 0):
     return None
 
 
-def whole_again(cluster) -> bool:
+def whole_again(cluster, topic: str = TOPIC) -> bool:
     """Every node describes the same leader and all three replicas in sync: a node just healed still
     answers from its old metadata (itself leader, its old ISR) until it has caught up."""
     views = set()
     for node_id in cluster.nodes:
-        p = describe(cluster, exclude=-1, only=node_id)
+        p = describe(cluster, exclude=-1, only=node_id, topic=topic)
         if p is None:
             return False
         views.add((p.leader, tuple(sorted(p.isr))))
     return len(views) == 1 and len(next(iter(views))[1]) == 3
 
 
-def produce(bootstrap: str, values: list[str], timeout_ms: int = 30000) -> list[str]:
+def produce(bootstrap: str, values: list[str], timeout_ms: int = 30000, topic: str = TOPIC) -> list[str]:
     acknowledged: list[str] = []
     producer = confluent_kafka.Producer({"bootstrap.servers": bootstrap, "acks": "all",
                                          "message.timeout.ms": timeout_ms, "enable.idempotence": True})
     for value in values:
-        producer.produce(TOPIC, value.encode(),
+        producer.produce(topic, value.encode(),
                          on_delivery=lambda e, m: e is None and acknowledged.append(m.value().decode()))
     producer.flush(timeout_ms / 1000 + 10)
     return acknowledged
@@ -88,9 +77,9 @@ def started_topic(cluster) -> int:
     return p.leader
 
 
-def final_values(cluster) -> dict[int, list[str]]:
+def final_values(cluster, topic: str = TOPIC) -> dict[int, list[str]]:
     cluster.stop()
-    return {n: [r.value.decode() for b in replica_batches(node.data_dir / f"{TOPIC}-0", TOPIC, 0)
+    return {n: [r.value.decode() for b in replica_batches(node.data_dir / f"{topic}-0", topic, 0)
                 if not b.is_control_batch for r in b] for n, node in cluster.nodes.items()}
 
 
