@@ -12,6 +12,11 @@ reach.
 
 from __future__ import annotations
 
+import os
+import re
+import signal
+import subprocess
+import sys
 import time
 
 import confluent_kafka
@@ -21,7 +26,7 @@ from kafka.clients.admin import NewTopic
 from tests.cluster.kraft_cluster import KRaftCluster, Node, run_tool, started_cluster
 from tests.cluster.test_kraft_cluster import created
 from tests.cluster.test_replication import NumberedProducer, describe, read_all
-from tests.helpers import free_port, unique_topic, wait_until
+from tests.helpers import REPO, free_port, unique_topic, wait_until
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -165,3 +170,34 @@ def test_a_broker_without_reachable_controllers_retries_with_backoff_and_says_so
         assert node.stop(timeout=20) == 0
     finally:
         node.kill()
+
+
+def test_make_cluster_split_configs_start_six_nodes_and_stop_brokers_first(tmp_path):
+    """`make cluster-split` as a user runs it, on copies of config/cluster-split/ with free ports."""
+    ports: dict[str, str] = {}
+    names = [f"controller-{i}" for i in (1, 2, 3)] + [f"broker-{i}" for i in (1, 2, 3)]
+    for name in names:
+        text = (REPO / "config" / "cluster-split" / f"{name}.properties").read_text()
+        text = re.sub(r"\b(909[2-7]|940[4-9])\b", lambda m: ports.setdefault(m.group(1), str(free_port())), text)
+        (tmp_path / f"{name}.properties").write_text(text)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    cluster = subprocess.Popen([sys.executable, "-m", "kafka.tools.local_cluster",
+                                *(f"{name}.properties" for name in names)], cwd=tmp_path, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        def status() -> str | None:
+            result = run_tool("kafka.tools.metadata_quorum_command", "--bootstrap-server",
+                              f"127.0.0.1:{ports['9092']}", "describe", "--status", timeout=30)
+            return "CurrentObservers:       [4,5,6]" in result.stdout and result.stdout
+        assert "CurrentVoters:          [1,2,3]" in wait_until(status, timeout=60, message="the quorum", interval=0.3)
+        cluster.send_signal(signal.SIGINT)
+        output, _ = cluster.communicate(timeout=60)
+    finally:
+        if cluster.poll() is None:
+            cluster.kill()
+            cluster.communicate()
+    assert (tmp_path / "data" / "cluster-split" / "broker-1" / "meta.properties").exists()
+    stopped = [line.split("]")[0].strip("[") for line in output.splitlines() if "shut down completed" in line]
+    assert sorted(stopped) == sorted(names), output[-3000:]
+    assert all(name.startswith("broker") for name in stopped[:3]), stopped
+    assert "controlled shutdown did not finish in time" not in output
