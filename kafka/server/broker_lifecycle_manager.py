@@ -69,8 +69,8 @@ class BrokerLifecycleManager:
         self._running = False
         self._thread = threading.Thread(target=self._run, name=f"kafka-{self.node_id}-broker-lifecycle", daemon=True)
         self._registration_failures = 0
-        # Kafka's resendExponentialBackoff: 100 ms doubling up to half a session, 2 % jitter
-        self.resend_backoff = ExponentialBackoff(100, 2, config.broker_session_timeout_ms // 2, 0.02)
+        # Kafka's resendExponentialBackoff: 100 ms doubling up to a session timeout, 2 % jitter
+        self.resend_backoff = ExponentialBackoff(100, 2, config.broker_session_timeout_ms, 0.02)
         self._next_attempt_ms = 0
 
     def start(self, listeners: list[dict]) -> None:

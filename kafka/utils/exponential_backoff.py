@@ -3,7 +3,7 @@ org.apache.kafka.common.utils.ExponentialBackoff).
 
 initial * multiplier ** attempts, never above max, each value spread by +/- jitter so that many
 clients retrying the same thing do not retry in step. A broker that cannot reach any controller
-waits 100 ms, 200 ms, 400 ms ... up to half a session timeout between registrations, as Kafka's
+waits 100 ms, 200 ms, 400 ms ... up to a session timeout between registrations, as Kafka's
 BrokerLifecycleManager does, instead of hammering the network.
 """
 
