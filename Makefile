@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run cluster test test-fast lint bench clean demo demo-cluster demo-spark-cluster lab lab-handout nemesis
+.PHONY: run cluster cluster-split test test-fast lint bench clean demo demo-cluster demo-spark-cluster lab lab-handout nemesis
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -61,6 +61,14 @@ run: $(STAMP)
 cluster: $(STAMP)
 	$(BIN)/python -m kafka.tools.local_cluster config/cluster/node-1.properties \
 	  config/cluster/node-2.properties config/cluster/node-3.properties
+
+# Kafka 4's picture: three controller-only nodes (CONTROLLER 9093/9095/9097) and three broker-only
+# nodes (clients 9092/9094/9096), formatted on first use, data under data/cluster-split/ (docs/kraft.md).
+cluster-split: $(STAMP)
+	$(BIN)/python -m kafka.tools.local_cluster config/cluster-split/controller-1.properties \
+	  config/cluster-split/controller-2.properties config/cluster-split/controller-3.properties \
+	  config/cluster-split/broker-1.properties config/cluster-split/broker-2.properties \
+	  config/cluster-split/broker-3.properties
 
 lint: $(STAMP)
 	$(BIN)/ruff check kafka tests bench

@@ -33,6 +33,7 @@ import structlog
 
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
+from kafka.utils.exponential_backoff import ExponentialBackoff
 from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.server.BrokerLifecycleManager")
@@ -68,6 +69,9 @@ class BrokerLifecycleManager:
         self._running = False
         self._thread = threading.Thread(target=self._run, name=f"kafka-{self.node_id}-broker-lifecycle", daemon=True)
         self._registration_failures = 0
+        # Kafka's resendExponentialBackoff: 100 ms doubling up to a session timeout, 2 % jitter
+        self.resend_backoff = ExponentialBackoff(100, 2, config.broker_session_timeout_ms, 0.02)
+        self._next_attempt_ms = 0
 
     def start(self, listeners: list[dict]) -> None:
         self.listeners = listeners
@@ -79,7 +83,7 @@ class BrokerLifecycleManager:
     def _run(self) -> None:
         interval_s = self.config.broker_heartbeat_interval_ms / 1000
         while self._running:
-            if not self._in_flight:
+            if not self._in_flight and self.time.milliseconds() >= self._next_attempt_ms:
                 self._in_flight = True
                 if self.broker_epoch < 0:
                     self._send_broker_registration()
@@ -103,11 +107,16 @@ class BrokerLifecycleManager:
         if error == Errors.NONE:
             error = Errors.for_code(response.error_code)
         if error != Errors.NONE:
+            backoff_ms = self.resend_backoff.backoff(self._registration_failures)
             self._registration_failures += 1
-            if self._registration_failures in (1, 10) or self._registration_failures % 100 == 0:
-                log.warning("broker registration failed, retrying", error=error.name,
-                            attempts=self._registration_failures)
+            self._next_attempt_ms = self.time.milliseconds() + backoff_ms
+            # One line per attempt: with the backoff that is a few lines a minute, never a flood.
+            log.warning("broker registration failed, retrying", error=error.name,
+                        attempts=self._registration_failures, backoff_ms=backoff_ms,
+                        reason=("no controller answered in time (are the controllers of controller.quorum.voters "
+                                "running and reachable?)" if error == Errors.REQUEST_TIMED_OUT else None))
             return
+        self._registration_failures = 0
         self.broker_epoch = response.broker_epoch
         self.state = BrokerState.RECOVERY
         log.info("registered with the controller", broker_epoch=self.broker_epoch,

@@ -6,6 +6,8 @@ bin/kafka-server-start.sh three times in three terminals, in one).
 Directories that were never formatted are formatted first with one new cluster id (what
 `kafka-storage random-uuid` and `kafka-storage format` do). Each node's log lines are prefixed with
 its name. Ctrl-C stops all three (each one cleanly: a controlled shutdown, then its logs closed).
+`make cluster-split` runs the same with three controller-only and three broker-only nodes; the
+brokers are stopped first, while the controllers can still answer their controlled shutdowns.
 """
 
 from __future__ import annotations
@@ -56,7 +58,8 @@ def main(argv: list[str] | None = None) -> int:
         processes[name] = process
         threading.Thread(target=pump, args=(name, process.stdout), daemon=True).start()
     bootstrap = ",".join(f"{e.host or '127.0.0.1'}:{e.port}" for c in configs.values() for e in c.advertised_listeners)
-    print(f"cluster of {len(configs)} nodes starting; clients: --bootstrap-server {bootstrap}\n"
+    roles = ", ".join(f"{n} {'+'.join(sorted(c.process_roles))}" for n, c in configs.items())
+    print(f"cluster of {len(configs)} nodes starting ({roles}); clients: --bootstrap-server {bootstrap}\n"
           f"  quorum: kafka-metadata-quorum --bootstrap-server {bootstrap.split(',')[0]} describe --status\n"
           "  Ctrl-C stops every node", flush=True)
     stop = threading.Event()
@@ -65,6 +68,13 @@ def main(argv: list[str] | None = None) -> int:
     while not stop.wait(0.5):
         if all(p.poll() is not None for p in processes.values()):
             break
+    brokers = {n: p for n, p in processes.items() if configs[n].is_broker}
+    stop_all(brokers)
+    stop_all({n: p for n, p in processes.items() if n not in brokers})
+    return 0
+
+
+def stop_all(processes: dict[str, subprocess.Popen]) -> None:
     for process in processes.values():
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
@@ -74,7 +84,6 @@ def main(argv: list[str] | None = None) -> int:
         except subprocess.TimeoutExpired:
             print(f"[{name}] did not stop in 30 s; killing it", flush=True)
             process.kill()
-    return 0
 
 
 if __name__ == "__main__":

@@ -27,25 +27,32 @@ def run_tool(module: str, *args: str, timeout: float = 60) -> subprocess.Complet
 
 class Node:
     def __init__(self, node_id: int, root: Path, broker_port: int, controller_port: int, voters: str,
-                 extra: dict[str, str]) -> None:
+                 extra: dict[str, str], roles: str = "broker,controller") -> None:
         self.node_id = node_id
+        self.roles = roles
         self.broker_port = broker_port
         self.controller_port = controller_port
         self.bootstrap = f"127.0.0.1:{broker_port}"
         self.data_dir = root / f"node-{node_id}"
         self.config_path = root / f"node-{node_id}.properties"
         self.log_path = root / f"node-{node_id}.log"
+        listeners = {"broker": f"PLAINTEXT://127.0.0.1:{broker_port}",
+                     "controller": f"CONTROLLER://127.0.0.1:{controller_port}"}
         props = {
-            "process.roles": "broker,controller", "node.id": str(node_id),
+            "process.roles": roles, "node.id": str(node_id),
             "controller.quorum.voters": voters, "controller.listener.names": "CONTROLLER",
-            "listeners": f"PLAINTEXT://127.0.0.1:{broker_port},CONTROLLER://127.0.0.1:{controller_port}",
-            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{broker_port}",
+            "listeners": ",".join(listeners[role] for role in roles.split(",")),
+            **({"advertised.listeners": f"PLAINTEXT://127.0.0.1:{broker_port}"} if self.is_broker else {}),
             "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
             "log.dirs": str(self.data_dir), "metrics.listener": "http://127.0.0.1:0",
             "num.network.threads": "1", "num.io.threads": "2", "offsets.topic.replication.factor": "3",
             "group.initial.rebalance.delay.ms": "0", **extra}
         self.config_path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
         self.process: subprocess.Popen | None = None
+
+    @property
+    def is_broker(self) -> bool:
+        return "broker" in self.roles
 
     def format(self, cluster_id: str) -> subprocess.CompletedProcess:
         return run_tool("kafka.tools.storage_tool", "format", "-t", cluster_id, "-c", str(self.config_path))
@@ -88,10 +95,18 @@ class Node:
 
 
 class KRaftCluster:
-    def __init__(self, root: Path, size: int = 3, extra: dict[str, str] | None = None) -> None:
-        ports = [(free_port(), free_port()) for _ in range(size)]
-        voters = ",".join(f"{i + 1}@127.0.0.1:{c}" for i, (_, c) in enumerate(ports))
-        self.nodes = {i + 1: Node(i + 1, root, b, c, voters, extra or {}) for i, (b, c) in enumerate(ports)}
+    """size combined nodes (process.roles=broker,controller), or with roles one node per entry:
+    KRaftCluster(root, roles=["controller"] * 3 + ["broker"] * 3) is the split picture (node ids 1-3
+    the voters, 4-6 the brokers that follow the metadata log as observers)."""
+
+    def __init__(self, root: Path, size: int = 3, extra: dict[str, str] | None = None,
+                 roles: list[str] | None = None) -> None:
+        roles = roles or ["broker,controller"] * size
+        ports = [(free_port(), free_port()) for _ in roles]
+        voters = ",".join(f"{i + 1}@127.0.0.1:{c}" for i, ((_, c), r) in enumerate(zip(ports, roles, strict=True))
+                          if "controller" in r)
+        self.nodes = {i + 1: Node(i + 1, root, b, c, voters, extra or {}, r)
+                      for i, ((b, c), r) in enumerate(zip(ports, roles, strict=True))}
         self.cluster_id = run_tool("kafka.tools.storage_tool", "random-uuid").stdout.strip()
 
     def format_and_start(self) -> None:
@@ -103,7 +118,7 @@ class KRaftCluster:
 
     @property
     def bootstrap(self) -> str:
-        return ",".join(n.bootstrap for n in self.nodes.values() if n.running)
+        return ",".join(n.bootstrap for n in self.nodes.values() if n.running and n.is_broker)
 
     def quorum_status(self, via: Node) -> dict[str, str]:
         """`kafka-metadata-quorum describe --status`, parsed into its Name: value lines."""
@@ -122,25 +137,31 @@ class KRaftCluster:
         return wait_until(leader, timeout=timeout, message="a quorum leader", interval=0.2)
 
     def stop(self) -> None:
-        for node in self.nodes.values():
-            if node.running:
-                node.process.send_signal(signal.SIGTERM)
-        for node in self.nodes.values():
-            if node.process is not None:
-                try:
-                    node.process.wait(40)
-                except subprocess.TimeoutExpired:
-                    node.kill()
+        """Brokers first, then the controllers (as Kafka's operations guide orders it): a broker's
+        controlled shutdown needs an active controller to answer it."""
+        brokers = [n for n in self.nodes.values() if n.is_broker]
+        controllers = [n for n in self.nodes.values() if not n.is_broker]
+        for group in (brokers, controllers):
+            for node in group:
+                if node.running:
+                    node.process.send_signal(signal.SIGTERM)
+            for node in group:
+                if node.process is not None:
+                    try:
+                        node.process.wait(40)
+                    except subprocess.TimeoutExpired:
+                        node.kill()
 
     def dump_logs(self) -> str:
         return "\n".join(f"===== node {i} =====\n{n.output()[-6000:]}" for i, n in self.nodes.items())
 
 
 @contextmanager
-def started_cluster(root: Path, request, extra: dict[str, str] | None = None) -> Iterator[KRaftCluster]:
+def started_cluster(root: Path, request, extra: dict[str, str] | None = None,
+                    roles: list[str] | None = None) -> Iterator[KRaftCluster]:
     """A formatted, started cluster for one test; stopped after it, with every node's log printed
     if the test failed (that is where an election or a fencing shows)."""
-    cluster = KRaftCluster(root, extra=extra)
+    cluster = KRaftCluster(root, extra=extra, roles=roles)
     cluster.format_and_start()
     try:
         yield cluster

@@ -94,7 +94,7 @@ def watermarks(consumer: confluent_kafka.Consumer, topic: str) -> tuple[int, int
 
 def describe(cluster: KRaftCluster, topic: str, exclude: int | None = None):
     for node in cluster.nodes.values():
-        if node.running and node.node_id != exclude:
+        if node.running and node.is_broker and node.node_id != exclude:
             with node.admin() as admin:
                 found = topic_on(admin, topic)
             if found is not None:
@@ -239,7 +239,7 @@ def consume_one(consumer: confluent_kafka.Consumer) -> int:
 
 def describe_partition(cluster: KRaftCluster, topic: str, partition: int, exclude: int | None = None):
     for node in cluster.nodes.values():
-        if node.running and node.node_id != exclude:
+        if node.running and node.is_broker and node.node_id != exclude:
             with node.admin() as admin:
                 found = topic_on(admin, topic)
             if found is not None and partition < len(found.partitions):
