@@ -56,9 +56,8 @@ def broker_config_type(name: str) -> int:
     """A broker key's ConfigType: its topic config's, when it is one's default; else by how it is parsed."""
     if name in _TOPIC_KEY_OF:
         return CONFIG_TYPES[TOPIC_CONFIGS[_TOPIC_KEY_OF[name]].kind]
-    kind = {"_int": "INT", "_bool": "BOOLEAN", "_str": "STRING", "_list": "LIST", "float": "DOUBLE"}.get(
-        CONFIG_KEYS[name].parse.__name__)
-    return CONFIG_TYPES.get(kind, 0)
+    kind = CONFIG_KEYS[name].parse.__name__  # ConfigDef's INT, BOOLEAN, STRING, LIST (config_def.py), or float
+    return CONFIG_TYPES.get("DOUBLE" if kind == "float" else kind, 0)
 
 
 class ConfigError(Exception):

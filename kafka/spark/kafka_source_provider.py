@@ -245,7 +245,7 @@ def specified_kafka_params(params: Mapping[str, str]) -> dict[str, str]:
 
 def check_kafka_params(kafka_params: Mapping[str, str]) -> None:
     """Values our clients know are parsed now, naming the option; keys none of them implements
-    (``security.protocol``, ``sasl.*``, ``receive.buffer.bytes``, ...) are accepted, as Spark accepts
+    (``metrics.num.samples``, ``receive.buffer.bytes``, ...) are accepted, as Spark accepts
     them, and ignored, with a warning once per key."""
     for key, value in kafka_params.items():
         definition = CONSUMER.get(key) or PRODUCER.get(key) or ADMIN.get(key)

@@ -104,19 +104,22 @@ def test_kafka_settings_pass_through_to_the_clients_that_know_them():
         params = provider.validate_stream_options({
             **BOOTSTRAP, "subscribe": "t", "kafka.group.id": "mine", "groupIdPrefix": "ignored",
             "kafka.isolation.level": "read_committed", "kafka.max.poll.records": "100", "kafka.client.id": "c",
-            "kafka.security.protocol": "PLAINTEXT", "kafka.sasl.mechanism": "PLAIN"})
+            "kafka.security.protocol": "SASL_PLAINTEXT", "kafka.sasl.mechanism": "PLAIN",
+            "kafka.metrics.num.samples": "2"})
     kafka_params = provider.specified_kafka_params(params)
     driver = provider.kafka_params_for_driver(kafka_params)
     executor = provider.kafka_params_for_executors(kafka_params, provider.streaming_unique_group_id(params))
-    assert driver == {"bootstrap.servers": "127.0.0.1:9", "client.id": "c", "isolation.level": "read_committed"}
+    security = {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN"}  # our clients speak SASL and TLS
+    assert driver == {"bootstrap.servers": "127.0.0.1:9", "client.id": "c", "isolation.level": "read_committed",
+                      **security}
     # kafka.group.id is honoured on the executors; positions stay Spark's (auto.offset.reset none).
     assert executor == {"bootstrap.servers": "127.0.0.1:9", "client.id": "c", "group.id": "mine",
                         "isolation.level": "read_committed", "max.poll.records": "100",
-                        "auto.offset.reset": "none", "enable.auto.commit": "false"}
+                        "auto.offset.reset": "none", "enable.auto.commit": "false", **security}
     warnings = " | ".join(e["event"] for e in logs if e["log_level"] == "warning")
     assert "Kafka option 'kafka.group.id' has been set on this query, it is not recommended" in warnings
     assert "Option groupIdPrefix will be ignored as option kafka.group.id has been set." in warnings
-    assert "'kafka.sasl.mechanism' is passed on, but kafka.clients does not implement it" in warnings
+    assert "'kafka.metrics.num.samples' is passed on, but kafka.clients does not implement it" in warnings
 
 
 def test_without_kafka_group_id_the_executors_get_a_group_of_their_own_named_by_group_id_prefix():
