@@ -17,7 +17,6 @@ import subprocess
 import sys
 import time
 
-import confluent_kafka as ck
 import pytest
 import structlog
 
@@ -29,6 +28,7 @@ from kafka.security.scram_mechanism import ScramMechanism
 from kafka.security.scram_sasl_client import ScramSaslClient
 from tests.helpers import REPO, InProcessBroker, free_port, unique_topic, wait_until
 from tests.metrics.scrape import scrape
+from tests.security import round_trip
 from tests.security.certificates import Certificates
 from tests.security.sasl_helpers import PLAIN_JAAS, SCRAM_JAAS, authenticate, handshake, librdkafka_sasl
 from tests.wire import WireClient
@@ -103,25 +103,7 @@ def metric(broker, name: str, listener: str) -> float:
 
 
 def produce_and_consume(conf: dict, count: int = 200) -> list[bytes]:
-    topic = unique_topic("sasl")
-    producer = ck.Producer(conf)
-    for i in range(count):
-        producer.produce(topic, value=b"v%04d" % i + b"." * 1000)
-    assert producer.flush(30) == 0
-    consumer = ck.Consumer({**conf, "group.id": topic, "auto.offset.reset": "earliest"})
-    consumer.subscribe([topic])
-    values: list[bytes] = []
-    try:
-        def drained() -> bool:
-            message = consumer.poll(0.5)
-            if message is not None:
-                assert message.error() is None, message.error()
-                values.append(message.value()[:5])
-            return len(values) >= count
-        wait_until(drained, timeout=60, message=f"{count} records back over SASL", interval=0)
-    finally:
-        consumer.close()
-    return values
+    return round_trip.produce_and_consume(conf, count, value_size=1000, over="SASL")
 
 
 # ------------------------------------------------------------------ real clients

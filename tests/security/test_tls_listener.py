@@ -13,7 +13,6 @@ import ssl
 import subprocess
 import sys
 
-import confluent_kafka as ck
 import pytest
 import structlog
 
@@ -23,6 +22,7 @@ from kafka.protocol.api_keys import APIS, ApiKey
 from kafka.protocol.header import decode_response, encode_request
 from tests.helpers import REPO, InProcessBroker, free_port, unique_topic, wait_until
 from tests.metrics.scrape import scrape
+from tests.security import round_trip
 from tests.security.certificates import Certificates
 from tests.server.test_startup_errors import start_broker, the_error
 from tests.wire import WireClient
@@ -85,25 +85,7 @@ def librdkafka_ssl(port: int, certs: Certificates, client: str | None = None) ->
 
 
 def produce_and_consume(conf: dict, count: int = 500) -> list[bytes]:
-    topic = unique_topic("tls")
-    producer = ck.Producer(conf)
-    for i in range(count):
-        producer.produce(topic, value=b"v%04d" % i + b"." * 2000)  # ~1 MB: the fetch crosses TLS in chunks
-    assert producer.flush(30) == 0
-    consumer = ck.Consumer({**conf, "group.id": topic, "auto.offset.reset": "earliest"})
-    consumer.subscribe([topic])
-    values: list[bytes] = []
-    try:
-        def drained() -> bool:
-            message = consumer.poll(0.5)
-            if message is not None:
-                assert message.error() is None, message.error()
-                values.append(message.value()[:5])
-            return len(values) >= count
-        wait_until(drained, timeout=60, message=f"{count} records back over TLS", interval=0)
-    finally:
-        consumer.close()
-    return values
+    return round_trip.produce_and_consume(conf, count, value_size=2000, over="TLS")  # ~1 MB: the fetch crosses TLS in chunks
 
 
 def metric(broker, name: str, listener: str) -> float:
