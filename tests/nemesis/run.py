@@ -70,7 +70,14 @@ def _final_offsets(bootstrap: str, topic: str, group: str) -> tuple[dict[int, in
         watermarks = {p: wait_until(lambda p=p: (h := high(p)) is not None and h + 1, timeout=60,
                                     message=f"the high watermark of {topic}-{p}", interval=0.5) - 1
                       for p in range(PARTITIONS)}
-        committed = consumer.committed([confluent_kafka.TopicPartition(topic, p) for p in range(PARTITIONS)], 30)
+        def fetch_committed():
+            try:
+                return consumer.committed([confluent_kafka.TopicPartition(topic, p) for p in range(PARTITIONS)], 10)
+            except confluent_kafka.KafkaException:  # a coordinator moving, or offsets still unstable
+                return None
+        # Past transaction.timeout.ms (60 s) and the coordinator's abort interval (10 s): a transaction
+        # still open by then is one the brokers never abort, and that is a finding.
+        committed = wait_until(fetch_committed, timeout=90, message=f"{group}'s committed offsets", interval=0.5)
         return watermarks, {tp.partition: tp.offset for tp in committed if tp.offset >= 0}
     finally:
         consumer.close()

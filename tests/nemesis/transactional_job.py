@@ -53,7 +53,7 @@ class TransactionalJob(threading.Thread):
             "enable.auto.commit": False, "isolation.level": "read_committed", "session.timeout.ms": 10000,
             **CLIENT_TIMEOUTS})
         consumer.subscribe([self.source])
-        producer = None
+        producer, abandoned = None, False
         try:
             while not self.stopping.is_set():
                 try:
@@ -61,8 +61,20 @@ class TransactionalJob(threading.Thread):
                     self._one_transaction(consumer, producer)
                 except confluent_kafka.KafkaException as exception:
                     producer = self._recover(consumer, producer, exception.args[0])
+                    abandoned = producer is None
         finally:
+            if abandoned:
+                self._fence_abandoned_transaction()
             consumer.close()
+
+    def _fence_abandoned_transaction(self) -> None:
+        """A producer dropped mid-transaction leaves it open, and its offsets pending (a require_stable
+        OffsetFetch answers UNSTABLE_OFFSET_COMMIT), until transaction.timeout.ms runs out. A new
+        producer's InitProducerId with the same transactional.id aborts it now, as a restarted job would."""
+        try:
+            self._producer().flush(10)
+        except confluent_kafka.KafkaException as exception:
+            self.history.errors.append(f"fence on stop: {exception}")
 
     def _one_transaction(self, consumer, producer) -> None:
         messages = [m for m in consumer.consume(200, 0.5) if not m.error()]
