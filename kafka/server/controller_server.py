@@ -28,6 +28,7 @@ from kafka.network.socket_server import SocketServer, SocketServerConfig
 from kafka.security.standard_authorizer import StandardAuthorizer
 from kafka.server.bootstrap_directory import read_bootstrap_records
 from kafka.server.controller_apis import ControllerApis
+from kafka.server.controller_metrics_endpoint import ControllerMetricsEndpoint
 from kafka.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafka.server.metadata.acl_publisher import AclPublisher
 from kafka.utils.time import Time
@@ -43,6 +44,7 @@ class ControllerServer:
         self.time = time
         self.credential_cache = credential_cache  # SCRAM users of a SASL controller listener
         self.controller = None
+        self.metrics_endpoint: ControllerMetricsEndpoint | None = None
 
     def bind(self) -> None:
         """Bind the control-plane listener early: a combined one-node quorum needs its port to know itself."""
@@ -73,10 +75,23 @@ class ControllerServer:
         self.request_handler_pool = KafkaRequestHandlerPool(self.request_channel, self.apis, CONTROLLER_IO_THREADS,
                                                             plane="control-plane")
         self.request_handler_pool.startup()
+        if not config.is_broker:  # a combined node's broker half exports the controller's gauges with its own
+            self._start_metrics_endpoint(shared)
         log.info("controller started", node_id=config.node_id, listener=f"{config.controller_listener_name}:"
                  f"{self.bound_port()}")
 
+    def _start_metrics_endpoint(self, shared) -> None:
+        pool = self.request_handler_pool
+        self.metrics_endpoint = ControllerMetricsEndpoint(
+            self.config, self.time, self.request_channel, self.socket_server,
+            handler_idle_ns=lambda: [h.idle_time_ns for h in pool.handlers],
+            controller_values=self.controller.metrics_values,
+            raft_values=lambda: shared.raft_driver.call(lambda client: client.raft_metrics()))
+        self.metrics_endpoint.startup()
+
     def shutdown(self) -> None:
+        if self.metrics_endpoint is not None:
+            self.metrics_endpoint.shutdown()
         if hasattr(self, "socket_server"):
             self.socket_server.shutdown()
         if hasattr(self, "request_handler_pool"):

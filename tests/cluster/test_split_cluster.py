@@ -31,6 +31,7 @@ from tests.helpers import REPO, free_port, unique_topic, wait_until
 pytestmark = pytest.mark.timeout(300)
 
 SPLIT = ["controller"] * 3 + ["broker"] * 3
+ACTIVE_CONTROLLERS = "kafka_controller_kafkacontroller_activecontrollercount"
 CONTROLLERS, BROKERS = (1, 2, 3), (4, 5, 6)
 # A dead broker is fenced after 4 s without heartbeats, a silent follower leaves the ISR after 3 s.
 FAST_FAILURE_DETECTION = {"broker.session.timeout.ms": "4000", "broker.heartbeat.interval.ms": "500",
@@ -139,6 +140,10 @@ def test_the_active_controller_killed_while_brokers_serve_producers_and_consumer
         new = cluster.await_leader(nodes[5], not_in=(old,))
         print(f"controller {old} killed; controller {new} active {time.monotonic() - killed:.2f} s later")
         assert new in CONTROLLERS
+        # A controller-only node serves /metrics too: the new active controller counts itself, the other does not.
+        other = next(c for c in CONTROLLERS if c not in (old, new))
+        wait_until(lambda: nodes[new].metric(ACTIVE_CONTROLLERS) == 1 and nodes[other].metric(ACTIVE_CONTROLLERS) == 0,
+                   timeout=30, message=f"ActiveControllerCount 1 on controller {new}, 0 on controller {other}")
         # Brokers serve throughout: acknowledgements and consumed records keep coming.
         acked, seen = len(producer.acknowledged), len(consumed)
         wait_until(lambda: len(producer.acknowledged) >= acked + 300, timeout=30, message="acks after failover")
