@@ -68,9 +68,10 @@ class BrokerLifecycleManager:
         self._in_flight = False
         self._running = False
         self._thread = threading.Thread(target=self._run, name=f"kafka-{self.node_id}-broker-lifecycle", daemon=True)
-        self._registration_failures = 0
-        # Kafka's resendExponentialBackoff: 100 ms doubling up to a session timeout, 2 % jitter
-        self.resend_backoff = ExponentialBackoff(100, 2, config.broker_session_timeout_ms, 0.02)
+        self._failed_attempts = 0  # registrations or heartbeats in a row that got no answer, or an error
+        # Kafka's resendExponentialBackoff: 100 ms doubling up to half a session timeout (a broker that
+        # waited longer would be fenced the moment its controller came back), 2 % jitter
+        self.resend_backoff = ExponentialBackoff(100, 2, config.broker_session_timeout_ms // 2, 0.02)
         self._next_attempt_ms = 0
 
     def start(self, listeners: list[dict]) -> None:
@@ -107,16 +108,14 @@ class BrokerLifecycleManager:
         if error == Errors.NONE:
             error = Errors.for_code(response.error_code)
         if error != Errors.NONE:
-            backoff_ms = self.resend_backoff.backoff(self._registration_failures)
-            self._registration_failures += 1
-            self._next_attempt_ms = self.time.milliseconds() + backoff_ms
+            backoff_ms = self._schedule_after_failure()
             # One line per attempt: with the backoff that is a few lines a minute, never a flood.
             log.warning("broker registration failed, retrying", error=error.name,
-                        attempts=self._registration_failures, backoff_ms=backoff_ms,
+                        attempts=self._failed_attempts, backoff_ms=backoff_ms,
                         reason=("no controller answered in time (are the controllers of controller.quorum.voters "
                                 "running and reachable?)" if error == Errors.REQUEST_TIMED_OUT else None))
             return
-        self._registration_failures = 0
+        self._failed_attempts = 0
         self.broker_epoch = response.broker_epoch
         self.state = BrokerState.RECOVERY
         log.info("registered with the controller", broker_epoch=self.broker_epoch,
@@ -143,8 +142,15 @@ class BrokerLifecycleManager:
             self._wake.set()
             return
         if error != Errors.NONE:
-            log.debug("heartbeat failed", error=error.name)
+            backoff_ms = self._schedule_after_failure()
+            # The first failure says so; the retries after it only at debug, until one is answered.
+            (log.warning if self._failed_attempts == 1 else log.debug)(
+                "broker heartbeat failed, retrying", error=error.name, attempts=self._failed_attempts,
+                backoff_ms=backoff_ms)
             return
+        if self._failed_attempts:
+            log.info("broker heartbeats answered again", after_failed_attempts=self._failed_attempts)
+            self._failed_attempts = 0
         if response.is_caught_up and not self.initial_catch_up_future.done():
             log.info("caught up with the metadata log", offset=self.highest_metadata_offset())
             self.initial_catch_up_future.set_result(None)
@@ -158,6 +164,14 @@ class BrokerLifecycleManager:
             log.info("controlled shutdown done: the controller moved this broker's leaderships away")
             if not self.controlled_shutdown_future.done():
                 self.controlled_shutdown_future.set_result(None)
+
+    def _schedule_after_failure(self) -> int:
+        """Kafka's scheduleNextCommunicationAfterFailure: the next registration or heartbeat after an
+        exponential backoff, so an unreachable controller is not asked again every loop."""
+        backoff_ms = self.resend_backoff.backoff(self._failed_attempts)
+        self._failed_attempts += 1
+        self._next_attempt_ms = self.time.milliseconds() + backoff_ms
+        return backoff_ms
 
     # ------------------------------------------------------------------ shutdown
     def begin_controlled_shutdown(self) -> None:
