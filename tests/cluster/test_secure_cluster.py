@@ -8,7 +8,8 @@ kafka-acls (ours, --command-config admin.properties) grants alice Write on `orde
 with group `billing`; alice produces over SASL_SSL (confluent-kafka, SCRAM-SHA-512), bob consumes in
 billing, carol (logged in, no ACLs) is refused with TOPIC_AUTHORIZATION_FAILED and sees no topic, a
 wrong password fails and counts in failed-authentication-total, and alice's certificate on the mTLS
-listener makes her User:alice (the request trace says so). Then the leader of orders-0 is killed with
+listener makes her User:alice (the request trace says so); a plaintext client on the SASL_SSL port and a
+TLS client without a certificate on the mTLS port are closed and counted. Then the leader of orders-0 is killed with
 SIGKILL under alice's acks=all stream, and the same walk-through passes on each surviving node alone,
 with every acknowledged record read back.
 """
@@ -19,6 +20,8 @@ import os
 import re
 import shlex
 import signal
+import socket
+import ssl
 import subprocess
 import sys
 import urllib.request
@@ -121,10 +124,10 @@ class SecureCluster:
         return AdminClient({**load_props(str(self.files / "admin.properties")), "bootstrap.servers": self.bootstrap(),
                             "request.timeout.ms": 5000, "default.api.timeout.ms": 10000})
 
-    def metric(self, node: int, name: str) -> float:
+    def metric(self, node: int, name: str, listener: str = "SASL_SSL") -> float:
         text = urllib.request.urlopen(f"http://127.0.0.1:{self.ports[9403 + node]}/metrics", timeout=10).read().decode()
         return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
-                   if line.startswith(name + "{") and 'listener="SASL_SSL"' in line)
+                   if line.startswith(name + "{") and f'listener="{listener}"' in line)
 
     def trace(self, node: int, client_id: str) -> str:
         return fetch_trace(f"http://127.0.0.1:{self.ports[9403 + node]}", "Produce", 5, 0, client_id=client_id)
@@ -202,6 +205,36 @@ def walk_through(cluster: SecureCluster, nodes, tag: str) -> None:
     assert "authorize User:alice WRITE TOPIC:orders -> ALLOWED" in traced
 
 
+def strangers_are_turned_away(cluster: SecureCluster, node: int) -> None:
+    """The secure configs refuse what they must: a plaintext client on the SASL_SSL port, a TLS client
+    without a certificate on the mTLS port; both closed and counted, and the node serves on."""
+    for port, listener, talk in ((cluster.ports[9090 + 2 * node], "SASL_SSL", plaintext_api_versions),
+                                 (cluster.ports[9190 + 2 * node], "SSL", tls_without_a_certificate)):
+        failed = cluster.metric(node, FAILED_LOGINS, listener)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+            talk(cluster, raw)
+        wait_until(lambda n=listener, f=failed: cluster.metric(node, FAILED_LOGINS, n) > f, timeout=20,
+                   message=f"the refused {listener} connection counted")
+
+
+def plaintext_api_versions(_cluster: SecureCluster, raw: socket.socket) -> None:
+    raw.sendall(b"\x00\x00\x00\x0e\x00\x12\x00\x00\x00\x00\x00\x01\x00\x04test")  # ApiVersions v0, no TLS
+    raw.settimeout(10)
+    try:
+        while raw.recv(4096):  # at most a TLS alert, then the close
+            pass
+    except ConnectionResetError:
+        pass
+
+
+def tls_without_a_certificate(cluster: SecureCluster, raw: socket.socket) -> None:
+    context = ssl.create_default_context(cafile=str(cluster.files / "ca.pem"))
+    tls = context.wrap_socket(raw, server_hostname="127.0.0.1")
+    with pytest.raises((ssl.SSLError, ConnectionError)):  # TLS 1.3: the refusal comes as an alert on first read
+        tls.sendall(b"\x00\x00\x00\x00")
+        tls.recv(1)
+
+
 def test_the_secure_cluster_walk_through_survives_a_killed_leader(secure_cluster):
     cluster = secure_cluster
     files = sorted(p.name for p in cluster.files.iterdir() if p.is_file())
@@ -220,6 +253,7 @@ def test_the_secure_cluster_walk_through_survives_a_killed_leader(secure_cluster
     wait_until(lambda: leader_of_orders(cluster) is not None, timeout=60, message="orders-0 has a leader")
 
     walk_through(cluster, NODES, "all")
+    strangers_are_turned_away(cluster, 1)
 
     producer = NumberedProducer(cluster.bootstrap(), TOPIC)  # alice's stream of numbers, acks=all
     producer.producer = confluent_kafka.Producer(cluster.client("alice", **{
