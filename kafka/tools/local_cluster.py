@@ -8,6 +8,8 @@ Directories that were never formatted are formatted first with one new cluster i
 its name. Ctrl-C stops all three (each one cleanly: a controlled shutdown, then its logs closed).
 `make cluster-split` runs the same with three controller-only and three broker-only nodes; the
 brokers are stopped first, while the controllers can still answer their controlled shutdowns.
+`make cluster-secure` runs it on config/cluster-secure/ once kafka/tools/secure_cluster_setup.py has made
+the certificates and formatted the nodes with their SCRAM users.
 """
 
 from __future__ import annotations
