@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run cluster cluster-split test test-fast lint bench clean demo demo-cluster demo-spark-cluster lab lab-handout nemesis
+.PHONY: run cluster cluster-split cluster-secure test test-fast lint bench clean demo demo-cluster demo-spark-cluster lab lab-handout nemesis
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -69,6 +69,16 @@ cluster-split: $(STAMP)
 	  config/cluster-split/controller-2.properties config/cluster-split/controller-3.properties \
 	  config/cluster-split/broker-1.properties config/cluster-split/broker-2.properties \
 	  config/cluster-split/broker-3.properties
+
+# The same three nodes with security on (docs/security.md#the-secure-cluster): SASL_SSL with SCRAM-SHA-512 for
+# clients and between the nodes (9092/9094/9096; controllers 9093/9095/9097), mTLS on 9192/9194/9196, ACLs.
+# First use makes the CA, certificates, client property files (admin, alice, bob, carol) and SCRAM users
+# under data/cluster-secure/; Ctrl-C stops all three.
+SECURE_NODES := config/cluster-secure/node-1.properties config/cluster-secure/node-2.properties \
+  config/cluster-secure/node-3.properties
+cluster-secure: $(STAMP)
+	$(BIN)/python -m kafka.tools.secure_cluster_setup $(SECURE_NODES)
+	$(BIN)/python -m kafka.tools.local_cluster $(SECURE_NODES)
 
 lint: $(STAMP)
 	$(BIN)/ruff check kafka tests bench

@@ -30,7 +30,7 @@ EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd", "limits.m
                                "nemesis.mmd"],
             "acls.md": ["authorizer.mmd"],
             "quotas.md": ["quotas.mmd"],
-            "security.md": ["tls_handshake.mmd", "sasl_ssl_connection.mmd"],
+            "security.md": ["tls_handshake.mmd", "sasl_ssl_connection.mmd", "secure_cluster.mmd"],
             "spark.md": ["spark.mmd", "spark_cluster.mmd"],
             "transactions.md": ["idempotent_produce.mmd", "transaction.mmd"]}
 

@@ -8,6 +8,8 @@ Directories that were never formatted are formatted first with one new cluster i
 its name. Ctrl-C stops all three (each one cleanly: a controlled shutdown, then its logs closed).
 `make cluster-split` runs the same with three controller-only and three broker-only nodes; the
 brokers are stopped first, while the controllers can still answer their controlled shutdowns.
+`make cluster-secure` runs it on config/cluster-secure/ once kafka/tools/secure_cluster_setup.py has made
+the certificates and formatted the nodes with their SCRAM users.
 """
 
 from __future__ import annotations
@@ -25,17 +27,43 @@ from kafka.tools.storage_tool import directories
 from kafka.utils.uuid import random_uuid
 
 
-def format_if_needed(configs: dict[str, KafkaConfig]) -> None:
-    unformatted = {name: c for name, c in configs.items()
-                   if any(read_meta_properties(d) is None for d in directories(c))}
-    if not unformatted:
-        return
+def unformatted(configs: dict[str, KafkaConfig]) -> dict[str, KafkaConfig]:
+    return {name: c for name, c in configs.items() if any(read_meta_properties(d) is None for d in directories(c))}
+
+
+def cluster_id_of(configs: dict[str, KafkaConfig]) -> str:
+    """The id the nodes already formatted agree on, or a new one (kafka-storage random-uuid)."""
     formatted_ids = {p.cluster_id for c in configs.values() for d in directories(c)
                      if (p := read_meta_properties(d)) is not None}
-    cluster_id = formatted_ids.pop() if len(formatted_ids) == 1 else random_uuid()
-    for name, config in unformatted.items():
+    return formatted_ids.pop() if len(formatted_ids) == 1 else random_uuid()
+
+
+def format_if_needed(configs: dict[str, KafkaConfig]) -> None:
+    todo = unformatted(configs)
+    if not todo:
+        return
+    cluster_id = cluster_id_of(configs)
+    for name, config in todo.items():
         format_directories(directories(config), cluster_id, config.node_id, ignore_formatted=True)
         print(f"[{name}] formatted {', '.join(directories(config))} for cluster {cluster_id}", flush=True)
+
+
+def client_hints(configs: dict[str, KafkaConfig]) -> str:
+    """A --bootstrap-server line per client listener (a secured one needs the client's settings too)."""
+    bootstraps: dict[tuple[str, str], list[str]] = {}
+    for config in configs.values():
+        for e in config.advertised_listeners:
+            key = (e.listener_name, e.security_protocol.name)
+            bootstraps.setdefault(key, []).append(f"{e.host or '127.0.0.1'}:{e.port}")
+    lines = []
+    for (listener, protocol), addresses in bootstraps.items():
+        settings = "" if protocol == "PLAINTEXT" else " --command-config <client properties> (docs/security.md)"
+        lines.append(f"  clients on {listener}: --bootstrap-server {','.join(addresses)}{settings}\n")
+    first = next(iter(bootstraps.items()), None)
+    if first is not None:
+        settings = "" if first[0][1] == "PLAINTEXT" else " --command-config <client properties>"
+        lines.append(f"  quorum: kafka-metadata-quorum --bootstrap-server {first[1][0]}{settings} describe --status\n")
+    return "".join(lines)
 
 
 def pump(name: str, stream) -> None:
@@ -56,12 +84,11 @@ def main(argv: list[str] | None = None) -> int:
         process = subprocess.Popen([sys.executable, "-m", "kafka", path], stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, text=True, start_new_session=True)
         processes[name] = process
+        print(f"[{name}] started: pid {process.pid}", flush=True)
         threading.Thread(target=pump, args=(name, process.stdout), daemon=True).start()
-    bootstrap = ",".join(f"{e.host or '127.0.0.1'}:{e.port}" for c in configs.values() for e in c.advertised_listeners)
     roles = ", ".join(f"{n} {'+'.join(sorted(c.process_roles))}" for n, c in configs.items())
-    print(f"cluster of {len(configs)} nodes starting ({roles}); clients: --bootstrap-server {bootstrap}\n"
-          f"  quorum: kafka-metadata-quorum --bootstrap-server {bootstrap.split(',')[0]} describe --status\n"
-          "  Ctrl-C stops every node", flush=True)
+    print(f"cluster of {len(configs)} nodes starting ({roles})\n{client_hints(configs)}  Ctrl-C stops every node",
+          flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
