@@ -5,6 +5,8 @@ nothing duplicated, nothing reordered, no other anomaly (tests/nemesis/checker.p
 Seed 2 draws an isolated node, a kill -9, a node split from the other two (its clients still reach
 it), a bridge and a pause past broker.session.timeout.ms. The same seed replays the same schedule:
 `make nemesis SEED=2 DURATION=60`. Skipped, with the reason, where namespaces cannot be made.
+Apache Kafka's Java KafkaProducer writes beside the librdkafka producers (tests/nemesis/java_producer.py)
+where the JVM tier has a JDK and kafka-clients; elsewhere the run says why and goes on without it.
 """
 
 from __future__ import annotations
@@ -33,7 +35,9 @@ def test_a_minute_of_faults_loses_duplicates_and_reorders_nothing(tmp_path):
         pytest.skip(f"no hosts for the nemesis here: {reason}")
     lines: list[str] = []
     verdict = run(SEED, DURATION, tmp_path, log=lines.append)
-    print("\n".join(lines))
+    print("\n".join([*lines, verdict.line()]))
     assert verdict.faults >= 4, lines
     assert verdict.acknowledged > 1000, verdict.line()
     assert verdict.ok, f"{verdict.line()}\n{verdict.details()}"
+    if verdict.java is not None:
+        assert verdict.java_acknowledged > 1000, verdict.line()
