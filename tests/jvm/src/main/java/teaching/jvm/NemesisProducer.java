@@ -13,7 +13,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 
 /**
- * The nemesis's Java producer (tests/nemesis/java_producer.py runs it beside the confluent-kafka ones):
+ * The nemesis's Java producer (tests/nemesis/java_clients.py runs it beside the confluent-kafka ones):
  * KafkaProducer with the Java defaults (enable.idempotence=true, acks=all) writing unique values
  * {@code <name>g<generation>-<seq>} to one topic, five records every 20 ms, until stdin says "stop" or ends.
  * {@code java -cp <classes>:<kafka-clients> teaching.jvm.NemesisProducer <bootstrap> <topic> <name>}
@@ -38,9 +38,7 @@ public final class NemesisProducer {
         String bootstrap = args[0];
         String topic = args[1];
         String name = args[2];
-        Thread stdin = new Thread(NemesisProducer::awaitStop, "stdin");
-        stdin.setDaemon(true);
-        stdin.start();
+        onStop(() -> stopping = true);
         int generation = 0;
         while (!stopping) {
             produce(bootstrap, topic, name + "g" + generation);
@@ -49,17 +47,21 @@ public final class NemesisProducer {
         OUT.println("done");
     }
 
-    /** Until "stop" or the end of stdin. */
-    private static void awaitStop() {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = in.readLine()) != null && !line.strip().equals("stop")) {
-                continue;
+    /** Runs {@code stop} on a line "stop" or the end of stdin (NemesisConsumer stops the same way). */
+    static void onStop(Runnable stop) {
+        Thread stdin = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null && !line.strip().equals("stop")) {
+                    continue;
+                }
+            } catch (IOException e) {
+                // stdin gone: stop as on its end
             }
-        } catch (IOException e) {
-            // stdin gone: stop as on its end
-        }
-        stopping = true;
+            stop.run();
+        }, "stdin");
+        stdin.setDaemon(true);
+        stdin.start();
     }
 
     /** One producer generation: sends until stopping or until send() throws (a fatal error). */
