@@ -87,6 +87,7 @@ class FetchParams:
     min_bytes: int
     max_bytes: int
     isolation_level: int = 0
+    to_log_end: bool = False  # a coordinator loading its partition reads as a follower does
 
     @property
     def fetch_only_committed(self) -> bool:
@@ -94,8 +95,9 @@ class FetchParams:
 
     @property
     def isolation(self) -> FetchIsolation:
-        """How far this fetch reads: the log end (followers), the HW, or the LSO (read_committed)."""
-        return FetchIsolation.of(self.replica_id, self.isolation_level)
+        """How far this fetch reads: the log end (followers, coordinator loads), the HW, or the LSO
+        (read_committed)."""
+        return FetchIsolation.LOG_END if self.to_log_end else FetchIsolation.of(self.replica_id, self.isolation_level)
 
     @property
     def fetch_only_from_leader(self) -> bool:
@@ -491,9 +493,13 @@ class ReplicaManager:
 
     # -- group coordinator: reading __consumer_offsets back at load time
     def read_partition_log(self, tp: TopicPartition, fetch_offset: int, max_bytes: int) -> FetchPartitionData:
-        """Committed batches of one local partition from fetch_offset, like a consumer's fetch. The
-        GroupCoordinator replays its __consumer_offsets partitions this way: it never sees a Log."""
-        params = FetchParams(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=max_bytes)
+        """Batches of one local partition from fetch_offset to its log end. The group and transaction
+        coordinators replay their partitions this way (they never see a Log), to the log end as Kafka's
+        loads read (FetchIsolation.LOG_END): a new leader's high watermark can lag its log end, since
+        the old leader may have died before telling it the last advance, and what is in the log it now
+        leads is what its followers will copy. A load bounded by the HW would miss the last writes:
+        a transaction's offsets whose COMMIT marker then lands on a group that never knew of them."""
+        params = FetchParams(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=max_bytes, to_log_end=True)
         return self._read_partition(tp, FetchPartitionInfo(fetch_offset, max_bytes), params, max_bytes, True)
 
     def shutdown(self) -> None:

@@ -130,6 +130,24 @@ def test_a_reload_replays_committed_aborted_and_open_transactions(replica_manage
         coordinator.shutdown()
 
 
+def test_a_reload_reads_past_a_lagging_high_watermark_to_the_log_end(replica_manager, time):
+    """Found by the nemesis (seed 2): the old leader of the group's partition appended TxnOffsetCommit and
+    was paused before its followers heard the HW move past it. The new leader, HW below those offsets,
+    must load them as pending, or the COMMIT marker that follows completes nothing and OffsetFetch
+    answers the offsets of the transaction before, behind the output the transaction committed."""
+    coordinator = start_coordinator(replica_manager, time)
+    txn_commit(coordinator, "g", 12)
+    coordinator.shutdown()
+    replica_manager.get_partition(OFFSETS_TP).log.update_high_watermark(0)  # the new leader's view
+    coordinator = start_coordinator(replica_manager, time)
+    try:
+        assert fetch(coordinator, "g", require_stable=True).error == Errors.UNSTABLE_OFFSET_COMMIT
+        write_marker(replica_manager, coordinator, committed=True)
+        assert fetch(coordinator, "g", require_stable=True).offset == 12
+    finally:
+        coordinator.shutdown()
+
+
 def test_a_reload_keeps_a_plain_commit_written_after_a_committed_transaction(replica_manager, time):
     coordinator = start_coordinator(replica_manager, time)
     txn_commit(coordinator, "g", 10)

@@ -66,14 +66,25 @@ class Verdict:
     duplicated: list[str] = field(default_factory=list)
     reordered: list[str] = field(default_factory=list)
     anomalies: list[str] = field(default_factory=list)
+    java: str | None = None  # the Java producer's value prefix, counted apart in the line; None: it did not run
+    java_acknowledged: int = 0
 
     @property
     def ok(self) -> bool:
         return not (self.lost or self.duplicated or self.reordered or self.anomalies)
 
     def line(self) -> str:
-        return (f"nemesis: seed {self.seed}, {self.faults} faults, {self.acknowledged} acknowledged, "
+        line = (f"nemesis: seed {self.seed}, {self.faults} faults, {self.acknowledged} acknowledged, "
                 f"{len(self.lost)} lost, {len(self.duplicated)} duplicated, {len(self.reordered)} reordered")
+        return f"{line}; {self.java_counts()}"
+
+    def java_counts(self) -> str:
+        """The Java producer's share of the counts (its records are in the totals too)."""
+        if self.java is None:
+            return "Java producer not run"
+        mine = [sum(x.startswith(self.java) for x in found) for found in (self.lost, self.duplicated, self.reordered)]
+        return (f"Java producer {self.java_acknowledged} acknowledged, {mine[0]} lost, {mine[1]} duplicated, "
+                f"{mine[2]} reordered")
 
     def details(self) -> str:
         parts = [f"  lost (first 10): {self.lost[:10]}" if self.lost else "",
@@ -94,6 +105,8 @@ class Checker:
     def check(self, verdict: Verdict, produced: ProducerHistory, group: ConsumerHistory,
               reader: ConsumerHistory) -> Verdict:
         verdict.acknowledged = len(produced.acknowledged)
+        if verdict.java is not None:
+            verdict.java_acknowledged = sum(v.startswith(verdict.java) for v in produced.acknowledged)
         logs = {p: self._replicas(p, verdict) for p in range(self.partitions)}
         values = {p: self._values(p, logs[p][min(logs[p])], verdict) for p in range(self.partitions)}
         self.values = values

@@ -20,9 +20,10 @@ from tests.helpers import wait_until
 from tests.nemesis.checker import Checker, Verdict, replica_batches
 from tests.nemesis.cluster import NemesisCluster
 from tests.nemesis.hosts import Hosts, netem_unavailable_reason
+from tests.nemesis.java_clients import NAME, add_java_clients
 from tests.nemesis.nemesis import Nemesis, schedule
 from tests.nemesis.transactional_job import GROUP, committed_values, exactly_once_anomalies
-from tests.nemesis.workload import Workload
+from tests.nemesis.workload import GROUP_ID, Workload
 
 TOPIC, SINK, PARTITIONS = "nemesis", "nemesis-out", 3
 
@@ -95,6 +96,8 @@ def run(seed: int, duration: float, workdir: Path, log=print) -> Verdict:
                        interval=0.5)
         wait_until(lambda: _fully_replicated(cluster), timeout=60, message="a full ISR", interval=0.5)
         workload = Workload(cluster.bootstrap, TOPIC, SINK)
+        java = add_java_clients(workload.threads, cluster.bootstrap, TOPIC, GROUP_ID, workload.produced,
+                                workload.stop_event, workdir, log)
         workload.start()
         nemesis = Nemesis(hosts, cluster, log)
         try:
@@ -110,14 +113,16 @@ def run(seed: int, duration: float, workdir: Path, log=print) -> Verdict:
                 + (f"; still running: {stuck}" if stuck else ""))
         if not settled:
             raise AssertionError("after healing, the cluster never got every partition a leader and a full ISR")
-        watermarks, committed = _final_offsets(cluster.bootstrap, TOPIC, "nemesis-group")
+        watermarks, committed = _final_offsets(cluster.bootstrap, TOPIC, GROUP_ID)
         sink_watermarks = _final_offsets(cluster.bootstrap, SINK, GROUP)[0]
         job_committed = _final_offsets(cluster.bootstrap, TOPIC, GROUP)[1]
         cluster.stop()
         checker = Checker(TOPIC, PARTITIONS, {n: node.data_dir for n, node in cluster.nodes.items()},
                           {n: node.output() for n, node in cluster.nodes.items()}, watermarks, committed)
-        verdict = checker.check(Verdict(seed, len(nemesis.injected)), workload.produced, workload.group,
-                                workload.reader)
+        group, reader = (workload.group, workload.reader) if java is None else java.histories(workload.group,
+                                                                                              workload.reader)
+        verdict = checker.check(Verdict(seed, len(nemesis.injected), java=None if java is None else NAME),
+                                workload.produced, group, reader)
         outputs = {p: committed_values([b for b in replica_batches(cluster.nodes[1].data_dir / f"{SINK}-{p}", SINK, p)
                                         if b.base_offset < sink_watermarks[p]]) for p in range(PARTITIONS)}
         verdict.anomalies += exactly_once_anomalies(checker.values, outputs, job_committed)
@@ -127,7 +132,10 @@ def run(seed: int, duration: float, workdir: Path, log=print) -> Verdict:
         log(f"nemesis: producers {len(workload.produced.failed)} not acknowledged (indeterminate), "
             f"{len(workload.produced.fatal)} fatal; group {len(workload.group.commits)} commits; "
             f"reader {len(workload.reader.read)} records read; high watermarks {watermarks}")
+        if java is not None:
+            log(java.summary())
         return verdict
+
 
 
 @contextmanager

@@ -21,6 +21,8 @@ import confluent_kafka
 from tests.nemesis.cluster import CLIENT_TIMEOUTS
 from tests.nemesis.transactional_job import TransactionalJob, TransactionHistory
 
+GROUP_ID = "nemesis-group"  # the committing members' group (tests/nemesis/java_clients.py adds a Java one)
+
 
 @dataclass
 class ProducerHistory:
@@ -145,7 +147,7 @@ class Workload:
         self.threads: list[threading.Thread] = [
             TransactionalJob(bootstrap, topic, sink, self.transactions, self.stop_event),
             *(IdempotentProducer(f"p{i}", bootstrap, topic, self.produced, self.stop_event) for i in range(producers)),
-            CommittingConsumer(bootstrap, topic, "nemesis-group", self.group, self.stop_event),
+            CommittingConsumer(bootstrap, topic, GROUP_ID, self.group, self.stop_event),
             CommittingConsumer(bootstrap, topic, "nemesis-reader", self.reader, self.stop_event, commit=False)]
 
     def start(self) -> None:
