@@ -184,7 +184,7 @@ def test_a_real_broker_lets_alice_write_and_refuses_carol(secured):
         wait_until(lambda: set(grants) <= set(admin.describe_acls(AclBindingFilter())), message="alice's ACL loaded")
 
         errors: list = []
-        producer = ck.Producer(login(secured.port, "alice", **{"linger.ms": 1}))
+        producer = ck.Producer(login(secured.port, "alice", **{"linger.ms": 1, "message.timeout.ms": 10000}))
         producer.produce("orders", b"order-1", on_delivery=lambda err, _msg: errors.append(err))
         producer.flush(15)
         producer.close()
