@@ -208,9 +208,11 @@ def test_a_real_broker_lets_alice_write_and_refuses_carol(secured):
     assert "orders" in topics_seen(carol), "carol's DENY READ implies nothing: the ALLOW READ for User:* lets her see it"
     assert fetch_error(carol, "orders") == ck.KafkaError.TOPIC_AUTHORIZATION_FAILED, "the DENY must beat the ALLOW"
 
-    trace = secured.server.metrics_endpoint.request_trace.render_page(
-        {"api": ["FetchConsumer"], "client_id": ["carol"], "limit": ["1"]})
-    assert "principal=User:carol" in trace, trace
+    def carols_fetch() -> str | None:  # a request joins the trace once its response is sent: just after she read it
+        page = secured.server.metrics_endpoint.request_trace.render_page(
+            {"api": ["FetchConsumer"], "client_id": ["carol"], "limit": ["1"]})
+        return page if "principal=User:carol" in page else None
+    trace = wait_until(carols_fetch, timeout=5, message="carol's fetch in the request trace")
     assert ("authorize User:carol READ TOPIC:orders -> DENIED by DENY READ for User:carol@* on TOPIC:LITERAL:orders"
             in trace), trace
     denied = scrape(secured).value("kafka_server_authorizer_metrics_authorization_denied_total")
