@@ -74,7 +74,11 @@ def start_broker(directory: Path, certs: Certificates, plain_port: int, tls_port
     log = open(directory / "broker.log", "wb")  # noqa: SIM115 (the broker's for its lifetime)
     broker = subprocess.Popen([sys.executable, "-m", "kafka", config, *overrides], cwd=REPO, stdout=log,
                               stderr=subprocess.STDOUT)
-    wait_port(tls_port)
+    try:
+        wait_port(tls_port)
+    except SystemExit:
+        broker.kill()
+        raise
     return broker
 
 
