@@ -128,6 +128,14 @@ for broker in "ours $OURS_PORT $OURS" "reference $REF_PORT $REF"; do
   measure "$@"
 done
 
+# The cost of TLS (docs/security.md, "The cost: no zero-copy"): workload 1 again, over SASL_SSL with
+# SCRAM-SHA-512, on a broker of its own with the same config and a SASL_SSL listener (certificates made
+# at run time); TLS_COST is its ratio to workload 1 on PLAINTEXT above.
+echo "== ours: -n 200000 -s 1024 over SASL_SSL, beside workload 1 on PLAINTEXT"
+PYTHONPATH=. $PY bench/sasl_ssl.py --harness "$BENCH_DIR/bench.py" --plaintext-json "$RESULTS/ours-1-1KiB-1p.jsonl" \
+  -- --runs "$RUNS" -n 200000 -s 1024 --json "$RESULTS/ours-9-1KiB-1p-sasl-ssl.jsonl" | grep -E "MEDIAN|TLS_COST" \
+  || echo "== sasl_ssl: bench/sasl_ssl.py failed (run it alone to see why)"
+
 if [ "$APACHE" = 1 ]; then
   echo "== apache: one KRaft node (broker and controller), Apache Kafka 4.4.0, -Xmx1G -Xms1G G1"
   APACHE_PORT=$(free_ports 1 "$APACHE_PORT")

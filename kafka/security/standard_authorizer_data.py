@@ -143,7 +143,11 @@ class StandardAuthorizerData:
 
 
 def _find_result(operation: AclOperation, principals: tuple[str, str], host: str, acl: StandardAcl) -> str | None:
-    """ALLOWED or DENIED if this ACL speaks to the request, None if it does not (Kafka's findResult)."""
+    """ALLOWED or DENIED if this ACL speaks to the request, None if it does not (Kafka's findResult).
+
+    `principals` is the requester's principal and the wildcard `User:*`. The caller, `authorize`, asks
+    this of every ACL on the resource (LITERAL, the `*` wildcard, PREFIXED) and lets a DENY win."""
+    # BEGIN LAB 13 SOLUTION: principal (or User:*) and host (or *) must match; ALL matches any operation; an ALLOW of READ, WRITE, DELETE or ALTER also matches DESCRIBE, of ALTER_CONFIGS DESCRIBE_CONFIGS; a DENY matches only its own operation
     if acl.principal not in principals:
         return None
     if acl.host != WILDCARD_HOST and acl.host != host:
@@ -161,6 +165,7 @@ def _find_result(operation: AclOperation, principals: tuple[str, str], host: str
         elif operation != acl.operation:
             return None
     return ALLOWED if acl.permission_type == AclPermissionType.ALLOW else DENIED
+    # END LAB 13 SOLUTION
 
 
 def _describe(acl: StandardAcl) -> str:

@@ -71,6 +71,8 @@ LABS = (
         "002, the request's journey, measured", 70, "ready"),
     Lab("12", "break-it", "Break it: faults and recovery",
         "002 and 004, durability and failover", 90, "ready"),
+    Lab("13", "who-may-do-what", "Who may do what: SASL and ACLs",
+        "002: a login before the request queue, an ACL before the work", 60, "ready"),
 )
 
 
