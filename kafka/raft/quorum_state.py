@@ -128,7 +128,9 @@ class QuorumState:
             raise ValueError("an observer cannot stand for election")
         state = self.state
         leader = state.leader_id if isinstance(state, FollowerState) else None
-        voted = state.voted_id if isinstance(state, VotedState) else None
+        # A candidate, or a leader that resigned, voted for itself in this epoch: it must not vote again.
+        voted = state.voted_id if isinstance(state, VotedState) else \
+            self.local_id if isinstance(state, CandidateState | ResignedState) else None
         self.state = ProspectiveState(self.epoch, self.local_id, self.voters, leader, voted,
                                       self.random_election_deadline())
         return self.state

@@ -105,3 +105,15 @@ def test_granted_by_a_majority_it_stands_in_the_next_epoch():
     node = prospective(3, None)
     answer_pre_votes(node, granted=True)
     assert node.client.quorum.state.name == "Candidate" and node.client.quorum.epoch == EPOCH + 1
+
+
+def test_a_candidate_that_asks_again_keeps_its_vote_for_itself():
+    """Raft's safety: one vote an epoch. A candidate that lost and asks for pre-votes again is still in
+    the epoch it voted for itself in; refused, it waits as Voted for itself, and grants no other vote."""
+    node = node_in("candidate")
+    node.client._become_prospective()
+    assert node.client.quorum.state.voted_id == 1 and node.client.quorum.state_name() == "prospective-voted"
+    assert ask(node, pre_vote=False)[1] is False
+    answer_pre_votes(node, granted=False)
+    assert isinstance(node.client.quorum.state, VotedState) and node.client.quorum.state.voted_id == 1
+    assert ask(node, pre_vote=False)[1] is False
