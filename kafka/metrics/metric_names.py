@@ -251,12 +251,13 @@ def _raft(name: str, doc: str) -> MetricName:
 RAFT_CURRENT_LEADER = _raft("current-leader", "The quorum leader's id, -1 when unknown.")
 RAFT_CURRENT_EPOCH = _raft("current-epoch", "The quorum's current leader epoch.")
 RAFT_CURRENT_STATE = MetricName("kafka.server", "raft-metrics", "current-state", GAUGE,
-                                "1 for this node's raft state (leader, candidate, voted, follower, unattached, "
-                                "observer, resigned).", ("state",), "the metadata quorum (KIP-595)")
+                                "1 for this node's raft state (leader, prospective, prospective-voted, candidate, "
+                                "voted, follower, unattached, observer, resigned).", ("state",),
+                                "the metadata quorum (KIP-595)")
 RAFT_HIGH_WATERMARK = _raft("high-watermark", "The committed end of __cluster_metadata, -1 when unknown.")
 RAFT_LOG_END_OFFSET = _raft("log-end-offset", "The end of this node's copy of __cluster_metadata.")
 RAFT_COMMIT_LATENCY_AVG = _raft("commit-latency-avg", "Average ms from an append on the leader to its commit.")
-RAFT_ELECTION_LATENCY_AVG = _raft("election-latency-avg", "Average ms from becoming candidate to having a leader.")
+RAFT_ELECTION_LATENCY_AVG = _raft("election-latency-avg", "Average ms from asking for pre-votes to having a leader.")
 RAFT_GAUGES = (RAFT_CURRENT_LEADER, RAFT_CURRENT_EPOCH, RAFT_CURRENT_STATE, RAFT_HIGH_WATERMARK, RAFT_LOG_END_OFFSET,
                RAFT_COMMIT_LATENCY_AVG, RAFT_ELECTION_LATENCY_AVG)
 

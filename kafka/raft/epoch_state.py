@@ -5,6 +5,7 @@ KIP-595: every node is in exactly one of these, for one epoch:
 
     Unattached  knows the epoch but no leader, and has not voted in it
     Voted       has voted for a candidate in this epoch (and will not vote again in it)
+    Prospective asks the others whether it could win, before it stands (KIP-996, a file of its own)
     Candidate   stands for election: voted for itself, asks the others (Vote)
     Leader      won a majority; appends and serves Fetch
     Follower    knows the leader of this epoch and fetches from it
@@ -85,6 +86,7 @@ class FollowerState:
     leader_id: int
     fetch_deadline_ms: int
     high_watermark: int = -1
+    has_fetched_from_leader: bool = False  # answered since we began following: refuse pre-votes (KIP-996)
     name = "Follower"
 
     def election_state(self, voters: frozenset[int]) -> ElectionState:

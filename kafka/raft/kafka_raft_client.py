@@ -54,6 +54,7 @@ from kafka.raft.fetch_handler import FetchHandler
 from kafka.raft.kafka_raft_metrics import KafkaRaftMetrics
 from kafka.raft.leader_state import LeaderState
 from kafka.raft.listener_context import ListenerContext
+from kafka.raft.prospective_state import ProspectiveState
 from kafka.raft.quorum_state import QuorumState
 from kafka.raft.quorum_state_store import QuorumStateStore
 from kafka.raft.raft_config import RaftConfig
@@ -70,6 +71,7 @@ from kafka.raft.raft_util import (
 )
 from kafka.raft.replicated_log import OffsetAndEpoch, ReplicatedLog
 from kafka.raft.request_manager import RequestManager
+from kafka.raft.vote_handler import VoteHandler
 from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.raft.KafkaRaftClient")
@@ -101,6 +103,7 @@ class KafkaRaftClient:
         self.snapshots = RaftSnapshots(node_id, cluster_id, log, self.quorum, time, config)  # KIP-630
         self.metrics = KafkaRaftMetrics()
         self.fetches = FetchHandler(log, self.quorum, config, self.metrics, self._respond)  # the leader's side
+        self.votes = VoteHandler(log, self.quorum, lambda: self.voters, self._respond, self._after_leadership_lost)
 
     # ================================================================== the public face
     def register(self, listener) -> None:
@@ -184,6 +187,8 @@ class KafkaRaftClient:
             wait = self._poll_leader(state, now)
         elif isinstance(state, CandidateState):
             wait = self._poll_candidate(state, now)
+        elif isinstance(state, ProspectiveState):
+            wait = self._poll_prospective(state, now)
         elif isinstance(state, FollowerState):
             wait = self._poll_follower(state, now)
         elif isinstance(state, ResignedState):
@@ -215,12 +220,21 @@ class KafkaRaftClient:
     def _poll_candidate(self, state: CandidateState, now: int) -> int:
         if state.backoff_deadline_ms is not None:
             if now >= state.backoff_deadline_ms:
-                self._become_candidate()
+                self._become_prospective()
                 return 0
             return state.backoff_deadline_ms - now
         if now >= state.election_deadline_ms:  # no decision in time: lose, back off, stand again
             self._lose_election(state, now)
             return 0
+        return self._maybe_send_vote_requests(state, now)
+
+    def _poll_prospective(self, state: ProspectiveState, now: int) -> int:
+        if now >= state.election_deadline_ms:  # no majority in time: back to what we were (KIP-996)
+            self._lose_pre_vote(state)
+            return 0
+        return self._maybe_send_vote_requests(state, now)
+
+    def _maybe_send_vote_requests(self, state: CandidateState | ProspectiveState, now: int) -> int:
         for voter in state.unrecorded_voters():
             if self._can_send_to(voter, now):
                 self._send_request(voter, ApiKey.VOTE, self._vote_request_body(state))
@@ -229,9 +243,9 @@ class KafkaRaftClient:
     def _poll_follower(self, state: FollowerState, now: int) -> int:
         if now >= state.fetch_deadline_ms:
             if self.quorum.is_voter:
-                log.info("no fetch answered in time; standing for election", leader=state.leader_id,
+                log.info("no fetch answered in time; asking the voters for a pre-vote", leader=state.leader_id,
                          epoch=state.epoch)
-                self._become_candidate()
+                self._become_prospective()
             else:
                 self.quorum.transition_to_unattached(state.epoch)
             return 0
@@ -244,7 +258,7 @@ class KafkaRaftClient:
 
     def _poll_resigned(self, state: ResignedState, now: int) -> int:
         if now >= state.election_deadline_ms and not self._shutting_down:
-            self._become_candidate()
+            self._become_prospective()
             return 0
         return state.election_deadline_ms - now
 
@@ -256,11 +270,29 @@ class KafkaRaftClient:
                 self._send_request(voter, ApiKey.FETCH, self._fetch_request_body())
             return self.config.retry_backoff_ms * 5
         if now >= state.election_deadline_ms:
-            self._become_candidate()
+            self._become_prospective()
             return 0
         return state.election_deadline_ms - now
 
     # ================================================================== elections
+    def _become_prospective(self) -> None:  # KIP-996: ask whether we could win before moving the epoch
+        self.metrics.on_election_started(self.time.milliseconds())
+        self.requests.reset_all()
+        state = self.quorum.transition_to_prospective()
+        log.info("asking for pre-votes", epoch=state.epoch, log_end=self.log.end_offset())
+        if state.is_vote_granted():  # a quorum of one
+            self._become_candidate()
+
+    def _lose_pre_vote(self, state: ProspectiveState) -> None:
+        """Refused, or no majority in time: follow the leader we knew, else wait; the epoch stays."""
+        log.info("pre-vote lost", epoch=state.epoch, granted=sorted(state.epoch_election.granting))
+        if state.leader_id is not None:
+            self._become_follower(state.epoch, state.leader_id)
+        elif state.voted_id is not None:
+            self.quorum.transition_to_voted(state.epoch, state.voted_id)
+        else:
+            self.quorum.transition_to_unattached(state.epoch)
+
     def _become_candidate(self) -> None:
         self.metrics.on_election_started(self.time.milliseconds())
         self.requests.reset_all()
@@ -322,6 +354,8 @@ class KafkaRaftClient:
         """A message from the leader of `epoch` (or naming it): follow it unless we already do."""
         if leader_id is None or leader_id < 0 or leader_id == self.node_id:
             return
+        if isinstance(self.quorum.state, ProspectiveState) and self.quorum.state.leader_id is not None:
+            return  # it knows this leader and could not reach it: its pre-vote decides (KIP-996)
         if epoch > self.quorum.epoch or (epoch == self.quorum.epoch and not self.quorum.is_follower()
                                          and not self.quorum.is_leader()):
             self._become_follower(epoch, leader_id)
@@ -329,7 +363,7 @@ class KafkaRaftClient:
     # ================================================================== inbound messages
     def handle_inbound(self, message: RaftRequest | RaftResponse | RaftTransportFailure) -> None:
         if isinstance(message, RaftRequest):
-            handler = {ApiKey.VOTE: self._handle_vote_request, ApiKey.BEGIN_QUORUM_EPOCH: self._handle_begin_epoch,
+            handler = {ApiKey.VOTE: self.votes.handle_vote_request, ApiKey.BEGIN_QUORUM_EPOCH: self._handle_begin_epoch,
                        ApiKey.END_QUORUM_EPOCH: self._handle_end_epoch, ApiKey.FETCH: self._handle_fetch_request,
                        ApiKey.DESCRIBE_QUORUM: self._handle_describe_quorum,
                        ApiKey.FETCH_SNAPSHOT: self._handle_fetch_snapshot_request}.get(message.api_key)
@@ -380,42 +414,9 @@ class KafkaRaftClient:
         return True
 
     # ------------------------------------------------------------------ Vote
-    def _vote_request_body(self, state: CandidateState) -> dict:
+    def _vote_request_body(self, state: CandidateState | ProspectiveState) -> dict:
         return vote_request(self.cluster_id, state.epoch, self.node_id, self.log.last_fetched_epoch(),
-                            self.log.end_offset())
-
-    def _handle_vote_request(self, request: RaftRequest) -> None:
-        body = request.body
-        p = only_partition(body)
-        candidate, epoch = p["candidate_id"], p["candidate_epoch"]
-        if candidate not in self.voters or not self.quorum.is_voter:
-            self._respond(request, dict(error_code=Errors.INCONSISTENT_VOTER_SET, topics=[]))
-            return
-        previous_deadline = getattr(self.quorum.state, "election_deadline_ms", None)
-        if epoch > self.quorum.epoch:
-            self.quorum.transition_to_unattached(epoch)  # a newer epoch: we have not voted in it yet
-            self._after_leadership_lost()
-        granted = False
-        error = Errors.NONE
-        if epoch < self.quorum.epoch:
-            error = Errors.FENCED_LEADER_EPOCH
-        else:
-            state = self.quorum.state
-            may_vote = isinstance(state, UnattachedState) or (isinstance(state, VotedState)
-                                                               and state.voted_id == candidate)
-            up_to_date = (p["last_offset_epoch"], p["last_offset"]) >= (self.log.last_fetched_epoch(),
-                                                                         self.log.end_offset())
-            if may_vote and up_to_date:
-                granted = True
-                if not isinstance(state, VotedState):
-                    self.quorum.transition_to_voted(epoch, candidate)
-            elif previous_deadline is not None and hasattr(self.quorum.state, "election_deadline_ms"):
-                # Only a granted vote restarts the election timer (Raft): a candidate whose log is
-                # behind must not keep the up-to-date voters from ever standing themselves.
-                self.quorum.state.election_deadline_ms = min(previous_deadline,
-                                                             self.quorum.state.election_deadline_ms)
-        leader = self.quorum.leader_id
-        self._respond(request, self._partition_response(error, leader, vote_granted=granted))
+                            self.log.end_offset(), pre_vote=isinstance(state, ProspectiveState))
 
     def _partition_response(self, error: Errors, leader_id: int | None, **extra) -> dict:
         return partition_response(error, leader_id, self.quorum.epoch, **extra)
@@ -425,7 +426,13 @@ class KafkaRaftClient:
         if self._handle_epoch_in_response(p):
             return
         state = self.quorum.state
-        if isinstance(state, CandidateState) and p["leader_epoch"] == state.epoch:
+        if isinstance(state, ProspectiveState) and p["leader_epoch"] == state.epoch and p.get("pre_vote"):
+            state.record_granted_vote(source) if p.get("vote_granted") else state.record_rejected_vote(source)
+            if state.is_vote_granted():
+                self._become_candidate()
+            elif state.is_vote_rejected():
+                self._lose_pre_vote(state)
+        elif isinstance(state, CandidateState) and p["leader_epoch"] == state.epoch and not p.get("pre_vote"):
             if p.get("vote_granted"):
                 state.record_granted_vote(source)
                 self._maybe_become_leader(state)
@@ -535,7 +542,7 @@ class KafkaRaftClient:
         state = self.quorum.state
         if not isinstance(state, FollowerState) or state.leader_id != source or state.epoch != leader_epoch:
             return
-        state.fetch_deadline_ms = now + self.config.fetch_timeout_ms
+        state.fetch_deadline_ms, state.has_fetched_from_leader = now + self.config.fetch_timeout_ms, True
         snapshot = p.get("snapshot_id")
         if snapshot is not None and snapshot.get("end_offset", -1) >= 0:
             self.snapshots.begin_fetching_snapshot(OffsetAndEpoch(snapshot["end_offset"], snapshot["epoch"]))

@@ -9,6 +9,11 @@ before the node acts on it (Raft's persistent state: the epoch, and whom we vote
         |   +------(a higher epoch)--------+---------------------------------+
         +--(grant a vote)--> Voted         +--(BeginQuorumEpoch / Fetch answer names a leader)--> Follower
 
+KIP-996 puts Prospective before Candidate: a fetch or election timeout (Follower, Unattached, Voted,
+Resigned, a Candidate that lost) makes a voter Prospective, in the same epoch; only a majority of
+pre-votes makes it Candidate, in the next. Refused or timed out, it goes back to following the
+leader it knew, or to Unattached (Voted if it had voted): the epoch moved only if someone can win.
+
 Observers (nodes outside controller.quorum.voters: brokers) only ever are Unattached or Follower.
 """
 
@@ -18,6 +23,7 @@ import random as random_module
 
 from kafka.raft.epoch_state import CandidateState, FollowerState, ResignedState, UnattachedState, VotedState
 from kafka.raft.leader_state import LeaderState
+from kafka.raft.prospective_state import ProspectiveState
 from kafka.raft.quorum_state_store import QuorumStateStore
 from kafka.raft.raft_config import RaftConfig
 from kafka.utils.time import Time
@@ -45,7 +51,7 @@ class QuorumState:
 
     @property
     def leader_id(self) -> int | None:
-        if isinstance(self.state, LeaderState | FollowerState):
+        if isinstance(self.state, LeaderState | FollowerState | ProspectiveState):
             return self.state.leader_id
         return None
 
@@ -56,6 +62,8 @@ class QuorumState:
         return isinstance(self.state, FollowerState)
 
     def state_name(self) -> str:
+        if isinstance(self.state, ProspectiveState) and self.state.voted_id is not None:
+            return "prospective-voted"  # Kafka's raft-metrics current-state
         return self.state.name.lower() if self.is_voter else "observer"
 
     def random_election_deadline(self) -> int:
@@ -112,3 +120,35 @@ class QuorumState:
     def transition_to_resigned(self, preferred_successors: list[int]) -> None:
         self._transition(ResignedState(self.epoch, self.local_id, preferred_successors,
                                        self.random_election_deadline()))
+
+    # ------------------------------------------------------------------ KIP-996
+    def transition_to_prospective(self) -> ProspectiveState:
+        """Ask before standing: same epoch, same leader and vote, so nothing to write (a soft state)."""
+        if not self.is_voter:
+            raise ValueError("an observer cannot stand for election")
+        state = self.state
+        leader = state.leader_id if isinstance(state, FollowerState) else None
+        # A candidate, or a leader that resigned, voted for itself in this epoch: it must not vote again.
+        voted = state.voted_id if isinstance(state, VotedState) else \
+            self.local_id if isinstance(state, CandidateState | ResignedState) else None
+        self.state = ProspectiveState(self.epoch, self.local_id, self.voters, leader, voted,
+                                      self.random_election_deadline())
+        return self.state
+
+    def can_grant_vote(self, candidate_id: int, is_log_up_to_date: bool, is_pre_vote: bool) -> bool:
+        """Would this node give `candidate_id` its vote in the current epoch (Kafka's EpochState.canGrantVote)?
+        A vote goes to one candidate an epoch, and not while a leader is known. A pre-vote binds nothing: it
+        goes to any voter whose log is up to date, except from a leader and from a follower that has heard
+        from its leader since it began following it (KIP-996)."""
+        state = self.state
+        if isinstance(state, LeaderState):
+            return False
+        if isinstance(state, FollowerState):
+            return is_pre_vote and not state.has_fetched_from_leader and is_log_up_to_date
+        if is_pre_vote:
+            return is_log_up_to_date
+        if isinstance(state, VotedState | ProspectiveState) and state.voted_id is not None:
+            return state.voted_id == candidate_id and is_log_up_to_date
+        if isinstance(state, UnattachedState) or (isinstance(state, ProspectiveState) and state.leader_id is None):
+            return is_log_up_to_date
+        return False  # a Candidate voted for itself, a Resigned leader led this epoch

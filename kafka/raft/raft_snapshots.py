@@ -128,6 +128,7 @@ class RaftSnapshots:
         state = self.quorum.state
         if isinstance(state, FollowerState):
             state.fetch_deadline_ms = self.time.milliseconds() + self.config.fetch_timeout_ms
+            state.has_fetched_from_leader = True  # it answers: refuse pre-votes (KIP-996)
         snapshot_id, writer, position = self._fetching_snapshot
         data = bytes(p["unaligned_records"] or b"")
         if p["position"] != position:

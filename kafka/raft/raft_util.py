@@ -20,11 +20,11 @@ def only_partition(body, key: str = "topics", partitions: str = "partitions"):
     return body[key][0][partitions][0]
 
 
-def vote_request(cluster_id: str, candidate_epoch: int, candidate_id: int, last_epoch: int,
-                 last_offset: int) -> dict:
+def vote_request(cluster_id: str, replica_epoch: int, replica_id: int, last_epoch: int,
+                 last_offset: int, pre_vote: bool = False) -> dict:
     return dict(cluster_id=cluster_id, topics=[dict(topic_name=METADATA_TOPIC, partitions=[dict(
-        partition_index=0, candidate_epoch=candidate_epoch, candidate_id=candidate_id,
-        last_offset_epoch=last_epoch, last_offset=last_offset)])])
+        partition_index=0, replica_epoch=replica_epoch, replica_id=replica_id,
+        last_offset_epoch=last_epoch, last_offset=last_offset, pre_vote=pre_vote)])])
 
 
 def begin_quorum_epoch_request(cluster_id: str, leader_id: int, leader_epoch: int) -> dict:

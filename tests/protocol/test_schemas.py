@@ -78,7 +78,7 @@ DESCRIBED = {
     ApiKey.OFFSET_DELETE: 0,
     ApiKey.CREATE_PARTITIONS: 3,
     ApiKey.DESCRIBE_CLUSTER: 1,
-    ApiKey.VOTE: 0,
+    ApiKey.VOTE: 2,
     ApiKey.BEGIN_QUORUM_EPOCH: 0,
     ApiKey.END_QUORUM_EPOCH: 0,
     ApiKey.DESCRIBE_QUORUM: 1,
@@ -98,6 +98,7 @@ DESCRIBED = {
 # --- generating values from a schema ---------------------------------------------------------
 
 _INT_BOUNDS = {"b": 8, "h": 16, "i": 32, "q": 64}
+_UNSIGNED_BITS = {"H": 16, "I": 32}
 
 
 def _active(f: Field, version: int, flexible: bool) -> bool:
@@ -115,6 +116,8 @@ def codec_strategy(codec: T.Type) -> st.SearchStrategy[Any]:
             return st.booleans()
         if codec.fmt == "d":
             return st.floats(allow_nan=False)
+        if codec.fmt in _UNSIGNED_BITS:
+            return st.integers(0, (1 << _UNSIGNED_BITS[codec.fmt]) - 1)
         bits = _INT_BOUNDS[codec.fmt]
         # mostly small values and the edges, where off-by-one and sign bugs live
         return st.integers(-(1 << (bits - 1)), (1 << (bits - 1)) - 1)

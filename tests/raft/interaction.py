@@ -63,10 +63,11 @@ def describe(message) -> str:
     else:
         p = body["topics"][0]["partitions"][0] if body.get("topics") else {}
         if message.api_key == ApiKey.VOTE and kind == "Request":
-            detail = (f"epoch={p['candidate_epoch']} candidate={p['candidate_id']} "
-                      f"last={p['last_offset']}@{p['last_offset_epoch']}")
+            detail = (f"{'pre_vote ' if p.get('pre_vote') else ''}epoch={p['replica_epoch']} "
+                      f"candidate={p['replica_id']} last={p['last_offset']}@{p['last_offset_epoch']}")
         elif message.api_key == ApiKey.VOTE:
-            detail = f"epoch={p.get('leader_epoch')} granted={str(p.get('vote_granted')).lower()}"
+            detail = (f"{'pre_vote ' if p.get('pre_vote') else ''}epoch={p.get('leader_epoch')} "
+                      f"granted={str(p.get('vote_granted')).lower()}")
         else:
             detail = f"epoch={p.get('leader_epoch')} leader={p.get('leader_id')}"
     return f"{message.source_id}->{message.destination_id} {name}{kind}({detail})"

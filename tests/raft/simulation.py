@@ -109,6 +109,7 @@ class Simulation:
         self.network: list[tuple[int, int, object]] = []
         self.sequence = 0
         self.isolated: set[int] = set()
+        self.isolated_epochs: dict[int, int] = {}  # node -> its epoch when it was cut off
         self.leaders_by_epoch: dict[int, int] = {}
         self.committed: dict[int, bytes] = {}  # offset -> value of every record ever committed
         self.proposed = 0
@@ -183,9 +184,9 @@ class Simulation:
     def maybe_chaos(self) -> None:
         roll = self.rng.random()
         if roll < 0.002 and len(self.isolated) < (len(self.voter_ids) - 1) // 2:
-            self.isolated.add(self.rng.choice(sorted(self.nodes)))
+            self.isolate(self.rng.choice(sorted(self.nodes)))
         elif roll < 0.004 and self.isolated:
-            self.isolated.discard(self.rng.choice(sorted(self.isolated)))
+            self.reconnect(self.rng.choice(sorted(self.isolated)))
         elif roll < 0.008:
             self.snapshot(self.nodes[self.rng.choice(sorted(self.nodes))])
         elif roll < 0.009:
@@ -205,8 +206,17 @@ class Simulation:
         node.client.schedule_snapshot(OffsetAndEpoch(position, batch[2]), records)
         node.next_poll_ms = self.time.milliseconds()
 
+    def isolate(self, node_id: int) -> None:
+        self.isolated.add(node_id)
+        self.isolated_epochs.setdefault(node_id, self.nodes[node_id].client.quorum.epoch)
+
+    def reconnect(self, node_id: int) -> None:
+        self.isolated.discard(node_id)
+        self.isolated_epochs.pop(node_id, None)
+
     def heal(self) -> None:
         self.isolated.clear()
+        self.isolated_epochs.clear()
         self.drop = 0.0
 
     # ------------------------------------------------------------------ the invariants
@@ -216,6 +226,10 @@ class Simulation:
     def check_invariants(self) -> None:
         for node in self.nodes.values():
             state = node.client.quorum.state
+            cut_off_in = self.isolated_epochs.get(node.node_id)
+            if cut_off_in is not None and state.epoch > cut_off_in:
+                # A pre-vote (KIP-996) needs a majority: alone, a node can never move the epoch.
+                self.fail(f"node {node.node_id} moved from epoch {cut_off_in} to {state.epoch} while cut off")
             if isinstance(state, LeaderState):
                 known = self.leaders_by_epoch.setdefault(state.epoch, node.node_id)
                 if known != node.node_id:

@@ -2,9 +2,10 @@
 
 Each run: 3 or 5 voters and an observer, messages delayed, dropped and reordered, nodes cut off and
 restarted at random, records proposed to whoever leads. After every step: at most one leader per
-epoch, nothing committed is ever lost or changed, every node agrees with that committed prefix, and
-listeners are told each committed record once, in order. At the end the network heals and a new
-record must commit everywhere. A failure names its seed; RAFT_SIM_SEED=<seed> replays it alone.
+epoch, nothing committed is ever lost or changed, every node agrees with that committed prefix,
+listeners are told each committed record once, in order, and a node cut off never moves its epoch
+(every election starts with a pre-vote, KIP-996). At the end the network heals and a new record
+must commit everywhere. A failure names its seed; RAFT_SIM_SEED=<seed> replays it alone.
 RAFT_SIM_SEEDS=<n> runs n seeds a cluster size instead of 1,000 (`make test-fast` runs 100).
 """
 
@@ -14,7 +15,7 @@ import os
 
 import pytest
 
-from tests.raft.simulation import Simulation
+from tests.raft.simulation import CONFIG, Simulation
 
 # Warnings and errors only: thousands of clusters' info lines would drown the output.
 pytestmark = pytest.mark.usefixtures("quiet_logs")
@@ -44,3 +45,39 @@ def test_invariants_hold_under_loss_partitions_and_restarts(voters, offset):
         sim = Simulation(seed, voters=voters, drop=0.05)
         sim.run_for(2000, propose_every=25, chaos=True)
         sim.check_progress()
+
+
+@pytest.mark.parametrize("voters", [3, 5])
+def test_a_voter_cut_off_for_many_election_timeouts_does_not_disturb_the_leader_when_it_returns(voters):
+    """The nemesis's finding (docs/replication.md): a follower cut off stood for election again and again,
+    and on its return its higher epoch made the leader step down. With pre-vote (KIP-996) it asks first,
+    gets no majority, and keeps its epoch; healed, it fetches again. The leader never changes."""
+    for seed in seeds(30_000)[:10]:
+        sim = Simulation(seed, voters=voters, drop=0.0)
+        sim.run_for(1500, propose_every=20)
+        leader = sim.leader()
+        if leader is None:
+            sim.fail("no leader before the cut")
+        epoch = leader.client.quorum.epoch
+        cut = sorted(v for v in sim.voter_ids if v != leader.node_id)[seed % (voters - 1)]
+        sim.isolate(cut)
+        phases = (("while cut off", 30 * CONFIG.election_timeout_ms), ("after healing", 3000), ("settled", 500))
+        for phase, ms in phases:
+            if phase == "after healing":
+                sim.heal()
+            end = sim.time.milliseconds() + ms
+            next_propose = sim.time.milliseconds()
+            while sim.time.milliseconds() < end:
+                if phase != "settled" and sim.time.milliseconds() >= next_propose:
+                    sim.propose()
+                    next_propose += 20
+                sim.step()
+                if not leader.client.quorum.is_leader() or leader.client.quorum.epoch != epoch:
+                    sim.fail(f"{phase}, node {cut} disturbed the quorum: leader {leader.node_id} of epoch {epoch} "
+                             f"is now {leader.client.quorum.state.name} in epoch {leader.client.quorum.epoch}")
+        follower = sim.nodes[cut].client
+        if not (follower.quorum.is_follower() and follower.quorum.leader_id == leader.node_id
+                and follower.quorum.epoch == epoch and follower.high_watermark() == leader.client.high_watermark()):
+            sim.fail(f"node {cut} did not come back as a caught-up follower of {leader.node_id} in epoch {epoch}: "
+                     f"{follower.quorum.state.name}({follower.quorum.epoch}), hw {follower.high_watermark()} "
+                     f"against {leader.client.high_watermark()}")

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
-from kafka.raft.epoch_state import CandidateState
 from kafka.raft.kafka_network_channel import KafkaNetworkChannel
+from kafka.raft.prospective_state import ProspectiveState
 from kafka.raft.raft_message import RaftRequest, RaftTransportFailure
 from kafka.utils.time import SYSTEM, MockTime
 from tests.helpers import free_port, wait_until
@@ -25,7 +25,7 @@ def test_a_vote_that_could_not_be_delivered_is_sent_again_after_the_retry_backof
     time.sleep(CONFIG.election_timeout_ms * 3)
     node.client.poll()
     node.client.poll()
-    assert isinstance(node.client.quorum.state, CandidateState)
+    assert isinstance(node.client.quorum.state, ProspectiveState)  # its pre-votes (KIP-996) are Votes too
     [vote] = votes_to(node.client.drain_outbound(), 2)
     node.client.handle_inbound(RaftTransportFailure(vote.correlation_id, 2, 1, ApiKey.VOTE,
                                                     Errors.BROKER_NOT_AVAILABLE, time.milliseconds()))
