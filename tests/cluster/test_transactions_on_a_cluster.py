@@ -7,7 +7,7 @@ the transaction, spread over all three brokers; read_committed consumers see the
 from __future__ import annotations
 
 import pytest
-from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from tests.cluster.kraft_cluster import started_cluster
@@ -19,14 +19,22 @@ TRANSACTION_STATE = {"transaction.state.log.replication.factor": "3", "transacti
                      "transaction.state.log.num.partitions": "6"}
 
 
+def metadata(admin: AdminClient, *topic: str):
+    """The cluster's metadata, or None while no node answers yet (a busy machine starts them slowly)."""
+    try:
+        return admin.list_topics(*topic, timeout=5)
+    except KafkaException:
+        return None
+
+
 def test_a_transaction_over_partitions_led_by_three_brokers(tmp_path, request):
     with started_cluster(tmp_path, request, extra=TRANSACTION_STATE) as cluster:
         bootstrap = cluster.bootstrap
         admin = AdminClient({"bootstrap.servers": bootstrap})
-        wait_until(lambda: len(admin.list_topics(timeout=5).brokers) == 3, 90, "three brokers", interval=0.2)
+        wait_until(lambda: (m := metadata(admin)) and len(m.brokers) == 3, 90, "three brokers", interval=0.2)
         admin.create_topics([NewTopic("orders", 3, 3)])["orders"].result(30)
-        wait_until(lambda: {p.leader for p in admin.list_topics("orders", timeout=5)
-                            .topics["orders"].partitions.values()} == {1, 2, 3}, 30, "a leader on each broker")
+        wait_until(lambda: (m := metadata(admin, "orders")) and {p.leader for p in m.topics["orders"].partitions.values()}
+                   == {1, 2, 3}, 30, "a leader on each broker")
 
         producer = Producer({"bootstrap.servers": bootstrap, "transactional.id": "cluster-tx", "linger.ms": 1})
         producer.init_transactions(60)

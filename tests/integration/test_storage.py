@@ -43,7 +43,8 @@ def clocked_broker(tmp_path):
     def start(overrides: dict[str, str]):
         clock = MovableWallClock()
         props = {"node.id": "1", "listeners": "PLAINTEXT://127.0.0.1:0", "log.dirs": str(tmp_path / "data"),
-                 "num.network.threads": "1", "num.io.threads": "2", **overrides}
+                 "num.network.threads": "1", "num.io.threads": "2",
+                 "metrics.listener": "http://127.0.0.1:0", **overrides}  # never the fixed 9404 another broker holds
         server = KafkaServer(KafkaConfig(props), time=clock)
         server.startup()
         started.append(server)
