@@ -13,7 +13,11 @@ import pytest
 from kafka.coordinator.assignor.consumer_group_partition_assignor import MemberSubscription
 from kafka.coordinator.assignor.range_assignor import RangeAssignor
 from kafka.coordinator.assignor.uniform_assignor import UniformAssignor
-from kafka.coordinator.consumer_group_manager import ConsumerGroupConfig, ConsumerGroupManager, HeartbeatRequest
+from kafka.coordinator.consumer_group_manager import (
+    ConsumerGroupConfig,
+    ConsumerGroupManager,
+    HeartbeatRequest,
+)
 from kafka.coordinator.group_metadata import GroupMetadata, GroupState
 from kafka.protocol.errors import Errors
 from kafka.utils.time import MockTime
@@ -148,7 +152,8 @@ def test_regex_subscription_and_new_topics_bump_the_group_epoch():
 
 def test_session_timeout_removes_a_silent_member_and_frees_its_partitions():
     m, time, _ = manager(session_timeout_ms=3000)
-    ra, rb = join(m, "a"), join(m, "b")
+    ra = join(m, "a")
+    join(m, "b")
     time.advance(2000)
     beat(m, "a", ra["member_epoch"], owned_of(ra, {}))
     time.advance(1500)

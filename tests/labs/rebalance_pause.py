@@ -62,7 +62,7 @@ class Member:
 
     def longest_gap_ms(self, since: float, until: float) -> float:
         times = [since] + [t for t in self.records if since <= t <= until] + [until]
-        return max(b - a for a, b in zip(times, times[1:])) * 1000
+        return max(b - a for a, b in zip(times, times[1:], strict=False)) * 1000
 
     def unassigned_ms(self, since: float, until: float) -> float:
         total, empty_since = 0.0, None
