@@ -324,6 +324,14 @@ class ConsumerGroupManager:
         group = self.consumer_group(group_id)
         return group is not None and not group.is_empty()
 
+    def count_by_state(self) -> dict[str, int]:
+        """Kafka's consumer-group-count, by state (every state shown, at 0 when none is in it)."""
+        counts = {str(s): 0 for s in ConsumerGroupState if s is not ConsumerGroupState.DEAD}
+        with self.lock:
+            for group in self.groups.values():
+                counts[str(group.state)] += 1
+        return counts
+
     def all_groups(self) -> list[ConsumerGroup]:
         with self.lock:
             return list(self.groups.values())

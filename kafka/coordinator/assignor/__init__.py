@@ -20,3 +20,9 @@ def assignors_from_config(names: list[str]) -> dict[str, ConsumerGroupPartitionA
             raise ValueError(f"unknown consumer group assignor {name!r}; known: {', '.join(ASSIGNORS)}")
         found[name] = ASSIGNORS[name]()
     return found
+
+
+def assignors_problem(names: list[str]) -> str | None:
+    """Why ``group.consumer.assignors`` cannot be used, or None (the broker's config check)."""
+    unknown = [n for n in names if n not in ASSIGNORS and n not in CLASS_NAMES]
+    return f"unknown assignors {unknown}; known: {', '.join(ASSIGNORS)}" if unknown or not names else None
