@@ -1,8 +1,9 @@
 """Acceptance: the KIP-848 consumer group protocol (``group.protocol=consumer``) with confluent-kafka
-(librdkafka 2.x) on one broker -- a fourth member joining without the others stopping, measured
-beside the classic protocol; commits resumed after a restart; a killed member removed after
+(librdkafka 2.x) on one broker: commits resumed after a restart; a killed member removed after
 ``group.consumer.session.timeout.ms``; kafka-consumer-groups on both kinds; and the errors Kafka
-gives to bad requests, sent byte for byte (tests/wire.py).
+gives to bad requests, sent byte for byte (tests/wire.py). A fourth member joining without the
+others stopping, measured beside the classic protocol, is lab 06's check
+(tests/labs/test_lab_06_consumer_groups.py, with tests/labs/rebalance_pause.py).
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from kafka.tools import consumer_groups
 from tests.helpers import REPO, unique_topic, wait_until
 from tests.integration.test_confluent_kafka import create_topic
 from tests.integration.test_group_protocol import find_coordinator, join
-from tests.labs.rebalance_pause import measure
 from tests.wire import WireClient
 
 GROUPS = {"group.initial.rebalance.delay.ms": "0", "offsets.topic.num.partitions": "1",
@@ -52,18 +52,6 @@ def consume(c: Consumer, count: int) -> list[int]:
         return len(got) >= count
     wait_until(more, timeout=30, message=f"{count} records")
     return sorted(got)
-
-
-def test_a_fourth_member_takes_partitions_without_the_others_stopping(start_broker):
-    broker = start_broker(overrides={**GROUPS, "group.consumer.heartbeat.interval.ms": "1000"})
-    classic = measure(broker.bootstrap, "classic")
-    modern = measure(broker.bootstrap, "consumer")
-    for result in (classic, modern):
-        print(f"\ngroup.protocol={result['protocol']}: fourth member in after {result['settle_ms']} ms; "
-              + "; ".join(f"{m['name']} longest gap {m['longest_gap_ms']} ms, without partitions "
-                          f"{m['unassigned_ms']} ms" for m in result["members"]))
-    assert [m["unassigned_ms"] for m in modern["members"]] == [0, 0, 0], (
-        "with the consumer protocol a member keeps the partitions that do not move")
 
 
 KILLABLE_CONSUMER = """

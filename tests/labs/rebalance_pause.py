@@ -134,7 +134,9 @@ def measure(bootstrap: str, protocol: str, timeout: float = 60.0) -> dict:
         until = time.monotonic()
         return {"protocol": protocol, "settle_ms": round((settled - joined) * 1000),
                 "members": [{"name": m.name, "longest_gap_ms": round(m.longest_gap_ms(joined, until)),
-                             "unassigned_ms": round(m.unassigned_ms(joined, until))} for m in members]}
+                             "unassigned_ms": round(m.unassigned_ms(joined, until)),
+                             "gave_up_everything": any(n == 0 for t, n in m.held if t >= joined)}
+                            for m in members]}
     finally:
         producing.set()
         for m in everyone:
