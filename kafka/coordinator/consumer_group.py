@@ -53,6 +53,7 @@ class ConsumerGroup:
         self.assignor_name = ""
         self.session_deadlines: dict[str, int] = {}  # member id -> when its session ends (ms)
         self.revocation_deadlines: dict[str, int] = {}  # member id -> when it must have revoked (ms)
+        self.written: dict = {}  # the records __consumer_offsets holds for it (consumer_group_records.py)
 
     # ------------------------------------------------------------------ members
     def is_empty(self) -> bool:

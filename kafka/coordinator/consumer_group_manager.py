@@ -9,9 +9,10 @@ assignment depends on changed, computes the new *target assignment* itself with 
 answering with the member's epoch and, when it changed, its partitions. Nothing waits: there is no
 JoinGroup barrier, so members that keep their partitions never stop consuming.
 
-What is not here (said in docs/groups.md): the group's records are not written to __consumer_offsets
-(a coordinator failover forgets the members, which rejoin with epoch 0; committed offsets survive),
-and a classic member cannot join a consumer group (Kafka's ``group.consumer.migration.policy=disabled``).
+The group's records (``consumer_group_records.py``) go to __consumer_offsets after each change, so
+the next coordinator of its partition rebuilds it (``on_groups_loaded``); the answer does not wait
+for that write, as Kafka's does. A classic member cannot join a consumer group (Kafka's
+``group.consumer.migration.policy=disabled``).
 Regexes are Python's ``re`` with a full match, where Kafka uses RE2/J.
 """
 
@@ -28,6 +29,7 @@ import structlog
 from kafka.coordinator.assignor import assignors_from_config
 from kafka.coordinator.consumer_group import ConsumerGroup, ConsumerGroupState
 from kafka.coordinator.consumer_group_member import Assignment, ConsumerGroupMember, MemberState
+from kafka.coordinator.consumer_group_records import changed_records, group_records
 from kafka.coordinator.current_assignment_builder import CurrentAssignmentBuilder, FencedMemberEpoch
 from kafka.coordinator.group_metadata import GroupMetadata, GroupState
 from kafka.coordinator.target_assignment_builder import TargetAssignmentBuilder, TopicMetadata
@@ -181,6 +183,7 @@ class ConsumerGroupManager:
         reconciled = self.maybe_reconcile(group, updated, request.topic_partitions, now)
         group.session_deadlines[member_id] = now + self.config.session_timeout_ms
         group.update_state()
+        self.persist(group)
         is_full_request = request.member_epoch == 0 or (
             request.rebalance_timeout_ms != -1 and request.topic_partitions is not None
             and (request.subscribed_topic_names is not None or request.subscribed_topic_regex is not None))
@@ -279,6 +282,32 @@ class ConsumerGroupManager:
             group.revocation_deadlines.pop(member.member_id, None)
         return reconciled
 
+    # ------------------------------------------------------------------ the records in __consumer_offsets
+    def persist(self, group: ConsumerGroup, deleted: bool = False) -> None:
+        """Append the records that changed (under the lock, so appends keep the order of the changes)."""
+        entries = changed_records(group, group.written, deleted)
+        if entries:
+            self.group_manager.append_group_records(group.group_id, entries, lambda error: error and log.warning(
+                "consumer group records not written", group_id=group.group_id, error=str(error)))
+
+    def on_groups_loaded(self, groups: dict[str, ConsumerGroup]) -> None:
+        """A partition's consumer groups, replayed from its records: members get a session from now."""
+        now = self.time.milliseconds()
+        with self.lock:
+            for group in groups.values():
+                if not group.members:
+                    continue
+                group.written = group_records(group)
+                for member in group.members.values():
+                    group.resolved_subscriptions[member.member_id] = self.resolve_subscription(member)
+                    group.session_deadlines[member.member_id] = now + self.config.session_timeout_ms
+                self.maybe_refresh_subscription_metadata(group)
+                group.assignor_name = group.preferred_server_assignor(self.default_assignor)
+                group.update_state()
+                self.groups.setdefault(group.group_id, group)
+                log.info("loaded consumer group", group_id=group.group_id, group_epoch=group.group_epoch,
+                         members=len(group.members))
+
     # ------------------------------------------------------------------ leaving and timeouts
     def consumer_group_leave(self, request: HeartbeatRequest) -> dict:
         group = self.groups.get(request.group_id)
@@ -300,6 +329,7 @@ class ConsumerGroupManager:
         else:
             group.target_assignment, group.assignment_epoch = {}, group.group_epoch
         group.update_state()
+        self.persist(group)
         log.info("member removed", group_id=group.group_id, member_id=member_id, reason=why,
                  group_epoch=group.group_epoch)
 
@@ -345,6 +375,7 @@ class ConsumerGroupManager:
             if not group.is_empty():
                 return Errors.NON_EMPTY_GROUP
             group.state = ConsumerGroupState.DEAD
+            self.persist(group, deleted=True)
             del self.groups[group_id]
             return Errors.NONE
 

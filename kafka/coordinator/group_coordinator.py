@@ -78,6 +78,7 @@ class GroupCoordinator:
         # KIP-848's groups: the broker computes their assignment; offsets shared with the classic ones.
         self.consumer_groups = ConsumerGroupManager(consumer_group_config or ConsumerGroupConfig(), self.group_manager, time)
         self.offset_metadata_manager.consumer_groups = self.consumer_groups
+        self.group_manager.on_consumer_groups_loaded = self.consumer_groups.on_groups_loaded
 
     @property
     def transaction_verifier(self) -> Callable[[str, int, int, int], Errors | None] | None:

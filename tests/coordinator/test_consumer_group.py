@@ -18,6 +18,7 @@ from kafka.coordinator.consumer_group_manager import (
     ConsumerGroupManager,
     HeartbeatRequest,
 )
+from kafka.coordinator.consumer_group_records import decode_key, replay
 from kafka.coordinator.group_metadata import GroupMetadata, GroupState
 from kafka.protocol.errors import Errors
 from kafka.utils.time import MockTime
@@ -32,6 +33,11 @@ class Groups:
 
     def __init__(self) -> None:
         self.groups: dict[str, GroupMetadata] = {}
+        self.log: list[tuple[bytes, bytes | None]] = []  # what __consumer_offsets would hold, in order
+
+    def append_group_records(self, group_id, entries, callback):
+        self.log.extend(entries)
+        callback(None)
 
     def validate_group_status(self, group_id, allow_empty_id):
         return None
@@ -224,3 +230,31 @@ def test_no_partition_is_ever_held_twice(seed):
     if held:
         assert str(group.state) == "Stable", f"seed {seed}"
         assert {n: h for n, h in held.items() if h} == {n: t for n, t in group.target_assignment.items() if t}
+
+
+def test_the_records_written_rebuild_the_group_on_the_next_coordinator():
+    """every change is appended as Kafka's ConsumerGroup* records; replaying them (latest per key,
+    tombstones delete) gives the same group, members, epochs and assignments"""
+    m, time, _ = manager(session_timeout_ms=3000)
+    held, epochs = {}, {}
+    for member in ("a", "b", "c"):
+        r = join(m, member)
+        held[member], epochs[member] = owned_of(r, {}), r["member_epoch"]
+    for member in ("a", "b", "a", "c"):
+        r = beat(m, member, epochs[member], held[member])
+        held[member], epochs[member] = owned_of(r, held[member]), r["member_epoch"]
+    beat(m, "b", -1, held["b"])  # b leaves: its records become tombstones
+    latest = {}
+    for key, value in m.group_manager.log:
+        latest[decode_key(key)] = value
+    rebuilt = replay({k: v for k, v in latest.items() if v is not None})["g"]
+    group = m.consumer_group("g")
+    assert (rebuilt.group_epoch, rebuilt.assignment_epoch) == (group.group_epoch, group.assignment_epoch)
+    assert rebuilt.members == group.members and set(rebuilt.members) == {"a", "c"}
+    assert rebuilt.target_assignment == group.target_assignment
+    assert rebuilt.partition_epochs == group.partition_epochs
+    loaded, _, _ = manager(session_timeout_ms=3000)
+    loaded.on_groups_loaded({"g": rebuilt})
+    r = beat(loaded, "a", epochs["a"], held["a"])
+    assert r["error_code"] == Errors.NONE, "the member is known to the new coordinator, at its epoch"
+    assert r["member_epoch"] == rebuilt.assignment_epoch == 4, "and moves on to the target b's leaving made"

@@ -179,3 +179,33 @@ def test_bad_requests_get_kafkas_errors(start_broker):
     assert heartbeat(client, "g", member, -1).member_epoch == -1
     assert client.request(ApiKey.DELETE_GROUPS, 2, dict(groups_names=["g"])).results[0].error_code == Errors.NONE
     client.close()
+
+
+def test_the_group_survives_a_broker_restart(start_broker, tmp_path):
+    """the group's records in __consumer_offsets: a restarted coordinator knows the member and its epoch"""
+    data = tmp_path / "restart"
+    broker = start_broker(data, GROUPS)
+    create_topic(broker.bootstrap, "t", 2)
+    client = WireClient(broker.port)
+    find_coordinator(client, "g")
+    member = str(uuid.uuid4())
+    assert heartbeat(client, "g", member, 0).member_epoch == 1
+    client.close()
+    broker.stop()
+
+    broker = start_broker(data, GROUPS)
+    client = WireClient(broker.port)
+    find_coordinator(client, "g")
+
+    def described():
+        answer = client.request(ApiKey.CONSUMER_GROUP_DESCRIBE, 1, dict(group_ids=["g"],
+                                                                         include_authorized_operations=False))
+        group = answer.groups[0]
+        return group if group.error_code == Errors.NONE else None
+    group = wait_until(described, message="the group loaded from __consumer_offsets")
+    assert (group.group_epoch, group.assignment_epoch, [m.member_id for m in group.members]) == (1, 1, [member])
+    assert sorted(group.members[0].assignment.topic_partitions[0].partitions) == [0, 1]
+    owned = [dict(topic_id=group.members[0].assignment.topic_partitions[0].topic_id, partitions=[0, 1])]
+    again = heartbeat(client, "g", member, 1, topic_partitions=owned, rebalance_timeout_ms=-1, subscribed_topic_names=None)
+    assert (again.error_code, again.member_epoch) == (Errors.NONE, 1)
+    client.close()
