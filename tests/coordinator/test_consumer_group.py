@@ -258,3 +258,16 @@ def test_the_records_written_rebuild_the_group_on_the_next_coordinator():
     r = beat(loaded, "a", epochs["a"], held["a"])
     assert r["error_code"] == Errors.NONE, "the member is known to the new coordinator, at its epoch"
     assert r["member_epoch"] == rebuilt.assignment_epoch == 4, "and moves on to the target b's leaving made"
+
+
+def test_kafka_dump_log_names_the_records():
+    """kafka-dump-log --offsets-decoder prints a consumer group's record by its Kafka name"""
+    from types import SimpleNamespace
+
+    from kafka.tools.dump_log_segments import offsets_key_and_payload
+    m, _, _ = manager()
+    join(m, "a")
+    key, value = m.group_manager.log[0]
+    assert offsets_key_and_payload(SimpleNamespace(key=key, value=value)) == (
+        ' key: ConsumerGroupMetadata::group=g payload: {"epoch":1}')
+    assert offsets_key_and_payload(SimpleNamespace(key=key, value=None)).endswith("payload: <DELETE>")
