@@ -212,14 +212,19 @@ def test_a_group_coordinator_fails_over_with_its_committed_offsets(cluster):
     modern = next(g for i in range(100_000) if kafka_abs(java_string_hash(g := f"{group}-kip848-{i}")) % 50
                   == offsets_partition)
     asked = WireClient(cluster.nodes[1].broker_port)
-    wire = WireClient(find_coordinator(asked, modern).port)  # creates __consumer_offsets, as a client would
-    asked.close()
-    for member in ("m1", "m2"):
-        joined = wire.request(ApiKey.CONSUMER_GROUP_HEARTBEAT, 1, dict(
+
+    def join(member: str):
+        """As a client does: find the coordinator, and again while it is not ready to be one yet."""
+        with_coordinator = WireClient(find_coordinator(asked, modern).port)  # creates __consumer_offsets
+        joined = with_coordinator.request(ApiKey.CONSUMER_GROUP_HEARTBEAT, 1, dict(
             group_id=modern, member_id=member, member_epoch=0, rebalance_timeout_ms=30000,
             subscribed_topic_names=[topic], topic_partitions=[]))
-        assert joined.error_code == Errors.NONE, joined
-    wire.close()
+        with_coordinator.close()
+        assert joined.error_code in (Errors.NONE, Errors.NOT_COORDINATOR, Errors.COORDINATOR_LOAD_IN_PROGRESS), joined
+        return joined.error_code == Errors.NONE
+    for member in ("m1", "m2"):
+        wait_until(lambda m=member: join(m), timeout=30, interval=0.2, message=f"{member} in the consumer group")
+    asked.close()
 
     consumer = group_consumer(cluster, group, topic)
     taken = [consume_one(consumer) for _ in range(60)]
