@@ -12,6 +12,8 @@ at once or later from a purgatory, like ReplicaManager's. What it holds and does
     committed offsets (OffsetCommit, OffsetFetch, OffsetDelete) -> the OffsetMetadataManager
         (``offset_metadata_manager.py``)
     the DescribeGroups, ListGroups and DeleteGroups views
+    KIP-848 consumer groups (ConsumerGroupHeartbeat, ConsumerGroupDescribe) -> the
+        ConsumerGroupManager (``consumer_group_manager.py``), beside the classic groups
 
 Each group's fields are guarded by ``group.lock``, which its delayed operations share.
 """
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 
 import structlog
 
+from kafka.coordinator.consumer_group_manager import ConsumerGroupConfig, ConsumerGroupManager
 from kafka.coordinator.group_metadata import GroupMetadata, GroupState
 from kafka.coordinator.group_metadata_manager import GroupMetadataManager, OffsetConfig
 from kafka.coordinator.group_rebalance import GroupRebalance, JoinGroupResult, SyncGroupResult
@@ -55,7 +58,8 @@ class LeavingMember:
 
 class GroupCoordinator:
     def __init__(self, broker_id: int, group_config: GroupConfig, offset_config: OffsetConfig,
-                 replica_manager, time: Time) -> None:
+                 replica_manager, time: Time,
+                 consumer_group_config: ConsumerGroupConfig | None = None) -> None:
         self.broker_id = broker_id
         self.group_config = group_config
         self.offset_config = offset_config
@@ -71,6 +75,10 @@ class GroupCoordinator:
                                         group_config, time)
         # Committed offsets are a concept of their own, as in Kafka's rewritten coordinator.
         self.offset_metadata_manager = OffsetMetadataManager(self.group_manager, self.heartbeats, time)
+        # KIP-848's groups: the broker computes their assignment; offsets shared with the classic ones.
+        self.consumer_groups = ConsumerGroupManager(consumer_group_config or ConsumerGroupConfig(), self.group_manager, time)
+        self.offset_metadata_manager.consumer_groups = self.consumer_groups
+        self.group_manager.on_consumer_groups_loaded = self.consumer_groups.on_groups_loaded
 
     @property
     def transaction_verifier(self) -> Callable[[str, int, int, int], Errors | None] | None:
@@ -90,6 +98,10 @@ class GroupCoordinator:
     def startup(self, offsets_topic_partitions: int | None = None) -> None:
         """Start; if __consumer_offsets exists, load its partitions (this broker leads them all)."""
         self.group_manager.startup()
+        sweep_ms = max(1, min(1000, self.consumer_groups.config.session_timeout_ms // 4))
+        self.group_manager.scheduler.schedule(
+            "consumer-group-session-timeout", lambda: self.consumer_groups.expire_members(self.time.milliseconds()),
+            delay_ms=sweep_ms, period_ms=sweep_ms)
         if offsets_topic_partitions:
             self.on_election(range(offsets_topic_partitions))
         log.info("started up", broker_id=self.broker_id)
@@ -108,7 +120,10 @@ class GroupCoordinator:
                                      config.offsets_retention_minutes * 60_000,
                                      config.offsets_retention_check_interval_ms, config.offsets_commit_timeout_ms,
                                      config.offset_metadata_max_bytes)
-        return cls(config.node_id, group_config, offset_config, replica_manager, time)
+        consumer_group_config = ConsumerGroupConfig(
+            config.group_consumer_session_timeout_ms, config.group_consumer_heartbeat_interval_ms,
+            tuple(config.group_consumer_assignors), config.group_consumer_max_size)
+        return cls(config.node_id, group_config, offset_config, replica_manager, time, consumer_group_config)
 
     def on_election(self, partitions, load_now: bool = False) -> None:
         """This broker became leader of these __consumer_offsets partitions: load their groups, in
@@ -119,6 +134,7 @@ class GroupCoordinator:
     def on_resignation(self, partitions) -> None:
         """This broker stopped leading these __consumer_offsets partitions: drop their groups. Members
         waiting in a join or sync are answered NOT_COORDINATOR and look the coordinator up again."""
+        self.consumer_groups.on_resignation(partitions)
         for partition in partitions:
             for group in self.group_manager.remove_groups_for_partition(partition):
                 with group.lock:
@@ -153,7 +169,13 @@ class GroupCoordinator:
                           rebalance_timeout_ms: int, session_timeout_ms: int, protocol_type: str,
                           protocols: list[tuple[str, bytes]], response_callback: Callable[[JoinGroupResult], None],
                           ) -> None:
-        """A member joins (or rejoins) the group: GroupRebalance.handle_join_group."""
+        """A member joins (or rejoins) the group: GroupRebalance.handle_join_group. Not a consumer
+        group with members (Kafka's answer with group.consumer.migration.policy=disabled); an empty
+        one becomes a classic group again."""
+        if self.consumer_groups.is_non_empty_consumer_group(group_id):
+            response_callback(JoinGroupResult(Errors.INCONSISTENT_GROUP_PROTOCOL, UNKNOWN_MEMBER_ID))
+            return
+        self.consumer_groups.delete_group(group_id)
         self.rebalance.handle_join_group(group_id, member_id, group_instance_id, require_known_member_id,
                                          client_id, client_host, rebalance_timeout_ms, session_timeout_ms,
                                          protocol_type, protocols, response_callback)
@@ -287,6 +309,8 @@ class GroupCoordinator:
         deletable: list[GroupMetadata] = []
         for group_id in group_ids:
             error = self.group_manager.validate_group_status(group_id, allow_empty_id=True)
+            if error is None and self.consumer_groups.delete_group(group_id) == Errors.NON_EMPTY_GROUP:
+                error = Errors.NON_EMPTY_GROUP  # a consumer group goes once its members have
             group = self.group_manager.get_group(group_id) if error is None else None
             if error is None and group is None:
                 error = Errors.GROUP_ID_NOT_FOUND

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import structlog
 
+from kafka.coordinator import consumer_group_records
 from kafka.coordinator import coordinator_records as records
 from kafka.coordinator.commit_record_metadata_and_offset import CommitRecordMetadataAndOffset
 from kafka.coordinator.coordinator_records import GROUP_METADATA_TOPIC_NAME, GroupMetadataKey, OffsetKey
@@ -121,6 +122,8 @@ class GroupMetadataManager:
         self._lock = threading.Lock()  # guards the two dicts and the partition sets
         self.loading_partitions: set[int] = set()
         self.owned_partitions: set[int] = set()
+        # the ConsumerGroupManager's, given the KIP-848 groups a partition's records describe
+        self.on_consumer_groups_loaded: Callable[[dict], None] | None = None
         # producer id -> groups holding its pending transactional offsets (Kafka's openGroupsForProducer)
         self.open_groups_for_producer: dict[int, set[str]] = {}
         self.scheduler = KafkaScheduler(time, thread_name=f"group-metadata-manager-{broker_id}")
@@ -217,7 +220,7 @@ class GroupMetadataManager:
         tp = TopicPartition(GROUP_METADATA_TOPIC_NAME, partition)
         loaded: list[GroupMetadata] = []
         try:
-            offsets, pending, group_values, removed = self._read_partition(tp)
+            offsets, pending, group_values, removed, consumer_records = self._read_partition(tp)
             with self._lock:
                 # Leadership may have moved on while we read (a broker replaying the metadata log at
                 # start-up leads, loses and regains partitions in quick succession): a load for a
@@ -227,6 +230,9 @@ class GroupMetadataManager:
                 loaded = self._install_groups(offsets, pending, group_values, removed)
                 for group in loaded:
                     on_group_loaded(group)
+                if consumer_records and self.on_consumer_groups_loaded is not None:  # KIP-848 groups
+                    self.on_consumer_groups_loaded(consumer_group_records.replay(
+                        {k: v for k, v in consumer_records.items() if v is not None}))
         except Exception:
             log.exception("failed to load __consumer_offsets partition", partition=partition)
         finally:
@@ -247,6 +253,7 @@ class GroupMetadataManager:
         pending: dict[int, dict[tuple[str, TopicPartition], CommitRecordMetadataAndOffset]] = {}
         group_values: dict[str, object] = {}
         removed: set[str] = set()
+        consumer_records: dict = {}  # KIP-848 groups' records, by key: the latest value, None if deleted
         position = 0
         while True:
             data = self.replica_manager.read_partition_log(tp, position, LOAD_READ_BYTES)
@@ -264,9 +271,9 @@ class GroupMetadataManager:
                         self._replay(record, batch.base_offset, producer_offsets, group_values, removed)
                 else:
                     for record in batch:
-                        self._replay(record, batch.base_offset, offsets, group_values, removed)
+                        self._replay(record, batch.base_offset, offsets, group_values, removed, consumer_records)
                 position = batch.next_offset
-        return offsets, pending, group_values, removed
+        return offsets, pending, group_values, removed, consumer_records
 
     @staticmethod
     def _replay_marker(batch: RecordBatch, offsets: dict, pending: dict) -> None:
@@ -278,8 +285,14 @@ class GroupMetadataManager:
                 offsets[where] = commit
 
     @staticmethod
-    def _replay(record: DefaultRecord, batch_offset: int, offsets: dict, group_values: dict, removed: set) -> None:
+    def _replay(record: DefaultRecord, batch_offset: int, offsets: dict, group_values: dict, removed: set,
+                consumer_records: dict | None = None) -> None:
         if record.key is None:
+            return
+        consumer_key = consumer_group_records.decode_key(record.key)
+        if consumer_key is not None:
+            if consumer_records is not None:
+                consumer_records[consumer_key] = None if record.value is None else bytes(record.value)
             return
         key = records.read_message_key(record.key)
         if isinstance(key, OffsetKey):
@@ -355,6 +368,11 @@ class GroupMetadataManager:
                           base_timestamp=now, max_timestamp=now, producer_id=producer_id,
                           producer_epoch=producer_epoch, base_sequence=0, records_count=len(entries),
                           payload=payload)
+
+    def append_group_records(self, group_id: str, entries: list[tuple[bytes, bytes | None]],
+                             callback: Callable[[Errors], None]) -> None:
+        """A KIP-848 group's records (consumer_group_records.py), to the group's partition."""
+        self._append(group_id, entries, callback)
 
     def store_group(self, group: GroupMetadata, assignment: dict[str, bytes],
                     callback: Callable[[Errors], None]) -> None:

@@ -42,14 +42,21 @@ class OffsetMetadataManager:
         # TxnOffsetCommit with (INVALID_TXN_STATE, PRODUCER_FENCED...). Set by the broker's wiring from
         # the transaction coordinator; None: not checked (Kafka before KIP-890 did not check either).
         self.transaction_verifier: Callable[[str, int, int, int], Errors | None] | None = None
+        # KIP-848 groups (the ConsumerGroupManager): their members commit with member epochs
+        self.consumer_groups = None
 
     # ------------------------------------------------------------------ OffsetCommit
     def commit_offset(self, group_id: str, member_id: str, group_instance_id: str | None,
                       generation_id: int, offsets: dict[TopicPartition, OffsetAndMetadata],
-                      response_callback: Callable[[dict[TopicPartition, Errors]], None]) -> None:
+                      response_callback: Callable[[dict[TopicPartition, Errors]], None], api_version: int = 9) -> None:
         error = self.group_manager.validate_group_status(group_id, allow_empty_id=True)
         if error is not None:
             response_callback({tp: error for tp in offsets})
+            return
+        consumer_group = self.consumer_groups.consumer_group(group_id) if self.consumer_groups else None
+        if consumer_group is not None:
+            self.commit_consumer_group_offset(consumer_group, member_id, generation_id, offsets, response_callback,
+                                              api_version)
             return
         group = self.group_manager.get_group(group_id)
         if group is None:
@@ -69,6 +76,22 @@ class OffsetMetadataManager:
             if group.has(member_id):  # a commit is a sign of life too
                 self.heartbeats.complete_and_schedule_next_heartbeat_expiration(group, group.get(member_id))
             self.group_manager.store_offsets(group, offsets, response_callback)
+
+    def commit_consumer_group_offset(self, consumer_group, member_id: str, member_epoch: int,
+                                     offsets: dict[TopicPartition, OffsetAndMetadata],
+                                     response_callback: Callable[[dict[TopicPartition, Errors]], None],
+                                     api_version: int) -> None:
+        """A KIP-848 group's commit: checked against the member's epoch (ConsumerGroup.validate_offset_commit),
+        stored through the classic group that holds the group's offsets."""
+        with self.consumer_groups.lock:
+            error = consumer_group.validate_offset_commit(member_id, member_epoch, False, api_version)
+        if error is not None:
+            response_callback({tp: error for tp in offsets})
+            return
+        holder = self.group_manager.get_group(consumer_group.group_id) or self.group_manager.add_group(
+            GroupMetadata(consumer_group.group_id, GroupState.EMPTY, self.time))
+        with holder.lock:
+            self.group_manager.store_offsets(holder, offsets, response_callback)
 
     def validate_offset_commit(self, group: GroupMetadata, generation_id: int, member_id: str,
                                group_instance_id: str | None) -> Errors | None:
@@ -128,8 +151,13 @@ class OffsetMetadataManager:
 
     # ------------------------------------------------------------------ OffsetFetch
     def fetch_offsets(self, group_id: str, require_stable: bool, partitions: list[TopicPartition] | None,
+                      member_id: str | None = None, member_epoch: int = -1,
                       ) -> tuple[Errors, dict[TopicPartition, PartitionOffset]]:
         error = self.group_manager.validate_group_status(group_id, allow_empty_id=True)
+        consumer_group = self.consumer_groups.consumer_group(group_id) if self.consumer_groups else None
+        if error is None and consumer_group is not None:  # v9: a member names itself and its epoch
+            with self.consumer_groups.lock:
+                error = consumer_group.validate_offset_fetch(member_id, member_epoch)
         if error is not None:
             return error, {}
         # Answered whatever the group's state: a group may use Kafka for offsets alone.

@@ -99,6 +99,19 @@ class BrokerMetrics:
         self.group.new_gauge(m.TXN_MARKER_LOG_APPEND_RETRY_QUEUE_SIZE, log_append_retry_queue_size)
         self.group.new_gauge(m.TXN_PARTITION_LOAD_TIME_MAX, partition_load_time_max)
 
+    def register_consumer_groups(self, rebalance_count: Callable[[], int],
+                                 count_by_state: Callable[[], dict[str, int]]) -> Callable[[float], None]:
+        """The group coordinator's KIP-848 metrics; returns what records one assignment's time (ms)."""
+        self.group.new_gauge(m.CONSUMER_GROUP_REBALANCE_COUNT, rebalance_count)
+        self.group.new_gauge(m.CONSUMER_GROUP_COUNT, lambda: [((state,), n) for state, n in count_by_state().items()])
+        histogram = self.group.new_histogram(m.CONSUMER_GROUP_ASSIGNMENT_TIME_MS)
+        series = histogram.labels()
+
+        def observe(ms: float) -> None:
+            with histogram.lock:
+                series.observe(ms)
+        return observe
+
     def register_replication(self, under_min_isr: Callable[[], int], at_min_isr: Callable[[], int],
                              max_lag: Callable[[], int]) -> None:
         self.group.new_gauge(m.UNDER_MIN_ISR_PARTITION_COUNT, under_min_isr)

@@ -272,6 +272,20 @@ TXN_MARKER_LOG_APPEND_RETRY_QUEUE_SIZE = MetricName(
 TXN_PARTITION_LOAD_TIME_MAX = MetricName(
     "kafka.server", "transaction-coordinator-metrics", "partition-load-time-max", GAUGE,
     "The longest a __transaction_state partition took to load, in ms.", (), "the transaction coordinator")
+# ------------------------------------------------------------------ kafka.server:type=group-coordinator-metrics (KIP-848)
+def _group_coordinator(name: str, metric_type: MetricType, doc: str, labels: tuple[str, ...] = ()) -> MetricName:
+    return MetricName("kafka.server", "group-coordinator-metrics", name, metric_type, doc, labels,
+                      "the group coordinator")
+
+
+CONSUMER_GROUP_REBALANCE_COUNT = _group_coordinator(
+    "consumer-group-rebalance-count", GAUGE, "Target assignments computed for consumer groups (group.protocol="
+    "consumer) since start-up; rate() of it is Kafka's consumer-group-rebalance-rate.")
+CONSUMER_GROUP_COUNT = _group_coordinator(
+    "consumer-group-count", GAUGE, "Consumer groups (KIP-848) this coordinator holds, by state.", ("state",))
+CONSUMER_GROUP_ASSIGNMENT_TIME_MS = _group_coordinator(
+    "consumer-group-assignment-time-ms", HISTOGRAM, "How long the broker-side assignor took to compute a consumer "
+    "group's target assignment, in ms (Kafka logs it; this broker also exports it).")
 TRANSACTION_COORDINATOR_GAUGES = (TXN_MARKER_UNKNOWN_DESTINATION_QUEUE_SIZE, TXN_MARKER_LOG_APPEND_RETRY_QUEUE_SIZE,
                                   TXN_PARTITION_LOAD_TIME_MAX)
 
@@ -312,6 +326,7 @@ ALL_METRICS: tuple[MetricName, ...] = (
     OFFLINE_LOG_DIRECTORY_COUNT,
     LOG_SIZE, LOG_END_OFFSET, LOG_START_OFFSET, NUM_LOG_SEGMENTS, LAST_STABLE_OFFSET_LAG,
     *CONTROLLER_GAUGES, *RAFT_GAUGES, *TRANSACTION_COORDINATOR_GAUGES,
+    CONSUMER_GROUP_REBALANCE_COUNT, CONSUMER_GROUP_COUNT, CONSUMER_GROUP_ASSIGNMENT_TIME_MS,
     *(metric for _, rate, throttle in CLIENT_QUOTA_METRICS for metric in (rate, throttle)),
     *AUTHORIZER_METERS, ACLS_TOTAL_COUNT,
 )

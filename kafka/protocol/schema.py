@@ -237,12 +237,10 @@ class Schema(Type):
         return Record(**{f.name: values[f.name] if f.name in values else f.default for f in self.fields})
 
     def resolve(self, version: int, flexible: bool, nullable: bool = False) -> StructCodec:
-        if nullable:
-            raise ValueError(f"{self.name}: nullable structs are not supported")
         codec = self._codecs.get((version, flexible))
         if codec is None:
             codec = self._codecs[(version, flexible)] = StructCodec(self, version, flexible)
-        return codec
+        return NullableStruct(codec) if nullable else codec
 
     def read(self, reader: ByteReader | bytes | memoryview, version: int, flexible: bool) -> Record:
         if not isinstance(reader, ByteReader):
@@ -318,6 +316,30 @@ class _FixedRun:
 
     def size_of(self, d: dict[str, Any]) -> int:
         return self.width
+
+
+class NullableStruct(Type):
+    """A struct field that may be null (ConsumerGroupHeartbeatResponse's Assignment): Kafka writes an
+    int8 before it, -1 for null and 1 for a struct that follows."""
+
+    def __init__(self, codec: StructCodec) -> None:
+        self.codec = codec
+        self.name = f"nullable {codec.name}"
+
+    def read(self, reader: ByteReader) -> Record | None:
+        present = reader.buf[reader.pos]
+        reader.pos += 1
+        return None if present == 0xFF else self.codec.read(reader)
+
+    def write(self, out: bytearray, value: Any) -> None:
+        if value is None:
+            out.append(0xFF)
+        else:
+            out.append(1)
+            self.codec.write(out, value)
+
+    def size(self, value: Any) -> int:
+        return 1 if value is None else 1 + self.codec.size(value)
 
 
 class StructCodec(Type):

@@ -24,6 +24,7 @@ from kafka.protocol.acl import AclOperation as Op
 from kafka.protocol.acl import ResourceType as Res
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
+from kafka.server.consumer_group_apis import ConsumerGroupApis
 from kafka.utils.topic_partition import TopicPartition
 
 GROUP_KEY_TYPE, TRANSACTION_KEY_TYPE = 0, 1
@@ -52,6 +53,7 @@ class GroupApis:
             ApiKey.LIST_GROUPS: self.handle_list_groups_request,
             ApiKey.DELETE_GROUPS: self.handle_delete_groups_request,
             ApiKey.OFFSET_DELETE: self.handle_offset_delete_request,
+            **ConsumerGroupApis(self.apis, self.coordinator).handlers(),  # KIP-848
         }
 
     def send_response(self, request: Request, body: dict) -> None:
@@ -193,7 +195,7 @@ class GroupApis:
         if offsets:
             self.coordinator.offset_metadata_manager.commit_offset(
                 req.group_id, req.member_id, req.group_instance_id, req.generation_id_or_member_epoch, offsets,
-                send_response_callback)
+                send_response_callback, api_version=request.header.api_version)
 
     def handle_txn_offset_commit_request(self, request: Request) -> None:
         """Kafka's handleTxnOffsetCommitRequest: a transactional producer's offsets, to the group's
@@ -245,7 +247,8 @@ class GroupApis:
         req = request.body
         version = request.header.api_version
         if version >= 8:
-            groups = [self.fetch_group_offsets(g.group_id, g.topics, req.require_stable, version, request)
+            groups = [self.fetch_group_offsets(g.group_id, g.topics, req.require_stable, version, request,
+                                               g.get("member_id"), g.get("member_epoch", -1))
                       for g in req.groups]
             self.send_response(request, dict(throttle_time_ms=0, groups=groups))
             return
@@ -253,11 +256,13 @@ class GroupApis:
         self.send_response(request, dict(throttle_time_ms=0, topics=group["topics"], error_code=group["error_code"]))
 
     def fetch_group_offsets(self, group_id: str, topics, require_stable: bool, version: int,
-                            request: Request | None = None) -> dict:
+                            request: Request | None = None, member_id: str | None = None,
+                            member_epoch: int = -1) -> dict:
         if request is not None and not self.auth.authorize(request, Op.DESCRIBE, Res.GROUP, group_id):
             return dict(group_id=group_id, error_code=Errors.GROUP_AUTHORIZATION_FAILED, topics=[])
         wanted = None if topics is None else [TopicPartition(t.name, i) for t in topics for i in t.partition_indexes]
-        error, offsets = self.coordinator.offset_metadata_manager.fetch_offsets(group_id, require_stable, wanted)
+        error, offsets = self.coordinator.offset_metadata_manager.fetch_offsets(
+            group_id, require_stable, wanted, member_id, member_epoch)
         if request is not None:  # offsets of topics the principal may not describe: refused, or left out
             describable = self.auth.filter_by_authorized(request, Op.DESCRIBE, Res.TOPIC, (tp.topic for tp in offsets))
             offsets = {tp: po if tp.topic in describable else _DENIED_OFFSET for tp, po in offsets.items()
@@ -286,6 +291,8 @@ class GroupApis:
                                       protocol_type="", protocol_data="", members=[]))
                 continue
             error, group, members = self.coordinator.handle_describe_group(group_id)
+            if self.coordinator.consumer_groups.consumer_group(group_id) is not None:
+                group = None  # not a classic group: Kafka describes it as Dead (ConsumerGroupDescribe shows it)
             if group is None:  # an error, or a group nobody has heard of: Kafka says "Dead"
                 described.append(dict(error_code=error, group_id=group_id,
                                       group_state="Dead" if error == Errors.NONE else "",
@@ -310,14 +317,20 @@ class GroupApis:
         version = request.header.api_version
         states = set(req.states_filter) if version >= 4 else set()
         types = {t.lower() for t in req.types_filter} if version >= 5 else set()
-        error, groups = self.coordinator.handle_list_groups(states)
-        if types and CLASSIC_GROUP_TYPE not in types:
-            groups = []  # every group here is a classic group
+        error, classic = self.coordinator.handle_list_groups(states)
+        consumer = [g for g in self.coordinator.consumer_groups.all_groups()
+                    if not states or str(g.state).lower() in {s.lower() for s in states}]
+        consumer_ids = {g.group_id for g in self.coordinator.consumer_groups.all_groups()}
+        groups = [(g, CLASSIC_GROUP_TYPE) for g in classic if g.group_id not in consumer_ids]  # not their offsets' holders
+        groups += [(g, g.group_type) for g in consumer]
+        if types:
+            groups = [(g, t) for g, t in groups if t in types]
         if not self.auth.authorize(request, Op.DESCRIBE, Res.CLUSTER, CLUSTER_NAME, False):  # only those it may see
-            groups = [g for g in groups if self.auth.authorize(request, Op.DESCRIBE, Res.GROUP, g.group_id, False)]
+            groups = [(g, t) for g, t in groups
+                      if self.auth.authorize(request, Op.DESCRIBE, Res.GROUP, g.group_id, False)]
         self.send_response(request, dict(throttle_time_ms=0, error_code=error, groups=[
             dict(group_id=g.group_id, protocol_type=g.protocol_type or "", group_state=str(g.state),
-                 group_type=CLASSIC_GROUP_TYPE) for g in groups]))
+                 group_type=group_type) for g, group_type in groups]))
 
     # ------------------------------------------------------------------ DeleteGroups / OffsetDelete
     def handle_delete_groups_request(self, request: Request) -> None:

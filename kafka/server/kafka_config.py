@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kafka.coordinator.assignor import assignors_problem
 from kafka.metrics.prometheus_exporter import parse_metrics_listener
 from kafka.network.connection_quotas import parse_max_connections_per_ip_overrides
 from kafka.network.end_point import EndPoint, parse_listeners
@@ -190,6 +191,13 @@ _KEYS = [
     ConfigKey("group.max.session.timeout.ms", INT, "1800000", "Largest session.timeout.ms a member may ask for.",
               at_least(0)),
     ConfigKey("group.max.size", INT, "2147483647", "Most members one consumer group may have.", at_least(1)),
+    # KIP-848 consumer groups (group.protocol=consumer): the broker computes their assignment
+    ConfigKey("group.consumer.session.timeout.ms", INT, "45000", "A silent member is removed after this.", at_least(1)),
+    ConfigKey("group.consumer.heartbeat.interval.ms", INT, "5000", "Members heartbeat this often.", at_least(1)),
+    ConfigKey("group.consumer.assignors", LIST, "org.apache.kafka.coordinator.group.assignor.UniformAssignor,"
+              "org.apache.kafka.coordinator.group.assignor.RangeAssignor",
+              "Server-side assignors, by name or class; the first is the default.", assignors_problem),
+    ConfigKey("group.consumer.max.size", INT, "2147483647", "Most members one consumer group may have.", at_least(1)),
     ConfigKey("offsets.topic.num.partitions", INT, "50", "Partitions of __consumer_offsets (fixed once created).",
               at_least(1)),
     ConfigKey("offsets.topic.segment.bytes", INT, "104857600", "Segment size of __consumer_offsets.",

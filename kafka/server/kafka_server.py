@@ -314,6 +314,9 @@ class KafkaServer:
             controller_values=self._controller_metrics, raft_values=self._raft_metrics)
         self.metrics_endpoint.startup()
         self.socket_server.register_metrics(self.metrics_endpoint.metrics)
+        groups = self.group_coordinator.consumer_groups  # KIP-848: rebalances and assignment time
+        groups.on_assignment = self.metrics_endpoint.metrics.register_consumer_groups(
+            lambda: groups.rebalance_count, groups.count_by_state)
         # authorisation (docs/acls.md): authorizer.class.name, fed the ACLs of the metadata log
         # (its metrics are exported without one too, at 0, so the dashboard's panel always has its series)
         authorizer_metrics = AuthorizerMetrics(self.metrics_endpoint.metrics.group)

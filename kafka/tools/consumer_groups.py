@@ -2,7 +2,8 @@
 kafka.admin.ConsumerGroupCommand, ``bin/kafka-consumer-groups.sh``), on the AdminClient.
 
     kafka-consumer-groups --bootstrap-server 127.0.0.1:9092 --list
-    kafka-consumer-groups --bootstrap-server 127.0.0.1:9092 --describe --group G
+    kafka-consumer-groups --bootstrap-server 127.0.0.1:9092 --list [--type] [--state]
+    kafka-consumer-groups --bootstrap-server 127.0.0.1:9092 --describe --group G [--members|--state] [--verbose]
     kafka-consumer-groups --bootstrap-server 127.0.0.1:9092 --reset-offsets --group G --topic T \\
         --to-earliest|--to-latest|--to-offset N [--execute]
     kafka-consumer-groups --bootstrap-server 127.0.0.1:9092 --delete --group G
@@ -11,7 +12,9 @@ The flags and the tables are Kafka's. Kafka's ConsumerGroupService is the AdminC
 describe_consumer_groups and list_consumer_group_offsets at the group's coordinator, list_offsets at
 each partition's leader for the log end offset (LAG = LOG-END-OFFSET - CURRENT-OFFSET), and for a
 reset alter_consumer_group_offsets, the "simple" commit a group may take only while it has no
-members.
+members. Groups of both protocols show: a KIP-848 group (``group.protocol=consumer``) is described
+with ConsumerGroupDescribe, and ``--members --verbose`` and ``--state --verbose`` add its epochs and
+target assignment as Kafka 4's tool does (KIP-1099).
 """
 
 from __future__ import annotations
@@ -101,6 +104,62 @@ def describe(admin: AdminClient, group_id: str) -> None:
                  "HOST", "CLIENT-ID"], rows)
 
 
+def assignment_text(partitions) -> str:
+    """Kafka's ASSIGNMENT column: topic:(p,p), ... or "-"."""
+    if not partitions:
+        return "-"
+    by_topic: dict[str, list[int]] = {}
+    for tp in partitions:
+        by_topic.setdefault(tp.topic, []).append(tp.partition)
+    return ", ".join(f"{t}:({','.join(str(p) for p in sorted(ps))})" for t, ps in sorted(by_topic.items()))
+
+
+def describe_members(admin: AdminClient, group_id: str, verbose: bool) -> None:
+    group = describe_group(admin, group_id)
+    if group.state == "Dead":
+        raise CommandError(f"Consumer group '{group_id}' does not exist.")
+    if not group.members:
+        print(f"\nConsumer group '{group_id}' has no active members.")
+    header = ["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS"]
+    consumer = group.type == "Consumer"
+    if verbose:
+        header += ["CURRENT-EPOCH", "CURRENT-ASSIGNMENT", "TARGET-EPOCH", "TARGET-ASSIGNMENT"] if consumer \
+            else ["ASSIGNMENT"]
+    rows = []
+    for m in group.members:
+        row = [group_id, m.member_id, m.host, m.client_id, len(m.assignment)]
+        if verbose and consumer:
+            row += [m.member_epoch, assignment_text(m.assignment), group.target_assignment_epoch,
+                    assignment_text(m.target_assignment)]
+        elif verbose:
+            row.append(assignment_text(m.assignment))
+        rows.append(row)
+    print_table(header, rows)
+
+
+def describe_state(admin: AdminClient, group_id: str, verbose: bool) -> None:
+    group = describe_group(admin, group_id)
+    node = group.coordinator
+    coordinator = f"{node.host}:{node.port}  ({node.node_id})" if node is not None else "-"
+    header = ["GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE"]
+    row = [group_id, coordinator, group.assignor or "", group.state]
+    if verbose and group.type == "Consumer":
+        header += ["GROUP-EPOCH", "TARGET-ASSIGNMENT-EPOCH"]
+        row += [group.group_epoch, group.target_assignment_epoch]
+    print_table(header + ["#MEMBERS"], [row + [len(group.members)]])
+
+
+def list_groups(admin: AdminClient, show_type: bool, show_state: bool) -> None:
+    groups = admin.list_groups()
+    if not (show_type or show_state):
+        for group_id, _, _ in groups:
+            print(group_id)
+        return
+    header = ["GROUP"] + (["TYPE"] if show_type else []) + (["STATE"] if show_state else [])
+    rows = [[g] + ([t or "Unknown"] if show_type else []) + ([s] if show_state else []) for g, s, t in groups]
+    print_table(header, rows)
+
+
 def reset_offsets(admin: AdminClient, args) -> None:
     group = describe_group(admin, args.group)
     if group.state not in ("Empty", "Dead"):
@@ -153,6 +212,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     actions.add_argument("--reset-offsets", action="store_true", help="reset an inactive group's offsets")
     actions.add_argument("--delete", action="store_true", help="delete empty groups and their offsets")
     parser.add_argument("--group", action="append", help="the consumer group (repeatable for --delete)")
+    parser.add_argument("--members", action="store_true", help="with --describe: the members and their partitions")
+    parser.add_argument("--state", action="store_true",
+                        help="with --describe: the group's state and coordinator; with --list: each group's state")
+    parser.add_argument("--offsets", action="store_true", help="with --describe: offsets and lag (the default)")
+    parser.add_argument("--type", action="store_true", help="with --list: each group's type (Classic, Consumer)")
+    parser.add_argument("--verbose", action="store_true", help="with --members or --state: more columns")
     parser.add_argument("--topic", action="append", help="topic whose offsets to reset (repeatable)")
     parser.add_argument("--all-topics", action="store_true", help="reset offsets of every topic")
     targets = parser.add_mutually_exclusive_group()
@@ -193,11 +258,15 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(admin: AdminClient, args: argparse.Namespace) -> None:
     if args.list:
-        for group_id, _ in admin.list_consumer_groups():
-            print(group_id)
+        list_groups(admin, args.type, args.state)
     elif args.describe:
         for group_id in args.group:
-            describe(admin, group_id)
+            if args.members:
+                describe_members(admin, group_id, args.verbose)
+            elif args.state:
+                describe_state(admin, group_id, args.verbose)
+            else:
+                describe(admin, group_id)
     elif args.reset_offsets:
         args.group = args.group[0]
         reset_offsets(admin, args)

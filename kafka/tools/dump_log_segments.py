@@ -35,6 +35,7 @@ import uuid
 from collections.abc import Iterator
 from typing import TextIO
 
+from kafka.coordinator import consumer_group_records
 from kafka.coordinator.coordinator_records import (
     GroupMetadataKey,
     OffsetKey,
@@ -223,6 +224,15 @@ def offsets_key_and_payload(record) -> str:
             return f" key: offset_commit::group={key.group_id},partition={key.topic}-{key.partition} payload: {payload}"
         if isinstance(key, GroupMetadataKey):
             return f" key: group_metadata::group={key.group_id} payload: {_group_payload(record.value)}"
+        consumer_key = consumer_group_records.decode_key(record.key)
+        if consumer_key is not None:  # a KIP-848 consumer group's record
+            key_type, group_id, member_id = consumer_key
+            name = consumer_group_records.VALUES[key_type].name.removesuffix("Value")
+            payload = "<DELETE>" if record.value is None else json.dumps(
+                consumer_group_records.decode_value(key_type, record.value).to_dict(), default=_json_value,
+                separators=(",", ":"))
+            member = f",member={member_id}" if member_id is not None else ""
+            return f" key: {name}::group={group_id}{member} payload: {payload}"
         return f" key: unknown::version={struct.unpack_from('>h', record.key)[0]}"
     except Exception as e:  # not a __consumer_offsets record: say so, keep going
         return f" key: <not a __consumer_offsets record: {e}>"

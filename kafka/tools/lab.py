@@ -58,7 +58,7 @@ LABS = (
     Lab("05", "producer", "The producer: partitioner and batching",
         "002, the producer; 003, in-flight requests per connection", 45, "ready"),
     Lab("06", "consumer-groups", "Consumer groups and committed offsets",
-        "004, consumer groups; 000, the offset manager", 60, "ready"),
+        "004, consumer groups; 000, the offset manager", 75, "ready"),
     Lab("07", "replication", "Replication and the high watermark",
         "004, leader, followers and the high watermark", 70, "ready"),
     Lab("08", "kraft", "KRaft: the metadata quorum",

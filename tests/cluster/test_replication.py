@@ -32,6 +32,7 @@ from kafka.utils.time import MockTime
 from tests.cluster.kraft_cluster import KRaftCluster, run_tool, started_cluster
 from tests.cluster.test_kraft_cluster import created, topic_on
 from tests.helpers import unique_topic, wait_until
+from tests.integration.test_group_protocol import find_coordinator
 from tests.wire import WireClient
 
 pytestmark = pytest.mark.timeout(400)
@@ -194,7 +195,8 @@ def committed_batches(directory, topic: str, high_watermark: int) -> list[tuple[
 
 def test_a_group_coordinator_fails_over_with_its_committed_offsets(cluster):
     """__consumer_offsets has replication factor 3 here: when the coordinator's broker is killed, the
-    new leader of the group's partition becomes its coordinator with every committed offset."""
+    new leader of the group's partition becomes its coordinator with every committed offset, and
+    with the KIP-848 consumer groups its records describe."""
     topic, group = unique_topic("offsets"), unique_topic("group")
     cluster.await_leader(cluster.nodes[1])
     with cluster.nodes[1].admin() as admin:
@@ -204,13 +206,32 @@ def test_a_group_coordinator_fails_over_with_its_committed_offsets(cluster):
         producer.produce(topic, str(i).encode())
     assert producer.flush(60) == 0
 
+    # A KIP-848 group in the same __consumer_offsets partition: two members, group epoch 2, its
+    # records written before the commit below, so on the ISR once that commit is acknowledged.
+    offsets_partition = kafka_abs(java_string_hash(group)) % 50
+    modern = next(g for i in range(100_000) if kafka_abs(java_string_hash(g := f"{group}-kip848-{i}")) % 50
+                  == offsets_partition)
+    asked = WireClient(cluster.nodes[1].broker_port)
+
+    def join(member: str):
+        """As a client does: find the coordinator, and again while it is not ready to be one yet."""
+        with_coordinator = WireClient(find_coordinator(asked, modern).port)  # creates __consumer_offsets
+        joined = with_coordinator.request(ApiKey.CONSUMER_GROUP_HEARTBEAT, 1, dict(
+            group_id=modern, member_id=member, member_epoch=0, rebalance_timeout_ms=30000,
+            subscribed_topic_names=[topic], topic_partitions=[]))
+        with_coordinator.close()
+        assert joined.error_code in (Errors.NONE, Errors.NOT_COORDINATOR, Errors.COORDINATOR_LOAD_IN_PROGRESS), joined
+        return joined.error_code == Errors.NONE
+    for member in ("m1", "m2"):
+        wait_until(lambda m=member: join(m), timeout=30, interval=0.2, message=f"{member} in the consumer group")
+    asked.close()
+
     consumer = group_consumer(cluster, group, topic)
     taken = [consume_one(consumer) for _ in range(60)]
     assert taken == list(range(60))
     consumer.commit(asynchronous=False)  # offset 60, in __consumer_offsets, committed on the ISR
     consumer.close()
 
-    offsets_partition = kafka_abs(java_string_hash(group)) % 50
     coordinator = wait_until(lambda: (p := describe_partition(cluster, "__consumer_offsets", offsets_partition))
                              and len(p.isr) == 3 and p.leader, timeout=30, message="the offsets partition's ISR")
     cluster.nodes[coordinator].kill()
@@ -221,6 +242,16 @@ def test_a_group_coordinator_fails_over_with_its_committed_offsets(cluster):
     consumer = group_consumer(cluster, group, topic)
     assert consume_one(consumer) == 60, "the new coordinator hands out the committed offset"
     consumer.close()
+
+    # and the consumer group, replayed from its records: same members, same epochs (no heartbeat since)
+    new_coordinator = describe_partition(cluster, "__consumer_offsets", offsets_partition, exclude=coordinator).leader
+    wire = WireClient(cluster.nodes[new_coordinator].broker_port)
+    described = wait_until(lambda: (g := wire.request(ApiKey.CONSUMER_GROUP_DESCRIBE, 1, dict(
+        group_ids=[modern], include_authorized_operations=False)).groups[0]).error_code == Errors.NONE and g,
+        timeout=30, message="the consumer group on the new coordinator")
+    assert (described.group_epoch, described.assignment_epoch, sorted(m.member_id for m in described.members)) == (
+        2, 2, ["m1", "m2"])
+    wire.close()
 
 
 def group_consumer(cluster: KRaftCluster, group: str, topic: str) -> confluent_kafka.Consumer:

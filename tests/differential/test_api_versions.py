@@ -12,7 +12,6 @@ NOT_BUILT = {
     "delegation tokens (KIP-48): SASL logs in with PLAIN and SCRAM only": (38, 39, 40, 41),
     "moving replicas between log directories of one broker (JBOD)": (34,),
     "changing features and unregistering brokers from a client": (57, 64),
-    "the next-generation consumer group protocol (KIP-848) and its describe": (68, 69),
     "client metrics (KIP-714)": (74,),
     "DescribeTopicPartitions (KIP-966's paged metadata)": (75,),
     "share groups (KIP-932) and their state": (76, 77, 78, 79, 83, 84, 85, 86, 87),

@@ -180,3 +180,22 @@ def test_kafka_leader_election_and_reassign_partitions(tools):
 def test_kafka_features(tools):
     (line,) = tools(FEATURES, "describe").splitlines()
     assert line.split()[:2] == ["Feature:", "metadata.version"] and "FinalizedVersionLevel: 4." in line
+
+
+def test_kafka_consumer_groups_on_a_kip848_group(tools):
+    """the Java consumer 4.x with group.protocol=consumer (ConsumerGroupHeartbeat), then Kafka's own
+    kafka-consumer-groups showing the group as Kafka 4 shows a consumer group (docs/groups.md)"""
+    tools(TOPICS, "--create", "--topic", "kip848", "--partitions", "3")  # the others' topic loses records later
+    tools(CONSOLE_PRODUCER, "--topic", "kip848", stdin="".join(f"v{i}\n" for i in range(6)))
+    consumed = tools(CONSOLE_CONSUMER, "--topic", "kip848", "--from-beginning", "--max-messages", "6",
+                     "--group", "tools-kip848", "--command-property", "group.protocol=consumer")
+    assert sorted(consumed.splitlines()) == [f"v{i}" for i in range(6)]
+    listed = tools(CONSUMER_GROUPS, "--list", "--type")
+    assert ["tools-kip848", "Consumer"] in [line.split() for line in listed.splitlines()], listed
+    state = tools(CONSUMER_GROUPS, "--describe", "--group", "tools-kip848", "--state", "--verbose")
+    print(state)
+    header = next(line.split() for line in state.splitlines() if line.startswith("GROUP"))
+    assert "GROUP-EPOCH" in header and "TARGET-ASSIGNMENT-EPOCH" in header, state
+    described = tools(CONSUMER_GROUPS, "--describe", "--group", "tools-kip848")
+    rows = [line.split() for line in described.splitlines() if line.startswith("tools-kip848")]
+    assert sum(int(r[3]) for r in rows) == 6, described

@@ -1,7 +1,9 @@
 """Lab 06, consumer groups (docs/labs/06-consumer-groups.md): `RoundRobinAssignor.assign` in
 kafka/clients/consumer/assignors/round_robin_assignor.py, the assignment the group leader computes
 when its group chose `partition.assignment.strategy=roundrobin`: first as a function, then run by
-the leader of a real group of our consumers on a real broker, which relays it in SyncGroup.
+the leader of a real group of our consumers on a real broker, which relays it in SyncGroup. And
+step 8: the same three confluent-kafka consumers with `group.protocol=classic` and `consumer`, and
+what a fourth member joining costs each of them (tests/labs/rebalance_pause.py).
 
 Seed 004: "Every consumer sends Join Group Request to the Group Coordinator (a broker). The Group
 Coordinator elects a leader from one of the consumers. The group leader assigns partitions to the
@@ -17,6 +19,7 @@ from kafka.clients.consumer import KafkaConsumer
 from kafka.clients.consumer.assignors import RangeAssignor, Subscription
 from kafka.clients.consumer.assignors.round_robin_assignor import RoundRobinAssignor
 from tests.helpers import unique_topic, wait_until
+from tests.labs.rebalance_pause import measure
 
 
 def assign(partitions_per_topic: dict[str, int], subscriptions: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -156,3 +159,19 @@ def test_a_member_that_leaves_gives_its_partitions_to_the_others(start_broker):
     finally:
         for member in members:
             member.close()
+
+
+def test_step_8_a_join_stops_every_classic_member_and_no_consumer_protocol_member(start_broker):
+    """step 8: a fourth member joins three; with group.protocol=classic each of the three gives up every partition, with consumer (KIP-848) none does"""
+    broker = start_broker(overrides={"group.initial.rebalance.delay.ms": "0", "offsets.topic.num.partitions": "1",
+                                     "group.consumer.heartbeat.interval.ms": "1000"})
+    classic, consumer = measure(broker.bootstrap, "classic"), measure(broker.bootstrap, "consumer")
+    for result in (classic, consumer):
+        print(f"\ngroup.protocol={result['protocol']}: fourth member in after {result['settle_ms']} ms; " + "; ".join(
+            f"{m['name']}: longest gap {m['longest_gap_ms']} ms, without partitions {m['unassigned_ms']} ms"
+            for m in result["members"]))
+    assert all(m["gave_up_everything"] for m in classic["members"]), (
+        f"{classic}: with classic (librdkafka's eager assignors) every member rejoins with nothing")
+    assert not any(m["gave_up_everything"] for m in consumer["members"]), (
+        f"{consumer}: with the consumer protocol a member only gives back the partition that moves")
+    assert [m["unassigned_ms"] for m in consumer["members"]] == [0, 0, 0]

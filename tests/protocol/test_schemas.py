@@ -29,7 +29,7 @@ from kafka.protocol.header import (
     encode_response,
     parse_request_header,
 )
-from kafka.protocol.schema import Field, Record, Schema, StructCodec, _FixedRun
+from kafka.protocol.schema import Field, NullableStruct, Record, Schema, StructCodec, _FixedRun
 from kafka.protocol.types import ByteReader
 
 DATA = pathlib.Path(__file__).parent / "data"
@@ -72,6 +72,8 @@ DESCRIBED = {
     ApiKey.LEAVE_GROUP: 5,
     ApiKey.OFFSET_COMMIT: 9,
     ApiKey.OFFSET_FETCH: 9,
+    ApiKey.CONSUMER_GROUP_HEARTBEAT: 1,
+    ApiKey.CONSUMER_GROUP_DESCRIBE: 1,
     ApiKey.DESCRIBE_GROUPS: 5,
     ApiKey.LIST_GROUPS: 5,
     ApiKey.DELETE_GROUPS: 2,
@@ -108,6 +110,8 @@ def _active(f: Field, version: int, flexible: bool) -> bool:
 def codec_strategy(codec: T.Type) -> st.SearchStrategy[Any]:
     if isinstance(codec, StructCodec):
         return record_strategy(codec.schema, codec.version, codec.flexible)
+    if isinstance(codec, NullableStruct):
+        return st.none() | codec_strategy(codec.codec)
     if isinstance(codec, ArrayCodec):
         items = st.lists(codec_strategy(codec.element), max_size=3)
         return st.none() | items if codec.nullable else items
@@ -155,6 +159,8 @@ def expected(codec: T.Type, value: Any) -> Any:
             else f.default
             for f in codec.schema.fields
         }
+    if isinstance(codec, NullableStruct):
+        return None if value is None else expected(codec.codec, value)
     if isinstance(codec, ArrayCodec) and value is not None:
         return [expected(codec.element, v) for v in value]
     return value

@@ -12,6 +12,7 @@ for success or the ``KafkaError`` the broker gave -- rather than Java's map of f
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -370,33 +371,67 @@ class AdminClient:
 
     def list_consumer_groups(self) -> list[tuple[str, str]]:
         """(group id, state) for every group on every broker."""
+        return [(group_id, state) for group_id, state, _ in self.list_groups()]
+
+    def list_groups(self) -> list[tuple[str, str, str]]:
+        """(group id, state, type) for every group on every broker; the type as Kafka's GroupType
+        prints it, Classic or Consumer (ListGroups v5), "" from a broker that does not say."""
         self._ensure_cluster()
         groups = []
         for node_id in list(self.metadata.cluster.nodes):
             response: ClientResponse = self.client.send_and_wait(node_id, ApiKey.LIST_GROUPS, {}, self.timeout_ms)
             if response.body.error_code != Errors.NONE:
                 raise KafkaError(response.body.error_code, "listing groups")
-            groups += [(g.group_id, g.get("group_state", "")) for g in response.body.groups]
+            groups += [(g.group_id, g.get("group_state", ""), (g.get("group_type") or "").capitalize())
+                       for g in response.body.groups]
         return sorted(groups)
 
     def describe_consumer_groups(self, group_ids: Iterable[str]) -> dict[str, ConsumerGroupDescription]:
+        """As Kafka 4's Admin: ConsumerGroupDescribe first (KIP-848 groups), and DescribeGroups for a
+        group it does not know (GROUP_ID_NOT_FOUND: a classic group) or a broker without it."""
         result = {}
         for group_id in group_ids:
-            response = self._call(self._group_coordinator(group_id), ApiKey.DESCRIBE_GROUPS,
-                                  {"groups": [group_id], "include_authorized_operations": False})
-            g = response.groups[0]
-            if g.error_code != Errors.NONE:
-                raise KafkaError(g.error_code, f"describing group {group_id!r}")
-            members = []
-            for m in g.members:
-                assignment = []
-                if m.member_assignment:
-                    a = deserialize_assignment(m.member_assignment)
-                    assignment = [TopicPartition(t.topic, p) for t in a.assigned_partitions for p in t.partitions]
-                members.append(MemberDescription(m.member_id, m.client_id, m.client_host, assignment))
-            result[group_id] = ConsumerGroupDescription(g.group_id, g.group_state, g.protocol_type, g.protocol_data,
-                                                        members)
+            coordinator = self._group_coordinator(group_id)
+            described = (self._consumer_group_describe(coordinator, group_id)
+                         or self._classic_group_describe(coordinator, group_id))
+            result[group_id] = dataclasses.replace(described, coordinator=self.client.node(coordinator))
         return result
+
+    def _consumer_group_describe(self, coordinator: int, group_id: str) -> ConsumerGroupDescription | None:
+        try:
+            response = self._call(coordinator, ApiKey.CONSUMER_GROUP_DESCRIBE,
+                                  {"group_ids": [group_id], "include_authorized_operations": False})
+        except KafkaError as e:
+            if e.error == Errors.UNSUPPORTED_VERSION:
+                return None
+            raise
+        g = response.groups[0]
+        if g.error_code == Errors.GROUP_ID_NOT_FOUND:
+            return None
+        if g.error_code != Errors.NONE:
+            raise KafkaError(g.error_code, f"describing group {group_id!r}")
+
+        def partitions(assignment) -> list[TopicPartition]:
+            return sorted(TopicPartition(t.topic_name, p) for t in assignment.topic_partitions for p in t.partitions)
+        members = [MemberDescription(m.member_id, m.client_id, m.client_host, partitions(m.assignment),
+                                     m.member_epoch, partitions(m.target_assignment)) for m in g.members]
+        return ConsumerGroupDescription(g.group_id, g.group_state, "consumer", g.assignor_name, members, "Consumer",
+                                        g.group_epoch, g.assignment_epoch)
+
+    def _classic_group_describe(self, coordinator: int, group_id: str) -> ConsumerGroupDescription:
+        response = self._call(coordinator, ApiKey.DESCRIBE_GROUPS,
+                              {"groups": [group_id], "include_authorized_operations": False})
+        g = response.groups[0]
+        if g.error_code != Errors.NONE:
+            raise KafkaError(g.error_code, f"describing group {group_id!r}")
+        members = []
+        for m in g.members:
+            assignment = []
+            if m.member_assignment:
+                a = deserialize_assignment(m.member_assignment)
+                assignment = [TopicPartition(t.topic, p) for t in a.assigned_partitions for p in t.partitions]
+            members.append(MemberDescription(m.member_id, m.client_id, m.client_host, assignment))
+        return ConsumerGroupDescription(g.group_id, g.group_state, g.protocol_type, g.protocol_data, members)
 
     def delete_consumer_groups(self, group_ids: Iterable[str]) -> dict[str, KafkaError | None]:
         result = {}

@@ -43,6 +43,9 @@ class MemberDescription:
     client_id: str
     host: str
     assignment: list[TopicPartition]
+    # KIP-848 consumer groups only (KIP-1099): the member's epoch and where it is heading
+    member_epoch: int | None = None
+    target_assignment: list[TopicPartition] | None = None
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,10 @@ class ConsumerGroupDescription:
     protocol_type: str
     assignor: str
     members: list[MemberDescription]
+    type: str = "Classic"  # Kafka's GroupType: Classic, or Consumer for KIP-848 groups
+    group_epoch: int | None = None  # Consumer groups only (KIP-1099)
+    target_assignment_epoch: int | None = None
+    coordinator: Any = None  # the Node that coordinates it
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,8 @@ from kafka.protocol.messages import (  # noqa: F401  (imported for their registr
     begin_quorum_epoch,
     broker_heartbeat,
     broker_registration,
+    consumer_group_describe,
+    consumer_group_heartbeat,
     create_acls,
     create_partitions,
     create_topics,

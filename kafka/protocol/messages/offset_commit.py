@@ -4,8 +4,9 @@ Mirrors ``common/message/OffsetCommitRequest.json`` and ``OffsetCommitResponse.j
 0-9, flexible from 8). The broker writes each offset as a record in ``__consumer_offsets``
 (seed 000: the offset manager "only needs to talk to the Replica Manager"). A generation id of -1
 with an empty member id is a "simple" commit from outside any group (the admin tool's reset).
-v2-4 carry ``retention_time_ms``; v6 adds the leader epoch; v7 ``group_instance_id``. We
-advertise 2-8.
+v2-4 carry ``retention_time_ms``; v6 adds the leader epoch; v7 ``group_instance_id``; v9 (KIP-848)
+says the client understands STALE_MEMBER_EPOCH, and carries a member epoch instead of a generation
+for consumer groups. We advertise 2-9.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
@@ -56,5 +57,5 @@ OFFSET_COMMIT_RESPONSE = Schema(
 )
 
 OFFSET_COMMIT = register(
-    Api(ApiKey.OFFSET_COMMIT, "OffsetCommit", 2, 8, 8, OFFSET_COMMIT_REQUEST, OFFSET_COMMIT_RESPONSE)
+    Api(ApiKey.OFFSET_COMMIT, "OffsetCommit", 2, 9, 8, OFFSET_COMMIT_REQUEST, OFFSET_COMMIT_RESPONSE)
 )

@@ -3,8 +3,8 @@
 Mirrors ``common/message/OffsetFetchRequest.json`` and ``OffsetFetchResponse.json`` (versions
 0-9, flexible from 6). A null ``topics`` list (v2+) asks for every partition the group has
 committed. v8 (KIP-709) batches ``groups``: the request and the response move their topics one
-level down, under each group. A partition with no committed offset answers offset -1. We
-advertise 1-8.
+level down, under each group. A partition with no committed offset answers offset -1. v9
+(KIP-848) adds the member id and epoch of a consumer group's member. We advertise 1-9.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
@@ -85,5 +85,5 @@ OFFSET_FETCH_RESPONSE = Schema(
 )
 
 OFFSET_FETCH = register(
-    Api(ApiKey.OFFSET_FETCH, "OffsetFetch", 1, 8, 6, OFFSET_FETCH_REQUEST, OFFSET_FETCH_RESPONSE)
+    Api(ApiKey.OFFSET_FETCH, "OffsetFetch", 1, 9, 6, OFFSET_FETCH_REQUEST, OFFSET_FETCH_RESPONSE)
 )
