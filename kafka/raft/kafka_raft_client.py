@@ -262,7 +262,7 @@ class KafkaRaftClient:
     def _poll_unattached_or_voted(self, state: UnattachedState | VotedState, now: int) -> int:
         if not self.quorum.is_voter:
             # An observer finds the leader by fetching from any voter: the answer names it.
-            voter = self.random.choice(sorted(self.voters))
+            voter = self.random.choice(sorted(self.voters) or self.voter_changes.bootstrap_ids)
             if self._can_send_to(voter, now) and not self.requests.has_any_inflight_request():
                 self._send_request(voter, ApiKey.FETCH, self._fetch_request_body())
             return self.config.retry_backoff_ms * 5

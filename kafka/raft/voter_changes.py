@@ -45,6 +45,7 @@ class VoterChanges:
         self.remove_voter_handler = RemoveVoterHandler(client)
         self._voters: frozenset[int] | None = None
         client.snapshots.partition_state = client.partition_state
+        self.bootstrap_ids: list[int] = []  # controller.quorum.bootstrap.servers (-2, -3, ...): fetched from first
 
     # ------------------------------------------------------------------ the voter set from the log
     def update_state(self) -> None:

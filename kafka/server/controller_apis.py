@@ -5,7 +5,8 @@ in controller.listener.names, with its own network threads, request queue and I/
 flood of produce requests on the broker listener never delays an election:
 
     the quorum's own traffic   Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch, FetchSnapshot,
-                               DescribeQuorum -> the raft driver (KafkaRaftClient steps them)
+                               DescribeQuorum, and KIP-853's AddRaftVoter, RemoveRaftVoter,
+                               UpdateRaftVoter -> the raft driver (KafkaRaftClient steps them)
     brokers talking to us      BrokerRegistration, BrokerHeartbeat, AlterPartition,
                                AllocateProducerIds (a block of producer ids, KIP-730)
     admin requests             CreateTopics, DeleteTopics, CreatePartitions, IncrementalAlterConfigs,
@@ -47,9 +48,11 @@ CLUSTER_OPERATIONS = {
     ApiKey.LIST_PARTITION_REASSIGNMENTS: AclOperation.DESCRIBE, ApiKey.DESCRIBE_QUORUM: AclOperation.DESCRIBE,
     ApiKey.CREATE_ACLS: AclOperation.ALTER, ApiKey.DELETE_ACLS: AclOperation.ALTER,
     ApiKey.DESCRIBE_ACLS: AclOperation.DESCRIBE,
+    ApiKey.ADD_RAFT_VOTER: AclOperation.ALTER, ApiKey.REMOVE_RAFT_VOTER: AclOperation.ALTER,
 }
 RAFT_APIS = (ApiKey.VOTE, ApiKey.BEGIN_QUORUM_EPOCH, ApiKey.END_QUORUM_EPOCH, ApiKey.FETCH,
-             ApiKey.FETCH_SNAPSHOT, ApiKey.DESCRIBE_QUORUM)
+             ApiKey.FETCH_SNAPSHOT, ApiKey.DESCRIBE_QUORUM,
+             ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER, ApiKey.UPDATE_RAFT_VOTER)  # KIP-853
 
 
 class ControllerApis(ApiRequestHandler):

@@ -81,7 +81,7 @@ DESCRIBED = {
     ApiKey.VOTE: 0,
     ApiKey.BEGIN_QUORUM_EPOCH: 0,
     ApiKey.END_QUORUM_EPOCH: 0,
-    ApiKey.DESCRIBE_QUORUM: 1,
+    ApiKey.DESCRIBE_QUORUM: 2,
     ApiKey.BROKER_REGISTRATION: 3,
     ApiKey.BROKER_HEARTBEAT: 1,
     ApiKey.ALTER_PARTITION: 1,
@@ -92,6 +92,9 @@ DESCRIBED = {
     ApiKey.FETCH_SNAPSHOT: 0,
     ApiKey.DESCRIBE_LOG_DIRS: 4,
     ApiKey.DESCRIBE_PRODUCERS: 0,
+    ApiKey.ADD_RAFT_VOTER: 0,  # KIP-853
+    ApiKey.REMOVE_RAFT_VOTER: 0,
+    ApiKey.UPDATE_RAFT_VOTER: 0,
 }
 
 
@@ -115,6 +118,8 @@ def codec_strategy(codec: T.Type) -> st.SearchStrategy[Any]:
             return st.booleans()
         if codec.fmt == "d":
             return st.floats(allow_nan=False)
+        if codec.fmt in ("H", "I"):  # unsigned: a port
+            return st.integers(0, (1 << (16 if codec.fmt == "H" else 32)) - 1)
         bits = _INT_BOUNDS[codec.fmt]
         # mostly small values and the edges, where off-by-one and sign bugs live
         return st.integers(-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
