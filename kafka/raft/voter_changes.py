@@ -150,7 +150,9 @@ class VoterChanges:
     def describe_quorum(self, request: RaftRequest) -> None:
         state = self.client.quorum.state
         if not isinstance(state, LeaderState):
-            partition = dict(partition_index=0, error_code=Errors.NOT_LEADER_OR_FOLLOWER)
+            leader = self.client.quorum.leader_id  # the tool follows it there (with `nodes`, below)
+            partition = dict(partition_index=0, error_code=Errors.NOT_LEADER_OR_FOLLOWER,
+                             leader_id=-1 if leader is None else leader, leader_epoch=self.client.quorum.epoch)
         else:
             partition = dict(partition_index=0, error_code=Errors.NONE, **state.describe())
             voters = self.client.partition_state.last_voter_set()

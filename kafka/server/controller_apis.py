@@ -49,6 +49,7 @@ CLUSTER_OPERATIONS = {
     ApiKey.CREATE_ACLS: AclOperation.ALTER, ApiKey.DELETE_ACLS: AclOperation.ALTER,
     ApiKey.DESCRIBE_ACLS: AclOperation.DESCRIBE,
     ApiKey.ADD_RAFT_VOTER: AclOperation.ALTER, ApiKey.REMOVE_RAFT_VOTER: AclOperation.ALTER,
+    ApiKey.DESCRIBE_CLUSTER: AclOperation.DESCRIBE,
 }
 RAFT_APIS = (ApiKey.VOTE, ApiKey.BEGIN_QUORUM_EPOCH, ApiKey.END_QUORUM_EPOCH, ApiKey.FETCH,
              ApiKey.FETCH_SNAPSHOT, ApiKey.DESCRIBE_QUORUM,
@@ -86,6 +87,7 @@ class ControllerApis(ApiRequestHandler):
             ApiKey.CREATE_ACLS: self._answer_with(lambda body: controller.create_acls(body)),
             ApiKey.DELETE_ACLS: self._answer_with(lambda body: controller.delete_acls(body)),
             ApiKey.DESCRIBE_ACLS: self.handle_describe_acls,
+            ApiKey.DESCRIBE_CLUSTER: self.handle_describe_cluster,
         }
         # authorisation: every API of this listener needs a permission on the cluster (CLUSTER_ACTION
         # for the quorum's and the brokers' own requests); a broker forwards admin requests as itself
@@ -107,6 +109,19 @@ class ControllerApis(ApiRequestHandler):
 
     def handle_describe_acls(self, request: Request) -> None:
         self.send_response(request, describe_acls_response(self.auth.authorizer, request.body))
+
+    def handle_describe_cluster(self, request: Request) -> None:
+        """DescribeCluster on the controller listener (KIP-919): the cluster id, the active controller, and
+        the voters where they listen -- what `kafka-metadata-quorum --bootstrap-controller` asks first."""
+        cluster_id, leader, voters = self.raft_driver.call(
+            lambda client: (client.cluster_id, client.quorum.leader_id, client.partition_state.last_voter_set()))
+        body = dict(throttle_time_ms=0, error_code=Errors.NONE, error_message=None, cluster_id=cluster_id,
+                    controller_id=-1 if leader is None else leader,
+                    brokers=[dict(broker_id=i, host=host, port=port, rack=None)
+                             for i, (host, port) in sorted(voters.endpoints("CONTROLLER").items())])
+        if request.header.api_version >= 1:
+            body["endpoint_type"] = 2  # controllers
+        self.send_response(request, body)
 
     def handle_raft_request(self, request: Request) -> None:
         """The raft thread answers when the core has stepped it (a leader may hold a Fetch a while)."""

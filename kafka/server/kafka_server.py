@@ -233,6 +233,11 @@ class KafkaServer:
         # The embedded default: this node alone, on the port its CONTROLLER listener was given.
         return {self.config.node_id: ("127.0.0.1", self.controller_server.bound_port())}
 
+    def _controller_end_points(self) -> dict[int, tuple[str, int]]:
+        """Where a broker first looks for the controllers: the static voters, else the bootstrap servers."""
+        return self._voter_end_points() or {-2 - i: address for i, address
+                                            in enumerate(self.config.controller_quorum_bootstrap_servers)}
+
     def _startup_broker(self, cluster_id: str) -> None:
         config = self.config
         self.log_manager = LogManager(config.log_dirs, default_log_config(config), self.time,
@@ -258,7 +263,7 @@ class KafkaServer:
         self.metadata_cache = MetadataCache(cluster_id, Broker(config.node_id, self._advertised_end_points()))
         self.replica_manager = ReplicaManager(config, self.log_manager, self.metadata_cache, self.time)
         self.controller_channel = NodeToControllerChannelManager(
-            config.node_id, self._voter_end_points(), self.shared.leader_id,
+            config.node_id, self._controller_end_points(), self.shared.leader_id,
             config.controller_quorum_request_timeout_ms, config.controller_quorum_retry_backoff_ms, self.time,
             client_configs=config.client_configs(config.controller_listener_name))
         self.controller_channel.endpoint_of = self.shared.voter_endpoint  # KIP-853: voters can change
@@ -269,7 +274,7 @@ class KafkaServer:
         self.forwarding_manager = ForwardingManager(self.controller_channel, self.kafka_scheduler)
         # replication: ISR changes go to the controller on a channel of their own (as in Kafka)
         self.alter_partition_channel = NodeToControllerChannelManager(
-            config.node_id, self._voter_end_points(), self.shared.leader_id,
+            config.node_id, self._controller_end_points(), self.shared.leader_id,
             config.controller_quorum_request_timeout_ms, config.controller_quorum_retry_backoff_ms, self.time,
             name="alter-partition", client_configs=config.client_configs(config.controller_listener_name))
         self.alter_partition_channel.endpoint_of = self.shared.voter_endpoint

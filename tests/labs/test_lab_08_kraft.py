@@ -97,7 +97,7 @@ def log_end_offsets(via: Node) -> dict[int, int]:
     result = run_tool("kafka.tools.metadata_quorum_command", "--bootstrap-server", via.bootstrap, "describe",
                       "--replication", timeout=30)
     rows = [line.split() for line in result.stdout.splitlines()[1:]] if result.returncode == 0 else []
-    return {int(row[0]): int(row[1]) for row in rows if len(row) >= 2}
+    return {int(row[0]): int(row[2]) for row in rows if len(row) >= 3}  # NodeId DirectoryId LogEndOffset ...
 
 
 @pytest.mark.timeout(180)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from kafka.clients.admin.controller_admin import quorum_info
 from kafka.clients.admin.descriptions import (
     ConfigEntry,
     ConsumerGroupDescription,
@@ -23,7 +24,6 @@ from kafka.clients.admin.descriptions import (
     PartitionReassignment,
     ProducerState,
     QuorumInfo,
-    ReplicaState,
     TopicDescription,
     TransactionDescription,
     TransactionListing,
@@ -220,16 +220,7 @@ class AdminClient:
         response = self._call_any(ApiKey.DESCRIBE_QUORUM, body)
         if response.error_code != Errors.NONE:
             raise KafkaError(response.error_code, response.get("error_message"))
-        partition = response.topics[0].partitions[0]
-        if partition.error_code != Errors.NONE:
-            raise KafkaError(partition.error_code, partition.get("error_message"))
-
-        def states(replicas) -> list[ReplicaState]:
-            return [ReplicaState(r.replica_id, r.log_end_offset, r.get("last_fetch_timestamp", -1),
-                                 r.get("last_caught_up_timestamp", -1)) for r in replicas]
-
-        return QuorumInfo(partition.leader_id, partition.leader_epoch, partition.high_watermark,
-                          states(partition.current_voters), states(partition.observers))
+        return quorum_info(response)
 
     # ------------------------------------------------------------------ configs
     def describe_configs(self, resource_type: int, name: str, keys: list[str] | None = None) -> dict[str, ConfigEntry]:
