@@ -74,13 +74,10 @@ def _voters(value: str) -> dict[int, QuorumVoter]:
 
 def _bootstrap_servers(value: str) -> list[tuple[str, int]]:
     """controller.quorum.bootstrap.servers: host:port,... (KIP-853)."""
-    servers = []
-    for item in LIST(value):
-        host, colon, port = item.rpartition(":")
-        if not colon or not port.isdigit():
-            raise ValueError(f"{item!r} is not of the form host:port")
-        servers.append((host.strip("[]"), int(port)))
-    return servers
+    servers = [item.rpartition(":") for item in LIST(value)]
+    if any(not colon or not port.isdigit() for _, colon, port in servers):
+        raise ValueError(f"{value!r} is not of the form host:port,...")
+    return [(host.strip("[]"), int(port)) for host, _, port in servers]
 
 
 def _protocol_map(value: str) -> dict[str, SecurityProtocol]:

@@ -34,6 +34,7 @@ from kafka.raft.voter_set import directory_id_from_string
 from kafka.server.kafka_config import KafkaConfig
 from kafka.server.meta_properties import read_meta_properties
 from kafka.tools.command_line_utils import load_props, run
+from kafka.utils.time import SYSTEM
 
 _CLIENT_KEY_PREFIXES = ("security.", "ssl.", "sasl.")  # what an admin client takes from a server's properties
 
@@ -73,7 +74,7 @@ def _main(argv) -> int:
                              "using add-controller.")
         props = {k: v for k, v in props.items() if k.startswith(_CLIENT_KEY_PREFIXES)}
     if args.bootstrap_controller:
-        admin = ControllerAdmin(args.bootstrap_controller, props)
+        admin = ControllerAdmin(args.bootstrap_controller, props, SYSTEM)
     else:
         admin = AdminClient({**props, "bootstrap.servers": args.bootstrap_server})
     with admin:

@@ -155,7 +155,10 @@ def initial_controllers(args, config: KafkaConfig) -> VoterSet | None:
         return VoterSet({config.node_id: VoterNode(key, {listener: (end_point.host or "localhost", end_point.port)})})
     if args.initial_controllers:
         return parse_initial_controllers(args.initial_controllers, listener)
-    if config.is_controller and not config.controller_quorum_voters and not args.no_initial_controllers:
+    # Kafka asks it of every controller without controller.quorum.voters; here an empty one is also the
+    # embedded one-node quorum of `make run` (docs/kraft.md), so only a dynamic quorum's controller is asked.
+    if config.is_controller and not config.controller_quorum_voters and config.controller_quorum_bootstrap_servers \
+            and not args.no_initial_controllers:
         raise ValueError("Because controller.quorum.voters is not set on this controller, you must specify one of "
                          "the following: --standalone, --initial-controllers, or --no-initial-controllers.")
     return None

@@ -22,7 +22,7 @@ from kafka.clients.metadata import Node
 from kafka.clients.network_client import NetworkClient
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
-from kafka.utils.time import SYSTEM, Time
+from kafka.utils.time import Time
 from kafka.utils.uuid import uuid_to_string
 
 DESCRIBE_QUORUM_BODY = {"topics": [{"topic_name": "__cluster_metadata", "partitions": [{"partition_index": 0}]}]}
@@ -48,7 +48,7 @@ def quorum_info(response) -> QuorumInfo:
 
 
 class ControllerAdmin:
-    def __init__(self, bootstrap_controllers: str, config: Mapping[str, Any] | None = None, time: Time = SYSTEM) -> None:
+    def __init__(self, bootstrap_controllers: str, config: Mapping[str, Any] | None, time: Time) -> None:
         self.config = ClientConfig(ADMIN, {**(config or {}), "bootstrap.servers": bootstrap_controllers})
         self.time = time
         self.timeout_ms = self.config["default.api.timeout.ms"]
