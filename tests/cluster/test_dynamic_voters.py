@@ -4,7 +4,8 @@ Three controllers are formatted with `kafka-storage format --initial-controllers
 the bootstrap snapshot, kraft.version 1) and a broker finds them through
 controller.quorum.bootstrap.servers. A fourth controller, formatted with --no-initial-controllers,
 starts as an observer; `kafka-metadata-quorum --bootstrap-controller ... add-controller` makes it a
-voter, and `remove-controller` then removes an original one, while an acks=all producer keeps writing.
+voter, and `remove-controller` (through the broker, --bootstrap-server) then removes an original one,
+while an acks=all producer keeps writing.
 Nothing acknowledged is lost, and `describe --status` shows the new voter set with directory ids.
 """
 
@@ -112,8 +113,10 @@ def test_a_controller_is_added_and_an_original_removed_while_a_producer_writes(t
         leader = int(status_of(via).get("LeaderId", -1))
         removed = next(i for i in CONTROLLERS if i != leader)
         via = f"127.0.0.1:{ports[NEW_CONTROLLER]}" if removed == 2 else via
-        result = wait_until(lambda: (r := quorum_tool(via, "remove-controller", "--controller-id", str(removed),
-                                                      "--controller-directory-id", directory_ids[removed]))
+        # This one through the broker (--bootstrap-server), which forwards it to the active controller.
+        result = wait_until(lambda: (r := run_tool(
+            "kafka.tools.metadata_quorum_command", "--bootstrap-server", nodes[BROKER].bootstrap, "remove-controller",
+            "--controller-id", str(removed), "--controller-directory-id", directory_ids[removed], timeout=30))
                             .returncode == 0 and r.stdout, timeout=30, message="remove-controller", interval=0.5)
         assert result.strip() == f"Removed KRaft controller {removed} with directory id {directory_ids[removed]}"
         status = wait_until(lambda: (s := status_of(via)) and

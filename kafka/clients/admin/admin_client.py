@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from kafka.clients.admin.controller_admin import quorum_info
+from kafka.clients.admin.controller_admin import ControllerAdmin, quorum_info
 from kafka.clients.admin.descriptions import (
     ConfigEntry,
     ConsumerGroupDescription,
@@ -223,6 +223,16 @@ class AdminClient:
         return quorum_info(response)
 
     # ------------------------------------------------------------------ configs
+    def add_raft_voter(self, voter_id: int, directory_id, endpoints: list[tuple[str, str, int]]) -> None:
+        """AddRaftVoter (KIP-853): a broker forwards it to the active controller, the quorum's leader."""
+        body = dict(cluster_id=None, timeout_ms=self.timeout_ms, voter_id=voter_id, voter_directory_id=directory_id,
+                    listeners=[dict(name=name, host=host, port=port) for name, host, port in endpoints])
+        ControllerAdmin.raise_for(self._call_controller(ApiKey.ADD_RAFT_VOTER, body))
+
+    def remove_raft_voter(self, voter_id: int, directory_id) -> None:
+        body = dict(cluster_id=None, voter_id=voter_id, voter_directory_id=directory_id)
+        ControllerAdmin.raise_for(self._call_controller(ApiKey.REMOVE_RAFT_VOTER, body))
+
     def describe_configs(self, resource_type: int, name: str, keys: list[str] | None = None) -> dict[str, ConfigEntry]:
         body = {"resources": [{"resource_type": resource_type, "resource_name": name, "configuration_keys": keys}],
                 "include_synonyms": False, "include_documentation": False}

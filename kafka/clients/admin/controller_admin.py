@@ -114,14 +114,14 @@ class ControllerAdmin:
                        cluster_id: str | None = None) -> None:
         body = dict(cluster_id=cluster_id, timeout_ms=self.timeout_ms, voter_id=voter_id, voter_directory_id=directory_id,
                     listeners=[dict(name=name, host=host, port=port) for name, host, port in endpoints])
-        self._raise_for(self._call_leader(ApiKey.ADD_RAFT_VOTER, body))
+        self.raise_for(self._call_leader(ApiKey.ADD_RAFT_VOTER, body))
 
     def remove_raft_voter(self, voter_id: int, directory_id: uuid.UUID, cluster_id: str | None = None) -> None:
         body = dict(cluster_id=cluster_id, voter_id=voter_id, voter_directory_id=directory_id)
-        self._raise_for(self._call_leader(ApiKey.REMOVE_RAFT_VOTER, body))
+        self.raise_for(self._call_leader(ApiKey.REMOVE_RAFT_VOTER, body))
 
     @staticmethod
-    def _raise_for(response) -> None:
+    def raise_for(response) -> None:
         if response.error_code != Errors.NONE:
             raise KafkaError(response.error_code, response.get("error_message"))
 
