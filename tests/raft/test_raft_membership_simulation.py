@@ -19,7 +19,7 @@ from tests.raft.membership_simulation import MembershipSimulation
 
 pytestmark = pytest.mark.usefixtures("quiet_logs")
 
-SEEDS = int(os.environ.get("RAFT_SIM_SEEDS", "25"))
+SEEDS = int(os.environ.get("RAFT_SIM_SEEDS", "15"))
 REPLAY = os.environ.get("RAFT_SIM_SEED")
 
 
@@ -64,7 +64,7 @@ def run_membership_changes(seed: int, chaos: bool) -> MembershipSimulation:
 
 
 def test_add_and_remove_voters_one_at_a_time_without_faults():
-    for seed in seeds(30_000, 20):
+    for seed in seeds(30_000, 10):
         run_membership_changes(seed, chaos=False)
 
 
