@@ -128,17 +128,29 @@ def now_ms() -> int:
 
 def status(cluster_id: str | None, quorum: QuorumInfo, now: int) -> str:
     """Kafka's layout: one 'Name: value' line per field, values aligned."""
-    followers = [v for v in quorum.voters if v.replica_id != quorum.leader_id]
     leader = next((v for v in quorum.voters if v.replica_id == quorum.leader_id), None)
-    max_lag = max((quorum.high_watermark - f.log_end_offset for f in followers), default=0)
-    lag_times = [now - f.last_caught_up_timestamp for f in followers if f.last_caught_up_timestamp >= 0]
-    max_lag_time = max(lag_times, default=0) if leader is not None else -1
+    # Kafka's: the voter with the smallest log end, against the leader's log end and last caught-up time
+    slowest = min(quorum.voters, key=lambda v: v.log_end_offset, default=None)
+    max_lag = leader_end_offset(quorum) - slowest.log_end_offset if slowest is not None else 0
+    if leader is None or slowest is None:
+        max_lag_time = -1  # the leader left the voters (its removal not committed yet)
+    elif slowest is leader:
+        max_lag_time = 0
+    elif leader.last_caught_up_timestamp >= 0 and slowest.last_caught_up_timestamp >= 0:
+        max_lag_time = leader.last_caught_up_timestamp - slowest.last_caught_up_timestamp
+    else:
+        max_lag_time = -1
     rows = [("ClusterId", cluster_id), ("LeaderId", quorum.leader_id), ("LeaderEpoch", quorum.leader_epoch),
             ("HighWatermark", quorum.high_watermark), ("MaxFollowerLag", max(max_lag, 0)),
             ("MaxFollowerLagTimeMs", max_lag_time),
             ("CurrentVoters", replica_states(quorum, quorum.voters)),
             ("CurrentObservers", replica_states(quorum, quorum.observers))]
     return "\n".join(f"{name + ':':<24}{value}" for name, value in rows)
+
+
+def leader_end_offset(quorum: QuorumInfo) -> int:
+    leader = next((v for v in quorum.voters if v.replica_id == quorum.leader_id), None)
+    return leader.log_end_offset if leader is not None else quorum.high_watermark
 
 
 def replica_states(quorum: QuorumInfo, replicas: list[ReplicaState]) -> str:
@@ -163,7 +175,7 @@ def replication(quorum: QuorumInfo, now: int, human_readable: bool) -> str:
                            ("Follower", [v for v in quorum.voters if v.replica_id != quorum.leader_id]),
                            ("Observer", quorum.observers)):
         for m in sorted(members, key=lambda m: m.replica_id):
-            rows.append([str(m.replica_id), m.replica_directory_id or "AAAAAAAAAAAAAAAAAAAAAA", str(m.log_end_offset), str(max(quorum.high_watermark - m.log_end_offset, 0)),
+            rows.append([str(m.replica_id), m.replica_directory_id or "AAAAAAAAAAAAAAAAAAAAAA", str(m.log_end_offset), str(leader_end_offset(quorum) - m.log_end_offset),
                          when(m.last_fetch_timestamp), when(m.last_caught_up_timestamp), state])
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
