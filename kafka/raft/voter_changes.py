@@ -44,6 +44,7 @@ class VoterChanges:
         self.add_voter_handler = AddVoterHandler(client)
         self.remove_voter_handler = RemoveVoterHandler(client)
         self._voters: frozenset[int] | None = None
+        self._leader_state: LeaderState | None = None  # the leadership whose change in flight we answer for
         client.snapshots.partition_state = client.partition_state
         self.bootstrap_ids: list[int] = []  # controller.quorum.bootstrap.servers (-2, -3, ...): fetched from first
 
@@ -51,6 +52,7 @@ class VoterChanges:
     def update_state(self) -> None:
         """Read new control records; if the latest voter set changed, every part of the client follows it."""
         client = self.client
+        self._maybe_abandon(client.quorum.state)
         client.partition_state.update_state()
         voters = client.partition_state.last_voter_set().voter_ids()
         if voters == self._voters:
@@ -145,6 +147,19 @@ class VoterChanges:
             self.client.resign(state.epoch)
             return True
         return False
+
+    def _maybe_abandon(self, state) -> None:
+        """We lost the leadership a change was in flight under: answer NOT_LEADER_OR_FOLLOWER (the tool asks
+        the new leader), rather than leave the request to time out."""
+        old = self._leader_state
+        self._leader_state = state if isinstance(state, LeaderState) else None
+        if old is None or old is state:
+            return
+        for current in (old.add_voter_handler_state, old.remove_voter_handler_state):
+            if current is not None:
+                self.client.respond(current.request, dict(throttle_time_ms=0, error_message=None,
+                                                          error_code=Errors.NOT_LEADER_OR_FOLLOWER))
+        old.add_voter_handler_state = old.remove_voter_handler_state = None
 
     # ------------------------------------------------------------------ DescribeQuorum
     def describe_quorum(self, request: RaftRequest) -> None:

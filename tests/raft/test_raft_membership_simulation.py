@@ -118,3 +118,13 @@ def test_a_voter_that_has_not_caught_up_is_not_added():
     sim.run_for(100)
     assert sim.errors_for(ApiKey.ADD_RAFT_VOTER) == [Errors.REQUEST_TIMED_OUT]
     assert 4 not in committed_voters(sim)
+
+
+def test_a_change_in_flight_when_the_leader_loses_its_majority_is_answered_not_leader():
+    sim = MembershipSimulation(13, drop=0.0)
+    sim.run_for(1000, propose_every=25)
+    leader = sim.leader()
+    sim.isolated.update(n for n in (1, 2, 3) if n != leader.node_id)  # no majority can fetch the VotersRecord
+    sim.add_voter(4)
+    sim.run_for(1000)
+    assert sim.errors_for(ApiKey.ADD_RAFT_VOTER) == [Errors.NOT_LEADER_OR_FOLLOWER], sim.answers
