@@ -25,7 +25,8 @@ DIAGRAMS = sorted((ROOT / "diagrams").glob("*.mmd"))
 # Diagrams that a page embeds verbatim: page -> files under diagrams/.
 EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd", "limits.mmd"],
             "fetch_sessions.md": ["fetch_session.mmd"],
-            "kraft.md": ["kraft_quorum.mmd", "kraft_create_topic.mmd", "kraft_split_cluster.mmd", "kraft_pre_vote.mmd"],
+            "kraft.md": ["kraft_quorum.mmd", "kraft_create_topic.mmd", "kraft_split_cluster.mmd", "kraft_pre_vote.mmd",
+                         "kraft_dynamic_voters.mmd"],
             "replication.md": ["replication_produce.mmd", "replication_failover.mmd", "partition_reassignment.mmd",
                                "nemesis.mmd"],
             "acls.md": ["authorizer.mmd"],

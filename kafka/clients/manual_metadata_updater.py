@@ -23,6 +23,15 @@ class ManualMetadataUpdater(Metadata):
         with self._condition:
             self.cluster = Cluster({n.node_id: n for n in nodes})
 
+    def add_nodes(self, nodes: list[Node]) -> None:
+        """Learn or move some nodes, keep the others (a raft voter set that changed, KIP-853)."""
+        with self._condition:
+            known = dict(self.cluster.nodes)
+            if all(known.get(n.node_id) == n for n in nodes):
+                return
+            known.update({n.node_id: n for n in nodes})
+            self.cluster = Cluster(known)
+
     def bootstrap(self, addresses: list[str]) -> None:
         """The nodes were given to the constructor; bootstrap.servers is not used."""
 

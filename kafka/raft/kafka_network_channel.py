@@ -7,6 +7,12 @@ voters of controller.quorum.voters (a ManualMetadataUpdater: no Metadata request
 per voter, requests in order. A request that cannot be delivered (the voter is down, or it timed
 out) comes back to the core as a RaftTransportFailure, which is how the core learns to retry: it
 never sees a socket.
+
+KIP-853: the voters can change, so the driver hands the channel the endpoints of the latest voter
+set (update_endpoints). A node that knows no voter yet (a controller formatted with
+--no-initial-controllers) fetches from controller.quorum.bootstrap.servers, which have the ids
+-2, -3, ... (Kafka's); when one of them answers a Fetch as the leader, the channel learns that the
+leader's id is at that address.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from kafka.clients.client_request import ClientRequest, ClientResponse
 from kafka.clients.manual_metadata_updater import ManualMetadataUpdater
 from kafka.clients.metadata import Node
 from kafka.clients.network_client import NetworkClient
+from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.raft.raft_message import RaftRequest, RaftResponse, RaftTransportFailure
 from kafka.utils.time import Time
@@ -50,12 +57,24 @@ class KafkaNetworkChannel:
                                                       source_id=request.destination_id, destination_id=self.node_id,
                                                       api_key=request.api_key, error=error, received_ms=now))
                 return
+            if request.destination_id < 0 and request.api_key == ApiKey.FETCH:
+                self._learn_leader_address(request.destination_id, response.body)
             self.on_response(RaftResponse(correlation_id=request.correlation_id, source_id=request.destination_id,
                                           destination_id=self.node_id, api_key=request.api_key, body=response.body,
                                           received_ms=now))
 
         self.client.send(ClientRequest(request.destination_id, request.api_key, request.body, callback=complete,
                                        timeout_ms=self.request_timeout_ms))
+
+    def update_endpoints(self, endpoints: dict[int, tuple[str, int]]) -> None:
+        self.client.metadata.add_nodes([Node(i, host, port) for i, (host, port) in sorted(endpoints.items())])
+
+    def _learn_leader_address(self, bootstrap_id: int, body) -> None:
+        partition = body["responses"][0]["partitions"][0] if body.get("responses") else None
+        leader = partition.get("current_leader") if partition is not None else None
+        bootstrap = self.client.metadata.cluster.nodes.get(bootstrap_id)
+        if leader is not None and leader.leader_id >= 0 and partition["error_code"] == Errors.NONE and bootstrap:
+            self.update_endpoints({leader.leader_id: (bootstrap.host, bootstrap.port)})
 
     def poll(self, timeout_ms: float) -> None:
         self.client.poll(timeout_ms)

@@ -30,10 +30,12 @@ What KIP-595 changes from textbook Raft, and this file shows:
     with EndQuorumEpoch, so nobody waits for a timeout in either case;
   * observers (brokers) fetch the log like voters but never vote or count toward a majority.
 
-This file is the election protocol and the follower; its collaborators, each on the raft thread:
-FetchHandler (the leader's side of Fetch, with its FetchPurgatory), BatchAccumulator (records
-waiting for the leader's next batch), ListenerContext (what each listener has been told),
-RaftSnapshots (KIP-630) and RequestManager (the request awaited from each peer).
+This file is the election protocol and the follower. Its collaborators, each on the raft thread:
+FetchHandler (the leader's side of Fetch, with its FetchPurgatory), VoteHandler (a voter's answer
+to a Vote or a pre-vote, KIP-996), BatchAccumulator (records for the leader's next batch),
+ListenerContext (what each listener has been told), RaftSnapshots (KIP-630), RequestManager (the
+request awaited from each peer) and VoterChanges (KIP-853: the voter set read from the log's
+VotersRecords, AddRaftVoter and RemoveRaftVoter).
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from kafka.raft.batch_accumulator import BatchAccumulator
 from kafka.raft.epoch_state import CandidateState, FollowerState, ResignedState, UnattachedState, VotedState
 from kafka.raft.fetch_handler import FetchHandler
 from kafka.raft.kafka_raft_metrics import KafkaRaftMetrics
+from kafka.raft.kraft_control_record_state_machine import KRaftControlRecordStateMachine
 from kafka.raft.leader_state import LeaderState
 from kafka.raft.listener_context import ListenerContext
 from kafka.raft.prospective_state import ProspectiveState
@@ -62,9 +65,9 @@ from kafka.raft.raft_message import RaftRequest, RaftResponse, RaftTransportFail
 from kafka.raft.raft_snapshots import RaftSnapshots
 from kafka.raft.raft_util import (
     begin_quorum_epoch_request,
-    describe_quorum_response,
     end_quorum_epoch_request,
     fetch_request,
+    inconsistent_cluster_id_response,
     only_partition,
     partition_response,
     vote_request,
@@ -72,6 +75,8 @@ from kafka.raft.raft_util import (
 from kafka.raft.replicated_log import OffsetAndEpoch, ReplicatedLog
 from kafka.raft.request_manager import RequestManager
 from kafka.raft.vote_handler import VoteHandler
+from kafka.raft.voter_changes import VoterChanges
+from kafka.raft.voter_set import VoterSet
 from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.raft.KafkaRaftClient")
@@ -80,12 +85,14 @@ RETRY_BACKOFF_BASE_MS = 100
 
 
 class KafkaRaftClient:
-    def __init__(self, node_id: int, voters: set[int], log: ReplicatedLog, quorum_state_store: QuorumStateStore,
+    def __init__(self, node_id: int, voters: set[int] | VoterSet, log: ReplicatedLog, quorum_state_store: QuorumStateStore,
                  time: Time, random: random_module.Random, config: RaftConfig, cluster_id: str,
                  listeners=()) -> None:
         self.node_id = node_id
-        self.voters = frozenset(voters)
         self.log = log
+        self.partition_state = KRaftControlRecordStateMachine(  # the latest VotersRecord, else the static voters
+            voters if isinstance(voters, VoterSet) else VoterSet.from_ids(voters), log)
+        self.voters = self.partition_state.last_voter_set().voter_ids()  # VoterChanges keeps it up to date
         self.time = time
         self.random = random
         self.config = config
@@ -104,12 +111,15 @@ class KafkaRaftClient:
         self.metrics = KafkaRaftMetrics()
         self.fetches = FetchHandler(log, self.quorum, config, self.metrics, self._respond)  # the leader's side
         self.votes = VoteHandler(log, self.quorum, lambda: self.voters, self._respond, self._after_leadership_lost)
+        self.voter_changes = VoterChanges(self)  # KIP-853
+        self.respond, self.flush_pending_appends = self._respond, self._flush_pending_appends
 
     # ================================================================== the public face
     def register(self, listener) -> None:
         self._listeners.append(ListenerContext(listener))
 
     def initialize(self) -> None:
+        self.voter_changes.update_state()
         self.quorum.initialize()
         if self.quorum.is_voter and self.voters == {self.node_id} and not self.quorum.is_leader():
             self._become_candidate()  # a quorum of one elects itself at once
@@ -182,19 +192,12 @@ class KafkaRaftClient:
         now = self.time.milliseconds()
         self.requests.expire_requests(now)
         self.snapshots.maybe_write_snapshot()
+        self.voter_changes.update_state()
         state = self.quorum.state
-        if isinstance(state, LeaderState):
-            wait = self._poll_leader(state, now)
-        elif isinstance(state, CandidateState):
-            wait = self._poll_candidate(state, now)
-        elif isinstance(state, ProspectiveState):
-            wait = self._poll_prospective(state, now)
-        elif isinstance(state, FollowerState):
-            wait = self._poll_follower(state, now)
-        elif isinstance(state, ResignedState):
-            wait = self._poll_resigned(state, now)
-        else:
-            wait = self._poll_unattached_or_voted(state, now)
+        poll_state = {LeaderState: self._poll_leader, CandidateState: self._poll_candidate,
+                      ProspectiveState: self._poll_prospective, FollowerState: self._poll_follower,
+                      ResignedState: self._poll_resigned}.get(type(state), self._poll_unattached_or_voted)
+        wait = poll_state(state, now)
         self._fire_listeners()
         return max(0, min(wait, self.config.request_timeout_ms))
 
@@ -204,6 +207,8 @@ class KafkaRaftClient:
         for voter in state.non_acknowledging_voters():
             if self._can_send_to(voter, now):
                 self._send_request(voter, ApiKey.BEGIN_QUORUM_EPOCH, begin_quorum_epoch_request(self.cluster_id, self.node_id, state.epoch))
+        if self.voter_changes.poll_leader(state, now):
+            return 0
         # Check-quorum: a leader cut off from a majority steps down rather than lead alone forever.
         timeout = self.config.fetch_timeout_ms * 3 // 2
         if len(self.voters) > 1 and now - state.elected_ms > timeout and \
@@ -258,14 +263,14 @@ class KafkaRaftClient:
 
     def _poll_resigned(self, state: ResignedState, now: int) -> int:
         if now >= state.election_deadline_ms and not self._shutting_down:
-            self._become_prospective()
+            self._become_prospective() if self.quorum.is_voter else self.quorum.transition_to_unattached(state.epoch)
             return 0
         return state.election_deadline_ms - now
 
     def _poll_unattached_or_voted(self, state: UnattachedState | VotedState, now: int) -> int:
         if not self.quorum.is_voter:
             # An observer finds the leader by fetching from any voter: the answer names it.
-            voter = self.random.choice(sorted(self.voters))
+            voter = self.random.choice(sorted(self.voters) or self.voter_changes.bootstrap_ids)
             if self._can_send_to(voter, now) and not self.requests.has_any_inflight_request():
                 self._send_request(voter, ApiKey.FETCH, self._fetch_request_body())
             return self.config.retry_backoff_ms * 5
@@ -319,6 +324,7 @@ class KafkaRaftClient:
         # The first entry of every epoch: committing it commits everything before it.
         self.log.append_as_leader(leader_change_batch(epoch_start, now, leader.epoch, self.node_id,
                                                       sorted(self.voters), sorted(state.granting)), leader.epoch)
+        self.voter_changes.on_elected(leader, now)
         self.log.flush(False)
         self.requests.reset_all()
         self.accumulator.close()
@@ -362,11 +368,15 @@ class KafkaRaftClient:
 
     # ================================================================== inbound messages
     def handle_inbound(self, message: RaftRequest | RaftResponse | RaftTransportFailure) -> None:
+        if isinstance(message, RaftRequest) and self.voter_changes.handle_request(message):
+            return
         if isinstance(message, RaftRequest):
             handler = {ApiKey.VOTE: self.votes.handle_vote_request, ApiKey.BEGIN_QUORUM_EPOCH: self._handle_begin_epoch,
-                       ApiKey.END_QUORUM_EPOCH: self._handle_end_epoch, ApiKey.FETCH: self._handle_fetch_request,
-                       ApiKey.DESCRIBE_QUORUM: self._handle_describe_quorum,
-                       ApiKey.FETCH_SNAPSHOT: self._handle_fetch_snapshot_request}.get(message.api_key)
+                       ApiKey.END_QUORUM_EPOCH: self._handle_end_epoch,
+                       ApiKey.DESCRIBE_QUORUM: self.voter_changes.describe_quorum,
+                       ApiKey.FETCH: lambda r: self.fetches.handle_fetch_request(r, self.time.milliseconds()),
+                       ApiKey.FETCH_SNAPSHOT: lambda r: self._respond(
+                           r, self.snapshots.fetch_snapshot_response_body(r.body))}.get(message.api_key)
             if handler is not None and not self._refused_for_cluster_id(message):
                 handler(message)
             return
@@ -392,12 +402,6 @@ class KafkaRaftClient:
         if handler is not None:
             handler(message.source_id, body)
 
-    def _handle_fetch_request(self, request: RaftRequest) -> None:
-        self.fetches.handle_fetch_request(request, self.time.milliseconds())
-
-    def _handle_fetch_snapshot_request(self, request: RaftRequest) -> None:
-        self._respond(request, self.snapshots.fetch_snapshot_response_body(request.body))
-
     def _respond(self, request: RaftRequest, body: dict) -> None:
         self._outbound.append(RaftResponse(request.correlation_id, self.node_id, request.source_id,
                                            request.api_key, body, self.time.milliseconds()))
@@ -408,9 +412,7 @@ class KafkaRaftClient:
         cluster_id = request.body.get("cluster_id")
         if request.api_key in (ApiKey.END_QUORUM_EPOCH, ApiKey.DESCRIBE_QUORUM) or cluster_id in (None, self.cluster_id):
             return False
-        self._respond(request, dict(throttle_time_ms=0, error_code=Errors.INCONSISTENT_CLUSTER_ID, session_id=0,
-                                    responses=[]) if request.api_key == ApiKey.FETCH
-                      else dict(error_code=Errors.INCONSISTENT_CLUSTER_ID, topics=[]))
+        self._respond(request, inconsistent_cluster_id_response(request.api_key))
         return True
 
     # ------------------------------------------------------------------ Vote
@@ -490,7 +492,7 @@ class KafkaRaftClient:
         if isinstance(state, LeaderState) and p["error_code"] == Errors.NONE and p["leader_epoch"] == state.epoch:
             state.add_acknowledgement_from(source)
 
-    # ------------------------------------------------------------------ appends and DescribeQuorum (the leader)
+    # ------------------------------------------------------------------ appends (the leader)
     def _flush_pending_appends(self, state: LeaderState, now: int) -> None:
         batch = self.accumulator.drain(now)
         if batch is None:
@@ -500,14 +502,6 @@ class KafkaRaftClient:
         self.metrics.on_append(info.last_offset, now)
         self.fetches.update_leader_high_watermark(state, now)
         self.fetches.complete_all(now)
-
-    def _handle_describe_quorum(self, request: RaftRequest) -> None:
-        state = self.quorum.state
-        if not isinstance(state, LeaderState):
-            partition = dict(partition_index=0, error_code=Errors.NOT_LEADER_OR_FOLLOWER)
-        else:
-            partition = dict(partition_index=0, error_code=Errors.NONE, **state.describe())
-        self._respond(request, describe_quorum_response(partition))
 
     # ------------------------------------------------------------------ Fetch (the follower's side)
     def _fetch_request_body(self) -> dict:
@@ -555,6 +549,7 @@ class KafkaRaftClient:
             log.info("truncating a diverging tail", to_offset=end, diverging_epoch=epoch,
                      leader_end_offset=leader_end, log_end_offset=self.log.end_offset())
             self.log.truncate_to(end)
+            self.partition_state.truncate_new_entries(end)
             return
         records = p.get("records")
         if records and next(iter_batches(records)).base_offset != self.log.end_offset():

@@ -67,6 +67,7 @@ class KafkaRaftClientDriver(threading.Thread):
         self._inbound_ids = itertools.count(1)
         self._running = threading.Event()
         self._stopped = threading.Event()
+        self._endpoints_of = None  # the voter set whose endpoints the channel has
         channel.on_response = self._deliver
 
     # ------------------------------------------------------------------ from other threads
@@ -126,6 +127,7 @@ class KafkaRaftClientDriver(threading.Thread):
                 self.client.handle_inbound(self._inbound.popleft())
             timeout_ms = self.client.poll()
             outbound = self.client.drain_outbound()
+            self._update_endpoints()
             responders = [(m, self._responders.pop(m.correlation_id, None)) for m in outbound
                           if isinstance(m, RaftResponse)]
         for message in outbound:
@@ -135,6 +137,13 @@ class KafkaRaftClientDriver(threading.Thread):
             if respond is not None:
                 respond(message.body)
         return 0 if self._inbound else max(0, timeout_ms)
+
+    def _update_endpoints(self) -> None:
+        """KIP-853: the channel reaches the voters of the latest voter set in the log."""
+        voters = self.client.partition_state.last_voter_set()
+        if voters is not self._endpoints_of and hasattr(self.channel, "update_endpoints"):
+            self._endpoints_of = voters
+            self.channel.update_endpoints(voters.endpoints(getattr(self.channel, "listener_name", "CONTROLLER")))
 
     def shutdown(self, timeout_ms: int = 5000) -> None:
         """A leader resigns first (EndQuorumEpoch), so the others elect without waiting for a timeout."""

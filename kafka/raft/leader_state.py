@@ -7,6 +7,11 @@ one. Raft's rule about old epochs applies: the leader only counts an offset as c
 majority has also reached its own epoch's first entry (the LeaderChangeMessage it appended on being
 elected), so an entry of an earlier epoch is never committed by counting replicas alone.
 Observers (brokers) are tracked too, for DescribeQuorum, but never count toward the majority.
+
+KIP-853: the voter set can change under a leader (update_voters, from the latest VotersRecord in the
+log, committed or not). A voter that leaves becomes an observer here and the majority is counted
+from the new set, which may no longer hold the leader itself. At most one change is in flight
+(is_operation_pending): the AddVoterHandler or RemoveVoterHandler that started it keeps its state here.
 """
 
 from __future__ import annotations
@@ -40,6 +45,10 @@ class LeaderState:
         self.voter_states = {v: ReplicaState(v) for v in voters}
         self.voter_states[local_id].acknowledged_leader = True
         self.observer_states: dict[int, ReplicaState] = {}
+        self.local_state = self.voter_states[local_id]
+        self.add_voter_handler_state = None  # the one voter change in flight (KIP-853), if any
+        self.remove_voter_handler_state = None
+        self.resign_requested = False  # the leader removed itself: it resigns once that is committed
 
     @property
     def leader_id(self) -> int:
@@ -56,7 +65,7 @@ class LeaderState:
             self.voter_states[voter_id].acknowledged_leader = True
 
     def update_local_state(self, end_offset: int, now_ms: int) -> bool:
-        state = self.voter_states[self.local_id]
+        state = self.local_state
         state.end_offset, state.last_fetch_ms, state.last_caught_up_ms = end_offset, now_ms, now_ms
         return self._maybe_update_high_watermark()
 
@@ -87,7 +96,7 @@ class LeaderState:
         else:
             state = self.observer_states.setdefault(replica_id, ReplicaState(replica_id))
         state.end_offset, state.last_fetch_ms = end_offset, now_ms
-        leader_end = self.voter_states[self.local_id].end_offset
+        leader_end = self.local_state.end_offset
         if end_offset >= leader_end:
             state.last_caught_up_ms = now_ms
         return self._maybe_update_high_watermark()
@@ -98,8 +107,37 @@ class LeaderState:
                       if s.node_id == self.local_id or s.last_fetch_ms >= since_ms)
         return fetched >= len(self.voters) // 2 + 1
 
+    # ------------------------------------------------------------------ KIP-853: a changing voter set
+    def update_voters(self, voters: frozenset[int]) -> None:
+        """The latest voter set in the log changed: voters that left are observers now, new ones count."""
+        if voters == self.voters:
+            return
+        for voter_id in set(self.voters) - set(voters):
+            state = self.voter_states.pop(voter_id)
+            if voter_id != self.local_id:
+                self.observer_states[voter_id] = state
+        for voter_id in set(voters) - set(self.voters):
+            state = self.local_state if voter_id == self.local_id else \
+                self.observer_states.pop(voter_id, None) or ReplicaState(voter_id)
+            self.voter_states[voter_id] = state
+        self.voters = voters
+
+    def is_operation_pending(self, now_ms: int) -> bool:
+        return self.add_voter_handler_state is not None or self.remove_voter_handler_state is not None
+
+    def is_replica_caught_up(self, replica_id: int, now_ms: int, max_lag_ms: int) -> bool:
+        """May this observer become a voter? It fetched lately and reached our log end lately."""
+        state = self.observer_states.get(replica_id)
+        return state is not None and state.last_caught_up_ms >= 0 and state.last_caught_up_ms >= now_ms - max_lag_ms \
+            and state.last_fetch_ms >= now_ms - max_lag_ms
+
+    def request_resign(self) -> None:
+        self.resign_requested = True
+
     def _maybe_update_high_watermark(self) -> bool:
         ends = sorted((s.end_offset for s in self.voter_states.values()), reverse=True)
+        if not ends:
+            return False
         candidate = ends[len(self.voters) // 2]  # the largest offset a majority has reached
         if candidate > self.epoch_start_offset and candidate > self.high_watermark:
             self.high_watermark = candidate

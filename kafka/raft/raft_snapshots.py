@@ -19,6 +19,14 @@ from __future__ import annotations
 import structlog
 
 from kafka.protocol.errors import Errors
+from kafka.protocol.kraft_control_records import (
+    KRAFT_VERSION,
+    KRAFT_VOTERS,
+    control_batch,
+    control_record,
+    kraft_version_value,
+    voters_value,
+)
 from kafka.protocol.record_batch import DefaultRecord, build_batch, iter_batches
 from kafka.raft.batch import Batch, SnapshotReader
 from kafka.raft.epoch_state import FollowerState
@@ -45,6 +53,7 @@ class RaftSnapshots:
         self.config = config
         self._pending_snapshot: tuple[OffsetAndEpoch, list[bytes]] | None = None  # to write at the next poll
         self._fetching_snapshot = None  # follower: [snapshot id, writer, position] while copying the leader's
+        self.partition_state = None  # KIP-853: the voter set a snapshot carries (set by VoterChanges)
 
     def schedule_snapshot(self, snapshot_id: OffsetAndEpoch, records: list[bytes]) -> None:
         """Write a snapshot of the committed log below snapshot_id.offset (KIP-630), at the next poll: a
@@ -63,6 +72,8 @@ class RaftSnapshots:
         if writer is None:
             return  # not committed yet, or written already
         now = self.time.milliseconds()
+        if self.partition_state is not None and self.partition_state.last_kraft_version() >= 1:
+            writer.append(voters_snapshot_batch(self.partition_state, snapshot_id.offset - 1, now))
         for i in range(0, len(records), SNAPSHOT_BATCH_RECORDS):
             chunk = records[i:i + SNAPSHOT_BATCH_RECORDS]
             writer.append(build_batch([DefaultRecord(j, now, None, v) for j, v in enumerate(chunk)], timestamp=now))
@@ -149,3 +160,12 @@ class RaftSnapshots:
                          [r.value for r in b]) for b in iter_batches(reader.records()) if not b.is_control_batch]
         last_timestamp = max((b.append_timestamp for b in batches), default=-1)
         return SnapshotReader(snapshot_id, last_timestamp, batches)
+
+
+def voters_snapshot_batch(partition_state, offset: int, now: int) -> bytes:
+    """The kraft.version and voter set at `offset`, as the control batch a snapshot starts with (KIP-853):
+    a replica that loads the snapshot instead of the log still knows who votes."""
+    voters = partition_state.voter_set_at_offset(offset)
+    return control_batch(0, now, -1, [
+        control_record(KRAFT_VERSION, kraft_version_value(partition_state.last_kraft_version())),
+        control_record(KRAFT_VOTERS, voters_value(voters.to_voters_record()))])

@@ -7,6 +7,7 @@ reads as the state machine it is. Bodies are the dicts the protocol package enco
 
 from __future__ import annotations
 
+from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.raft.raft_config import RaftConfig
 from kafka.raft.replicated_log import OffsetAndEpoch
@@ -73,3 +74,10 @@ def fetch_response(error: Errors, leader_id: int | None, leader_epoch: int, high
 
 def describe_quorum_response(partition: dict) -> dict:
     return dict(error_code=Errors.NONE, topics=[dict(topic_name=METADATA_TOPIC, partitions=[partition])])
+
+
+def inconsistent_cluster_id_response(api_key: ApiKey) -> dict:
+    """The whole-request refusal of a node formatted with another cluster id."""
+    if api_key == ApiKey.FETCH:
+        return dict(throttle_time_ms=0, error_code=Errors.INCONSISTENT_CLUSTER_ID, session_id=0, responses=[])
+    return dict(error_code=Errors.INCONSISTENT_CLUSTER_ID, topics=[])

@@ -11,6 +11,10 @@ It is written as `.checkpoint.part` and renamed on freeze, after an fsync, so a 
 half a snapshot under the real name. Its content is RecordBatch v2 batches whose record values are
 serialized metadata records, exactly like the log's. Once a snapshot exists, the log before it can
 go: the log start offset moves up to the snapshot.
+
+KIP-853: `kafka-storage format --standalone | --initial-controllers` writes the bootstrap snapshot,
+00000000000000000000-0000000000.checkpoint, holding only kraft.version 1 and the first VotersRecord
+(write_bootstrap_snapshot): the voter set a dynamic quorum starts from.
 """
 
 from __future__ import annotations
@@ -18,8 +22,17 @@ from __future__ import annotations
 import os
 import re
 
+from kafka.protocol.kraft_control_records import (
+    KRAFT_VERSION,
+    KRAFT_VOTERS,
+    control_batch,
+    control_record,
+    kraft_version_value,
+    voters_value,
+)
 from kafka.raft.replicated_log import OffsetAndEpoch
 
+BOOTSTRAP_SNAPSHOT_ID = OffsetAndEpoch(0, 0)  # Kafka's Snapshots.BOOTSTRAP_SNAPSHOT_ID
 SUFFIX = ".checkpoint"
 PARTIAL_SUFFIX = ".checkpoint.part"
 _NAME = re.compile(r"^(\d{20})-(\d{10})\.checkpoint$")
@@ -87,3 +100,18 @@ class FileRawSnapshotReader:
     def records(self) -> bytes:
         with open(self.path, "rb") as f:
             return f.read()
+
+
+def bootstrap_snapshot(voters_record: list[dict], timestamp: int, kraft_version: int = 1) -> bytes:
+    """The bootstrap snapshot's content: one control batch with a KRaftVersionRecord and a VotersRecord."""
+    return control_batch(0, timestamp, -1, [control_record(KRAFT_VERSION, kraft_version_value(kraft_version)),
+                                            control_record(KRAFT_VOTERS, voters_value(voters_record))])
+
+
+def write_bootstrap_snapshot(partition_directory: str, voters_record: list[dict], timestamp: int) -> str:
+    """Write the bootstrap snapshot of a dynamic quorum into __cluster_metadata-0 (created if need be)."""
+    os.makedirs(partition_directory, exist_ok=True)
+    writer = FileRawSnapshotWriter(partition_directory, BOOTSTRAP_SNAPSHOT_ID)
+    writer.append(bootstrap_snapshot(voters_record, timestamp))
+    writer.freeze()
+    return writer.path

@@ -5,7 +5,8 @@ in controller.listener.names, with its own network threads, request queue and I/
 flood of produce requests on the broker listener never delays an election:
 
     the quorum's own traffic   Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch, FetchSnapshot,
-                               DescribeQuorum -> the raft driver (KafkaRaftClient steps them)
+                               DescribeQuorum, and KIP-853's AddRaftVoter, RemoveRaftVoter,
+                               UpdateRaftVoter -> the raft driver (KafkaRaftClient steps them)
     brokers talking to us      BrokerRegistration, BrokerHeartbeat, AlterPartition,
                                AllocateProducerIds (a block of producer ids, KIP-730)
     admin requests             CreateTopics, DeleteTopics, CreatePartitions, IncrementalAlterConfigs,
@@ -47,9 +48,12 @@ CLUSTER_OPERATIONS = {
     ApiKey.LIST_PARTITION_REASSIGNMENTS: AclOperation.DESCRIBE, ApiKey.DESCRIBE_QUORUM: AclOperation.DESCRIBE,
     ApiKey.CREATE_ACLS: AclOperation.ALTER, ApiKey.DELETE_ACLS: AclOperation.ALTER,
     ApiKey.DESCRIBE_ACLS: AclOperation.DESCRIBE,
+    ApiKey.ADD_RAFT_VOTER: AclOperation.ALTER, ApiKey.REMOVE_RAFT_VOTER: AclOperation.ALTER,
+    ApiKey.DESCRIBE_CLUSTER: AclOperation.DESCRIBE,
 }
 RAFT_APIS = (ApiKey.VOTE, ApiKey.BEGIN_QUORUM_EPOCH, ApiKey.END_QUORUM_EPOCH, ApiKey.FETCH,
-             ApiKey.FETCH_SNAPSHOT, ApiKey.DESCRIBE_QUORUM)
+             ApiKey.FETCH_SNAPSHOT, ApiKey.DESCRIBE_QUORUM,
+             ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER, ApiKey.UPDATE_RAFT_VOTER)  # KIP-853
 
 
 class ControllerApis(ApiRequestHandler):
@@ -83,6 +87,7 @@ class ControllerApis(ApiRequestHandler):
             ApiKey.CREATE_ACLS: self._answer_with(lambda body: controller.create_acls(body)),
             ApiKey.DELETE_ACLS: self._answer_with(lambda body: controller.delete_acls(body)),
             ApiKey.DESCRIBE_ACLS: self.handle_describe_acls,
+            ApiKey.DESCRIBE_CLUSTER: self.handle_describe_cluster,
         }
         # authorisation: every API of this listener needs a permission on the cluster (CLUSTER_ACTION
         # for the quorum's and the brokers' own requests); a broker forwards admin requests as itself
@@ -104,6 +109,19 @@ class ControllerApis(ApiRequestHandler):
 
     def handle_describe_acls(self, request: Request) -> None:
         self.send_response(request, describe_acls_response(self.auth.authorizer, request.body))
+
+    def handle_describe_cluster(self, request: Request) -> None:
+        """DescribeCluster on the controller listener (KIP-919): the cluster id, the active controller, and
+        the voters where they listen -- what `kafka-metadata-quorum --bootstrap-controller` asks first."""
+        cluster_id, leader, voters = self.raft_driver.call(
+            lambda client: (client.cluster_id, client.quorum.leader_id, client.partition_state.last_voter_set()))
+        body = dict(throttle_time_ms=0, error_code=Errors.NONE, error_message=None, cluster_id=cluster_id,
+                    controller_id=-1 if leader is None else leader,
+                    brokers=[dict(broker_id=i, host=host, port=port, rack=None)
+                             for i, (host, port) in sorted(voters.endpoints("CONTROLLER").items())])
+        if request.header.api_version >= 1:
+            body["endpoint_type"] = 2  # controllers
+        self.send_response(request, body)
 
     def handle_raft_request(self, request: Request) -> None:
         """The raft thread answers when the core has stepped it (a leader may hold a Fetch a while)."""

@@ -87,6 +87,8 @@ class KafkaApis(ApiRequestHandler):
             ApiKey.METADATA: self.handle_topic_metadata_request,
             ApiKey.API_VERSIONS: self.handle_api_versions_request,
             ApiKey.DESCRIBE_QUORUM: self.handle_describe_quorum_request,
+            ApiKey.ADD_RAFT_VOTER: self.handle_raft_voter_request,  # KIP-853, forwarded like DescribeQuorum
+            ApiKey.REMOVE_RAFT_VOTER: self.handle_raft_voter_request,
             ApiKey.OFFSET_FOR_LEADER_EPOCH: self.handle_offset_for_leader_epoch_request,
             ApiKey.WRITE_TXN_MARKERS: self.handle_write_txn_markers_request,
             # storage: DeleteRecords, DescribeConfigs, IncrementalAlterConfigs
@@ -442,6 +444,16 @@ class KafkaApis(ApiRequestHandler):
 
         self.admin_manager.forwarding_manager.forward_request(ApiKey.DESCRIBE_QUORUM, request.body, 30_000, on_response,
                                                       max_version=request.header.api_version)
+
+    def handle_raft_voter_request(self, request: Request) -> None:
+        """AddRaftVoter, RemoveRaftVoter (KIP-853): ALTER on the cluster, then to the active controller."""
+        self.auth_helper.authorize_cluster_operation(request, Op.ALTER)
+        def on_response(body, error: Errors) -> None:
+            self.send_response(request, body if body is not None else dict(
+                throttle_time_ms=0, error_code=error, error_message="the active controller did not answer"))
+
+        self.admin_manager.forwarding_manager.forward_request(request.header.api_key, request.body, 30_000,
+                                                              on_response, max_version=request.header.api_version)
 
 
 def _unauthorized_topic(name: str) -> dict:

@@ -73,6 +73,14 @@ def _voters(value: str) -> dict[int, QuorumVoter]:
     return voters
 
 
+def _bootstrap_servers(value: str) -> list[tuple[str, int]]:
+    """controller.quorum.bootstrap.servers: host:port,... (KIP-853)."""
+    servers = [item.rpartition(":") for item in LIST(value)]
+    if any(not colon or not port.isdigit() for _, colon, port in servers):
+        raise ValueError(f"{value!r} is not of the form host:port,...")
+    return [(host.strip("[]"), int(port)) for host, _, port in servers]
+
+
 def _protocol_map(value: str) -> dict[str, SecurityProtocol]:
     mapping = {}
     for item in LIST(value):
@@ -250,7 +258,8 @@ _KEYS = [
               "broker, controller, or both (a combined node; the one-node default)."),
     ConfigKey("controller.quorum.voters", _voters, "",
               "The static voters, id@host:port,...; empty: this node alone, on an ephemeral CONTROLLER port."),
-    ConfigKey("controller.quorum.bootstrap.servers", STRING, "", "Accepted, not acted on (dynamic quorums)."),
+    ConfigKey("controller.quorum.bootstrap.servers", _bootstrap_servers, "",
+              "Controllers to reach first, host:port,...: the voters come from the metadata log (KIP-853)."),
     ConfigKey("controller.listener.names", LIST, "", "Listeners of the control plane (the first is used)."),
     ConfigKey("inter.broker.listener.name", STRING, None,
               "The listener brokers use to reach each other; default: security.inter.broker.protocol's name."),
@@ -447,7 +456,8 @@ class KafkaConfig:
         roles, voters = self.process_roles, self.controller_quorum_voters
         names = [n.upper() for n in self.controller_listener_names]
         listener_names = [e.listener_name for e in self.listeners]
-        if not voters and "controller" not in roles:
+        dynamic = not voters and bool(self.controller_quorum_bootstrap_servers)  # KIP-853: voters from the log
+        if not voters and not dynamic and "controller" not in roles:
             raise ConfigError("configuration key 'controller.quorum.voters' must name the controllers "
                               "of a node with process.roles=broker")
         if "controller" in roles:
@@ -455,7 +465,7 @@ class KafkaConfig:
                 raise ConfigError(f"node.id {self.node_id} is not one of the voters in configuration key "
                                   f"'controller.quorum.voters' ({','.join(map(str, voters))}), but "
                                   "process.roles includes controller")
-            if not names and not voters:  # the embedded one-node quorum
+            if not names and not voters and not dynamic:  # the embedded one-node quorum
                 names = ["CONTROLLER"]
                 if "CONTROLLER" not in listener_names:
                     self.values["listeners"] = [*self.listeners, EndPoint("CONTROLLER", "127.0.0.1", 0)]

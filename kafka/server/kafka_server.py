@@ -199,7 +199,8 @@ class KafkaServer:
         cluster_id = verify_meta_properties(dirs, config.node_id)
         if cluster_id is not None:
             return cluster_id
-        if len(config.controller_quorum_voters) > 1 or not config.is_controller:
+        if len(config.controller_quorum_voters) > 1 or not config.is_controller or \
+                config.controller_quorum_bootstrap_servers:  # a dynamic quorum (KIP-853): kafka-storage format first
             raise ConfigError(f"log directory {dirs[0]} is not formatted: this node is one of a quorum of "
                               f"{len(config.controller_quorum_voters)} voters, so every node must be formatted with "
                               "the same cluster id first: kafka-storage random-uuid, then kafka-storage format "
@@ -227,8 +228,15 @@ class KafkaServer:
         voters = self.config.controller_quorum_voters
         if voters:
             return {v.node_id: (v.host, v.port) for v in voters.values()}
+        if self.config.controller_quorum_bootstrap_servers:  # KIP-853: the voters come from the metadata log
+            return {}
         # The embedded default: this node alone, on the port its CONTROLLER listener was given.
         return {self.config.node_id: ("127.0.0.1", self.controller_server.bound_port())}
+
+    def _controller_end_points(self) -> dict[int, tuple[str, int]]:
+        """Where a broker first looks for the controllers: the static voters, else the bootstrap servers."""
+        return self._voter_end_points() or {-2 - i: address for i, address
+                                            in enumerate(self.config.controller_quorum_bootstrap_servers)}
 
     def _startup_broker(self, cluster_id: str) -> None:
         config = self.config
@@ -255,9 +263,10 @@ class KafkaServer:
         self.metadata_cache = MetadataCache(cluster_id, Broker(config.node_id, self._advertised_end_points()))
         self.replica_manager = ReplicaManager(config, self.log_manager, self.metadata_cache, self.time)
         self.controller_channel = NodeToControllerChannelManager(
-            config.node_id, self._voter_end_points(), self.shared.leader_id,
+            config.node_id, self._controller_end_points(), self.shared.leader_id,
             config.controller_quorum_request_timeout_ms, config.controller_quorum_retry_backoff_ms, self.time,
             client_configs=config.client_configs(config.controller_listener_name))
+        self.controller_channel.endpoint_of = self.shared.voter_endpoint  # KIP-853: voters can change
         self.controller_channel.start()
         # log: the scheduler's retention and flush tasks; it also answers forwards that time out
         self.kafka_scheduler = KafkaScheduler(self.time)
@@ -265,9 +274,10 @@ class KafkaServer:
         self.forwarding_manager = ForwardingManager(self.controller_channel, self.kafka_scheduler)
         # replication: ISR changes go to the controller on a channel of their own (as in Kafka)
         self.alter_partition_channel = NodeToControllerChannelManager(
-            config.node_id, self._voter_end_points(), self.shared.leader_id,
+            config.node_id, self._controller_end_points(), self.shared.leader_id,
             config.controller_quorum_request_timeout_ms, config.controller_quorum_retry_backoff_ms, self.time,
             name="alter-partition", client_configs=config.client_configs(config.controller_listener_name))
+        self.alter_partition_channel.endpoint_of = self.shared.voter_endpoint
         self.alter_partition_channel.start()
         self.replica_manager.alter_partition_manager = AlterPartitionManager(
             self.alter_partition_channel, config.node_id, lambda: self.lifecycle_manager.broker_epoch)

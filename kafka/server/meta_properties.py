@@ -112,8 +112,9 @@ def verify_meta_properties(log_dirs: list[str], node_id: int) -> str | None:
 
 
 def format_directories(log_dirs: list[str], cluster_id: str, node_id: int,
-                       ignore_formatted: bool = False) -> list[str]:
-    """Write meta.properties into each directory; returns the directories formatted now."""
+                       ignore_formatted: bool = False, directory_ids: dict[str, str] | None = None) -> list[str]:
+    """Write meta.properties into each directory; returns the directories formatted now. A directory
+    named in `directory_ids` gets that directory.id (the metadata directory of an initial controller)."""
     done = []
     for d in log_dirs:
         if read_meta_properties(d) is not None:
@@ -121,6 +122,6 @@ def format_directories(log_dirs: list[str], cluster_id: str, node_id: int,
                 continue
             raise MetaPropertiesError(f"Log directory {d} is already formatted. Use --ignore-formatted to "
                                       "ignore this directory and format the others.")
-        write_meta_properties(d, MetaProperties(cluster_id, node_id, random_uuid()))
+        write_meta_properties(d, MetaProperties(cluster_id, node_id, (directory_ids or {}).get(d) or random_uuid()))
         done.append(d)
     return done

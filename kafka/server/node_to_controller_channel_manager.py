@@ -75,6 +75,8 @@ class NodeToControllerChannelManager(threading.Thread):
         self._waiting: deque[tuple[int, ControllerRequest]] = deque()  # (not before ms, request)
         self._lock = threading.Lock()
         self._running = threading.Event()
+        # KIP-853: where a controller id listens, for an active controller not among `controllers`
+        self.endpoint_of: Callable[[int], tuple[str, int] | None] = lambda controller_id: None
 
     def send_request(self, api_key: int, body: dict[str, Any], callback: Callable[[Any, Errors], None],
                      timeout_ms: int, max_version: int | None = None) -> None:
@@ -105,6 +107,8 @@ class NodeToControllerChannelManager(threading.Thread):
                 self._retry(request, now_ms)
                 continue
             request.attempts += 1
+            if (address := self.endpoint_of(controller)) is not None:
+                self.client.metadata.add_nodes([Node(controller, *address)])
             self.client.send(ClientRequest(controller, request.api_key, request.body, max_version=request.max_version,
                                            timeout_ms=max(1, request.deadline_ms - now_ms),
                                            callback=lambda response, r=request: self._on_response(r, response)))

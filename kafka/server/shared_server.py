@@ -12,6 +12,10 @@ That membership is this object:
     MetadataLoader          turns committed records into MetadataImages for the broker's publishers
     SnapshotGenerator       a snapshot of the image every so many bytes or minutes (KIP-630), so a
                             restart loads it instead of replaying the whole log
+
+KIP-853: with controller.quorum.bootstrap.servers instead of controller.quorum.voters, the voters
+come from the metadata log (the bootstrap checkpoint `kafka-storage format` wrote, then VotersRecords);
+the bootstrap servers are where a node that knows no voter yet fetches first (ids -2, -3, ...).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from kafka.raft.kafka_raft_client import KafkaRaftClient
 from kafka.raft.kafka_raft_client_driver import KafkaRaftClientDriver
 from kafka.raft.raft_config import RaftConfig
 from kafka.raft.replicated_log import OffsetAndEpoch
+from kafka.raft.voter_set import VoterSet
 from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.server.SharedServer")
@@ -62,12 +67,17 @@ class SharedServer:
         self.metadata_log = KafkaMetadataLog(directory, metadata_log_config(config), self.time)
         self.quorum_state_store = FileQuorumStateStore(os.path.join(directory, "quorum-state"))
         self.raft_client = KafkaRaftClient(
-            node_id=config.node_id, voters=set(self.voters), log=self.metadata_log,
+            node_id=config.node_id, voters=VoterSet.from_static(self.voters, config.controller_listener_name),
+            log=self.metadata_log,
             quorum_state_store=self.quorum_state_store, time=self.time, random=random.Random(),
             config=RaftConfig.from_kafka_config(config), cluster_id=self.cluster_id)
-        self.channel = KafkaNetworkChannel(config.node_id, self.voters, config.controller_quorum_request_timeout_ms,
+        bootstrap = {-2 - i: address for i, address in enumerate(config.controller_quorum_bootstrap_servers)}
+        self.raft_client.voter_changes.bootstrap_ids = sorted(bootstrap, reverse=True)
+        self.channel = KafkaNetworkChannel(config.node_id, {**bootstrap, **self.voters},
+                                           config.controller_quorum_request_timeout_ms,
                                            config.controller_quorum_retry_backoff_ms, self.time,
                                            config.client_configs(config.controller_listener_name))
+        self.channel.listener_name = config.controller_listener_name
         self.raft_driver = KafkaRaftClientDriver(self.raft_client, self.channel, self.time, config.node_id)
         self.loader = MetadataLoader(node_id=config.node_id, time=self.time)
         self.register_raft_listener(self.loader)
@@ -89,13 +99,19 @@ class SharedServer:
     def start(self) -> None:
         self.raft_driver.call(lambda client: client.initialize())
         self.raft_driver.start()
-        role = "voter" if self.config.node_id in self.voters else "observer"
-        log.info("joined the metadata quorum", role=role, voters=sorted(self.voters), cluster_id=self.cluster_id)
+        voters = self.raft_driver.call(lambda client: sorted(client.voters))
+        role = "voter" if self.config.node_id in voters else "observer"
+        log.info("joined the metadata quorum", role=role, voters=voters, cluster_id=self.cluster_id)
 
     # ------------------------------------------------------------------ what the others ask
     def leader_id(self) -> int | None:
         """The active controller: the leader of the metadata quorum, if one is known."""
         return self.raft_driver.call(lambda client: client.leader_and_epoch().leader_id)
+
+    def voter_endpoint(self, voter_id: int) -> tuple[str, int] | None:
+        """Where a voter listens, from the latest voter set (KIP-853: controllers come and go)."""
+        return self.raft_driver.call(lambda client: client.partition_state.last_voter_set().endpoint(
+            voter_id, self.config.controller_listener_name))
 
     def shutdown(self) -> None:
         if hasattr(self, "raft_driver"):

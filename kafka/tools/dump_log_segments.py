@@ -58,6 +58,12 @@ from kafka.protocol.control_records import (
     read_end_txn_marker,
     read_leader_change,
 )
+from kafka.protocol.kraft_control_records import (
+    KRAFT_VERSION,
+    KRAFT_VERSION_RECORD,
+    KRAFT_VOTERS,
+    VOTERS_RECORD,
+)
 from kafka.protocol.metadata_records import deserialize
 from kafka.protocol.record_batch import HEADER_SIZE, CorruptRecordError, RecordBatch
 from kafka.utils.uuid import uuid_to_string
@@ -199,6 +205,11 @@ def metadata_payload(batch: RecordBatch, record) -> str:
     if batch.is_control_batch:
         if control_record_type(record.key) == LEADER_CHANGE:
             return "LeaderChange: " + json.dumps(_camel(read_leader_change(record.value).to_dict()), separators=(",", ":"))
+        if control_record_type(record.key) in (KRAFT_VERSION, KRAFT_VOTERS):  # KIP-853
+            name, schema = (("KRaftVersion", KRAFT_VERSION_RECORD) if control_record_type(record.key) == KRAFT_VERSION
+                            else ("KRaftVoters", VOTERS_RECORD))
+            return f"{name}: " + json.dumps(_camel(schema.read(record.value, 0, True).to_dict()), default=_json_value,
+                                            separators=(",", ":"))
         return f"Control record type {control_record_type(record.key)}"
     try:
         message = deserialize(record.value)

@@ -62,7 +62,7 @@ LABS = (
     Lab("07", "replication", "Replication and the high watermark",
         "004, leader, followers and the high watermark", 70, "ready"),
     Lab("08", "kraft", "KRaft: the metadata quorum",
-        "004, KRaft instead of ZooKeeper; 002, the control plane", 65, "ready"),
+        "004, KRaft instead of ZooKeeper; 002, the control plane", 80, "ready"),
     Lab("09", "idempotence-transactions", "Idempotence and transactions",
         "004, acks and idempotence", 55, "ready"),
     Lab("10", "spark", "Spark Structured Streaming over the broker",

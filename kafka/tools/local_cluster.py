@@ -10,6 +10,9 @@ its name. Ctrl-C stops all three (each one cleanly: a controlled shutdown, then 
 brokers are stopped first, while the controllers can still answer their controlled shutdowns.
 `make cluster-secure` runs it on config/cluster-secure/ once kafka/tools/secure_cluster_setup.py has made
 the certificates and formatted the nodes with their SCRAM users.
+Its controllers form a dynamic quorum (KIP-853, controller.quorum.bootstrap.servers): formatted
+together for the first time, they are formatted as `kafka-storage format --initial-controllers`
+would, each with a new directory id, so that controllers can later be added and removed.
 """
 
 from __future__ import annotations
@@ -20,11 +23,14 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
+from kafka.raft.snapshots import write_bootstrap_snapshot
+from kafka.raft.voter_set import ReplicaKey, VoterNode, VoterSet, directory_id_from_string
 from kafka.server.kafka_config import KafkaConfig
 from kafka.server.meta_properties import format_directories, read_meta_properties
 from kafka.tools.storage_tool import directories
-from kafka.utils.uuid import random_uuid
+from kafka.utils.uuid import random_uuid, uuid_to_string
 
 
 def unformatted(configs: dict[str, KafkaConfig]) -> dict[str, KafkaConfig]:
@@ -43,9 +49,30 @@ def format_if_needed(configs: dict[str, KafkaConfig]) -> None:
     if not todo:
         return
     cluster_id = cluster_id_of(configs)
+    initial = initial_controllers(configs, todo)
     for name, config in todo.items():
-        format_directories(directories(config), cluster_id, config.node_id, ignore_formatted=True)
+        voter = initial.voter_node(config.node_id) if initial is not None else None
+        ids = {config.metadata_log_dir: uuid_to_string(voter.key.directory_id)} if voter is not None else None
+        format_directories(directories(config), cluster_id, config.node_id, ignore_formatted=True, directory_ids=ids)
+        if voter is not None:
+            write_bootstrap_snapshot(os.path.join(config.metadata_log_dir, "__cluster_metadata-0"),
+                                     initial.to_voters_record(), int(time.time() * 1000))
         print(f"[{name}] formatted {', '.join(directories(config))} for cluster {cluster_id}", flush=True)
+
+
+def initial_controllers(configs: dict[str, KafkaConfig], todo: dict[str, KafkaConfig]) -> VoterSet | None:
+    """The dynamic quorum's first voters: every controller without controller.quorum.voters, if none of them
+    is formatted yet (a later one joins as an observer, kafka-storage format --no-initial-controllers)."""
+    dynamic = {n: c for n, c in configs.items() if c.is_controller and not c.controller_quorum_voters}
+    if not dynamic or any(n not in todo for n in dynamic):
+        return None
+    voters = {}
+    for config in dynamic.values():
+        listener = config.controller_listener_name
+        end_point = next(e for e in config.listeners if e.listener_name == listener)
+        voters[config.node_id] = VoterNode(ReplicaKey(config.node_id, directory_id_from_string(random_uuid())),
+                                           {listener: (end_point.host or "localhost", end_point.port)})
+    return VoterSet(voters)
 
 
 def client_hints(configs: dict[str, KafkaConfig]) -> str:

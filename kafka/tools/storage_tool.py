@@ -4,6 +4,7 @@
     kafka-storage random-uuid                                   # a new cluster id
     kafka-storage format -t CLUSTER_ID -c server.properties [--ignore-formatted]
                          [--add-scram 'SCRAM-SHA-512=[name=alice,password=alice-secret]' ...]
+                         [--standalone | --initial-controllers 'id@host:port:dirid,...' | --no-initial-controllers]
     kafka-storage info -c server.properties
 
 Seed 004: in KRaft the cluster's metadata lives in a log that the controllers replicate, so every
@@ -16,14 +17,26 @@ node. Run it once per node with the same cluster id. A one-node `make run` forma
 to each other needs them): their credentials -- salt, StoredKey, ServerKey, never the password --
 go to bootstrap.checkpoint in the metadata directory, and the first active controller writes them
 into the metadata log (docs/security.md).
+
+A dynamic quorum (KIP-853, docs/kraft.md) keeps its voters in the metadata log instead of
+controller.quorum.voters. Its controllers are formatted with the voter set to start from, written as
+the bootstrap snapshot 00000000000000000000-0000000000.checkpoint (kraft.version 1 and a VotersRecord):
+`--standalone` (this controller alone, at its controller listener), or `--initial-controllers` (the
+same list on every controller; each controller's metadata directory gets the directory id the list
+gives it). A controller that will be added later is formatted with `--no-initial-controllers`: it
+starts as an observer, and `kafka-metadata-quorum add-controller` makes it a voter.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import time
 
 from kafka.protocol.metadata_records import MetadataRecordType, record
+from kafka.raft.snapshots import write_bootstrap_snapshot
+from kafka.raft.voter_set import ReplicaKey, VoterNode, VoterSet, directory_id_from_string
 from kafka.security.scram_credential_parser import iterations_of, parse_scram_entries
 from kafka.security.scram_formatter import ScramFormatter
 from kafka.server.bootstrap_directory import write_bootstrap_records
@@ -33,7 +46,7 @@ from kafka.server.meta_properties import (
     format_directories,
     read_meta_properties,
 )
-from kafka.utils.uuid import random_uuid
+from kafka.utils.uuid import random_uuid, uuid_to_string
 
 METADATA_VERSION = "4.1-IV1"  # the metadata.version a newly formatted cluster starts at (docs/kraft.md)
 
@@ -50,6 +63,14 @@ def build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("--override", action="append", default=[], metavar="key=value")
     fmt.add_argument("-S", "--add-scram", action="append", default=[], metavar="MECHANISM=[name=...,password=...]",
                      help="a SCRAM user the new cluster starts with, e.g. 'SCRAM-SHA-512=[name=alice,password=s3cret]'")
+    quorum = fmt.add_mutually_exclusive_group()
+    quorum.add_argument("-s", "--standalone", action="store_true",
+                        help="Used to initialize a controller as a single-node dynamic quorum.")
+    quorum.add_argument("-N", "--no-initial-controllers", action="store_true",
+                        help="Used to initialize a server without a dynamic quorum topology.")
+    quorum.add_argument("-I", "--initial-controllers", metavar="id@host:port:directory,...",
+                        help="Used to initialize a server with a specific dynamic quorum topology: the same "
+                             "list on every controller, e.g. 0@example.com:8082:JEXY6aqzQY-32P5TStzaFg,...")
     info = sub.add_parser("info", help="describe this node's log directories")
     info.add_argument("-c", "--config", required=True)
     return p
@@ -86,20 +107,80 @@ def main(argv: list[str] | None = None) -> int:
         print(f"kafka-storage: --add-scram: {e}", file=sys.stderr)
         return 1
     try:
+        initial = initial_controllers(args, config)
+    except ValueError as e:
+        print(f"kafka-storage: {e}", file=sys.stderr)
+        return 1
+    voter = initial.voter_node(config.node_id) if initial is not None else None
+    directory_ids = {config.metadata_log_dir: uuid_to_string(voter.key.directory_id)} if voter else None
+    try:
         formatted = format_directories(directories(config), args.cluster_id, config.node_id,
-                                       ignore_formatted=args.ignore_formatted)
+                                       ignore_formatted=args.ignore_formatted, directory_ids=directory_ids)
     except MetaPropertiesError as e:
         print(e, file=sys.stderr)
         return 1
+    if initial is not None and config.metadata_log_dir in formatted:
+        write_bootstrap_snapshot(os.path.join(config.metadata_log_dir, "__cluster_metadata-0"),
+                                 initial.to_voters_record(), int(time.time() * 1000))
     if not formatted:
         print("All of the log directories are already formatted.")
     if scram_records and config.metadata_log_dir in formatted:
         write_bootstrap_records(config.metadata_log_dir, scram_records)
     for d in formatted:
-        print(f"Formatting metadata directory {d} with metadata.version {METADATA_VERSION}."
-              if d == config.metadata_log_dir else f"Formatting data directory {d} with metadata.version "
-              f"{METADATA_VERSION}.")
+        print(f"Formatting {directory_type(d, config, initial)} {d} with metadata.version {METADATA_VERSION}.")
     return 0
+
+
+def directory_type(d: str, config: KafkaConfig, initial: VoterSet | None) -> str:
+    """Kafka's Formatter.DirectoryType description."""
+    if d != config.metadata_log_dir:
+        return "data directory"
+    if initial is None:
+        return "metadata directory"
+    return "dynamic metadata voter directory" if config.node_id in initial.voter_ids() else \
+        "dynamic metadata directory"
+
+
+def initial_controllers(args, config: KafkaConfig) -> VoterSet | None:
+    """The voter set a dynamic quorum starts from (KIP-853), or None for a static quorum or a node that
+    will be added later; Kafka's StorageTool rules."""
+    listener = config.controller_listener_name
+    if args.standalone:
+        if not config.is_controller:
+            raise ValueError("You can only use --standalone on a controller.")
+        end_point = next((e for e in config.listeners if e.listener_name == listener), None)
+        if end_point is None:
+            raise ValueError("No controller listeners found.")
+        key = ReplicaKey(config.node_id, directory_id_from_string(random_uuid()))
+        return VoterSet({config.node_id: VoterNode(key, {listener: (end_point.host or "localhost", end_point.port)})})
+    if args.initial_controllers:
+        return parse_initial_controllers(args.initial_controllers, listener)
+    # Kafka asks it of every controller without controller.quorum.voters; here an empty one is also the
+    # embedded one-node quorum of `make run` (docs/kraft.md), so only a dynamic quorum's controller is asked.
+    if config.is_controller and not config.controller_quorum_voters and config.controller_quorum_bootstrap_servers \
+            and not args.no_initial_controllers:
+        raise ValueError("Because controller.quorum.voters is not set on this controller, you must specify one of "
+                         "the following: --standalone, --initial-controllers, or --no-initial-controllers.")
+    return None
+
+
+def parse_initial_controllers(text: str, listener: str) -> VoterSet:
+    """'id@host:port:directory,...' (Kafka's DynamicVoters.parse)."""
+    voters: dict[int, VoterNode] = {}
+    for item in (part.strip() for part in text.split(",") if part.strip()):
+        node, at, rest = item.partition("@")
+        host, _, tail = rest.rpartition("]:") if rest.startswith("[") else rest.partition(":")
+        port, colon, directory = tail.partition(":")
+        if not at or not node.isdigit() or not port.isdigit() or not colon or not directory:
+            raise ValueError(f"--initial-controllers: {item!r} is not of the form id@host:port:directory")
+        node_id = int(node)
+        if node_id in voters:
+            raise ValueError(f"--initial-controllers: node id {node_id} is listed twice")
+        voters[node_id] = VoterNode(ReplicaKey(node_id, directory_id_from_string(directory)),
+                                    {listener: (host.strip("[]"), int(port))})
+    if not voters:
+        raise ValueError("--initial-controllers: no voters given")
+    return VoterSet(voters)
 
 
 def scram_bootstrap_records(arguments: list[str]) -> list:

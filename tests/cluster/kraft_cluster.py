@@ -129,6 +129,11 @@ class KRaftCluster:
         return {name: value.strip() for name, colon, value in (line.partition(":") for line in result.stdout.splitlines())
                 if colon}
 
+    @staticmethod
+    def replica_ids(value: str) -> list[int]:
+        """The ids of describe --status' CurrentVoters or CurrentObservers: [{"id": 1, ...}, ...] (Kafka 4's form)."""
+        return [int(i) for i in re.findall(r'"id": (\d+)', value or "")]
+
     def await_leader(self, via: Node, timeout: float = 60, not_in: tuple[int, ...] = ()) -> int:
         def leader() -> int | None:
             status = self.quorum_status(via)

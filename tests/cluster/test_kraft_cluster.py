@@ -64,7 +64,7 @@ def test_three_nodes_elect_a_leader_and_share_topics(cluster):
     nodes = cluster.nodes
     leader = cluster.await_leader(nodes[1])
     status = cluster.quorum_status(nodes[2])
-    assert status["CurrentVoters"] == "[1,2,3]"
+    assert cluster.replica_ids(status["CurrentVoters"]) == [1, 2, 3]
     assert int(status["LeaderId"]) == leader and int(status["LeaderEpoch"]) >= 1
     assert status["ClusterId"] == cluster.cluster_id
 

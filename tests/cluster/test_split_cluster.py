@@ -68,9 +68,9 @@ def test_three_voters_three_observers_and_a_topic_on_the_brokers(cluster):
     leader = cluster.await_leader(nodes[4])
     assert leader in CONTROLLERS
     # kafka-metadata-quorum describe --status: the controllers vote, the brokers observe.
-    status = wait_until(lambda: (s := cluster.quorum_status(nodes[5])) and s["CurrentObservers"] == "[4,5,6]" and s,
+    status = wait_until(lambda: (s := cluster.quorum_status(nodes[5])) and cluster.replica_ids(s["CurrentObservers"]) == [4, 5, 6] and s,
                         timeout=30, message="three observers in DescribeQuorum")
-    assert status["CurrentVoters"] == "[1,2,3]"
+    assert cluster.replica_ids(status["CurrentVoters"]) == [1, 2, 3]
     assert status["ClusterId"] == cluster.cluster_id
     result = run_tool("kafka.tools.metadata_quorum_command", "--bootstrap-server", nodes[6].bootstrap,
                       "describe", "--replication")
@@ -203,8 +203,10 @@ def test_make_cluster_split_configs_start_six_nodes_and_stop_brokers_first(tmp_p
         def status() -> str | None:
             result = run_tool("kafka.tools.metadata_quorum_command", "--bootstrap-server",
                               f"127.0.0.1:{ports['9092']}", "describe", "--status", timeout=30)
-            return "CurrentObservers:       [4,5,6]" in result.stdout and result.stdout
-        assert "CurrentVoters:          [1,2,3]" in wait_until(status, timeout=60, message="the quorum", interval=0.3)
+            observers = re.search(r"CurrentObservers:\s*(.*)", result.stdout)
+            return observers and KRaftCluster.replica_ids(observers.group(1)) == [4, 5, 6] and result.stdout
+        voters = re.search(r"CurrentVoters:\s*(.*)", wait_until(status, timeout=60, message="the quorum", interval=0.3))
+        assert KRaftCluster.replica_ids(voters.group(1)) == [1, 2, 3]
         cluster.send_signal(signal.SIGINT)
         output, _ = cluster.communicate(timeout=60)
     finally:

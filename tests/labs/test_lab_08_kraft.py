@@ -1,7 +1,8 @@
 """Lab 08, KRaft: the metadata quorum (docs/labs/08-kraft.md): `KafkaRaftClient.diverging_truncation_offset`
 in kafka/raft/kafka_raft_client.py, where a voter cuts a tail of `__cluster_metadata` that the
 quorum moved past, first on the raft core alone (an in-memory log, a scripted cluster), then on
-three real nodes.
+three real nodes; and step 8, a fourth controller added and an original removed on the split cluster
+while a producer writes (KIP-853).
 
 Seed 004: "the metadata is stored as transaction logs in Kafka. The log is managed by a leader and
 voters in a quorum ... The transaction log uses quorum replication where the leader considers a
@@ -12,17 +13,25 @@ Fetch answer names the diverging epoch and where it ends in the leader's log).
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import signal
+import subprocess
+import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from kafka.protocol.record_batch import build_batch
 from kafka.raft.kafka_raft_client import KafkaRaftClient
+from kafka.server.meta_properties import read_meta_properties
 from kafka.utils.time import MockTime
-from tests.cluster.kraft_cluster import Node, run_tool, started_cluster
-from tests.helpers import wait_until
+from tests.cluster.kraft_cluster import KRaftCluster, Node, run_tool, started_cluster
+from tests.cluster.test_dynamic_voters import Producing, quorum_tool, status_of
+from tests.cluster.test_replication import read_all
+from tests.helpers import REPO, free_port, unique_topic, wait_until
 from tests.raft.interaction import run_script
 from tests.raft.mock_log import MockLog
 from tests.raft.simulation import CLUSTER_ID, CONFIG, MemoryQuorumStateStore
@@ -97,7 +106,7 @@ def log_end_offsets(via: Node) -> dict[int, int]:
     result = run_tool("kafka.tools.metadata_quorum_command", "--bootstrap-server", via.bootstrap, "describe",
                       "--replication", timeout=30)
     rows = [line.split() for line in result.stdout.splitlines()[1:]] if result.returncode == 0 else []
-    return {int(row[0]): int(row[1]) for row in rows if len(row) >= 2}
+    return {int(row[0]): int(row[2]) for row in rows if len(row) >= 3}  # NodeId DirectoryId LogEndOffset ...
 
 
 @pytest.mark.timeout(180)
@@ -132,3 +141,72 @@ def test_three_nodes_a_deposed_controller_truncates_its_uncommitted_tail(cluster
     new_leader = cluster.nodes[new_leader_id]
     wait_until(lambda: log_end_offsets(new_leader).get(old_leader_id, -1) > cut, timeout=30, interval=0.5,
                message=f"node {old_leader_id} fetching from node {new_leader_id} past offset {cut}")
+
+
+@pytest.mark.timeout(180)
+def test_split_cluster_a_fourth_controller_joins_and_an_original_leaves_while_a_producer_writes(tmp_path):
+    """step 8 on copies of config/cluster-split/: three controllers (a dynamic quorum) and a broker; controller-4
+    formatted with --no-initial-controllers joins with add-controller, then controller 1 leaves with
+    remove-controller, while an acks=all producer writes; nothing acknowledged is lost"""
+    ports: dict[str, str] = {}
+    names = ["controller-1", "controller-2", "controller-3", "broker-1", "controller-4"]
+    for name in names:
+        text = (REPO / "config" / "cluster-split" / f"{name}.properties").read_text()
+        text = re.sub(r"\b(909[2-9]|940[4-9])\b", lambda m: ports.setdefault(m.group(1), str(free_port())), text)
+        text += "offsets.topic.replication.factor=1\n" if name.startswith("broker") else ""
+        (tmp_path / f"{name}.properties").write_text(text)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    cluster = subprocess.Popen([sys.executable, "-m", "kafka.tools.local_cluster",
+                                *(f"{name}.properties" for name in names[:4])], cwd=tmp_path, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    new_controller = None
+    via = f"127.0.0.1:{ports['9093']}"
+    try:
+        status = wait_until(lambda: (s := status_of(via)) and int(s.get("LeaderId", -1)) >= 0 and s, timeout=60,
+                            message="the split cluster's quorum", interval=0.3)
+        directory_ids = dict(re.findall(r'"id": (\d), "directoryId": "(\S{22})"', status["CurrentVoters"]))
+        assert sorted(directory_ids) == ["1", "2", "3"], status["CurrentVoters"]
+        cluster_id = read_meta_properties(str(tmp_path / "data/cluster-split/controller-1")).cluster_id
+        formatted = subprocess.run([sys.executable, "-m", "kafka.tools.storage_tool", "format", "-t", cluster_id, "-c",
+                                    "controller-4.properties", "--no-initial-controllers"], cwd=tmp_path, env=env,
+                                   capture_output=True, text=True, timeout=60)
+        assert formatted.returncode == 0, formatted.stderr
+        log = open(tmp_path / "controller-4.log", "wb")
+        new_controller = subprocess.Popen([sys.executable, "-m", "kafka", "controller-4.properties"], cwd=tmp_path,
+                                          env=env, stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+        broker = f"127.0.0.1:{ports['9092']}"
+        producing = Producing(broker, unique_topic("lab08-voters"))
+        producing.start()
+        wait_until(lambda: len(producing.acked) > 50, timeout=60, message="records acknowledged", interval=0.2)
+        tried: list = []
+        try:
+            wait_until(lambda: tried.append(subprocess.run(  # where the student runs it: data/ is relative
+                [sys.executable, "-m", "kafka.tools.metadata_quorum_command", "--bootstrap-controller", via,
+                 "--command-config", "controller-4.properties", "add-controller"], cwd=tmp_path, env=env,
+                capture_output=True, text=True, timeout=30)) or tried[-1].returncode == 0,
+                       timeout=60, message="kafka-metadata-quorum add-controller", interval=0.5)
+        except AssertionError:
+            raise AssertionError(f"add-controller: {tried[-1].stdout}{tried[-1].stderr}\ncontroller-4's log:\n"
+                                 f"{(tmp_path / 'controller-4.log').read_text()[-3000:]}") from None
+        via = f"127.0.0.1:{ports['9095']}"  # controller 1 is about to leave
+        wait_until(lambda: quorum_tool(via, "remove-controller", "--controller-id", "1", "--controller-directory-id",
+                                       directory_ids["1"]).returncode == 0,
+                   timeout=60, message="kafka-metadata-quorum remove-controller", interval=0.5)
+        # A leader knows an observer once it has fetched from it: controller 1 shows up there soon after.
+        wait_until(lambda: (s := status_of(via)) and KRaftCluster.replica_ids(s.get("CurrentVoters", "")) == [2, 3, 7]
+                   and 1 in KRaftCluster.replica_ids(s["CurrentObservers"]),
+                   timeout=60, message="voters 2, 3 and 7, controller 1 an observer", interval=0.3)
+        count = len(producing.acked)
+        wait_until(lambda: len(producing.acked) > count + 50, timeout=60, message="writes after the changes")
+        producing.stopping.set()
+        producing.join(60)
+        values, _ = read_all(SimpleNamespace(bootstrap=broker), producing.topic)
+        assert producing.acked <= values, f"acknowledged but lost: {sorted(producing.acked - values)[:10]}"
+    finally:
+        if new_controller is not None and new_controller.poll() is None:
+            new_controller.send_signal(signal.SIGTERM)
+            new_controller.wait(40)
+        if cluster.poll() is None:
+            cluster.send_signal(signal.SIGINT)
+            cluster.wait(60)

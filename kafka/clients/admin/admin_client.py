@@ -16,6 +16,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from kafka.clients.admin.controller_admin import ControllerAdmin, quorum_info
 from kafka.clients.admin.descriptions import (
     ConfigEntry,
     ConsumerGroupDescription,
@@ -24,7 +25,6 @@ from kafka.clients.admin.descriptions import (
     PartitionReassignment,
     ProducerState,
     QuorumInfo,
-    ReplicaState,
     TopicDescription,
     TransactionDescription,
     TransactionListing,
@@ -221,18 +221,19 @@ class AdminClient:
         response = self._call_any(ApiKey.DESCRIBE_QUORUM, body)
         if response.error_code != Errors.NONE:
             raise KafkaError(response.error_code, response.get("error_message"))
-        partition = response.topics[0].partitions[0]
-        if partition.error_code != Errors.NONE:
-            raise KafkaError(partition.error_code, partition.get("error_message"))
-
-        def states(replicas) -> list[ReplicaState]:
-            return [ReplicaState(r.replica_id, r.log_end_offset, r.get("last_fetch_timestamp", -1),
-                                 r.get("last_caught_up_timestamp", -1)) for r in replicas]
-
-        return QuorumInfo(partition.leader_id, partition.leader_epoch, partition.high_watermark,
-                          states(partition.current_voters), states(partition.observers))
+        return quorum_info(response)
 
     # ------------------------------------------------------------------ configs
+    def add_raft_voter(self, voter_id: int, directory_id, endpoints: list[tuple[str, str, int]]) -> None:
+        """AddRaftVoter (KIP-853): a broker forwards it to the active controller, the quorum's leader."""
+        body = dict(cluster_id=None, timeout_ms=self.timeout_ms, voter_id=voter_id, voter_directory_id=directory_id,
+                    listeners=[dict(name=name, host=host, port=port) for name, host, port in endpoints])
+        ControllerAdmin.raise_for(self._call_controller(ApiKey.ADD_RAFT_VOTER, body))
+
+    def remove_raft_voter(self, voter_id: int, directory_id) -> None:
+        body = dict(cluster_id=None, voter_id=voter_id, voter_directory_id=directory_id)
+        ControllerAdmin.raise_for(self._call_controller(ApiKey.REMOVE_RAFT_VOTER, body))
+
     def describe_configs(self, resource_type: int, name: str, keys: list[str] | None = None) -> dict[str, ConfigEntry]:
         body = {"resources": [{"resource_type": resource_type, "resource_name": name, "configuration_keys": keys}],
                 "include_synonyms": False, "include_documentation": False}

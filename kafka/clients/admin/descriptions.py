@@ -75,6 +75,7 @@ class ReplicaState:
     log_end_offset: int
     last_fetch_timestamp: int
     last_caught_up_timestamp: int
+    replica_directory_id: str | None = None  # DescribeQuorum v2 (KIP-853); None: not known (a static voter)
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ class QuorumInfo:
     high_watermark: int
     voters: list[ReplicaState]
     observers: list[ReplicaState]
+    nodes: dict[int, list[str]] = field(default_factory=dict)  # v2: each voter's endpoints, NAME://host:port
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ Importing this package fills the registry.
 from kafka.protocol.messages import (  # noqa: F401  (imported for their registration side effect)
     add_offsets_to_txn,
     add_partitions_to_txn,
+    add_raft_voter,
     allocate_producer_ids,
     alter_client_quotas,
     alter_configs,
@@ -56,10 +57,12 @@ from kafka.protocol.messages import (  # noqa: F401  (imported for their registr
     offset_fetch,
     offset_for_leader_epoch,
     produce,
+    remove_raft_voter,
     sasl_authenticate,
     sasl_handshake,
     sync_group,
     txn_offset_commit,
+    update_raft_voter,
     vote,
     write_txn_markers,
 )

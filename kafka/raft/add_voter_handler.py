@@ -1,0 +1,96 @@
+"""AddVoterHandler: the leader's side of AddRaftVoter (Kafka's org.apache.kafka.raft.internals.AddVoterHandler, KIP-853).
+
+A controller formatted with `kafka-storage format --no-initial-controllers` starts as an observer:
+it fetches the metadata log like a broker and votes in nothing. `kafka-metadata-quorum add-controller`
+then asks the leader to make it a voter. The leader answers at once with an error when it cannot:
+
+    REQUEST_TIMED_OUT     another voter change is in flight, or the last VotersRecord is not yet
+                          committed, or the leader has not committed anything in its epoch yet:
+                          one change at a time, each committed before the next (KIP-853)
+    UNSUPPORTED_VERSION   the quorum runs kraft.version 0: its voters are controller.quorum.voters
+    DUPLICATE_VOTER       that id votes already
+    REQUEST_TIMED_OUT     the new voter is not an observer that has caught up with the log lately:
+                          a voter that is far behind would hold back the high watermark
+
+Otherwise it appends a VotersRecord with the new voter (from then on the majority is counted from
+the new set) and answers NONE once that record is committed. Kafka first asks the new voter for its
+ApiVersions to learn the kraft.version range it supports; this leader takes the observer's Fetch as
+proof that it runs this software and gives it the range (0, 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kafka.protocol.errors import Errors
+from kafka.raft.leader_state import LeaderState
+from kafka.raft.raft_message import RaftRequest
+from kafka.raft.voter_set import ReplicaKey, VoterNode
+
+
+@dataclass
+class AddVoterHandlerState:
+    request: RaftRequest
+    voter_key: ReplicaKey
+    last_offset: int  # the VotersRecord that adds the voter
+    deadline_ms: int
+
+
+def add_voter_response(error: Errors, message: str | None = None) -> dict:
+    return dict(throttle_time_ms=0, error_code=error, error_message=message)
+
+
+class AddVoterHandler:
+    def __init__(self, client) -> None:
+        self.client = client  # the KafkaRaftClient: its partition state, log, config, and respond
+
+    def handle_add_voter_request(self, state: LeaderState, request: RaftRequest, now: int) -> dict | None:
+        """Start adding the voter of `request`: an error body to answer at once, or None (answered on commit)."""
+        body = request.body
+        key = ReplicaKey(body["voter_id"], body["voter_directory_id"])
+        refusal = self._refusal(state, key, now)
+        if refusal is not None:
+            return add_voter_response(*refusal)
+        voters = self.client.partition_state.last_voter_set()
+        listeners = {listener["name"]: (listener["host"], listener["port"]) for listener in body["listeners"]}
+        new_voters = voters.add_voter(VoterNode(key, listeners))
+        last_offset = self.client.voter_changes.append_voters_record(state, new_voters, now)
+        timeout = body.get("timeout_ms") or self.client.config.request_timeout_ms
+        state.add_voter_handler_state = AddVoterHandlerState(request, key, last_offset, now + timeout)
+        return None
+
+    def _refusal(self, state: LeaderState, key: ReplicaKey, now: int) -> tuple[Errors, str] | None:
+        partition = self.client.partition_state
+        if state.is_operation_pending(now):
+            return Errors.REQUEST_TIMED_OUT, "Request timed out waiting for leader to handle previous voter change request"
+        if state.high_watermark < 0:
+            return (Errors.REQUEST_TIMED_OUT,
+                    "Request timed out waiting for leader to establish HWM and fence previous voter changes")
+        if partition.last_kraft_version() < 1:
+            return (Errors.UNSUPPORTED_VERSION,
+                    f"Cluster doesn't support adding voter because the kraft.version feature is "
+                    f"{partition.last_kraft_version()}")
+        offset = partition.last_voter_set_offset()
+        if offset is None or offset >= state.high_watermark:
+            return (Errors.REQUEST_TIMED_OUT, f"Request timed out waiting for voters to commit the latest voter "
+                                              f"change at {offset} with HWM {state.high_watermark}")
+        voters = partition.last_voter_set()
+        if key.id in voters.voter_ids():
+            return (Errors.DUPLICATE_VOTER, f"The voter id for {key} is already part of the set of voters "
+                                            f"{[str(k) for k in voters.voter_keys()]}.")
+        if not state.is_replica_caught_up(key.id, now, self.client.config.fetch_timeout_ms):
+            return Errors.REQUEST_TIMED_OUT, f"Aborted add voter operation for {key} since it is lagging behind"
+        return None
+
+    def high_watermark_updated(self, state: LeaderState) -> None:
+        current = state.add_voter_handler_state
+        if current is not None and state.high_watermark > current.last_offset:
+            state.add_voter_handler_state = None
+            self.client.respond(current.request, add_voter_response(Errors.NONE))
+
+    def expire(self, state: LeaderState, now: int) -> None:
+        current = state.add_voter_handler_state
+        if current is not None and now >= current.deadline_ms:
+            state.add_voter_handler_state = None
+            self.client.respond(current.request, add_voter_response(
+                Errors.REQUEST_TIMED_OUT, f"Request timed out waiting for {current.voter_key} to be committed"))
