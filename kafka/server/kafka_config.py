@@ -11,13 +11,13 @@ takes the ssl.* keys, each overridable per listener as listener.name.<listener>.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from kafka.coordinator.assignor import assignors_problem
 from kafka.metrics.prometheus_exporter import parse_metrics_listener
 from kafka.network.connection_quotas import parse_max_connections_per_ip_overrides
 from kafka.network.end_point import EndPoint, parse_listeners
+from kafka.raft.raft_config import parse_bootstrap_servers, parse_voter_connections
 from kafka.security import sasl_configs
 from kafka.security.sasl_configs import SASL_DEFAULTS, SaslConfigError, SaslListenerConfig
 from kafka.security.security_protocol import SecurityProtocol
@@ -49,36 +49,6 @@ def _roles(value: str) -> frozenset[str]:
     if not roles or not roles <= {"broker", "controller"}:
         raise ValueError("expected broker, controller, or broker,controller")
     return roles
-
-
-@dataclass(frozen=True)
-class QuorumVoter:
-    """One entry of controller.quorum.voters: id@host:port."""
-    node_id: int
-    host: str
-    port: int
-
-
-def _voters(value: str) -> dict[int, QuorumVoter]:
-    voters: dict[int, QuorumVoter] = {}
-    for item in LIST(value):
-        node, at, address = item.partition("@")
-        host, colon, port = address.rpartition(":")
-        if not at or not colon or not node.strip().isdigit() or not port.isdigit():
-            raise ValueError(f"{item!r} is not of the form id@host:port")
-        voter = QuorumVoter(int(node), host.strip("[]"), int(port))
-        if voter.node_id in voters:
-            raise ValueError(f"voter {voter.node_id} is listed twice")
-        voters[voter.node_id] = voter
-    return voters
-
-
-def _bootstrap_servers(value: str) -> list[tuple[str, int]]:
-    """controller.quorum.bootstrap.servers: host:port,... (KIP-853)."""
-    servers = [item.rpartition(":") for item in LIST(value)]
-    if any(not colon or not port.isdigit() for _, colon, port in servers):
-        raise ValueError(f"{value!r} is not of the form host:port,...")
-    return [(host.strip("[]"), int(port)) for host, _, port in servers]
 
 
 def _protocol_map(value: str) -> dict[str, SecurityProtocol]:
@@ -256,9 +226,9 @@ _KEYS = [
     # the control-plane listener they talk on; Kafka's keys and defaults.
     ConfigKey("process.roles", _roles, "broker,controller",
               "broker, controller, or both (a combined node; the one-node default)."),
-    ConfigKey("controller.quorum.voters", _voters, "",
+    ConfigKey("controller.quorum.voters", parse_voter_connections, "",
               "The static voters, id@host:port,...; empty: this node alone, on an ephemeral CONTROLLER port."),
-    ConfigKey("controller.quorum.bootstrap.servers", _bootstrap_servers, "",
+    ConfigKey("controller.quorum.bootstrap.servers", parse_bootstrap_servers, "",
               "Controllers to reach first, host:port,...: the voters come from the metadata log (KIP-853)."),
     ConfigKey("controller.listener.names", LIST, "", "Listeners of the control plane (the first is used)."),
     ConfigKey("inter.broker.listener.name", STRING, None,
