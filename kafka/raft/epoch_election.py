@@ -1,9 +1,10 @@
 """EpochElection: the votes a nominee has collected in one epoch (Kafka's
 org.apache.kafka.raft.internals.EpochElection, KIP-996).
 
-A nominee (a prospective voter asking for pre-votes) counts who granted and who rejected. It wins
-with a majority of the voters granting; it has lost as soon as so many rejected that a majority can
-no longer be reached, and need not wait for the rest.
+A nominee (a prospective voter asking for pre-votes, or a candidate asking for votes) counts who
+granted and who rejected, among the voters of its epoch only. It wins with a majority of the voters
+granting; it has lost as soon as so many rejected that a majority can no longer be reached, and
+need not wait for the rest.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kafka.raft.epoch_election import EpochElection
 from kafka.raft.quorum_state_store import ElectionState
 
 
@@ -49,32 +50,32 @@ class CandidateState:
     local_id: int
     voters: frozenset[int]
     election_deadline_ms: int
-    granting: set[int] = field(default_factory=set)
-    rejecting: set[int] = field(default_factory=set)
     backoff_deadline_ms: int | None = None  # set once the election is lost: wait, then stand again
+    epoch_election: EpochElection = field(init=False)  # the votes, counted as a prospective state counts them
     name = "Candidate"
 
     def __post_init__(self) -> None:
-        self.granting.add(self.local_id)
+        self.epoch_election = EpochElection(self.voters)
+        self.epoch_election.record_vote(self.local_id, True)
 
     @property
-    def majority(self) -> int:
-        return len(self.voters) // 2 + 1
+    def granting(self) -> set[int]:
+        return self.epoch_election.granting
 
     def record_granted_vote(self, voter_id: int) -> None:
-        self.granting.add(voter_id)
+        self.epoch_election.record_vote(voter_id, True)
 
     def record_rejected_vote(self, voter_id: int) -> None:
-        self.rejecting.add(voter_id)
+        self.epoch_election.record_vote(voter_id, False)
 
     def is_vote_granted(self) -> bool:
-        return len(self.granting) >= self.majority
+        return self.epoch_election.is_vote_granted()
 
     def is_vote_rejected(self) -> bool:
-        return len(self.voters) - len(self.rejecting) < self.majority
+        return self.epoch_election.is_vote_rejected()
 
     def unrecorded_voters(self) -> set[int]:
-        return set(self.voters) - self.granting - self.rejecting
+        return self.epoch_election.unrecorded_voters()
 
     def election_state(self, voters: frozenset[int]) -> ElectionState:
         return ElectionState(self.epoch, None, self.local_id, voters)
