@@ -33,14 +33,22 @@ def classpath(profile: str) -> str:
                     pytrace=False)
 
 
+_COMPILED: dict[str, str] = {}  # profile -> classpath, for the rest of this pytest session
+
+
 def compile_scenarios(profile: str, out_dir: Path) -> str:
-    """javac the scenarios against one client version; the classpath to run them with."""
+    """javac the scenarios against one client version; the classpath to run them with. Once a
+    session a profile: every later caller gets the first one's classes (pytest keeps its temporary
+    directories until the session is over), which saves a javac of a few seconds each time."""
+    if profile in _COMPILED:
+        return _COMPILED[profile]
     jars = classpath(profile)
     sources = sorted(str(p) for p in SOURCES.rglob("*.java"))
     done = subprocess.run(["javac", "-nowarn", "-Xlint:none", "--release", "17", "-d", str(out_dir), "-cp", jars,
                            *sources], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, f"javac against {profile} failed:\n{done.stderr}"
-    return f"{out_dir}:{jars}"
+    _COMPILED[profile] = f"{out_dir}:{jars}"
+    return _COMPILED[profile]
 
 
 def run_java(cp: str, main: str, *args: str, timeout: float = 120.0, stdin: str | None = None,
