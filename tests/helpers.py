@@ -23,6 +23,7 @@ from kafka.server.kafka_config import KafkaConfig
 from kafka.server.kafka_server import KafkaServer
 from kafka.server.metadata_cache import PartitionState
 from kafka.server.replica_manager import ReplicaManager
+from kafka.utils.free_port import free_port  # noqa: F401 - tests import it from here
 from kafka.utils.topic_partition import TopicPartition
 
 REPO = Path(__file__).resolve().parent.parent
@@ -40,10 +41,6 @@ def wait_until(condition, timeout: float = 15.0, message: str = "condition", int
         time.sleep(interval)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class InProcessBroker:

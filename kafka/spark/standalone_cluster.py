@@ -17,22 +17,17 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
 
+from kafka.utils.free_port import free_port
+
 MASTER_CLASS = "org.apache.spark.deploy.master.Master"
 WORKER_CLASS = "org.apache.spark.deploy.worker.Worker"
 CHECKOUT = Path(__file__).resolve().parent.parent.parent  # the directory that holds the kafka package
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def spark_class() -> Path:
@@ -48,7 +43,7 @@ class StandaloneCluster:
     def __init__(self, data_dir: Path, workers: int = 2, cores: int = 1, memory: str = "1g") -> None:
         self.data_dir = Path(data_dir)
         self.workers, self.cores, self.memory = workers, cores, memory
-        self.port, self.webui_port = _free_port(), _free_port()
+        self.port, self.webui_port = free_port(), free_port()
         self.processes: list[subprocess.Popen] = []
 
     @property
@@ -71,7 +66,7 @@ class StandaloneCluster:
         for n in range(1, self.workers + 1):
             work_dir = self.data_dir / f"worker-{n}"
             work_dir.mkdir(exist_ok=True)
-            self._launch(f"worker-{n}", WORKER_CLASS, "--host", "127.0.0.1", "--webui-port", str(_free_port()),
+            self._launch(f"worker-{n}", WORKER_CLASS, "--host", "127.0.0.1", "--webui-port", str(free_port()),
                          "--cores", str(self.cores), "--memory", self.memory, "--work-dir", str(work_dir),
                          self.master_url)
         deadline = time.monotonic() + timeout
@@ -92,7 +87,7 @@ class StandaloneCluster:
     def alive_workers(self) -> int:
         try:
             return int(self.state().get("aliveworkers", 0))
-        except OSError:
+        except (OSError, ValueError):  # not up yet, or a web UI still starting answers an empty page
             return 0
 
     def worker_pids(self) -> list[int]:

@@ -27,6 +27,8 @@ import time
 import uuid
 from pathlib import Path
 
+from kafka.utils.free_port import free_port
+
 if __package__ in (None, ""):  # run as a script: tests/jvm/resolve.py is a sibling file
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import resolve  # type: ignore[no-redef]
@@ -71,12 +73,6 @@ appender.file.layout.pattern = [%d] %p %m (%c)%n
 rootLogger.level = INFO
 rootLogger.appenderRef.file.ref = FILE
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class ApacheKafkaNode:

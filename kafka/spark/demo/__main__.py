@@ -52,17 +52,12 @@ from kafka.spark.demo.window_audit import (
 )
 from kafka.spark.local_spark_session import local_spark_session, spark_kafka_conf, stop_spark_session
 from kafka.spark.standalone_cluster import StandaloneCluster
+from kafka.utils.free_port import free_port
 from kafka.utils.logging import configure_logging
 from kafka.utils.topic_partition import TopicPartition
 
 INPUT_TOPIC = "page-views"
 OUTPUT_TOPIC = "page-view-counts"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_broker(data_dir: Path) -> tuple[subprocess.Popen, str]:
