@@ -58,25 +58,6 @@ class CandidateState:
         self.epoch_election = EpochElection(self.voters)
         self.epoch_election.record_vote(self.local_id, True)
 
-    @property
-    def granting(self) -> set[int]:
-        return self.epoch_election.granting
-
-    def record_granted_vote(self, voter_id: int) -> None:
-        self.epoch_election.record_vote(voter_id, True)
-
-    def record_rejected_vote(self, voter_id: int) -> None:
-        self.epoch_election.record_vote(voter_id, False)
-
-    def is_vote_granted(self) -> bool:
-        return self.epoch_election.is_vote_granted()
-
-    def is_vote_rejected(self) -> bool:
-        return self.epoch_election.is_vote_rejected()
-
-    def unrecorded_voters(self) -> set[int]:
-        return self.epoch_election.unrecorded_voters()
-
     def election_state(self, voters: frozenset[int]) -> ElectionState:
         return ElectionState(self.epoch, None, self.local_id, voters)
 

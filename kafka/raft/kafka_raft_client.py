@@ -240,7 +240,7 @@ class KafkaRaftClient:
         return self._maybe_send_vote_requests(state, now)
 
     def _maybe_send_vote_requests(self, state: CandidateState | ProspectiveState, now: int) -> int:
-        for voter in state.unrecorded_voters():
+        for voter in state.epoch_election.unrecorded_voters():
             if self._can_send_to(voter, now):
                 self._send_request(voter, ApiKey.VOTE, self._vote_request_body(state))
         return min(state.election_deadline_ms - now, self.config.retry_backoff_ms * 5)
@@ -285,7 +285,7 @@ class KafkaRaftClient:
         self.requests.reset_all()
         state = self.quorum.transition_to_prospective()
         log.info("asking for pre-votes", epoch=state.epoch, log_end=self.log.end_offset())
-        if state.is_vote_granted():  # a quorum of one
+        if state.epoch_election.is_vote_granted():  # a quorum of one
             self._become_candidate()
 
     def _lose_pre_vote(self, state: ProspectiveState) -> None:
@@ -315,7 +315,7 @@ class KafkaRaftClient:
         state.backoff_deadline_ms = now + backoff
 
     def _maybe_become_leader(self, state: CandidateState) -> None:
-        if not state.is_vote_granted():
+        if not state.epoch_election.is_vote_granted():
             return
         now = self.time.milliseconds()
         epoch_start = self.log.end_offset()
@@ -323,7 +323,7 @@ class KafkaRaftClient:
         self.log.initialize_leader_epoch(leader.epoch)
         # The first entry of every epoch: committing it commits everything before it.
         self.log.append_as_leader(leader_change_batch(epoch_start, now, leader.epoch, self.node_id,
-                                                      sorted(self.voters), sorted(state.granting)), leader.epoch)
+                                                      sorted(self.voters), sorted(state.epoch_election.granting)), leader.epoch)
         self.voter_changes.on_elected(leader, now)
         self.log.flush(False)
         self.requests.reset_all()
@@ -331,7 +331,7 @@ class KafkaRaftClient:
         self.fetches.update_leader_high_watermark(leader, now)
         self._election_retries = 0
         self.metrics.on_election_ended(now)
-        log.info("elected leader", epoch=leader.epoch, votes=sorted(state.granting), epoch_start_offset=epoch_start)
+        log.info("elected leader", epoch=leader.epoch, votes=sorted(state.epoch_election.granting), epoch_start_offset=epoch_start)
 
     def _transition_for_higher_epoch(self, epoch: int, leader_id: int | None) -> None:
         """Someone knows a newer epoch: follow its leader if known, else wait unattached."""
@@ -429,18 +429,16 @@ class KafkaRaftClient:
             return
         state = self.quorum.state
         if isinstance(state, ProspectiveState) and p["leader_epoch"] == state.epoch and p.get("pre_vote"):
-            state.record_granted_vote(source) if p.get("vote_granted") else state.record_rejected_vote(source)
-            if state.is_vote_granted():
+            state.epoch_election.record_vote(source, bool(p.get("vote_granted")))
+            if state.epoch_election.is_vote_granted():
                 self._become_candidate()
-            elif state.is_vote_rejected():
+            elif state.epoch_election.is_vote_rejected():
                 self._lose_pre_vote(state)
         elif isinstance(state, CandidateState) and p["leader_epoch"] == state.epoch and not p.get("pre_vote"):
+            state.epoch_election.record_vote(source, bool(p.get("vote_granted")))
             if p.get("vote_granted"):
-                state.record_granted_vote(source)
                 self._maybe_become_leader(state)
-            else:
-                state.record_rejected_vote(source)
-                if state.is_vote_rejected() and state.backoff_deadline_ms is None:
+            elif state.epoch_election.is_vote_rejected() and state.backoff_deadline_ms is None:
                     self._lose_election(state, self.time.milliseconds())
 
     def _handle_epoch_in_response(self, p) -> bool:
