@@ -205,7 +205,7 @@ class KafkaRaftClient:
         if self.accumulator.needs_drain(now):
             self._flush_pending_appends(state, now)
         for voter in state.non_acknowledging_voters():
-            if self._can_send_to(voter, now):
+            if self.requests.is_ready(voter, now):
                 self._send_request(voter, ApiKey.BEGIN_QUORUM_EPOCH, begin_quorum_epoch_request(self.cluster_id, self.node_id, state.epoch))
         if self.voter_changes.poll_leader(state, now):
             return 0
@@ -241,7 +241,7 @@ class KafkaRaftClient:
 
     def _maybe_send_vote_requests(self, state: CandidateState | ProspectiveState, now: int) -> int:
         for voter in state.epoch_election.unrecorded_voters():
-            if self._can_send_to(voter, now):
+            if self.requests.is_ready(voter, now):
                 self._send_request(voter, ApiKey.VOTE, self._vote_request_body(state))
         return min(state.election_deadline_ms - now, self.config.retry_backoff_ms * 5)
 
@@ -254,7 +254,7 @@ class KafkaRaftClient:
             else:
                 self.quorum.transition_to_unattached(state.epoch)
             return 0
-        if self._can_send_to(state.leader_id, now):
+        if self.requests.is_ready(state.leader_id, now):
             if self.snapshots.is_fetching():
                 self._send_request(state.leader_id, ApiKey.FETCH_SNAPSHOT, self.snapshots.fetch_snapshot_request_body())
             else:
@@ -271,7 +271,7 @@ class KafkaRaftClient:
         if not self.quorum.is_voter:
             # An observer finds the leader by fetching from any voter: the answer names it.
             voter = self.random.choice(sorted(self.voters) or self.voter_changes.bootstrap_ids)
-            if self._can_send_to(voter, now) and not self.requests.has_any_inflight_request():
+            if self.requests.is_ready(voter, now) and not self.requests.has_any_inflight_request():
                 self._send_request(voter, ApiKey.FETCH, self._fetch_request_body())
             return self.config.retry_backoff_ms * 5
         if now >= state.election_deadline_ms:
@@ -572,9 +572,6 @@ class KafkaRaftClient:
         # END LAB 08 SOLUTION
 
     # ================================================================== requests out
-    def _can_send_to(self, destination: int, now: int) -> bool:
-        return self.requests.is_ready(destination, now)
-
     def _send_request(self, destination: int, api_key: ApiKey, body: dict) -> None:
         correlation_id = next(self._correlation_ids)
         now = self.time.milliseconds()
