@@ -30,12 +30,13 @@ What KIP-595 changes from textbook Raft, and this file shows:
     with EndQuorumEpoch, so nobody waits for a timeout in either case;
   * observers (brokers) fetch the log like voters but never vote or count toward a majority.
 
-This file is the election protocol and the follower. Its collaborators, each on the raft thread:
-FetchHandler (the leader's side of Fetch, with its FetchPurgatory), VoteHandler (a voter's answer
-to a Vote or a pre-vote, KIP-996), BatchAccumulator (records for the leader's next batch),
+This file is the election protocol and the follower. Its collaborators, each on the raft thread
+and each handed only the state it uses (answers and events come back through callbacks or return
+values): FetchHandler (the leader's side of Fetch, with its FetchPurgatory), VoteHandler (a voter's
+answer to a Vote or a pre-vote, KIP-996), BatchAccumulator (records for the leader's next batch),
 ListenerContext (what each listener has been told), RaftSnapshots (KIP-630), RequestManager (the
-request awaited from each peer) and VoterChanges (KIP-853: the voter set read from the log's
-VotersRecords, AddRaftVoter and RemoveRaftVoter).
+request awaited from each peer) and VoterChanges (KIP-853: the voter set the log's VotersRecords
+hold, AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter and DescribeQuorum).
 """
 
 from __future__ import annotations
@@ -92,12 +93,12 @@ class KafkaRaftClient:
         self.log = log
         self.partition_state = KRaftControlRecordStateMachine(  # the latest VotersRecord, else the static voters
             voters if isinstance(voters, VoterSet) else VoterSet.from_ids(voters), log)
-        self.voters = self.partition_state.last_voter_set().voter_ids()  # VoterChanges keeps it up to date
         self.time = time
         self.random = random
         self.config = config
         self.cluster_id = cluster_id
-        self.quorum = QuorumState(node_id, self.voters, quorum_state_store, time, random, config)
+        self.quorum = QuorumState(node_id, self.partition_state.last_voter_set().voter_ids(), quorum_state_store,
+                                  time, random, config)
         self._outbound: list[RaftRequest | RaftResponse] = []
         self._correlation_ids = itertools.count(1)
         # The one request awaited from each peer, and the peers to leave alone for a while.
@@ -107,12 +108,13 @@ class KafkaRaftClient:
         self._shutting_down = False
         self._election_retries = 0  # elections lost in a row: the backoff doubles with each
         self.inconsistent_cluster_id_count = 0
-        self.snapshots = RaftSnapshots(node_id, cluster_id, log, self.quorum, time, config)  # KIP-630
+        self.snapshots = RaftSnapshots(node_id, cluster_id, log, self.quorum, time, config, self.partition_state)
         self.metrics = KafkaRaftMetrics()
         self.fetches = FetchHandler(log, self.quorum, config, self.metrics, self._respond)  # the leader's side
         self.votes = VoteHandler(log, self.quorum, lambda: self.voters, self._respond, self._after_leadership_lost)
-        self.voter_changes = VoterChanges(self)  # KIP-853
-        self.respond, self.flush_pending_appends = self._respond, self._flush_pending_appends
+        self.voter_changes = VoterChanges(self.partition_state, self.quorum, log, self.fetches, cluster_id, config,
+                                          self._respond, self._flush_pending_appends)  # KIP-853
+        self.bootstrap_ids: list[int] = []  # controller.quorum.bootstrap.servers (-2, -3, ...): fetched from first
 
     # ================================================================== the public face
     def register(self, listener) -> None:
@@ -123,6 +125,10 @@ class KafkaRaftClient:
         self.quorum.initialize()
         if self.quorum.is_voter and self.voters == {self.node_id} and not self.quorum.is_leader():
             self._become_candidate()  # a quorum of one elects itself at once
+
+    @property
+    def voters(self) -> frozenset[int]:
+        return self.quorum.voters  # the latest VotersRecord's, else the static voters (VoterChanges sets it)
 
     def leader_and_epoch(self) -> LeaderAndEpoch:
         return LeaderAndEpoch(self.quorum.leader_id, self.quorum.epoch)
@@ -205,9 +211,10 @@ class KafkaRaftClient:
         if self.accumulator.needs_drain(now):
             self._flush_pending_appends(state, now)
         for voter in state.non_acknowledging_voters():
-            if self._can_send_to(voter, now):
+            if self.requests.is_ready(voter, now):
                 self._send_request(voter, ApiKey.BEGIN_QUORUM_EPOCH, begin_quorum_epoch_request(self.cluster_id, self.node_id, state.epoch))
-        if self.voter_changes.poll_leader(state, now):
+        if self.voter_changes.poll_leader(state, now):  # it removed itself, and that is committed (KIP-853)
+            self.resign(state.epoch)
             return 0
         # Check-quorum: a leader cut off from a majority steps down rather than lead alone forever.
         timeout = self.config.fetch_timeout_ms * 3 // 2
@@ -241,7 +248,7 @@ class KafkaRaftClient:
 
     def _maybe_send_vote_requests(self, state: CandidateState | ProspectiveState, now: int) -> int:
         for voter in state.epoch_election.unrecorded_voters():
-            if self._can_send_to(voter, now):
+            if self.requests.is_ready(voter, now):
                 self._send_request(voter, ApiKey.VOTE, self._vote_request_body(state))
         return min(state.election_deadline_ms - now, self.config.retry_backoff_ms * 5)
 
@@ -254,7 +261,7 @@ class KafkaRaftClient:
             else:
                 self.quorum.transition_to_unattached(state.epoch)
             return 0
-        if self._can_send_to(state.leader_id, now):
+        if self.requests.is_ready(state.leader_id, now):
             if self.snapshots.is_fetching():
                 self._send_request(state.leader_id, ApiKey.FETCH_SNAPSHOT, self.snapshots.fetch_snapshot_request_body())
             else:
@@ -270,8 +277,8 @@ class KafkaRaftClient:
     def _poll_unattached_or_voted(self, state: UnattachedState | VotedState, now: int) -> int:
         if not self.quorum.is_voter:
             # An observer finds the leader by fetching from any voter: the answer names it.
-            voter = self.random.choice(sorted(self.voters) or self.voter_changes.bootstrap_ids)
-            if self._can_send_to(voter, now) and not self.requests.has_any_inflight_request():
+            voter = self.random.choice(sorted(self.voters) or self.bootstrap_ids)
+            if self.requests.is_ready(voter, now) and not self.requests.has_any_inflight_request():
                 self._send_request(voter, ApiKey.FETCH, self._fetch_request_body())
             return self.config.retry_backoff_ms * 5
         if now >= state.election_deadline_ms:
@@ -368,12 +375,12 @@ class KafkaRaftClient:
 
     # ================================================================== inbound messages
     def handle_inbound(self, message: RaftRequest | RaftResponse | RaftTransportFailure) -> None:
-        if isinstance(message, RaftRequest) and self.voter_changes.handle_request(message):
+        if isinstance(message, RaftRequest) and self.voter_changes.handle_request(message, self.time.milliseconds()):
             return
         if isinstance(message, RaftRequest):
             handler = {ApiKey.VOTE: self.votes.handle_vote_request, ApiKey.BEGIN_QUORUM_EPOCH: self._handle_begin_epoch,
                        ApiKey.END_QUORUM_EPOCH: self._handle_end_epoch,
-                       ApiKey.DESCRIBE_QUORUM: self.voter_changes.describe_quorum,
+                       ApiKey.DESCRIBE_QUORUM: lambda r: self._respond(r, self.voter_changes.describe_quorum()),
                        ApiKey.FETCH: lambda r: self.fetches.handle_fetch_request(r, self.time.milliseconds()),
                        ApiKey.FETCH_SNAPSHOT: lambda r: self._respond(
                            r, self.snapshots.fetch_snapshot_response_body(r.body))}.get(message.api_key)
@@ -572,9 +579,6 @@ class KafkaRaftClient:
         # END LAB 08 SOLUTION
 
     # ================================================================== requests out
-    def _can_send_to(self, destination: int, now: int) -> bool:
-        return self.requests.is_ready(destination, now)
-
     def _send_request(self, destination: int, api_key: ApiKey, body: dict) -> None:
         correlation_id = next(self._correlation_ids)
         now = self.time.milliseconds()

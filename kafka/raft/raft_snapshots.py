@@ -10,8 +10,10 @@ asks (schedule_snapshot), and then drops the log before it. Three things follow:
                                       chunk, installs it (the log restarts at its end) and fetches on
     a restart                         loads the latest snapshot, then replays only what follows it
 
-A collaborator of KafkaRaftClient, which hands it the log, the quorum state, the clock and the
-config, and sends and answers the requests for it; it runs on the raft thread like the rest of the core.
+A collaborator of KafkaRaftClient, which hands it the log, the quorum state, the clock, the config
+and its KRaftControlRecordStateMachine (KIP-853: a kraft.version 1 snapshot starts with the voter set
+at its offset), and sends and answers the requests for it; it runs on the raft thread like the rest
+of the core.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from kafka.protocol.kraft_control_records import (
 from kafka.protocol.record_batch import DefaultRecord, build_batch, iter_batches
 from kafka.raft.batch import Batch, SnapshotReader
 from kafka.raft.epoch_state import FollowerState
+from kafka.raft.kraft_control_record_state_machine import KRaftControlRecordStateMachine
 from kafka.raft.quorum_state import QuorumState
 from kafka.raft.raft_config import RaftConfig
 from kafka.raft.raft_util import METADATA_TOPIC, NO_LEADER
@@ -44,7 +47,7 @@ SNAPSHOT_CHUNK_BYTES = 1 << 20
 
 class RaftSnapshots:
     def __init__(self, node_id: int, cluster_id: str, log: ReplicatedLog, quorum: QuorumState, time: Time,
-                 config: RaftConfig) -> None:
+                 config: RaftConfig, partition_state: KRaftControlRecordStateMachine) -> None:
         self.node_id = node_id
         self.cluster_id = cluster_id
         self.log = log
@@ -53,7 +56,7 @@ class RaftSnapshots:
         self.config = config
         self._pending_snapshot: tuple[OffsetAndEpoch, list[bytes]] | None = None  # to write at the next poll
         self._fetching_snapshot = None  # follower: [snapshot id, writer, position] while copying the leader's
-        self.partition_state = None  # KIP-853: the voter set a snapshot carries (set by VoterChanges)
+        self.partition_state = partition_state  # KIP-853: the voter set a snapshot carries (kraft.version 1)
 
     def schedule_snapshot(self, snapshot_id: OffsetAndEpoch, records: list[bytes]) -> None:
         """Write a snapshot of the committed log below snapshot_id.offset (KIP-630), at the next poll: a
@@ -72,7 +75,7 @@ class RaftSnapshots:
         if writer is None:
             return  # not committed yet, or written already
         now = self.time.milliseconds()
-        if self.partition_state is not None and self.partition_state.last_kraft_version() >= 1:
+        if self.partition_state.last_kraft_version() >= 1:
             writer.append(voters_snapshot_batch(self.partition_state, snapshot_id.offset - 1, now))
         for i in range(0, len(records), SNAPSHOT_BATCH_RECORDS):
             chunk = records[i:i + SNAPSHOT_BATCH_RECORDS]

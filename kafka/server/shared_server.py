@@ -72,7 +72,7 @@ class SharedServer:
             quorum_state_store=self.quorum_state_store, time=self.time, random=random.Random(),
             config=RaftConfig.from_kafka_config(config), cluster_id=self.cluster_id)
         bootstrap = {-2 - i: address for i, address in enumerate(config.controller_quorum_bootstrap_servers)}
-        self.raft_client.voter_changes.bootstrap_ids = sorted(bootstrap, reverse=True)
+        self.raft_client.bootstrap_ids = sorted(bootstrap, reverse=True)
         self.channel = KafkaNetworkChannel(config.node_id, {**bootstrap, **self.voters},
                                            config.controller_quorum_request_timeout_ms,
                                            config.controller_quorum_retry_backoff_ms, self.time,
