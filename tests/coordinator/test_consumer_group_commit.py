@@ -10,7 +10,11 @@ import uuid
 import pytest
 
 from kafka.coordinator import coordinator_records as records
-from kafka.coordinator.consumer_group_manager import ConsumerGroupConfig, ConsumerGroupManager, HeartbeatRequest
+from kafka.coordinator.consumer_group_manager import (
+    ConsumerGroupConfig,
+    ConsumerGroupManager,
+    HeartbeatRequest,
+)
 from kafka.coordinator.consumer_group_records import decode_key, group_records
 from kafka.coordinator.consumer_group_writes import coordinator_operation_error
 from kafka.coordinator.group_metadata_manager import GroupMetadataManager, OffsetConfig
