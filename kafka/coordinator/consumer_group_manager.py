@@ -6,13 +6,18 @@ One request does everything (ConsumerGroupHeartbeat): a member joins with epoch 
 subscribes to and which partitions it owns; the coordinator bumps the *group epoch* when what the
 assignment depends on changed, computes the new *target assignment* itself with the group's assignor
 (TargetAssignmentBuilder), and moves this member one step towards its target (CurrentAssignmentBuilder),
-answering with the member's epoch and, when it changed, its partitions. Nothing waits: there is no
-JoinGroup barrier, so members that keep their partitions never stop consuming.
+answering with the member's epoch and, when it changed, its partitions. No member waits for another:
+there is no JoinGroup barrier, so members that keep their partitions never stop consuming.
 
 The group's records (``consumer_group_records.py``) go to __consumer_offsets after each change, so
-the next coordinator of its partition rebuilds it (``on_groups_loaded``); the answer does not wait
-for that write, as Kafka's does. A classic member cannot join a consumer group (Kafka's
-``group.consumer.migration.policy=disabled``).
+the next coordinator of its partition rebuilds it (``on_groups_loaded``). As in Kafka, the answer
+waits for them to commit: ``consumer_group_heartbeat`` calls back from the append's completion
+(``consumer_group_writes.ConsumerGroupWriter``), at once when nothing was written and no earlier
+write is pending. A failed append answers with Kafka's mapped error (COORDINATOR_NOT_AVAILABLE,
+NOT_COORDINATOR, ...); the change is not undone in memory as Kafka's snapshots undo it -- the group's
+next write rewrites what the failed one touched, and the client's next heartbeat is judged by the
+lost-response rule (see consumer_group_writes.py). A classic member cannot join a consumer group
+(Kafka's ``group.consumer.migration.policy=disabled``).
 Regexes are Python's ``re`` with a full match, where Kafka uses RE2/J.
 """
 
@@ -29,7 +34,8 @@ import structlog
 from kafka.coordinator.assignor import assignors_from_config
 from kafka.coordinator.consumer_group import ConsumerGroup, ConsumerGroupState
 from kafka.coordinator.consumer_group_member import Assignment, ConsumerGroupMember, MemberState
-from kafka.coordinator.consumer_group_records import changed_records, group_records
+from kafka.coordinator.consumer_group_records import group_records
+from kafka.coordinator.consumer_group_writes import ConsumerGroupWriter
 from kafka.coordinator.current_assignment_builder import CurrentAssignmentBuilder, FencedMemberEpoch
 from kafka.coordinator.group_metadata import GroupMetadata, GroupState
 from kafka.coordinator.target_assignment_builder import TargetAssignmentBuilder, TopicMetadata
@@ -89,9 +95,13 @@ class ConsumerGroupManager:
         self.rebalance_count = 0
         self.assignment_time_ms_total = 0.0
         self.on_assignment: Callable[[float], None] = lambda ms: None
+        self.writer = ConsumerGroupWriter(group_manager.append_group_records)
 
     # ------------------------------------------------------------------ ConsumerGroupHeartbeat
-    def consumer_group_heartbeat(self, request: HeartbeatRequest, client_id: str, client_host: str) -> dict:
+    def consumer_group_heartbeat(self, request: HeartbeatRequest, client_id: str, client_host: str,
+                                 response_callback: Callable[[dict], None]) -> None:
+        """Answer through ``response_callback``: once the records the heartbeat wrote are committed
+        (perhaps on another thread, later), or at once when it wrote none or was refused."""
         try:
             self.throw_if_request_is_invalid(request)
             error = self.group_manager.validate_group_status(request.group_id, allow_empty_id=False)
@@ -99,11 +109,14 @@ class ConsumerGroupManager:
                 raise ApiError(error, error.message)
             with self.lock:
                 if request.member_epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
-                    return self.consumer_group_leave(request)
-                return self.heartbeat(request, client_id, client_host)
+                    group, response = self.consumer_group_leave(request)
+                else:
+                    group, response = self.heartbeat(request, client_id, client_host)
+                # still under the lock: the appends keep the order of the changes
+                self.writer.write(group, lambda error: response_callback(
+                    response if error == Errors.NONE else error_response(error, None)))
         except ApiError as e:
-            return dict(error_code=e.error, error_message=e.message, member_id=None, member_epoch=-1,
-                        heartbeat_interval_ms=0, assignment=None)
+            response_callback(error_response(e.error, e.message))
 
     def throw_if_request_is_invalid(self, request: HeartbeatRequest) -> None:
         """Kafka's throwIfConsumerGroupHeartbeatRequestIsInvalid."""
@@ -154,7 +167,9 @@ class ConsumerGroupManager:
         log.info("created consumer group", group_id=group_id)
         return group
 
-    def heartbeat(self, request: HeartbeatRequest, client_id: str, client_host: str) -> dict:
+    def heartbeat(self, request: HeartbeatRequest, client_id: str,
+                  client_host: str) -> tuple[ConsumerGroup, dict]:
+        """The group as changed (the caller writes its records) and the answer, to send once they commit."""
         now = self.time.milliseconds()
         group = self.get_or_maybe_create_consumer_group(request.group_id, request.member_epoch == 0)
         member_id = request.member_id or str(uuid.uuid4())  # v0 clients let the coordinator choose
@@ -183,7 +198,6 @@ class ConsumerGroupManager:
         reconciled = self.maybe_reconcile(group, updated, request.topic_partitions, now)
         group.session_deadlines[member_id] = now + self.config.session_timeout_ms
         group.update_state()
-        self.persist(group)
         is_full_request = request.member_epoch == 0 or (
             request.rebalance_timeout_ms != -1 and request.topic_partitions is not None
             and (request.subscribed_topic_names is not None or request.subscribed_topic_regex is not None))
@@ -191,9 +205,9 @@ class ConsumerGroupManager:
         if is_full_request or reconciled.assigned_partitions != member.assigned_partitions:
             assignment = dict(topic_partitions=[dict(topic_id=t, partitions=sorted(p))
                                                 for t, p in sorted(reconciled.assigned_partitions.items(), key=str)])
-        return dict(error_code=Errors.NONE, error_message=None, member_id=member_id,
-                    member_epoch=reconciled.member_epoch, heartbeat_interval_ms=self.config.heartbeat_interval_ms,
-                    assignment=assignment)
+        return group, dict(error_code=Errors.NONE, error_message=None, member_id=member_id,
+                           member_epoch=reconciled.member_epoch,
+                           heartbeat_interval_ms=self.config.heartbeat_interval_ms, assignment=assignment)
 
     @staticmethod
     def throw_if_member_epoch_is_invalid(member: ConsumerGroupMember, received: int, owned: Assignment | None) -> None:
@@ -284,11 +298,10 @@ class ConsumerGroupManager:
 
     # ------------------------------------------------------------------ the records in __consumer_offsets
     def persist(self, group: ConsumerGroup, deleted: bool = False) -> None:
-        """Append the records that changed (under the lock, so appends keep the order of the changes)."""
-        entries = changed_records(group, group.written, deleted)
-        if entries:
-            self.group_manager.append_group_records(group.group_id, entries, lambda error: error and log.warning(
-                "consumer group records not written", group_id=group.group_id, error=str(error)))
+        """Append the records that changed, when nobody waits for the answer (a member fenced by a
+        timeout, a deleted group); under the lock, so appends keep the order of the changes. A
+        failure is logged by the writer, and the group's next write rewrites what it touched."""
+        self.writer.write(group, lambda error: None, deleted)
 
     def on_groups_loaded(self, groups: dict[str, ConsumerGroup]) -> None:
         """A partition's consumer groups, replayed from its records: members get a session from now."""
@@ -309,18 +322,19 @@ class ConsumerGroupManager:
                          members=len(group.members))
 
     # ------------------------------------------------------------------ leaving and timeouts
-    def consumer_group_leave(self, request: HeartbeatRequest) -> dict:
+    def consumer_group_leave(self, request: HeartbeatRequest) -> tuple[ConsumerGroup, dict]:
         group = self.groups.get(request.group_id)
         if group is None or request.member_id not in group.members:
             raise ApiError(Errors.UNKNOWN_MEMBER_ID, f"Member {request.member_id} is not a member of group "
                                                      f"{request.group_id}.")
-        self.fence_member(group, request.member_id, "left the group")
-        return dict(error_code=Errors.NONE, error_message=None, member_id=request.member_id,
-                    member_epoch=request.member_epoch, heartbeat_interval_ms=0, assignment=None)
+        self.fence_member(group, request.member_id, "left the group", persist=False)
+        return group, dict(error_code=Errors.NONE, error_message=None, member_id=request.member_id,
+                           member_epoch=request.member_epoch, heartbeat_interval_ms=0, assignment=None)
 
-    def fence_member(self, group: ConsumerGroup, member_id: str, why: str) -> None:
+    def fence_member(self, group: ConsumerGroup, member_id: str, why: str, persist: bool = True) -> None:
         """Kafka's consumerGroupFenceMember: the member goes, its partitions are free at once, and
-        the group epoch moves so the others share them."""
+        the group epoch moves so the others share them. ``persist`` False: the caller writes the
+        records and answers when they commit (a leave)."""
         group.remove_member(member_id)
         group.group_epoch += 1
         self.maybe_refresh_subscription_metadata(group)
@@ -329,7 +343,8 @@ class ConsumerGroupManager:
         else:
             group.target_assignment, group.assignment_epoch = {}, group.group_epoch
         group.update_state()
-        self.persist(group)
+        if persist:
+            self.persist(group)
         log.info("member removed", group_id=group.group_id, member_id=member_id, reason=why,
                  group_epoch=group.group_epoch)
 
@@ -386,3 +401,8 @@ class ConsumerGroupManager:
         with self.lock:
             for group_id in [g for g in self.groups if self.group_manager.partition_for(g) in partitions]:
                 del self.groups[group_id]
+
+
+def error_response(error: Errors, message: str | None) -> dict:
+    return dict(error_code=error, error_message=message, member_id=None, member_epoch=-1,
+                heartbeat_interval_ms=0, assignment=None)

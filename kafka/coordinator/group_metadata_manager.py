@@ -335,23 +335,25 @@ class GroupMetadataManager:
 
     # ------------------------------------------------------------------ writing
     def _append(self, group_id: str, entries: list[tuple[bytes, bytes | None]],
-                callback: Callable[[Errors], None]) -> None:
+                callback: Callable[[Errors], None],
+                map_error: Callable[[Errors], Errors] = append_error_to_coordinator_error) -> None:
         """Append records to the group's partition (acks=-1, internal topic) and call back with
         the coordinator-flavoured error once they are committed, or failed, or timed out."""
         now = self.time.milliseconds()
         batch = build_batch([DefaultRecord(i, now, key, value) for i, (key, value) in enumerate(entries)],
                             timestamp=now)
-        self._append_batch(group_id, batch, lambda error, _offset: callback(error))
+        self._append_batch(group_id, batch, lambda error, _offset: callback(error), map_error=map_error)
 
     def _append_batch(self, group_id: str, batch: bytes, callback: Callable[[Errors, int], None],
-                      origin: AppendOrigin | None = None) -> None:
+                      origin: AppendOrigin | None = None,
+                      map_error: Callable[[Errors], Errors] = append_error_to_coordinator_error) -> None:
         """Append one batch; call back with the coordinator-flavoured error and its base offset."""
         tp = TopicPartition(GROUP_METADATA_TOPIC_NAME, self.partition_for(group_id))
 
         def on_append(statuses: dict) -> None:
             status = statuses.get(tp)
             error = Errors.UNKNOWN_TOPIC_OR_PARTITION if status is None else status.error
-            callback(append_error_to_coordinator_error(error), -1 if status is None else status.base_offset)
+            callback(map_error(error), -1 if status is None else status.base_offset)
 
         extra = {} if origin is None else {"origin": origin}
         self.replica_manager.append_records(self.config.offsets_commit_timeout_ms, -1, True, {tp: batch},
@@ -371,8 +373,10 @@ class GroupMetadataManager:
 
     def append_group_records(self, group_id: str, entries: list[tuple[bytes, bytes | None]],
                              callback: Callable[[Errors], None]) -> None:
-        """A KIP-848 group's records (consumer_group_records.py), to the group's partition."""
-        self._append(group_id, entries, callback)
+        """A KIP-848 group's records (consumer_group_records.py), to the group's partition. The
+        callback gets the append's own error: the new coordinator maps it its own way
+        (consumer_group_writes.coordinator_operation_error)."""
+        self._append(group_id, entries, callback, map_error=lambda error: error)
 
     def store_group(self, group: GroupMetadata, assignment: dict[str, bytes],
                     callback: Callable[[Errors], None]) -> None:

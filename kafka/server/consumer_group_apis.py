@@ -1,8 +1,11 @@
 """The KIP-848 part of KafkaApis: ConsumerGroupHeartbeat and ConsumerGroupDescribe (Kafka's
 KafkaApis.handleConsumerGroupHeartbeat and handleConsumerGroupDescribe).
 
-Both answer at once: a heartbeat never waits for the rest of the group, which is the point of the
-new protocol. GroupApis includes these handlers in its table, beside the classic ones.
+A heartbeat never waits for the rest of the group, which is the point of the new protocol; it waits
+only for the records it wrote to commit, and is answered from that append's callback (on whichever
+thread completes it: the request thread never blocks), as SyncGroup is answered from store_group's.
+ConsumerGroupDescribe answers at once. GroupApis includes these handlers in its table, beside the
+classic ones.
 """
 
 from __future__ import annotations
@@ -49,9 +52,9 @@ class ConsumerGroupApis:
             req.group_id, req.member_id, req.member_epoch, req.instance_id, req.rack_id, req.rebalance_timeout_ms,
             None if req.subscribed_topic_names is None else list(req.subscribed_topic_names),
             req.get("subscribed_topic_regex"), req.server_assignor, owned)
-        response = self.manager.consumer_group_heartbeat(heartbeat, request.header.client_id or "",
-                                                         f"/{request.client_address}")
-        self.apis.send_response(request, dict(throttle_time_ms=0, **response))
+        self.manager.consumer_group_heartbeat(
+            heartbeat, request.header.client_id or "", f"/{request.client_address}",
+            lambda response: self.apis.send_response(request, dict(throttle_time_ms=0, **response)))
 
     def handle_consumer_group_describe_request(self, request: Request) -> None:
         req = request.body

@@ -60,15 +60,22 @@ def manager(topics=None, **config) -> tuple[ConsumerGroupManager, MockTime, dict
     return m, time, topics
 
 
+def heartbeat(m, request, client_id="client", client_host="/127.0.0.1") -> dict:
+    """The answer, which comes through the callback: at once here, since the fake log commits at once."""
+    answers: list[dict] = []
+    m.consumer_group_heartbeat(request, client_id, client_host, answers.append)
+    assert len(answers) == 1
+    return answers[0]
+
+
 def join(m, member_id, topics=("orders",), regex=None, assignor=None, group="g"):
-    return m.consumer_group_heartbeat(HeartbeatRequest(
+    return heartbeat(m, HeartbeatRequest(
         group, member_id, 0, rebalance_timeout_ms=30000, subscribed_topic_names=list(topics) if topics else None,
-        subscribed_topic_regex=regex, server_assignor=assignor, topic_partitions={}), "client", "/127.0.0.1")
+        subscribed_topic_regex=regex, server_assignor=assignor, topic_partitions={}))
 
 
 def beat(m, member_id, epoch, owned, group="g"):
-    return m.consumer_group_heartbeat(HeartbeatRequest(group, member_id, epoch, topic_partitions=owned),
-                                      "client", "/127.0.0.1")
+    return heartbeat(m, HeartbeatRequest(group, member_id, epoch, topic_partitions=owned))
 
 
 def owned_of(response, current):
@@ -119,8 +126,8 @@ def test_errors_kafka_gives():
     assert join(m, "b", assignor="sticky")["error_code"] == Errors.UNSUPPORTED_ASSIGNOR
     assert join(m, "b", topics=(), regex="orders(")["error_code"] == Errors.INVALID_REGULAR_EXPRESSION
     assert join(m, "", group="")["error_code"] == Errors.INVALID_REQUEST
-    bad = m.consumer_group_heartbeat(HeartbeatRequest("g", "b", 0, rebalance_timeout_ms=-1,
-                                                      subscribed_topic_names=["orders"], topic_partitions={}), "c", "h")
+    bad = heartbeat(m, HeartbeatRequest("g", "b", 0, rebalance_timeout_ms=-1, subscribed_topic_names=["orders"],
+                                        topic_partitions={}), "c", "h")
     assert bad["error_code"] == Errors.INVALID_REQUEST, "the first heartbeat must carry a rebalance timeout"
     m.group_manager.add_group(GroupMetadata("classic", GroupState.STABLE, MockTime()))
     assert join(m, "x", group="classic")["error_code"] == Errors.GROUP_ID_NOT_FOUND
