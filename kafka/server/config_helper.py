@@ -166,9 +166,7 @@ class ConfigHelper:
             return []
         described = []
         for key, value in sorted(self.config.values.items()):
-            text = None if value is None else ",".join(map(str, value)) if isinstance(value, list) else str(value)
-            if isinstance(value, bool):
-                text = "true" if value else "false"
+            text = self._broker_value_text(key, value)
             synonyms = self.config_synonyms(key)
             source = synonyms[0][2] if synonyms else DEFAULT_CONFIG
             if is_sensitive(key):
@@ -178,6 +176,18 @@ class ConfigHelper:
                                              documentation=CONFIG_KEYS[key].doc, sensitive=is_sensitive(key),
                                              config_type=broker_config_type(key)))
         return described
+
+    def _broker_value_text(self, key: str, value) -> str | None:
+        """A broker config's value as Kafka's ConfigDef.convertToString writes it. Values parsed into
+        more than a string, a number or a list of those (listeners' endpoints, a map, a set, the metrics
+        listener's address) show the text they were parsed from: server.properties', else the default."""
+        if value is None or isinstance(value, bool):
+            return None if value is None else "true" if value else "false"
+        if isinstance(value, (str, int, float)):
+            return str(value)
+        if isinstance(value, list) and all(isinstance(item, (str, int)) for item in value):
+            return ",".join(map(str, value))
+        return self.config.originals.get(key, CONFIG_KEYS[key].default)
 
     # ------------------------------------------------------------------------------ alter
 

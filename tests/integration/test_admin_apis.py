@@ -141,3 +141,18 @@ def test_describe_configs_synonyms_follow_kafkas_rules(start_broker):
                                                                 ("log.retention.hours", "168", default)])
     assert describe(4, "1", "log.retention.ms") == (default, [])
     client.close()
+
+
+def test_describe_configs_of_the_broker_writes_values_as_kafka_does(broker):
+    """ConfigDef.convertToString: a value parsed into endpoints, a map or a set is shown as the text it
+    was parsed from (kafka-configs --describe --all printed Python's repr of them)."""
+    client = WireClient(broker.port)
+    response = client.request(ApiKey.DESCRIBE_CONFIGS, 4, {
+        "resources": [{"resource_type": 4, "resource_name": "1", "configuration_keys": None}],
+        "include_synonyms": False, "include_documentation": False})
+    values = {entry.name: entry.value for entry in response.results[0].configs}
+    client.close()
+    assert values["listeners"].startswith("PLAINTEXT://") and "EndPoint" not in values["listeners"]
+    assert values["listener.security.protocol.map"] == values["max.connections.per.ip.overrides"] == ""
+    assert values["super.users"] == "" and values["log.retention.hours"] == "168"
+    assert not [name for name, value in values.items() if value and value[0] in "{([" or "frozenset" in str(value)]

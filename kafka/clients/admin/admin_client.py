@@ -234,15 +234,18 @@ class AdminClient:
         body = dict(cluster_id=None, voter_id=voter_id, voter_directory_id=directory_id)
         ControllerAdmin.raise_for(self._call_controller(ApiKey.REMOVE_RAFT_VOTER, body))
 
-    def describe_configs(self, resource_type: int, name: str, keys: list[str] | None = None) -> dict[str, ConfigEntry]:
+    def describe_configs(self, resource_type: int, name: str, keys: list[str] | None = None,
+                         include_synonyms: bool = False) -> dict[str, ConfigEntry]:
+        """The resource's configs by name, in the broker's order; each synonym (name, value, source)."""
         body = {"resources": [{"resource_type": resource_type, "resource_name": name, "configuration_keys": keys}],
-                "include_synonyms": False, "include_documentation": False}
+                "include_synonyms": include_synonyms, "include_documentation": False}
         node = int(name) if resource_type == BROKER_RESOURCE and name else self._any_node()
         response = self._call(node, ApiKey.DESCRIBE_CONFIGS, body)
         result = response.results[0]
         if result.error_code != Errors.NONE:
             raise KafkaError(result.error_code, result.error_message)
-        return {c.name: ConfigEntry(c.name, c.value, c.get("config_source", -1), c.read_only, c.is_sensitive)
+        return {c.name: ConfigEntry(c.name, c.value, c.get("config_source", -1), c.read_only, c.is_sensitive,
+                                    tuple((y.name, y.value, y.source) for y in c.get("synonyms") or ()))
                 for c in result.configs}
 
     def incremental_alter_configs(self, resource_type: int, name: str,
@@ -376,7 +379,8 @@ class AdminClient:
 
     def list_groups(self) -> list[tuple[str, str, str]]:
         """(group id, state, type) for every group on every broker; the type as Kafka's GroupType
-        prints it, Classic or Consumer (ListGroups v5), "" from a broker that does not say."""
+        prints it, Classic or Consumer (ListGroups v5), "" from a broker that does not say; in the
+        order the brokers answer, as Java's listGroups (kafka-consumer-groups --list prints that order)."""
         self._ensure_cluster()
         groups = []
         for node_id in list(self.metadata.cluster.nodes):
@@ -385,7 +389,7 @@ class AdminClient:
                 raise KafkaError(response.body.error_code, "listing groups")
             groups += [(g.group_id, g.get("group_state", ""), (g.get("group_type") or "").capitalize())
                        for g in response.body.groups]
-        return sorted(groups)
+        return groups
 
     def describe_consumer_groups(self, group_ids: Iterable[str]) -> dict[str, ConsumerGroupDescription]:
         """As Kafka 4's Admin: ConsumerGroupDescribe first (KIP-848 groups), and DescribeGroups for a

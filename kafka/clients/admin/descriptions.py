@@ -35,6 +35,7 @@ class ConfigEntry:
     source: int
     read_only: bool
     sensitive: bool
+    synonyms: tuple[tuple[str, str | None, int], ...] = ()  # (name, value, source), most specific first
 
 
 @dataclass(frozen=True)
