@@ -52,10 +52,21 @@ def broker_synonyms(name: str) -> list[str]:
     return next((group for group in _BROKER_SYNONYMS if name in group), [name])
 
 
+# Broker keys parsed into more than ConfigDef's types here (endpoints, maps, sets), with the type Kafka
+# declares for them (SocketServerConfigs, QuorumConfig, KRaftConfigs, ReplicationConfigs).
+_DECLARED_TYPES = {"listeners": "STRING", "listener.security.protocol.map": "STRING",
+                   "max.connections.per.ip.overrides": "STRING", "security.inter.broker.protocol": "STRING",
+                   "controller.quorum.voters": "LIST", "controller.quorum.bootstrap.servers": "LIST",
+                   "process.roles": "LIST"}
+
+
 def broker_config_type(name: str) -> int:
-    """A broker key's ConfigType: its topic config's, when it is one's default; else by how it is parsed."""
+    """A broker key's ConfigType: its topic config's, when it is one's default; else by how it is parsed.
+    UNKNOWN (0) for keys Kafka's KafkaConfig does not define either (super.users, metrics.listener)."""
     if name in _TOPIC_KEY_OF:
         return CONFIG_TYPES[TOPIC_CONFIGS[_TOPIC_KEY_OF[name]].kind]
+    if name in _DECLARED_TYPES:
+        return CONFIG_TYPES[_DECLARED_TYPES[name]]
     kind = CONFIG_KEYS[name].parse.__name__  # ConfigDef's INT, BOOLEAN, STRING, LIST (config_def.py), or float
     return CONFIG_TYPES.get("DOUBLE" if kind == "float" else kind, 0)
 

@@ -44,9 +44,9 @@ def describe_group(admin: AdminClient, group_id: str):
         raise CommandError(f"cannot describe group '{group_id}': {e.error.name}") from e
 
 
-def committed_offsets(admin: AdminClient, group_id: str) -> dict[TopicPartition, int]:
+def committed_offsets(admin: AdminClient, group_id: str) -> dict[TopicPartition, OffsetAndMetadata]:
     try:
-        return admin.list_consumer_group_offsets(group_id)
+        return admin.list_consumer_group_offsets(group_id, with_metadata=True)
     except KafkaError as e:
         raise CommandError(f"cannot fetch offsets of group '{group_id}': {e.error.name}") from e
 
@@ -82,8 +82,9 @@ def no_active_members(group_id: str) -> None:
     print(f"\nConsumer group '{group_id}' has no active members.", file=sys.stderr)
 
 
-def describe(admin: AdminClient, group_id: str) -> None:
-    """Kafka's printOffsets: columns at least 15 wide (PARTITION 10), wider for longer names."""
+def describe(admin: AdminClient, group_id: str, verbose: bool) -> None:
+    """Kafka's printOffsets: columns at least 15 wide (PARTITION 10), wider for longer names; with
+    --verbose, the leader epoch each committed offset was read at ("-" if the consumer sent none)."""
     group = describe_group(admin, group_id)
     if group.state == "Dead":
         raise CommandError(f"Consumer group '{group_id}' does not exist.")
@@ -96,22 +97,25 @@ def describe(admin: AdminClient, group_id: str) -> None:
     rows = []
     for tp in partitions:
         member = owners.get(tp)
-        current, end = committed.get(tp), log_end.get(tp)
+        offset, end = committed.get(tp), log_end.get(tp)
+        current = offset.offset if offset is not None else None
+        epoch = offset.leader_epoch if offset is not None and offset.leader_epoch >= 0 else "-"
         lag = end - current if current is not None and end is not None else "-"
-        rows.append([group_id, tp.topic, tp.partition, "-" if current is None else current,
+        rows.append([group_id, tp.topic, tp.partition, epoch, "-" if current is None else current,
                      "-" if end is None else end, lag, member.member_id if member else "-",
                      member.host if member else "-", member.client_id if member else "-"])
     for member in group.members:  # members that own nothing still show up, as in Kafka
         if not member.assignment:
-            rows.append([group_id, "-", "-", "-", "-", "-", member.member_id, member.host, member.client_id])
+            rows.append([group_id, "-", "-", "-", "-", "-", "-", member.member_id, member.host, member.client_id])
     if not rows:
         return
-    g, t, c, h = (max([15] + [len(str(r[i])) for r in rows]) for i in (0, 1, 6, 7))
+    g, t, c, h = (max([15] + [len(str(r[i])) for r in rows]) for i in (0, 1, 7, 8))
     print()
-    for r in [["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST",
-               "CLIENT-ID"], *rows]:
-        print(f"{left(r[0], g)} {left(r[1], t)} {left(r[2], 10)} {left(r[3], 15)} {left(r[4], 15)} {left(r[5], 15)} "
-              f"{left(r[6], c)} {left(r[7], h)} {r[8]}")
+    for r in [["GROUP", "TOPIC", "PARTITION", "LEADER-EPOCH", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG",
+               "CONSUMER-ID", "HOST", "CLIENT-ID"], *rows]:
+        epoch = f"{left(r[3], 15)} " if verbose else ""
+        print(f"{left(r[0], g)} {left(r[1], t)} {left(r[2], 10)} {epoch}{left(r[4], 15)} {left(r[5], 15)} "
+              f"{left(r[6], 15)} {left(r[7], c)} {left(r[8], h)} {r[9]}")
 
 
 def assignment_text(partitions) -> str:
@@ -125,8 +129,8 @@ def assignment_text(partitions) -> str:
 
 
 def describe_members(admin: AdminClient, group_id: str, verbose: bool) -> None:
-    """Kafka's printMembers: with --verbose, each member's epoch and assignment, and the target ones
-    (KIP-1099; "-" where a classic group has none)."""
+    """Kafka's printMembers: GROUP-INSTANCE-ID when a member is static (KIP-345); with --verbose, each
+    member's epoch and assignment, and the target ones (KIP-1099; "-" where a classic group has none)."""
     group = describe_group(admin, group_id)
     if group.state == "Dead":
         raise CommandError(f"Consumer group '{group_id}' does not exist.")
@@ -135,18 +139,21 @@ def describe_members(admin: AdminClient, group_id: str, verbose: bool) -> None:
     rows = []
     for m in group.members:
         target_epoch = group.target_assignment_epoch if group.type == "Consumer" else None
-        rows.append([group_id, m.member_id, m.host, m.client_id, len(m.assignment),
+        rows.append([group_id, m.member_id, m.group_instance_id or "", m.host, m.client_id, len(m.assignment),
                      "-" if m.member_epoch is None else m.member_epoch, assignment_text(m.assignment),
                      "-" if target_epoch is None else target_epoch, assignment_text(m.target_assignment)])
-    header = ["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS", "CURRENT-EPOCH", "CURRENT-ASSIGNMENT",
-              "TARGET-EPOCH", "TARGET-ASSIGNMENT"]
-    g, c, h, cl = (max([15] + [len(str(r[i])) for r in rows]) for i in (0, 1, 2, 3))
-    current, target = (max([20] + [len(r[i]) for r in rows]) for i in (6, 8))
+    header = ["GROUP", "CONSUMER-ID", "GROUP-INSTANCE-ID", "HOST", "CLIENT-ID", "#PARTITIONS", "CURRENT-EPOCH",
+              "CURRENT-ASSIGNMENT", "TARGET-EPOCH", "TARGET-ASSIGNMENT"]
+    static = any(r[2] for r in rows)
+    g, c, h, cl = (max([15] + [len(str(r[i])) for r in rows]) for i in (0, 1, 3, 4))
+    instance = max([17] + [len(r[2]) for r in rows])
+    current, target = (max([20] + [len(r[i]) for r in rows]) for i in (7, 9))
     print()
     for r in [header, *rows]:
-        line = f"{left(r[0], g)} {left(r[1], c)} {left(r[2], h)} {left(r[3], cl)} {left(r[4], 15)} "
+        line = f"{left(r[0], g)} {left(r[1], c)} " + (f"{left(r[2], instance)} " if static else "") + \
+            f"{left(r[3], h)} {left(r[4], cl)} {left(r[5], 15)} "
         if verbose:
-            line += f"{left(r[5], 15)} {left(r[6], current)} {left(r[7], 15)} {left(r[8], target)}"
+            line += f"{left(r[6], 15)} {left(r[7], current)} {left(r[8], 15)} {left(r[9], target)}"
         print(line)
 
 
@@ -246,7 +253,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="with --describe: the group's state and coordinator; with --list: each group's state")
     parser.add_argument("--offsets", action="store_true", help="with --describe: offsets and lag (the default)")
     parser.add_argument("--type", action="store_true", help="with --list: each group's type (Classic, Consumer)")
-    parser.add_argument("--verbose", action="store_true", help="with --members or --state: more columns")
+    parser.add_argument("--verbose", action="store_true", help="with --describe: more columns (leader epochs, "
+                                                               "member and target assignments, group epochs)")
     parser.add_argument("--topic", action="append", help="topic whose offsets to reset (repeatable)")
     parser.add_argument("--all-topics", action="store_true", help="reset offsets of every topic")
     targets = parser.add_mutually_exclusive_group()
@@ -289,13 +297,13 @@ def run(admin: AdminClient, args: argparse.Namespace) -> None:
     if args.list:
         list_groups(admin, args.type, args.state)
     elif args.describe:
-        for group_id in args.group:
+        for group_id in sorted(set(args.group)):  # Kafka's describeGroups collects them in a TreeMap
             if args.members:
                 describe_members(admin, group_id, args.verbose)
             elif args.state:
                 describe_state(admin, group_id, args.verbose)
             else:
-                describe(admin, group_id)
+                describe(admin, group_id, args.verbose)
     elif args.reset_offsets:
         args.group = args.group[0]
         reset_offsets(admin, args)

@@ -156,3 +156,14 @@ def test_describe_configs_of_the_broker_writes_values_as_kafka_does(broker):
     assert values["listener.security.protocol.map"] == values["max.connections.per.ip.overrides"] == ""
     assert values["super.users"] == "" and values["log.retention.hours"] == "168"
     assert not [name for name, value in values.items() if value and value[0] in "{([" or "frozenset" in str(value)]
+
+
+def test_describe_configs_types_broker_keys_parsed_into_more_than_a_string():
+    """Kafka's declared ConfigDef types for keys parsed here into endpoints, maps or sets (checked
+    against Apache Kafka for process.roles and security.inter.broker.protocol); UNKNOWN for keys
+    Kafka's KafkaConfig does not define."""
+    from kafka.server.config_helper import CONFIG_TYPES, broker_config_type
+    assert broker_config_type("listeners") == CONFIG_TYPES["STRING"]
+    assert broker_config_type("process.roles") == broker_config_type("controller.quorum.voters") == CONFIG_TYPES["LIST"]
+    assert broker_config_type("log.retention.hours") == CONFIG_TYPES["INT"]
+    assert broker_config_type("metrics.listener") == broker_config_type("super.users") == 0

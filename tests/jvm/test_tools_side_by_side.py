@@ -25,6 +25,7 @@ from tests.jvm.test_kafka_tools import (
     CONSOLE_CONSUMER,
     CONSOLE_PRODUCER,
     CONSUMER_GROUPS,
+    CONSUMER_PERF,
     GET_OFFSETS,
     LEADER_ELECTION,
     METADATA_QUORUM,
@@ -40,7 +41,8 @@ pytestmark = pytest.mark.timeout(180)
 # Our module for each of Kafka's main classes (the console scripts of pyproject.toml).
 OURS = {TOPICS: "topics", CONSUMER_GROUPS: "consumer_groups", CONFIGS: "config_command", GET_OFFSETS: "get_offsets",
         TRANSACTIONS: "transactions_command", LEADER_ELECTION: "leader_election_command",
-        METADATA_QUORUM: "metadata_quorum_command", REASSIGN: "reassign_partitions_command"}
+        METADATA_QUORUM: "metadata_quorum_command", REASSIGN: "reassign_partitions_command",
+        PRODUCER_PERF: "producer_perf_test", CONSUMER_PERF: "consumer_perf_test"}
 
 
 def run_ours(bootstrap: str, main: str, *args: str) -> str:
@@ -66,19 +68,31 @@ NORMALISE = {
     # last fetch and caught-up times move from one run to the next.
     "quorum-status": digits_in(r"^HighWatermark:.*"),
     "quorum-replication": digits_in(r"^\d+\s*\t\S+\s*\t\d+\s*\t\d+\s*\t\d+\s*\t\d+"),
+    # The perf tests print times and rates: only the words and the record counts are the same each run.
+    "producer-perf": lambda text: re.sub(r"(?<=[ (])\d+(\.\d+)?", "N", text),  # all but the count
+    "consumer-perf": lambda text: re.sub(r"(?m)^\d{4}-.*", lambda m: ", ".join(  # all but MB and records read
+        cell if i in (2, 4) else "N" for i, cell in enumerate(m.group(0).split(", "))), text),
 }
 
 
 class SideBySide:
-    """Both tools with the same arguments, at the same time (two processes: half the wall time)."""
+    """Both tools with the same arguments, at the same time. The cases that only read the state are all
+    started at once (four processes at a time: a JVM spends most of its second starting), and each
+    test waits for its own pair."""
 
     def __init__(self, tools: Tools, plan: str) -> None:
-        self.tools, self.plan, self.pool = tools, plan, ThreadPoolExecutor(2)
+        self.tools, self.plan, self.pool = tools, plan, ThreadPoolExecutor(4)
+        self.started = {}
 
-    def __call__(self, main: str, *args: str) -> tuple[str, str]:
-        args = tuple(self.plan if arg == "PLAN" else arg for arg in args)
-        theirs = self.pool.submit(self.tools, main, *args)
-        ours = self.pool.submit(run_ours, self.tools.broker.bootstrap, main, *args)
+    def start(self, case: str) -> None:
+        main, *args = (self.plan if arg == "PLAN" else arg for arg in CASES[case])
+        self.started[case] = (self.pool.submit(run_ours, self.tools.broker.bootstrap, main, *args),
+                              self.pool.submit(self.tools, main, *args))
+
+    def __call__(self, case: str) -> tuple[str, str]:
+        if case not in self.started:
+            self.start(case)
+        ours, theirs = self.started.pop(case)
         return ours.result(), theirs.result()
 
 
@@ -89,13 +103,16 @@ def both(tmp_path_factory):
     try:
         tools = Tools(broker, cp, tmp_path_factory.mktemp("side-files"))
         tools(TOPICS, "--create", "--topic", "keyed", "--partitions", "3", "--replication-factor", "1")
+        tools(TOPICS, "--create", "--topic", "perf", "--partitions", "1")
         tools(TOPICS, "--create", "--topic", "overridden", "--partitions", "1", "--config", "retention.ms=3600000",
               "--config", "cleanup.policy=compact")
         tools(CONSOLE_PRODUCER, "--topic", "keyed", "--reader-property", "parse.key=true",
               "--reader-property", "key.separator=:", stdin="".join(f"key{i % 5}:value-{i}\n" for i in range(30)))
         tools(CONSOLE_CONSUMER, "--topic", "keyed", "--from-beginning", "--max-messages", "30", "--group", "readers")
-        # A member that stays: our consumer joins "live" and its heartbeat thread keeps it there.
+        # A member that stays: our consumer joins "live" and its heartbeat thread keeps it there. A static
+        # one (KIP-345), so kafka-consumer-groups --members shows the GROUP-INSTANCE-ID column too.
         member = KafkaConsumer({"bootstrap.servers": broker.bootstrap, "group.id": "live", "client.id": "live-member",
+                                "group.instance.id": "live-1",
                                 "auto.offset.reset": "earliest", "enable.auto.commit": False})
         member.subscribe(["keyed"])
         wait_until(lambda: member.poll(100) is not None and len(member.assignment()) == 3, timeout=30,
@@ -106,7 +123,12 @@ def both(tmp_path_factory):
               "--command-property", f"bootstrap.servers={broker.bootstrap}", bootstrap_flag="")
         plan = tools.file("reassign.json", json.dumps(
             {"version": 1, "partitions": [{"topic": "keyed", "partition": p, "replicas": [1]} for p in range(3)]}))
-        yield SideBySide(tools, plan)
+        both = SideBySide(tools, plan)
+        for case in CASES:
+            if case not in WRITERS:
+                both.start(case)
+        yield both
+        both.pool.shutdown(cancel_futures=True)
         member.close()
     finally:
         broker.stop()
@@ -124,6 +146,7 @@ CASES = {
     "groups-members-live-verbose": (CONSUMER_GROUPS, "--describe", "--group", "live", "--members", "--verbose"),
     "groups-state-live-verbose": (CONSUMER_GROUPS, "--describe", "--group", "live", "--state", "--verbose"),
     "groups-describe": (CONSUMER_GROUPS, "--describe", "--group", "readers"),
+    "groups-describe-verbose": (CONSUMER_GROUPS, "--describe", "--group", "readers", "--group", "live", "--verbose"),
     "groups-state": (CONSUMER_GROUPS, "--describe", "--group", "readers", "--state"),
     "groups-members": (CONSUMER_GROUPS, "--describe", "--group", "readers", "--members"),
     "groups-members-verbose": (CONSUMER_GROUPS, "--describe", "--group", "readers", "--members", "--verbose"),
@@ -138,7 +161,7 @@ CASES = {
     "configs-broker-default": (CONFIGS, "--entity-type", "brokers", "--entity-default", "--describe"),
     "offsets-latest": (GET_OFFSETS, "--topic", "keyed"),
     "offsets-earliest": (GET_OFFSETS, "--topic", "keyed", "--partitions", "0,2", "--time", "earliest"),
-    "offsets-all": (GET_OFFSETS, "--exclude-internal-topics"),
+    "offsets-regex": (GET_OFFSETS, "--topic", "k.*|o.*"),
     "txn-list": (TRANSACTIONS, "list"),
     "txn-describe": (TRANSACTIONS, "describe", "--transactional-id", "perf-txn"),
     "txn-producers": (TRANSACTIONS, "describe-producers", "--topic", "txn", "--partition", "0"),
@@ -148,12 +171,20 @@ CASES = {
     "quorum-replication": (METADATA_QUORUM, "describe", "--replication"),
     "reassign-list": (REASSIGN, "--list"),
     "reassign-verify": (REASSIGN, "--reassignment-json-file", "PLAN", "--verify"),
+    # The perf tests add records to "perf" (created with the state, so the topic lists stay the same); the
+    # consumer's reads the producer's, so these two run in this order, when their tests come.
+    "producer-perf": (PRODUCER_PERF, "--topic", "perf", "--num-records", "500", "--record-size", "50",
+                      "--throughput", "-1"),
+    "consumer-perf": (CONSUMER_PERF, "--topic", "perf", "--num-records", "500"),
 }
+
+
+WRITERS = ("producer-perf", "consumer-perf")
 
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_same_output(both, case):
-    ours, theirs = both(*CASES[case])
+    ours, theirs = both(case)
     normalise = NORMALISE.get(case, lambda text: text)
     print("---- ours\n" + ours + "---- kafka\n" + theirs)
     assert normalise(ours).splitlines() == normalise(theirs).splitlines()

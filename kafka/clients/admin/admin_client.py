@@ -419,7 +419,7 @@ class AdminClient:
         def partitions(assignment) -> list[TopicPartition]:
             return sorted(TopicPartition(t.topic_name, p) for t in assignment.topic_partitions for p in t.partitions)
         members = [MemberDescription(m.member_id, m.client_id, m.client_host, partitions(m.assignment),
-                                     m.member_epoch, partitions(m.target_assignment)) for m in g.members]
+                                     m.member_epoch, partitions(m.target_assignment), m.instance_id) for m in g.members]
         return ConsumerGroupDescription(g.group_id, g.group_state, "consumer", g.assignor_name, members, "Consumer",
                                         g.group_epoch, g.assignment_epoch)
 
@@ -435,7 +435,8 @@ class AdminClient:
             if m.member_assignment:
                 a = deserialize_assignment(m.member_assignment)
                 assignment = [TopicPartition(t.topic, p) for t in a.assigned_partitions for p in t.partitions]
-            members.append(MemberDescription(m.member_id, m.client_id, m.client_host, assignment))
+            members.append(MemberDescription(m.member_id, m.client_id, m.client_host, assignment,
+                                             group_instance_id=m.get("group_instance_id")))
         return ConsumerGroupDescription(g.group_id, g.group_state, g.protocol_type, g.protocol_data, members)
 
     def delete_consumer_groups(self, group_ids: Iterable[str]) -> dict[str, KafkaError | None]:
@@ -445,12 +446,17 @@ class AdminClient:
             result.update({r.group_id: self._result(r.error_code) for r in response.results})
         return result
 
-    def list_consumer_group_offsets(self, group_id: str) -> dict[TopicPartition, int]:
+    def list_consumer_group_offsets(self, group_id: str, with_metadata: bool = False,
+                                    ) -> dict[TopicPartition, int] | dict[TopicPartition, OffsetAndMetadata]:
+        """The group's committed offsets; with_metadata: each as Java's OffsetAndMetadata (with its
+        metadata and the leader epoch the committing consumer saw, -1 if none)."""
         response = self._call(self._group_coordinator(group_id), ApiKey.OFFSET_FETCH,
                               {"group_id": group_id, "topics": None, "require_stable": False}, max_version=7)
         if response.get("error_code", 0) != Errors.NONE:
             raise KafkaError(response.error_code, f"fetching offsets of group {group_id!r}")
-        return {TopicPartition(t.name, p.partition_index): p.committed_offset
+        return {TopicPartition(t.name, p.partition_index):
+                OffsetAndMetadata(p.committed_offset, p.metadata or "", p.get("committed_leader_epoch", -1))
+                if with_metadata else p.committed_offset
                 for t in response.topics for p in t.partitions if p.committed_offset >= 0}
 
     def alter_consumer_group_offsets(self, group_id: str, offsets: Mapping[TopicPartition, OffsetAndMetadata],
