@@ -48,7 +48,7 @@ from kafka.clients.errors import ConfigError, KafkaError
 from kafka.security.scram_credential_parser import iterations_of, parse_scram_entries
 from kafka.security.scram_formatter import ScramFormatter, secret_salt
 from kafka.security.scram_mechanism import MECHANISM_NAMES, ScramMechanism
-from kafka.tools.command_line_utils import load_props, run
+from kafka.tools.command_line_utils import java_hash_map_order, load_props, run
 
 TOPICS, CLIENTS, USERS, BROKERS = "topics", "clients", "users", "brokers"
 QUOTA_ENTITY_TYPES = {USERS: "user", CLIENTS: "client-id"}
@@ -310,8 +310,8 @@ def describe_resource_config(admin: AdminClient, entity_type: str, name: str | N
     broker and then the cluster-wide broker defaults."""
     if name is not None:
         names = [name]
-    elif entity_type == TOPICS:
-        names = sorted(admin.list_topics(include_internal=True))
+    elif entity_type == TOPICS:  # listTopics' names: a Java HashMap's keys, in its order
+        names = java_hash_map_order(sorted(admin.list_topics(include_internal=True)))
     else:
         names = [str(node.node_id) for node in admin.describe_cluster()[2]] + [""]
     for entity in names:

@@ -159,6 +159,8 @@ CASES = {
     "configs-broker": (CONFIGS, "--entity-type", "brokers", "--entity-name", "1", "--describe"),
     "configs-broker-all": (CONFIGS, "--entity-type", "brokers", "--entity-name", "1", "--describe", "--all"),
     "configs-broker-default": (CONFIGS, "--entity-type", "brokers", "--entity-default", "--describe"),
+    "configs-every-topic": (CONFIGS, "--entity-type", "topics", "--describe"),
+    "configs-every-broker": (CONFIGS, "--entity-type", "brokers", "--describe"),
     "offsets-latest": (GET_OFFSETS, "--topic", "keyed"),
     "offsets-earliest": (GET_OFFSETS, "--topic", "keyed", "--partitions", "0,2", "--time", "earliest"),
     "offsets-regex": (GET_OFFSETS, "--topic", "k.*|o.*"),
