@@ -1,9 +1,12 @@
 """kafka-consumer-groups: list, describe, reset and delete consumer groups (Kafka's
-kafka.admin.ConsumerGroupCommand, ``bin/kafka-consumer-groups.sh``), on the AdminClient.
+org.apache.kafka.tools.consumer.group.ConsumerGroupCommand, ``bin/kafka-consumer-groups.sh``), on the
+AdminClient. The tables are printed as Kafka's printf formats print them (columns at least 15 wide),
+so the two tools' output is the same line for line (tests/jvm/test_tools_side_by_side.py).
 
     kafka-consumer-groups --bootstrap-server 127.0.0.1:9092 --list
     kafka-consumer-groups --bootstrap-server 127.0.0.1:9092 --list [--type] [--state]
-    kafka-consumer-groups --bootstrap-server 127.0.0.1:9092 --describe --group G [--members|--state] [--verbose]
+    kafka-consumer-groups --bootstrap-server 127.0.0.1:9092 --describe --group G [--group G2] \\
+        [--members|--state] [--verbose]
     kafka-consumer-groups --bootstrap-server 127.0.0.1:9092 --reset-offsets --group G --topic T \\
         --to-earliest|--to-latest|--to-offset N [--execute]
     kafka-consumer-groups --bootstrap-server 127.0.0.1:9092 --delete --group G
