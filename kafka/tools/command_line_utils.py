@@ -74,9 +74,10 @@ def java_hash_map_order(keys: list[str], initial_capacity: int | None = None) ->
         buckets *= 2
 
     def bucket(key: str) -> int:
+        utf16 = key.encode("utf-16-be")
         h = 0
-        for unit in key.encode("utf-16-be").hex(" ", 2).split():  # String.hashCode over UTF-16 code units
-            h = (31 * h + int(unit, 16)) & 0xFFFFFFFF
-        return (h ^ (h >> 16)) & (buckets - 1)
+        for i in range(0, len(utf16), 2):  # String.hashCode: h = 31 * h + c over the UTF-16 code units
+            h = (31 * h + int.from_bytes(utf16[i:i + 2], "big")) & 0xFFFFFFFF
+        return (h ^ (h >> 16)) & (buckets - 1)  # HashMap.hash spreads the high bits into the index
 
     return sorted(keys, key=bucket)  # a stable sort: insertion order within a bucket
