@@ -52,10 +52,21 @@ def broker_synonyms(name: str) -> list[str]:
     return next((group for group in _BROKER_SYNONYMS if name in group), [name])
 
 
+# Broker keys parsed into more than ConfigDef's types here (endpoints, maps, sets), with the type Kafka
+# declares for them (SocketServerConfigs, QuorumConfig, KRaftConfigs, ReplicationConfigs).
+_DECLARED_TYPES = {"listeners": "STRING", "listener.security.protocol.map": "STRING",
+                   "max.connections.per.ip.overrides": "STRING", "security.inter.broker.protocol": "STRING",
+                   "controller.quorum.voters": "LIST", "controller.quorum.bootstrap.servers": "LIST",
+                   "process.roles": "LIST"}
+
+
 def broker_config_type(name: str) -> int:
-    """A broker key's ConfigType: its topic config's, when it is one's default; else by how it is parsed."""
+    """A broker key's ConfigType: its topic config's, when it is one's default; else by how it is parsed.
+    UNKNOWN (0) for keys Kafka's KafkaConfig does not define either (super.users, metrics.listener)."""
     if name in _TOPIC_KEY_OF:
         return CONFIG_TYPES[TOPIC_CONFIGS[_TOPIC_KEY_OF[name]].kind]
+    if name in _DECLARED_TYPES:
+        return CONFIG_TYPES[_DECLARED_TYPES[name]]
     kind = CONFIG_KEYS[name].parse.__name__  # ConfigDef's INT, BOOLEAN, STRING, LIST (config_def.py), or float
     return CONFIG_TYPES.get("DOUBLE" if kind == "float" else kind, 0)
 
@@ -166,9 +177,7 @@ class ConfigHelper:
             return []
         described = []
         for key, value in sorted(self.config.values.items()):
-            text = None if value is None else ",".join(map(str, value)) if isinstance(value, list) else str(value)
-            if isinstance(value, bool):
-                text = "true" if value else "false"
+            text = self._broker_value_text(key, value)
             synonyms = self.config_synonyms(key)
             source = synonyms[0][2] if synonyms else DEFAULT_CONFIG
             if is_sensitive(key):
@@ -178,6 +187,18 @@ class ConfigHelper:
                                              documentation=CONFIG_KEYS[key].doc, sensitive=is_sensitive(key),
                                              config_type=broker_config_type(key)))
         return described
+
+    def _broker_value_text(self, key: str, value) -> str | None:
+        """A broker config's value as Kafka's ConfigDef.convertToString writes it. Values parsed into
+        more than a string, a number or a list of those (listeners' endpoints, a map, a set, the metrics
+        listener's address) show the text they were parsed from: server.properties', else the default."""
+        if value is None or isinstance(value, bool):
+            return None if value is None else "true" if value else "false"
+        if isinstance(value, (str, int, float)):
+            return str(value)
+        if isinstance(value, list) and all(isinstance(item, (str, int)) for item in value):
+            return ",".join(map(str, value))
+        return self.config.originals.get(key, CONFIG_KEYS[key].default)
 
     # ------------------------------------------------------------------------------ alter
 

@@ -1,6 +1,6 @@
-"""kafka-configs: describe and alter client quotas and topic configs (Kafka's kafka.admin.ConfigCommand,
-``bin/kafka-configs.sh``), on AlterClientQuotas/DescribeClientQuotas and
-IncrementalAlterConfigs/DescribeConfigs.
+"""kafka-configs: describe and alter client quotas and topic configs, describe broker configs (Kafka's
+org.apache.kafka.tools.ConfigCommand, ``bin/kafka-configs.sh``), on AlterClientQuotas/DescribeClientQuotas
+and IncrementalAlterConfigs/DescribeConfigs.
 
     kafka-configs --bootstrap-server 127.0.0.1:9092 --alter --entity-type clients --entity-name noisy \\
         --add-config producer_byte_rate=1048576
@@ -11,7 +11,8 @@ IncrementalAlterConfigs/DescribeConfigs.
     kafka-configs --bootstrap-server 127.0.0.1:9092 --describe --entity-type clients [--entity-name noisy]
     kafka-configs --bootstrap-server 127.0.0.1:9092 --alter --entity-type topics --entity-name T \\
         --add-config retention.ms=60000
-    kafka-configs --bootstrap-server 127.0.0.1:9092 --describe --entity-type topics --entity-name T
+    kafka-configs --bootstrap-server 127.0.0.1:9092 --describe --entity-type topics --entity-name T [--all]
+    kafka-configs --bootstrap-server 127.0.0.1:9092 --describe --entity-type brokers --entity-name 1 [--all]
     kafka-configs --bootstrap-server 127.0.0.1:9092 --alter --entity-type users --entity-name alice \
         --add-config 'SCRAM-SHA-512=[iterations=8192,password=alice-secret]'
     kafka-configs --bootstrap-server 127.0.0.1:9092 --alter --entity-type users --entity-name alice \
@@ -25,12 +26,14 @@ Prints what Kafka prints:
     Quota configs for user-principal 'ANONYMOUS', the default client-id are consumer_byte_rate=1024.0
     Dynamic configs for topic T are:
       retention.ms=60000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=60000}
+    All configs for broker 1 are:
+      advertised.listeners=PLAINTEXT://127.0.0.1:9092 sensitive=false synonyms={STATIC_BROKER_CONFIG:...
     SCRAM credential configs for user-principal 'alice' are SCRAM-SHA-512=iterations=8192
 
 A SCRAM password is salted here (random salt, PBKDF2) and only the salt and salted password are sent
 (AlterUserScramCredentials). Without authentication every client's user is ANONYMOUS. Broker configs
-are static here (set in server.properties), so --entity-type brokers is refused; IP quotas' tool is
-not built either.
+are static here (set in server.properties): --describe shows them (none is dynamic, so only --all
+lists any), --alter of brokers is refused. IP quotas' tool is not built.
 """
 
 from __future__ import annotations
@@ -40,19 +43,23 @@ import re
 import sys
 from decimal import Decimal
 
-from kafka.clients.admin import DELETE, SET, TOPIC_RESOURCE, AdminClient
+from kafka.clients.admin import BROKER_RESOURCE, DELETE, SET, TOPIC_RESOURCE, AdminClient
 from kafka.clients.errors import ConfigError, KafkaError
 from kafka.security.scram_credential_parser import iterations_of, parse_scram_entries
 from kafka.security.scram_formatter import ScramFormatter, secret_salt
 from kafka.security.scram_mechanism import MECHANISM_NAMES, ScramMechanism
-from kafka.tools.command_line_utils import load_props, run
+from kafka.tools.command_line_utils import java_hash_map_order, load_props, run
 
 TOPICS, CLIENTS, USERS, BROKERS = "topics", "clients", "users", "brokers"
 QUOTA_ENTITY_TYPES = {USERS: "user", CLIENTS: "client-id"}
 QUOTA_KEYS = ("consumer_byte_rate", "controller_mutation_rate", "producer_byte_rate", "request_percentage")
 DESCRIBE_TYPE_LABELS = (("user", "user-principal"), ("client-id", "client-id"), ("ip", "ip"))
 MATCH_EXACT, MATCH_DEFAULT, MATCH_SPECIFIED = 0, 1, 2
-DYNAMIC_TOPIC_CONFIG = 1
+# DescribeConfigsResponse.ConfigSource by its id, named as Java's ConfigEntry.ConfigSource prints it
+CONFIG_SOURCES = ("UNKNOWN", "DYNAMIC_TOPIC_CONFIG", "DYNAMIC_BROKER_CONFIG", "DYNAMIC_DEFAULT_BROKER_CONFIG",
+                  "STATIC_BROKER_CONFIG", "DEFAULT_CONFIG", "DYNAMIC_BROKER_LOGGER_CONFIG",
+                  "DYNAMIC_CLIENT_METRICS_CONFIG", "DYNAMIC_GROUP_CONFIG")
+DYNAMIC_TOPIC_CONFIG, DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG = 1, 2, 3
 # Split `k1=v1,k2=[a,b],k3=v3` on the commas outside square brackets, as Kafka does.
 _OUTSIDE_BRACKETS = r"(?=[^\]]*(?:\[|$))"
 
@@ -65,19 +72,22 @@ def build_parser() -> argparse.ArgumentParser:
     action = p.add_mutually_exclusive_group(required=True)
     action.add_argument("--alter", action="store_true", help="alter the configuration for the entity")
     action.add_argument("--describe", action="store_true", help="list configs for the given entity")
-    p.add_argument("--entity-type", action="append", default=[], help="topics, clients or users (repeatable: "
-                                                                      "users and clients together)")
+    p.add_argument("--entity-type", action="append", default=[], help="topics, brokers, clients or users "
+                                                                      "(repeatable: users and clients together)")
     # --entity-name and --entity-default share one list, so each pairs with the --entity-type at its position
     p.add_argument("--entity-name", dest="entity_names", action="append", default=[], help="the entity's name")
     p.add_argument("--entity-default", dest="entity_names", action="append_const", const="",
-                   help="the default entity of the type (clients and users)")
+                   help="the default entity of the type (brokers, clients and users)")
+    p.add_argument("--all", action="store_true", help="with --describe of topics or brokers: every config, "
+                                                      "not only the dynamic ones")
     p.add_argument("--add-config", help="k1=v1,k2=[v1,v2],k3=v3")
     p.add_argument("--delete-config", action="append", default=[], help="k1,k2")
-    for flag, entity_type in (("--topic", TOPICS), ("--client", CLIENTS), ("--user", USERS)):
+    for flag, entity_type in (("--topic", TOPICS), ("--client", CLIENTS), ("--user", USERS), ("--broker", BROKERS)):
         p.add_argument(flag, dest="flag_" + entity_type, help=f"shorthand for --entity-type {entity_type} "
                                                               "--entity-name ...")
     p.add_argument("--client-defaults", action="store_true", help="--entity-type clients --entity-default")
     p.add_argument("--user-defaults", action="store_true", help="--entity-type users --entity-default")
+    p.add_argument("--broker-defaults", action="store_true", help="--entity-type brokers --entity-default")
     return p
 
 
@@ -92,11 +102,10 @@ def _main(argv) -> int:
     deletes = [key.strip() for item in args.delete_config for key in item.split(",") if key.strip()]
     _check_args(args, entity_types, entity_names, adds, deletes)
     with AdminClient({"bootstrap.servers": args.bootstrap_server, **load_props(args.command_config)}) as admin:
-        if entity_types[0] == TOPICS:
-            if args.alter:
-                alter_topic_config(admin, entity_names[0], adds, deletes)
-            else:
-                describe_topic_configs(admin, entity_names[0] if entity_names else None)
+        if entity_types[0] == TOPICS and args.alter:
+            alter_topic_config(admin, entity_names[0], adds, deletes)
+        elif entity_types[0] in (TOPICS, BROKERS):
+            describe_resource_config(admin, entity_types[0], entity_names[0] if entity_names else None, args.all)
         elif args.alter:
             scram_adds = {k: v for k, v in adds.items() if k in MECHANISM_NAMES}
             scram_deletes = [k for k in deletes if k in MECHANISM_NAMES]
@@ -121,12 +130,13 @@ def _main(argv) -> int:
 
 def _entities(args) -> tuple[list[str], list[str]]:
     types, names = list(args.entity_type), list(args.entity_names)
-    for entity_type in (TOPICS, CLIENTS, USERS):
+    for entity_type in (TOPICS, CLIENTS, USERS, BROKERS):
         name = getattr(args, "flag_" + entity_type)
         if name is not None:
             types.append(entity_type)
             names.append(name)
-    for flag, entity_type in ((args.client_defaults, CLIENTS), (args.user_defaults, USERS)):
+    for flag, entity_type in ((args.client_defaults, CLIENTS), (args.user_defaults, USERS),
+                              (args.broker_defaults, BROKERS)):
         if flag:
             types.append(entity_type)
             names.append("")
@@ -140,11 +150,15 @@ def _check_args(args, types: list[str], names: list[str], adds: dict[str, str], 
     if len(types) != len(set(types)):
         raise ConfigError(f"Duplicate entity type(s) specified: {','.join(t for t in set(types) if types.count(t) > 1)}")
     for entity_type in types:
-        if entity_type == BROKERS:
+        if entity_type == BROKERS and args.alter:
             raise ConfigError("broker configs are static on this broker: set them in server.properties")
-        if entity_type not in (TOPICS, CLIENTS, USERS):
+        if entity_type not in (TOPICS, CLIENTS, USERS, BROKERS):
             raise ConfigError(f"Invalid entity type {entity_type}, the entity type must be one of "
-                              f"{TOPICS}, {CLIENTS}, {USERS} with a --bootstrap-server argument")
+                              f"{TOPICS}, {BROKERS}, {CLIENTS}, {USERS} with a --bootstrap-server argument")
+    if args.all and not (args.describe and types[0] in (TOPICS, BROKERS)):
+        raise ConfigError("--all goes with --describe of topics or brokers")
+    if types[0] == BROKERS and any(name and not name.isdigit() for name in names):
+        raise ConfigError(f"The entity name for {BROKERS} must be a valid integer broker id, found: {names[0]}")
     if len(types) > 1 and set(types) != {USERS, CLIENTS}:
         raise ConfigError(f"Only '{USERS}' and '{CLIENTS}' entity types may be specified together")
     if len(names) > len(types):
@@ -290,18 +304,36 @@ def alter_topic_config(admin: AdminClient, topic: str, adds: dict[str, str], del
     admin.incremental_alter_configs(TOPIC_RESOURCE, topic, ops)
 
 
-def describe_topic_configs(admin: AdminClient, topic: str | None) -> None:
-    for name in [topic] if topic else sorted(admin.list_topics(include_internal=True)):
-        if topic and name not in admin.list_topics(include_internal=True):
-            print(f"The topic '{name}' doesn't exist and doesn't have dynamic config.")
+def describe_resource_config(admin: AdminClient, entity_type: str, name: str | None, describe_all: bool) -> None:
+    """Kafka's describeResourceConfig: the entity's dynamic configs (all of them with --all), sorted by
+    name, each with its synonyms, the most specific first. Without a name: every topic, or every
+    broker and then the cluster-wide broker defaults."""
+    if name is not None:
+        names = [name]
+    elif entity_type == TOPICS:  # listTopics' names: a Java HashMap's keys, in its order
+        names = java_hash_map_order(sorted(admin.list_topics(include_internal=True)))
+    else:
+        names = [str(node.node_id) for node in admin.describe_cluster()[2]] + [""]
+    for entity in names:
+        if entity_type == TOPICS and name and entity not in admin.list_topics(include_internal=True):
+            print(f"The topic '{entity}' doesn't exist and doesn't have dynamic config.")
             return
-        print(f"Dynamic configs for topic {name} are:")
-        for key, entry in sorted(admin.describe_configs(TOPIC_RESOURCE, name).items()):
-            if entry.source == DYNAMIC_TOPIC_CONFIG:
-                sensitive = "true" if entry.sensitive else "false"
-                print(f"  {key}={entry.value} sensitive={sensitive} "
-                      f"synonyms={{DYNAMIC_TOPIC_CONFIG:{key}={entry.value}}}")
+        if entity == "":
+            print(f"Default configs for {entity_type} in the cluster are:")
+        else:
+            print(f"{'All' if describe_all else 'Dynamic'} configs for {entity_type[:-1]} {entity} are:")
+        resource = TOPIC_RESOURCE if entity_type == TOPICS else BROKER_RESOURCE
+        dynamic = DYNAMIC_TOPIC_CONFIG if entity_type == TOPICS else \
+            DYNAMIC_DEFAULT_BROKER_CONFIG if entity == "" else DYNAMIC_BROKER_CONFIG
+        for key, entry in sorted(admin.describe_configs(resource, entity, include_synonyms=True).items()):
+            if describe_all or entry.source == dynamic:
+                synonyms = ", ".join(f"{CONFIG_SOURCES[source]}:{n}={_java(v)}" for n, v, source in entry.synonyms)
+                print(f"  {key}={_java(entry.value)} sensitive={_java(entry.sensitive)} synonyms={{{synonyms}}}")
 
+
+def _java(value) -> str:
+    """A value as Java's string concatenation writes it: null, true, false."""
+    return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,9 +1,12 @@
 """kafka-consumer-groups: list, describe, reset and delete consumer groups (Kafka's
-kafka.admin.ConsumerGroupCommand, ``bin/kafka-consumer-groups.sh``), on the AdminClient.
+org.apache.kafka.tools.consumer.group.ConsumerGroupCommand, ``bin/kafka-consumer-groups.sh``), on the
+AdminClient. The tables are printed as Kafka's printf formats print them (columns at least 15 wide),
+so the two tools' output is the same line for line (tests/jvm/test_tools_side_by_side.py).
 
     kafka-consumer-groups --bootstrap-server 127.0.0.1:9092 --list
     kafka-consumer-groups --bootstrap-server 127.0.0.1:9092 --list [--type] [--state]
-    kafka-consumer-groups --bootstrap-server 127.0.0.1:9092 --describe --group G [--members|--state] [--verbose]
+    kafka-consumer-groups --bootstrap-server 127.0.0.1:9092 --describe --group G [--group G2] \\
+        [--members|--state] [--verbose]
     kafka-consumer-groups --bootstrap-server 127.0.0.1:9092 --reset-offsets --group G --topic T \\
         --to-earliest|--to-latest|--to-offset N [--execute]
     kafka-consumer-groups --bootstrap-server 127.0.0.1:9092 --delete --group G
@@ -44,9 +47,9 @@ def describe_group(admin: AdminClient, group_id: str):
         raise CommandError(f"cannot describe group '{group_id}': {e.error.name}") from e
 
 
-def committed_offsets(admin: AdminClient, group_id: str) -> dict[TopicPartition, int]:
+def committed_offsets(admin: AdminClient, group_id: str) -> dict[TopicPartition, OffsetAndMetadata]:
     try:
-        return admin.list_consumer_group_offsets(group_id)
+        return admin.list_consumer_group_offsets(group_id, with_metadata=True)
     except KafkaError as e:
         raise CommandError(f"cannot fetch offsets of group '{group_id}': {e.error.name}") from e
 
@@ -72,14 +75,19 @@ def log_offsets(admin: AdminClient, partitions: list[TopicPartition], spec: str)
     return {tp: offset for tp, (offset, _) in offsets.items()}
 
 
-def print_table(header: list[str], rows: list[list], widths: list[int] | None = None) -> None:
-    widths = widths or [max(len(str(c)) for c in column) for column in zip(header, *rows, strict=True)]
-    print()
-    for row in [header, *rows]:
-        print(" ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+def left(value, width: int) -> str:
+    """Java's %-<width>s: the value, padded with spaces to at least width characters."""
+    return str(value).ljust(width)
 
 
-def describe(admin: AdminClient, group_id: str) -> None:
+def no_active_members(group_id: str) -> None:
+    """Kafka's shouldPrintMemberState prints this on standard error, before the (empty) table."""
+    print(f"\nConsumer group '{group_id}' has no active members.", file=sys.stderr)
+
+
+def describe(admin: AdminClient, group_id: str, verbose: bool) -> None:
+    """Kafka's printOffsets: columns at least 15 wide (PARTITION 10), wider for longer names; with
+    --verbose, the leader epoch each committed offset was read at ("-" if the consumer sent none)."""
     group = describe_group(admin, group_id)
     if group.state == "Dead":
         raise CommandError(f"Consumer group '{group_id}' does not exist.")
@@ -88,76 +96,98 @@ def describe(admin: AdminClient, group_id: str) -> None:
     partitions = sorted(set(committed) | set(owners))
     log_end = log_offsets(admin, partitions, "latest")
     if not group.members:
-        print(f"\nConsumer group '{group_id}' has no active members.")
+        no_active_members(group_id)
     rows = []
     for tp in partitions:
         member = owners.get(tp)
-        current, end = committed.get(tp), log_end.get(tp)
+        offset, end = committed.get(tp), log_end.get(tp)
+        current = offset.offset if offset is not None else None
+        epoch = offset.leader_epoch if offset is not None and offset.leader_epoch >= 0 else "-"
         lag = end - current if current is not None and end is not None else "-"
-        rows.append([group_id, tp.topic, tp.partition, "-" if current is None else current,
+        rows.append([group_id, tp.topic, tp.partition, epoch, "-" if current is None else current,
                      "-" if end is None else end, lag, member.member_id if member else "-",
                      member.host if member else "-", member.client_id if member else "-"])
     for member in group.members:  # members that own nothing still show up, as in Kafka
         if not member.assignment:
-            rows.append([group_id, "-", "-", "-", "-", "-", member.member_id, member.host, member.client_id])
-    print_table(["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID",
-                 "HOST", "CLIENT-ID"], rows)
+            rows.append([group_id, "-", "-", "-", "-", "-", "-", member.member_id, member.host, member.client_id])
+    if not rows:
+        return
+    g, t, c, h = (max([15] + [len(str(r[i])) for r in rows]) for i in (0, 1, 7, 8))
+    print()
+    for r in [["GROUP", "TOPIC", "PARTITION", "LEADER-EPOCH", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG",
+               "CONSUMER-ID", "HOST", "CLIENT-ID"], *rows]:
+        epoch = f"{left(r[3], 15)} " if verbose else ""
+        print(f"{left(r[0], g)} {left(r[1], t)} {left(r[2], 10)} {epoch}{left(r[4], 15)} {left(r[5], 15)} "
+              f"{left(r[6], 15)} {left(r[7], c)} {left(r[8], h)} {r[9]}")
 
 
 def assignment_text(partitions) -> str:
-    """Kafka's ASSIGNMENT column: topic:(p,p), ... or "-"."""
+    """Kafka's getAssignmentString: topic:p,p;topic:p (topics sorted), or "-"."""
     if not partitions:
         return "-"
     by_topic: dict[str, list[int]] = {}
     for tp in partitions:
         by_topic.setdefault(tp.topic, []).append(tp.partition)
-    return ", ".join(f"{t}:({','.join(str(p) for p in sorted(ps))})" for t, ps in sorted(by_topic.items()))
+    return ";".join(sorted(f"{t}:{','.join(str(p) for p in sorted(ps))}" for t, ps in by_topic.items()))
 
 
 def describe_members(admin: AdminClient, group_id: str, verbose: bool) -> None:
+    """Kafka's printMembers: GROUP-INSTANCE-ID when a member is static (KIP-345); with --verbose, each
+    member's epoch and assignment, and the target ones (KIP-1099; "-" where a classic group has none)."""
     group = describe_group(admin, group_id)
     if group.state == "Dead":
         raise CommandError(f"Consumer group '{group_id}' does not exist.")
     if not group.members:
-        print(f"\nConsumer group '{group_id}' has no active members.")
-    header = ["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS"]
-    consumer = group.type == "Consumer"
-    if verbose:
-        header += ["CURRENT-EPOCH", "CURRENT-ASSIGNMENT", "TARGET-EPOCH", "TARGET-ASSIGNMENT"] if consumer \
-            else ["ASSIGNMENT"]
+        no_active_members(group_id)
     rows = []
     for m in group.members:
-        row = [group_id, m.member_id, m.host, m.client_id, len(m.assignment)]
-        if verbose and consumer:
-            row += [m.member_epoch, assignment_text(m.assignment), group.target_assignment_epoch,
-                    assignment_text(m.target_assignment)]
-        elif verbose:
-            row.append(assignment_text(m.assignment))
-        rows.append(row)
-    print_table(header, rows)
+        target_epoch = group.target_assignment_epoch if group.type == "Consumer" else None
+        rows.append([group_id, m.member_id, m.group_instance_id or "", m.host, m.client_id, len(m.assignment),
+                     "-" if m.member_epoch is None else m.member_epoch, assignment_text(m.assignment),
+                     "-" if target_epoch is None else target_epoch, assignment_text(m.target_assignment)])
+    header = ["GROUP", "CONSUMER-ID", "GROUP-INSTANCE-ID", "HOST", "CLIENT-ID", "#PARTITIONS", "CURRENT-EPOCH",
+              "CURRENT-ASSIGNMENT", "TARGET-EPOCH", "TARGET-ASSIGNMENT"]
+    static = any(r[2] for r in rows)
+    g, c, h, cl = (max([15] + [len(str(r[i])) for r in rows]) for i in (0, 1, 3, 4))
+    instance = max([17] + [len(r[2]) for r in rows])
+    current, target = (max([20] + [len(r[i]) for r in rows]) for i in (7, 9))
+    print()
+    for r in [header, *rows]:
+        line = f"{left(r[0], g)} {left(r[1], c)} " + (f"{left(r[2], instance)} " if static else "") + \
+            f"{left(r[3], h)} {left(r[4], cl)} {left(r[5], 15)} "
+        if verbose:
+            line += f"{left(r[6], 15)} {left(r[7], current)} {left(r[8], 15)} {left(r[9], target)}"
+        print(line)
 
 
 def describe_state(admin: AdminClient, group_id: str, verbose: bool) -> None:
+    """Kafka's printStates: GROUP-EPOCH and TARGET-ASSIGNMENT-EPOCH with --verbose ("-" for a classic group)."""
     group = describe_group(admin, group_id)
     node = group.coordinator
     coordinator = f"{node.host}:{node.port}  ({node.node_id})" if node is not None else "-"
+    g, c = max(15, len(group_id)), max(25, len(coordinator))
+    row = [group_id, coordinator, group.assignor or "-", group.state]
     header = ["GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE"]
-    row = [group_id, coordinator, group.assignor or "", group.state]
-    if verbose and group.type == "Consumer":
-        header += ["GROUP-EPOCH", "TARGET-ASSIGNMENT-EPOCH"]
-        row += [group.group_epoch, group.target_assignment_epoch]
-    print_table(header + ["#MEMBERS"], [row + [len(group.members)]])
+    print()
+    for r in (header + ["GROUP-EPOCH", "TARGET-ASSIGNMENT-EPOCH", "#MEMBERS"],
+              row + ["-" if group.group_epoch is None else group.group_epoch,
+                     "-" if group.target_assignment_epoch is None else group.target_assignment_epoch,
+                     len(group.members)]):
+        epochs = f"{left(r[4], 15)} {left(r[5], 25)} " if verbose else ""
+        print(f"{left(r[0], g)} {left(r[1], c)} {left(r[2], 20)} {left(r[3], 20)} {epochs}{r[6]}")
 
 
 def list_groups(admin: AdminClient, show_type: bool, show_state: bool) -> None:
+    """Kafka's printGroupInfo: the GROUP column 10 wider than the longest id (at least 15)."""
     groups = admin.list_groups()
     if not (show_type or show_state):
         for group_id, _, _ in groups:
             print(group_id)
         return
-    header = ["GROUP"] + (["TYPE"] if show_type else []) + (["STATE"] if show_state else [])
-    rows = [[g] + ([t or "Unknown"] if show_type else []) + ([s] if show_state else []) for g, s, t in groups]
-    print_table(header, rows)
+    width = max((max(15, len(g)) for g, _, _ in groups), default=15) + 10
+    for g, s, t in [("GROUP", "STATE", "TYPE"), *groups]:
+        print(left(g, width) + (f" {left(t or 'Unknown', 20)}" if show_type else "")
+              + (f" {left(s, 20)}" if show_state else ""))
 
 
 def reset_offsets(admin: AdminClient, args) -> None:
@@ -176,8 +206,17 @@ def reset_offsets(admin: AdminClient, args) -> None:
         target = {tp: min(max(args.to_offset, earliest[tp]), latest[tp]) for tp in partitions}
     if args.execute:
         commit_offsets(admin, args.group, target)
-    print_table(["GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"],
-                [[args.group, tp.topic, tp.partition, target[tp]] for tp in partitions], [30, 30, 10, 15])
+    print_offsets_to_reset(args.group, {tp: target[tp] for tp in partitions})
+
+
+def print_offsets_to_reset(group_id: str, offsets: dict[TopicPartition, int]) -> None:
+    """Kafka's GroupOffsetsResetter.printOffsetsToReset: GROUP and TOPIC at least 15 wide."""
+    g, t = max(15, len(group_id)), max([15] + [len(tp.topic) for tp in offsets])
+    if offsets:
+        print(f"\n{left('GROUP', g)} {left('TOPIC', t)} {left('PARTITION', 10)} NEW-OFFSET", end="")
+    for tp, offset in offsets.items():
+        print(f"\n{left(group_id, g)} {left(tp.topic, t)} {left(tp.partition, 10)} {offset}", end="")
+    print()
 
 
 def commit_offsets(admin: AdminClient, group_id: str, offsets: dict[TopicPartition, int]) -> None:
@@ -217,7 +256,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="with --describe: the group's state and coordinator; with --list: each group's state")
     parser.add_argument("--offsets", action="store_true", help="with --describe: offsets and lag (the default)")
     parser.add_argument("--type", action="store_true", help="with --list: each group's type (Classic, Consumer)")
-    parser.add_argument("--verbose", action="store_true", help="with --members or --state: more columns")
+    parser.add_argument("--verbose", action="store_true", help="with --describe: more columns (leader epochs, "
+                                                               "member and target assignments, group epochs)")
     parser.add_argument("--topic", action="append", help="topic whose offsets to reset (repeatable)")
     parser.add_argument("--all-topics", action="store_true", help="reset offsets of every topic")
     targets = parser.add_mutually_exclusive_group()
@@ -260,13 +300,13 @@ def run(admin: AdminClient, args: argparse.Namespace) -> None:
     if args.list:
         list_groups(admin, args.type, args.state)
     elif args.describe:
-        for group_id in args.group:
+        for group_id in sorted(set(args.group)):  # Kafka's describeGroups collects them in a TreeMap
             if args.members:
                 describe_members(admin, group_id, args.verbose)
             elif args.state:
                 describe_state(admin, group_id, args.verbose)
             else:
-                describe(admin, group_id)
+                describe(admin, group_id, args.verbose)
     elif args.reset_offsets:
         args.group = args.group[0]
         reset_offsets(admin, args)

@@ -33,8 +33,10 @@ from kafka.clients.admin.descriptions import QuorumInfo, ReplicaState
 from kafka.raft.voter_set import directory_id_from_string
 from kafka.server.kafka_config import KafkaConfig
 from kafka.server.meta_properties import read_meta_properties
-from kafka.tools.command_line_utils import load_props, run
+from kafka.tools.command_line_utils import load_props, pretty_table, run
 from kafka.utils.time import SYSTEM
+
+ZERO_UUID = "AAAAAAAAAAAAAAAAAAAAAA"  # Uuid.ZERO_UUID: a voter without a directory id (a static quorum)
 
 _CLIENT_KEY_PREFIXES = ("security.", "ssl.", "sasl.")  # what an admin client takes from a server's properties
 
@@ -156,10 +158,10 @@ def leader_end_offset(quorum: QuorumInfo) -> int:
 def replica_states(quorum: QuorumInfo, replicas: list[ReplicaState]) -> str:
     """Kafka 4's form: [{"id": 1, "directoryId": "...", "endpoints": ["CONTROLLER://host:port"]}, ...]."""
     def one(r: ReplicaState) -> str:
-        directory = "null" if r.replica_directory_id is None else f'"{r.replica_directory_id}"'
+        directory = "" if r.replica_directory_id in (None, ZERO_UUID) else f', "directoryId": "{r.replica_directory_id}"'
         endpoints = quorum.nodes.get(r.replica_id) or []
         shown = f', "endpoints": [{", ".join(f"{chr(34)}{e}{chr(34)}" for e in endpoints)}]' if endpoints else ""
-        return f'{{"id": {r.replica_id}, "directoryId": {directory}{shown}}}'
+        return f'{{"id": {r.replica_id}{directory}{shown}}}'
     return "[" + ", ".join(one(r) for r in replicas) + "]"
 
 
@@ -167,7 +169,7 @@ def replication(quorum: QuorumInfo, now: int, human_readable: bool) -> str:
     def when(ts: int) -> str:
         if not human_readable:
             return str(ts)
-        return "unknown" if ts < 0 else f"{now - ts} ms ago"
+        return "-1" if ts < 0 else f"{now - ts} ms ago"
 
     header = ["NodeId", "DirectoryId", "LogEndOffset", "Lag", "LastFetchTimestamp", "LastCaughtUpTimestamp", "Status"]
     rows = []
@@ -175,11 +177,10 @@ def replication(quorum: QuorumInfo, now: int, human_readable: bool) -> str:
                            ("Follower", [v for v in quorum.voters if v.replica_id != quorum.leader_id]),
                            ("Observer", quorum.observers)):
         for m in sorted(members, key=lambda m: m.replica_id):
-            rows.append([str(m.replica_id), m.replica_directory_id or "AAAAAAAAAAAAAAAAAAAAAA", str(m.log_end_offset), str(leader_end_offset(quorum) - m.log_end_offset),
+            rows.append([str(m.replica_id), m.replica_directory_id or ZERO_UUID, str(m.log_end_offset),
+                         str(leader_end_offset(quorum) - m.log_end_offset),
                          when(m.last_fetch_timestamp), when(m.last_caught_up_timestamp), state])
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-                     for row in [header, *rows])
+    return pretty_table(header, rows)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,9 @@ The files are Kafka's: topics.json is {"version": 1, "topics": [{"topic": "order
 --generate proposes a plan (Kafka's rack-unaware round robin, from the first broker, so the same
 input always gives the same plan) and changes nothing; --execute starts it (AlterPartitionReassignments)
 and prints the current assignment to keep for a rollback; the controller completes each partition
-once its new replicas have caught up and joined the ISR, which --verify and --list show.
+once its new replicas have caught up and joined the ISR, which --verify and --list show. Once no
+reassignment of the plan is left, --verify clears the replication throttles of every broker and of
+the plan's topics, as Kafka's does (unless --preserve-throttles).
 """
 
 from __future__ import annotations
@@ -21,11 +23,14 @@ import argparse
 import json
 import sys
 
-from kafka.clients.admin import AdminClient
-from kafka.tools.command_line_utils import load_props, run
+from kafka.clients.admin import BROKER_RESOURCE, DELETE, TOPIC_RESOURCE, AdminClient
+from kafka.tools.command_line_utils import java_hash_map_order, load_props, run
 from kafka.utils.topic_partition import TopicPartition
 
 ACTIONS = ("generate", "execute", "verify", "list", "cancel")
+BROKER_LEVEL_THROTTLES = ("leader.replication.throttled.rate", "follower.replication.throttled.rate",
+                          "replica.alter.log.dirs.io.max.bytes.per.second")
+TOPIC_LEVEL_THROTTLES = ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--topics-to-move-json-file", help="--generate: the topics whose partitions to move")
     p.add_argument("--broker-list", help="--generate: the brokers to move them to, e.g. 1,2,3")
     p.add_argument("--reassignment-json-file", help="--execute, --verify, --cancel: the plan")
+    p.add_argument("--preserve-throttles", action="store_true", help="--verify: leave the throttles as they are")
     return p
 
 
@@ -57,7 +63,7 @@ def _main(argv) -> int:
         if args.execute:
             return execute(admin, plan)
         if args.verify:
-            return verify(admin, plan)
+            return verify(admin, plan, args.preserve_throttles)
         return cancel(admin, plan)
 
 
@@ -97,7 +103,7 @@ def execute(admin: AdminClient, plan: dict[TopicPartition, list[int]]) -> int:
     return 0
 
 
-def verify(admin: AdminClient, plan: dict[TopicPartition, list[int]]) -> int:
+def verify(admin: AdminClient, plan: dict[TopicPartition, list[int]], preserve_throttles: bool = False) -> int:
     ongoing = admin.list_partition_reassignments(list(plan))
     current = current_assignment(admin, sorted({tp.topic for tp in plan}))
     print("Status of partition reassignment:")
@@ -109,7 +115,23 @@ def verify(admin: AdminClient, plan: dict[TopicPartition, list[int]]) -> int:
         else:
             print(f"There is no active reassignment of partition {tp}, but replica set is "
                   f"{','.join(map(str, current.get(tp, [])))} rather than {','.join(map(str, plan[tp]))}.")
+    print()  # Kafka's status of log directory moves: none are built here
+    if not ongoing and not preserve_throttles:
+        clear_all_throttles(admin, plan)
     return 0
+
+
+def clear_all_throttles(admin: AdminClient, plan: dict[TopicPartition, list[int]]) -> None:
+    """Kafka's clearAllThrottles: every broker's, and the plan's topics' (Java HashSets, printed in
+    their order: small broker ids ascending, topic names by hash)."""
+    brokers = sorted({node.node_id for node in admin.describe_cluster()[2]} | {b for r in plan.values() for b in r})
+    print(f"Clearing broker-level throttles on broker{'' if len(brokers) == 1 else 's'} {','.join(map(str, brokers))}")
+    for broker in brokers:
+        admin.incremental_alter_configs(BROKER_RESOURCE, str(broker), [(k, DELETE, None) for k in BROKER_LEVEL_THROTTLES])
+    topics = java_hash_map_order(list(dict.fromkeys(tp.topic for tp in plan)))
+    print(f"Clearing topic-level throttles on topic{'' if len(topics) == 1 else 's'} {','.join(topics)}")
+    for topic in topics:
+        admin.incremental_alter_configs(TOPIC_RESOURCE, topic, [(k, DELETE, None) for k in TOPIC_LEVEL_THROTTLES])
 
 
 def list_reassignments(admin: AdminClient) -> int:

@@ -1,9 +1,10 @@
-"""kafka-topics: create, list, describe, alter and delete topics (Kafka's kafka.admin.TopicCommand,
+"""kafka-topics: create, list, describe, alter and delete topics (Kafka's org.apache.kafka.tools.TopicCommand,
 ``bin/kafka-topics.sh``), on the AdminClient.
 
     kafka-topics --bootstrap-server 127.0.0.1:9092 --create --topic T --partitions 3 --config retention.ms=60000
     kafka-topics --bootstrap-server 127.0.0.1:9092 --list
     kafka-topics --bootstrap-server 127.0.0.1:9092 --describe [--topic T]
+        (Configs: every config not at Kafka's default, the topic's own and the broker's static ones)
     kafka-topics --bootstrap-server 127.0.0.1:9092 --describe --under-replicated-partitions
         (also --under-min-isr-partitions, --at-min-isr-partitions, --unavailable-partitions: only the
         partition lines that match, as Kafka prints them)
@@ -20,10 +21,10 @@ import sys
 from kafka.clients.admin import TOPIC_RESOURCE, AdminClient, NewTopic
 from kafka.clients.errors import KafkaError
 from kafka.protocol.errors import Errors
-from kafka.tools.command_line_utils import load_props, parse_key_values, run
+from kafka.tools.command_line_utils import java_hash_map_order, load_props, parse_key_values, run
 from kafka.utils.uuid import uuid_to_string
 
-DYNAMIC_TOPIC_CONFIG = 1
+DEFAULT_CONFIG = 5  # DescribeConfigsResponse.ConfigSource
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -96,13 +97,17 @@ def describe(admin: AdminClient, args) -> int:
     if args.topic and not names and not args.if_exists:
         raise KafkaError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{args.topic}' does not exist as expected")
     partition_filter = _partition_filter(admin, args)
-    for name, desc in sorted(admin.describe_topics(names).items()):
-        configs = _configs(admin, name)
+    described = admin.describe_topics(names)
+    # Kafka's TopicCommand prints the topics, and each one's configs, in the order of Java HashMaps.
+    for name in java_hash_map_order(sorted(described), initial_capacity=len(described)):
+        desc, configs = described[name], _configs(admin, name)
         if partition_filter is None:  # Kafka prints the topic's line only when no filter is given
             replication = len(desc.partitions[0].replicas) if desc.partitions else 0
-            dynamic = ",".join(f"{e.name}={e.value}" for e in configs.values() if e.source == DYNAMIC_TOPIC_CONFIG)
+            # Every config not at Kafka's default: the topic's own and those server.properties sets.
+            set_here = ",".join(f"{key}={configs[key].value}" for key in java_hash_map_order(list(configs))
+                                if configs[key].source != DEFAULT_CONFIG)
             print(f"Topic: {name}\tTopicId: {_topic_id(desc.topic_id)}\tPartitionCount: {len(desc.partitions)}\t"
-                  f"ReplicationFactor: {replication}\tConfigs: {dynamic}")
+                  f"ReplicationFactor: {replication}\tConfigs: {set_here}")
         min_isr = int(configs["min.insync.replicas"].value) if "min.insync.replicas" in configs else 1
         for p in desc.partitions:
             if partition_filter is not None and not partition_filter(p, min_isr):

@@ -25,20 +25,13 @@ import structlog
 
 from kafka.clients.admin import AdminClient
 from kafka.clients.errors import KafkaError
-from kafka.tools.command_line_utils import load_props
+from kafka.tools.command_line_utils import load_props, pretty_print_table
 from kafka.utils.logging import configure_logging
 from kafka.utils.topic_partition import TopicPartition
 
 
 class CommandError(Exception):
     """Printed on stderr with exit status 1, as Kafka's printErrorAndExit."""
-
-
-def pretty_print_table(headers: list[str], rows: list[list[str]]) -> None:
-    """Kafka's ToolsUtils.prettyPrintTable: every value left-aligned to its column's width, then a tab."""
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
-    for row in [headers, *rows]:
-        print("".join(value.ljust(width) + "\t" for value, width in zip(row, widths, strict=True)))
 
 
 def list_transactions(admin: AdminClient, args: argparse.Namespace) -> None:

@@ -141,3 +141,29 @@ def test_describe_configs_synonyms_follow_kafkas_rules(start_broker):
                                                                 ("log.retention.hours", "168", default)])
     assert describe(4, "1", "log.retention.ms") == (default, [])
     client.close()
+
+
+def test_describe_configs_of_the_broker_writes_values_as_kafka_does(broker):
+    """ConfigDef.convertToString: a value parsed into endpoints, a map or a set is shown as the text it
+    was parsed from (kafka-configs --describe --all printed Python's repr of them)."""
+    client = WireClient(broker.port)
+    response = client.request(ApiKey.DESCRIBE_CONFIGS, 4, {
+        "resources": [{"resource_type": 4, "resource_name": "1", "configuration_keys": None}],
+        "include_synonyms": False, "include_documentation": False})
+    values = {entry.name: entry.value for entry in response.results[0].configs}
+    client.close()
+    assert values["listeners"].startswith("PLAINTEXT://") and "EndPoint" not in values["listeners"]
+    assert values["listener.security.protocol.map"] == values["max.connections.per.ip.overrides"] == ""
+    assert values["super.users"] == "" and values["log.retention.hours"] == "168"
+    assert not [name for name, value in values.items() if value and value[0] in "{([" or "frozenset" in str(value)]
+
+
+def test_describe_configs_types_broker_keys_parsed_into_more_than_a_string():
+    """Kafka's declared ConfigDef types for keys parsed here into endpoints, maps or sets (checked
+    against Apache Kafka for process.roles and security.inter.broker.protocol); UNKNOWN for keys
+    Kafka's KafkaConfig does not define."""
+    from kafka.server.config_helper import CONFIG_TYPES, broker_config_type
+    assert broker_config_type("listeners") == CONFIG_TYPES["STRING"]
+    assert broker_config_type("process.roles") == broker_config_type("controller.quorum.voters") == CONFIG_TYPES["LIST"]
+    assert broker_config_type("log.retention.hours") == CONFIG_TYPES["INT"]
+    assert broker_config_type("metrics.listener") == broker_config_type("super.users") == 0

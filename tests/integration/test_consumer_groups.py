@@ -267,8 +267,8 @@ def test_aiokafka_group_consumer_and_kafka_consumer_groups_lag(start_broker, cap
     produce(broker.bootstrap, topic, 12, 3, start=30)  # 4 more per partition: the lag
     capsys.readouterr()
     assert consumer_groups.main(["--bootstrap-server", broker.bootstrap, "--describe", "--group", group]) == 0
-    out = capsys.readouterr().out
-    assert f"Consumer group '{group}' has no active members." in out
+    out, err = capsys.readouterr()
+    assert f"Consumer group '{group}' has no active members." in err  # on stderr, as Kafka's tool
     rows = [line.split() for line in out.splitlines() if line.startswith(group)]
     assert [(r[1], r[2], r[3], r[4], r[5]) for r in rows] == [(topic, str(p), "10", "14", "4") for p in range(3)]
 

@@ -234,15 +234,18 @@ class AdminClient:
         body = dict(cluster_id=None, voter_id=voter_id, voter_directory_id=directory_id)
         ControllerAdmin.raise_for(self._call_controller(ApiKey.REMOVE_RAFT_VOTER, body))
 
-    def describe_configs(self, resource_type: int, name: str, keys: list[str] | None = None) -> dict[str, ConfigEntry]:
+    def describe_configs(self, resource_type: int, name: str, keys: list[str] | None = None,
+                         include_synonyms: bool = False) -> dict[str, ConfigEntry]:
+        """The resource's configs by name, in the broker's order; each synonym (name, value, source)."""
         body = {"resources": [{"resource_type": resource_type, "resource_name": name, "configuration_keys": keys}],
-                "include_synonyms": False, "include_documentation": False}
+                "include_synonyms": include_synonyms, "include_documentation": False}
         node = int(name) if resource_type == BROKER_RESOURCE and name else self._any_node()
         response = self._call(node, ApiKey.DESCRIBE_CONFIGS, body)
         result = response.results[0]
         if result.error_code != Errors.NONE:
             raise KafkaError(result.error_code, result.error_message)
-        return {c.name: ConfigEntry(c.name, c.value, c.get("config_source", -1), c.read_only, c.is_sensitive)
+        return {c.name: ConfigEntry(c.name, c.value, c.get("config_source", -1), c.read_only, c.is_sensitive,
+                                    tuple((y.name, y.value, y.source) for y in c.get("synonyms") or ()))
                 for c in result.configs}
 
     def incremental_alter_configs(self, resource_type: int, name: str,
@@ -376,7 +379,8 @@ class AdminClient:
 
     def list_groups(self) -> list[tuple[str, str, str]]:
         """(group id, state, type) for every group on every broker; the type as Kafka's GroupType
-        prints it, Classic or Consumer (ListGroups v5), "" from a broker that does not say."""
+        prints it, Classic or Consumer (ListGroups v5), "" from a broker that does not say; in the
+        order the brokers answer, as Java's listGroups (kafka-consumer-groups --list prints that order)."""
         self._ensure_cluster()
         groups = []
         for node_id in list(self.metadata.cluster.nodes):
@@ -385,7 +389,7 @@ class AdminClient:
                 raise KafkaError(response.body.error_code, "listing groups")
             groups += [(g.group_id, g.get("group_state", ""), (g.get("group_type") or "").capitalize())
                        for g in response.body.groups]
-        return sorted(groups)
+        return groups
 
     def describe_consumer_groups(self, group_ids: Iterable[str]) -> dict[str, ConsumerGroupDescription]:
         """As Kafka 4's Admin: ConsumerGroupDescribe first (KIP-848 groups), and DescribeGroups for a
@@ -415,7 +419,7 @@ class AdminClient:
         def partitions(assignment) -> list[TopicPartition]:
             return sorted(TopicPartition(t.topic_name, p) for t in assignment.topic_partitions for p in t.partitions)
         members = [MemberDescription(m.member_id, m.client_id, m.client_host, partitions(m.assignment),
-                                     m.member_epoch, partitions(m.target_assignment)) for m in g.members]
+                                     m.member_epoch, partitions(m.target_assignment), m.instance_id) for m in g.members]
         return ConsumerGroupDescription(g.group_id, g.group_state, "consumer", g.assignor_name, members, "Consumer",
                                         g.group_epoch, g.assignment_epoch)
 
@@ -431,7 +435,8 @@ class AdminClient:
             if m.member_assignment:
                 a = deserialize_assignment(m.member_assignment)
                 assignment = [TopicPartition(t.topic, p) for t in a.assigned_partitions for p in t.partitions]
-            members.append(MemberDescription(m.member_id, m.client_id, m.client_host, assignment))
+            members.append(MemberDescription(m.member_id, m.client_id, m.client_host, assignment,
+                                             group_instance_id=m.get("group_instance_id")))
         return ConsumerGroupDescription(g.group_id, g.group_state, g.protocol_type, g.protocol_data, members)
 
     def delete_consumer_groups(self, group_ids: Iterable[str]) -> dict[str, KafkaError | None]:
@@ -441,12 +446,17 @@ class AdminClient:
             result.update({r.group_id: self._result(r.error_code) for r in response.results})
         return result
 
-    def list_consumer_group_offsets(self, group_id: str) -> dict[TopicPartition, int]:
+    def list_consumer_group_offsets(self, group_id: str, with_metadata: bool = False,
+                                    ) -> dict[TopicPartition, int] | dict[TopicPartition, OffsetAndMetadata]:
+        """The group's committed offsets; with_metadata: each as Java's OffsetAndMetadata (with its
+        metadata and the leader epoch the committing consumer saw, -1 if none)."""
         response = self._call(self._group_coordinator(group_id), ApiKey.OFFSET_FETCH,
                               {"group_id": group_id, "topics": None, "require_stable": False}, max_version=7)
         if response.get("error_code", 0) != Errors.NONE:
             raise KafkaError(response.error_code, f"fetching offsets of group {group_id!r}")
-        return {TopicPartition(t.name, p.partition_index): p.committed_offset
+        return {TopicPartition(t.name, p.partition_index):
+                OffsetAndMetadata(p.committed_offset, p.metadata or "", p.get("committed_leader_epoch", -1))
+                if with_metadata else p.committed_offset
                 for t in response.topics for p in t.partitions if p.committed_offset >= 0}
 
     def alter_consumer_group_offsets(self, group_id: str, offsets: Mapping[TopicPartition, OffsetAndMetadata],

@@ -35,6 +35,7 @@ class ConfigEntry:
     source: int
     read_only: bool
     sensitive: bool
+    synonyms: tuple[tuple[str, str | None, int], ...] = ()  # (name, value, source), most specific first
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class MemberDescription:
     # KIP-848 consumer groups only (KIP-1099): the member's epoch and where it is heading
     member_epoch: int | None = None
     target_assignment: list[TopicPartition] | None = None
+    group_instance_id: str | None = None  # a static member's (KIP-345)
 
 
 @dataclass(frozen=True)
