@@ -37,6 +37,7 @@ import structlog
 
 from kafka.coordinator.consumer_group import ConsumerGroup
 from kafka.coordinator.consumer_group_records import changed_records
+from kafka.coordinator.group_metadata_manager import append_error_to_coordinator_error
 from kafka.protocol.errors import Errors
 
 log = structlog.get_logger("kafka.coordinator.ConsumerGroupWriter")
@@ -48,17 +49,13 @@ def coordinator_operation_error(error: Errors) -> Errors:
     """Kafka's CoordinatorOperationExceptionHelper.handleOperationException: what a client hears when
     a group coordinator write failed. NOT_ENOUGH_REPLICAS_AFTER_APPEND is not in Kafka's list because
     its runtime appends with acks=1 and then waits for the high watermark; ours appends with acks=-1,
-    which can end so, and it means the same as NOT_ENOUGH_REPLICAS."""
-    if error in (Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NOT_ENOUGH_REPLICAS,
-                 Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND, Errors.REQUEST_TIMED_OUT):
-        return Errors.COORDINATOR_NOT_AVAILABLE
-    if error in (Errors.NOT_LEADER_OR_FOLLOWER, Errors.KAFKA_STORAGE_ERROR):
-        return Errors.NOT_COORDINATOR
+    which can end so, and it means the same as NOT_ENOUGH_REPLICAS. The classic group's mapping
+    (append_error_to_coordinator_error) but for a batch too large, which a heartbeat did not choose."""
     if error in (Errors.MESSAGE_TOO_LARGE, Errors.RECORD_LIST_TOO_LARGE, Errors.INVALID_FETCH_SIZE):
         return Errors.UNKNOWN_SERVER_ERROR
     if error == Errors.NETWORK_EXCEPTION:
         return Errors.COORDINATOR_LOAD_IN_PROGRESS
-    return error
+    return append_error_to_coordinator_error(error)
 
 
 class _Write:
