@@ -150,6 +150,14 @@ if [ "$APACHE" = 1 ]; then
   measure apache $APACHE_PORT "$APACHE_PIDS"
   stop_pids $APACHE_PIDS
   APACHE_PIDS=
+  # Apache Kafka's own cost of TLS, the yardstick for ours (over TLS it loses zero-copy too): workload 1
+  # over SASL_SSL and over PLAINTEXT on a node of its own with the same listener, SCRAM user and
+  # certificates as ours above, warmed up over both listeners first (bench/sasl_ssl.py --apache). Its
+  # TLS_COST lines are against its own PLAINTEXT run there; a failure does not stop make bench.
+  echo "== apache: -n 200000 -s 1024 over SASL_SSL and PLAINTEXT, on a node of its own"
+  PYTHONPATH=. $PY bench/sasl_ssl.py --apache --harness "$BENCH_DIR/bench.py" \
+    -- --runs "$RUNS" -n 200000 -s 1024 --json "$RESULTS/apache-9-1KiB-1p-sasl-ssl.jsonl" | grep -E "MEDIAN|TLS_COST" \
+    || echo "== sasl_ssl: bench/sasl_ssl.py --apache failed (run it alone to see why)"
 fi
 
 # Where a request's CPU goes at a low rate (docs/performance.md, "Cold caches"): the two thread

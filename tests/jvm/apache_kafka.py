@@ -10,8 +10,14 @@ broker and controller at once (the quickstart); three nodes form one static quor
 As a script, for make bench and for a student who wants the real thing beside ours:
 
     python tests/jvm/apache_kafka.py --dir /tmp/ak --port 29192 [--nodes 3]   # prints the node pids
+    PYTHONPATH=. python tests/jvm/apache_kafka.py --dir /tmp/ak --port 29192 --sasl-ssl 29193  # and a SASL_SSL one
 
-Standard library only (bench/compare.sh runs it before anything else).
+With `--sasl-ssl PORT` (or `SaslSsl`) each node has a SASL_SSL listener beside its PLAINTEXT one, as
+bench/sasl_ssl.py measures it: SCRAM-SHA-512 with one user written by `kafka-storage format
+--add-scram`, a PEM keystore and truststore (KIP-651; the script makes them in DIR/certs with
+tests/security/certificates.py, clients trust DIR/certs/ca.pem), no authoriser.
+
+Standard library only without --sasl-ssl (bench/compare.sh runs it before anything else).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import subprocess
 import sys
 import time
 import uuid
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from kafka.utils.free_port import free_port
@@ -75,11 +82,36 @@ rootLogger.appenderRef.file.ref = FILE
 """
 
 
+SCRAM_MECHANISM = "SCRAM-SHA-512"
+
+
+@dataclass(frozen=True)
+class SaslSsl:
+    """A SASL_SSL listener on `port` (node i: port + i): SCRAM-SHA-512 with the one user `user`, and the
+    broker's `ssl.*` keys (a PEM keystore and truststore), given without the listener's prefix."""
+
+    port: int
+    user: str
+    password: str
+    ssl_configs: dict[str, str] = field(default_factory=dict)
+
+    def properties(self) -> dict[str, str]:
+        prefix = "listener.name.sasl_ssl."
+        return {f"{prefix}sasl.enabled.mechanisms": SCRAM_MECHANISM,
+                f"{prefix}{SCRAM_MECHANISM.lower()}.sasl.jaas.config":
+                    "org.apache.kafka.common.security.scram.ScramLoginModule required;",
+                **{prefix + key: value for key, value in self.ssl_configs.items()}}
+
+    def format_arguments(self) -> list[str]:
+        """kafka-storage format's --add-scram: the user's credential is in the bootstrap metadata."""
+        return ["--add-scram", f"{SCRAM_MECHANISM}=[name={self.user},password={self.password}]"]
+
+
 class ApacheKafkaNode:
     """One `kafka.Kafka` process with its own directory: server.properties, data/, server.log."""
 
     def __init__(self, home: Path, node_id: int, port: int, controller_port: int, voters: str,
-                 overrides: dict[str, str], classpath: str) -> None:
+                 overrides: dict[str, str], classpath: str, sasl_ssl: SaslSsl | None = None) -> None:
         self.home, self.node_id, self.port = home, node_id, port
         self.bootstrap = f"127.0.0.1:{port}"
         self.log_path = home / "server.log"
@@ -87,7 +119,15 @@ class ApacheKafkaNode:
         props = {**SERVER_PROPERTIES, "node.id": str(node_id), "log.dirs": str(home / "data"),
                  "listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}",
                  "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
-                 "controller.quorum.voters": voters, **overrides}
+                 "controller.quorum.voters": voters}
+        self.sasl_ssl = sasl_ssl
+        if sasl_ssl:
+            tls_port = sasl_ssl.port + node_id - 1
+            props["listeners"] += f",SASL_SSL://127.0.0.1:{tls_port}"
+            props["advertised.listeners"] += f",SASL_SSL://127.0.0.1:{tls_port}"
+            props["listener.security.protocol.map"] += ",SASL_SSL:SASL_SSL"
+            props.update(sasl_ssl.properties())
+        props.update(overrides)
         if overrides.get("offsets.topic.replication.factor") is None and voters.count("@") == 3:
             props.update({k: "3" for k in ("offsets.topic.replication.factor",
                                            "transaction.state.log.replication.factor")})
@@ -101,7 +141,8 @@ class ApacheKafkaNode:
     def format(self, cluster_id: str) -> None:
         """kafka-storage format: the meta.properties and bootstrap checkpoint a node refuses to start without."""
         done = subprocess.run(["java", "-cp", self.classpath, "kafka.tools.StorageTool", "format", "-t", cluster_id,
-                               "-c", str(self.config_path)], capture_output=True, text=True, timeout=120)
+                               "-c", str(self.config_path), *(self.sasl_ssl.format_arguments() if self.sasl_ssl else [])],
+                              capture_output=True, text=True, timeout=120)
         if done.returncode != 0:
             raise RuntimeError(f"kafka-storage format failed for node {self.node_id}:\n{done.stdout}{done.stderr}")
 
@@ -132,13 +173,13 @@ class ApacheKafka:
     """One node (broker and controller in one process) or three (a quorum of three combined nodes)."""
 
     def __init__(self, home: Path, nodes: int = 1, port: int | None = None,
-                 overrides: dict[str, str] | None = None) -> None:
+                 overrides: dict[str, str] | None = None, sasl_ssl: SaslSsl | None = None) -> None:
         classpath = resolve.classpath("broker")
         ports = [port + i for i in range(nodes)] if port else [free_port() for _ in range(nodes)]
         controller_ports = [free_port() for _ in range(nodes)]
         voters = ",".join(f"{i + 1}@127.0.0.1:{p}" for i, p in enumerate(controller_ports))
         self.nodes = [ApacheKafkaNode(Path(home) / f"node-{i + 1}", i + 1, ports[i], controller_ports[i], voters,
-                                      dict(overrides or {}), classpath) for i in range(nodes)]
+                                      dict(overrides or {}), classpath, sasl_ssl) for i in range(nodes)]
         self.bootstrap = ",".join(n.bootstrap for n in self.nodes)
 
     def start(self, timeout: float = 120.0) -> ApacheKafka:
@@ -215,10 +256,20 @@ def main() -> int:
     parser.add_argument("--port", type=int, required=True, help="first client port; node i listens on port+i")
     parser.add_argument("--nodes", type=int, default=1, choices=(1, 3))
     parser.add_argument("--override", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--sasl-ssl", type=int, metavar="PORT", help="a SASL_SSL listener too; node i on PORT+i")
+    parser.add_argument("--scram", default="bench=bench-secret", metavar="USER=PASSWORD",
+                        help="the SCRAM-SHA-512 user of --sasl-ssl")
     args = parser.parse_args()
     overrides = dict(o.split("=", 1) for o in args.override)
+    sasl_ssl = None
+    if args.sasl_ssl:
+        # Imported here: it needs the cryptography package and PYTHONPATH=. (the repository's tests/).
+        from tests.security.certificates import Certificates
+        user, password = args.scram.split("=", 1)
+        certs = Certificates.create(args.dir / "certs")
+        sasl_ssl = SaslSsl(args.sasl_ssl, user, password, certs.broker_ssl_configs())
     try:
-        kafka = ApacheKafka(args.dir, args.nodes, args.port, overrides).start()
+        kafka = ApacheKafka(args.dir, args.nodes, args.port, overrides, sasl_ssl).start()
     except (RuntimeError, resolve.ResolveError) as e:
         print(e, file=sys.stderr)
         return 1
