@@ -1,14 +1,15 @@
 """Both brokers of the differential suite, started once per session with the same settings: ours as
-`make run` starts it, Apache Kafka from its Maven artifacts (tests/jvm/apache_kafka.py)."""
+`make run` starts it given also the keys of Kafka's tarball server.properties, Apache Kafka from its Maven
+artifacts (tests/jvm/apache_kafka.py)."""
 
 from __future__ import annotations
 
 import pytest
 
+from kafka.utils.free_port import free_port
 from tests.differential.oracle import Pair, Side
 from tests.helpers import BrokerProcess
 from tests.jvm import resolve
-from kafka.utils.free_port import free_port
 from tests.jvm.apache_kafka import SERVER_PROPERTIES, ApacheKafka
 
 # The settings both brokers run with, where the scenario needs one that is not the default of either;
