@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 from dataclasses import dataclass
+from enum import Enum
 
 from kafka.log.log_config import TOPIC_CONFIG_SYNONYMS, TOPIC_CONFIGS
 from kafka.protocol.errors import Errors
@@ -52,12 +53,28 @@ def broker_synonyms(name: str) -> list[str]:
     return next((group for group in _BROKER_SYNONYMS if name in group), [name])
 
 
-# Broker keys parsed into more than ConfigDef's types here (endpoints, maps, sets), with the type Kafka
-# declares for them (SocketServerConfigs, QuorumConfig, KRaftConfigs, ReplicationConfigs).
-_DECLARED_TYPES = {"listeners": "STRING", "listener.security.protocol.map": "STRING",
-                   "max.connections.per.ip.overrides": "STRING", "security.inter.broker.protocol": "STRING",
-                   "controller.quorum.voters": "LIST", "controller.quorum.bootstrap.servers": "LIST",
-                   "process.roles": "LIST"}
+# Broker keys whose type Kafka declares as other than how they are parsed here: endpoints, maps and sets
+# (SocketServerConfigs, QuorumConfig, KRaftConfigs, ReplicationConfigs), lists read as strings (SslConfigs,
+# BrokerSecurityConfigs), and Kafka's LONG and SHORT keys, which are Python ints here like its INTs.
+_DECLARED_TYPES = {
+    **dict.fromkeys(("listener.security.protocol.map", "max.connections.per.ip.overrides",
+                     "security.inter.broker.protocol"), "STRING"),
+    **dict.fromkeys(("listeners", "advertised.listeners", "controller.quorum.voters",
+                     "controller.quorum.bootstrap.servers", "process.roles", "sasl.enabled.mechanisms",
+                     "ssl.cipher.suites", "ssl.enabled.protocols"), "LIST"),
+    **dict.fromkeys(("connections.max.idle.ms", "leader.imbalance.check.interval.seconds", "log.cleaner.backoff.ms",
+                     "log.cleaner.dedupe.buffer.size", "log.flush.scheduler.interval.ms",
+                     "log.retention.check.interval.ms", "metadata.log.max.record.bytes.between.snapshots",
+                     "metadata.log.max.snapshot.interval.ms", "metadata.log.segment.ms", "metadata.max.retention.bytes",
+                     "metadata.max.retention.ms", "offsets.retention.check.interval.ms", "queued.max.request.bytes",
+                     "replica.high.watermark.checkpoint.interval.ms", "replica.lag.time.max.ms"), "LONG"),
+    **dict.fromkeys(("offsets.topic.replication.factor", "transaction.state.log.replication.factor",
+                     "share.coordinator.state.topic.replication.factor", "share.coordinator.state.topic.min.isr"),
+                    "SHORT"),
+}
+# Keys Kafka declares with no default (a node must set them): no DEFAULT_CONFIG synonym, as in Kafka's
+# ConfigHelper, though this broker starts without them (node 1 in /tmp/kraft-combined-logs, combined).
+_NO_KAFKA_DEFAULT = {"node.id", "log.dirs", "process.roles"}
 
 
 def broker_config_type(name: str) -> int:
@@ -65,6 +82,8 @@ def broker_config_type(name: str) -> int:
     UNKNOWN (0) for keys Kafka's KafkaConfig does not define either (super.users, metrics.listener)."""
     if name in _TOPIC_KEY_OF:
         return CONFIG_TYPES[TOPIC_CONFIGS[_TOPIC_KEY_OF[name]].kind]
+    if is_sensitive(name):
+        return CONFIG_TYPES["PASSWORD"]
     if name in _DECLARED_TYPES:
         return CONFIG_TYPES[_DECLARED_TYPES[name]]
     kind = CONFIG_KEYS[name].parse.__name__  # ConfigDef's INT, BOOLEAN, STRING, LIST (config_def.py), or float
@@ -150,7 +169,7 @@ class ConfigHelper:
         names = broker_synonyms(name)
         found = [(n, self.config.originals[n], STATIC_BROKER_CONFIG) for n in names if n in self.config.originals]
         found += [(n, CONFIG_KEYS[n].default, DEFAULT_CONFIG) for n in names
-                  if n in CONFIG_KEYS and CONFIG_KEYS[n].default is not None]
+                  if n in CONFIG_KEYS and CONFIG_KEYS[n].default is not None and n not in _NO_KAFKA_DEFAULT]
         while found and found[0][0] != name:
             found.pop(0)
         return found
@@ -192,6 +211,8 @@ class ConfigHelper:
         """A broker config's value as Kafka's ConfigDef.convertToString writes it. Values parsed into
         more than a string, a number or a list of those (listeners' endpoints, a map, a set, the metrics
         listener's address) show the text they were parsed from: server.properties', else the default."""
+        if isinstance(value, Enum):  # security.inter.broker.protocol's SecurityProtocol
+            return value.name
         if value is None or isinstance(value, bool):
             return None if value is None else "true" if value else "false"
         if isinstance(value, (str, int, float)):

@@ -72,7 +72,7 @@ _SERVER_ONLY_SSL_KEYS = ("ssl.client.auth", "ssl.principal.mapping.rules")  # a 
 _KEYS = [
     ConfigKey("node.id", INT, "1", "The id of this broker.", at_least(0)),
     ConfigKey("listeners", parse_listeners, "PLAINTEXT://:9092", "Where the broker accepts connections."),
-    ConfigKey("advertised.listeners", STRING, "", "What Metadata tells clients; defaults to listeners."),
+    ConfigKey("advertised.listeners", STRING, None, "What Metadata tells clients; defaults to listeners."),
     ConfigKey("log.dirs", LIST, "/tmp/kraft-combined-logs", "Directories holding the partition logs.",
               non_empty),
     ConfigKey("num.network.threads", INT, "3", "Processor threads per listener.", at_least(1)),
@@ -172,8 +172,7 @@ _KEYS = [
     # KIP-848 consumer groups (group.protocol=consumer): the broker computes their assignment
     ConfigKey("group.consumer.session.timeout.ms", INT, "45000", "A silent member is removed after this.", at_least(1)),
     ConfigKey("group.consumer.heartbeat.interval.ms", INT, "5000", "Members heartbeat this often.", at_least(1)),
-    ConfigKey("group.consumer.assignors", LIST, "org.apache.kafka.coordinator.group.assignor.UniformAssignor,"
-              "org.apache.kafka.coordinator.group.assignor.RangeAssignor",
+    ConfigKey("group.consumer.assignors", LIST, "uniform,range",
               "Server-side assignors, by name or class; the first is the default.", assignors_problem),
     ConfigKey("group.consumer.max.size", INT, "2147483647", "Most members one consumer group may have.", at_least(1)),
     ConfigKey("offsets.topic.num.partitions", INT, "50", "Partitions of __consumer_offsets (fixed once created).",
@@ -230,12 +229,13 @@ _KEYS = [
               "The static voters, id@host:port,...; empty: this node alone, on an ephemeral CONTROLLER port."),
     ConfigKey("controller.quorum.bootstrap.servers", parse_bootstrap_servers, "",
               "Controllers to reach first, host:port,...: the voters come from the metadata log (KIP-853)."),
-    ConfigKey("controller.listener.names", LIST, "", "Listeners of the control plane (the first is used)."),
+    ConfigKey("controller.listener.names", LIST, None, "Listeners of the control plane (the first is used)."),
     ConfigKey("inter.broker.listener.name", STRING, None,
               "The listener brokers use to reach each other; default: security.inter.broker.protocol's name."),
-    ConfigKey("security.inter.broker.protocol", _security_protocol, None,
+    ConfigKey("security.inter.broker.protocol", _security_protocol, "PLAINTEXT",
               "The protocol brokers use to reach each other (PLAINTEXT); not with inter.broker.listener.name."),
-    ConfigKey("listener.security.protocol.map", _protocol_map, "",
+    ConfigKey("listener.security.protocol.map", _protocol_map,
+              "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT",
               "NAME:PROTOCOL,... (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL); a listener named after "
               "a protocol needs no entry."),
     # TLS (docs/security.md); Kafka's SslConfigs and BrokerSecurityConfigs, listener.name.<l>.ssl.* overrides
@@ -260,7 +260,7 @@ _KEYS = [
               "A broker whose heartbeats stop for this long is fenced by the controller.", at_least(1)),
     ConfigKey("broker.heartbeat.interval.ms", INT, "2000", "How often a broker heartbeats the controller.",
               at_least(1)),
-    ConfigKey("metadata.log.dir", STRING, "", "Where __cluster_metadata-0 lives; empty: the first of log.dirs."),
+    ConfigKey("metadata.log.dir", STRING, None, "Where __cluster_metadata-0 lives; empty: the first of log.dirs."),
     ConfigKey("metadata.log.segment.bytes", INT, "1073741824", "Segment size of the metadata log.", at_least(14)),
     ConfigKey("metadata.log.segment.ms", INT, "604800000", "Age at which a metadata log segment rolls.",
               at_least(1)),
@@ -306,9 +306,9 @@ _KEYS = [
     # so that Kafka's own file starts it. They are listed in docs/configuration.md.
     ConfigKey("socket.send.buffer.bytes", INT, "102400", "Accepted, not acted on."),
     ConfigKey("socket.receive.buffer.bytes", INT, "102400", "Accepted, not acted on."),
-    ConfigKey("num.recovery.threads.per.data.dir", INT, "1", "Accepted, not acted on."),
-    ConfigKey("share.coordinator.state.topic.replication.factor", INT, "1", "Accepted, not acted on."),
-    ConfigKey("share.coordinator.state.topic.min.isr", INT, "1", "Accepted, not acted on."),
+    ConfigKey("num.recovery.threads.per.data.dir", INT, "2", "Accepted, not acted on."),
+    ConfigKey("share.coordinator.state.topic.replication.factor", INT, "3", "Accepted, not acted on."),
+    ConfigKey("share.coordinator.state.topic.min.isr", INT, "2", "Accepted, not acted on."),
 ]
 CONFIG_KEYS: dict[str, ConfigKey] = {key.name: key for key in _KEYS}
 
@@ -343,14 +343,14 @@ class KafkaConfig:
 
     def security_protocol(self, listener_name: str) -> SecurityProtocol:
         """Kafka's effective listener.security.protocol.map: the map, else a listener named after its
-        protocol, else PLAINTEXT for a controller listener when the map was not given."""
+        protocol, else PLAINTEXT for a controller listener when the map was not given (left at its default)."""
         name = listener_name.upper()
         mapping = self.listener_security_protocol_map
         if name in mapping:
             return mapping[name]
         if name in SecurityProtocol.__members__:
             return SecurityProtocol[name]
-        if not mapping and name in self.controller_listener_names:
+        if "listener.security.protocol.map" not in self.originals and name in self.controller_listener_names:
             return SecurityProtocol.PLAINTEXT
         raise ConfigError(f"listener {name} is not in configuration key 'listener.security.protocol.map' "
                           f"({','.join(f'{k}:{v.name}' for k, v in mapping.items()) or 'empty'})")
@@ -387,11 +387,10 @@ class KafkaConfig:
 
     @property
     def inter_broker_listener_name(self) -> str:
-        protocol = self.values["security.inter.broker.protocol"]
-        return (self.values["inter.broker.listener.name"] or (protocol or SecurityProtocol.PLAINTEXT).name).upper()
+        return (self.values["inter.broker.listener.name"] or self.values["security.inter.broker.protocol"].name).upper()
 
     def _validate_security(self) -> None:
-        protocol_set = self.values["security.inter.broker.protocol"] is not None  # PLAINTEXT is 0, falsy
+        protocol_set = "security.inter.broker.protocol" in self.originals  # its default is PLAINTEXT, as Kafka's
         if self.values["inter.broker.listener.name"] and protocol_set:
             raise ConfigError("configuration keys 'inter.broker.listener.name' and 'security.inter.broker.protocol' "
                               "cannot both be set: name the listener only")
@@ -424,7 +423,7 @@ class KafkaConfig:
         broker's embedded default: a quorum of this node alone, its control plane on an ephemeral
         loopback port (CONTROLLER://127.0.0.1:0), so `make run` and every test need no other key."""
         roles, voters = self.process_roles, self.controller_quorum_voters
-        names = [n.upper() for n in self.controller_listener_names]
+        names = [n.upper() for n in self.controller_listener_names or []]
         listener_names = [e.listener_name for e in self.listeners]
         dynamic = not voters and bool(self.controller_quorum_bootstrap_servers)  # KIP-853: voters from the log
         if not voters and not dynamic and "controller" not in roles:
@@ -540,7 +539,8 @@ class KafkaConfig:
 
 def is_sensitive(key: str) -> bool:
     """Kafka's PASSWORD configs: never logged, never returned by DescribeConfigs."""
-    return key.endswith((".password", "ssl.keystore.key", "sasl.jaas.config"))
+    return key.endswith((".password", "ssl.keystore.key", "ssl.keystore.certificate.chain", "ssl.truststore.certificates",
+                         "sasl.jaas.config"))
 
 
 def parse_properties(text: str) -> dict[str, str]:

@@ -1,17 +1,20 @@
 """Both brokers of the differential suite, started once per session with the same settings: ours as
-`make run` starts it, Apache Kafka from its Maven artifacts (tests/jvm/apache_kafka.py)."""
+`make run` starts it given also the keys of Kafka's tarball server.properties, Apache Kafka from its Maven
+artifacts (tests/jvm/apache_kafka.py)."""
 
 from __future__ import annotations
 
 import pytest
 
+from kafka.utils.free_port import free_port
 from tests.differential.oracle import Pair, Side
 from tests.helpers import BrokerProcess
 from tests.jvm import resolve
-from tests.jvm.apache_kafka import ApacheKafka
+from tests.jvm.apache_kafka import SERVER_PROPERTIES, ApacheKafka
 
-# The settings both brokers run with, where the scenario needs one that is not the default of either.
-SHARED_SETTINGS = {"group.initial.rebalance.delay.ms": "0"}
+# The settings both brokers run with, where the scenario needs one that is not the default of either;
+# queued.max.requests because our config/server.properties sets it (Kafka's leaves it out).
+SHARED_SETTINGS = {"group.initial.rebalance.delay.ms": "0", "queued.max.requests": "500"}
 
 
 @pytest.fixture(scope="session")
@@ -26,7 +29,14 @@ def apache_kafka(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def our_broker(tmp_path_factory):
-    broker = BrokerProcess(tmp_path_factory.mktemp("ours") / "data", {"node.id": "1", **SHARED_SETTINGS})
+    port = free_port()
+    # Apache Kafka's server.properties as well, and its own controller listener and quorum of one, so that
+    # DescribeConfigs finds each broker key set (or not) alike on both (test_configs.py).
+    controller = free_port()
+    broker = BrokerProcess(tmp_path_factory.mktemp("ours") / "data", {
+        **SERVER_PROPERTIES, "node.id": "1", "controller.quorum.voters": f"1@127.0.0.1:{controller}",
+        "listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller}", **SHARED_SETTINGS},
+        port=port)
     yield broker
     broker.stop()
 

@@ -153,17 +153,23 @@ def test_describe_configs_of_the_broker_writes_values_as_kafka_does(broker):
     values = {entry.name: entry.value for entry in response.results[0].configs}
     client.close()
     assert values["listeners"].startswith("PLAINTEXT://") and "EndPoint" not in values["listeners"]
-    assert values["listener.security.protocol.map"] == values["max.connections.per.ip.overrides"] == ""
+    assert values["listener.security.protocol.map"] == "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:" \
+        "SASL_PLAINTEXT"  # Kafka's default, as the text it is parsed from
+    assert values["max.connections.per.ip.overrides"] == "" and values["security.inter.broker.protocol"] == "PLAINTEXT"
     assert values["super.users"] == "" and values["log.retention.hours"] == "168"
     assert not [name for name, value in values.items() if value and value[0] in "{([" or "frozenset" in str(value)]
 
 
 def test_describe_configs_types_broker_keys_parsed_into_more_than_a_string():
-    """Kafka's declared ConfigDef types for keys parsed here into endpoints, maps or sets (checked
-    against Apache Kafka for process.roles and security.inter.broker.protocol); UNKNOWN for keys
-    Kafka's KafkaConfig does not define."""
+    """Kafka's declared ConfigDef types for keys parsed here into endpoints, maps or sets, its LONG and
+    SHORT keys (ints here) and its PASSWORD ones (tests/differential/test_configs.py checks every key both
+    know against Apache Kafka); UNKNOWN for keys Kafka's KafkaConfig does not define."""
     from kafka.server.config_helper import CONFIG_TYPES, broker_config_type
-    assert broker_config_type("listeners") == CONFIG_TYPES["STRING"]
+    assert broker_config_type("listeners") == CONFIG_TYPES["LIST"]
+    assert broker_config_type("listener.security.protocol.map") == CONFIG_TYPES["STRING"]
+    assert broker_config_type("replica.lag.time.max.ms") == CONFIG_TYPES["LONG"]
+    assert broker_config_type("offsets.topic.replication.factor") == CONFIG_TYPES["SHORT"]
+    assert broker_config_type("ssl.truststore.certificates") == CONFIG_TYPES["PASSWORD"]
     assert broker_config_type("process.roles") == broker_config_type("controller.quorum.voters") == CONFIG_TYPES["LIST"]
     assert broker_config_type("log.retention.hours") == CONFIG_TYPES["INT"]
     assert broker_config_type("metrics.listener") == broker_config_type("super.users") == 0
