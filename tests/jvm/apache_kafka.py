@@ -17,7 +17,8 @@ bench/sasl_ssl.py measures it: SCRAM-SHA-512 with one user written by `kafka-sto
 --add-scram`, a PEM keystore and truststore (KIP-651; the script makes them in DIR/certs with
 tests/security/certificates.py, clients trust DIR/certs/ca.pem), no authoriser.
 
-Standard library only without --sasl-ssl (bench/compare.sh runs it before anything else).
+Standard library only without --sasl-ssl, besides the repository's own kafka/utils/free_port.py (bench/compare.sh
+runs it before anything else).
 """
 
 from __future__ import annotations
@@ -34,13 +35,14 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kafka.utils.free_port import free_port
-
-if __package__ in (None, ""):  # run as a script: tests/jvm/resolve.py is a sibling file
+if __package__ in (None, ""):  # run as a script: tests/jvm/resolve.py is a sibling, kafka/ two levels up
     sys.path.insert(0, str(Path(__file__).resolve().parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     import resolve  # type: ignore[no-redef]
 else:
     from tests.jvm import resolve
+
+from kafka.utils.free_port import free_port  # noqa: E402  (standard library only, as kafka/utils/ is)
 
 # bin/kafka-server-start.sh's KAFKA_HEAP_OPTS and bin/kafka-run-class.sh's KAFKA_JVM_PERFORMANCE_OPTS.
 JVM_OPTIONS = ("-Xmx1G", "-Xms1G", "-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
