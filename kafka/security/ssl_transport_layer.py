@@ -73,12 +73,27 @@ class SslTransportLayer(TransportLayer):
 
     # ------------------------------------------------------------------ reading and writing
     def recv_into(self, buffer, nbytes: int = 0) -> int:
+        """Up to nbytes of plaintext. One SSL read gives at most one TLS record (16 KiB), where a plain
+        recv gives whatever the kernel holds; so this reads records until the buffer is full or the
+        socket has no whole record left, and a 1 MB produce request costs one trip round the
+        Processor's selector loop, not sixty-four."""
+        view = memoryview(buffer)
+        wanted = nbytes or len(view)
+        read = 0
         try:
-            return self.socket.recv_into(buffer, nbytes)
+            while read < wanted:
+                n = self.socket.recv_into(view[read:wanted])
+                if n == 0:
+                    break
+                read += n
         except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
-            raise BlockingIOError from None
+            if read == 0:
+                raise BlockingIOError from None
         except (ssl.SSLZeroReturnError, ssl.SSLEOFError):
-            return 0  # close_notify, or the peer went away without one
+            pass  # close_notify, or the peer went away without one: 0 now, or on the next call
+        finally:
+            view.release()
+        return read
 
     def send(self, data) -> int:
         try:
