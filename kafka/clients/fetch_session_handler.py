@@ -41,6 +41,7 @@ class PartitionData:
     max_bytes: int
     current_leader_epoch: int = -1
     log_start_offset: int = -1
+    last_fetched_epoch: int = -1  # a follower's: the epoch of its last batch, for the leader to check
 
 
 @dataclass(frozen=True)

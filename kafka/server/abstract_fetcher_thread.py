@@ -3,14 +3,22 @@ kafka.server.AbstractFetcherThread).
 
 Seed 004, the write path: "followers pull". One thread per source broker loops over two steps:
 
-    maybe_truncate   partitions that have just started following (state Truncating) ask the
+    maybe_truncate   partitions that must truncate before they fetch (state Truncating) ask the
                      leader where their latest leader epoch ends (OffsetForLeaderEpoch) and cut
-                     their log there: the tail a deposed leader wrote that nobody else has goes
-                     (KIP-101, KIP-279). Then the partition is Fetching from its new log end.
+                     their log there (KIP-101, KIP-279). Then the partition is Fetching.
     maybe_fetch      one Fetch for every Fetching partition; the leader holds it until there is
                      something new (replica.fetch.wait.max.ms); what comes back is appended with
                      the leader's offsets, and the next fetch offset (the new log end) tells the
                      leader how far this follower has got.
+
+Truncation on the fetch path (KIP-595's rule, in Kafka since 2.7): each partition's Fetch also names
+the epoch of the last batch in its log (last_fetched_epoch). The leader checks that its own log
+agrees up to the fetch offset; where it does not -- the tail a deposed leader wrote that nobody
+else has -- it answers with no records and a DivergingEpoch (that epoch, and where it ends in the
+leader's log), and counts nothing of this fetch. The follower truncates there and fetches on. So a
+partition whose log has epochs starts Fetching at once, and the first answer does the truncating;
+only a log without epochs, or a leader too old to check (Fetch below v12), takes the
+OffsetForLeaderEpoch road first.
 
 Errors are per partition and never kill the thread: a leader that cannot be reached, or that
 answers from another epoch, puts the partitions it serves on hold for replica.fetch.backoff.ms
@@ -30,7 +38,11 @@ import structlog
 
 from kafka.log.leader_epoch_file_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
 from kafka.protocol.errors import Errors
-from kafka.server.remote_leader_end_point import LeaderUnreachableError, RemoteLeaderEndPoint
+from kafka.server.remote_leader_end_point import (
+    LeaderUnreachableError,
+    RemoteLeaderEndPoint,
+    ReplicaFetchPosition,
+)
 from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
 
@@ -47,6 +59,9 @@ class PartitionFetchState:
     state: str
     delayed_until_ms: int = 0
     lag: int = 0  # the leader's high watermark minus our fetch offset, from the last response
+    # The epoch of the last batch in our log (UNDEFINED_EPOCH: none), named in each Fetch when the
+    # leader can check it against its own log (Fetch v12+).
+    last_fetched_epoch: int = UNDEFINED_EPOCH
 
     def is_ready(self, now_ms: int, state: str) -> bool:
         return self.state == state and self.delayed_until_ms <= now_ms
@@ -70,13 +85,21 @@ class AbstractFetcherThread(threading.Thread):
 
     # ------------------------------------------------------------------ the set of partitions
     def add_partitions(self, initial: dict[TopicPartition, tuple[int, int]]) -> None:
-        """tp -> (initial fetch offset, current leader epoch). Each starts by truncating, unless its
-        log is empty and has no epochs (nothing could diverge)."""
+        """tp -> (initial fetch offset, current leader epoch)."""
         with self._lock:
             for tp, (offset, leader_epoch) in initial.items():
-                state = TRUNCATING if self.latest_epoch(tp) != UNDEFINED_EPOCH else FETCHING
-                self.partition_states[tp] = PartitionFetchState(offset, leader_epoch, state)
+                self.partition_states[tp] = self.initial_fetch_state(tp, offset, leader_epoch)
             self._lock.notify_all()
+
+    def initial_fetch_state(self, tp: TopicPartition, offset: int, leader_epoch: int) -> PartitionFetchState:
+        """Kafka's partitionFetchState for a partition that starts following. A log with no epochs
+        has nothing that could diverge: it fetches from its end. One with epochs fetches at once
+        naming its latest epoch, and the leader's answer says whether to truncate; with a leader
+        that cannot check (no truncation on the fetch path) it asks OffsetForLeaderEpoch first."""
+        latest_epoch = self.latest_epoch(tp)
+        if latest_epoch == UNDEFINED_EPOCH or self.leader.is_truncation_on_fetch_supported():
+            return PartitionFetchState(offset, leader_epoch, FETCHING, last_fetched_epoch=latest_epoch)
+        return PartitionFetchState(offset, leader_epoch, TRUNCATING, last_fetched_epoch=latest_epoch)
 
     def remove_partitions(self, tps) -> None:
         with self._lock:
@@ -172,6 +195,7 @@ class AbstractFetcherThread(threading.Thread):
                 state.fetch_offset = truncation.offset
                 if truncation.truncation_completed:
                     state.state = FETCHING
+                state.last_fetched_epoch = self.latest_epoch(tp)
         for tp, reason in failed:
             self._back_off([tp], reason)
 
@@ -201,7 +225,9 @@ class AbstractFetcherThread(threading.Thread):
         if not fetching:
             self._idle()
             return
-        request = {tp: (s.fetch_offset, s.current_leader_epoch, self.log_start_offset(tp))
+        checked = self.leader.is_truncation_on_fetch_supported()
+        request = {tp: ReplicaFetchPosition(s.fetch_offset, s.current_leader_epoch, self.log_start_offset(tp),
+                                            s.last_fetched_epoch if checked else UNDEFINED_EPOCH)
                    for tp, s in fetching.items()}
         try:
             responses = self.leader.fetch(request)
@@ -219,12 +245,17 @@ class AbstractFetcherThread(threading.Thread):
                 if state is None or data is None:
                     continue
                 error = Errors.for_code(data.error_code)
-                if error == Errors.NONE:
+                diverging = diverging_epoch(data)
+                if error == Errors.NONE and diverging is not None:
+                    failed.extend(self.truncate_on_fetch_response(tp, state, *diverging))
+                elif error == Errors.NONE:
                     try:
                         next_offset = self.process_partition_data(tp, state.fetch_offset, data)
                     except Exception as e:  # our own log failed (a full disk): this partition waits
                         failed.append((tp, f"appending failed: {e}"))
                         continue
+                    if next_offset != state.fetch_offset:  # records appended: the last one's epoch is ours now
+                        state.last_fetched_epoch = self.latest_epoch(tp)
                     state.fetch_offset = next_offset
                     state.lag = max(0, data.high_watermark - next_offset)
                 elif error == Errors.OFFSET_OUT_OF_RANGE:
@@ -234,6 +265,27 @@ class AbstractFetcherThread(threading.Thread):
         for tp, reason in failed:
             self._back_off([tp], reason)
 
+    def truncate_on_fetch_response(self, tp: TopicPartition, state: PartitionFetchState, leader_epoch: int,
+                                   leader_end_offset: int) -> list:
+        """The leader answered DivergingEpoch: our epoch `state.last_fetched_epoch` (or the largest
+        below it the leader knows, `leader_epoch`) ends at leader_end_offset in its log. Cut our log
+        by the same rule as an OffsetForLeaderEpoch answer and fetch on from the new end, naming
+        the epoch that is now our latest: if we are still astray (the leader named an epoch we do
+        not have), its next answer cuts further (Kafka's truncateOnFetchResponse)."""
+        try:
+            truncation = self.get_offset_truncation_state(tp, leader_epoch, leader_end_offset)
+            log.info("truncating on a diverging epoch", fetcher=self.name, partition=str(tp),
+                     last_fetched_epoch=state.last_fetched_epoch, diverging_epoch=leader_epoch,
+                     leader_end_offset=leader_end_offset, log_end_offset=self.log_end_offset(tp),
+                     truncate_to=truncation.offset)
+            self.truncate(tp, truncation.offset)
+        except (KeyError, OSError) as e:  # removed meanwhile, or our log dir failed
+            return [(tp, f"truncation failed: {e}")]
+        state.fetch_offset = truncation.offset
+        state.last_fetched_epoch = self.latest_epoch(tp)
+        state.state = FETCHING
+        return []
+
     def _handle_out_of_range(self, tp: TopicPartition, state: PartitionFetchState) -> list:
         """Our fetch offset is outside the leader's log (Kafka's fetchOffsetAndTruncate): past its
         end, we truncate to it; before its start (retention removed it), we start over there."""
@@ -242,6 +294,7 @@ class AbstractFetcherThread(threading.Thread):
             if leader_end < self.log_end_offset(tp):
                 self.truncate(tp, leader_end)
                 state.fetch_offset = leader_end
+                state.last_fetched_epoch = self.latest_epoch(tp)
                 return []
             leader_start = self.leader.fetch_earliest_offset(tp, state.current_leader_epoch)
         except LeaderUnreachableError as e:
@@ -249,6 +302,7 @@ class AbstractFetcherThread(threading.Thread):
         if leader_start > self.log_end_offset(tp) or leader_start > state.fetch_offset:
             self.truncate_fully_and_start_at(tp, leader_start)
             state.fetch_offset = leader_start
+            state.last_fetched_epoch = UNDEFINED_EPOCH  # an empty log: nothing to check
         return []
 
     # ------------------------------------------------------------------ shutdown
@@ -288,3 +342,12 @@ class AbstractFetcherThread(threading.Thread):
     def process_partition_data(self, tp: TopicPartition, fetch_offset: int, data) -> int:
         """Append the leader's records; return the next fetch offset."""
         raise NotImplementedError
+
+
+def diverging_epoch(data) -> tuple[int, int] | None:
+    """A Fetch answer's DivergingEpoch as (epoch, end offset), or None when the leader found our log
+    in agreement (the tagged field absent, or its epoch -1)."""
+    diverging = data.get("diverging_epoch")
+    if diverging is None or diverging.get("epoch", -1) < 0:
+        return None
+    return diverging["epoch"], diverging["end_offset"]

@@ -112,7 +112,8 @@ class FullFetchContext(FetchContext):
         partitions: OrderedDict[TopicPartition, CachedPartition] = OrderedDict()
         for tp, data in results:
             info = self._fetch_data[tp]
-            cached = CachedPartition(tp, info.fetch_offset, info.max_bytes, info.current_leader_epoch)
+            cached = CachedPartition(tp, info.fetch_offset, info.max_bytes, info.current_leader_epoch,
+                                     info.last_fetched_epoch)
             cached.maybe_update_response_data(data, update=True)
             partitions[tp] = cached
         session_id = self.cache.maybe_create_session(self.time.milliseconds(), self.is_from_follower, partitions)

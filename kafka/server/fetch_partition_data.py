@@ -7,6 +7,7 @@ reads without knowing the ReplicaManager that answers them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from kafka.log.fetch_data_info import LogOffsetMetadata
 from kafka.log.file_records import FileRecords
@@ -14,11 +15,20 @@ from kafka.log.transaction_index import AbortedTxn
 from kafka.protocol.errors import Errors
 
 
+class EpochEndOffset(NamedTuple):
+    """A Fetch answer's DivergingEpoch (Kafka's FetchResponseData.EpochEndOffset): the fetcher's last
+    fetched epoch, or the largest epoch below it that the leader knows, and where it ends in the leader's log."""
+
+    epoch: int
+    end_offset: int
+
+
 @dataclass(frozen=True)
 class FetchPartitionInfo:
     fetch_offset: int
     max_bytes: int  # partition_max_bytes
     current_leader_epoch: int = -1  # -1: the client does not say which epoch it expects
+    last_fetched_epoch: int = -1  # the epoch of the fetcher's last batch (Fetch v12+); -1: not checked
 
 
 @dataclass
@@ -35,3 +45,5 @@ class FetchPartitionData:
     # Where the read started in the log (Kafka's LogReadResult.info.fetchOffsetMetadata): a fetch that
     # has to wait counts the bytes arriving after it from here, without looking the offset up again.
     fetch_offset_metadata: LogOffsetMetadata | None = None
+    # The fetcher's log diverged from the leader's: where its last fetched epoch ends here (no records).
+    diverging_epoch: EpochEndOffset | None = None

@@ -61,6 +61,7 @@ class CachedPartition:
     fetch_offset: int
     max_bytes: int
     leader_epoch: int = -1
+    last_fetched_epoch: int = -1
     high_watermark: int = -1  # as last sent to the fetcher; -1 until sent, or after an error
     log_start_offset: int = -1
     last_stable_offset: int = -1
@@ -69,9 +70,10 @@ class CachedPartition:
         self.fetch_offset = info.fetch_offset
         self.max_bytes = info.max_bytes
         self.leader_epoch = info.current_leader_epoch
+        self.last_fetched_epoch = info.last_fetched_epoch
 
     def fetch_info(self) -> FetchPartitionInfo:
-        return FetchPartitionInfo(self.fetch_offset, self.max_bytes, self.leader_epoch)
+        return FetchPartitionInfo(self.fetch_offset, self.max_bytes, self.leader_epoch, self.last_fetched_epoch)
 
     def maybe_update_response_data(self, data: FetchPartitionData, update: bool) -> bool:
         """Must this partition be in the incremental response? Yes if it has records, an error, or
@@ -93,6 +95,8 @@ class CachedPartition:
             must_respond = True
             if update:  # so the partition is sent again, with its high watermark, once the error clears
                 self.high_watermark = -1
+        if data.diverging_epoch is not None:  # the fetcher must learn it, to truncate
+            must_respond = True
         return must_respond
 
 
@@ -122,7 +126,7 @@ class FetchSession:
             cached = self.partition_map.get(tp)
             if cached is None:
                 self.partition_map[tp] = CachedPartition(tp, info.fetch_offset, info.max_bytes,
-                                                         info.current_leader_epoch)
+                                                         info.current_leader_epoch, info.last_fetched_epoch)
                 added += 1
             else:
                 cached.update_request_params(info)

@@ -266,7 +266,8 @@ class KafkaApis(ApiRequestHandler):
             max_bytes = int(min(max_bytes, self.request_helper.max_fetch_bytes_in_quota_window(request)))
         params = FetchParams(req.replica_id, req.max_wait_ms, req.min_bytes, max_bytes, req.isolation_level)
         fetch_data = {TopicPartition(topic.topic, p.partition):
-                      FetchPartitionInfo(p.fetch_offset, p.partition_max_bytes, p.current_leader_epoch)
+                      FetchPartitionInfo(p.fetch_offset, p.partition_max_bytes, p.current_leader_epoch,
+                                         p.last_fetched_epoch)
                       for topic in req.topics for p in topic.partitions}
         if version >= 7:  # fetch sessions (KIP-227): which partitions to read, and to answer
             to_forget = [TopicPartition(t.topic, p) for t in req.forgotten_topics_data for p in t.partitions]
@@ -289,12 +290,15 @@ class KafkaApis(ApiRequestHandler):
                 answer = context.update_and_generate_response_data(results)
             by_topic: dict[str, list[dict]] = {}
             for tp, data in answer.partitions:
-                by_topic.setdefault(tp.topic, []).append(dict(
+                partition = dict(
                     partition_index=tp.partition, error_code=data.error, high_watermark=data.high_watermark,
                     last_stable_offset=data.last_stable_offset, log_start_offset=data.log_start_offset,
                     aborted_transactions=(None if data.aborted_transactions is None else
                                           [txn.as_aborted_transaction() for txn in data.aborted_transactions]),
-                    preferred_read_replica=-1, records=data.records))
+                    preferred_read_replica=-1, records=data.records)
+                if data.diverging_epoch is not None:  # a tagged field: absent unless the fetcher's log diverged
+                    partition["diverging_epoch"] = data.diverging_epoch._asdict()
+                by_topic.setdefault(tp.topic, []).append(partition)
                 self.replica_manager.broker_topic_stats.update_bytes_out(
                     tp.topic, params.replica_id >= 0, len(data.records))
             sent = {id(data) for _, data in answer.partitions}

@@ -12,10 +12,15 @@ epoch, replicas, ISR, partition epoch).
 As leader:
     append_records_to_leader   min.insync.replicas (the log's config) checked against the ISR,
                                then the local append
-    fetch_records              consumers and followers read; a follower's fetch offset is its log
-                               end offset, so update_follower_fetch_state learns how far it got
+    fetch_records              consumers and followers read; a fetch that names the epoch of its
+                               last fetched batch (last_fetched_epoch) is checked against this
+                               log's epochs first, and one whose log has diverged gets only the
+                               DivergingEpoch (where that epoch ends here); a follower's fetch
+                               offset is its log end offset, so update_follower_fetch_state learns
+                               how far it got -- from an agreeing fetch only
     maybe_increment_leader_hw  HW = min(LEO of every ISR member)
-    maybe_expand_isr           a follower that reached the HW rejoins the ISR
+    maybe_expand_isr           a follower that reached the HW (and this epoch's start), in a fetch
+                               that named this leader epoch, rejoins the ISR (isFollowerInSync)
     maybe_shrink_isr           one not caught up for replica.lag.time.max.ms leaves it
 ISR changes are not the leader's to make: it proposes one with AlterPartition to the controller and
 keeps counting the larger of the two ISRs toward the HW until the answer comes (Kafka's
@@ -23,7 +28,8 @@ PendingExpandIsr / PendingShrinkIsr): a record is never called committed on fewe
 the controller might still think are in sync.
 
 As follower: append_records_to_follower copies the leader's batches (its offsets and epochs), and
-truncate_to drops a tail the leader does not have (the ReplicaFetcherThread decides where). The
+truncate_to drops a tail the leader does not have (the ReplicaFetcherThread decides where, from a
+DivergingEpoch answer or OffsetsForLeaderEpoch). The
 fetcher learns all it needs of the local log from here (its end offsets, its latest epoch and where
 each epoch ends): nothing above the Partition touches the log.
 """
@@ -37,16 +43,18 @@ from dataclasses import dataclass
 import structlog
 
 from kafka.log.append_origin import AppendOrigin
-from kafka.log.errors import UnexpectedAppendOffsetError
+from kafka.log.errors import OffsetOutOfRangeError, UnexpectedAppendOffsetError
 from kafka.log.fetch_data_info import LogOffsetMetadata
 from kafka.log.fetch_isolation import FetchIsolation
 from kafka.log.file_records import LOOKUP_CHUNK, FileRecords
+from kafka.log.leader_epoch_file_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
 from kafka.log.log_append_info import LogAppendInfo
 from kafka.log.transaction_index import AbortedTxn
 from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.fetch import DEBUGGING_REPLICA_ID
 from kafka.protocol.record_batch import iter_batches
+from kafka.server.fetch_partition_data import EpochEndOffset
 from kafka.server.replica import Replica
 from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
@@ -77,6 +85,8 @@ class LogReadInfo:
     last_stable_offset: int = -1
     aborted_transactions: list[AbortedTxn] | None = None  # read_committed only
     fetch_offset_metadata: LogOffsetMetadata | None = None  # where the read started, when the log knows
+    # The fetcher's log diverged from this one: its last fetched epoch ends here (no records are read).
+    diverging_epoch: EpochEndOffset | None = None
 
 
 class Partition:
@@ -215,6 +225,9 @@ class Partition:
                                  origin: AppendOrigin = AppendOrigin.CLIENT) -> tuple[LogAppendInfo, bool]:
         """Append to the local log; returns (LogAppendInfo, whether the high watermark moved)."""
         with self.leader_isr_update_lock:
+            if not self.is_leader:  # became a follower after the caller looked (Kafka checks under this lock)
+                raise PartitionError(Errors.NOT_LEADER_OR_FOLLOWER,
+                                     f"broker {self.local_broker_id} no longer leads {self.topic_partition}")
             min_insync_replicas = self.min_insync_replicas
             if required_acks == -1 and len(self.isr) < min_insync_replicas:
                 raise NotEnoughReplicasError(
@@ -273,22 +286,57 @@ class Partition:
 
     def fetch_records(self, replica_id: int, fetch_offset: int, current_leader_epoch: int, max_bytes: int,
                       min_one_message: bool, zero_copy: bool = False,
-                      isolation: FetchIsolation | None = None) -> tuple[LogReadInfo, bool]:
+                      isolation: FetchIsolation | None = None, last_fetched_epoch: int = -1) -> tuple[LogReadInfo, bool]:
         """Kafka's Partition.fetchRecords: validate, read, and for a follower's fetch record how far
-        it has got. Returns (what was read, whether that moved the HW)."""
-        self.check_leader_epoch(current_leader_epoch, require_leader=replica_id != DEBUGGING_REPLICA_ID)
-        is_follower = replica_id >= 0
-        if is_follower and replica_id not in self.remote_replicas:
-            raise PartitionError(Errors.NOT_LEADER_OR_FOLLOWER,
-                                 f"broker {replica_id} is not a replica of {self.topic_partition}")
-        if isolation is None or is_follower:
-            isolation = FetchIsolation.LOG_END if is_follower else FetchIsolation.HIGH_WATERMARK
+        it has got. Returns (what was read, whether that moved the HW).
+
+        A follower whose log diverged (the answer carries diverging_epoch) has told us nothing about
+        how far it has got: its fetch offset is past the end of its last epoch here, so its fetch
+        state, the ISR and the HW are left as they were until it has truncated and fetched again."""
+        with self.leader_isr_update_lock:
+            self.check_leader_epoch(current_leader_epoch, require_leader=replica_id != DEBUGGING_REPLICA_ID)
+            is_follower = replica_id >= 0
+            if is_follower and replica_id not in self.remote_replicas:
+                raise PartitionError(Errors.NOT_LEADER_OR_FOLLOWER,
+                                     f"broker {replica_id} is not a replica of {self.topic_partition}")
+            if isolation is None or is_follower:
+                isolation = FetchIsolation.LOG_END if is_follower else FetchIsolation.HIGH_WATERMARK
+            diverging = self.diverging_epoch(fetch_offset, last_fetched_epoch)
+        if diverging is not None:
+            return self._diverging_read(fetch_offset, diverging), False
         read = self.read_records(fetch_offset, max_bytes, isolation, min_one_message=min_one_message,
                                  zero_copy=zero_copy)
         hw_moved = False
         if is_follower:
-            hw_moved = self.update_follower_fetch_state(replica_id, fetch_offset, read.log_end_offset)
+            hw_moved = self.update_follower_fetch_state(replica_id, fetch_offset, read.log_end_offset,
+                                                        current_leader_epoch)
         return read, hw_moved
+
+    def diverging_epoch(self, fetch_offset: int, last_fetched_epoch: int) -> EpochEndOffset | None:
+        """Kafka's readRecords check of lastFetchedEpoch (KIP-320, KIP-595): does the fetcher's log
+        agree with this one up to fetch_offset? Its last batch was written in last_fetched_epoch, so
+        this log must know that epoch, and the epoch must not end here before fetch_offset. If it
+        does, None; if not, (the largest epoch <= last_fetched_epoch here, where it ends): the
+        fetcher truncates to there (or further back, and asks again). -1: the fetcher does not say
+        (an older client, or a follower with no epochs), and nothing is checked."""
+        if last_fetched_epoch < 0:
+            return None
+        epoch, end_offset = self.log.end_offset_for_epoch(last_fetched_epoch)
+        if epoch == UNDEFINED_EPOCH or end_offset == UNDEFINED_EPOCH_OFFSET:
+            raise OffsetOutOfRangeError(f"{self.topic_partition}: cannot find where the last fetched epoch "
+                                        f"{last_fetched_epoch} ends")
+        if fetch_offset < self.log.log_start_offset:  # before the log, whether or not the epochs agree
+            raise OffsetOutOfRangeError(f"{self.topic_partition}: offset {fetch_offset} is before the log start "
+                                        f"offset {self.log.log_start_offset}")
+        if epoch < last_fetched_epoch or end_offset < fetch_offset:
+            return EpochEndOffset(epoch, end_offset)
+        return None
+
+    def _diverging_read(self, fetch_offset: int, diverging: EpochEndOffset) -> LogReadInfo:
+        """The answer to a diverged fetcher: no records, the offsets as they are, and where its epoch ends."""
+        log = self.log
+        return LogReadInfo(b"", log.high_watermark, log.log_start_offset, log.log_end_offset, log.last_stable_offset,
+                           diverging_epoch=diverging)
 
     def read_records(self, fetch_offset: int, max_bytes: int, isolation: FetchIsolation,
                      min_one_message: bool, zero_copy: bool = False) -> LogReadInfo:
@@ -315,14 +363,16 @@ class Partition:
         return LogReadInfo(records, high_watermark, log.log_start_offset, log_end_offset, last_stable_offset, aborted,
                            data.fetch_offset_metadata)
 
-    def update_follower_fetch_state(self, replica_id: int, fetch_offset: int, leader_end_offset: int) -> bool:
+    def update_follower_fetch_state(self, replica_id: int, fetch_offset: int, leader_end_offset: int,
+                                    current_leader_epoch: int) -> bool:
         """A follower fetched from fetch_offset (so it has everything below). True if the HW moved."""
         with self.leader_isr_update_lock:
             replica = self.remote_replicas.get(replica_id)
             if replica is None or not self.is_leader:
                 return False
             replica.update_fetch_state(fetch_offset, leader_end_offset, self.time.milliseconds())
-            self.maybe_expand_isr(replica)
+            if current_leader_epoch == self.leader_epoch:  # only a fetch checked against this leadership
+                self.maybe_expand_isr(replica)
             return self.maybe_increment_leader_hw()
 
     def last_offset_for_leader_epoch(self, current_leader_epoch: int, leader_epoch: int,
@@ -335,14 +385,21 @@ class Partition:
 
     # ------------------------------------------------------------------ ISR changes
     def maybe_expand_isr(self, replica: Replica) -> None:
-        """A follower outside the ISR that has reached the HW (and this epoch's start) rejoins it."""
+        """A follower outside the ISR that is in sync again rejoins it (Kafka's maybeExpandIsr)."""
         if self.pending_isr is not None or replica.broker_id in self.isr:
             return
-        if replica.log_end_offset >= max(self.log.high_watermark, self.leader_epoch_start_offset):
+        if self.is_follower_in_sync(replica):
             log.info("expanding ISR", partition=str(self.topic_partition), isr=sorted(self.isr),
                      adding=replica.broker_id, follower_log_end_offset=replica.log_end_offset,
                      high_watermark=self.log.high_watermark)
             self._alter_isr(self.isr | {replica.broker_id}, shrink=False)  # the caller recomputes the HW
+
+    def is_follower_in_sync(self, replica: Replica) -> bool:
+        """Kafka's isFollowerInSync: the follower's log reaches the HW and the start of this leader
+        epoch. The second matters after a failover: a new leader's HW can lag its log, and a follower
+        holding only what the HW covers may still miss records the previous leader committed."""
+        return (self.leader_epoch_start_offset >= 0 and replica.log_end_offset >= self.log.high_watermark
+                and replica.log_end_offset >= self.leader_epoch_start_offset)
 
     def maybe_shrink_isr(self) -> None:
         """Drop the followers that have not been caught up for replica.lag.time.max.ms (the leader

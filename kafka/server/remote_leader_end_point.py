@@ -3,7 +3,8 @@ kafka.server.RemoteLeaderEndPoint over ReplicaFetcherBlockingSend).
 
 The three questions a follower asks its leader, each one blocking request on one socket:
 
-    fetch                       Fetch with replica_id = this broker: records from my log end on
+    fetch                       Fetch with replica_id = this broker: records from my log end on,
+                                and the epoch of my last batch, for the leader to check
     fetch_epoch_end_offsets     OffsetForLeaderEpoch: where does my latest epoch end in your log?
     fetch_earliest_offset /     ListOffsets with replica_id: your log start / log end offset
     fetch_latest_offset         (after OFFSET_OUT_OF_RANGE)
@@ -17,6 +18,7 @@ from a different history.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from kafka.clients.client_config import ADMIN, ClientConfig
 from kafka.clients.client_request import ClientRequest
@@ -32,6 +34,19 @@ from kafka.utils.topic_partition import TopicPartition
 
 EARLIEST_TIMESTAMP = -2
 LATEST_TIMESTAMP = -1
+# Fetch v12 (KIP-595) added LastFetchedEpoch and DivergingEpoch: from it on, a leader checks the
+# follower's log on every fetch (Kafka's isTruncationOnFetchSupported).
+FIRST_FETCH_VERSION_WITH_DIVERGING_EPOCH = 12
+
+
+class ReplicaFetchPosition(NamedTuple):
+    """One partition of a follower's Fetch (Kafka's FetchRequest.PartitionData, less the byte limit,
+    which is the follower's replica.fetch.max.bytes)."""
+
+    fetch_offset: int
+    current_leader_epoch: int
+    log_start_offset: int
+    last_fetched_epoch: int = -1  # the epoch of the follower's last batch; -1: not named, not checked
 
 
 class LeaderUnreachableError(Exception):
@@ -93,17 +108,25 @@ class RemoteLeaderEndPoint:
         return response.body
 
     # ------------------------------------------------------------------ Fetch
-    def fetch(self, partitions: dict[TopicPartition, tuple[int, int, int]]) -> dict[TopicPartition, object]:
-        """partitions: tp -> (fetch offset, current leader epoch, log start offset). The answer has
-        only the partitions with news: the leader keeps a fetch session for us (KIP-227)."""
+    def is_truncation_on_fetch_supported(self) -> bool:
+        """Does the leader check LastFetchedEpoch? Yes unless its ApiVersions said it speaks Fetch
+        below v12 (Kafka decides by metadata.version, which every KRaft cluster has past 2.7)."""
+        versions = self.client.api_versions.get(self.leader.node_id, {}).get(ApiKey.FETCH)
+        return versions is None or versions[1] >= FIRST_FETCH_VERSION_WITH_DIVERGING_EPOCH
+
+    def fetch(self, partitions: dict[TopicPartition, ReplicaFetchPosition]) -> dict[TopicPartition, object]:
+        """One Fetch for these partitions. The answer has only the partitions with news: the leader
+        keeps a fetch session for us (KIP-227)."""
         data = self.fetch_session.build({
-            tp: PartitionData(fetch_offset, self.config.max_bytes, leader_epoch, log_start_offset)
-            for tp, (fetch_offset, leader_epoch, log_start_offset) in partitions.items()})
+            tp: PartitionData(p.fetch_offset, self.config.max_bytes, p.current_leader_epoch, p.log_start_offset,
+                              p.last_fetched_epoch)
+            for tp, p in partitions.items()})
         by_topic: dict[str, list[dict]] = {}
         for tp, p in data.to_send.items():
             by_topic.setdefault(tp.topic, []).append(dict(
                 partition=tp.partition, current_leader_epoch=p.current_leader_epoch, fetch_offset=p.fetch_offset,
-                last_fetched_epoch=-1, log_start_offset=p.log_start_offset, partition_max_bytes=p.max_bytes))
+                last_fetched_epoch=p.last_fetched_epoch, log_start_offset=p.log_start_offset,
+                partition_max_bytes=p.max_bytes))
         forgotten: dict[str, list[int]] = {}
         for tp in data.to_forget:
             forgotten.setdefault(tp.topic, []).append(tp.partition)

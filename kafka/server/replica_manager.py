@@ -385,7 +385,8 @@ class ReplicaManager:
                        ) -> None:
         results = self.read_from_local_log(params, fetch_infos, zero_copy=True)
         bytes_readable = sum(len(data.records) for _, data in results)
-        has_error = any(data.error != Errors.NONE for _, data in results)
+        # An error, or a log that diverged, is answered at once (the fetcher must truncate first).
+        has_error = any(data.error != Errors.NONE or data.diverging_epoch is not None for _, data in results)
         if params.max_wait_ms <= 0 or not fetch_infos or bytes_readable >= params.min_bytes or has_error:
             response_callback(results)
             return
@@ -432,7 +433,8 @@ class ReplicaManager:
         limit = max(0, min(info.max_bytes, remaining))
         try:
             read, hw_moved = partition.fetch_records(params.replica_id, info.fetch_offset, info.current_leader_epoch,
-                                                     limit, min_one_message, zero_copy, params.isolation)
+                                                     limit, min_one_message, zero_copy, params.isolation,
+                                                     info.last_fetched_epoch)
         except PartitionError as e:  # not the leader (any more), or another leader epoch
             return FetchPartitionData(e.error)
         except OffsetOutOfRangeError:  # Kafka's LogReadResult of a failed read: no offsets at all
@@ -446,7 +448,7 @@ class ReplicaManager:
             self.try_complete_delayed_requests(tp)
         return FetchPartitionData(Errors.NONE, read.high_watermark, read.log_start_offset,
                                   read.last_stable_offset, read.records, read.aborted_transactions,
-                                  read.fetch_offset_metadata)
+                                  read.fetch_offset_metadata, read.diverging_epoch)
 
     def record_expired_fetch(self) -> None:
         self.expired_fetch_count += 1
