@@ -1,10 +1,12 @@
-"""A partition leader cut off by the network, for real: lab 12, step 7 (docs/labs/12-break-it.md), as a test.
+"""A partition leader cut off by the network, for real: lab 12, step 7 (docs/labs/12-break-it.md) and
+lab 07, step 8 (docs/labs/07-replication.md), as a test.
 
 Three nodes in network namespaces (tests/nemesis/hosts.py). The leader of `lab12-net` is cut from the
 two other nodes, not from its clients: an acks=all produce sent to it is never acknowledged; the
 controller fences it and elects a new leader from the rest of the ISR; the cut-off leader's high
 watermark stops though its log grew; healed, it learns it is a follower, truncates the record
-nobody acknowledged, and the replicas agree again. The same for a leader paused past
+nobody acknowledged -- on its first fetch from the new leader, which answers DivergingEpoch
+(docs/replication.md, "Divergence found on the fetch path") -- and the replicas agree again. The same for a leader paused past
 broker.session.timeout.ms and resumed: a zombie that wakes up believing it leads acknowledges
 nothing the new leader does not have. Needs root; skipped with the reason elsewhere.
 """
@@ -15,6 +17,7 @@ import confluent_kafka
 import pytest
 
 from kafka.clients.admin import NewTopic
+from tests.cluster.test_kraft_cluster import created
 from tests.helpers import wait_until
 from tests.nemesis.checker import replica_batches
 
@@ -70,7 +73,8 @@ def high_watermark(bootstrap: str) -> int:
 
 def started_topic(cluster) -> int:
     with cluster.nodes[1].admin() as admin:
-        wait_until(lambda: admin.create_topics([NewTopic(TOPIC, 1, 3, {"min.insync.replicas": "2"})])[TOPIC] is None,
+        # One attempt may time out while the nodes are still starting on a busy machine: try again.
+        wait_until(lambda: created(admin, NewTopic(TOPIC, 1, 3, {"min.insync.replicas": "2"})),
                    timeout=60, message="the topic", interval=0.5)
     p = wait_until(lambda: (p := describe(cluster)) is not None and len(p.isr) == 3 and p, timeout=60,
                    message="a full ISR", interval=0.5)
@@ -102,6 +106,9 @@ def test_a_leader_cut_from_its_followers_acknowledges_nothing_and_truncates_when
     wait_until(lambda: whole_again(cluster), timeout=90, message="the old leader back in the ISR", interval=0.5)
     replicas = final_values(cluster)
     assert replicas[1] == replicas[2] == replicas[3] == ["before-0", "before-1", "before-2", "after-0"]
+    truncations = [line for line in old.output().splitlines()  # read once stopped: a node's log is buffered
+                   if "truncating on a diverging epoch" in line and f"partition={TOPIC}-0" in line]
+    assert truncations and "truncate_to=3" in truncations[0], "the old leader cut its tail on the new leader's answer"
 
 
 def test_a_paused_leader_resumed_after_it_was_fenced_acknowledges_nothing_the_new_leader_lacks(cluster):
