@@ -2,7 +2,7 @@
 
 An ISR member may lag behind the high watermark, but every batch it holds below it must be the
 leader's (base offset, last offset, CRC). Also: the segment files read as a live node leaves them (a
-partial batch at the end).
+partial batch at the end) and the nemesis waiting for the check between faults.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from kafka.protocol.record_batch import RecordBatch, build_batch
+from tests.nemesis.nemesis import Fault, Nemesis
 from tests.nemesis.replica_check import first_difference, segment_digests
 
 pytestmark = pytest.mark.fast
@@ -71,3 +72,45 @@ def test_nothing_after_a_partial_batch_is_read_not_even_a_later_segment(tmp_path
     (tmp_path / "00000000000000000000.log").write_bytes(batch(0, 3) + batch(3, 2)[:40])
     (tmp_path / "00000000000000000005.log").write_bytes(batch(5, 1))
     assert [(base, last) for base, last, _ in segment_digests(tmp_path)] == [(0, 2)]
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class FakeNode:
+    def pause(self) -> None:
+        pass
+
+
+class FakeCluster:
+    nodes = {1: FakeNode(), 2: FakeNode(), 3: FakeNode()}
+
+    def restore(self) -> None:
+        pass
+
+
+class FakeHosts:
+    def heal(self) -> None:
+        pass
+
+
+def test_the_schedule_waits_for_the_check_after_each_heal_and_keeps_each_fault_whole():
+    clock, checks = FakeClock(), []
+    faults = [Fault(5.0, "pause", 1, 8.0), Fault(16.0, "pause", 2, 7.0)]
+
+    def check(k: int, fault: Fault) -> None:
+        checks.append((k, fault.target, clock.now))
+        clock.now += 20.0  # a slow check: the nodes took their time to agree
+
+    nemesis = Nemesis(FakeHosts(), FakeCluster(), log=lambda line: None, after_heal=check)
+    nemesis.run(faults, start=0.0, clock=clock, sleep=clock.sleep)
+    # healed at 13, checked until 33; the second fault still comes 3 s after, and holds its 7 s
+    assert checks == [(1, 1, 13.0), (2, 2, 43.0)]
