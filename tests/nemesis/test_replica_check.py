@@ -2,7 +2,7 @@
 
 An ISR member may lag behind the high watermark, but every batch it holds below it must be the
 leader's (base offset, last offset, CRC). Also: the segment files read as a live node leaves them (a
-partial batch at the end) and the nemesis waiting for the check between faults.
+partial batch at the end), the verdict line's count, and the nemesis waiting for the check between faults.
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from kafka.protocol.record_batch import RecordBatch, build_batch
+from tests.nemesis.checker import Verdict
 from tests.nemesis.nemesis import Fault, Nemesis
-from tests.nemesis.replica_check import first_difference, segment_digests
+from tests.nemesis.replica_check import Divergence, first_difference, segment_digests
 
 pytestmark = pytest.mark.fast
 
@@ -72,6 +73,22 @@ def test_nothing_after_a_partial_batch_is_read_not_even_a_later_segment(tmp_path
     (tmp_path / "00000000000000000000.log").write_bytes(batch(0, 3) + batch(3, 2)[:40])
     (tmp_path / "00000000000000000005.log").write_bytes(batch(5, 1))
     assert [(base, last) for base, last, _ in segment_digests(tmp_path)] == [(0, 2)]
+
+
+def test_the_verdict_counts_each_diverged_replica_once_and_is_not_ok():
+    def found(partition: str, node: int, when: str) -> Divergence:
+        return Divergence(partition, node, 1, (1, 2, 3), 20, (5, 9, 0xA5), (5, 7, 0x01D), when)
+
+    verdict = Verdict(seed=1, faults=3, diverged=[found("nemesis-0", 3, "after heal 2 (split)"),
+                                                  found("nemesis-0", 3, "at the end"),
+                                                  found("nemesis-2", 2, "at the end")])
+    assert not verdict.ok
+    assert "0 reordered, 2 diverged ISR replicas;" in verdict.line()
+    assert ("diverged ISR replica: nemesis-0 on node 3 (ISR [1, 2, 3], leader 1) after heal 2 (split): below "
+            "the high watermark 20 its first differing batch is offsets 5..7 (CRC 0x0000001d), the leader's "
+            "offsets 5..9 (CRC 0x000000a5)") in verdict.details()
+    assert Verdict(seed=1, faults=3).ok
+    assert "0 diverged ISR replicas" in Verdict(seed=1, faults=3).line()
 
 
 class FakeClock:
