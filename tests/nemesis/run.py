@@ -24,7 +24,7 @@ from tests.nemesis.cluster import NemesisCluster
 from tests.nemesis.hosts import Hosts, netem_unavailable_reason
 from tests.nemesis.java_clients import NAME, add_java_clients
 from tests.nemesis.nemesis import Nemesis, schedule
-from tests.nemesis.replica_check import ReplicaCheck
+from tests.nemesis.replica_check import ReplicaCheck, agreed_view, whole
 from tests.nemesis.transactional_job import GROUP, committed_values, exactly_once_anomalies
 from tests.nemesis.workload import GROUP_ID, Workload
 
@@ -34,25 +34,13 @@ TOPIC, SINK, PARTITIONS = "nemesis", "nemesis-out", 3
 HEALED_REPLICAS_TIMEOUT = 30
 
 
-def _describe(node):
-    try:
-        with node.admin() as admin:
-            return admin.describe_topics([TOPIC]).get(TOPIC)
-    except Exception:  # noqa: BLE001 - a node still recovering
-        return None
-
-
 def _fully_replicated(cluster: NemesisCluster) -> bool:
     """Every node sees every partition led, with all three replicas in the ISR, and all agree: a node
-    just healed answers from its old metadata (itself leader, the ISR it had) until it catches up."""
-    views = []
-    for node in cluster.nodes.values():
-        found = _describe(node)
-        if found is None or len(found.partitions) != PARTITIONS:
-            return False
-        views.append(sorted((p.partition, p.leader, tuple(sorted(p.isr))) for p in found.partitions))
-    return all(view == views[0] for view in views) and all(
-        leader >= 0 and len(isr) == 3 for _, leader, isr in views[0])
+    just healed answers from its old metadata (itself leader, the ISR it had) until it catches up.
+    Each node's own answer (replica_check.node_view): an admin client's describe_topics, whichever
+    node it was bootstrapped from, goes to the first broker the metadata lists, the same for all three."""
+    view = agreed_view(cluster.nodes.values(), [TOPIC])
+    return view is not None and len(view) == PARTITIONS and whole(view)
 
 
 def _create_topic(cluster: NemesisCluster, name: str) -> bool:
