@@ -1,9 +1,10 @@
 """`python -m tests.nemesis [--duration S] [--seed N] [--workdir DIR] [--hold]`: one nemesis run (make nemesis).
 
 Prints the seed first and the verdict last, `nemesis: seed S, F faults, A acknowledged, L lost,
-D duplicated, R reordered` (then, after `;`, the Java producer's share of those counts); exits 1 if
-anything was lost, duplicated or reordered or the checker found another anomaly, 2 if this machine
-cannot make the hosts (the reason is printed).
+D duplicated, R reordered, V diverged ISR replicas` (then, after `;`, the Java producer's share of
+the client counts); exits 1 if anything was lost, duplicated or reordered, an ISR member's log
+differed from its leader's below the high watermark (tests/nemesis/replica_check.py) or the checker
+found another anomaly, 2 if this machine cannot make the hosts (the reason is printed).
 """
 
 from __future__ import annotations

@@ -10,6 +10,8 @@ stopped (each replica's segment files, read with UnifiedLog, as kafka-dump-log w
 - a committed group offset beyond the log end;
 - a value a read_committed reader was shown that the final log does not hold at that offset (a dirty read);
 - replicas that differ below the high watermark (the batches' offsets and CRCs, replica by replica);
+  the ISR members against their leader, on the live cluster after each heal and at the end, are
+  tests/nemesis/replica_check.py's, whose findings the verdict counts apart (diverged ISR replicas);
 - two nodes that both became leader of one partition in one leader epoch (from the brokers' logs),
   and leader epochs going backwards within a replica's log.
 """
@@ -25,6 +27,7 @@ from kafka.log.log_config import LogConfig
 from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.record_batch import RecordBatch, iter_batches
 from kafka.utils.time import MockTime
+from tests.nemesis.replica_check import Divergence
 from tests.nemesis.workload import ConsumerHistory, ProducerHistory
 
 PARTITION, LEADER_EPOCH = re.compile(r"\bpartition='?([^\s']+)"), re.compile(r"\bleader_epoch=(\d+)")
@@ -68,14 +71,21 @@ class Verdict:
     anomalies: list[str] = field(default_factory=list)
     java: str | None = None  # the Java producer's value prefix, counted apart in the line; None: it did not run
     java_acknowledged: int = 0
+    diverged: list[Divergence] = field(default_factory=list)  # ISR members unlike their leader (replica_check.py)
 
     @property
     def ok(self) -> bool:
-        return not (self.lost or self.duplicated or self.reordered or self.anomalies)
+        return not (self.lost or self.duplicated or self.reordered or self.anomalies or self.diverged)
+
+    @property
+    def diverged_replicas(self) -> int:
+        """Replicas (partition, node) found diverged at least once, however many checks found them."""
+        return len({d.replica for d in self.diverged})
 
     def line(self) -> str:
         line = (f"nemesis: seed {self.seed}, {self.faults} faults, {self.acknowledged} acknowledged, "
-                f"{len(self.lost)} lost, {len(self.duplicated)} duplicated, {len(self.reordered)} reordered")
+                f"{len(self.lost)} lost, {len(self.duplicated)} duplicated, {len(self.reordered)} reordered, "
+                f"{self.diverged_replicas} diverged ISR replicas")
         return f"{line}; {self.java_counts()}"
 
     def java_counts(self) -> str:
@@ -90,7 +100,8 @@ class Verdict:
         parts = [f"  lost (first 10): {self.lost[:10]}" if self.lost else "",
                  f"  duplicated (first 10): {self.duplicated[:10]}" if self.duplicated else "",
                  f"  reordered (first 10): {self.reordered[:10]}" if self.reordered else "",
-                 *(f"  anomaly: {a}" for a in self.anomalies[:30])]
+                 *(f"  anomaly: {a}" for a in self.anomalies[:30]),
+                 *(f"  diverged ISR replica: {d.describe()}" for d in self.diverged[:30])]
         return "\n".join(p for p in parts if p)
 
 

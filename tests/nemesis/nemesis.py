@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tests.nemesis.cluster import NemesisCluster
@@ -59,21 +60,32 @@ def schedule(seed: int, duration: float, nodes: int = 3, netem: bool = True) -> 
 
 
 class Nemesis:
-    """Applies a schedule; `heal` undoes whatever is in force (links, pauses, kills)."""
+    """Applies a schedule; `heal` undoes whatever is in force (links, pauses, kills).
 
-    def __init__(self, hosts: Hosts, cluster: NemesisCluster, log=print) -> None:
+    `after_heal(k, fault)`, if given, runs after the k-th fault has healed, before the next one (the
+    replica check, tests/nemesis/replica_check.py). The schedule waits for it: the time it takes is
+    added to every later fault's start, so each quiet period still begins when it returns and the run
+    lasts that much longer than its duration."""
+
+    def __init__(self, hosts: Hosts, cluster: NemesisCluster, log=print,
+                 after_heal: Callable[[int, Fault], object] | None = None) -> None:
         self.hosts = hosts
         self.cluster = cluster
         self.log = log
+        self.after_heal = after_heal
         self.injected: list[str] = []
 
     def run(self, faults: list[Fault], start: float, clock=time.monotonic, sleep=time.sleep) -> None:
-        for fault in faults:
+        for k, fault in enumerate(faults, 1):
             sleep(max(0.0, start + fault.at - clock()))
             applied = self.apply(fault)
             self.log(f"nemesis: {fault.describe()}{'' if applied is None else ': ' + applied}")
             sleep(max(0.0, start + fault.at + fault.duration - clock()))
             self.heal()
+            if self.after_heal is not None:
+                healed = clock()
+                self.after_heal(k, fault)
+                start += clock() - healed
 
     def apply(self, fault: Fault) -> str | None:
         others = [n for n in self.cluster.nodes if n != fault.target]

@@ -4,6 +4,8 @@ Kafka's ducktape replication tests and Jepsen's test runner have the same shape:
 clients while the nemesis injects faults, heal, let the system settle, read the final state and
 judge the history against it. The settle step waits for what a healed cluster must reach on its own
 (every partition led, every replica back in the ISR); if it never does, that is itself the finding.
+After each heal and once settled, the live replicas are checked too: every ISR member's log against its
+leader's below the high watermark (tests/nemesis/replica_check.py).
 """
 
 from __future__ import annotations
@@ -22,31 +24,23 @@ from tests.nemesis.cluster import NemesisCluster
 from tests.nemesis.hosts import Hosts, netem_unavailable_reason
 from tests.nemesis.java_clients import NAME, add_java_clients
 from tests.nemesis.nemesis import Nemesis, schedule
+from tests.nemesis.replica_check import ReplicaCheck, agreed_view, whole
 from tests.nemesis.transactional_job import GROUP, committed_values, exactly_once_anomalies
 from tests.nemesis.workload import GROUP_ID, Workload
 
 TOPIC, SINK, PARTITIONS = "nemesis", "nemesis-out", 3
-
-
-def _describe(node):
-    try:
-        with node.admin() as admin:
-            return admin.describe_topics([TOPIC]).get(TOPIC)
-    except Exception:  # noqa: BLE001 - a node still recovering
-        return None
+# How long the replica check after a heal waits for the nodes to agree on a full ISR (a killed node
+# restarts and catches up in that time); past it, it judges the ISR they agree on.
+HEALED_REPLICAS_TIMEOUT = 30
 
 
 def _fully_replicated(cluster: NemesisCluster) -> bool:
     """Every node sees every partition led, with all three replicas in the ISR, and all agree: a node
-    just healed answers from its old metadata (itself leader, the ISR it had) until it catches up."""
-    views = []
-    for node in cluster.nodes.values():
-        found = _describe(node)
-        if found is None or len(found.partitions) != PARTITIONS:
-            return False
-        views.append(sorted((p.partition, p.leader, tuple(sorted(p.isr))) for p in found.partitions))
-    return all(view == views[0] for view in views) and all(
-        leader >= 0 and len(isr) == 3 for _, leader, isr in views[0])
+    just healed answers from its old metadata (itself leader, the ISR it had) until it catches up.
+    Each node's own answer (replica_check.node_view): an admin client's describe_topics, whichever
+    node it was bootstrapped from, goes to the first broker the metadata lists, the same for all three."""
+    view = agreed_view(cluster.nodes.values(), [TOPIC])
+    return view is not None and len(view) == PARTITIONS and whole(view)
 
 
 def _create_topic(cluster: NemesisCluster, name: str) -> bool:
@@ -99,7 +93,9 @@ def run(seed: int, duration: float, workdir: Path, log=print) -> Verdict:
         java = add_java_clients(workload.threads, cluster.bootstrap, TOPIC, GROUP_ID, workload.produced,
                                 workload.stop_event, workdir, log)
         workload.start()
-        nemesis = Nemesis(hosts, cluster, log)
+        replicas = ReplicaCheck(cluster, [TOPIC, SINK], log)
+        nemesis = Nemesis(hosts, cluster, log, after_heal=lambda k, fault: replicas.check(
+            f"after heal {k} ({fault.kind})", timeout=HEALED_REPLICAS_TIMEOUT))
         try:
             nemesis.run(faults, time.monotonic())
         finally:
@@ -113,6 +109,7 @@ def run(seed: int, duration: float, workdir: Path, log=print) -> Verdict:
                 + (f"; still running: {stuck}" if stuck else ""))
         if not settled:
             raise AssertionError("after healing, the cluster never got every partition a leader and a full ISR")
+        replicas.check("at the end", timeout=HEALED_REPLICAS_TIMEOUT)
         watermarks, committed = _final_offsets(cluster.bootstrap, TOPIC, GROUP_ID)
         sink_watermarks = _final_offsets(cluster.bootstrap, SINK, GROUP)[0]
         job_committed = _final_offsets(cluster.bootstrap, TOPIC, GROUP)[1]
@@ -121,8 +118,8 @@ def run(seed: int, duration: float, workdir: Path, log=print) -> Verdict:
                           {n: node.output() for n, node in cluster.nodes.items()}, watermarks, committed)
         group, reader = (workload.group, workload.reader) if java is None else java.histories(workload.group,
                                                                                               workload.reader)
-        verdict = checker.check(Verdict(seed, len(nemesis.injected), java=None if java is None else NAME),
-                                workload.produced, group, reader)
+        verdict = checker.check(Verdict(seed, len(nemesis.injected), java=None if java is None else NAME,
+                                        diverged=replicas.diverged), workload.produced, group, reader)
         outputs = {p: committed_values([b for b in replica_batches(cluster.nodes[1].data_dir / f"{SINK}-{p}", SINK, p)
                                         if b.base_offset < sink_watermarks[p]]) for p in range(PARTITIONS)}
         verdict.anomalies += exactly_once_anomalies(checker.values, outputs, job_committed)
