@@ -190,6 +190,20 @@ class ApacheKafka:
             node.format(cluster_id)
         for node in self.nodes:
             node.start()
+        self._wait_serving(timeout)
+        return self
+
+    def restart(self, timeout: float = 120.0) -> ApacheKafka:
+        """Stop every node (SIGTERM: a controlled shutdown) and start it again on the same data, as an
+        operator's restart would: each partition's leader epoch moves on (the controller takes leadership
+        away at shutdown and gives it back once the broker is unfenced)."""
+        self.stop()
+        for node in self.nodes:
+            node.start()
+        self._wait_serving(timeout)
+        return self
+
+    def _wait_serving(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         for node in self.nodes:
             while not _serves_metadata(node.port, len(self.nodes)):
@@ -202,7 +216,6 @@ class ApacheKafka:
                     raise RuntimeError(f"Apache Kafka node {node.node_id} not serving after {timeout:.0f} s:\n"
                                        f"{node.output()}")
                 time.sleep(0.2)  # a poll interval, not a wait for something: the condition is the loop's
-        return self
 
     def stop(self) -> None:
         for node in self.nodes:
