@@ -149,9 +149,13 @@ class Partition:
             is_new_leader = not self.is_leader or state.leader_epoch != self.leader_epoch
             if is_new_leader:
                 # Record where this epoch starts before anything is appended in it: a follower asking
-                # where the previous epoch ended gets this offset (OffsetsForLeaderEpoch).
+                # where the previous epoch ended gets this offset (OffsetsForLeaderEpoch, DivergingEpoch).
                 self.leader_epoch_start_offset = self.log.log_end_offset
-                self.log.maybe_assign_epoch_start_offset(state.leader_epoch, self.leader_epoch_start_offset)
+                if state.leader_epoch >= self.log.latest_epoch:
+                    self.log.maybe_assign_epoch_start_offset(state.leader_epoch, self.leader_epoch_start_offset)
+                else:  # a stale leadership (a restart replaying old metadata): the cache would lose newer epochs
+                    log.warning("not recording an epoch older than the log's latest", partition=str(self.topic_partition),
+                                leader_epoch=state.leader_epoch, latest_epoch=self.log.latest_epoch)
                 log.info("became leader", partition=str(self.topic_partition), leader_epoch=state.leader_epoch,
                          isr=sorted(state.isr), log_end_offset=self.log.log_end_offset,
                          high_watermark=self.log.high_watermark)
@@ -297,7 +301,10 @@ class Partition:
             self.check_leader_epoch(current_leader_epoch, require_leader=replica_id != DEBUGGING_REPLICA_ID)
             is_follower = replica_id >= 0
             if is_follower and replica_id not in self.remote_replicas:
-                raise PartitionError(Errors.NOT_LEADER_OR_FOLLOWER,
+                # Kafka's followerReplicaOrThrow: a fetch naming this leader epoch from a broker we do not
+                # know as a replica yet (a reassignment adding it, seen there first) is asked to retry.
+                raise PartitionError(Errors.UNKNOWN_LEADER_EPOCH if current_leader_epoch >= 0
+                                     else Errors.NOT_LEADER_OR_FOLLOWER,
                                      f"broker {replica_id} is not a replica of {self.topic_partition}")
             if isolation is None or is_follower:
                 isolation = FetchIsolation.LOG_END if is_follower else FetchIsolation.HIGH_WATERMARK

@@ -20,35 +20,31 @@ from kafka.clients.admin import NewTopic
 from tests.cluster.test_kraft_cluster import created
 from tests.helpers import wait_until
 from tests.nemesis.checker import replica_batches
+from tests.nemesis.replica_check import agreed_view, node_view
 
 TOPIC = "lab12-net"
 pytestmark = pytest.mark.timeout(300)
 
 
-def describe(cluster, exclude: int = 0, only: int = 0, topic: str = TOPIC):
+def describe(cluster, exclude: int = 0, topic: str = TOPIC):
+    """Partition 0 of `topic` as the first node (other than `exclude`) that can answer describes it,
+    asked of that node itself (replica_check.node_view)."""
     for node_id, node in cluster.nodes.items():
-        if node_id == exclude or not node.running or only not in (0, node_id):
+        if node_id == exclude or not node.running:
             continue
-        try:
-            with node.admin() as admin:
-                found = admin.describe_topics([topic]).get(topic)
-            if found is not None:
-                return found.partitions[0]
-        except Exception:  # noqa: BLE001 - that node cannot answer now: ask the next
-            continue
+        view = node_view(node, [topic])
+        if view is not None:
+            return view[0]
     return None
 
 
 def whole_again(cluster, topic: str = TOPIC) -> bool:
     """Every node describes the same leader and all three replicas in sync: a node just healed still
-    answers from its old metadata (itself leader, its old ISR) until it has caught up."""
-    views = set()
-    for node_id in cluster.nodes:
-        p = describe(cluster, exclude=-1, only=node_id, topic=topic)
-        if p is None:
-            return False
-        views.add((p.leader, tuple(sorted(p.isr))))
-    return len(views) == 1 and len(next(iter(views))[1]) == 3
+    answers from its old metadata (itself leader, its old ISR) until it has caught up. Each node is
+    asked itself (replica_check.agreed_view): an admin client's describe_topics would ask whichever
+    node it picked, the same one for all three."""
+    view = agreed_view([node for node in cluster.nodes.values() if node.running], [topic])
+    return view is not None and len(view[0].isr) == 3 and view[0].leader >= 0
 
 
 def produce(bootstrap: str, values: list[str], timeout_ms: int = 30000, topic: str = TOPIC) -> list[str]:
