@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.source_tree import parsed
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = sorted((ROOT / "docs").glob("*.md")) + sorted((ROOT / "docs" / "labs").glob("*.md"))  # the course labs too
 DIAGRAMS = sorted((ROOT / "diagrams").glob("*.mmd"))
@@ -68,8 +70,7 @@ class CodeIndex:
         self.classes: dict[str, list[tuple[set[str], list[str]]]] = {}
         self.functions: set[str] = set()
         for path in sorted(package.rglob("*.py")):
-            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-            for node in ast.walk(tree):
+            for node in ast.walk(parsed(path)):
                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                     self.functions.add(node.name)
                 elif isinstance(node, ast.ClassDef):
