@@ -1,10 +1,12 @@
 """Fixtures: real brokers on free 127.0.0.1 ports, stopped after each test; and which tests are `fast`.
 
 `make test-fast` runs `pytest -m fast`: the unit tests, which need no broker, no other process and no
-real client, and the seeded simulations with fewer seeds (RAFT_SIM_SEEDS=100, CONTROLLER_SIM_SEEDS=5).
-A test is `fast` when it lives in one of UNIT_TEST_DIRS and is not `broker`; a test that starts a
-broker or a process without the fixtures below says so with `pytestmark = pytest.mark.broker`, and a
-test elsewhere that is quick and self-contained may declare `@pytest.mark.fast` itself.
+real client, and the seeded simulations with a handful of seeds (the Makefile sets RAFT_SIM_SEEDS and
+the other counts low; `make test` runs the full counts). A test is `fast` when it lives in one of
+UNIT_TEST_DIRS and is neither `broker` nor `slow`; a test that starts a broker or a process without the
+fixtures below says so with `pytestmark = pytest.mark.broker`, a unit test that alone takes seconds
+says `@pytest.mark.slow` (make test still runs it), and a test elsewhere that is quick and
+self-contained may declare `@pytest.mark.fast` itself.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if BROKER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.broker)
-        if item.get_closest_marker("broker") is not None:
+        if item.get_closest_marker("broker") is not None or item.get_closest_marker("slow") is not None:
             continue
         where = item.path.relative_to(tests_dir)
         if where.parts[0] in UNIT_TEST_DIRS or where.as_posix() in UNIT_TEST_FILES:

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.source_tree import KAFKA, parsed
+
 pytestmark = pytest.mark.fast
 
-KAFKA = Path(__file__).resolve().parent.parent / "kafka"
 MAX_LINES = 600
 # The timer's three import each other under TYPE_CHECKING, as Kafka's TimerTask, TimerTaskEntry and
 # TimerTaskList refer to one another: the one circle kept on purpose.
@@ -58,7 +59,7 @@ def imported_modules(name: str, path: Path, known: dict[str, Path]) -> set[str]:
         if dotted and dotted != name:
             found.add(dotted)
 
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 resolve(alias.name)
@@ -163,7 +164,7 @@ def time_defaults(tree: ast.AST) -> list[str]:
 def test_only_the_entry_points_default_time_to_the_real_clock():
     defaults = {f"{path.relative_to(KAFKA.parent).as_posix()}::{name}"
                 for path in sorted(KAFKA.rglob("*.py"))
-                for name in time_defaults(ast.parse(path.read_text(), str(path)))}
+                for name in time_defaults(parsed(path))}
     leaks = sorted(defaults - TIME_DEFAULT_ALLOWED)
     assert not leaks, f"`time` must be passed in, not defaulted (Kafka passes it everywhere): {leaks}"
     gone = sorted(TIME_DEFAULT_ALLOWED - defaults)

@@ -8,6 +8,10 @@ resource or group the request named gets the error code (UNKNOWN_SERVER_ERROR fo
 exception), and so does the top-level ``error_code`` where the response has one. ``error_response``
 builds that body from the decoded request; None means no answer can be built, and then (only then)
 the connection is closed.
+
+A record set in an error answer is empty, never null, as Kafka's FetchResponse.partitionResponse sets
+MemoryRecords.EMPTY: a null one goes out as size -1, which librdkafka reads as a parse failure of the
+whole response and fetches again at once, a storm of requests against a broker that is already failing.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ def _produce(request, version: int, error: Errors) -> dict:
 def _fetch(request, version: int, error: Errors) -> dict:
     return {"error_code": error, "responses": _partitions(
         request, "topics", "topic", "partitions", "partition", error, out_topic="topic",
-        high_watermark=-1, last_stable_offset=-1, log_start_offset=-1, records=None)}
+        high_watermark=-1, last_stable_offset=-1, log_start_offset=-1, records=b"")}
 
 
 def _list_offsets(request, version: int, error: Errors) -> dict:
@@ -150,7 +154,8 @@ def error_response(api_key: int, version: int, request_body, error: Errors = Err
 
 
 def _only_present(value: dict, schema: Schema, version: int) -> dict:
-    """Drop what this version of the response does not have (error_message before v1, ...)."""
+    """Drop what this version of the response does not have (error_message before v1, ...), and give
+    every record set this version has empty records where the builder left it out or null."""
     out = {}
     for name, v in value.items():
         field = schema.by_name.get(name)
@@ -159,4 +164,8 @@ def _only_present(value: dict, schema: Schema, version: int) -> dict:
         if isinstance(field.type, Array) and isinstance(field.type.element, Schema) and v:
             v = [_only_present(e, field.type.element, version) for e in v]
         out[name] = v
+    for field in schema.fields:  # a record set's default is null (-1) where it is nullable
+        if getattr(field.type, "family", None) == "records" and field.present(version):
+            if out.get(field.name) is None:
+                out[field.name] = b""
     return out

@@ -72,6 +72,7 @@ def test_create_partitions_counts_what_each_topic_would_gain(cluster, validate_o
     assert create_partitions(cluster, "t", 5, validate_only=validate_only)["error_code"] == Errors.NONE
 
 
+@pytest.mark.slow  # builds 10,000 partitions twice: seconds, so make test runs it and the quick loop does not
 def test_one_topic_of_the_batch_record_limit_is_refused_as_kafka_refuses_it(cluster):
     """Exactly 10,000 partitions pass the partition cap, but with its TopicRecord the topic is 10,001
     records: more than one operation may write (MAX_RECORDS_PER_USER_OP), as in Kafka."""

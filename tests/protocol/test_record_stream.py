@@ -230,6 +230,7 @@ def _outcome(codec, section: bytes, count: int, limit: int, runs: bool):
         return type(e).__name__, str(e), getattr(e, "index", None)
 
 
+@pytest.mark.slow  # 400 examples take seconds; the quick loop keeps the runs' other two checks below
 @settings(max_examples=400, deadline=None)
 @given(shaped_sections(), st.sampled_from([CompressionType.NONE, CompressionType.NONE, CompressionType.LZ4]),
        st.sampled_from([1 << 20, 120]))

@@ -7,10 +7,12 @@ decode to the expected fields and re-encode byte for byte; headers; encode-error
 
 from __future__ import annotations
 
+import os
 import pathlib
 import re
 import struct
 import uuid
+from functools import cache
 from typing import Any
 
 import pytest
@@ -139,6 +141,7 @@ def codec_strategy(codec: T.Type) -> st.SearchStrategy[Any]:
     raise AssertionError(f"no strategy for {codec!r}")
 
 
+@cache  # built and validated once per (schema, version), not once per example: a third of the time
 def record_strategy(schema: Schema, version: int, flexible: bool) -> st.SearchStrategy[Any]:
     """A Record or dict holding a value for every field active in ``version`` (and nothing else)."""
     fields = {
@@ -175,6 +178,9 @@ CASES = [
     for side in ("request", "response")
     for v in range(0, DESCRIBED[api.key] + 1)
 ]
+# Examples per case: 15 in `make test`; the quick loop (`make test-fast`) sets SCHEMA_ROUNDTRIP_EXAMPLES
+# lower, since the ~500 cases at 15 each would take most of its minute.
+EXAMPLES = int(os.environ.get("SCHEMA_ROUNDTRIP_EXAMPLES", "15"))
 
 
 def test_every_registered_api_is_covered() -> None:
@@ -184,7 +190,7 @@ def test_every_registered_api_is_covered() -> None:
 
 
 @pytest.mark.parametrize(("api", "side", "version"), CASES)
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_schema_roundtrip(api: Api, side: str, version: int, data: st.DataObject) -> None:
     schema: Schema = getattr(api, side)

@@ -6,7 +6,7 @@ epoch, nothing committed is ever lost or changed, every node agrees with that co
 listeners are told each committed record once, in order, and a node cut off never moves its epoch
 (every election starts with a pre-vote, KIP-996). At the end the network heals and a new record
 must commit everywhere. A failure names its seed; RAFT_SIM_SEED=<seed> replays it alone.
-RAFT_SIM_SEEDS=<n> runs n seeds a cluster size instead of 500 (`make test-fast` runs 100; before a change
+RAFT_SIM_SEEDS=<n> runs n seeds a cluster size instead of 500 (`make test-fast` runs 5; before a change
 to the Raft core, run 5,000).
 """
 
