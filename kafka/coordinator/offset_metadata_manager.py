@@ -128,6 +128,9 @@ class OffsetMetadataManager:
             return
         group = self.group_manager.get_group(group_id)
         if group is None:
+            if generation_id >= 0:  # a member of a group we do not know (GROUP_ID_NOT_FOUND from v6)
+                response_callback({tp: Errors.ILLEGAL_GENERATION for tp in offsets})
+                return
             group = self.group_manager.add_group(GroupMetadata(group_id, GroupState.EMPTY, self.time))
         with group.lock:
             error = self.validate_txn_offset_commit(group, generation_id, member_id, group_instance_id)
@@ -139,9 +142,12 @@ class OffsetMetadataManager:
     def validate_txn_offset_commit(self, group: GroupMetadata, generation_id: int, member_id: str,
                                    group_instance_id: str | None) -> Errors | None:
         """Kafka's validateOffsetCommit with isTransactional: before v3 the request names no member,
-        so a group with members accepts it; a member that names itself must be current."""
+        so a group with members accepts it; a member that names itself must be current. Generation -1
+        while the group is Empty is a simple commit, whatever member id it names (as OffsetCommit's)."""
         if group.is_state(GroupState.DEAD):
             return Errors.COORDINATOR_NOT_AVAILABLE
+        if generation_id < 0 and group.is_state(GroupState.EMPTY):
+            return None
         if generation_id >= 0 or member_id != UNKNOWN_MEMBER_ID or group_instance_id is not None:
             error = group.validate_member(member_id, group_instance_id)
             if error is None and generation_id != group.generation_id:

@@ -217,3 +217,14 @@ def test_the_transaction_verifier_refuses_a_group_not_in_the_transaction(replica
         assert not data.records  # the partition is unharmed: nothing was written
     finally:
         coordinator.shutdown()
+
+
+def test_a_group_nobody_knows_named_with_a_generation_is_an_illegal_generation(replica_manager, time):
+    coordinator = start_coordinator(replica_manager, time)
+    try:
+        assert txn_commit(coordinator, "g", 1, member_id="m", generation_id=1) == {TP: Errors.ILLEGAL_GENERATION}
+        assert coordinator.group_manager.get_group("g") is None, "no group made of it"
+        assert txn_commit(coordinator, "g", 1, member_id="m") == {TP: Errors.NONE}, "-1: a simple group's commit"
+    finally:
+        coordinator.shutdown()
+
