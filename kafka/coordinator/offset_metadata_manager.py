@@ -88,10 +88,13 @@ class OffsetMetadataManager:
         if error is not None:
             response_callback({tp: error for tp in offsets})
             return
-        holder = self.group_manager.get_group(consumer_group.group_id) or self.group_manager.add_group(
-            GroupMetadata(consumer_group.group_id, GroupState.EMPTY, self.time))
-        with holder.lock:
-            self.group_manager.store_offsets(holder, offsets, response_callback)
+        self.group_manager.store_offsets(self.offsets_holder(consumer_group.group_id), offsets, response_callback)
+
+    def offsets_holder(self, group_id: str) -> GroupMetadata:
+        """The classic GroupMetadata, with no members, that holds a consumer group's committed and
+        pending offsets: what OffsetFetch reads and a transaction's marker completes."""
+        return self.group_manager.get_group(group_id) or self.group_manager.add_group(
+            GroupMetadata(group_id, GroupState.EMPTY, self.time))
 
     def validate_offset_commit(self, group: GroupMetadata, generation_id: int, member_id: str,
                                group_instance_id: str | None) -> Errors | None:
