@@ -110,22 +110,31 @@ class ConsumerGroup:
 
     # ------------------------------------------------------------------ offsets
     def validate_offset_commit(self, member_id: str, member_epoch: int, is_transactional: bool,
-                               api_version: int) -> Errors | None:
+                               api_version: int, group_instance_id: str | None = None) -> Errors | None:
         """Kafka's ConsumerGroup.validateOffsetCommit: -1 and no member from outside the group only
         while it is empty; a member must commit with its current epoch (STALE_MEMBER_EPOCH when
-        older, FENCED_MEMBER_EPOCH... is what Kafka answers a newer one) and OffsetCommit v9+."""
+        older, FENCED_MEMBER_EPOCH... is what Kafka answers a newer one) and OffsetCommit v9+.
+
+        Transactional (TxnOffsetCommit): a request that names no member at all (member id "", epoch
+        -1, no instance id: a producer given only the group id) is accepted even while the group has
+        members, as the classic groups accept it; and any epoch but the member's is stale. Kafka 4.4
+        accepts an older epoch for a partition the member was assigned at that epoch or before and
+        still holds; this broker does not keep the epoch each partition was assigned at, so it counts
+        every partition as assigned at the member's current epoch, and an older epoch is stale too."""
         if member_epoch < 0 and not self.members:
+            return None
+        if is_transactional and member_epoch == -1 and member_id == "" and group_instance_id is None:
             return None
         member = self.members.get(member_id)
         if member is None:
             return Errors.UNKNOWN_MEMBER_ID
         if not is_transactional and api_version < 9:
             return Errors.UNSUPPORTED_VERSION  # members of the consumer protocol commit with v9+
-        if member_epoch > member.member_epoch:
+        if member_epoch == member.member_epoch:
+            return None
+        if member_epoch > member.member_epoch and not is_transactional:
             return Errors.FENCED_MEMBER_EPOCH
-        if member_epoch < member.member_epoch:
-            return Errors.STALE_MEMBER_EPOCH
-        return None
+        return Errors.STALE_MEMBER_EPOCH
 
     def validate_offset_fetch(self, member_id: str | None, member_epoch: int) -> Errors | None:
         """Kafka's ConsumerGroup.validateOffsetFetch: anyone may read without naming a member; a

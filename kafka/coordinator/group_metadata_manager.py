@@ -388,8 +388,9 @@ class GroupMetadataManager:
                       response_callback: Callable[[dict[TopicPartition, Errors]], None],
                       producer_id: int = NO_PRODUCER_ID, producer_epoch: int = -1) -> None:
         """OffsetCommit, or with a producer id TxnOffsetCommit: append one record per partition; the
-        cache changes only once they are committed (a transaction's, only once it commits). Called
-        under the group's lock."""
+        cache changes only once they are committed (a transaction's, only once it commits). Takes the
+        group's lock to mark the offsets pending; the append itself needs no lock, and a caller that
+        holds none (a consumer group's commit) appends without one."""
         too_large = {tp for tp, o in offsets.items()
                      if o.metadata is not None and len(o.metadata) > self.config.max_metadata_size}
         valid = {tp: o for tp, o in offsets.items() if tp not in too_large}
@@ -402,11 +403,12 @@ class GroupMetadataManager:
         entries = [(records.offset_commit_key(group.group_id, tp.topic, tp.partition),
                     records.offset_commit_value(o)) for tp, o in valid.items()]
         is_txn_offset_commit = producer_id != NO_PRODUCER_ID
-        if is_txn_offset_commit:
-            self.add_producer_group(producer_id, group.group_id)
-            group.prepare_txn_offset_commit(producer_id, valid)
-        else:
-            group.prepare_offset_commit(valid)
+        with group.lock:
+            if is_txn_offset_commit:
+                self.add_producer_group(producer_id, group.group_id)
+                group.prepare_txn_offset_commit(producer_id, valid)
+            else:
+                group.prepare_offset_commit(valid)
 
         def put_cache_callback(error: Errors, batch_offset: int) -> None:
             with group.lock:

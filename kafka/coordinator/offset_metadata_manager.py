@@ -9,7 +9,8 @@ __consumer_offsets and the group cache); this class holds the request handlers o
     OffsetCommit  -> commit_offset: a member of the current generation, or a "simple" commit
                      (generation -1) while the group is Empty -> GroupMetadataManager.store_offsets
     TxnOffsetCommit -> txn_commit_offsets: the same checks (KIP-447: generation and member id when
-                     given), written as the producer's transactional batch, pending until its marker
+                     given; a KIP-848 group's member epoch), written as the producer's transactional
+                     batch, pending until its marker
     OffsetFetch   -> fetch_offsets: answered in any group state
     OffsetDelete  -> delete_offsets: not for topics a live consumer group still reads
     DeleteGroups  -> delete_all_offsets: the GroupCoordinator decides which groups may go
@@ -88,10 +89,13 @@ class OffsetMetadataManager:
         if error is not None:
             response_callback({tp: error for tp in offsets})
             return
-        holder = self.group_manager.get_group(consumer_group.group_id) or self.group_manager.add_group(
-            GroupMetadata(consumer_group.group_id, GroupState.EMPTY, self.time))
-        with holder.lock:
-            self.group_manager.store_offsets(holder, offsets, response_callback)
+        self.group_manager.store_offsets(self.offsets_holder(consumer_group.group_id), offsets, response_callback)
+
+    def offsets_holder(self, group_id: str) -> GroupMetadata:
+        """The classic GroupMetadata, with no members, that holds a consumer group's committed and
+        pending offsets: what OffsetFetch reads and a transaction's marker completes."""
+        return self.group_manager.get_group(group_id) or self.group_manager.add_group(
+            GroupMetadata(group_id, GroupState.EMPTY, self.time))
 
     def validate_offset_commit(self, group: GroupMetadata, generation_id: int, member_id: str,
                                group_instance_id: str | None) -> Errors | None:
@@ -114,7 +118,8 @@ class OffsetMetadataManager:
     def txn_commit_offsets(self, group_id: str, transactional_id: str, producer_id: int, producer_epoch: int,
                            member_id: str, group_instance_id: str | None, generation_id: int,
                            offsets: dict[TopicPartition, OffsetAndMetadata],
-                           response_callback: Callable[[dict[TopicPartition, Errors]], None]) -> None:
+                           response_callback: Callable[[dict[TopicPartition, Errors]], None],
+                           api_version: int = 3) -> None:
         """Kafka's GroupCoordinator.handleTxnCommitOffsets: the offsets a transactional producer sends
         with its transaction (consume-transform-produce), answered once they are in the log."""
         error = self.group_manager.validate_group_status(group_id, allow_empty_id=True)
@@ -126,8 +131,17 @@ class OffsetMetadataManager:
         if error is not None:
             response_callback({tp: error for tp in offsets})
             return
+        consumer_group = self.consumer_groups.consumer_group(group_id) if self.consumer_groups else None
+        if consumer_group is not None:
+            self.txn_commit_consumer_group_offsets(consumer_group, producer_id, producer_epoch, member_id,
+                                                   group_instance_id, generation_id, offsets, response_callback,
+                                                   api_version)
+            return
         group = self.group_manager.get_group(group_id)
         if group is None:
+            if generation_id >= 0:  # a member of a group we do not know (GROUP_ID_NOT_FOUND from v6)
+                response_callback({tp: Errors.ILLEGAL_GENERATION for tp in offsets})
+                return
             group = self.group_manager.add_group(GroupMetadata(group_id, GroupState.EMPTY, self.time))
         with group.lock:
             error = self.validate_txn_offset_commit(group, generation_id, member_id, group_instance_id)
@@ -136,12 +150,35 @@ class OffsetMetadataManager:
                 return
             self.group_manager.store_offsets(group, offsets, response_callback, producer_id, producer_epoch)
 
+    def txn_commit_consumer_group_offsets(self, consumer_group, producer_id: int, producer_epoch: int,
+                                          member_id: str, group_instance_id: str | None, member_epoch: int,
+                                          offsets: dict[TopicPartition, OffsetAndMetadata],
+                                          response_callback: Callable[[dict[TopicPartition, Errors]], None],
+                                          api_version: int) -> None:
+        """A KIP-848 group's TxnOffsetCommit (Kafka's validateTransactionalOffsetCommit): the member id
+        and the member epoch its consumer last heard from ConsumerGroupHeartbeat, in the request's
+        generation id. Then the offsets go the way of every transactional commit, pending in the
+        classic group that holds the group's offsets until the transaction's marker commits them."""
+        with self.consumer_groups.lock:
+            error = consumer_group.validate_offset_commit(member_id, member_epoch, True, api_version,
+                                                          group_instance_id)
+        if error == Errors.STALE_MEMBER_EPOCH and api_version < 6:
+            error = Errors.ILLEGAL_GENERATION  # TxnOffsetCommit knows STALE_MEMBER_EPOCH from v6 only
+        if error is not None:
+            response_callback({tp: error for tp in offsets})
+            return
+        self.group_manager.store_offsets(self.offsets_holder(consumer_group.group_id), offsets, response_callback,
+                                         producer_id, producer_epoch)
+
     def validate_txn_offset_commit(self, group: GroupMetadata, generation_id: int, member_id: str,
                                    group_instance_id: str | None) -> Errors | None:
         """Kafka's validateOffsetCommit with isTransactional: before v3 the request names no member,
-        so a group with members accepts it; a member that names itself must be current."""
+        so a group with members accepts it; a member that names itself must be current. Generation -1
+        while the group is Empty is a simple commit, whatever member id it names (as OffsetCommit's)."""
         if group.is_state(GroupState.DEAD):
             return Errors.COORDINATOR_NOT_AVAILABLE
+        if generation_id < 0 and group.is_state(GroupState.EMPTY):
+            return None
         if generation_id >= 0 or member_id != UNKNOWN_MEMBER_ID or group_instance_id is not None:
             error = group.validate_member(member_id, group_instance_id)
             if error is None and generation_id != group.generation_id:

@@ -208,7 +208,8 @@ class GroupApis:
         if offsets:
             self.coordinator.offset_metadata_manager.txn_commit_offsets(
                 req.group_id, req.transactional_id, req.producer_id, req.producer_epoch, req.member_id,
-                req.group_instance_id, req.generation_id, offsets, send_response_callback)
+                req.group_instance_id, req.generation_id, offsets, send_response_callback,
+                api_version=request.header.api_version)
 
     def _offsets_to_commit(self, request: Request, now: int, expire: int = -1):
         """OffsetCommit's and TxnOffsetCommit's common part: the offsets of known topics, and the

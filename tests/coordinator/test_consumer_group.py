@@ -189,6 +189,25 @@ def test_offset_commit_checks_the_member_epoch():
     assert group.validate_offset_fetch(None, -1) is None and group.validate_offset_fetch("a", 0) == Errors.STALE_MEMBER_EPOCH
 
 
+def test_a_transactional_commit_checks_the_member_epoch_its_own_way():
+    """TxnOffsetCommit (is_transactional): any version, any other epoch stale (ILLEGAL_GENERATION on the
+    wire before v6), and a request naming no member at all accepted while the group has members."""
+    m, _, _ = manager()
+    epoch = join(m, "a")["member_epoch"]
+    group = m.consumer_group("g")
+    assert group.validate_offset_commit("a", epoch, True, 3) is None, "no OffsetCommit v9 rule"
+    assert group.validate_offset_commit("a", epoch + 1, True, 3) == Errors.STALE_MEMBER_EPOCH
+    assert group.validate_offset_commit("a", epoch - 1, True, 3) == Errors.STALE_MEMBER_EPOCH
+    assert group.validate_offset_commit("a", -1, True, 3) == Errors.STALE_MEMBER_EPOCH
+    assert group.validate_offset_commit("zz", epoch, True, 3) == Errors.UNKNOWN_MEMBER_ID
+    assert group.validate_offset_commit("", epoch, True, 3) == Errors.UNKNOWN_MEMBER_ID
+    assert group.validate_offset_commit("", -1, True, 3) is None, "a producer that knows only the group's id"
+    assert group.validate_offset_commit("", -1, True, 3, group_instance_id="i") == Errors.UNKNOWN_MEMBER_ID
+    beat(m, "a", -1, {})  # the member leaves: an empty group takes simple commits from anyone
+    assert group.validate_offset_commit("a", -1, True, 3) is None
+    assert group.validate_offset_commit("a", epoch, True, 3) == Errors.UNKNOWN_MEMBER_ID
+
+
 def test_assignors():
     members = {m: MemberSubscription(frozenset({ORDERS})) for m in ("m1", "m2", "m3")}
     ranged = RangeAssignor().assign(members, {ORDERS: 8})

@@ -1,11 +1,15 @@
 """Transactional offset commits (KIP-98, KIP-447) in the GroupCoordinator over a real ReplicaManager
 and log: TxnOffsetCommit's offsets stay pending until the producer's marker reaches the group's
 partition of __consumer_offsets, a reload replays them the same way, and OffsetFetch with
-require_stable says UNSTABLE_OFFSET_COMMIT while they wait."""
+require_stable says UNSTABLE_OFFSET_COMMIT while they wait. Who may commit: a classic group's member
+and generation (KIP-447), a KIP-848 consumer group's member and member epoch."""
 
 from __future__ import annotations
 
+import uuid
+
 from kafka.coordinator import coordinator_records as records
+from kafka.coordinator.consumer_group_manager import HeartbeatRequest
 from kafka.coordinator.offset_and_metadata import OffsetAndMetadata
 from kafka.log.append_origin import AppendOrigin
 from kafka.protocol.control_records import end_txn_marker_batch
@@ -215,5 +219,68 @@ def test_the_transaction_verifier_refuses_a_group_not_in_the_transaction(replica
         assert asked == [("txn-1", PRODUCER_ID, EPOCH, 0)]
         data = replica_manager.read_partition_log(OFFSETS_TP, 0, 1 << 20)
         assert not data.records  # the partition is unharmed: nothing was written
+    finally:
+        coordinator.shutdown()
+
+
+def test_a_group_nobody_knows_named_with_a_generation_is_an_illegal_generation(replica_manager, time):
+    coordinator = start_coordinator(replica_manager, time)
+    try:
+        assert txn_commit(coordinator, "g", 1, member_id="m", generation_id=1) == {TP: Errors.ILLEGAL_GENERATION}
+        assert coordinator.group_manager.get_group("g") is None, "no group made of it"
+        assert txn_commit(coordinator, "g", 1, member_id="m") == {TP: Errors.NONE}, "-1: a simple group's commit"
+    finally:
+        coordinator.shutdown()
+
+
+def join_consumer_group(coordinator, group_id: str, member_id: str) -> int:
+    """A KIP-848 member joins through ConsumerGroupHeartbeat; its member epoch."""
+    coordinator.consumer_groups.topics_image = lambda: {TP.topic: (uuid.UUID(int=1), 1)}
+    answers = []
+    coordinator.consumer_groups.consumer_group_heartbeat(HeartbeatRequest(
+        group_id, member_id, 0, rebalance_timeout_ms=30000, subscribed_topic_names=[TP.topic], topic_partitions={}),
+        "client", "/127.0.0.1", answers.append)
+    assert len(answers) == 1 and answers[0]["error_code"] == Errors.NONE, answers
+    return answers[0]["member_epoch"]
+
+
+def test_a_consumer_group_member_commits_with_its_member_epoch(replica_manager, time):
+    """The bug: a KIP-848 member's TxnOffsetCommit was checked against the classic groups (UNKNOWN_MEMBER_ID
+    for every one). It is checked against the consumer group, as Kafka's ConsumerGroup.validateOffsetCommit
+    with isTransactional, and the stale epoch is ILLEGAL_GENERATION (TxnOffsetCommit before v6)."""
+    coordinator = start_coordinator(replica_manager, time)
+    try:
+        epoch = join_consumer_group(coordinator, "cg", "m")
+        assert txn_commit(coordinator, "cg", 1, member_id="ghost", generation_id=epoch) == {TP: Errors.UNKNOWN_MEMBER_ID}
+        assert txn_commit(coordinator, "cg", 1, member_id="", generation_id=epoch) == {TP: Errors.UNKNOWN_MEMBER_ID}
+        for stale in (epoch + 1, epoch - 1, -1):
+            assert txn_commit(coordinator, "cg", 1, member_id="m", generation_id=stale) == {
+                TP: Errors.ILLEGAL_GENERATION}, stale
+        assert txn_commit(coordinator, "cg", 5) == {TP: Errors.NONE}, "no member named at all: accepted"
+        assert txn_commit(coordinator, "cg", 10, member_id="m", generation_id=epoch) == {TP: Errors.NONE}
+        assert fetch(coordinator, "cg").offset == -1
+        assert fetch(coordinator, "cg", require_stable=True).error == Errors.UNSTABLE_OFFSET_COMMIT
+        write_marker(replica_manager, coordinator, committed=True)
+        assert fetch(coordinator, "cg", require_stable=True).offset == 10, "the marker commits them, as for classic"
+        assert coordinator.consumer_groups.consumer_group("cg").members.keys() == {"m"}, "still a consumer group"
+    finally:
+        coordinator.shutdown()
+
+
+def test_a_consumer_group_members_aborted_offsets_go_and_a_reload_replays_the_committed(replica_manager, time):
+    coordinator = start_coordinator(replica_manager, time)
+    epoch = join_consumer_group(coordinator, "cg", "m")
+    assert txn_commit(coordinator, "cg", 10, member_id="m", generation_id=epoch) == {TP: Errors.NONE}
+    write_marker(replica_manager, coordinator, committed=True)
+    assert txn_commit(coordinator, "cg", 20, producer_id=8, member_id="m", generation_id=epoch) == {TP: Errors.NONE}
+    write_marker(replica_manager, coordinator, committed=False, producer_id=8)
+    assert fetch(coordinator, "cg", require_stable=True).offset == 10
+    coordinator.shutdown()
+
+    coordinator = start_coordinator(replica_manager, time)
+    try:
+        assert fetch(coordinator, "cg", require_stable=True).offset == 10
+        assert txn_commit(coordinator, "cg", 30, member_id="m", generation_id=epoch) == {TP: Errors.NONE}, \
+            "the member and its epoch came back with the group's records"
     finally:
         coordinator.shutdown()

@@ -1,7 +1,8 @@
 """Idempotent and transactional producers, asked of both brokers: producer ids, sequence numbers, a
-transaction committed and one aborted, offsets committed in a transaction, a fenced producer, and what
-a read_committed reader sees (the last stable offset, the aborted transactions), compared field by field
-with Apache Kafka's answers (producer ids by name, see group_steps.Script).
+transaction committed and one aborted, offsets committed in a transaction (by a KIP-848 consumer group's
+member too), a fenced producer, and what a read_committed reader sees (the last stable offset, the
+aborted transactions), compared field by field with Apache Kafka's answers (producer ids by name, see
+group_steps.Script).
 
 Apache Kafka 4.4 runs transaction.version=2 (KIP-890), but decides per request: EndTxn before v5 and
 AddPartitionsToTxn before v4 keep a transaction on the first protocol, which is the one our broker
@@ -10,15 +11,19 @@ speaks, so these are the versions asked here.
 
 from __future__ import annotations
 
+import uuid
+
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import DefaultRecord, build_batch
 from tests.differential.group_steps import Script, Sym, create_topic, find_coordinator, producer_ids_ready
+from tests.differential.oracle import Intended
 from tests.helpers import unique_topic, wait_until
 
 GROUP, TRANSACTION = 0, 1  # FindCoordinator's key types
 INIT, ADD_PARTITIONS, ADD_OFFSETS, END, TXN_COMMIT = 4, 3, 3, 4, 3
 PRODUCE, FETCH, LIST_OFFSETS, LIST_TXNS = 9, 11, 7, 1
+HEARTBEAT_848 = 1
 LATEST = -1
 
 
@@ -227,3 +232,81 @@ def test_a_transactional_batch_is_verified_with_the_coordinator_first(pair):
     script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 3, 1, True), txn))  # not added again
     stable_at(script, topic, 4)
     script.same(ApiKey.FETCH, FETCH, fetch(topic, 1))
+
+
+def consumer_group_heartbeat(group: str, member: str, epoch: int, topic: str | None = None) -> dict:
+    """ConsumerGroupHeartbeat v1 (KIP-848): a join (epoch 0, subscribing to `topic`), or a leave (-1).
+    The member id is the client's own choice, so both brokers get the same bytes."""
+    if topic is None:
+        return {"group_id": group, "member_id": member, "member_epoch": epoch, "rebalance_timeout_ms": -1}
+    return {"group_id": group, "member_id": member, "member_epoch": epoch, "rebalance_timeout_ms": 30000,
+            "subscribed_topic_names": [topic], "topic_partitions": []}
+
+
+def txn_commit(txn: str, group: str, pid: str, member: str, epoch, topic: str, offset: int) -> dict:
+    """TxnOffsetCommit v3 of partitions 0 and 1; `epoch` an int, or a callable template (each side's own)."""
+    return {"transactional_id": txn, "group_id": group, "producer_id": Sym(pid), "producer_epoch": 0,
+            "generation_id": epoch, "member_id": member, "group_instance_id": None, "topics": [
+                {"name": topic, "partitions": [{"partition_index": p, "committed_offset": offset + p,
+                                                "committed_leader_epoch": -1, "committed_metadata": ""}
+                                               for p in (0, 1)]}]}
+
+
+def member_epoch(delta: int):
+    """The generation id field: the member epoch this side's broker gave, moved by `delta`."""
+    return lambda value: value("member epoch") + delta
+
+
+FIRST_EPOCH = Intended("member_epoch", "Apache Kafka 4.4 starts a new consumer group at epoch 2, this broker at 1")
+
+
+def test_offsets_committed_in_a_transaction_by_a_consumer_group_member(pair):
+    """What a read-process-write loop with group.protocol=consumer sends: TxnOffsetCommit v3 with the member
+    id and the member epoch (in the generation id) that ConsumerGroupHeartbeat returned, judged against
+    the consumer group: the right member and epoch, another epoch, a member nobody knows, no member at all."""
+    script, topic, txn, group = Script(pair), unique_topic("txn-848"), unique_topic("txn"), unique_topic("g848")
+    create_topic(pair, topic, partitions=2)
+    find_coordinator(pair, txn, TRANSACTION)
+    producer_ids_ready(pair)
+    find_coordinator(pair, group, GROUP)
+    member = str(uuid.uuid4())
+    ours, apache = script.same(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848,
+                               consumer_group_heartbeat(group, member, 0, topic), intended=(FIRST_EPOCH,))
+    assert ours["error_code"] == apache["error_code"] == Errors.NONE, (ours, apache)
+    script.learn("member epoch", ours["member_epoch"], apache["member_epoch"])
+    script.same(ApiKey.INIT_PRODUCER_ID, INIT, init_producer_id(txn), learn=("producer_id", "pid"))
+    script.same(ApiKey.ADD_OFFSETS_TO_TXN, ADD_OFFSETS, {"transactional_id": txn, "producer_id": Sym("pid"),
+                                                         "producer_epoch": 0, "group_id": group})
+    # Apache Kafka 4.4: UNKNOWN_MEMBER_ID; ILLEGAL_GENERATION for a newer, an older and no epoch (its
+    # STALE_MEMBER_EPOCH, which TxnOffsetCommit v3 cannot say); UNKNOWN_MEMBER_ID for "" with an epoch
+    refused = (("nobody", member_epoch(0)), (member, member_epoch(1)), (member, member_epoch(-1)), (member, -1),
+               ("", member_epoch(0)))
+    for who, epoch in refused:
+        ours, _ = script.same(ApiKey.TXN_OFFSET_COMMIT, TXN_COMMIT, txn_commit(txn, group, "pid", who, epoch, topic, 7))
+        assert ours["topics"][0]["partitions"][0]["error_code"] != Errors.NONE, who
+    # the producer that knows only the group's id (sendOffsetsToTransaction(offsets, groupId)): accepted
+    script.same(ApiKey.TXN_OFFSET_COMMIT, TXN_COMMIT, txn_commit(txn, group, "pid", "", -1, topic, 3))
+    ours, _ = script.same(ApiKey.TXN_OFFSET_COMMIT, TXN_COMMIT,
+                          txn_commit(txn, group, "pid", member, member_epoch(0), topic, 42))
+    assert ours["topics"][0]["partitions"][0]["error_code"] == Errors.NONE
+    # a group neither broker knows, named with a generation (in the transaction too, or its partition is not)
+    stranger = unique_topic("nobody-g")
+    find_coordinator(pair, stranger, GROUP)
+    script.same(ApiKey.ADD_OFFSETS_TO_TXN, ADD_OFFSETS, {"transactional_id": txn, "producer_id": Sym("pid"),
+                                                         "producer_epoch": 0, "group_id": stranger})
+    ours, _ = script.same(ApiKey.TXN_OFFSET_COMMIT, TXN_COMMIT, txn_commit(txn, stranger, "pid", member, 1, topic, 7))
+    assert ours["topics"][0]["partitions"][0]["error_code"] != Errors.NONE  # ILLEGAL_GENERATION (v6: GROUP_ID_NOT_FOUND)
+    # and named with a member but no generation: a simple group's commit, whatever the member id
+    ours, _ = script.same(ApiKey.TXN_OFFSET_COMMIT, TXN_COMMIT, txn_commit(txn, stranger, "pid", member, -1, topic, 7))
+    assert ours["topics"][0]["partitions"][0]["error_code"] == Errors.NONE
+
+    fetch_offsets = {"groups": [{"group_id": group, "topics": [{"name": topic, "partition_indexes": [0, 1]}]}],
+                     "require_stable": True}
+    script.same(ApiKey.OFFSET_FETCH, 8, fetch_offsets)  # pending: UNSTABLE_OFFSET_COMMIT
+    script.same(ApiKey.END_TXN, END, end_txn(txn, "pid", 0, True))
+    settled(script, txn, "CompleteCommit")
+    wait_until(lambda: all(a["groups"][0]["topics"][0]["partitions"][1]["committed_offset"] == 43
+                           for a in pair.ask(ApiKey.OFFSET_FETCH, 8, fetch_offsets)),
+               timeout=30, message="the member's transactional offsets to be committed on both", interval=0.05)
+    script.same(ApiKey.OFFSET_FETCH, 8, fetch_offsets)
+    script.same(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848, consumer_group_heartbeat(group, member, -1))  # leaves

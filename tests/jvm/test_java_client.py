@@ -13,7 +13,7 @@ from tests.jvm.jvm import CLIENT_PROFILES, compile_scenarios, run_scenarios
 
 pytestmark = pytest.mark.timeout(300)
 
-SCENARIOS = ("producer", "consumer-group", "transactions", "admin")
+SCENARIOS = ("producer", "consumer-group", "transactions", "transactions-consumer-protocol", "admin")
 
 
 @pytest.fixture(scope="module", params=CLIENT_PROFILES)
@@ -63,8 +63,10 @@ def test_consumer_group_of_three(results, assignor):
     assert r["paused"] and r["records_while_paused"] == 0 and r["records_after_resume"] == 10
 
 
-def test_transactional_read_process_write_exactly_once(results):
-    r = scenario(results, "transactions")
+@pytest.mark.parametrize("name", ["transactions", "transactions-consumer-protocol"])
+def test_transactional_read_process_write_exactly_once(results, name):
+    """group.protocol=classic, then consumer (KIP-848): sendOffsetsToTransaction with the member's epoch."""
+    r = scenario(results, name)
     assert r["processed"] == 90 and r["aborted_transactions"] >= 1
     assert r["group_committed_total"] == 90  # the input offsets, committed with the transactions
     committed = r["read_committed"]

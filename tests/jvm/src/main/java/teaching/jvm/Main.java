@@ -23,7 +23,8 @@ public final class Main {
                 result = switch (name) {
                     case "producer" -> ProducerScenario.run(bootstrap);
                     case "consumer-group" -> ConsumerGroupScenario.run(bootstrap);
-                    case "transactions" -> TransactionScenario.run(bootstrap);
+                    case "transactions" -> TransactionScenario.run(bootstrap, "classic");
+                    case "transactions-consumer-protocol" -> TransactionScenario.run(bootstrap, "consumer");
                     case "admin" -> AdminScenario.run(bootstrap);
                     case "cluster" -> ClusterScenario.run(bootstrap);
                     case "cluster-transactions" -> ClusterTransactionScenario.run(bootstrap);

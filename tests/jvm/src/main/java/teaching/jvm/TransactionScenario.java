@@ -22,6 +22,10 @@ import org.apache.kafka.common.TopicPartition;
  * to the output topic with its offsets in the same transaction (sendOffsetsToTransaction). Every third
  * batch is aborted once and replayed from the committed offsets, as an application that failed would.
  * A read_committed reader of the output must then see each input exactly once.
+ *
+ * <p>Run with the consumer's {@code group.protocol}: classic, or consumer (KIP-848), whose
+ * sendOffsetsToTransaction carries the member id and member epoch the group's heartbeat returned; each
+ * protocol with topics, group and transactional id of its own.
  */
 final class TransactionScenario {
     static final String INPUT = "jvm-txn-in";
@@ -33,28 +37,34 @@ final class TransactionScenario {
     private TransactionScenario() {
     }
 
-    static Map<String, Object> run(String bootstrap) throws Exception {
+    static Map<String, Object> run(String bootstrap, String groupProtocol) throws Exception {
+        String suffix = groupProtocol.equals("classic") ? "" : "-" + groupProtocol;
         try (Admin admin = Admin.create(Scenarios.adminConfig(bootstrap))) {
-            Scenarios.createTopic(admin, INPUT, PARTITIONS);
-            Scenarios.createTopic(admin, OUTPUT, PARTITIONS);
+            Scenarios.createTopic(admin, INPUT + suffix, PARTITIONS);
+            Scenarios.createTopic(admin, OUTPUT + suffix, PARTITIONS);
         }
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(Scenarios.producerConfig(bootstrap))) {
             for (int i = 0; i < INPUTS; i++) {
-                producer.send(new ProducerRecord<>(INPUT, "k" + i, "in-" + i));
+                producer.send(new ProducerRecord<>(INPUT + suffix, "k" + i, "in-" + i));
             }
             producer.flush();
         }
         Map<String, Object> out = new LinkedHashMap<>();
-        out.putAll(processLoop(bootstrap));
-        out.putAll(readOutput(bootstrap));
+        out.putAll(processLoop(bootstrap, groupProtocol, suffix));
+        out.put("read_committed", readAll(bootstrap, OUTPUT + suffix, INPUTS, "read_committed"));
+        out.put("read_uncommitted", readAll(bootstrap, OUTPUT + suffix, INPUTS, "read_uncommitted"));
         return out;
     }
 
-    private static Map<String, Object> processLoop(String bootstrap) {
+    private static Map<String, Object> processLoop(String bootstrap, String groupProtocol, String suffix) {
         Map<String, Object> out = new LinkedHashMap<>();
         Properties pc = Scenarios.producerConfig(bootstrap);
-        pc.put("transactional.id", "jvm-txn-processor");
-        Properties cc = Scenarios.consumerConfig(bootstrap, GROUP);
+        pc.put("transactional.id", "jvm-txn-processor" + suffix);
+        Properties cc = Scenarios.consumerConfig(bootstrap, GROUP + suffix);
+        if (!groupProtocol.equals("classic")) {
+            cc.put("group.protocol", groupProtocol);
+            cc.remove("heartbeat.interval.ms");  // the broker's to choose in KIP-848's protocol
+        }
         cc.put("isolation.level", "read_committed");
         cc.put("max.poll.records", "20");
         int committedTxns = 0;
@@ -63,7 +73,7 @@ final class TransactionScenario {
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(pc);
              KafkaConsumer<String, String> consumer = new KafkaConsumer<>(cc)) {
             producer.initTransactions();
-            consumer.subscribe(List.of(INPUT));
+            consumer.subscribe(List.of(INPUT + suffix));
             long deadline = System.currentTimeMillis() + 60_000;
             int batch = 0;
             while (processed < INPUTS && System.currentTimeMillis() < deadline) {
@@ -75,7 +85,7 @@ final class TransactionScenario {
                 producer.beginTransaction();
                 Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
                 for (ConsumerRecord<String, String> r : records) {
-                    producer.send(new ProducerRecord<>(OUTPUT, r.key(), r.value().replace("in-", "out-")));
+                    producer.send(new ProducerRecord<>(OUTPUT + suffix, r.key(), r.value().replace("in-", "out-")));
                     offsets.put(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
                 }
                 producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
@@ -109,13 +119,6 @@ final class TransactionScenario {
         out.put("committed_transactions", committedTxns);
         out.put("aborted_transactions", abortedTxns);
         out.put("processed", processed);
-        return out;
-    }
-
-    private static Map<String, Object> readOutput(String bootstrap) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("read_committed", readAll(bootstrap, OUTPUT, INPUTS, "read_committed"));
-        out.put("read_uncommitted", readAll(bootstrap, OUTPUT, INPUTS, "read_uncommitted"));
         return out;
     }
 
