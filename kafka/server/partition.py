@@ -145,6 +145,8 @@ class Partition:
         """Become (or stay) leader with the controller's replicas, ISR and epochs (a PartitionState).
         True if this is a new leadership (a new leader epoch)."""
         with self.leader_isr_update_lock:
+            if self._is_stale(state, "leader"):
+                return False
             now = self.time.milliseconds()
             is_new_leader = not self.is_leader or state.leader_epoch != self.leader_epoch
             if is_new_leader:
@@ -169,12 +171,24 @@ class Partition:
         """Follow state.leader. True if the leader or its epoch changed: the fetcher must start over
         (truncate, then fetch from the new leader)."""
         with self.leader_isr_update_lock:
+            if self._is_stale(state, "follower"):
+                return False
             changed = state.leader != self.leader_id or state.leader_epoch != self.leader_epoch
             self._update_assignment_and_isr(state, self.time.milliseconds(), reset_followers=True)
             self.remote_replicas = {}
             self.leader_id = state.leader
             self.leader_epoch = state.leader_epoch
             return changed
+
+    def _is_stale(self, state, role: str) -> bool:
+        """Kafka's makeLeader/makeFollower check: a state older than our partition epoch (an AlterPartition
+        answer gets here before the metadata log) would put back an ISR the controller has since grown,
+        and the HW would be counted without it. The same epoch is applied: our own change, by the log."""
+        if state.partition_epoch >= self.partition_epoch:
+            return False
+        log.info("skipped a state older than our partition epoch", partition=str(self.topic_partition), become=role,
+                 state_partition_epoch=state.partition_epoch, partition_epoch=self.partition_epoch)
+        return True
 
     def _update_assignment_and_isr(self, state, now_ms: int, reset_followers: bool) -> None:
         self.assigned_replicas = list(state.replicas)

@@ -223,3 +223,23 @@ def test_an_isr_change_is_counted_once_whichever_arrives_first_metadata_or_answe
                                          partition_epoch=8))  # the metadata log has it first
     controller.accept()  # then the answer: nothing more to do
     assert listener.changes == ["expand"] and partition.isr == {1, 2, 3}
+
+
+def test_a_state_older_than_the_controllers_answer_is_skipped(tmp_path, time):
+    """The controller accepted our ISR [1, 2, 3] (partition epoch 8); the metadata log, late, then brings
+    the state before it (epoch 7, ISR [1, 2]). Kafka's makeLeader skips it: applied, the HW would be
+    counted without follower 3, which the controller may elect (the replication simulation, seed 2)."""
+    controller = Controller()
+    partition = leader(tmp_path, time, isr=(1, 2), controller=controller)
+    follower_fetch(partition, 3, 0)
+    controller.accept()
+    assert partition.isr == {1, 2, 3} and partition.partition_epoch == 8
+    append(partition, 3)
+    follower_fetch(partition, 2, 3)
+    assert not partition.make_leader(PartitionState(0, leader=1, leader_epoch=5, replicas=(1, 2, 3), isr=(1, 2),
+                                                    partition_epoch=7))
+    assert partition.isr == {1, 2, 3} and partition.partition_epoch == 8
+    assert partition.high_watermark == 0, "follower 3 has not fetched the three records"
+    assert not partition.make_follower(PartitionState(0, leader=2, leader_epoch=5, replicas=(1, 2, 3), isr=(1, 2),
+                                                      partition_epoch=7))
+    assert partition.is_leader
