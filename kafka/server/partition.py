@@ -23,9 +23,9 @@ As leader:
                                that named this leader epoch, rejoins the ISR (isFollowerInSync)
     maybe_shrink_isr           one not caught up for replica.lag.time.max.ms leaves it
 ISR changes are not the leader's to make: it proposes one with AlterPartition to the controller and
-keeps counting the larger of the two ISRs toward the HW until the answer comes (Kafka's
-PendingExpandIsr / PendingShrinkIsr): a record is never called committed on fewer replicas than
-the controller might still think are in sync.
+keeps counting the larger of the two ISRs toward the HW until the answer or the metadata log settles
+it (Kafka's PendingExpandIsr / PendingShrinkIsr): a record is never called committed on fewer
+replicas than the controller might still think are in sync.
 
 As follower: append_records_to_follower copies the leader's batches (its offsets and epochs), and
 truncate_to drops a tail the leader does not have (the ReplicaFetcherThread decides where, from a
@@ -145,6 +145,8 @@ class Partition:
         """Become (or stay) leader with the controller's replicas, ISR and epochs (a PartitionState).
         True if this is a new leadership (a new leader epoch)."""
         with self.leader_isr_update_lock:
+            if self._is_stale(state, "leader"):
+                return False
             now = self.time.milliseconds()
             is_new_leader = not self.is_leader or state.leader_epoch != self.leader_epoch
             if is_new_leader:
@@ -173,12 +175,24 @@ class Partition:
         """Follow state.leader. True if the leader or its epoch changed: the fetcher must start over
         (truncate, then fetch from the new leader)."""
         with self.leader_isr_update_lock:
+            if self._is_stale(state, "follower"):
+                return False
             changed = state.leader != self.leader_id or state.leader_epoch != self.leader_epoch
             self._update_assignment_and_isr(state, self.time.milliseconds(), reset_followers=True)
             self.remote_replicas = {}
             self.leader_id = state.leader
             self.leader_epoch = state.leader_epoch
             return changed
+
+    def _is_stale(self, state, role: str) -> bool:
+        """Kafka's makeLeader/makeFollower check: a state older than our partition epoch (an AlterPartition
+        answer gets here before the metadata log) would put back an ISR the controller has since grown,
+        and the HW would be counted without it. The same epoch is applied: our own change, by the log."""
+        if state.partition_epoch >= self.partition_epoch:
+            return False
+        log.info("skipped a state older than our partition epoch", partition=str(self.topic_partition), become=role,
+                 state_partition_epoch=state.partition_epoch, partition_epoch=self.partition_epoch)
+        return True
 
     def _update_assignment_and_isr(self, state, now_ms: int, reset_followers: bool) -> None:
         self.assigned_replicas = list(state.replicas)
@@ -449,26 +463,43 @@ class Partition:
         if self.alter_partition_manager is None:  # a Partition on its own (in-process tests)
             return self._commit_isr(frozenset(new_isr), self.partition_epoch, shrink)
         self.pending_isr = frozenset(new_isr)
-        leader_epoch, partition_epoch = self.leader_epoch, self.partition_epoch
-        self.alter_partition_manager.submit(
-            self.topic_partition, leader_epoch, sorted(new_isr), partition_epoch,
-            lambda result, error: self._handle_alter_partition_response(new_isr, shrink, result, error))
+        self._submit_alter_partition(self.pending_isr, shrink, self.leader_epoch, self.partition_epoch)
         return False
 
-    def _handle_alter_partition_response(self, proposed: frozenset[int], shrink: bool, result, error: Errors) -> None:
-        """The controller's answer (on the channel's thread). Accepted: the ISR is the proposal and
-        the partition epoch moves on. Refused or unanswered: drop the proposal; the next fetch or
-        expiry check proposes again from whatever the metadata says by then."""
+    def _submit_alter_partition(self, proposed: frozenset[int], shrink: bool, leader_epoch: int,
+                                partition_epoch: int) -> None:
+        self.alter_partition_manager.submit(
+            self.topic_partition, leader_epoch, sorted(proposed), partition_epoch,
+            lambda result, error: self._handle_alter_partition_response(proposed, shrink, leader_epoch,
+                                                                        partition_epoch, result, error))
+
+    def _handle_alter_partition_response(self, proposed: frozenset[int], shrink: bool, leader_epoch: int,
+                                         partition_epoch: int, result, error: Errors) -> None:
+        """The controller's answer (on the channel's thread), taken as Kafka's Partition takes it.
+        Accepted: the ISR is the proposal. INELIGIBLE_REPLICA, OPERATION_NOT_ATTEMPTED (the controller
+        changed nothing): the proposal is dropped. REQUEST_TIMED_OUT (no answer): asked again. Any other
+        refusal (FENCED_LEADER_EPOCH, INVALID_UPDATE_VERSION: the controller has moved on): it stays,
+        counted toward the HW, until the metadata log brings the controller's state. An expansion the
+        controller committed but whose answer was lost is in its ISR: dropping it would count the HW
+        without a follower the controller may elect."""
+        retry = False
         with self.leader_isr_update_lock:
             if self.pending_isr != proposed:  # the metadata publisher decided in the meantime
                 return
-            self.pending_isr = None
-            accepted = error == Errors.NONE and result is not None and result.partition_epoch > self.partition_epoch
+            accepted = error == Errors.NONE and result is not None
+            if accepted and result.partition_epoch < self.partition_epoch:
+                return  # an answer older than the state we hold: the metadata log got here first
             if accepted:
+                self.pending_isr = None
                 hw_moved = self._commit_isr(frozenset(result.isr), result.partition_epoch, shrink)
             else:
+                if error in (Errors.INELIGIBLE_REPLICA, Errors.OPERATION_NOT_ATTEMPTED):
+                    self.pending_isr = None
+                retry = error == Errors.REQUEST_TIMED_OUT
                 log.warning("ISR change refused", partition=str(self.topic_partition), proposed=sorted(proposed),
-                            error=error.name)
+                            error=error.name, retrying=retry, still_pending=self.pending_isr is not None)
+        if retry:
+            self._submit_alter_partition(proposed, shrink, leader_epoch, partition_epoch)
         if self.listener is None:
             return
         if not accepted:
@@ -512,10 +543,15 @@ class Partition:
         return self.log.log_end_offset
 
     def truncate_to(self, offset: int) -> None:
+        """Cut the log at `offset`. With nothing to cut, still cut the epoch cache at the log end (Kafka's
+        UnifiedLog.truncateTo): an epoch we led without appending starts there and no other replica has
+        it; left there, our fetches name it and the leader answers DivergingEpoch for ever."""
         if offset < self.log.log_end_offset:
             log.info("truncating", partition=str(self.topic_partition), log_end_offset=self.log.log_end_offset,
                      to=offset)
             self.log.truncate_to(offset)
+        else:
+            self.log.leader_epoch_cache.truncate_from_end(self.log.log_end_offset)
 
     def truncate_fully_and_start_at(self, offset: int) -> None:
         """Empty the log and start it at `offset` (the leader's log starts past our end)."""

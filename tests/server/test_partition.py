@@ -41,6 +41,10 @@ class Controller:
         _, _, callback = self.proposals.pop(0)
         callback(None, error)
 
+    def lose(self) -> None:
+        """The answer never comes: the AlterPartitionManager gives up (REQUEST_TIMED_OUT)."""
+        self.refuse(Errors.REQUEST_TIMED_OUT)
+
 
 @pytest.fixture
 def time():
@@ -135,8 +139,36 @@ def test_a_refused_shrink_leaves_the_isr_as_it_was(tmp_path, time):
     follower_fetch(partition, 2, 0)
     partition.maybe_shrink_isr()
     assert [p[0] for p in controller.proposals] == [[1, 2]]
-    controller.refuse()
+    controller.refuse(Errors.INELIGIBLE_REPLICA)  # the controller changed nothing
     assert partition.isr == {1, 2, 3} and partition.pending_isr is None
+
+
+def test_a_proposal_refused_by_a_controller_that_moved_on_waits_for_the_metadata(tmp_path, time):
+    """INVALID_UPDATE_VERSION: the controller is at another partition epoch, perhaps our own earlier
+    proposal's; what it holds comes down the metadata log, which settles the proposal (as in Kafka)."""
+    controller = Controller()
+    partition = leader(tmp_path, time, isr=(1, 2), controller=controller)
+    follower_fetch(partition, 3, 0)
+    controller.refuse(Errors.INVALID_UPDATE_VERSION)
+    assert partition.pending_isr == {1, 2, 3} and controller.proposals == []
+    partition.make_leader(PartitionState(0, leader=1, leader_epoch=5, replicas=(1, 2, 3), isr=(1, 2, 3),
+                                         partition_epoch=8))
+    assert partition.isr == {1, 2, 3} and partition.pending_isr is None
+
+
+def test_an_expansion_whose_answer_is_lost_is_asked_again_and_still_counted(tmp_path, time):
+    """The controller may have committed it: dropping it would let the HW pass records follower 3,
+    in the controller's ISR, does not have (the replication simulation, seed 79)."""
+    controller = Controller()
+    partition = leader(tmp_path, time, isr=(1, 2), controller=controller)
+    follower_fetch(partition, 3, 0)
+    controller.lose()
+    assert [p[:2] for p in controller.proposals] == [([1, 2, 3], 7)], "the same proposal, asked again"
+    append(partition, 2, acks=1)
+    follower_fetch(partition, 2, 2)
+    assert partition.high_watermark == 0, "follower 3 still counts"
+    controller.accept()
+    assert partition.isr == {1, 2, 3} and partition.partition_epoch == 8
 
 
 def test_acks_all_with_too_small_an_isr_is_refused_and_writes_nothing(tmp_path, time):
@@ -223,3 +255,23 @@ def test_an_isr_change_is_counted_once_whichever_arrives_first_metadata_or_answe
                                          partition_epoch=8))  # the metadata log has it first
     controller.accept()  # then the answer: nothing more to do
     assert listener.changes == ["expand"] and partition.isr == {1, 2, 3}
+
+
+def test_a_state_older_than_the_controllers_answer_is_skipped(tmp_path, time):
+    """The controller accepted our ISR [1, 2, 3] (partition epoch 8); the metadata log, late, then brings
+    the state before it (epoch 7, ISR [1, 2]). Kafka's makeLeader skips it: applied, the HW would be
+    counted without follower 3, which the controller may elect (the replication simulation, seed 2)."""
+    controller = Controller()
+    partition = leader(tmp_path, time, isr=(1, 2), controller=controller)
+    follower_fetch(partition, 3, 0)
+    controller.accept()
+    assert partition.isr == {1, 2, 3} and partition.partition_epoch == 8
+    append(partition, 3)
+    follower_fetch(partition, 2, 3)
+    assert not partition.make_leader(PartitionState(0, leader=1, leader_epoch=5, replicas=(1, 2, 3), isr=(1, 2),
+                                                    partition_epoch=7))
+    assert partition.isr == {1, 2, 3} and partition.partition_epoch == 8
+    assert partition.high_watermark == 0, "follower 3 has not fetched the three records"
+    assert not partition.make_follower(PartitionState(0, leader=2, leader_epoch=5, replicas=(1, 2, 3), isr=(1, 2),
+                                                      partition_epoch=7))
+    assert partition.is_leader

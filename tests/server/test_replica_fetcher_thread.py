@@ -185,6 +185,25 @@ def test_a_follower_without_the_leaders_epoch_asks_again_with_an_older_one(broke
     assert batches(a) == batches(b) == [(0, 9, 0), (10, 12, 1), (13, 15, 3)]
 
 
+@ROADS
+def test_a_leader_that_appended_nothing_forgets_its_empty_epoch_when_it_follows(brokers, truncation_on_fetch):
+    """b is elected (epoch 1) and deposed before it appends anything: its epoch cache says epoch 1
+    starts at its log end, 10, and no other replica has an epoch 1. Following a (epoch 2) it names
+    epoch 1 as its last fetched; a answers DivergingEpoch (0, 10), which cuts nothing. Unless b drops
+    the empty epoch there, it names it again, and is answered the same, for ever (the replication
+    simulation, seed 1)."""
+    a, b = brokers[1], brokers[2]
+    lead(a, 0)
+    produce(a, 10)
+    catch_up(follow(b, a, 0))
+    lead(b, 1, isr=(2,))  # nothing appended in epoch 1
+    lead(a, 2, isr=(1,))
+    produce(a, 5)
+    catch_up(follow(b, a, 2, truncation_on_fetch))
+    assert batches(b) == batches(a) == [(0, 9, 0), (10, 14, 2)]
+    assert b.get_partition(TP).log.leader_epoch_cache.entries() == [(0, 0), (2, 10)]
+
+
 def test_a_follower_behind_the_leaders_log_start_starts_over_there(brokers):
     a, b = brokers[1], brokers[2]
     lead(a, 0)
