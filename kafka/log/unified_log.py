@@ -356,6 +356,10 @@ class UnifiedLog:
         Whole segments above it go at once; the segment holding it is cut at that batch."""
         with self._lock:
             if offset >= self._local_log.log_end_offset:
+                # Nothing to cut, but the epoch cache still is (Kafka's truncateTo): a broker elected leader
+                # that lost the leadership before appending has an epoch starting at its log end that no
+                # other replica has; left there, its fetches name that epoch and are answered DivergingEpoch for ever.
+                self.leader_epoch_cache.truncate_from_end(self._local_log.log_end_offset)
                 return
             offset = max(offset, self._log_start_offset)
             dropped = self._local_log.truncate_to(offset)

@@ -543,15 +543,11 @@ class Partition:
         return self.log.log_end_offset
 
     def truncate_to(self, offset: int) -> None:
-        """Cut the log at `offset`. With nothing to cut, still cut the epoch cache at the log end (Kafka's
-        UnifiedLog.truncateTo): an epoch we led without appending starts there and no other replica has
-        it; left there, our fetches name it and the leader answers DivergingEpoch for ever."""
+        """Cut the log at `offset` (with nothing to cut, UnifiedLog.truncate_to still cuts its epoch cache)."""
         if offset < self.log.log_end_offset:
             log.info("truncating", partition=str(self.topic_partition), log_end_offset=self.log.log_end_offset,
                      to=offset)
-            self.log.truncate_to(offset)
-        else:
-            self.log.leader_epoch_cache.truncate_from_end(self.log.log_end_offset)
+        self.log.truncate_to(offset)
 
     def truncate_fully_and_start_at(self, offset: int) -> None:
         """Empty the log and start it at `offset` (the leader's log starts past our end)."""
