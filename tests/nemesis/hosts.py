@@ -20,6 +20,7 @@ import subprocess
 from collections.abc import Iterable
 
 CLIENT = 0  # the root namespace, where the workloads run
+UNROUTABLE_METRIC = "4096"  # the subnet's fallback blackhole route, below the bridge's in preference
 
 
 def _ip(*args: str, netns: str | None = None, check: bool = True) -> subprocess.CompletedProcess:
@@ -76,6 +77,12 @@ class Hosts:
         return f"{self.subnet}.{254 if host == CLIENT else host}"
 
     def create(self) -> None:
+        # The subnet never leaves this machine, even after destroy(): a client still retrying a node
+        # (a stuck job's librdkafka threads live until the process exits) would otherwise send its
+        # SYNs out of the default route to a private address nobody here owns. The bridge's own route
+        # wins while it exists (metric 0); this one drops what is sent after. It is left in place,
+        # one per tag (so at most 10,000), and made again, harmlessly, by the next Hosts of that tag.
+        _ip("route", "add", "blackhole", f"{self.subnet}.0/24", "metric", UNROUTABLE_METRIC, check=False)
         _ip("link", "add", self.bridge, "type", "bridge")
         _ip("addr", "add", f"{self.address(CLIENT)}/24", "dev", self.bridge)
         _ip("link", "set", self.bridge, "up")
