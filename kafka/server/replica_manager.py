@@ -317,6 +317,8 @@ class ReplicaManager:
         except KafkaStorageError as e:  # a full disk, an I/O error: nothing was appended
             self.log_manager.log_dir_failure_channel.maybe_add_offline_log_dir(e.log_dir, str(e))
             return LogAppendResult.failed(Errors.KAFKA_STORAGE_ERROR, str(e))
+        except PartitionError as e:  # it stopped leading after get_partition_or_error looked (NOT_LEADER_OR_FOLLOWER)
+            return LogAppendResult.failed(e.error, str(e))
         except _APPEND_ERRORS as e:
             # Kafka's processFailedRecord: the log start offset comes back, except where the log was not read
             known_start = -1 if isinstance(e, _ERRORS_WITHOUT_LOG_START) else partition.log_start_offset

@@ -20,6 +20,7 @@ import pytest
 from kafka.clients.metadata import Node
 from kafka.log.log_config import LogConfig
 from kafka.log.log_manager import LogManager
+from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import build_batch, iter_batches
 from kafka.server.fetch_partition_data import FetchPartitionInfo
 from kafka.server.kafka_config import KafkaConfig
@@ -267,3 +268,32 @@ def test_only_a_fetch_that_names_the_leader_epoch_brings_a_follower_back_into_th
     assert b.get_partition(TP).isr == {2}
     b.read_from_local_log(params, [(TP, FetchPartitionInfo(4, 1 << 20, 3, 3))])
     assert b.get_partition(TP).isr == {1, 2}
+
+
+class LateFollower(ReplicaManager):
+    """A ReplicaManager whose partition becomes a follower right after the produce's leader check: the
+    interleaving of an I/O thread and the metadata publisher that the replication simulation found."""
+
+    def get_partition_or_error(self, tp):
+        partition, error = super().get_partition_or_error(tp)
+        if partition is not None:
+            partition.make_follower(PartitionState(0, 2, partition.leader_epoch + 1, (1, 2), (1, 2),
+                                                   partition.partition_epoch + 1))
+        return partition, error
+
+
+def test_a_produce_that_passed_the_leader_check_of_a_deposed_leader_is_refused_not_appended(tmp_path):
+    time = MockTime()
+    log_manager = LogManager([str(tmp_path)], LogConfig(), time, node_id=1)
+    log_manager.startup()
+    manager = LateFollower(KafkaConfig({"node.id": "1", "log.dirs": str(tmp_path)}), log_manager, None, time)
+    try:
+        lead(manager, 0)
+        answers = []
+        manager.append_records(1000, -1, False, {TP: build_batch([(b"k", b"v")])}, answers.append)
+        [(_, status)] = answers[0].items()
+        assert status.error == Errors.NOT_LEADER_OR_FOLLOWER, "appended in the new leader's epoch, it would diverge"
+        assert manager.get_partition(TP).log.log_end_offset == 0
+    finally:
+        manager.shutdown()
+        log_manager.shutdown()
