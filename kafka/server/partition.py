@@ -324,7 +324,7 @@ class Partition:
                 isolation = FetchIsolation.LOG_END if is_follower else FetchIsolation.HIGH_WATERMARK
             diverging = self.diverging_epoch(fetch_offset, last_fetched_epoch)
         if diverging is not None:
-            return self._diverging_read(fetch_offset, diverging), False
+            return self._diverging_read(diverging), False
         read = self.read_records(fetch_offset, max_bytes, isolation, min_one_message=min_one_message,
                                  zero_copy=zero_copy)
         hw_moved = False
@@ -353,7 +353,7 @@ class Partition:
             return EpochEndOffset(epoch, end_offset)
         return None
 
-    def _diverging_read(self, fetch_offset: int, diverging: EpochEndOffset) -> LogReadInfo:
+    def _diverging_read(self, diverging: EpochEndOffset) -> LogReadInfo:
         """The answer to a diverged fetcher: no records, the offsets as they are, and where its epoch ends."""
         log = self.log
         return LogReadInfo(b"", log.high_watermark, log.log_start_offset, log.log_end_offset, log.last_stable_offset,

@@ -97,6 +97,18 @@ def only(answer: dict, txns: set[str]) -> dict:
     return {**answer, "transaction_states": [t for t in answer["transaction_states"] if t["transactional_id"] in txns]}
 
 
+def commit_and_fetch(script, pair, txn: str, fetch_offsets: dict, index: int, offset: int) -> None:
+    """OffsetFetch (require_stable) while the offsets are pending, then EndTxn(commit), and OffsetFetch again
+    once both brokers show `offset` for the partition at `index`: the same answers on both, every time."""
+    script.same(ApiKey.OFFSET_FETCH, 8, fetch_offsets)  # pending: UNSTABLE_OFFSET_COMMIT
+    script.same(ApiKey.END_TXN, END, end_txn(txn, "pid", 0, True))
+    settled(script, txn, "CompleteCommit")
+    wait_until(lambda: all(a["groups"][0]["topics"][0]["partitions"][index]["committed_offset"] == offset
+                           for a in pair.ask(ApiKey.OFFSET_FETCH, 8, fetch_offsets)),
+               timeout=30, message=f"committed offset {offset} visible on both", interval=0.05)
+    script.same(ApiKey.OFFSET_FETCH, 8, fetch_offsets)
+
+
 def test_an_idempotent_producer_numbers_its_batches(pair):
     script, topic = Script(pair), unique_topic("idempotent")
     create_topic(pair, topic)
@@ -178,13 +190,7 @@ def test_offsets_committed_in_a_transaction(pair):
     script.same(ApiKey.TXN_OFFSET_COMMIT, TXN_COMMIT, commit)
     fetch_offsets = {"groups": [{"group_id": group, "topics": [{"name": topic, "partition_indexes": [0]}]}],
                      "require_stable": True}
-    script.same(ApiKey.OFFSET_FETCH, 8, fetch_offsets)  # pending: UNSTABLE_OFFSET_COMMIT
-    script.same(ApiKey.END_TXN, END, end_txn(txn, "pid", 0, True))
-    settled(script, txn, "CompleteCommit")
-    wait_until(lambda: all(a["groups"][0]["topics"][0]["partitions"][0]["committed_offset"] == 42
-                           for a in pair.ask(ApiKey.OFFSET_FETCH, 8, fetch_offsets)),
-               timeout=30, message="the committed offset to be visible on both", interval=0.05)
-    script.same(ApiKey.OFFSET_FETCH, 8, fetch_offsets)
+    commit_and_fetch(script, pair, txn, fetch_offsets, index=0, offset=42)
 
 
 def test_a_second_producer_with_the_same_id_fences_the_first(pair):
@@ -302,11 +308,5 @@ def test_offsets_committed_in_a_transaction_by_a_consumer_group_member(pair):
 
     fetch_offsets = {"groups": [{"group_id": group, "topics": [{"name": topic, "partition_indexes": [0, 1]}]}],
                      "require_stable": True}
-    script.same(ApiKey.OFFSET_FETCH, 8, fetch_offsets)  # pending: UNSTABLE_OFFSET_COMMIT
-    script.same(ApiKey.END_TXN, END, end_txn(txn, "pid", 0, True))
-    settled(script, txn, "CompleteCommit")
-    wait_until(lambda: all(a["groups"][0]["topics"][0]["partitions"][1]["committed_offset"] == 43
-                           for a in pair.ask(ApiKey.OFFSET_FETCH, 8, fetch_offsets)),
-               timeout=30, message="the member's transactional offsets to be committed on both", interval=0.05)
-    script.same(ApiKey.OFFSET_FETCH, 8, fetch_offsets)
+    commit_and_fetch(script, pair, txn, fetch_offsets, index=1, offset=43)
     script.same(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848, consumer_group_heartbeat(group, member, -1))  # leaves
