@@ -18,8 +18,6 @@ from kafka.timeline import (
 )
 from kafka.timeline.snapshottable_hash_table import ABSENT
 
-pytestmark = pytest.mark.fast
-
 
 def test_an_empty_registry_has_no_epochs():
     registry = SnapshotRegistry("[test] ")

@@ -7,8 +7,6 @@ import pytest
 
 from kafka.timeline import LATEST_EPOCH, SnapshotRegistry, TimelineHashMap
 
-pytestmark = pytest.mark.fast
-
 
 def test_the_latest_state_behaves_as_a_dict():
     table: TimelineHashMap[str, int] = TimelineHashMap(SnapshotRegistry(), expected_size=16)

@@ -11,8 +11,6 @@ import pytest
 
 from kafka.timeline import LATEST_EPOCH, SnapshotRegistry, TimelineHashMap
 
-pytestmark = pytest.mark.fast
-
 SEEDS = list(range(12))
 STEPS = 250
 KEYS = range(8)  # few keys, so that the same key is changed across many snapshots

@@ -6,8 +6,6 @@ import pytest
 
 from kafka.timeline import LATEST_EPOCH, SnapshotRegistry, TimelineHashSet
 
-pytestmark = pytest.mark.fast
-
 
 def test_the_latest_state_behaves_as_a_set():
     members: TimelineHashSet[str] = TimelineHashSet(SnapshotRegistry(), expected_size=4)

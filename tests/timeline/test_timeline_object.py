@@ -7,8 +7,6 @@ import pytest
 
 from kafka.timeline import LATEST_EPOCH, SnapshotRegistry, TimelineInteger, TimelineLong, TimelineObject
 
-pytestmark = pytest.mark.fast
-
 
 def test_an_object_reads_at_each_snapshot_and_reverts():
     registry = SnapshotRegistry()
