@@ -1,0 +1,177 @@
+"""GroupCoordinatorRecordSerde: the typed records of ``__consumer_offsets`` to bytes and back (Kafka's
+org.apache.kafka.coordinator.group.GroupCoordinatorRecordSerde, a CoordinatorRecordSerde).
+
+Key and value each start with an int16 version. For the key it is the key type, so ``deserialize``
+knows what it reads from the first two bytes; a key type this coordinator does not know (a newer
+broker's record, a share group's) reads as None and the loader skips it, as Kafka skips it. The
+bytes are the old coordinator's exactly (tests/coordinator/group/test_group_coordinator_record_serde.py
+compares them), so an existing log loads.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from kafka.coordinator.common.runtime.coordinator_record import CoordinatorRecord
+from kafka.coordinator.group.group_coordinator_records import (
+    CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT,
+    CONSUMER_GROUP_KEYS,
+    CONSUMER_GROUP_MEMBER_METADATA,
+    CONSUMER_GROUP_METADATA,
+    CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER,
+    CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA,
+    CONSUMER_GROUP_VALUE_SCHEMAS,
+    CONSUMER_GROUP_VALUE_VERSION,
+    FLEXIBLE_FROM,
+    GROUP_METADATA_KEY,
+    GROUP_METADATA_KEY_VERSION,
+    GROUP_METADATA_VALUE,
+    GROUP_METADATA_VALUE_VERSION,
+    OFFSET_COMMIT_KEY,
+    OFFSET_COMMIT_KEY_VERSION,
+    OFFSET_COMMIT_VALUE,
+    OFFSET_COMMIT_VALUE_VERSION,
+    OFFSET_COMMIT_VALUE_WITH_EXPIRY_VERSION,
+    Assignment,
+    ConsumerGroupCurrentMemberAssignmentValue,
+    ConsumerGroupMemberMetadataValue,
+    ConsumerGroupMetadataValue,
+    ConsumerGroupTargetAssignmentMemberValue,
+    ConsumerGroupTargetAssignmentMetadataValue,
+    GroupMetadataKey,
+    OffsetCommitKey,
+)
+from kafka.coordinator.group.offset_and_metadata import OffsetAndMetadata
+from kafka.protocol.schema import Record, Schema
+from kafka.protocol.types import ByteReader, String
+
+_VERSION = struct.Struct(">h")
+
+
+def _write(schema: Schema, version: int, fields: dict, flexible: bool) -> bytes:
+    out = bytearray(_VERSION.pack(version))
+    schema.write(out, fields, version, flexible)
+    return bytes(out)
+
+
+def _partitions(assignment: Assignment) -> list[dict]:
+    """Sorted, so the same assignment is always the same bytes."""
+    return [dict(topic_id=t, partitions=sorted(p)) for t, p in sorted(assignment.items(), key=str)]
+
+
+def _assignment(topic_partitions) -> Assignment:
+    return {t.topic_id: frozenset(t.partitions) for t in topic_partitions if t.partitions}
+
+
+class GroupCoordinatorRecordSerde:
+    # ------------------------------------------------------------------ serialize
+    def serialize_key(self, record: CoordinatorRecord) -> bytes:
+        key = record.key
+        if isinstance(key, OffsetCommitKey):
+            return _write(OFFSET_COMMIT_KEY, OFFSET_COMMIT_KEY_VERSION,
+                          dict(group=key.group, topic=key.topic, partition=key.partition), False)
+        if isinstance(key, GroupMetadataKey):
+            return _write(GROUP_METADATA_KEY, GROUP_METADATA_KEY_VERSION, dict(group=key.group), False)
+        if type(key) in CONSUMER_GROUP_KEYS.values():
+            # The key type is the key's version; its strings are that version's (non-flexible) ones.
+            out = bytearray(_VERSION.pack(key.key_type))
+            string = String.resolve(key.key_type, False, False)
+            string.write(out, key.group_id)
+            if hasattr(key, "member_id"):
+                string.write(out, key.member_id)
+            return bytes(out)
+        raise ValueError(f"not a group coordinator record key: {key!r}")
+
+    def serialize_value(self, record: CoordinatorRecord) -> bytes | None:
+        value = record.value
+        if value is None:
+            return None
+        if isinstance(record.key, OffsetCommitKey):
+            return self.offset_commit_value(value)
+        if isinstance(record.key, GroupMetadataKey):
+            # The classic group's fields, as ClassicGroup builds them (a dict, or a Record read back).
+            fields = value.to_dict() if isinstance(value, Record) else value
+            return _write(GROUP_METADATA_VALUE, GROUP_METADATA_VALUE_VERSION, fields, False)
+        key_type = record.key.key_type
+        return _write(CONSUMER_GROUP_VALUE_SCHEMAS[key_type], CONSUMER_GROUP_VALUE_VERSION,
+                      self.consumer_group_value_fields(key_type, value), True)
+
+    @staticmethod
+    def offset_commit_value(offset: OffsetAndMetadata) -> bytes:
+        if offset.expire_timestamp_ms >= 0:  # only schema v1 can say when the offset expires
+            return _write(OFFSET_COMMIT_VALUE, OFFSET_COMMIT_VALUE_WITH_EXPIRY_VERSION, dict(
+                offset=offset.offset, metadata=offset.metadata, commit_timestamp=offset.commit_timestamp_ms,
+                expire_timestamp=offset.expire_timestamp_ms), False)
+        return _write(OFFSET_COMMIT_VALUE, OFFSET_COMMIT_VALUE_VERSION, dict(
+            offset=offset.offset, leader_epoch=offset.leader_epoch, metadata=offset.metadata,
+            commit_timestamp=offset.commit_timestamp_ms), False)
+
+    @staticmethod
+    def consumer_group_value_fields(key_type: int, value) -> dict:
+        if key_type == CONSUMER_GROUP_METADATA:
+            return dict(epoch=value.epoch)
+        if key_type == CONSUMER_GROUP_MEMBER_METADATA:
+            return dict(instance_id=value.instance_id, rack_id=value.rack_id, client_id=value.client_id,
+                        client_host=value.client_host, subscribed_topic_names=list(value.subscribed_topic_names),
+                        subscribed_topic_regex=value.subscribed_topic_regex,
+                        rebalance_timeout_ms=value.rebalance_timeout_ms, server_assignor=value.server_assignor)
+        if key_type == CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA:
+            return dict(assignment_epoch=value.assignment_epoch)
+        if key_type == CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER:
+            return dict(topic_partitions=_partitions(value.topic_partitions))
+        return dict(member_epoch=value.member_epoch, previous_member_epoch=value.previous_member_epoch,
+                    state=value.state, assigned_partitions=_partitions(value.assigned_partitions),
+                    partitions_pending_revocation=_partitions(value.partitions_pending_revocation))
+
+    # ------------------------------------------------------------------ deserialize
+    def deserialize(self, key: bytes, value: bytes | None) -> CoordinatorRecord | None:
+        """The record, or None for a key type this coordinator does not know (skipped on load)."""
+        version = _VERSION.unpack_from(key, 0)[0]
+        reader = ByteReader(key, _VERSION.size)
+        if version in (0, 1):
+            k = OFFSET_COMMIT_KEY.read(reader, version, False)
+            return CoordinatorRecord(OffsetCommitKey(k.group, k.topic, k.partition), self.read_offset_commit_value(value))
+        if version == GROUP_METADATA_KEY_VERSION:
+            group_key = GroupMetadataKey(GROUP_METADATA_KEY.read(reader, version, False).group)
+            return CoordinatorRecord(group_key, self.read_group_metadata_value(value))
+        key_class = CONSUMER_GROUP_KEYS.get(version)
+        if key_class is None:
+            return None
+        string = String.resolve(version, False, False)
+        ids = [string.read(reader)]
+        if "member_id" in key_class.__dataclass_fields__:
+            ids.append(string.read(reader))
+        return CoordinatorRecord(key_class(*ids), None if value is None else self.read_consumer_group_value(version, value))
+
+    @staticmethod
+    def read_offset_commit_value(data: bytes | None) -> OffsetAndMetadata | None:
+        if data is None:
+            return None
+        version = _VERSION.unpack_from(data, 0)[0]
+        v = OFFSET_COMMIT_VALUE.read(ByteReader(data, _VERSION.size), version, version >= FLEXIBLE_FROM)
+        return OffsetAndMetadata(v.offset, v.leader_epoch, v.metadata, v.commit_timestamp, v.expire_timestamp)
+
+    @staticmethod
+    def read_group_metadata_value(data: bytes | None) -> Record | None:
+        if data is None:
+            return None
+        version = _VERSION.unpack_from(data, 0)[0]
+        return GROUP_METADATA_VALUE.read(ByteReader(data, _VERSION.size), version, version >= FLEXIBLE_FROM)
+
+    @staticmethod
+    def read_consumer_group_value(key_type: int, data: bytes):
+        v = CONSUMER_GROUP_VALUE_SCHEMAS[key_type].read(ByteReader(data, _VERSION.size), CONSUMER_GROUP_VALUE_VERSION,
+                                                        True)
+        if key_type == CONSUMER_GROUP_METADATA:
+            return ConsumerGroupMetadataValue(v.epoch)
+        if key_type == CONSUMER_GROUP_MEMBER_METADATA:
+            return ConsumerGroupMemberMetadataValue(v.instance_id, v.rack_id, v.client_id, v.client_host,
+                                                    tuple(v.subscribed_topic_names), v.subscribed_topic_regex,
+                                                    v.rebalance_timeout_ms, v.server_assignor)
+        if key_type == CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA:
+            return ConsumerGroupTargetAssignmentMetadataValue(v.assignment_epoch)
+        if key_type == CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER:
+            return ConsumerGroupTargetAssignmentMemberValue(_assignment(v.topic_partitions))
+        return ConsumerGroupCurrentMemberAssignmentValue(v.member_epoch, v.previous_member_epoch, v.state,
+                                                         _assignment(v.assigned_partitions),
+                                                         _assignment(v.partitions_pending_revocation))

@@ -1,0 +1,222 @@
+"""The records of ``__consumer_offsets``, typed (Kafka's group-coordinator/src/main/resources/common/
+message/*Key.json and *Value.json, and GroupCoordinatorRecordHelpers, which builds them).
+
+Every record's key starts with an int16 that says what the record is about, its *key type* (Kafka's
+record type). Compaction keeps the latest record of each key, and a tombstone (no value) deletes it:
+
+    0, 1  OffsetCommitKey(group, topic, partition)        -> OffsetAndMetadata (one committed offset)
+    2     GroupMetadataKey(group)                         -> GroupMetadataValue (a classic group's generation)
+    3     ConsumerGroupMetadataKey(group_id)              -> ConsumerGroupMetadataValue (the group epoch)
+    5     ConsumerGroupMemberMetadataKey(group_id, member_id)  -> one member's subscription and client
+    6     ConsumerGroupTargetAssignmentMetadataKey(group_id)   -> the assignment epoch
+    7     ConsumerGroupTargetAssignmentMemberKey(group_id, member_id) -> one member's target partitions
+    8     ConsumerGroupCurrentMemberAssignmentKey(group_id, member_id) -> one member's epoch, state, partitions
+
+The schemas are the old coordinator's, byte for byte (``group_coordinator_record_serde.py`` writes and
+reads them), so a log an older broker wrote loads here. A GroupMetadataValue is what the classic group
+writes: a dict of its fields (ClassicGroup builds it), read back as a Record with the same fields.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+
+from kafka.coordinator.common.runtime.coordinator_record import CoordinatorRecord
+from kafka.coordinator.group.offset_and_metadata import OffsetAndMetadata
+from kafka.protocol.schema import Array, Field, Schema
+from kafka.protocol.types import Bytes, Int8, Int32, Int64, String, Uuid
+
+GROUP_METADATA_TOPIC_NAME = "__consumer_offsets"
+
+Assignment = dict[uuid.UUID, frozenset[int]]  # topic id -> partition indexes
+
+# ------------------------------------------------------------------ classic records (key types 0-2)
+OFFSET_COMMIT_KEY = Schema(
+    "OffsetCommitKey",
+    Field("group", String, "0-1"),
+    Field("topic", String, "0-1"),
+    Field("partition", Int32, "0-1"),
+)
+
+OFFSET_COMMIT_VALUE = Schema(
+    "OffsetCommitValue",
+    Field("offset", Int64, "0+"),
+    Field("leader_epoch", Int32, "3+", default=-1, ignorable=True),
+    Field("metadata", String, "0+"),
+    Field("commit_timestamp", Int64, "0+"),
+    Field("expire_timestamp", Int64, "1", default=-1, ignorable=True),
+)
+
+GROUP_METADATA_KEY = Schema(
+    "GroupMetadataKey",
+    Field("group", String, "2"),
+)
+
+MEMBER_METADATA = Schema(
+    "MemberMetadata",
+    Field("member_id", String, "0+"),
+    Field("group_instance_id", String, "3+", nullable_versions="3+", default=None, ignorable=True),
+    Field("client_id", String, "0+"),
+    Field("client_host", String, "0+"),
+    Field("rebalance_timeout", Int32, "1+", default=-1, ignorable=True),
+    Field("session_timeout", Int32, "0+"),
+    Field("subscription", Bytes, "0+"),
+    Field("assignment", Bytes, "0+"),
+)
+
+GROUP_METADATA_VALUE = Schema(
+    "GroupMetadataValue",
+    Field("protocol_type", String, "0+"),
+    Field("generation", Int32, "0+"),
+    Field("protocol", String, "0+", nullable_versions="0+"),
+    Field("leader", String, "0+", nullable_versions="0+"),
+    Field("current_state_timestamp", Int64, "2+", default=-1, ignorable=True),
+    Field("members", Array(MEMBER_METADATA), "0+"),
+)
+
+# The versions written (Kafka 2.3+ writes these, non-flexible); OffsetCommitValue v1 only when the
+# commit carries an expiry of its own, the one version with that field.
+OFFSET_COMMIT_KEY_VERSION = 1
+OFFSET_COMMIT_VALUE_VERSION = 3
+OFFSET_COMMIT_VALUE_WITH_EXPIRY_VERSION = 1
+GROUP_METADATA_KEY_VERSION = 2
+GROUP_METADATA_VALUE_VERSION = 3
+FLEXIBLE_FROM = 4  # OffsetCommitValue and GroupMetadataValue are flexible from v4
+
+
+@dataclass(frozen=True)
+class OffsetCommitKey:
+    group: str
+    topic: str
+    partition: int
+
+
+@dataclass(frozen=True)
+class GroupMetadataKey:
+    group: str
+
+
+# ------------------------------------------------------------------ consumer group records (KIP-848)
+CONSUMER_GROUP_METADATA = 3
+CONSUMER_GROUP_MEMBER_METADATA = 5
+CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA = 6
+CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER = 7
+CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT = 8
+
+TOPIC_PARTITIONS = Schema("TopicPartitions", Field("topic_id", Uuid, "0+"), Field("partitions", Array(Int32), "0+"))
+CONSUMER_GROUP_VALUE_SCHEMAS = {
+    CONSUMER_GROUP_METADATA: Schema("ConsumerGroupMetadataValue", Field("epoch", Int32, "0+")),
+    CONSUMER_GROUP_MEMBER_METADATA: Schema(
+        "ConsumerGroupMemberMetadataValue",
+        Field("instance_id", String, "0+", nullable_versions="0+"),
+        Field("rack_id", String, "0+", nullable_versions="0+"),
+        Field("client_id", String, "0+"),
+        Field("client_host", String, "0+"),
+        Field("subscribed_topic_names", Array(String), "0+"),
+        Field("subscribed_topic_regex", String, "0+", nullable_versions="0+"),
+        Field("rebalance_timeout_ms", Int32, "0+", default=-1),
+        Field("server_assignor", String, "0+", nullable_versions="0+")),
+    CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA: Schema("ConsumerGroupTargetAssignmentMetadataValue",
+                                                      Field("assignment_epoch", Int32, "0+")),
+    CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER: Schema("ConsumerGroupTargetAssignmentMemberValue",
+                                                    Field("topic_partitions", Array(TOPIC_PARTITIONS), "0+")),
+    CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT: Schema(
+        "ConsumerGroupCurrentMemberAssignmentValue",
+        Field("member_epoch", Int32, "0+"),
+        Field("previous_member_epoch", Int32, "0+"),
+        Field("state", Int8, "0+"),
+        Field("assigned_partitions", Array(TOPIC_PARTITIONS), "0+"),
+        Field("partitions_pending_revocation", Array(TOPIC_PARTITIONS), "0+")),
+}
+CONSUMER_GROUP_VALUE_VERSION = 0  # flexible, as Kafka's ConsumerGroup*Value v0
+
+
+@dataclass(frozen=True)
+class ConsumerGroupMetadataKey:
+    group_id: str
+    key_type = CONSUMER_GROUP_METADATA
+
+
+@dataclass(frozen=True)
+class ConsumerGroupMetadataValue:
+    epoch: int
+
+
+@dataclass(frozen=True)
+class ConsumerGroupMemberMetadataKey:
+    group_id: str
+    member_id: str
+    key_type = CONSUMER_GROUP_MEMBER_METADATA
+
+
+@dataclass(frozen=True)
+class ConsumerGroupMemberMetadataValue:
+    instance_id: str | None = None
+    rack_id: str | None = None
+    client_id: str = ""
+    client_host: str = ""
+    subscribed_topic_names: tuple[str, ...] = ()
+    subscribed_topic_regex: str | None = None
+    rebalance_timeout_ms: int = -1
+    server_assignor: str | None = None
+
+
+@dataclass(frozen=True)
+class ConsumerGroupTargetAssignmentMetadataKey:
+    group_id: str
+    key_type = CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA
+
+
+@dataclass(frozen=True)
+class ConsumerGroupTargetAssignmentMetadataValue:
+    assignment_epoch: int
+
+
+@dataclass(frozen=True)
+class ConsumerGroupTargetAssignmentMemberKey:
+    group_id: str
+    member_id: str
+    key_type = CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER
+
+
+@dataclass(frozen=True)
+class ConsumerGroupTargetAssignmentMemberValue:
+    topic_partitions: Assignment = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ConsumerGroupCurrentMemberAssignmentKey:
+    group_id: str
+    member_id: str
+    key_type = CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT
+
+
+@dataclass(frozen=True)
+class ConsumerGroupCurrentMemberAssignmentValue:
+    member_epoch: int
+    previous_member_epoch: int
+    state: int  # Kafka's MemberState byte (consumer_group_member.py maps it)
+    assigned_partitions: Assignment = field(default_factory=dict)
+    partitions_pending_revocation: Assignment = field(default_factory=dict)
+
+
+CONSUMER_GROUP_KEYS = {cls.key_type: cls for cls in (
+    ConsumerGroupMetadataKey, ConsumerGroupMemberMetadataKey, ConsumerGroupTargetAssignmentMetadataKey,
+    ConsumerGroupTargetAssignmentMemberKey, ConsumerGroupCurrentMemberAssignmentKey)}
+ConsumerGroupKey = (ConsumerGroupMetadataKey | ConsumerGroupMemberMetadataKey | ConsumerGroupTargetAssignmentMetadataKey
+                    | ConsumerGroupTargetAssignmentMemberKey | ConsumerGroupCurrentMemberAssignmentKey)
+
+
+# ------------------------------------------------------------------ GroupCoordinatorRecordHelpers
+def new_offset_commit_record(group_id: str, topic: str, partition: int,
+                             offset_and_metadata: OffsetAndMetadata) -> CoordinatorRecord:
+    return CoordinatorRecord(OffsetCommitKey(group_id, topic, partition), offset_and_metadata)
+
+
+def new_offset_commit_tombstone_record(group_id: str, topic: str, partition: int) -> CoordinatorRecord:
+    return CoordinatorRecord(OffsetCommitKey(group_id, topic, partition), None)
+
+
+def new_group_metadata_tombstone_record(group_id: str) -> CoordinatorRecord:
+    return CoordinatorRecord(GroupMetadataKey(group_id), None)
