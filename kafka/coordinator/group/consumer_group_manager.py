@@ -38,13 +38,24 @@ from kafka.coordinator.group.group_coordinator_records import (
     ConsumerGroupTargetAssignmentMemberKey,
     ConsumerGroupTargetAssignmentMetadataKey,
 )
-from kafka.coordinator.group.modern.consumer.consumer_group import ConsumerGroup, ConsumerGroupState, records_between
-from kafka.coordinator.group.modern.consumer.consumer_group_member import Assignment, ConsumerGroupMember, MemberState
+from kafka.coordinator.group.modern.consumer.consumer_group import (
+    ConsumerGroup,
+    ConsumerGroupState,
+    records_between,
+)
+from kafka.coordinator.group.modern.consumer.consumer_group_member import (
+    Assignment,
+    ConsumerGroupMember,
+    MemberState,
+)
 from kafka.coordinator.group.modern.consumer.current_assignment_builder import (
     CurrentAssignmentBuilder,
     FencedMemberEpoch,
 )
-from kafka.coordinator.group.modern.consumer.target_assignment_builder import TargetAssignmentBuilder, TopicMetadata
+from kafka.coordinator.group.modern.consumer.target_assignment_builder import (
+    TargetAssignmentBuilder,
+    TopicMetadata,
+)
 from kafka.protocol.errors import Errors
 from kafka.timeline import LATEST_EPOCH, TimelineHashMap
 from kafka.utils.time import Time

@@ -14,7 +14,6 @@ import struct
 
 from kafka.coordinator.common.runtime.coordinator_record import CoordinatorRecord
 from kafka.coordinator.group.group_coordinator_records import (
-    CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT,
     CONSUMER_GROUP_KEYS,
     CONSUMER_GROUP_MEMBER_METADATA,
     CONSUMER_GROUP_METADATA,

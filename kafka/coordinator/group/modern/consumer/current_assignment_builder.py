@@ -13,7 +13,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 
-from kafka.coordinator.group.modern.consumer.consumer_group_member import Assignment, ConsumerGroupMember, MemberState
+from kafka.coordinator.group.modern.consumer.consumer_group_member import (
+    Assignment,
+    ConsumerGroupMember,
+    MemberState,
+)
 
 
 class FencedMemberEpoch(Exception):
