@@ -459,7 +459,7 @@ def test_replay_of_the_group_metadata_record_rebuilds_the_group():
     fresh.manager.on_loaded()
     group = fresh.group()
     assert group.is_state(STABLE) and group.generation_id == 2 and group.leader_id == leader
-    assert group.protocol_type == "consumer" and group.protocol_name == "range"
+    assert group.protocol_type() == "consumer" and group.protocol_name == "range"
     assert {m: group.get(m).assignment for m in group.members} == {leader: b"L", follower: b"F"}
     assert group.subscribed_topics == {"t"}
     assert fresh.heartbeat(follower, 2) == Errors.NONE
@@ -496,7 +496,7 @@ def test_a_simple_consumer_commits_to_an_empty_group_of_its_own():
         h.manager.get_or_maybe_create_classic_group("simple", False)
     assert refused.value.error == Errors.GROUP_ID_NOT_FOUND
     group = h.manager.get_or_maybe_create_classic_group("simple", True)
-    assert group.generation_id == 0 and group.is_empty() and group.protocol_type is None
+    assert group.generation_id == 0 and group.is_empty() and group.protocol_type() == ""
     group.validate_offset_commit("", None, -1, False, 9)
     assert not group.is_subscribed_to_topic("t")
     group.validate_delete_group()
@@ -546,3 +546,13 @@ def test_futures_are_plain_concurrent_futures():
     h = Harness()
     _, result = h.join()
     assert isinstance(result.append_future, Future) and not result.append_future.done()
+
+
+def test_a_static_member_that_left_before_its_takeover_failed_is_not_restored():
+    h = Harness()
+    h.stable_member(instance="i1")
+    answers, stored = h.join(instance="i1")
+    h.manager.classic_group_leave("g", [LeavingMember("", "i1")])
+    fail(stored, Errors.REQUEST_TIMED_OUT)
+    assert [a.error for a in answers] == [Errors.UNKNOWN_MEMBER_ID]  # the leave answered it first
+    assert h.group().get_static_member_id("i1") is None

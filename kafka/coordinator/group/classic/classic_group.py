@@ -50,7 +50,7 @@ class ClassicGroup:
         self.current_state_timestamp_ms = (time.milliseconds() if current_state_timestamp_ms is None
                                            else current_state_timestamp_ms)
         self.generation_id = generation_id
-        self.protocol_type = protocol_type
+        self._protocol_type = protocol_type
         self.protocol_name = protocol_name
         self.leader_id = leader_id
         self.members: dict[str, ClassicGroupMember] = {}
@@ -70,11 +70,16 @@ class ClassicGroup:
     def state_as_string(self) -> str:
         return str(self.state)
 
+    def protocol_type(self) -> str:
+        """"consumer" for consumers, "connect" for Connect workers...; "" for a group that has none
+        (a simple consumer's, which only commits offsets)."""
+        return self._protocol_type or ""
+
     def is_empty(self) -> bool:
         return self.is_state(EMPTY)
 
     def uses_consumer_group_protocol(self) -> bool:
-        return self.protocol_type == CONSUMER_PROTOCOL_TYPE
+        return self._protocol_type == CONSUMER_PROTOCOL_TYPE
 
     def validate_offset_commit(self, member_id: str, group_instance_id: str | None,
                                generation_id_or_member_epoch: int, is_transactional: bool,
@@ -161,7 +166,7 @@ class ClassicGroup:
         if member.group_instance_id is not None:
             self.static_members[member.group_instance_id] = member.member_id
         if not self.members:
-            self.protocol_type = member.protocol_type
+            self._protocol_type = member.protocol_type
         if self.leader_id is None:
             self.leader_id = member.member_id  # the first to join leads, until it leaves
         self.members[member.member_id] = member
@@ -293,7 +298,7 @@ class ClassicGroup:
     def supports_protocols(self, member_protocol_type: str, member_protocols: set[str]) -> bool:
         if self.is_state(EMPTY):
             return bool(member_protocol_type) and bool(member_protocols)
-        return (self.protocol_type == member_protocol_type
+        return (self._protocol_type == member_protocol_type
                 and any(self.supported_protocols.get(p, 0) == len(self.members) for p in member_protocols))
 
     def select_protocol(self) -> str:
@@ -330,7 +335,7 @@ class ClassicGroup:
     def compute_subscribed_topics(self) -> set[str] | None:
         """The topics the members subscribe to, read from their ConsumerProtocolSubscription;
         None (unknown) for a non-consumer group or unreadable metadata."""
-        if self.protocol_type != CONSUMER_PROTOCOL_TYPE or self.protocol_name is None:
+        if self._protocol_type != CONSUMER_PROTOCOL_TYPE or self.protocol_name is None:
             return None if self.members else set()
         topics: set[str] = set()
         try:
@@ -344,7 +349,7 @@ class ClassicGroup:
     def to_record_value(self, assignment: dict[str, bytes]) -> dict:
         """GroupMetadataValue's fields for this generation, with the given assignment."""
         return dict(
-            protocol_type=self.protocol_type or "",
+            protocol_type=self._protocol_type or "",
             generation=self.generation_id,
             protocol=self.protocol_name,
             leader=self.leader_id,
@@ -377,4 +382,4 @@ class ClassicGroup:
 
     def __repr__(self) -> str:
         return (f"ClassicGroup(group_id={self.group_id}, generation={self.generation_id}, "
-                f"protocol_type={self.protocol_type}, state={self.state}, members={list(self.members)})")
+                f"protocol_type={self._protocol_type}, state={self.state}, members={list(self.members)})")

@@ -228,7 +228,7 @@ class ClassicGroupRebalance:
                 # with new metadata (e.g. a new subscription) needs one too.
                 return self._update_member_then_rebalance_or_complete_join(
                     group, member, protocols, rebalance_timeout_ms, session_timeout_ms, response_callback)
-            response_callback(JoinGroupResult(Errors.NONE, member_id, group.generation_id, group.protocol_type,
+            response_callback(JoinGroupResult(Errors.NONE, member_id, group.generation_id, group.protocol_type(),
                                               group.protocol_name, group.leader_id or ""))
             return EMPTY_RESULT
         # Empty: this member's generation is gone; it must reset and join as a new member.
@@ -238,7 +238,7 @@ class ClassicGroupRebalance:
     @staticmethod
     def _join_result(group: ClassicGroup, member: ClassicGroupMember) -> JoinGroupResult:
         leader = group.is_leader(member.member_id)
-        return JoinGroupResult(Errors.NONE, member.member_id, group.generation_id, group.protocol_type,
+        return JoinGroupResult(Errors.NONE, member.member_id, group.generation_id, group.protocol_type(),
                                group.protocol_name, group.leader_id or "",
                                group.current_member_metadata() if leader else [])
 
@@ -283,15 +283,18 @@ class ClassicGroupRebalance:
             def on_append(future: Future) -> None:
                 if future.exception() is not None:  # not persisted: put the old member back
                     error = append_group_metadata_error_to_response_error(error_of(future.exception()))
-                    group.update_member(member, *old, None)
-                    restored = group.replace_static_member(group_instance_id, new_member_id, old_member_id, error)
-                    self.reschedule_heartbeat(group, restored)
+                    # Unless the new id left (or was removed) meanwhile: then there is nothing to restore.
+                    if group.get_static_member_id(group_instance_id) == new_member_id:
+                        group.update_member(member, *old, None)
+                        restored = group.replace_static_member(group_instance_id, new_member_id, old_member_id,
+                                                               error)
+                        self.reschedule_heartbeat(group, restored)
                     response_callback(JoinGroupResult(error, UNKNOWN_MEMBER_ID, group.generation_id))
                     return
                 # The old leader id is returned so that a rejoining leader does not run an
                 # assignment that a Stable group would never distribute (JoinGroup < v9).
                 group.complete_join_callback(member, JoinGroupResult(
-                    Errors.NONE, new_member_id, group.generation_id, group.protocol_type,
+                    Errors.NONE, new_member_id, group.generation_id, group.protocol_type(),
                     group.protocol_name, current_leader or ""))
 
             return self._write(self._group_metadata_record(group, group.group_assignment()), on_append)
@@ -456,7 +459,7 @@ class ClassicGroupRebalance:
         elif group.is_state(STABLE):
             self._remove_pending_sync_member(group, member_id)
             member = group.get(member_id)
-            response_callback(SyncGroupResult(Errors.NONE, group.protocol_type, group.protocol_name,
+            response_callback(SyncGroupResult(Errors.NONE, group.protocol_type(), group.protocol_name,
                                               member.assignment))
             self.reschedule_heartbeat(group, member)
         return EMPTY_RESULT
@@ -473,7 +476,7 @@ class ClassicGroupRebalance:
             return error
         if generation_id != group.generation_id:
             return Errors.ILLEGAL_GENERATION
-        if (protocol_type is not None and protocol_type != group.protocol_type) or (
+        if (protocol_type is not None and protocol_type != group.protocol_type()) or (
                 protocol_name is not None and protocol_name != group.protocol_name):
             return Errors.INCONSISTENT_GROUP_PROTOCOL
         return None
@@ -507,7 +510,7 @@ class ClassicGroupRebalance:
 
     def _propagate_assignment(self, group: ClassicGroup, error: Errors) -> None:
         for member in list(group.members.values()):
-            result = SyncGroupResult(error, group.protocol_type, group.protocol_name,
+            result = SyncGroupResult(error, group.protocol_type(), group.protocol_name,
                                      member.assignment if error == Errors.NONE else b"")
             if group.complete_sync_callback(member, result):
                 # The assignment is a sign of life too: the session timeout starts now.
