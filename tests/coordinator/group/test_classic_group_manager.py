@@ -33,6 +33,54 @@ SUBSCRIPTION = serialize_subscription({"topics": ["t"], "user_data": None}, vers
 PROTOCOLS = [("range", SUBSCRIPTION)]
 
 
+# Stand-ins for the lead's request shapes (group_coordinator_requests.py): what KafkaApis decoded.
+@dataclass(frozen=True)
+class RequestContext:
+    client_id: str = "client"
+    client_host: str = "/127.0.0.1"
+    api_version: int = 9
+
+
+@dataclass(frozen=True)
+class JoinGroupRequest:
+    group_id: str
+    member_id: str
+    group_instance_id: str | None
+    require_known_member_id: bool
+    rebalance_timeout_ms: int
+    session_timeout_ms: int
+    protocol_type: str
+    protocols: list
+
+
+@dataclass(frozen=True)
+class SyncGroupRequest:
+    group_id: str
+    generation_id: int
+    member_id: str
+    group_instance_id: str | None
+    protocol_type: str | None
+    protocol_name: str | None
+    assignments: dict
+
+
+@dataclass(frozen=True)
+class HeartbeatRequest:
+    group_id: str
+    member_id: str
+    group_instance_id: str | None
+    generation_id: int
+
+
+@dataclass(frozen=True)
+class LeaveGroupRequest:
+    group_id: str
+    members: list
+
+
+CONTEXT = RequestContext()
+
+
 @dataclass(frozen=True)
 class Config:
     """The classic_group_* settings of GroupCoordinatorConfig the manager reads."""
@@ -100,25 +148,28 @@ class Harness:
         self.registry = SnapshotRegistry()
         self.groups = TimelineHashMap(self.registry)
         self.timer = MockCoordinatorTimer(self.time)
-        self.manager = ClassicGroupManager(groups=self.groups, snapshot_registry=self.registry, time=self.time,
-                                           timer=self.timer, config=config, log_context="test")
+        self.manager = ClassicGroupManager(self.groups, self.registry, self.time, self.timer, config, "test")
 
     def join(self, group_id="g", member_id="", *, instance=None, require_known=False, session=10_000,
              rebalance=10_000, protocols=PROTOCOLS, answers=None) -> tuple[list[JoinGroupResult], CoordinatorResult]:
         answers = [] if answers is None else answers
-        result = self.manager.classic_group_join(group_id, member_id, instance, require_known, "client",
-                                                 "/127.0.0.1", rebalance, session, "consumer", protocols,
-                                                 answers.append)
+        request = JoinGroupRequest(group_id, member_id, instance, require_known, rebalance, session, "consumer",
+                                   protocols)
+        result = self.manager.classic_group_join(CONTEXT, request, answers.append)
         return answers, result
 
     def sync(self, generation, member_id, assignment=None, group_id="g", instance=None):
         answers: list[SyncGroupResult] = []
-        result = self.manager.classic_group_sync(group_id, generation, member_id, None, None, instance,
-                                                 assignment or {}, answers.append)
+        request = SyncGroupRequest(group_id, generation, member_id, instance, None, None, assignment or {})
+        result = self.manager.classic_group_sync(CONTEXT, request, answers.append)
         return answers, result
 
     def heartbeat(self, member_id, generation, group_id="g", instance=None) -> Errors:
-        return self.manager.classic_group_heartbeat(group_id, member_id, instance, generation).response
+        request = HeartbeatRequest(group_id, member_id, instance, generation)
+        return self.manager.classic_group_heartbeat(CONTEXT, request).response
+
+    def leave(self, *members, group_id="g") -> CoordinatorResult:
+        return self.manager.classic_group_leave(CONTEXT, LeaveGroupRequest(group_id, list(members)))
 
     def advance(self, ms: int) -> list[CoordinatorResult]:
         self.time.advance(ms)
@@ -313,7 +364,8 @@ def test_sync_errors():
     assert h.sync(1, follower)[0] == [SyncGroupResult(Errors.ILLEGAL_GENERATION)]
     assert h.sync(2, "ghost")[0] == [SyncGroupResult(Errors.UNKNOWN_MEMBER_ID)]
     answers = []
-    h.manager.classic_group_sync("g", 2, follower, "connect", None, None, {}, answers.append)
+    h.manager.classic_group_sync(CONTEXT, SyncGroupRequest("g", 2, follower, None, "connect", None, {}),
+                                 answers.append)
     assert answers == [SyncGroupResult(Errors.INCONSISTENT_GROUP_PROTOCOL)]
     h.join()
     assert h.sync(2, follower)[0] == [SyncGroupResult(Errors.REBALANCE_IN_PROGRESS)]
@@ -418,13 +470,13 @@ def test_a_static_member_is_kept_through_a_rebalance_it_misses():
 def test_leave():
     h = Harness()
     member = h.stable_member(instance="i1")
-    result = h.manager.classic_group_leave("g", [LeavingMember("ghost", None), LeavingMember("", "i1")])
+    result = h.leave(LeavingMember("ghost", None), LeavingMember("", "i1"))
     assert result.response == (Errors.NONE, [(LeavingMember("ghost", None), Errors.UNKNOWN_MEMBER_ID),
                                              (LeavingMember("", "i1"), Errors.NONE)])
     group = h.group()
     assert not group.has(member) and group.is_state(EMPTY) and group.generation_id == 2
     assert result.records[0].value["members"] == [] and not h.timer.is_scheduled(f"heartbeat-g-{member}")
-    assert h.manager.classic_group_leave("nope", [LeavingMember("m", None)]).response == (
+    assert h.leave(LeavingMember("m", None), group_id="nope").response == (
         Errors.NONE, [(LeavingMember("m", None), Errors.UNKNOWN_MEMBER_ID)])
 
 
@@ -433,7 +485,7 @@ def test_the_leave_of_the_last_missing_member_completes_the_rebalance():
     leader, follower = two_members_completing(h)
     h.join(member_id=leader, protocols=PROTOCOLS + [("roundrobin", b"")])  # new metadata: a new rebalance
     assert h.group().is_state(PREPARING)
-    h.manager.classic_group_leave("g", [LeavingMember(follower, None)])
+    h.leave(LeavingMember(follower, None))
     assert h.group().is_state(COMPLETING) and h.group().generation_id == 3
 
 
@@ -472,21 +524,22 @@ def test_replay_of_the_group_metadata_record_rebuilds_the_group():
 
 def test_describe():
     h = Harness()
-    assert h.manager.describe_group("g") == (Errors.NONE, None, [])
     member = h.stable_member()
-    error, group, [summary] = h.manager.describe_group("g")
-    assert group.state_as_string() == "Stable" and summary.member_id == member
-    assert summary.metadata == SUBSCRIPTION and summary.assignment == b"a1"
+    described = h.manager.describe(h.group())
+    assert described == dict(group_state="Stable", protocol_type="consumer", protocol_data="range", members=[
+        dict(member_id=member, group_instance_id=None, client_id="client", client_host="/127.0.0.1",
+             member_metadata=SUBSCRIPTION, member_assignment=b"a1")])
     h.join()
-    _, group, summaries = h.manager.describe_group("g")
-    assert group.state_as_string() == "PreparingRebalance" and [s.metadata for s in summaries] == [b"", b""]
+    described = h.manager.describe(h.group())
+    assert described["group_state"] == "PreparingRebalance" and described["protocol_data"] == ""
+    assert [m["member_metadata"] for m in described["members"]] == [b"", b""]
 
 
-def test_describe_reads_committed_state():
+def test_a_group_created_by_a_write_not_yet_committed_is_not_in_committed_state():
     h = Harness()
     h.registry.get_or_create_snapshot(0)
-    _, result = h.join()
-    assert "g" in h.groups and h.manager.describe_group("g", 0) == (Errors.NONE, None, [])
+    h.join()
+    assert "g" in h.groups and h.groups.get_at("g", 0) is None
 
 
 # ---------------------------------------------------------------------- the Group protocol
@@ -552,7 +605,7 @@ def test_a_static_member_that_left_before_its_takeover_failed_is_not_restored():
     h = Harness()
     h.stable_member(instance="i1")
     answers, stored = h.join(instance="i1")
-    h.manager.classic_group_leave("g", [LeavingMember("", "i1")])
+    h.leave(LeavingMember("", "i1"))
     fail(stored, Errors.REQUEST_TIMED_OUT)
     assert [a.error for a in answers] == [Errors.UNKNOWN_MEMBER_ID]  # the leave answered it first
     assert h.group().get_static_member_id("i1") is None

@@ -13,7 +13,7 @@ views: ::
     session expired  -> the member is removed and the group rebalances (a consumer killed with
                         kill -9 loses its partitions this way)
     LeaveGroup       -> classic_group_leave: the same, at once
-    DescribeGroups   -> describe_group, read at the committed offset
+    DescribeGroups   -> describe: the entry of a group the caller read at the committed offset
     load / unload    -> replay of GroupMetadata records, on_loaded, on_unloaded
 
 Every method runs inside one event of the shard, and returns a CoordinatorResult when it may write.
@@ -25,7 +25,7 @@ import structlog
 
 from kafka.coordinator.common.runtime.coordinator_result import CoordinatorResult
 from kafka.coordinator.group.classic.classic_group import ClassicGroup
-from kafka.coordinator.group.classic.classic_group_member import ClassicGroupMember, MemberSummary
+from kafka.coordinator.group.classic.classic_group_member import ClassicGroupMember
 from kafka.coordinator.group.classic.classic_group_rebalance import (
     EMPTY_RESULT,
     ClassicGroupRebalance,
@@ -43,8 +43,9 @@ from kafka.coordinator.group.classic.classic_group_state import ClassicGroupStat
 from kafka.coordinator.group.group import GroupType
 from kafka.coordinator.group.group_coordinator_records import GroupMetadataKey
 from kafka.protocol.errors import Errors
-from kafka.timeline import LATEST_EPOCH
 from kafka.utils.time import Time
+
+__all__ = ["ClassicGroupManager", "JoinGroupResult", "LeavingMember", "SyncGroupResult"]
 
 # The old GroupCoordinator's logger: the lab's log excerpts name it.
 log = structlog.get_logger("kafka.coordinator.GroupCoordinator")
@@ -55,7 +56,7 @@ EMPTY, PREPARING_REBALANCE, COMPLETING_REBALANCE, STABLE, DEAD = (
 
 
 class ClassicGroupManager:
-    def __init__(self, *, groups, snapshot_registry, time: Time, timer, config, log_context: str = "") -> None:
+    def __init__(self, groups, snapshot_registry, time: Time, timer, config, log_context: str = "") -> None:
         self.groups = groups  # the GroupMetadataManager's TimelineHashMap: classic and consumer groups
         self.snapshot_registry = snapshot_registry
         self.time = time
@@ -72,31 +73,29 @@ class ClassicGroupManager:
         return self.rebalance.get_or_maybe_create_classic_group(group_id, create)
 
     # ------------------------------------------------------------------ JoinGroup and SyncGroup
-    def classic_group_join(self, group_id: str, member_id: str, group_instance_id: str | None,
-                           require_known_member_id: bool, client_id: str, client_host: str,
-                           rebalance_timeout_ms: int, session_timeout_ms: int, protocol_type: str,
-                           protocols: list[tuple[str, bytes]],
-                           response_callback: JoinCallback) -> CoordinatorResult:
+    def classic_group_join(self, context, request, response_callback: JoinCallback) -> CoordinatorResult:
         """A member joins (or rejoins). ``response_callback`` gets exactly one JoinGroupResult, now
-        or from a later event (the rebalance completing, a failed write of the group's record)."""
-        return self.rebalance.classic_group_join(group_id, member_id, group_instance_id, require_known_member_id,
-                                                 client_id, client_host, rebalance_timeout_ms, session_timeout_ms,
-                                                 protocol_type, protocols, response_callback)
+        or from a later event (the rebalance completing, a failed write of the group's record).
+        ``context`` has client_id and client_host; ``request`` JoinGroup's fields."""
+        return self.rebalance.classic_group_join(
+            request.group_id, request.member_id, request.group_instance_id, request.require_known_member_id,
+            context.client_id, context.client_host, request.rebalance_timeout_ms, request.session_timeout_ms,
+            request.protocol_type, request.protocols, response_callback)
 
-    def classic_group_sync(self, group_id: str, generation_id: int, member_id: str, protocol_type: str | None,
-                           protocol_name: str | None, group_instance_id: str | None,
-                           group_assignment: dict[str, bytes],
-                           response_callback: SyncCallback) -> CoordinatorResult:
-        """A member asks for its assignment, the leader bringing everyone's. ``response_callback``
-        gets exactly one SyncGroupResult, now or once the leader's assignment is written."""
-        return self.rebalance.classic_group_sync(group_id, generation_id, member_id, protocol_type, protocol_name,
-                                                 group_instance_id, group_assignment, response_callback)
+    def classic_group_sync(self, context, request, response_callback: SyncCallback) -> CoordinatorResult:
+        """A member asks for its assignment, the leader bringing everyone's (``request.assignments``).
+        ``response_callback`` gets exactly one SyncGroupResult, now or once the leader's assignment
+        is written."""
+        return self.rebalance.classic_group_sync(
+            request.group_id, request.generation_id, request.member_id, request.protocol_type,
+            request.protocol_name, request.group_instance_id, request.assignments, response_callback)
 
     # ------------------------------------------------------------------ Heartbeat and sessions
-    def classic_group_heartbeat(self, group_id: str, member_id: str, group_instance_id: str | None,
-                                generation_id: int) -> CoordinatorResult:
+    def classic_group_heartbeat(self, context, request) -> CoordinatorResult:
         """A member is alive; its answer (Errors) is the result's response. REBALANCE_IN_PROGRESS
         is how members learn to rejoin."""
+        group_id, member_id, group_instance_id = request.group_id, request.member_id, request.group_instance_id
+        generation_id = request.generation_id
         group = self.rebalance.classic_group_or_none(group_id)
         if group is None:
             return CoordinatorResult(response=Errors.UNKNOWN_MEMBER_ID)
@@ -142,9 +141,10 @@ class ClassicGroupManager:
         return self.rebalance.maybe_complete_join_phase(group)
 
     # ------------------------------------------------------------------ LeaveGroup
-    def classic_group_leave(self, group_id: str, members: list[LeavingMember]) -> CoordinatorResult:
+    def classic_group_leave(self, context, request) -> CoordinatorResult:
         """Members leave (a consumer closing, or the admin client removing static members by
         group.instance.id). The response is (error, [(member, its error)]) in the order asked."""
+        group_id, members = request.group_id, request.members
         group = self.rebalance.classic_group_or_none(group_id)
         if group is None:
             return CoordinatorResult(response=(Errors.NONE, [(m, Errors.UNKNOWN_MEMBER_ID) for m in members]))
@@ -182,16 +182,17 @@ class ClassicGroupManager:
         return Errors.NONE
 
     # ------------------------------------------------------------------ DescribeGroups
-    def describe_group(self, group_id: str, committed_offset: int = LATEST_EPOCH,
-                       ) -> tuple[Errors, ClassicGroup | None, list[MemberSummary]]:
-        """(error, group or None for an unknown group -- described as Dead, members' summaries),
-        as the group stands in committed state: a group created by a write not yet committed is
-        not there yet. Metadata and assignments only once the group is Stable on a protocol."""
-        group = self.groups.get_at(group_id, committed_offset)
-        if group is None or group.type() is not GroupType.CLASSIC:
-            return Errors.NONE, None, []
+    @staticmethod
+    def describe(group: ClassicGroup) -> dict:
+        """DescribeGroups' entry for a classic group (the caller read it at the committed offset).
+        Metadata, assignments and the protocol only once the group is Stable on a protocol."""
         protocol = group.protocol_name if group.is_state(STABLE) else None
-        return Errors.NONE, group, [m.summary(protocol) for m in group.members.values()]
+        members = [m.summary(protocol) for m in group.members.values()]
+        return dict(group_state=group.state_as_string(), protocol_type=group.protocol_type(),
+                    protocol_data=protocol or "",
+                    members=[dict(member_id=m.member_id, group_instance_id=m.group_instance_id,
+                                  client_id=m.client_id, client_host=m.client_host, member_metadata=m.metadata,
+                                  member_assignment=m.assignment) for m in members])
 
     # ------------------------------------------------------------------ load and unload
     def replay(self, key: GroupMetadataKey, value) -> None:
