@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import structlog
 
@@ -37,6 +36,7 @@ from kafka.coordinator.group.group_coordinator_records import (
     new_offset_commit_record,
     new_offset_commit_tombstone_record,
 )
+from kafka.coordinator.group.group_coordinator_requests import PartitionOffset
 from kafka.coordinator.group.offset_and_metadata import NO_EXPIRE_TIMESTAMP, OffsetAndMetadata
 from kafka.coordinator.group.offset_expiration_condition import (
     COMMIT_TIMESTAMP_EXPIRATION,
@@ -52,16 +52,6 @@ log = structlog.get_logger("kafka.coordinator.group.OffsetMetadataManager")
 INVALID_OFFSET = -1
 NO_PRODUCER_ID = -1
 DEFAULT_RETENTION_TIME = -1  # OffsetCommit v2-4's retention_time_ms when the client asks for none
-
-
-@dataclass(frozen=True)
-class PartitionOffset:
-    """One partition of an OffsetFetch answer."""
-
-    offset: int
-    leader_epoch: int
-    metadata: str | None
-    error: Errors
 
 
 NO_OFFSET = PartitionOffset(INVALID_OFFSET, -1, "", Errors.NONE)
