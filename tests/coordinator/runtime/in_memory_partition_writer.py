@@ -26,14 +26,25 @@ class ReadResult:
 class InMemoryLog:
     def __init__(self) -> None:
         self.batches: list[bytes] = []  # with their offsets assigned
+        # (offset, key, value) of every data record, decoded once at append: what a check replays
+        self.records: list[tuple[int, bytes | None, bytes | None]] = []
         self.log_end_offset = 0
         self.high_watermark = 0
+
+    def add(self, batch: bytes) -> int:
+        header = RecordBatch(batch)
+        self.batches.append(batch)
+        if not header.is_control_batch:
+            self.records += [(r.offset, r.key, r.value) for r in header]
+        self.log_end_offset = header.next_offset
+        return self.log_end_offset
 
     def batch_ends(self) -> list[int]:
         return [RecordBatch(b).next_offset for b in self.batches]
 
     def truncate_to(self, offset: int) -> None:
         self.batches = [b for b in self.batches if RecordBatch(b).next_offset <= offset]
+        self.records = [r for r in self.records if r[0] < offset]
         self.log_end_offset = self.batch_ends()[-1] if self.batches else 0
         self.high_watermark = min(self.high_watermark, self.log_end_offset)
 
@@ -70,9 +81,7 @@ class InMemoryPartitionWriter:
         log = self.log(tp)
         batch = bytearray(records)
         set_base_offset(batch, 0, log.log_end_offset)
-        log.batches.append(bytes(batch))
-        log.log_end_offset = RecordBatch(batch).next_offset
-        return log.log_end_offset
+        return log.add(bytes(batch))
 
     def append_end_transaction_marker(self, tp, producer_id: int, producer_epoch: int, coordinator_epoch: int,
                                       result: TransactionResult) -> int:

@@ -41,6 +41,7 @@ class KeyValueShard:
         self.loaded_with = None
         self.unloaded = False
         self.images = []
+        self.double_applied: list[int] = []  # offsets replayed twice (the simulation looks here too)
 
     # ------------------------------------------------------------------ CoordinatorShard
     def on_loaded(self, image) -> None:
@@ -54,6 +55,7 @@ class KeyValueShard:
 
     def replay(self, offset: int, producer_id: int, producer_epoch: int, record: CoordinatorRecord) -> None:
         if offset in self.applied:
+            self.double_applied.append(offset)
             raise AssertionError(f"offset {offset} replayed twice: {self.applied[offset]} then {record}")
         self.applied[offset] = (record.key, record.value)
         if producer_id >= 0:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import structlog
 
+from kafka.coordinator.common.runtime.event_accumulator import RejectedExecutionError
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.coordinator.common.runtime.CoordinatorRuntime")
@@ -31,8 +32,10 @@ class CoordinatorInternalEvent:
             self.complete(e)
 
     def complete(self, exception: BaseException | None) -> None:
-        if exception is not None:
-            log.error("internal event failed", event=self.name, error=repr(exception), exc_info=exception)
+        if isinstance(exception, RejectedExecutionError):
+            log.debug("internal event dropped: the processor is closed", name=self.name)
+        elif exception is not None:
+            log.error("internal event failed", name=self.name, error=repr(exception), exc_info=exception)
 
     def created_time_ms(self) -> int:
         return self._created_time_ms

@@ -224,7 +224,7 @@ class CoordinatorRuntime(Generic[S, U]):
         try:
             self.schedule_internal_operation(name, tp, op)
         except CoordinatorError:
-            log.info("leadership change ignored: the event processor is closed", event=name)
+            log.info("leadership change ignored: the event processor is closed", name=name)
 
     def on_new_metadata_image(self, image, delta) -> None:
         """A new metadata image: every active shard hears of it, on its own event thread."""

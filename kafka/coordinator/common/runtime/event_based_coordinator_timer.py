@@ -48,7 +48,7 @@ class _TimeoutTask(TimerTask):
         try:
             runtime.enqueue_last(event)
         except CoordinatorError:
-            log.info("timer not run: the runtime is closed", event=name)
+            log.info("timer not run: the runtime is closed", name=name)
 
     def _generate_records(self, _shard):
         if self.timer.tasks.get(self.key) is not self:

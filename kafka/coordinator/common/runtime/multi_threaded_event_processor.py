@@ -64,7 +64,7 @@ class MultiThreadedEventProcessor:
                 event.run()
                 self._metrics.record_event_processing_time(self._time.milliseconds() - dequeued)
             except Exception as e:  # run() answers its own errors; this is a bug in an event
-                log.exception("event failed", event=repr(event))
+                log.exception("event failed", name=repr(event))
                 event.complete(e)
             finally:
                 self._accumulator.done(event)
@@ -74,7 +74,7 @@ class MultiThreadedEventProcessor:
             try:
                 event.complete(RejectedExecutionError("the event processor is closed"))
             except Exception:
-                log.exception("failed to reject an event", event=repr(event))
+                log.exception("failed to reject an event", name=repr(event))
             finally:
                 self._accumulator.done(event)
 
