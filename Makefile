@@ -95,7 +95,7 @@ test: $(STAMP) .venv-kafka-python/.installed /usr/bin/kcat /usr/bin/prometheus /
 # the full counts and the `slow` tests.
 test-fast: $(STAMP)
 	RAFT_SIM_SEEDS=5 RAFT_MEMBERSHIP_SIM_SEEDS=3 CONTROLLER_SIM_SEEDS=3 REPLICATION_SIM_SEEDS=5 \
-	  COORDINATOR_RUNTIME_SIM_SEEDS=5 	  SCHEMA_ROUNDTRIP_EXAMPLES=3 $(BIN)/pytest -q -m fast
+	  COORDINATOR_RUNTIME_SIM_SEEDS=5 SCHEMA_ROUNDTRIP_EXAMPLES=3 $(BIN)/pytest -q -m fast
 
 # Faults on a live three-node cluster in network namespaces (root; docs/replication.md): DURATION seconds
 # of partitions, pauses and kill -9 under idempotent producers and consumers, then the checker's verdict;
