@@ -23,7 +23,7 @@ configure_logging("console")
 
 # Directories under tests/ whose tests drive classes directly, on MockTime or loopback sockets.
 UNIT_TEST_DIRS = {"controller", "coordinator", "image", "log", "metrics", "network", "protocol",
-                  "purgatory", "raft", "security", "server", "utils"}
+                  "purgatory", "raft", "security", "server", "timeline", "utils"}
 # Unit tests that live beside integration tests: the client's parts on a mock client, the tools' pure logic.
 UNIT_TEST_FILES = {"test_docs.py", "clients/test_assignors.py", "clients/test_fetch_session_handler.py",
                    "clients/test_partitioner.py", "clients/test_producer_config.py",

@@ -126,6 +126,8 @@ def run(seed: int, duration: float, workdir: Path, log=print) -> Verdict:
         log(f"nemesis: transactional job {workload.transactions.committed} committed, "
             f"{workload.transactions.aborted} aborted, {len(workload.transactions.errors)} errors; "
             f"{sum(map(len, outputs.values()))} records out for {sum(job_committed.values())} in")
+        for error in workload.transactions.errors:  # what an exactly-once anomaly is explained by
+            log(f"nemesis: transactional job error: {error}")
         log(f"nemesis: producers {len(workload.produced.failed)} not acknowledged (indeterminate), "
             f"{len(workload.produced.fatal)} fatal; group {len(workload.group.commits)} commits; "
             f"reader {len(workload.reader.read)} records read; high watermarks {watermarks}")

@@ -8,6 +8,15 @@ the group's committed offsets; a fenced or fatal producer is replaced by one wit
 transactional.id, which fences the old one. Whatever the faults, the committed output must hold
 each input record below the group's committed offsets exactly once, and nothing else.
 
+No transaction begins until that rewind has succeeded. The consumer's in-memory positions are past
+the aborted inputs; a job that goes on from them after a failed rewind commits the next transaction's
+offsets beyond inputs whose output was aborted, and loses them. Seed 12 did: the TxnOffsetCommit went
+to a paused group coordinator (node 1, then fenced; librdkafka failed it with _DESTROY_BROKER), the
+transaction was aborted with no offset of it in __consumer_offsets, the rewind failed (the run
+counted four errors for three aborts and kept no text; librdkafka's committed() retries only
+_WAIT_COORD and _TRANSPORT), and 0.6 s after the ABORT the next transaction began where the aborted
+batch ended and committed its offsets past it. The run now logs the job's errors.
+
 The output is read from a replica's segment files: records of a transaction count only if its
 COMMIT marker follows (read_committed, done on the log as a consumer's fetcher does it).
 """
@@ -47,21 +56,30 @@ class TransactionalJob(threading.Thread):
         producer.init_transactions(60)
         return producer
 
-    def run(self) -> None:
-        consumer = confluent_kafka.Consumer({
+    def _consumer(self) -> confluent_kafka.Consumer:
+        return confluent_kafka.Consumer({
             "bootstrap.servers": self.bootstrap, "group.id": GROUP, "auto.offset.reset": "earliest",
             "enable.auto.commit": False, "isolation.level": "read_committed", "session.timeout.ms": 10000,
             **CLIENT_TIMEOUTS})
+
+    def run(self) -> None:
+        consumer = self._consumer()
         consumer.subscribe([self.source])
-        producer, abandoned = None, False
+        producer, abandoned, rewind = None, False, False
         try:
             while not self.stopping.is_set():
                 try:
+                    # A replacement producer first: its InitProducerId ends the old transaction, whose
+                    # pending offsets would hold a require_stable OffsetFetch at UNSTABLE_OFFSET_COMMIT.
                     producer = producer or self._producer()
+                    if rewind:
+                        if not self._rewind(consumer):
+                            continue  # not one transaction from positions past aborted inputs
+                        rewind = False
                     self._one_transaction(consumer, producer)
                 except confluent_kafka.KafkaException as exception:
-                    producer = self._recover(consumer, producer, exception.args[0])
-                    abandoned = producer is None
+                    producer = self._recover(producer, exception.args[0])
+                    abandoned, rewind = producer is None, True
         finally:
             if abandoned:
                 self._fence_abandoned_transaction()
@@ -88,8 +106,8 @@ class TransactionalJob(threading.Thread):
         producer.commit_transaction(60)
         self.history.committed += 1
 
-    def _recover(self, consumer, producer, error):
-        """Abort what can be aborted, rewind to the committed offsets; a new producer if it must."""
+    def _recover(self, producer, error):
+        """Abort what can be aborted; None if a new producer must fence this one. The caller rewinds."""
         self.history.errors.append(str(error))
         if producer is not None and not error.fatal():
             try:
@@ -99,14 +117,29 @@ class TransactionalJob(threading.Thread):
                 producer = None
         else:
             producer = None  # a new one with the same transactional.id fences this one
+        return producer
+
+    def _rewind(self, consumer) -> bool:
+        """Seek every assigned partition back to the group's committed offset; False, with the error
+        recorded, if that could not be done, and then the caller must try again before it goes on.
+        A partition the OffsetFetch answered with an error (UNSTABLE_OFFSET_COMMIT once librdkafka's
+        retries ran out, NOT_COORDINATOR) has no known committed offset: neither its in-memory
+        position nor the log's beginning will do. A partition with none committed starts at the
+        beginning (auto.offset.reset=earliest); one no longer assigned restarts from the committed
+        offset when it comes back."""
         try:
-            assignment = consumer.assignment()
-            for tp in consumer.committed(assignment, 30):
+            committed = consumer.committed(consumer.assignment(), 30)
+            unknown = [tp for tp in committed if tp.error is not None]
+            if unknown:
+                raise confluent_kafka.KafkaException(unknown[0].error)
+            for tp in committed:
                 consumer.seek(tp if tp.offset >= 0 else confluent_kafka.TopicPartition(tp.topic, tp.partition,
                                                                                       confluent_kafka.OFFSET_BEGINNING))
+            return True
         except confluent_kafka.KafkaException as exception:
             self.history.errors.append(f"rewind: {exception}")
-        return producer
+            self.stopping.wait(0.5)
+            return False
 
 
 def committed_values(batches: list[RecordBatch]) -> list[str]:

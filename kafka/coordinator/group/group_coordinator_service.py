@@ -1,0 +1,375 @@
+"""GroupCoordinatorService: the group coordinator's front, over the coordinator runtime (Kafka's
+org.apache.kafka.coordinator.group.GroupCoordinatorService).
+
+Seed 004: "Every consumer sends Join Group Request to the Group Coordinator (a broker)." In Kafka 4
+that broker's coordinator is this service. It holds no group state itself: it finds the
+``__consumer_offsets`` partition a group id hashes to, hands the request to that partition's shard
+as an event on the runtime, and turns the event's future into the API's answer::
+
+    KafkaApis handler -> service.join_group(...) -> runtime.schedule_write_operation(tp, op)
+        -> (an event thread) op(shard): decide, produce records -> append -> wait for the HW
+        -> future completes -> the handler's callback sends the response
+
+Writes (commits, heartbeats, joins, deletes) wait for their records to commit; reads (OffsetFetch,
+DescribeGroups, ListGroups) run on the shard's committed state. Every method returns a
+``concurrent.futures.Future`` holding the answer itself, errors already mapped to the API's codes,
+so a handler only adds a callback and never blocks an I/O thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+
+import structlog
+
+from kafka.coordinator.common.runtime.coordinator_runtime import CoordinatorError
+from kafka.coordinator.common.runtime.coordinator_shard import TransactionResult
+from kafka.coordinator.group.group import ApiError
+from kafka.coordinator.group.group_coordinator_config import GroupCoordinatorConfig
+from kafka.coordinator.group.group_coordinator_records import GROUP_METADATA_TOPIC_NAME
+from kafka.protocol.errors import Errors
+from kafka.utils.time import Time
+from kafka.utils.topic_partition import TopicPartition
+
+log = structlog.get_logger("kafka.coordinator.group.GroupCoordinatorService")
+
+
+def java_string_hash(s: str) -> int:
+    """Java's String.hashCode (over UTF-16 code units), so a group lands on the partition it would
+    on a JVM broker: tools that compute it themselves agree with us."""
+    h = 0
+    data = s.encode("utf-16-be")
+    for i in range(0, len(data), 2):
+        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def kafka_abs(n: int) -> int:
+    """Kafka's Utils.abs: like abs, but Integer.MIN_VALUE maps to 0 rather than overflowing."""
+    return 0 if n == -(1 << 31) else abs(n)
+
+
+def error_of(exception: BaseException) -> Errors:
+    """The Kafka error a failed event carries (CoordinatorError from the runtime, ApiError from a
+    shard's validation); anything else is a bug, answered UNKNOWN_SERVER_ERROR."""
+    if isinstance(exception, (CoordinatorError, ApiError)):
+        return exception.error
+    log.error("group coordinator operation failed", error=repr(exception))
+    return Errors.UNKNOWN_SERVER_ERROR
+
+
+def normalize_error(error: Errors) -> Errors:
+    """Kafka's GroupCoordinatorService.normalizeException: what a group client should hear when the
+    write to __consumer_offsets failed, so it retries or looks for the coordinator again."""
+    if error in (Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NOT_ENOUGH_REPLICAS,
+                 Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND, Errors.REQUEST_TIMED_OUT):
+        return Errors.COORDINATOR_NOT_AVAILABLE
+    if error in (Errors.NOT_LEADER_OR_FOLLOWER, Errors.KAFKA_STORAGE_ERROR):
+        return Errors.NOT_COORDINATOR
+    if error in (Errors.MESSAGE_TOO_LARGE, Errors.RECORD_LIST_TOO_LARGE, Errors.INVALID_FETCH_SIZE):
+        return Errors.UNKNOWN_SERVER_ERROR
+    return error
+
+
+def offset_commit_error(error: Errors) -> Errors:
+    """An offset commit's append failing as too large is the commit's fault: INVALID_COMMIT_OFFSET_SIZE."""
+    if error in (Errors.MESSAGE_TOO_LARGE, Errors.RECORD_LIST_TOO_LARGE, Errors.INVALID_FETCH_SIZE):
+        return Errors.INVALID_COMMIT_OFFSET_SIZE
+    return normalize_error(error)
+
+
+def then(future: Future, on_result: Callable, on_error: Callable[[Errors], object]) -> Future:
+    """A future of ``on_result(value)``, or of ``on_error(error)`` when ``future`` failed."""
+    answer: Future = Future()
+
+    def done(f: Future) -> None:
+        exception = f.exception()
+        try:
+            answer.set_result(on_error(error_of(exception)) if exception is not None else on_result(f.result()))
+        except Exception as e:  # a bug in a mapping: answer rather than leave the client waiting
+            log.error("mapping a group coordinator answer failed", error=repr(e))
+            answer.set_result(on_error(Errors.UNKNOWN_SERVER_ERROR))
+
+    future.add_done_callback(done)
+    return answer
+
+
+class OnceFuture:
+    """A Future a shard's callback and the event's own failure may both try to complete: the first wins.
+    Classic JoinGroup and SyncGroup answer from a later event (the join timer, the leader's sync);
+    if the event that parked them never ran (NOT_COORDINATOR), its failure answers instead."""
+
+    def __init__(self) -> None:
+        self.future: Future = Future()
+        self._lock = threading.Lock()
+
+    def complete(self, value) -> None:
+        with self._lock:
+            if not self.future.done():
+                self.future.set_result(value)
+
+
+class GroupCoordinatorService:
+    def __init__(self, config: GroupCoordinatorConfig, runtime, time: Time) -> None:
+        self.config = config
+        self.runtime = runtime  # CoordinatorRuntime[GroupCoordinatorShard]
+        self.time = time
+        # (transactional_id, producer_id, producer_epoch, offsets partition) -> None if that partition of
+        # __consumer_offsets is in the producer's ongoing transaction, else the error for TxnOffsetCommit;
+        # set by the broker from the transaction coordinator (KIP-890's verification, done up front).
+        self.transaction_verifier: Callable[[str, int, int, int], Errors | None] | None = None
+        self.is_active = threading.Event()
+
+    # ------------------------------------------------------------------ lifecycle and routing
+    def startup(self) -> None:
+        self.is_active.set()
+        log.info("started up", partitions=self.config.offsets_topic_num_partitions)
+
+    def shutdown(self) -> None:
+        self.is_active.clear()
+        self.runtime.close()
+
+    def partition_for(self, group_id: str) -> int:
+        return kafka_abs(java_string_hash(group_id)) % self.config.offsets_topic_num_partitions
+
+    def topic_partition_for(self, group_id: str) -> TopicPartition:
+        return TopicPartition(GROUP_METADATA_TOPIC_NAME, self.partition_for(group_id))
+
+    def on_election(self, partition: int, partition_epoch: int) -> None:
+        """This broker leads the partition now: its shard loads it (COORDINATOR_LOAD_IN_PROGRESS meanwhile)."""
+        self.runtime.schedule_load_operation(TopicPartition(GROUP_METADATA_TOPIC_NAME, partition), partition_epoch)
+
+    def on_resignation(self, partition: int, partition_epoch: int | None) -> None:
+        """It does not: the shard goes, its waiting answers say NOT_COORDINATOR."""
+        self.runtime.schedule_unload_operation(TopicPartition(GROUP_METADATA_TOPIC_NAME, partition), partition_epoch)
+
+    def offsets_topic_configs(self) -> dict[str, str]:
+        """How __consumer_offsets is created: compacted, with its own segment size (Kafka's
+        GroupCoordinatorService.groupMetadataTopicConfigs)."""
+        return {"cleanup.policy": "compact",
+                "segment.bytes": str(self.config.offsets_topic_segment_bytes),
+                "compression.type": "producer"}
+
+    def _not_active(self) -> Errors | None:
+        return None if self.is_active.is_set() else Errors.COORDINATOR_NOT_AVAILABLE
+
+    def _write(self, name: str, group_id: str, op: Callable) -> Future:
+        return self.runtime.schedule_write_operation(name, self.topic_partition_for(group_id),
+                                                     self.config.offset_commit_timeout_ms, op)
+
+    def _read(self, name: str, group_id: str, op: Callable) -> Future:
+        return self.runtime.schedule_read_operation(name, self.topic_partition_for(group_id), op)
+
+    # ------------------------------------------------------------------ classic groups
+    def join_group(self, request, context) -> Future:
+        """JoinGroup: answered when the join phase ends (perhaps a later event: the join timer, the
+        last member's join), through the callback the shard parks in the member."""
+        from kafka.coordinator.group.classic.classic_group_manager import JoinGroupResult
+        if (error := self._not_active() or _invalid_group_id(request.group_id)) is not None:
+            return answered(JoinGroupResult(error, request.member_id))
+        answer = OnceFuture()
+        written = self._write("classic-group-join", request.group_id,
+                              lambda shard: shard.classic_group_join(context, request, answer.complete))
+        written.add_done_callback(lambda f: f.exception() is not None and answer.complete(
+            JoinGroupResult(normalize_error(error_of(f.exception())), request.member_id)))
+        return answer.future
+
+    def sync_group(self, request, context) -> Future:
+        from kafka.coordinator.group.classic.classic_group_manager import SyncGroupResult
+        if (error := self._not_active() or _invalid_group_id(request.group_id)) is not None:
+            return answered(SyncGroupResult(error))
+        answer = OnceFuture()
+        written = self._write("classic-group-sync", request.group_id,
+                              lambda shard: shard.classic_group_sync(context, request, answer.complete))
+
+        def failed(f: Future) -> None:
+            if f.exception() is None:
+                return
+            error = error_of(f.exception())
+            # The group was here before a reload: its members must rejoin to restore its state.
+            answer.complete(SyncGroupResult(Errors.REBALANCE_IN_PROGRESS if error == Errors.COORDINATOR_LOAD_IN_PROGRESS
+                                            else normalize_error(error)))
+        written.add_done_callback(failed)
+        return answer.future
+
+    def heartbeat(self, request, context) -> Future:
+        if (error := self._not_active() or _invalid_group_id(request.group_id)) is not None:
+            return answered(error)
+
+        def on_error(error: Errors) -> Errors:
+            # The group is still loading: answer NONE rather than make every member rejoin (as Kafka does).
+            return Errors.NONE if error == Errors.COORDINATOR_LOAD_IN_PROGRESS else normalize_error(error)
+        return then(self._write("classic-group-heartbeat", request.group_id,
+                                lambda shard: shard.classic_group_heartbeat(context, request)),
+                    lambda response: response, on_error)
+
+    def leave_group(self, request, context) -> Future:
+        """Answers (top-level error, [(leaving member, error)])."""
+        if (error := self._not_active() or _invalid_group_id(request.group_id)) is not None:
+            return answered((error, [(m, error) for m in request.members]))
+        return then(self._write("classic-group-leave", request.group_id,
+                                lambda shard: shard.classic_group_leave(context, request)),
+                    lambda response: response,
+                    lambda error: (normalize_error(error), [(m, normalize_error(error)) for m in request.members]))
+
+    # ------------------------------------------------------------------ consumer groups (KIP-848)
+    def consumer_group_heartbeat(self, request, context) -> Future:
+        from kafka.coordinator.group.consumer_group_manager import error_response
+        if (error := self._not_active() or _invalid_group_id(request.group_id)) is not None:
+            return answered(error_response(error, None))
+        return then(self._write("consumer-group-heartbeat", request.group_id,
+                                lambda shard: shard.consumer_group_heartbeat(context, request)),
+                    lambda response: response, lambda error: error_response(normalize_error(error), None))
+
+    def consumer_group_describe(self, group_id: str) -> Future:
+        """(error, the ConsumerGroup's view or None), read from committed state."""
+        if (error := self._not_active()) is not None:
+            return answered((error, None))
+        return then(self._read("consumer-group-describe", group_id,
+                               lambda shard, committed: shard.consumer_group_describe(group_id, committed)),
+                    lambda described: described, lambda error: (error, None))
+
+    # ------------------------------------------------------------------ views and deletes
+    def describe_group(self, group_id: str) -> Future:
+        """DescribeGroups of one group: (error, the shard's description or None for a group nobody knows)."""
+        if (error := self._not_active()) is not None:
+            return answered((error, None))
+        return then(self._read("describe-groups", group_id,
+                               lambda shard, committed: shard.describe_group(group_id, committed)),
+                    lambda described: (Errors.NONE, described), lambda error: (error, None))
+
+    def list_groups(self, states: set[str], types: set[str]) -> Future:
+        """(error, [listed group dicts]) over every shard here: a loading one makes the error
+        COORDINATOR_LOAD_IN_PROGRESS, with the others' groups; one that moved away is skipped."""
+        if (error := self._not_active()) is not None:
+            return answered((error, []))
+        futures = [then(f, lambda listed: (Errors.NONE, listed), lambda error: (error, []))
+                   for f in self.runtime.schedule_read_all_operation(
+                       "list-groups", lambda shard, committed: shard.list_groups(states, types, committed))]
+        return gather(futures, _combine_listed)
+
+    def delete_groups(self, group_ids: list[str]) -> Future:
+        """{group id: error}, each shard's groups deleted by one write whose tombstones must commit."""
+        if (error := self._not_active()) is not None:
+            return answered({g: error for g in group_ids})
+        by_partition: dict[int, list[str]] = {}
+        errors: dict[str, Errors] = {}
+        for group_id in group_ids:
+            if _invalid_group_id(group_id) is not None:
+                errors[group_id] = Errors.INVALID_GROUP_ID
+            else:
+                by_partition.setdefault(self.partition_for(group_id), []).append(group_id)
+        futures = []
+        for ids in by_partition.values():
+            futures.append(then(self._write("delete-groups", ids[0], lambda shard, ids=ids: shard.delete_groups(ids)),
+                                lambda response: response,
+                                lambda error, ids=ids: {g: normalize_error(error) for g in ids}))
+        return gather(futures, lambda results: {**errors, **{g: e for r in results for g, e in r.items()}})
+
+    # ------------------------------------------------------------------ offsets
+    def commit_offsets(self, request, context) -> Future:
+        """{partition: error}; the offsets are answered once their records commit."""
+        if (error := self._not_active() or _invalid_group_id(request.group_id, allow_empty=True)) is not None:
+            return answered({tp: error for tp in request.offsets})
+        return then(self._write("commit-offset", request.group_id,
+                                lambda shard: shard.commit_offset(context, request)),
+                    lambda response: response,
+                    lambda error: {tp: offset_commit_error(error) for tp in request.offsets})
+
+    def commit_transactional_offsets(self, request, context) -> Future:
+        """TxnOffsetCommit: the offsets go into the producer's transaction, pending until its marker."""
+        error = self._not_active() or _invalid_group_id(request.group_id, allow_empty=True)
+        if error is None and self.transaction_verifier is not None:
+            # The group's partition must be in the producer's transaction (AddOffsetsToTxn), or its
+            # batch would open a transaction no marker will ever close.
+            error = self.transaction_verifier(request.transactional_id, request.producer_id, request.producer_epoch,
+                                              self.partition_for(request.group_id))
+        if error is not None:
+            return answered({tp: error for tp in request.offsets})
+        future = self.runtime.schedule_transactional_write_operation(
+            "txn-commit-offset", self.topic_partition_for(request.group_id), request.transactional_id,
+            request.producer_id, request.producer_epoch, self.config.offset_commit_timeout_ms,
+            lambda shard: shard.commit_transactional_offset(context, request))
+        return then(future, lambda response: response,
+                    lambda error: {tp: offset_commit_error(error) for tp in request.offsets})
+
+    def fetch_offsets(self, group_id: str, partitions, require_stable: bool, member_id: str | None = None,
+                      member_epoch: int = -1) -> Future:
+        """(error, {partition: PartitionOffset}). With require_stable it runs as a write, on the latest
+        state, so it sees (and answers UNSTABLE_OFFSET_COMMIT for) pending transactional offsets; else
+        a read of committed state (Kafka's fetchOffsets / fetchAllOffsets)."""
+        if (error := self._not_active() or _invalid_group_id(group_id, allow_empty=True)) is not None:
+            return answered((error, {}))
+        if require_stable:
+            future = self._write("fetch-offsets", group_id, lambda shard: shard.fetch_offsets_stable(
+                group_id, partitions, member_id, member_epoch))
+        else:
+            future = self._read("fetch-offsets", group_id, lambda shard, committed: shard.fetch_offsets(
+                group_id, partitions, member_id, member_epoch, committed))
+        return then(future, lambda response: response, lambda error: (normalize_error(error), {}))
+
+    def delete_offsets(self, group_id: str, partitions) -> Future:
+        """OffsetDelete: (error, {partition: error})."""
+        if (error := self._not_active() or _invalid_group_id(group_id, allow_empty=True)) is not None:
+            return answered((error, {}))
+        return then(self._write("delete-offsets", group_id, lambda shard: shard.delete_offsets(group_id, partitions)),
+                    lambda response: response, lambda error: (normalize_error(error), {}))
+
+    # ------------------------------------------------------------------ transactions (KIP-98)
+    def complete_transaction(self, partition: int, producer_id: int, producer_epoch: int, coordinator_epoch: int,
+                             commit: bool, timeout_ms: int) -> Future:
+        """WriteTxnMarkers for a __consumer_offsets partition: the shard writes the marker itself and
+        replays it (the producer's pending offsets become committed, or go); answers the error."""
+        if (error := self._not_active()) is not None:
+            return answered(error)
+        result = TransactionResult.COMMIT if commit else TransactionResult.ABORT
+        future = self.runtime.schedule_transaction_completion(
+            "write-txn-marker", TopicPartition(GROUP_METADATA_TOPIC_NAME, partition), producer_id, producer_epoch,
+            coordinator_epoch, result, timeout_ms)
+        return then(future, lambda _: Errors.NONE, lambda error: error)
+
+
+def answered(value) -> Future:
+    """A future that already has its answer (a request refused before it reached a shard)."""
+    future: Future = Future()
+    future.set_result(value)
+    return future
+
+
+def _invalid_group_id(group_id: str | None, allow_empty: bool = False) -> Errors | None:
+    """Kafka's isGroupIdNotEmpty check: an empty id is refused where a group must be named."""
+    if group_id is None or (not group_id and not allow_empty):
+        return Errors.INVALID_GROUP_ID
+    return None
+
+
+def gather(futures: list[Future], combine: Callable[[list], object]) -> Future:
+    """One future of ``combine([each future's result])`` once all are done (no thread waits)."""
+    answer: Future = Future()
+    if not futures:
+        answer.set_result(combine([]))
+        return answer
+    remaining = [len(futures)]
+    lock = threading.Lock()
+
+    def done(_: Future) -> None:
+        with lock:
+            remaining[0] -= 1
+            if remaining[0]:
+                return
+        answer.set_result(combine([f.result() for f in futures]))
+    for future in futures:
+        future.add_done_callback(done)
+    return answer
+
+
+def _combine_listed(results: list[tuple[Errors, list]]) -> tuple[Errors, list]:
+    """Kafka's ListGroups over shards: a shard still loading makes the answer's error
+    COORDINATOR_LOAD_IN_PROGRESS (the groups of the others still listed); one that moved away says
+    nothing."""
+    errors = {error for error, _ in results} - {Errors.NONE, Errors.NOT_COORDINATOR}
+    error = Errors.COORDINATOR_LOAD_IN_PROGRESS if Errors.COORDINATOR_LOAD_IN_PROGRESS in errors else (
+        next(iter(errors)) if errors else Errors.NONE)
+    return error, [group for _, listed in results for group in listed]
