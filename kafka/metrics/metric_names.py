@@ -286,6 +286,31 @@ CONSUMER_GROUP_COUNT = _group_coordinator(
 CONSUMER_GROUP_ASSIGNMENT_TIME_MS = _group_coordinator(
     "consumer-group-assignment-time-ms", HISTOGRAM, "How long the broker-side assignor took to compute a consumer "
     "group's target assignment, in ms (Kafka logs it; this broker also exports it).")
+# The coordinator runtime's own (Kafka's CoordinatorRuntimeMetricsImpl, under the group coordinator's type).
+COORDINATOR_NUM_PARTITIONS = _group_coordinator(
+    "num-partitions", GAUGE, "Coordinator partitions of this broker by runtime state (loading, active, failed).",
+    ("state",))
+COORDINATOR_EVENT_QUEUE_SIZE = _group_coordinator(
+    "event-queue-size", GAUGE, "Events waiting in the coordinator runtime's event accumulator.")
+COORDINATOR_PARTITION_LOAD_TIME_MAX = _group_coordinator(
+    "partition-load-time-max", GAUGE, "The longest a coordinator partition took to load in the last 30 s, in ms.")
+COORDINATOR_PARTITION_LOAD_TIME_AVG = _group_coordinator(
+    "partition-load-time-avg", GAUGE, "The average time coordinator partitions took to load in the last 30 s, in ms.")
+COORDINATOR_THREAD_IDLE_RATIO_AVG = _group_coordinator(
+    "thread-idle-ratio-avg", GAUGE, "The share of the last 30 s the coordinator event threads waited for an event.")
+COORDINATOR_EVENT_QUEUE_TIME_MS = _group_coordinator(
+    "event-queue-time-ms", HISTOGRAM, "How long a coordinator event waited in the queue before a thread ran it, in ms.")
+COORDINATOR_EVENT_PROCESSING_TIME_MS = _group_coordinator(
+    "event-processing-time-ms", HISTOGRAM, "How long a coordinator event took to run, in ms.")
+COORDINATOR_EVENT_PURGATORY_TIME_MS = _group_coordinator(
+    "event-purgatory-time-ms", HISTOGRAM, "How long a coordinator write waited for its records to commit, in ms.")
+COORDINATOR_BATCH_FLUSH_TIME_MS = _group_coordinator(
+    "batch-flush-time-ms", HISTOGRAM, "How long a coordinator batch took to append to the local log, in ms.")
+COORDINATOR_RUNTIME_METRICS = (COORDINATOR_NUM_PARTITIONS, COORDINATOR_EVENT_QUEUE_SIZE,
+                               COORDINATOR_PARTITION_LOAD_TIME_MAX, COORDINATOR_PARTITION_LOAD_TIME_AVG,
+                               COORDINATOR_THREAD_IDLE_RATIO_AVG, COORDINATOR_EVENT_QUEUE_TIME_MS,
+                               COORDINATOR_EVENT_PROCESSING_TIME_MS, COORDINATOR_EVENT_PURGATORY_TIME_MS,
+                               COORDINATOR_BATCH_FLUSH_TIME_MS)
 TRANSACTION_COORDINATOR_GAUGES = (TXN_MARKER_UNKNOWN_DESTINATION_QUEUE_SIZE, TXN_MARKER_LOG_APPEND_RETRY_QUEUE_SIZE,
                                   TXN_PARTITION_LOAD_TIME_MAX)
 
@@ -327,6 +352,7 @@ ALL_METRICS: tuple[MetricName, ...] = (
     LOG_SIZE, LOG_END_OFFSET, LOG_START_OFFSET, NUM_LOG_SEGMENTS, LAST_STABLE_OFFSET_LAG,
     *CONTROLLER_GAUGES, *RAFT_GAUGES, *TRANSACTION_COORDINATOR_GAUGES,
     CONSUMER_GROUP_REBALANCE_COUNT, CONSUMER_GROUP_COUNT, CONSUMER_GROUP_ASSIGNMENT_TIME_MS,
+    *COORDINATOR_RUNTIME_METRICS,
     *(metric for _, rate, throttle in CLIENT_QUOTA_METRICS for metric in (rate, throttle)),
     *AUTHORIZER_METERS, ACLS_TOTAL_COUNT,
 )

@@ -36,25 +36,20 @@ each epoch ends): nothing above the Partition touches the log.
 
 from __future__ import annotations
 
-import collections
 import threading
-from dataclasses import dataclass
 
 import structlog
 
 from kafka.log.append_origin import AppendOrigin
 from kafka.log.errors import OffsetOutOfRangeError, UnexpectedAppendOffsetError
-from kafka.log.fetch_data_info import LogOffsetMetadata
 from kafka.log.fetch_isolation import FetchIsolation
-from kafka.log.file_records import LOOKUP_CHUNK, FileRecords
 from kafka.log.leader_epoch_file_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
 from kafka.log.log_append_info import LogAppendInfo
-from kafka.log.transaction_index import AbortedTxn
 from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.fetch import DEBUGGING_REPLICA_ID
-from kafka.protocol.record_batch import iter_batches
 from kafka.server.fetch_partition_data import EpochEndOffset
+from kafka.server.log_read_info import LogReadInfo, next_offset_after
 from kafka.server.replica import Replica
 from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
@@ -74,19 +69,6 @@ class PartitionError(Exception):
     def __init__(self, error: Errors, message: str = "") -> None:
         super().__init__(message or error.name)
         self.error = error
-
-
-@dataclass
-class LogReadInfo:
-    records: bytes | FileRecords
-    high_watermark: int
-    log_start_offset: int
-    log_end_offset: int
-    last_stable_offset: int = -1
-    aborted_transactions: list[AbortedTxn] | None = None  # read_committed only
-    fetch_offset_metadata: LogOffsetMetadata | None = None  # where the read started, when the log knows
-    # The fetcher's log diverged from this one: its last fetched epoch ends here (no records are read).
-    diverging_epoch: EpochEndOffset | None = None
 
 
 class Partition:
@@ -109,6 +91,9 @@ class Partition:
         self.leader_epoch_start_offset = -1
         self.remote_replicas: dict[int, Replica] = {}  # the followers, as this leader sees them
         self.leader_isr_update_lock = threading.RLock()
+        # Kafka's PartitionListeners (the coordinator runtime's): told when the HW moves, and once when this
+        # replica stops leading (on_failed) or is deleted (on_deleted), after which they are dropped.
+        self.listeners: tuple = ()
 
     @property
     def topic(self) -> str:
@@ -178,6 +163,8 @@ class Partition:
             if self._is_stale(state, "follower"):
                 return False
             changed = state.leader != self.leader_id or state.leader_epoch != self.leader_epoch
+            if self.is_leader and state.leader != self.local_broker_id:
+                self._drop_listeners(lambda listener: listener.on_failed(self.topic_partition))
             self._update_assignment_and_isr(state, self.time.milliseconds(), reset_followers=True)
             self.remote_replicas = {}
             self.leader_id = state.leader
@@ -270,9 +257,34 @@ class Partition:
                     ends.append(replica.log_end_offset if replica is not None else -1)
             new_hw = min(ends)
             if new_hw > self.log.high_watermark:
-                self.log.update_high_watermark(new_hw)
+                self._update_high_watermark(new_hw)
                 return True
             return False
+
+    def _update_high_watermark(self, offset: int) -> None:
+        hw = self.log.update_high_watermark(offset)
+        for listener in self.listeners:  # under the lock, as Kafka's are: they may only hand the news on
+            listener.on_high_watermark_updated(self.topic_partition, hw)
+
+    def maybe_add_listener(self, listener) -> bool:
+        """Kafka's maybeAddListener: a hosted partition takes the listener (the ReplicaManager checks that)."""
+        with self.leader_isr_update_lock:
+            self.listeners = (*self.listeners, listener)
+            return True
+
+    def remove_listener(self, listener) -> None:
+        with self.leader_isr_update_lock:
+            self.listeners = tuple(known for known in self.listeners if known != listener)
+
+    def delete(self) -> None:
+        """This broker no longer hosts the partition (Kafka's Partition.delete): listeners hear it once."""
+        with self.leader_isr_update_lock:
+            self._drop_listeners(lambda listener: listener.on_deleted(self.topic_partition))
+
+    def _drop_listeners(self, notify) -> None:
+        listeners, self.listeners = self.listeners, ()
+        for listener in listeners:
+            notify(listener)
 
     def check_enough_replicas_reach_offset(self, required_offset: int) -> tuple[bool, Errors]:
         """Has every in-sync replica got everything below required_offset? (DelayedProduce asks.)"""
@@ -537,7 +549,7 @@ class Partition:
                 self.log.truncate_fully_and_start_at(e.first_offset)
                 self.log.append_as_follower(records)
         if leader_high_watermark > self.log.high_watermark:
-            self.log.update_high_watermark(leader_high_watermark)
+            self._update_high_watermark(leader_high_watermark)
         if leader_log_start_offset > self.log.log_start_offset:  # retention or DeleteRecords on the leader
             self.log.maybe_increment_log_start_offset(min(leader_log_start_offset, self.log.high_watermark))
         return self.log.log_end_offset
@@ -585,11 +597,3 @@ class Partition:
         if offset >= last_fetchable and timestamp not in (-2, -4):  # the log start, even of an empty log
             return -1, -1
         return found_timestamp, offset
-
-
-def next_offset_after(records: bytes | FileRecords) -> int | None:
-    """The offset after the last whole batch of a read (None when it holds none), from the headers alone."""
-    headers = (h for _, h in records.batches_from(records.position, LOOKUP_CHUNK)) if isinstance(records, FileRecords) \
-        else iter_batches(records)
-    last = collections.deque(headers, maxlen=1)
-    return last[0].last_offset + 1 if last else None

@@ -219,9 +219,12 @@ class ReplicaManager:
         fetching, stop hosting, and delete the logs (Kafka's stopReplicas)."""
         self.replica_fetcher_manager.remove_fetcher_for_partitions(tps)
         with self._partitions_lock:
+            stopped = [p for tp, p in self.all_partitions.items() if tp in tps]
             self.all_partitions = {tp: p for tp, p in self.all_partitions.items() if tp not in tps}
             for tp in tps:
                 self._offline_partitions.pop(tp, None)
+        for partition in stopped:
+            partition.delete()
         for tp in tps:
             if delete:
                 self.log_manager.delete_log(tp.topic, tp.partition)
@@ -251,9 +254,12 @@ class ReplicaManager:
         """Stop hosting a topic and delete its logs; anyone waiting on it is answered now."""
         with self._partitions_lock:
             gone = [tp for tp in self.all_partitions if tp.topic == topic]
+            deleted = [self.all_partitions[tp] for tp in gone]
             self.all_partitions = {tp: p for tp, p in self.all_partitions.items() if tp.topic != topic}
             self._offline_partitions = {tp: e for tp, e in self._offline_partitions.items() if tp.topic != topic}
         self.replica_fetcher_manager.remove_fetcher_for_partitions(gone)
+        for partition in deleted:
+            partition.delete()
         for tp in gone:
             self.log_manager.delete_log(tp.topic, tp.partition)
             self.try_complete_delayed_requests(tp)
@@ -267,6 +273,23 @@ class ReplicaManager:
         """The partitions this broker should host but cannot (their log dir failed), and why."""
         return dict(self._offline_partitions)
 
+    def get_log_config(self, tp: TopicPartition) -> LogConfig | None:
+        """The config of tp's log, if this broker hosts it (Kafka's getLogConfig)."""
+        partition = self.get_partition(tp)
+        return partition.log.config if partition is not None else None
+
+    # -- the coordinator runtime's PartitionWriter: hearing the high watermark move
+    def maybe_add_listener(self, tp: TopicPartition, listener) -> bool:
+        """Register a PartitionListener (on_high_watermark_updated(tp, offset), on_failed(tp), on_deleted(tp))
+        with tp if this broker hosts it (Kafka's maybeAddListener). False if it does not."""
+        partition = self.get_partition(tp)
+        return partition is not None and partition.maybe_add_listener(listener)
+
+    def remove_listener(self, tp: TopicPartition, listener) -> None:
+        partition = self.get_partition(tp)
+        if partition is not None:
+            partition.remove_listener(listener)
+
     # ------------------------------------------------------------------ produce
     def append_records(self, timeout_ms: int, required_acks: int, internal_topics_allowed: bool,
                        entries_per_partition: dict[TopicPartition, bytes],
@@ -275,16 +298,7 @@ class ReplicaManager:
         """Kafka's appendRecords. `origin` is CLIENT for a ProduceRequest (no control batches, sequences
         checked) and COORDINATOR for a coordinator's own writes (transaction markers, sequences not
         checked)."""
-        results: dict[TopicPartition, LogAppendResult] = {}
-        for tp, records in entries_per_partition.items():
-            result = self.append_to_local_log(tp, records, required_acks, internal_topics_allowed, origin)
-            self._update_produce_stats(tp, records, result)
-            results[tp] = result
-            if result.hw_moved:
-                self.try_complete_delayed_requests(tp)
-            elif result.error == Errors.NONE:  # the LEO moved: followers waiting for it may go
-                self.delayed_fetch_purgatory.check_and_complete(TopicPartitionOperationKey(tp.topic, tp.partition))
-
+        results = self.append_records_to_leader(required_acks, internal_topics_allowed, entries_per_partition, origin)
         responses = {tp: result.partition_response() for tp, result in results.items()}
         if self._delayed_produce_required(required_acks, results):
             produce_statuses = {tp: ProducePartitionStatus(result.required_offset, responses[tp],
@@ -295,6 +309,23 @@ class ReplicaManager:
             self.delayed_produce_purgatory.try_complete_else_watch(operation, keys)
         else:
             response_callback(responses)
+
+    def append_records_to_leader(self, required_acks: int, internal_topics_allowed: bool,
+                                 entries_per_partition: dict[TopicPartition, bytes],
+                                 origin: AppendOrigin = AppendOrigin.CLIENT) -> dict[TopicPartition, LogAppendResult]:
+        """Kafka's appendRecordsToLeader: the local appends alone, each partition's LogAppendResult returned
+        at once, nothing waiting in the produce purgatory. The coordinator runtime writes this way
+        (requiredAcks=1, AppendOrigin.COORDINATOR) and waits for the high watermark itself."""
+        results: dict[TopicPartition, LogAppendResult] = {}
+        for tp, records in entries_per_partition.items():
+            result = self.append_to_local_log(tp, records, required_acks, internal_topics_allowed, origin)
+            self._update_produce_stats(tp, records, result)
+            results[tp] = result
+            if result.hw_moved:
+                self.try_complete_delayed_requests(tp)
+            elif result.error == Errors.NONE:  # the LEO moved: followers waiting for it may go
+                self.delayed_fetch_purgatory.check_and_complete(TopicPartitionOperationKey(tp.topic, tp.partition))
+        return results
 
     @staticmethod
     def _delayed_produce_required(required_acks: int, results: dict[TopicPartition, LogAppendResult]) -> bool:

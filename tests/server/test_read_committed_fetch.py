@@ -12,7 +12,7 @@ from kafka.protocol.control_records import end_txn_marker_batch
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import build_batch
 from kafka.server.fetch_partition_data import FetchPartitionInfo
-from kafka.server.partition import next_offset_after
+from kafka.server.log_read_info import next_offset_after
 from kafka.server.replica_manager import FetchParams
 
 # The fixtures (replica_manager, time) come with the helpers: a leader with one follower in its ISR.

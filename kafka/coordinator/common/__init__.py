@@ -1,0 +1,1 @@
+"""What every coordinator shares (Kafka's coordinator-common module): the runtime in `runtime/`."""
