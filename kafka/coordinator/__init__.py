@@ -1,6 +1,9 @@
-"""Consumer groups and committed offsets: the GroupCoordinator and its GroupMetadataManager.
+"""The coordinators: group, share-group and transaction state kept as records in internal topics.
 
-Mirrors Kafka's ``kafka.coordinator.group`` package. The coordinator keeps its state as records in
-the internal ``__consumer_offsets`` topic, appended only through ``ReplicaManager.append_records``
-(seed 000: the offset manager "only needs to talk to the Replica Manager"); it never touches a Log.
+``common/runtime/`` is Kafka 4's coordinator runtime (org.apache.kafka.coordinator.common.runtime): a
+shard per internal-topic partition this broker leads, its events run one at a time, its records
+appended through ``ReplicaManager`` and answered once they commit. ``group/`` is the group
+coordinator on it (org.apache.kafka.coordinator.group); ``transaction/`` the transaction
+coordinator (kafka.coordinator.transaction). Seed 000: the coordinators "only need to talk to the
+Replica Manager"; none of them touches a Log.
 """

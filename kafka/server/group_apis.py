@@ -4,20 +4,31 @@ OffsetDelete.
 
 Kafka keeps these handlers in kafka.server.KafkaApis itself; here they sit beside it so each file
 stays readable, and KafkaApis' dispatch table simply includes ``GroupApis.handlers()``. The shape
-is KafkaApis' (seed 000): decode, call the GroupCoordinator with a callback, respond from the
-callback -- which for JoinGroup and SyncGroup may run much later, on whichever thread completes
-the rebalance.
+is KafkaApis' (seed 000): decode, ask the GroupCoordinatorService, respond from the callback of
+the future it returns -- which for JoinGroup and SyncGroup may complete much later, on whichever
+event thread completes the rebalance; for a write, once its records are committed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future
 
-from kafka.coordinator.coordinator_records import GROUP_METADATA_TOPIC_NAME
-from kafka.coordinator.group_coordinator import GroupCoordinator, LeavingMember
-from kafka.coordinator.group_metadata_manager import PartitionOffset
-from kafka.coordinator.group_rebalance import JoinGroupResult, SyncGroupResult
-from kafka.coordinator.offset_and_metadata import OffsetAndMetadata
+from kafka.coordinator.group.classic.classic_group_manager import JoinGroupResult, SyncGroupResult
+from kafka.coordinator.group.group_coordinator_records import GROUP_METADATA_TOPIC_NAME
+from kafka.coordinator.group.group_coordinator_requests import (
+    HeartbeatRequest,
+    JoinGroupRequest,
+    LeaveGroupRequest,
+    LeavingMember,
+    OffsetCommitRequest,
+    PartitionOffset,
+    RequestContext,
+    SyncGroupRequest,
+    TxnOffsetCommitRequest,
+)
+from kafka.coordinator.group.group_coordinator_service import GroupCoordinatorService, answered, gather
+from kafka.coordinator.group.offset_and_metadata import OffsetAndMetadata
 from kafka.network.request_channel import Request
 from kafka.protocol.acl import CLUSTER_NAME
 from kafka.protocol.acl import AclOperation as Op
@@ -34,7 +45,7 @@ CLASSIC_GROUP_TYPE = "classic"
 
 
 class GroupApis:
-    def __init__(self, apis, group_coordinator: GroupCoordinator) -> None:
+    def __init__(self, apis, group_coordinator: GroupCoordinatorService) -> None:
         self.apis = apis  # KafkaApis: send_response, admin_manager, metadata_cache, config
         self.coordinator = group_coordinator
         self.auth = apis.auth_helper  # Kafka's rules: READ on the group to be in it, DESCRIBE to look at it
@@ -58,6 +69,16 @@ class GroupApis:
 
     def send_response(self, request: Request, body: dict) -> None:
         self.apis.send_response(request, body)
+
+    @staticmethod
+    def context(request: Request) -> RequestContext:
+        return RequestContext(request.header.client_id or "", f"/{request.client_address}",
+                              request.header.api_version)
+
+    @staticmethod
+    def when_done(future: Future, respond) -> None:
+        """Respond with the future's answer once it has one (the service maps every error into it)."""
+        future.add_done_callback(lambda f: respond(f.result()))
 
     # ------------------------------------------------------------------ FindCoordinator
     def handle_find_coordinator_request(self, request: Request) -> None:
@@ -136,12 +157,10 @@ class GroupApis:
 
         # v0 has no rebalance timeout: the session timeout doubles as one, as in Kafka.
         rebalance_timeout_ms = req.session_timeout_ms if version == 0 else req.rebalance_timeout_ms
-        self.coordinator.handle_join_group(
-            req.group_id, req.member_id, req.group_instance_id, require_known_member_id=version >= 4,
-            client_id=request.header.client_id or "", client_host=f"/{request.client_address}",
-            rebalance_timeout_ms=rebalance_timeout_ms, session_timeout_ms=req.session_timeout_ms,
-            protocol_type=req.protocol_type, protocols=[(p.name, bytes(p.metadata)) for p in req.protocols],
-            response_callback=send_response_callback)
+        join = JoinGroupRequest(req.group_id, req.member_id, req.group_instance_id, version >= 4,
+                                rebalance_timeout_ms, req.session_timeout_ms, req.protocol_type,
+                                [(p.name, bytes(p.metadata)) for p in req.protocols])
+        self.when_done(self.coordinator.join_group(join, self.context(request)), send_response_callback)
 
     def handle_sync_group_request(self, request: Request) -> None:
         req = request.body
@@ -152,17 +171,17 @@ class GroupApis:
                                              protocol_type=result.protocol_type,
                                              protocol_name=result.protocol_name, assignment=result.assignment))
 
-        assignment = {a.member_id: bytes(a.assignment) for a in req.assignments}
-        self.coordinator.handle_sync_group(req.group_id, req.generation_id, req.member_id, req.protocol_type,
-                                           req.protocol_name, req.group_instance_id, assignment,
-                                           send_response_callback)
+        sync = SyncGroupRequest(req.group_id, req.generation_id, req.member_id, req.group_instance_id,
+                                req.protocol_type, req.protocol_name,
+                                {a.member_id: bytes(a.assignment) for a in req.assignments})
+        self.when_done(self.coordinator.sync_group(sync, self.context(request)), send_response_callback)
 
     def handle_heartbeat_request(self, request: Request) -> None:
         req = request.body
         self.auth.require(request, Op.READ, Res.GROUP, req.group_id, Errors.GROUP_AUTHORIZATION_FAILED)
-        self.coordinator.handle_heartbeat(
-            req.group_id, req.member_id, req.group_instance_id, req.generation_id,
-            lambda error: self.send_response(request, dict(throttle_time_ms=0, error_code=error)))
+        heartbeat = HeartbeatRequest(req.group_id, req.member_id, req.group_instance_id, req.generation_id)
+        self.when_done(self.coordinator.heartbeat(heartbeat, self.context(request)),
+                       lambda error: self.send_response(request, dict(throttle_time_ms=0, error_code=error)))
 
     def handle_leave_group_request(self, request: Request) -> None:
         req = request.body
@@ -173,7 +192,8 @@ class GroupApis:
         else:
             leaving = [LeavingMember(req.member_id, None)]
 
-        def send_response_callback(error: Errors, results: list[tuple[LeavingMember, Errors]]) -> None:
+        def send_response_callback(answer: tuple[Errors, list[tuple[LeavingMember, Errors]]]) -> None:
+            error, results = answer
             if version < 3:  # one member, one error: at the top level before v3
                 self.send_response(request, dict(throttle_time_ms=0, error_code=error if error else results[0][1]))
                 return
@@ -182,7 +202,8 @@ class GroupApis:
                 members=[dict(member_id=m.member_id, group_instance_id=m.group_instance_id, error_code=e)
                          for m, e in results]))
 
-        self.coordinator.handle_leave_group(req.group_id, leaving, send_response_callback)
+        self.when_done(self.coordinator.leave_group(LeaveGroupRequest(req.group_id, leaving), self.context(request)),
+                       send_response_callback)
 
     # ------------------------------------------------------------------ OffsetCommit / OffsetFetch
     def handle_offset_commit_request(self, request: Request) -> None:
@@ -193,9 +214,9 @@ class GroupApis:
         expire = now + req.retention_time_ms if req.retention_time_ms not in (-1, None) else -1
         offsets, send_response_callback = self._offsets_to_commit(request, now, expire)
         if offsets:
-            self.coordinator.offset_metadata_manager.commit_offset(
-                req.group_id, req.member_id, req.group_instance_id, req.generation_id_or_member_epoch, offsets,
-                send_response_callback, api_version=request.header.api_version)
+            commit = OffsetCommitRequest(req.group_id, req.member_id, req.group_instance_id,
+                                         req.generation_id_or_member_epoch, offsets, request.header.api_version)
+            self.when_done(self.coordinator.commit_offsets(commit, self.context(request)), send_response_callback)
 
     def handle_txn_offset_commit_request(self, request: Request) -> None:
         """Kafka's handleTxnOffsetCommitRequest: a transactional producer's offsets, to the group's
@@ -206,10 +227,11 @@ class GroupApis:
         self.auth.require(request, Op.READ, Res.GROUP, req.group_id, Errors.GROUP_AUTHORIZATION_FAILED)
         offsets, send_response_callback = self._offsets_to_commit(request, self.coordinator.time.milliseconds())
         if offsets:
-            self.coordinator.offset_metadata_manager.txn_commit_offsets(
-                req.group_id, req.transactional_id, req.producer_id, req.producer_epoch, req.member_id,
-                req.group_instance_id, req.generation_id, offsets, send_response_callback,
-                api_version=request.header.api_version)
+            commit = TxnOffsetCommitRequest(req.transactional_id, req.group_id, req.producer_id, req.producer_epoch,
+                                            req.member_id, req.group_instance_id, req.generation_id, offsets,
+                                            request.header.api_version)
+            self.when_done(self.coordinator.commit_transactional_offsets(commit, self.context(request)),
+                           send_response_callback)
 
     def _offsets_to_commit(self, request: Request, now: int, expire: int = -1):
         """OffsetCommit's and TxnOffsetCommit's common part: the offsets of known topics, and the
@@ -248,27 +270,41 @@ class GroupApis:
         req = request.body
         version = request.header.api_version
         if version >= 8:
-            groups = [self.fetch_group_offsets(g.group_id, g.topics, req.require_stable, version, request,
-                                               g.get("member_id"), g.get("member_epoch", -1))
-                      for g in req.groups]
-            self.send_response(request, dict(throttle_time_ms=0, groups=groups))
+            futures = [self.fetch_group_offsets(g.group_id, g.topics, req.require_stable, version, request,
+                                                g.get("member_id"), g.get("member_epoch", -1))
+                       for g in req.groups]
+            self.when_done(gather(futures, list),
+                           lambda groups: self.send_response(request, dict(throttle_time_ms=0, groups=groups)))
             return
-        group = self.fetch_group_offsets(req.group_id, req.topics, req.require_stable, version, request)
-        self.send_response(request, dict(throttle_time_ms=0, topics=group["topics"], error_code=group["error_code"]))
+        self.when_done(self.fetch_group_offsets(req.group_id, req.topics, req.require_stable, version, request),
+                       lambda group: self.send_response(request, dict(throttle_time_ms=0, topics=group["topics"],
+                                                                      error_code=group["error_code"])))
 
     def fetch_group_offsets(self, group_id: str, topics, require_stable: bool, version: int,
                             request: Request | None = None, member_id: str | None = None,
-                            member_epoch: int = -1) -> dict:
+                            member_epoch: int = -1) -> Future:
+        """A future of one group's OffsetFetch answer (the dict of OffsetFetchResponseGroup)."""
         if request is not None and not self.auth.authorize(request, Op.DESCRIBE, Res.GROUP, group_id):
-            return dict(group_id=group_id, error_code=Errors.GROUP_AUTHORIZATION_FAILED, topics=[])
+            return answered(dict(group_id=group_id, error_code=Errors.GROUP_AUTHORIZATION_FAILED, topics=[]))
         wanted = None if topics is None else [TopicPartition(t.name, i) for t in topics for i in t.partition_indexes]
-        error, offsets = self.coordinator.offset_metadata_manager.fetch_offsets(
-            group_id, require_stable, wanted, member_id, member_epoch)
-        if request is not None:  # offsets of topics the principal may not describe: refused, or left out
-            describable = self.auth.filter_by_authorized(request, Op.DESCRIBE, Res.TOPIC, (tp.topic for tp in offsets))
-            offsets = {tp: po if tp.topic in describable else _DENIED_OFFSET for tp, po in offsets.items()
-                       if tp.topic in describable or wanted is not None}
+        answer: Future = Future()
 
+        def respond(result: tuple[Errors, dict[TopicPartition, PartitionOffset]]) -> None:
+            error, offsets = result
+            if request is not None:  # offsets of topics the principal may not describe: refused, or left out
+                describable = self.auth.filter_by_authorized(request, Op.DESCRIBE, Res.TOPIC,
+                                                             (tp.topic for tp in offsets))
+                offsets = {tp: po if tp.topic in describable else _DENIED_OFFSET for tp, po in offsets.items()
+                           if tp.topic in describable or wanted is not None}
+            answer.set_result(self._offset_fetch_group(group_id, error, offsets, wanted, version))
+
+        self.when_done(self.coordinator.fetch_offsets(group_id, wanted, require_stable, member_id, member_epoch),
+                       respond)
+        return answer
+
+    @staticmethod
+    def _offset_fetch_group(group_id: str, error: Errors, offsets: dict[TopicPartition, PartitionOffset],
+                            wanted: list[TopicPartition] | None, version: int) -> dict:
         by_topic: dict[str, list[dict]] = {}
         if error != Errors.NONE and version < 2 and wanted:
             # v0-1 have no top-level error code: every partition carries it.
@@ -285,62 +321,55 @@ class GroupApis:
     # ------------------------------------------------------------------ DescribeGroups / ListGroups
     def handle_describe_groups_request(self, request: Request) -> None:
         req = request.body
-        described = []
-        for group_id in req.groups:
+        include_operations = req.get("include_authorized_operations", False)
+
+        def describe(group_id: str) -> Future:
             if not self.auth.authorize(request, Op.DESCRIBE, Res.GROUP, group_id):
-                described.append(dict(error_code=Errors.GROUP_AUTHORIZATION_FAILED, group_id=group_id, group_state="",
-                                      protocol_type="", protocol_data="", members=[]))
-                continue
-            error, group, members = self.coordinator.handle_describe_group(group_id)
-            if self.coordinator.consumer_groups.consumer_group(group_id) is not None:
-                group = None  # not a classic group: Kafka describes it as Dead (ConsumerGroupDescribe shows it)
-            if group is None:  # an error, or a group nobody has heard of: Kafka says "Dead"
-                described.append(dict(error_code=error, group_id=group_id,
-                                      group_state="Dead" if error == Errors.NONE else "",
-                                      protocol_type="", protocol_data="", members=[]))
-                continue
-            described.append(dict(
-                error_code=error, group_id=group_id, group_state=str(group.state),
-                protocol_type=group.protocol_type or "",
-                protocol_data=group.protocol_name if str(group.state) == "Stable" else "",
-                members=[dict(member_id=m.member_id, group_instance_id=m.group_instance_id, client_id=m.client_id,
-                              client_host=m.client_host, member_metadata=m.metadata,
-                              member_assignment=m.assignment) for m in members]))
-        if req.get("include_authorized_operations", False):
-            for group in described:
-                if group["error_code"] == Errors.NONE:
-                    group["authorized_operations"] = self.auth.authorized_operations(request, Res.GROUP,
-                                                                                     group["group_id"])
-        self.send_response(request, dict(throttle_time_ms=0, groups=described))
+                return answered(dict(error_code=Errors.GROUP_AUTHORIZATION_FAILED, group_id=group_id, group_state="",
+                                     protocol_type="", protocol_data="", members=[]))
+            answer: Future = Future()
+
+            def respond(result: tuple[Errors, dict | None]) -> None:
+                error, described = result
+                if described is None:  # an error, or a group nobody has heard of: Kafka says "Dead"
+                    described = dict(group_state="Dead" if error == Errors.NONE else "", protocol_type="",
+                                     protocol_data="", members=[])
+                group = dict(error_code=error, group_id=group_id, **described)
+                if include_operations and error == Errors.NONE:
+                    group["authorized_operations"] = self.auth.authorized_operations(request, Res.GROUP, group_id)
+                answer.set_result(group)
+
+            self.when_done(self.coordinator.describe_group(group_id), respond)
+            return answer
+
+        self.when_done(gather([describe(group_id) for group_id in req.groups], list),
+                       lambda groups: self.send_response(request, dict(throttle_time_ms=0, groups=groups)))
 
     def handle_list_groups_request(self, request: Request) -> None:
         req = request.body
         version = request.header.api_version
         states = set(req.states_filter) if version >= 4 else set()
         types = {t.lower() for t in req.types_filter} if version >= 5 else set()
-        error, classic = self.coordinator.handle_list_groups(states)
-        consumer = [g for g in self.coordinator.consumer_groups.all_groups()
-                    if not states or str(g.state).lower() in {s.lower() for s in states}]
-        consumer_ids = {g.group_id for g in self.coordinator.consumer_groups.all_groups()}
-        groups = [(g, CLASSIC_GROUP_TYPE) for g in classic if g.group_id not in consumer_ids]  # not their offsets' holders
-        groups += [(g, g.group_type) for g in consumer]
-        if types:
-            groups = [(g, t) for g, t in groups if t in types]
-        if not self.auth.authorize(request, Op.DESCRIBE, Res.CLUSTER, CLUSTER_NAME, False):  # only those it may see
-            groups = [(g, t) for g, t in groups
-                      if self.auth.authorize(request, Op.DESCRIBE, Res.GROUP, g.group_id, False)]
-        self.send_response(request, dict(throttle_time_ms=0, error_code=error, groups=[
-            dict(group_id=g.group_id, protocol_type=g.protocol_type or "", group_state=str(g.state),
-                 group_type=group_type) for g, group_type in groups]))
+
+        def respond(result: tuple[Errors, list[dict]]) -> None:
+            error, groups = result
+            if not self.auth.authorize(request, Op.DESCRIBE, Res.CLUSTER, CLUSTER_NAME, False):  # only those it may see
+                groups = [g for g in groups if self.auth.authorize(request, Op.DESCRIBE, Res.GROUP, g["group_id"], False)]
+            self.send_response(request, dict(throttle_time_ms=0, error_code=error, groups=groups))
+
+        self.when_done(self.coordinator.list_groups(states, types), respond)
 
     # ------------------------------------------------------------------ DeleteGroups / OffsetDelete
     def handle_delete_groups_request(self, request: Request) -> None:
         names = list(request.body.groups_names)
         deletable = self.auth.filter_by_authorized(request, Op.DELETE, Res.GROUP, names)
-        errors = self.coordinator.handle_delete_groups([g for g in names if g in deletable])
-        errors = {g: errors[g] if g in deletable else Errors.GROUP_AUTHORIZATION_FAILED for g in names}
-        self.send_response(request, dict(throttle_time_ms=0, results=[
-            dict(group_id=group_id, error_code=error) for group_id, error in errors.items()]))
+
+        def respond(errors: dict[str, Errors]) -> None:
+            errors = {g: errors[g] if g in deletable else Errors.GROUP_AUTHORIZATION_FAILED for g in names}
+            self.send_response(request, dict(throttle_time_ms=0, results=[
+                dict(group_id=group_id, error_code=error) for group_id, error in errors.items()]))
+
+        self.when_done(self.coordinator.delete_groups([g for g in names if g in deletable]), respond)
 
     def handle_offset_delete_request(self, request: Request) -> None:
         req = request.body
@@ -350,16 +379,20 @@ class GroupApis:
                    else Errors.TOPIC_AUTHORIZATION_FAILED for t in req.topics
                    if t.name not in readable or not self.apis.metadata_cache.contains(t.name) for p in t.partitions}
         wanted = [TopicPartition(t.name, p.partition_index) for t in req.topics for p in t.partitions]
-        error, partition_errors = self.coordinator.offset_metadata_manager.delete_offsets(
-            req.group_id, [tp for tp in wanted if tp not in unknown])
-        partition_errors.update(unknown)
-        topics = [] if error != Errors.NONE else [
-            dict(name=t.name, partitions=[
-                dict(partition_index=p.partition_index,
-                     error_code=partition_errors.get(TopicPartition(t.name, p.partition_index), Errors.NONE))
-                for p in t.partitions])
-            for t in req.topics]
-        self.send_response(request, dict(error_code=error, throttle_time_ms=0, topics=topics))
+
+        def respond(result: tuple[Errors, dict[TopicPartition, Errors]]) -> None:
+            error, partition_errors = result
+            partition_errors = {**partition_errors, **unknown}
+            topics = [] if error != Errors.NONE else [
+                dict(name=t.name, partitions=[
+                    dict(partition_index=p.partition_index,
+                         error_code=partition_errors.get(TopicPartition(t.name, p.partition_index), Errors.NONE))
+                    for p in t.partitions])
+                for t in req.topics]
+            self.send_response(request, dict(error_code=error, throttle_time_ms=0, topics=topics))
+
+        self.when_done(self.coordinator.delete_offsets(req.group_id, [tp for tp in wanted if tp not in unknown]),
+                       respond)
 
 
 def _coordinator_error(key: str, error: Errors) -> dict:

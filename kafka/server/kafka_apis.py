@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import structlog
 
-from kafka.coordinator.group_coordinator import GroupCoordinator
+from kafka.coordinator.group.group_coordinator_service import GroupCoordinatorService
 from kafka.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafka.log.append_origin import AppendOrigin
 from kafka.network.request_channel import Request, RequestChannel
@@ -62,7 +62,7 @@ WRITE_TXN_MARKERS_TIMEOUT_MS = 30_000  # Kafka appends markers with request.time
 class KafkaApis(ApiRequestHandler):
     def __init__(self, request_channel: RequestChannel, replica_manager: ReplicaManager,
                  admin_manager: AdminManager, metadata_cache: MetadataCache, config, fetch_manager: FetchManager,
-                 group_coordinator: GroupCoordinator | None = None,
+                 group_coordinator: GroupCoordinatorService | None = None,
                  transaction_coordinator: TransactionCoordinator | None = None,
                  quotas: QuotaManagers | None = None,
                  client_quota_metadata_manager: ClientQuotaMetadataManager | None = None,
@@ -352,8 +352,11 @@ class KafkaApis(ApiRequestHandler):
         sequence, control batches allowed) with acks=-1, so the coordinator hears back only once the
         marker is on every in-sync replica. One append per marker, answered through the produce
         purgatory's callbacks; the response goes when the last one has answered, on whichever thread
-        that is. A marker written to __consumer_offsets partitions also completes the producer's
-        transactional offsets in the group coordinator, before the answer goes."""
+        that is. A __consumer_offsets partition's marker is the group coordinator's to write (Kafka 4:
+        GroupCoordinator.completeTransaction): its shard appends and replays it, so the producer's
+        pending offsets become committed (or go) in the same event, answered once the marker commits;
+        a shard not here or still loading says NOT_LEADER_OR_FOLLOWER, and the transaction
+        coordinator retries."""
         if not self.auth_helper.authorize(request, Op.ALTER, Res.CLUSTER, CLUSTER_NAME, log_if_denied=False):
             self.auth_helper.authorize_cluster_operation(request, Op.CLUSTER_ACTION)
         markers = request.body.markers
@@ -375,33 +378,24 @@ class KafkaApis(ApiRequestHandler):
             self.send_response(request, body)
 
         def on_appended(marker, responses: dict) -> None:
-            current = {tp: response.error for tp, response in responses.items()}
-            update_errors(marker.producer_id, current)
-            offsets_partitions = [tp.partition for tp, error in current.items()
-                                  if tp.topic == GROUP_METADATA_TOPIC_NAME and error == Errors.NONE]
-            if offsets_partitions and self.group_coordinator is not None:
-                try:
-                    self.group_coordinator.handle_txn_completion(marker.producer_id, offsets_partitions,
-                                                                 marker.transaction_result)
-                except Exception as e:  # the markers are written; the coordinator will retry the partitions
-                    log.error("completing transactional offsets failed", producer_id=marker.producer_id,
-                              partitions=offsets_partitions, error=str(e))
-                    update_errors(marker.producer_id, {
-                        TopicPartition(GROUP_METADATA_TOPIC_NAME, p): Errors.UNKNOWN_SERVER_ERROR
-                        for p in offsets_partitions})
+            update_errors(marker.producer_id, {tp: response.error for tp, response in responses.items()})
             marker_done()
 
         if not markers:
             self.send_response(request, dict(markers=[]))
             return
         now = self.replica_manager.time.milliseconds()
+        pending[0] += sum(len(t.partition_indexes) for m in markers for t in m.topics
+                          if t.name == GROUP_METADATA_TOPIC_NAME)
         for marker in markers:
             entries: dict[TopicPartition, bytes] = {}
             unknown: dict[TopicPartition, Errors] = {}
             for topic in marker.topics:
                 for partition in topic.partition_indexes:
                     tp = TopicPartition(topic.name, partition)
-                    if self.replica_manager.get_partition(tp) is None:
+                    if tp.topic == GROUP_METADATA_TOPIC_NAME:
+                        self._complete_group_transaction(marker, partition, update_errors, marker_done)
+                    elif self.replica_manager.get_partition(tp) is None:
                         unknown[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION  # not hosted here (Kafka's onlinePartition)
                     else:
                         entries[tp] = end_txn_marker_batch(marker.producer_id, marker.producer_epoch,
@@ -414,6 +408,22 @@ class KafkaApis(ApiRequestHandler):
             self.replica_manager.append_records(
                 WRITE_TXN_MARKERS_TIMEOUT_MS, -1, True, entries,
                 lambda responses, marker=marker: on_appended(marker, responses), origin=AppendOrigin.COORDINATOR)
+
+    def _complete_group_transaction(self, marker, partition: int, update_errors, marker_done) -> None:
+        tp = TopicPartition(GROUP_METADATA_TOPIC_NAME, partition)
+
+        def done(error: Errors) -> None:
+            if error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.NOT_COORDINATOR):
+                error = Errors.NOT_LEADER_OR_FOLLOWER  # retriable for the transaction coordinator, as Kafka answers
+            update_errors(marker.producer_id, {tp: error})
+            marker_done()
+
+        if self.group_coordinator is None:
+            done(Errors.UNKNOWN_TOPIC_OR_PARTITION)
+            return
+        self.group_coordinator.complete_transaction(
+            partition, marker.producer_id, marker.producer_epoch, marker.coordinator_epoch, marker.transaction_result,
+            WRITE_TXN_MARKERS_TIMEOUT_MS).add_done_callback(lambda f: done(f.result()))
 
     # ------------------------------------------------------------------ OffsetForLeaderEpoch
     def handle_offset_for_leader_epoch_request(self, request: Request) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kafka.coordinator.assignor import assignors_problem
+from kafka.coordinator.group.assignor import assignors_problem
 from kafka.metrics.prometheus_exporter import parse_metrics_listener
 from kafka.network.connection_quotas import parse_max_connections_per_ip_overrides
 from kafka.network.end_point import EndPoint, parse_listeners
@@ -169,6 +169,9 @@ _KEYS = [
     ConfigKey("group.max.session.timeout.ms", INT, "1800000", "Largest session.timeout.ms a member may ask for.",
               at_least(0)),
     ConfigKey("group.max.size", INT, "2147483647", "Most members one consumer group may have.", at_least(1)),
+    ConfigKey("group.coordinator.threads", INT, "4",
+              "Threads of the group coordinator's event processor: one shard's events run one at a time.",
+              at_least(1)),
     # KIP-848 consumer groups (group.protocol=consumer): the broker computes their assignment
     ConfigKey("group.consumer.session.timeout.ms", INT, "45000", "A silent member is removed after this.", at_least(1)),
     ConfigKey("group.consumer.heartbeat.interval.ms", INT, "5000", "Members heartbeat this often.", at_least(1)),

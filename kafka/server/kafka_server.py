@@ -34,7 +34,8 @@ from concurrent.futures import Future
 
 import structlog
 
-from kafka.coordinator.group_coordinator import GroupCoordinator
+from kafka.coordinator.group.group_coordinator_config import GroupCoordinatorConfig
+from kafka.coordinator.group.group_coordinator_service import GroupCoordinatorService
 from kafka.coordinator.transaction.producer_id_manager import RPCProducerIdManager
 from kafka.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafka.coordinator.transaction.transaction_marker_channel_manager import (
@@ -293,8 +294,11 @@ class KafkaServer:
                                       self.time)
         if self.log_cleaner.config.enable_cleaner:
             self.log_cleaner.startup()
-        # the GroupCoordinator: it loads the __consumer_offsets partitions the publisher says we lead
-        self.group_coordinator = GroupCoordinator.from_config(config, self.replica_manager, self.time)
+        # the group coordinator on Kafka 4's runtime: a shard per __consumer_offsets partition the
+        # publisher says we lead (its runtime metrics join the endpoint's group once that exists, below)
+        self.group_coordinator = GroupCoordinatorService.build(
+            config.node_id, GroupCoordinatorConfig.from_kafka_config(config), self.replica_manager, self.time,
+            None, self._topics_image)
         self.group_coordinator.startup()
         # producer ids (KIP-730): blocks from the active controller, asked for on the forwarding
         # channel with this broker's id and epoch, as Kafka's BrokerServer wires its RPCProducerIdManager
@@ -324,9 +328,10 @@ class KafkaServer:
             controller_values=self._controller_metrics, raft_values=self._raft_metrics)
         self.metrics_endpoint.startup()
         self.socket_server.register_metrics(self.metrics_endpoint.metrics)
-        groups = self.group_coordinator.consumer_groups  # KIP-848: rebalances and assignment time
+        groups = self.group_coordinator  # KIP-848: rebalances and assignment time, over its shards
         groups.on_assignment = self.metrics_endpoint.metrics.register_consumer_groups(
-            lambda: groups.rebalance_count, groups.count_by_state)
+            groups.consumer_group_rebalance_count, groups.consumer_group_count_by_state)
+        self.group_coordinator.runtime.metrics.register_with(self.metrics_endpoint.metrics.group)
         # authorisation (docs/acls.md): authorizer.class.name, fed the ACLs of the metadata log
         # (its metrics are exported without one too, at 0, so the dashboard's panel always has its series)
         authorizer_metrics = AuthorizerMetrics(self.metrics_endpoint.metrics.group)
@@ -348,6 +353,10 @@ class KafkaServer:
             features=BrokerMetadataPublisher.supported_features())
         self.lifecycle_manager.start([dict(name=e.listener_name, host=e.host, port=e.port, security_protocol=int(e.security_protocol))
                                       for e in self._advertised_end_points()])
+
+    def _topics_image(self) -> dict:
+        """name -> (topic id, partitions): what consumer groups' assignors and regexes read."""
+        return {t.name: (t.topic_id, t.num_partitions) for t in self.metadata_cache.all_topics()}
 
     def _io_thread_idle_ns(self) -> list[int]:
         pool = getattr(self, "request_handler_pool", None)  # started after the metrics endpoint

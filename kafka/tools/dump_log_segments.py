@@ -35,13 +35,12 @@ import uuid
 from collections.abc import Iterator
 from typing import TextIO
 
-from kafka.coordinator import consumer_group_records
-from kafka.coordinator.coordinator_records import (
+from kafka.coordinator.group.group_coordinator_record_serde import GroupCoordinatorRecordSerde
+from kafka.coordinator.group.group_coordinator_records import (
+    CONSUMER_GROUP_VALUE_SCHEMAS,
+    CONSUMER_GROUP_VALUE_VERSION,
     GroupMetadataKey,
-    OffsetKey,
-    read_group_message_value,
-    read_message_key,
-    read_offset_message_value,
+    OffsetCommitKey,
 )
 from kafka.log.errors import CorruptIndexError, CorruptSnapshotError
 from kafka.log.log_segment import INDEX_FILE_SUFFIX, LOG_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX
@@ -66,6 +65,7 @@ from kafka.protocol.kraft_control_records import (
 )
 from kafka.protocol.metadata_records import deserialize
 from kafka.protocol.record_batch import HEADER_SIZE, CorruptRecordError, RecordBatch
+from kafka.protocol.types import ByteReader
 from kafka.utils.uuid import uuid_to_string
 
 RECORD_INDENT = "|"
@@ -227,30 +227,30 @@ def offsets_key_and_payload(record) -> str:
     if record.key is None:
         return " key: <no key: not a __consumer_offsets record>"
     try:
-        key = read_message_key(record.key)
-        if isinstance(key, OffsetKey):
-            offset = read_offset_message_value(record.value)
+        decoded = GroupCoordinatorRecordSerde().deserialize(bytes(record.key), None)
+        key = decoded.key if decoded is not None else None
+        if isinstance(key, OffsetCommitKey):
+            offset = GroupCoordinatorRecordSerde.read_offset_commit_value(
+                None if record.value is None else bytes(record.value))
             payload = ("<DELETE>" if offset is None else f"offset={offset.offset}"
                        + (f",metadata={offset.metadata}" if offset.metadata else ""))
-            return f" key: offset_commit::group={key.group_id},partition={key.topic}-{key.partition} payload: {payload}"
+            return f" key: offset_commit::group={key.group},partition={key.topic}-{key.partition} payload: {payload}"
         if isinstance(key, GroupMetadataKey):
-            return f" key: group_metadata::group={key.group_id} payload: {_group_payload(record.value)}"
-        consumer_key = consumer_group_records.decode_key(record.key)
-        if consumer_key is not None:  # a KIP-848 consumer group's record
-            key_type, group_id, member_id = consumer_key
-            name = consumer_group_records.VALUES[key_type].name.removesuffix("Value")
+            return f" key: group_metadata::group={key.group} payload: {_group_payload(record.value)}"
+        if key is not None:  # a KIP-848 consumer group's record
+            schema = CONSUMER_GROUP_VALUE_SCHEMAS[key.key_type]
             payload = "<DELETE>" if record.value is None else json.dumps(
-                consumer_group_records.decode_value(key_type, record.value).to_dict(), default=_json_value,
-                separators=(",", ":"))
-            member = f",member={member_id}" if member_id is not None else ""
-            return f" key: {name}::group={group_id}{member} payload: {payload}"
+                schema.read(ByteReader(record.value, 2), CONSUMER_GROUP_VALUE_VERSION, True).to_dict(),
+                default=_json_value, separators=(",", ":"))
+            member = f",member={key.member_id}" if getattr(key, "member_id", None) is not None else ""
+            return f" key: {schema.name.removesuffix('Value')}::group={key.group_id}{member} payload: {payload}"
         return f" key: unknown::version={struct.unpack_from('>h', record.key)[0]}"
     except Exception as e:  # not a __consumer_offsets record: say so, keep going
         return f" key: <not a __consumer_offsets record: {e}>"
 
 
 def _group_payload(value) -> str:
-    group = read_group_message_value(value)
+    group = GroupCoordinatorRecordSerde.read_group_metadata_value(None if value is None else bytes(value))
     if group is None:
         return "<DELETE>"
     members = []

@@ -15,7 +15,7 @@ from contextlib import closing
 
 import pytest
 
-from kafka.coordinator.group_metadata_manager import java_string_hash, kafka_abs
+from kafka.utils.java_hash import java_string_hash, kafka_abs
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from tests.cluster.kraft_cluster import started_cluster

@@ -22,7 +22,7 @@ import confluent_kafka
 import pytest
 
 from kafka.clients.admin import NewTopic
-from kafka.coordinator.group_metadata_manager import java_string_hash, kafka_abs
+from kafka.utils.java_hash import java_string_hash, kafka_abs
 from kafka.log.log_config import LogConfig
 from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.api_keys import ApiKey

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kafka.coordinator import coordinator_records as records
+from kafka.coordinator.group import group_coordinator_records as records
 from kafka.utils.time import MockTime
 from kafka.utils.topic_partition import TopicPartition
 from tests.helpers import replica_manager_leading

@@ -107,20 +107,27 @@ def test_consumer_offsets_records_are_decoded_like_kafkas_offsets_parser(tmp_pat
     """--offsets-decoder prints what each __consumer_offsets record is about, as Kafka's
     GroupMetadataManager.formatRecordKeyAndValue does: a committed offset, a group's generation and
     assignment, a tombstone."""
-    from kafka.coordinator import coordinator_records as records
-    from kafka.coordinator.offset_and_metadata import OffsetAndMetadata
+    from kafka.coordinator.common.runtime.coordinator_record import CoordinatorRecord
+    from kafka.coordinator.group.group_coordinator_record_serde import GroupCoordinatorRecordSerde
+    from kafka.coordinator.group.group_coordinator_records import GroupMetadataKey, OffsetCommitKey
+    from kafka.coordinator.group.offset_and_metadata import OffsetAndMetadata
     from kafka.protocol.consumer_protocol import serialize_assignment
 
+    serde = GroupCoordinatorRecordSerde()
+
+    def entry(record: CoordinatorRecord) -> tuple[bytes, bytes | None]:
+        return serde.serialize_key(record), serde.serialize_value(record)
+
     assignment = serialize_assignment(dict(assigned_partitions=[dict(topic="t", partitions=[0, 2])], user_data=None))
-    group = records.group_metadata_value(dict(
+    group = CoordinatorRecord(GroupMetadataKey("g"), dict(
         protocol_type="consumer", generation=3, protocol="roundrobin", leader="m1", current_state_timestamp=5,
         members=[dict(member_id="m1", group_instance_id=None, client_id="c", client_host="/127.0.0.1",
                       rebalance_timeout=300000, session_timeout=45000, subscription=b"", assignment=assignment)]))
     log = UnifiedLog(str(tmp_path / "__consumer_offsets-0"), "__consumer_offsets", 0, LogConfig(), MockTime())
     log.append_as_leader(build_batch([
-        (records.offset_commit_key("g", "t", 1), records.offset_commit_value(OffsetAndMetadata(42, 0, "", 7))),
-        (records.group_metadata_key("g"), group),
-        (records.offset_commit_key("g", "t", 1), None)]))
+        entry(CoordinatorRecord(OffsetCommitKey("g", "t", 1), OffsetAndMetadata(42, 0, "", 7))),
+        entry(group),
+        entry(CoordinatorRecord(OffsetCommitKey("g", "t", 1), None))]))
     log.close()
     status, out, _ = run("--files", str(tmp_path / "__consumer_offsets-0" / ("0" * 20 + ".log")), "--offsets-decoder")
     lines = [line.split("headerKeys: [] ")[1] for line in out.splitlines() if line.startswith("|")]

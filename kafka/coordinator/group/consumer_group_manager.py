@@ -439,9 +439,7 @@ class ConsumerGroupManager:
         for group_id in group_ids:
             group = self.consumer_group(group_id, committed_offset)
             if group is None:
-                described.append(dict(error_code=Errors.GROUP_ID_NOT_FOUND, error_message=f"Group {group_id} not found.",
-                                      group_id=group_id, group_state="", group_epoch=-1, assignment_epoch=-1,
-                                      assignor_name="", members=[]))
+                described.append(described_error(group_id, Errors.GROUP_ID_NOT_FOUND))
                 continue
             members = [dict(member_id=m.member_id, instance_id=m.instance_id, rack_id=m.rack_id,
                             member_epoch=m.member_epoch, client_id=m.client_id, client_host=m.client_host,
@@ -457,3 +455,10 @@ class ConsumerGroupManager:
                                   assignor_name=group.preferred_server_assignor(self.default_assignor),
                                   members=members))
         return described
+
+
+def described_error(group_id: str, error: Errors) -> dict:
+    """ConsumerGroupDescribe's entry for a group it cannot describe."""
+    message = f"Group {group_id} not found." if error == Errors.GROUP_ID_NOT_FOUND else error.message
+    return dict(error_code=error, error_message=message, group_id=group_id, group_state="", group_epoch=-1,
+                assignment_epoch=-1, assignor_name="", members=[])

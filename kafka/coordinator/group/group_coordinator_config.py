@@ -19,6 +19,7 @@ class GroupCoordinatorConfig:
     classic_group_max_session_timeout_ms: int = 1_800_000  # group.max.session.timeout.ms
     classic_group_initial_rebalance_delay_ms: int = 3000  # group.initial.rebalance.delay.ms
     classic_group_max_size: int = 2**31 - 1               # group.max.size
+    classic_group_new_member_join_timeout_ms: int = 300_000  # Kafka's constant: a new member's first join
     # consumer groups (KIP-848)
     consumer_group_session_timeout_ms: int = 45_000       # group.consumer.session.timeout.ms
     consumer_group_heartbeat_interval_ms: int = 5000      # group.consumer.heartbeat.interval.ms

@@ -24,31 +24,28 @@ from concurrent.futures import Future
 
 import structlog
 
-from kafka.coordinator.common.runtime.coordinator_runtime import CoordinatorError
+from kafka.coordinator.common.runtime.coordinator_error import CoordinatorError
+from kafka.coordinator.common.runtime.coordinator_loader_impl import CoordinatorLoaderImpl
+from kafka.coordinator.common.runtime.coordinator_partition_writer import CoordinatorPartitionWriter
+from kafka.coordinator.common.runtime.coordinator_runtime import CoordinatorRuntime
+from kafka.coordinator.common.runtime.coordinator_runtime_metrics import CoordinatorRuntimeMetrics
 from kafka.coordinator.common.runtime.coordinator_shard import TransactionResult
+from kafka.coordinator.common.runtime.coordinator_state import CoordinatorState
+from kafka.coordinator.common.runtime.multi_threaded_event_processor import MultiThreadedEventProcessor
 from kafka.coordinator.group.group import ApiError
 from kafka.coordinator.group.group_coordinator_config import GroupCoordinatorConfig
+from kafka.coordinator.group.group_coordinator_record_serde import GroupCoordinatorRecordSerde
 from kafka.coordinator.group.group_coordinator_records import GROUP_METADATA_TOPIC_NAME
+from kafka.coordinator.group.group_coordinator_shard import GroupCoordinatorShard
+from kafka.coordinator.group.modern.consumer.consumer_group import ConsumerGroupState
 from kafka.protocol.errors import Errors
+from kafka.utils.java_hash import java_string_hash, kafka_abs
 from kafka.utils.time import Time
+from kafka.utils.timer.system_timer import SystemTimer
+from kafka.utils.timer.system_timer_reaper import SystemTimerReaper
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.coordinator.group.GroupCoordinatorService")
-
-
-def java_string_hash(s: str) -> int:
-    """Java's String.hashCode (over UTF-16 code units), so a group lands on the partition it would
-    on a JVM broker: tools that compute it themselves agree with us."""
-    h = 0
-    data = s.encode("utf-16-be")
-    for i in range(0, len(data), 2):
-        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
-    return h - (1 << 32) if h >= 1 << 31 else h
-
-
-def kafka_abs(n: int) -> int:
-    """Kafka's Utils.abs: like abs, but Integer.MIN_VALUE maps to 0 rather than overflowing."""
-    return 0 if n == -(1 << 31) else abs(n)
 
 
 def error_of(exception: BaseException) -> Errors:
@@ -121,6 +118,30 @@ class GroupCoordinatorService:
         # set by the broker from the transaction coordinator (KIP-890's verification, done up front).
         self.transaction_verifier: Callable[[str, int, int, int], Errors | None] | None = None
         self.is_active = threading.Event()
+        # metrics: how long a consumer group's assignor took (ms); the broker sets it to its histogram
+        self.on_assignment: Callable[[float], None] = lambda ms: None
+
+    @classmethod
+    def build(cls, node_id: int, config: GroupCoordinatorConfig, replica_manager, time: Time, metrics_group,
+              topics_image: Callable[[], dict]) -> GroupCoordinatorService:
+        """Kafka's GroupCoordinatorService.Builder, as the BrokerServer wires it: a runtime whose shards
+        append through the ReplicaManager and load from it, with group.coordinator.threads event threads
+        and a timer of its own."""
+        metrics = CoordinatorRuntimeMetrics(time, metrics_group)
+        service: list[GroupCoordinatorService] = []  # the shards report assignment times to the service
+        runtime = CoordinatorRuntime(
+            log_prefix=f"GroupCoordinator id={node_id}", time=time,
+            timer=SystemTimerReaper(f"group-coordinator-reaper-{node_id}", SystemTimer("group-coordinator", time=time)),
+            processor=MultiThreadedEventProcessor(f"group-coordinator-event-processor-{node_id}-",
+                                                  config.num_threads, time, metrics),
+            partition_writer=CoordinatorPartitionWriter(replica_manager),
+            loader=CoordinatorLoaderImpl(replica_manager.read_partition_log, GroupCoordinatorRecordSerde(), time),
+            coordinator_shard_builder=GroupCoordinatorShard.builder(config, topics_image,
+                                                                    lambda ms: service[0].on_assignment(ms)),
+            serde=GroupCoordinatorRecordSerde(), metrics=metrics,
+            default_write_timeout_ms=config.offset_commit_timeout_ms)
+        service.append(cls(config, runtime, time))
+        return service[0]
 
     # ------------------------------------------------------------------ lifecycle and routing
     def startup(self) -> None:
@@ -130,6 +151,30 @@ class GroupCoordinatorService:
     def shutdown(self) -> None:
         self.is_active.clear()
         self.runtime.close()
+        self.runtime.timer.shutdown()
+
+    # ------------------------------------------------------------------ metrics over the shards here
+    def _active_shards(self) -> list:
+        contexts = list(self.runtime.coordinators.values())
+        return [c.coordinator for c in contexts if c.state is CoordinatorState.ACTIVE and c.coordinator is not None]
+
+    def consumer_group_rebalance_count(self) -> int:
+        """Kafka's consumer-group-rebalance-count, over the shards loaded now."""
+        return sum(c.coordinator.group_metadata_manager.consumer.rebalance_count for c in self._active_shards())
+
+    def consumer_group_count_by_state(self) -> dict[str, int]:
+        """Kafka's consumer-group-count by state, read at each shard's committed offset (a metrics
+        scrape is not one of the shard's events: it reads what the timeline kept, never the latest)."""
+        counts = {str(s): 0 for s in ConsumerGroupState if s is not ConsumerGroupState.DEAD}
+        for snapshottable in self._active_shards():
+            try:
+                shard_counts = snapshottable.coordinator.group_metadata_manager.consumer.count_by_state(
+                    snapshottable.last_committed_offset)
+            except (KeyError, ValueError, RuntimeError):  # that snapshot went meanwhile: the next scrape sees it
+                continue
+            for state, n in shard_counts.items():
+                counts[state] = counts.get(state, 0) + n
+        return counts
 
     def partition_for(self, group_id: str) -> int:
         return kafka_abs(java_string_hash(group_id)) % self.config.offsets_topic_num_partitions
@@ -219,17 +264,28 @@ class GroupCoordinatorService:
         from kafka.coordinator.group.consumer_group_manager import error_response
         if (error := self._not_active() or _invalid_group_id(request.group_id)) is not None:
             return answered(error_response(error, None))
-        return then(self._write("consumer-group-heartbeat", request.group_id,
-                                lambda shard: shard.consumer_group_heartbeat(context, request)),
-                    lambda response: response, lambda error: error_response(normalize_error(error), None))
+        written = self._write("consumer-group-heartbeat", request.group_id,
+                              lambda shard: shard.consumer_group_heartbeat(context, request))
+        answer: Future = Future()
+
+        def done(f: Future) -> None:
+            exception = f.exception()
+            if exception is None:
+                answer.set_result(f.result())
+                return
+            error = normalize_error(error_of(exception))  # a refusal keeps its message, as Kafka's does
+            answer.set_result(error_response(error, exception.message if isinstance(exception, ApiError) else None))
+        written.add_done_callback(done)
+        return answer
 
     def consumer_group_describe(self, group_id: str) -> Future:
-        """(error, the ConsumerGroup's view or None), read from committed state."""
+        """ConsumerGroupDescribe's entry for one group, read from committed state."""
+        from kafka.coordinator.group.consumer_group_manager import described_error
         if (error := self._not_active()) is not None:
-            return answered((error, None))
+            return answered(described_error(group_id, error))
         return then(self._read("consumer-group-describe", group_id,
                                lambda shard, committed: shard.consumer_group_describe(group_id, committed)),
-                    lambda described: described, lambda error: (error, None))
+                    lambda described: described, lambda error: described_error(group_id, error))
 
     # ------------------------------------------------------------------ views and deletes
     def describe_group(self, group_id: str) -> Future:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import structlog
 
-from kafka.coordinator.coordinator_records import GROUP_METADATA_TOPIC_NAME
+from kafka.coordinator.group.group_coordinator_records import GROUP_METADATA_TOPIC_NAME
 from kafka.coordinator.transaction.producer_id_manager import (
     ProducerIdsUnavailableError,
     RPCProducerIdManager,

@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from kafka.coordinator.group_metadata_manager import java_string_hash, kafka_abs
 from kafka.coordinator.transaction import transaction_log
 from kafka.coordinator.transaction.transaction_log import (
     ENFORCED_REQUIRED_ACKS,
@@ -42,6 +41,7 @@ from kafka.coordinator.transaction.transaction_metadata import TransactionMetada
 from kafka.coordinator.transaction.transaction_state import TransactionState
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import DefaultRecord, build_batch, iter_batches
+from kafka.utils.java_hash import java_string_hash, kafka_abs
 from kafka.utils.kafka_scheduler import KafkaScheduler
 from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition

@@ -28,7 +28,7 @@ from collections.abc import Callable
 
 import structlog
 
-from kafka.coordinator.coordinator_records import GROUP_METADATA_TOPIC_NAME
+from kafka.coordinator.group.group_coordinator_records import GROUP_METADATA_TOPIC_NAME
 from kafka.coordinator.transaction.transaction_log import TRANSACTION_STATE_TOPIC_NAME
 from kafka.log.errors import LogDirError
 from kafka.log.log_config import LogConfig
@@ -156,7 +156,8 @@ class BrokerMetadataPublisher:
     def _delete_topic(self, name: str) -> None:
         self.replica_manager.delete_partitions(name)
         if name == GROUP_METADATA_TOPIC_NAME:
-            self.group_coordinator.on_resignation(range(self.config.offsets_topic_num_partitions))
+            for partition in range(self.config.offsets_topic_num_partitions):
+                self.group_coordinator.on_resignation(partition, None)
         if name == TRANSACTION_STATE_TOPIC_NAME and self._has_transaction_coordinator():
             for partition in range(self.config.transaction_state_log_num_partitions):
                 self.transaction_coordinator.on_resignation(partition)
@@ -164,12 +165,14 @@ class BrokerMetadataPublisher:
 
     def _update_coordinator(self, elected: list[TopicPartition], resigned: list[TopicPartition]) -> None:
         """Kafka's onElection / onResignation of the group and transaction coordinators."""
-        gained = [tp.partition for tp in elected if tp.topic == GROUP_METADATA_TOPIC_NAME]
-        lost = [tp.partition for tp in resigned if tp.topic == GROUP_METADATA_TOPIC_NAME]
-        if lost:
-            self.group_coordinator.on_resignation(lost)
-        if gained:
-            self.group_coordinator.on_election(gained)
+        for tp in resigned:
+            if tp.topic == GROUP_METADATA_TOPIC_NAME:
+                partition = self.replica_manager.get_partition(tp)
+                self.group_coordinator.on_resignation(tp.partition, partition.leader_epoch if partition else None)
+        for tp in elected:
+            partition = self.replica_manager.get_partition(tp)
+            if tp.topic == GROUP_METADATA_TOPIC_NAME and partition is not None:
+                self.group_coordinator.on_election(tp.partition, partition.leader_epoch)
         if self._has_transaction_coordinator():
             for tp in resigned:
                 if tp.topic == TRANSACTION_STATE_TOPIC_NAME:

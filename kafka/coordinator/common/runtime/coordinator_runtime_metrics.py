@@ -47,6 +47,11 @@ class CoordinatorRuntimeMetrics:
         self._collectors += [self.event_queue_time, self.event_processing_time, self.event_purgatory_time,
                              self.flush_time]
 
+    def register_with(self, group: KafkaMetricsGroup) -> None:
+        """Export these metrics through another group's registry too: the broker's, made after the runtime."""
+        for collector in self._collectors:
+            group.registry.register(collector)
+
     def record_partition_state_change(self, old: CoordinatorState, new: CoordinatorState) -> None:
         with self._lock:
             if old in self._num_partitions:

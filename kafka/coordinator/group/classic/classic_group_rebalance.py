@@ -58,7 +58,6 @@ EMPTY, PREPARING_REBALANCE, COMPLETING_REBALANCE, STABLE, DEAD = (
 
 EMPTY_RESULT: CoordinatorResult = CoordinatorResult()
 # Kafka's classicGroupNewMemberJoinTimeoutMs, an internal setting: used when the config does not say.
-NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000
 
 
 
@@ -257,8 +256,7 @@ class ClassicGroupRebalance:
         # Until its first join completes a new member is held to the new-member join timeout, not
         # its session timeout: it has no id to heartbeat with, and its parked JoinGroup hides a
         # disconnect. A client still there retries.
-        self.reschedule_heartbeat(group, member, getattr(self.config, "classic_group_new_member_join_timeout_ms",
-                                                         NEW_MEMBER_JOIN_TIMEOUT_MS))
+        self.reschedule_heartbeat(group, member, self.config.classic_group_new_member_join_timeout_ms)
         return self.maybe_prepare_rebalance_or_complete_join(group, f"adding new member {member_id}")
 
     def _update_member_then_rebalance_or_complete_join(self, group, member, protocols, rebalance_timeout_ms,
