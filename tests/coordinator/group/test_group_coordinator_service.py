@@ -618,3 +618,28 @@ def test_a_failed_sync_is_answered_with_an_error_and_the_group_rebalances_again(
     assert done(synced).error == Errors.NONE and done(synced).assignment == b"b"
     described = done(coordinator.service.describe_group("g"))[1]
     assert described["group_state"] == "Stable" and described["members"][0]["member_assignment"] == b"b"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "offset_metadata_manager.py cleanup_group_expired_offsets: a group with no committed offsets returns True "
+    "('all expired') even while it has an open transaction; Kafka's cleanupExpiredOffsets returns "
+    "!openTransactions.contains(groupId), so the retention cleanup deletes the group and the COMMIT loses them"))
+def test_the_retention_cleanup_keeps_a_group_whose_only_offsets_are_in_an_open_transaction(coordinator):
+    assert done(coordinator.txn_commit("open", 11)) == {TP: Errors.NONE}
+    coordinator.advance(CONFIG.offsets_retention_ms + CONFIG.offsets_retention_check_interval_ms)
+    assert coordinator.shard().group_metadata_manager.group_lookup("open") is not None, \
+        "the transaction is still open: the group must stay"
+    assert coordinator.fetch("open", require_stable=True).error == Errors.UNSTABLE_OFFSET_COMMIT
+    assert done(coordinator.marker(committed=True)) == Errors.NONE
+    assert coordinator.fetch("open").offset == 11, "the COMMIT makes the transaction's offsets visible"
+
+
+def test_the_retention_cleanup_keeps_a_committed_offset_while_a_transaction_holds_its_partition(coordinator):
+    done(coordinator.commit("g", 3))
+    done(coordinator.txn_commit("g", 10))
+    coordinator.advance(CONFIG.offsets_retention_ms + CONFIG.offsets_retention_check_interval_ms)
+    assert coordinator.fetch("g").offset == 3, "not expired: a transaction holds the partition"
+    done(coordinator.marker(committed=True))
+    assert coordinator.fetch("g").offset == 10
+    coordinator.advance(CONFIG.offsets_retention_ms + CONFIG.offsets_retention_check_interval_ms)
+    assert coordinator.fetch("g").offset == -1, "once committed, it expires as any other"
