@@ -330,8 +330,8 @@ class OffsetMetadataManager:
         transaction holds."""
         now = self.time.milliseconds() if now is None else now
         entries = self.offsets.group_items(group_id)
-        if not entries:
-            return True
+        if not entries:  # only an open transaction's offsets, if any: the group stays for its marker
+            return not self.open_transactions.contains_group(group_id)
         group = self.group_lookup(group_id)
         condition = self.offset_expiration_condition(group)
         if condition is None:

@@ -620,10 +620,6 @@ def test_a_failed_sync_is_answered_with_an_error_and_the_group_rebalances_again(
     assert described["group_state"] == "Stable" and described["members"][0]["member_assignment"] == b"b"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "offset_metadata_manager.py cleanup_group_expired_offsets: a group with no committed offsets returns True "
-    "('all expired') even while it has an open transaction; Kafka's cleanupExpiredOffsets returns "
-    "!openTransactions.contains(groupId), so the retention cleanup deletes the group and the COMMIT loses them"))
 def test_the_retention_cleanup_keeps_a_group_whose_only_offsets_are_in_an_open_transaction(coordinator):
     assert done(coordinator.txn_commit("open", 11)) == {TP: Errors.NONE}
     coordinator.advance(CONFIG.offsets_retention_ms + CONFIG.offsets_retention_check_interval_ms)
