@@ -18,6 +18,7 @@ from kafka.clients.admin import AdminClient, NewTopic
 from kafka.clients.consumer import KafkaConsumer
 from kafka.clients.consumer.assignors import RangeAssignor, Subscription
 from kafka.clients.consumer.assignors.round_robin_assignor import RoundRobinAssignor
+from kafka.protocol.errors import Errors
 from tests.helpers import unique_topic, wait_until
 from tests.labs.rebalance_pause import measure
 
@@ -125,9 +126,11 @@ def test_a_group_on_a_real_broker_gets_the_leaders_round_robin_assignment(start_
         # member ids start with the client id, so consumer-a's sorts first, then b, then c
         assert shares == [[f"{topic}-0", f"{topic}-3"], [f"{topic}-1", f"{topic}-4"], [f"{topic}-2", f"{topic}-5"]], (
             f"got {shares}: partitions 0..5 dealt to consumer-a, -b, -c in turn")
-        stored = broker.server.group_coordinator.group_manager.get_group(group)
-        assert stored.protocol_name == "roundrobin", f"the group chose {stored.protocol_name}"
-        assert stored.size() == 3
+        # the group lives in a shard of the coordinator runtime: ask the service, as DescribeGroups does
+        error, described = broker.server.group_coordinator.describe_group(group).result(timeout=10)
+        assert error == Errors.NONE and described is not None, f"DescribeGroups answered {error}"
+        assert described["protocol_data"] == "roundrobin", f"the group chose {described['protocol_data']!r}"
+        assert len(described["members"]) == 3
     finally:
         for member in members:
             member.close()
