@@ -46,6 +46,9 @@ class CoordinatorRuntimeMetrics:
         self.flush_time = self._group.new_histogram(m.COORDINATOR_BATCH_FLUSH_TIME_MS)
         self._collectors += [self.event_queue_time, self.event_processing_time, self.event_purgatory_time,
                              self.flush_time]
+        for histogram in (self.event_queue_time, self.event_processing_time, self.event_purgatory_time,
+                          self.flush_time):
+            histogram.labels()  # the series exists from the start, at 0, so a dashboard's panel has it
 
     def register_with(self, group: KafkaMetricsGroup) -> None:
         """Export these metrics through another group's registry too: the broker's, made after the runtime."""
