@@ -13,14 +13,11 @@ import pytest
 from kafka.coordinator.common.runtime.coordinator_result import CoordinatorResult
 from kafka.coordinator.group.classic.classic_group import ClassicGroup
 from kafka.coordinator.group.classic.classic_group_manager import ClassicGroupManager
-from kafka.coordinator.group.classic.classic_group_results import (
-    JoinGroupResult,
-    LeavingMember,
-    SyncGroupResult,
-)
+from kafka.coordinator.group.classic.classic_group_results import JoinGroupResult, SyncGroupResult
 from kafka.coordinator.group.classic.classic_group_state import ClassicGroupState
 from kafka.coordinator.group.group import ApiError
 from kafka.coordinator.group.group_coordinator_records import GroupMetadataKey
+from kafka.coordinator.group.group_coordinator_requests import LeavingMember
 from kafka.protocol.consumer_protocol import serialize_subscription
 from kafka.protocol.errors import Errors
 from kafka.timeline import SnapshotRegistry, TimelineHashMap

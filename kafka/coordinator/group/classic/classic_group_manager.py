@@ -35,17 +35,17 @@ from kafka.coordinator.group.classic.classic_group_results import (
     UNKNOWN_MEMBER_ID,
     JoinCallback,
     JoinGroupResult,
-    LeavingMember,
     SyncCallback,
     SyncGroupResult,
 )
 from kafka.coordinator.group.classic.classic_group_state import ClassicGroupState
 from kafka.coordinator.group.group import GroupType
 from kafka.coordinator.group.group_coordinator_records import GroupMetadataKey
+from kafka.coordinator.group.group_coordinator_requests import LeavingMember
 from kafka.protocol.errors import Errors
 from kafka.utils.time import Time
 
-__all__ = ["ClassicGroupManager", "JoinGroupResult", "LeavingMember", "SyncGroupResult"]
+__all__ = ["ClassicGroupManager", "JoinGroupResult", "SyncGroupResult"]
 
 # The old GroupCoordinator's logger: the lab's log excerpts name it.
 log = structlog.get_logger("kafka.coordinator.GroupCoordinator")

@@ -1,6 +1,7 @@
-"""What the classic protocol answers: JoinGroupResult, SyncGroupResult, and the LeavingMember a
-LeaveGroup names (Kafka's JoinGroupResponseData, SyncGroupResponseData and LeaveGroupRequest's
-MemberIdentity, cut down to the fields the coordinator decides; KafkaApis builds the wire response).
+"""What the classic protocol answers: JoinGroupResult and SyncGroupResult (Kafka's
+JoinGroupResponseData and SyncGroupResponseData, cut down to the fields the coordinator decides;
+KafkaApis builds the wire response). The LeavingMember a LeaveGroup names is a request's part
+(group_coordinator_requests.py).
 
 A JoinGroup or SyncGroup may be parked until the rebalance moves on, so its result goes to a callback,
 possibly from a later event of the shard (a timer, another member's request, the append of the
@@ -34,12 +35,6 @@ class SyncGroupResult:
     protocol_type: str | None = None
     protocol_name: str | None = None
     assignment: bytes = b""
-
-
-@dataclass(frozen=True)
-class LeavingMember:
-    member_id: str
-    group_instance_id: str | None
 
 
 JoinCallback = Callable[[JoinGroupResult], None]
