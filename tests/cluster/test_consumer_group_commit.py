@@ -15,9 +15,9 @@ from contextlib import closing
 
 import pytest
 
-from kafka.utils.java_hash import java_string_hash, kafka_abs
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
+from kafka.utils.java_hash import java_string_hash, kafka_abs
 from tests.cluster.kraft_cluster import started_cluster
 from tests.cluster.test_replication import FAST_FAILURE_DETECTION, describe_partition
 from tests.helpers import unique_topic, wait_until

@@ -22,12 +22,12 @@ import confluent_kafka
 import pytest
 
 from kafka.clients.admin import NewTopic
-from kafka.utils.java_hash import java_string_hash, kafka_abs
 from kafka.log.log_config import LogConfig
 from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import build_batch, iter_batches
+from kafka.utils.java_hash import java_string_hash, kafka_abs
 from kafka.utils.time import MockTime
 from tests.cluster.kraft_cluster import KRaftCluster, run_tool, started_cluster
 from tests.cluster.test_kraft_cluster import created, topic_on
