@@ -128,20 +128,18 @@ class GroupCoordinatorService:
         append through the ReplicaManager and load from it, with group.coordinator.threads event threads
         and a timer of its own."""
         metrics = CoordinatorRuntimeMetrics(time, metrics_group)
-        service: list[GroupCoordinatorService] = []  # the shards report assignment times to the service
-        runtime = CoordinatorRuntime(
+        service = cls(config, None, time)
+        service.runtime = CoordinatorRuntime(
             log_prefix=f"GroupCoordinator id={node_id}", time=time,
             timer=SystemTimerReaper(f"group-coordinator-reaper-{node_id}", SystemTimer("group-coordinator", time=time)),
             processor=MultiThreadedEventProcessor(f"group-coordinator-event-processor-{node_id}-",
                                                   config.num_threads, time, metrics),
             partition_writer=CoordinatorPartitionWriter(replica_manager),
             loader=CoordinatorLoaderImpl(replica_manager.read_partition_log, GroupCoordinatorRecordSerde(), time),
-            coordinator_shard_builder=GroupCoordinatorShard.builder(config, topics_image,
-                                                                    lambda ms: service[0].on_assignment(ms)),
+            coordinator_shard_builder=GroupCoordinatorShard.builder(config, topics_image, service.record_assignment_time),
             serde=GroupCoordinatorRecordSerde(), metrics=metrics,
             default_write_timeout_ms=config.offset_commit_timeout_ms)
-        service.append(cls(config, runtime, time))
-        return service[0]
+        return service
 
     # ------------------------------------------------------------------ lifecycle and routing
     def startup(self) -> None:
@@ -157,6 +155,10 @@ class GroupCoordinatorService:
     def _active_shards(self) -> list:
         contexts = list(self.runtime.coordinators.values())
         return [c.coordinator for c in contexts if c.state is CoordinatorState.ACTIVE and c.coordinator is not None]
+
+    def record_assignment_time(self, ms: float) -> None:
+        """A shard's assignor took this long: to the histogram the broker set (on_assignment)."""
+        self.on_assignment(ms)
 
     def consumer_group_rebalance_count(self) -> int:
         """Kafka's consumer-group-rebalance-count, over the shards loaded now."""
