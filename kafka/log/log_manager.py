@@ -19,7 +19,10 @@ and the partition cannot be hosted; the broker goes on serving everything else. 
 holds one descriptor (its active segment's .log); the LogManager hosts a new one only while a
 quarter of the process's descriptor limit stays free for connections, readers and checkpoints
 (`descriptor_headroom`), and a log that could not be loaded is never replaced by an empty one.
-See docs/storage.md, "File descriptors".
+The last of those descriptors are kept for the internal topics the coordinators live on
+(`reserved_partitions`: __consumer_offsets, __transaction_state at their configured partition
+counts): a user partition is refused while it would leave them too few, so no CreateTopics can
+stop the first consumer group from starting. See docs/storage.md, "File descriptors".
 """
 
 from __future__ import annotations
@@ -76,6 +79,12 @@ def parse_topic_partition_name(name: str) -> tuple[str, int] | None:
     return topic, int(partition)
 
 
+def soft_open_files_limit() -> int | None:
+    """The process's soft RLIMIT_NOFILE (`ulimit -n`); None when unlimited."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
 def _check_topic_name(topic: str) -> None:
     # The server validates names fully; here only what could escape the log directory.
     if not topic or topic in (".", "..") or os.sep in topic or (os.altsep and os.altsep in topic):
@@ -88,7 +97,9 @@ class LogManager:
     def __init__(self, log_dirs: list[str], default_config: LogConfig, time: Time,
                  node_id: int | None = None, cluster_id: str | None = None,
                  producer_state_manager_config: ProducerStateManagerConfig | None = None,
-                 producer_id_expiration_check_interval_ms: int = 600_000) -> None:
+                 producer_id_expiration_check_interval_ms: int = 600_000,
+                 reserved_partitions: Mapping[str, int] | None = None,
+                 open_files_limit: Callable[[], int | None] = soft_open_files_limit) -> None:
         if not log_dirs:
             raise ValueError("log.dirs is empty")
         self.log_dirs = [os.path.abspath(log_dir) for log_dir in log_dirs]
@@ -112,6 +123,10 @@ class LogManager:
         # Never created anew: an empty log in their place would hide the data still on disk.
         self._unloadable: dict[tuple[str, int], str] = {}
         self._errors = RepeatedErrorLog(log, time)
+        # Internal topic -> its configured partition count (offsets.topic.num.partitions, ...): the
+        # descriptors those partitions need are kept from user partitions until they are hosted.
+        self.reserved_partitions = dict(reserved_partitions or {})
+        self.open_files_limit = open_files_limit  # injected, as time is: the unit tests pick the limit
 
     # ------------------------------------------------------------------------------ lifecycle
 
@@ -233,7 +248,7 @@ class LogManager:
                 raise LogDirError(f"duplicate log directories for {name}: {self._logs[parsed].dir} and {path}")
             config = topic_configs.get(topic, self.default_config)
             try:
-                self._check_descriptor_headroom(log_dir, name)
+                self._check_descriptor_headroom(log_dir, topic, partition)
                 self._logs[parsed] = UnifiedLog(path, topic, partition, config, self.time,
                                                 log_start_offset=log_start_offsets.get(parsed, 0),
                                                 recovery_point=recovery_points.get(parsed, 0),
@@ -333,7 +348,7 @@ class LogManager:
                 path = os.path.join(log_dir, f"{topic}-{partition}")
                 existed = os.path.exists(path)
                 try:
-                    self._check_descriptor_headroom(log_dir, f"{topic}-{partition}")
+                    self._check_descriptor_headroom(log_dir, topic, partition)
                     log = UnifiedLog(path, topic, partition, config or self.default_config, self.time,
                                      scheduler=self.scheduler,
                                      producer_state_manager_config=self.producer_state_manager_config)
@@ -349,21 +364,51 @@ class LogManager:
             return log
 
     def descriptor_headroom(self) -> int | None:
-        """How many more partition logs the descriptor limit leaves room for (None: no limit).
+        """How many more partition logs the descriptor limit leaves room for (None: no limit): the
+        room a reserved (internal) partition may take.
 
         Each log at rest holds one descriptor (kafka/log/log_segment.py); a quarter of the soft
         RLIMIT_NOFILE is kept for everything else a broker opens: client connections, readers of
         inactive segments, fetch responses in flight, checkpoints, the metadata log."""
-        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-        if soft == resource.RLIM_INFINITY:
+        limit = self.open_files_limit()
+        if limit is None:
             return None
-        return soft - soft // 4 - len(self._logs)
+        return limit - limit // 4 - len(self._logs)
 
-    def _check_descriptor_headroom(self, log_dir: str, name: str) -> None:
+    def unhosted_reserved_partitions(self) -> int:
+        """How many of the internal topics' configured partitions have no log here yet. The whole
+        count is kept, even though another broker may end up hosting some of them: the reserve
+        cannot wait for an assignment that a CreateTopics of the whole budget would get in before."""
+        return sum(1 for topic, count in self.reserved_partitions.items()
+                   for partition in range(count) if (topic, partition) not in self._logs)
+
+    def is_reserved(self, topic: str, partition: int) -> bool:
+        """An internal topic's partition within its configured count. Beyond it (a client creating
+        __transaction_state itself with 7,000 partitions) it is a user partition like any other."""
+        return partition < self.reserved_partitions.get(topic, 0)
+
+    def _check_descriptor_headroom(self, log_dir: str, topic: str, partition: int) -> None:
+        """Refuse a new log the descriptor budget has no room for. A reserved partition may take the
+        budget to its last descriptor; a user partition stops where the reserve begins."""
         headroom = self.descriptor_headroom()
-        if headroom is not None and headroom <= 0:
+        if headroom is None:
+            return
+        name = f"{topic}-{partition}"
+        if headroom <= 0:
             raise KafkaStorageError(log_dir, f"cannot open the log of {name}: {len(self._logs)} partition logs "
                                              f"already hold three quarters of the open-file limit "
+                                             f"({os.strerror(errno.EMFILE)}; raise ulimit -n)")
+        if self.is_reserved(topic, partition):
+            return
+        reserve = self.unhosted_reserved_partitions()
+        if headroom <= reserve:
+            # One line a minute, not one per partition: a CreateTopics of 7,000 meets this 4,000 times.
+            self._errors.warning("refusing user partitions: the rest of the open-file budget is kept for the "
+                                 "internal topics", key="descriptor reserve", first=name, logs=len(self._logs),
+                                 headroom=headroom, reserved=reserve, topics=sorted(self.reserved_partitions))
+            raise KafkaStorageError(log_dir, f"cannot open the log of {name}: the last {reserve} logs the open-file "
+                                             f"limit allows are kept for the partitions of "
+                                             f"{', '.join(sorted(self.reserved_partitions))} "
                                              f"({os.strerror(errno.EMFILE)}; raise ulimit -n)")
 
     def _next_log_dir(self) -> str:

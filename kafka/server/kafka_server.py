@@ -35,9 +35,11 @@ from concurrent.futures import Future
 import structlog
 
 from kafka.coordinator.group.group_coordinator_config import GroupCoordinatorConfig
+from kafka.coordinator.group.group_coordinator_records import GROUP_METADATA_TOPIC_NAME
 from kafka.coordinator.group.group_coordinator_service import GroupCoordinatorService
 from kafka.coordinator.transaction.producer_id_manager import RPCProducerIdManager
 from kafka.coordinator.transaction.transaction_coordinator import TransactionCoordinator
+from kafka.coordinator.transaction.transaction_log import TRANSACTION_STATE_TOPIC_NAME
 from kafka.coordinator.transaction.transaction_marker_channel_manager import (
     NO_NODE,
     MarkerDestination,
@@ -246,7 +248,11 @@ class KafkaServer:
                                       producer_state_manager_config=ProducerStateManagerConfig(
                                           config.producer_id_expiration_ms),
                                       producer_id_expiration_check_interval_ms=(
-                                          config.producer_id_expiration_check_interval_ms))
+                                          config.producer_id_expiration_check_interval_ms),
+                                      # the coordinators' topics keep their descriptors (storage.md)
+                                      reserved_partitions={
+                                          GROUP_METADATA_TOPIC_NAME: config.offsets_topic_num_partitions,
+                                          TRANSACTION_STATE_TOPIC_NAME: config.transaction_state_log_num_partitions})
         try:
             self.log_manager.startup({})  # topic configs come from the metadata log, applied by the publisher
         except OSError as e:

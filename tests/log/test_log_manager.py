@@ -153,3 +153,64 @@ def test_a_new_log_past_three_quarters_of_the_descriptor_limit_is_refused_and_it
     assert manager.log_dir_failure_channel.offline_log_dirs() == [str(tmp_path)]
     assert not (tmp_path / "t-6").exists()
     manager.shutdown()
+
+
+def test_user_partitions_leave_the_internal_topics_their_reserve_of_the_descriptor_budget(tmp_path):
+    """Issue 38: `ulimit -n 16` allows 12 resting logs; 3 are kept for __consumer_offsets and 2 for
+    __transaction_state, so a client filling the budget gets 7, and the coordinators still get theirs."""
+    from kafka.log.errors import KafkaStorageError
+    manager = LogManager([str(tmp_path)], LogConfig(), MockTime(), open_files_limit=lambda: 16,
+                         reserved_partitions={"__consumer_offsets": 3, "__transaction_state": 2})
+    manager.startup()
+    assert (manager.descriptor_headroom(), manager.unhosted_reserved_partitions()) == (12, 5)
+    for partition in range(7):
+        manager.get_or_create_log("wide", partition)
+    with pytest.raises(KafkaStorageError, match="kept for the partitions of __consumer_offsets, __transaction_state"):
+        manager.get_or_create_log("wide", 7)
+    assert not (tmp_path / "wide-7").exists()
+
+    for partition in range(3):
+        manager.get_or_create_log("__consumer_offsets", partition)
+    # Beyond its configured count an internal topic is a user topic: no reserve for __consumer_offsets-3.
+    with pytest.raises(KafkaStorageError, match="kept for the partitions"):
+        manager.get_or_create_log("__consumer_offsets", 3)
+    for partition in range(2):
+        manager.get_or_create_log("__transaction_state", partition)
+    assert (manager.descriptor_headroom(), manager.unhosted_reserved_partitions()) == (0, 0)
+    with pytest.raises(KafkaStorageError, match="three quarters of the open-file limit"):
+        manager.get_or_create_log("__transaction_state", 2)
+    manager.shutdown()
+
+
+def test_a_reserved_partition_takes_the_budget_to_its_last_descriptor_and_no_further(tmp_path):
+    from kafka.log.errors import KafkaStorageError
+    manager = LogManager([str(tmp_path)], LogConfig(), MockTime(), open_files_limit=lambda: 8,
+                         reserved_partitions={"__consumer_offsets": 10})
+    manager.startup()
+    with pytest.raises(KafkaStorageError, match="kept for the partitions"):  # the reserve is above the budget
+        manager.get_or_create_log("user", 0)
+    for partition in range(6):
+        manager.get_or_create_log("__consumer_offsets", partition)
+    with pytest.raises(KafkaStorageError, match="three quarters of the open-file limit"):
+        manager.get_or_create_log("__consumer_offsets", 6)
+    manager.shutdown()
+
+
+def test_the_reserve_holds_at_restart_under_a_lower_limit(tmp_path):
+    """Logs already on disk are loaded by the same rule: under a lower limit the user logs beyond
+    their share stay offline, the internal ones load, though "Orders-*" are listed before "__*"."""
+    manager = LogManager([str(tmp_path)], LogConfig(), MockTime(), open_files_limit=lambda: 16,
+                         reserved_partitions={"__consumer_offsets": 2})
+    manager.startup()
+    for partition in range(10):
+        manager.get_or_create_log("Orders", partition)
+    for partition in range(2):
+        manager.get_or_create_log("__consumer_offsets", partition)
+    manager.shutdown()
+
+    restarted = LogManager([str(tmp_path)], LogConfig(), MockTime(), open_files_limit=lambda: 8,
+                           reserved_partitions={"__consumer_offsets": 2})
+    restarted.startup()
+    assert restarted.get_log("__consumer_offsets", 0) is not None and restarted.get_log("__consumer_offsets", 1)
+    assert sum(restarted.get_log("Orders", partition) is not None for partition in range(10)) == 4
+    restarted.shutdown()
