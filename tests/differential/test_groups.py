@@ -1,6 +1,7 @@
 """Consumer groups and their offsets, asked of both brokers: a classic group's life from its first
-JoinGroup to its deletion, each answer compared field by field with Apache Kafka's (member ids by name
-and shape, see group_steps.Script)."""
+JoinGroup to its deletion, simple commits, and a KIP-848 member's OffsetCommit v9, OffsetFetch v9 and
+OffsetDelete, each answer compared field by field with Apache Kafka's (member ids by name and shape,
+see group_steps.Script)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,12 @@ from tests.differential.group_steps import (
     create_topic,
     find_coordinator,
     subscription,
+)
+from tests.differential.test_transactions import (
+    FIRST_EPOCH,
+    HEARTBEAT_848,
+    consumer_group_heartbeat,
+    member_epoch,
 )
 from tests.helpers import unique_topic
 
@@ -142,3 +149,44 @@ def test_simple_commits_without_a_group_generation(pair):
     assert only(ours, {group}) == only(apache, {group}) and only(ours, {group})["groups"]
     script.same(ApiKey.DELETE_GROUPS, DELETE, {"groups_names": [group]})
     script.same(ApiKey.OFFSET_FETCH, FETCH, fetch(group, None))
+
+
+def commit_v9(group: str, member: str, epoch, topic: str, offset: int) -> dict:
+    """OffsetCommit v9 of partitions 0 and 1: `epoch` an int, or a template (each side's member epoch)."""
+    return {"group_id": group, "generation_id_or_member_epoch": epoch, "member_id": member, "group_instance_id": None,
+            "topics": [{"name": topic, "partitions": [
+                {"partition_index": p, "committed_offset": offset + p, "committed_leader_epoch": -1,
+                 "committed_metadata": ""} for p in (0, 1)]}]}
+
+
+def fetch_v9(group: str, member: str | None, epoch, topic: str) -> dict:
+    return {"groups": [{"group_id": group, "member_id": member, "member_epoch": epoch,
+                        "topics": [{"name": topic, "partition_indexes": [0, 1]}]}], "require_stable": True}
+
+
+def test_offsets_of_a_consumer_group_member(pair):
+    """What a consumer with group.protocol=consumer sends for its offsets, judged against the consumer
+    group by both brokers: OffsetCommit v9 and OffsetFetch v9 with the member id and epoch from
+    ConsumerGroupHeartbeat (the right epoch, a newer, an older, a member nobody knows, none at all while
+    the group has members), OffsetDelete of a topic the group reads, and after the member leaves."""
+    script, topic, group = Script(pair), unique_topic("off-848"), unique_topic("g848-off")
+    create_topic(pair, topic, partitions=2)
+    find_coordinator(pair, group, GROUP)
+    member = "wire-test-member-848"
+    ours, apache = script.same(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848,
+                               consumer_group_heartbeat(group, member, 0, topic), intended=(FIRST_EPOCH,))
+    assert ours["error_code"] == apache["error_code"] == Errors.NONE, (ours, apache)
+    script.learn("member epoch", ours["member_epoch"], apache["member_epoch"])
+    for who, epoch in ((member, member_epoch(0)), (member, member_epoch(1)), (member, member_epoch(-1)),
+                       ("nobody", member_epoch(0)), ("", -1)):
+        script.same(ApiKey.OFFSET_COMMIT, 9, commit_v9(group, who, epoch, topic, 10))
+        script.same(ApiKey.OFFSET_FETCH, 9, fetch_v9(group, who, epoch, topic))
+    script.same(ApiKey.OFFSET_FETCH, 9, fetch_v9(group, None, -1, topic))  # anyone may read without naming a member
+    script.same(ApiKey.OFFSET_DELETE, 0, {"group_id": group, "topics": [{"name": topic, "partitions": [
+        {"partition_index": 0}]}]})  # the group reads it: GROUP_SUBSCRIBED_TO_TOPIC
+    script.same(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848, consumer_group_heartbeat(group, member, -1))
+    script.same(ApiKey.OFFSET_COMMIT, 9, commit_v9(group, "", -1, topic, 20))  # an empty group takes simple commits
+    script.same(ApiKey.OFFSET_FETCH, 9, fetch_v9(group, None, -1, topic))
+    script.same(ApiKey.OFFSET_DELETE, 0, {"group_id": group, "topics": [{"name": topic, "partitions": [
+        {"partition_index": 1}]}]})
+    script.same(ApiKey.OFFSET_FETCH, 9, fetch_v9(group, None, -1, topic))

@@ -225,7 +225,7 @@ def test_a_consumer_group_member_commits_with_its_member_epoch():
     epoch = join(shard, "cg", "m")
     assert commit(shard, "cg", 1, member_id="ghost", generation=epoch).error == Errors.UNKNOWN_MEMBER_ID
     assert commit(shard, "cg", 1, member_id="m", generation=epoch, api_version=8).error == Errors.UNSUPPORTED_VERSION
-    assert commit(shard, "cg", 1, member_id="m", generation=epoch + 1).error == Errors.FENCED_MEMBER_EPOCH
+    assert commit(shard, "cg", 1, member_id="m", generation=epoch + 1).error == Errors.STALE_MEMBER_EPOCH
     assert commit(shard, "cg", 1, member_id="m", generation=epoch) == {TP: Errors.NONE}
     for stale in (epoch + 1, epoch - 1, -1):
         assert txn_commit(shard, "cg", 1, member_id="m", generation=stale).error == Errors.ILLEGAL_GENERATION, stale

@@ -110,8 +110,9 @@ class ConsumerGroup:
                                generation_id_or_member_epoch: int, is_transactional: bool,
                                api_version: int) -> None:
         """Kafka's ConsumerGroup.validateOffsetCommit: -1 and no member from outside the group only
-        while it is empty; a member must commit with its current epoch (STALE_MEMBER_EPOCH when
-        older, FENCED_MEMBER_EPOCH when newer) and OffsetCommit v9+.
+        while it is empty; a member must commit with its current epoch and OffsetCommit v9+. Any other
+        epoch, older or newer, is STALE_MEMBER_EPOCH: Apache Kafka 4.4 answers so (the differential
+        tier asks it), where its validateMemberEpoch once fenced a newer one.
 
         Transactional (TxnOffsetCommit): a request that names no member at all (member id "", epoch
         -1, no instance id: a producer given only the group id) is accepted even while the group has
@@ -129,16 +130,14 @@ class ConsumerGroup:
             raise ApiError(Errors.UNKNOWN_MEMBER_ID)
         if not is_transactional and api_version < 9:
             raise ApiError(Errors.UNSUPPORTED_VERSION)  # members of the consumer protocol commit with v9+
-        if member_epoch == member.member_epoch:
-            return
-        if member_epoch > member.member_epoch and not is_transactional:
-            raise ApiError(Errors.FENCED_MEMBER_EPOCH)
-        raise ApiError(Errors.STALE_MEMBER_EPOCH)
+        if member_epoch != member.member_epoch:
+            raise ApiError(Errors.STALE_MEMBER_EPOCH)
 
     def validate_offset_fetch(self, member_id: str | None, member_epoch: int) -> None:
-        """Kafka's ConsumerGroup.validateOffsetFetch: anyone may read without naming a member; a
-        member naming itself must be current."""
-        if member_epoch < 0 and not member_id:
+        """Kafka's ConsumerGroup.validateOffsetFetch: anyone may read without naming a member (a null
+        member id and no epoch: the admin client, an assign()-ing consumer); a member naming itself,
+        even as "", must be one, at its current epoch."""
+        if member_epoch < 0 and member_id is None:
             return
         member = self.members.get(member_id or "")
         if member is None:
