@@ -12,7 +12,11 @@ from __future__ import annotations
 from enum import Enum
 from typing import Protocol
 
+import structlog
+
 from kafka.protocol.errors import Errors
+
+log = structlog.get_logger("kafka.coordinator.group")
 
 
 class GroupType(Enum):
@@ -30,6 +34,31 @@ class ApiError(Exception):
         super().__init__(message or error.message)
         self.error = error
         self.message = message or error.message
+
+
+def error_of(exception: BaseException) -> Errors:
+    """The Kafka error a failed event or append carries (the runtime's CoordinatorError and the writer's
+    CoordinatorWriteError, a shard's ApiError: each has .error); anything else is a bug, answered
+    UNKNOWN_SERVER_ERROR."""
+    error = getattr(exception, "error", None)
+    if isinstance(error, Errors):
+        return error
+    log.error("group coordinator operation failed", error=repr(exception))
+    return Errors.UNKNOWN_SERVER_ERROR
+
+
+def normalize_error(error: Errors) -> Errors:
+    """What a group client should hear when a write to __consumer_offsets failed, so it retries or
+    looks for the coordinator again (Kafka's GroupCoordinatorService.normalizeException, and the same
+    mapping as GroupMetadataManager.appendGroupMetadataErrorToResponseError for a classic group's record)."""
+    if error in (Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NOT_ENOUGH_REPLICAS,
+                 Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND, Errors.REQUEST_TIMED_OUT):
+        return Errors.COORDINATOR_NOT_AVAILABLE
+    if error in (Errors.NOT_LEADER_OR_FOLLOWER, Errors.KAFKA_STORAGE_ERROR):
+        return Errors.NOT_COORDINATOR
+    if error in (Errors.MESSAGE_TOO_LARGE, Errors.RECORD_LIST_TOO_LARGE, Errors.INVALID_FETCH_SIZE):
+        return Errors.UNKNOWN_SERVER_ERROR
+    return error
 
 
 class Group(Protocol):

@@ -24,7 +24,6 @@ from concurrent.futures import Future
 
 import structlog
 
-from kafka.coordinator.common.runtime.coordinator_error import CoordinatorError
 from kafka.coordinator.common.runtime.coordinator_loader_impl import CoordinatorLoaderImpl
 from kafka.coordinator.common.runtime.coordinator_partition_writer import CoordinatorPartitionWriter
 from kafka.coordinator.common.runtime.coordinator_runtime import CoordinatorRuntime
@@ -32,7 +31,7 @@ from kafka.coordinator.common.runtime.coordinator_runtime_metrics import Coordin
 from kafka.coordinator.common.runtime.coordinator_shard import TransactionResult
 from kafka.coordinator.common.runtime.coordinator_state import CoordinatorState
 from kafka.coordinator.common.runtime.multi_threaded_event_processor import MultiThreadedEventProcessor
-from kafka.coordinator.group.group import ApiError
+from kafka.coordinator.group.group import ApiError, error_of, normalize_error
 from kafka.coordinator.group.group_coordinator_config import GroupCoordinatorConfig
 from kafka.coordinator.group.group_coordinator_record_serde import GroupCoordinatorRecordSerde
 from kafka.coordinator.group.group_coordinator_records import GROUP_METADATA_TOPIC_NAME
@@ -46,28 +45,6 @@ from kafka.utils.timer.system_timer_reaper import SystemTimerReaper
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.coordinator.group.GroupCoordinatorService")
-
-
-def error_of(exception: BaseException) -> Errors:
-    """The Kafka error a failed event carries (CoordinatorError from the runtime, ApiError from a
-    shard's validation); anything else is a bug, answered UNKNOWN_SERVER_ERROR."""
-    if isinstance(exception, (CoordinatorError, ApiError)):
-        return exception.error
-    log.error("group coordinator operation failed", error=repr(exception))
-    return Errors.UNKNOWN_SERVER_ERROR
-
-
-def normalize_error(error: Errors) -> Errors:
-    """Kafka's GroupCoordinatorService.normalizeException: what a group client should hear when the
-    write to __consumer_offsets failed, so it retries or looks for the coordinator again."""
-    if error in (Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NOT_ENOUGH_REPLICAS,
-                 Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND, Errors.REQUEST_TIMED_OUT):
-        return Errors.COORDINATOR_NOT_AVAILABLE
-    if error in (Errors.NOT_LEADER_OR_FOLLOWER, Errors.KAFKA_STORAGE_ERROR):
-        return Errors.NOT_COORDINATOR
-    if error in (Errors.MESSAGE_TOO_LARGE, Errors.RECORD_LIST_TOO_LARGE, Errors.INVALID_FETCH_SIZE):
-        return Errors.UNKNOWN_SERVER_ERROR
-    return error
 
 
 def offset_commit_error(error: Errors) -> Errors:

@@ -44,7 +44,7 @@ from kafka.coordinator.group.classic.classic_group_results import (
     once,
 )
 from kafka.coordinator.group.classic.classic_group_state import ClassicGroupState
-from kafka.coordinator.group.group import ApiError, GroupType
+from kafka.coordinator.group.group import ApiError, GroupType, error_of, normalize_error
 from kafka.coordinator.group.group_coordinator_records import GroupMetadataKey
 from kafka.protocol.errors import Errors
 from kafka.utils.time import Time
@@ -71,26 +71,6 @@ def classic_group_join_key(group_id: str) -> str:
 
 def classic_group_sync_key(group_id: str) -> str:
     return f"sync-{group_id}"
-
-
-def append_group_metadata_error_to_response_error(error: Errors) -> Errors:
-    """What a member hears when the group's record could not be written: retry, or find the
-    coordinator again (Kafka's appendGroupMetadataErrorToResponseError)."""
-    if error in (Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NOT_ENOUGH_REPLICAS,
-                 Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND, Errors.REQUEST_TIMED_OUT):
-        return Errors.COORDINATOR_NOT_AVAILABLE
-    if error in (Errors.NOT_LEADER_OR_FOLLOWER, Errors.KAFKA_STORAGE_ERROR):
-        return Errors.NOT_COORDINATOR
-    if error in (Errors.MESSAGE_TOO_LARGE, Errors.RECORD_LIST_TOO_LARGE, Errors.INVALID_FETCH_SIZE):
-        return Errors.UNKNOWN_SERVER_ERROR
-    return error
-
-
-def error_of(exception: BaseException) -> Errors:
-    """The Errors a failed append_future carries (the runtime's CoordinatorError and the writer's
-    CoordinatorWriteError both have .error); anything else is a bug: UNKNOWN_SERVER_ERROR."""
-    error = getattr(exception, "error", None)
-    return error if isinstance(error, Errors) else Errors.UNKNOWN_SERVER_ERROR
 
 
 class ClassicGroupRebalance:
@@ -166,7 +146,7 @@ class ClassicGroupRebalance:
         group and the member hears why."""
         def on_append(future: Future) -> None:
             if future.exception() is not None:
-                error = append_group_metadata_error_to_response_error(error_of(future.exception()))
+                error = normalize_error(error_of(future.exception()))
                 log.warning("failed to write empty metadata for group", group=group.group_id, error=error.name)
                 response_callback(JoinGroupResult(error))
 
@@ -283,7 +263,7 @@ class ClassicGroupRebalance:
 
             def on_append(future: Future) -> None:
                 if future.exception() is not None:  # not persisted: put the old member back
-                    error = append_group_metadata_error_to_response_error(error_of(future.exception()))
+                    error = normalize_error(error_of(future.exception()))
                     # Unless the new id left (or was removed) meanwhile: then there is nothing to restore.
                     if group.get_static_member_id(group_instance_id) == new_member_id:
                         group.update_member(member, *old, None)
@@ -400,7 +380,7 @@ class ClassicGroupRebalance:
             # Nobody waits on an empty generation: if the broker fails before the next rebalance the
             # previous one comes back from the log and times out, which is safe.
             if future.exception() is not None:
-                error = append_group_metadata_error_to_response_error(error_of(future.exception()))
+                error = normalize_error(error_of(future.exception()))
                 log.warning("failed to write empty metadata for group", group=group.group_id, error=error.name)
         return on_append
 
@@ -493,7 +473,7 @@ class ClassicGroupRebalance:
             if not (group.is_state(COMPLETING_REBALANCE) and group.generation_id == generation_id):
                 return
             if future.exception() is not None:
-                error = append_group_metadata_error_to_response_error(error_of(future.exception()))
+                error = normalize_error(error_of(future.exception()))
                 self._reset_and_propagate_assignment_error(group, error)
                 self.maybe_prepare_rebalance_or_complete_join(group, f"failed to store the assignment: {error.name}")
                 return
