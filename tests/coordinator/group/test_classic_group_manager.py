@@ -17,7 +17,14 @@ from kafka.coordinator.group.classic.classic_group_results import JoinGroupResul
 from kafka.coordinator.group.classic.classic_group_state import ClassicGroupState
 from kafka.coordinator.group.group import ApiError
 from kafka.coordinator.group.group_coordinator_records import GroupMetadataKey
-from kafka.coordinator.group.group_coordinator_requests import LeavingMember
+from kafka.coordinator.group.group_coordinator_requests import (
+    HeartbeatRequest,
+    JoinGroupRequest,
+    LeaveGroupRequest,
+    LeavingMember,
+    RequestContext,
+    SyncGroupRequest,
+)
 from kafka.protocol.consumer_protocol import serialize_subscription
 from kafka.protocol.errors import Errors
 from kafka.timeline import SnapshotRegistry, TimelineHashMap
@@ -30,52 +37,7 @@ SUBSCRIPTION = serialize_subscription({"topics": ["t"], "user_data": None}, vers
 PROTOCOLS = [("range", SUBSCRIPTION)]
 
 
-# Stand-ins for the lead's request shapes (group_coordinator_requests.py): what KafkaApis decoded.
-@dataclass(frozen=True)
-class RequestContext:
-    client_id: str = "client"
-    client_host: str = "/127.0.0.1"
-    api_version: int = 9
-
-
-@dataclass(frozen=True)
-class JoinGroupRequest:
-    group_id: str
-    member_id: str
-    group_instance_id: str | None
-    require_known_member_id: bool
-    rebalance_timeout_ms: int
-    session_timeout_ms: int
-    protocol_type: str
-    protocols: list
-
-
-@dataclass(frozen=True)
-class SyncGroupRequest:
-    group_id: str
-    generation_id: int
-    member_id: str
-    group_instance_id: str | None
-    protocol_type: str | None
-    protocol_name: str | None
-    assignments: dict
-
-
-@dataclass(frozen=True)
-class HeartbeatRequest:
-    group_id: str
-    member_id: str
-    group_instance_id: str | None
-    generation_id: int
-
-
-@dataclass(frozen=True)
-class LeaveGroupRequest:
-    group_id: str
-    members: list
-
-
-CONTEXT = RequestContext()
+CONTEXT = RequestContext("client", "/127.0.0.1", 9)
 
 
 @dataclass(frozen=True)
