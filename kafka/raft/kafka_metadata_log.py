@@ -53,6 +53,9 @@ class KafkaMetadataLog:
                 # snapshot instead of replaying the records it replaces.
                 self.update_high_watermark(latest.offset)
                 self.log.maybe_increment_log_start_offset(latest.offset)
+        # What a restart finds on disk is a lower bound, not the quorum's high watermark: that is known
+        # only once the quorum has told this process (a leader's commit, a fetch response).
+        self.high_watermark_known = False
 
     # ------------------------------------------------------------------ the epoch cache
     def _rebuild_epoch_cache(self) -> None:
@@ -148,6 +151,12 @@ class KafkaMetadataLog:
     def update_high_watermark(self, offset: int) -> None:
         self._high_watermark = min(offset, self.end_offset())
         self.log.update_high_watermark(self._high_watermark)
+        self.high_watermark_known = True
+
+    def known_high_watermark(self) -> int | None:
+        """The high watermark once the quorum has given one to this process; None before (a restarted
+        node that has not heard from the leader yet: Kafka's raft client reports an empty one)."""
+        return self._high_watermark if self.high_watermark_known else None
 
     def flush(self, force_flush_active_segment: bool = True) -> None:
         self.log.flush()

@@ -8,7 +8,8 @@ three promises of Kafka's RaftClient.Listener follow from those two fields:
     handle_load_snapshot   a listener behind the log start gets the latest snapshot instead of the
                            records it replaces, and goes on from the snapshot's end
     handle_commit          every committed batch below the high watermark, in order, exactly once
-                           (control batches such as the LeaderChangeMessage are passed over)
+                           (control batches such as the LeaderChangeMessage are passed over,
+                           but for handle_control_batch(last_offset) to a listener that has it)
     handle_leader_change   each new leader once, but a new leader's own listener only once it has
                            replayed everything before the leader's epoch: the controller must not
                            decide anything on a state it has not caught up with
@@ -47,10 +48,19 @@ class ListenerContext:
                     self.listener.handle_commit(Batch(
                         batch.base_offset, batch.last_offset, batch.partition_leader_epoch,
                         batch.max_timestamp, batch.size_in_bytes, [r.value for r in batch]))
+                elif batch.is_control_batch and batch.last_offset >= self.next_offset:
+                    self.fire_handle_control_batch(batch.last_offset)
                 self.next_offset = batch.next_offset
                 progressed = True
             if not progressed:
                 break
+
+    def fire_handle_control_batch(self, last_offset: int) -> None:
+        """Only a listener that asks (the MetadataLoader, whose catching up counts offsets) hears of a
+        control batch; the others' handle_commit never sees one."""
+        handle = getattr(self.listener, "handle_control_batch", None)
+        if handle is not None:
+            handle(last_offset)
 
     def fire_handle_snapshot(self, reader: SnapshotReader) -> None:
         self.listener.handle_load_snapshot(reader)

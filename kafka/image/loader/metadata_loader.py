@@ -6,11 +6,19 @@ of the current image, and hands (delta, new image) to every publisher: the broke
 BrokerMetadataPublisher, which makes the broker match the image. Kafka's loader publishes from an
 event queue of its own; this one publishes on the raft thread, in the order the log has, which is
 simpler to step through (a breakpoint in a publisher shows the batch that caused it).
+
+Catching up (Kafka's stillNeedToCatchUp): a node that starts replays the metadata log from its
+beginning (or its snapshot), and the log's history says, batch by batch, things long untrue -- "you
+lead __consumer_offsets-43 at epoch 0". Published one batch at a time, that history would make the
+node act on it for a moment (load a shard, become a transaction coordinator) before the later batches
+took it back. So until the loader has reached the high watermark the quorum gave this process, it
+only accumulates: every batch (and a snapshot) goes into one delta, published once, when caught up.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import structlog
@@ -32,14 +40,23 @@ class LogDeltaManifest:
 
 
 class MetadataLoader:
-    def __init__(self, node_id: int, time) -> None:
+    def __init__(self, node_id: int, time, high_watermark: Callable[[], int | None]) -> None:
+        """`high_watermark`: the quorum's high watermark as this process has learned it, None before
+        (called on the raft thread, from handle_commit)."""
         self.node_id = node_id
         self.time = time
+        self.high_watermark = high_watermark
         self.image: MetadataImage = EMPTY_IMAGE
         self.last_applied_offset = -1
         self.leader = None
         self._publishers: list = []
         self._lock = threading.Lock()
+        self._catching_up = True
+        # while catching up: the delta of every batch read so far, and how much went into it
+        self._pending: MetadataDelta | None = None
+        self._pending_provenance: MetadataProvenance | None = None
+        self._pending_batches = 0
+        self._pending_bytes = 0
 
     # ------------------------------------------------------------------ publishers
     def install_publishers(self, publishers: list) -> None:
@@ -57,14 +74,14 @@ class MetadataLoader:
     # ------------------------------------------------------------------ the raft listener
     def handle_commit(self, batch) -> None:
         with self._lock:
-            delta = MetadataDelta(self.image)
+            delta = self._pending if self._pending is not None else MetadataDelta(self.image)
             for value in batch.records:
                 try:
                     delta.replay(deserialize(value))
                 except Exception as e:  # a record we cannot read must not stop the broker's metadata
                     log.error("cannot replay a metadata record", offset=batch.base_offset, error=repr(e))
             provenance = MetadataProvenance(batch.last_offset, batch.epoch, batch.append_timestamp)
-            self._publish(delta, provenance, LogDeltaManifest(provenance, 1, batch.size_in_bytes))
+            self._maybe_publish(delta, provenance, 1, batch.size_in_bytes)
 
     def handle_load_snapshot(self, reader) -> None:
         """A snapshot replaces everything: replay it onto an empty image."""
@@ -77,7 +94,38 @@ class MetadataLoader:
                     delta.replay(deserialize(value))
             snapshot = reader.snapshot_id
             provenance = MetadataProvenance(snapshot.offset - 1, snapshot.epoch, reader.last_contained_log_timestamp)
-            self._publish(delta, provenance, LogDeltaManifest(provenance, 0, size))
+            self._pending, self._pending_provenance = None, None  # what came before is replaced
+            self._pending_batches, self._pending_bytes = 0, 0
+            self._maybe_publish(delta, provenance, 0, size)
+
+    def handle_control_batch(self, last_offset: int) -> None:
+        """A control batch (a LeaderChangeMessage) holds no metadata but moves the loader along the log:
+        the last batches below the high watermark are often one, and catching up must count them."""
+        with self._lock:
+            if self._catching_up and not self._still_need_to_catch_up(last_offset) and self._pending is not None:
+                self._maybe_publish(self._pending, self._pending_provenance, 0, 0)
+
+    def _maybe_publish(self, delta: MetadataDelta, provenance: MetadataProvenance, batches: int, size: int) -> None:
+        batches, size = self._pending_batches + batches, self._pending_bytes + size
+        if self._still_need_to_catch_up(provenance.last_contained_offset):
+            self._pending, self._pending_provenance = delta, provenance
+            self._pending_batches, self._pending_bytes = batches, size
+            return
+        self._pending, self._pending_provenance, self._pending_batches, self._pending_bytes = None, None, 0, 0
+        self._publish(delta, provenance, LogDeltaManifest(provenance, batches, size))
+
+    def _still_need_to_catch_up(self, offset: int) -> bool:
+        """Kafka's stillNeedToCatchUp: True until this loader has read up to the high watermark the
+        quorum gave this process; once caught up, every later batch is published as it comes."""
+        if not self._catching_up:
+            return False
+        high_watermark = self.high_watermark()
+        if high_watermark is None or offset + 1 < high_watermark:
+            return True
+        self._catching_up = False
+        log.info("the metadata loader caught up with the high watermark", offset=offset,
+                 high_watermark=high_watermark)
+        return False
 
     def _publish(self, delta: MetadataDelta, provenance: MetadataProvenance, manifest: LogDeltaManifest) -> None:
         self.image = delta.apply(provenance)
