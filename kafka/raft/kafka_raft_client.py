@@ -141,11 +141,6 @@ class KafkaRaftClient:
         hw = self.log.high_watermark()
         return hw if hw >= 0 else None
 
-    def known_high_watermark(self) -> int | None:
-        """The quorum's high watermark as this process has learned it, None until it has (what the
-        MetadataLoader waits for before it publishes anything; Kafka's highWatermark())."""
-        return self.log.known_high_watermark()
-
     def is_shutting_down(self) -> bool:
         return self._shutting_down and bool(self._outbound)
 

@@ -80,7 +80,7 @@ class SharedServer:
         self.channel.listener_name = config.controller_listener_name
         self.raft_driver = KafkaRaftClientDriver(self.raft_client, self.channel, self.time, config.node_id)
         self.loader = MetadataLoader(node_id=config.node_id, time=self.time,
-                                     high_watermark=self.raft_client.known_high_watermark)
+                                     high_watermark=self.metadata_log.known_high_watermark)
         self.register_raft_listener(self.loader)
         self.snapshot_generator = SnapshotGenerator(
             self._emit_snapshot, self.time, config.metadata_log_max_record_bytes_between_snapshots,

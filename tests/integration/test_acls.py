@@ -156,7 +156,11 @@ def test_groups_need_read_on_the_group_and_the_topic(secured):
     assert committed.topics[0].partitions[0].error_code == Errors.TOPIC_AUTHORIZATION_FAILED
     wait_until(lambda: client.request(ApiKey.FIND_COORDINATOR, 3, {"key": "billing", "key_type": 0}).error_code
                == Errors.NONE, message="the group's coordinator")
-    described = client.request(ApiKey.DESCRIBE_GROUPS, 5, {"groups": ["billing"], "include_authorized_operations": True})
+    # the coordinator's shard loads the new partition in the background: COORDINATOR_LOAD_IN_PROGRESS till then
+    describe = {"groups": ["billing"], "include_authorized_operations": True}
+    wait_until(lambda: client.request(ApiKey.DESCRIBE_GROUPS, 5, describe).groups[0].error_code
+               != Errors.COORDINATOR_LOAD_IN_PROGRESS, message="the group's shard loaded")
+    described = client.request(ApiKey.DESCRIBE_GROUPS, 5, describe)
     assert described.groups[0].error_code == Errors.NONE
     assert described.groups[0].authorized_operations == (1 << Op.READ) | (1 << Op.DESCRIBE)
 

@@ -127,6 +127,8 @@ def test_an_aborted_transaction_whose_rewind_fails_once_loses_no_input(broker):
     inputs = {0: {i: f"v-{i}" for i in range(INPUTS)}}
     outputs = {0: _read_committed(broker.bootstrap, sink)}
     assert exactly_once_anomalies(inputs, outputs, {0: _committed(broker.bootstrap, source)}) == []
-    # the faults did happen: one abort, and a rewind that failed once and was tried again
-    assert history.aborted == 1 and job.offset_fetches == 2, (history, job.offset_fetches)
+    # the faults did happen: the second transaction failed (aborted; or, when the abort itself failed on
+    # a loaded machine, its producer replaced, which fences it), and a rewind failed once and was tried again
+    assert job.offsets_sent >= 2 and history.aborted <= 1 and job.offset_fetches == 2, (history, job.offset_fetches)
+    assert any("TxnOffsetCommit" in e for e in history.errors), history.errors
     assert any(e.startswith("rewind: ") and "OffsetFetch" in e for e in history.errors), history.errors
