@@ -72,12 +72,16 @@ class CoordinatorWriteEvent:
                 raise TypeError(f"write operation {self.name} returned {result!r}, not a CoordinatorResult")
             self.result = result
             context.append(self.producer_id, self.producer_epoch, list(result.records), result.replay_records, self)
-            if not self.future.done():  # waiting for its records to commit
-                self._deferred_queued_ms = self.runtime.time.milliseconds()
-                self._operation_timeout = OperationTimeout(self.runtime, self.tp, self, self.write_timeout_ms)
-                self.runtime.timer.add(self._operation_timeout)
+            self.await_commit()
         except Exception as e:
             self.complete(e)
+
+    def await_commit(self) -> None:
+        """Unless already answered, wait in the deferred queue for the commit, at most the write timeout."""
+        if not self.future.done():
+            self._deferred_queued_ms = self.runtime.time.milliseconds()
+            self._operation_timeout = OperationTimeout(self.runtime, self.tp, self, self.write_timeout_ms)
+            self.runtime.timer.add(self._operation_timeout)
 
     def complete(self, exception: BaseException | None) -> None:
         response = self.result.response if self.result is not None else None
