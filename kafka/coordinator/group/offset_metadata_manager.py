@@ -13,7 +13,7 @@ commit. So the maps below change only by replay, on a write and on a load alike:
     OffsetFetch     -> fetch_offsets: the committed offsets at the last committed offset; with
                        require_stable, UNSTABLE_OFFSET_COMMIT for a partition a transaction still holds
     OffsetDelete    -> delete_offsets, DeleteGroups -> delete_all_offsets, retention ->
-                       cleanup_expired_offsets: tombstones
+                       cleanup_group_expired_offsets (per group, from the shard's timer): tombstones
 
 Who may commit is the group's business: the GroupMetadataManager looks the group up (classic or
 consumer, one namespace) and the group validates the member (Group.validate_offset_commit).
@@ -313,22 +313,11 @@ class OffsetMetadataManager:
         return len(deleted)
 
     # ------------------------------------------------------------------ retention
-    def cleanup_expired_offsets(self, now: int | None = None) -> list[CoordinatorRecord]:
-        """offsets.retention.minutes over every group of the shard: the tombstones to write."""
-        records: list[CoordinatorRecord] = []
-        for group_id in list(self.offsets.offsets_by_group):
-            self.cleanup_group_expired_offsets(group_id, records, now)
-        if records:
-            self.log.info("removing expired offsets", count=len(records))
-        return records
-
-    def cleanup_group_expired_offsets(self, group_id: str, records: list[CoordinatorRecord],
-                                      now: int | None = None) -> bool:
+    def cleanup_group_expired_offsets(self, group_id: str, records: list[CoordinatorRecord], now: int) -> bool:
         """Kafka's cleanupExpiredOffsets for one group: tombstones for its expired offsets added to
         ``records``; True when none is left (nor a pending one), so the group may go if empty. The
         group says from when retention counts; the topics it reads never expire, nor a partition a
         transaction holds."""
-        now = self.time.milliseconds() if now is None else now
         entries = self.offsets.group_items(group_id)
         if not entries:  # only an open transaction's offsets, if any: the group stays for its marker
             return not self.open_transactions.contains_group(group_id)

@@ -206,18 +206,26 @@ def test_expired_offsets_become_tombstones_but_not_a_subscribed_topic_or_a_pendi
         "cg", "a", None, epoch, {orders: OffsetAndMetadata(5), TP: OffsetAndMetadata(6)}, 9)) == {
         orders: Errors.NONE, TP: Errors.NONE}
     txn_commit(shard, "simple", 2)
+    def expired() -> list:
+        """What the shard's cleanup timer asks, group by group (GroupCoordinatorShard.cleanup_group_metadata)."""
+        records: list = []
+        for group_id in ("cg", "simple"):
+            shard.offsets.cleanup_group_expired_offsets(group_id, records, shard.time.milliseconds())
+        return records
+
     shard.time.advance(999)
-    assert shard.offsets.cleanup_expired_offsets() == []
+    assert expired() == []
     shard.time.advance(1)
-    tombstones = shard.offsets.cleanup_expired_offsets()
+    tombstones = expired()
     assert [(r.key.group, r.key.topic, r.value) for r in tombstones] == [("cg", "t", None)], \
         "cg reads orders; simple's t-0 waits for its transaction"
     shard.write(lambda: CoordinatorResult(tombstones))
     shard.write_marker(7, ABORT)
     records = []
-    assert shard.offsets.cleanup_group_expired_offsets("simple", records) is True, "nothing left: it may go"
+    assert shard.offsets.cleanup_group_expired_offsets("simple", records, shard.time.milliseconds()) is True, \
+        "nothing left: it may go"
     assert [(r.key.group, r.key.topic) for r in records] == [("simple", "t")]
-    assert shard.offsets.cleanup_group_expired_offsets("cg", []) is False
+    assert shard.offsets.cleanup_group_expired_offsets("cg", [], shard.time.milliseconds()) is False
 
 
 def test_a_consumer_group_member_commits_with_its_member_epoch():
