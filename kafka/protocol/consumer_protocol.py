@@ -69,3 +69,12 @@ def deserialize_assignment(data: bytes | memoryview) -> Record:
 
 def serialize_assignment(rec: Record | dict, version: int = HIGHEST_VERSION) -> bytes:
     return _write(CONSUMER_PROTOCOL_ASSIGNMENT, version, rec)
+
+
+def deserialize_version(data: bytes | memoryview) -> int:
+    """The version a blob was written in, at most the newest we know (Kafka's deserializeVersion and
+    checkVersionCompatibility): an assignment is answered in the version the member subscribed with."""
+    version = _VERSION.unpack_from(data, 0)[0]
+    if version < 0:
+        raise ValueError(f"ConsumerProtocol: negative version {version}")
+    return min(version, HIGHEST_VERSION)

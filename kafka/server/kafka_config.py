@@ -178,6 +178,10 @@ _KEYS = [
     ConfigKey("group.consumer.assignors", LIST, "uniform,range",
               "Server-side assignors, by name or class; the first is the default.", assignors_problem),
     ConfigKey("group.consumer.max.size", INT, "2147483647", "Most members one consumer group may have.", at_least(1)),
+    ConfigKey("group.consumer.migration.policy", STRING, "bidirectional",
+              "Which online conversions between a classic and a consumer group with members are allowed: "
+              "disabled, upgrade, downgrade or bidirectional.",
+              one_of("disabled", "upgrade", "downgrade", "bidirectional")),
     ConfigKey("offsets.topic.num.partitions", INT, "50", "Partitions of __consumer_offsets (fixed once created).",
               at_least(1)),
     ConfigKey("offsets.topic.segment.bytes", INT, "104857600", "Segment size of __consumer_offsets.",

@@ -22,7 +22,7 @@ from tests.differential.test_transactions import (
     consumer_group_heartbeat,
     member_epoch,
 )
-from tests.helpers import unique_topic
+from tests.helpers import unique_topic, wait_until
 
 GROUP, TRANSACTION = 0, 1  # FindCoordinator's key types
 
@@ -151,12 +151,12 @@ def test_simple_commits_without_a_group_generation(pair):
     script.same(ApiKey.OFFSET_FETCH, FETCH, fetch(group, None))
 
 
-def commit_v9(group: str, member: str, epoch, topic: str, offset: int) -> dict:
-    """OffsetCommit v9 of partitions 0 and 1: `epoch` an int, or a template (each side's member epoch)."""
+def commit_v9(group: str, member: str, epoch, topic: str, offset: int, partitions=(0, 1)) -> dict:
+    """OffsetCommit v9 of these partitions: `epoch` an int, or a template (each side's member epoch)."""
     return {"group_id": group, "generation_id_or_member_epoch": epoch, "member_id": member, "group_instance_id": None,
             "topics": [{"name": topic, "partitions": [
                 {"partition_index": p, "committed_offset": offset + p, "committed_leader_epoch": -1,
-                 "committed_metadata": ""} for p in (0, 1)]}]}
+                 "committed_metadata": ""} for p in partitions]}]}
 
 
 def fetch_v9(group: str, member: str | None, epoch, topic: str) -> dict:
@@ -189,4 +189,61 @@ def test_offsets_of_a_consumer_group_member(pair):
     script.same(ApiKey.OFFSET_FETCH, 9, fetch_v9(group, None, -1, topic))
     script.same(ApiKey.OFFSET_DELETE, 0, {"group_id": group, "topics": [{"name": topic, "partitions": [
         {"partition_index": 1}]}]})
+    script.same(ApiKey.OFFSET_FETCH, 9, fetch_v9(group, None, -1, topic))
+
+
+def owned_heartbeat(group: str, member: str, epoch, partitions: list[int]) -> dict:
+    """A ConsumerGroupHeartbeat that says which partitions of the learnt topic id the member still holds."""
+    return {"group_id": group, "member_id": member, "member_epoch": epoch, "rebalance_timeout_ms": -1,
+            "topic_partitions": [{"topic_id": Sym("topic id"), "partitions": partitions}]}
+
+
+def heartbeat_until(script: Script, template: dict, done) -> tuple[dict, dict]:
+    """Each broker's ConsumerGroupHeartbeat asked on its own until ``done(answer)``, as a member keeps
+    heartbeating: Apache Kafka 4.4 computes a new target assignment at most once a second, on a background
+    thread (KIP-1263's group.consumer.assignment.interval.ms), this broker at once."""
+    answers = []
+    for side in script.pair.sides:
+        def ask(side=side):
+            answer = side.request(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848,
+                                  script._resolve(template, side.name)).to_dict()
+            return answer if done(answer) else None
+        answers.append(wait_until(ask, timeout=30, interval=0.2, message=f"{side.name}'s new assignment"))
+    return answers[0], answers[1]
+
+
+def partitions_of(answer: dict) -> list[int] | None:
+    assignment = answer["assignment"]
+    return None if assignment is None else sorted(p for t in assignment["topic_partitions"] for p in t["partitions"])
+
+
+def test_an_older_member_epoch_is_judged_partition_by_partition(pair):
+    """KIP-1251's assignment epochs: a member whose epoch moved on while it kept a partition may still
+    commit that partition with the older epoch (the commit was in flight), not one it gave away."""
+    script, topic, group = Script(pair), unique_topic("kip1251"), unique_topic("g1251")
+    create_topic(pair, topic, partitions=2)
+    find_coordinator(pair, group, GROUP)
+    first, second = "wire-test-member-first", "wire-test-member-second"
+    ours, apache = script.same(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848,
+                               consumer_group_heartbeat(group, first, 0, topic), intended=(FIRST_EPOCH,))
+    script.learn("member epoch", ours["member_epoch"], apache["member_epoch"])
+    script.learn("topic id", ours["assignment"]["topic_partitions"][0]["topic_id"],
+                 apache["assignment"]["topic_partitions"][0]["topic_id"])
+    script.ask(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848, consumer_group_heartbeat(group, second, 0, topic))
+    # the first member is asked to give a partition back (once each broker has the new target), does,
+    # and moves to a newer epoch keeping the other
+    ours, apache = heartbeat_until(script, owned_heartbeat(group, first, member_epoch(0), [0, 1]),
+                                   lambda answer: partitions_of(answer) not in (None, [0, 1]))
+    kept = partitions_of(ours)
+    assert kept == partitions_of(apache) and len(kept) == 1, (ours, apache)
+    ours, apache = script.ask(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848,
+                              owned_heartbeat(group, first, member_epoch(0), kept))
+    assert ours["member_epoch"] - script.value("ours", "member epoch") == \
+        apache["member_epoch"] - script.value("apache", "member epoch") == 1, (ours, apache)
+    # its old epoch: accepted for the partition it kept; one it gave away makes the whole commit stale
+    ours, _ = script.same(ApiKey.OFFSET_COMMIT, 9, commit_v9(group, first, member_epoch(0), topic, 30, kept))
+    assert ours["topics"][0]["partitions"][0]["error_code"] == Errors.NONE, ours
+    ours, _ = script.same(ApiKey.OFFSET_COMMIT, 9, commit_v9(group, first, member_epoch(0), topic, 40))
+    assert {p["error_code"] for p in ours["topics"][0]["partitions"]} == {Errors.STALE_MEMBER_EPOCH}, ours
+    script.same(ApiKey.OFFSET_COMMIT, 9, commit_v9(group, first, member_epoch(-1), topic, 31, kept))  # before it joined
     script.same(ApiKey.OFFSET_FETCH, 9, fetch_v9(group, None, -1, topic))

@@ -149,13 +149,16 @@ def test_bad_requests_get_kafkas_errors(start_broker):
     assert g.members[0].member_epoch == 1 and g.members[0].member_type == 1
     assert nothing.error_code == Errors.GROUP_ID_NOT_FOUND
 
-    # a classic JoinGroup for a consumer group with members, and a heartbeat for a classic group
-    assert join(client, "g").error_code == Errors.INCONSISTENT_GROUP_PROTOCOL
-    find_coordinator(client, "classic")
-    assert join(client, "classic").error_code == Errors.MEMBER_ID_REQUIRED
-    classic_id = join(client, "classic").member_id
-    assert join(client, "classic", member_id=classic_id).error_code == Errors.NONE
-    assert heartbeat(client, "classic", member, 0).error_code == Errors.GROUP_ID_NOT_FOUND
+    # a classic JoinGroup for a consumer group with members: welcome if it speaks the consumer embedded
+    # protocol (a rolling upgrade's mixed group; docs/groups.md), refused otherwise
+    assert join(client, "g", protocol_type="connect").error_code == Errors.INCONSISTENT_GROUP_PROTOCOL
+    assert join(client, "g").error_code == Errors.MEMBER_ID_REQUIRED
+    # a ConsumerGroupHeartbeat for a classic group of another protocol type: it keeps its id
+    find_coordinator(client, "connect")
+    assert join(client, "connect", protocol_type="connect").error_code == Errors.MEMBER_ID_REQUIRED
+    connect_id = join(client, "connect", protocol_type="connect").member_id
+    assert join(client, "connect", member_id=connect_id, protocol_type="connect").error_code == Errors.NONE
+    assert heartbeat(client, "connect", member, 0).error_code == Errors.GROUP_ID_NOT_FOUND
 
     # offsets: the member's epoch, OffsetCommit v9; a stale epoch, an old version
     def commit(epoch: int, version: int = 9):
@@ -175,7 +178,7 @@ def test_bad_requests_get_kafkas_errors(start_broker):
 
     listed = client.request(ApiKey.LIST_GROUPS, 5, dict(states_filter=[], types_filter=[]))
     assert {(x.group_id, x.group_type, x.group_state) for x in listed.groups} >= {
-        ("g", "consumer", "Stable"), ("classic", "classic", "CompletingRebalance")}
+        ("g", "consumer", "Stable"), ("connect", "classic", "CompletingRebalance")}
     assert heartbeat(client, "g", member, -1).member_epoch == -1
     assert client.request(ApiKey.DELETE_GROUPS, 2, dict(groups_names=["g"])).results[0].error_code == Errors.NONE
     client.close()

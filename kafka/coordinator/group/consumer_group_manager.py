@@ -64,7 +64,7 @@ log = structlog.get_logger("kafka.coordinator.group.ConsumerGroupManager")
 
 JOIN_GROUP_MEMBER_EPOCH, LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH = 0, -1, -2
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
-CONSUMER_MEMBER_TYPE = 1  # ConsumerGroupDescribe v1's MemberType: 0 classic, 1 consumer
+CLASSIC_MEMBER_TYPE, CONSUMER_MEMBER_TYPE = 0, 1  # ConsumerGroupDescribe v1's MemberType
 
 
 @dataclass
@@ -89,6 +89,16 @@ def session_timeout_key(group_id: str, member_id: str) -> str:
 
 def rebalance_timeout_key(group_id: str, member_id: str) -> str:
     return f"rebalance-timeout-{group_id}-{member_id}"
+
+
+def join_timeout_key(group_id: str, member_id: str) -> str:
+    """A classic member told to rejoin (REBALANCE_IN_PROGRESS) must do so within its rebalance timeout."""
+    return f"join-{group_id}-{member_id}"
+
+
+def sync_timeout_key(group_id: str, member_id: str) -> str:
+    """A classic member that joined must send SyncGroup within its rebalance timeout."""
+    return f"sync-{group_id}-{member_id}"
 
 
 def error_response(error: Errors, message: str | None) -> dict:
@@ -118,6 +128,11 @@ class ConsumerGroupManager:
         self.rebalance_count = 0
         self.assignment_time_ms_total = 0.0
         self.on_assignment: Callable[[float], None] = lambda ms: None
+        # The GroupMetadataManager's conversions between the group types (callbacks: arrows point down).
+        # convert_classic_group(classic group, records) -> the consumer group it becomes, or None if
+        # it may not; maybe_downgrade(group, leaving member id) -> the result of turning it classic, or None.
+        self.convert_classic_group: Callable[[Group, list], ConsumerGroup | None] = lambda group, records: None
+        self.maybe_downgrade: Callable[[ConsumerGroup, str], CoordinatorResult | None] = lambda group, m: None
 
     # ------------------------------------------------------------------ ConsumerGroupHeartbeat
     def consumer_group_heartbeat(self, request: HeartbeatRequest, client_id: str,
@@ -162,14 +177,18 @@ class ConsumerGroupManager:
 
     def get_or_maybe_create_consumer_group(self, group_id: str, create: bool,
                                            records: list[CoordinatorRecord]) -> tuple[ConsumerGroup | None, ConsumerGroup]:
-        """Kafka's getOrMaybeCreateConsumerGroup: (the group as stored or None, the copy to change). A
-        classic group with members keeps its id (GROUP_ID_NOT_FOUND); an empty one is replaced, its
-        tombstones added to ``records`` (a simple group, which only holds offsets, has none)."""
+        """Kafka's getOrMaybeCreateConsumerGroup: (the group as stored or None, the copy to change). An
+        empty classic group is replaced, its tombstones added to ``records`` (a simple group, which only
+        holds offsets, has none); one with members is converted when the migration policy allows it
+        (its tombstone and the new group's records are written), else it keeps its id (GROUP_ID_NOT_FOUND)."""
         group = self.groups.get(group_id)
         if isinstance(group, ConsumerGroup):
             return group, group.copy()
         if group is not None and not (group.type() is GroupType.CLASSIC and group.is_empty()):
-            raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group.")
+            converted = self.convert_classic_group(group, records) if create else None
+            if converted is None:
+                raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group.")
+            return None, converted
         if not create:
             raise ApiError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} not found.")
         if group is not None:
@@ -311,17 +330,24 @@ class ConsumerGroupManager:
         if not isinstance(group, ConsumerGroup) or request.member_id not in group.members:
             raise ApiError(Errors.UNKNOWN_MEMBER_ID, f"Member {request.member_id} is not a member of group "
                                                      f"{request.group_id}.")
+        response = dict(error_code=Errors.NONE, error_message=None, member_id=request.member_id,
+                        member_epoch=request.member_epoch, heartbeat_interval_ms=0, assignment=None)
+        downgraded = self.maybe_downgrade(group, request.member_id)
+        if downgraded is not None:
+            return CoordinatorResult(downgraded.records, response, downgraded.append_future, replay_records=False)
         changed = group.copy()
         self.remove_member_and_update_group(changed, request.member_id, "left the group")
-        return CoordinatorResult(records_between(group, changed), dict(
-            error_code=Errors.NONE, error_message=None, member_id=request.member_id,
-            member_epoch=request.member_epoch, heartbeat_interval_ms=0, assignment=None))
+        return CoordinatorResult(records_between(group, changed), response)
 
     def fence_member(self, group_id: str, member_id: str, reason: str) -> CoordinatorResult[None]:
-        """Kafka's consumerGroupFenceMember as an operation: nothing when the member is gone already."""
+        """Kafka's consumerGroupFenceMember as an operation: nothing when the member is gone already.
+        The last member of the new protocol going may turn the group classic (maybe_downgrade)."""
         group = self.groups.get(group_id)
         if not isinstance(group, ConsumerGroup) or member_id not in group.members:
             return CoordinatorResult([])
+        downgraded = self.maybe_downgrade(group, member_id)
+        if downgraded is not None:
+            return downgraded
         changed = group.copy()
         self.remove_member_and_update_group(changed, member_id, reason)
         return CoordinatorResult(records_between(group, changed))
@@ -337,14 +363,19 @@ class ConsumerGroupManager:
             self.update_target_assignment(group)
         else:
             group.target_assignment, group.assignment_epoch = {}, group.group_epoch
-        self.timer.cancel(session_timeout_key(group.group_id, member_id))
-        self.timer.cancel(rebalance_timeout_key(group.group_id, member_id))
+        self.cancel_timers(group.group_id, member_id)
         self.log.info("member removed", group_id=group.group_id, member_id=member_id, reason=reason,
                       group_epoch=group.group_epoch)
 
-    def schedule_session_timeout(self, group_id: str, member_id: str) -> None:
-        """group.consumer.session.timeout.ms from now: a member that does not heartbeat again goes."""
-        self.timer.schedule(session_timeout_key(group_id, member_id), self.config.consumer_group_session_timeout_ms,
+    def cancel_timers(self, group_id: str, member_id: str) -> None:
+        for key in (session_timeout_key, rebalance_timeout_key, join_timeout_key, sync_timeout_key):
+            self.timer.cancel(key(group_id, member_id))
+
+    def schedule_session_timeout(self, group_id: str, member_id: str, timeout_ms: int | None = None) -> None:
+        """group.consumer.session.timeout.ms from now (a classic member's own session.timeout.ms): a
+        member that does not heartbeat again goes."""
+        self.timer.schedule(session_timeout_key(group_id, member_id),
+                            self.config.consumer_group_session_timeout_ms if timeout_ms is None else timeout_ms,
                             True, lambda: self.fence_member(group_id, member_id, "the member session expired"))
 
     def schedule_rebalance_timeout(self, group_id: str, member_id: str, member_epoch: int,
@@ -406,7 +437,8 @@ class ConsumerGroupManager:
         coordinator), and a member still revoking gets its rebalance timeout again."""
         for group in self.consumer_groups():
             for member in group.members.values():
-                self.schedule_session_timeout(group.group_id, member.member_id)
+                self.schedule_session_timeout(group.group_id, member.member_id,
+                                              member.classic_protocol_session_timeout_ms())
                 if member.state is MemberState.UNREVOKED_PARTITIONS:
                     self.schedule_rebalance_timeout(group.group_id, member.member_id, member.member_epoch,
                                                     member.rebalance_timeout_ms)
@@ -444,10 +476,10 @@ class ConsumerGroupManager:
             members = [dict(member_id=m.member_id, instance_id=m.instance_id, rack_id=m.rack_id,
                             member_epoch=m.member_epoch, client_id=m.client_id, client_host=m.client_host,
                             subscribed_topic_names=list(m.subscribed_topic_names),
-                            subscribed_topic_regex=m.subscribed_topic_regex,
+                            subscribed_topic_regex=m.subscribed_topic_regex or "",  # Kafka 4.4: "" for none
                             assignment=assignment(m.assigned_partitions),
                             target_assignment=assignment(group.target_assignment.get(m.member_id, {})),
-                            member_type=CONSUMER_MEMBER_TYPE)
+                            member_type=CLASSIC_MEMBER_TYPE if m.use_classic_protocol() else CONSUMER_MEMBER_TYPE)
                        for m in group.members.values()]
             described.append(dict(error_code=Errors.NONE, error_message=None, group_id=group_id,
                                   group_state=str(group.state), group_epoch=group.group_epoch,

@@ -9,6 +9,7 @@ group to validate a commit, a fetch or a delete, and each type answers by its ow
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
 from typing import Protocol
 
@@ -25,6 +26,10 @@ class GroupType(Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+# Kafka's CommitPartitionValidator: (topic name, partition) -> None, or raises ApiError for that partition.
+CommitPartitionValidator = Callable[[str, int], None]
 
 
 class ApiError(Exception):
@@ -75,8 +80,10 @@ class Group(Protocol):
 
     def validate_offset_commit(self, member_id: str, group_instance_id: str | None,
                                generation_id_or_member_epoch: int, is_transactional: bool,
-                               api_version: int) -> None:
-        """Raise ApiError unless this member may commit offsets now (each type's rules)."""
+                               api_version: int) -> CommitPartitionValidator | None:
+        """Raise ApiError unless this member may commit offsets now (each type's rules); a validator
+        to ask of each partition when that depends on the partition (Kafka's CommitPartitionValidator:
+        a consumer group member committing with an older epoch), else None."""
 
     def validate_offset_fetch(self, member_id: str | None, member_epoch: int) -> None:
         """Raise ApiError unless this member may fetch offsets now."""

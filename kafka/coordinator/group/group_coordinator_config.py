@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kafka.coordinator.group.consumer_group_migration_policy import ConsumerGroupMigrationPolicy
+
 
 @dataclass(frozen=True)
 class GroupCoordinatorConfig:
@@ -25,6 +27,8 @@ class GroupCoordinatorConfig:
     consumer_group_heartbeat_interval_ms: int = 5000      # group.consumer.heartbeat.interval.ms
     consumer_group_assignors: tuple[str, ...] = ("uniform", "range")  # group.consumer.assignors
     consumer_group_max_size: int = 2**31 - 1              # group.consumer.max.size
+    consumer_group_migration_policy: ConsumerGroupMigrationPolicy = ConsumerGroupMigrationPolicy.BIDIRECTIONAL
+    #                                                     # group.consumer.migration.policy
     # __consumer_offsets and committed offsets
     offsets_topic_num_partitions: int = 50                # offsets.topic.num.partitions
     offsets_topic_segment_bytes: int = 100 * 1024 * 1024  # offsets.topic.segment.bytes
@@ -45,6 +49,7 @@ class GroupCoordinatorConfig:
             consumer_group_heartbeat_interval_ms=config.group_consumer_heartbeat_interval_ms,
             consumer_group_assignors=tuple(config.group_consumer_assignors),
             consumer_group_max_size=config.group_consumer_max_size,
+            consumer_group_migration_policy=ConsumerGroupMigrationPolicy.parse(config.group_consumer_migration_policy),
             offsets_topic_num_partitions=config.offsets_topic_num_partitions,
             offsets_topic_segment_bytes=config.offsets_topic_segment_bytes,
             offsets_retention_ms=config.offsets_retention_minutes * 60_000,

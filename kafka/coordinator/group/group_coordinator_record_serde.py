@@ -32,6 +32,7 @@ from kafka.coordinator.group.group_coordinator_records import (
     OFFSET_COMMIT_VALUE_VERSION,
     OFFSET_COMMIT_VALUE_WITH_EXPIRY_VERSION,
     Assignment,
+    ClassicMemberMetadata,
     ConsumerGroupCurrentMemberAssignmentValue,
     ConsumerGroupMemberMetadataValue,
     ConsumerGroupMetadataValue,
@@ -53,9 +54,40 @@ def _write(schema: Schema, version: int, fields: dict, flexible: bool) -> bytes:
     return bytes(out)
 
 
-def _partitions(assignment: Assignment) -> list[dict]:
-    """Sorted, so the same assignment is always the same bytes."""
-    return [dict(topic_id=t, partitions=sorted(p)) for t, p in sorted(assignment.items(), key=str)]
+def _partitions(assignment: Assignment, epochs: dict | None = None) -> list[dict]:
+    """Sorted, so the same assignment is always the same bytes; with each partition's assignment epoch
+    when ``epochs`` is given (a member's current assignment)."""
+    out = []
+    for t, p in sorted(assignment.items(), key=str):
+        topic = dict(topic_id=t, partitions=sorted(p))
+        if epochs is not None:
+            topic["assignment_epochs"] = [epochs[(t, i)] for i in topic["partitions"]]
+        out.append(topic)
+    return out
+
+
+def _assignment_epochs(*topic_partitions_lists) -> dict | None:
+    """(topic id, partition) -> assignment epoch, or None when the record has none (written before KIP-1251)."""
+    epochs = {}
+    for topic_partitions in topic_partitions_lists:
+        for t in topic_partitions:
+            if t.partitions and t.assignment_epochs is None:
+                return None
+            epochs.update({(t.topic_id, p): e for p, e in zip(t.partitions, t.assignment_epochs or (), strict=False)})
+    return epochs
+
+
+def _classic_fields(classic: ClassicMemberMetadata | None) -> dict | None:
+    if classic is None:
+        return None
+    return dict(session_timeout_ms=classic.session_timeout_ms,
+                supported_protocols=[dict(name=n, metadata=m) for n, m in classic.supported_protocols])
+
+
+def _classic_member_metadata(v) -> ClassicMemberMetadata | None:
+    if v is None:
+        return None
+    return ClassicMemberMetadata(v.session_timeout_ms, tuple((p.name, bytes(p.metadata)) for p in v.supported_protocols))
 
 
 def _assignment(topic_partitions) -> Assignment:
@@ -113,14 +145,16 @@ class GroupCoordinatorRecordSerde:
             return dict(instance_id=value.instance_id, rack_id=value.rack_id, client_id=value.client_id,
                         client_host=value.client_host, subscribed_topic_names=list(value.subscribed_topic_names),
                         subscribed_topic_regex=value.subscribed_topic_regex,
-                        rebalance_timeout_ms=value.rebalance_timeout_ms, server_assignor=value.server_assignor)
+                        rebalance_timeout_ms=value.rebalance_timeout_ms, server_assignor=value.server_assignor,
+                        classic_member_metadata=_classic_fields(value.classic_member_metadata))
         if key_type == CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA:
             return dict(assignment_epoch=value.assignment_epoch)
         if key_type == CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER:
             return dict(topic_partitions=_partitions(value.topic_partitions))
+        epochs = value.assignment_epochs
         return dict(member_epoch=value.member_epoch, previous_member_epoch=value.previous_member_epoch,
-                    state=value.state, assigned_partitions=_partitions(value.assigned_partitions),
-                    partitions_pending_revocation=_partitions(value.partitions_pending_revocation))
+                    state=value.state, assigned_partitions=_partitions(value.assigned_partitions, epochs),
+                    partitions_pending_revocation=_partitions(value.partitions_pending_revocation, epochs))
 
     # ------------------------------------------------------------------ deserialize
     def deserialize(self, key: bytes, value: bytes | None) -> CoordinatorRecord | None:
@@ -166,11 +200,14 @@ class GroupCoordinatorRecordSerde:
         if key_type == CONSUMER_GROUP_MEMBER_METADATA:
             return ConsumerGroupMemberMetadataValue(v.instance_id, v.rack_id, v.client_id, v.client_host,
                                                     tuple(v.subscribed_topic_names), v.subscribed_topic_regex,
-                                                    v.rebalance_timeout_ms, v.server_assignor)
+                                                    v.rebalance_timeout_ms, v.server_assignor,
+                                                    _classic_member_metadata(v.classic_member_metadata))
         if key_type == CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA:
             return ConsumerGroupTargetAssignmentMetadataValue(v.assignment_epoch)
         if key_type == CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER:
             return ConsumerGroupTargetAssignmentMemberValue(_assignment(v.topic_partitions))
         return ConsumerGroupCurrentMemberAssignmentValue(v.member_epoch, v.previous_member_epoch, v.state,
                                                          _assignment(v.assigned_partitions),
-                                                         _assignment(v.partitions_pending_revocation))
+                                                         _assignment(v.partitions_pending_revocation),
+                                                         _assignment_epochs(v.assigned_partitions,
+                                                                            v.partitions_pending_revocation))

@@ -105,6 +105,10 @@ CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER = 7
 CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT = 8
 
 TOPIC_PARTITIONS = Schema("TopicPartitions", Field("topic_id", Uuid, "0+"), Field("partitions", Array(Int32), "0+"))
+# A member's current partitions carry the epoch each was assigned at (KIP-1251), one per partition, in order.
+CURRENT_TOPIC_PARTITIONS = Schema(
+    "TopicPartitions", Field("topic_id", Uuid, "0+"), Field("partitions", Array(Int32), "0+"),
+    Field("assignment_epochs", Array(Int32), "0+", nullable_versions="0+", default=None, tagged_versions="0+", tag=0))
 CONSUMER_GROUP_VALUE_SCHEMAS = {
     CONSUMER_GROUP_METADATA: Schema("ConsumerGroupMetadataValue", Field("epoch", Int32, "0+")),
     CONSUMER_GROUP_MEMBER_METADATA: Schema(
@@ -116,7 +120,14 @@ CONSUMER_GROUP_VALUE_SCHEMAS = {
         Field("subscribed_topic_names", Array(String), "0+"),
         Field("subscribed_topic_regex", String, "0+", nullable_versions="0+"),
         Field("rebalance_timeout_ms", Int32, "0+", default=-1),
-        Field("server_assignor", String, "0+", nullable_versions="0+")),
+        Field("server_assignor", String, "0+", nullable_versions="0+"),
+        # a member speaking the classic protocol (JoinGroup, SyncGroup) inside a consumer group
+        Field("classic_member_metadata", Schema(
+            "ClassicMemberMetadata",
+            Field("session_timeout_ms", Int32, "0+"),
+            Field("supported_protocols", Array(Schema("ClassicProtocol", Field("name", String, "0+"),
+                                                      Field("metadata", Bytes, "0+"))), "0+")),
+            "0+", nullable_versions="0+", default=None, tagged_versions="0+", tag=0)),
     CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA: Schema("ConsumerGroupTargetAssignmentMetadataValue",
                                                       Field("assignment_epoch", Int32, "0+")),
     CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER: Schema("ConsumerGroupTargetAssignmentMemberValue",
@@ -126,8 +137,8 @@ CONSUMER_GROUP_VALUE_SCHEMAS = {
         Field("member_epoch", Int32, "0+"),
         Field("previous_member_epoch", Int32, "0+"),
         Field("state", Int8, "0+"),
-        Field("assigned_partitions", Array(TOPIC_PARTITIONS), "0+"),
-        Field("partitions_pending_revocation", Array(TOPIC_PARTITIONS), "0+")),
+        Field("assigned_partitions", Array(CURRENT_TOPIC_PARTITIONS), "0+"),
+        Field("partitions_pending_revocation", Array(CURRENT_TOPIC_PARTITIONS), "0+")),
 }
 CONSUMER_GROUP_VALUE_VERSION = 0  # flexible, as Kafka's ConsumerGroup*Value v0
 
@@ -160,6 +171,16 @@ class ConsumerGroupMemberMetadataValue:
     subscribed_topic_regex: str | None = None
     rebalance_timeout_ms: int = -1
     server_assignor: str | None = None
+    classic_member_metadata: ClassicMemberMetadata | None = None
+
+
+@dataclass(frozen=True)
+class ClassicMemberMetadata:
+    """What a member of the classic protocol told JoinGroup: its session timeout and its protocols
+    (name, the embedded ConsumerProtocolSubscription bytes), in its order of preference."""
+
+    session_timeout_ms: int
+    supported_protocols: tuple[tuple[str, bytes], ...]
 
 
 @dataclass(frozen=True)
@@ -199,6 +220,8 @@ class ConsumerGroupCurrentMemberAssignmentValue:
     state: int  # Kafka's MemberState byte (consumer_group_member.py maps it)
     assigned_partitions: Assignment = field(default_factory=dict)
     partitions_pending_revocation: Assignment = field(default_factory=dict)
+    # (topic id, partition) -> the member epoch it was assigned at; None in a record written before KIP-1251
+    assignment_epochs: dict[tuple[uuid.UUID, int], int] | None = None
 
 
 CONSUMER_GROUP_KEYS = {cls.key_type: cls for cls in (

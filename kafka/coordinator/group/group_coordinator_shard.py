@@ -19,7 +19,7 @@ import structlog
 
 from kafka.coordinator.common.runtime.coordinator_result import CoordinatorResult
 from kafka.coordinator.common.runtime.coordinator_shard import TransactionResult
-from kafka.coordinator.group.group import ApiError, GroupType
+from kafka.coordinator.group.group import ApiError
 from kafka.coordinator.group.group_coordinator_config import GroupCoordinatorConfig
 from kafka.coordinator.group.group_coordinator_records import GroupMetadataKey, OffsetCommitKey
 from kafka.coordinator.group.group_metadata_manager import GroupMetadataManager
@@ -61,29 +61,16 @@ class GroupCoordinatorShard:
 
     # ------------------------------------------------------------------ classic groups
     def classic_group_join(self, context, request, response_callback) -> CoordinatorResult:
-        from kafka.coordinator.group.classic.classic_group_manager import JoinGroupResult
-        records = []
-        group = self.group_metadata_manager.group_lookup(request.group_id)
-        if group is not None and group.type() is GroupType.CONSUMER:
-            if not group.is_empty():  # group.consumer.migration.policy=disabled, as the old coordinator answered
-                response_callback(JoinGroupResult(Errors.INCONSISTENT_GROUP_PROTOCOL, request.member_id))
-                return CoordinatorResult([])
-            # An empty consumer group: the id turns classic. Its tombstones go first and are not
-            # replayed (the classic records that follow are not), so the group leaves the map here.
-            records = group.create_group_tombstone_records()
-            del self.group_metadata_manager.groups[request.group_id]
-        result = self.group_metadata_manager.classic.classic_group_join(context, request, response_callback)
-        return CoordinatorResult(records + list(result.records), result.response, result.append_future,
-                                 replay_records=False)
+        return self.group_metadata_manager.classic_group_join(context, request, response_callback)
 
     def classic_group_sync(self, context, request, response_callback) -> CoordinatorResult:
-        return self.group_metadata_manager.classic.classic_group_sync(context, request, response_callback)
+        return self.group_metadata_manager.classic_group_sync(context, request, response_callback)
 
     def classic_group_heartbeat(self, context, request) -> CoordinatorResult:
-        return self.group_metadata_manager.classic.classic_group_heartbeat(context, request)
+        return self.group_metadata_manager.classic_group_heartbeat(context, request)
 
     def classic_group_leave(self, context, request) -> CoordinatorResult:
-        return self.group_metadata_manager.classic.classic_group_leave(context, request)
+        return self.group_metadata_manager.classic_group_leave(context, request)
 
     # ------------------------------------------------------------------ consumer groups (KIP-848)
     def consumer_group_heartbeat(self, context, request) -> CoordinatorResult:

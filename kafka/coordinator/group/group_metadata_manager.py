@@ -9,19 +9,38 @@ map (``classic/classic_group_manager.py``, ``consumer_group_manager.py``), and t
 they share: finding a group by id and type, the views across types (ListGroups, DescribeGroups),
 deleting groups, and replaying their records.
 
-A group id used by both protocols follows Kafka 4 with ``group.consumer.migration.policy=disabled``:
-a classic member may not join a consumer group that has members (INCONSISTENT_GROUP_PROTOCOL), an
-empty one is deleted and the id becomes a classic group again, and the same the other way round.
+A group id used by both protocols follows Kafka 4:
+
+- an *empty* group of one type is deleted when a member of the other protocol arrives, and the id
+  becomes a group of that protocol;
+- a classic member may join a consumer group that has members: it speaks JoinGroup, SyncGroup and
+  Heartbeat to it, and the coordinator assigns it like any other member
+  (``classic_members_of_consumer_group.py``);
+- with ``group.consumer.migration.policy`` allowing it (Kafka 4's default, ``bidirectional``), a classic
+  group with members is *upgraded* when a ConsumerGroupHeartbeat joins it: every member keeps its
+  partitions at the generation it had (convert_to_consumer_group); and a consumer group is *downgraded*
+  when its last member of the new protocol leaves and only classic members remain: they become a
+  classic group at the group epoch, and rebalance (convert_to_classic_group).
+
+A conversion writes the old group's tombstones and the new group's records in one batch, so a failed
+append reverts both, and a replay of the log on another coordinator finds the same group.
 """
 
 from __future__ import annotations
 
 import structlog
 
+from kafka.coordinator.common.runtime.coordinator_record import CoordinatorRecord
+from kafka.coordinator.common.runtime.coordinator_result import CoordinatorResult
+from kafka.coordinator.group.classic.classic_group import ClassicGroup
 from kafka.coordinator.group.classic.classic_group_manager import ClassicGroupManager
+from kafka.coordinator.group.classic.classic_group_results import JoinGroupResult, SyncGroupResult
+from kafka.coordinator.group.classic_members_of_consumer_group import ClassicMembersOfConsumerGroup
 from kafka.coordinator.group.consumer_group_manager import ConsumerGroupManager
 from kafka.coordinator.group.group import ApiError, Group, GroupType
 from kafka.coordinator.group.group_coordinator_config import GroupCoordinatorConfig
+from kafka.coordinator.group.group_coordinator_records import GroupMetadataKey
+from kafka.coordinator.group.modern.consumer.consumer_group import ConsumerGroup
 from kafka.protocol.errors import Errors
 from kafka.timeline import LATEST_EPOCH, SnapshotRegistry, TimelineHashMap
 from kafka.utils.time import Time
@@ -39,6 +58,108 @@ class GroupMetadataManager:
         self.consumer = ConsumerGroupManager(groups=self.groups, snapshot_registry=snapshot_registry, time=time,
                                              timer=timer, config=config, log_context=log_context,
                                              topics_image=topics_image)
+        self.classic_members = ClassicMembersOfConsumerGroup(self.consumer)
+        self.config = config
+        self.topics_image = topics_image
+        self.consumer.convert_classic_group = self.maybe_convert_to_consumer_group
+        self.consumer.maybe_downgrade = self.maybe_convert_to_classic_group
+
+    # ------------------------------------------------------------------ the classic protocol, either group type
+    def classic_group_join(self, context, request, response_callback) -> CoordinatorResult:
+        """Kafka's classicGroupJoin: to a consumer group with members, as one of its classic members;
+        an empty consumer group is deleted first (its tombstones lead the batch, not replayed: the
+        group leaves the map here) and the id turns classic."""
+        group = self.groups.get(request.group_id)
+        if isinstance(group, ConsumerGroup) and not group.is_empty():
+            return self.classic_members.classic_group_join_to_consumer_group(group, context, request,
+                                                                             response_callback)
+        records = []
+        if isinstance(group, ConsumerGroup):
+            records = group.create_group_tombstone_records()
+            del self.groups[request.group_id]
+        result = self.classic.classic_group_join(context, request, response_callback)
+        return CoordinatorResult(records + list(result.records), result.response, result.append_future,
+                                 replay_records=False)
+
+    def classic_group_sync(self, context, request, response_callback) -> CoordinatorResult:
+        group = self.groups.get(request.group_id)
+        if isinstance(group, ConsumerGroup):
+            if group.is_empty():
+                response_callback(SyncGroupResult(Errors.UNKNOWN_MEMBER_ID))
+                return CoordinatorResult([])
+            return self.classic_members.classic_group_sync_to_consumer_group(group, context, request,
+                                                                             response_callback)
+        return self.classic.classic_group_sync(context, request, response_callback)
+
+    def classic_group_heartbeat(self, context, request) -> CoordinatorResult:
+        group = self.groups.get(request.group_id)
+        if isinstance(group, ConsumerGroup):
+            return self.classic_members.classic_group_heartbeat_to_consumer_group(group, context, request)
+        return self.classic.classic_group_heartbeat(context, request)
+
+    def classic_group_leave(self, context, request) -> CoordinatorResult:
+        group = self.groups.get(request.group_id)
+        if isinstance(group, ConsumerGroup):
+            return self.classic_members.classic_group_leave_to_consumer_group(group, context, request)
+        return self.classic.classic_group_leave(context, request)
+
+    # ------------------------------------------------------------------ conversions between the types
+    def maybe_convert_to_consumer_group(self, classic: Group, records: list) -> ConsumerGroup | None:
+        """Kafka's validateOnlineUpgrade and convertToConsumerGroup: None when the policy, the
+        group's protocol or its size forbid it (the heartbeat is then GROUP_ID_NOT_FOUND). Members
+        parked in JoinGroup or SyncGroup hear REBALANCE_IN_PROGRESS: they rejoin the new group."""
+        policy = self.config.consumer_group_migration_policy
+        if not isinstance(classic, ClassicGroup) or not policy.is_upgrade_enabled():
+            log.info("cannot upgrade the classic group: the online upgrade is disabled", group=classic.group_id,
+                     policy=str(policy))
+            return None
+        if not classic.uses_consumer_group_protocol() or classic.size() > self.config.consumer_group_max_size:
+            log.info("cannot upgrade the classic group: it does not use the consumer embedded protocol or is "
+                     "too large", group=classic.group_id, protocol_type=classic.protocol_type(), size=classic.size())
+            return None
+        try:
+            converted = ConsumerGroup.from_classic_group(classic, self.topics_image())
+        except ValueError as e:
+            log.warning("cannot upgrade the classic group: its embedded consumer protocol is malformed",
+                        group=classic.group_id, error=str(e))
+            return None
+        for member in list(classic.members.values()):
+            classic.complete_join_callback(member, JoinGroupResult(Errors.REBALANCE_IN_PROGRESS, member.member_id))
+            classic.complete_sync_callback(member, SyncGroupResult(Errors.REBALANCE_IN_PROGRESS))
+        records.extend(classic.create_group_tombstone_records())
+        for member in converted.members.values():
+            self.consumer.schedule_session_timeout(converted.group_id, member.member_id,
+                                                   member.classic_protocol_session_timeout_ms())
+        log.info("upgrading the classic group to a consumer group", group=classic.group_id,
+                 generation=classic.generation_id, members=len(converted.members))
+        return converted
+
+    def maybe_convert_to_classic_group(self, group: ConsumerGroup, leaving_member_id: str) -> CoordinatorResult | None:
+        """Kafka's validateOnlineDowngradeWithFencedMember and convertToClassicGroup: when the member
+        leaving is the last of the new protocol and classic members remain, the group becomes a
+        classic group at its epoch and starts a rebalance. The state is changed here, not replayed
+        (the rebalance needs the group object), so the result says replay_records=False."""
+        policy = self.config.consumer_group_migration_policy
+        if not group.all_members_use_classic_protocol_except(leaving_member_id) or len(group.members) <= 1:
+            return None
+        if not policy.is_downgrade_enabled() or len(group.members) - 1 > self.config.classic_group_max_size:
+            log.info("cannot downgrade the consumer group: the online downgrade is disabled or the group is too "
+                     "large", group=group.group_id, policy=str(policy), size=len(group.members) - 1)
+            return None
+        classic = ClassicGroup.from_consumer_group(group, leaving_member_id, self.topics_image(), self.time)
+        records = group.create_group_tombstone_records()
+        records.append(CoordinatorRecord(GroupMetadataKey(group.group_id), classic.to_record_value(
+            classic.group_assignment())))
+        del self.groups[group.group_id]
+        self.groups[group.group_id] = classic
+        for member in classic.members.values():
+            self.classic.reschedule_classic_group_member_heartbeat(classic, member)
+        log.info("downgrading the consumer group to a classic group", group=group.group_id,
+                 generation=classic.generation_id, members=len(classic.members), leaving=leaving_member_id)
+        rebalance = self.classic.rebalance.prepare_rebalance(
+            classic, f"Downgrade group {group.group_id} from consumer to classic.")
+        return CoordinatorResult(records + list(rebalance.records), None, rebalance.append_future,
+                                 replay_records=False)
 
     # ------------------------------------------------------------------ finding groups
     def group(self, group_id: str, committed_offset: int = LATEST_EPOCH) -> Group:

@@ -30,7 +30,7 @@ import structlog
 from kafka.coordinator.common.runtime.coordinator_record import CoordinatorRecord
 from kafka.coordinator.common.runtime.coordinator_result import CoordinatorResult
 from kafka.coordinator.common.runtime.coordinator_shard import TransactionResult
-from kafka.coordinator.group.group import ApiError, Group, GroupType
+from kafka.coordinator.group.group import ApiError, CommitPartitionValidator, Group, GroupType
 from kafka.coordinator.group.group_coordinator_records import (
     OffsetCommitKey,
     new_offset_commit_record,
@@ -193,8 +193,8 @@ class OffsetMetadataManager:
         """Kafka's commitOffset: the records and each partition's answer. The commit is stamped here
         (Kafka's OffsetAndMetadata.fromRequest); an expiry comes from retention_time_ms (v2-4) when it
         is given, else from the offset given."""
-        group = self.validate_offset_commit(group_id, member_id, group_instance_id, generation_id_or_member_epoch,
-                                            False, api_version)
+        group, validator = self.validate_offset_commit(group_id, member_id, group_instance_id,
+                                                       generation_id_or_member_epoch, False, api_version)
         if group.type() is GroupType.CLASSIC and self.reschedule_classic_group_member_heartbeat is not None:
             self.reschedule_classic_group_member_heartbeat(group, member_id)
         now = self.time.milliseconds()
@@ -202,7 +202,7 @@ class OffsetMetadataManager:
         stamped = {tp: dataclasses.replace(o, commit_timestamp_ms=now,
                                            expire_timestamp_ms=o.expire_timestamp_ms if expire is None else expire)
                    for tp, o in offsets.items()}
-        return self.offset_commit_records(group_id, stamped)
+        return self.offset_commit_records(group_id, stamped, validator)
 
     # ------------------------------------------------------------------ TxnOffsetCommit
     def commit_transaction_offset(self, group_id: str, member_id: str, group_instance_id: str | None,
@@ -211,15 +211,32 @@ class OffsetMetadataManager:
         """Kafka's commitTransactionalOffset: the same records, which the runtime writes in the
         producer's transactional batch (schedule_transactional_write_operation) and replays with its
         producer id, so they wait for the transaction's marker."""
-        self.validate_offset_commit(group_id, member_id, group_instance_id, generation_id, True, api_version)
+        _, validator = self.validate_offset_commit(group_id, member_id, group_instance_id, generation_id, True,
+                                                   api_version)
         now = self.time.milliseconds()
         stamped = {tp: dataclasses.replace(o, commit_timestamp_ms=now, expire_timestamp_ms=NO_EXPIRE_TIMESTAMP)
                    for tp, o in offsets.items()}
-        return self.offset_commit_records(group_id, stamped)
+        if validator is not None and api_version < 6:
+            validator = self.with_txn_errors_before_v6(validator)
+        return self.offset_commit_records(group_id, stamped, validator)
+
+    @staticmethod
+    def with_txn_errors_before_v6(validator: CommitPartitionValidator) -> CommitPartitionValidator:
+        """TxnOffsetCommit knows STALE_MEMBER_EPOCH from v6 only: older versions hear ILLEGAL_GENERATION."""
+        def validate(topic: str, partition: int) -> None:
+            try:
+                validator(topic, partition)
+            except ApiError as e:
+                if e.error == Errors.STALE_MEMBER_EPOCH:
+                    raise ApiError(Errors.ILLEGAL_GENERATION, e.message) from e
+                raise
+        return validate
 
     def validate_offset_commit(self, group_id: str, member_id: str, group_instance_id: str | None,
-                               generation_id_or_member_epoch: int, is_transactional: bool, api_version: int) -> Group:
-        """Kafka's validateOffsetCommit / validateTransactionalOffsetCommit: the group, or ApiError."""
+                               generation_id_or_member_epoch: int, is_transactional: bool,
+                               api_version: int) -> tuple[Group, CommitPartitionValidator | None]:
+        """Kafka's validateOffsetCommit / validateTransactionalOffsetCommit: the group and the check
+        each partition still needs (None: none), or ApiError for the whole request."""
         group = self.group_lookup(group_id)
         if group is None:
             if generation_id_or_member_epoch >= 0:  # a member of a group we do not know: an old generation
@@ -228,19 +245,26 @@ class OffsetMetadataManager:
             self.log.info("creating a simple consumer group via manual offset commit", group_id=group_id)
             group = self.get_or_maybe_create_classic_group(group_id, True)
         try:
-            group.validate_offset_commit(member_id, group_instance_id, generation_id_or_member_epoch,
-                                         is_transactional, api_version)
+            validator = group.validate_offset_commit(member_id, group_instance_id, generation_id_or_member_epoch,
+                                                     is_transactional, api_version)
         except ApiError as e:
             if is_transactional and e.error == Errors.STALE_MEMBER_EPOCH and api_version < 6:
                 raise ApiError(Errors.ILLEGAL_GENERATION) from e  # TxnOffsetCommit knows it from v6 only
             raise
-        return group
+        return group, validator
 
-    def offset_commit_records(self, group_id: str,
-                              offsets: dict[TopicPartition, OffsetAndMetadata]) -> CoordinatorResult[dict]:
-        """One record per partition whose metadata fits offset.metadata.max.bytes."""
+    def offset_commit_records(self, group_id: str, offsets: dict[TopicPartition, OffsetAndMetadata],
+                              validator: CommitPartitionValidator | None = None) -> CoordinatorResult[dict]:
+        """One record per partition whose metadata fits offset.metadata.max.bytes. Each of those is
+        first put to the validator: one it refuses refuses the whole request (ApiError), as Apache
+        Kafka 4.4's commitOffset lets the validator's exception fail the write."""
         records: list[CoordinatorRecord] = []
         response: dict[TopicPartition, Errors] = {}
+        for tp, offset in offsets.items():
+            if offset.metadata is not None and len(offset.metadata) > self.config.offset_metadata_max_size:
+                continue
+            if validator is not None:
+                validator(tp.topic, tp.partition)
         for tp, offset in offsets.items():
             if offset.metadata is not None and len(offset.metadata) > self.config.offset_metadata_max_size:
                 response[tp] = Errors.OFFSET_METADATA_TOO_LARGE

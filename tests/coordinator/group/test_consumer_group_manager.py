@@ -246,14 +246,19 @@ def test_the_group_validates_offset_commits_and_deletes():
     epoch = join(shard, "a")["member_epoch"]
     group = shard.consumer_groups.consumer_group("g")
 
-    def error_of(*args):
+    def error_of(*args, partition=("orders", 0)):
+        """The request's error, or the one its partition check gives (KIP-1251: an older epoch is judged
+        by the epoch each partition was assigned at)."""
         try:
-            group.validate_offset_commit(*args)
+            validator = group.validate_offset_commit(*args)
+            if validator is not None:
+                validator(*partition)
         except ApiError as e:
             return e.error
         return None
     assert error_of("a", None, epoch, False, 9) is None
-    assert error_of("a", None, epoch - 1, False, 9) == Errors.STALE_MEMBER_EPOCH
+    assert error_of("a", None, epoch - 1, False, 9) == Errors.STALE_MEMBER_EPOCH, "assigned at `epoch`, not before"
+    assert error_of("a", None, epoch + 1, False, 9) == Errors.STALE_MEMBER_EPOCH, "never a newer epoch"
     assert error_of("", None, -1, False, 9) == Errors.UNKNOWN_MEMBER_ID, "only an empty group: simple commits"
     assert error_of("", None, -1, True, 3) is None, "a producer that knows only the group's id"
     assert error_of("", "i", -1, True, 3) == Errors.UNKNOWN_MEMBER_ID

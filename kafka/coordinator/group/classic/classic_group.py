@@ -29,6 +29,7 @@ from kafka.coordinator.group.classic.classic_group_results import (
 from kafka.coordinator.group.classic.classic_group_state import VALID_PREVIOUS_STATES, ClassicGroupState
 from kafka.coordinator.group.group import ApiError, GroupType
 from kafka.coordinator.group.group_coordinator_records import GroupMetadataKey
+from kafka.coordinator.group.utils import serialize_assignment_for
 from kafka.protocol.consumer_protocol import PROTOCOL_TYPE as CONSUMER_PROTOCOL_TYPE
 from kafka.protocol.consumer_protocol import deserialize_subscription
 from kafka.protocol.errors import Errors
@@ -378,6 +379,27 @@ class ClassicGroup:
                 rebalance_timeout if rebalance_timeout >= 0 else m["session_timeout"], m["session_timeout"],
                 value["protocol_type"], [(value["protocol"], bytes(m["subscription"]))], bytes(m["assignment"])))
         group.subscribed_topics = group.compute_subscribed_topics()
+        return group
+
+    @classmethod
+    def from_consumer_group(cls, consumer_group, leaving_member_id: str, topics: dict, time: Time) -> ClassicGroup:
+        """Kafka's ClassicGroup.fromConsumerGroup, for an online downgrade: a Stable group at the
+        consumer group's epoch with every member but the one leaving (all of them classic members),
+        each given its target assignment in the ConsumerProtocol version it joined with. The caller
+        then starts a rebalance, so the members rejoin a group of the classic protocol."""
+        group = cls(consumer_group.group_id, STABLE, time, consumer_group.group_epoch, CONSUMER_PROTOCOL_TYPE)
+        for member_id, m in consumer_group.members.items():
+            if member_id == leaving_member_id:
+                continue
+            classic = m.classic_member_metadata
+            group.add(ClassicGroupMember(member_id, m.instance_id, m.client_id, m.client_host, m.rebalance_timeout_ms,
+                                         classic.session_timeout_ms, CONSUMER_PROTOCOL_TYPE,
+                                         list(classic.supported_protocols)))
+        group.protocol_name = group.select_protocol()
+        group.subscribed_topics = group.compute_subscribed_topics()
+        for member in group.members.values():
+            member.assignment = serialize_assignment_for(consumer_group.target_assignment.get(member.member_id, {}),
+                                                         topics, member.metadata(group.protocol_name))
         return group
 
     def __repr__(self) -> str:

@@ -89,11 +89,11 @@ class ClassicGroupMember:
         raise ValueError(f"member {self.member_id} supports none of {sorted(candidates)}")
 
     def summary(self, protocol: str | None) -> MemberSummary:
-        """DescribeGroups' view: metadata and assignment only once the group is Stable on a protocol."""
+        """DescribeGroups' view: the metadata only once the group is Stable on a protocol; the
+        assignment always (Kafka's describeNoMetadata keeps it: empty until a SyncGroup gave one)."""
         metadata = self.metadata(protocol) if protocol else b""
-        assignment = self.assignment if protocol else b""
         return MemberSummary(self.member_id, self.group_instance_id, self.client_id, self.client_host,
-                             metadata, assignment)
+                             metadata, self.assignment)
 
     def __repr__(self) -> str:
         return (f"ClassicGroupMember(member_id={self.member_id}, group_instance_id={self.group_instance_id}, "

@@ -22,8 +22,9 @@ from collections import Counter
 from enum import Enum
 
 from kafka.coordinator.common.runtime.coordinator_record import CoordinatorRecord
-from kafka.coordinator.group.group import ApiError, GroupType
+from kafka.coordinator.group.group import ApiError, CommitPartitionValidator, GroupType
 from kafka.coordinator.group.group_coordinator_records import (
+    ClassicMemberMetadata,
     ConsumerGroupCurrentMemberAssignmentKey,
     ConsumerGroupMemberMetadataKey,
     ConsumerGroupMetadataKey,
@@ -33,12 +34,18 @@ from kafka.coordinator.group.group_coordinator_records import (
     ConsumerGroupTargetAssignmentMetadataKey,
     ConsumerGroupTargetAssignmentMetadataValue,
 )
-from kafka.coordinator.group.modern.consumer.consumer_group_member import Assignment, ConsumerGroupMember
+from kafka.coordinator.group.modern.consumer.consumer_group_member import (
+    Assignment,
+    ConsumerGroupMember,
+    MemberState,
+)
 from kafka.coordinator.group.modern.consumer.target_assignment_builder import TopicMetadata
 from kafka.coordinator.group.offset_expiration_condition import (
     COMMIT_TIMESTAMP_EXPIRATION,
     OffsetExpirationCondition,
 )
+from kafka.coordinator.group.utils import to_topic_partition_map
+from kafka.protocol.consumer_protocol import deserialize_assignment, deserialize_subscription
 from kafka.protocol.errors import Errors
 
 CONSUMER_PROTOCOL_TYPE = "consumer"
@@ -79,6 +86,31 @@ class ConsumerGroup:
         other.subscription_metadata = dict(self.subscription_metadata)
         return other
 
+    @classmethod
+    def from_classic_group(cls, classic, topics: dict) -> ConsumerGroup:
+        """Kafka's ConsumerGroup.fromClassicGroup, for an online upgrade: the classic group's last
+        generation becomes the group and assignment epoch; every member keeps what its last SyncGroup
+        gave it, as its current and target assignment, Stable at that epoch, and remembers its classic
+        protocols and session timeout. A member that has no assignment yet (the group was rebalancing)
+        holds nothing. ValueError when a member's ConsumerProtocol bytes do not parse."""
+        group = cls(classic.group_id)
+        group.group_epoch = group.assignment_epoch = classic.generation_id
+        for m in classic.members.values():
+            protocol = classic.protocol_name or m.supported_protocols[0][0]
+            subscription = deserialize_subscription(m.metadata(protocol))
+            assigned = (to_topic_partition_map(deserialize_assignment(m.assignment).assigned_partitions, topics)
+                        if m.assignment else {})
+            member = ConsumerGroupMember(
+                m.member_id, member_epoch=classic.generation_id, previous_member_epoch=classic.generation_id,
+                state=MemberState.STABLE, instance_id=m.group_instance_id, rack_id=subscription.rack_id,
+                rebalance_timeout_ms=m.rebalance_timeout_ms, client_id=m.client_id, client_host=m.client_host,
+                subscribed_topic_names=tuple(sorted(subscription.topics)), assigned_partitions=assigned,
+                classic_member_metadata=ClassicMemberMetadata(m.session_timeout_ms, tuple(m.supported_protocols)),
+                assignment_epochs={(t, p): classic.generation_id for t, ps in assigned.items() for p in ps})
+            group.target_assignment[m.member_id] = dict(assigned)
+            group.update_member(member)
+        return group
+
     # ------------------------------------------------------------------ Group
     def type(self) -> GroupType:
         return GroupType.CONSUMER
@@ -108,18 +140,22 @@ class ConsumerGroup:
 
     def validate_offset_commit(self, member_id: str, group_instance_id: str | None,
                                generation_id_or_member_epoch: int, is_transactional: bool,
-                               api_version: int) -> None:
-        """Kafka's ConsumerGroup.validateOffsetCommit: -1 and no member from outside the group only
-        while it is empty; a member must commit with its current epoch and OffsetCommit v9+. Any other
-        epoch, older or newer, is STALE_MEMBER_EPOCH: Apache Kafka 4.4 answers so (the differential
-        tier asks it), where its validateMemberEpoch once fenced a newer one.
+                               api_version: int) -> CommitPartitionValidator | None:
+        """Kafka 4.4's ConsumerGroup.validateOffsetCommit: -1 and no member from outside the group only
+        while it is empty; a member of the new protocol commits with OffsetCommit v9+; its current epoch
+        is always accepted and a newer one never (STALE_MEMBER_EPOCH). An *older* epoch is checked
+        against each partition (KIP-1251, the validator returned): every partition must be one the
+        member holds or still revokes, assigned at that epoch or before, or the whole commit is
+        STALE_MEMBER_EPOCH. A zombie's commit for a partition since given to someone else is refused; a
+        member whose epoch moved on while its commit was in flight is not.
 
         Transactional (TxnOffsetCommit): a request that names no member at all (member id "", epoch
         -1, no instance id: a producer given only the group id) is accepted even while the group has
-        members, as the classic groups accept it; and any epoch but the member's is stale. Kafka 4.4
-        accepts an older epoch for a partition the member was assigned at that epoch or before and
-        still holds; this broker does not keep the epoch each partition was assigned at, so it counts
-        every partition as assigned at the member's current epoch, and an older epoch is stale too."""
+        members, as the classic groups accept it.
+
+        A classic member of the group commits with its generation id, its member epoch, and any
+        OffsetCommit version; where a member of the new protocol hears STALE_MEMBER_EPOCH it hears
+        ILLEGAL_GENERATION, as in a classic group."""
         member_epoch = generation_id_or_member_epoch
         if member_epoch < 0 and not self.members:
             return
@@ -128,10 +164,32 @@ class ConsumerGroup:
         member = self.members.get(member_id)
         if member is None:
             raise ApiError(Errors.UNKNOWN_MEMBER_ID)
-        if not is_transactional and api_version < 9:
-            raise ApiError(Errors.UNSUPPORTED_VERSION)  # members of the consumer protocol commit with v9+
-        if member_epoch != member.member_epoch:
-            raise ApiError(Errors.STALE_MEMBER_EPOCH)
+        stale = Errors.ILLEGAL_GENERATION if member.use_classic_protocol() else Errors.STALE_MEMBER_EPOCH
+        if not is_transactional and not member.use_classic_protocol() and api_version < 9:
+            raise ApiError(Errors.UNSUPPORTED_VERSION, "OffsetCommit version 9 or above must be used by members "
+                                                       "using the consumer group protocol")
+        if member_epoch == member.member_epoch:
+            return None
+        if member_epoch > member.member_epoch:
+            raise ApiError(stale, f"Received member epoch {member_epoch} is newer than current member epoch "
+                                  f"{member.member_epoch}.")
+        return self.assignment_epoch_validator(member, member_epoch, stale)
+
+    def assignment_epoch_validator(self, member: ConsumerGroupMember, member_epoch: int,
+                                   stale: Errors) -> CommitPartitionValidator:
+        """Kafka's createAssignmentEpochValidator: assignment epoch <= the epoch sent <= the member's."""
+        topic_ids = {name: metadata.topic_id for name, metadata in self.subscription_metadata.items()}
+
+        def validate(topic: str, partition: int) -> None:
+            topic_id = topic_ids.get(topic)
+            epoch = None if topic_id is None else member.assignment_epoch(topic_id, partition)
+            if epoch is None:
+                raise ApiError(stale, f"Partition {topic}-{partition} is not assigned or pending revocation "
+                                      "for member.")
+            if member_epoch < epoch:
+                raise ApiError(stale, f"Received member epoch {member_epoch} is older than assignment epoch "
+                                      f"{epoch} for partition {topic}-{partition}.")
+        return validate
 
     def validate_offset_fetch(self, member_id: str | None, member_epoch: int) -> None:
         """Kafka's ConsumerGroup.validateOffsetFetch: anyone may read without naming a member (a null
@@ -183,6 +241,33 @@ class ConsumerGroup:
     def current_partition_epoch(self, topic_id: uuid.UUID, partition: int) -> int:
         """The epoch of the member holding the partition, or -1 when nobody does."""
         return self.partition_epochs.get((topic_id, partition), -1)
+
+    def all_members_use_classic_protocol_except(self, member_id: str) -> bool:
+        """Kafka's allMembersUseClassicProtocolExcept: the member is of the new protocol, the rest classic."""
+        member = self.members.get(member_id)
+        return (member is not None and not member.use_classic_protocol()
+                and all(m.use_classic_protocol() for m in self.members.values() if m is not member))
+
+    def supports_classic_protocols(self, protocol_type: str, protocols: set[str]) -> bool:
+        """Kafka's supportsClassicProtocols: a classic member may join if it speaks the consumer
+        embedded protocol and one of its assignors is one every classic member here listed too."""
+        if protocol_type != CONSUMER_PROTOCOL_TYPE:
+            return False
+        classic = [m for m in self.members.values() if m.use_classic_protocol()]
+        if not self.members:
+            return bool(protocols)
+        return any(all(name in {n for n, _ in m.classic_member_metadata.supported_protocols} for m in classic)
+                   for name in protocols)
+
+    def waiting_on_unreleased_partition(self, member: ConsumerGroupMember) -> bool:
+        """Kafka's waitingOnUnreleasedPartition: a partition of its target is still held by someone."""
+        if member.state is not MemberState.UNRELEASED_PARTITIONS:
+            return False
+        for topic_id, partitions in self.target_assignment.get(member.member_id, {}).items():
+            held = member.assigned_partitions.get(topic_id, frozenset())
+            if any(p not in held and self.current_partition_epoch(topic_id, p) != -1 for p in partitions):
+                return True
+        return False
 
     def subscribed_topic_names(self) -> set[str]:
         return set().union(*self.resolved_subscriptions.values()) if self.resolved_subscriptions else set()

@@ -12,11 +12,13 @@ partition indexes, as Kafka's do.
 from __future__ import annotations
 
 import dataclasses
+import uuid
 from dataclasses import dataclass, field
 from enum import Enum
 
 from kafka.coordinator.group.group_coordinator_records import (
     Assignment,
+    ClassicMemberMetadata,
     ConsumerGroupCurrentMemberAssignmentValue,
     ConsumerGroupMemberMetadataValue,
 )
@@ -60,6 +62,12 @@ class ConsumerGroupMember:
     server_assignor_name: str | None = None
     assigned_partitions: Assignment = field(default_factory=dict)
     partitions_pending_revocation: Assignment = field(default_factory=dict)
+    # set for a member that speaks the classic protocol (JoinGroup/SyncGroup/Heartbeat) in this group
+    classic_member_metadata: ClassicMemberMetadata | None = None
+    # KIP-1251: (topic id, partition) -> the member epoch it was assigned at, for every partition it
+    # holds or must still revoke; an offset commit with an older epoch is accepted for a partition
+    # assigned at that epoch or before
+    assignment_epochs: dict[tuple[uuid.UUID, int], int] = field(default_factory=dict)
 
     def with_(self, **changes) -> ConsumerGroupMember:
         """Kafka's ConsumerGroupMember.Builder: a copy with some fields changed (members are immutable,
@@ -70,6 +78,20 @@ class ConsumerGroupMember:
 
     def is_reconciled_to(self, target_assignment_epoch: int) -> bool:
         return self.state is MemberState.STABLE and self.member_epoch == target_assignment_epoch
+
+    def use_classic_protocol(self) -> bool:
+        return self.classic_member_metadata is not None
+
+    def classic_protocol_session_timeout_ms(self) -> int | None:
+        return None if self.classic_member_metadata is None else self.classic_member_metadata.session_timeout_ms
+
+    def classic_protocol_name(self) -> str:
+        """The protocol its JoinGroup answer named: the first the member listed (Kafka's choice)."""
+        return self.classic_member_metadata.supported_protocols[0][0]
+
+    def assignment_epoch(self, topic_id: uuid.UUID, partition: int) -> int | None:
+        """Kafka's assignmentEpoch / pendingRevocationEpoch: None if it neither holds nor revokes it."""
+        return self.assignment_epochs.get((topic_id, partition))
 
     def owned_partitions(self) -> Assignment:
         """What counts as this member's for the group's partition epochs: assigned and not yet revoked."""
@@ -85,13 +107,16 @@ class ConsumerGroupMember:
             instance_id=self.instance_id, rack_id=self.rack_id, client_id=self.client_id,
             client_host=self.client_host, subscribed_topic_names=tuple(self.subscribed_topic_names),
             subscribed_topic_regex=self.subscribed_topic_regex, rebalance_timeout_ms=self.rebalance_timeout_ms,
-            server_assignor=self.server_assignor_name)
+            server_assignor=self.server_assignor_name, classic_member_metadata=self.classic_member_metadata)
 
     def to_current_assignment_value(self) -> ConsumerGroupCurrentMemberAssignmentValue:
         return ConsumerGroupCurrentMemberAssignmentValue(
             member_epoch=self.member_epoch, previous_member_epoch=self.previous_member_epoch,
             state=self.state.to_byte(), assigned_partitions=dict(self.assigned_partitions),
-            partitions_pending_revocation=dict(self.partitions_pending_revocation))
+            partitions_pending_revocation=dict(self.partitions_pending_revocation),
+            assignment_epochs={(t, p): self.assignment_epochs.get((t, p), self.member_epoch)
+                               for a in (self.assigned_partitions, self.partitions_pending_revocation)
+                               for t, ps in a.items() for p in ps})
 
     def with_member_metadata(self, value: ConsumerGroupMemberMetadataValue) -> ConsumerGroupMember:
         """Replay of a ConsumerGroupMemberMetadata record (Kafka's Builder.updateWith)."""
@@ -99,14 +124,19 @@ class ConsumerGroupMember:
             self, instance_id=value.instance_id, rack_id=value.rack_id, client_id=value.client_id,
             client_host=value.client_host, subscribed_topic_names=tuple(value.subscribed_topic_names),
             subscribed_topic_regex=value.subscribed_topic_regex, rebalance_timeout_ms=value.rebalance_timeout_ms,
-            server_assignor_name=value.server_assignor)
+            server_assignor_name=value.server_assignor, classic_member_metadata=value.classic_member_metadata)
 
     def with_current_assignment(self, value: ConsumerGroupCurrentMemberAssignmentValue) -> ConsumerGroupMember:
-        """Replay of a ConsumerGroupCurrentMemberAssignment record."""
+        """Replay of a ConsumerGroupCurrentMemberAssignment record. One written before KIP-1251 has no
+        assignment epochs: each partition counts as assigned at the member's epoch."""
+        epochs = value.assignment_epochs
+        if epochs is None:
+            epochs = {(t, p): value.member_epoch for a in (value.assigned_partitions, value.partitions_pending_revocation)
+                      for t, ps in a.items() for p in ps}
         return dataclasses.replace(
             self, member_epoch=value.member_epoch, previous_member_epoch=value.previous_member_epoch,
             state=MemberState.from_byte(value.state), assigned_partitions=dict(value.assigned_partitions),
-            partitions_pending_revocation=dict(value.partitions_pending_revocation))
+            partitions_pending_revocation=dict(value.partitions_pending_revocation), assignment_epochs=dict(epochs))
 
 
 def count_partitions(assignment: Assignment) -> int:

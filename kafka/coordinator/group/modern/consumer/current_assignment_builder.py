@@ -86,9 +86,18 @@ class CurrentAssignmentBuilder:
         if pending_revocation and self.owns_revoked_partitions(pending_revocation):
             # Revoke first: the member keeps its epoch and only what it keeps; nothing new yet.
             return member.with_(state=MemberState.UNREVOKED_PARTITIONS, member_epoch=member_epoch,
-                                assigned_partitions=new_assigned, partitions_pending_revocation=pending_revocation)
+                                assigned_partitions=new_assigned, partitions_pending_revocation=pending_revocation,
+                                assignment_epochs=self.assignment_epochs(new_assigned, pending_revocation))
         for topic_id, partitions in pending_assignment.items():
             new_assigned[topic_id] = new_assigned.get(topic_id, frozenset()) | partitions
         state = MemberState.UNRELEASED_PARTITIONS if has_unreleased else MemberState.STABLE
         return member.with_(state=state, member_epoch=self.target_assignment_epoch,
-                            assigned_partitions=new_assigned, partitions_pending_revocation={})
+                            assigned_partitions=new_assigned, partitions_pending_revocation={},
+                            assignment_epochs=self.assignment_epochs(new_assigned, {}))
+
+    def assignment_epochs(self, assigned: Assignment, pending_revocation: Assignment) -> dict:
+        """KIP-1251: a partition the member already had keeps the epoch it was assigned at; a new one
+        is assigned at the target's epoch."""
+        old = self.member.assignment_epochs
+        return {(t, p): old.get((t, p), self.target_assignment_epoch)
+                for a in (assigned, pending_revocation) for t, ps in a.items() for p in ps}
