@@ -27,7 +27,8 @@ DIAGRAMS = sorted((ROOT / "diagrams").glob("*.mmd"))
 # Diagrams that a page embeds verbatim: page -> files under diagrams/.
 EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd", "limits.mmd"],
             "fetch_sessions.md": ["fetch_session.mmd"],
-            "groups.md": ["coordinator_runtime.mmd", "group_states.mmd", "rebalance.mmd", "consumer_group_protocol.mmd"],
+            "groups.md": ["coordinator_runtime.mmd", "group_states.mmd", "rebalance.mmd", "consumer_group_protocol.mmd",
+                          "group_migration.mmd"],
             "kraft.md": ["kraft_quorum.mmd", "kraft_create_topic.mmd", "kraft_split_cluster.mmd", "kraft_pre_vote.mmd",
                          "kraft_dynamic_voters.mmd"],
             "replication.md": ["replication_produce.mmd", "replication_failover.mmd", "replication_diverging_epoch.mmd",

@@ -3,7 +3,8 @@ kafka/clients/consumer/assignors/round_robin_assignor.py, the assignment the gro
 when its group chose `partition.assignment.strategy=roundrobin`: first as a function, then run by
 the leader of a real group of our consumers on a real broker, which relays it in SyncGroup. And
 step 8: the same three confluent-kafka consumers with `group.protocol=classic` and `consumer`, and
-what a fourth member joining costs each of them (tests/labs/rebalance_pause.py).
+what a fourth member joining costs each of them (tests/labs/rebalance_pause.py). And step 10: a
+rolling upgrade from `classic` to `consumer` and back (tests/labs/rolling_upgrade.py).
 
 Seed 004: "Every consumer sends Join Group Request to the Group Coordinator (a broker). The Group
 Coordinator elects a leader from one of the consumers. The group leader assigns partitions to the
@@ -21,6 +22,7 @@ from kafka.clients.consumer.assignors.round_robin_assignor import RoundRobinAssi
 from kafka.protocol.errors import Errors
 from tests.helpers import unique_topic, wait_until
 from tests.labs.rebalance_pause import measure
+from tests.labs.rolling_upgrade import rolling_upgrade
 
 
 def assign(partitions_per_topic: dict[str, int], subscriptions: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -178,3 +180,12 @@ def test_step_8_a_join_stops_every_classic_member_and_no_consumer_protocol_membe
     assert not any(m["gave_up_everything"] for m in consumer["members"]), (
         f"{consumer}: with the consumer protocol a member only gives back the partition that moves")
     assert [m["unassigned_ms"] for m in consumer["members"]] == [0, 0, 0]
+
+
+def test_step_10_a_fleet_moves_to_the_consumer_protocol_and_back_without_losing_a_record(start_broker):
+    """step 10: two consumers restarted one at a time from classic to consumer and back; the group changes kind twice and every record is read and committed"""
+    broker = start_broker(overrides={"group.initial.rebalance.delay.ms": "0", "offsets.topic.num.partitions": "1",
+                                     "group.consumer.heartbeat.interval.ms": "500"})
+    result = rolling_upgrade(broker.bootstrap)
+    assert [kind for _, kind in result["steps"]] == ["classic", "consumer", "consumer", "classic"], result["steps"]
+    assert result["read"] == set(range(result["records"])) and result["committed"] == result["ends"], result

@@ -28,7 +28,11 @@ from kafka.coordinator.group.group_coordinator_requests import (
     SyncGroupRequest,
 )
 from kafka.coordinator.group.group_coordinator_shard import GroupCoordinatorShard
-from kafka.protocol.consumer_protocol import deserialize_assignment, serialize_assignment, serialize_subscription
+from kafka.protocol.consumer_protocol import (
+    deserialize_assignment,
+    serialize_assignment,
+    serialize_subscription,
+)
 from kafka.protocol.errors import Errors
 from kafka.timeline import SnapshotRegistry
 from kafka.utils.time import MockTime
