@@ -92,7 +92,7 @@ class Runtime:
             if not due:
                 return
             _, operation = self.timer.timeouts.pop(due[0][1])
-            self.write(lambda shard: operation())
+            self.write(lambda shard, operation=operation: operation())
 
     def failover(self) -> GroupCoordinatorShard:
         """A fresh coordinator that replays the log, as the loader does."""
