@@ -13,7 +13,7 @@ from tests.jvm.jvm import CLIENT_PROFILES, compile_scenarios, run_scenarios
 
 pytestmark = pytest.mark.timeout(300)
 
-SCENARIOS = ("producer", "consumer-group", "transactions", "transactions-consumer-protocol", "admin")
+SCENARIOS = ("producer", "consumer-group", "transactions", "transactions-consumer-protocol", "admin", "rolling-upgrade")
 
 
 @pytest.fixture(scope="module", params=CLIENT_PROFILES)
@@ -110,3 +110,12 @@ def test_admin_api(results):
     low, high = map(int, features["supported"]["metadata.version"].split("-"))
     assert low <= features["finalized"]["metadata.version"] <= high and features["epoch"] >= 0
     assert r["deleteTopics"]["gone"]
+
+
+def test_a_rolling_upgrade_from_classic_to_consumer_and_back(results):
+    """Two Java consumers replaced one at a time by consumer-protocol ones and back (RollingUpgradeScenario):
+    the group is upgraded online, keeps its classic member inside, is downgraded when the last member of
+    the new protocol leaves, and every record is read (docs/groups.md, One group id, two protocols)."""
+    r = scenario(results, "rolling-upgrade")
+    assert r["types"] == ["classic", "consumer", "consumer", "classic"], r
+    assert r["consumed"] == r["records"], r

@@ -26,6 +26,7 @@ public final class Main {
                     case "transactions" -> TransactionScenario.run(bootstrap, "classic");
                     case "transactions-consumer-protocol" -> TransactionScenario.run(bootstrap, "consumer");
                     case "admin" -> AdminScenario.run(bootstrap);
+                    case "rolling-upgrade" -> RollingUpgradeScenario.run(bootstrap);
                     case "cluster" -> ClusterScenario.run(bootstrap);
                     case "cluster-transactions" -> ClusterTransactionScenario.run(bootstrap);
                     default -> throw new IllegalArgumentException("unknown scenario " + name);
