@@ -70,8 +70,11 @@ function clock(seconds) {
 
 function drawChart(container, series, options) {
   const width = Math.max(container.clientWidth, 200), height = 150, left = 64, bottom = 18, top = 6;
+  // Stacked: in the panel's order (the stages of a request). Otherwise the busiest series first, so
+  // the legend's first lines are the ones that matter.
   const drawn = options.stacked ? stack(series) : series.map((s) => ({
-    ...s, last: s.points.length ? s.points[s.points.length - 1][1] : NaN }));
+    ...s, last: s.points.length ? s.points[s.points.length - 1][1] : NaN }))
+    .sort((a, b) => (Number.isFinite(b.last) ? b.last : -Infinity) - (Number.isFinite(a.last) ? a.last : -Infinity));
   const [t0, t1] = [options.start, options.end];
   let [low, high] = extent(drawn, 1);
   if (!Number.isFinite(low)) { low = 0; high = 1; }
