@@ -3,7 +3,8 @@ what tests/integration/test_dashboard_browser.py checks and `make dashboard-scre
 
 The load is every kind of traffic a panel draws: our producer and a transactional one, our consumer in
 a classic group (its committed offsets make consumer lag), librdkafka in a KIP-848 group (the broker
-computes its assignment), a client quota no one reaches (the quota series), an authoriser that allows
+computes its assignment), a client quota no one reaches (the quota series) and one our producer does
+(throttle time), an authoriser that allows
 everything (its decisions) and a metadata request for a missing topic (an error code to show).
 """
 
@@ -54,7 +55,10 @@ class Load:
         with AdminClient({"bootstrap.servers": self.bootstrap}) as admin:
             admin.create_topics([NewTopic(TOPIC, 3, 1), NewTopic(TXN_TOPIC, 1, 1)])
             quotas = {"producer_byte_rate": 1e9, "consumer_byte_rate": 1e9, "request_percentage": 1e6}
-            admin.alter_client_quotas([({"client-id": None}, quotas)])
+            # Everyone under a quota no one reaches (its series exist), and our producer held to 4 KiB/s,
+            # a third of what it asks for: the throttle shows in its panels and in Produce's journey.
+            admin.alter_client_quotas([({"client-id": None}, quotas),
+                                       ({"client-id": "dash-producer"}, {"producer_byte_rate": 4096})])
         self._thread.start()
         return self
 

@@ -16,7 +16,12 @@ import time
 from pathlib import Path
 
 from kafka.utils.logging import configure_logging
-from tests.integration.dashboard_harness import chromium, dashboard_under_load, page_urls, wait_for_every_panel
+from tests.integration.dashboard_harness import (
+    chromium,
+    dashboard_under_load,
+    page_urls,
+    wait_for_every_panel,
+)
 
 # Seconds of load before the first picture: long enough for a minute's rates to draw a line, not a dot.
 WARM_UP_S = 60
