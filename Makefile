@@ -89,11 +89,12 @@ cluster-secure: $(STAMP)
 
 # Prometheus scraping whichever of make run, make cluster and make cluster-split is up, and the dashboard's
 # pages over it (docs/observability.md#the-dashboard): open the URL it prints. Ctrl-C stops both.
-# Ports: DASHBOARD_PORT (the pages) and PROMETHEUS_PORT; Prometheus's files go to data/dashboard/.
+# Ports: DASHBOARD_PORT (the pages) and PROMETHEUS_PORT; Prometheus's files go to DASHBOARD_DATA.
 DASHBOARD_PORT  ?= 3000
 PROMETHEUS_PORT ?= 9090
+DASHBOARD_DATA  ?= data/dashboard
 dashboard: $(STAMP) /usr/bin/prometheus
-	$(BIN)/kafka-dashboard --port $(DASHBOARD_PORT) --prometheus-port $(PROMETHEUS_PORT) --data-dir data/dashboard
+	$(BIN)/kafka-dashboard --port $(DASHBOARD_PORT) --prometheus-port $(PROMETHEUS_PORT) --data-dir $(DASHBOARD_DATA)
 
 # The dashboard's pictures in docs/images/ (docs/observability.md, lab 11): a broker under load, Prometheus
 # and the pages on free ports, each page photographed in headless Chromium.

@@ -5,6 +5,7 @@ and the server answers its pages and says when Prometheus is not there. Loopback
 
 from __future__ import annotations
 
+import fcntl
 import json
 import re
 import socket
@@ -17,7 +18,13 @@ from kafka.metrics.metric_name import MetricType
 from kafka.metrics.metric_names import ALL_METRICS
 from kafka.tools.dashboard import dashboard_command, grafana
 from kafka.tools.dashboard.consumer_lag_exporter import METRIC_NAMES as LAG_METRICS
-from kafka.tools.dashboard.dashboard_command import Dashboard, DashboardSettings, PortTaken, check_port_free
+from kafka.tools.dashboard.dashboard_command import (
+    Dashboard,
+    DashboardSettings,
+    DataDirInUse,
+    PortTaken,
+    check_port_free,
+)
 from kafka.tools.dashboard.dashboard_server import DashboardServer
 from kafka.tools.dashboard.panels import PAGES, all_panels, as_json
 from kafka.tools.dashboard.prometheus_config import prometheus_yml, scrape_targets
@@ -103,6 +110,18 @@ def test_the_dashboard_port_taken_raises_before_prometheus_starts(tmp_path):
                                      prometheus_port=free_port())
         with pytest.raises(PortTaken, match=f"port {port} .*DASHBOARD_PORT={port + 1}"):
             Dashboard(settings).start()
+
+
+def test_a_second_dashboard_on_the_same_directory_is_refused_before_it_starts_prometheus(tmp_path):
+    directory = tmp_path / "d"
+    directory.mkdir()
+    with open(directory / "kafka-dashboard.lock", "w") as held:  # as the first kafka-dashboard holds it
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        settings = DashboardSettings(["127.0.0.1:1"], "127.0.0.1:1", directory, port=free_port(),
+                                     prometheus_port=free_port())
+        with pytest.raises(DataDirInUse, match=f"DASHBOARD_DATA={directory}-2"):
+            Dashboard(settings).start()
+    assert not (directory / "prometheus.yml").exists()
 
 
 def get(url: str) -> tuple[int, str]:

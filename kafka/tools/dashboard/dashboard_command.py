@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import fcntl
 import logging
 import signal
 import socket
@@ -34,6 +35,10 @@ DEFAULT_BOOTSTRAP = "127.0.0.1:9092,127.0.0.1:9094,127.0.0.1:9096"  # make run's
 
 class PortTaken(Exception):
     """A port someone else listens on; the message names it and the setting that moves it."""
+
+
+class DataDirInUse(Exception):
+    """Another kafka-dashboard's Prometheus keeps its database in the same directory."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,7 @@ class Dashboard:
         self.settings = settings
         self.server: DashboardServer | None = None
         self.prometheus: PrometheusProcess | None = None
+        self._lock = None
 
     @property
     def url(self) -> str:
@@ -78,6 +84,7 @@ class Dashboard:
     def start(self, serve_in_thread: bool = True) -> Dashboard:
         s = self.settings
         check_port_free(s.host, s.prometheus_port, "Prometheus", "PROMETHEUS_PORT", "--prometheus-port")
+        self._lock_data_dir()
         prometheus_url = f"http://{s.host}:{s.prometheus_port}"
         try:
             self.server = DashboardServer(s.host, s.port, prometheus_url, s.targets,
@@ -85,6 +92,7 @@ class Dashboard:
         except OSError as e:
             if e.errno != errno.EADDRINUSE:
                 raise
+            self.stop()
             raise PortTaken(port_taken_message(s.host, s.port, "the dashboard pages", "DASHBOARD_PORT", "--port")) from e
         if serve_in_thread:
             self.server.start()
@@ -98,11 +106,28 @@ class Dashboard:
             raise
         return self
 
+    def _lock_data_dir(self) -> None:
+        """One Prometheus a database: a second kafka-dashboard on other ports must use another directory."""
+        directory = self.settings.data_dir
+        directory.mkdir(parents=True, exist_ok=True)
+        self._lock = open(directory / "kafka-dashboard.lock", "w")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            self._lock.close()
+            self._lock = None
+            raise DataDirInUse(f"{directory} is used by another kafka-dashboard's Prometheus: stop that one (Ctrl-C), "
+                               f"or give this one a directory of its own: make dashboard DASHBOARD_DATA={directory}-2 "
+                               f"(kafka-dashboard --data-dir {directory}-2)") from e
+
     def stop(self) -> None:
         if self.server is not None:
             self.server.stop()
         if self.prometheus is not None:
             self.prometheus.stop()
+        if self._lock is not None:
+            self._lock.close()  # closing the file releases the lock
+            self._lock = None
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -137,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     dashboard = Dashboard(settings)
     try:
         dashboard.start(serve_in_thread=False)
-    except (PortTaken, PrometheusError) as e:
+    except (PortTaken, DataDirInUse, PrometheusError) as e:
         print(f"kafka-dashboard: {e}", file=sys.stderr)
         return 2
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
