@@ -199,7 +199,8 @@ GROUPS = Page("groups", "Consumer groups and transactions", (
             _t(_GC + "consumer_group_count", "groups {{state}}")), "short", 12),
         Panel("Consumer group assignment time (broker-side assignor)", (
             _t(f"histogram_quantile(0.99, {rate(_GC + 'consumer_group_assignment_time_ms_bucket', '5m')})", "p99"),
-            _t(mean(_GC + "consumer_group_assignment_time_ms", window="5m"), "mean")), "ms", 12),
+            _t(mean(_GC + "consumer_group_assignment_time_ms", window="5m"), "mean")), "ms", 12,
+              only_with="a KIP-848 group (group.protocol=consumer) assigned in the last five minutes"),
     )),
     Row("The group coordinator's runtime: events per shard, answered on commit (docs/groups.md)", (
         Panel("Shards by state, and events waiting", (
@@ -265,7 +266,7 @@ CLIENTS = Page("clients", "Clients: quotas, connections and security", (
             _t(f"{rate('kafka_server_authorizer_metrics_authorization_allowed_total', '1m')} * 60", "allowed"),
             _t(f"{rate('kafka_server_authorizer_metrics_authorization_denied_total', '1m')} * 60", "denied"),
             _t("kafka_server_authorizer_metrics_acls_total_count", "ACLs")), "short", 12,
-              only_with="an authoriser (authorizer.class.name, as make cluster-secure sets)"),
+              description="All zero without an authoriser (authorizer.class.name, as make cluster-secure sets)."),
         Panel("Authentications: TLS handshakes and SASL logins (docs/security.md)", (
             _t(f"sum by (listener) ({rate(_SSM + 'successful_authentication_total', '1m')})",
                "succeeded /s on {{listener}}"),
