@@ -6,6 +6,7 @@
 
 const params = new URLSearchParams(location.search);
 const RANGE_S = Number(params.get("range") || 300);  // the last five minutes
+const STEP_S = Math.max(Math.round(RANGE_S / 150), 1);  // seconds between the points of a line
 let settings, page, refreshing = false;
 
 function api(path, query) {
@@ -63,11 +64,10 @@ async function brokersUp() {
 }
 
 async function refreshPanel(panel, start, end) {
-  const step = Math.max(Math.round(RANGE_S / 150), 1);
   const series = [];
   try {
     for (const target of panel.spec.targets) {
-      const data = await api("query_range", { query: promql(target.expr), start, end, step });
+      const data = await api("query_range", { query: promql(target.expr), start, end, step: STEP_S });
       for (const result of data.result) {
         series.push({ name: legendOf(target.legend, result.metric, target.expr),
                       points: result.values.map(([t, v]) => [t, Number(v)]) });
@@ -84,7 +84,7 @@ async function refreshPanel(panel, start, end) {
   }
   panel.element.dataset.state = "data";
   panel.note.textContent = "";
-  drawChart(panel.chart, series, { unit: panel.spec.unit, stacked: panel.spec.stacked, start, end });
+  drawChart(panel.chart, series, { unit: panel.spec.unit, stacked: panel.spec.stacked, start, end, step: STEP_S });
 }
 
 async function refresh() {

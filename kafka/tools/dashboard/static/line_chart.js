@@ -54,9 +54,13 @@ function extent(series, index) {
   return [low, high];
 }
 
-function path(points, x, y) {
-  let d = "", pen = "M";
+// A gap in the samples (a broker that was down, a series that came back) lifts the pen: no line
+// is drawn across time nothing was scraped.
+function path(points, x, y, step) {
+  let d = "", pen = "M", previous = -Infinity;
   for (const [t, v] of points) {
+    if (t - previous > 2 * step) pen = "M";
+    previous = t;
     if (!Number.isFinite(v)) { pen = "M"; continue; }
     d += `${pen}${x(t).toFixed(1)},${y(v).toFixed(1)}`;
     pen = "L";
@@ -97,7 +101,7 @@ function drawChart(container, series, options) {
     svg.append(label);
   }
   drawn.forEach((s, i) => {
-    svg.append(element("path", { d: path(s.points, x, y), fill: "none", stroke: PALETTE[i % PALETTE.length],
+    svg.append(element("path", { d: path(s.points, x, y, options.step), fill: "none", stroke: PALETTE[i % PALETTE.length],
                                  "stroke-width": 1.5, "data-series": s.name }));
   });
   const legend = document.createElement("div");
