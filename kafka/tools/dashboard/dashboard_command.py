@@ -20,13 +20,14 @@ import socket
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import structlog
 
 from kafka.tools.dashboard.consumer_lag_exporter import ConsumerLagExporter
 from kafka.tools.dashboard.dashboard_server import DashboardServer
 from kafka.tools.dashboard.panels import PAGES
-from kafka.tools.dashboard.prometheus_config import prometheus_yml, scrape_targets
+from kafka.tools.dashboard.prometheus_config import DEFAULT_METRICS_LISTENER, prometheus_yml, scrape_targets
 from kafka.tools.dashboard.prometheus_process import PrometheusError, PrometheusProcess
 from kafka.utils.logging import configure_logging
 
@@ -156,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if not structlog.is_configured():
         configure_logging("console", logging.WARNING, sys.stderr)  # the lag exporter's client: quiet
-    targets = args.target or scrape_targets(args.config_dir)
+    # Run outside the repository (no config/ here): make run's address, the metrics.listener default.
+    targets = args.target or scrape_targets(args.config_dir) or [urlsplit(DEFAULT_METRICS_LISTENER).netloc]
     settings = DashboardSettings(targets, args.bootstrap_server, args.data_dir, args.host, args.port,
                                  args.prometheus_port, args.refresh)
     dashboard = Dashboard(settings)
