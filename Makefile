@@ -5,7 +5,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run cluster cluster-split cluster-secure test test-fast lint bench clean demo demo-cluster demo-spark-cluster lab lab-handout nemesis
+.PHONY: run cluster cluster-split cluster-secure test test-fast lint bench clean demo demo-cluster demo-spark-cluster lab lab-handout nemesis \
+  dashboard dashboard-screenshots
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,6 +50,12 @@ tests/jvm/target/.resolved: tests/jvm/pom.xml tests/jvm/resolve.py /usr/bin/mvn 
 	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus; \
 	else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus; fi
 
+# Debian's Chromium: tests/integration/test_dashboard_browser.py opens the dashboard's pages in it, headless,
+# through Playwright (which is told to use this binary and never downloads a browser of its own).
+/usr/bin/chromium:
+	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; fi
+
 run: $(STAMP)
 	@echo "one KRaft node (broker and controller): clients use --bootstrap-server 127.0.0.1:9092"
 	$(BIN)/kafka-server-start config/server.properties \
@@ -80,11 +87,26 @@ cluster-secure: $(STAMP)
 	$(BIN)/python -m kafka.tools.secure_cluster_setup $(SECURE_NODES)
 	$(BIN)/python -m kafka.tools.local_cluster $(SECURE_NODES)
 
+# Prometheus scraping whichever of make run, make cluster and make cluster-split is up, and the dashboard's
+# pages over it (docs/observability.md#the-dashboard): open the URL it prints. Ctrl-C stops both.
+# Ports: DASHBOARD_PORT (the pages) and PROMETHEUS_PORT; Prometheus's files go to DASHBOARD_DATA.
+DASHBOARD_PORT  ?= 3000
+PROMETHEUS_PORT ?= 9090
+DASHBOARD_DATA  ?= data/dashboard
+dashboard: $(STAMP) /usr/bin/prometheus
+	$(BIN)/kafka-dashboard --port $(DASHBOARD_PORT) --prometheus-port $(PROMETHEUS_PORT) --data-dir $(DASHBOARD_DATA)
+
+# The dashboard's pictures in docs/images/ (docs/observability.md, lab 11): a broker under load, Prometheus
+# and the pages on free ports, each page photographed in headless Chromium.
+dashboard-screenshots: $(STAMP) /usr/bin/prometheus /usr/bin/chromium
+	$(BIN)/python -m tests.integration.dashboard_screenshots docs/images
+
 lint: $(STAMP)
 	$(BIN)/ruff check kafka tests bench
 	$(BIN)/lint-imports
 
-test: $(STAMP) .venv-kafka-python/.installed /usr/bin/kcat /usr/bin/prometheus /usr/bin/java tests/jvm/target/.resolved lint
+test: $(STAMP) .venv-kafka-python/.installed /usr/bin/kcat /usr/bin/prometheus /usr/bin/chromium /usr/bin/java \
+  tests/jvm/target/.resolved lint
 	$(BIN)/pytest -q
 
 # The quick loop, under a minute on a quiet two-core machine: the tests marked `fast` (tests/conftest.py:

@@ -34,6 +34,7 @@ EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd", "limits.m
             "replication.md": ["replication_produce.mmd", "replication_failover.mmd", "replication_diverging_epoch.mmd",
                                "partition_reassignment.mmd", "nemesis.mmd"],
             "acls.md": ["authorizer.mmd"],
+            "observability.md": ["observability.mmd"],
             "quotas.md": ["quotas.mmd"],
             "security.md": ["tls_handshake.mmd", "sasl_ssl_connection.mmd", "secure_cluster.mmd"],
             "spark.md": ["spark.mmd", "spark_cluster.mmd"],

@@ -52,6 +52,10 @@ class Histogram(Collector):
         self.bounds = tuple(float(b) for b in buckets)
         self.lock = lock if lock is not None else threading.Lock()
         self._series: dict[tuple[str, ...], HistogramSeries] = {}
+        if not metric.label_names:
+            # Exported at zero from the start, as prometheus-client does: a series that first appears
+            # already at 1 never moves rate(), so a dashboard would miss the broker's first observation.
+            self._series[()] = HistogramSeries(self.bounds)
 
     def labels(self, *label_values: str) -> HistogramSeries:
         """The series for these label values (in the metric's label order), made on first use."""

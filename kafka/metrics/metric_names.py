@@ -30,13 +30,18 @@ LOCAL_TIME = _request("LocalTimeMs", HISTOGRAM, "Time an I/O thread spent on the
                       ("request",), "I/O thread -> commit log")
 REMOTE_TIME = _request("RemoteTimeMs", HISTOGRAM, "Time waiting in a purgatory (acks=all, a long-polling fetch).",
                        ("request",), "purgatory")
+# Kafka's apiThrottleTimeMs: how long a quota kept the connection muted after the response (KIP-219),
+# so it is not part of TotalTimeMs; 0 for a request no quota throttled.
+THROTTLE_TIME = _request("ThrottleTimeMs", HISTOGRAM, "Time a quota kept the client's connection muted after the "
+                         "response (not part of TotalTimeMs).", ("request",), "response -> muted channel (KIP-219)")
 RESPONSE_QUEUE_TIME = _request("ResponseQueueTimeMs", HISTOGRAM, "Time the response waited in the response queue.",
                                ("request",), "response queue -> network thread")
 RESPONSE_SEND_TIME = _request("ResponseSendTimeMs", HISTOGRAM, "Time writing the response to the socket.",
                               ("request",), "network thread -> socket send buffer")
 TOTAL_TIME = _request("TotalTimeMs", HISTOGRAM, "Time from the request read to the response sent.",
                       ("request",), "the whole journey")
-REQUEST_TIMES = (REQUEST_QUEUE_TIME, LOCAL_TIME, REMOTE_TIME, RESPONSE_QUEUE_TIME, RESPONSE_SEND_TIME, TOTAL_TIME)
+REQUEST_TIMES = (REQUEST_QUEUE_TIME, LOCAL_TIME, REMOTE_TIME, THROTTLE_TIME, RESPONSE_QUEUE_TIME, RESPONSE_SEND_TIME,
+                 TOTAL_TIME)
 
 # ------------------------------------------------------------------ the two thread pools and the queues
 REQUEST_QUEUE_SIZE = MetricName(

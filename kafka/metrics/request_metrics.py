@@ -7,9 +7,10 @@ request collects on its way (see kafka/network/request_channel.py, Request.timin
     RequestQueueTimeMs   in the request queue, until an I/O thread takes it
     LocalTimeMs          on the I/O thread (validate, append to the commit log, read)
     RemoteTimeMs         in a purgatory (acks=all waiting for replicas, a fetch waiting for bytes)
+    ThrottleTimeMs       muted by a quota after the response went out (KIP-219; not in the total)
     ResponseQueueTimeMs  in the response queue, until the network thread takes it
     ResponseSendTimeMs   writing the response to the socket
-    TotalTimeMs          all of the above
+    TotalTimeMs          all of the above but the throttle
 
 The `request` label is Kafka's: the API name (Produce, Metadata, ...), with fetches counted twice,
 once as Fetch and once as FetchConsumer or FetchFollower, as Kafka does.
@@ -30,7 +31,7 @@ class RequestMetrics:
         self.requests = group.new_meter(m.REQUESTS)
         self.errors = group.new_meter(m.ERRORS)
         # Keyed by the JMX name (RequestQueueTimeMs, ...), which is how Request.timings_ms reports.
-        # One lock for all six: a response's stages are recorded together, under one acquire.
+        # One lock for all seven: a response's stages are recorded together, under one acquire.
         self._lock = threading.Lock()
         self.time_histograms = {metric.name: group.new_histogram(metric, lock=self._lock) for metric in m.REQUEST_TIMES}
         # Every request passes here: keep each label set's series at hand instead of looking it up.

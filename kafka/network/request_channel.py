@@ -135,6 +135,8 @@ class Request:
             "RequestQueueTimeMs": _elapsed_ms(self.request_dequeue_time_ns, self.start_time_ns),
             "LocalTimeMs": _elapsed_ms(self.api_local_complete_time_ns, self.request_dequeue_time_ns),
             "RemoteTimeMs": _elapsed_ms(self.response_complete_time_ns, self.api_local_complete_time_ns),
+            # The quota's, not a hand-off: the connection stays muted this long after the response (KIP-219).
+            "ThrottleTimeMs": float(self.throttle_time_ms),
             "ResponseQueueTimeMs": _elapsed_ms(self.response_dequeue_time_ns, self.response_complete_time_ns),
             "ResponseSendTimeMs": _elapsed_ms(self.response_sent_time_ns, self.response_dequeue_time_ns),
             "TotalTimeMs": _elapsed_ms(self.response_sent_time_ns, self.start_time_ns),

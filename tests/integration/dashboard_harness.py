@@ -1,0 +1,165 @@
+"""A broker under load with Prometheus and kafka-dashboard beside it, and the pages in headless Chromium:
+what tests/integration/test_dashboard_browser.py checks and `make dashboard-screenshots` photographs.
+
+The load is every kind of traffic a panel draws: our producer and a transactional one, our consumer in
+a classic group (its committed offsets make consumer lag), librdkafka in a KIP-848 group (the broker
+computes its assignment), a client quota no one reaches (the quota series) and one our producer does
+(throttle time), an authoriser that allows
+everything (its decisions) and a metadata request for a missing topic (an error code to show).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.parse
+import urllib.request
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+from confluent_kafka import Consumer
+
+from kafka.clients.admin import AdminClient, NewTopic
+from kafka.clients.consumer import KafkaConsumer
+from kafka.clients.producer import KafkaProducer
+from kafka.protocol.api_keys import ApiKey
+from kafka.security.standard_authorizer import STANDARD_AUTHORIZER
+from kafka.tools.dashboard.dashboard_command import Dashboard, DashboardSettings
+from kafka.tools.dashboard.panels import PAGES
+from kafka.utils.free_port import free_port
+from tests.helpers import InProcessBroker, wait_until
+from tests.wire import WireClient
+
+CHROMIUM = "/usr/bin/chromium"
+BROKER_OVERRIDES = {"authorizer.class.name": STANDARD_AUTHORIZER, "allow.everyone.if.no.acl.found": "true",
+                    "num.partitions": "3"}
+TOPIC, TXN_TOPIC = "orders", "payments"
+# Every panel of the page is drawn: data-state "data", not "empty", "error", "no-broker" or "loading".
+ALL_DRAWN = """() => [...document.querySelectorAll('.panel')].every((p) => p.dataset.state === 'data')"""
+PANEL_STATES = """() => [...document.querySelectorAll('.panel')].map(
+    (p) => [p.querySelector('h3').textContent, p.dataset.state, p.querySelector('.note').textContent])"""
+
+
+class Load:
+    """Traffic on a thread until stop(): each round produces, commits a transaction, consumes in both
+    groups and asks for a missing topic. The rounds are paced by the stop event's wait, not by sleeps."""
+
+    def __init__(self, bootstrap: str, port: int) -> None:
+        self.bootstrap, self.port = bootstrap, port
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="dashboard-load", daemon=True)
+        self.rounds = 0
+        self.error: BaseException | None = None
+
+    def start(self) -> Load:
+        with AdminClient({"bootstrap.servers": self.bootstrap}) as admin:
+            admin.create_topics([NewTopic(TOPIC, 3, 1), NewTopic(TXN_TOPIC, 1, 1)])
+            quotas = {"producer_byte_rate": 1e9, "consumer_byte_rate": 1e9, "request_percentage": 1e6}
+            # Everyone under a quota no one reaches (its series exist), and our producer held to 4 KiB/s,
+            # a third of what it asks for: the throttle shows in its panels and in Produce's journey.
+            admin.alter_client_quotas([({"client-id": None}, quotas),
+                                       ({"client-id": "dash-producer"}, {"producer_byte_rate": 4096})])
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(60)
+
+    def _run(self) -> None:
+        try:
+            with ExitStack() as stack:
+                self._loop(stack)
+        except BaseException as e:  # the test reports it: a load that died leaves panels empty
+            self.error = e
+            raise
+
+    def _loop(self, stack: ExitStack) -> None:
+        producer = stack.enter_context(KafkaProducer({"bootstrap.servers": self.bootstrap, "client.id": "dash-producer",
+                                                      "linger.ms": 5}))
+        txn = stack.enter_context(KafkaProducer({"bootstrap.servers": self.bootstrap, "transactional.id": "dash-txn"}))
+        txn.init_transactions()
+        consumer = stack.enter_context(KafkaConsumer({
+            "bootstrap.servers": self.bootstrap, "group.id": "dash-readers", "auto.offset.reset": "earliest",
+            "enable.auto.commit": False, "max.poll.records": 20}))
+        consumer.subscribe([TOPIC])
+        kip848 = Consumer({"bootstrap.servers": self.bootstrap, "group.id": "dash-kip848",
+                           "group.protocol": "consumer", "auto.offset.reset": "earliest", "enable.auto.commit": True})
+        stack.callback(kip848.close)
+        kip848.subscribe([TOPIC])
+        wire = WireClient(self.port)
+        stack.callback(wire.close)
+        while not self._stop.is_set():
+            self._round(producer, txn, consumer, kip848, wire)
+            self._stop.wait(0.2)
+
+    def _round(self, producer, txn, consumer, kip848, wire) -> None:
+        for i in range(50):
+            producer.send(TOPIC, value=f"order {self.rounds}-{i}".encode() * 4)
+        producer.flush(30)
+        txn.begin_transaction()
+        txn.send(TXN_TOPIC, value=b"payment")
+        txn.commit_transaction()
+        if list(consumer.poll(100)):  # 20 records a poll, of the 50 produced: the group falls behind
+            consumer.commit()
+        kip848.poll(0.1)
+        wire.request(ApiKey.METADATA, 9, {"topics": [{"name": "no-such-topic"}], "allow_auto_topic_creation": False,
+                                          "include_cluster_authorized_operations": False,
+                                          "include_topic_authorized_operations": False})
+        self.rounds += 1
+
+
+@contextmanager
+def dashboard_under_load(tmp: Path, refresh_s: float = 1.0):
+    """A broker (KRaft, broker and controller in one), its load, Prometheus and the pages, all on free
+    ports; everything stopped on the way out."""
+    broker = InProcessBroker(tmp / "broker", dict(BROKER_OVERRIDES))
+    with ExitStack() as stack:
+        stack.callback(broker.stop)
+        metrics = broker.server.metrics_endpoint.url.removeprefix("http://")
+        dashboard = Dashboard(DashboardSettings([metrics], broker.bootstrap, tmp / "dashboard", port=free_port(),
+                                                prometheus_port=free_port(), refresh_s=refresh_s)).start()
+        stack.callback(dashboard.stop)
+        # The load starts once Prometheus has scraped the broker: the KIP-848 group's one assignment
+        # must fall inside its scrapes for rate() to see the histogram move.
+        wait_until(lambda: scraped(dashboard), timeout=60, interval=0.2, message="prometheus to scrape the broker")
+        load = Load(broker.bootstrap, broker.port).start()
+        stack.callback(load.stop)
+        yield dashboard, load
+
+
+def scraped(dashboard: Dashboard) -> bool:
+    """Prometheus has scraped every target at least once, and found it up."""
+    query = urllib.parse.urlencode({"query": 'up{job="kafka-teaching"}'})
+    with urllib.request.urlopen(f"{dashboard.prometheus.url}/api/v1/query?{query}", timeout=5) as response:
+        result = json.load(response)["data"]["result"]
+    return bool(result) and all(r["value"][1] == "1" for r in result)
+
+
+@contextmanager
+def chromium():
+    """Debian's Chromium, headless, through Playwright (which downloads no browser of its own)."""
+    from playwright.sync_api import sync_playwright  # a test dependency; the broker never needs it
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                             args=["--no-sandbox", "--disable-gpu"])
+        try:
+            yield browser.new_page(viewport={"width": 1400, "height": 900})
+        finally:
+            browser.close()
+
+
+def wait_for_every_panel(page, url: str, timeout_s: float = 120.0) -> list:
+    """Open a page and wait until every panel is drawn; on the deadline, fail naming each panel that is not."""
+    page.goto(url)
+    try:
+        page.wait_for_function(ALL_DRAWN, timeout=timeout_s * 1000, polling=500)
+    except Exception as e:
+        undrawn = [s for s in page.evaluate(PANEL_STATES) if s[1] != "data"]
+        raise AssertionError(f"{url}: panels not drawn after {timeout_s:.0f} s: {undrawn}") from e
+    return page.evaluate(PANEL_STATES)
+
+
+def page_urls(dashboard: Dashboard) -> dict[str, str]:
+    return {page.slug: f"{dashboard.url}/{page.slug}?refresh=1" for page in PAGES}
