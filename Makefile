@@ -107,7 +107,7 @@ lint: $(STAMP)
 
 test: $(STAMP) .venv-kafka-python/.installed /usr/bin/kcat /usr/bin/prometheus /usr/bin/chromium /usr/bin/java \
   tests/jvm/target/.resolved lint
-	$(BIN)/pytest -q
+	$(BIN)/python -m tests.tiers
 
 # The quick loop, under a minute on a quiet two-core machine: the tests marked `fast` (tests/conftest.py:
 # no broker, no other process, no real client, not `slow`), each seeded simulation on a handful of seeds
