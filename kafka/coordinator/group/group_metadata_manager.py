@@ -18,9 +18,9 @@ A group id used by both protocols follows Kafka 4:
   (``classic_members_of_consumer_group.py``);
 - with ``group.consumer.migration.policy`` allowing it (Kafka 4's default, ``bidirectional``), a classic
   group with members is *upgraded* when a ConsumerGroupHeartbeat joins it: every member keeps its
-  partitions at the generation it had (convert_to_consumer_group); and a consumer group is *downgraded*
+  partitions at the generation it had (maybe_convert_to_consumer_group); and a consumer group is *downgraded*
   when its last member of the new protocol leaves and only classic members remain: they become a
-  classic group at the group epoch, and rebalance (convert_to_classic_group).
+  classic group at the group epoch, and rebalance (maybe_convert_to_classic_group).
 
 A conversion writes the old group's tombstones and the new group's records in one batch, so a failed
 append reverts both, and a replay of the log on another coordinator finds the same group.
