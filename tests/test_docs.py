@@ -68,6 +68,7 @@ CAMEL_REF = re.compile(r"^[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+$")
 # `module.name`: checked when `module` is a module of kafka/ with a name no config key or variable has
 # (`request_channel.deferred_wakeups`: an underscore), so `log.dirs` and `partition.high_watermark` are
 # left alone; `module.py` must be a file of kafka/.
+WORD = re.compile(r"[A-Za-z_]\w*")
 MODULE_REF = re.compile(r"^([a-z_][a-z0-9_]*)\.([A-Za-z_]\w*)$")
 BESIDE_THE_CLONE = {"bench.py"}  # the shared benchmark harness, ../shared/bench/bench.py: not in a clone
 STUDENT_SCRIPT = re.compile(r"^lab\d\d_\w+\.py$")  # a lab's own script, which the student writes
@@ -105,12 +106,18 @@ class CodeIndex:
         for path in sorted(package.rglob("*.py")):
             tree = parsed(path)
             self.modules.setdefault(path.stem, set()).update(_top_level_names(tree))
-            self.words.update(_string_words(tree))
-            for node in ast.walk(tree):
+            docstrings, strings = {_docstring_id(tree)}, []
+            for node in ast.walk(tree):  # one walk: the package is 400-odd files
                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                     self.functions.add(node.name)
+                    docstrings.add(_docstring_id(node))
                 elif isinstance(node, ast.ClassDef):
                     self.classes.setdefault(node.name, []).append((_members(node), _bases(node)))
+                    docstrings.add(_docstring_id(node))
+                elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                    strings.append(node)
+            self.words.update(word for node in strings if id(node) not in docstrings
+                              for word in WORD.findall(node.value))
         self.test_classes = _test_classes(package.parent / "tests")
 
     def knows_name(self, name: str) -> bool:
@@ -168,13 +175,10 @@ def _top_level_names(tree: ast.Module) -> set[str]:
     return names
 
 
-def _string_words(tree: ast.Module) -> set[str]:
-    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
-                  if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
-                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
-    return {word for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
-            for word in re.findall(r"[A-Za-z_]\w*", node.value)}
+def _docstring_id(node: ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """id() of the node's docstring constant (0 if it has none): its words are prose, not names."""
+    first = node.body[0] if node.body else None
+    return id(first.value) if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) else 0
 
 
 def _test_classes(tests: Path) -> set[str]:
