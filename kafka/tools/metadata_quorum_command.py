@@ -141,17 +141,14 @@ def status(cluster_id: str | None, quorum: QuorumInfo, now: int) -> str:
 
 
 def max_follower_lag_time_ms(quorum: QuorumInfo) -> int:
-    """Kafka's: how long the voter with the smallest log end has been behind, the leader's last caught-up
-    time minus its own; 0 when it is the leader or as far as the leader; -1 when a time is unknown.
-
-    Never negative: a follower that fetched after the leader last appended has a later caught-up time
-    than the leader's own (the split cluster printed -18); it is not behind at all."""
+    """Kafka's: the leader's last caught-up time minus that of the voter with the smallest log end (0 when
+    that is the leader, -1 when a time is unknown), but never negative. A follower that fetched after
+    the leader last caught up has the later time (the split cluster printed -18): it lags by nothing."""
     leader = next((v for v in quorum.voters if v.replica_id == quorum.leader_id), None)
-    # the smallest log end, the leader first among equals: a quorum that is all caught up lags by 0
-    slowest = min(quorum.voters, key=lambda v: (v.log_end_offset, v is not leader), default=None)
+    slowest = min(quorum.voters, key=lambda v: v.log_end_offset, default=None)
     if leader is None or slowest is None:
         return -1  # the leader left the voters (its removal not committed yet)
-    if slowest is leader or slowest.log_end_offset >= leader.log_end_offset:
+    if slowest is leader:
         return 0
     if leader.last_caught_up_timestamp < 0 or slowest.last_caught_up_timestamp < 0:
         return -1
