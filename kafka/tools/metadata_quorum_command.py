@@ -130,24 +130,29 @@ def now_ms() -> int:
 
 def status(cluster_id: str | None, quorum: QuorumInfo, now: int) -> str:
     """Kafka's layout: one 'Name: value' line per field, values aligned."""
-    leader = next((v for v in quorum.voters if v.replica_id == quorum.leader_id), None)
-    # Kafka's: the voter with the smallest log end, against the leader's log end and last caught-up time
     slowest = min(quorum.voters, key=lambda v: v.log_end_offset, default=None)
     max_lag = leader_end_offset(quorum) - slowest.log_end_offset if slowest is not None else 0
-    if leader is None or slowest is None:
-        max_lag_time = -1  # the leader left the voters (its removal not committed yet)
-    elif slowest is leader:
-        max_lag_time = 0
-    elif leader.last_caught_up_timestamp >= 0 and slowest.last_caught_up_timestamp >= 0:
-        max_lag_time = leader.last_caught_up_timestamp - slowest.last_caught_up_timestamp
-    else:
-        max_lag_time = -1
     rows = [("ClusterId", cluster_id), ("LeaderId", quorum.leader_id), ("LeaderEpoch", quorum.leader_epoch),
             ("HighWatermark", quorum.high_watermark), ("MaxFollowerLag", max(max_lag, 0)),
-            ("MaxFollowerLagTimeMs", max_lag_time),
+            ("MaxFollowerLagTimeMs", max_follower_lag_time_ms(quorum)),
             ("CurrentVoters", replica_states(quorum, quorum.voters)),
             ("CurrentObservers", replica_states(quorum, quorum.observers))]
     return "\n".join(f"{name + ':':<24}{value}" for name, value in rows)
+
+
+def max_follower_lag_time_ms(quorum: QuorumInfo) -> int:
+    """Kafka's: the leader's last caught-up time minus that of the voter with the smallest log end (0 when
+    that is the leader, -1 when a time is unknown), but never negative. A follower that fetched after
+    the leader last caught up has the later time (the split cluster printed -18): it lags by nothing."""
+    leader = next((v for v in quorum.voters if v.replica_id == quorum.leader_id), None)
+    slowest = min(quorum.voters, key=lambda v: v.log_end_offset, default=None)
+    if leader is None or slowest is None:
+        return -1  # the leader left the voters (its removal not committed yet)
+    if slowest is leader:
+        return 0
+    if leader.last_caught_up_timestamp < 0 or slowest.last_caught_up_timestamp < 0:
+        return -1
+    return max(0, leader.last_caught_up_timestamp - slowest.last_caught_up_timestamp)
 
 
 def leader_end_offset(quorum: QuorumInfo) -> int:
@@ -178,7 +183,7 @@ def replication(quorum: QuorumInfo, now: int, human_readable: bool) -> str:
                            ("Observer", quorum.observers)):
         for m in sorted(members, key=lambda m: m.replica_id):
             rows.append([str(m.replica_id), m.replica_directory_id or ZERO_UUID, str(m.log_end_offset),
-                         str(leader_end_offset(quorum) - m.log_end_offset),
+                         str(max(0, leader_end_offset(quorum) - m.log_end_offset)),
                          when(m.last_fetch_timestamp), when(m.last_caught_up_timestamp), state])
     return pretty_table(header, rows)
 

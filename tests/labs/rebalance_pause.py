@@ -19,6 +19,7 @@ import argparse
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from confluent_kafka import Consumer, Producer
@@ -98,9 +99,10 @@ def wait(condition, timeout: float, what: str, members: list[Member]) -> None:
         time.sleep(0.05)
 
 
-def measure(bootstrap: str, protocol: str, timeout: float = 60.0) -> dict:
+def measure(bootstrap: str, protocol: str, timeout: float = 60.0, hold: Callable[[dict], None] | None = None) -> dict:
     """Three members, then a fourth: each of the three's longest gap without records and time without
-    partitions from the fourth's start until everyone holds three."""
+    partitions from the fourth's start until everyone holds three. `hold(result)`, if given, runs while
+    the four are still in the group (to describe it), before they leave."""
     topic, group = f"pause-{protocol}-{uuid.uuid4().hex[:6]}", f"pause-{protocol}-{uuid.uuid4().hex[:6]}"
     admin = AdminClient({"bootstrap.servers": bootstrap})
     admin.create_topics([NewTopic(topic, PARTITIONS, 1)])[topic].result(30)
@@ -132,11 +134,14 @@ def measure(bootstrap: str, protocol: str, timeout: float = 60.0) -> dict:
         settled = time.monotonic()
         time.sleep(0.3)  # a last poll's worth of records after the move
         until = time.monotonic()
-        return {"protocol": protocol, "settle_ms": round((settled - joined) * 1000),
+        result = {"protocol": protocol, "group": group, "topic": topic, "settle_ms": round((settled - joined) * 1000),
                 "members": [{"name": m.name, "longest_gap_ms": round(m.longest_gap_ms(joined, until)),
                              "unassigned_ms": round(m.unassigned_ms(joined, until)),
                              "gave_up_everything": any(n == 0 for t, n in m.held if t >= joined)}
                             for m in members]}
+        if hold is not None:
+            hold(result)
+        return result
     finally:
         producing.set()
         for m in everyone:
@@ -147,12 +152,20 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bootstrap-server", default="127.0.0.1:9092")
     parser.add_argument("--group-protocol", choices=("classic", "consumer"), default="consumer")
+    parser.add_argument("--hold", action="store_true",
+                        help="keep the four members in the group until Enter, to describe it")
     args = parser.parse_args(argv)
-    result = measure(args.bootstrap_server, args.group_protocol)
-    print(f"group.protocol={result['protocol']}: the fourth member was in after {result['settle_ms']} ms")
+    measure(args.bootstrap_server, args.group_protocol, hold=lambda result: report(result, args.hold))
+
+
+def report(result: dict, hold: bool) -> None:
+    print(f"group.protocol={result['protocol']}, group {result['group']} on topic {result['topic']}: "
+          f"the fourth member was in after {result['settle_ms']} ms")
     for m in result["members"]:
         print(f"  {m['name']}: longest gap without records {m['longest_gap_ms']} ms, "
               f"without partitions {m['unassigned_ms']} ms")
+    if hold:
+        input(f"the four members stay in {result['group']}; press Enter to let them leave\n")
 
 
 if __name__ == "__main__":

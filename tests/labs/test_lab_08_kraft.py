@@ -146,8 +146,9 @@ def test_three_nodes_a_deposed_controller_truncates_its_uncommitted_tail(cluster
 @pytest.mark.timeout(180)
 def test_split_cluster_a_fourth_controller_joins_and_an_original_leaves_while_a_producer_writes(tmp_path):
     """step 8 on copies of config/cluster-split/: three controllers (a dynamic quorum) and a broker; controller-4
-    formatted with --no-initial-controllers joins with add-controller, then controller 1 leaves with
-    remove-controller, while an acks=all producer writes; nothing acknowledged is lost"""
+    formatted with --no-initial-controllers joins with add-controller, then the leading controller leaves
+    with remove-controller, asked through another, while an acks=all producer writes; nothing acknowledged
+    is lost"""
     ports: dict[str, str] = {}
     names = ["controller-1", "controller-2", "controller-3", "broker-1", "controller-4"]
     for name in names:
@@ -189,14 +190,18 @@ def test_split_cluster_a_fourth_controller_joins_and_an_original_leaves_while_a_
         except AssertionError:
             raise AssertionError(f"add-controller: {tried[-1].stdout}{tried[-1].stderr}\ncontroller-4's log:\n"
                                  f"{(tmp_path / 'controller-4.log').read_text()[-3000:]}") from None
-        via = f"127.0.0.1:{ports['9095']}"  # controller 1 is about to leave
-        wait_until(lambda: quorum_tool(via, "remove-controller", "--controller-id", "1", "--controller-directory-id",
-                                       directory_ids["1"]).returncode == 0,
+        # The page removes whichever controller leads, asking another (controller N listens on 9091 + 2N).
+        leader = int(wait_until(lambda: status_of(via).get("LeaderId"), timeout=30, message="the leading controller"))
+        other = leader % 3 + 1
+        via = f"127.0.0.1:{ports[str(9091 + 2 * other)]}"
+        wait_until(lambda: quorum_tool(via, "remove-controller", "--controller-id", str(leader),
+                                       "--controller-directory-id", directory_ids[str(leader)]).returncode == 0,
                    timeout=60, message="kafka-metadata-quorum remove-controller", interval=0.5)
-        # A leader knows an observer once it has fetched from it: controller 1 shows up there soon after.
-        wait_until(lambda: (s := status_of(via)) and KRaftCluster.replica_ids(s.get("CurrentVoters", "")) == [2, 3, 7]
-                   and 1 in KRaftCluster.replica_ids(s["CurrentObservers"]),
-                   timeout=60, message="voters 2, 3 and 7, controller 1 an observer", interval=0.3)
+        # A leader knows an observer once it has fetched from it: the old leader shows up there soon after.
+        voters = sorted({1, 2, 3, 7} - {leader})
+        wait_until(lambda: (s := status_of(via)) and KRaftCluster.replica_ids(s.get("CurrentVoters", "")) == voters
+                   and leader in KRaftCluster.replica_ids(s["CurrentObservers"]),
+                   timeout=60, message=f"voters {voters}, controller {leader} an observer", interval=0.3)
         count = len(producing.acked)
         wait_until(lambda: len(producing.acked) > count + 50, timeout=60, message="writes after the changes")
         producing.stopping.set()
