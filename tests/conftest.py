@@ -22,7 +22,7 @@ from tests.helpers import BrokerProcess, InProcessBroker
 configure_logging("console")
 
 # Directories under tests/ whose tests drive classes directly, on MockTime or loopback sockets.
-UNIT_TEST_DIRS = {"controller", "coordinator", "image", "log", "metrics", "network", "protocol",
+UNIT_TEST_DIRS = {"controller", "coordinator", "image", "log", "metadata", "metrics", "network", "protocol",
                   "purgatory", "raft", "security", "server", "timeline", "utils"}
 # Unit tests that live beside integration tests: the client's parts on a mock client, the tools' pure logic.
 UNIT_TEST_FILES = {"test_docs.py", "test_docs_layers.py", "clients/test_assignors.py", "clients/test_fetch_session_handler.py",

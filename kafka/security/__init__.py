@@ -1,1 +1,2 @@
-"""Security: who a connection is (principals), how it proves it (TLS, SASL) and what it may do (ACLs)."""
+"""Security on the wire: who a connection is (principals), and how it proves it (TLS, SASL). What a principal
+may do, once known, is the authoriser's question (kafka/metadata/authorizer/, beside the metadata image)."""

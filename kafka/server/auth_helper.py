@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from kafka.metadata.authorizer.standard_authorizer import StandardAuthorizer
+from kafka.metadata.authorizer.standard_authorizer_data import ALLOWED
 from kafka.network.request_channel import Request
 from kafka.protocol.acl import CLUSTER_NAME, SUPPORTED_OPERATIONS, AclOperation, ResourceType, to_32bit_field
 from kafka.protocol.errors import Errors
-from kafka.security.standard_authorizer import StandardAuthorizer
-from kafka.security.standard_authorizer_data import ALLOWED
 
 Op, Res = AclOperation, ResourceType
 AUTHORIZED_OPERATIONS_OMITTED = -(2**31)

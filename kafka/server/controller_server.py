@@ -23,9 +23,9 @@ import structlog
 
 from kafka.controller.quorum_controller import QuorumController
 from kafka.controller.quorum_controller_config import QuorumControllerConfig
+from kafka.metadata.authorizer.standard_authorizer import StandardAuthorizer
 from kafka.network.request_channel import RequestChannel
 from kafka.network.socket_server import SocketServer, SocketServerConfig
-from kafka.security.standard_authorizer import StandardAuthorizer
 from kafka.server.bootstrap_directory import read_bootstrap_records
 from kafka.server.controller_apis import ControllerApis
 from kafka.server.controller_metrics_endpoint import ControllerMetricsEndpoint

@@ -22,6 +22,7 @@ import structlog
 from kafka.coordinator.group.group_coordinator_service import GroupCoordinatorService
 from kafka.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafka.log.append_origin import AppendOrigin
+from kafka.metadata.authorizer.standard_authorizer import StandardAuthorizer
 from kafka.network.request_channel import Request, RequestChannel
 from kafka.protocol.acl import CLUSTER_NAME
 from kafka.protocol.acl import AclOperation as Op
@@ -30,7 +31,6 @@ from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.control_records import end_txn_marker_batch
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.produce import validate_records
-from kafka.security.standard_authorizer import StandardAuthorizer
 from kafka.server.acl_apis import AclApis
 from kafka.server.admin_apis import AdminApis
 from kafka.server.admin_manager import AdminManager

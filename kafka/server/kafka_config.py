@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kafka.coordinator.group.assignor import assignors_problem
+from kafka.metadata.authorizer.standard_authorizer import authorizer_class_problem, parse_super_users
 from kafka.metrics.prometheus_exporter import parse_metrics_listener
 from kafka.network.connection_quotas import parse_max_connections_per_ip_overrides
 from kafka.network.end_point import EndPoint, parse_listeners
@@ -22,7 +23,6 @@ from kafka.security import sasl_configs
 from kafka.security.sasl_configs import SASL_DEFAULTS, SaslConfigError, SaslListenerConfig
 from kafka.security.security_protocol import SecurityProtocol
 from kafka.security.ssl_factory import SSL_DEFAULTS, SslConfigError, SslFactory
-from kafka.security.standard_authorizer import authorizer_class_problem, parse_super_users
 from kafka.server.config_def import (
     BOOLEAN,
     INT,

@@ -50,13 +50,13 @@ from kafka.log.log_cleaner import CleanerConfig, LogCleaner
 from kafka.log.log_config import LogConfig
 from kafka.log.log_manager import LogManager
 from kafka.log.producer_state_manager import ProducerStateManagerConfig
+from kafka.metadata.authorizer.standard_authorizer import StandardAuthorizer
 from kafka.metrics.authorizer_metrics import AuthorizerMetrics
 from kafka.network.end_point import EndPoint
 from kafka.network.request_channel import RequestChannel
 from kafka.network.socket_server import SocketServer, SocketServerConfig
 from kafka.protocol.api_keys import ApiKey
 from kafka.security.credential_cache import CredentialCache
-from kafka.security.standard_authorizer import StandardAuthorizer
 from kafka.server.admin_manager import AdminManager
 from kafka.server.alter_partition_manager import AlterPartitionManager
 from kafka.server.broker_lifecycle_manager import BrokerLifecycleManager

@@ -22,8 +22,8 @@ from confluent_kafka import Consumer
 from kafka.clients.admin import AdminClient, NewTopic
 from kafka.clients.consumer import KafkaConsumer
 from kafka.clients.producer import KafkaProducer
+from kafka.metadata.authorizer.standard_authorizer import STANDARD_AUTHORIZER
 from kafka.protocol.api_keys import ApiKey
-from kafka.security.standard_authorizer import STANDARD_AUTHORIZER
 from kafka.tools.dashboard.dashboard_command import Dashboard, DashboardSettings
 from kafka.tools.dashboard.panels import PAGES
 from kafka.utils.free_port import free_port

@@ -1,5 +1,5 @@
 """Lab 13, who may do what (docs/labs/13-who-may-do-what.md): `_find_result` in
-kafka/security/standard_authorizer_data.py, Kafka's StandardAuthorizerData.findResult -- does this one
+kafka/metadata/authorizer/standard_authorizer_data.py, Kafka's StandardAuthorizerData.findResult -- does this one
 ACL speak to this request, and does it allow or deny it? -- first through the authoriser's decisions,
 then on a real broker whose clients log in with SCRAM over SASL_PLAINTEXT and are asked what their
 ACLs allow.
@@ -21,6 +21,7 @@ import pytest
 
 from kafka.clients.admin import AdminClient, NewTopic
 from kafka.image.standard_acl import StandardAcl
+from kafka.metadata.authorizer.standard_authorizer_data import ALLOWED, DENIED, StandardAuthorizerData
 from kafka.protocol.acl import (
     AccessControlEntry,
     AclBinding,
@@ -31,7 +32,6 @@ from kafka.protocol.acl import AclOperation as Op
 from kafka.protocol.acl import AclPermissionType as Perm
 from kafka.protocol.acl import PatternType as Pt
 from kafka.protocol.acl import ResourceType as Res
-from kafka.security.standard_authorizer_data import ALLOWED, DENIED, StandardAuthorizerData
 from kafka.server.kafka_config import KafkaConfig, parse_properties
 from kafka.server.kafka_server import KafkaServer
 from kafka.tools import storage_tool

@@ -11,7 +11,7 @@ from __future__ import annotations
 import structlog
 
 from kafka.image.acls_image import AclsImage
-from kafka.security.standard_authorizer import StandardAuthorizer
+from kafka.metadata.authorizer.standard_authorizer import StandardAuthorizer
 
 log = structlog.get_logger("kafka.server.metadata.AclPublisher")
 

@@ -10,6 +10,7 @@ import uuid
 import pytest
 
 from kafka.image.standard_acl import StandardAcl
+from kafka.metadata.authorizer.standard_authorizer import StandardAuthorizer
 from kafka.metrics import metric_names as m
 from kafka.metrics.authorizer_metrics import AuthorizerMetrics
 from kafka.protocol.acl import AclOperation as Op
@@ -17,7 +18,6 @@ from kafka.protocol.acl import AclPermissionType as Perm
 from kafka.protocol.acl import PatternType as Pt
 from kafka.protocol.acl import ResourceType as Res
 from kafka.protocol.acl import to_32bit_field
-from kafka.security.standard_authorizer import StandardAuthorizer
 
 ALLOW, DENY = Perm.ALLOW, Perm.DENY
 HOST, OTHER_HOST = "10.0.0.1", "10.0.0.2"

@@ -19,9 +19,9 @@ import uuid
 import structlog
 
 from kafka.image.standard_acl import StandardAcl
+from kafka.metadata.authorizer.standard_authorizer_data import ALLOWED, MatchingRule, StandardAuthorizerData
 from kafka.metrics.authorizer_metrics import AuthorizerMetrics
 from kafka.protocol.acl import SUPPORTED_OPERATIONS, AclBinding, AclBindingFilter, AclOperation, ResourceType
-from kafka.security.standard_authorizer_data import ALLOWED, MatchingRule, StandardAuthorizerData
 
 log = structlog.get_logger("kafka.authorizer.logger")
 
