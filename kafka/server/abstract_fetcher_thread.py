@@ -167,10 +167,11 @@ class AbstractFetcherThread(threading.Thread):
 
     # ------------------------------------------------------------------ truncation (KIP-279)
     def maybe_truncate(self) -> None:
-        truncating = self._ready(TRUNCATING)
-        if not truncating:
-            return
-        asks = {tp: (s.current_leader_epoch, self.latest_epoch(tp)) for tp, s in truncating.items()}
+        with self._lock:  # the request is built under the lock a removal takes (Kafka's partitionMapLock)
+            truncating = self._ready(TRUNCATING)
+            if not truncating:
+                return
+            asks = {tp: (s.current_leader_epoch, self.latest_epoch(tp)) for tp, s in truncating.items()}
         try:
             answers = self.leader.fetch_epoch_end_offsets(asks)
         except LeaderUnreachableError as e:
@@ -221,14 +222,15 @@ class AbstractFetcherThread(threading.Thread):
 
     # ------------------------------------------------------------------ fetching
     def maybe_fetch(self) -> None:
-        fetching = self._ready(FETCHING)
+        checked = self.leader.is_truncation_on_fetch_supported()
+        with self._lock:  # built under the lock a removal takes: a partition removed is never asked for
+            fetching = self._ready(FETCHING)
+            request = {tp: ReplicaFetchPosition(s.fetch_offset, s.current_leader_epoch, self.log_start_offset(tp),
+                                                s.last_fetched_epoch if checked else UNDEFINED_EPOCH)
+                       for tp, s in fetching.items()}
         if not fetching:
             self._idle()
             return
-        checked = self.leader.is_truncation_on_fetch_supported()
-        request = {tp: ReplicaFetchPosition(s.fetch_offset, s.current_leader_epoch, self.log_start_offset(tp),
-                                            s.last_fetched_epoch if checked else UNDEFINED_EPOCH)
-                   for tp, s in fetching.items()}
         try:
             responses = self.leader.fetch(request)
         except LeaderUnreachableError as e:

@@ -251,13 +251,16 @@ class ReplicaManager:
             return partition
 
     def delete_partitions(self, topic: str) -> None:
-        """Stop hosting a topic and delete its logs; anyone waiting on it is answered now."""
+        """Stop hosting a topic and delete its logs; anyone waiting on it is answered now. The fetchers
+        let go of its partitions first (Kafka's removeFetcherForPartitions, then stop hosting): a
+        fetcher never asks for a partition this broker no longer has."""
+        self.replica_fetcher_manager.remove_fetcher_for_partitions(
+            [tp for tp in self.all_partitions if tp.topic == topic])
         with self._partitions_lock:
             gone = [tp for tp in self.all_partitions if tp.topic == topic]
             deleted = [self.all_partitions[tp] for tp in gone]
             self.all_partitions = {tp: p for tp, p in self.all_partitions.items() if tp.topic != topic}
             self._offline_partitions = {tp: e for tp, e in self._offline_partitions.items() if tp.topic != topic}
-        self.replica_fetcher_manager.remove_fetcher_for_partitions(gone)
         for partition in deleted:
             partition.delete()
         for tp in gone:
