@@ -118,10 +118,17 @@ def test_commits_resume_after_a_restart_a_killed_member_goes_and_the_tool_shows_
 
 
 def heartbeat(client: WireClient, group: str, member_id: str, epoch: int, **extra):
+    """ConsumerGroupHeartbeat v1, asked again while the group's shard is still loading, as a client
+    does: FindCoordinator answers once this broker leads the partition, and the shard that replays it
+    says COORDINATOR_LOAD_IN_PROGRESS until it has (a refused request writes nothing)."""
     body = dict(group_id=group, member_id=member_id, member_epoch=epoch, rebalance_timeout_ms=30000,
                 subscribed_topic_names=["t"], topic_partitions=[])
     body.update(extra)
-    return client.request(ApiKey.CONSUMER_GROUP_HEARTBEAT, 1, body)
+
+    def answered():
+        answer = client.request(ApiKey.CONSUMER_GROUP_HEARTBEAT, 1, body)
+        return None if answer.error_code == Errors.COORDINATOR_LOAD_IN_PROGRESS else answer
+    return wait_until(answered, timeout=30, interval=0.05, message=f"the shard of {group!r} to load")
 
 
 def test_bad_requests_get_kafkas_errors(start_broker):

@@ -25,13 +25,22 @@ def join(client: WireClient, group: str, member_id: str = "", version: int = 7, 
 
 
 def find_coordinator(client: WireClient, group: str):
-    """FindCoordinator until it names one: the first ask creates __consumer_offsets and, as in Kafka,
-    is answered COORDINATOR_NOT_AVAILABLE at once rather than when the topic is there; a client asks again."""
+    """FindCoordinator until it names one, then until the group's shard has loaded its partition. The
+    first ask creates __consumer_offsets and, as in Kafka, is answered COORDINATOR_NOT_AVAILABLE at once
+    rather than when the topic is there; then the shard replays the partition in the background and a
+    group request meanwhile is COORDINATOR_LOAD_IN_PROGRESS. A client asks again in both cases; a
+    DescribeGroups (a read) asks here without changing anything."""
     def ask():
         answer = client.request(ApiKey.FIND_COORDINATOR, 3, dict(key=group, key_type=0))
         assert answer.error_code in (Errors.NONE, Errors.COORDINATOR_NOT_AVAILABLE), answer
         return answer if answer.error_code == Errors.NONE else None
-    return wait_until(ask, message=f"the coordinator of {group!r}")
+
+    def loaded():
+        described = client.request(ApiKey.DESCRIBE_GROUPS, 5, dict(groups=[group], include_authorized_operations=False))
+        return described.groups[0].error_code != Errors.COORDINATOR_LOAD_IN_PROGRESS
+    found = wait_until(ask, message=f"the coordinator of {group!r}")
+    wait_until(loaded, message=f"the shard of {group!r} to load", interval=0.05)
+    return found
 
 
 def test_find_coordinator_single_and_batched(broker):
