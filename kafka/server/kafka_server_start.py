@@ -152,13 +152,23 @@ def main(argv: list[str] | None = None) -> int:
     # installed before start-up, because clients (and impatient users) can reach us from the moment
     # the port is bound.
     # A node of a quorum waits in start-up until the others are there; a stop must end that wait too.
+    # A handler runs on the main thread between two bytecodes, possibly inside Event.wait with the
+    # Event's lock held: taking that lock again in the handler deadlocked a node that got SIGTERM
+    # just as its once-a-second wait woke (it then ignored every later signal). So the handler only
+    # writes a byte to a pipe, and a thread of its own (Kafka's "kafka-shutdown-hook") asks for the stop.
     server = KafkaServer(config)
     stop_requested = threading.Event()
+    wake_read, wake_write = os.pipe()
 
     def request_stop(signum, frame) -> None:
-        stop_requested.set()
-        server.request_stop()
+        os.write(wake_write, b"\0")
 
+    def relay_stop_requests() -> None:
+        while os.read(wake_read, 1):
+            stop_requested.set()
+            server.request_stop()
+
+    threading.Thread(target=relay_stop_requests, name="kafka-shutdown-hook", daemon=True).start()
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
     try:
