@@ -159,9 +159,13 @@ def main(argv: list[str] | None = None) -> int:
     server = KafkaServer(config)
     stop_requested = threading.Event()
     wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)  # a handler never waits: a full pipe already holds a stop request
 
     def request_stop(signum, frame) -> None:
-        os.write(wake_write, b"\0")
+        try:
+            os.write(wake_write, b"\0")
+        except BlockingIOError:
+            pass
 
     def relay_stop_requests() -> None:
         while os.read(wake_read, 1):

@@ -109,7 +109,9 @@ class GroupMetadataManager:
         group's protocol or its size forbid it (the heartbeat is then GROUP_ID_NOT_FOUND). Members
         parked in JoinGroup or SyncGroup hear REBALANCE_IN_PROGRESS: they rejoin the new group."""
         policy = self.config.consumer_group_migration_policy
-        if not isinstance(classic, ClassicGroup) or not policy.is_upgrade_enabled():
+        if not isinstance(classic, ClassicGroup):
+            return None
+        if not policy.is_upgrade_enabled():
             log.info("cannot upgrade the classic group: the online upgrade is disabled", group=classic.group_id,
                      policy=str(policy))
             return None
