@@ -2,6 +2,8 @@
 
 The core (KafkaRaftClient, QuorumState and its epoch states, LeaderState) takes messages and time
 and returns messages, with no sockets or threads, so a seeded simulation can drive it
-(tests/raft/). KafkaRaftClientDriver and KafkaNetworkChannel are its edge to the real world, and
-KafkaMetadataLog stores the log with the commit log's UnifiedLog.
+(tests/raft/). KafkaRaftClientDriver is its edge to the real world: the thread that steps it,
+sending through the network channel the server hands it (kafka/server/kafka_network_channel.py, a
+NetworkClient to the voters, built where Kafka's KafkaRaftManager builds it, so this package stays
+below the client library). KafkaMetadataLog stores the log with the commit log's UnifiedLog.
 """

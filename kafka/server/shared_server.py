@@ -31,7 +31,7 @@ from kafka.log.log_config import LogConfig
 from kafka.protocol.metadata_records import serialize
 from kafka.raft.file_quorum_state_store import FileQuorumStateStore
 from kafka.raft.kafka_metadata_log import KafkaMetadataLog
-from kafka.raft.kafka_network_channel import KafkaNetworkChannel
+from kafka.server.kafka_network_channel import KafkaNetworkChannel
 from kafka.raft.kafka_raft_client import KafkaRaftClient
 from kafka.raft.kafka_raft_client_driver import KafkaRaftClientDriver
 from kafka.raft.raft_config import RaftConfig

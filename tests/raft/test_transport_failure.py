@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
-from kafka.raft.kafka_network_channel import KafkaNetworkChannel
+from kafka.server.kafka_network_channel import KafkaNetworkChannel
 from kafka.raft.prospective_state import ProspectiveState
 from kafka.raft.raft_message import RaftRequest, RaftTransportFailure
 from kafka.utils.time import SYSTEM, MockTime

@@ -13,6 +13,10 @@ set (update_endpoints). A node that knows no voter yet (a controller formatted w
 --no-initial-controllers) fetches from controller.quorum.bootstrap.servers, which have the ids
 -2, -3, ... (Kafka's); when one of them answers a Fetch as the leader, the channel learns that the
 leader's id is at that address.
+
+Kafka keeps this class in its raft module, which depends on the clients module. Here it sits with
+SharedServer, which builds it as Kafka's KafkaRaftManager does, so that kafka/raft stays the quorum
+alone, one floor below the client library (the layers in docs/architecture.md).
 """
 
 from __future__ import annotations
