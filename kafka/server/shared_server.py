@@ -31,12 +31,12 @@ from kafka.log.log_config import LogConfig
 from kafka.protocol.metadata_records import serialize
 from kafka.raft.file_quorum_state_store import FileQuorumStateStore
 from kafka.raft.kafka_metadata_log import KafkaMetadataLog
-from kafka.server.kafka_network_channel import KafkaNetworkChannel
 from kafka.raft.kafka_raft_client import KafkaRaftClient
 from kafka.raft.kafka_raft_client_driver import KafkaRaftClientDriver
 from kafka.raft.raft_config import RaftConfig
 from kafka.raft.replicated_log import OffsetAndEpoch
 from kafka.raft.voter_set import VoterSet
+from kafka.server.kafka_network_channel import KafkaNetworkChannel
 from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.server.SharedServer")
