@@ -43,6 +43,7 @@ from kafka.server.share.share_partition_key import SharePartitionKey
 from kafka.server.share.topic_id_partition import TopicIdPartition
 from kafka.utils.time import Time
 from kafka.utils.timer.timer import Timer
+from kafka.utils.timer.timer_task import TimerTask
 
 log = structlog.get_logger("kafka.server.share.SharePartitionManager")
 
@@ -335,8 +336,24 @@ class SharePartitionManager:
             future.add_done_callback(lambda done, tip=tip: one_done(tip, done))
         return result
 
+    def create_idle_share_fetch_timer_task(self, max_wait_ms: int) -> Future:
+        """A future done after max_wait_ms (a request refused for now is answered no sooner, so that the
+        client does not retry in a tight loop: Kafka's IdleShareFetchTimerTask)."""
+        future: Future = Future()
+        self.timer.add(_IdleShareFetchTimerTask(max_wait_ms, future))
+        return future
+
     def shutdown(self) -> None:
         self.timer.shutdown()
+
+
+class _IdleShareFetchTimerTask(TimerTask):
+    def __init__(self, delay_ms: int, future: Future) -> None:
+        super().__init__(delay_ms)
+        self.future = future
+
+    def run(self) -> None:
+        self.future.set_result(None)
 
 
 def _failed(error: BaseException) -> Future:

@@ -13,7 +13,8 @@ from kafka.log.log_manager import LogManager
 from kafka.protocol.record_batch import build_batch
 from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
 from kafka.server.kafka_config import KafkaConfig
-from kafka.server.metadata_cache import PartitionState
+from kafka.network.end_point import EndPoint
+from kafka.server.metadata_cache import Broker, MetadataCache, PartitionState, TopicMetadata
 from kafka.server.replica_manager import ReplicaManager
 from kafka.server.share.log_reader import ReplicaManagerLogReader
 from kafka.server.share.partition_metadata_provider import ReplicaManagerPartitionMetadataProvider
@@ -33,13 +34,25 @@ TIP = TopicIdPartition(TOPIC_ID, "orders", 0)
 GROUP = "g1"
 
 
+def metadata_cache() -> MetadataCache:
+    """The cluster as the metadata says: orders-0 led here (broker 1), orders-1 led by broker 2."""
+    brokers = {node: Broker(node, (EndPoint("PLAINTEXT", "localhost", 9091 + node),), rack=f"rack-{node}")
+               for node in (1, 2)}
+    cache = MetadataCache("cluster", brokers[1])
+    cache.set_snapshot({"orders": TopicMetadata("orders", TOPIC_ID, 2, partitions=(
+        PartitionState(0, leader=1, leader_epoch=0, replicas=(1,), isr=(1,)),
+        PartitionState(1, leader=2, leader_epoch=3, replicas=(2,), isr=(2,))))}, brokers, 0)
+    return cache
+
+
 class Env:
     def __init__(self, tmp_path, group_configs: dict | None = None) -> None:
         self.time = MockTime()
+        self.metadata_cache = metadata_cache()
         self.log_manager = LogManager([str(tmp_path)], LogConfig(), self.time, node_id=1)
         self.log_manager.startup()
         self.replica_manager = ReplicaManager(
-            KafkaConfig({"node.id": "1", "log.dirs": str(tmp_path)}), self.log_manager, metadata_cache=None,
+            KafkaConfig({"node.id": "1", "log.dirs": str(tmp_path)}), self.log_manager, metadata_cache=self.metadata_cache,
             time=self.time,
             produce_purgatory=DelayedOperationPurgatory("Produce", reaper_enabled=False, time=self.time),
             fetch_purgatory=DelayedOperationPurgatory("Fetch", reaper_enabled=False, time=self.time))
