@@ -4,6 +4,8 @@ Errors.forException turns into codes; here the exception carries its code)."""
 
 from __future__ import annotations
 
+from concurrent.futures import Future
+
 from kafka.protocol.errors import Errors
 
 
@@ -32,3 +34,22 @@ def persister_error(error_code: int, message: str | None) -> ShareError:
     if error in (Errors.FENCED_LEADER_EPOCH, Errors.FENCED_STATE_EPOCH):
         return ShareError(Errors.NOT_LEADER_OR_FOLLOWER, message or "")
     return ShareError(Errors.UNKNOWN_SERVER_ERROR, message or "")
+
+
+def persisted(write: Future) -> Future:
+    """A persister's future of an error code as a future of None, or of the ShareError that code means."""
+    result: Future = Future()
+
+    def done(_: Future) -> None:
+        try:
+            error_code = write.result()
+        except Exception as e:  # noqa: BLE001  (the persister could not be reached)
+            result.set_exception(ShareError(Errors.UNKNOWN_SERVER_ERROR, str(e)))
+            return
+        if error_code != Errors.NONE:
+            result.set_exception(persister_error(error_code, None))
+        else:
+            result.set_result(None)
+
+    write.add_done_callback(done)
+    return result

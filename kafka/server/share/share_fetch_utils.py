@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import structlog
 
+from kafka.protocol.control_records import ABORT, read_end_txn_marker
 from kafka.protocol.errors import Errors
-from kafka.protocol.record_batch import iter_batches
+from kafka.protocol.record_batch import RecordBatch, iter_batches
 from kafka.server.fetch_partition_data import FetchPartitionData
-from kafka.server.share.share_acquired_records import ShareAcquiredRecords
+from kafka.server.share.share_acquired_records import AcquiredRecords, ShareAcquiredRecords
 from kafka.server.share.share_errors import ShareError
 from kafka.server.share.share_fetch import ShareFetch, partition_response
 from kafka.server.share.topic_id_partition import TopicIdPartition
@@ -68,3 +69,36 @@ def maybe_slice_fetch_records(records: bytes, acquired: ShareAcquiredRecords) ->
             end = batch.position
             break
     return records[start:end]
+
+
+def aborted_transaction_batches(batches: list[RecordBatch], aborted_transactions: list) -> list[RecordBatch]:
+    """The fetched batches of aborted transactions (Kafka's fetchAbortedTransactionRecordBatches): a producer
+    is aborted from its aborted transaction's first offset until its ABORT marker, as the consumer's
+    fetcher decides for read_committed."""
+    pending = sorted(aborted_transactions, key=lambda txn: txn.first_offset)
+    aborted_producers: set[int] = set()
+    result = []
+    for batch in batches:
+        if batch.producer_id < 0:
+            continue
+        while pending and pending[0].first_offset <= batch.last_offset:
+            aborted_producers.add(pending.pop(0).producer_id)
+        if batch.is_control_batch:
+            if read_end_txn_marker(batch)[0] == ABORT:
+                aborted_producers.discard(batch.producer_id)
+        elif batch.is_transactional and batch.producer_id in aborted_producers:
+            result.append(batch)
+    return result
+
+
+def without_batches(runs: list[AcquiredRecords], batches: list[RecordBatch]) -> list[AcquiredRecords]:
+    """The acquired runs with the batches' offsets cut out (Kafka's filterRecordBatchesFromAcquiredRecords)."""
+    result = []
+    for run in runs:
+        pieces = [(run.first_offset, run.last_offset)]
+        for batch in batches:
+            pieces = [piece for first, last in pieces
+                      for piece in ((first, min(last, batch.base_offset - 1)), (max(first, batch.last_offset + 1), last))
+                      if piece[0] <= piece[1]]
+        result += [AcquiredRecords(first, last, run.delivery_count) for first, last in pieces]
+    return result

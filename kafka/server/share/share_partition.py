@@ -21,7 +21,6 @@ SharePartition: the SharePartitionManager drops it, and the new leader's copy st
 
 from __future__ import annotations
 
-import bisect
 import threading
 import uuid
 from collections.abc import Callable
@@ -31,12 +30,13 @@ from enum import Enum
 import structlog
 
 from kafka.log.fetch_isolation import FetchIsolation
-from kafka.protocol.control_records import ABORT, read_end_txn_marker
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import RecordBatch, iter_batches
 from kafka.server.fetch_partition_data import FetchPartitionData
 from kafka.server.share.acquisition_lock_timer_task import AcquisitionLockTimerTask
+from kafka.server.share.fetch_lock import FetchLock
 from kafka.server.share.in_flight_batch import InFlightBatch
+from kafka.server.share.in_flight_batches import InFlightBatches
 from kafka.server.share.in_flight_state import EMPTY_MEMBER_ID, DeliveryCountOps, InFlightState
 from kafka.server.share.persister.persister import PartitionStateKey, Persister, PersisterStateBatch
 from kafka.server.share.record_state import RecordState
@@ -46,7 +46,8 @@ from kafka.server.share.share_acquired_records import (
     ShareAcquiredRecords,
     accumulate_acquired_records,
 )
-from kafka.server.share.share_errors import ShareError, persister_error
+from kafka.server.share.share_errors import ShareError, persisted, persister_error
+from kafka.server.share.share_fetch_utils import aborted_transaction_batches, without_batches
 from kafka.server.share.share_group_metrics import SharePartitionMetrics
 from kafka.server.share.topic_id_partition import TopicIdPartition
 from kafka.utils.time import Time
@@ -87,45 +88,24 @@ class SharePartition:
         self.delayed_request_notifier = delayed_request_notifier  # a state change may complete a waiting fetch
         self.listener = listener  # the SharePartitionListener the manager registered with the partition
         self.lock = threading.RLock()
-        self._cached: dict[int, InFlightBatch] = {}  # first offset -> batch
-        self._keys: list[int] = []  # the first offsets, sorted
+        self.cached = InFlightBatches()  # Kafka's cachedState
         self.start_offset = 0
         self.end_offset = 0
         self.state_epoch = 0
         self.partition_state = SharePartitionState.EMPTY
         self._find_next_fetch_offset = False
-        self._fetch_lock: uuid.UUID | None = None
-        self._fetch_lock_acquired_ms = 0
-        self._fetch_lock_released_ms = 0
-        self._fetch_lock_idle_ms = 0
+        self.fetch_lock = FetchLock(time, metrics)
         self._fetch_offset_metadata: tuple[int, object] | None = None  # (next fetch offset, its LogOffsetMetadata)
         self.load_start_time_ms = time.hi_res_clock_ms()
 
-    # ------------------------------------------------------------------ the sorted cache
+    # ------------------------------------------------------------------ the cached state
     def cached_state(self) -> list[InFlightBatch]:
         with self.lock:
-            return [self._cached[k] for k in self._keys]
+            return list(self.cached)
 
     def _put(self, batch: InFlightBatch) -> None:
-        if batch.first_offset not in self._cached:
-            bisect.insort(self._keys, batch.first_offset)
-        self._cached[batch.first_offset] = batch
+        self.cached.put(batch)
         self.metrics.record_in_flight_batch_message_count(batch.last_offset - batch.first_offset + 1)
-
-    def _floor(self, offset: int) -> InFlightBatch | None:
-        i = bisect.bisect_right(self._keys, offset)
-        return self._cached[self._keys[i - 1]] if i else None
-
-    def _sub_map(self, from_key: int, to_offset: int) -> list[InFlightBatch]:
-        """The batches whose first offset is in [from_key, to_offset] (Kafka's subMap(from, true, to, true))."""
-        lo, hi = bisect.bisect_left(self._keys, from_key), bisect.bisect_right(self._keys, to_offset)
-        return [self._cached[k] for k in self._keys[lo:hi]]
-
-    def _clear_up_to(self, last_key: int) -> None:
-        hi = bisect.bisect_right(self._keys, last_key)
-        for key in self._keys[:hi]:
-            del self._cached[key]
-        del self._keys[:hi]
 
     # ------------------------------------------------------------------ group configs
     def max_delivery_count(self) -> int:
@@ -190,9 +170,9 @@ class SharePartition:
                 raise ShareError(Errors.UNKNOWN_SERVER_ERROR, f"invalid state batch {batch} (start {self.start_offset})")
             self._put(InFlightBatch(self.timer, self.time, EMPTY_MEMBER_ID, batch.first_offset, batch.last_offset,
                                     RecordState(batch.delivery_state), batch.delivery_count, None, self._lock_task))
-        if self._keys:
+        if self.cached:
             self._find_next_fetch_offset = True  # AVAILABLE records in the persisted state come first
-            self.end_offset = self._cached[self._keys[-1]].last_offset
+            self.end_offset = self.cached.last().last_offset
             self._maybe_update_cached_state_and_offsets()
         else:
             self.end_offset = self.start_offset
@@ -212,30 +192,22 @@ class SharePartition:
     def next_fetch_offset(self) -> int:
         """The first AVAILABLE record in the window if a release or timeout made one, else the end offset's next."""
         with self.lock:
-            last = self._cached[self._keys[-1]] if self._keys else None
+            last = self.cached.last()
             fresh = last is None or self.start_offset > last.last_offset
             if not self._find_next_fetch_offset:
                 return self.end_offset if fresh else self.end_offset + 1
             if fresh:
                 self._find_next_fetch_offset = False
                 return self.end_offset
-            for batch in self.cached_state():
-                if batch.offset_state is None:
-                    if batch.state is RecordState.AVAILABLE and not batch.has_ongoing_state_transition():
-                        return batch.first_offset
-                    continue
-                for offset, state in batch.offset_state.items():
-                    if state.state is RecordState.AVAILABLE and not state.has_ongoing_state_transition():
-                        return offset
+            available = self.cached.first_available_offset()
+            if available is not None:
+                return available
             self._find_next_fetch_offset = False
             return self.end_offset + 1
 
     def num_in_flight_records(self) -> int:
         with self.lock:
-            return self.end_offset - self.start_offset + 1 if self._keys else 0
-
-    def in_flight_batch_count(self) -> int:
-        return len(self._keys)
+            return self.end_offset - self.start_offset + 1 if self.cached else 0
 
     def can_acquire_records(self) -> bool:
         """Something to re-deliver, or room under the record-lock limit for new records."""
@@ -245,29 +217,12 @@ class SharePartition:
 
     # ------------------------------------------------------------------ the fetch lock
     def maybe_acquire_fetch_lock(self, fetch_id: uuid.UUID) -> bool:
-        """One fetch at a time reads and acquires for a share partition (Kafka's fetch lock)."""
+        """Only an ACTIVE share partition can be fetched, by one fetch at a time."""
         with self.lock:
-            if self.partition_state is not SharePartitionState.ACTIVE or self._fetch_lock is not None:
-                return False
-            self._fetch_lock = fetch_id
-            now = self.time.hi_res_clock_ms()
-            self._fetch_lock_acquired_ms = now
-            self._fetch_lock_idle_ms = now - self._fetch_lock_released_ms if self._fetch_lock_released_ms else 0
-            return True
+            return self.partition_state is SharePartitionState.ACTIVE and self.fetch_lock.try_acquire(fetch_id)
 
     def release_fetch_lock(self, fetch_id: uuid.UUID) -> None:
-        with self.lock:
-            if self._fetch_lock != fetch_id:
-                log.info("releasing a fetch lock held by another fetch", holder=str(self._fetch_lock),
-                         fetch=str(fetch_id), group=self.group_id, partition=str(self.tip))
-            self._fetch_lock = None
-            now = self.time.hi_res_clock_ms()
-            held = now - self._fetch_lock_acquired_ms
-            self._fetch_lock_released_ms = now
-            idle = self._fetch_lock_idle_ms
-        self.metrics.record_fetch_lock_time_ms(held)
-        total = held + idle
-        self.metrics.record_fetch_lock_ratio(100 if total == 0 else int(100 * held / total))
+        self.fetch_lock.release(fetch_id)
 
     def update_fetch_offset_metadata(self, next_fetch_offset: int, offset_metadata) -> None:
         with self.lock:
@@ -302,12 +257,12 @@ class SharePartition:
             record_limit = acquire_mode == RECORD_LIMIT
             base = batches[0].base_offset
             self._maybe_archive_stale_batches(fetch_offset, base)
-            floor = self._floor(base)
+            floor = self.cached.floor(base)
             cursor = max(base, self.start_offset) if floor is None else \
                 floor.first_offset if floor.last_offset >= base else base
             result: list[AcquiredRecords] = []
             count = 0
-            for batch in self._sub_map(min(base, cursor), last_to_acquire):
+            for batch in self.cached.sub_map(min(base, cursor), last_to_acquire):
                 if count >= max_records:
                     break
                 if cursor < batch.first_offset:  # a gap in the window (state read back with holes): new records
@@ -320,7 +275,7 @@ class SharePartition:
                 cursor = max(cursor, batch.last_offset + 1)
                 count += self._acquire_cached_batch(member_id, batch, base, last_to_acquire, record_limit,
                                                     max_records - count, result)
-            next_new = max(cursor, self._cached[self._keys[-1]].last_offset + 1 if self._keys else cursor)
+            next_new = max(cursor, self.cached.last().last_offset + 1 if self.cached else cursor)
             if count < max_records and next_new <= last_to_acquire:  # past the window: records never delivered
                 acquired = self._acquire_new_batch_records(member_id, batches, record_limit, next_new,
                                                            last_to_acquire, batch_size, max_records - count)
@@ -344,42 +299,20 @@ class SharePartition:
     def _acquire_cached_batch(self, member_id: str, batch: InFlightBatch, request_first: int, request_last: int,
                               record_limit: bool, remaining: int, result: list[AcquiredRecords]) -> int:
         """Acquire the AVAILABLE records of one batch already in the window; returns how many."""
-        full_match = batch.first_offset >= request_first and batch.last_offset <= request_last
-        too_big = record_limit and batch.last_offset - batch.first_offset + 1 > remaining
-        if full_match and batch.offset_state is None and not too_big:
-            if batch.state is not RecordState.AVAILABLE or batch.has_ongoing_state_transition():
-                return 0
-            updated = batch.try_update_batch_state(RecordState.ACQUIRED, DeliveryCountOps.INCREASE,
-                                                   self.max_delivery_count(), member_id)
-            if updated is None or updated.state is not RecordState.ACQUIRED:
-                return 0
-            batch.update_acquisition_lock_timeout(self._schedule_lock(member_id, batch.first_offset, batch.last_offset))
-            result.append(AcquiredRecords(batch.first_offset, batch.last_offset, batch.delivery_count))
-            return batch.last_offset - batch.first_offset + 1
+        acquired = batch.acquire_available(member_id, request_first, request_last,
+                                           remaining if record_limit else None, self.max_delivery_count(),
+                                           self._schedule_lock)
         if batch.offset_state is None:
-            if batch.state is not RecordState.AVAILABLE or batch.has_ongoing_state_transition():
-                return 0
-            batch.maybe_initialize_offset_state_update()
-        acquired: list[AcquiredRecords] = []
-        for offset, state in batch.offset_state.items():
-            if offset < request_first or state.state is not RecordState.AVAILABLE or state.has_ongoing_state_transition():
-                continue
-            if offset > request_last or record_limit and len(acquired) >= remaining:
-                break
-            updated = state.try_update_state(RecordState.ACQUIRED, DeliveryCountOps.INCREASE,
-                                             self.max_delivery_count(), member_id)
-            if updated is None or updated.state is not RecordState.ACQUIRED:
-                continue
-            state.update_acquisition_lock_timeout_task(self._schedule_lock(member_id, offset, offset))
-            acquired.append(AcquiredRecords(offset, offset, state.delivery_count))
-        accumulate_acquired_records(result, acquired)
-        return len(acquired)
+            result += acquired
+        else:
+            accumulate_acquired_records(result, acquired)
+        return sum(r.last_offset - r.first_offset + 1 for r in acquired)
 
     def _acquire_new_batch_records(self, member_id: str, batches: list[RecordBatch], record_limit: bool,
                                    first_offset: int, last_offset: int, batch_size: int, max_records: int
                                    ) -> ShareAcquiredRecords:
         """Records never delivered: a new InFlightBatch (or several, of about batch_size), ACQUIRED."""
-        if not self._keys and self.end_offset > first_offset:
+        if not self.cached and self.end_offset > first_offset:
             first_offset = self.end_offset
         if first_offset > last_offset:
             return ShareAcquiredRecords()
@@ -391,7 +324,7 @@ class SharePartition:
             last_acquired = min(holder.last_offset, last_offset) if holder and wanted <= holder.last_offset else wanted
         runs = self._create_batches(member_id, batches, record_limit, max_records, first_offset, last_acquired,
                                     batch_size)
-        if self._keys[0] == first_offset:
+        if self.cached.first_key() == first_offset:
             self.start_offset = first_offset
         self.end_offset = max(self.end_offset, last_acquired)
         count = sum(r.last_offset - r.first_offset + 1 for r in runs)
@@ -428,68 +361,24 @@ class SharePartition:
                                               aborted_transactions: list) -> ShareAcquiredRecords:
         """Archive the acquired records of aborted transactions and hand out the rest (Kafka's
         filterAbortedTransactionalAcquiredRecords): the consumer never sees them, nobody acknowledges them."""
-        to_archive = self._aborted_transaction_batches(batches, aborted_transactions)
+        to_archive = aborted_transaction_batches(batches, aborted_transactions)
         for batch in to_archive:
-            floor = self._floor(batch.base_offset)
-            for in_flight in self._sub_map(floor.first_offset if floor else batch.base_offset, batch.last_offset):
-                self._archive_records(in_flight, batch.base_offset, batch.last_offset, RecordState.ACQUIRED)
-        runs: list[AcquiredRecords] = []
-        for run in acquired.acquired_records:
-            pieces = [(run.first_offset, run.last_offset)]
-            for batch in to_archive:  # cut the archived batch's offsets out of the run
-                pieces = [piece for first, last in pieces
-                          for piece in ((first, min(last, batch.base_offset - 1)), (max(first, batch.last_offset + 1), last))
-                          if piece[0] <= piece[1]]
-            runs += [AcquiredRecords(first, last, run.delivery_count) for first, last in pieces]
+            floor = self.cached.floor(batch.base_offset)
+            for in_flight in self.cached.sub_map(floor.first_offset if floor else batch.base_offset, batch.last_offset):
+                in_flight.archive_records(batch.base_offset, batch.last_offset, RecordState.ACQUIRED)
+        runs = without_batches(acquired.acquired_records, to_archive)
         return ShareAcquiredRecords(runs, sum(r.last_offset - r.first_offset + 1 for r in runs))
-
-    @staticmethod
-    def _aborted_transaction_batches(batches: list[RecordBatch], aborted_transactions: list) -> list[RecordBatch]:
-        """The fetched batches of aborted transactions: a producer is aborted from its aborted transaction's
-        first offset until its ABORT marker (as the consumer's fetcher decides for read_committed)."""
-        pending = sorted(aborted_transactions, key=lambda txn: txn.first_offset)
-        aborted_producers: set[int] = set()
-        result = []
-        for batch in batches:
-            if batch.producer_id < 0:
-                continue
-            while pending and pending[0].first_offset <= batch.last_offset:
-                aborted_producers.add(pending.pop(0).producer_id)
-            if batch.is_control_batch:
-                if read_end_txn_marker(batch)[0] == ABORT:
-                    aborted_producers.discard(batch.producer_id)
-            elif batch.is_transactional and batch.producer_id in aborted_producers:
-                result.append(batch)
-        return result
-
-    def _archive_records(self, batch: InFlightBatch, first: int, last: int, initial: RecordState) -> bool:
-        """Archive the records of `batch` in [first, last] that are in `initial` state; True if any were."""
-        if batch.offset_state is None and batch.first_offset >= first and batch.last_offset <= last:
-            if batch.state is initial:
-                batch.archive_batch()
-                return True
-            return False
-        if batch.offset_state is None:
-            if batch.state is not initial:
-                return False
-            batch.maybe_initialize_offset_state_update()
-        archived = False
-        for offset, state in batch.offset_state.items():
-            if first <= offset <= last and state.state is initial:
-                state.archive()
-                archived = True
-        return archived
 
     def _maybe_archive_stale_batches(self, fetch_offset: int, base_offset: int) -> None:
         """The fetch found no records between fetch_offset and the first batch read (compaction, a deleted
         range): the AVAILABLE records the window holds there can never be delivered."""
-        if not self._keys or fetch_offset >= base_offset:
+        if not self.cached or fetch_offset >= base_offset:
             return
-        floor = self._floor(fetch_offset)
+        floor = self.cached.floor(fetch_offset)
         start = floor.first_offset if floor is not None and floor.last_offset >= fetch_offset else fetch_offset
         archived = False
-        for batch in self._sub_map(start, base_offset - 1):
-            archived = self._archive_records(batch, fetch_offset, base_offset - 1, RecordState.AVAILABLE) or archived
+        for batch in self.cached.sub_map(start, base_offset - 1):
+            archived = batch.archive_records(fetch_offset, base_offset - 1, RecordState.AVAILABLE) or archived
         if archived:
             self._find_next_fetch_offset = True
 
@@ -499,12 +388,12 @@ class SharePartition:
         with self.lock:
             if log_start_offset <= self.start_offset:
                 return
-            if not self._keys:
+            if not self.cached:
                 self.start_offset = self.end_offset = log_start_offset
                 return
             archived = False
-            for batch in self._sub_map(self._keys[0], log_start_offset - 1):
-                archived = self._archive_records(batch, self.start_offset, log_start_offset - 1,
+            for batch in self.cached.sub_map(self.cached.first_key(), log_start_offset - 1):
+                archived = batch.archive_records(self.start_offset, log_start_offset - 1,
                                                  RecordState.AVAILABLE) or archived
             if archived:
                 self._find_next_fetch_offset = True
@@ -535,13 +424,13 @@ class SharePartition:
         return future
 
     def _sub_map_for_acknowledgement(self, ack: ShareAcknowledgementBatch) -> list[InFlightBatch]:
-        floor = self._floor(ack.first_offset)
+        floor = self.cached.floor(ack.first_offset)
         if floor is None:
             if not ack.first_offset < self.start_offset <= ack.last_offset:
                 raise ShareError(Errors.INVALID_RECORD_STATE,
                                  "Batch record not found. The request batch offsets are not found in the cache.")
-            floor = self._floor(self.start_offset)
-        batches = self._sub_map(floor.first_offset, ack.last_offset)
+            floor = self.cached.floor(self.start_offset)
+        batches = self.cached.sub_map(floor.first_offset, ack.last_offset)
         if batches[-1].last_offset < ack.first_offset:
             raise ShareError(Errors.INVALID_REQUEST,
                              "Batch record not found. The first offset in request is past acquired records.")
@@ -552,47 +441,11 @@ class SharePartition:
 
     def _acknowledge_batch(self, member_id: str, ack: ShareAcknowledgementBatch, batch: InFlightBatch,
                            changes: list[tuple[InFlightState, PersisterStateBatch]]) -> None:
-        if batch.last_offset < self.start_offset:
-            return
-        if batch.offset_state is None:
-            if batch.member_id == EMPTY_MEMBER_ID:
-                raise ShareError(Errors.INVALID_RECORD_STATE,
-                                 "The batch cannot be acknowledged. The batch is not in the acquired state.")
-            if batch.member_id != member_id:
-                raise ShareError(Errors.INVALID_RECORD_STATE, "Member is not the owner of batch record")
-            if batch.has_ongoing_state_transition():
-                raise ShareError(Errors.INVALID_RECORD_STATE, "The record state is invalid. The acknowledgement of "
-                                                              "delivery could not be completed.")
-        full_match = batch.first_offset >= ack.first_offset and batch.last_offset <= ack.last_offset
-        start_inside = batch.first_offset < self.start_offset <= batch.last_offset
-        if full_match and batch.offset_state is None and len(ack.acknowledge_types) == 1 and not start_inside:
-            if batch.state is not RecordState.ACQUIRED:
-                raise ShareError(Errors.INVALID_RECORD_STATE,
-                                 "The batch cannot be acknowledged. The batch is not in the acquired state.")
-            self._apply_ack(member_id, ack.acknowledge_types[0], batch.batch_state, batch.first_offset,
-                            batch.last_offset, changes)
-            return
-        if batch.offset_state is None:
-            if batch.state is not RecordState.ACQUIRED:
-                raise ShareError(Errors.INVALID_RECORD_STATE,
-                                 "The batch cannot be acknowledged. The subset batch is not in the acquired state.")
-            batch.maybe_initialize_offset_state_update()
-        for offset, state in batch.offset_state.items():
-            if offset < ack.first_offset or offset < self.start_offset:
-                continue
-            if offset > ack.last_offset:
-                break
-            if state.state is not RecordState.ACQUIRED:
-                raise ShareError(Errors.INVALID_RECORD_STATE,
-                                 "The offset cannot be acknowledged. The offset is not acquired.")
-            if state.has_ongoing_state_transition():
-                raise ShareError(Errors.INVALID_RECORD_STATE, "The record state is invalid. The acknowledgement of "
-                                                              "delivery could not be completed.")
-            if state.member_id != member_id:
-                raise ShareError(Errors.INVALID_RECORD_STATE, "Member is not the owner of offset")
-            types = ack.acknowledge_types
-            ack_type = types[offset - ack.first_offset] if len(types) > 1 else types[0]
-            self._apply_ack(member_id, ack_type, state, offset, offset, changes)
+        types = ack.acknowledge_types
+        for first, last, state in batch.acknowledgeable_states(member_id, ack.first_offset, ack.last_offset,
+                                                               len(types) > 1, self.start_offset):
+            self._apply_ack(member_id, types[first - ack.first_offset] if len(types) > 1 else types[0], state, first,
+                            last, changes)
 
     def _apply_ack(self, member_id: str, ack_type: int, state: InFlightState, first: int, last: int,
                    changes: list[tuple[InFlightState, PersisterStateBatch]]) -> None:
@@ -614,13 +467,8 @@ class SharePartition:
         changes: list[tuple[InFlightState, PersisterStateBatch]] = []
         with self.lock:
             for batch in self.cached_state():
-                if batch.offset_state is None and batch.state is RecordState.ACQUIRED \
-                        and batch.member_id == member_id and batch.first_offset < self.start_offset <= batch.last_offset:
-                    batch.maybe_initialize_offset_state_update()
-                entries = [(batch.first_offset, batch.last_offset, batch.batch_state)] if batch.offset_state is None \
-                    else [(offset, offset, state) for offset, state in batch.offset_state.items()]
-                for first, last, state in entries:
-                    if state.member_id != member_id or state.state is not RecordState.ACQUIRED:
+                for first, last, state in batch.acquired_states(self.start_offset, batch.first_offset, batch.last_offset):
+                    if state.member_id != member_id:
                         continue
                     new_state = RecordState.ARCHIVED if last < self.start_offset else RecordState.AVAILABLE
                     updated = state.start_state_transition(new_state, DeliveryCountOps.NO_OP,
@@ -669,47 +517,28 @@ class SharePartition:
         behind it (a batch stays while any of its records is still in flight)."""
         if not self._can_move_start_offset():
             return False
-        last_acked = self._last_offset_acknowledged()
+        last_acked = self.cached.last_offset_acknowledged()
         if last_acked == -1:
             return False
-        last_cached = self._cached[self._keys[-1]].last_offset
-        if last_acked == last_cached:
-            self.start_offset = self.end_offset = last_cached + 1
-            self._cached.clear()
-            self._keys.clear()
+        if last_acked == self.cached.last().last_offset:
+            self.start_offset = self.end_offset = last_acked + 1
+            self.cached.clear()
             return True
-        holder = self._floor(last_acked)
+        holder = self.cached.floor(last_acked)
         if last_acked == holder.last_offset:
-            i = bisect.bisect_right(self._keys, last_acked)
-            self.start_offset = max(self.start_offset, self._keys[i])
-            self._clear_up_to(holder.first_offset)
+            self.start_offset = max(self.start_offset, self.cached.higher_key(last_acked))
+            self.cached.remove_up_to(holder.first_offset)
         else:
             self.start_offset = max(self.start_offset, last_acked + 1)
-            i = self._keys.index(holder.first_offset)
-            if i > 0:
-                self._clear_up_to(self._keys[i - 1])
+            self.cached.remove_before(holder.first_offset)
         return True
 
     def _can_move_start_offset(self) -> bool:
-        entry = self._floor(self.start_offset)
+        entry = self.cached.floor(self.start_offset)
         if entry is None:
             return False
-        state = entry._state() if entry.offset_state is None else entry.offset_state.get(self.start_offset)
+        state = entry.batch_state if entry.offset_state is None else entry.offset_state.get(self.start_offset)
         return state is not None and not state.has_ongoing_state_transition() and state.state.is_terminal
-
-    def _last_offset_acknowledged(self) -> int:
-        last = -1
-        for batch in self.cached_state():
-            if batch.offset_state is None:
-                if batch.has_ongoing_state_transition() or not batch.state.is_terminal:
-                    return last
-                last = batch.last_offset
-                continue
-            for offset, state in batch.offset_state.items():
-                if state.has_ongoing_state_transition() or not state.state.is_terminal:
-                    return last
-                last = offset
-        return last
 
     # ------------------------------------------------------------------ acquisition locks
     def _lock_task(self, member_id: str, first: int, last: int, delay_ms: int) -> AcquisitionLockTimerTask:
@@ -729,18 +558,11 @@ class SharePartition:
         with self.lock:
             if task.is_cancelled():  # acknowledged or released meanwhile
                 return
-            floor = self._floor(first)
+            floor = self.cached.floor(first)
             if floor is None:
                 return
-            for batch in self._sub_map(floor.first_offset, last):
-                if batch.offset_state is None and batch.state is RecordState.ACQUIRED \
-                        and batch.first_offset < self.start_offset <= batch.last_offset:
-                    batch.maybe_initialize_offset_state_update()
-                entries = [(batch.first_offset, batch.last_offset, batch.batch_state)] if batch.offset_state is None \
-                    else [(o, o, s) for o, s in batch.offset_state.items() if first <= o <= last]
-                for first_offset, last_offset, state in entries:
-                    if state.state is not RecordState.ACQUIRED or state.acquisition_lock_timeout_task is not task:
-                        continue
+            for batch in self.cached.sub_map(floor.first_offset, last):
+                for first_offset, last_offset, state in batch.acquired_states(self.start_offset, first, last):
                     new_state = RecordState.ARCHIVED if last_offset < self.start_offset else RecordState.AVAILABLE
                     updated = state.try_update_state(new_state, DeliveryCountOps.NO_OP, self.max_delivery_count(),
                                                      EMPTY_MEMBER_ID)
@@ -767,26 +589,10 @@ class SharePartition:
     # ------------------------------------------------------------------ the persister
     def _write_share_group_state(self, state_batches: list[PersisterStateBatch]) -> Future:
         """Write the changed batches with the current start offset; a future of None, or of a ShareError."""
-        result: Future = Future()
         with self.lock:
             start_offset = self.start_offset
-        written = self.persister.write_state(self.persister_key, self.state_epoch, self.leader_epoch, start_offset,
-                                             state_batches)
-
-        def done(write: Future) -> None:
-            try:
-                error_code = write.result()
-            except Exception as e:  # noqa: BLE001  (the persister could not be reached)
-                result.set_exception(ShareError(Errors.UNKNOWN_SERVER_ERROR, str(e)))
-                return
-            if error_code != Errors.NONE:
-                result.set_exception(persister_error(error_code, None))
-            else:
-                result.set_result(None)
-
-        written.add_done_callback(done)
-        return result
+        return persisted(self.persister.write_state(self.persister_key, self.state_epoch, self.leader_epoch,
+                                                    start_offset, state_batches))
 
     def __repr__(self) -> str:
-        return (f"SharePartition({self.group_id}, {self.tip}, start={self.start_offset}, end={self.end_offset}, "
-                f"state={self.partition_state.value})")
+        return f"SharePartition({self.group_id}, {self.tip}, {self.start_offset}..{self.end_offset})"

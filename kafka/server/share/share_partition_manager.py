@@ -153,7 +153,7 @@ class SharePartitionManager:
 
     def _in_flight_samples(self):
         return [((key.group_id, key.topic_id_partition.topic, str(key.topic_id_partition.partition)),
-                 sp.num_in_flight_records(), sp.in_flight_batch_count()) for key, sp in list(self._partitions.items())]
+                 sp.num_in_flight_records(), len(sp.cached)) for key, sp in list(self._partitions.items())]
 
     # ------------------------------------------------------------------ share sessions
     def new_context(self, group_id: str, share_fetch_data: list[TopicIdPartition], to_forget: list[TopicIdPartition],
