@@ -10,10 +10,10 @@ import pytest
 
 from kafka.log.log_config import LogConfig
 from kafka.log.log_manager import LogManager
+from kafka.network.end_point import EndPoint
 from kafka.protocol.record_batch import build_batch
 from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
 from kafka.server.kafka_config import KafkaConfig
-from kafka.network.end_point import EndPoint
 from kafka.server.metadata_cache import Broker, MetadataCache, PartitionState, TopicMetadata
 from kafka.server.replica_manager import ReplicaManager
 from kafka.server.share.log_reader import ReplicaManagerLogReader
