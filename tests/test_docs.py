@@ -42,7 +42,8 @@ EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd", "limits.m
             "quotas.md": ["quotas.mmd"],
             "security.md": ["tls_handshake.mmd", "sasl_ssl_connection.mmd", "secure_cluster.mmd"],
             "spark.md": ["spark.mmd", "spark_cluster.mmd"],
-            "transactions.md": ["idempotent_produce.mmd", "transaction.mmd"]}
+            "transactions.md": ["idempotent_produce.mmd", "transaction.mmd"],
+            "share_groups_partitions.md": ["share_record_lifecycle.mmd"]}
 
 MERMAID_KEYWORDS = {
     "flowchart", "graph", "sequenceDiagram", "classDiagram", "classDiagram-v2", "stateDiagram",

@@ -319,6 +319,66 @@ COORDINATOR_RUNTIME_METRICS = (COORDINATOR_NUM_PARTITIONS, COORDINATOR_EVENT_QUE
 TRANSACTION_COORDINATOR_GAUGES = (TXN_MARKER_UNKNOWN_DESTINATION_QUEUE_SIZE, TXN_MARKER_LOG_APPEND_RETRY_QUEUE_SIZE,
                                   TXN_PARTITION_LOAD_TIME_MAX)
 
+# ------------------------------------------------------------------ share groups on the broker (KIP-932)
+# Kafka's org.apache.kafka.server.share.metrics.ShareGroupMetrics and SharePartitionMetrics, the
+# ShareSessionCache's gauges, DelayedShareFetchMetrics and the BrokerTopicMetrics of share requests.
+def _share(type_: str, name: str, metric_type: MetricType, doc: str, labels: tuple[str, ...] = ()) -> MetricName:
+    return MetricName("kafka.server", type_, name, metric_type, doc, labels, "SharePartitionManager -> SharePartition")
+
+
+SHARE_RECORD_ACKNOWLEDGEMENTS = _share(
+    "ShareGroupMetrics", "RecordAcknowledgementsPerSec", METER,
+    "Records acknowledged by share consumers, by type (Accept, Release, Reject, Renew).", ("ackType",))
+SHARE_PARTITION_LOAD_TIME = _share(
+    "ShareGroupMetrics", "PartitionLoadTimeMs", HISTOGRAM,
+    "How long a share partition took to load its state from the persister, in ms.")
+SHARE_TOPIC_PARTITIONS_FETCH_RATIO = _share(
+    "ShareGroupMetrics", "RequestTopicPartitionsFetchRatio", HISTOGRAM,
+    "Percentage of a share fetch's partitions it could fetch (the others were locked by another fetch).",
+    ("group",))
+SHARE_TOPIC_PARTITIONS_ACQUIRE_TIME = _share(
+    "ShareGroupMetrics", "TopicPartitionsAcquireTimeMs", HISTOGRAM,
+    "Time a share fetch waited to take its partitions' fetch locks, in ms.", ("group",))
+SHARE_IN_FLIGHT_MESSAGE_COUNT = _share(
+    "SharePartitionMetrics", "InFlightMessageCount", GAUGE,
+    "Records between the share-partition start and end offsets (in flight).", ("group", "topic", "partition"))
+SHARE_IN_FLIGHT_BATCH_COUNT = _share(
+    "SharePartitionMetrics", "InFlightBatchCount", GAUGE,
+    "In-flight batches a share partition tracks.", ("group", "topic", "partition"))
+SHARE_IN_FLIGHT_BATCH_MESSAGE_COUNT = _share(
+    "SharePartitionMetrics", "InFlightBatchMessageCount", HISTOGRAM,
+    "Records in each in-flight batch a share partition adds.", ("group", "topic", "partition"))
+SHARE_FETCH_LOCK_TIME = _share(
+    "SharePartitionMetrics", "FetchLockTimeMs", HISTOGRAM,
+    "How long a share fetch held a share partition's fetch lock, in ms.", ("group", "topic", "partition"))
+SHARE_FETCH_LOCK_RATIO = _share(
+    "SharePartitionMetrics", "FetchLockRatio", HISTOGRAM,
+    "Percentage of time a share partition's fetch lock was held (held / (held + idle)).",
+    ("group", "topic", "partition"))
+SHARE_ACQUISITION_LOCK_TIMEOUT = _share(
+    "SharePartitionMetrics", "AcquisitionLockTimeoutPerSec", METER,
+    "Records whose acquisition lock ran out before they were acknowledged.", ("group", "topic", "partition"))
+SHARE_SESSIONS_COUNT = _share("ShareSessionCache", "ShareSessionsCount", GAUGE, "Share sessions the broker holds.")
+SHARE_PARTITIONS_COUNT = _share("ShareSessionCache", "SharePartitionsCount", GAUGE,
+                                "Partitions named by all share sessions.")
+SHARE_SESSION_EVICTIONS = _share("ShareSessionCache", "ShareSessionEvictionsPerSec", METER,
+                                 "Share sessions removed because their client's connection closed.")
+DELAYED_SHARE_FETCH_EXPIRES = _share("DelayedShareFetchMetrics", "ExpiresPerSec", METER,
+                                     "Share fetches that waited out their max wait in the purgatory.")
+TOTAL_SHARE_FETCH_REQUESTS = _topic("TotalShareFetchRequestsPerSec", "Share fetches per topic.", "I/O thread")
+FAILED_SHARE_FETCH_REQUESTS = _topic("FailedShareFetchRequestsPerSec", "Share fetches of a topic that failed.",
+                                     "I/O thread")
+TOTAL_SHARE_ACKNOWLEDGEMENT_REQUESTS = _topic("TotalShareAcknowledgementRequestsPerSec",
+                                              "Share acknowledgements per topic.", "I/O thread")
+FAILED_SHARE_ACKNOWLEDGEMENT_REQUESTS = _topic("FailedShareAcknowledgementRequestsPerSec",
+                                               "Share acknowledgements of a topic that failed.", "I/O thread")
+SHARE_METRICS = (SHARE_RECORD_ACKNOWLEDGEMENTS, SHARE_PARTITION_LOAD_TIME, SHARE_TOPIC_PARTITIONS_FETCH_RATIO,
+                 SHARE_TOPIC_PARTITIONS_ACQUIRE_TIME, SHARE_IN_FLIGHT_MESSAGE_COUNT, SHARE_IN_FLIGHT_BATCH_COUNT,
+                 SHARE_IN_FLIGHT_BATCH_MESSAGE_COUNT, SHARE_FETCH_LOCK_TIME, SHARE_FETCH_LOCK_RATIO,
+                 SHARE_ACQUISITION_LOCK_TIMEOUT, SHARE_SESSIONS_COUNT, SHARE_PARTITIONS_COUNT, SHARE_SESSION_EVICTIONS,
+                 DELAYED_SHARE_FETCH_EXPIRES, TOTAL_SHARE_FETCH_REQUESTS, FAILED_SHARE_FETCH_REQUESTS,
+                 TOTAL_SHARE_ACKNOWLEDGEMENT_REQUESTS, FAILED_SHARE_ACKNOWLEDGEMENT_REQUESTS)
+
 # ------------------------------------------------------------------ kafka.server:type=Produce|Fetch|Request (client quotas)
 def _quota(quota_type: str, name: str, doc: str) -> MetricName:
     # Kafka's quota sensors, one series per quota entity: user and client-id as the quota meters them,
@@ -360,4 +420,5 @@ ALL_METRICS: tuple[MetricName, ...] = (
     *COORDINATOR_RUNTIME_METRICS,
     *(metric for _, rate, throttle in CLIENT_QUOTA_METRICS for metric in (rate, throttle)),
     *AUTHORIZER_METERS, ACLS_TOTAL_COUNT,
+    *SHARE_METRICS,
 )

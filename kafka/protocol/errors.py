@@ -168,6 +168,7 @@ class Errors(IntEnum):
     DUPLICATE_VOTER = 126, False, "The voter is already in the voter set."
     VOTER_NOT_FOUND = 127, False, "The voter is not in the voter set."
     INVALID_REGULAR_EXPRESSION = 128, False, "The regular expression is not valid."
+    SHARE_SESSION_LIMIT_REACHED = 133, True, "The limit of share sessions has been reached."
 
 
 class KafkaProtocolError(Exception):

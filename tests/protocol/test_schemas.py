@@ -99,6 +99,8 @@ DESCRIBED = {
     ApiKey.ADD_RAFT_VOTER: 0,  # KIP-853
     ApiKey.REMOVE_RAFT_VOTER: 0,
     ApiKey.UPDATE_RAFT_VOTER: 0,
+    ApiKey.SHARE_FETCH: 2,  # KIP-932 (1-2 in Kafka 4.4; v0 was early access)
+    ApiKey.SHARE_ACKNOWLEDGE: 2,
 }
 
 

@@ -1,0 +1,40 @@
+"""RecordState: where one in-flight record is in its life (Kafka's org.apache.kafka.server.share.fetch.RecordState).
+
+    AVAILABLE --acquire--> ACQUIRED --accept--> ACKNOWLEDGED        (terminal)
+        ^                    |  |----reject / last delivery---> ARCHIVED   (terminal)
+        +---release / lock timeout---+
+
+A record may only be acquired from AVAILABLE, and only an ACQUIRED record may be acknowledged,
+released or archived by its member; ACKNOWLEDGED and ARCHIVED are final. The ids are what the
+persister stores. (Kafka 4.4 also has ARCHIVING, 3, for records on their way to a dead-letter queue,
+KIP-1191; this broker has no dead-letter queue, so no record is ever in it.)
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class InvalidStateTransitionError(Exception):
+    """Kafka's IllegalStateException from validateTransition."""
+
+
+class RecordState(IntEnum):
+    AVAILABLE = 0
+    ACQUIRED = 1
+    ACKNOWLEDGED = 2
+    ARCHIVED = 4
+
+    def validate_transition(self, new_state: RecordState) -> RecordState:
+        if self is new_state:
+            raise InvalidStateTransitionError("the new state is the same as the current state")
+        if self in (RecordState.ACKNOWLEDGED, RecordState.ARCHIVED):
+            raise InvalidStateTransitionError(f"the state transition is invalid from the current state: {self.name}")
+        if self is RecordState.AVAILABLE and new_state is not RecordState.ACQUIRED:
+            raise InvalidStateTransitionError("the state can only be transitioned to ACQUIRED from AVAILABLE")
+        return new_state
+
+    @property
+    def is_terminal(self) -> bool:
+        """Delivered for good: the share-partition start offset may move past it."""
+        return self in (RecordState.ACKNOWLEDGED, RecordState.ARCHIVED)
