@@ -3,10 +3,12 @@ LeaveGroup, OffsetCommit, TxnOffsetCommit, OffsetFetch, DescribeGroups, ListGrou
 OffsetDelete.
 
 Kafka keeps these handlers in kafka.server.KafkaApis itself; here they sit beside it so each file
-stays readable, and KafkaApis' dispatch table simply includes ``GroupApis.handlers()``. The shape
-is KafkaApis' (seed 000): decode, ask the GroupCoordinatorService, respond from the callback of
-the future it returns -- which for JoinGroup and SyncGroup may complete much later, on whichever
-event thread completes the rebalance; for a write, once its records are committed.
+stays readable: KafkaServer builds the family with what it uses, and KafkaApis' dispatch table
+includes ``GroupApis.handlers()``. The shape is KafkaApis' (seed 000): decode, ask the
+GroupCoordinatorService, respond from the callback of the future it returns -- which for JoinGroup
+and SyncGroup may complete much later, on whichever event thread completes the rebalance; for a
+write, once its records are committed. FindCoordinator for a transactional id asks the
+TransactionCoordinator the family is given, as Kafka's handler asks its txnCoordinator.
 """
 
 from __future__ import annotations
