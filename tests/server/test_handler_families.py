@@ -37,7 +37,8 @@ def reaches_kafka_apis(tree: ast.Module) -> list[str]:
             if any(n == KAFKA_APIS_MODULE or n.startswith(KAFKA_APIS_MODULE + ".") for n in names):
                 found.append(f"line {node.lineno}: from {node.module} import ...")
         elif isinstance(node, ast.Import):
-            found += [f"line {node.lineno}: import {a.name}" for a in node.names if a.name.startswith(KAFKA_APIS_MODULE)]
+            found += [f"line {node.lineno}: import {a.name}" for a in node.names
+                      if a.name.startswith(KAFKA_APIS_MODULE)]
         elif isinstance(node, ast.Name) and node.id == "KafkaApis" or \
                 isinstance(node, ast.Attribute) and node.attr == "KafkaApis":
             found.append(f"line {node.lineno}: KafkaApis")
