@@ -8,7 +8,8 @@ the broker checks the principal, then forwards the request as it came and answer
 controller does, without holding an I/O thread. Kafka forwards inside an Envelope that carries the
 client's principal so the controller checks it; this broker forwards the body alone, so it is the
 broker that checks, before forwarding (docs/acls.md). DescribeAcls is answered from this broker's
-authoriser, the ACLs of the last committed metadata it has applied.
+authoriser, the ACLs of the last committed metadata it has applied; ControllerApis answers it on
+the controller's listener with the same `describe_acls_response`.
 """
 
 from __future__ import annotations
@@ -21,14 +22,18 @@ from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.server.auth_helper import AuthHelper
 from kafka.server.error_responses import error_response
+from kafka.server.forwarding_manager import ForwardingManager
+from kafka.server.request_handler_helper import RequestHandlerHelper
 
 FORWARD_TIMEOUT_MS = 30_000
 
 
 class AclApis:
-    def __init__(self, apis, auth_helper: AuthHelper) -> None:
-        self.apis = apis  # KafkaApis (or ControllerApis): send_response, and a forwarder for the writes
-        self.auth = auth_helper
+    def __init__(self, request_helper: RequestHandlerHelper, auth_helper: AuthHelper,
+                 forwarding_manager: ForwardingManager) -> None:
+        self.request_helper = request_helper
+        self.auth = auth_helper  # and its authoriser, whose ACLs DescribeAcls reads
+        self.forwarding_manager = forwarding_manager  # CreateAcls, DeleteAcls: the controller's decision
 
     def handlers(self) -> dict[int, Callable[[Request], None]]:
         return {
@@ -40,7 +45,8 @@ class AclApis:
     # ------------------------------------------------------------------ DescribeAcls
     def handle_describe_acls(self, request: Request) -> None:
         self.auth.authorize_cluster_operation(request, AclOperation.DESCRIBE)
-        self.apis.send_response(request, describe_acls_response(self.auth.authorizer, request.body))
+        self.request_helper.send_response_maybe_throttle(
+            request, describe_acls_response(self.auth.authorizer, request.body))
 
     # ------------------------------------------------------------------ CreateAcls, DeleteAcls
     def handle_create_acls(self, request: Request) -> None:
@@ -53,23 +59,25 @@ class AclApis:
         self.auth.authorize_cluster_operation(request, AclOperation.ALTER)
         version = request.header.api_version
         if self.auth.authorizer is None:
-            self.apis.send_response(request, _whole(api_key, version, request.body, Errors.SECURITY_DISABLED,
-                                                    "No Authorizer is configured."))
+            body = _whole(api_key, version, request.body, Errors.SECURITY_DISABLED, "No Authorizer is configured.")
+            self.request_helper.send_response_maybe_throttle(request, body)
             return
         if api_key == ApiKey.CREATE_ACLS and any(_not_a_binding(c) for c in request.body.creations):
             # Kafka cannot build an AclBinding with ANY (or a MATCH pattern): the whole request fails, unexplained
-            self.apis.send_response(request, _whole(api_key, version, request.body, Errors.UNKNOWN_SERVER_ERROR, None))
+            self.request_helper.send_response_maybe_throttle(
+                request, _whole(api_key, version, request.body, Errors.UNKNOWN_SERVER_ERROR, None))
             return
 
         def on_response(response, error: Errors) -> None:
             if response is not None and error == Errors.NONE:
-                self.apis.send_response(request, response.to_dict())
+                self.request_helper.send_response_maybe_throttle(request, response.to_dict())
             else:
                 error = error if error != Errors.NONE else Errors.UNKNOWN_SERVER_ERROR
-                self.apis.send_response(request, error_response(api_key, version, request.body, error))
+                self.request_helper.send_response_maybe_throttle(
+                    request, error_response(api_key, version, request.body, error))
 
-        self.apis.admin_manager.forwarding_manager.forward_request(api_key, request.body.to_dict(), FORWARD_TIMEOUT_MS,
-                                                                   on_response, max_version=version)
+        self.forwarding_manager.forward_request(api_key, request.body.to_dict(), FORWARD_TIMEOUT_MS,
+                                                on_response, max_version=version)
 
 
 def describe_acls_response(authorizer, req) -> dict:

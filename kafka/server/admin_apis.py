@@ -2,8 +2,8 @@
 DescribeLogDirs, DescribeProducers, ElectLeaders, AlterPartitionReassignments, ListPartitionReassignments.
 
 Kafka keeps these handlers in kafka.server.KafkaApis itself; here they sit beside it (as
-GroupApis and StorageApis do) so each file stays readable, and KafkaApis' dispatch table includes
-``AdminApis.handlers()``.
+GroupApis and StorageApis do) so each file stays readable: KafkaServer builds the family with what
+it uses, and KafkaApis' dispatch table includes ``AdminApis.handlers()``.
 
 CreateTopics, DeleteTopics and CreatePartitions go through the AdminManager, which forwards each
 topic to the controller and hands back a Future; the handler gathers one Future per topic
@@ -33,8 +33,13 @@ from kafka.protocol.acl import ResourceType as Res
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.describe_cluster import BROKERS_ENDPOINT_TYPE
-from kafka.server.admin_manager import CreatedTopic, TopicError
+from kafka.server.admin_manager import AdminManager, CreatedTopic, TopicError
+from kafka.server.auth_helper import AuthHelper
 from kafka.server.config_helper import ConfigHelper
+from kafka.server.forwarding_manager import ForwardingManager
+from kafka.server.metadata_cache import MetadataCache
+from kafka.server.replica_manager import ReplicaManager
+from kafka.server.request_handler_helper import RequestHandlerHelper
 from kafka.utils import future_utils
 from kafka.utils.topic_partition import TopicPartition
 
@@ -66,9 +71,17 @@ def _topic_error(future: Future) -> TopicError | None:
 
 
 class AdminApis:
-    def __init__(self, apis) -> None:
-        self.apis = apis  # KafkaApis: send_response, admin_manager, metadata_cache
-        self.auth = apis.auth_helper
+    def __init__(self, request_helper: RequestHandlerHelper, auth_helper: AuthHelper, admin_manager: AdminManager,
+                 forwarding_manager: ForwardingManager, metadata_cache: MetadataCache, replica_manager: ReplicaManager,
+                 config_helper: ConfigHelper, config) -> None:
+        self.request_helper = request_helper
+        self.auth = auth_helper
+        self.admin_manager = admin_manager  # CreateTopics, DeleteTopics, CreatePartitions: to the controller
+        self.forwarding_manager = forwarding_manager  # ElectLeaders and the reassignments, forwarded as they came
+        self.metadata_cache = metadata_cache  # DescribeCluster, DescribeProducers
+        self.replica_manager = replica_manager  # DescribeLogDirs (its LogManager), DescribeProducers
+        self.config_helper = config_helper  # a created topic's configs
+        self.config = config  # default.replication.factor, for a validate-only CreateTopics
 
     def handlers(self) -> dict[int, Callable[[Request], None]]:
         return {
@@ -87,9 +100,9 @@ class AdminApis:
     def handle_create_topics_request(self, request: Request) -> None:
         req = request.body
         try:  # the whole request's size first: one request may not keep the controller busy for long
-            self.apis.admin_manager.validate_create_topics_batch(req.topics)
+            self.admin_manager.validate_create_topics_batch(req.topics)
         except TopicError as e:
-            self.apis.send_response(request, dict(throttle_time_ms=0, topics=[dict(
+            self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, topics=[dict(
                 name=t.name, error_code=e.error, error_message=str(e), num_partitions=-1, replication_factor=-1,
                 configs=[]) for t in req.topics]))
             return
@@ -103,7 +116,7 @@ class AdminApis:
                    for topic in _first_of_each(req.topics)]
         # a created topic's configs are shown only to a principal that may describe them (Kafka's rule)
         describable = self.auth.filter_by_authorized(request, Op.DESCRIBE_CONFIGS, Res.TOPIC, creatable, False)
-        self.apis.send_response_when_done(request, future_utils.all_of(results), lambda topics: dict(
+        self.request_helper.send_response_when_done(request, future_utils.all_of(results), lambda topics: dict(
             throttle_time_ms=0, topics=[t if t["error_code"] or t["name"] in describable else _configs_hidden(t)
                                         for t in topics]))
 
@@ -118,11 +131,12 @@ class AdminApis:
         if topic.assignments:
             if topic.num_partitions != -1 or topic.replication_factor != -1:
                 return future_utils.completed({**failed, "error_code": Errors.INVALID_REQUEST,
-                                               "error_message": "give either assignments or partitions and replication factor"})
+                                               "error_message": "give either assignments or partitions and "
+                                                                "replication factor"})
             assignments = {a.partition_index: list(a.broker_ids) for a in topic.assignments}
-        created = self.apis.admin_manager.create_topic(topic.name, topic.num_partitions, topic.replication_factor,
-                                                       {c.name: c.value for c in topic.configs}, validate_only,
-                                                       assignments=assignments)
+        created = self.admin_manager.create_topic(topic.name, topic.num_partitions, topic.replication_factor,
+                                                  {c.name: c.value for c in topic.configs}, validate_only,
+                                                  assignments=assignments)
 
         def entry(done: Future[CreatedTopic]) -> dict:
             error = _topic_error(done)
@@ -137,17 +151,17 @@ class AdminApis:
         if meta.partitions:
             replication_factor = len(meta.partitions[0].replicas)
         elif replication_factor == -1:  # validate_only: the default the controller would have used
-            replication_factor = self.apis.config.default_replication_factor
+            replication_factor = self.config.default_replication_factor
         return dict(name=meta.name, topic_id=meta.topic_id, error_code=Errors.NONE, error_message=None,
                     num_partitions=meta.num_partitions, replication_factor=replication_factor,
-                    configs=ConfigHelper(self.apis.admin_manager, self.apis.config).created_topic_configs(
+                    configs=self.config_helper.created_topic_configs(
                         meta.configs, created.log_config))
 
     # ------------------------------------------------------------------ DeleteTopics
     def handle_delete_topics_request(self, request: Request) -> None:
         req = request.body
         if request.header.api_version >= 6:
-            wanted = [(t.name if t.name is not None else self.apis.admin_manager.topic_name_for_id(t.topic_id),
+            wanted = [(t.name if t.name is not None else self.admin_manager.topic_name_for_id(t.topic_id),
                        t.topic_id) for t in req.topics]
         else:
             wanted = [(name, None) for name in req.topic_names]
@@ -158,8 +172,8 @@ class AdminApis:
         results = [self._delete_topic(name, topic_id) if name is None or name in deletable
                    else future_utils.completed(_topic_denied(name, topic_id=topic_id or uuid.UUID(int=0)))
                    for name, topic_id in wanted]
-        self.apis.send_response_when_done(request, future_utils.all_of(results),
-                                          lambda responses: dict(throttle_time_ms=0, responses=responses))
+        self.request_helper.send_response_when_done(request, future_utils.all_of(results),
+                                                    lambda responses: dict(throttle_time_ms=0, responses=responses))
 
     def _delete_topic(self, name: str | None, topic_id: uuid.UUID | None) -> Future[dict]:
         if name is None:
@@ -173,15 +187,15 @@ class AdminApis:
                             error_message=str(error))
             return dict(name=name, topic_id=done.result().topic_id, error_code=Errors.NONE)
 
-        return future_utils.handle(self.apis.admin_manager.delete_topic(name), entry)
+        return future_utils.handle(self.admin_manager.delete_topic(name), entry)
 
     # ------------------------------------------------------------------ CreatePartitions
     def handle_create_partitions_request(self, request: Request) -> None:
         req = request.body
         try:  # the whole request's size first, as for CreateTopics
-            self.apis.admin_manager.validate_create_partitions_batch(req.topics)
+            self.admin_manager.validate_create_partitions_batch(req.topics)
         except TopicError as e:
-            self.apis.send_response(request, dict(throttle_time_ms=0, results=[
+            self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, results=[
                 dict(name=t.name, error_code=e.error, error_message=str(e)) for t in req.topics]))
             return
         names = Counter(t.name for t in req.topics)
@@ -189,8 +203,8 @@ class AdminApis:
         results = [self._create_partitions(topic, names[topic.name] > 1, req.validate_only)
                    if topic.name in alterable else future_utils.completed(_topic_denied(topic.name))
                    for topic in _first_of_each(req.topics)]
-        self.apis.send_response_when_done(request, future_utils.all_of(results),
-                                          lambda entries: dict(throttle_time_ms=0, results=entries))
+        self.request_helper.send_response_when_done(request, future_utils.all_of(results),
+                                                    lambda entries: dict(throttle_time_ms=0, results=entries))
 
     def _create_partitions(self, topic, duplicate: bool, validate_only: bool) -> Future[dict]:
         if duplicate:
@@ -206,7 +220,7 @@ class AdminApis:
             return dict(name=topic.name, error_code=Errors.NONE, error_message=None)
 
         return future_utils.handle(
-            self.apis.admin_manager.create_partitions(topic.name, topic.count, assignments, validate_only), entry)
+            self.admin_manager.create_partitions(topic.name, topic.count, assignments, validate_only), entry)
 
     # ------------------------------------------------------------------ the controller's decisions
     def handle_elect_leaders_request(self, request: Request) -> None:
@@ -219,7 +233,7 @@ class AdminApis:
                     for p in t.partitions]) for t in req.topic_partitions or []])
 
         if not self.auth.authorize(request, Op.ALTER, Res.CLUSTER, CLUSTER_NAME):
-            self.apis.send_response(request, failed(Errors.CLUSTER_AUTHORIZATION_FAILED))
+            self.request_helper.send_response_maybe_throttle(request, failed(Errors.CLUSTER_AUTHORIZATION_FAILED))
             return
         self._forward_to_controller(request, req.timeout_ms, failed)
 
@@ -238,20 +252,21 @@ class AdminApis:
         channel's thread), so no I/O thread waits."""
         def on_response(response, error: Errors) -> None:
             if response is not None and error == Errors.NONE:
-                self.apis.send_response(request, response.to_dict())
+                self.request_helper.send_response_maybe_throttle(request, response.to_dict())
             else:
-                self.apis.send_response(request, failed(error if error != Errors.NONE else Errors.UNKNOWN_SERVER_ERROR))
+                error = error if error != Errors.NONE else Errors.UNKNOWN_SERVER_ERROR
+                self.request_helper.send_response_maybe_throttle(request, failed(error))
 
-        self.apis.admin_manager.forwarding_manager.forward_request(request.header.api_key, request.body.to_dict(), timeout_ms,
-                                                           on_response, max_version=request.header.api_version)
+        self.forwarding_manager.forward_request(request.header.api_key, request.body.to_dict(), timeout_ms,
+                                                on_response, max_version=request.header.api_version)
 
     # ------------------------------------------------------------------ DescribeCluster
     def handle_describe_cluster_request(self, request: Request) -> None:
         req = request.body
-        cache = self.apis.metadata_cache
+        cache = self.metadata_cache
         if request.header.api_version >= 1 and req.endpoint_type != BROKERS_ENDPOINT_TYPE:
             # A combined broker has no separate controller listener to describe.
-            self.apis.send_response(request, dict(
+            self.request_helper.send_response_maybe_throttle(request, dict(
                 throttle_time_ms=0, error_code=Errors.UNSUPPORTED_ENDPOINT_TYPE,
                 error_message="this broker describes brokers only (endpoint type 1)",
                 endpoint_type=req.endpoint_type, cluster_id=cache.cluster_id, controller_id=-1, brokers=[]))
@@ -262,7 +277,7 @@ class AdminApis:
             if end_point is not None:
                 brokers.append(dict(broker_id=broker.node_id, host=end_point.host, port=end_point.port,
                                     rack=broker.rack))
-        self.apis.send_response(request, dict(
+        self.request_helper.send_response_maybe_throttle(request, dict(
             throttle_time_ms=0, error_code=Errors.NONE, error_message=None, endpoint_type=BROKERS_ENDPOINT_TYPE,
             cluster_id=cache.cluster_id, controller_id=cache.controller_id, brokers=brokers,
             cluster_authorized_operations=self.auth.cluster_authorized_operations(
@@ -272,11 +287,11 @@ class AdminApis:
     def handle_describe_log_dirs_request(self, request: Request) -> None:
         req = request.body
         if not self.auth.authorize(request, Op.DESCRIBE, Res.CLUSTER, CLUSTER_NAME):
-            self.apis.send_response(request, dict(throttle_time_ms=0, error_code=Errors.CLUSTER_AUTHORIZATION_FAILED,
-                                                  results=[]))
+            self.request_helper.send_response_maybe_throttle(request, dict(
+                throttle_time_ms=0, error_code=Errors.CLUSTER_AUTHORIZATION_FAILED, results=[]))
             return
         wanted = None if req.topics is None else {(t.topic, p) for t in req.topics for p in t.partitions}
-        log_manager = self.apis.replica_manager.log_manager
+        log_manager = self.replica_manager.log_manager
         failures = log_manager.log_dir_failure_channel
         results = []
         for log_dir in log_manager.log_dirs:
@@ -296,7 +311,8 @@ class AdminApis:
                 error_code=Errors.KAFKA_STORAGE_ERROR if failures.is_offline(log_dir) else Errors.NONE,
                 log_dir=log_dir, topics=[dict(name=t, partitions=ps) for t, ps in by_topic.items()],
                 total_bytes=total, usable_bytes=usable))
-        self.apis.send_response(request, dict(throttle_time_ms=0, error_code=Errors.NONE, results=results))
+        self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, error_code=Errors.NONE,
+                                                                       results=results))
 
     # ------------------------------------------------------------------ DescribeProducers
     def handle_describe_producers_request(self, request: Request) -> None:
@@ -308,16 +324,17 @@ class AdminApis:
                                     error_message=None, active_producers=[])
                           for index in topic.partition_indexes]
             topics.append(dict(name=topic.name, partitions=partitions))
-        self.apis.send_response(request, dict(throttle_time_ms=0, topics=topics))
+        self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, topics=topics))
 
     def _active_producer_state(self, tp: TopicPartition) -> dict:
         """Kafka's ReplicaManager.activeProducerState: a partition hosted here answers, leader or
         follower; one that is not gets NOT_LEADER_OR_FOLLOWER, or UNKNOWN_TOPIC_OR_PARTITION if it
         exists nowhere."""
-        replica_manager = self.apis.replica_manager
-        if not self.apis.metadata_cache.contains(tp.topic):  # Kafka: the error's own text, only here
+        replica_manager = self.replica_manager
+        if not self.metadata_cache.contains(tp.topic):  # Kafka: the error's own text, only here
             error = Errors.UNKNOWN_TOPIC_OR_PARTITION
-            return dict(partition_index=tp.partition, error_code=error, active_producers=[], error_message=error.message)
+            return dict(partition_index=tp.partition, error_code=error, active_producers=[],
+                        error_message=error.message)
         partition = replica_manager.get_partition(tp)
         if partition is None:
             _, error = replica_manager.get_partition_or_error(tp)

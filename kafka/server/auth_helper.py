@@ -1,8 +1,10 @@
-"""AuthHelper: the questions KafkaApis asks the authoriser (Kafka's kafka.server.AuthHelper).
+"""AuthHelper: the questions the request handlers ask the authoriser (Kafka's kafka.server.AuthHelper).
 
-Every handler that Kafka authorises asks here, in one line, before it does the work: may this
-request's principal, from its client address, do this operation on this resource? With no
-authoriser configured (`authorizer.class.name` empty) every answer is yes, as in Kafka.
+KafkaServer builds one and hands it to KafkaApis and to every handler family beside it
+(ControllerServer builds the controller's). Every handler that Kafka authorises asks here, in one
+line, before it does the work: may this request's principal, from its client address, do this
+operation on this resource? With no authoriser configured (`authorizer.class.name` empty) every
+answer is yes, as in Kafka.
 
 `authorize_cluster_operation` raises ClusterAuthorizationError, which ApiRequestHandler turns into
 the request's error response with CLUSTER_AUTHORIZATION_FAILED (Kafka's handleError does the same
@@ -21,12 +23,12 @@ from kafka.protocol.acl import CLUSTER_NAME, SUPPORTED_OPERATIONS, AclOperation,
 from kafka.protocol.errors import Errors
 
 Op, Res = AclOperation, ResourceType
-AUTHORIZED_OPERATIONS_OMITTED = -(2**31)
+AUTHORIZED_OPERATIONS_OMITTED = -(2**31)  # INT32_MIN: the schema's default, "not asked for"
 # The messages Kafka's brokers put beside an authorisation error code (its Errors descriptions)
 AUTHORIZATION_MESSAGES = {Errors.TOPIC_AUTHORIZATION_FAILED: "Topic authorization failed.",
                           Errors.GROUP_AUTHORIZATION_FAILED: "Group authorization failed.",
                           Errors.CLUSTER_AUTHORIZATION_FAILED: "Cluster authorization failed.",
-                          Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED: "Transactional Id authorization failed."}  # INT32_MIN: the schema's default, "not asked for"
+                          Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED: "Transactional Id authorization failed."}
 
 
 class AuthorizationError(Exception):

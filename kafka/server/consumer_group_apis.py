@@ -4,8 +4,8 @@ KafkaApis.handleConsumerGroupHeartbeat and handleConsumerGroupDescribe).
 A heartbeat never waits for the rest of the group, which is the point of the new protocol; it waits
 only for the records it wrote to commit, and is answered from the callback of the future the
 GroupCoordinatorService returns (on whichever thread completes it: the request thread never
-blocks). ConsumerGroupDescribe reads the shard's committed state. GroupApis includes these
-handlers in its table, beside the classic ones.
+blocks). ConsumerGroupDescribe reads the shard's committed state. KafkaApis' table includes these
+handlers beside GroupApis' classic ones.
 """
 
 from __future__ import annotations
@@ -15,20 +15,23 @@ from concurrent.futures import Future
 
 from kafka.coordinator.group.consumer_group_manager import HeartbeatRequest, described_error
 from kafka.coordinator.group.group_coordinator_requests import RequestContext
-from kafka.coordinator.group.group_coordinator_service import answered, gather
+from kafka.coordinator.group.group_coordinator_service import GroupCoordinatorService, answered, gather
 from kafka.coordinator.group.modern.consumer.consumer_group_member import Assignment
 from kafka.network.request_channel import Request
 from kafka.protocol.acl import AclOperation as Op
 from kafka.protocol.acl import ResourceType as Res
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
+from kafka.server.auth_helper import AuthHelper
+from kafka.server.request_handler_helper import RequestHandlerHelper
 
 
 class ConsumerGroupApis:
-    def __init__(self, apis, group_coordinator) -> None:
-        self.apis = apis
-        self.auth = apis.auth_helper
-        self.coordinator = group_coordinator  # the GroupCoordinatorService
+    def __init__(self, request_helper: RequestHandlerHelper, auth_helper: AuthHelper,
+                 group_coordinator: GroupCoordinatorService) -> None:
+        self.request_helper = request_helper
+        self.auth = auth_helper
+        self.coordinator = group_coordinator
 
     def handlers(self) -> dict[int, Callable[[Request], None]]:
         return {ApiKey.CONSUMER_GROUP_HEARTBEAT: self.handle_consumer_group_heartbeat_request,
@@ -37,8 +40,9 @@ class ConsumerGroupApis:
     def handle_consumer_group_heartbeat_request(self, request: Request) -> None:
         req = request.body
         if not self.auth.authorize(request, Op.READ, Res.GROUP, req.group_id):
-            self.apis.send_response(request, dict(throttle_time_ms=0, error_code=Errors.GROUP_AUTHORIZATION_FAILED,
-                                                  member_epoch=-1, heartbeat_interval_ms=0))
+            self.request_helper.send_response_maybe_throttle(request, dict(
+                throttle_time_ms=0, error_code=Errors.GROUP_AUTHORIZATION_FAILED, member_epoch=-1,
+                heartbeat_interval_ms=0))
             return
         owned: Assignment | None = None
         if req.topic_partitions is not None:
@@ -50,7 +54,8 @@ class ConsumerGroupApis:
         context = RequestContext(request.header.client_id or "", f"/{request.client_address}",
                                  request.header.api_version)
         self.coordinator.consumer_group_heartbeat(heartbeat, context).add_done_callback(
-            lambda f: self.apis.send_response(request, dict(throttle_time_ms=0, **f.result())))
+            lambda f: self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0,
+                                                                                      **f.result())))
 
     def handle_consumer_group_describe_request(self, request: Request) -> None:
         req = request.body
@@ -70,4 +75,5 @@ class ConsumerGroupApis:
             return answer
 
         gather([describe(group_id) for group_id in req.group_ids], list).add_done_callback(
-            lambda f: self.apis.send_response(request, dict(throttle_time_ms=0, groups=f.result())))
+            lambda f: self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0,
+                                                                                      groups=f.result())))

@@ -25,13 +25,14 @@ from concurrent.futures import Future
 
 import structlog
 
-from kafka.network.request_channel import Request, RequestChannel
+from kafka.network.request_channel import Request
 from kafka.protocol.acl import CLUSTER_NAME, AclOperation, ResourceType
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.server.acl_apis import describe_acls_response
 from kafka.server.api_request_handler import ApiRequestHandler
 from kafka.server.auth_helper import AuthHelper
+from kafka.server.request_handler_helper import RequestHandlerHelper
 from kafka.server.sasl_apis import SaslApis
 
 log = structlog.get_logger("kafka.server.ControllerApis")
@@ -57,15 +58,16 @@ RAFT_APIS = (ApiKey.VOTE, ApiKey.BEGIN_QUORUM_EPOCH, ApiKey.END_QUORUM_EPOCH, Ap
 
 
 class ControllerApis(ApiRequestHandler):
-    def __init__(self, request_channel: RequestChannel, raft_driver, controller, authorizer=None) -> None:
-        self.request_channel = request_channel
+    def __init__(self, request_helper: RequestHandlerHelper, auth_helper: AuthHelper, raft_driver,
+                 controller) -> None:
+        self.request_helper = request_helper  # no quotas on this listener: never throttled
+        self.auth = auth_helper
         self.raft_driver = raft_driver
         self.controller = controller
-        self.auth = AuthHelper(authorizer)
         self.handlers: dict[int, Callable[[Request], None]] = {
             ApiKey.API_VERSIONS: self.handle_api_versions_request,
             # advertised so that a SASL client logs in; after login they answer ILLEGAL_SASL_STATE
-            **{k: h for k, h in SaslApis(self).handlers().items()
+            **{k: h for k, h in SaslApis(request_helper).handlers().items()
                if k in (ApiKey.SASL_HANDSHAKE, ApiKey.SASL_AUTHENTICATE)},
             **{key: self.handle_raft_request for key in RAFT_APIS},
             ApiKey.BROKER_REGISTRATION: self._answer_with(lambda body: controller.register_broker(body)),
@@ -75,7 +77,8 @@ class ControllerApis(ApiRequestHandler):
             ApiKey.CREATE_TOPICS: self._answer_with(lambda body: controller.create_topics(body)),
             ApiKey.DELETE_TOPICS: self._answer_with(lambda body: controller.delete_topics(body)),
             ApiKey.CREATE_PARTITIONS: self._answer_with(lambda body: controller.create_partitions(body)),
-            ApiKey.INCREMENTAL_ALTER_CONFIGS: self._answer_with(lambda body: controller.incremental_alter_configs(body)),
+            ApiKey.INCREMENTAL_ALTER_CONFIGS: self._answer_with(
+                lambda body: controller.incremental_alter_configs(body)),
             ApiKey.ELECT_LEADERS: self._answer_with(lambda body: controller.elect_leaders(body)),
             ApiKey.ALTER_CLIENT_QUOTAS: self._answer_with(lambda body: controller.alter_client_quotas(body)),
             ApiKey.ALTER_USER_SCRAM_CREDENTIALS: self._answer_with(
@@ -102,13 +105,14 @@ class ControllerApis(ApiRequestHandler):
             if not self.auth.authorize(request, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME, False):
                 self.auth.authorize_cluster_operation(request, operation)
             if request.header.api_key in (ApiKey.CREATE_ACLS, ApiKey.DELETE_ACLS) and self.auth.authorizer is None:
-                self.send_error_response(request, Errors.SECURITY_DISABLED)
+                self.request_helper.send_error_response_maybe_throttle(request, Errors.SECURITY_DISABLED)
                 return
             handler(request)
         return handle
 
     def handle_describe_acls(self, request: Request) -> None:
-        self.send_response(request, describe_acls_response(self.auth.authorizer, request.body))
+        self.request_helper.send_response_maybe_throttle(request, describe_acls_response(self.auth.authorizer,
+                                                                                         request.body))
 
     def handle_describe_cluster(self, request: Request) -> None:
         """DescribeCluster on the controller listener (KIP-919): the cluster id, the active controller, and
@@ -121,12 +125,12 @@ class ControllerApis(ApiRequestHandler):
                              for i, (host, port) in sorted(voters.endpoints("CONTROLLER").items())])
         if request.header.api_version >= 1:
             body["endpoint_type"] = 2  # controllers
-        self.send_response(request, body)
+        self.request_helper.send_response_maybe_throttle(request, body)
 
     def handle_raft_request(self, request: Request) -> None:
         """The raft thread answers when the core has stepped it (a leader may hold a Fetch a while)."""
         self.raft_driver.handle_request(request.header.api_key, request.body,
-                                        lambda body: self.send_response(request, body))
+                                        lambda body: self.request_helper.send_response_maybe_throttle(request, body))
 
     def _answer_with(self, call: Callable[[object], Future]) -> Callable[[Request], None]:
         def handle(request: Request) -> None:
@@ -138,6 +142,6 @@ class ControllerApis(ApiRequestHandler):
         error = future.exception()
         if error is not None:  # a bug in the controller: answer, never leave the client hanging
             log.error("controller request failed", api=request.header.api_key, error=repr(error))
-            self.handle_error(request)
+            self.request_helper.handle_error(request)
             return
-        self.send_response(request, future.result())
+        self.request_helper.send_response_maybe_throttle(request, future.result())

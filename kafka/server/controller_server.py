@@ -26,11 +26,13 @@ from kafka.controller.quorum_controller_config import QuorumControllerConfig
 from kafka.metadata.authorizer.standard_authorizer import StandardAuthorizer
 from kafka.network.request_channel import RequestChannel
 from kafka.network.socket_server import SocketServer, SocketServerConfig
+from kafka.server.auth_helper import AuthHelper
 from kafka.server.bootstrap_directory import read_bootstrap_records
 from kafka.server.controller_apis import ControllerApis
 from kafka.server.controller_metrics_endpoint import ControllerMetricsEndpoint
 from kafka.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafka.server.metadata.acl_publisher import AclPublisher
+from kafka.server.request_handler_helper import RequestHandlerHelper
 from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.server.ControllerServer")
@@ -71,7 +73,8 @@ class ControllerServer:
         self.authorizer = StandardAuthorizer.from_config(config)
         if self.authorizer is not None:
             shared.loader.install_publishers([AclPublisher(config.node_id, self.authorizer)])
-        self.apis = ControllerApis(self.request_channel, shared.raft_driver, self.controller, self.authorizer)
+        request_helper = RequestHandlerHelper(self.request_channel, None, self.time)  # no quotas on the control plane
+        self.apis = ControllerApis(request_helper, AuthHelper(self.authorizer), shared.raft_driver, self.controller)
         self.request_handler_pool = KafkaRequestHandlerPool(self.request_channel, self.apis, CONTROLLER_IO_THREADS,
                                                             plane="control-plane")
         self.request_handler_pool.startup()

@@ -3,10 +3,12 @@ LeaveGroup, OffsetCommit, TxnOffsetCommit, OffsetFetch, DescribeGroups, ListGrou
 OffsetDelete.
 
 Kafka keeps these handlers in kafka.server.KafkaApis itself; here they sit beside it so each file
-stays readable, and KafkaApis' dispatch table simply includes ``GroupApis.handlers()``. The shape
-is KafkaApis' (seed 000): decode, ask the GroupCoordinatorService, respond from the callback of
-the future it returns -- which for JoinGroup and SyncGroup may complete much later, on whichever
-event thread completes the rebalance; for a write, once its records are committed.
+stays readable: KafkaServer builds the family with what it uses, and KafkaApis' dispatch table
+includes ``GroupApis.handlers()``. The shape is KafkaApis' (seed 000): decode, ask the
+GroupCoordinatorService, respond from the callback of the future it returns -- which for JoinGroup
+and SyncGroup may complete much later, on whichever event thread completes the rebalance; for a
+write, once its records are committed. FindCoordinator for a transactional id asks the
+TransactionCoordinator the family is given, as Kafka's handler asks its txnCoordinator.
 """
 
 from __future__ import annotations
@@ -29,13 +31,18 @@ from kafka.coordinator.group.group_coordinator_requests import (
 )
 from kafka.coordinator.group.group_coordinator_service import GroupCoordinatorService, answered, gather
 from kafka.coordinator.group.offset_and_metadata import OffsetAndMetadata
+from kafka.coordinator.transaction.transaction_coordinator import TransactionCoordinator
+from kafka.coordinator.transaction.transaction_log import TRANSACTION_STATE_TOPIC_NAME
 from kafka.network.request_channel import Request
 from kafka.protocol.acl import CLUSTER_NAME
 from kafka.protocol.acl import AclOperation as Op
 from kafka.protocol.acl import ResourceType as Res
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
-from kafka.server.consumer_group_apis import ConsumerGroupApis
+from kafka.server.auth_helper import AuthHelper
+from kafka.server.auto_topic_creation_manager import AutoTopicCreationManager
+from kafka.server.metadata_cache import MetadataCache
+from kafka.server.request_handler_helper import RequestHandlerHelper
 from kafka.utils.topic_partition import TopicPartition
 
 GROUP_KEY_TYPE, TRANSACTION_KEY_TYPE = 0, 1
@@ -45,10 +52,17 @@ CLASSIC_GROUP_TYPE = "classic"
 
 
 class GroupApis:
-    def __init__(self, apis, group_coordinator: GroupCoordinatorService) -> None:
-        self.apis = apis  # KafkaApis: send_response, admin_manager, metadata_cache, config
+    def __init__(self, request_helper: RequestHandlerHelper, auth_helper: AuthHelper,
+                 group_coordinator: GroupCoordinatorService, metadata_cache: MetadataCache,
+                 auto_topic_creation_manager: AutoTopicCreationManager, config,
+                 transaction_coordinator: TransactionCoordinator | None = None) -> None:
+        self.request_helper = request_helper
+        self.auth = auth_helper  # Kafka's rules: READ on the group to be in it, DESCRIBE to look at it
         self.coordinator = group_coordinator
-        self.auth = apis.auth_helper  # Kafka's rules: READ on the group to be in it, DESCRIBE to look at it
+        self.metadata_cache = metadata_cache  # which topics and partitions exist, who leads them
+        self.auto_topic_creation_manager = auto_topic_creation_manager  # the coordinators' topics, on first use
+        self.config = config  # offsets.topic.* and transaction.state.log.*: how those topics are created
+        self.transaction_coordinator = transaction_coordinator  # FindCoordinator for a transactional id
 
     def handlers(self) -> dict[int, Callable[[Request], None]]:
         return {
@@ -64,11 +78,7 @@ class GroupApis:
             ApiKey.LIST_GROUPS: self.handle_list_groups_request,
             ApiKey.DELETE_GROUPS: self.handle_delete_groups_request,
             ApiKey.OFFSET_DELETE: self.handle_offset_delete_request,
-            **ConsumerGroupApis(self.apis, self.coordinator).handlers(),  # KIP-848
         }
-
-    def send_response(self, request: Request, body: dict) -> None:
-        self.apis.send_response(request, body)
 
     @staticmethod
     def context(request: Request) -> RequestContext:
@@ -90,14 +100,14 @@ class GroupApis:
                    else _coordinator_error(key, GROUP_OR_TXN_DENIED[req.key_type == TRANSACTION_KEY_TYPE])
                    for key in keys]
         if version >= 4:
-            self.send_response(request, dict(throttle_time_ms=0, coordinators=results))
+            self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, coordinators=results))
         else:
             only = results[0]
             # before v4 Kafka names a success by the error's name, "NONE"
             message = "NONE" if only["error_code"] == Errors.NONE else only["error_message"]
-            self.send_response(request, dict(throttle_time_ms=0, error_code=only["error_code"],
-                                             error_message=message, node_id=only["node_id"],
-                                             host=only["host"], port=only["port"]))
+            self.request_helper.send_response_maybe_throttle(request, dict(
+                throttle_time_ms=0, error_code=only["error_code"], error_message=message, node_id=only["node_id"],
+                host=only["host"], port=only["port"]))
 
     def _may_find_coordinator(self, request: Request, key: str, key_type: int) -> bool:
         resource = Res.TRANSACTIONAL_ID if key_type == TRANSACTION_KEY_TYPE else Res.GROUP
@@ -106,41 +116,56 @@ class GroupApis:
 
     def find_coordinator(self, key: str, key_type: int, listener: str) -> dict:
         failed = dict(key=key, node_id=-1, host="", port=-1)
-        if key_type == TRANSACTION_KEY_TYPE:  # the leader of the transactional id's __transaction_state partition
-            transaction_apis = getattr(self.apis, "transaction_apis", None)
-            if transaction_apis is None:
-                return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE,
-                        "error_message": "this broker has no transaction coordinator"}
-            return transaction_apis.find_coordinator(key, listener)
+        if key_type == TRANSACTION_KEY_TYPE:
+            return self._transaction_coordinator_of(key, listener)
         if key_type != GROUP_KEY_TYPE:
             return {**failed, "error_code": Errors.INVALID_REQUEST, "error_message": f"unknown key type {key_type}"}
-        error = self.ensure_offsets_topic()
+        config = self.config
+        error = self._ensure_internal_topic(GROUP_METADATA_TOPIC_NAME, config.offsets_topic_num_partitions,
+                                            config.offsets_topic_replication_factor,
+                                            self.coordinator.offsets_topic_configs)
         if error is not None:
             return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE, "error_message": error}
         # The group's coordinator is the leader of its __consumer_offsets partition (seed 004): the
         # controller spreads those leaderships over the brokers, and so the groups.
-        partition = self.coordinator.partition_for(key)
-        leader, end_point = self.apis.metadata_cache.partition_leader_end_point(
-            GROUP_METADATA_TOPIC_NAME, partition, listener)
-        if end_point is None:
+        return self._partition_leader(key, GROUP_METADATA_TOPIC_NAME, self.coordinator.partition_for(key), listener)
+
+    def _transaction_coordinator_of(self, key: str, listener: str) -> dict:
+        """The leader of the transactional id's __transaction_state partition, created on first need."""
+        failed = dict(key=key, node_id=-1, host="", port=-1)
+        coordinator = self.transaction_coordinator
+        if coordinator is None or coordinator.txn_manager is None:
             return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE,
-                    "error_message": f"__consumer_offsets-{partition} has no live leader yet"}
+                    "error_message": "this broker has no transaction coordinator"}
+        if not key:
+            return {**failed, "error_code": Errors.INVALID_REQUEST, "error_message": "empty transactional id"}
+        config = self.config
+        error = self._ensure_internal_topic(TRANSACTION_STATE_TOPIC_NAME, config.transaction_state_log_num_partitions,
+                                            config.transaction_state_log_replication_factor,
+                                            coordinator.transaction_topic_configs)
+        if error is not None:
+            return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE, "error_message": error}
+        return self._partition_leader(key, TRANSACTION_STATE_TOPIC_NAME, coordinator.partition_for(key), listener)
+
+    def _partition_leader(self, key: str, topic: str, partition: int, listener: str) -> dict:
+        leader, end_point = self.metadata_cache.partition_leader_end_point(topic, partition, listener)
+        if end_point is None:
+            return dict(key=key, node_id=-1, host="", port=-1, error_code=Errors.COORDINATOR_NOT_AVAILABLE,
+                        error_message=f"{topic}-{partition} has no live leader yet")
         return dict(key=key, node_id=leader, host=end_point.host, port=end_point.port,
                     error_code=Errors.NONE, error_message="")  # Kafka: NONE's message, the empty string
 
-    def ensure_offsets_topic(self) -> str | None:
-        """Create __consumer_offsets on first use, as Kafka does: None if it exists, else why the
-        coordinator is not available yet. The creation is not waited for (the client retries
-        FindCoordinator on COORDINATOR_NOT_AVAILABLE); once this broker's metadata has the topic, the
-        publisher makes it coordinator of the partitions it leads."""
-        creator = self.apis.auto_topic_creation_manager
-        if self.apis.metadata_cache.contains(GROUP_METADATA_TOPIC_NAME):
-            return f"{GROUP_METADATA_TOPIC_NAME} is being created" if creator.is_inflight(GROUP_METADATA_TOPIC_NAME) else None
-        config = self.apis.config
-        creator.create_topic(
-            GROUP_METADATA_TOPIC_NAME, config.offsets_topic_num_partitions, config.offsets_topic_replication_factor,
-            self.coordinator.offsets_topic_configs())
-        return f"{GROUP_METADATA_TOPIC_NAME} is being created"
+    def _ensure_internal_topic(self, name: str, num_partitions: int, replication_factor: int,
+                               configs: Callable[[], dict[str, str]]) -> str | None:
+        """Create __consumer_offsets or __transaction_state on first use, as Kafka does: None if it
+        exists, else why the coordinator is not available yet. The creation is not waited for (the
+        client retries FindCoordinator on COORDINATOR_NOT_AVAILABLE); once this broker's metadata has
+        the topic, the publisher makes the coordinator load the partitions it leads."""
+        creator = self.auto_topic_creation_manager
+        if self.metadata_cache.contains(name):
+            return f"{name} is being created" if creator.is_inflight(name) else None
+        creator.create_topic(name, num_partitions, replication_factor, configs())
+        return f"{name} is being created"
 
     # ------------------------------------------------------------------ JoinGroup / SyncGroup / Heartbeat / LeaveGroup
     def handle_join_group_request(self, request: Request) -> None:
@@ -150,7 +175,7 @@ class GroupApis:
 
         def send_response_callback(result: JoinGroupResult) -> None:
             protocol_name = result.protocol_name if version >= 7 else (result.protocol_name or "")
-            self.send_response(request, dict(
+            self.request_helper.send_response_maybe_throttle(request, dict(
                 throttle_time_ms=0, error_code=result.error, generation_id=result.generation_id,
                 protocol_type=result.protocol_type, protocol_name=protocol_name, leader=result.leader_id,
                 member_id=result.member_id, members=result.members))
@@ -167,9 +192,9 @@ class GroupApis:
         self.auth.require(request, Op.READ, Res.GROUP, req.group_id, Errors.GROUP_AUTHORIZATION_FAILED)
 
         def send_response_callback(result: SyncGroupResult) -> None:
-            self.send_response(request, dict(throttle_time_ms=0, error_code=result.error,
-                                             protocol_type=result.protocol_type,
-                                             protocol_name=result.protocol_name, assignment=result.assignment))
+            self.request_helper.send_response_maybe_throttle(request, dict(
+                throttle_time_ms=0, error_code=result.error, protocol_type=result.protocol_type,
+                protocol_name=result.protocol_name, assignment=result.assignment))
 
         sync = SyncGroupRequest(req.group_id, req.generation_id, req.member_id, req.group_instance_id,
                                 req.protocol_type, req.protocol_name,
@@ -180,8 +205,11 @@ class GroupApis:
         req = request.body
         self.auth.require(request, Op.READ, Res.GROUP, req.group_id, Errors.GROUP_AUTHORIZATION_FAILED)
         heartbeat = HeartbeatRequest(req.group_id, req.member_id, req.group_instance_id, req.generation_id)
-        self.when_done(self.coordinator.heartbeat(heartbeat, self.context(request)),
-                       lambda error: self.send_response(request, dict(throttle_time_ms=0, error_code=error)))
+
+        def send_response_callback(error: Errors) -> None:
+            self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, error_code=error))
+
+        self.when_done(self.coordinator.heartbeat(heartbeat, self.context(request)), send_response_callback)
 
     def handle_leave_group_request(self, request: Request) -> None:
         req = request.body
@@ -195,9 +223,10 @@ class GroupApis:
         def send_response_callback(answer: tuple[Errors, list[tuple[LeavingMember, Errors]]]) -> None:
             error, results = answer
             if version < 3:  # one member, one error: at the top level before v3
-                self.send_response(request, dict(throttle_time_ms=0, error_code=error if error else results[0][1]))
+                self.request_helper.send_response_maybe_throttle(request, dict(
+                    throttle_time_ms=0, error_code=error if error else results[0][1]))
                 return
-            self.send_response(request, dict(
+            self.request_helper.send_response_maybe_throttle(request, dict(
                 throttle_time_ms=0, error_code=error,
                 members=[dict(member_id=m.member_id, group_instance_id=m.group_instance_id, error_code=e)
                          for m, e in results]))
@@ -242,7 +271,7 @@ class GroupApis:
         offsets: dict[TopicPartition, OffsetAndMetadata] = {}
         readable = self.auth.filter_by_authorized(request, Op.READ, Res.TOPIC, (t.name for t in topics))
         for topic in topics:
-            partitions = self.apis.metadata_cache.num_partitions(topic.name) or 0
+            partitions = self.metadata_cache.num_partitions(topic.name) or 0
             for p in topic.partitions:
                 tp = TopicPartition(topic.name, p.partition_index)
                 if topic.name not in readable:
@@ -255,7 +284,7 @@ class GroupApis:
 
         def send_response_callback(statuses: dict[TopicPartition, Errors]) -> None:
             statuses = {**statuses, **unknown}
-            self.send_response(request, dict(throttle_time_ms=0, topics=[
+            self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, topics=[
                 dict(name=topic.name, partitions=[
                     dict(partition_index=p.partition_index,
                          error_code=statuses[TopicPartition(topic.name, p.partition_index)])
@@ -273,12 +302,12 @@ class GroupApis:
             futures = [self.fetch_group_offsets(g.group_id, g.topics, req.require_stable, version, request,
                                                 g.get("member_id"), g.get("member_epoch", -1))
                        for g in req.groups]
-            self.when_done(gather(futures, list),
-                           lambda groups: self.send_response(request, dict(throttle_time_ms=0, groups=groups)))
+            self.when_done(gather(futures, list), lambda groups: self.request_helper.send_response_maybe_throttle(
+                request, dict(throttle_time_ms=0, groups=groups)))
             return
         self.when_done(self.fetch_group_offsets(req.group_id, req.topics, req.require_stable, version, request),
-                       lambda group: self.send_response(request, dict(throttle_time_ms=0, topics=group["topics"],
-                                                                      error_code=group["error_code"])))
+                       lambda group: self.request_helper.send_response_maybe_throttle(
+                           request, dict(throttle_time_ms=0, topics=group["topics"], error_code=group["error_code"])))
 
     def fetch_group_offsets(self, group_id: str, topics, require_stable: bool, version: int,
                             request: Request | None = None, member_id: str | None = None,
@@ -342,8 +371,10 @@ class GroupApis:
             self.when_done(self.coordinator.describe_group(group_id), respond)
             return answer
 
-        self.when_done(gather([describe(group_id) for group_id in req.groups], list),
-                       lambda groups: self.send_response(request, dict(throttle_time_ms=0, groups=groups)))
+        def send_response_callback(groups: list[dict]) -> None:
+            self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, groups=groups))
+
+        self.when_done(gather([describe(group_id) for group_id in req.groups], list), send_response_callback)
 
     def handle_list_groups_request(self, request: Request) -> None:
         req = request.body
@@ -354,8 +385,10 @@ class GroupApis:
         def respond(result: tuple[Errors, list[dict]]) -> None:
             error, groups = result
             if not self.auth.authorize(request, Op.DESCRIBE, Res.CLUSTER, CLUSTER_NAME, False):  # only those it may see
-                groups = [g for g in groups if self.auth.authorize(request, Op.DESCRIBE, Res.GROUP, g["group_id"], False)]
-            self.send_response(request, dict(throttle_time_ms=0, error_code=error, groups=groups))
+                groups = [g for g in groups
+                          if self.auth.authorize(request, Op.DESCRIBE, Res.GROUP, g["group_id"], False)]
+            self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, error_code=error,
+                                                                           groups=groups))
 
         self.when_done(self.coordinator.list_groups(states, types), respond)
 
@@ -366,7 +399,7 @@ class GroupApis:
 
         def respond(errors: dict[str, Errors]) -> None:
             errors = {g: errors[g] if g in deletable else Errors.GROUP_AUTHORIZATION_FAILED for g in names}
-            self.send_response(request, dict(throttle_time_ms=0, results=[
+            self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, results=[
                 dict(group_id=group_id, error_code=error) for group_id, error in errors.items()]))
 
         self.when_done(self.coordinator.delete_groups([g for g in names if g in deletable]), respond)
@@ -377,7 +410,7 @@ class GroupApis:
         readable = self.auth.filter_by_authorized(request, Op.READ, Res.TOPIC, (t.name for t in req.topics))
         unknown = {TopicPartition(t.name, p.partition_index): Errors.UNKNOWN_TOPIC_OR_PARTITION if t.name in readable
                    else Errors.TOPIC_AUTHORIZATION_FAILED for t in req.topics
-                   if t.name not in readable or not self.apis.metadata_cache.contains(t.name) for p in t.partitions}
+                   if t.name not in readable or not self.metadata_cache.contains(t.name) for p in t.partitions}
         wanted = [TopicPartition(t.name, p.partition_index) for t in req.topics for p in t.partitions]
 
         def respond(result: tuple[Errors, dict[TopicPartition, Errors]]) -> None:
@@ -389,7 +422,8 @@ class GroupApis:
                          error_code=partition_errors.get(TopicPartition(t.name, p.partition_index), Errors.NONE))
                     for p in t.partitions])
                 for t in req.topics]
-            self.send_response(request, dict(error_code=error, throttle_time_ms=0, topics=topics))
+            self.request_helper.send_response_maybe_throttle(request, dict(error_code=error, throttle_time_ms=0,
+                                                                           topics=topics))
 
         self.when_done(self.coordinator.delete_offsets(req.group_id, [tp for tp in wanted if tp not in unknown]),
                        respond)

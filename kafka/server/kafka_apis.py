@@ -2,28 +2,32 @@
 
 Seed 000: "Kafka API becomes thinner, only handling request-level application logic and talk to
 Request Channel." `handle` decodes the body and looks the handler up in a table keyed by API key.
-Each handler turns the request into calls on a manager (ReplicaManager, AdminManager,
-MetadataCache) and passes a response callback down; the callback encodes the response and puts it
-on the RequestChannel, now or later, from whichever thread completes the work.
+Each handler turns the request into calls on a manager (ReplicaManager, MetadataCache,
+FetchManager) and passes a response callback down; the callback encodes the response and puts it
+on the RequestChannel through the RequestHandlerHelper, now or later, from whichever thread
+completes the work.
 
-The data-plane APIs of seed 002 (Produce, Fetch, ListOffsets, Metadata) live here. Four families
-sit beside it in files of their own, merged into the same table: StorageApis (storage_apis.py),
-GroupApis (group_apis.py, the GroupCoordinator's door), TransactionApis (transaction_apis.py:
-InitProducerId and the transaction APIs, the TransactionCoordinator's door) and AdminApis (admin_apis.py).
+The data-plane APIs of seed 002 (Produce, Fetch, ListOffsets, Metadata) live here, with
+OffsetForLeaderEpoch, WriteTxnMarkers, ApiVersions and the quorum requests forwarded to the
+controller. The other families sit beside it in files of their own, each built by KafkaServer with
+exactly the collaborators it uses, and merged into the same table: StorageApis (storage_apis.py),
+GroupApis and ConsumerGroupApis (group_apis.py, consumer_group_apis.py: the GroupCoordinator's
+door), TransactionApis (transaction_apis.py: the TransactionCoordinator's), AdminApis
+(admin_apis.py), ClientQuotaApis, AclApis and SaslApis. No family knows KafkaApis: each answers
+through the same RequestHandlerHelper and asks the same AuthHelper.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Protocol
 
 import structlog
 
 from kafka.coordinator.group.group_coordinator_service import GroupCoordinatorService
-from kafka.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafka.log.append_origin import AppendOrigin
-from kafka.metadata.authorizer.standard_authorizer import StandardAuthorizer
-from kafka.network.request_channel import Request, RequestChannel
+from kafka.network.request_channel import Request
 from kafka.protocol.acl import CLUSTER_NAME
 from kafka.protocol.acl import AclOperation as Op
 from kafka.protocol.acl import ResourceType as Res
@@ -31,25 +35,17 @@ from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.control_records import end_txn_marker_batch
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.produce import validate_records
-from kafka.server.acl_apis import AclApis
-from kafka.server.admin_apis import AdminApis
-from kafka.server.admin_manager import AdminManager
+from kafka.server.add_partitions_to_txn_manager import AddPartitionsToTxnManager
 from kafka.server.api_request_handler import ApiRequestHandler
 from kafka.server.auth_helper import AuthHelper
 from kafka.server.auto_topic_creation_manager import AutoTopicCreationManager
-from kafka.server.client_quota_apis import ClientQuotaApis
 from kafka.server.fetch_manager import FetchManager, SessionlessFetchContext
 from kafka.server.fetch_partition_data import FetchPartitionData, FetchPartitionInfo
-from kafka.server.group_apis import GroupApis
+from kafka.server.forwarding_manager import ForwardingManager
 from kafka.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
-from kafka.server.metadata.client_quota_metadata_manager import ClientQuotaMetadataManager
 from kafka.server.metadata_cache import MetadataCache
-from kafka.server.quota.quota_factory import QuotaManagers
 from kafka.server.replica_manager import FetchParams, ReplicaManager, release_records
 from kafka.server.request_handler_helper import RequestHandlerHelper
-from kafka.server.sasl_apis import SaslApis
-from kafka.server.storage_apis import StorageApis
-from kafka.server.transaction_apis import TransactionApis
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.server.KafkaApis")
@@ -59,27 +55,29 @@ GROUP_METADATA_TOPIC_NAME = "__consumer_offsets"
 WRITE_TXN_MARKERS_TIMEOUT_MS = 30_000  # Kafka appends markers with request.timeout.ms (default 30 s)
 
 
+class HandlerFamily(Protocol):
+    """StorageApis, GroupApis, AdminApis, ...: a table of the handlers of their APIs."""
+
+    def handlers(self) -> dict[int, Callable[[Request], None]]: ...
+
+
 class KafkaApis(ApiRequestHandler):
-    def __init__(self, request_channel: RequestChannel, replica_manager: ReplicaManager,
-                 admin_manager: AdminManager, metadata_cache: MetadataCache, config, fetch_manager: FetchManager,
+    def __init__(self, request_helper: RequestHandlerHelper, auth_helper: AuthHelper,
+                 replica_manager: ReplicaManager, metadata_cache: MetadataCache, fetch_manager: FetchManager,
+                 auto_topic_creation_manager: AutoTopicCreationManager, forwarding_manager: ForwardingManager,
+                 config, families: Iterable[HandlerFamily] = (),
                  group_coordinator: GroupCoordinatorService | None = None,
-                 transaction_coordinator: TransactionCoordinator | None = None,
-                 quotas: QuotaManagers | None = None,
-                 client_quota_metadata_manager: ClientQuotaMetadataManager | None = None,
-                 authorizer: StandardAuthorizer | None = None, scram_publisher=None) -> None:
-        self.request_channel = request_channel
-        self.auth_helper = AuthHelper(authorizer)  # authorisation (docs/acls.md); None: everything allowed
-        # client quotas (docs/quotas.md): every client request is metered, Produce and Fetch by bytes too
-        self.quotas = quotas if quotas is not None else QuotaManagers.instantiate(config, replica_manager.time)
-        self.request_helper = RequestHandlerHelper(self.quotas, replica_manager.time)
-        self.fetch_manager = fetch_manager
+                 add_partitions_to_txn_manager: AddPartitionsToTxnManager | None = None) -> None:
+        self.request_helper = request_helper  # answers: encode, the Request quota, the RequestChannel
+        self.auth_helper = auth_helper  # authorisation (docs/acls.md); no authoriser: everything allowed
         self.replica_manager = replica_manager
-        self.admin_manager = admin_manager
-        self.auto_topic_creation_manager = AutoTopicCreationManager(config, admin_manager)
         self.metadata_cache = metadata_cache
-        self.config = config
-        self.transaction_coordinator = transaction_coordinator
+        self.fetch_manager = fetch_manager  # fetch sessions (KIP-227)
+        self.auto_topic_creation_manager = auto_topic_creation_manager  # Metadata for a missing topic
+        self.forwarding_manager = forwarding_manager  # DescribeQuorum, Add/RemoveRaftVoter: the controller's
+        self.config = config  # auto.create.topics.enable
         self.group_coordinator = group_coordinator  # WriteTxnMarkers completes transactional offsets there
+        self.add_partitions_to_txn_manager = add_partitions_to_txn_manager  # a transactional Produce's check
         self.handlers: dict[int, Callable[[Request], None]] = {
             ApiKey.PRODUCE: self.handle_produce_request,
             ApiKey.FETCH: self.handle_fetch_request,
@@ -91,32 +89,16 @@ class KafkaApis(ApiRequestHandler):
             ApiKey.REMOVE_RAFT_VOTER: self.handle_raft_voter_request,
             ApiKey.OFFSET_FOR_LEADER_EPOCH: self.handle_offset_for_leader_epoch_request,
             ApiKey.WRITE_TXN_MARKERS: self.handle_write_txn_markers_request,
-            # storage: DeleteRecords, DescribeConfigs, IncrementalAlterConfigs
-            **StorageApis(self).handlers(),
-            # consumer groups and offsets (the GroupCoordinator)
-            **(GroupApis(self, group_coordinator).handlers() if group_coordinator is not None else {}),
-            # admin: CreateTopics, DeleteTopics, CreatePartitions, DescribeCluster, ...
-            **AdminApis(self).handlers(),
-            # client quotas: AlterClientQuotas (the controller's decision), DescribeClientQuotas (the image)
-            **ClientQuotaApis(self, client_quota_metadata_manager).handlers(),
-            # ACLs: Create/DeleteAcls forwarded to the controller, DescribeAcls from the authoriser
-            **AclApis(self, self.auth_helper).handlers(),
-            # SASL after authentication (ILLEGAL_SASL_STATE), SCRAM credentials (docs/security.md)
-            **SaslApis(self, scram_publisher).handlers(),
         }
-        # producer ids and transactions (the TransactionCoordinator); FindCoordinator asks it too
-        self.transaction_apis = TransactionApis(self, transaction_coordinator) if transaction_coordinator else None
-        self.handlers.update(self.transaction_apis.handlers() if self.transaction_apis is not None else {})
-
-    def send_response(self, request: Request, body: dict) -> None:
-        self.request_helper.maybe_throttle_response(request, body)  # the Request quota (KIP-124)
-        super().send_response(request, body)
+        for family in families:  # storage, groups, transactions, admin, quotas, ACLs, SASL
+            self.handlers.update(family.handlers())
 
     # ------------------------------------------------------------------ ApiVersions
     def api_versions_features(self) -> dict:
         """What Admin.describeFeatures and kafka-features read (Kafka's ApiVersionsResponse from a broker):
         the features this broker supports, and the finalized levels as of the metadata it has applied."""
-        supported = [dict(name=f["name"], min_version=f["min_supported_version"], max_version=f["max_supported_version"])
+        supported = [dict(name=f["name"], min_version=f["min_supported_version"],
+                          max_version=f["max_supported_version"])
                      for f in BrokerMetadataPublisher.supported_features()]
         finalized = [dict(name=name, min_version_level=level, max_version_level=level)
                      for name, level in sorted(self.metadata_cache.finalized_features.items())]
@@ -132,7 +114,7 @@ class KafkaApis(ApiRequestHandler):
         if all_topics:
             names = self.metadata_cache.topic_names()
         else:
-            names = [t.name if t.name is not None else self.admin_manager.topic_name_for_id(t.topic_id)
+            names = [t.name if t.name is not None else self.metadata_cache.topic_name_for_id(t.topic_id)
                      for t in req.topics]
         # authorisation: topics the principal may not describe are hidden (all topics) or refused
         describable = self.auth_helper.filter_by_authorized(request, Op.DESCRIBE, Res.TOPIC, filter(None, names),
@@ -145,7 +127,7 @@ class KafkaApis(ApiRequestHandler):
             if req.get("include_topic_authorized_operations", False) and topic["error_code"] == Errors.NONE:
                 topic["topic_authorized_operations"] = self.auth_helper.authorized_operations(
                     request, Res.TOPIC, topic["name"])
-        self.send_response(request, dict(
+        self.request_helper.send_response_maybe_throttle(request, dict(
             throttle_time_ms=0,
             brokers=self._brokers(request.listener),
             cluster_id=self.metadata_cache.cluster_id,
@@ -196,7 +178,8 @@ class KafkaApis(ApiRequestHandler):
         req = request.body
         if req.transactional_id is not None and not self.auth_helper.authorize(
                 request, Op.WRITE, Res.TRANSACTIONAL_ID, req.transactional_id):
-            self.send_error_response(request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+            self.request_helper.send_error_response_maybe_throttle(request,
+                                                                   Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
             return
         writable = self.auth_helper.filter_by_authorized(request, Op.WRITE, Res.TOPIC, (t.name for t in req.topic_data))
         errors: dict[TopicPartition, tuple[Errors, str | None]] = {}
@@ -216,7 +199,8 @@ class KafkaApis(ApiRequestHandler):
                     errors[tp] = invalid
                 else:
                     entries[tp] = records
-        refused = self.transaction_apis.refused_produce(req.transactional_id, entries) if self.transaction_apis else {}
+        verifier = self.add_partitions_to_txn_manager
+        refused = verifier.refused_produce(req.transactional_id, entries) if verifier is not None else {}
         for tp, refusal in refused.items():  # KIP-890's verification refuses some before the log
             errors[tp] = refusal
             del entries[tp]
@@ -228,9 +212,9 @@ class KafkaApis(ApiRequestHandler):
                 # producer cannot see an error code, a reconnect makes it refresh its metadata.
                 failed = errors or any(s.error != Errors.NONE for s in statuses.values())
                 if failed:
-                    self.request_channel.close_connection(request)
+                    self.request_helper.close_connection(request)
                 else:
-                    self.send_payload(request, None)
+                    self.request_helper.send_no_op_response_exempt_throttle(request)
                 return
             responses: dict[str, list[dict]] = {}
             for topic in req.topic_data:
@@ -247,7 +231,7 @@ class KafkaApis(ApiRequestHandler):
                                      record_errors=[dict(batch_index=i, batch_index_error_message=m)
                                                     for i, m in status.record_errors])
                     responses.setdefault(topic.name, []).append(entry)
-            self.send_response(request, dict(
+            self.request_helper.send_response_exempt_throttle(request, dict(
                 responses=[dict(name=name, partition_responses=parts) for name, parts in responses.items()],
                 throttle_time_ms=throttle_time_ms))
 
@@ -303,7 +287,7 @@ class KafkaApis(ApiRequestHandler):
                     tp.topic, params.replica_id >= 0, len(data.records))
             sent = {id(data) for _, data in answer.partitions}
             release_records([(tp, data) for tp, data in results if id(data) not in sent])
-            self.send_response(request, dict(
+            self.request_helper.send_response_exempt_throttle(request, dict(
                 throttle_time_ms=throttle_time_ms, error_code=answer.error, session_id=answer.session_id,
                 responses=[dict(topic=name, partitions=parts) for name, parts in by_topic.items()]))
 
@@ -324,7 +308,8 @@ class KafkaApis(ApiRequestHandler):
     def handle_list_offsets_request(self, request: Request) -> None:
         req = request.body
         topics = []
-        describable = self.auth_helper.filter_by_authorized(request, Op.DESCRIBE, Res.TOPIC, (t.name for t in req.topics))
+        describable = self.auth_helper.filter_by_authorized(request, Op.DESCRIBE, Res.TOPIC,
+                                                            (t.name for t in req.topics))
         for topic in req.topics:
             partitions = []
             for p in topic.partitions:
@@ -341,7 +326,7 @@ class KafkaApis(ApiRequestHandler):
                     entry["leader_epoch"] = partition.leader_epoch if partition is not None else -1
                 partitions.append(entry)
             topics.append(dict(name=topic.name, partitions=partitions))
-        self.send_response(request, dict(throttle_time_ms=0, topics=topics))
+        self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, topics=topics))
 
     # ------------------------------------------------------------------ WriteTxnMarkers
     def handle_write_txn_markers_request(self, request: Request) -> None:
@@ -375,14 +360,14 @@ class KafkaApis(ApiRequestHandler):
                     return
                 body = dict(markers=[dict(producer_id=producer_id, topics=_txn_marker_topic_results(by_partition))
                                      for producer_id, by_partition in errors.items()])
-            self.send_response(request, body)
+            self.request_helper.send_response_exempt_throttle(request, body)
 
         def on_appended(marker, responses: dict) -> None:
             update_errors(marker.producer_id, {tp: response.error for tp, response in responses.items()})
             marker_done()
 
         if not markers:
-            self.send_response(request, dict(markers=[]))
+            self.request_helper.send_response_exempt_throttle(request, dict(markers=[]))
             return
         now = self.replica_manager.time.milliseconds()
         pending[0] += sum(len(t.partition_indexes) for m in markers for t in m.topics
@@ -431,8 +416,10 @@ class KafkaApis(ApiRequestHandler):
         A follower holds CLUSTER_ACTION; a consumer (KIP-320) needs DESCRIBE on the topic."""
         topics = []
         names = [t.topic for t in request.body.topics]
-        allowed = set(names) if self.auth_helper.authorize(request, Op.CLUSTER_ACTION, Res.CLUSTER, CLUSTER_NAME, False) \
-            else self.auth_helper.filter_by_authorized(request, Op.DESCRIBE, Res.TOPIC, names)
+        if self.auth_helper.authorize(request, Op.CLUSTER_ACTION, Res.CLUSTER, CLUSTER_NAME, False):
+            allowed = set(names)
+        else:
+            allowed = self.auth_helper.filter_by_authorized(request, Op.DESCRIBE, Res.TOPIC, names)
         for topic in request.body.topics:
             partitions = []
             for p in topic.partitions:
@@ -445,7 +432,7 @@ class KafkaApis(ApiRequestHandler):
                 partitions.append(dict(error_code=error, partition=p.partition, leader_epoch=epoch,
                                        end_offset=end_offset))
             topics.append(dict(topic=topic.topic, partitions=partitions))
-        self.send_response(request, dict(throttle_time_ms=0, topics=topics))
+        self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, topics=topics))
 
     # ------------------------------------------------------------------ DescribeQuorum
     def handle_describe_quorum_request(self, request: Request) -> None:
@@ -454,20 +441,20 @@ class KafkaApis(ApiRequestHandler):
         def on_response(body, error: Errors) -> None:
             if body is None:
                 body = dict(error_code=error, error_message="the active controller did not answer", topics=[])
-            self.send_response(request, body)
+            self.request_helper.send_response_maybe_throttle(request, body)
 
-        self.admin_manager.forwarding_manager.forward_request(ApiKey.DESCRIBE_QUORUM, request.body, 30_000, on_response,
-                                                      max_version=request.header.api_version)
+        self.forwarding_manager.forward_request(ApiKey.DESCRIBE_QUORUM, request.body, 30_000, on_response,
+                                                max_version=request.header.api_version)
 
     def handle_raft_voter_request(self, request: Request) -> None:
         """AddRaftVoter, RemoveRaftVoter (KIP-853): ALTER on the cluster, then to the active controller."""
         self.auth_helper.authorize_cluster_operation(request, Op.ALTER)
         def on_response(body, error: Errors) -> None:
-            self.send_response(request, body if body is not None else dict(
+            self.request_helper.send_response_maybe_throttle(request, body if body is not None else dict(
                 throttle_time_ms=0, error_code=error, error_message="the active controller did not answer"))
 
-        self.admin_manager.forwarding_manager.forward_request(request.header.api_key, request.body, 30_000,
-                                                              on_response, max_version=request.header.api_version)
+        self.forwarding_manager.forward_request(request.header.api_key, request.body, 30_000,
+                                                on_response, max_version=request.header.api_version)
 
 
 def _unauthorized_topic(name: str) -> dict:

@@ -57,13 +57,22 @@ from kafka.network.request_channel import RequestChannel
 from kafka.network.socket_server import SocketServer, SocketServerConfig
 from kafka.protocol.api_keys import ApiKey
 from kafka.security.credential_cache import CredentialCache
+from kafka.server.acl_apis import AclApis
+from kafka.server.add_partitions_to_txn_manager import AddPartitionsToTxnManager
+from kafka.server.admin_apis import AdminApis
 from kafka.server.admin_manager import AdminManager
 from kafka.server.alter_partition_manager import AlterPartitionManager
+from kafka.server.auth_helper import AuthHelper
+from kafka.server.auto_topic_creation_manager import AutoTopicCreationManager
 from kafka.server.broker_lifecycle_manager import BrokerLifecycleManager
+from kafka.server.client_quota_apis import ClientQuotaApis
+from kafka.server.config_helper import ConfigHelper
+from kafka.server.consumer_group_apis import ConsumerGroupApis
 from kafka.server.controller_server import ControllerServer
 from kafka.server.fetch_manager import FetchManager
 from kafka.server.fetch_session import FetchSessionCache
 from kafka.server.forwarding_manager import ForwardingManager
+from kafka.server.group_apis import GroupApis
 from kafka.server.inter_broker_send_thread import InterBrokerSendThread
 from kafka.server.kafka_apis import KafkaApis
 from kafka.server.kafka_config import ConfigError, KafkaConfig
@@ -84,7 +93,11 @@ from kafka.server.metrics_endpoint import MetricsEndpoint
 from kafka.server.node_to_controller_channel_manager import NodeToControllerChannelManager
 from kafka.server.quota.quota_factory import QuotaManagers
 from kafka.server.replica_manager import ReplicaManager
+from kafka.server.request_handler_helper import RequestHandlerHelper
+from kafka.server.sasl_apis import SaslApis
 from kafka.server.shared_server import SharedServer
+from kafka.server.storage_apis import StorageApis
+from kafka.server.transaction_apis import TransactionApis
 from kafka.utils.kafka_scheduler import KafkaScheduler
 from kafka.utils.repeated_error_log import RepeatedErrorLog
 from kafka.utils.time import SYSTEM, Time
@@ -245,6 +258,31 @@ class KafkaServer:
                                             in enumerate(self.config.controller_quorum_bootstrap_servers)}
 
     def _startup_broker(self, cluster_id: str) -> None:
+        """Kafka's BrokerServer.startup, one step a function; each builds what the later ones use."""
+        self._start_log_manager(cluster_id)
+        self._start_socket_server()
+        self._create_replica_manager(cluster_id)
+        self._start_forwarding_manager()
+        self._start_alter_partition_manager()
+        self.admin_manager = AdminManager(self.config, self.metadata_cache, self.forwarding_manager,
+                                          default_log_config(self.config), self.time)
+        self._start_log_tasks()
+        self._start_group_coordinator()
+        self._start_transaction_coordinator()
+        self._install_metadata_publishers()
+        # fetch sessions (KIP-227): the partitions each consumer and follower reads, between requests
+        self.fetch_manager = FetchManager(
+            self.time, FetchSessionCache(self.config.max_incremental_fetch_session_cache_slots))
+        self._start_metrics_endpoint()
+        self._create_authorizer()
+        self.apis = self._create_kafka_apis()
+        self.request_handler_pool = KafkaRequestHandlerPool(
+            self.request_channel, self.apis, self.config.num_io_threads,
+            errors=RepeatedErrorLog(structlog.get_logger("kafka.server.KafkaRequestHandler"), self.time,
+                                    interval_ms=HANDLER_ERROR_LOG_INTERVAL_MS))
+        self._start_lifecycle_manager(cluster_id)
+
+    def _start_log_manager(self, cluster_id: str) -> None:
         config = self.config
         self.log_manager = LogManager(config.log_dirs, default_log_config(config), self.time,
                                       node_id=config.node_id, cluster_id=cluster_id,
@@ -261,6 +299,8 @@ class KafkaServer:
         except OSError as e:
             raise self._storage_error(e, config.log_dirs, "loading the logs") from None
 
+    def _start_socket_server(self) -> None:
+        config = self.config
         self.request_channel = RequestChannel(config.queued_max_requests)
         self.socket_server = SocketServer(config.broker_listeners, SocketServerConfig.from_kafka_config(config),
                                           self.request_channel, self.time, self.credential_cache)
@@ -270,8 +310,15 @@ class KafkaServer:
         except OSError as e:
             raise OSError(f"listeners: {e}") from None
 
+    def _create_replica_manager(self, cluster_id: str) -> None:
+        config = self.config
         self.metadata_cache = MetadataCache(cluster_id, Broker(config.node_id, self._advertised_end_points()))
         self.replica_manager = ReplicaManager(config, self.log_manager, self.metadata_cache, self.time)
+
+    def _start_forwarding_manager(self) -> None:
+        """The channel to the active controller, which admin requests are forwarded on (Kafka's
+        clientToControllerChannelManager), and the scheduler that also answers forwards that time out."""
+        config = self.config
         self.controller_channel = NodeToControllerChannelManager(
             config.node_id, self._controller_end_points(), self.shared.leader_id,
             config.controller_quorum_request_timeout_ms, config.controller_quorum_retry_backoff_ms, self.time,
@@ -282,7 +329,10 @@ class KafkaServer:
         self.kafka_scheduler = KafkaScheduler(self.time)
         self.kafka_scheduler.startup()
         self.forwarding_manager = ForwardingManager(self.controller_channel, self.kafka_scheduler)
-        # replication: ISR changes go to the controller on a channel of their own (as in Kafka)
+
+    def _start_alter_partition_manager(self) -> None:
+        """Replication: ISR changes go to the controller on a channel of their own (as in Kafka)."""
+        config = self.config
         self.alter_partition_channel = NodeToControllerChannelManager(
             config.node_id, self._controller_end_points(), self.shared.leader_id,
             config.controller_quorum_request_timeout_ms, config.controller_quorum_retry_backoff_ms, self.time,
@@ -291,9 +341,10 @@ class KafkaServer:
         self.alter_partition_channel.start()
         self.replica_manager.alter_partition_manager = AlterPartitionManager(
             self.alter_partition_channel, config.node_id, lambda: self.lifecycle_manager.broker_epoch)
-        self.admin_manager = AdminManager(config, self.metadata_cache, self.forwarding_manager,
-                                          default_log_config(config), self.time)
-        # log: the LogCleaner
+
+    def _start_log_tasks(self) -> None:
+        """ISR expiration, the LogManager's retention, flush and checkpoint tasks, the LogCleaner."""
+        config = self.config
         self.replica_manager.startup(self.kafka_scheduler)  # isr-expiration
         self.log_manager.startup_tasks(
             self.kafka_scheduler, config.log_retention_check_interval_ms,
@@ -303,20 +354,30 @@ class KafkaServer:
                                       self.time)
         if self.log_cleaner.config.enable_cleaner:
             self.log_cleaner.startup()
-        # the group coordinator on Kafka 4's runtime: a shard per __consumer_offsets partition the
-        # publisher says we lead (its runtime metrics join the endpoint's group once that exists, below)
+
+    def _start_group_coordinator(self) -> None:
+        """The group coordinator on Kafka 4's runtime: a shard per __consumer_offsets partition the
+        publisher says we lead (its runtime metrics join the endpoint's group once that exists)."""
+        config = self.config
         self.group_coordinator = GroupCoordinatorService.build(
             config.node_id, GroupCoordinatorConfig.from_kafka_config(config), self.replica_manager, self.time,
             None, self._topics_image)
         self.group_coordinator.startup()
-        # producer ids (KIP-730): blocks from the active controller, asked for on the forwarding
-        # channel with this broker's id and epoch, as Kafka's BrokerServer wires its RPCProducerIdManager
+
+    def _start_transaction_coordinator(self) -> None:
+        """Producer ids (KIP-730): blocks from the active controller, asked for on the forwarding
+        channel with this broker's id and epoch, as Kafka's BrokerServer wires its RPCProducerIdManager."""
+        config = self.config
         self.producer_id_manager = RPCProducerIdManager(
             config.node_id, self.time, lambda: self.lifecycle_manager.broker_epoch,
             lambda body, callback: self.controller_channel.send_request(
                 ApiKey.ALLOCATE_PRODUCER_IDS, body, callback, config.controller_quorum_request_timeout_ms))
         self.transaction_coordinator = self._transaction_coordinator()
         self.transaction_coordinator.startup()
+
+    def _install_metadata_publishers(self) -> None:
+        """What applies each committed metadata change to this broker, and the client quotas it holds."""
+        config = self.config
         self.metadata_publisher = BrokerMetadataPublisher(config, self.metadata_cache, self.replica_manager,
                                                           self.log_manager, self.group_coordinator,
                                                           default_log_config(config), self.transaction_coordinator)
@@ -325,12 +386,11 @@ class KafkaServer:
         self.quota_managers = QuotaManagers.instantiate(config, self.time)
         self.client_quota_metadata_manager = ClientQuotaMetadataManager(self.quota_managers)
         self.shared.loader.install_publishers([self.metadata_publisher, self.client_quota_metadata_manager])
-        # fetch sessions (KIP-227): the partitions each consumer and follower reads, between requests
-        self.fetch_manager = FetchManager(
-            self.time, FetchSessionCache(config.max_incremental_fetch_session_cache_slots))
-        # metrics: the /metrics endpoint, the request trace
+
+    def _start_metrics_endpoint(self) -> None:
+        """The /metrics endpoint and the request trace."""
         self.metrics_endpoint = MetricsEndpoint(
-            config, self.time, self.request_channel, self.socket_server, self.replica_manager, self.log_manager,
+            self.config, self.time, self.request_channel, self.socket_server, self.replica_manager, self.log_manager,
             self.fetch_manager.cache, [self.replica_manager, self.group_coordinator, self.admin_manager,
                                        self.transaction_coordinator, self.forwarding_manager],
             self.transaction_coordinator, self.quota_managers, io_thread_idle_ns=self._io_thread_idle_ns,
@@ -341,28 +401,51 @@ class KafkaServer:
         groups.on_assignment = self.metrics_endpoint.metrics.register_consumer_groups(
             groups.consumer_group_rebalance_count, groups.consumer_group_count_by_state)
         self.group_coordinator.runtime.metrics.register_with(self.metrics_endpoint.metrics.group)
-        # authorisation (docs/acls.md): authorizer.class.name, fed the ACLs of the metadata log
-        # (its metrics are exported without one too, at 0, so the dashboard's panel always has its series)
+
+    def _create_authorizer(self) -> None:
+        """authorizer.class.name, fed the ACLs of the metadata log (docs/acls.md). Its metrics are
+        exported without one too, at 0, so the dashboard's panel always has its series."""
         authorizer_metrics = AuthorizerMetrics(self.metrics_endpoint.metrics.group)
-        self.authorizer = StandardAuthorizer.from_config(config, authorizer_metrics)
+        self.authorizer = StandardAuthorizer.from_config(self.config, authorizer_metrics)
         authorizer_metrics.register_acl_count(lambda: self.authorizer.acl_count() if self.authorizer else 0)
         if self.authorizer is not None:
-            self.shared.loader.install_publishers([AclPublisher(config.node_id, self.authorizer)])
+            self.shared.loader.install_publishers([AclPublisher(self.config.node_id, self.authorizer)])
 
-        self.apis = KafkaApis(self.request_channel, self.replica_manager, self.admin_manager,
-                              self.metadata_cache, config, self.fetch_manager, group_coordinator=self.group_coordinator,
-                              transaction_coordinator=self.transaction_coordinator, quotas=self.quota_managers,
-                              client_quota_metadata_manager=self.client_quota_metadata_manager,
-                              authorizer=self.authorizer, scram_publisher=self.scram_publisher)
-        self.request_handler_pool = KafkaRequestHandlerPool(
-            self.request_channel, self.apis, config.num_io_threads,
-            errors=RepeatedErrorLog(structlog.get_logger("kafka.server.KafkaRequestHandler"), self.time,
-                                    interval_ms=HANDLER_ERROR_LOG_INTERVAL_MS))
+    def _create_kafka_apis(self) -> KafkaApis:
+        """Kafka's createKafkaApis: each handler family built with exactly the collaborators it uses,
+        all answering through one RequestHandlerHelper (the quotas) and asking one AuthHelper (the
+        authoriser); KafkaApis dispatches to them and keeps the data-plane handlers."""
+        config = self.config
+        request_helper = RequestHandlerHelper(self.request_channel, self.quota_managers, self.time)
+        auth_helper = AuthHelper(self.authorizer)
+        auto_topic_creation_manager = AutoTopicCreationManager(config, self.admin_manager)
+        config_helper = ConfigHelper(self.admin_manager, config)
+        families = [
+            StorageApis(request_helper, auth_helper, self.replica_manager, self.metadata_cache, config_helper),
+            GroupApis(request_helper, auth_helper, self.group_coordinator, self.metadata_cache,
+                      auto_topic_creation_manager, config, self.transaction_coordinator),
+            ConsumerGroupApis(request_helper, auth_helper, self.group_coordinator),  # KIP-848
+            TransactionApis(request_helper, auth_helper, self.transaction_coordinator, self.metadata_cache),
+            AdminApis(request_helper, auth_helper, self.admin_manager, self.forwarding_manager, self.metadata_cache,
+                      self.replica_manager, config_helper, config),
+            ClientQuotaApis(request_helper, auth_helper, self.forwarding_manager, self.client_quota_metadata_manager),
+            AclApis(request_helper, auth_helper, self.forwarding_manager),
+            SaslApis(request_helper, self.forwarding_manager, self.scram_publisher),
+        ]
+        return KafkaApis(request_helper, auth_helper, self.replica_manager, self.metadata_cache, self.fetch_manager,
+                         auto_topic_creation_manager, self.forwarding_manager, config, families,
+                         group_coordinator=self.group_coordinator,
+                         add_partitions_to_txn_manager=AddPartitionsToTxnManager(
+                             config, self.transaction_coordinator, self.replica_manager))
+
+    def _start_lifecycle_manager(self, cluster_id: str) -> None:
+        """Register with the controller and heartbeat; fenced until caught up with the metadata log."""
         self.lifecycle_manager = BrokerLifecycleManager(
-            config, self.time, self.controller_channel, cluster_id,
+            self.config, self.time, self.controller_channel, cluster_id,
             highest_metadata_offset=lambda: self.metadata_cache.metadata_offset,
             features=BrokerMetadataPublisher.supported_features())
-        self.lifecycle_manager.start([dict(name=e.listener_name, host=e.host, port=e.port, security_protocol=int(e.security_protocol))
+        self.lifecycle_manager.start([dict(name=e.listener_name, host=e.host, port=e.port,
+                                           security_protocol=int(e.security_protocol))
                                       for e in self._advertised_end_points()])
 
     def _topics_image(self) -> dict:

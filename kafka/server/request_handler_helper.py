@@ -1,22 +1,46 @@
-"""RequestHandlerHelper: the quota side of answering a request (Kafka's kafka.server.RequestHandlerHelper
-and the quota parts of KafkaApis' produce and fetch handlers).
+"""RequestHandlerHelper: how every handler answers a request (Kafka's kafka.server.RequestHandlerHelper).
+
+KafkaApis, each handler family beside it (StorageApis, GroupApis, AdminApis, ...) and ControllerApis
+answer through this one object, as Kafka's handlers do through their `requestHelper`:
+
+    send_response_maybe_throttle        encode the body and hand it to the connection's Processor,
+                                        after charging the Request quota for the I/O-thread time
+    send_response_exempt_throttle       the same without the charge: Produce and Fetch meter their
+                                        own bytes and time; WriteTxnMarkers is a broker's own request
+    send_error_response_maybe_throttle  the request's own error response, every part of it `error`
+    send_no_op_response_exempt_throttle no bytes back (acks=0), only the connection unmuted
+    close_connection                    the only answer left (a malformed body, a failed acks=0 produce)
+    send_response_when_done             answer once a future is done, from the thread that completes it
+    handle_error                        a handler raised: UNKNOWN_SERVER_ERROR for every part
 
 Every client request costs I/O-thread time, which the Request quota meters; Produce also costs
 bytes in (the Produce quota) and Fetch bytes out (the Fetch quota). When a client is over a quota
 its response goes out at once carrying `throttle_time_ms`, and `throttle` marks the request so the
 Processor keeps the connection muted that long after sending it (KIP-219). Where two quotas are
-violated the longer throttle wins, and the throttle-time metric of that quota records it.
+violated the longer throttle wins, and the throttle-time metric of that quota records it. The
+controller's listener has no quotas (`quotas` None): its answers are never throttled.
 """
 
 from __future__ import annotations
 
 import time as _time
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
 
-from kafka.network.request_channel import Request
-from kafka.protocol.api_keys import ApiKey
+import structlog
+
+from kafka.metrics.request_metrics import count_error_codes
+from kafka.network.request_channel import Request, RequestChannel, Response
+from kafka.protocol.api_keys import APIS, ApiKey
+from kafka.protocol.errors import Errors
+from kafka.protocol.header import encode_response
+from kafka.server.error_responses import error_response
 from kafka.server.quota.client_quota_manager import ANONYMOUS, ClientQuotaManager
 from kafka.server.quota.quota_factory import QuotaManagers
 from kafka.utils.time import Time
+
+log = structlog.get_logger("kafka.server.RequestHandlerHelper")
 
 # APIs whose handlers do their own quota accounting (Produce, Fetch) or that brokers send each
 # other (WriteTxnMarkers: Kafka's sendResponseExemptThrottle for cluster actions).
@@ -42,10 +66,78 @@ def request_thread_time_ns(request: Request) -> int:
 
 
 class RequestHandlerHelper:
-    def __init__(self, quotas: QuotaManagers, time: Time) -> None:
+    def __init__(self, request_channel: RequestChannel, quotas: QuotaManagers | None, time: Time) -> None:
+        self.request_channel = request_channel
         self.quotas = quotas
         self.time = time
 
+    # ------------------------------------------------------------------ answering
+    def send_response_maybe_throttle(self, request: Request, body: dict) -> None:
+        """Kafka's sendResponseMaybeThrottle: a client request pays its I/O-thread time first."""
+        self.maybe_throttle_response(request, body)  # the Request quota (KIP-124)
+        self.send_response_exempt_throttle(request, body)
+
+    def send_response_exempt_throttle(self, request: Request, body: dict) -> None:
+        header = request.header
+        self.request_channel.update_error_metrics(request, count_error_codes(body))
+        self.send_payload(request, encode_response(APIS[header.api_key], header.api_version, header.correlation_id,
+                                                   body))
+
+    def send_error_response_maybe_throttle(self, request: Request, error: Errors) -> None:
+        """The request's own error response, every part of it answered with `error`."""
+        body = error_response(request.header.api_key, request.header.api_version, request.body, error)
+        if body is None:
+            self.close_connection(request)
+        else:
+            self.send_response_maybe_throttle(request, body)
+
+    def send_no_op_response_exempt_throttle(self, request: Request) -> None:
+        """No response (an acks=0 produce): the Processor only unmutes the connection."""
+        self.send_payload(request, None)
+
+    def close_connection(self, request: Request) -> None:
+        self.request_channel.close_connection(request)
+
+    def send_payload(self, request: Request, payload: bytes | bytearray | None) -> None:
+        """Stamp the request's times and hand the bytes to the Processor that owns its connection."""
+        if request.api_local_complete_time_ns < 0:  # answered on the I/O thread
+            now = request.api_local_complete_time_ns = request.mark("I/O thread done")
+        else:  # answered later, by whichever thread completed the delayed operation
+            now = request.mark("out of purgatory")
+        request.api_remote_complete_time_ns = now
+        self.request_channel.send_response(Response(request, payload))
+
+    def send_response_when_done(self, request: Request, future: Future, body_of: Callable[[Any], dict]) -> None:
+        """Answer once `future` is done, from the thread that completes it (the controller channel's,
+        the metadata publisher's, a purgatory's reaper): the I/O thread has long moved on."""
+        def done(finished: Future) -> None:
+            try:
+                body = body_of(finished.result())
+            except Exception:  # a bug: answer with the error response, as a raising handler is answered
+                log.exception("building a delayed response failed", api=APIS[request.header.api_key].name)
+                self.handle_error(request)
+                return
+            self.send_response_maybe_throttle(request, body)
+
+        future.add_done_callback(done)
+
+    def handle_error(self, request: Request) -> None:
+        """A handler raised (Kafka's handleError): answer every partition, topic, resource or group
+        of the request with UNKNOWN_SERVER_ERROR, keeping the connection. Only a request whose
+        error response cannot be built (or encoded) costs its connection."""
+        header = request.header
+        body = error_response(header.api_key, header.api_version, request.body)
+        if header.api_key == ApiKey.PRODUCE and getattr(request.body, "acks", None) == 0:
+            body = None  # the producer reads no response: closing is the only way to tell it
+        if body is not None and request.api_remote_complete_time_ns < 0:
+            try:
+                self.send_response_maybe_throttle(request, body)
+                return
+            except Exception:
+                log.exception("cannot encode the error response", api=APIS[header.api_key].name)
+        self.close_connection(request)
+
+    # ------------------------------------------------------------------ quotas
     def throttle(self, manager: ClientQuotaManager, request: Request, throttle_time_ms: int) -> None:
         """Record the throttle in the quota's metric and mark the request: the Processor mutes the
         connection for throttle_time_ms once the response is sent."""
@@ -59,9 +151,9 @@ class RequestHandlerHelper:
             user_of(request), client_id_of(request), request_thread_time_ns(request), self.time.milliseconds())
 
     def maybe_throttle_response(self, request: Request, body: dict | None) -> None:
-        """Kafka's sendResponseMaybeThrottle: any other client request pays its I/O-thread time."""
+        """Charge the Request quota; over it, the body carries the throttle and the connection stays muted."""
         if (body is None or "throttle_time_ms" not in body or request.header.api_key in SELF_METERED_APIS
-                or not self.quotas.request.quotas_enabled):
+                or self.quotas is None or not self.quotas.request.quotas_enabled):
             return
         throttle_time_ms = self.maybe_record_request_quota(request)
         if throttle_time_ms > 0:

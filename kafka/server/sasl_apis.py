@@ -17,12 +17,17 @@ from kafka.image.scram_image import ScramImage
 from kafka.network.request_channel import Request
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
+from kafka.server.forwarding_manager import ForwardingManager
+from kafka.server.metadata.scram_publisher import ScramPublisher
+from kafka.server.request_handler_helper import RequestHandlerHelper
 
 
 class SaslApis:
-    def __init__(self, apis, scram_publisher=None) -> None:
-        self.apis = apis  # KafkaApis: send_response, admin_manager
-        self.scram_publisher = scram_publisher
+    def __init__(self, request_helper: RequestHandlerHelper, forwarding_manager: ForwardingManager | None = None,
+                 scram_publisher: ScramPublisher | None = None) -> None:
+        self.request_helper = request_helper
+        self.forwarding_manager = forwarding_manager  # AlterUserScramCredentials: the controller's decision
+        self.scram_publisher = scram_publisher  # DescribeUserScramCredentials: its ScramImage
 
     def handlers(self) -> dict[int, Callable[[Request], None]]:
         return {
@@ -33,31 +38,32 @@ class SaslApis:
         }
 
     def handle_sasl_handshake_request(self, request: Request) -> None:
-        self.apis.send_response(request, dict(error_code=Errors.ILLEGAL_SASL_STATE, mechanisms=[]))
+        self.request_helper.send_response_maybe_throttle(request, dict(error_code=Errors.ILLEGAL_SASL_STATE,
+                                                                       mechanisms=[]))
 
     def handle_sasl_authenticate_request(self, request: Request) -> None:
-        self.apis.send_response(request, dict(
+        self.request_helper.send_response_maybe_throttle(request, dict(
             error_code=Errors.ILLEGAL_SASL_STATE, auth_bytes=b"",
             error_message="SaslAuthenticate request received after successful authentication"))
 
     def handle_describe_user_scram_credentials_request(self, request: Request) -> None:
         image = self.scram_publisher.image if self.scram_publisher is not None else ScramImage()
         users = None if request.body.users is None else [u.name for u in request.body.users]
-        self.apis.send_response(request, dict(throttle_time_ms=0, error_code=Errors.NONE, error_message=None,
-                                              results=image.describe(users)))
+        self.request_helper.send_response_maybe_throttle(request, dict(
+            throttle_time_ms=0, error_code=Errors.NONE, error_message=None, results=image.describe(users)))
 
     def handle_alter_user_scram_credentials_request(self, request: Request) -> None:
         req = request.body
 
         def on_response(response, error: Errors) -> None:
             if response is not None and error == Errors.NONE:
-                self.apis.send_response(request, response.to_dict())
+                self.request_helper.send_response_maybe_throttle(request, response.to_dict())
                 return
             error = error if error != Errors.NONE else Errors.UNKNOWN_SERVER_ERROR
             users = dict.fromkeys([a.name for a in [*req.deletions, *req.upsertions]])
-            self.apis.send_response(request, dict(throttle_time_ms=0, results=[
+            self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, results=[
                 dict(user=u, error_code=error, error_message="the active controller did not answer") for u in users]))
 
-        self.apis.admin_manager.forwarding_manager.forward_request(
+        self.forwarding_manager.forward_request(
             ApiKey.ALTER_USER_SCRAM_CREDENTIALS, req.to_dict(), 30_000, on_response,
             max_version=request.header.api_version)

@@ -1,7 +1,8 @@
 """The storage part of KafkaApis: DeleteRecords, DescribeConfigs, IncrementalAlterConfigs.
 
 Kafka keeps these handlers in kafka.server.KafkaApis itself; here they sit beside it (as GroupApis
-does) so each file stays readable, and KafkaApis' dispatch table includes ``StorageApis.handlers()``.
+does) so each file stays readable: KafkaServer builds the family with what it uses, and KafkaApis'
+dispatch table includes ``StorageApis.handlers()``.
 Each handler decodes, calls a manager (ReplicaManager for DeleteRecords, ConfigHelper and
 AdminManager for configs) and answers with Kafka's error code per partition or per resource; a
 config change is answered once the controller has (a Future per resource), not on the I/O thread.
@@ -18,8 +19,11 @@ from kafka.protocol.acl import AclOperation as Op
 from kafka.protocol.acl import ResourceType as Res
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
-from kafka.server.auth_helper import AUTHORIZATION_MESSAGES
+from kafka.server.auth_helper import AUTHORIZATION_MESSAGES, AuthHelper
 from kafka.server.config_helper import ConfigError, ConfigHelper
+from kafka.server.metadata_cache import MetadataCache
+from kafka.server.replica_manager import ReplicaManager
+from kafka.server.request_handler_helper import RequestHandlerHelper
 from kafka.utils import future_utils
 from kafka.utils.topic_partition import TopicPartition
 
@@ -31,10 +35,13 @@ _CONFIG_RESOURCES = {2: (Res.TOPIC, Errors.TOPIC_AUTHORIZATION_FAILED),  # (Kafk
 
 
 class StorageApis:
-    def __init__(self, apis) -> None:
-        self.apis = apis  # KafkaApis: send_response, replica_manager, admin_manager, metadata_cache, config
-        self.config_helper = ConfigHelper(apis.admin_manager, apis.config)
-        self.auth = apis.auth_helper
+    def __init__(self, request_helper: RequestHandlerHelper, auth_helper: AuthHelper, replica_manager: ReplicaManager,
+                 metadata_cache: MetadataCache, config_helper: ConfigHelper) -> None:
+        self.request_helper = request_helper
+        self.auth = auth_helper
+        self.replica_manager = replica_manager  # DeleteRecords
+        self.metadata_cache = metadata_cache
+        self.config_helper = config_helper  # DescribeConfigs, AlterConfigs, IncrementalAlterConfigs
 
     def handlers(self) -> dict[int, Callable[[Request], None]]:
         return {
@@ -54,15 +61,15 @@ class StorageApis:
             for p in topic.partitions:
                 if topic.name not in deletable:
                     error, low_watermark = Errors.TOPIC_AUTHORIZATION_FAILED, -1
-                elif not self.apis.metadata_cache.contains(topic.name):
+                elif not self.metadata_cache.contains(topic.name):
                     error, low_watermark = Errors.UNKNOWN_TOPIC_OR_PARTITION, -1
                 else:
-                    error, low_watermark = self.apis.replica_manager.delete_records(
+                    error, low_watermark = self.replica_manager.delete_records(
                         TopicPartition(topic.name, p.partition_index), p.offset)
                 partitions.append(dict(partition_index=p.partition_index, low_watermark=low_watermark,
                                        error_code=error))
             topics.append(dict(name=topic.name, partitions=partitions))
-        self.apis.send_response(request, dict(throttle_time_ms=0, topics=topics))
+        self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, topics=topics))
 
     # ------------------------------------------------------------------ DescribeConfigs
     def handle_describe_configs_request(self, request: Request) -> None:
@@ -86,7 +93,7 @@ class StorageApis:
             except ConfigError as error:
                 result.update(error_code=error.error, error_message=str(error))
             results.append(result)
-        self.apis.send_response(request, dict(throttle_time_ms=0, results=results))
+        self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, results=results))
 
     # ------------------------------------------------------------------ IncrementalAlterConfigs
     def handle_incremental_alter_configs_request(self, request: Request) -> None:
@@ -94,10 +101,11 @@ class StorageApis:
         results = []
         for resource in req.resources:
             ops = [(c.name, c.config_operation, c.value) for c in resource.configs]
-            results.append(self._altered(request, resource, lambda r=resource, ops=ops: self.config_helper.incremental_alter_configs(
-                r.resource_type, r.resource_name, ops, req.validate_only)))
-        self.apis.send_response_when_done(request, future_utils.all_of(results),
-                                          lambda responses: dict(throttle_time_ms=0, responses=responses))
+            results.append(self._altered(request, resource, lambda r=resource, ops=ops:
+                                         self.config_helper.incremental_alter_configs(
+                                             r.resource_type, r.resource_name, ops, req.validate_only)))
+        self.request_helper.send_response_when_done(request, future_utils.all_of(results),
+                                                    lambda responses: dict(throttle_time_ms=0, responses=responses))
 
     # ------------------------------------------------------------------ AlterConfigs (legacy)
     def handle_alter_configs_request(self, request: Request) -> None:
@@ -106,8 +114,8 @@ class StorageApis:
         results = [self._altered(request, resource, lambda r=resource: self.config_helper.alter_configs(
             r.resource_type, r.resource_name, {c.name: c.value for c in r.configs}, req.validate_only))
             for resource in req.resources]
-        self.apis.send_response_when_done(request, future_utils.all_of(results),
-                                          lambda responses: dict(throttle_time_ms=0, responses=responses))
+        self.request_helper.send_response_when_done(request, future_utils.all_of(results),
+                                                    lambda responses: dict(throttle_time_ms=0, responses=responses))
 
     def _config_denied(self, request: Request, operation, resource_type: int, name: str) -> Errors | None:
         """Kafka's rule: a broker's (or its loggers') configs need the operation on the cluster, a

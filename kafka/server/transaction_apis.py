@@ -1,10 +1,14 @@
 """The transaction part of KafkaApis: InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn,
-DescribeTransactions, ListTransactions, and FindCoordinator for a transactional id.
+DescribeTransactions, ListTransactions.
 
 Kafka keeps these handlers in kafka.server.KafkaApis itself; here they sit beside it, as GroupApis
-does, and KafkaApis' dispatch table includes ``TransactionApis.handlers()``. Seed 000's shape:
-decode, call the TransactionCoordinator with a callback, respond from the callback -- which for
-InitProducerId and EndTxn runs once the coordinator's record is committed in __transaction_state.
+does: KafkaServer builds the family with what it uses (the TransactionCoordinator, the
+MetadataCache, the AuthHelper and the RequestHandlerHelper that answers), and KafkaApis' dispatch
+table includes ``TransactionApis.handlers()``. Seed 000's shape: decode, call the
+TransactionCoordinator with a callback, respond from the callback -- which for InitProducerId and
+EndTxn runs once the coordinator's record is committed in __transaction_state. FindCoordinator for
+a transactional id is GroupApis' (it asks the TransactionCoordinator), and a transactional Produce
+is checked against the transaction by the AddPartitionsToTxnManager.
 """
 
 from __future__ import annotations
@@ -17,14 +21,15 @@ from kafka.coordinator.transaction.transaction_coordinator import (
     InitProducerIdResult,
     TransactionCoordinator,
 )
-from kafka.coordinator.transaction.transaction_log import TRANSACTION_STATE_TOPIC_NAME
 from kafka.network.request_channel import Request
 from kafka.protocol.acl import CLUSTER_NAME
 from kafka.protocol.acl import AclOperation as Op
 from kafka.protocol.acl import ResourceType as Res
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
-from kafka.protocol.record_batch import HEADER_SIZE, RecordBatch
+from kafka.server.auth_helper import AuthHelper
+from kafka.server.metadata_cache import MetadataCache
+from kafka.server.request_handler_helper import RequestHandlerHelper
 from kafka.utils.topic_partition import TopicPartition
 
 
@@ -35,10 +40,12 @@ def fenced_for_version(error: Errors, version: int, fenced_from: int) -> Errors:
 
 
 class TransactionApis:
-    def __init__(self, apis, transaction_coordinator: TransactionCoordinator) -> None:
-        self.apis = apis  # KafkaApis: send_response, admin_manager, metadata_cache, config
+    def __init__(self, request_helper: RequestHandlerHelper, auth_helper: AuthHelper,
+                 transaction_coordinator: TransactionCoordinator, metadata_cache: MetadataCache) -> None:
+        self.request_helper = request_helper
+        self.auth = auth_helper  # Kafka's rules: WRITE on the transactional id to use it
         self.coordinator = transaction_coordinator
-        self.auth = apis.auth_helper  # Kafka's rules: WRITE on the transactional id to use it
+        self.metadata_cache = metadata_cache  # AddPartitionsToTxn: which partitions exist
 
     def handlers(self) -> dict[int, Callable[[Request], None]]:
         handlers = {ApiKey.INIT_PRODUCER_ID: self.handle_init_producer_id_request}
@@ -52,93 +59,6 @@ class TransactionApis:
             })
         return handlers
 
-    def send_response(self, request: Request, body: dict) -> None:
-        self.apis.send_response(request, body)
-
-    # ------------------------------------------------------------------ Produce's verification (KIP-890 part 1)
-    def refused_produce(self, transactional_id: str | None, entries: dict[TopicPartition, bytes]
-                        ) -> dict[TopicPartition, tuple[Errors, str | None]]:
-        """Kafka's checks of a Produce's transactional batches before any append: a transactional id
-        must come with them (TRANSACTIONAL_ID_AUTHORIZATION_FAILED otherwise), and, unless
-        transaction.partition.verification.enable is off, each partition without this producer's
-        transaction open yet must have been added to the transaction."""
-        first = {tp: RecordBatch(records) for tp, records in entries.items() if len(records) >= HEADER_SIZE}
-        transactional = {tp: batch for tp, batch in first.items() if batch.is_transactional}
-        if not transactional:
-            return {}
-        if transactional_id is None:
-            return dict.fromkeys(entries, (Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, None))
-        if not self.apis.config.transaction_partition_verification_enable:
-            return {}
-        batch = next(iter(transactional.values()))
-        unverified = {tp for tp, b in transactional.items() if not self._has_ongoing_transaction(tp, b.producer_id)}
-        if not unverified:
-            return {}
-        return self.verify_partitions(transactional_id, batch.producer_id, batch.producer_epoch, unverified)
-
-    def _has_ongoing_transaction(self, tp: TopicPartition, producer_id: int) -> bool:
-        partition = self.apis.replica_manager.get_partition(tp)
-        log = partition.log if partition is not None else None
-        entry = log.producer_state_manager.last_entry(producer_id) if log is not None else None
-        return entry is not None and entry.current_txn_first_offset is not None
-
-    def verify_partitions(self, transactional_id: str, producer_id: int, producer_epoch: int,
-                          partitions: set[TopicPartition]) -> dict[TopicPartition, tuple[Errors, str | None]]:
-        """The partitions a transactional Produce may not append to, with the error and message Kafka's
-        ReplicaManager answers them with. Only when this broker is the transactional id's coordinator:
-        another broker's coordinator would need AddPartitionsToTxn v4 (verify only), which this broker
-        does not send, so then the batch is appended unverified."""
-        if self.coordinator.txn_manager is None or not self.coordinator.is_active.is_set():
-            return {}
-        verdicts = self.coordinator.handle_verify_partitions_in_transaction(
-            transactional_id, producer_id, producer_epoch, partitions)
-        refused = {}
-        for tp, error in verdicts.items():
-            if error in (Errors.NONE, Errors.NOT_COORDINATOR):
-                continue
-            if error == Errors.INVALID_TXN_STATE:
-                refused[tp] = (error, "Partition was not added to the transaction")
-            elif error in (Errors.CONCURRENT_TRANSACTIONS, Errors.COORDINATOR_LOAD_IN_PROGRESS):
-                # retriable, in a form older producers retry without refreshing their metadata
-                refused[tp] = (Errors.NOT_ENOUGH_REPLICAS, "Unable to verify the partition has been added to "
-                                                           f"the transaction. Underlying error: {error.name}")
-            else:  # a fenced producer hears INVALID_PRODUCER_EPOCH from Produce, as from its log
-                refused[tp] = (Errors.INVALID_PRODUCER_EPOCH if error == Errors.PRODUCER_FENCED else error, None)
-        return refused
-
-    # ------------------------------------------------------------------ FindCoordinator (key_type 1)
-    def find_coordinator(self, key: str, listener: str) -> dict:
-        """The leader of the transactional id's __transaction_state partition, created on first need."""
-        failed = dict(key=key, node_id=-1, host="", port=-1)
-        if self.coordinator.txn_manager is None:
-            return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE,
-                    "error_message": "this broker has no transaction coordinator"}
-        if not key:
-            return {**failed, "error_code": Errors.INVALID_REQUEST, "error_message": "empty transactional id"}
-        error = self.ensure_transaction_topic()
-        if error is not None:
-            return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE, "error_message": error}
-        partition = self.coordinator.partition_for(key)
-        leader, end_point = self.apis.metadata_cache.partition_leader_end_point(
-            TRANSACTION_STATE_TOPIC_NAME, partition, listener)
-        if end_point is None:
-            return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE,
-                    "error_message": f"{TRANSACTION_STATE_TOPIC_NAME}-{partition} has no live leader yet"}
-        return dict(key=key, node_id=leader, host=end_point.host, port=end_point.port, error_code=Errors.NONE,
-                    error_message="")  # Kafka: NONE's message, the empty string
-
-    def ensure_transaction_topic(self) -> str | None:
-        """Create __transaction_state on first use, as Kafka does: None if it exists, else why the
-        coordinator is not available yet (the creation is not waited for; see ensure_offsets_topic)."""
-        creator = self.apis.auto_topic_creation_manager
-        if self.apis.metadata_cache.contains(TRANSACTION_STATE_TOPIC_NAME):
-            return f"{TRANSACTION_STATE_TOPIC_NAME} is being created" if creator.is_inflight(TRANSACTION_STATE_TOPIC_NAME) else None
-        config = self.apis.config
-        creator.create_topic(
-            TRANSACTION_STATE_TOPIC_NAME, config.transaction_state_log_num_partitions,
-            config.transaction_state_log_replication_factor, self.coordinator.transaction_topic_configs())
-        return f"{TRANSACTION_STATE_TOPIC_NAME} is being created"
-
     # ------------------------------------------------------------------ InitProducerId
     def handle_init_producer_id_request(self, request: Request) -> None:
         """A producer id (Kafka's handleInitProducerIdRequest). The coordinator answers through the
@@ -147,19 +67,21 @@ class TransactionApis:
         version = request.header.api_version
         # v3+ (KIP-360): a producer bumping its epoch sends both its id and epoch, or neither.
         if (req.producer_id == NO_PRODUCER_ID) != (req.producer_epoch == NO_PRODUCER_EPOCH):
-            self.send_response(request, dict(throttle_time_ms=0, error_code=Errors.INVALID_REQUEST,
-                                             producer_id=NO_PRODUCER_ID, producer_epoch=NO_PRODUCER_EPOCH))
+            self.request_helper.send_response_maybe_throttle(request, dict(
+                throttle_time_ms=0, error_code=Errors.INVALID_REQUEST, producer_id=NO_PRODUCER_ID,
+                producer_epoch=NO_PRODUCER_EPOCH))
             return
         expected = None if req.producer_id == NO_PRODUCER_ID else (req.producer_id, req.producer_epoch)
         denied = self._init_producer_id_denied(request, req.transactional_id)
         if denied is not None:
-            self.send_response(request, dict(throttle_time_ms=0, error_code=denied, producer_id=NO_PRODUCER_ID,
-                                             producer_epoch=NO_PRODUCER_EPOCH))
+            self.request_helper.send_response_maybe_throttle(request, dict(
+                throttle_time_ms=0, error_code=denied, producer_id=NO_PRODUCER_ID, producer_epoch=NO_PRODUCER_EPOCH))
             return
 
         def send_response_callback(result: InitProducerIdResult) -> None:
-            self.send_response(request, dict(throttle_time_ms=0, error_code=fenced_for_version(result.error, version, 4),
-                                             producer_id=result.producer_id, producer_epoch=result.producer_epoch))
+            self.request_helper.send_response_maybe_throttle(request, dict(
+                throttle_time_ms=0, error_code=fenced_for_version(result.error, version, 4),
+                producer_id=result.producer_id, producer_epoch=result.producer_epoch))
 
         self.coordinator.handle_init_producer_id(req.transactional_id, req.transaction_timeout_ms, expected,
                                                  send_response_callback)
@@ -187,7 +109,7 @@ class TransactionApis:
             for tp in wanted:
                 by_topic.setdefault(tp.topic, []).append(dict(
                     partition_index=tp.partition, partition_error_code=fenced_for_version(errors[tp], version, 2)))
-            self.send_response(request, dict(throttle_time_ms=0, results_by_topic=[
+            self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, results_by_topic=[
                 dict(name=name, results_by_partition=parts) for name, parts in by_topic.items()]))
 
         if not self.auth.authorize(request, Op.WRITE, Res.TRANSACTIONAL_ID, req.transactional_id):
@@ -206,7 +128,7 @@ class TransactionApis:
             lambda error: respond({tp: error for tp in wanted}))
 
     def _partition_exists(self, tp: TopicPartition) -> bool:
-        topic = self.apis.metadata_cache.get_topic(tp.topic)
+        topic = self.metadata_cache.get_topic(tp.topic)
         return topic is not None and topic.partition(tp.partition) is not None
 
     def handle_add_offsets_to_txn_request(self, request: Request) -> None:
@@ -217,8 +139,8 @@ class TransactionApis:
         self.auth.require(request, Op.READ, Res.GROUP, req.group_id, Errors.GROUP_AUTHORIZATION_FAILED)
         self.coordinator.handle_add_offsets_to_transaction(
             req.transactional_id, req.producer_id, req.producer_epoch, req.group_id,
-            lambda error: self.send_response(request, dict(throttle_time_ms=0,
-                                                           error_code=fenced_for_version(error, version, 2))))
+            lambda error: self.request_helper.send_response_maybe_throttle(request, dict(
+                throttle_time_ms=0, error_code=fenced_for_version(error, version, 2))))
 
     # ------------------------------------------------------------------ EndTxn
     def handle_end_txn_request(self, request: Request) -> None:
@@ -228,13 +150,14 @@ class TransactionApis:
                           Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
         self.coordinator.handle_end_transaction(
             req.transactional_id, req.producer_id, req.producer_epoch, req.committed,
-            lambda error, _pid, _epoch: self.send_response(request, dict(
+            lambda error, _pid, _epoch: self.request_helper.send_response_maybe_throttle(request, dict(
                 throttle_time_ms=0, error_code=fenced_for_version(error, version, 2))))
 
     # ------------------------------------------------------------------ DescribeTransactions / ListTransactions
     def handle_describe_transactions_request(self, request: Request) -> None:
         states = [self._describe_transaction(request, tid) for tid in request.body.transactional_ids]
-        self.send_response(request, dict(throttle_time_ms=0, transaction_states=states))
+        self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0,
+                                                                       transaction_states=states))
 
     def _describe_transaction(self, request: Request, transactional_id: str) -> dict:
         """DESCRIBE on the transactional id, and only the topics the principal may describe (Kafka's rule)."""
@@ -254,4 +177,4 @@ class TransactionApis:
                                                          duration)
         body["transaction_states"] = [t for t in body["transaction_states"] if self.auth.authorize(
             request, Op.DESCRIBE, Res.TRANSACTIONAL_ID, t["transactional_id"])]
-        self.send_response(request, dict(throttle_time_ms=0, **body))
+        self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, **body))
