@@ -99,6 +99,8 @@ DESCRIBED = {
     ApiKey.ADD_RAFT_VOTER: 0,  # KIP-853
     ApiKey.REMOVE_RAFT_VOTER: 0,
     ApiKey.UPDATE_RAFT_VOTER: 0,
+    ApiKey.SHARE_GROUP_HEARTBEAT: 1,  # KIP-932; Kafka 4.4 serves v1 only
+    ApiKey.SHARE_GROUP_DESCRIBE: 1,
 }
 
 

@@ -60,6 +60,8 @@ from kafka.protocol.messages import (  # noqa: F401  (imported for their registr
     remove_raft_voter,
     sasl_authenticate,
     sasl_handshake,
+    share_group_describe,
+    share_group_heartbeat,
     sync_group,
     txn_offset_commit,
     update_raft_voter,
