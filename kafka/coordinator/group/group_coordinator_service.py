@@ -407,7 +407,9 @@ class GroupCoordinatorService:
         return gather(futures, _combine_listed)
 
     def delete_groups(self, group_ids: list[str]) -> Future:
-        """{group id: error}, each shard's groups deleted by one write whose tombstones must commit."""
+        """{group id: error}, each shard's groups deleted by one write whose tombstones must commit.
+        An empty share group goes too; its share state in the share coordinator stays for now (Kafka
+        asks the persister to delete it first: initialized_share_group_partitions says what to ask)."""
         if (error := self._not_active()) is not None:
             return answered({g: error for g in group_ids})
         by_partition: dict[int, list[str]] = {}

@@ -153,7 +153,9 @@ class ShareGroupManager:
             return CoordinatorResult(left.records, (left.response, None))
         return self.heartbeat(request, client_id, client_host)
 
-    def heartbeat(self, request: ShareGroupHeartbeatRequest, client_id: str, client_host: str):
+    def heartbeat(self, request: ShareGroupHeartbeatRequest, client_id: str, client_host: str
+                  ) -> CoordinatorResult[tuple[dict, InitializeShareGroupStateParameters | None]]:
+        """Kafka's shareGroupHeartbeat for a member that stays (epoch 0 or above)."""
         group_id, member_id = request.group_id, request.member_id
         records: list[CoordinatorRecord] = []
         create = request.member_epoch == JOIN_GROUP_MEMBER_EPOCH

@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 import uuid
 
+from kafka.coordinator.group.assignor.share_group_partition_assignor import GroupSpec, PartitionAssignorError
+
 MutableAssignment = dict[uuid.UUID, set[int]]
 
 
@@ -18,6 +20,16 @@ def desired_assignment_counts(desired_sharing: int, num_partitions: int, num_mem
         return []
     preferred = desired_sharing * num_partitions / num_members
     return [math.ceil(preferred * (i + 1)) - math.ceil(preferred * i) for i in range(num_members)]
+
+
+def assignable_partitions(group_spec: GroupSpec, topic_id: uuid.UUID,
+                          partitions_per_topic: dict[uuid.UUID, int]) -> list[int]:
+    """Kafka's computeTargetPartitions for one topic: its partitions the group may be given."""
+    count = partitions_per_topic.get(topic_id, -1)
+    if count == -1:
+        raise PartitionAssignorError(f"Members are subscribed to topic {topic_id} which doesn't exist in the "
+                                     "topic metadata.")
+    return [p for p in range(count) if group_spec.is_partition_assignable(topic_id, p)]
 
 
 def deep_copy(assignment) -> MutableAssignment:

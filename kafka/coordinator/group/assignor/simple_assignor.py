@@ -22,7 +22,6 @@ import uuid
 
 from kafka.coordinator.group.assignor.share_group_partition_assignor import (
     GroupSpec,
-    PartitionAssignorError,
     ShareGroupPartitionAssignor,
     SubscriptionType,
 )
@@ -45,12 +44,3 @@ class SimpleAssignor(ShareGroupPartitionAssignor):
             return SimpleHomogeneousAssignmentBuilder(group_spec, partitions_per_topic).build()
         return SimpleHeterogeneousAssignmentBuilder(group_spec, partitions_per_topic).build()
 
-
-def assignable_partitions(group_spec: GroupSpec, topic_id: uuid.UUID,
-                          partitions_per_topic: dict[uuid.UUID, int]) -> list[int]:
-    """Kafka's computeTargetPartitions for one topic: its partitions the group may be given."""
-    count = partitions_per_topic.get(topic_id, -1)
-    if count == -1:
-        raise PartitionAssignorError(f"Members are subscribed to topic {topic_id} which doesn't exist in the "
-                                     "topic metadata.")
-    return [p for p in range(count) if group_spec.is_partition_assignable(topic_id, p)]

@@ -19,6 +19,7 @@ import uuid
 from kafka.coordinator.group.assignor.assignor_helpers import (
     MutableAssignment,
     UnfilledMembers,
+    assignable_partitions,
     deep_copy,
     desired_assignment_counts,
     frozen,
@@ -29,7 +30,6 @@ from kafka.coordinator.group.group_coordinator_records import Assignment
 
 class SimpleHeterogeneousAssignmentBuilder:
     def __init__(self, group_spec: GroupSpec, partitions_per_topic: dict[uuid.UUID, int]) -> None:
-        from kafka.coordinator.group.assignor.simple_assignor import assignable_partitions
         self.member_ids = list(group_spec.members)
         self.subscribed_topic_ids: set[uuid.UUID] = set().union(
             *(spec.subscribed_topic_ids for spec in group_spec.members.values()))

@@ -25,6 +25,7 @@ import uuid
 from kafka.coordinator.group.assignor.assignor_helpers import (
     MutableAssignment,
     UnfilledMembers,
+    assignable_partitions,
     deep_copy,
     desired_assignment_counts,
     frozen,
@@ -37,7 +38,6 @@ TopicIdPartition = tuple[uuid.UUID, int]
 
 class SimpleHomogeneousAssignmentBuilder:
     def __init__(self, group_spec: GroupSpec, partitions_per_topic: dict[uuid.UUID, int]) -> None:
-        from kafka.coordinator.group.assignor.simple_assignor import assignable_partitions
         self.member_ids = list(group_spec.members)
         self.subscribed_topic_ids = group_spec.members[self.member_ids[0]].subscribed_topic_ids
         self.target_partitions: list[TopicIdPartition] = [
