@@ -101,6 +101,8 @@ DESCRIBED = {
     ApiKey.UPDATE_RAFT_VOTER: 0,
     ApiKey.SHARE_FETCH: 2,  # KIP-932 (1-2 in Kafka 4.4; v0 was early access)
     ApiKey.SHARE_ACKNOWLEDGE: 2,
+    ApiKey.SHARE_GROUP_HEARTBEAT: 1,  # KIP-932; Kafka 4.4 serves v1 only
+    ApiKey.SHARE_GROUP_DESCRIBE: 1,
 }
 
 

@@ -1,10 +1,11 @@
 """Group: what every group type answers, whatever its protocol (Kafka's
 org.apache.kafka.coordinator.group.Group, with its GroupType).
 
-The GroupMetadataManager keeps classic groups (JoinGroup/SyncGroup) and KIP-848 consumer groups
-(ConsumerGroupHeartbeat) in one map, because they share a namespace: a group id names one group of
-one type at a time. The OffsetMetadataManager never needs to know which type it holds: it asks the
-group to validate a commit, a fetch or a delete, and each type answers by its own rules.
+The GroupMetadataManager keeps classic groups (JoinGroup/SyncGroup), KIP-848 consumer groups
+(ConsumerGroupHeartbeat) and KIP-932 share groups (ShareGroupHeartbeat) in one map, because they share
+a namespace: a group id names one group of one type at a time. The OffsetMetadataManager never needs
+to know which type it holds: it asks the group to validate a commit, a fetch or a delete, and each
+type answers by its own rules.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ log = structlog.get_logger("kafka.coordinator.group")
 class GroupType(Enum):
     CLASSIC = "classic"
     CONSUMER = "consumer"
+    SHARE = "share"
 
     def __str__(self) -> str:
         return self.value

@@ -3,7 +3,7 @@ org.apache.kafka.coordinator.group.GroupCoordinatorRecordSerde, a CoordinatorRec
 
 Key and value each start with an int16 version. For the key it is the key type, so ``deserialize``
 knows what it reads from the first two bytes; a key type this coordinator does not know (a newer
-broker's record, a share group's) reads as None and the loader skips it, as Kafka skips it. The
+broker's record, a streams group's) reads as None and the loader skips it, as Kafka skips it. The
 bytes are the old coordinator's exactly (tests/coordinator/group/test_group_coordinator_record_serde.py
 compares them), so an existing log loads.
 """
@@ -31,6 +31,14 @@ from kafka.coordinator.group.group_coordinator_records import (
     OFFSET_COMMIT_VALUE,
     OFFSET_COMMIT_VALUE_VERSION,
     OFFSET_COMMIT_VALUE_WITH_EXPIRY_VERSION,
+    SHARE_GROUP_CURRENT_MEMBER_ASSIGNMENT,
+    SHARE_GROUP_KEYS,
+    SHARE_GROUP_MEMBER_METADATA,
+    SHARE_GROUP_METADATA,
+    SHARE_GROUP_TARGET_ASSIGNMENT_MEMBER,
+    SHARE_GROUP_TARGET_ASSIGNMENT_METADATA,
+    SHARE_GROUP_VALUE_SCHEMAS,
+    SHARE_GROUP_VALUE_VERSION,
     Assignment,
     ClassicMemberMetadata,
     ConsumerGroupCurrentMemberAssignmentValue,
@@ -40,6 +48,13 @@ from kafka.coordinator.group.group_coordinator_records import (
     ConsumerGroupTargetAssignmentMetadataValue,
     GroupMetadataKey,
     OffsetCommitKey,
+    ShareGroupCurrentMemberAssignmentValue,
+    ShareGroupMemberMetadataValue,
+    ShareGroupMetadataValue,
+    ShareGroupStatePartitionMetadataValue,
+    ShareGroupTargetAssignmentMemberValue,
+    ShareGroupTargetAssignmentMetadataValue,
+    TopicPartitionsInfo,
 )
 from kafka.coordinator.group.offset_and_metadata import OffsetAndMetadata
 from kafka.protocol.schema import Record, Schema
@@ -94,6 +109,12 @@ def _assignment(topic_partitions) -> Assignment:
     return {t.topic_id: frozenset(t.partitions) for t in topic_partitions if t.partitions}
 
 
+def _topics_info(topics: dict) -> list[dict]:
+    """A ShareGroupStatePartitionMetadataValue's topics, sorted (Kafka writes its HashMap's order)."""
+    return [dict(topic_id=t, topic_name=info.topic_name, partitions=sorted(info.partitions))
+            for t, info in sorted(topics.items(), key=lambda kv: str(kv[0]))]
+
+
 class GroupCoordinatorRecordSerde:
     # ------------------------------------------------------------------ serialize
     def serialize_key(self, record: CoordinatorRecord) -> bytes:
@@ -103,7 +124,7 @@ class GroupCoordinatorRecordSerde:
                           dict(group=key.group, topic=key.topic, partition=key.partition), False)
         if isinstance(key, GroupMetadataKey):
             return _write(GROUP_METADATA_KEY, GROUP_METADATA_KEY_VERSION, dict(group=key.group), False)
-        if type(key) in CONSUMER_GROUP_KEYS.values():
+        if type(key) in CONSUMER_GROUP_KEYS.values() or type(key) in SHARE_GROUP_KEYS.values():
             # The key type is the key's version; its strings are that version's (non-flexible) ones.
             out = bytearray(_VERSION.pack(key.key_type))
             string = String.resolve(key.key_type, False, False)
@@ -124,6 +145,9 @@ class GroupCoordinatorRecordSerde:
             fields = value.to_dict() if isinstance(value, Record) else value
             return _write(GROUP_METADATA_VALUE, GROUP_METADATA_VALUE_VERSION, fields, False)
         key_type = record.key.key_type
+        if key_type in SHARE_GROUP_VALUE_SCHEMAS:
+            return _write(SHARE_GROUP_VALUE_SCHEMAS[key_type], SHARE_GROUP_VALUE_VERSION,
+                          self.share_group_value_fields(key_type, value), True)
         return _write(CONSUMER_GROUP_VALUE_SCHEMAS[key_type], CONSUMER_GROUP_VALUE_VERSION,
                       self.consumer_group_value_fields(key_type, value), True)
 
@@ -156,6 +180,25 @@ class GroupCoordinatorRecordSerde:
                     state=value.state, assigned_partitions=_partitions(value.assigned_partitions, epochs),
                     partitions_pending_revocation=_partitions(value.partitions_pending_revocation, epochs))
 
+    @staticmethod
+    def share_group_value_fields(key_type: int, value) -> dict:
+        if key_type == SHARE_GROUP_MEMBER_METADATA:
+            return dict(rack_id=value.rack_id, client_id=value.client_id, client_host=value.client_host,
+                        subscribed_topic_names=list(value.subscribed_topic_names))
+        if key_type == SHARE_GROUP_METADATA:
+            return dict(epoch=value.epoch, metadata_hash=value.metadata_hash)
+        if key_type == SHARE_GROUP_TARGET_ASSIGNMENT_METADATA:
+            return dict(assignment_epoch=value.assignment_epoch, assignment_timestamp=value.assignment_timestamp)
+        if key_type == SHARE_GROUP_TARGET_ASSIGNMENT_MEMBER:
+            return dict(topic_partitions=_partitions(value.topic_partitions))
+        if key_type == SHARE_GROUP_CURRENT_MEMBER_ASSIGNMENT:
+            return dict(member_epoch=value.member_epoch, previous_member_epoch=value.previous_member_epoch,
+                        state=value.state, assigned_partitions=_partitions(value.assigned_partitions))
+        return dict(initializing_topics=_topics_info(value.initializing_topics),
+                    initialized_topics=_topics_info(value.initialized_topics),
+                    deleting_topics=[dict(topic_id=t, topic_name=name)
+                                     for t, name in sorted(value.deleting_topics.items(), key=lambda kv: str(kv[0]))])
+
     # ------------------------------------------------------------------ deserialize
     def deserialize(self, key: bytes, value: bytes | None) -> CoordinatorRecord | None:
         """The record, or None for a key type this coordinator does not know (skipped on load)."""
@@ -167,14 +210,18 @@ class GroupCoordinatorRecordSerde:
         if version == GROUP_METADATA_KEY_VERSION:
             group_key = GroupMetadataKey(GROUP_METADATA_KEY.read(reader, version, False).group)
             return CoordinatorRecord(group_key, self.read_group_metadata_value(value))
-        key_class = CONSUMER_GROUP_KEYS.get(version)
+        key_class = CONSUMER_GROUP_KEYS.get(version) or SHARE_GROUP_KEYS.get(version)
         if key_class is None:
             return None
         string = String.resolve(version, False, False)
         ids = [string.read(reader)]
         if "member_id" in key_class.__dataclass_fields__:
             ids.append(string.read(reader))
-        return CoordinatorRecord(key_class(*ids), None if value is None else self.read_consumer_group_value(version, value))
+        if value is None:
+            return CoordinatorRecord(key_class(*ids), None)
+        if version in SHARE_GROUP_VALUE_SCHEMAS:
+            return CoordinatorRecord(key_class(*ids), self.read_share_group_value(version, value))
+        return CoordinatorRecord(key_class(*ids), self.read_consumer_group_value(version, value))
 
     @staticmethod
     def read_offset_commit_value(data: bytes | None) -> OffsetAndMetadata | None:
@@ -211,3 +258,23 @@ class GroupCoordinatorRecordSerde:
                                                          _assignment(v.partitions_pending_revocation),
                                                          _assignment_epochs(v.assigned_partitions,
                                                                             v.partitions_pending_revocation))
+
+    @staticmethod
+    def read_share_group_value(key_type: int, data: bytes):
+        v = SHARE_GROUP_VALUE_SCHEMAS[key_type].read(ByteReader(data, _VERSION.size), SHARE_GROUP_VALUE_VERSION, True)
+        if key_type == SHARE_GROUP_MEMBER_METADATA:
+            return ShareGroupMemberMetadataValue(v.rack_id, v.client_id, v.client_host, tuple(v.subscribed_topic_names))
+        if key_type == SHARE_GROUP_METADATA:
+            return ShareGroupMetadataValue(v.epoch, v.metadata_hash)
+        if key_type == SHARE_GROUP_TARGET_ASSIGNMENT_METADATA:
+            return ShareGroupTargetAssignmentMetadataValue(v.assignment_epoch, v.assignment_timestamp)
+        if key_type == SHARE_GROUP_TARGET_ASSIGNMENT_MEMBER:
+            return ShareGroupTargetAssignmentMemberValue(_assignment(v.topic_partitions))
+        if key_type == SHARE_GROUP_CURRENT_MEMBER_ASSIGNMENT:
+            return ShareGroupCurrentMemberAssignmentValue(v.member_epoch, v.previous_member_epoch, v.state,
+                                                          _assignment(v.assigned_partitions))
+
+        def topics(infos) -> dict:
+            return {t.topic_id: TopicPartitionsInfo(t.topic_name, frozenset(t.partitions)) for t in infos}
+        return ShareGroupStatePartitionMetadataValue(topics(v.initializing_topics), topics(v.initialized_topics),
+                                                     {t.topic_id: t.topic_name for t in v.deleting_topics})

@@ -11,8 +11,17 @@ record type). Compaction keeps the latest record of each key, and a tombstone (n
     6     ConsumerGroupTargetAssignmentMetadataKey(group_id)   -> the assignment epoch
     7     ConsumerGroupTargetAssignmentMemberKey(group_id, member_id) -> one member's target partitions
     8     ConsumerGroupCurrentMemberAssignmentKey(group_id, member_id) -> one member's epoch, state, partitions
+    10    ShareGroupMemberMetadataKey(group_id, member_id)     -> a share member's subscription and client
+    11    ShareGroupMetadataKey(group_id)                      -> the share group's epoch and metadata hash
+    12    ShareGroupTargetAssignmentMetadataKey(group_id)      -> its assignment epoch and when it was computed
+    13    ShareGroupTargetAssignmentMemberKey(group_id, member_id) -> one share member's target partitions
+    14    ShareGroupCurrentMemberAssignmentKey(group_id, member_id) -> one share member's epoch and partitions
+    15    ShareGroupStatePartitionMetadataKey(group_id)        -> the partitions whose share state the share
+                                                              coordinator has initialized, or is initializing
 
-The schemas are the old coordinator's, byte for byte (``group_coordinator_record_serde.py`` writes and
+(Key type 9 was KIP-932's ShareGroupPartitionMetadata, gone by Kafka 4.4: a share group keeps a
+metadata hash in its ShareGroupMetadata record instead.) The consumer groups' schemas are the old
+coordinator's, byte for byte (``group_coordinator_record_serde.py`` writes and
 reads them), so a log an older broker wrote loads here. A GroupMetadataValue is what the classic group
 writes: a dict of its fields (ClassicGroup builds it), read back as a Record with the same fields.
 """
@@ -229,6 +238,146 @@ CONSUMER_GROUP_KEYS = {cls.key_type: cls for cls in (
     ConsumerGroupTargetAssignmentMemberKey, ConsumerGroupCurrentMemberAssignmentKey)}
 ConsumerGroupKey = (ConsumerGroupMetadataKey | ConsumerGroupMemberMetadataKey | ConsumerGroupTargetAssignmentMetadataKey
                     | ConsumerGroupTargetAssignmentMemberKey | ConsumerGroupCurrentMemberAssignmentKey)
+
+
+# ------------------------------------------------------------------ share group records (KIP-932)
+SHARE_GROUP_MEMBER_METADATA = 10
+SHARE_GROUP_METADATA = 11
+SHARE_GROUP_TARGET_ASSIGNMENT_METADATA = 12
+SHARE_GROUP_TARGET_ASSIGNMENT_MEMBER = 13
+SHARE_GROUP_CURRENT_MEMBER_ASSIGNMENT = 14
+SHARE_GROUP_STATE_PARTITION_METADATA = 15
+
+SHARE_TOPIC_PARTITIONS_INFO = Schema("TopicPartitionsInfo", Field("topic_id", Uuid, "0+"),
+                                     Field("topic_name", String, "0+"), Field("partitions", Array(Int32), "0+"))
+SHARE_GROUP_VALUE_SCHEMAS = {
+    SHARE_GROUP_MEMBER_METADATA: Schema(
+        "ShareGroupMemberMetadataValue",
+        Field("rack_id", String, "0+", nullable_versions="0+"),
+        Field("client_id", String, "0+"),
+        Field("client_host", String, "0+"),
+        Field("subscribed_topic_names", Array(String), "0+")),
+    SHARE_GROUP_METADATA: Schema("ShareGroupMetadataValue", Field("epoch", Int32, "0+"),
+                                 Field("metadata_hash", Int64, "0+")),
+    SHARE_GROUP_TARGET_ASSIGNMENT_METADATA: Schema(
+        "ShareGroupTargetAssignmentMetadataValue",
+        Field("assignment_epoch", Int32, "0+"),
+        Field("assignment_timestamp", Int64, "0+", default=0, tagged_versions="0+", tag=0)),
+    SHARE_GROUP_TARGET_ASSIGNMENT_MEMBER: Schema("ShareGroupTargetAssignmentMemberValue",
+                                                 Field("topic_partitions", Array(TOPIC_PARTITIONS), "0+")),
+    SHARE_GROUP_CURRENT_MEMBER_ASSIGNMENT: Schema(
+        "ShareGroupCurrentMemberAssignmentValue",
+        Field("member_epoch", Int32, "0+"),
+        Field("previous_member_epoch", Int32, "0+"),
+        Field("state", Int8, "0+"),
+        Field("assigned_partitions", Array(TOPIC_PARTITIONS), "0+")),
+    SHARE_GROUP_STATE_PARTITION_METADATA: Schema(
+        "ShareGroupStatePartitionMetadataValue",
+        Field("initializing_topics", Array(SHARE_TOPIC_PARTITIONS_INFO), "0+"),
+        Field("initialized_topics", Array(SHARE_TOPIC_PARTITIONS_INFO), "0+"),
+        Field("deleting_topics", Array(Schema("TopicInfo", Field("topic_id", Uuid, "0+"),
+                                              Field("topic_name", String, "0+"))), "0+")),
+}
+SHARE_GROUP_VALUE_VERSION = 0  # flexible, as Kafka 4.4's ShareGroup*Value v0
+
+
+@dataclass(frozen=True)
+class ShareGroupMemberMetadataKey:
+    group_id: str
+    member_id: str
+    key_type = SHARE_GROUP_MEMBER_METADATA
+
+
+@dataclass(frozen=True)
+class ShareGroupMemberMetadataValue:
+    rack_id: str | None = None
+    client_id: str = ""
+    client_host: str = ""
+    subscribed_topic_names: tuple[str, ...] = ()  # sorted, as Kafka writes them
+
+
+@dataclass(frozen=True)
+class ShareGroupMetadataKey:
+    group_id: str
+    key_type = SHARE_GROUP_METADATA
+
+
+@dataclass(frozen=True)
+class ShareGroupMetadataValue:
+    epoch: int
+    metadata_hash: int = 0  # of the subscribed topics (ids, names, partition counts): a change bumps the epoch
+
+
+@dataclass(frozen=True)
+class ShareGroupTargetAssignmentMetadataKey:
+    group_id: str
+    key_type = SHARE_GROUP_TARGET_ASSIGNMENT_METADATA
+
+
+@dataclass(frozen=True)
+class ShareGroupTargetAssignmentMetadataValue:
+    assignment_epoch: int
+    assignment_timestamp: int = 0  # ms; group.share.assignment.interval.ms counts from it
+
+
+@dataclass(frozen=True)
+class ShareGroupTargetAssignmentMemberKey:
+    group_id: str
+    member_id: str
+    key_type = SHARE_GROUP_TARGET_ASSIGNMENT_MEMBER
+
+
+@dataclass(frozen=True)
+class ShareGroupTargetAssignmentMemberValue:
+    topic_partitions: Assignment = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ShareGroupCurrentMemberAssignmentKey:
+    group_id: str
+    member_id: str
+    key_type = SHARE_GROUP_CURRENT_MEMBER_ASSIGNMENT
+
+
+@dataclass(frozen=True)
+class ShareGroupCurrentMemberAssignmentValue:
+    member_epoch: int
+    previous_member_epoch: int
+    state: int  # Kafka 4.4's MemberState byte: 0 STABLE (the only state a share member is ever in)
+    assigned_partitions: Assignment = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ShareGroupStatePartitionMetadataKey:
+    group_id: str
+    key_type = SHARE_GROUP_STATE_PARTITION_METADATA
+
+
+@dataclass(frozen=True)
+class TopicPartitionsInfo:
+    """One topic of a ShareGroupStatePartitionMetadataValue: its name (kept for humans and for a
+    topic already deleted) and the partitions."""
+
+    topic_name: str
+    partitions: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True)
+class ShareGroupStatePartitionMetadataValue:
+    """Which partitions' share state the share coordinator has initialized for the group, which it is
+    being asked to initialize, and which topics' state it is deleting (topic id -> name)."""
+
+    initializing_topics: dict[uuid.UUID, TopicPartitionsInfo] = field(default_factory=dict)
+    initialized_topics: dict[uuid.UUID, TopicPartitionsInfo] = field(default_factory=dict)
+    deleting_topics: dict[uuid.UUID, str] = field(default_factory=dict)
+
+
+SHARE_GROUP_KEYS = {cls.key_type: cls for cls in (
+    ShareGroupMemberMetadataKey, ShareGroupMetadataKey, ShareGroupTargetAssignmentMetadataKey,
+    ShareGroupTargetAssignmentMemberKey, ShareGroupCurrentMemberAssignmentKey, ShareGroupStatePartitionMetadataKey)}
+ShareGroupKey = (ShareGroupMemberMetadataKey | ShareGroupMetadataKey | ShareGroupTargetAssignmentMetadataKey
+                 | ShareGroupTargetAssignmentMemberKey | ShareGroupCurrentMemberAssignmentKey
+                 | ShareGroupStatePartitionMetadataKey)
 
 
 # ------------------------------------------------------------------ GroupCoordinatorRecordHelpers

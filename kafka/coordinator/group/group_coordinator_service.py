@@ -14,11 +14,18 @@ Writes (commits, heartbeats, joins, deletes) wait for their records to commit; r
 DescribeGroups, ListGroups) run on the shard's committed state. Every method returns a
 ``concurrent.futures.Future`` holding the answer itself, errors already mapped to the API's codes,
 so a handler only adds a callback and never blocks an I/O thread.
+
+A share group's heartbeat has a second half (Kafka's persisterInitialize): when it found subscribed
+partitions without share state, the service asks the share coordinator, through the persister, to
+create it (``share_group_state_initializer``), and then writes down which partitions now have it
+(or, if that failed, that they are no longer being initialized). The member's answer does not wait
+for it: the partitions are handed out at a later heartbeat.
 """
 
 from __future__ import annotations
 
 import threading
+import uuid
 from collections.abc import Callable
 from concurrent.futures import Future
 
@@ -45,6 +52,17 @@ from kafka.utils.timer.system_timer_reaper import SystemTimerReaper
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.coordinator.group.GroupCoordinatorService")
+
+# Kafka's Persister.initializeState, one partition at a time, as the group coordinator calls it:
+# (group id, topic id, partition, state epoch, start offset) -> a Future of the error code.
+ShareGroupStateInitializer = Callable[[str, uuid.UUID, int, int, int], Future]
+
+
+def initialized_at_once(group_id: str, topic_id: uuid.UUID, partition: int, state_epoch: int,
+                        start_offset: int) -> Future:
+    """What Kafka's NoOpStatePersister answers: done, no error. The service uses it until the broker
+    wires its persister (the share coordinator's DefaultStatePersister)."""
+    return answered(Errors.NONE)
 
 
 def offset_commit_error(error: Errors) -> Errors:
@@ -97,6 +115,8 @@ class GroupCoordinatorService:
         self.is_active = threading.Event()
         # metrics: how long a consumer group's assignor took (ms); the broker sets it to its histogram
         self.on_assignment: Callable[[float], None] = lambda ms: None
+        # share groups: how the share coordinator is asked to create a partition's share state
+        self.share_group_state_initializer: ShareGroupStateInitializer = initialized_at_once
 
     @classmethod
     def build(cls, node_id: int, config: GroupCoordinatorConfig, replica_manager, time: Time, metrics_group,
@@ -266,6 +286,107 @@ class GroupCoordinatorService:
                                lambda shard, committed: shard.consumer_group_describe(group_id, committed)),
                     lambda described: described, lambda error: described_error(group_id, error))
 
+    # ------------------------------------------------------------------ share groups (KIP-932)
+    def share_group_heartbeat(self, request, context) -> Future:
+        """ShareGroupHeartbeat's answer, once its records commit. Partitions that still need share
+        state are then given to the persister (persister_initialize); the answer does not wait."""
+        from kafka.coordinator.group.share_group_manager import (
+            error_response,
+            throw_if_share_group_heartbeat_request_is_invalid,
+        )
+        if (error := self._not_active()) is not None:
+            return answered(error_response(error, None))
+        try:
+            throw_if_share_group_heartbeat_request_is_invalid(request)
+        except ApiError as e:
+            return answered(error_response(e.error, e.message))
+        written = self._write("share-group-heartbeat", request.group_id,
+                              lambda shard: shard.share_group_heartbeat(context, request))
+        answer: Future = Future()
+
+        def done(f: Future) -> None:
+            exception = f.exception()
+            if exception is not None:
+                answer.set_result(error_response(normalize_error(error_of(exception)),
+                                                 exception.message if isinstance(exception, ApiError) else None))
+                return
+            response, initialize = f.result()
+            answer.set_result(response)
+            if initialize is not None:
+                self.persister_initialize(initialize)
+        written.add_done_callback(done)
+        return answer
+
+    def persister_initialize(self, parameters) -> Future:
+        """Kafka's persisterInitialize and handlePersisterInitializeResponse: ask for every partition's
+        share state; when all answered, write them as initialized, or, if any failed, as no longer
+        initializing (a later heartbeat asks again). A future of the error."""
+        group_id, partitions = parameters.group_id, parameters.topic_partitions()
+        asked = []
+        for topic_id, offsets in parameters.start_offsets.items():
+            for partition, start_offset in sorted(offsets.items()):
+                try:
+                    asked.append(self.share_group_state_initializer(group_id, topic_id, partition,
+                                                                    parameters.state_epoch, start_offset))
+                except Exception as e:  # a persister that cannot even take the call: as if it failed
+                    log.error("persister refused to initialize share state", group_id=group_id, error=repr(e))
+                    asked.append(answered(Errors.UNKNOWN_SERVER_ERROR))
+        result: Future = Future()
+
+        def all_answered(codes: list) -> None:
+            error = next((Errors(code) for code in codes if code != Errors.NONE), Errors.NONE)
+            if error != Errors.NONE:
+                log.error("persister could not initialize share state", group_id=group_id, error=error.name)
+                self.uninitialize_share_group_state(group_id, partitions, error, result)
+                return
+            written = self._write("initialize-share-group-state", group_id,
+                                  lambda shard: shard.initialize_share_group_state(group_id, partitions))
+
+            def initialized(f: Future) -> None:
+                if f.exception() is None:
+                    result.set_result(Errors.NONE)
+                    return
+                failed = normalize_error(error_of(f.exception()))
+                log.error("could not write the initialized share state", group_id=group_id, error=failed.name)
+                self.uninitialize_share_group_state(group_id, partitions, failed, result)
+            written.add_done_callback(initialized)
+        gather([then(f, lambda code: code, lambda error: error) for f in asked], lambda codes: codes
+               ).add_done_callback(lambda f: all_answered(f.result()))
+        return result
+
+    def uninitialize_share_group_state(self, group_id: str, partitions: dict, error: Errors, result: Future) -> None:
+        """The partitions are no longer initializing; ``result`` gets ``error`` once that is written."""
+        written = self._write("uninitialize-share-group-state", group_id,
+                              lambda shard: shard.uninitialize_share_group_state(group_id, partitions))
+        written.add_done_callback(lambda _: result.set_result(error))
+
+    def share_group_describe(self, group_ids: list[str]) -> Future:
+        """ShareGroupDescribe's groups, read from committed state: an empty id is INVALID_GROUP_ID, the
+        others are asked of their shards, one read per shard (Kafka's order: the invalid ones first)."""
+        from kafka.coordinator.group.share_group_manager import described_error
+        if (error := self._not_active()) is not None:
+            return answered([described_error(g, error) for g in group_ids])
+        futures, by_partition = [], {}
+        for group_id in group_ids:
+            if _invalid_group_id(group_id) is not None:
+                invalid = described_error("", Errors.INVALID_GROUP_ID)
+                futures.append(answered([{**invalid, "error_message": None}]))
+            else:
+                by_partition.setdefault(self.partition_for(group_id), []).append(group_id)
+        for ids in by_partition.values():
+            futures.append(then(self._read("share-group-describe", ids[0],
+                                           lambda shard, committed, ids=ids: shard.share_group_describe(ids, committed)),
+                                lambda described: described,
+                                lambda error, ids=ids: [described_error(g, normalize_error(error)) for g in ids]))
+        return gather(futures, lambda results: [group for described in results for group in described])
+
+    def initialized_share_group_partitions(self, group_id: str) -> Future:
+        """{topic id: partitions} whose share state exists, from committed state (what deleting the
+        group must ask the persister to delete; Kafka's sharePartitionDeleteRequests)."""
+        return then(self._read("initialized-share-group-partitions", group_id,
+                               lambda shard, committed: shard.initialized_share_group_partitions(group_id, committed)),
+                    lambda partitions: partitions, lambda error: {})
+
     # ------------------------------------------------------------------ views and deletes
     def describe_group(self, group_id: str) -> Future:
         """DescribeGroups of one group: (error, the shard's description or None for a group nobody knows)."""
@@ -286,7 +407,9 @@ class GroupCoordinatorService:
         return gather(futures, _combine_listed)
 
     def delete_groups(self, group_ids: list[str]) -> Future:
-        """{group id: error}, each shard's groups deleted by one write whose tombstones must commit."""
+        """{group id: error}, each shard's groups deleted by one write whose tombstones must commit.
+        An empty share group goes too; its share state in the share coordinator stays for now (Kafka
+        asks the persister to delete it first: initialized_share_group_partitions says what to ask)."""
         if (error := self._not_active()) is not None:
             return answered({g: error for g in group_ids})
         by_partition: dict[int, list[str]] = {}

@@ -7,7 +7,7 @@ records that say what changed, and the answer, which the runtime sends once the 
 (the controller's rule: decide, write records, answer on commit, revert on failure). The shard
 holds two managers, as Kafka's does:
 
-    GroupMetadataManager    the groups, classic and consumer, in one TimelineHashMap
+    GroupMetadataManager    the groups, classic, consumer and share, in one TimelineHashMap
     OffsetMetadataManager   the committed offsets, and the transactional ones still pending
 
 and routes each record it replays (on load, and for writes that replay) to the one that owns it.
@@ -19,9 +19,13 @@ import structlog
 
 from kafka.coordinator.common.runtime.coordinator_result import CoordinatorResult
 from kafka.coordinator.common.runtime.coordinator_shard import TransactionResult
-from kafka.coordinator.group.group import ApiError
+from kafka.coordinator.group.group import ApiError, GroupType
 from kafka.coordinator.group.group_coordinator_config import GroupCoordinatorConfig
-from kafka.coordinator.group.group_coordinator_records import GroupMetadataKey, OffsetCommitKey
+from kafka.coordinator.group.group_coordinator_records import (
+    SHARE_GROUP_KEYS,
+    GroupMetadataKey,
+    OffsetCommitKey,
+)
 from kafka.coordinator.group.group_metadata_manager import GroupMetadataManager
 from kafka.coordinator.group.offset_metadata_manager import OffsetMetadataManager
 from kafka.protocol.errors import Errors
@@ -80,6 +84,23 @@ class GroupCoordinatorShard:
     def consumer_group_describe(self, group_id: str, committed_offset: int) -> dict:
         """ConsumerGroupDescribe's entry for the group, GROUP_ID_NOT_FOUND in it when there is none."""
         return self.group_metadata_manager.consumer.consumer_group_describe([group_id], committed_offset)[0]
+
+    # ------------------------------------------------------------------ share groups (KIP-932)
+    def share_group_heartbeat(self, context, request) -> CoordinatorResult:
+        """(the answer, the InitializeShareGroupStateParameters for the persister or None)."""
+        return self.group_metadata_manager.share.share_group_heartbeat(request, context.client_id, context.client_host)
+
+    def share_group_describe(self, group_ids: list[str], committed_offset: int) -> list[dict]:
+        return self.group_metadata_manager.share.share_group_describe(group_ids, committed_offset)
+
+    def initialize_share_group_state(self, group_id: str, topic_partitions) -> CoordinatorResult:
+        return self.group_metadata_manager.share.initialize_share_group_state(group_id, topic_partitions)
+
+    def uninitialize_share_group_state(self, group_id: str, topic_partitions) -> CoordinatorResult:
+        return self.group_metadata_manager.share.uninitialize_share_group_state(group_id, topic_partitions)
+
+    def initialized_share_group_partitions(self, group_id: str, committed_offset: int) -> dict:
+        return self.group_metadata_manager.share.initialized_share_group_partitions(group_id, committed_offset)
 
     # ------------------------------------------------------------------ views and deletes
     def describe_group(self, group_id: str, committed_offset: int) -> dict | None:
@@ -142,7 +163,9 @@ class GroupCoordinatorShard:
         now = self.time.milliseconds()
         for group in list(self.group_metadata_manager.groups.values()):
             all_expired = self.offset_metadata_manager.cleanup_group_expired_offsets(group.group_id, records, now)
-            if all_expired and group.is_empty():
+            # Kafka's shouldExpire: an empty share group stays until DeleteGroups removes it (its share
+            # state lives on in the share coordinator).
+            if all_expired and group.is_empty() and group.type() is not GroupType.SHARE:
                 records += group.create_group_tombstone_records()
         if records:
             log.info("expired group metadata", records=len(records), partition=self.log_context)
@@ -171,6 +194,8 @@ class GroupCoordinatorShard:
             self.offset_metadata_manager.replay(offset, producer_id, record)
         elif isinstance(record.key, GroupMetadataKey):
             self.group_metadata_manager.classic.replay(record.key, record.value)
+        elif type(record.key) in SHARE_GROUP_KEYS.values():
+            self.group_metadata_manager.share.replay(record)
         else:
             self.group_metadata_manager.consumer.replay(record)
 

@@ -1,13 +1,15 @@
 """GroupMetadataManager: the groups of one ``__consumer_offsets`` partition, of every type (Kafka's
 org.apache.kafka.coordinator.group.GroupMetadataManager).
 
-Classic groups (JoinGroup/SyncGroup) and KIP-848 consumer groups (ConsumerGroupHeartbeat) share one
-namespace, so they share one map, a TimelineHashMap: a group id names one group of one type at a
-time, and reverting the shard's snapshot reverts which group a name points to. Kafka keeps both
-protocols in this one class; here each protocol's operations are a class of their own, given the
-map (``classic/classic_group_manager.py``, ``consumer_group_manager.py``), and this class keeps what
-they share: finding a group by id and type, the views across types (ListGroups, DescribeGroups),
-deleting groups, and replaying their records.
+Classic groups (JoinGroup/SyncGroup), KIP-848 consumer groups (ConsumerGroupHeartbeat) and KIP-932
+share groups (ShareGroupHeartbeat) share one namespace, so they share one map, a TimelineHashMap: a
+group id names one group of one type at a time, and reverting the shard's snapshot reverts which
+group a name points to. Kafka keeps all the protocols in this one class; here each protocol's
+operations are a class of their own, given the map (``classic/classic_group_manager.py``,
+``consumer_group_manager.py``, ``share_group_manager.py``), and this class keeps what they share:
+finding a group by id and type, the views across types (ListGroups, DescribeGroups), deleting
+groups, and replaying their records. A share group never converts: a heartbeat of another protocol
+to its id is GROUP_ID_NOT_FOUND, and so is a ShareGroupHeartbeat to a group of another type.
 
 A group id used by both protocols follows Kafka 4:
 
@@ -41,6 +43,7 @@ from kafka.coordinator.group.group import ApiError, Group, GroupType
 from kafka.coordinator.group.group_coordinator_config import GroupCoordinatorConfig
 from kafka.coordinator.group.group_coordinator_records import GroupMetadataKey
 from kafka.coordinator.group.modern.consumer.consumer_group import ConsumerGroup
+from kafka.coordinator.group.share_group_manager import ShareGroupManager
 from kafka.protocol.errors import Errors
 from kafka.timeline import LATEST_EPOCH, SnapshotRegistry, TimelineHashMap
 from kafka.utils.time import Time
@@ -58,6 +61,8 @@ class GroupMetadataManager:
         self.consumer = ConsumerGroupManager(groups=self.groups, snapshot_registry=snapshot_registry, time=time,
                                              timer=timer, config=config, log_context=log_context,
                                              topics_image=topics_image)
+        self.share = ShareGroupManager(groups=self.groups, snapshot_registry=snapshot_registry, time=time, timer=timer,
+                                       config=config, log_context=log_context, topics_image=topics_image)
         self.classic_members = ClassicMembersOfConsumerGroup(self.consumer)
         self.config = config
         self.topics_image = topics_image
@@ -68,8 +73,12 @@ class GroupMetadataManager:
     def classic_group_join(self, context, request, response_callback) -> CoordinatorResult:
         """Kafka's classicGroupJoin: to a consumer group with members, as one of its classic members;
         an empty consumer group is deleted first (its tombstones lead the batch, not replayed: the
-        group leaves the map here) and the id turns classic."""
+        group leaves the map here) and the id turns classic. A share group's id is refused
+        (INCONSISTENT_GROUP_PROTOCOL, as Kafka answers)."""
         group = self.groups.get(request.group_id)
+        if group is not None and group.type() is GroupType.SHARE:
+            response_callback(JoinGroupResult(Errors.INCONSISTENT_GROUP_PROTOCOL, ""))
+            return CoordinatorResult([])
         if isinstance(group, ConsumerGroup) and not group.is_empty():
             return self.classic_members.classic_group_join_to_consumer_group(group, context, request,
                                                                              response_callback)
@@ -195,7 +204,8 @@ class GroupMetadataManager:
 
     def describe_group(self, group_id: str, committed_offset: int) -> dict | None:
         """DescribeGroups' view of a classic group; None for a group this shard does not know, or one
-        of the consumer protocol (Kafka describes both as Dead; ConsumerGroupDescribe shows the latter)."""
+        of the consumer or share protocol (Kafka describes them as Dead, GROUP_ID_NOT_FOUND from v6;
+        ConsumerGroupDescribe and ShareGroupDescribe show the others)."""
         group = self.groups.get_at(group_id, committed_offset)
         if group is None or group.type() is not GroupType.CLASSIC:
             return None
@@ -215,6 +225,7 @@ class GroupMetadataManager:
     def on_loaded(self) -> None:
         self.classic.on_loaded()
         self.consumer.on_loaded()
+        self.share.on_loaded()
         log.info("loaded groups", partition=self.log_context, groups=len(self.groups))
 
     def on_unloaded(self) -> None:

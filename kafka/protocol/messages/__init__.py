@@ -62,6 +62,8 @@ from kafka.protocol.messages import (  # noqa: F401  (imported for their registr
     sasl_handshake,
     share_acknowledge,
     share_fetch,
+    share_group_describe,
+    share_group_heartbeat,
     sync_group,
     txn_offset_commit,
     update_raft_voter,

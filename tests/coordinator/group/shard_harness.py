@@ -18,9 +18,14 @@ from kafka.coordinator.common.runtime.coordinator_shard import TransactionResult
 from kafka.coordinator.group.consumer_group_manager import ConsumerGroupManager
 from kafka.coordinator.group.group import ApiError, GroupType
 from kafka.coordinator.group.group_coordinator_record_serde import GroupCoordinatorRecordSerde
-from kafka.coordinator.group.group_coordinator_records import GroupMetadataKey, OffsetCommitKey
+from kafka.coordinator.group.group_coordinator_records import (
+    SHARE_GROUP_KEYS,
+    GroupMetadataKey,
+    OffsetCommitKey,
+)
 from kafka.coordinator.group.offset_expiration_condition import COMMIT_TIMESTAMP_EXPIRATION
 from kafka.coordinator.group.offset_metadata_manager import NO_PRODUCER_ID, OffsetMetadataManager
+from kafka.coordinator.group.share_group_manager import ShareGroupManager
 from kafka.protocol.errors import Errors
 from kafka.timeline import LATEST_EPOCH, SnapshotRegistry, TimelineHashMap
 from kafka.utils.time import MockTime
@@ -38,6 +43,12 @@ class Config:
     consumer_group_max_size: int = 2**31 - 1
     offset_metadata_max_size: int = 4096
     offsets_retention_ms: int = 7 * 24 * 3600 * 1000
+    offset_commit_timeout_ms: int = 5000
+    share_group_session_timeout_ms: int = 45_000
+    share_group_heartbeat_interval_ms: int = 5_000
+    share_group_max_size: int = 200
+    share_group_assignment_interval_ms: int = 1000
+    share_group_initialize_retry_interval_ms: int = 30_000
 
 
 class SimpleGroup:
@@ -119,6 +130,9 @@ class Shard:
         self.consumer_groups = ConsumerGroupManager(
             groups=self.groups, snapshot_registry=self.registry, time=self.time, timer=self.timer,
             config=self.config, topics_image=lambda: self.topics)
+        self.share_groups = ShareGroupManager(
+            groups=self.groups, snapshot_registry=self.registry, time=self.time, timer=self.timer,
+            config=self.config, topics_image=lambda: self.topics)
         self.serde = GroupCoordinatorRecordSerde()
         self.log: list[tuple] = []  # ("data", producer id, key bytes, value bytes) or ("marker", producer id, result)
         self.last_written = 0
@@ -172,6 +186,8 @@ class Shard:
         elif isinstance(record.key, GroupMetadataKey):
             if record.value is None:
                 self.groups.pop(record.key.group, None)
+        elif type(record.key) in SHARE_GROUP_KEYS.values():
+            self.share_groups.replay(record)
         else:
             self.consumer_groups.replay(record)
 
@@ -200,4 +216,5 @@ class Shard:
         fresh.last_written = fresh.last_committed = offset
         fresh.registry.idempotent_create_snapshot(offset)
         fresh.consumer_groups.on_loaded()
+        fresh.share_groups.on_loaded()
         return fresh

@@ -84,4 +84,5 @@ def test_consumer_group_records_are_the_old_bytes():
 
 def test_an_unknown_key_type_is_skipped():
     assert serde.deserialize(struct.pack(">h", 4) + b"\x00\x01g", b"\x00\x00") is None  # partition metadata
-    assert serde.deserialize(struct.pack(">h", 11) + b"\x00\x01g", None) is None  # a share group's
+    assert serde.deserialize(struct.pack(">h", 9) + b"\x00\x01g", None) is None  # KIP-932's early ShareGroupPartitionMetadata
+    assert serde.deserialize(struct.pack(">h", 17) + b"\x00\x01g", None) is None  # a streams group's
