@@ -27,7 +27,8 @@ class ShareCoordinatorConfig:
     #                                                 write is one batch here, see CoordinatorRuntime)
     # snapshots
     snapshot_update_records_per_snapshot: int = 500  # share.coordinator.snapshot.update.records.per.snapshot
-    cold_partition_snapshot_interval_ms: int = 300_000  # share.coordinator.cold.partition.snapshot.interval.ms (internal)
+    # share.coordinator.cold.partition.snapshot.interval.ms (internal)
+    cold_partition_snapshot_interval_ms: int = 300_000
 
     @classmethod
     def from_kafka_config(cls, config) -> ShareCoordinatorConfig:

@@ -46,8 +46,9 @@ class Persisting:
         end_point = EndPoint("PLAINTEXT", broker.host, port or broker.port, SecurityProtocol.PLAINTEXT)
         topics = {}
         if cache_knows_coordinator:
+            leader = PartitionState(0, NODE_ID, 0, (NODE_ID,), (NODE_ID,))
             topics[SHARE_GROUP_STATE_TOPIC_NAME] = TopicMetadata(SHARE_GROUP_STATE_TOPIC_NAME, uuid.uuid4(), 1,
-                                                                 partitions=(PartitionState(0, NODE_ID, 0, (1,), (1,)),))
+                                                                 partitions=(leader,))
         self.metadata_cache.set_snapshot(topics, {NODE_ID: Broker(NODE_ID, (end_point,))}, 1)
         self.channel = InterBrokerSendThread("persister-test", 2, 2000, SYSTEM)
         self.timer = SystemTimerReaper("persister-test-reaper", SystemTimer("persister-test", time=SYSTEM))
@@ -105,7 +106,8 @@ def test_the_five_calls_round_trip_through_the_share_coordinator(coordinator, br
     assert persister.read_summary(KEY, 3).result(TIMEOUT_S).start_offset == -1
     # the coordinator was found by FindCoordinator, key type SHARE, with the share partition's key
     [find, *_] = broker.served(ApiKey.FIND_COORDINATOR)
-    assert (find.key_type, list(find.coordinator_keys)) == (2, [SharePartitionKey("g", TOPIC_ID, 0).as_coordinator_key()])
+    key = SharePartitionKey("g", TOPIC_ID, 0).as_coordinator_key()
+    assert (find.key_type, list(find.coordinator_keys)) == (2, [key])
     [write] = broker.served(ApiKey.WRITE_SHARE_GROUP_STATE)
     assert write.group_id == "g" and write.topics[0].partitions[0].start_offset == 10
 

@@ -27,8 +27,9 @@ AVAILABLE, ACKNOWLEDGED, ARCHIVED = 0, 2, 4
 
 def state_of(answer: dict) -> tuple:
     assert answer["error_code"] == Errors.NONE, answer
-    return answer["state_epoch"], answer["start_offset"], [
-        (b["first_offset"], b["last_offset"], b["delivery_state"], b["delivery_count"]) for b in answer["state_batches"]]
+    batches = [(b["first_offset"], b["last_offset"], b["delivery_state"], b["delivery_count"])
+               for b in answer["state_batches"]]
+    return answer["state_epoch"], answer["start_offset"], batches
 
 
 # ---------------------------------------------------------------------- initialize, write, read
@@ -133,7 +134,8 @@ def test_a_read_writes_a_record_only_when_the_leader_epoch_is_new(coordinator):
     coordinator.read(leader_epoch=3)
     coordinator.read(leader_epoch=3)
     [_, (_, update)] = coordinator.records()
-    assert isinstance(update.key, ShareUpdateKey) and update.value.leader_epoch == 3 and update.value.state_batches == ()
+    assert isinstance(update.key, ShareUpdateKey)
+    assert update.value.leader_epoch == 3 and update.value.state_batches == ()
 
 
 def test_a_write_from_before_an_offsets_reset_is_fenced_by_the_state_epoch(coordinator):
@@ -154,12 +156,13 @@ def test_a_topic_or_partition_the_metadata_does_not_know_is_refused(coordinator)
 
 
 def test_an_empty_group_id_or_topic_list_gets_an_empty_answer(coordinator):
-    for api_key, body in [(ApiKey.WRITE_SHARE_GROUP_STATE, dict(group_id="", topics=[dict(topic_id=TOPIC_ID, partitions=[
-            dict(partition=0)])])), (ApiKey.READ_SHARE_GROUP_STATE, dict(group_id="g", topics=[])),
-            (ApiKey.DELETE_SHARE_GROUP_STATE, dict(group_id="g", topics=[dict(topic_id=TOPIC_ID, partitions=[])]))]:
-        call = {ApiKey.WRITE_SHARE_GROUP_STATE: coordinator.service.write_state,
-                ApiKey.READ_SHARE_GROUP_STATE: coordinator.service.read_state,
-                ApiKey.DELETE_SHARE_GROUP_STATE: coordinator.service.delete_state}[api_key]
+    service = coordinator.service
+    no_group = dict(group_id="", topics=[dict(topic_id=TOPIC_ID, partitions=[dict(partition=0)])])
+    no_topics = dict(group_id="g", topics=[])
+    no_partitions = dict(group_id="g", topics=[dict(topic_id=TOPIC_ID, partitions=[])])
+    for call, api_key, body in [(service.write_state, ApiKey.WRITE_SHARE_GROUP_STATE, no_group),
+                                (service.read_state, ApiKey.READ_SHARE_GROUP_STATE, no_topics),
+                                (service.delete_state, ApiKey.DELETE_SHARE_GROUP_STATE, no_partitions)]:
         assert done(call(request(api_key, body))) == dict(results=[])
 
 

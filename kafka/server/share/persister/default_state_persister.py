@@ -86,8 +86,8 @@ class DefaultStatePersister(Persister):
             r = done.result()
             if r["error_code"] != Errors.NONE:
                 return ReadShareGroupStateResult(Errors(r["error_code"]), r["error_message"], 0, -1, [])
-            batches = [PersisterStateBatch(b["first_offset"], b["last_offset"], b["delivery_state"], b["delivery_count"])
-                       for b in r["state_batches"]]
+            batches = [PersisterStateBatch(b["first_offset"], b["last_offset"], b["delivery_state"],
+                                           b["delivery_count"]) for b in r["state_batches"]]
             return ReadShareGroupStateResult(Errors.NONE, None, r["state_epoch"], r["start_offset"], batches)
         return handle(self._send(ReadStateHandler(self.state_manager, self._share_key(key), leader_epoch)), result)
 
