@@ -177,35 +177,32 @@ class ShareCoordinatorService:
     # ------------------------------------------------------------------ the five operations
     def write_state(self, request) -> Future:
         return self._per_partition("write-share-group-state", "write share group state", request,
-                                   lambda group, topic, partition: lambda shard: shard.write_state(
-                                       group, topic, partition), check_active_first=False)
+                                   ShareCoordinatorShard.write_state, check_active_first=False)
 
     def read_state(self, request) -> Future:
         return self._per_partition("read-update-leader-epoch-state", "read share group state", request,
-                                   lambda group, topic, partition: lambda shard:
-                                   shard.read_state_and_maybe_update_leader_epoch(group, topic, partition),
+                                   ShareCoordinatorShard.read_state_and_maybe_update_leader_epoch,
                                    check_active_first=False)
 
     def read_state_summary(self, request) -> Future:
         return self._per_partition("read-share-group-state-summary", "read share group state summary", request,
-                                   lambda group, topic, partition: lambda shard: shard.read_state_summary(
-                                       group, topic, partition))
+                                   ShareCoordinatorShard.read_state_summary)
 
     def delete_state(self, request) -> Future:
         return self._per_partition("delete-share-group-state", "delete share group state", request,
-                                   lambda group, topic, partition: lambda shard: shard.delete_state(
-                                       group, topic, partition))
+                                   ShareCoordinatorShard.delete_state)
 
     def initialize_state(self, request) -> Future:
         return self._per_partition("initialize-share-group-state", "initialize share group state", request,
-                                   lambda group, topic, partition: lambda shard: shard.initialize_state(
-                                       group, topic, partition))
+                                   ShareCoordinatorShard.initialize_state)
 
-    def _per_partition(self, name: str, doing: str, request, operation, check_active_first: bool = True) -> Future:
+    def _per_partition(self, name: str, doing: str, request, operation: Callable[..., object],
+                       check_active_first: bool = True) -> Future:
         """Kafka's shape of all five: a malformed request gets an empty answer; a coordinator not started
-        gets COORDINATOR_NOT_AVAILABLE for every partition; else one write event per partition, on the
-        shard of the partition's key, and the answers combined once all are in. (Write and read check the
-        request before the coordinator, the other three after, as Kafka's do.)"""
+        gets COORDINATOR_NOT_AVAILABLE for every partition; else one write event per partition, running
+        `operation(shard, group id, topic id, partition data)` on the shard of the partition's key, and
+        the answers combined once all are in. (Write and read check the request before the coordinator,
+        the other three after, as Kafka's do.)"""
         if check_active_first and not self.is_active.is_set():
             return completed(responses.global_error_response(request, Errors.COORDINATOR_NOT_AVAILABLE,
                                                              NOT_AVAILABLE_MESSAGE))
@@ -221,7 +218,7 @@ class ShareCoordinatorService:
                 key = SharePartitionKey(request.group_id, topic.topic_id, partition.partition)
                 written = self.runtime.schedule_write_operation(
                     name, self.topic_partition_for(key), self.config.write_timeout_ms,
-                    operation(request.group_id, topic.topic_id, partition))
+                    lambda shard, t=topic.topic_id, p=partition: operation(shard, request.group_id, t, p))
                 futures.append(handle(written, lambda f, t=topic.topic_id, p=partition.partition, k=key:
                                       self._answer_or_error(f, name, doing, k, t, p)))
         return handle(all_of(futures), lambda f: responses.combine(f.result()))

@@ -57,11 +57,10 @@ class Persisting:
         self.manager = PersisterStateManager(self.channel, helper, SYSTEM, self.timer, backoff_ms=10,
                                              backoff_max_ms=40, max_attempts=max_attempts)
         self.persister = DefaultStatePersister(self.manager)
-        self.channel.start()
+        self.manager.start()
 
     def stop(self) -> None:
         self.persister.stop()
-        self.channel.shutdown()
         self.timer.shutdown()
 
 
@@ -178,3 +177,18 @@ def _closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def test_the_persister_as_the_broker_builds_it(coordinator, broker):
+    """DefaultStatePersister.instance: Kafka's backoffs, the send thread started and stopped with it."""
+    loaded(coordinator)
+    p = Persisting(broker, cache_knows_coordinator=True)
+    persister = DefaultStatePersister.instance(InterBrokerSendThread("persister", 2, 2000, SYSTEM),
+                                               p.manager.cache_helper, SYSTEM, p.timer)
+    try:
+        assert persister.initialize_state(KEY, 0, 0).result(TIMEOUT_S) == Errors.NONE
+        assert persister.state_manager.backoff_ms == 1000 and persister.state_manager.max_attempts == 5
+    finally:
+        persister.stop()
+        p.stop()
+    assert not persister.state_manager.channel.is_alive()

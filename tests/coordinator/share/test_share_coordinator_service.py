@@ -6,19 +6,23 @@ from __future__ import annotations
 
 import pytest
 
+from kafka.coordinator.share.share_coordinator_config import ShareCoordinatorConfig
 from kafka.coordinator.share.share_coordinator_records import ShareSnapshotKey, ShareUpdateKey
 from kafka.coordinator.share.share_coordinator_service import ShareCoordinatorService
+from kafka.coordinator.share.share_partition_key import SharePartitionKey
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from tests.coordinator.share.share_coordinator_harness import (
-    CONFIG,
     TOPIC_ID,
     UNKNOWN_TOPIC_ID,
     ShareCoordinator,
     batch,
     done,
+    image_with_topic,
+    only_partition,
     request,
 )
+from tests.helpers import wait_until
 
 pytestmark = pytest.mark.fast
 
@@ -193,8 +197,7 @@ def test_a_partition_not_led_here_answers_not_coordinator(coordinator):
 
 
 def test_the_key_picks_the_partition_as_kafka_does(coordinator):
-    from kafka.coordinator.share.share_partition_key import SharePartitionKey
-    service = ShareCoordinatorService(CONFIG.__class__(), coordinator.runtime, coordinator.time)
+    service = ShareCoordinatorService(ShareCoordinatorConfig(), coordinator.runtime, coordinator.time)
     service.startup()
     assert service.partition_for(SharePartitionKey("g:1", TOPIC_ID, 3)) == 5  # what Kafka 4.4 computes
     assert service.share_group_state_topic_configs() == {
@@ -228,3 +231,26 @@ def test_delete_writes_a_tombstone_and_the_state_is_gone(coordinator):
     records = len(coordinator.records())
     assert coordinator.delete()["error_code"] == Errors.NONE  # nothing to delete: nothing written
     assert len(coordinator.records()) == records
+
+
+# ---------------------------------------------------------------------- as the broker builds it
+def test_the_built_service_runs_on_its_own_threads(replica_manager, time):
+    """ShareCoordinatorService.build: share.coordinator.threads event threads, a loader thread and a timer
+    reaper; a write is answered from them, and shutdown stops them all."""
+    service = ShareCoordinatorService.build(1, ShareCoordinatorConfig(state_topic_num_partitions=1), replica_manager,
+                                            time)
+    try:
+        service.startup(lambda: 1)
+        service.on_metadata_update(None, image_with_topic())
+        service.on_election(0, 0)
+        initialize = request(ApiKey.INITIALIZE_SHARE_GROUP_STATE, dict(group_id="g", topics=[dict(
+            topic_id=TOPIC_ID, partitions=[dict(partition=0, state_epoch=0, start_offset=3)])]))
+
+        def initialized() -> bool:
+            return only_partition(service.initialize_state(initialize).result(10))["error_code"] == Errors.NONE
+        wait_until(initialized, message="the shard to load and answer")
+        summary = service.read_state_summary(request(ApiKey.READ_SHARE_GROUP_STATE_SUMMARY, dict(
+            group_id="g", topics=[dict(topic_id=TOPIC_ID, partitions=[dict(partition=0, leader_epoch=0)])])))
+        assert only_partition(summary.result(10))["start_offset"] == 3
+    finally:
+        service.shutdown()

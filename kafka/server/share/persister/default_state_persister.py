@@ -59,6 +59,16 @@ class DefaultStatePersister(Persister):
     def __init__(self, state_manager: PersisterStateManager) -> None:
         self.state_manager = state_manager
 
+    @classmethod
+    def instance(cls, channel, cache_helper, time, timer) -> DefaultStatePersister:
+        """Kafka's DefaultStatePersister.instance, as the broker builds it: `channel` an InterBrokerSendThread
+        on the inter-broker listener (started here, stopped by stop()), `cache_helper` a
+        ShareCoordinatorMetadataCacheHelperImpl, `timer` a running timer (a SystemTimerReaper) for the
+        retries' backoff, which its owner shuts down."""
+        manager = PersisterStateManager(channel, cache_helper, time, timer)
+        manager.start()
+        return cls(manager)
+
     def stop(self) -> None:
         self.state_manager.stop()
 

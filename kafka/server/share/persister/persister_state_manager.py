@@ -52,9 +52,14 @@ RETRIABLE_CLIENT_ERRORS = frozenset({Errors.NETWORK_EXCEPTION, Errors.REQUEST_TI
 
 
 class InterBrokerChannel(Protocol):
-    """What sends the requests: InterBrokerSendThread's send (callback(body or None, error) on its thread)."""
+    """What sends the requests: an InterBrokerSendThread (callback(body or None, error) on its thread),
+    which the manager starts and shuts down, as Kafka's PersisterStateManager does its SendThread."""
 
     def send(self, destination, api_key: int, body: dict, callback: Callable[[Any, Errors], None]) -> None: ...
+
+    def start(self) -> None: ...
+
+    def shutdown(self) -> None: ...
 
 
 class ShareCoordinatorMetadataCacheHelper(Protocol):
@@ -119,9 +124,13 @@ class PersisterStateManager:
         return ExponentialBackoffManager(self.max_attempts, self.backoff_ms, RETRY_BACKOFF_EXP_BASE,
                                          self.backoff_max_ms, RETRY_BACKOFF_JITTER)
 
+    def start(self) -> None:
+        self.channel.start()
+
     def stop(self) -> None:
-        """Refuse what comes next; what is in flight is answered by the channel's shutdown (a network error)."""
+        """Refuse what comes next and stop the channel. The timer is its owner's to shut down."""
         self._running = False
+        self.channel.shutdown()
 
     # ------------------------------------------------------------------ Kafka's SendThread.generateRequests
     def enqueue(self, handler: PersisterStateManagerHandler) -> None:
