@@ -215,6 +215,20 @@ _KEYS = [
               "Refuse a transactional batch for a partition not added to its transaction (KIP-890)."),
     ConfigKey("transaction.remove.expired.transaction.cleanup.interval.ms", INT, "3600000",
               "How often expired transactional ids are removed.", at_least(1)),
+    # share coordinator and __share_group_state (KIP-932): Kafka 4.4's keys and defaults (ShareCoordinatorConfig;
+    # its two internal keys, state.topic.prune.interval.ms and cold.partition.snapshot.interval.ms, keep defaults)
+    ConfigKey("share.coordinator.state.topic.num.partitions", INT, "50", "Partitions of the state topic.", at_least(1)),
+    ConfigKey("share.coordinator.state.topic.replication.factor", INT, "3", "Replication factor of the state topic.",
+              at_least(1)),
+    ConfigKey("share.coordinator.state.topic.min.isr", INT, "2", "Its min.insync.replicas.", at_least(1)),
+    ConfigKey("share.coordinator.state.topic.segment.bytes", INT, "104857600", "Segment size of __share_group_state.",
+              at_least(1)),
+    ConfigKey("share.coordinator.load.buffer.size", INT, "5242880", "Bytes read at a time when loading.", at_least(1)),
+    ConfigKey("share.coordinator.threads", INT, "1", "Threads of the share coordinator's runtime.", at_least(1)),
+    ConfigKey("share.coordinator.write.timeout.ms", INT, "5000", "How long a write waits to commit.", at_least(1)),
+    ConfigKey("share.coordinator.append.linger.ms", INT, "-1", "Accepted: each write is its own batch.", at_least(-1)),
+    ConfigKey("share.coordinator.snapshot.update.records.per.snapshot", INT, "500",
+              "Update records written for a share partition between two of its snapshots.", between(0, 500)),
     # client quotas (docs/quotas.md): the windows a client's byte rate and request time are measured over
     ConfigKey("quota.window.num", INT, "11", "Windows a client quota's rate is measured over.", at_least(1)),
     ConfigKey("quota.window.size.seconds", INT, "1", "Length of each of those windows, in seconds.",
@@ -314,8 +328,6 @@ _KEYS = [
     ConfigKey("socket.send.buffer.bytes", INT, "102400", "Accepted, not acted on."),
     ConfigKey("socket.receive.buffer.bytes", INT, "102400", "Accepted, not acted on."),
     ConfigKey("num.recovery.threads.per.data.dir", INT, "2", "Accepted, not acted on."),
-    ConfigKey("share.coordinator.state.topic.replication.factor", INT, "3", "Accepted, not acted on."),
-    ConfigKey("share.coordinator.state.topic.min.isr", INT, "2", "Accepted, not acted on."),
 ]
 CONFIG_KEYS: dict[str, ConfigKey] = {key.name: key for key in _KEYS}
 
