@@ -18,16 +18,10 @@ from abc import ABC, abstractmethod
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
-
-@dataclass(frozen=True)
-class PersisterStateBatch:
-    """A run of offsets in one state (Kafka's PersisterStateBatch). `delivery_state` is a RecordState id:
-    0 AVAILABLE, 2 ACKNOWLEDGED, 4 ARCHIVED (ACQUIRED, 1, is never persisted: a lock dies with its leader)."""
-
-    first_offset: int
-    last_offset: int
-    delivery_state: int
-    delivery_count: int
+# One class for both ends (Kafka's org.apache.kafka.server.share.persister.PersisterStateBatch): a run of
+# offsets in one state, 0 AVAILABLE, 2 ACKNOWLEDGED, 4 ARCHIVED (ACQUIRED, 1, is never persisted: a lock
+# dies with its leader). The share coordinator, a floor below, owns it; the persister speaks it.
+from kafka.coordinator.share.persister_state_batch import PersisterStateBatch
 
 
 @dataclass(frozen=True)
