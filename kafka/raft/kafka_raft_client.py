@@ -18,7 +18,8 @@ steps the core again. This core, like Kafka's, does the rest inside its own call
 and poll append to the log and flush it (log.flush) before they return, write quorum-state, and call
 the listeners (handle_commit, handle_leader_change) from poll. Only sending is left to the caller,
 through drain_outbound. A listener must therefore be quick: the QuorumController queues the work on
-its own thread and returns.
+its own thread and returns. Only the driver's thread steps the core; other threads call schedule_append,
+log_end_offset (the leader's BatchAccumulator) and resign, and read `published` (PublishedQuorumState).
 
 What KIP-595 changes from textbook Raft, and this file shows:
   * followers PULL: they send Fetch to the leader like any Kafka consumer; a Fetch carries the
@@ -33,7 +34,7 @@ What KIP-595 changes from textbook Raft, and this file shows:
 This file is the election protocol and the follower. Its collaborators, each on the raft thread
 and each handed only the state it uses (answers and events come back through callbacks or return
 values): FetchHandler (the leader's side of Fetch, with its FetchPurgatory), VoteHandler (a voter's
-answer to a Vote or a pre-vote, KIP-996), BatchAccumulator (records for the leader's next batch),
+answer to a Vote or a pre-vote, KIP-996), BatchAccumulator (the leader's next batch, in its LeaderState),
 ListenerContext (what each listener has been told), RaftSnapshots (KIP-630), RequestManager (the
 request awaited from each peer) and VoterChanges (KIP-853: the voter set the log's VotersRecords
 hold, AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter and DescribeQuorum).
@@ -51,7 +52,6 @@ from kafka.protocol.control_records import leader_change_batch
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import iter_batches
 from kafka.raft.batch import LeaderAndEpoch, NotLeaderError
-from kafka.raft.batch_accumulator import BatchAccumulator
 from kafka.raft.epoch_state import CandidateState, FollowerState, ResignedState, UnattachedState, VotedState
 from kafka.raft.fetch_handler import FetchHandler
 from kafka.raft.kafka_raft_metrics import KafkaRaftMetrics
@@ -59,6 +59,7 @@ from kafka.raft.kraft_control_record_state_machine import KRaftControlRecordStat
 from kafka.raft.leader_state import LeaderState
 from kafka.raft.listener_context import ListenerContext
 from kafka.raft.prospective_state import ProspectiveState
+from kafka.raft.published_quorum_state import PublishedQuorumState
 from kafka.raft.quorum_state import QuorumState
 from kafka.raft.quorum_state_store import QuorumStateStore
 from kafka.raft.raft_config import RaftConfig
@@ -103,7 +104,6 @@ class KafkaRaftClient:
         self._correlation_ids = itertools.count(1)
         # The one request awaited from each peer, and the peers to leave alone for a while.
         self.requests = RequestManager(config.retry_backoff_ms, config.request_timeout_ms + config.fetch_max_wait_ms)
-        self.accumulator = BatchAccumulator(config.append_linger_ms)  # leader: records for the next batch
         self._listeners = [ListenerContext(listener) for listener in listeners]
         self._shutting_down = False
         self._election_retries = 0  # elections lost in a row: the backoff doubles with each
@@ -112,9 +112,10 @@ class KafkaRaftClient:
         self.metrics = KafkaRaftMetrics()
         self.fetches = FetchHandler(log, self.quorum, config, self.metrics, self._respond)  # the leader's side
         self.votes = VoteHandler(log, self.quorum, lambda: self.voters, self._respond, self._after_leadership_lost)
-        self.voter_changes = VoterChanges(self.partition_state, self.quorum, log, self.fetches, cluster_id, config,
+        self.voter_changes = VoterChanges(self.partition_state, self.quorum, self.fetches, cluster_id, config,
                                           self._respond, self._flush_pending_appends)  # KIP-853
         self.bootstrap_ids: list[int] = []  # controller.quorum.bootstrap.servers (-2, -3, ...): fetched from first
+        self.published = PublishedQuorumState(cluster_id)  # swapped at the end of every poll, read by the other threads
 
     # ================================================================== the public face
     def register(self, listener) -> None:
@@ -125,6 +126,7 @@ class KafkaRaftClient:
         self.quorum.initialize()
         if self.quorum.is_voter and self.voters == {self.node_id} and not self.quorum.is_leader():
             self._become_candidate()  # a quorum of one elects itself at once
+        self._publish_state()
 
     @property
     def voters(self) -> frozenset[int]:
@@ -134,15 +136,13 @@ class KafkaRaftClient:
         return LeaderAndEpoch(self.quorum.leader_id, self.quorum.epoch)
 
     def log_end_offset(self) -> int:
-        """The offset the next scheduled record will get: the log end plus what waits to be appended."""
-        return self.log.end_offset() + len(self.accumulator)
+        """The offset the next scheduled record will get (any thread: the leader's accumulator, else `published`)."""
+        state = self.quorum.state  # one read of the reference the raft thread swaps
+        return state.accumulator.next_offset() if isinstance(state, LeaderState) else self.published.log_end_offset
 
     def high_watermark(self) -> int | None:
         hw = self.log.high_watermark()
         return hw if hw >= 0 else None
-
-    def is_shutting_down(self) -> bool:
-        return self._shutting_down and bool(self._outbound)
 
     def drain_outbound(self) -> list[RaftRequest | RaftResponse]:
         out, self._outbound = self._outbound, []
@@ -150,12 +150,11 @@ class KafkaRaftClient:
 
     def schedule_append(self, epoch: int, records: list[bytes]) -> int:
         """Queue records for the next batch of the log; returns the offset the last one will get.
-        Only the leader of `epoch` may append (Kafka's scheduleAppend)."""
-        state = self.quorum.state
+        Only the leader of `epoch` may append (Kafka's scheduleAppend). Any thread: into the BatchAccumulator."""
+        state = self.quorum.state  # one read of the reference the raft thread swaps
         if not isinstance(state, LeaderState) or state.epoch != epoch or self._shutting_down:
             raise NotLeaderError(f"node {self.node_id} is not the leader of epoch {epoch}")
-        self.accumulator.append(records, self.time.milliseconds())
-        return self.log_end_offset() - 1
+        return state.accumulator.append(epoch, records, self.time.milliseconds())
 
     def schedule_snapshot(self, snapshot_id: OffsetAndEpoch, records: list[bytes]) -> None:
         """Write a snapshot of the committed log below snapshot_id.offset at the next poll (KIP-630)."""
@@ -171,14 +170,12 @@ class KafkaRaftClient:
             self._resign(state)
 
     def resign(self, epoch: int) -> None:
-        """The leader of `epoch` steps down (Kafka's RaftClient.resign): the controller renounced, after a
-        fault, and another voter should lead. Records not yet appended are dropped; nothing if we no
-        longer lead that epoch."""
-        state = self.quorum.state
+        """The leader of `epoch` steps down (Kafka's RaftClient.resign), the controller having renounced after a
+        fault. Any thread: it asks, the next poll resigns (requestResign); nothing if we no longer lead `epoch`."""
+        state = self.quorum.state  # one read of the reference the raft thread swaps
         if isinstance(state, LeaderState) and state.epoch == epoch and not self._shutting_down:
             log.info("resigning at the controller's request", epoch=epoch)
-            self._resign(state)
-            self._after_leadership_lost()
+            state.request_resign()
 
     def _resign(self, state: LeaderState) -> None:
         others = [v for v in self.voters if v != self.node_id]
@@ -186,11 +183,11 @@ class KafkaRaftClient:
         self.quorum.transition_to_resigned(successors)
         for voter in others:
             self._send_request(voter, ApiKey.END_QUORUM_EPOCH, end_quorum_epoch_request(self.cluster_id, self.node_id, self.quorum.epoch, successors))
+        self._after_leadership_lost()
 
-    def raft_metrics(self) -> dict[str, object]:
-        """raft-metrics, by Kafka's names (the MetricsEndpoint exports them)."""
-        return self.metrics.values(self.quorum.leader_id, self.quorum.epoch, self.quorum.state_name(),
-                                   self.log.high_watermark(), self.log.end_offset())
+    def _publish_state(self) -> None:  # for the other threads: built whole, swapped in with one assignment
+        self.published = PublishedQuorumState.of(self.cluster_id, self.quorum, self.log,
+                                                 self.partition_state.last_voter_set(), self.metrics)
 
     # ================================================================== poll: the timers
     def poll(self) -> int:
@@ -205,16 +202,20 @@ class KafkaRaftClient:
                       ResignedState: self._poll_resigned}.get(type(state), self._poll_unattached_or_voted)
         wait = poll_state(state, now)
         self._fire_listeners()
+        self._publish_state()
         return max(0, min(wait, self.config.request_timeout_ms))
 
     def _poll_leader(self, state: LeaderState, now: int) -> int:
-        if self.accumulator.needs_drain(now):
+        if state.resign_requested:  # the controller asked (resign), as Kafka's pollLeader checks first
+            self._resign(state)
+            return 0
+        if state.accumulator.needs_drain(now):
             self._flush_pending_appends(state, now)
         for voter in state.non_acknowledging_voters():
             if self.requests.is_ready(voter, now):
                 self._send_request(voter, ApiKey.BEGIN_QUORUM_EPOCH, begin_quorum_epoch_request(self.cluster_id, self.node_id, state.epoch))
         if self.voter_changes.poll_leader(state, now):  # it removed itself, and that is committed (KIP-853)
-            self.resign(state.epoch)
+            self._resign(state)
             return 0
         # Check-quorum: a leader cut off from a majority steps down rather than lead alone forever.
         timeout = self.config.fetch_timeout_ms * 3 // 2
@@ -225,7 +226,7 @@ class KafkaRaftClient:
             self._after_leadership_lost()
             return 0
         self.fetches.complete_expired(now)
-        deadlines = [d for d in (self.fetches.next_deadline_ms(), self.accumulator.drain_deadline_ms())
+        deadlines = [d for d in (self.fetches.next_deadline_ms(), state.accumulator.drain_deadline_ms())
                      if d is not None]
         return min(deadlines, default=now + self.config.fetch_max_wait_ms) - now
 
@@ -326,15 +327,15 @@ class KafkaRaftClient:
             return
         now = self.time.milliseconds()
         epoch_start = self.log.end_offset()
-        leader = self.quorum.transition_to_leader(epoch_start)
+        leader = self.quorum.transition_to_leader(epoch_start)  # its BatchAccumulator starts at epoch_start
         self.log.initialize_leader_epoch(leader.epoch)
         # The first entry of every epoch: committing it commits everything before it.
-        self.log.append_as_leader(leader_change_batch(epoch_start, now, leader.epoch, self.node_id,
-                                                      sorted(self.voters), sorted(state.epoch_election.granting)), leader.epoch)
+        voters, granting = sorted(self.voters), sorted(state.epoch_election.granting)
+        leader.accumulator.append_control_batch(
+            lambda base_offset: leader_change_batch(base_offset, now, leader.epoch, self.node_id, voters, granting), now)
         self.voter_changes.on_elected(leader, now)
-        self.log.flush(False)
+        self._flush_pending_appends(leader, now)
         self.requests.reset_all()
-        self.accumulator.close()
         self.fetches.update_leader_high_watermark(leader, now)
         self._election_retries = 0
         self.metrics.on_election_ended(now)
@@ -351,8 +352,7 @@ class KafkaRaftClient:
     def _after_leadership_lost(self) -> None:
         """Whatever a former leader held is answered or dropped: waiting fetches get NOT_LEADER_OR_FOLLOWER
         (the followers then look for the new leader), records not yet appended are gone (their
-        writer, the controller, learns of the new leader and fails them)."""
-        self.accumulator.close()
+        writer, the controller, learns of the new leader and fails them; its closed accumulator refuses more)."""
         self.fetches.complete_all(self.time.milliseconds())
 
     def _become_follower(self, epoch: int, leader_id: int) -> None:
@@ -499,10 +499,13 @@ class KafkaRaftClient:
 
     # ------------------------------------------------------------------ appends (the leader)
     def _flush_pending_appends(self, state: LeaderState, now: int) -> None:
-        batch = self.accumulator.drain(now)
-        if batch is None:
+        batches = state.accumulator.drain(now)  # taken out under its lock; written here with none held
+        if not batches:
             return
-        info = self.log.append_as_leader(batch, state.epoch)
+        for batch in batches:
+            info = self.log.append_as_leader(batch.data, state.epoch)
+            if info.first_offset != batch.base_offset:  # an offset promised to the controller moved: a bug
+                raise RuntimeError(f"a batch promised offset {batch.base_offset} was appended at {info.first_offset}")
         self.log.flush(False)  # on disk before it can count toward a majority
         self.metrics.on_append(info.last_offset, now)
         self.fetches.update_leader_high_watermark(state, now)

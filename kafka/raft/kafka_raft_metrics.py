@@ -3,7 +3,8 @@ org.apache.kafka.raft.internals.KafkaRaftMetrics): who leads which epoch, this n
 high watermark and log end, and the average election and commit latencies over the last 100 of each.
 
 The client tells it when an election starts and ends, when it appends as leader and when the high
-watermark passes what it appended; the MetricsEndpoint reads values() through the raft driver.
+watermark passes what it appended; values() goes into the PublishedQuorumState the client swaps in
+after each poll, which is where the MetricsEndpoint reads it, never waiting for the raft thread.
 """
 
 from __future__ import annotations

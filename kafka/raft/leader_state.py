@@ -12,12 +12,16 @@ KIP-853: the voter set can change under a leader (update_voters, from the latest
 log, committed or not). A voter that leaves becomes an observer here and the majority is counted
 from the new set, which may no longer hold the leader itself. At most one change is in flight
 (is_operation_pending): the AddVoterHandler or RemoveVoterHandler that started it keeps its state here.
+
+The leadership's BatchAccumulator lives here too, as in Kafka: the controller appends to it from its
+own thread, and it is closed with this state when the leadership ends (close).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kafka.raft.batch_accumulator import BatchAccumulator
 from kafka.raft.quorum_state_store import ElectionState
 
 
@@ -35,7 +39,7 @@ class LeaderState:
     name = "Leader"
 
     def __init__(self, local_id: int, epoch: int, epoch_start_offset: int, voters: frozenset[int],
-                 now_ms: int) -> None:
+                 now_ms: int, accumulator: BatchAccumulator) -> None:
         self.local_id = local_id
         self.epoch = epoch
         self.epoch_start_offset = epoch_start_offset
@@ -48,7 +52,10 @@ class LeaderState:
         self.local_state = self.voter_states[local_id]
         self.add_voter_handler_state = None  # the one voter change in flight (KIP-853), if any
         self.remove_voter_handler_state = None
-        self.resign_requested = False  # the leader removed itself: it resigns once that is committed
+        # Asked to resign: by the controller (KafkaRaftClient.resign, from its thread), or the leader removed
+        # itself and that is committed (KIP-853). The raft thread resigns at its next poll.
+        self.resign_requested = False
+        self.accumulator = accumulator  # records waiting for the log, appended from the controller's thread
 
     @property
     def leader_id(self) -> int:
@@ -133,6 +140,10 @@ class LeaderState:
 
     def request_resign(self) -> None:
         self.resign_requested = True
+
+    def close(self) -> None:
+        """The leadership is over: what waits in the accumulator is dropped, later appends fail."""
+        self.accumulator.close()
 
     def _maybe_update_high_watermark(self) -> bool:
         ends = sorted((s.end_offset for s in self.voter_states.values()), reverse=True)

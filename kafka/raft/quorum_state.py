@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import random as random_module
 
+from kafka.raft.batch_accumulator import BatchAccumulator
 from kafka.raft.epoch_state import CandidateState, FollowerState, ResignedState, UnattachedState, VotedState
 from kafka.raft.leader_state import LeaderState
 from kafka.raft.prospective_state import ProspectiveState
@@ -90,7 +91,14 @@ class QuorumState:
     # ------------------------------------------------------------------ transitions
     def _transition(self, state) -> None:
         self.store.write_election_state(state.election_state(self.voters))
-        self.state = state
+        self._set_state(state)
+
+    def _set_state(self, state) -> None:
+        """The one place `state` changes. Other threads read it (schedule_append looks for a LeaderState and
+        its accumulator), so it is swapped in one assignment; a leadership that ends is closed."""
+        old, self.state = self.state, state
+        if isinstance(old, LeaderState) and old is not state:
+            old.close()
 
     def transition_to_unattached(self, epoch: int) -> None:
         self._transition(UnattachedState(epoch, self.random_election_deadline()))
@@ -108,7 +116,9 @@ class QuorumState:
         return state
 
     def transition_to_leader(self, epoch_start_offset: int) -> LeaderState:
-        state = LeaderState(self.local_id, self.epoch, epoch_start_offset, self.voters, self.time.milliseconds())
+        accumulator = BatchAccumulator(self.epoch, epoch_start_offset, self.config.append_linger_ms)
+        state = LeaderState(self.local_id, self.epoch, epoch_start_offset, self.voters, self.time.milliseconds(),
+                            accumulator)
         self._transition(state)
         return state
 
@@ -131,8 +141,8 @@ class QuorumState:
         # A candidate, or a leader that resigned, voted for itself in this epoch: it must not vote again.
         voted = state.voted_id if isinstance(state, VotedState) else \
             self.local_id if isinstance(state, CandidateState | ResignedState) else None
-        self.state = ProspectiveState(self.epoch, self.local_id, self.voters, leader, voted,
-                                      self.random_election_deadline())
+        self._set_state(ProspectiveState(self.epoch, self.local_id, self.voters, leader, voted,
+                                         self.random_election_deadline()))
         return self.state
 
     def can_grant_vote(self, candidate_id: int, is_log_up_to_date: bool, is_pre_vote: bool) -> bool:

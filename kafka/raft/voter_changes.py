@@ -17,8 +17,6 @@ It is handed what it uses, never the client (arrows point down; a callback is th
                             kraft.version the log holds; update_state reads new records into it
     quorum                  QuorumState (Kafka's QuorumState): the current EpochState, and the voter
                             ids it is told here (KafkaRaftClient.voters reads them from it)
-    log                     the ReplicatedLog (Kafka's ReplicatedLog, KafkaMetadataLog): where the
-                            leader appends a VotersRecord
     fetches                 FetchHandler (KafkaRaftClient's handleFetchRequest and fetchPurgatory):
                             after an append, the high watermark may move and waiting fetches are answered
     cluster_id              the cluster's id, which a voter-change request must carry if it names one
@@ -26,9 +24,9 @@ It is handed what it uses, never the client (arrows point down; a callback is th
     fetch_timeout_ms
     respond                 the client's way to answer a request (Kafka: the response future
                             KafkaRaftClient completes into a message on its channel)
-    flush_pending_appends   the client appends the records its BatchAccumulator holds first, so a
-                            VotersRecord never moves an offset already promised (Kafka's accumulator
-                            appends control records after the batches it holds)
+    flush_pending_appends   the client writes what the leader's BatchAccumulator holds to the log; a
+                            VotersRecord takes its offset in that accumulator, after the records
+                            already promised, so it never moves one (Kafka's appendVotersRecord)
 
 Time comes in as `now` with each call. The rest goes up as answers rather than calls: poll_leader
 returns True when the leader must resign (KafkaRaftClient resigns, as Kafka's pollLeader checks
@@ -61,7 +59,6 @@ from kafka.raft.raft_config import RaftConfig
 from kafka.raft.raft_message import RaftRequest
 from kafka.raft.raft_util import describe_quorum_response
 from kafka.raft.remove_voter_handler import RemoveVoterHandler
-from kafka.raft.replicated_log import ReplicatedLog
 from kafka.raft.voter_set import NO_DIRECTORY_ID, VoterSet
 
 log = structlog.get_logger("kafka.raft.KafkaRaftClient")
@@ -70,13 +67,11 @@ VOTER_CHANGE_APIS = (ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER, ApiKey.UPD
 
 
 class VoterChanges:
-    def __init__(self, partition_state: KRaftControlRecordStateMachine, quorum: QuorumState, log: ReplicatedLog,
-                 fetches: FetchHandler, cluster_id: str, config: RaftConfig,
+    def __init__(self, partition_state: KRaftControlRecordStateMachine, quorum: QuorumState, fetches: FetchHandler, cluster_id: str, config: RaftConfig,
                  respond: Callable[[RaftRequest, dict], None],
                  flush_pending_appends: Callable[[LeaderState, int], None]) -> None:
         self.partition_state = partition_state
         self.quorum = quorum
-        self.log = log
         self.fetches = fetches
         self.cluster_id = cluster_id
         self.respond = respond
@@ -108,11 +103,10 @@ class VoterChanges:
     def append_voters_record(self, state: LeaderState, voters: VoterSet, now: int) -> int:
         """The leader appends `voters` as a VotersRecord (after anything already scheduled: offsets promised
         to the controller do not move) and counts its majority from them at once; returns its offset."""
+        record = [control_record(KRAFT_VOTERS, voters_value(voters.to_voters_record()))]
+        offset = state.accumulator.append_control_batch(
+            lambda base_offset: control_batch(base_offset, now, state.epoch, record), now)
         self.flush_pending_appends(state, now)
-        offset = self.log.end_offset()
-        batch = control_batch(offset, now, state.epoch, [control_record(KRAFT_VOTERS, voters_value(voters.to_voters_record()))])
-        self.log.append_as_leader(batch, state.epoch)
-        self.log.flush(False)
         self.update_state()
         self.fetches.update_leader_high_watermark(state, now)
         self.fetches.complete_all(now)
@@ -124,12 +118,11 @@ class VoterChanges:
         partition = self.partition_state
         if partition.last_kraft_version() < 1 or partition.last_voter_set_offset() != -1:
             return
-        offset = self.log.end_offset()
-        voters = partition.last_voter_set()
-        self.log.append_as_leader(control_batch(offset, now, state.epoch, [
-            control_record(KRAFT_VERSION, kraft_version_value(partition.last_kraft_version())),
-            control_record(KRAFT_VOTERS, voters_value(voters.to_voters_record()))]), state.epoch)
-        self.log.flush(False)
+        records = [control_record(KRAFT_VERSION, kraft_version_value(partition.last_kraft_version())),
+                   control_record(KRAFT_VOTERS, voters_value(partition.last_voter_set().to_voters_record()))]
+        state.accumulator.append_control_batch(
+            lambda base_offset: control_batch(base_offset, now, state.epoch, records), now)
+        self.flush_pending_appends(state, now)
         self.update_state()
 
     # ------------------------------------------------------------------ requests

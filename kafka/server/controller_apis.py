@@ -117,8 +117,8 @@ class ControllerApis(ApiRequestHandler):
     def handle_describe_cluster(self, request: Request) -> None:
         """DescribeCluster on the controller listener (KIP-919): the cluster id, the active controller, and
         the voters where they listen -- what `kafka-metadata-quorum --bootstrap-controller` asks first."""
-        cluster_id, leader, voters = self.raft_driver.call(
-            lambda client: (client.cluster_id, client.quorum.leader_id, client.partition_state.last_voter_set()))
+        quorum = self.raft_driver.published  # as the raft thread last published it: no waiting for that thread
+        cluster_id, leader, voters = quorum.cluster_id, quorum.leader_id, quorum.voters
         body = dict(throttle_time_ms=0, error_code=Errors.NONE, error_message=None, cluster_id=cluster_id,
                     controller_id=-1 if leader is None else leader,
                     brokers=[dict(broker_id=i, host=host, port=port, rack=None)

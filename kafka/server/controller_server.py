@@ -89,7 +89,7 @@ class ControllerServer:
             self.config, self.time, self.request_channel, self.socket_server,
             handler_idle_ns=lambda: [h.idle_time_ns for h in pool.handlers],
             controller_values=self.controller.metrics_values,
-            raft_values=lambda: shared.raft_driver.call(lambda client: client.raft_metrics()))
+            raft_values=lambda: dict(shared.raft_driver.published.raft_metrics))
         self.metrics_endpoint.startup()
 
     def shutdown(self) -> None:

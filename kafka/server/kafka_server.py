@@ -462,7 +462,7 @@ class KafkaServer:
 
     def _raft_metrics(self) -> dict[str, object]:
         driver = getattr(self.shared, "raft_driver", None)
-        return driver.call(lambda client: client.raft_metrics()) if driver is not None else {}
+        return dict(driver.published.raft_metrics) if driver is not None else {}
 
     def _transaction_coordinator(self) -> TransactionCoordinator:
         """Kafka's TransactionCoordinator.apply: the state manager over our ReplicaManager, and the

@@ -92,27 +92,26 @@ class SharedServer:
         provenance = image.provenance
         snapshot_id = OffsetAndEpoch(provenance.last_contained_offset + 1, provenance.last_contained_epoch)
         records = [serialize(r) for r in image.write()]
-        self.raft_driver.call(lambda client: client.schedule_snapshot(snapshot_id, records))
+        self.raft_driver.submit(lambda client: client.schedule_snapshot(snapshot_id, records))
 
     def register_raft_listener(self, listener) -> None:
-        self.raft_driver.call(lambda client: client.register(listener))
+        self.raft_driver.register(listener)
 
     def start(self) -> None:
-        self.raft_driver.call(lambda client: client.initialize())
-        self.raft_driver.start()
-        voters = self.raft_driver.call(lambda client: sorted(client.voters))
+        self.raft_driver.start()  # initializes the raft client, then starts the raft thread
+        voters = self.raft_driver.published.voter_ids()
         role = "voter" if self.config.node_id in voters else "observer"
         log.info("joined the metadata quorum", role=role, voters=voters, cluster_id=self.cluster_id)
 
     # ------------------------------------------------------------------ what the others ask
+    # From the state the raft thread published after its last turn: never waiting for that thread.
     def leader_id(self) -> int | None:
         """The active controller: the leader of the metadata quorum, if one is known."""
-        return self.raft_driver.call(lambda client: client.leader_and_epoch().leader_id)
+        return self.raft_driver.published.leader_id
 
     def voter_endpoint(self, voter_id: int) -> tuple[str, int] | None:
         """Where a voter listens, from the latest voter set (KIP-853: controllers come and go)."""
-        return self.raft_driver.call(lambda client: client.partition_state.last_voter_set().endpoint(
-            voter_id, self.config.controller_listener_name))
+        return self.raft_driver.published.voter_endpoint(voter_id, self.config.controller_listener_name)
 
     def shutdown(self) -> None:
         if hasattr(self, "raft_driver"):

@@ -63,7 +63,9 @@ def test_a_leader_that_resigns_tells_the_voters_and_a_new_epoch_begins():
     epoch = leader.client.quorum.epoch
     leader.client.resign(epoch - 1)  # not the epoch it leads: nothing happens
     assert leader.client.quorum.is_leader()
-    leader.client.resign(epoch)
+    leader.client.resign(epoch)  # from the controller's thread: it asks, and the next poll resigns (requestResign)
+    assert leader.client.quorum.is_leader()
+    leader.client.poll()
     assert not leader.client.quorum.is_leader()
     assert {m.destination_id for m in leader.client.drain_outbound() if m.api_key == ApiKey.END_QUORUM_EPOCH} == \
         {n for n in sim.voter_ids if n != leader.node_id}
