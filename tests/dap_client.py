@@ -66,14 +66,16 @@ class DapClient:
         with self._lock:
             self._seq += 1
             seq = self._seq
-        body = json.dumps({"seq": seq, "type": "request", "command": command, "arguments": arguments}).encode()
+        body = json.dumps({"seq": seq, "type": "request", "command": command,
+                           "arguments": arguments}).encode()
         self.sock.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         return seq
 
     # ------------------------------------------------------------------ waiting
 
     def response(self, seq: int) -> dict[str, Any]:
-        wait_until(lambda: seq in self.responses, timeout=self.timeout, message=f"the DAP response to request {seq}")
+        wait_until(lambda: seq in self.responses, timeout=self.timeout,
+                   message=f"the DAP response to request {seq}")
         answer = self.responses[seq]
         assert answer["success"], f"{answer['command']} failed: {answer.get('message')}"
         return answer.get("body") or {}
@@ -87,7 +89,8 @@ class DapClient:
 
         def seen() -> bool:
             with self._lock:
-                found[:] = [e.get("body") or {} for e in self.events if e["event"] == name and where(e.get("body") or {})]
+                found[:] = [e.get("body") or {} for e in self.events if e["event"] == name
+                            and where(e.get("body") or {})]
             return bool(found)
 
         wait_until(seen, timeout=timeout or self.timeout, message=f"the DAP event {name!r}")

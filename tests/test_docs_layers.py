@@ -70,7 +70,8 @@ def test_every_package_is_in_the_layers_contract_or_said_to_be_outside():
     assert not set(layers) & set(OUTSIDE), "a package is both in the contract and OUTSIDE"
     assert packages_under_kafka() == set(layers) | set(OUTSIDE), (
         "kafka/ has packages the layers contract does not order (add them to pyproject.toml, or to OUTSIDE "
-        f"with the reason): {sorted(packages_under_kafka() - set(layers) - set(OUTSIDE))}; the contract names "
+        f"with the reason): {sorted(packages_under_kafka() - set(layers) - set(OUTSIDE))}; the contract "
+        "names "
         f"missing ones: {sorted(set(layers) - packages_under_kafka())}")
 
 

@@ -149,7 +149,8 @@ def time_defaults(tree: ast.AST) -> list[str]:
                 args = child.args
                 positional = args.posonlyargs + args.args
                 defaulted = positional[len(positional) - len(args.defaults):]
-                defaulted += [arg for arg, default in zip(args.kwonlyargs, args.kw_defaults, strict=True) if default]
+                defaulted += [arg for arg, default in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+                              if default]
                 name = getattr(child, "name", "<lambda>")
                 if any(arg.arg == "time" for arg in defaulted):
                     found.append(f"{scope}{name}")

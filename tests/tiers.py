@@ -9,9 +9,10 @@ would. The tiers are split where they cannot disturb each other:
 - **python**: everything else, the unit tests, in-process and multi-process brokers, clusters, the
   labs, and the nemesis, the only tests that use fixed ports (`make cluster`'s) or network namespaces.
 
-Each tier gets its own --basetemp, so neither cleans up the other's directories. The python tier prints
-as it goes; the jvm tier's output is kept in a file and printed once it ends. The exit status is the
-first non-zero of the two (a tier in which ``-k`` selects nothing passes). Extra arguments are passed to both pytest runs (``-x``, ``-k ...``).
+Each tier gets its own --basetemp, so neither cleans up the other's directories. The python tier prints as it
+goes; the jvm tier's output is kept in a file and printed once it ends. The exit status is the first non-zero
+of the two (a tier in which ``-k`` selects nothing passes). Extra arguments are passed to both pytest runs
+(``-x``, ``-k ...``).
 
     .venv/bin/python -m tests.tiers            # what make test runs
 """

@@ -180,12 +180,14 @@ class ProducerConfig(ClientConfig):
         if in_flight > MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_FOR_IDEMPOTENCE:
             conflicts.append(("max.in.flight.requests.per.connection",
                               f"must set max.in.flight.requests.per.connection to at most "
-                              f"{MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_FOR_IDEMPOTENCE} to use the idempotent producer"))
+                              f"{MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_FOR_IDEMPOTENCE} to use the "
+                              "idempotent producer"))
         if not conflicts:
             return
         key, message = conflicts[0]
         if user_configured_idempotence:
             raise ConfigError(f"invalid value {self.values[key]!r} for config {key!r}: {message} "
                               f"(enable.idempotence=true)")
-        log.info("idempotence will be disabled", because=", ".join(f"{k}={self.values[k]}" for k, _ in conflicts))
+        log.info("idempotence will be disabled",
+                 because=", ".join(f"{k}={self.values[k]}" for k, _ in conflicts))
         self.values["enable.idempotence"] = False

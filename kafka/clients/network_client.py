@@ -128,9 +128,11 @@ class NetworkClient:
         best, best_load = None, None
         for node in nodes:
             state = self.connection_states.state(node.node_id)
-            if state == ConnectionState.DISCONNECTED and not self.connection_states.can_connect(node.node_id, now_ms):
+            if state == ConnectionState.DISCONNECTED and not self.connection_states.can_connect(node.node_id,
+                                                                                                now_ms):
                 continue
-            load = self.in_flight_requests.count(node.node_id) + (0 if state == ConnectionState.READY else 1000)
+            load = self.in_flight_requests.count(node.node_id) + (0 if state == ConnectionState.READY
+                                                                  else 1000)
             if best_load is None or load < best_load:
                 best, best_load = node, load
         return best
@@ -190,12 +192,14 @@ class NetworkClient:
     def _choose_version(self, request: ClientRequest) -> int:
         """The highest version both we and this broker speak (KIP-35)."""
         api = APIS[request.api_key]
-        ours_max = min(api.max_version, request.max_version if request.max_version is not None else api.max_version)
+        ours_max = min(api.max_version, request.max_version if request.max_version is not None
+                       else api.max_version)
         if request.api_key == ApiKey.API_VERSIONS:
             return ours_max
         theirs = self.api_versions.get(request.node_id, {}).get(request.api_key)
         if theirs is None:
-            raise KafkaError(Errors.UNSUPPORTED_VERSION, f"node {request.node_id} does not support {api.name}")
+            raise KafkaError(Errors.UNSUPPORTED_VERSION,
+                             f"node {request.node_id} does not support {api.name}")
         low, high = max(api.min_version, theirs[0]), min(ours_max, theirs[1])
         if low > high:
             raise KafkaError(Errors.UNSUPPORTED_VERSION,
@@ -262,7 +266,8 @@ class NetworkClient:
         try:
             interest = channel.handshake()
         except SslAuthenticationError as e:
-            log.warning("TLS handshake with the broker failed", node=str(self.node(channel.node_id)), error=str(e))
+            log.warning("TLS handshake with the broker failed", node=str(self.node(channel.node_id)),
+                        error=str(e))
             self._fail_node(channel.node_id, now_ms, str(e))
             return
         except OSError as e:  # the broker hung up mid-handshake
@@ -299,7 +304,8 @@ class NetworkClient:
                 self._send_api_versions_request(node_id, theirs.max_version, self.time.hi_res_clock_ms())
                 return
         if body.error_code != Errors.NONE:
-            self._close_channel(node_id, self.time.hi_res_clock_ms(), f"ApiVersions failed: {body.error_code}")
+            self._close_channel(node_id, self.time.hi_res_clock_ms(),
+                                f"ApiVersions failed: {body.error_code}")
             return
         self.api_versions[node_id] = {k.api_key: (k.min_version, k.max_version) for k in body.api_keys}
         if self._sasl is not None and ApiKey.SASL_HANDSHAKE not in self.api_versions[node_id]:
@@ -370,7 +376,8 @@ class NetworkClient:
             body = {"topics": None if topics is None else [{"name": t} for t in topics],
                     "allow_auto_topic_creation": self.allow_auto_topic_creation}
             self._metadata_fetch_in_progress = True
-            self._do_send(ClientRequest(node.node_id, ApiKey.METADATA, body, callback=self._handle_metadata_response,
+            self._do_send(ClientRequest(node.node_id, ApiKey.METADATA, body,
+                                        callback=self._handle_metadata_response,
                                         timeout_ms=self.request_timeout_ms), now_ms)
             return self.request_timeout_ms
         if self.connection_states.can_connect(node.node_id, now_ms):
@@ -394,7 +401,9 @@ class NetworkClient:
             now_ms = self.time.hi_res_clock_ms()
             metadata_timeout = self._maybe_update_metadata(now_ms)
             self._send_unsent(now_ms)
-            timeout = 0 if self._completed else max(0, min(timeout_ms, metadata_timeout, self.request_timeout_ms))
+            timeout = 0 if self._completed else max(0,
+                                                    min(timeout_ms, metadata_timeout,
+                                                        self.request_timeout_ms))
             for key, mask in self.selector.select(timeout / 1000):
                 now_ms = self.time.hi_res_clock_ms()
                 if key.data is None:
@@ -477,7 +486,8 @@ class NetworkClient:
                 while queue and now_ms - queue[0].created_ms > queue[0].timeout_ms:
                     request = queue.popleft()
                     self._completed.append(ClientResponse(request, received_ms=now_ms, timed_out=True,
-                                                          error=KafkaTimeoutError("request was not sent in time")))
+                                                          error=KafkaTimeoutError("request was not sent in "
+                                                                                  "time")))
 
     def _close_channel(self, node_id: int, now_ms: int, reason: str, timed_out: bool = False) -> None:
         """A broken connection fails everything in flight on it; metadata may be stale, so refresh."""
@@ -539,7 +549,8 @@ class NetworkClient:
         """Refresh the metadata now and wait for the answer."""
         version = self.metadata.request_update()
         if not self.poll_until(lambda: self.metadata.update_version > version, timeout_ms):
-            raise KafkaTimeoutError(f"no metadata from {list(self._bootstrap_nodes.values())} within {timeout_ms} ms")
+            raise KafkaTimeoutError(f"no metadata from {list(self._bootstrap_nodes.values())} within "
+                                    f"{timeout_ms} ms")
 
     def has_pending(self) -> bool:
         with self._unsent_lock:

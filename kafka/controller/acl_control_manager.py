@@ -50,14 +50,16 @@ class AclControlManager:
         results: list[dict] = []
         pending: set[StandardAcl] = set()
         for c in creations:
-            binding = AclBinding.of(c.resource_type, c.resource_name, c.get("resource_pattern_type", 3), c.principal,
+            binding = AclBinding.of(c.resource_type, c.resource_name, c.get("resource_pattern_type", 3),
+                                    c.principal,
                                     c.host, c.operation, c.permission_type)
             try:
                 validate_new_acl(binding)
                 acl = StandardAcl.from_binding(binding)
                 if acl not in self.existing_acls and acl not in pending:
                     if len(records) >= MAX_RECORDS_PER_USER_OP:
-                        raise AclError(f"Cannot create more than {MAX_RECORDS_PER_USER_OP} acls in a single request.")
+                        raise AclError(f"Cannot create more than {MAX_RECORDS_PER_USER_OP} acls in a single "
+                                       "request.")
                     pending.add(acl)
                     records.append(acl.to_record(self._new_acl_id(records)))
             except AclError as e:
@@ -80,18 +82,21 @@ class AclControlManager:
         results: list[dict] = []
         for f in filters:
             acl_filter = AclBindingFilter.of(f.resource_type_filter, f.resource_name_filter,
-                                             f.get("pattern_type_filter", 3), f.principal_filter, f.host_filter,
+                                             f.get("pattern_type_filter", 3), f.principal_filter,
+                                             f.host_filter,
                                              f.operation, f.permission_type)
             try:
                 matched = self._matching(acl_filter)
                 if len(removed) + len(matched) > MAX_RECORDS_PER_USER_OP:
-                    raise AclError(f"Cannot remove more than {MAX_RECORDS_PER_USER_OP} acls in a single delete "
+                    raise AclError(f"Cannot remove more than {MAX_RECORDS_PER_USER_OP} acls in a single "
+                                   "delete "
                                    "operation.")
             except AclError as e:
                 results.append(dict(error_code=e.error, error_message=str(e), matching_acls=[]))
                 continue
             for acl_id, _ in matched:
-                removed.setdefault(acl_id, record(MetadataRecordType.REMOVE_ACCESS_CONTROL_ENTRY_RECORD, id=acl_id))
+                removed.setdefault(acl_id,
+                                   record(MetadataRecordType.REMOVE_ACCESS_CONTROL_ENTRY_RECORD, id=acl_id))
             results.append(dict(error_code=Errors.NONE, error_message=None,
                                 matching_acls=[matching_acl(acl) for _, acl in matched]))
         return list(removed.values()), dict(throttle_time_ms=0, filter_results=results)
@@ -119,7 +124,8 @@ class AclControlManager:
 def validate_new_acl(binding: AclBinding) -> None:
     """Kafka's AclApis checks (the cluster's name, an empty name), then AclControlManager.validateNewAcl."""
     pattern, entry = binding.pattern, binding.entry
-    if pattern.resource_type == ResourceType.CLUSTER and pattern.name != CLUSTER_NAME:  # Kafka's AclApis first
+    # Kafka's AclApis first
+    if pattern.resource_type == ResourceType.CLUSTER and pattern.name != CLUSTER_NAME:
         raise AclError(f"The only valid name for the CLUSTER resource is {CLUSTER_NAME}")
     if not pattern.name:
         raise AclError("Invalid empty resource name")
@@ -133,7 +139,8 @@ def validate_new_acl(binding: AclBinding) -> None:
         raise AclError(f"Invalid permissionType {entry.permission_type.name}")
     kind, colon, name = entry.principal.partition(":")
     if not colon or not kind or not name:
-        raise AclError(f"Could not parse principal from `{entry.principal}` (no colon is present separating the "
+        raise AclError(f"Could not parse principal from `{entry.principal}` (no colon is present separating "
+                       "the "
                        "principal type from the principal name)")
 
 
@@ -147,6 +154,7 @@ def matching_acl(acl: StandardAcl) -> dict:
 def not_controller_acls_response(request) -> dict:
     """CreateAcls' or DeleteAcls' answer from a controller that is not the active one."""
     if hasattr(request, "creations"):
-        return dict(throttle_time_ms=0, results=[dict(error_code=Errors.NOT_CONTROLLER) for _ in request.creations])
+        return dict(throttle_time_ms=0,
+                    results=[dict(error_code=Errors.NOT_CONTROLLER) for _ in request.creations])
     return dict(throttle_time_ms=0, filter_results=[dict(error_code=Errors.NOT_CONTROLLER, matching_acls=[])
                                                     for _ in request.filters])

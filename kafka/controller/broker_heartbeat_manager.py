@@ -30,7 +30,8 @@ class BrokerHeartbeatManager:
         return broker_id in self.heard_from and last is not None and now_ms - last < self.session_timeout_ms
 
     def expired(self, now_ms: int) -> list[int]:
-        return sorted(b for b, last in self.last_contact_ms.items() if now_ms - last >= self.session_timeout_ms)
+        return sorted(b for b, last in self.last_contact_ms.items()
+                      if now_ms - last >= self.session_timeout_ms)
 
     def reset(self, broker_ids, now_ms: int) -> None:
         self.last_contact_ms = {b: now_ms for b in broker_ids}

@@ -57,7 +57,8 @@ class ClientQuotaControlManager:
                 if entity in seen:
                     raise ClientQuotaError(f"Ignoring duplicate entity {_describe(entity)}")
                 seen.add(entity)
-                records += self._alter_entity(entity, [(op.key, None if op.remove else op.value) for op in entry.ops])
+                records += self._alter_entity(entity,
+                                              [(op.key, None if op.remove else op.value) for op in entry.ops])
             except ClientQuotaError as e:
                 result.update(error_code=e.error, error_message=str(e))
             results.append(result)
@@ -93,7 +94,8 @@ class ClientQuotaControlManager:
         types = [t for t, _ in pairs]
         for entity_type, name in pairs:
             if types.count(entity_type) > 1:
-                raise ClientQuotaError(f"Invalid empty client quota entity, duplicate entity entry {entity_type}")
+                raise ClientQuotaError("Invalid empty client quota entity, duplicate entity entry "
+                                       f"{entity_type}")
             if entity_type not in (USER, CLIENT_ID, IP):
                 raise ClientQuotaError(f"Unhandled client quota entity type: {entity_type}")
             if name is not None and not name:

@@ -50,7 +50,8 @@ class ClusterControlManager:
     # ------------------------------------------------------------------ questions
     def usable_brokers(self) -> dict[int, str | None]:
         """Brokers that may lead or be placed on: registered, unfenced, not shutting down (id -> rack)."""
-        return {b.broker_id: b.rack for b in self.brokers.values() if not b.fenced and not b.in_controlled_shutdown}
+        return {b.broker_id: b.rack for b in self.brokers.values() if not b.fenced
+                and not b.in_controlled_shutdown}
 
     def is_usable(self, broker_id: int) -> bool:
         b = self.brokers.get(broker_id)
@@ -63,7 +64,8 @@ class ClusterControlManager:
         if b is None:
             raise StaleBrokerEpochError(f"no broker registration found for broker id {broker_id}")
         if b.epoch != broker_epoch:
-            raise StaleBrokerEpochError(f"expected broker epoch {b.epoch}, but got broker epoch {broker_epoch}")
+            raise StaleBrokerEpochError(f"expected broker epoch {b.epoch}, but got broker epoch "
+                                        f"{broker_epoch}")
 
     def counts(self) -> tuple[int, int]:
         """(unfenced, fenced)."""
@@ -72,13 +74,15 @@ class ClusterControlManager:
 
     # ------------------------------------------------------------------ records to write
     def register_broker_record(self, request, broker_epoch: int) -> ApiMessageAndVersion:
-        return record(T.REGISTER_BROKER_RECORD, broker_id=request.broker_id, incarnation_id=request.incarnation_id,
+        return record(T.REGISTER_BROKER_RECORD, broker_id=request.broker_id,
+                      incarnation_id=request.incarnation_id,
                       broker_epoch=broker_epoch, rack=request.get("rack"), fenced=True,
                       end_points=[dict(name=listener.name, host=listener.host, port=listener.port,
                                        security_protocol=listener.security_protocol)
                                   for listener in request.listeners],
                       features=[dict(name=f.name, min_supported_version=f.min_supported_version,
-                                     max_supported_version=f.max_supported_version) for f in request.features])
+                                     max_supported_version=f.max_supported_version)
+                                     for f in request.features])
 
     def fence_record(self, broker_id: int) -> ApiMessageAndVersion:
         b = self.brokers[broker_id]
@@ -97,7 +101,8 @@ class ClusterControlManager:
 
     # ------------------------------------------------------------------ replay
     def replay_register_broker(self, r) -> None:
-        self.brokers[r.broker_id] = BrokerInfo(r.broker_id, r.broker_epoch, r.incarnation_id, r.rack, r.fenced,
+        self.brokers[r.broker_id] = BrokerInfo(r.broker_id, r.broker_epoch, r.incarnation_id, r.rack,
+                                               r.fenced,
                                                r.get("in_controlled_shutdown", False))
 
     def replay_unregister_broker(self, r) -> None:

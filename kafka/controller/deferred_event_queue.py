@@ -22,7 +22,8 @@ from concurrent.futures import Future
 
 class DeferredEventQueue:
     def __init__(self) -> None:
-        self._waiting: deque[tuple[int, Future, object]] = deque()  # (offset, future, response), offsets ascending
+        # (offset, future, response), offsets ascending
+        self._waiting: deque[tuple[int, Future, object]] = deque()
 
     def __len__(self) -> int:
         return len(self._waiting)

@@ -43,7 +43,8 @@ class KafkaEventQueue:
         if self._thread is not None:
             self._thread.start()
 
-    def append(self, name: str, event: Callable[[], None], on_rejected: Callable[[], None] | None = None) -> None:
+    def append(self, name: str, event: Callable[[], None],
+               on_rejected: Callable[[], None] | None = None) -> None:
         """Run `event` on the controller thread; if the queue closes first, run `on_rejected` instead."""
         with self._cond:
             if not self._closed:
@@ -121,7 +122,8 @@ class KafkaEventQueue:
         for name, _, on_rejected in rejected:
             _reject(name, on_rejected)
         if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout=join_timeout_s)  # a long event may still run: shutdown does not wait for it
+            # a long event may still run: shutdown does not wait for it
+            self._thread.join(timeout=join_timeout_s)
 
 
 def _reject(name: str, on_rejected: Callable[[], None] | None) -> None:

@@ -31,7 +31,8 @@ class PartitionReassignmentReplicas:
     @classmethod
     def start(cls, current: tuple[int, ...], target: tuple[int, ...]) -> PartitionReassignmentReplicas:
         merged = tuple(target) + tuple(r for r in current if r not in target)
-        return cls(merged, tuple(r for r in target if r not in current), tuple(r for r in current if r not in target))
+        return cls(merged, tuple(r for r in target if r not in current),
+                   tuple(r for r in current if r not in target))
 
     @property
     def target(self) -> tuple[int, ...]:

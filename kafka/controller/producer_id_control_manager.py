@@ -50,10 +50,12 @@ class ProducerIdControlManager:
         self.cluster.check_broker_epoch(broker_id, broker_epoch)
         first = self.next_producer_id
         if first > INT64_MAX - PRODUCER_ID_BLOCK_SIZE:
-            raise ProducerIdsExhaustedError("exhausted all producer ids: the next block's end would exceed the "
+            raise ProducerIdsExhaustedError("exhausted all producer ids: the next block's end would exceed "
+                                            "the "
                                             "int64 type limit")
         block = ProducerIdsBlock(broker_id, first, PRODUCER_ID_BLOCK_SIZE)
-        producer_ids = record(MetadataRecordType.PRODUCER_IDS_RECORD, broker_id=broker_id, broker_epoch=broker_epoch,
+        producer_ids = record(MetadataRecordType.PRODUCER_IDS_RECORD, broker_id=broker_id,
+                              broker_epoch=broker_epoch,
                               next_producer_id=block.next_block_first_id)
         return ControllerResult([producer_ids], block)
 

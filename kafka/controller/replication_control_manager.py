@@ -127,7 +127,8 @@ def partition_change(topic_id: uuid.UUID, partition_id: int, current: PartitionR
     new_leader = leader if leader is not None and leader != current.leader else NO_LEADER_CHANGE
     if all(v is None for v in fields.values()) and new_leader == NO_LEADER_CHANGE:
         return None
-    return record(T.PARTITION_CHANGE_RECORD, partition_id=partition_id, topic_id=topic_id, leader=new_leader, **fields)
+    return record(T.PARTITION_CHANGE_RECORD, partition_id=partition_id, topic_id=topic_id, leader=new_leader,
+                  **fields)
 
 
 class ReplicationControlManager:
@@ -161,7 +162,8 @@ class ReplicationControlManager:
         names = Counter(t.name for t in request.topics)
         for t in request.topics:
             if names[t.name] > 1:
-                results.append(create_topics_error(t.name, Errors.INVALID_REQUEST, "duplicate topic name in the request"))
+                results.append(create_topics_error(t.name, Errors.INVALID_REQUEST,
+                                                   "duplicate topic name in the request"))
                 continue
             try:
                 topic_records, result = self.create_topic(t, pending)
@@ -191,12 +193,15 @@ class ReplicationControlManager:
             partitions = self.default_partitions if t.num_partitions == -1 else t.num_partitions
             replication = self.default_replication_factor if t.replication_factor == -1 else t.replication_factor
             if replication <= 0:
-                raise ReplicationError(Errors.INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0, "
+                raise ReplicationError(Errors.INVALID_REPLICATION_FACTOR,
+                                       "Replication factor must be larger than 0, "
                                        "or -1 to use the default value.")
             if partitions <= 0:
-                raise ReplicationError(Errors.INVALID_PARTITIONS, "Number of partitions was set to an invalid "
+                raise ReplicationError(Errors.INVALID_PARTITIONS,
+                                       "Number of partitions was set to an invalid "
                                        "non-positive value.")
-            if partitions > MAX_PARTITIONS_PER_BATCH:  # a caller that skipped validate_total_number_of_partitions
+            # a caller that skipped validate_total_number_of_partitions
+            if partitions > MAX_PARTITIONS_PER_BATCH:
                 raise ReplicationError(Errors.POLICY_VIOLATION, EXCESSIVE_PARTITIONS_MESSAGE)
             try:
                 placements = place(0, partitions, replication, usable, start_offset=len(self.topics_by_id))
@@ -228,7 +233,8 @@ class ReplicationControlManager:
                                    "partitions should be a consecutive 0-based integer sequence")
         return [by_index[i] for i in range(len(by_index))]
 
-    def _validate_manual_assignment(self, index: int, replicas: list[int], replication_factor: int | None) -> None:
+    def _validate_manual_assignment(self, index: int, replicas: list[int],
+                                    replication_factor: int | None) -> None:
         """Kafka's validateManualPartitionAssignment: not empty, each broker registered and named once,
         as many replicas as the topic's other partitions, at least one of them usable to lead. It
         stops at the first bad broker, so a list of 100,000 ids costs no more than it took to send."""
@@ -237,23 +243,27 @@ class ReplicationControlManager:
                                    "The manual partition assignment includes an empty replica list.")
         if replication_factor is not None and len(replicas) != replication_factor:
             raise ReplicationError(Errors.INVALID_REPLICA_ASSIGNMENT, (
-                f"The manual partition assignment includes a partition with {len(replicas)} replica(s), but this "
+                f"The manual partition assignment includes a partition with {len(replicas)} replica(s), but "
+                "this "
                 f"is not consistent with previous partitions, which have {replication_factor} replica(s)."))
         seen: set[int] = set()
         for broker_id in replicas:
             if broker_id not in self.cluster.brokers:
                 raise ReplicationError(Errors.INVALID_REPLICA_ASSIGNMENT, (
-                    f"The manual partition assignment includes broker {broker_id}, but no such broker is registered."))
+                    f"The manual partition assignment includes broker {broker_id}, but no such broker is "
+                    "registered."))
             if broker_id in seen:
                 raise ReplicationError(Errors.INVALID_REPLICA_ASSIGNMENT, (
                     f"The manual partition assignment includes the broker {broker_id} more than once."))
             seen.add(broker_id)
         if not any(self.cluster.is_usable(b) for b in replicas):
             raise ReplicationError(Errors.INVALID_REPLICA_ASSIGNMENT, (
-                f"All brokers specified in the manual partition assignment for partition {index} are fenced or "
+                f"All brokers specified in the manual partition assignment for partition {index} are fenced "
+                "or "
                 "in controlled shutdown."))
 
-    def _partition_record(self, topic_id: uuid.UUID, partition_id: int, replicas: list[int]) -> ApiMessageAndVersion:
+    def _partition_record(self, topic_id: uuid.UUID, partition_id: int,
+                          replicas: list[int]) -> ApiMessageAndVersion:
         """A new partition: its usable replicas are the ISR, the first of them leads."""
         isr = [b for b in replicas if self.cluster.is_usable(b)] or replicas
         return record(T.PARTITION_RECORD, partition_id=partition_id, topic_id=topic_id, replicas=replicas,
@@ -265,7 +275,8 @@ class ReplicationControlManager:
         counts = Counter(names)
         for name in names:
             if counts[name] > 1:  # as Kafka's ControllerApis: each copy refused, none deleted twice
-                responses.append(dict(name=name, error_code=Errors.INVALID_REQUEST, error_message="Duplicate topic name."))
+                responses.append(dict(name=name, error_code=Errors.INVALID_REQUEST,
+                                      error_message="Duplicate topic name."))
                 continue
             if not deletion_enabled:
                 responses.append(dict(name=name, error_code=Errors.TOPIC_DELETION_DISABLED))
@@ -305,7 +316,8 @@ class ReplicationControlManager:
     def delete_topic(self, name: str) -> tuple[list[ApiMessageAndVersion], uuid.UUID]:
         topic = self.topic(name)
         if topic is None:
-            raise ReplicationError(Errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition.")
+            raise ReplicationError(Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                                   "This server does not host this topic-partition.")
         return [record(T.REMOVE_TOPIC_RECORD, topic_id=topic.topic_id)], topic.topic_id
 
     def create_partitions_of(self, t) -> list[ApiMessageAndVersion]:
@@ -365,7 +377,8 @@ class ReplicationControlManager:
             leader_epoch=after.leader_epoch, isr=list(after.isr), partition_epoch=after.partition_epoch)
 
     # ------------------------------------------------------------------ reassignments (KIP-455)
-    def alter_partition_reassignment(self, topic_name: str, index: int, target) -> tuple[list, Errors, str | None]:
+    def alter_partition_reassignment(self, topic_name: str, index: int,
+                                     target) -> tuple[list, Errors, str | None]:
         """Start (target replicas) or cancel (None) one partition's reassignment: (records, error, message)."""
         topic = self.topic(topic_name)
         p = topic.partitions.get(index) if topic is not None else None
@@ -381,7 +394,8 @@ class ReplicationControlManager:
         problem = self._invalid_target(target)
         if problem is not None:
             return [], Errors.INVALID_REPLICA_ASSIGNMENT, f"{topic_name}-{index}: {problem}"
-        current = p.target_replicas if p.is_reassigning else p.replicas  # a new target replaces an ongoing one
+        # a new target replaces an ongoing one
+        current = p.target_replicas if p.is_reassigning else p.replicas
         if not p.is_reassigning and target == p.replicas:
             return [], Errors.NONE, None  # already there
         moving = PartitionReassignmentReplicas.start(current, target)
@@ -412,7 +426,8 @@ class ReplicationControlManager:
         done = maybe_complete(p.target_replicas, p.isr, p.leader, self.cluster.is_usable)
         if done is None:
             return None
-        return partition_change(topic.topic_id, index, p, isr=done.isr, leader=done.leader, replicas=done.replicas,
+        return partition_change(topic.topic_id, index, p, isr=done.isr, leader=done.leader,
+                                replicas=done.replicas,
                                 adding=(), removing=())
 
     def ongoing_reassignments(self, wanted: dict[str, list[int]] | None) -> list[dict]:
@@ -421,7 +436,8 @@ class ReplicationControlManager:
         for topic in sorted(self.topics_by_id.values(), key=lambda t: t.name):
             if wanted is not None and topic.name not in wanted:
                 continue
-            partitions = [dict(partition_index=i, replicas=list(p.replicas), adding_replicas=list(p.adding_replicas),
+            partitions = [dict(partition_index=i, replicas=list(p.replicas),
+                               adding_replicas=list(p.adding_replicas),
                                removing_replicas=list(p.removing_replicas))
                           for i, p in sorted(topic.partitions.items())
                           if p.is_reassigning and (wanted is None or i in wanted[topic.name])]
@@ -442,7 +458,8 @@ class ReplicationControlManager:
                 isr = tuple(r for r in p.isr if r != broker_id) or p.isr  # Kafka keeps the last ISR member
                 leader = p.leader
                 if leader == broker_id or leader == NO_LEADER:
-                    leader = next((r for r in p.replicas if r in isr and r != broker_id and self.cluster.is_usable(r)),
+                    leader = next((r for r in p.replicas if r in isr and r != broker_id
+                                   and self.cluster.is_usable(r)),
                                   NO_LEADER)
                 if leader == NO_LEADER and self.unclean_election_enabled(topic.name):
                     leader, isr = self._unclean_leader(p, isr, broker_to_remove=broker_id)
@@ -483,7 +500,8 @@ class ReplicationControlManager:
         return (live, (live,)) if live != NO_LEADER else (NO_LEADER, isr)
 
     # ------------------------------------------------------------------ ElectLeaders
-    def elect_leaders(self, election_type: int, topic_partitions) -> tuple[list[ApiMessageAndVersion], list[dict]]:
+    def elect_leaders(self, election_type: int,
+                      topic_partitions) -> tuple[list[ApiMessageAndVersion], list[dict]]:
         """ElectLeaders: (records, replica_election_results). With topic_partitions null every
         partition is tried and only those that needed an election are reported, as in Kafka."""
         every = topic_partitions is None
@@ -504,7 +522,8 @@ class ReplicationControlManager:
                 if change is not None:
                     records.append(change)
                 if not (every and error == Errors.ELECTION_NOT_NEEDED):
-                    partition_results.append(dict(partition_id=index, error_code=error, error_message=message))
+                    partition_results.append(dict(partition_id=index, error_code=error,
+                                                  error_message=message))
             if partition_results:
                 results.append(dict(topic=name, partition_result=partition_results))
         return records, results
@@ -535,7 +554,8 @@ class ReplicationControlManager:
         by_preferred: dict[int, list[tuple[str, int, bool]]] = {}
         for topic in self.topics_by_id.values():
             for index, p in topic.partitions.items():
-                by_preferred.setdefault(p.replicas[0], []).append((topic.name, index, p.leader != p.replicas[0]))
+                by_preferred.setdefault(p.replicas[0],
+                                        []).append((topic.name, index, p.leader != p.replicas[0]))
         wanted: dict[str, list[int]] = {}
         for broker_id, partitions in by_preferred.items():
             not_led = [(name, index) for name, index, moved in partitions if moved]
@@ -545,7 +565,8 @@ class ReplicationControlManager:
         return [_TopicPartitions(name, sorted(indexes)) for name, indexes in sorted(wanted.items())]
 
     def partitions_led_by(self, broker_id: int) -> int:
-        return sum(1 for t in self.topics_by_id.values() for p in t.partitions.values() if p.leader == broker_id)
+        return sum(1 for t in self.topics_by_id.values() for p in t.partitions.values()
+                   if p.leader == broker_id)
 
     def counts(self) -> tuple[int, int, int]:
         """(topics, partitions, offline partitions)."""

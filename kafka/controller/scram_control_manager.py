@@ -45,7 +45,8 @@ class ScramControlManager:
         users = list(dict.fromkeys([d.name for d in deletions] + [u.name for u in upsertions]))
         seen: dict[tuple[str, int], int] = {}
         for alteration in [*deletions, *upsertions]:
-            seen[(alteration.name, alteration.mechanism)] = seen.get((alteration.name, alteration.mechanism), 0) + 1
+            seen[(alteration.name, alteration.mechanism)] = seen.get((alteration.name, alteration.mechanism),
+                                                                     0) + 1
         records, results = [], []
         for user in users:
             try:
@@ -66,26 +67,33 @@ class ScramControlManager:
         if mechanism is None:
             raise _AlterationError(Errors.UNSUPPORTED_SASL_MECHANISM, "Unknown SCRAM mechanism")
         if seen[(alteration.name, alteration.mechanism)] > 1:
-            raise _AlterationError(Errors.DUPLICATE_RESOURCE, "A user credential cannot be altered twice in the "
+            raise _AlterationError(Errors.DUPLICATE_RESOURCE,
+                                   "A user credential cannot be altered twice in the "
                                                               "same request")
         return mechanism
 
     def _delete(self, deletion, seen) -> ApiMessageAndVersion:
         self._check(deletion, seen)
         if (deletion.name, deletion.mechanism) not in self.credentials:
-            raise _AlterationError(Errors.RESOURCE_NOT_FOUND, "Attempt to delete a user credential that does not "
+            raise _AlterationError(Errors.RESOURCE_NOT_FOUND,
+                                   "Attempt to delete a user credential that does not "
                                                               "exist")
         return record(T.REMOVE_USER_SCRAM_CREDENTIAL_RECORD, name=deletion.name, mechanism=deletion.mechanism)
 
     def _upsert(self, upsertion, seen) -> ApiMessageAndVersion:
         mechanism = self._check(upsertion, seen)
         if upsertion.iterations < MIN_ITERATIONS:
-            raise _AlterationError(Errors.UNACCEPTABLE_CREDENTIAL, f"Too few iterations (minimum {MIN_ITERATIONS})")
+            raise _AlterationError(Errors.UNACCEPTABLE_CREDENTIAL,
+                                   f"Too few iterations (minimum {MIN_ITERATIONS})")
         if upsertion.iterations > MAX_ITERATIONS:
-            raise _AlterationError(Errors.UNACCEPTABLE_CREDENTIAL, f"Too many iterations (maximum {MAX_ITERATIONS})")
+            raise _AlterationError(Errors.UNACCEPTABLE_CREDENTIAL,
+                                   f"Too many iterations (maximum {MAX_ITERATIONS})")
         if not upsertion.salt or not upsertion.salted_password:
-            raise _AlterationError(Errors.UNACCEPTABLE_CREDENTIAL, "Salt and salted password must not be empty")
-        c = ScramFormatter(mechanism).credential_from_salted(bytes(upsertion.salt), bytes(upsertion.salted_password),
+            raise _AlterationError(Errors.UNACCEPTABLE_CREDENTIAL,
+                                   "Salt and salted password must not be empty")
+        c = ScramFormatter(mechanism).credential_from_salted(bytes(upsertion.salt),
+                                                             bytes(upsertion.salted_password),
                                                               upsertion.iterations)
-        return record(T.USER_SCRAM_CREDENTIAL_RECORD, name=upsertion.name, mechanism=mechanism.type_id, salt=c.salt,
+        return record(T.USER_SCRAM_CREDENTIAL_RECORD, name=upsertion.name, mechanism=mechanism.type_id,
+                      salt=c.salt,
                       stored_key=c.stored_key, server_key=c.server_key, iterations=c.iterations)

@@ -32,8 +32,10 @@ def place(start_partition: int, num_partitions: int, replication_factor: int,
     """Replica lists for partitions start_partition .. start_partition+num_partitions-1."""
     if replication_factor > len(brokers):
         raise InvalidReplicationFactorError(
-            f"Unable to replicate the partition {replication_factor} time(s): The target replication factor of "
-            f"{replication_factor} cannot be reached because only {len(brokers)} broker(s) are registered or some brokers have all their log directories cordoned.")
+            f"Unable to replicate the partition {replication_factor} time(s): The target replication factor "
+            "of "
+            f"{replication_factor} cannot be reached because only {len(brokers)} broker(s) are registered or "
+            "some brokers have all their log directories cordoned.")
     order = broker_order(brokers)
     placements = []
     for p in range(start_partition, start_partition + num_partitions):

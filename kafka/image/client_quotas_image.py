@@ -60,19 +60,23 @@ class ClientQuotasImage:
                 raise InvalidQuotaFilterError(Errors.INVALID_REQUEST, "Invalid empty entity type.")
             if entity_type in exact or entity_type in any_name:
                 raise InvalidQuotaFilterError(
-                    Errors.INVALID_REQUEST, f"Entity type {entity_type} cannot appear more than once in the filter.")
+                    Errors.INVALID_REQUEST,
+                    f"Entity type {entity_type} cannot appear more than once in the filter.")
             if entity_type not in ENTITY_TYPES:
-                raise InvalidQuotaFilterError(Errors.UNSUPPORTED_VERSION, f"Unsupported entity type {entity_type}")
+                raise InvalidQuotaFilterError(Errors.UNSUPPORTED_VERSION,
+                                              f"Unsupported entity type {entity_type}")
             if match_type == MATCH_TYPE_EXACT:
                 if match is None:
                     raise InvalidQuotaFilterError(
-                        Errors.INVALID_REQUEST, "Request specified MATCH_TYPE_EXACT, but set match string to null.")
+                        Errors.INVALID_REQUEST,
+                        "Request specified MATCH_TYPE_EXACT, but set match string to null.")
                 exact[entity_type] = match
             elif match_type in (MATCH_TYPE_DEFAULT, MATCH_TYPE_SPECIFIED):
                 if match is not None:
                     name = "MATCH_TYPE_DEFAULT" if match_type == MATCH_TYPE_DEFAULT else "MATCH_TYPE_SPECIFIED"
                     raise InvalidQuotaFilterError(
-                        Errors.INVALID_REQUEST, f"Request specified {name}, but also specified a match string.")
+                        Errors.INVALID_REQUEST,
+                        f"Request specified {name}, but also specified a match string.")
                 if match_type == MATCH_TYPE_DEFAULT:
                     exact[entity_type] = None
                 else:
@@ -88,7 +92,8 @@ class ClientQuotasImage:
                 if _matches(dict(entity), exact, any_name, strict)]
 
 
-def _matches(entity: dict[str, str | None], exact: dict[str, str | None], any_name: set[str], strict: bool) -> bool:
+def _matches(entity: dict[str, str | None], exact: dict[str, str | None], any_name: set[str],
+             strict: bool) -> bool:
     if any(t not in entity or entity[t] != name for t, name in exact.items()):
         return False
     if any(t not in entity for t in any_name):

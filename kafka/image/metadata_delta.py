@@ -1,9 +1,9 @@
 """MetadataDelta: records replayed on top of an image, giving the next image (Kafka's image.MetadataDelta).
 
-`replay(record)` for each committed record, then `apply(provenance)`. A delta also says what kind of
-thing changed (`topics_delta`, `cluster_delta`, `configs_delta`, `features_delta`,
-`producer_ids_delta`, `client_quotas_delta`, `acls_delta`, `scram_delta`; None when nothing of that kind did), so a publisher skips the work a
-NoOpRecord does not call for.
+`replay(record)` for each committed record, then `apply(provenance)`. A delta also says what kind of thing
+changed (`topics_delta`, `cluster_delta`, `configs_delta`, `features_delta`, `producer_ids_delta`,
+`client_quotas_delta`, `acls_delta`, `scram_delta`; None when nothing of that kind did), so a publisher skips
+the work a NoOpRecord does not call for.
 """
 
 from __future__ import annotations
@@ -202,7 +202,8 @@ class MetadataDelta:
         scram = self.image.scram if self.scram_delta is None \
             else ScramImage({k: dict(v) for k, v in self.scram.items() if v})
         return MetadataImage(provenance, FeaturesImage(dict(self.features)), ClusterImage(dict(self.brokers)),
-                             topics, ConfigurationsImage({k: dict(v) for k, v in self.configs.items()}), producer_ids,
+                             topics, ConfigurationsImage({k: dict(v) for k, v in self.configs.items()}),
+                             producer_ids,
                              client_quotas, acls, scram)
 
 

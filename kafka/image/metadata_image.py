@@ -36,8 +36,10 @@ class MetadataImage:
     scram: ScramImage = field(default_factory=ScramImage)
 
     def is_empty(self) -> bool:
-        return (not self.features.finalized_versions and not self.cluster.brokers and not self.topics.topics_by_id
-                and not self.configs.resources and self.producer_ids.is_empty() and self.client_quotas.is_empty()
+        return (not self.features.finalized_versions and not self.cluster.brokers
+                and not self.topics.topics_by_id
+                and not self.configs.resources and self.producer_ids.is_empty()
+                and self.client_quotas.is_empty()
                 and self.acls.is_empty() and self.scram.is_empty())
 
     def write(self) -> list[ApiMessageAndVersion]:
@@ -56,10 +58,13 @@ class MetadataImage:
         for topic in sorted(self.topics.topics_by_id.values(), key=lambda t: t.name):
             out.append(record(T.TOPIC_RECORD, name=topic.name, topic_id=topic.id))
             for index, p in sorted(topic.partitions.items()):
-                out.append(record(T.PARTITION_RECORD, partition_id=index, topic_id=topic.id, replicas=list(p.replicas),
+                out.append(record(T.PARTITION_RECORD, partition_id=index, topic_id=topic.id,
+                                  replicas=list(p.replicas),
                                   isr=list(p.isr), leader=p.leader, leader_epoch=p.leader_epoch,
-                                  partition_epoch=p.partition_epoch, leader_recovery_state=p.leader_recovery_state,
-                                  removing_replicas=list(p.removing_replicas), adding_replicas=list(p.adding_replicas)))
+                                  partition_epoch=p.partition_epoch,
+                                  leader_recovery_state=p.leader_recovery_state,
+                                  removing_replicas=list(p.removing_replicas),
+                                  adding_replicas=list(p.adding_replicas)))
         for (resource_type, name), configs in sorted(self.configs.resources.items()):
             for key, value in sorted(configs.items()):
                 out.append(record(T.CONFIG_RECORD, resource_type=resource_type, resource_name=name, name=key,

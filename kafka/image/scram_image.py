@@ -58,11 +58,13 @@ class ScramImage:
             seen.add(user)
             if user in duplicates:
                 results.append(dict(user=user, error_code=Errors.DUPLICATE_RESOURCE,
-                                    error_message=f"Cannot describe SCRAM credentials for the same user twice in a "
+                                    error_message="Cannot describe SCRAM credentials for the same user "
+                                                  "twice in a "
                                                   f"single request: {user}", credential_infos=[]))
             elif user not in infos:
                 results.append(dict(user=user, error_code=Errors.RESOURCE_NOT_FOUND,
-                                    error_message=f"Attempt to describe a user credential that does not exist: "
+                                    error_message="Attempt to describe a user credential that does not "
+                                                  "exist: "
                                                   f"{user}", credential_infos=[]))
             else:
                 results.append(dict(user=user, error_code=Errors.NONE, error_message=None,

@@ -36,11 +36,13 @@ class StandardAcl:
     @classmethod
     def from_binding(cls, binding: AclBinding) -> StandardAcl:
         p, e = binding.pattern, binding.entry
-        return cls(p.resource_type, p.name, p.pattern_type, e.principal, e.host, e.operation, e.permission_type)
+        return cls(p.resource_type, p.name, p.pattern_type, e.principal, e.host, e.operation,
+                   e.permission_type)
 
     @classmethod
     def from_record(cls, r) -> StandardAcl:
-        return cls(ResourceType(r.resource_type), r.resource_name, PatternType(r.pattern_type), r.principal, r.host,
+        return cls(ResourceType(r.resource_type), r.resource_name, PatternType(r.pattern_type), r.principal,
+                   r.host,
                    AclOperation(r.operation), AclPermissionType(r.permission_type))
 
     def to_record(self, acl_id: uuid.UUID) -> ApiMessageAndVersion:

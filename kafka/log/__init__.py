@@ -2,10 +2,9 @@
 .log file of record batches, a sparse .index from offsets to byte positions and a sparse .timeindex
 from timestamps to offsets; checkpoints, crash recovery, retention and compaction.
 
-Mirrors Kafka's storage.internals.log package: LogManager -> UnifiedLog -> LocalLog -> LogSegment
-(-> FileRecords) -> OffsetIndex, TimeIndex; LogLoader for recovery, LogCleaner for compaction; ProducerStateManager for idempotent
-producers (KIP-98).
-See docs/storage.md.
+Mirrors Kafka's storage.internals.log package: LogManager -> UnifiedLog -> LocalLog -> LogSegment (->
+FileRecords) -> OffsetIndex, TimeIndex; LogLoader for recovery, LogCleaner for compaction;
+ProducerStateManager for idempotent producers (KIP-98). See docs/storage.md.
 """
 
 from kafka.log.append_origin import AppendOrigin
@@ -40,9 +39,12 @@ from kafka.log.unified_log import UnifiedLog
 
 __all__ = [
     "AppendOrigin", "BatchMetadata", "CleanerConfig", "CorruptIndexError", "CorruptRecordError",
-    "CorruptSnapshotError", "FetchDataInfo", "InvalidProducerEpochError", "InvalidRecordError", "LogAppendInfo",
-    "LocalLog", "LogCleaner", "LogConfig", "LogDirError", "LogLoader", "LogManager", "LogOffsetMetadata", "LogSegment",
-    "OffsetCheckpointFile", "OffsetIndex", "OffsetOutOfRangeError", "OffsetPosition", "OutOfOrderSequenceError",
+    "CorruptSnapshotError", "FetchDataInfo", "InvalidProducerEpochError", "InvalidRecordError",
+    "LogAppendInfo",
+    "LocalLog", "LogCleaner", "LogConfig", "LogDirError", "LogLoader", "LogManager", "LogOffsetMetadata",
+    "LogSegment",
+    "OffsetCheckpointFile", "OffsetIndex", "OffsetOutOfRangeError", "OffsetPosition",
+    "OutOfOrderSequenceError",
     "ProducerAppendInfo", "ProducerStateEntry", "ProducerStateManager", "ProducerStateManagerConfig",
     "RecordBatchTooLargeError", "RecordTooLargeError", "TimeIndex", "TimestampAndOffset", "UnifiedLog",
 ]

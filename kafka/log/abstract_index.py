@@ -111,7 +111,8 @@ class AbstractIndex:
             if self._loaded_keys is None:
                 keys, values = array(self.KEY_TYPE), array(self.VALUE_TYPE)
                 data = _read_whole(self.path)
-                # A crash can leave part of one entry at the tail; remember it for sanity_check, load the rest.
+                # A crash can leave part of one entry at the tail; remember it for sanity_check, load the
+                # rest.
                 self._torn_bytes = len(data) % self.ENTRY.size
                 if self._torn_bytes:
                     data = data[: len(data) - self._torn_bytes]
@@ -143,7 +144,8 @@ class AbstractIndex:
         entries themselves (`_check_entries`)."""
         self._load()
         if self._torn_bytes:
-            raise CorruptIndexError(f"{self.KIND} {self.path} has a torn entry ({self._torn_bytes} extra bytes)")
+            raise CorruptIndexError(f"{self.KIND} {self.path} has a torn entry ({self._torn_bytes} extra "
+                                    "bytes)")
         self._check_entries()
 
     def _check_entries(self) -> None:
@@ -155,7 +157,8 @@ class AbstractIndex:
         file system that extended the file) would break them; earlier entries were checked when written."""
         n = len(self._keys)
         if n > 1 and (self._keys[-1] <= self._keys[-2] or self._values[-1] < self._values[-2]):
-            raise CorruptIndexError(f"{self.KIND} {self.path}: last entry {self.entry(n - 1)} does not follow "
+            raise CorruptIndexError(f"{self.KIND} {self.path}: last entry {self.entry(n - 1)} does not "
+                                    "follow "
                                     f"{self.entry(n - 2)}")
 
     # ------------------------------------------------------------------------------ reading

@@ -41,7 +41,8 @@ class LocalLog:
     """Segments sorted by base offset; the last one is the active segment, the only one appended to."""
 
     def __init__(self, dir: str, topic: str, partition: int, config: LogConfig, segments: list[LogSegment],
-                 recovery_point: int, log_end_offset: int, scheduler, time: Time, lock: threading.Lock) -> None:
+                 recovery_point: int, log_end_offset: int, scheduler, time: Time,
+                 lock: threading.Lock) -> None:
         self.dir = dir
         self.topic = topic
         self.partition = partition
@@ -180,13 +181,15 @@ class LocalLog:
         if start_offset > log_end_offset:
             raise OffsetOutOfRangeError(
                 f"offset {start_offset} is out of range for {self.name}: log end offset {log_end_offset}")
-        end_offset = log_end_offset if isolation_max_offset is None else min(isolation_max_offset, log_end_offset)
+        end_offset = log_end_offset if isolation_max_offset is None else min(isolation_max_offset,
+                                                                             log_end_offset)
         if start_offset == log_end_offset:
             return FetchDataInfo(LogOffsetMetadata(log_end_offset, segments[-1].base_offset, active_size))
         if start_offset >= end_offset:
             return FetchDataInfo(LogOffsetMetadata(start_offset))
         return self._read_segments(segments, base_offsets, start_offset, max_length, end_offset,
-                                   isolation_max_offset, log_end_offset, active_size, min_one_message, zero_copy)
+                                   isolation_max_offset, log_end_offset, active_size, min_one_message,
+                                   zero_copy)
 
     def _read_segments(self, segments: tuple[LogSegment, ...], base_offsets: list[int], start_offset: int,
                        max_length: int, end_offset: int, isolation_max_offset: int | None,
@@ -206,7 +209,8 @@ class LocalLog:
             max_position = active_size if index == last else segment.size
             # Only the segment the bound falls in needs its batches checked against the bound.
             bound = isolation_max_offset if end_offset < segment_end_offset else None
-            info = segment.read(offset, remaining, max_position, min_one_message and not chunks, bound, zero_copy)
+            info = segment.read(offset, remaining, max_position, min_one_message and not chunks, bound,
+                                zero_copy)
             offset = segment_end_offset
             if info is None:
                 continue  # start offset past this segment's last batch (a gap): try the next one
@@ -300,7 +304,8 @@ class LocalLog:
         segment = LogSegment(self.dir, base_offset, self.config, self.time, file_suffix=CLEANED_FILE_SUFFIX)
         if segment.size:
             segment.delete()
-            segment = LogSegment(self.dir, base_offset, self.config, self.time, file_suffix=CLEANED_FILE_SUFFIX)
+            segment = LogSegment(self.dir, base_offset, self.config, self.time,
+                                 file_suffix=CLEANED_FILE_SUFFIX)
         return segment
 
     def replace_segment(self, old: LogSegment, cleaned: LogSegment) -> bool:
@@ -331,7 +336,8 @@ class LocalLog:
             if self._closed:
                 return
             segments, base_offsets = self._view
-            flush_to = self._log_end_offset if up_to_offset is None else min(up_to_offset, self._log_end_offset)
+            flush_to = self._log_end_offset if up_to_offset is None else min(up_to_offset,
+                                                                             self._log_end_offset)
             if flush_to <= self._recovery_point:
                 return
             first = max(0, bisect_right(base_offsets, self._recovery_point) - 1)

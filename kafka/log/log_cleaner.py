@@ -183,13 +183,15 @@ class Cleaner:
         return encode_retained_batch(batch, list(batch.selected_records(set(retained))), horizon), horizon
 
 
-def encode_retained_batch(original: RecordBatch, records: list[DefaultRecord], delete_horizon_ms: int | None) -> bytes:
+def encode_retained_batch(original: RecordBatch, records: list[DefaultRecord],
+                          delete_horizon_ms: int | None) -> bytes:
     """Re-encode the records kept from `original` (Kafka's MemoryRecords.buildRetainedRecordsInto).
 
     Base offset, last offset delta, producer fields and codec stay the original's; with a delete
     horizon, the base timestamp holds it and record timestamps become deltas from it."""
     base_timestamp = delete_horizon_ms if delete_horizon_ms is not None else records[0].timestamp
-    payload = compress(original.compression_type, encode_records(records, original.base_offset, base_timestamp))
+    payload = compress(original.compression_type,
+                       encode_records(records, original.base_offset, base_timestamp))
     attributes = original.attributes & ~DELETE_HORIZON_FLAG
     if delete_horizon_ms is not None:
         attributes |= DELETE_HORIZON_FLAG
@@ -218,7 +220,8 @@ class LogCleaner:
     def startup(self) -> None:
         self._running = True
         for number in range(self.config.num_threads):
-            thread = threading.Thread(target=self._run, name=f"kafka-log-cleaner-thread-{number}", daemon=True)
+            thread = threading.Thread(target=self._run, name=f"kafka-log-cleaner-thread-{number}",
+                                      daemon=True)
             thread.start()
             self._threads.append(thread)
 
@@ -256,7 +259,8 @@ class LogCleaner:
         try:
             first_dirty, horizon, stats = cleaner.clean(to_clean)
             log.info("cleaned log", log=to_clean.log.name, dirty_ratio=round(to_clean.cleanable_ratio, 3),
-                     segments=stats.segments, records_read=stats.records_read, records_retained=stats.records_retained,
+                     segments=stats.segments, records_read=stats.records_read,
+                     records_retained=stats.records_retained,
                      tombstones_removed=stats.tombstones_removed, bytes_read=stats.bytes_read,
                      bytes_written=stats.bytes_written, first_dirty_offset=first_dirty)
         finally:

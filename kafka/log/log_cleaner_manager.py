@@ -61,7 +61,8 @@ class LogCleanerManager:
         self._in_progress: set[tuple[str, int]] = set()
         # When the earliest tombstone kept by the last cleaning may go (KIP-534's delete horizon).
         self._delete_horizons: dict[tuple[str, int], int] = {}
-        self._checkpoints = {log_dir: OffsetCheckpointFile(os.path.join(log_dir, CLEANER_OFFSET_CHECKPOINT_FILE))
+        self._checkpoints = {log_dir: OffsetCheckpointFile(os.path.join(log_dir,
+                                                                        CLEANER_OFFSET_CHECKPOINT_FILE))
                              for log_dir in log_dirs}
         self._first_dirty: dict[tuple[str, int], int] = {}
         for checkpoint in self._checkpoints.values():
@@ -144,7 +145,8 @@ class LogCleanerManager:
         with self._lock:
             live = {(lg.topic, lg.partition): os.path.dirname(lg.dir) for lg in self.logs()}
             for log_dir, checkpoint in self._checkpoints.items():
-                checkpoint.write({key: offset for key, offset in self._first_dirty.items() if live.get(key) == log_dir})
+                checkpoint.write({key: offset for key, offset in self._first_dirty.items()
+                                  if live.get(key) == log_dir})
 
     def first_dirty_offset(self, unified_log: UnifiedLog) -> int:
         return self.cleanable_offsets(unified_log).first_dirty_offset

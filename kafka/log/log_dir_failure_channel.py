@@ -42,7 +42,8 @@ class LogDirFailureChannel:
             newly = log_dir not in self._offline
             self._offline[log_dir] = message
         if newly:
-            self._changes.error("log directory is offline: appends to its partitions answer KAFKA_STORAGE_ERROR "
+            self._changes.error("log directory is offline: appends to its partitions answer "
+                                "KAFKA_STORAGE_ERROR "
                                 "until a write succeeds again (free some space or descriptors)",
                                 key=f"offline {log_dir}", log_dir=log_dir, error=message)
 
@@ -53,7 +54,8 @@ class LogDirFailureChannel:
         with self._lock:
             was = self._offline.pop(log_dir, None)
         if was is not None:
-            self._changes.warning("log directory is writable again", key=f"online {log_dir}", log_dir=log_dir, was=was)
+            self._changes.warning("log directory is writable again", key=f"online {log_dir}", log_dir=log_dir,
+                                  was=was)
 
     def is_offline(self, log_dir: str) -> bool:
         return log_dir in self._offline

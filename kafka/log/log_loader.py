@@ -109,7 +109,8 @@ class LogLoader:
         if not segments:  # a new log, or every segment was lost: start empty at the log start offset
             segments.append(LogSegment(self.dir, self.log_start_offset, self.config, self.time))
             result.log_end_offset = result.recovery_point = self.log_start_offset
-        result.log_start_offset = min(max(self.log_start_offset, segments[0].base_offset), result.log_end_offset)
+        result.log_start_offset = min(max(self.log_start_offset, segments[0].base_offset),
+                                      result.log_end_offset)
         if self.producer_state_manager is not None:
             self.producer_state_manager.remove_stray_snapshots(s.base_offset for s in segments)
             if self.rebuild_txn_index_from is not None:
@@ -161,7 +162,8 @@ class LogLoader:
         Below the recovery point everything was fsynced before the checkpoint was written, so only
         the indexes' existence is checked there (Kafka skips these sanity checks since KAFKA-7283):
         their entries are read when a reader first needs them, not at start-up (LazyIndex)."""
-        log_names = sorted((n for n in os.listdir(self.dir) if n.endswith(LOG_FILE_SUFFIX) and _is_offset_name(n)),
+        log_names = sorted((n for n in os.listdir(self.dir) if n.endswith(LOG_FILE_SUFFIX)
+                            and _is_offset_name(n)),
                            key=offset_from_file_name)
         base_offsets = [offset_from_file_name(name) for name in log_names]
         segments = []
@@ -209,7 +211,8 @@ class LogLoader:
                     later.delete()
                 result.deleted_segments = len(doomed)
                 log.warning("found an invalid batch: truncated the log", log=self.name,
-                            segment=segment.base_offset, truncated_bytes=truncated, deleted_later_segments=len(doomed))
+                            segment=segment.base_offset, truncated_bytes=truncated,
+                            deleted_later_segments=len(doomed))
                 break
         result.log_end_offset = segments[-1].read_next_offset()
         log.info("recovered log after an unclean shutdown", log=self.name, recovery_point=self.recovery_point,
@@ -243,7 +246,8 @@ def rebuild_producer_state(producer_state_manager: ProducerStateManager, segment
             producer_state_manager.update_map_end_offset(start)
             if segment.base_offset in offsets_to_snapshot:
                 producer_state_manager.take_snapshot()
-            load_producers_from_batches(producer_state_manager, segment.batch_headers(start), last_offset, segment)
+            load_producers_from_batches(producer_state_manager, segment.batch_headers(start), last_offset,
+                                        segment)
     producer_state_manager.update_map_end_offset(last_offset)
     producer_state_manager.take_snapshot()
 

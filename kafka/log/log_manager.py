@@ -154,8 +154,10 @@ class LogManager:
             unified_log.scheduler = scheduler
         tasks: list[tuple[str, Callable[[], object], int]] = [
             ("kafka-log-retention", self.cleanup_logs, retention_check_interval_ms),
-            ("kafka-recovery-point-checkpoint", self.checkpoint_recovery_offsets, recovery_point_checkpoint_ms),
-            ("kafka-log-start-offset-checkpoint", self.checkpoint_log_start_offsets, log_start_offset_checkpoint_ms),
+            ("kafka-recovery-point-checkpoint", self.checkpoint_recovery_offsets,
+             recovery_point_checkpoint_ms),
+            ("kafka-log-start-offset-checkpoint", self.checkpoint_log_start_offsets,
+             log_start_offset_checkpoint_ms),
             ("highwatermark-checkpoint", self.checkpoint_high_watermarks, high_watermark_checkpoint_ms),
             # Kafka schedules this per log; one task walking every log does the same with one timer.
             ("PeriodicProducerExpirationCheck", self.remove_expired_producers,
@@ -316,12 +318,14 @@ class LogManager:
         with self._checkpoint_lock:
             logs = self.all_logs()
             for log_dir in self.log_dirs:
-                offsets = {(lg.topic, lg.partition): offset_of(lg) for lg in logs if os.path.dirname(lg.dir) == log_dir}
+                offsets = {(lg.topic, lg.partition): offset_of(lg) for lg in logs
+                           if os.path.dirname(lg.dir) == log_dir}
                 try:
                     OffsetCheckpointFile(os.path.join(log_dir, file_name)).write(offsets)
                 except OSError as e:
                     self.log_dir_failure_channel.maybe_add_offline_log_dir(log_dir, str(e))
-                    self._errors.error("cannot write a checkpoint file", key=f"checkpoint {file_name} {log_dir}",
+                    self._errors.error("cannot write a checkpoint file",
+                                       key=f"checkpoint {file_name} {log_dir}",
                                        log_dir=log_dir, file=file_name, error=str(e))
 
     # ------------------------------------------------------------------------------ logs
@@ -343,7 +347,8 @@ class LogManager:
             if log is None:
                 log_dir = self._next_log_dir()
                 if key in self._unloadable:  # its data is on disk: never an empty log in its place
-                    raise KafkaStorageError(log_dir, f"the log of {topic}-{partition} could not be loaded at start-up "
+                    raise KafkaStorageError(log_dir,
+                                            f"the log of {topic}-{partition} could not be loaded at start-up "
                                                      f"({self._unloadable[key]}); restart the broker to retry")
                 path = os.path.join(log_dir, f"{topic}-{partition}")
                 existed = os.path.exists(path)
@@ -358,7 +363,8 @@ class LogManager:
                     self.log_dir_failure_channel.maybe_add_offline_log_dir(log_dir, str(e))
                     if isinstance(e, KafkaStorageError):
                         raise
-                    raise KafkaStorageError(log_dir, f"cannot create the log of {topic}-{partition}: {e}") from e
+                    raise KafkaStorageError(log_dir,
+                                            f"cannot create the log of {topic}-{partition}: {e}") from e
                 self.log_dir_failure_channel.mark_online(log_dir)
                 self._logs[key] = log
             return log
@@ -395,7 +401,8 @@ class LogManager:
             return
         name = f"{topic}-{partition}"
         if headroom <= 0:
-            raise KafkaStorageError(log_dir, f"cannot open the log of {name}: {len(self._logs)} partition logs "
+            raise KafkaStorageError(log_dir,
+                                    f"cannot open the log of {name}: {len(self._logs)} partition logs "
                                              f"already hold three quarters of the open-file limit "
                                              f"({os.strerror(errno.EMFILE)}; raise ulimit -n)")
         if self.is_reserved(topic, partition):
@@ -404,9 +411,11 @@ class LogManager:
         if headroom <= reserve:
             # One line a minute, not one per partition: a CreateTopics of 7,000 meets this 4,000 times.
             self._errors.warning("refusing user partitions: the rest of the open-file budget is kept for the "
-                                 "internal topics", key="descriptor reserve", first=name, logs=len(self._logs),
+                                 "internal topics", key="descriptor reserve", first=name,
+                                 logs=len(self._logs),
                                  headroom=headroom, reserved=reserve, topics=sorted(self.reserved_partitions))
-            raise KafkaStorageError(log_dir, f"cannot open the log of {name}: the last {reserve} logs the open-file "
+            raise KafkaStorageError(log_dir,
+                                    f"cannot open the log of {name}: the last {reserve} logs the open-file "
                                              f"limit allows are kept for the partitions of "
                                              f"{', '.join(sorted(self.reserved_partitions))} "
                                              f"({os.strerror(errno.EMFILE)}; raise ulimit -n)")

@@ -58,7 +58,8 @@ class RecordValidationError(InvalidRecordError):
     """Some records of a batch broke a rule (Kafka's RecordValidationException): the partition's
     append fails with ``error`` and ``record_errors`` lists (index of the record in its batch, why)."""
 
-    def __init__(self, message: str, record_errors: list[tuple[int, str]], error: str = "INVALID_RECORD") -> None:
+    def __init__(self, message: str, record_errors: list[tuple[int, str]],
+                 error: str = "INVALID_RECORD") -> None:
         super().__init__(message)
         self.record_errors = record_errors
         self.error = error  # the Errors name the server answers with: INVALID_RECORD or INVALID_TIMESTAMP
@@ -87,7 +88,8 @@ def validate_records(records: bytes | bytearray | memoryview, config: LogConfig,
     result = validate_messages(batches, config, topic_partition, now_ms, origin)
     if len(records) > config.segment_bytes:
         raise RecordBatchTooLargeError(
-            f"append of {len(records)} bytes exceeds segment.bytes {config.segment_bytes} of {topic_partition}")
+            f"append of {len(records)} bytes exceeds segment.bytes {config.segment_bytes} of "
+            f"{topic_partition}")
     buffer = bytearray(records)
     write_max_timestamps(buffer, result)
     if config.message_timestamp_type == LOG_APPEND_TIME:
@@ -97,7 +99,8 @@ def validate_records(records: bytes | bytearray | memoryview, config: LogConfig,
     return result
 
 
-def assign_offsets(buffer: bytearray, batches: list[RecordBatch], first_offset: int, leader_epoch: int) -> int:
+def assign_offsets(buffer: bytearray, batches: list[RecordBatch], first_offset: int,
+                   leader_epoch: int) -> int:
     """Number the batches from `first_offset` and stamp the leader epoch; returns the next offset.
 
     baseOffset and partitionLeaderEpoch sit before the CRC'd part: rewriting them keeps the CRC valid,
@@ -154,7 +157,8 @@ def validate_batch(batch: RecordBatch, config: LogConfig, topic_partition: str, 
         raise InvalidRecordError(f"Clients are not allowed to write control records in topic partition "
                                  f"{topic_partition}")
     if batch.producer_id != NO_PRODUCER_ID and batch.base_sequence < 0:
-        raise InvalidRecordError(f"Invalid sequence number {batch.base_sequence} in record batch with producerId "
+        raise InvalidRecordError(f"Invalid sequence number {batch.base_sequence} in record batch with "
+                                 "producerId "
                                  f"{batch.producer_id} in topic partition {topic_partition}")
 
 
@@ -165,19 +169,23 @@ def _scan_records(batch: RecordBatch, config: LogConfig, topic_partition: str) -
         return scan_records(batch.records_reader(), batch.records_count, limit)
     except OversizedRecordError as e:
         raise RecordTooLargeError(
-            f"Record {e.index} in the append to {topic_partition} is {e.size} bytes uncompressed, which exceeds "
+            f"Record {e.index} in the append to {topic_partition} is {e.size} bytes uncompressed, which "
+            "exceeds "
             f"the maximum configured value of {limit} (max.message.bytes).") from None
     except MalformedRecordError as e:
         if e.index >= batch.records_count:  # bytes after the last record: no record to point at
             raise InvalidRecordError(f"{e} in topic partition {topic_partition}") from None
-        raise RecordValidationError(f"{e} in topic partition {topic_partition}", [(e.index, str(e))]) from None
+        raise RecordValidationError(f"{e} in topic partition {topic_partition}",
+                                    [(e.index, str(e))]) from None
 
 
-def _record_errors(batch: RecordBatch, scan: RecordsScan, config: LogConfig, topic_partition: str, now_ms: int,
+def _record_errors(batch: RecordBatch, scan: RecordsScan, config: LogConfig, topic_partition: str,
+                   now_ms: int,
                    before: int, after: int, log_append_time: bool,
                    ) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
     """(record errors, timestamp errors) of one batch's records, each (index in the batch, why)."""
-    record_errors = [(i, f"Record {i} has offset delta other than its position in the batch in topic partition "
+    record_errors = [(i,
+                      f"Record {i} has offset delta other than its position in the batch in topic partition "
                          f"{topic_partition}") for i in scan.misplaced]
     if config.compact:
         record_errors += [(i, f"Compacted topic cannot accept message without key in topic partition "
@@ -185,7 +193,9 @@ def _record_errors(batch: RecordBatch, scan: RecordsScan, config: LogConfig, top
     timestamp_errors: list[tuple[int, str]] = []
     if log_append_time:
         if batch.is_log_append_time:
-            timestamp_errors = [(i, "Invalid timestamp type in message. Producer should not set timestamp type to "
+            timestamp_errors = [(i,
+                                 "Invalid timestamp type in message. Producer should not set timestamp type "
+                                 "to "
                                     "LogAppendTime.") for i in range(batch.records_count)]
     elif (batch.base_timestamp + scan.min_timestamp_delta < now_ms - before
           or batch.base_timestamp + scan.max_timestamp_delta > now_ms + after):
@@ -195,13 +205,15 @@ def _record_errors(batch: RecordBatch, scan: RecordsScan, config: LogConfig, top
 
 def _out_of_range(batch: RecordBatch, now_ms: int, before: int, after: int) -> list[tuple[int, str]]:
     low, high = now_ms - before, now_ms + after
-    return [(index, f"Timestamp {record.timestamp} of message with offset {record.offset - batch.base_offset} is "
+    return [(index, f"Timestamp {record.timestamp} of message with offset "
+                    f"{record.offset - batch.base_offset} is "
                     f"out of range. The timestamp should be within [{low}, {high}]")
             for index, record in enumerate(batch.skip_key_value_iterator())
             if record.timestamp != NO_TIMESTAMP and not low <= record.timestamp <= high]
 
 
-def process_record_errors(record_errors: list[tuple[int, str]], timestamp_errors: list[tuple[int, str]]) -> None:
+def process_record_errors(record_errors: list[tuple[int, str]],
+                          timestamp_errors: list[tuple[int, str]]) -> None:
     """Kafka's processRecordErrors: any timestamp error makes it INVALID_TIMESTAMP, else INVALID_RECORD."""
     if timestamp_errors:
         errors = sorted(record_errors + timestamp_errors)
@@ -209,8 +221,10 @@ def process_record_errors(record_errors: list[tuple[int, str]], timestamp_errors
                                     "INVALID_TIMESTAMP")
     if record_errors:
         shown = ", ".join(f"RecordError(batchIndex={i}, message='{m}')" for i, m in record_errors[:3])
-        raise RecordValidationError(f"One or more records have been rejected due to {len(record_errors)} record "
-                                    f"errors in total, and only showing the first three errors at most: [{shown}]",
+        raise RecordValidationError(f"One or more records have been rejected due to {len(record_errors)} "
+                                    "record "
+                                    "errors in total, and only showing the first three errors at most: "
+                                    f"[{shown}]",
                                     record_errors)
 
 

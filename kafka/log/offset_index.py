@@ -85,7 +85,8 @@ class OffsetIndex(AbstractIndex):
         """Add an entry; offsets must strictly increase (Kafka's InvalidOffsetException otherwise)."""
         relative = offset - self.base_offset
         if not 0 <= relative <= _INT_MAX:
-            raise LogSegmentOffsetOverflowError(f"offset {offset} does not fit a segment based at {self.base_offset}")
+            raise LogSegmentOffsetOverflowError(f"offset {offset} does not fit a segment based at "
+                                                f"{self.base_offset}")
         n = len(self._keys)
         if n and relative <= self._keys[n - 1]:
             raise ValueError(f"index entry {offset} is not larger than the last entry {self.last_offset} "

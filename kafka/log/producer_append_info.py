@@ -61,7 +61,8 @@ class ProducerAppendInfo:
         self.current_entry = current_entry  # the partition's entry, left untouched here
         self.origin = origin
         self.updated_entry = current_entry.with_producer_id_and_batch_metadata(producer_id, None)
-        self.transactions: list[TxnMetadata] = []  # transactions this append began (Kafka's startedTransactions)
+        # transactions this append began (Kafka's startedTransactions)
+        self.transactions: list[TxnMetadata] = []
 
     def append(self, batch: RecordBatch, first_offset: int | None = None) -> CompletedTxn | None:
         """Check one batch (its offsets already assigned) and add it to the updated entry. A marker
@@ -74,7 +75,8 @@ class ProducerAppendInfo:
                 return None
             return self.append_end_txn_marker(control_type, coordinator_epoch, batch.producer_epoch,
                                               batch.base_offset, batch.max_timestamp)
-        self.append_data_batch(batch.producer_epoch, batch.base_sequence, last_sequence(batch), batch.max_timestamp,
+        self.append_data_batch(batch.producer_epoch, batch.base_sequence, last_sequence(batch),
+                               batch.max_timestamp,
                                batch.base_offset if first_offset is None else first_offset, batch.last_offset,
                                batch.is_transactional)
         return None
@@ -85,7 +87,8 @@ class ProducerAppendInfo:
         self.updated_entry.add_batch(epoch, last_seq, last_offset, last_offset - first_offset, last_timestamp)
         current_txn_first_offset = self.updated_entry.current_txn_first_offset
         if current_txn_first_offset is not None and not is_transactional:
-            message = (f"Expected transactional write from producer {self.producer_id} at offset {first_offset} "
+            message = (f"Expected transactional write from producer {self.producer_id} at offset "
+                       f"{first_offset} "
                        f"in partition {self.topic_partition}")
             if self.origin != AppendOrigin.REPLICATION:
                 raise InvalidTxnStateError(message)
@@ -116,7 +119,8 @@ class ProducerAppendInfo:
         current = self.updated_entry.coordinator_epoch
         if current <= coordinator_epoch:
             return
-        message = (f"Invalid coordinator epoch for producerId {self.producer_id} at offset {offset} in partition "
+        message = (f"Invalid coordinator epoch for producerId {self.producer_id} at offset {offset} in "
+                   "partition "
                    f"{self.topic_partition}: {coordinator_epoch} (zombie), {current} (current)")
         if self.origin == AppendOrigin.REPLICATION:
             log.info(message)  # the leader wrote it: a follower keeps what its leader has
@@ -144,7 +148,8 @@ class ProducerAppendInfo:
             # A new epoch (a producer that bumped it after an error, KIP-360) starts over at 0.
             if append_first_seq != 0 and self.updated_entry.producer_epoch != NO_PRODUCER_EPOCH:
                 raise OutOfOrderSequenceError(
-                    f"Invalid sequence number for new epoch of producer {self.producer_id} at offset {offset} in "
+                    f"Invalid sequence number for new epoch of producer {self.producer_id} at offset "
+                    f"{offset} in "
                     f"partition {self.topic_partition}: {producer_epoch} (request epoch), {append_first_seq} "
                     f"(seq. number), {self.updated_entry.producer_epoch} (current producer epoch)")
             return
@@ -159,7 +164,8 @@ class ProducerAppendInfo:
         if self.current_entry.producer_epoch != NO_PRODUCER_EPOCH and not in_sequence(current_last_seq,
                                                                                      append_first_seq):
             raise OutOfOrderSequenceError(
-                f"Out of order sequence number for producer {self.producer_id} at offset {offset} in partition "
+                f"Out of order sequence number for producer {self.producer_id} at offset {offset} in "
+                "partition "
                 f"{self.topic_partition}: {append_first_seq} (incoming seq. number), {current_last_seq} "
                 f"(current end sequence number)")
 
@@ -167,7 +173,8 @@ class ProducerAppendInfo:
         return self.updated_entry
 
     def __repr__(self) -> str:
-        return (f"ProducerAppendInfo(producer_id={self.producer_id}, producer_epoch={self.updated_entry.producer_epoch}, "
+        return (f"ProducerAppendInfo(producer_id={self.producer_id}, "
+                f"producer_epoch={self.updated_entry.producer_epoch}, "
                 f"first_sequence={self.updated_entry.first_seq}, last_sequence={self.updated_entry.last_seq})")
 
 

@@ -94,7 +94,8 @@ class ProducerStateEntry:
                                             batch_metadata: BatchMetadata | None) -> ProducerStateEntry:
         """A copy with the same epochs, timestamp and transaction, and only `batch_metadata`:
         what a ProducerAppendInfo fills with one append's batches."""
-        return ProducerStateEntry(producer_id, self.producer_epoch, self.coordinator_epoch, self.last_timestamp,
+        return ProducerStateEntry(producer_id, self.producer_epoch, self.coordinator_epoch,
+                                  self.last_timestamp,
                                   self.current_txn_first_offset, batch_metadata)
 
     def copy(self) -> ProducerStateEntry:

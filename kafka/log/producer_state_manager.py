@@ -76,7 +76,8 @@ class ProducerStateManagerConfig:
 
 
 class ProducerStateManager:
-    def __init__(self, topic_partition: str, log_dir: str, config: ProducerStateManagerConfig, time: Time) -> None:
+    def __init__(self, topic_partition: str, log_dir: str, config: ProducerStateManagerConfig,
+                 time: Time) -> None:
         self.topic_partition = topic_partition
         self.log_dir = log_dir
         self.config = config
@@ -168,7 +169,8 @@ class ProducerStateManager:
     def last_stable_offset(self, completed_txn: CompletedTxn) -> int:
         """The LSO right after `completed_txn` ends (what its index entry records): the first offset of
         the oldest transaction of another producer still open, else just past the marker."""
-        others = [first for first, txn in self._ongoing_txns.items() if txn.producer_id != completed_txn.producer_id]
+        others = [first for first, txn in self._ongoing_txns.items()
+                  if txn.producer_id != completed_txn.producer_id]
         return min(others) if others else completed_txn.last_offset + 1
 
     def complete_txn(self, completed_txn: CompletedTxn) -> None:
@@ -193,7 +195,8 @@ class ProducerStateManager:
             self._update_first_unstable_offset()
 
     def _update_first_unstable_offset(self) -> None:
-        self.first_unstable_offset = min(self._ongoing_txns.keys() | self._unreplicated_txns.keys(), default=None)
+        self.first_unstable_offset = min(self._ongoing_txns.keys() | self._unreplicated_txns.keys(),
+                                         default=None)
 
     # ------------------------------------------------------------------------------ expiry
 
@@ -203,7 +206,8 @@ class ProducerStateManager:
                 and current_time_ms - entry.last_timestamp >= self.config.producer_id_expiration_ms)
 
     def remove_expired_producers(self, current_time_ms: int) -> None:
-        expired = [pid for pid, entry in self._producers.items() if self.is_producer_expired(current_time_ms, entry)]
+        expired = [pid for pid, entry in self._producers.items()
+                   if self.is_producer_expired(current_time_ms, entry)]
         for producer_id in expired:
             del self._producers[producer_id]
         self.producer_id_count = len(self._producers)
@@ -228,7 +232,8 @@ class ProducerStateManager:
             offset = max(self._snapshots)
             path = self._snapshots[offset]
             try:
-                log.info("loading producer state from snapshot", partition=self.topic_partition, snapshot=path)
+                log.info("loading producer state from snapshot", partition=self.topic_partition,
+                         snapshot=path)
                 for entry in read_snapshot(path):
                     if not self.is_producer_expired(current_time_ms, entry):
                         self.load_producer_entry(entry)
@@ -315,7 +320,8 @@ def update_producers(producer_state_manager: ProducerStateManager, batch: Record
     Returns the transaction a marker completed, if `batch` is one."""
     append_info = producers.get(batch.producer_id)
     if append_info is None:
-        append_info = producers[batch.producer_id] = producer_state_manager.prepare_update(batch.producer_id, origin)
+        append_info = producers[batch.producer_id] = producer_state_manager.prepare_update(batch.producer_id,
+                                                                                           origin)
     return append_info.append(batch, first_offset)
 
 
@@ -341,7 +347,8 @@ def read_snapshot(path: str) -> list[ProducerStateEntry]:
     with open(path, "rb") as file:
         data = file.read()
     if len(data) < _HEADER.size:
-        raise CorruptSnapshotError(f"Snapshot failed schema validation: {len(data)} bytes is shorter than a header")
+        raise CorruptSnapshotError(f"Snapshot failed schema validation: {len(data)} bytes is shorter than a "
+                                   "header")
     version, crc, count = _HEADER.unpack_from(data)
     if version != PRODUCER_SNAPSHOT_VERSION:
         raise CorruptSnapshotError(f"Snapshot contained an unknown file version {version}")

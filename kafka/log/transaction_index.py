@@ -179,7 +179,8 @@ class TransactionIndex:
         except FileNotFoundError:
             return
         if size % ENTRY_SIZE:
-            raise CorruptIndexError(f"Transaction index file {self.path} has a size of {size}, not a multiple "
+            raise CorruptIndexError(f"Transaction index file {self.path} has a size of {size}, not a "
+                                    "multiple "
                                     f"of the entry size {ENTRY_SIZE}")
         self._entries = None
         for aborted_txn in self._load():
@@ -187,7 +188,8 @@ class TransactionIndex:
                 raise CorruptIndexError(f"Unexpected aborted transaction version {aborted_txn.version} in "
                                         f"transaction index {self.path}, current version is {CURRENT_VERSION}")
             if aborted_txn.last_offset < self.start_offset:
-                raise CorruptIndexError(f"Last offset of aborted transaction {aborted_txn} in index {self.path} "
+                raise CorruptIndexError(f"Last offset of aborted transaction {aborted_txn} in index "
+                                        f"{self.path} "
                                         f"is less than start offset {self.start_offset}")
 
     def __repr__(self) -> str:

@@ -1,6 +1,7 @@
 """AuthorizerMetrics: how many authorisation decisions were taken, allowed and denied, and how many ACLs
-there are (Kafka's org.apache.kafka.metadata.authorizer.AuthorizerMetrics: authorization-request-rate-per-minute,
-authorization-allowed-rate-per-minute, authorization-denied-rate-per-minute, acls-total-count).
+there are (Kafka's org.apache.kafka.metadata.authorizer.AuthorizerMetrics:
+authorization-request-rate-per-minute, authorization-allowed-rate-per-minute,
+authorization-denied-rate-per-minute, acls-total-count).
 
 A rising denied count is a client misconfigured, or one probing for what it may not do.
 """

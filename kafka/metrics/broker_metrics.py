@@ -63,10 +63,13 @@ class BrokerMetrics:
         failed authentications) per network thread; `acceptors_blocked_ns()` maps each listener to its Acceptor's total ns spent waiting."""
         self.group.new_gauge(m.MEMORY_POOL_AVAILABLE, lambda: pool()[0])
         self.group.new_gauge(m.MEMORY_POOL_USED, lambda: pool()[1])
-        self.group.new_gauge(m.MEMORY_POOL_AVG_DEPLETED_PERCENT, AvgIdlePercent(lambda: [pool_depleted_ns()]).value)
+        self.group.new_gauge(m.MEMORY_POOL_AVG_DEPLETED_PERCENT,
+                             AvgIdlePercent(lambda: [pool_depleted_ns()]).value)
         self.group.new_gauge(m.MEMORY_POOL_DEPLETED_TIME_TOTAL, lambda: pool_depleted_ns() / 1e6)
-        for column, metric in enumerate((m.CONNECTION_COUNT, m.CONNECTION_CREATION_TOTAL, m.CONNECTION_CLOSE_TOTAL,
-                                         m.SUCCESSFUL_AUTHENTICATION_TOTAL, m.FAILED_AUTHENTICATION_TOTAL), start=2):
+        for column, metric in enumerate((m.CONNECTION_COUNT, m.CONNECTION_CREATION_TOTAL,
+                                         m.CONNECTION_CLOSE_TOTAL,
+                                         m.SUCCESSFUL_AUTHENTICATION_TOTAL, m.FAILED_AUTHENTICATION_TOTAL),
+                                         start=2):
             self.group.new_gauge(metric, lambda c=column: [((p[0], p[1]), p[c]) for p in processors()])
         blocked = {listener: AvgIdlePercent(lambda name=listener: [acceptors_blocked_ns().get(name, 0)])
                    for listener in acceptors_blocked_ns()}
@@ -81,7 +84,8 @@ class BrokerMetrics:
 
     # ------------------------------------------------------------------ partitions and logs
     def register_replica_manager(self, partition_count: Callable[[], int], leader_count: Callable[[], int],
-                                 under_replicated: Callable[[], int], offline_replicas: Callable[[], int]) -> None:
+                                 under_replicated: Callable[[], int],
+                                 offline_replicas: Callable[[], int]) -> None:
         self.group.new_gauge(m.PARTITION_COUNT, partition_count)
         self.group.new_gauge(m.LEADER_COUNT, leader_count)
         self.group.new_gauge(m.UNDER_REPLICATED_PARTITIONS, under_replicated)
@@ -103,7 +107,8 @@ class BrokerMetrics:
                                  count_by_state: Callable[[], dict[str, int]]) -> Callable[[float], None]:
         """The group coordinator's KIP-848 metrics; returns what records one assignment's time (ms)."""
         self.group.new_gauge(m.CONSUMER_GROUP_REBALANCE_COUNT, rebalance_count)
-        self.group.new_gauge(m.CONSUMER_GROUP_COUNT, lambda: [((state,), n) for state, n in count_by_state().items()])
+        self.group.new_gauge(m.CONSUMER_GROUP_COUNT,
+                             lambda: [((state,), n) for state, n in count_by_state().items()])
         histogram = self.group.new_histogram(m.CONSUMER_GROUP_ASSIGNMENT_TIME_MS)
         series = histogram.labels()
 
@@ -129,22 +134,27 @@ class BrokerMetrics:
 
     def register_logs(self, all_logs: Callable[[], Iterable[LogStats]]) -> None:
         """One callback lists every log once per scrape; each gauge takes its column."""
-        for column, metric in enumerate((m.LOG_SIZE, m.LOG_END_OFFSET, m.LOG_START_OFFSET, m.NUM_LOG_SEGMENTS),
+        for column, metric in enumerate((m.LOG_SIZE, m.LOG_END_OFFSET, m.LOG_START_OFFSET,
+                                         m.NUM_LOG_SEGMENTS),
                                         start=2):
             self.group.new_gauge(metric, lambda c=column: [((s[0], s[1]), s[c]) for s in all_logs()])
 
-    def register_partitions(self, last_stable_offset_lags: Callable[[], Iterable[tuple[str, int, int]]]) -> None:
+    def register_partitions(self,
+                            last_stable_offset_lags: Callable[[], Iterable[tuple[str, int, int]]]) -> None:
         """Kafka's per-partition gauges of a leader: (topic, partition, LastStableOffsetLag) for each."""
         self.group.new_gauge(m.LAST_STABLE_OFFSET_LAG,
-                             lambda: [((topic, partition), lag) for topic, partition, lag in last_stable_offset_lags()])
+                             lambda: [((topic, partition), lag)
+                                      for topic, partition, lag in last_stable_offset_lags()])
 
     # ------------------------------------------------------------------ client quotas
     def register_client_quotas(self, sensors: Callable[[str], Iterable[QuotaSensorStats]]) -> None:
         """`sensors(quota type)` lists the live sensors of the Produce, Fetch or Request quota manager."""
         for quota_type, rate_metric, throttle_metric in m.CLIENT_QUOTA_METRICS:
-            self.group.new_gauge(rate_metric, lambda t=quota_type: [((u, c), rate) for u, c, rate, _ in sensors(t)])
+            self.group.new_gauge(rate_metric,
+                                 lambda t=quota_type: [((u, c), rate) for u, c, rate, _ in sensors(t)])
             self.group.new_gauge(throttle_metric,
-                                 lambda t=quota_type: [((u, c), throttle) for u, c, _, throttle in sensors(t)])
+                                 lambda t=quota_type: [((u, c), throttle)
+                                                       for u, c, _, throttle in sensors(t)])
 
     # ------------------------------------------------------------------ KRaft
     def register_controller(self, values: Callable[[], dict[str, int]]) -> None:
@@ -156,7 +166,8 @@ class BrokerMetrics:
         """The raft client's gauges; current-state is labelled by state, the others are numbers."""
         for metric in m.RAFT_GAUGES:
             if metric is m.RAFT_CURRENT_STATE:
-                self.group.new_gauge(metric, lambda: [((str(values().get("current-state", "unattached")),), 1)])
+                self.group.new_gauge(metric,
+                                     lambda: [((str(values().get("current-state", "unattached")),), 1)])
             else:
                 self.group.new_gauge(metric, lambda name=metric.name: values().get(name, -1))
 

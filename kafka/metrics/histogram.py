@@ -45,7 +45,8 @@ class HistogramSeries:
 
 
 class Histogram(Collector):
-    def __init__(self, metric: MetricName, buckets: Sequence[float], lock: threading.Lock | None = None) -> None:
+    def __init__(self, metric: MetricName, buckets: Sequence[float],
+                 lock: threading.Lock | None = None) -> None:
         if not buckets or buckets[-1] != float("inf"):
             raise ValueError(f"{metric.mbean_name}: the last bucket must be +Inf")
         self.metric = metric
@@ -60,7 +61,8 @@ class Histogram(Collector):
     def labels(self, *label_values: str) -> HistogramSeries:
         """The series for these label values (in the metric's label order), made on first use."""
         if len(label_values) != len(self.metric.label_names):
-            raise ValueError(f"{self.metric.mbean_name} takes labels {self.metric.label_names}, got {label_values}")
+            raise ValueError(f"{self.metric.mbean_name} takes labels {self.metric.label_names}, got "
+                             f"{label_values}")
         key = tuple(str(v) for v in label_values)
         with self.lock:
             series = self._series.get(key)
@@ -85,4 +87,5 @@ class Histogram(Collector):
         yield family
 
     def _family(self) -> HistogramMetricFamily:
-        return HistogramMetricFamily(self.metric.prometheus_name, self.metric.doc, labels=list(self.metric.label_names))
+        return HistogramMetricFamily(self.metric.prometheus_name, self.metric.doc,
+                                     labels=list(self.metric.label_names))

@@ -30,7 +30,8 @@ class AvgIdlePercent:
 
     def value(self) -> float:
         """The fraction of the last window the pool's threads spent waiting: 1.0 idle, 0.0 saturated."""
-        # BEGIN LAB 02 SOLUTION: sample (now, total idle ns), keep a baseline at or before the window start, divide
+        # BEGIN LAB 02 SOLUTION: sample (now, total idle ns), keep a baseline at or before the window start,
+        # divide
         now = self.clock_ns()
         idle = self.idle_times_ns()
         total = sum(idle)

@@ -67,7 +67,8 @@ class CallbackGauge(Collector):
                       exc_info=error)
 
     def _family(self) -> GaugeMetricFamily:
-        return GaugeMetricFamily(self.metric.prometheus_name, self.metric.doc, labels=list(self.metric.label_names))
+        return GaugeMetricFamily(self.metric.prometheus_name, self.metric.doc,
+                                 labels=list(self.metric.label_names))
 
 
 class KafkaMetricsGroup:
@@ -78,7 +79,8 @@ class KafkaMetricsGroup:
         _check(metric, MetricType.METER)
         return Counter(metric.prometheus_name, metric.doc, metric.label_names, registry=self.registry)
 
-    def new_histogram(self, metric: MetricName, buckets=TIME_MS_BUCKETS, lock: threading.Lock | None = None) -> Histogram:
+    def new_histogram(self, metric: MetricName, buckets=TIME_MS_BUCKETS,
+                      lock: threading.Lock | None = None) -> Histogram:
         """A histogram whose values are recorded under `lock` (see kafka/metrics/histogram.py)."""
         _check(metric, MetricType.HISTOGRAM)
         histogram = Histogram(metric, buckets, lock)

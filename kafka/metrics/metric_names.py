@@ -28,19 +28,24 @@ REQUEST_QUEUE_TIME = _request("RequestQueueTimeMs", HISTOGRAM, "Time waiting in 
                               ("request",), "network thread -> request queue -> I/O thread")
 LOCAL_TIME = _request("LocalTimeMs", HISTOGRAM, "Time an I/O thread spent on the request (e.g. the append).",
                       ("request",), "I/O thread -> commit log")
-REMOTE_TIME = _request("RemoteTimeMs", HISTOGRAM, "Time waiting in a purgatory (acks=all, a long-polling fetch).",
+REMOTE_TIME = _request("RemoteTimeMs", HISTOGRAM,
+                       "Time waiting in a purgatory (acks=all, a long-polling fetch).",
                        ("request",), "purgatory")
 # Kafka's apiThrottleTimeMs: how long a quota kept the connection muted after the response (KIP-219),
 # so it is not part of TotalTimeMs; 0 for a request no quota throttled.
-THROTTLE_TIME = _request("ThrottleTimeMs", HISTOGRAM, "Time a quota kept the client's connection muted after the "
-                         "response (not part of TotalTimeMs).", ("request",), "response -> muted channel (KIP-219)")
-RESPONSE_QUEUE_TIME = _request("ResponseQueueTimeMs", HISTOGRAM, "Time the response waited in the response queue.",
+THROTTLE_TIME = _request("ThrottleTimeMs", HISTOGRAM,
+                         "Time a quota kept the client's connection muted after the "
+                         "response (not part of TotalTimeMs).", ("request",),
+                         "response -> muted channel (KIP-219)")
+RESPONSE_QUEUE_TIME = _request("ResponseQueueTimeMs", HISTOGRAM,
+                               "Time the response waited in the response queue.",
                                ("request",), "response queue -> network thread")
 RESPONSE_SEND_TIME = _request("ResponseSendTimeMs", HISTOGRAM, "Time writing the response to the socket.",
                               ("request",), "network thread -> socket send buffer")
 TOTAL_TIME = _request("TotalTimeMs", HISTOGRAM, "Time from the request read to the response sent.",
                       ("request",), "the whole journey")
-REQUEST_TIMES = (REQUEST_QUEUE_TIME, LOCAL_TIME, REMOTE_TIME, THROTTLE_TIME, RESPONSE_QUEUE_TIME, RESPONSE_SEND_TIME,
+REQUEST_TIMES = (REQUEST_QUEUE_TIME, LOCAL_TIME, REMOTE_TIME, THROTTLE_TIME, RESPONSE_QUEUE_TIME,
+                 RESPONSE_SEND_TIME,
                  TOTAL_TIME)
 
 # ------------------------------------------------------------------ the two thread pools and the queues
@@ -66,7 +71,8 @@ MEMORY_POOL_USED = MetricName(
 
 
 def _socket_server(name: str, doc: str, labels: tuple[str, ...] = ()) -> MetricName:
-    # Kafka's own metrics of group socket-server-metrics, read through JMX as kafka.server:type=socket-server-metrics
+    # Kafka's own metrics of group socket-server-metrics, read through JMX as
+    # kafka.server:type=socket-server-metrics
     return MetricName("kafka.server", "socket-server-metrics", name, GAUGE, doc, labels, "network threads")
 
 
@@ -84,12 +90,14 @@ CONNECTION_CLOSE_TOTAL = _socket_server(
     "connection-close-total", "Connections a network thread has closed, idle ones (connections.max.idle.ms) "
     "included (rate() of it is Kafka's connection-close-rate).", ("listener", "networkProcessor"))
 SUCCESSFUL_AUTHENTICATION_TOTAL = _socket_server(
-    "successful-authentication-total", "Connections that authenticated: a TLS handshake on an SSL listener, a SASL "
+    "successful-authentication-total",
+    "Connections that authenticated: a TLS handshake on an SSL listener, a SASL "
     "login on a SASL one (rate() of it is Kafka's successful-authentication-rate).",
     ("listener", "networkProcessor"))
 FAILED_AUTHENTICATION_TOTAL = _socket_server(
     "failed-authentication-total", "Connections closed because their TLS handshake or SASL login failed: an "
-    "untrusted certificate, a wrong password, an unknown user or mechanism, a bad SASL token (rate() of it is "
+    "untrusted certificate, a wrong password, an unknown user or mechanism, a bad SASL token (rate() of it "
+    "is "
     "Kafka's failed-authentication-rate).", ("listener", "networkProcessor"))
 ACCEPTOR_BLOCKED_PERCENT = MetricName(
     "kafka.network", "Acceptor", "AcceptorBlockedPercent", GAUGE,
@@ -120,11 +128,13 @@ BYTES_OUT = _topic("BytesOutPerSec", "Record bytes sent to consumers in fetch re
 BYTES_REJECTED = _topic("BytesRejectedPerSec", "Bytes of batches refused as too large.", "I/O thread")
 TOTAL_PRODUCE_REQUESTS = _topic("TotalProduceRequestsPerSec", "Partition appends attempted.", "I/O thread")
 TOTAL_FETCH_REQUESTS = _topic("TotalFetchRequestsPerSec", "Partition reads attempted.", "I/O thread")
-FAILED_PRODUCE_REQUESTS = _topic("FailedProduceRequestsPerSec", "Partition appends that failed.", "I/O thread")
+FAILED_PRODUCE_REQUESTS = _topic("FailedProduceRequestsPerSec", "Partition appends that failed.",
+                                 "I/O thread")
 FAILED_FETCH_REQUESTS = _topic("FailedFetchRequestsPerSec", "Partition reads that failed.", "I/O thread")
 REPLICATION_BYTES_IN = _topic("ReplicationBytesInPerSec", "Bytes followers on this broker copied from their "
                               "leaders (all topics only).", "replica fetcher -> commit log")
-REPLICATION_BYTES_OUT = _topic("ReplicationBytesOutPerSec", "Bytes this broker's leaders sent to followers (all "
+REPLICATION_BYTES_OUT = _topic("ReplicationBytesOutPerSec",
+                               "Bytes this broker's leaders sent to followers (all "
                                "topics only).", "fetch response -> network thread")
 BROKER_TOPIC_METERS = (MESSAGES_IN, BYTES_IN, BYTES_OUT, BYTES_REJECTED, TOTAL_PRODUCE_REQUESTS,
                        TOTAL_FETCH_REQUESTS, FAILED_PRODUCE_REQUESTS, FAILED_FETCH_REQUESTS,
@@ -143,7 +153,8 @@ NUM_DELAYED_OPERATIONS = MetricName(
 
 # ------------------------------------------------------------------ kafka.server:type=ReplicaManager
 def _replica_manager(name: str, doc: str) -> MetricName:
-    return MetricName("kafka.server", "ReplicaManager", name, GAUGE, doc, (), "the partitions behind the commit log")
+    return MetricName("kafka.server", "ReplicaManager", name, GAUGE, doc, (),
+                      "the partitions behind the commit log")
 
 
 PARTITION_COUNT = _replica_manager("PartitionCount", "Partitions hosted by this broker.")
@@ -152,7 +163,8 @@ UNDER_REPLICATED_PARTITIONS = _replica_manager(
     "UnderReplicatedPartitions", "Led partitions whose ISR is smaller than their replica set.")
 OFFLINE_REPLICA_COUNT = _replica_manager("OfflineReplicaCount", "Replicas whose log directory has failed.")
 UNDER_MIN_ISR_PARTITION_COUNT = _replica_manager(
-    "UnderMinIsrPartitionCount", "Led partitions whose ISR is smaller than min.insync.replicas (acks=all fails).")
+    "UnderMinIsrPartitionCount",
+    "Led partitions whose ISR is smaller than min.insync.replicas (acks=all fails).")
 AT_MIN_ISR_PARTITION_COUNT = _replica_manager(
     "AtMinIsrPartitionCount", "Led partitions whose ISR is exactly min.insync.replicas (one more loss and "
     "acks=all fails).")
@@ -164,22 +176,27 @@ def _isr_meter(name: str, doc: str) -> MetricName:
     return MetricName("kafka.server", "ReplicaManager", name, METER, doc, (), "AlterPartition -> controller")
 
 
-ISR_SHRINKS = _isr_meter("IsrShrinksPerSec", "ISR shrinks committed by the controller for partitions led here.")
-ISR_EXPANDS = _isr_meter("IsrExpandsPerSec", "ISR expansions committed by the controller for partitions led here.")
-FAILED_ISR_UPDATES = _isr_meter("FailedIsrUpdatesPerSec", "ISR changes the controller refused or never answered.")
+ISR_SHRINKS = _isr_meter("IsrShrinksPerSec",
+                         "ISR shrinks committed by the controller for partitions led here.")
+ISR_EXPANDS = _isr_meter("IsrExpandsPerSec",
+                         "ISR expansions committed by the controller for partitions led here.")
+FAILED_ISR_UPDATES = _isr_meter("FailedIsrUpdatesPerSec",
+                                "ISR changes the controller refused or never answered.")
 ISR_CHANGE_METERS = (ISR_SHRINKS, ISR_EXPANDS, FAILED_ISR_UPDATES)
 
 # ------------------------------------------------------------------ kafka.server:type=authorizer-metrics
 # Kafka's StandardAuthorizer reports rates per minute (authorization-request-rate-per-minute, ...);
 # here they are counters, and rate(...[1m]) * 60 is Kafka's number.
 def _authorizer(name: str, metric_type: MetricType, doc: str) -> MetricName:
-    return MetricName("kafka.server", "authorizer-metrics", name, metric_type, doc, (), "KafkaApis -> AuthHelper")
+    return MetricName("kafka.server", "authorizer-metrics", name, metric_type, doc, (),
+                      "KafkaApis -> AuthHelper")
 
 
 AUTHORIZATION_REQUESTS = _authorizer(
     "authorization-request", METER, "Authorisation decisions taken (authorization-request-rate-per-minute).")
 AUTHORIZATION_ALLOWED = _authorizer(
-    "authorization-allowed", METER, "Decisions that allowed the action (authorization-allowed-rate-per-minute).")
+    "authorization-allowed", METER,
+    "Decisions that allowed the action (authorization-allowed-rate-per-minute).")
 AUTHORIZATION_DENIED = _authorizer(
     "authorization-denied", METER, "Decisions that denied the action (authorization-denied-rate-per-minute).")
 ACLS_TOTAL_COUNT = _authorizer("acls-total-count", GAUGE, "ACLs the authoriser enforces.")
@@ -193,7 +210,8 @@ REPLICA_FETCHER_MAX_LAG = MetricName(
 
 # ------------------------------------------------------------------ kafka.server:type=FetchSessionCache
 def _fetch_sessions(name: str, metric_type: MetricType, doc: str) -> MetricName:
-    return MetricName("kafka.server", "FetchSessionCache", name, metric_type, doc, (), "KafkaApis -> FetchManager")
+    return MetricName("kafka.server", "FetchSessionCache", name, metric_type, doc, (),
+                      "KafkaApis -> FetchManager")
 
 
 NUM_INCREMENTAL_FETCH_SESSIONS = _fetch_sessions(
@@ -214,7 +232,8 @@ OFFLINE_LOG_DIRECTORY_COUNT = MetricName(
 
 # ------------------------------------------------------------------ kafka.log:type=Log
 def _log(name: str, doc: str) -> MetricName:
-    return MetricName("kafka.log", "Log", name, GAUGE, doc, ("topic", "partition"), "commit log (.log + .index)")
+    return MetricName("kafka.log", "Log", name, GAUGE, doc, ("topic", "partition"),
+                      "commit log (.log + .index)")
 
 
 LOG_SIZE = _log("Size", "Bytes in the partition's segment files.")
@@ -242,9 +261,11 @@ GLOBAL_TOPIC_COUNT = _controller("GlobalTopicCount", "Topics in the cluster.")
 GLOBAL_PARTITION_COUNT = _controller("GlobalPartitionCount", "Partitions in the cluster.")
 FENCED_BROKER_COUNT = _controller("FencedBrokerCount", "Registered brokers that are fenced.")
 ACTIVE_BROKER_COUNT = _controller("ActiveBrokerCount", "Registered brokers that are unfenced.")
-METADATA_ERROR_COUNT = _controller("MetadataErrorCount", "Controller events that failed with an exception nothing "
+METADATA_ERROR_COUNT = _controller("MetadataErrorCount",
+                                   "Controller events that failed with an exception nothing "
                                    "expected (a fault: a bug); an active controller renounces on each.")
-CONTROLLER_GAUGES = (ACTIVE_CONTROLLER_COUNT, OFFLINE_PARTITIONS_COUNT, GLOBAL_TOPIC_COUNT, GLOBAL_PARTITION_COUNT,
+CONTROLLER_GAUGES = (ACTIVE_CONTROLLER_COUNT, OFFLINE_PARTITIONS_COUNT, GLOBAL_TOPIC_COUNT,
+                     GLOBAL_PARTITION_COUNT,
                      FENCED_BROKER_COUNT, ACTIVE_BROKER_COUNT, METADATA_ERROR_COUNT)
 
 
@@ -256,20 +277,25 @@ def _raft(name: str, doc: str) -> MetricName:
 RAFT_CURRENT_LEADER = _raft("current-leader", "The quorum leader's id, -1 when unknown.")
 RAFT_CURRENT_EPOCH = _raft("current-epoch", "The quorum's current leader epoch.")
 RAFT_CURRENT_STATE = MetricName("kafka.server", "raft-metrics", "current-state", GAUGE,
-                                "1 for this node's raft state (leader, prospective, prospective-voted, candidate, "
+                                "1 for this node's raft state (leader, prospective, prospective-voted, "
+                                "candidate, "
                                 "voted, follower, unattached, observer, resigned).", ("state",),
                                 "the metadata quorum (KIP-595)")
 RAFT_HIGH_WATERMARK = _raft("high-watermark", "The committed end of __cluster_metadata, -1 when unknown.")
 RAFT_LOG_END_OFFSET = _raft("log-end-offset", "The end of this node's copy of __cluster_metadata.")
-RAFT_COMMIT_LATENCY_AVG = _raft("commit-latency-avg", "Average ms from an append on the leader to its commit.")
-RAFT_ELECTION_LATENCY_AVG = _raft("election-latency-avg", "Average ms from asking for pre-votes to having a leader.")
-RAFT_GAUGES = (RAFT_CURRENT_LEADER, RAFT_CURRENT_EPOCH, RAFT_CURRENT_STATE, RAFT_HIGH_WATERMARK, RAFT_LOG_END_OFFSET,
+RAFT_COMMIT_LATENCY_AVG = _raft("commit-latency-avg",
+                                "Average ms from an append on the leader to its commit.")
+RAFT_ELECTION_LATENCY_AVG = _raft("election-latency-avg",
+                                  "Average ms from asking for pre-votes to having a leader.")
+RAFT_GAUGES = (RAFT_CURRENT_LEADER, RAFT_CURRENT_EPOCH, RAFT_CURRENT_STATE, RAFT_HIGH_WATERMARK,
+               RAFT_LOG_END_OFFSET,
                RAFT_COMMIT_LATENCY_AVG, RAFT_ELECTION_LATENCY_AVG)
 
 # the transaction coordinator (KIP-98): markers waiting for a leader, completions waiting for the log
 TXN_MARKER_UNKNOWN_DESTINATION_QUEUE_SIZE = MetricName(
     "kafka.coordinator.transaction", "TransactionMarkerChannelManager", "UnknownDestinationQueueSize", GAUGE,
-    "Transaction markers waiting for their partition's leader to be known.", (), "the transaction coordinator")
+    "Transaction markers waiting for their partition's leader to be known.", (),
+    "the transaction coordinator")
 TXN_MARKER_LOG_APPEND_RETRY_QUEUE_SIZE = MetricName(
     "kafka.coordinator.transaction", "TransactionMarkerChannelManager", "LogAppendRetryQueueSize", GAUGE,
     "Completed transactions whose CompleteCommit/CompleteAbort append waits to be retried.", (),
@@ -278,37 +304,46 @@ TXN_PARTITION_LOAD_TIME_MAX = MetricName(
     "kafka.server", "transaction-coordinator-metrics", "partition-load-time-max", GAUGE,
     "The longest a __transaction_state partition took to load, in ms.", (), "the transaction coordinator")
 # ------------------------------------------------------------------ kafka.server:type=group-coordinator-metrics (KIP-848)
-def _group_coordinator(name: str, metric_type: MetricType, doc: str, labels: tuple[str, ...] = ()) -> MetricName:
+def _group_coordinator(name: str, metric_type: MetricType, doc: str,
+                       labels: tuple[str, ...] = ()) -> MetricName:
     return MetricName("kafka.server", "group-coordinator-metrics", name, metric_type, doc, labels,
                       "the group coordinator")
 
 
 CONSUMER_GROUP_REBALANCE_COUNT = _group_coordinator(
-    "consumer-group-rebalance-count", GAUGE, "Target assignments computed for consumer groups (group.protocol="
+    "consumer-group-rebalance-count", GAUGE,
+    "Target assignments computed for consumer groups (group.protocol="
     "consumer) since start-up; rate() of it is Kafka's consumer-group-rebalance-rate.")
 CONSUMER_GROUP_COUNT = _group_coordinator(
     "consumer-group-count", GAUGE, "Consumer groups (KIP-848) this coordinator holds, by state.", ("state",))
 CONSUMER_GROUP_ASSIGNMENT_TIME_MS = _group_coordinator(
-    "consumer-group-assignment-time-ms", HISTOGRAM, "How long the broker-side assignor took to compute a consumer "
+    "consumer-group-assignment-time-ms", HISTOGRAM,
+    "How long the broker-side assignor took to compute a consumer "
     "group's target assignment, in ms (Kafka logs it; this broker also exports it).")
 # The coordinator runtime's own (Kafka's CoordinatorRuntimeMetricsImpl, under the group coordinator's type).
 COORDINATOR_NUM_PARTITIONS = _group_coordinator(
-    "num-partitions", GAUGE, "Coordinator partitions of this broker by runtime state (loading, active, failed).",
+    "num-partitions", GAUGE,
+    "Coordinator partitions of this broker by runtime state (loading, active, failed).",
     ("state",))
 COORDINATOR_EVENT_QUEUE_SIZE = _group_coordinator(
     "event-queue-size", GAUGE, "Events waiting in the coordinator runtime's event accumulator.")
 COORDINATOR_PARTITION_LOAD_TIME_MAX = _group_coordinator(
-    "partition-load-time-max", GAUGE, "The longest a coordinator partition took to load in the last 30 s, in ms.")
+    "partition-load-time-max", GAUGE,
+    "The longest a coordinator partition took to load in the last 30 s, in ms.")
 COORDINATOR_PARTITION_LOAD_TIME_AVG = _group_coordinator(
-    "partition-load-time-avg", GAUGE, "The average time coordinator partitions took to load in the last 30 s, in ms.")
+    "partition-load-time-avg", GAUGE,
+    "The average time coordinator partitions took to load in the last 30 s, in ms.")
 COORDINATOR_THREAD_IDLE_RATIO_AVG = _group_coordinator(
-    "thread-idle-ratio-avg", GAUGE, "The share of the last 30 s the coordinator event threads waited for an event.")
+    "thread-idle-ratio-avg", GAUGE,
+    "The share of the last 30 s the coordinator event threads waited for an event.")
 COORDINATOR_EVENT_QUEUE_TIME_MS = _group_coordinator(
-    "event-queue-time-ms", HISTOGRAM, "How long a coordinator event waited in the queue before a thread ran it, in ms.")
+    "event-queue-time-ms", HISTOGRAM,
+    "How long a coordinator event waited in the queue before a thread ran it, in ms.")
 COORDINATOR_EVENT_PROCESSING_TIME_MS = _group_coordinator(
     "event-processing-time-ms", HISTOGRAM, "How long a coordinator event took to run, in ms.")
 COORDINATOR_EVENT_PURGATORY_TIME_MS = _group_coordinator(
-    "event-purgatory-time-ms", HISTOGRAM, "How long a coordinator write waited for its records to commit, in ms.")
+    "event-purgatory-time-ms", HISTOGRAM,
+    "How long a coordinator write waited for its records to commit, in ms.")
 COORDINATOR_BATCH_FLUSH_TIME_MS = _group_coordinator(
     "batch-flush-time-ms", HISTOGRAM, "How long a coordinator batch took to append to the local log, in ms.")
 COORDINATOR_RUNTIME_METRICS = (COORDINATOR_NUM_PARTITIONS, COORDINATOR_EVENT_QUEUE_SIZE,
@@ -316,14 +351,17 @@ COORDINATOR_RUNTIME_METRICS = (COORDINATOR_NUM_PARTITIONS, COORDINATOR_EVENT_QUE
                                COORDINATOR_THREAD_IDLE_RATIO_AVG, COORDINATOR_EVENT_QUEUE_TIME_MS,
                                COORDINATOR_EVENT_PROCESSING_TIME_MS, COORDINATOR_EVENT_PURGATORY_TIME_MS,
                                COORDINATOR_BATCH_FLUSH_TIME_MS)
-TRANSACTION_COORDINATOR_GAUGES = (TXN_MARKER_UNKNOWN_DESTINATION_QUEUE_SIZE, TXN_MARKER_LOG_APPEND_RETRY_QUEUE_SIZE,
+TRANSACTION_COORDINATOR_GAUGES = (TXN_MARKER_UNKNOWN_DESTINATION_QUEUE_SIZE,
+                                  TXN_MARKER_LOG_APPEND_RETRY_QUEUE_SIZE,
                                   TXN_PARTITION_LOAD_TIME_MAX)
 
 # ------------------------------------------------------------------ share groups on the broker (KIP-932)
 # Kafka's org.apache.kafka.server.share.metrics.ShareGroupMetrics and SharePartitionMetrics, the
 # ShareSessionCache's gauges, DelayedShareFetchMetrics and the BrokerTopicMetrics of share requests.
-def _share(type_: str, name: str, metric_type: MetricType, doc: str, labels: tuple[str, ...] = ()) -> MetricName:
-    return MetricName("kafka.server", type_, name, metric_type, doc, labels, "SharePartitionManager -> SharePartition")
+def _share(type_: str, name: str, metric_type: MetricType, doc: str,
+           labels: tuple[str, ...] = ()) -> MetricName:
+    return MetricName("kafka.server", type_, name, metric_type, doc, labels,
+                      "SharePartitionManager -> SharePartition")
 
 
 SHARE_RECORD_ACKNOWLEDGEMENTS = _share(
@@ -358,7 +396,8 @@ SHARE_FETCH_LOCK_RATIO = _share(
 SHARE_ACQUISITION_LOCK_TIMEOUT = _share(
     "SharePartitionMetrics", "AcquisitionLockTimeoutPerSec", METER,
     "Records whose acquisition lock ran out before they were acknowledged.", ("group", "topic", "partition"))
-SHARE_SESSIONS_COUNT = _share("ShareSessionCache", "ShareSessionsCount", GAUGE, "Share sessions the broker holds.")
+SHARE_SESSIONS_COUNT = _share("ShareSessionCache", "ShareSessionsCount", GAUGE,
+                              "Share sessions the broker holds.")
 SHARE_PARTITIONS_COUNT = _share("ShareSessionCache", "SharePartitionsCount", GAUGE,
                                 "Partitions named by all share sessions.")
 SHARE_SESSION_EVICTIONS = _share("ShareSessionCache", "ShareSessionEvictionsPerSec", METER,
@@ -366,16 +405,19 @@ SHARE_SESSION_EVICTIONS = _share("ShareSessionCache", "ShareSessionEvictionsPerS
 DELAYED_SHARE_FETCH_EXPIRES = _share("DelayedShareFetchMetrics", "ExpiresPerSec", METER,
                                      "Share fetches that waited out their max wait in the purgatory.")
 TOTAL_SHARE_FETCH_REQUESTS = _topic("TotalShareFetchRequestsPerSec", "Share fetches per topic.", "I/O thread")
-FAILED_SHARE_FETCH_REQUESTS = _topic("FailedShareFetchRequestsPerSec", "Share fetches of a topic that failed.",
+FAILED_SHARE_FETCH_REQUESTS = _topic("FailedShareFetchRequestsPerSec",
+                                     "Share fetches of a topic that failed.",
                                      "I/O thread")
 TOTAL_SHARE_ACKNOWLEDGEMENT_REQUESTS = _topic("TotalShareAcknowledgementRequestsPerSec",
                                               "Share acknowledgements per topic.", "I/O thread")
 FAILED_SHARE_ACKNOWLEDGEMENT_REQUESTS = _topic("FailedShareAcknowledgementRequestsPerSec",
                                                "Share acknowledgements of a topic that failed.", "I/O thread")
 SHARE_METRICS = (SHARE_RECORD_ACKNOWLEDGEMENTS, SHARE_PARTITION_LOAD_TIME, SHARE_TOPIC_PARTITIONS_FETCH_RATIO,
-                 SHARE_TOPIC_PARTITIONS_ACQUIRE_TIME, SHARE_IN_FLIGHT_MESSAGE_COUNT, SHARE_IN_FLIGHT_BATCH_COUNT,
+                 SHARE_TOPIC_PARTITIONS_ACQUIRE_TIME, SHARE_IN_FLIGHT_MESSAGE_COUNT,
+                 SHARE_IN_FLIGHT_BATCH_COUNT,
                  SHARE_IN_FLIGHT_BATCH_MESSAGE_COUNT, SHARE_FETCH_LOCK_TIME, SHARE_FETCH_LOCK_RATIO,
-                 SHARE_ACQUISITION_LOCK_TIMEOUT, SHARE_SESSIONS_COUNT, SHARE_PARTITIONS_COUNT, SHARE_SESSION_EVICTIONS,
+                 SHARE_ACQUISITION_LOCK_TIMEOUT, SHARE_SESSIONS_COUNT, SHARE_PARTITIONS_COUNT,
+                 SHARE_SESSION_EVICTIONS,
                  DELAYED_SHARE_FETCH_EXPIRES, TOTAL_SHARE_FETCH_REQUESTS, FAILED_SHARE_FETCH_REQUESTS,
                  TOTAL_SHARE_ACKNOWLEDGEMENT_REQUESTS, FAILED_SHARE_ACKNOWLEDGEMENT_REQUESTS)
 
@@ -388,12 +430,16 @@ def _quota(quota_type: str, name: str, doc: str) -> MetricName:
                       "client quotas: I/O thread -> response -> muted channel (KIP-219)")
 
 
-QUOTA_PRODUCE_BYTE_RATE = _quota("Produce", "byte-rate", "Produce request bytes per second, over the quota windows.")
+QUOTA_PRODUCE_BYTE_RATE = _quota("Produce", "byte-rate",
+                                 "Produce request bytes per second, over the quota windows.")
 QUOTA_PRODUCE_THROTTLE_TIME = _quota("Produce", "throttle-time",
-                                     "Average ms a client's produce requests were throttled, over the quota windows.")
-QUOTA_FETCH_BYTE_RATE = _quota("Fetch", "byte-rate", "Fetch response bytes per second, over the quota windows.")
+                                     "Average ms a client's produce requests were throttled, over the quota "
+                                     "windows.")
+QUOTA_FETCH_BYTE_RATE = _quota("Fetch", "byte-rate",
+                               "Fetch response bytes per second, over the quota windows.")
 QUOTA_FETCH_THROTTLE_TIME = _quota("Fetch", "throttle-time",
-                                   "Average ms a client's fetch requests were throttled, over the quota windows.")
+                                   "Average ms a client's fetch requests were throttled, over the quota "
+                                   "windows.")
 QUOTA_REQUEST_TIME = _quota("Request", "request-time",
                             "I/O-thread time as a percentage of one thread, over the quota windows.")
 QUOTA_REQUEST_THROTTLE_TIME = _quota("Request", "throttle-time",
@@ -405,14 +451,16 @@ CLIENT_QUOTA_METRICS = (("Produce", QUOTA_PRODUCE_BYTE_RATE, QUOTA_PRODUCE_THROT
 
 ALL_METRICS: tuple[MetricName, ...] = (
     REQUESTS, ERRORS, *REQUEST_TIMES,
-    REQUEST_QUEUE_SIZE, RESPONSE_QUEUE_SIZE, NETWORK_PROCESSOR_AVG_IDLE_PERCENT, REQUEST_HANDLER_AVG_IDLE_PERCENT,
+    REQUEST_QUEUE_SIZE, RESPONSE_QUEUE_SIZE, NETWORK_PROCESSOR_AVG_IDLE_PERCENT,
+    REQUEST_HANDLER_AVG_IDLE_PERCENT,
     *SOCKET_SERVER_METRICS,
     *BROKER_TOPIC_METERS,
     PURGATORY_SIZE, NUM_DELAYED_OPERATIONS,
     PARTITION_COUNT, LEADER_COUNT, UNDER_REPLICATED_PARTITIONS, OFFLINE_REPLICA_COUNT,
     UNDER_MIN_ISR_PARTITION_COUNT, AT_MIN_ISR_PARTITION_COUNT, PRODUCER_ID_COUNT, *ISR_CHANGE_METERS,
     REPLICA_FETCHER_MAX_LAG,
-    NUM_INCREMENTAL_FETCH_SESSIONS, NUM_INCREMENTAL_FETCH_PARTITIONS_CACHED, INCREMENTAL_FETCH_SESSION_EVICTIONS,
+    NUM_INCREMENTAL_FETCH_SESSIONS, NUM_INCREMENTAL_FETCH_PARTITIONS_CACHED,
+    INCREMENTAL_FETCH_SESSION_EVICTIONS,
     OFFLINE_LOG_DIRECTORY_COUNT,
     LOG_SIZE, LOG_END_OFFSET, LOG_START_OFFSET, NUM_LOG_SEGMENTS, LAST_STABLE_OFFSET_LAG,
     *CONTROLLER_GAUGES, *RAFT_GAUGES, *TRANSACTION_COORDINATOR_GAUGES,

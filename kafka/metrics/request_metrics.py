@@ -33,7 +33,8 @@ class RequestMetrics:
         # Keyed by the JMX name (RequestQueueTimeMs, ...), which is how Request.timings_ms reports.
         # One lock for all seven: a response's stages are recorded together, under one acquire.
         self._lock = threading.Lock()
-        self.time_histograms = {metric.name: group.new_histogram(metric, lock=self._lock) for metric in m.REQUEST_TIMES}
+        self.time_histograms = {metric.name: group.new_histogram(metric, lock=self._lock)
+                                for metric in m.REQUEST_TIMES}
         # Every request passes here: keep each label set's series at hand instead of looking it up.
         self._counters: dict[tuple[str, int], Any] = {}
         self._histograms: dict[str, dict[str, Any]] = {}
@@ -48,7 +49,8 @@ class RequestMetrics:
             counter.inc()
             histograms = self._histograms.get(name)
             if histograms is None:
-                histograms = self._histograms[name] = {k: h.labels(name) for k, h in self.time_histograms.items()}
+                histograms = self._histograms[name] = {k: h.labels(name)
+                                                       for k, h in self.time_histograms.items()}
             with self._lock:
                 for metric_name, value in timings_ms.items():
                     histograms[metric_name].observe(value)
@@ -58,7 +60,8 @@ class RequestMetrics:
         for error, count in error_counts.items():
             counter = self._error_counters.get((request_name, error))
             if counter is None:
-                counter = self._error_counters[(request_name, error)] = self.errors.labels(request_name, error)
+                counter = self._error_counters[(request_name, error)] = self.errors.labels(request_name,
+                                                                                           error)
             counter.inc(count)
 
 

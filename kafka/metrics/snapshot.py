@@ -55,7 +55,8 @@ class Snapshot:
         above it the values went."""
         if not 0.0 <= quantile <= 1.0:
             raise ValueError(f"quantile must be between 0 and 1, not {quantile}")
-        # BEGIN LAB 11 SOLUTION: rank = quantile x count; find its bucket; interpolate inside it (+Inf: the last finite bound)
+        # BEGIN LAB 11 SOLUTION: rank = quantile x count; find its bucket; interpolate inside it (+Inf: the
+        # last finite bound)
         if self.count == 0:
             return math.nan
         rank = quantile * self.count

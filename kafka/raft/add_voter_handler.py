@@ -60,7 +60,8 @@ def add_voter_response(error: Errors, message: str | None = None) -> dict:
 
 
 class AddVoterHandler:
-    def __init__(self, partition_state: KRaftControlRecordStateMachine, append_voters_record: AppendVotersRecord,
+    def __init__(self, partition_state: KRaftControlRecordStateMachine,
+                 append_voters_record: AppendVotersRecord,
                  request_timeout_ms: int, fetch_timeout_ms: int) -> None:
         self.partition_state = partition_state
         self.append_voters_record = append_voters_record
@@ -95,7 +96,8 @@ class AddVoterHandler:
                     f"{partition.last_kraft_version()}")
         offset = partition.last_voter_set_offset()
         if offset is None or offset >= state.high_watermark:
-            return (Errors.REQUEST_TIMED_OUT, f"Request timed out waiting for voters to commit the latest voter "
+            return (Errors.REQUEST_TIMED_OUT,
+                    f"Request timed out waiting for voters to commit the latest voter "
                                               f"change at {offset} with HWM {state.high_watermark}")
         voters = partition.last_voter_set()
         if key.id in voters.voter_ids():
@@ -119,5 +121,6 @@ class AddVoterHandler:
         if current is not None and now >= current.deadline_ms:
             state.add_voter_handler_state = None
             return current.request, add_voter_response(
-                Errors.REQUEST_TIMED_OUT, f"Request timed out waiting for {current.voter_key} to be committed")
+                Errors.REQUEST_TIMED_OUT,
+                f"Request timed out waiting for {current.voter_key} to be committed")
         return None

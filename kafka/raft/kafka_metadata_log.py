@@ -46,7 +46,8 @@ class KafkaMetadataLog:
         self.directory = directory
         self._snapshots = list_snapshots(directory)
         self._rebuild_epoch_cache()
-        if not self.truncate_to_latest_snapshot():  # a snapshot newer than the log (fetched just before a crash)
+        # a snapshot newer than the log (fetched just before a crash)
+        if not self.truncate_to_latest_snapshot():
             latest = self.latest_snapshot_id()
             if latest is not None and latest.offset > self.start_offset():
                 # Everything below a snapshot was committed: start there, so a restart loads the
@@ -92,7 +93,8 @@ class KafkaMetadataLog:
         if i < 0:
             latest = self.latest_snapshot_id()
             if latest is not None and latest.epoch <= epoch:  # the log starts where the snapshot ends
-                return OffsetAndEpoch(self._epoch_starts[0] if self._epochs else self.end_offset(), latest.epoch)
+                return OffsetAndEpoch(self._epoch_starts[0] if self._epochs else self.end_offset(),
+                                      latest.epoch)
             return OffsetAndEpoch(self.start_offset(), 0) if not self._epochs else OffsetAndEpoch(-1, -1)
         found = self._epochs[i]
         end = self._epoch_starts[i + 1] if i + 1 < len(self._epochs) else self.end_offset()

@@ -198,7 +198,8 @@ class KafkaRaftClientDriver(threading.Thread):
         voters = self.client.partition_state.last_voter_set()
         if voters is not self._endpoints_of and hasattr(self.channel, "update_endpoints"):
             self._endpoints_of = voters
-            self.channel.update_endpoints(voters.endpoints(getattr(self.channel, "listener_name", "CONTROLLER")))
+            self.channel.update_endpoints(voters.endpoints(getattr(self.channel, "listener_name",
+                                                                   "CONTROLLER")))
 
     def shutdown(self, timeout_ms: int = 5000) -> None:
         """A leader resigns first (EndQuorumEpoch), so the others elect without waiting for a timeout: the

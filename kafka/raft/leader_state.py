@@ -157,7 +157,8 @@ class LeaderState:
 
     def describe(self) -> dict:
         def state(s: ReplicaState) -> dict:
-            return dict(replica_id=s.node_id, log_end_offset=s.end_offset, last_fetch_timestamp=s.last_fetch_ms,
+            return dict(replica_id=s.node_id, log_end_offset=s.end_offset,
+                        last_fetch_timestamp=s.last_fetch_ms,
                         last_caught_up_timestamp=s.last_caught_up_ms)
         return dict(leader_id=self.local_id, leader_epoch=self.epoch, high_watermark=self.high_watermark,
                     current_voters=[state(s) for _, s in sorted(self.voter_states.items())],

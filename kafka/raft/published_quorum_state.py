@@ -31,8 +31,10 @@ class PublishedQuorumState:
     state_name: str = "unattached"  # raft-metrics current-state
     high_watermark: int = -1
     log_end_offset: int = 0
-    voters: VoterSet = field(default_factory=lambda: VoterSet({}))  # the latest voter set in the log (immutable)
-    raft_metrics: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))  # by Kafka's names
+    # the latest voter set in the log (immutable)
+    voters: VoterSet = field(default_factory=lambda: VoterSet({}))
+    # by Kafka's names
+    raft_metrics: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
 
     @classmethod
     def of(cls, cluster_id: str, quorum: QuorumState, log: ReplicatedLog, voters: VoterSet,
@@ -41,7 +43,8 @@ class PublishedQuorumState:
         leader, epoch, state = quorum.leader_id, quorum.epoch, quorum.state_name()
         high_watermark, log_end_offset = log.high_watermark(), log.end_offset()
         values = metrics.values(leader, epoch, state, high_watermark, log_end_offset)
-        return cls(cluster_id, leader, epoch, state, high_watermark, log_end_offset, voters, MappingProxyType(values))
+        return cls(cluster_id, leader, epoch, state, high_watermark, log_end_offset, voters,
+                   MappingProxyType(values))
 
     def leader_and_epoch(self) -> LeaderAndEpoch:
         return LeaderAndEpoch(self.leader_id, self.epoch)

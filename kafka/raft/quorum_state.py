@@ -79,7 +79,8 @@ class QuorumState:
         if election is None:
             self._transition(UnattachedState(0, self.random_election_deadline()))
         elif election.leader_id == self.local_id:
-            self._transition(ResignedState(election.epoch, self.local_id, [], self.random_election_deadline()))
+            self._transition(ResignedState(election.epoch, self.local_id, [],
+                                           self.random_election_deadline()))
         elif election.leader_id is not None:
             self._transition(FollowerState(election.epoch, election.leader_id,
                                            self.time.milliseconds() + self.config.fetch_timeout_ms))
@@ -117,7 +118,8 @@ class QuorumState:
 
     def transition_to_leader(self, epoch_start_offset: int) -> LeaderState:
         accumulator = BatchAccumulator(self.epoch, epoch_start_offset, self.config.append_linger_ms)
-        state = LeaderState(self.local_id, self.epoch, epoch_start_offset, self.voters, self.time.milliseconds(),
+        state = LeaderState(self.local_id, self.epoch, epoch_start_offset, self.voters,
+                            self.time.milliseconds(),
                             accumulator)
         self._transition(state)
         return state
@@ -159,6 +161,7 @@ class QuorumState:
             return is_log_up_to_date
         if isinstance(state, VotedState | ProspectiveState) and state.voted_id is not None:
             return state.voted_id == candidate_id and is_log_up_to_date
-        if isinstance(state, UnattachedState) or (isinstance(state, ProspectiveState) and state.leader_id is None):
+        if isinstance(state, UnattachedState) or (isinstance(state, ProspectiveState)
+                                                  and state.leader_id is None):
             return is_log_up_to_date
         return False  # a Candidate voted for itself, a Resigned leader led this epoch

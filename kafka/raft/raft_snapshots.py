@@ -79,11 +79,13 @@ class RaftSnapshots:
             writer.append(voters_snapshot_batch(self.partition_state, snapshot_id.offset - 1, now))
         for i in range(0, len(records), SNAPSHOT_BATCH_RECORDS):
             chunk = records[i:i + SNAPSHOT_BATCH_RECORDS]
-            writer.append(build_batch([DefaultRecord(j, now, None, v) for j, v in enumerate(chunk)], timestamp=now))
+            writer.append(build_batch([DefaultRecord(j, now, None, v) for j, v in enumerate(chunk)],
+                                      timestamp=now))
         writer.freeze()
         self.log.on_snapshot_frozen(snapshot_id)
         self.log.delete_before_snapshot(snapshot_id)
-        log.info("wrote a snapshot of the metadata log", snapshot_id=f"{snapshot_id.offset}-{snapshot_id.epoch}",
+        log.info("wrote a snapshot of the metadata log",
+                 snapshot_id=f"{snapshot_id.offset}-{snapshot_id.epoch}",
                  records=len(records), log_start_offset=self.log.start_offset())
 
     def is_fetching(self) -> bool:
@@ -128,7 +130,8 @@ class RaftSnapshots:
             partition["error_code"] = Errors.POSITION_OUT_OF_RANGE
         else:
             partition["size"] = reader.size_in_bytes()
-            partition["unaligned_records"] = reader.read(p["position"], min(body["max_bytes"], SNAPSHOT_CHUNK_BYTES))
+            partition["unaligned_records"] = reader.read(p["position"],
+                                                         min(body["max_bytes"], SNAPSHOT_CHUNK_BYTES))
         return dict(throttle_time_ms=0, error_code=Errors.NONE,
                     topics=[dict(name=METADATA_TOPIC, partitions=[partition])])
 
@@ -154,13 +157,15 @@ class RaftSnapshots:
             self.log.on_snapshot_frozen(snapshot_id)
             self._fetching_snapshot = None
             self.log.truncate_to_latest_snapshot()
-            log.info("installed the leader's snapshot", snapshot_id=f"{snapshot_id.offset}-{snapshot_id.epoch}")
+            log.info("installed the leader's snapshot",
+                     snapshot_id=f"{snapshot_id.offset}-{snapshot_id.epoch}")
 
     def read_snapshot(self, snapshot_id: OffsetAndEpoch) -> SnapshotReader:
         """The snapshot as a listener behind the log start is handed it, instead of the records it replaces."""
         reader = self.log.read_snapshot(snapshot_id)
         batches = [Batch(b.base_offset, b.last_offset, snapshot_id.epoch, b.max_timestamp, b.size_in_bytes,
-                         [r.value for r in b]) for b in iter_batches(reader.records()) if not b.is_control_batch]
+                         [r.value for r in b]) for b in iter_batches(reader.records())
+                         if not b.is_control_batch]
         last_timestamp = max((b.append_timestamp for b in batches), default=-1)
         return SnapshotReader(snapshot_id, last_timestamp, batches)
 

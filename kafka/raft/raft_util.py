@@ -33,9 +33,11 @@ def begin_quorum_epoch_request(cluster_id: str, leader_id: int, leader_epoch: in
         partition_index=0, leader_id=leader_id, leader_epoch=leader_epoch)])])
 
 
-def end_quorum_epoch_request(cluster_id: str, leader_id: int, leader_epoch: int, successors: list[int]) -> dict:
+def end_quorum_epoch_request(cluster_id: str, leader_id: int, leader_epoch: int,
+                             successors: list[int]) -> dict:
     return dict(cluster_id=cluster_id, topics=[dict(topic_name=METADATA_TOPIC, partitions=[dict(
-        partition_index=0, leader_id=leader_id, leader_epoch=leader_epoch, preferred_successors=successors)])])
+        partition_index=0, leader_id=leader_id, leader_epoch=leader_epoch,
+        preferred_successors=successors)])])
 
 
 def partition_response(error: Errors, leader_id: int | None, leader_epoch: int, **extra) -> dict:

@@ -48,7 +48,8 @@ def remove_voter_response(error: Errors, message: str | None = None) -> dict:
 
 
 class RemoveVoterHandler:
-    def __init__(self, partition_state: KRaftControlRecordStateMachine, append_voters_record: AppendVotersRecord,
+    def __init__(self, partition_state: KRaftControlRecordStateMachine,
+                 append_voters_record: AppendVotersRecord,
                  request_timeout_ms: int) -> None:
         self.partition_state = partition_state
         self.append_voters_record = append_voters_record
@@ -60,19 +61,22 @@ class RemoveVoterHandler:
         partition = self.partition_state
         if state.is_operation_pending(now):
             return remove_voter_response(
-                Errors.REQUEST_TIMED_OUT, "Request timed out waiting for leader to handle previous voter change request")
+                Errors.REQUEST_TIMED_OUT,
+                "Request timed out waiting for leader to handle previous voter change request")
         if state.high_watermark < 0:
             return remove_voter_response(
                 Errors.REQUEST_TIMED_OUT,
                 "Request timed out waiting for leader to establish HWM and fence previous voter changes")
         if partition.last_kraft_version() < 1:
             return remove_voter_response(
-                Errors.UNSUPPORTED_VERSION, f"Cluster doesn't support removing voter because the kraft.version "
+                Errors.UNSUPPORTED_VERSION,
+                f"Cluster doesn't support removing voter because the kraft.version "
                                             f"feature is {partition.last_kraft_version()}")
         offset = partition.last_voter_set_offset()
         if offset is None or offset >= state.high_watermark:
             return remove_voter_response(
-                Errors.REQUEST_TIMED_OUT, f"Request timed out waiting for voters to commit the latest voter change "
+                Errors.REQUEST_TIMED_OUT,
+                f"Request timed out waiting for voters to commit the latest voter change "
                                           f"at {offset} with HWM {state.high_watermark}")
         voters = partition.last_voter_set()
         new_voters = voters.remove_voter(key)

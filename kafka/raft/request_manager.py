@@ -56,7 +56,8 @@ class RequestManager:
 
     def backoff(self, destination: int, now_ms: int, backoff_ms: int | None = None) -> None:
         """Send nothing to the destination for retry.backoff.ms (or backoff_ms) from now."""
-        self._backoff_until[destination] = now_ms + (self.retry_backoff_ms if backoff_ms is None else backoff_ms)
+        self._backoff_until[destination] = now_ms + (self.retry_backoff_ms if backoff_ms is None
+                                                     else backoff_ms)
 
     def expire_requests(self, now_ms: int) -> None:
         """Give up on requests unanswered for request_timeout_ms: their destinations back off."""

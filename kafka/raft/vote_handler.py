@@ -62,7 +62,8 @@ class VoteHandler:
             if not isinstance(self.quorum.state, VotedState):
                 self.quorum.transition_to_voted(epoch, candidate)
         elif previous_deadline is not None and hasattr(self.quorum.state, "election_deadline_ms"):
-            self.quorum.state.election_deadline_ms = min(previous_deadline, self.quorum.state.election_deadline_ms)
+            self.quorum.state.election_deadline_ms = min(previous_deadline,
+                                                         self.quorum.state.election_deadline_ms)
         self.respond(request, self._response(Errors.NONE, granted, pre_vote))
 
     def _response(self, error: Errors, granted: bool, pre_vote: bool) -> dict:

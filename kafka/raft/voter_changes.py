@@ -67,7 +67,8 @@ VOTER_CHANGE_APIS = (ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER, ApiKey.UPD
 
 
 class VoterChanges:
-    def __init__(self, partition_state: KRaftControlRecordStateMachine, quorum: QuorumState, fetches: FetchHandler, cluster_id: str, config: RaftConfig,
+    def __init__(self, partition_state: KRaftControlRecordStateMachine, quorum: QuorumState,
+                 fetches: FetchHandler, cluster_id: str, config: RaftConfig,
                  respond: Callable[[RaftRequest, dict], None],
                  flush_pending_appends: Callable[[LeaderState, int], None]) -> None:
         self.partition_state = partition_state
@@ -171,7 +172,8 @@ class VoterChanges:
         and that is committed): the client resigns."""
         for answer in (self.add_voter_handler.high_watermark_updated(state),
                        self.remove_voter_handler.high_watermark_updated(state),
-                       self.add_voter_handler.expire(state, now), self.remove_voter_handler.expire(state, now)):
+                       self.add_voter_handler.expire(state, now),
+                       self.remove_voter_handler.expire(state, now)):
             if answer is not None:
                 self.respond(*answer)
         return state.resign_requested
@@ -205,7 +207,8 @@ class VoterChanges:
                 replica["replica_directory_id"] = node.key.directory_id if node else NO_DIRECTORY_ID
         body = describe_quorum_response(partition)
         voters = self.partition_state.last_voter_set()
-        body["nodes"] = [dict(node_id=i, listeners=[dict(name=name, host=host, port=port) for name, (host, port)
+        body["nodes"] = [dict(node_id=i,
+                              listeners=[dict(name=name, host=host, port=port) for name, (host, port)
                                                     in sorted(voters.voter_node(i).listeners.items())])
                          for i in sorted(voters.voter_ids())]
         return body

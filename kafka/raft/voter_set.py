@@ -71,7 +71,8 @@ class VoterSet:
     @classmethod
     def from_static(cls, voters: dict[int, tuple[str, int]], listener_name: str = "CONTROLLER") -> VoterSet:
         """controller.quorum.voters: ids and addresses, no directory ids (kraft.version 0)."""
-        return cls({i: VoterNode(ReplicaKey(i), {listener_name: address}, (0, 0)) for i, address in voters.items()})
+        return cls({i: VoterNode(ReplicaKey(i), {listener_name: address}, (0, 0))
+                    for i, address in voters.items()})
 
     @classmethod
     def from_ids(cls, ids) -> VoterSet:

@@ -2,12 +2,11 @@
 
     python -m tests.clients.group_member BOOTSTRAP TOPIC GROUP STRATEGY
 
-Prints one "EVENT <json>" line per event: {"assigned": [...]} after each rebalance and {"records": [[p, offset], ...]}
-after each poll that returned records (committed synchronously before printing). A commit the
-group refuses because it is rebalancing (Kafka's CommitFailedException) is reported as
-{"commit_failed": ...} and those records are not counted: their next owner reads them from the last
-committed offset, as a Java application that catches the exception would see. SIGTERM closes the
-consumer (leaving the group) and exits.
+Prints one "EVENT <json>" line per event: {"assigned": [...]} after each rebalance and {"records": [[p,
+offset], ...]} after each poll that returned records (committed synchronously before printing). A commit the
+group refuses because it is rebalancing (Kafka's CommitFailedException) is reported as {"commit_failed": ...}
+and those records are not counted: their next owner reads them from the last committed offset, as a Java
+application that catches the exception would see. SIGTERM closes the consumer (leaving the group) and exits.
 """
 
 import json
@@ -26,7 +25,8 @@ class Listener(ConsumerRebalanceListener):
         self.consumer = consumer
 
     def on_partitions_assigned(self, assigned):
-        print("EVENT", json.dumps({"assigned": sorted(tp.partition for tp in self.consumer.assignment())}), flush=True)
+        print("EVENT", json.dumps({"assigned": sorted(tp.partition for tp in self.consumer.assignment())}),
+              flush=True)
 
     def on_partitions_revoked(self, revoked):
         print("EVENT", json.dumps({"revoked": sorted(tp.partition for tp in revoked)}), flush=True)
@@ -34,7 +34,8 @@ class Listener(ConsumerRebalanceListener):
 
 def main() -> None:
     bootstrap, topic, group, strategy = sys.argv[1:5]
-    consumer = KafkaConsumer({"bootstrap.servers": bootstrap, "group.id": group, "auto.offset.reset": "earliest",
+    consumer = KafkaConsumer({"bootstrap.servers": bootstrap, "group.id": group,
+                              "auto.offset.reset": "earliest",
                               "enable.auto.commit": False, "partition.assignment.strategy": strategy,
                               "heartbeat.interval.ms": 200, "session.timeout.ms": 10000})
     running = [True]

@@ -92,5 +92,6 @@ class MockClient:
     def disconnect(self, request: ClientRequest) -> None:
         if request in self.in_flight:
             self.in_flight.remove(request)
-        self._completed.append(ClientResponse(request, disconnected=True, received_ms=self.time.hi_res_clock_ms(),
+        self._completed.append(ClientResponse(request, disconnected=True,
+                                              received_ms=self.time.hi_res_clock_ms(),
                                               error=DisconnectError("connection lost")))

@@ -29,7 +29,8 @@ def test_topics_partitions_and_cluster(broker):
         assert admin.create_partitions({"no-such-topic": 3})["no-such-topic"].error == Errors.UNKNOWN_TOPIC_OR_PARTITION
 
         cluster_id, controller_id, nodes = admin.describe_cluster()
-        assert cluster_id and controller_id == 1 and [(n.node_id, n.port) for n in nodes] == [(1, broker.port)]
+        assert cluster_id and controller_id == 1 and [(n.node_id, n.port) for n in nodes] == [(1,
+                                                                                               broker.port)]
 
         assert admin.delete_topics([topic]) == {topic: None}
         assert topic not in admin.list_topics()
@@ -52,7 +53,8 @@ def test_configs_and_groups(broker):
         admin.create_topics([NewTopic(topic, 1, 1, {"retention.ms": "60000"})])
         assert admin.describe_configs(TOPIC_RESOURCE, topic)["retention.ms"].value == "60000"
         admin.incremental_alter_configs(TOPIC_RESOURCE, topic, [("retention.ms", 0, "120000")])
-        assert admin.describe_configs(TOPIC_RESOURCE, topic, ["retention.ms"])["retention.ms"].value == "120000"
+        assert admin.describe_configs(TOPIC_RESOURCE, topic,
+                                      ["retention.ms"])["retention.ms"].value == "120000"
         with KafkaProducer({"bootstrap.servers": broker.bootstrap}) as producer:
             producer.send(topic, b"v").get(10)
         with KafkaConsumer({"bootstrap.servers": broker.bootstrap, "group.id": group,
@@ -122,14 +124,17 @@ def test_a_group_with_a_live_member_is_described_and_protected(start_broker):
         consumer.commit({tp0: OffsetAndMetadata(0)})
 
         description = admin.describe_consumer_groups([group])[group]
-        assert (description.state, description.protocol_type, description.assignor) == ("Stable", "consumer", "range")
+        assert (description.state, description.protocol_type, description.assignor) == ("Stable", "consumer",
+                                                                                        "range")
         [member] = description.members
-        assert (member.client_id, member.host, sorted(member.assignment)) == ("the-member", "/127.0.0.1", [tp0, tp1])
+        assert (member.client_id, member.host, sorted(member.assignment)) == ("the-member", "/127.0.0.1",
+                                                                              [tp0, tp1])
         assert (group, "Stable") in admin.list_consumer_groups()
 
         # Only members may commit while the group has them, and their offsets stay theirs.
         results = admin.alter_consumer_group_offsets(group, {tp0: OffsetAndMetadata(5)})
         assert results[tp0].error == Errors.UNKNOWN_MEMBER_ID
-        assert admin.delete_consumer_group_offsets(group, [tp0])[tp0].error == Errors.GROUP_SUBSCRIBED_TO_TOPIC
+        assert admin.delete_consumer_group_offsets(group,
+                                                   [tp0])[tp0].error == Errors.GROUP_SUBSCRIBED_TO_TOPIC
         assert admin.delete_consumer_groups([group])[group].error == Errors.NON_EMPTY_GROUP
         assert admin.list_consumer_group_offsets(group) == {tp0: 0}

@@ -44,7 +44,8 @@ def test_a_lost_session_makes_the_next_request_full():
 
 
 def test_a_wrong_epoch_or_a_disconnect_closes_the_session_with_a_full_request():
-    for fail in (lambda h: h.handle_response(Errors.INVALID_FETCH_SESSION_EPOCH, 0), FetchSessionHandler.handle_error):
+    for fail in (lambda h: h.handle_response(Errors.INVALID_FETCH_SESSION_EPOCH, 0),
+                 FetchSessionHandler.handle_error):
         handler = FetchSessionHandler(1)
         handler.build({A0: at(0)})
         handler.handle_response(Errors.NONE, 77)

@@ -38,7 +38,8 @@ class Member:
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
-        for line in self.process.stdout:  # the client's log lines go here too: keep them for a failure's report
+        # the client's log lines go here too: keep them for a failure's report
+        for line in self.process.stdout:
             self.output.append(line)
             if self.log_path:
                 with open(str(self.log_path) + ".out", "a") as f:
@@ -80,7 +81,8 @@ def test_three_members_share_rebalance_and_resume(start_broker, strategy, tmp_pa
     with AdminClient({"bootstrap.servers": broker.bootstrap}) as admin:
         admin.create_topics([NewTopic(topic, 6, 1)])
     _produce(broker.bootstrap, topic, 0, 600)
-    members = [Member(broker.bootstrap, topic, group, strategy, tmp_path / f"member{i}.log") for i in range(3)]
+    members = [Member(broker.bootstrap, topic, group, strategy, tmp_path / f"member{i}.log")
+               for i in range(3)]
     try:
         def balanced(ms, share):
             for m in ms:
@@ -92,7 +94,8 @@ def test_three_members_share_rebalance_and_resume(start_broker, strategy, tmp_pa
                    timeout=60, message="all 600 records consumed")
         members[2].stop()  # leaves the group: the other two take over its partitions
         assert members[2].closed
-        wait_until(lambda: balanced(members[:2], 3), timeout=60, message="two members with three partitions each")
+        wait_until(lambda: balanced(members[:2], 3), timeout=60,
+                   message="two members with three partitions each")
         _produce(broker.bootstrap, topic, 600, 300)
         wait_until(lambda: balanced(members[:2], 3) and len({r for m in members for r in m.records}) == 900,
                    timeout=60, message="the next 300 records consumed by the two remaining members")
@@ -115,7 +118,8 @@ def test_three_members_share_rebalance_and_resume(start_broker, strategy, tmp_pa
             return len(restarted.records) >= 60
 
         wait_until(resumed, timeout=60, message="the restarted member to read the 60 new records")
-        wait_until(lambda: restarted.drain() or len(restarted.assigned) == 6, timeout=30, message="all partitions")
+        wait_until(lambda: restarted.drain() or len(restarted.assigned) == 6, timeout=30,
+                   message="all partitions")
         assert len(restarted.records) == 60  # nothing before the committed offsets was read again
     finally:
         restarted.stop()

@@ -36,7 +36,8 @@ def _log_batches(broker, topic: str, partition: int) -> list[RecordBatch]:
 def _require_init_producer_id(broker) -> None:
     """Fail loudly, not skip, on a broker that does not answer InitProducerId yet."""
     if ApiKey.INIT_PRODUCER_ID not in broker.server.apis.handlers:
-        pytest.fail("this broker does not advertise InitProducerId (key 22) in ApiVersions: the broker side of "
+        pytest.fail("this broker does not advertise InitProducerId (key 22) in ApiVersions: the broker side "
+                    "of "
                     "KIP-98 (kafka/server/kafka_apis.py) is needed before an idempotent producer can write",
                     pytrace=False)
 
@@ -46,8 +47,10 @@ def test_every_batch_in_the_log_carries_the_producer_id_and_consecutive_sequence
     topic = unique_topic("idempotent")
     _create(broker.bootstrap, topic)
     # Small batches and keys over all partitions: many batches per partition, several in flight.
-    with KafkaProducer({"bootstrap.servers": broker.bootstrap, "batch.size": 1024, "linger.ms": 1}) as producer:
-        futures = [producer.send(topic, f"value-{i}".encode() * 4, key=f"key-{i % 97}".encode()) for i in range(6000)]
+    with KafkaProducer({"bootstrap.servers": broker.bootstrap, "batch.size": 1024,
+                        "linger.ms": 1}) as producer:
+        futures = [producer.send(topic, f"value-{i}".encode() * 4, key=f"key-{i % 97}".encode())
+                   for i in range(6000)]
         producer.flush(60)
         assert producer.transaction_manager is not None  # idempotent by default
         producer_id, epoch = producer.transaction_manager.producer_id_and_epoch

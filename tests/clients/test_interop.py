@@ -41,7 +41,8 @@ def _check_in_order(received: list[tuple[str, int, bytes, bytes, list]]) -> None
     for codec, partition, key, value, headers in received:
         seq = int(dict(headers)["seq"])
         assert (key, value, headers) == _expected(codec, seq)
-        assert last.get((codec, partition), -1) < seq, f"{codec} record {seq} out of order on partition {partition}"
+        assert last.get((codec, partition),
+                        -1) < seq, f"{codec} record {seq} out of order on partition {partition}"
         last[(codec, partition)] = seq
         seen[codec].add(seq)
     assert all(seen[c] == set(range(PER_CODEC)) for c in CODECS), "records were lost"
@@ -51,11 +52,14 @@ def test_our_producer_to_a_librdkafka_consumer(broker):
     topic = unique_topic("ours-to-ck")
     _create(broker.bootstrap, topic, PARTITIONS)
     for codec in CODECS:
-        with KafkaProducer({"bootstrap.servers": broker.bootstrap, "compression.type": codec, "linger.ms": 5}) as p:
-            futures = [p.send(topic, v, key=k, headers=h) for k, v, h in (_expected(codec, i) for i in range(PER_CODEC))]
+        with KafkaProducer({"bootstrap.servers": broker.bootstrap, "compression.type": codec,
+                            "linger.ms": 5}) as p:
+            futures = [p.send(topic, v, key=k, headers=h)
+                       for k, v, h in (_expected(codec, i) for i in range(PER_CODEC))]
             p.flush(60)
         assert all(f.exception() is None for f in futures)
-    consumer = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": "unused", "enable.auto.commit": False})
+    consumer = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": "unused",
+                         "enable.auto.commit": False})
     consumer.assign([CkTopicPartition(topic, p, OFFSET_BEGINNING) for p in range(PARTITIONS)])
     received = []
 
@@ -105,9 +109,11 @@ def test_keys_land_where_librdkafka_murmur2_random_puts_them(broker, partitions)
     _create(broker.bootstrap, topic, partitions)
     keys = [f"parity-key-{i}".encode() for i in range(10_000)]
     theirs: dict[bytes, int] = {}
-    producer = Producer({"bootstrap.servers": broker.bootstrap, "partitioner": "murmur2_random", "linger.ms": 5})
+    producer = Producer({"bootstrap.servers": broker.bootstrap, "partitioner": "murmur2_random",
+                         "linger.ms": 5})
     for key in keys:
-        producer.produce(topic, b"", key, on_delivery=lambda err, msg: theirs.__setitem__(msg.key(), msg.partition()))
+        producer.produce(topic, b"", key, on_delivery=lambda err,
+                         msg: theirs.__setitem__(msg.key(), msg.partition()))
         producer.poll(0)
     assert producer.flush(60) == 0
     with KafkaProducer({"bootstrap.servers": broker.bootstrap}) as ours:

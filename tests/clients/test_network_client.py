@@ -23,7 +23,8 @@ def test_versions_are_the_highest_both_sides_speak_and_metadata_comes_first(brok
     try:
         client.await_metadata(10000)
         node_id = next(iter(client.metadata.cluster.nodes))
-        wait_until(lambda: client.poll(10) is not None and client.ready(node_id, client.time.hi_res_clock_ms()),
+        wait_until(lambda: client.poll(10) is not None
+                   and client.ready(node_id, client.time.hi_res_clock_ms()),
                    message="the broker's node to be ready")
         versions = client.api_versions[node_id]
         assert versions[ApiKey.PRODUCE][1] == APIS[ApiKey.PRODUCE].max_version
@@ -39,7 +40,8 @@ def test_versions_are_the_highest_both_sides_speak_and_metadata_comes_first(brok
 
 
 def test_connection_refused_backs_off_and_fails_waiting_requests():
-    client = _client(f"127.0.0.1:{free_port()}", **{"reconnect.backoff.ms": 50, "reconnect.backoff.max.ms": 400})
+    client = _client(f"127.0.0.1:{free_port()}",
+                     **{"reconnect.backoff.ms": 50, "reconnect.backoff.max.ms": 400})
     try:
         future = client.send(ClientRequest(-1, ApiKey.METADATA, {"topics": []}))
         client.poll_until(future.done, 5000)

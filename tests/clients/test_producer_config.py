@@ -41,7 +41,8 @@ def test_settings_that_agree_with_idempotence_keep_it():
     config = ProducerConfig({**BOOTSTRAP, "enable.idempotence": True, "acks": "all", "retries": 3,
                              "max.in.flight.requests.per.connection": 1})
     assert config["enable.idempotence"] is True
-    assert ProducerConfig({**BOOTSTRAP, "acks": "-1"})["enable.idempotence"] is True  # explicit acks, same value
+    # explicit acks, same value
+    assert ProducerConfig({**BOOTSTRAP, "acks": "-1"})["enable.idempotence"] is True
 
 
 def test_idempotence_turned_off_explicitly_allows_anything():

@@ -23,7 +23,8 @@ ABORTED_PID, COMMITTED_PID = 5, 6
 
 def txn_batch(base_offset: int, producer_id: int, values: list[bytes]) -> bytes:
     records = [DefaultRecord(base_offset + i, 0, None, v) for i, v in enumerate(values)]
-    return seal_batch(base_offset=base_offset, attributes=TRANSACTIONAL_MASK, last_offset_delta=len(values) - 1,
+    return seal_batch(base_offset=base_offset, attributes=TRANSACTIONAL_MASK,
+                      last_offset_delta=len(values) - 1,
                       base_timestamp=0, max_timestamp=0, producer_id=producer_id, producer_epoch=0,
                       base_sequence=0, records_count=len(values),
                       payload=encode_records(records, base_offset, 0))
@@ -33,15 +34,18 @@ def marker(base_offset: int, producer_id: int, committed: bool) -> bytes:
     return end_txn_marker_batch(producer_id, 0, committed, 0, 0, base_offset=base_offset)
 
 
-# offsets: 0-1 aborted txn, 2 committed txn, 3 ABORT marker, 4 COMMIT marker, 5 plain, 6 aborted again, 7 ABORT
+# offsets: 0-1 aborted txn, 2 committed txn, 3 ABORT marker, 4 COMMIT marker, 5 plain, 6 aborted again, 7
+# ABORT
 LOG = (txn_batch(0, ABORTED_PID, [b"a0", b"a1"]) + txn_batch(2, COMMITTED_PID, [b"c2"])
-       + marker(3, ABORTED_PID, False) + marker(4, COMMITTED_PID, True) + build_batch([(None, b"p5")], base_offset=5)
+       + marker(3, ABORTED_PID, False) + marker(4, COMMITTED_PID, True) + build_batch([(None, b"p5")],
+                                                                                      base_offset=5)
        + txn_batch(6, ABORTED_PID, [b"a6"]) + marker(7, ABORTED_PID, False))
 
 
 def fetch(isolation_level: int, aborted=()):
     data = SimpleNamespace(error_code=0, high_watermark=8, records=LOG,
-                           aborted_transactions=[SimpleNamespace(producer_id=p, first_offset=o) for p, o in aborted])
+                           aborted_transactions=[SimpleNamespace(producer_id=p, first_offset=o)
+                                                 for p, o in aborted])
     data.get = lambda name, default=None: getattr(data, name, default)
     completed = CompletedFetch(TP, 0, data, check_crcs=True, isolation_level=isolation_level)
     records = completed.take(100)

@@ -13,7 +13,8 @@ CLUSTER = Cluster({1: Node(1, "h", 1)}, {"t": [PartitionInfo("t", 0, 1)]})
 
 
 def _accumulator(time, batch_size=1024, linger_ms=10, memory=64 * 1024):
-    return RecordAccumulator(batch_size, CompressionType.NONE, linger_ms, 100, 120000, BufferPool(memory), time)
+    return RecordAccumulator(batch_size, CompressionType.NONE, linger_ms, 100, 120000, BufferPool(memory),
+                             time)
 
 
 def _append(acc, value=b"x" * 100):

@@ -25,7 +25,8 @@ SCRIPT = REPO.parent / "shared" / "bench" / "reference-broker.sh"
 @pytest.fixture
 def reference_broker():
     if not SCRIPT.exists():
-        pytest.skip(f"the reference broker script {SCRIPT} is not available (it lives outside this repository)")
+        pytest.skip(f"the reference broker script {SCRIPT} is not available (it lives outside this "
+                    "repository)")
     port = free_port()
     started = subprocess.run(["bash", str(SCRIPT), str(port)], capture_output=True, text=True, timeout=300)
     if started.returncode != 0 or not started.stdout.strip().isdigit():

@@ -10,14 +10,16 @@ from tests.helpers import REPO, unique_topic
 
 
 def tool(name: str, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", f"kafka.tools.{name}", *args], input=stdin, capture_output=True,
+    return subprocess.run([sys.executable, "-m", f"kafka.tools.{name}", *args], input=stdin,
+                          capture_output=True,
                           text=True, cwd=REPO, timeout=60)
 
 
 def test_kafka_topics_create_list_describe_alter_delete(broker):
     topic = unique_topic("tool")
     bs = ["--bootstrap-server", broker.bootstrap]
-    created = tool("topics", *bs, "--create", "--topic", topic, "--partitions", "2", "--config", "retention.ms=60000")
+    created = tool("topics", *bs, "--create", "--topic", topic, "--partitions", "2", "--config",
+                   "retention.ms=60000")
     assert created.returncode == 0 and created.stdout.strip() == f"Created topic {topic}.", created.stderr
     assert topic in tool("topics", *bs, "--list").stdout.split()
     again = tool("topics", *bs, "--create", "--topic", topic)
@@ -62,11 +64,13 @@ def test_a_line_without_the_key_separator_is_an_error(broker):
 def test_perf_tools_report_throughput(broker):
     topic = unique_topic("perf")
     produced = tool("producer_perf_test", "--topic", topic, "--num-records", "5000", "--record-size", "100",
-                    "--throughput", "-1", "--producer-props", f"bootstrap.servers={broker.bootstrap}", "acks=1")
+                    "--throughput", "-1", "--producer-props", f"bootstrap.servers={broker.bootstrap}",
+                    "acks=1")
     assert produced.returncode == 0, produced.stderr
     summary = produced.stdout.strip().splitlines()[-1]
     assert re.fullmatch(r"5000 records sent, [\d.]+ records/sec \([\d.]+ MB/sec\), [\d.]+ ms avg latency, "
-                        r"[\d.]+ ms max latency, \d+ ms 50th, \d+ ms 95th, \d+ ms 99th, \d+ ms 99.9th\.", summary)
+                        r"[\d.]+ ms max latency, \d+ ms 50th, \d+ ms 95th, \d+ ms 99th, \d+ ms 99.9th\.",
+                        summary)
     assert float(summary.split(", ")[1].split()[0]) > 0
     consumed = tool("consumer_perf_test", "--bootstrap-server", broker.bootstrap, "--topic", topic,
                     "--messages", "5000", "--timeout", "20000")
@@ -92,5 +96,6 @@ def test_the_kafka_4_flag_names_work_too(broker):
     perf = tool("producer_perf_test", "--topic", topic, "--num-records", "10", "--record-size", "10",
                 "--throughput", "-1", "--command-property", f"bootstrap.servers={broker.bootstrap}")
     assert perf.returncode == 0, perf.stderr
-    read = tool("consumer_perf_test", *bs, "--topic", topic, "--num-records", "11", "--command-property", "client.id=p")
+    read = tool("consumer_perf_test", *bs, "--topic", topic, "--num-records", "11", "--command-property",
+                "client.id=p")
     assert read.returncode == 0 and read.stdout.strip().splitlines()[-1].split(", ")[4] == "11", read.stderr

@@ -38,13 +38,15 @@ class Harness:
     def __init__(self, unsupported_apis=frozenset(), retries=2**31 - 1, delivery_timeout_ms=120000) -> None:
         self.time = MockTime()
         self.tm = TransactionManager(retry_backoff_ms=RETRY_BACKOFF_MS)
-        self.accumulator = RecordAccumulator(1024, CompressionType.NONE, 0, RETRY_BACKOFF_MS, delivery_timeout_ms,
+        self.accumulator = RecordAccumulator(1024, CompressionType.NONE, 0, RETRY_BACKOFF_MS,
+                                             delivery_timeout_ms,
                                              BufferPool(1 << 20), self.time, transaction_manager=self.tm)
         self.metadata = Metadata()
         self.metadata.cluster, self.metadata.need_update = CLUSTER, False
         self.client = MockClient(self.time, NODE, frozenset(unsupported_apis))
         self.sender = Sender(self.client, self.metadata, self.accumulator, acks=-1, retries=retries,
-                             request_timeout_ms=30000, max_request_size=1 << 20, guarantee_message_order=False,
+                             request_timeout_ms=30000, max_request_size=1 << 20,
+                             guarantee_message_order=False,
                              retry_backoff_ms=RETRY_BACKOFF_MS, transaction_manager=self.tm, time=self.time)
         self.log_end: dict[TopicPartition, int] = {}
 
@@ -81,7 +83,8 @@ class Harness:
                     base_offset = self.log_end.get(tp, 0)
                     self.log_end[tp] = base_offset + RecordBatch(p["records"]).records_count
                 partitions.append({"index": p["index"], "error_code": error, "base_offset": base_offset,
-                                   "log_append_time_ms": -1, "log_start_offset": log_start, "record_errors": [],
+                                   "log_append_time_ms": -1, "log_start_offset": log_start,
+                                   "record_errors": [],
                                    "error_message": None})
             topics.append({"name": topic["name"], "partition_responses": partitions})
         self.client.respond(request, {"responses": topics, "throttle_time_ms": 0})
@@ -286,7 +289,8 @@ def test_an_exhausted_epoch_asks_init_producer_id_for_a_new_producer_id():
     h.run()
     request = h.client.take(ApiKey.INIT_PRODUCER_ID)
     assert request.body["producer_id"] == -1  # not a bump: a fresh id
-    h.client.respond(request, {"throttle_time_ms": 0, "error_code": 0, "producer_id": PID + 1, "producer_epoch": 0})
+    h.client.respond(request,
+                     {"throttle_time_ms": 0, "error_code": 0, "producer_id": PID + 1, "producer_epoch": 0})
     h.run()
     assert stamp(batches_of(h.produce_requests()[0])[TP0]) == (PID + 1, 0, 0, 2)
 

@@ -45,7 +45,8 @@ class TxnHarness(Harness):
         result = self.tm.initialize_transactions()
         self.run()
         self.find_coordinator(TRANSACTION, TXN_ID)
-        init = self.respond(ApiKey.INIT_PRODUCER_ID, {"error_code": 0, "producer_id": PID, "producer_epoch": 3})
+        init = self.respond(ApiKey.INIT_PRODUCER_ID,
+                            {"error_code": 0, "producer_id": PID, "producer_epoch": 3})
         assert init.body["transactional_id"] == TXN_ID and init.body["transaction_timeout_ms"] == 30000
         assert result.is_completed() and result.error is None
         assert self.tm.current_state == State.READY
@@ -98,7 +99,8 @@ def test_a_committed_transaction_sends_its_requests_in_javas_order():
     end = h.respond(ApiKey.END_TXN, {"error_code": 0})
     assert end.body["committed"] is True
     assert commit.is_completed() and commit.error is None and h.tm.current_state == State.READY
-    assert h.api_keys_sent() == [ApiKey.FIND_COORDINATOR, ApiKey.INIT_PRODUCER_ID, ApiKey.ADD_PARTITIONS_TO_TXN,
+    assert h.api_keys_sent() == [ApiKey.FIND_COORDINATOR, ApiKey.INIT_PRODUCER_ID,
+                                 ApiKey.ADD_PARTITIONS_TO_TXN,
                                  ApiKey.PRODUCE, ApiKey.ADD_OFFSETS_TO_TXN, ApiKey.FIND_COORDINATOR,
                                  ApiKey.TXN_OFFSET_COMMIT, ApiKey.END_TXN]
 

@@ -38,7 +38,8 @@ def _read(bootstrap: str, topic: str, isolation: str, expected: int) -> list[byt
 def test_our_producer_commits_and_aborts_and_our_consumer_reads_committed(broker):
     topic = unique_topic("our-txn")
     _create(broker.bootstrap, topic)
-    with KafkaProducer({"bootstrap.servers": broker.bootstrap, "transactional.id": unique_topic("our-id")}) as producer:
+    with KafkaProducer({"bootstrap.servers": broker.bootstrap,
+                        "transactional.id": unique_topic("our-id")}) as producer:
         producer.init_transactions()
         producer.begin_transaction()
         producer.send(topic, b"committed-1")
@@ -52,7 +53,8 @@ def test_our_producer_commits_and_aborts_and_our_consumer_reads_committed(broker
         producer.send(topic, b"committed-3")
         producer.commit_transaction()
 
-    assert _read(broker.bootstrap, topic, "read_committed", 3) == [b"committed-1", b"committed-2", b"committed-3"]
+    assert _read(broker.bootstrap, topic, "read_committed", 3) == [b"committed-1", b"committed-2",
+                                                                   b"committed-3"]
     assert _read(broker.bootstrap, topic, "read_uncommitted", 4) == [
         b"committed-1", b"committed-2", b"aborted", b"committed-3"]
 
@@ -66,9 +68,11 @@ def test_our_consume_transform_produce_commits_offsets_with_the_output(broker):
         plain.flush()
 
     tp = TopicPartition(source, 0)
-    consumer = KafkaConsumer({"bootstrap.servers": broker.bootstrap, "group.id": group, "enable.auto.commit": False,
+    consumer = KafkaConsumer({"bootstrap.servers": broker.bootstrap, "group.id": group,
+                              "enable.auto.commit": False,
                               "auto.offset.reset": "earliest", "isolation.level": "read_committed"})
-    producer = KafkaProducer({"bootstrap.servers": broker.bootstrap, "transactional.id": unique_topic("our-ctp")})
+    producer = KafkaProducer({"bootstrap.servers": broker.bootstrap,
+                              "transactional.id": unique_topic("our-ctp")})
     producer.init_transactions()
     consumer.subscribe([source])
     done = 0

@@ -103,7 +103,8 @@ class KRaftCluster:
                  roles: list[str] | None = None) -> None:
         roles = roles or ["broker,controller"] * size
         ports = [(free_port(), free_port()) for _ in roles]
-        voters = ",".join(f"{i + 1}@127.0.0.1:{c}" for i, ((_, c), r) in enumerate(zip(ports, roles, strict=True))
+        voters = ",".join(f"{i + 1}@127.0.0.1:{c}"
+                          for i, ((_, c), r) in enumerate(zip(ports, roles, strict=True))
                           if "controller" in r)
         self.nodes = {i + 1: Node(i + 1, root, b, c, voters, extra or {}, r)
                       for i, ((b, c), r) in enumerate(zip(ports, roles, strict=True))}
@@ -126,7 +127,8 @@ class KRaftCluster:
                           "describe", "--status", timeout=30)
         if result.returncode != 0:
             return {}
-        return {name: value.strip() for name, colon, value in (line.partition(":") for line in result.stdout.splitlines())
+        return {name: value.strip()
+                for name, colon, value in (line.partition(":") for line in result.stdout.splitlines())
                 if colon}
 
     @staticmethod

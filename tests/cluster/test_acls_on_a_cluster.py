@@ -79,5 +79,6 @@ def test_an_acl_created_through_one_broker_is_enforced_by_every_broker(tmp_path,
             assert metadata_error(node.broker_port, "secret") == Errors.TOPIC_AUTHORIZATION_FAILED
             assert produce_error(node.broker_port, "secret") == Errors.TOPIC_AUTHORIZATION_FAILED
         # the topic no ACL names is open, and its acks=all produce shows replication (ClusterAction) works
-        wait_until(lambda: any(produce_error(n.broker_port, "open") == Errors.NONE for n in cluster.nodes.values()),
+        wait_until(lambda: any(produce_error(n.broker_port, "open") == Errors.NONE
+                               for n in cluster.nodes.values()),
                    timeout=60, message="an acks=all produce to the open topic, through its leader")

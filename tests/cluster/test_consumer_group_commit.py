@@ -57,7 +57,8 @@ def test_a_join_is_answered_only_once_its_records_are_on_the_isr(cluster):
 
     partition = kafka_abs(java_string_hash(group)) % 50
     leader = wait_until(lambda: (p := describe_partition(cluster, "__consumer_offsets", partition))
-                        and len(p.isr) == 3 and p.leader, timeout=30, message="the offsets partition's full ISR")
+                        and len(p.isr) == 3 and p.leader, timeout=30,
+                        message="the offsets partition's full ISR")
     coordinator = find_coordinator(asked, group)
     asked.close()
     assert coordinator.node_id == leader

@@ -31,7 +31,8 @@ CONTROLLERS, NEW_CONTROLLER, BROKER = (1, 2, 3), 4, 10
 
 
 def quorum_tool(bootstrap_controller: str, *args: str):
-    return run_tool("kafka.tools.metadata_quorum_command", "--bootstrap-controller", bootstrap_controller, *args,
+    return run_tool("kafka.tools.metadata_quorum_command", "--bootstrap-controller", bootstrap_controller,
+                    *args,
                     timeout=30)
 
 
@@ -39,7 +40,8 @@ def status_of(bootstrap_controller: str) -> dict[str, str]:
     result = quorum_tool(bootstrap_controller, "describe", "--status")
     if result.returncode != 0:
         return {}
-    return {name: value.strip() for name, colon, value in (line.partition(":") for line in result.stdout.splitlines())
+    return {name: value.strip()
+            for name, colon, value in (line.partition(":") for line in result.stdout.splitlines())
             if colon}
 
 
@@ -56,7 +58,8 @@ class Producing(threading.Thread):
         n = 0
         while not self.stopping.is_set():
             self.producer.produce(self.topic, str(n).encode(),
-                                  on_delivery=lambda err, msg: err is None and self.acked.add(int(msg.value())))
+                                  on_delivery=lambda err, msg: err is None
+                                  and self.acked.add(int(msg.value())))
             n += 1
             self.producer.poll(0.01)
         self.producer.flush(30)
@@ -98,16 +101,19 @@ def test_a_controller_is_added_and_an_original_removed_while_a_producer_writes(t
 
         topic = unique_topic("voters")
         with nodes[BROKER].admin() as admin:
-            wait_until(lambda: created(admin, NewTopic(topic, 1, 1)), timeout=30, message="the topic", interval=0.3)
+            wait_until(lambda: created(admin, NewTopic(topic, 1, 1)), timeout=30, message="the topic",
+                       interval=0.3)
         producing = Producing(nodes[BROKER].bootstrap, topic)
         producing.start()
         wait_until(lambda: len(producing.acked) > 50, timeout=30, message="records acknowledged")
 
         # The new controller fetches as an observer, then joins the voters.
-        added = wait_until(lambda: (r := quorum_tool(via, "--command-config", str(nodes[NEW_CONTROLLER].config_path),
+        added = wait_until(lambda: (r := quorum_tool(via, "--command-config",
+                                                     str(nodes[NEW_CONTROLLER].config_path),
                                                      "add-controller")).returncode == 0 and r.stdout,
                            timeout=30, message="add-controller", interval=0.5)
-        assert re.match(r"Added controller 4 with directory id \S{22} and endpoints: CONTROLLER://127.0.0.1:\d+",
+        assert re.match(r"Added controller 4 with directory id \S{22} and endpoints: "
+                        r"CONTROLLER://127.0.0.1:\d+",
                         added), added
         # One original goes: a follower if there is one to choose, else the leader itself.
         leader = int(status_of(via).get("LeaderId", -1))
@@ -115,14 +121,18 @@ def test_a_controller_is_added_and_an_original_removed_while_a_producer_writes(t
         via = f"127.0.0.1:{ports[NEW_CONTROLLER]}" if removed == 2 else via
         # This one through the broker (--bootstrap-server), which forwards it to the active controller.
         result = wait_until(lambda: (r := run_tool(
-            "kafka.tools.metadata_quorum_command", "--bootstrap-server", nodes[BROKER].bootstrap, "remove-controller",
+            "kafka.tools.metadata_quorum_command", "--bootstrap-server", nodes[BROKER].bootstrap,
+            "remove-controller",
             "--controller-id", str(removed), "--controller-directory-id", directory_ids[removed], timeout=30))
-                            .returncode == 0 and r.stdout, timeout=30, message="remove-controller", interval=0.5)
+                            .returncode == 0 and r.stdout, timeout=30, message="remove-controller",
+                            interval=0.5)
         assert result.strip() == f"Removed KRaft controller {removed} with directory id {directory_ids[removed]}"
         status = wait_until(lambda: (s := status_of(via)) and
-                            KRaftCluster.replica_ids(s.get("CurrentVoters", "")) == sorted({1, 2, 3, 4} - {removed})
+                            KRaftCluster.replica_ids(s.get("CurrentVoters", "")) == sorted({1, 2, 3,
+                                                                                            4} - {removed})
                             and removed in KRaftCluster.replica_ids(s["CurrentObservers"]) and s,
-                            timeout=30, message="the new voter set, the removed controller an observer", interval=0.3)
+                            timeout=30, message="the new voter set, the removed controller an observer",
+                            interval=0.3)
         count = len(producing.acked)
         wait_until(lambda: len(producing.acked) > count + 50, timeout=30, message="writes after the changes")
         producing.stopping.set()

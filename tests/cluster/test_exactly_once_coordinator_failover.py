@@ -67,7 +67,8 @@ CLUSTER = {"broker.session.timeout.ms": "4000", "broker.heartbeat.interval.ms": 
            "group.consumer.heartbeat.interval.ms": "1000"}
 CLIENT_TIMEOUTS = {"socket.timeout.ms": 10000, "reconnect.backoff.max.ms": 1000,
                    "topic.metadata.refresh.interval.ms": 2000,
-                   **({"debug": os.environ["EOS_FAILOVER_DEBUG"]} if os.environ.get("EOS_FAILOVER_DEBUG") else {})}
+                   **({"debug": os.environ["EOS_FAILOVER_DEBUG"]} if os.environ.get("EOS_FAILOVER_DEBUG")
+                      else {})}
 
 
 def offsets_partition(group: str) -> int:
@@ -150,7 +151,8 @@ def within_deadline(call: Callable[[], None], timeout: float, grace: float = 15.
     worker.start()
     worker.join(timeout + grace)
     if not outcome:
-        raise KafkaException(KafkaError(STUCK, f"no answer {timeout + grace:.0f} s into a {timeout:.0f} s call"))
+        raise KafkaException(KafkaError(STUCK,
+                                        f"no answer {timeout + grace:.0f} s into a {timeout:.0f} s call"))
     if outcome[0] is not None:
         raise outcome[0]
 
@@ -173,7 +175,8 @@ class Copier(threading.Thread):
     Waits before it copies past `pause_at` records until `resume` is set (the test restarts the
     killed node meanwhile)."""
 
-    def __init__(self, bootstrap: str, protocol: str, group: str, source: str, sink: str, ends: dict[int, int],
+    def __init__(self, bootstrap: str, protocol: str, group: str, source: str, sink: str,
+                 ends: dict[int, int],
                  pause_at: int, resume: threading.Event, stop: threading.Event) -> None:
         super().__init__(daemon=True, name=f"copier-{protocol}")
         self.bootstrap, self.protocol, self.group = bootstrap, protocol, group
@@ -190,7 +193,8 @@ class Copier(threading.Thread):
         return producer
 
     def _consumer(self) -> Consumer:
-        config = {"bootstrap.servers": self.bootstrap, "group.id": self.group, "group.protocol": self.protocol,
+        config = {"bootstrap.servers": self.bootstrap, "group.id": self.group,
+                  "group.protocol": self.protocol,
                   "auto.offset.reset": "earliest", "enable.auto.commit": False,
                   "isolation.level": "read_committed", **CLIENT_TIMEOUTS}
         if self.protocol == "classic":
@@ -243,7 +247,8 @@ class Copier(threading.Thread):
         for m in messages:
             producer.produce(self.sink, key=m.key(), value=m.value(), partition=m.partition())
         positions = consumer.position(consumer.assignment())
-        within_deadline(lambda: producer.send_offsets_to_transaction(positions, consumer.consumer_group_metadata(), 30),
+        within_deadline(lambda: producer.send_offsets_to_transaction(positions,
+                                                                     consumer.consumer_group_metadata(), 30),
                         30)
         within_deadline(lambda: producer.commit_transaction(60), 60)
         self.progress.committed += 1
@@ -275,7 +280,8 @@ class Copier(threading.Thread):
             if unknown:
                 raise KafkaException(unknown[0].error)
             for tp in committed:
-                consumer.seek(tp if tp.offset >= 0 else TopicPartition(tp.topic, tp.partition, OFFSET_BEGINNING))
+                consumer.seek(tp if tp.offset >= 0
+                              else TopicPartition(tp.topic, tp.partition, OFFSET_BEGINNING))
                 if tp.offset >= 0:
                     self.positions[tp.partition] = max(self.positions.get(tp.partition, 0), tp.offset)
             return True
@@ -306,23 +312,27 @@ def kill_and_restart_the_coordinator(cluster: KRaftCluster, admin: AdminClient, 
     at_kill = copied()
     cluster.nodes[victim].kill()
     killed_at = time.monotonic()
-    new_leader = wait_until(lambda: (leader := partition_leader(admin, "__consumer_offsets", partition)) != victim
+    new_leader = wait_until(lambda: (leader := partition_leader(admin, "__consumer_offsets",
+                                                                partition)) != victim
                             and leader, 60, f"a new leader of __consumer_offsets-{partition}", interval=0.2)
-    wait_until(lambda: coordinator_of(admin, group) == new_leader, 60, f"node {new_leader} coordinating the group",
+    wait_until(lambda: coordinator_of(admin, group) == new_leader, 60,
+               f"node {new_leader} coordinating the group",
                interval=0.2)
     failover_s = time.monotonic() - killed_at
     at_restart = copied()
     cluster.nodes[victim].start()
     wait_until(lambda: victim in partition_isr(admin, "__consumer_offsets", partition), 120,
                f"node {victim} back in the ISR of __consumer_offsets-{partition}", interval=0.5)
-    return {"victim": victim, "new_leader": new_leader, "copied_at_kill": at_kill, "copied_at_restart": at_restart,
+    return {"victim": victim, "new_leader": new_leader, "copied_at_kill": at_kill,
+            "copied_at_restart": at_restart,
             "failover_s": round(failover_s, 1), "back_in_isr_s": round(time.monotonic() - killed_at, 1)}
 
 
 def read_committed(bootstrap: str, topic: str, ends: dict[int, int] | None = None) -> Counter[bytes]:
     """Every value a read_committed consumer is given, from each partition's start to its end
     (librdkafka's partition EOF is at the last stable offset: the loop has ended, nothing is open)."""
-    reader = Consumer({"bootstrap.servers": bootstrap, "group.id": unique_topic("reader"), "enable.auto.commit": False,
+    reader = Consumer({"bootstrap.servers": bootstrap, "group.id": unique_topic("reader"),
+                       "enable.auto.commit": False,
                        "isolation.level": "read_committed", "enable.partition.eof": True})
     reader.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in range(PARTITIONS)])
     values: Counter[bytes] = Counter()
@@ -360,7 +370,8 @@ def assert_exactly_once(admin: AdminClient, bootstrap: str, group: str, source: 
     twice = sorted(int(v) for v, n in output.items() if n > 1)
     extra = sorted(v for v in output if v not in expected)
     assert (missing, twice, extra) == ([], [], []), (
-        f"{len(missing)} inputs missing from the output (e.g. {missing[:5]}), {len(twice)} in it more than once "
+        f"{len(missing)} inputs missing from the output (e.g. {missing[:5]}), {len(twice)} in it more than "
+        "once "
         f"(e.g. {twice[:5]}), {len(extra)} unexplained; {context}")
     assert sum(output.values()) == RECORDS
     assert group_offsets(admin, group, source) == ends, f"the group's offsets: the input's end; {context}"
@@ -389,14 +400,16 @@ def test_a_transactional_copy_is_exactly_once_across_a_group_coordinator_kill(pr
             wait_until(lambda: progress.done.is_set() or progress.failure is not None, 120,
                        "the copy to the input's end", interval=0.1)
         except AssertionError as e:
-            raise AssertionError(f"{e}; {protocol}: {progress.copied} copied, {progress.committed} transactions "
+            raise AssertionError(f"{e}; {protocol}: {progress.copied} copied, {progress.committed} "
+                                 "transactions "
                                  f"committed, {progress.aborted} aborted, errors "
                                  f"{Counter(progress.errors).most_common(8)}") from None
         finally:
             stop.set()
             resume.set()
             copier.join(60)
-        context = (f"{protocol}: {failover}, {progress.committed} transactions committed, {progress.aborted} aborted, "
+        context = (f"{protocol}: {failover}, {progress.committed} transactions committed, {progress.aborted} "
+                   "aborted, "
                    f"{len(progress.abandoned)} producers abandoned stuck, "
                    f"errors {Counter(progress.errors).most_common(8)}")
         print(context, f"fill {filled - started:.1f} s, copy {time.monotonic() - filled:.1f} s")

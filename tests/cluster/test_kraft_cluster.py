@@ -75,7 +75,8 @@ def test_three_nodes_elect_a_leader_and_share_topics(cluster):
     started = time.monotonic()
     descriptions = wait_until(lambda: leaders_everywhere(cluster, topic, 6), timeout=30,
                               message="the topic on all three nodes", interval=0.05)
-    print(f"topic visible with leaders on all three nodes {time.monotonic() - started:.3f} s after CreateTopics")
+    print(f"topic visible with leaders on all three nodes {time.monotonic() - started:.3f} s after "
+          "CreateTopics")
     partitions = descriptions[0].partitions
     assert all(sorted(p.replicas) == [1, 2, 3] for p in partitions)
     # Striped placement: each broker leads two of the six partitions.
@@ -144,6 +145,7 @@ def test_without_a_quorum_a_survivor_still_answers_at_once(cluster):
     took = time.monotonic() - started
     assert answer.topics[0].error_code == Errors.LEADER_NOT_AVAILABLE
     assert took < 10, f"Metadata took {took:.1f} s without a quorum"
-    assert client.request(ApiKey.API_VERSIONS, 3, {"client_software_name": "t", "client_software_version": "1"}
+    assert client.request(ApiKey.API_VERSIONS, 3,
+                          {"client_software_name": "t", "client_software_version": "1"}
                           ).error_code == Errors.NONE
     client.close()

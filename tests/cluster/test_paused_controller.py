@@ -53,7 +53,8 @@ class RoleProcess:
 
     def start(self) -> None:
         with open(self.log_path, "ab") as log:
-            self.process = subprocess.Popen([sys.executable, "-m", "kafka", str(self.config_path)], stdout=log,
+            self.process = subprocess.Popen([sys.executable, "-m", "kafka", str(self.config_path)],
+                                            stdout=log,
                                             stderr=subprocess.STDOUT, cwd=REPO)
 
     def stop(self) -> None:
@@ -74,7 +75,8 @@ class RoleProcess:
 @contextmanager
 def controller_and_broker(root: Path, request) -> Iterator[tuple[RoleProcess, int]]:
     controller_port, broker_port = free_port(), free_port()
-    common = {"controller.quorum.voters": f"1@127.0.0.1:{controller_port}", "controller.listener.names": "CONTROLLER",
+    common = {"controller.quorum.voters": f"1@127.0.0.1:{controller_port}",
+              "controller.listener.names": "CONTROLLER",
               "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
               "metrics.listener": "http://127.0.0.1:0"}
     controller = RoleProcess(root, "controller", {
@@ -82,7 +84,8 @@ def controller_and_broker(root: Path, request) -> Iterator[tuple[RoleProcess, in
         "listeners": f"CONTROLLER://127.0.0.1:{controller_port}", "log.dirs": str(root / "controller")})
     broker = RoleProcess(root, "broker", {
         **common, "process.roles": "broker", "node.id": "2",
-        "listeners": f"PLAINTEXT://127.0.0.1:{broker_port}", "advertised.listeners": f"PLAINTEXT://127.0.0.1:{broker_port}",
+        "listeners": f"PLAINTEXT://127.0.0.1:{broker_port}",
+        "advertised.listeners": f"PLAINTEXT://127.0.0.1:{broker_port}",
         "log.dirs": str(root / "broker"), "num.io.threads": "2", "num.network.threads": "1",
         "offsets.topic.replication.factor": "1", "transaction.state.log.replication.factor": "1",
         "transaction.state.log.min.isr": "1"})
@@ -99,7 +102,8 @@ def controller_and_broker(root: Path, request) -> Iterator[tuple[RoleProcess, in
             node.stop()
         report = getattr(request.node, "rep_call", None)
         if report is not None and report.failed:
-            print(f"===== controller =====\n{controller.output()[-6000:]}\n===== broker =====\n{broker.output()[-6000:]}")
+            print(f"===== controller =====\n{controller.output()[-6000:]}\n===== broker "
+                  f"=====\n{broker.output()[-6000:]}")
 
 
 def create_topics_frame(correlation_id: int, name: str) -> bytes:
@@ -135,7 +139,8 @@ def test_produce_and_fetch_are_answered_while_create_topics_wait_on_a_paused_con
         created = client.request(ApiKey.CREATE_TOPICS, 7, {"timeout_ms": 30_000, "topics": [
             {"name": "live", "num_partitions": 1, "replication_factor": 1}]})
         assert created.topics[0].error_code == Errors.NONE
-        wait_until(lambda: produce(client, "live", b"before")[0] == Errors.NONE, message="the broker to lead live")
+        wait_until(lambda: produce(client, "live", b"before")[0] == Errors.NONE,
+                   message="the broker to lead live")
 
         controller.process.send_signal(signal.SIGSTOP)
         waiting = [WireClient(port, timeout=60) for _ in range(CREATE_TOPICS_IN_FLIGHT)]
@@ -153,7 +158,8 @@ def test_produce_and_fetch_are_answered_while_create_topics_wait_on_a_paused_con
         metadata, metadata_ms = timed(lambda: client.request(ApiKey.METADATA, 9, {
             "topics": [{"name": "auto"}], "allow_auto_topic_creation": True}))
         assert metadata.topics[0].error_code == Errors.LEADER_NOT_AVAILABLE and metadata_ms < USUAL_MS
-        again = client.request(ApiKey.METADATA, 9, {"topics": [{"name": "auto"}], "allow_auto_topic_creation": True})
+        again = client.request(ApiKey.METADATA, 9,
+                               {"topics": [{"name": "auto"}], "allow_auto_topic_creation": True})
         assert again.topics[0].error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION, "in flight: not sent twice"
 
         readable, _, _ = select.select([c.sock for c in waiting], [], [], 0)

@@ -38,7 +38,8 @@ def test_producer_ids_from_three_brokers_never_collide(tmp_path, request):
         ids: dict[int, list[int]] = {}
         for node_id, node in cluster.nodes.items():
             port = node.broker_port
-            first = wait_until(lambda port=port: [i] if (i := producer_id(port)) is not None else None,  # id 0 is falsy
+            # id 0 is falsy
+            first = wait_until(lambda port=port: [i] if (i := producer_id(port)) is not None else None,
                                timeout=90, message=f"InitProducerId on node {node_id}", interval=0.2)
             ids[node_id] = first + [producer_id(port) for _ in range(4)]
         every_id = [i for node_ids in ids.values() for i in node_ids]

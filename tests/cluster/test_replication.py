@@ -105,7 +105,8 @@ def describe(cluster: KRaftCluster, topic: str, exclude: int | None = None):
 
 def read_all(cluster: KRaftCluster, topic: str) -> tuple[set[int], int]:
     """Every number in the partition, read by a consumer up to the high watermark; and that HW."""
-    consumer = confluent_kafka.Consumer({"bootstrap.servers": cluster.bootstrap, "group.id": unique_topic("check"),
+    consumer = confluent_kafka.Consumer({"bootstrap.servers": cluster.bootstrap,
+                                         "group.id": unique_topic("check"),
                                          "auto.offset.reset": "earliest", "enable.auto.commit": False})
     consumer.assign([confluent_kafka.TopicPartition(topic, 0, 0)])
     _, high = wait_until(lambda: watermarks(consumer, topic), timeout=30, message="ListOffsets", interval=0.5)
@@ -143,7 +144,8 @@ def test_kill_9_of_the_leader_twice_loses_no_acknowledged_record(cluster):
             # in kafka-topics --describe); the producer carries on against the new leader.
             after = wait_until(lambda old=leader: (p := describe(cluster, topic, exclude=old)) is not None
                                and p.leader not in (-1, old) and old not in p.isr and p,
-                               timeout=60, message=f"failover {failover}: a new leader without broker {leader}")
+                               timeout=60,
+                               message=f"failover {failover}: a new leader without broker {leader}")
             assert len(after.isr) == 2
             wait_until(lambda n=killed_at: len(producer.acknowledged) >= n + 500, timeout=60,
                        message=f"failover {failover}: acknowledgements from the new leader")
@@ -200,7 +202,8 @@ def test_a_group_coordinator_fails_over_with_its_committed_offsets(cluster):
     topic, group = unique_topic("offsets"), unique_topic("group")
     cluster.await_leader(cluster.nodes[1])
     with cluster.nodes[1].admin() as admin:
-        wait_until(lambda: created(admin, NewTopic(topic, 1, 3)), timeout=60, message="CreateTopics", interval=0.5)
+        wait_until(lambda: created(admin, NewTopic(topic, 1, 3)), timeout=60, message="CreateTopics",
+                   interval=0.5)
     producer = confluent_kafka.Producer({"bootstrap.servers": cluster.bootstrap, "acks": "all"})
     for i in range(100):
         producer.produce(topic, str(i).encode())
@@ -220,10 +223,12 @@ def test_a_group_coordinator_fails_over_with_its_committed_offsets(cluster):
             group_id=modern, member_id=member, member_epoch=0, rebalance_timeout_ms=30000,
             subscribed_topic_names=[topic], topic_partitions=[]))
         with_coordinator.close()
-        assert joined.error_code in (Errors.NONE, Errors.NOT_COORDINATOR, Errors.COORDINATOR_LOAD_IN_PROGRESS), joined
+        assert joined.error_code in (Errors.NONE, Errors.NOT_COORDINATOR,
+                                     Errors.COORDINATOR_LOAD_IN_PROGRESS), joined
         return joined.error_code == Errors.NONE
     for member in ("m1", "m2"):
-        wait_until(lambda m=member: join(m), timeout=30, interval=0.2, message=f"{member} in the consumer group")
+        wait_until(lambda m=member: join(m), timeout=30, interval=0.2,
+                   message=f"{member} in the consumer group")
     asked.close()
 
     consumer = group_consumer(cluster, group, topic)
@@ -232,11 +237,15 @@ def test_a_group_coordinator_fails_over_with_its_committed_offsets(cluster):
     consumer.commit(asynchronous=False)  # offset 60, in __consumer_offsets, committed on the ISR
     consumer.close()
 
-    coordinator = wait_until(lambda: (p := describe_partition(cluster, "__consumer_offsets", offsets_partition))
-                             and len(p.isr) == 3 and p.leader, timeout=30, message="the offsets partition's ISR")
+    coordinator = wait_until(lambda: (p := describe_partition(cluster, "__consumer_offsets",
+                                                              offsets_partition))
+                             and len(p.isr) == 3 and p.leader, timeout=30,
+                             message="the offsets partition's ISR")
     cluster.nodes[coordinator].kill()
-    wait_until(lambda old=coordinator: (p := describe_partition(cluster, "__consumer_offsets", offsets_partition,
-                                                                exclude=old)) is not None and p.leader not in (-1, old),
+    wait_until(lambda old=coordinator: (p := describe_partition(cluster, "__consumer_offsets",
+                                                                offsets_partition,
+                                                                exclude=old)) is not None
+                                                                and p.leader not in (-1, old),
                timeout=60, message="a new coordinator")
 
     consumer = group_consumer(cluster, group, topic)
@@ -244,12 +253,14 @@ def test_a_group_coordinator_fails_over_with_its_committed_offsets(cluster):
     consumer.close()
 
     # and the consumer group, replayed from its records: same members, same epochs (no heartbeat since)
-    new_coordinator = describe_partition(cluster, "__consumer_offsets", offsets_partition, exclude=coordinator).leader
+    new_coordinator = describe_partition(cluster, "__consumer_offsets", offsets_partition,
+                                         exclude=coordinator).leader
     wire = WireClient(cluster.nodes[new_coordinator].broker_port)
     described = wait_until(lambda: (g := wire.request(ApiKey.CONSUMER_GROUP_DESCRIBE, 1, dict(
         group_ids=[modern], include_authorized_operations=False)).groups[0]).error_code == Errors.NONE and g,
         timeout=30, message="the consumer group on the new coordinator")
-    assert (described.group_epoch, described.assignment_epoch, sorted(m.member_id for m in described.members)) == (
+    assert (described.group_epoch, described.assignment_epoch,
+            sorted(m.member_id for m in described.members)) == (
         2, 2, ["m1", "m2"])
     wire.close()
 
@@ -282,11 +293,14 @@ def test_kafka_leader_election_gives_leadership_back_to_the_preferred_replica(cl
     topic = unique_topic("preferred")
     cluster.await_leader(cluster.nodes[1])
     with cluster.nodes[1].admin() as admin:
-        wait_until(lambda: created(admin, NewTopic(topic, 1, 3)), timeout=60, message="CreateTopics", interval=0.5)
-    preferred = wait_until(lambda: (p := describe(cluster, topic)) is not None and len(p.isr) == 3 and p.replicas[0],
+        wait_until(lambda: created(admin, NewTopic(topic, 1, 3)), timeout=60, message="CreateTopics",
+                   interval=0.5)
+    preferred = wait_until(lambda: (p := describe(cluster, topic)) is not None and len(p.isr) == 3
+                           and p.replicas[0],
                            timeout=30, message="a full ISR")
     cluster.nodes[preferred].stop()  # SIGTERM: a controlled shutdown moves its leadership away
-    wait_until(lambda: (p := describe(cluster, topic)) is not None and p.leader not in (-1, preferred), timeout=60,
+    wait_until(lambda: (p := describe(cluster, topic)) is not None and p.leader not in (-1, preferred),
+               timeout=60,
                message="another leader")
     cluster.nodes[preferred].start()
     wait_until(lambda: (p := describe(cluster, topic)) is not None and len(p.isr) == 3, timeout=90,
@@ -299,7 +313,8 @@ def test_kafka_leader_election_gives_leadership_back_to_the_preferred_replica(cl
         return result.stdout
 
     assert elect() == f"Successfully completed leader election (PREFERRED) for partitions {topic}-0\n"
-    wait_until(lambda: describe(cluster, topic).leader == preferred, timeout=30, message="the preferred leader")
+    wait_until(lambda: describe(cluster, topic).leader == preferred, timeout=30,
+               message="the preferred leader")
     assert elect() == f"Valid replica already elected for partitions {topic}-0\n"
 
 
@@ -307,7 +322,8 @@ def test_kafka_reassign_partitions_moves_a_partition_to_other_brokers(cluster, t
     topic = unique_topic("moving")
     cluster.await_leader(cluster.nodes[1])
     with cluster.nodes[1].admin() as admin:
-        wait_until(lambda: created(admin, NewTopic(topic, 1, 1)), timeout=60, message="CreateTopics", interval=0.5)
+        wait_until(lambda: created(admin, NewTopic(topic, 1, 1)), timeout=60, message="CreateTopics",
+                   interval=0.5)
     source = wait_until(lambda: (p := describe(cluster, topic)) is not None and p.leader >= 0 and p.leader,
                         timeout=30, message="a leader")
     producer = confluent_kafka.Producer({"bootstrap.servers": cluster.bootstrap, "acks": "all"})
@@ -317,7 +333,8 @@ def test_kafka_reassign_partitions_moves_a_partition_to_other_brokers(cluster, t
 
     targets = sorted(n for n in cluster.nodes if n != source)
     plan = tmp_path / "plan.json"
-    plan.write_text(json.dumps({"version": 1, "partitions": [{"topic": topic, "partition": 0, "replicas": targets}]}))
+    plan.write_text(json.dumps({"version": 1,
+                                "partitions": [{"topic": topic, "partition": 0, "replicas": targets}]}))
     reassign = ("kafka.tools.reassign_partitions_command", "--bootstrap-server", cluster.bootstrap)
     result = run_tool(*reassign, "--execute", "--reassignment-json-file", str(plan))
     assert result.returncode == 0, result.stderr
@@ -344,7 +361,8 @@ def test_acks_all_with_too_few_in_sync_replicas_is_refused_and_writes_nothing(cl
                            timeout=30, message="a full ISR")
     follower = next(r for r in partition.replicas if r != partition.leader)
     cluster.nodes[follower].kill()
-    wait_until(lambda: (p := describe(cluster, topic, exclude=follower)) is not None and list(p.isr) == [p.leader],
+    wait_until(lambda: (p := describe(cluster, topic, exclude=follower)) is not None
+               and list(p.isr) == [p.leader],
                timeout=60, message="the ISR down to the leader")
 
     leader = cluster.nodes[partition.leader]
@@ -357,6 +375,7 @@ def test_acks_all_with_too_few_in_sync_replicas_is_refused_and_writes_nothing(cl
         refused = produce(-1)
         assert refused.error_code == Errors.NOT_ENOUGH_REPLICAS
         written = produce(1)  # acks=1 does not ask for the ISR: it is written, at offset 0
-        assert (written.error_code, written.base_offset) == (Errors.NONE, 0), "the refused batch took no offset"
+        assert (written.error_code, written.base_offset) == (Errors.NONE,
+                                                             0), "the refused batch took no offset"
     finally:
         client.close()

@@ -32,7 +32,8 @@ SCRAM_ADMIN = 'org.apache.kafka.common.security.scram.ScramLoginModule required 
 
 
 def sasl_client(bootstrap: str, ca_file: str) -> dict:
-    return {"bootstrap.servers": bootstrap, "security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512",
+    return {"bootstrap.servers": bootstrap, "security.protocol": "SASL_SSL",
+            "sasl.mechanism": "SCRAM-SHA-512",
             "sasl.username": "admin", "sasl.password": "admin-secret", "ssl.ca.location": ca_file}
 
 
@@ -59,7 +60,8 @@ def sasl_cluster(tmp_path, request):
             **certs.broker_ssl_configs()})
         node.config_path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
         formatted = run_tool("kafka.tools.storage_tool", "format", "-t", cluster.cluster_id, "-c",
-                             str(node.config_path), "--add-scram", "SCRAM-SHA-512=[name=admin,password=admin-secret]")
+                             str(node.config_path), "--add-scram",
+                             "SCRAM-SHA-512=[name=admin,password=admin-secret]")
         assert formatted.returncode == 0, formatted.stderr
     for node in cluster.nodes.values():
         node.start()
@@ -87,13 +89,15 @@ def test_replication_over_sasl_ssl_survives_a_killed_leader(sasl_cluster):
     wait_until(lambda: (p := describe(cluster, topic)) is not None and len(p.isr) == 3, timeout=60,
                message="all three replicas in the ISR (their fetchers logged in with SCRAM)", interval=0.5)
 
-    producer = NumberedProducer(cluster.bootstrap, topic)  # its PLAINTEXT producer, replaced by a SASL_SSL one:
+    # its PLAINTEXT producer, replaced by a SASL_SSL one:
+    producer = NumberedProducer(cluster.bootstrap, topic)
     producer.producer = confluent_kafka.Producer({
         **sasl_client(internal_bootstrap(cluster), cluster.certs.ca_file), "acks": "all", "linger.ms": 5,
         "message.timeout.ms": 120000, "retry.backoff.ms": 200, "topic.metadata.refresh.interval.ms": 1000})
     producer.start()
     try:
-        wait_until(lambda: len(producer.acknowledged) >= 500, timeout=60, message="acknowledged records flowing")
+        wait_until(lambda: len(producer.acknowledged) >= 500, timeout=60,
+                   message="acknowledged records flowing")
         leader = describe(cluster, topic).leader
         cluster.nodes[leader].kill()  # SIGKILL: no controlled shutdown
         killed_at = len(producer.acknowledged)
@@ -121,15 +125,18 @@ def test_replication_over_sasl_ssl_survives_a_killed_leader(sasl_cluster):
             if message is not None and message.error() is None:
                 seen.add(int(message.value()))
             return acknowledged <= seen
-        wait_until(read_all, timeout=90, message="every acknowledged record read back over SASL_SSL", interval=0)
+        wait_until(read_all, timeout=90, message="every acknowledged record read back over SASL_SSL",
+                   interval=0)
     finally:
         consumer.close()
     assert len(acknowledged) >= 1000
 
     for node in cluster.nodes.values():
         output = node.output()
-        assert re.search(r"SASL authentication done.*listener=INTERNAL.*mechanism=SCRAM-SHA-512.*principal=User:admin",
+        assert re.search(r"SASL authentication "
+                         r"done.*listener=INTERNAL.*mechanism=SCRAM-SHA-512.*principal=User:admin",
                          output) or not node.running
         assert authentications(node, "INTERNAL")[1] == 0, "no failed login between the nodes"
-    assert any(re.search(r"SASL authentication done.*listener=CONTROLLER.*mechanism=PLAIN.*principal=User:admin",
+    assert any(re.search(r"SASL authentication "
+                         r"done.*listener=CONTROLLER.*mechanism=PLAIN.*principal=User:admin",
                          n.output()) for n in cluster.nodes.values())

@@ -3,15 +3,15 @@ docs/security.md#the-secure-cluster on its three real node processes.
 
 The Makefile's own recipe is read and run -- kafka.tools.secure_cluster_setup (CA, certificates, client
 property files, `kafka-storage format --add-scram`), then kafka.tools.local_cluster -- on copies of
-config/cluster-secure/ that differ only in their port numbers (free ones), in a scratch directory.
-kafka-acls (ours, --command-config admin.properties) grants alice Write on `orders` and bob Read on it
-with group `billing`; alice produces over SASL_SSL (confluent-kafka, SCRAM-SHA-512), bob consumes in
-billing, carol (logged in, no ACLs) is refused with TOPIC_AUTHORIZATION_FAILED and sees no topic, a
-wrong password fails and counts in failed-authentication-total, and alice's certificate on the mTLS
-listener makes her User:alice (the request trace says so); a plaintext client on the SASL_SSL port and a
-TLS client without a certificate on the mTLS port are closed and counted. Then the leader of orders-0 is killed with
-SIGKILL under alice's acks=all stream, and the same walk-through passes on each surviving node alone,
-with every acknowledged record read back.
+config/cluster-secure/ that differ only in their port numbers (free ones), in a scratch directory. kafka-acls
+(ours, --command-config admin.properties) grants alice Write on `orders` and bob Read on it with group
+`billing`; alice produces over SASL_SSL (confluent-kafka, SCRAM-SHA-512), bob consumes in billing, carol
+(logged in, no ACLs) is refused with TOPIC_AUTHORIZATION_FAILED and sees no topic, a wrong password fails and
+counts in failed-authentication-total, and alice's certificate on the mTLS listener makes her User:alice (the
+request trace says so); a plaintext client on the SASL_SSL port and a TLS client without a certificate on the
+mTLS port are closed and counted. Then the leader of orders-0 is killed with SIGKILL under alice's acks=all
+stream, and the same walk-through passes on each surviving node alone, with every acknowledged record read
+back.
 """
 
 from __future__ import annotations
@@ -82,10 +82,12 @@ class SecureCluster:
     def start(self) -> None:
         *setup, start = make_recipe("cluster-secure")
         for command in setup:
-            result = subprocess.run(command, cwd=self.root, env=self.env, capture_output=True, text=True, timeout=120)
+            result = subprocess.run(command, cwd=self.root, env=self.env, capture_output=True, text=True,
+                                    timeout=120)
             assert result.returncode == 0, result.stdout + result.stderr
         with open(self.log, "wb") as log:
-            self.process = subprocess.Popen(start, cwd=self.root, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+            self.process = subprocess.Popen(start, cwd=self.root, env=self.env, stdout=log,
+                                            stderr=subprocess.STDOUT,
                                             start_new_session=True)
         self.pids = wait_until(lambda: len(p := {int(n): int(pid) for n, pid in re.findall(
             r"^\[node-(\d)\] started: pid (\d+)", self.output(), re.M)}) == 3 and p, timeout=30,
@@ -121,16 +123,19 @@ class SecureCluster:
                         str(self.files / "admin.properties"), *args)
 
     def admin(self) -> AdminClient:
-        return AdminClient({**load_props(str(self.files / "admin.properties")), "bootstrap.servers": self.bootstrap(),
+        return AdminClient({**load_props(str(self.files / "admin.properties")),
+                            "bootstrap.servers": self.bootstrap(),
                             "request.timeout.ms": 5000, "default.api.timeout.ms": 10000})
 
     def metric(self, node: int, name: str, listener: str = "SASL_SSL") -> float:
-        text = urllib.request.urlopen(f"http://127.0.0.1:{self.ports[9403 + node]}/metrics", timeout=10).read().decode()
+        text = urllib.request.urlopen(f"http://127.0.0.1:{self.ports[9403 + node]}/metrics",
+                                      timeout=10).read().decode()
         return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
                    if line.startswith(name + "{") and f'listener="{listener}"' in line)
 
     def trace(self, node: int, client_id: str) -> str:
-        return fetch_trace(f"http://127.0.0.1:{self.ports[9403 + node]}", "Produce", 5, 0, client_id=client_id)
+        return fetch_trace(f"http://127.0.0.1:{self.ports[9403 + node]}", "Produce", 5, 0,
+                           client_id=client_id)
 
 
 @pytest.fixture
@@ -230,7 +235,8 @@ def plaintext_api_versions(_cluster: SecureCluster, raw: socket.socket) -> None:
 def tls_without_a_certificate(cluster: SecureCluster, raw: socket.socket) -> None:
     context = ssl.create_default_context(cafile=str(cluster.files / "ca.pem"))
     tls = context.wrap_socket(raw, server_hostname="127.0.0.1")
-    with pytest.raises((ssl.SSLError, ConnectionError)):  # TLS 1.3: the refusal comes as an alert on first read
+    # TLS 1.3: the refusal comes as an alert on first read
+    with pytest.raises((ssl.SSLError, ConnectionError)):
         tls.sendall(b"\x00\x00\x00\x00")
         tls.recv(1)
 
@@ -241,9 +247,11 @@ def test_the_secure_cluster_walk_through_survives_a_killed_leader(secure_cluster
     assert {"ca.pem", "node-1.pem", "alice.pem", "admin.properties", "alice.properties", "bob.properties",
             "carol.properties", "alice-mtls.properties"} <= set(files), files
 
-    granted = [cluster.tool("kafka.tools.acl_command", "--add", "--allow-principal", "User:alice", "--operation",
+    granted = [cluster.tool("kafka.tools.acl_command", "--add", "--allow-principal", "User:alice",
+                            "--operation",
                             "Write", "--topic", TOPIC),
-               cluster.tool("kafka.tools.acl_command", "--add", "--allow-principal", "User:bob", "--operation", "Read",
+               cluster.tool("kafka.tools.acl_command", "--add", "--allow-principal", "User:bob",
+                            "--operation", "Read",
                             "--topic", TOPIC, "--group", "billing")]
     for result in granted:
         assert result.returncode == 0 and "Adding ACLs" in result.stdout, result.stdout + result.stderr
@@ -261,7 +269,8 @@ def test_the_secure_cluster_walk_through_survives_a_killed_leader(secure_cluster
         "topic.metadata.refresh.interval.ms": 1000}))
     producer.start()
     try:
-        wait_until(lambda: len(producer.acknowledged) >= 300, timeout=60, message="alice's records acknowledged")
+        wait_until(lambda: len(producer.acknowledged) >= 300, timeout=60,
+                   message="alice's records acknowledged")
         leader = leader_of_orders(cluster)
         cluster.kill(leader)  # SIGKILL: no controlled shutdown
         killed_at = len(producer.acknowledged)
@@ -277,7 +286,9 @@ def test_the_secure_cluster_walk_through_survives_a_killed_leader(secure_cluster
         walk_through(cluster, [node], f"node-{node}")
 
     acknowledged = set(producer.acknowledged)
-    consumer = confluent_kafka.Consumer(cluster.client("bob", **{"group.id": "billing", "enable.auto.commit": False}))
+    consumer = confluent_kafka.Consumer(cluster.client("bob",
+                                                       **{"group.id": "billing",
+                                                          "enable.auto.commit": False}))
     consumer.assign([confluent_kafka.TopicPartition(TOPIC, 0, confluent_kafka.OFFSET_BEGINNING)])
     seen: set[int] = set()
     try:

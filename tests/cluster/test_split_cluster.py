@@ -68,7 +68,8 @@ def test_three_voters_three_observers_and_a_topic_on_the_brokers(cluster):
     leader = cluster.await_leader(nodes[4])
     assert leader in CONTROLLERS
     # kafka-metadata-quorum describe --status: the controllers vote, the brokers observe.
-    status = wait_until(lambda: (s := cluster.quorum_status(nodes[5])) and cluster.replica_ids(s["CurrentObservers"]) == [4, 5, 6] and s,
+    status = wait_until(lambda: (s := cluster.quorum_status(nodes[5]))
+                        and cluster.replica_ids(s["CurrentObservers"]) == [4, 5, 6] and s,
                         timeout=30, message="three observers in DescribeQuorum")
     assert cluster.replica_ids(status["CurrentVoters"]) == [1, 2, 3]
     assert status["ClusterId"] == cluster.cluster_id
@@ -94,12 +95,14 @@ def test_a_killed_broker_is_fenced_and_loses_nothing_acknowledged(cluster):
     producer = NumberedProducer(cluster.bootstrap, topic)
     producer.start()
     try:
-        wait_until(lambda: len(producer.acknowledged) >= 300, timeout=60, message="acknowledged records flowing")
+        wait_until(lambda: len(producer.acknowledged) >= 300, timeout=60,
+                   message="acknowledged records flowing")
         victim = describe(cluster, topic).leader
         cluster.nodes[victim].kill()
         killed, killed_at = time.monotonic(), len(producer.acknowledged)
         survivor = next(b for b in BROKERS if b != victim)
-        # Its heartbeats stop: after broker.session.timeout.ms the controller fences it and moves its leadership.
+        # Its heartbeats stop: after broker.session.timeout.ms the controller fences it and moves its
+        # leadership.
         wait_until(lambda: live_brokers(cluster, survivor) == sorted(set(BROKERS) - {victim}), timeout=30,
                    message=f"broker {victim} fenced")
         print(f"broker {victim} killed; fenced {time.monotonic() - killed:.2f} s later")
@@ -121,7 +124,8 @@ def test_the_active_controller_killed_while_brokers_serve_producers_and_consumer
     old = cluster.await_leader(nodes[4])
     topic = create_replicated_topic(cluster, via=6)
     producer = NumberedProducer(cluster.bootstrap, topic)
-    consumer = confluent_kafka.Consumer({"bootstrap.servers": cluster.bootstrap, "group.id": unique_topic("g"),
+    consumer = confluent_kafka.Consumer({"bootstrap.servers": cluster.bootstrap,
+                                         "group.id": unique_topic("g"),
                                          "auto.offset.reset": "earliest", "enable.auto.commit": False})
     consumer.subscribe([topic])
     consumed: set[int] = set()
@@ -140,13 +144,17 @@ def test_the_active_controller_killed_while_brokers_serve_producers_and_consumer
         new = cluster.await_leader(nodes[5], not_in=(old,))
         print(f"controller {old} killed; controller {new} active {time.monotonic() - killed:.2f} s later")
         assert new in CONTROLLERS
-        # A controller-only node serves /metrics too: the new active controller counts itself, the other does not.
+        # A controller-only node serves /metrics too: the new active controller counts itself, the other does
+        # not.
         other = next(c for c in CONTROLLERS if c not in (old, new))
-        wait_until(lambda: nodes[new].metric(ACTIVE_CONTROLLERS) == 1 and nodes[other].metric(ACTIVE_CONTROLLERS) == 0,
-                   timeout=30, message=f"ActiveControllerCount 1 on controller {new}, 0 on controller {other}")
+        wait_until(lambda: nodes[new].metric(ACTIVE_CONTROLLERS) == 1
+                   and nodes[other].metric(ACTIVE_CONTROLLERS) == 0,
+                   timeout=30,
+                   message=f"ActiveControllerCount 1 on controller {new}, 0 on controller {other}")
         # Brokers serve throughout: acknowledgements and consumed records keep coming.
         acked, seen = len(producer.acknowledged), len(consumed)
-        wait_until(lambda: len(producer.acknowledged) >= acked + 300, timeout=30, message="acks after failover")
+        wait_until(lambda: len(producer.acknowledged) >= acked + 300, timeout=30,
+                   message="acks after failover")
         wait_until(lambda: consume_until(seen + 300), timeout=30, message="records consumed after failover",
                    interval=0)
         # And the new active controller takes metadata changes through any broker.
@@ -168,7 +176,8 @@ def test_a_broker_without_reachable_controllers_retries_with_backoff_then_starts
         assert node.format(cluster.cluster_id).returncode == 0
     broker.start()
     try:
-        wait_until(lambda: broker.output().count("broker registration failed, retrying") >= 2 or not broker.running,
+        wait_until(lambda: broker.output().count("broker registration failed, retrying") >= 2
+                   or not broker.running,
                    timeout=30, message="two registration retries in the log")
         assert broker.running, broker.output()
         log = broker.output()
@@ -193,19 +202,22 @@ def test_make_cluster_split_configs_start_six_nodes_and_stop_brokers_first(tmp_p
     names = [f"controller-{i}" for i in (1, 2, 3)] + [f"broker-{i}" for i in (1, 2, 3)]
     for name in names:
         text = (REPO / "config" / "cluster-split" / f"{name}.properties").read_text()
-        text = re.sub(r"\b(909[2-7]|940[4-9])\b", lambda m: ports.setdefault(m.group(1), str(free_port())), text)
+        text = re.sub(r"\b(909[2-7]|940[4-9])\b", lambda m: ports.setdefault(m.group(1), str(free_port())),
+                      text)
         (tmp_path / f"{name}.properties").write_text(text)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     cluster = subprocess.Popen([sys.executable, "-m", "kafka.tools.local_cluster",
                                 *(f"{name}.properties" for name in names)], cwd=tmp_path, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               start_new_session=True)
     try:
         def status() -> str | None:
             result = run_tool("kafka.tools.metadata_quorum_command", "--bootstrap-server",
                               f"127.0.0.1:{ports['9092']}", "describe", "--status", timeout=30)
             observers = re.search(r"CurrentObservers:\s*(.*)", result.stdout)
             return observers and KRaftCluster.replica_ids(observers.group(1)) == [4, 5, 6] and result.stdout
-        voters = re.search(r"CurrentVoters:\s*(.*)", wait_until(status, timeout=60, message="the quorum", interval=0.3))
+        voters = re.search(r"CurrentVoters:\s*(.*)",
+                           wait_until(status, timeout=60, message="the quorum", interval=0.3))
         assert KRaftCluster.replica_ids(voters.group(1)) == [1, 2, 3]
         cluster.send_signal(signal.SIGINT)
         output, _ = cluster.communicate(timeout=60)

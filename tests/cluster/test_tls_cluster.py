@@ -69,15 +69,18 @@ def test_replication_and_raft_run_over_tls(tls_cluster):
     with node.admin() as admin:
         wait_until(lambda: created(admin, NewTopic(topic, 1, 3, {"min.insync.replicas": "3"})), timeout=60,
                    message="the topic created", interval=0.5)
-        wait_until(lambda: (d := topic_on(admin, topic)) and sorted(d.partitions[0].isr) == [1, 2, 3], timeout=60,
+        wait_until(lambda: (d := topic_on(admin, topic)) and sorted(d.partitions[0].isr) == [1, 2, 3],
+                   timeout=60,
                    message="all three replicas in the ISR", interval=0.5)
     producer = confluent_kafka.Producer({"bootstrap.servers": tls_cluster.bootstrap, "acks": "all"})
     acknowledged: list[int] = []
     for i in range(300):
         producer.produce(topic, value=b"%d" % i,
-                         on_delivery=lambda err, msg: acknowledged.append(int(msg.value())) if err is None else None)
+                         on_delivery=lambda err, msg: acknowledged.append(int(msg.value())) if err is None
+                         else None)
     assert producer.flush(60) == 0
-    assert sorted(acknowledged) == list(range(300))  # acks=all with min.insync.replicas=3: both followers have them
+    # acks=all with min.insync.replicas=3: both followers have them
+    assert sorted(acknowledged) == list(range(300))
 
     with node.admin() as admin:
         leader = tls_cluster.nodes[topic_on(admin, topic).partitions[0].leader]

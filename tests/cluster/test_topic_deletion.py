@@ -29,7 +29,8 @@ class Writer(threading.Thread):
 
     def __init__(self, bootstrap: str) -> None:
         super().__init__(daemon=True)
-        self.producer = confluent_kafka.Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5,
+        self.producer = confluent_kafka.Producer({"bootstrap.servers": bootstrap, "acks": "all",
+                                                  "linger.ms": 5,
                                                   "message.timeout.ms": 10000})
         self.topics: list[str] = []
         self.stopping = threading.Event()
@@ -56,7 +57,8 @@ def in_sync(admin, topic: str) -> bool:
     return found is not None and bool(found.partitions) and all(len(p.isr) == 3 for p in found.partitions)
 
 
-def test_topics_deleted_under_replication_leave_no_fetcher_error_and_the_live_topic_in_sync(tmp_path, request):
+def test_topics_deleted_under_replication_leave_no_fetcher_error_and_the_live_topic_in_sync(tmp_path,
+                                                                                            request):
     with started_cluster(tmp_path, request) as cluster:
         admin = confluent_kafka.admin.AdminClient({"bootstrap.servers": cluster.bootstrap})
         live = unique_topic("live")
@@ -81,7 +83,8 @@ def test_topics_deleted_under_replication_leave_no_fetcher_error_and_the_live_to
             output = node.output()
             assert "fetcher error" not in output and "no longer hosted" not in output, (
                 f"node {node_id} logged a fetcher error:\n" + "\n".join(
-                    line for line in output.splitlines() if "fetcher error" in line or "no longer hosted" in line)[:4000])
+                    line for line in output.splitlines() if "fetcher error" in line
+                    or "no longer hosted" in line)[:4000])
 
 
 def _created(admin, topic: NewTopic) -> bool:

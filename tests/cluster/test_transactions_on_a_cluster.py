@@ -33,10 +33,12 @@ def test_a_transaction_over_partitions_led_by_three_brokers(tmp_path, request):
         admin = AdminClient({"bootstrap.servers": bootstrap})
         wait_until(lambda: (m := metadata(admin)) and len(m.brokers) == 3, 90, "three brokers", interval=0.2)
         admin.create_topics([NewTopic("orders", 3, 3)])["orders"].result(30)
-        wait_until(lambda: (m := metadata(admin, "orders")) and {p.leader for p in m.topics["orders"].partitions.values()}
+        wait_until(lambda: (m := metadata(admin, "orders"))
+                   and {p.leader for p in m.topics["orders"].partitions.values()}
                    == {1, 2, 3}, 30, "a leader on each broker")
 
-        producer = Producer({"bootstrap.servers": bootstrap, "transactional.id": "cluster-tx", "linger.ms": 1})
+        producer = Producer({"bootstrap.servers": bootstrap, "transactional.id": "cluster-tx",
+                             "linger.ms": 1})
         producer.init_transactions(60)
         for outcome in ("commit", "abort", "commit"):
             producer.begin_transaction()

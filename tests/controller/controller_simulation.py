@@ -33,7 +33,8 @@ from kafka.protocol.schema import Record
 from kafka.raft.replicated_log import OffsetAndEpoch
 from tests.raft.simulation import CLUSTER_ID, Node, RecordingListener, Simulation
 
-CONFIG = QuorumControllerConfig(num_partitions=2, default_replication_factor=2, broker_session_timeout_ms=1500,
+CONFIG = QuorumControllerConfig(num_partitions=2, default_replication_factor=2,
+                                broker_session_timeout_ms=1500,
                                 metadata_max_idle_interval_ms=500, leader_imbalance_check_interval_ms=1000)
 BROKERS = (101, 102, 103, 104)
 HEARTBEAT_MS = 300
@@ -129,7 +130,8 @@ class ControllerSimulation(Simulation):
             node.next_poll_ms = self.time.milliseconds() + 1  # what it appended goes out at the linger
 
     def active(self) -> ControllerNode | None:
-        active = [n for n in self.nodes.values() if n.controller.is_active() and n.node_id not in self.isolated]
+        active = [n for n in self.nodes.values() if n.controller.is_active()
+                  and n.node_id not in self.isolated]
         return max(active, key=lambda n: n.controller.epoch) if active else None
 
     def run_for(self, ms: int, propose_every: int = 0, chaos: bool = False, workload: bool = True) -> None:
@@ -150,17 +152,21 @@ class ControllerSimulation(Simulation):
         image = fingerprint(controller.committed_image)
         seen = self.images.setdefault(offset, image)
         if seen != image:
-            self.problems.append(f"node {controller.node_id}'s image at committed offset {offset} differs from another "
+            self.problems.append(f"node {controller.node_id}'s image at committed offset {offset} differs "
+                                 "from another "
                       f"node's: {sorted(set(image) ^ set(seen))[:3]}")
         if controller._highest_pending_offset() is None:
-            replayed = QuorumController(controller.node_id, None, self.time, CONFIG, CLUSTER_ID, threaded=False)
+            replayed = QuorumController(controller.node_id, None, self.time, CONFIG, CLUSTER_ID,
+                                        threaded=False)
             for r in controller.committed_image.write():
                 replayed.replay(r)
             if manager_state(replayed) != manager_state(controller):
                 role = "active" if controller.is_active() else "standby"
-                diff = [(theirs, ours) for theirs, ours in zip(manager_state(replayed), manager_state(controller),
+                diff = [(theirs, ours)
+                        for theirs, ours in zip(manager_state(replayed), manager_state(controller),
                                                                strict=True) if theirs != ours]
-                self.problems.append(f"node {controller.node_id} ({role}) at offset {offset} holds state its committed "
+                self.problems.append(f"node {controller.node_id} ({role}) at offset {offset} holds state its "
+                                     "committed "
                           f"image does not give: replayed {diff[0][0]!r}, held {diff[0][1]!r}")
 
     def fail(self, message: str) -> None:
@@ -180,7 +186,8 @@ class ControllerSimulation(Simulation):
         self.run_for(2000)
         self.run_for(1000, workload=False)  # quiet: the followers catch up with the last acknowledgement
         if "after-healing" not in self.acknowledged_topics:
-            self.fail(f"a topic created after healing was not acknowledged: {future.result() if future.done() else None}")
+            self.fail("a topic created after healing was not acknowledged: "
+                      f"{future.result() if future.done() else None}")
         for node in self.nodes.values():
             names = set(node.controller.committed_image.topics.topics_by_name)
             missing = self.acknowledged_topics - names
@@ -213,7 +220,8 @@ class ControllerSimulation(Simulation):
         for broker in self.brokers.values():
             if broker.alive and now >= broker.next_heartbeat_ms:
                 broker.next_heartbeat_ms = now + HEARTBEAT_MS
-                self.request("heartbeat", lambda c, b=broker: c.process_broker_heartbeat(heartbeat(c, b)), broker)
+                self.request("heartbeat", lambda c, b=broker: c.process_broker_heartbeat(heartbeat(c, b)),
+                             broker)
         if now < self.next_request_ms:
             return
         self.next_request_ms = now + self.work.randint(10, 60)
@@ -280,7 +288,8 @@ class ControllerSimulation(Simulation):
 # ---------------------------------------------------------------------------------- requests
 def registration(broker_id: int, incarnation_id: uuid.UUID) -> Record:
     return Record(broker_id=broker_id, cluster_id=CLUSTER_ID, incarnation_id=incarnation_id, rack=None,
-                  listeners=[Record(name="PLAINTEXT", host="127.0.0.1", port=9000 + broker_id, security_protocol=0)],
+                  listeners=[Record(name="PLAINTEXT", host="127.0.0.1", port=9000 + broker_id,
+                                    security_protocol=0)],
                   features=[Record(name="metadata.version", min_supported_version=MIN_METADATA_VERSION,
                                    max_supported_version=MAX_METADATA_VERSION)])
 

@@ -18,7 +18,8 @@ READ, WRITE, ALL = 3, 4, 2
 ALLOW, DENY = 3, 2
 
 
-def creation(name="orders", principal="User:alice", op=WRITE, perm=ALLOW, res=TOPIC, pattern=LITERAL, host="*"):
+def creation(name="orders", principal="User:alice", op=WRITE, perm=ALLOW, res=TOPIC, pattern=LITERAL,
+             host="*"):
     return record(resource_type=res, resource_name=name, resource_pattern_type=pattern, principal=principal,
                   host=host, operation=op, permission_type=perm)
 
@@ -45,7 +46,8 @@ def image_of(cluster: Cluster):
 
 def test_created_acls_reach_the_standby_and_the_image():
     cluster = Cluster()
-    results = create(cluster, creation(), creation("billing", op=READ, res=GROUP), creation("ord", pattern=PREFIXED))
+    results = create(cluster, creation(), creation("billing", op=READ, res=GROUP),
+                     creation("ord", pattern=PREFIXED))
     assert [r["error_code"] for r in results] == [Errors.NONE] * 3
     assert len(cluster.active.acls.id_to_acl) == 3
     assert cluster.standby.acls.id_to_acl == cluster.active.acls.id_to_acl
@@ -69,7 +71,8 @@ def test_an_acl_that_exists_already_succeeds_and_is_written_once():
 def test_invalid_acls_get_invalid_request_and_write_nothing():
     cluster = Cluster()
     results = create(cluster, creation(res=ANY), creation(pattern=MATCH), creation(op=1), creation(perm=1),
-                     creation(name=""), creation(res=CLUSTER_RES, name="my-cluster"), creation(principal="alice"),
+                     creation(name=""), creation(res=CLUSTER_RES, name="my-cluster"),
+                     creation(principal="alice"),
                      creation(res=CLUSTER_RES, name="kafka-cluster", op=9))
     assert [r["error_code"] for r in results] == [Errors.INVALID_REQUEST] * 7 + [Errors.NONE]
     assert "The only valid name for the CLUSTER resource is kafka-cluster" in results[5]["error_message"]
@@ -81,7 +84,8 @@ def test_delete_removes_what_each_filter_matches():
     create(cluster, creation(), creation(principal="User:bob"), creation("ord", pattern=PREFIXED),
            creation("*", op=READ), creation("billing", op=READ, res=GROUP))
     [by_principal] = delete(cluster, acl_filter(principal="User:bob"))
-    assert [(a["resource_name"], a["principal"]) for a in by_principal["matching_acls"]] == [("orders", "User:bob")]
+    assert [(a["resource_name"], a["principal"]) for a in by_principal["matching_acls"]] == [("orders",
+                                                                                              "User:bob")]
     # MATCH: every pattern that applies to the topic named "orders": literal, * and the prefix
     [matched] = delete(cluster, acl_filter(res=TOPIC, name="orders", pattern=MATCH))
     assert sorted(a["resource_name"] for a in matched["matching_acls"]) == ["*", "ord", "orders"]

@@ -22,7 +22,8 @@ from tests.controller.test_quorum_controller import Cluster, record
 
 def entry(entity: dict, ops: dict) -> object:
     return record(entity=[record(entity_type=t, entity_name=n) for t, n in entity.items()],
-                  ops=[record(key=k, value=0.0 if v is None else v, remove=v is None) for k, v in ops.items()])
+                  ops=[record(key=k, value=0.0 if v is None else v, remove=v is None)
+                       for k, v in ops.items()])
 
 
 def alter(cluster: Cluster, *entries, validate_only: bool = False) -> list[tuple[int, str | None]]:
@@ -41,7 +42,8 @@ def test_quotas_are_written_replayed_by_a_standby_and_removed():
     assert cluster.active.client_quotas.client_quota_data == expected
     assert cluster.standby.client_quotas.client_quota_data == expected
     written = len(cluster.raft.entries)
-    assert alter(cluster, entry({"client-id": "noisy"}, {"producer_byte_rate": 1048576.0})) == [(Errors.NONE, None)]
+    assert alter(cluster,
+                 entry({"client-id": "noisy"}, {"producer_byte_rate": 1048576.0})) == [(Errors.NONE, None)]
     assert len(cluster.raft.entries) == written  # unchanged: no record
     alter(cluster, entry({"user": None}, {"consumer_byte_rate": None}))
     assert cluster.standby.client_quotas.client_quota_data[(("user", None),)] == {"request_percentage": 12.5}
@@ -64,9 +66,11 @@ def test_quotas_are_written_replayed_by_a_standby_and_removed():
 def test_bad_entries_get_invalid_request_and_write_nothing(entity, ops, message):
     cluster = Cluster()
     before = len(cluster.raft.entries)
-    [(error, text)] = alter(cluster, entry(entity, ops), entry({"client-id": "ok"}, {"request_percentage": 0.5}))[:1]
+    [(error, text)] = alter(cluster, entry(entity, ops),
+                            entry({"client-id": "ok"}, {"request_percentage": 0.5}))[:1]
     assert error == Errors.INVALID_REQUEST and message in text
-    assert cluster.active.client_quotas.client_quota_data == {(("client-id", "ok"),): {"request_percentage": 0.5}}
+    assert cluster.active.client_quotas.client_quota_data == {(("client-id",
+                                                                "ok"),): {"request_percentage": 0.5}}
     assert len(cluster.raft.entries) == before + 1  # the good entry's record only
 
 
@@ -91,11 +95,13 @@ def test_the_image_describes_as_kafka_filters():
         return {e for e, _ in image.describe(components, strict)}
 
     assert describe([("client-id", MATCH_TYPE_EXACT, "a")], strict=True) == {(("client-id", "a"),)}
-    assert describe([("client-id", MATCH_TYPE_EXACT, "a")]) == {(("client-id", "a"),), (("client-id", "a"), ("user", "u"))}
+    assert describe([("client-id", MATCH_TYPE_EXACT, "a")]) == {(("client-id", "a"),),
+                                                                (("client-id", "a"), ("user", "u"))}
     assert describe([("client-id", MATCH_TYPE_DEFAULT, None)]) == {(("client-id", None),)}
     assert describe([("client-id", MATCH_TYPE_SPECIFIED, None)], strict=True) == {
         (("client-id", None),), (("client-id", "a"),)}
-    assert describe([("user", MATCH_TYPE_SPECIFIED, None), ("client-id", MATCH_TYPE_SPECIFIED, None)], strict=True) == {
+    assert describe([("user", MATCH_TYPE_SPECIFIED, None), ("client-id", MATCH_TYPE_SPECIFIED, None)],
+                    strict=True) == {
         (("client-id", "a"), ("user", "u"))}
     assert len(describe([])) == 5 and describe([], strict=True) == set()
     assert image.describe([("ip", MATCH_TYPE_EXACT, "10.0.0.1")], True) == [

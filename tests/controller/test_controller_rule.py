@@ -15,7 +15,8 @@ from tests.controller.test_quorum_controller import Cluster, record
 
 
 def new_topic(name: str, partitions: int = 1, replication: int = 1):
-    return record(name=name, num_partitions=partitions, replication_factor=replication, assignments=[], configs=[])
+    return record(name=name, num_partitions=partitions, replication_factor=replication, assignments=[],
+                  configs=[])
 
 
 def create_topic_request(name: str, partitions: int = 1):

@@ -53,7 +53,8 @@ class ElectionCluster(Cluster):
         topic_partitions = None if partitions is None else [
             record(topic=t, partitions=ps) for t, ps in partitions.items()]
         response = self.call(self.active.elect_leaders(record(election_type=election_type,
-                                                              topic_partitions=topic_partitions, timeout_ms=1000)))
+                                                              topic_partitions=topic_partitions,
+                                                              timeout_ms=1000)))
         return {(r["topic"], p["partition_id"]): p["error_code"]
                 for r in response["replica_election_results"] for p in r["partition_result"]}
 
@@ -61,7 +62,8 @@ class ElectionCluster(Cluster):
         """The leader adds a caught-up follower back to the ISR (AlterPartition)."""
         p = self.partition(topic, index)
         response = self.call(self.active.alter_partition(record(
-            broker_id=p.leader, broker_epoch=self.epochs[p.leader], topics=[record(topic_name=topic, partitions=[
+            broker_id=p.leader, broker_epoch=self.epochs[p.leader],
+            topics=[record(topic_name=topic, partitions=[
                 record(partition_index=index, leader_epoch=p.leader_epoch, new_isr=sorted({*p.isr, broker}),
                        leader_recovery_state=0, partition_epoch=p.partition_epoch)])])))
         assert response["topics"][0]["partitions"][0]["error_code"] == Errors.NONE

@@ -19,9 +19,11 @@ from tests.controller.test_quorum_controller import record as request
 T = MetadataRecordType
 
 
-def allocate(cluster: Cluster, broker_id: int, broker_epoch: int, controller: QuorumController | None = None) -> dict:
+def allocate(cluster: Cluster, broker_id: int, broker_epoch: int,
+             controller: QuorumController | None = None) -> dict:
     controller = controller or cluster.active
-    return cluster.call(controller.allocate_producer_ids(request(broker_id=broker_id, broker_epoch=broker_epoch)))
+    return cluster.call(controller.allocate_producer_ids(request(broker_id=broker_id,
+                                                                 broker_epoch=broker_epoch)))
 
 
 def producer_ids_records(raft: LocalRaft) -> list:
@@ -43,7 +45,8 @@ def test_blocks_are_consecutive_and_never_overlap_and_a_standby_agrees():
     # One ProducerIdsRecord per block, naming the broker it went to and where the next block starts.
     written = producer_ids_records(cluster.raft)
     assert [(r.broker_id, r.broker_epoch, r.next_producer_id) for r in written] == [
-        (1, epochs[1], 1000), (2, epochs[2], 2000), (3, epochs[3], 3000), (1, epochs[1], 4000), (3, epochs[3], 5000)]
+        (1, epochs[1], 1000), (2, epochs[2], 2000), (3, epochs[3], 3000), (1, epochs[1], 4000),
+        (3, epochs[3], 5000)]
     assert cluster.standby.producer_ids.next_producer_id == 5000
     assert cluster.active.committed_image.producer_ids.next_producer_id == 5000
 
@@ -63,7 +66,8 @@ def test_a_stale_broker_epoch_is_refused_and_writes_nothing():
     cluster = Cluster()
     epoch = cluster.register_and_unfence(1)
     entries = len(cluster.raft.entries)
-    for broker_id, broker_epoch in ((1, epoch - 1), (1, epoch + 7), (9, epoch)):  # old, unknown, never registered
+    # old, unknown, never registered
+    for broker_id, broker_epoch in ((1, epoch - 1), (1, epoch + 7), (9, epoch)):
         response = allocate(cluster, broker_id, broker_epoch)
         assert response["error_code"] == Errors.STALE_BROKER_EPOCH
         assert (response["producer_id_start"], response["producer_id_len"]) == (-1, 0)
@@ -118,7 +122,8 @@ def test_a_record_that_would_move_the_next_id_back_is_ignored():
     epoch = cluster.register_and_unfence(1)
     allocate(cluster, 1, epoch)
     allocate(cluster, 1, epoch)
-    cluster.active.replay(record(T.PRODUCER_IDS_RECORD, broker_id=1, broker_epoch=epoch, next_producer_id=1000))
+    cluster.active.replay(record(T.PRODUCER_IDS_RECORD, broker_id=1, broker_epoch=epoch,
+                                 next_producer_id=1000))
     assert cluster.active.producer_ids.next_producer_id == 2000
 
 
@@ -178,7 +183,8 @@ def test_a_controller_restarted_from_a_snapshot_continues_after_the_last_block()
     end = len(cluster.raft.entries)
     restarted, raft = restarted_controller(cluster.raft.entries)
     values = [serialize(r) for r in snapshot_records]
-    restarted.handle_load_snapshot(SnapshotReader(OffsetAndEpoch(end, 1), [Batch(0, end - 1, 1, 0, 0, values)]))
+    restarted.handle_load_snapshot(SnapshotReader(OffsetAndEpoch(end, 1),
+                                                  [Batch(0, end - 1, 1, 0, 0, values)]))
     elect(restarted)
     assert restarted.committed_image.producer_ids.next_producer_id == 2000
     assert restarted.producer_ids.next_producer_id == 2000

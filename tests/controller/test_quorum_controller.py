@@ -54,7 +54,8 @@ def record(**fields) -> Record:
 
 def registration(broker_id: int) -> Record:
     return record(broker_id=broker_id, cluster_id=CLUSTER, incarnation_id=uuid.uuid4(), rack=None,
-                  listeners=[record(name="PLAINTEXT", host="127.0.0.1", port=9090 + broker_id, security_protocol=0)],
+                  listeners=[record(name="PLAINTEXT", host="127.0.0.1", port=9090 + broker_id,
+                                    security_protocol=0)],
                   features=[record(name="metadata.version", min_supported_version=MIN_METADATA_VERSION,
                                    max_supported_version=MAX_METADATA_VERSION)])
 
@@ -84,13 +85,15 @@ class Cluster:
     def register_and_unfence(self, broker_id: int) -> int:
         epoch = self.call(self.active.register_broker(registration(broker_id)))["broker_epoch"]
         response = self.call(self.active.process_broker_heartbeat(record(
-            broker_id=broker_id, broker_epoch=epoch, current_metadata_offset=self.raft.committed, want_fence=False,
+            broker_id=broker_id, broker_epoch=epoch, current_metadata_offset=self.raft.committed,
+            want_fence=False,
             want_shut_down=False)))
         assert response["is_fenced"] is False
         return epoch
 
     def create_topic(self, name: str, partitions: int, replication: int):
-        topic = record(name=name, num_partitions=partitions, replication_factor=replication, assignments=[], configs=[])
+        topic = record(name=name, num_partitions=partitions, replication_factor=replication, assignments=[],
+                       configs=[])
         return self.call(self.active.create_topics(record(topics=[topic], validate_only=False)))["topics"][0]
 
 
@@ -110,7 +113,8 @@ def test_a_topic_is_spread_over_the_brokers_and_a_standby_agrees(cluster):
     assert cluster.standby.replication.topic("orders").partitions == partitions
     assert cluster.active.metrics_values() == {"ActiveControllerCount": 1, "OfflinePartitionsCount": 0,
                                                "GlobalTopicCount": 1, "GlobalPartitionCount": 6,
-                                               "FencedBrokerCount": 0, "ActiveBrokerCount": 3, "MetadataErrorCount": 0}
+                                               "FencedBrokerCount": 0, "ActiveBrokerCount": 3,
+                                               "MetadataErrorCount": 0}
     assert cluster.standby.metrics_values()["ActiveControllerCount"] == 0
 
 
@@ -174,7 +178,8 @@ def test_controlled_shutdown_moves_leadership_then_says_go(cluster):
 def test_renouncing_forgets_what_was_not_committed(cluster):
     cluster.register_and_unfence(1)
     future = cluster.active.create_topics(record(topics=[record(
-        name="uncommitted", num_partitions=1, replication_factor=1, assignments=[], configs=[])], validate_only=False))
+        name="uncommitted", num_partitions=1, replication_factor=1, assignments=[], configs=[])],
+        validate_only=False))
     cluster.active.queue.run_pending()  # decided and replayed, but not committed
     assert cluster.active.replication.topic("uncommitted") is not None
     cluster.active.handle_leader_change(LeaderAndEpoch(2, 2))

@@ -24,11 +24,14 @@ def new_topic(name: str, partitions: int = -1, replication: int = -1, assignment
 
 
 def create_topics(cluster: Cluster, *topics, validate_only: bool = False) -> list[dict]:
-    return cluster.call(cluster.active.create_topics(record(topics=list(topics), validate_only=validate_only)))["topics"]
+    return cluster.call(cluster.active.create_topics(record(topics=list(topics),
+                                                            validate_only=validate_only)))["topics"]
 
 
-def create_partitions(cluster: Cluster, name: str, count: int, assignments=None, validate_only: bool = False) -> dict:
-    request = record(topics=[record(name=name, count=count, assignments=assignments)], validate_only=validate_only)
+def create_partitions(cluster: Cluster, name: str, count: int, assignments=None,
+                      validate_only: bool = False) -> dict:
+    request = record(topics=[record(name=name, count=count, assignments=assignments)],
+                     validate_only=validate_only)
     return cluster.call(cluster.active.create_partitions(request))["results"][0]
 
 
@@ -65,7 +68,8 @@ def test_create_partitions_counts_what_each_topic_would_gain(cluster, validate_o
     create_topics(cluster, new_topic("t", 3, 1))
     written = len(cluster.raft.entries)
     result = create_partitions(cluster, "t", 3 + MAX_PARTITIONS_PER_BATCH + 1, validate_only=validate_only)
-    assert (result["error_code"], result["error_message"]) == (Errors.POLICY_VIOLATION, EXCESSIVE_PARTITIONS_MESSAGE)
+    assert (result["error_code"], result["error_message"]) == (Errors.POLICY_VIOLATION,
+                                                               EXCESSIVE_PARTITIONS_MESSAGE)
     assert create_partitions(cluster, "t", 2**31 - 1, validate_only=validate_only)["error_code"] == \
         Errors.POLICY_VIOLATION
     assert len(cluster.raft.entries) == written and len(cluster.active.replication.topic("t").partitions) == 3
@@ -77,7 +81,8 @@ def test_one_topic_of_the_batch_record_limit_is_refused_as_kafka_refuses_it(clus
     """Exactly 10,000 partitions pass the partition cap, but with its TopicRecord the topic is 10,001
     records: more than one operation may write (MAX_RECORDS_PER_USER_OP), as in Kafka."""
     [result] = create_topics(cluster, new_topic("edge", MAX_PARTITIONS_PER_BATCH, 1))
-    assert (result["error_code"], result["error_message"]) == (Errors.POLICY_VIOLATION, EXCESSIVE_BATCH_MESSAGE)
+    assert (result["error_code"], result["error_message"]) == (Errors.POLICY_VIOLATION,
+                                                               EXCESSIVE_BATCH_MESSAGE)
     assert cluster.active.replication.topic("edge") is None
     [result] = create_topics(cluster, new_topic("big", MAX_PARTITIONS_PER_BATCH - 1, 1))
     assert result["error_code"] == Errors.NONE
@@ -140,7 +145,8 @@ def test_too_many_records_or_bytes_for_one_batch_are_refused_whole(cluster):
     too_many = alter({f"k{i}": "v" for i in range(10_001)})
     too_big = alter({f"k{i}": "x" * 30_000 for i in range(40)})
     for response in (too_many, too_big):
-        assert (response["error_code"], response["error_message"]) == (Errors.POLICY_VIOLATION, EXCESSIVE_BATCH_MESSAGE)
+        assert (response["error_code"], response["error_message"]) == (Errors.POLICY_VIOLATION,
+                                                                       EXCESSIVE_BATCH_MESSAGE)
     assert len(cluster.raft.entries) == written
     assert alter({"k": "v"})["error_code"] == Errors.NONE
 

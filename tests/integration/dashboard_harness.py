@@ -75,16 +75,19 @@ class Load:
             raise
 
     def _loop(self, stack: ExitStack) -> None:
-        producer = stack.enter_context(KafkaProducer({"bootstrap.servers": self.bootstrap, "client.id": "dash-producer",
+        producer = stack.enter_context(KafkaProducer({"bootstrap.servers": self.bootstrap,
+                                                      "client.id": "dash-producer",
                                                       "linger.ms": 5}))
-        txn = stack.enter_context(KafkaProducer({"bootstrap.servers": self.bootstrap, "transactional.id": "dash-txn"}))
+        txn = stack.enter_context(KafkaProducer({"bootstrap.servers": self.bootstrap,
+                                                 "transactional.id": "dash-txn"}))
         txn.init_transactions()
         consumer = stack.enter_context(KafkaConsumer({
             "bootstrap.servers": self.bootstrap, "group.id": "dash-readers", "auto.offset.reset": "earliest",
             "enable.auto.commit": False, "max.poll.records": 20}))
         consumer.subscribe([TOPIC])
         kip848 = Consumer({"bootstrap.servers": self.bootstrap, "group.id": "dash-kip848",
-                           "group.protocol": "consumer", "auto.offset.reset": "earliest", "enable.auto.commit": True})
+                           "group.protocol": "consumer", "auto.offset.reset": "earliest",
+                           "enable.auto.commit": True})
         stack.callback(kip848.close)
         kip848.subscribe([TOPIC])
         wire = WireClient(self.port)
@@ -103,7 +106,8 @@ class Load:
         if list(consumer.poll(100)):  # 20 records a poll, of the 50 produced: the group falls behind
             consumer.commit()
         kip848.poll(0.1)
-        wire.request(ApiKey.METADATA, 9, {"topics": [{"name": "no-such-topic"}], "allow_auto_topic_creation": False,
+        wire.request(ApiKey.METADATA, 9,
+                     {"topics": [{"name": "no-such-topic"}], "allow_auto_topic_creation": False,
                                           "include_cluster_authorized_operations": False,
                                           "include_topic_authorized_operations": False})
         self.rounds += 1
@@ -117,12 +121,14 @@ def dashboard_under_load(tmp: Path, refresh_s: float = 1.0):
     with ExitStack() as stack:
         stack.callback(broker.stop)
         metrics = broker.server.metrics_endpoint.url.removeprefix("http://")
-        dashboard = Dashboard(DashboardSettings([metrics], broker.bootstrap, tmp / "dashboard", port=free_port(),
+        dashboard = Dashboard(DashboardSettings([metrics], broker.bootstrap, tmp / "dashboard",
+                                                port=free_port(),
                                                 prometheus_port=free_port(), refresh_s=refresh_s)).start()
         stack.callback(dashboard.stop)
         # The load starts once Prometheus has scraped the broker: the KIP-848 group's one assignment
         # must fall inside its scrapes for rate() to see the histogram move.
-        wait_until(lambda: scraped(dashboard), timeout=60, interval=0.2, message="prometheus to scrape the broker")
+        wait_until(lambda: scraped(dashboard), timeout=60, interval=0.2,
+                   message="prometheus to scrape the broker")
         load = Load(broker.bootstrap, broker.port).start()
         stack.callback(load.stop)
         yield dashboard, load

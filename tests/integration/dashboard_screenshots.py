@@ -38,7 +38,8 @@ def main(argv: list[str]) -> int:
             url = url.replace("refresh=1", "refresh=2&range=120")
             if time.monotonic() < warmed:
                 wait_for_every_panel(page, url)
-                time.sleep(warmed - time.monotonic())  # not a wait for a condition: the picture's minute of load
+                # not a wait for a condition: the picture's minute of load
+                time.sleep(warmed - time.monotonic())
             wait_for_every_panel(page, url)
             path = out / f"dashboard-{slug}.png"
             page.screenshot(path=str(path), full_page=True)

@@ -66,7 +66,8 @@ def secured(tmp_path_factory):
     broker = InProcessBroker(data, {**AUTHORIZER, "request.trace.enable": "true"})
     try:
         client = WireClient(broker.port)
-        wait_until(lambda: client.request(ApiKey.METADATA, 12, {"topics": None}).brokers, message="a registered broker")
+        wait_until(lambda: client.request(ApiKey.METADATA, 12, {"topics": None}).brokers,
+                   message="a registered broker")
         yield broker
     finally:
         broker.stop()
@@ -116,12 +117,14 @@ def test_fetch_list_offsets_and_metadata_need_read_and_describe(secured):
     assert offsets.topics[0].partitions[0].error_code == Errors.TOPIC_AUTHORIZATION_FAILED
     every = client.request(ApiKey.METADATA, 12, {"topics": None})
     assert "clicks" not in {t.name for t in every.topics}  # hidden, not refused
-    named = client.request(ApiKey.METADATA, 12, {"topics": [{"name": "clicks"}], "allow_auto_topic_creation": False})
+    named = client.request(ApiKey.METADATA, 12,
+                           {"topics": [{"name": "clicks"}], "allow_auto_topic_creation": False})
     assert named.topics[0].error_code == Errors.TOPIC_AUTHORIZATION_FAILED
     grant(secured, binding(Res.TOPIC, "clicks", Op.READ))  # READ implies DESCRIBE
     fetched = client.request(ApiKey.FETCH, 11, fetch_body("clicks", 0, 0))
     assert fetched.responses[0].partitions[0].error_code == Errors.NONE
-    described = client.request(ApiKey.METADATA, 12, {"topics": [{"name": "clicks"}], "allow_auto_topic_creation": False,
+    described = client.request(ApiKey.METADATA, 12,
+                               {"topics": [{"name": "clicks"}], "allow_auto_topic_creation": False,
                                                      "include_topic_authorized_operations": True})
     assert described.topics[0].error_code == Errors.NONE
     assert described.topics[0].topic_authorized_operations == (1 << Op.READ) | (1 << Op.DESCRIBE) | (1 << Op.CREATE)
@@ -130,11 +133,14 @@ def test_fetch_list_offsets_and_metadata_need_read_and_describe(secured):
 def test_metadata_auto_creates_only_with_create(secured):
     client = WireClient(secured.port)
     grant(secured, binding(Res.TOPIC, "auto-", Op.DESCRIBE, pattern=PatternType.PREFIXED))
-    asked = client.request(ApiKey.METADATA, 12, {"topics": [{"name": "auto-a"}], "allow_auto_topic_creation": True})
+    asked = client.request(ApiKey.METADATA, 12,
+                           {"topics": [{"name": "auto-a"}], "allow_auto_topic_creation": True})
     assert asked.topics[0].error_code == Errors.TOPIC_AUTHORIZATION_FAILED
     grant(secured, binding(Res.TOPIC, "auto-", Op.CREATE, pattern=PatternType.PREFIXED))
-    asked = client.request(ApiKey.METADATA, 12, {"topics": [{"name": "auto-a"}], "allow_auto_topic_creation": True})
-    assert asked.topics[0].error_code in (Errors.LEADER_NOT_AVAILABLE, Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NONE)
+    asked = client.request(ApiKey.METADATA, 12,
+                           {"topics": [{"name": "auto-a"}], "allow_auto_topic_creation": True})
+    assert asked.topics[0].error_code in (Errors.LEADER_NOT_AVAILABLE, Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                                          Errors.NONE)
 
 
 def test_groups_need_read_on_the_group_and_the_topic(secured):
@@ -147,16 +153,20 @@ def test_groups_need_read_on_the_group_and_the_topic(secured):
     assert joined.error_code == Errors.GROUP_AUTHORIZATION_FAILED
     fetched = client.request(ApiKey.OFFSET_FETCH, 5, {"group_id": "billing", "topics": None})
     assert fetched.error_code == Errors.GROUP_AUTHORIZATION_FAILED
-    described = client.request(ApiKey.DESCRIBE_GROUPS, 5, {"groups": ["billing"], "include_authorized_operations": True})
+    described = client.request(ApiKey.DESCRIBE_GROUPS, 5,
+                               {"groups": ["billing"], "include_authorized_operations": True})
     assert described.groups[0].error_code == Errors.GROUP_AUTHORIZATION_FAILED
     grant(secured, binding(Res.GROUP, "billing", Op.READ))
-    committed = client.request(ApiKey.OFFSET_COMMIT, 2, {"group_id": "billing", "generation_id_or_member_epoch": -1,
+    committed = client.request(ApiKey.OFFSET_COMMIT, 2,
+                               {"group_id": "billing", "generation_id_or_member_epoch": -1,
                                                          "member_id": "", "retention_time_ms": -1, "topics": [
         {"name": "secret", "partitions": [{"partition_index": 0, "committed_offset": 1}]}]})
     assert committed.topics[0].partitions[0].error_code == Errors.TOPIC_AUTHORIZATION_FAILED
-    wait_until(lambda: client.request(ApiKey.FIND_COORDINATOR, 3, {"key": "billing", "key_type": 0}).error_code
+    wait_until(lambda: client.request(ApiKey.FIND_COORDINATOR, 3,
+                                      {"key": "billing", "key_type": 0}).error_code
                == Errors.NONE, message="the group's coordinator")
-    # the coordinator's shard loads the new partition in the background: COORDINATOR_LOAD_IN_PROGRESS till then
+    # the coordinator's shard loads the new partition in the background: COORDINATOR_LOAD_IN_PROGRESS till
+    # then
     describe = {"groups": ["billing"], "include_authorized_operations": True}
     wait_until(lambda: client.request(ApiKey.DESCRIBE_GROUPS, 5, describe).groups[0].error_code
                != Errors.COORDINATOR_LOAD_IN_PROGRESS, message="the group's shard loaded")
@@ -170,7 +180,8 @@ def test_producer_ids_need_idempotent_write_or_the_transactional_id(secured):
     assert init_producer_id(client, "tx-1").error_code == Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
     found = client.request(ApiKey.FIND_COORDINATOR, 3, {"key": "tx-1", "key_type": 1})
     assert found.error_code == Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
-    ended = client.request(ApiKey.END_TXN, 3, {"transactional_id": "tx-1", "producer_id": 1, "producer_epoch": 0,
+    ended = client.request(ApiKey.END_TXN, 3,
+                           {"transactional_id": "tx-1", "producer_id": 1, "producer_epoch": 0,
                                                "committed": True})
     assert ended.error_code == Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
     produced = client.request(ApiKey.PRODUCE, 9, {"acks": -1, "timeout_ms": 5000, "transactional_id": "tx-1",
@@ -178,7 +189,8 @@ def test_producer_ids_need_idempotent_write_or_the_transactional_id(secured):
     assert produced.responses == []  # refused whole: TRANSACTIONAL_ID_AUTHORIZATION_FAILED on every partition
     grant(secured, binding(Res.TRANSACTIONAL_ID, "tx-", Op.WRITE, pattern=PatternType.PREFIXED))
     wait_until(lambda: client.request(ApiKey.FIND_COORDINATOR, 3, {"key": "tx-1", "key_type": 1}).error_code
-               == Errors.NONE, message="the transaction coordinator (FindCoordinator needs DESCRIBE, WRITE implies it)")
+               == Errors.NONE,
+               message="the transaction coordinator (FindCoordinator needs DESCRIBE, WRITE implies it)")
     wait_until(lambda: init_producer_id(client, "tx-1").error_code == Errors.NONE,
                message="a transactional producer id once WRITE on its transactional id is granted")
     grant(secured, binding(Res.CLUSTER, "kafka-cluster", Op.IDEMPOTENT_WRITE))
@@ -193,7 +205,8 @@ def test_cluster_apis_and_describe_cluster_operations(secured):
     assert cluster.cluster_authorized_operations & (1 << Op.CLUSTER_ACTION | 1 << Op.ALTER | 1 << Op.DESCRIBE) == \
         (1 << Op.CLUSTER_ACTION | 1 << Op.ALTER | 1 << Op.DESCRIBE)
     configs = client.request(ApiKey.DESCRIBE_CONFIGS, 1, {"resources": [
-        {"resource_type": 2, "resource_name": "nobody-may", "configuration_keys": None}], "include_synonyms": False})
+        {"resource_type": 2, "resource_name": "nobody-may", "configuration_keys": None}],
+        "include_synonyms": False})
     assert configs.results[0].error_code == Errors.TOPIC_AUTHORIZATION_FAILED
     deleted = client.request(ApiKey.DELETE_TOPICS, 4, {"topic_names": ["nobody-may"], "timeout_ms": 5000})
     assert deleted.responses[0].error_code == Errors.TOPIC_AUTHORIZATION_FAILED
@@ -201,8 +214,10 @@ def test_cluster_apis_and_describe_cluster_operations(secured):
 
 def test_kafka_acls_lists_in_kafkas_format(secured):
     grant(secured, binding(Res.TOPIC, "listed", Op.WRITE, principal="User:alice"))
-    out = subprocess.run([sys.executable, "-m", "kafka.tools.acl_command", "--bootstrap-server", secured.bootstrap,
-                          "--list", "--topic", "listed"], capture_output=True, text=True, cwd=REPO, timeout=60)
+    out = subprocess.run([sys.executable, "-m", "kafka.tools.acl_command", "--bootstrap-server",
+                          secured.bootstrap,
+                          "--list", "--topic", "listed"], capture_output=True, text=True, cwd=REPO,
+                          timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout == ("Current ACLs for resource `ResourcePattern(resourceType=TOPIC, name=listed, "
                           "patternType=LITERAL)`:\n\t(principal=User:alice, host=*, operation=WRITE, "
@@ -212,7 +227,8 @@ def test_kafka_acls_lists_in_kafkas_format(secured):
                              capture_output=True, text=True, cwd=REPO, timeout=60)
     assert removed.returncode == 0, removed.stderr
     with AdminClient({"bootstrap.servers": secured.bootstrap}) as admin:
-        wait_until(lambda: not admin.describe_acls(AclBindingFilter(Res.TOPIC, "listed")), message="the ACL removed")
+        wait_until(lambda: not admin.describe_acls(AclBindingFilter(Res.TOPIC, "listed")),
+                   message="the ACL removed")
 
 
 def test_a_confluent_kafka_producer_is_told_topic_authorization_failed(secured):
@@ -243,7 +259,8 @@ def test_denials_are_counted_and_the_trace_shows_principal_and_decision(secured)
     assert scrape(secured).value("kafka_server_authorizer_metrics_authorization_denied_total") >= before + 1
     assert scrape(secured).value("kafka_server_authorizer_metrics_acls_total_count") >= 2
     trace = secured.server.metrics_endpoint.request_trace
-    page = wait_until(lambda: trace.render_page({"api": ["Produce"], "client_id": ["wire-test"], "limit": ["1"]})
+    page = wait_until(lambda: trace.render_page({"api": ["Produce"], "client_id": ["wire-test"],
+                                                 "limit": ["1"]})
                       if "traced" in trace.render_page({"api": ["Produce"], "limit": ["1"]}) else None,
                       message="the denied Produce in the request trace")
     assert "principal=User:ANONYMOUS" in page

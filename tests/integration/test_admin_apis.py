@@ -34,10 +34,12 @@ def test_alter_configs_replaces_the_whole_set_of_a_topics_overrides(broker):
     bad = ConfigResource(ConfigResource.Type.TOPIC, topic, set_config={"retention.ms": "soon"})
     with pytest.raises(Exception, match="retention.ms"):
         admin.alter_configs([bad])[bad].result(15)
-    unknown = ConfigResource(ConfigResource.Type.TOPIC, unique_topic("nope"), set_config={"retention.ms": "1"})
+    unknown = ConfigResource(ConfigResource.Type.TOPIC, unique_topic("nope"),
+                             set_config={"retention.ms": "1"})
     with pytest.raises(Exception, match="UNKNOWN_TOPIC_OR_PART"):
         admin.alter_configs([unknown])[unknown].result(15)
-    assert broker.server.log_manager.get_log(topic, 0).config.retention_ms == 60000, "a bad change changes nothing"
+    assert broker.server.log_manager.get_log(topic,
+                                             0).config.retention_ms == 60000, "a bad change changes nothing"
 
 
 def test_describe_log_dirs_and_describe_producers_answer_as_kafka_does(broker):
@@ -54,9 +56,11 @@ def test_describe_log_dirs_and_describe_producers_answer_as_kafka_does(broker):
     sizes = {(t.name, p.partition_index): p.partition_size for t in result.topics for p in t.partitions}
     assert sizes[(topic, 0)] == 0 and sizes[(topic, 1)] > 100
     only = client.request(ApiKey.DESCRIBE_LOG_DIRS, 1, {"topics": [{"topic": topic, "partitions": [1]}]})
-    assert [(t.name, [p.partition_index for p in t.partitions]) for t in only.results[0].topics] == [(topic, [1])]
+    assert [(t.name, [p.partition_index for p in t.partitions]) for t in only.results[0].topics] == [(topic,
+                                                                                                      [1])]
 
-    producers = client.request(ApiKey.DESCRIBE_PRODUCERS, 0, {"topics": [{"name": topic, "partition_indexes": [0, 7]}]})
+    producers = client.request(ApiKey.DESCRIBE_PRODUCERS, 0,
+                               {"topics": [{"name": topic, "partition_indexes": [0, 7]}]})
     (answer,) = producers.topics
     assert [(p.partition_index, p.error_code, p.active_producers) for p in answer.partitions] == [
         (0, Errors.NONE, []), (7, Errors.UNKNOWN_TOPIC_OR_PARTITION, [])]
@@ -71,7 +75,8 @@ def test_describe_configs_with_synonyms_and_documentation(broker):
     client = WireClient(broker.port)
     for resource_type, name, key in ((2, topic, "retention.ms"), (4, "1", "log.retention.hours")):
         response = client.request(ApiKey.DESCRIBE_CONFIGS, 4, {
-            "resources": [{"resource_type": resource_type, "resource_name": name, "configuration_keys": [key]}],
+            "resources": [{"resource_type": resource_type, "resource_name": name,
+                           "configuration_keys": [key]}],
             "include_synonyms": True, "include_documentation": True})
         (entry,) = response.results[0].configs
         assert entry.documentation, f"{key} has no documentation"
@@ -107,7 +112,8 @@ def test_api_versions_reports_the_supported_and_finalized_features(broker):
     """KIP-584: ApiVersions v3+ carries the features, which the Java Admin's describeFeatures and
     kafka-features read; metadata.version is finalized by the controller at formatting."""
     client = WireClient(broker.port)
-    response = client.request(ApiKey.API_VERSIONS, 3, {"client_software_name": "test", "client_software_version": "1"})
+    response = client.request(ApiKey.API_VERSIONS, 3,
+                              {"client_software_name": "test", "client_software_version": "1"})
     supported = {f.name: (f.min_version, f.max_version) for f in response.supported_features}
     finalized = {f.name: (f.min_version_level, f.max_version_level) for f in response.finalized_features}
     low, high = supported["metadata.version"]
@@ -128,7 +134,8 @@ def test_describe_configs_synonyms_follow_kafkas_rules(start_broker):
 
     def describe(resource_type: int, name: str, key: str) -> tuple[int, list[tuple[str, str, int]]]:
         response = client.request(ApiKey.DESCRIBE_CONFIGS, 4, {
-            "resources": [{"resource_type": resource_type, "resource_name": name, "configuration_keys": [key]}],
+            "resources": [{"resource_type": resource_type, "resource_name": name,
+                           "configuration_keys": [key]}],
             "include_synonyms": True, "include_documentation": False})
         (entry,) = response.results[0].configs
         return entry.config_source, [(s.name, s.value, s.source) for s in entry.synonyms]

@@ -14,7 +14,8 @@ N_RECORDS = 1_000
 
 
 async def round_trip(bootstrap: str, topic: str, idempotent: bool) -> list:
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=5, enable_idempotence=idempotent)
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=5,
+                                enable_idempotence=idempotent)
     await producer.start()
     try:
         futures = [await producer.send(topic, key=b"k%d" % (i % 10), value=b"v%d" % i,

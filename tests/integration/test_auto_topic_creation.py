@@ -17,7 +17,8 @@ from tests.wire import WireClient
 
 
 def metadata_error(client: WireClient, topic: str, allow: bool = True) -> int:
-    response = client.request(ApiKey.METADATA, 9, {"topics": [{"name": topic}], "allow_auto_topic_creation": allow})
+    response = client.request(ApiKey.METADATA, 9,
+                              {"topics": [{"name": topic}], "allow_auto_topic_creation": allow})
     return response.topics[0].error_code
 
 

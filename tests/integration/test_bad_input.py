@@ -58,7 +58,8 @@ def test_unsupported_api_versions_version_is_answered_in_v0(broker):
     assert correlation_id == 7
     assert error_code == Errors.UNSUPPORTED_VERSION
     (count,) = struct.unpack_from(">i", frame, 6)
-    ranges = {struct.unpack_from(">hhh", frame, 10 + 6 * i)[0]: struct.unpack_from(">hhh", frame, 10 + 6 * i)[1:]
+    ranges = {struct.unpack_from(">hhh", frame, 10 + 6 * i)[0]: struct.unpack_from(">hhh", frame,
+                                                                                   10 + 6 * i)[1:]
               for i in range(count)}
     assert ranges[ApiKey.API_VERSIONS] == (0, 3)
     assert ranges[ApiKey.PRODUCE] == (3, 9)
@@ -121,7 +122,8 @@ def test_acks_zero_failure_closes_the_connection(broker):
     client = WireClient(broker.port)
     corrupt = bytearray(build_batch([(b"k", b"v")]))
     corrupt[-1] ^= 0xFF
-    client.send_frame(encode_request(APIS[ApiKey.PRODUCE], 9, 1, "t", {**produce_request("acks0", bytes(corrupt)),
+    client.send_frame(encode_request(APIS[ApiKey.PRODUCE], 9, 1, "t",
+                                     {**produce_request("acks0", bytes(corrupt)),
                                                                       "acks": 0}))
     assert client.is_closed_by_broker(), "with no response to carry an error, the broker hangs up"
     assert_still_serving(broker.port)
@@ -153,7 +155,8 @@ def test_topic_min_insync_replicas_applies_to_acks_all(broker):
                  lambda r: [x.error_code for x in r.results], id="DescribeConfigs"),
     pytest.param(ApiKey.LIST_GROUPS, 4, {"states_filter": []}, lambda r: [r.error_code], id="ListGroups"),
 ])
-def test_an_exception_in_a_handler_is_answered_with_unknown_server_error(broker, api_key, version, body, errors_of):
+def test_an_exception_in_a_handler_is_answered_with_unknown_server_error(broker, api_key, version, body,
+                                                                         errors_of):
     """Kafka's handleError: a handler that raises answers every part of the request with
     UNKNOWN_SERVER_ERROR and keeps the connection (it used to be closed, losing what was in flight)."""
     def broken_handler(request):

@@ -30,7 +30,8 @@ def set_quota(broker, entity: dict, **quotas) -> None:
         assert admin.alter_client_quotas([(entity, quotas)]) == [None]
         want = {k: float(v) for k, v in quotas.items() if v is not None}
         components = [(t, 0 if n is not None else 1, n) for t, n in entity.items()]
-        wait_until(lambda: next(iter(admin.describe_client_quotas(components, strict=True).values()), {}) == want,
+        wait_until(lambda: next(iter(admin.describe_client_quotas(components, strict=True).values()),
+                                {}) == want,
                    message=f"DescribeClientQuotas to show {want}")
     # the broker's own managers follow the same committed image
     wait_until(lambda: broker.server.client_quota_metadata_manager.image.describe(components, True),
@@ -42,7 +43,8 @@ def test_alter_and_describe_client_quotas_over_the_wire(broker):
     response = client.request(ApiKey.ALTER_CLIENT_QUOTAS, 1, {"entries": [
         {"entity": [{"entity_type": "client-id", "entity_name": "app"}],
          "ops": [{"key": "producer_byte_rate", "value": 1048576.0, "remove": False}]},
-        {"entity": [{"entity_type": "client-id", "entity_name": "app"}, {"entity_type": "user", "entity_name": None}],
+        {"entity": [{"entity_type": "client-id", "entity_name": "app"},
+                    {"entity_type": "user", "entity_name": None}],
          "ops": [{"key": "no_such_quota", "value": 1.0, "remove": False}]}], "validate_only": False})
     assert [e.error_code for e in response.entries] == [Errors.NONE, Errors.INVALID_REQUEST]
     assert "no_such_quota" in response.entries[1].error_message
@@ -129,7 +131,8 @@ def test_kafka_configs_sets_and_describes_a_quota_as_kafka_prints_it(broker):
         return kafka_configs_output(broker, *args)
 
     assert kafka_configs("--alter", "--entity-type", "clients", "--entity-name", "noisy",
-                         "--add-config", "producer_byte_rate=1048576") == "Completed updating config for client noisy.\n"
+                         "--add-config",
+                         "producer_byte_rate=1048576") == "Completed updating config for client noisy.\n"
     assert kafka_configs("--alter", "--entity-type", "users", "--entity-default",
                          "--add-config", "consumer_byte_rate=10485760") == (
         "Completed updating default config for users in the cluster.\n")
@@ -140,8 +143,10 @@ def test_kafka_configs_sets_and_describes_a_quota_as_kafka_prints_it(broker):
     assert kafka_configs("--describe", "--entity-type", "users") == (
         "Quota configs for the default user-principal are consumer_byte_rate=1.048576E7\n")
     assert kafka_configs("--alter", "--entity-type", "clients", "--entity-name", "noisy",
-                         "--delete-config", "producer_byte_rate") == "Completed updating config for client noisy.\n"
-    wait_until(lambda: not kafka_configs("--describe", "--entity-type", "clients"), message="the quota removed")
+                         "--delete-config",
+                         "producer_byte_rate") == "Completed updating config for client noisy.\n"
+    wait_until(lambda: not kafka_configs("--describe", "--entity-type", "clients"),
+               message="the quota removed")
 
 
 def test_a_real_producer_trying_far_more_than_its_quota_is_held_near_it(broker):

@@ -67,7 +67,8 @@ while True:
 """
 
 
-def test_commits_resume_after_a_restart_a_killed_member_goes_and_the_tool_shows_both_kinds(start_broker, capsys):
+def test_commits_resume_after_a_restart_a_killed_member_goes_and_the_tool_shows_both_kinds(start_broker,
+                                                                                           capsys):
     broker = start_broker(overrides=GROUPS)
     topic, group = unique_topic("kip848"), unique_topic("g")
     create_topic(broker.bootstrap, topic, 3)
@@ -146,7 +147,8 @@ def test_bad_requests_get_kafkas_errors(start_broker):
     assert unsupported.error_code == Errors.UNSUPPORTED_ASSIGNOR, unsupported
     assert "uniform, range" in unsupported.error_message
     assert heartbeat(client, "g", member, 0, rebalance_timeout_ms=-1).error_code == Errors.INVALID_REQUEST
-    bad_regex = heartbeat(client, "g", str(uuid.uuid4()), 0, subscribed_topic_names=None, subscribed_topic_regex="t(")
+    bad_regex = heartbeat(client, "g", str(uuid.uuid4()), 0, subscribed_topic_names=None,
+                          subscribed_topic_regex="t(")
     assert bad_regex.error_code == Errors.INVALID_REGULAR_EXPRESSION
 
     described = client.request(ApiKey.CONSUMER_GROUP_DESCRIBE, 1, dict(group_ids=["g", "nothing"],
@@ -169,17 +171,20 @@ def test_bad_requests_get_kafkas_errors(start_broker):
 
     # offsets: the member's epoch, OffsetCommit v9; a stale epoch, an old version
     def commit(epoch: int, version: int = 9):
-        body = dict(group_id="g", generation_id_or_member_epoch=epoch, member_id=member, group_instance_id=None,
+        body = dict(group_id="g", generation_id_or_member_epoch=epoch, member_id=member,
+                    group_instance_id=None,
                     topics=[dict(name="t", partitions=[dict(partition_index=0, committed_offset=5,
                                                             committed_metadata="")])])
         return client.request(ApiKey.OFFSET_COMMIT, version, body).topics[0].partitions[0].error_code
     assert commit(1) == Errors.NONE
     assert commit(0) == Errors.STALE_MEMBER_EPOCH
     assert commit(1, version=8) == Errors.UNSUPPORTED_VERSION
-    fetched = client.request(ApiKey.OFFSET_FETCH, 9, dict(groups=[dict(group_id="g", member_id=member, member_epoch=1,
+    fetched = client.request(ApiKey.OFFSET_FETCH, 9,
+                             dict(groups=[dict(group_id="g", member_id=member, member_epoch=1,
                                                                        topics=None)], require_stable=True))
     assert fetched.groups[0].topics[0].partitions[0].committed_offset == 5
-    stale = client.request(ApiKey.OFFSET_FETCH, 9, dict(groups=[dict(group_id="g", member_id=member, member_epoch=0,
+    stale = client.request(ApiKey.OFFSET_FETCH, 9,
+                           dict(groups=[dict(group_id="g", member_id=member, member_epoch=0,
                                                                      topics=None)], require_stable=True))
     assert stale.groups[0].error_code == Errors.STALE_MEMBER_EPOCH
 
@@ -187,7 +192,8 @@ def test_bad_requests_get_kafkas_errors(start_broker):
     assert {(x.group_id, x.group_type, x.group_state) for x in listed.groups} >= {
         ("g", "consumer", "Stable"), ("connect", "classic", "CompletingRebalance")}
     assert heartbeat(client, "g", member, -1).member_epoch == -1
-    assert client.request(ApiKey.DELETE_GROUPS, 2, dict(groups_names=["g"])).results[0].error_code == Errors.NONE
+    assert client.request(ApiKey.DELETE_GROUPS, 2,
+                          dict(groups_names=["g"])).results[0].error_code == Errors.NONE
     client.close()
 
 
@@ -213,9 +219,11 @@ def test_the_group_survives_a_broker_restart(start_broker, tmp_path):
         group = answer.groups[0]
         return group if group.error_code == Errors.NONE else None
     group = wait_until(described, message="the group loaded from __consumer_offsets")
-    assert (group.group_epoch, group.assignment_epoch, [m.member_id for m in group.members]) == (1, 1, [member])
+    assert (group.group_epoch, group.assignment_epoch, [m.member_id for m in group.members]) == (1, 1,
+                                                                                                 [member])
     assert sorted(group.members[0].assignment.topic_partitions[0].partitions) == [0, 1]
     owned = [dict(topic_id=group.members[0].assignment.topic_partitions[0].topic_id, partitions=[0, 1])]
-    again = heartbeat(client, "g", member, 1, topic_partitions=owned, rebalance_timeout_ms=-1, subscribed_topic_names=None)
+    again = heartbeat(client, "g", member, 1, topic_partitions=owned, rebalance_timeout_ms=-1,
+                      subscribed_topic_names=None)
     assert (again.error_code, again.member_epoch) == (Errors.NONE, 1)
     client.close()

@@ -94,7 +94,8 @@ def test_three_consumers_split_six_partitions_and_take_over_when_one_leaves(star
     wait_until(lambda: tracker.poll(survivors) or len(tracker.seen) == 600, timeout=30,
                message="every record consumed")
     assert set(tracker.seen) == {(i % 6, i // 6) for i in range(600)}  # no gaps
-    print(f"\nduplicates allowed by at-least-once: {tracker.duplicates()}, failed commits: {tracker.failed_commits}")
+    print(f"\nduplicates allowed by at-least-once: {tracker.duplicates()}, failed commits: "
+          f"{tracker.failed_commits}")
     for c in survivors:
         c.close()
 
@@ -270,7 +271,8 @@ def test_aiokafka_group_consumer_and_kafka_consumer_groups_lag(start_broker, cap
     out, err = capsys.readouterr()
     assert f"Consumer group '{group}' has no active members." in err  # on stderr, as Kafka's tool
     rows = [line.split() for line in out.splitlines() if line.startswith(group)]
-    assert [(r[1], r[2], r[3], r[4], r[5]) for r in rows] == [(topic, str(p), "10", "14", "4") for p in range(3)]
+    assert [(r[1], r[2], r[3], r[4], r[5]) for r in rows] == [(topic, str(p), "10", "14", "4")
+                                                              for p in range(3)]
 
     assert consumer_groups.main(["--bootstrap-server", broker.bootstrap, "--list"]) == 0
     assert group in capsys.readouterr().out.split()

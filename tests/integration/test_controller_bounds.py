@@ -74,7 +74,8 @@ def test_malformed_admin_requests_get_kafkas_error_codes(broker_process):
     broker = start(broker_process)
     client = WireClient(broker.port, timeout=60)
     try:
-        create = client.request(ApiKey.CREATE_TOPICS, 7, {"timeout_ms": 30_000, "validate_only": False, "topics": [
+        create = client.request(ApiKey.CREATE_TOPICS, 7,
+                                {"timeout_ms": 30_000, "validate_only": False, "topics": [
             {"name": "t", "num_partitions": 1, "replication_factor": 1},
             {"name": "negative", "num_partitions": -5, "replication_factor": 1},
             {"name": "no-replicas", "num_partitions": 1, "replication_factor": -3},
@@ -87,22 +88,27 @@ def test_malformed_admin_requests_get_kafkas_error_codes(broker_process):
         ]})
         errors = {t.name[:20]: (t.error_code, t.error_message or "") for t in create.topics}
         assert {name: code for name, (code, _) in errors.items()} == {
-            "t": Errors.NONE, "negative": Errors.INVALID_PARTITIONS, "no-replicas": Errors.INVALID_REPLICATION_FACTOR,
+            "t": Errors.NONE, "negative": Errors.INVALID_PARTITIONS,
+            "no-replicas": Errors.INVALID_REPLICATION_FACTOR,
             "too-many-replicas": Errors.INVALID_REPLICATION_FACTOR, "x" * 20: Errors.INVALID_TOPIC_EXCEPTION,
-            "unknown-brokers": Errors.INVALID_REPLICA_ASSIGNMENT, "same-broker-twice": Errors.INVALID_REPLICA_ASSIGNMENT}
+            "unknown-brokers": Errors.INVALID_REPLICA_ASSIGNMENT,
+            "same-broker-twice": Errors.INVALID_REPLICA_ASSIGNMENT}
         assert len(errors["unknown-brokers"][1]) < 200  # one broker named, not a hundred thousand
 
-        grow = client.request(ApiKey.CREATE_PARTITIONS, 3, {"timeout_ms": 30_000, "validate_only": False, "topics": [
+        grow = client.request(ApiKey.CREATE_PARTITIONS, 3,
+                              {"timeout_ms": 30_000, "validate_only": False, "topics": [
             {"name": "t", "count": 2, "assignments": [{"broker_ids": list(range(2, 100_002))}]}]})
         assert grow.results[0].error_code == Errors.INVALID_REPLICA_ASSIGNMENT
 
         # 10,001 topics of one partition each: the cap is on the sum over the request
-        many = client.request(ApiKey.CREATE_TOPICS, 7, {"timeout_ms": 30_000, "validate_only": True, "topics": [
+        many = client.request(ApiKey.CREATE_TOPICS, 7,
+                              {"timeout_ms": 30_000, "validate_only": True, "topics": [
             {"name": f"many-{i}", "num_partitions": 1, "replication_factor": 1} for i in range(10_001)]})
         assert {t.error_code for t in many.topics} == {Errors.POLICY_VIOLATION}
 
         elect = client.request(ApiKey.ELECT_LEADERS, 2, {"election_type": 0, "timeout_ms": 30_000,
-                                                         "topic_partitions": [{"topic": "t", "partitions": [0] * 200_000}]})
+                                                         "topic_partitions": [{"topic": "t",
+                                                                               "partitions": [0] * 200_000}]})
         assert [len(t.partition_result) for t in elect.replica_election_results] == [1]
     finally:
         client.close()

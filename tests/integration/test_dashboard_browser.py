@@ -26,8 +26,10 @@ from tests.integration.dashboard_harness import (
 
 pytestmark = [
     pytest.mark.broker,
-    pytest.mark.skipif(shutil.which("prometheus") is None, reason="prometheus is not installed (make test installs it)"),
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium is not installed (make test installs it)"),
+    pytest.mark.skipif(shutil.which("prometheus") is None,
+                       reason="prometheus is not installed (make test installs it)"),
+    pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                       reason="chromium is not installed (make test installs it)"),
     pytest.mark.timeout(600),
 ]
 
@@ -39,7 +41,8 @@ def test_every_panel_of_every_page_draws_data_under_load(tmp_path):
             assert len(states) == len(next(p for p in PAGES if p.slug == slug).panels), states
             assert page.locator("#status").get_attribute("data-state") == "ok"
             for i in range(len(states)):  # each panel drew at least one line
-                assert page.locator(".panel").nth(i).locator("svg path[d^='M']").count() >= 1, (slug, states[i])
+                assert page.locator(".panel").nth(i).locator("svg path[d^='M']").count() >= 1, (slug,
+                                                                                                states[i])
         assert load.error is None and load.rounds > 0
 
 

@@ -55,7 +55,8 @@ def broker_under_debugpy(tmp_path):
             "-m", "kafka", str(REPO / "config" / "debug.properties"), "--debug",
             "--override", f"listeners=PLAINTEXT://127.0.0.1:{port}",
             "--override", f"advertised.listeners=PLAINTEXT://127.0.0.1:{port}",
-            "--override", f"log.dirs={tmp_path / 'data'}", "--override", "metrics.listener=http://127.0.0.1:0"]
+            "--override", f"log.dirs={tmp_path / 'data'}", "--override",
+            "metrics.listener=http://127.0.0.1:0"]
     output = open(tmp_path / "debugpy-broker.out", "wb")
     process = subprocess.Popen(args, cwd=tmp_path, stdout=output, stderr=subprocess.STDOUT)
 
@@ -96,7 +97,8 @@ def test_attach_break_in_handle_produce_request_on_the_io_thread_and_continue(br
         topic = unique_topic("debugpy")
         delivered: list[tuple] = []
         producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 0, "request.timeout.ms": 120_000})
-        producer.produce(topic, b"stepped through", on_delivery=lambda err, msg: delivered.append((err, msg.offset())))
+        producer.produce(topic, b"stepped through", on_delivery=lambda err,
+                         msg: delivered.append((err, msg.offset())))
         producer.poll(0)
 
         stopped = dap.wait_for_event("stopped", where=lambda body: body.get("reason") == "breakpoint")

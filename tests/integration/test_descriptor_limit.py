@@ -37,7 +37,8 @@ def produce_error(port: int, topic: str, partition: int) -> Errors:
     client = WireClient(port)
     try:
         response = client.request(ApiKey.PRODUCE, 9, {
-            "transactional_id": None, "acks": 1, "timeout_ms": 5000, "topic_data": [{"name": topic, "partition_data": [
+            "transactional_id": None, "acks": 1, "timeout_ms": 5000,
+            "topic_data": [{"name": topic, "partition_data": [
                 {"index": partition, "records": bytes(build_batch([(None, b"wire")]))}]}]})
         return Errors.for_code(response.responses[0].partition_responses[0].error_code)
     finally:
@@ -92,7 +93,8 @@ def test_more_partitions_than_the_descriptor_limit_leave_the_broker_serving(tmp_
 
     restarted = BrokerProcess(tmp_path / "data", port=broker.port, open_files_limit=LIMIT)
     try:
-        assert produce_and_read_back(restarted.bootstrap, "other", 0, b"again") == [b"before", b"after", b"again"]
+        assert produce_and_read_back(restarted.bootstrap, "other", 0, b"again") == [b"before", b"after",
+                                                                                    b"again"]
         assert produce_error(restarted.port, "wide", 0) == Errors.NONE
         assert descriptors(restarted) <= LIMIT * 7 // 8
     finally:

@@ -85,4 +85,5 @@ def test_a_fetch_failing_on_the_broker_is_one_error_not_a_storm(start_broker, mo
     assert 0 < fetches <= MAX_FETCHES, f"{fetches} fetches in {WINDOW_S}s: the client is retrying at once"
     # One error, the broker's own, each time the client tries again after its back-off: no parse failures.
     assert errors and {(e.code(), e.str()) for e in errors} == {
-        (KafkaError.UNKNOWN, "Fetch from broker 1 failed at offset 1 (leader epoch 0): Unknown broker error")}, errors
+        (KafkaError.UNKNOWN,
+         "Fetch from broker 1 failed at offset 1 (leader epoch 0): Unknown broker error")}, errors

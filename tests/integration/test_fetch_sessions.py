@@ -39,7 +39,8 @@ def fetch(client: WireClient, session_id: int, epoch: int, topic: str, offsets: 
     """One Fetch v12 with max_wait 0; returns (response, size of the response frame in bytes)."""
     body = dict(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=1 << 20, isolation_level=0,
                 session_id=session_id, session_epoch=epoch, rack_id="",
-                topics=[dict(topic=topic, partitions=[dict(partition=p, current_leader_epoch=-1, fetch_offset=o,
+                topics=[dict(topic=topic,
+                             partitions=[dict(partition=p, current_leader_epoch=-1, fetch_offset=o,
                                                            last_fetched_epoch=-1, log_start_offset=-1,
                                                            partition_max_bytes=1 << 16)
                                                       for p, o in offsets.items()])] if offsets else [],
@@ -64,7 +65,8 @@ def test_an_incremental_fetch_answers_only_the_partitions_with_news(broker):
         assert partitions_in(full) == list(range(PARTITIONS))
 
         quiet, quiet_size = fetch(client, full.session_id, 1, topic, {})  # nothing moved, nothing new
-        assert (quiet.error_code, quiet.session_id, partitions_in(quiet)) == (Errors.NONE, full.session_id, [])
+        assert (quiet.error_code, quiet.session_id, partitions_in(quiet)) == (Errors.NONE, full.session_id,
+                                                                              [])
 
         produce(broker, topic, [7])
         news, _ = fetch(client, full.session_id, 2, topic, {})
@@ -74,7 +76,8 @@ def test_an_incremental_fetch_answers_only_the_partitions_with_news(broker):
 
         moved, _ = fetch(client, full.session_id, 3, topic, {7: 1}, forget=[0, 1])  # our position moved
         assert partitions_in(moved) == []
-        print(f"full response {full_size} bytes for {PARTITIONS} partitions, incremental with no news {quiet_size}")
+        print(f"full response {full_size} bytes for {PARTITIONS} partitions, incremental with no news "
+              f"{quiet_size}")
         assert quiet_size < full_size / 5
     finally:
         client.close()
@@ -142,7 +145,8 @@ def test_librdkafka_fetches_without_a_session(broker):
     try:
         consumer.subscribe([topic])
         got = []
-        wait_until(lambda: got.extend(m for m in consumer.consume(10, 0.2) if not m.error()) or len(got) >= 30,
+        wait_until(lambda: got.extend(m for m in consumer.consume(10, 0.2) if not m.error())
+                   or len(got) >= 30,
                    timeout=60, message="30 records at librdkafka")
     finally:
         consumer.close()

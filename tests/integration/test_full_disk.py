@@ -41,7 +41,8 @@ def fetch_offsets(client: WireClient, topic: str) -> list[int]:
     response = client.request(ApiKey.FETCH, 12, {
         "replica_id": -1, "max_wait_ms": 0, "min_bytes": 0, "max_bytes": 10_000_000, "isolation_level": 0,
         "session_id": 0, "session_epoch": -1, "rack_id": "", "forgotten_topics_data": [],
-        "topics": [{"topic": topic, "partitions": [{"partition": 0, "fetch_offset": 0, "partition_max_bytes": 10_000_000}]}]})
+        "topics": [{"topic": topic,
+                    "partitions": [{"partition": 0, "fetch_offset": 0, "partition_max_bytes": 10_000_000}]}]})
     data = response.responses[0].partitions[0]
     assert data.error_code == Errors.NONE
     offsets = []
@@ -58,7 +59,8 @@ def metric(broker, name: str) -> float:
 
 def create(client: WireClient, topic: str):
     return client.request(ApiKey.CREATE_TOPICS, 7, {
-        "topics": [{"name": topic, "num_partitions": 1, "replication_factor": 1}], "timeout_ms": 5000}).topics[0]
+        "topics": [{"name": topic, "num_partitions": 1, "replication_factor": 1}],
+        "timeout_ms": 5000}).topics[0]
 
 
 def find_coordinator(client: WireClient, group: str):

@@ -23,7 +23,8 @@ GROUPS = {"group.initial.rebalance.delay.ms": "0", "offsets.topic.num.partitions
 def test_a_fleet_moves_to_the_consumer_protocol_and_back_one_member_at_a_time(start_broker):
     broker = start_broker(overrides=GROUPS)
     result = rolling_upgrade(broker.bootstrap, say=lambda line: print(line))
-    assert [kind for _, kind in result["steps"]] == ["classic", "consumer", "consumer", "classic"], result["steps"]
+    assert [kind for _, kind in result["steps"]] == ["classic", "consumer", "consumer",
+                                                     "classic"], result["steps"]
     assert result["read"] == set(range(result["records"])), "every record read at least once"
     assert result["committed"] == result["ends"], "every partition committed to its end"
 
@@ -42,7 +43,8 @@ def test_with_the_policy_disabled_the_new_protocol_member_is_refused(start_broke
     seen: list[int] = []
     classic = Member(broker.bootstrap, group, topic, "classic", seen)
     wait_until(lambda: classic.assigned == 3, timeout=30, message="the classic member's partitions")
-    refused = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": group, "group.protocol": "consumer"})
+    refused = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": group,
+                        "group.protocol": "consumer"})
     refused.subscribe([topic])
     try:
         # librdkafka takes GROUP_ID_NOT_FOUND as a fatal error of the consumer (as the Java client does);

@@ -16,10 +16,12 @@ from tests.wire import WireClient
 SUBSCRIPTION = serialize_subscription({"topics": ["t"]}, 0)
 
 
-def join(client: WireClient, group: str, member_id: str = "", version: int = 7, session_timeout_ms: int = 6000,
+def join(client: WireClient, group: str, member_id: str = "", version: int = 7,
+         session_timeout_ms: int = 6000,
          **extra):
     body = dict(group_id=group, session_timeout_ms=session_timeout_ms, rebalance_timeout_ms=10000,
-                member_id=member_id, protocol_type="consumer", protocols=[dict(name="range", metadata=SUBSCRIPTION)])
+                member_id=member_id, protocol_type="consumer",
+                protocols=[dict(name="range", metadata=SUBSCRIPTION)])
     body.update(extra)
     return client.request(ApiKey.JOIN_GROUP, version, body)
 
@@ -36,7 +38,8 @@ def find_coordinator(client: WireClient, group: str):
         return answer if answer.error_code == Errors.NONE else None
 
     def loaded():
-        described = client.request(ApiKey.DESCRIBE_GROUPS, 5, dict(groups=[group], include_authorized_operations=False))
+        described = client.request(ApiKey.DESCRIBE_GROUPS, 5,
+                                   dict(groups=[group], include_authorized_operations=False))
         return described.groups[0].error_code != Errors.COORDINATOR_LOAD_IN_PROGRESS
     found = wait_until(ask, message=f"the coordinator of {group!r}")
     wait_until(loaded, message=f"the shard of {group!r} to load", interval=0.05)
@@ -50,15 +53,18 @@ def test_find_coordinator_single_and_batched(broker):
     single = find_coordinator(client, "g")
     assert (single.error_code, single.node_id, single.port) == (Errors.NONE, 1, broker.port)
     batched = client.request(ApiKey.FIND_COORDINATOR, 4, dict(key_type=0, coordinator_keys=["a", "b"]))
-    assert [(c.key, c.error_code, c.port) for c in batched.coordinators] == [("a", 0, broker.port), ("b", 0, broker.port)]
+    assert [(c.key, c.error_code, c.port) for c in batched.coordinators] == [("a", 0, broker.port),
+                                                                             ("b", 0, broker.port)]
     # A transactional id (key_type 1): the first ask creates __transaction_state, and until its
     # partition is loaded the answer may be COORDINATOR_NOT_AVAILABLE; a client asks again.
     def transaction_coordinator():
-        (answer,) = client.request(ApiKey.FIND_COORDINATOR, 4, dict(key_type=1, coordinator_keys=["tx"])).coordinators
+        (answer,) = client.request(ApiKey.FIND_COORDINATOR, 4,
+                                   dict(key_type=1, coordinator_keys=["tx"])).coordinators
         assert answer.error_code in (Errors.NONE, Errors.COORDINATOR_NOT_AVAILABLE), answer
         return answer if answer.error_code == Errors.NONE else None
 
-    assert wait_until(transaction_coordinator, message="the transaction coordinator of 'tx'").port == broker.port
+    assert wait_until(transaction_coordinator,
+                      message="the transaction coordinator of 'tx'").port == broker.port
     metadata = client.request(ApiKey.METADATA, 9, dict(topics=[dict(name="__consumer_offsets")]))
     assert metadata.topics[0].is_internal and len(metadata.topics[0].partitions) == 50
 
@@ -78,7 +84,8 @@ def test_join_sync_heartbeat_leave_by_hand(start_broker):
 
     synced = a.request(ApiKey.SYNC_GROUP, 5, dict(group_id=group, generation_id=1, member_id=first.member_id,
                                                   protocol_type="consumer", protocol_name="range",
-                                                  assignments=[dict(member_id=first.member_id, assignment=b"A")]))
+                                                  assignments=[dict(member_id=first.member_id,
+                                                                    assignment=b"A")]))
     assert (synced.error_code, bytes(synced.assignment)) == (Errors.NONE, b"A")
 
     # A second member joins: the rebalance waits for the first to rejoin, which learns of it by heartbeat.
@@ -113,14 +120,16 @@ def test_bad_join_requests_get_kafka_error_codes(start_broker):
     assert join(client, "").error_code == Errors.INVALID_GROUP_ID
     assert join(client, "g-timeout", session_timeout_ms=10).error_code == Errors.INVALID_SESSION_TIMEOUT
     assert join(client, "g-unknown", member_id="made-up").error_code == Errors.UNKNOWN_MEMBER_ID
-    sync = client.request(ApiKey.SYNC_GROUP, 3, dict(group_id="g-unknown", generation_id=1, member_id="made-up",
+    sync = client.request(ApiKey.SYNC_GROUP, 3,
+                          dict(group_id="g-unknown", generation_id=1, member_id="made-up",
                                                      assignments=[]))
     assert sync.error_code == Errors.UNKNOWN_MEMBER_ID
     other = dict(group_id="g-proto", session_timeout_ms=6000, rebalance_timeout_ms=10000, member_id="",
                  protocol_type="consumer", protocols=[dict(name="range", metadata=SUBSCRIPTION)])
     joined = client.request(ApiKey.JOIN_GROUP, 3, other)  # v3: joins at once, no MEMBER_ID_REQUIRED
     assert joined.error_code == Errors.NONE
-    stranger = client.request(ApiKey.JOIN_GROUP, 3, {**other, "protocols": [dict(name="roundrobin", metadata=b"")]})
+    stranger = client.request(ApiKey.JOIN_GROUP, 3,
+                              {**other, "protocols": [dict(name="roundrobin", metadata=b"")]})
     assert stranger.error_code == Errors.INCONSISTENT_GROUP_PROTOCOL
 
 
@@ -128,7 +137,8 @@ def test_offsets_commit_fetch_many_groups_delete(start_broker):
     broker = start_broker(overrides=FAST_GROUPS)
     client = WireClient(broker.port)
     topic = unique_topic("off")
-    client.request(ApiKey.CREATE_TOPICS, 5, dict(topics=[dict(name=topic, num_partitions=2, replication_factor=1)],
+    client.request(ApiKey.CREATE_TOPICS, 5,
+                   dict(topics=[dict(name=topic, num_partitions=2, replication_factor=1)],
                                                  timeout_ms=5000))
     find_coordinator(client, "x")
 
@@ -157,10 +167,12 @@ def test_offsets_commit_fetch_many_groups_delete(start_broker):
     deleted = client.request(ApiKey.OFFSET_DELETE, 0, dict(group_id="g2", topics=[
         dict(name=topic, partitions=[dict(partition_index=0)])]))
     assert deleted.error_code == Errors.NONE and deleted.topics[0].partitions[0].error_code == Errors.NONE
-    old = client.request(ApiKey.OFFSET_FETCH, 7, dict(group_id="g2", topics=[dict(name=topic, partition_indexes=[0])]))
+    old = client.request(ApiKey.OFFSET_FETCH, 7,
+                         dict(group_id="g2", topics=[dict(name=topic, partition_indexes=[0])]))
     assert old.topics[0].partitions[0].committed_offset == -1
 
     results = client.request(ApiKey.DELETE_GROUPS, 2, dict(groups_names=["g1", "never-was"])).results
-    assert [(r.group_id, r.error_code) for r in results] == [("g1", Errors.NONE), ("never-was", Errors.GROUP_ID_NOT_FOUND)]
+    assert [(r.group_id, r.error_code) for r in results] == [("g1", Errors.NONE),
+                                                             ("never-was", Errors.GROUP_ID_NOT_FOUND)]
     after = client.request(ApiKey.OFFSET_FETCH, 7, dict(group_id="g1", topics=None))
     assert after.topics == []

@@ -33,7 +33,8 @@ def produce(port: int, records: bytes):
 def describe_producers(port: int):
     client = WireClient(port)
     try:
-        response = client.request(ApiKey.DESCRIBE_PRODUCERS, 0, {"topics": [{"name": TOPIC, "partition_indexes": [0, 7]}]})
+        response = client.request(ApiKey.DESCRIBE_PRODUCERS, 0,
+                                  {"topics": [{"name": TOPIC, "partition_indexes": [0, 7]}]})
     finally:
         client.close()
     return {p.partition_index: p for p in response.topics[0].partitions}
@@ -71,7 +72,8 @@ def test_a_retry_after_kill_minus_nine_is_answered_with_its_first_offset(broker_
 
     retry = wait_until(answered, message="the restarted broker to lead the partition again")
     assert "rebuilding producer state from the log" in broker.output(), "replayed from the last segment's snapshot"
-    assert (retry.error_code, retry.base_offset) == (Errors.NONE, 95), "the retry is recognised, not written again"
+    assert (retry.error_code, retry.base_offset) == (Errors.NONE,
+                                                     95), "the retry is recognised, not written again"
     gap = produce(broker.port, build_batch([(None, b"late")], producer_id=producer_id, producer_epoch=epoch,
                                            base_sequence=101))
     assert gap.error_code == Errors.OUT_OF_ORDER_SEQUENCE_NUMBER
@@ -102,7 +104,8 @@ def test_an_idempotent_confluent_kafka_producer_loses_and_duplicates_nothing_acr
     proxy = TcpProxy(port)
     request.addfinalizer(proxy.close)
     overrides = {"log.segment.bytes": "65536", "num.io.threads": "2",
-                 "advertised.listeners": f"PLAINTEXT://127.0.0.1:{proxy.port}"}  # every client connection via the proxy
+                 # every client connection via the proxy
+                 "advertised.listeners": f"PLAINTEXT://127.0.0.1:{proxy.port}"}
     broker = broker_process(data, overrides, port=port)
     topic, partitions, total = "numbered", 3, 6000
     create_topic(broker.bootstrap, topic, partitions)
@@ -130,7 +133,8 @@ def test_an_idempotent_confluent_kafka_producer_loses_and_duplicates_nothing_acr
     wait_until(lambda: producer.poll(0.05) is not None and len(acked) >= 1000, 30, "1,000 acknowledgements")
     proxy.drop_responses()  # from here the broker appends batches whose answers never arrive
     send(2000, 3000)
-    written = wait_until(lambda: (n := records_in_log()) > len(acked) and n, 30, "unanswered batches in the log")
+    written = wait_until(lambda: (n := records_in_log()) > len(acked) and n, 30,
+                         "unanswered batches in the log")
     broker.stop(signal.SIGKILL)
     unanswered = written - len(acked)
     assert unanswered > 0, "some batches were written before the kill and never acknowledged"
@@ -157,7 +161,8 @@ def watermarks(bootstrap: str, topic: str, partitions: int) -> list[int]:
     client = WireClient(int(bootstrap.rsplit(":", 1)[1]))
     try:
         response = client.request(ApiKey.LIST_OFFSETS, 7, {"replica_id": -1, "isolation_level": 0, "topics": [
-            {"name": topic, "partitions": [{"partition_index": p, "timestamp": -1} for p in range(partitions)]}]})
+            {"name": topic,
+             "partitions": [{"partition_index": p, "timestamp": -1} for p in range(partitions)]}]})
     finally:
         client.close()
     return [p.offset for p in response.topics[0].partitions]

@@ -9,7 +9,8 @@ from kafka.clients.admin import AdminClient, NewTopic
 from kafka.tools.dump_log_segments import main as dump_log
 from tests.helpers import wait_until
 
-SMALL_SNAPSHOTS = {"metadata.log.max.record.bytes.between.snapshots": "2000", "metadata.log.segment.bytes": "4096"}
+SMALL_SNAPSHOTS = {"metadata.log.max.record.bytes.between.snapshots": "2000",
+                   "metadata.log.segment.bytes": "4096"}
 
 
 def test_a_restart_loads_the_snapshot_and_keeps_every_topic(start_broker, tmp_path):

@@ -62,7 +62,8 @@ def test_producing_10000_records_moves_messages_in_and_bytes_in_by_exactly_that(
     wait_until(lambda: timed(scrape(broker)) == [produced] * len(TIMES), message="every produce timed")
     counted = scrape(broker)
     assert sum(v - before.value(name, **dict(labels)) for (name, labels), v in counted.samples.items()
-               if name == "kafka_network_requestmetrics_requests_total" and dict(labels)["request"] == "Produce"
+               if name == "kafka_network_requestmetrics_requests_total"
+               and dict(labels)["request"] == "Produce"
                ) == produced
     # The log gauges agree with the files and the offsets.
     assert after.value("kafka_log_log_size", topic=topic, partition="0") == on_disk
@@ -99,8 +100,10 @@ def test_a_long_polling_fetch_shows_in_the_purgatory_gauges_and_in_remote_time(b
 
     def fetch_waiting():
         s = scrape(broker)
-        return (s.value("kafka_server_delayedoperationpurgatory_numdelayedoperations", delayedOperation="Fetch") >= 1
-                and s.value("kafka_server_delayedoperationpurgatory_purgatorysize", delayedOperation="Fetch") >= 1)
+        return (s.value("kafka_server_delayedoperationpurgatory_numdelayedoperations",
+                        delayedOperation="Fetch") >= 1
+                and s.value("kafka_server_delayedoperationpurgatory_purgatorysize",
+                            delayedOperation="Fetch") >= 1)
 
     wait_until(fetch_waiting, message="the waiting fetch in the Fetch purgatory gauges")
     produce(client, "poll", b"wake up")
@@ -152,9 +155,11 @@ def test_every_metric_the_dashboard_queries_exists_on_a_live_broker(broker):
     quotas = [{"key": key, "value": 1e9, "remove": False}
               for key in ("producer_byte_rate", "consumer_byte_rate", "request_percentage")]
     response = client.request(ApiKey.ALTER_CLIENT_QUOTAS, 1, {"entries": [
-        {"entity": [{"entity_type": "client-id", "entity_name": None}], "ops": quotas}], "validate_only": False})
+        {"entity": [{"entity_type": "client-id", "entity_name": None}], "ops": quotas}],
+        "validate_only": False})
     assert response.entries[0].error_code == Errors.NONE
-    wait_until(lambda: broker.server.quota_managers.fetch.quotas_enabled, message="the quotas to reach the broker")
+    wait_until(lambda: broker.server.quota_managers.fetch.quotas_enabled,
+               message="the quotas to reach the broker")
     create(client, "dash")
     produce(client, "dash", b"a record")
     client.request(ApiKey.FETCH, 12, fetch_body("dash", 0, 0))

@@ -93,14 +93,17 @@ def test_timestamps_outside_the_topics_bounds_are_invalid_timestamp(broker):
     create_topic(broker.bootstrap, topic, 1, {"message.timestamp.before.max.ms": "3600000",
                                               "message.timestamp.after.max.ms": "3600000"})
     now = int(time.time() * 1000)
-    reports = produce_all(broker.bootstrap, topic, [{"value": b"two days old", "timestamp": now - 2 * 86400_000},
+    reports = produce_all(broker.bootstrap, topic,
+                          [{"value": b"two days old", "timestamp": now - 2 * 86400_000},
                                                     {"value": b"now", "timestamp": now},
-                                                    {"value": b"next week", "timestamp": now + 7 * 86400_000}])
+                                                    {"value": b"next week",
+                                                     "timestamp": now + 7 * 86400_000}])
     assert [r[0].code() if r[0] else None for r in reports] == [KafkaError.INVALID_TIMESTAMP, None,
                                                                KafkaError.INVALID_TIMESTAMP]
     default = unique_topic("default-bounds")  # Kafka 4: an hour ahead at most, no bound behind
     create_topic(broker.bootstrap, default, 1)
-    reports = produce_all(broker.bootstrap, default, [{"value": b"last year", "timestamp": now - 365 * 86400_000},
+    reports = produce_all(broker.bootstrap, default,
+                          [{"value": b"last year", "timestamp": now - 365 * 86400_000},
                                                       {"value": b"tomorrow", "timestamp": now + 86400_000}])
     assert [r[0].code() if r[0] else None for r in reports] == [None, KafkaError.INVALID_TIMESTAMP]
 
@@ -110,7 +113,8 @@ def test_timestamps_outside_the_topics_bounds_are_invalid_timestamp(broker):
 
 def raw_batch(payload: bytes, count: int, attributes: int = 0, timestamp: int = 0) -> bytes:
     """A batch whose header says `count` records and codec `attributes`, over any records section."""
-    return seal_batch(base_offset=0, attributes=attributes, last_offset_delta=count - 1, base_timestamp=timestamp,
+    return seal_batch(base_offset=0, attributes=attributes, last_offset_delta=count - 1,
+                      base_timestamp=timestamp,
                       max_timestamp=timestamp, producer_id=-1, producer_epoch=-1, base_sequence=-1,
                       records_count=count, payload=payload)
 
@@ -150,7 +154,8 @@ def test_every_record_of_a_batch_is_checked_and_a_poisoned_batch_is_refused_whol
     create_topic(broker.bootstrap, topic, 1)
     client = WireClient(broker.port)
     now = int(time.time() * 1000)
-    assert produce_raw(client, topic, build_batch([(None, b"before")], timestamp=now)).error_code == Errors.NONE
+    assert produce_raw(client, topic,
+                       build_batch([(None, b"before")], timestamp=now)).error_code == Errors.NONE
     for codec in (5, 7):  # attributes naming a codec that does not exist
         answer = produce_raw(client, topic, raw_batch(records_section(1), 1, codec))
         assert answer.error_code == Errors.UNSUPPORTED_COMPRESSION_TYPE, codec
@@ -176,7 +181,8 @@ def test_every_record_of_a_batch_is_checked_and_a_poisoned_batch_is_refused_whol
     answer = produce_raw(client, topic, bomb)
     assert answer.error_code == Errors.MESSAGE_TOO_LARGE  # Kafka's RECORD_TOO_LARGE
     assert answer.error_message is None  # as Kafka: RECORD_TOO_LARGE carries no message, the broker logs why
-    assert produce_raw(client, topic, build_batch([(None, b"after")], timestamp=now)).error_code == Errors.NONE
+    assert produce_raw(client, topic,
+                       build_batch([(None, b"after")], timestamp=now)).error_code == Errors.NONE
     client.close()
     # Nothing of the refused batches was appended: a real consumer reads on, offsets 0 and 1.
     got = read(broker.bootstrap, topic, 2)
@@ -187,7 +193,8 @@ def test_compressed_batches_from_librdkafka_are_accepted_and_read_back(broker):
     topic = unique_topic("codecs")
     create_topic(broker.bootstrap, topic, 1)
     for codec in ("gzip", "snappy", "lz4", "zstd"):
-        producer = Producer({"bootstrap.servers": broker.bootstrap, "linger.ms": 50, "compression.codec": codec})
+        producer = Producer({"bootstrap.servers": broker.bootstrap, "linger.ms": 50,
+                             "compression.codec": codec})
         for i in range(200):
             producer.produce(topic, key=b"k%d" % i, value=b"%s %d " % (codec.encode(), i) * 20,
                              headers=[("h", b"v")])

@@ -52,7 +52,8 @@ def test_init_producer_id_refuses_what_it_cannot_do_with_kafkas_error_codes(brok
     client = WireClient(broker.port)
     for fields in ({"producer_id": 5}, {"producer_epoch": 3}):  # one of the two without the other
         answer = init_producer_id(client, **fields)
-        assert (answer.error_code, answer.producer_id, answer.producer_epoch) == (Errors.INVALID_REQUEST, -1, -1)
+        assert (answer.error_code, answer.producer_id, answer.producer_epoch) == (Errors.INVALID_REQUEST, -1,
+                                                                                  -1)
     answer = init_producer_id(client, transactional_id="")  # Kafka's answer to an empty transactional id
     assert (answer.error_code, answer.producer_id) == (Errors.INVALID_REQUEST, -1)
     assert init_producer_id(client).error_code == Errors.NONE, "the connection still works"
@@ -107,7 +108,8 @@ def test_blocks_are_in_the_metadata_log_and_a_restart_starts_a_new_one(start_bro
     assert again.error_code == Errors.NONE and again.producer_id == 1000 and not first & {again.producer_id}
 
 
-SMALL_SNAPSHOTS = {"metadata.log.max.record.bytes.between.snapshots": "2000", "metadata.log.segment.bytes": "4096"}
+SMALL_SNAPSHOTS = {"metadata.log.max.record.bytes.between.snapshots": "2000",
+                   "metadata.log.segment.bytes": "4096"}
 
 
 def test_a_restart_from_a_snapshot_still_starts_after_the_last_block(start_broker, tmp_path):
@@ -127,7 +129,8 @@ def test_a_restart_from_a_snapshot_still_starts_after_the_last_block(start_broke
             name = f"filler-{next(created)}"  # metadata to snapshot, until the log before it is deleted
             assert admin.create_topics([NewTopic(name, 1, 1)]) == {name: None}
             return False
-        wait_until(snapshotted_past_the_record, message="a snapshot past the ProducerIdsRecord, the log before it gone")
+        wait_until(snapshotted_past_the_record,
+                   message="a snapshot past the ProducerIdsRecord, the log before it gone")
     broker.stop()
     snapshot = sorted((data / "__cluster_metadata-0").glob("*.checkpoint"))[-1]
     out = io.StringIO()

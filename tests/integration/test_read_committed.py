@@ -75,8 +75,10 @@ def aborted(data) -> list[tuple[int, int]] | None:
 
 
 def latest_offset(client: WireClient, topic: str, isolation_level: int) -> int:
-    response = client.request(ApiKey.LIST_OFFSETS, 7, {"replica_id": -1, "isolation_level": isolation_level, "topics": [
-        {"name": topic, "partitions": [{"partition_index": 0, "current_leader_epoch": -1, "timestamp": -1}]}]})
+    response = client.request(ApiKey.LIST_OFFSETS, 7,
+                              {"replica_id": -1, "isolation_level": isolation_level, "topics": [
+        {"name": topic,
+         "partitions": [{"partition_index": 0, "current_leader_epoch": -1, "timestamp": -1}]}]})
     return response.topics[0].partitions[0].offset
 
 
@@ -118,7 +120,8 @@ def test_read_committed_stops_at_the_open_transaction_and_learns_the_aborted_one
     assert committed.high_watermark == committed.last_stable_offset == 8
     assert batch_offsets(committed) == [(0, 0), (1, 2), (3, 4), (5, 5), (6, 6), (7, 7)]
     assert aborted(committed) == [(B, 3)], "the consumer drops B's records from offset 3 to its marker"
-    assert aborted(fetch(client, topic, READ_COMMITTED, offset=6)) == [(B, 3)], "its marker is at 7: still in range"
+    assert aborted(fetch(client, topic, READ_COMMITTED, offset=6)) == [(B,
+                                                                        3)], "its marker is at 7: still in range"
     assert latest_offset(client, topic, READ_COMMITTED) == 8
     assert last_stable_offset_lag(broker, topic) == 0
 
@@ -142,9 +145,11 @@ def test_bad_markers_and_produces_get_kafkas_error_codes_and_leave_the_partition
         (A, 0): Errors.TRANSACTION_COORDINATOR_FENCED}
     assert write_markers(client, topic, (A, False), epoch=1, coordinator_epoch=5) == {
         (A, 0): Errors.INVALID_PRODUCER_EPOCH}
-    assert produce(client, topic, txn_batch(A, 0, [b"zombie"], epoch=1)).error_code == Errors.INVALID_PRODUCER_EPOCH
+    assert produce(client, topic,
+                   txn_batch(A, 0, [b"zombie"], epoch=1)).error_code == Errors.INVALID_PRODUCER_EPOCH
     assert produce(client, topic, end_txn_marker_batch(A, 2, True, 5, 0)).error_code == Errors.INVALID_RECORD
-    assert write_markers(client, unique_topic("nowhere"), (A, True)) == {(A, 0): Errors.UNKNOWN_TOPIC_OR_PARTITION}
+    assert write_markers(client, unique_topic("nowhere"),
+                         (A, True)) == {(A, 0): Errors.UNKNOWN_TOPIC_OR_PARTITION}
     data = fetch(client, topic, READ_COMMITTED)
     assert data.high_watermark == end and data.last_stable_offset == end - 1, "nothing written, still open"
     assert write_markers(client, topic, (A, False), epoch=2, coordinator_epoch=5) == {(A, 0): Errors.NONE}

@@ -112,9 +112,11 @@ def test_the_request_you_just_sent_is_found_by_its_client_id_and_correlation_id(
 
     tool = [sys.executable, "-m", "kafka.tools.request_trace_command", "--metrics-url",
             broker.server.metrics_endpoint.url]
-    by_client = subprocess.run([*tool, "--client-id", "lab-student"], capture_output=True, text=True, cwd=REPO,
+    by_client = subprocess.run([*tool, "--client-id", "lab-student"], capture_output=True, text=True,
+                               cwd=REPO,
                                timeout=30)
-    by_correlation = subprocess.run([*tool, "--correlation-id", "4242"], capture_output=True, text=True, cwd=REPO,
+    by_correlation = subprocess.run([*tool, "--correlation-id", "4242"], capture_output=True, text=True,
+                                    cwd=REPO,
                                     timeout=30)
     for out in (by_client, by_correlation):
         assert out.returncode == 0, out.stderr

@@ -54,7 +54,8 @@ def test_config_error_names_the_key(broker_process, tmp_path):
 
     for override, key in [("no.such.key=1", "no.such.key"), ("num.io.threads=many", "num.io.threads")]:
         result = subprocess.run(
-            [sys.executable, "-m", "kafka", str(REPO / "config" / "server.properties"), "--override", override,
+            [sys.executable, "-m", "kafka", str(REPO / "config" / "server.properties"), "--override",
+             override,
              "--override", f"log.dirs={tmp_path / 'unused'}"],
             capture_output=True, timeout=30, cwd=REPO)
         assert result.returncode != 0

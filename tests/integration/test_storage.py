@@ -44,7 +44,8 @@ def clocked_broker(tmp_path):
         clock = MovableWallClock()
         props = {"node.id": "1", "listeners": "PLAINTEXT://127.0.0.1:0", "log.dirs": str(tmp_path / "data"),
                  "num.network.threads": "1", "num.io.threads": "2",
-                 "metrics.listener": "http://127.0.0.1:0", **overrides}  # never the fixed 9404 another broker holds
+                 # never the fixed 9404 another broker holds
+                 "metrics.listener": "http://127.0.0.1:0", **overrides}
         server = KafkaServer(KafkaConfig(props), time=clock)
         server.startup()
         started.append(server)
@@ -77,8 +78,10 @@ def produce(bootstrap: str, topic: str, records, **config) -> dict[bytes | None,
     return offsets
 
 
-def read_from(bootstrap: str, topic: str, offset: int, count: int, reset: str = "earliest", timeout: float = 30):
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": unique_topic("g"), "enable.auto.commit": False,
+def read_from(bootstrap: str, topic: str, offset: int, count: int, reset: str = "earliest",
+              timeout: float = 30):
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": unique_topic("g"),
+                         "enable.auto.commit": False,
                          "auto.offset.reset": reset, "enable.partition.eof": True})
     consumer.assign([TopicPartition(topic, 0, offset)])
     messages, errors = [], []

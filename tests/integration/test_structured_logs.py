@@ -21,7 +21,8 @@ def test_json_logs_carry_the_request_context(tmp_path):
     args = [sys.executable, "-m", "kafka", str(REPO / "config" / "server.properties"), "--log-format", "json",
             "--override", f"listeners=PLAINTEXT://127.0.0.1:{port}",
             "--override", f"advertised.listeners=PLAINTEXT://127.0.0.1:{port}",
-            "--override", f"log.dirs={tmp_path / 'data'}", "--override", "metrics.listener=http://127.0.0.1:0"]
+            "--override", f"log.dirs={tmp_path / 'data'}", "--override",
+            "metrics.listener=http://127.0.0.1:0"]
     with open(log_path, "wb") as out:
         process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, cwd=REPO)
         try:

@@ -74,7 +74,8 @@ def use_a_group(bootstrap: str) -> None:
 def split_config(root: Path, node_id: int, role: str, controller_port: int) -> dict[str, str]:
     listener = f"CONTROLLER://127.0.0.1:{controller_port}" if role == "controller" else "PLAINTEXT://127.0.0.1:0"
     props = {"process.roles": role, "node.id": str(node_id), "listeners": listener,
-             "controller.quorum.voters": f"1@127.0.0.1:{controller_port}", "controller.listener.names": "CONTROLLER",
+             "controller.quorum.voters": f"1@127.0.0.1:{controller_port}",
+             "controller.listener.names": "CONTROLLER",
              "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
              "log.dirs": str(root / f"node-{node_id}"), "metrics.listener": "http://127.0.0.1:0",
              "num.network.threads": "1", "num.io.threads": "2", "offsets.topic.num.partitions": "2",

@@ -60,7 +60,8 @@ def test_init_transactions_then_describe_and_list_show_the_id(txn_broker, capsys
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split()[:5] == ["CoordinatorId", "TransactionalId", "ProducerId", "ProducerEpoch",
                                     "TransactionState"]
-    assert lines[1].split()[:7] == ["1", "orders-tx", str(described.producer_id), "0", "Empty", "60000", "None"]
+    assert lines[1].split()[:7] == ["1", "orders-tx", str(described.producer_id), "0", "Empty", "60000",
+                                    "None"]
     assert transactions_command.main(["--bootstrap-server", txn_broker.bootstrap, "describe",
                                       "--transactional-id", "nobody"]) == 1
     assert "TRANSACTIONAL_ID_NOT_FOUND" in capsys.readouterr().err

@@ -65,7 +65,8 @@ def test_read_committed_sees_committed_transactions_only(broker):
     topic = unique_topic("txn")
     create_topic(broker.bootstrap, topic, 1)
     producer = transactional_producer(broker.bootstrap, unique_topic("txn-id"))
-    for outcome, values in (("commit", [b"c1", b"c2", b"c3"]), ("abort", [b"a1", b"a2"]), ("commit", [b"c4"])):
+    for outcome, values in (("commit", [b"c1", b"c2", b"c3"]), ("abort", [b"a1", b"a2"]),
+                            ("commit", [b"c4"])):
         producer.begin_transaction()
         for value in values:
             producer.produce(topic, value=value)
@@ -74,7 +75,8 @@ def test_read_committed_sees_committed_transactions_only(broker):
 
     assert read_all(broker.bootstrap, topic, READ_COMMITTED, 4) == [b"c1", b"c2", b"c3", b"c4"]
     # read_uncommitted sees the aborted records too, but never the three markers (control records)
-    assert read_all(broker.bootstrap, topic, READ_UNCOMMITTED, 6) == [b"c1", b"c2", b"c3", b"a1", b"a2", b"c4"]
+    assert read_all(broker.bootstrap, topic, READ_UNCOMMITTED, 6) == [b"c1", b"c2", b"c3", b"a1", b"a2",
+                                                                      b"c4"]
     assert last_stable_offset(broker.port, topic) == 6 + 3, "six records and three markers, all stable"
 
 
@@ -104,7 +106,8 @@ def test_consume_transform_produce_commits_offsets_with_the_output(broker):
         plain.produce(source, value=b"%d" % n)
     plain.flush(10)
 
-    consumer = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": group, "enable.auto.commit": False,
+    consumer = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": group,
+                         "enable.auto.commit": False,
                          "auto.offset.reset": "earliest", "isolation.level": READ_COMMITTED})
     consumer.subscribe([source])
     producer = transactional_producer(broker.bootstrap, unique_topic("ctp-id"))
@@ -121,7 +124,8 @@ def test_consume_transform_produce_commits_offsets_with_the_output(broker):
             producer.produce(sink, value=b"x" + m.value())
         producer.send_offsets_to_transaction(consumer.position(consumer.assignment()),
                                              consumer.consumer_group_metadata(), 30)
-        if not aborted_once:  # the first batch is aborted: its output vanishes and its offsets stay uncommitted
+        # the first batch is aborted: its output vanishes and its offsets stay uncommitted
+        if not aborted_once:
             aborted_once = True
             producer.abort_transaction(30)
             for tp in consumer.assignment():

@@ -35,11 +35,13 @@ def fill(bootstrap: str, topic: str) -> None:
 def read_committed_to_the_end(bootstrap: str, port: int, topic: str) -> Counter[bytes]:
     """Every committed value of the topic, counted: read once the last transaction's markers are in
     (the last stable offset at the log end), up to each partition's end (librdkafka's EOF is the LSO)."""
-    reader = Consumer({"bootstrap.servers": bootstrap, "group.id": unique_topic("reader"), "enable.auto.commit": False,
+    reader = Consumer({"bootstrap.servers": bootstrap, "group.id": unique_topic("reader"),
+                       "enable.auto.commit": False,
                        "isolation.level": READ_COMMITTED, "enable.partition.eof": True})
     partitions = [TopicPartition(topic, p) for p in range(PARTITIONS)]
     for tp in partitions:
-        wait_until(lambda tp=tp: last_stable_offset(port, topic, tp.partition) == reader.get_watermark_offsets(
+        wait_until(lambda tp=tp: last_stable_offset(port, topic,
+                                                    tp.partition) == reader.get_watermark_offsets(
             tp, 10, cached=False)[1], 30, f"{topic}-{tp.partition}'s last transaction to be settled")
     reader.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in range(PARTITIONS)])
     values: Counter[bytes] = Counter()
@@ -63,7 +65,8 @@ def read_committed_to_the_end(bootstrap: str, port: int, topic: str) -> Counter[
 def rewind_to_committed(consumer: Consumer) -> None:
     """What an application does after an abort: back to what the group committed (the start if nothing)."""
     for tp in consumer.committed(consumer.assignment(), 10):
-        consumer.seek(TopicPartition(tp.topic, tp.partition, tp.offset if tp.offset >= 0 else OFFSET_BEGINNING))
+        consumer.seek(TopicPartition(tp.topic, tp.partition, tp.offset if tp.offset >= 0
+                                     else OFFSET_BEGINNING))
 
 
 def test_a_consumer_group_member_commits_its_offsets_in_its_transactions(start_broker):
@@ -73,7 +76,8 @@ def test_a_consumer_group_member_commits_its_offsets_in_its_transactions(start_b
     create_topic(broker.bootstrap, sink, PARTITIONS)
     fill(broker.bootstrap, source)
 
-    consumer = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": group, "group.protocol": "consumer",
+    consumer = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": group,
+                         "group.protocol": "consumer",
                          "enable.auto.commit": False, "auto.offset.reset": "earliest",
                          "isolation.level": READ_COMMITTED})
     consumer.subscribe([source])
@@ -108,7 +112,8 @@ def test_a_consumer_group_member_commits_its_offsets_in_its_transactions(start_b
 
     try:
         try:
-            wait_until(process_a_batch, 60, f"{INPUTS} records processed in committed transactions", interval=0)
+            wait_until(process_a_batch, 60, f"{INPUTS} records processed in committed transactions",
+                       interval=0)
         except AssertionError as e:
             raise AssertionError(f"{e}: {processed} processed, transactions {dict(outcomes)}") from None
         committed = {tp.partition: tp.offset for tp in
@@ -116,8 +121,11 @@ def test_a_consumer_group_member_commits_its_offsets_in_its_transactions(start_b
     finally:
         consumer.close()
 
-    assert set(outcomes) == {"committed", "aborted on purpose"}, f"no transaction failed on its own: {outcomes}"
+    assert set(outcomes) == {"committed",
+                             "aborted on purpose"}, f"no transaction failed on its own: {outcomes}"
     assert processed == INPUTS
-    assert committed == {p: INPUTS // PARTITIONS for p in range(PARTITIONS)}, "the group's offsets: the input's end"
+    assert committed == {p: INPUTS // PARTITIONS
+                         for p in range(PARTITIONS)}, "the group's offsets: the input's end"
     output = read_committed_to_the_end(broker.bootstrap, broker.port, sink)
-    assert output == Counter(b"out-%d" % n for n in range(INPUTS)), "each input exactly once in the committed output"
+    assert output == Counter(b"out-%d" % n
+                             for n in range(INPUTS)), "each input exactly once in the committed output"

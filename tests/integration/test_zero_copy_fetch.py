@@ -38,9 +38,12 @@ def create_and_fill(broker, batches: int) -> str:
 
 
 def fetch_frame(topic: str, max_bytes: int) -> bytes:
-    body = dict(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=max_bytes, isolation_level=0, session_id=0,
-                session_epoch=-1, rack_id="", forgotten_topics_data=[], topics=[dict(topic=topic, partitions=[dict(
-                    partition=0, current_leader_epoch=-1, fetch_offset=0, last_fetched_epoch=-1, log_start_offset=-1,
+    body = dict(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=max_bytes, isolation_level=0,
+                session_id=0,
+                session_epoch=-1, rack_id="", forgotten_topics_data=[],
+                topics=[dict(topic=topic, partitions=[dict(
+                    partition=0, current_leader_epoch=-1, fetch_offset=0, last_fetched_epoch=-1,
+                    log_start_offset=-1,
                     partition_max_bytes=max_bytes)])])
     return encode_request(APIS[ApiKey.FETCH], 12, 7, "zero-copy-test", body)
 
@@ -84,7 +87,8 @@ def test_a_topic_deleted_while_its_segment_is_being_sent(broker):
         first = receive(sock, 1024)
         with AdminClient({"bootstrap.servers": broker.bootstrap}) as admin:
             assert admin.delete_topics([topic])[topic] is None
-        wait_until(lambda: not (broker.data_dir / f"{topic}-0").exists(), timeout=30, message="the log deleted")
+        wait_until(lambda: not (broker.data_dir / f"{topic}-0").exists(), timeout=30,
+                   message="the log deleted")
         rest = receive(sock, size - len(first))  # the slice still reads the unlinked file
     finally:
         sock.close()

@@ -77,7 +77,8 @@ class Member:
 
 
 def consumer(bootstrap: str, group: str, protocol: str, name: str, topic: str) -> Member:
-    config = {"bootstrap.servers": bootstrap, "group.id": group, "client.id": name, "group.protocol": protocol,
+    config = {"bootstrap.servers": bootstrap, "group.id": group, "client.id": name,
+              "group.protocol": protocol,
               "auto.offset.reset": "latest", "fetch.wait.max.ms": 100, "enable.auto.commit": False}
     if protocol == "classic":  # the consumer protocol takes these from the broker (group.consumer.*)
         config.update({"heartbeat.interval.ms": 1000, "session.timeout.ms": 10000})
@@ -99,7 +100,8 @@ def wait(condition, timeout: float, what: str, members: list[Member]) -> None:
         time.sleep(0.05)
 
 
-def measure(bootstrap: str, protocol: str, timeout: float = 60.0, hold: Callable[[dict], None] | None = None) -> dict:
+def measure(bootstrap: str, protocol: str, timeout: float = 60.0,
+            hold: Callable[[dict], None] | None = None) -> dict:
     """Three members, then a fourth: each of the three's longest gap without records and time without
     partitions from the fourth's start until everyone holds three. `hold(result)`, if given, runs while
     the four are still in the group (to describe it), before they leave."""
@@ -130,11 +132,13 @@ def measure(bootstrap: str, protocol: str, timeout: float = 60.0, hold: Callable
         joined = time.monotonic()
         everyone.append(consumer(bootstrap, group, protocol, "member-4", topic))
         wait(lambda: sorted(m.partitions() for m in everyone) == [3, 3, 3, 3] and all(
-            m.records and m.records[-1] > joined for m in everyone), timeout, "four members with three each", everyone)
+            m.records and m.records[-1] > joined for m in everyone), timeout, "four members with three each",
+            everyone)
         settled = time.monotonic()
         time.sleep(0.3)  # a last poll's worth of records after the move
         until = time.monotonic()
-        result = {"protocol": protocol, "group": group, "topic": topic, "settle_ms": round((settled - joined) * 1000),
+        result = {"protocol": protocol, "group": group, "topic": topic,
+                  "settle_ms": round((settled - joined) * 1000),
                 "members": [{"name": m.name, "longest_gap_ms": round(m.longest_gap_ms(joined, until)),
                              "unassigned_ms": round(m.unassigned_ms(joined, until)),
                              "gave_up_everything": any(n == 0 for t, n in m.held if t >= joined)}

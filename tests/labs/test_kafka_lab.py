@@ -51,10 +51,12 @@ def test_the_readme_shows_what_kafka_lab_list_prints():
 def test_the_readme_table_lists_the_same_labs():
     text = (REPO / "docs" / "labs" / "README.md").read_text(encoding="utf-8")
     table = text.split("\n## The labs\n", 1)[1].split("\n## ", 1)[0]
-    rows = re.findall(r"^\| (\d\d) \| (?:\[([^\]]+)\]\(([^)]+)\)|([^|]+?)) \| ([^|]+?) \| ([^|]+?) \|", table, re.M)
+    rows = re.findall(r"^\| (\d\d) \| (?:\[([^\]]+)\]\(([^)]+)\)|([^|]+?)) \| ([^|]+?) \| ([^|]+?) \|", table,
+                      re.M)
     assert [(n, (linked or plain).strip(), seed, status) for n, linked, _, plain, seed, status in rows] == [
         (lab.number, lab.title, lab.seed, "ready" if lab.status == "ready" else "comes next") for lab in LABS]
-    assert [page for _, _, page, _, _, _ in rows if page] == [lab.page.name for lab in LABS if lab.status == "ready"]
+    assert [page for _, _, page, _, _, _ in rows if page] == [lab.page.name for lab in LABS
+                                                              if lab.status == "ready"]
 
 
 @pytest.mark.parametrize("lab", READY, ids=lambda lab: lab.number)
@@ -113,13 +115,15 @@ def test_a_handout_has_every_solution_replaced_and_still_compiles(tmp_path):
     todos = {}
     for path in (handout / "kafka").rglob("*.py"):
         text = path.read_text(encoding="utf-8")
-        assert not any(BEGIN.match(line) for line in text.splitlines()), f"{path} still holds a solution block"
+        assert not any(BEGIN.match(line)
+                       for line in text.splitlines()), f"{path} still holds a solution block"
         compile(text, str(path), "exec")
         todos.update({m: path for m in re.findall(r'NotImplementedError\(.lab (\d\d):', text)})
     assert sorted(todos) == [lab.number for lab in READY]
     if shutil.which("ruff") or (Path(sys.executable).parent / "ruff").exists():
         ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
-        lint = subprocess.run([ruff, "check", "--no-cache", *map(str, todos.values())], capture_output=True, text=True)
+        lint = subprocess.run([ruff, "check", "--no-cache", *map(str, todos.values())], capture_output=True,
+                              text=True)
         assert lint.returncode == 0, f"a handout must pass `make lint`:\n{lint.stdout}"
 
 
@@ -136,7 +140,8 @@ def test_kafka_jmx_in_a_handout_prints_the_todo_in_one_line_not_a_traceback(tmp_
                            broker.server.metrics_endpoint.url, "--one-time", "true", "--object-name",
                            "kafka.network:type=RequestMetrics,name=TotalTimeMs,request=Produce",
                            "--attributes", "Count,99thPercentile"],
-                          capture_output=True, text=True, cwd=handout, env={**os.environ, "PYTHONPATH": str(handout)},
+                          capture_output=True, text=True, cwd=handout,
+                          env={**os.environ, "PYTHONPATH": str(handout)},
                           timeout=60)
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr
@@ -174,16 +179,20 @@ def test_the_reporter_prints_docstrings_as_pass_or_still_missing(pytester):
 
 
 def test_without_git_a_handout_copies_the_tree_but_not_run_data_or_environments(tmp_path):
-    for name in ("Makefile", "kafka/x.py", "tests/protocol/data/frame.hex", "data/orders-0/0.log", ".venv/bin/python",
+    for name in ("Makefile", "kafka/x.py", "tests/protocol/data/frame.hex", "data/orders-0/0.log",
+                 ".venv/bin/python",
                  "kafka/__pycache__/x.pyc", "kafka_teaching.egg-info/PKG-INFO"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x")
-    assert [str(p) for p in tree_files(tmp_path)] == ["Makefile", "kafka/x.py", "tests/protocol/data/frame.hex"]
+    assert [str(p) for p in tree_files(tmp_path)] == ["Makefile", "kafka/x.py",
+                                                      "tests/protocol/data/frame.hex"]
 
 
 def test_code_that_does_not_import_is_reported_with_its_place():
     text = ("ImportError while loading conftest 'tests/conftest.py'.\n"
-            "kafka/network/processor.py:27: in <module>\n    from kafka.protocol.header import parse_request_header\n"
-            f'E     File "{REPO}/kafka/protocol/header.py", line 143\nE       return b"" +\nE                   ^\n'
+            "kafka/network/processor.py:27: in <module>\n    from kafka.protocol.header import "
+            "parse_request_header\n"
+            f'E     File "{REPO}/kafka/protocol/header.py", line 143\nE       return b"" +\nE                '
+            '   ^\n'
             "E   SyntaxError: invalid syntax\n")
     assert startup_error(text) == "SyntaxError: invalid syntax (kafka/protocol/header.py:143)"

@@ -50,7 +50,8 @@ def test_the_client_id_length_counts_utf8_bytes_and_null_is_minus_one():
     """client_id's length counts its UTF-8 bytes, and a null client_id is length -1 with no bytes"""
     assert bytes(encode_request_header(0, 9, 1, "café", 1))[8:] == b"\x00\x05caf\xc3\xa9", \
         "'café' is 5 bytes in UTF-8: the length prefix is 5, not 4"
-    assert bytes(encode_request_header(0, 9, 1, None, 1))[8:] == b"\xff\xff", "a null client_id is the int16 -1"
+    assert bytes(encode_request_header(0, 9, 1, None,
+                                       1))[8:] == b"\xff\xff", "a null client_id is the int16 -1"
 
 
 def test_a_v2_header_ends_with_an_empty_tagged_field_section():
@@ -60,7 +61,8 @@ def test_a_v2_header_ends_with_an_empty_tagged_field_section():
     assert v2 == v1 + b"\x00", f"want the v1 bytes then 00, got {v2.hex(' ')}"
 
 
-@pytest.mark.parametrize(("api", "version"), [(API_VERSIONS, 0), (API_VERSIONS, 3), (METADATA, 1), (METADATA, 12)],
+@pytest.mark.parametrize(("api", "version"),
+                         [(API_VERSIONS, 0), (API_VERSIONS, 3), (METADATA, 1), (METADATA, 12)],
                          ids=["ApiVersions v0", "ApiVersions v3", "Metadata v1", "Metadata v12"])
 def test_the_broker_parses_back_what_you_encoded(api, version):
     """parse_request_header, the broker's side, reads back every field you encoded, and the body starts where your header ends"""
@@ -76,12 +78,14 @@ def test_the_broker_parses_back_what_you_encoded(api, version):
 def test_a_broker_answers_an_api_versions_request_with_your_header(broker):
     """a real broker answers an ApiVersions v3 request built with your header, with correlation id and API list"""
     response = exchange(broker.port, request_frame(
-        API_VERSIONS, 3, 1234, "lab01-check", {"client_software_name": "lab01", "client_software_version": "1"}))
+        API_VERSIONS, 3, 1234, "lab01-check",
+        {"client_software_name": "lab01", "client_software_version": "1"}))
     assert response, "the broker closed the connection: it could not parse the header (see its log)"
     correlation_id, body = decode_response(API_VERSIONS, 3, response)
     assert correlation_id == 1234, f"the broker answered correlation id {correlation_id}: the header's id went astray"
     assert body.error_code == 0, f"error_code {body.error_code}: 35 means the broker read another api_version"
-    assert {k.api_key for k in body.api_keys} >= {0, 1, 3, 18}, "Produce, Fetch, Metadata and ApiVersions are listed"
+    assert {k.api_key for k in body.api_keys} >= {0, 1, 3,
+                                                  18}, "Produce, Fetch, Metadata and ApiVersions are listed"
 
 
 def test_a_broker_answers_a_metadata_request_with_your_header(broker):

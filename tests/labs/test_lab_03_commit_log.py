@@ -111,7 +111,8 @@ def test_lookup_is_a_binary_search(tmp_path):
 
 # ------------------------------------------------------------------------------ a real broker
 
-LOG = {"log.segment.bytes": "4096", "log.index.interval.bytes": "400"}  # ~25 batches a segment, an entry every ~4
+# ~25 batches a segment, an entry every ~4
+LOG = {"log.segment.bytes": "4096", "log.index.interval.bytes": "400"}
 START = int(time.time() * 1000) - 3_600_000  # an hour ago: record i is stamped START + 1000 i
 
 
@@ -139,7 +140,8 @@ def wrong_answers(client: WireClient, topic: str, count: int) -> dict[str, int]:
     wrong = {}
     for i in range(count):
         for label, timestamp, expected in ((f"at {i}", START + 1000 * i, i),
-                                           (f"after {i}", START + 1000 * i + 500, i + 1 if i + 1 < count else -1)):
+                                           (f"after {i}", START + 1000 * i + 500, i + 1 if i + 1 < count
+                                            else -1)):
             if (found := offset_for_time(client, topic, timestamp)) != expected:
                 wrong[label] = found
     return wrong

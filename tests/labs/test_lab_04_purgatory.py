@@ -46,7 +46,8 @@ def replica_manager_with(tmp_path, clock, replicas: tuple[int, ...]):
         config, log_manager, metadata_cache=None, time=clock,
         produce_purgatory=DelayedOperationPurgatory("Produce", reaper_enabled=False, time=clock),
         fetch_purgatory=DelayedOperationPurgatory("Fetch", reaper_enabled=False, time=clock))
-    manager.make_leader(TP, PartitionState(0, leader=1, leader_epoch=0, replicas=replicas, isr=replicas), LogConfig())
+    manager.make_leader(TP, PartitionState(0, leader=1, leader_epoch=0, replicas=replicas, isr=replicas),
+                        LogConfig())
     return manager, log_manager
 
 
@@ -145,7 +146,8 @@ def test_uncommitted_bytes_do_not_count(manager_with_follower):
     append(manager, b"not yet committed")
     assert answers == [], "the follower has not fetched the record: it is above the high watermark, invisible"
     params = FetchParams(replica_id=FOLLOWER, max_wait_ms=0, min_bytes=1, max_bytes=1 << 20)
-    manager.fetch_messages(params, [(TP, FetchPartitionInfo(1, 1 << 20, current_leader_epoch=0))], lambda _: None)
+    manager.fetch_messages(params, [(TP, FetchPartitionInfo(1, 1 << 20, current_leader_epoch=0))],
+                           lambda _: None)
     assert len(answers) == 1, "the follower fetched offset 1, so it has offset 0: the HW moved and the fetch completes"
 
 
@@ -179,7 +181,8 @@ def test_a_broker_long_polls(broker):
                message="the fetch to wait in the purgatory")
     if not thread.is_alive():
         error = Errors.for_code(result["value"].responses[0].partitions[0].error_code).name
-        raise AssertionError(f"the empty fetch was answered at once ({error}) instead of waiting in the purgatory")
+        raise AssertionError(f"the empty fetch was answered at once ({error}) instead of waiting in the "
+                             "purgatory")
     produce(admin, "lab04", b"hello")
     thread.join(10)
     assert not thread.is_alive(), "the record arrived but the fetch kept waiting (for up to 15 s)"

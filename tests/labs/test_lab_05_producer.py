@@ -44,7 +44,8 @@ def test_murmur2_handles_every_tail_length():
 def test_murmur2_returns_a_signed_32_bit_int():
     """the hash is a signed 32-bit int, as Java's int is: negative for some keys, never wider than 32 bits"""
     hashes = [murmur2(f"key-{i}".encode()) for i in range(1000)]
-    assert all(-(1 << 31) <= h < (1 << 31) for h in hashes), "a value outside Java's int range: mask to 32 bits"
+    assert all(-(1 << 31) <= h < (1 << 31)
+               for h in hashes), "a value outside Java's int range: mask to 32 bits"
     assert any(h < 0 for h in hashes), "no negative hash: Java's int is signed (the top bit is the sign)"
     assert murmur2(b"bob") == -2048144690, "bob hashes to -2048144690 in Java (docs/labs/05-producer.md, step 1)"
 
@@ -62,9 +63,11 @@ def test_keys_land_where_librdkafka_murmur2_random_puts_them_on_a_real_broker(br
         assert admin.create_topics([NewTopic(topic, 6, 1)]) == {topic: None}
     keys = [f"lab05-key-{i}".encode() for i in range(2000)]
     theirs: dict[bytes, int] = {}
-    producer = Producer({"bootstrap.servers": broker.bootstrap, "partitioner": "murmur2_random", "linger.ms": 5})
+    producer = Producer({"bootstrap.servers": broker.bootstrap, "partitioner": "murmur2_random",
+                         "linger.ms": 5})
     for key in keys:
-        producer.produce(topic, b"", key, on_delivery=lambda err, msg: theirs.__setitem__(msg.key(), msg.partition()))
+        producer.produce(topic, b"", key, on_delivery=lambda err,
+                         msg: theirs.__setitem__(msg.key(), msg.partition()))
         producer.poll(0)
     assert producer.flush(60) == 0, "librdkafka did not deliver every record"
     with KafkaProducer({"bootstrap.servers": broker.bootstrap, "linger.ms": 5}) as ours:

@@ -45,14 +45,17 @@ def test_the_deal_goes_on_across_topics():
     got = assign({"orders": 3, "clicks": 3}, subscriptions)
     assert got == {"consumer-a": ["clicks-0", "clicks-2", "orders-1"],
                    "consumer-b": ["clicks-1", "orders-0", "orders-2"]}, (
-        f"got {got}: deal clicks (sorted by topic name first) then orders, without restarting at the first member")
-    ranges = RangeAssignor().assign({"orders": 3, "clicks": 3}, {m: Subscription(t) for m, t in subscriptions.items()})
+        f"got {got}: deal clicks (sorted by topic name first) then orders, without restarting at the first "
+        "member")
+    ranges = RangeAssignor().assign({"orders": 3, "clicks": 3},
+                                    {m: Subscription(t) for m, t in subscriptions.items()})
     assert sorted(len(tps) for tps in ranges.values()) == [2, 4]  # why roundrobin exists
 
 
 def test_members_are_taken_in_member_id_order():
     """members are dealt to in the order of their member ids, not the order they joined in"""
-    got = assign({"orders": 3}, {"consumer-c": ["orders"], "consumer-a": ["orders"], "consumer-b": ["orders"]})
+    got = assign({"orders": 3},
+                 {"consumer-c": ["orders"], "consumer-a": ["orders"], "consumer-b": ["orders"]})
     assert got == {"consumer-a": ["orders-0"], "consumer-b": ["orders-1"], "consumer-c": ["orders-2"]}, (
         f"got {got}: sort the member ids; every leader must compute the same answer from the same JoinGroup")
 
@@ -77,8 +80,10 @@ class GroupMember:
     """One of our KafkaConsumers in the group, polled on its own thread (a consumer is one thread's)."""
 
     def __init__(self, bootstrap: str, group: str, topics: list[str], client_id: str) -> None:
-        self.consumer = KafkaConsumer({"bootstrap.servers": bootstrap, "group.id": group, "client.id": client_id,
-                                       "partition.assignment.strategy": "roundrobin", "auto.offset.reset": "earliest",
+        self.consumer = KafkaConsumer({"bootstrap.servers": bootstrap, "group.id": group,
+                                       "client.id": client_id,
+                                       "partition.assignment.strategy": "roundrobin",
+                                       "auto.offset.reset": "earliest",
                                        "heartbeat.interval.ms": 200, "session.timeout.ms": 10000})
         self.consumer.subscribe(topics)
         self.error: BaseException | None = None
@@ -105,7 +110,8 @@ class GroupMember:
 
 def group_of_three(start_broker):
     """A real broker, a topic of 6 partitions, and consumer-a, -b and -c joining one group with roundrobin."""
-    broker = start_broker(overrides={"group.initial.rebalance.delay.ms": "0", "offsets.topic.num.partitions": "3"})
+    broker = start_broker(overrides={"group.initial.rebalance.delay.ms": "0",
+                                     "offsets.topic.num.partitions": "3"})
     topic, group = unique_topic("lab06"), unique_topic("lab06-group")
     with AdminClient({"bootstrap.servers": broker.bootstrap}) as admin:
         assert admin.create_topics([NewTopic(topic, 6, 1)])[topic] is None
@@ -126,7 +132,8 @@ def test_a_group_on_a_real_broker_gets_the_leaders_round_robin_assignment(start_
 
         shares = wait_until(settled, timeout=30, message="the three members to hold two partitions each")
         # member ids start with the client id, so consumer-a's sorts first, then b, then c
-        assert shares == [[f"{topic}-0", f"{topic}-3"], [f"{topic}-1", f"{topic}-4"], [f"{topic}-2", f"{topic}-5"]], (
+        assert shares == [[f"{topic}-0", f"{topic}-3"], [f"{topic}-1", f"{topic}-4"],
+                          [f"{topic}-2", f"{topic}-5"]], (
             f"got {shares}: partitions 0..5 dealt to consumer-a, -b, -c in turn")
         # the group lives in a shard of the coordinator runtime: ask the service, as DescribeGroups does
         error, described = broker.server.group_coordinator.describe_group(group).result(timeout=10)
@@ -158,8 +165,10 @@ def test_a_member_that_leaves_gives_its_partitions_to_the_others(start_broker):
             shares = [members[0].assignment(), members[2].assignment()]
             return shares if [len(s) for s in shares] == [3, 3] else None
 
-        shares = wait_until(settled, timeout=30, message="consumer-a and consumer-c to hold three partitions each")
-        assert shares == [[f"{topic}-0", f"{topic}-2", f"{topic}-4"], [f"{topic}-1", f"{topic}-3", f"{topic}-5"]], (
+        shares = wait_until(settled, timeout=30,
+                            message="consumer-a and consumer-c to hold three partitions each")
+        assert shares == [[f"{topic}-0", f"{topic}-2", f"{topic}-4"],
+                          [f"{topic}-1", f"{topic}-3", f"{topic}-5"]], (
             f"got {shares}")
     finally:
         for member in members:
@@ -168,7 +177,8 @@ def test_a_member_that_leaves_gives_its_partitions_to_the_others(start_broker):
 
 def test_step_8_a_join_stops_every_classic_member_and_no_consumer_protocol_member(start_broker):
     """step 8: a fourth member joins three; with group.protocol=classic each of the three gives up every partition, with consumer (KIP-848) none does"""
-    broker = start_broker(overrides={"group.initial.rebalance.delay.ms": "0", "offsets.topic.num.partitions": "1",
+    broker = start_broker(overrides={"group.initial.rebalance.delay.ms": "0",
+                                     "offsets.topic.num.partitions": "1",
                                      "group.consumer.heartbeat.interval.ms": "1000"})
     classic, consumer = measure(broker.bootstrap, "classic"), measure(broker.bootstrap, "consumer")
     for result in (classic, consumer):
@@ -184,8 +194,10 @@ def test_step_8_a_join_stops_every_classic_member_and_no_consumer_protocol_membe
 
 def test_step_10_a_fleet_moves_to_the_consumer_protocol_and_back_without_losing_a_record(start_broker):
     """step 10: two consumers restarted one at a time from classic to consumer and back; the group changes kind twice and every record is read and committed"""
-    broker = start_broker(overrides={"group.initial.rebalance.delay.ms": "0", "offsets.topic.num.partitions": "1",
+    broker = start_broker(overrides={"group.initial.rebalance.delay.ms": "0",
+                                     "offsets.topic.num.partitions": "1",
                                      "group.consumer.heartbeat.interval.ms": "500"})
     result = rolling_upgrade(broker.bootstrap)
-    assert [kind for _, kind in result["steps"]] == ["classic", "consumer", "consumer", "classic"], result["steps"]
+    assert [kind for _, kind in result["steps"]] == ["classic", "consumer", "consumer",
+                                                     "classic"], result["steps"]
     assert result["read"] == set(range(result["records"])) and result["committed"] == result["ends"], result

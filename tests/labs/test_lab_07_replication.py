@@ -180,9 +180,11 @@ def test_three_nodes_drop_a_killed_follower_and_refuse_acks_all(cluster):
         p = describe(cluster, "lab07", exclude=follower)
         return p is not None and follower not in p.isr and p
     try:
-        shrunk = wait_until(isr_without_follower, timeout=20, interval=0.5, message="the ISR without the killed follower")
+        shrunk = wait_until(isr_without_follower, timeout=20, interval=0.5,
+                            message="the ISR without the killed follower")
     except AssertionError:
-        raise AssertionError(f"broker {partition.leader} never dropped the killed broker {follower} from the ISR "
+        raise AssertionError(f"broker {partition.leader} never dropped the killed broker {follower} from the "
+                             "ISR "
                              f"of lab07-0 (replica.lag.time.max.ms is 2 s){todo_in_logs(cluster)}") from None
     assert sorted(shrunk.isr) == sorted(r for r in partition.replicas if r != follower)
 
@@ -196,5 +198,6 @@ def test_three_nodes_drop_a_killed_follower_and_refuse_acks_all(cluster):
     assert error == Errors.NOT_ENOUGH_REPLICAS, f"acks=all with 2 in-sync replicas of min.insync.replicas=3 answered {error.name}"
 
     cluster.nodes[follower].start()
-    wait_until(lambda: (p := describe(cluster, "lab07")) is not None and len(p.isr) == 3, timeout=60, interval=0.5,
+    wait_until(lambda: (p := describe(cluster, "lab07")) is not None and len(p.isr) == 3, timeout=60,
+               interval=0.5,
                message="the restarted follower back in the ISR")

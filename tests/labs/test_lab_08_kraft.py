@@ -75,7 +75,8 @@ def test_never_below_the_high_watermark_nor_above_the_log_end():
     """the cut never goes below the voter's high watermark (what is committed stays) nor past its log end"""
     voter = voter_with_log((1, 6), high_watermark=4)
     assert voter.diverging_truncation_offset(1, 2) == 4, "offsets below the high watermark 4 are committed"
-    assert voter.diverging_truncation_offset(1, 10) == 6, "the log ends at 6: there is nothing above it to keep"
+    assert voter.diverging_truncation_offset(1,
+                                             10) == 6, "the log ends at 6: there is nothing above it to keep"
 
 
 def test_a_deposed_leader_truncates_and_catches_up_in_a_scripted_cluster():
@@ -131,7 +132,8 @@ def test_three_nodes_a_deposed_controller_truncates_its_uncommitted_tail(cluster
     new_leader_id = cluster.await_leader(followers[0], not_in=(old_leader_id,))
     old_leader.start()
     try:
-        line = wait_until(lambda: re.search(r"truncating a diverging tail.*", old_leader.output()), timeout=30,
+        line = wait_until(lambda: re.search(r"truncating a diverging tail.*", old_leader.output()),
+                          timeout=30,
                           interval=0.2, message="the truncation").group(0)
     except AssertionError:
         raise AssertionError(f"node {old_leader_id} never truncated the tail it appended alone"
@@ -153,7 +155,8 @@ def test_split_cluster_a_fourth_controller_joins_and_an_original_leaves_while_a_
     names = ["controller-1", "controller-2", "controller-3", "broker-1", "controller-4"]
     for name in names:
         text = (REPO / "config" / "cluster-split" / f"{name}.properties").read_text()
-        text = re.sub(r"\b(909[2-9]|940[4-9])\b", lambda m: ports.setdefault(m.group(1), str(free_port())), text)
+        text = re.sub(r"\b(909[2-9]|940[4-9])\b", lambda m: ports.setdefault(m.group(1), str(free_port())),
+                      text)
         text += "offsets.topic.replication.factor=1\n" if name.startswith("broker") else ""
         (tmp_path / f"{name}.properties").write_text(text)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -163,23 +166,28 @@ def test_split_cluster_a_fourth_controller_joins_and_an_original_leaves_while_a_
     new_controller = None
     via = f"127.0.0.1:{ports['9093']}"
     try:
-        status = wait_until(lambda: (s := status_of(via)) and int(s.get("LeaderId", -1)) >= 0 and s, timeout=60,
+        status = wait_until(lambda: (s := status_of(via)) and int(s.get("LeaderId", -1)) >= 0 and s,
+                            timeout=60,
                             message="the split cluster's quorum", interval=0.3)
         directory_ids = dict(re.findall(r'"id": (\d), "directoryId": "(\S{22})"', status["CurrentVoters"]))
         assert sorted(directory_ids) == ["1", "2", "3"], status["CurrentVoters"]
         cluster_id = read_meta_properties(str(tmp_path / "data/cluster-split/controller-1")).cluster_id
-        formatted = subprocess.run([sys.executable, "-m", "kafka.tools.storage_tool", "format", "-t", cluster_id, "-c",
-                                    "controller-4.properties", "--no-initial-controllers"], cwd=tmp_path, env=env,
+        formatted = subprocess.run([sys.executable, "-m", "kafka.tools.storage_tool", "format", "-t",
+                                    cluster_id, "-c",
+                                    "controller-4.properties", "--no-initial-controllers"], cwd=tmp_path,
+                                    env=env,
                                    capture_output=True, text=True, timeout=60)
         assert formatted.returncode == 0, formatted.stderr
         log = open(tmp_path / "controller-4.log", "wb")
-        new_controller = subprocess.Popen([sys.executable, "-m", "kafka", "controller-4.properties"], cwd=tmp_path,
+        new_controller = subprocess.Popen([sys.executable, "-m", "kafka", "controller-4.properties"],
+                                          cwd=tmp_path,
                                           env=env, stdout=log, stderr=subprocess.STDOUT)
         log.close()
         broker = f"127.0.0.1:{ports['9092']}"
         producing = Producing(broker, unique_topic("lab08-voters"))
         producing.start()
-        wait_until(lambda: len(producing.acked) > 50, timeout=60, message="records acknowledged", interval=0.2)
+        wait_until(lambda: len(producing.acked) > 50, timeout=60, message="records acknowledged",
+                   interval=0.2)
         tried: list = []
         try:
             wait_until(lambda: tried.append(subprocess.run(  # where the student runs it: data/ is relative
@@ -188,18 +196,22 @@ def test_split_cluster_a_fourth_controller_joins_and_an_original_leaves_while_a_
                 capture_output=True, text=True, timeout=30)) or tried[-1].returncode == 0,
                        timeout=60, message="kafka-metadata-quorum add-controller", interval=0.5)
         except AssertionError:
-            raise AssertionError(f"add-controller: {tried[-1].stdout}{tried[-1].stderr}\ncontroller-4's log:\n"
+            raise AssertionError(f"add-controller: {tried[-1].stdout}{tried[-1].stderr}\ncontroller-4's "
+                                 "log:\n"
                                  f"{(tmp_path / 'controller-4.log').read_text()[-3000:]}") from None
         # The page removes whichever controller leads, asking another (controller N listens on 9091 + 2N).
-        leader = int(wait_until(lambda: status_of(via).get("LeaderId"), timeout=30, message="the leading controller"))
+        leader = int(wait_until(lambda: status_of(via).get("LeaderId"), timeout=30,
+                                message="the leading controller"))
         other = leader % 3 + 1
         via = f"127.0.0.1:{ports[str(9091 + 2 * other)]}"
         wait_until(lambda: quorum_tool(via, "remove-controller", "--controller-id", str(leader),
-                                       "--controller-directory-id", directory_ids[str(leader)]).returncode == 0,
+                                       "--controller-directory-id",
+                                       directory_ids[str(leader)]).returncode == 0,
                    timeout=60, message="kafka-metadata-quorum remove-controller", interval=0.5)
         # A leader knows an observer once it has fetched from it: the old leader shows up there soon after.
         voters = sorted({1, 2, 3, 7} - {leader})
-        wait_until(lambda: (s := status_of(via)) and KRaftCluster.replica_ids(s.get("CurrentVoters", "")) == voters
+        wait_until(lambda: (s := status_of(via))
+                   and KRaftCluster.replica_ids(s.get("CurrentVoters", "")) == voters
                    and leader in KRaftCluster.replica_ids(s["CurrentObservers"]),
                    timeout=60, message=f"voters {voters}, controller {leader} an observer", interval=0.3)
         count = len(producing.acked)

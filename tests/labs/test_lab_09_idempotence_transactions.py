@@ -62,7 +62,8 @@ def test_an_abort_adds_one_entry_with_the_lso(segment, tmp_path):
         "AbortedTxn(producer_id, first_offset, last_offset = the marker's offset, last_stable_offset)"
     segment.txn_index.flush()
     with open(index_file(tmp_path), "rb") as file:
-        assert read_entries(file.read()) == [AbortedTxn(PID, 3, 4, 5)], "the entry must reach the file (txn_index.append)"
+        assert read_entries(file.read()) == [AbortedTxn(PID, 3, 4,
+                                                        5)], "the entry must reach the file (txn_index.append)"
 
 
 def test_a_replay_does_not_index_an_abort_twice(segment):
@@ -93,7 +94,8 @@ def test_a_log_replayed_after_kill_9_knows_each_abort_once(tmp_path):
         snapshot.unlink()  # and no producer snapshot survived it (a corrupt one is deleted the same way)
     # Segment 0 is below the recovery point: not recovered, its .txnindex kept. With no snapshot the
     # loader replays every batch from offset 0, the ABORT marker at offset 2 included.
-    log = UnifiedLog(str(tmp_path / "t-0"), "t", 0, LogConfig(), clock, recovery_point=5, had_clean_shutdown=False,
+    log = UnifiedLog(str(tmp_path / "t-0"), "t", 0, LogConfig(), clock, recovery_point=5,
+                     had_clean_shutdown=False,
                      high_watermark=5, producer_state_manager_config=ProducerStateManagerConfig(60_000))
     assert log.collect_aborted_transactions(0, 5) == [AbortedTxn(PID, 0, abort, 3)], \
         "the replay must neither lose the abort nor index it a second time"
@@ -104,7 +106,8 @@ def test_a_log_replayed_after_kill_9_knows_each_abort_once(tmp_path):
 def test_a_broker_names_the_aborted_transaction_to_read_committed_fetches(broker):
     """a real broker: after a commit and an abort, a read_committed fetch names the aborted transaction"""
     create_topic(broker.bootstrap, "lab09", 1)
-    producer = Producer({"bootstrap.servers": broker.bootstrap, "transactional.id": "lab09-check", "linger.ms": 1})
+    producer = Producer({"bootstrap.servers": broker.bootstrap, "transactional.id": "lab09-check",
+                         "linger.ms": 1})
     try:
         producer.init_transactions(30)
         for outcome, values in (("commit", [b"pay-1", b"pay-2"]), ("abort", [b"oops"])):

@@ -47,7 +47,8 @@ def test_the_position_is_the_last_committed_batch(tmp_path):
     assert batch is not None, "three batches are committed: the position is batch 2's"
     assert batch.batch_id == 2, f"batch 2 is the last committed, not {batch.batch_id}"
     assert batch.offsets == {TopicPartition("page-views", 0): 9, TopicPartition("page-views", 1): 7,
-                             TopicPartition("page-views", 2): 8}, f"batch 2's end offsets, got {batch.offsets}"
+                             TopicPartition("page-views",
+                                            2): 8}, f"batch 2's end offsets, got {batch.offsets}"
 
 
 def test_a_batch_not_committed_is_run_again(tmp_path):
@@ -73,7 +74,8 @@ def test_several_topics_and_partition_ten(tmp_path):
     write_batch(tmp_path, 0, {"a": {"10": 100, "2": 20}, "b": {"0": 7}})
     batch = committed_offsets(tmp_path)
     assert batch is not None
-    assert batch.offsets == {TopicPartition("a", 10): 100, TopicPartition("a", 2): 20, TopicPartition("b", 0): 7}
+    assert batch.offsets == {TopicPartition("a", 10): 100, TopicPartition("a", 2): 20,
+                             TopicPartition("b", 0): 7}
 
 
 def test_a_new_query_has_no_position(tmp_path):
@@ -162,7 +164,8 @@ def test_spark_s_own_connector_keeps_the_same_offsets(lab_spark, broker, tmp_pat
     ours, sparks = committed_offsets(tmp_path / "ours"), committed_offsets(tmp_path / "sparks")
     assert ours is not None and sparks is not None, "both queries committed batches"
     assert sparks.offsets == ours.offsets == ends, (
-        f"Spark's connector's checkpoint says {sparks.offsets}, ours {ours.offsets}, the log end offsets {ends}")
+        f"Spark's connector's checkpoint says {sparks.offsets}, ours {ours.offsets}, the log end offsets "
+        f"{ends}")
     assert sparks.batch_id == ours.batch_id, (
         f"maxOffsetsPerTrigger 4 cut both streams alike: batch {sparks.batch_id} against {ours.batch_id}")
     for batch_id in range(ours.batch_id + 1):  # each batch ended at the same offsets: the same last line

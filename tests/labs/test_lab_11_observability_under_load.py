@@ -73,10 +73,12 @@ def produce_requests(broker, count: int) -> None:
 
 def kafka_jmx(broker, *args: str) -> dict[str, float]:
     done = subprocess.run([sys.executable, "-m", "kafka.tools.jmx_tool", "--metrics-url",
-                           broker.server.metrics_endpoint.url, "--one-time", "true", "--report-format", "properties",
+                           broker.server.metrics_endpoint.url, "--one-time", "true", "--report-format",
+                           "properties",
                            *args], capture_output=True, text=True, cwd=REPO, timeout=30)
     assert done.returncode == 0, f"kafka-jmx failed: {(done.stderr.strip().splitlines() or ['?'])[-1]}"
-    return {line.rsplit(":", 1)[1].split("=")[0]: float(line.rsplit("=", 1)[1]) for line in done.stdout.splitlines()}
+    return {line.rsplit(":", 1)[1].split("=")[0]: float(line.rsplit("=", 1)[1])
+            for line in done.stdout.splitlines()}
 
 
 def test_kafka_jmx_prints_a_real_brokers_produce_percentiles(broker):
@@ -89,7 +91,8 @@ def test_kafka_jmx_prints_a_real_brokers_produce_percentiles(broker):
         f"percentiles must grow with the quantile: {values}"
 
 
-@pytest.mark.skipif(shutil.which("prometheus") is None, reason="prometheus is not installed (make test installs it)")
+@pytest.mark.skipif(shutil.which("prometheus") is None,
+                    reason="prometheus is not installed (make test installs it)")
 def test_prometheus_agrees_with_your_percentiles(broker, tmp_path):
     """a real Prometheus server's histogram_quantile over the broker's buckets gives the same 50th and 99th percentiles as kafka-jmx"""
     produce_requests(broker, 60)
@@ -113,8 +116,10 @@ def test_step_6_a_noisy_producer_is_throttled_and_shows_it_on_metrics(broker):
     from tests.metrics.scrape import scrape
 
     assert kafka_configs_output(broker, "--alter", "--entity-type", "clients", "--entity-name", "noisy",
-                                "--add-config", "producer_byte_rate=10000") == "Completed updating config for client noisy.\n"
-    wait_until(lambda: broker.server.quota_managers.produce.quotas_enabled, message="the quota to reach the broker")
+                                "--add-config",
+                                "producer_byte_rate=10000") == "Completed updating config for client noisy.\n"
+    wait_until(lambda: broker.server.quota_managers.produce.quotas_enabled,
+               message="the quota to reach the broker")
     client = WireClient(broker.port)
     create(client, "lab11-noisy")
     client.close()

@@ -131,7 +131,8 @@ def test_a_broker_on_a_full_disk_answers_kafka_storage_error_and_keeps_its_log_w
     disk_fills_up[0] = False
     ok = produce(client, "lab12", batch(5, 3))
     assert (Errors.for_code(ok.error_code).name, ok.base_offset) == ("NONE", 5)
-    assert fetch_offsets(client, "lab12") == list(range(8)), "a consumer must read every offset, nothing torn between"
+    assert fetch_offsets(client,
+                         "lab12") == list(range(8)), "a consumer must read every offset, nothing torn between"
     assert metric(broker, OFFLINE_DIRS) == 0
     client.close()
 
@@ -166,7 +167,8 @@ def closed_by_broker(sock: socket.socket) -> bool:
 def one_record(value: bytes, codec: int = 0, compressed: bool = False) -> bytes:
     now = int(time.time() * 1000)
     records = encode_records([DefaultRecord(0, now, None, value)], 0, now)
-    return seal_batch(base_offset=0, attributes=codec, last_offset_delta=0, base_timestamp=now, max_timestamp=now,
+    return seal_batch(base_offset=0, attributes=codec, last_offset_delta=0, base_timestamp=now,
+                      max_timestamp=now,
                       producer_id=-1, producer_epoch=-1, base_sequence=-1, records_count=1,
                       payload=compress(CompressionType(codec), records) if compressed else records)
 
@@ -178,7 +180,8 @@ def test_stalled_requests_pin_at_most_the_pool_and_are_closed_when_idle(hostile_
     for sock in stalled:
         sock.sendall(struct.pack(">i", 1_000_000) + bytes(200_000))
     wait_until(lambda: metric(broker, POOL) == POOL_BYTES - 3_000_000, timeout=10,
-               message="three stalled requests to hold buffers (the pool is not strict) and the fourth to wait")
+               message="three stalled requests to hold buffers (the pool is not strict) and the fourth to "
+                       "wait")
     wait_until(lambda: all(closed_by_broker(sock) for sock in stalled), timeout=15,
                message="the broker to close the stalled connections as idle (connections.max.idle.ms)")
     wait_until(lambda: metric(broker, POOL) == POOL_BYTES, message="the pool to have all its memory back")
@@ -197,7 +200,8 @@ def test_poisoned_batches_are_refused_and_consumers_read_on(hostile_step_broker)
     bomb = one_record(bytes(64 * 1024 * 1024), zstd, compressed=True)
     assert len(bomb) < 64 * 1024, "64 MiB of zeros should compress to a few KB"
     answers = [produce(client, "lab12-hostile", records) for records in (
-        one_record(b"before"), one_record(b"x", codec=5), one_record(b"x", codec=zstd), bomb, one_record(b"after"))]
+        one_record(b"before"), one_record(b"x", codec=5), one_record(b"x", codec=zstd), bomb,
+        one_record(b"after"))]
     assert [Errors.for_code(a.error_code).name for a in answers] == [
         "NONE", "UNSUPPORTED_COMPRESSION_TYPE", "CORRUPT_MESSAGE", "MESSAGE_TOO_LARGE", "NONE"]
     assert answers[3].error_message is None  # as Kafka answers it: the broker's log says why
@@ -207,11 +211,13 @@ def test_poisoned_batches_are_refused_and_consumers_read_on(hostile_step_broker)
 
 def test_a_million_partitions_is_refused_at_once(hostile_step_broker):
     """CreateTopics and CreatePartitions asking for a million partitions answer POLICY_VIOLATION at once, and the broker creates nothing"""
-    client = WireClient(hostile_step_broker.port, timeout=10)  # at once: a broker that starts building them times out
+    # at once: a broker that starts building them times out
+    client = WireClient(hostile_step_broker.port, timeout=10)
     assert create(client, "lab12-hostile").error_code == Errors.NONE
     huge = client.request(ApiKey.CREATE_TOPICS, 7, {"timeout_ms": 5000, "validate_only": False, "topics": [
         {"name": "lab12-huge", "num_partitions": MILLION, "replication_factor": 1}]}).topics[0]
-    grown = client.request(ApiKey.CREATE_PARTITIONS, 3, {"timeout_ms": 5000, "validate_only": False, "topics": [
+    grown = client.request(ApiKey.CREATE_PARTITIONS, 3,
+                           {"timeout_ms": 5000, "validate_only": False, "topics": [
         {"name": "lab12-hostile", "count": MILLION, "assignments": None}]}).results[0]
     for answer in (huge, grown):
         assert (Errors.for_code(answer.error_code).name, answer.error_message) == (

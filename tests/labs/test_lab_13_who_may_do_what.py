@@ -1,8 +1,7 @@
 """Lab 13, who may do what (docs/labs/13-who-may-do-what.md): `_find_result` in
-kafka/metadata/authorizer/standard_authorizer_data.py, Kafka's StandardAuthorizerData.findResult -- does this one
-ACL speak to this request, and does it allow or deny it? -- first through the authoriser's decisions,
-then on a real broker whose clients log in with SCRAM over SASL_PLAINTEXT and are asked what their
-ACLs allow.
+kafka/metadata/authorizer/standard_authorizer_data.py, Kafka's StandardAuthorizerData.findResult -- does this
+one ACL speak to this request, and does it allow or deny it? -- first through the authoriser's decisions, then
+on a real broker whose clients log in with SCRAM over SASL_PLAINTEXT and are asked what their ACLs allow.
 
 Seed 002 ("Inside the Apache Kafka Broker"): the I/O thread takes a request from the queue, checks
 it, and only then does the work; the check is the authoriser's. Its rules (KIP-140, KIP-290, Kafka's
@@ -62,7 +61,8 @@ def test_an_acl_applies_only_to_its_principal_and_host():
     assert decide([acl("User:alice", Op.READ)], Op.READ, principal="User:bob") == DENIED, \
         "alice's ACL must not let bob read (return None for an ACL of another principal)"
     assert decide([acl("User:*", Op.READ)], Op.READ, principal="User:bob") == ALLOWED, "User:* is everyone"
-    assert decide([acl("User:alice", Op.READ, host=HOST)], Op.READ) == ALLOWED, "an ACL for the client's own host"
+    assert decide([acl("User:alice", Op.READ, host=HOST)],
+                  Op.READ) == ALLOWED, "an ACL for the client's own host"
     assert decide([acl("User:alice", Op.READ, host=HOST)], Op.READ, host=OTHER_HOST) == DENIED, \
         "an ACL for another host must not apply (host * is every host)"
 
@@ -88,7 +88,8 @@ def test_only_those_imply_and_alter_configs_implies_describe_configs():
     assert decide([acl("User:alice", Op.CREATE)], Op.DESCRIBE) == DENIED, "CREATE implies nothing"
     assert decide([acl("User:alice", Op.ALTER_CONFIGS)], Op.DESCRIBE_CONFIGS) == ALLOWED, \
         "an ALLOW ALTER_CONFIGS must also allow DESCRIBE_CONFIGS (IMPLIES_DESCRIBE_CONFIGS)"
-    assert decide([acl("User:alice", Op.ALTER_CONFIGS)], Op.DESCRIBE) == DENIED, "ALTER_CONFIGS implies no DESCRIBE"
+    assert decide([acl("User:alice", Op.ALTER_CONFIGS)],
+                  Op.DESCRIBE) == DENIED, "ALTER_CONFIGS implies no DESCRIBE"
     assert decide([acl("User:alice", Op.DESCRIBE_CONFIGS)], Op.ALTER_CONFIGS) == DENIED
 
 
@@ -96,12 +97,15 @@ def test_a_deny_beats_an_allow_and_implies_nothing():
     """a DENY beats any ALLOW, on a LITERAL, wildcard or PREFIXED pattern, but denies only its own operation"""
     allow_read = acl("User:alice", Op.READ)
     assert decide([allow_read, acl("User:alice", Op.READ, DENY)], Op.READ) == DENIED, "DENY before ALLOW"
-    assert decide([allow_read, acl("User:*", Op.READ, DENY, name="ord", pattern=Pt.PREFIXED)], Op.READ) == DENIED, \
+    assert decide([allow_read, acl("User:*", Op.READ, DENY, name="ord", pattern=Pt.PREFIXED)],
+                  Op.READ) == DENIED, \
         "a DENY for User:* on the prefix ord- applies to alice on orders"
-    assert decide([allow_read, acl("User:alice", Op.ALL, DENY, name="*")], Op.READ) == DENIED, "a DENY ALL on *"
+    assert decide([allow_read, acl("User:alice", Op.ALL, DENY, name="*")],
+                  Op.READ) == DENIED, "a DENY ALL on *"
     assert decide([allow_read, acl("User:alice", Op.READ, DENY)], Op.DESCRIBE) == ALLOWED, \
         "a DENY READ must not deny DESCRIBE (DENY implies nothing), which the ALLOW READ allows"
-    assert decide([allow_read, acl("User:alice", Op.WRITE, DENY)], Op.READ) == ALLOWED, "a DENY WRITE is no DENY READ"
+    assert decide([allow_read, acl("User:alice", Op.WRITE, DENY)],
+                  Op.READ) == ALLOWED, "a DENY WRITE is no DENY READ"
     assert decide([allow_read, acl("User:alice", Op.READ, DENY, host=OTHER_HOST)], Op.READ) == ALLOWED, \
         "a DENY for another host does not apply"
 
@@ -120,7 +124,8 @@ def login(port: int, user: str, **extra) -> dict:
             "client.id": user, **extra}
 
 
-def binding(principal: str, op: Op, perm: Perm = ALLOW, name: str = "orders", pattern: Pt = Pt.LITERAL) -> AclBinding:
+def binding(principal: str, op: Op, perm: Perm = ALLOW, name: str = "orders",
+            pattern: Pt = Pt.LITERAL) -> AclBinding:
     return AclBinding(ResourcePattern(Res.TOPIC, name, pattern), AccessControlEntry(principal, "*", op, perm))
 
 
@@ -161,7 +166,8 @@ def fetch_error(conf: dict, topic: str) -> int | None:
 
     def answered() -> bool:
         message = consumer.poll(0.5)
-        if message is not None and (message.error() is None or message.error().code() != ck.KafkaError.GROUP_AUTHORIZATION_FAILED):
+        if message is not None and (message.error() is None
+                                    or message.error().code() != ck.KafkaError.GROUP_AUTHORIZATION_FAILED):
             outcome.append(message.error().code() if message.error() else None)
         return bool(outcome)
     try:
@@ -175,13 +181,15 @@ def test_a_real_broker_lets_alice_write_and_refuses_carol(secured):
     """a real broker over SASL_PLAINTEXT: alice, granted Write, produces with confluent-kafka; carol is refused, then denied Read"""
     admin = AdminClient({"bootstrap.servers": secured.bootstrap, "security.protocol": "SASL_PLAINTEXT",
                          "sasl.mechanism": "SCRAM-SHA-512", "sasl.jaas.config":
-                             'org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" '
+                             'org.apache.kafka.common.security.scram.ScramLoginModule required '
+                             'username="admin" '
                              'password="admin-secret";'})
     try:
         assert admin.create_topics([NewTopic("orders", 1, 1)]) == {"orders": None}
         grants = [binding("User:alice", Op.WRITE)]
         assert admin.create_acls(grants) == [None]
-        wait_until(lambda: set(grants) <= set(admin.describe_acls(AclBindingFilter())), message="alice's ACL loaded")
+        wait_until(lambda: set(grants) <= set(admin.describe_acls(AclBindingFilter())),
+                   message="alice's ACL loaded")
 
         errors: list = []
         producer = ck.Producer(login(secured.port, "alice", **{"linger.ms": 1, "message.timeout.ms": 10000}))
@@ -189,7 +197,8 @@ def test_a_real_broker_lets_alice_write_and_refuses_carol(secured):
         producer.flush(15)
         producer.close()
         assert errors == [None], f"alice's WRITE on orders should let her produce: {errors}"
-        assert "orders" in topics_seen(login(secured.port, "alice")), "an ALLOW WRITE implies DESCRIBE: alice sees it"
+        assert "orders" in topics_seen(login(secured.port,
+                                             "alice")), "an ALLOW WRITE implies DESCRIBE: alice sees it"
 
         carol = login(secured.port, "carol")
         assert "orders" not in topics_seen(carol), "carol has no ACL: Metadata must hide orders from her"
@@ -200,20 +209,25 @@ def test_a_real_broker_lets_alice_write_and_refuses_carol(secured):
         producer.close()
         assert [e.code() for e in errors] == [ck.KafkaError.TOPIC_AUTHORIZATION_FAILED], errors
 
-        grants = [binding("User:*", Op.READ, name="ord", pattern=Pt.PREFIXED), binding("User:carol", Op.READ, DENY)]
+        grants = [binding("User:*", Op.READ, name="ord", pattern=Pt.PREFIXED),
+                  binding("User:carol", Op.READ, DENY)]
         assert admin.create_acls(grants) == [None, None]
-        wait_until(lambda: set(grants) <= set(admin.describe_acls(AclBindingFilter())), message="the new ACLs loaded")
+        wait_until(lambda: set(grants) <= set(admin.describe_acls(AclBindingFilter())),
+                   message="the new ACLs loaded")
     finally:
         admin.close()
     assert "orders" in topics_seen(carol), "carol's DENY READ implies nothing: the ALLOW READ for User:* lets her see it"
-    assert fetch_error(carol, "orders") == ck.KafkaError.TOPIC_AUTHORIZATION_FAILED, "the DENY must beat the ALLOW"
+    assert fetch_error(carol,
+                       "orders") == ck.KafkaError.TOPIC_AUTHORIZATION_FAILED, "the DENY must beat the ALLOW"
 
-    def carols_fetch() -> str | None:  # a request joins the trace once its response is sent: just after she read it
+    # a request joins the trace once its response is sent: just after she read it
+    def carols_fetch() -> str | None:
         page = secured.server.metrics_endpoint.request_trace.render_page(
             {"api": ["FetchConsumer"], "client_id": ["carol"], "limit": ["1"]})
         return page if "principal=User:carol" in page else None
     trace = wait_until(carols_fetch, timeout=5, message="carol's fetch in the request trace")
-    assert ("authorize User:carol READ TOPIC:orders -> DENIED by DENY READ for User:carol@* on TOPIC:LITERAL:orders"
+    assert ("authorize User:carol READ TOPIC:orders -> DENIED by DENY READ for User:carol@* on "
+            "TOPIC:LITERAL:orders"
             in trace), trace
     denied = scrape(secured).value("kafka_server_authorizer_metrics_authorization_denied_total")
     assert denied >= 3, f"carol's refusals should be counted, {denied}"

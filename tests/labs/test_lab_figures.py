@@ -21,7 +21,8 @@ from tests.wire import WireClient
 
 PAGES = {lab.number: REPO / lab.page for lab in LABS if lab.status == "ready"}
 UNITS = {"ms": 1, "s": 1000, "minute": 60_000, "minutes": 60_000, "": 1}
-# "`broker.session.timeout.ms` (9 s)", "`log.index.interval.bytes`\n(4096)", "(`broker.session.timeout.ms`, 9 s)"
+# "`broker.session.timeout.ms` (9 s)", "`log.index.interval.bytes`\n(4096)", "(`broker.session.timeout.ms`, 9
+# s)"
 KEY_AND_FIGURE = re.compile(r"`([a-z]+(?:\.[a-z]+)+)`(?:\s*\(|,\s*)(\d[\d,]*)\s*(ms|s|minutes?|)\)")
 
 
@@ -33,7 +34,8 @@ def broker_defaults_named_on_the_pages():
     for number in PAGES:
         for key, figure, unit in KEY_AND_FIGURE.findall(page(number)):
             if key in CONFIG_KEYS:
-                yield pytest.param(number, key, int(figure.replace(",", "")) * UNITS[unit], id=f"lab {number} {key}")
+                yield pytest.param(number, key, int(figure.replace(",", "")) * UNITS[unit],
+                                   id=f"lab {number} {key}")
 
 
 @pytest.mark.parametrize(("lab", "key", "figure"), list(broker_defaults_named_on_the_pages()))
@@ -55,14 +57,16 @@ def test_lab_02_prints_the_acks_and_timeout_its_kcat_command_sends():
     assert "request.timeout.ms" not in command and "acks" not in command
     dump = subprocess.run(["kcat", "-X", "dump"], capture_output=True, text=True, timeout=30).stdout
     defaults = dict(line.split(" = ", 1) for line in dump.splitlines() if " = " in line)
-    assert (shown.group(1), shown.group(2)) == (defaults["request.required.acks"], defaults["request.timeout.ms"])
+    assert (shown.group(1), shown.group(2)) == (defaults["request.required.acks"],
+                                                defaults["request.timeout.ms"])
 
 
 def test_lab_03_step_6_sends_from_the_batch_step_2_found_to_each_segments_end():
     text = page("03")
     batch_of_1000 = re.search(r"baseOffset: 994 lastOffset: 1000 .*? position: (\d+) ", text).group(1)
     segment_sizes = [int(s) for s in re.findall(r"^-rw-r--r-- 1 root root +(\d+) .*\.log$", text, re.M)]
-    calls = [tuple(map(int, c)) for c in re.findall(r"sendfile\(\d+, \d+, \[(\d+)\] => \[(\d+)\], (\d+)\) = (\d+)",
+    calls = [tuple(map(int, c))
+             for c in re.findall(r"sendfile\(\d+, \d+, \[(\d+)\] => \[(\d+)\], (\d+)\) = (\d+)",
                                                     text)]
     assert calls[0][0] == int(batch_of_1000), "the first fetch starts at the batch holding offset 1000"
     assert all(start + count == end and sent == count for start, end, count, sent in calls)

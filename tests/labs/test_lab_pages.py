@@ -57,7 +57,8 @@ def test_the_snippet_runs(lab, n, code, overrides, start_broker, tmp_path):
 
 
 def test_a_step_gives_its_snippets_the_overrides_of_its_broker_command():
-    step = ("## Step 9\n\n    .venv/bin/kafka-server-start config/server.properties --override listeners=X \\\n"
+    step = ("## Step 9\n\n    .venv/bin/kafka-server-start config/server.properties --override listeners=X "
+            "\\\n"
             "      --override log.dirs=./d --override connections.max.idle.ms=10000 \\\n"
             "      --override queued.max.request.bytes=2097152\n\n```python\nprint(1)\n```\n")
     assert step_overrides(step, step.index("```python")) == {"connections.max.idle.ms": "10000",
@@ -70,7 +71,8 @@ NEEDS = re.compile(r"^\*\*Exercises of other labs this one needs:\*\* (.*?)(?:\n
 NEEDS_NOT_YET = {"11"}
 
 
-@pytest.mark.parametrize("lab", [lab for lab in LABS if lab.status == "ready" and lab.number not in NEEDS_NOT_YET],
+@pytest.mark.parametrize("lab",
+                         [lab for lab in LABS if lab.status == "ready" and lab.number not in NEEDS_NOT_YET],
                          ids=lambda lab: lab.number)
 def test_each_lab_says_which_other_exercises_its_steps_need(lab):
     """In a full handout every exercise is a TODO: a page says which other labs' its steps reach, and

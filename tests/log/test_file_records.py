@@ -91,14 +91,17 @@ def test_a_view_walks_batch_headers_and_finds_offsets_and_timestamps(tmp_path):
         records = FileRecords.view(fd, len(data))
         walked = list(records.batches_from(0))
         second = walked[0][1].size_in_bytes
-        assert [(p, b.base_offset) for p, b in walked] == [(0, 0), (second, 2), (second + walked[1][1].size_in_bytes, 5)]
+        assert [(p, b.base_offset) for p, b in walked] == [(0, 0), (second, 2),
+                                                           (second + walked[1][1].size_in_bytes, 5)]
         found = records.search_for_offset_with_size(3, 0)
         assert found is not None and found[0] == second and found[1].base_offset == 2
         assert records.search_for_offset_with_size(6, 0) is None
         assert records.search_for_timestamp(150, 0, 0) == TimestampAndOffset(200, 2)
-        assert records.search_for_timestamp(200, second, 3) == TimestampAndOffset(200, 3), "from starting_offset on"
+        assert records.search_for_timestamp(200, second, 3) == TimestampAndOffset(200,
+                                                                                  3), "from starting_offset on"
         assert records.search_for_timestamp(301, 0, 0) is None
-        assert FileRecords.view(fd, len(data) - 1).search_for_offset_with_size(5, 0) is None, "a torn tail is no batch"
+        assert FileRecords.view(fd, len(data) - 1).search_for_offset_with_size(5,
+                                                                               0) is None, "a torn tail is no batch"
         records.close()
         assert not records.closed and os.fstat(fd), "a view never closes the descriptor it borrows"
     finally:

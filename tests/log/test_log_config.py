@@ -20,7 +20,8 @@ def test_from_props_overrides_only_given_keys():
     defaults = LogConfig(segment_bytes=1000)
     config = LogConfig.from_props({"retention.ms": "60000", "cleanup.policy": "compact,delete",
                                    "min.insync.replicas": "2", "flush.messages": "10",
-                                   "message.timestamp.type": "LogAppendTime", "preallocate": "true"}, defaults)
+                                   "message.timestamp.type": "LogAppendTime", "preallocate": "true"},
+                                   defaults)
     assert config.segment_bytes == 1000
     assert config.retention_ms == 60000
     assert config.cleanup_policy == "compact,delete" and config.compact and config.delete

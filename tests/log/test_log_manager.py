@@ -22,7 +22,8 @@ def start(log_dirs, node_id=1, **config):
 def test_parse_topic_partition_name():
     assert parse_topic_partition_name("orders-3") == ("orders", 3)
     assert parse_topic_partition_name("my-topic-with-dashes-12") == ("my-topic-with-dashes", 12)
-    for name in ("orders", "-3", "orders-", "orders-x", "orders-3.abc-delete", "orders-3.abc-future", "lost+found"):
+    for name in ("orders", "-3", "orders-", "orders-x", "orders-3.abc-delete", "orders-3.abc-future",
+                 "lost+found"):
         assert parse_topic_partition_name(name) is None
 
 
@@ -139,7 +140,8 @@ def test_illegal_names_are_refused(tmp_path):
     manager.shutdown()
 
 
-def test_a_new_log_past_three_quarters_of_the_descriptor_limit_is_refused_and_its_dir_reported(tmp_path, monkeypatch):
+def test_a_new_log_past_three_quarters_of_the_descriptor_limit_is_refused_and_its_dir_reported(tmp_path,
+                                                                                               monkeypatch):
     import resource
 
     from kafka.log.errors import KafkaStorageError
@@ -165,7 +167,8 @@ def test_user_partitions_leave_the_internal_topics_their_reserve_of_the_descript
     assert (manager.descriptor_headroom(), manager.unhosted_reserved_partitions()) == (12, 5)
     for partition in range(7):
         manager.get_or_create_log("wide", partition)
-    with pytest.raises(KafkaStorageError, match="kept for the partitions of __consumer_offsets, __transaction_state"):
+    with pytest.raises(KafkaStorageError,
+                       match="kept for the partitions of __consumer_offsets, __transaction_state"):
         manager.get_or_create_log("wide", 7)
     assert not (tmp_path / "wide-7").exists()
 
@@ -211,6 +214,7 @@ def test_the_reserve_holds_at_restart_under_a_lower_limit(tmp_path):
     restarted = LogManager([str(tmp_path)], LogConfig(), MockTime(), open_files_limit=lambda: 8,
                            reserved_partitions={"__consumer_offsets": 2})
     restarted.startup()
-    assert restarted.get_log("__consumer_offsets", 0) is not None and restarted.get_log("__consumer_offsets", 1)
+    assert restarted.get_log("__consumer_offsets", 0) is not None and restarted.get_log("__consumer_offsets",
+                                                                                        1)
     assert sum(restarted.get_log("Orders", partition) is not None for partition in range(10)) == 4
     restarted.shutdown()

@@ -35,12 +35,15 @@ def test_validated_records_are_numbered_by_assign_offsets_with_the_crc_intact():
     next_offset = assign_offsets(result.validated_records, result.batches, 10, 7)
     assert next_offset == 15
     batches = list(iter_batches(result.validated_records))
-    assert [(b.base_offset, b.last_offset, b.partition_leader_epoch) for b in batches] == [(10, 12, 7), (13, 14, 7)]
+    assert [(b.base_offset, b.last_offset, b.partition_leader_epoch) for b in batches] == [(10, 12, 7),
+                                                                                           (13, 14, 7)]
     for batch in batches:
         RecordBatch(bytes(result.validated_records), batch.position).ensure_valid()
 
 
 def test_a_log_append_time_topic_gets_the_brokers_clock():
-    result = validate_records(two_batches(), LogConfig(message_timestamp_type="LogAppendTime"), "orders-0", 5000)
+    result = validate_records(two_batches(), LogConfig(message_timestamp_type="LogAppendTime"), "orders-0",
+                              5000)
     assert result.log_append_time == result.max_timestamp == 5000
-    assert all(b.max_timestamp == 5000 and b.is_log_append_time for b in iter_batches(result.validated_records))
+    assert all(b.max_timestamp == 5000 and b.is_log_append_time
+               for b in iter_batches(result.validated_records))

@@ -72,7 +72,8 @@ def test_a_batch_without_a_producer_id_is_not_tracked(tmp_path, time):
 
 def test_sequences_follow_each_other_and_a_gap_refuses_the_append(tmp_path, time):
     log = open_log(tmp_path, time)
-    assert offsets(log.append_as_leader(batch(time, 7, count=3))) == (0, 2), "a new producer may start anywhere"
+    assert offsets(log.append_as_leader(batch(time, 7, count=3))) == (0,
+                                                                      2), "a new producer may start anywhere"
     assert offsets(log.append_as_leader(batch(time, 10))) == (3, 3)
     with pytest.raises(OutOfOrderSequenceError, match="12 \\(incoming seq. number\\), 10"):
         log.append_as_leader(batch(time, 12))  # sequence 11 was lost
@@ -80,7 +81,8 @@ def test_sequences_follow_each_other_and_a_gap_refuses_the_append(tmp_path, time
         log.append_as_leader(batch(time, 9))  # behind, and not one of the remembered batches
     assert log.log_end_offset == 4, "nothing of a refused append is written"
     (entry,) = log.active_producers()
-    assert (entry.producer_id, entry.producer_epoch, entry.last_seq, entry.last_data_offset) == (PID, 0, 10, 3)
+    assert (entry.producer_id, entry.producer_epoch, entry.last_seq, entry.last_data_offset) == (PID, 0, 10,
+                                                                                                 3)
 
 
 def test_an_older_epoch_is_fenced_and_a_new_one_starts_at_zero(tmp_path, time):
@@ -172,7 +174,8 @@ def test_a_silent_producer_expires_and_may_then_start_anywhere(tmp_path, time):
 
 
 def test_the_log_manager_expires_producers_every_check_interval(tmp_path, time):
-    manager = LogManager([str(tmp_path)], LogConfig(), time, producer_state_manager_config=ProducerStateManagerConfig(
+    manager = LogManager([str(tmp_path)], LogConfig(), time,
+                         producer_state_manager_config=ProducerStateManagerConfig(
         EXPIRATION_MS), producer_id_expiration_check_interval_ms=1_000)
     manager.startup()
     scheduler = KafkaScheduler(time, tick_ms=5)

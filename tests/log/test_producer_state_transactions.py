@@ -35,13 +35,15 @@ def time():
 
 
 def open_log(path, time, had_clean_shutdown=True, high_watermark=0, **config) -> UnifiedLog:
-    return UnifiedLog(str(path / "t-0"), "t", 0, LogConfig(**config), time, had_clean_shutdown=had_clean_shutdown,
+    return UnifiedLog(str(path / "t-0"), "t", 0, LogConfig(**config), time,
+                      had_clean_shutdown=had_clean_shutdown,
                       high_watermark=high_watermark,
                       producer_state_manager_config=ProducerStateManagerConfig(60_000))
 
 
 def txn_batch(time, pid: int, seq: int, count: int = 1, epoch: int = 0) -> bytes:
-    return build_batch([(None, b"%d-%d" % (pid, seq + i)) for i in range(count)], timestamp=time.milliseconds(),
+    return build_batch([(None, b"%d-%d" % (pid, seq + i)) for i in range(count)],
+                       timestamp=time.milliseconds(),
                        producer_id=pid, producer_epoch=epoch, base_sequence=seq, is_transactional=True)
 
 

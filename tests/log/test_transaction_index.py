@@ -27,7 +27,8 @@ def test_entries_are_kafkas_34_bytes_and_read_back(tmp_path):
     with open(index.path, "rb") as file:
         data = file.read()
     assert len(data) == 3 * ENTRY_SIZE == 102
-    assert struct.unpack_from(">hqqqq", data, ENTRY_SIZE) == (0, 6, 3, 20, 21)  # version 0, pid, first, last, LSO
+    # version 0, pid, first, last, LSO
+    assert struct.unpack_from(">hqqqq", data, ENTRY_SIZE) == (0, 6, 3, 20, 21)
     reopened = index_at(tmp_path)
     reopened.sanity_check()
     assert reopened.all_aborted_txns() == entries

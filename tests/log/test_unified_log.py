@@ -167,7 +167,8 @@ def test_corrupt_batch_appends_nothing(tmp_path):
 
 def test_inconsistent_record_count_is_invalid(tmp_path):
     log = make_log(tmp_path)
-    records = [DefaultRecord(0, 0, None, b"a"), DefaultRecord(5, 0, None, b"b")]  # lastOffsetDelta 5, 2 records
+    # lastOffsetDelta 5, 2 records
+    records = [DefaultRecord(0, 0, None, b"a"), DefaultRecord(5, 0, None, b"b")]
     with pytest.raises(InvalidRecordError):
         log.append_as_leader(build_batch(records))
     assert log.log_end_offset == 0
@@ -271,7 +272,8 @@ def test_concurrent_appender_and_readers_never_see_partial_batches(tmp_path):
         except Exception as error:  # surfaced below, in the test's thread
             failures.append(repr(error))
 
-    threads = [threading.Thread(target=append)] + [threading.Thread(target=read, args=(n,)) for n in (700, 5000)]
+    threads = [threading.Thread(target=append)] + [threading.Thread(target=read, args=(n,))
+                                                   for n in (700, 5000)]
     for thread in threads:
         thread.start()
     for thread in threads:

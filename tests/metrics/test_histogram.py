@@ -18,7 +18,8 @@ def test_buckets_count_and_sum_match_prometheus_clients_histogram():
     ours_registry = CollectorRegistry()
     ours = KafkaMetricsGroup(ours_registry).new_histogram(m.TOTAL_TIME)
     theirs_registry = CollectorRegistry()
-    theirs = prometheus_client.Histogram(m.TOTAL_TIME.prometheus_name, m.TOTAL_TIME.doc, m.TOTAL_TIME.label_names,
+    theirs = prometheus_client.Histogram(m.TOTAL_TIME.prometheus_name, m.TOTAL_TIME.doc,
+                                         m.TOTAL_TIME.label_names,
                                          registry=theirs_registry, buckets=TIME_MS_BUCKETS)
     for request in ("Produce", "Fetch"):
         series = ours.labels(request)

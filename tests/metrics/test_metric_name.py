@@ -32,12 +32,14 @@ def test_every_metric_the_issue_names_is_in_the_catalogue():
     required = {
         "kafka_network_requestmetrics_requests_total", "kafka_network_requestmetrics_errors_total",
         *(f"kafka_network_requestmetrics_{t}" for t in ("requestqueuetimems", "localtimems", "remotetimems",
-                                                        "responsequeuetimems", "responsesendtimems", "totaltimems")),
+                                                        "responsequeuetimems", "responsesendtimems",
+                                                        "totaltimems")),
         "kafka_network_requestchannel_requestqueuesize", "kafka_network_requestchannel_responsequeuesize",
         "kafka_network_socketserver_networkprocessoravgidlepercent",
         "kafka_server_kafkarequesthandlerpool_requesthandleravgidlepercent",
         *(f"kafka_server_brokertopicmetrics_{x}_total" for x in (
-            "messagesin", "bytesin", "bytesout", "bytesrejected", "totalproducerequests", "totalfetchrequests",
+            "messagesin", "bytesin", "bytesout", "bytesrejected", "totalproducerequests",
+            "totalfetchrequests",
             "failedproducerequests", "failedfetchrequests")),
         "kafka_server_delayedoperationpurgatory_purgatorysize",
         "kafka_server_delayedoperationpurgatory_numdelayedoperations",

@@ -28,7 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=None, help="replay this seed (default: a random one)")
     parser.add_argument("--workdir", type=Path, default=None, help="node data and logs (default: a temp dir)")
     parser.add_argument("--hold", action="store_true",
-                        help="no faults, no workload: start the hosts and the cluster and keep them until Ctrl-C "
+                        help="no faults, no workload: start the hosts and the cluster and keep them until "
+                             "Ctrl-C "
                              "(lab 12, step 7)")
     args = parser.parse_args(argv)
     configure_logging(level=logging.WARNING)  # the checker's in-process log reads are not news
@@ -58,7 +59,8 @@ def hold(workdir: Path) -> int:
     signal.signal(signal.SIGTERM, _interrupted)
     with hosts_and_cluster(workdir, tag="7") as (hosts, cluster):
         for node_id, node in cluster.nodes.items():
-            print(f"node {node_id}: {node.bootstrap} in namespace {hosts.namespaces[node_id]}, log {node.log_path}")
+            print(f"node {node_id}: {node.bootstrap} in namespace {hosts.namespaces[node_id]}, log "
+                  f"{node.log_path}")
         print(f"clients: --bootstrap-server {cluster.bootstrap}; Ctrl-C stops the nodes and removes the hosts",
               flush=True)
         try:

@@ -69,9 +69,11 @@ class Verdict:
     duplicated: list[str] = field(default_factory=list)
     reordered: list[str] = field(default_factory=list)
     anomalies: list[str] = field(default_factory=list)
-    java: str | None = None  # the Java producer's value prefix, counted apart in the line; None: it did not run
+    # the Java producer's value prefix, counted apart in the line; None: it did not run
+    java: str | None = None
     java_acknowledged: int = 0
-    diverged: list[Divergence] = field(default_factory=list)  # ISR members unlike their leader (replica_check.py)
+    # ISR members unlike their leader (replica_check.py)
+    diverged: list[Divergence] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -92,7 +94,8 @@ class Verdict:
         """The Java producer's share of the counts (its records are in the totals too)."""
         if self.java is None:
             return "Java producer not run"
-        mine = [sum(x.startswith(self.java) for x in found) for found in (self.lost, self.duplicated, self.reordered)]
+        mine = [sum(x.startswith(self.java) for x in found)
+                for found in (self.lost, self.duplicated, self.reordered)]
         return (f"Java producer {self.java_acknowledged} acknowledged, {mine[0]} lost, {mine[1]} duplicated, "
                 f"{mine[2]} reordered")
 
@@ -133,11 +136,14 @@ class Checker:
         hw = self.high_watermarks[partition]
         replicas = {node: [b for b in replica_batches(d / f"{self.topic}-{partition}", self.topic, partition)
                            if b.base_offset < hw] for node, d in self.data_dirs.items()}
-        digests = {node: [(b.base_offset, b.last_offset, b.crc) for b in batches] for node, batches in replicas.items()}
+        digests = {node: [(b.base_offset, b.last_offset, b.crc) for b in batches]
+                   for node, batches in replicas.items()}
         first = min(digests)
         for node, digest in digests.items():
             if digest != digests[first]:
-                diverged = next((a, b) for a, b in zip(digest + [None], digests[first] + [None], strict=False) if a != b)
+                diverged = next((a, b)
+                                for a, b in zip(digest + [None], digests[first] + [None], strict=False)
+                                if a != b)
                 verdict.anomalies.append(f"partition {partition}: replica on node {node} differs from node "
                                          f"{first} below the high watermark {hw} at {diverged}")
         return replicas
@@ -149,7 +155,8 @@ class Checker:
         found: dict[int, str] = {}
         for batch in batches:
             if batch.base_offset != expected:
-                verdict.anomalies.append(f"partition {partition}: offsets not dense, batch at {batch.base_offset} "
+                verdict.anomalies.append(f"partition {partition}: offsets not dense, batch at "
+                                         f"{batch.base_offset} "
                                          f"after {expected - 1}")
             expected = batch.next_offset
             if batch.is_control_batch:
@@ -157,11 +164,13 @@ class Checker:
             for record in batch:
                 found[record.offset] = record.value.decode() if record.value is not None else ""
         if batches and expected < hw:
-            verdict.anomalies.append(f"partition {partition}: the log ends at {expected}, below the high watermark {hw}")
+            verdict.anomalies.append(f"partition {partition}: the log ends at {expected}, below the high "
+                                     f"watermark {hw}")
         return found
 
     @staticmethod
-    def _lost_and_duplicated(values: dict[int, dict[int, str]], produced: ProducerHistory, verdict: Verdict) -> None:
+    def _lost_and_duplicated(values: dict[int, dict[int, str]], produced: ProducerHistory,
+                             verdict: Verdict) -> None:
         counts = Counter(v for by_offset in values.values() for v in by_offset.values())
         verdict.duplicated = sorted(v for v, n in counts.items() if n > 1)
         for value, (partition, offset) in produced.acknowledged.items():
@@ -181,20 +190,23 @@ class Checker:
                 partition, offset = where[value]
                 previous = last.get(partition)
                 if previous is not None and offset < previous[0]:
-                    verdict.reordered.append(f"{value}@{partition}:{offset} before {previous[1]}@{previous[0]}")
+                    verdict.reordered.append(f"{value}@{partition}:{offset} before "
+                                             f"{previous[1]}@{previous[0]}")
                 last[partition] = (offset, value)
 
     def _commits(self, group: ConsumerHistory, verdict: Verdict) -> None:
         for partition, offset in [*group.commits, *self.committed.items()]:
             if offset > self.high_watermarks[partition]:
-                verdict.anomalies.append(f"group offset {offset} committed for partition {partition}, beyond its "
+                verdict.anomalies.append(f"group offset {offset} committed for partition {partition}, beyond "
+                                         "its "
                                          f"log end {self.high_watermarks[partition]}")
 
     @staticmethod
     def _dirty_reads(values: dict[int, dict[int, str]], reader: ConsumerHistory, verdict: Verdict) -> None:
         for partition, offset, value in reader.read:
             if values[partition].get(offset) != value:
-                verdict.anomalies.append(f"read_committed reader saw {value} at {partition}:{offset}; the log holds "
+                verdict.anomalies.append(f"read_committed reader saw {value} at {partition}:{offset}; the "
+                                         "log holds "
                                          f"{values[partition].get(offset)} there")
 
     def _leader_epochs(self, logs: dict[int, dict[int, list[RecordBatch]]], verdict: Verdict) -> None:
@@ -204,9 +216,11 @@ class Checker:
                 leaders[(partition, epoch)].add(node)
         for (partition, epoch), nodes in sorted(leaders.items()):
             if len(nodes) > 1:
-                verdict.anomalies.append(f"{partition}: nodes {sorted(nodes)} all became leader in epoch {epoch}")
+                verdict.anomalies.append(f"{partition}: nodes {sorted(nodes)} all became leader in epoch "
+                                         f"{epoch}")
         for partition, replicas in logs.items():
             for node, batches in replicas.items():
                 epochs = [b.partition_leader_epoch for b in batches]
                 if any(b < a for a, b in zip(epochs, epochs[1:], strict=False)):
-                    verdict.anomalies.append(f"partition {partition} on node {node}: leader epochs go backwards")
+                    verdict.anomalies.append(f"partition {partition} on node {node}: leader epochs go "
+                                             "backwards")

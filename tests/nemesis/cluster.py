@@ -60,8 +60,10 @@ class NemesisNode:
 
     def start(self) -> None:
         with open(self.log_path, "ab") as log:
-            self.process = subprocess.Popen([*self.hosts.exec_prefix(self.node_id), sys.executable, "-m", "kafka",
-                                             str(self.config_path)], stdout=log, stderr=subprocess.STDOUT, cwd=REPO)
+            self.process = subprocess.Popen([*self.hosts.exec_prefix(self.node_id), sys.executable, "-m",
+                                             "kafka",
+                                             str(self.config_path)], stdout=log, stderr=subprocess.STDOUT,
+                                             cwd=REPO)
         self.paused = False
 
     @property

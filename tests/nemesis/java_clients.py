@@ -24,7 +24,8 @@ from pathlib import Path
 from tests.jvm import resolve
 from tests.nemesis.workload import ConsumerHistory, ProducerHistory
 
-NAME = "java"  # the producer's values are javag<generation>-<seq>; the librdkafka ones' p<n>g<generation>-<seq>
+# the producer's values are javag<generation>-<seq>; the librdkafka ones' p<n>g<generation>-<seq>
+NAME = "java"
 PROFILE = "clients-4"
 SOURCES = Path(__file__).resolve().parents[1] / "jvm" / "src" / "main" / "java"
 PRODUCER, CONSUMER = "teaching.jvm.NemesisProducer", "teaching.jvm.NemesisConsumer"
@@ -43,9 +44,12 @@ def compile_clients(out_dir: Path) -> tuple[str | None, str | None]:
     except FileNotFoundError:
         return None, "mvn not found, so kafka-clients cannot be resolved (Debian's maven package)"
     out_dir.mkdir(parents=True, exist_ok=True)
-    sources = [str(SOURCES / "teaching" / "jvm" / f"{main.rsplit('.', 1)[1]}.java") for main in (PRODUCER, CONSUMER)]
-    done = subprocess.run(["javac", "-nowarn", "-Xlint:none", "--release", "17", "-d", str(out_dir), "-cp", jars,
-                           "-sourcepath", str(SOURCES), *sources], capture_output=True, text=True, timeout=120)
+    sources = [str(SOURCES / "teaching" / "jvm" / f"{main.rsplit('.', 1)[1]}.java")
+               for main in (PRODUCER, CONSUMER)]
+    done = subprocess.run(["javac", "-nowarn", "-Xlint:none", "--release", "17", "-d", str(out_dir), "-cp",
+                           jars,
+                           "-sourcepath", str(SOURCES), *sources], capture_output=True, text=True,
+                           timeout=120)
     if done.returncode != 0:
         return None, f"javac failed: {done.stderr.strip()[-500:]}"
     return f"{out_dir}:{jars}", None
@@ -56,7 +60,8 @@ class JavaClient(threading.Thread):
     holds what went wrong with the JVM itself (exit status, unparsed lines), not the client's errors,
     which are history."""
 
-    def __init__(self, name: str, classpath: str, main: str, args: list[str], record: Callable[[str, str], bool],
+    def __init__(self, name: str, classpath: str, main: str, args: list[str],
+                 record: Callable[[str, str], bool],
                  stop: threading.Event, log_path: Path) -> None:
         super().__init__(daemon=True, name=name)
         self.command = ["java", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", classpath, main, *args]
@@ -139,7 +144,8 @@ class JavaClients:
         self.consumer = JavaClient(f"consumer-{NAME}", classpath, CONSUMER, [bootstrap, topic, group_id],
                                    consumer_recorder(self.group), stop, workdir / "java-consumer.log")
 
-    def histories(self, group: ConsumerHistory, reader: ConsumerHistory) -> tuple[ConsumerHistory, ConsumerHistory]:
+    def histories(self, group: ConsumerHistory,
+                  reader: ConsumerHistory) -> tuple[ConsumerHistory, ConsumerHistory]:
         """What the checker judges: the group's commits with the Java member's, and every read_committed
         read (the librdkafka reader's and the Java member's) for dirty reads."""
         return (ConsumerHistory(commits=[*group.commits, *self.group.commits], errors=group.errors),
@@ -151,14 +157,16 @@ class JavaClients:
         sent = sum(len(v) for name, v in self.produced.sent.items() if name.startswith(NAME))
         errors = self.producer.errors + self.consumer.errors
         return (f"nemesis: Java producer {sent} sent, {mine(self.produced.acknowledged)} acknowledged, "
-                f"{mine(self.produced.failed)} not acknowledged (indeterminate), {mine(self.produced.fatal)} fatal, "
+                f"{mine(self.produced.failed)} not acknowledged (indeterminate), {mine(self.produced.fatal)} "
+                "fatal, "
                 f"{mine(self.produced.sent)} producer(s); Java consumer {len(self.group.read)} records read, "
                 f"{len(self.group.commits)} offsets committed, {len(self.group.errors)} errors"
                 + (f"; JVM: {'; '.join(errors)}" if errors else ""))
 
 
 def add_java_clients(threads: list[threading.Thread], bootstrap: str, topic: str, group_id: str,
-                     produced: ProducerHistory, stop: threading.Event, workdir: Path, log) -> JavaClients | None:
+                     produced: ProducerHistory, stop: threading.Event, workdir: Path,
+                     log) -> JavaClients | None:
     """Compile the Java clients and add their threads to the workload's; None, and why in the log,
     where there is no JDK or no kafka-clients."""
     started = time.monotonic()

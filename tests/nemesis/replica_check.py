@@ -108,7 +108,8 @@ class Divergence:
         return self.partition, self.node
 
     def describe(self) -> str:
-        return (f"{self.partition} on node {self.node} (ISR {list(self.isr)}, leader {self.leader}) {self.when}: "
+        return (f"{self.partition} on node {self.node} (ISR {list(self.isr)}, leader {self.leader}) "
+                f"{self.when}: "
                 f"below the high watermark {self.high_watermark} its first differing batch is "
                 f"{_batch(self.members_batch)}, the leader's {_batch(self.leaders_batch)}")
 
@@ -126,7 +127,8 @@ def node_view(node, topics: list[str]) -> View | None:
         return None
     if any(t.error_code != Errors.NONE for t in response.topics) or len(response.topics) != len(topics):
         return None
-    partitions = [PartitionInfo(t.name, p.partition_index, p.leader_id, tuple(p.replica_nodes), tuple(sorted(p.isr_nodes)))
+    partitions = [PartitionInfo(t.name, p.partition_index, p.leader_id, tuple(p.replica_nodes),
+                                tuple(sorted(p.isr_nodes)))
                   for t in response.topics for p in t.partitions]
     return tuple(sorted(partitions, key=lambda p: (p.topic, p.partition)))
 
@@ -182,12 +184,15 @@ class ReplicaCheck:
                     unread += 1
                     continue
                 compared += 1
-                difference = first_difference(leaders_log, members_log, high_watermarks[(p.topic, p.partition)])
+                difference = first_difference(leaders_log, members_log,
+                                              high_watermarks[(p.topic, p.partition)])
                 if difference is not None:
-                    found.append(Divergence(name, member, p.leader, p.isr, high_watermarks[(p.topic, p.partition)],
+                    found.append(Divergence(name, member, p.leader, p.isr,
+                                            high_watermarks[(p.topic, p.partition)],
                                             *difference, when))
         self.diverged += found
-        self.log(f"nemesis: replicas {when}: {compared} ISR followers compared with their leaders below the high "
+        self.log(f"nemesis: replicas {when}: {compared} ISR followers compared with their leaders below the "
+                 "high "
                  f"watermark, {len(found)} diverged" + ("" if complete else "; the ISR was not full")
                  + (f"; {unread} not readable" if unread else "") + f" ({time.monotonic() - started:.1f}s)")
         for divergence in found:
@@ -206,7 +211,8 @@ class ReplicaCheck:
             return view if view is not None and whole(view) else None
 
         try:
-            return wait_until(agreed_and_whole, timeout=timeout, message="leaders and ISRs agreed", interval=0.5), True
+            return wait_until(agreed_and_whole, timeout=timeout, message="leaders and ISRs agreed",
+                              interval=0.5), True
         except AssertionError:
             return (last[0] if last else None), False
 

@@ -67,12 +67,14 @@ def _final_offsets(bootstrap: str, topic: str, group: str) -> tuple[dict[int, in
                       for p in range(PARTITIONS)}
         def fetch_committed():
             try:
-                return consumer.committed([confluent_kafka.TopicPartition(topic, p) for p in range(PARTITIONS)], 10)
+                return consumer.committed([confluent_kafka.TopicPartition(topic, p)
+                                           for p in range(PARTITIONS)], 10)
             except confluent_kafka.KafkaException:  # a coordinator moving, or offsets still unstable
                 return None
         # Past transaction.timeout.ms (60 s) and the coordinator's abort interval (10 s): a transaction
         # still open by then is one the brokers never abort, and that is a finding.
-        committed = wait_until(fetch_committed, timeout=90, message=f"{group}'s committed offsets", interval=0.5)
+        committed = wait_until(fetch_committed, timeout=90, message=f"{group}'s committed offsets",
+                               interval=0.5)
         return watermarks, {tp.partition: tp.offset for tp in committed if tp.offset >= 0}
     finally:
         consumer.close()
@@ -108,7 +110,8 @@ def run(seed: int, duration: float, workdir: Path, log=print) -> Verdict:
             log(f"nemesis: clients stopped in {time.monotonic() - healed:.0f}s after healing"
                 + (f"; still running: {stuck}" if stuck else ""))
         if not settled:
-            raise AssertionError("after healing, the cluster never got every partition a leader and a full ISR")
+            raise AssertionError("after healing, the cluster never got every partition a leader and a full "
+                                 "ISR")
         replicas.check("at the end", timeout=HEALED_REPLICAS_TIMEOUT)
         watermarks, committed = _final_offsets(cluster.bootstrap, TOPIC, GROUP_ID)
         sink_watermarks = _final_offsets(cluster.bootstrap, SINK, GROUP)[0]
@@ -120,7 +123,9 @@ def run(seed: int, duration: float, workdir: Path, log=print) -> Verdict:
                                                                                               workload.reader)
         verdict = checker.check(Verdict(seed, len(nemesis.injected), java=None if java is None else NAME,
                                         diverged=replicas.diverged), workload.produced, group, reader)
-        outputs = {p: committed_values([b for b in replica_batches(cluster.nodes[1].data_dir / f"{SINK}-{p}", SINK, p)
+        outputs = {p: committed_values([b
+                                        for b in replica_batches(cluster.nodes[1].data_dir / f"{SINK}-{p}",
+                                                                 SINK, p)
                                         if b.base_offset < sink_watermarks[p]]) for p in range(PARTITIONS)}
         verdict.anomalies += exactly_once_anomalies(checker.values, outputs, job_committed)
         log(f"nemesis: transactional job {workload.transactions.committed} committed, "

@@ -71,8 +71,10 @@ def test_a_voter_cut_off_for_several_election_timeouts_leaves_the_leader_and_its
         seen_before = len(node.output())
 
         hosts.partition([(cut, n) for n in others])
-        holds_for(CUT_S, lambda: leading_voters(cluster) == unchanged and quorum_state(node) == (epoch, leader),
-                  f"while node {cut} was cut off, {leader} went on leading epoch {epoch} and {cut} kept that epoch")
+        holds_for(CUT_S, lambda: leading_voters(cluster) == unchanged
+                  and quorum_state(node) == (epoch, leader),
+                  f"while node {cut} was cut off, {leader} went on leading epoch {epoch} and {cut} kept that "
+                  "epoch")
         hosts.heal()
 
         state = quorum(cluster.nodes[leader].address)
@@ -84,6 +86,8 @@ def test_a_voter_cut_off_for_several_election_timeouts_leaves_the_leader_and_its
                   f"after healing, {leader} still leads epoch {epoch}")
         assert status(node) == status(cluster.nodes[others[0]]) == (leader, epoch)
         while_cut = node.output()[seen_before:]
-        print(f"node {cut} cut off for {CUT_S:.0f} s: {while_cut.count('asking for pre-votes')} pre-votes asked, "
-              f"{while_cut.count('standing for election')} elections stood; leader {leader}, epoch {epoch} throughout")
+        print(f"node {cut} cut off for {CUT_S:.0f} s: {while_cut.count('asking for pre-votes')} pre-votes "
+              "asked, "
+              f"{while_cut.count('standing for election')} elections stood; leader {leader}, epoch {epoch} "
+              "throughout")
         assert "asking for pre-votes" in while_cut and "standing for election" not in while_cut

@@ -58,8 +58,10 @@ def leading_voters(cluster) -> dict[int, tuple[int, int]]:
 def create_topic(address: str, name: str, replicas: list[int] | None = None, timeout_ms: int = 10000):
     """CreateTopics (v7) sent to one broker, which forwards it to the active controller: the topic's error."""
     placement = [{"partition_index": 0, "broker_ids": replicas}] if replicas else []
-    body = {"topics": [{"name": name, "num_partitions": -1 if replicas else 1, "replication_factor": -1 if replicas else 3,
-                        "assignments": placement, "configs": [{"name": "min.insync.replicas", "value": "2"}]}],
+    body = {"topics": [{"name": name, "num_partitions": -1 if replicas else 1, "replication_factor": -1
+                        if replicas else 3,
+                        "assignments": placement,
+                        "configs": [{"name": "min.insync.replicas", "value": "2"}]}],
             "timeout_ms": timeout_ms, "validate_only": False}
     response = ask(address, BROKER_PORT, ApiKey.CREATE_TOPICS, 7, body, timeout=timeout_ms / 1000 + 30)
     return response.topics[0].error_code
@@ -79,7 +81,8 @@ def the_majority_replaces_it(cluster, old_id: int, old_epoch: int, others: list[
     """The two others elect a new active controller in a higher epoch and fence the old node's broker;
     (new controller, its epoch, the partition's new leader)."""
     new_id, new_epoch = wait_until(
-        lambda: len(v := {leader for n, leader in leading_voters(cluster).items() if n != old_id}) == 1 and next(iter(v)),
+        lambda: len(v := {leader for n, leader in leading_voters(cluster).items() if n != old_id}) == 1
+        and next(iter(v)),
         timeout=30, message="a new active controller among the other two", interval=0.5)
     assert new_id in others and new_epoch > old_epoch
     for n in others:  # both members of the majority, asked through their broker port, name it
@@ -92,7 +95,8 @@ def the_majority_replaces_it(cluster, old_id: int, old_epoch: int, others: list[
     state = quorum(cluster.nodes[new_id].address)
     behind = {v.replica_id: v.log_end_offset for v in state.current_voters}[old_id]
     assert behind < state.high_watermark, "the isolated voter kept up with the new quorum"
-    p = wait_until(lambda: (p := describe(cluster, exclude=old_id, topic=TOPIC)) is not None and p.leader in others and p,
+    p = wait_until(lambda: (p := describe(cluster, exclude=old_id, topic=TOPIC)) is not None
+                   and p.leader in others and p,
                    timeout=30, message="a new partition leader", interval=0.5)
     return new_id, new_epoch, p.leader
 
@@ -118,12 +122,15 @@ def test_an_isolated_active_controller_is_replaced_and_its_writes_are_refused(cl
                         message="an active controller", interval=0.5)
     (old_id, (_, old_epoch)), = voters.items()
     old, others = cluster.nodes[old_id], [n for n in cluster.nodes if n != old_id]
-    wait_until(lambda: create_topic(cluster.nodes[others[0]].address, TOPIC, [old_id, *others]) == Errors.NONE,
+    wait_until(lambda: create_topic(cluster.nodes[others[0]].address, TOPIC,
+                                    [old_id, *others]) == Errors.NONE,
                timeout=60, message="the topic, led by the active controller", interval=0.5)
-    wait_until(lambda: (p := describe(cluster, topic=TOPIC)) is not None and p.leader == old_id and len(p.isr) == 3,
+    wait_until(lambda: (p := describe(cluster, topic=TOPIC)) is not None and p.leader == old_id
+               and len(p.isr) == 3,
                timeout=60, message="a full ISR", interval=0.5)
     before = ["before-0", "before-1", "before-2"]
-    producer = confluent_kafka.Producer({"bootstrap.servers": old.bootstrap, "acks": "all", "enable.idempotence": True,
+    producer = confluent_kafka.Producer({"bootstrap.servers": old.bootstrap, "acks": "all",
+                                         "enable.idempotence": True,
                                          "message.timeout.ms": 8000})  # its producer id taken before the cut
     assert send(producer, before) == {v: None for v in before}
 
@@ -149,7 +156,8 @@ def test_an_isolated_active_controller_is_replaced_and_its_writes_are_refused(cl
     hosts.heal()
     wait_until(lambda: len(v := leading_voters(cluster)) == 1 and len(set(v.values())) == 1, timeout=60,
                message="one active controller after healing", interval=0.5)
-    wait_until(lambda: whole_again(cluster, topic=TOPIC), timeout=60, message="all three in the ISR", interval=0.5)
+    wait_until(lambda: whole_again(cluster, topic=TOPIC), timeout=60, message="all three in the ISR",
+               interval=0.5)
     for node in cluster.nodes.values():
         assert TOPIC in (names := topic_names(node.address)) and REFUSED not in names, names
     replicas = final_values(cluster, topic=TOPIC)

@@ -1,14 +1,14 @@
 """A partition leader cut off by the network, for real: lab 12, step 7 (docs/labs/12-break-it.md) and
 lab 07, step 8 (docs/labs/07-replication.md), as a test.
 
-Three nodes in network namespaces (tests/nemesis/hosts.py). The leader of `lab12-net` is cut from the
-two other nodes, not from its clients: an acks=all produce sent to it is never acknowledged; the
-controller fences it and elects a new leader from the rest of the ISR; the cut-off leader's high
-watermark stops though its log grew; healed, it learns it is a follower, truncates the record
-nobody acknowledged -- on its first fetch from the new leader, which answers DivergingEpoch
-(docs/replication.md, "Divergence found on the fetch path") -- and the replicas agree again. The same for a leader paused past
-broker.session.timeout.ms and resumed: a zombie that wakes up believing it leads acknowledges
-nothing the new leader does not have. Needs root; skipped with the reason elsewhere.
+Three nodes in network namespaces (tests/nemesis/hosts.py). The leader of `lab12-net` is cut from the two
+other nodes, not from its clients: an acks=all produce sent to it is never acknowledged; the controller fences
+it and elects a new leader from the rest of the ISR; the cut-off leader's high watermark stops though its log
+grew; healed, it learns it is a follower, truncates the record nobody acknowledged -- on its first fetch from
+the new leader, which answers DivergingEpoch (docs/replication.md, "Divergence found on the fetch path") --
+and the replicas agree again. The same for a leader paused past broker.session.timeout.ms and resumed: a
+zombie that wakes up believing it leads acknowledges nothing the new leader does not have. Needs root; skipped
+with the reason elsewhere.
 """
 
 from __future__ import annotations
@@ -63,7 +63,8 @@ def high_watermark(bootstrap: str) -> int:
     """ListOffsets(latest) answered by the node at `bootstrap` alone, as it sees its partition."""
     consumer = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": "lab12-net"})
     try:
-        return consumer.get_watermark_offsets(confluent_kafka.TopicPartition(TOPIC, 0), timeout=10, cached=False)[1]
+        return consumer.get_watermark_offsets(confluent_kafka.TopicPartition(TOPIC, 0), timeout=10,
+                                              cached=False)[1]
     finally:
         consumer.close()
 
@@ -88,7 +89,8 @@ def test_a_leader_cut_from_its_followers_acknowledges_nothing_and_truncates_when
     hosts, cluster = cluster
     leader = started_topic(cluster)
     old = cluster.nodes[leader]
-    assert produce(old.bootstrap, ["before-0", "before-1", "before-2"]) == ["before-0", "before-1", "before-2"]
+    assert produce(old.bootstrap, ["before-0", "before-1", "before-2"]) == ["before-0", "before-1",
+                                                                            "before-2"]
     others = [n for n in cluster.nodes if n != leader]
     hosts.partition([(leader, n) for n in others])  # its clients still reach it
 
@@ -103,7 +105,8 @@ def test_a_leader_cut_from_its_followers_acknowledges_nothing_and_truncates_when
     assert produce(cluster.nodes[after.leader].bootstrap, ["after-0"]) == ["after-0"]
 
     hosts.heal()
-    wait_until(lambda: whole_again(cluster), timeout=90, message="the old leader back in the ISR", interval=0.5)
+    wait_until(lambda: whole_again(cluster), timeout=90, message="the old leader back in the ISR",
+               interval=0.5)
     replicas = final_values(cluster)
     assert replicas[1] == replicas[2] == replicas[3] == ["before-0", "before-1", "before-2", "after-0"]
     truncations = [line for line in old.output().splitlines()  # read once stopped: a node's log is buffered
@@ -121,7 +124,8 @@ def test_a_paused_leader_resumed_after_it_was_fenced_acknowledges_nothing_the_ne
                timeout=60, message="a new leader while the old one sleeps", interval=0.5)
     old.resume()
     acknowledged = produce(old.bootstrap, [f"zombie-{i}" for i in range(20)], timeout_ms=20000)
-    wait_until(lambda: whole_again(cluster), timeout=90, message="the old leader back in the ISR", interval=0.5)
+    wait_until(lambda: whole_again(cluster), timeout=90, message="the old leader back in the ISR",
+               interval=0.5)
     replicas = final_values(cluster)
     assert replicas[1] == replicas[2] == replicas[3]
     assert set(acknowledged) <= set(replicas[1]), "the zombie acknowledged writes the new leader never had"

@@ -30,7 +30,8 @@ INPUTS = 1000
 
 
 def _destroyed(what: str) -> KafkaException:
-    return KafkaException(KafkaError(KafkaError._DESTROY_BROKER, f"injected: {what}: broker handle destroyed"))
+    return KafkaException(KafkaError(KafkaError._DESTROY_BROKER,
+                                     f"injected: {what}: broker handle destroyed"))
 
 
 class _Delegate:
@@ -129,6 +130,7 @@ def test_an_aborted_transaction_whose_rewind_fails_once_loses_no_input(broker):
     assert exactly_once_anomalies(inputs, outputs, {0: _committed(broker.bootstrap, source)}) == []
     # the faults did happen: the second transaction failed (aborted; or, when the abort itself failed on
     # a loaded machine, its producer replaced, which fences it), and a rewind failed once and was tried again
-    assert job.offsets_sent >= 2 and history.aborted <= 1 and job.offset_fetches == 2, (history, job.offset_fetches)
+    assert job.offsets_sent >= 2 and history.aborted <= 1 and job.offset_fetches == 2, (history,
+                                                                                        job.offset_fetches)
     assert any("TxnOffsetCommit" in e for e in history.errors), history.errors
     assert any(e.startswith("rewind: ") and "OffsetFetch" in e for e in history.errors), history.errors

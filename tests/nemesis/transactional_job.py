@@ -51,7 +51,8 @@ class TransactionalJob(threading.Thread):
         self.history, self.stopping = history, stop
 
     def _producer(self) -> confluent_kafka.Producer:
-        producer = confluent_kafka.Producer({"bootstrap.servers": self.bootstrap, "transactional.id": "nemesis-job",
+        producer = confluent_kafka.Producer({"bootstrap.servers": self.bootstrap,
+                                             "transactional.id": "nemesis-job",
                                              "transaction.timeout.ms": 60000, **CLIENT_TIMEOUTS})
         producer.init_transactions(60)
         return producer
@@ -172,6 +173,7 @@ def exactly_once_anomalies(inputs: dict[int, dict[int, str]], outputs: dict[int,
         extra = sorted(set(found) - set(expected))
         for label, values in (("missing from", missing), ("twice in", twice), ("unexplained in", extra)):
             if values:
-                anomalies.append(f"transactional job: {len(values)} values {label} output partition {partition}, "
+                anomalies.append(f"transactional job: {len(values)} values {label} output partition "
+                                 f"{partition}, "
                                  f"e.g. {values[:3]}")
     return anomalies

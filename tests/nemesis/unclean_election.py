@@ -61,15 +61,18 @@ def _isr_is(cluster: NemesisCluster, isr: set[int]) -> bool:
 
 def _on_two_nodes(cluster: NemesisCluster, unclean: bool) -> tuple[int, list[int]]:
     """The topic created and moved off the active controller: (controller, [leader, stale follower])."""
-    controller = wait_until(cluster.active_controller, timeout=60, message="an active controller", interval=0.5)
+    controller = wait_until(cluster.active_controller, timeout=60, message="an active controller",
+                            interval=0.5)
     pair = [n for n in cluster.nodes if n != controller]
     with cluster.nodes[pair[0]].admin() as admin:
         wait_until(lambda: admin.create_topics([NewTopic(TOPIC, 1, 3, {
-            "min.insync.replicas": "1", "unclean.leader.election.enable": str(unclean).lower()})])[TOPIC] is None,
+            "min.insync.replicas": "1",
+            "unclean.leader.election.enable": str(unclean).lower()})])[TOPIC] is None,
             timeout=60, message="the topic", interval=0.5)
         wait_until(lambda: (p := _partition(cluster)) is not None and len(p.isr) == 3, timeout=60,
                    message="a full ISR", interval=0.5)
-        assert admin.alter_partition_reassignments({TopicPartition(TOPIC, 0): pair})[TopicPartition(TOPIC, 0)] is None
+        assert admin.alter_partition_reassignments({TopicPartition(TOPIC,
+                                                                   0): pair})[TopicPartition(TOPIC, 0)] is None
     p = wait_until(lambda: (p := _partition(cluster)) is not None and sorted(p.replicas) == sorted(pair)
                    and sorted(p.isr) == sorted(pair) and p.leader in pair and p, timeout=60,
                    message=f"the partition moved to {pair}", interval=0.5)
@@ -82,7 +85,8 @@ def run_scenario(cluster: NemesisCluster, unclean: bool, log=print) -> tuple[int
     log(f"unclean: controller {controller}, leader {leader}, stale follower {stale}")
     hosts = cluster.nodes[leader].hosts
     hosts.cut(leader, stale)
-    wait_until(lambda: _isr_is(cluster, {leader}), timeout=60, message="the ISR of the leader alone", interval=0.5)
+    wait_until(lambda: _isr_is(cluster, {leader}), timeout=60, message="the ISR of the leader alone",
+               interval=0.5)
     acknowledged = _produce(cluster.nodes[leader].bootstrap, "A", 200)
     log(f"unclean: {len(acknowledged)} acknowledged with the ISR [{leader}]; killing the leader")
     cluster.nodes[leader].kill()
@@ -94,10 +98,12 @@ def run_scenario(cluster: NemesisCluster, unclean: bool, log=print) -> tuple[int
                    message="the partition offline", interval=0.5)
     hosts.heal()
     cluster.nodes[leader].start()
-    wait_until(lambda: _isr_is(cluster, {leader, stale}), timeout=120, message="a full ISR again", interval=0.5)
+    wait_until(lambda: _isr_is(cluster, {leader, stale}), timeout=120, message="a full ISR again",
+               interval=0.5)
     final_leader = _partition(cluster).leader
     cluster.stop()
-    values = {r.value.decode() for b in replica_batches(cluster.nodes[final_leader].data_dir / f"{TOPIC}-0", TOPIC, 0)
+    values = {r.value.decode()
+              for b in replica_batches(cluster.nodes[final_leader].data_dir / f"{TOPIC}-0", TOPIC, 0)
               if not b.is_control_batch for r in b}
     lost = [v for v in acknowledged if v not in values]
     log(f"unclean.leader.election.enable={str(unclean).lower()}: leader {final_leader} at the end, "

@@ -35,7 +35,8 @@ class ProducerHistory:
 class IdempotentProducer(threading.Thread):
     """Sends `<name>-0`, `<name>-1`, ... with acks=all and idempotence, a few hundred a second."""
 
-    def __init__(self, name: str, bootstrap: str, topic: str, history: ProducerHistory, stop: threading.Event):
+    def __init__(self, name: str, bootstrap: str, topic: str, history: ProducerHistory,
+                 stop: threading.Event):
         super().__init__(daemon=True, name=f"producer-{name}")
         self.base_name, self.bootstrap, self.topic = name, bootstrap, topic
         self.history, self.stopping = history, stop
@@ -100,7 +101,8 @@ class CommittingConsumer(threading.Thread):
     """A member of a consumer group that commits what it consumed, synchronously, about once a second;
     with `read_committed` only, a plain reader that remembers everything it was shown."""
 
-    def __init__(self, bootstrap: str, topic: str, group: str, history: ConsumerHistory, stop: threading.Event,
+    def __init__(self, bootstrap: str, topic: str, group: str, history: ConsumerHistory,
+                 stop: threading.Event,
                  commit: bool = True) -> None:
         super().__init__(daemon=True, name=f"consumer-{group}")
         self.topic, self.history, self.stopping, self.commit = topic, history, stop, commit
@@ -118,7 +120,8 @@ class CommittingConsumer(threading.Thread):
                     if message.error():
                         self.history.errors.append(str(message.error()))
                         continue
-                    self.history.read.append((message.partition(), message.offset(), message.value().decode()))
+                    self.history.read.append((message.partition(), message.offset(),
+                                              message.value().decode()))
                     consumed += 1
                 if self.commit and consumed:
                     self._commit()
@@ -146,9 +149,11 @@ class Workload:
         self.transactions = TransactionHistory()
         self.threads: list[threading.Thread] = [
             TransactionalJob(bootstrap, topic, sink, self.transactions, self.stop_event),
-            *(IdempotentProducer(f"p{i}", bootstrap, topic, self.produced, self.stop_event) for i in range(producers)),
+            *(IdempotentProducer(f"p{i}", bootstrap, topic, self.produced, self.stop_event)
+              for i in range(producers)),
             CommittingConsumer(bootstrap, topic, GROUP_ID, self.group, self.stop_event),
-            CommittingConsumer(bootstrap, topic, "nemesis-reader", self.reader, self.stop_event, commit=False)]
+            CommittingConsumer(bootstrap, topic, "nemesis-reader", self.reader, self.stop_event,
+                               commit=False)]
 
     def start(self) -> None:
         for thread in self.threads:

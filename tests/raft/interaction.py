@@ -37,7 +37,8 @@ from kafka.utils.time import MockTime
 from tests.raft.mock_log import MockLog
 from tests.raft.simulation import CLUSTER_ID, CONFIG, MemoryQuorumStateStore, RecordingListener
 
-NAMES = {ApiKey.VOTE: "Vote", ApiKey.BEGIN_QUORUM_EPOCH: "BeginQuorumEpoch", ApiKey.END_QUORUM_EPOCH: "EndQuorumEpoch",
+NAMES = {ApiKey.VOTE: "Vote", ApiKey.BEGIN_QUORUM_EPOCH: "BeginQuorumEpoch",
+         ApiKey.END_QUORUM_EPOCH: "EndQuorumEpoch",
          ApiKey.FETCH: "Fetch", ApiKey.DESCRIBE_QUORUM: "DescribeQuorum"}
 
 
@@ -152,7 +153,8 @@ class ScriptedCluster:
             batch, self.queue = self.queue, []
             for message in batch:
                 target = self.nodes.get(message.destination_id)
-                if target is None or not target.up or {message.source_id, message.destination_id} & self.isolated:
+                if target is None or not target.up or {message.source_id,
+                                                       message.destination_id} & self.isolated:
                     lines.append(describe(message) + "  (dropped)")
                     continue
                 lines.append(describe(message))
@@ -230,4 +232,5 @@ def run_script(text: str) -> list[tuple[str, str, str, str]]:
 
 
 def render(results: list[tuple[str, str, str, str]]) -> str:
-    return "\n\n".join(f"{comments}{command}\n----\n{actual}" for comments, command, _, actual in results) + "\n"
+    return "\n\n".join(f"{comments}{command}\n----\n{actual}"
+                       for comments, command, _, actual in results) + "\n"

@@ -39,7 +39,8 @@ def directory_id(node_id: int) -> uuid.UUID:
 
 
 def voter_node(node_id: int) -> VoterNode:
-    return VoterNode(ReplicaKey(node_id, directory_id(node_id)), {"CONTROLLER": ("127.0.0.1", 9000 + node_id)})
+    return VoterNode(ReplicaKey(node_id, directory_id(node_id)),
+                     {"CONTROLLER": ("127.0.0.1", 9000 + node_id)})
 
 
 def bootstrap_checkpoint(voter_ids) -> bytes:
@@ -64,7 +65,8 @@ class MembershipSimulation(Simulation):
     def send(self, message) -> None:
         if message.destination_id == OPERATOR:
             if isinstance(message, RaftResponse):
-                self.answers.append((message.api_key, message.body.get("voter", -1), message.body["error_code"]))
+                self.answers.append((message.api_key, message.body.get("voter", -1),
+                                     message.body["error_code"]))
             return
         super().send(message)
 
@@ -78,7 +80,8 @@ class MembershipSimulation(Simulation):
         self.correlation += 1
         body = dict(cluster_id=CLUSTER_ID, voter_id=voter_id, voter_directory_id=directory_id(voter_id))
         if api_key == ApiKey.ADD_RAFT_VOTER:
-            body.update(timeout_ms=1000, listeners=[dict(name="CONTROLLER", host="127.0.0.1", port=9000 + voter_id)])
+            body.update(timeout_ms=1000,
+                        listeners=[dict(name="CONTROLLER", host="127.0.0.1", port=9000 + voter_id)])
         leader.client.handle_inbound(RaftRequest(self.correlation, OPERATOR, leader.node_id, api_key, body,
                                                  self.time.milliseconds()))
         leader.next_poll_ms = self.time.milliseconds()
@@ -104,7 +107,8 @@ class MembershipSimulation(Simulation):
             history = client.partition_state.voter_set_history
             uncommitted = [offset for offset, _ in history if offset >= hw]
             if len(uncommitted) > 1:
-                self.fail(f"node {node.node_id} has {len(uncommitted)} uncommitted voter changes at {uncommitted}")
+                self.fail(f"node {node.node_id} has {len(uncommitted)} uncommitted voter changes at "
+                          f"{uncommitted}")
             for (_, before), (offset, after) in zip(history, history[1:], strict=False):
                 if not before.has_overlapping_majority(after):
                     self.fail(f"node {node.node_id}: the voter set at {offset} ({sorted(after.voter_ids())}) "

@@ -49,7 +49,8 @@ class MockLog:
         first = self.end_offset()
         for batch in iter_batches(records):
             assert batch.base_offset == self.end_offset(), (batch.base_offset, self.end_offset())
-            self.batches.append((batch.base_offset, batch.last_offset, batch.partition_leader_epoch, batch.bytes()))
+            self.batches.append((batch.base_offset, batch.last_offset, batch.partition_leader_epoch,
+                                 batch.bytes()))
             self._remember(batch, batch.base_offset)
             self._assign(batch.partition_leader_epoch, batch.base_offset)
         return LogAppendInfo(first, self.end_offset() - 1)
@@ -84,7 +85,8 @@ class MockLog:
         if i < 0:
             latest = self.latest_snapshot_id()
             if latest is not None and latest.epoch <= epoch:
-                return OffsetAndEpoch(self.epoch_starts[0] if self.epochs else self.end_offset(), latest.epoch)
+                return OffsetAndEpoch(self.epoch_starts[0] if self.epochs else self.end_offset(),
+                                      latest.epoch)
             return OffsetAndEpoch(self.log_start, 0) if not self.epochs else OffsetAndEpoch(-1, -1)
         end = self.epoch_starts[i + 1] if i + 1 < len(self.epochs) else self.end_offset()
         return OffsetAndEpoch(end, self.epochs[i])
@@ -136,7 +138,8 @@ class MockLog:
         return None if snapshot_id in self.snapshots else MemorySnapshotWriter(self, snapshot_id)
 
     def read_snapshot(self, snapshot_id: OffsetAndEpoch):
-        return MemorySnapshotReader(snapshot_id, self.snapshots[snapshot_id]) if snapshot_id in self.snapshots else None
+        return MemorySnapshotReader(snapshot_id,
+                                    self.snapshots[snapshot_id]) if snapshot_id in self.snapshots else None
 
     def on_snapshot_frozen(self, snapshot_id: OffsetAndEpoch) -> None:
         pass  # the writer put it in self.snapshots when it froze

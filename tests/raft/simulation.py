@@ -103,7 +103,8 @@ class Simulation:
         self.rng = random.Random(seed)
         self.time = MockTime()
         voter_ids = set(range(1, voters + 1))
-        self.nodes = {i: self.node_class(i, voter_ids, self.time, seed) for i in range(1, voters + observers + 1)}
+        self.nodes = {i: self.node_class(i, voter_ids, self.time, seed)
+                      for i in range(1, voters + observers + 1)}
         self.voter_ids = voter_ids
         self.drop = drop
         self.network: list[tuple[int, int, object]] = []
@@ -176,7 +177,8 @@ class Simulation:
             return
         self.proposed += 1
         try:
-            leader.client.schedule_append(leader.client.quorum.epoch, [b"v%d-%d" % (self.seed, self.proposed)])
+            leader.client.schedule_append(leader.client.quorum.epoch,
+                                          [b"v%d-%d" % (self.seed, self.proposed)])
         except NotLeaderError:
             pass
         leader.next_poll_ms = self.time.milliseconds()

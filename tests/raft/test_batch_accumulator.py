@@ -40,7 +40,8 @@ def test_records_land_at_the_offsets_append_promised_with_a_control_batch_betwee
     accumulator = BatchAccumulator(EPOCH, log.end_offset(), LINGER_MS)
     assert accumulator.append(EPOCH, [b"a", b"b"], now=1000) == 1
     assert not accumulator.needs_drain(1000 + LINGER_MS - 1) and accumulator.needs_drain(1000 + LINGER_MS)
-    control = accumulator.append_control_batch(lambda base: leader_change_batch(base, 1000, EPOCH, 1, [1], [1]), 1000)
+    control = accumulator.append_control_batch(lambda base: leader_change_batch(base, 1000, EPOCH, 1, [1],
+                                                                                [1]), 1000)
     assert control == 2 and accumulator.needs_drain(1000), "a control batch is written at once"
     assert accumulator.append(EPOCH, [b"c"], now=1001) == 3 and accumulator.next_offset() == 4
     write(log, accumulator, 1001)

@@ -22,9 +22,11 @@ from tests.source_tree import KAFKA, parsed
 
 RAFT = KAFKA / "raft"
 LOCK_NAME = re.compile(r"lock|cond|mutex", re.IGNORECASE)
-IO_METHODS = {"write", "writelines", "flush", "fsync", "fdatasync", "sync", "open", "close", "unlink", "rename",
+IO_METHODS = {"write", "writelines", "flush", "fsync", "fdatasync", "sync", "open", "close", "unlink",
+              "rename",
               "replace", "truncate", "append_as_leader", "append_as_follower", "truncate_to",
-              "truncate_fully_and_start_at", "write_election_state", "read_election_state", "create_new_snapshot",
+              "truncate_fully_and_start_at", "write_election_state", "read_election_state",
+              "create_new_snapshot",
               "store_snapshot", "freeze", "delete_before_snapshot", "maybe_write_snapshot", "send", "sendall",
               "poll", "wakeup", "handle_inbound", "step", "read"}
 IO_OWNERS = {"log", "store", "quorum_state_store", "channel", "client", "os", "snapshots"}
@@ -47,7 +49,8 @@ def call_name(call: ast.Call) -> tuple[str | None, str | None]:
         owner = func.value
         if isinstance(owner, ast.Name):
             return owner.id, func.attr
-        if isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name) and owner.value.id == "self":
+        if isinstance(owner, ast.Attribute) and isinstance(owner.value,
+                                                           ast.Name) and owner.value.id == "self":
             return owner.attr, func.attr
         return None, func.attr
     return None, None
@@ -126,4 +129,5 @@ def test_the_check_catches_a_lock_held_over_a_flush():
     methods = methods_by_class(tree)
     function = next(f for f in methods if f.name == "step")
     block = next(n for n in ast.walk(function) if isinstance(n, ast.With))
-    assert io_under(block.body, methods[function], set()) == ["_append -> line 6: self.log.append_as_leader()"]
+    assert io_under(block.body, methods[function],
+                    set()) == ["_append -> line 6: self.log.append_as_leader()"]

@@ -72,7 +72,8 @@ def test_a_pre_vote_from_a_newer_epoch_moves_the_voter_to_it():
 
 def test_refused_an_older_epoch_or_a_log_that_ends_past_the_askers_epoch():
     assert ask(node_in("unattached"), epoch=EPOCH - 1)[:2] == (Errors.FENCED_LEADER_EPOCH, False)
-    assert ask(node_in("unattached"), last=(EPOCH + 1, 0))[:2] == (Errors.INVALID_REQUEST, False)  # past its epoch
+    # past its epoch
+    assert ask(node_in("unattached"), last=(EPOCH + 1, 0))[:2] == (Errors.INVALID_REQUEST, False)
 
 
 def prospective(leader: int | None, voted: int | None) -> Node:
@@ -90,11 +91,13 @@ def answer_pre_votes(node: Node, granted: bool) -> None:
     for request in [m for m in node.client.drain_outbound() if isinstance(m, RaftRequest)]:
         assert only_partition(request.body)["pre_vote"] and only_partition(request.body)["replica_epoch"] == EPOCH
         body = partition_response(Errors.NONE, None, EPOCH, vote_granted=granted, pre_vote=True)
-        node.client.handle_inbound(RaftResponse(request.correlation_id, request.destination_id, 1, ApiKey.VOTE, body))
+        node.client.handle_inbound(RaftResponse(request.correlation_id, request.destination_id, 1,
+                                                ApiKey.VOTE, body))
 
 
 def test_refused_by_a_majority_a_prospective_voter_goes_back_in_the_same_epoch():
-    for leader, voted, back in ((3, None, FollowerState), (None, 3, VotedState), (None, None, UnattachedState)):
+    for leader, voted, back in ((3, None, FollowerState), (None, 3, VotedState),
+                                (None, None, UnattachedState)):
         node = prospective(leader, voted)
         answer_pre_votes(node, granted=False)
         state = node.client.quorum.state

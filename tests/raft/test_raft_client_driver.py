@@ -61,7 +61,8 @@ def start_quorum_of_one(tmp_path) -> tuple[KafkaRaftClientDriver, HeldFlushLog]:
     channel = KafkaNetworkChannel(NODE, {}, 2000, 20, time)
     driver = KafkaRaftClientDriver(client, channel, time, NODE)
     driver.start()
-    wait_until(lambda: driver.published.leader_id == NODE, timeout=10, message="the quorum of one to elect itself")
+    wait_until(lambda: driver.published.leader_id == NODE, timeout=10,
+               message="the quorum of one to elect itself")
     return driver, log
 
 
@@ -75,14 +76,16 @@ def test_appends_and_reads_do_not_wait_for_the_raft_threads_fsync(tmp_path):
     try:
         epoch = driver.published.epoch
         first = driver.schedule_append(epoch, [b"first"])
-        wait_until(lambda: driver.published.high_watermark > first, timeout=10, message="the first record committed")
+        wait_until(lambda: driver.published.high_watermark > first, timeout=10,
+                   message="the first record committed")
 
         log.release.clear()  # the next flush is slow: the raft thread will sit in it
         second = driver.schedule_append(epoch, [b"second"])
         wait_until(log.held.is_set, timeout=10, message="the raft thread inside the metadata log's flush")
 
         described: Future = Future()
-        driver.handle_request(ApiKey.DESCRIBE_QUORUM, {}, described.set_result)  # for the raft thread to answer
+        # for the raft thread to answer
+        driver.handle_request(ApiKey.DESCRIBE_QUORUM, {}, described.set_result)
         seen: dict = {}
 
         def controller_and_metrics() -> None:  # what the controller's and the metrics' threads do meanwhile

@@ -43,7 +43,8 @@ def test_elects_a_leader_and_commits_without_faults(voters):
 # One test per chunk of seeds: 500 in one test took more than its 120 s timeout on a loaded machine,
 # and pytest then failed while formatting the timeout's traceback, ending the whole run.
 CHUNK = 50
-CHUNKS = [(voters, base + start, min(CHUNK, SEEDS_PER_CASE - start)) for voters, base in ((3, 10_000), (5, 20_000))
+CHUNKS = [(voters, base + start, min(CHUNK, SEEDS_PER_CASE - start))
+          for voters, base in ((3, 10_000), (5, 20_000))
           for start in (range(0, SEEDS_PER_CASE, CHUNK) if REPLAY is None else [0])]
 
 
@@ -69,7 +70,8 @@ def test_a_voter_cut_off_for_many_election_timeouts_does_not_disturb_the_leader_
         epoch = leader.client.quorum.epoch
         cut = sorted(v for v in sim.voter_ids if v != leader.node_id)[seed % (voters - 1)]
         sim.isolate(cut)
-        phases = (("while cut off", 30 * CONFIG.election_timeout_ms), ("after healing", 3000), ("settled", 500))
+        phases = (("while cut off", 30 * CONFIG.election_timeout_ms), ("after healing", 3000),
+                  ("settled", 500))
         for phase, ms in phases:
             if phase == "after healing":
                 sim.heal()
@@ -81,11 +83,14 @@ def test_a_voter_cut_off_for_many_election_timeouts_does_not_disturb_the_leader_
                     next_propose += 20
                 sim.step()
                 if not leader.client.quorum.is_leader() or leader.client.quorum.epoch != epoch:
-                    sim.fail(f"{phase}, node {cut} disturbed the quorum: leader {leader.node_id} of epoch {epoch} "
+                    sim.fail(f"{phase}, node {cut} disturbed the quorum: leader {leader.node_id} of epoch "
+                             f"{epoch} "
                              f"is now {leader.client.quorum.state.name} in epoch {leader.client.quorum.epoch}")
         follower = sim.nodes[cut].client
         if not (follower.quorum.is_follower() and follower.quorum.leader_id == leader.node_id
-                and follower.quorum.epoch == epoch and follower.high_watermark() == leader.client.high_watermark()):
-            sim.fail(f"node {cut} did not come back as a caught-up follower of {leader.node_id} in epoch {epoch}: "
+                and follower.quorum.epoch == epoch
+                and follower.high_watermark() == leader.client.high_watermark()):
+            sim.fail(f"node {cut} did not come back as a caught-up follower of {leader.node_id} in epoch "
+                     f"{epoch}: "
                      f"{follower.quorum.state.name}({follower.quorum.epoch}), hw {follower.high_watermark()} "
                      f"against {leader.client.high_watermark()}")

@@ -41,7 +41,8 @@ def test_the_network_channel_reports_an_unreachable_voter_as_a_transport_failure
     received = []
     channel.on_response = received.append
     try:
-        channel.send(RaftRequest(5, 1, 2, ApiKey.VOTE, dict(cluster_id="c", topics=[]), SYSTEM.milliseconds()))
+        channel.send(RaftRequest(5, 1, 2, ApiKey.VOTE, dict(cluster_id="c", topics=[]),
+                                 SYSTEM.milliseconds()))
 
         def answered() -> bool:
             channel.poll(50)
@@ -63,11 +64,13 @@ def test_a_leader_that_resigns_tells_the_voters_and_a_new_epoch_begins():
     epoch = leader.client.quorum.epoch
     leader.client.resign(epoch - 1)  # not the epoch it leads: nothing happens
     assert leader.client.quorum.is_leader()
-    leader.client.resign(epoch)  # from the controller's thread: it asks, and the next poll resigns (requestResign)
+    # from the controller's thread: it asks, and the next poll resigns (requestResign)
+    leader.client.resign(epoch)
     assert leader.client.quorum.is_leader()
     leader.client.poll()
     assert not leader.client.quorum.is_leader()
-    assert {m.destination_id for m in leader.client.drain_outbound() if m.api_key == ApiKey.END_QUORUM_EPOCH} == \
+    assert {m.destination_id for m in leader.client.drain_outbound()
+            if m.api_key == ApiKey.END_QUORUM_EPOCH} == \
         {n for n in sim.voter_ids if n != leader.node_id}
     sim.run_for(1000)
     assert sim.leader() is not None and sim.leader().client.quorum.epoch > epoch

@@ -43,7 +43,8 @@ def consume(bootstrap: str, topic: str, partitions: int, expected: int, timeout:
 
     try:
         wait_until(got_all, timeout=timeout, message=f"{expected} records in {topic}")
-        highs = sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in range(partitions))
+        highs = sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1]
+                    for p in range(partitions))
         assert highs == expected, f"{topic} holds {highs} records, expected {expected}"
     finally:
         consumer.close()

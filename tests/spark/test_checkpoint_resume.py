@@ -16,7 +16,8 @@ def rows_read(query) -> int:
     return sum(p["numInputRows"] for p in query.recentProgress)
 
 
-def test_a_stopped_query_restarts_from_its_checkpoint_and_reads_every_record_once(spark, spark_broker, tmp_path):
+def test_a_stopped_query_restarts_from_its_checkpoint_and_reads_every_record_once(spark, spark_broker,
+                                                                                  tmp_path):
     bootstrap = spark_broker.bootstrap
     topic = create_topic(bootstrap, "resume", 3)
     out, checkpoint = str(tmp_path / "out"), str(tmp_path / "checkpoint")
@@ -53,4 +54,5 @@ def test_a_stopped_query_restarts_from_its_checkpoint_and_reads_every_record_onc
     assert sorted(bytes(r.value) for r in rows) == sorted(b"v%d" % i for i in range(65))
     # The restart began at the checkpoint, not at startingOffsets: it read what the first run had
     # not committed (plus, at most, the one batch the stop interrupted, replayed with the same offsets).
-    assert 65 - first_run <= rows_read(again) <= 65 - first_run + MAX_OFFSETS_PER_TRIGGER, (first_run, rows_read(again))
+    assert 65 - first_run <= rows_read(again) <= 65 - first_run + MAX_OFFSETS_PER_TRIGGER, (first_run,
+                                                                                            rows_read(again))

@@ -37,7 +37,8 @@ def end_offset(bootstrap: str, topic: str) -> int:
         return consumer.end_offsets([tp])[tp]
 
 
-def arrow_rows(bootstrap: str, topic: str, start: int, end: int, headers: bool = True, **params) -> list[tuple]:
+def arrow_rows(bootstrap: str, topic: str, start: int, end: int, headers: bool = True,
+               **params) -> list[tuple]:
     """What the Spark task would hand Spark, as tuples in to_row's form."""
     partition = KafkaBatchInputPartition(KafkaOffsetRange(TopicPartition(topic, 0), start, end),
                                          {"bootstrap.servers": bootstrap, **params}, poll_timeout_ms=10_000,
@@ -45,12 +46,14 @@ def arrow_rows(bootstrap: str, topic: str, start: int, end: int, headers: bool =
     rows = []
     for batch in KafkaBatchPartitionReader(partition):
         for r in batch.to_pylist():
-            row = (r["key"], r["value"], r["topic"], r["partition"], r["offset"], r["timestamp"], r["timestampType"])
+            row = (r["key"], r["value"], r["topic"], r["partition"], r["offset"], r["timestamp"],
+                   r["timestampType"])
             rows.append(row + ([(h["key"], h["value"]) for h in r["headers"]],) if headers else row)
     return rows
 
 
-def record_rows(bootstrap: str, topic: str, start: int, end: int, headers: bool = True, **params) -> list[tuple]:
+def record_rows(bootstrap: str, topic: str, start: int, end: int, headers: bool = True,
+                **params) -> list[tuple]:
     """The same range through KafkaConsumer.poll, a ConsumerRecord at a time."""
     tp = TopicPartition(topic, 0)
     rows = []
@@ -87,7 +90,8 @@ def test_every_field_matches_the_record_decoder_across_compression_and_headers(s
 def produce_with(bootstrap: str, topic: str, records: list[dict], compression: str) -> None:
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "compression.type": compression})
     for r in records:
-        producer.produce(topic, r["value"], r["key"], partition=0, timestamp=r["timestamp"], headers=r["headers"])
+        producer.produce(topic, r["value"], r["key"], partition=0, timestamp=r["timestamp"],
+                         headers=r["headers"])
     assert producer.flush(30) == 0
 
 
@@ -103,9 +107,11 @@ def test_log_append_time_is_the_brokers_timestamp(spark_broker):
 def test_transaction_markers_and_aborted_transactions(spark_broker):
     bootstrap = spark_broker.bootstrap
     topic = create(bootstrap, "txn")
-    producer = Producer({"bootstrap.servers": bootstrap, "transactional.id": unique_topic("tx"), "linger.ms": 5})
+    producer = Producer({"bootstrap.servers": bootstrap, "transactional.id": unique_topic("tx"),
+                         "linger.ms": 5})
     producer.init_transactions(30)
-    for outcome, values in (("commit", [b"c1", b"c2", b"c3"]), ("abort", [b"a1", b"a2"]), ("commit", [b"c4"])):
+    for outcome, values in (("commit", [b"c1", b"c2", b"c3"]), ("abort", [b"a1", b"a2"]),
+                            ("commit", [b"c4"])):
         producer.begin_transaction()
         for v in values:
             producer.produce(topic, v, partition=0)

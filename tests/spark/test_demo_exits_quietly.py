@@ -26,8 +26,10 @@ def noise(stderr: str) -> list[str]:
 
 
 def test_ctrl_c_mid_stream_stops_the_query_and_spark_quietly(tmp_path):
-    # A terminal's Ctrl-C sends SIGINT to the whole foreground process group: the demo, and the JVM it started.
-    demo = subprocess.Popen([sys.executable, "-m", "kafka.spark.demo", "--data-dir", str(tmp_path), "--seconds", "60"],
+    # A terminal's Ctrl-C sends SIGINT to the whole foreground process group: the demo, and the JVM it
+    # started.
+    demo = subprocess.Popen([sys.executable, "-m", "kafka.spark.demo", "--data-dir", str(tmp_path),
+                             "--seconds", "60"],
                             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:

@@ -38,9 +38,11 @@ def test_the_demo_on_a_cluster_counts_every_page_view_once_through_a_killed_lead
     cluster.format_and_start()
     try:
         bootstrap = cluster.bootstrap
-        wait_until(lambda: live_brokers(bootstrap) == 3, timeout=60, message="three registered brokers", interval=0.2)
+        wait_until(lambda: live_brokers(bootstrap) == 3, timeout=60, message="three registered brokers",
+                   interval=0.2)
         demo = subprocess.run(
-            [sys.executable, "-m", "kafka.spark.demo", "--bootstrap-server", bootstrap, "--replication-factor", "3",
+            [sys.executable, "-m", "kafka.spark.demo", "--bootstrap-server", bootstrap,
+             "--replication-factor", "3",
              "--kill-leader", "--seconds", "24", "--data-dir", str(tmp_path / "demo")],
             cwd=REPO, capture_output=True, text=True, timeout=360)
         print(demo.stdout)

@@ -1,9 +1,9 @@
 """`make demo-spark-cluster SOURCE=kafka` end to end: a Spark standalone master and two workers from PySpark's
-own launch classes on loopback, the query's tasks in executors in the workers' JVMs reading through Spark's own
-connector from three real KRaft node processes (tests/cluster/kraft_cluster.py), with the leader of
+own launch classes on loopback, the query's tasks in executors in the workers' JVMs reading through Spark's
+own connector from three real KRaft node processes (tests/cluster/kraft_cluster.py), with the leader of
 page-views-0 killed with SIGKILL half-way, and worker 2's JVM killed with SIGKILL while batch 2 runs (its
-executor exits with it and Spark runs the batch's tasks again on the other one); the window audit finds nothing
-lost or counted twice. When the demo is done, no master, worker or executor process is left.
+executor exits with it and Spark runs the batch's tasks again on the other one); the window audit finds
+nothing lost or counted twice. When the demo is done, no master, worker or executor process is left.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ pytestmark = pytest.mark.timeout(600)
 
 def processes() -> list[tuple[int, str]]:
     """Every process's pid and whole command line (`ww`: ps cuts lines to the terminal's width otherwise)."""
-    lines = subprocess.run(["ps", "-eww", "-o", "pid=,args="], capture_output=True, text=True).stdout.splitlines()
+    lines = subprocess.run(["ps", "-eww", "-o", "pid=,args="], capture_output=True,
+                           text=True).stdout.splitlines()
     return [(int(pid), args) for pid, _, args in (line.strip().partition(" ") for line in lines)]
 
 
@@ -60,7 +61,8 @@ def kill_worker_during_batch(data_dir: Path, batch: int, done: threading.Event, 
 
 # Spark's own connector only, the one a user of a real Spark cluster runs: each run costs one to three minutes
 # of the suite's 25, and the sources differ only in what the executors load, which
-# tests/spark/test_demo_on_either_source.py covers; ours through a killed leader: tests/spark/test_demo_on_a_cluster.py.
+# tests/spark/test_demo_on_either_source.py covers; ours through a killed leader:
+# tests/spark/test_demo_on_a_cluster.py.
 def test_the_demo_on_two_workers_through_a_killed_leader_and_a_killed_worker(tmp_path, request):
     data_dir = tmp_path / "demo"
     try:
@@ -68,7 +70,8 @@ def test_the_demo_on_two_workers_through_a_killed_leader_and_a_killed_worker(tmp
     except ConnectorMissing as e:
         pytest.fail(str(e), pytrace=False)
     with started_cluster(tmp_path, request, FAST_FAILURE_DETECTION) as cluster:
-        wait_until(lambda: live_brokers(cluster.bootstrap) == 3, timeout=60, message="three registered brokers",
+        wait_until(lambda: live_brokers(cluster.bootstrap) == 3, timeout=60,
+                   message="three registered brokers",
                    interval=0.2)
         done, worker_killed = threading.Event(), []
         killer = threading.Thread(target=kill_worker_during_batch, args=(data_dir, 2, done, worker_killed))

@@ -50,9 +50,11 @@ def test_assign_pattern_and_headers(spark, spark_broker):
         {"partition": 1, "value": b"a", "headers": [("trace", b"t1"), ("empty", None)]},
         {"partition": 0, "value": b"b"}])
 
-    assigned = read(spark, spark_broker.bootstrap, assign=json.dumps({topic: [1]}), includeHeaders="true").collect()
+    assigned = read(spark, spark_broker.bootstrap, assign=json.dumps({topic: [1]}),
+                    includeHeaders="true").collect()
     assert len(assigned) == 1 and bytes(assigned[0].value) == b"a" and assigned[0].key is None
-    assert [(h.key, h.value and bytes(h.value)) for h in assigned[0].headers] == [("trace", b"t1"), ("empty", None)]
+    assert [(h.key, h.value and bytes(h.value)) for h in assigned[0].headers] == [("trace", b"t1"),
+                                                                                  ("empty", None)]
 
     by_pattern = read(spark, spark_broker.bootstrap, subscribePattern=topic.replace("hdr-", "h.r-")).collect()
     assert sorted(bytes(r.value) for r in by_pattern) == [b"a", b"b"]
@@ -70,9 +72,11 @@ def test_bad_options_reach_the_user_with_a_message_that_names_them(spark, spark_
 
 def test_batch_write_sends_key_value_and_topic_columns(spark, spark_broker):
     topic = create_topic(spark_broker.bootstrap, "bw", 2)
-    df = spark.createDataFrame([(f"k{i}", f"v{i}", topic) for i in range(20)], "key string, value string, topic string")
+    df = spark.createDataFrame([(f"k{i}", f"v{i}", topic) for i in range(20)],
+                               "key string, value string, topic string")
     # Spark's Kafka sink also accepts the default mode; a Python data source needs append spelled out.
-    df.write.format("kafka-teaching").mode("append").option("kafka.bootstrap.servers", spark_broker.bootstrap).save()
+    df.write.format("kafka-teaching").mode("append").option("kafka.bootstrap.servers",
+                                                            spark_broker.bootstrap).save()
 
     records = consume(spark_broker.bootstrap, topic, 2, expected=20)
     expected = [(f"k{i}".encode(), f"v{i}".encode()) for i in range(20)]

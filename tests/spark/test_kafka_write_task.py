@@ -30,7 +30,8 @@ def test_every_column_of_every_batch_is_sent(spark_broker):
     bootstrap = spark_broker.bootstrap
     topic = create_topic(bootstrap, "wt", 3)
     rows = [(topic, None if i % 4 == 0 else b"k%d" % i, f"v{i}",
-             [{"key": "n", "value": b"%d" % i}, {"key": "none", "value": None}] if i % 3 == 0 else None, i % 3)
+             [{"key": "n", "value": b"%d" % i}, {"key": "none", "value": None}] if i % 3 == 0 else None,
+             i % 3)
             for i in range(3000)]
     task = KafkaWriteTask({"bootstrap.servers": bootstrap}, validate_query(SCHEMA, None), None)
     assert task.execute([batch(topic, rows[:1000]), batch(topic, rows[1000:])]) == 3000

@@ -23,7 +23,8 @@ def covers_exactly(parts: list[KafkaOffsetRange], ranges: list[KafkaOffsetRange]
             continue
         if mine[0].from_offset != whole.from_offset or mine[-1].until_offset != whole.until_offset:
             return False
-        if any(a.until_offset != b.from_offset for a, b in zip(mine, mine[1:], strict=False)) or any(p.size <= 0 for p in mine):
+        if any(a.until_offset != b.from_offset
+               for a, b in zip(mine, mine[1:], strict=False)) or any(p.size <= 0 for p in mine):
             return False
     return True
 

@@ -29,8 +29,10 @@ def test_the_same_offsets_always_make_the_same_json():
 
 
 def test_offset_options_parse_like_sparks():
-    assert get_kafka_offset_range_limit({}, "startingoffsets", EarliestOffsetRangeLimit()) == EarliestOffsetRangeLimit()
-    limit = get_kafka_offset_range_limit({"startingoffsets": '{"t":{"0":23,"1":-2}}'}, "startingoffsets", None)
+    assert get_kafka_offset_range_limit({}, "startingoffsets",
+                                        EarliestOffsetRangeLimit()) == EarliestOffsetRangeLimit()
+    limit = get_kafka_offset_range_limit({"startingoffsets": '{"t":{"0":23,"1":-2}}'}, "startingoffsets",
+                                         None)
     assert limit == SpecificOffsetRangeLimit({TP("t", 0): 23, TP("t", 1): -2})
     with pytest.raises(ValueError, match="offset -3 for t-0"):
         get_kafka_offset_range_limit({"startingoffsets": '{"t":{"0":-3}}'}, "startingoffsets", None)
@@ -54,19 +56,27 @@ def test_max_offsets_per_trigger_is_shared_in_proportion_and_starves_no_partitio
 
 @pytest.mark.parametrize(("validate", "options", "message"), [
     (validate_batch_options, {"subscribe": "t", "startingOffsets": "latest"}, "can't be latest for batch"),
-    (validate_batch_options, {"subscribe": "t", "startingOffsets": '{"t":{"0":-1}}'}, "for t-0 can't be latest"),
-    (validate_batch_options, {"subscribe": "t", "endingOffsets": '{"t":{"0":-2}}'}, "for t-0 can't be earliest"),
-    (validate_batch_options, {"subscribe": "t", "startingOffsets": '{"t":{"0":9}}', "endingOffsets": '{"t":{"0":3}}'},
+    (validate_batch_options, {"subscribe": "t", "startingOffsets": '{"t":{"0":-1}}'},
+     "for t-0 can't be latest"),
+    (validate_batch_options, {"subscribe": "t", "endingOffsets": '{"t":{"0":-2}}'},
+     "for t-0 can't be earliest"),
+    (validate_batch_options,
+     {"subscribe": "t", "startingOffsets": '{"t":{"0":9}}', "endingOffsets": '{"t":{"0":3}}'},
      "is after its endingOffsets"),
-    (validate_stream_options, {"subscribe": "t", "endingOffsets": "latest"}, "ending offset not valid in streaming"),
-    (validate_stream_options, {"subscribe": "t", "maxOffsetsPerTrigger": "0"}, "maxOffsetsPerTrigger must be positive"),
+    (validate_stream_options, {"subscribe": "t", "endingOffsets": "latest"},
+     "ending offset not valid in streaming"),
+    (validate_stream_options, {"subscribe": "t", "maxOffsetsPerTrigger": "0"},
+     "maxOffsetsPerTrigger must be positive"),
     (validate_stream_options, {"subscribe": "t", "assign": '{"t":[0]}'}, "Only one of the following options"),
     (validate_stream_options, {}, "One of the following options must be specified"),
     (validate_stream_options, {"assign": "t-0"}, "No topicpartitions to assign"),
     (validate_stream_options, {"subscribe": " , "}, "No topics to subscribe to"),
-    (validate_stream_options, {"subscribe": "t", "kafka.auto.offset.reset": "earliest"}, "'auto.offset.reset' is not"),
-    (validate_stream_options, {"subscribe": "t", "failOnDataLoss": "maybe"}, "'failOnDataLoss': expected true or false"),
-    (validate_stream_options, {"subscribe": "t", "startingOffsets": "{not json"}, "'startingOffsets': expected JSON"),
+    (validate_stream_options, {"subscribe": "t", "kafka.auto.offset.reset": "earliest"},
+     "'auto.offset.reset' is not"),
+    (validate_stream_options, {"subscribe": "t", "failOnDataLoss": "maybe"},
+     "'failOnDataLoss': expected true or false"),
+    (validate_stream_options, {"subscribe": "t", "startingOffsets": "{not json"},
+     "'startingOffsets': expected JSON"),
 ])
 def test_bad_options_are_refused_with_a_message_that_names_them(validate, options, message):
     options = {"kafka.bootstrap.servers": "127.0.0.1:9", **options} if options else options

@@ -43,15 +43,20 @@ BASE_MS = 1_700_000_000_000
     (provider.validate_batch_options, {"startingOffsetsByTimestamp": '{"t":{"0":"noon"}}'},
      "option 'startingOffsetsByTimestamp': bad partition/offset '0': 'noon'"),
     (provider.validate_stream_options, {"minPartitions": "0"}, "minPartitions must be positive"),
-    (provider.validate_batch_options, {"minPartitions": "many"}, "option 'minPartitions': expected a positive integer"),
-    (provider.validate_batch_options, {"maxRecordsPerPartition": "-5"}, "maxRecordsPerPartition must be positive"),
-    (provider.validate_stream_options, {"minOffsetsPerTrigger": "0"}, "minOffsetsPerTrigger must be positive"),
+    (provider.validate_batch_options, {"minPartitions": "many"},
+     "option 'minPartitions': expected a positive integer"),
+    (provider.validate_batch_options, {"maxRecordsPerPartition": "-5"},
+     "maxRecordsPerPartition must be positive"),
+    (provider.validate_stream_options, {"minOffsetsPerTrigger": "0"},
+     "minOffsetsPerTrigger must be positive"),
     (provider.validate_stream_options, {"minOffsetsPerTrigger": "20", "maxOffsetsPerTrigger": "10"},
      "The value of minOffsetPerTrigger(20) is higher than the maxOffsetsPerTrigger(10)."),
-    (provider.validate_stream_options, {"maxTriggerDelay": "soon"}, "option 'maxTriggerDelay': expected a time"),
+    (provider.validate_stream_options, {"maxTriggerDelay": "soon"},
+     "option 'maxTriggerDelay': expected a time"),
     (provider.validate_stream_options, {"startingOffsetsByTimestampStrategy": "earliest"},
      "option 'startingOffsetsByTimestampStrategy': expected error or latest"),
-    (provider.validate_stream_options, {"endingTimestamp": "1"}, "ending timestamp not valid in streaming queries"),
+    (provider.validate_stream_options, {"endingTimestamp": "1"},
+     "ending timestamp not valid in streaming queries"),
     (provider.validate_stream_options, {"endingOffsetsByTimestamp": '{"t":{"0":1}}'},
      "ending timestamp not valid in streaming queries"),
     (provider.validate_batch_options, {"startingOffsetsByTimestamp": '{"t":{"0":9}}',
@@ -61,7 +66,8 @@ BASE_MS = 1_700_000_000_000
     (provider.validate_stream_options, {"kafka.key.deserializer": "x"},
      "Kafka option 'key.deserializer' is not supported as keys are deserialized as byte arrays with "
      "ByteArrayDeserializer. Use DataFrame operations to explicitly deserialize the keys."),
-    (provider.validate_batch_options, {"kafka.value.deserializer": "x"}, "Kafka option 'value.deserializer' is not"),
+    (provider.validate_batch_options, {"kafka.value.deserializer": "x"},
+     "Kafka option 'value.deserializer' is not"),
     (provider.validate_stream_options, {"kafka.enable.auto.commit": "true"},
      "Kafka option 'enable.auto.commit' is not supported"),
     (provider.validate_stream_options, {"kafka.interceptor.classes": "x"},
@@ -69,7 +75,8 @@ BASE_MS = 1_700_000_000_000
     (provider.validate_stream_options, {"kafka.auto.offset.reset": "earliest"},
      "Kafka option 'auto.offset.reset' is not supported.\nInstead set the source option 'startingoffsets'"),
     # A setting our clients know is checked now, naming the option.
-    (provider.validate_stream_options, {"kafka.isolation.level": "read_some"}, "option 'kafka.isolation.level'"),
+    (provider.validate_stream_options, {"kafka.isolation.level": "read_some"},
+     "option 'kafka.isolation.level'"),
 ])
 def test_bad_options_fail_at_query_start_naming_the_option(validate, options, message):
     with pytest.raises(ValueError, match=re.escape(message)):
@@ -77,13 +84,15 @@ def test_bad_options_fail_at_query_start_naming_the_option(validate, options, me
 
 
 def test_the_sink_refuses_serializers_with_sparks_message():
-    with pytest.raises(ValueError, match=re.escape("Kafka option 'value.serializer' is not supported as value "
+    with pytest.raises(ValueError,
+                       match=re.escape("Kafka option 'value.serializer' is not supported as value "
                                                    "are serialized with ByteArraySerializer.")):
         provider.kafka_params_for_producer({**BOOTSTRAP, "kafka.value.serializer": "x"})
 
 
 def test_timestamp_options_parse_in_sparks_order_of_preference():
-    params = {"startingtimestamp": "5", "startingoffsetsbytimestamp": '{"t":{"0":1}}', "startingoffsets": "earliest"}
+    params = {"startingtimestamp": "5", "startingoffsetsbytimestamp": '{"t":{"0":1}}',
+              "startingoffsets": "earliest"}
     assert provider.starting_offsets(params, None) == GlobalTimestampRangeLimit(5)
     del params["startingtimestamp"]
     params["startingoffsetsbytimestampstrategy"] = "LATEST"
@@ -103,14 +112,17 @@ def test_kafka_settings_pass_through_to_the_clients_that_know_them():
     with capture_logs() as logs:
         params = provider.validate_stream_options({
             **BOOTSTRAP, "subscribe": "t", "kafka.group.id": "mine", "groupIdPrefix": "ignored",
-            "kafka.isolation.level": "read_committed", "kafka.max.poll.records": "100", "kafka.client.id": "c",
+            "kafka.isolation.level": "read_committed", "kafka.max.poll.records": "100",
+            "kafka.client.id": "c",
             "kafka.security.protocol": "SASL_PLAINTEXT", "kafka.sasl.mechanism": "PLAIN",
             "kafka.metrics.num.samples": "2"})
     kafka_params = provider.specified_kafka_params(params)
     driver = provider.kafka_params_for_driver(kafka_params)
     executor = provider.kafka_params_for_executors(kafka_params, provider.streaming_unique_group_id(params))
-    security = {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN"}  # our clients speak SASL and TLS
-    assert driver == {"bootstrap.servers": "127.0.0.1:9", "client.id": "c", "isolation.level": "read_committed",
+    # our clients speak SASL and TLS
+    security = {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN"}
+    assert driver == {"bootstrap.servers": "127.0.0.1:9", "client.id": "c",
+                      "isolation.level": "read_committed",
                       **security}
     # kafka.group.id is honoured on the executors; positions stay Spark's (auto.offset.reset none).
     assert executor == {"bootstrap.servers": "127.0.0.1:9", "client.id": "c", "group.id": "mine",
@@ -151,7 +163,8 @@ def test_min_offsets_per_trigger_waits_for_enough_records_or_max_trigger_delay()
     assert s.getDefaultReadLimit() == ReadMinRows(10)
     start = {TP("t", 0): 0, TP("t", 1): 0}
     # The first trigger runs at once (no batch ran yet), like Spark's lastTriggerMillis = 0.
-    assert s.end_offsets(start, {TP("t", 0): 2, TP("t", 1): 1}, ReadMinRows(10)) == {TP("t", 0): 2, TP("t", 1): 1}
+    assert s.end_offsets(start, {TP("t", 0): 2, TP("t", 1): 1}, ReadMinRows(10)) == {TP("t", 0): 2,
+                                                                                     TP("t", 1): 1}
     start = {TP("t", 0): 2, TP("t", 1): 1}
     few = {TP("t", 0): 6, TP("t", 1): 5}  # 8 new records: fewer than 10, so no batch
     assert s.end_offsets(start, few, ReadMinRows(10)) == start
@@ -167,11 +180,13 @@ def test_min_offsets_per_trigger_waits_for_enough_records_or_max_trigger_delay()
 def test_min_and_max_offsets_per_trigger_together():
     time = MockTime()
     s = stream(time, max_offsets=10, min_offsets_per_trigger=4, max_trigger_delay_ms=1000)
-    assert s.getDefaultReadLimit() == ReadMaxRows(10)  # PySpark has no CompositeReadLimit: the stream keeps the min
+    # PySpark has no CompositeReadLimit: the stream keeps the min
+    assert s.getDefaultReadLimit() == ReadMaxRows(10)
     time.advance(5000)
     start = {TP("t", 0): 0}
     assert s.end_offsets(start, {TP("t", 0): 100}, ReadMaxRows(10)) == {TP("t", 0): 10}
-    assert s.end_offsets({TP("t", 0): 10}, {TP("t", 0): 13}, ReadMaxRows(10)) == {TP("t", 0): 10}  # 3 < 4: wait
+    # 3 < 4: wait
+    assert s.end_offsets({TP("t", 0): 10}, {TP("t", 0): 13}, ReadMaxRows(10)) == {TP("t", 0): 10}
     s.prepareForTriggerAvailableNow()  # availableNow never waits: it would stop with records unread
     assert s.end_offsets({TP("t", 0): 10}, {TP("t", 0): 13}, ReadMaxRows(10)) == {TP("t", 0): 13}
 
@@ -202,17 +217,22 @@ def test_timestamps_become_offsets_through_list_offsets(spark_broker, stamped_to
     tp0, tp1 = TP(stamped_topic, 0), TP(stamped_topic, 1)
     try:
         # The first record at or after BASE + 6.5 s: i = 7, offset 7 in partition 0 and 2 in partition 1.
-        assert r.fetch_global_timestamp_based_offsets(BASE_MS + 6500, True, StrategyOnNoMatchStartingOffset.ERROR) \
+        assert r.fetch_global_timestamp_based_offsets(BASE_MS + 6500, True,
+                                                      StrategyOnNoMatchStartingOffset.ERROR) \
             == {tp0: 7, tp1: 2}
         assert r.fetch_specific_timestamp_based_offsets({tp0: BASE_MS, tp1: BASE_MS + 9000}, True,
-                                                        StrategyOnNoMatchStartingOffset.ERROR) == {tp0: 0, tp1: 4}
+                                                        StrategyOnNoMatchStartingOffset.ERROR) == {tp0: 0,
+                                                                                                   tp1: 4}
         # Nothing that late: a start fails with Spark's message, or starts at latest; an end is latest.
         with pytest.raises(ValueError, match=re.escape(f"No offset matched from request of topic-partition "
                                                        f"{stamped_topic}-0 and timestamp {BASE_MS + 10_000}.")):
-            r.fetch_global_timestamp_based_offsets(BASE_MS + 10_000, True, StrategyOnNoMatchStartingOffset.ERROR)
-        assert r.fetch_global_timestamp_based_offsets(BASE_MS + 10_000, True, StrategyOnNoMatchStartingOffset.LATEST) \
+            r.fetch_global_timestamp_based_offsets(BASE_MS + 10_000, True,
+                                                   StrategyOnNoMatchStartingOffset.ERROR)
+        assert r.fetch_global_timestamp_based_offsets(BASE_MS + 10_000, True,
+                                                      StrategyOnNoMatchStartingOffset.LATEST) \
             == {tp0: 10, tp1: 5}
-        assert r.fetch_global_timestamp_based_offsets(BASE_MS + 10_000, False, StrategyOnNoMatchStartingOffset.ERROR) \
+        assert r.fetch_global_timestamp_based_offsets(BASE_MS + 10_000, False,
+                                                      StrategyOnNoMatchStartingOffset.ERROR) \
             == {tp0: 10, tp1: 5}
         # A batch from one timestamp to another, split by minPartitions.
         ranges = provider.range_calculator({"minpartitions": "4"})
@@ -247,7 +267,8 @@ def test_read_committed_latest_is_the_last_stable_offset(spark_broker):
         assert admin.create_topics([NewTopic(topic, 1, 1)]) == {topic: None}
     committed, uncommitted = (reader(spark_broker.bootstrap, topic, **{"isolation.level": level})
                               for level in ("read_committed", "read_uncommitted"))
-    producer = KafkaProducer({"bootstrap.servers": spark_broker.bootstrap, "transactional.id": unique_topic("txn")})
+    producer = KafkaProducer({"bootstrap.servers": spark_broker.bootstrap,
+                              "transactional.id": unique_topic("txn")})
     try:
         producer.init_transactions()
         producer.begin_transaction()
@@ -262,7 +283,8 @@ def test_read_committed_latest_is_the_last_stable_offset(spark_broker):
         producer.abort_transaction()
         # The abort marker at 5 ends it. The coordinator answers EndTxn once the abort is in its log
         # and writes the markers after (Kafka's order), so the LSO moves a moment after abort returns.
-        wait_until(lambda: committed.fetch_latest_offsets() == {TP(topic, 0): 6}, message="the LSO past the abort")
+        wait_until(lambda: committed.fetch_latest_offsets() == {TP(topic, 0): 6},
+                   message="the LSO past the abort")
     finally:
         producer.close()
         committed.close()

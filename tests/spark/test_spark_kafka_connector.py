@@ -74,7 +74,8 @@ def test_starting_and_ending_offsets(spark_kafka, spark_broker, three_partitions
     explicit = read(spark_kafka, bootstrap, subscribe=topic,
                     startingOffsets=json.dumps({topic: {"0": 2, "1": -2, "2": 9}}),
                     endingOffsets=json.dumps({topic: {"0": 5, "1": 3, "2": -1}})).collect()
-    assert offsets(explicit) == sorted([(topic, 0, o) for o in range(2, 5)] + [(topic, 1, o) for o in range(3)]
+    assert offsets(explicit) == sorted([(topic, 0, o) for o in range(2, 5)] + [(topic, 1, o)
+                                                                               for o in range(3)]
                                        + [(topic, 2, 9)])
     earliest_latest = read(spark_kafka, bootstrap, subscribe=topic, startingOffsets="earliest",
                            endingOffsets="latest").count()
@@ -95,7 +96,8 @@ def test_starting_offsets_by_timestamp(spark_kafka, spark_broker, three_partitio
     rows = read(spark_kafka, bootstrap, subscribe=topic, startingOffsetsByTimestamp=by_timestamp,
                 endingOffsetsByTimestamp=json.dumps({topic: {"0": BASE_MS + 21_000, "1": BASE_MS + 99_000,
                                                              "2": BASE_MS + 6_000}})).collect()
-    assert offsets(rows) == sorted([(topic, 0, o) for o in range(4, 7)] + [(topic, 1, o) for o in range(7, 10)]
+    assert offsets(rows) == sorted([(topic, 0, o) for o in range(4, 7)] + [(topic, 1, o)
+                                                                           for o in range(7, 10)]
                                    + [(topic, 2, o) for o in range(0, 2)])
     # A starting timestamp no record reaches: Spark's error (startingOffsetsByTimestampStrategy=error).
     with pytest.raises(Exception, match="No offset matched from request"):
@@ -138,7 +140,8 @@ def test_read_committed_skips_aborted_transactions(spark_kafka, spark_broker):
         assert [(r.offset, bytes(r.value)) for r in committed] == [
             (0, b"c0"), (1, b"c1"), (2, b"c2"), (7, b"c3"), (8, b"c4")]
         uncommitted = read(spark_kafka, bootstrap, subscribe=topic).collect()
-        assert [bytes(r.value) for r in uncommitted] == [b"c0", b"c1", b"c2", b"a0", b"a1", b"c3", b"c4", b"open"]
+        assert [bytes(r.value) for r in uncommitted] == [b"c0", b"c1", b"c2", b"a0", b"a1", b"c3", b"c4",
+                                                         b"open"]
     finally:
         producer.abort_transaction(30)
 

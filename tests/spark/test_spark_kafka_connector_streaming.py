@@ -1,6 +1,6 @@
 """Spark's own Kafka connector (``format("kafka")``) streaming from the broker and writing to it: a query with a
-checkpoint, stopped mid-stream and restarted, that sees every record exactly once under maxOffsetsPerTrigger and
-minPartitions; the sink in batch and streaming (key, value, headers, a topic column), read back whole with
+checkpoint, stopped mid-stream and restarted, that sees every record exactly once under maxOffsetsPerTrigger
+and minPartitions; the sink in batch and streaming (key, value, headers, a topic column), read back whole with
 confluent-kafka; a streaming query on a topic that does not exist.
 """
 
@@ -15,7 +15,8 @@ from pyspark.sql.types import ArrayType, BinaryType, StringType, StructField, St
 from tests.helpers import BrokerProcess, unique_topic, wait_until
 from tests.spark.kafka_io import consume, create_topic, produce
 
-pytestmark = pytest.mark.timeout(420)  # each waits for its queries with deadlines of minutes, for busy machines
+# each waits for its queries with deadlines of minutes, for busy machines
+pytestmark = pytest.mark.timeout(420)
 
 
 def read_stream(spark, bootstrap, **options):
@@ -107,8 +108,10 @@ def test_stream_from_a_topic_to_another(spark_kafka, spark_broker, tmp_path):
         query = (read_stream(spark_kafka, bootstrap, subscribe=source, startingOffsets="earliest",
                              includeHeaders="true")
                  .selectExpr("key", "value", "headers")
-                 .writeStream.format("kafka").option("kafka.bootstrap.servers", bootstrap).option("topic", target)
-                 .option("checkpointLocation", str(tmp_path / "checkpoint")).trigger(availableNow=True).start())
+                 .writeStream.format("kafka").option("kafka.bootstrap.servers", bootstrap).option("topic",
+                                                                                                  target)
+                 .option("checkpointLocation",
+                         str(tmp_path / "checkpoint")).trigger(availableNow=True).start())
         assert query.awaitTermination(120), "the availableNow query did not finish in 120 s"
         assert query.exception() is None, query.exception()
 
@@ -148,7 +151,8 @@ def test_a_broker_stopped_under_a_running_query_and_started_again(spark_kafka, t
 
     def running() -> bool:
         nonlocal query
-        if not query.isActive:  # failed while the broker was away: on from the checkpoint, as an operator would
+        # failed while the broker was away: on from the checkpoint, as an operator would
+        if not query.isActive:
             restarts.append(str(query.exception())[:300])
             query = start()
         return True
@@ -157,7 +161,8 @@ def test_a_broker_stopped_under_a_running_query_and_started_again(spark_kafka, t
         topic = create_topic(broker.bootstrap, "sk-outage", 2)
         produce(broker.bootstrap, topic, [{"partition": i % 2, "value": b"a%d" % i} for i in range(20)])
         query = start()
-        wait_until(lambda: len(sink.offsets()) == 20 or query.exception(), timeout=120, message="the first 20")
+        wait_until(lambda: len(sink.offsets()) == 20 or query.exception(), timeout=120,
+                   message="the first 20")
         broker.stop()
         broker = BrokerProcess(tmp_path / "broker", port=broker.port)  # the same log, the same address
         produce(broker.bootstrap, topic, [{"partition": i % 2, "value": b"b%d" % i} for i in range(20)])

@@ -23,10 +23,12 @@ def page_views(first: int, count: int) -> list[dict]:
     """View i happens at BASE + i * 500 ms, by user u(i % 7), on a page that cycles unevenly."""
     views = []
     for i in range(first, first + count):
-        event_time = datetime.fromtimestamp((BASE_MS + i * 500) / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+        event_time = datetime.fromtimestamp((BASE_MS + i * 500) / 1000,
+                                            UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
         user = f"u{i % 7}"
         page = PAGES[(i * i) % len(PAGES)]
-        views.append({"key": user.encode(), "value": json.dumps({"user": user, "page": page, "event_time": event_time}),
+        views.append({"key": user.encode(),
+                      "value": json.dumps({"user": user, "page": page, "event_time": event_time}),
                       "event_ms": BASE_MS + i * 500, "page": page})
     return views
 
@@ -74,7 +76,8 @@ def test_windowed_counts_are_exact_and_a_restart_reads_only_new_records(spark, s
     assert all(m["window_end"] > m["window_start"] for m in written)
 
 
-def test_max_offsets_per_trigger_splits_the_stream_and_the_sink_writes_every_record(spark, spark_broker, tmp_path):
+def test_max_offsets_per_trigger_splits_the_stream_and_the_sink_writes_every_record(spark, spark_broker,
+                                                                                    tmp_path):
     bootstrap = spark_broker.bootstrap
     source, sink = create_topic(bootstrap, "in", 3), create_topic(bootstrap, "out", 2)
     records = [{"key": f"k{i}".encode(), "value": f"v{i}".encode()} for i in range(30)]

@@ -22,16 +22,19 @@ def view_record(offset: int, second: float, page: str) -> ConsumerRecord:
 def count_record(window_second: int, page: str, views: int) -> ConsumerRecord:
     start = f"2026-01-01T00:00:{window_second:02d}.000Z"
     value = {"window_start": start, "window_end": start, "page": page, "views": views}
-    return ConsumerRecord("page-view-counts", 0, 0, 0, "CreateTime", page.encode(), json.dumps(value).encode())
+    return ConsumerRecord("page-view-counts", 0, 0, 0, "CreateTime", page.encode(),
+                          json.dumps(value).encode())
 
 
-VIEWS = [view_record(0, 1, "/"), view_record(1, 2.5, "/"), view_record(2, 3, "/cart"), view_record(3, 12, "/"),
+VIEWS = [view_record(0, 1, "/"), view_record(1, 2.5, "/"), view_record(2, 3, "/cart"),
+         view_record(3, 12, "/"),
          view_record(4, 31, "/")]  # the last one moves the event time on; the watermark is given below
 WATERMARK = T0 + 25_000  # closes [0 s, 10 s) and [10 s, 20 s), not [30 s, 40 s)
 
 
 def test_exact_counts_match_and_a_repeated_write_is_harmless():
-    counts = [count_record(0, "/", 2), count_record(0, "/cart", 1), count_record(10, "/", 1), count_record(10, "/", 1)]
+    counts = [count_record(0, "/", 2), count_record(0, "/cart", 1), count_record(10, "/", 1),
+              count_record(10, "/", 1)]
     audit = audit_windows(VIEWS, counts, WATERMARK)
     assert audit.window(T0) == (3, 3, True)
     assert audit.window(T0 + 10_000) == (1, 1, True)
@@ -39,14 +42,18 @@ def test_exact_counts_match_and_a_repeated_write_is_harmless():
 
 
 def test_a_lost_view_a_double_count_and_an_unwritten_window_are_caught():
-    lost = audit_windows(VIEWS, [count_record(0, "/", 1), count_record(0, "/cart", 1), count_record(10, "/", 1)], WATERMARK)
+    lost = audit_windows(VIEWS,
+                         [count_record(0, "/", 1), count_record(0, "/cart", 1), count_record(10, "/", 1)],
+                         WATERMARK)
     assert lost.window(T0) == (3, 2, False)
-    doubled = audit_windows(VIEWS, [count_record(0, "/", 2), count_record(0, "/cart", 2), count_record(10, "/", 1)],
+    doubled = audit_windows(VIEWS,
+                            [count_record(0, "/", 2), count_record(0, "/cart", 2), count_record(10, "/", 1)],
                             WATERMARK)
     assert doubled.window(T0) == (3, 4, False)
     unwritten = audit_windows(VIEWS, [count_record(0, "/", 2), count_record(0, "/cart", 1)], WATERMARK)
     assert unwritten.unwritten() == [T0 + 10_000]
-    conflict = audit_windows(VIEWS, [count_record(0, "/", 2), count_record(0, "/", 3), count_record(0, "/cart", 1),
+    conflict = audit_windows(VIEWS,
+                             [count_record(0, "/", 2), count_record(0, "/", 3), count_record(0, "/cart", 1),
                                      count_record(10, "/", 1)], WATERMARK)
     assert conflict.conflicts == [(T0, "/", [2, 3])] and conflict.window(T0)[2] is False
 
@@ -55,6 +62,7 @@ def test_acknowledged_views_are_found_once_after_the_run_s_start_offsets():
     acknowledged = [PageView("u1", "/", T0 + 12_000), PageView("u1", "/", T0 + 31_000)]
     start = {TopicPartition("page-views", 0): 3}
     assert acknowledged_are_in_topic(acknowledged, VIEWS, start) == (2, 2, 0)
-    assert acknowledged_are_in_topic(acknowledged, VIEWS[:4], start) == (2, 1, 1), "one acknowledged view is missing"
+    assert acknowledged_are_in_topic(acknowledged, VIEWS[:4], start) == (2, 1,
+                                                                         1), "one acknowledged view is missing"
     assert acknowledged_are_in_topic(acknowledged, VIEWS + [view_record(5, 31, "/")], start) == (2, 2, 1), \
         "one view is in the topic twice"

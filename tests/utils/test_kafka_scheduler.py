@@ -21,7 +21,8 @@ def test_tasks_run_when_the_mock_clock_reaches_them():
         wait_until(lambda: runs == ["p"], message="the periodic task at 100 ms")
         time.advance(100)
         scheduler.wakeup()
-        wait_until(lambda: sorted(runs) == ["o", "p", "p"], message="the one-off at 150 ms and the second period")
+        wait_until(lambda: sorted(runs) == ["o", "p", "p"],
+                   message="the one-off at 150 ms and the second period")
     finally:
         scheduler.shutdown()
     # Its own thread is gone (other brokers in this test process may run schedulers of the same name).

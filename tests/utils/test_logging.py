@@ -50,8 +50,10 @@ def test_an_event_logged_while_a_request_is_handled_names_the_request():
         configure_logging("console")
     shrink, error, after = [json.loads(line) for line in out.getvalue().splitlines()]
     assert shrink["event"] == "shrinking ISR" and shrink["topic"] == "t"
-    assert {k: shrink[k] for k in ("listener", "processor", "connection", "client_id", "api", "version")} == dict(
-        listener="PLAINTEXT", processor=1, connection="127.0.0.1:9092-127.0.0.1:5000-3", client_id="lab-student",
+    assert {k: shrink[k]
+            for k in ("listener", "processor", "connection", "client_id", "api", "version")} == dict(
+        listener="PLAINTEXT", processor=1, connection="127.0.0.1:9092-127.0.0.1:5000-3",
+        client_id="lab-student",
         api="Produce", version=9)
     assert shrink["correlation_id"] == -1  # the event's own key wins over the request's
     assert error["event"] == "error handling request" and error["correlation_id"] == 42

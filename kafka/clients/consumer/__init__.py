@@ -5,4 +5,5 @@ from kafka.clients.consumer.consumer_record import ConsumerRecord, ConsumerRecor
 from kafka.clients.consumer.kafka_consumer import KafkaConsumer
 from kafka.clients.consumer.subscription_state import OffsetAndMetadata
 
-__all__ = ["ConsumerRebalanceListener", "ConsumerRecord", "ConsumerRecords", "KafkaConsumer", "OffsetAndMetadata"]
+__all__ = ["ConsumerRebalanceListener", "ConsumerRecord", "ConsumerRecords", "KafkaConsumer",
+           "OffsetAndMetadata"]

@@ -70,7 +70,8 @@ class AbstractCoordinator:
         self._sync_future: Future | None = None
         self._find_coordinator_future: Future | None = None
         self._lock = threading.RLock()
-        self.heartbeat = HeartbeatThread(self, heartbeat_interval_ms, session_timeout_ms, max_poll_interval_ms, time)
+        self.heartbeat = HeartbeatThread(self, heartbeat_interval_ms, session_timeout_ms,
+                                         max_poll_interval_ms, time)
 
     # ------------------------------------------------------------------ for subclasses
     def join_metadata(self) -> list[tuple[str, bytes]]:
@@ -109,7 +110,8 @@ class AbstractCoordinator:
             # the first one creates __consumer_offsets and can take longer than a poll's timeout.
             if self._find_coordinator_future is None:
                 self._find_coordinator_future = self.client.send(ClientRequest(
-                    node.node_id, ApiKey.FIND_COORDINATOR, {"key": self.group_id, "key_type": 0}, max_version=3))
+                    node.node_id, ApiKey.FIND_COORDINATOR, {"key": self.group_id, "key_type": 0},
+                    max_version=3))
             response = self._wait(self._find_coordinator_future, deadline)
             if response is None:
                 return False
@@ -125,7 +127,8 @@ class AbstractCoordinator:
                 node = Node(2**31 - 1 - body.node_id, body.host, body.port)
                 self.client.register_node(node)
                 self.coordinator = node
-                log.info("discovered group coordinator", group=self.group_id, coordinator=f"{body.host}:{body.port}")
+                log.info("discovered group coordinator", group=self.group_id,
+                         coordinator=f"{body.host}:{body.port}")
             elif Errors.for_code(body.error_code).retriable:
                 self._backoff(deadline)
             else:
@@ -201,7 +204,8 @@ class AbstractCoordinator:
             self.needs_join_prepare = True
         log.info("joined group", group=self.group_id, generation=self.generation_id, member_id=self.member_id,
                  leader=self.leader_id == self.member_id, protocol=self.protocol_name)
-        self.on_join_complete(self.generation_id, self.member_id, self.protocol_name, response.body.assignment)
+        self.on_join_complete(self.generation_id, self.member_id, self.protocol_name,
+                              response.body.assignment)
         self.heartbeat.enable()
         return True
 

@@ -63,8 +63,10 @@ class ConsumerCoordinator(AbstractCoordinator):
     def __init__(self, client: NetworkClient, subscriptions: SubscriptionState, metadata: Metadata, config,
                  time: Time) -> None:
         max_poll = config["max.poll.interval.ms"]
-        super().__init__(client, config["group.id"], config["group.instance.id"], config["session.timeout.ms"],
-                         config["rebalance.timeout.ms"] or max_poll, config["heartbeat.interval.ms"], max_poll,
+        super().__init__(client, config["group.id"], config["group.instance.id"],
+                         config["session.timeout.ms"],
+                         config["rebalance.timeout.ms"] or max_poll, config["heartbeat.interval.ms"],
+                         max_poll,
                          config["retry.backoff.ms"], time)
         unknown = [n for n in config["partition.assignment.strategy"] if n not in ASSIGNORS]
         if unknown:
@@ -81,7 +83,8 @@ class ConsumerCoordinator(AbstractCoordinator):
         self.auto_commit_interval_ms = config["auto.commit.interval.ms"]
         self.next_auto_commit_ms = time.hi_res_clock_ms() + self.auto_commit_interval_ms
         self.assignment_snapshot: dict[str, int] | None = None  # the leader's view when it assigned
-        self._pending_offset_fetch: tuple[frozenset, int, Future] | None = None  # (partitions, generation, future)
+        # (partitions, generation, future)
+        self._pending_offset_fetch: tuple[frozenset, int, Future] | None = None
 
     # ------------------------------------------------------------------ called from poll()
     def poll(self, timeout_ms: float) -> bool:
@@ -110,7 +113,8 @@ class ConsumerCoordinator(AbstractCoordinator):
     def join_metadata(self) -> list[tuple[str, bytes]]:
         owned = self.subscriptions.assigned_partitions() if self.protocol == RebalanceProtocol.COOPERATIVE else []
         data = serialize_subscription({"topics": sorted(self.subscriptions.subscription), "user_data": None,
-                                       "owned_partitions": _by_topic(owned), "generation_id": self.generation_id,
+                                       "owned_partitions": _by_topic(owned),
+                                       "generation_id": self.generation_id,
                                        "rack_id": None})
         return [(a.name, data) for a in self.assignors]
 
@@ -127,7 +131,8 @@ class ConsumerCoordinator(AbstractCoordinator):
         subscriptions = {}
         for m in members:
             sub = deserialize_subscription(m.metadata)
-            subscriptions[m.member_id] = Subscription(list(sub.topics), _from_by_topic(sub.get("owned_partitions", [])),
+            subscriptions[m.member_id] = Subscription(list(sub.topics),
+                                                      _from_by_topic(sub.get("owned_partitions", [])),
                                                       sub.get("generation_id", -1))
         topics = {t for s in subscriptions.values() for t in s.topics}
         self.metadata.add_topics(*topics)
@@ -146,7 +151,8 @@ class ConsumerCoordinator(AbstractCoordinator):
         owned = self.subscriptions.assigned_partitions()
         revoked = owned - assigned
         if revoked:  # cooperative: give these up now; the next rebalance hands them to their new owner
-            self.commit_offsets_sync({tp: o for tp, o in self.subscriptions.all_consumed().items() if tp in revoked})
+            self.commit_offsets_sync({tp: o for tp, o in self.subscriptions.all_consumed().items()
+                                      if tp in revoked})
             self.listener.on_partitions_revoked(revoked)
         self.subscriptions.assign_from_subscribed(sorted(assigned))
         self.listener.on_partitions_assigned(assigned - owned)
@@ -212,7 +218,9 @@ class ConsumerCoordinator(AbstractCoordinator):
                             if perr.retriable:
                                 error = perr
                                 break
-                            raise KafkaError(perr, f"fetching the committed offset of {topic.name}-{p.partition_index}")
+                            raise KafkaError(perr,
+                                             "fetching the committed offset of "
+                                             f"{topic.name}-{p.partition_index}")
                         if p.committed_offset >= 0:
                             result[TopicPartition(topic.name, p.partition_index)] = OffsetAndMetadata(
                                 p.committed_offset, p.metadata or "")
@@ -229,26 +237,31 @@ class ConsumerCoordinator(AbstractCoordinator):
     def _offset_commit_body(self, offsets: dict[TopicPartition, OffsetAndMetadata]) -> dict:
         by_topic: dict[str, list[dict]] = {}
         for tp, om in sorted(offsets.items()):
-            by_topic.setdefault(tp.topic, []).append({"partition_index": tp.partition, "committed_offset": om.offset,
+            by_topic.setdefault(tp.topic,
+                                []).append({"partition_index": tp.partition, "committed_offset": om.offset,
                                                       "committed_leader_epoch": om.leader_epoch,
                                                       "committed_metadata": om.metadata})
         # A consumer that only assign()s commits as generation -1 with no member id ("simple" group).
         active = bool(self.subscriptions.subscription) and self.generation_is_stable()
-        return {"group_id": self.group_id, "generation_id_or_member_epoch": self.generation_id if active else -1,
+        return {"group_id": self.group_id, "generation_id_or_member_epoch": self.generation_id if active
+                else -1,
                 "member_id": self.member_id if active else "", "group_instance_id": self.group_instance_id,
                 "topics": [{"name": t, "partitions": ps} for t, ps in by_topic.items()]}
 
-    def commit_offsets_sync(self, offsets: dict[TopicPartition, OffsetAndMetadata], timeout_ms: float = 60000) -> None:
+    def commit_offsets_sync(self, offsets: dict[TopicPartition, OffsetAndMetadata],
+                            timeout_ms: float = 60000) -> None:
         if not offsets:
             return
         deadline = self.time.hi_res_clock_ms() + timeout_ms
         while True:
             if not self.ensure_coordinator_ready(max(0, deadline - self.time.hi_res_clock_ms())):
                 raise KafkaTimeoutError(f"no coordinator for group {self.group_id!r} within {timeout_ms} ms")
-            response = self._wait(self._send_to_coordinator(ApiKey.OFFSET_COMMIT, self._offset_commit_body(offsets)),
+            response = self._wait(self._send_to_coordinator(ApiKey.OFFSET_COMMIT,
+                                                            self._offset_commit_body(offsets)),
                                   deadline)
             if response is None:
-                raise KafkaTimeoutError(f"offset commit for group {self.group_id!r} took longer than {timeout_ms} ms")
+                raise KafkaTimeoutError(f"offset commit for group {self.group_id!r} took longer than "
+                                        f"{timeout_ms} ms")
             error = self._commit_error(response)
             if error == Errors.NONE:
                 return
@@ -273,7 +286,8 @@ class ConsumerCoordinator(AbstractCoordinator):
             else:
                 result.set_exception(exception)
 
-        self._send_to_coordinator(ApiKey.OFFSET_COMMIT, self._offset_commit_body(offsets)).add_done_callback(done)
+        self._send_to_coordinator(ApiKey.OFFSET_COMMIT,
+                                  self._offset_commit_body(offsets)).add_done_callback(done)
         return result
 
     def _commit_error(self, response: ClientResponse) -> Errors:

@@ -101,7 +101,8 @@ class CompletedFetch:
                 if record.offset < self.next_fetch_offset:  # a batch can start before our position
                     continue
                 timestamp = batch.max_timestamp if batch.is_log_append_time else record.timestamp
-                yield ConsumerRecord(self.tp.topic, self.tp.partition, record.offset, timestamp, timestamp_type,
+                yield ConsumerRecord(self.tp.topic, self.tp.partition, record.offset, timestamp,
+                                     timestamp_type,
                                      record.key, record.value, [(h.key, h.value) for h in record.headers])
             # Compaction can leave gaps at a batch's end: move past the whole batch.
             self.next_fetch_offset = max(self.next_fetch_offset, batch.next_offset)
@@ -156,7 +157,8 @@ class Fetcher:
             by_topic: dict[str, list[dict]] = {}
             for tp, p in data.to_send.items():
                 by_topic.setdefault(tp.topic, []).append(
-                    {"partition": tp.partition, "fetch_offset": p.fetch_offset, "partition_max_bytes": p.max_bytes})
+                    {"partition": tp.partition, "fetch_offset": p.fetch_offset,
+                     "partition_max_bytes": p.max_bytes})
             forgotten: dict[str, list[int]] = {}
             for tp in data.to_forget:
                 forgotten.setdefault(tp.topic, []).append(tp.partition)
@@ -171,7 +173,8 @@ class Fetcher:
             # The broker may hold a fetch for max_wait_ms: give it that long on top of the timeout.
             self.client.send(ClientRequest(node_id, ApiKey.FETCH, body,
                                            timeout_ms=self.client.request_timeout_ms + self.max_wait_ms,
-                                           callback=lambda r, p=partitions: self._handle_fetch_response(r, p)))
+                                           callback=lambda r,
+                                           p=partitions: self._handle_fetch_response(r, p)))
         return len(requests)
 
     def _prepare_fetch_requests(self) -> dict[int, dict[TopicPartition, int]]:

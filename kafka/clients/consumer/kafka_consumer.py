@@ -103,7 +103,8 @@ class KafkaConsumer:
     def _poll(self, timeout_ms: float, fetched: Callable[[], dict]) -> dict:
         self._ensure_open()
         if not self.subscriptions.subscription and not self.subscriptions.user_assigned:
-            raise KafkaError(Errors.INVALID_REQUEST, "consumer is not subscribed to any topics or assigned any partitions")
+            raise KafkaError(Errors.INVALID_REQUEST,
+                             "consumer is not subscribed to any topics or assigned any partitions")
         deadline = self.time.hi_res_clock_ms() + timeout_ms
         while True:
             remaining = max(0, deadline - self.time.hi_res_clock_ms())
@@ -138,7 +139,8 @@ class KafkaConsumer:
             self.subscriptions.request_offset_reset(tp)
         if self.subscriptions.default_reset_strategy == "none" and self.subscriptions.partitions_needing_reset():
             tps = sorted(map(str, self.subscriptions.partitions_needing_reset()))
-            raise KafkaError(Errors.OFFSET_OUT_OF_RANGE, f"no committed offset for {tps} and auto.offset.reset is none")
+            raise KafkaError(Errors.OFFSET_OUT_OF_RANGE,
+                             f"no committed offset for {tps} and auto.offset.reset is none")
         try:
             self.offset_fetcher.reset_positions_if_needed(max(timeout_ms, 1))
         except KafkaTimeoutError:
@@ -198,7 +200,8 @@ class KafkaConsumer:
     def committed(self, partitions: Iterable[TopicPartition],
                   timeout_ms: float | None = None) -> dict[TopicPartition, OffsetAndMetadata | None]:
         partitions = set(partitions)
-        result = self._require_group().fetch_committed_offsets(partitions, timeout_ms or self.default_api_timeout_ms)
+        result = self._require_group().fetch_committed_offsets(partitions, timeout_ms
+                                                               or self.default_api_timeout_ms)
         if result is None:
             raise KafkaTimeoutError("fetching committed offsets timed out")
         return {tp: result.get(tp) for tp in partitions}
@@ -206,7 +209,8 @@ class KafkaConsumer:
     def _offsets(self, offsets) -> dict[TopicPartition, OffsetAndMetadata]:
         if offsets is None:
             return self.subscriptions.all_consumed()
-        return {tp: o if isinstance(o, OffsetAndMetadata) else OffsetAndMetadata(int(o)) for tp, o in offsets.items()}
+        return {tp: o if isinstance(o, OffsetAndMetadata) else OffsetAndMetadata(int(o))
+                for tp, o in offsets.items()}
 
     def _require_group(self) -> ConsumerCoordinator:
         if self.coordinator is None:
@@ -233,11 +237,13 @@ class KafkaConsumer:
     def end_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
         return self._list_offsets(partitions, LATEST_TIMESTAMP)
 
-    def offsets_for_times(self, timestamps: Mapping[TopicPartition, int]) -> dict[TopicPartition, tuple[int, int]]:
+    def offsets_for_times(self,
+                          timestamps: Mapping[TopicPartition, int]) -> dict[TopicPartition, tuple[int, int]]:
         return self.offset_fetcher.list_offsets(dict(timestamps), self.default_api_timeout_ms)
 
     def _list_offsets(self, partitions, timestamp: int) -> dict[TopicPartition, int]:
-        found = self.offset_fetcher.list_offsets({tp: timestamp for tp in partitions}, self.default_api_timeout_ms)
+        found = self.offset_fetcher.list_offsets({tp: timestamp for tp in partitions},
+                                                 self.default_api_timeout_ms)
         return {tp: offset for tp, (offset, _) in found.items()}
 
     # ------------------------------------------------------------------ close

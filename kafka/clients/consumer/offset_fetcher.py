@@ -84,7 +84,8 @@ class OffsetFetcher:
         finally:
             self._resetting.difference_update(partitions)
 
-    def list_offsets(self, timestamps: dict[TopicPartition, int], timeout_ms: int) -> dict[TopicPartition, tuple[int, int]]:
+    def list_offsets(self, timestamps: dict[TopicPartition, int],
+                     timeout_ms: int) -> dict[TopicPartition, tuple[int, int]]:
         """{tp: (offset, timestamp)} from each partition's leader; retries stale-metadata errors."""
         deadline = self.time.hi_res_clock_ms() + timeout_ms
         result: dict[TopicPartition, tuple[int, int]] = {}
@@ -92,7 +93,8 @@ class OffsetFetcher:
         while remaining:
             left = deadline - self.time.hi_res_clock_ms()
             if left <= 0:
-                raise KafkaTimeoutError(f"ListOffsets for {sorted(map(str, remaining))} did not finish in {timeout_ms} ms")
+                raise KafkaTimeoutError(f"ListOffsets for {sorted(map(str, remaining))} did not finish in "
+                                        f"{timeout_ms} ms")
             self.metadata.add_topics(*{tp.topic for tp in remaining})
             by_leader: dict[int, dict[TopicPartition, int]] = {}
             for tp, ts in remaining.items():
@@ -102,7 +104,8 @@ class OffsetFetcher:
             if not by_leader:
                 self.client.await_metadata(left)
                 continue
-            futures = [self.client.send(self._request(node_id, parts)) for node_id, parts in by_leader.items()]
+            futures = [self.client.send(self._request(node_id, parts))
+                       for node_id, parts in by_leader.items()]
             self.client.poll_until(lambda fs=futures: all(f.done() for f in fs), left)
             stale = False
             for future in futures:

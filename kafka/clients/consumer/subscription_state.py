@@ -142,4 +142,5 @@ class SubscriptionState:
     def all_consumed(self) -> dict[TopicPartition, OffsetAndMetadata]:
         """What auto-commit and ``commit()`` without arguments commit: every known position."""
         with self._lock:
-            return {tp: OffsetAndMetadata(s.position) for tp, s in self._assignment.items() if s.position is not None}
+            return {tp: OffsetAndMetadata(s.position) for tp, s in self._assignment.items()
+                    if s.position is not None}

@@ -84,10 +84,13 @@ class KafkaProducer:
             c["retry.backoff.ms"], c["delivery.timeout.ms"], BufferPool(c["buffer.memory"]), time,
             transaction_manager=self.transaction_manager)
         self.client = NetworkClient(self.metadata, c, time, allow_auto_topic_creation=True)
-        self.sender = Sender(self.client, self.metadata, self.accumulator, acks=c["acks"], retries=c["retries"],
-                             request_timeout_ms=c["request.timeout.ms"], max_request_size=c["max.request.size"],
+        self.sender = Sender(self.client, self.metadata, self.accumulator, acks=c["acks"],
+                             retries=c["retries"],
+                             request_timeout_ms=c["request.timeout.ms"],
+                             max_request_size=c["max.request.size"],
                              guarantee_message_order=c["max.in.flight.requests.per.connection"] == 1,
-                             retry_backoff_ms=c["retry.backoff.ms"], transaction_manager=self.transaction_manager,
+                             retry_backoff_ms=c["retry.backoff.ms"],
+                             transaction_manager=self.transaction_manager,
                              time=time, name=f"kafka-producer-network-thread | {self.client_id}")
         self.sender.start()
         self._closed = False
@@ -157,7 +160,8 @@ class KafkaProducer:
         record_headers = _to_headers(headers)
         max_block_ms = self.config["max.block.ms"]
         try:
-            self._ensure_valid_record_size(HEADER_SIZE + estimate_size(key_bytes, value_bytes, record_headers))
+            self._ensure_valid_record_size(HEADER_SIZE + estimate_size(key_bytes, value_bytes,
+                                                                       record_headers))
             num_partitions = self._wait_on_metadata(topic, partition, max_block_ms)
         except KafkaError as e:
             return self._failed_future(e, callback)
@@ -209,7 +213,8 @@ class KafkaProducer:
 
     def _ensure_valid_record_size(self, size: int) -> None:
         if size > self.config["max.request.size"]:
-            raise KafkaError(Errors.MESSAGE_TOO_LARGE, f"the record is {size} bytes, more than max.request.size "
+            raise KafkaError(Errors.MESSAGE_TOO_LARGE,
+                             f"the record is {size} bytes, more than max.request.size "
                                                        f"({self.config['max.request.size']})")
         if size > self.config["buffer.memory"]:
             raise KafkaError(Errors.MESSAGE_TOO_LARGE, f"the record is {size} bytes, more than buffer.memory "

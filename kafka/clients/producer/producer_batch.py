@@ -148,7 +148,8 @@ class ProducerBatch:
     def has_reached_delivery_timeout(self, delivery_timeout_ms: int, now_ms: int) -> bool:
         return now_ms - self.created_ms >= delivery_timeout_ms
 
-    def done(self, base_offset: int, log_append_time: int = -1, exception: BaseException | None = None) -> None:
+    def done(self, base_offset: int, log_append_time: int = -1,
+             exception: BaseException | None = None) -> None:
         """Complete every record's future (and run its callback), in the order they were sent."""
         tp = self.topic_partition
         for record, (future, callback) in zip(self.records, self.futures, strict=True):
@@ -178,7 +179,8 @@ def increment_sequence(sequence: int, increment: int) -> int:
     return sequence + increment
 
 
-def _run_callback(callback: Callable, metadata: RecordMetadata | None, exception: BaseException | None) -> None:
+def _run_callback(callback: Callable, metadata: RecordMetadata | None,
+                  exception: BaseException | None) -> None:
     try:
         callback(metadata, exception)
     except Exception:  # a user's callback must not kill the Sender thread

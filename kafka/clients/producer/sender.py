@@ -65,7 +65,8 @@ class Sender(threading.Thread):
         if self.force_close:
             if self.transaction_manager is not None:
                 self.transaction_manager.close()
-            self.accumulator.abort_incomplete_batches(KafkaError(Errors.NETWORK_EXCEPTION, "producer closed forcefully"))
+            self.accumulator.abort_incomplete_batches(KafkaError(Errors.NETWORK_EXCEPTION,
+                                                                 "producer closed forcefully"))
         self.client.close()
 
     def _run_once_safely(self) -> None:
@@ -122,7 +123,8 @@ class Sender(threading.Thread):
             tm.retry(handler, now_ms)
             self.client.poll(self.retry_backoff_ms)
             return True
-        request = ClientRequest(node.node_id, handler.api_key, handler.request_body(), callback=handler.on_complete,
+        request = ClientRequest(node.node_id, handler.api_key, handler.request_body(),
+                                callback=handler.on_complete,
                                 timeout_ms=self.request_timeout_ms, max_version=handler.max_version)
         tm.set_in_flight_request(request)
         self.client.send(request)
@@ -162,7 +164,8 @@ class Sender(threading.Thread):
         for batch in self.accumulator.expired_batches(now_ms):
             self._fail_batch(batch, KafkaTimeoutError(
                 f"expiring {batch.record_count} record(s) for {batch.topic_partition}: "
-                f"{now_ms - batch.created_ms} ms has passed since batch creation (delivery.timeout.ms)"), False)
+                f"{now_ms - batch.created_ms} ms has passed since batch creation (delivery.timeout.ms)"),
+                False)
             if tm is not None and batch.attempts > 0:
                 # It was sent and never answered: it may or may not be in the log. Hand out no
                 # more sequences there until the partition's answers show which.
@@ -180,16 +183,19 @@ class Sender(threading.Thread):
             by_tp[tp] = batch
         tm = self.transaction_manager
         transactional_id = tm.transactional_id if tm is not None else None
-        body = {"transactional_id": transactional_id, "acks": self.acks, "timeout_ms": self.request_timeout_ms,
+        body = {"transactional_id": transactional_id, "acks": self.acks,
+                "timeout_ms": self.request_timeout_ms,
                 "topic_data": [{"name": t, "partition_data": parts} for t, parts in by_topic.items()]}
         self.client.send(ClientRequest(
             node_id, ApiKey.PRODUCE, body, expect_response=self.acks != 0,
             callback=lambda response: self.handle_produce_response(response, by_tp)))
 
-    def handle_produce_response(self, response: ClientResponse, batches: dict[TopicPartition, ProducerBatch]) -> None:
+    def handle_produce_response(self, response: ClientResponse,
+                                batches: dict[TopicPartition, ProducerBatch]) -> None:
         now_ms = self.time.hi_res_clock_ms()
         if response.error is not None or response.disconnected:
-            error = response.error if isinstance(response.error, KafkaError) else KafkaError(Errors.NETWORK_EXCEPTION)
+            error = response.error if isinstance(response.error,
+                                                 KafkaError) else KafkaError(Errors.NETWORK_EXCEPTION)
             for batch in batches.values():
                 self.complete_batch(batch, error.error, -1, -1, now_ms, str(error), error)
             return
@@ -205,7 +211,8 @@ class Sender(threading.Thread):
                                         p.log_append_time_ms, now_ms, p.get("error_message"),
                                         log_start_offset=p.log_start_offset)
         for batch in batches.values():  # a partition the broker did not mention
-            self.complete_batch(batch, Errors.UNKNOWN_SERVER_ERROR, -1, -1, now_ms, "no response for partition")
+            self.complete_batch(batch, Errors.UNKNOWN_SERVER_ERROR, -1, -1, now_ms,
+                                "no response for partition")
 
     def complete_batch(self, batch: ProducerBatch, error: Errors, base_offset: int, log_append_time: int,
                        now_ms: int, message: str | None = None, exception: KafkaError | None = None,
@@ -241,7 +248,8 @@ class Sender(threading.Thread):
         if self.guarantee_message_order:
             self.accumulator.unmute(batch.topic_partition)
 
-    def _complete_batch_successfully(self, batch: ProducerBatch, base_offset: int, log_append_time: int) -> None:
+    def _complete_batch_successfully(self, batch: ProducerBatch, base_offset: int,
+                                     log_append_time: int) -> None:
         if self.transaction_manager is not None:
             self.transaction_manager.handle_completed_batch(batch, base_offset)
         batch.done(base_offset, log_append_time)
@@ -254,7 +262,8 @@ class Sender(threading.Thread):
         tm = self.transaction_manager
         return error.retriable if tm is None else tm.can_retry(error, log_start_offset, batch)
 
-    def _fail_batch(self, batch: ProducerBatch, exception: BaseException, adjust_sequence_numbers: bool) -> None:
+    def _fail_batch(self, batch: ProducerBatch, exception: BaseException,
+                    adjust_sequence_numbers: bool) -> None:
         batch.done(-1, exception=exception)
         if self.transaction_manager is not None:
             self.transaction_manager.handle_failed_batch(batch, exception, adjust_sequence_numbers)

@@ -26,7 +26,8 @@ def sequence_key(batch: ProducerBatch) -> int:
 class TopicPartitionEntry:
     """What the producer knows of its sequences on one partition."""
 
-    __slots__ = ("producer_id_and_epoch", "next_sequence", "last_acked_sequence", "in_flight_batches_by_sequence",
+    __slots__ = ("producer_id_and_epoch", "next_sequence", "last_acked_sequence",
+                 "in_flight_batches_by_sequence",
                  "last_acked_offset")
 
     def __init__(self) -> None:
@@ -77,7 +78,8 @@ class TopicPartitionBookkeeper:
             return entry.last_acked_sequence
         return None
 
-    def start_sequences_at_beginning(self, tp: TopicPartition, new_producer_id_and_epoch: ProducerIdAndEpoch) -> None:
+    def start_sequences_at_beginning(self, tp: TopicPartition,
+                                     new_producer_id_and_epoch: ProducerIdAndEpoch) -> None:
         """Number the partition's batches in flight again from 0 under a new id/epoch."""
         entry = self.get_partition(tp)
         sequence = 0

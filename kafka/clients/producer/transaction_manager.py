@@ -71,7 +71,8 @@ log = structlog.get_logger("kafka.clients.producer.TransactionManager")
 MAX_PRODUCER_EPOCH = 2**15 - 1
 # The errors that end a producer: no retry or epoch bump can help (maybeTransitionToErrorState).
 FATAL_ERRORS = frozenset({Errors.CLUSTER_AUTHORIZATION_FAILED, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
-                          Errors.PRODUCER_FENCED, Errors.UNSUPPORTED_VERSION, Errors.INVALID_PRODUCER_ID_MAPPING})
+                          Errors.PRODUCER_FENCED, Errors.UNSUPPORTED_VERSION,
+                          Errors.INVALID_PRODUCER_ID_MAPPING})
 
 
 class State(Enum):
@@ -172,7 +173,8 @@ class TransactionManager:
         with self._lock:
             self._maybe_fail_with_error()
             if self.current_state != State.IN_TRANSACTION:
-                raise KafkaError(Errors.INVALID_TXN_STATE, f"cannot call send in state {self.current_state.name}")
+                raise KafkaError(Errors.INVALID_TXN_STATE,
+                                 f"cannot call send in state {self.current_state.name}")
             if tp not in self.partitions_in_transaction and tp not in self.pending_partitions_in_transaction:
                 self.new_partitions_in_transaction.add(tp)
 
@@ -264,7 +266,8 @@ class TransactionManager:
         """Called by send(): after a fatal error nothing more can be sent (Java throws too)."""
         error = self.last_error
         if error is not None:
-            raise KafkaError(error.error, "cannot perform send because at least one previous transactional or "
+            raise KafkaError(error.error,
+                             "cannot perform send because at least one previous transactional or "
                                           f"idempotent request has failed with errors: {error}")
 
     def transition_to_fatal_error(self, error: KafkaError) -> None:
@@ -283,7 +286,8 @@ class TransactionManager:
             self.last_error = None
         self.current_state = target
 
-    def complete_init_producer_id(self, producer_id_and_epoch: ProducerIdAndEpoch, reset_sequence_numbers: bool) -> None:
+    def complete_init_producer_id(self, producer_id_and_epoch: ProducerIdAndEpoch,
+                                  reset_sequence_numbers: bool) -> None:
         """InitProducerId answered: the producer has its id and epoch and is ready to send."""
         self._set_producer_id_and_epoch(producer_id_and_epoch)
         self._transition_to(State.READY)
@@ -291,7 +295,8 @@ class TransactionManager:
             self._reset_sequence_numbers()
 
     def _set_producer_id_and_epoch(self, producer_id_and_epoch: ProducerIdAndEpoch) -> None:
-        log.info("producer id set", producer_id=producer_id_and_epoch.producer_id, epoch=producer_id_and_epoch.epoch)
+        log.info("producer id set", producer_id=producer_id_and_epoch.producer_id,
+                 epoch=producer_id_and_epoch.epoch)
         self.producer_id_and_epoch = producer_id_and_epoch
 
     # ------------------------------------------------------------------ producer id and epoch
@@ -417,7 +422,8 @@ class TransactionManager:
             # counts a Produce's INVALID_PRODUCER_EPOCH here too).
             self.transition_to_abortable_error(error)
 
-    def handle_failed_batch(self, batch: ProducerBatch, error: BaseException, adjust_sequence_numbers: bool) -> None:
+    def handle_failed_batch(self, batch: ProducerBatch, error: BaseException,
+                            adjust_sequence_numbers: bool) -> None:
         """A batch failed for good. Its sequence may leave a gap that later batches would trip on."""
         if isinstance(error, KafkaError):
             self._maybe_transition_to_error_state(error)
@@ -495,8 +501,10 @@ class TransactionManager:
             if self.has_in_flight_batches(tp):
                 continue
             if not self._is_next_sequence(tp, self.sequence_number(tp)):
-                log.info("no batches in flight and a gap in the sequences: bumping the epoch", partition=str(tp),
-                         last_acked_sequence=self.last_acked_sequence(tp), next_sequence=self.sequence_number(tp))
+                log.info("no batches in flight and a gap in the sequences: bumping the epoch",
+                         partition=str(tp),
+                         last_acked_sequence=self.last_acked_sequence(tp),
+                         next_sequence=self.sequence_number(tp))
                 self.request_epoch_bump_for_partition(tp)
             del self.partitions_with_unresolved_sequences[tp]
 

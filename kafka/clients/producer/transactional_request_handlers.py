@@ -104,7 +104,8 @@ class TxnRequestHandler:
         elif isinstance(response.error, KafkaError) and response.error.error == Errors.UNSUPPORTED_VERSION:
             self.fatal_error(self.unsupported_version_error(response.error))
         elif response.error is not None:
-            error = response.error if isinstance(response.error, KafkaError) else KafkaError(message=str(response.error))
+            error = response.error if isinstance(response.error,
+                                                 KafkaError) else KafkaError(message=str(response.error))
             if error.retriable:
                 self.reenqueue(now_ms)
             else:
@@ -153,19 +154,23 @@ class InitProducerIdHandler(TxnRequestHandler):
         error = Errors.for_code(body.error_code)
         if error == Errors.NONE:
             manager.complete_init_producer_id(ProducerIdAndEpoch(body.producer_id, body.producer_epoch),
-                                              reset_sequence_numbers=self.is_epoch_bump or manager.is_transactional())
+                                              reset_sequence_numbers=self.is_epoch_bump
+                                              or manager.is_transactional())
             if self.result is not None:
                 self.result.done()
-        elif manager.is_transactional() and error in (Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE):
+        elif manager.is_transactional() and error in (Errors.NOT_COORDINATOR,
+                                                      Errors.COORDINATOR_NOT_AVAILABLE):
             manager.lookup_coordinator(TRANSACTION, manager.transactional_id)
             self.reenqueue(now_ms)
         elif error in (Errors.INVALID_PRODUCER_EPOCH, Errors.PRODUCER_FENCED):
-            self.fatal_error(KafkaError(Errors.PRODUCER_FENCED, "a newer producer with the same transactional.id "
+            self.fatal_error(KafkaError(Errors.PRODUCER_FENCED,
+                                        "a newer producer with the same transactional.id "
                                                                 "fences this one"))
         elif error.retriable:
             # COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, ... A
             # transactional producer would look its coordinator up again first.
-            log.info("InitProducerId failed, will retry", error=error.name, backoff_ms=manager.retry_backoff_ms)
+            log.info("InitProducerId failed, will retry", error=error.name,
+                     backoff_ms=manager.retry_backoff_ms)
             self.reenqueue(now_ms)
         else:
             self.fatal_error(KafkaError(error, f"InitProducerId failed: {error.message}"))
@@ -227,7 +232,8 @@ class AddPartitionsToTxnHandler(TxnRequestHandler):
         for tp in sorted(self.partitions):
             by_topic.setdefault(tp.topic, []).append(tp.partition)
         pid, epoch = self.manager.producer_id_and_epoch
-        return {"transactional_id": self.manager.transactional_id, "producer_id": pid, "producer_epoch": epoch,
+        return {"transactional_id": self.manager.transactional_id, "producer_id": pid,
+                "producer_epoch": epoch,
                 "topics": [{"name": t, "partitions": ps} for t, ps in by_topic.items()]}
 
     def handle_response(self, body: Any, now_ms: int) -> None:
@@ -241,7 +247,8 @@ class AddPartitionsToTxnHandler(TxnRequestHandler):
                 self.reenqueue(now_ms)
                 return
             if error in (Errors.CONCURRENT_TRANSACTIONS, Errors.COORDINATOR_LOAD_IN_PROGRESS,
-                         Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.OPERATION_NOT_ATTEMPTED) or error.retriable:
+                         Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                         Errors.OPERATION_NOT_ATTEMPTED) or error.retriable:
                 self.reenqueue(now_ms)  # the previous transaction is still completing, or the like
                 return
             if error in FENCED_ERRORS:
@@ -270,7 +277,8 @@ class AddOffsetsToTxnHandler(TxnRequestHandler):
 
     def request_body(self) -> dict[str, Any]:
         pid, epoch = self.manager.producer_id_and_epoch
-        return {"transactional_id": self.manager.transactional_id, "producer_id": pid, "producer_epoch": epoch,
+        return {"transactional_id": self.manager.transactional_id, "producer_id": pid,
+                "producer_epoch": epoch,
                 "group_id": self.group_metadata.group_id}
 
     def fail(self, error: KafkaError | None) -> None:
@@ -285,7 +293,8 @@ class AddOffsetsToTxnHandler(TxnRequestHandler):
         elif error in COORDINATOR_ERRORS:
             manager.lookup_coordinator(TRANSACTION, manager.transactional_id)
             self.reenqueue(now_ms)
-        elif error in (Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.CONCURRENT_TRANSACTIONS) or error.retriable:
+        elif error in (Errors.COORDINATOR_LOAD_IN_PROGRESS,
+                       Errors.CONCURRENT_TRANSACTIONS) or error.retriable:
             self.reenqueue(now_ms)
         elif error in FENCED_ERRORS:
             self.fatal_error(_fenced())
@@ -339,7 +348,8 @@ class TxnOffsetCommitHandler(AddOffsetsToTxnHandler):
         elif error in (Errors.UNKNOWN_MEMBER_ID, Errors.ILLEGAL_GENERATION, Errors.FENCED_INSTANCE_ID,
                        Errors.GROUP_AUTHORIZATION_FAILED, Errors.INVALID_TXN_STATE):
             # The consumer lost its partitions (KIP-447): this transaction cannot commit, the producer lives.
-            self.abortable_error(KafkaError(error, "TxnOffsetCommit: the consumer's group membership was refused"))
+            self.abortable_error(KafkaError(error,
+                                            "TxnOffsetCommit: the consumer's group membership was refused"))
         else:
             self.fatal_error(KafkaError(error, "TxnOffsetCommit"))
 
@@ -358,7 +368,8 @@ class EndTxnHandler(TxnRequestHandler):
 
     def request_body(self) -> dict[str, Any]:
         pid, epoch = self.manager.producer_id_and_epoch
-        return {"transactional_id": self.manager.transactional_id, "producer_id": pid, "producer_epoch": epoch,
+        return {"transactional_id": self.manager.transactional_id, "producer_id": pid,
+                "producer_epoch": epoch,
                 "committed": self.committed}
 
     def fail(self, error: KafkaError | None) -> None:
@@ -373,7 +384,8 @@ class EndTxnHandler(TxnRequestHandler):
         elif error in COORDINATOR_ERRORS:
             manager.lookup_coordinator(TRANSACTION, manager.transactional_id)
             self.reenqueue(now_ms)
-        elif error in (Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.CONCURRENT_TRANSACTIONS) or error.retriable:
+        elif error in (Errors.COORDINATOR_LOAD_IN_PROGRESS,
+                       Errors.CONCURRENT_TRANSACTIONS) or error.retriable:
             self.reenqueue(now_ms)
         elif error in FENCED_ERRORS:
             self.fatal_error(_fenced())

@@ -30,7 +30,8 @@ STANDARD_AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
 
 def authorizer_class_problem(name: str) -> str | None:
     """What is wrong with an `authorizer.class.name`: only Kafka's StandardAuthorizer (or none) is known."""
-    return None if name in ("", STANDARD_AUTHORIZER) else f"only {STANDARD_AUTHORIZER} (or empty) is known here"
+    return None if name in ("",
+                            STANDARD_AUTHORIZER) else f"only {STANDARD_AUTHORIZER} (or empty) is known here"
 
 
 def parse_super_users(value: str) -> frozenset[str]:
@@ -44,7 +45,8 @@ def parse_super_users(value: str) -> frozenset[str]:
 
 
 class StandardAuthorizer:
-    def __init__(self, super_users: frozenset[str] = frozenset(), allow_everyone_if_no_acl_found: bool = False,
+    def __init__(self, super_users: frozenset[str] = frozenset(),
+                 allow_everyone_if_no_acl_found: bool = False,
                  metrics: AuthorizerMetrics | None = None) -> None:
         self.data = StandardAuthorizerData({}, frozenset(super_users), allow_everyone_if_no_acl_found)
         self.metrics = metrics if metrics is not None else AuthorizerMetrics()

@@ -40,7 +40,8 @@ from kafka.protocol.acl import (
 
 ALLOWED, DENIED = "ALLOWED", "DENIED"  # Kafka's AuthorizationResult
 
-IMPLIES_DESCRIBE = frozenset({AclOperation.DESCRIBE, AclOperation.READ, AclOperation.WRITE, AclOperation.DELETE,
+IMPLIES_DESCRIBE = frozenset({AclOperation.DESCRIBE, AclOperation.READ, AclOperation.WRITE,
+                              AclOperation.DELETE,
                               AclOperation.ALTER})
 IMPLIES_DESCRIBE_CONFIGS = frozenset({AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS})
 HARDCODED_NAME = "hardcode"  # authorize_by_resource_type's probe, as Kafka's Authorizer default does it
@@ -96,7 +97,8 @@ class StandardAuthorizerData:
         if allow is not None:
             return MatchingRule(ALLOWED, _describe(allow))
         if not found_acls:
-            return MatchingRule(self.default_result, "DefaultAllow" if self.default_result == ALLOWED else "DefaultDeny")
+            return MatchingRule(self.default_result, "DefaultAllow" if self.default_result == ALLOWED
+                                else "DefaultDeny")
         return MatchingRule(DENIED, "NoMatchingAllow")
 
     def _applicable(self, resource_type: ResourceType, name: str) -> Iterable[StandardAcl]:
@@ -142,12 +144,15 @@ class StandardAuthorizerData:
         return sorted(b for b in (acl.to_binding() for acl in self.acls.values()) if acl_filter.matches(b))
 
 
-def _find_result(operation: AclOperation, principals: tuple[str, str], host: str, acl: StandardAcl) -> str | None:
+def _find_result(operation: AclOperation, principals: tuple[str, str], host: str,
+                 acl: StandardAcl) -> str | None:
     """ALLOWED or DENIED if this ACL speaks to the request, None if it does not (Kafka's findResult).
 
     `principals` is the requester's principal and the wildcard `User:*`. The caller, `authorize`, asks
     this of every ACL on the resource (LITERAL, the `*` wildcard, PREFIXED) and lets a DENY win."""
-    # BEGIN LAB 13 SOLUTION: principal (or User:*) and host (or *) must match; ALL matches any operation; an ALLOW of READ, WRITE, DELETE or ALTER also matches DESCRIBE, of ALTER_CONFIGS DESCRIBE_CONFIGS; a DENY matches only its own operation
+    # BEGIN LAB 13 SOLUTION: principal (or User:*) and host (or *) must match; ALL matches any operation; an
+    # ALLOW of READ, WRITE, DELETE or ALTER also matches DESCRIBE, of ALTER_CONFIGS DESCRIBE_CONFIGS; a DENY
+    # matches only its own operation
     if acl.principal not in principals:
         return None
     if acl.host != WILDCARD_HOST and acl.host != host:

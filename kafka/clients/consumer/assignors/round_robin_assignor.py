@@ -25,7 +25,8 @@ class RoundRobinAssignor(AbstractPartitionAssignor):
 
     def assign(self, partitions_per_topic: dict[str, int],
                subscriptions: dict[str, Subscription]) -> dict[str, list[TopicPartition]]:
-        # BEGIN LAB 06 SOLUTION: deal the partitions (by topic, then number) to the sorted members in turn, skipping a member not subscribed to the topic
+        # BEGIN LAB 06 SOLUTION: deal the partitions (by topic, then number) to the sorted members in turn,
+        # skipping a member not subscribed to the topic
         assignment: dict[str, list[TopicPartition]] = {m: [] for m in subscriptions}
         members = sorted(subscriptions)
         if not members:
