@@ -76,7 +76,7 @@ class SslTransportLayer(TransportLayer):
         """Up to nbytes of plaintext. One SSL read gives at most one TLS record (16 KiB), where a plain
         recv gives whatever the kernel holds; so this reads records until the buffer is full or the
         socket has no whole record left, and a 1 MB produce request costs one trip round the
-        Processor's selector loop, not sixty-four."""
+        Selector's poll, not sixty-four."""
         view = memoryview(buffer)
         wanted = nbytes or len(view)
         read = 0

@@ -1,10 +1,10 @@
 """TransportLayer: how a KafkaChannel's bytes reach its socket (Kafka's common.network.TransportLayer
 and PlaintextTransportLayer). It lives in kafka/security because both sides use it: the broker's
-Processor (kafka/network) and the broker's own clients (kafka/clients).
+Selector (kafka/network) and the broker's own clients (kafka/clients).
 
 A channel reads and writes through its transport and never touches the socket itself, so the same
-channel, framing and Processor serve TCP and TLS. A transport is ready once its handshake is done
-(TCP: at once); until then the Processor drives `handshake` from its selector loop, and the
+channel, framing and Selector serve TCP and TLS. A transport is ready once its handshake is done
+(TCP: at once); until then the Selector drives `handshake` from its poll, and the
 connection's bytes are not frames yet.
 
     recv_into / send     raise BlockingIOError when the socket has nothing to give or take
