@@ -1,6 +1,6 @@
 """Selector over real loopback sockets, with no Processor and no RequestChannel: frames in, sends out,
 mute and unmute, connections the peer closes, frames over the limit, idle expiry on MockTime, a pool
-with no memory left, and a TLS handshake driven by the poll."""
+with no memory left, a TLS handshake driven by the poll, and SASL logins that succeed and fail."""
 
 from __future__ import annotations
 
@@ -14,8 +14,16 @@ import structlog
 
 from kafka.network.channel_builder import PlaintextChannelBuilder
 from kafka.network.memory_pool import UNBOUNDED, SimpleMemoryPool
+from kafka.network.sasl_channel_builder import SaslChannelBuilder
 from kafka.network.selector import Selector
 from kafka.network.ssl_channel_builder import SslChannelBuilder
+from kafka.protocol.api_keys import APIS, ApiKey
+from kafka.protocol.errors import Errors
+from kafka.protocol.header import decode_response, encode_request
+from kafka.security.credential_cache import CredentialCache
+from kafka.security.jaas_context import JaasContext
+from kafka.security.sasl_configs import SaslListenerConfig
+from kafka.security.security_protocol import SecurityProtocol
 from kafka.utils.repeated_error_log import RepeatedErrorLog
 from kafka.utils.time import MockTime
 from tests.security.certificates import Certificates
@@ -32,10 +40,11 @@ def frame(payload: bytes) -> bytes:
 class Loopback:
     """A Selector and the client ends of the connections registered with it."""
 
-    def __init__(self, time: MockTime, idle_ms: int = -1, pool=UNBOUNDED, channel_builder=None) -> None:
+    def __init__(self, time: MockTime, idle_ms: int = -1, pool=UNBOUNDED, channel_builder=None,
+                 failed_authentication_delay_ms: int = 0) -> None:
         log = structlog.get_logger("tests.Selector")
-        self.selector = Selector(MAX_RECEIVE, idle_ms, 0, time, channel_builder or PlaintextChannelBuilder(), pool,
-                                 log, RepeatedErrorLog(log, time))
+        self.selector = Selector(MAX_RECEIVE, idle_ms, failed_authentication_delay_ms, time,
+                                 channel_builder or PlaintextChannelBuilder(), pool, log, RepeatedErrorLog(log, time))
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.clients: list[socket.socket] = []
 
@@ -233,5 +242,75 @@ def test_a_tls_handshake_is_driven_by_the_poll_before_any_frame(time, tmp_path):
         loop.selector.send("tls", frame(b"encrypted answer"))
         assert loop.selector.completed_sends == ["tls"]
         assert client.recv(100) == frame(b"encrypted answer")
+    finally:
+        loop.close()
+
+
+HANDSHAKE, AUTHENTICATE, API_VERSIONS = APIS[ApiKey.SASL_HANDSHAKE], APIS[ApiKey.SASL_AUTHENTICATE], APIS[ApiKey.API_VERSIONS]
+
+
+def sasl_loopback(time: MockTime, delay_ms: int = 0) -> Loopback:
+    jaas = JaasContext.load("plain.sasl.jaas.config",
+                            'org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="secret";')
+    builder = SaslChannelBuilder(SecurityProtocol.SASL_PLAINTEXT, {}, SaslListenerConfig(("PLAIN",), {"PLAIN": jaas}),
+                                 CredentialCache())
+    return Loopback(time, channel_builder=builder, failed_authentication_delay_ms=delay_ms)
+
+
+def read_frame(sock: socket.socket) -> bytes:
+    def exactly(n: int) -> bytes:
+        data = b""
+        while len(data) < n:
+            chunk = sock.recv(n - len(data))
+            assert chunk, "the connection closed mid-frame"
+            data += chunk
+        return data
+    return exactly(struct.unpack(">i", exactly(4))[0])
+
+
+def test_a_sasl_login_goes_to_the_authenticator_and_only_api_versions_reaches_the_caller(time):
+    loop = sasl_loopback(time)
+    try:
+        client = loop.connect("sasl")
+        client.sendall(encode_request(API_VERSIONS, 3, 0, "t", {"client_software_name": "t",
+                                                                "client_software_version": "1"}))
+        loop.take("sasl")  # handed on: the Processor answers it like any request
+        loop.selector.mute("sasl")
+        loop.selector.send("sasl", frame(b"the caller's answer"))
+        loop.selector.unmute("sasl")
+        assert read_frame(client) == b"the caller's answer"
+
+        client.sendall(encode_request(HANDSHAKE, 1, 1, "t", {"mechanism": "PLAIN"}))
+        loop.poll_until(lambda: loop.selector.channel("sasl").authenticator.state == "AUTHENTICATE", "the handshake")
+        assert decode_response(HANDSHAKE, 1, read_frame(client))[1].error_code == Errors.NONE
+        client.sendall(encode_request(AUTHENTICATE, 2, 2, "t", {"auth_bytes": b"\0alice\0secret"}))
+        channel = loop.selector.channel("sasl")
+        loop.poll_until(lambda: channel.ready, "the login")
+        assert decode_response(AUTHENTICATE, 2, read_frame(client))[1].error_code == Errors.NONE
+        assert str(channel.principal) == "User:alice" and loop.selector.successful_authentications == 1
+        assert loop.selector.completed_sends == ["sasl"], "the login's own answers are not the caller's sends"
+        client.sendall(frame(b"first request"))
+        assert loop.take("sasl") == b"first request"
+    finally:
+        loop.close()
+
+
+def test_a_failed_login_is_answered_after_the_delay_then_closed(time):
+    loop = sasl_loopback(time, delay_ms=100)
+    try:
+        client = loop.connect("sasl")
+        client.sendall(encode_request(HANDSHAKE, 1, 1, "t", {"mechanism": "PLAIN"}))
+        loop.poll_until(lambda: loop.selector.channel("sasl").authenticator.state == "AUTHENTICATE", "the handshake")
+        read_frame(client)
+        client.sendall(encode_request(AUTHENTICATE, 2, 2, "t", {"auth_bytes": b"\0alice\0guess"}))
+        loop.poll_until(lambda: loop.selector.failed_authentications == 1, "the failed login")
+        time.sleep(99)
+        loop.selector.poll(0)
+        assert "sasl" in loop.selector.channels, "no answer before connection.failed.authentication.delay.ms"
+        time.sleep(1)
+        loop.selector.poll(0)
+        assert loop.selector.disconnected == {"sasl": "127.0.0.1"}
+        assert decode_response(AUTHENTICATE, 2, read_frame(client))[1].error_code == Errors.SASL_AUTHENTICATION_FAILED
+        assert client.recv(1) == b""
     finally:
         loop.close()
