@@ -136,6 +136,8 @@ class KafkaChannel:
                 part.close()  # the slice is out: its file descriptor goes back now
             parts.pop(0)
             self._send_position = 0
+        if not self.transport.flush():  # TLS: the last bytes, encrypted, still wait for the socket
+            return False
         self._send = None
         return True
 

@@ -193,6 +193,7 @@ class Selector:
         self.log.info("TLS handshake done", connection=channel.id, principal=str(channel.principal),
                       protocol=getattr(channel.transport, "protocol", None))
         self.update_interest(channel)
+        self._note_buffered(channel)  # the client's first request may have come with its Finished
 
     def read_buffered(self) -> None:
         """Read the channels OpenSSL holds decrypted bytes for: select would not wake us for them."""

@@ -4,9 +4,11 @@ with no memory left, a TLS handshake driven by the poll, and SASL logins that su
 
 from __future__ import annotations
 
+import fcntl
 import socket
 import ssl
 import struct
+import termios
 import time as wall
 
 import pytest
@@ -26,6 +28,7 @@ from kafka.security.sasl_configs import SaslListenerConfig
 from kafka.security.security_protocol import SecurityProtocol
 from kafka.utils.repeated_error_log import RepeatedErrorLog
 from kafka.utils.time import MockTime
+from tests.helpers import wait_until
 from tests.security.certificates import Certificates
 
 pytestmark = pytest.mark.fast
@@ -217,24 +220,31 @@ def test_wakeup_ends_a_poll_at_once(loopback):
     assert wall.monotonic() - started < 10
 
 
+def tls_client(loop: Loopback, certs: Certificates, connection_id: str) -> ssl.SSLSocket:
+    """A client whose handshake the test drives, step by step, beside the Selector's polls."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.load_verify_locations(certs.ca_file)
+    context.check_hostname = False
+    client = context.wrap_socket(loop.connect(connection_id), do_handshake_on_connect=False)
+    loop.clients.append(client)
+    client.setblocking(False)
+    return client
+
+
+def handshake_step(client: ssl.SSLSocket) -> bool:
+    try:
+        client.do_handshake()
+        return True
+    except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
+        return False
+
+
 def test_a_tls_handshake_is_driven_by_the_poll_before_any_frame(time, tmp_path):
     certs = Certificates.create(tmp_path)
     loop = Loopback(time, channel_builder=SslChannelBuilder(certs.broker_ssl_configs()))
     try:
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-        context.load_verify_locations(certs.ca_file)
-        context.check_hostname = False
-        client = context.wrap_socket(loop.connect("tls"), do_handshake_on_connect=False)
-        loop.clients.append(client)
-        client.setblocking(False)
-
-        def client_handshake_done() -> bool:
-            try:
-                client.do_handshake()
-                return True
-            except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
-                return False
-        loop.poll_until(lambda: client_handshake_done() and loop.selector.channel("tls").ready, "the handshake")
+        client = tls_client(loop, certs, "tls")
+        loop.poll_until(lambda: handshake_step(client) and loop.selector.channel("tls").ready, "the handshake")
         assert loop.selector.successful_authentications == 1
         client.setblocking(True)
         client.sendall(frame(b"s" * 60_000))  # four TLS records
@@ -242,6 +252,28 @@ def test_a_tls_handshake_is_driven_by_the_poll_before_any_frame(time, tmp_path):
         loop.selector.send("tls", frame(b"encrypted answer"))
         assert loop.selector.completed_sends == ["tls"]
         assert client.recv(100) == frame(b"encrypted answer")
+    finally:
+        loop.close()
+
+
+def unread_bytes(sock: socket.socket) -> int:
+    return struct.unpack("i", fcntl.ioctl(sock, termios.FIONREAD, b"\0\0\0\0"))[0]
+
+
+def test_a_frame_that_comes_with_the_clients_last_handshake_bytes_is_read(time, tmp_path):
+    """The Finished and the first request reach the socket together: one recv takes both, and the
+    request's record then waits where select cannot see it."""
+    certs = Certificates.create(tmp_path)
+    loop = Loopback(time, channel_builder=SslChannelBuilder(certs.broker_ssl_configs()))
+    try:
+        client = tls_client(loop, certs, "tls")
+        loop.poll_until(lambda: handshake_step(client), "the client's side of the handshake")
+        server_socket = loop.selector.channel("tls").socket
+        finished = unread_bytes(server_socket)
+        client.setblocking(True)
+        client.sendall(frame(b"at once"))
+        wait_until(lambda: unread_bytes(server_socket) > finished, message="the request behind the Finished")
+        assert loop.take("tls") == b"at once"
     finally:
         loop.close()
 
