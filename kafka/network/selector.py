@@ -23,8 +23,10 @@ before our answer): only then does the selector stop watching it. A client that 
 response, the usual case, so costs no selector calls per request at all. Kafka removes the read
 interest at once.
 
-OpenSSL may hold decrypted bytes the selector cannot see; such channels are read again without
-waiting for select (Kafka's keysWithBufferedRead). On a SASL listener a channel's frames go to its
+A TLS transport may hold bytes the selector cannot see (records already off the socket, decrypted
+or not); such channels are read again without waiting for select (Kafka's keysWithBufferedRead),
+right after the handshake too, since a client's first request often comes with its last handshake
+bytes. On a SASL listener a channel's frames go to its
 SaslServerAuthenticator, never to `completed_receives`, until it is authenticated, except an
 ApiVersions before the handshake (the Processor answers it like any request). A failed login is
 counted, logged once per interval with the user and address, answered after
@@ -74,7 +76,7 @@ class Selector:
         self._selector.register(self._wakeup_r, selectors.EVENT_READ, _WAKEUP)
         self._wakeup_pending = False  # a wake-up byte is on its way and not yet read
         self._muted_for_memory: dict[str, KafkaChannel] = {}
-        self._buffered_reads: dict[str, KafkaChannel] = {}  # TLS bytes decrypted but not yet read
+        self._buffered_reads: dict[str, KafkaChannel] = {}  # TLS bytes off the socket but not yet read
         self._authentication_sends: set[str] = set()  # channels writing a SASL answer: read on once it is out
         self._delayed_closes: dict[str, tuple[float, KafkaChannel, object]] = {}  # id -> (deadline, channel, answer)
         self.idle_time_ns = 0  # time spent waiting in select: NetworkProcessorAvgIdlePercent
