@@ -83,11 +83,13 @@ class KafkaChannel:
 
     @property
     def has_send(self) -> bool:
-        return bool(self._sends)
+        return bool(self._sends) or (self.transport is not None and self.transport.has_pending_writes())
 
     def write(self) -> list[object]:
         """Write as much as the socket takes; returns the requests whose bytes are now all sent."""
         completed = []
+        if not self.transport.flush():  # TLS: bytes encrypted earlier go first
+            return completed
         while self._sends:
             data, request = self._sends[0]
             try:

@@ -1,7 +1,7 @@
 """ConnectionQuotas: how many connections the broker takes, from whom, and how fast (Kafka's
 kafka.network.ConnectionQuotas, KIP-402 and KIP-612).
 
-The Acceptor asks `inc` for every socket it accepts; the Processor calls `dec` when it closes one.
+The Acceptor asks `inc` for every socket it accepts; the Processor calls `dec` when one closes.
 
     max.connections.per.ip (and .overrides)  over it, the new connection is closed at once
                                               (TooManyConnectionsError, logged at info)
@@ -177,6 +177,13 @@ class ConnectionQuotas:
             if self._listener_counts.get(listener, 0) > 0:
                 self._listener_counts[listener] -= 1
             self._lock.notify_all()  # an Acceptor waiting for a slot under max.connections
+
+    def max_connections_exceeded(self, listener: str) -> bool:
+        """More connections than max.connections (Kafka's maxConnectionsExceeded). In Kafka the
+        inter-broker listener is protected and may accept past the limit, and the other listeners'
+        Processors then close connections to make room. No listener is protected here: the Acceptor
+        never takes the count past the limit, and this answers False."""
+        return self.total_count > self.max_connections
 
     def get(self, ip: str) -> int:
         with self._lock:

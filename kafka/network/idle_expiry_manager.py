@@ -1,10 +1,10 @@
 """IdleExpiryManager: which connections have been silent too long (Kafka's Selector.IdleExpiryManager).
 
-Each Processor notes the time of every read or write on a connection. A connection with no traffic
+Each Selector notes the time of every read or write on a connection. A connection with no traffic
 for connections.max.idle.ms is closed: a client that connected and went away without a FIN, or one
 that sent half a request and stalled, must not hold a socket (and the bytes it sent) for ever.
 
-The connections are kept in order of last activity, so the Processor looks only at the oldest ones
+The connections are kept in order of last activity, so the Selector looks only at the oldest ones
 and stops at the first that is still fresh. Kafka closes one expired connection per poll; here every
 expired one goes in the same pass, so twenty stalled clients do not take twenty polls to clear.
 """
@@ -46,6 +46,10 @@ class IdleExpiryManager:
             expired.append(connection_id)
         self._next_check_ns = now + self.connections_max_idle_ns
         return expired
+
+    def oldest(self) -> str | None:
+        """The connection silent longest (Kafka's lowestPriorityChannel picks it first), or None."""
+        return next(iter(self._last_activity), None)
 
     def __len__(self) -> int:
         return len(self._last_activity)

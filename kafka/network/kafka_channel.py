@@ -1,12 +1,13 @@
-"""KafkaChannel: one client connection as a Processor sees it (Kafka's common.network.KafkaChannel,
-with its NetworkSend; the frame being read is a NetworkReceive).
+"""KafkaChannel: one connection of a Selector (Kafka's common.network.KafkaChannel, with its
+NetworkSend; the frame being read is a NetworkReceive).
 
-It holds the request frame being read, at most one response being written, and carries the mute
-flag that enforces seed 002's ordering rule: "it will only take one request from a client at a
-time, and only after ... all the bytes for the response have been sent" will it take the next.
-While muted nothing more is read: the client's next requests wait in the kernel's socket buffer.
-A channel is also muted for memory when the MemoryPool cannot give its next frame a buffer, and a
-client over its quota stays muted until its throttle time has passed (KIP-219, `throttle`).
+It holds the frame being read, at most one send being written, and carries the mute flag that
+enforces seed 002's ordering rule: "it will only take one request from a client at a time, and
+only after ... all the bytes for the response have been sent" will it take the next. While muted
+nothing more is read: the client's next requests wait in the kernel's socket buffer. A channel is
+also muted for memory when the MemoryPool cannot give its next frame a buffer, and a client over
+its quota stays muted until its throttle time has passed (KIP-219, `throttle`). It knows frames,
+not requests: which request a frame was is the Processor's business.
 
 Every byte goes through the channel's TransportLayer: plain TCP, or TLS (SslTransportLayer). A
 TLS channel is not `ready` until `prepare` has finished its handshake; then its principal is the
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import socket
 
-from kafka.network.memory_pool import UNBOUNDED, Buffer, MemoryPool
+from kafka.network.memory_pool import UNBOUNDED, MemoryPool
 from kafka.network.network_receive import InvalidReceiveError, NetworkReceive
 from kafka.protocol.response_send import ResponseSend
 from kafka.security.kafka_principal import ANONYMOUS
@@ -40,10 +41,9 @@ class KafkaChannel:
         self.muted_for_memory = False  # the pool had no buffer for the next frame
         self.throttled_until_ms = 0  # monotonic ms; a quota violation keeps the channel muted until then
         self.interest = 0  # the selector events this socket is registered for; 0 = not registered
-        self.receive = NetworkReceive(max_receive_size, memory_pool)
+        self.receive = NetworkReceive(max_receive_size, memory_pool, connection_id)
         self._send: list | None = None  # the parts of the response being written
         self._send_position = 0
-        self.in_flight = None  # the Request being handled or answered; None when idle
         self.principal = ANONYMOUS  # who the transport and authenticator say is at the other end
         self.authenticator = None  # SaslServerAuthenticator on a SASL listener
         self.authenticated_max_receive_size = max_receive_size  # the frame bound once authenticated
@@ -89,13 +89,14 @@ class KafkaChannel:
         except (BlockingIOError, InterruptedError):
             return True
 
-    def completed_receive(self) -> Buffer | None:
-        """The payload of the frame just completed (the caller now owns its pool memory), or None."""
+    def maybe_complete_receive(self) -> NetworkReceive | None:
+        """The frame just completed (whoever takes its payload owns its pool memory), or None; the
+        next frame starts afresh (Kafka's KafkaChannel.maybeCompleteReceive)."""
         if not self.receive.complete:
             return None
-        payload = self.receive.payload
-        self.receive = NetworkReceive(self.max_receive_size, self.memory_pool)
-        return payload
+        receive = self.receive
+        self.receive = NetworkReceive(self.max_receive_size, self.memory_pool, self.id)
+        return receive
 
     # ------------------------------------------------------------------ throttling (KIP-219)
     def throttle(self, until_ms: int) -> None:
@@ -135,6 +136,8 @@ class KafkaChannel:
                 part.close()  # the slice is out: its file descriptor goes back now
             parts.pop(0)
             self._send_position = 0
+        if not self.transport.flush():  # TLS: the last bytes, encrypted, still wait for the socket
+            return False
         self._send = None
         return True
 

@@ -1,9 +1,9 @@
 """MemoryPool and SimpleMemoryPool: the bytes of requests being read, counted against a bound
 (Kafka's org.apache.kafka.common.memory.MemoryPool and SimpleMemoryPool, KIP-72).
 
-A Processor reads a request's 4-byte size first, then asks the pool for a buffer of that size.
+A Selector reads a request's 4-byte size first, then asks the pool for a buffer of that size.
 With queued.max.request.bytes set, the pool holds that many bytes for every request being read or
-waiting for an I/O thread; when it is exhausted, try_allocate answers None and the Processor stops
+waiting for an I/O thread; when it is exhausted, try_allocate answers None and the Selector stops
 reading from that connection (it is muted for memory) until a handled request gives its bytes back.
 A client that announces a 100 MB frame and stalls can then pin the pool, never the host.
 
@@ -71,7 +71,7 @@ class SimpleMemoryPool(MemoryPool):
         self.max_single_allocation = max_single_allocation
         self.strict = strict
         self._nanoseconds = nanoseconds  # the injected clock, for the time spent depleted
-        self._lock = threading.Lock()  # every Processor allocates, every I/O thread releases
+        self._lock = threading.Lock()  # every Selector allocates, every I/O thread releases
         self._available = size_bytes
         self._depleted_since_ns = 0  # when an allocation last failed and none has succeeded since
         self._depleted_total_ns = 0  # MemoryPoolDepletedTimeTotal, in ns

@@ -3,8 +3,10 @@
 A frame is a 4-byte size, then that many bytes. The size is read first and checked against
 socket.request.max.bytes; only then is a buffer of exactly that size asked of the MemoryPool, and
 the rest of the frame is read straight into it. When the pool has nothing left the buffer is not
-allocated: the receive waits, with its size known, and the Processor mutes the connection until
-memory comes back (`memory_allocated` is False while `size` is known).
+allocated: the receive waits, with its size known, and the Selector mutes the connection until
+memory comes back (`memory_allocated` is False while `size` is known). A complete receive names its
+`source`, the connection it came from, as Kafka's does: the Selector hands a poll's complete receives to
+the Processor together, once the poll is over.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from kafka.network.memory_pool import Buffer, MemoryPool
 from kafka.security.transport_layer import TransportLayer
 
 SIZE_PREFIX = struct.Struct(">i")
-MAX_READ = 1024 * 1024  # one recv at most: a huge frame does not keep the Processor from its other sockets
+MAX_READ = 1024 * 1024  # one recv at most: a huge frame does not keep the Selector from its other sockets
 
 
 class InvalidReceiveError(Exception):
@@ -33,7 +35,8 @@ class InvalidReceiveError(Exception):
 
 
 class NetworkReceive:
-    def __init__(self, max_size: int, memory_pool: MemoryPool) -> None:
+    def __init__(self, max_size: int, memory_pool: MemoryPool, source: str = "") -> None:
+        self.source = source  # the connection id
         self.max_size = max_size
         self.memory_pool = memory_pool
         self._size_buffer = bytearray(SIZE_PREFIX.size)
@@ -78,7 +81,7 @@ class NetworkReceive:
         if self.payload is None:
             self.payload = self.memory_pool.try_allocate(self.size)
             if self.payload is None:
-                return read  # the pool is exhausted: the Processor mutes us until memory is released
+                return read  # the pool is exhausted: the Selector mutes us until memory is released
         remaining = self.size - self._payload_read
         if remaining:
             view = memoryview(self.payload)[self._payload_read :]

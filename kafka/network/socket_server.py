@@ -1,11 +1,11 @@
 """SocketServer: the broker's network layer (Kafka's kafka.network.SocketServer).
 
-For every listener one Acceptor thread, and num.network.threads Processor threads per listener,
-all sharing one RequestChannel with the I/O threads, one MemoryPool for the request bytes being
-read (queued.max.request.bytes) and one ConnectionQuotas. The network layer knows requests only as
-frames with a parsed header; what a request means is the server layer's business. Each listener's
-Processors build their channels with the listener's ChannelBuilder (PLAINTEXT or SSL, its ssl.* keys;
-SASL_PLAINTEXT or SASL_SSL, its mechanisms and the broker's CredentialCache).
+For every listener one Acceptor thread, and num.network.threads Processor threads per listener, each
+with its Selector, all sharing one RequestChannel with the I/O threads, one MemoryPool for the request
+bytes being read (queued.max.request.bytes) and one ConnectionQuotas. The network layer knows requests
+only as frames with a parsed header; what a request means is the server layer's business. Each
+listener's Selectors build their channels with the listener's ChannelBuilder (PLAINTEXT or SSL, its
+ssl.* keys; SASL_PLAINTEXT or SASL_SSL, its mechanisms and the broker's CredentialCache).
 """
 
 from __future__ import annotations
@@ -125,9 +125,9 @@ class SocketServer:
         metrics.register_socket_server(
             pool=lambda: (pool.available_memory, pool.size - pool.available_memory if pool.size > 0 else 0),
             pool_depleted_ns=pool.depleted_time_ns,
-            processors=lambda: [(p.listener, p.id, len(p.channels), p.connections_created, p.connections_closed,
-                                 p.successful_authentications, p.failed_authentications)
-                                for p in self.processors],
+            processors=lambda: [(p.listener, p.id, len(s.channels), s.connections_created, s.connections_closed,
+                                 s.successful_authentications, s.failed_authentications)
+                                for p in self.processors for s in (p.selector,)],
             acceptors_blocked_ns=lambda: {name: a.blocked_time_ns for name, a in self.acceptors.items()})
 
     def bound_port(self, listener_name: str) -> int:

@@ -1,7 +1,7 @@
 """SaslServerAuthenticator: SASL on a broker connection, frame by frame, before any request reaches
 the RequestChannel (Kafka's common.security.authenticator.SaslServerAuthenticator).
 
-The Processor hands it each complete frame of a connection that is not authenticated yet:
+The Selector hands it each complete frame of a connection that is not authenticated yet:
 
     HANDSHAKE_OR_VERSIONS_REQUEST  ApiVersions -> handed on to KafkaApis like any request (FORWARD),
                                    so the client learns which versions we speak; then
@@ -10,7 +10,7 @@ The Processor hands it each complete frame of a connection that is not authentic
     AUTHENTICATE                   SaslAuthenticate v0-2 (after handshake v1), or the raw token
                                    (after handshake v0, KIP-43): one SaslServer step each
     COMPLETE                       principal User:<authorization id>; frames go to KafkaApis from now on
-    FAILED                         the Processor answers after connection.failed.authentication.delay.ms
+    FAILED                         the Selector answers after connection.failed.authentication.delay.ms
                                    and closes
 
 Anything else in any state (another API, a body that does not parse, a second ApiVersions) fails the
@@ -36,7 +36,7 @@ _SIZE = struct.Struct(">i")
 
 @dataclass
 class AuthenticateResult:
-    """What the Processor does with a frame: hand it on (forward), send `response` and read on,
+    """What the Selector does with a frame: hand it on (forward), send `response` and read on,
     or fail: send `response` (if any) after the delay and close."""
 
     forward: bool = False

@@ -1,15 +1,18 @@
 """TransportLayer: how a KafkaChannel's bytes reach its socket (Kafka's common.network.TransportLayer
 and PlaintextTransportLayer). It lives in kafka/security because both sides use it: the broker's
-Processor (kafka/network) and the broker's own clients (kafka/clients).
+Selector (kafka/network) and the broker's own clients (kafka/clients).
 
 A channel reads and writes through its transport and never touches the socket itself, so the same
-channel, framing and Processor serve TCP and TLS. A transport is ready once its handshake is done
-(TCP: at once); until then the Processor drives `handshake` from its selector loop, and the
+channel, framing and Selector serve TCP and TLS. A transport is ready once its handshake is done
+(TCP: at once); until then the Selector drives `handshake` from its poll, and the
 connection's bytes are not frames yet.
 
     recv_into / send     raise BlockingIOError when the socket has nothing to give or take
     transfer_from        a slice of a segment file (a fetch response's records); zero-copy on TCP
     has_bytes_buffered   bytes already read off the socket but not handed out (TLS only)
+    has_pending_writes   bytes taken by `send` but not yet by the socket (TLS only: once encrypted,
+                         bytes cannot be handed back); `flush` writes them, and a send is complete
+                         only when there are none (Kafka's hasPendingWrites)
 """
 
 from __future__ import annotations
@@ -44,6 +47,13 @@ class TransportLayer:
 
     def has_bytes_buffered(self) -> bool:
         return False
+
+    def has_pending_writes(self) -> bool:
+        return False
+
+    def flush(self) -> bool:
+        """Write what the transport holds for the socket; True once nothing is left."""
+        return True
 
     def peer_principal(self) -> KafkaPrincipal:
         return ANONYMOUS

@@ -71,8 +71,8 @@ def test_stalled_frames_pin_no_more_than_queued_max_request_bytes_and_go_when_id
         sock.sendall(struct.pack(">i", 1_000_000) + b"\x00" * 200_000)
         stalled.append(sock)
     processors = broker.server.socket_server.processors
-    muted = wait_until(lambda: [c for p in processors for c in list(p.channels.values()) if c.muted_for_memory]
-                       if sum(len(p._muted_for_memory) for p in processors) == 5 else None,
+    muted = wait_until(lambda: [c for p in processors for c in list(p.selector.channels.values()) if c.muted_for_memory]
+                       if sum(len(p.selector._muted_for_memory) for p in processors) == 5 else None,
                        message="five connections muted for memory")
     assert len(muted) == 5  # three frames got buffers (the pool is not strict), the others wait
     metrics = scrape(broker)

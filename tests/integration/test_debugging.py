@@ -99,8 +99,8 @@ def test_a_produce_held_at_a_breakpoint_on_the_io_thread_completes_after_continu
         [processor] = broker.server.socket_server.processors
         # Earlier responses (Metadata) may still be on their way out; once they are, nothing follows.
         wait_until(lambda: processor.response_queue_size == 0, message="the response queue to drain")
-        channel = processor.channels[request.connection_id]
-        assert channel.muted and channel.in_flight is request, "the connection waits for this one response"
+        channel = processor.selector.channels[request.connection_id]
+        assert channel.muted and processor.in_flight[channel.id] is request, "the connection waits for this one response"
         producer.poll(0)
         assert delivered == [], "the client has no answer while the I/O thread is stopped"
 

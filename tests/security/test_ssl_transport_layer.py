@@ -1,11 +1,12 @@
-"""SslTransportLayer.recv_into on a socketpair, no broker: one call reads every TLS record the socket
-holds (up to the buffer), where one SSL read gives at most one record of 16 KiB; BlockingIOError only
-when nothing was read; 0 at the peer's close_notify."""
+"""SslTransportLayer on a socketpair, no broker: one recv_into reads every TLS record the socket holds
+(up to the buffer), where one SSL read gives at most one record of 16 KiB; BlockingIOError only when
+nothing was read; 0 at the peer's close_notify; encrypted bytes the socket refuses wait for flush."""
 
 from __future__ import annotations
 
 import socket
 import ssl
+import time
 
 import pytest
 
@@ -76,3 +77,26 @@ def test_nothing_to_read_is_a_blocking_io_error_and_a_close_notify_is_zero(pair)
     buffer = bytearray(1024)
     assert server.recv_into(buffer) == 4 and buffer[:4] == b"last"
     assert server.recv_into(buffer) == 0
+
+
+def test_encrypted_bytes_the_socket_cannot_take_wait_and_go_first(pair):
+    """Once encrypted, bytes cannot be handed back: what the socket refuses is a pending write, sent
+    by flush before anything new, and a send meanwhile is refused whole."""
+    server, client = pair
+    server.socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 8192)
+    taken = 0
+    with pytest.raises(BlockingIOError):
+        for _ in range(1000):  # until the socket and its peer's buffer are full
+            taken += server.send(b"y" * TLS_RECORD)
+    assert server.has_pending_writes() and taken > 0
+    client.setblocking(False)
+    received = bytearray()
+    deadline = time.monotonic() + 10
+    while len(received) < taken and time.monotonic() < deadline:
+        server.flush()
+        try:
+            received += client.recv(1 << 20)
+        except ssl.SSLWantReadError:
+            pass
+    assert received == b"y" * taken
+    assert server.flush() and not server.has_pending_writes()
