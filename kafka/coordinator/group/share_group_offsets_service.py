@@ -235,9 +235,12 @@ class ShareGroupOffsetsService:
                 log.error("persister refused to initialize share state", group_id=group_id,
                           partitions={f"{t}-{p}": e.name for (t, p), e in failed.items()})
                 return offsets_answer(with_errors(responses, failed))
-            self.write("initialize-share-group-state", group_id,
-                       lambda shard: shard.initialize_share_group_state(
-                group_id, parameters.topic_partitions()))
+            partitions = parameters.topic_partitions()
+            written = self.write("initialize-share-group-state", group_id,
+                                 lambda shard: shard.initialize_share_group_state(group_id, partitions))
+            written.add_done_callback(lambda f: f.exception() is not None and log.error(
+                "could not write the altered partitions as initialized", group_id=group_id,
+                error=repr(f.exception())))
             return offsets_answer(responses)
         return handle(codes, answer)
 
