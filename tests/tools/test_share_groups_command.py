@@ -38,7 +38,8 @@ def java_printf(fmt: str, *args) -> str:
 
 
 def member(member_id: str, partitions, epoch: int = 3) -> ShareMemberDescription:
-    return ShareMemberDescription(member_id, None, "client-" + member_id, "/127.0.0.1", list(partitions), epoch)
+    client_id = f"client-{member_id}"
+    return ShareMemberDescription(member_id, None, client_id, "/127.0.0.1", list(partitions), epoch)
 
 
 # ------------------------------------------------------------------ the tables, as Kafka prints them
@@ -57,9 +58,8 @@ def test_describe_offsets_verbose_adds_the_leader_epoch_and_widens_for_long_name
     offsets = {TopicPartition(topic, 0): SharePartitionOffsetInfo(7, None, None)}
     command.print_offsets(group, offsets, verbose=True)
     fmt = f"\n%-{len(group)}s %-{len(topic)}s %-10s %-13s %-13s %s"  # ShareGroupCommand.printOffsetFormat
-    assert capsys.readouterr().out == java_printf(fmt, "GROUP", "TOPIC", "PARTITION", "LEADER-EPOCH",
-                                                  "START-OFFSET", "LAG") + java_printf(fmt, group, topic, 0, "-", 7,
-                                                                                       "-") + "\n"
+    header = java_printf(fmt, "GROUP", "TOPIC", "PARTITION", "LEADER-EPOCH", "START-OFFSET", "LAG")
+    assert capsys.readouterr().out == header + java_printf(fmt, group, topic, 0, "-", 7, "-") + "\n"
 
 
 @pytest.mark.fast
@@ -78,7 +78,8 @@ def test_describe_state_prints_the_coordinator_and_with_verbose_the_epochs(capsy
     assert capsys.readouterr().out == (
         java_printf(plain, "GROUP", "COORDINATOR (ID)", "STATE", "#MEMBERS")
         + java_printf(plain, "g", coordinator, "Stable", 1) + "\n"
-        + java_printf(verbose, "GROUP", "COORDINATOR (ID)", "STATE", "GROUP-EPOCH", "ASSIGNMENT-EPOCH", "#MEMBERS")
+        + java_printf(verbose, "GROUP", "COORDINATOR (ID)", "STATE", "GROUP-EPOCH", "ASSIGNMENT-EPOCH",
+                      "#MEMBERS")
         + java_printf(verbose, "g", coordinator, "Stable", 4, 4, 1) + "\n")
 
 
@@ -97,7 +98,8 @@ def test_describe_members_prints_each_members_partitions_sorted_by_member_id(cap
     command.print_members("g", described, verbose=True)
     fmt = "\n%-15s %-15s %-15s %-15s %-12s %-13s %s"
     assert capsys.readouterr().out == (
-        java_printf(fmt, "GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS", "MEMBER-EPOCH", "ASSIGNMENT")
+        java_printf(fmt, "GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS", "MEMBER-EPOCH",
+                    "ASSIGNMENT")
         + java_printf(fmt, "g", "m1", "/127.0.0.1", "client-m1", 0, 3, "")
         + java_printf(fmt, "g", "m2", "/127.0.0.1", "client-m2", 2, 3, "audit:0;orders:1") + "\n")
 
@@ -116,8 +118,8 @@ def test_list_with_state_and_the_offsets_to_reset(capsys):
     reset = "%n%-15s %-15s %-10s %s"
     assert capsys.readouterr().out == (
         "GROUP                  STATE\ng                      Empty\na-rather-long-group-id Stable\n"
-        + java_printf(reset, "GROUP", "TOPIC", "PARTITION", "NEW-OFFSET") + java_printf(reset, "g", "orders", 0, 2)
-        + java_printf(reset, "g", "orders", 1, 4) + "\n" + "\n")
+        + java_printf(reset, "GROUP", "TOPIC", "PARTITION", "NEW-OFFSET")
+        + java_printf(reset, "g", "orders", 0, 2) + java_printf(reset, "g", "orders", 1, 4) + "\n" + "\n")
 
 
 @pytest.mark.fast
@@ -134,8 +136,10 @@ def test_states_are_share_group_states_in_any_case():
     (["--describe", "--group", "g", "--members", "--state"],
      "Option [describe] takes at most one of these options: [members], [offsets], [state]"),
     (["--list", "--members"], "Option(s) [members] are unavailable given other options on the command line"),
-    (["--delete", "--group", "g", "--all-groups"], "Option [delete] takes either [group] or [all-groups], not both."),
-    (["--delete-offsets", "--group", "g"], "Option [delete-offsets] takes the following options: [group], [topic]"),
+    (["--delete", "--group", "g", "--all-groups"],
+     "Option [delete] takes either [group] or [all-groups], not both."),
+    (["--delete-offsets", "--group", "g"],
+     "Option [delete-offsets] takes the following options: [group], [topic]"),
     (["--reset-offsets", "--group", "g", "--topic", "t", "--to-earliest"],
      "Option [reset-offsets] takes the option: [execute] or [dry-run]"),
     (["--reset-offsets", "--group", "g", "--topic", "t", "--dry-run"],
@@ -185,7 +189,8 @@ def test_the_whole_life_of_a_share_groups_offsets(broker, capsys):
                                            "g               orders          0          2",
                                            "g               orders          1          2"]
     assert run("--list") == (0, "", ""), "a dry run changes nothing"
-    assert run("--reset-offsets", "--group", "g", "--topic", "orders:1", "--to-offset", "3", "--execute")[0] == 0
+    assert run("--reset-offsets", "--group", "g", "--topic", "orders:1", "--to-offset", "3",
+               "--execute")[0] == 0
     assert run("--list")[1] == "g\n", "the reset created the group, empty"
     assert run("--list", "--state")[1] == "GROUP           STATE\ng               Empty\n"
     described = run("--describe", "--group", "g")[1].splitlines()
@@ -209,7 +214,8 @@ def test_the_whole_life_of_a_share_groups_offsets(broker, capsys):
     assert run("--list") == (0, "", "")
     status, out, _ = run("--describe", "--group", "g")
     assert (status, out) == (0, "\nError: Executing share group command failed due to "
-                                "org.apache.kafka.common.errors.GroupIdNotFoundException: Group g not found.\n")
+                                "org.apache.kafka.common.errors.GroupIdNotFoundException: Group g not "
+                                "found.\n")
 
 
 def heartbeat(port: int, member_id: str, epoch: int, topics=None):
@@ -217,7 +223,8 @@ def heartbeat(port: int, member_id: str, epoch: int, topics=None):
     client = WireClient(port)
     try:
         response = client.request(ApiKey.SHARE_GROUP_HEARTBEAT, 1, dict(
-            group_id="g", member_id=member_id, member_epoch=epoch, rack_id=None, subscribed_topic_names=topics))
+            group_id="g", member_id=member_id, member_epoch=epoch, rack_id=None,
+            subscribed_topic_names=topics))
     finally:
         client.close()
     assert response.error_code == 0, response

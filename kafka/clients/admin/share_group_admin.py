@@ -82,8 +82,10 @@ class ShareGroupAdmin:
                     if p.error_code != Errors.NONE:
                         continue
                     lag, epoch = p.get("lag", -1), p.leader_epoch
-                    offsets[TopicPartition(t.topic_name, p.partition_index)] = None if p.start_offset < 0 else \
-                        SharePartitionOffsetInfo(p.start_offset, epoch if epoch >= 0 else None, lag if lag >= 0 else None)
+                    info = SharePartitionOffsetInfo(p.start_offset, epoch if epoch >= 0 else None,
+                                                    lag if lag >= 0 else None)
+                    tp = TopicPartition(t.topic_name, p.partition_index)
+                    offsets[tp] = None if p.start_offset < 0 else info
             result[group_id] = offsets
         return result
 
