@@ -426,7 +426,7 @@ class KafkaServer:
             GroupApis(request_helper, auth_helper, self.group_coordinator, self.metadata_cache,
                       auto_topic_creation_manager, config, self.transaction_coordinator),
             ConsumerGroupApis(request_helper, auth_helper, self.group_coordinator),  # KIP-848
-            ShareGroupAdminApis(request_helper, auth_helper, self.group_coordinator, self.metadata_cache,  # KIP-932
+            ShareGroupAdminApis(request_helper, auth_helper, self.group_coordinator, self.metadata_cache,
                                 lambda: self.metadata_cache.finalized_features.get("share.version", 0) >= 1),
             TransactionApis(request_helper, auth_helper, self.transaction_coordinator, self.metadata_cache),
             AdminApis(request_helper, auth_helper, self.admin_manager, self.forwarding_manager, self.metadata_cache,

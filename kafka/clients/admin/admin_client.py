@@ -378,7 +378,8 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
         """(group id, state) for every group on every broker."""
         return [(group_id, state) for group_id, state, _ in self.list_groups()]
 
-    def list_groups(self, types: Iterable[str] = (), states: Iterable[str] = ()) -> list[tuple[str, str, str]]:
+    def list_groups(self, types: Iterable[str] = (),
+                    states: Iterable[str] = ()) -> list[tuple[str, str, str]]:
         """(group id, state, type) for every group on every broker; the type as Kafka's GroupType
         prints it, Classic, Consumer or Share (ListGroups v5), "" from a broker that does not say; in the
         order the brokers answer, as Java's listGroups (kafka-consumer-groups --list prints that order).
@@ -387,7 +388,8 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
         groups = []
         body = {"types_filter": [t.capitalize() for t in types], "states_filter": list(states)}
         for node_id in list(self.metadata.cluster.nodes):
-            response: ClientResponse = self.client.send_and_wait(node_id, ApiKey.LIST_GROUPS, body, self.timeout_ms)
+            response: ClientResponse = self.client.send_and_wait(node_id, ApiKey.LIST_GROUPS, body,
+                                                                 self.timeout_ms)
             if response.body.error_code != Errors.NONE:
                 raise KafkaError(response.body.error_code, "listing groups")
             groups += [(g.group_id, g.get("group_state", ""), (g.get("group_type") or "").capitalize())
