@@ -15,7 +15,8 @@ class KafkaError(Exception):
 
     def __init__(self, error: Errors | int = Errors.UNKNOWN_SERVER_ERROR, message: str | None = None) -> None:
         self.error = Errors.for_code(int(error))
-        super().__init__(f"{self.error.name}: {message or self.error.message}")
+        self.message = message or self.error.message  # what Java's exception.getMessage() says
+        super().__init__(f"{self.error.name}: {self.message}")
 
     @property
     def retriable(self) -> bool:

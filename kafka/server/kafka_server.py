@@ -95,6 +95,7 @@ from kafka.server.quota.quota_factory import QuotaManagers
 from kafka.server.replica_manager import ReplicaManager
 from kafka.server.request_handler_helper import RequestHandlerHelper
 from kafka.server.sasl_apis import SaslApis
+from kafka.server.share_group_admin_apis import ShareGroupAdminApis
 from kafka.server.shared_server import SharedServer
 from kafka.server.storage_apis import StorageApis
 from kafka.server.transaction_apis import TransactionApis
@@ -425,6 +426,8 @@ class KafkaServer:
             GroupApis(request_helper, auth_helper, self.group_coordinator, self.metadata_cache,
                       auto_topic_creation_manager, config, self.transaction_coordinator),
             ConsumerGroupApis(request_helper, auth_helper, self.group_coordinator),  # KIP-848
+            ShareGroupAdminApis(request_helper, auth_helper, self.group_coordinator, self.metadata_cache,
+                                lambda: self.metadata_cache.finalized_features.get("share.version", 0) >= 1),
             TransactionApis(request_helper, auth_helper, self.transaction_coordinator, self.metadata_cache),
             AdminApis(request_helper, auth_helper, self.admin_manager, self.forwarding_manager, self.metadata_cache,
                       self.replica_manager, config_helper, config),

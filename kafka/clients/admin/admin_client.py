@@ -29,6 +29,7 @@ from kafka.clients.admin.descriptions import (
     TransactionDescription,
     TransactionListing,
 )
+from kafka.clients.admin.share_group_admin import ShareGroupAdmin
 from kafka.clients.client_config import ADMIN, ClientConfig
 from kafka.clients.client_request import ClientResponse
 from kafka.clients.consumer.subscription_state import OffsetAndMetadata
@@ -52,7 +53,7 @@ LEADER_GONE = frozenset({Errors.NETWORK_EXCEPTION, Errors.NOT_LEADER_OR_FOLLOWER
                          Errors.REQUEST_TIMED_OUT})
 
 
-class AdminClient:
+class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_offsets, ... (KIP-932)
     def __init__(self, config: Mapping[str, Any] | None = None, time: Time = SYSTEM, **kwargs: Any) -> None:
         self.config = ClientConfig(ADMIN, config, **kwargs)
         self.config.values["client.id"] = self.config["client.id"] or "adminclient-1"
@@ -377,14 +378,18 @@ class AdminClient:
         """(group id, state) for every group on every broker."""
         return [(group_id, state) for group_id, state, _ in self.list_groups()]
 
-    def list_groups(self) -> list[tuple[str, str, str]]:
+    def list_groups(self, types: Iterable[str] = (),
+                    states: Iterable[str] = ()) -> list[tuple[str, str, str]]:
         """(group id, state, type) for every group on every broker; the type as Kafka's GroupType
-        prints it, Classic or Consumer (ListGroups v5), "" from a broker that does not say; in the
-        order the brokers answer, as Java's listGroups (kafka-consumer-groups --list prints that order)."""
+        prints it, Classic, Consumer or Share (ListGroups v5), "" from a broker that does not say; in the
+        order the brokers answer, as Java's listGroups (kafka-consumer-groups --list prints that order).
+        ``types`` and ``states`` keep only those (Java's ListGroupsOptions.withTypes, inGroupStates)."""
         self._ensure_cluster()
         groups = []
+        body = {"types_filter": [t.capitalize() for t in types], "states_filter": list(states)}
         for node_id in list(self.metadata.cluster.nodes):
-            response: ClientResponse = self.client.send_and_wait(node_id, ApiKey.LIST_GROUPS, {}, self.timeout_ms)
+            response: ClientResponse = self.client.send_and_wait(node_id, ApiKey.LIST_GROUPS, body,
+                                                                 self.timeout_ms)
             if response.body.error_code != Errors.NONE:
                 raise KafkaError(response.body.error_code, "listing groups")
             groups += [(g.group_id, g.get("group_state", ""), (g.get("group_type") or "").capitalize())

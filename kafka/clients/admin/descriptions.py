@@ -1,7 +1,8 @@
 """What the admin client is given and what it answers with: Kafka's org.apache.kafka.clients.admin
 NewTopic, TopicDescription, ConfigEntry, MemberDescription, ConsumerGroupDescription,
 PartitionReassignment, QuorumInfo (with its ReplicaState), TransactionDescription,
-TransactionListing and ProducerState, as plain frozen dataclasses."""
+TransactionListing, ProducerState, and for share groups (KIP-932) ShareGroupDescription,
+ShareMemberDescription and SharePartitionOffsetInfo, as plain frozen dataclasses."""
 
 from __future__ import annotations
 
@@ -121,3 +122,33 @@ class ProducerState:
     last_timestamp: int
     coordinator_epoch: int | None
     current_transaction_start_offset: int | None
+
+
+@dataclass(frozen=True)
+class ShareMemberDescription:
+    member_id: str  # Kafka's consumerId
+    rack_id: str | None
+    client_id: str
+    host: str
+    assignment: list[TopicPartition]
+    member_epoch: int
+
+
+@dataclass(frozen=True)
+class ShareGroupDescription:
+    group_id: str
+    members: list[ShareMemberDescription]
+    state: str  # Kafka's GroupState: Empty, Stable, Dead, Unknown
+    coordinator: Any  # the Node that coordinates it
+    group_epoch: int
+    target_assignment_epoch: int
+
+
+@dataclass(frozen=True)
+class SharePartitionOffsetInfo:
+    """Where a share partition of a group starts, with the leader epoch of the last leader to write it
+    and the lag (KIP-1226), None when not known."""
+
+    start_offset: int
+    leader_epoch: int | None = None
+    lag: int | None = None

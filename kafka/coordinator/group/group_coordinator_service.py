@@ -44,7 +44,9 @@ from kafka.coordinator.group.group_coordinator_record_serde import GroupCoordina
 from kafka.coordinator.group.group_coordinator_records import GROUP_METADATA_TOPIC_NAME
 from kafka.coordinator.group.group_coordinator_shard import GroupCoordinatorShard
 from kafka.coordinator.group.modern.consumer.consumer_group import ConsumerGroupState
+from kafka.coordinator.group.share_group_offsets_service import ShareGroupOffsetsService
 from kafka.protocol.errors import Errors
+from kafka.utils.future_utils import compose
 from kafka.utils.java_hash import java_string_hash, kafka_abs
 from kafka.utils.time import Time
 from kafka.utils.timer.system_timer import SystemTimer
@@ -117,6 +119,10 @@ class GroupCoordinatorService:
         self.on_assignment: Callable[[float], None] = lambda ms: None
         # share groups: how the share coordinator is asked to create a partition's share state
         self.share_group_state_initializer: ShareGroupStateInitializer = initialized_at_once
+        # ... and what an admin does to a share group's offsets (its persister calls are set there too)
+        self.share_group_offsets = ShareGroupOffsetsService(
+            self._write, self._read, self._not_active,
+            lambda *partition: self.share_group_state_initializer(*partition))
 
     @classmethod
     def build(cls, node_id: int, config: GroupCoordinatorConfig, replica_manager, time: Time, metrics_group,
@@ -136,6 +142,8 @@ class GroupCoordinatorService:
             coordinator_shard_builder=GroupCoordinatorShard.builder(config, topics_image, service.record_assignment_time),
             serde=GroupCoordinatorRecordSerde(), metrics=metrics,
             default_write_timeout_ms=config.offset_commit_timeout_ms)
+        service.share_group_offsets.topics_image = topics_image
+        service.share_group_offsets.partition_end_offset = lambda tp: high_watermark(replica_manager, tp)
         return service
 
     # ------------------------------------------------------------------ lifecycle and routing
@@ -407,9 +415,9 @@ class GroupCoordinatorService:
         return gather(futures, _combine_listed)
 
     def delete_groups(self, group_ids: list[str]) -> Future:
-        """{group id: error}, each shard's groups deleted by one write whose tombstones must commit.
-        An empty share group goes too; its share state in the share coordinator stays for now (Kafka
-        asks the persister to delete it first: initialized_share_group_partitions says what to ask)."""
+        """{group id: error}, each shard's groups deleted by one write whose tombstones must commit. A
+        share group's state in the share coordinator is deleted first, through the persister (Kafka's
+        deleteShareGroups); a share group whose state could not go stays, with that error."""
         if (error := self._not_active()) is not None:
             return answered({g: error for g in group_ids})
         by_partition: dict[int, list[str]] = {}
@@ -419,12 +427,19 @@ class GroupCoordinatorService:
                 errors[group_id] = Errors.INVALID_GROUP_ID
             else:
                 by_partition.setdefault(self.partition_for(group_id), []).append(group_id)
-        futures = []
-        for ids in by_partition.values():
-            futures.append(then(self._write("delete-groups", ids[0], lambda shard, ids=ids: shard.delete_groups(ids)),
-                                lambda response: response,
-                                lambda error, ids=ids: {g: normalize_error(error) for g in ids}))
+        futures = [compose(self.share_group_offsets.delete_share_groups(ids),
+                           lambda share_errors, ids=ids: self._delete_groups(ids, share_errors))
+                   for ids in by_partition.values()]
         return gather(futures, lambda results: {**errors, **{g: e for r in results for g, e in r.items()}})
+
+    def _delete_groups(self, group_ids: list[str], share_errors: dict[str, Errors]) -> Future:
+        failed = {g: e for g, e in share_errors.items() if e != Errors.NONE}
+        rest = [g for g in group_ids if g not in failed]
+        if not rest:
+            return answered(failed)
+        return then(self._write("delete-groups", rest[0], lambda shard: shard.delete_groups(rest)),
+                    lambda response: {**failed, **response},
+                    lambda error: {**failed, **{g: normalize_error(error) for g in rest}})
 
     # ------------------------------------------------------------------ offsets
     def commit_offsets(self, request, context) -> Future:
@@ -494,6 +509,13 @@ def answered(value) -> Future:
     future: Future = Future()
     future.set_result(value)
     return future
+
+
+def high_watermark(replica_manager, tp: TopicPartition) -> int | None:
+    """A partition's end for a share partition's lag: its high watermark here (Kafka asks the leader
+    with ListOffsets; a partition not hosted here has no lag shown)."""
+    error, _, offset = replica_manager.fetch_offset_for_timestamp(tp, -1, 0, -1)
+    return offset if error == Errors.NONE else None
 
 
 def _invalid_group_id(group_id: str | None, allow_empty: bool = False) -> Errors | None:

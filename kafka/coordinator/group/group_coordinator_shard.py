@@ -28,6 +28,7 @@ from kafka.coordinator.group.group_coordinator_records import (
 )
 from kafka.coordinator.group.group_metadata_manager import GroupMetadataManager
 from kafka.coordinator.group.offset_metadata_manager import OffsetMetadataManager
+from kafka.coordinator.group.share_group_offsets_manager import ShareGroupOffsetsManager
 from kafka.protocol.errors import Errors
 from kafka.timeline import LATEST_EPOCH, SnapshotRegistry
 from kafka.utils.time import Time
@@ -52,6 +53,8 @@ class GroupCoordinatorShard:
             get_or_maybe_create_classic_group=self.group_metadata_manager.classic.get_or_maybe_create_classic_group,
             reschedule_classic_group_member_heartbeat=self.group_metadata_manager.reschedule_classic_group_member_heartbeat,
             log_context=log_context)
+        # what an admin may do to a share group's offsets (alter, delete, delete the group's state)
+        self.share_group_offsets = ShareGroupOffsetsManager(self.group_metadata_manager.share)
 
     @classmethod
     def builder(cls, config: GroupCoordinatorConfig, topics_image, on_assignment):
@@ -101,6 +104,19 @@ class GroupCoordinatorShard:
 
     def initialized_share_group_partitions(self, group_id: str, committed_offset: int) -> dict:
         return self.group_metadata_manager.share.initialized_share_group_partitions(group_id, committed_offset)
+
+    def alter_share_group_offsets(self, group_id: str, topics: dict) -> CoordinatorResult:
+        return self.share_group_offsets.alter_share_group_offsets(group_id, topics)
+
+    def initiate_delete_share_group_offsets(self, group_id: str, topic_names: list[str]) -> CoordinatorResult:
+        return self.share_group_offsets.initiate_delete_share_group_offsets(group_id, topic_names)
+
+    def complete_delete_share_group_offsets(self, group_id: str, topics: dict,
+                                            errors: list) -> CoordinatorResult:
+        return self.share_group_offsets.complete_delete_share_group_offsets(group_id, topics, errors)
+
+    def share_partition_delete_requests(self, group_ids: list[str]) -> CoordinatorResult:
+        return self.share_group_offsets.share_partition_delete_requests(group_ids)
 
     # ------------------------------------------------------------------ views and deletes
     def describe_group(self, group_id: str, committed_offset: int) -> dict | None:
