@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
-from kafka.server.kafka_network_channel import KafkaNetworkChannel
 from kafka.raft.prospective_state import ProspectiveState
 from kafka.raft.raft_message import RaftRequest, RaftTransportFailure
+from kafka.server.kafka_network_channel import KafkaNetworkChannel
 from kafka.utils.time import SYSTEM, MockTime
 from tests.helpers import free_port, wait_until
 from tests.raft.simulation import CONFIG, Node, Simulation
