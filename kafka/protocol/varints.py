@@ -2,8 +2,9 @@
 readVarlong): the record scan's primitives, shared by `record_stream` and `record_runs`.
 
 A record's lengths, counts and deltas are zigzag varints: seven bits a byte, the high bit saying
-another byte follows, the lowest bit of the value its sign. The scan decodes the one-byte case
-inline (`ZIGZAG`) and calls `long_varint` for the rest.
+another byte follows, the lowest bit of the value its sign. `read_varint` reads one. The record
+loop of `record_stream.scan_records` decodes the one-byte case inline (`ZIGZAG`) and calls
+`long_varint` for the rest: measured faster there (its `_read_record` gives the figures).
 """
 
 from __future__ import annotations
@@ -24,3 +25,12 @@ def long_varint(d, p: int, b: int, max_bytes: int) -> tuple[int, int]:
         raw |= (b & 0x7F) << shift
         shift += 7
     return (raw >> 1) ^ -(raw & 1), p
+
+
+def read_varint(d, p: int) -> tuple[int, int]:
+    """Kafka's ByteUtils.readVarint: the zigzag varint at `p` (at most 5 bytes); returns (value, next position)."""
+    b = d[p]
+    if b < 0x80:
+        return ZIGZAG[b], p + 1
+    return long_varint(d, p + 1, b, VARINT_MAX_BYTES)
+

@@ -23,6 +23,7 @@ from enum import Enum
 
 from kafka.log.log_config import TOPIC_CONFIG_SYNONYMS, TOPIC_CONFIGS
 from kafka.protocol.errors import Errors
+from kafka.server.abstract_kafka_config import config_def_type_of
 from kafka.server.admin_manager import AdminManager, TopicError
 from kafka.server.kafka_config import CONFIG_KEYS, is_sensitive
 from kafka.utils import future_utils
@@ -36,7 +37,6 @@ SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3  # AlterConfigOp.OpType
 # DescribeConfigsResponse.ConfigType, by Kafka's ConfigDef.Type name
 CONFIG_TYPES = {"BOOLEAN": 1, "STRING": 2, "INT": 3, "SHORT": 4, "LONG": 5, "DOUBLE": 6, "LIST": 7, "CLASS": 8,
                 "PASSWORD": 9}
-_TOPIC_KEY_OF = {broker_key: topic_key for topic_key, broker_key in TOPIC_CONFIG_SYNONYMS.items()}
 _LIST_CONFIGS = {"cleanup.policy"}
 
 
@@ -53,41 +53,17 @@ def broker_synonyms(name: str) -> list[str]:
     return next((group for group in _BROKER_SYNONYMS if name in group), [name])
 
 
-# Broker keys whose type Kafka declares as other than how they are parsed here: endpoints, maps and sets
-# (SocketServerConfigs, QuorumConfig, KRaftConfigs, ReplicationConfigs), lists read as strings (SslConfigs,
-# BrokerSecurityConfigs), and Kafka's LONG and SHORT keys, which are Python ints here like its INTs.
-_DECLARED_TYPES = {
-    **dict.fromkeys(("listener.security.protocol.map", "max.connections.per.ip.overrides",
-                     "security.inter.broker.protocol"), "STRING"),
-    **dict.fromkeys(("listeners", "advertised.listeners", "controller.quorum.voters",
-                     "controller.quorum.bootstrap.servers", "process.roles", "sasl.enabled.mechanisms",
-                     "ssl.cipher.suites", "ssl.enabled.protocols"), "LIST"),
-    **dict.fromkeys(("connections.max.idle.ms", "leader.imbalance.check.interval.seconds", "log.cleaner.backoff.ms",
-                     "log.cleaner.dedupe.buffer.size", "log.flush.scheduler.interval.ms",
-                     "log.retention.check.interval.ms", "metadata.log.max.record.bytes.between.snapshots",
-                     "metadata.log.max.snapshot.interval.ms", "metadata.log.segment.ms", "metadata.max.retention.bytes",
-                     "metadata.max.retention.ms", "offsets.retention.check.interval.ms", "queued.max.request.bytes",
-                     "replica.high.watermark.checkpoint.interval.ms", "replica.lag.time.max.ms"), "LONG"),
-    **dict.fromkeys(("offsets.topic.replication.factor", "transaction.state.log.replication.factor",
-                     "share.coordinator.state.topic.replication.factor", "share.coordinator.state.topic.min.isr"),
-                    "SHORT"),
-}
 # Keys Kafka declares with no default (a node must set them): no DEFAULT_CONFIG synonym, as in Kafka's
 # ConfigHelper, though this broker starts without them (node 1 in /tmp/kraft-combined-logs, combined).
 _NO_KAFKA_DEFAULT = {"node.id", "log.dirs", "process.roles"}
 
 
 def broker_config_type(name: str) -> int:
-    """A broker key's ConfigType: its topic config's, when it is one's default; else by how it is parsed.
-    UNKNOWN (0) for keys Kafka's KafkaConfig does not define either (super.users, metrics.listener)."""
-    if name in _TOPIC_KEY_OF:
-        return CONFIG_TYPES[TOPIC_CONFIGS[_TOPIC_KEY_OF[name]].kind]
-    if is_sensitive(name):
-        return CONFIG_TYPES["PASSWORD"]
-    if name in _DECLARED_TYPES:
-        return CONFIG_TYPES[_DECLARED_TYPES[name]]
-    kind = CONFIG_KEYS[name].parse.__name__  # ConfigDef's INT, BOOLEAN, STRING, LIST (config_def.py), or float
-    return CONFIG_TYPES.get("DOUBLE" if kind == "float" else kind, 0)
+    """A broker key's ConfigType: the type it is declared with (abstract_kafka_config.py), as Kafka's
+    ConfigHelper.configType asks AbstractKafkaConfig.configDefTypeOf; UNKNOWN (0) for a key Kafka's
+    KafkaConfig does not define (super.users, metrics.listener)."""
+    config_type = config_def_type_of(name)
+    return CONFIG_TYPES[config_type.name] if config_type is not None else 0
 
 
 class ConfigError(Exception):

@@ -45,8 +45,10 @@ class ControllerServer:
         self.config = config
         self.time = time
         self.credential_cache = credential_cache  # SCRAM users of a SASL controller listener
-        self.controller = None
+        self.controller: QuorumController | None = None
         self.metrics_endpoint: ControllerMetricsEndpoint | None = None
+        self.socket_server: SocketServer | None = None  # bind() and startup() build these; shutdown() stops
+        self.request_handler_pool: KafkaRequestHandlerPool | None = None  # only what they built
 
     def bind(self) -> None:
         """Bind the control-plane listener early: a combined one-node quorum needs its port to know itself."""
@@ -93,11 +95,13 @@ class ControllerServer:
         self.metrics_endpoint.startup()
 
     def shutdown(self) -> None:
-        if self.metrics_endpoint is not None:
-            self.metrics_endpoint.shutdown()
-        if hasattr(self, "socket_server"):
+        """Kafka's ControllerServer.shutdown, in its order: the listener, the request handlers, the
+        controller's event queue, then its metrics."""
+        if self.socket_server is not None:
             self.socket_server.shutdown()
-        if hasattr(self, "request_handler_pool"):
+        if self.request_handler_pool is not None:
             self.request_handler_pool.shutdown()
         if self.controller is not None:
             self.controller.shutdown()
+        if self.metrics_endpoint is not None:
+            self.metrics_endpoint.shutdown()

@@ -19,10 +19,12 @@ Seed 004: the broker decides no metadata; it replays the log the controllers wri
 until the broker has caught up with that log and the controller has unfenced it, so the first
 client request already sees every topic.
 
-Shutdown goes the other way: a controlled shutdown first (the controller moves this broker's
-leaderships away), then stop accepting and close connections, stop the I/O threads, the
-coordinator, cleaner, scheduler and metrics, the purgatories, the raft client (a leader resigns so
-the others elect at once), and finally flush and close every log.
+Shutdown goes the other way, in Kafka's BrokerServer.shutdown order: a controlled shutdown first
+(the controller moves this broker's leaderships away), then stop accepting and close connections,
+detach the broker's metadata publishers, stop the I/O threads, the scheduler, the coordinators, the
+replica manager and its purgatories, the channels to the controller, the cleaner, and flush and
+close every log; then the controller, and last the raft client (a leader resigns so the others
+elect at once) and the metadata log.
 """
 
 from __future__ import annotations
@@ -542,34 +544,90 @@ class KafkaServer:
         """From a signal handler: make a start-up that is still waiting for its quorum give up."""
         self._stop_requested.set()
 
+    # What start-up builds, each None until it has, as Kafka's BrokerServer fields are null until startup:
+    # a node that failed half-way through start-up stops only what it built.
+    lifecycle_manager: BrokerLifecycleManager | None = None
+    socket_server: SocketServer | None = None
+    metrics_endpoint: MetricsEndpoint | None = None
+    metadata_publisher: BrokerMetadataPublisher | None = None
+    client_quota_metadata_manager: ClientQuotaMetadataManager | None = None
+    request_handler_pool: KafkaRequestHandlerPool | None = None
+    admin_manager: AdminManager | None = None
+    kafka_scheduler: KafkaScheduler | None = None
+    transaction_coordinator: TransactionCoordinator | None = None
+    txn_marker_send_thread: InterBrokerSendThread | None = None
+    group_coordinator: GroupCoordinatorService | None = None
+    replica_manager: ReplicaManager | None = None
+    alter_partition_channel: NodeToControllerChannelManager | None = None
+    forwarding_manager: ForwardingManager | None = None
+    controller_channel: NodeToControllerChannelManager | None = None
+    log_cleaner: LogCleaner | None = None
+    log_manager: LogManager | None = None
+
     def shutdown(self) -> None:
+        """Kafka's KafkaRaftServer.shutdown: the broker first (its controlled shutdown needs the
+        controller), then the controller, then what both share: the raft client and the metadata log."""
         with self._shutdown_lock:  # a second Ctrl-C while stopping must not stop twice
             if not self._started or self._shutdown_done.is_set():
                 return
             log.info("shutting down")
             self._stop_requested.set()
-            if hasattr(self, "lifecycle_manager"):
-                self._controlled_shutdown()
-            if hasattr(self, "forwarding_manager"):  # requests waiting on the controller: answer them now
-                self.forwarding_manager.shutdown()
-            for component in ("socket_server", "request_handler_pool", "admin_manager", "group_coordinator",
-                              "transaction_coordinator", "txn_marker_send_thread", "log_cleaner",
-                              "kafka_scheduler", "metrics_endpoint", "replica_manager"):
-                if hasattr(self, component):
-                    getattr(self, component).shutdown()
-            if hasattr(self, "lifecycle_manager"):
-                self.lifecycle_manager.close()
-            for channel in ("alter_partition_channel", "controller_channel"):
-                if hasattr(self, channel):
-                    getattr(self, channel).shutdown()
+            self._shutdown_broker()
             if self.controller_server is not None:
                 self.controller_server.shutdown()
             if self.shared is not None:
                 self.shared.shutdown()
-            if hasattr(self, "log_manager"):
-                self.log_manager.shutdown()
             self._shutdown_done.set()
             log.info("shut down completed")
+
+    def _shutdown_broker(self) -> None:
+        """Kafka's BrokerServer.shutdown, step by step in its order."""
+        if self.lifecycle_manager is not None:
+            self._controlled_shutdown()
+        # Stop accepting connections and requests. Kafka's SocketServer does it in two steps (here
+        # stopProcessingRequests, its shutdown near the end); ours stops in one.
+        if self.socket_server is not None:
+            self.socket_server.shutdown()
+        if self.metrics_endpoint is not None:  # /metrics and /requests: our other listener
+            self.metrics_endpoint.shutdown()
+        self._remove_metadata_publishers()
+        if self.request_handler_pool is not None:
+            self.request_handler_pool.shutdown()
+        if self.admin_manager is not None:  # KafkaApis' own (Kafka's dataPlaneRequestProcessor.close)
+            self.admin_manager.shutdown()
+        # The scheduler early: its retention, flush and checkpoint tasks must not touch the logs closed below.
+        if self.kafka_scheduler is not None:
+            self.kafka_scheduler.shutdown()
+        if self.transaction_coordinator is not None:
+            self.transaction_coordinator.shutdown()
+        if self.txn_marker_send_thread is not None:  # its marker channel (Kafka's TransactionCoordinator stops it)
+            self.txn_marker_send_thread.shutdown()
+        if self.group_coordinator is not None:
+            self.group_coordinator.shutdown()
+        if self.replica_manager is not None:
+            self.replica_manager.shutdown()
+        if self.alter_partition_channel is not None:
+            self.alter_partition_channel.shutdown()
+        if self.forwarding_manager is not None:  # answers every forward still waiting on the controller
+            self.forwarding_manager.shutdown()
+        # Kafka closes the lifecycle manager last, with a channel of its own; ours heartbeats on
+        # controller_channel, so it stops before that channel does.
+        if self.lifecycle_manager is not None:
+            self.lifecycle_manager.close()
+        if self.controller_channel is not None:
+            self.controller_channel.shutdown()
+        if self.log_cleaner is not None:  # Kafka's LogManager.shutdown stops its cleaner first
+            self.log_cleaner.shutdown()
+        if self.log_manager is not None:
+            self.log_manager.shutdown()
+
+    def _remove_metadata_publishers(self) -> None:
+        """Kafka's loader.removeAndClosePublisher for the publishers that feed the broker's components, so
+        that no metadata change reaches one being stopped (the raft client runs until the shared server
+        stops, last). The ACL and SCRAM publishers feed only in-memory caches: they go with the loader."""
+        for publisher in (self.metadata_publisher, self.client_quota_metadata_manager):
+            if publisher is not None:
+                self.shared.loader.remove_and_close_publisher(publisher)
 
     def _controlled_shutdown(self) -> None:
         """Ask the controller to move our leaderships away first, for at most a session timeout."""

@@ -60,6 +60,9 @@ class SharedServer:
         self.voters = voters
         self.time = time
         self._listeners = []
+        self.metadata_log: KafkaMetadataLog | None = None  # open() builds these
+        self.raft_driver: KafkaRaftClientDriver | None = None
+        self.loader: MetadataLoader | None = None
 
     def open(self) -> None:
         config = self.config
@@ -114,9 +117,12 @@ class SharedServer:
         return self.raft_driver.published.voter_endpoint(voter_id, self.config.controller_listener_name)
 
     def shutdown(self) -> None:
-        if hasattr(self, "raft_driver"):
-            self.raft_driver.shutdown()
-        if hasattr(self, "loader"):
+        """Kafka's SharedServer.stop: the loader (closing the publishers still installed), then the raft
+        client's thread (a leader resigns, so the others elect at once), then the metadata log. open()
+        builds them in the other order: a server whose open() failed half-way stops what it built."""
+        if self.loader is not None:
             self.loader.close()
-        if hasattr(self, "metadata_log"):
+        if self.raft_driver is not None:
+            self.raft_driver.shutdown()
+        if self.metadata_log is not None:
             self.metadata_log.close()

@@ -64,3 +64,21 @@ def test_a_control_batch_at_the_high_watermark_ends_the_catching_up():
     assert recorder.published == []
     loader.handle_control_batch(2)
     assert recorder.published == [(1, ["a", "b"], 2)]
+
+
+def test_a_removed_publisher_is_closed_and_gets_no_more_images():
+    """A stopping broker removes its publishers before it stops what they feed (Kafka's
+    removeAndClosePublisher); the others still get every image."""
+    loader, removed = loader_with([1])
+    kept = Recorder()
+    loader.install_publishers([kept])
+    closed = []
+    removed.close = lambda: closed.append("closed")
+    loader.handle_commit(topic_batch(0, "a"))
+    loader.remove_and_close_publisher(removed)
+    loader.handle_commit(topic_batch(1, "b"))
+    assert closed == ["closed"]
+    assert removed.published == [(0, ["a"], 1)]
+    assert kept.published == [(0, ["a"], 1), (1, ["a", "b"], 1)]
+    loader.remove_and_close_publisher(removed)  # once only
+    assert closed == ["closed"]

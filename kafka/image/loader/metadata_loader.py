@@ -71,6 +71,14 @@ class MetadataLoader:
                     manifest = LogDeltaManifest(self.image.provenance, 0, 0)
                     publisher.on_metadata_update(delta, self.image, manifest)
 
+    def remove_and_close_publisher(self, publisher) -> None:
+        """Kafka's removeAndClosePublisher: once this returns, the publisher gets no more images (a
+        stopping broker removes its own before it stops what they feed)."""
+        with self._lock:  # held by every publish: none is half-way through the publisher
+            if publisher in self._publishers:
+                self._publishers.remove(publisher)
+                publisher.close()
+
     # ------------------------------------------------------------------ the raft listener
     def handle_commit(self, batch) -> None:
         with self._lock:

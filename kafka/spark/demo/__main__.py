@@ -33,7 +33,9 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from kafka.clients.admin import AdminClient, NewTopic
 from kafka.clients.consumer import KafkaConsumer
@@ -207,7 +209,7 @@ def print_audit(bootstrap: str, watermark: str | None, checkpoint: Path, acknowl
     return ok
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m kafka.spark.demo", description=__doc__.splitlines()[0])
     parser.add_argument("--bootstrap-server", help="use this broker (or cluster: host:port,host:port) instead of starting one")
     parser.add_argument("--data-dir", default="data/spark-demo", help="broker log and Spark checkpoint")
@@ -228,83 +230,147 @@ def main(argv: list[str] | None = None) -> int:
     if args.kill_leader and (not args.bootstrap_server or args.replication_factor < 2):
         parser.error("--kill-leader needs --bootstrap-server naming a cluster and --replication-factor 2 or more "
                      "(make cluster, then make demo-cluster)")
+    return args
+
+
+@dataclass
+class Started:
+    """What a run has started, for `stop_all` to stop whatever happens: the threads, the query and
+    Spark, then the Spark cluster, the broker last."""
+
+    stop: threading.Event = field(default_factory=threading.Event)
+    broker: subprocess.Popen | None = None
+    cluster: StandaloneCluster | None = None
+    spark: Any = None
+
+    def stop_all(self) -> None:
+        self.stop.set()
+        if self.spark is not None:
+            stop_spark_session(self.spark)  # no query left running, no Python worker writing into a closed pipe
+        if self.cluster is not None:
+            self.cluster.stop()
+        if self.broker is not None:
+            self.broker.terminate()
+            self.broker.wait(30)
+
+
+def use_or_start_broker(args: argparse.Namespace, data_dir: Path, started: Started) -> str:
+    """--bootstrap-server's broker, else one of our own in <data-dir>/broker: its bootstrap address."""
+    if args.bootstrap_server:
+        return args.bootstrap_server
+    started.broker, bootstrap = start_broker(data_dir / "broker")
+    print(f"broker on {bootstrap} (log in {data_dir / 'broker'})", flush=True)
+    return bootstrap
+
+
+def start_spark(args: argparse.Namespace, data_dir: Path, started: Started) -> str:
+    """Spark on local[2], or on a standalone cluster of --standalone-workers; the master's URL."""
+    master, conf = "local[2]", dict(spark_kafka_conf(args.jars) if args.format == "kafka" else {})
+    if args.standalone_workers:
+        started.cluster = StandaloneCluster(data_dir / "spark-cluster", workers=args.standalone_workers)
+        master = started.cluster.start()
+        conf.update(started.cluster.session_conf())
+        print(f"Spark standalone master {master} with {args.standalone_workers} workers "
+              f"(logs and work directories in {started.cluster.data_dir})", flush=True)
+    started.spark = local_spark_session("page-view-counts", master=master, conf=conf)
+    # PySpark's Ctrl-C handler cancels every running job, so the batch in flight fails with errors
+    # on the terminal; Python's own raises KeyboardInterrupt here, and Started.stop_all stops the
+    # query and Spark in order.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    return master
+
+
+def start_query(spark, args: argparse.Namespace, bootstrap: str, checkpoint: Path):
+    """The streaming job: page views counted per page in 10-second windows, written every 2 seconds."""
+    counts = count_views_per_page(read_page_views(spark, bootstrap, INPUT_TOPIC, fmt=args.format),
+                                  window_duration="10 seconds", watermark="5 seconds")
+    return (write_window_counts(counts, bootstrap, OUTPUT_TOPIC, str(checkpoint), fmt=args.format)
+            .trigger(processingTime="2 seconds").start())
+
+
+@dataclass
+class Stream:
+    """What the generator produced, what the printer thread printed, whom --kill-leader killed."""
+
+    produced: list[PageView] = field(default_factory=list)
+    printed: list = field(default_factory=list)
+    killed: list[KilledLeader] = field(default_factory=list)
+    printer: threading.Thread | None = None
+
+
+def stream_page_views(args: argparse.Namespace, bootstrap: str, query, first_window: int,
+                      stop: threading.Event) -> Stream:
+    """Produce page views for --seconds while a thread prints the windows the query writes (and, with
+    --kill-leader, another kills page-views-0's leader half-way)."""
+    stream = Stream()
+    stream.printer = threading.Thread(target=print_windows, args=(bootstrap, first_window, stop, stream.printed),
+                                      daemon=True)
+    stream.printer.start()
+    extend_until: list[float] = []
+    if args.kill_leader:
+        threading.Thread(target=kill_leader_later,
+                         args=(bootstrap, query, args.seconds / 2, stream.killed, extend_until, stop),
+                         daemon=True).start()
+    print(f"producing ~{args.rate} page views a second for {args.seconds:g} s to {INPUT_TOPIC}; "
+          f"windows closed (watermark 5 s) are printed from {OUTPUT_TOPIC}:", flush=True)
+    generate(bootstrap, args.seconds, args.rate, stream.produced, extend_until)
+    return stream
+
+
+def finish_query(query) -> tuple[int, str | None]:
+    """Let the query read what is there and close the windows the watermark passed: the events it
+    read in this run, and its watermark."""
+    query.processAllAvailable()
+    wait_for_watermark_batch(query)
+    read = sum(p["numInputRows"] for p in query.recentProgress)
+    return read, (query.lastProgress or {}).get("eventTime", {}).get("watermark")
+
+
+def print_executors(spark) -> None:
+    executors = executor_count(spark)
+    print(f"the query's tasks ran on {executors} executor{'s' if executors != 1 else ''}, each in its own JVM "
+          f"on a worker", flush=True)
+
+
+def print_what_next(killed: list[KilledLeader]) -> None:
+    if killed:
+        print(f"node {killed[0].node_id} is still down: restart it (make cluster's node: "
+              f".venv/bin/kafka-server-start config/cluster/node-{killed[0].node_id}.properties)")
+    print("windows still open wait in the checkpoint's state; run the demo again and the query resumes "
+          "there, reading only the new events.")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     configure_logging(level=logging.WARNING)
     data_dir = Path(args.data_dir).resolve()
     if args.fresh and data_dir.exists():
         shutil.rmtree(data_dir)
     checkpoint = data_dir / "checkpoint"
     second_run = checkpoint.exists()
-
-    broker = None
-    if args.bootstrap_server:
-        bootstrap = args.bootstrap_server
-    else:
-        broker, bootstrap = start_broker(data_dir / "broker")
-        print(f"broker on {bootstrap} (log in {data_dir / 'broker'})", flush=True)
-    spark = cluster = None
-    stop = threading.Event()
+    started = Started()
     try:
+        bootstrap = use_or_start_broker(args, data_dir, started)
         first_window = create_topics(bootstrap, args.replication_factor)
         start_offsets = end_offsets(bootstrap, INPUT_TOPIC)
-        master, conf = "local[2]", dict(spark_kafka_conf(args.jars) if args.format == "kafka" else {})
-        if args.standalone_workers:
-            cluster = StandaloneCluster(data_dir / "spark-cluster", workers=args.standalone_workers)
-            master = cluster.start()
-            conf.update(cluster.session_conf())
-            print(f"Spark standalone master {master} with {args.standalone_workers} workers "
-                  f"(logs and work directories in {cluster.data_dir})", flush=True)
-        spark = local_spark_session("page-view-counts", master=master, conf=conf)
-        # PySpark's Ctrl-C handler cancels every running job, so the batch in flight fails with errors
-        # on the terminal; Python's own raises KeyboardInterrupt here, and the finally below stops the
-        # query and Spark in order.
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        print(f"Spark {spark.version} {master}, format(\"{args.format}\"); query checkpoint {checkpoint}"
+        master = start_spark(args, data_dir, started)
+        print(f"Spark {started.spark.version} {master}, format(\"{args.format}\"); query checkpoint {checkpoint}"
               + (" (resuming)" if second_run else " (new)"), flush=True)
-        counts = count_views_per_page(read_page_views(spark, bootstrap, INPUT_TOPIC, fmt=args.format),
-                                      window_duration="10 seconds", watermark="5 seconds")
-        query = (write_window_counts(counts, bootstrap, OUTPUT_TOPIC, str(checkpoint), fmt=args.format)
-                 .trigger(processingTime="2 seconds").start())
-        produced: list[PageView] = []
-        printed: list = []
-        killed: list[KilledLeader] = []
-        printer = threading.Thread(target=print_windows, args=(bootstrap, first_window, stop, printed), daemon=True)
-        printer.start()
-        extend_until: list[float] = []
-        if args.kill_leader:
-            threading.Thread(target=kill_leader_later,
-                             args=(bootstrap, query, args.seconds / 2, killed, extend_until, stop), daemon=True).start()
-        print(f"producing ~{args.rate} page views a second for {args.seconds:g} s to {INPUT_TOPIC}; "
-              f"windows closed (watermark 5 s) are printed from {OUTPUT_TOPIC}:", flush=True)
-        generate(bootstrap, args.seconds, args.rate, produced, extend_until)
-        query.processAllAvailable()
-        wait_for_watermark_batch(query)
-        read = sum(p["numInputRows"] for p in query.recentProgress)
-        watermark = (query.lastProgress or {}).get("eventTime", {}).get("watermark")
-        if cluster is not None:
-            executors = executor_count(spark)
-            print(f"the query's tasks ran on {executors} executor{'s' if executors != 1 else ''}, each in its own JVM "
-                  f"on a worker", flush=True)
-        stop_spark_session(spark)
-        stop.set()
-        printer.join(30)
-        print(f"this run: produced {len(produced)} page views; the query read {read}; "
-              f"{len(printed)} window counts written to {OUTPUT_TOPIC}.")
-        ok = print_audit(bootstrap, watermark, checkpoint, produced, start_offsets, printed)
-        if killed:
-            print(f"node {killed[0].node_id} is still down: restart it (make cluster's node: "
-                  f".venv/bin/kafka-server-start config/cluster/node-{killed[0].node_id}.properties)")
-        print("windows still open wait in the checkpoint's state; run the demo again and the query resumes "
-              "there, reading only the new events.")
+        query = start_query(started.spark, args, bootstrap, checkpoint)
+        stream = stream_page_views(args, bootstrap, query, first_window, started.stop)
+        read, watermark = finish_query(query)
+        if started.cluster is not None:
+            print_executors(started.spark)
+        stop_spark_session(started.spark)
+        started.stop.set()
+        stream.printer.join(30)
+        print(f"this run: produced {len(stream.produced)} page views; the query read {read}; "
+              f"{len(stream.printed)} window counts written to {OUTPUT_TOPIC}.")
+        ok = print_audit(bootstrap, watermark, checkpoint, stream.produced, start_offsets, stream.printed)
+        print_what_next(stream.killed)
         return 0 if ok else 1
     finally:
-        stop.set()
-        if spark is not None:
-            stop_spark_session(spark)  # no query left running, no Python worker writing into a closed pipe
-        if cluster is not None:
-            cluster.stop()
-        if broker is not None:
-            broker.terminate()
-            broker.wait(30)
+        started.stop_all()
 
 
 if __name__ == "__main__":
