@@ -343,6 +343,15 @@ class SharePartitionManager:
         self.timer.add(_IdleShareFetchTimerTask(max_wait_ms, future))
         return future
 
+    def on_share_version_toggle(self, enabled: bool) -> None:
+        """share.version went to 0 (Kafka's onShareVersionToggle): every share session and share partition
+        goes, so nothing of share groups stays in memory while they are off."""
+        if enabled:
+            return
+        self.cache.remove_all_sessions()
+        for key in list(self._partitions):
+            self.remove_share_partition(key)
+
     def shutdown(self) -> None:
         self.timer.shutdown()
 
