@@ -58,10 +58,20 @@ log = structlog.get_logger("kafka.coordinator.group.GroupCoordinatorService")
 ShareGroupStateInitializer = Callable[[str, uuid.UUID, int, int, int], Future]
 
 
+# Kafka's Persister.deleteState, one partition at a time: (group id, topic id, partition) -> a Future of
+# the error code.
+ShareGroupStateDeleter = Callable[[str, uuid.UUID, int], Future]
+
+
 def initialized_at_once(group_id: str, topic_id: uuid.UUID, partition: int, state_epoch: int,
                         start_offset: int) -> Future:
     """What Kafka's NoOpStatePersister answers: done, no error. The service uses it until the broker
     wires its persister (the share coordinator's DefaultStatePersister)."""
+    return answered(Errors.NONE)
+
+
+def deleted_at_once(group_id: str, topic_id: uuid.UUID, partition: int) -> Future:
+    """NoOpStatePersister's deleteState: done, no error."""
     return answered(Errors.NONE)
 
 
@@ -117,6 +127,8 @@ class GroupCoordinatorService:
         self.on_assignment: Callable[[float], None] = lambda ms: None
         # share groups: how the share coordinator is asked to create a partition's share state
         self.share_group_state_initializer: ShareGroupStateInitializer = initialized_at_once
+        # ... and to delete it, before an empty share group is deleted (DeleteGroups)
+        self.share_group_state_deleter: ShareGroupStateDeleter = deleted_at_once
 
     @classmethod
     def build(cls, node_id: int, config: GroupCoordinatorConfig, replica_manager, time: Time, metrics_group,
@@ -408,8 +420,8 @@ class GroupCoordinatorService:
 
     def delete_groups(self, group_ids: list[str]) -> Future:
         """{group id: error}, each shard's groups deleted by one write whose tombstones must commit.
-        An empty share group goes too; its share state in the share coordinator stays for now (Kafka
-        asks the persister to delete it first: initialized_share_group_partitions says what to ask)."""
+        An empty share group's state in the share coordinator is deleted first, through the persister
+        (Kafka's deleteShareGroups): a group whose state could not be deleted stays, with that error."""
         if (error := self._not_active()) is not None:
             return answered({g: error for g in group_ids})
         by_partition: dict[int, list[str]] = {}
@@ -419,12 +431,49 @@ class GroupCoordinatorService:
                 errors[group_id] = Errors.INVALID_GROUP_ID
             else:
                 by_partition.setdefault(self.partition_for(group_id), []).append(group_id)
-        futures = []
-        for ids in by_partition.values():
-            futures.append(then(self._write("delete-groups", ids[0], lambda shard, ids=ids: shard.delete_groups(ids)),
-                                lambda response: response,
-                                lambda error, ids=ids: {g: normalize_error(error) for g in ids}))
+        futures = [self._delete_share_group_state(ids) for ids in by_partition.values()]
         return gather(futures, lambda results: {**errors, **{g: e for r in results for g, e in r.items()}})
+
+    def _delete_share_group_state(self, ids: list[str]) -> Future:
+        """One shard's groups: the share groups' state deleted through the persister, then every group
+        that may still go deleted by one write. A future of {group id: error}."""
+        asked = then(self._read("delete-share-groups", ids[0], lambda shard, committed:
+                                shard.share_partition_delete_requests(ids, committed)),
+                     lambda requests: requests, lambda error: {g: (normalize_error(error), {}) for g in ids})
+        answer: Future = Future()
+
+        def delete_groups(refused: dict[str, Errors]) -> None:
+            retained = [g for g in ids if g not in refused]
+            if not retained:
+                answer.set_result(refused)
+                return
+            then(self._write("delete-groups", retained[0], lambda shard: shard.delete_groups(retained)),
+                 lambda response: response, lambda error: {g: normalize_error(error) for g in retained}
+                 ).add_done_callback(lambda f: answer.set_result({**refused, **f.result()}))
+
+        def delete_state(requests: dict) -> None:
+            refused = {g: error for g, (error, _) in requests.items() if error != Errors.NONE}
+            deletions = [(g, then(self._persister_delete(g, t, p), Errors, lambda error: error))
+                         for g, (error, partitions) in requests.items() if error == Errors.NONE
+                         for t, ps in partitions.items() for p in sorted(ps)]
+
+            def all_deleted(codes: list) -> None:
+                for (group_id, _), code in zip(deletions, codes, strict=True):
+                    if code != Errors.NONE:
+                        log.error("persister could not delete share state", group_id=group_id,
+                                  error=code.name)
+                        refused.setdefault(group_id, code)
+                delete_groups(refused)
+            gather([f for _, f in deletions], list).add_done_callback(lambda f: all_deleted(f.result()))
+        asked.add_done_callback(lambda f: delete_state(f.result()))
+        return answer
+
+    def _persister_delete(self, group_id: str, topic_id: uuid.UUID, partition: int) -> Future:
+        try:
+            return self.share_group_state_deleter(group_id, topic_id, partition)
+        except Exception as e:  # a persister that cannot even take the call: as if it failed
+            log.error("persister refused to delete share state", group_id=group_id, error=repr(e))
+            return answered(Errors.UNKNOWN_SERVER_ERROR)
 
     # ------------------------------------------------------------------ offsets
     def commit_offsets(self, request, context) -> Future:

@@ -102,6 +102,9 @@ class GroupCoordinatorShard:
     def initialized_share_group_partitions(self, group_id: str, committed_offset: int) -> dict:
         return self.group_metadata_manager.share.initialized_share_group_partitions(group_id, committed_offset)
 
+    def share_partition_delete_requests(self, group_ids: list[str], committed_offset: int) -> dict:
+        return self.group_metadata_manager.share.share_partition_delete_requests(group_ids, committed_offset)
+
     # ------------------------------------------------------------------ views and deletes
     def describe_group(self, group_id: str, committed_offset: int) -> dict | None:
         return self.group_metadata_manager.describe_group(group_id, committed_offset)

@@ -332,6 +332,19 @@ class ShareGroupManager:
                                            committed_offset: int = LATEST_EPOCH) -> dict[uuid.UUID, set[int]]:
         return self.state.initialized_share_group_partitions(group_id, committed_offset)
 
+    def share_partition_delete_requests(self, group_ids: list[str], committed_offset: int = LATEST_EPOCH
+                                        ) -> dict[str, tuple[Errors, dict[uuid.UUID, set[int]]]]:
+        """Kafka's sharePartitionDeleteRequests, read at the committed offset: for each share group of
+        `group_ids`, the partitions whose share state the persister deletes before the group goes, or
+        NON_EMPTY_GROUP for a group with members. Groups of other types are not named."""
+        requests = {}
+        for group_id in group_ids:
+            group = self.groups.get_at(group_id, committed_offset)
+            if isinstance(group, ShareGroup):
+                requests[group_id] = (Errors.NON_EMPTY_GROUP, {}) if not group.is_empty() else \
+                    (Errors.NONE, self.state.partitions_to_delete(group_id, committed_offset))
+        return requests
+
     # ------------------------------------------------------------------ leaving, fencing, session timeouts
     def share_group_leave(self, group_id: str, member_id: str, member_epoch: int) -> CoordinatorResult[dict]:
         group = self.groups.get(group_id)
