@@ -489,6 +489,7 @@ class Processor(threading.Thread):
             return
         self.connections_closed += 1
         self.connection_quotas.dec(self.listener, channel.remote_address)
+        self.request_channel.connection_disconnected(channel.id)
         self._muted_for_memory.pop(channel.id, None)
         self._throttled.pop(channel.id, None)
         self._buffered_reads.pop(channel.id, None)
