@@ -10,7 +10,8 @@ process.roles decides what runs. A combined node (the one-node default, `make ru
     shared          SharedServer: the metadata log, the raft client and its thread, the MetadataLoader
     broker          LogManager -> SocketServer -> MetadataCache, ReplicaManager, GroupCoordinator,
                     TransactionCoordinator (producer ids from blocks the controller allocates;
-                    transactions in __transaction_state, markers over the inter-broker listener)
+                    transactions in __transaction_state, markers over the inter-broker listener),
+                    ShareCoordinator and its persister, SharePartitionManager (share groups, KIP-932)
                     -> BrokerMetadataPublisher (applies each committed metadata change to them)
                     -> BrokerLifecycleManager (registers, heartbeats; fenced until caught up)
                     -> KafkaApis and the I/O threads, once the broker has caught up with the log
@@ -37,6 +38,8 @@ import structlog
 from kafka.coordinator.group.group_coordinator_config import GroupCoordinatorConfig
 from kafka.coordinator.group.group_coordinator_records import GROUP_METADATA_TOPIC_NAME
 from kafka.coordinator.group.group_coordinator_service import GroupCoordinatorService
+from kafka.coordinator.share.share_coordinator_config import ShareCoordinatorConfig
+from kafka.coordinator.share.share_coordinator_service import ShareCoordinatorService
 from kafka.coordinator.transaction.producer_id_manager import RPCProducerIdManager
 from kafka.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafka.coordinator.transaction.transaction_log import TRANSACTION_STATE_TOPIC_NAME
@@ -56,6 +59,7 @@ from kafka.network.end_point import EndPoint
 from kafka.network.request_channel import RequestChannel
 from kafka.network.socket_server import SocketServer, SocketServerConfig
 from kafka.protocol.api_keys import ApiKey
+from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
 from kafka.security.credential_cache import CredentialCache
 from kafka.server.acl_apis import AclApis
 from kafka.server.add_partitions_to_txn_manager import AddPartitionsToTxnManager
@@ -95,12 +99,28 @@ from kafka.server.quota.quota_factory import QuotaManagers
 from kafka.server.replica_manager import ReplicaManager
 from kafka.server.request_handler_helper import RequestHandlerHelper
 from kafka.server.sasl_apis import SaslApis
+from kafka.server.share.log_reader import ReplicaManagerLogReader
+from kafka.server.share.partition_metadata_provider import ReplicaManagerPartitionMetadataProvider
+from kafka.server.share.persister.default_state_persister import DefaultStatePersister
+from kafka.server.share.persister.persister import PartitionStateKey
+from kafka.server.share.persister.share_coordinator_metadata_cache_helper import (
+    ShareCoordinatorMetadataCacheHelperImpl,
+)
+from kafka.server.share.session.share_session_cache import ShareSessionCache
+from kafka.server.share.share_group_config_provider import ShareGroupConfigProvider
+from kafka.server.share.share_group_metrics import ShareGroupMetrics
+from kafka.server.share.share_partition_manager import SharePartitionManager
+from kafka.server.share_apis import ShareApis
+from kafka.server.share_coordinator_apis import ShareCoordinatorApis
+from kafka.server.share_group_apis import ShareGroupApis
 from kafka.server.shared_server import SharedServer
 from kafka.server.storage_apis import StorageApis
 from kafka.server.transaction_apis import TransactionApis
 from kafka.utils.kafka_scheduler import KafkaScheduler
 from kafka.utils.repeated_error_log import RepeatedErrorLog
 from kafka.utils.time import SYSTEM, Time
+from kafka.utils.timer.system_timer import SystemTimer
+from kafka.utils.timer.system_timer_reaper import SystemTimerReaper
 from kafka.utils.uuid import random_uuid
 
 log = structlog.get_logger("kafka.server.KafkaServer")
@@ -269,11 +289,14 @@ class KafkaServer:
         self._start_log_tasks()
         self._start_group_coordinator()
         self._start_transaction_coordinator()
-        self._install_metadata_publishers()
+        self._create_share_coordinator()
         # fetch sessions (KIP-227): the partitions each consumer and follower reads, between requests
         self.fetch_manager = FetchManager(
             self.time, FetchSessionCache(self.config.max_incremental_fetch_session_cache_slots))
+        self.quota_managers = QuotaManagers.instantiate(self.config, self.time)  # docs/quotas.md
         self._start_metrics_endpoint()
+        self._create_share_partition_manager()
+        self._install_metadata_publishers()
         self._create_authorizer()
         self.apis = self._create_kafka_apis()
         self.request_handler_pool = KafkaRequestHandlerPool(
@@ -375,15 +398,66 @@ class KafkaServer:
         self.transaction_coordinator = self._transaction_coordinator()
         self.transaction_coordinator.startup()
 
+    def _create_share_coordinator(self) -> None:
+        """Share groups (KIP-932), Kafka's createShareCoordinator and createShareStatePersister: the share
+        coordinator over __share_group_state (the publisher starts it on the first image), and the
+        DefaultStatePersister through which share partitions and the group coordinator reach it -- its
+        requests go to the coordinator's broker on the inter-broker listener, even when that is this one."""
+        config = self.config
+        self.share_coordinator = ShareCoordinatorService.build(
+            config.node_id, ShareCoordinatorConfig.from_kafka_config(config), self.replica_manager, self.time)
+        listener = config.inter_broker_listener_name
+        self.persister_timer = SystemTimerReaper(f"persister-state-manager-reaper-{config.node_id}",
+                                                 SystemTimer("persister", time=self.time))
+        self.persister = DefaultStatePersister.instance(
+            InterBrokerSendThread(f"PersisterStateManager-{config.node_id}", config.node_id, 30_000,
+                                  self.time, config.client_configs(listener)),
+            ShareCoordinatorMetadataCacheHelperImpl(self.metadata_cache, self.share_coordinator.partition_for,
+                                                    listener),
+            self.time, self.persister_timer)
+        groups = self.group_coordinator  # a share partition's state exists before it is handed out
+        groups.share_group_state_initializer = lambda g, t, p, e, s: self.persister.initialize_state(
+            PartitionStateKey(g, t, p), e, s)
+        groups.share_group_state_deleter = lambda g, t, p: self.persister.delete_state(
+            PartitionStateKey(g, t, p))
+
+    def _create_share_partition_manager(self) -> None:
+        """The share partitions this broker leads (Kafka's SharePartitionManager): share sessions, at most
+        group.share.max.share.sessions, forgotten when their connection closes; acquisition locks on a
+        timer of their own; DelayedShareFetch in the ShareFetch purgatory, which appends check."""
+        config = self.config
+        metrics = ShareGroupMetrics(self.time, self.metrics_endpoint.metrics.group)
+        sessions = ShareSessionCache(config.group_share_max_share_sessions,
+                                     on_eviction=metrics.session_evictions.inc)
+        self.request_channel.connection_disconnect_listeners.append(sessions.on_disconnect)
+        self.replica_manager.delayed_share_fetch_purgatory = DelayedOperationPurgatory(
+            "ShareFetch", broker_id=config.node_id, time=self.time,
+            purge_interval=config.share_fetch_purgatory_purge_interval_requests)
+        self.share_group_config_provider = ShareGroupConfigProvider()  # no group configs (KIP-932's) yet
+        self.share_group_timer = SystemTimerReaper(f"share-group-lock-timeout-reaper-{config.node_id}",
+                                                   SystemTimer("share-group-lock-timeout", time=self.time))
+        self.share_partition_manager = SharePartitionManager(
+            log_reader=ReplicaManagerLogReader(self.replica_manager),
+            metadata_provider=ReplicaManagerPartitionMetadataProvider(self.replica_manager), time=self.time,
+            timer=self.share_group_timer, purgatory=self.replica_manager.delayed_share_fetch_purgatory,
+            persister=self.persister, config_provider=self.share_group_config_provider, metrics=metrics,
+            session_cache=sessions, record_lock_duration_ms=config.group_share_record_lock_duration_ms,
+            max_delivery_count=config.group_share_delivery_count_limit,
+            max_in_flight_records=config.group_share_partition_max_record_locks)
+
+    def _share_groups_enabled(self) -> bool:
+        """share.version is finalized at 1 or more: the share APIs answer (else UNSUPPORTED_VERSION)."""
+        return self.metadata_cache.finalized_features.get("share.version", 0) >= 1
+
     def _install_metadata_publishers(self) -> None:
         """What applies each committed metadata change to this broker, and the client quotas it holds."""
         config = self.config
-        self.metadata_publisher = BrokerMetadataPublisher(config, self.metadata_cache, self.replica_manager,
-                                                          self.log_manager, self.group_coordinator,
-                                                          default_log_config(config), self.transaction_coordinator)
+        self.metadata_publisher = BrokerMetadataPublisher(
+            config, self.metadata_cache, self.replica_manager, self.log_manager, self.group_coordinator,
+            default_log_config(config), self.transaction_coordinator, self.share_coordinator,
+            self.share_partition_manager)
         self.metadata_publisher.add_update_listener(self.admin_manager.metadata_updated)
         # client quotas: the managers KafkaApis asks, fed by the metadata log (Kafka's DynamicClientQuotaPublisher)
-        self.quota_managers = QuotaManagers.instantiate(config, self.time)
         self.client_quota_metadata_manager = ClientQuotaMetadataManager(self.quota_managers)
         self.shared.loader.install_publishers([self.metadata_publisher, self.client_quota_metadata_manager])
 
@@ -423,8 +497,15 @@ class KafkaServer:
         families = [
             StorageApis(request_helper, auth_helper, self.replica_manager, self.metadata_cache, config_helper),
             GroupApis(request_helper, auth_helper, self.group_coordinator, self.metadata_cache,
-                      auto_topic_creation_manager, config, self.transaction_coordinator),
+                      auto_topic_creation_manager, config, self.transaction_coordinator,
+                      self.share_coordinator),
             ConsumerGroupApis(request_helper, auth_helper, self.group_coordinator),  # KIP-848
+            # share groups (KIP-932): the group, its records on the partition leaders, and their state
+            ShareGroupApis(request_helper, auth_helper, self.group_coordinator, self._share_groups_enabled),
+            ShareApis(self.share_partition_manager, self.metadata_cache, auth_helper, request_helper,
+                      self.share_group_config_provider, config.group_share_record_lock_duration_ms,
+                      share_groups_enabled=self._share_groups_enabled),
+            ShareCoordinatorApis(self.share_coordinator, auth_helper, request_helper),
             TransactionApis(request_helper, auth_helper, self.transaction_coordinator, self.metadata_cache),
             AdminApis(request_helper, auth_helper, self.admin_manager, self.forwarding_manager, self.metadata_cache,
                       self.replica_manager, config_helper, config),
@@ -550,10 +631,14 @@ class KafkaServer:
             if hasattr(self, "forwarding_manager"):  # requests waiting on the controller: answer them now
                 self.forwarding_manager.shutdown()
             for component in ("socket_server", "request_handler_pool", "admin_manager", "group_coordinator",
-                              "transaction_coordinator", "txn_marker_send_thread", "log_cleaner",
-                              "kafka_scheduler", "metrics_endpoint", "replica_manager"):
+                              "transaction_coordinator", "share_coordinator", "txn_marker_send_thread",
+                              "log_cleaner", "kafka_scheduler", "metrics_endpoint", "replica_manager",
+                              "share_partition_manager"):
                 if hasattr(self, component):
                     getattr(self, component).shutdown()
+            if hasattr(self, "persister"):  # Kafka's order: the share partition manager, then the persister
+                self.persister.stop()
+                self.persister_timer.shutdown()
             if hasattr(self, "lifecycle_manager"):
                 self.lifecycle_manager.close()
             for channel in ("alter_partition_channel", "controller_channel"):
