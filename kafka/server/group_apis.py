@@ -158,27 +158,27 @@ class GroupApis:
 
     def _share_coordinator_of(self, key: str, listener: str, version: int) -> dict:
         """Kafka's getCoordinator for key type SHARE (KIP-932): the leader of the __share_group_state
-        partition the share partition key group:topicId:partition hashes to, created on first need."""
-        failed = dict(key=key, node_id=-1, host="", port=-1)
+        partition the share partition key group:topicId:partition hashes to, created on first need. Kafka
+        answers these errors without a message (v4 and later: the field's default, empty)."""
         coordinator = self.share_coordinator
         if version < 6:
-            return _coordinator_error(key, Errors.INVALID_REQUEST)
+            return _share_coordinator_error(key, Errors.INVALID_REQUEST, version)
         try:
             share_key = SharePartitionKey.parse(key)
-        except ValueError as e:
-            return {**failed, "error_code": Errors.INVALID_REQUEST, "error_message": str(e)}
+        except ValueError:
+            return _share_coordinator_error(key, Errors.INVALID_REQUEST, version)
         if coordinator is None or not coordinator.is_active.is_set():
-            return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE,
-                    "error_message": "this broker's share coordinator is not running"}
+            return _share_coordinator_error(key, Errors.COORDINATOR_NOT_AVAILABLE, version)
         config = self.config
-        error = self._ensure_internal_topic(SHARE_GROUP_STATE_TOPIC_NAME,
-                                            config.share_coordinator_state_topic_num_partitions,
-                                            config.share_coordinator_state_topic_replication_factor,
-                                            coordinator.share_group_state_topic_configs)
-        if error is not None:
-            return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE, "error_message": error}
-        return self._partition_leader(key, SHARE_GROUP_STATE_TOPIC_NAME, coordinator.partition_for(share_key),
-                                      listener)
+        if self._ensure_internal_topic(SHARE_GROUP_STATE_TOPIC_NAME,
+                                       config.share_coordinator_state_topic_num_partitions,
+                                       config.share_coordinator_state_topic_replication_factor,
+                                       coordinator.share_group_state_topic_configs) is not None:
+            return _share_coordinator_error(key, Errors.COORDINATOR_NOT_AVAILABLE, version)
+        found = self._partition_leader(key, SHARE_GROUP_STATE_TOPIC_NAME,
+                                       coordinator.partition_for(share_key), listener)
+        return found if found["error_code"] == Errors.NONE else \
+            _share_coordinator_error(key, found["error_code"], version)
 
     def _partition_leader(self, key: str, topic: str, partition: int, listener: str) -> dict:
         leader, end_point = self.metadata_cache.partition_leader_end_point(topic, partition, listener)
@@ -460,6 +460,10 @@ class GroupApis:
 
         self.when_done(self.coordinator.delete_offsets(req.group_id, [tp for tp in wanted if tp not in unknown]),
                        respond)
+
+
+def _share_coordinator_error(key: str, error: Errors, version: int) -> dict:
+    return {**_coordinator_error(key, error), "error_message": "" if version >= 4 else error.message}
 
 
 def _coordinator_error(key: str, error: Errors) -> dict:

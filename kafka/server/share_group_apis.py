@@ -52,9 +52,8 @@ class ShareGroupApis:
     def handle_share_group_heartbeat_request(self, request: Request) -> None:
         req = request.body
         refusal = self._refuse_heartbeat(request)
-        if refusal is not None:
-            error, message = refusal
-            self._send(request, error_response(error, message))
+        if refusal is not None:  # Kafka's getErrorResponse: the code alone, no message
+            self._send(request, error_response(refusal, None))
             return
         heartbeat = ShareGroupHeartbeatRequest(
             req.group_id, req.member_id, req.member_epoch, req.rack_id,
@@ -64,17 +63,18 @@ class ShareGroupApis:
         self.coordinator.share_group_heartbeat(heartbeat, context).add_done_callback(
             lambda done: self._send(request, done.result()))
 
-    def _refuse_heartbeat(self, request: Request) -> tuple[Errors, str | None] | None:
+    def _refuse_heartbeat(self, request: Request) -> Errors | None:
+        """Kafka's checks before the coordinator is asked."""
         req = request.body
         if not self.share_groups_enabled():
-            return Errors.UNSUPPORTED_VERSION, None
+            return Errors.UNSUPPORTED_VERSION
         if not self.auth.authorize(request, Op.READ, Res.GROUP, req.group_id):
-            return Errors.GROUP_AUTHORIZATION_FAILED, None
+            return Errors.GROUP_AUTHORIZATION_FAILED
         if not req.member_id or len(req.member_id) > MAX_MEMBER_ID_LENGTH:
-            return Errors.INVALID_REQUEST, "Invalid member id in the request."
+            return Errors.INVALID_REQUEST
         topics = set(req.subscribed_topic_names or ())
         if topics and self.auth.filter_by_authorized(request, Op.DESCRIBE, Res.TOPIC, topics) != topics:
-            return Errors.TOPIC_AUTHORIZATION_FAILED, None
+            return Errors.TOPIC_AUTHORIZATION_FAILED
         return None
 
     # ------------------------------------------------------------------ ShareGroupDescribe
