@@ -11,7 +11,10 @@ every record produced is delivered.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
+import time
 import uuid
 
 import pytest
@@ -20,7 +23,7 @@ from confluent_kafka.admin import AdminClient
 
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
-from tests.helpers import BrokerProcess, unique_topic, wait_until
+from tests.helpers import REPO, BrokerProcess, unique_topic, wait_until
 from tests.integration.test_confluent_kafka import create_topic
 from tests.wire import WireClient
 
@@ -317,3 +320,84 @@ def state_summary(client: WireClient, group: str, topic_id):
     partition = answer.results[0].partitions[0]
     assert partition.error_code == Errors.NONE, partition
     return partition
+
+
+def test_a_cluster_formatted_with_share_version_0_refuses_share_groups(broker, tmp_path):
+    """As Kafka 4.4: the share APIs are advertised whatever share.version is, and answer UNSUPPORTED_VERSION
+    while it is 0; a cluster starts at 1 unless `kafka-storage format --feature share.version=0` says so."""
+    data = tmp_path / "data"
+    config = tmp_path / "server.properties"
+    config.write_text(f"node.id=1\nlog.dirs={data}\n")
+    formatted = subprocess.run([sys.executable, "-m", "kafka.tools.storage_tool", "format", "-t",
+                                "aaaaaaaaaaaaaaaaaaaaaa", "-c", str(config), "--feature", "share.version=0"],
+                               capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert formatted.returncode == 0, formatted.stderr
+    off = BrokerProcess(data, SHARE_SETTINGS)
+    try:
+        for port, level in ((broker.port, 1), (off.port, None)):
+            client = WireClient(port)
+            try:
+                versions = client.request(ApiKey.API_VERSIONS, 3, {"client_software_name": "test",
+                                                                   "client_software_version": "1"})
+                finalized = {f.name: f.max_version_level for f in versions.finalized_features}
+                assert finalized.get("share.version") == level
+                advertised = {a.api_key for a in versions.api_keys}
+                assert {ApiKey.SHARE_GROUP_HEARTBEAT, ApiKey.SHARE_FETCH} <= advertised
+                joined = client.request(ApiKey.SHARE_GROUP_HEARTBEAT, 1, {
+                    "group_id": "g", "member_id": "m-1", "member_epoch": 0, "rack_id": None,
+                    "subscribed_topic_names": ["t"]})
+                # (on: NOT_COORDINATOR or NONE, as __consumer_offsets exists or not yet)
+                assert (joined.error_code == Errors.UNSUPPORTED_VERSION) == (level is None), joined
+            finally:
+                client.close()
+    finally:
+        off.stop()
+
+
+HOLDING_MEMBER = """
+import sys
+from confluent_kafka import ShareConsumer
+member = ShareConsumer({"bootstrap.servers": sys.argv[1], "group.id": sys.argv[2],
+                        "share.acknowledgement.mode": "explicit"})
+member.subscribe([sys.argv[3]])
+held = []
+while not held:
+    for m in member.poll(0.3):
+        if m.value() == b"warm-up":
+            member.acknowledge(m)
+        elif m.error() is None:
+            held.append(m)
+print(" ".join(m.value().decode() for m in held), flush=True)
+sys.stdin.read()  # holds them, unacknowledged, until killed
+"""
+
+
+def test_a_member_whose_connection_drops_releases_its_records_at_once(broker):
+    """The share session ends with its connection (the network layer tells the share session cache): a
+    member killed while it holds records frees them for the others long before their locks (30 s) expire."""
+    topic, group = unique_topic("dropped"), f"g-{uuid.uuid4()}"
+    create_topic(broker.bootstrap, topic, 1)
+    p = producer(broker.bootstrap)
+    first = Member(broker.bootstrap, group, topic)
+    warm_up([first], p, topic, 1)
+    first.close()
+    holder = subprocess.Popen([sys.executable, "-c", HOLDING_MEMBER, broker.bootstrap, group, topic],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        sent = [f"r-{i}" for i in range(10)]
+        produce(p, topic, sent, 1)
+        held = holder.stdout.readline().split()
+        assert held and set(held) <= set(sent), held
+    finally:
+        holder.kill()
+        holder.wait(10)
+    started = time.monotonic()
+    second = Member(broker.bootstrap, group, topic)
+    try:
+        got: list = []
+        wait_until(lambda: got.extend(second.poll()) or len(got) >= len(sent), timeout=20,
+                   message="the dead member's records")
+        assert sorted(values(got)) == sorted(sent)
+        assert time.monotonic() - started < 20, "released when the connection closed, not by the locks"
+    finally:
+        second.close()
