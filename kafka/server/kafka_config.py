@@ -230,7 +230,8 @@ _KEYS = [
     ConfigKey("share.coordinator.snapshot.update.records.per.snapshot", INT, "500",
               "Update records written for a share partition between two of its snapshots.", between(0, 500)),
     # share groups (KIP-932, docs/share_groups.md): Kafka 4.4's group.share.* keys, defaults and bounds; each
-    # value must lie between its min and max key (the bounds a group's own configs are held to)
+    # value must lie between its min and max key (the bounds a group's own configs are held to). Kafka's
+    # internal group.share.initialize.retry.interval.ms keeps its default (GroupCoordinatorConfig)
     *(ConfigKey(f"group.share.{name}", INT, default, doc, check) for name, default, doc, check in (
         ("session.timeout.ms", "45000", "A silent share-group member is removed after this.", at_least(1)),
         ("min.session.timeout.ms", "45000", "Smallest session timeout of share-group members.", at_least(1)),
@@ -245,8 +246,6 @@ _KEYS = [
          at_least(0)),
         ("min.assignment.interval.ms", "0", "Smallest assignment interval of a share group.", at_least(0)),
         ("max.assignment.interval.ms", "15000", "Largest assignment interval of a share group.", at_least(0)),
-        ("initialize.retry.interval.ms", "30000", "When share state not initialized yet is asked for again.",
-         at_least(1)),
         ("record.lock.duration.ms", "30000", "How long a member holds a record it acquired.",
          between(1000, 3600000)),
         ("min.record.lock.duration.ms", "15000", "Smallest record lock duration.", between(1000, 30000)),

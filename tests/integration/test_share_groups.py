@@ -11,10 +11,12 @@ every record produced is delivered.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import threading
 import time
+import urllib.request
 import uuid
 
 import pytest
@@ -136,6 +138,16 @@ def test_three_members_share_two_partitions_and_every_record_is_delivered_once(b
     delivered = [v for got in received.values() for v in got]
     assert sorted(delivered) == sorted(sent), "each record delivered exactly once while acknowledged"
     assert all(received.values()), {i: len(got) for i, got in received.items()}
+    accepted = _scraped(broker, 'kafka_server_sharegroupmetrics_recordacknowledgements_total{ackType="Accept"}')
+    assert accepted >= len(sent), "the broker counts what the members accepted (docs/observability.md)"
+
+
+def _scraped(broker: BrokerProcess, series: str) -> float:
+    """One series of the broker's /metrics (its address is in the `observability` line of its log)."""
+    url = re.search(r"metrics=(http://\S+/metrics)", broker.output()).group(1)
+    with urllib.request.urlopen(url, timeout=10) as response:
+        text = response.read().decode()
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(series + " "))
 
 
 def test_a_member_that_closes_without_acknowledging_releases_its_records_to_the_others(broker):
