@@ -36,6 +36,7 @@ from kafka.server.config_def import (
     non_empty,
     one_of,
 )
+from kafka.server.share.share_group_config import SHARE_GROUP_CONFIG_KEYS, share_group_config_problem
 
 # ---------------------------------------------------------------------------------- types
 
@@ -229,36 +230,7 @@ _KEYS = [
     ConfigKey("share.coordinator.append.linger.ms", INT, "-1", "Accepted: each write is its own batch.", at_least(-1)),
     ConfigKey("share.coordinator.snapshot.update.records.per.snapshot", INT, "500",
               "Update records written for a share partition between two of its snapshots.", between(0, 500)),
-    # share groups (KIP-932, docs/share_groups.md): Kafka 4.4's group.share.* keys, defaults and bounds; each
-    # value must lie between its min and max key (the bounds a group's own configs are held to). Kafka's
-    # internal group.share.initialize.retry.interval.ms keeps its default (GroupCoordinatorConfig)
-    *(ConfigKey(f"group.share.{name}", INT, default, doc, check) for name, default, doc, check in (
-        ("session.timeout.ms", "45000", "A silent share-group member is removed after this.", at_least(1)),
-        ("min.session.timeout.ms", "45000", "Smallest session timeout of share-group members.", at_least(1)),
-        ("max.session.timeout.ms", "60000", "Largest session timeout of share-group members.", at_least(1)),
-        ("heartbeat.interval.ms", "5000", "Share-group members heartbeat this often.", at_least(1)),
-        ("min.heartbeat.interval.ms", "5000", "Smallest heartbeat interval of share-group members.",
-         at_least(1)),
-        ("max.heartbeat.interval.ms", "15000", "Largest heartbeat interval of share-group members.",
-         at_least(1)),
-        ("max.size", "200", "Most members one share group may have.", between(1, 1000)),
-        ("assignment.interval.ms", "1000", "A share group's assignment is recomputed at most this often.",
-         at_least(0)),
-        ("min.assignment.interval.ms", "0", "Smallest assignment interval of a share group.", at_least(0)),
-        ("max.assignment.interval.ms", "15000", "Largest assignment interval of a share group.", at_least(0)),
-        ("record.lock.duration.ms", "30000", "How long a member holds a record it acquired.",
-         between(1000, 3600000)),
-        ("min.record.lock.duration.ms", "15000", "Smallest record lock duration.", between(1000, 30000)),
-        ("max.record.lock.duration.ms", "60000", "Largest record lock duration.", between(30000, 3600000)),
-        ("delivery.count.limit", "5", "Deliveries of a record before it is archived.", between(2, 10)),
-        ("min.delivery.count.limit", "2", "Smallest delivery count limit.", between(2, 5)),
-        ("max.delivery.count.limit", "10", "Largest delivery count limit.", between(5, 25)),
-        ("partition.max.record.locks", "2000", "Records in flight per share partition.", between(100, 10000)),
-        ("min.partition.max.record.locks", "100", "Smallest in-flight limit.", between(100, 2000)),
-        ("max.partition.max.record.locks", "4000", "Largest in-flight limit.", between(2000, 10000)),
-        ("max.share.sessions", "2000", "Share sessions this broker holds at most.", at_least(1)))),
-    ConfigKey("share.fetch.purgatory.purge.interval.requests", INT, "1000",
-              "Share fetches watched between two purges of the ShareFetch purgatory."),
+    *SHARE_GROUP_CONFIG_KEYS,  # share groups (KIP-932): group.share.*, in share/share_group_config.py
     # client quotas (docs/quotas.md): the windows a client's byte rate and request time are measured over
     ConfigKey("quota.window.num", INT, "11", "Windows a client quota's rate is measured over.", at_least(1)),
     ConfigKey("quota.window.size.seconds", INT, "1", "Length of each of those windows, in seconds.",
@@ -360,9 +332,6 @@ _KEYS = [
     ConfigKey("num.recovery.threads.per.data.dir", INT, "2", "Accepted, not acted on."),
 ]
 CONFIG_KEYS: dict[str, ConfigKey] = {key.name: key for key in _KEYS}
-# group.share.<name> must lie between group.share.min.<name> and group.share.max.<name>
-_SHARE_BOUNDED = ("session.timeout.ms", "heartbeat.interval.ms", "assignment.interval.ms",
-                  "record.lock.duration.ms", "delivery.count.limit", "partition.max.record.locks")
 
 
 class KafkaConfig:
@@ -466,14 +435,8 @@ class KafkaConfig:
         if queued > 0 and queued < request_max:
             raise ConfigError(f"configuration key 'queued.max.request.bytes' ({queued}) must be larger or equal to "
                               f"socket.request.max.bytes ({request_max}), or -1 for no bound")
-        for name in _SHARE_BOUNDED:  # Kafka's GroupCoordinatorConfig and ShareGroupConfig requirements
-            low, value, high = (self.values[f"group.share.{k}"] for k in (f"min.{name}", name, f"max.{name}"))
-            if not low <= value <= high:
-                raise ConfigError(f"configuration key 'group.share.{name}' ({value}) must lie between "
-                                  f"group.share.min.{name} ({low}) and group.share.max.{name} ({high})")
-        if self.values["group.share.heartbeat.interval.ms"] >= self.values["group.share.session.timeout.ms"]:
-            raise ConfigError("configuration key 'group.share.heartbeat.interval.ms' must be less than "
-                              "group.share.session.timeout.ms")
+        if (problem := share_group_config_problem(self.values)) is not None:
+            raise ConfigError(problem)
 
     # ------------------------------------------------------------------ KRaft roles and listeners
     def _validate_kraft(self) -> None:

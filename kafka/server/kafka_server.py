@@ -49,8 +49,7 @@ from kafka.coordinator.transaction.transaction_marker_channel_manager import (
     TransactionMarkerChannelManager,
 )
 from kafka.coordinator.transaction.transaction_state_manager import TransactionConfig, TransactionStateManager
-from kafka.log.log_cleaner import CleanerConfig, LogCleaner
-from kafka.log.log_config import LogConfig
+from kafka.log.log_cleaner import LogCleaner
 from kafka.log.log_manager import LogManager
 from kafka.log.producer_state_manager import ProducerStateManagerConfig
 from kafka.metadata.authorizer.standard_authorizer import StandardAuthorizer
@@ -59,7 +58,6 @@ from kafka.network.end_point import EndPoint
 from kafka.network.request_channel import RequestChannel
 from kafka.network.socket_server import SocketServer, SocketServerConfig
 from kafka.protocol.api_keys import ApiKey
-from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
 from kafka.security.credential_cache import CredentialCache
 from kafka.server.acl_apis import AclApis
 from kafka.server.add_partitions_to_txn_manager import AddPartitionsToTxnManager
@@ -99,16 +97,12 @@ from kafka.server.quota.quota_factory import QuotaManagers
 from kafka.server.replica_manager import ReplicaManager
 from kafka.server.request_handler_helper import RequestHandlerHelper
 from kafka.server.sasl_apis import SaslApis
-from kafka.server.share.log_reader import ReplicaManagerLogReader
-from kafka.server.share.partition_metadata_provider import ReplicaManagerPartitionMetadataProvider
+from kafka.server.server_log_configs import cleaner_config, default_log_config
 from kafka.server.share.persister.default_state_persister import DefaultStatePersister
 from kafka.server.share.persister.persister import PartitionStateKey
 from kafka.server.share.persister.share_coordinator_metadata_cache_helper import (
     ShareCoordinatorMetadataCacheHelperImpl,
 )
-from kafka.server.share.session.share_session_cache import ShareSessionCache
-from kafka.server.share.share_group_config_provider import ShareGroupConfigProvider
-from kafka.server.share.share_group_metrics import ShareGroupMetrics
 from kafka.server.share.share_partition_manager import SharePartitionManager
 from kafka.server.share_apis import ShareApis
 from kafka.server.share_coordinator_apis import ShareCoordinatorApis
@@ -132,51 +126,6 @@ HANDLER_ERROR_LOG_INTERVAL_MS = 10_000
 
 class StartupAborted(Exception):
     """A stop was asked for while the node was still waiting for its quorum."""
-
-
-def default_log_config(config: KafkaConfig) -> LogConfig:
-    """The broker-wide defaults (log.*) that each topic's configs override."""
-    return LogConfig.from_props({
-        "segment.bytes": str(config.log_segment_bytes),
-        "index.interval.bytes": str(config.log_index_interval_bytes),
-        "max.message.bytes": str(config.message_max_bytes),
-        "retention.ms": str(config.log_retention_time_ms),
-        "retention.bytes": str(config.log_retention_bytes),
-        "cleanup.policy": config.log_cleanup_policy,
-        "min.insync.replicas": str(config.min_insync_replicas),
-        "segment.ms": str(config.log_roll_time_ms),
-        "segment.index.bytes": str(config.log_index_size_max_bytes),
-        "delete.retention.ms": str(config.log_cleaner_delete_retention_ms),
-        "min.cleanable.dirty.ratio": str(config.log_cleaner_min_cleanable_ratio),
-        "min.compaction.lag.ms": str(config.log_cleaner_min_compaction_lag_ms),
-        "file.delete.delay.ms": str(config.log_segment_delete_delay_ms),
-        "flush.messages": str(config.log_flush_interval_messages),
-        "flush.ms": str(config.log_flush_interval_ms_or_default),
-        **{topic_key: str(config.values[broker_key]).lower() if isinstance(config.values[broker_key], bool)
-           else str(config.values[broker_key]) for topic_key, broker_key in _STORED_DEFAULTS.items()},
-    })
-
-
-# Topic configs whose broker-wide default is read as it is (the ones above need a conversion).
-_STORED_DEFAULTS = {
-    "compression.type": "compression.type", "compression.gzip.level": "compression.gzip.level",
-    "compression.lz4.level": "compression.lz4.level", "compression.zstd.level": "compression.zstd.level",
-    "message.timestamp.type": "log.message.timestamp.type",
-    "message.timestamp.before.max.ms": "log.message.timestamp.before.max.ms",
-    "message.timestamp.after.max.ms": "log.message.timestamp.after.max.ms", "preallocate": "log.preallocate",
-    "max.compaction.lag.ms": "log.cleaner.max.compaction.lag.ms",
-    "max.decompressed.message.bytes": "max.decompressed.message.bytes",
-    "local.retention.ms": "log.local.retention.ms", "local.retention.bytes": "log.local.retention.bytes",
-    "remote.copy.lag.ms": "log.remote.copy.lag.ms", "remote.copy.lag.bytes": "log.remote.copy.lag.bytes",
-    "unclean.leader.election.enable": "unclean.leader.election.enable",
-}
-
-
-def cleaner_config(config: KafkaConfig) -> CleanerConfig:
-    return CleanerConfig(num_threads=config.log_cleaner_threads,
-                         dedupe_buffer_size=config.log_cleaner_dedupe_buffer_size,
-                         backoff_ms=config.log_cleaner_backoff_ms,
-                         enable_cleaner=config.log_cleaner_enable and config.log_cleaner_threads > 0)
 
 
 class KafkaServer:
@@ -422,28 +371,13 @@ class KafkaServer:
             PartitionStateKey(g, t, p))
 
     def _create_share_partition_manager(self) -> None:
-        """The share partitions this broker leads (Kafka's SharePartitionManager): share sessions, at most
-        group.share.max.share.sessions, forgotten when their connection closes; acquisition locks on a
-        timer of their own; DelayedShareFetch in the ShareFetch purgatory, which appends check."""
-        config = self.config
-        metrics = ShareGroupMetrics(self.time, self.metrics_endpoint.metrics.group)
-        sessions = ShareSessionCache(config.group_share_max_share_sessions,
-                                     on_eviction=metrics.session_evictions.inc)
+        """The share partitions this broker leads (`SharePartitionManager.build`); a share session ends
+        with its connection (the network layer tells the cache: Kafka's ConnectionDisconnectListener)."""
+        self.share_partition_manager = SharePartitionManager.build(
+            self.config.node_id, self.config, self.replica_manager, self.persister, self.time,
+            self.metrics_endpoint.metrics.group)
+        sessions = self.share_partition_manager.cache
         self.request_channel.connection_disconnect_listeners.append(sessions.on_disconnect)
-        self.replica_manager.delayed_share_fetch_purgatory = DelayedOperationPurgatory(
-            "ShareFetch", broker_id=config.node_id, time=self.time,
-            purge_interval=config.share_fetch_purgatory_purge_interval_requests)
-        self.share_group_config_provider = ShareGroupConfigProvider()  # no group configs (KIP-932's) yet
-        self.share_group_timer = SystemTimerReaper(f"share-group-lock-timeout-reaper-{config.node_id}",
-                                                   SystemTimer("share-group-lock-timeout", time=self.time))
-        self.share_partition_manager = SharePartitionManager(
-            log_reader=ReplicaManagerLogReader(self.replica_manager),
-            metadata_provider=ReplicaManagerPartitionMetadataProvider(self.replica_manager), time=self.time,
-            timer=self.share_group_timer, purgatory=self.replica_manager.delayed_share_fetch_purgatory,
-            persister=self.persister, config_provider=self.share_group_config_provider, metrics=metrics,
-            session_cache=sessions, record_lock_duration_ms=config.group_share_record_lock_duration_ms,
-            max_delivery_count=config.group_share_delivery_count_limit,
-            max_in_flight_records=config.group_share_partition_max_record_locks)
 
     def _share_groups_enabled(self) -> bool:
         """share.version is finalized at 1 or more: the share APIs answer (else UNSUPPORTED_VERSION)."""
@@ -503,7 +437,8 @@ class KafkaServer:
             # share groups (KIP-932): the group, its records on the partition leaders, and their state
             ShareGroupApis(request_helper, auth_helper, self.group_coordinator, self._share_groups_enabled),
             ShareApis(self.share_partition_manager, self.metadata_cache, auth_helper, request_helper,
-                      self.share_group_config_provider, config.group_share_record_lock_duration_ms,
+                      self.share_partition_manager.config_provider,
+                      config.group_share_record_lock_duration_ms,
                       share_groups_enabled=self._share_groups_enabled),
             ShareCoordinatorApis(self.share_coordinator, auth_helper, request_helper),
             TransactionApis(request_helper, auth_helper, self.transaction_coordinator, self.metadata_cache),

@@ -138,7 +138,8 @@ def test_three_members_share_two_partitions_and_every_record_is_delivered_once(b
     delivered = [v for got in received.values() for v in got]
     assert sorted(delivered) == sorted(sent), "each record delivered exactly once while acknowledged"
     assert all(received.values()), {i: len(got) for i, got in received.items()}
-    accepted = _scraped(broker, 'kafka_server_sharegroupmetrics_recordacknowledgements_total{ackType="Accept"}')
+    accepted = _scraped(broker,
+                        'kafka_server_sharegroupmetrics_recordacknowledgements_total{ackType="Accept"}')
     assert accepted >= len(sent), "the broker counts what the members accepted (docs/observability.md)"
 
 
