@@ -49,7 +49,10 @@ class InProcessBroker:
     def __init__(self, data_dir: Path, overrides: dict[str, str]) -> None:
         props = {"node.id": "1", "listeners": "PLAINTEXT://127.0.0.1:0", "log.dirs": str(data_dir),
                  "num.network.threads": "2", "num.io.threads": "4",
-                 "metrics.listener": "http://127.0.0.1:0"}  # many brokers at once: never the fixed 9404
+                 "metrics.listener": "http://127.0.0.1:0",  # many brokers at once: never the fixed 9404
+                 # one node: __share_group_state as Kafka's sample server.properties makes it (share groups)
+                 "share.coordinator.state.topic.replication.factor": "1",
+                 "share.coordinator.state.topic.min.isr": "1"}
         props.update(overrides)
         self.data_dir = data_dir
         self.server = KafkaServer(KafkaConfig(props))

@@ -41,10 +41,9 @@ EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd", "limits.m
             "observability.md": ["observability.mmd"],
             "quotas.md": ["quotas.mmd"],
             "security.md": ["tls_handshake.mmd", "sasl_ssl_connection.mmd", "secure_cluster.mmd"],
-            "share_groups.md": ["share_group.mmd"],
+            "share_groups.md": ["share_group.mmd", "share_record_lifecycle.mmd", "share_coordinator.mmd"],
             "spark.md": ["spark.mmd", "spark_cluster.mmd"],
-            "transactions.md": ["idempotent_produce.mmd", "transaction.mmd"],
-            "share_groups_partitions.md": ["share_record_lifecycle.mmd"]}
+            "transactions.md": ["idempotent_produce.mmd", "transaction.mmd"]}
 
 MERMAID_KEYWORDS = {
     "flowchart", "graph", "sequenceDiagram", "classDiagram", "classDiagram-v2", "stateDiagram",

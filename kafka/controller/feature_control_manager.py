@@ -1,19 +1,29 @@
 """FeatureControlManager: the cluster's finalized feature levels (Kafka's org.apache.kafka.controller.FeatureControlManager).
 
-metadata.version says which metadata records and request versions the whole cluster understands.
-A new cluster starts at the highest level this code supports (the controller writes a
-FeatureLevelRecord the first time it leads an empty log, as `kafka-storage format` arranges in
-Kafka), and a broker whose supported range does not include the finalized level cannot register.
-Level 27 is what Kafka calls 4.1-IV1; here the number only gates registration.
+metadata.version says which metadata records and request versions the whole cluster understands;
+share.version (KIP-932) switches share groups on at level 1. A new cluster starts at the default level
+of each feature (the controller writes a FeatureLevelRecord per feature the first time it leads an
+empty log, as the bootstrap metadata of `kafka-storage format` arranges in Kafka; `kafka-storage format
+--feature share.version=0` changes a default), and a broker whose supported range does not include the
+finalized metadata.version cannot register. Level 27 is what Kafka calls 4.1-IV1; here the number only
+gates registration.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from kafka.protocol.metadata_records import ApiMessageAndVersion, MetadataRecordType, record
 
 METADATA_VERSION = "metadata.version"
 MIN_METADATA_VERSION = 1
 MAX_METADATA_VERSION = 27
+SHARE_VERSION = "share.version"  # Kafka's ShareVersion: 1 (SV_1) enables share groups
+# What this code can run (the ranges a broker registers with), and the level a new cluster starts at.
+# Kafka 4.4 formats share.version 2 (SV_2: share groups' dead-letter queues), which is not built here.
+SUPPORTED_FEATURES: dict[str, tuple[int, int]] = {
+    METADATA_VERSION: (MIN_METADATA_VERSION, MAX_METADATA_VERSION), SHARE_VERSION: (0, 1)}
+DEFAULT_FEATURE_LEVELS: dict[str, int] = {METADATA_VERSION: MAX_METADATA_VERSION, SHARE_VERSION: 1}
 
 
 class FeatureControlManager:
@@ -23,12 +33,23 @@ class FeatureControlManager:
     def reset(self) -> None:
         self.finalized = {}
 
-    def bootstrap_records(self) -> list[ApiMessageAndVersion]:
-        return [record(MetadataRecordType.FEATURE_LEVEL_RECORD, name=METADATA_VERSION,
-                       feature_level=MAX_METADATA_VERSION)]
+    def bootstrap_records(self, bootstrap: Iterable[ApiMessageAndVersion] = ()) -> list[ApiMessageAndVersion]:
+        """What an empty metadata log starts with: a FeatureLevelRecord per feature at its default level,
+        or at the level bootstrap.checkpoint gives it (kafka-storage format --feature), metadata.version
+        first; a feature at level 0 has no record (Kafka's); then bootstrap.checkpoint's other records."""
+        bootstrap = list(bootstrap)
+        levels = dict(DEFAULT_FEATURE_LEVELS)
+        levels.update({r.data.name: r.data.feature_level for r in bootstrap
+                       if r.type == MetadataRecordType.FEATURE_LEVEL_RECORD})
+        return [*(record(MetadataRecordType.FEATURE_LEVEL_RECORD, name=name, feature_level=level)
+                  for name, level in levels.items() if level > 0),
+                *(r for r in bootstrap if r.type != MetadataRecordType.FEATURE_LEVEL_RECORD)]
 
     def replay_feature_level(self, r) -> None:
-        self.finalized[r.name] = r.feature_level
+        if r.feature_level == 0:
+            self.finalized.pop(r.name, None)
+        else:
+            self.finalized[r.name] = r.feature_level
 
     @property
     def metadata_version(self) -> int:
@@ -40,3 +61,9 @@ class FeatureControlManager:
             if feature["name"] == METADATA_VERSION:
                 return feature["min_supported_version"] <= self.metadata_version <= feature["max_supported_version"]
         return False
+
+
+def supported_feature_ranges() -> list[dict]:
+    """SUPPORTED_FEATURES as BrokerRegistrationRequest.features (and ApiVersions) carry them."""
+    return [dict(name=name, min_supported_version=low, max_supported_version=high)
+            for name, (low, high) in SUPPORTED_FEATURES.items()]

@@ -103,7 +103,7 @@ class QuorumController:
         self.client_quotas = ClientQuotaControlManager()
         self.acls = AclControlManager()
         self.scram = ScramControlManager()
-        self.bootstrap_records: list[ApiMessageAndVersion] = []  # kafka-storage format --add-scram's users
+        self.bootstrap_records: list[ApiMessageAndVersion] = []  # kafka-storage format --feature, --add-scram
         self.committed_image: MetadataImage = EMPTY_IMAGE
         self.last_committed_offset = -1
         self.epoch = -1  # the leader epoch we are active in; -1 on a standby
@@ -176,7 +176,8 @@ class QuorumController:
         self.heartbeats.reset(self.cluster.brokers, now)  # give every broker a full session from now
         log.info("became the active controller", epoch=epoch, committed_offset=self.last_committed_offset)
         if self.committed_image.is_empty() and self.last_committed_offset < 0:
-            if self._append_or_renounce("bootstrap", self.features.bootstrap_records() + self.bootstrap_records) is None:
+            bootstrap = self.features.bootstrap_records(self.bootstrap_records)
+            if self._append_or_renounce("bootstrap", bootstrap) is None:
                 return
         self.periodic.activate()
 

@@ -241,7 +241,7 @@ class Processor(threading.Thread):
     # ------------------------------------------------------------------ closed connections
     def process_disconnected(self) -> None:
         """Connections the Selector closed (by the client, idle, a bad frame, a failed login): count
-        them out of ConnectionQuotas and forget their requests."""
+        them out of ConnectionQuotas and forget their requests; tell the RequestChannel's disconnect listeners."""
         disconnected = self.selector.disconnected
         if not disconnected:
             return
@@ -249,6 +249,7 @@ class Processor(threading.Thread):
             self.connection_quotas.dec(self.listener, remote_address)
             self.in_flight.pop(connection_id, None)
             self._throttled.pop(connection_id, None)
+            self.request_channel.connection_disconnected(connection_id)  # a share session ends with it
         disconnected.clear()
 
     def close_excess_connections(self) -> None:

@@ -167,6 +167,8 @@ class RequestChannel:
         self._processors: dict[int, ResponseSink] = {}
         self.metrics: RequestMetrics | None = None  # set by KafkaServer when metrics are on
         self.request_logger: Callable[[Request], None] | None = None  # the request trace, when on
+        # Kafka's ConnectionDisconnectListener: told each connection id a Processor closed (share sessions)
+        self.connection_disconnect_listeners: list[Callable[[str], None]] = []
 
     def add_processor(self, processor: ResponseSink) -> None:
         self._processors[processor.id] = processor
@@ -214,6 +216,11 @@ class RequestChannel:
 
     def close_connection(self, request: Request) -> None:
         self.send_response(Response(request, close_connection=True))
+
+    def connection_disconnected(self, connection_id: str) -> None:
+        """A Processor closed this connection (on its own thread): the listeners forget what it held."""
+        for listener in self.connection_disconnect_listeners:
+            listener(connection_id)
 
     def update_request_metrics(self, request: Request) -> None:
         """The Processor has sent the response: time its stages (Kafka's Request.updateRequestMetrics)."""

@@ -43,6 +43,7 @@ from kafka.server.config_def import (
     one_of,
     text,
 )
+from kafka.server.share.share_group_config import ShareGroupConfig
 
 # ------------------------------------------------------------------ parsers of keys kept as more than their type
 
@@ -73,7 +74,7 @@ def _security_protocol(value: str) -> SecurityProtocol:
     return SecurityProtocol.for_name(value)
 
 
-class AbstractKafkaConfig:
+class AbstractKafkaConfig(ShareGroupConfig):
     """The declared keys, each a typed attribute of a parsed configuration (`values`: key -> value)."""
 
     values: dict[str, Any]
@@ -498,8 +499,8 @@ class AbstractKafkaConfig:
         "num.recovery.threads.per.data.dir", INT, "2", None, "Accepted, not acted on.")
 
 
-CONFIG_KEYS: dict[str, ConfigKey] = {key.name: key for key in vars(AbstractKafkaConfig).values()
-                                     if isinstance(key, ConfigKey)}
+CONFIG_KEYS: dict[str, ConfigKey] = {key.name: key for cls in reversed(AbstractKafkaConfig.__mro__)
+                                     for key in vars(cls).values() if isinstance(key, ConfigKey)}
 
 
 def config_def_type_of(name: str) -> ConfigType | None:

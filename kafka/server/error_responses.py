@@ -111,6 +111,24 @@ def _delete_acls(request, version: int, error: Errors) -> dict:
                                for _ in request.filters]}
 
 
+def _share_group_heartbeat(request, version: int, error: Errors) -> dict:
+    return {"error_code": error, "error_message": None, "member_id": None, "member_epoch": 0,
+            "heartbeat_interval_ms": 0, "assignment": None}
+
+
+def _share_group_describe(request, version: int, error: Errors) -> dict:
+    return {"groups": [{"group_id": g, "error_code": error, "error_message": None, "group_state": "",
+                        "group_epoch": 0, "assignment_epoch": 0, "assignor_name": "", "members": []}
+                       for g in request.group_ids]}
+
+
+def _share_group_state(request, version: int, error: Errors) -> dict:
+    """The five *ShareGroupState RPCs: every partition of every topic (Kafka's getErrorResponse)."""
+    return {"results": [{"topic_id": t.topic_id, "partitions": [
+        {"partition": p.partition, "error_code": error, "error_message": error.message}
+        for p in t.partitions]} for t in request.topics]}
+
+
 _BUILDERS: dict[int, Callable[[Any, int, Errors], dict]] = {
     ApiKey.PRODUCE: _produce,
     ApiKey.FETCH: _fetch,
@@ -130,6 +148,11 @@ _BUILDERS: dict[int, Callable[[Any, int, Errors], dict]] = {
     ApiKey.INCREMENTAL_ALTER_CONFIGS: _alter_configs,
     ApiKey.CREATE_ACLS: _create_acls,
     ApiKey.DELETE_ACLS: _delete_acls,
+    ApiKey.SHARE_GROUP_HEARTBEAT: _share_group_heartbeat,
+    ApiKey.SHARE_GROUP_DESCRIBE: _share_group_describe,
+    **{key: _share_group_state for key in (ApiKey.INITIALIZE_SHARE_GROUP_STATE, ApiKey.READ_SHARE_GROUP_STATE,
+                                           ApiKey.WRITE_SHARE_GROUP_STATE, ApiKey.DELETE_SHARE_GROUP_STATE,
+                                           ApiKey.READ_SHARE_GROUP_STATE_SUMMARY)},
 }
 
 

@@ -8,7 +8,8 @@ includes ``GroupApis.handlers()``. The shape is KafkaApis' (seed 000): decode, a
 GroupCoordinatorService, respond from the callback of the future it returns -- which for JoinGroup
 and SyncGroup may complete much later, on whichever event thread completes the rebalance; for a
 write, once its records are committed. FindCoordinator for a transactional id asks the
-TransactionCoordinator the family is given, as Kafka's handler asks its txnCoordinator.
+TransactionCoordinator the family is given, as Kafka's handler asks its txnCoordinator, and for a
+share partition (key type 2, from v6) the ShareCoordinatorService: brokers' persisters ask that one.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from kafka.coordinator.group.group_coordinator_requests import (
 )
 from kafka.coordinator.group.group_coordinator_service import GroupCoordinatorService, answered, gather
 from kafka.coordinator.group.offset_and_metadata import OffsetAndMetadata
+from kafka.coordinator.share.share_coordinator_service import ShareCoordinatorService
+from kafka.coordinator.share.share_partition_key import SHARE_GROUP_STATE_TOPIC_NAME, SharePartitionKey
 from kafka.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafka.coordinator.transaction.transaction_log import TRANSACTION_STATE_TOPIC_NAME
 from kafka.network.request_channel import Request
@@ -45,7 +48,7 @@ from kafka.server.metadata_cache import MetadataCache
 from kafka.server.request_handler_helper import RequestHandlerHelper
 from kafka.utils.topic_partition import TopicPartition
 
-GROUP_KEY_TYPE, TRANSACTION_KEY_TYPE = 0, 1
+GROUP_KEY_TYPE, TRANSACTION_KEY_TYPE, SHARE_KEY_TYPE = 0, 1, 2
 GROUP_OR_TXN_DENIED = (Errors.GROUP_AUTHORIZATION_FAILED, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
 _DENIED_OFFSET = PartitionOffset(-1, -1, "", Errors.TOPIC_AUTHORIZATION_FAILED)  # Kafka's UNAUTHORIZED_PARTITION
 CLASSIC_GROUP_TYPE = "classic"
@@ -55,7 +58,8 @@ class GroupApis:
     def __init__(self, request_helper: RequestHandlerHelper, auth_helper: AuthHelper,
                  group_coordinator: GroupCoordinatorService, metadata_cache: MetadataCache,
                  auto_topic_creation_manager: AutoTopicCreationManager, config,
-                 transaction_coordinator: TransactionCoordinator | None = None) -> None:
+                 transaction_coordinator: TransactionCoordinator | None = None,
+                 share_coordinator: ShareCoordinatorService | None = None) -> None:
         self.request_helper = request_helper
         self.auth = auth_helper  # Kafka's rules: READ on the group to be in it, DESCRIBE to look at it
         self.coordinator = group_coordinator
@@ -63,6 +67,7 @@ class GroupApis:
         self.auto_topic_creation_manager = auto_topic_creation_manager  # the coordinators' topics, on first use
         self.config = config  # offsets.topic.* and transaction.state.log.*: how those topics are created
         self.transaction_coordinator = transaction_coordinator  # FindCoordinator for a transactional id
+        self.share_coordinator = share_coordinator  # FindCoordinator for a share partition (KIP-932)
 
     def handlers(self) -> dict[int, Callable[[Request], None]]:
         return {
@@ -95,7 +100,9 @@ class GroupApis:
         req = request.body
         version = request.header.api_version
         keys = req.coordinator_keys if version >= 4 else [req.key]
-        results = [self.find_coordinator(key, req.key_type, request.listener)
+        if req.key_type == SHARE_KEY_TYPE and version >= 6:  # brokers' persisters: CLUSTER_ACTION or nothing
+            self.auth.authorize_cluster_operation(request, Op.CLUSTER_ACTION)
+        results = [self.find_coordinator(key, req.key_type, request.listener, version)
                    if self._may_find_coordinator(request, key, req.key_type)
                    else _coordinator_error(key, GROUP_OR_TXN_DENIED[req.key_type == TRANSACTION_KEY_TYPE])
                    for key in keys]
@@ -114,10 +121,12 @@ class GroupApis:
         return key_type not in (GROUP_KEY_TYPE, TRANSACTION_KEY_TYPE) or self.auth.authorize(
             request, Op.DESCRIBE, resource, key)
 
-    def find_coordinator(self, key: str, key_type: int, listener: str) -> dict:
+    def find_coordinator(self, key: str, key_type: int, listener: str, version: int = 6) -> dict:
         failed = dict(key=key, node_id=-1, host="", port=-1)
         if key_type == TRANSACTION_KEY_TYPE:
             return self._transaction_coordinator_of(key, listener)
+        if key_type == SHARE_KEY_TYPE:
+            return self._share_coordinator_of(key, listener, version)
         if key_type != GROUP_KEY_TYPE:
             return {**failed, "error_code": Errors.INVALID_REQUEST, "error_message": f"unknown key type {key_type}"}
         config = self.config
@@ -146,6 +155,30 @@ class GroupApis:
         if error is not None:
             return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE, "error_message": error}
         return self._partition_leader(key, TRANSACTION_STATE_TOPIC_NAME, coordinator.partition_for(key), listener)
+
+    def _share_coordinator_of(self, key: str, listener: str, version: int) -> dict:
+        """Kafka's getCoordinator for key type SHARE (KIP-932): the leader of the __share_group_state
+        partition the share partition key group:topicId:partition hashes to, created on first need. Kafka
+        answers these errors without a message (v4 and later: the field's default, empty)."""
+        coordinator = self.share_coordinator
+        if version < 6:
+            return _share_coordinator_error(key, Errors.INVALID_REQUEST, version)
+        try:
+            share_key = SharePartitionKey.parse(key)
+        except ValueError:
+            return _share_coordinator_error(key, Errors.INVALID_REQUEST, version)
+        if coordinator is None or not coordinator.is_active.is_set():
+            return _share_coordinator_error(key, Errors.COORDINATOR_NOT_AVAILABLE, version)
+        config = self.config
+        if self._ensure_internal_topic(SHARE_GROUP_STATE_TOPIC_NAME,
+                                       config.share_coordinator_state_topic_num_partitions,
+                                       config.share_coordinator_state_topic_replication_factor,
+                                       coordinator.share_group_state_topic_configs) is not None:
+            return _share_coordinator_error(key, Errors.COORDINATOR_NOT_AVAILABLE, version)
+        found = self._partition_leader(key, SHARE_GROUP_STATE_TOPIC_NAME,
+                                       coordinator.partition_for(share_key), listener)
+        return found if found["error_code"] == Errors.NONE else \
+            _share_coordinator_error(key, found["error_code"], version)
 
     def _partition_leader(self, key: str, topic: str, partition: int, listener: str) -> dict:
         leader, end_point = self.metadata_cache.partition_leader_end_point(topic, partition, listener)
@@ -427,6 +460,10 @@ class GroupApis:
 
         self.when_done(self.coordinator.delete_offsets(req.group_id, [tp for tp in wanted if tp not in unknown]),
                        respond)
+
+
+def _share_coordinator_error(key: str, error: Errors, version: int) -> dict:
+    return {**_coordinator_error(key, error), "error_message": "" if version >= 4 else error.message}
 
 
 def _coordinator_error(key: str, error: Errors) -> dict:

@@ -20,6 +20,7 @@ from kafka.security.security_protocol import SecurityProtocol
 from kafka.security.ssl_factory import SSL_DEFAULTS, SslConfigError, SslFactory
 from kafka.server.abstract_kafka_config import CONFIG_KEYS, AbstractKafkaConfig
 from kafka.server.config_def import ConfigError
+from kafka.server.share.share_group_config import share_group_config_problem
 
 _LISTENER_PREFIX = "listener.name."
 _SERVER_ONLY_SSL_KEYS = ("ssl.client.auth", "ssl.principal.mapping.rules")  # a client has no such keys
@@ -134,6 +135,8 @@ class KafkaConfig(AbstractKafkaConfig):
         if queued > 0 and queued < request_max:
             raise ConfigError(f"configuration key 'queued.max.request.bytes' ({queued}) must be larger or equal to "
                               f"socket.request.max.bytes ({request_max}), or -1 for no bound")
+        if (problem := share_group_config_problem(self.values)) is not None:
+            raise ConfigError(problem)
 
     # ------------------------------------------------------------------ KRaft roles and listeners
     def _validate_kraft(self) -> None:

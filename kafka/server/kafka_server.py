@@ -10,7 +10,8 @@ process.roles decides what runs. A combined node (the one-node default, `make ru
     shared          SharedServer: the metadata log, the raft client and its thread, the MetadataLoader
     broker          LogManager -> SocketServer -> MetadataCache, ReplicaManager, GroupCoordinator,
                     TransactionCoordinator (producer ids from blocks the controller allocates;
-                    transactions in __transaction_state, markers over the inter-broker listener)
+                    transactions in __transaction_state, markers over the inter-broker listener),
+                    ShareCoordinator and its persister, SharePartitionManager (share groups, KIP-932)
                     -> BrokerMetadataPublisher (applies each committed metadata change to them)
                     -> BrokerLifecycleManager (registers, heartbeats; fenced until caught up)
                     -> KafkaApis and the I/O threads, once the broker has caught up with the log
@@ -29,7 +30,6 @@ elect at once) and the metadata log.
 
 from __future__ import annotations
 
-import os
 import socket
 import threading
 from concurrent.futures import Future
@@ -39,17 +39,12 @@ import structlog
 from kafka.coordinator.group.group_coordinator_config import GroupCoordinatorConfig
 from kafka.coordinator.group.group_coordinator_records import GROUP_METADATA_TOPIC_NAME
 from kafka.coordinator.group.group_coordinator_service import GroupCoordinatorService
+from kafka.coordinator.share.share_coordinator_config import ShareCoordinatorConfig
+from kafka.coordinator.share.share_coordinator_service import ShareCoordinatorService
 from kafka.coordinator.transaction.producer_id_manager import RPCProducerIdManager
 from kafka.coordinator.transaction.transaction_coordinator import TransactionCoordinator
 from kafka.coordinator.transaction.transaction_log import TRANSACTION_STATE_TOPIC_NAME
-from kafka.coordinator.transaction.transaction_marker_channel_manager import (
-    NO_NODE,
-    MarkerDestination,
-    TransactionMarkerChannelManager,
-)
-from kafka.coordinator.transaction.transaction_state_manager import TransactionConfig, TransactionStateManager
-from kafka.log.log_cleaner import CleanerConfig, LogCleaner
-from kafka.log.log_config import LogConfig
+from kafka.log.log_cleaner import LogCleaner
 from kafka.log.log_manager import LogManager
 from kafka.log.producer_state_manager import ProducerStateManagerConfig
 from kafka.metadata.authorizer.standard_authorizer import StandardAuthorizer
@@ -77,15 +72,9 @@ from kafka.server.forwarding_manager import ForwardingManager
 from kafka.server.group_apis import GroupApis
 from kafka.server.inter_broker_send_thread import InterBrokerSendThread
 from kafka.server.kafka_apis import KafkaApis
-from kafka.server.kafka_config import ConfigError, KafkaConfig
+from kafka.server.kafka_config import KafkaConfig
+from kafka.server.kafka_raft_server import initialize_log_dirs, storage_error
 from kafka.server.kafka_request_handler import KafkaRequestHandlerPool
-from kafka.server.meta_properties import (
-    LogDirectoryError,
-    MetaPropertiesError,
-    create_log_dir,
-    format_directories,
-    verify_meta_properties,
-)
 from kafka.server.metadata.acl_publisher import AclPublisher
 from kafka.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
 from kafka.server.metadata.client_quota_metadata_manager import ClientQuotaMetadataManager
@@ -97,14 +86,25 @@ from kafka.server.quota.quota_factory import QuotaManagers
 from kafka.server.replica_manager import ReplicaManager
 from kafka.server.request_handler_helper import RequestHandlerHelper
 from kafka.server.sasl_apis import SaslApis
+from kafka.server.server_log_configs import cleaner_config, default_log_config
+from kafka.server.share.persister.default_state_persister import DefaultStatePersister
+from kafka.server.share.persister.persister import PartitionStateKey
+from kafka.server.share.persister.share_coordinator_metadata_cache_helper import (
+    ShareCoordinatorMetadataCacheHelperImpl,
+)
+from kafka.server.share.share_partition_manager import SharePartitionManager
+from kafka.server.share_apis import ShareApis
+from kafka.server.share_coordinator_apis import ShareCoordinatorApis
 from kafka.server.share_group_admin_apis import ShareGroupAdminApis
+from kafka.server.share_group_apis import ShareGroupApis
 from kafka.server.shared_server import SharedServer
 from kafka.server.storage_apis import StorageApis
 from kafka.server.transaction_apis import TransactionApis
 from kafka.utils.kafka_scheduler import KafkaScheduler
 from kafka.utils.repeated_error_log import RepeatedErrorLog
 from kafka.utils.time import SYSTEM, Time
-from kafka.utils.uuid import random_uuid
+from kafka.utils.timer.system_timer import SystemTimer
+from kafka.utils.timer.system_timer_reaper import SystemTimerReaper
 
 log = structlog.get_logger("kafka.server.KafkaServer")
 
@@ -115,51 +115,6 @@ HANDLER_ERROR_LOG_INTERVAL_MS = 10_000
 
 class StartupAborted(Exception):
     """A stop was asked for while the node was still waiting for its quorum."""
-
-
-def default_log_config(config: KafkaConfig) -> LogConfig:
-    """The broker-wide defaults (log.*) that each topic's configs override."""
-    return LogConfig.from_props({
-        "segment.bytes": str(config.log_segment_bytes),
-        "index.interval.bytes": str(config.log_index_interval_bytes),
-        "max.message.bytes": str(config.message_max_bytes),
-        "retention.ms": str(config.log_retention_time_ms),
-        "retention.bytes": str(config.log_retention_bytes),
-        "cleanup.policy": config.log_cleanup_policy,
-        "min.insync.replicas": str(config.min_insync_replicas),
-        "segment.ms": str(config.log_roll_time_ms),
-        "segment.index.bytes": str(config.log_index_size_max_bytes),
-        "delete.retention.ms": str(config.log_cleaner_delete_retention_ms),
-        "min.cleanable.dirty.ratio": str(config.log_cleaner_min_cleanable_ratio),
-        "min.compaction.lag.ms": str(config.log_cleaner_min_compaction_lag_ms),
-        "file.delete.delay.ms": str(config.log_segment_delete_delay_ms),
-        "flush.messages": str(config.log_flush_interval_messages),
-        "flush.ms": str(config.log_flush_interval_ms_or_default),
-        **{topic_key: str(config.values[broker_key]).lower() if isinstance(config.values[broker_key], bool)
-           else str(config.values[broker_key]) for topic_key, broker_key in _STORED_DEFAULTS.items()},
-    })
-
-
-# Topic configs whose broker-wide default is read as it is (the ones above need a conversion).
-_STORED_DEFAULTS = {
-    "compression.type": "compression.type", "compression.gzip.level": "compression.gzip.level",
-    "compression.lz4.level": "compression.lz4.level", "compression.zstd.level": "compression.zstd.level",
-    "message.timestamp.type": "log.message.timestamp.type",
-    "message.timestamp.before.max.ms": "log.message.timestamp.before.max.ms",
-    "message.timestamp.after.max.ms": "log.message.timestamp.after.max.ms", "preallocate": "log.preallocate",
-    "max.compaction.lag.ms": "log.cleaner.max.compaction.lag.ms",
-    "max.decompressed.message.bytes": "max.decompressed.message.bytes",
-    "local.retention.ms": "log.local.retention.ms", "local.retention.bytes": "log.local.retention.bytes",
-    "remote.copy.lag.ms": "log.remote.copy.lag.ms", "remote.copy.lag.bytes": "log.remote.copy.lag.bytes",
-    "unclean.leader.election.enable": "unclean.leader.election.enable",
-}
-
-
-def cleaner_config(config: KafkaConfig) -> CleanerConfig:
-    return CleanerConfig(num_threads=config.log_cleaner_threads,
-                         dedupe_buffer_size=config.log_cleaner_dedupe_buffer_size,
-                         backoff_ms=config.log_cleaner_backoff_ms,
-                         enable_cleaner=config.log_cleaner_enable and config.log_cleaner_threads > 0)
 
 
 class KafkaServer:
@@ -179,7 +134,7 @@ class KafkaServer:
     def startup(self) -> None:
         config = self.config
         self._started = True  # from here on, shutdown() stops whatever did start
-        cluster_id = self._load_or_format_storage()
+        cluster_id = initialize_log_dirs(config)
         if config.is_controller:
             self.controller_server = ControllerServer(config, self.time, self.credential_cache)
             try:
@@ -190,7 +145,7 @@ class KafkaServer:
         try:
             self.shared.open()
         except OSError as e:
-            raise self._storage_error(e, [config.metadata_log_dir], "opening the metadata log") from None
+            raise storage_error(config, e, [config.metadata_log_dir], "opening the metadata log") from None
         self.shared.loader.install_publishers([self.scram_publisher])
         if self.controller_server is not None:
             self.controller_server.startup(self.shared)
@@ -204,47 +159,6 @@ class KafkaServer:
                  listeners=[e.connection_string for e in self._advertised_end_points()],
                  controller_listener=(f"{config.controller_listener_name}://:{self.controller_server.bound_port()}"
                                       if self.controller_server else None))
-
-    def _load_or_format_storage(self) -> str:
-        try:
-            return self._verify_or_format_directories()
-        except LogDirectoryError as e:
-            raise ConfigError(f"{self._key_of(e.log_dir)}: {e}") from None
-        except MetaPropertiesError as e:
-            raise ConfigError(str(e)) from None
-
-    def _verify_or_format_directories(self) -> str:
-        config = self.config
-        dirs = list(dict.fromkeys([*config.log_dirs, config.metadata_log_dir]))
-        for d in dirs:
-            create_log_dir(d)
-        cluster_id = verify_meta_properties(dirs, config.node_id)
-        if cluster_id is not None:
-            return cluster_id
-        if len(config.controller_quorum_voters) > 1 or not config.is_controller or \
-                config.controller_quorum_bootstrap_servers:  # a dynamic quorum (KIP-853): kafka-storage format first
-            raise ConfigError(f"log directory {dirs[0]} is not formatted: this node is one of a quorum of "
-                              f"{len(config.controller_quorum_voters)} voters, so every node must be formatted with "
-                              "the same cluster id first: kafka-storage random-uuid, then kafka-storage format "
-                              "-t <cluster id> -c <server.properties> on each node")
-        cluster_id = random_uuid()
-        format_directories(dirs, cluster_id, config.node_id)
-        log.info("formatted empty log directories for a new one-node cluster (as kafka-storage format would)",
-                 cluster_id=cluster_id, directories=dirs)
-        return cluster_id
-
-    def _key_of(self, log_dir: str) -> str:
-        """The config key that named a directory, for an error about it."""
-        return "log.dirs" if log_dir in self.config.log_dirs else "metadata.log.dir"
-
-    def _storage_error(self, error: OSError, dirs: list[str], doing: str) -> ConfigError:
-        """An I/O error from below (the LogManager, the metadata log) as one line with key and directory."""
-        filename = os.path.abspath(error.filename) if isinstance(error.filename, str) else ""
-        log_dir = next((d for d in dirs if filename.startswith(os.path.abspath(d) + os.sep)
-                        or filename == os.path.abspath(d)), None)
-        where = log_dir if log_dir is not None else " or ".join(dirs)
-        key = self._key_of(log_dir if log_dir is not None else dirs[0])
-        return ConfigError(f"{key}: cannot use {where}: [Errno {error.errno}] {error.strerror} while {doing}")
 
     def _voter_end_points(self) -> dict[int, tuple[str, int]]:
         voters = self.config.controller_quorum_voters
@@ -272,11 +186,14 @@ class KafkaServer:
         self._start_log_tasks()
         self._start_group_coordinator()
         self._start_transaction_coordinator()
-        self._install_metadata_publishers()
+        self._create_share_coordinator()
         # fetch sessions (KIP-227): the partitions each consumer and follower reads, between requests
         self.fetch_manager = FetchManager(
             self.time, FetchSessionCache(self.config.max_incremental_fetch_session_cache_slots))
+        self.quota_managers = QuotaManagers.instantiate(self.config, self.time)  # docs/quotas.md
         self._start_metrics_endpoint()
+        self._create_share_partition_manager()
+        self._install_metadata_publishers()
         self._create_authorizer()
         self.apis = self._create_kafka_apis()
         self.request_handler_pool = KafkaRequestHandlerPool(
@@ -300,7 +217,7 @@ class KafkaServer:
         try:
             self.log_manager.startup({})  # topic configs come from the metadata log, applied by the publisher
         except OSError as e:
-            raise self._storage_error(e, config.log_dirs, "loading the logs") from None
+            raise storage_error(config, e, config.log_dirs, "loading the logs") from None
 
     def _start_socket_server(self) -> None:
         config = self.config
@@ -378,15 +295,53 @@ class KafkaServer:
         self.transaction_coordinator = self._transaction_coordinator()
         self.transaction_coordinator.startup()
 
+    def _create_share_coordinator(self) -> None:
+        """Share groups (KIP-932), Kafka's createShareCoordinator and createShareStatePersister: the share
+        coordinator over __share_group_state (the publisher starts it on the first image), and the
+        DefaultStatePersister through which share partitions and the group coordinator reach it -- its
+        requests go to the coordinator's broker on the inter-broker listener, even when that is this one."""
+        config = self.config
+        self.share_coordinator = ShareCoordinatorService.build(
+            config.node_id, ShareCoordinatorConfig.from_kafka_config(config), self.replica_manager, self.time)
+        listener = config.inter_broker_listener_name
+        self.persister_timer = SystemTimerReaper(f"persister-state-manager-reaper-{config.node_id}",
+                                                 SystemTimer("persister", time=self.time))
+        self.persister = DefaultStatePersister.instance(
+            InterBrokerSendThread(f"PersisterStateManager-{config.node_id}", config.node_id, 30_000,
+                                  self.time, config.client_configs(listener)),
+            ShareCoordinatorMetadataCacheHelperImpl(self.metadata_cache, self.share_coordinator.partition_for,
+                                                    listener),
+            self.time, self.persister_timer)
+        groups = self.group_coordinator  # a share partition's state exists before it is handed out
+        groups.share_group_state_initializer = lambda g, t, p, e, s: self.persister.initialize_state(
+            PartitionStateKey(g, t, p), e, s)
+        offsets = groups.share_group_offsets  # the admin APIs and DeleteGroups read and delete the state
+        offsets.share_group_state_summary_reader = lambda g, t, p: self.persister.read_summary(
+            PartitionStateKey(g, t, p), 0)
+        offsets.share_group_state_deleter = lambda g, t, p: self.persister.delete_state(PartitionStateKey(g, t, p))
+
+    def _create_share_partition_manager(self) -> None:
+        """The share partitions this broker leads (`SharePartitionManager.build`); a share session ends
+        with its connection (the network layer tells the cache: Kafka's ConnectionDisconnectListener)."""
+        self.share_partition_manager = SharePartitionManager.build(
+            self.config.node_id, self.config, self.replica_manager, self.persister, self.time,
+            self.metrics_endpoint.metrics.group)
+        sessions = self.share_partition_manager.cache
+        self.request_channel.connection_disconnect_listeners.append(sessions.on_disconnect)
+
+    def _share_groups_enabled(self) -> bool:
+        """share.version is finalized at 1 or more: the share APIs answer (else UNSUPPORTED_VERSION)."""
+        return self.metadata_cache.finalized_features.get("share.version", 0) >= 1
+
     def _install_metadata_publishers(self) -> None:
         """What applies each committed metadata change to this broker, and the client quotas it holds."""
         config = self.config
-        self.metadata_publisher = BrokerMetadataPublisher(config, self.metadata_cache, self.replica_manager,
-                                                          self.log_manager, self.group_coordinator,
-                                                          default_log_config(config), self.transaction_coordinator)
+        self.metadata_publisher = BrokerMetadataPublisher(
+            config, self.metadata_cache, self.replica_manager, self.log_manager, self.group_coordinator,
+            default_log_config(config), self.transaction_coordinator, self.share_coordinator,
+            self.share_partition_manager)
         self.metadata_publisher.add_update_listener(self.admin_manager.metadata_updated)
         # client quotas: the managers KafkaApis asks, fed by the metadata log (Kafka's DynamicClientQuotaPublisher)
-        self.quota_managers = QuotaManagers.instantiate(config, self.time)
         self.client_quota_metadata_manager = ClientQuotaMetadataManager(self.quota_managers)
         self.shared.loader.install_publishers([self.metadata_publisher, self.client_quota_metadata_manager])
 
@@ -426,10 +381,18 @@ class KafkaServer:
         families = [
             StorageApis(request_helper, auth_helper, self.replica_manager, self.metadata_cache, config_helper),
             GroupApis(request_helper, auth_helper, self.group_coordinator, self.metadata_cache,
-                      auto_topic_creation_manager, config, self.transaction_coordinator),
+                      auto_topic_creation_manager, config, self.transaction_coordinator,
+                      self.share_coordinator),
             ConsumerGroupApis(request_helper, auth_helper, self.group_coordinator),  # KIP-848
+            # share groups (KIP-932): the group, its records on the partition leaders, and their state
+            ShareGroupApis(request_helper, auth_helper, self.group_coordinator, self._share_groups_enabled),
+            ShareApis(self.share_partition_manager, self.metadata_cache, auth_helper, request_helper,
+                      self.share_partition_manager.config_provider,
+                      config.group_share_record_lock_duration_ms,
+                      share_groups_enabled=self._share_groups_enabled),
+            ShareCoordinatorApis(self.share_coordinator, auth_helper, request_helper),
             ShareGroupAdminApis(request_helper, auth_helper, self.group_coordinator, self.metadata_cache,
-                                lambda: self.metadata_cache.finalized_features.get("share.version", 0) >= 1),
+                                self._share_groups_enabled),
             TransactionApis(request_helper, auth_helper, self.transaction_coordinator, self.metadata_cache),
             AdminApis(request_helper, auth_helper, self.admin_manager, self.forwarding_manager, self.metadata_cache,
                       self.replica_manager, config_helper, config),
@@ -470,38 +433,21 @@ class KafkaServer:
         return dict(driver.published.raft_metrics) if driver is not None else {}
 
     def _transaction_coordinator(self) -> TransactionCoordinator:
-        """Kafka's TransactionCoordinator.apply: the state manager over our ReplicaManager, and the
-        marker channel, whose WriteTxnMarkers go to each partition leader's inter-broker listener."""
+        """The marker channel's WriteTxnMarkers go to each partition leader's inter-broker listener."""
         config = self.config
         self.txn_marker_send_thread = InterBrokerSendThread(f"TxnMarkerSenderThread-{config.node_id}", config.node_id,
                                                             30_000, self.time,
                                                             config.client_configs(config.inter_broker_listener_name))
         self.txn_marker_send_thread.start()
-        txn_manager = TransactionStateManager(config.node_id, TransactionConfig.from_kafka_config(config),
-                                              self.replica_manager, self.time)
-        marker_channel = TransactionMarkerChannelManager(
-            config.node_id, txn_manager, self._partition_leader_for_markers,
+        coordinator = TransactionCoordinator.build(
+            config.node_id, config, self.replica_manager, self.producer_id_manager,
+            lambda tp: self.metadata_cache.get_partition_leader_endpoint(tp, config.inter_broker_listener_name),
             lambda destination, body, callback: self.txn_marker_send_thread.send(
                 destination, ApiKey.WRITE_TXN_MARKERS, body, callback),
-            self.time)
-        coordinator = TransactionCoordinator(self.producer_id_manager, txn_manager, marker_channel, time=self.time,
-                                             group_partition_for=self.group_coordinator.partition_for)
+            self.group_coordinator.partition_for, self.time)
         # TxnOffsetCommit: the group coordinator asks whether its partition is in the transaction
         self.group_coordinator.transaction_verifier = coordinator.verify_offsets_partition_in_transaction
         return coordinator
-
-    def _partition_leader_for_markers(self, tp) -> MarkerDestination | None:
-        """Where a partition's marker goes: its leader on the inter-broker listener; NO_NODE while it
-        has none (or it is fenced); None when the partition no longer exists (the marker is dropped)."""
-        topic = self.metadata_cache.get_topic(tp.topic)
-        state = topic.partition(tp.partition) if topic is not None else None
-        if state is None:
-            return None
-        broker = self.metadata_cache.get_broker(state.leader) if state.leader >= 0 else None
-        end_point = broker.end_point(self.config.inter_broker_listener_name) if broker is not None else None
-        if end_point is None or broker.fenced:
-            return NO_NODE
-        return MarkerDestination(state.leader, end_point.host, end_point.port)
 
     def _await_broker_ready(self) -> None:
         """Kafka's BrokerServer waits for the metadata log and for the controller's unfencing."""
@@ -557,7 +503,11 @@ class KafkaServer:
     transaction_coordinator: TransactionCoordinator | None = None
     txn_marker_send_thread: InterBrokerSendThread | None = None
     group_coordinator: GroupCoordinatorService | None = None
+    share_coordinator: ShareCoordinatorService | None = None
     replica_manager: ReplicaManager | None = None
+    share_partition_manager: SharePartitionManager | None = None
+    persister: DefaultStatePersister | None = None
+    persister_timer: SystemTimerReaper | None = None
     alter_partition_channel: NodeToControllerChannelManager | None = None
     forwarding_manager: ForwardingManager | None = None
     controller_channel: NodeToControllerChannelManager | None = None
@@ -604,8 +554,15 @@ class KafkaServer:
             self.txn_marker_send_thread.shutdown()
         if self.group_coordinator is not None:
             self.group_coordinator.shutdown()
+        if self.share_coordinator is not None:
+            self.share_coordinator.shutdown()
         if self.replica_manager is not None:
             self.replica_manager.shutdown()
+        if self.share_partition_manager is not None:  # then the persister its share partitions write through
+            self.share_partition_manager.shutdown()
+        if self.persister is not None:
+            self.persister.stop()
+            self.persister_timer.shutdown()
         if self.alter_partition_channel is not None:
             self.alter_partition_channel.shutdown()
         if self.forwarding_manager is not None:  # answers every forward still waiting on the controller

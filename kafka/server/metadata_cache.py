@@ -17,6 +17,7 @@ import threading
 import uuid
 from dataclasses import dataclass, field
 
+from kafka.coordinator.transaction.transaction_marker_channel_manager import NO_NODE, MarkerDestination
 from kafka.network.end_point import EndPoint
 
 
@@ -94,6 +95,19 @@ class MetadataCache:
     def alive_brokers(self) -> list[Broker]:
         """Registered and unfenced brokers, the only ones clients are told about."""
         return [b for _, b in sorted(self._snapshot.brokers.items()) if not b.fenced]
+
+    def get_partition_leader_endpoint(self, tp, listener_name: str) -> MarkerDestination | None:
+        """Kafka's getPartitionLeaderEndpoint, where a transaction marker goes: the partition leader on
+        `listener_name`; NO_NODE while it has none (or it is fenced); None when the partition is gone."""
+        topic = self.get_topic(tp.topic)
+        state = topic.partition(tp.partition) if topic is not None else None
+        if state is None:
+            return None
+        broker = self.get_broker(state.leader) if state.leader >= 0 else None
+        end_point = broker.end_point(listener_name) if broker is not None else None
+        if end_point is None or broker.fenced:
+            return NO_NODE
+        return MarkerDestination(state.leader, end_point.host, end_point.port)
 
     def get_broker(self, node_id: int) -> Broker | None:
         return self._snapshot.brokers.get(node_id)

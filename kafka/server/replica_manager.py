@@ -155,6 +155,8 @@ class ReplicaManager:
             "Produce", broker_id=self.local_broker_id, time=time)
         self.delayed_fetch_purgatory = fetch_purgatory or DelayedOperationPurgatory(
             "Fetch", broker_id=self.local_broker_id, time=time)
+        # share fetches waiting for records to acquire (KIP-932's DelayedShareFetch): KafkaServer sets it
+        self.delayed_share_fetch_purgatory: DelayedOperationPurgatory | None = None
         self.expired_produce_count = 0
         self.expired_fetch_count = 0
         self.broker_topic_stats = BrokerTopicStats()  # KafkaServer swaps in the exported one
@@ -379,6 +381,8 @@ class ReplicaManager:
         key = TopicPartitionOperationKey(tp.topic, tp.partition)
         self.delayed_produce_purgatory.check_and_complete(key)
         self.delayed_fetch_purgatory.check_and_complete(key)
+        if self.delayed_share_fetch_purgatory is not None:
+            self.delayed_share_fetch_purgatory.check_and_complete(key)
 
     # ------------------------------------------------------------------ what Partitions tell us
     def on_high_watermark_moved(self, tp: TopicPartition) -> None:
@@ -544,3 +548,5 @@ class ReplicaManager:
         self.replica_fetcher_manager.shutdown()
         self.delayed_produce_purgatory.shutdown()
         self.delayed_fetch_purgatory.shutdown()
+        if self.delayed_share_fetch_purgatory is not None:
+            self.delayed_share_fetch_purgatory.shutdown()

@@ -77,6 +77,11 @@ class RequestHandlerHelper:
         self.maybe_throttle_response(request, body)  # the Request quota (KIP-124)
         self.send_response_exempt_throttle(request, body)
 
+    def send_response(self, request: Request, body: dict) -> None:
+        """The responder the share families are given (ShareApis, ShareCoordinatorApis): Kafka's
+        requestHelper.sendMaybeThrottle."""
+        self.send_response_maybe_throttle(request, body)
+
     def send_response_exempt_throttle(self, request: Request, body: dict) -> None:
         header = request.header
         self.request_channel.update_error_metrics(request, count_error_codes(body))

@@ -42,7 +42,9 @@ FETCH_MAX_BYTES_DEFAULT = 55 * 1024 * 1024  # Kafka's fetch.max.bytes
 
 class ShareApis:
     def __init__(self, share_partition_manager, metadata_cache, auth_helper, responder, config_provider,
-                 record_lock_duration_ms: int, fetch_max_bytes: int = FETCH_MAX_BYTES_DEFAULT) -> None:
+                 record_lock_duration_ms: int, fetch_max_bytes: int = FETCH_MAX_BYTES_DEFAULT,
+                 share_groups_enabled: Callable[[], bool] = lambda: True) -> None:
+        """`share_groups_enabled()`: share.version is finalized at 1 or more (else UNSUPPORTED_VERSION)."""
         self.manager = share_partition_manager
         self.metadata_cache = metadata_cache
         self.auth = auth_helper
@@ -50,6 +52,7 @@ class ShareApis:
         self.config_provider = config_provider
         self.record_lock_duration_ms = record_lock_duration_ms  # group.share.record.lock.duration.ms
         self.fetch_max_bytes = fetch_max_bytes
+        self.share_groups_enabled = share_groups_enabled
 
     def handlers(self) -> dict[int, Callable[[Request], None]]:
         return {ApiKey.SHARE_FETCH: self.handle_share_fetch_request,
@@ -59,6 +62,9 @@ class ShareApis:
     def handle_share_fetch_request(self, request: Request) -> None:
         req = request.body
         version = request.header.api_version
+        if not self.share_groups_enabled():
+            self._send_fetch_error(request, ShareError(Errors.UNSUPPORTED_VERSION))
+            return
         error = self._check_group_and_member(request, req.group_id, req.member_id)
         renew = version >= 2 and req.is_renew_ack
         if error is None and renew and any((req.max_bytes, req.min_bytes, req.max_records, req.max_wait_ms)):
@@ -140,7 +146,8 @@ class ShareApis:
     def handle_share_acknowledge_request(self, request: Request) -> None:
         req = request.body
         version = request.header.api_version
-        error = self._check_group_and_member(request, req.group_id, req.member_id)
+        error = ShareError(Errors.UNSUPPORTED_VERSION) if not self.share_groups_enabled() else \
+            self._check_group_and_member(request, req.group_id, req.member_id)
         if error is None:
             try:
                 self.manager.acknowledge_session_update(req.group_id, req.member_id, req.share_session_epoch)

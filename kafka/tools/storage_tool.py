@@ -2,7 +2,7 @@
 ``bin/kafka-storage.sh``).
 
     kafka-storage random-uuid                                   # a new cluster id
-    kafka-storage format -t CLUSTER_ID -c server.properties [--ignore-formatted]
+    kafka-storage format -t CLUSTER_ID -c server.properties [--ignore-formatted] [--feature share.version=0]
                          [--add-scram 'SCRAM-SHA-512=[name=alice,password=alice-secret]' ...]
                          [--standalone | --initial-controllers 'id@host:port:dirid,...' | --no-initial-controllers]
     kafka-storage info -c server.properties
@@ -12,6 +12,10 @@ node must agree on which cluster it belongs to before the first byte is written.
 each log directory (and the metadata log directory) with a meta.properties naming the cluster id
 and this node's node.id; a node refuses to start on directories formatted for another cluster or
 node. Run it once per node with the same cluster id. A one-node `make run` formats itself.
+
+`--feature share.version=0` starts the cluster with a feature at another level than its default (a
+FeatureLevelRecord in bootstrap.checkpoint, which the first active controller writes in place of the
+default's): share.version is 1 unless told, so share groups (KIP-932) work from the start.
 
 `--add-scram` creates SCRAM users before the cluster first starts (a SASL cluster whose brokers log in
 to each other needs them): their credentials -- salt, StoredKey, ServerKey, never the password --
@@ -34,6 +38,8 @@ import os
 import sys
 import time
 
+from kafka.controller.feature_control_manager import METADATA_VERSION as METADATA_VERSION_FEATURE
+from kafka.controller.feature_control_manager import SUPPORTED_FEATURES
 from kafka.protocol.metadata_records import MetadataRecordType, record
 from kafka.raft.snapshots import write_bootstrap_snapshot
 from kafka.raft.voter_set import ReplicaKey, VoterNode, VoterSet, directory_id_from_string
@@ -61,6 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("-g", "--ignore-formatted", action="store_true",
                      help="skip directories that are already formatted instead of failing")
     fmt.add_argument("--override", action="append", default=[], metavar="key=value")
+    fmt.add_argument("-f", "--feature", action="append", default=[], metavar="FEATURE=LEVEL",
+                     help="the level a feature of the new cluster starts at, e.g. share.version=0 "
+                          "(share groups off)")
     fmt.add_argument("-S", "--add-scram", action="append", default=[], metavar="MECHANISM=[name=...,password=...]",
                      help="a SCRAM user the new cluster starts with, e.g. 'SCRAM-SHA-512=[name=alice,password=s3cret]'")
     quorum = fmt.add_mutually_exclusive_group()
@@ -107,6 +116,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"kafka-storage: --add-scram: {e}", file=sys.stderr)
         return 1
     try:
+        feature_records = feature_bootstrap_records(args.feature)
+    except ValueError as e:
+        print(f"kafka-storage: --feature: {e}", file=sys.stderr)
+        return 1
+    try:
         initial = initial_controllers(args, config)
     except ValueError as e:
         print(f"kafka-storage: {e}", file=sys.stderr)
@@ -124,8 +138,8 @@ def main(argv: list[str] | None = None) -> int:
                                  initial.to_voters_record(), int(time.time() * 1000))
     if not formatted:
         print("All of the log directories are already formatted.")
-    if scram_records and config.metadata_log_dir in formatted:
-        write_bootstrap_records(config.metadata_log_dir, scram_records)
+    if (feature_records or scram_records) and config.metadata_log_dir in formatted:
+        write_bootstrap_records(config.metadata_log_dir, feature_records + scram_records)
     for d in formatted:
         print(f"Formatting {directory_type(d, config, initial)} {d} with metadata.version {METADATA_VERSION}.")
     return 0
@@ -181,6 +195,25 @@ def parse_initial_controllers(text: str, listener: str) -> VoterSet:
     if not voters:
         raise ValueError("--initial-controllers: no voters given")
     return VoterSet(voters)
+
+
+def feature_bootstrap_records(arguments: list[str]) -> list:
+    """One FeatureLevelRecord per --feature name=level (Kafka's Formatter.setFeatureLevel): a level this
+    code supports, of a feature it knows; the controller starts the cluster at it instead of the default."""
+    levels: dict[str, int] = {}
+    for argument in arguments:
+        name, equals, level = (part.strip() for part in argument.partition("="))
+        if not equals or not level.lstrip("-").isdigit():
+            raise ValueError(f"{argument!r} is not of the form feature=level")
+        if name == METADATA_VERSION_FEATURE or name not in SUPPORTED_FEATURES:
+            raise ValueError(f"unsupported feature: {name}" + (" (metadata.version is not set this way)"
+                                                               if name == METADATA_VERSION_FEATURE else ""))
+        low, high = SUPPORTED_FEATURES[name]
+        if not low <= int(level) <= high:
+            raise ValueError(f"{name} level {level} is not supported: {low} to {high}")
+        levels[name] = int(level)
+    return [record(MetadataRecordType.FEATURE_LEVEL_RECORD, name=name, feature_level=level)
+            for name, level in levels.items()]
 
 
 def scram_bootstrap_records(arguments: list[str]) -> list:

@@ -14,7 +14,6 @@ NOT_BUILT = {
     "changing features and unregistering brokers from a client": (57, 64),
     "client metrics (KIP-714)": (74,),
     "DescribeTopicPartitions (KIP-966's paged metadata)": (75,),
-    "share groups (KIP-932) and their state": (76, 77, 78, 79, 83, 84, 85, 86, 87),
     "streams groups (KIP-1071) and later APIs": (88, 89, 93, 94),
 }
 NOT_BUILT_KEYS = {key for keys in NOT_BUILT.values() for key in keys}
@@ -39,7 +38,10 @@ def test_the_apis_and_versions_both_advertise(pair):
                         "(KIP-896) must go, and no version newer than Kafka's may be advertised"
     pair.same(ApiKey.API_VERSIONS, 3, {"client_software_name": "oracle", "client_software_version": "1"}, intended=(
         Intended("api_keys*", "compared above, API by API"),
-        Intended("supported_features*", "KIP-584 features: this broker finalizes only metadata.version"),
-        Intended("finalized_features*", "the same features, finalized"),
+        Intended("supported_features*", "KIP-584 features: this broker has metadata.version and "
+                                        "share.version only (Kafka 4.4 also group, streams, transaction and "
+                                        "ELR versions)"),
+        Intended("finalized_features*", "the same features, finalized; share.version at 1 where Kafka 4.4 "
+                                        "formats 2 (share groups' dead-letter queues, not built)"),
     ), volatile=("finalized_features_epoch",))  # the offset of the last feature record: each log its own
 

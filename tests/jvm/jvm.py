@@ -5,7 +5,8 @@ Why javac from here and not `mvn package`: Maven's start-up costs seconds on eve
 could be stale when someone runs pytest without make; javac compiles the six small sources in about
 two seconds, against each client version, into a fresh directory once per pytest session. Maven only
 fetches the artifacts. The compile against both versions is itself a check: the scenarios use only
-API that kafka-clients 3.9 and 4.x share.
+API that kafka-clients 3.9 and 4.x share, except those in src/clients4/ (the share consumer), compiled
+against 4.x alone.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import pytest
 from tests.jvm import resolve
 
 SOURCES = Path(__file__).resolve().parent / "src" / "main" / "java"
+# Scenarios of API kafka-clients 3.9 does not have (KafkaShareConsumer): compiled against clients-4 only.
+CLIENTS_4_SOURCES = Path(__file__).resolve().parent / "src" / "clients4" / "java"
 CLIENT_PROFILES = ("clients-4", "clients-3.9")
 
 
@@ -44,6 +47,8 @@ def compile_scenarios(profile: str, out_dir: Path) -> str:
         return _COMPILED[profile]
     jars = classpath(profile)
     sources = sorted(str(p) for p in SOURCES.rglob("*.java"))
+    if profile == "clients-4":
+        sources += sorted(str(p) for p in CLIENTS_4_SOURCES.rglob("*.java"))
     done = subprocess.run(["javac", "-nowarn", "-Xlint:none", "--release", "17", "-d", str(out_dir), "-cp", jars,
                            *sources], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, f"javac against {profile} failed:\n{done.stderr}"

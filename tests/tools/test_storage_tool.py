@@ -1,5 +1,5 @@
-"""kafka-storage: random-uuid, format (refusing to reformat), info; and a quorum node that was never
-formatted refusing to start with a message naming kafka-storage."""
+"""kafka-storage: random-uuid, format (refusing to reformat; --feature), info; and a quorum node that was
+never formatted refusing to start with a message naming kafka-storage."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 
+from kafka.server.bootstrap_directory import read_bootstrap_records
 from kafka.server.meta_properties import read_meta_properties
 from tests.helpers import REPO
 
@@ -78,3 +79,18 @@ def test_a_node_refuses_directories_of_another_node(tmp_path):
     out = subprocess.run([sys.executable, "-m", "kafka", str(config)], capture_output=True, text=True, cwd=REPO,
                          timeout=60)
     assert out.returncode == 1 and "is for node.id 3" in out.stderr
+
+
+def test_format_feature_puts_a_level_in_bootstrap_checkpoint_and_refuses_unknown_ones(tmp_path):
+    config = quorum_node(tmp_path)
+    cluster_id = storage("random-uuid").stdout.strip()
+    for bad, why in (("share.version=2", "share.version level 2 is not supported: 0 to 1"),
+                     ("group.version=1", "unsupported feature: group.version"),
+                     ("metadata.version=20", "metadata.version is not set this way"),
+                     ("share.version", "is not of the form feature=level")):
+        refused = storage("format", "-t", cluster_id, "-c", str(config), "--feature", bad)
+        assert refused.returncode == 1 and why in refused.stderr, refused.stderr
+    formatted = storage("format", "-t", cluster_id, "-c", str(config), "--feature", "share.version=0")
+    assert formatted.returncode == 0, formatted.stderr
+    assert [(r.data.name, r.data.feature_level) for r in read_bootstrap_records(str(tmp_path / "meta"))] == [
+        ("share.version", 0)]

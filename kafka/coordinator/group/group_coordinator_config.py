@@ -35,6 +35,7 @@ class GroupCoordinatorConfig:
     share_group_max_size: int = 200                       # group.share.max.size
     share_group_assignment_interval_ms: int = 1000        # group.share.assignment.interval.ms
     share_group_initialize_retry_interval_ms: int = 30_000  # group.share.initialize.retry.interval.ms
+    #                                                       (internal in Kafka: not a KafkaConfig key here)
     # __consumer_offsets and committed offsets
     offsets_topic_num_partitions: int = 50                # offsets.topic.num.partitions
     offsets_topic_segment_bytes: int = 100 * 1024 * 1024  # offsets.topic.segment.bytes
@@ -56,13 +57,10 @@ class GroupCoordinatorConfig:
             consumer_group_assignors=tuple(config.group_consumer_assignors),
             consumer_group_max_size=config.group_consumer_max_size,
             consumer_group_migration_policy=ConsumerGroupMigrationPolicy.parse(config.group_consumer_migration_policy),
-            # group.share.*: read once the broker's KafkaConfig defines them (until then, Kafka's defaults)
-            share_group_session_timeout_ms=getattr(config, "group_share_session_timeout_ms", 45_000),
-            share_group_heartbeat_interval_ms=getattr(config, "group_share_heartbeat_interval_ms", 5000),
-            share_group_max_size=getattr(config, "group_share_max_size", 200),
-            share_group_assignment_interval_ms=getattr(config, "group_share_assignment_interval_ms", 1000),
-            share_group_initialize_retry_interval_ms=getattr(config, "group_share_initialize_retry_interval_ms",
-                                                             30_000),
+            share_group_session_timeout_ms=config.group_share_session_timeout_ms,
+            share_group_heartbeat_interval_ms=config.group_share_heartbeat_interval_ms,
+            share_group_max_size=config.group_share_max_size,
+            share_group_assignment_interval_ms=config.group_share_assignment_interval_ms,
             offsets_topic_num_partitions=config.offsets_topic_num_partitions,
             offsets_topic_segment_bytes=config.offsets_topic_segment_bytes,
             offsets_retention_ms=config.offsets_retention_minutes * 60_000,

@@ -86,6 +86,17 @@ class ShareGroupStatePartitionMetadata:
         info = self.infos.get_at(group_id, committed_offset)
         return {} if info is None else {t: set(v.partitions) for t, v in info.initialized_topics.items()}
 
+    def partitions_to_delete(self, group_id: str,
+                             committed_offset: int = LATEST_EPOCH) -> dict[uuid.UUID, set[int]]:
+        """The partitions whose share state exists or is being created: what deleting the group asks the
+        persister to delete first (Kafka's combineInitMaps of the initialized and initializing topics)."""
+        info = self.infos.get_at(group_id, committed_offset)
+        partitions: dict[uuid.UUID, set[int]] = {}
+        for topics in (() if info is None else (info.initialized_topics, info.initializing_topics)):
+            for topic_id, value in topics.items():
+                partitions.setdefault(topic_id, set()).update(value.partitions)
+        return partitions
+
     # ------------------------------------------------------------------ the heartbeat's part
     def maybe_create_initialize_share_group_state_request(
             self, group_id: str, group_epoch: int, subscribed_topic_names: set[str],

@@ -8,6 +8,6 @@ partition resumes exactly where the old one stopped.
     PersisterStateBatchCombiner   merges the batches a write brings over the state held
     share_coordinator_records     the records, ShareCoordinatorRecordSerde their bytes
 
-docs/share_coordinator.md tells the story; the broker reaches this coordinator through the persister
-(kafka/server/share/persister/) and serves it through ShareCoordinatorApis.
+docs/share_groups.md ("The share coordinator") tells the story; the broker reaches this coordinator
+through the persister (kafka/server/share/persister/) and serves it through ShareCoordinatorApis.
 """

@@ -38,7 +38,11 @@ from kafka.coordinator.transaction.producer_id_manager import (
     RPCProducerIdManager,
 )
 from kafka.coordinator.transaction.transaction_log import TRANSACTION_STATE_TOPIC_NAME
-from kafka.coordinator.transaction.transaction_marker_channel_manager import TransactionMarkerChannelManager
+from kafka.coordinator.transaction.transaction_marker_channel_manager import (
+    LeaderFor,
+    SendRequest,
+    TransactionMarkerChannelManager,
+)
 from kafka.coordinator.transaction.transaction_metadata import (
     NO_PRODUCER_EPOCH,
     NO_PRODUCER_ID,
@@ -50,6 +54,7 @@ from kafka.coordinator.transaction.transaction_state import TransactionState
 from kafka.coordinator.transaction.transaction_state_manager import (
     CoordinatorEpochAndTxnMetadata,
     TransactionalIdAndProducerIdEpoch,
+    TransactionConfig,
     TransactionStateManager,
 )
 from kafka.protocol.errors import Errors
@@ -85,6 +90,18 @@ class TransactionCoordinator:
         self.time = time
         self.group_partition_for = group_partition_for  # the GroupCoordinator's partition_for
         self.is_active = threading.Event()
+
+    @classmethod
+    def build(cls, node_id: int, config, replica_manager, producer_id_manager: RPCProducerIdManager,
+              leader_for: LeaderFor, send_markers: SendRequest, group_partition_for: Callable[[str], int],
+              time: Time) -> TransactionCoordinator:
+        """Kafka's TransactionCoordinator.apply: the state manager over the broker's ReplicaManager, and
+        the marker channel, whose WriteTxnMarkers go where `leader_for` says, sent by `send_markers`."""
+        txn_manager = TransactionStateManager(node_id, TransactionConfig.from_kafka_config(config),
+                                              replica_manager, time)
+        marker_channel = TransactionMarkerChannelManager(node_id, txn_manager, leader_for, send_markers, time)
+        return cls(producer_id_manager, txn_manager, marker_channel, time=time,
+                   group_partition_for=group_partition_for)
 
     # ------------------------------------------------------------------ lifecycle
     def startup(self, enable_transactional_id_expiration: bool = True) -> None:

@@ -2,7 +2,9 @@
 
 Mirrors ``common/message/FindCoordinatorRequest.json`` and ``FindCoordinatorResponse.json``
 (versions 0-6, flexible from 3). v4 (KIP-699) batches keys: ``coordinator_keys`` in, one
-``coordinators`` entry per key out. ``key_type`` 0 = group, 1 = transaction. We advertise 0-4.
+``coordinators`` entry per key out. ``key_type`` 0 = group, 1 = transaction, 2 = share (KIP-932: the
+share coordinator of a share partition, key ``group:topicId:partition``, from v6). v5 (KIP-890) lets
+the answer carry TRANSACTION_ABORTABLE; the bytes of v4 to v6 are the same. We advertise 0-6, as Kafka 4.4.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
@@ -42,7 +44,7 @@ FIND_COORDINATOR = register(
         ApiKey.FIND_COORDINATOR,
         "FindCoordinator",
         0,
-        4,
+        6,
         3,
         FIND_COORDINATOR_REQUEST,
         FIND_COORDINATOR_RESPONSE,

@@ -13,6 +13,10 @@ broker match it:
     GroupCoordinator    load the __consumer_offsets partitions it now leads, drop those it stopped leading
     TransactionCoordinator  the same for __transaction_state, at the partition's leader epoch (the
                         coordinator epoch its markers carry)
+    ShareCoordinator    the same for __share_group_state; started on the first image (its partition
+                        count is the topic's, if it exists); every image, for deleted topics and the
+                        share.version feature its periodic jobs follow
+    SharePartitionManager  share.version going to 0 drops every share session and share partition
 
 A partition whose leader, leader epoch or partition epoch changed is handed to the ReplicaManager
 again: a new leader epoch means a new leadership (or a new leader to fetch from, truncating first);
@@ -29,6 +33,7 @@ from collections.abc import Callable
 import structlog
 
 from kafka.coordinator.group.group_coordinator_records import GROUP_METADATA_TOPIC_NAME
+from kafka.coordinator.share.share_partition_key import SHARE_GROUP_STATE_TOPIC_NAME
 from kafka.coordinator.transaction.transaction_log import TRANSACTION_STATE_TOPIC_NAME
 from kafka.log.errors import LogDirError
 from kafka.log.log_config import LogConfig
@@ -40,11 +45,13 @@ log = structlog.get_logger("kafka.server.metadata.BrokerMetadataPublisher")
 
 TOPIC_RESOURCE = 2
 METADATA_VERSION = "metadata.version"
+SHARE_VERSION = "share.version"
 
 
 class BrokerMetadataPublisher:
     def __init__(self, config, metadata_cache, replica_manager, log_manager, group_coordinator,
-                 default_log_config: LogConfig, transaction_coordinator=None) -> None:
+                 default_log_config: LogConfig, transaction_coordinator=None, share_coordinator=None,
+                 share_partition_manager=None) -> None:
         self.config = config
         self.node_id = config.node_id
         self.metadata_cache = metadata_cache
@@ -52,16 +59,19 @@ class BrokerMetadataPublisher:
         self.log_manager = log_manager
         self.group_coordinator = group_coordinator
         self.transaction_coordinator = transaction_coordinator
+        self.share_coordinator = share_coordinator  # KIP-932: __share_group_state's shards
+        self.share_partition_manager = share_partition_manager
+        self._share_version = 0  # the finalized share.version applied last
         self.default_log_config = default_log_config
         self._image = None  # the image applied last
         self._update_listeners: list[Callable[[], None]] = []
 
     @staticmethod
     def supported_features() -> list[dict]:
-        """What this broker registers as able to run (BrokerRegistrationRequest.features)."""
-        from kafka.controller.feature_control_manager import MAX_METADATA_VERSION, MIN_METADATA_VERSION
-        return [dict(name=METADATA_VERSION, min_supported_version=MIN_METADATA_VERSION,
-                     max_supported_version=MAX_METADATA_VERSION)]
+        """What this broker registers as able to run (BrokerRegistrationRequest.features): metadata.version
+        and share.version (Kafka's BrokerFeatures.createDefaultFeatureMap)."""
+        from kafka.controller.feature_control_manager import supported_feature_ranges
+        return supported_feature_ranges()
 
     def name(self) -> str:
         return "BrokerMetadataPublisher"
@@ -81,11 +91,36 @@ class BrokerMetadataPublisher:
         self.metadata_cache.finalized_features = dict(image.features.finalized_versions)
         self.metadata_cache.set_snapshot(topics, self._brokers(image) if brokers_changed else None,
                                          self._offset(image))
+        if self._image is None:
+            self._initialize_managers()
         if topics_changed:
             self._apply_topic_changes(old_topics, topics)
+        # the shards keep the image for its topics, the service reads share.version: a NoOpRecord changes
+        # neither
+        if self.share_coordinator is not None and (topics_changed or getattr(delta, "features_delta", None)):
+            self.share_coordinator.on_metadata_update(delta, image)
+        self._maybe_toggle_share_version(image)
         self._image = image
         for listener in self._update_listeners:
             listener()
+
+    def _initialize_managers(self) -> None:
+        """The first image (Kafka's initializeManagers): the share coordinator starts, with as many
+        partitions as __share_group_state has if it exists, else
+        share.coordinator.state.topic.num.partitions."""
+        if self.share_coordinator is not None:
+            topic = self.metadata_cache.get_topic(SHARE_GROUP_STATE_TOPIC_NAME)
+            self.share_coordinator.startup(lambda: topic.num_partitions if topic is not None
+                                           else self.config.share_coordinator_state_topic_num_partitions)
+
+    def _maybe_toggle_share_version(self, image) -> None:
+        level = image.features.finalized_versions.get(SHARE_VERSION, 0)
+        if level == self._share_version:
+            return
+        self._share_version = level
+        log.info("share.version changed", level=level)
+        if self.share_partition_manager is not None:
+            self.share_partition_manager.on_share_version_toggle(level >= 1)
 
     def add_update_listener(self, listener: Callable[[], None]) -> None:
         """Call `listener` on this thread once each update is applied, to the cache and to the
@@ -161,10 +196,13 @@ class BrokerMetadataPublisher:
         if name == TRANSACTION_STATE_TOPIC_NAME and self._has_transaction_coordinator():
             for partition in range(self.config.transaction_state_log_num_partitions):
                 self.transaction_coordinator.on_resignation(partition)
+        if name == SHARE_GROUP_STATE_TOPIC_NAME and self.share_coordinator is not None:
+            for partition in range(self.share_coordinator.num_partitions):
+                self.share_coordinator.on_resignation(partition, None)
         log.info("deleted topic's partitions", topic=name)
 
     def _update_coordinator(self, elected: list[TopicPartition], resigned: list[TopicPartition]) -> None:
-        """Kafka's onElection / onResignation of the group and transaction coordinators."""
+        """Kafka's onElection / onResignation of the group, transaction and share coordinators."""
         for tp in resigned:
             if tp.topic == GROUP_METADATA_TOPIC_NAME:
                 partition = self.replica_manager.get_partition(tp)
@@ -181,6 +219,16 @@ class BrokerMetadataPublisher:
                 partition = self.replica_manager.get_partition(tp)
                 if tp.topic == TRANSACTION_STATE_TOPIC_NAME and partition is not None:
                     self.transaction_coordinator.on_election(tp.partition, partition.leader_epoch)
+        if self.share_coordinator is not None:
+            for tp in resigned:
+                if tp.topic == SHARE_GROUP_STATE_TOPIC_NAME:
+                    partition = self.replica_manager.get_partition(tp)
+                    self.share_coordinator.on_resignation(tp.partition,
+                                                          partition.leader_epoch if partition else None)
+            for tp in elected:
+                partition = self.replica_manager.get_partition(tp)
+                if tp.topic == SHARE_GROUP_STATE_TOPIC_NAME and partition is not None:
+                    self.share_coordinator.on_election(tp.partition, partition.leader_epoch)
 
     def _has_transaction_coordinator(self) -> bool:
         return self.transaction_coordinator is not None and self.transaction_coordinator.txn_manager is not None

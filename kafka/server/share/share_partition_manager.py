@@ -26,6 +26,8 @@ from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgator
 from kafka.server.replica_manager import FetchParams
 from kafka.server.share.delayed_share_fetch import DelayedShareFetch
 from kafka.server.share.delayed_share_fetch_key import DelayedShareFetchGroupKey
+from kafka.server.share.log_reader import ReplicaManagerLogReader
+from kafka.server.share.partition_metadata_provider import ReplicaManagerPartitionMetadataProvider
 from kafka.server.share.persister.persister import Persister
 from kafka.server.share.session.share_fetch_context import (
     FinalContext,
@@ -37,11 +39,14 @@ from kafka.server.share.session.share_session_cache import ShareSessionCache
 from kafka.server.share.share_acknowledgement_batch import ShareAcknowledgementBatch
 from kafka.server.share.share_errors import ShareError, error_of
 from kafka.server.share.share_fetch import ShareFetch
+from kafka.server.share.share_group_config_provider import ShareGroupConfigProvider
 from kafka.server.share.share_group_metrics import ShareGroupMetrics
 from kafka.server.share.share_partition import SharePartition
 from kafka.server.share.share_partition_key import SharePartitionKey
 from kafka.server.share.topic_id_partition import TopicIdPartition
 from kafka.utils.time import Time
+from kafka.utils.timer.system_timer import SystemTimer
+from kafka.utils.timer.system_timer_reaper import SystemTimerReaper
 from kafka.utils.timer.timer import Timer
 from kafka.utils.timer.timer_task import TimerTask
 
@@ -95,6 +100,30 @@ class SharePartitionManager:
         self._lock = threading.Lock()
         self.cache.register_share_group_listener(self)
         metrics.register_gauges(self._in_flight_samples, self.cache.size, self.cache.total_partitions)
+
+    @classmethod
+    def build(cls, node_id: int, config, replica_manager, persister: Persister, time: Time,
+              metrics_group=None) -> SharePartitionManager:
+        """Kafka's SharePartitionManager as the BrokerServer builds it, from the broker's group.share.*
+        keys (`config`, a KafkaConfig): reads and leader epochs through the ReplicaManager, a share-session
+        cache of group.share.max.share.sessions, the acquisition locks on a timer reaper of their own,
+        DelayedShareFetch in a ShareFetch purgatory that the ReplicaManager checks where a high watermark
+        moves, and no group configs (not built: every group has the broker's settings)."""
+        metrics = ShareGroupMetrics(time, metrics_group)
+        replica_manager.delayed_share_fetch_purgatory = DelayedOperationPurgatory(
+            "ShareFetch", broker_id=node_id, time=time,
+            purge_interval=config.share_fetch_purgatory_purge_interval_requests)
+        return cls(log_reader=ReplicaManagerLogReader(replica_manager),
+                   metadata_provider=ReplicaManagerPartitionMetadataProvider(replica_manager), time=time,
+                   timer=SystemTimerReaper(f"share-group-lock-timeout-reaper-{node_id}",
+                                           SystemTimer("share-group-lock-timeout", time=time)),
+                   purgatory=replica_manager.delayed_share_fetch_purgatory, persister=persister,
+                   config_provider=ShareGroupConfigProvider(), metrics=metrics,
+                   session_cache=ShareSessionCache(config.group_share_max_share_sessions,
+                                                   on_eviction=metrics.session_evictions.inc),
+                   record_lock_duration_ms=config.group_share_record_lock_duration_ms,
+                   max_delivery_count=config.group_share_delivery_count_limit,
+                   max_in_flight_records=config.group_share_partition_max_record_locks)
 
     # ------------------------------------------------------------------ the share partition cache
     def share_partition(self, group_id: str, tip: TopicIdPartition) -> SharePartition | None:
@@ -342,6 +371,15 @@ class SharePartitionManager:
         future: Future = Future()
         self.timer.add(_IdleShareFetchTimerTask(max_wait_ms, future))
         return future
+
+    def on_share_version_toggle(self, enabled: bool) -> None:
+        """share.version went to 0 (Kafka's onShareVersionToggle): every share session and share partition
+        goes, so nothing of share groups stays in memory while they are off."""
+        if enabled:
+            return
+        self.cache.remove_all_sessions()
+        for key in list(self._partitions):
+            self.remove_share_partition(key)
 
     def shutdown(self) -> None:
         self.timer.shutdown()

@@ -164,6 +164,30 @@ def test_a_share_group_is_deleted_only_once_empty(coordinator):
     assert coordinator.shard().group_metadata_manager.share.state.get("g") is None
 
 
+def test_deleting_a_share_group_deletes_its_share_state_through_the_persister_first(coordinator):
+    """Kafka's deleteShareGroups: every partition whose share state exists is deleted through the
+    persister before the group's tombstones are written; a persister error keeps the group."""
+    deleted: list[tuple[str, uuid.UUID, int]] = []
+    answers = {"code": Errors.COORDINATOR_NOT_AVAILABLE}
+
+    def delete_state(group_id: str, topic_id: uuid.UUID, partition: int) -> Future:
+        deleted.append((group_id, topic_id, partition))
+        return answered(answers["code"])
+    coordinator.service.share_group_offsets.share_group_state_deleter = delete_state
+    coordinator.heartbeat("a", 0, ["orders"])
+    assert done(coordinator.service.delete_groups(["g"])) == {"g": Errors.NON_EMPTY_GROUP}
+    assert deleted == [], "a group with members keeps its state"
+    coordinator.heartbeat("a", -1)
+
+    assert done(coordinator.service.delete_groups(["g"])) == {"g": Errors.COORDINATOR_NOT_AVAILABLE}
+    assert done(coordinator.service.share_group_describe(["g"]))[0]["error_code"] == Errors.NONE, "kept"
+    deleted.clear()
+    answers["code"] = Errors.NONE
+    assert done(coordinator.service.delete_groups(["g"])) == {"g": Errors.NONE}
+    assert deleted == [("g", ORDERS, p) for p in range(4)]
+    assert done(coordinator.service.share_group_describe(["g"]))[0]["error_code"] == Errors.GROUP_ID_NOT_FOUND
+
+
 def test_an_empty_share_group_outlives_the_offsets_retention(replica_manager, time):
     c = ShareCoordinator(replica_manager, time)
     try:
