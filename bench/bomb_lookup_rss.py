@@ -62,9 +62,11 @@ def bomb(value_bytes: int, timestamp: int) -> bytes:
     zeros = bytes(1 << 20)
     out += [compressor.compress(zeros) for _ in range(value_bytes >> 20)]
     out.append(compressor.compress(b"\x00"))  # no headers
-    out.append(compressor.compress(encode_records([DefaultRecord(1, timestamp + 1, None, b"small")], 0, timestamp)))
+    out.append(compressor.compress(encode_records([DefaultRecord(1, timestamp + 1, None, b"small")], 0,
+                                                  timestamp)))
     out.append(compressor.flush())
-    return seal_batch(base_offset=0, attributes=int(CompressionType.ZSTD), last_offset_delta=1, base_timestamp=timestamp,
+    return seal_batch(base_offset=0, attributes=int(CompressionType.ZSTD), last_offset_delta=1,
+                      base_timestamp=timestamp,
                       max_timestamp=timestamp + 1, producer_id=-1, producer_epoch=-1, base_sequence=-1,
                       records_count=2, payload=b"".join(out))
 
@@ -77,7 +79,8 @@ def main() -> None:
     a = ap.parse_args()
     configure_logging("console", level=logging.ERROR)
     with tempfile.TemporaryDirectory() as data:
-        server = KafkaServer(KafkaConfig({"node.id": "1", "listeners": "PLAINTEXT://127.0.0.1:0", "log.dirs": data,
+        server = KafkaServer(KafkaConfig({"node.id": "1", "listeners": "PLAINTEXT://127.0.0.1:0",
+                                          "log.dirs": data,
                                           "metrics.listener": ""}))
         server.startup()
         try:
@@ -109,7 +112,8 @@ def main() -> None:
                 client = WireClient(port, timeout=120)
                 for _ in range(a.rounds):
                     for timestamp in (now + 1, -3):
-                        client.request(ApiKey.LIST_OFFSETS, 7, {"replica_id": -1, "isolation_level": 0, "topics": [
+                        client.request(ApiKey.LIST_OFFSETS, 7,
+                                       {"replica_id": -1, "isolation_level": 0, "topics": [
                             {"name": topic, "partitions": [{"partition_index": 0, "timestamp": timestamp}]}]})
                 client.close()
 
@@ -126,7 +130,8 @@ def main() -> None:
             sampler.join()
         finally:
             server.shutdown()
-    print(f"BOMB_LOOKUP_RSS {len(poisoned) // 1024} KB batch, {a.gigabytes} GB inflated, {a.clients} clients x "
+    print(f"BOMB_LOOKUP_RSS {len(poisoned) // 1024} KB batch, {a.gigabytes} GB inflated, {a.clients} clients "
+          "x "
           f"{a.rounds} rounds in {elapsed:.1f} s: idle {idle:.0f} MB, peak {peak[0]:.0f} MB "
           f"(+{peak[0] - idle:.0f} MB)")
 

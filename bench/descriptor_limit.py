@@ -41,7 +41,8 @@ def start(data: Path, port: int, limit: int, log_path: Path) -> subprocess.Popen
     bootstrap = f"127.0.0.1:{port}"
     args = ["prlimit", f"--nofile={limit}:{limit}", sys.executable, "-m", "kafka",
             str(REPO / "config" / "server.properties"),
-            "--override", f"listeners=PLAINTEXT://{bootstrap}", "--override", f"advertised.listeners=PLAINTEXT://{bootstrap}",
+            "--override", f"listeners=PLAINTEXT://{bootstrap}", "--override",
+            f"advertised.listeners=PLAINTEXT://{bootstrap}",
             "--override", f"log.dirs={data}", "--override", "metrics.listener=http://127.0.0.1:0"]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     process = subprocess.Popen(args, stdout=open(log_path, "ab"), stderr=subprocess.STDOUT, cwd=REPO, env=env)
@@ -71,7 +72,8 @@ def serves_a_new_client(bootstrap: str, timeout: float = 20.0) -> str:
         admin.list_topics(timeout=timeout)
     except Exception as e:  # noqa: BLE001 - a figure, not a test: say what happened
         return f"no metadata ({e})"
-    producer = Producer({"bootstrap.servers": bootstrap, "message.timeout.ms": int(timeout * 1000), "log_level": 0})
+    producer = Producer({"bootstrap.servers": bootstrap, "message.timeout.ms": int(timeout * 1000),
+                         "log_level": 0})
     delivered = []
     producer.produce("other", b"after", on_delivery=lambda err, msg: delivered.append(err))
     producer.flush(timeout)
@@ -112,9 +114,11 @@ def main() -> None:
         answer = "success"
     except Exception as e:  # noqa: BLE001
         answer = f"error: {e}"
-    print(f"CreateTopics of {args.partitions} partitions answered {answer} in {time.monotonic() - started:.1f} s")
+    print(f"CreateTopics of {args.partitions} partitions answered {answer} in "
+          f"{time.monotonic() - started:.1f} s")
     time.sleep(args.settle)
-    print(f"after {args.settle:.0f} s: {descriptors(process.pid)} descriptors, log {log_path.stat().st_size / 1e6:.1f} MB, "
+    print(f"after {args.settle:.0f} s: {descriptors(process.pid)} descriptors, log "
+          f"{log_path.stat().st_size / 1e6:.1f} MB, "
           f"alive={process.poll() is None}, CPU {cpu_seconds(process.pid):.1f} s")
     print(f"new client served: {serves_a_new_client(bootstrap)}")
     partition_dirs = sum(1 for p in data.iterdir() if p.name.startswith("wide-"))

@@ -102,7 +102,8 @@ def measure(mode: str, rate: int, seconds: float, io_threads: int) -> float:
     listener.bind(("127.0.0.1", 0))
     listener.listen()
     # fork: the child inherits the listening socket
-    server = multiprocessing.get_context("fork").Process(target=server_main, args=(mode, listener, io_threads),
+    server = multiprocessing.get_context("fork").Process(target=server_main,
+                                                         args=(mode, listener, io_threads),
                                                          daemon=True)
     server.start()
     client = socket.create_connection(listener.getsockname())
@@ -127,14 +128,17 @@ def measure(mode: str, rate: int, seconds: float, io_threads: int) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rate", type=int, default=400, help="requests a second (the latency run makes about 400)")
+    ap.add_argument("--rate", type=int, default=400,
+                    help="requests a second (the latency run makes about 400)")
     ap.add_argument("--seconds", type=float, default=15.0)
     ap.add_argument("--io-threads", type=int, default=8, help="num.io.threads")
     a = ap.parse_args()
     inline = measure("inline", a.rate, a.seconds, a.io_threads)
     handoff = measure("handoff", a.rate, a.seconds, a.io_threads)
-    print(f"HANDOFF rate={a.rate}/s: inline {inline:.0f} µs a request, with the two hand-offs {handoff:.0f} µs: "
-          f"{handoff - inline:.0f} µs a request, {(handoff - inline) * a.rate / 1e4:.1f}% of a core at this rate")
+    print(f"HANDOFF rate={a.rate}/s: inline {inline:.0f} µs a request, with the two hand-offs {handoff:.0f} "
+          "µs: "
+          f"{handoff - inline:.0f} µs a request, {(handoff - inline) * a.rate / 1e4:.1f}% of a core at this "
+          "rate")
 
 
 if __name__ == "__main__":

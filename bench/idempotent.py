@@ -6,7 +6,8 @@ its producer settings (an InitProducerId first, then every batch stamped with th
 and sequence, and the leader checking each one against the partition's producer state). Run with
 `--acks all` both ways and compare: what idempotence costs is the ratio of the two throughputs.
 
-    python bench/idempotent.py --harness ../shared/bench/bench.py -- --bootstrap 127.0.0.1:19092 --acks all ...
+    python bench/idempotent.py --harness ../shared/bench/bench.py -- --bootstrap 127.0.0.1:19092 --acks all
+    ...
 """
 
 from __future__ import annotations

@@ -34,7 +34,8 @@ def main() -> None:
     ap.add_argument("--broker-pid", type=int, required=True)
     ap.add_argument("-c", "--consumers", type=int, default=20)
     ap.add_argument("--seconds", type=float, default=10.0)
-    ap.add_argument("--json", help="append the result as one JSON line to this file (bench/ratios.py reads it)")
+    ap.add_argument("--json",
+                    help="append the result as one JSON line to this file (bench/ratios.py reads it)")
     a = ap.parse_args()
 
     topic = "idle-" + uuid.uuid4().hex[:8]
@@ -68,7 +69,8 @@ def main() -> None:
     print(f"IDLE consumers={a.consumers} seconds={a.seconds:.0f}: broker_cpu={cpu:.1f}% of one core")
     if a.json:
         with open(a.json, "a") as f:
-            f.write(json.dumps(dict(mode="idle", consumers=a.consumers, seconds=a.seconds, broker_cpu=round(cpu, 2))) + "\n")
+            f.write(json.dumps(dict(mode="idle", consumers=a.consumers, seconds=a.seconds,
+                                    broker_cpu=round(cpu, 2))) + "\n")
 
 
 if __name__ == "__main__":

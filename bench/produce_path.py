@@ -78,7 +78,8 @@ def main() -> None:
     a = ap.parse_args()
     configure_logging("console", level=logging.WARNING)
     with tempfile.TemporaryDirectory() as data:
-        server = KafkaServer(KafkaConfig({"node.id": "1", "listeners": "PLAINTEXT://127.0.0.1:0", "log.dirs": data,
+        server = KafkaServer(KafkaConfig({"node.id": "1", "listeners": "PLAINTEXT://127.0.0.1:0",
+                                          "log.dirs": data,
                                           "metrics.listener": "http://127.0.0.1:0"}))
         server.startup()
         try:

@@ -21,7 +21,8 @@ to the quota; over a shorter or misaligned span one burst more or less moves the
 prints
 
     QUOTA_HOLD quota=1048576 B/s tried=10485760 B/s held=... B/s (...% of quota), throttle events=...
-    QUOTA_LATENCY other client p50/p99 ms: alone .../..., beside the held producer .../..., beside it unthrottled .../...
+    QUOTA_LATENCY other client p50/p99 ms: alone .../..., beside the held producer .../..., beside it
+    unthrottled .../...
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ def set_quota(bootstrap: str, value: float | None) -> None:
             raise error
         want = {} if value is None else {"producer_byte_rate": float(value)}
         deadline = time.monotonic() + 15
-        while next(iter(admin.describe_client_quotas([("client-id", 0, NOISY)], strict=True).values()), {}) != want:
+        while next(iter(admin.describe_client_quotas([("client-id", 0, NOISY)], strict=True).values()),
+                   {}) != want:
             if time.monotonic() > deadline:
                 raise RuntimeError("the quota never showed in DescribeClientQuotas")
             time.sleep(0.05)
@@ -82,7 +84,8 @@ class Noisy(threading.Thread):
         started, tried = time.monotonic(), 0
         while not self.stop.is_set():
             if tried < (time.monotonic() - started) * self.rate:
-                tried += len(self.value)  # it tries, whether or not its queue has room (throttled: it has not)
+                # it tries, whether or not its queue has room (throttled: it has not)
+                tried += len(self.value)
                 try:
                     self.producer.produce(self.topic, self.value, on_delivery=self._delivered)
                 except BufferError:
@@ -136,7 +139,8 @@ def percentiles(values: list[float]) -> str:
 def run(bootstrap: str, quota: int, factor: float, seconds: float, windows: int) -> None:
     topics = {name: f"quota-{name}-{uuid.uuid4().hex[:6]}" for name in (NOISY, OTHER)}
     admin = ConfluentAdmin({"bootstrap.servers": bootstrap})
-    for f in admin.create_topics([NewTopic(t, num_partitions=1, replication_factor=1) for t in topics.values()]).values():
+    for f in admin.create_topics([NewTopic(t, num_partitions=1, replication_factor=1)
+                                  for t in topics.values()]).values():
         f.result(15)
     window_s = 11  # quota.window.num x quota.window.size.seconds, Kafka's defaults
     alone = other_latencies(bootstrap, topics[OTHER], seconds)
@@ -172,7 +176,8 @@ def main() -> None:
     ap.add_argument("--quota", type=int, default=1_048_576, help="producer_byte_rate of the noisy client")
     ap.add_argument("--tries-factor", type=float, default=10.0, help="how many times its quota it tries")
     ap.add_argument("--seconds", type=float, default=20.0, help="length of the phases without a quota")
-    ap.add_argument("--windows", type=int, default=4, help="quota windows (11 s) the held rate is measured over")
+    ap.add_argument("--windows", type=int, default=4,
+                    help="quota windows (11 s) the held rate is measured over")
     a = ap.parse_args()
     if a.bootstrap:
         run(a.bootstrap, a.quota, a.tries_factor, a.seconds, a.windows)

@@ -116,7 +116,8 @@ def memory_row(results: Path, brokers: list[str], labels: list[str]) -> tuple[st
     runs, after each throughput run deleted its topic, and at the end."""
     peaks, cells = {}, {}
     for b in brokers:
-        single = [r for label in labels if not label.startswith("rf3-") for r in runs(results / f"{b}-{label}.jsonl")]
+        single = [r for label in labels if not label.startswith("rf3-")
+                  for r in runs(results / f"{b}-{label}.jsonl")]
         read = {k: v for line in runs(results / f"{b}-memory.jsonl") for k, v in line.items()}
         peaks[b] = peak_rss(single)
         after = [r["broker_rss_after_delete_mb"] for r in single if "broker_rss_after_delete_mb" in r]

@@ -88,7 +88,8 @@ def wait_for_brokers(bootstrap: str, count: int, timeout: float = 90) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--harness", default="../shared/bench/bench.py")
-    ap.add_argument("--broker-pids", default="", help="the nodes' pids, comma-separated: their CPU and RSS added up")
+    ap.add_argument("--broker-pids", default="",
+                    help="the nodes' pids, comma-separated: their CPU and RSS added up")
     ap.add_argument("rest", nargs=argparse.REMAINDER, help="bench.py's own arguments, after --")
     a = ap.parse_args()
     harness = load_harness(a.harness)

@@ -20,10 +20,12 @@ first, the workload once over each listener and nothing recorded, so that its JI
 PLAINTEXT and the TLS paths; then PLAINTEXT and SASL_SSL are measured in the same sitting, and the
 TLS_COST lines name it.
 
-    PYTHONPATH=. python bench/sasl_ssl.py --harness ../shared/bench/bench.py --plaintext-json R/ours-1-1KiB-1p.jsonl \
+    PYTHONPATH=. python bench/sasl_ssl.py --harness ../shared/bench/bench.py --plaintext-json
+    R/ours-1-1KiB-1p.jsonl \
         -- --runs 3 -n 200000 -s 1024 --json R/ours-9-1KiB-1p-sasl-ssl.jsonl
     PYTHONPATH=. python bench/sasl_ssl.py --also-plaintext -- --runs 1 -n 200000 -s 1024   # alone: both here
-    PYTHONPATH=. python bench/sasl_ssl.py --apache -- --runs 3 -n 200000 -s 1024 --json R/apache-9-1KiB-1p-sasl-ssl.jsonl
+    PYTHONPATH=. python bench/sasl_ssl.py --apache -- --runs 3 -n 200000 -s 1024 --json
+    R/apache-9-1KiB-1p-sasl-ssl.jsonl
 """
 
 from __future__ import annotations
@@ -63,7 +65,8 @@ def wait_port(port: int, timeout: float = 60.0) -> None:
     raise SystemExit(f"sasl_ssl.py: the broker did not listen on {port} within {timeout:.0f} s")
 
 
-def start_broker(directory: Path, certs: Certificates, plain_port: int, tls_port: int) -> tuple[int, Callable]:
+def start_broker(directory: Path, certs: Certificates, plain_port: int,
+                 tls_port: int) -> tuple[int, Callable]:
     """A formatted node with a PLAINTEXT and a SASL_SSL listener; its one SCRAM user made at format time."""
     props = {"listeners": f"PLAINTEXT://127.0.0.1:{plain_port},SASL_SSL://127.0.0.1:{tls_port}",
              "advertised.listeners": f"PLAINTEXT://127.0.0.1:{plain_port},SASL_SSL://127.0.0.1:{tls_port}",
@@ -77,7 +80,8 @@ def start_broker(directory: Path, certs: Certificates, plain_port: int, tls_port
     config = str(REPO / "config" / "server.properties")
     cluster_id = subprocess.run([sys.executable, "-m", "kafka.tools.storage_tool", "random-uuid"], cwd=REPO,
                                 check=True, capture_output=True, text=True).stdout.strip()
-    subprocess.run([sys.executable, "-m", "kafka.tools.storage_tool", "format", "-t", cluster_id, "-c", config,
+    subprocess.run([sys.executable, "-m", "kafka.tools.storage_tool", "format", "-t", cluster_id, "-c",
+                    config,
                     *overrides, "--add-scram", f"SCRAM-SHA-512=[name={USER},password={PASSWORD}]"],
                    cwd=REPO, check=True, capture_output=True)
     log = open(directory / "broker.log", "wb")  # noqa: SIM115 (the broker's for its lifetime)
@@ -95,7 +99,8 @@ def start_broker(directory: Path, certs: Certificates, plain_port: int, tls_port
     return broker.pid, stop
 
 
-def start_apache(directory: Path, certs: Certificates, plain_port: int, tls_port: int) -> tuple[int, Callable]:
+def start_apache(directory: Path, certs: Certificates, plain_port: int,
+                 tls_port: int) -> tuple[int, Callable]:
     """One Apache Kafka node (tests/jvm/apache_kafka.py) with the same two listeners and SCRAM user."""
     kafka = ApacheKafka(directory / "apache", port=plain_port,
                         sasl_ssl=SaslSsl(tls_port, USER, PASSWORD, certs.broker_ssl_configs())).start()
@@ -157,7 +162,8 @@ def main() -> None:
     ap.add_argument("--also-plaintext", action="store_true",
                     help="first run the workload on this broker's PLAINTEXT listener, for the ratio")
     ap.add_argument("--apache", action="store_true",
-                    help="Apache Kafka instead: warmed up over both listeners, then PLAINTEXT and SASL_SSL measured")
+                    help="Apache Kafka instead: warmed up over both listeners, then PLAINTEXT and SASL_SSL "
+                         "measured")
     ap.add_argument("rest", nargs=argparse.REMAINDER, help="bench.py's own arguments, after --")
     a = ap.parse_args()
     if a.apache and a.plaintext_json:
@@ -173,10 +179,12 @@ def main() -> None:
             tls_json = Path(args[args.index("--json") + 1]) if "--json" in args else directory / "tls.jsonl"
             args = replaced(args, "--json", str(tls_json))
             plain, tls = f"127.0.0.1:{plain_port}", f"127.0.0.1:{tls_port}"
-            login = {"security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512", "sasl.username": USER,
+            login = {"security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512",
+                     "sasl.username": USER,
                      "sasl.password": PASSWORD, "ssl.ca.location": certs.ca_file}
             if a.apache:
-                print("== apache: warm-up, the workload once over PLAINTEXT and once over SASL_SSL (not recorded)")
+                print("== apache: warm-up, the workload once over PLAINTEXT and once over SASL_SSL (not "
+                      "recorded)")
                 warm_up = replaced(replaced(args, "--json", None), "--runs", "1")
                 with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
                     run_harness(a.harness, warm_up, plain, pid, None)

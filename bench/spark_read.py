@@ -116,7 +116,8 @@ def confluent_read(bootstrap: str, topic: str, partitions: int, n: int) -> tuple
     return n / elapsed, cpu / elapsed * 100
 
 
-def spark_count(spark, bootstrap: str, topic: str, n: int, fmt: str = "kafka-teaching") -> tuple[float, float]:
+def spark_count(spark, bootstrap: str, topic: str, n: int,
+                fmt: str = "kafka-teaching") -> tuple[float, float]:
     """rows/s and CPU % (JVM and Python workers) of a batch count() through the ``fmt`` source."""
     jvm = spark.sparkContext._gateway.proc.pid
     df = (spark.read.format(fmt).option("kafka.bootstrap.servers", bootstrap)
@@ -149,7 +150,8 @@ def main() -> None:
     ap.add_argument("-p", "--partitions", type=int, default=3)
     ap.add_argument("--runs", type=int, default=3, help="timed runs of each reader (median reported)")
     ap.add_argument("--master", default="local[2]")
-    ap.add_argument("--jars", default=connector_jars(), help="Spark's Kafka connector's jars (comma- or colon-separated)")
+    ap.add_argument("--jars", default=connector_jars(),
+                    help="Spark's Kafka connector's jars (comma- or colon-separated)")
     a = ap.parse_args()
 
     broker, data_dir = None, None

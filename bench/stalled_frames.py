@@ -52,7 +52,8 @@ def free_port() -> int:
 
 
 def start_broker(data_dir: str, port: int, queued_max_request_bytes: int) -> subprocess.Popen:
-    overrides = {"listeners": f"PLAINTEXT://127.0.0.1:{port}", "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
+    overrides = {"listeners": f"PLAINTEXT://127.0.0.1:{port}",
+                 "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
                  "log.dirs": data_dir, "metrics.listener": ""}
     if queued_max_request_bytes:
         overrides["queued.max.request.bytes"] = str(queued_max_request_bytes)
@@ -102,7 +103,8 @@ def stall(port: int, connections: int, announced: int, sent: int, quiet_s: float
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--queued-max-request-bytes", type=int, default=104857600)
     parser.add_argument("--connections", type=int, default=20)
     parser.add_argument("--announced-mb", type=int, default=100)
@@ -123,7 +125,8 @@ def main() -> None:
             broker.wait(30)
     pool = f"queued.max.request.bytes={args.queued_max_request_bytes}" if args.queued_max_request_bytes \
         else "queued.max.request.bytes unset"
-    print(f"STALLED_FRAMES idle RSS {idle:.0f} MB; under {args.connections} stalled {args.announced_mb} MB frames "
+    print(f"STALLED_FRAMES idle RSS {idle:.0f} MB; under {args.connections} stalled {args.announced_mb} MB "
+          "frames "
           f"({args.sent_mb} MB sent each) {stalled:.0f} MB, +{stalled - idle:.0f} MB ({pool})", flush=True)
 
 

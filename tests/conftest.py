@@ -25,11 +25,13 @@ configure_logging("console")
 UNIT_TEST_DIRS = {"controller", "coordinator", "image", "log", "metadata", "metrics", "network", "protocol",
                   "purgatory", "raft", "security", "server", "timeline", "utils"}
 # Unit tests that live beside integration tests: the client's parts on a mock client, the tools' pure logic.
-UNIT_TEST_FILES = {"test_docs.py", "test_docs_layers.py", "clients/test_assignors.py", "clients/test_fetch_session_handler.py",
+UNIT_TEST_FILES = {"test_docs.py", "test_docs_layers.py", "clients/test_assignors.py",
+                   "clients/test_fetch_session_handler.py",
                    "clients/test_partitioner.py", "clients/test_producer_config.py",
                    "clients/test_read_committed.py", "clients/test_record_accumulator.py",
                    "clients/test_transaction_manager.py", "clients/test_transactional_producer.py",
-                   "tools/test_dashboard.py", "tools/test_dump_log_segments.py", "tools/test_leader_election_command.py",
+                   "tools/test_dashboard.py", "tools/test_dump_log_segments.py",
+                   "tools/test_leader_election_command.py",
                    "tools/test_metadata_quorum_command.py",
                    "tools/test_reassign_partitions_command.py", "tools/test_replica_verification.py"}
 # The fixtures below that start a broker: a test that asks for one is never `fast`.

@@ -83,7 +83,8 @@ class BrokerProcess:
         # `ulimit -n` for the broker alone (soft and hard), as an operator's limit would be.
         limit = None if open_files_limit is None else functools.partial(
             resource.setrlimit, resource.RLIMIT_NOFILE, (open_files_limit, open_files_limit))
-        self.process = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT, cwd=REPO, preexec_fn=limit)
+        self.process = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT, cwd=REPO,
+                                        preexec_fn=limit)
         wait_until(self._ready, message=f"broker on {self.bootstrap} to accept connections")
 
     def _ready(self) -> bool:

@@ -1,13 +1,13 @@
 """The docs stay true to the code.
 
-Every `kafka/...` (or tests/, diagrams/, config/...) path, `ClassName.method`, `ClassName(...)`,
-`function()`, `module.function` and bare `ClassName` written in backticks in docs/*.md, the labs and
-README.md must exist in the code, so renaming a function without updating the page that teaches it
-fails here. A bare `ClassName` may also be a name the code spells in a string (an API, a metric, a
-record type), a class of the tests, or one of OTHER_PROJECTS' names that a page quotes as Kafka's,
-Spark's or librdkafka's. Diagrams must start like Mermaid diagrams, the diagrams embedded in docs/architecture.md
-must be the ones in diagrams/, and docs/configuration.md must list exactly the keys the code accepts.
-Fast and offline: the code is read with `ast`, never imported (except the two config tables).
+Every `kafka/...` (or tests/, diagrams/, config/...) path, `ClassName.method`, `ClassName(...)`, `function()`,
+`module.function` and bare `ClassName` written in backticks in docs/*.md, the labs and README.md must exist in
+the code, so renaming a function without updating the page that teaches it fails here. A bare `ClassName` may
+also be a name the code spells in a string (an API, a metric, a record type), a class of the tests, or one of
+OTHER_PROJECTS' names that a page quotes as Kafka's, Spark's or librdkafka's. Diagrams must start like Mermaid
+diagrams, the diagrams embedded in docs/architecture.md must be the ones in diagrams/, and
+docs/configuration.md must list exactly the keys the code accepts. Fast and offline: the code is read with
+`ast`, never imported (except the two config tables).
 """
 
 from __future__ import annotations
@@ -24,18 +24,22 @@ import pytest
 from tests.source_tree import parsed
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = (sorted((ROOT / "docs").glob("*.md")) + sorted((ROOT / "docs" / "labs").glob("*.md"))  # the course labs too
+# the course labs too
+DOCS = (sorted((ROOT / "docs").glob("*.md")) + sorted((ROOT / "docs" / "labs").glob("*.md"))
         + [ROOT / "README.md"])
 DIAGRAMS = sorted((ROOT / "diagrams").glob("*.mmd"))
 
 # Diagrams that a page embeds verbatim: page -> files under diagrams/.
 EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd", "limits.mmd"],
             "fetch_sessions.md": ["fetch_session.mmd"],
-            "groups.md": ["coordinator_runtime.mmd", "group_states.mmd", "rebalance.mmd", "consumer_group_protocol.mmd",
+            "groups.md": ["coordinator_runtime.mmd", "group_states.mmd", "rebalance.mmd",
+                          "consumer_group_protocol.mmd",
                           "group_migration.mmd"],
-            "kraft.md": ["kraft_quorum.mmd", "kraft_create_topic.mmd", "kraft_split_cluster.mmd", "kraft_pre_vote.mmd",
+            "kraft.md": ["kraft_quorum.mmd", "kraft_create_topic.mmd", "kraft_split_cluster.mmd",
+                         "kraft_pre_vote.mmd",
                          "kraft_dynamic_voters.mmd"],
-            "replication.md": ["replication_produce.mmd", "replication_failover.mmd", "replication_diverging_epoch.mmd",
+            "replication.md": ["replication_produce.mmd", "replication_failover.mmd",
+                               "replication_diverging_epoch.mmd",
                                "partition_reassignment.mmd", "nemesis.mmd"],
             "acls.md": ["authorizer.mmd"],
             "observability.md": ["observability.mmd"],
@@ -83,12 +87,14 @@ OTHER_PROJECTS = {
     "ConsumerGroupCommand", "ConsumerPerformance", "ConsumerProtocol", "ControllerMetadataMetrics",
     "CoordinatorBatch", "DefaultRecordBatch", "DelayedJoin", "DelayedOperationKey", "DumpLogSegments",
     "InitialDelayedJoin", "KafkaRaftManager", "KafkaRaftServer", "LogValidator", "MemoryRecords",
-    "MetadataQuorumCommand", "MetadataRecordSerde", "MetricsReporter", "NetworkSend", "OffsetOutOfRangeException",
+    "MetadataQuorumCommand", "MetadataRecordSerde", "MetricsReporter", "NetworkSend",
+    "OffsetOutOfRangeException",
     "RecordTooLargeException", "ResponseHeader", "SkimpyOffsetMap", "StorageTool", "StripedReplicaPlacer",
     "TooManyConnectionsException", "UnknownTopicOrPartitionException", "UtilsTest", "VerificationGuard",
     # Kafka's protocol and ACL names: a Fetch response's field, a resource type, a request's metric label
     "DivergingEpoch", "DelegationToken", "FetchFollower",
-    # Spark's (ReadLimit kinds, the offset log's writer), librdkafka's (a delivery status), Python's main thread
+    # Spark's (ReadLimit kinds, the offset log's writer), librdkafka's (a delivery status), Python's main
+    # thread
     "ReadAllAvailable", "ReadMaxRows", "ReadMinRows", "KafkaSourceInitialOffsetWriter", "MsgNotPersisted",
     "MainThread",
 }
@@ -187,7 +193,8 @@ def _docstring_id(node: ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncF
 def _test_classes(tests: Path) -> set[str]:
     """The classes of tests/: Python helpers (`InProcessBroker`) and the JVM tier's Java scenarios."""
     return {name for path in [*tests.rglob("*.py"), *tests.rglob("*.java")] if "target" not in path.parts
-            for name in re.findall(r"^[ \t]*(?:public |final |static )*class (\w+)", path.read_text(encoding="utf-8"), re.M)}
+            for name in re.findall(r"^[ \t]*(?:public |final |static )*class (\w+)",
+                                   path.read_text(encoding="utf-8"), re.M)}
 
 
 def _bases(cls: ast.ClassDef) -> list[str]:
@@ -403,9 +410,11 @@ def test_the_checks_catch_a_renamed_function():
            "`NoSuchClass(1)`\n```\n`KafkaApis.inside_a_fence`\n```")
     assert len(broken_references(bad, index)) == 5
     assert broken_references("`DelayedFetch.force_complete` `os.pread(fd, n)` `min(1, 2)`", index) == []
-    assert broken_references("`ReplicaManager` `InProcessBroker` `TotalTimeMs` `ValueError` `log.dirs`", index) == []
+    assert broken_references("`ReplicaManager` `InProcessBroker` `TotalTimeMs` `ValueError` `log.dirs`",
+                             index) == []
     assert broken_references("`request_channel.deferred_wakeups` `LogValidator`", index) == []
-    assert len(broken_references("`ReplicaManagr` `request_channel.deferred_wakeup` `kafka_apiss.py`", index)) == 3
+    assert len(broken_references("`ReplicaManagr` `request_channel.deferred_wakeup` `kafka_apiss.py`",
+                                 index)) == 3
     assert broken_references("`kafka_apis.py` `test_docs.py` `lab04_wheel.py`", index) == []
     assert broken_references("`tests/jvm/target` `tests/jvm/target/classpath-tools.txt`", index) == []
     assert len(broken_references("`tests/jvm/targets` `tests/jvmm/target/classpath-tools.txt`", index)) == 2

@@ -49,13 +49,15 @@ class KafkaChannel:
             return True
         if code in (errno.EINPROGRESS, errno.EWOULDBLOCK, errno.EAGAIN):
             return False
-        raise OSError(code, f"connect to {self.address[0]}:{self.address[1]}: {errno.errorcode.get(code, code)}")
+        raise OSError(code,
+                      f"connect to {self.address[0]}:{self.address[1]}: {errno.errorcode.get(code, code)}")
 
     def finish_connect(self) -> None:
         """Called when a connecting socket becomes writable: raises if the connect failed."""
         code = self.sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
         if code:
-            raise OSError(code, f"connect to {self.address[0]}:{self.address[1]}: {errno.errorcode.get(code, code)}")
+            raise OSError(code,
+                          f"connect to {self.address[0]}:{self.address[1]}: {errno.errorcode.get(code, code)}")
 
     def start_transport(self) -> None:
         """TCP is up: plain bytes from here, or a TLS handshake first."""

@@ -35,7 +35,8 @@ OUT_OF_DESCRIPTORS = (errno.EMFILE, errno.ENFILE)
 
 
 class Acceptor(threading.Thread):
-    def __init__(self, end_point: EndPoint, processors: Sequence[Processor], connection_quotas: ConnectionQuotas,
+    def __init__(self, end_point: EndPoint, processors: Sequence[Processor],
+                 connection_quotas: ConnectionQuotas,
                  time: Time, backlog: int = 128) -> None:
         super().__init__(name=f"data-plane-kafka-socket-acceptor-{end_point.listener_name}", daemon=True)
         self.end_point = end_point

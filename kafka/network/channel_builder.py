@@ -21,9 +21,11 @@ class ChannelBuilder:
     def build_transport(self, sock: socket.socket) -> TransportLayer:
         raise NotImplementedError
 
-    def build_channel(self, connection_id: str, sock: socket.socket, remote_address: str, max_receive_size: int,
+    def build_channel(self, connection_id: str, sock: socket.socket, remote_address: str,
+                      max_receive_size: int,
                       memory_pool: MemoryPool) -> KafkaChannel:
-        return KafkaChannel(connection_id, self.build_transport(sock), remote_address, max_receive_size, memory_pool)
+        return KafkaChannel(connection_id, self.build_transport(sock), remote_address, max_receive_size,
+                            memory_pool)
 
 
 class PlaintextChannelBuilder(ChannelBuilder):

@@ -33,7 +33,8 @@ class KafkaChannel:
     def __init__(self, connection_id: str, transport: TransportLayer | socket.socket, remote_address: str,
                  max_receive_size: int, memory_pool: MemoryPool = UNBOUNDED) -> None:
         self.id = connection_id
-        self.transport = transport if isinstance(transport, TransportLayer) else PlaintextTransportLayer(transport)
+        self.transport = transport if isinstance(transport,
+                                                 TransportLayer) else PlaintextTransportLayer(transport)
         self.remote_address = remote_address
         self.max_receive_size = max_receive_size
         self.memory_pool = memory_pool

@@ -45,7 +45,8 @@ class Processor(threading.Thread):
     def __init__(self, processor_id: int, listener: str, request_channel: RequestChannel,
                  max_request_size: int, memory_pool: MemoryPool, connection_quotas: ConnectionQuotas,
                  connections_max_idle_ms: int, time: Time, channel_builder: ChannelBuilder | None = None,
-                 repeated_errors: RepeatedErrorLog | None = None, failed_authentication_delay_ms: int = 100) -> None:
+                 repeated_errors: RepeatedErrorLog | None = None,
+                 failed_authentication_delay_ms: int = 100) -> None:
         super().__init__(name=f"data-plane-kafka-network-thread-{processor_id}", daemon=True)
         self.id = processor_id
         self.listener = listener
@@ -53,9 +54,12 @@ class Processor(threading.Thread):
         self.memory_pool = memory_pool
         self.connection_quotas = connection_quotas
         self.time = time
-        self.log = structlog.get_logger("kafka.network.Processor").bind(listener=listener, processor=processor_id)
-        selector_log = structlog.get_logger("kafka.network.Selector").bind(listener=listener, processor=processor_id)
-        self.selector = Selector(max_request_size, connections_max_idle_ms, failed_authentication_delay_ms, time,
+        self.log = structlog.get_logger("kafka.network.Processor").bind(listener=listener,
+                                                                        processor=processor_id)
+        selector_log = structlog.get_logger("kafka.network.Selector").bind(listener=listener,
+                                                                           processor=processor_id)
+        self.selector = Selector(max_request_size, connections_max_idle_ms, failed_authentication_delay_ms,
+                                 time,
                                  channel_builder or PlaintextChannelBuilder(), memory_pool, selector_log,
                                  repeated_errors or RepeatedErrorLog(selector_log, time))
         self.in_flight: dict[str, Request] = {}  # connection id -> its request, from read until answered
@@ -188,7 +192,8 @@ class Processor(threading.Thread):
             return
         if not self._is_answerable(header):
             self.memory_pool.release(payload)
-            self.close(channel.id, f"unsupported request api_key={header.api_key} version={header.api_version}")
+            self.close(channel.id,
+                       f"unsupported request api_key={header.api_key} version={header.api_version}")
             return
         request = Request(self.id, channel.id, self.listener, channel.remote_address, header, frame,
                           principal=channel.principal, memory_pool=self.memory_pool, pooled_buffer=payload)

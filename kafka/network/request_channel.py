@@ -180,7 +180,8 @@ class RequestChannel:
     def send_request(self, request: Request, timeout: float | None = None) -> bool:
         """Enqueue a request; blocks while the queue is full. False if it stayed full past timeout."""
         if self.request_logger is not None and request.journey is None:  # once, even if the queue is full
-            request.journey = [("read by network thread", request.start_time_ns, threading.current_thread().name)]
+            request.journey = [("read by network thread", request.start_time_ns,
+                                threading.current_thread().name)]
             request.mark("into request queue")
         try:
             self.request_queue.put(request, timeout=timeout)

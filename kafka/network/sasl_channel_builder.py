@@ -36,12 +36,14 @@ class SaslChannelBuilder(ChannelBuilder):
     def build_transport(self, sock: socket.socket) -> TransportLayer:
         return self.transport_builder.build_transport(sock)
 
-    def build_channel(self, connection_id: str, sock: socket.socket, remote_address: str, max_receive_size: int,
+    def build_channel(self, connection_id: str, sock: socket.socket, remote_address: str,
+                      max_receive_size: int,
                       memory_pool: MemoryPool) -> KafkaChannel:
         channel = KafkaChannel(connection_id, self.build_transport(sock), remote_address,
                                min(max_receive_size, self.sasl_config.max_receive_size), memory_pool)
         channel.authenticated_max_receive_size = max_receive_size
-        channel.authenticator = SaslServerAuthenticator(self.sasl_config.enabled_mechanisms, self.create_server)
+        channel.authenticator = SaslServerAuthenticator(self.sasl_config.enabled_mechanisms,
+                                                        self.create_server)
         return channel
 
     def create_server(self, mechanism: str):

@@ -53,7 +53,8 @@ _WAKEUP = object()
 
 
 class Selector:
-    def __init__(self, max_receive_size: int, connections_max_idle_ms: int, failed_authentication_delay_ms: int,
+    def __init__(self, max_receive_size: int, connections_max_idle_ms: int,
+                 failed_authentication_delay_ms: int,
                  time: Time, channel_builder: ChannelBuilder, memory_pool: MemoryPool, log: Any,
                  repeated_errors: RepeatedErrorLog) -> None:
         self.max_receive_size = max_receive_size
@@ -64,7 +65,8 @@ class Selector:
         self.log = log
         self.repeated_errors = repeated_errors
         # connections.max.idle.ms < 0 turns idle expiry off, as in Kafka's Selector
-        self.idle_expiry = IdleExpiryManager(connections_max_idle_ms, time) if connections_max_idle_ms >= 0 else None
+        self.idle_expiry = IdleExpiryManager(connections_max_idle_ms,
+                                             time) if connections_max_idle_ms >= 0 else None
         self.channels: dict[str, KafkaChannel] = {}
         self.completed_receives: dict[str, NetworkReceive] = {}
         self.completed_sends: list[str] = []
@@ -78,7 +80,8 @@ class Selector:
         self._muted_for_memory: dict[str, KafkaChannel] = {}
         self._buffered_reads: dict[str, KafkaChannel] = {}  # TLS bytes off the socket but not yet read
         self._authentication_sends: set[str] = set()  # channels writing a SASL answer: read on once it is out
-        self._delayed_closes: dict[str, tuple[float, KafkaChannel, object]] = {}  # id -> (deadline, channel, answer)
+        # id -> (deadline, channel, answer)
+        self._delayed_closes: dict[str, tuple[float, KafkaChannel, object]] = {}
         self.idle_time_ns = 0  # time spent waiting in select: NetworkProcessorAvgIdlePercent
         # Kafka's socket-server-metrics: connection-creation-total, connection-close-total (idle closes
         # included), successful-authentication-total, failed-authentication-total (TLS handshakes too)
@@ -91,7 +94,8 @@ class Selector:
     def register(self, connection_id: str, sock: socket.socket, remote_address: str) -> None:
         """Build the connection's channel with the listener's ChannelBuilder and watch it. Raises
         OSError when the socket is already unusable (the caller closes it)."""
-        channel = self.channel_builder.build_channel(connection_id, sock, remote_address, self.max_receive_size,
+        channel = self.channel_builder.build_channel(connection_id, sock, remote_address,
+                                                     self.max_receive_size,
                                                      self.memory_pool)
         self.channels[connection_id] = channel
         self.connections_created += 1
@@ -273,7 +277,8 @@ class Selector:
         user = channel.authenticator.attempted_user
         self.repeated_errors.log("info", "Failed authentication", key=("sasl", channel.remote_address, user),
                                  address=channel.remote_address, principal=f"User:{user}" if user else None,
-                                 mechanism=channel.authenticator.mechanism, connection=channel.id, reason=reason)
+                                 mechanism=channel.authenticator.mechanism, connection=channel.id,
+                                 reason=reason)
         self.mute(channel.id)
         deadline = self.time.hi_res_clock_ms() + self.failed_authentication_delay_ms
         self._delayed_closes[channel.id] = (deadline, channel, response)

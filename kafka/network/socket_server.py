@@ -63,7 +63,8 @@ class SocketServerConfig:
 
 class SocketServer:
     def __init__(self, listeners: Sequence[EndPoint], config: SocketServerConfig,
-                 request_channel: RequestChannel, time: Time, credential_cache: CredentialCache | None = None) -> None:
+                 request_channel: RequestChannel, time: Time,
+                 credential_cache: CredentialCache | None = None) -> None:
         self.listeners = list(listeners)
         self.config = config
         self.num_network_threads = config.num_network_threads
@@ -88,7 +89,8 @@ class SocketServer:
         next_id = 0
         for end_point in self.listeners:
             builder = server_channel_builder(end_point.security_protocol,
-                                             self.config.listener_ssl_configs.get(end_point.listener_name, {}),
+                                             self.config.listener_ssl_configs.get(end_point.listener_name,
+                                                                                  {}),
                                              self.config.listener_sasl_configs.get(end_point.listener_name),
                                              self.credential_cache)
             repeated_errors = RepeatedErrorLog(log.bind(listener=end_point.listener_name), self.time)
@@ -96,7 +98,8 @@ class SocketServer:
             for _ in range(self.num_network_threads):
                 processor = Processor(next_id, end_point.listener_name, self.request_channel,
                                       self.socket_request_max_bytes, self.memory_pool, self.connection_quotas,
-                                      self.config.connections_max_idle_ms, self.time, builder, repeated_errors,
+                                      self.config.connections_max_idle_ms, self.time, builder,
+                                      repeated_errors,
                                       self.config.failed_authentication_delay_ms)
                 next_id += 1
                 self.request_channel.add_processor(processor)
@@ -125,7 +128,8 @@ class SocketServer:
         metrics.register_socket_server(
             pool=lambda: (pool.available_memory, pool.size - pool.available_memory if pool.size > 0 else 0),
             pool_depleted_ns=pool.depleted_time_ns,
-            processors=lambda: [(p.listener, p.id, len(s.channels), s.connections_created, s.connections_closed,
+            processors=lambda: [(p.listener, p.id, len(s.channels), s.connections_created,
+                                 s.connections_closed,
                                  s.successful_authentications, s.failed_authentications)
                                 for p in self.processors for s in (p.selector,)],
             acceptors_blocked_ns=lambda: {name: a.blocked_time_ns for name, a in self.acceptors.items()})

@@ -28,7 +28,8 @@ class SslChannelBuilder(ChannelBuilder):
         try:
             self.principal_mapper = SslPrincipalMapper.from_rules(rules)
         except ValueError as e:
-            raise SslConfigError(f"invalid value {rules!r} for configuration key 'ssl.principal.mapping.rules': "
+            raise SslConfigError(f"invalid value {rules!r} for configuration key "
+                                 "'ssl.principal.mapping.rules': "
                                  f"{e}") from None
 
     def build_transport(self, sock: socket.socket) -> TransportLayer:

@@ -1,5 +1,6 @@
 """ACL vocabulary (Kafka's org.apache.kafka.common.acl: AclOperation, AclPermissionType, AccessControlEntry,
-AclBinding, AclBindingFilter; and org.apache.kafka.common.resource: ResourceType, PatternType, ResourcePattern).
+AclBinding, AclBindingFilter; and org.apache.kafka.common.resource: ResourceType, PatternType,
+ResourcePattern).
 
 An ACL binds a resource pattern (a topic, group, transactional id or the cluster, named LITERALly or
 by a PREFIX; the literal name ``*`` is every resource of its type) to an entry: a principal, the host
@@ -133,7 +134,8 @@ class AclBinding:
     def to_creation(self) -> dict:
         """This binding as a CreateAcls AclCreation."""
         p, e = self.pattern, self.entry
-        return dict(resource_type=int(p.resource_type), resource_name=p.name, resource_pattern_type=int(p.pattern_type),
+        return dict(resource_type=int(p.resource_type), resource_name=p.name,
+                    resource_pattern_type=int(p.pattern_type),
                     principal=e.principal, host=e.host, operation=int(e.operation),
                     permission_type=int(e.permission_type))
 
@@ -151,9 +153,11 @@ class AclBindingFilter:
     permission_type: AclPermissionType = AclPermissionType.ANY
 
     @classmethod
-    def of(cls, resource_type: int, name: str | None, pattern_type: int, principal: str | None, host: str | None,
+    def of(cls, resource_type: int, name: str | None, pattern_type: int, principal: str | None,
+           host: str | None,
            operation: int, permission_type: int) -> AclBindingFilter:
-        return cls(_enum_or_unknown(ResourceType, resource_type), name, _enum_or_unknown(PatternType, pattern_type),
+        return cls(_enum_or_unknown(ResourceType, resource_type), name,
+                   _enum_or_unknown(PatternType, pattern_type),
                    principal, host, _enum_or_unknown(AclOperation, operation),
                    _enum_or_unknown(AclPermissionType, permission_type))
 
@@ -161,7 +165,8 @@ class AclBindingFilter:
         """This filter as DescribeAcls's request body or one DeleteAclsFilter (the same fields)."""
         return dict(resource_type_filter=int(self.resource_type), resource_name_filter=self.name,
                     pattern_type_filter=int(self.pattern_type), principal_filter=self.principal,
-                    host_filter=self.host, operation=int(self.operation), permission_type=int(self.permission_type))
+                    host_filter=self.host, operation=int(self.operation),
+                    permission_type=int(self.permission_type))
 
     def is_unknown(self) -> bool:
         return PatternType.UNKNOWN == self.pattern_type or ResourceType.UNKNOWN == self.resource_type \

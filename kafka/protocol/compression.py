@@ -114,7 +114,8 @@ def decompress_chunks(codec: CompressionType, data: bytes | memoryview,
             yield from _zstd_chunks(data, chunk_bytes)
         else:
             raise UnsupportedCompressionTypeError(f"Unknown compression type id: {int(codec)}")
-    except (zlib.error, RuntimeError, zstandard.ZstdError, snappy.UncompressError, struct.error, IndexError) as e:
+    except (zlib.error, RuntimeError, zstandard.ZstdError, snappy.UncompressError, struct.error,
+            IndexError) as e:
         # lz4 reports a bad frame as RuntimeError; struct and IndexError come from a header cut short.
         raise CompressionError(f"{codec.name} data does not decompress: {e}") from None
 

@@ -50,11 +50,13 @@ def leader_change_batch(base_offset: int, timestamp: int, epoch: int, leader_id:
     value = bytearray()
     LEADER_CHANGE_MESSAGE.write(value, dict(version=0, leader_id=leader_id,
                                             voters=[dict(voter_id=v) for v in sorted(voters)],
-                                            granting_voters=[dict(voter_id=v) for v in sorted(granting)]), 0, True)
+                                            granting_voters=[dict(voter_id=v) for v in sorted(granting)]), 0,
+                                            True)
     record = DefaultRecord(base_offset, timestamp, _KEY.pack(0, LEADER_CHANGE), bytes(value))
     return seal_batch(base_offset=base_offset, attributes=CONTROL_FLAG, last_offset_delta=0,
                       base_timestamp=timestamp, max_timestamp=timestamp, producer_id=-1, producer_epoch=-1,
-                      base_sequence=-1, records_count=1, payload=encode_records([record], base_offset, timestamp),
+                      base_sequence=-1, records_count=1,
+                      payload=encode_records([record], base_offset, timestamp),
                       partition_leader_epoch=epoch)
 
 
@@ -75,7 +77,8 @@ def end_txn_marker_batch(producer_id: int, producer_epoch: int, committed: bool,
     what a partition leader appends for WriteTxnMarkers. Offsets are assigned by the append."""
     key = _KEY.pack(0, COMMIT if committed else ABORT)
     record = DefaultRecord(base_offset, timestamp, key, _END_TXN_MARKER_VALUE.pack(0, coordinator_epoch))
-    return seal_batch(base_offset=base_offset, attributes=CONTROL_FLAG | TRANSACTIONAL_MASK, last_offset_delta=0,
+    return seal_batch(base_offset=base_offset, attributes=CONTROL_FLAG | TRANSACTIONAL_MASK,
+                      last_offset_delta=0,
                       base_timestamp=timestamp, max_timestamp=timestamp, producer_id=producer_id,
                       producer_epoch=producer_epoch, base_sequence=-1, records_count=1,
                       payload=encode_records([record], base_offset, timestamp),

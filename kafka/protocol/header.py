@@ -88,7 +88,8 @@ def decode_request(api: Api, version: int, data: bytes | bytearray | memoryview,
     return api.request.read(ByteReader(data, header_size), version, api.is_flexible(version))
 
 
-def encode_response(api: Api, version: int, correlation_id: int, body: Record | dict[str, Any]) -> ResponseSend:
+def encode_response(api: Api, version: int, correlation_id: int,
+                    body: Record | dict[str, Any]) -> ResponseSend:
     """The complete response frame: size prefix, response header (v0, or v1 if flexible; always v0
     for ApiVersions), body. Returned as the buffer it was built in: a fetch response can carry
     megabytes of records, and copying them once more into an immutable bytes would buy nothing.

@@ -86,7 +86,8 @@ def control_record(record_type: int, value: bytes) -> tuple[bytes, bytes]:
 
 def control_batch(base_offset: int, timestamp: int, epoch: int, records: list[tuple[bytes, bytes]]) -> bytes:
     """Control records (key, value) in one control batch, stamped with the leader epoch."""
-    encoded = [DefaultRecord(base_offset + i, timestamp, key, value) for i, (key, value) in enumerate(records)]
+    encoded = [DefaultRecord(base_offset + i, timestamp, key, value)
+               for i, (key, value) in enumerate(records)]
     return seal_batch(base_offset=base_offset, attributes=_CONTROL_FLAG, last_offset_delta=len(records) - 1,
                       base_timestamp=timestamp, max_timestamp=timestamp, producer_id=-1, producer_epoch=-1,
                       base_sequence=-1, records_count=len(records),

@@ -188,7 +188,8 @@ class RecordBatch:
         if not self.is_log_append_time:
             return records
         append_time = self.max_timestamp
-        return (r._replace(timestamp=append_time) if isinstance(r, tuple) else dataclasses.replace(r, timestamp=append_time)
+        return (r._replace(timestamp=append_time) if isinstance(r, tuple)
+                else dataclasses.replace(r, timestamp=append_time)
                 for r in records)
 
     def __repr__(self) -> str:
@@ -291,7 +292,8 @@ def build_batch(
     base_timestamp = items[0].timestamp
     payload = compress(compression, encode_records(items, base_offset, base_timestamp))
     return seal_batch(
-        base_offset=base_offset, attributes=int(compression) | (TRANSACTIONAL_MASK if is_transactional else 0),
+        base_offset=base_offset,
+        attributes=int(compression) | (TRANSACTIONAL_MASK if is_transactional else 0),
         last_offset_delta=items[-1].offset - base_offset,
         base_timestamp=base_timestamp, max_timestamp=max(r.timestamp for r in items), producer_id=producer_id,
         producer_epoch=producer_epoch, base_sequence=base_sequence, records_count=len(items), payload=payload,

@@ -89,14 +89,14 @@ def same_shape_run(d, template: int, first_at: int, first: int, count: int, end:
     `MIN_RUN` records ahead do not all start with its first byte, or the next one does not parse as
     it does.
 
-    Why that needs no parse of its own: the record loop's path through a record, and the position
-    it ends at, depend only on the bytes of the record's length, key and value sizes, header count
-    and header sizes, and on how many bytes its timestamp and offset deltas take. A record with
-    the template's bytes there (its `RecordLayout.shape`) and deltas of the template's widths is
-    read field for field as the template was, so it is as well formed, as long, as keyless, and its
-    deltas are where the template's are. That is checked for all the records at once, one column of
-    bytes each (`d[at::size]`, a C loop): each shape byte's column is that byte throughout (equal
-    to n copies of it: one memcmp), each delta's continuation bits are the template's. Then the deltas' values: the timestamps' smallest
+    Why that needs no parse of its own: the record loop's path through a record, and the position it ends at,
+    depend only on the bytes of the record's length, key and value sizes, header count and header sizes, and
+    on how many bytes its timestamp and offset deltas take. A record with the template's bytes there (its
+    `RecordLayout.shape`) and deltas of the template's widths is read field for field as the template was, so
+    it is as well formed, as long, as keyless, and its deltas are where the template's are. That is checked
+    for all the records at once, one column of bytes each (`d[at::size]`, a C loop): each shape byte's column
+    is that byte throughout (equal to n copies of it: one memcmp), each delta's continuation bits are the
+    template's. Then the deltas' values: the timestamps' smallest
     and largest, and each offset delta against its record's position."""
     size = first_at - template
     n = min(count - first, (end - first_at) // size)
@@ -121,7 +121,8 @@ def same_shape_run(d, template: int, first_at: int, first: int, count: int, end:
     if not n:
         return None
     if n < len(timestamps[0]):
-        timestamps, offsets, expected = ([c[:n] for c in columns] for columns in (timestamps, offsets, expected))
+        timestamps, offsets, expected = ([c[:n] for c in columns]
+                                         for columns in (timestamps, offsets, expected))
     lo, hi = _timestamp_delta_range(timestamps)
     return RunScan(n, lo, hi, layout.keyless, _misplaced(offsets, expected, first))
 

@@ -109,7 +109,8 @@ class RecordsReader:
 
     __slots__ = ("buf", "pos", "end", "_chunks", "_base")
 
-    def __init__(self, codec: CompressionType, buffer: bytes | bytearray | memoryview, start: int, stop: int) -> None:
+    def __init__(self, codec: CompressionType, buffer: bytes | bytearray | memoryview, start: int,
+                 stop: int) -> None:
         self._base = 0  # where buf[0] is in the decompressed records
         if codec == CompressionType.NONE:
             self.buf, self.pos, self.end = buffer, start, stop
@@ -167,7 +168,9 @@ class RecordsReader:
         raw = shift = 0
         while True:
             if pos >= end:
-                raise MalformedRecordError(index, f"Incorrect declared batch size, premature EOF reached in record {index}")
+                raise MalformedRecordError(index,
+                                           "Incorrect declared batch size, premature EOF reached in record "
+                                           f"{index}")
             if shift >= 7 * max_bytes:
                 raise MalformedRecordError(index, f"Varint is too long in record {index}")
             byte = buf[pos]
@@ -217,23 +220,27 @@ def read_partial_record(reader: RecordsReader, index: int, base_offset: int, bas
         raise MalformedRecordError(index, f"Invalid negative value size {value_size} in record {index}")
     headers = reader.read_varint(index)
     if headers < 0:
-        raise MalformedRecordError(index, f"Found invalid number of record headers {headers} in record {index}")
+        raise MalformedRecordError(index,
+                                   f"Found invalid number of record headers {headers} in record {index}")
     for _ in range(headers):
         header_key_size = reader.read_varint(index)
         if header_key_size < 0:
-            raise MalformedRecordError(index, f"Invalid negative header key size {header_key_size} in record {index}")
+            raise MalformedRecordError(index,
+                                       f"Invalid negative header key size {header_key_size} in record {index}")
         skip(header_key_size)
         header_value_size = reader.read_varint(index)
         if header_value_size >= 0:
             skip(header_value_size)
         elif header_value_size != -1:
-            raise MalformedRecordError(index, f"Invalid header value size {header_value_size} in record {index}")
+            raise MalformedRecordError(index,
+                                       f"Invalid header value size {header_value_size} in record {index}")
         if reader.tell() > stop:
             break
     if reader.tell() != stop:
         raise MalformedRecordError(index, f"Invalid record size: expected to read {length} bytes in record "
                                           f"{index}, but instead read {reader.tell() - start}")
-    return PartialRecord(base_offset + offset_delta, base_timestamp + timestamp_delta, key, key_size, value_size,
+    return PartialRecord(base_offset + offset_delta, base_timestamp + timestamp_delta, key, key_size,
+                         value_size,
                          length)
 
 
@@ -256,7 +263,8 @@ def iter_records(reader: RecordsReader, count: int, base_offset: int, base_times
             continue
         length = reader.read_varint(index)
         if length < 0 or not reader.fill(length):
-            raise CorruptRecordError(f"malformed record {index} in batch at offset {base_offset}: its {length} bytes "
+            raise CorruptRecordError(f"malformed record {index} in batch at offset {base_offset}: its "
+                                     f"{length} bytes "
                                      f"run past the end of the batch")
         body = ByteReader(memoryview(reader.buf)[reader.pos : reader.pos + length])
         try:
@@ -320,7 +328,8 @@ _LONG_MIN = -(1 << 63)
 _RUN_ATTEMPTS = 8  # runs looked for in a batch that find none, before the scan stops looking
 
 
-def scan_records(reader: RecordsReader, count: int, max_record_bytes: int, *, runs: bool = True) -> RecordsScan:
+def scan_records(reader: RecordsReader, count: int, max_record_bytes: int, *,
+                 runs: bool = True) -> RecordsScan:
     """Check that the records section holds exactly `count` well-formed records, none larger than
     `max_record_bytes`, with nothing after the last (Kafka's record iterators, as the LogValidator
     drives them). Raises MalformedRecordError, OversizedRecordError or CorruptRecordError.
@@ -454,7 +463,8 @@ def _read_record(d, p: int, length: int, end: int, i: int) -> tuple[int, int, in
     record loop's varints")."""
     stop = p + length
     if length < 0 or stop > end:
-        raise MalformedRecordError(i, f"Invalid record size {length}: record {i} runs past the end of its batch")
+        raise MalformedRecordError(i,
+                                   f"Invalid record size {length}: record {i} runs past the end of its batch")
     p += 1  # attributes: unused
     b = d[p]  # timestamp delta (a varlong)
     p += 1
@@ -521,7 +531,8 @@ def _skip_headers(d, p: int, b: int, stop: int, index: int) -> int:
     for _ in range(count):
         key_size, p = read_varint(d, p)
         if key_size < 0:
-            raise MalformedRecordError(index, f"Invalid negative header key size {key_size} in record {index}")
+            raise MalformedRecordError(index,
+                                       f"Invalid negative header key size {key_size} in record {index}")
         p += key_size
         value_size, p = read_varint(d, p)
         if value_size >= 0:

@@ -475,7 +475,8 @@ class StructCodec(Type):
             v = d.get(f.name, _UNSET)
             if v is not _UNSET and not f.is_default(v):
                 raise ProtocolEncodeError(
-                    f"non-default value {v!r:.60} cannot be sent: the field exists only in versions {f.versions}"
+                    f"non-default value {v!r:.60} cannot be sent: the field exists only in versions "
+                    f"{f.versions}"
                 ).at(f.name)
 
     def _explain(self, step: _One | _FixedRun | None, d: dict[str, Any], e: Exception) -> ProtocolEncodeError:

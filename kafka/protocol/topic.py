@@ -23,8 +23,10 @@ def validate(name: str) -> None:
     if name in (".", ".."):
         raise InvalidTopicError(f"Topic name is invalid: '{name}' is not allowed")
     if len(name) > MAX_NAME_LENGTH:
-        raise InvalidTopicError(f"Topic name is invalid: the length of '{name}' is longer than the max allowed "
+        raise InvalidTopicError(f"Topic name is invalid: the length of '{name}' is longer than the max "
+                                "allowed "
                                 f"length {MAX_NAME_LENGTH}")
     if not _LEGAL_CHARS.match(name):
-        raise InvalidTopicError(f"Topic name is invalid: '{name}' contains one or more characters other than ASCII "
+        raise InvalidTopicError(f"Topic name is invalid: '{name}' contains one or more characters other than "
+                                "ASCII "
                                 "alphanumerics, '.', '_' and '-'")

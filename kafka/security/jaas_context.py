@@ -58,7 +58,8 @@ def parse_jaas_config(text: str) -> list[AppConfigurationEntry]:
             raise JaasConfigError("expected '<LoginModule class> <control flag>' at the start of an entry")
         module, flag = tokens[i][1], tokens[i + 1][1].lower()
         if flag not in _FLAGS:
-            raise JaasConfigError(f"invalid control flag {tokens[i + 1][1]!r} (expected one of {', '.join(_FLAGS)})")
+            raise JaasConfigError(f"invalid control flag {tokens[i + 1][1]!r} (expected one of "
+                                  f"{', '.join(_FLAGS)})")
         i += 2
         options: dict[str, str] = {}
         while i < len(tokens) and tokens[i][0] != "semi":

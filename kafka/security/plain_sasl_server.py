@@ -20,7 +20,8 @@ class PlainSaslServer:
     mechanism = PLAIN_MECHANISM
 
     def __init__(self, jaas_options: Mapping[str, str]) -> None:
-        self._passwords = {k[len(_USER_PREFIX):]: v for k, v in jaas_options.items() if k.startswith(_USER_PREFIX)}
+        self._passwords = {k[len(_USER_PREFIX):]: v for k, v in jaas_options.items()
+                           if k.startswith(_USER_PREFIX)}
         self.authorization_id: str | None = None
         self.attempted_user: str | None = None  # for the log line of a failure
 

@@ -46,13 +46,15 @@ class SaslClientAuthenticator:
     def from_configs(cls, mechanism: str, jaas_config: str | None) -> SaslClientAuthenticator:
         """From sasl.mechanism and sasl.jaas.config; ValueError naming the key when they do not do."""
         if not jaas_config:
-            raise ValueError("configuration key 'sasl.jaas.config' must name the username and password to log in with")
+            raise ValueError("configuration key 'sasl.jaas.config' must name the username and password to "
+                             "log in with")
         try:
             credentials = JaasContext.load("sasl.jaas.config", jaas_config).credentials()
         except JaasConfigError as e:
             raise ValueError(str(e)) from None
         if credentials is None:
-            raise ValueError("configuration key 'sasl.jaas.config' needs username=\"...\" and password=\"...\"")
+            raise ValueError("configuration key 'sasl.jaas.config' needs username=\"...\" and "
+                             "password=\"...\"")
         return cls(mechanism, *credentials)
 
     def first_token(self) -> bytes:

@@ -73,8 +73,10 @@ def enabled_mechanisms(get: Callable[[str], str | None], listener: str) -> tuple
                               f"(one or more of {', '.join(SUPPORTED_MECHANISMS)})")
     unbuilt = [m for m in mechanisms if m not in SUPPORTED_MECHANISMS]
     if unbuilt:
-        raise SaslConfigError(f"configuration key '{key}' names {', '.join(unbuilt)}, which this broker does not "
-                              f"implement (GSSAPI and OAUTHBEARER are not built); use {', '.join(SUPPORTED_MECHANISMS)}")
+        raise SaslConfigError(f"configuration key '{key}' names {', '.join(unbuilt)}, which this broker does "
+                              "not "
+                              "implement (GSSAPI and OAUTHBEARER are not built); use "
+                              f"{', '.join(SUPPORTED_MECHANISMS)}")
     return key, mechanisms
 
 
@@ -87,7 +89,8 @@ def jaas_context(get: Callable[[str], str | None], listener: str, mechanism: str
         if text is not None:
             key = SASL_JAAS_CONFIG
     if text is None:
-        raise SaslConfigError(f"SASL listener {listener} enables {mechanism} but has no JAAS configuration: set "
+        raise SaslConfigError(f"SASL listener {listener} enables {mechanism} but has no JAAS configuration: "
+                              "set "
                               f"configuration key '{jaas_key(listener, mechanism)}' (or '{SASL_JAAS_CONFIG}')")
     try:
         return JaasContext.load(key, text)
@@ -106,7 +109,8 @@ def client_mechanism(get: Callable[[str], str | None], listener: str, key: str) 
     mechanism = (get(key) or "").strip()
     _, enabled = enabled_mechanisms(get, listener)
     if mechanism not in enabled:
-        raise SaslConfigError(f"configuration key '{key}' is {mechanism or 'empty'}, which listener {listener} does "
+        raise SaslConfigError(f"configuration key '{key}' is {mechanism or 'empty'}, which listener "
+                              f"{listener} does "
                               f"not enable (it enables {', '.join(enabled)})")
     context = jaas_context(get, listener, mechanism)
     if context.credentials() is None:
@@ -127,8 +131,10 @@ def client_configs(get: Callable[[str], str | None], listener: str, controller: 
     key = SASL_MECHANISM_CONTROLLER_PROTOCOL if controller else SASL_MECHANISM_INTER_BROKER_PROTOCOL
     mechanism, context = client_mechanism(get, listener, key)
     if controller and mechanism in MECHANISM_NAMES:
-        raise SaslConfigError(f"configuration key '{key}' is {mechanism}: SCRAM credentials live in the metadata log "
-                              "that the controller listener itself carries, so nodes could not log in to read them; "
+        raise SaslConfigError(f"configuration key '{key}' is {mechanism}: SCRAM credentials live in the "
+                              "metadata log "
+                              "that the controller listener itself carries, so nodes could not log in to "
+                              "read them; "
                               "use PLAIN on the controller listener (SCRAM works on the others)")
     return {"sasl.mechanism": mechanism, "sasl.jaas.config": context.text}
 

@@ -81,7 +81,8 @@ class SaslServerAuthenticator:
         api = APIS.get(header.api_key)
         name = api.name if api is not None else f"api key {header.api_key}"
         if header.api_key == ApiKey.API_VERSIONS and self.state == HANDSHAKE_OR_VERSIONS_REQUEST:
-            if api.is_supported(header.api_version):  # a too-new one is answered and may be asked again (KIP-511)
+            # a too-new one is answered and may be asked again (KIP-511)
+            if api.is_supported(header.api_version):
                 self.state = HANDSHAKE_REQUEST
             return AuthenticateResult(forward=True)
         expected = ApiKey.SASL_AUTHENTICATE if self.state == AUTHENTICATE else ApiKey.SASL_HANDSHAKE
@@ -123,12 +124,14 @@ class SaslServerAuthenticator:
         except SaslAuthenticationException as e:
             self.state = FAILED
             response = encode_response(api, header.api_version, header.correlation_id,
-                                       {"error_code": Errors.SASL_AUTHENTICATION_FAILED, "error_message": str(e),
+                                       {"error_code": Errors.SASL_AUTHENTICATION_FAILED,
+                                        "error_message": str(e),
                                         "auth_bytes": b""})
             return AuthenticateResult(response=response, failure=str(e))
         self._maybe_complete()
         return AuthenticateResult(response=encode_response(api, header.api_version, header.correlation_id,
-                                                           {"error_code": Errors.NONE, "auth_bytes": challenge,
+                                                           {"error_code": Errors.NONE,
+                                                            "auth_bytes": challenge,
                                                             "session_lifetime_ms": 0}))
 
     # ------------------------------------------------------------------ raw tokens (SaslHandshake v0)

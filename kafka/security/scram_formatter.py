@@ -69,7 +69,8 @@ class ScramFormatter:
         return ScramCredential(salt, self.stored_key(self.client_key(salted_password)),
                                self.server_key(salted_password), iterations)
 
-    def generate_credential(self, password: str, iterations: int, salt: bytes | None = None) -> ScramCredential:
+    def generate_credential(self, password: str, iterations: int,
+                            salt: bytes | None = None) -> ScramCredential:
         salt = salt if salt is not None else secret_salt()
         return self.credential_from_salted(salt, self.salted_password(password, salt, iterations), iterations)
 

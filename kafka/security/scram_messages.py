@@ -114,7 +114,8 @@ class ClientFinalMessage:
         m = _CLIENT_FINAL.fullmatch(text)
         if m is None:
             raise ScramFormatError("invalid SCRAM client-final message")
-        return cls(_b64(m.group("channel"), "channel binding"), m.group("nonce"), _b64(m.group("proof"), "proof"),
+        return cls(_b64(m.group("channel"), "channel binding"), m.group("nonce"),
+                   _b64(m.group("proof"), "proof"),
                    m.group("bare"))
 
     @staticmethod

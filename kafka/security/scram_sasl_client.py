@@ -28,7 +28,8 @@ _GS2_HEADER = "n,,"
 
 
 class ScramSaslClient:
-    def __init__(self, mechanism: ScramMechanism, username: str, password: str, nonce: str | None = None) -> None:
+    def __init__(self, mechanism: ScramMechanism, username: str, password: str,
+                 nonce: str | None = None) -> None:
         self.mechanism = mechanism.mechanism_name
         self.formatter = ScramFormatter(mechanism)
         self.username, self.password = username, password
@@ -59,7 +60,8 @@ class ScramSaslClient:
         if not server_first.nonce.startswith(self.nonce) or server_first.nonce == self.nonce:
             raise SaslAuthenticationException("Invalid server nonce: it does not extend the client nonce")
         if server_first.iterations < MIN_ITERATIONS:
-            raise SaslAuthenticationException(f"Requested iterations {server_first.iterations} is less than the "
+            raise SaslAuthenticationException(f"Requested iterations {server_first.iterations} is less than "
+                                              "the "
                                               f"minimum {MIN_ITERATIONS} for {self.mechanism}")
         salted = self.formatter.salted_password(self.password, server_first.salt, server_first.iterations)
         without_proof = ClientFinalMessage.format_without_proof(_GS2_HEADER, server_first.nonce)
@@ -70,7 +72,8 @@ class ScramSaslClient:
 
     def _check_server_final(self, final: ServerFinalMessage) -> None:
         if final.error is not None:
-            raise SaslAuthenticationException(f"Sasl authentication using {self.mechanism} failed with error: "
+            raise SaslAuthenticationException(f"Sasl authentication using {self.mechanism} failed with "
+                                              "error: "
                                               f"{final.error}")
         if not hmac.compare_digest(final.signature, self._server_signature):
             raise SaslAuthenticationException("Invalid server signature in server final message")

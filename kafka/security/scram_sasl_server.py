@@ -53,7 +53,8 @@ class ScramSaslServer:
                 return self._client_first_message(token)
             if self.state == RECEIVE_CLIENT_FINAL_MESSAGE:
                 return self._client_final_message(token)
-            raise SaslAuthenticationException(f"Authentication failed: unexpected SCRAM token in state {self.state}")
+            raise SaslAuthenticationException("Authentication failed: unexpected SCRAM token in state "
+                                              f"{self.state}")
         except ScramFormatError as e:
             self.state = FAILED
             raise SaslAuthenticationException(f"Authentication failed: {e}") from None
@@ -73,7 +74,8 @@ class ScramSaslServer:
             raise SaslAuthenticationException(f"Iterations {credential.iterations} is less than the minimum "
                                               f"{MIN_ITERATIONS} for {self.mechanism}")
         if first.authzid and first.authzid != first.username:
-            raise SaslAuthenticationException("Authentication failed: Client requested an authorization id that "
+            raise SaslAuthenticationException("Authentication failed: Client requested an authorization id "
+                                              "that "
                                               "is different from username")
         self._client_first, self._credential = first, credential
         nonce = first.nonce + (self._server_nonce or secure_nonce())
@@ -87,10 +89,12 @@ class ScramSaslServer:
         # librdkafka before 2.1 repeats its own nonce in front of the combined one; Kafka accepted that
         # with endsWith (any prefix), we accept exactly that repetition and nothing else
         if final.nonce not in (server_first.nonce, first.nonce + server_first.nonce):
-            raise SaslAuthenticationException("Authentication failed: Invalid client nonce in the final client "
+            raise SaslAuthenticationException("Authentication failed: Invalid client nonce in the final "
+                                              "client "
                                               "message.")
         if final.channel_binding != first.gs2_header.encode():
-            raise SaslAuthenticationException("Authentication failed: Invalid channel binding in the final client "
+            raise SaslAuthenticationException("Authentication failed: Invalid channel binding in the final "
+                                              "client "
                                               "message.")
         message = auth_message(first.bare, server_first.text, final.without_proof)
         computed = self.formatter.stored_key_from_proof(final.proof, credential.stored_key, message)
@@ -98,4 +102,5 @@ class ScramSaslServer:
             raise SaslAuthenticationException("Authentication failed: Invalid client credentials")
         self.authorization_id = first.username
         self.state = COMPLETE
-        return ServerFinalMessage.format(self.formatter.server_signature(credential.server_key, message)).encode()
+        return ServerFinalMessage.format(self.formatter.server_signature(credential.server_key,
+                                                                         message)).encode()

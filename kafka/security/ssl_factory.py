@@ -92,7 +92,8 @@ class SslFactory:
         if protocol not in (*_TLS_VERSIONS, "TLS"):
             raise SslConfigError(f"invalid value {protocol!r} for configuration key 'ssl.protocol': expected "
                                  f"TLS or one of {', '.join(_TLS_VERSIONS)}")
-        enabled = [p.strip() for p in (self._get("ssl.enabled.protocols") or protocol).split(",") if p.strip()]
+        enabled = [p.strip() for p in (self._get("ssl.enabled.protocols") or protocol).split(",")
+                   if p.strip()]
         unknown = [p for p in enabled if p not in _TLS_VERSIONS]
         if unknown or not enabled:
             raise SslConfigError(f"invalid value {','.join(enabled)!r} for configuration key "
@@ -194,6 +195,7 @@ def _load_cert_chain(ctx: ssl.SSLContext, pem: str, password: str | None) -> Non
         ctx.load_cert_chain(path, password=password if password is not None else "")  # never a tty prompt
     except ssl.SSLError as e:
         raise SslConfigError(f"the keystore (ssl.keystore.location or ssl.keystore.certificate.chain/"
-                             f"ssl.keystore.key, with ssl.key.password) cannot be used: {getattr(e, 'reason', None) or e}") from None
+                             "ssl.keystore.key, with ssl.key.password) cannot be used: "
+                             f"{getattr(e, 'reason', None) or e}") from None
     finally:
         os.unlink(path)

@@ -48,12 +48,14 @@ class SslAuthenticationError(Exception):
 
 class SslTransportLayer(TransportLayer):
     def __init__(self, sock: socket.socket, context: ssl.SSLContext, server_side: bool,
-                 server_hostname: str | None = None, principal_mapper: SslPrincipalMapper | None = None) -> None:
+                 server_hostname: str | None = None,
+                 principal_mapper: SslPrincipalMapper | None = None) -> None:
         self.socket = sock
         self._net_in = ssl.MemoryBIO()
         self._net_out = ssl.MemoryBIO()
         self._engine: ssl.SSLObject = context.wrap_bio(self._net_in, self._net_out, server_side=server_side,
-                                                       server_hostname=None if server_side else server_hostname)
+                                                       server_hostname=None if server_side
+                                                       else server_hostname)
         self._pending_out = memoryview(b"")  # encrypted bytes the socket has not taken yet
         self._starved = False  # _net_in holds less than a record, and the socket had nothing more
         self._eof = False  # the socket said end of stream
@@ -81,7 +83,8 @@ class SslTransportLayer(TransportLayer):
                 self._flush_alert()
                 detail = getattr(e, "verify_message", None)  # a certificate's fault: expired, unknown CA, ...
                 reason = getattr(e, "reason", None) or str(e)
-                raise SslAuthenticationError(f"TLS handshake failed: {reason}{f' ({detail})' if detail else ''}") from e
+                raise SslAuthenticationError("TLS handshake failed: "
+                                             f"{reason}{f' ({detail})' if detail else ''}") from e
             if not self.flush():
                 return selectors.EVENT_WRITE  # our flight (or our Finished) waits for the socket to drain
             if done:
@@ -150,7 +153,8 @@ class SslTransportLayer(TransportLayer):
     def has_bytes_buffered(self) -> bool:
         """Bytes already off the socket that the selector cannot see: decrypted ones OpenSSL holds, or
         encrypted records in _net_in (Kafka's hasBytesBuffered). A part of a record is not enough."""
-        return self._ready and (self._engine.pending() > 0 or (self._net_in.pending > 0 and not self._starved))
+        return self._ready and (self._engine.pending() > 0
+                                or (self._net_in.pending > 0 and not self._starved))
 
     # ------------------------------------------------------------------ writing
     def flush(self) -> bool:

@@ -138,7 +138,8 @@ class AbstractFetcherThread(threading.Thread):
     def _ready(self, state: str) -> dict[TopicPartition, PartitionFetchState]:
         now = self.time.milliseconds()
         with self._lock:
-            return {tp: replace(s) for tp, s in self.partition_states.items() if s.is_ready(now, state)}  # copies
+            # copies
+            return {tp: replace(s) for tp, s in self.partition_states.items() if s.is_ready(now, state)}
 
     def _still_current(self, tp: TopicPartition, asked: PartitionFetchState) -> PartitionFetchState | None:
         """The partition's state if nobody changed it while our request was out (else drop the answer)."""
@@ -162,7 +163,8 @@ class AbstractFetcherThread(threading.Thread):
         with self._lock:
             if self._running:
                 now = self.time.milliseconds()
-                due = min((s.delayed_until_ms for s in self.partition_states.values()), default=now + self.backoff_ms)
+                due = min((s.delayed_until_ms for s in self.partition_states.values()),
+                          default=now + self.backoff_ms)
                 self._lock.wait(max(0.01, min(due - now, self.backoff_ms) / 1000))
 
     # ------------------------------------------------------------------ truncation (KIP-279)
@@ -225,7 +227,8 @@ class AbstractFetcherThread(threading.Thread):
         checked = self.leader.is_truncation_on_fetch_supported()
         with self._lock:  # built under the lock a removal takes: a partition removed is never asked for
             fetching = self._ready(FETCHING)
-            request = {tp: ReplicaFetchPosition(s.fetch_offset, s.current_leader_epoch, self.log_start_offset(tp),
+            request = {tp: ReplicaFetchPosition(s.fetch_offset, s.current_leader_epoch,
+                                                self.log_start_offset(tp),
                                                 s.last_fetched_epoch if checked else UNDEFINED_EPOCH)
                        for tp, s in fetching.items()}
         if not fetching:
@@ -238,7 +241,8 @@ class AbstractFetcherThread(threading.Thread):
             return
         self.process_fetch_response(fetching, responses)
 
-    def process_fetch_response(self, fetching: dict[TopicPartition, PartitionFetchState], responses: dict) -> None:
+    def process_fetch_response(self, fetching: dict[TopicPartition, PartitionFetchState],
+                               responses: dict) -> None:
         failed = []
         with self._lock:
             for tp, asked in fetching.items():
@@ -256,13 +260,15 @@ class AbstractFetcherThread(threading.Thread):
                     except Exception as e:  # our own log failed (a full disk): this partition waits
                         failed.append((tp, f"appending failed: {e}"))
                         continue
-                    if next_offset != state.fetch_offset:  # records appended: the last one's epoch is ours now
+                    # records appended: the last one's epoch is ours now
+                    if next_offset != state.fetch_offset:
                         state.last_fetched_epoch = self.latest_epoch(tp)
                     state.fetch_offset = next_offset
                     state.lag = max(0, data.high_watermark - next_offset)
                 elif error == Errors.OFFSET_OUT_OF_RANGE:
                     failed.extend(self._handle_out_of_range(tp, state))
-                else:  # FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER, ...: metadata will tell
+                # FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER, ...: metadata will tell
+                else:
                     failed.append((tp, f"leader answered {error.name}"))
         for tp, reason in failed:
             self._back_off([tp], reason)

@@ -59,11 +59,13 @@ class AclApis:
         self.auth.authorize_cluster_operation(request, AclOperation.ALTER)
         version = request.header.api_version
         if self.auth.authorizer is None:
-            body = _whole(api_key, version, request.body, Errors.SECURITY_DISABLED, "No Authorizer is configured.")
+            body = _whole(api_key, version, request.body, Errors.SECURITY_DISABLED,
+                          "No Authorizer is configured.")
             self.request_helper.send_response_maybe_throttle(request, body)
             return
         if api_key == ApiKey.CREATE_ACLS and any(_not_a_binding(c) for c in request.body.creations):
-            # Kafka cannot build an AclBinding with ANY (or a MATCH pattern): the whole request fails, unexplained
+            # Kafka cannot build an AclBinding with ANY (or a MATCH pattern): the whole request fails,
+            # unexplained
             self.request_helper.send_response_maybe_throttle(
                 request, _whole(api_key, version, request.body, Errors.UNKNOWN_SERVER_ERROR, None))
             return
@@ -96,8 +98,10 @@ def describe_acls_response(authorizer, req) -> dict:
     for binding in authorizer.acls(acl_filter):
         e = binding.entry
         by_pattern.setdefault(binding.pattern, []).append(dict(
-            principal=e.principal, host=e.host, operation=int(e.operation), permission_type=int(e.permission_type)))
-    resources = [dict(resource_type=int(p.resource_type), resource_name=p.name, pattern_type=int(p.pattern_type),
+            principal=e.principal, host=e.host, operation=int(e.operation),
+            permission_type=int(e.permission_type)))
+    resources = [dict(resource_type=int(p.resource_type), resource_name=p.name,
+                      pattern_type=int(p.pattern_type),
                       acls=acls) for p, acls in by_pattern.items()]
     return dict(throttle_time_ms=0, error_code=Errors.NONE, error_message=None, resources=resources)
 

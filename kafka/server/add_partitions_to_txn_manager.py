@@ -1,5 +1,6 @@
 """AddPartitionsToTxnManager: a transactional Produce's partitions checked against the transaction
-before anything is appended (KIP-890 part 1; Kafka's org.apache.kafka.server.transaction.AddPartitionsToTxnManager).
+before anything is appended (KIP-890 part 1; Kafka's
+org.apache.kafka.server.transaction.AddPartitionsToTxnManager).
 
 KafkaApis asks it for each Produce that carries transactional batches. A transactional batch needs
 its transactional id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED otherwise). Unless
@@ -43,7 +44,8 @@ class AddPartitionsToTxnManager:
         if not self.config.transaction_partition_verification_enable:
             return {}
         batch = next(iter(transactional.values()))
-        unverified = {tp for tp, b in transactional.items() if not self._has_ongoing_transaction(tp, b.producer_id)}
+        unverified = {tp for tp, b in transactional.items()
+                      if not self._has_ongoing_transaction(tp, b.producer_id)}
         if not unverified:
             return {}
         return self.verify_transaction(transactional_id, batch.producer_id, batch.producer_epoch, unverified)
@@ -74,5 +76,6 @@ class AddPartitionsToTxnManager:
                 refused[tp] = (Errors.NOT_ENOUGH_REPLICAS, "Unable to verify the partition has been added to "
                                                            f"the transaction. Underlying error: {error.name}")
             else:  # a fenced producer hears INVALID_PRODUCER_EPOCH from Produce, as from its log
-                refused[tp] = (Errors.INVALID_PRODUCER_EPOCH if error == Errors.PRODUCER_FENCED else error, None)
+                refused[tp] = (Errors.INVALID_PRODUCER_EPOCH if error == Errors.PRODUCER_FENCED else error,
+                               None)
         return refused

@@ -71,13 +71,16 @@ def _topic_error(future: Future) -> TopicError | None:
 
 
 class AdminApis:
-    def __init__(self, request_helper: RequestHandlerHelper, auth_helper: AuthHelper, admin_manager: AdminManager,
-                 forwarding_manager: ForwardingManager, metadata_cache: MetadataCache, replica_manager: ReplicaManager,
+    def __init__(self, request_helper: RequestHandlerHelper, auth_helper: AuthHelper,
+                 admin_manager: AdminManager,
+                 forwarding_manager: ForwardingManager, metadata_cache: MetadataCache,
+                 replica_manager: ReplicaManager,
                  config_helper: ConfigHelper, config) -> None:
         self.request_helper = request_helper
         self.auth = auth_helper
         self.admin_manager = admin_manager  # CreateTopics, DeleteTopics, CreatePartitions: to the controller
-        self.forwarding_manager = forwarding_manager  # ElectLeaders and the reassignments, forwarded as they came
+        # ElectLeaders and the reassignments, forwarded as they came
+        self.forwarding_manager = forwarding_manager
         self.metadata_cache = metadata_cache  # DescribeCluster, DescribeProducers
         self.replica_manager = replica_manager  # DescribeLogDirs (its LogManager), DescribeProducers
         self.config_helper = config_helper  # a created topic's configs
@@ -103,7 +106,8 @@ class AdminApis:
             self.admin_manager.validate_create_topics_batch(req.topics)
         except TopicError as e:
             self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, topics=[dict(
-                name=t.name, error_code=e.error, error_message=str(e), num_partitions=-1, replication_factor=-1,
+                name=t.name, error_code=e.error, error_message=str(e), num_partitions=-1,
+                replication_factor=-1,
                 configs=[]) for t in req.topics]))
             return
         names = Counter(t.name for t in req.topics)
@@ -112,12 +116,16 @@ class AdminApis:
         creatable = set(names) if self.auth.authorize(request, Op.CREATE, Res.CLUSTER, CLUSTER_NAME, False) \
             else self.auth.filter_by_authorized(request, Op.CREATE, Res.TOPIC, names)
         results = [self._create_topic(topic, names[topic.name] > 1, validate_only) if topic.name in creatable
-                   else future_utils.completed(_topic_denied(topic.name, num_partitions=-1, replication_factor=-1))
+                   else future_utils.completed(_topic_denied(topic.name, num_partitions=-1,
+                                                             replication_factor=-1))
                    for topic in _first_of_each(req.topics)]
         # a created topic's configs are shown only to a principal that may describe them (Kafka's rule)
-        describable = self.auth.filter_by_authorized(request, Op.DESCRIBE_CONFIGS, Res.TOPIC, creatable, False)
-        self.request_helper.send_response_when_done(request, future_utils.all_of(results), lambda topics: dict(
-            throttle_time_ms=0, topics=[t if t["error_code"] or t["name"] in describable else _configs_hidden(t)
+        describable = self.auth.filter_by_authorized(request, Op.DESCRIBE_CONFIGS, Res.TOPIC, creatable,
+                                                     False)
+        self.request_helper.send_response_when_done(request, future_utils.all_of(results),
+                                                    lambda topics: dict(
+            throttle_time_ms=0,
+            topics=[t if t["error_code"] or t["name"] in describable else _configs_hidden(t)
                                         for t in topics]))
 
     def _create_topic(self, topic, duplicate: bool, validate_only: bool) -> Future[dict]:
@@ -165,7 +173,8 @@ class AdminApis:
                        t.topic_id) for t in req.topics]
         else:
             wanted = [(name, None) for name in req.topic_names]
-        # DELETE on the cluster, or on each topic (Kafka's controller: the cluster grant wins over a topic DENY)
+        # DELETE on the cluster, or on each topic (Kafka's controller: the cluster grant wins over a topic
+        # DENY)
         names = [n for n, _ in wanted if n]
         deletable = set(names) if self.auth.authorize(request, Op.DELETE, Res.CLUSTER, CLUSTER_NAME, False) \
             else self.auth.filter_by_authorized(request, Op.DELETE, Res.TOPIC, names)
@@ -173,11 +182,13 @@ class AdminApis:
                    else future_utils.completed(_topic_denied(name, topic_id=topic_id or uuid.UUID(int=0)))
                    for name, topic_id in wanted]
         self.request_helper.send_response_when_done(request, future_utils.all_of(results),
-                                                    lambda responses: dict(throttle_time_ms=0, responses=responses))
+                                                    lambda responses: dict(throttle_time_ms=0,
+                                                                           responses=responses))
 
     def _delete_topic(self, name: str | None, topic_id: uuid.UUID | None) -> Future[dict]:
         if name is None:
-            return future_utils.completed(dict(name=None, topic_id=topic_id, error_code=Errors.UNKNOWN_TOPIC_ID,
+            return future_utils.completed(dict(name=None, topic_id=topic_id,
+                                               error_code=Errors.UNKNOWN_TOPIC_ID,
                                                error_message="This server does not host this topic ID."))
 
         def entry(done: Future) -> dict:
@@ -229,25 +240,29 @@ class AdminApis:
         def failed(error: Errors) -> dict:
             return dict(throttle_time_ms=0, error_code=error, replica_election_results=[
                 dict(topic=t.topic, partition_result=[dict(partition_id=p, error_code=error, error_message=(
-                    "the controller did not answer" if error != Errors.CLUSTER_AUTHORIZATION_FAILED else None))
+                    "the controller did not answer" if error != Errors.CLUSTER_AUTHORIZATION_FAILED
+                    else None))
                     for p in t.partitions]) for t in req.topic_partitions or []])
 
         if not self.auth.authorize(request, Op.ALTER, Res.CLUSTER, CLUSTER_NAME):
-            self.request_helper.send_response_maybe_throttle(request, failed(Errors.CLUSTER_AUTHORIZATION_FAILED))
+            self.request_helper.send_response_maybe_throttle(request,
+                                                             failed(Errors.CLUSTER_AUTHORIZATION_FAILED))
             return
         self._forward_to_controller(request, req.timeout_ms, failed)
 
     def handle_alter_partition_reassignments_request(self, request: Request) -> None:
         self.auth.authorize_cluster_operation(request, Op.ALTER)
         self._forward_to_controller(request, request.body.timeout_ms, lambda error: dict(
-            throttle_time_ms=0, error_code=error, error_message="the controller did not answer", responses=[]))
+            throttle_time_ms=0, error_code=error, error_message="the controller did not answer",
+            responses=[]))
 
     def handle_list_partition_reassignments_request(self, request: Request) -> None:
         self.auth.authorize_cluster_operation(request, Op.DESCRIBE)
         self._forward_to_controller(request, request.body.timeout_ms, lambda error: dict(
             throttle_time_ms=0, error_code=error, error_message="the controller did not answer", topics=[]))
 
-    def _forward_to_controller(self, request: Request, timeout_ms: int, failed: Callable[[Errors], dict]) -> None:
+    def _forward_to_controller(self, request: Request, timeout_ms: int,
+                               failed: Callable[[Errors], dict]) -> None:
         """Forward the request as it came; answer when the controller answers (on the controller
         channel's thread), so no I/O thread waits."""
         def on_response(response, error: Errors) -> None:
@@ -278,7 +293,8 @@ class AdminApis:
                 brokers.append(dict(broker_id=broker.node_id, host=end_point.host, port=end_point.port,
                                     rack=broker.rack))
         self.request_helper.send_response_maybe_throttle(request, dict(
-            throttle_time_ms=0, error_code=Errors.NONE, error_message=None, endpoint_type=BROKERS_ENDPOINT_TYPE,
+            throttle_time_ms=0, error_code=Errors.NONE, error_message=None,
+            endpoint_type=BROKERS_ENDPOINT_TYPE,
             cluster_id=cache.cluster_id, controller_id=cache.controller_id, brokers=brokers,
             cluster_authorized_operations=self.auth.cluster_authorized_operations(
                 request, req.include_cluster_authorized_operations)))
@@ -297,7 +313,8 @@ class AdminApis:
         for log_dir in log_manager.log_dirs:
             by_topic: dict[str, list[dict]] = {}
             for log in sorted(log_manager.all_logs(), key=lambda lg: (lg.topic, lg.partition)):
-                if log.parent_dir != log_dir or (wanted is not None and (log.topic, log.partition) not in wanted):
+                if log.parent_dir != log_dir or (wanted is not None
+                                                 and (log.topic, log.partition) not in wanted):
                     continue
                 by_topic.setdefault(log.topic, []).append(dict(
                     partition_index=log.partition, partition_size=log.size_in_bytes, offset_lag=0,
@@ -311,15 +328,18 @@ class AdminApis:
                 error_code=Errors.KAFKA_STORAGE_ERROR if failures.is_offline(log_dir) else Errors.NONE,
                 log_dir=log_dir, topics=[dict(name=t, partitions=ps) for t, ps in by_topic.items()],
                 total_bytes=total, usable_bytes=usable))
-        self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, error_code=Errors.NONE,
+        self.request_helper.send_response_maybe_throttle(request,
+                                                         dict(throttle_time_ms=0, error_code=Errors.NONE,
                                                                        results=results))
 
     # ------------------------------------------------------------------ DescribeProducers
     def handle_describe_producers_request(self, request: Request) -> None:
         topics = []
-        readable = self.auth.filter_by_authorized(request, Op.READ, Res.TOPIC, (t.name for t in request.body.topics))
+        readable = self.auth.filter_by_authorized(request, Op.READ, Res.TOPIC,
+                                                  (t.name for t in request.body.topics))
         for topic in request.body.topics:
-            partitions = [self._active_producer_state(TopicPartition(topic.name, index)) if topic.name in readable
+            partitions = [self._active_producer_state(TopicPartition(topic.name, index))
+                          if topic.name in readable
                           else dict(partition_index=index, error_code=Errors.TOPIC_AUTHORIZATION_FAILED,
                                     error_message=None, active_producers=[])
                           for index in topic.partition_indexes]
@@ -338,6 +358,7 @@ class AdminApis:
         partition = replica_manager.get_partition(tp)
         if partition is None:
             _, error = replica_manager.get_partition_or_error(tp)
-            return dict(partition_index=tp.partition, error_code=error, active_producers=[], error_message=None)
+            return dict(partition_index=tp.partition, error_code=error, active_producers=[],
+                        error_message=None)
         return dict(partition_index=tp.partition, error_code=Errors.NONE, error_message=None,
                     active_producers=partition.active_producer_state())

@@ -84,7 +84,8 @@ class AdminManager:
         self.topic_purgatory.shutdown()
 
     # ------------------------------------------------------------------ talking to the controller
-    def _forward(self, api_key: ApiKey, body: dict, result_of: Callable[[Any], Any], max_version: int | None = None,
+    def _forward(self, api_key: ApiKey, body: dict, result_of: Callable[[Any], Any],
+                 max_version: int | None = None,
                  timeout_ms: int = CONTROLLER_TIMEOUT_MS) -> Future:
         """Forward; the Future gets the controller's result for our one topic or resource (`result_of`
         picks it from the response), or fails with TopicError carrying Kafka's error code."""
@@ -98,18 +99,21 @@ class AdminManager:
             result = result_of(response)
             result_error = Errors.for_code(result.error_code)
             if result_error != Errors.NONE:
-                future.set_exception(TopicError(result_error, result.get("error_message") or result_error.description))
+                future.set_exception(TopicError(result_error, result.get("error_message")
+                                                or result_error.description))
             else:
                 future.set_result(result)
 
         self.forwarding_manager.forward_request(api_key, body, timeout_ms, on_response, max_version)
         return future
 
-    def _await_metadata(self, condition: Callable[[MetadataCache], bool], what: str, value: Callable[[], Any]) -> Future:
+    def _await_metadata(self, condition: Callable[[MetadataCache], bool], what: str,
+                        value: Callable[[], Any]) -> Future:
         """The controller has committed the change; a Future of `value()` once this broker has applied
         it too (or after METADATA_PROPAGATION_TIMEOUT_MS without it: the change is made either way)."""
         future: Future = Future()
-        operation = DelayedMetadataChange(METADATA_PROPAGATION_TIMEOUT_MS, self.metadata_cache, condition, what,
+        operation = DelayedMetadataChange(METADATA_PROPAGATION_TIMEOUT_MS, self.metadata_cache, condition,
+                                          what,
                                           lambda: future.set_result(value()))
         self.topic_purgatory.try_complete_else_watch(operation, [METADATA_UPDATE_KEY])
         return future
@@ -149,25 +153,30 @@ class AdminManager:
             partitions = self.config.num_partitions if num_partitions == -1 else num_partitions
             replicas = self.config.default_replication_factor if replication_factor == -1 else replication_factor
             wanted = []
-        body = dict(topics=[dict(name=name, num_partitions=partitions, replication_factor=replicas, assignments=wanted,
+        body = dict(topics=[dict(name=name, num_partitions=partitions, replication_factor=replicas,
+                                 assignments=wanted,
                                  configs=[dict(name=k, value=v) for k, v in sorted(configs.items())])],
                     timeout_ms=timeout_ms, validate_only=validate_only)
 
         def created(result) -> Future[CreatedTopic]:
-            metadata = TopicMetadata(name, result.topic_id, result.num_partitions, configs, name.startswith("__"))
+            metadata = TopicMetadata(name, result.topic_id, result.num_partitions, configs,
+                                     name.startswith("__"))
             if validate_only:
                 return future_utils.completed(CreatedTopic(metadata, log_config))
             log.info("created topic", topic=name, partitions=result.num_partitions,
                      replication_factor=result.replication_factor, configs=configs)
             return self._await_metadata(lambda cache: cache.contains(name), f"create topic {name}",
-                                        lambda: CreatedTopic(self.metadata_cache.get_topic(name) or metadata, log_config))
+                                        lambda: CreatedTopic(self.metadata_cache.get_topic(name) or metadata,
+                                                             log_config))
 
-        forwarded = self._forward(ApiKey.CREATE_TOPICS, body, lambda response: response.topics[0], timeout_ms=timeout_ms)
+        forwarded = self._forward(ApiKey.CREATE_TOPICS, body, lambda response: response.topics[0],
+                                  timeout_ms=timeout_ms)
         return future_utils.compose(forwarded, created)
 
     def delete_topic(self, name: str) -> Future[TopicMetadata]:
         if not self.config.delete_topic_enable:
-            return future_utils.failed(TopicError(Errors.TOPIC_DELETION_DISABLED, "delete.topic.enable is false"))
+            return future_utils.failed(TopicError(Errors.TOPIC_DELETION_DISABLED,
+                                                  "delete.topic.enable is false"))
         topic = self.metadata_cache.get_topic(name)
         if topic is None:
             return future_utils.failed(TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION,
@@ -175,13 +184,16 @@ class AdminManager:
 
         def deleted(_) -> Future[TopicMetadata]:
             log.info("deleted topic", topic=name)
-            return self._await_metadata(lambda cache: not cache.contains(name), f"delete topic {name}", lambda: topic)
+            return self._await_metadata(lambda cache: not cache.contains(name), f"delete topic {name}",
+                                        lambda: topic)
 
-        forwarded = self._forward(ApiKey.DELETE_TOPICS, dict(topic_names=[name], timeout_ms=CONTROLLER_TIMEOUT_MS),
+        forwarded = self._forward(ApiKey.DELETE_TOPICS,
+                                  dict(topic_names=[name], timeout_ms=CONTROLLER_TIMEOUT_MS),
                                   lambda response: response.responses[0], max_version=5)
         return future_utils.compose(forwarded, deleted)
 
-    def alter_topic_configs(self, name: str, configs: dict[str, str], validate_only: bool = False) -> Future[LogConfig]:
+    def alter_topic_configs(self, name: str, configs: dict[str, str],
+                            validate_only: bool = False) -> Future[LogConfig]:
         """Replace a topic's config overrides as a whole (checked here, decided by the controller); the
         publisher then applies them to the live logs (LogManager.update_topic_config)."""
         try:
@@ -190,9 +202,11 @@ class AdminManager:
             return future_utils.failed(TopicError(Errors.INVALID_CONFIG, str(e)))
         topic = self.metadata_cache.get_topic(name)
         if topic is None:
-            return future_utils.failed(TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist."))
+            return future_utils.failed(TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                                                  f"The topic '{name}' does not exist."))
         ops = [dict(name=k, config_operation=SET, value=v) for k, v in sorted(configs.items())]
-        ops += [dict(name=k, config_operation=DELETE, value=None) for k in sorted(set(topic.configs) - set(configs))]
+        ops += [dict(name=k, config_operation=DELETE, value=None)
+                for k in sorted(set(topic.configs) - set(configs))]
         body = dict(resources=[dict(resource_type=TOPIC_RESOURCE, resource_name=name, configs=ops)],
                     validate_only=validate_only)
 
@@ -200,10 +214,12 @@ class AdminManager:
             if validate_only:
                 return future_utils.completed(log_config)
             log.info("altered topic configs", topic=name, configs=configs)
-            return self._await_metadata(lambda cache: (t := cache.get_topic(name)) is not None and t.configs == configs,
+            return self._await_metadata(lambda cache: (t := cache.get_topic(name)) is not None
+                                        and t.configs == configs,
                                         f"alter configs of {name}", lambda: log_config)
 
-        forwarded = self._forward(ApiKey.INCREMENTAL_ALTER_CONFIGS, body, lambda response: response.responses[0])
+        forwarded = self._forward(ApiKey.INCREMENTAL_ALTER_CONFIGS, body,
+                                  lambda response: response.responses[0])
         return future_utils.compose(forwarded, altered)
 
     def create_partitions(self, name: str, new_count: int, assignments: list[list[int]] | None = None,
@@ -215,7 +231,8 @@ class AdminManager:
             # Kafka answers it without a message
             return future_utils.failed(TopicError(Errors.UNKNOWN_TOPIC_OR_PARTITION, ""))
         body = dict(topics=[dict(name=name, count=new_count,
-                                 assignments=None if assignments is None else [dict(broker_ids=a) for a in assignments])],
+                                 assignments=None if assignments is None
+                                 else [dict(broker_ids=a) for a in assignments])],
                     timeout_ms=CONTROLLER_TIMEOUT_MS, validate_only=validate_only)
 
         def grown(_) -> Future[TopicMetadata]:

@@ -50,4 +50,5 @@ class AlterPartitionManager:
                 else:
                     callback(entry, Errors.for_code(entry.error_code))
 
-        self.channel_manager.send_request(ApiKey.ALTER_PARTITION, body, on_response, ALTER_PARTITION_TIMEOUT_MS)
+        self.channel_manager.send_request(ApiKey.ALTER_PARTITION, body, on_response,
+                                          ALTER_PARTITION_TIMEOUT_MS)

@@ -28,7 +28,8 @@ AUTHORIZED_OPERATIONS_OMITTED = -(2**31)  # INT32_MIN: the schema's default, "no
 AUTHORIZATION_MESSAGES = {Errors.TOPIC_AUTHORIZATION_FAILED: "Topic authorization failed.",
                           Errors.GROUP_AUTHORIZATION_FAILED: "Group authorization failed.",
                           Errors.CLUSTER_AUTHORIZATION_FAILED: "Cluster authorization failed.",
-                          Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED: "Transactional Id authorization failed."}
+                          Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED: "Transactional Id authorization "
+                                                                        "failed."}
 
 
 class AuthorizationError(Exception):
@@ -54,10 +55,12 @@ class AuthHelper:
         the topics an all-topics Metadata leaves out, a check with a fallback."""
         if self.authorizer is None:
             return True
-        rule = self.authorizer.authorize(str(request.principal), request.client_address, operation, resource_type,
+        rule = self.authorizer.authorize(str(request.principal), request.client_address, operation,
+                                         resource_type,
                                          name, log_if_denied=log_if_denied)
         if request.journey is not None:
-            request.mark(f"authorize {request.principal} {operation.name} {resource_type.name}:{name} -> {rule}")
+            request.mark(f"authorize {request.principal} {operation.name} {resource_type.name}:{name} -> "
+                         f"{rule}")
         return rule.result == ALLOWED
 
     def require(self, request: Request, operation: AclOperation, resource_type: ResourceType, name: str,
@@ -75,7 +78,8 @@ class AuthHelper:
         """The names (each asked once) the principal may do `operation` on."""
         if self.authorizer is None:  # the produce and fetch path without an authoriser: no per-name calls
             return set(names)
-        return {name for name in set(names) if self.authorize(request, operation, resource_type, name, log_if_denied)}
+        return {name for name in set(names)
+                if self.authorize(request, operation, resource_type, name, log_if_denied)}
 
     def authorize_by_resource_type(self, request: Request, operation: AclOperation,
                                    resource_type: ResourceType) -> bool:
@@ -92,7 +96,8 @@ class AuthHelper:
         """The authorized_operations bit field of Metadata, DescribeCluster and DescribeGroups."""
         if self.authorizer is None:
             return to_32bit_field(SUPPORTED_OPERATIONS[resource_type])
-        return to_32bit_field(self.authorizer.authorized_operations(str(request.principal), request.client_address,
+        return to_32bit_field(self.authorizer.authorized_operations(str(request.principal),
+                                                                    request.client_address,
                                                                     resource_type, name))
 
     def cluster_authorized_operations(self, request: Request, include: bool) -> int:

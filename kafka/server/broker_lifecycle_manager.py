@@ -67,7 +67,8 @@ class BrokerLifecycleManager:
         self._wake = threading.Event()
         self._in_flight = False
         self._running = False
-        self._thread = threading.Thread(target=self._run, name=f"kafka-{self.node_id}-broker-lifecycle", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=f"kafka-{self.node_id}-broker-lifecycle",
+                                        daemon=True)
         self._failed_attempts = 0  # registrations or heartbeats in a row that got no answer, or an error
         # Kafka's resendExponentialBackoff: 100 ms doubling up to half a session timeout (a broker that
         # waited longer would be fenced the moment its controller came back), 2 % jitter
@@ -112,7 +113,8 @@ class BrokerLifecycleManager:
             # One line per attempt: with the backoff that is a few lines a minute, never a flood.
             log.warning("broker registration failed, retrying", error=error.name,
                         attempts=self._failed_attempts, backoff_ms=backoff_ms,
-                        reason=("no controller answered in time (are the controllers of controller.quorum.voters "
+                        reason=("no controller answered in time (are the controllers of "
+                                "controller.quorum.voters "
                                 "running and reachable?)" if error == Errors.REQUEST_TIMED_OUT else None))
             return
         self._failed_attempts = 0

@@ -44,7 +44,8 @@ class ClientQuotaApis:
         if not self.auth.authorize(request, AclOperation.ALTER_CONFIGS, ResourceType.CLUSTER, CLUSTER_NAME):
             self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, entries=[
                 dict(error_code=Errors.CLUSTER_AUTHORIZATION_FAILED, error_message=None,
-                     entity=[dict(entity_type=e.entity_type, entity_name=e.entity_name) for e in entry.entity])
+                     entity=[dict(entity_type=e.entity_type, entity_name=e.entity_name)
+                             for e in entry.entity])
                 for entry in req.entries]))
             return
 
@@ -55,7 +56,8 @@ class ClientQuotaApis:
             error = error if error != Errors.NONE else Errors.UNKNOWN_SERVER_ERROR
             self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, entries=[
                 dict(error_code=error, error_message="the active controller did not answer",
-                     entity=[dict(entity_type=e.entity_type, entity_name=e.entity_name) for e in entry.entity])
+                     entity=[dict(entity_type=e.entity_type, entity_name=e.entity_name)
+                             for e in entry.entity])
                 for entry in req.entries]))
 
         self.forwarding_manager.forward_request(ApiKey.ALTER_CLIENT_QUOTAS, req.to_dict(), 30_000,
@@ -64,13 +66,16 @@ class ClientQuotaApis:
     # ------------------------------------------------------------------ DescribeClientQuotas
     def handle_describe_client_quotas_request(self, request: Request) -> None:
         req = request.body
-        if not self.auth.authorize(request, AclOperation.DESCRIBE_CONFIGS, ResourceType.CLUSTER, CLUSTER_NAME):
+        if not self.auth.authorize(request, AclOperation.DESCRIBE_CONFIGS, ResourceType.CLUSTER,
+                                   CLUSTER_NAME):
             self.request_helper.send_response_maybe_throttle(request, dict(
-                throttle_time_ms=0, error_code=Errors.CLUSTER_AUTHORIZATION_FAILED, error_message=None, entries=None))
+                throttle_time_ms=0, error_code=Errors.CLUSTER_AUTHORIZATION_FAILED, error_message=None,
+                entries=None))
             return
         image = self.client_quota_metadata_manager.image if self.client_quota_metadata_manager else ClientQuotasImage()
         try:
-            described = image.describe([(c.entity_type, c.match_type, c.match) for c in req.components], req.strict)
+            described = image.describe([(c.entity_type, c.match_type, c.match) for c in req.components],
+                                       req.strict)
         except InvalidQuotaFilterError as e:
             self.request_helper.send_response_maybe_throttle(request, dict(
                 throttle_time_ms=0, error_code=e.error, error_message=str(e), entries=None))

@@ -35,7 +35,8 @@ STATIC_BROKER_CONFIG = 4
 DEFAULT_CONFIG = 5
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3  # AlterConfigOp.OpType
 # DescribeConfigsResponse.ConfigType, by Kafka's ConfigDef.Type name
-CONFIG_TYPES = {"BOOLEAN": 1, "STRING": 2, "INT": 3, "SHORT": 4, "LONG": 5, "DOUBLE": 6, "LIST": 7, "CLASS": 8,
+CONFIG_TYPES = {"BOOLEAN": 1, "STRING": 2, "INT": 3, "SHORT": 4, "LONG": 5, "DOUBLE": 6, "LIST": 7,
+                "CLASS": 8,
                 "PASSWORD": 9}
 _LIST_CONFIGS = {"cleanup.policy"}
 
@@ -95,7 +96,8 @@ class DescribedConfig:
     def to_response(self, version: int, include_synonyms: bool, include_documentation: bool = False) -> dict:
         entry = dict(name=self.name, value=self.value, read_only=self.read_only, config_source=self.source,
                      is_sensitive=self.sensitive,
-                     synonyms=[dict(name=n, value=v, source=s) for n, v, s in self.synonyms] if include_synonyms else [])
+                     synonyms=[dict(name=n, value=v, source=s) for n, v, s in self.synonyms]
+                     if include_synonyms else [])
         if version >= 3:  # KIP-569
             entry["config_type"] = self.config_type
             entry["documentation"] = self.documentation if include_documentation else None
@@ -111,7 +113,8 @@ class ConfigHelper:
 
     # ------------------------------------------------------------------------------ describe
 
-    def describe_configs(self, resource_type: int, name: str, keys: list[str] | None) -> list[DescribedConfig]:
+    def describe_configs(self, resource_type: int, name: str,
+                         keys: list[str] | None) -> list[DescribedConfig]:
         if resource_type == TOPIC:
             described = self.describe_topic(name)
         elif resource_type == BROKER:
@@ -131,7 +134,8 @@ class ConfigHelper:
             synonyms = [(key, value, DYNAMIC_TOPIC_CONFIG)] if key in topic.configs else []
             if broker_key is not None:
                 synonyms += self.config_synonyms(broker_key)
-            doc = CONFIG_KEYS[broker_key].doc if broker_key in CONFIG_KEYS else None  # the broker default's doc
+            # the broker default's doc
+            doc = CONFIG_KEYS[broker_key].doc if broker_key in CONFIG_KEYS else None
             source = synonyms[0][2] if synonyms else DEFAULT_CONFIG
             described.append(DescribedConfig(key, value, source, synonyms=tuple(synonyms), documentation=doc,
                                              config_type=CONFIG_TYPES[TOPIC_CONFIGS[key].kind]))
@@ -143,7 +147,8 @@ class ConfigHelper:
         log.retention.hours=168 in server.properties is no synonym of log.retention.ms (nor of a topic's
         retention.ms): Kafka drops the synonyms listed before the key asked about."""
         names = broker_synonyms(name)
-        found = [(n, self.config.originals[n], STATIC_BROKER_CONFIG) for n in names if n in self.config.originals]
+        found = [(n, self.config.originals[n], STATIC_BROKER_CONFIG) for n in names
+                 if n in self.config.originals]
         found += [(n, CONFIG_KEYS[n].default, DEFAULT_CONFIG) for n in names
                   if n in CONFIG_KEYS and CONFIG_KEYS[n].default is not None and n not in _NO_KAFKA_DEFAULT]
         while found and found[0][0] != name:
@@ -166,7 +171,8 @@ class ConfigHelper:
 
     def describe_broker(self, name: str) -> list[DescribedConfig]:
         if name not in ("", str(self.config.node_id)):
-            raise ConfigError(Errors.INVALID_REQUEST, f"Unexpected broker id, expected {self.config.node_id} or empty "
+            raise ConfigError(Errors.INVALID_REQUEST,
+                              f"Unexpected broker id, expected {self.config.node_id} or empty "
                                                       f"string, but received {name}")
         if name == "":  # the cluster-wide dynamic defaults (DYNAMIC_DEFAULT_BROKER_CONFIG): none are built
             return []
@@ -210,12 +216,14 @@ class ConfigHelper:
                 raise ConfigError(Errors.INVALID_CONFIG, f"Unknown topic config name: {key}")
             if value is None:
                 raise ConfigError(Errors.INVALID_REQUEST, f"null value for '{key}'")
-        return future_utils.handle(self.admin_manager.alter_topic_configs(topic.name, dict(configs), validate_only),
+        return future_utils.handle(self.admin_manager.alter_topic_configs(topic.name, dict(configs),
+                                                                          validate_only),
                                    _as_config_error)
 
     def _alterable_topic(self, resource_type: int, name: str):
         if resource_type == BROKER:
-            raise ConfigError(Errors.INVALID_REQUEST, "dynamic broker configs are not supported by this broker: "
+            raise ConfigError(Errors.INVALID_REQUEST,
+                              "dynamic broker configs are not supported by this broker: "
                                                       "set them in server.properties")
         if resource_type != TOPIC:
             raise ConfigError(Errors.INVALID_REQUEST, f"unsupported resource type {resource_type}")
@@ -249,7 +257,8 @@ class ConfigHelper:
                 overrides.pop(key, None)
             elif op in (APPEND, SUBTRACT):
                 if key not in _LIST_CONFIGS:
-                    raise ConfigError(Errors.INVALID_CONFIG, f"Can't {'APPEND' if op == APPEND else 'SUBTRACT'} to "
+                    raise ConfigError(Errors.INVALID_CONFIG,
+                                      f"Can't {'APPEND' if op == APPEND else 'SUBTRACT'} to "
                                                              f"key {key} because its type is not LIST.")
                 items = [i for i in overrides.get(key, effective[key]).split(",") if i]
                 changes = [i.strip() for i in (value or "").split(",") if i.strip()]

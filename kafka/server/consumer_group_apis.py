@@ -48,7 +48,8 @@ class ConsumerGroupApis:
         if req.topic_partitions is not None:
             owned = {t.topic_id: frozenset(t.partitions) for t in req.topic_partitions}
         heartbeat = HeartbeatRequest(
-            req.group_id, req.member_id, req.member_epoch, req.instance_id, req.rack_id, req.rebalance_timeout_ms,
+            req.group_id, req.member_id, req.member_epoch, req.instance_id, req.rack_id,
+            req.rebalance_timeout_ms,
             None if req.subscribed_topic_names is None else list(req.subscribed_topic_names),
             req.get("subscribed_topic_regex"), req.server_assignor, owned)
         context = RequestContext(request.header.client_id or "", f"/{request.client_address}",
@@ -68,7 +69,8 @@ class ConsumerGroupApis:
             def respond(described: dict) -> None:
                 if req.include_authorized_operations and described["error_code"] == Errors.NONE:
                     described = {**described,
-                                 "authorized_operations": self.auth.authorized_operations(request, Res.GROUP, group_id)}
+                                 "authorized_operations": self.auth.authorized_operations(request, Res.GROUP,
+                                                                                          group_id)}
                 answer.set_result(described)
 
             self.coordinator.consumer_group_describe(group_id).add_done_callback(lambda f: respond(f.result()))

@@ -43,7 +43,8 @@ log = structlog.get_logger("kafka.server.ControllerApis")
 # client already (acl_apis.py). Kafka also accepts a topic-level grant for the topic APIs (docs/acls.md).
 CLUSTER_OPERATIONS = {
     ApiKey.CREATE_TOPICS: AclOperation.CREATE, ApiKey.DELETE_TOPICS: AclOperation.DELETE,
-    ApiKey.CREATE_PARTITIONS: AclOperation.ALTER, ApiKey.INCREMENTAL_ALTER_CONFIGS: AclOperation.ALTER_CONFIGS,
+    ApiKey.CREATE_PARTITIONS: AclOperation.ALTER,
+    ApiKey.INCREMENTAL_ALTER_CONFIGS: AclOperation.ALTER_CONFIGS,
     ApiKey.ELECT_LEADERS: AclOperation.ALTER, ApiKey.ALTER_CLIENT_QUOTAS: AclOperation.ALTER_CONFIGS,
     ApiKey.ALTER_PARTITION_REASSIGNMENTS: AclOperation.ALTER,
     ApiKey.LIST_PARTITION_REASSIGNMENTS: AclOperation.DESCRIBE, ApiKey.DESCRIBE_QUORUM: AclOperation.DESCRIBE,
@@ -99,12 +100,15 @@ class ControllerApis(ApiRequestHandler):
             if key != ApiKey.API_VERSIONS:
                 self.handlers[key] = self._authorized(operation, self.handlers[key])
 
-    def _authorized(self, operation: AclOperation, handler: Callable[[Request], None]) -> Callable[[Request], None]:
+    def _authorized(self, operation: AclOperation,
+                    handler: Callable[[Request], None]) -> Callable[[Request], None]:
         def handle(request: Request) -> None:
             # a broker forwarding its client's request holds CLUSTER_ACTION (what Kafka asks of an Envelope)
-            if not self.auth.authorize(request, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME, False):
+            if not self.auth.authorize(request, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER,
+                                       CLUSTER_NAME, False):
                 self.auth.authorize_cluster_operation(request, operation)
-            if request.header.api_key in (ApiKey.CREATE_ACLS, ApiKey.DELETE_ACLS) and self.auth.authorizer is None:
+            if request.header.api_key in (ApiKey.CREATE_ACLS,
+                                          ApiKey.DELETE_ACLS) and self.auth.authorizer is None:
                 self.request_helper.send_error_response_maybe_throttle(request, Errors.SECURITY_DISABLED)
                 return
             handler(request)
@@ -117,7 +121,8 @@ class ControllerApis(ApiRequestHandler):
     def handle_describe_cluster(self, request: Request) -> None:
         """DescribeCluster on the controller listener (KIP-919): the cluster id, the active controller, and
         the voters where they listen -- what `kafka-metadata-quorum --bootstrap-controller` asks first."""
-        quorum = self.raft_driver.published  # as the raft thread last published it: no waiting for that thread
+        # as the raft thread last published it: no waiting for that thread
+        quorum = self.raft_driver.published
         cluster_id, leader, voters = quorum.cluster_id, quorum.leader_id, quorum.voters
         body = dict(throttle_time_ms=0, error_code=Errors.NONE, error_message=None, cluster_id=cluster_id,
                     controller_id=-1 if leader is None else leader,
@@ -130,7 +135,8 @@ class ControllerApis(ApiRequestHandler):
     def handle_raft_request(self, request: Request) -> None:
         """The raft thread answers when the core has stepped it (a leader may hold a Fetch a while)."""
         self.raft_driver.handle_request(request.header.api_key, request.body,
-                                        lambda body: self.request_helper.send_response_maybe_throttle(request, body))
+                                        lambda body: self.request_helper.send_response_maybe_throttle(request,
+                                                                                                      body))
 
     def _answer_with(self, call: Callable[[object], Future]) -> Callable[[Request], None]:
         def handle(request: Request) -> None:

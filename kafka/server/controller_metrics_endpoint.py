@@ -40,7 +40,8 @@ class ControllerMetricsEndpoint:
         channel.metrics = metrics.request_metrics  # RequestMetrics for the control plane's requests
         metrics.register_request_channel(lambda: channel.request_queue_size,
                                          lambda: sum(channel.response_queue_sizes().values()))
-        metrics.register_thread_pools(lambda: [p.idle_time_ns for p in socket_server.processors], handler_idle_ns)
+        metrics.register_thread_pools(lambda: [p.idle_time_ns for p in socket_server.processors],
+                                      handler_idle_ns)
         socket_server.register_metrics(metrics)
         metrics.register_controller(controller_values)
         metrics.register_raft(raft_values)
@@ -48,9 +49,11 @@ class ControllerMetricsEndpoint:
     def startup(self) -> None:
         listener = self.config.metrics_listener
         if listener is not None:
-            self.exporter = PrometheusExporter(listener[0], listener[1], self.metrics.exposition, None, self.time)
+            self.exporter = PrometheusExporter(listener[0], listener[1], self.metrics.exposition, None,
+                                               self.time)
             self.exporter.startup()
-        log.info("observability", metrics=f"{self.url}/metrics" if self.url else "off (metrics.listener is empty)")
+        log.info("observability", metrics=f"{self.url}/metrics" if self.url
+                 else "off (metrics.listener is empty)")
 
     @property
     def url(self) -> str | None:

@@ -66,18 +66,23 @@ class ControllerServer:
         """Start the controller on the shared raft client, then serve the control-plane listener."""
         config = self.config
         self.controller = QuorumController(
-            node_id=config.node_id, raft_client=shared.raft_driver, time=self.time, cluster_id=shared.cluster_id,
+            node_id=config.node_id, raft_client=shared.raft_driver, time=self.time,
+            cluster_id=shared.cluster_id,
             config=QuorumControllerConfig.from_kafka_config(config))
-        self.controller.bootstrap_records = read_bootstrap_records(config.metadata_log_dir)  # --add-scram's users
+        # --add-scram's users
+        self.controller.bootstrap_records = read_bootstrap_records(config.metadata_log_dir)
         shared.register_raft_listener(self.controller)
         self.controller.startup()
         # the controller's own authoriser (Kafka gives ControllerServer one too), fed by the same metadata log
         self.authorizer = StandardAuthorizer.from_config(config)
         if self.authorizer is not None:
             shared.loader.install_publishers([AclPublisher(config.node_id, self.authorizer)])
-        request_helper = RequestHandlerHelper(self.request_channel, None, self.time)  # no quotas on the control plane
-        self.apis = ControllerApis(request_helper, AuthHelper(self.authorizer), shared.raft_driver, self.controller)
-        self.request_handler_pool = KafkaRequestHandlerPool(self.request_channel, self.apis, CONTROLLER_IO_THREADS,
+        # no quotas on the control plane
+        request_helper = RequestHandlerHelper(self.request_channel, None, self.time)
+        self.apis = ControllerApis(request_helper, AuthHelper(self.authorizer), shared.raft_driver,
+                                   self.controller)
+        self.request_handler_pool = KafkaRequestHandlerPool(self.request_channel, self.apis,
+                                                            CONTROLLER_IO_THREADS,
                                                             plane="control-plane")
         self.request_handler_pool.startup()
         if not config.is_broker:  # a combined node's broker half exports the controller's gauges with its own

@@ -40,7 +40,8 @@ class DelayedFetch(DelayedOperation):
     def try_complete(self) -> bool:
         """Complete now (force_complete) if a partition is gone or its offset left the log (case A), or if
         the bytes readable below each partition's end add up to params.min_bytes (case B); else False."""
-        # BEGIN LAB 04 SOLUTION: case A (partition gone, offset outside the log), case B (bytes below the HW >= min_bytes)
+        # BEGIN LAB 04 SOLUTION: case A (partition gone, offset outside the log), case B (bytes below the HW
+        # >= min_bytes)
         accumulated = 0
         for tp, info in self.fetch_infos:
             partition = self.replica_manager.get_partition(tp)

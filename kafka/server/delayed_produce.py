@@ -40,7 +40,8 @@ class ProducePartitionStatus:
 
 class DelayedProduce(DelayedOperation):
     def __init__(self, delay_ms: int, statuses: dict[TopicPartition, ProducePartitionStatus],
-                 replica_manager, response_callback: Callable[[dict[TopicPartition, PartitionResponse]], None],
+                 replica_manager,
+                 response_callback: Callable[[dict[TopicPartition, PartitionResponse]], None],
                  ) -> None:
         super().__init__(delay_ms)
         self.statuses = statuses

@@ -59,7 +59,8 @@ def _delete_records(request, version: int, error: Errors) -> dict:
 
 def _metadata(request, version: int, error: Errors) -> dict:
     topics = request.topics or []
-    return {"brokers": [], "topics": [{"name": t.name, "error_code": error, "partitions": []} for t in topics]}
+    return {"brokers": [],
+            "topics": [{"name": t.name, "error_code": error, "partitions": []} for t in topics]}
 
 
 def _create_topics(request, version: int, error: Errors) -> dict:
@@ -78,12 +79,14 @@ def _create_partitions(request, version: int, error: Errors) -> dict:
 
 
 def _describe_configs(request, version: int, error: Errors) -> dict:
-    return {"results": [{"error_code": error, "error_message": error.message, "resource_type": r.resource_type,
+    return {"results": [{"error_code": error, "error_message": error.message,
+                         "resource_type": r.resource_type,
                          "resource_name": r.resource_name, "configs": []} for r in request.resources]}
 
 
 def _alter_configs(request, version: int, error: Errors) -> dict:
-    return {"responses": [{"error_code": error, "error_message": error.message, "resource_type": r.resource_type,
+    return {"responses": [{"error_code": error, "error_message": error.message,
+                           "resource_type": r.resource_type,
                            "resource_name": r.resource_name} for r in request.resources]}
 
 

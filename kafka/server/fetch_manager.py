@@ -98,7 +98,8 @@ class FullFetchContext(FetchContext):
     """A full fetch that opens a session (epoch 0): answered in full, with the new session's id --
     or with id 0 if the cache had no room, and the fetcher carries on with full fetches."""
 
-    def __init__(self, cache: FetchSessionCache, time: Time, fetch_data: dict[TopicPartition, FetchPartitionInfo],
+    def __init__(self, cache: FetchSessionCache, time: Time,
+                 fetch_data: dict[TopicPartition, FetchPartitionInfo],
                  is_from_follower: bool) -> None:
         self.cache = cache
         self.time = time
@@ -116,7 +117,8 @@ class FullFetchContext(FetchContext):
                                      info.last_fetched_epoch)
             cached.maybe_update_response_data(data, update=True)
             partitions[tp] = cached
-        session_id = self.cache.maybe_create_session(self.time.milliseconds(), self.is_from_follower, partitions)
+        session_id = self.cache.maybe_create_session(self.time.milliseconds(), self.is_from_follower,
+                                                     partitions)
         return FetchResponseData(Errors.NONE, session_id, results)
 
 
@@ -134,7 +136,8 @@ class IncrementalFetchContext(FetchContext):
     def update_and_generate_response_data(self, results: FetchResults) -> FetchResponseData:
         session = self.session
         with session.lock:
-            if session.epoch != next_epoch(self.request_epoch):  # another request moved the session on meanwhile
+            # another request moved the session on meanwhile
+            if session.epoch != next_epoch(self.request_epoch):
                 return FetchResponseData(Errors.INVALID_FETCH_SESSION_EPOCH, session.id)
             changed: FetchResults = []
             for tp, data in results:

@@ -73,7 +73,8 @@ class CachedPartition:
         self.last_fetched_epoch = info.last_fetched_epoch
 
     def fetch_info(self) -> FetchPartitionInfo:
-        return FetchPartitionInfo(self.fetch_offset, self.max_bytes, self.leader_epoch, self.last_fetched_epoch)
+        return FetchPartitionInfo(self.fetch_offset, self.max_bytes, self.leader_epoch,
+                                  self.last_fetched_epoch)
 
     def maybe_update_response_data(self, data: FetchPartitionData, update: bool) -> bool:
         """Must this partition be in the incremental response? Yes if it has records, an error, or
@@ -103,7 +104,8 @@ class CachedPartition:
 class FetchSession:
     """The partitions one fetcher reads, in the order they are fetched, and the epoch it must send next."""
 
-    def __init__(self, session_id: int, privileged: bool, partitions: OrderedDict[TopicPartition, CachedPartition],
+    def __init__(self, session_id: int, privileged: bool,
+                 partitions: OrderedDict[TopicPartition, CachedPartition],
                  now_ms: int) -> None:
         self.id = session_id
         self.privileged = privileged  # a follower's session
@@ -186,7 +188,8 @@ class FetchSessionCache:
         """Open a session for a full fetch if there is a free slot or one may be taken; its id, or
         INVALID_SESSION_ID when the fetcher must carry on without one (it then sends full fetches)."""
         with self._lock:
-            if len(self._sessions) >= self.max_entries and not self._try_evict(privileged, len(partitions), now_ms):
+            if len(self._sessions) >= self.max_entries and not self._try_evict(privileged, len(partitions),
+                                                                               now_ms):
                 return INVALID_SESSION_ID
             session_id = self._new_session_id()
             self._sessions[session_id] = FetchSession(session_id, privileged, partitions, now_ms)

@@ -85,8 +85,10 @@ class ForwardingManager:
             forwarded.complete(None, Errors.BROKER_NOT_AVAILABLE)
             return
         forwarded.timeout_task = self.scheduler.schedule_once(
-            "forwarded-request-timeout", lambda: self._complete(forwarded, None, Errors.REQUEST_TIMED_OUT), timeout_ms)
-        self.channel.send_request(api_key, body, lambda response, error: self._complete(forwarded, response, error),
+            "forwarded-request-timeout", lambda: self._complete(forwarded, None, Errors.REQUEST_TIMED_OUT),
+            timeout_ms)
+        self.channel.send_request(api_key, body, lambda response,
+                                  error: self._complete(forwarded, response, error),
                                   timeout_ms, max_version)
 
     def _complete(self, forwarded: ForwardedRequest, response: Any, error: Errors) -> None:

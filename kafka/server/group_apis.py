@@ -50,7 +50,8 @@ from kafka.utils.topic_partition import TopicPartition
 
 GROUP_KEY_TYPE, TRANSACTION_KEY_TYPE, SHARE_KEY_TYPE = 0, 1, 2
 GROUP_OR_TXN_DENIED = (Errors.GROUP_AUTHORIZATION_FAILED, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
-_DENIED_OFFSET = PartitionOffset(-1, -1, "", Errors.TOPIC_AUTHORIZATION_FAILED)  # Kafka's UNAUTHORIZED_PARTITION
+# Kafka's UNAUTHORIZED_PARTITION
+_DENIED_OFFSET = PartitionOffset(-1, -1, "", Errors.TOPIC_AUTHORIZATION_FAILED)
 CLASSIC_GROUP_TYPE = "classic"
 
 
@@ -64,7 +65,8 @@ class GroupApis:
         self.auth = auth_helper  # Kafka's rules: READ on the group to be in it, DESCRIBE to look at it
         self.coordinator = group_coordinator
         self.metadata_cache = metadata_cache  # which topics and partitions exist, who leads them
-        self.auto_topic_creation_manager = auto_topic_creation_manager  # the coordinators' topics, on first use
+        # the coordinators' topics, on first use
+        self.auto_topic_creation_manager = auto_topic_creation_manager
         self.config = config  # offsets.topic.* and transaction.state.log.*: how those topics are created
         self.transaction_coordinator = transaction_coordinator  # FindCoordinator for a transactional id
         self.share_coordinator = share_coordinator  # FindCoordinator for a share partition (KIP-932)
@@ -107,13 +109,15 @@ class GroupApis:
                    else _coordinator_error(key, GROUP_OR_TXN_DENIED[req.key_type == TRANSACTION_KEY_TYPE])
                    for key in keys]
         if version >= 4:
-            self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, coordinators=results))
+            self.request_helper.send_response_maybe_throttle(request,
+                                                             dict(throttle_time_ms=0, coordinators=results))
         else:
             only = results[0]
             # before v4 Kafka names a success by the error's name, "NONE"
             message = "NONE" if only["error_code"] == Errors.NONE else only["error_message"]
             self.request_helper.send_response_maybe_throttle(request, dict(
-                throttle_time_ms=0, error_code=only["error_code"], error_message=message, node_id=only["node_id"],
+                throttle_time_ms=0, error_code=only["error_code"], error_message=message,
+                node_id=only["node_id"],
                 host=only["host"], port=only["port"]))
 
     def _may_find_coordinator(self, request: Request, key: str, key_type: int) -> bool:
@@ -128,7 +132,8 @@ class GroupApis:
         if key_type == SHARE_KEY_TYPE:
             return self._share_coordinator_of(key, listener, version)
         if key_type != GROUP_KEY_TYPE:
-            return {**failed, "error_code": Errors.INVALID_REQUEST, "error_message": f"unknown key type {key_type}"}
+            return {**failed, "error_code": Errors.INVALID_REQUEST,
+                    "error_message": f"unknown key type {key_type}"}
         config = self.config
         error = self._ensure_internal_topic(GROUP_METADATA_TOPIC_NAME, config.offsets_topic_num_partitions,
                                             config.offsets_topic_replication_factor,
@@ -137,7 +142,8 @@ class GroupApis:
             return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE, "error_message": error}
         # The group's coordinator is the leader of its __consumer_offsets partition (seed 004): the
         # controller spreads those leaderships over the brokers, and so the groups.
-        return self._partition_leader(key, GROUP_METADATA_TOPIC_NAME, self.coordinator.partition_for(key), listener)
+        return self._partition_leader(key, GROUP_METADATA_TOPIC_NAME, self.coordinator.partition_for(key),
+                                      listener)
 
     def _transaction_coordinator_of(self, key: str, listener: str) -> dict:
         """The leader of the transactional id's __transaction_state partition, created on first need."""
@@ -149,12 +155,14 @@ class GroupApis:
         if not key:
             return {**failed, "error_code": Errors.INVALID_REQUEST, "error_message": "empty transactional id"}
         config = self.config
-        error = self._ensure_internal_topic(TRANSACTION_STATE_TOPIC_NAME, config.transaction_state_log_num_partitions,
+        error = self._ensure_internal_topic(TRANSACTION_STATE_TOPIC_NAME,
+                                            config.transaction_state_log_num_partitions,
                                             config.transaction_state_log_replication_factor,
                                             coordinator.transaction_topic_configs)
         if error is not None:
             return {**failed, "error_code": Errors.COORDINATOR_NOT_AVAILABLE, "error_message": error}
-        return self._partition_leader(key, TRANSACTION_STATE_TOPIC_NAME, coordinator.partition_for(key), listener)
+        return self._partition_leader(key, TRANSACTION_STATE_TOPIC_NAME, coordinator.partition_for(key),
+                                      listener)
 
     def _share_coordinator_of(self, key: str, listener: str, version: int) -> dict:
         """Kafka's getCoordinator for key type SHARE (KIP-932): the leader of the __share_group_state
@@ -240,7 +248,8 @@ class GroupApis:
         heartbeat = HeartbeatRequest(req.group_id, req.member_id, req.group_instance_id, req.generation_id)
 
         def send_response_callback(error: Errors) -> None:
-            self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, error_code=error))
+            self.request_helper.send_response_maybe_throttle(request,
+                                                             dict(throttle_time_ms=0, error_code=error))
 
         self.when_done(self.coordinator.heartbeat(heartbeat, self.context(request)), send_response_callback)
 
@@ -264,7 +273,8 @@ class GroupApis:
                 members=[dict(member_id=m.member_id, group_instance_id=m.group_instance_id, error_code=e)
                          for m, e in results]))
 
-        self.when_done(self.coordinator.leave_group(LeaveGroupRequest(req.group_id, leaving), self.context(request)),
+        self.when_done(self.coordinator.leave_group(LeaveGroupRequest(req.group_id, leaving),
+                                                    self.context(request)),
                        send_response_callback)
 
     # ------------------------------------------------------------------ OffsetCommit / OffsetFetch
@@ -277,8 +287,10 @@ class GroupApis:
         offsets, send_response_callback = self._offsets_to_commit(request, now, expire)
         if offsets:
             commit = OffsetCommitRequest(req.group_id, req.member_id, req.group_instance_id,
-                                         req.generation_id_or_member_epoch, offsets, request.header.api_version)
-            self.when_done(self.coordinator.commit_offsets(commit, self.context(request)), send_response_callback)
+                                         req.generation_id_or_member_epoch, offsets,
+                                         request.header.api_version)
+            self.when_done(self.coordinator.commit_offsets(commit, self.context(request)),
+                           send_response_callback)
 
     def handle_txn_offset_commit_request(self, request: Request) -> None:
         """Kafka's handleTxnOffsetCommitRequest: a transactional producer's offsets, to the group's
@@ -287,9 +299,11 @@ class GroupApis:
         self.auth.require(request, Op.WRITE, Res.TRANSACTIONAL_ID, req.transactional_id,
                           Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
         self.auth.require(request, Op.READ, Res.GROUP, req.group_id, Errors.GROUP_AUTHORIZATION_FAILED)
-        offsets, send_response_callback = self._offsets_to_commit(request, self.coordinator.time.milliseconds())
+        offsets, send_response_callback = self._offsets_to_commit(request,
+                                                                  self.coordinator.time.milliseconds())
         if offsets:
-            commit = TxnOffsetCommitRequest(req.transactional_id, req.group_id, req.producer_id, req.producer_epoch,
+            commit = TxnOffsetCommitRequest(req.transactional_id, req.group_id, req.producer_id,
+                                            req.producer_epoch,
                                             req.member_id, req.group_instance_id, req.generation_id, offsets,
                                             request.header.api_version)
             self.when_done(self.coordinator.commit_transactional_offsets(commit, self.context(request)),
@@ -309,7 +323,8 @@ class GroupApis:
                 tp = TopicPartition(topic.name, p.partition_index)
                 if topic.name not in readable:
                     unknown[tp] = Errors.TOPIC_AUTHORIZATION_FAILED
-                elif not 0 <= p.partition_index < partitions:  # Kafka checks the partition, not just the topic
+                # Kafka checks the partition, not just the topic
+                elif not 0 <= p.partition_index < partitions:
                     unknown[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
                 else:
                     offsets[tp] = OffsetAndMetadata(p.committed_offset, p.committed_leader_epoch,
@@ -335,12 +350,15 @@ class GroupApis:
             futures = [self.fetch_group_offsets(g.group_id, g.topics, req.require_stable, version, request,
                                                 g.get("member_id"), g.get("member_epoch", -1))
                        for g in req.groups]
-            self.when_done(gather(futures, list), lambda groups: self.request_helper.send_response_maybe_throttle(
+            self.when_done(gather(futures, list),
+                           lambda groups: self.request_helper.send_response_maybe_throttle(
                 request, dict(throttle_time_ms=0, groups=groups)))
             return
-        self.when_done(self.fetch_group_offsets(req.group_id, req.topics, req.require_stable, version, request),
+        self.when_done(self.fetch_group_offsets(req.group_id, req.topics, req.require_stable, version,
+                                                request),
                        lambda group: self.request_helper.send_response_maybe_throttle(
-                           request, dict(throttle_time_ms=0, topics=group["topics"], error_code=group["error_code"])))
+                           request,
+                           dict(throttle_time_ms=0, topics=group["topics"], error_code=group["error_code"])))
 
     def fetch_group_offsets(self, group_id: str, topics, require_stable: bool, version: int,
                             request: Request | None = None, member_id: str | None = None,
@@ -360,7 +378,8 @@ class GroupApis:
                            if tp.topic in describable or wanted is not None}
             answer.set_result(self._offset_fetch_group(group_id, error, offsets, wanted, version))
 
-        self.when_done(self.coordinator.fetch_offsets(group_id, wanted, require_stable, member_id, member_epoch),
+        self.when_done(self.coordinator.fetch_offsets(group_id, wanted, require_stable, member_id,
+                                                      member_epoch),
                        respond)
         return answer
 
@@ -371,11 +390,13 @@ class GroupApis:
         if error != Errors.NONE and version < 2 and wanted:
             # v0-1 have no top-level error code: every partition carries it.
             for tp in wanted:
-                by_topic.setdefault(tp.topic, []).append(dict(partition_index=tp.partition, committed_offset=-1,
+                by_topic.setdefault(tp.topic,
+                                    []).append(dict(partition_index=tp.partition, committed_offset=-1,
                                                               metadata="", error_code=error))
         for tp, po in offsets.items():
             by_topic.setdefault(tp.topic, []).append(dict(
-                partition_index=tp.partition, committed_offset=po.offset, committed_leader_epoch=po.leader_epoch,
+                partition_index=tp.partition, committed_offset=po.offset,
+                committed_leader_epoch=po.leader_epoch,
                 metadata=po.metadata, error_code=po.error))
         return dict(group_id=group_id, error_code=error,
                     topics=[dict(name=name, partitions=parts) for name, parts in by_topic.items()])
@@ -387,7 +408,8 @@ class GroupApis:
 
         def describe(group_id: str) -> Future:
             if not self.auth.authorize(request, Op.DESCRIBE, Res.GROUP, group_id):
-                return answered(dict(error_code=Errors.GROUP_AUTHORIZATION_FAILED, group_id=group_id, group_state="",
+                return answered(dict(error_code=Errors.GROUP_AUTHORIZATION_FAILED, group_id=group_id,
+                                     group_state="",
                                      protocol_type="", protocol_data="", members=[]))
             answer: Future = Future()
 
@@ -398,7 +420,8 @@ class GroupApis:
                                      protocol_data="", members=[])
                 group = dict(error_code=error, group_id=group_id, **described)
                 if include_operations and error == Errors.NONE:
-                    group["authorized_operations"] = self.auth.authorized_operations(request, Res.GROUP, group_id)
+                    group["authorized_operations"] = self.auth.authorized_operations(request, Res.GROUP,
+                                                                                     group_id)
                 answer.set_result(group)
 
             self.when_done(self.coordinator.describe_group(group_id), respond)
@@ -417,10 +440,12 @@ class GroupApis:
 
         def respond(result: tuple[Errors, list[dict]]) -> None:
             error, groups = result
-            if not self.auth.authorize(request, Op.DESCRIBE, Res.CLUSTER, CLUSTER_NAME, False):  # only those it may see
+            # only those it may see
+            if not self.auth.authorize(request, Op.DESCRIBE, Res.CLUSTER, CLUSTER_NAME, False):
                 groups = [g for g in groups
                           if self.auth.authorize(request, Op.DESCRIBE, Res.GROUP, g["group_id"], False)]
-            self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, error_code=error,
+            self.request_helper.send_response_maybe_throttle(request,
+                                                             dict(throttle_time_ms=0, error_code=error,
                                                                            groups=groups))
 
         self.when_done(self.coordinator.list_groups(states, types), respond)
@@ -441,9 +466,11 @@ class GroupApis:
         req = request.body
         self.auth.require(request, Op.DELETE, Res.GROUP, req.group_id, Errors.GROUP_AUTHORIZATION_FAILED)
         readable = self.auth.filter_by_authorized(request, Op.READ, Res.TOPIC, (t.name for t in req.topics))
-        unknown = {TopicPartition(t.name, p.partition_index): Errors.UNKNOWN_TOPIC_OR_PARTITION if t.name in readable
+        unknown = {TopicPartition(t.name, p.partition_index): Errors.UNKNOWN_TOPIC_OR_PARTITION
+                   if t.name in readable
                    else Errors.TOPIC_AUTHORIZATION_FAILED for t in req.topics
-                   if t.name not in readable or not self.metadata_cache.contains(t.name) for p in t.partitions}
+                   if t.name not in readable or not self.metadata_cache.contains(t.name)
+                   for p in t.partitions}
         wanted = [TopicPartition(t.name, p.partition_index) for t in req.topics for p in t.partitions]
 
         def respond(result: tuple[Errors, dict[TopicPartition, Errors]]) -> None:
@@ -455,10 +482,12 @@ class GroupApis:
                          error_code=partition_errors.get(TopicPartition(t.name, p.partition_index), Errors.NONE))
                     for p in t.partitions])
                 for t in req.topics]
-            self.request_helper.send_response_maybe_throttle(request, dict(error_code=error, throttle_time_ms=0,
+            self.request_helper.send_response_maybe_throttle(request,
+                                                             dict(error_code=error, throttle_time_ms=0,
                                                                            topics=topics))
 
-        self.when_done(self.coordinator.delete_offsets(req.group_id, [tp for tp in wanted if tp not in unknown]),
+        self.when_done(self.coordinator.delete_offsets(req.group_id,
+                                                       [tp for tp in wanted if tp not in unknown]),
                        respond)
 
 

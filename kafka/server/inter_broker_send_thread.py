@@ -36,7 +36,8 @@ class InterBrokerSendThread(threading.Thread):
         self.request_timeout_ms = request_timeout_ms
         config = ClientConfig(ADMIN, {
             "bootstrap.servers": "127.0.0.1:9", "client.id": f"broker-{node_id}-{name}",
-            "request.timeout.ms": request_timeout_ms, "reconnect.backoff.ms": 50, "reconnect.backoff.max.ms": 1000,
+            "request.timeout.ms": request_timeout_ms, "reconnect.backoff.ms": 50,
+            "reconnect.backoff.max.ms": 1000,
             **(client_configs or {}),  # security.protocol and ssl.* of the inter-broker listener
         })
         self.client = NetworkClient(ManualMetadataUpdater([]), config, time)

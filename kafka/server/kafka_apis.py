@@ -102,14 +102,16 @@ class KafkaApis(ApiRequestHandler):
                      for f in BrokerMetadataPublisher.supported_features()]
         finalized = [dict(name=name, min_version_level=level, max_version_level=level)
                      for name, level in sorted(self.metadata_cache.finalized_features.items())]
-        return dict(supported_features=supported, finalized_features_epoch=self.metadata_cache.metadata_offset,
+        return dict(supported_features=supported,
+                    finalized_features_epoch=self.metadata_cache.metadata_offset,
                     finalized_features=finalized)
 
     # ------------------------------------------------------------------ Metadata
     def handle_topic_metadata_request(self, request: Request) -> None:
         req = request.body
         version = request.header.api_version
-        allow_auto_create = (version < 4 or req.allow_auto_topic_creation) and self.config.auto_create_topics_enable
+        allow_auto_create = (version < 4
+                             or req.allow_auto_topic_creation) and self.config.auto_create_topics_enable
         all_topics = req.topics is None or (version == 0 and not req.topics)
         if all_topics:
             names = self.metadata_cache.topic_names()
@@ -117,10 +119,12 @@ class KafkaApis(ApiRequestHandler):
             names = [t.name if t.name is not None else self.metadata_cache.topic_name_for_id(t.topic_id)
                      for t in req.topics]
         # authorisation: topics the principal may not describe are hidden (all topics) or refused
-        describable = self.auth_helper.filter_by_authorized(request, Op.DESCRIBE, Res.TOPIC, filter(None, names),
+        describable = self.auth_helper.filter_by_authorized(request, Op.DESCRIBE, Res.TOPIC,
+                                                            filter(None, names),
                                                             log_if_denied=not all_topics)
         uncreatable = self._uncreatable_topics(request, describable) if allow_auto_create else set()
-        topics = [_unauthorized_topic(name) if name is not None and (name not in describable or name in uncreatable)
+        topics = [_unauthorized_topic(name) if name is not None
+                  and (name not in describable or name in uncreatable)
                   else self._topic_metadata(name, allow_auto_create)
                   for name in names if not all_topics or name in describable]
         for topic in topics:
@@ -181,7 +185,8 @@ class KafkaApis(ApiRequestHandler):
             self.request_helper.send_error_response_maybe_throttle(request,
                                                                    Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
             return
-        writable = self.auth_helper.filter_by_authorized(request, Op.WRITE, Res.TOPIC, (t.name for t in req.topic_data))
+        writable = self.auth_helper.filter_by_authorized(request, Op.WRITE, Res.TOPIC,
+                                                         (t.name for t in req.topic_data))
         errors: dict[TopicPartition, tuple[Errors, str | None]] = {}
         entries: dict[TopicPartition, bytes] = {}
         for topic in req.topic_data:
@@ -227,7 +232,8 @@ class KafkaApis(ApiRequestHandler):
                     else:
                         entry = dict(index=p.index, error_code=status.error, base_offset=status.base_offset,
                                      log_append_time_ms=status.log_append_time,
-                                     log_start_offset=status.log_start_offset, error_message=status.error_message,
+                                     log_start_offset=status.log_start_offset,
+                                     error_message=status.error_message,
                                      record_errors=[dict(batch_index=i, batch_index_error_message=m)
                                                     for i, m in status.record_errors])
                     responses.setdefault(topic.name, []).append(entry)
@@ -265,7 +271,8 @@ class KafkaApis(ApiRequestHandler):
 
         def process_response_callback(results: list) -> None:
             if denied:
-                results = [*results, *((tp, FetchPartitionData(Errors.TOPIC_AUTHORIZATION_FAILED)) for tp in denied)]
+                results = [*results,
+                           *((tp, FetchPartitionData(Errors.TOPIC_AUTHORIZATION_FAILED)) for tp in denied)]
             throttle_time_ms = 0 if is_from_follower else self.request_helper.fetch_throttle_time_ms(
                 request, sum(len(data.records) for _, data in results if data.records is not None))
             if throttle_time_ms > 0:  # over a quota: answered empty, the records stay unread
@@ -280,7 +287,8 @@ class KafkaApis(ApiRequestHandler):
                     aborted_transactions=(None if data.aborted_transactions is None else
                                           [txn.as_aborted_transaction() for txn in data.aborted_transactions]),
                     preferred_read_replica=-1, records=data.records)
-                if data.diverging_epoch is not None:  # a tagged field: absent unless the fetcher's log diverged
+                # a tagged field: absent unless the fetcher's log diverged
+                if data.diverging_epoch is not None:
                     partition["diverging_epoch"] = data.diverging_epoch._asdict()
                 by_topic.setdefault(tp.topic, []).append(partition)
                 self.replica_manager.broker_topic_stats.update_bytes_out(
@@ -301,7 +309,8 @@ class KafkaApis(ApiRequestHandler):
         if is_from_follower:
             allowed = self.auth_helper.authorize(request, Op.CLUSTER_ACTION, Res.CLUSTER, CLUSTER_NAME)
             return set() if allowed else {tp for tp, _ in to_read}
-        readable = self.auth_helper.filter_by_authorized(request, Op.READ, Res.TOPIC, (tp.topic for tp, _ in to_read))
+        readable = self.auth_helper.filter_by_authorized(request, Op.READ, Res.TOPIC,
+                                                         (tp.topic for tp, _ in to_read))
         return {tp for tp, _ in to_read if tp.topic not in readable}
 
     # ------------------------------------------------------------------ ListOffsets
@@ -315,14 +324,17 @@ class KafkaApis(ApiRequestHandler):
             for p in topic.partitions:
                 if topic.name not in describable:
                     partitions.append(dict(partition_index=p.partition_index,
-                                           error_code=Errors.TOPIC_AUTHORIZATION_FAILED, timestamp=-1, offset=-1))
+                                           error_code=Errors.TOPIC_AUTHORIZATION_FAILED, timestamp=-1,
+                                           offset=-1))
                     continue
                 error, timestamp, offset = self.replica_manager.fetch_offset_for_timestamp(
                     TopicPartition(topic.name, p.partition_index), p.timestamp, req.isolation_level,
                     req.replica_id)
-                entry = dict(partition_index=p.partition_index, error_code=error, timestamp=timestamp, offset=offset)
+                entry = dict(partition_index=p.partition_index, error_code=error, timestamp=timestamp,
+                             offset=offset)
                 if request.header.api_version >= 4 and offset >= 0:
-                    partition = self.replica_manager.get_partition(TopicPartition(topic.name, p.partition_index))
+                    partition = self.replica_manager.get_partition(TopicPartition(topic.name,
+                                                                                  p.partition_index))
                     entry["leader_epoch"] = partition.leader_epoch if partition is not None else -1
                 partitions.append(entry)
             topics.append(dict(name=topic.name, partitions=partitions))
@@ -358,7 +370,8 @@ class KafkaApis(ApiRequestHandler):
                 pending[0] -= 1
                 if pending[0]:
                     return
-                body = dict(markers=[dict(producer_id=producer_id, topics=_txn_marker_topic_results(by_partition))
+                body = dict(markers=[dict(producer_id=producer_id,
+                                          topics=_txn_marker_topic_results(by_partition))
                                      for producer_id, by_partition in errors.items()])
             self.request_helper.send_response_exempt_throttle(request, body)
 
@@ -381,10 +394,12 @@ class KafkaApis(ApiRequestHandler):
                     if tp.topic == GROUP_METADATA_TOPIC_NAME:
                         self._complete_group_transaction(marker, partition, update_errors, marker_done)
                     elif self.replica_manager.get_partition(tp) is None:
-                        unknown[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION  # not hosted here (Kafka's onlinePartition)
+                        # not hosted here (Kafka's onlinePartition)
+                        unknown[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
                     else:
                         entries[tp] = end_txn_marker_batch(marker.producer_id, marker.producer_epoch,
-                                                           marker.transaction_result, marker.coordinator_epoch, now)
+                                                           marker.transaction_result,
+                                                           marker.coordinator_epoch, now)
             if unknown:
                 update_errors(marker.producer_id, unknown)
             if not entries:
@@ -392,14 +407,17 @@ class KafkaApis(ApiRequestHandler):
                 continue
             self.replica_manager.append_records(
                 WRITE_TXN_MARKERS_TIMEOUT_MS, -1, True, entries,
-                lambda responses, marker=marker: on_appended(marker, responses), origin=AppendOrigin.COORDINATOR)
+                lambda responses, marker=marker: on_appended(marker, responses),
+                origin=AppendOrigin.COORDINATOR)
 
     def _complete_group_transaction(self, marker, partition: int, update_errors, marker_done) -> None:
         tp = TopicPartition(GROUP_METADATA_TOPIC_NAME, partition)
 
         def done(error: Errors) -> None:
-            if error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.NOT_COORDINATOR):
-                error = Errors.NOT_LEADER_OR_FOLLOWER  # retriable for the transaction coordinator, as Kafka answers
+            if error in (Errors.COORDINATOR_NOT_AVAILABLE, Errors.COORDINATOR_LOAD_IN_PROGRESS,
+                         Errors.NOT_COORDINATOR):
+                # retriable for the transaction coordinator, as Kafka answers
+                error = Errors.NOT_LEADER_OR_FOLLOWER
             update_errors(marker.producer_id, {tp: error})
             marker_done()
 
@@ -407,7 +425,8 @@ class KafkaApis(ApiRequestHandler):
             done(Errors.UNKNOWN_TOPIC_OR_PARTITION)
             return
         self.group_coordinator.complete_transaction(
-            partition, marker.producer_id, marker.producer_epoch, marker.coordinator_epoch, marker.transaction_result,
+            partition, marker.producer_id, marker.producer_epoch, marker.coordinator_epoch,
+            marker.transaction_result,
             WRITE_TXN_MARKERS_TIMEOUT_MS).add_done_callback(lambda f: done(f.result()))
 
     # ------------------------------------------------------------------ OffsetForLeaderEpoch
@@ -424,7 +443,8 @@ class KafkaApis(ApiRequestHandler):
             partitions = []
             for p in topic.partitions:
                 if topic.topic not in allowed:
-                    partitions.append(dict(error_code=Errors.TOPIC_AUTHORIZATION_FAILED, partition=p.partition,
+                    partitions.append(dict(error_code=Errors.TOPIC_AUTHORIZATION_FAILED,
+                                           partition=p.partition,
                                            leader_epoch=-1, end_offset=-1))
                     continue
                 error, epoch, end_offset = self.replica_manager.last_offset_for_leader_epoch(

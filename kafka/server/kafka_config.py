@@ -90,7 +90,8 @@ class KafkaConfig(AbstractKafkaConfig):
         value = next((v for k, v in self.originals.items() if k.lower() == key.lower()), self.values.get(key))
         return None if value is None else str(value)
 
-    def sasl_config(self, listener_name: str) -> SaslListenerConfig:  # sasl.enabled.mechanisms, JAAS (security.md)
+    # sasl.enabled.mechanisms, JAAS (security.md)
+    def sasl_config(self, listener_name: str) -> SaslListenerConfig:
         return sasl_configs.listener_config(self._sasl_get, listener_name)
 
     def client_configs(self, listener_name: str) -> dict[str, str]:
@@ -108,17 +109,21 @@ class KafkaConfig(AbstractKafkaConfig):
 
     @property
     def inter_broker_listener_name(self) -> str:
-        return (self.values["inter.broker.listener.name"] or self.values["security.inter.broker.protocol"].name).upper()
+        return (self.values["inter.broker.listener.name"]
+                or self.values["security.inter.broker.protocol"].name).upper()
 
     def _validate_security(self) -> None:
-        protocol_set = "security.inter.broker.protocol" in self.originals  # its default is PLAINTEXT, as Kafka's
+        # its default is PLAINTEXT, as Kafka's
+        protocol_set = "security.inter.broker.protocol" in self.originals
         if self.values["inter.broker.listener.name"] and protocol_set:
-            raise ConfigError("configuration keys 'inter.broker.listener.name' and 'security.inter.broker.protocol' "
+            raise ConfigError("configuration keys 'inter.broker.listener.name' and "
+                              "'security.inter.broker.protocol' "
                               "cannot both be set: name the listener only")
         for end_point in self.listeners:
             protocol, name = end_point.security_protocol, end_point.listener_name
             try:
-                sasl_configs.validate_listener(self._sasl_get, name, protocol, name in self.controller_listener_names,
+                sasl_configs.validate_listener(self._sasl_get, name, protocol,
+                                               name in self.controller_listener_names,
                                                self.is_broker and name == self.inter_broker_listener_name)
                 if protocol.uses_tls:
                     SslFactory(self.ssl_configs(name), server_mode=True)
@@ -133,7 +138,8 @@ class KafkaConfig(AbstractKafkaConfig):
         """Kafka's KafkaConfig.validateValues for the network keys."""
         queued, request_max = self.queued_max_request_bytes, self.socket_request_max_bytes
         if queued > 0 and queued < request_max:
-            raise ConfigError(f"configuration key 'queued.max.request.bytes' ({queued}) must be larger or equal to "
+            raise ConfigError(f"configuration key 'queued.max.request.bytes' ({queued}) must be larger or "
+                              "equal to "
                               f"socket.request.max.bytes ({request_max}), or -1 for no bound")
         if (problem := share_group_config_problem(self.values)) is not None:
             raise ConfigError(problem)
@@ -148,7 +154,8 @@ class KafkaConfig(AbstractKafkaConfig):
         roles, voters = self.process_roles, self.controller_quorum_voters
         names = [n.upper() for n in self.controller_listener_names or []]
         listener_names = [e.listener_name for e in self.listeners]
-        dynamic = not voters and bool(self.controller_quorum_bootstrap_servers)  # KIP-853: voters from the log
+        # KIP-853: voters from the log
+        dynamic = not voters and bool(self.controller_quorum_bootstrap_servers)
         if not voters and not dynamic and "controller" not in roles:
             raise ConfigError("configuration key 'controller.quorum.voters' must name the controllers "
                               "of a node with process.roles=broker")
@@ -244,7 +251,8 @@ class KafkaConfig(AbstractKafkaConfig):
 
 def is_sensitive(key: str) -> bool:
     """Kafka's PASSWORD configs: never logged, never returned by DescribeConfigs."""
-    return key.endswith((".password", "ssl.keystore.key", "ssl.keystore.certificate.chain", "ssl.truststore.certificates",
+    return key.endswith((".password", "ssl.keystore.key", "ssl.keystore.certificate.chain",
+                         "ssl.truststore.certificates",
                          "sasl.jaas.config"))
 
 

@@ -58,16 +58,20 @@ class KafkaNetworkChannel:
             if response.body is None or response.error is not None:
                 error = Errors.REQUEST_TIMED_OUT if response.timed_out else Errors.BROKER_NOT_AVAILABLE
                 self.on_response(RaftTransportFailure(correlation_id=request.correlation_id,
-                                                      source_id=request.destination_id, destination_id=self.node_id,
+                                                      source_id=request.destination_id,
+                                                      destination_id=self.node_id,
                                                       api_key=request.api_key, error=error, received_ms=now))
                 return
             if request.destination_id < 0 and request.api_key == ApiKey.FETCH:
                 self._learn_leader_address(request.destination_id, response.body)
-            self.on_response(RaftResponse(correlation_id=request.correlation_id, source_id=request.destination_id,
-                                          destination_id=self.node_id, api_key=request.api_key, body=response.body,
+            self.on_response(RaftResponse(correlation_id=request.correlation_id,
+                                          source_id=request.destination_id,
+                                          destination_id=self.node_id, api_key=request.api_key,
+                                          body=response.body,
                                           received_ms=now))
 
-        self.client.send(ClientRequest(request.destination_id, request.api_key, request.body, callback=complete,
+        self.client.send(ClientRequest(request.destination_id, request.api_key, request.body,
+                                       callback=complete,
                                        timeout_ms=self.request_timeout_ms))
 
     def update_endpoints(self, endpoints: dict[int, tuple[str, int]]) -> None:

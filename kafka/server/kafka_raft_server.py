@@ -52,7 +52,8 @@ def _verify_or_format_directories(config: KafkaConfig) -> str:
     if len(config.controller_quorum_voters) > 1 or not config.is_controller or \
             config.controller_quorum_bootstrap_servers:  # a dynamic quorum (KIP-853): kafka-storage format first
         raise ConfigError(f"log directory {dirs[0]} is not formatted: this node is one of a quorum of "
-                          f"{len(config.controller_quorum_voters)} voters, so every node must be formatted with "
+                          f"{len(config.controller_quorum_voters)} voters, so every node must be formatted "
+                          "with "
                           "the same cluster id first: kafka-storage random-uuid, then kafka-storage format "
                           "-t <cluster id> -c <server.properties> on each node")
     cluster_id = random_uuid()

@@ -84,7 +84,8 @@ class KafkaRequestHandlerPool:
     def __init__(self, request_channel: RequestChannel, apis, num_threads: int, plane: str = "data-plane",
                  errors: RepeatedErrorLog | None = None) -> None:
         self.request_channel = request_channel
-        self.handlers = [KafkaRequestHandler(i, request_channel, apis, plane, errors) for i in range(num_threads)]
+        self.handlers = [KafkaRequestHandler(i, request_channel, apis, plane, errors)
+                         for i in range(num_threads)]
 
     def startup(self) -> None:
         for handler in self.handlers:

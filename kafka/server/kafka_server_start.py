@@ -105,7 +105,8 @@ def load_config(args: argparse.Namespace) -> KafkaConfig:
     path = args.config
     if path is None:
         if not args.debug:
-            raise ConfigError("a configuration file is required (or --debug, which uses config/debug.properties)")
+            raise ConfigError("a configuration file is required (or --debug, which uses "
+                              "config/debug.properties)")
         if not DEBUG_PROPERTIES.exists():
             raise ConfigError(f"--debug without a configuration file needs {DEBUG_PROPERTIES}; name a file")
         path = str(DEBUG_PROPERTIES)
@@ -180,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     except StartupAborted:
         server.shutdown()
         return 0
-    except (OSError, ValueError) as e:  # a taken port, an unusable or unformatted log dir, a bad topic default
+    # a taken port, an unusable or unformatted log dir, a bad topic default
+    except (OSError, ValueError) as e:
         print(f"kafka-server-start: {e}", file=sys.stderr)
         server.shutdown()
         return 1

@@ -28,7 +28,8 @@ class LogAppendResult:
 
     @classmethod
     def failed(cls, error: Errors, error_message: str | None = None,
-               record_errors: tuple[tuple[int, str], ...] = (), log_start_offset: int = -1) -> LogAppendResult:
+               record_errors: tuple[tuple[int, str], ...] = (),
+               log_start_offset: int = -1) -> LogAppendResult:
         return cls(None, error, error_message, record_errors, log_start_offset=log_start_offset)
 
     @property
@@ -46,5 +47,6 @@ class LogAppendResult:
             return PartitionResponse(self.error, log_start_offset=self.log_start_offset,
                                      error_message=self.error_message if self.record_errors else None,
                                      record_errors=self.record_errors)
-        return PartitionResponse(self.error, base_offset=info.first_offset, log_append_time=info.log_append_time,
+        return PartitionResponse(self.error, base_offset=info.first_offset,
+                                 log_append_time=info.log_append_time,
                                  log_start_offset=info.log_start_offset)

@@ -99,7 +99,8 @@ def verify_meta_properties(log_dirs: list[str], node_id: int) -> str | None:
         return None
     missing = [d for d, p in found.items() if p is None]
     if missing:
-        raise MetaPropertiesError(f"log directory {missing[0]} is not formatted, but {next(iter(formatted))} is: "
+        raise MetaPropertiesError(f"log directory {missing[0]} is not formatted, but {next(iter(formatted))} "
+                                  "is: "
                                   "run kafka-storage format with --ignore-formatted to format it")
     cluster_ids = {p.cluster_id for p in formatted.values()}
     if len(cluster_ids) > 1:
@@ -112,7 +113,8 @@ def verify_meta_properties(log_dirs: list[str], node_id: int) -> str | None:
 
 
 def format_directories(log_dirs: list[str], cluster_id: str, node_id: int,
-                       ignore_formatted: bool = False, directory_ids: dict[str, str] | None = None) -> list[str]:
+                       ignore_formatted: bool = False,
+                       directory_ids: dict[str, str] | None = None) -> list[str]:
     """Write meta.properties into each directory; returns the directories formatted now. A directory
     named in `directory_ids` gets that directory.id (the metadata directory of an initial controller)."""
     done = []
@@ -122,6 +124,8 @@ def format_directories(log_dirs: list[str], cluster_id: str, node_id: int,
                 continue
             raise MetaPropertiesError(f"Log directory {d} is already formatted. Use --ignore-formatted to "
                                       "ignore this directory and format the others.")
-        write_meta_properties(d, MetaProperties(cluster_id, node_id, (directory_ids or {}).get(d) or random_uuid()))
+        write_meta_properties(d,
+                              MetaProperties(cluster_id, node_id, (directory_ids or {}).get(d)
+                                             or random_uuid()))
         done.append(d)
     return done

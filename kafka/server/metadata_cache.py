@@ -133,7 +133,8 @@ class MetadataCache:
     def topic_name_for_id(self, topic_id: uuid.UUID) -> str | None:
         return next((t.name for t in self._snapshot.topics.values() if t.topic_id == topic_id), None)
 
-    def partition_leader_end_point(self, topic: str, partition: int, listener: str) -> tuple[int, EndPoint | None]:
+    def partition_leader_end_point(self, topic: str, partition: int,
+                                   listener: str) -> tuple[int, EndPoint | None]:
         """(leader id, its end point on this listener); (-1, None) when there is no live leader."""
         meta = self.get_topic(topic)
         state = meta.partition(partition) if meta else None

@@ -29,7 +29,8 @@ log = structlog.get_logger("kafka.server.MetricsEndpoint")
 
 class MetricsEndpoint:
     def __init__(self, config, time, request_channel, socket_server, replica_manager, log_manager,
-                 fetch_session_cache, purgatory_holders: list, transaction_coordinator=None, quota_managers=None,
+                 fetch_session_cache, purgatory_holders: list, transaction_coordinator=None,
+                 quota_managers=None,
                  io_thread_idle_ns: Callable[[], list[int]] = list,
                  controller_values: Callable[[], dict[str, int]] = dict,
                  raft_values: Callable[[], dict[str, object]] = dict) -> None:
@@ -69,7 +70,8 @@ class MetricsEndpoint:
             host, port = config.metrics_listener
             self.exporter = PrometheusExporter(host, port, self.metrics.exposition, pages, self.time)
             self.exporter.startup()
-        log.info("observability", metrics=f"{self.url}/metrics" if self.url else "off (metrics.listener is empty)",
+        log.info("observability", metrics=f"{self.url}/metrics" if self.url
+                 else "off (metrics.listener is empty)",
                  request_trace=f"{self.url}/requests" if self.url and self.request_trace else "off",
                  log_dirs=config.log_dirs)
         log.info("configuration differs from defaults", **config.non_default_values())
@@ -85,15 +87,18 @@ class MetricsEndpoint:
                                          lambda: sum(channel.response_queue_sizes().values()))
         metrics.register_thread_pools(
             lambda: [p.idle_time_ns for p in self.socket_server.processors], self.io_thread_idle_ns)
-        metrics.register_purgatories(lambda: [(p.name, p.watched(), p.num_delayed()) for p in self.purgatories()])
+        metrics.register_purgatories(lambda: [(p.name, p.watched(), p.num_delayed())
+                                              for p in self.purgatories()])
         replica_manager = self.replica_manager
         failures = replica_manager.log_manager.log_dir_failure_channel
         partitions = lambda: list(replica_manager.all_partitions.values())  # noqa: E731
         metrics.register_replica_manager(
             partition_count=lambda: len(partitions()),
-            leader_count=lambda: sum(1 for p in partitions() if p.leader_id == replica_manager.local_broker_id),
+            leader_count=lambda: sum(1 for p in partitions()
+                                     if p.leader_id == replica_manager.local_broker_id),
             under_replicated=lambda: sum(1 for p in partitions() if p.is_under_replicated),
-            # Kafka's offlineReplicaCount: hosted in a failed dir, or not hosted at all (HostedPartition.Offline)
+            # Kafka's offlineReplicaCount: hosted in a failed dir, or not hosted at all
+            # (HostedPartition.Offline)
             offline_replicas=lambda: sum(1 for p in partitions() if failures.is_offline(p.log.parent_dir))
             + len(replica_manager.offline_partitions()))
         metrics.register_producer_ids(replica_manager.producer_id_count)
@@ -108,7 +113,8 @@ class MetricsEndpoint:
             at_min_isr=lambda: sum(1 for p in partitions() if p.is_at_min_isr),
             max_lag=replica_manager.replica_fetcher_manager.max_lag)
         cache = self.fetch_session_cache
-        cache.evictions_meter = metrics.register_fetch_sessions(lambda: cache.size, lambda: cache.total_partitions)
+        cache.evictions_meter = metrics.register_fetch_sessions(lambda: cache.size,
+                                                                lambda: cache.total_partitions)
         metrics.register_log_manager(lambda: len(failures.offline_log_dirs()))
         metrics.register_logs(self._log_stats)
         metrics.register_partitions(lambda: [(p.topic, p.topic_partition.partition, p.last_stable_offset_lag)
@@ -121,7 +127,8 @@ class MetricsEndpoint:
         managers = self.quota_managers
         if managers is None:
             return []
-        manager = {"Produce": managers.produce, "Fetch": managers.fetch, "Request": managers.request}[quota_type]
+        manager = {"Produce": managers.produce, "Fetch": managers.fetch,
+                   "Request": managers.request}[quota_type]
         return manager.metric_values()
 
     def purgatories(self) -> list[DelayedOperationPurgatory]:

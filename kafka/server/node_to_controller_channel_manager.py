@@ -56,7 +56,8 @@ def answered_not_controller(body: Any) -> bool:
 
 
 class NodeToControllerChannelManager(threading.Thread):
-    def __init__(self, node_id: int, controllers: dict[int, tuple[str, int]], active_controller: Callable[[], int | None],
+    def __init__(self, node_id: int, controllers: dict[int, tuple[str, int]],
+                 active_controller: Callable[[], int | None],
                  request_timeout_ms: int, retry_backoff_ms: int, time: Time, name: str = "forwarding",
                  client_configs: dict | None = None) -> None:
         super().__init__(name=f"kafka-{node_id}-to-controller-{name}-channel", daemon=True)
@@ -80,7 +81,8 @@ class NodeToControllerChannelManager(threading.Thread):
 
     def send_request(self, api_key: int, body: dict[str, Any], callback: Callable[[Any, Errors], None],
                      timeout_ms: int, max_version: int | None = None) -> None:
-        request = ControllerRequest(api_key, body, callback, self.time.milliseconds() + timeout_ms, max_version)
+        request = ControllerRequest(api_key, body, callback, self.time.milliseconds() + timeout_ms,
+                                    max_version)
         with self._lock:
             self._waiting.append((0, request))
         self.client.wakeup()
@@ -109,9 +111,11 @@ class NodeToControllerChannelManager(threading.Thread):
             request.attempts += 1
             if (address := self.endpoint_of(controller)) is not None:
                 self.client.metadata.add_nodes([Node(controller, *address)])
-            self.client.send(ClientRequest(controller, request.api_key, request.body, max_version=request.max_version,
+            self.client.send(ClientRequest(controller, request.api_key, request.body,
+                                           max_version=request.max_version,
                                            timeout_ms=max(1, request.deadline_ms - now_ms),
-                                           callback=lambda response, r=request: self._on_response(r, response)))
+                                           callback=lambda response,
+                                           r=request: self._on_response(r, response)))
 
     def _on_response(self, request: ControllerRequest, response: ClientResponse) -> None:
         now_ms = self.time.milliseconds()

@@ -68,7 +68,8 @@ class ReplicaFetchConfig:
 
     @classmethod
     def from_kafka_config(cls, config) -> ReplicaFetchConfig:
-        return cls(config.replica_fetch_wait_max_ms, config.replica_fetch_min_bytes, config.replica_fetch_max_bytes,
+        return cls(config.replica_fetch_wait_max_ms, config.replica_fetch_min_bytes,
+                   config.replica_fetch_max_bytes,
                    config.replica_fetch_response_max_bytes, config.replica_fetch_backoff_ms,
                    config.replica_socket_timeout_ms, config.client_configs(config.inter_broker_listener_name))
 
@@ -118,13 +119,15 @@ class RemoteLeaderEndPoint:
         """One Fetch for these partitions. The answer has only the partitions with news: the leader
         keeps a fetch session for us (KIP-227)."""
         data = self.fetch_session.build({
-            tp: PartitionData(p.fetch_offset, self.config.max_bytes, p.current_leader_epoch, p.log_start_offset,
+            tp: PartitionData(p.fetch_offset, self.config.max_bytes, p.current_leader_epoch,
+                              p.log_start_offset,
                               p.last_fetched_epoch)
             for tp, p in partitions.items()})
         by_topic: dict[str, list[dict]] = {}
         for tp, p in data.to_send.items():
             by_topic.setdefault(tp.topic, []).append(dict(
-                partition=tp.partition, current_leader_epoch=p.current_leader_epoch, fetch_offset=p.fetch_offset,
+                partition=tp.partition, current_leader_epoch=p.current_leader_epoch,
+                fetch_offset=p.fetch_offset,
                 last_fetched_epoch=p.last_fetched_epoch, log_start_offset=p.log_start_offset,
                 partition_max_bytes=p.max_bytes))
         forgotten: dict[str, list[int]] = {}
@@ -147,9 +150,11 @@ class RemoteLeaderEndPoint:
         error = Errors.for_code(response.error_code)
         if not self.fetch_session.handle_response(error, response.session_id):
             if error in (Errors.FETCH_SESSION_ID_NOT_FOUND, Errors.INVALID_FETCH_SESSION_EPOCH):
-                return {}  # the session was lost (evicted, the leader restarted): the next fetch is a full one
+                # the session was lost (evicted, the leader restarted): the next fetch is a full one
+                return {}
             raise LeaderUnreachableError(f"{self.describe()} refused the fetch: {error.name}")
-        return {TopicPartition(t.topic, p.partition_index): p for t in response.responses for p in t.partitions}
+        return {TopicPartition(t.topic, p.partition_index): p for t in response.responses
+                for p in t.partitions}
 
     # ------------------------------------------------------------------ OffsetForLeaderEpoch
     def fetch_epoch_end_offsets(self, partitions: dict[TopicPartition, tuple[int, int]]
@@ -163,7 +168,8 @@ class RemoteLeaderEndPoint:
         body = dict(replica_id=self.local_broker_id,
                     topics=[dict(topic=name, partitions=ps) for name, ps in by_topic.items()])
         response = self._send_and_receive(ApiKey.OFFSET_FOR_LEADER_EPOCH, body)
-        return {TopicPartition(t.topic, p.partition): (Errors.for_code(p.error_code), p.leader_epoch, p.end_offset)
+        return {TopicPartition(t.topic, p.partition): (Errors.for_code(p.error_code), p.leader_epoch,
+                                                       p.end_offset)
                 for t in response.topics for p in t.partitions}
 
     # ------------------------------------------------------------------ ListOffsets
@@ -175,13 +181,15 @@ class RemoteLeaderEndPoint:
 
     def _list_offset(self, tp: TopicPartition, current_leader_epoch: int, timestamp: int) -> int:
         body = dict(replica_id=self.local_broker_id, isolation_level=0, topics=[dict(
-            name=tp.topic, partitions=[dict(partition_index=tp.partition, current_leader_epoch=current_leader_epoch,
+            name=tp.topic,
+            partitions=[dict(partition_index=tp.partition, current_leader_epoch=current_leader_epoch,
                                             timestamp=timestamp)])])
         response = self._send_and_receive(ApiKey.LIST_OFFSETS, body)
         partition = response.topics[0].partitions[0]
         if partition.error_code != Errors.NONE:
             raise LeaderUnreachableError(
-                f"{self.describe()} answered ListOffsets for {tp} with {Errors.for_code(partition.error_code).name}")
+                f"{self.describe()} answered ListOffsets for {tp} with "
+                f"{Errors.for_code(partition.error_code).name}")
         return partition.offset
 
     def close(self) -> None:

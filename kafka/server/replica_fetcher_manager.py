@@ -62,7 +62,8 @@ class ReplicaFetcherManager:
         name = f"ReplicaFetcherThread-{fetcher_id}-{leader_id}"
         end_point = RemoteLeaderEndPoint(self.broker_id, leader, self.fetch_config, self.time,
                                          client_id=f"broker-{self.broker_id}-fetcher-{fetcher_id}")
-        fetcher = ReplicaFetcherThread(name, end_point, self.replica_manager, self.fetch_config.backoff_ms, self.time)
+        fetcher = ReplicaFetcherThread(name, end_point, self.replica_manager, self.fetch_config.backoff_ms,
+                                       self.time)
         self.fetchers[key] = fetcher
         fetcher.start()
         return fetcher

@@ -21,7 +21,8 @@ from kafka.utils.topic_partition import TopicPartition
 
 
 class ReplicaFetcherThread(AbstractFetcherThread):
-    def __init__(self, name: str, leader: RemoteLeaderEndPoint, replica_manager, backoff_ms: int, time: Time) -> None:
+    def __init__(self, name: str, leader: RemoteLeaderEndPoint, replica_manager, backoff_ms: int,
+                 time: Time) -> None:
         super().__init__(name, leader, backoff_ms, time)
         self.replica_manager = replica_manager
 
@@ -54,6 +55,7 @@ class ReplicaFetcherThread(AbstractFetcherThread):
 
     def process_partition_data(self, tp: TopicPartition, fetch_offset: int, data) -> int:
         records = data.records or b""
-        next_offset = self._partition(tp).append_records_to_follower(records, data.high_watermark, data.log_start_offset)
+        next_offset = self._partition(tp).append_records_to_follower(records, data.high_watermark,
+                                                                     data.log_start_offset)
         self.replica_manager.record_follower_append(tp, len(records))
         return next_offset

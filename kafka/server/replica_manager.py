@@ -97,7 +97,8 @@ class FetchParams:
     def isolation(self) -> FetchIsolation:
         """How far this fetch reads: the log end (followers, coordinator loads), the HW, or the LSO
         (read_committed)."""
-        return FetchIsolation.LOG_END if self.to_log_end else FetchIsolation.of(self.replica_id, self.isolation_level)
+        return FetchIsolation.LOG_END if self.to_log_end else FetchIsolation.of(self.replica_id,
+                                                                                self.isolation_level)
 
     @property
     def fetch_only_from_leader(self) -> bool:
@@ -110,13 +111,16 @@ class FetchParams:
 # most specific first: RecordValidationError is an InvalidRecordError with its own code.
 _APPEND_ERROR_CODES: tuple[tuple[type[Exception], Errors], ...] = (
     (CorruptRecordError, Errors.CORRUPT_MESSAGE),
-    (UnsupportedCompressionTypeError, Errors.UNSUPPORTED_COMPRESSION_TYPE),  # attributes naming codec 5, 6 or 7
+    # attributes naming codec 5, 6 or 7
+    (UnsupportedCompressionTypeError, Errors.UNSUPPORTED_COMPRESSION_TYPE),
     (InvalidRecordError, Errors.INVALID_RECORD),
     (RecordTooLargeError, Errors.MESSAGE_TOO_LARGE),
     (RecordBatchTooLargeError, Errors.RECORD_LIST_TOO_LARGE),
-    (OutOfOrderSequenceError, Errors.OUT_OF_ORDER_SEQUENCE_NUMBER),  # KIP-98: a batch lost, or a retry too old
+    # KIP-98: a batch lost, or a retry too old
+    (OutOfOrderSequenceError, Errors.OUT_OF_ORDER_SEQUENCE_NUMBER),
     (InvalidProducerEpochError, Errors.INVALID_PRODUCER_EPOCH),  # a zombie producer, fenced by a newer epoch
-    (TransactionCoordinatorFencedError, Errors.TRANSACTION_COORDINATOR_FENCED),  # a deposed coordinator's marker
+    # a deposed coordinator's marker
+    (TransactionCoordinatorFencedError, Errors.TRANSACTION_COORDINATOR_FENCED),
     (InvalidTxnStateError, Errors.INVALID_TXN_STATE),  # a non-transactional write inside an open transaction
     (NotEnoughReplicasError, Errors.NOT_ENOUGH_REPLICAS),
     (LogDirError, Errors.KAFKA_STORAGE_ERROR),  # the log was closed under us (topic deleted, broker stopping)
@@ -163,7 +167,8 @@ class ReplicaManager:
         self.alter_partition_manager = None  # KafkaServer sets it: ISR changes go to the controller
         self.replica_lag_time_max_ms = config.replica_lag_time_max_ms
         self.replica_fetcher_manager = ReplicaFetcherManager(
-            self.local_broker_id, self, ReplicaFetchConfig.from_kafka_config(config), config.num_replica_fetchers, time)
+            self.local_broker_id, self, ReplicaFetchConfig.from_kafka_config(config),
+            config.num_replica_fetchers, time)
         self.isr_change_meters = IsrChangeMeters()  # KafkaServer swaps in the exported ones
 
     # ------------------------------------------------------------------ hosting partitions
@@ -247,7 +252,8 @@ class ReplicaManager:
                 except KafkaStorageError as e:
                     self._offline_partitions[tp] = str(e)
                     raise
-                partition = Partition(tp, unified_log, self.local_broker_id, self.time, self.replica_lag_time_max_ms,
+                partition = Partition(tp, unified_log, self.local_broker_id, self.time,
+                                      self.replica_lag_time_max_ms,
                                       self.alter_partition_manager, listener=self)
                 self.all_partitions = {**self.all_partitions, tp: partition}
             return partition
@@ -262,7 +268,8 @@ class ReplicaManager:
             gone = [tp for tp in self.all_partitions if tp.topic == topic]
             deleted = [self.all_partitions[tp] for tp in gone]
             self.all_partitions = {tp: p for tp, p in self.all_partitions.items() if tp.topic != topic}
-            self._offline_partitions = {tp: e for tp, e in self._offline_partitions.items() if tp.topic != topic}
+            self._offline_partitions = {tp: e for tp, e in self._offline_partitions.items()
+                                        if tp.topic != topic}
         for partition in deleted:
             partition.delete()
         for tp in gone:
@@ -303,7 +310,8 @@ class ReplicaManager:
         """Kafka's appendRecords. `origin` is CLIENT for a ProduceRequest (no control batches, sequences
         checked) and COORDINATOR for a coordinator's own writes (transaction markers, sequences not
         checked)."""
-        results = self.append_records_to_leader(required_acks, internal_topics_allowed, entries_per_partition, origin)
+        results = self.append_records_to_leader(required_acks, internal_topics_allowed, entries_per_partition,
+                                                origin)
         responses = {tp: result.partition_response() for tp, result in results.items()}
         if self._delayed_produce_required(required_acks, results):
             produce_statuses = {tp: ProducePartitionStatus(result.required_offset, responses[tp],
@@ -329,7 +337,8 @@ class ReplicaManager:
             if result.hw_moved:
                 self.try_complete_delayed_requests(tp)
             elif result.error == Errors.NONE:  # the LEO moved: followers waiting for it may go
-                self.delayed_fetch_purgatory.check_and_complete(TopicPartitionOperationKey(tp.topic, tp.partition))
+                self.delayed_fetch_purgatory.check_and_complete(TopicPartitionOperationKey(tp.topic,
+                                                                                           tp.partition))
         return results
 
     @staticmethod
@@ -342,18 +351,21 @@ class ReplicaManager:
                             ) -> LogAppendResult:
         """Append one partition's records (Kafka's appendToLocalLog, for one partition)."""
         if tp.topic.startswith("__") and not internal_topics_allowed:
-            return LogAppendResult.failed(Errors.INVALID_TOPIC_EXCEPTION, f"cannot append to internal topic {tp.topic}")
+            return LogAppendResult.failed(Errors.INVALID_TOPIC_EXCEPTION,
+                                          f"cannot append to internal topic {tp.topic}")
         partition, error = self.get_partition_or_error(tp)
         if partition is None:
             return LogAppendResult.failed(error)
         try:
             info, hw_moved = partition.append_records_to_leader(records, required_acks, origin)
         except RecordValidationError as e:  # KIP-467: which records, and why
-            return LogAppendResult.failed(Errors[e.error], str(e), tuple(e.record_errors), partition.log_start_offset)
+            return LogAppendResult.failed(Errors[e.error], str(e), tuple(e.record_errors),
+                                          partition.log_start_offset)
         except KafkaStorageError as e:  # a full disk, an I/O error: nothing was appended
             self.log_manager.log_dir_failure_channel.maybe_add_offline_log_dir(e.log_dir, str(e))
             return LogAppendResult.failed(Errors.KAFKA_STORAGE_ERROR, str(e))
-        except PartitionError as e:  # it stopped leading after get_partition_or_error looked (NOT_LEADER_OR_FOLLOWER)
+        # it stopped leading after get_partition_or_error looked (NOT_LEADER_OR_FOLLOWER)
+        except PartitionError as e:
             return LogAppendResult.failed(e.error, str(e))
         except _APPEND_ERRORS as e:
             # Kafka's processFailedRecord: the log start offset comes back, except where the log was not read
@@ -420,7 +432,8 @@ class ReplicaManager:
         self.expired_produce_count += 1
 
     # ------------------------------------------------------------------ fetch
-    def fetch_messages(self, params: FetchParams, fetch_infos: list[tuple[TopicPartition, FetchPartitionInfo]],
+    def fetch_messages(self, params: FetchParams,
+                       fetch_infos: list[tuple[TopicPartition, FetchPartitionInfo]],
                        response_callback: Callable[[list[tuple[TopicPartition, FetchPartitionData]]], None],
                        ) -> None:
         results = self.read_from_local_log(params, fetch_infos, zero_copy=True)
@@ -433,12 +446,15 @@ class ReplicaManager:
         release_records(results)  # not enough yet: the DelayedFetch reads again when it completes
         # Kafka's FetchPartitionStatus.startOffsetMetadata: where each read started, to count from.
         fetch_positions = {tp: data.fetch_offset_metadata for tp, data in results
-                           if data.fetch_offset_metadata is not None and not data.fetch_offset_metadata.message_offset_only}
-        operation = DelayedFetch(params.max_wait_ms, params, fetch_infos, self, response_callback, fetch_positions)
+                           if data.fetch_offset_metadata is not None
+                           and not data.fetch_offset_metadata.message_offset_only}
+        operation = DelayedFetch(params.max_wait_ms, params, fetch_infos, self, response_callback,
+                                 fetch_positions)
         keys = [TopicPartitionOperationKey(tp.topic, tp.partition) for tp, _ in fetch_infos]
         self.delayed_fetch_purgatory.try_complete_else_watch(operation, keys)
 
-    def read_from_local_log(self, params: FetchParams, fetch_infos: list[tuple[TopicPartition, FetchPartitionInfo]],
+    def read_from_local_log(self, params: FetchParams,
+                            fetch_infos: list[tuple[TopicPartition, FetchPartitionInfo]],
                             zero_copy: bool = False) -> list[tuple[TopicPartition, FetchPartitionData]]:
         """Read each partition in order until the response's max_bytes is spent.
 
@@ -472,7 +488,8 @@ class ReplicaManager:
             return FetchPartitionData(error, aborted_transactions=[])
         limit = max(0, min(info.max_bytes, remaining))
         try:
-            read, hw_moved = partition.fetch_records(params.replica_id, info.fetch_offset, info.current_leader_epoch,
+            read, hw_moved = partition.fetch_records(params.replica_id, info.fetch_offset,
+                                                     info.current_leader_epoch,
                                                      limit, min_one_message, zero_copy, params.isolation,
                                                      info.last_fetched_epoch)
         except PartitionError as e:  # not the leader (any more), or another leader epoch

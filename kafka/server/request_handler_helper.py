@@ -85,7 +85,8 @@ class RequestHandlerHelper:
     def send_response_exempt_throttle(self, request: Request, body: dict) -> None:
         header = request.header
         self.request_channel.update_error_metrics(request, count_error_codes(body))
-        self.send_payload(request, encode_response(APIS[header.api_key], header.api_version, header.correlation_id,
+        self.send_payload(request,
+                          encode_response(APIS[header.api_key], header.api_version, header.correlation_id,
                                                    body))
 
     def send_error_response_maybe_throttle(self, request: Request, error: Errors) -> None:
@@ -112,7 +113,8 @@ class RequestHandlerHelper:
         request.api_remote_complete_time_ns = now
         self.request_channel.send_response(Response(request, payload))
 
-    def send_response_when_done(self, request: Request, future: Future, body_of: Callable[[Any], dict]) -> None:
+    def send_response_when_done(self, request: Request, future: Future,
+                                body_of: Callable[[Any], dict]) -> None:
         """Answer once `future` is done, from the thread that completes it (the controller channel's,
         the metadata publisher's, a purgatory's reaper): the I/O thread has long moved on."""
         def done(finished: Future) -> None:
@@ -153,7 +155,8 @@ class RequestHandlerHelper:
     def maybe_record_request_quota(self, request: Request) -> int:
         """Kafka's ClientRequestQuotaManager.maybeRecordAndGetThrottleTimeMs for one answered request."""
         return self.quotas.request.maybe_record_request_time(
-            user_of(request), client_id_of(request), request_thread_time_ns(request), self.time.milliseconds())
+            user_of(request), client_id_of(request), request_thread_time_ns(request),
+            self.time.milliseconds())
 
     def maybe_throttle_response(self, request: Request, body: dict | None) -> None:
         """Charge the Request quota; over it, the body carries the throttle and the connection stays muted."""
@@ -172,7 +175,8 @@ class RequestHandlerHelper:
         bandwidth = self.quotas.produce.maybe_record_and_get_throttle_time_ms(
             user_of(request), client_id_of(request), len(request.buffer), now)
         request_time = 0 if acks == 0 else self.maybe_record_request_quota(request)
-        return self._throttle_max(request, (self.quotas.produce, bandwidth), (self.quotas.request, request_time))
+        return self._throttle_max(request, (self.quotas.produce, bandwidth),
+                                  (self.quotas.request, request_time))
 
     def fetch_throttle_time_ms(self, request: Request, response_bytes: int) -> int:
         """Bytes out against consumer_byte_rate and I/O time against request_percentage. A throttled
@@ -180,7 +184,8 @@ class RequestHandlerHelper:
         now = self.time.milliseconds()
         user, client_id = user_of(request), client_id_of(request)
         request_time = self.maybe_record_request_quota(request)
-        bandwidth = self.quotas.fetch.maybe_record_and_get_throttle_time_ms(user, client_id, response_bytes, now)
+        bandwidth = self.quotas.fetch.maybe_record_and_get_throttle_time_ms(user, client_id, response_bytes,
+                                                                            now)
         throttle_time_ms = self._throttle_max(request, (self.quotas.fetch, bandwidth),
                                               (self.quotas.request, request_time))
         if throttle_time_ms > 0:

@@ -6,11 +6,12 @@ prints each request's five times in one line. Seed 002 draws the journey as a pi
     network thread -> request queue -> I/O thread -> commit log -> purgatory -> response queue
     -> network thread -> socket
 
-With `request.trace.enable=true` each Request notes every hand-off (Request.mark) with the thread
-that made it, and every decision the authoriser took on it (AuthHelper: "authorize User:ANONYMOUS
-WRITE TOPIC:orders -> DENIED by NoMatchingAllow"), under the principal that sent it; when its response has gone out the Processor hands it here. `render` draws the
-journeys as text, with real numbers: an acks=all produce parked in the produce purgatory, a consumer's
-fetch long-polling until `fetch.max.wait.ms` and answered by the ExpirationReaper thread.
+With `request.trace.enable=true` each Request notes every hand-off (Request.mark) with the thread that made
+it, and every decision the authoriser took on it (AuthHelper: "authorize User:ANONYMOUS WRITE TOPIC:orders ->
+DENIED by NoMatchingAllow"), under the principal that sent it; when its response has gone out the Processor
+hands it here. `render` draws the journeys as text, with real numbers: an acks=all produce parked in the
+produce purgatory, a consumer's fetch long-polling until `fetch.max.wait.ms` and answered by the
+ExpirationReaper thread.
 
 Served next to /metrics at /requests; `kafka-request-trace` prints the same page.
 """
@@ -102,7 +103,8 @@ def render(request: TracedRequest) -> str:
     span = max(end - start, 1)
     name = request.names[0]
     lines = [f"{name} v{request.version}  correlation_id={request.correlation_id}  "
-             f"client_id={request.client_id!r}  principal={request.principal}  connection={request.connection_id}  "
+             f"client_id={request.client_id!r}  principal={request.principal}  "
+             f"connection={request.connection_id}  "
              f"total {request.total_ms:.3f} ms"]
     for i, (step, ns, thread) in enumerate(request.steps):
         next_ns = request.steps[i + 1][1] if i + 1 < len(request.steps) else ns

@@ -23,7 +23,8 @@ from kafka.server.request_handler_helper import RequestHandlerHelper
 
 
 class SaslApis:
-    def __init__(self, request_helper: RequestHandlerHelper, forwarding_manager: ForwardingManager | None = None,
+    def __init__(self, request_helper: RequestHandlerHelper,
+                 forwarding_manager: ForwardingManager | None = None,
                  scram_publisher: ScramPublisher | None = None) -> None:
         self.request_helper = request_helper
         self.forwarding_manager = forwarding_manager  # AlterUserScramCredentials: the controller's decision
@@ -62,7 +63,8 @@ class SaslApis:
             error = error if error != Errors.NONE else Errors.UNKNOWN_SERVER_ERROR
             users = dict.fromkeys([a.name for a in [*req.deletions, *req.upsertions]])
             self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, results=[
-                dict(user=u, error_code=error, error_message="the active controller did not answer") for u in users]))
+                dict(user=u, error_code=error, error_message="the active controller did not answer")
+                for u in users]))
 
         self.forwarding_manager.forward_request(
             ApiKey.ALTER_USER_SCRAM_CREDENTIALS, req.to_dict(), 30_000, on_response,

@@ -68,12 +68,14 @@ class ShareApis:
         error = self._check_group_and_member(request, req.group_id, req.member_id)
         renew = version >= 2 and req.is_renew_ack
         if error is None and renew and any((req.max_bytes, req.min_bytes, req.max_records, req.max_wait_ms)):
-            error = ShareError(Errors.INVALID_REQUEST, "maxBytes, minBytes, maxRecords and maxWaitMs must be set to 0 "
+            error = ShareError(Errors.INVALID_REQUEST,
+                               "maxBytes, minBytes, maxRecords and maxWaitMs must be set to 0 "
                                                        "if isRenewAck is true.")
         if error is not None:
             self._send_fetch_error(request, error)
             return
-        names = self._topic_names([t.topic_id for t in req.topics] + [t.topic_id for t in req.forgotten_topics_data])
+        names = self._topic_names([t.topic_id for t in req.topics] + [t.topic_id
+                                                                      for t in req.forgotten_topics_data])
         fetch_data = [TopicIdPartition(t.topic_id, names.get(t.topic_id), p.partition_index)
                       for t in req.topics for p in t.partitions]
         forgotten = [TopicIdPartition(t.topic_id, names.get(t.topic_id), p)
@@ -91,11 +93,13 @@ class ShareApis:
             return
         erroneous, valid = context.erroneous_and_valid_partitions()
         authorized = self.auth.filter_by_authorized(
-            request, Op.READ, Res.TOPIC, {tip.topic for tip in [*erroneous, *valid, *fetch_data] if tip.topic})
+            request, Op.READ, Res.TOPIC,
+            {tip.topic for tip in [*erroneous, *valid, *fetch_data] if tip.topic})
         acks: Future = _done({})
         if acks_present:
             ack_data, ack_errors = self._acknowledgements(req.topics, names)
-            acks = self._handle_acknowledgements(ack_data, ack_errors, authorized, req.group_id, req.member_id,
+            acks = self._handle_acknowledgements(ack_data, ack_errors, authorized, req.group_id,
+                                                 req.member_id,
                                                  version >= 2, renew)
         fetched = _done({}) if renew else self._fetch(request, req, erroneous, valid, authorized)
         _both(fetched, acks).add_done_callback(lambda done: self._answering(
@@ -114,12 +118,15 @@ class ShareApis:
         if not interested:
             return _done(results)
         max_bytes = min(req.max_bytes, self.fetch_max_bytes)
-        params = FetchParams(replica_id=-1, max_wait_ms=req.max_wait_ms, min_bytes=min(req.min_bytes, max_bytes),
-                             max_bytes=max_bytes, isolation_level=self.config_provider.isolation_level(req.group_id))
+        params = FetchParams(replica_id=-1, max_wait_ms=req.max_wait_ms,
+                             min_bytes=min(req.min_bytes, max_bytes),
+                             max_bytes=max_bytes,
+                             isolation_level=self.config_provider.isolation_level(req.group_id))
         answer: Future = Future()
         self.manager.fetch_messages(req.group_id, req.member_id, params, req.get("share_acquire_mode", 0),
                                     req.share_session_epoch, req.max_records, req.batch_size, interested
-                                    ).add_done_callback(lambda done: answer.set_result({**done.result(), **results}))
+                                    ).add_done_callback(lambda done: answer.set_result({**done.result(),
+                                                                                        **results}))
         return answer
 
     def _respond_share_fetch(self, request: Request, context, fetched: dict, acks: dict, names: dict) -> None:
@@ -163,7 +170,8 @@ class ShareApis:
         authorized = self.auth.filter_by_authorized(request, Op.READ, Res.TOPIC,
                                                     {tip.topic for tip in ack_data if tip.topic})
         renew = version >= 2 and req.is_renew_ack
-        self._handle_acknowledgements(ack_data, ack_errors, authorized, req.group_id, req.member_id, version >= 2,
+        self._handle_acknowledgements(ack_data, ack_errors, authorized, req.group_id, req.member_id,
+                                      version >= 2,
                                       renew).add_done_callback(lambda done: self._answering(
             request, lambda: self._respond_acknowledge(request, done.result())))
 
@@ -190,7 +198,8 @@ class ShareApis:
                 if tip.topic is None:
                     errors[tip] = (Errors.UNKNOWN_TOPIC_ID, None)
                 elif partition.acknowledgement_batches:
-                    data[tip] = [ShareAcknowledgementBatch(b.first_offset, b.last_offset, tuple(b.acknowledge_types))
+                    data[tip] = [ShareAcknowledgementBatch(b.first_offset, b.last_offset,
+                                                           tuple(b.acknowledge_types))
                                  for b in partition.acknowledgement_batches]
         return data, errors
 
@@ -222,7 +231,8 @@ class ShareApis:
             respond()
         except Exception:  # noqa: BLE001
             log.exception("building a share response failed", api=request.header.api_key)
-            self.responder.send_response(request, dict(throttle_time_ms=0, error_code=Errors.UNKNOWN_SERVER_ERROR,
+            self.responder.send_response(request,
+                                         dict(throttle_time_ms=0, error_code=Errors.UNKNOWN_SERVER_ERROR,
                                                        error_message=None, acquisition_lock_timeout_ms=0,
                                                        responses=[], node_endpoints=[]))
 
@@ -245,7 +255,8 @@ class ShareApis:
         return topic is not None and topic.partition(tip.partition) is not None
 
     def _lock_duration(self, group_id: str | None) -> int:
-        return self.config_provider.record_lock_duration_ms_or_default(group_id or "", self.record_lock_duration_ms)
+        return self.config_provider.record_lock_duration_ms_or_default(group_id or "",
+                                                                       self.record_lock_duration_ms)
 
     def _set_current_leaders(self, request: Request, partitions: dict) -> list[dict]:
         """For partitions led elsewhere: the current leader and epoch, and the leaders' endpoints."""
@@ -268,7 +279,8 @@ class ShareApis:
         return list(endpoints.values())
 
 
-def _valid_batches(batches: list[ShareAcknowledgementBatch], supports_renew: bool, is_renew_ack: bool) -> bool:
+def _valid_batches(batches: list[ShareAcknowledgementBatch], supports_renew: bool,
+                   is_renew_ack: bool) -> bool:
     """Kafka's validateAcknowledgementBatches: ordered, non-overlapping batches with one type per offset or
     one for all, types 0-3 (0-4 from v2, and 4 only in a renewing request)."""
     max_type = AcknowledgeType.RENEW if supports_renew else AcknowledgeType.REJECT

@@ -28,14 +28,16 @@ from kafka.utils import future_utils
 from kafka.utils.topic_partition import TopicPartition
 
 # ConfigResource.Type -> the ACL resource it is authorised on, and the error when it is not
-_CONFIG_RESOURCES = {2: (Res.TOPIC, Errors.TOPIC_AUTHORIZATION_FAILED),  # (Kafka's messages: AUTHORIZATION_MESSAGES)
+# (Kafka's messages: AUTHORIZATION_MESSAGES)
+_CONFIG_RESOURCES = {2: (Res.TOPIC, Errors.TOPIC_AUTHORIZATION_FAILED),
                      4: (Res.CLUSTER, Errors.CLUSTER_AUTHORIZATION_FAILED),
                      8: (Res.CLUSTER, Errors.CLUSTER_AUTHORIZATION_FAILED),
                      32: (Res.GROUP, Errors.GROUP_AUTHORIZATION_FAILED)}
 
 
 class StorageApis:
-    def __init__(self, request_helper: RequestHandlerHelper, auth_helper: AuthHelper, replica_manager: ReplicaManager,
+    def __init__(self, request_helper: RequestHandlerHelper, auth_helper: AuthHelper,
+                 replica_manager: ReplicaManager,
                  metadata_cache: MetadataCache, config_helper: ConfigHelper) -> None:
         self.request_helper = request_helper
         self.auth = auth_helper
@@ -55,7 +57,8 @@ class StorageApis:
     def handle_delete_records_request(self, request: Request) -> None:
         req = request.body
         topics = []
-        deletable = self.auth.filter_by_authorized(request, Op.DELETE, Res.TOPIC, (t.name for t in req.topics))
+        deletable = self.auth.filter_by_authorized(request, Op.DELETE, Res.TOPIC,
+                                                   (t.name for t in req.topics))
         for topic in req.topics:
             partitions = []
             for p in topic.partitions:
@@ -79,16 +82,19 @@ class StorageApis:
         for resource in req.resources:
             result = dict(error_code=Errors.NONE, error_message="", resource_type=resource.resource_type,
                           resource_name=resource.resource_name, configs=[])  # Kafka's "" for no error
-            denied = self._config_denied(request, Op.DESCRIBE_CONFIGS, resource.resource_type, resource.resource_name)
+            denied = self._config_denied(request, Op.DESCRIBE_CONFIGS, resource.resource_type,
+                                         resource.resource_name)
             if denied is not None:
                 result.update(error_code=denied, error_message=AUTHORIZATION_MESSAGES[denied])
                 results.append(result)
                 continue
             try:
-                described = self.config_helper.describe_configs(resource.resource_type, resource.resource_name,
+                described = self.config_helper.describe_configs(resource.resource_type,
+                                                                resource.resource_name,
                                                                 resource.configuration_keys)
                 include_documentation = request.header.api_version >= 3 and req.include_documentation
-                result["configs"] = [d.to_response(request.header.api_version, include_synonyms, include_documentation)
+                result["configs"] = [d.to_response(request.header.api_version, include_synonyms,
+                                                   include_documentation)
                                      for d in described]
             except ConfigError as error:
                 result.update(error_code=error.error, error_message=str(error))
@@ -105,7 +111,8 @@ class StorageApis:
                                          self.config_helper.incremental_alter_configs(
                                              r.resource_type, r.resource_name, ops, req.validate_only)))
         self.request_helper.send_response_when_done(request, future_utils.all_of(results),
-                                                    lambda responses: dict(throttle_time_ms=0, responses=responses))
+                                                    lambda responses: dict(throttle_time_ms=0,
+                                                                           responses=responses))
 
     # ------------------------------------------------------------------ AlterConfigs (legacy)
     def handle_alter_configs_request(self, request: Request) -> None:
@@ -115,7 +122,8 @@ class StorageApis:
             r.resource_type, r.resource_name, {c.name: c.value for c in r.configs}, req.validate_only))
             for resource in req.resources]
         self.request_helper.send_response_when_done(request, future_utils.all_of(results),
-                                                    lambda responses: dict(throttle_time_ms=0, responses=responses))
+                                                    lambda responses: dict(throttle_time_ms=0,
+                                                                           responses=responses))
 
     def _config_denied(self, request: Request, operation, resource_type: int, name: str) -> Errors | None:
         """Kafka's rule: a broker's (or its loggers') configs need the operation on the cluster, a
@@ -130,7 +138,8 @@ class StorageApis:
         """One resource's entry of an alter-configs response, once the controller has answered."""
         response = dict(error_code=Errors.NONE, error_message=None, resource_type=resource.resource_type,
                         resource_name=resource.resource_name)
-        denied = self._config_denied(request, Op.ALTER_CONFIGS, resource.resource_type, resource.resource_name)
+        denied = self._config_denied(request, Op.ALTER_CONFIGS, resource.resource_type,
+                                     resource.resource_name)
         if denied is not None:
             return future_utils.completed({**response, "error_code": denied,
                                            "error_message": AUTHORIZATION_MESSAGES[denied]})

@@ -75,7 +75,8 @@ class TransactionApis:
         denied = self._init_producer_id_denied(request, req.transactional_id)
         if denied is not None:
             self.request_helper.send_response_maybe_throttle(request, dict(
-                throttle_time_ms=0, error_code=denied, producer_id=NO_PRODUCER_ID, producer_epoch=NO_PRODUCER_EPOCH))
+                throttle_time_ms=0, error_code=denied, producer_id=NO_PRODUCER_ID,
+                producer_epoch=NO_PRODUCER_EPOCH))
             return
 
         def send_response_callback(result: InitProducerIdResult) -> None:
@@ -108,15 +109,18 @@ class TransactionApis:
             by_topic: dict[str, list[dict]] = {}
             for tp in wanted:
                 by_topic.setdefault(tp.topic, []).append(dict(
-                    partition_index=tp.partition, partition_error_code=fenced_for_version(errors[tp], version, 2)))
-            self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, results_by_topic=[
+                    partition_index=tp.partition,
+                    partition_error_code=fenced_for_version(errors[tp], version, 2)))
+            self.request_helper.send_response_maybe_throttle(request,
+                                                             dict(throttle_time_ms=0, results_by_topic=[
                 dict(name=name, results_by_partition=parts) for name, parts in by_topic.items()]))
 
         if not self.auth.authorize(request, Op.WRITE, Res.TRANSACTIONAL_ID, req.transactional_id):
             respond({tp: Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED for tp in wanted})
             return
         writable = self.auth.filter_by_authorized(request, Op.WRITE, Res.TOPIC,
-                                                  (tp.topic for tp in wanted if not tp.topic.startswith("__")))
+                                                  (tp.topic for tp in wanted
+                                                   if not tp.topic.startswith("__")))
         failed = {tp: Errors.TOPIC_AUTHORIZATION_FAILED for tp in wanted
                   if tp.topic not in writable and not tp.topic.startswith("__")}
         failed.update({tp: Errors.UNKNOWN_TOPIC_OR_PARTITION for tp in unknown if tp not in failed})
@@ -162,7 +166,8 @@ class TransactionApis:
     def _describe_transaction(self, request: Request, transactional_id: str) -> dict:
         """DESCRIBE on the transactional id, and only the topics the principal may describe (Kafka's rule)."""
         if not self.auth.authorize(request, Op.DESCRIBE, Res.TRANSACTIONAL_ID, transactional_id):
-            return dict(transactional_id=transactional_id, error_code=Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+            return dict(transactional_id=transactional_id,
+                        error_code=Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
                         transaction_state="", transaction_timeout_ms=0, transaction_start_time_ms=-1,
                         producer_id=NO_PRODUCER_ID, producer_epoch=NO_PRODUCER_EPOCH, topics=[])
         state = self.coordinator.handle_describe_transactions(transactional_id)

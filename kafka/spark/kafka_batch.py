@@ -40,7 +40,8 @@ class KafkaBatch(DataSourceReader):
     def partitions(self) -> list[InputPartition]:
         reader = KafkaOffsetReaderAdmin(self.strategy, self.driver_kafka_params, self.range_calculator)
         try:
-            ranges = reader.get_offset_ranges_from_unresolved_offsets(self.starting_offsets, self.ending_offsets)
+            ranges = reader.get_offset_ranges_from_unresolved_offsets(self.starting_offsets,
+                                                                      self.ending_offsets)
         finally:
             reader.close()
         return [KafkaBatchInputPartition(r, self.executor_kafka_params, self.poll_timeout_ms,

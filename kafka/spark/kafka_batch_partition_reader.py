@@ -39,7 +39,8 @@ class KafkaBatchPartitionReader:
         consumer = KafkaDataConsumer(p.executor_kafka_params, SYSTEM)  # a Spark task: the real clock
         report = data_loss_reporter(p.fail_on_data_loss, lambda message: log.warning(message))
         try:
-            for batches, from_offset, until_offset in consumer.get_batches(p.offset_range, p.poll_timeout_ms, report):
+            for batches, from_offset, until_offset in consumer.get_batches(p.offset_range, p.poll_timeout_ms,
+                                                                           report):
                 columns = decode_offset_range(batches, from_offset, until_offset)
                 if len(columns):
                     yield to_arrow_batch(columns, tp.topic, tp.partition, p.include_headers, schema)

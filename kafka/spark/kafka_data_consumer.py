@@ -70,7 +70,8 @@ class KafkaDataConsumer:
         deadline = self.time.hi_res_clock_ms() + poll_timeout_ms
         while offset < until:
             try:
-                fetched = self.consumer.poll_batches(max(0, min(1000, deadline - self.time.hi_res_clock_ms())))
+                fetched = self.consumer.poll_batches(max(0,
+                                                         min(1000, deadline - self.time.hi_res_clock_ms())))
             except KafkaError as e:
                 if e.error != Errors.OFFSET_OUT_OF_RANGE:
                     raise
@@ -93,7 +94,8 @@ class KafkaDataConsumer:
                            report_data_loss: Callable[[str], None]) -> int:
         tp = offset_range.topic_partition
         earliest = self.consumer.beginning_offsets([tp])[tp]
-        report_data_loss(f"cannot fetch offset {offset} of {tp}: the earliest offset still there is {earliest}")
+        report_data_loss(f"cannot fetch offset {offset} of {tp}: the earliest offset still there is "
+                         f"{earliest}")
         next_offset = min(max(offset, earliest), offset_range.until_offset)
         self.consumer.seek(tp, next_offset)
         return next_offset

@@ -93,7 +93,8 @@ class KafkaMicroBatchStream(DataSourceStreamReader, SupportsTriggerAvailableNow)
             offsets = reader.fetch_specific_timestamp_based_offsets(limit.topic_timestamps, True,
                                                                     limit.strategy_on_no_match)
         elif isinstance(limit, GlobalTimestampRangeLimit):
-            offsets = reader.fetch_global_timestamp_based_offsets(limit.timestamp, True, limit.strategy_on_no_match)
+            offsets = reader.fetch_global_timestamp_based_offsets(limit.timestamp, True,
+                                                                  limit.strategy_on_no_match)
         else:
             offsets = reader.fetch_specific_offsets(limit.partition_offsets, self.report_data_loss)
         log.info("initial offsets", offsets=json_utils.partition_offsets_json(offsets))
@@ -119,16 +120,19 @@ class KafkaMicroBatchStream(DataSourceStreamReader, SupportsTriggerAvailableNow)
             self.latest_partition_offsets = self.all_data_for_trigger_available_now
         else:
             self.latest_partition_offsets = self.offset_reader.fetch_latest_offsets()
-        return json_utils.partition_offsets_json(self.end_offsets(start_offsets, self.latest_partition_offsets, limit))
+        return json_utils.partition_offsets_json(self.end_offsets(start_offsets,
+                                                                  self.latest_partition_offsets, limit))
 
-    def end_offsets(self, start: PartitionOffsetMap, latest: PartitionOffsetMap, limit: ReadLimit) -> PartitionOffsetMap:
+    def end_offsets(self, start: PartitionOffsetMap, latest: PartitionOffsetMap,
+                    limit: ReadLimit) -> PartitionOffsetMap:
         """Where this micro-batch ends under ``limit``: ``start`` itself means "no batch yet"."""
         if isinstance(limit, ReadAllAvailable):
             return latest  # ReadAllAvailable wins over every other limit, as in Spark
         min_rows = limit.min_rows if isinstance(limit, ReadMinRows) else self.min_offsets_per_trigger
         # Trigger.AvailableNow ends the query at the first trigger with nothing new: waiting for
         # more records there would end it with records unread (PySpark's ReadMinRows warns of it).
-        if min_rows is not None and not self.is_trigger_available_now and self.delay_batch(min_rows, latest, start):
+        if min_rows is not None and not self.is_trigger_available_now and self.delay_batch(min_rows, latest,
+                                                                                           start):
             log.debug("delaying the batch: fewer records than minOffsetsPerTrigger")
             return start
         if isinstance(limit, ReadMaxRows):
@@ -153,10 +157,12 @@ class KafkaMicroBatchStream(DataSourceStreamReader, SupportsTriggerAvailableNow)
             return None
         return json_utils.partition_offsets_json(self.latest_partition_offsets)
 
-    def rate_limit(self, limit: int, start: PartitionOffsetMap, until: PartitionOffsetMap) -> PartitionOffsetMap:
+    def rate_limit(self, limit: int, start: PartitionOffsetMap,
+                   until: PartitionOffsetMap) -> PartitionOffsetMap:
         """Share ``limit`` records among the partitions in proportion to how far behind each one is."""
         new_partitions = set(until) - set(start)
-        begin = {**(self.offset_reader.fetch_earliest_offsets(new_partitions) if new_partitions else {}), **start}
+        begin = {**(self.offset_reader.fetch_earliest_offsets(new_partitions) if new_partitions else {}),
+                 **start}
         sizes = {tp: end - begin[tp] for tp, end in until.items() if tp in begin and end - begin[tp] > 0}
         total = sum(sizes.values())
         if total < 1:

@@ -24,7 +24,8 @@ from kafka.spark.kafka_offset_range import KafkaOffsetRange
 
 
 class KafkaOffsetRangeCalculator:
-    def __init__(self, min_partitions: int | None = None, max_records_per_partition: int | None = None) -> None:
+    def __init__(self, min_partitions: int | None = None,
+                 max_records_per_partition: int | None = None) -> None:
         if min_partitions is not None and min_partitions <= 0:
             raise ValueError("minPartitions must be positive")
         if max_records_per_partition is not None and max_records_per_partition <= 0:
@@ -43,7 +44,8 @@ class KafkaOffsetRangeCalculator:
         return self._split_to_min_partitions(offset_ranges, self.min_partitions)
 
     @staticmethod
-    def _split_to_min_partitions(offset_ranges: list[KafkaOffsetRange], min_partitions: int) -> list[KafkaOffsetRange]:
+    def _split_to_min_partitions(offset_ranges: list[KafkaOffsetRange],
+                                 min_partitions: int) -> list[KafkaOffsetRange]:
         total_size = sum(r.size for r in offset_ranges)
         # The small ranges (a share that rounds to one task) stay whole and leave the proportional
         # arithmetic, so that the big ranges share what remains of minPartitions between them.

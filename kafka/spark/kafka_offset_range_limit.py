@@ -68,11 +68,13 @@ STARTING_OFFSETS_BY_TIMESTAMP_STRATEGY_KEY = "startingoffsetsbytimestampstrategy
 OPTION_NAMES = {
     "startingoffsets": "startingOffsets", "endingoffsets": "endingOffsets",
     "startingtimestamp": "startingTimestamp", "endingtimestamp": "endingTimestamp",
-    "startingoffsetsbytimestamp": "startingOffsetsByTimestamp", "endingoffsetsbytimestamp": "endingOffsetsByTimestamp",
+    "startingoffsetsbytimestamp": "startingOffsetsByTimestamp",
+    "endingoffsetsbytimestamp": "endingOffsetsByTimestamp",
     STARTING_OFFSETS_BY_TIMESTAMP_STRATEGY_KEY: "startingOffsetsByTimestampStrategy",
     "minpartitions": "minPartitions", "maxrecordsperpartition": "maxRecordsPerPartition",
     "maxoffsetspertrigger": "maxOffsetsPerTrigger", "minoffsetspertrigger": "minOffsetsPerTrigger",
-    "maxtriggerdelay": "maxTriggerDelay", "failondataloss": "failOnDataLoss", "includeheaders": "includeHeaders",
+    "maxtriggerdelay": "maxTriggerDelay", "failondataloss": "failOnDataLoss",
+    "includeheaders": "includeHeaders",
     "kafkaconsumer.polltimeoutms": "kafkaConsumer.pollTimeoutMs", "groupidprefix": "groupIdPrefix",
 }
 
@@ -102,7 +104,8 @@ def get_kafka_offset_range_limit(options: Mapping[str, str], key: str, default: 
                              f"got {text}") from None
     if by_timestamp_key is not None and by_timestamp_key in options:
         return SpecificTimestampRangeLimit(
-            json_utils.partition_offsets(str(options[by_timestamp_key]).strip(), OPTION_NAMES[by_timestamp_key]),
+            json_utils.partition_offsets(str(options[by_timestamp_key]).strip(),
+                                         OPTION_NAMES[by_timestamp_key]),
             strategy)
     value = options.get(key)
     if value is None:
@@ -115,6 +118,7 @@ def get_kafka_offset_range_limit(options: Mapping[str, str], key: str, default: 
     offsets = json_utils.partition_offsets(text, OPTION_NAMES.get(key, key))
     for tp, offset in offsets.items():
         if offset < EARLIEST:
-            raise ValueError(f"option {OPTION_NAMES.get(key, key)!r}: offset {offset} for {tp} is not an offset, "
+            raise ValueError(f"option {OPTION_NAMES.get(key, key)!r}: offset {offset} for {tp} is not an "
+                             "offset, "
                              f"-2 (earliest) or -1 (latest)")
     return SpecificOffsetRangeLimit(offsets)

@@ -82,9 +82,11 @@ class KafkaOffsetReaderAdmin:
         answers = self.admin.list_offsets(specs, isolation_level=self.isolation_level)
         return {tp: offset for tp, (offset, _) in answers.items()}
 
-    def fetch_earliest_offsets(self, partitions: Iterable[TopicPartition] | None = None) -> PartitionOffsetMap:
+    def fetch_earliest_offsets(self,
+                               partitions: Iterable[TopicPartition] | None = None) -> PartitionOffsetMap:
         """Log start offsets, of every partition the strategy names or only of ``partitions``."""
-        return self._list_offsets(dict.fromkeys(self.partitions() if partitions is None else partitions, "earliest"))
+        return self._list_offsets(dict.fromkeys(self.partitions() if partitions is None else partitions,
+                                                "earliest"))
 
     def fetch_latest_offsets(self) -> PartitionOffsetMap:
         """Where reading stops today, for every partition the strategy names: the log end offset
@@ -93,7 +95,8 @@ class KafkaOffsetReaderAdmin:
 
     def _resolve(self, partition_offsets: PartitionOffsetMap) -> PartitionOffsetMap:
         """-2 and -1 become the partition's earliest and latest offsets; other offsets stay."""
-        earliest = self._list_offsets({tp: "earliest" for tp, o in partition_offsets.items() if o == EARLIEST})
+        earliest = self._list_offsets({tp: "earliest" for tp, o in partition_offsets.items()
+                                       if o == EARLIEST})
         latest = self._list_offsets({tp: "latest" for tp, o in partition_offsets.items() if o == LATEST})
         return {tp: earliest[tp] if o == EARLIEST else latest[tp] if o == LATEST else o
                 for tp, o in partition_offsets.items()}
@@ -125,19 +128,22 @@ class KafkaOffsetReaderAdmin:
         return resolved
 
     # ------------------------------------------------------------------ timestamps
-    def fetch_specific_timestamp_based_offsets(self, topic_timestamps: PartitionOffsetMap, is_starting_offsets: bool,
+    def fetch_specific_timestamp_based_offsets(self, topic_timestamps: PartitionOffsetMap,
+                                               is_starting_offsets: bool,
                                                strategy: StrategyOnNoMatchStartingOffset) -> PartitionOffsetMap:
         """``*OffsetsByTimestamp``: each partition's first offset at or after its own timestamp."""
         assigned = self.partitions()
         if assigned != set(topic_timestamps):
-            raise ValueError(f"If starting/endingOffsetsByTimestamp contains specific offsets, you must specify "
+            raise ValueError("If starting/endingOffsetsByTimestamp contains specific offsets, you must "
+                             "specify "
                              f"all topics. Specified: {_tps(topic_timestamps)} Assigned: {_tps(assigned)}")
         return self._offsets_for_timestamps(topic_timestamps, is_starting_offsets, strategy)
 
     def fetch_global_timestamp_based_offsets(self, timestamp: int, is_starting_offsets: bool,
                                              strategy: StrategyOnNoMatchStartingOffset) -> PartitionOffsetMap:
         """``startingTimestamp`` / ``endingTimestamp``: one timestamp for every partition."""
-        return self._offsets_for_timestamps(dict.fromkeys(self.partitions(), timestamp), is_starting_offsets, strategy)
+        return self._offsets_for_timestamps(dict.fromkeys(self.partitions(), timestamp), is_starting_offsets,
+                                            strategy)
 
     def _offsets_for_timestamps(self, timestamps: PartitionOffsetMap, is_starting_offsets: bool,
                                 strategy: StrategyOnNoMatchStartingOffset) -> PartitionOffsetMap:
@@ -154,7 +160,8 @@ class KafkaOffsetReaderAdmin:
         return self._resolve(offsets)
 
     # ------------------------------------------------------------------ a batch query's two ends
-    def fetch_partition_offsets(self, limit: KafkaOffsetRangeLimit, is_starting_offsets: bool) -> PartitionOffsetMap:
+    def fetch_partition_offsets(self, limit: KafkaOffsetRangeLimit,
+                                is_starting_offsets: bool) -> PartitionOffsetMap:
         """Resolve a batch query's starting or ending limit to real offsets."""
         if isinstance(limit, EarliestOffsetRangeLimit):
             return self.fetch_earliest_offsets()
@@ -207,7 +214,8 @@ class KafkaOffsetReaderAdmin:
             if tp not in start:
                 continue
             if until_offsets[tp] < start[tp]:
-                report_data_loss(f"Partition {tp}'s offset was changed from {start[tp]} to {until_offsets[tp]}, "
+                report_data_loss(f"Partition {tp}'s offset was changed from {start[tp]} to "
+                                 f"{until_offsets[tp]}, "
                                  f"some data may have been missed")
                 continue
             ranges.append(KafkaOffsetRange(tp, start[tp], until_offsets[tp]))

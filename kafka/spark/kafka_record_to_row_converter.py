@@ -83,7 +83,8 @@ def binary_array(data: bytes, slices: Slices) -> pa.Array:
     valid = np.ones(2 * n - 1, bool)
     valid[0::2] = slices.lengths >= 0
     validity = None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
-    interleaved = pa.Array.from_buffers(pa.binary(), 2 * n - 1, [validity, pa.py_buffer(bounds), pa.py_buffer(data)])
+    interleaved = pa.Array.from_buffers(pa.binary(), 2 * n - 1,
+                                        [validity, pa.py_buffer(bounds), pa.py_buffer(data)])
     return pc.take(interleaved, pa.array(np.arange(0, 2 * n, 2, dtype=np.int32)))
 
 
@@ -93,7 +94,8 @@ def headers_array(columns: RecordColumns, schema: pa.Schema) -> pa.Array:
     np.cumsum(counts, out=list_offsets[1:])
     entry_type = schema.field("headers").type.value_type
     entries = pa.StructArray.from_arrays(
-        [binary_array(columns.data, Slices(columns.header_keys.starts, np.maximum(columns.header_keys.lengths, 0)))
+        [binary_array(columns.data,
+                      Slices(columns.header_keys.starts, np.maximum(columns.header_keys.lengths, 0)))
          .cast(pa.string()),  # a header key is never null: Kafka reads a missing one as ""
          binary_array(columns.data, columns.header_values)], fields=list(entry_type))
     return pa.ListArray.from_arrays(pa.array(list_offsets), entries, type=schema.field("headers").type)

@@ -84,24 +84,32 @@ DEFAULT_POLL_TIMEOUT_MS = 120000  # Spark's default is spark.network.timeout, 12
 CUSTOM_GROUP_ID_ERROR_MESSAGE = (
     "Kafka option 'kafka.group.id' has been set on this query, it is not recommended to set this option. "
     "This option is unsafe to use since multiple concurrent queries or sources using the same group id will "
-    "interfere with each other as they are part of the same consumer group. Restarted queries may also suffer "
+    "interfere with each other as they are part of the same consumer group. Restarted queries may also "
+    "suffer "
     "interference from the previous run having the same group id. The user should have only one query per "
     "group id, and/or set the option 'kafka.session.timeout.ms' to be very small so that the Kafka consumers "
-    "from the previous query are marked dead by the Kafka group coordinator before the restarted query starts "
+    "from the previous query are marked dead by the Kafka group coordinator before the restarted query "
+    "starts "
     "running.")
 # What Spark's source refuses among the Kafka consumer's settings, with Spark's messages.
 UNSUPPORTED_CONSUMER_PARAMS = {
     "auto.offset.reset": "Kafka option 'auto.offset.reset' is not supported.\nInstead set the source option "
                          "'startingoffsets' to 'earliest' or 'latest'\nto specify where to start. Structured "
-                         "Streaming manages which offsets are consumed\ninternally, rather than relying on the "
+                         "Streaming manages which offsets are consumed\ninternally, rather than relying on "
+                         "the "
                          "kafkaConsumer to do it. This will ensure that no\ndata is missed when new "
                          "topics/partitions are dynamically subscribed. Note that\n'startingoffsets' only "
-                         "applies when a new Streaming query is started, and\nthat resuming will always pick up "
+                         "applies when a new Streaming query is started, and\nthat resuming will always pick "
+                         "up "
                          "from where the query left off. See the docs for more\ndetails.",
-    "key.deserializer": "Kafka option 'key.deserializer' is not supported as keys are deserialized as byte arrays "
-                        "with ByteArrayDeserializer. Use DataFrame operations to explicitly deserialize the keys.",
-    "value.deserializer": "Kafka option 'value.deserializer' is not supported as values are deserialized as byte "
-                          "arrays with ByteArrayDeserializer. Use DataFrame operations to explicitly deserialize "
+    "key.deserializer": "Kafka option 'key.deserializer' is not supported as keys are deserialized as byte "
+                        "arrays "
+                        "with ByteArrayDeserializer. Use DataFrame operations to explicitly deserialize the "
+                        "keys.",
+    "value.deserializer": "Kafka option 'value.deserializer' is not supported as values are deserialized as "
+                          "byte "
+                          "arrays with ByteArrayDeserializer. Use DataFrame operations to explicitly "
+                          "deserialize "
                           "the values.",
     "enable.auto.commit": "Kafka option 'enable.auto.commit' is not supported",
     "interceptor.classes": "Kafka option 'interceptor.classes' is not supported",
@@ -139,7 +147,8 @@ class KafkaSourceProvider(DataSource):
         params = validate_stream_options(self.options)
         kafka_params = specified_kafka_params(params)
         return KafkaMicroBatchStream(
-            KafkaOffsetReaderAdmin(strategy(params), kafka_params_for_driver(kafka_params), range_calculator(params)),
+            KafkaOffsetReaderAdmin(strategy(params), kafka_params_for_driver(kafka_params),
+                                   range_calculator(params)),
             kafka_params_for_executors(kafka_params, streaming_unique_group_id(params)),
             starting_offsets(params, LatestOffsetRangeLimit()),
             _bool(params, FAIL_ON_DATA_LOSS_OPTION_KEY, True), _bool(params, INCLUDE_HEADERS, False),
@@ -194,7 +203,8 @@ def _positive_int(options: Mapping[str, str], key: str) -> int | None:
     return value
 
 
-TIME_SUFFIXES_MS = {"us": 0.001, "ms": 1, "s": 1000, "m": 60_000, "min": 60_000, "h": 3_600_000, "d": 86_400_000}
+TIME_SUFFIXES_MS = {"us": 0.001, "ms": 1, "s": 1000, "m": 60_000, "min": 60_000, "h": 3_600_000,
+                    "d": 86_400_000}
 
 
 def time_string_as_ms(text: str, key: str) -> int:
@@ -221,7 +231,8 @@ def strategy(params: Mapping[str, str]) -> ConsumerStrategy:
 
 
 def starting_offsets(params: Mapping[str, str], default: KafkaOffsetRangeLimit) -> KafkaOffsetRangeLimit:
-    return get_kafka_offset_range_limit(params, STARTING_OFFSETS_OPTION_KEY, default, STARTING_TIMESTAMP_OPTION_KEY,
+    return get_kafka_offset_range_limit(params, STARTING_OFFSETS_OPTION_KEY, default,
+                                        STARTING_TIMESTAMP_OPTION_KEY,
                                         STARTING_OFFSETS_BY_TIMESTAMP_OPTION_KEY)
 
 
@@ -252,7 +263,8 @@ def check_kafka_params(kafka_params: Mapping[str, str]) -> None:
         if definition is None:
             if key not in _warned_ignored_kafka_params:
                 _warned_ignored_kafka_params.add(key)
-                log.warning(f"Kafka option 'kafka.{key}' is passed on, but kafka.clients does not implement it: "
+                log.warning(f"Kafka option 'kafka.{key}' is passed on, but kafka.clients does not implement "
+                            "it: "
                             f"it is ignored", option=f"kafka.{key}")
             continue
         try:
@@ -320,7 +332,8 @@ def validate_general_options(options: Mapping[str, str]) -> dict[str, str]:
     if strategies[0] == "subscribe" and not any(t.strip() for t in value.split(",")):
         raise ValueError(f"No topics to subscribe to as specified value for option 'subscribe' is '{value}'")
     if strategies[0] == "subscribepattern" and not value.strip():
-        raise ValueError(f"Pattern to subscribe is empty as specified value for option 'subscribePattern' is '{value}'")
+        raise ValueError("Pattern to subscribe is empty as specified value for option 'subscribePattern' is "
+                         f"'{value}'")
     range_calculator(params)  # minPartitions and maxRecordsPerPartition: positive integers
     if "kafka.group.id" in params:
         log.warning(CUSTOM_GROUP_ID_ERROR_MESSAGE)
@@ -333,7 +346,8 @@ def validate_general_options(options: Mapping[str, str]) -> dict[str, str]:
     if "bootstrap.servers" not in kafka_params:
         raise ValueError("Option 'kafka.bootstrap.servers' must be specified for configuring Kafka consumer")
     check_kafka_params(kafka_params)
-    min_offsets, max_offsets = _positive_int(params, MIN_OFFSET_PER_TRIGGER), _positive_int(params, MAX_OFFSET_PER_TRIGGER)
+    min_offsets, max_offsets = _positive_int(params, MIN_OFFSET_PER_TRIGGER), _positive_int(params,
+                                                                                            MAX_OFFSET_PER_TRIGGER)
     if min_offsets is not None and max_offsets is not None and min_offsets > max_offsets:
         raise ValueError(f"The value of minOffsetPerTrigger({min_offsets}) is higher than the "
                          f"maxOffsetsPerTrigger({max_offsets}).")
@@ -384,7 +398,8 @@ def validate_batch_options(options: Mapping[str, str]) -> dict[str, str]:
 def check_offset_limit_validity(start: KafkaOffsetRangeLimit, end: KafkaOffsetRangeLimit) -> None:
     """A batch's JSON starting and ending offsets (or timestamps) name the same partitions, in order."""
     if isinstance(start, SpecificOffsetRangeLimit) and isinstance(end, SpecificOffsetRangeLimit):
-        starts, ends, what = start.partition_offsets, end.partition_offsets, ("startingOffsets", "endingOffsets")
+        starts, ends, what = start.partition_offsets, end.partition_offsets, ("startingOffsets",
+                                                                              "endingOffsets")
     elif isinstance(start, SpecificTimestampRangeLimit) and isinstance(end, SpecificTimestampRangeLimit):
         starts, ends = start.topic_timestamps, end.topic_timestamps
         what = ("startingOffsetsByTimestamp", "endingOffsetsByTimestamp")

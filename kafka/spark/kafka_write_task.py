@@ -23,7 +23,8 @@ from kafka.spark.kafka_writer import KafkaWriteColumns
 
 
 class KafkaWriteTask:
-    def __init__(self, producer_params: Mapping[str, str], columns: KafkaWriteColumns, topic: str | None) -> None:
+    def __init__(self, producer_params: Mapping[str, str], columns: KafkaWriteColumns,
+                 topic: str | None) -> None:
         self.producer_params = dict(producer_params)
         self.columns = columns
         self.topic = topic
@@ -48,13 +49,15 @@ class KafkaWriteTask:
 
     def send_batch(self, producer: KafkaProducer, batch: pa.RecordBatch) -> int:
         c = self.columns
-        rows = zip(self.column(batch, c.topic, self.topic), self.column(batch, c.key), self.column(batch, c.value),
+        rows = zip(self.column(batch, c.topic, self.topic), self.column(batch, c.key),
+                   self.column(batch, c.value),
                    self.column(batch, c.headers), self.column(batch, c.partition), strict=False)
         send, on_completion = producer.send, self._on_completion
         for topic, key, value, headers, partition in rows:
             if topic is None:
                 raise ValueError("null topic present in the data. Use the topic option for setting a topic.")
-            send(topic, value, key=key, headers=[(h["key"], h["value"]) for h in headers] if headers else None,
+            send(topic, value, key=key, headers=[(h["key"], h["value"]) for h in headers] if headers
+                 else None,
                  partition=partition, callback=on_completion)
         return batch.num_rows
 

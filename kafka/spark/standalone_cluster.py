@@ -74,7 +74,8 @@ class StandaloneCluster:
             exited = [p.args[1] for p in self.processes if p.poll() is not None]
             if exited or time.monotonic() > deadline:
                 self.stop()
-                raise RuntimeError(f"the Spark standalone cluster did not start ({', '.join(exited) or 'timed out'} "
+                raise RuntimeError("the Spark standalone cluster did not start "
+                                   f"({', '.join(exited) or 'timed out'} "
                                    f"; see the logs in {self.data_dir})")
             time.sleep(0.5)
         return self.master_url

@@ -54,7 +54,8 @@ NL = "\n"
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kafka-acls", description="Add, remove and list ACLs.")
-    p.add_argument("--bootstrap-server", required=True, help="the broker(s) to connect to, host:port[,host:port]")
+    p.add_argument("--bootstrap-server", required=True,
+                   help="the broker(s) to connect to, host:port[,host:port]")
     p.add_argument("--command-config", help="a properties file of admin client configs")
     action = p.add_mutually_exclusive_group(required=True)
     action.add_argument("--add", action="store_true", help="add ACLs")
@@ -66,16 +67,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cluster", action="store_true", help="the cluster resource")
     p.add_argument("--resource-pattern-type", default="LITERAL", type=_pattern_type,
                    help="LITERAL (default) or PREFIXED; with --list and --remove also ANY or MATCH")
-    p.add_argument("--operation", action="append", default=[], help="Read, Write, Create, Delete, Alter, Describe, "
+    p.add_argument("--operation", action="append", default=[],
+                   help="Read, Write, Create, Delete, Alter, Describe, "
                    "ClusterAction, DescribeConfigs, AlterConfigs, IdempotentWrite, All (repeatable)")
     p.add_argument("--allow-principal", action="append", default=[], help="Type:name, e.g. User:alice")
     p.add_argument("--deny-principal", action="append", default=[], help="Type:name, e.g. User:mallory")
-    p.add_argument("--allow-host", action="append", default=[], help="an IP address the allowed principals use")
+    p.add_argument("--allow-host", action="append", default=[],
+                   help="an IP address the allowed principals use")
     p.add_argument("--deny-host", action="append", default=[], help="an IP address the denied principals use")
     p.add_argument("--principal", action="append", default=[], help="with --list: only this principal's ACLs")
     p.add_argument("--producer", action="store_true", help="the ACLs a producer needs on --topic")
     p.add_argument("--consumer", action="store_true", help="the ACLs a consumer needs on --topic and --group")
-    p.add_argument("--idempotent", action="store_true", help="with --producer: IDEMPOTENT_WRITE on the cluster")
+    p.add_argument("--idempotent", action="store_true",
+                   help="with --producer: IDEMPOTENT_WRITE on the cluster")
     p.add_argument("--force", action="store_true", help="assume yes to every question")
     return p
 
@@ -114,7 +118,8 @@ def _main(argv) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     _check_args(parser, args)
-    with AdminClient({"bootstrap.servers": args.bootstrap_server, **load_props(args.command_config)}) as admin:
+    with AdminClient({"bootstrap.servers": args.bootstrap_server,
+                      **load_props(args.command_config)}) as admin:
         if args.add:
             add_acls(admin, args)
         elif args.remove:
@@ -126,11 +131,13 @@ def _main(argv) -> int:
 
 def _check_args(parser: argparse.ArgumentParser, args) -> None:
     """Kafka's AclCommandOptions.checkArgs."""
-    if args.list and (args.producer or args.consumer or args.allow_host or args.allow_principal or args.deny_host
+    if args.list and (args.producer or args.consumer or args.allow_host or args.allow_principal
+                      or args.deny_host
                       or args.deny_principal):
         parser.error("--list does not take --producer, --consumer, --allow-*/--deny-* options")
     if (args.producer or args.consumer) and (args.operation or args.deny_principal or args.deny_host):
-        parser.error("--producer and --consumer infer the operations: no --operation, --deny-principal, --deny-host")
+        parser.error("--producer and --consumer infer the operations: no --operation, --deny-principal, "
+                     "--deny-host")
     if args.principal and not args.list:
         parser.error("The --principal option is only available if --list is set")
     if args.producer and not args.topic:
@@ -153,7 +160,8 @@ def resource_filters(args, die_if_none: bool = True) -> list[AclBindingFilter]:
     filters += [AclBindingFilter(ResourceType.GROUP, g.strip(), pt) for g in args.group]
     filters += [AclBindingFilter(ResourceType.TRANSACTIONAL_ID, t, pt) for t in args.transactional_id]
     if not filters and die_if_none:
-        raise ConfigError("You must provide at least one resource: --topic <topic> or --cluster or --group <group>")
+        raise ConfigError("You must provide at least one resource: --topic <topic> or --cluster or --group "
+                          "<group>")
     return list(dict.fromkeys(filters))
 
 
@@ -186,7 +194,8 @@ def filter_to_entries(args) -> dict[AclBindingFilter, list[AccessControlEntry]]:
                 out[f] = _entries(args, [Op.IDEMPOTENT_WRITE])
     if args.consumer:
         for f in filters:
-            ops = {ResourceType.TOPIC: [Op.READ, Op.DESCRIBE], ResourceType.GROUP: [Op.READ]}.get(f.resource_type)
+            ops = {ResourceType.TOPIC: [Op.READ, Op.DESCRIBE],
+                   ResourceType.GROUP: [Op.READ]}.get(f.resource_type)
             if ops:
                 out[f] = sorted(set(out.get(f, [])) | set(_entries(args, ops)))
     for f, entries in out.items():  # Kafka's validateOperation
@@ -208,11 +217,13 @@ def _lines(entries) -> str:
 # ------------------------------------------------------------------ the actions
 def add_acls(admin: AdminClient, args) -> None:
     if args.resource_pattern_type not in (PatternType.LITERAL, PatternType.PREFIXED):
-        raise ConfigError(f"A '--resource-pattern-type' value of '{args.resource_pattern_type.name}' is not valid "
+        raise ConfigError(f"A '--resource-pattern-type' value of '{args.resource_pattern_type.name}' is not "
+                          "valid "
                           "when adding acls.")
     for f, entries in filter_to_entries(args).items():
         if not entries:
-            raise ConfigError("You must specify one of: --allow-principal, --deny-principal when trying to add ACLs.")
+            raise ConfigError("You must specify one of: --allow-principal, --deny-principal when trying to "
+                              "add ACLs.")
         pattern = ResourcePattern(f.resource_type, f.name, f.pattern_type)
         print(f"Adding ACLs for resource `{pattern}`: {NL} {_lines(entries)}{NL}")
         for error in admin.create_acls([AclBinding(pattern, e) for e in entries]):
@@ -223,8 +234,10 @@ def add_acls(admin: AdminClient, args) -> None:
 def remove_acls(admin: AdminClient, args) -> None:
     for f, entries in filter_to_entries(args).items():
         pattern = ResourcePattern(f.resource_type, f.name, f.pattern_type)
-        question = (f"Are you sure you want to delete all ACLs for resource filter `{pattern}`? (y/n)" if not entries
-                    else f"Are you sure you want to remove ACLs: {NL} {_lines(entries)}{NL} from resource filter "
+        question = (f"Are you sure you want to delete all ACLs for resource filter `{pattern}`? (y/n)"
+                    if not entries
+                    else f"Are you sure you want to remove ACLs: {NL} {_lines(entries)}{NL} from resource "
+                         "filter "
                          f"`{pattern}`? (y/n)")
         if not _confirm(args, question):
             continue
@@ -253,7 +266,8 @@ def list_acls(admin: AdminClient, args) -> None:
         return
     for principal in (_principal(p) for p in args.principal):
         print(f"ACLs for principal `{principal}`")
-        _print_resource_acls({r: {e for e in es if e.principal == principal} for r, es in by_resource.items()})
+        _print_resource_acls({r: {e for e in es if e.principal == principal}
+                              for r, es in by_resource.items()})
 
 
 def _print_resource_acls(by_resource: dict[ResourcePattern, set[AccessControlEntry]]) -> None:

@@ -57,11 +57,14 @@ def issue(subject: x509.Name, issuer: Issued | None, ca: bool = False, sans: lis
                .not_valid_before(now - 2 * DAY).not_valid_after(not_after or now + days * DAY)
                .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
     if ca:
-        builder = builder.add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
+        builder = builder.add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True,
+                                                      crl_sign=True,
                                                       content_commitment=False, key_encipherment=False,
                                                       data_encipherment=False, key_agreement=False,
-                                                      encipher_only=False, decipher_only=False), critical=True)
-        builder = builder.add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+                                                      encipher_only=False, decipher_only=False),
+                                                      critical=True)
+        builder = builder.add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()),
+                                        critical=False)
     if issuer is not None:
         builder = builder.add_extension(
             x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer.key.public_key()), critical=False)

@@ -65,24 +65,29 @@ _OUTSIDE_BRACKETS = r"(?=[^\]]*(?:\[|$))"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="kafka-configs", description="Add/Remove entity config for a topic, client "
+    p = argparse.ArgumentParser(prog="kafka-configs",
+                                description="Add/Remove entity config for a topic, client "
                                                                    "or user.")
-    p.add_argument("--bootstrap-server", required=True, help="the broker(s) to connect to, host:port[,host:port]")
+    p.add_argument("--bootstrap-server", required=True,
+                   help="the broker(s) to connect to, host:port[,host:port]")
     p.add_argument("--command-config", help="a properties file of admin client configs")
     action = p.add_mutually_exclusive_group(required=True)
     action.add_argument("--alter", action="store_true", help="alter the configuration for the entity")
     action.add_argument("--describe", action="store_true", help="list configs for the given entity")
     p.add_argument("--entity-type", action="append", default=[], help="topics, brokers, clients or users "
-                                                                      "(repeatable: users and clients together)")
+                                                                      "(repeatable: users and clients "
+                                                                      "together)")
     # --entity-name and --entity-default share one list, so each pairs with the --entity-type at its position
-    p.add_argument("--entity-name", dest="entity_names", action="append", default=[], help="the entity's name")
+    p.add_argument("--entity-name", dest="entity_names", action="append", default=[],
+                   help="the entity's name")
     p.add_argument("--entity-default", dest="entity_names", action="append_const", const="",
                    help="the default entity of the type (brokers, clients and users)")
     p.add_argument("--all", action="store_true", help="with --describe of topics or brokers: every config, "
                                                       "not only the dynamic ones")
     p.add_argument("--add-config", help="k1=v1,k2=[v1,v2],k3=v3")
     p.add_argument("--delete-config", action="append", default=[], help="k1,k2")
-    for flag, entity_type in (("--topic", TOPICS), ("--client", CLIENTS), ("--user", USERS), ("--broker", BROKERS)):
+    for flag, entity_type in (("--topic", TOPICS), ("--client", CLIENTS), ("--user", USERS),
+                              ("--broker", BROKERS)):
         p.add_argument(flag, dest="flag_" + entity_type, help=f"shorthand for --entity-type {entity_type} "
                                                               "--entity-name ...")
     p.add_argument("--client-defaults", action="store_true", help="--entity-type clients --entity-default")
@@ -101,11 +106,13 @@ def _main(argv) -> int:
     adds = parse_configs_to_be_added(args.add_config)
     deletes = [key.strip() for item in args.delete_config for key in item.split(",") if key.strip()]
     _check_args(args, entity_types, entity_names, adds, deletes)
-    with AdminClient({"bootstrap.servers": args.bootstrap_server, **load_props(args.command_config)}) as admin:
+    with AdminClient({"bootstrap.servers": args.bootstrap_server,
+                      **load_props(args.command_config)}) as admin:
         if entity_types[0] == TOPICS and args.alter:
             alter_topic_config(admin, entity_names[0], adds, deletes)
         elif entity_types[0] in (TOPICS, BROKERS):
-            describe_resource_config(admin, entity_types[0], entity_names[0] if entity_names else None, args.all)
+            describe_resource_config(admin, entity_types[0], entity_names[0] if entity_names else None,
+                                     args.all)
         elif args.alter:
             scram_adds = {k: v for k, v in adds.items() if k in MECHANISM_NAMES}
             scram_deletes = [k for k in deletes if k in MECHANISM_NAMES]
@@ -148,7 +155,8 @@ def _check_args(args, types: list[str], names: list[str], adds: dict[str, str], 
     if not types:
         raise ConfigError("At least one entity type must be specified")
     if len(types) != len(set(types)):
-        raise ConfigError(f"Duplicate entity type(s) specified: {','.join(t for t in set(types) if types.count(t) > 1)}")
+        raise ConfigError("Duplicate entity type(s) specified: "
+                          f"{','.join(t for t in set(types) if types.count(t) > 1)}")
     for entity_type in types:
         if entity_type == BROKERS and args.alter:
             raise ConfigError("broker configs are static on this broker: set them in server.properties")
@@ -158,7 +166,8 @@ def _check_args(args, types: list[str], names: list[str], adds: dict[str, str], 
     if args.all and not (args.describe and types[0] in (TOPICS, BROKERS)):
         raise ConfigError("--all goes with --describe of topics or brokers")
     if types[0] == BROKERS and any(name and not name.isdigit() for name in names):
-        raise ConfigError(f"The entity name for {BROKERS} must be a valid integer broker id, found: {names[0]}")
+        raise ConfigError(f"The entity name for {BROKERS} must be a valid integer broker id, found: "
+                          f"{names[0]}")
     if len(types) > 1 and set(types) != {USERS, CLIENTS}:
         raise ConfigError(f"Only '{USERS}' and '{CLIENTS}' entity types may be specified together")
     if len(names) > len(types):
@@ -169,7 +178,8 @@ def _check_args(args, types: list[str], names: list[str], adds: dict[str, str], 
         raise ConfigError(f"--entity-default must not be specified with --describe of {','.join(types)}")
     if args.alter:
         if len(names) != len(types):
-            raise ConfigError("An entity-name or default entity must be specified with --alter of users, clients, "
+            raise ConfigError("An entity-name or default entity must be specified with --alter of users, "
+                              "clients, "
                               "brokers or ips" if types[0] != TOPICS else
                               f"An entity name must be specified with --alter of {','.join(types)}")
         if types[0] == TOPICS and not names[0]:
@@ -187,7 +197,8 @@ def parse_configs_to_be_added(text: str | None) -> dict[str, str]:
     for pair in re.split("," + _OUTSIDE_BRACKETS, text):
         parts = re.split(r"\s*=\s*" + _OUTSIDE_BRACKETS, pair)
         if len(parts) != 2:
-            raise ConfigError('Invalid entity config: all configs to be added must be in the format "key=val".')
+            raise ConfigError('Invalid entity config: all configs to be added must be in the format '
+                              '"key=val".')
         configs[parts[0].strip()] = re.sub(r"\[?\]?", "", parts[1]).strip()
     return configs
 
@@ -287,7 +298,8 @@ def describe_user_scram_credentials(admin: AdminClient, user: str) -> None:
         credentials = admin.describe_user_scram_credentials([user]).get(user, {})
     except KafkaError:  # RESOURCE_NOT_FOUND: the user has no SCRAM credential, and Kafka prints nothing
         return
-    infos = ",".join(f"{ScramMechanism.from_type(m).mechanism_name}=iterations={i}" for m, i in sorted(credentials.items()))
+    infos = ",".join(f"{ScramMechanism.from_type(m).mechanism_name}=iterations={i}"
+                     for m, i in sorted(credentials.items()))
     print(f"SCRAM credential configs for user-principal '{user}' are {infos}")
 
 
@@ -304,7 +316,8 @@ def alter_topic_config(admin: AdminClient, topic: str, adds: dict[str, str], del
     admin.incremental_alter_configs(TOPIC_RESOURCE, topic, ops)
 
 
-def describe_resource_config(admin: AdminClient, entity_type: str, name: str | None, describe_all: bool) -> None:
+def describe_resource_config(admin: AdminClient, entity_type: str, name: str | None,
+                             describe_all: bool) -> None:
     """Kafka's describeResourceConfig: the entity's dynamic configs (all of them with --all), sorted by
     name, each with its synonyms, the most specific first. Without a name: every topic, or every
     broker and then the cluster-wide broker defaults."""
@@ -327,8 +340,10 @@ def describe_resource_config(admin: AdminClient, entity_type: str, name: str | N
             DYNAMIC_DEFAULT_BROKER_CONFIG if entity == "" else DYNAMIC_BROKER_CONFIG
         for key, entry in sorted(admin.describe_configs(resource, entity, include_synonyms=True).items()):
             if describe_all or entry.source == dynamic:
-                synonyms = ", ".join(f"{CONFIG_SOURCES[source]}:{n}={_java(v)}" for n, v, source in entry.synonyms)
-                print(f"  {key}={_java(entry.value)} sensitive={_java(entry.sensitive)} synonyms={{{synonyms}}}")
+                synonyms = ", ".join(f"{CONFIG_SOURCES[source]}:{n}={_java(v)}"
+                                     for n, v, source in entry.synonyms)
+                print(f"  {key}={_java(entry.value)} sensitive={_java(entry.sensitive)} "
+                      f"synonyms={{{synonyms}}}")
 
 
 def _java(value) -> str:

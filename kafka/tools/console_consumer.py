@@ -32,7 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout-ms", type=int, help="exit if no record arrives for this long")
     p.add_argument("--property", "--formatter-property", action="append",  # Kafka 4.x names it the latter
                    dest="property",
-                   help="print.key, print.offset, print.partition, print.timestamp, print.headers, print.value, "
+                   help="print.key, print.offset, print.partition, print.timestamp, print.headers, "
+                        "print.value, "
                         "key.separator, line.separator, headers.separator")
     p.add_argument("--consumer-property", "--command-property", action="append", dest="consumer_property")
     p.add_argument("--consumer.config", dest="consumer_config")
@@ -88,7 +89,8 @@ def _main(argv) -> int:
     formatter = DefaultMessageFormatter(parse_key_values(args.property, "--property"))
     config = {"bootstrap.servers": args.bootstrap_server,
               "auto.offset.reset": "earliest" if args.from_beginning else "latest",
-              **load_props(args.consumer_config), **parse_key_values(args.consumer_property, "--consumer-property")}
+              **load_props(args.consumer_config),
+              **parse_key_values(args.consumer_property, "--consumer-property")}
     if args.partition is None:
         config.setdefault("group.id", args.group or f"console-consumer-{random.randint(1, 99999)}")
         if not args.group:

@@ -16,11 +16,14 @@ from kafka.tools.command_line_utils import load_props, parse_key_values, run
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="kafka-console-producer", description="Read lines from stdin and produce them.")
+    p = argparse.ArgumentParser(prog="kafka-console-producer",
+                                description="Read lines from stdin and produce them.")
     p.add_argument("--bootstrap-server", required=True)
     p.add_argument("--topic", required=True)
-    p.add_argument("--property", "--reader-property", action="append", dest="property", help="parse.key=true, key.separator=SEP, ignore.error=true")
-    p.add_argument("--producer-property", "--command-property", action="append", dest="producer_property", help="a producer config, name=value (repeatable)")
+    p.add_argument("--property", "--reader-property", action="append", dest="property",
+                   help="parse.key=true, key.separator=SEP, ignore.error=true")
+    p.add_argument("--producer-property", "--command-property", action="append", dest="producer_property",
+                   help="a producer config, name=value (repeatable)")
     p.add_argument("--producer.config", dest="producer_config")
     p.add_argument("--compression-codec", nargs="?", const="gzip", help="none, gzip, snappy, lz4 or zstd")
     p.add_argument("--request-required-acks", default="-1")
@@ -38,7 +41,8 @@ def _main(argv) -> int:
     parse_key = props.get("parse.key", "false").lower() == "true"
     separator = props.get("key.separator", "\t")
     config = {"bootstrap.servers": args.bootstrap_server, "acks": args.request_required_acks,
-              **load_props(args.producer_config), **parse_key_values(args.producer_property, "--producer-property")}
+              **load_props(args.producer_config),
+              **parse_key_values(args.producer_property, "--producer-property")}
     if args.compression_codec:
         config["compression.type"] = args.compression_codec
     failures = []

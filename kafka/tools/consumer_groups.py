@@ -63,7 +63,8 @@ def topic_partitions(admin: AdminClient, topics: list[str] | None) -> list[Topic
     if missing:
         raise CommandError(f"topic(s) {', '.join(missing)} do not exist")
     return sorted(TopicPartition(name, p.partition)
-                  for name, description in admin.describe_topics(topics).items() for p in description.partitions)
+                  for name, description in admin.describe_topics(topics).items()
+                  for p in description.partitions)
 
 
 def log_offsets(admin: AdminClient, partitions: list[TopicPartition], spec: str) -> dict[TopicPartition, int]:
@@ -109,7 +110,8 @@ def describe(admin: AdminClient, group_id: str, verbose: bool) -> None:
                      member.host if member else "-", member.client_id if member else "-"])
     for member in group.members:  # members that own nothing still show up, as in Kafka
         if not member.assignment:
-            rows.append([group_id, "-", "-", "-", "-", "-", "-", member.member_id, member.host, member.client_id])
+            rows.append([group_id, "-", "-", "-", "-", "-", "-", member.member_id, member.host,
+                         member.client_id])
     if not rows:
         return
     g, t, c, h = (max([15] + [len(str(r[i])) for r in rows]) for i in (0, 1, 7, 8))
@@ -145,7 +147,8 @@ def describe_members(admin: AdminClient, group_id: str, verbose: bool) -> None:
         rows.append([group_id, m.member_id, m.group_instance_id or "", m.host, m.client_id, len(m.assignment),
                      "-" if m.member_epoch is None else m.member_epoch, assignment_text(m.assignment),
                      "-" if target_epoch is None else target_epoch, assignment_text(m.target_assignment)])
-    header = ["GROUP", "CONSUMER-ID", "GROUP-INSTANCE-ID", "HOST", "CLIENT-ID", "#PARTITIONS", "CURRENT-EPOCH",
+    header = ["GROUP", "CONSUMER-ID", "GROUP-INSTANCE-ID", "HOST", "CLIENT-ID", "#PARTITIONS",
+              "CURRENT-EPOCH",
               "CURRENT-ASSIGNMENT", "TARGET-EPOCH", "TARGET-ASSIGNMENT"]
     static = any(r[2] for r in rows)
     g, c, h, cl = (max([15] + [len(str(r[i])) for r in rows]) for i in (0, 1, 3, 4))
@@ -220,10 +223,12 @@ def print_offsets_to_reset(group_id: str, offsets: dict[TopicPartition, int]) ->
 
 
 def commit_offsets(admin: AdminClient, group_id: str, offsets: dict[TopicPartition, int]) -> None:
-    results = admin.alter_consumer_group_offsets(group_id, {tp: OffsetAndMetadata(o) for tp, o in offsets.items()})
+    results = admin.alter_consumer_group_offsets(group_id,
+                                                 {tp: OffsetAndMetadata(o) for tp, o in offsets.items()})
     errors = {e.error.name for e in results.values() if e is not None}
     if errors:
-        raise CommandError(f"failed to commit the new offsets of group '{group_id}': {', '.join(sorted(errors))}")
+        raise CommandError(f"failed to commit the new offsets of group '{group_id}': "
+                           f"{', '.join(sorted(errors))}")
 
 
 def delete(admin: AdminClient, group_ids: list[str]) -> None:
@@ -251,12 +256,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     actions.add_argument("--reset-offsets", action="store_true", help="reset an inactive group's offsets")
     actions.add_argument("--delete", action="store_true", help="delete empty groups and their offsets")
     parser.add_argument("--group", action="append", help="the consumer group (repeatable for --delete)")
-    parser.add_argument("--members", action="store_true", help="with --describe: the members and their partitions")
+    parser.add_argument("--members", action="store_true",
+                        help="with --describe: the members and their partitions")
     parser.add_argument("--state", action="store_true",
-                        help="with --describe: the group's state and coordinator; with --list: each group's state")
-    parser.add_argument("--offsets", action="store_true", help="with --describe: offsets and lag (the default)")
-    parser.add_argument("--type", action="store_true", help="with --list: each group's type (Classic, Consumer)")
-    parser.add_argument("--verbose", action="store_true", help="with --describe: more columns (leader epochs, "
+                        help="with --describe: the group's state and coordinator; with --list: each group's "
+                             "state")
+    parser.add_argument("--offsets", action="store_true",
+                        help="with --describe: offsets and lag (the default)")
+    parser.add_argument("--type", action="store_true",
+                        help="with --list: each group's type (Classic, Consumer)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="with --describe: more columns (leader epochs, "
                                                                "member and target assignments, group epochs)")
     parser.add_argument("--topic", action="append", help="topic whose offsets to reset (repeatable)")
     parser.add_argument("--all-topics", action="store_true", help="reset offsets of every topic")

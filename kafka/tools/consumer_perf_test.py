@@ -57,7 +57,8 @@ def _main(argv) -> int:
     args = build_parser().parse_args(argv)
     config = {"bootstrap.servers": args.bootstrap_server, "group.id": args.group,
               "auto.offset.reset": "latest" if args.from_latest else "earliest", "enable.auto.commit": "true",
-              **load_props(args.consumer_config), **parse_key_values(args.consumer_property, "--consumer-property")}
+              **load_props(args.consumer_config),
+              **parse_key_values(args.consumer_property, "--consumer-property")}
     joined = _JoinTimer()
     count = size = 0
     start = time.time()
@@ -72,7 +73,8 @@ def _main(argv) -> int:
             if records:
                 last_record = time.monotonic()
             elif (time.monotonic() - last_record) * 1000 > args.timeout:
-                print(f"WARNING: Exiting before consuming the expected number of messages: timeout ({args.timeout} ms) "
+                print("WARNING: Exiting before consuming the expected number of messages: timeout "
+                      f"({args.timeout} ms) "
                       "exceeded. You can use the --timeout option to increase the timeout.", file=sys.stderr)
                 break
     end = time.time()

@@ -78,14 +78,19 @@ _TIME_ENTRY = struct.Struct(">qi")
 def main(argv: list[str] | None = None, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     parser = argparse.ArgumentParser(
         prog="kafka-dump-log",
-        description="Parse log segment and index files and dump their contents, to debug a seemingly corrupt segment.")
-    parser.add_argument("--files", required=True, help="REQUIRED: the comma separated list of data and index files")
+        description="Parse log segment and index files and dump their contents, to debug a seemingly corrupt "
+                    "segment.")
+    parser.add_argument("--files", required=True,
+                        help="REQUIRED: the comma separated list of data and index files")
     parser.add_argument("--print-data-log", action="store_true", help="print each record's key and value")
-    parser.add_argument("--deep-iteration", action="store_true", help="print every record (implied by --print-data-log)")
+    parser.add_argument("--deep-iteration", action="store_true",
+                        help="print every record (implied by --print-data-log)")
     parser.add_argument("--index-sanity-check", action="store_true",
                         help="only run the index sanity check the broker runs at start-up")
-    parser.add_argument("--verify-index-only", action="store_true", help="check the index without printing it")
-    parser.add_argument("--max-bytes", type=int, default=2**31 - 1, help="read at most this many bytes of a .log")
+    parser.add_argument("--verify-index-only", action="store_true",
+                        help="check the index without printing it")
+    parser.add_argument("--max-bytes", type=int, default=2**31 - 1,
+                        help="read at most this many bytes of a .log")
     parser.add_argument("--cluster-metadata-decoder", action="store_true",
                         help="decode the records of __cluster_metadata (KRaft's metadata log)")
     parser.add_argument("--offsets-decoder", action="store_true",
@@ -100,7 +105,8 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout, err: TextIO = 
             print(f"{path} does not exist", file=err)
             status = 1
         elif path.endswith(LOG_FILE_SUFFIX) or path.endswith(".checkpoint"):  # a segment, or a KRaft snapshot
-            dump_log(path, args.print_data_log, args.deep_iteration or args.print_data_log, args.max_bytes, out, err,
+            dump_log(path, args.print_data_log, args.deep_iteration or args.print_data_log, args.max_bytes,
+                     out, err,
                      decode_metadata=args.cluster_metadata_decoder, decode_offsets=args.offsets_decoder)
         elif path.endswith(INDEX_FILE_SUFFIX):
             status |= dump_index(path, args.index_sanity_check, args.verify_index_only, out, err)
@@ -172,10 +178,12 @@ def batch_line(batch: RecordBatch, position: int) -> str:
     horizon = (f"OptionalLong[{batch.base_timestamp}]" if batch.attributes & _DELETE_HORIZON_FLAG
                else "OptionalLong.empty")
     return (f"baseOffset: {batch.base_offset} lastOffset: {batch.last_offset} count: {batch.records_count} "
-            f"baseSequence: {batch.base_sequence} lastSequence: {last_sequence} producerId: {batch.producer_id} "
+            f"baseSequence: {batch.base_sequence} lastSequence: {last_sequence} producerId: "
+            f"{batch.producer_id} "
             f"producerEpoch: {batch.producer_epoch} partitionLeaderEpoch: {batch.partition_leader_epoch} "
             f"isTransactional: {_bool(batch.is_transactional)} isControl: {_bool(batch.is_control_batch)} "
-            f"deleteHorizonMs: {horizon} position: {position} {_timestamp_type(batch)}: {batch.max_timestamp} "
+            f"deleteHorizonMs: {horizon} position: {position} {_timestamp_type(batch)}: "
+            f"{batch.max_timestamp} "
             f"size: {batch.size_in_bytes} magic: {batch.magic} "
             f"compresscodec: {_CODEC_NAMES.get(batch.attributes & 0x07, 'unknown')} crc: {batch.crc} "
             f"isvalid: {_bool(batch.is_valid())}")
@@ -204,11 +212,14 @@ def metadata_payload(batch: RecordBatch, record) -> str:
     and fields as JSON; a control record (the LeaderChangeMessage of a new raft leader) by its name."""
     if batch.is_control_batch:
         if control_record_type(record.key) == LEADER_CHANGE:
-            return "LeaderChange: " + json.dumps(_camel(read_leader_change(record.value).to_dict()), separators=(",", ":"))
+            return "LeaderChange: " + json.dumps(_camel(read_leader_change(record.value).to_dict()),
+                                                 separators=(",", ":"))
         if control_record_type(record.key) in (KRAFT_VERSION, KRAFT_VOTERS):  # KIP-853
-            name, schema = (("KRaftVersion", KRAFT_VERSION_RECORD) if control_record_type(record.key) == KRAFT_VERSION
+            name, schema = (("KRaftVersion", KRAFT_VERSION_RECORD)
+                            if control_record_type(record.key) == KRAFT_VERSION
                             else ("KRaftVoters", VOTERS_RECORD))
-            return f"{name}: " + json.dumps(_camel(schema.read(record.value, 0, True).to_dict()), default=_json_value,
+            return f"{name}: " + json.dumps(_camel(schema.read(record.value, 0, True).to_dict()),
+                                            default=_json_value,
                                             separators=(",", ":"))
         return f"Control record type {control_record_type(record.key)}"
     try:
@@ -260,7 +271,8 @@ def _group_payload(value) -> str:
             partitions = [f"{tp.topic}-{p}" for tp in (assignment.assigned_partitions if assignment else [])
                           for p in tp.partitions]
             user_data = bytes(assignment.user_data).hex().upper() if assignment and assignment.user_data else ""
-            members.append(f"{member.member_id}=[{', '.join(partitions)}]" + (f":{user_data}" if user_data else ""))
+            members.append(f"{member.member_id}=[{', '.join(partitions)}]" + (f":{user_data}" if user_data
+                                                                              else ""))
         else:
             members.append(f"{member.member_id}={bytes(member.assignment).hex().upper()}")
     return json.dumps({"protocolType": group.protocol_type or "", "protocol": group.protocol,
@@ -294,7 +306,8 @@ def dump_index(path: str, sanity_only: bool, verify_only: bool, out: TextIO, err
     if not entries:
         print(f"{path} is empty.", file=out)
         return 0
-    batch_at = {position: batch for position, batch in batches_in_file(log_path)} if os.path.exists(log_path) else {}
+    batch_at = {position: batch
+                for position, batch in batches_in_file(log_path)} if os.path.exists(log_path) else {}
     mismatches = []
     for offset, position in entries:
         batch = batch_at.get(position)
@@ -322,7 +335,8 @@ def dump_time_index(path: str, sanity_only: bool, verify_only: bool, out: TextIO
         offset = base_offset + relative
         batch = next((b for b in batches if b.last_offset >= offset), None)
         if batch is None or batch.last_offset != offset:
-            errors.append(f"  Indexed offset: {offset}, found log offset: {batch.last_offset if batch else -1}")
+            errors.append(f"  Indexed offset: {offset}, found log offset: "
+                          f"{batch.last_offset if batch else -1}")
         elif batch.max_timestamp != timestamp:
             errors.append(f"  Index timestamp: {timestamp}, log timestamp: {batch.max_timestamp}")
         if previous >= timestamp:
@@ -367,7 +381,8 @@ def dump_producer_id_snapshot(path: str, out: TextIO, err: TextIO) -> int:
         if entry.batch_metadata:
             batch = entry.batch_metadata[0]
             line += (f"firstSequence: {batch.first_seq} lastSequence: {batch.last_seq} "
-                     f"lastOffset: {batch.last_offset} offsetDelta: {batch.offset_delta} timestamp: {batch.timestamp}")
+                     f"lastOffset: {batch.last_offset} offsetDelta: {batch.offset_delta} timestamp: "
+                     f"{batch.timestamp}")
         print(line, file=out)
     return 0
 

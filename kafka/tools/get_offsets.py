@@ -40,10 +40,12 @@ def _main(argv) -> int:
     args = build_parser().parse_args(argv)
     spec = _TIME_NAMES.get(args.time) or int(args.time)
     wanted = {int(p) for p in args.partitions.split(",")} if args.partitions else None
-    with AdminClient({"bootstrap.servers": args.bootstrap_server, **load_props(args.command_config)}) as admin:
+    with AdminClient({"bootstrap.servers": args.bootstrap_server,
+                      **load_props(args.command_config)}) as admin:
         topics = sorted(t for t in admin.list_topics(include_internal=not args.exclude_internal_topics)
                         if args.topic is None or re.fullmatch(args.topic, t))
-        partitions = [TopicPartition(name, p.partition) for name, desc in sorted(admin.describe_topics(topics).items())
+        partitions = [TopicPartition(name, p.partition)
+                      for name, desc in sorted(admin.describe_topics(topics).items())
                       for p in desc.partitions if wanted is None or p.partition in wanted]
         offsets = admin.list_offsets({tp: spec for tp in partitions}) if partitions else {}
     for tp in partitions:

@@ -121,10 +121,12 @@ def _number(value: float) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kafka-jmx", description="Print a broker's metrics by their JMX names "
+    parser = argparse.ArgumentParser(prog="kafka-jmx",
+                                     description="Print a broker's metrics by their JMX names "
                                      "(read from its /metrics), as Kafka's JmxTool does.")
     parser.add_argument("--object-name", action="append", required=True, dest="object_names",
-                        help="an MBean, e.g. kafka.network:type=RequestMetrics,name=TotalTimeMs,request=Produce "
+                        help="an MBean, e.g. "
+                             "kafka.network:type=RequestMetrics,name=TotalTimeMs,request=Produce "
                              "(repeat for several)")
     parser.add_argument("--attributes", help="comma-separated: Count, Value, Mean, 50thPercentile ... "
                                              "999thPercentile (default: all the MBean has)")
@@ -132,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="the broker's metrics.listener (Kafka's tool takes --jmx-url; default "
                              "http://127.0.0.1:9404)")
     parser.add_argument("--one-time", choices=("true", "false"), default="false", help="print once and exit")
-    parser.add_argument("--reporting-interval", type=int, default=2000, help="ms between reports (default 2000)")
+    parser.add_argument("--reporting-interval", type=int, default=2000,
+                        help="ms between reports (default 2000)")
     parser.add_argument("--report-format", choices=("original", "properties"), default="original",
                         help="original: a CSV header, then one line per report; properties: name=value lines")
     args = parser.parse_args(argv)
@@ -155,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"kafka-jmx: {e}", file=sys.stderr)
         return 2
-    except NotImplementedError as e:  # a course handout's TODO (lab 11: percentiles): its message, not a traceback
+    # a course handout's TODO (lab 11: percentiles): its message, not a traceback
+    except NotImplementedError as e:
         print(f"kafka-jmx: {e}", file=sys.stderr)
         return 1
     except (urllib.error.URLError, OSError) as e:

@@ -201,13 +201,15 @@ def check_files(lab: Lab, root: Path = REPO) -> list[Path]:
 def check(lab: Lab, out=sys.stdout) -> int:
     files = check_files(lab)
     if not files:
-        print(f"lab {lab.number} ({lab.title}) has no checks yet: it {'comes next' if lab.status == 'next' else 'is'} "
+        print(f"lab {lab.number} ({lab.title}) has no checks yet: it "
+              f"{'comes next' if lab.status == 'next' else 'is'} "
               f"in docs/labs/README.md", file=out)
         return 0 if lab.status == "next" else 1
     try:
         import pytest
     except ImportError:
-        print("kafka-lab check needs pytest: run `make test` once, or pip install -e '.[test]'", file=sys.stderr)
+        print("kafka-lab check needs pytest: run `make test` once, or pip install -e '.[test]'",
+              file=sys.stderr)
         return 2
     reporter = PlainWordsReporter(out)
     # -p no:terminal: the reporter prints instead of pytest; the ini's -ra belongs to the terminal plugin.
@@ -260,7 +262,8 @@ def solution_blocks(lines: list[str], path: Path) -> list[tuple[int, int, re.Mat
     for i, line in enumerate(lines):
         if begin := BEGIN.match(line):
             if open_block is not None:
-                raise ValueError(f"{path}:{i + 1}: BEGIN LAB inside the block opened at line {open_block[0] + 1}")
+                raise ValueError(f"{path}:{i + 1}: BEGIN LAB inside the block opened at line "
+                                 f"{open_block[0] + 1}")
             open_block = (i, begin)
         elif end := END.match(line):
             if open_block is None or open_block[1].group("lab") != end.group("lab"):
@@ -268,7 +271,8 @@ def solution_blocks(lines: list[str], path: Path) -> list[tuple[int, int, re.Mat
             blocks.append((open_block[0], i, open_block[1]))
             open_block = None
     if open_block is not None:
-        raise ValueError(f"{path}:{open_block[0] + 1}: BEGIN LAB {open_block[1].group('lab')} SOLUTION has no END")
+        raise ValueError(f"{path}:{open_block[0] + 1}: BEGIN LAB {open_block[1].group('lab')} SOLUTION has "
+                         "no END")
     return blocks
 
 
@@ -353,7 +357,8 @@ def make_handout(target: Path, labs: set[str] | None, root: Path = REPO, out=sys
     print(f"handout in {target}: {len(blocks)} solution block(s) replaced by a TODO", file=out)
     for block in sorted(blocks, key=lambda b: (b.lab, str(b.path))):
         print(f"  lab {block.lab}  {block.path}:{block.line}  {block.where}", file=out)
-    print("students: `make run`, then `kafka-lab check NN` (or `make lab N=NN`) after each exercise", file=out)
+    print("students: `make run`, then `kafka-lab check NN` (or `make lab N=NN`) after each exercise",
+          file=out)
     return 0
 
 

@@ -1,9 +1,10 @@
 """kafka-leader-election: ask the controller to elect leaders (Kafka's
 org.apache.kafka.tools.LeaderElectionCommand, ``bin/kafka-leader-election.sh``), on ElectLeaders.
 
-    kafka-leader-election --bootstrap-server 127.0.0.1:9092 --election-type PREFERRED --topic orders --partition 0
-    kafka-leader-election --bootstrap-server 127.0.0.1:9092 --election-type PREFERRED --all-topic-partitions
-    kafka-leader-election --bootstrap-server 127.0.0.1:9092 --election-type UNCLEAN --path-to-json-file parts.json
+    kafka-leader-election --bootstrap-server 127.0.0.1:9092 --election-type PREFERRED --topic orders
+    --partition 0 kafka-leader-election --bootstrap-server 127.0.0.1:9092 --election-type PREFERRED
+    --all-topic-partitions kafka-leader-election --bootstrap-server 127.0.0.1:9092 --election-type UNCLEAN
+    --path-to-json-file parts.json
 
 PREFERRED moves leadership back to each partition's first replica (it must be in the ISR); UNCLEAN
 gives a partition that has no leader any live replica, even one outside the ISR, and may lose
@@ -55,7 +56,8 @@ def _main(argv) -> int:
     with AdminClient({"bootstrap.servers": args.bootstrap_server, **load_props(args.admin_config)}) as admin:
         results = admin.elect_leaders(ELECTION_TYPES[election], partitions)
     succeeded = [tp for tp, error in results.items() if error is None]
-    noop = [tp for tp, error in results.items() if error is not None and error.error == Errors.ELECTION_NOT_NEEDED]
+    noop = [tp for tp, error in results.items() if error is not None
+            and error.error == Errors.ELECTION_NOT_NEEDED]
     failed = {tp: error for tp, error in results.items() if error is not None and tp not in noop}
     if succeeded:
         print(f"Successfully completed leader election ({election}) for partitions {_names(succeeded)}")

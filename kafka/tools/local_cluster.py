@@ -34,7 +34,8 @@ from kafka.utils.uuid import random_uuid, uuid_to_string
 
 
 def unformatted(configs: dict[str, KafkaConfig]) -> dict[str, KafkaConfig]:
-    return {name: c for name, c in configs.items() if any(read_meta_properties(d) is None for d in directories(c))}
+    return {name: c for name, c in configs.items()
+            if any(read_meta_properties(d) is None for d in directories(c))}
 
 
 def cluster_id_of(configs: dict[str, KafkaConfig]) -> str:
@@ -53,7 +54,8 @@ def format_if_needed(configs: dict[str, KafkaConfig]) -> None:
     for name, config in todo.items():
         voter = initial.voter_node(config.node_id) if initial is not None else None
         ids = {config.metadata_log_dir: uuid_to_string(voter.key.directory_id)} if voter is not None else None
-        format_directories(directories(config), cluster_id, config.node_id, ignore_formatted=True, directory_ids=ids)
+        format_directories(directories(config), cluster_id, config.node_id, ignore_formatted=True,
+                           directory_ids=ids)
         if voter is not None:
             write_bootstrap_snapshot(os.path.join(config.metadata_log_dir, "__cluster_metadata-0"),
                                      initial.to_voters_record(), int(time.time() * 1000))
@@ -70,7 +72,8 @@ def initial_controllers(configs: dict[str, KafkaConfig], todo: dict[str, KafkaCo
     for config in dynamic.values():
         listener = config.controller_listener_name
         end_point = next(e for e in config.listeners if e.listener_name == listener)
-        voters[config.node_id] = VoterNode(ReplicaKey(config.node_id, directory_id_from_string(random_uuid())),
+        voters[config.node_id] = VoterNode(ReplicaKey(config.node_id,
+                                                      directory_id_from_string(random_uuid())),
                                            {listener: (end_point.host or "localhost", end_point.port)})
     return VoterSet(voters)
 
@@ -89,7 +92,8 @@ def client_hints(configs: dict[str, KafkaConfig]) -> str:
     first = next(iter(bootstraps.items()), None)
     if first is not None:
         settings = "" if first[0][1] == "PLAINTEXT" else " --command-config <client properties>"
-        lines.append(f"  quorum: kafka-metadata-quorum --bootstrap-server {first[1][0]}{settings} describe --status\n")
+        lines.append(f"  quorum: kafka-metadata-quorum --bootstrap-server {first[1][0]}{settings} describe "
+                     "--status\n")
     return "".join(lines)
 
 
@@ -114,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[{name}] started: pid {process.pid}", flush=True)
         threading.Thread(target=pump, args=(name, process.stdout), daemon=True).start()
     roles = ", ".join(f"{n} {'+'.join(sorted(c.process_roles))}" for n, c in configs.items())
-    print(f"cluster of {len(configs)} nodes starting ({roles})\n{client_hints(configs)}  Ctrl-C stops every node",
+    print(f"cluster of {len(configs)} nodes starting ({roles})\n{client_hints(configs)}  Ctrl-C stops every "
+          "node",
           flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())

@@ -1,11 +1,11 @@
 """kafka-metadata-quorum: the state of the KRaft metadata quorum (Kafka's org.apache.kafka.tools.MetadataQuorumCommand,
 ``bin/kafka-metadata-quorum.sh``, KIP-595 and KIP-836).
 
-    kafka-metadata-quorum --bootstrap-server 127.0.0.1:9092 describe --status
-    kafka-metadata-quorum --bootstrap-server 127.0.0.1:9092 describe --replication
-    kafka-metadata-quorum --bootstrap-controller 127.0.0.1:9093 describe --status
-    kafka-metadata-quorum --bootstrap-controller 127.0.0.1:9093 --command-config controller-4.properties add-controller
-    kafka-metadata-quorum --bootstrap-controller 127.0.0.1:9093 remove-controller \
+    kafka-metadata-quorum --bootstrap-server 127.0.0.1:9092 describe --status kafka-metadata-quorum
+    --bootstrap-server 127.0.0.1:9092 describe --replication kafka-metadata-quorum --bootstrap-controller
+    127.0.0.1:9093 describe --status kafka-metadata-quorum --bootstrap-controller 127.0.0.1:9093
+    --command-config controller-4.properties add-controller kafka-metadata-quorum --bootstrap-controller
+    127.0.0.1:9093 remove-controller \
         --controller-id 1 --controller-directory-id <directory.id of its metadata log directory>
 
 Seed 004: the controllers replicate the metadata log with Raft. --status shows who leads it and at
@@ -42,7 +42,8 @@ _CLIENT_KEY_PREFIXES = ("security.", "ssl.", "sasl.")  # what an admin client ta
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="kafka-metadata-quorum", description="Describe the KRaft metadata quorum.")
+    p = argparse.ArgumentParser(prog="kafka-metadata-quorum",
+                                description="Describe the KRaft metadata quorum.")
     connection = p.add_mutually_exclusive_group(required=True)
     connection.add_argument("--bootstrap-server", help="a broker to connect to")
     connection.add_argument("--bootstrap-controller", help="a controller to connect to (host:port,...)")
@@ -56,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     add = sub.add_parser("add-controller", help="Add a controller to the KRaft controller cluster")
     add.add_argument("--dry-run", action="store_true", help="print what would be done, but do not do it")
     remove = sub.add_parser("remove-controller", help="Remove a controller from the KRaft controller cluster")
-    remove.add_argument("-i", "--controller-id", type=int, required=True, help="The id of the controller to remove.")
+    remove.add_argument("-i", "--controller-id", type=int, required=True,
+                        help="The id of the controller to remove.")
     remove.add_argument("-d", "--controller-directory-id", required=True,
                         help="The directory ID of the controller to remove.")
     remove.add_argument("--dry-run", action="store_true", help="print what would be done, but do not do it")
@@ -101,12 +103,14 @@ def add_controller(admin, config_file: str, dry_run: bool) -> str:
         raise ValueError(f"Unable to read meta.properties from {config.metadata_log_dir}: format it first "
                          "(kafka-storage format --no-initial-controllers)")
     names = [n.upper() for n in config.controller_listener_names]
-    endpoints = [(e.listener_name, e.host or "localhost", e.port) for e in config.listeners if e.listener_name in names]
+    endpoints = [(e.listener_name, e.host or "localhost", e.port) for e in config.listeners
+                 if e.listener_name in names]
     if not endpoints:
         raise ValueError(f"Cannot find information about controller listener name: {','.join(names)}")
     if not dry_run:
         admin.add_raft_voter(config.node_id, directory_id_from_string(meta.directory_id), endpoints)
-    shown = ", ".join(f"{name}://{f'[{host}]' if ':' in host else host}:{port}" for name, host, port in endpoints)
+    shown = ", ".join(f"{name}://{f'[{host}]' if ':' in host else host}:{port}"
+                      for name, host, port in endpoints)
     return (f"{'DRY RUN of adding' if dry_run else 'Added'} controller {config.node_id} with directory id "
             f"{meta.directory_id} and endpoints: {shown}")
 
@@ -163,7 +167,8 @@ def leader_end_offset(quorum: QuorumInfo) -> int:
 def replica_states(quorum: QuorumInfo, replicas: list[ReplicaState]) -> str:
     """Kafka 4's form: [{"id": 1, "directoryId": "...", "endpoints": ["CONTROLLER://host:port"]}, ...]."""
     def one(r: ReplicaState) -> str:
-        directory = "" if r.replica_directory_id in (None, ZERO_UUID) else f', "directoryId": "{r.replica_directory_id}"'
+        directory = "" if r.replica_directory_id in (None,
+                                                     ZERO_UUID) else f', "directoryId": "{r.replica_directory_id}"'
         endpoints = quorum.nodes.get(r.replica_id) or []
         shown = f', "endpoints": [{", ".join(f"{chr(34)}{e}{chr(34)}" for e in endpoints)}]' if endpoints else ""
         return f'{{"id": {r.replica_id}{directory}{shown}}}'
@@ -176,7 +181,8 @@ def replication(quorum: QuorumInfo, now: int, human_readable: bool) -> str:
             return str(ts)
         return "-1" if ts < 0 else f"{now - ts} ms ago"
 
-    header = ["NodeId", "DirectoryId", "LogEndOffset", "Lag", "LastFetchTimestamp", "LastCaughtUpTimestamp", "Status"]
+    header = ["NodeId", "DirectoryId", "LogEndOffset", "Lag", "LastFetchTimestamp", "LastCaughtUpTimestamp",
+              "Status"]
     rows = []
     for state, members in (("Leader", [v for v in quorum.voters if v.replica_id == quorum.leader_id]),
                            ("Follower", [v for v in quorum.voters if v.replica_id != quorum.leader_id]),

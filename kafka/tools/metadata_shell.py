@@ -45,7 +45,8 @@ def load_image(path: str) -> MetadataImage:
 def image_tree(image: MetadataImage) -> Tree:
     """The image as nested directories; leaves are strings (Kafka's MetadataNode tree)."""
     brokers = {str(b.id): {"registration": json.dumps({
-        "id": b.id, "epoch": b.epoch, "incarnationId": str(b.incarnation_id), "rack": b.rack, "fenced": b.fenced,
+        "id": b.id, "epoch": b.epoch, "incarnationId": str(b.incarnation_id), "rack": b.rack,
+        "fenced": b.fenced,
         "inControlledShutdown": b.in_controlled_shutdown,
         "listeners": [{"name": e.name, "host": e.host, "port": e.port} for e in b.listeners.values()]})}
         for b in image.cluster.brokers.values()}
@@ -65,7 +66,8 @@ def image_tree(image: MetadataImage) -> Tree:
         configs.setdefault(kind, {})[name] = dict(props)
     features = {name: str(level) for name, level in image.features.finalized_versions.items()}
     producer_ids = {"nextProducerId": str(image.producer_ids.next_producer_id)}
-    return {"brokers": brokers, "topics": topics, "topicIds": topic_ids, "configs": configs, "features": features,
+    return {"brokers": brokers, "topics": topics, "topicIds": topic_ids, "configs": configs,
+            "features": features,
             "producerIds": producer_ids,
             "provenance": {"lastContainedOffset": str(image.provenance.last_contained_offset),
                            "lastContainedEpoch": str(image.provenance.last_contained_epoch)}}
@@ -140,7 +142,8 @@ class MetadataShell:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kafka-metadata-shell", description="Browse KRaft metadata as a tree.")
+    parser = argparse.ArgumentParser(prog="kafka-metadata-shell",
+                                     description="Browse KRaft metadata as a tree.")
     parser.add_argument("--snapshot", "-s", required=True,
                         help="a __cluster_metadata segment (.log) or snapshot (.checkpoint) file")
     parser.add_argument("command", nargs="*", help="run one command and exit")

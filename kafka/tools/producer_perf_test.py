@@ -29,7 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--record-size", type=int, help="bytes per record (random payload)")
     p.add_argument("--payload-file", help="records are lines of this file, chosen at random")
     p.add_argument("--throughput", type=float, required=True, help="records/sec cap; -1 for none")
-    p.add_argument("--producer-props", "--command-property", nargs="+", dest="producer_props", help="producer configs, name=value ...")
+    p.add_argument("--producer-props", "--command-property", nargs="+", dest="producer_props",
+                   help="producer configs, name=value ...")
     p.add_argument("--producer.config", dest="producer_config")
     p.add_argument("--bootstrap-server", help="shorthand for --producer-props bootstrap.servers=...")
     return p
@@ -77,8 +78,10 @@ class Stats:
 
         print(f"{self.count} records sent, {self.count / elapsed:f} records/sec "
               f"({self.bytes / elapsed / 1024 / 1024:.2f} MB/sec), "
-              f"{self.total_latency / max(self.count, 1):.2f} ms avg latency, {float(self.max_latency):.2f} ms max latency, "
-              f"{pct(0.5)} ms 50th, {pct(0.95)} ms 95th, {pct(0.99)} ms 99th, {pct(0.999)} ms 99.9th.", flush=True)
+              f"{self.total_latency / max(self.count, 1):.2f} ms avg latency, {float(self.max_latency):.2f} "
+              "ms max latency, "
+              f"{pct(0.5)} ms 50th, {pct(0.95)} ms 95th, {pct(0.99)} ms 99th, {pct(0.999)} ms 99.9th.",
+              flush=True)
 
 
 class ThroughputThrottler:

@@ -1,14 +1,15 @@
 """kafka-reassign-partitions: move partitions' replicas between brokers (Kafka's
 org.apache.kafka.tools.reassign.ReassignPartitionsCommand, ``bin/kafka-reassign-partitions.sh``).
 
-    kafka-reassign-partitions --bootstrap-server B --generate --topics-to-move-json-file topics.json --broker-list 2,3
-    kafka-reassign-partitions --bootstrap-server B --execute --reassignment-json-file plan.json
+    kafka-reassign-partitions --bootstrap-server B --generate --topics-to-move-json-file topics.json
+    --broker-list 2,3 kafka-reassign-partitions --bootstrap-server B --execute --reassignment-json-file
+    plan.json
     kafka-reassign-partitions --bootstrap-server B --verify  --reassignment-json-file plan.json
     kafka-reassign-partitions --bootstrap-server B --list
     kafka-reassign-partitions --bootstrap-server B --cancel  --reassignment-json-file plan.json
 
-The files are Kafka's: topics.json is {"version": 1, "topics": [{"topic": "orders"}]}, a plan is
-{"version": 1, "partitions": [{"topic": "orders", "partition": 0, "replicas": [2, 3], "log_dirs": ["any", "any"]}]}.
+The files are Kafka's: topics.json is {"version": 1, "topics": [{"topic": "orders"}]}, a plan is {"version":
+1, "partitions": [{"topic": "orders", "partition": 0, "replicas": [2, 3], "log_dirs": ["any", "any"]}]}.
 --generate proposes a plan (Kafka's rack-unaware round robin, from the first broker, so the same
 input always gives the same plan) and changes nothing; --execute starts it (AlterPartitionReassignments)
 and prints the current assignment to keep for a rollback; the controller completes each partition
@@ -34,7 +35,8 @@ TOPIC_LEVEL_THROTTLES = ("leader.replication.throttled.replicas", "follower.repl
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="kafka-reassign-partitions", description="Move partition replicas between brokers.")
+    p = argparse.ArgumentParser(prog="kafka-reassign-partitions",
+                                description="Move partition replicas between brokers.")
     p.add_argument("--bootstrap-server", required=True)
     p.add_argument("--command-config", help="a properties file of admin client configs")
     action = p.add_mutually_exclusive_group(required=True)
@@ -43,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--topics-to-move-json-file", help="--generate: the topics whose partitions to move")
     p.add_argument("--broker-list", help="--generate: the brokers to move them to, e.g. 1,2,3")
     p.add_argument("--reassignment-json-file", help="--execute, --verify, --cancel: the plan")
-    p.add_argument("--preserve-throttles", action="store_true", help="--verify: leave the throttles as they are")
+    p.add_argument("--preserve-throttles", action="store_true",
+                   help="--verify: leave the throttles as they are")
     return p
 
 
@@ -53,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv) -> int:
     args = build_parser().parse_args(argv)
-    with AdminClient({"bootstrap.servers": args.bootstrap_server, **load_props(args.command_config)}) as admin:
+    with AdminClient({"bootstrap.servers": args.bootstrap_server,
+                      **load_props(args.command_config)}) as admin:
         if args.generate:
             return generate(admin, _required(args.topics_to_move_json_file, "--topics-to-move-json-file"),
                             _required(args.broker_list, "--broker-list"))
@@ -80,7 +84,8 @@ def generate(admin: AdminClient, topics_file: str, broker_list: str) -> int:
         if replication > len(brokers):
             raise ValueError(f"--broker-list has {len(brokers)} brokers, fewer than the replication factor "
                              f"{replication} of {topic}")
-        for tp, replicas in zip(partitions, assign_replicas(brokers, len(partitions), replication), strict=True):
+        for tp, replicas in zip(partitions, assign_replicas(brokers, len(partitions), replication),
+                                strict=True):
             proposed[tp] = replicas
     print("Current partition replica assignment")
     print(plan_json(current))
@@ -103,7 +108,8 @@ def execute(admin: AdminClient, plan: dict[TopicPartition, list[int]]) -> int:
     return 0
 
 
-def verify(admin: AdminClient, plan: dict[TopicPartition, list[int]], preserve_throttles: bool = False) -> int:
+def verify(admin: AdminClient, plan: dict[TopicPartition, list[int]],
+           preserve_throttles: bool = False) -> int:
     ongoing = admin.list_partition_reassignments(list(plan))
     current = current_assignment(admin, sorted({tp.topic for tp in plan}))
     print("Status of partition reassignment:")
@@ -124,14 +130,18 @@ def verify(admin: AdminClient, plan: dict[TopicPartition, list[int]], preserve_t
 def clear_all_throttles(admin: AdminClient, plan: dict[TopicPartition, list[int]]) -> None:
     """Kafka's clearAllThrottles: every broker's, and the plan's topics' (Java HashSets, printed in
     their order: small broker ids ascending, topic names by hash)."""
-    brokers = sorted({node.node_id for node in admin.describe_cluster()[2]} | {b for r in plan.values() for b in r})
-    print(f"Clearing broker-level throttles on broker{'' if len(brokers) == 1 else 's'} {','.join(map(str, brokers))}")
+    brokers = sorted({node.node_id for node in admin.describe_cluster()[2]} | {b for r in plan.values()
+                                                                               for b in r})
+    print(f"Clearing broker-level throttles on broker{'' if len(brokers) == 1 else 's'} "
+          f"{','.join(map(str, brokers))}")
     for broker in brokers:
-        admin.incremental_alter_configs(BROKER_RESOURCE, str(broker), [(k, DELETE, None) for k in BROKER_LEVEL_THROTTLES])
+        admin.incremental_alter_configs(BROKER_RESOURCE, str(broker),
+                                        [(k, DELETE, None) for k in BROKER_LEVEL_THROTTLES])
     topics = java_hash_map_order(list(dict.fromkeys(tp.topic for tp in plan)))
     print(f"Clearing topic-level throttles on topic{'' if len(topics) == 1 else 's'} {','.join(topics)}")
     for topic in topics:
-        admin.incremental_alter_configs(TOPIC_RESOURCE, topic, [(k, DELETE, None) for k in TOPIC_LEVEL_THROTTLES])
+        admin.incremental_alter_configs(TOPIC_RESOURCE, topic,
+                                        [(k, DELETE, None) for k in TOPIC_LEVEL_THROTTLES])
 
 
 def list_reassignments(admin: AdminClient) -> int:
@@ -186,7 +196,8 @@ def read_plan(path: str) -> dict[TopicPartition, list[int]]:
 
 def plan_json(assignment: dict[TopicPartition, list[int]]) -> str:
     return json.dumps({"version": 1, "partitions": [
-        {"topic": tp.topic, "partition": tp.partition, "replicas": replicas, "log_dirs": ["any"] * len(replicas)}
+        {"topic": tp.topic, "partition": tp.partition, "replicas": replicas,
+         "log_dirs": ["any"] * len(replicas)}
         for tp, replicas in sorted(assignment.items())]}, separators=(",", ":"))
 
 

@@ -42,10 +42,12 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="Check that the replicas of each partition hold the same records.")
     p.add_argument("--bootstrap-server", required=True)
     p.add_argument("--topics-include", default=".*", help="a regular expression of the topics to verify")
-    p.add_argument("--fetch-size", type=int, default=1024 * 1024, help="bytes fetched per partition per request")
+    p.add_argument("--fetch-size", type=int, default=1024 * 1024,
+                   help="bytes fetched per partition per request")
     p.add_argument("--max-wait-ms", type=int, default=1000)
     p.add_argument("--report-interval-ms", type=int, default=30000)
-    p.add_argument("--reports", type=int, default=0, help="stop after this many reports (0: run until stopped)")
+    p.add_argument("--reports", type=int, default=0,
+                   help="stop after this many reports (0: run until stopped)")
     p.add_argument("--command-config")
     return p
 
@@ -61,13 +63,15 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv) -> int:
     args = build_parser().parse_args(argv)
     pattern = re.compile(args.topics_include)
-    with AdminClient({"bootstrap.servers": args.bootstrap_server, **load_props(args.command_config)}) as admin:
+    with AdminClient({"bootstrap.servers": args.bootstrap_server,
+                      **load_props(args.command_config)}) as admin:
         print(f"{now()}: verification process is started.", flush=True)
         reports = 0
         while True:
             topics = sorted(t for t in admin.list_topics(include_internal=False) if pattern.fullmatch(t))
             replicas = {TopicPartition(name, p.partition): list(p.replicas)
-                        for name, desc in sorted(admin.describe_topics(topics).items()) for p in desc.partitions}
+                        for name, desc in sorted(admin.describe_topics(topics).items())
+                        for p in desc.partitions}
             verdict = verify(admin, replicas, args.fetch_size, args.max_wait_ms)
             if verdict is not None:
                 print(verdict, flush=True)
@@ -78,7 +82,8 @@ def _main(argv) -> int:
             time.sleep(args.report_interval_ms / 1000)
 
 
-def verify(admin: AdminClient, replicas: dict[TopicPartition, list[int]], fetch_size: int, max_wait_ms: int) -> str | None:
+def verify(admin: AdminClient, replicas: dict[TopicPartition, list[int]], fetch_size: int,
+           max_wait_ms: int) -> str | None:
     """One pass: compare every partition's replicas; print the max-lag line, or return the mismatch."""
     worst = (-1, None, 0)  # (lag, partition, offset)
     for tp, brokers in replicas.items():
@@ -87,7 +92,9 @@ def verify(admin: AdminClient, replicas: dict[TopicPartition, list[int]], fetch_
         if not available:
             continue
         common = min(hw for hw, _ in available.values())
-        mismatch = first_mismatch(tp, {b: [x for x in batches if x[0] < common] for b, (_, batches) in available.items()})
+        mismatch = first_mismatch(tp,
+                                  {b: [x for x in batches if x[0] < common]
+                                   for b, (_, batches) in available.items()})
         if mismatch is not None:
             return mismatch
         lag = max(hw for hw, _ in available.values()) - common
@@ -95,7 +102,8 @@ def verify(admin: AdminClient, replicas: dict[TopicPartition, list[int]], fetch_
             worst = (lag, tp, common)
     lag, tp, offset = worst
     if tp is not None:
-        print(f"{now()}: max lag is {lag} for partition {tp} at offset {offset} among {len(replicas)} partitions",
+        print(f"{now()}: max lag is {lag} for partition {tp} at offset {offset} among {len(replicas)} "
+              "partitions",
               flush=True)
     return None
 
@@ -110,10 +118,12 @@ def read_replica(admin: AdminClient, broker: int, tp: TopicPartition, fetch_size
         body = dict(replica_id=DEBUGGING_REPLICA_ID, max_wait_ms=0, min_bytes=0, max_bytes=fetch_size,
                     isolation_level=0, session_id=0, session_epoch=-1, rack_id="", forgotten_topics_data=[],
                     topics=[dict(topic=tp.topic, partitions=[dict(
-                        partition=tp.partition, current_leader_epoch=-1, fetch_offset=offset, last_fetched_epoch=-1,
+                        partition=tp.partition, current_leader_epoch=-1, fetch_offset=offset,
+                        last_fetched_epoch=-1,
                         log_start_offset=-1, partition_max_bytes=fetch_size)])])
         try:
-            response = admin.client.send_and_wait(broker, ApiKey.FETCH, body, max(max_wait_ms, 5000), FETCH_VERSION)
+            response = admin.client.send_and_wait(broker, ApiKey.FETCH, body, max(max_wait_ms, 5000),
+                                                  FETCH_VERSION)
         except Exception:
             return None
         data = response.body.responses[0].partitions[0]
@@ -137,7 +147,8 @@ def first_mismatch(tp: TopicPartition, copies: dict[int, list[tuple[int, int, in
     for other in brokers[1:]:
         for mine, theirs in zip(copies[reference], copies[other], strict=False):
             if mine != theirs:
-                return (f"Partition {tp} has unmatched checksum at offset {mine[0]}; replica {reference}'s checksum "
+                return (f"Partition {tp} has unmatched checksum at offset {mine[0]}; replica {reference}'s "
+                        "checksum "
                         f"{mine[2]}; replica {other}'s checksum {theirs[2]}")
         if len(copies[reference]) != len(copies[other]):
             shorter = reference if len(copies[reference]) < len(copies[other]) else other

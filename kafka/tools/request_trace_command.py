@@ -41,9 +41,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="the broker's metrics.listener (default http://127.0.0.1:9404)")
     parser.add_argument("--api", help="only this request type: Produce, FetchConsumer, Metadata, ...")
     parser.add_argument("--limit", type=int, default=20, help="the newest N requests (default 20)")
-    parser.add_argument("--min-ms", type=float, default=0.0, help="only requests that took at least this long")
+    parser.add_argument("--min-ms", type=float, default=0.0,
+                        help="only requests that took at least this long")
     parser.add_argument("--client-id", help="only requests whose header carries this client id "
-                                            "(kcat: rdkafka, or -X client.id=...; the perf tools: producer-1, ...)")
+                                            "(kcat: rdkafka, or -X client.id=...; the perf tools: "
+                                            "producer-1, ...)")
     parser.add_argument("--correlation-id", type=int,
                         help="only requests with this correlation id (one per connection: add --client-id)")
     args = parser.parse_args(argv)

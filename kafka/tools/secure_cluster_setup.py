@@ -70,7 +70,8 @@ def client_properties(user: str, ca_file: Path) -> str:
 
 
 def librdkafka_properties(user: str, ca_file: Path) -> str:
-    return (f"# {user} on the secure cluster's SASL_SSL listeners, in librdkafka's keys (kcat -F this-file).\n"
+    return (f"# {user} on the secure cluster's SASL_SSL listeners, in librdkafka's keys (kcat -F "
+            "this-file).\n"
             f"security.protocol=SASL_SSL\nsasl.mechanism={MECHANISM}\n"
             f"sasl.username={user}\nsasl.password={DEMO_USERS[user]}\nssl.ca.location={ca_file}\n")
 
@@ -80,7 +81,8 @@ def mtls_properties(keystore: Path, ca_file: Path, librdkafka: bool) -> str:
         return (f"# {MTLS_USER}'s certificate on the secure cluster's SSL listeners (mTLS), for kcat -F.\n"
                 f"security.protocol=SSL\nssl.certificate.location={keystore}\nssl.key.location={keystore}\n"
                 f"ssl.ca.location={ca_file}\n")
-    return (f"# {MTLS_USER}'s certificate on the secure cluster's SSL listeners (mTLS, ssl.client.auth=required);\n"
+    return (f"# {MTLS_USER}'s certificate on the secure cluster's SSL listeners (mTLS, "
+            "ssl.client.auth=required);\n"
             "# Kafka's client configuration: --command-config of our tools and of Kafka's bin/kafka-*.sh.\n"
             f"security.protocol=SSL\nssl.keystore.type=PEM\nssl.keystore.location={keystore}\n"
             f"ssl.truststore.type=PEM\nssl.truststore.location={ca_file}\n")
@@ -93,7 +95,8 @@ def make_files(node_props: dict[str, dict[str, str]]) -> None:
     for props in node_props.values():
         keystore = Path(props["ssl.keystore.location"])
         if new_ca or not keystore.exists():
-            node = issue(name(f"node-{props['node.id']}", "kafka", ORGANIZATION), ca, sans=loopback_names(), days=365)
+            node = issue(name(f"node-{props['node.id']}", "kafka", ORGANIZATION), ca, sans=loopback_names(),
+                         days=365)
             write(keystore, chain_and_key_pem(node), private=True)
     directory = ca_file.parent
     mtls_keystore = directory / f"{MTLS_USER}.pem"
@@ -103,7 +106,8 @@ def make_files(node_props: dict[str, dict[str, str]]) -> None:
     files = {f"{user}{suffix}.properties": make(user, ca_file) for user in DEMO_USERS
              for suffix, make in (("", client_properties), ("-librdkafka", librdkafka_properties))}
     files[f"{MTLS_USER}-mtls.properties"] = mtls_properties(mtls_keystore, ca_file, librdkafka=False)
-    files[f"{MTLS_USER}-mtls-librdkafka.properties"] = mtls_properties(mtls_keystore, ca_file, librdkafka=True)
+    files[f"{MTLS_USER}-mtls-librdkafka.properties"] = mtls_properties(mtls_keystore, ca_file,
+                                                                       librdkafka=True)
     for file_name, text in files.items():
         if not (directory / file_name).exists():
             write(directory / file_name, text, private=True)
@@ -127,7 +131,8 @@ def format_with_demo_users(config_paths: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="secure-cluster-setup",
-                                     description="Certificates, client configs and SCRAM users for make cluster-secure.")
+                                     description="Certificates, client configs and SCRAM users for make "
+                                                 "cluster-secure.")
     parser.add_argument("configs", nargs="+", help="one server.properties per node")
     args = parser.parse_args(argv)
     node_props = {path: parse_properties(Path(path).read_text()) for path in args.configs}

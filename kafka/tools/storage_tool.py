@@ -3,8 +3,8 @@
 
     kafka-storage random-uuid                                   # a new cluster id
     kafka-storage format -t CLUSTER_ID -c server.properties [--ignore-formatted] [--feature share.version=0]
-                         [--add-scram 'SCRAM-SHA-512=[name=alice,password=alice-secret]' ...]
-                         [--standalone | --initial-controllers 'id@host:port:dirid,...' | --no-initial-controllers]
+                         [--add-scram 'SCRAM-SHA-512=[name=alice,password=alice-secret]' ...] [--standalone |
+                         --initial-controllers 'id@host:port:dirid,...' | --no-initial-controllers]
     kafka-storage info -c server.properties
 
 Seed 004: in KRaft the cluster's metadata lives in a log that the controllers replicate, so every
@@ -58,7 +58,8 @@ METADATA_VERSION = "4.1-IV1"  # the metadata.version a newly formatted cluster s
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="kafka-storage", description="Format and describe KRaft storage directories.")
+    p = argparse.ArgumentParser(prog="kafka-storage",
+                                description="Format and describe KRaft storage directories.")
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("random-uuid", help="print a random cluster id")
     fmt = sub.add_parser("format", help="format this node's log directories")
@@ -70,8 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("-f", "--feature", action="append", default=[], metavar="FEATURE=LEVEL",
                      help="the level a feature of the new cluster starts at, e.g. share.version=0 "
                           "(share groups off)")
-    fmt.add_argument("-S", "--add-scram", action="append", default=[], metavar="MECHANISM=[name=...,password=...]",
-                     help="a SCRAM user the new cluster starts with, e.g. 'SCRAM-SHA-512=[name=alice,password=s3cret]'")
+    fmt.add_argument("-S", "--add-scram", action="append", default=[],
+                     metavar="MECHANISM=[name=...,password=...]",
+                     help="a SCRAM user the new cluster starts with, e.g. "
+                          "'SCRAM-SHA-512=[name=alice,password=s3cret]'")
     quorum = fmt.add_mutually_exclusive_group()
     quorum.add_argument("-s", "--standalone", action="store_true",
                         help="Used to initialize a controller as a single-node dynamic quorum.")
@@ -166,14 +169,17 @@ def initial_controllers(args, config: KafkaConfig) -> VoterSet | None:
         if end_point is None:
             raise ValueError("No controller listeners found.")
         key = ReplicaKey(config.node_id, directory_id_from_string(random_uuid()))
-        return VoterSet({config.node_id: VoterNode(key, {listener: (end_point.host or "localhost", end_point.port)})})
+        return VoterSet({config.node_id: VoterNode(key,
+                                                   {listener: (end_point.host or "localhost",
+                                                               end_point.port)})})
     if args.initial_controllers:
         return parse_initial_controllers(args.initial_controllers, listener)
     # Kafka asks it of every controller without controller.quorum.voters; here an empty one is also the
     # embedded one-node quorum of `make run` (docs/kraft.md), so only a dynamic quorum's controller is asked.
     if config.is_controller and not config.controller_quorum_voters and config.controller_quorum_bootstrap_servers \
             and not args.no_initial_controllers:
-        raise ValueError("Because controller.quorum.voters is not set on this controller, you must specify one of "
+        raise ValueError("Because controller.quorum.voters is not set on this controller, you must specify "
+                         "one of "
                          "the following: --standalone, --initial-controllers, or --no-initial-controllers.")
     return None
 

@@ -1,9 +1,9 @@
 """kafka-topics: create, list, describe, alter and delete topics (Kafka's org.apache.kafka.tools.TopicCommand,
 ``bin/kafka-topics.sh``), on the AdminClient.
 
-    kafka-topics --bootstrap-server 127.0.0.1:9092 --create --topic T --partitions 3 --config retention.ms=60000
-    kafka-topics --bootstrap-server 127.0.0.1:9092 --list
-    kafka-topics --bootstrap-server 127.0.0.1:9092 --describe [--topic T]
+    kafka-topics --bootstrap-server 127.0.0.1:9092 --create --topic T --partitions 3 --config
+    retention.ms=60000 kafka-topics --bootstrap-server 127.0.0.1:9092 --list kafka-topics --bootstrap-server
+    127.0.0.1:9092 --describe [--topic T]
         (Configs: every config not at Kafka's default, the topic's own and the broker's static ones)
     kafka-topics --bootstrap-server 127.0.0.1:9092 --describe --under-replicated-partitions
         (also --under-min-isr-partitions, --at-min-isr-partitions, --unavailable-partitions: only the
@@ -28,8 +28,10 @@ DEFAULT_CONFIG = 5  # DescribeConfigsResponse.ConfigSource
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="kafka-topics", description="Create, delete, describe, or change a topic.")
-    p.add_argument("--bootstrap-server", required=True, help="the broker(s) to connect to, host:port[,host:port]")
+    p = argparse.ArgumentParser(prog="kafka-topics",
+                                description="Create, delete, describe, or change a topic.")
+    p.add_argument("--bootstrap-server", required=True,
+                   help="the broker(s) to connect to, host:port[,host:port]")
     p.add_argument("--command-config", help="a properties file of admin client configs")
     action = p.add_mutually_exclusive_group(required=True)
     for name in ("create", "list", "describe", "alter", "delete"):
@@ -82,7 +84,8 @@ def _matching(admin: AdminClient, pattern: str | None, include_internal: bool = 
 
 def create(admin: AdminClient, args) -> int:
     _require(args.topic, "--topic")
-    topic = NewTopic(args.topic, args.partitions or -1, args.replication_factor, parse_key_values(args.config, "--config"))
+    topic = NewTopic(args.topic, args.partitions or -1, args.replication_factor,
+                     parse_key_values(args.config, "--config"))
     error = admin.create_topics([topic])[args.topic]
     if error is not None:
         if error.error == Errors.TOPIC_ALREADY_EXISTS and args.if_not_exists:
@@ -95,7 +98,8 @@ def create(admin: AdminClient, args) -> int:
 def describe(admin: AdminClient, args) -> int:
     names = _matching(admin, args.topic)
     if args.topic and not names and not args.if_exists:
-        raise KafkaError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{args.topic}' does not exist as expected")
+        raise KafkaError(Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                         f"topic '{args.topic}' does not exist as expected")
     partition_filter = _partition_filter(admin, args)
     described = admin.describe_topics(names)
     # Kafka's TopicCommand prints the topics, and each one's configs, in the order of Java HashMaps.
@@ -106,13 +110,15 @@ def describe(admin: AdminClient, args) -> int:
             # Every config not at Kafka's default: the topic's own and those server.properties sets.
             set_here = ",".join(f"{key}={configs[key].value}" for key in java_hash_map_order(list(configs))
                                 if configs[key].source != DEFAULT_CONFIG)
-            print(f"Topic: {name}\tTopicId: {_topic_id(desc.topic_id)}\tPartitionCount: {len(desc.partitions)}\t"
+            print(f"Topic: {name}\tTopicId: {_topic_id(desc.topic_id)}\tPartitionCount: "
+                  f"{len(desc.partitions)}\t"
                   f"ReplicationFactor: {replication}\tConfigs: {set_here}")
         min_isr = int(configs["min.insync.replicas"].value) if "min.insync.replicas" in configs else 1
         for p in desc.partitions:
             if partition_filter is not None and not partition_filter(p, min_isr):
                 continue
-            print(f"\tTopic: {name}\tPartition: {p.partition}\tLeader: {p.leader if p.leader >= 0 else 'none'}\t"
+            print(f"\tTopic: {name}\tPartition: {p.partition}\tLeader: "
+                  f"{p.leader if p.leader >= 0 else 'none'}\t"
                   f"Replicas: {','.join(map(str, p.replicas))}\tIsr: {','.join(map(str, p.isr))}"
                   "\tElr: N/A\tLastKnownElr: N/A")
     return 0
@@ -160,7 +166,8 @@ def delete(admin: AdminClient, args) -> int:
     if not names:
         if args.if_exists:
             return 0
-        raise KafkaError(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"topic '{args.topic}' does not exist as expected")
+        raise KafkaError(Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                         f"topic '{args.topic}' does not exist as expected")
     for error in admin.delete_topics(names).values():
         if error is not None:
             raise error

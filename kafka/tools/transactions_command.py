@@ -70,7 +70,8 @@ def describe_producers(admin: AdminClient, args: argparse.Namespace) -> None:
     pretty_print_table(
         ["ProducerId", "ProducerEpoch", "LatestCoordinatorEpoch", "LastSequence", "LastTimestamp",
          "CurrentTransactionStartOffset"],
-        [[str(p.producer_id), str(p.producer_epoch), str(p.coordinator_epoch if p.coordinator_epoch is not None else -1),
+        [[str(p.producer_id), str(p.producer_epoch),
+          str(p.coordinator_epoch if p.coordinator_epoch is not None else -1),
           str(p.last_sequence), str(p.last_timestamp),
           "None" if p.current_transaction_start_offset is None else str(p.current_transaction_start_offset)]
          for p in producers])
@@ -79,8 +80,10 @@ def describe_producers(admin: AdminClient, args: argparse.Namespace) -> None:
 def abort_transaction(admin: AdminClient, args: argparse.Namespace) -> None:
     tp = TopicPartition(args.topic, args.partition)
     if args.start_offset is None and args.producer_id is None:
-        raise CommandError("The transaction to abort must be identified either with --start-offset (for brokers "
-                           "on 3.0 or above) or with --producer-id, --producer-epoch, and --coordinator-epoch (for "
+        raise CommandError("The transaction to abort must be identified either with --start-offset (for "
+                           "brokers "
+                           "on 3.0 or above) or with --producer-id, --producer-epoch, and "
+                           "--coordinator-epoch (for "
                            "older brokers)")
     if args.start_offset is not None:
         try:
@@ -89,7 +92,8 @@ def abort_transaction(admin: AdminClient, args: argparse.Namespace) -> None:
             raise CommandError(f"Failed to validate producer state for partition {tp}: {e}") from None
         found = [p for p in producers if p.current_transaction_start_offset == args.start_offset]
         if not found:
-            raise CommandError(f"Could not find any open transactions starting at offset {args.start_offset} on "
+            raise CommandError(f"Could not find any open transactions starting at offset {args.start_offset} "
+                               "on "
                                f"partition {tp}")
         producer_id, producer_epoch = found[0].producer_id, found[0].producer_epoch
         coordinator_epoch = found[0].coordinator_epoch or 0
@@ -110,24 +114,31 @@ def abort_transaction(admin: AdminClient, args: argparse.Namespace) -> None:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="kafka-transactions",
-                                     description="This tool is used to analyze the transactional state of producers "
-                                                 "in the cluster. It can be used to detect and recover from hanging "
+                                     description="This tool is used to analyze the transactional state of "
+                                                 "producers "
+                                                 "in the cluster. It can be used to detect and recover from "
+                                                 "hanging "
                                                  "transactions.")
-    parser.add_argument("--bootstrap-server", required=True, help="hostname and port for the broker to connect to")
-    parser.add_argument("--command-config", help="property file containing configs to be passed to admin client")
+    parser.add_argument("--bootstrap-server", required=True,
+                        help="hostname and port for the broker to connect to")
+    parser.add_argument("--command-config",
+                        help="property file containing configs to be passed to admin client")
     commands = parser.add_subparsers(dest="command", required=True)
     listing = commands.add_parser("list", help="list transactions")
     listing.add_argument("--duration-filter", type=int,
                          help="Duration (in millis) to filter by: if < 0, all transactions will be returned; "
-                              "otherwise, only transactions running longer than this duration will be returned")
+                              "otherwise, only transactions running longer than this duration will be "
+                              "returned")
     describe = commands.add_parser("describe", help="describe the state of an active transactional-id")
     describe.add_argument("--transactional-id", required=True, help="transactional id")
-    producers = commands.add_parser("describe-producers", help="describe the states of active producers for a "
+    producers = commands.add_parser("describe-producers",
+                                    help="describe the states of active producers for a "
                                                                "topic partition")
     producers.add_argument("--broker-id", type=int, help="accepted; the partition's leader is asked")
     producers.add_argument("--topic", required=True, help="topic name")
     producers.add_argument("--partition", type=int, required=True, help="partition number")
-    abort = commands.add_parser("abort", help="abort a hanging transaction (requires administrative privileges)")
+    abort = commands.add_parser("abort",
+                                help="abort a hanging transaction (requires administrative privileges)")
     abort.add_argument("--topic", required=True, help="topic name")
     abort.add_argument("--partition", type=int, required=True, help="partition number")
     abort.add_argument("--start-offset", type=int, help="start offset of the transaction to abort")
@@ -137,7 +148,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-COMMANDS = {"list": list_transactions, "describe": describe_transaction, "describe-producers": describe_producers,
+COMMANDS = {"list": list_transactions, "describe": describe_transaction,
+            "describe-producers": describe_producers,
             "abort": abort_transaction}
 
 
@@ -146,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     if not structlog.is_configured():  # run from a shell: client log lines must not mix with the tables
         configure_logging("console", logging.WARNING, sys.stderr)
     try:
-        with AdminClient({"bootstrap.servers": args.bootstrap_server, **load_props(args.command_config)}) as admin:
+        with AdminClient({"bootstrap.servers": args.bootstrap_server,
+                          **load_props(args.command_config)}) as admin:
             COMMANDS[args.command](admin, args)
     except CommandError as e:
         print(str(e), file=sys.stderr)

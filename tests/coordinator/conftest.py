@@ -18,5 +18,6 @@ def time():
 
 @pytest.fixture
 def replica_manager(tmp_path, time):
-    with replica_manager_leading(tmp_path, time, TopicPartition(records.GROUP_METADATA_TOPIC_NAME, 0)) as manager:
+    with replica_manager_leading(tmp_path, time,
+                                 TopicPartition(records.GROUP_METADATA_TOPIC_NAME, 0)) as manager:
         yield manager

@@ -32,13 +32,15 @@ def our_settings(port: int, controller: int) -> dict[str, str]:
     controller listener and quorum of one, so that DescribeConfigs finds each broker key set (or not)
     alike on both (test_configs.py). A restart on the same data must keep both ports."""
     return {**SERVER_PROPERTIES, "node.id": "1", "controller.quorum.voters": f"1@127.0.0.1:{controller}",
-            "listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller}", **SHARED_SETTINGS}
+            "listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller}",
+            **SHARED_SETTINGS}
 
 
 @pytest.fixture(scope="session")
 def our_broker(tmp_path_factory):
     port = free_port()
-    broker = BrokerProcess(tmp_path_factory.mktemp("ours") / "data", our_settings(port, free_port()), port=port)
+    broker = BrokerProcess(tmp_path_factory.mktemp("ours") / "data", our_settings(port, free_port()),
+                           port=port)
     yield broker
     broker.stop()
 

@@ -69,7 +69,8 @@ class Script:
         assert not found, f"{api_key.name} v{version}: our broker and Apache Kafka differ:\n  " + "\n  ".join(found)
         return ours, apache
 
-    def retried(self, api_key: ApiKey, version: int, template: dict, retriable: tuple[int, ...]) -> tuple[dict, dict]:
+    def retried(self, api_key: ApiKey, version: int, template: dict,
+                retriable: tuple[int, ...]) -> tuple[dict, dict]:
         """Each broker asked on its own until its error_code is not in `retriable`, as a client's retry loop
         asks (asking both in step would ask the quicker one again), the final answers compared."""
         final = []
@@ -78,7 +79,8 @@ class Script:
                 answer = side.request(api_key, version, self._resolve(template, side.name)).to_dict()
                 return answer if answer["error_code"] not in retriable else None
             final.append(self._named(wait_until(answered, timeout=30, interval=0.05,
-                                                message=f"{side.name}'s {api_key.name} to stop failing"), side.name))
+                                                message=f"{side.name}'s {api_key.name} to stop failing"),
+                                                side.name))
         found = differences(final[0], final[1])
         assert not found, f"{api_key.name} v{version}: our broker and Apache Kafka differ:\n  " + "\n  ".join(found)
         return final[0], final[1]
@@ -145,7 +147,8 @@ def create_topic(pair: Pair, topic: str, partitions: int = 1) -> None:
         answers = pair.ask(ApiKey.LIST_OFFSETS, 7, {"replica_id": -1, "isolation_level": 0, "topics": [
             {"name": topic, "partitions": [{"partition_index": p, "current_leader_epoch": -1, "timestamp": -1}
                                            for p in range(partitions)]}]})
-        return all(p["error_code"] == 0 for answer in answers for t in answer["topics"] for p in t["partitions"])
+        return all(p["error_code"] == 0 for answer in answers for t in answer["topics"]
+                   for p in t["partitions"])
     wait_until(led, timeout=30, message=f"both brokers to lead {topic}", interval=0.05)
 
 
@@ -161,7 +164,8 @@ def find_coordinator(pair: Pair, key: str, key_type: int) -> None:
 
     def loaded() -> bool:
         if key_type == 0:
-            answers = pair.ask(ApiKey.DESCRIBE_GROUPS, 5, {"groups": [key], "include_authorized_operations": False})
+            answers = pair.ask(ApiKey.DESCRIBE_GROUPS, 5,
+                               {"groups": [key], "include_authorized_operations": False})
             return all(g["error_code"] == 0 for answer in answers for g in answer["groups"])
         answers = pair.ask(ApiKey.DESCRIBE_TRANSACTIONS, 0, {"transactional_ids": [key]})
         return all(t["error_code"] in (0, Errors.TRANSACTIONAL_ID_NOT_FOUND)
@@ -175,7 +179,8 @@ def producer_ids_ready(pair: Pair) -> None:
     and answers COORDINATOR_LOAD_IN_PROGRESS meanwhile. Asked for an idempotent producer (no transactional
     id), so no transaction's epoch moves; the ids taken are each broker's own business."""
     def ready() -> bool:
-        answers = pair.ask(ApiKey.INIT_PRODUCER_ID, 4, {"transactional_id": None, "transaction_timeout_ms": 60000,
+        answers = pair.ask(ApiKey.INIT_PRODUCER_ID, 4,
+                           {"transactional_id": None, "transaction_timeout_ms": 60000,
                                                         "producer_id": -1, "producer_epoch": -1})
         return all(a["error_code"] == 0 for a in answers)
     wait_until(ready, timeout=60, message="both brokers to hand out producer ids", interval=0.1)

@@ -19,7 +19,8 @@ from tests.wire import WireClient
 
 
 def _uuid_shape(v: Any) -> Any:
-    return "zero" if v in (None, b"\0" * 16, "AAAAAAAAAAAAAAAAAAAAAA") or str(v) == "00000000-0000-0000-0000-000000000000" \
+    return "zero" if v in (None, b"\0" * 16,
+                           "AAAAAAAAAAAAAAAAAAAAAA") or str(v) == "00000000-0000-0000-0000-000000000000" \
         else "set"
 
 
@@ -48,21 +49,27 @@ class Intended:
 # The only differences allowed. Each test may add its own, in the test, with its reason.
 INTENDED_DIFFERENCES: tuple[Intended, ...] = (
     Intended("*configs[name=min.insync.replicas].config_source",
-             "Kafka 4.4 enables eligible leader replicas (KIP-966), and its controller then writes a cluster-wide "
+             "Kafka 4.4 enables eligible leader replicas (KIP-966), and its controller then writes a "
+             "cluster-wide "
              "min.insync.replicas at bootstrap (DYNAMIC_DEFAULT_BROKER_CONFIG); ELR is not built here"),
-    Intended("*configs[name=min.insync.replicas].synonyms*", "the same cluster-wide record, one more synonym"),
+    Intended("*configs[name=min.insync.replicas].synonyms*",
+             "the same cluster-wide record, one more synonym"),
     Intended("results[resource_name=1].configs[name=*].read_only",
              "dynamic broker configs (KIP-226) are not built: every broker key is read-only here, set in "
              "server.properties; Kafka lets IncrementalAlterConfigs change many of them"),
     Intended("topics[name=small-segments-*].error_message",
-             "segment.bytes may be as small as 14 bytes here (Kafka 4 allows 1 MiB and up, smaller only through its "
+             "segment.bytes may be as small as 14 bytes here (Kafka 4 allows 1 MiB and up, smaller only "
+             "through its "
              "internal.segment.bytes): the labs and tests roll segments of a few hundred bytes to show them"),
     Intended("responses[name=misnumbered-*].partition_responses[index=0].*",
-             "records numbered out of order inside a batch: Kafka stores an uncompressed batch as sent (a consumer "
-             "then reads offsets that go backwards) and fails a compressed one with UNKNOWN_SERVER_ERROR; this "
+             "records numbered out of order inside a batch: Kafka stores an uncompressed batch as sent (a "
+             "consumer "
+             "then reads offsets that go backwards) and fails a compressed one with UNKNOWN_SERVER_ERROR; "
+             "this "
              "broker never rewrites a batch and refuses both, INVALID_RECORD naming the record (KIP-467)"),
     Intended("responses[name=unknown-codec-*].partition_responses[index=0].error_code",
-             "compression codec 7 in a batch's attributes: Kafka fails with UNKNOWN_SERVER_ERROR (an unexpected "
+             "compression codec 7 in a batch's attributes: Kafka fails with UNKNOWN_SERVER_ERROR (an "
+             "unexpected "
              "IllegalArgumentException), this broker answers UNSUPPORTED_COMPRESSION_TYPE"),
 )
 
@@ -104,7 +111,8 @@ def _identity(items: list) -> str | None:
     return None
 
 
-def differences(ours: Any, theirs: Any, intended: tuple[Intended, ...] = (), volatile: tuple[str, ...] = ()) -> list[str]:
+def differences(ours: Any, theirs: Any, intended: tuple[Intended, ...] = (),
+                volatile: tuple[str, ...] = ()) -> list[str]:
     """Every path whose value differs and is not an intended difference, as 'path: ours=.. apache=..'."""
     ours_flat = flatten(ours.to_dict() if hasattr(ours, "to_dict") else ours, volatile=volatile)
     theirs_flat = flatten(theirs.to_dict() if hasattr(theirs, "to_dict") else theirs, volatile=volatile)
@@ -154,7 +162,8 @@ class Pair:
 
     def ask(self, api_key: ApiKey, version: int, body: dict | Callable[[Side], dict]) -> tuple[Any, Any]:
         """The same request to both (a callable body gets each side, for what differs: a topic's id)."""
-        answers = [side.request(api_key, version, body(side) if callable(body) else body) for side in self.sides]
+        answers = [side.request(api_key, version, body(side) if callable(body) else body)
+                   for side in self.sides]
         return answers[0], answers[1]
 
     def same(self, api_key: ApiKey, version: int, body: dict | Callable[[Side], dict],

@@ -44,17 +44,20 @@ def pair(tmp_path_factory):
 
 def creation(name: str, principal: str = "User:ANONYMOUS", op: int = ALL, perm: int = DENY, res: int = TOPIC,
              pattern: int = LITERAL, host: str = "*") -> dict:
-    return {"resource_type": res, "resource_name": name, "resource_pattern_type": pattern, "principal": principal,
+    return {"resource_type": res, "resource_name": name, "resource_pattern_type": pattern,
+            "principal": principal,
             "host": host, "operation": op, "permission_type": perm}
 
 
-def describe(name: str | None = None, res: int = ANY, pattern: int = ANY_PATTERN, principal: str | None = None):
+def describe(name: str | None = None, res: int = ANY, pattern: int = ANY_PATTERN,
+             principal: str | None = None):
     return AclBindingFilter.of(res, name, pattern, principal, None, 1, 1).to_filter()
 
 
 def acls_of(response) -> set:
     """DescribeAcls' resources as a set: neither broker promises an order within a resource."""
-    return {(r.resource_type, r.resource_name, r.pattern_type, a.principal, a.host, a.operation, a.permission_type)
+    return {(r.resource_type, r.resource_name, r.pattern_type, a.principal, a.host, a.operation,
+             a.permission_type)
             for r in response.resources for a in r.acls}
 
 
@@ -89,7 +92,8 @@ def test_describe_and_delete_filters_match_as_kafka_does(pair):
                  creation("*", principal="User:carol", perm=ALLOW, op=DESCRIBE),
                  creation(base + "-g", principal="User:bob", perm=ALLOW, op=READ, res=GROUP)]
     create(pair, *creations)
-    for f in (describe(base, TOPIC, MATCH), describe(base, TOPIC, LITERAL), describe(base[:6], TOPIC, PREFIXED),
+    for f in (describe(base, TOPIC, MATCH), describe(base, TOPIC, LITERAL),
+              describe(base[:6], TOPIC, PREFIXED),
               describe(None, GROUP), describe(principal="User:bob")):
         ours, theirs = pair.ask(ApiKey.DESCRIBE_ACLS, 3, f)
         assert (ours.error_code, acls_of(ours)) == (theirs.error_code, acls_of(theirs)), f
@@ -114,16 +118,20 @@ def test_a_denied_principal_gets_kafkas_error_codes(pair):
     pair.same(ApiKey.PRODUCE, 9, produce)
     pair.same(ApiKey.METADATA, 12, {"topics": [{"name": topic}], "allow_auto_topic_creation": False,
                                     "include_topic_authorized_operations": False},
-              intended=(Intended("brokers*", "each broker's own address"), Intended("controller_id", "node ids")))
+              intended=(Intended("brokers*", "each broker's own address"),
+                        Intended("controller_id", "node ids")))
     pair.same(ApiKey.LIST_OFFSETS, 5, {"replica_id": -1, "isolation_level": 0, "topics": [
-        {"name": topic, "partitions": [{"partition_index": 0, "current_leader_epoch": -1, "timestamp": -1}]}]})
+        {"name": topic,
+         "partitions": [{"partition_index": 0, "current_leader_epoch": -1, "timestamp": -1}]}]})
     pair.same(ApiKey.DELETE_TOPICS, 4, {"topic_names": [topic], "timeout_ms": 30000})
     pair.same(ApiKey.DESCRIBE_CONFIGS, 1, {"resources": [{"resource_type": 2, "resource_name": topic,
-                                                          "configuration_keys": None}], "include_synonyms": False},
+                                                          "configuration_keys": None}],
+                                                          "include_synonyms": False},
               intended=(Intended("results[*].error_message", "the wording"),))
     pair.same(ApiKey.FIND_COORDINATOR, 3, {"key": group, "key_type": 0},
               intended=(Intended("error_message", "the wording"),))
-    pair.same(ApiKey.JOIN_GROUP, 5, {"group_id": group, "session_timeout_ms": 10000, "rebalance_timeout_ms": 10000,
+    pair.same(ApiKey.JOIN_GROUP, 5,
+              {"group_id": group, "session_timeout_ms": 10000, "rebalance_timeout_ms": 10000,
                                      "member_id": "", "group_instance_id": None, "protocol_type": "consumer",
                                      "protocols": [{"name": "range", "metadata": b""}]})
     pair.same(ApiKey.OFFSET_FETCH, 5, {"group_id": group, "topics": None})

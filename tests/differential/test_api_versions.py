@@ -18,7 +18,8 @@ NOT_BUILT = {
 }
 NOT_BUILT_KEYS = {key for keys in NOT_BUILT.values() for key in keys}
 # Versions both advertise from differently, on purpose.
-OLDEST = {ApiKey.PRODUCE: "Kafka 4 still advertises Produce v0-2 (so that old librdkafka connects) yet refuses "
+OLDEST = {ApiKey.PRODUCE: "Kafka 4 still advertises Produce v0-2 (so that old librdkafka connects) yet "
+                          "refuses "
                           "them; this broker advertises from v3, the first with RecordBatch v2"}
 
 
@@ -36,7 +37,8 @@ def test_the_apis_and_versions_both_advertise(pair):
             wrong[ApiKey(key).name] = (mine[key], apache[key])
     assert wrong == {}, "version ranges (ours, Kafka's) that no reason allows: older versions Kafka 4 dropped " \
                         "(KIP-896) must go, and no version newer than Kafka's may be advertised"
-    pair.same(ApiKey.API_VERSIONS, 3, {"client_software_name": "oracle", "client_software_version": "1"}, intended=(
+    pair.same(ApiKey.API_VERSIONS, 3, {"client_software_name": "oracle", "client_software_version": "1"},
+              intended=(
         Intended("api_keys*", "compared above, API by API"),
         Intended("supported_features*", "KIP-584 features: this broker has metadata.version and "
                                         "share.version only (Kafka 4.4 also group, streams, transaction and "

@@ -34,19 +34,24 @@ OURS_ONLY = {"allow.everyone.if.no.acl.found", "leader.imbalance.per.broker.perc
 OWN_START_UP = {"listeners", "advertised.listeners", "controller.quorum.voters", "log.dirs"}
 ONE_NODE_DEFAULTS = tuple(
     Intended(f"*configs[name={key}].synonyms[1].value",
-             "defaults of 1 here, so that one broker started without server.properties has its internal topics; "
+             "defaults of 1 here, so that one broker started without server.properties has its internal "
+             "topics; "
              "Kafka's are 3 (2 for the min ISR) and its server.properties sets 1")
     for key in ("offsets.topic.replication.factor", "transaction.state.log.replication.factor",
                 "transaction.state.log.min.isr"))
 
-def describe(resource_type: int, name: str, keys: list[str] | None = None, documentation: bool = False) -> dict:
-    return {"resources": [{"resource_type": resource_type, "resource_name": name, "configuration_keys": keys}],
+def describe(resource_type: int, name: str, keys: list[str] | None = None,
+             documentation: bool = False) -> dict:
+    return {"resources": [{"resource_type": resource_type, "resource_name": name,
+                           "configuration_keys": keys}],
             "include_synonyms": True, "include_documentation": documentation}
 
 
-def alter(topic: str, *ops: tuple[str, int, str | None], validate_only: bool = False, resource_type: int = TOPIC) -> dict:
+def alter(topic: str, *ops: tuple[str, int, str | None], validate_only: bool = False,
+          resource_type: int = TOPIC) -> dict:
     return {"resources": [{"resource_type": resource_type, "resource_name": topic, "configs": [
-        {"name": k, "config_operation": op, "value": v} for k, op, v in ops]}], "validate_only": validate_only}
+        {"name": k, "config_operation": op, "value": v} for k, op, v in ops]}],
+        "validate_only": validate_only}
 
 
 def test_describe_a_topics_configs(pair):
@@ -64,7 +69,8 @@ def _by_shape(answer) -> dict:
     def shape(value: str | None) -> str | None:
         return value and ("<a path>" if value.startswith("/") else re.sub(r":\d+", ":<port>", value))
     as_dict = answer.to_dict()
-    for config in (c for result in as_dict["results"] for c in result["configs"] if c["name"] in OWN_START_UP):
+    for config in (c for result in as_dict["results"] for c in result["configs"]
+                   if c["name"] in OWN_START_UP):
         config["value"] = shape(config["value"])
         for synonym in config["synonyms"]:
             synonym["value"] = shape(synonym["value"])
@@ -100,12 +106,16 @@ def test_incremental_alter_configs(pair):
     pair.same(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, alter(topic, ("segment.bytes", SET, "2000000"),
                                                          validate_only=True))
     refused = [("retention.ms", SET, "soon"), ("no.such.config", SET, "1"), ("retention.ms", APPEND, "1"),
-               ("retention.ms", SUBTRACT, "1"), ("remote.storage.enable", SET, "true"), ("no.such.config", DELETE, None)]
+               ("retention.ms", SUBTRACT, "1"), ("remote.storage.enable", SET, "true"),
+               ("no.such.config", DELETE, None)]
     for op in refused:
         pair.same(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, alter(topic, op))
     pair.same(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, alter(unique_topic("nowhere"), ("retention.ms", SET, "1")))
     for broker in ("1", "7"):
-        pair.same(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, alter(broker, ("leader.replication.throttled.rate", DELETE, None),
+        pair.same(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1,
+                  alter(broker, ("leader.replication.throttled.rate", DELETE, None),
                                                              resource_type=BROKER))
-    pair.same(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, alter(topic, ("leader.replication.throttled.replicas", DELETE, None)))
-    pair.same(ApiKey.DESCRIBE_CONFIGS, 4, describe(TOPIC, topic, ["retention.ms", "cleanup.policy", "segment.bytes"]))
+    pair.same(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1,
+              alter(topic, ("leader.replication.throttled.replicas", DELETE, None)))
+    pair.same(ApiKey.DESCRIBE_CONFIGS, 4,
+              describe(TOPIC, topic, ["retention.ms", "cleanup.policy", "segment.bytes"]))

@@ -92,12 +92,15 @@ def answer_of(response) -> Answer:
 
 
 def fetch_body(version: int, topic: str, offset: int, last_fetched_epoch: int, current_leader_epoch: int = -1,
-               replica_id: int = CONSUMER, topic_id=None, session_id: int = 0, session_epoch: int = -1) -> dict:
+               replica_id: int = CONSUMER, topic_id=None, session_id: int = 0,
+               session_epoch: int = -1) -> dict:
     body = {"max_wait_ms": 0, "min_bytes": 0, "max_bytes": 1 << 20, "isolation_level": 0,
-            "session_id": session_id, "session_epoch": session_epoch, "forgotten_topics_data": [], "rack_id": "",
+            "session_id": session_id, "session_epoch": session_epoch, "forgotten_topics_data": [],
+            "rack_id": "",
             "topics": [{"topic": topic, "topic_id": topic_id, "partitions": [{
                 "partition": 0, "current_leader_epoch": current_leader_epoch, "fetch_offset": offset,
-                "last_fetched_epoch": last_fetched_epoch, "log_start_offset": -1, "partition_max_bytes": 1 << 20}]}]}
+                "last_fetched_epoch": last_fetched_epoch, "log_start_offset": -1,
+                "partition_max_bytes": 1 << 20}]}]}
     if version >= 15:  # KIP-903: the replica id moved into a tagged ReplicaState
         body["replica_state"] = {"replica_id": replica_id, "replica_epoch": -1}
     else:
@@ -108,13 +111,15 @@ def fetch_body(version: int, topic: str, offset: int, last_fetched_epoch: int, c
 def versions(pair: Pair) -> list[int]:
     """12, and the newest Fetch version both brokers serve."""
     newest = min(next(a.max_version for a in side.request(ApiKey.API_VERSIONS, 3, {
-        "client_software_name": "oracle", "client_software_version": "1"}).api_keys if a.api_key == ApiKey.FETCH)
+        "client_software_name": "oracle", "client_software_version": "1"}).api_keys
+        if a.api_key == ApiKey.FETCH)
         for side in pair.sides)
     return sorted({FIRST_VERSION, newest})
 
 
 def topic_ids(pair: Pair, topic: str) -> dict[str, object]:
-    return {side.name: side.request(ApiKey.METADATA, 12, {"topics": [{"name": topic, "topic_id": uuid.UUID(int=0)}],
+    return {side.name: side.request(ApiKey.METADATA, 12,
+                                    {"topics": [{"name": topic, "topic_id": uuid.UUID(int=0)}],
                                                           "allow_auto_topic_creation": False,
                                                           "include_topic_authorized_operations": False}
                                     ).topics[0].topic_id for side in pair.sides}
@@ -139,12 +144,14 @@ class Table:
     def case(self, kafka: Answer, version: int, offset: int, last_fetched_epoch: int, **kwargs) -> None:
         name = " ".join([f"v{version} fetch_offset={offset} last_fetched_epoch={last_fetched_epoch}",
                          *(f"{k}={v}" for k, v in kwargs.items())])
-        ours, theirs = self.pair.ask(ApiKey.FETCH, version, self.body(version, offset, last_fetched_epoch, **kwargs))
+        ours, theirs = self.pair.ask(ApiKey.FETCH, version,
+                                     self.body(version, offset, last_fetched_epoch, **kwargs))
         if answer_of(theirs) != kafka:
             self.failures.append(f"{name}: Apache Kafka answers {answer_of(theirs)}, this test says {kafka}")
         elif found := differences(ours, theirs):
             self.failures.append(f"{name}: ours {answer_of(ours)}\n      " + "\n      ".join(
-                line[:line.index(".records: ") + 9] + " differ" if ".records: " in line else line for line in found))
+                line[:line.index(".records: ") + 9] + " differ" if ".records: " in line else line
+                for line in found))
 
     def check(self) -> None:
         assert not self.failures, f"{len(self.failures)} cases:\n  " + "\n  ".join(self.failures)
@@ -221,18 +228,21 @@ def test_a_diverging_partition_is_answered_in_an_incremental_fetch_session(pair,
     """A new session reads from 3; the next fetch of it moves the partition past the log end with epoch 0,
     then one names no partition at all (the session remembers the offset and the epoch): the partition is in
     both answers, diverging, though its high watermark and log start did not change."""
-    ours, theirs = pair.ask(ApiKey.FETCH, FIRST_VERSION, fetch_body(FIRST_VERSION, one_epoch, 3, 0, session_epoch=0))
+    ours, theirs = pair.ask(ApiKey.FETCH, FIRST_VERSION,
+                            fetch_body(FIRST_VERSION, one_epoch, 3, 0, session_epoch=0))
     assert answer_of(theirs) == read(5, 3) and theirs.session_id != 0
     assert not differences(ours, theirs, volatile=("session_id",))
     sessions = {"ours": ours.session_id, "apache": theirs.session_id}
     def session_fetch(session_epoch: int, topics: bool):
         def body(side: Side) -> dict:
-            b = fetch_body(FIRST_VERSION, one_epoch, 10, 0, session_id=sessions[side.name], session_epoch=session_epoch)
+            b = fetch_body(FIRST_VERSION, one_epoch, 10, 0, session_id=sessions[side.name],
+                           session_epoch=session_epoch)
             return b if topics else {**b, "topics": []}
         return body
 
     failures = []
-    for name, body in (("moved to 10", session_fetch(1, True)), ("no partition named", session_fetch(2, False))):
+    for name, body in (("moved to 10", session_fetch(1, True)),
+                       ("no partition named", session_fetch(2, False))):
         ours, theirs = pair.ask(ApiKey.FETCH, FIRST_VERSION, body)
         assert theirs.error_code == 0 and theirs.session_id == sessions["apache"]
         assert answer_of(theirs) == diverging(0, 5, 5), f"{name}: Apache Kafka answers {answer_of(theirs)}"
@@ -244,7 +254,8 @@ def test_a_diverging_partition_is_answered_in_an_incremental_fetch_session(pair,
 def raw_answer(side: Side, version: int, body: dict) -> bytes:
     """The answer's bytes after the correlation id: the tagged fields exactly as the broker wrote them."""
     side.client.correlation_id += 1
-    side.client.send_frame(encode_request(APIS[ApiKey.FETCH], version, side.client.correlation_id, "wire-test", body))
+    side.client.send_frame(encode_request(APIS[ApiKey.FETCH], version, side.client.correlation_id,
+                                          "wire-test", body))
     return side.client.read_frame()[4:]
 
 
@@ -256,7 +267,8 @@ def test_the_diverging_epoch_is_written_as_kafka_writes_it(pair, one_epoch):
         body = fetch_body(FIRST_VERSION, one_epoch, offset, epoch)
         ours, theirs = (raw_answer(side, FIRST_VERSION, body) for side in pair.sides)
         if ours != theirs:
-            differ.append(f"fetch_offset={offset} last_fetched_epoch={epoch}:\n    ours   {ours.hex()}\n    apache "
+            differ.append(f"fetch_offset={offset} last_fetched_epoch={epoch}:\n    ours   {ours.hex()}\n    "
+                          "apache "
                           f"{theirs.hex()}")
     assert not differ, "\n  ".join(differ)
 
@@ -363,7 +375,8 @@ def test_last_fetched_epoch_on_a_log_of_three_epochs(epochs):
         table.case(refused(Errors.UNKNOWN_LEADER_EPOCH), v, 4, 0, current_leader_epoch=5)
         table.case(diverging(0, 3, 7), v, 4, 0, replica_id=DEBUGGING)
         table.case(refused(Errors.NOT_LEADER_OR_FOLLOWER), v, 4, 0, replica_id=NO_BROKER)
-        table.case(refused(Errors.UNKNOWN_LEADER_EPOCH), v, 4, 0, replica_id=NO_BROKER, current_leader_epoch=4)
+        table.case(refused(Errors.UNKNOWN_LEADER_EPOCH), v, 4, 0, replica_id=NO_BROKER,
+                   current_leader_epoch=4)
         table.case(refused(Errors.FENCED_LEADER_EPOCH), v, 4, 0, replica_id=NO_BROKER, current_leader_epoch=2)
     table.check()
 

@@ -31,7 +31,8 @@ DESCRIBE, LIST, COMMIT, FETCH, DELETE = 5, 5, 8, 8, 2
 
 
 def join(group: str, member, topic: str) -> dict:
-    return {"group_id": group, "session_timeout_ms": 30000, "rebalance_timeout_ms": 30000, "member_id": member,
+    return {"group_id": group, "session_timeout_ms": 30000, "rebalance_timeout_ms": 30000,
+            "member_id": member,
             "group_instance_id": None, "protocol_type": "consumer",
             "protocols": [{"name": "range", "metadata": subscription(topic)}]}
 
@@ -48,7 +49,8 @@ def heartbeat(group: str, generation: int, member) -> dict:
 def commit(group: str, generation: int, member, offsets: dict[str, dict[int, int]]) -> dict:
     return {"group_id": group, "generation_id_or_member_epoch": generation, "member_id": member,
             "group_instance_id": None, "topics": [
-                {"name": t, "partitions": [{"partition_index": p, "committed_offset": o, "committed_leader_epoch": -1,
+                {"name": t,
+                 "partitions": [{"partition_index": p, "committed_offset": o, "committed_leader_epoch": -1,
                                             "committed_metadata": "m"} for p, o in parts.items()]}
                 for t, parts in offsets.items()]}
 
@@ -92,7 +94,8 @@ def test_a_group_from_first_join_to_leave(pair):
     script.same(ApiKey.DESCRIBE_GROUPS, DESCRIBE, describe(group))  # CompletingRebalance
     script.same(ApiKey.HEARTBEAT, HEARTBEAT, heartbeat(group, 1, me))  # REBALANCE_IN_PROGRESS while syncing
     mine = assignment(topic, 0, 1)
-    ours, _ = script.same(ApiKey.SYNC_GROUP, SYNC, sync(group, 1, me, [{"member_id": me, "assignment": mine}]))
+    ours, _ = script.same(ApiKey.SYNC_GROUP, SYNC,
+                          sync(group, 1, me, [{"member_id": me, "assignment": mine}]))
     assert ours["assignment"] == mine
     script.same(ApiKey.DESCRIBE_GROUPS, DESCRIBE, describe(group))  # Stable
     ours, apache = script.ask(ApiKey.LIST_GROUPS, LIST, {"states_filter": ["Stable"], "types_filter": []})
@@ -100,18 +103,21 @@ def test_a_group_from_first_join_to_leave(pair):
 
     script.same(ApiKey.HEARTBEAT, HEARTBEAT, heartbeat(group, 1, me))
     script.same(ApiKey.HEARTBEAT, HEARTBEAT, heartbeat(group, 0, me))  # ILLEGAL_GENERATION
-    script.same(ApiKey.HEARTBEAT, HEARTBEAT, heartbeat(group, 1, "wire-test-not-a-member"))  # UNKNOWN_MEMBER_ID
+    # UNKNOWN_MEMBER_ID
+    script.same(ApiKey.HEARTBEAT, HEARTBEAT, heartbeat(group, 1, "wire-test-not-a-member"))
     script.same(ApiKey.SYNC_GROUP, SYNC, sync(group, 0, me, []))  # ILLEGAL_GENERATION
 
     ours, _ = script.same(ApiKey.JOIN_GROUP, JOIN, join(group, me, topic))  # the leader rejoins: generation 2
     assert ours["generation_id"] == 2
     script.same(ApiKey.SYNC_GROUP, SYNC, sync(group, 2, me, [{"member_id": me, "assignment": mine}]))
-    script.same(ApiKey.HEARTBEAT, HEARTBEAT, heartbeat(group, 1, me))  # the old generation: ILLEGAL_GENERATION
+    # the old generation: ILLEGAL_GENERATION
+    script.same(ApiKey.HEARTBEAT, HEARTBEAT, heartbeat(group, 1, me))
 
     script.same(ApiKey.OFFSET_COMMIT, COMMIT, commit(group, 2, me, {topic: {0: 5, 1: 7}}))
     script.same(ApiKey.OFFSET_COMMIT, COMMIT, commit(group, 1, me, {topic: {0: 6}}))  # ILLEGAL_GENERATION
     script.same(ApiKey.OFFSET_COMMIT, COMMIT, commit(group, 2, "wire-test-not-a-member", {topic: {0: 6}}))
-    script.same(ApiKey.OFFSET_COMMIT, COMMIT, commit(group, 2, me, {topic: {9: 1}, unique_topic("no"): {0: 1}}))
+    script.same(ApiKey.OFFSET_COMMIT, COMMIT,
+                commit(group, 2, me, {topic: {9: 1}, unique_topic("no"): {0: 1}}))
     script.same(ApiKey.OFFSET_FETCH, FETCH, fetch(group, None))
     script.same(ApiKey.OFFSET_FETCH, FETCH, fetch(group, {topic: [1, 5], unique_topic("no"): [0]}))
     delete_offsets = {"group_id": group, "topics": [{"name": topic, "partitions": [{"partition_index": 0}]}]}
@@ -119,10 +125,12 @@ def test_a_group_from_first_join_to_leave(pair):
     script.same(ApiKey.DELETE_GROUPS, DELETE, {"groups_names": [group]})  # NON_EMPTY_GROUP
 
     leave = {"group_id": group, "members": [{"member_id": me, "group_instance_id": None},
-                                            {"member_id": "wire-test-not-a-member", "group_instance_id": None}]}
+                                            {"member_id": "wire-test-not-a-member",
+                                             "group_instance_id": None}]}
     script.same(ApiKey.LEAVE_GROUP, LEAVE, leave)  # one left, one UNKNOWN_MEMBER_ID
     script.same(ApiKey.DESCRIBE_GROUPS, DESCRIBE, describe(group))  # Empty
-    ours, apache = script.ask(ApiKey.LIST_GROUPS, LIST, {"states_filter": ["Empty"], "types_filter": ["classic"]})
+    ours, apache = script.ask(ApiKey.LIST_GROUPS, LIST,
+                              {"states_filter": ["Empty"], "types_filter": ["classic"]})
     assert only(ours, {group}) == only(apache, {group}) and only(ours, {group})["groups"]
     script.same(ApiKey.HEARTBEAT, HEARTBEAT, heartbeat(group, 2, me))  # gone: UNKNOWN_MEMBER_ID
 
@@ -141,7 +149,8 @@ def test_simple_commits_without_a_group_generation(pair):
     script.same(ApiKey.OFFSET_FETCH, FETCH, fetch(group, {topic: [0]}))
     script.same(ApiKey.OFFSET_COMMIT, COMMIT, commit(group, -1, "", {topic: {0: 1, 2: 3}}))
     script.same(ApiKey.OFFSET_COMMIT, COMMIT, commit(group, -1, "", {topic: {3: 1}}))  # no such partition
-    script.same(ApiKey.OFFSET_COMMIT, COMMIT, commit(group, 4, "wire-test-x", {topic: {0: 1}}))  # a made-up member
+    # a made-up member
+    script.same(ApiKey.OFFSET_COMMIT, COMMIT, commit(group, 4, "wire-test-x", {topic: {0: 1}}))
     script.same(ApiKey.OFFSET_FETCH, FETCH, fetch(group, None))
     script.same(ApiKey.OFFSET_FETCH, FETCH, fetch(group, {topic: [0, 1]}))
     script.same(ApiKey.DESCRIBE_GROUPS, DESCRIBE, describe(group))  # Empty, protocol type ""
@@ -153,7 +162,8 @@ def test_simple_commits_without_a_group_generation(pair):
 
 def commit_v9(group: str, member: str, epoch, topic: str, offset: int, partitions=(0, 1)) -> dict:
     """OffsetCommit v9 of these partitions: `epoch` an int, or a template (each side's member epoch)."""
-    return {"group_id": group, "generation_id_or_member_epoch": epoch, "member_id": member, "group_instance_id": None,
+    return {"group_id": group, "generation_id_or_member_epoch": epoch, "member_id": member,
+            "group_instance_id": None,
             "topics": [{"name": topic, "partitions": [
                 {"partition_index": p, "committed_offset": offset + p, "committed_leader_epoch": -1,
                  "committed_metadata": ""} for p in partitions]}]}
@@ -181,11 +191,13 @@ def test_offsets_of_a_consumer_group_member(pair):
                        ("nobody", member_epoch(0)), ("", -1)):
         script.same(ApiKey.OFFSET_COMMIT, 9, commit_v9(group, who, epoch, topic, 10))
         script.same(ApiKey.OFFSET_FETCH, 9, fetch_v9(group, who, epoch, topic))
-    script.same(ApiKey.OFFSET_FETCH, 9, fetch_v9(group, None, -1, topic))  # anyone may read without naming a member
+    # anyone may read without naming a member
+    script.same(ApiKey.OFFSET_FETCH, 9, fetch_v9(group, None, -1, topic))
     script.same(ApiKey.OFFSET_DELETE, 0, {"group_id": group, "topics": [{"name": topic, "partitions": [
         {"partition_index": 0}]}]})  # the group reads it: GROUP_SUBSCRIBED_TO_TOPIC
     script.same(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848, consumer_group_heartbeat(group, member, -1))
-    script.same(ApiKey.OFFSET_COMMIT, 9, commit_v9(group, "", -1, topic, 20))  # an empty group takes simple commits
+    # an empty group takes simple commits
+    script.same(ApiKey.OFFSET_COMMIT, 9, commit_v9(group, "", -1, topic, 20))
     script.same(ApiKey.OFFSET_FETCH, 9, fetch_v9(group, None, -1, topic))
     script.same(ApiKey.OFFSET_DELETE, 0, {"group_id": group, "topics": [{"name": topic, "partitions": [
         {"partition_index": 1}]}]})
@@ -214,7 +226,8 @@ def heartbeat_until(script: Script, template: dict, done) -> tuple[dict, dict]:
 
 def partitions_of(answer: dict) -> list[int] | None:
     assignment = answer["assignment"]
-    return None if assignment is None else sorted(p for t in assignment["topic_partitions"] for p in t["partitions"])
+    return None if assignment is None else sorted(p for t in assignment["topic_partitions"]
+                                                  for p in t["partitions"])
 
 
 def test_an_older_member_epoch_is_judged_partition_by_partition(pair):
@@ -229,7 +242,8 @@ def test_an_older_member_epoch_is_judged_partition_by_partition(pair):
     script.learn("member epoch", ours["member_epoch"], apache["member_epoch"])
     script.learn("topic id", ours["assignment"]["topic_partitions"][0]["topic_id"],
                  apache["assignment"]["topic_partitions"][0]["topic_id"])
-    script.ask(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848, consumer_group_heartbeat(group, second, 0, topic))
+    script.ask(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848,
+               consumer_group_heartbeat(group, second, 0, topic))
     # the first member is asked to give a partition back (once each broker has the new target), does,
     # and moves to a newer epoch keeping the other
     ours, apache = heartbeat_until(script, owned_heartbeat(group, first, member_epoch(0), [0, 1]),
@@ -245,5 +259,6 @@ def test_an_older_member_epoch_is_judged_partition_by_partition(pair):
     assert ours["topics"][0]["partitions"][0]["error_code"] == Errors.NONE, ours
     ours, _ = script.same(ApiKey.OFFSET_COMMIT, 9, commit_v9(group, first, member_epoch(0), topic, 40))
     assert {p["error_code"] for p in ours["topics"][0]["partitions"]} == {Errors.STALE_MEMBER_EPOCH}, ours
-    script.same(ApiKey.OFFSET_COMMIT, 9, commit_v9(group, first, member_epoch(-1), topic, 31, kept))  # before it joined
+    # before it joined
+    script.same(ApiKey.OFFSET_COMMIT, 9, commit_v9(group, first, member_epoch(-1), topic, 31, kept))
     script.same(ApiKey.OFFSET_FETCH, 9, fetch_v9(group, None, -1, topic))

@@ -13,7 +13,8 @@ EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL = -2, -1, -3, -4
 
 
 def stamped(first: int, timestamps: list[int]) -> bytes:
-    return build_batch([DefaultRecord(first + i, t, b"k", b"v") for i, t in enumerate(timestamps)], base_offset=first)
+    return build_batch([DefaultRecord(first + i, t, b"k", b"v") for i, t in enumerate(timestamps)],
+                       base_offset=first)
 
 
 def test_list_offsets_by_time_with_ties_and_past_the_end(pair):
@@ -32,7 +33,8 @@ def test_list_offsets_by_time_with_ties_and_past_the_end(pair):
         pair.same(ApiKey.LIST_OFFSETS, 7, list_offsets(topic, timestamp))
     for timestamp in (EARLIEST, LATEST, 100, 301):
         pair.same(ApiKey.LIST_OFFSETS, 1, list_offsets(topic, timestamp))
-    pair.same(ApiKey.LIST_OFFSETS, 7, list_offsets(topic, LATEST, isolation_level=1))  # read_committed: the LSO
+    # read_committed: the LSO
+    pair.same(ApiKey.LIST_OFFSETS, 7, list_offsets(topic, LATEST, isolation_level=1))
     for timestamp in (EARLIEST_LOCAL, EARLIEST, MAX_TIMESTAMP, 250):
         pair.same(ApiKey.LIST_OFFSETS, 8, list_offsets(topic, timestamp))
     pair.same(ApiKey.DELETE_RECORDS, 2, delete_records(topic, 4))

@@ -57,13 +57,16 @@ def produce(topic: str, batch, acks: int = -1) -> dict:
 def fetch(topic: str, offset: int, max_bytes: int = 1 << 20, partition_max_bytes: int = 1 << 20) -> dict:
     return {"replica_id": -1, "max_wait_ms": 0, "min_bytes": 0, "max_bytes": max_bytes, "isolation_level": 0,
             "session_id": 0, "session_epoch": -1, "topics": [
-                {"topic": topic, "partitions": [{"partition": 0, "current_leader_epoch": -1, "fetch_offset": offset,
-                                                 "log_start_offset": -1, "partition_max_bytes": partition_max_bytes}]}],
+                {"topic": topic,
+                 "partitions": [{"partition": 0, "current_leader_epoch": -1, "fetch_offset": offset,
+                                                 "log_start_offset": -1,
+                                                 "partition_max_bytes": partition_max_bytes}]}],
             "forgotten_topics_data": [], "rack_id": ""}
 
 
 def delete_records(topic: str, offset: int) -> dict:
-    return {"topics": [{"name": topic, "partitions": [{"partition_index": 0, "offset": offset}]}], "timeout_ms": 30000}
+    return {"topics": [{"name": topic, "partitions": [{"partition_index": 0, "offset": offset}]}],
+            "timeout_ms": 30000}
 
 
 def _patched(batch: bytes, offset: int, fmt: str, value: int, fix_crc: bool = True) -> bytes:
@@ -112,7 +115,8 @@ def test_invalid_batches_are_refused_whole(pair):
         offsets_with_a_gap=build_batch([DefaultRecord(0, 0, b"k", b"a"), DefaultRecord(5, 0, b"k", b"b")]),
     )
     for case, batch in refused.items():
-        assert pair.same(ApiKey.PRODUCE, 9, produce(topic, batch)).responses[0].partition_responses[0].error_code, case
+        assert pair.same(ApiKey.PRODUCE, 9,
+                         produce(topic, batch)).responses[0].partition_responses[0].error_code, case
     pair.same(ApiKey.LIST_OFFSETS, 7, list_offsets(topic, -1))  # nothing was appended
 
 
@@ -123,8 +127,10 @@ def test_batches_kafka_mishandles(pair):
     create(pair, codec)
     backwards = [DefaultRecord(2, 0, b"k", b"a"), DefaultRecord(1, 0, b"k", b"b")]
     pair.same(ApiKey.PRODUCE, 9, produce(misnumbered, build_batch(backwards)))
-    pair.same(ApiKey.PRODUCE, 9, produce(misnumbered, build_batch(backwards, compression=CompressionType.GZIP)))
-    pair.same(ApiKey.PRODUCE, 9, produce(codec, _patched(build_batch(records(1)), ATTRIBUTES_OFFSET, ">h", 7)))
+    pair.same(ApiKey.PRODUCE, 9,
+              produce(misnumbered, build_batch(backwards, compression=CompressionType.GZIP)))
+    pair.same(ApiKey.PRODUCE, 9,
+              produce(codec, _patched(build_batch(records(1)), ATTRIBUTES_OFFSET, ">h", 7)))
 
 
 def test_a_batch_over_max_message_bytes(pair):
@@ -141,7 +147,8 @@ def test_fetch_out_of_range_at_the_high_watermark_and_after_delete_records(pair)
     pair.same(ApiKey.FETCH, 11, fetch(topic, 10))  # above the log end
     pair.same(ApiKey.FETCH, 11, fetch(topic, 6))   # at the high watermark: nothing, no error
     pair.same(ApiKey.FETCH, 11, fetch(topic, 1))   # inside the first batch: the whole batch
-    pair.same(ApiKey.FETCH, 11, fetch(topic, 0, max_bytes=10, partition_max_bytes=10))  # the first batch anyway
+    # the first batch anyway
+    pair.same(ApiKey.FETCH, 11, fetch(topic, 0, max_bytes=10, partition_max_bytes=10))
     pair.same(ApiKey.DELETE_RECORDS, 2, delete_records(topic, 4))
     pair.same(ApiKey.FETCH, 11, fetch(topic, 1))   # below the log start
 

@@ -42,9 +42,11 @@ def test_create_topics_refusals(pair):
 
 def test_create_topics_with_defaults_validate_only_and_twice(pair):
     topic = unique_topic("defaults")
-    pair.same(ApiKey.CREATE_TOPICS, 7, create_topics({"name": topic, "num_partitions": -1, "replication_factor": -1},
+    pair.same(ApiKey.CREATE_TOPICS, 7,
+              create_topics({"name": topic, "num_partitions": -1, "replication_factor": -1},
                                                       validate_only=True))
-    pair.same(ApiKey.CREATE_TOPICS, 7, create_topics({"name": topic, "num_partitions": -1, "replication_factor": -1,
+    pair.same(ApiKey.CREATE_TOPICS, 7,
+              create_topics({"name": topic, "num_partitions": -1, "replication_factor": -1,
                                                       "configs": configs(retention_ms="60000")}))
     pair.same(ApiKey.CREATE_TOPICS, 7, create_topics({"name": topic}))  # it exists now
     pair.same(ApiKey.CREATE_TOPICS, 7, create_topics({"name": topic}, validate_only=True))
@@ -57,14 +59,18 @@ def test_delete_topics_and_create_partitions(pair):
     create(pair, topic, partitions=2)
     nowhere = unique_topic("nowhere")
     for count in (1, 2):  # fewer, the same
-        pair.same(ApiKey.CREATE_PARTITIONS, 3, {"topics": [{"name": topic, "count": count, "assignments": None}],
+        pair.same(ApiKey.CREATE_PARTITIONS, 3,
+                  {"topics": [{"name": topic, "count": count, "assignments": None}],
                                                 "timeout_ms": 30000, "validate_only": False})
     pair.same(ApiKey.CREATE_PARTITIONS, 3, {"topics": [{"name": topic, "count": 3, "assignments": None},
                                                        {"name": nowhere, "count": 3, "assignments": None}],
                                             "timeout_ms": 30000, "validate_only": True})
-    pair.same(ApiKey.DELETE_TOPICS, 6, {"topics": [{"name": nowhere, "topic_id": uuid.UUID(int=0)}], "timeout_ms": 30000})
+    pair.same(ApiKey.DELETE_TOPICS, 6,
+              {"topics": [{"name": nowhere, "topic_id": uuid.UUID(int=0)}], "timeout_ms": 30000})
     pair.same(ApiKey.DELETE_TOPICS, 5, {"topic_names": [nowhere], "timeout_ms": 30000})
-    pair.same(ApiKey.DELETE_TOPICS, 6, {"topics": [{"name": None, "topic_id": uuid.uuid4()}], "timeout_ms": 30000})
+    pair.same(ApiKey.DELETE_TOPICS, 6,
+              {"topics": [{"name": None, "topic_id": uuid.uuid4()}], "timeout_ms": 30000})
     pair.same(ApiKey.CREATE_PARTITIONS, 3, {"topics": [{"name": topic, "count": 3, "assignments": None}] * 2,
                                             "timeout_ms": 30000, "validate_only": False})
-    pair.same(ApiKey.DELETE_TOPICS, 6, {"topics": [{"name": topic, "topic_id": uuid.UUID(int=0)}], "timeout_ms": 30000})
+    pair.same(ApiKey.DELETE_TOPICS, 6,
+              {"topics": [{"name": topic, "topic_id": uuid.UUID(int=0)}], "timeout_ms": 30000})

@@ -37,7 +37,8 @@ def records(pid: str | None, epoch: int, sequence: int, count: int, transactiona
     items = [DefaultRecord(i, 1000 + i, b"k%d" % i, b"v%d" % (sequence + i)) for i in range(count)]
     if pid is None:
         return build_batch(items)
-    return lambda value: build_batch(items, producer_id=value(pid), producer_epoch=epoch, base_sequence=sequence,
+    return lambda value: build_batch(items, producer_id=value(pid), producer_epoch=epoch,
+                                     base_sequence=sequence,
                                      is_transactional=transactional)
 
 
@@ -57,13 +58,15 @@ def end_txn(txn: str, pid: str, epoch: int, commit: bool) -> dict:
 
 def list_offsets(topic: str, isolation_level: int) -> dict:
     return {"replica_id": -1, "isolation_level": isolation_level, "topics": [
-        {"name": topic, "partitions": [{"partition_index": 0, "current_leader_epoch": -1, "timestamp": LATEST}]}]}
+        {"name": topic,
+         "partitions": [{"partition_index": 0, "current_leader_epoch": -1, "timestamp": LATEST}]}]}
 
 
 def fetch(topic: str, isolation_level: int, offset: int = 0) -> dict:
     return {"replica_id": -1, "max_wait_ms": 0, "min_bytes": 0, "max_bytes": 1 << 20,
             "isolation_level": isolation_level, "session_id": 0, "session_epoch": -1, "topics": [
-                {"topic": topic, "partitions": [{"partition": 0, "current_leader_epoch": -1, "fetch_offset": offset,
+                {"topic": topic,
+                 "partitions": [{"partition": 0, "current_leader_epoch": -1, "fetch_offset": offset,
                                                  "log_start_offset": -1, "partition_max_bytes": 1 << 20}]}],
             "forgotten_topics_data": [], "rack_id": ""}
 
@@ -94,7 +97,8 @@ def stable_at(script: Script, topic: str, offset: int) -> None:
 
 def only(answer: dict, txns: set[str]) -> dict:
     """A ListTransactions answer narrowed to this scenario's transactions (each broker holds the others')."""
-    return {**answer, "transaction_states": [t for t in answer["transaction_states"] if t["transactional_id"] in txns]}
+    return {**answer,
+            "transaction_states": [t for t in answer["transaction_states"] if t["transactional_id"] in txns]}
 
 
 def commit_and_fetch(script, pair, txn: str, fetch_offsets: dict, index: int, offset: int) -> None:
@@ -117,14 +121,18 @@ def test_an_idempotent_producer_numbers_its_batches(pair):
     assert ours["producer_id"] == "pid" and ours["error_code"] == 0
     script.same(ApiKey.DESCRIBE_PRODUCERS, 0, describe_producers(topic))  # nobody yet
     script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 0, 3, False)))
-    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 0, 3, False)))  # a retry: its offset again
-    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 5, 1, False)))  # a gap: OUT_OF_ORDER
+    # a retry: its offset again
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 0, 3, False)))
+    # a gap: OUT_OF_ORDER
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 5, 1, False)))
     script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 3, 2, False)))  # the next in order
     script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 0, 3, False)))  # an old batch again
-    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 1, 7, 1, False)))  # a new epoch must start at 0
+    # a new epoch must start at 0
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 1, 7, 1, False)))
     script.same(ApiKey.DESCRIBE_PRODUCERS, 0, describe_producers(topic))
     script.same(ApiKey.DESCRIBE_PRODUCERS, 0, {"topics": [{"name": topic, "partition_indexes": [0, 4]},
-                                                          {"name": unique_topic("no"), "partition_indexes": [0]}]})
+                                                          {"name": unique_topic("no"),
+                                                           "partition_indexes": [0]}]})
     script.same(ApiKey.FETCH, FETCH, fetch(topic, 0))
 
 
@@ -139,13 +147,15 @@ def test_a_transaction_committed_then_one_aborted(pair):
     script.same(ApiKey.END_TXN, END, end_txn(txn, "pid", 0, True))  # nothing begun: INVALID_TXN_STATE
     stray = unique_topic("txn-stray")  # a partition never added to the transaction
     create_topic(pair, stray)
-    script.same(ApiKey.PRODUCE, PRODUCE, produce(stray, records("pid", 0, 0, 3, True), txn))  # KIP-890: INVALID_TXN_STATE
+    # KIP-890: INVALID_TXN_STATE
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(stray, records("pid", 0, 0, 3, True), txn))
 
     script.same(ApiKey.ADD_PARTITIONS_TO_TXN, ADD_PARTITIONS, add_partitions(txn, "pid", 0, topic))
     script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 0, 3, True), txn))
     script.same(ApiKey.DESCRIBE_TRANSACTIONS, 0, describe_transactions(txn))  # Ongoing, with the partition
     ours, apache = script.ask(ApiKey.LIST_TRANSACTIONS, LIST_TXNS,
-                              {"state_filters": ["Ongoing"], "producer_id_filters": [], "duration_filter": -1})
+                              {"state_filters": ["Ongoing"], "producer_id_filters": [],
+                               "duration_filter": -1})
     assert only(ours, {txn}) == only(apache, {txn}) and only(ours, {txn})["transaction_states"]
     script.same(ApiKey.DESCRIBE_PRODUCERS, 0, describe_producers(topic))  # with its open transaction's start
     script.same(ApiKey.LIST_OFFSETS, LIST_OFFSETS, list_offsets(topic, 1))  # the last stable offset: 0
@@ -186,7 +196,8 @@ def test_offsets_committed_in_a_transaction(pair):
     commit = {"transactional_id": txn, "group_id": group, "producer_id": Sym("pid"), "producer_epoch": 0,
               "generation_id": -1, "member_id": "", "group_instance_id": None, "topics": [
                   {"name": topic, "partitions": [{"partition_index": 0, "committed_offset": 42,
-                                                  "committed_leader_epoch": -1, "committed_metadata": "txn"}]}]}
+                                                  "committed_leader_epoch": -1,
+                                                  "committed_metadata": "txn"}]}]}
     script.same(ApiKey.TXN_OFFSET_COMMIT, TXN_COMMIT, commit)
     fetch_offsets = {"groups": [{"group_id": group, "topics": [{"name": topic, "partition_indexes": [0]}]}],
                      "require_stable": True}
@@ -210,7 +221,8 @@ def test_a_second_producer_with_the_same_id_fences_the_first(pair):
 
     # The first producer, still at epoch 0.
     script.same(ApiKey.ADD_PARTITIONS_TO_TXN, ADD_PARTITIONS, add_partitions(txn, "pid", 0, topic))
-    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 2, 1, True), txn))  # refused by the verification
+    # refused by the verification
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 2, 1, True), txn))
     script.same(ApiKey.END_TXN, END, end_txn(txn, "pid", 0, True))
     script.same(ApiKey.END_TXN, END, end_txn(txn, "pid", 0, False))
     script.same(ApiKey.FETCH, FETCH, fetch(topic, 1))
@@ -229,13 +241,16 @@ def test_a_transactional_batch_is_verified_with_the_coordinator_first(pair):
     script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 0, 1, True), unique_topic("other")))
     script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("a stranger", 0, 0, 1, True), txn))
     script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 3, 0, 1, True), txn))  # not its epoch
-    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 0, 1, True), None))  # no transactional id
+    # no transactional id
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 0, 1, True), None))
     script.same(ApiKey.ADD_PARTITIONS_TO_TXN, ADD_PARTITIONS, add_partitions(txn, "pid", 0, topic))
     script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 0, 2, True), txn))
-    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 2, 1, True), txn))  # open: not asked again
+    # open: not asked again
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 2, 1, True), txn))
     script.same(ApiKey.END_TXN, END, end_txn(txn, "pid", 0, True))
     settled(script, txn, "CompleteCommit")
-    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 3, 1, True), txn))  # not added again
+    # not added again
+    script.same(ApiKey.PRODUCE, PRODUCE, produce(topic, records("pid", 0, 3, 1, True), txn))
     stable_at(script, topic, 4)
     script.same(ApiKey.FETCH, FETCH, fetch(topic, 1))
 
@@ -263,7 +278,8 @@ def member_epoch(delta: int):
     return lambda value: value("member epoch") + delta
 
 
-FIRST_EPOCH = Intended("member_epoch", "Apache Kafka 4.4 starts a new consumer group at epoch 2, this broker at 1")
+FIRST_EPOCH = Intended("member_epoch",
+                       "Apache Kafka 4.4 starts a new consumer group at epoch 2, this broker at 1")
 
 
 def test_offsets_committed_in_a_transaction_by_a_consumer_group_member(pair):
@@ -285,10 +301,12 @@ def test_offsets_committed_in_a_transaction_by_a_consumer_group_member(pair):
                                                          "producer_epoch": 0, "group_id": group})
     # Apache Kafka 4.4: UNKNOWN_MEMBER_ID; ILLEGAL_GENERATION for a newer, an older and no epoch (its
     # STALE_MEMBER_EPOCH, which TxnOffsetCommit v3 cannot say); UNKNOWN_MEMBER_ID for "" with an epoch
-    refused = (("nobody", member_epoch(0)), (member, member_epoch(1)), (member, member_epoch(-1)), (member, -1),
+    refused = (("nobody", member_epoch(0)), (member, member_epoch(1)), (member, member_epoch(-1)),
+               (member, -1),
                ("", member_epoch(0)))
     for who, epoch in refused:
-        ours, _ = script.same(ApiKey.TXN_OFFSET_COMMIT, TXN_COMMIT, txn_commit(txn, group, "pid", who, epoch, topic, 7))
+        ours, _ = script.same(ApiKey.TXN_OFFSET_COMMIT, TXN_COMMIT,
+                              txn_commit(txn, group, "pid", who, epoch, topic, 7))
         assert ours["topics"][0]["partitions"][0]["error_code"] != Errors.NONE, who
     # the producer that knows only the group's id (sendOffsetsToTransaction(offsets, groupId)): accepted
     script.same(ApiKey.TXN_OFFSET_COMMIT, TXN_COMMIT, txn_commit(txn, group, "pid", "", -1, topic, 3))
@@ -300,13 +318,18 @@ def test_offsets_committed_in_a_transaction_by_a_consumer_group_member(pair):
     find_coordinator(pair, stranger, GROUP)
     script.same(ApiKey.ADD_OFFSETS_TO_TXN, ADD_OFFSETS, {"transactional_id": txn, "producer_id": Sym("pid"),
                                                          "producer_epoch": 0, "group_id": stranger})
-    ours, _ = script.same(ApiKey.TXN_OFFSET_COMMIT, TXN_COMMIT, txn_commit(txn, stranger, "pid", member, 1, topic, 7))
-    assert ours["topics"][0]["partitions"][0]["error_code"] != Errors.NONE  # ILLEGAL_GENERATION (v6: GROUP_ID_NOT_FOUND)
+    ours, _ = script.same(ApiKey.TXN_OFFSET_COMMIT, TXN_COMMIT,
+                          txn_commit(txn, stranger, "pid", member, 1, topic, 7))
+    # ILLEGAL_GENERATION (v6: GROUP_ID_NOT_FOUND)
+    assert ours["topics"][0]["partitions"][0]["error_code"] != Errors.NONE
     # and named with a member but no generation: a simple group's commit, whatever the member id
-    ours, _ = script.same(ApiKey.TXN_OFFSET_COMMIT, TXN_COMMIT, txn_commit(txn, stranger, "pid", member, -1, topic, 7))
+    ours, _ = script.same(ApiKey.TXN_OFFSET_COMMIT, TXN_COMMIT,
+                          txn_commit(txn, stranger, "pid", member, -1, topic, 7))
     assert ours["topics"][0]["partitions"][0]["error_code"] == Errors.NONE
 
-    fetch_offsets = {"groups": [{"group_id": group, "topics": [{"name": topic, "partition_indexes": [0, 1]}]}],
+    fetch_offsets = {"groups": [{"group_id": group,
+                                 "topics": [{"name": topic, "partition_indexes": [0, 1]}]}],
                      "require_stable": True}
     commit_and_fetch(script, pair, txn, fetch_offsets, index=1, offset=43)
-    script.same(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848, consumer_group_heartbeat(group, member, -1))  # leaves
+    # leaves
+    script.same(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848, consumer_group_heartbeat(group, member, -1))

@@ -54,7 +54,8 @@ def sum_by_processor(broker, name: str) -> float:
 def test_a_silent_connection_is_closed_after_connections_max_idle_ms(start_broker):
     broker = start_broker(overrides={"connections.max.idle.ms": "500"})
     silent = socket.create_connection(("127.0.0.1", broker.port), timeout=10)
-    wait_until(lambda: closed_by_broker(silent), timeout=10, message="the broker to close the idle connection")
+    wait_until(lambda: closed_by_broker(silent), timeout=10,
+               message="the broker to close the idle connection")
     assert sum_by_processor(broker, "kafka_server_socket_server_metrics_connection_close_total") >= 1
     assert served(WireClient(broker.port))  # a new client is welcome all the same
     silent.close()
@@ -71,7 +72,8 @@ def test_stalled_frames_pin_no_more_than_queued_max_request_bytes_and_go_when_id
         sock.sendall(struct.pack(">i", 1_000_000) + b"\x00" * 200_000)
         stalled.append(sock)
     processors = broker.server.socket_server.processors
-    muted = wait_until(lambda: [c for p in processors for c in list(p.selector.channels.values()) if c.muted_for_memory]
+    muted = wait_until(lambda: [c for p in processors for c in list(p.selector.channels.values())
+                                if c.muted_for_memory]
                        if sum(len(p.selector._muted_for_memory) for p in processors) == 5 else None,
                        message="five connections muted for memory")
     assert len(muted) == 5  # three frames got buffers (the pool is not strict), the others wait
@@ -93,10 +95,12 @@ def test_a_connection_over_max_connections_per_ip_is_closed_at_once(start_broker
     broker = start_broker(overrides={"max.connections.per.ip": "2",
                                      "max.connections.per.ip.overrides": "127.0.0.1:1000,127.0.0.3:3"})
     host_2 = [WireClient(broker.port, source_address="127.0.0.2") for _ in range(3)]
-    wait_until(lambda: closed_by_broker(host_2[2].sock), message="the third connection from 127.0.0.2 to close")
+    wait_until(lambda: closed_by_broker(host_2[2].sock),
+               message="the third connection from 127.0.0.2 to close")
     assert served(host_2[0]) and served(host_2[1])
     host_3 = [WireClient(broker.port, source_address="127.0.0.3") for _ in range(4)]
-    wait_until(lambda: closed_by_broker(host_3[3].sock), message="the fourth connection from 127.0.0.3 to close")
+    wait_until(lambda: closed_by_broker(host_3[3].sock),
+               message="the fourth connection from 127.0.0.3 to close")
     assert all(served(client) for client in host_3[:3])
     host_2[0].close()  # a closed connection frees its slot
     wait_until(lambda: broker.server.socket_server.connection_quotas.get("127.0.0.2") == 1,
@@ -110,7 +114,8 @@ def test_at_max_connections_the_acceptor_waits_until_one_closes(start_broker):
     held = [WireClient(broker.port) for _ in range(6)]
     assert all(served(client) for client in held)
     waiting = WireClient(broker.port)  # the kernel completes the handshake; the broker does not take it
-    wait_until(lambda: socket_server.connection_quotas.waiting_acceptors == 1, message="the acceptor to block")
+    wait_until(lambda: socket_server.connection_quotas.waiting_acceptors == 1,
+               message="the acceptor to block")
     api = APIS[ApiKey.API_VERSIONS]
     waiting.send_frame(encode_request(api, 3, 1, "t", API_VERSIONS))
     assert no_answer_within(waiting, 0.3)

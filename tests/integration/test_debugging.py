@@ -79,7 +79,8 @@ def test_a_produce_held_at_a_breakpoint_on_the_io_thread_completes_after_continu
     producer = Producer({"bootstrap.servers": broker.bootstrap, "client.id": "debugged-producer",
                          "acks": "all", "enable.idempotence": "false", "linger.ms": 0,
                          # The client's own timers run on while the broker is paused (docs/debugging.md):
-                         # socket.timeout.ms bounds librdkafka's wait for the produce response (5 min at most).
+                         # socket.timeout.ms bounds librdkafka's wait for the produce response (5 min at
+                         # most).
                          "socket.timeout.ms": 300_000, "message.timeout.ms": 600_000,
                          "request.timeout.ms": 600_000})
     try:
@@ -141,7 +142,8 @@ def test_debug_sends_the_log_to_a_file_and_not_over_the_prompt(tmp_path):
     port = free_port()
     args = [sys.executable, "-m", "kafka", "--debug", "--override", f"listeners=PLAINTEXT://127.0.0.1:{port}",
             "--override", f"advertised.listeners=PLAINTEXT://127.0.0.1:{port}",
-            "--override", f"log.dirs={tmp_path / 'data'}", "--override", "metrics.listener=http://127.0.0.1:0"]
+            "--override", f"log.dirs={tmp_path / 'data'}", "--override",
+            "metrics.listener=http://127.0.0.1:0"]
     process = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     log = tmp_path / "data" / "logs" / "server-1.log"
     try:

@@ -21,7 +21,8 @@ def test_requests_sent_behind_a_waiting_fetch_are_answered_after_it_in_order(bro
 
     # Sent while the fetch is in flight: the muted channel is readable, so the network thread stops
     # watching it until the fetch's response is out.
-    client.send_frame(b"".join(encode_request(METADATA, 9, i, "pipelining", {"topics": None}) for i in (1, 2, 3)))
+    client.send_frame(b"".join(encode_request(METADATA, 9, i, "pipelining", {"topics": None})
+                               for i in (1, 2, 3)))
     wait_until(lambda: not any(getattr(processor.selector.channel(connection_id), "interest", 0)
                                for processor in broker.server.socket_server.processors
                                for connection_id in list(processor.in_flight)),

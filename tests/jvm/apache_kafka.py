@@ -17,8 +17,8 @@ bench/sasl_ssl.py measures it: SCRAM-SHA-512 with one user written by `kafka-sto
 --add-scram`, a PEM keystore and truststore (KIP-651; the script makes them in DIR/certs with
 tests/security/certificates.py, clients trust DIR/certs/ca.pem), no authoriser.
 
-Standard library only without --sasl-ssl, besides the repository's own kafka/utils/free_port.py (bench/compare.sh
-runs it before anything else).
+Standard library only without --sasl-ssl, besides the repository's own kafka/utils/free_port.py
+(bench/compare.sh runs it before anything else).
 """
 
 from __future__ import annotations
@@ -142,11 +142,14 @@ class ApacheKafkaNode:
 
     def format(self, cluster_id: str) -> None:
         """kafka-storage format: the meta.properties and bootstrap checkpoint a node refuses to start without."""
-        done = subprocess.run(["java", "-cp", self.classpath, "kafka.tools.StorageTool", "format", "-t", cluster_id,
-                               "-c", str(self.config_path), *(self.sasl_ssl.format_arguments() if self.sasl_ssl else [])],
+        done = subprocess.run(["java", "-cp", self.classpath, "kafka.tools.StorageTool", "format", "-t",
+                               cluster_id,
+                               "-c", str(self.config_path),
+                               *(self.sasl_ssl.format_arguments() if self.sasl_ssl else [])],
                               capture_output=True, text=True, timeout=120)
         if done.returncode != 0:
-            raise RuntimeError(f"kafka-storage format failed for node {self.node_id}:\n{done.stdout}{done.stderr}")
+            raise RuntimeError("kafka-storage format failed for node "
+                               f"{self.node_id}:\n{done.stdout}{done.stderr}")
 
     def start(self) -> None:
         out = open(self.home / "stdout.log", "wb")
@@ -167,7 +170,8 @@ class ApacheKafkaNode:
             self.process.wait()
 
     def output(self) -> str:
-        parts = [p.read_text(errors="replace")[-5000:] for p in (self.home / "stdout.log", self.log_path) if p.exists()]
+        parts = [p.read_text(errors="replace")[-5000:] for p in (self.home / "stdout.log", self.log_path)
+                 if p.exists()]
         return "\n".join(parts)
 
 
@@ -180,7 +184,8 @@ class ApacheKafka:
         ports = [port + i for i in range(nodes)] if port else [free_port() for _ in range(nodes)]
         controller_ports = [free_port() for _ in range(nodes)]
         voters = ",".join(f"{i + 1}@127.0.0.1:{p}" for i, p in enumerate(controller_ports))
-        self.nodes = [ApacheKafkaNode(Path(home) / f"node-{i + 1}", i + 1, ports[i], controller_ports[i], voters,
+        self.nodes = [ApacheKafkaNode(Path(home) / f"node-{i + 1}", i + 1, ports[i], controller_ports[i],
+                                      voters,
                                       dict(overrides or {}), classpath, sasl_ssl) for i in range(nodes)]
         self.bootstrap = ",".join(n.bootstrap for n in self.nodes)
 
@@ -213,7 +218,8 @@ class ApacheKafka:
                                        f"{node.output()}")
                 if time.monotonic() > deadline:
                     self.stop()
-                    raise RuntimeError(f"Apache Kafka node {node.node_id} not serving after {timeout:.0f} s:\n"
+                    raise RuntimeError(f"Apache Kafka node {node.node_id} not serving after {timeout:.0f} "
+                                       "s:\n"
                                        f"{node.output()}")
                 time.sleep(0.2)  # a poll interval, not a wait for something: the condition is the loop's
 
@@ -271,7 +277,8 @@ def main() -> int:
     parser.add_argument("--port", type=int, required=True, help="first client port; node i listens on port+i")
     parser.add_argument("--nodes", type=int, default=1, choices=(1, 3))
     parser.add_argument("--override", action="append", default=[], metavar="KEY=VALUE")
-    parser.add_argument("--sasl-ssl", type=int, metavar="PORT", help="a SASL_SSL listener too; node i on PORT+i")
+    parser.add_argument("--sasl-ssl", type=int, metavar="PORT",
+                        help="a SASL_SSL listener too; node i on PORT+i")
     parser.add_argument("--scram", default="bench=bench-secret", metavar="USER=PASSWORD",
                         help="the SCRAM-SHA-512 user of --sasl-ssl")
     args = parser.parse_args()

@@ -49,7 +49,8 @@ def compile_scenarios(profile: str, out_dir: Path) -> str:
     sources = sorted(str(p) for p in SOURCES.rglob("*.java"))
     if profile == "clients-4":
         sources += sorted(str(p) for p in CLIENTS_4_SOURCES.rglob("*.java"))
-    done = subprocess.run(["javac", "-nowarn", "-Xlint:none", "--release", "17", "-d", str(out_dir), "-cp", jars,
+    done = subprocess.run(["javac", "-nowarn", "-Xlint:none", "--release", "17", "-d", str(out_dir), "-cp",
+                           jars,
                            *sources], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, f"javac against {profile} failed:\n{done.stderr}"
     _COMPILED[profile] = f"{out_dir}:{jars}"

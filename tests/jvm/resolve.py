@@ -48,7 +48,8 @@ def classpath(profile: str) -> str:
 
 def resolve_profile(profile: str) -> None:
     TARGET.mkdir(exist_ok=True)
-    base = ["mvn", "-B", "-q", "-f", str(HERE / "pom.xml"), "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath", "-P", profile,
+    base = ["mvn", "-B", "-q", "-f", str(HERE / "pom.xml"),
+            "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath", "-P", profile,
             f"-Dmdep.outputFile={classpath_file(profile)}"]
     offline = subprocess.run([*base, "-o"], capture_output=True, text=True)
     if offline.returncode == 0:

@@ -13,7 +13,8 @@ from tests.jvm.jvm import CLIENT_PROFILES, compile_scenarios, run_scenarios
 
 pytestmark = pytest.mark.timeout(300)
 
-SCENARIOS = ("producer", "consumer-group", "transactions", "transactions-consumer-protocol", "admin", "rolling-upgrade")
+SCENARIOS = ("producer", "consumer-group", "transactions", "transactions-consumer-protocol", "admin",
+             "rolling-upgrade")
 
 
 @pytest.fixture(scope="module", params=CLIENT_PROFILES)
@@ -50,7 +51,8 @@ def test_consumer_group_of_three(results, assignor):
     assert "error" not in r, r["error"]
     assert r["consumed"] == 60
     before, after = r["assignment_before"], r["assignment_after_leave"]
-    assert sorted(p for member in before for p in member) == list(range(6)) and all(len(m) == 2 for m in before)
+    assert sorted(p for member in before for p in member) == list(range(6)) and all(len(m) == 2
+                                                                                    for m in before)
     assert sorted(p for member in after for p in member) == list(range(6)) and all(len(m) == 3 for m in after)
     if assignor == "range":
         assert before == [[0, 1], [2, 3], [4, 5]] and after == [[0, 1, 2], [3, 4, 5]]
@@ -87,18 +89,21 @@ def test_admin_api(results):
     # Kafka's rule: log.retention.hours (server.properties) is no synonym of retention.ms.
     assert retention["synonyms"] == ["retention.ms=86400000 (DYNAMIC_TOPIC_CONFIG)"] and retention["documented"]
     assert r["describeConfigs"]["segment.bytes"]["synonyms"] == [
-        "log.segment.bytes=1073741824 (STATIC_BROKER_CONFIG)", "log.segment.bytes=1073741824 (DEFAULT_CONFIG)"]
+        "log.segment.bytes=1073741824 (STATIC_BROKER_CONFIG)",
+        "log.segment.bytes=1073741824 (DEFAULT_CONFIG)"]
     assert r["describeConfigs"]["broker log.retention.hours"]["synonyms"] == [
         "log.retention.hours=168 (STATIC_BROKER_CONFIG)", "log.retention.hours=168 (DEFAULT_CONFIG)"]
     altered = r["incrementalAlterConfigs"]
     assert altered["retention.ms"]["value"] == "3600000"
     assert altered["cleanup.policy"]["value"] == "delete,compact"
     offsets = r["listOffsets"]
-    assert (offsets["earliest"], offsets["latest"], offsets["max_timestamp_offset"], offsets["for_timestamp_offset"]) \
+    assert (offsets["earliest"], offsets["latest"], offsets["max_timestamp_offset"],
+            offsets["for_timestamp_offset"]) \
         == (0, 10, 9, 3)
     assert r["deleteRecords"] == {"ok": True, "low_watermark": 4, "earliest_after": 4}
     assert r["listConsumerGroups"]["found"] and r["describeConsumerGroups"]["state"] == "Empty"
-    assert (r["listConsumerGroupOffsets"]["jvm-admin-0"], r["listConsumerGroupOffsets"]["jvm-admin-1"]) == (5, 1)
+    assert (r["listConsumerGroupOffsets"]["jvm-admin-0"], r["listConsumerGroupOffsets"]["jvm-admin-1"]) == (5,
+                                                                                                            1)
     assert r["deleteConsumerGroupOffsets"]["remaining"] == 1 and r["deleteConsumerGroups"]["gone"]
     assert r["describeLogDirs"]["dirs"] == 1 and r["describeLogDirs"]["tp0_size"] > 0
     assert r["describeProducers"]["producers"] == 1 and r["describeProducers"]["last_sequence"] == 9

@@ -42,7 +42,8 @@ def run_across_a_leader_kill(scenario: str, cp: str, tmp_path, request, then: tu
     with started_cluster(tmp_path, request, FAST_FAILURE_DETECTION) as cluster:
         java = subprocess.Popen(["java", "-XX:TieredStopAtLevel=1", "-cp", cp, "teaching.jvm.Main",
                                  cluster.bootstrap, scenario],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
         try:
             line = java.stdout.readline()
             assert line.startswith("KILL "), f"{line}{java.stderr.read()[-3000:] if java.poll() is not None else ''}"
@@ -82,4 +83,5 @@ def test_java_transactions_exactly_once_across_a_leader_kill(classpath, tmp_path
     result = run_across_a_leader_kill("cluster-transactions", classpath, tmp_path, request)
     assert result["processed"] == 300, result
     output = result["read_committed"]
-    assert (output["distinct"], output["duplicates"], output["missing"], output["records"]) == (300, 0, 0, 300), result
+    assert (output["distinct"], output["duplicates"], output["missing"], output["records"]) == (300, 0, 0,
+                                                                                                300), result

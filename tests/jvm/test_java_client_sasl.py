@@ -24,9 +24,11 @@ def sasl_broker(tmp_path_factory):
         "listeners": listeners, "advertised.listeners": listeners, "group.initial.rebalance.delay.ms": "0",
         "sasl.enabled.mechanisms": "SCRAM-SHA-512", "sasl.jaas.config": SCRAM_JAAS}, port=port)
     broker.sasl_port = sasl_port
-    done = subprocess.run([sys.executable, "-m", "kafka.tools.config_command", "--bootstrap-server", broker.bootstrap,
+    done = subprocess.run([sys.executable, "-m", "kafka.tools.config_command", "--bootstrap-server",
+                           broker.bootstrap,
                            "--alter", "--entity-type", "users", "--entity-name", "alice", "--add-config",
-                           "SCRAM-SHA-512=[iterations=8192,password=alice-secret]"], cwd=REPO, capture_output=True,
+                           "SCRAM-SHA-512=[iterations=8192,password=alice-secret]"], cwd=REPO,
+                           capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     try:

@@ -83,7 +83,8 @@ class JavaCopy:
 
 
 @pytest.mark.parametrize("protocol", ["consumer", "classic"])
-def test_a_java_transactional_copy_is_exactly_once_across_a_group_coordinator_kill(protocol, classpath, tmp_path,
+def test_a_java_transactional_copy_is_exactly_once_across_a_group_coordinator_kill(protocol, classpath,
+                                                                                   tmp_path,
                                                                                   request):
     started = time.monotonic()
     with started_cluster(tmp_path, request, extra=CLUSTER) as cluster:

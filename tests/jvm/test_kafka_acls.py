@@ -34,7 +34,8 @@ def acls(tmp_path_factory):
 
         def ours(*args: str) -> str:
             done = subprocess.run([sys.executable, "-m", "kafka.tools.acl_command", "--bootstrap-server",
-                                   broker.bootstrap, *args], capture_output=True, text=True, cwd=REPO, timeout=60)
+                                   broker.bootstrap, *args], capture_output=True, text=True, cwd=REPO,
+                                   timeout=60)
             assert done.returncode == 0, f"kafka-acls {' '.join(args)}:\n{done.stdout}\n{done.stderr}"
             return done.stdout
 
@@ -46,15 +47,19 @@ def acls(tmp_path_factory):
 def test_kafkas_acl_command_adds_lists_and_removes(acls):
     java, ours = acls
     added = java("--add", "--allow-principal", "User:alice", "--operation", "Write", "--topic", "orders")
-    assert added == ("Adding ACLs for resource `ResourcePattern(resourceType=TOPIC, name=orders, patternType=LITERAL)`:"
+    assert added == ("Adding ACLs for resource `ResourcePattern(resourceType=TOPIC, name=orders, "
+                     "patternType=LITERAL)`:"
                      " \n \t(principal=User:alice, host=*, operation=WRITE, permissionType=ALLOW)\n\n")
-    assert ours("--add", "--allow-principal", "User:alice", "--operation", "Write", "--topic", "orders") == added
-    expected = ("Current ACLs for resource `ResourcePattern(resourceType=TOPIC, name=orders, patternType=LITERAL)`:"
+    assert ours("--add", "--allow-principal", "User:alice", "--operation", "Write", "--topic",
+                "orders") == added
+    expected = ("Current ACLs for resource `ResourcePattern(resourceType=TOPIC, name=orders, "
+                "patternType=LITERAL)`:"
                 "\n\t(principal=User:alice, host=*, operation=WRITE, permissionType=ALLOW)\n\n")
     assert wait_until(lambda: java("--list", "--topic", "orders") == expected and expected,
                       message="AclCommand --list to show the ACL")
     assert ours("--list", "--topic", "orders") == expected
-    java("--remove", "--force", "--allow-principal", "User:alice", "--operation", "Write", "--topic", "orders")
+    java("--remove", "--force", "--allow-principal", "User:alice", "--operation", "Write", "--topic",
+         "orders")
     wait_until(lambda: java("--list", "--topic", "orders") == "", message="the ACL removed")
 
 
@@ -68,7 +73,8 @@ def test_producer_and_consumer_shortcuts_agree_with_ours(acls):
     def listed(out: str) -> set[str]:
         return {line.strip() for line in out.splitlines() if line.strip()}
 
-    wait_until(lambda: "User:carol" in java("--list", "--topic", "pay-", "--resource-pattern-type", "prefixed"),
+    wait_until(lambda: "User:carol" in java("--list", "--topic", "pay-", "--resource-pattern-type",
+                                            "prefixed"),
                message="both tools' ACLs listed")
     theirs = listed(java("--list"))
     assert listed(ours("--list")) == theirs

@@ -38,7 +38,8 @@ class Tools:
     def __init__(self, broker: BrokerProcess, cp: str, workdir) -> None:
         self.broker, self.cp, self.workdir = broker, cp, workdir
 
-    def __call__(self, main: str, *args: str, stdin: str | None = None, bootstrap_flag: str = "--bootstrap-server",
+    def __call__(self, main: str, *args: str, stdin: str | None = None,
+                 bootstrap_flag: str = "--bootstrap-server",
                  ) -> str:
         flags = (bootstrap_flag, self.broker.bootstrap) if bootstrap_flag else ()
         done = run_java(self.cp, main, *flags, *args, stdin=stdin, timeout=90)
@@ -55,7 +56,8 @@ class Tools:
 @pytest.fixture(scope="module")
 def tools(tmp_path_factory):
     cp = classpath("tools")
-    broker = BrokerProcess(tmp_path_factory.mktemp("tools-broker") / "data", {"group.initial.rebalance.delay.ms": "0"})
+    broker = BrokerProcess(tmp_path_factory.mktemp("tools-broker") / "data",
+                           {"group.initial.rebalance.delay.ms": "0"})
     try:
         run = Tools(broker, cp, tmp_path_factory.mktemp("tools-files"))
         # The state every test reads: a topic of three partitions, 30 keyed records, a group that read them.
@@ -73,7 +75,8 @@ def test_kafka_topics(tools):
     described = tools(TOPICS, "--describe", "--topic", "tools")
     head, *partitions = described.splitlines()
     assert head.startswith("Topic: tools\tTopicId: ") and "\tPartitionCount: 3\tReplicationFactor: 1\t" in head
-    assert partitions == [f"\tTopic: tools\tPartition: {p}\tLeader: 1\tReplicas: 1\tIsr: 1\tElr: N/A\tLastKnownElr: N/A"
+    assert partitions == [f"\tTopic: tools\tPartition: {p}\tLeader: 1\tReplicas: 1\tIsr: 1\tElr: "
+                          "N/A\tLastKnownElr: N/A"
                           for p in range(3)]
     assert "tools" in tools(TOPICS, "--list").split()
     tools(TOPICS, "--create", "--topic", "doomed", "--partitions", "1")
@@ -91,8 +94,10 @@ def test_kafka_console_consumer_and_consumer_groups(tools):
     rows = [line.split() for line in described.splitlines() if line.startswith("tools-group")]
     assert sum(int(r[3]) for r in rows) == 30 and all(r[3] == r[4] and r[5] == "0" for r in rows)
     state = tools(CONSUMER_GROUPS, "--describe", "--group", "tools-group", "--state")
-    assert any(line.split()[-2:] == ["Empty", "0"] for line in state.splitlines() if line.startswith("tools-group"))
-    reset = tools(CONSUMER_GROUPS, "--reset-offsets", "--group", "tools-group", "--topic", "tools", "--to-earliest",
+    assert any(line.split()[-2:] == ["Empty", "0"] for line in state.splitlines()
+               if line.startswith("tools-group"))
+    reset = tools(CONSUMER_GROUPS, "--reset-offsets", "--group", "tools-group", "--topic", "tools",
+                  "--to-earliest",
                   "--execute")
     assert sorted(line.split()[2:] for line in reset.splitlines() if line.startswith("tools-group")) == \
         [["0", "0"], ["1", "0"], ["2", "0"]]
@@ -102,7 +107,8 @@ def test_kafka_console_consumer_and_consumer_groups(tools):
 
 def test_kafka_configs(tools):
     assert tools(CONFIGS, "--entity-type", "topics", "--entity-name", "tools", "--alter",
-                 "--add-config", "retention.ms=3600000").strip() == "Completed updating config for topic tools."
+                 "--add-config",
+                 "retention.ms=3600000").strip() == "Completed updating config for topic tools."
     described = tools(CONFIGS, "--entity-type", "topics", "--entity-name", "tools", "--describe")
     assert described == ("Dynamic configs for topic tools are:\n  retention.ms=3600000 sensitive=false "
                          "synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=3600000}\n")
@@ -134,7 +140,8 @@ def test_kafka_log_dirs(tools):
 
 def test_kafka_producer_and_consumer_perf_test(tools):
     produced = tools(PRODUCER_PERF, "--topic", "perf", "--num-records", "5000", "--record-size", "100",
-                     "--throughput", "-1", "--command-property", f"bootstrap.servers={tools.broker.bootstrap}",
+                     "--throughput", "-1", "--command-property",
+                     f"bootstrap.servers={tools.broker.bootstrap}",
                      bootstrap_flag="")
     assert "5000 records sent" in produced.splitlines()[-1]
     consumed = tools(CONSUMER_PERF, "--topic", "perf", "--num-records", "5000")
@@ -144,12 +151,15 @@ def test_kafka_producer_and_consumer_perf_test(tools):
 
 
 def test_kafka_transactions(tools):
-    tools(PRODUCER_PERF, "--topic", "txn", "--num-records", "100", "--record-size", "10", "--throughput", "-1",
+    tools(PRODUCER_PERF, "--topic", "txn", "--num-records", "100", "--record-size", "10", "--throughput",
+          "-1",
           "--transactional-id", "perf-txn", "--transaction-duration-ms", "100",
           "--command-property", f"bootstrap.servers={tools.broker.bootstrap}", bootstrap_flag="")
     listed = tools(TRANSACTIONS, "list")
-    assert listed.splitlines()[0].split() == ["TransactionalId", "Coordinator", "ProducerId", "TransactionState"]
-    assert any(line.split()[0] == "perf-txn" and line.split()[-1] == "CompleteCommit" for line in listed.splitlines())
+    assert listed.splitlines()[0].split() == ["TransactionalId", "Coordinator", "ProducerId",
+                                              "TransactionState"]
+    assert any(line.split()[0] == "perf-txn" and line.split()[-1] == "CompleteCommit"
+               for line in listed.splitlines())
     described = tools(TRANSACTIONS, "describe", "--transactional-id", "perf-txn")
     assert "CompleteCommit" in described
     producers = tools(TRANSACTIONS, "describe-producers", "--topic", "txn", "--partition", "0")
@@ -169,7 +179,8 @@ def test_kafka_leader_election_and_reassign_partitions(tools):
     assert elected.strip() == "Valid replica already elected for partitions tools-0"
     plan = tools.file("reassign.json", json.dumps(
         {"version": 1, "partitions": [{"topic": "tools", "partition": 0, "replicas": [1]}]}))
-    assert "Successfully started partition reassignment for tools-0" in tools(REASSIGN, "--reassignment-json-file",
+    assert "Successfully started partition reassignment for tools-0" in tools(REASSIGN,
+                                                                              "--reassignment-json-file",
                                                                                 plan, "--execute")
     verified = tools(REASSIGN, "--reassignment-json-file", plan, "--verify")
     assert "Reassignment of partition tools-0 is completed." in verified
@@ -185,7 +196,8 @@ def test_kafka_features(tools):
 def test_kafka_consumer_groups_on_a_kip848_group(tools):
     """the Java consumer 4.x with group.protocol=consumer (ConsumerGroupHeartbeat), then Kafka's own
     kafka-consumer-groups showing the group as Kafka 4 shows a consumer group (docs/groups.md)"""
-    tools(TOPICS, "--create", "--topic", "kip848", "--partitions", "3")  # the others' topic loses records later
+    # the others' topic loses records later
+    tools(TOPICS, "--create", "--topic", "kip848", "--partitions", "3")
     tools(CONSOLE_PRODUCER, "--topic", "kip848", stdin="".join(f"v{i}\n" for i in range(6)))
     consumed = tools(CONSOLE_CONSUMER, "--topic", "kip848", "--from-beginning", "--max-messages", "6",
                      "--group", "tools-kip848", "--command-property", "group.protocol=consumer")

@@ -39,7 +39,8 @@ from tests.jvm.test_kafka_tools import (
 pytestmark = pytest.mark.timeout(180)
 
 # Our module for each of Kafka's main classes (the console scripts of pyproject.toml).
-OURS = {TOPICS: "topics", CONSUMER_GROUPS: "consumer_groups", CONFIGS: "config_command", GET_OFFSETS: "get_offsets",
+OURS = {TOPICS: "topics", CONSUMER_GROUPS: "consumer_groups", CONFIGS: "config_command",
+        GET_OFFSETS: "get_offsets",
         TRANSACTIONS: "transactions_command", LEADER_ELECTION: "leader_election_command",
         METADATA_QUORUM: "metadata_quorum_command", REASSIGN: "reassign_partitions_command",
         PRODUCER_PERF: "producer_perf_test", CONSUMER_PERF: "consumer_perf_test"}
@@ -48,7 +49,8 @@ OURS = {TOPICS: "topics", CONSUMER_GROUPS: "consumer_groups", CONFIGS: "config_c
 def run_ours(bootstrap: str, main: str, *args: str) -> str:
     """Our tool, as its console script runs it; a failure shows as its exit status and standard error."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-m", f"kafka.tools.{OURS[main]}", "--bootstrap-server", bootstrap, *args],
+    done = subprocess.run([sys.executable, "-m", f"kafka.tools.{OURS[main]}", "--bootstrap-server", bootstrap,
+                           *args],
                           capture_output=True, text=True, timeout=60, cwd=REPO, env=env)
     return done.stdout if done.returncode == 0 else f"ours exited {done.returncode}:\n{done.stderr[-3000:]}"
 
@@ -114,31 +116,39 @@ def both(tmp_path_factory):
     "keyed", three partitions of keyed records; "overridden", with two topic configs set; "perf", empty;
     "txn", written by a committed transaction (perf-txn); the classic group "readers", which read
     "keyed" and committed; "idle", an empty group with offsets only; "live", with one member."""
-    broker = BrokerProcess(tmp_path_factory.mktemp("side-broker") / "data", {"group.initial.rebalance.delay.ms": "0"})
+    broker = BrokerProcess(tmp_path_factory.mktemp("side-broker") / "data",
+                           {"group.initial.rebalance.delay.ms": "0"})
     member = None
     try:
         tools = Tools(broker, classpath("tools"), tmp_path_factory.mktemp("side-files"))
         tools(TOPICS, "--create", "--topic", "keyed", "--partitions", "3", "--replication-factor", "1")
-        tools(TOPICS, "--create", "--topic", "overridden", "--partitions", "1", "--config", "retention.ms=3600000",
+        tools(TOPICS, "--create", "--topic", "overridden", "--partitions", "1", "--config",
+              "retention.ms=3600000",
               "--config", "cleanup.policy=compact")
         tools(TOPICS, "--create", "--topic", "perf", "--partitions", "1")
         tools(CONSOLE_PRODUCER, "--topic", "keyed", "--reader-property", "parse.key=true",
-              "--reader-property", "key.separator=:", stdin="".join(f"key{i % 5}:value-{i}\n" for i in range(30)))
-        tools(CONSOLE_CONSUMER, "--topic", "keyed", "--from-beginning", "--max-messages", "30", "--group", "readers")
-        tools(CONSUMER_GROUPS, *CASES["groups-reset-exec"][1:])  # "idle": the case repeats it, to the same offsets
-        tools(PRODUCER_PERF, "--topic", "txn", "--num-records", "20", "--record-size", "10", "--throughput", "-1",
+              "--reader-property", "key.separator=:",
+              stdin="".join(f"key{i % 5}:value-{i}\n" for i in range(30)))
+        tools(CONSOLE_CONSUMER, "--topic", "keyed", "--from-beginning", "--max-messages", "30", "--group",
+              "readers")
+        # "idle": the case repeats it, to the same offsets
+        tools(CONSUMER_GROUPS, *CASES["groups-reset-exec"][1:])
+        tools(PRODUCER_PERF, "--topic", "txn", "--num-records", "20", "--record-size", "10", "--throughput",
+              "-1",
               "--transactional-id", "perf-txn", "--transaction-duration-ms", "100", "--bootstrap-server",
               broker.bootstrap, bootstrap_flag="")
         # A member that stays: our consumer joins "live" and its heartbeat thread keeps it there. A static
         # one (KIP-345), so kafka-consumer-groups --members shows the GROUP-INSTANCE-ID column too.
-        member = KafkaConsumer({"bootstrap.servers": broker.bootstrap, "group.id": "live", "client.id": "live-member",
+        member = KafkaConsumer({"bootstrap.servers": broker.bootstrap, "group.id": "live",
+                                "client.id": "live-member",
                                 "group.instance.id": "live-1", "enable.auto.commit": False})
         member.subscribe(["keyed"])
         wait_until(lambda: member.poll(100) is not None and len(member.assignment()) == 3, timeout=30,
                    message="the live member to own the three partitions")
         member.commit({TopicPartition("keyed", p): 1 for p in range(3)})
         plan = tools.file("reassign.json", json.dumps(
-            {"version": 1, "partitions": [{"topic": "keyed", "partition": p, "replicas": [1]} for p in range(3)]}))
+            {"version": 1,
+             "partitions": [{"topic": "keyed", "partition": p, "replicas": [1]} for p in range(3)]}))
         both = SideBySide(tools, plan)
         for case in CASES:
             if case not in WRITERS:
@@ -159,17 +169,20 @@ CASES = {
     "groups-list-type-state": (CONSUMER_GROUPS, "--list", "--type", "--state"),
     "groups-describe-live": (CONSUMER_GROUPS, "--describe", "--group", "live"),
     "groups-members-live": (CONSUMER_GROUPS, "--describe", "--group", "live", "--members"),
-    "groups-members-live-verbose": (CONSUMER_GROUPS, "--describe", "--group", "live", "--members", "--verbose"),
+    "groups-members-live-verbose": (CONSUMER_GROUPS, "--describe", "--group", "live", "--members",
+                                    "--verbose"),
     "groups-state-live-verbose": (CONSUMER_GROUPS, "--describe", "--group", "live", "--state", "--verbose"),
     "groups-describe": (CONSUMER_GROUPS, "--describe", "--group", "readers"),
-    "groups-describe-verbose": (CONSUMER_GROUPS, "--describe", "--group", "readers", "--group", "live", "--verbose"),
+    "groups-describe-verbose": (CONSUMER_GROUPS, "--describe", "--group", "readers", "--group", "live",
+                                "--verbose"),
     "groups-state": (CONSUMER_GROUPS, "--describe", "--group", "readers", "--state"),
     "groups-members-verbose": (CONSUMER_GROUPS, "--describe", "--group", "readers", "--members", "--verbose"),
     "groups-reset-dry": (CONSUMER_GROUPS, "--reset-offsets", "--group", "readers", "--topic", "keyed",
                          "--to-earliest", "--dry-run"),
     "groups-reset-exec": (CONSUMER_GROUPS, "--reset-offsets", "--group", "idle", "--topic", "keyed",
                           "--to-offset", "4", "--execute"),
-    "configs-topic-all": (CONFIGS, "--entity-type", "topics", "--entity-name", "overridden", "--describe", "--all"),
+    "configs-topic-all": (CONFIGS, "--entity-type", "topics", "--entity-name", "overridden", "--describe",
+                          "--all"),
     "configs-broker-all": (CONFIGS, "--entity-type", "brokers", "--entity-name", "1", "--describe", "--all"),
     "configs-broker-default": (CONFIGS, "--entity-type", "brokers", "--entity-default", "--describe"),
     "configs-every-topic": (CONFIGS, "--entity-type", "topics", "--describe"),

@@ -47,7 +47,8 @@ class Loopback:
                  failed_authentication_delay_ms: int = 0) -> None:
         log = structlog.get_logger("tests.Selector")
         self.selector = Selector(MAX_RECEIVE, idle_ms, failed_authentication_delay_ms, time,
-                                 channel_builder or PlaintextChannelBuilder(), pool, log, RepeatedErrorLog(log, time))
+                                 channel_builder or PlaintextChannelBuilder(), pool, log,
+                                 RepeatedErrorLog(log, time))
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.clients: list[socket.socket] = []
 
@@ -157,7 +158,8 @@ def test_a_frame_over_the_limit_closes_that_connection_only(loopback):
     client_a = loopback.connect("a")
     client_b = loopback.connect("b")
     client_b.sendall(struct.pack(">i", MAX_RECEIVE + 1))
-    loopback.poll_until(lambda: "b" in loopback.selector.disconnected, "the oversized frame's connection to close")
+    loopback.poll_until(lambda: "b" in loopback.selector.disconnected,
+                        "the oversized frame's connection to close")
     assert client_b.recv(1) == b""  # closed by the broker's side
     client_a.sendall(frame(b"still here"))
     assert loopback.take("a") == b"still here"
@@ -244,7 +246,8 @@ def test_a_tls_handshake_is_driven_by_the_poll_before_any_frame(time, tmp_path):
     loop = Loopback(time, channel_builder=SslChannelBuilder(certs.broker_ssl_configs()))
     try:
         client = tls_client(loop, certs, "tls")
-        loop.poll_until(lambda: handshake_step(client) and loop.selector.channel("tls").ready, "the handshake")
+        loop.poll_until(lambda: handshake_step(client) and loop.selector.channel("tls").ready,
+                        "the handshake")
         assert loop.selector.successful_authentications == 1
         client.setblocking(True)
         client.sendall(frame(b"s" * 60_000))  # four TLS records
@@ -283,8 +286,10 @@ HANDSHAKE, AUTHENTICATE, API_VERSIONS = APIS[ApiKey.SASL_HANDSHAKE], APIS[ApiKey
 
 def sasl_loopback(time: MockTime, delay_ms: int = 0) -> Loopback:
     jaas = JaasContext.load("plain.sasl.jaas.config",
-                            'org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="secret";')
-    builder = SaslChannelBuilder(SecurityProtocol.SASL_PLAINTEXT, {}, SaslListenerConfig(("PLAIN",), {"PLAIN": jaas}),
+                            'org.apache.kafka.common.security.plain.PlainLoginModule required '
+                            'user_alice="secret";')
+    builder = SaslChannelBuilder(SecurityProtocol.SASL_PLAINTEXT, {},
+                                 SaslListenerConfig(("PLAIN",), {"PLAIN": jaas}),
                                  CredentialCache())
     return Loopback(time, channel_builder=builder, failed_authentication_delay_ms=delay_ms)
 
@@ -313,7 +318,8 @@ def test_a_sasl_login_goes_to_the_authenticator_and_only_api_versions_reaches_th
         assert read_frame(client) == b"the caller's answer"
 
         client.sendall(encode_request(HANDSHAKE, 1, 1, "t", {"mechanism": "PLAIN"}))
-        loop.poll_until(lambda: loop.selector.channel("sasl").authenticator.state == "AUTHENTICATE", "the handshake")
+        loop.poll_until(lambda: loop.selector.channel("sasl").authenticator.state == "AUTHENTICATE",
+                        "the handshake")
         assert decode_response(HANDSHAKE, 1, read_frame(client))[1].error_code == Errors.NONE
         client.sendall(encode_request(AUTHENTICATE, 2, 2, "t", {"auth_bytes": b"\0alice\0secret"}))
         channel = loop.selector.channel("sasl")
@@ -332,7 +338,8 @@ def test_a_failed_login_is_answered_after_the_delay_then_closed(time):
     try:
         client = loop.connect("sasl")
         client.sendall(encode_request(HANDSHAKE, 1, 1, "t", {"mechanism": "PLAIN"}))
-        loop.poll_until(lambda: loop.selector.channel("sasl").authenticator.state == "AUTHENTICATE", "the handshake")
+        loop.poll_until(lambda: loop.selector.channel("sasl").authenticator.state == "AUTHENTICATE",
+                        "the handshake")
         read_frame(client)
         client.sendall(encode_request(AUTHENTICATE, 2, 2, "t", {"auth_bytes": b"\0alice\0guess"}))
         loop.poll_until(lambda: loop.selector.failed_authentications == 1, "the failed login")
@@ -342,7 +349,8 @@ def test_a_failed_login_is_answered_after_the_delay_then_closed(time):
         time.sleep(1)
         loop.selector.poll(0)
         assert loop.selector.disconnected == {"sasl": "127.0.0.1"}
-        assert decode_response(AUTHENTICATE, 2, read_frame(client))[1].error_code == Errors.SASL_AUTHENTICATION_FAILED
+        assert decode_response(AUTHENTICATE, 2,
+                               read_frame(client))[1].error_code == Errors.SASL_AUTHENTICATION_FAILED
         assert client.recv(1) == b""
     finally:
         loop.close()

@@ -80,7 +80,8 @@ def test_a_record_whose_length_disagrees_with_its_fields_is_corrupt():
 
 def test_header_values_and_null_keys_survive_every_codec():
     for codec in CompressionType:
-        record = DefaultRecord(7, 1_700_000_000_000, None, b"v", [Header("trace", b"\x00\x01"), Header("x", None)])
+        record = DefaultRecord(7, 1_700_000_000_000, None, b"v",
+                               [Header("trace", b"\x00\x01"), Header("x", None)])
         [batch] = validate_batches(build_batch([record], base_offset=7, timestamp=0, compression=codec))
         assert list(batch) == [record]
         assert struct.unpack_from(">q", batch.buffer, 0)[0] == 7

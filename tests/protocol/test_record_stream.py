@@ -57,7 +57,8 @@ def test_garbage_and_truncated_data_do_not_decompress(codec):
 
 
 def test_an_unknown_codec_is_unsupported():
-    batch = RecordBatch(seal_batch(base_offset=0, attributes=5, last_offset_delta=0, base_timestamp=0, max_timestamp=0,
+    batch = RecordBatch(seal_batch(base_offset=0, attributes=5, last_offset_delta=0, base_timestamp=0,
+                                   max_timestamp=0,
                                    producer_id=-1, producer_epoch=-1, base_sequence=-1, records_count=1,
                                    payload=encode_records([DefaultRecord(0, 0, None, b"v")], 0, 0)))
     with pytest.raises(UnsupportedCompressionTypeError, match="Unknown compression type id: 5"):
@@ -95,7 +96,8 @@ def test_a_gigabyte_of_zeros_is_read_in_bounded_memory():
 def _batch(records: list[DefaultRecord], codec=CompressionType.NONE, count=None, extra=b"") -> RecordBatch:
     payload = compress(codec, encode_records(records, 0, 0) + extra)
     count = len(records) if count is None else count
-    return RecordBatch(seal_batch(base_offset=0, attributes=int(codec), last_offset_delta=count - 1, base_timestamp=0,
+    return RecordBatch(seal_batch(base_offset=0, attributes=int(codec), last_offset_delta=count - 1,
+                                  base_timestamp=0,
                                   max_timestamp=0, producer_id=-1, producer_epoch=-1, base_sequence=-1,
                                   records_count=count, payload=payload))
 
@@ -107,7 +109,8 @@ def _scan(batch: RecordBatch, limit: int = 1 << 20):
 records_strategy = st.lists(st.tuples(st.one_of(st.none(), st.binary(max_size=40)),
                                       st.one_of(st.none(), st.binary(max_size=300)),
                                       st.integers(-(1 << 40), 1 << 40),
-                                      st.lists(st.tuples(st.text(max_size=8), st.one_of(st.none(), st.binary(max_size=8))),
+                                      st.lists(st.tuples(st.text(max_size=8),
+                                                         st.one_of(st.none(), st.binary(max_size=8))),
                                                max_size=3)),
                             min_size=1, max_size=300)
 
@@ -115,7 +118,8 @@ records_strategy = st.lists(st.tuples(st.one_of(st.none(), st.binary(max_size=40
 @settings(max_examples=60, deadline=None)
 @given(records_strategy, st.sampled_from([CompressionType.NONE, *CODECS]))
 def test_the_validators_scan_agrees_with_the_record_decoder(items, codec):
-    records = [DefaultRecord(i, ts, k, v, [Header(hk, hv) for hk, hv in hs]) for i, (k, v, ts, hs) in enumerate(items)]
+    records = [DefaultRecord(i, ts, k, v, [Header(hk, hv) for hk, hv in hs])
+               for i, (k, v, ts, hs) in enumerate(items)]
     batch = _batch(records, codec)
     scan = _scan(batch)
     assert scan.keyless == [i for i, r in enumerate(records) if r.key is None]
@@ -123,7 +127,8 @@ def test_the_validators_scan_agrees_with_the_record_decoder(items, codec):
     assert scan.max_timestamp_delta == max(r.timestamp for r in records)
     assert scan.min_timestamp_delta == min(r.timestamp for r in records)
     partial = list(batch.skip_key_value_iterator(keep_keys=True))
-    assert [(p.offset, p.timestamp, p.key) for p in partial] == [(r.offset, r.timestamp, r.key) for r in records]
+    assert [(p.offset, p.timestamp, p.key) for p in partial] == [(r.offset, r.timestamp, r.key)
+                                                                 for r in records]
 
 
 @pytest.mark.parametrize("codec", [CompressionType.NONE, CompressionType.ZSTD])
@@ -142,7 +147,8 @@ def test_the_scan_refuses_what_consumers_could_not_read(codec):
 
 def test_a_record_larger_than_the_window_is_read_field_by_field():
     big = DefaultRecord(1, 7, b"key", bytes(300_000), [Header("h", b"v")])
-    batch = _batch([DefaultRecord(0, 0, None, b"small"), big, DefaultRecord(2, 3, b"k", None)], CompressionType.GZIP)
+    batch = _batch([DefaultRecord(0, 0, None, b"small"), big, DefaultRecord(2, 3, b"k", None)],
+                   CompressionType.GZIP)
     scan = _scan(batch)
     assert (scan.keyless, scan.misplaced, scan.max_timestamp_delta) == ([0], [], 7)
     assert [r.value_size for r in batch.skip_key_value_iterator()] == [5, 300_000, -1]
@@ -192,7 +198,8 @@ shapes = st.tuples(st.one_of(st.none(), st.binary(max_size=12)),  # key
                    st.one_of(st.none(), st.integers(0, 200)),  # value size
                    st.lists(st.tuples(st.binary(max_size=4), st.one_of(st.none(), st.binary(max_size=4))),
                             max_size=2),  # headers
-                   st.sampled_from(["zero", "rising", "falling", "shuffled", "huge", "dip", "sag", "wide dip"]),
+                   st.sampled_from(["zero", "rising", "falling", "shuffled", "huge", "dip", "sag",
+                                    "wide dip"]),
                    st.integers(0, 1), st.integers(0, 1))  # padded timestamp / offset varints
 
 
@@ -216,14 +223,16 @@ def shaped_sections(draw):
         for record in records:
             record[0] %= 64
     section = bytearray(b"".join(_record(*r) for r in records))
-    for at, byte in draw(st.lists(st.tuples(st.integers(0, len(section) - 1), st.integers(0, 255)), max_size=2)):
+    for at, byte in draw(st.lists(st.tuples(st.integers(0, len(section) - 1), st.integers(0, 255)),
+                                  max_size=2)):
         section[at] = byte
     section += draw(st.sampled_from([b"", b"", b"\x00", b"\x02\x00"]))  # bytes after the last record
     return bytes(section), len(records) + draw(st.sampled_from([0, 0, 0, -1, 1]))
 
 
 def _outcome(codec, section: bytes, count: int, limit: int, runs: bool):
-    payload = compress(codec, section) if codec != CompressionType.NONE else memoryview(section)  # as the log has it
+    # as the log has it
+    payload = compress(codec, section) if codec != CompressionType.NONE else memoryview(section)
     try:
         return scan_records(RecordsReader(codec, payload, 0, len(payload)), count, limit, runs=runs)
     except InvalidRecordError as e:
@@ -236,17 +245,20 @@ def _outcome(codec, section: bytes, count: int, limit: int, runs: bool):
        st.sampled_from([1 << 20, 120]))
 def test_runs_of_one_shape_are_scanned_as_the_record_loop_scans_them(section_and_count, codec, limit):
     section, count = section_and_count
-    assert _outcome(codec, section, count, limit, runs=True) == _outcome(codec, section, count, limit, runs=False)
+    assert _outcome(codec, section, count, limit, runs=True) == _outcome(codec, section, count, limit,
+                                                                         runs=False)
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.tuples(shapes, st.integers(1, 90)), min_size=1, max_size=5), st.randoms(use_true_random=False))
+@given(st.lists(st.tuples(shapes, st.integers(1, 90)), min_size=1, max_size=5),
+       st.randoms(use_true_random=False))
 def test_runs_of_one_shape_agree_with_the_record_decoder(segments, rng):
     records = []
     for (key, value_size, headers, *_), repeat in segments:
         for _ in range(repeat):
             i = len(records)
-            records.append(DefaultRecord(rng.choice([i, i, i, i + 1]), rng.choice([0, i, -i, 70 * i, rng.randrange(-99, 99)]),
+            records.append(DefaultRecord(rng.choice([i, i, i, i + 1]),
+                                         rng.choice([0, i, -i, 70 * i, rng.randrange(-99, 99)]),
                                          key, None if value_size is None else bytes(value_size),
                                          [Header(k.decode("latin-1"), v) for k, v in headers]))
     scan = scan_records(_batch(records).records_reader(), len(records), 1 << 20)
@@ -265,7 +277,8 @@ def test_runs_across_the_readers_window_and_offset_delta_widths(codec):
     records[19_999] = DefaultRecord(0, 199, None, b"v" * 30)
     section = encode_records(records, 0, 0)
     assert len(section) > 8 * WINDOW_BYTES
-    assert _outcome(codec, section, len(records), 1 << 20, runs=True) == _outcome(codec, section, len(records),
+    assert _outcome(codec, section, len(records), 1 << 20, runs=True) == _outcome(codec, section,
+                                                                                  len(records),
                                                                                   1 << 20, runs=False)
     scan = _outcome(codec, section, len(records), 1 << 20, runs=True)
     assert (scan.misplaced, scan.min_timestamp_delta, scan.max_timestamp_delta) == ([8191, 19_999], 0, 199)

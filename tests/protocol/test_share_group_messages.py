@@ -21,9 +21,11 @@ CASES = [  # (api, side, value, the Java client's bytes)
     (HEARTBEAT, "request", dict(group_id="g", member_id="m", member_epoch=0, rack_id=None,
                                 subscribed_topic_names=["orders"]),
      "0267026d000000000002076f726465727300"),
-    (HEARTBEAT, "request", dict(group_id="g", member_id="m", member_epoch=3, rack_id="r1", subscribed_topic_names=None),
+    (HEARTBEAT, "request",
+     dict(group_id="g", member_id="m", member_epoch=3, rack_id="r1", subscribed_topic_names=None),
      "0267026d000000030372310000"),
-    (HEARTBEAT, "response", dict(throttle_time_ms=0, error_code=0, error_message=None, member_id="m", member_epoch=2,
+    (HEARTBEAT, "response",
+     dict(throttle_time_ms=0, error_code=0, error_message=None, member_id="m", member_epoch=2,
                                  heartbeat_interval_ms=5000, assignment=dict(topic_partitions=[
                                      dict(topic_id=TOPIC, partitions=[0, 1])])),
      "00000000000000026d0000000200001388010200000000000000000000000000000005030000000000000001000000"),
@@ -32,7 +34,8 @@ CASES = [  # (api, side, value, the Java client's bytes)
      "0000000000160766656e636564000000000000000000ff00"),
     (DESCRIBE, "request", dict(group_ids=["g", "h"], include_authorized_operations=True), "03026702680100"),
     (DESCRIBE, "response", dict(throttle_time_ms=0, groups=[
-        dict(error_code=0, error_message=None, group_id="g", group_state="Stable", group_epoch=4, assignment_epoch=4,
+        dict(error_code=0, error_message=None, group_id="g", group_state="Stable", group_epoch=4,
+             assignment_epoch=4,
              assignor_name="simple", members=[dict(
                  member_id="m", rack_id=None, member_epoch=4, client_id="c", client_host="/h",
                  subscribed_topic_names=["orders"], assignment=dict(topic_partitions=[

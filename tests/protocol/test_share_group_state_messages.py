@@ -14,7 +14,8 @@ pytestmark = pytest.mark.fast
 
 TOPIC_ID = uuid.UUID(int=12345678901234567890)
 WRITE = dict(group_id="g", topics=[dict(topic_id=TOPIC_ID, partitions=[dict(
-    partition=3, state_epoch=1, leader_epoch=5, start_offset=100, delivery_complete_count=2, state_batches=[dict(
+    partition=3, state_epoch=1, leader_epoch=5, start_offset=100, delivery_complete_count=2,
+    state_batches=[dict(
         first_offset=100, last_offset=101, delivery_state=2, delivery_count=1)])])])
 SUMMARY = dict(results=[dict(topic_id=TOPIC_ID, partitions=[dict(
     partition=3, error_code=0, error_message=None, state_epoch=1, leader_epoch=5, start_offset=100,

@@ -43,8 +43,10 @@ def test_share_fetch_request_fields() -> None:
     for version in (1, 2):
         req = decode(f"share_fetch_request_v{version}")
         assert (req.group_id, req.member_id, req.share_session_epoch) == ("g1", "m-1", 3)
-        assert (req.max_wait_ms, req.min_bytes, req.max_bytes, req.max_records, req.batch_size) == (500, 1, 1048576,
-                                                                                                      500, 100)
+        assert (req.max_wait_ms, req.min_bytes, req.max_bytes, req.max_records, req.batch_size) == (500, 1,
+                                                                                                    1048576,
+                                                                                                      500,
+                                                                                                      100)
         assert req.share_acquire_mode == (1 if version == 2 else 0)
         [topic] = req.topics
         assert topic.topic_id == TOPIC_ID
@@ -59,11 +61,14 @@ def test_share_fetch_response_fields() -> None:
     [with_data, with_error] = resp.responses[0].partitions
     [batch] = list(iter_batches(bytes(with_data.records)))
     assert (batch.base_offset, batch.records_count) == (0, 1)
-    assert [(a.first_offset, a.last_offset, a.delivery_count) for a in with_data.acquired_records] == [(0, 0, 1)]
-    assert (with_error.error_code, with_error.acknowledge_error_code, with_error.acknowledge_error_message) == \
+    assert [(a.first_offset, a.last_offset, a.delivery_count) for a in with_data.acquired_records] == [(0, 0,
+                                                                                                        1)]
+    assert (with_error.error_code, with_error.acknowledge_error_code,
+            with_error.acknowledge_error_message) == \
         (6, 121, "bad")
     assert (with_error.current_leader.leader_id, with_error.current_leader.leader_epoch) == (2, 7)
-    assert [(n.node_id, n.host, n.port, n.rack) for n in resp.node_endpoints] == [(2, "localhost", 9093, None)]
+    assert [(n.node_id, n.host, n.port, n.rack) for n in resp.node_endpoints] == [(2, "localhost", 9093,
+                                                                                   None)]
 
 
 def test_share_acknowledge_fields() -> None:
@@ -78,5 +83,6 @@ def test_renew_cannot_be_written_before_v2_as_kafka_refuses() -> None:
     api = APIS[ApiKey.SHARE_FETCH]
     with pytest.raises(ProtocolEncodeError):
         api.request.write(bytearray(), dict(group_id="g", member_id="m", share_session_epoch=0, max_wait_ms=0,
-                                            min_bytes=0, max_bytes=0, max_records=0, batch_size=0, is_renew_ack=True,
+                                            min_bytes=0, max_bytes=0, max_records=0, batch_size=0,
+                                            is_renew_ack=True,
                                             topics=[], forgotten_topics_data=[]), 1, True)

@@ -39,8 +39,10 @@ class Certificates:
         self.other_ca_file = self._write("other-ca.pem", certificate_pem(self.other_ca))
         broker = issue(name("broker", "kafka"), self.ca, sans=loopback_names())
         self.broker = broker
-        self.broker_keystore = self._write("broker.pem", chain_and_key_pem(broker))  # chain and key, unencrypted
-        self.broker_keystore_encrypted = self._write("broker-encrypted.pem", chain_and_key_pem(broker, PASSWORD))
+        # chain and key, unencrypted
+        self.broker_keystore = self._write("broker.pem", chain_and_key_pem(broker))
+        self.broker_keystore_encrypted = self._write("broker-encrypted.pem",
+                                                     chain_and_key_pem(broker, PASSWORD))
         self.broker_pkcs12 = self._write("broker.p12", pkcs12.serialize_key_and_certificates(
             b"broker", broker.key, broker.certificate, [self.ca.certificate],
             serialization.BestAvailableEncryption(PASSWORD.encode())))

@@ -13,7 +13,8 @@ SCRAM_JAAS = 'org.apache.kafka.common.security.scram.ScramLoginModule required u
 
 def librdkafka_sasl(port: int, protocol: str, mechanism: str, user: str, password: str,
                     ca_file: str | None = None) -> dict:
-    conf = {"bootstrap.servers": f"127.0.0.1:{port}", "security.protocol": protocol, "sasl.mechanism": mechanism,
+    conf = {"bootstrap.servers": f"127.0.0.1:{port}", "security.protocol": protocol,
+            "sasl.mechanism": mechanism,
             "sasl.username": user, "sasl.password": password}
     if ca_file:
         conf["ssl.ca.location"] = ca_file

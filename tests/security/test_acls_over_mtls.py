@@ -84,7 +84,8 @@ def test_named_principals_get_what_their_acls_grant(secured, certs):
     assert bob_wrote[0] is not None and bob_wrote[0].name() == "TOPIC_AUTHORIZATION_FAILED", bob_wrote
 
     def consume(cn: str):
-        consumer = ck.Consumer({**as_user(secured, certs, cn), "group.id": group, "auto.offset.reset": "earliest"})
+        consumer = ck.Consumer({**as_user(secured, certs, cn), "group.id": group,
+                                "auto.offset.reset": "earliest"})
         consumer.subscribe([topic])
         got: list = []
         try:

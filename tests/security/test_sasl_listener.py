@@ -74,7 +74,8 @@ def sasl_broker(tmp_path_factory, certs):
 
 def kafka_configs(broker, *args: str) -> subprocess.CompletedProcess:
     """The real tool in its own process (it configures logging for itself)."""
-    return subprocess.run([sys.executable, "-m", "kafka.tools.config_command", "--bootstrap-server", broker.bootstrap,
+    return subprocess.run([sys.executable, "-m", "kafka.tools.config_command", "--bootstrap-server",
+                           broker.bootstrap,
                            *args], cwd=REPO, capture_output=True, text=True, timeout=60)
 
 
@@ -108,7 +109,8 @@ def produce_and_consume(conf: dict, count: int = 200) -> list[bytes]:
 
 # ------------------------------------------------------------------ real clients
 def test_confluent_kafka_over_sasl_ssl_with_scram_sha_512(sasl_broker, certs, log_events):
-    conf = librdkafka_sasl(sasl_broker.ssl_port, "SASL_SSL", "SCRAM-SHA-512", "alice", "alice-secret", certs.ca_file)
+    conf = librdkafka_sasl(sasl_broker.ssl_port, "SASL_SSL", "SCRAM-SHA-512", "alice", "alice-secret",
+                           certs.ca_file)
     assert produce_and_consume(conf) == [b"v%04d" % i for i in range(200)]
     assert logins(log_events) == {("SASL_SSL", "SCRAM-SHA-512", "User:alice")}
     assert metric(sasl_broker, "successful_authentication_total", "SASL_SSL") >= 2
@@ -201,16 +203,19 @@ def test_kafka_python_with_scram(sasl_broker, tmp_path):
     script = tmp_path / "kafka_python_scram.py"
     script.write_text(KAFKA_PYTHON_SCRIPT)
     run = subprocess.run([str(KAFKA_PYTHON), "-I", str(script), f"127.0.0.1:{sasl_broker.sasl_port}",
-                          unique_topic("kafka-python-sasl")], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+                          unique_topic("kafka-python-sasl")], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout) == [f"kp-{n:02d}" for n in range(30)]
 
 
 def test_our_admin_client_logs_in_with_scram_over_sasl_ssl(sasl_broker, certs, log_events):
-    admin = AdminClient({"bootstrap.servers": f"127.0.0.1:{sasl_broker.ssl_port}", "security.protocol": "SASL_SSL",
+    admin = AdminClient({"bootstrap.servers": f"127.0.0.1:{sasl_broker.ssl_port}",
+                         "security.protocol": "SASL_SSL",
                          "ssl.truststore.type": "PEM", "ssl.truststore.location": certs.ca_file,
                          "sasl.mechanism": "SCRAM-SHA-512", "sasl.jaas.config":
-                             'org.apache.kafka.common.security.scram.ScramLoginModule required username="alice" '
+                             'org.apache.kafka.common.security.scram.ScramLoginModule required '
+                             'username="alice" '
                              'password="alice-secret";'})
     try:
         _, _, nodes = admin.describe_cluster()
@@ -223,13 +228,15 @@ def test_our_admin_client_logs_in_with_scram_over_sasl_ssl(sasl_broker, certs, l
 
 def test_kafka_configs_describes_and_deletes_a_credential(sasl_broker):
     bob = ["--entity-type", "users", "--entity-name", "bob"]
-    assert kafka_configs(sasl_broker, *bob, "--alter", "--add-config", "SCRAM-SHA-256=[password=bob-secret]").returncode == 0
+    assert kafka_configs(sasl_broker, *bob, "--alter", "--add-config",
+                         "SCRAM-SHA-256=[password=bob-secret]").returncode == 0
     described = kafka_configs(sasl_broker, *bob, "--describe")
     assert "SCRAM credential configs for user-principal 'bob' are SCRAM-SHA-256=iterations=4096" in described.stdout
     assert kafka_configs(sasl_broker, *bob, "--alter", "--delete-config", "SCRAM-SHA-256").returncode == 0
     wait_until(lambda: sasl_broker.server.credential_cache.get("SCRAM-SHA-256", "bob") is None,
                message="bob's credential gone from the cache")
-    too_few = kafka_configs(sasl_broker, *bob, "--alter", "--add-config", "SCRAM-SHA-256=[iterations=100,password=x]")
+    too_few = kafka_configs(sasl_broker, *bob, "--alter", "--add-config",
+                            "SCRAM-SHA-256=[iterations=100,password=x]")
     assert too_few.returncode == 1 and "iterations 100 is outside 4096..16384" in too_few.stderr
     missing = kafka_configs(sasl_broker, *bob, "--alter", "--delete-config", "SCRAM-SHA-512")
     assert missing.returncode == 1 and "does not exist" in missing.stderr
@@ -246,7 +253,8 @@ def test_a_wrong_password_fails_after_the_delay_is_counted_and_logged_once(sasl_
         client = WireClient(sasl_broker.sasl_port)
         assert handshake(client, "PLAIN").error_code == Errors.NONE
         started = time.monotonic()
-        response = authenticate(client, b"\x00mallory\x00guess")  # a user of its own: logged once per interval
+        # a user of its own: logged once per interval
+        response = authenticate(client, b"\x00mallory\x00guess")
         assert time.monotonic() - started >= DELAY_MS / 1000 * 0.9
         assert (response.error_code, response.error_message) == (
             Errors.SASL_AUTHENTICATION_FAILED, "Authentication failed: Invalid username or password")
@@ -308,7 +316,8 @@ def test_a_garbage_scram_client_first_fails_cleanly(sasl_broker, token, message)
 def test_a_truncated_sasl_request_or_a_request_before_the_handshake_is_closed(sasl_broker):
     truncated = WireClient(sasl_broker.sasl_port)
     assert handshake(truncated, "PLAIN").error_code == Errors.NONE
-    truncated.send_frame(b"\x00\x00\x00\x0c\x00\x24\x00\x02\x00\x00\x00\x07\x00\x00\x00\x10")  # header, no body
+    # header, no body
+    truncated.send_frame(b"\x00\x00\x00\x0c\x00\x24\x00\x02\x00\x00\x00\x07\x00\x00\x00\x10")
     assert closed(truncated)
     early = WireClient(sasl_broker.sasl_port)
     early.send_frame(b"\x00\x00\x00\x0c\x00\x03\x00\x01\x00\x00\x00\x01\x00\x02ab")  # Metadata before login
@@ -336,7 +345,8 @@ def test_a_login_that_never_finishes_is_closed_after_the_idle_time(sasl_broker):
 
 def test_api_versions_before_the_handshake_and_sasl_handshake_after_login(sasl_broker):
     client = WireClient(sasl_broker.sasl_port)
-    versions = client.request(ApiKey.API_VERSIONS, 3, {"client_software_name": "t", "client_software_version": "1"})
+    versions = client.request(ApiKey.API_VERSIONS, 3,
+                              {"client_software_name": "t", "client_software_version": "1"})
     assert ApiKey.SASL_AUTHENTICATE in {k.api_key for k in versions.api_keys}
     assert handshake(client, "PLAIN").error_code == Errors.NONE
     assert authenticate(client, b"\x00alice\x00alice-secret").error_code == Errors.NONE
@@ -344,7 +354,8 @@ def test_api_versions_before_the_handshake_and_sasl_handshake_after_login(sasl_b
     assert client.request(ApiKey.METADATA, 1, {"topics": []}).brokers
     client.close()
     plain = WireClient(sasl_broker.port)
-    assert handshake(plain, "PLAIN").error_code == Errors.ILLEGAL_SASL_STATE  # no SASL on a PLAINTEXT listener
+    # no SASL on a PLAINTEXT listener
+    assert handshake(plain, "PLAIN").error_code == Errors.ILLEGAL_SASL_STATE
     plain.close()
 
 
@@ -359,9 +370,12 @@ def test_sasl_handshake_v0_then_raw_tokens(sasl_broker):
 
 
 def test_our_client_refused_a_login_logs_it_and_fails_the_call(sasl_broker, log_events):
-    admin = AdminClient({"bootstrap.servers": f"127.0.0.1:{sasl_broker.sasl_port}", "security.protocol": "SASL_PLAINTEXT",
-                         "sasl.mechanism": "SCRAM-SHA-256", "default.api.timeout.ms": 2000, "request.timeout.ms": 2000,
-                         "sasl.jaas.config": 'org.apache.kafka.common.security.scram.ScramLoginModule required '
+    admin = AdminClient({"bootstrap.servers": f"127.0.0.1:{sasl_broker.sasl_port}",
+                         "security.protocol": "SASL_PLAINTEXT",
+                         "sasl.mechanism": "SCRAM-SHA-256", "default.api.timeout.ms": 2000,
+                         "request.timeout.ms": 2000,
+                         "sasl.jaas.config": 'org.apache.kafka.common.security.scram.ScramLoginModule '
+                                             'required '
                                              'username="alice" password="wrong";'})
     try:
         with pytest.raises(KafkaError):  # a timeout or a disconnect: the login never completes
@@ -372,4 +386,5 @@ def test_our_client_refused_a_login_logs_it_and_fails_the_call(sasl_broker, log_
     assert failures and "SASL_AUTHENTICATION_FAILED: Authentication failed: Invalid client credentials" in \
         failures[0]["reason"]
     with pytest.raises(ConfigError, match="sasl.jaas.config"):
-        AdminClient({"bootstrap.servers": "127.0.0.1:1", "security.protocol": "SASL_SSL", "sasl.mechanism": "PLAIN"})
+        AdminClient({"bootstrap.servers": "127.0.0.1:1", "security.protocol": "SASL_SSL",
+                     "sasl.mechanism": "PLAIN"})

@@ -49,7 +49,8 @@ def test_client_sends_the_rfc_7677_vector():
 @pytest.mark.parametrize("mechanism", list(ScramMechanism))
 def test_client_and_server_agree_and_a_wrong_password_fails(mechanism):
     cache = CredentialCache()
-    cache.update(mechanism.mechanism_name, "alice", ScramFormatter(mechanism).generate_credential("secret", 8192))
+    cache.update(mechanism.mechanism_name, "alice",
+                 ScramFormatter(mechanism).generate_credential("secret", 8192))
     for password, ok in (("secret", True), ("wrong", False)):
         client, server = ScramSaslClient(mechanism, "alice", password), ScramSaslServer(mechanism, cache)
         challenge = server.evaluate_response(client.evaluate_challenge(b""))

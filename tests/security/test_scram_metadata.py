@@ -65,7 +65,8 @@ def test_each_users_alterations_stand_or_fall_together():
     image = apply(manager, EMPTY_IMAGE, manager.alter_credentials([], [upsertion("alice")])[0])
     records, results = manager.alter_credentials(
         [NS(name="alice", mechanism=2), NS(name="bob", mechanism=1), NS(name="", mechanism=2)],
-        [upsertion("carol", iterations=100), upsertion("dave", iterations=20000), upsertion("erin", mechanism=9),
+        [upsertion("carol", iterations=100), upsertion("dave", iterations=20000),
+         upsertion("erin", mechanism=9),
          upsertion("frank"), upsertion("frank"), upsertion("bob")])
     errors = {r["user"]: (r["error_code"], r["error_message"]) for r in results}
     assert errors == {

@@ -24,7 +24,8 @@ def config(**props: str) -> KafkaConfig:
 
 
 def test_security_protocols_have_kafkas_ids():
-    assert [(p.name, int(p)) for p in SecurityProtocol] == [("PLAINTEXT", 0), ("SSL", 1), ("SASL_PLAINTEXT", 2),
+    assert [(p.name, int(p)) for p in SecurityProtocol] == [("PLAINTEXT", 0), ("SSL", 1),
+                                                            ("SASL_PLAINTEXT", 2),
                                                              ("SASL_SSL", 3)]
 
 
@@ -36,7 +37,8 @@ def test_each_listener_gets_its_protocol_from_the_map(certs):
     assert protocols == {"PLAINTEXT": SecurityProtocol.PLAINTEXT, "INTERNAL": SecurityProtocol.SSL,
                          "SSL": SecurityProtocol.SSL, "CONTROLLER": SecurityProtocol.PLAINTEXT}
     assert [e.security_protocol for e in c.advertised_listeners] == [SecurityProtocol.PLAINTEXT,
-                                                                     SecurityProtocol.SSL, SecurityProtocol.SSL]
+                                                                     SecurityProtocol.SSL,
+                                                                     SecurityProtocol.SSL]
 
 
 @pytest.mark.parametrize("props, key", [
@@ -131,11 +133,13 @@ def test_bad_keystores_name_the_key(certs, tmp_path, configs, key):
 def test_client_context_checks_the_host_name_by_default(certs):
     trust = {"ssl.truststore.type": "PEM", "ssl.truststore.location": certs.ca_file}
     assert SslFactory(trust, server_mode=False).context.check_hostname
-    assert not SslFactory({**trust, "ssl.endpoint.identification.algorithm": ""}, False).context.check_hostname
+    assert not SslFactory({**trust, "ssl.endpoint.identification.algorithm": ""},
+                          False).context.check_hostname
 
 
 def test_describe_configs_never_returns_a_password(certs):
-    c = KafkaConfig({**certs.broker_ssl_configs(), "ssl.keystore.password": "secret", "ssl.key.password": "k"})
+    c = KafkaConfig({**certs.broker_ssl_configs(), "ssl.keystore.password": "secret",
+                     "ssl.key.password": "k"})
     described = {d.name: d for d in ConfigHelper(None, c).describe_configs(BROKER, "1", None)}
     for key in ("ssl.keystore.password", "ssl.key.password"):
         entry = described[key].to_response(4, include_synonyms=True)

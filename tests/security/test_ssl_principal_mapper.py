@@ -25,7 +25,8 @@ def test_rules_map_the_subject_as_kafka_does(rules, expected):
 
 
 def test_a_pattern_must_match_the_whole_name():
-    mapper = SslPrincipalMapper.from_rules("RULE:CN=alice/matched/")  # not ^...$, yet whole-name (Java matches())
+    # not ^...$, yet whole-name (Java matches())
+    mapper = SslPrincipalMapper.from_rules("RULE:CN=alice/matched/")
     with pytest.raises(NoMatchingRule, match="no rule"):
         mapper.get_name(DN)
 

@@ -77,7 +77,8 @@ def closes(events: list[dict], text: str) -> int:
 
 
 def librdkafka_ssl(port: int, certs: Certificates, client: str | None = None) -> dict:
-    conf = {"bootstrap.servers": f"127.0.0.1:{port}", "security.protocol": "SSL", "ssl.ca.location": certs.ca_file}
+    conf = {"bootstrap.servers": f"127.0.0.1:{port}", "security.protocol": "SSL",
+            "ssl.ca.location": certs.ca_file}
     if client:
         cert, key = certs.client(client)
         conf.update({"ssl.certificate.location": cert, "ssl.key.location": key})
@@ -85,7 +86,8 @@ def librdkafka_ssl(port: int, certs: Certificates, client: str | None = None) ->
 
 
 def produce_and_consume(conf: dict, count: int = 500) -> list[bytes]:
-    return round_trip.produce_and_consume(conf, count, value_size=2000, over="TLS")  # ~1 MB: the fetch crosses TLS in chunks
+    # ~1 MB: the fetch crosses TLS in chunks
+    return round_trip.produce_and_consume(conf, count, value_size=2000, over="TLS")
 
 
 def metric(broker, name: str, listener: str) -> float:
@@ -137,7 +139,8 @@ def test_kcat_lists_produces_and_consumes_over_mtls(tls_broker, certs):
     topic = unique_topic("kcat-tls")
 
     def kcat(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-        return subprocess.run(["kcat", "-b", bootstrap, *tls, *args], input=stdin, capture_output=True, timeout=60)
+        return subprocess.run(["kcat", "-b", bootstrap, *tls, *args], input=stdin, capture_output=True,
+                              timeout=60)
 
     produced = kcat("-P", "-t", topic, "-K:", stdin=b"".join(b"k%d:v%d\n" % (i, i) for i in range(100)))
     assert produced.returncode == 0, produced.stderr
@@ -196,7 +199,8 @@ def test_our_client_refuses_a_broker_its_truststore_does_not_vouch_for(tls_broke
             admin.describe_cluster()
     finally:
         admin.close()
-    assert any(e["event"] == "TLS handshake with the broker failed" and "CERTIFICATE_VERIFY_FAILED" in e["error"]
+    assert any(e["event"] == "TLS handshake with the broker failed"
+               and "CERTIFICATE_VERIFY_FAILED" in e["error"]
                for e in log_events)
 
 
@@ -215,7 +219,8 @@ def test_a_plaintext_client_on_the_ssl_port_fails_its_handshake(tls_broker, cert
     for _ in range(3):
         with socket.create_connection(("127.0.0.1", tls_broker.ssl_port), timeout=10) as raw:
             raw.sendall(b"\x00\x00\x00\x15\x00\x12\x00\x03\x00\x00\x00\x01\x00\x05kcat!" + b"\x00" * 4)
-            wait_until(lambda: closed_by_broker(raw), timeout=10, message="the broker to close the connection")
+            wait_until(lambda: closed_by_broker(raw), timeout=10,
+                       message="the broker to close the connection")
     wait_until(lambda: metric(tls_broker, "failed_authentication_total", "SSL") == failed + 3, timeout=10,
                message="three failed handshakes counted")
     # one line at most for the three (none if an earlier test's failure on this listener was logged
@@ -261,8 +266,10 @@ def assert_still_served(broker, certs) -> None:
 # ------------------------------------------------------------------ start-up refuses what it cannot serve
 @pytest.mark.parametrize("overrides, key", [
     ({"listeners": "PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0"}, "ssl.keystore.location"),  # no keystore
-    ({"listener.security.protocol.map": "PLAINTEXT:TLS,CONTROLLER:PLAINTEXT"}, "listener.security.protocol.map"),
-    ({"listeners": "PLAINTEXT://127.0.0.1:0,SASL_SSL://127.0.0.1:0"}, "sasl.enabled.mechanisms"),  # GSSAPI, the default, is not built
+    ({"listener.security.protocol.map": "PLAINTEXT:TLS,CONTROLLER:PLAINTEXT"},
+     "listener.security.protocol.map"),
+    # GSSAPI, the default, is not built
+    ({"listeners": "PLAINTEXT://127.0.0.1:0,SASL_SSL://127.0.0.1:0"}, "sasl.enabled.mechanisms"),
 ])
 def test_the_broker_does_not_start_with_a_listener_it_cannot_serve(tmp_path, overrides, key):
     error = the_error(start_broker(tmp_path, **overrides))

@@ -108,7 +108,8 @@ class IoThread(ApiRequestHandler):
 
 
 def broker_registration(node_id: int = NODE_ID, port: int = PORT) -> ApiMessageAndVersion:
-    return record(T.REGISTER_BROKER_RECORD, broker_id=node_id, incarnation_id=uuid.UUID(int=node_id), broker_epoch=1,
+    return record(T.REGISTER_BROKER_RECORD, broker_id=node_id, incarnation_id=uuid.UUID(int=node_id),
+                  broker_epoch=1,
                   end_points=[dict(name=LISTENER, host=HOST, port=port, security_protocol=0)], fenced=False)
 
 
@@ -124,7 +125,8 @@ def topic_records(name: str, partitions: int, leader: int = NODE_ID, leader_epoc
 def allow(principal: KafkaPrincipal, operation: AclOperation, resource_type: ResourceType, name: str) -> dict:
     """An ACL as an AccessControlEntryRecord carries it: ALLOW, a LITERAL name, any host."""
     return dict(resource_type=resource_type, resource_name=name, pattern_type=PatternType.LITERAL,
-                principal=str(principal), host="*", operation=operation, permission_type=AclPermissionType.ALLOW)
+                principal=str(principal), host="*", operation=operation,
+                permission_type=AclPermissionType.ALLOW)
 
 
 class BrokerParts:
@@ -154,14 +156,16 @@ class BrokerParts:
             NODE_ID, {CONTROLLER_ID: (HOST, 1)}, lambda: CONTROLLER_ID, request_timeout_ms=30_000,
             retry_backoff_ms=100, time=self.time)
         self.forwarding_manager = ForwardingManager(self.controller_channel, KafkaScheduler(self.time))
-        self.admin_manager = AdminManager(self.config, self.metadata_cache, self.forwarding_manager, LogConfig(),
+        self.admin_manager = AdminManager(self.config, self.metadata_cache, self.forwarding_manager,
+                                          LogConfig(),
                                           self.time)
         self._correlation_id = 0
 
     # ------------------------------------------------------------------ the metadata log
     def install_publisher(self, group_coordinator: GroupCoordinatorService | None = None) -> None:
         """The BrokerMetadataPublisher, telling the group coordinator which offsets partitions it leads."""
-        self.publishers.insert(0, BrokerMetadataPublisher(self.config, self.metadata_cache, self.replica_manager,
+        self.publishers.insert(0,
+                               BrokerMetadataPublisher(self.config, self.metadata_cache, self.replica_manager,
                                                           self.log_manager, group_coordinator, LogConfig()))
 
     def publish(self, *records: ApiMessageAndVersion) -> None:
@@ -215,7 +219,8 @@ class BrokerParts:
         self.marker_requests: list = []
 
         def allocate_producer_ids(body, callback) -> None:
-            callback(Record(error_code=Errors.NONE, producer_id_start=1000, producer_id_len=1000), Errors.NONE)
+            callback(Record(error_code=Errors.NONE, producer_id_start=1000, producer_id_len=1000),
+                     Errors.NONE)
 
         producer_ids = RPCProducerIdManager(NODE_ID, self.time, lambda: 1, allocate_producer_ids)
         state_manager = TransactionStateManager(NODE_ID, TransactionConfig.from_kafka_config(self.config),
@@ -229,10 +234,12 @@ class BrokerParts:
         return coordinator
 
     # ------------------------------------------------------------------ a request in, its response out
-    def request(self, api_key: int, version: int, body: dict, principal: KafkaPrincipal = ANONYMOUS) -> Request:
+    def request(self, api_key: int, version: int, body: dict,
+                principal: KafkaPrincipal = ANONYMOUS) -> Request:
         """A request as the Processor hands it over: its frame read, its header parsed, its body not yet."""
         self._correlation_id += 1
-        frame = memoryview(encode_request(APIS[api_key], version, self._correlation_id, "handler-test", body)[4:])
+        frame = memoryview(encode_request(APIS[api_key], version, self._correlation_id, "handler-test",
+                                          body)[4:])
         request = Request(ProcessorSide.id, "conn-1", LISTENER, HOST, parse_request_header(frame), frame,
                           principal=principal)
         request.request_dequeue_time_ns = request.start_time_ns
@@ -249,7 +256,8 @@ class BrokerParts:
         (response,) = [r for r in self.processor.responses if r.request is request]
         assert response.payload is not None, "no bytes: closed or a no-op"
         header = request.header
-        correlation_id, body = decode_response(APIS[header.api_key], header.api_version, wire_bytes(response)[4:])
+        correlation_id, body = decode_response(APIS[header.api_key], header.api_version,
+                                               wire_bytes(response)[4:])
         assert correlation_id == header.correlation_id
         return body
 

@@ -105,7 +105,8 @@ class ReplicationSimulation:
             broker.applied = 0
             broker.apply_partition(self.controller.state)
         self.produced = 0
-        self.acknowledged: dict[int, tuple[int, str]] = {}  # base offset -> (CRC, what) of every acks=all record acked
+        # base offset -> (CRC, what) of every acks=all record acked
+        self.acknowledged: dict[int, tuple[int, str]] = {}
         self.acks_all_refused = 0
         self.crashes = 0
 
@@ -167,7 +168,8 @@ class ReplicationSimulation:
         destination = self.brokers[destination_id]
         sent = (source.incarnation, destination.incarnation)
         if not self.reachable(source, destination):
-            raise LeaderUnreachableError(f"broker {destination_id} cannot be reached from broker {source.broker_id}")
+            raise LeaderUnreachableError(f"broker {destination_id} cannot be reached from broker "
+                                         f"{source.broker_id}")
         self.maybe_interleave()
         if not self.reachable(source, destination) or sent != (source.incarnation, destination.incarnation):
             raise LeaderUnreachableError(f"the request to broker {destination_id} was lost")
@@ -178,7 +180,8 @@ class ReplicationSimulation:
         return answer
 
     def reachable(self, source: SimulatedBroker, destination: SimulatedBroker) -> bool:
-        return source.alive and destination.alive and self.network.connected(source.broker_id, destination.broker_id)
+        return source.alive and destination.alive and self.network.connected(source.broker_id,
+                                                                             destination.broker_id)
 
     def maybe_interleave(self) -> None:
         """What another thread does while a request is out: the metadata publisher applies what is
@@ -220,7 +223,8 @@ class ReplicationSimulation:
 
         broker.handle_produce(records, acks, respond, defer)
 
-    def on_produce_response(self, broker: SimulatedBroker, acks: int, what: str, error: Errors, offset: int) -> None:
+    def on_produce_response(self, broker: SimulatedBroker, acks: int, what: str, error: Errors,
+                            offset: int) -> None:
         self.trace(f"broker {broker.broker_id} answers {what} acks={acks}: {error.name} at {offset}")
         if acks != -1:
             return
@@ -229,7 +233,8 @@ class ReplicationSimulation:
             return
         crc = broker.batches().crc_at(offset)
         if crc is None:
-            self.fail(f"broker {broker.broker_id} acknowledged {what} at offset {offset}, which its log does not hold")
+            self.fail(f"broker {broker.broker_id} acknowledged {what} at offset {offset}, which its log does "
+                      "not hold")
         self.acknowledged[offset] = (crc, what)
 
     # ------------------------------------------------------------------ faults
@@ -283,7 +288,8 @@ class ReplicationSimulation:
         broker = self.brokers[broker_id]
         if broker.alive:
             self.crashes += 1
-            self.trace(f"broker {broker_id} crashes (LEO {broker.log.log_end_offset}, HW {broker.log.high_watermark})")
+            self.trace(f"broker {broker_id} crashes (LEO {broker.log.log_end_offset}, HW "
+                       f"{broker.log.high_watermark})")
             broker.crash()
 
     def controlled_shutdown(self, broker_id: int) -> None:
@@ -315,10 +321,14 @@ class ReplicationSimulation:
                 continue
             mine = member.batches().batches[:len(committed)]
             if mine != committed:
-                at = next((i for i, (a, b) in enumerate(zip(mine, committed, strict=False)) if a != b), len(mine))
-                self.fail(f"ISR member {broker_id} differs from leader {state.leader} below its high watermark "
-                          f"{high_watermark} (ISR {list(state.isr)}, leader epoch {state.leader_epoch}): batch {at} is "
-                          f"{mine[at] if at < len(mine) else 'missing'} there, the leader's is {committed[at]} "
+                at = next((i for i, (a, b) in enumerate(zip(mine, committed, strict=False)) if a != b),
+                          len(mine))
+                self.fail(f"ISR member {broker_id} differs from leader {state.leader} below its high "
+                          "watermark "
+                          f"{high_watermark} (ISR {list(state.isr)}, leader epoch {state.leader_epoch}): "
+                          f"batch {at} is "
+                          f"{mine[at] if at < len(mine) else 'missing'} there, the leader's is "
+                          f"{committed[at]} "
                           f"(base offset, last offset, CRC, leader epoch)")
 
     def check_acknowledged_on(self, broker: SimulatedBroker, who: str) -> None:
@@ -339,7 +349,8 @@ class ReplicationSimulation:
         raise SimulationFailure(
             f"seed {self.seed}, step {self.step_number}: {message}\nthe last events:\n  {trace}\n"
             f"the brokers now:\n  {brokers}\n"
-            f"replay: REPLICATION_SIM_SEED={self.seed} .venv/bin/pytest -q tests/server/test_replication_simulation.py")
+            f"replay: REPLICATION_SIM_SEED={self.seed} .venv/bin/pytest -q "
+            "tests/server/test_replication_simulation.py")
 
     def describe(self, broker: SimulatedBroker) -> str:
         if not broker.alive:

@@ -130,7 +130,8 @@ class LogSummary:
             self.end = log.log_start_offset
         if log.log_end_offset > self.end:
             for batch in iter_batches(bytes(log.read(self.end, 1 << 30).records)):
-                self.batches.append((batch.base_offset, batch.last_offset, batch.crc, batch.partition_leader_epoch))
+                self.batches.append((batch.base_offset, batch.last_offset, batch.crc,
+                                     batch.partition_leader_epoch))
                 self.base_offsets.append(batch.base_offset)
                 self.last_offsets.append(batch.last_offset)
             self.end = log.log_end_offset
@@ -193,7 +194,8 @@ class SimulatedLeaderEndPoint:
 
     def fetch_epoch_end_offsets(self, partitions):
         return self.sim.request(self.follower, self.leader_id, lambda leader: {
-            tp: leader.handle_offset_for_leader_epoch(current, epoch) for tp, (current, epoch) in partitions.items()})
+            tp: leader.handle_offset_for_leader_epoch(current, epoch)
+            for tp, (current, epoch) in partitions.items()})
 
     def fetch_latest_offset(self, tp, current_leader_epoch):
         return self.sim.request(self.follower, self.leader_id,
@@ -343,7 +345,8 @@ class SimulatedBroker:
         before the broker has caught up with its own registration (KRaft's initial catch-up: the
         publishers start from an image at least that new), so it never acts on a state older than
         the one its previous incarnation had."""
-        if not self.alive or self.broker_epoch < 0 or not self.sim.network.connected(self.broker_id, CONTROLLER):
+        if not self.alive or self.broker_epoch < 0 or not self.sim.network.connected(self.broker_id,
+                                                                                     CONTROLLER):
             return
         due = self.sim.controller.latest_due(self.time.milliseconds() - self.metadata_delay_ms)
         if due > self.applied and due >= self.registered_at:
@@ -353,14 +356,18 @@ class SimulatedBroker:
     def apply_partition(self, state: PartitionState) -> None:
         """BrokerMetadataPublisher._apply_partition: nothing if nothing changed, else leader or follower."""
         partition = self.partition
-        if partition is not None and (partition.leader_id, partition.leader_epoch, partition.partition_epoch) == \
+        if partition is not None and (partition.leader_id, partition.leader_epoch,
+                                      partition.partition_epoch) == \
                 (state.leader, state.leader_epoch, state.partition_epoch):
             return
         if partition is None:
-            partition = self.partition = Partition(TP, self.log, self.broker_id, self.time, REPLICA_LAG_TIME_MAX_MS,
-                                                   SimulatedAlterPartitionManager(self.sim, self), listener=self)
+            partition = self.partition = Partition(TP, self.log, self.broker_id, self.time,
+                                                   REPLICA_LAG_TIME_MAX_MS,
+                                                   SimulatedAlterPartitionManager(self.sim, self),
+                                                   listener=self)
         self.sim.trace(f"broker {self.broker_id} applies leader {state.leader} epoch {state.leader_epoch} "
-                       f"ISR {list(state.isr)} partition epoch {state.partition_epoch} (LEO {self.log.log_end_offset})")
+                       f"ISR {list(state.isr)} partition epoch {state.partition_epoch} (LEO "
+                       f"{self.log.log_end_offset})")
         if state.leader == self.broker_id:
             self.make_leader(state)
         else:
@@ -377,7 +384,8 @@ class SimulatedBroker:
         if self.partition.make_follower(state):
             self.remove_fetcher_for_partition()
             if state.leader != NO_LEADER:
-                self.add_fetcher_for_partition(state.leader, state.leader_epoch, self.partition.log_end_offset)
+                self.add_fetcher_for_partition(state.leader, state.leader_epoch,
+                                               self.partition.log_end_offset)
             self.fetchers = {leader: f for leader, f in self.fetchers.items() if f.partition_count() > 0}
         self.try_complete_delayed_produces()
 
@@ -386,7 +394,8 @@ class SimulatedBroker:
         fetcher = self.fetchers.get(leader_id)
         if fetcher is None:
             endpoint = SimulatedLeaderEndPoint(self.sim, self, leader_id)
-            fetcher = ReplicaFetcherThread(f"ReplicaFetcherThread-0-{leader_id}", endpoint, self, FETCH_BACKOFF_MS,
+            fetcher = ReplicaFetcherThread(f"ReplicaFetcherThread-0-{leader_id}", endpoint, self,
+                                           FETCH_BACKOFF_MS,
                                            self.time)
             self.fetchers[leader_id] = fetcher
         fetcher.add_partitions({TP: (offset, leader_epoch)})
@@ -455,7 +464,8 @@ class SimulatedBroker:
         if acks != -1:
             respond(Errors.NONE, info.first_offset)
             return
-        status = ProducePartitionStatus(info.last_offset + 1, PartitionResponse(base_offset=info.first_offset))
+        status = ProducePartitionStatus(info.last_offset + 1,
+                                        PartitionResponse(base_offset=info.first_offset))
         operation = DelayedProduce(PRODUCE_TIMEOUT_MS, {TP: status}, self,
                                    lambda responses: respond(responses[TP].error, responses[TP].base_offset))
         if not operation.safe_try_complete():
@@ -479,7 +489,8 @@ class SimulatedBroker:
             return FetchAnswer(error_code=Errors.NOT_LEADER_OR_FOLLOWER)
         try:
             read, hw_moved = partition.fetch_records(replica_id, p.fetch_offset, p.current_leader_epoch,
-                                                     FETCH_MAX_BYTES, True, last_fetched_epoch=p.last_fetched_epoch)
+                                                     FETCH_MAX_BYTES, True,
+                                                     last_fetched_epoch=p.last_fetched_epoch)
         except PartitionError as e:
             return FetchAnswer(error_code=e.error)
         except OffsetOutOfRangeError:
@@ -492,7 +503,8 @@ class SimulatedBroker:
                            diverging_epoch=None if diverging is None else
                            dict(epoch=diverging.epoch, end_offset=diverging.end_offset))
 
-    def handle_offset_for_leader_epoch(self, current_leader_epoch: int, leader_epoch: int) -> tuple[Errors, int, int]:
+    def handle_offset_for_leader_epoch(self, current_leader_epoch: int,
+                                       leader_epoch: int) -> tuple[Errors, int, int]:
         partition = self.partition
         if partition is None or not partition.is_leader:
             return Errors.NOT_LEADER_OR_FOLLOWER, -1, -1

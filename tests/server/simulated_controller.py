@@ -76,7 +76,8 @@ class SimulatedController:
     def heartbeat(self, broker: SimulatedBroker, now: int) -> None:
         r = self.registrations[broker.broker_id]
         if r.incarnation != broker.incarnation:
-            if r.fenced:  # a new incarnation registers once the old one is fenced (else DUPLICATE_BROKER_REGISTRATION)
+            # a new incarnation registers once the old one is fenced (else DUPLICATE_BROKER_REGISTRATION)
+            if r.fenced:
                 self.register(broker, now)
             return
         r.last_heartbeat_ms = now
@@ -87,7 +88,8 @@ class SimulatedController:
 
     def register(self, broker: SimulatedBroker, now: int) -> None:
         """It starts fenced; it is unfenced once it has caught up with the metadata."""
-        self.registrations[broker.broker_id] = Registration(broker.incarnation, self.next_broker_epoch, True, now)
+        self.registrations[broker.broker_id] = Registration(broker.incarnation, self.next_broker_epoch, True,
+                                                            now)
         broker.broker_epoch = self.next_broker_epoch
         broker.registered_at = len(self.metadata) - 1  # the registration's place in the metadata log
         self.next_broker_epoch += 1
@@ -113,7 +115,8 @@ class SimulatedController:
         isr = tuple(r for r in s.isr if r != broker_id) or s.isr
         leader = s.leader
         if leader in (broker_id, NO_LEADER):
-            leader = next((r for r in s.replicas if r in isr and r != broker_id and self.usable(r)), NO_LEADER)
+            leader = next((r for r in s.replicas if r in isr and r != broker_id and self.usable(r)),
+                          NO_LEADER)
         self.change(isr=isr, leader=leader)
 
     def handle_broker_available(self, broker_id: int) -> None:

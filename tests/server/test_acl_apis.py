@@ -26,11 +26,13 @@ def parts(tmp_path):
 
 
 def acl_apis(parts: BrokerParts) -> IoThread:
-    return IoThread(parts.request_helper, AclApis(parts.request_helper, parts.auth_helper, parts.forwarding_manager))
+    return IoThread(parts.request_helper,
+                    AclApis(parts.request_helper, parts.auth_helper, parts.forwarding_manager))
 
 
 def creation(principal: KafkaPrincipal) -> dict:
-    return dict(resource_type=ResourceType.TOPIC, resource_name="orders", resource_pattern_type=PatternType.LITERAL,
+    return dict(resource_type=ResourceType.TOPIC, resource_name="orders",
+                resource_pattern_type=PatternType.LITERAL,
                 principal=str(principal), host="*", operation=AclOperation.READ,
                 permission_type=AclPermissionType.ALLOW)
 
@@ -40,7 +42,8 @@ def test_describe_acls_answers_from_the_authorizers_acls(parts):
                           allow(BOB, AclOperation.READ, ResourceType.TOPIC, "orders"))
 
     response = parts.call(acl_apis(parts), ApiKey.DESCRIBE_ACLS, 3, dict(
-        resource_type_filter=ResourceType.TOPIC, resource_name_filter=None, pattern_type_filter=PatternType.ANY,
+        resource_type_filter=ResourceType.TOPIC, resource_name_filter=None,
+        pattern_type_filter=PatternType.ANY,
         principal_filter=None, host_filter=None, operation=ANY, permission_type=ANY), principal=ALICE)
 
     assert response.error_code == Errors.NONE

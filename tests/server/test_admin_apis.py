@@ -34,7 +34,8 @@ def parts(tmp_path):
 
 def admin_apis(parts: BrokerParts) -> IoThread:
     family = AdminApis(parts.request_helper, parts.auth_helper, parts.admin_manager, parts.forwarding_manager,
-                       parts.metadata_cache, parts.replica_manager, ConfigHelper(parts.admin_manager, parts.config),
+                       parts.metadata_cache, parts.replica_manager,
+                       ConfigHelper(parts.admin_manager, parts.config),
                        parts.config)
     return IoThread(parts.request_helper, family)
 
@@ -50,7 +51,8 @@ def test_describe_log_dirs_lists_the_partitions_this_broker_hosts(parts):
     response = parts.call(admin_apis(parts), ApiKey.DESCRIBE_LOG_DIRS, 4, dict(topics=None))
     (log_dir,) = response.results
     assert log_dir.error_code == Errors.NONE
-    assert [(t.name, sorted(p.partition_index for p in t.partitions)) for t in log_dir.topics] == [("orders", [0, 1])]
+    assert [(t.name, sorted(p.partition_index for p in t.partitions)) for t in log_dir.topics] == [("orders",
+                                                                                                    [0, 1])]
 
 
 def test_create_topics_refuses_a_name_given_twice_and_waits_for_the_controller_for_the_rest(parts):

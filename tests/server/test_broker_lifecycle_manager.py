@@ -26,7 +26,8 @@ class SentRequests:
 
 
 def manager(time: MockTime) -> BrokerLifecycleManager:
-    config = KafkaConfig({"node.id": "4", "process.roles": "broker", "controller.listener.names": "CONTROLLER",
+    config = KafkaConfig({"node.id": "4", "process.roles": "broker",
+                          "controller.listener.names": "CONTROLLER",
                           "controller.quorum.voters": "1@127.0.0.1:9093",
                           "broker.session.timeout.ms": str(SESSION_TIMEOUT_MS)})
     return BrokerLifecycleManager(config, time, SentRequests(), "cluster", highest_metadata_offset=lambda: 0,
@@ -37,7 +38,8 @@ def next_attempt_in(lifecycle: BrokerLifecycleManager, time: MockTime) -> int:
     return lifecycle._next_attempt_ms - time.milliseconds()
 
 
-def delays_after(failures: int, lifecycle: BrokerLifecycleManager, send, answer_with_error, time: MockTime) -> list[int]:
+def delays_after(failures: int, lifecycle: BrokerLifecycleManager, send, answer_with_error,
+                 time: MockTime) -> list[int]:
     """Send and fail `failures` times; how long the manager waits after each failure."""
     delays = []
     for _ in range(failures):

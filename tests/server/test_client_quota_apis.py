@@ -26,20 +26,24 @@ def parts(tmp_path):
     parts.quota_manager = ClientQuotaMetadataManager(parts.quotas)
     parts.install_publisher()
     parts.publishers.append(parts.quota_manager)
-    parts.publish(broker_registration(), record(MetadataRecordType.CLIENT_QUOTA_RECORD, key="producer_byte_rate",
-                                                value=1024.0, entity=[dict(entity_type="user", entity_name="alice")]))
+    parts.publish(broker_registration(),
+                  record(MetadataRecordType.CLIENT_QUOTA_RECORD, key="producer_byte_rate",
+                                                value=1024.0,
+                                                entity=[dict(entity_type="user", entity_name="alice")]))
     yield parts
     parts.close()
 
 
 def client_quota_apis(parts: BrokerParts) -> IoThread:
-    family = ClientQuotaApis(parts.request_helper, parts.auth_helper, parts.forwarding_manager, parts.quota_manager)
+    family = ClientQuotaApis(parts.request_helper, parts.auth_helper, parts.forwarding_manager,
+                             parts.quota_manager)
     return IoThread(parts.request_helper, family)
 
 
 def alter_alice(rate: float) -> dict:
     return dict(validate_only=False, entries=[dict(entity=[dict(entity_type="user", entity_name="alice")],
-                                                   ops=[dict(key="producer_byte_rate", value=rate, remove=False)])])
+                                                   ops=[dict(key="producer_byte_rate", value=rate,
+                                                             remove=False)])])
 
 
 def test_describe_client_quotas_reads_the_image(parts):
@@ -64,7 +68,8 @@ def test_alter_client_quotas_is_forwarded_and_answered_when_the_controller_is_go
 def test_alter_client_quotas_needs_alter_configs_on_the_cluster(parts):
     parts.with_authorizer(allow(ALICE, AclOperation.DESCRIBE_CONFIGS, ResourceType.CLUSTER, CLUSTER_NAME))
 
-    response = parts.call(client_quota_apis(parts), ApiKey.ALTER_CLIENT_QUOTAS, 1, alter_alice(1.0), principal=ALICE)
+    response = parts.call(client_quota_apis(parts), ApiKey.ALTER_CLIENT_QUOTAS, 1, alter_alice(1.0),
+                          principal=ALICE)
 
     assert [e.error_code for e in response.entries] == [Errors.CLUSTER_AUTHORIZATION_FAILED]
     assert parts.forwarding_manager.pending_count == 0, "nothing forwarded"

@@ -33,7 +33,8 @@ def parts(tmp_path):
 
 
 def consumer_group_apis(parts: BrokerParts) -> IoThread:
-    return IoThread(parts.request_helper, ConsumerGroupApis(parts.request_helper, parts.auth_helper, parts.coordinator))
+    return IoThread(parts.request_helper,
+                    ConsumerGroupApis(parts.request_helper, parts.auth_helper, parts.coordinator))
 
 
 def joining(member_id: str) -> dict:
@@ -48,11 +49,13 @@ def test_a_members_first_heartbeat_gets_its_epoch_and_assignment_and_describe_sh
 
     heartbeat = parts.call(io_thread, ApiKey.CONSUMER_GROUP_HEARTBEAT, 0, joining(member_id))
     assert (heartbeat.error_code, heartbeat.member_id, heartbeat.member_epoch) == (Errors.NONE, member_id, 1)
-    assert [(t.topic_id, sorted(t.partitions)) for t in heartbeat.assignment.topic_partitions] == [(ORDERS_ID, [0, 1])]
+    assert [(t.topic_id, sorted(t.partitions)) for t in heartbeat.assignment.topic_partitions] == [(ORDERS_ID,
+                                                                                                    [0, 1])]
 
     (group,) = parts.call(io_thread, ApiKey.CONSUMER_GROUP_DESCRIBE, 0,
                           dict(group_ids=["g"], include_authorized_operations=False)).groups
-    assert (group.error_code, group.group_epoch, [m.member_id for m in group.members]) == (Errors.NONE, 1, [member_id])
+    assert (group.error_code, group.group_epoch, [m.member_id for m in group.members]) == (Errors.NONE, 1,
+                                                                                           [member_id])
 
 
 def test_a_heartbeat_without_read_on_the_group_is_refused(parts):
@@ -64,4 +67,5 @@ def test_a_heartbeat_without_read_on_the_group_is_refused(parts):
 
     assert (heartbeat.error_code, heartbeat.member_epoch) == (Errors.GROUP_AUTHORIZATION_FAILED, -1)
     assert parts.call(IoThread(parts.request_helper, family), ApiKey.CONSUMER_GROUP_DESCRIBE, 0, dict(
-        group_ids=["g"], include_authorized_operations=False)).groups[0].error_code == Errors.GROUP_AUTHORIZATION_FAILED
+        group_ids=["g"],
+        include_authorized_operations=False)).groups[0].error_code == Errors.GROUP_AUTHORIZATION_FAILED

@@ -45,7 +45,9 @@ def replica_manager(tmp_path, time):
         produce_purgatory=DelayedOperationPurgatory("Produce", reaper_enabled=False, time=time),
         fetch_purgatory=DelayedOperationPurgatory("Fetch", reaper_enabled=False, time=time))
     # A leader with one follower in the ISR: the HW waits for the follower.
-    manager.make_leader(TP, PartitionState(0, leader=1, leader_epoch=0, replicas=(1, FOLLOWER), isr=(1, FOLLOWER)),
+    manager.make_leader(TP,
+                        PartitionState(0, leader=1, leader_epoch=0, replicas=(1, FOLLOWER),
+                                       isr=(1, FOLLOWER)),
                         LogConfig())
     yield manager
     manager.shutdown()
@@ -61,7 +63,8 @@ def follower_fetches(manager, offset: int) -> None:
     """The follower fetches from `offset`, so it has everything below it (what its
     ReplicaFetcherThread sends after appending what it got)."""
     params = FetchParams(replica_id=FOLLOWER, max_wait_ms=0, min_bytes=1, max_bytes=1 << 20)
-    manager.fetch_messages(params, [(TP, FetchPartitionInfo(offset, 1 << 20, current_leader_epoch=0))], Callback())
+    manager.fetch_messages(params, [(TP, FetchPartitionInfo(offset, 1 << 20, current_leader_epoch=0))],
+                           Callback())
 
 
 def expire_due(manager, time, ms: int) -> None:
@@ -156,7 +159,8 @@ def test_a_waiting_fetch_counts_bytes_from_where_its_first_read_started(replica_
     log = replica_manager.get_partition(TP).log
     lookups = []
     convert = log.convert_to_offset_metadata
-    monkeypatch.setattr(log, "convert_to_offset_metadata", lambda offset: lookups.append(offset) or convert(offset))
+    monkeypatch.setattr(log, "convert_to_offset_metadata", lambda offset: lookups.append(offset)
+                        or convert(offset))
     callback = Callback()
     fetch(replica_manager, callback, offset=3)
     assert callback.calls == []

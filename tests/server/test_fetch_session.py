@@ -33,7 +33,8 @@ def infos(**offsets: int) -> dict[TopicPartition, FetchPartitionInfo]:
 
 
 def data(hw: int, records: bytes = b"", error: Errors = Errors.NONE) -> FetchPartitionData:
-    return FetchPartitionData(error, high_watermark=hw, log_start_offset=0, last_stable_offset=hw, records=records)
+    return FetchPartitionData(error, high_watermark=hw, log_start_offset=0, last_stable_offset=hw,
+                              records=records)
 
 
 def open_session(fm: FetchManager, **offsets: int) -> int:
@@ -58,7 +59,8 @@ def test_an_incremental_fetch_reads_every_partition_and_answers_only_what_change
     context = fm.new_context(session_id, 1, {}, [], is_from_follower=False)  # names nothing: nothing moved
     assert isinstance(context, IncrementalFetchContext)
     assert [tp for tp, _ in context.fetch_data()] == [A0, A1, B0]  # read at the remembered offsets
-    answer = context.update_and_generate_response_data([(A0, data(5)), (A1, data(6, b"x" * 10)), (B0, data(5))])
+    answer = context.update_and_generate_response_data([(A0, data(5)), (A1, data(6, b"x" * 10)),
+                                                        (B0, data(5))])
     assert [tp for tp, _ in answer.partitions] == [A1]  # new records: the others have no news
     assert answer.session_id == session_id
 
@@ -137,7 +139,8 @@ def test_a_follower_may_evict_a_young_consumer_session_and_bigger_beats_smaller_
     small, big = sessions(cache, 0, 2, 10)
     cache.touch(cache.get(small), 1_000)
     cache.touch(cache.get(big), 1_000)
-    (follower,) = sessions(cache, 2_000, 1, privileged=True)  # privileged: takes the least valuable consumer's
+    # privileged: takes the least valuable consumer's
+    (follower,) = sessions(cache, 2_000, 1, privileged=True)
     assert follower != INVALID_SESSION_ID and cache.get(small) is None
     for s in (big, follower):
         cache.touch(cache.get(s), 130_000)

@@ -81,7 +81,8 @@ def test_shutdown_answers_every_pending_forward_and_refuses_new_ones(forwarding)
     manager, _ = forwarding
     first, second = Outcome(), Outcome()
     manager.forward_request(ApiKey.CREATE_TOPICS, create_topics_body("a"), TIMEOUT_MS, first)
-    manager.forward_request(ApiKey.DELETE_TOPICS, dict(topic_names=["b"], timeout_ms=TIMEOUT_MS), TIMEOUT_MS, second)
+    manager.forward_request(ApiKey.DELETE_TOPICS, dict(topic_names=["b"], timeout_ms=TIMEOUT_MS), TIMEOUT_MS,
+                            second)
     assert manager.pending_count == 2
 
     manager.shutdown()

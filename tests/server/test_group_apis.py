@@ -42,7 +42,8 @@ def parts(tmp_path):
 
 def group_apis(parts: BrokerParts) -> tuple[IoThread, AutoTopicCreationManager]:
     creator = AutoTopicCreationManager(parts.config, parts.admin_manager)
-    family = GroupApis(parts.request_helper, parts.auth_helper, parts.coordinator, parts.metadata_cache, creator,
+    family = GroupApis(parts.request_helper, parts.auth_helper, parts.coordinator, parts.metadata_cache,
+                       creator,
                        parts.config)
     return IoThread(parts.request_helper, family), creator
 
@@ -80,7 +81,8 @@ def test_a_classic_member_joins_syncs_commits_and_fetches_its_offset(parts):
 
     def join_body(member_id: str) -> dict:
         return dict(group_id="g", session_timeout_ms=10_000, rebalance_timeout_ms=1000, member_id=member_id,
-                    group_instance_id=None, protocol_type="consumer", protocols=[dict(name="range", metadata=b"")])
+                    group_instance_id=None, protocol_type="consumer",
+                    protocols=[dict(name="range", metadata=b"")])
 
     first = parts.call(io_thread, ApiKey.JOIN_GROUP, 7, join_body(""))  # KIP-394: a member id first
     assert first.error_code == Errors.MEMBER_ID_REQUIRED and first.member_id
@@ -92,15 +94,18 @@ def test_a_classic_member_joins_syncs_commits_and_fetches_its_offset(parts):
     assert (joined.error_code, joined.generation_id, joined.leader) == (Errors.NONE, 1, joined.member_id)
 
     synced = parts.call(io_thread, ApiKey.SYNC_GROUP, 5, dict(
-        group_id="g", generation_id=1, member_id=joined.member_id, group_instance_id=None, protocol_type="consumer",
+        group_id="g", generation_id=1, member_id=joined.member_id, group_instance_id=None,
+        protocol_type="consumer",
         protocol_name="range", assignments=[dict(member_id=joined.member_id, assignment=b"orders-0")]))
     assert (synced.error_code, synced.assignment) == (Errors.NONE, b"orders-0")
 
     committed = parts.call(io_thread, ApiKey.OFFSET_COMMIT, 8, dict(
         group_id="g", generation_id_or_member_epoch=1, member_id=joined.member_id, group_instance_id=None,
-        topics=[dict(name="orders", partitions=[dict(partition_index=0, committed_offset=42, committed_leader_epoch=-1,
+        topics=[dict(name="orders",
+                     partitions=[dict(partition_index=0, committed_offset=42, committed_leader_epoch=-1,
                                                      committed_metadata=""),
-                                                dict(partition_index=7, committed_offset=1, committed_leader_epoch=-1,
+                                                dict(partition_index=7, committed_offset=1,
+                                                     committed_leader_epoch=-1,
                                                      committed_metadata="")])]))
     assert [(p.partition_index, p.error_code) for p in committed.topics[0].partitions] == [
         (0, Errors.NONE), (7, Errors.UNKNOWN_TOPIC_OR_PARTITION)]
@@ -108,5 +113,6 @@ def test_a_classic_member_joins_syncs_commits_and_fetches_its_offset(parts):
     fetched = parts.call(io_thread, ApiKey.OFFSET_FETCH, 8, dict(require_stable=False, groups=[
         dict(group_id="g", topics=[dict(name="orders", partition_indexes=[0])])]))
     (group,) = fetched.groups
-    assert (group.error_code, [(p.partition_index, p.committed_offset) for p in group.topics[0].partitions]) == (
+    assert (group.error_code,
+            [(p.partition_index, p.committed_offset) for p in group.topics[0].partitions]) == (
         Errors.NONE, [(0, 42)])

@@ -62,7 +62,8 @@ def holds_apis(tree: ast.Module) -> list[str]:
 
 def test_only_kafka_server_builds_kafka_apis():
     offenders = {relative(path): where for path in sorted(KAFKA.rglob("*.py"))
-                 if relative(path) not in WHO_MAY_KNOW_KAFKA_APIS and (where := reaches_kafka_apis(parsed(path)))}
+                 if relative(path) not in WHO_MAY_KNOW_KAFKA_APIS
+                 and (where := reaches_kafka_apis(parsed(path)))}
     assert offenders == {}, "only KafkaServer builds KafkaApis, and no family reaches back into it"
 
 
@@ -86,5 +87,6 @@ def test_the_checks_catch_a_family_that_reaches_back():
                          "    def handle(self, request):\n"
                          "        self.apis.send_response(request, {})\n")
     assert reaches_kafka_apis(reaching) == ["line 2: from kafka.server.kafka_apis import ..."]
-    assert holds_apis(reaching) == ["line 4: __init__(..., apis, ...)", "line 5: self.apis", "line 7: self.apis"]
+    assert holds_apis(reaching) == ["line 4: __init__(..., apis, ...)", "line 5: self.apis",
+                                    "line 7: self.apis"]
     assert reaches_kafka_apis(ast.parse('"""KafkaApis dispatches here."""\n')) == []

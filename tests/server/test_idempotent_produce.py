@@ -66,7 +66,8 @@ def test_refused_batches_get_kafkas_error_codes(replica_manager, time):
 def test_the_partition_describes_its_producers_and_the_broker_counts_them(replica_manager, time):
     produce(replica_manager, batch(time, 0, count=3, epoch=1, pid=7))
     produce(replica_manager, batch(time, 9, pid=8))
-    producers = sorted(replica_manager.get_partition(TP).active_producer_state(), key=lambda p: p["producer_id"])
+    producers = sorted(replica_manager.get_partition(TP).active_producer_state(),
+                       key=lambda p: p["producer_id"])
     assert producers == [
         dict(producer_id=7, producer_epoch=1, last_sequence=2, last_timestamp=time.milliseconds(),
              coordinator_epoch=-1, current_txn_start_offset=-1),

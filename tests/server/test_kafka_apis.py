@@ -48,7 +48,8 @@ def test_metadata_names_the_brokers_and_partitions_of_the_image(parts):
 
 def test_a_produced_record_is_fetched_back(parts):
     apis = kafka_apis(parts)
-    produced = parts.call(apis, ApiKey.PRODUCE, 9, dict(transactional_id=None, acks=1, timeout_ms=1000, topic_data=[
+    produced = parts.call(apis, ApiKey.PRODUCE, 9,
+                          dict(transactional_id=None, acks=1, timeout_ms=1000, topic_data=[
         dict(name="orders", partition_data=[dict(index=1, records=build_batch([(b"k", b"hello")]))])]))
     (partition,) = produced.responses[0].partition_responses
     assert (partition.error_code, partition.base_offset) == (Errors.NONE, 0)
@@ -56,7 +57,8 @@ def test_a_produced_record_is_fetched_back(parts):
     fetched = parts.call(apis, ApiKey.FETCH, 12, dict(
         replica_id=-1, max_wait_ms=0, min_bytes=1, max_bytes=1 << 20, isolation_level=0, session_id=0,
         session_epoch=-1, forgotten_topics_data=[], rack_id="", topics=[dict(topic="orders", partitions=[
-            dict(partition=1, current_leader_epoch=-1, fetch_offset=0, last_fetched_epoch=-1, log_start_offset=-1,
+            dict(partition=1, current_leader_epoch=-1, fetch_offset=0, last_fetched_epoch=-1,
+                 log_start_offset=-1,
                  partition_max_bytes=1 << 20)])]))
     (data,) = fetched.responses[0].partitions
     (batch,) = iter_batches(bytes(data.records))

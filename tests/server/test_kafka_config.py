@@ -9,7 +9,8 @@ from kafka.server.abstract_kafka_config import CONFIG_KEYS, AbstractKafkaConfig,
 from kafka.server.config_def import BOOLEAN, INT, LIST, LONG, SHORT, ConfigError, ConfigKey, ConfigType
 from kafka.server.kafka_config import KafkaConfig
 
-KAFKA_TYPES = {"BOOLEAN", "STRING", "INT", "SHORT", "LONG", "DOUBLE", "LIST", "CLASS", "PASSWORD"}  # ConfigDef.Type
+# ConfigDef.Type
+KAFKA_TYPES = {"BOOLEAN", "STRING", "INT", "SHORT", "LONG", "DOUBLE", "LIST", "CLASS", "PASSWORD"}
 
 
 def test_a_mistyped_attribute_raises_attribute_error():
@@ -31,7 +32,8 @@ def test_every_declared_key_has_a_kafka_type_and_is_an_attribute_of_the_class():
 
 
 def test_an_attribute_is_the_parsed_value_of_its_type():
-    config = KafkaConfig({"num.io.threads": "3", "log.retention.ms": "86400000000", "auto.create.topics.enable": "false",
+    config = KafkaConfig({"num.io.threads": "3", "log.retention.ms": "86400000000",
+                          "auto.create.topics.enable": "false",
                           "log.dirs": "/tmp/a, /tmp/b"})
     assert config.num_io_threads == 3 and KafkaConfig.num_io_threads.type is INT
     assert config.log_retention_ms == 86_400_000_000 and KafkaConfig.log_retention_ms.type is LONG
@@ -42,7 +44,8 @@ def test_an_attribute_is_the_parsed_value_of_its_type():
 
 def test_a_key_kept_as_more_than_its_type_still_declares_kafkas_type():
     config = KafkaConfig({})
-    assert KafkaConfig.process_roles.type is LIST and config.process_roles == frozenset({"broker", "controller"})
+    assert KafkaConfig.process_roles.type is LIST and config.process_roles == frozenset({"broker",
+                                                                                         "controller"})
     assert config_def_type_of("listeners") is LIST
     assert config_def_type_of("metrics.listener") is None  # this broker's own key: not Kafka's KafkaConfig's
     assert config_def_type_of("no.such.key") is None
@@ -69,7 +72,8 @@ def test_an_unknown_key_fails_naming_the_key():
     ("auto.create.topics.enable", "yes", "expected true or false"),
 ])
 def test_a_bad_value_fails_naming_the_key(key, value, problem):
-    with pytest.raises(ConfigError, match=f"invalid value '{value}' for configuration key '{key}': {problem}"):
+    with pytest.raises(ConfigError,
+                       match=f"invalid value '{value}' for configuration key '{key}': {problem}"):
         KafkaConfig({key: value})
 
 

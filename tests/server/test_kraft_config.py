@@ -22,7 +22,8 @@ def test_the_default_is_a_one_node_quorum_on_an_ephemeral_controller_port():
 
 
 def test_a_three_voter_node():
-    c = KafkaConfig({"node.id": "2", "controller.quorum.voters": VOTERS, "controller.listener.names": "CONTROLLER",
+    c = KafkaConfig({"node.id": "2", "controller.quorum.voters": VOTERS,
+                     "controller.listener.names": "CONTROLLER",
                      "listeners": "PLAINTEXT://:9094,CONTROLLER://:9095"})
     assert sorted(c.controller_quorum_voters) == [1, 2, 3]
     assert c.controller_quorum_voters[3].port == 9097
@@ -37,7 +38,8 @@ def test_a_three_voter_node():
     ({"node.id": "4", "controller.quorum.voters": VOTERS, "controller.listener.names": "CONTROLLER",
       "listeners": "PLAINTEXT://:9092,CONTROLLER://:9093"}, "controller.quorum.voters"),
     ({"controller.quorum.voters": VOTERS}, "controller.listener.names"),
-    ({"controller.quorum.voters": VOTERS, "controller.listener.names": "CONTROLLER"}, "controller.listener.names"),
+    ({"controller.quorum.voters": VOTERS, "controller.listener.names": "CONTROLLER"},
+     "controller.listener.names"),
     ({"listener.security.protocol.map": "PLAINTEXT:TLS"}, "listener.security.protocol.map"),
     ({"listeners": "CONTROLLER://:9093", "controller.quorum.voters": "1@h:9093",
       "controller.listener.names": "CONTROLLER"}, "listeners"),

@@ -54,7 +54,8 @@ def time():
 def leader(tmp_path, time, isr=(1, 2, 3), min_isr=1, controller=None) -> Partition:
     log = UnifiedLog(str(tmp_path / "orders-0"), "orders", 0, LogConfig(min_insync_replicas=min_isr), time)
     partition = Partition(TP, log, 1, time, LAG_MS, alter_partition_manager=controller)
-    partition.make_leader(PartitionState(0, leader=1, leader_epoch=5, replicas=(1, 2, 3), isr=isr, partition_epoch=7))
+    partition.make_leader(PartitionState(0, leader=1, leader_epoch=5, replicas=(1, 2, 3), isr=isr,
+                                         partition_epoch=7))
     return partition
 
 
@@ -268,10 +269,12 @@ def test_a_state_older_than_the_controllers_answer_is_skipped(tmp_path, time):
     assert partition.isr == {1, 2, 3} and partition.partition_epoch == 8
     append(partition, 3)
     follower_fetch(partition, 2, 3)
-    assert not partition.make_leader(PartitionState(0, leader=1, leader_epoch=5, replicas=(1, 2, 3), isr=(1, 2),
+    assert not partition.make_leader(PartitionState(0, leader=1, leader_epoch=5, replicas=(1, 2, 3),
+                                                    isr=(1, 2),
                                                     partition_epoch=7))
     assert partition.isr == {1, 2, 3} and partition.partition_epoch == 8
     assert partition.high_watermark == 0, "follower 3 has not fetched the three records"
-    assert not partition.make_follower(PartitionState(0, leader=2, leader_epoch=5, replicas=(1, 2, 3), isr=(1, 2),
+    assert not partition.make_follower(PartitionState(0, leader=2, leader_epoch=5, replicas=(1, 2, 3),
+                                                      isr=(1, 2),
                                                       partition_epoch=7))
     assert partition.is_leader

@@ -39,7 +39,8 @@ def test_a_read_committed_fetch_waits_for_the_marker_not_for_the_high_watermark(
     assert committed.calls == [], "read_committed waits: the LSO is still 0"
 
     marker_answer = Callback()
-    replica_manager.append_records(1000, -1, True, {TP: end_txn_marker_batch(PID, 0, True, 0, 0)}, marker_answer,
+    replica_manager.append_records(1000, -1, True, {TP: end_txn_marker_batch(PID, 0, True, 0, 0)},
+                                   marker_answer,
                                    origin=AppendOrigin.COORDINATOR)
     assert committed.calls == [] and marker_answer.calls == [], "the marker is not replicated yet"
     follower_fetches(replica_manager, 3)
@@ -58,7 +59,8 @@ def test_a_client_cannot_write_a_marker(replica_manager):  # noqa: F811
 def test_the_aborted_transactions_sent_are_bounded_by_what_was_read(tmp_path):
     """Kafka names only the aborted transactions overlapping the batches a fetch returns: the bound is
     the offset after the last batch read, from bytes or from a zero-copy slice of a segment file."""
-    read = build_batch([(None, b"a"), (None, b"b")], base_offset=5) + build_batch([(None, b"c")], base_offset=7)
+    read = build_batch([(None, b"a"), (None, b"b")], base_offset=5) + build_batch([(None, b"c")],
+                                                                                  base_offset=7)
     assert next_offset_after(read) == 8
     assert next_offset_after(b"") is None
     path = tmp_path / "segment"

@@ -33,7 +33,8 @@ from kafka.utils.topic_partition import TopicPartition
 from tests.helpers import free_port
 
 TP = TopicPartition("orders", 0)
-ROADS = pytest.mark.parametrize("truncation_on_fetch", [True, False], ids=["diverging-epoch", "offset-for-leader-epoch"])
+ROADS = pytest.mark.parametrize("truncation_on_fetch", [True, False],
+                                ids=["diverging-epoch", "offset-for-leader-epoch"])
 
 
 class FetchAnswer(SimpleNamespace):
@@ -60,7 +61,8 @@ class InProcessLeader:
 
     def fetch(self, partitions):
         self.fetches += 1
-        infos = [(tp, FetchPartitionInfo(p.fetch_offset, 1 << 20, p.current_leader_epoch, p.last_fetched_epoch))
+        infos = [(tp,
+                  FetchPartitionInfo(p.fetch_offset, 1 << 20, p.current_leader_epoch, p.last_fetched_epoch))
                  for tp, p in partitions.items()]
         params = FetchParams(replica_id=self.follower_id, max_wait_ms=0, min_bytes=1, max_bytes=1 << 30)
         return {tp: FetchAnswer(error_code=d.error, high_watermark=d.high_watermark,
@@ -103,14 +105,17 @@ def brokers(tmp_path):
 
 
 def lead(manager: ReplicaManager, epoch: int, isr=(1, 2)) -> None:
-    manager.make_leader(TP, PartitionState(0, manager.local_broker_id, epoch, (1, 2), isr, epoch), LogConfig())
+    manager.make_leader(TP, PartitionState(0, manager.local_broker_id, epoch, (1, 2), isr, epoch),
+                        LogConfig())
 
 
 def follow(manager: ReplicaManager, leader: ReplicaManager, epoch: int, truncation_on_fetch: bool = True
            ) -> ReplicaFetcherThread:
     """Become follower, and a fetcher thread (not started) pulling from `leader`."""
-    manager.make_follower(TP, PartitionState(0, leader.local_broker_id, epoch, (1, 2), (1, 2), epoch), LogConfig())
-    fetcher = ReplicaFetcherThread("test-fetcher", InProcessLeader(leader, manager.local_broker_id, truncation_on_fetch),
+    manager.make_follower(TP, PartitionState(0, leader.local_broker_id, epoch, (1, 2), (1, 2), epoch),
+                          LogConfig())
+    fetcher = ReplicaFetcherThread("test-fetcher",
+                                   InProcessLeader(leader, manager.local_broker_id, truncation_on_fetch),
                                    manager, 0, manager.time)
     fetcher.add_partitions({TP: (manager.get_partition(TP).log.log_end_offset, epoch)})
     return fetcher
@@ -181,7 +186,8 @@ def test_a_follower_without_the_leaders_epoch_asks_again_with_an_older_one(broke
     # OffsetForLeaderEpoch, or by fetching from 10 naming epoch 0, which b's log agrees with.
     assert a.get_partition(TP).log.log_end_offset == 10
     state = fetcher.partition_states[TP]
-    assert (state.state, state.last_fetched_epoch) == (("Fetching", 0) if truncation_on_fetch else ("Truncating", 0))
+    assert (state.state, state.last_fetched_epoch) == (("Fetching", 0) if truncation_on_fetch
+                                                       else ("Truncating", 0))
     catch_up(fetcher)
     assert batches(a) == batches(b) == [(0, 9, 0), (10, 12, 1), (13, 15, 3)]
 
@@ -221,7 +227,8 @@ def test_a_follower_that_cannot_reach_its_leader_backs_off_and_keeps_trying(brok
     b = brokers[2]
     b.make_follower(TP, PartitionState(0, 1, 0, (1, 2), (1, 2), 0), LogConfig())
     nobody = Node(1, "127.0.0.1", free_port())  # nothing listens there: connections are refused
-    endpoint = RemoteLeaderEndPoint(2, nobody, ReplicaFetchConfig(backoff_ms=1000, socket_timeout_ms=5000), SYSTEM,
+    endpoint = RemoteLeaderEndPoint(2, nobody, ReplicaFetchConfig(backoff_ms=1000, socket_timeout_ms=5000),
+                                    SYSTEM,
                                     "test-fetcher")
     fetcher = ReplicaFetcherThread("test-fetcher", endpoint, b, 1000, b.time)
     try:

@@ -25,7 +25,8 @@ DEFAULT_CONFIG, DYNAMIC_TOPIC_CONFIG = 5, 1  # DescribeConfigs' config_source
 def parts(tmp_path):
     parts = BrokerParts(tmp_path)
     parts.publish(broker_registration(), *topic_records("orders", 1),
-                  record(MetadataRecordType.CONFIG_RECORD, resource_type=TOPIC_RESOURCE, resource_name="orders",
+                  record(MetadataRecordType.CONFIG_RECORD, resource_type=TOPIC_RESOURCE,
+                         resource_name="orders",
                          name="retention.ms", value="3600000"))
     yield parts
     parts.close()
@@ -66,7 +67,8 @@ def test_describe_configs_tells_a_topic_override_from_a_default(parts):
 
 
 def test_an_alter_configs_waits_for_the_controller_without_an_io_thread(parts):
-    request = parts.send(storage_apis(parts), ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, dict(validate_only=False, resources=[
+    request = parts.send(storage_apis(parts), ApiKey.INCREMENTAL_ALTER_CONFIGS, 1,
+                         dict(validate_only=False, resources=[
         dict(resource_type=TOPIC_RESOURCE, resource_name="orders",
              configs=[dict(name="retention.ms", config_operation=0, value="1000")])]))
     assert not parts.answered(request), "forwarded: the I/O thread returned without an answer"

@@ -35,16 +35,19 @@ TXN_ID = "orders-tx"
 
 @pytest.fixture
 def parts(tmp_path):
-    parts = BrokerParts(tmp_path, {"transaction.state.log.num.partitions": "1", "offsets.topic.num.partitions": "1"})
+    parts = BrokerParts(tmp_path,
+                        {"transaction.state.log.num.partitions": "1", "offsets.topic.num.partitions": "1"})
     parts.txn_coordinator = parts.transaction_coordinator()
-    parts.publish(broker_registration(), *topic_records("orders", 2), *topic_records(TRANSACTION_STATE_TOPIC_NAME, 1))
+    parts.publish(broker_registration(), *topic_records("orders", 2),
+                  *topic_records(TRANSACTION_STATE_TOPIC_NAME, 1))
     parts.txn_coordinator.on_election(0, coordinator_epoch=0, load_now=True)  # as the publisher asks it to
     yield parts
     parts.close(parts.txn_coordinator.shutdown)
 
 
 def transaction_apis(parts: BrokerParts) -> IoThread:
-    family = TransactionApis(parts.request_helper, parts.auth_helper, parts.txn_coordinator, parts.metadata_cache)
+    family = TransactionApis(parts.request_helper, parts.auth_helper, parts.txn_coordinator,
+                             parts.metadata_cache)
     return IoThread(parts.request_helper, family)
 
 
@@ -103,10 +106,13 @@ def test_a_transactional_produce_to_a_partition_not_in_the_transaction_is_refuse
         return build_batch([(None, b"v")], producer_id=producer_id, producer_epoch=epoch, base_sequence=0,
                            is_transactional=True)
 
-    response = parts.call(apis, ApiKey.PRODUCE, 9, dict(transactional_id=TXN_ID, acks=-1, timeout_ms=1000, topic_data=[
-        dict(name="orders", partition_data=[dict(index=0, records=batch()), dict(index=1, records=batch())])]))
+    response = parts.call(apis, ApiKey.PRODUCE, 9,
+                          dict(transactional_id=TXN_ID, acks=-1, timeout_ms=1000, topic_data=[
+        dict(name="orders",
+             partition_data=[dict(index=0, records=batch()), dict(index=1, records=batch())])]))
 
-    by_partition = {p.index: (p.error_code, p.error_message) for p in response.responses[0].partition_responses}
+    by_partition = {p.index: (p.error_code, p.error_message)
+                    for p in response.responses[0].partition_responses}
     assert by_partition == {0: (Errors.NONE, None),
                             1: (Errors.INVALID_TXN_STATE, "Partition was not added to the transaction")}
     assert parts.replica_manager.get_partition(TopicPartition("orders", 1)).log.log_end_offset == 0

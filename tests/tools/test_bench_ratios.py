@@ -39,7 +39,8 @@ def throughput(msgs_s: int, broker_cpu: float, rss_peak: float, after_delete: fl
 
 
 def latency(broker_cpu: float, rss_peak: float) -> dict:
-    return dict(mode="latency", ack_p50_ms=4.0, e2e_p50_ms=3.5, broker_cpu_avg=broker_cpu, broker_rss_peak_mb=rss_peak)
+    return dict(mode="latency", ack_p50_ms=4.0, e2e_p50_ms=3.5, broker_cpu_avg=broker_cpu,
+                broker_rss_peak_mb=rss_peak)
 
 
 def sitting(results: Path, brokers: dict[str, tuple[int, float, float]]) -> None:

@@ -24,4 +24,5 @@ def test_handoff_floor_prints_both_servers_cost():
 
 def test_produce_path_prints_warm_and_cold_cost():
     out = run_script("bench/produce_path.py", "--requests", "30")
-    assert re.search(r"PRODUCE_PATH 5 x 100 B a request: \d+ µs back to back, \d+ µs with cold caches", out), out
+    assert re.search(r"PRODUCE_PATH 5 x 100 B a request: \d+ µs back to back, \d+ µs with cold caches",
+                     out), out

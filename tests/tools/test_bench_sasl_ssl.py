@@ -25,7 +25,8 @@ def test_the_cost_of_tls_is_each_phase_against_plaintext(tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     # medians: 200k msg/s at 50% (2.5 µs a message) against 100k at 60% (6 µs)
     assert lines == [f"TLS_COST {phase}: SASL_SSL 100,000 msg/s, PLAINTEXT 200,000 msg/s: throughput 0.50 of "
-                     "PLAINTEXT, broker CPU per message 2.40 times PLAINTEXT's" for phase in ("produce", "consume")]
+                     "PLAINTEXT, broker CPU per message 2.40 times PLAINTEXT's"
+                     for phase in ("produce", "consume")]
 
 
 def test_the_sasl_ssl_row_is_this_brokers_alone_after_the_single_node_workloads(tmp_path):
@@ -45,7 +46,8 @@ def test_apache_kafkas_cost_of_tls_names_it(tmp_path, capsys):
     print_cost(tmp_path / "plain.jsonl", tmp_path / "tls.jsonl", "apache")
     lines = capsys.readouterr().out.splitlines()
     # 1 µs a message on PLAINTEXT, 2 over SASL_SSL
-    assert lines[0] == ("TLS_COST apache produce: SASL_SSL 300,000 msg/s, PLAINTEXT 400,000 msg/s: throughput 0.75 "
+    assert lines[0] == ("TLS_COST apache produce: SASL_SSL 300,000 msg/s, PLAINTEXT 400,000 msg/s: "
+                        "throughput 0.75 "
                         "of PLAINTEXT, broker CPU per message 2.00 times PLAINTEXT's")
 
 

@@ -34,7 +34,8 @@ def test_the_metadata_shell_shows_the_image_as_a_tree(start_broker, tmp_path, ca
     broker.stop()
     segment = tmp_path / "data" / "__cluster_metadata-0" / f"{0:020d}.log"
     shell = MetadataShell(image_tree(load_image(str(segment))))
-    assert shell.run("ls /").split() == ["brokers", "configs", "features", "producerIds", "provenance", "topicIds",
+    assert shell.run("ls /").split() == ["brokers", "configs", "features", "producerIds", "provenance",
+                                         "topicIds",
                                          "topics"]
     assert shell.run("ls /topics") == "orders"
     assert shell.run("cd /topics/orders") == "" and shell.run("pwd") == "/topics/orders"

@@ -16,7 +16,8 @@ def run(*args):
 def segment_files(tmp_path):
     log = UnifiedLog(str(tmp_path / "t-0"), "t", 0, LogConfig(index_interval_bytes=100), MockTime())
     for i in range(10):
-        log.append_as_leader(build_batch([(b"key-%d" % i, b"value-%d" % i), (None, b"x")], timestamp=1000 + i))
+        log.append_as_leader(build_batch([(b"key-%d" % i, b"value-%d" % i), (None, b"x")],
+                                         timestamp=1000 + i))
     log.close()
     prefix = tmp_path / "t-0" / ("0" * 20)
     return f"{prefix}.log", f"{prefix}.index", f"{prefix}.timeindex"
@@ -28,8 +29,10 @@ def test_batches_and_records_like_kafkas_tool(tmp_path):
     lines = out.splitlines()
     assert status == 0 and lines[:2] == [f"Dumping {log_file}", "Log starting offset: 0"]
     assert lines[2].startswith("baseOffset: 0 lastOffset: 1 count: 2 baseSequence: -1 lastSequence: -1 "
-                               "producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 0 isTransactional: false "
-                               "isControl: false deleteHorizonMs: OptionalLong.empty position: 0 CreateTime: 1000 ")
+                               "producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 0 isTransactional: "
+                               "false "
+                               "isControl: false deleteHorizonMs: OptionalLong.empty position: 0 CreateTime: "
+                               "1000 ")
     assert lines[2].endswith("magic: 2 compresscodec: none crc: " + lines[2].split("crc: ")[1].split()[0]
                              + " isvalid: true")
     assert lines[3] == ("| offset: 0 CreateTime: 1000 keySize: 5 valueSize: 7 sequence: -1 headerKeys: [] "
@@ -118,18 +121,21 @@ def test_consumer_offsets_records_are_decoded_like_kafkas_offsets_parser(tmp_pat
     def entry(record: CoordinatorRecord) -> tuple[bytes, bytes | None]:
         return serde.serialize_key(record), serde.serialize_value(record)
 
-    assignment = serialize_assignment(dict(assigned_partitions=[dict(topic="t", partitions=[0, 2])], user_data=None))
+    assignment = serialize_assignment(dict(assigned_partitions=[dict(topic="t", partitions=[0, 2])],
+                                           user_data=None))
     group = CoordinatorRecord(GroupMetadataKey("g"), dict(
         protocol_type="consumer", generation=3, protocol="roundrobin", leader="m1", current_state_timestamp=5,
         members=[dict(member_id="m1", group_instance_id=None, client_id="c", client_host="/127.0.0.1",
-                      rebalance_timeout=300000, session_timeout=45000, subscription=b"", assignment=assignment)]))
+                      rebalance_timeout=300000, session_timeout=45000, subscription=b"",
+                      assignment=assignment)]))
     log = UnifiedLog(str(tmp_path / "__consumer_offsets-0"), "__consumer_offsets", 0, LogConfig(), MockTime())
     log.append_as_leader(build_batch([
         entry(CoordinatorRecord(OffsetCommitKey("g", "t", 1), OffsetAndMetadata(42, 0, "", 7))),
         entry(group),
         entry(CoordinatorRecord(OffsetCommitKey("g", "t", 1), None))]))
     log.close()
-    status, out, _ = run("--files", str(tmp_path / "__consumer_offsets-0" / ("0" * 20 + ".log")), "--offsets-decoder")
+    status, out, _ = run("--files", str(tmp_path / "__consumer_offsets-0" / ("0" * 20 + ".log")),
+                         "--offsets-decoder")
     lines = [line.split("headerKeys: [] ")[1] for line in out.splitlines() if line.startswith("|")]
     assert status == 0 and lines == [
         "key: offset_commit::group=g,partition=t-1 payload: offset=42",

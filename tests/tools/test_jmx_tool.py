@@ -59,14 +59,17 @@ def test_kafka_jmx_on_a_real_broker(broker):
     names = ["--object-name", "kafka.network:type=RequestMetrics,name=RequestsPerSec,request=Produce",
              "--object-name", "kafka.server:type=KafkaRequestHandlerPool,name=RequestHandlerAvgIdlePercent",
              "--object-name", "kafka.network:type=RequestMetrics,name=TotalTimeMs,request=Produce"]
-    out = wait_until(lambda: (o := subprocess.run([*tool, *names, "--attributes", "Count,Value,99thPercentile"],
-                                                  capture_output=True, text=True, cwd=REPO, timeout=30)).stdout
+    out = wait_until(lambda: (o := subprocess.run([*tool, *names, "--attributes",
+                                                   "Count,Value,99thPercentile"],
+                                                  capture_output=True, text=True, cwd=REPO,
+                                                  timeout=30)).stdout
                      .splitlines()[-1].split(",")[1] == "1" and o, message="the produce request on /metrics")
     header, row = out.stdout.splitlines()
     assert header.startswith('"time","kafka.network:type=RequestMetrics,name=RequestsPerSec,request=Produce:Count",')
     assert header.endswith(',"kafka.network:type=RequestMetrics,name=TotalTimeMs,request=Produce:99thPercentile"')
     assert len(row.split(",")) == 5  # time, Count, Value, Count, 99thPercentile
-    props = subprocess.run([*tool, "--report-format", "properties", *names[:2]], capture_output=True, text=True,
+    props = subprocess.run([*tool, "--report-format", "properties", *names[:2]], capture_output=True,
+                           text=True,
                            cwd=REPO, timeout=30).stdout
     assert props.startswith("kafka.network:type=RequestMetrics,name=RequestsPerSec,request=Produce:Count=1\n")
     bad = subprocess.run([*tool, "--object-name", "kafka.x:type=Y,name=Z"], capture_output=True, text=True,

@@ -26,7 +26,8 @@ def test_which_partitions(tmp_path):
     assert _partitions(parse("--election-type", "UNCLEAN", "--topic", "t", "--partition", "2")) == [
         TopicPartition("t", 2)]
     path = tmp_path / "parts.json"
-    path.write_text(json.dumps({"partitions": [{"topic": "a", "partition": 0}, {"topic": "b", "partition": 1}]}))
+    path.write_text(json.dumps({"partitions": [{"topic": "a", "partition": 0},
+                                               {"topic": "b", "partition": 1}]}))
     assert _partitions(parse("--election-type", "PREFERRED", "--path-to-json-file", str(path))) == [
         TopicPartition("a", 0), TopicPartition("b", 1)]
 

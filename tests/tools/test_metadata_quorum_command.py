@@ -17,9 +17,11 @@ def quorum(*voters: ReplicaState) -> QuorumInfo:
 
 
 def test_a_follower_that_fetched_after_the_leader_caught_up_is_not_behind():
-    # the follower, listed first among the equal log ends, caught up 18 ms after the leader: the -18 of the issue
+    # the follower, listed first among the equal log ends, caught up 18 ms after the leader: the -18 of the
+    # issue
     assert max_follower_lag_time_ms(quorum(voter(2, 100, 1_018), voter(1, 100, 1_000))) == 0
-    assert "MaxFollowerLagTimeMs:   0" in status("c", quorum(voter(2, 100, 1_018), voter(1, 100, 1_000)), 2_000)
+    assert "MaxFollowerLagTimeMs:   0" in status("c", quorum(voter(2, 100, 1_018), voter(1, 100, 1_000)),
+                                                 2_000)
 
 
 def test_a_caught_up_follower_lags_by_the_time_since_it_last_caught_up_as_in_kafka():
@@ -27,7 +29,8 @@ def test_a_caught_up_follower_lags_by_the_time_since_it_last_caught_up_as_in_kaf
 
 
 def test_a_follower_behind_lags_by_the_time_since_it_last_caught_up():
-    assert max_follower_lag_time_ms(quorum(voter(1, 100, 1_000), voter(2, 100, 990), voter(3, 90, 700))) == 300
+    assert max_follower_lag_time_ms(quorum(voter(1, 100, 1_000), voter(2, 100, 990),
+                                           voter(3, 90, 700))) == 300
 
 
 def test_a_behind_follower_with_a_later_time_than_the_leader_still_prints_no_negative_lag():

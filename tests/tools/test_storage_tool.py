@@ -13,7 +13,8 @@ from tests.helpers import REPO
 
 
 def storage(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "kafka.tools.storage_tool", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "kafka.tools.storage_tool", *args], capture_output=True,
+                          text=True,
                           cwd=REPO, timeout=60)
 
 
@@ -29,7 +30,8 @@ def quorum_node(tmp_path, node_id: int = 1):
         "controller.quorum.voters": "1@127.0.0.1:19093,2@127.0.0.1:19095,3@127.0.0.1:19097",
         "controller.listener.names": "CONTROLLER",
         "listeners": "PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:19093",
-        "log.dirs": str(tmp_path / "a") + "," + str(tmp_path / "b"), "metadata.log.dir": str(tmp_path / "meta")})
+        "log.dirs": str(tmp_path / "a") + "," + str(tmp_path / "b"),
+        "metadata.log.dir": str(tmp_path / "meta")})
 
 
 def test_random_uuid_is_a_kafka_uuid():
@@ -66,7 +68,8 @@ def test_format_refuses_a_cluster_id_that_is_not_a_uuid(tmp_path):
 
 def test_an_unformatted_quorum_node_does_not_start(tmp_path):
     config = quorum_node(tmp_path)
-    out = subprocess.run([sys.executable, "-m", "kafka", str(config)], capture_output=True, text=True, cwd=REPO,
+    out = subprocess.run([sys.executable, "-m", "kafka", str(config)], capture_output=True, text=True,
+                         cwd=REPO,
                          timeout=60)
     assert out.returncode == 1
     assert "is not formatted" in out.stderr and "kafka-storage format" in out.stderr
@@ -76,7 +79,8 @@ def test_a_node_refuses_directories_of_another_node(tmp_path):
     config = quorum_node(tmp_path, node_id=3)
     assert storage("format", "-t", storage("random-uuid").stdout.strip(), "-c", str(config)).returncode == 0
     config.write_text(config.read_text().replace("node.id=3", "node.id=1"))
-    out = subprocess.run([sys.executable, "-m", "kafka", str(config)], capture_output=True, text=True, cwd=REPO,
+    out = subprocess.run([sys.executable, "-m", "kafka", str(config)], capture_output=True, text=True,
+                         cwd=REPO,
                          timeout=60)
     assert out.returncode == 1 and "is for node.id 3" in out.stderr
 

@@ -28,7 +28,8 @@ def controller(tmp_path, node_id: int, port: int):
 def voters_in(config_path) -> tuple[int, VoterSet]:
     """What the raft layer reads from the formatted metadata directory: kraft.version and the voters."""
     config = KafkaConfig.from_file(str(config_path))
-    log = KafkaMetadataLog(f"{config.metadata_log_dir}/__cluster_metadata-0", metadata_log_config(config), MockTime())
+    log = KafkaMetadataLog(f"{config.metadata_log_dir}/__cluster_metadata-0", metadata_log_config(config),
+                           MockTime())
     state = KRaftControlRecordStateMachine(VoterSet({}), log)
     state.update_state()
     log.close()
@@ -54,7 +55,8 @@ def test_standalone_and_no_initial_controllers(tmp_path, capsys):
     assert kraft_version == 1 and voters.voter_ids() == {1}
     directory_id = read_meta_properties(str(tmp_path / "c1")).directory_id
     assert str(voters.voter_keys()[0]) == f"ReplicaKey(id=1, directoryId={directory_id})"
-    assert main(["format", "-t", CLUSTER_ID, "-c", str(controller(tmp_path, 4, 9004)), "--no-initial-controllers"]) == 0
+    assert main(["format", "-t", CLUSTER_ID, "-c", str(controller(tmp_path, 4, 9004)),
+                 "--no-initial-controllers"]) == 0
     assert voters_in(controller(tmp_path, 4, 9004)) == (0, VoterSet({}))  # an observer until added
     assert "Formatting metadata directory" in capsys.readouterr().out
 
@@ -63,6 +65,7 @@ def test_a_dynamic_controller_must_say_which(tmp_path, capsys):
     assert main(["format", "-t", CLUSTER_ID, "-c", str(controller(tmp_path, 1, 9001))]) == 1
     assert ("Because controller.quorum.voters is not set on this controller, you must specify one of the "
             "following: --standalone, --initial-controllers, or --no-initial-controllers.") in capsys.readouterr().err
-    assert main(["format", "-t", CLUSTER_ID, "-c", str(controller(tmp_path, 1, 9001)), "--initial-controllers",
+    assert main(["format", "-t", CLUSTER_ID, "-c", str(controller(tmp_path, 1, 9001)),
+                 "--initial-controllers",
                  "1@127.0.0.1:9001"]) == 1
     assert "is not of the form id@host:port:directory" in capsys.readouterr().err

@@ -11,4 +11,5 @@ from kafka.clients.admin.admin_client import (
     NewTopic,
 )
 
-__all__ = ["APPEND", "BROKER_RESOURCE", "DELETE", "SET", "SUBTRACT", "TOPIC_RESOURCE", "AdminClient", "NewTopic"]
+__all__ = ["APPEND", "BROKER_RESOURCE", "DELETE", "SET", "SUBTRACT", "TOPIC_RESOURCE", "AdminClient",
+           "NewTopic"]

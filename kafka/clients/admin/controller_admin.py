@@ -25,7 +25,8 @@ from kafka.protocol.errors import Errors
 from kafka.utils.time import Time
 from kafka.utils.uuid import uuid_to_string
 
-DESCRIBE_QUORUM_BODY = {"topics": [{"topic_name": "__cluster_metadata", "partitions": [{"partition_index": 0}]}]}
+DESCRIBE_QUORUM_BODY = {"topics": [{"topic_name": "__cluster_metadata",
+                                    "partitions": [{"partition_index": 0}]}]}
 ZERO = uuid.UUID(int=0)
 
 
@@ -42,7 +43,8 @@ def quorum_info(response) -> QuorumInfo:
         return [ReplicaState(r.replica_id, r.log_end_offset, r.get("last_fetch_timestamp", -1),
                              r.get("last_caught_up_timestamp", -1), directory(r)) for r in replicas]
 
-    nodes = {n.node_id: [f"{e.name}://{e.host}:{e.port}" for e in n.listeners] for n in response.get("nodes") or []}
+    nodes = {n.node_id: [f"{e.name}://{e.host}:{e.port}" for e in n.listeners] for n in response.get("nodes")
+             or []}
     return QuorumInfo(partition.leader_id, partition.leader_epoch, partition.high_watermark,
                       states(partition.current_voters), states(partition.observers), nodes)
 
@@ -65,7 +67,8 @@ class ControllerAdmin:
         last: Exception | None = None
         for node in self.bootstrap:
             try:
-                response = self.client.send_and_wait(node.node_id, ApiKey.DESCRIBE_QUORUM, DESCRIBE_QUORUM_BODY,
+                response = self.client.send_and_wait(node.node_id, ApiKey.DESCRIBE_QUORUM,
+                                                     DESCRIBE_QUORUM_BODY,
                                                      max(1, int(remaining_ms))).body
             except Exception as e:  # that one is down: ask the next
                 last = e
@@ -96,7 +99,8 @@ class ControllerAdmin:
                 if not e.retriable or self.time.hi_res_clock_ms() >= deadline:
                     raise
             if self.time.hi_res_clock_ms() + self.config["retry.backoff.ms"] >= deadline:
-                raise KafkaError(Errors.REQUEST_TIMED_OUT, "the leader of the metadata quorum did not answer in time")
+                raise KafkaError(Errors.REQUEST_TIMED_OUT,
+                                 "the leader of the metadata quorum did not answer in time")
             self.time.sleep(self.config["retry.backoff.ms"])
 
     # ------------------------------------------------------------------ what the tool asks
@@ -108,15 +112,18 @@ class ControllerAdmin:
                                                                "endpoint_type": 2})
         if response.error_code != Errors.NONE:
             raise KafkaError(response.error_code, response.error_message)
-        return response.cluster_id, response.controller_id, [Node(b.broker_id, b.host, b.port) for b in response.brokers]
+        return response.cluster_id, response.controller_id, [Node(b.broker_id, b.host, b.port)
+                                                             for b in response.brokers]
 
     def add_raft_voter(self, voter_id: int, directory_id: uuid.UUID, endpoints: list[tuple[str, str, int]],
                        cluster_id: str | None = None) -> None:
-        body = dict(cluster_id=cluster_id, timeout_ms=self.timeout_ms, voter_id=voter_id, voter_directory_id=directory_id,
+        body = dict(cluster_id=cluster_id, timeout_ms=self.timeout_ms, voter_id=voter_id,
+                    voter_directory_id=directory_id,
                     listeners=[dict(name=name, host=host, port=port) for name, host, port in endpoints])
         self.raise_for(self._call_leader(ApiKey.ADD_RAFT_VOTER, body))
 
-    def remove_raft_voter(self, voter_id: int, directory_id: uuid.UUID, cluster_id: str | None = None) -> None:
+    def remove_raft_voter(self, voter_id: int, directory_id: uuid.UUID,
+                          cluster_id: str | None = None) -> None:
         body = dict(cluster_id=cluster_id, voter_id=voter_id, voter_directory_id=directory_id)
         self.raise_for(self._call_leader(ApiKey.REMOVE_RAFT_VOTER, body))
 

@@ -69,8 +69,10 @@ class ClassicMembersOfConsumerGroup:
         member_id = request.member_id or str(uuid.uuid4())
         try:
             self.throw_if_consumer_group_is_full(stored, member_id)
-            if not stored.supports_classic_protocols(request.protocol_type, {n for n, _ in request.protocols}):
-                raise ApiError(Errors.INCONSISTENT_GROUP_PROTOCOL, f"Member {member_id}'s protocols are not supported.")
+            if not stored.supports_classic_protocols(request.protocol_type,
+                                                     {n for n, _ in request.protocols}):
+                raise ApiError(Errors.INCONSISTENT_GROUP_PROTOCOL,
+                               f"Member {member_id}'s protocols are not supported.")
             if request.member_id == UNKNOWN_MEMBER_ID and request.require_known_member_id:
                 # KIP-394, as for a classic group: come back with this id
                 response_callback(JoinGroupResult(Errors.MEMBER_ID_REQUIRED, member_id))
@@ -88,13 +90,15 @@ class ClassicMembersOfConsumerGroup:
             instance_id=request.group_instance_id, rack_id=subscription.rack_id or member.rack_id,
             rebalance_timeout_ms=request.rebalance_timeout_ms, client_id=context.client_id,
             client_host=context.client_host, subscribed_topic_names=tuple(sorted(subscription.topics)),
-            classic_member_metadata=ClassicMemberMetadata(request.session_timeout_ms, tuple(request.protocols)))
+            classic_member_metadata=ClassicMemberMetadata(request.session_timeout_ms,
+                                                          tuple(request.protocols)))
         bump = member_id not in group.members
         group.update_member(updated)
         bump = self.consumer.refresh_subscriptions(group) or bump
         if bump:
             group.group_epoch += 1
-            log.info("bumped group epoch", group_id=group.group_id, group_epoch=group.group_epoch, member_id=member_id)
+            log.info("bumped group epoch", group_id=group.group_id, group_epoch=group.group_epoch,
+                     member_id=member_id)
         if group.group_epoch > group.assignment_epoch:
             self.consumer.update_target_assignment(group)
         owned = to_topic_partition_map(subscription.owned_partitions, self.consumer.topics_image())
@@ -118,7 +122,8 @@ class ClassicMembersOfConsumerGroup:
 
     def throw_if_consumer_group_is_full(self, group: ConsumerGroup, member_id: str) -> None:
         if member_id not in group.members and len(group.members) >= self.config.consumer_group_max_size:
-            raise ApiError(Errors.GROUP_MAX_SIZE_REACHED, f"The consumer group has reached its maximum capacity "
+            raise ApiError(Errors.GROUP_MAX_SIZE_REACHED,
+                           f"The consumer group has reached its maximum capacity "
                                                           f"of {self.config.consumer_group_max_size} members.")
 
     # ------------------------------------------------------------------ SyncGroup
@@ -144,7 +149,8 @@ class ClassicMembersOfConsumerGroup:
                 return
             self.timer.cancel(sync_timeout_key(group_id, member_id))
             self.consumer.schedule_session_timeout(group_id, member_id, classic.session_timeout_ms)
-            response_callback(SyncGroupResult(Errors.NONE, CONSUMER_PROTOCOL_TYPE, member.classic_protocol_name(),
+            response_callback(SyncGroupResult(Errors.NONE, CONSUMER_PROTOCOL_TYPE,
+                                              member.classic_protocol_name(),
                                               assignment))
 
         future: Future = Future()
@@ -152,7 +158,8 @@ class ClassicMembersOfConsumerGroup:
         return CoordinatorResult([], append_future=future, replay_records=False)
 
     # ------------------------------------------------------------------ Heartbeat
-    def classic_group_heartbeat_to_consumer_group(self, group: ConsumerGroup, context, request) -> CoordinatorResult:
+    def classic_group_heartbeat_to_consumer_group(self, group: ConsumerGroup, context,
+                                                  request) -> CoordinatorResult:
         """NONE, or REBALANCE_IN_PROGRESS when the member must rejoin: the group epoch moved past its
         own, it must give partitions back, or the partitions it waits for are free now."""
         try:
@@ -165,12 +172,14 @@ class ClassicMembersOfConsumerGroup:
         if (member.member_epoch < group.group_epoch or member.state is MemberState.UNREVOKED_PARTITIONS
                 or (member.state is MemberState.UNRELEASED_PARTITIONS
                     and not group.waiting_on_unreleased_partition(member))):
-            self.schedule_join_timeout_if_absent(group.group_id, member.member_id, member.rebalance_timeout_ms)
+            self.schedule_join_timeout_if_absent(group.group_id, member.member_id,
+                                                 member.rebalance_timeout_ms)
             return CoordinatorResult(response=Errors.REBALANCE_IN_PROGRESS)
         return CoordinatorResult(response=Errors.NONE)
 
     # ------------------------------------------------------------------ LeaveGroup
-    def classic_group_leave_to_consumer_group(self, stored: ConsumerGroup, context, request) -> CoordinatorResult:
+    def classic_group_leave_to_consumer_group(self, stored: ConsumerGroup, context,
+                                              request) -> CoordinatorResult:
         """Each member named leaves (a classic member only); the response is (error, [(member, error)])."""
         group = stored.copy()
         answers = []
@@ -187,7 +196,8 @@ class ClassicMembersOfConsumerGroup:
                 answers.append((leaving, e.error))
                 continue
             log.info("member is leaving the group", group=group.group_id, member=member.member_id)
-            self.consumer.remove_member_and_update_group(group, member.member_id, "left the group (LeaveGroup)")
+            self.consumer.remove_member_and_update_group(group, member.member_id,
+                                                         "left the group (LeaveGroup)")
             answers.append((leaving, Errors.NONE))
         return CoordinatorResult(records_between(stored, group), (Errors.NONE, answers))
 
@@ -204,7 +214,8 @@ class ClassicMembersOfConsumerGroup:
             member = self.static_member(group, instance_id)
             if member.member_id != member_id:
                 raise ApiError(Errors.FENCED_INSTANCE_ID, f"Static member {member_id} with instance id "
-                                                          f"{instance_id} is fenced by member {member.member_id}.")
+                                                          f"{instance_id} is fenced by member "
+                                                          f"{member.member_id}.")
         self.throw_if_member_does_not_use_classic_protocol(member)
         return member
 
@@ -219,12 +230,14 @@ class ClassicMembersOfConsumerGroup:
     @staticmethod
     def throw_if_member_does_not_use_classic_protocol(member: ConsumerGroupMember) -> None:
         if not member.use_classic_protocol():
-            raise ApiError(Errors.UNKNOWN_MEMBER_ID, f"Member {member.member_id} does not use the classic protocol.")
+            raise ApiError(Errors.UNKNOWN_MEMBER_ID,
+                           f"Member {member.member_id} does not use the classic protocol.")
 
     @staticmethod
     def throw_if_generation_id_unmatched(member: ConsumerGroupMember, generation_id: int) -> None:
         if member.member_epoch != generation_id:
-            raise ApiError(Errors.ILLEGAL_GENERATION, f"The request generation id {generation_id} is not equal to "
+            raise ApiError(Errors.ILLEGAL_GENERATION,
+                           f"The request generation id {generation_id} is not equal to "
                                                       f"the member epoch {member.member_epoch} of member "
                                                       f"{member.member_id}.")
 
@@ -239,13 +252,18 @@ class ClassicMembersOfConsumerGroup:
     def throw_if_rebalance_in_progress(self, group: ConsumerGroup, member: ConsumerGroupMember) -> None:
         """A new target since it joined: rejoin first (unless it is still revoking; its next join catches up)."""
         if group.group_epoch > member.member_epoch and member.state is not MemberState.UNREVOKED_PARTITIONS:
-            self.schedule_join_timeout_if_absent(group.group_id, member.member_id, member.rebalance_timeout_ms)
-            raise ApiError(Errors.REBALANCE_IN_PROGRESS, f"A new rebalance is triggered in group {group.group_id} "
-                                                         f"and member {member.member_id} should rejoin to catch up.")
+            self.schedule_join_timeout_if_absent(group.group_id, member.member_id,
+                                                 member.rebalance_timeout_ms)
+            raise ApiError(Errors.REBALANCE_IN_PROGRESS,
+                           f"A new rebalance is triggered in group {group.group_id} "
+                                                         f"and member {member.member_id} should rejoin to "
+                                                         "catch up.")
 
     # ------------------------------------------------------------------ timers
-    def schedule_join_timeout_if_absent(self, group_id: str, member_id: str, rebalance_timeout_ms: int) -> None:
-        self.timer.schedule_if_absent(join_timeout_key(group_id, member_id), max(rebalance_timeout_ms, 0), True,
+    def schedule_join_timeout_if_absent(self, group_id: str, member_id: str,
+                                        rebalance_timeout_ms: int) -> None:
+        self.timer.schedule_if_absent(join_timeout_key(group_id, member_id), max(rebalance_timeout_ms, 0),
+                                      True,
                                       lambda: self.consumer.fence_member(
                                           group_id, member_id, "the classic member failed to join within the "
                                                                "rebalance timeout"))

@@ -165,14 +165,16 @@ class ConsumerGroupManager:
         else:
             raise invalid("MemberEpoch is invalid.")
         if request.server_assignor is not None and request.server_assignor not in self.assignors:
-            raise ApiError(Errors.UNSUPPORTED_ASSIGNOR, f"ServerAssignor {request.server_assignor} is not supported. "
+            raise ApiError(Errors.UNSUPPORTED_ASSIGNOR,
+                           f"ServerAssignor {request.server_assignor} is not supported. "
                            f"Supported assignors: {', '.join(self.assignors)}.")
         if request.subscribed_topic_regex is not None:
             try:
                 re.compile(request.subscribed_topic_regex)
             except re.error as e:
                 raise ApiError(Errors.INVALID_REGULAR_EXPRESSION,
-                               f"SubscribedTopicRegex `{request.subscribed_topic_regex}` is not a valid regular "
+                               f"SubscribedTopicRegex `{request.subscribed_topic_regex}` is not a valid "
+                               "regular "
                                f"expression: {e}.") from e
 
     def get_or_maybe_create_consumer_group(self, group_id: str, create: bool,
@@ -196,16 +198,20 @@ class ConsumerGroupManager:
         self.log.info("created consumer group", group_id=group_id)
         return None, ConsumerGroup(group_id)
 
-    def heartbeat(self, request: HeartbeatRequest, client_id: str, client_host: str) -> CoordinatorResult[dict]:
+    def heartbeat(self, request: HeartbeatRequest, client_id: str,
+                  client_host: str) -> CoordinatorResult[dict]:
         records: list[CoordinatorRecord] = []
-        stored, group = self.get_or_maybe_create_consumer_group(request.group_id, request.member_epoch == 0, records)
+        stored, group = self.get_or_maybe_create_consumer_group(request.group_id, request.member_epoch == 0,
+                                                                records)
         member_id = request.member_id or str(uuid.uuid4())  # v0 clients let the coordinator choose
         member = group.members.get(member_id)
         if member is None:
             if request.member_epoch != JOIN_GROUP_MEMBER_EPOCH:
-                raise ApiError(Errors.UNKNOWN_MEMBER_ID, f"Member {member_id} is not a member of group {group.group_id}.")
+                raise ApiError(Errors.UNKNOWN_MEMBER_ID,
+                               f"Member {member_id} is not a member of group {group.group_id}.")
             if len(group.members) >= self.config.consumer_group_max_size:
-                raise ApiError(Errors.GROUP_MAX_SIZE_REACHED, f"The consumer group has reached its maximum capacity "
+                raise ApiError(Errors.GROUP_MAX_SIZE_REACHED,
+                               f"The consumer group has reached its maximum capacity "
                                f"of {self.config.consumer_group_max_size} members.")
             member = ConsumerGroupMember(member_id)
         elif request.member_epoch != JOIN_GROUP_MEMBER_EPOCH:
@@ -229,23 +235,32 @@ class ConsumerGroupManager:
         assignment = None
         if is_full_request or reconciled.assigned_partitions != member.assigned_partitions:
             assignment = dict(topic_partitions=[dict(topic_id=t, partitions=sorted(p))
-                                                for t, p in sorted(reconciled.assigned_partitions.items(), key=str)])
+                                                for t, p in sorted(reconciled.assigned_partitions.items(),
+                                                                   key=str)])
         return CoordinatorResult(records, dict(
-            error_code=Errors.NONE, error_message=None, member_id=member_id, member_epoch=reconciled.member_epoch,
+            error_code=Errors.NONE, error_message=None, member_id=member_id,
+            member_epoch=reconciled.member_epoch,
             heartbeat_interval_ms=self.config.consumer_group_heartbeat_interval_ms, assignment=assignment))
 
     @staticmethod
-    def throw_if_member_epoch_is_invalid(member: ConsumerGroupMember, received: int, owned: Assignment | None) -> None:
+    def throw_if_member_epoch_is_invalid(member: ConsumerGroupMember, received: int,
+                                         owned: Assignment | None) -> None:
         """Kafka's throwIfConsumerGroupMemberEpochIsInvalid: ahead is fenced; behind is fenced too,
         unless it is the previous epoch and it owns no more than it is given (a lost response)."""
         if received > member.member_epoch:
-            raise ApiError(Errors.FENCED_MEMBER_EPOCH, f"The consumer group member has a greater member epoch "
-                           f"({received}) than the one known by the group coordinator ({member.member_epoch}). "
+            raise ApiError(Errors.FENCED_MEMBER_EPOCH,
+                           f"The consumer group member has a greater member epoch "
+                           f"({received}) than the one known by the group coordinator "
+                           f"({member.member_epoch}). "
                            "The member must abandon all its partitions and rejoin.")
-        if received < member.member_epoch and (received != member.previous_member_epoch or owned is None or any(
-                not partitions <= member.assigned_partitions.get(t, frozenset()) for t, partitions in owned.items())):
-            raise ApiError(Errors.FENCED_MEMBER_EPOCH, f"The consumer group member has a smaller member epoch "
-                           f"({received}) than the one known by the group coordinator ({member.member_epoch}). "
+        if received < member.member_epoch and (received != member.previous_member_epoch or owned is None
+                                               or any(
+                not partitions <= member.assigned_partitions.get(t, frozenset())
+                for t, partitions in owned.items())):
+            raise ApiError(Errors.FENCED_MEMBER_EPOCH,
+                           f"The consumer group member has a smaller member epoch "
+                           f"({received}) than the one known by the group coordinator "
+                           f"({member.member_epoch}). "
                            "The member must abandon all its partitions and rejoin.")
 
     @staticmethod
@@ -281,7 +296,8 @@ class ConsumerGroupManager:
         resolved = {m: self.resolve_subscription(member) for m, member in group.members.items()}
         image = self.topics_image()
         names = set().union(*resolved.values()) if resolved else set()
-        metadata = {name: TopicMetadata(image[name][0], name, image[name][1]) for name in names if name in image}
+        metadata = {name: TopicMetadata(image[name][0], name, image[name][1]) for name in names
+                    if name in image}
         changed = resolved != group.resolved_subscriptions or metadata != group.subscription_metadata
         group.resolved_subscriptions, group.subscription_metadata = resolved, metadata
         return changed
@@ -290,7 +306,8 @@ class ConsumerGroupManager:
         """Kafka's updateTargetAssignment: the assignor's new target, stamped with the group epoch."""
         assignor_name = group.preferred_server_assignor(self.default_assignor)
         start = self.time.hi_res_clock_ms()
-        group.target_assignment = (TargetAssignmentBuilder(group.group_id, group.group_epoch, self.assignors[assignor_name])
+        group.target_assignment = (TargetAssignmentBuilder(group.group_id, group.group_epoch,
+                                                           self.assignors[assignor_name])
                                    .with_members(group.members, group.resolved_subscriptions)
                                    .with_subscription_metadata(group.subscription_metadata)
                                    .with_target_assignment(group.target_assignment)
@@ -300,7 +317,8 @@ class ConsumerGroupManager:
         self.rebalance_count += 1
         self.assignment_time_ms_total += elapsed
         self.on_assignment(elapsed)
-        self.log.info("computed target assignment", group_id=group.group_id, assignment_epoch=group.assignment_epoch,
+        self.log.info("computed target assignment", group_id=group.group_id,
+                      assignment_epoch=group.assignment_epoch,
                       assignor=assignor_name, members=len(group.members), time_ms=round(elapsed, 3))
 
     def maybe_reconcile(self, group: ConsumerGroup, member: ConsumerGroupMember,
@@ -334,7 +352,8 @@ class ConsumerGroupManager:
                         member_epoch=request.member_epoch, heartbeat_interval_ms=0, assignment=None)
         downgraded = self.maybe_downgrade(group, request.member_id)
         if downgraded is not None:
-            return CoordinatorResult(downgraded.records, response, downgraded.append_future, replay_records=False)
+            return CoordinatorResult(downgraded.records, response, downgraded.append_future,
+                                     replay_records=False)
         changed = group.copy()
         self.remove_member_and_update_group(changed, request.member_id, "left the group")
         return CoordinatorResult(records_between(group, changed), response)
@@ -375,8 +394,10 @@ class ConsumerGroupManager:
         """group.consumer.session.timeout.ms from now (a classic member's own session.timeout.ms): a
         member that does not heartbeat again goes."""
         self.timer.schedule(session_timeout_key(group_id, member_id),
-                            self.config.consumer_group_session_timeout_ms if timeout_ms is None else timeout_ms,
-                            True, lambda: self.fence_member(group_id, member_id, "the member session expired"))
+                            self.config.consumer_group_session_timeout_ms if timeout_ms is None
+                            else timeout_ms,
+                            True,
+                            lambda: self.fence_member(group_id, member_id, "the member session expired"))
 
     def schedule_rebalance_timeout(self, group_id: str, member_id: str, member_epoch: int,
                                    rebalance_timeout_ms: int) -> None:
@@ -386,9 +407,11 @@ class ConsumerGroupManager:
             member = group.members.get(member_id) if isinstance(group, ConsumerGroup) else None
             if member is None or member.member_epoch != member_epoch:
                 return CoordinatorResult([])
-            return self.fence_member(group_id, member_id, f"it failed to transition from epoch {member_epoch} "
+            return self.fence_member(group_id, member_id,
+                                     f"it failed to transition from epoch {member_epoch} "
                                                           f"within {rebalance_timeout_ms}ms")
-        self.timer.schedule(rebalance_timeout_key(group_id, member_id), max(rebalance_timeout_ms, 0), True, expire)
+        self.timer.schedule(rebalance_timeout_key(group_id, member_id), max(rebalance_timeout_ms, 0), True,
+                            expire)
 
     # ------------------------------------------------------------------ replay and load
     def replay(self, record: CoordinatorRecord) -> None:
@@ -400,7 +423,8 @@ class ConsumerGroupManager:
             if value is None:
                 return  # a tombstone of a group already gone
             if group is not None and not (group.type() is GroupType.CLASSIC and group.is_empty()):
-                raise RuntimeError(f"consumer group record for {key.group_id}, a non-empty {group.type()} group")
+                raise RuntimeError(f"consumer group record for {key.group_id}, a non-empty {group.type()} "
+                                   "group")
             group = ConsumerGroup(key.group_id)  # replaces a simple group, which only held offsets
         else:
             group = group.copy()
@@ -460,7 +484,8 @@ class ConsumerGroupManager:
             counts[str(group.state)] += 1
         return counts
 
-    def consumer_group_describe(self, group_ids: list[str], committed_offset: int = LATEST_EPOCH) -> list[dict]:
+    def consumer_group_describe(self, group_ids: list[str],
+                                committed_offset: int = LATEST_EPOCH) -> list[dict]:
         """ConsumerGroupDescribe's groups, read at the committed offset (a read operation)."""
         names = {topic_id: name for name, (topic_id, _) in self.topics_image().items()}
 
@@ -479,7 +504,8 @@ class ConsumerGroupManager:
                             subscribed_topic_regex=m.subscribed_topic_regex or "",  # Kafka 4.4: "" for none
                             assignment=assignment(m.assigned_partitions),
                             target_assignment=assignment(group.target_assignment.get(m.member_id, {})),
-                            member_type=CLASSIC_MEMBER_TYPE if m.use_classic_protocol() else CONSUMER_MEMBER_TYPE)
+                            member_type=CLASSIC_MEMBER_TYPE if m.use_classic_protocol()
+                            else CONSUMER_MEMBER_TYPE)
                        for m in group.members.values()]
             described.append(dict(error_code=Errors.NONE, error_message=None, group_id=group_id,
                                   group_state=str(group.state), group_epoch=group.group_epoch,

@@ -88,7 +88,8 @@ def _assignment_epochs(*topic_partitions_lists) -> dict | None:
         for t in topic_partitions:
             if t.partitions and t.assignment_epochs is None:
                 return None
-            epochs.update({(t.topic_id, p): e for p, e in zip(t.partitions, t.assignment_epochs or (), strict=False)})
+            epochs.update({(t.topic_id, p): e
+                           for p, e in zip(t.partitions, t.assignment_epochs or (), strict=False)})
     return epochs
 
 
@@ -102,7 +103,8 @@ def _classic_fields(classic: ClassicMemberMetadata | None) -> dict | None:
 def _classic_member_metadata(v) -> ClassicMemberMetadata | None:
     if v is None:
         return None
-    return ClassicMemberMetadata(v.session_timeout_ms, tuple((p.name, bytes(p.metadata)) for p in v.supported_protocols))
+    return ClassicMemberMetadata(v.session_timeout_ms,
+                                 tuple((p.name, bytes(p.metadata)) for p in v.supported_protocols))
 
 
 def _assignment(topic_partitions) -> Assignment:
@@ -167,9 +169,11 @@ class GroupCoordinatorRecordSerde:
             return dict(epoch=value.epoch)
         if key_type == CONSUMER_GROUP_MEMBER_METADATA:
             return dict(instance_id=value.instance_id, rack_id=value.rack_id, client_id=value.client_id,
-                        client_host=value.client_host, subscribed_topic_names=list(value.subscribed_topic_names),
+                        client_host=value.client_host,
+                        subscribed_topic_names=list(value.subscribed_topic_names),
                         subscribed_topic_regex=value.subscribed_topic_regex,
-                        rebalance_timeout_ms=value.rebalance_timeout_ms, server_assignor=value.server_assignor,
+                        rebalance_timeout_ms=value.rebalance_timeout_ms,
+                        server_assignor=value.server_assignor,
                         classic_member_metadata=_classic_fields(value.classic_member_metadata))
         if key_type == CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA:
             return dict(assignment_epoch=value.assignment_epoch)
@@ -188,7 +192,8 @@ class GroupCoordinatorRecordSerde:
         if key_type == SHARE_GROUP_METADATA:
             return dict(epoch=value.epoch, metadata_hash=value.metadata_hash)
         if key_type == SHARE_GROUP_TARGET_ASSIGNMENT_METADATA:
-            return dict(assignment_epoch=value.assignment_epoch, assignment_timestamp=value.assignment_timestamp)
+            return dict(assignment_epoch=value.assignment_epoch,
+                        assignment_timestamp=value.assignment_timestamp)
         if key_type == SHARE_GROUP_TARGET_ASSIGNMENT_MEMBER:
             return dict(topic_partitions=_partitions(value.topic_partitions))
         if key_type == SHARE_GROUP_CURRENT_MEMBER_ASSIGNMENT:
@@ -197,7 +202,8 @@ class GroupCoordinatorRecordSerde:
         return dict(initializing_topics=_topics_info(value.initializing_topics),
                     initialized_topics=_topics_info(value.initialized_topics),
                     deleting_topics=[dict(topic_id=t, topic_name=name)
-                                     for t, name in sorted(value.deleting_topics.items(), key=lambda kv: str(kv[0]))])
+                                     for t, name in sorted(value.deleting_topics.items(),
+                                                           key=lambda kv: str(kv[0]))])
 
     # ------------------------------------------------------------------ deserialize
     def deserialize(self, key: bytes, value: bytes | None) -> CoordinatorRecord | None:
@@ -206,7 +212,8 @@ class GroupCoordinatorRecordSerde:
         reader = ByteReader(key, _VERSION.size)
         if version in (0, 1):
             k = OFFSET_COMMIT_KEY.read(reader, version, False)
-            return CoordinatorRecord(OffsetCommitKey(k.group, k.topic, k.partition), self.read_offset_commit_value(value))
+            return CoordinatorRecord(OffsetCommitKey(k.group, k.topic, k.partition),
+                                     self.read_offset_commit_value(value))
         if version == GROUP_METADATA_KEY_VERSION:
             group_key = GroupMetadataKey(GROUP_METADATA_KEY.read(reader, version, False).group)
             return CoordinatorRecord(group_key, self.read_group_metadata_value(value))
@@ -240,7 +247,8 @@ class GroupCoordinatorRecordSerde:
 
     @staticmethod
     def read_consumer_group_value(key_type: int, data: bytes):
-        v = CONSUMER_GROUP_VALUE_SCHEMAS[key_type].read(ByteReader(data, _VERSION.size), CONSUMER_GROUP_VALUE_VERSION,
+        v = CONSUMER_GROUP_VALUE_SCHEMAS[key_type].read(ByteReader(data, _VERSION.size),
+                                                        CONSUMER_GROUP_VALUE_VERSION,
                                                         True)
         if key_type == CONSUMER_GROUP_METADATA:
             return ConsumerGroupMetadataValue(v.epoch)
@@ -261,9 +269,11 @@ class GroupCoordinatorRecordSerde:
 
     @staticmethod
     def read_share_group_value(key_type: int, data: bytes):
-        v = SHARE_GROUP_VALUE_SCHEMAS[key_type].read(ByteReader(data, _VERSION.size), SHARE_GROUP_VALUE_VERSION, True)
+        v = SHARE_GROUP_VALUE_SCHEMAS[key_type].read(ByteReader(data, _VERSION.size),
+                                                     SHARE_GROUP_VALUE_VERSION, True)
         if key_type == SHARE_GROUP_MEMBER_METADATA:
-            return ShareGroupMemberMetadataValue(v.rack_id, v.client_id, v.client_host, tuple(v.subscribed_topic_names))
+            return ShareGroupMemberMetadataValue(v.rack_id, v.client_id, v.client_host,
+                                                 tuple(v.subscribed_topic_names))
         if key_type == SHARE_GROUP_METADATA:
             return ShareGroupMetadataValue(v.epoch, v.metadata_hash)
         if key_type == SHARE_GROUP_TARGET_ASSIGNMENT_METADATA:
@@ -276,5 +286,6 @@ class GroupCoordinatorRecordSerde:
 
         def topics(infos) -> dict:
             return {t.topic_id: TopicPartitionsInfo(t.topic_name, frozenset(t.partitions)) for t in infos}
-        return ShareGroupStatePartitionMetadataValue(topics(v.initializing_topics), topics(v.initialized_topics),
+        return ShareGroupStatePartitionMetadataValue(topics(v.initializing_topics),
+                                                     topics(v.initialized_topics),
                                                      {t.topic_id: t.topic_name for t in v.deleting_topics})

@@ -113,11 +113,13 @@ CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA = 6
 CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER = 7
 CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT = 8
 
-TOPIC_PARTITIONS = Schema("TopicPartitions", Field("topic_id", Uuid, "0+"), Field("partitions", Array(Int32), "0+"))
+TOPIC_PARTITIONS = Schema("TopicPartitions", Field("topic_id", Uuid, "0+"),
+                          Field("partitions", Array(Int32), "0+"))
 # A member's current partitions carry the epoch each was assigned at (KIP-1251), one per partition, in order.
 CURRENT_TOPIC_PARTITIONS = Schema(
     "TopicPartitions", Field("topic_id", Uuid, "0+"), Field("partitions", Array(Int32), "0+"),
-    Field("assignment_epochs", Array(Int32), "0+", nullable_versions="0+", default=None, tagged_versions="0+", tag=0))
+    Field("assignment_epochs", Array(Int32), "0+", nullable_versions="0+", default=None, tagged_versions="0+",
+          tag=0))
 CONSUMER_GROUP_VALUE_SCHEMAS = {
     CONSUMER_GROUP_METADATA: Schema("ConsumerGroupMetadataValue", Field("epoch", Int32, "0+")),
     CONSUMER_GROUP_MEMBER_METADATA: Schema(
@@ -249,7 +251,8 @@ SHARE_GROUP_CURRENT_MEMBER_ASSIGNMENT = 14
 SHARE_GROUP_STATE_PARTITION_METADATA = 15
 
 SHARE_TOPIC_PARTITIONS_INFO = Schema("TopicPartitionsInfo", Field("topic_id", Uuid, "0+"),
-                                     Field("topic_name", String, "0+"), Field("partitions", Array(Int32), "0+"))
+                                     Field("topic_name", String, "0+"),
+                                     Field("partitions", Array(Int32), "0+"))
 SHARE_GROUP_VALUE_SCHEMAS = {
     SHARE_GROUP_MEMBER_METADATA: Schema(
         "ShareGroupMemberMetadataValue",
@@ -305,7 +308,8 @@ class ShareGroupMetadataKey:
 @dataclass(frozen=True)
 class ShareGroupMetadataValue:
     epoch: int
-    metadata_hash: int = 0  # of the subscribed topics (ids, names, partition counts): a change bumps the epoch
+    # of the subscribed topics (ids, names, partition counts): a change bumps the epoch
+    metadata_hash: int = 0
 
 
 @dataclass(frozen=True)
@@ -374,7 +378,8 @@ class ShareGroupStatePartitionMetadataValue:
 
 SHARE_GROUP_KEYS = {cls.key_type: cls for cls in (
     ShareGroupMemberMetadataKey, ShareGroupMetadataKey, ShareGroupTargetAssignmentMetadataKey,
-    ShareGroupTargetAssignmentMemberKey, ShareGroupCurrentMemberAssignmentKey, ShareGroupStatePartitionMetadataKey)}
+    ShareGroupTargetAssignmentMemberKey, ShareGroupCurrentMemberAssignmentKey,
+    ShareGroupStatePartitionMetadataKey)}
 ShareGroupKey = (ShareGroupMemberMetadataKey | ShareGroupMetadataKey | ShareGroupTargetAssignmentMetadataKey
                  | ShareGroupTargetAssignmentMemberKey | ShareGroupCurrentMemberAssignmentKey
                  | ShareGroupStatePartitionMetadataKey)

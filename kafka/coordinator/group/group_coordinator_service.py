@@ -81,7 +81,8 @@ def then(future: Future, on_result: Callable, on_error: Callable[[Errors], objec
     def done(f: Future) -> None:
         exception = f.exception()
         try:
-            answer.set_result(on_error(error_of(exception)) if exception is not None else on_result(f.result()))
+            answer.set_result(on_error(error_of(exception)) if exception is not None
+                              else on_result(f.result()))
         except Exception as e:  # a bug in a mapping: answer rather than leave the client waiting
             log.error("mapping a group coordinator answer failed", error=repr(e))
             answer.set_result(on_error(Errors.UNKNOWN_SERVER_ERROR))
@@ -134,12 +135,15 @@ class GroupCoordinatorService:
         service = cls(config, None, time)
         service.runtime = CoordinatorRuntime(
             log_prefix=f"GroupCoordinator id={node_id}", time=time,
-            timer=SystemTimerReaper(f"group-coordinator-reaper-{node_id}", SystemTimer("group-coordinator", time=time)),
+            timer=SystemTimerReaper(f"group-coordinator-reaper-{node_id}",
+                                    SystemTimer("group-coordinator", time=time)),
             processor=MultiThreadedEventProcessor(f"group-coordinator-event-processor-{node_id}-",
                                                   config.num_threads, time, metrics),
             partition_writer=CoordinatorPartitionWriter(replica_manager),
-            loader=CoordinatorLoaderImpl(replica_manager.read_partition_log, GroupCoordinatorRecordSerde(), time),
-            coordinator_shard_builder=GroupCoordinatorShard.builder(config, topics_image, service.record_assignment_time),
+            loader=CoordinatorLoaderImpl(replica_manager.read_partition_log, GroupCoordinatorRecordSerde(),
+                                         time),
+            coordinator_shard_builder=GroupCoordinatorShard.builder(config, topics_image,
+                                                                    service.record_assignment_time),
             serde=GroupCoordinatorRecordSerde(), metrics=metrics,
             default_write_timeout_ms=config.offset_commit_timeout_ms)
         service.share_group_offsets.topics_image = topics_image
@@ -167,7 +171,8 @@ class GroupCoordinatorService:
 
     def consumer_group_rebalance_count(self) -> int:
         """Kafka's consumer-group-rebalance-count, over the shards loaded now."""
-        return sum(c.coordinator.group_metadata_manager.consumer.rebalance_count for c in self._active_shards())
+        return sum(c.coordinator.group_metadata_manager.consumer.rebalance_count
+                   for c in self._active_shards())
 
     def consumer_group_count_by_state(self) -> dict[str, int]:
         """Kafka's consumer-group-count by state, read at each shard's committed offset (a metrics
@@ -177,7 +182,8 @@ class GroupCoordinatorService:
             try:
                 shard_counts = snapshottable.coordinator.group_metadata_manager.consumer.count_by_state(
                     snapshottable.last_committed_offset)
-            except (KeyError, ValueError, RuntimeError):  # that snapshot went meanwhile: the next scrape sees it
+            # that snapshot went meanwhile: the next scrape sees it
+            except (KeyError, ValueError, RuntimeError):
                 continue
             for state, n in shard_counts.items():
                 counts[state] = counts.get(state, 0) + n
@@ -191,11 +197,13 @@ class GroupCoordinatorService:
 
     def on_election(self, partition: int, partition_epoch: int) -> None:
         """This broker leads the partition now: its shard loads it (COORDINATOR_LOAD_IN_PROGRESS meanwhile)."""
-        self.runtime.schedule_load_operation(TopicPartition(GROUP_METADATA_TOPIC_NAME, partition), partition_epoch)
+        self.runtime.schedule_load_operation(TopicPartition(GROUP_METADATA_TOPIC_NAME, partition),
+                                             partition_epoch)
 
     def on_resignation(self, partition: int, partition_epoch: int | None) -> None:
         """It does not: the shard goes, its waiting answers say NOT_COORDINATOR."""
-        self.runtime.schedule_unload_operation(TopicPartition(GROUP_METADATA_TOPIC_NAME, partition), partition_epoch)
+        self.runtime.schedule_unload_operation(TopicPartition(GROUP_METADATA_TOPIC_NAME, partition),
+                                               partition_epoch)
 
     def offsets_topic_configs(self) -> dict[str, str]:
         """How __consumer_offsets is created: compacted, with its own segment size (Kafka's
@@ -241,7 +249,8 @@ class GroupCoordinatorService:
                 return
             error = error_of(f.exception())
             # The group was here before a reload: its members must rejoin to restore its state.
-            answer.complete(SyncGroupResult(Errors.REBALANCE_IN_PROGRESS if error == Errors.COORDINATOR_LOAD_IN_PROGRESS
+            answer.complete(SyncGroupResult(Errors.REBALANCE_IN_PROGRESS
+                                            if error == Errors.COORDINATOR_LOAD_IN_PROGRESS
                                             else normalize_error(error)))
         written.add_done_callback(failed)
         return answer.future
@@ -264,7 +273,8 @@ class GroupCoordinatorService:
         return then(self._write("classic-group-leave", request.group_id,
                                 lambda shard: shard.classic_group_leave(context, request)),
                     lambda response: response,
-                    lambda error: (normalize_error(error), [(m, normalize_error(error)) for m in request.members]))
+                    lambda error: (normalize_error(error),
+                                   [(m, normalize_error(error)) for m in request.members]))
 
     # ------------------------------------------------------------------ consumer groups (KIP-848)
     def consumer_group_heartbeat(self, request, context) -> Future:
@@ -281,7 +291,8 @@ class GroupCoordinatorService:
                 answer.set_result(f.result())
                 return
             error = normalize_error(error_of(exception))  # a refusal keeps its message, as Kafka's does
-            answer.set_result(error_response(error, exception.message if isinstance(exception, ApiError) else None))
+            answer.set_result(error_response(error, exception.message if isinstance(exception, ApiError)
+                                             else None))
         written.add_done_callback(done)
         return answer
 
@@ -316,7 +327,8 @@ class GroupCoordinatorService:
             exception = f.exception()
             if exception is not None:
                 answer.set_result(error_response(normalize_error(error_of(exception)),
-                                                 exception.message if isinstance(exception, ApiError) else None))
+                                                 exception.message if isinstance(exception, ApiError)
+                                                 else None))
                 return
             response, initialize = f.result()
             answer.set_result(response)
@@ -362,7 +374,8 @@ class GroupCoordinatorService:
                ).add_done_callback(lambda f: all_answered(f.result()))
         return result
 
-    def uninitialize_share_group_state(self, group_id: str, partitions: dict, error: Errors, result: Future) -> None:
+    def uninitialize_share_group_state(self, group_id: str, partitions: dict, error: Errors,
+                                       result: Future) -> None:
         """The partitions are no longer initializing; ``result`` gets ``error`` once that is written."""
         written = self._write("uninitialize-share-group-state", group_id,
                               lambda shard: shard.uninitialize_share_group_state(group_id, partitions))
@@ -383,16 +396,19 @@ class GroupCoordinatorService:
                 by_partition.setdefault(self.partition_for(group_id), []).append(group_id)
         for ids in by_partition.values():
             futures.append(then(self._read("share-group-describe", ids[0],
-                                           lambda shard, committed, ids=ids: shard.share_group_describe(ids, committed)),
+                                           lambda shard, committed,
+                                           ids=ids: shard.share_group_describe(ids, committed)),
                                 lambda described: described,
-                                lambda error, ids=ids: [described_error(g, normalize_error(error)) for g in ids]))
+                                lambda error,
+                                ids=ids: [described_error(g, normalize_error(error)) for g in ids]))
         return gather(futures, lambda results: [group for described in results for group in described])
 
     def initialized_share_group_partitions(self, group_id: str) -> Future:
         """{topic id: partitions} whose share state exists, from committed state (what deleting the
         group must ask the persister to delete; Kafka's sharePartitionDeleteRequests)."""
         return then(self._read("initialized-share-group-partitions", group_id,
-                               lambda shard, committed: shard.initialized_share_group_partitions(group_id, committed)),
+                               lambda shard,
+                               committed: shard.initialized_share_group_partitions(group_id, committed)),
                     lambda partitions: partitions, lambda error: {})
 
     # ------------------------------------------------------------------ views and deletes
@@ -457,7 +473,8 @@ class GroupCoordinatorService:
         if error is None and self.transaction_verifier is not None:
             # The group's partition must be in the producer's transaction (AddOffsetsToTxn), or its
             # batch would open a transaction no marker will ever close.
-            error = self.transaction_verifier(request.transactional_id, request.producer_id, request.producer_epoch,
+            error = self.transaction_verifier(request.transactional_id, request.producer_id,
+                                              request.producer_epoch,
                                               self.partition_for(request.group_id))
         if error is not None:
             return answered({tp: error for tp in request.offsets})
@@ -487,11 +504,13 @@ class GroupCoordinatorService:
         """OffsetDelete: (error, {partition: error})."""
         if (error := self._not_active() or _invalid_group_id(group_id, allow_empty=True)) is not None:
             return answered((error, {}))
-        return then(self._write("delete-offsets", group_id, lambda shard: shard.delete_offsets(group_id, partitions)),
+        return then(self._write("delete-offsets", group_id,
+                                lambda shard: shard.delete_offsets(group_id, partitions)),
                     lambda response: response, lambda error: (normalize_error(error), {}))
 
     # ------------------------------------------------------------------ transactions (KIP-98)
-    def complete_transaction(self, partition: int, producer_id: int, producer_epoch: int, coordinator_epoch: int,
+    def complete_transaction(self, partition: int, producer_id: int, producer_epoch: int,
+                             coordinator_epoch: int,
                              commit: bool, timeout_ms: int) -> Future:
         """WriteTxnMarkers for a __consumer_offsets partition: the shard writes the marker itself and
         replays it (the producer's pending offsets become committed, or go); answers the error."""
@@ -499,7 +518,8 @@ class GroupCoordinatorService:
             return answered(error)
         result = TransactionResult.COMMIT if commit else TransactionResult.ABORT
         future = self.runtime.schedule_transaction_completion(
-            "write-txn-marker", TopicPartition(GROUP_METADATA_TOPIC_NAME, partition), producer_id, producer_epoch,
+            "write-txn-marker", TopicPartition(GROUP_METADATA_TOPIC_NAME, partition), producer_id,
+            producer_epoch,
             coordinator_epoch, result, timeout_ms)
         return then(future, lambda _: Errors.NONE, lambda error: error)
 

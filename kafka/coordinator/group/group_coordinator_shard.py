@@ -45,7 +45,8 @@ class GroupCoordinatorShard:
         self.timer = timer
         self.config = config
         self.log_context = log_context
-        self.group_metadata_manager = GroupMetadataManager(snapshot_registry, time, timer, config, topics_image,
+        self.group_metadata_manager = GroupMetadataManager(snapshot_registry, time, timer, config,
+                                                           topics_image,
                                                            log_context)
         self.offset_metadata_manager = OffsetMetadataManager(
             snapshot_registry=snapshot_registry, time=time, config=config,
@@ -60,7 +61,8 @@ class GroupCoordinatorShard:
     def builder(cls, config: GroupCoordinatorConfig, topics_image, on_assignment):
         """The CoordinatorShardBuilder the runtime calls for each partition it loads; ``on_assignment``
         records how long a consumer group's assignor took (ms), for the service's metrics."""
-        def build(*, snapshot_registry: SnapshotRegistry, time: Time, timer, topic_partition, log_context: str):
+        def build(*, snapshot_registry: SnapshotRegistry, time: Time, timer, topic_partition,
+                  log_context: str):
             shard = cls(snapshot_registry, time, timer, config, topics_image, log_context)
             shard.group_metadata_manager.consumer.on_assignment = on_assignment
             return shard
@@ -91,7 +93,8 @@ class GroupCoordinatorShard:
     # ------------------------------------------------------------------ share groups (KIP-932)
     def share_group_heartbeat(self, context, request) -> CoordinatorResult:
         """(the answer, the InitializeShareGroupStateParameters for the persister or None)."""
-        return self.group_metadata_manager.share.share_group_heartbeat(request, context.client_id, context.client_host)
+        return self.group_metadata_manager.share.share_group_heartbeat(request, context.client_id,
+                                                                       context.client_host)
 
     def share_group_describe(self, group_ids: list[str], committed_offset: int) -> list[dict]:
         return self.group_metadata_manager.share.share_group_describe(group_ids, committed_offset)
@@ -103,7 +106,8 @@ class GroupCoordinatorShard:
         return self.group_metadata_manager.share.uninitialize_share_group_state(group_id, topic_partitions)
 
     def initialized_share_group_partitions(self, group_id: str, committed_offset: int) -> dict:
-        return self.group_metadata_manager.share.initialized_share_group_partitions(group_id, committed_offset)
+        return self.group_metadata_manager.share.initialized_share_group_partitions(group_id,
+                                                                                    committed_offset)
 
     def alter_share_group_offsets(self, group_id: str, topics: dict) -> CoordinatorResult:
         return self.share_group_offsets.alter_share_group_offsets(group_id, topics)
@@ -146,12 +150,14 @@ class GroupCoordinatorShard:
     # ------------------------------------------------------------------ offsets
     def commit_offset(self, context, request) -> CoordinatorResult:
         return self.offset_metadata_manager.commit_offset(
-            request.group_id, request.member_id, request.group_instance_id, request.generation_id_or_member_epoch,
+            request.group_id, request.member_id, request.group_instance_id,
+            request.generation_id_or_member_epoch,
             request.offsets, context.api_version)
 
     def commit_transactional_offset(self, context, request) -> CoordinatorResult:
         return self.offset_metadata_manager.commit_transaction_offset(
-            request.group_id, request.member_id, request.group_instance_id, request.generation_id, request.offsets,
+            request.group_id, request.member_id, request.group_instance_id, request.generation_id,
+            request.offsets,
             context.api_version)
 
     def fetch_offsets(self, group_id: str, partitions, member_id: str | None, member_epoch: int,
@@ -178,7 +184,8 @@ class GroupCoordinatorShard:
         records: list = []
         now = self.time.milliseconds()
         for group in list(self.group_metadata_manager.groups.values()):
-            all_expired = self.offset_metadata_manager.cleanup_group_expired_offsets(group.group_id, records, now)
+            all_expired = self.offset_metadata_manager.cleanup_group_expired_offsets(group.group_id, records,
+                                                                                     now)
             # Kafka's shouldExpire: an empty share group stays until DeleteGroups removes it (its share
             # state lives on in the share coordinator).
             if all_expired and group.is_empty() and group.type() is not GroupType.SHARE:
@@ -215,5 +222,6 @@ class GroupCoordinatorShard:
         else:
             self.group_metadata_manager.consumer.replay(record)
 
-    def replay_end_transaction_marker(self, producer_id: int, producer_epoch: int, result: TransactionResult) -> None:
+    def replay_end_transaction_marker(self, producer_id: int, producer_epoch: int,
+                                      result: TransactionResult) -> None:
         self.offset_metadata_manager.replay_end_transaction_marker(producer_id, result)

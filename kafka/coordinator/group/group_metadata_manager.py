@@ -58,10 +58,12 @@ class GroupMetadataManager:
         self.log_context = log_context
         self.groups: TimelineHashMap = TimelineHashMap(snapshot_registry)
         self.classic = ClassicGroupManager(self.groups, snapshot_registry, time, timer, config, log_context)
-        self.consumer = ConsumerGroupManager(groups=self.groups, snapshot_registry=snapshot_registry, time=time,
+        self.consumer = ConsumerGroupManager(groups=self.groups, snapshot_registry=snapshot_registry,
+                                             time=time,
                                              timer=timer, config=config, log_context=log_context,
                                              topics_image=topics_image)
-        self.share = ShareGroupManager(groups=self.groups, snapshot_registry=snapshot_registry, time=time, timer=timer,
+        self.share = ShareGroupManager(groups=self.groups, snapshot_registry=snapshot_registry, time=time,
+                                       timer=timer,
                                        config=config, log_context=log_context, topics_image=topics_image)
         self.classic_members = ClassicMembersOfConsumerGroup(self.consumer)
         self.config = config
@@ -121,12 +123,14 @@ class GroupMetadataManager:
         if not isinstance(classic, ClassicGroup):
             return None
         if not policy.is_upgrade_enabled():
-            log.info("cannot upgrade the classic group: the online upgrade is disabled", group=classic.group_id,
+            log.info("cannot upgrade the classic group: the online upgrade is disabled",
+                     group=classic.group_id,
                      policy=str(policy))
             return None
         if not classic.uses_consumer_group_protocol() or classic.size() > self.config.consumer_group_max_size:
             log.info("cannot upgrade the classic group: it does not use the consumer embedded protocol or is "
-                     "too large", group=classic.group_id, protocol_type=classic.protocol_type(), size=classic.size())
+                     "too large", group=classic.group_id, protocol_type=classic.protocol_type(),
+                     size=classic.size())
             return None
         try:
             converted = ConsumerGroup.from_classic_group(classic, self.topics_image())
@@ -135,7 +139,8 @@ class GroupMetadataManager:
                         group=classic.group_id, error=str(e))
             return None
         for member in list(classic.members.values()):
-            classic.complete_join_callback(member, JoinGroupResult(Errors.REBALANCE_IN_PROGRESS, member.member_id))
+            classic.complete_join_callback(member,
+                                           JoinGroupResult(Errors.REBALANCE_IN_PROGRESS, member.member_id))
             classic.complete_sync_callback(member, SyncGroupResult(Errors.REBALANCE_IN_PROGRESS))
         records.extend(classic.create_group_tombstone_records())
         for member in converted.members.values():
@@ -145,7 +150,8 @@ class GroupMetadataManager:
                  generation=classic.generation_id, members=len(converted.members))
         return converted
 
-    def maybe_convert_to_classic_group(self, group: ConsumerGroup, leaving_member_id: str) -> CoordinatorResult | None:
+    def maybe_convert_to_classic_group(self, group: ConsumerGroup,
+                                       leaving_member_id: str) -> CoordinatorResult | None:
         """Kafka's validateOnlineDowngradeWithFencedMember and convertToClassicGroup: when the member
         leaving is the last of the new protocol and classic members remain, the group becomes a
         classic group at its epoch and starts a rebalance. The state is changed here, not replayed
@@ -154,7 +160,8 @@ class GroupMetadataManager:
         if not group.all_members_use_classic_protocol_except(leaving_member_id) or len(group.members) <= 1:
             return None
         if not policy.is_downgrade_enabled() or len(group.members) - 1 > self.config.classic_group_max_size:
-            log.info("cannot downgrade the consumer group: the online downgrade is disabled or the group is too "
+            log.info("cannot downgrade the consumer group: the online downgrade is disabled or the group is "
+                     "too "
                      "large", group=group.group_id, policy=str(policy), size=len(group.members) - 1)
             return None
         classic = ClassicGroup.from_consumer_group(group, leaving_member_id, self.topics_image(), self.time)

@@ -67,12 +67,14 @@ class Offsets:
         self.offsets_by_group: TimelineHashMap[str, TimelineHashMap[str, TimelineHashMap[int, OffsetAndMetadata]]] = \
             TimelineHashMap(registry)
 
-    def get(self, group_id: str, topic: str, partition: int, epoch: int = LATEST_EPOCH) -> OffsetAndMetadata | None:
+    def get(self, group_id: str, topic: str, partition: int,
+            epoch: int = LATEST_EPOCH) -> OffsetAndMetadata | None:
         topics = self.offsets_by_group.get_at(group_id, epoch)
         partitions = None if topics is None else topics.get_at(topic, epoch)
         return None if partitions is None else partitions.get_at(partition, epoch)
 
-    def put(self, group_id: str, topic: str, partition: int, offset: OffsetAndMetadata) -> OffsetAndMetadata | None:
+    def put(self, group_id: str, topic: str, partition: int,
+            offset: OffsetAndMetadata) -> OffsetAndMetadata | None:
         topics = self.offsets_by_group.get(group_id)
         if topics is None:
             topics = self.offsets_by_group[group_id] = TimelineHashMap(self.registry)
@@ -103,7 +105,8 @@ class Offsets:
                 for partition, offset in partitions.items_at(epoch):
                     yield group_id, topic, partition, offset
 
-    def group_items(self, group_id: str, epoch: int = LATEST_EPOCH) -> list[tuple[TopicPartition, OffsetAndMetadata]]:
+    def group_items(self, group_id: str,
+                    epoch: int = LATEST_EPOCH) -> list[tuple[TopicPartition, OffsetAndMetadata]]:
         topics = self.offsets_by_group.get_at(group_id, epoch)
         if topics is None:
             return []
@@ -200,7 +203,8 @@ class OffsetMetadataManager:
         now = self.time.milliseconds()
         expire = None if retention_time_ms == DEFAULT_RETENTION_TIME else now + retention_time_ms
         stamped = {tp: dataclasses.replace(o, commit_timestamp_ms=now,
-                                           expire_timestamp_ms=o.expire_timestamp_ms if expire is None else expire)
+                                           expire_timestamp_ms=o.expire_timestamp_ms if expire is None
+                                           else expire)
                    for tp, o in offsets.items()}
         return self.offset_commit_records(group_id, stamped, validator)
 
@@ -211,10 +215,12 @@ class OffsetMetadataManager:
         """Kafka's commitTransactionalOffset: the same records, which the runtime writes in the
         producer's transactional batch (schedule_transactional_write_operation) and replays with its
         producer id, so they wait for the transaction's marker."""
-        _, validator = self.validate_offset_commit(group_id, member_id, group_instance_id, generation_id, True,
+        _, validator = self.validate_offset_commit(group_id, member_id, group_instance_id, generation_id,
+                                                   True,
                                                    api_version)
         now = self.time.milliseconds()
-        stamped = {tp: dataclasses.replace(o, commit_timestamp_ms=now, expire_timestamp_ms=NO_EXPIRE_TIMESTAMP)
+        stamped = {tp: dataclasses.replace(o, commit_timestamp_ms=now,
+                                           expire_timestamp_ms=NO_EXPIRE_TIMESTAMP)
                    for tp, o in offsets.items()}
         if validator is not None and api_version < 6:
             validator = self.with_txn_errors_before_v6(validator)
@@ -245,7 +251,8 @@ class OffsetMetadataManager:
             self.log.info("creating a simple consumer group via manual offset commit", group_id=group_id)
             group = self.get_or_maybe_create_classic_group(group_id, True)
         try:
-            validator = group.validate_offset_commit(member_id, group_instance_id, generation_id_or_member_epoch,
+            validator = group.validate_offset_commit(member_id, group_instance_id,
+                                                     generation_id_or_member_epoch,
                                                      is_transactional, api_version)
         except ApiError as e:
             if is_transactional and e.error == Errors.STALE_MEMBER_EPOCH and api_version < 6:
@@ -274,7 +281,8 @@ class OffsetMetadataManager:
         return CoordinatorResult(records, response)
 
     # ------------------------------------------------------------------ OffsetFetch
-    def fetch_offsets(self, group_id: str, partitions: list[TopicPartition] | None, require_stable: bool = False,
+    def fetch_offsets(self, group_id: str, partitions: list[TopicPartition] | None,
+                      require_stable: bool = False,
                       member_id: str | None = None, member_epoch: int = -1,
                       last_committed_offset: int = LATEST_EPOCH) -> dict[TopicPartition, PartitionOffset]:
         """Kafka's fetchOffsets / fetchAllOffsets (``partitions`` None: every partition the group has).
@@ -292,7 +300,9 @@ class OffsetMetadataManager:
                 group = None
         if group is None:  # answered whatever: a group nobody knows has no offsets
             return {tp: NO_OFFSET for tp in partitions or []}
-        wanted = [tp for tp, _ in self.offsets.group_items(group_id, epoch)] if partitions is None else partitions
+        wanted = [tp
+                  for tp, _ in self.offsets.group_items(group_id,
+                                                        epoch)] if partitions is None else partitions
         result = {}
         for tp in wanted:
             if require_stable and self.open_transactions.get(group_id, tp.topic, tp.partition, epoch):
@@ -337,7 +347,8 @@ class OffsetMetadataManager:
         return len(deleted)
 
     # ------------------------------------------------------------------ retention
-    def cleanup_group_expired_offsets(self, group_id: str, records: list[CoordinatorRecord], now: int) -> bool:
+    def cleanup_group_expired_offsets(self, group_id: str, records: list[CoordinatorRecord],
+                                      now: int) -> bool:
         """Kafka's cleanupExpiredOffsets for one group: tombstones for its expired offsets added to
         ``records``; True when none is left (nor a pending one), so the group may go if empty. The
         group says from when retention counts; the topics it reads never expire, nor a partition a
@@ -409,7 +420,8 @@ class OffsetMetadataManager:
         for group_id, topic, partition, _ in entries:
             self.open_transactions.remove(group_id, topic, partition, producer_id)
         if result is not TransactionResult.COMMIT:
-            self.log.debug("aborted transactional offset commits", producer_id=producer_id, count=len(entries))
+            self.log.debug("aborted transactional offset commits", producer_id=producer_id,
+                           count=len(entries))
             return
         for group_id, topic, partition, value in entries:
             existing = self.offsets.get(group_id, topic, partition)

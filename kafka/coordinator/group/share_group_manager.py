@@ -86,7 +86,8 @@ class ShareGroupHeartbeatRequest:
 
 def throw_if_share_group_heartbeat_request_is_invalid(request: ShareGroupHeartbeatRequest) -> None:
     """Kafka's GroupCoordinatorService.throwIfShareGroupHeartbeatRequestIsInvalid (INVALID_REQUEST)."""
-    for value, message in ((request.member_id, "MemberId can't be empty."), (request.group_id, "GroupId can't be empty."),
+    for value, message in ((request.member_id, "MemberId can't be empty."),
+                           (request.group_id, "GroupId can't be empty."),
                            (request.rack_id, "RackId can't be empty.")):
         if value is not None and not value.strip():
             raise ApiError(Errors.INVALID_REQUEST, message)
@@ -99,7 +100,8 @@ def throw_if_share_group_heartbeat_request_is_invalid(request: ShareGroupHeartbe
 
 def error_response(error: Errors, message: str | None) -> dict:
     """ShareGroupHeartbeat's answer to a refused request."""
-    return dict(error_code=error, error_message=message, member_id=None, member_epoch=0, heartbeat_interval_ms=0,
+    return dict(error_code=error, error_message=message, member_id=None, member_epoch=0,
+                heartbeat_interval_ms=0,
                 assignment=None)
 
 
@@ -124,7 +126,8 @@ class ShareGroupManager:
         self.log = log.bind(log_context=log_context) if log_context else log
         self.topics_image = topics_image  # name -> (topic id, partitions) of every topic now
         # group id -> the partitions whose share state exists (Kafka's shareGroupStatePartitionMetadata)
-        self.state = ShareGroupStatePartitionMetadata(groups=groups, snapshot_registry=snapshot_registry, time=time,
+        self.state = ShareGroupStatePartitionMetadata(groups=groups, snapshot_registry=snapshot_registry,
+                                                      time=time,
                                                       config=config, topics_image=topics_image, log=self.log)
         self.group_configs = group_configs
         self.assignor = SimpleAssignor()
@@ -161,7 +164,8 @@ class ShareGroupManager:
         create = request.member_epoch == JOIN_GROUP_MEMBER_EPOCH
         group = self.get_or_maybe_create_share_group(group_id, create)
         self.throw_if_share_group_is_full(group, member_id)
-        member = self.get_or_maybe_subscribe_share_group_member(group, member_id, request.member_epoch, create)
+        member = self.get_or_maybe_subscribe_share_group_member(group, member_id, request.member_epoch,
+                                                                create)
         updated = member.maybe_update(request.rack_id, request.subscribed_topic_names, client_id, client_host)
         bump_group_epoch = self.has_member_subscription_changed(group_id, member, updated, records)
         group_epoch = group.group_epoch
@@ -180,19 +184,23 @@ class ShareGroupManager:
             group_epoch += 1
             records.append(new_share_group_epoch_record(group_id, group_epoch, metadata_hash))
             self.rebalance_count += 1
-            self.log.info("bumped group epoch", group_id=group_id, group_epoch=group_epoch, metadata_hash=metadata_hash)
+            self.log.info("bumped group epoch", group_id=group_id, group_epoch=group_epoch,
+                          metadata_hash=metadata_hash)
 
-        target_epoch, target = self.maybe_update_target_assignment(group, group_epoch, updated, sub_type, records)
+        target_epoch, target = self.maybe_update_target_assignment(group, group_epoch, updated, sub_type,
+                                                                   records)
         updated = self.maybe_reconcile(group_id, updated, target_epoch, target, bump_group_epoch, records)
         self.schedule_session_timeout(group_id, member_id)
 
         response = dict(error_code=Errors.NONE, error_message=None, member_id=updated.member_id,
-                        member_epoch=updated.member_epoch, heartbeat_interval_ms=self.heartbeat_interval_ms(group_id),
+                        member_epoch=updated.member_epoch,
+                        heartbeat_interval_ms=self.heartbeat_interval_ms(group_id),
                         assignment=None)
         if (request.member_epoch == JOIN_GROUP_MEMBER_EPOCH or request.subscribed_topic_names is not None
                 or has_assigned_partitions_changed(member, updated)):
             response["assignment"] = dict(topic_partitions=[
-                dict(topic_id=t, partitions=sorted(p)) for t, p in sorted(updated.assigned_partitions.items(), key=str)])
+                dict(topic_id=t, partitions=sorted(p))
+                for t, p in sorted(updated.assigned_partitions.items(), key=str)])
         initialize = self.state.maybe_create_initialize_share_group_state_request(
             group_id, group_epoch, set(subscribed_topic_names), records)
         return CoordinatorResult(records, (response, initialize))
@@ -219,7 +227,8 @@ class ShareGroupManager:
         member = group.members.get(member_id)
         if member is None:
             if not create:
-                raise ApiError(Errors.UNKNOWN_MEMBER_ID, f"Member {member_id} is not a member of group {group.group_id}.")
+                raise ApiError(Errors.UNKNOWN_MEMBER_ID,
+                               f"Member {member_id} is not a member of group {group.group_id}.")
             member = ShareGroupMember(member_id)
             self.log.info("member joins the share group", group_id=group.group_id, member_id=member_id)
         self.throw_if_share_group_member_epoch_is_invalid(member, member_epoch)
@@ -232,13 +241,18 @@ class ShareGroupManager:
         if received == JOIN_GROUP_MEMBER_EPOCH:
             return
         if received > member.member_epoch:
-            raise ApiError(Errors.FENCED_MEMBER_EPOCH, f"The share group member has a greater member epoch ({received}) "
-                           f"than the one known by the group coordinator ({member.member_epoch}). The member must "
+            raise ApiError(Errors.FENCED_MEMBER_EPOCH,
+                           f"The share group member has a greater member epoch ({received}) "
+                           f"than the one known by the group coordinator ({member.member_epoch}). The member "
+                           "must "
                            "abandon all its partitions and rejoin.")
         if received < member.member_epoch and received != member.previous_member_epoch:
-            raise ApiError(Errors.FENCED_MEMBER_EPOCH, f"The share group member has a smaller member epoch ({received}) "
-                           f"than the one known by the group coordinator ({member.member_epoch}), and it does not "
-                           f"match the previous member epoch ({member.previous_member_epoch}). The member must "
+            raise ApiError(Errors.FENCED_MEMBER_EPOCH,
+                           f"The share group member has a smaller member epoch ({received}) "
+                           f"than the one known by the group coordinator ({member.member_epoch}), and it "
+                           "does not "
+                           f"match the previous member epoch ({member.previous_member_epoch}). The member "
+                           "must "
                            "abandon all its partitions and rejoin.")
 
     def has_member_subscription_changed(self, group_id: str, old: ShareGroupMember, new: ShareGroupMember,
@@ -264,7 +278,8 @@ class ShareGroupManager:
         for target in group.target_assignment.values():
             for topic_id, partitions in target.items():
                 assigned.setdefault(topic_id, set()).update(partitions)
-        return any(value.name in group.subscribed_topic_names and assigned.get(topic_id) != set(value.partitions)
+        return any(value.name in group.subscribed_topic_names
+                   and assigned.get(topic_id) != set(value.partitions)
                    for topic_id, value in info.initialized_topics.items())
 
     def maybe_update_target_assignment(self, group: ShareGroup, group_epoch: int, member: ShareGroupMember,
@@ -283,7 +298,8 @@ class ShareGroupManager:
         topics = self.topics_image()
         specs = {m: MemberSubscription(topic_ids_of(members[m].subscribed_topic_names, topics),
                                        group.target_assignment.get(m, {}), members[m].rack_id)
-                 for m in sorted(members)}  # Kafka walks a HashMap; member id order makes the answer repeatable
+                 # Kafka walks a HashMap; member id order makes the answer repeatable
+                 for m in sorted(members)}
         start = self.time.hi_res_clock_ms()
         try:
             target = self.assignor.assign(GroupSpec(specs, sub_type, assignable),
@@ -297,8 +313,10 @@ class ShareGroupManager:
                 records.append(CoordinatorRecord(ShareGroupTargetAssignmentMemberKey(group.group_id, m),
                                                  ShareGroupTargetAssignmentMemberValue(dict(new))))
         records.append(CoordinatorRecord(ShareGroupTargetAssignmentMetadataKey(group.group_id),
-                                         ShareGroupTargetAssignmentMetadataValue(group_epoch, self.time.milliseconds())))
-        self.log.info("computed a new target assignment", group_id=group.group_id, assignment_epoch=group_epoch,
+                                         ShareGroupTargetAssignmentMetadataValue(group_epoch,
+                                                                                 self.time.milliseconds())))
+        self.log.info("computed a new target assignment", group_id=group.group_id,
+                      assignment_epoch=group_epoch,
                       assignor=self.assignor.name, members=len(specs),
                       time_ms=round(self.time.hi_res_clock_ms() - start, 3))
         return group_epoch, target.get(member.member_id, {})
@@ -340,7 +358,8 @@ class ShareGroupManager:
                            else f"Group {group_id} is not a share group.")
         member = group.members.get(member_id)
         if member is None:
-            raise ApiError(Errors.UNKNOWN_MEMBER_ID, f"Member {member_id} is not a member of group {group_id}.")
+            raise ApiError(Errors.UNKNOWN_MEMBER_ID,
+                           f"Member {member_id} is not a member of group {group_id}.")
         self.log.info("member left the share group", group_id=group_id, member_id=member_id)
         return self.share_group_fence_member(group, member, dict(
             error_code=Errors.NONE, error_message=None, member_id=member_id, member_epoch=member_epoch,
@@ -352,10 +371,12 @@ class ShareGroupManager:
         member = group.members.get(member_id) if isinstance(group, ShareGroup) else None
         if member is None:
             return CoordinatorResult([])
-        self.log.info("member fenced from the share group", group_id=group_id, member_id=member_id, reason=reason)
+        self.log.info("member fenced from the share group", group_id=group_id, member_id=member_id,
+                      reason=reason)
         return self.share_group_fence_member(group, member, None)
 
-    def share_group_fence_member(self, group: ShareGroup, member: ShareGroupMember, response) -> CoordinatorResult:
+    def share_group_fence_member(self, group: ShareGroup, member: ShareGroupMember,
+                                 response) -> CoordinatorResult:
         """The member's records go, and the group epoch moves (with the hash of what the others read) so
         the others share its partitions at their next heartbeat; the last member going also resets the
         target's epoch."""
@@ -363,7 +384,8 @@ class ShareGroupManager:
         records = [CoordinatorRecord(ShareGroupCurrentMemberAssignmentKey(gid, mid), None),
                    CoordinatorRecord(ShareGroupTargetAssignmentMemberKey(gid, mid), None),
                    CoordinatorRecord(ShareGroupMemberMetadataKey(gid, mid), None)]
-        metadata_hash = compute_metadata_hash(group.compute_subscribed_topic_names(member, None), self.topics_image())
+        metadata_hash = compute_metadata_hash(group.compute_subscribed_topic_names(member, None),
+                                              self.topics_image())
         group_epoch = group.group_epoch + 1
         records.append(new_share_group_epoch_record(gid, group_epoch, metadata_hash))
         if len(group.members) == 1:
@@ -375,7 +397,8 @@ class ShareGroupManager:
     def schedule_session_timeout(self, group_id: str, member_id: str) -> None:
         """A member that does not heartbeat again within the session timeout is fenced."""
         self.timer.schedule(session_timeout_key(group_id, member_id), self.session_timeout_ms(group_id), True,
-                            lambda: self.fence_member_operation(group_id, member_id, "the member session expired"))
+                            lambda: self.fence_member_operation(group_id, member_id,
+                                                                "the member session expired"))
 
     # ------------------------------------------------------------------ replay and load
     def replay(self, record: CoordinatorRecord) -> None:
@@ -397,7 +420,8 @@ class ShareGroupManager:
         if isinstance(key, ShareGroupMetadataKey):
             if value is None:
                 if group.members or group.target_assignment or group.assignment_epoch != -1:
-                    raise RuntimeError(f"share group {key.group_id} deleted while it still has members or a target")
+                    raise RuntimeError(f"share group {key.group_id} deleted while it still has members or a "
+                                       "target")
                 del self.groups[key.group_id]
                 return
             group.group_epoch, group.metadata_hash = value.epoch, value.metadata_hash
@@ -411,17 +435,20 @@ class ShareGroupManager:
         elif isinstance(key, ShareGroupTargetAssignmentMetadataKey):
             if value is None:
                 if group.target_assignment:
-                    raise RuntimeError(f"share group {key.group_id}'s target epoch deleted while it has targets")
+                    raise RuntimeError(f"share group {key.group_id}'s target epoch deleted while it has "
+                                       "targets")
                 group.assignment_epoch, group.assignment_timestamp = -1, 0
             else:
                 group.assignment_epoch, group.assignment_timestamp = value.assignment_epoch, value.assignment_timestamp
         elif isinstance(key, ShareGroupCurrentMemberAssignmentKey):
             member = group.members.get(key.member_id)
             if value is not None:
-                group.update_member((member or ShareGroupMember(key.member_id)).with_current_assignment(value))
+                group.update_member((member
+                                     or ShareGroupMember(key.member_id)).with_current_assignment(value))
             elif member is not None:
                 group.update_member(ShareGroupMember(
-                    member.member_id, -1, -1, member.state, member.rack_id, member.client_id, member.client_host,
+                    member.member_id, -1, -1, member.state, member.rack_id, member.client_id,
+                    member.client_host,
                     member.subscribed_topic_names, {}))
         self.groups[key.group_id] = group
 
@@ -462,15 +489,18 @@ class ShareGroupManager:
         for group_id in group_ids:
             group = self.groups.get_at(group_id, committed_offset)
             if not isinstance(group, ShareGroup):
-                described.append(described_error(group_id, Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} not found."
-                                                  if group is None else f"Group {group_id} is not a share group."))
+                described.append(described_error(group_id, Errors.GROUP_ID_NOT_FOUND,
+                                                 f"Group {group_id} not found."
+                                                  if group is None
+                                                  else f"Group {group_id} is not a share group."))
                 continue
             members = [dict(member_id=m.member_id, rack_id=m.rack_id, member_epoch=m.member_epoch,
                             client_id=m.client_id, client_host=m.client_host,
                             subscribed_topic_names=sorted(m.subscribed_topic_names),
                             assignment=dict(topic_partitions=[
                                 dict(topic_id=t, topic_name=names[t], partitions=sorted(p))
-                                for t, p in sorted(m.assigned_partitions.items(), key=lambda kv: names.get(kv[0], ""))
+                                for t, p in sorted(m.assigned_partitions.items(),
+                                                   key=lambda kv: names.get(kv[0], ""))
                                 if t in names]))
                        for m in group.members.values()]
             described.append(dict(error_code=Errors.NONE, error_message=None, group_id=group_id,

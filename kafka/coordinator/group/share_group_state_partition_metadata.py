@@ -162,7 +162,8 @@ class ShareGroupStatePartitionMetadata:
         info = self.infos.get(group_id)
         attached = self.attach_init_value(topic_partitions)
         if info is None:
-            return CoordinatorResult([new_share_group_state_partition_metadata_record(group_id, {}, attached, {})])
+            return CoordinatorResult([new_share_group_state_partition_metadata_record(group_id, {}, attached,
+                                                                                      {})])
         initializing = dict(info.initializing_topics)
         for topic_id, partitions in topic_partitions.items():
             if topic_id in initializing:
@@ -203,14 +204,17 @@ class ShareGroupStatePartitionMetadata:
         now = self.time.milliseconds()  # Kafka stamps them at replay too: a retry counts from the load
 
         def init_map(topics: dict[uuid.UUID, TopicPartitionsInfo]) -> dict[uuid.UUID, InitMapValue]:
-            return {t: InitMapValue(info.topic_name, frozenset(info.partitions), now) for t, info in topics.items()}
+            return {t: InitMapValue(info.topic_name, frozenset(info.partitions), now)
+                    for t, info in topics.items()}
         self.infos[group_id] = ShareGroupStatePartitionMetadataInfo(
-            init_map(value.initializing_topics), init_map(value.initialized_topics), frozenset(value.deleting_topics))
+            init_map(value.initializing_topics), init_map(value.initialized_topics),
+            frozenset(value.deleting_topics))
 
     # ------------------------------------------------------------------ names
     def attach_init_value(self, topic_partitions: dict[uuid.UUID, set[int]]) -> dict[uuid.UUID, InitMapValue]:
         names, now = self.topic_names(), self.time.milliseconds()
-        return {t: InitMapValue(names.get(t, UNKNOWN_TOPIC_NAME), frozenset(p), now) for t, p in topic_partitions.items()}
+        return {t: InitMapValue(names.get(t, UNKNOWN_TOPIC_NAME), frozenset(p), now)
+                for t, p in topic_partitions.items()}
 
     def attach_topic_name(self, topic_ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, str]:
         names = self.topic_names()
@@ -220,11 +224,13 @@ class ShareGroupStatePartitionMetadata:
         return {topic_id: name for name, (topic_id, _) in self.topics_image().items()}
 
 
-def new_share_group_state_partition_metadata_record(group_id: str, initializing: dict[uuid.UUID, InitMapValue],
+def new_share_group_state_partition_metadata_record(group_id: str,
+                                                    initializing: dict[uuid.UUID, InitMapValue],
                                                     initialized: dict[uuid.UUID, InitMapValue],
                                                     deleting: dict[uuid.UUID, str]) -> CoordinatorRecord:
     """Kafka's GroupCoordinatorRecordHelpers.newShareGroupStatePartitionMetadataRecord."""
     def infos(topics: dict[uuid.UUID, InitMapValue]) -> dict[uuid.UUID, TopicPartitionsInfo]:
         return {t: TopicPartitionsInfo(v.name, v.partitions) for t, v in topics.items()}
-    return CoordinatorRecord(ShareGroupStatePartitionMetadataKey(group_id), ShareGroupStatePartitionMetadataValue(
+    return CoordinatorRecord(ShareGroupStatePartitionMetadataKey(group_id),
+                             ShareGroupStatePartitionMetadataValue(
         infos(initializing), infos(initialized), dict(deleting)))

@@ -34,7 +34,8 @@ def to_consumer_protocol_assignment(assignment: Assignment, topics: dict[str, tu
     """A consumer group's {topic id: partitions} as ConsumerProtocolAssignment's fields."""
     names = {topic_id: name for name, (topic_id, _) in topics.items()}
     return dict(assigned_partitions=[dict(topic=names[t], partitions=sorted(p))
-                                     for t, p in sorted(assignment.items(), key=lambda kv: names.get(kv[0], ""))
+                                     for t, p in sorted(assignment.items(),
+                                                        key=lambda kv: names.get(kv[0], ""))
                                      if t in names and p],
                 user_data=None)
 
@@ -70,7 +71,8 @@ def compute_group_hash(topic_hashes: dict[str, int]) -> int:
     return _hash64(b"".join(struct.pack("<q", topic_hashes[name]) for name in sorted(topic_hashes)))
 
 
-def compute_metadata_hash(subscribed_topic_names: Iterable[str], topics: dict[str, tuple[uuid.UUID, int]]) -> int:
+def compute_metadata_hash(subscribed_topic_names: Iterable[str],
+                          topics: dict[str, tuple[uuid.UUID, int]]) -> int:
     """Kafka's ModernGroup.computeMetadataHash: the group hash of the subscribed topics that exist."""
     return compute_group_hash({name: compute_topic_hash(name, topics) for name in subscribed_topic_names
                                if name in topics})

@@ -104,7 +104,8 @@ class PersisterStateBatchCombiner:
             active[priority] -= 1
 
     @staticmethod
-    def append_coalesced(result: list[PersisterStateBatch], first: int, last: int, priority: BatchPriority) -> None:
+    def append_coalesced(result: list[PersisterStateBatch], first: int, last: int,
+                         priority: BatchPriority) -> None:
         if result:
             tail = result[-1]
             if (tail.last_offset + 1 == first and tail.delivery_state == priority.delivery_state

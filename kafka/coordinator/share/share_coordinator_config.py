@@ -18,7 +18,8 @@ class ShareCoordinatorConfig:
     state_topic_replication_factor: int = 3         # share.coordinator.state.topic.replication.factor
     state_topic_min_isr: int = 2                    # share.coordinator.state.topic.min.isr
     state_topic_segment_bytes: int = 104_857_600    # share.coordinator.state.topic.segment.bytes
-    state_topic_prune_interval_ms: int = 300_000    # share.coordinator.state.topic.prune.interval.ms (internal)
+    # share.coordinator.state.topic.prune.interval.ms (internal)
+    state_topic_prune_interval_ms: int = 300_000
     load_buffer_size: int = 5_242_880               # share.coordinator.load.buffer.size
     # the runtime
     num_threads: int = 1                            # share.coordinator.threads

@@ -37,7 +37,8 @@ class ShareCoordinatorRecordSerde:
     def serialize_key(self, record: CoordinatorRecord) -> bytes:
         key = record.key
         out = bytearray(_INT16.pack(key.record_type))
-        SHARE_PARTITION_KEY.write(out, dict(group_id=key.group_id, topic_id=key.topic_id, partition=key.partition),
+        SHARE_PARTITION_KEY.write(out,
+                                  dict(group_id=key.group_id, topic_id=key.topic_id, partition=key.partition),
                                   KEY_VERSION, False)
         return bytes(out)
 

@@ -58,7 +58,8 @@ class PeriodicJob(TimerTask):
     """A timer task that runs `job` once, unless the periodic jobs were switched off (or on again,
     which starts a new generation) since it was scheduled."""
 
-    def __init__(self, delay_ms: int, service: ShareCoordinatorService, generation: int, job: Callable[[], None]):
+    def __init__(self, delay_ms: int, service: ShareCoordinatorService, generation: int,
+                 job: Callable[[], None]):
         super().__init__(delay_ms)
         self.service = service
         self.generation = generation
@@ -95,7 +96,8 @@ class ShareCoordinatorService:
         serde = ShareCoordinatorRecordSerde()
         runtime = CoordinatorRuntime(
             log_prefix=f"ShareCoordinator id={node_id}", time=time,
-            timer=SystemTimerReaper(f"share-coordinator-reaper-{node_id}", SystemTimer("share-coordinator", time=time)),
+            timer=SystemTimerReaper(f"share-coordinator-reaper-{node_id}",
+                                    SystemTimer("share-coordinator", time=time)),
             processor=MultiThreadedEventProcessor(f"share-coordinator-event-processor-{node_id}-",
                                                   config.num_threads, time, metrics),
             partition_writer=CoordinatorPartitionWriter(replica_manager),
@@ -143,7 +145,8 @@ class ShareCoordinatorService:
 
     def on_election(self, partition: int, partition_epoch: int) -> None:
         """This broker leads the partition now: its shard loads it (COORDINATOR_LOAD_IN_PROGRESS meanwhile)."""
-        self.runtime.schedule_load_operation(TopicPartition(SHARE_GROUP_STATE_TOPIC_NAME, partition), partition_epoch)
+        self.runtime.schedule_load_operation(TopicPartition(SHARE_GROUP_STATE_TOPIC_NAME, partition),
+                                             partition_epoch)
 
     def on_resignation(self, partition: int, partition_epoch: int | None) -> None:
         tp = TopicPartition(SHARE_GROUP_STATE_TOPIC_NAME, partition)
@@ -185,7 +188,8 @@ class ShareCoordinatorService:
                                    check_active_first=False)
 
     def read_state_summary(self, request) -> Future:
-        return self._per_partition("read-share-group-state-summary", "read share group state summary", request,
+        return self._per_partition("read-share-group-state-summary", "read share group state summary",
+                                   request,
                                    ShareCoordinatorShard.read_state_summary)
 
     def delete_state(self, request) -> Future:
@@ -206,8 +210,10 @@ class ShareCoordinatorService:
         if check_active_first and not self.is_active.is_set():
             return completed(responses.global_error_response(request, Errors.COORDINATOR_NOT_AVAILABLE,
                                                              NOT_AVAILABLE_MESSAGE))
-        if not request.group_id or not request.topics or any(not topic.partitions for topic in request.topics):
-            log.error("group id, topics and partitions must be given", operation=name, group_id=request.group_id)
+        if not request.group_id or not request.topics or any(not topic.partitions
+                                                             for topic in request.topics):
+            log.error("group id, topics and partitions must be given", operation=name,
+                      group_id=request.group_id)
             return completed(dict(results=[]))
         if not self.is_active.is_set():
             return completed(responses.global_error_response(request, Errors.COORDINATOR_NOT_AVAILABLE,
@@ -224,7 +230,8 @@ class ShareCoordinatorService:
         return handle(all_of(futures), lambda f: responses.combine(f.result()))
 
     @staticmethod
-    def _answer_or_error(finished: Future, name: str, doing: str, key: SharePartitionKey, topic_id, partition: int):
+    def _answer_or_error(finished: Future, name: str, doing: str, key: SharePartitionKey, topic_id,
+                         partition: int):
         exception = finished.exception()
         if exception is None:
             return finished.result()
@@ -249,17 +256,20 @@ class ShareCoordinatorService:
                 if self.should_run_periodic_job_for_generation(generation):
                     self.setup_record_pruning(generation)
             all_of(futures).add_done_callback(again)
-        self.runtime.timer.add(PeriodicJob(self.config.state_topic_prune_interval_ms, self, generation, prune))
+        self.runtime.timer.add(PeriodicJob(self.config.state_topic_prune_interval_ms, self, generation,
+                                           prune))
 
     def perform_record_pruning(self, tp: TopicPartition) -> Future:
         """Delete the records of `tp` before its last redundant offset (once per offset)."""
-        looked_up = self.runtime.schedule_write_operation("write-state-record-prune", tp, self.config.write_timeout_ms,
+        looked_up = self.runtime.schedule_write_operation("write-state-record-prune", tp,
+                                                          self.config.write_timeout_ms,
                                                           lambda shard: shard.last_redundant_offset())
 
         def prune(done: Future) -> None:
             error = done.exception()
             if error is not None:
-                if getattr(error, "error", None) in (Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.NOT_COORDINATOR):
+                if getattr(error, "error", None) in (Errors.COORDINATOR_LOAD_IN_PROGRESS,
+                                                     Errors.NOT_COORDINATOR):
                     return  # moving or loading: the next round will do
                 raise error
             offset = done.result()
@@ -280,7 +290,8 @@ class ShareCoordinatorService:
 
             def again(done: Future) -> None:
                 if done.exception() is not None:
-                    log.error("received error while snapshotting cold partitions", error=repr(done.exception()))
+                    log.error("received error while snapshotting cold partitions",
+                              error=repr(done.exception()))
                 if self.should_run_periodic_job_for_generation(generation):
                     self.setup_snapshot_cold_partitions(generation)
             all_of(futures).add_done_callback(again)

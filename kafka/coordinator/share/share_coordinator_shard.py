@@ -65,7 +65,8 @@ class ShareCoordinatorShard:
     @classmethod
     def builder(cls, config: ShareCoordinatorConfig):
         """The CoordinatorShardBuilder the runtime calls for each partition it loads."""
-        def build(*, snapshot_registry: SnapshotRegistry, time: Time, timer, topic_partition, log_context: str):
+        def build(*, snapshot_registry: SnapshotRegistry, time: Time, timer, topic_partition,
+                  log_context: str):
             return cls(snapshot_registry, time, config, log_context)
         return build
 
@@ -138,7 +139,8 @@ class ShareCoordinatorShard:
             return CoordinatorResult([], error)
         key = SharePartitionKey(group_id, topic_id, partition_data.partition)
         record = self.generate_share_state_record(partition_data, key, update_leader_epoch=False)
-        return CoordinatorResult([record], responses.single(topic_id, responses.partition_result(key.partition)))
+        return CoordinatorResult([record],
+                                 responses.single(topic_id, responses.partition_result(key.partition)))
 
     def write_state_error(self, group_id: str, topic_id: uuid.UUID | None, data) -> dict | None:
         partition = data.partition
@@ -177,7 +179,8 @@ class ShareCoordinatorShard:
         if self.snapshot_update_count.get(key, 0) >= self.config.snapshot_update_records_per_snapshot:
             batches = PersisterStateBatchCombiner(list(current.state_batches), new_batches,
                                                   start_offset).combine_state_batches()
-            return helpers.new_share_snapshot_record(key.group_id, key.topic_id, data.partition, ShareGroupOffset(
+            return helpers.new_share_snapshot_record(key.group_id, key.topic_id, data.partition,
+                                                     ShareGroupOffset(
                 current.snapshot_epoch + 1, current.state_epoch, leader_epoch, start_offset,
                 delivery_complete_count, tuple(batches), now, now))
         batches = PersisterStateBatchCombiner([], new_batches, start_offset).combine_state_batches()
@@ -202,7 +205,8 @@ class ShareCoordinatorShard:
         log.info("read with a new leader epoch: recording it", key=str(key), leader_epoch=leader_epoch)
         epoch_only = _WriteData(partition, offset.state_epoch, leader_epoch, offset.start_offset,
                                 offset.delivery_complete_count)
-        return CoordinatorResult([self.generate_share_state_record(epoch_only, key, update_leader_epoch=True)],
+        return CoordinatorResult([self.generate_share_state_record(epoch_only, key,
+                                                                   update_leader_epoch=True)],
                                  response)
 
     def read_state_error(self, group_id: str, topic_id: uuid.UUID | None, data) -> dict | None:
@@ -231,7 +235,8 @@ class ShareCoordinatorShard:
         if topic_id is None:
             error = responses.error_response(topic_id, partition, Errors.INVALID_REQUEST, NULL_TOPIC_ID)
         elif partition < 0:
-            error = responses.error_response(topic_id, partition, Errors.INVALID_REQUEST, NEGATIVE_PARTITION_ID)
+            error = responses.error_response(topic_id, partition, Errors.INVALID_REQUEST,
+                                             NEGATIVE_PARTITION_ID)
         else:
             error = self.unknown_topic_or_partition(topic_id, partition, "reading summary")
         if error is not None:
@@ -262,7 +267,8 @@ class ShareCoordinatorShard:
         if key not in self.share_state_map:
             log.warning("attempted to delete a non-existent share partition", key=str(key))
             return CoordinatorResult([], response)
-        return CoordinatorResult([helpers.new_share_state_tombstone_record(group_id, topic_id, partition)], response)
+        return CoordinatorResult([helpers.new_share_state_tombstone_record(group_id, topic_id, partition)],
+                                 response)
 
     # ------------------------------------------------------------------ InitializeShareGroupState
     def initialize_state(self, group_id: str, topic_id: uuid.UUID, partition_data) -> CoordinatorResult:
@@ -276,14 +282,16 @@ class ShareCoordinatorShard:
         if key in self.state_epoch_map and self.state_epoch_map[key] > partition_data.state_epoch:
             log.info("initialize request state epoch is smaller than last recorded", key=str(key),
                      current=self.state_epoch_map[key], requested=partition_data.state_epoch)
-            return CoordinatorResult([], responses.error_response(topic_id, partition, Errors.FENCED_STATE_EPOCH,
+            return CoordinatorResult([],
+                                     responses.error_response(topic_id, partition, Errors.FENCED_STATE_EPOCH,
                                                                   Errors.FENCED_STATE_EPOCH.message))
         error = self.unknown_topic_or_partition(topic_id, partition, "initializing")
         if error is not None:
             return CoordinatorResult([], error)
         current = self.share_state_map.get(key)
         snapshot_epoch = current.snapshot_epoch + 1 if current is not None else 0
-        offset = ShareGroupOffset.from_initialize_request(partition_data, snapshot_epoch, self.time.milliseconds())
+        offset = ShareGroupOffset.from_initialize_request(partition_data, snapshot_epoch,
+                                                          self.time.milliseconds())
         return CoordinatorResult([helpers.new_share_snapshot_record(group_id, topic_id, partition, offset)],
                                  responses.single(topic_id, responses.partition_result(partition)))
 
@@ -313,12 +321,14 @@ class ShareCoordinatorShard:
         if not deleted_topic_ids:
             return CoordinatorResult([])
         keys = [key for key in self.share_state_map if key.topic_id in deleted_topic_ids]
-        return CoordinatorResult([helpers.new_share_state_tombstone_record(k.group_id, k.topic_id, k.partition)
+        return CoordinatorResult([helpers.new_share_state_tombstone_record(k.group_id, k.topic_id,
+                                                                           k.partition)
                                   for k in keys])
 
     # ------------------------------------------------------------------ validation
     @staticmethod
-    def invalid_request(topic_id: uuid.UUID | None, partition: int, leader_epoch: int, state_epoch: int) -> str | None:
+    def invalid_request(topic_id: uuid.UUID | None, partition: int, leader_epoch: int,
+                        state_epoch: int) -> str | None:
         if topic_id is None:
             return NULL_TOPIC_ID
         if partition < 0:

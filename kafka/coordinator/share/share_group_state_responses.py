@@ -14,7 +14,8 @@ import uuid
 from kafka.protocol.errors import Errors
 
 
-def partition_result(partition: int, error: Errors = Errors.NONE, message: str | None = None, **state) -> dict:
+def partition_result(partition: int, error: Errors = Errors.NONE, message: str | None = None,
+                     **state) -> dict:
     """One partition's answer; a failed read leaves the state at the schema's defaults, as Kafka's do."""
     return dict(partition=partition, error_code=error, error_message=message, **state)
 
@@ -29,13 +30,15 @@ def error_response(topic_id: uuid.UUID | None, partition: int, error: Errors, me
     return single(topic_id, partition_result(partition, error, message))
 
 
-def read_response(topic_id: uuid.UUID, partition: int, start_offset: int, state_epoch: int, state_batches) -> dict:
+def read_response(topic_id: uuid.UUID, partition: int, start_offset: int, state_epoch: int,
+                  state_batches) -> dict:
     """ReadShareGroupStateResponse.toResponseData."""
     return single(topic_id, partition_result(partition, start_offset=start_offset, state_epoch=state_epoch,
                                              state_batches=[b.to_fields() for b in state_batches]))
 
 
-def read_summary_response(topic_id: uuid.UUID, partition: int, start_offset: int, delivery_complete_count: int,
+def read_summary_response(topic_id: uuid.UUID, partition: int, start_offset: int,
+                          delivery_complete_count: int,
                           leader_epoch: int, state_epoch: int) -> dict:
     """ReadShareGroupStateSummaryResponse.toResponseData."""
     return single(topic_id, partition_result(partition, start_offset=start_offset,
@@ -56,4 +59,5 @@ def combine(responses: list[dict]) -> dict:
     for response in responses:
         for topic in response["results"]:
             topics.setdefault(topic["topic_id"], []).extend(topic["partitions"])
-    return dict(results=[dict(topic_id=topic_id, partitions=partitions) for topic_id, partitions in topics.items()])
+    return dict(results=[dict(topic_id=topic_id, partitions=partitions)
+                         for topic_id, partitions in topics.items()])

@@ -130,7 +130,8 @@ class RPCProducerIdManager:
         except Exception as e:  # the channel is gone (shutting down): never leave request_in_flight set
             self.handle_allocate_producer_ids_response(None, Errors.BROKER_NOT_AVAILABLE, str(e))
 
-    def handle_allocate_producer_ids_response(self, response, error: Errors, reason: str | None = None) -> None:
+    def handle_allocate_producer_ids_response(self, response, error: Errors,
+                                              reason: str | None = None) -> None:
         """The channel's callback: a block, or a failure to retry after RETRY_BACKOFF_MS."""
         with self._lock:
             self.request_in_flight = False
@@ -150,17 +151,20 @@ class RPCProducerIdManager:
     def _accept(self, response) -> bool:
         error = Errors.for_code(response.error_code)
         if error == Errors.STALE_BROKER_EPOCH:
-            log.warning("the controller says our broker epoch is stale; trying again", broker_id=self.broker_id)
+            log.warning("the controller says our broker epoch is stale; trying again",
+                        broker_id=self.broker_id)
             return False
         if error == Errors.BROKER_ID_NOT_REGISTERED:
-            log.warning("the controller does not know our broker id yet; trying again", broker_id=self.broker_id)
+            log.warning("the controller does not know our broker id yet; trying again",
+                        broker_id=self.broker_id)
             return False
         if error != Errors.NONE:
             log.error("AllocateProducerIds failed", error=error.name)
             return False
         start, length = response.producer_id_start, response.producer_id_len
         if start < self.current_block.last_producer_id:
-            log.error("producer id block is not monotonic with the current block", current=repr(self.current_block),
+            log.error("producer id block is not monotonic with the current block",
+                      current=repr(self.current_block),
                       producer_id_start=start, producer_id_len=length)
             return False
         if start < 0 or length <= 0 or start > INT64_MAX - length:

@@ -81,7 +81,8 @@ def init_transaction_error(error: Errors) -> InitProducerIdResult:
 
 
 class TransactionCoordinator:
-    def __init__(self, producer_id_manager: RPCProducerIdManager, txn_manager: TransactionStateManager | None = None,
+    def __init__(self, producer_id_manager: RPCProducerIdManager,
+                 txn_manager: TransactionStateManager | None = None,
                  txn_marker_channel_manager: TransactionMarkerChannelManager | None = None, *, time: Time,
                  group_partition_for: Callable[[str], int] | None = None) -> None:
         self.producer_id_manager = producer_id_manager
@@ -161,7 +162,8 @@ class TransactionCoordinator:
         elif transactional_id == "":
             response_callback(init_transaction_error(Errors.INVALID_REQUEST))
         elif self.txn_manager is None:
-            log.warning("InitProducerId with a transactional id refused: this broker has no transaction coordinator",
+            log.warning("InitProducerId with a transactional id refused: this broker has no transaction "
+                        "coordinator",
                         transactional_id=transactional_id)
             response_callback(init_transaction_error(Errors.INVALID_REQUEST))
         elif not self.txn_manager.validate_transaction_timeout_ms(transaction_timeout_ms):
@@ -178,7 +180,8 @@ class TransactionCoordinator:
                     if id_error != Errors.NONE:
                         response_callback(init_transaction_error(id_error))
                         return
-                    created = TransactionMetadata(transactional_id, producer_id, NO_PRODUCER_ID, NO_PRODUCER_EPOCH,
+                    created = TransactionMetadata(transactional_id, producer_id, NO_PRODUCER_ID,
+                                                  NO_PRODUCER_EPOCH,
                                                   NO_PRODUCER_EPOCH, transaction_timeout_ms, S.EMPTY,
                                                   txn_last_update_timestamp=self.time.milliseconds())
                     put_error, entry = self.txn_manager.put_transaction_state_if_not_exists(created)
@@ -194,7 +197,8 @@ class TransactionCoordinator:
                             response_callback: Callable[[InitProducerIdResult], None]) -> None:
         metadata = entry.transaction_metadata
         with metadata.lock:
-            error, new_metadata = self._prepare_init_producer_id_transit(transaction_timeout_ms, metadata, expected)
+            error, new_metadata = self._prepare_init_producer_id_transit(transaction_timeout_ms, metadata,
+                                                                         expected)
         if error is not None:
             response_callback(init_transaction_error(error))
             return
@@ -203,7 +207,8 @@ class TransactionCoordinator:
             def send_retriable_error_callback(end_error: Errors, _pid: int, _epoch: int) -> None:
                 response_callback(init_transaction_error(
                     end_error if end_error != Errors.NONE else Errors.CONCURRENT_TRANSACTIONS))
-            self._end_transaction(transactional_id, new_metadata.producer_id, new_metadata.producer_epoch, False,
+            self._end_transaction(transactional_id, new_metadata.producer_id, new_metadata.producer_epoch,
+                                  False,
                                   False, send_retriable_error_callback)
             return
 
@@ -237,7 +242,8 @@ class TransactionCoordinator:
             return Errors.CONCURRENT_TRANSACTIONS, None  # its markers are on their way: retry soon
         if metadata.state in (S.COMPLETE_ABORT, S.COMPLETE_COMMIT, S.EMPTY):
             now = self.time.milliseconds()
-            if metadata.is_producer_epoch_exhausted and (expected is None or expected[1] == metadata.producer_epoch):
+            if metadata.is_producer_epoch_exhausted and (expected is None
+                                                         or expected[1] == metadata.producer_epoch):
                 try:
                     new_id = self.producer_id_manager.generate_producer_id()
                 except ProducerIdsUnavailableError as e:
@@ -253,7 +259,8 @@ class TransactionCoordinator:
         raise RuntimeError(f"transactional id {metadata.transactional_id} found in state {metadata.state}")
 
     # ------------------------------------------------------------------ AddPartitionsToTxn / AddOffsetsToTxn
-    def handle_add_partitions_to_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
+    def handle_add_partitions_to_transaction(self, transactional_id: str, producer_id: int,
+                                             producer_epoch: int,
                                              partitions: set[TopicPartition],
                                              response_callback: Callable[[Errors], None]) -> None:
         if not transactional_id:
@@ -286,7 +293,8 @@ class TransactionCoordinator:
         self.txn_manager.append_transaction_to_log(transactional_id, entry.coordinator_epoch, new_metadata,
                                                    response_callback)
 
-    def handle_verify_partitions_in_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
+    def handle_verify_partitions_in_transaction(self, transactional_id: str, producer_id: int,
+                                                producer_epoch: int,
                                                 partitions: set[TopicPartition]) -> dict[TopicPartition, Errors]:
         """KIP-890 part 1: before a partition leader appends a transactional batch, are its partitions in
         this producer's open transaction? Read-only, from memory: an error for every partition when the
@@ -313,10 +321,12 @@ class TransactionCoordinator:
         """The group's offsets will be committed in this transaction: its __consumer_offsets
         partition joins the transaction, and gets a marker like any other."""
         offsets_partition = TopicPartition(GROUP_METADATA_TOPIC_NAME, self.group_partition_for(group_id))
-        self.handle_add_partitions_to_transaction(transactional_id, producer_id, producer_epoch, {offsets_partition},
+        self.handle_add_partitions_to_transaction(transactional_id, producer_id, producer_epoch,
+                                                  {offsets_partition},
                                                   response_callback)
 
-    def verify_offsets_partition_in_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
+    def verify_offsets_partition_in_transaction(self, transactional_id: str, producer_id: int,
+                                                producer_epoch: int,
                                                 offsets_partition: int) -> Errors | None:
         """The GroupCoordinator's ``transaction_verifier`` for TxnOffsetCommit (Kafka's
         handleVerifyPartitionsInTransaction): None if the group's __consumer_offsets partition is in
@@ -344,9 +354,11 @@ class TransactionCoordinator:
             return None
 
     # ------------------------------------------------------------------ EndTxn
-    def handle_end_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int, committed: bool,
+    def handle_end_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
+                               committed: bool,
                                response_callback: EndTxnCallback) -> None:
-        self._end_transaction(transactional_id, producer_id, producer_epoch, committed, True, response_callback)
+        self._end_transaction(transactional_id, producer_id, producer_epoch, committed, True,
+                              response_callback)
 
     def _end_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int, committed: bool,
                          is_from_client: bool, response_callback: EndTxnCallback) -> None:
@@ -417,7 +429,8 @@ class TransactionCoordinator:
                 return
             # The outcome is in the log: answer now, the markers follow.
             response_callback(Errors.NONE, metadata.producer_id, metadata.producer_epoch)
-            self.txn_marker_channel_manager.add_txn_markers_to_send(coordinator_epoch, committed, metadata, complete)
+            self.txn_marker_channel_manager.add_txn_markers_to_send(coordinator_epoch, committed, metadata,
+                                                                    complete)
 
         self.txn_manager.append_transaction_to_log(transactional_id, coordinator_epoch, new_metadata,
                                                    send_txn_markers_callback)
@@ -467,7 +480,8 @@ class TransactionCoordinator:
                 transit = metadata.prepare_fence_producer_epoch()
             log.info("aborting a transaction open past its timeout", transactional_id=txn.transactional_id,
                      producer_id=txn.producer_id, timeout_ms=metadata.txn_timeout_ms)
-            self._end_transaction(txn.transactional_id, transit.producer_id, transit.producer_epoch, False, False,
+            self._end_transaction(txn.transactional_id, transit.producer_id, transit.producer_epoch, False,
+                                  False,
                                   self._on_end_transaction_complete(txn))
 
     @staticmethod
@@ -475,11 +489,14 @@ class TransactionCoordinator:
         def callback(error: Errors, _pid: int, _epoch: int) -> None:
             if error == Errors.NONE:
                 log.info("rolled back a transaction that timed out", transactional_id=txn.transactional_id)
-            elif error in (Errors.INVALID_PRODUCER_ID_MAPPING, Errors.PRODUCER_FENCED, Errors.CONCURRENT_TRANSACTIONS):
-                log.debug("rollback of a timed-out transaction cancelled", transactional_id=txn.transactional_id,
+            elif error in (Errors.INVALID_PRODUCER_ID_MAPPING, Errors.PRODUCER_FENCED,
+                           Errors.CONCURRENT_TRANSACTIONS):
+                log.debug("rollback of a timed-out transaction cancelled",
+                          transactional_id=txn.transactional_id,
                           error=error.name)
             else:
-                log.warning("rollback of a timed-out transaction failed", transactional_id=txn.transactional_id,
+                log.warning("rollback of a timed-out transaction failed",
+                            transactional_id=txn.transactional_id,
                             error=error.name)
         return callback
 
@@ -507,7 +524,8 @@ class TransactionCoordinator:
                 by_topic.setdefault(tp.topic, []).append(tp.partition)
             return dict(error_code=Errors.NONE, transactional_id=transactional_id,
                         transaction_state=str(metadata.state), transaction_timeout_ms=metadata.txn_timeout_ms,
-                        transaction_start_time_ms=metadata.txn_start_timestamp, producer_id=metadata.producer_id,
+                        transaction_start_time_ms=metadata.txn_start_timestamp,
+                        producer_id=metadata.producer_id,
                         producer_epoch=metadata.producer_epoch,
                         topics=[dict(topic=t, partitions=ps) for t, ps in by_topic.items()])
 
@@ -515,9 +533,12 @@ class TransactionCoordinator:
                                  filtered_duration_ms: int = -1) -> dict:
         """A ListTransactionsResponse's body."""
         if self.txn_manager is None or not self.is_active.is_set():
-            return dict(error_code=Errors.COORDINATOR_NOT_AVAILABLE, unknown_state_filters=[], transaction_states=[])
-        error, unknown, listed = self.txn_manager.list_transaction_states(filtered_producer_ids, filtered_states,
+            return dict(error_code=Errors.COORDINATOR_NOT_AVAILABLE, unknown_state_filters=[],
+                        transaction_states=[])
+        error, unknown, listed = self.txn_manager.list_transaction_states(filtered_producer_ids,
+                                                                          filtered_states,
                                                                           filtered_duration_ms)
         return dict(error_code=error, unknown_state_filters=unknown, transaction_states=[
-            dict(transactional_id=t.transactional_id, producer_id=t.producer_id, transaction_state=str(t.state))
+            dict(transactional_id=t.transactional_id, producer_id=t.producer_id,
+                 transaction_state=str(t.state))
             for t in listed])

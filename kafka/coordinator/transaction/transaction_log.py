@@ -82,7 +82,8 @@ def value_to_bytes(transit: TxnTransitMetadata) -> bytes:
     TRANSACTION_LOG_VALUE.write(out, dict(
         producer_id=transit.producer_id, producer_epoch=transit.producer_epoch,
         transaction_timeout_ms=transit.txn_timeout_ms, transaction_status=transit.txn_state.id,
-        transaction_partitions=partitions, transaction_last_update_timestamp_ms=transit.txn_last_update_timestamp,
+        transaction_partitions=partitions,
+        transaction_last_update_timestamp_ms=transit.txn_last_update_timestamp,
         transaction_start_timestamp_ms=transit.txn_start_timestamp), VALUE_VERSION, False)
     return bytes(out)
 
@@ -102,7 +103,8 @@ def read_txn_record_key(data: bytes | memoryview) -> TxnKey | None:
     return TxnKey(version, key.transactional_id)
 
 
-def read_txn_record_value(transactional_id: str, data: bytes | memoryview | None) -> TransactionMetadata | None:
+def read_txn_record_value(transactional_id: str,
+                          data: bytes | memoryview | None) -> TransactionMetadata | None:
     """The metadata a value holds; None for a tombstone."""
     if data is None:
         return None
@@ -112,7 +114,8 @@ def read_txn_record_value(transactional_id: str, data: bytes | memoryview | None
     value = TRANSACTION_LOG_VALUE.read(ByteReader(data, _VERSION.size), version, version >= 1)
     state = TransactionState.from_id(value.transaction_status)
     metadata = TransactionMetadata(
-        transactional_id, value.producer_id, value.previous_producer_id, value.producer_epoch, NO_PRODUCER_EPOCH,
+        transactional_id, value.producer_id, value.previous_producer_id, value.producer_epoch,
+        NO_PRODUCER_EPOCH,
         value.transaction_timeout_ms, state, txn_start_timestamp=value.transaction_start_timestamp_ms,
         txn_last_update_timestamp=value.transaction_last_update_timestamp_ms)
     if state != TransactionState.EMPTY:

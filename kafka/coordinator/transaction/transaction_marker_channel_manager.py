@@ -99,7 +99,8 @@ class TxnMarkerQueue:
     def add_markers(self, txn_topic_partition: int, entry: PendingCompleteTxnAndMarkerEntry) -> None:
         self.markers_per_txn_topic_partition.setdefault(txn_topic_partition, []).append(entry)
 
-    def remove_markers_for_txn_topic_partition(self, partition: int) -> list[PendingCompleteTxnAndMarkerEntry]:
+    def remove_markers_for_txn_topic_partition(self,
+                                               partition: int) -> list[PendingCompleteTxnAndMarkerEntry]:
         return self.markers_per_txn_topic_partition.pop(partition, [])
 
     def drain(self) -> list[PendingCompleteTxnAndMarkerEntry]:
@@ -134,7 +135,8 @@ class TransactionMarkerChannelManager:
     # ------------------------------------------------------------------ the sender thread
     def start(self) -> None:
         self._running = True
-        self._thread = threading.Thread(target=self._run, name=f"TxnMarkerSenderThread-{self.broker_id}", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=f"TxnMarkerSenderThread-{self.broker_id}",
+                                        daemon=True)
         self._thread.start()
 
     def shutdown(self) -> None:
@@ -201,7 +203,8 @@ class TransactionMarkerChannelManager:
             return len(self.txn_log_append_retry_queue)
 
     # ------------------------------------------------------------------ queueing markers
-    def add_txn_markers_to_send(self, coordinator_epoch: int, committed: bool, txn_metadata: TransactionMetadata,
+    def add_txn_markers_to_send(self, coordinator_epoch: int, committed: bool,
+                                txn_metadata: TransactionMetadata,
                                 new_metadata: TxnTransitMetadata) -> None:
         """The Prepare* record is committed: send its markers, then complete the transaction."""
         transactional_id = txn_metadata.transactional_id
@@ -231,7 +234,8 @@ class TransactionMarkerChannelManager:
                 if destination == NO_NODE:
                     self.markers_queue_for_unknown_broker.add_markers(txn_topic_partition, entry)
                 else:
-                    queue = self.markers_queue_per_broker.setdefault(destination.node_id, TxnMarkerQueue(destination))
+                    queue = self.markers_queue_per_broker.setdefault(destination.node_id,
+                                                                     TxnMarkerQueue(destination))
                     queue.destination = destination
                     queue.add_markers(txn_topic_partition, entry)
         if wake:
@@ -265,14 +269,16 @@ class TransactionMarkerChannelManager:
         # Re-routed here, on the sender thread, without waking it: a leader still unknown would
         # otherwise wake it straight back into this loop, again and again until the leader is known.
         for _, pending, marker, partitions in due:
-            self.add_txn_markers_to_broker_queue(marker.producer_id, marker.producer_epoch, marker.committed, pending,
+            self.add_txn_markers_to_broker_queue(marker.producer_id, marker.producer_epoch, marker.committed,
+                                                 pending,
                                                  partitions, wake=False)
         for entry in unknown:
             marker = entry.txn_marker_entry
             self.add_txn_markers_to_broker_queue(marker.producer_id, marker.producer_epoch, marker.committed,
                                                  entry.pending_complete_txn, marker.partitions, wake=False)
         with self._lock:
-            requests = [(queue.destination, queue.drain()) for queue in self.markers_queue_per_broker.values()]
+            requests = [(queue.destination, queue.drain())
+                        for queue in self.markers_queue_per_broker.values()]
         for destination, entries in requests:
             if entries:
                 self._send(destination, entries)
@@ -285,7 +291,8 @@ class TransactionMarkerChannelManager:
             for tp in sorted(marker.partitions):
                 by_topic.setdefault(tp.topic, []).append(tp.partition)
             markers.append(dict(producer_id=marker.producer_id, producer_epoch=marker.producer_epoch,
-                                transaction_result=marker.committed, coordinator_epoch=marker.coordinator_epoch,
+                                transaction_result=marker.committed,
+                                coordinator_epoch=marker.coordinator_epoch,
                                 topics=[dict(name=t, partition_indexes=ps) for t, ps in by_topic.items()]))
         log.debug("sending transaction markers", destination=destination.node_id, markers=len(markers))
         try:
@@ -319,13 +326,15 @@ class TransactionMarkerChannelManager:
         error, epoch_and_metadata = self.txn_state_manager.get_transaction_state(pending.transactional_id)
         if error != Errors.NONE or epoch_and_metadata is None or \
                 epoch_and_metadata.coordinator_epoch != entry.txn_marker_entry.coordinator_epoch:
-            log.info("no longer the coordinator of this transaction (or a newer epoch loaded it); cancelling its "
+            log.info("no longer the coordinator of this transaction (or a newer epoch loaded it); cancelling "
+                     "its "
                      "markers", transactional_id=pending.transactional_id, error=error.name)
             self.remove_markers_for_txn(pending)
             return False
         return True
 
-    def _on_marker_result(self, entry: PendingCompleteTxnAndMarkerEntry, errors: dict[TopicPartition, Errors]) -> None:
+    def _on_marker_result(self, entry: PendingCompleteTxnAndMarkerEntry,
+                          errors: dict[TopicPartition, Errors]) -> None:
         pending, marker = entry.pending_complete_txn, entry.txn_marker_entry
         if not self._still_ours(entry):
             return
@@ -342,14 +351,16 @@ class TransactionMarkerChannelManager:
                              topic_partition=str(tp), error=error.name)
                     retry.add(tp)
                 elif error in FENCED_MARKER_ERRORS:
-                    log.info("transaction marker fenced: a newer producer or coordinator owns this transaction; "
+                    log.info("transaction marker fenced: a newer producer or coordinator owns this "
+                             "transaction; "
                              "cancelling its markers", transactional_id=pending.transactional_id,
                              topic_partition=str(tp), error=error.name)
                     fenced = True
                     break
                 else:
                     log.error("unexpected error writing a transaction marker; retrying",
-                              transactional_id=pending.transactional_id, topic_partition=str(tp), error=error.name)
+                              transactional_id=pending.transactional_id, topic_partition=str(tp),
+                              error=error.name)
                     retry.add(tp)
         if fenced:  # outside the metadata's lock: our lock is always taken first
             self.remove_markers_for_txn(pending)
@@ -362,7 +373,8 @@ class TransactionMarkerChannelManager:
                      partitions: frozenset[TopicPartition]) -> None:
         """Queued again after the backoff, to whoever leads each partition by then."""
         with self._lock:
-            self._delayed.append((self.time.milliseconds() + self.retry_backoff_ms, pending, marker, partitions))
+            self._delayed.append((self.time.milliseconds() + self.retry_backoff_ms, pending, marker,
+                                  partitions))
         self._notify_retry_waiting()
 
     # ------------------------------------------------------------------ completing the transaction
@@ -371,7 +383,8 @@ class TransactionMarkerChannelManager:
             pending = self.transactions_with_pending_markers.get(transactional_id)
         if pending is None:
             return
-        with pending.txn_metadata.lock:  # never under our lock: the completion handler takes them the other way
+        # never under our lock: the completion handler takes them the other way
+        with pending.txn_metadata.lock:
             if pending.txn_metadata.topic_partitions:
                 return
         with self._lock:
@@ -383,7 +396,8 @@ class TransactionMarkerChannelManager:
     def _write_txn_completion(self, pending: PendingCompleteTxn) -> None:
         error, epoch_and_metadata = self.txn_state_manager.get_transaction_state(pending.transactional_id)
         if error != Errors.NONE:
-            log.info("not completing the transaction: no longer its coordinator, or loading (which completes it)",
+            log.info("not completing the transaction: no longer its coordinator, or loading (which completes "
+                     "it)",
                      transactional_id=pending.transactional_id, error=error.name)
             return
         if epoch_and_metadata is None or epoch_and_metadata.coordinator_epoch != pending.coordinator_epoch:
@@ -402,7 +416,8 @@ class TransactionMarkerChannelManager:
                     self.txn_log_append_retry_queue.append(pending)
                 self._notify_retry_waiting()
             else:
-                log.info("not completing the transaction", transactional_id=pending.transactional_id, error=error.name)
+                log.info("not completing the transaction", transactional_id=pending.transactional_id,
+                         error=error.name)
 
         self.txn_state_manager.append_transaction_to_log(
             pending.transactional_id, pending.coordinator_epoch, pending.new_metadata, append_callback,
@@ -418,9 +433,11 @@ class TransactionMarkerChannelManager:
     def remove_markers_for_txn_topic_partition(self, txn_topic_partition: int) -> None:
         with self._lock:
             queues = [self.markers_queue_for_unknown_broker, *self.markers_queue_per_broker.values()]
-            removed = [e for q in queues for e in q.remove_markers_for_txn_topic_partition(txn_topic_partition)]
+            removed = [e for q in queues
+                       for e in q.remove_markers_for_txn_topic_partition(txn_topic_partition)]
             partition_for = self.txn_state_manager.partition_for
-            self._delayed = [d for d in self._delayed if partition_for(d[1].transactional_id) != txn_topic_partition]
+            self._delayed = [d for d in self._delayed
+                             if partition_for(d[1].transactional_id) != txn_topic_partition]
             self.txn_log_append_retry_queue = [p for p in self.txn_log_append_retry_queue
                                                if partition_for(p.transactional_id) != txn_topic_partition]
             for transactional_id in [t for t in self.transactions_with_pending_markers

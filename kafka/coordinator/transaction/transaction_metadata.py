@@ -91,7 +91,8 @@ class TransactionMetadata:
             raise IllegalTransitionError("cannot fence a producer at epoch Short.MaxValue")
         bumped = self.producer_epoch if self.has_failed_epoch_fence else self.producer_epoch + 1
         return self._prepare_transition_to(TransactionState.PREPARE_EPOCH_FENCE, self.producer_id, bumped,
-                                           NO_PRODUCER_EPOCH, self.txn_timeout_ms, frozenset(self.topic_partitions),
+                                           NO_PRODUCER_EPOCH, self.txn_timeout_ms,
+                                           frozenset(self.topic_partitions),
                                            self.txn_start_timestamp, self.txn_last_update_timestamp)
 
     def prepare_increment_producer_epoch(self, new_txn_timeout_ms: int, expected_producer_epoch: int | None,
@@ -109,13 +110,15 @@ class TransactionMetadata:
             next_epoch, last_epoch = self.producer_epoch, self.last_producer_epoch
         else:
             return Errors.PRODUCER_FENCED, None
-        return None, self._prepare_transition_to(TransactionState.EMPTY, self.producer_id, next_epoch, last_epoch,
+        return None, self._prepare_transition_to(TransactionState.EMPTY, self.producer_id, next_epoch,
+                                                 last_epoch,
                                                  new_txn_timeout_ms, frozenset(), -1, now_ms)
 
     def prepare_producer_id_rotation(self, new_producer_id: int, new_txn_timeout_ms: int, now_ms: int,
                                      record_last_epoch: bool) -> TxnTransitMetadata:
         """The epoch is exhausted: a new producer id, at epoch 0."""
-        if self.state in (TransactionState.ONGOING, TransactionState.PREPARE_ABORT, TransactionState.PREPARE_COMMIT):
+        if self.state in (TransactionState.ONGOING, TransactionState.PREPARE_ABORT,
+                          TransactionState.PREPARE_COMMIT):
             raise IllegalTransitionError("cannot rotate producer ids while a transaction is pending")
         return self._prepare_transition_to(TransactionState.EMPTY, new_producer_id, 0,
                                            self.producer_epoch if record_last_epoch else NO_PRODUCER_EPOCH,
@@ -131,7 +134,8 @@ class TransactionMetadata:
                                            now_ms if starting else self.txn_start_timestamp, now_ms)
 
     def prepare_abort_or_commit(self, new_state: TransactionState, now_ms: int) -> TxnTransitMetadata:
-        return self._prepare_transition_to(new_state, self.producer_id, self.producer_epoch, self.last_producer_epoch,
+        return self._prepare_transition_to(new_state, self.producer_id, self.producer_epoch,
+                                           self.last_producer_epoch,
                                            self.txn_timeout_ms, frozenset(self.topic_partitions),
                                            self.txn_start_timestamp, now_ms)
 
@@ -140,7 +144,8 @@ class TransactionMetadata:
         new_state = (TransactionState.COMPLETE_COMMIT if self.state == TransactionState.PREPARE_COMMIT
                      else TransactionState.COMPLETE_ABORT)
         self.has_failed_epoch_fence = False  # the fence's record is in the log now
-        return self._prepare_transition_to(new_state, self.producer_id, self.producer_epoch, self.last_producer_epoch,
+        return self._prepare_transition_to(new_state, self.producer_id, self.producer_epoch,
+                                           self.last_producer_epoch,
                                            self.txn_timeout_ms, frozenset(), self.txn_start_timestamp, now_ms)
 
     def prepare_dead(self) -> TxnTransitMetadata:
@@ -148,11 +153,14 @@ class TransactionMetadata:
                                            self.last_producer_epoch, self.txn_timeout_ms, frozenset(),
                                            self.txn_start_timestamp, self.txn_last_update_timestamp)
 
-    def _prepare_transition_to(self, new_state: TransactionState, producer_id: int, epoch: int, last_epoch: int,
-                               txn_timeout_ms: int, partitions: frozenset[TopicPartition], txn_start_timestamp: int,
+    def _prepare_transition_to(self, new_state: TransactionState, producer_id: int, epoch: int,
+                               last_epoch: int,
+                               txn_timeout_ms: int, partitions: frozenset[TopicPartition],
+                               txn_start_timestamp: int,
                                now_ms: int) -> TxnTransitMetadata:
         if self.pending_state is not None:
-            raise IllegalTransitionError(f"{self.transactional_id}: preparing {new_state} while {self.pending_state} "
+            raise IllegalTransitionError(f"{self.transactional_id}: preparing {new_state} while "
+                                         f"{self.pending_state} "
                                          "is pending")
         if producer_id < 0:
             raise IllegalTransitionError(f"illegal producer id {producer_id}")
@@ -181,17 +189,20 @@ class TransactionMetadata:
             self.last_producer_id = transit.last_producer_id
             self.txn_start_timestamp = transit.txn_start_timestamp  # -1: no transaction since
         elif to_state == TransactionState.ONGOING:  # AddPartitionsToTxn
-            if (not self._valid_producer_epoch(transit) or not self.topic_partitions <= transit.topic_partitions
+            if (not self._valid_producer_epoch(transit)
+                or not self.topic_partitions <= transit.topic_partitions
                     or self.txn_timeout_ms != transit.txn_timeout_ms):
                 self._fail(transit)
             self.txn_start_timestamp = transit.txn_start_timestamp
             self.add_partitions(transit.topic_partitions)
         elif to_state in (TransactionState.PREPARE_ABORT, TransactionState.PREPARE_COMMIT):  # EndTxn
-            if (not self._valid_producer_epoch(transit) or set(self.topic_partitions) != transit.topic_partitions
+            if (not self._valid_producer_epoch(transit)
+                or set(self.topic_partitions) != transit.topic_partitions
                     or self.txn_timeout_ms != transit.txn_timeout_ms
                     or self.txn_start_timestamp != transit.txn_start_timestamp):
                 self._fail(transit)
-        elif to_state in (TransactionState.COMPLETE_ABORT, TransactionState.COMPLETE_COMMIT):  # markers written
+        # markers written
+        elif to_state in (TransactionState.COMPLETE_ABORT, TransactionState.COMPLETE_COMMIT):
             if (not self._valid_producer_epoch(transit) or self.txn_timeout_ms != transit.txn_timeout_ms
                     or transit.txn_start_timestamp == -1):
                 self._fail(transit)
@@ -211,5 +222,6 @@ class TransactionMetadata:
                 or (transit.producer_epoch == 0 and transit.producer_id != self.producer_id))
 
     def _fail(self, transit: TxnTransitMetadata) -> None:
-        raise IllegalTransitionError(f"{self.transactional_id}: cannot complete the transition to {transit} from "
+        raise IllegalTransitionError(f"{self.transactional_id}: cannot complete the transition to {transit} "
+                                     "from "
                                      f"{self.state} (pending {self.pending_state})")

@@ -42,7 +42,8 @@ class TransactionState(Enum):
     @property
     def is_expiration_allowed(self) -> bool:
         """Only an id with no transaction in flight may expire (transactional.id.expiration.ms)."""
-        return self in (TransactionState.EMPTY, TransactionState.COMPLETE_COMMIT, TransactionState.COMPLETE_ABORT)
+        return self in (TransactionState.EMPTY, TransactionState.COMPLETE_COMMIT,
+                        TransactionState.COMPLETE_ABORT)
 
     @classmethod
     def from_id(cls, state_id: int) -> TransactionState:

@@ -67,7 +67,8 @@ class TransactionConfig:
     @classmethod
     def from_kafka_config(cls, config) -> TransactionConfig:
         return cls(config.transactional_id_expiration_ms, config.transaction_max_timeout_ms,
-                   config.transaction_state_log_num_partitions, config.transaction_state_log_replication_factor,
+                   config.transaction_state_log_num_partitions,
+                   config.transaction_state_log_replication_factor,
                    config.transaction_state_log_segment_bytes, config.transaction_state_log_load_buffer_size,
                    config.transaction_state_log_min_isr,
                    config.transaction_abort_timed_out_transaction_cleanup_interval_ms,
@@ -164,7 +165,8 @@ class TransactionStateManager:
             return {p: e.coordinator_epoch for p, e in self.transaction_metadata_cache.items()}
 
     # ------------------------------------------------------------------ the cache
-    def get_transaction_state(self, transactional_id: str) -> tuple[Errors, CoordinatorEpochAndTxnMetadata | None]:
+    def get_transaction_state(self,
+                              transactional_id: str) -> tuple[Errors, CoordinatorEpochAndTxnMetadata | None]:
         """(NONE, entry or None when unknown), or (COORDINATOR_LOAD_IN_PROGRESS | NOT_COORDINATOR, None)."""
         return self._get_and_maybe_add_transaction_state(transactional_id, None)
 
@@ -172,7 +174,8 @@ class TransactionStateManager:
                                             ) -> tuple[Errors, CoordinatorEpochAndTxnMetadata | None]:
         return self._get_and_maybe_add_transaction_state(metadata.transactional_id, metadata)
 
-    def _get_and_maybe_add_transaction_state(self, transactional_id: str, created: TransactionMetadata | None):
+    def _get_and_maybe_add_transaction_state(self, transactional_id: str,
+                                             created: TransactionMetadata | None):
         with self._state_lock:
             partition = self.partition_for(transactional_id)
             if any(p == partition for p, _ in self.loading_partitions):
@@ -213,7 +216,8 @@ class TransactionStateManager:
             return Errors.NONE, unknown, listed
 
     # ------------------------------------------------------------------ appending a transition
-    def append_transaction_to_log(self, transactional_id: str, coordinator_epoch: int, new_metadata: TxnTransitMetadata,
+    def append_transaction_to_log(self, transactional_id: str, coordinator_epoch: int,
+                                  new_metadata: TxnTransitMetadata,
                                   response_callback: Callable[[Errors], None],
                                   retry_on_error: Callable[[Errors], bool] = lambda e: False) -> None:
         """Write ``new_metadata`` (acks=-1); once committed, complete the transition in the cache --
@@ -230,7 +234,8 @@ class TransactionStateManager:
             if error == Errors.NONE:
                 error = self._complete_transition(transactional_id, coordinator_epoch, new_metadata)
             else:
-                self._reset_pending_state(transactional_id, coordinator_epoch, new_metadata, error, retry_on_error)
+                self._reset_pending_state(transactional_id, coordinator_epoch, new_metadata, error,
+                                          retry_on_error)
             response_callback(error)
 
         error, epoch_and_metadata = self.get_transaction_state(transactional_id)
@@ -251,17 +256,20 @@ class TransactionStateManager:
                      error=error.name)
             return error
         if epoch_and_metadata is None or epoch_and_metadata.coordinator_epoch != coordinator_epoch:
-            log.info("coordinator epoch changed while appending; not applying", transactional_id=transactional_id,
+            log.info("coordinator epoch changed while appending; not applying",
+                     transactional_id=transactional_id,
                      coordinator_epoch=coordinator_epoch)
             return Errors.NOT_COORDINATOR
         metadata = epoch_and_metadata.transaction_metadata
         with metadata.lock:
             metadata.complete_transition_to(new_metadata)
-        log.debug("transaction state updated", transactional_id=transactional_id, state=str(new_metadata.txn_state),
+        log.debug("transaction state updated", transactional_id=transactional_id,
+                  state=str(new_metadata.txn_state),
                   producer_id=new_metadata.producer_id, producer_epoch=new_metadata.producer_epoch)
         return Errors.NONE
 
-    def _reset_pending_state(self, transactional_id: str, coordinator_epoch: int, new_metadata: TxnTransitMetadata,
+    def _reset_pending_state(self, transactional_id: str, coordinator_epoch: int,
+                             new_metadata: TxnTransitMetadata,
                              error: Errors, retry_on_error: Callable[[Errors], bool]) -> None:
         """A failed append changed nothing: clear the pending state so the client may try again
         (unless the caller retries the very same append)."""
@@ -276,7 +284,8 @@ class TransactionStateManager:
 
     # ------------------------------------------------------------------ loading and unloading
     def load_transactions_for_txn_topic_partition(self, partition: int, coordinator_epoch: int,
-                                                  send_txn_markers: SendTxnMarkers, now: bool = False) -> None:
+                                                  send_txn_markers: SendTxnMarkers,
+                                                  now: bool = False) -> None:
         """This broker leads the partition from ``coordinator_epoch`` on: read it in the background
         (or ``now``); its ids answer COORDINATOR_LOAD_IN_PROGRESS until done."""
         with self._state_lock:
@@ -309,23 +318,27 @@ class TransactionStateManager:
                     # The previous coordinator wrote Prepare* but maybe not every marker: finish its work.
                     if metadata.state in (TransactionState.PREPARE_COMMIT, TransactionState.PREPARE_ABORT):
                         committed = metadata.state == TransactionState.PREPARE_COMMIT
-                        pending.append((committed, metadata, metadata.prepare_complete(self.time.milliseconds())))
+                        pending.append((committed, metadata,
+                                        metadata.prepare_complete(self.time.milliseconds())))
             self.loading_partitions.discard((partition, coordinator_epoch))
         log.info("loaded transaction metadata", topic_partition=str(tp), coordinator_epoch=coordinator_epoch,
                  transactional_ids=len(loaded), took_ms=took_ms)
         for committed, metadata, transit in pending:
-            log.info("sending the markers of a transaction found prepared", transactional_id=metadata.transactional_id,
+            log.info("sending the markers of a transaction found prepared",
+                     transactional_id=metadata.transactional_id,
                      state=str(metadata.state))
             send_txn_markers(coordinator_epoch, committed, metadata, transit)
 
-    def _load_transaction_metadata(self, tp: TopicPartition, coordinator_epoch: int) -> dict[str, TransactionMetadata]:
+    def _load_transaction_metadata(self, tp: TopicPartition,
+                                   coordinator_epoch: int) -> dict[str, TransactionMetadata]:
         loaded: dict[str, TransactionMetadata] = {}
         position = 0
         while not self._shutting_down:
             with self._state_lock:
                 if (tp.partition, coordinator_epoch) not in self.loading_partitions:
                     break
-            data = self.replica_manager.read_partition_log(tp, position, self.config.transaction_log_load_buffer_size)
+            data = self.replica_manager.read_partition_log(tp, position,
+                                                           self.config.transaction_log_load_buffer_size)
             if data.error == Errors.OFFSET_OUT_OF_RANGE and position < data.log_start_offset:
                 position = data.log_start_offset  # compaction or retention moved the start
                 continue
@@ -352,11 +365,13 @@ class TransactionStateManager:
         else:
             loaded[key.transactional_id] = metadata
 
-    def remove_transactions_for_txn_topic_partition(self, partition: int, coordinator_epoch: int | None = None) -> None:
+    def remove_transactions_for_txn_topic_partition(self, partition: int,
+                                                    coordinator_epoch: int | None = None) -> None:
         """This broker no longer leads the partition: forget its ids (their clients get NOT_COORDINATOR)."""
         with self._state_lock:
             self.loading_partitions = {(p, e) for p, e in self.loading_partitions
-                                       if p != partition or (coordinator_epoch is not None and e != coordinator_epoch)}
+                                       if p != partition
+                                       or (coordinator_epoch is not None and e != coordinator_epoch)}
             entry = self.transaction_metadata_cache.pop(partition, None)
         if entry is not None:
             log.info("unloaded transaction metadata", partition=partition,
@@ -387,7 +402,8 @@ class TransactionStateManager:
                             metadata.txn_last_update_timestamp <= now - self.config.transactional_id_expiration_ms:
                         expired.append((metadata, metadata.prepare_dead()))
             if expired:
-                self._write_tombstones_for_expired_transactional_ids(partition, entry.coordinator_epoch, expired, now)
+                self._write_tombstones_for_expired_transactional_ids(partition, entry.coordinator_epoch,
+                                                                     expired, now)
 
     def _write_tombstones_for_expired_transactional_ids(self, partition: int, coordinator_epoch: int,
                                                         expired: list, now: int) -> None:
@@ -402,15 +418,18 @@ class TransactionStateManager:
                 entry = self.transaction_metadata_cache.get(partition)
                 for metadata, transit in expired:
                     with metadata.lock:
-                        if (error == Errors.NONE and entry is not None and entry.coordinator_epoch == coordinator_epoch
+                        if (error == Errors.NONE and entry is not None
+                            and entry.coordinator_epoch == coordinator_epoch
                                 and metadata.pending_state == TransactionState.DEAD
                                 and metadata.producer_epoch == transit.producer_epoch):
                             entry.metadata_per_transactional_id.pop(metadata.transactional_id, None)
                             log.info("transactional id expired", transactional_id=metadata.transactional_id)
                         else:
                             metadata.pending_state = None
-                            log.warning("could not expire a transactional id", transactional_id=metadata.transactional_id,
+                            log.warning("could not expire a transactional id",
+                                        transactional_id=metadata.transactional_id,
                                         error=error.name)
 
         self.replica_manager.append_records(self.config.request_timeout_ms, ENFORCED_REQUIRED_ACKS, True,
-                                            {tp: build_batch(records, timestamp=now)}, remove_from_cache_callback)
+                                            {tp: build_batch(records, timestamp=now)},
+                                            remove_from_cache_callback)

@@ -101,7 +101,8 @@ class MetadataLoader:
                 for value in batch.records:
                     delta.replay(deserialize(value))
             snapshot = reader.snapshot_id
-            provenance = MetadataProvenance(snapshot.offset - 1, snapshot.epoch, reader.last_contained_log_timestamp)
+            provenance = MetadataProvenance(snapshot.offset - 1, snapshot.epoch,
+                                            reader.last_contained_log_timestamp)
             self._pending, self._pending_provenance = None, None  # what came before is replaced
             self._pending_batches, self._pending_bytes = 0, 0
             self._maybe_publish(delta, provenance, 0, size)
@@ -113,7 +114,8 @@ class MetadataLoader:
             if self._catching_up and not self._still_need_to_catch_up(last_offset) and self._pending is not None:
                 self._maybe_publish(self._pending, self._pending_provenance, 0, 0)
 
-    def _maybe_publish(self, delta: MetadataDelta, provenance: MetadataProvenance, batches: int, size: int) -> None:
+    def _maybe_publish(self, delta: MetadataDelta, provenance: MetadataProvenance, batches: int,
+                       size: int) -> None:
         batches, size = self._pending_batches + batches, self._pending_bytes + size
         if self._still_need_to_catch_up(provenance.last_contained_offset):
             self._pending, self._pending_provenance = delta, provenance
@@ -135,7 +137,8 @@ class MetadataLoader:
                  high_watermark=high_watermark)
         return False
 
-    def _publish(self, delta: MetadataDelta, provenance: MetadataProvenance, manifest: LogDeltaManifest) -> None:
+    def _publish(self, delta: MetadataDelta, provenance: MetadataProvenance,
+                 manifest: LogDeltaManifest) -> None:
         self.image = delta.apply(provenance)
         self.last_applied_offset = provenance.last_contained_offset
         for publisher in self._publishers:

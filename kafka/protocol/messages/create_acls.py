@@ -1,8 +1,8 @@
 """CreateAcls (key 30): add access control entries (KIP-140; prefixed patterns KIP-290).
 
-Mirrors ``common/message/CreateAclsRequest.json`` and ``...Response.json`` (versions 1-3, v0 dropped in Kafka 4 (KIP-896); flexible
-from 2). Version 1 adds the resource pattern type (a v0 creation is LITERAL). One result per
-creation, in the request's order.
+Mirrors ``common/message/CreateAclsRequest.json`` and ``...Response.json`` (versions 1-3, v0 dropped in Kafka
+4 (KIP-896); flexible from 2). Version 1 adds the resource pattern type (a v0 creation is LITERAL). One result
+per creation, in the request's order.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
@@ -37,4 +37,5 @@ CREATE_ACLS_RESPONSE = Schema(
     Field("results", Array(ACL_CREATION_RESULT), "0+"),
 )
 
-CREATE_ACLS = register(Api(ApiKey.CREATE_ACLS, "CreateAcls", 1, 3, 2, CREATE_ACLS_REQUEST, CREATE_ACLS_RESPONSE))
+CREATE_ACLS = register(Api(ApiKey.CREATE_ACLS, "CreateAcls", 1, 3, 2, CREATE_ACLS_REQUEST,
+                           CREATE_ACLS_RESPONSE))

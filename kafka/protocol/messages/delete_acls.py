@@ -1,7 +1,8 @@
 """DeleteAcls (key 31): remove every access control entry each filter matches (KIP-140; KIP-290).
 
-Mirrors ``common/message/DeleteAclsRequest.json`` and ``...Response.json`` (versions 1-3, v0 dropped in Kafka 4 (KIP-896); flexible
-from 2). Filters as DescribeAcls's; one result per filter, listing the entries it removed.
+Mirrors ``common/message/DeleteAclsRequest.json`` and ``...Response.json`` (versions 1-3, v0 dropped in Kafka
+4 (KIP-896); flexible from 2). Filters as DescribeAcls's; one result per filter, listing the entries it
+removed.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
@@ -50,4 +51,5 @@ DELETE_ACLS_RESPONSE = Schema(
     Field("filter_results", Array(DELETE_ACLS_FILTER_RESULT), "0+"),
 )
 
-DELETE_ACLS = register(Api(ApiKey.DELETE_ACLS, "DeleteAcls", 1, 3, 2, DELETE_ACLS_REQUEST, DELETE_ACLS_RESPONSE))
+DELETE_ACLS = register(Api(ApiKey.DELETE_ACLS, "DeleteAcls", 1, 3, 2, DELETE_ACLS_REQUEST,
+                           DELETE_ACLS_RESPONSE))

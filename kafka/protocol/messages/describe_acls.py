@@ -1,9 +1,9 @@
 """DescribeAcls (key 29): the access control entries a filter matches (KIP-140; KIP-290).
 
-Mirrors ``common/message/DescribeAclsRequest.json`` and ``...Response.json`` (versions 1-3, v0 dropped in Kafka 4 (KIP-896); flexible
-from 2). The filter's null strings and ANY (1) codes match anything; pattern type MATCH (2) matches
-the LITERAL, wildcard and PREFIXED patterns that would apply to the named resource. The answer is
-grouped by resource pattern.
+Mirrors ``common/message/DescribeAclsRequest.json`` and ``...Response.json`` (versions 1-3, v0 dropped in
+Kafka 4 (KIP-896); flexible from 2). The filter's null strings and ANY (1) codes match anything; pattern type
+MATCH (2) matches the LITERAL, wildcard and PREFIXED patterns that would apply to the named resource. The
+answer is grouped by resource pattern.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register

@@ -1,8 +1,9 @@
 """DescribeQuorum (key 55): the state of the metadata quorum, as its leader sees it (KIP-595, KIP-836).
 
-Mirrors ``common/message/DescribeQuorumRequest.json`` and ``DescribeQuorumResponse.json`` versions
-0-2 (flexible; version 2, KIP-853, names each voter's directory id and every voter's endpoints). Only the leader knows every voter's and observer's log end offset and when it last
-fetched; `kafka-metadata-quorum describe` prints this response.
+Mirrors ``common/message/DescribeQuorumRequest.json`` and ``DescribeQuorumResponse.json`` versions 0-2
+(flexible; version 2, KIP-853, names each voter's directory id and every voter's endpoints). Only the leader
+knows every voter's and observer's log end offset and when it last fetched; `kafka-metadata-quorum describe`
+prints this response.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register

@@ -11,7 +11,8 @@ from kafka.protocol.schema import Array, Field, Schema
 from kafka.protocol.types import Int8, Int16, Int32, Int64, Records, String, Uuid
 
 CONSUMER_REPLICA_ID = -1  # a Fetch or ListOffsets from a consumer
-DEBUGGING_REPLICA_ID = -2  # Kafka's DEBUGGING_CONSUMER_ID: may read any replica, below its HW (kafka-replica-verification)
+# Kafka's DEBUGGING_CONSUMER_ID: may read any replica, below its HW (kafka-replica-verification)
+DEBUGGING_REPLICA_ID = -2
 
 REPLICA_STATE = Schema(
     "ReplicaState",

@@ -30,4 +30,5 @@ LIST_GROUPS_RESPONSE = Schema(
     Field("groups", Array(LISTED_GROUP), "0+"),
 )
 
-LIST_GROUPS = register(Api(ApiKey.LIST_GROUPS, "ListGroups", 0, 5, 3, LIST_GROUPS_REQUEST, LIST_GROUPS_RESPONSE))
+LIST_GROUPS = register(Api(ApiKey.LIST_GROUPS, "ListGroups", 0, 5, 3, LIST_GROUPS_REQUEST,
+                           LIST_GROUPS_RESPONSE))

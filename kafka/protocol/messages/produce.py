@@ -96,7 +96,8 @@ def validate_records(records) -> tuple[Errors, str | None] | None:
     (batch_length,) = struct.unpack_from(">i", records, 8)
     if batch_length < _MIN_RECORD_OVERHEAD:
         return (Errors.CORRUPT_MESSAGE,
-                f"Record size {batch_length} is less than the minimum record overhead ({_MIN_RECORD_OVERHEAD})")
+                f"Record size {batch_length} is less than the minimum record overhead "
+                f"({_MIN_RECORD_OVERHEAD})")
     if len(records) < _LOG_OVERHEAD + batch_length:  # no whole batch
         return Errors.INVALID_RECORD, None
     magic = struct.unpack_from(">b", records, _MAGIC_AT)[0]

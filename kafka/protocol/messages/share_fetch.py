@@ -105,4 +105,5 @@ SHARE_FETCH_RESPONSE = Schema(
     Field("node_endpoints", Array(NODE_ENDPOINT), "1+"),
 )
 
-SHARE_FETCH = register(Api(ApiKey.SHARE_FETCH, "ShareFetch", 1, 2, 0, SHARE_FETCH_REQUEST, SHARE_FETCH_RESPONSE))
+SHARE_FETCH = register(Api(ApiKey.SHARE_FETCH, "ShareFetch", 1, 2, 0, SHARE_FETCH_REQUEST,
+                           SHARE_FETCH_RESPONSE))

@@ -129,7 +129,8 @@ class BrokerMetadataPublisher:
         self._update_listeners.append(listener)
 
     def _topics_changed(self, delta) -> bool:
-        return getattr(delta, "topics_delta", None) is not None or getattr(delta, "configs_delta", None) is not None
+        return getattr(delta, "topics_delta", None) is not None or getattr(delta, "configs_delta",
+                                                                           None) is not None
 
     def _apply_topic_changes(self, old: dict[str, TopicMetadata], new: dict[str, TopicMetadata]) -> None:
         for name, topic in old.items():
@@ -174,7 +175,8 @@ class BrokerMetadataPublisher:
             log.info("leadership changed", became_leader=[str(tp) for tp in elected],
                      became_follower=[str(tp) for tp in resigned])
 
-    def _apply_partition(self, tp: TopicPartition, state: PartitionState, log_config: LogConfig) -> str | None:
+    def _apply_partition(self, tp: TopicPartition, state: PartitionState,
+                         log_config: LogConfig) -> str | None:
         """Become leader or follower of one partition as the image says; 'elected', 'resigned' or None."""
         partition = self.replica_manager.get_partition(tp)
         was_leader = partition is not None and partition.is_leader
@@ -206,7 +208,8 @@ class BrokerMetadataPublisher:
         for tp in resigned:
             if tp.topic == GROUP_METADATA_TOPIC_NAME:
                 partition = self.replica_manager.get_partition(tp)
-                self.group_coordinator.on_resignation(tp.partition, partition.leader_epoch if partition else None)
+                self.group_coordinator.on_resignation(tp.partition, partition.leader_epoch if partition
+                                                      else None)
         for tp in elected:
             partition = self.replica_manager.get_partition(tp)
             if tp.topic == GROUP_METADATA_TOPIC_NAME and partition is not None:
@@ -242,7 +245,8 @@ class BrokerMetadataPublisher:
         for topic in image.topics.topics_by_name.values():
             configs = dict(image.configs.config_props(TOPIC_RESOURCE, topic.name))
             partitions = tuple(
-                PartitionState(index, p.leader, p.leader_epoch, tuple(p.replicas), tuple(p.isr), p.partition_epoch)
+                PartitionState(index, p.leader, p.leader_epoch, tuple(p.replicas), tuple(p.isr),
+                               p.partition_epoch)
                 for index, p in sorted(topic.partitions.items()))
             topic_id = topic.id if isinstance(topic.id, uuid.UUID) else uuid.UUID(str(topic.id))
             topics[topic.name] = TopicMetadata(topic.name, topic_id, len(partitions), configs,

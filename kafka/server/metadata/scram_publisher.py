@@ -36,7 +36,8 @@ class ScramPublisher:
             mechanism = ScramMechanism.from_type(type_id)
             if mechanism is not None:
                 credentials[mechanism.mechanism_name] = {
-                    user: ScramCredential(c.salt, c.stored_key, c.server_key, c.iterations) for user, c in users.items()}
+                    user: ScramCredential(c.salt, c.stored_key, c.server_key, c.iterations)
+                    for user, c in users.items()}
         self.credential_cache.replace_all(credentials)
         log.info("SCRAM credentials updated", users={m: sorted(u) for m, u in credentials.items()})
 

@@ -67,7 +67,8 @@ class ClientQuotaManagerConfig:
 class ClientSensors:
     """One quota entity's sensors (Kafka's ClientSensors): its rate and its throttle times."""
 
-    metric_tags: tuple[str, str]  # (user, client-id) as the metrics are tagged; "" where not part of the quota
+    # (user, client-id) as the metrics are tagged; "" where not part of the quota
+    metric_tags: tuple[str, str]
     quota_sensor: Rate
     throttle_time_sensor: Avg
     quota: float | None  # the bound, None when no quota covers this entity
@@ -90,7 +91,8 @@ class ClientQuotaManager:
         return self.quota_types_enabled != 0
 
     # ------------------------------------------------------------------ recording
-    def maybe_record_and_get_throttle_time_ms(self, user: str, client_id: str, value: float, now_ms: int) -> int:
+    def maybe_record_and_get_throttle_time_ms(self, user: str, client_id: str, value: float,
+                                              now_ms: int) -> int:
         """Record `value` for this client; 0, or how long it must be throttled for its quota."""
         if not self.quotas_enabled:
             return 0  # no quota anywhere: nothing is metered, as in Kafka
@@ -183,7 +185,8 @@ class ClientQuotaManager:
         if sensors is None:
             self._expire_sensors(now_ms)
             metric_config = self.config.metric_config
-            sensors = ClientSensors(tags, Rate(metric_config), Avg(metric_config), self.quota_limit(tags), now_ms)
+            sensors = ClientSensors(tags, Rate(metric_config), Avg(metric_config), self.quota_limit(tags),
+                                    now_ms)
             self._sensors[tags] = sensors
         return sensors
 

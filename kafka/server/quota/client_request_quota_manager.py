@@ -21,7 +21,8 @@ class ClientRequestQuotaManager(ClientQuotaManager):
         super().__init__(config, QuotaType.REQUEST, time)
         self.max_throttle_time_ms = config.quota_window_size_seconds * 1000
 
-    def maybe_record_request_time(self, user: str, client_id: str, request_thread_time_ns: int, now_ms: int) -> int:
+    def maybe_record_request_time(self, user: str, client_id: str, request_thread_time_ns: int,
+                                  now_ms: int) -> int:
         """Record one request's I/O-thread time; 0, or how long the client must be throttled."""
         return self.maybe_record_and_get_throttle_time_ms(
             user, client_id, request_thread_time_ns * NANOS_TO_PERCENTAGE_PER_SECOND, now_ms)

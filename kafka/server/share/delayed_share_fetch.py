@@ -61,7 +61,8 @@ class DelayedShareFetch(DelayedOperation):
                 if data.error == Errors.NONE:
                     self.share_partitions[tip].update_fetch_offset_metadata(fetch_offsets[tip],
                                                                             data.fetch_offset_metadata)
-            if any(data.error != Errors.NONE for data in read.values()) or self._min_bytes_satisfied(fetch_offsets):
+            if any(data.error != Errors.NONE
+                   for data in read.values()) or self._min_bytes_satisfied(fetch_offsets):
                 self.partitions_acquired, self.already_fetched = fetch_offsets, read
                 return self.force_complete()
         except Exception:  # noqa: BLE001  (a failed read answers the request with what it has)
@@ -78,13 +79,17 @@ class DelayedShareFetch(DelayedOperation):
             self.share_fetch.maybe_complete({})
             return
         self.metrics.record_topic_partitions_fetch_ratio(
-            self.share_fetch.group_id, int(100 * len(fetch_offsets) / len(self.share_fetch.topic_id_partitions)))
+            self.share_fetch.group_id,
+            int(100 * len(fetch_offsets) / len(self.share_fetch.topic_id_partitions)))
         try:
-            missing = {tip: offset for tip, offset in fetch_offsets.items() if tip not in self.already_fetched}
+            missing = {tip: offset for tip, offset in fetch_offsets.items()
+                       if tip not in self.already_fetched}
             read = {**self._read(missing), **self.already_fetched}
             ordered = [(tip, fetch_offsets[tip], read[tip]) for tip in fetch_offsets if tip in read]
-            self.share_fetch.maybe_complete(process_fetch_response(self.share_fetch, ordered, self.share_partitions,
-                                                                   self.metadata_provider, self.exception_handler))
+            self.share_fetch.maybe_complete(process_fetch_response(self.share_fetch, ordered,
+                                                                   self.share_partitions,
+                                                                   self.metadata_provider,
+                                                                   self.exception_handler))
         except Exception as e:  # noqa: BLE001
             log.exception("error completing a delayed share fetch", group=self.share_fetch.group_id)
             error = e if isinstance(e, ShareError) else ShareError(Errors.UNKNOWN_SERVER_ERROR, str(e))
@@ -110,7 +115,8 @@ class DelayedShareFetch(DelayedOperation):
                     result[tip] = share_partition.next_fetch_offset()
                     continue
             except Exception:  # noqa: BLE001
-                log.exception("error checking a share partition", group=self.share_fetch.group_id, partition=str(tip))
+                log.exception("error checking a share partition", group=self.share_fetch.group_id,
+                              partition=str(tip))
             share_partition.release_fetch_lock(self.fetch_id)
         return result
 
@@ -120,7 +126,8 @@ class DelayedShareFetch(DelayedOperation):
 
     def _record_acquire_time(self) -> None:
         now = self.time.hi_res_clock_ms()
-        self.metrics.record_topic_partitions_acquire_time_ms(self.share_fetch.group_id, now - self._acquire_start_ms)
+        self.metrics.record_topic_partitions_acquire_time_ms(self.share_fetch.group_id,
+                                                             now - self._acquire_start_ms)
         self._acquire_start_ms = now
 
     # ------------------------------------------------------------------ reading and counting
@@ -133,7 +140,8 @@ class DelayedShareFetch(DelayedOperation):
         return self.log_reader.read(self.share_fetch.fetch_params,
                                     {tip: (fetch_offsets[tip], per_partition) for tip in tips})
 
-    def _without_known_position(self, fetch_offsets: dict[TopicIdPartition, int]) -> dict[TopicIdPartition, int]:
+    def _without_known_position(self,
+                                fetch_offsets: dict[TopicIdPartition, int]) -> dict[TopicIdPartition, int]:
         """The partitions whose fetch offset's place in the log is not known yet: those must be read to count."""
         return {tip: offset for tip, offset in fetch_offsets.items()
                 if self.share_partitions[tip].fetch_offset_metadata(offset) is None}

@@ -41,7 +41,8 @@ class FetchLock:
     def release(self, fetch_id: uuid.UUID) -> None:
         with self._lock:
             if self.holder != fetch_id:
-                log.info("releasing a fetch lock held by another fetch", holder=str(self.holder), fetch=str(fetch_id))
+                log.info("releasing a fetch lock held by another fetch", holder=str(self.holder),
+                         fetch=str(fetch_id))
             self.holder = None
             now = self.time.hi_res_clock_ms()
             held, idle = now - self._acquired_ms, self._idle_ms

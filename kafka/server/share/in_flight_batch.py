@@ -30,7 +30,8 @@ _ONGOING = "The record state is invalid. The acknowledgement of delivery could n
 
 class InFlightBatch:
     def __init__(self, timer: Timer, time: Time, member_id: str, first_offset: int, last_offset: int,
-                 state: RecordState, delivery_count: int, acquisition_lock_timeout_task: AcquisitionLockTimerTask | None,
+                 state: RecordState, delivery_count: int,
+                 acquisition_lock_timeout_task: AcquisitionLockTimerTask | None,
                  lock_task_factory: LockTaskFactory) -> None:
         self.timer = timer
         self.time = time
@@ -73,7 +74,8 @@ class InFlightBatch:
                                new_member_id: str) -> InFlightState | None:
         return self._state().try_update_state(new_state, ops, max_delivery_count, new_member_id)
 
-    def start_batch_state_transition(self, new_state: RecordState, ops: DeliveryCountOps, max_delivery_count: int,
+    def start_batch_state_transition(self, new_state: RecordState, ops: DeliveryCountOps,
+                                     max_delivery_count: int,
                                      new_member_id: str) -> InFlightState | None:
         return self._state().start_state_transition(new_state, ops, max_delivery_count, new_member_id)
 
@@ -89,7 +91,8 @@ class InFlightBatch:
             return [(self.first_offset, self._state())]
         return list(self.offset_state.items())
 
-    def acquired_states(self, start_offset: int, first: int, last: int) -> list[tuple[int, int, InFlightState]]:
+    def acquired_states(self, start_offset: int, first: int,
+                        last: int) -> list[tuple[int, int, InFlightState]]:
         """(first, last, state) of the ACQUIRED records in [first, last]; a batch the start offset has moved
         into is split first, since its records before the start offset will be archived, not released."""
         if self.offset_state is None and self.state is RecordState.ACQUIRED \
@@ -132,7 +135,8 @@ class InFlightBatch:
                                                   max_delivery_count, member_id)
             if updated is None or updated.state is not RecordState.ACQUIRED:
                 return []
-            self.update_acquisition_lock_timeout(schedule_lock(member_id, self.first_offset, self.last_offset))
+            self.update_acquisition_lock_timeout(schedule_lock(member_id, self.first_offset,
+                                                               self.last_offset))
             return [AcquiredRecords(self.first_offset, self.last_offset, self.delivery_count)]
         self.maybe_initialize_offset_state_update()
         acquired: list[AcquiredRecords] = []
@@ -141,7 +145,8 @@ class InFlightBatch:
                 continue
             if offset > request_last or limit is not None and len(acquired) >= limit:
                 break
-            updated = state.try_update_state(RecordState.ACQUIRED, DeliveryCountOps.INCREASE, max_delivery_count,
+            updated = state.try_update_state(RecordState.ACQUIRED, DeliveryCountOps.INCREASE,
+                                             max_delivery_count,
                                              member_id)
             if updated is None or updated.state is not RecordState.ACQUIRED:
                 continue
@@ -149,7 +154,8 @@ class InFlightBatch:
             acquired.append(AcquiredRecords(offset, offset, state.delivery_count))
         return acquired
 
-    def acknowledgeable_states(self, member_id: str, first: int, last: int, per_offset: bool, start_offset: int
+    def acknowledgeable_states(self, member_id: str, first: int, last: int, per_offset: bool,
+                               start_offset: int
                                ) -> list[tuple[int, int, InFlightState]]:
         """(first, last, state) of what member_id may acknowledge in [first, last]: the whole batch, or each
         offset; raises INVALID_RECORD_STATE when it holds not all of it (Kafka's acknowledgeBatchRecords)."""
@@ -165,11 +171,13 @@ class InFlightBatch:
             if full_match and not per_offset and not self.first_offset < start_offset <= self.last_offset:
                 if self.state is not RecordState.ACQUIRED:
                     raise ShareError(Errors.INVALID_RECORD_STATE,
-                                     "The batch cannot be acknowledged. The batch is not in the acquired state.")
+                                     "The batch cannot be acknowledged. The batch is not in the acquired "
+                                     "state.")
                 return [(self.first_offset, self.last_offset, self._state())]
             if self.state is not RecordState.ACQUIRED:
                 raise ShareError(Errors.INVALID_RECORD_STATE,
-                                 "The batch cannot be acknowledged. The subset batch is not in the acquired state.")
+                                 "The batch cannot be acknowledged. The subset batch is not in the acquired "
+                                 "state.")
             self.maybe_initialize_offset_state_update()
         result = []
         for offset, state in self.offset_state.items():
@@ -201,7 +209,8 @@ class InFlightBatch:
             if task is not None and not task.has_expired:  # a lock that fired is being released: not copied
                 offset_task = self.lock_task_factory(batch.member_id, offset, offset,
                                                      max(1, task.expiration_ms - self.time.hi_res_clock_ms()))
-            self.offset_state[offset] = InFlightState(batch.state, batch.delivery_count, batch.member_id, offset_task)
+            self.offset_state[offset] = InFlightState(batch.state, batch.delivery_count, batch.member_id,
+                                                      offset_task)
             if offset_task is not None:
                 self.timer.add(offset_task)
         batch.cancel_and_clear_acquisition_lock_timeout_task()
@@ -218,7 +227,8 @@ class InFlightBatch:
         for offset in range(self.first_offset, self.last_offset + 1):
             if offset <= target_offset:
                 task = self.lock_task_factory(batch.member_id, offset, offset, delay_ms)
-                self.offset_state[offset] = InFlightState(batch.state, batch.delivery_count, batch.member_id, task)
+                self.offset_state[offset] = InFlightState(batch.state, batch.delivery_count, batch.member_id,
+                                                          task)
                 self.timer.add(task)
             else:
                 self.offset_state[offset] = InFlightState(RecordState.AVAILABLE, batch.delivery_count - 1,

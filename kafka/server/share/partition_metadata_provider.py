@@ -74,10 +74,12 @@ class ReplicaManagerPartitionMetadataProvider(PartitionMetadataProvider):
     def offset_for_timestamp(self, tip: TopicIdPartition, timestamp: int, leader_epoch: int) -> int:
         partition = self._partition(tip)
         if leader_epoch >= 0 and partition.leader_epoch != leader_epoch:
-            raise PartitionNotLeaderError(Errors.FENCED_LEADER_EPOCH, f"{tip} is at leader epoch {partition.leader_epoch}")
+            raise PartitionNotLeaderError(Errors.FENCED_LEADER_EPOCH,
+                                          f"{tip} is at leader epoch {partition.leader_epoch}")
         _, offset = partition.fetch_offset_for_timestamp(timestamp, FetchIsolation.HIGH_WATERMARK)
         if offset < 0:
-            raise OffsetNotAvailableError(f"Offset for timestamp {timestamp} not found for topic partition: {tip}")
+            raise OffsetNotAvailableError(f"Offset for timestamp {timestamp} not found for topic partition: "
+                                          f"{tip}")
         return offset
 
     def end_offset_metadata(self, tip: TopicIdPartition, isolation: FetchIsolation) -> LogOffsetMetadata:

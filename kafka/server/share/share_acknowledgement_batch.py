@@ -1,5 +1,6 @@
 """ShareAcknowledgementBatch and AcknowledgeType: what a member says about records it acquired
-(Kafka's org.apache.kafka.server.share.acknowledge.ShareAcknowledgementBatch and the client's AcknowledgeType).
+(Kafka's org.apache.kafka.server.share.acknowledge.ShareAcknowledgementBatch and the client's
+AcknowledgeType).
 
 A batch covers first_offset..last_offset with one acknowledge type for all of them, or one per offset.
 ACCEPT: processed (ACKNOWLEDGED). RELEASE: give it to someone else (AVAILABLE again). REJECT: unprocessable

@@ -18,7 +18,8 @@ class AcquiredRecords:
     delivery_count: int
 
     def to_wire(self) -> dict:
-        return dict(first_offset=self.first_offset, last_offset=self.last_offset, delivery_count=self.delivery_count)
+        return dict(first_offset=self.first_offset, last_offset=self.last_offset,
+                    delivery_count=self.delivery_count)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,8 @@ def error_of(exception: BaseException) -> Errors:
 def persister_error(error_code: int, message: str | None) -> ShareError:
     """What a persister's error code means to the share partition (Kafka's fetchPersisterError)."""
     error = Errors(error_code) if error_code in Errors._value2member_map_ else Errors.UNKNOWN_SERVER_ERROR
-    if error in (Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE, Errors.COORDINATOR_LOAD_IN_PROGRESS):
+    if error in (Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE,
+                 Errors.COORDINATOR_LOAD_IN_PROGRESS):
         return ShareError(Errors.COORDINATOR_NOT_AVAILABLE, message or "")
     if error in (Errors.GROUP_ID_NOT_FOUND, Errors.UNKNOWN_TOPIC_OR_PARTITION):
         return ShareError(error, message or "")

@@ -19,8 +19,10 @@ from kafka.server.share.topic_id_partition import TopicIdPartition
 
 def partition_response(tip: TopicIdPartition, error: Errors, message: str | None = None) -> dict:
     """A ShareFetch PartitionData with an error and nothing acquired (Kafka's ShareFetchResponse.partitionResponse)."""
-    return dict(partition_index=tip.partition, error_code=error, error_message=message, acknowledge_error_code=0,
-                acknowledge_error_message=None, current_leader=dict(leader_id=-1, leader_epoch=-1), records=b"",
+    return dict(partition_index=tip.partition, error_code=error, error_message=message,
+                acknowledge_error_code=0,
+                acknowledge_error_message=None, current_leader=dict(leader_id=-1, leader_epoch=-1),
+                records=b"",
                 acquired_records=[])
 
 

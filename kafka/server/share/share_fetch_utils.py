@@ -22,8 +22,10 @@ from kafka.server.share.topic_id_partition import TopicIdPartition
 log = structlog.get_logger("kafka.server.share.ShareFetchUtils")
 
 
-def process_fetch_response(share_fetch: ShareFetch, read: list[tuple[TopicIdPartition, int, FetchPartitionData]],
-                           share_partitions: dict, metadata_provider, exception_handler) -> dict[TopicIdPartition, dict]:
+def process_fetch_response(share_fetch: ShareFetch,
+                           read: list[tuple[TopicIdPartition, int, FetchPartitionData]],
+                           share_partitions: dict, metadata_provider,
+                           exception_handler) -> dict[TopicIdPartition, dict]:
     """`read`: (partition, the offset fetched from, what the log gave). Acquires, up to the fetch's max records."""
     response: dict[TopicIdPartition, dict] = {}
     acquired_count = 0
@@ -45,7 +47,8 @@ def process_fetch_response(share_fetch: ShareFetch, read: list[tuple[TopicIdPart
                 continue
             response[tip] = partition_data
             continue
-        acquired = share_partition.acquire(share_fetch.member_id, share_fetch.acquire_mode, share_fetch.batch_size,
+        acquired = share_partition.acquire(share_fetch.member_id, share_fetch.acquire_mode,
+                                           share_fetch.batch_size,
                                            share_fetch.max_fetch_records - acquired_count, fetch_offset, data,
                                            share_fetch.fetch_params.isolation)
         if acquired.acquired_records:
@@ -98,7 +101,8 @@ def without_batches(runs: list[AcquiredRecords], batches: list[RecordBatch]) -> 
         pieces = [(run.first_offset, run.last_offset)]
         for batch in batches:
             pieces = [piece for first, last in pieces
-                      for piece in ((first, min(last, batch.base_offset - 1)), (max(first, batch.last_offset + 1), last))
+                      for piece in ((first, min(last, batch.base_offset - 1)),
+                                    (max(first, batch.last_offset + 1), last))
                       if piece[0] <= piece[1]]
         result += [AcquiredRecords(first, last, run.delivery_count) for first, last in pieces]
     return result

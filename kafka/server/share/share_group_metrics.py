@@ -41,21 +41,24 @@ class SharePartitionMetrics:
 
 class ShareGroupMetrics:
     def __init__(self, time: Time, group: KafkaMetricsGroup | None = None) -> None:
-        # Without a group (a SharePartitionManager built alone, in a unit test) it counts into a private registry.
+        # Without a group (a SharePartitionManager built alone, in a unit test) it counts into a private
+        # registry.
         self.group = group if group is not None else KafkaMetricsGroup()
         self.time = time
         self.acknowledgements = self.group.new_meter(m.SHARE_RECORD_ACKNOWLEDGEMENTS)
         self.partition_load_time = self.group.new_histogram(m.SHARE_PARTITION_LOAD_TIME)
         self.fetch_ratio = self.group.new_histogram(m.SHARE_TOPIC_PARTITIONS_FETCH_RATIO, PERCENT_BUCKETS)
         self.acquire_time = self.group.new_histogram(m.SHARE_TOPIC_PARTITIONS_ACQUIRE_TIME)
-        self.batch_message_count = self.group.new_histogram(m.SHARE_IN_FLIGHT_BATCH_MESSAGE_COUNT, COUNT_BUCKETS)
+        self.batch_message_count = self.group.new_histogram(m.SHARE_IN_FLIGHT_BATCH_MESSAGE_COUNT,
+                                                            COUNT_BUCKETS)
         self.fetch_lock_time = self.group.new_histogram(m.SHARE_FETCH_LOCK_TIME)
         self.fetch_lock_ratio = self.group.new_histogram(m.SHARE_FETCH_LOCK_RATIO, PERCENT_BUCKETS)
         self.lock_timeouts = self.group.new_meter(m.SHARE_ACQUISITION_LOCK_TIMEOUT)
         self.session_evictions = self.group.new_meter(m.SHARE_SESSION_EVICTIONS)
         self.expired_share_fetches = self.group.new_meter(m.DELAYED_SHARE_FETCH_EXPIRES)
         self.topic_meters = {metric: self.group.new_meter(metric) for metric in (
-            m.TOTAL_SHARE_FETCH_REQUESTS, m.FAILED_SHARE_FETCH_REQUESTS, m.TOTAL_SHARE_ACKNOWLEDGEMENT_REQUESTS,
+            m.TOTAL_SHARE_FETCH_REQUESTS, m.FAILED_SHARE_FETCH_REQUESTS,
+            m.TOTAL_SHARE_ACKNOWLEDGEMENT_REQUESTS,
             m.FAILED_SHARE_ACKNOWLEDGEMENT_REQUESTS)}
 
     def observe(self, histogram, labels: tuple[str, ...], value: float) -> None:

@@ -52,7 +52,8 @@ from kafka.utils.timer.timer_task import TimerTask
 
 log = structlog.get_logger("kafka.server.share.SharePartitionManager")
 
-# The errors after which a share partition's view can no longer be trusted (Kafka's fencedSharePartitionHandler).
+# The errors after which a share partition's view can no longer be trusted (Kafka's
+# fencedSharePartitionHandler).
 FENCING_ERRORS = (Errors.NOT_LEADER_OR_FOLLOWER, Errors.FENCED_STATE_EPOCH, Errors.GROUP_ID_NOT_FOUND,
                   Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.FENCED_LEADER_EPOCH)
 
@@ -76,8 +77,10 @@ class SharePartitionListener:
 
 
 class SharePartitionManager:
-    def __init__(self, *, log_reader, metadata_provider, time: Time, timer: Timer, purgatory: DelayedOperationPurgatory,
-                 persister: Persister, config_provider, metrics: ShareGroupMetrics, session_cache: ShareSessionCache,
+    def __init__(self, *, log_reader, metadata_provider, time: Time, timer: Timer,
+                 purgatory: DelayedOperationPurgatory,
+                 persister: Persister, config_provider, metrics: ShareGroupMetrics,
+                 session_cache: ShareSessionCache,
                  record_lock_duration_ms: int = 30000, max_delivery_count: int = 5,
                  max_in_flight_records: int = 2000) -> None:
         """`timer`: the share-group-lock-timeout timer (a SystemTimerReaper in the broker).
@@ -139,9 +142,12 @@ class SharePartitionManager:
             listener = SharePartitionListener(key, self)
             share_partition = SharePartition(
                 key.group_id, tip, leader_epoch, max_in_flight_records=self.max_in_flight_records,
-                max_delivery_count=self.max_delivery_count, record_lock_duration_ms=self.record_lock_duration_ms,
-                timer=self.timer, time=self.time, persister=self.persister, metadata_provider=self.metadata_provider,
-                config_provider=self.config_provider, metrics=self.metrics.for_partition(key.group_id, tip.topic,
+                max_delivery_count=self.max_delivery_count,
+                record_lock_duration_ms=self.record_lock_duration_ms,
+                timer=self.timer, time=self.time, persister=self.persister,
+                metadata_provider=self.metadata_provider,
+                config_provider=self.config_provider,
+                metrics=self.metrics.for_partition(key.group_id, tip.topic,
                                                                                          tip.partition),
                 delayed_request_notifier=self._notify, listener=listener)
             self._partitions[key] = share_partition
@@ -185,7 +191,8 @@ class SharePartitionManager:
                  sp.num_in_flight_records(), len(sp.cached)) for key, sp in list(self._partitions.items())]
 
     # ------------------------------------------------------------------ share sessions
-    def new_context(self, group_id: str, share_fetch_data: list[TopicIdPartition], to_forget: list[TopicIdPartition],
+    def new_context(self, group_id: str, share_fetch_data: list[TopicIdPartition],
+                    to_forget: list[TopicIdPartition],
                     member_id: str, share_session_epoch: int, is_acknowledge_data_present: bool,
                     connection_id: str) -> ShareFetchContext:
         """The share session this ShareFetch uses, opened, moved to its next epoch or closed; raises
@@ -279,20 +286,25 @@ class SharePartitionManager:
             key = SharePartitionKey(share_fetch.group_id, tip)
             try:
                 share_partition = self._get_or_create_share_partition(key)
-                if self._fence_if_stale(share_partition) is None:  # a leadership ago: start again from the persister
+                # a leadership ago: start again from the persister
+                if self._fence_if_stale(share_partition) is None:
                     share_partition = self._get_or_create_share_partition(key)
             except Exception as e:  # noqa: BLE001  (not the leader: that partition's answer)
-                share_fetch.add_erroneous(tip, ShareError(getattr(e, "error", Errors.UNKNOWN_SERVER_ERROR), str(e)))
+                share_fetch.add_erroneous(tip,
+                                          ShareError(getattr(e, "error", Errors.UNKNOWN_SERVER_ERROR),
+                                                     str(e)))
                 continue
             keys += [DelayedShareFetchGroupKey(share_fetch.group_id, tip.topic_id, tip.partition),
                      TopicPartitionOperationKey(tip.topic, tip.partition)]
             self._maybe_initialize(key, share_partition, share_fetch)
             share_partitions[tip] = share_partition
-        self.metrics.mark_topic(m.TOTAL_SHARE_FETCH_REQUESTS, {tip.topic for tip in share_fetch.topic_id_partitions})
+        self.metrics.mark_topic(m.TOTAL_SHARE_FETCH_REQUESTS,
+                                {tip.topic for tip in share_fetch.topic_id_partitions})
         if share_fetch.error_in_all_partitions():
             share_fetch.maybe_complete({})
             return
-        operation = DelayedShareFetch(share_fetch, self.log_reader, self.metadata_provider, self._fence_if_needed,
+        operation = DelayedShareFetch(share_fetch, self.log_reader, self.metadata_provider,
+                                      self._fence_if_needed,
                                       share_partitions, self.metrics, self.time, self._notify_released)
         self.purgatory.try_complete_else_watch(operation, keys)
 
@@ -303,7 +315,8 @@ class SharePartitionManager:
 
         def initialized(done: Future) -> None:
             error = done.exception()
-            if error is not None and error_of(error) != Errors.LEADER_NOT_AVAILABLE:  # still loading: retry later
+            # still loading: retry later
+            if error is not None and error_of(error) != Errors.LEADER_NOT_AVAILABLE:
                 self.remove_share_partition(key)
                 share_fetch.add_erroneous(key.topic_id_partition, error)
             if not already:
@@ -315,7 +328,8 @@ class SharePartitionManager:
     def _notify_released(self, group_id: str, tips: list[TopicIdPartition]) -> None:
         """A finished fetch let its fetch locks go: fetches of the group waiting on them may take them now."""
         for tip in tips:
-            self.purgatory.check_and_complete(DelayedShareFetchGroupKey(group_id, tip.topic_id, tip.partition))
+            self.purgatory.check_and_complete(DelayedShareFetchGroupKey(group_id, tip.topic_id,
+                                                                        tip.partition))
 
     # ------------------------------------------------------------------ acknowledge
     def acknowledge(self, member_id: str, group_id: str,
@@ -335,7 +349,8 @@ class SharePartitionManager:
                     self.metrics.record_acknowledgement(batch.acknowledge_types[0],
                                                         batch.last_offset - batch.first_offset + 1)
             self._notify(share_partition)
-        self.metrics.mark_topic(m.TOTAL_SHARE_ACKNOWLEDGEMENT_REQUESTS, {tip.topic for tip in acknowledge_topics})
+        self.metrics.mark_topic(m.TOTAL_SHARE_ACKNOWLEDGEMENT_REQUESTS,
+                                {tip.topic for tip in acknowledge_topics})
         return self._gather(futures, group_id, failed_meter=m.FAILED_SHARE_ACKNOWLEDGEMENT_REQUESTS)
 
     def _gather(self, futures: dict[TopicIdPartition, Future], group_id: str, failed_meter=None) -> Future:
@@ -358,7 +373,8 @@ class SharePartitionManager:
                 finished = len(answers) == len(futures)
             if finished:
                 if failed_meter is not None:
-                    self.metrics.mark_topic(failed_meter, {t.topic for t, (e, _) in answers.items() if e != Errors.NONE})
+                    self.metrics.mark_topic(failed_meter,
+                                            {t.topic for t, (e, _) in answers.items() if e != Errors.NONE})
                 result.set_result(answers)
 
         for tip, future in futures.items():

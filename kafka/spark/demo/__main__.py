@@ -72,7 +72,8 @@ def start_broker(data_dir: Path) -> tuple[subprocess.Popen, str]:
         f"log.dirs={data_dir / 'logs'}", "metrics.listener=http://127.0.0.1:0",
         "num.network.threads=2", "num.io.threads=2", ""]))
     log_file = open(data_dir / "broker.log", "ab")
-    broker = subprocess.Popen([sys.executable, "-m", "kafka", str(properties)], stdout=log_file, stderr=log_file)
+    broker = subprocess.Popen([sys.executable, "-m", "kafka", str(properties)], stdout=log_file,
+                              stderr=log_file)
     deadline = time.monotonic() + 30
     while True:
         if broker.poll() is not None:
@@ -90,7 +91,9 @@ def start_broker(data_dir: Path) -> tuple[subprocess.Popen, str]:
 def create_topics(bootstrap: str, replication_factor: int = 1) -> int:
     """Create the topics if needed; the output topic's end offset (where this run's windows begin)."""
     with AdminClient({"bootstrap.servers": bootstrap}) as admin:
-        missing = [t for t in (NewTopic(INPUT_TOPIC, 3, replication_factor), NewTopic(OUTPUT_TOPIC, 1, replication_factor))
+        missing = [t
+                   for t in (NewTopic(INPUT_TOPIC, 3, replication_factor),
+                             NewTopic(OUTPUT_TOPIC, 1, replication_factor))
                    if t.name not in admin.list_topics()]
         if missing:
             admin.create_topics(missing)
@@ -140,7 +143,8 @@ def wait_for_watermark_batch(query, timeout: float = 20.0) -> None:
         time.sleep(0.2)
 
 
-def kill_leader_later(bootstrap: str, query, after: float, killed: list[KilledLeader], extend_until: list[float],
+def kill_leader_later(bootstrap: str, query, after: float, killed: list[KilledLeader],
+                      extend_until: list[float],
                       stop: threading.Event) -> None:
     """Mid-stream: once ``after`` seconds have passed and the query has read a batch (Spark takes a
     while to start), SIGKILL page-views-0's leader, say when a new leader leads, and keep the
@@ -157,13 +161,15 @@ def kill_leader_later(bootstrap: str, query, after: float, killed: list[KilledLe
     extend_until.append(math.inf)  # until the new leader is known
     try:
         print(f"killed node {victim.node_id} (pid {victim.pid}, {victim.address}), the leader of "
-              f"{tp.topic}-{tp.partition}, with SIGKILL, after the query's batch {query.lastProgress['batchId']}",
+              f"{tp.topic}-{tp.partition}, with SIGKILL, after the query's batch "
+              f"{query.lastProgress['batchId']}",
               flush=True)
         leader = await_new_leader(bootstrap, victim)  # gives up after 60 s
     finally:  # whatever happened, the generator stops `after` seconds from now
         extend_until[:] = [time.monotonic() + after]
     took = time.monotonic() - victim.killed_at
-    print(f"{tp.topic}-{tp.partition} is led by node {leader} now, {took:.1f} s after the kill" if leader is not None
+    print(f"{tp.topic}-{tp.partition} is led by node {leader} now, {took:.1f} s after the kill"
+          if leader is not None
           else f"{tp.topic}-{tp.partition} still has no leader {took:.0f} s after the kill", flush=True)
 
 
@@ -192,7 +198,8 @@ def print_audit(bootstrap: str, watermark: str | None, checkpoint: Path, acknowl
         for start, page, values in audit.conflicts:
             print(f"  window {hhmmss(start)} {page}: written with different counts {values}")
         if audit.repeated:
-            print(f"  ({audit.repeated} window counts written twice with the same count: the sink is at-least-once)")
+            print(f"  ({audit.repeated} window counts written twice with the same count: the sink is "
+                  "at-least-once)")
         print("every window matches: no page view lost, none counted twice." if ok and windows
               else "no window closed in this run." if ok else "SOME WINDOWS DO NOT MATCH.")
     try:
@@ -211,24 +218,33 @@ def print_audit(bootstrap: str, watermark: str | None, checkpoint: Path, acknowl
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m kafka.spark.demo", description=__doc__.splitlines()[0])
-    parser.add_argument("--bootstrap-server", help="use this broker (or cluster: host:port,host:port) instead of starting one")
+    parser.add_argument("--bootstrap-server",
+                        help="use this broker (or cluster: host:port,host:port) instead of starting one")
     parser.add_argument("--data-dir", default="data/spark-demo", help="broker log and Spark checkpoint")
     parser.add_argument("--seconds", type=float, default=20, help="how long the generator runs")
     parser.add_argument("--rate", type=int, default=20, help="page views a second")
     parser.add_argument("--format", default="kafka-teaching", choices=("kafka-teaching", "kafka"),
-                        help="the Spark source and sink: ours (kafka-teaching) or Spark's own connector (kafka)")
-    parser.add_argument("--jars", help="with --format kafka: the connector's jars (comma- or colon-separated; "
-                                       "make demo SOURCE=kafka passes Maven's); without, spark.jars.packages fetches it")
+                        help="the Spark source and sink: ours (kafka-teaching) or Spark's own connector "
+                             "(kafka)")
+    parser.add_argument("--jars",
+                        help="with --format kafka: the connector's jars (comma- or colon-separated; "
+                                       "make demo SOURCE=kafka passes Maven's); without, spark.jars.packages "
+                                       "fetches it")
     parser.add_argument("--standalone-workers", type=int, default=0, metavar="N",
-                        help="run Spark on a standalone master with N workers on loopback (make demo-spark-cluster) "
-                             "instead of local[2]; their logs and work directories in <data-dir>/spark-cluster")
-    parser.add_argument("--replication-factor", type=int, default=1, help="of the two topics, when they are created")
+                        help="run Spark on a standalone master with N workers on loopback (make "
+                             "demo-spark-cluster) "
+                             "instead of local[2]; their logs and work directories in "
+                             "<data-dir>/spark-cluster")
+    parser.add_argument("--replication-factor", type=int, default=1,
+                        help="of the two topics, when they are created")
     parser.add_argument("--kill-leader", action="store_true",
-                        help="half-way through, SIGKILL the node leading page-views-0 (needs a local 3-node cluster)")
+                        help="half-way through, SIGKILL the node leading page-views-0 (needs a local 3-node "
+                             "cluster)")
     parser.add_argument("--fresh", action="store_true", help="delete --data-dir first")
     args = parser.parse_args(argv)
     if args.kill_leader and (not args.bootstrap_server or args.replication_factor < 2):
-        parser.error("--kill-leader needs --bootstrap-server naming a cluster and --replication-factor 2 or more "
+        parser.error("--kill-leader needs --bootstrap-server naming a cluster and --replication-factor 2 or "
+                     "more "
                      "(make cluster, then make demo-cluster)")
     return args
 
@@ -246,7 +262,8 @@ class Started:
     def stop_all(self) -> None:
         self.stop.set()
         if self.spark is not None:
-            stop_spark_session(self.spark)  # no query left running, no Python worker writing into a closed pipe
+            # no query left running, no Python worker writing into a closed pipe
+            stop_spark_session(self.spark)
         if self.cluster is not None:
             self.cluster.stop()
         if self.broker is not None:
@@ -303,7 +320,8 @@ def stream_page_views(args: argparse.Namespace, bootstrap: str, query, first_win
     """Produce page views for --seconds while a thread prints the windows the query writes (and, with
     --kill-leader, another kills page-views-0's leader half-way)."""
     stream = Stream()
-    stream.printer = threading.Thread(target=print_windows, args=(bootstrap, first_window, stop, stream.printed),
+    stream.printer = threading.Thread(target=print_windows,
+                                      args=(bootstrap, first_window, stop, stream.printed),
                                       daemon=True)
     stream.printer.start()
     extend_until: list[float] = []
@@ -328,7 +346,8 @@ def finish_query(query) -> tuple[int, str | None]:
 
 def print_executors(spark) -> None:
     executors = executor_count(spark)
-    print(f"the query's tasks ran on {executors} executor{'s' if executors != 1 else ''}, each in its own JVM "
+    print(f"the query's tasks ran on {executors} executor{'s' if executors != 1 else ''}, each in its own "
+          "JVM "
           f"on a worker", flush=True)
 
 
@@ -354,7 +373,8 @@ def main(argv: list[str] | None = None) -> int:
         first_window = create_topics(bootstrap, args.replication_factor)
         start_offsets = end_offsets(bootstrap, INPUT_TOPIC)
         master = start_spark(args, data_dir, started)
-        print(f"Spark {started.spark.version} {master}, format(\"{args.format}\"); query checkpoint {checkpoint}"
+        print(f"Spark {started.spark.version} {master}, format(\"{args.format}\"); query checkpoint "
+              f"{checkpoint}"
               + (" (resuming)" if second_run else " (new)"), flush=True)
         query = start_query(started.spark, args, bootstrap, checkpoint)
         stream = stream_page_views(args, bootstrap, query, first_window, started.stop)
@@ -377,5 +397,6 @@ if __name__ == "__main__":
     try:
         sys.exit(main())
     except KeyboardInterrupt:
-        print("interrupted: the query and Spark were stopped; run the demo again to resume from the checkpoint.")
+        print("interrupted: the query and Spark were stopped; run the demo again to resume from the "
+              "checkpoint.")
         sys.exit(130)

@@ -52,7 +52,8 @@ def batch_files(directory: Path) -> dict[int, Path]:
 def committed_offsets(checkpoint: str | Path) -> CommittedBatch | None:
     """The last batch that has both ``offsets/N`` and ``commits/N``, and the end offsets of its only
     source (a Kafka source); None while no batch is committed."""
-    # BEGIN LAB 10 SOLUTION: the last batch id with both offsets/N and commits/N, and its offsets/N source line as {TopicPartition: offset}
+    # BEGIN LAB 10 SOLUTION: the last batch id with both offsets/N and commits/N, and its offsets/N source
+    # line as {TopicPartition: offset}
     checkpoint = Path(checkpoint)
     offsets, commits = batch_files(checkpoint / "offsets"), batch_files(checkpoint / "commits")
     committed = [batch_id for batch_id in offsets if batch_id in commits]

@@ -21,7 +21,8 @@ PAGE_VIEW_SCHEMA = "user STRING, page STRING, event_time TIMESTAMP"
 
 
 def read_page_views(spark: SparkSession, bootstrap_servers: str, topic: str, fmt: str = "kafka-teaching",
-                    starting_offsets: str = "earliest", max_offsets_per_trigger: int | None = None) -> DataFrame:
+                    starting_offsets: str = "earliest",
+                    max_offsets_per_trigger: int | None = None) -> DataFrame:
     reader = (spark.readStream.format(fmt)
               .option("kafka.bootstrap.servers", bootstrap_servers)
               .option("subscribe", topic)
@@ -34,7 +35,8 @@ def read_page_views(spark: SparkSession, bootstrap_servers: str, topic: str, fmt
 def count_views_per_page(events: DataFrame, window_duration: str = "10 seconds",
                          watermark: str = "10 seconds") -> DataFrame:
     """Kafka rows (value = JSON page view) -> Kafka rows (key = page, value = JSON window count)."""
-    views = events.select(from_json(col("value").cast("string"), PAGE_VIEW_SCHEMA).alias("view")).select("view.*")
+    views = events.select(from_json(col("value").cast("string"),
+                                    PAGE_VIEW_SCHEMA).alias("view")).select("view.*")
     counts = (views.withWatermark("event_time", watermark)
               .groupBy(window("event_time", window_duration), col("page"))
               .count())

@@ -42,7 +42,8 @@ def page_views(event_times_ms: list[int], seed: int = 42, users: int = 20) -> It
         yield PageView(f"u{rng.randrange(users)}", page, t)
 
 
-def produce(producer: KafkaProducer, topic: str, views: Iterator[PageView], timeout: float = 60) -> list[PageView]:
+def produce(producer: KafkaProducer, topic: str, views: Iterator[PageView],
+            timeout: float = 60) -> list[PageView]:
     """Send every view (timestamped with its event time) and wait until all are acknowledged; a view
     the cluster did not acknowledge raises (its future's error). During a leader's failover the
     producer retries to the new leader, so the wait can take the failover's seconds."""

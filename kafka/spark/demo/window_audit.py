@@ -26,7 +26,8 @@ from kafka.spark.demo.page_view_generator import PageView
 from kafka.utils.topic_partition import TopicPartition
 
 
-def list_offsets(bootstrap: str, topic: str, spec: str = "latest", timeout_s: float = 30) -> dict[TopicPartition, int]:
+def list_offsets(bootstrap: str, topic: str, spec: str = "latest",
+                 timeout_s: float = 30) -> dict[TopicPartition, int]:
     """Each partition's ``earliest`` or ``latest`` offset (ListOffsets, as kafka-get-offsets asks). A
     retriable answer (a topic just created, whose leader has not heard of it yet; a leader just
     moved) is asked again, as Kafka's admin client does, until ``timeout_s``."""
@@ -36,7 +37,8 @@ def list_offsets(bootstrap: str, topic: str, spec: str = "latest", timeout_s: fl
             try:
                 partitions = admin.describe_topics([topic])[topic].partitions
                 tps = [TopicPartition(topic, p.partition) for p in partitions]
-                return {tp: offset for tp, (offset, *_) in admin.list_offsets({tp: spec for tp in tps}).items()}
+                return {tp: offset
+                        for tp, (offset, *_) in admin.list_offsets({tp: spec for tp in tps}).items()}
             except KafkaError as e:
                 if not e.retriable or time.monotonic() > deadline:
                     raise
@@ -103,7 +105,8 @@ def audit_windows(page_views: list[ConsumerRecord], window_counts: list[Consumer
         view = json.loads(record.value)
         event_ms = iso_ms(view["event_time"])
         start = event_ms - event_ms % window_ms
-        if start + window_ms <= watermark_ms:  # Spark's append mode: written once the watermark passes the end
+        # Spark's append mode: written once the watermark passes the end
+        if start + window_ms <= watermark_ms:
             produced[(start, view["page"])] += 1
     written: dict[tuple[int, str], list[int]] = {}
     for record in window_counts:
@@ -111,7 +114,8 @@ def audit_windows(page_views: list[ConsumerRecord], window_counts: list[Consumer
         written.setdefault((iso_ms(w["window_start"]), w["page"]), []).append(w["views"])
     conflicts = [(k[0], k[1], counts) for k, counts in written.items() if len(set(counts)) > 1]
     repeated = sum(len(counts) - 1 for counts in written.values() if len(set(counts)) == 1)
-    return WindowAudit(window_ms, produced, {k: counts[-1] for k, counts in written.items()}, conflicts, repeated)
+    return WindowAudit(window_ms, produced, {k: counts[-1] for k, counts in written.items()}, conflicts,
+                       repeated)
 
 
 def acknowledged_are_in_topic(acknowledged: list[PageView], page_views: list[ConsumerRecord],

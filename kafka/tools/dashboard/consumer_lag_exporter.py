@@ -29,7 +29,8 @@ _HELP = (
     "# HELP kafka_consumergroup_current_offset The group's committed offset.\n"
     "# TYPE kafka_consumergroup_current_offset gauge\n",
 )
-METRIC_NAMES = ("kafka_consumergroup_lag", "kafka_consumergroup_current_offset", "kafka_consumergroup_exporter_up")
+METRIC_NAMES = ("kafka_consumergroup_lag", "kafka_consumergroup_current_offset",
+                "kafka_consumergroup_exporter_up")
 
 
 def _labels(group: str, tp: TopicPartition) -> str:

@@ -56,7 +56,8 @@ class DashboardSettings:
 def check_port_free(host: str, port: int, what: str, make_variable: str, flag: str) -> None:
     """Fail with a sentence a student can act on if something already listens on host:port."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Prometheus binds: TIME_WAIT is no owner
+        # as Prometheus binds: TIME_WAIT is no owner
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((host, port))
         except OSError as e:
@@ -65,7 +66,8 @@ def check_port_free(host: str, port: int, what: str, make_variable: str, flag: s
 
 def port_taken_message(host: str, port: int, what: str, make_variable: str, flag: str) -> str:
     return (f"port {port} on {host}, for {what}, is taken (`ss -ltnp 'sport = :{port}'` shows by whom): "
-            f"choose another with `make dashboard {make_variable}={port + 1}` (kafka-dashboard {flag} {port + 1})")
+            f"choose another with `make dashboard {make_variable}={port + 1}` (kafka-dashboard {flag} "
+            f"{port + 1})")
 
 
 class Dashboard:
@@ -94,7 +96,8 @@ class Dashboard:
             if e.errno != errno.EADDRINUSE:
                 raise
             self.stop()
-            raise PortTaken(port_taken_message(s.host, s.port, "the dashboard pages", "DASHBOARD_PORT", "--port")) from e
+            raise PortTaken(port_taken_message(s.host, s.port, "the dashboard pages", "DASHBOARD_PORT",
+                                               "--port")) from e
         if serve_in_thread:
             self.server.start()
         lag_target = f"{s.host}:{self.server.server_address[1]}"
@@ -117,8 +120,10 @@ class Dashboard:
         except OSError as e:
             self._lock.close()
             self._lock = None
-            raise DataDirInUse(f"{directory} is used by another kafka-dashboard's Prometheus: stop that one (Ctrl-C), "
-                               f"or give this one a directory of its own: make dashboard DASHBOARD_DATA={directory}-2 "
+            raise DataDirInUse(f"{directory} is used by another kafka-dashboard's Prometheus: stop that one "
+                               "(Ctrl-C), "
+                               "or give this one a directory of its own: make dashboard "
+                               f"DASHBOARD_DATA={directory}-2 "
                                f"(kafka-dashboard --data-dir {directory}-2)") from e
 
     def stop(self) -> None:
@@ -134,13 +139,15 @@ class Dashboard:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="kafka-dashboard", description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1", help="where the pages and Prometheus listen")
-    parser.add_argument("--port", type=int, default=3000, help="the pages' port (make dashboard DASHBOARD_PORT=...)")
+    parser.add_argument("--port", type=int, default=3000,
+                        help="the pages' port (make dashboard DASHBOARD_PORT=...)")
     parser.add_argument("--prometheus-port", type=int, default=9090,
                         help="Prometheus's port (make dashboard PROMETHEUS_PORT=...)")
     parser.add_argument("--config-dir", type=Path, default=Path("config"),
                         help="where server.properties, cluster/ and cluster-split/ name the metrics listeners")
     parser.add_argument("--target", action="append", default=[],
-                        help="host:port of a /metrics to scrape instead of those the config names (repeatable)")
+                        help="host:port of a /metrics to scrape instead of those the config names "
+                             "(repeatable)")
     parser.add_argument("--bootstrap-server", default=DEFAULT_BOOTSTRAP,
                         help="brokers to ask for consumer lag (default: make run's and the clusters')")
     parser.add_argument("--data-dir", type=Path, default=Path("data/dashboard"),
@@ -171,7 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Prometheus {dashboard.prometheus.url} scrapes {', '.join(targets)} (whichever are up)")
     print(f"Prometheus's files: {args.data_dir}/ (prometheus.yml, prometheus.log)")
     print("Open the dashboard:  " + dashboard.url + "/" + PAGES[0].slug)
-    print("Pages: " + ", ".join(f"{dashboard.url}/{page.slug}" for page in PAGES) + ". Ctrl-C stops.", flush=True)
+    print("Pages: " + ", ".join(f"{dashboard.url}/{page.slug}" for page in PAGES) + ". Ctrl-C stops.",
+          flush=True)
     try:
         dashboard.server.serve()
     except KeyboardInterrupt:

@@ -94,7 +94,8 @@ class DashboardHandler(BaseHTTPRequestHandler):
         url = f"{self.server.prometheus_url}{path}" + (f"?{query}" if query else "")
         try:
             with urllib.request.urlopen(url, timeout=PROXY_TIMEOUT_S) as response:
-                self._send(response.status, response.headers.get("Content-Type", "application/json"), response.read())
+                self._send(response.status, response.headers.get("Content-Type", "application/json"),
+                           response.read())
         except urllib.error.HTTPError as e:  # a bad query: Prometheus's own error, with its status
             self._send(e.code, e.headers.get("Content-Type", "application/json"), e.read())
         except OSError as e:

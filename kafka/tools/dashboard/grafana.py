@@ -19,14 +19,16 @@ DATASOURCE = {"type": "prometheus", "uid": "${DS_PROMETHEUS}"}
 PANEL_HEIGHT = 8
 
 _HEADER = {
-    "__inputs": [{"name": "DS_PROMETHEUS", "label": "Prometheus", "type": "datasource", "pluginId": "prometheus",
+    "__inputs": [{"name": "DS_PROMETHEUS", "label": "Prometheus", "type": "datasource",
+                  "pluginId": "prometheus",
                   "pluginName": "Prometheus"}],
     "__requires": [{"type": "grafana", "id": "grafana", "name": "Grafana", "version": "9.0.0"},
                    {"type": "datasource", "id": "prometheus", "name": "Prometheus", "version": "1.0.0"}],
     "title": "Kafka, the teaching edition",
     "uid": "kafka-teaching",
     "description": "Seed 002's request journey on graphs: see docs/observability.md. Written by "
-                   "kafka/tools/dashboard/grafana.py from kafka/tools/dashboard/panels.py; edit that, not this.",
+                   "kafka/tools/dashboard/grafana.py from kafka/tools/dashboard/panels.py; edit that, not "
+                   "this.",
     "tags": ["kafka", "teaching"],
     "timezone": "browser",
     "schemaVersion": 38,
@@ -36,10 +38,12 @@ _HEADER = {
 }
 _REQUEST_VARIABLE = {
     "name": "request", "label": "request", "type": "query", "datasource": DATASOURCE,
-    "query": {"query": "label_values(kafka_network_requestmetrics_totaltimems_count, request)", "refId": "req"},
+    "query": {"query": "label_values(kafka_network_requestmetrics_totaltimems_count, request)",
+              "refId": "req"},
     "definition": "label_values(kafka_network_requestmetrics_totaltimems_count, request)",
     "multi": True, "includeAll": True, "refresh": 2,
-    "current": {"selected": True, "text": ["Produce", "FetchConsumer"], "value": ["Produce", "FetchConsumer"]},
+    "current": {"selected": True, "text": ["Produce", "FetchConsumer"],
+                "value": ["Produce", "FetchConsumer"]},
 }
 
 
@@ -50,7 +54,8 @@ def _timeseries(panel_id: int, panel: Panel, x: int, y: int) -> dict:
         "fieldConfig": {"defaults": {"unit": panel.unit,
                                      "custom": {"stacking": {"mode": "normal" if panel.stacked else "none"}}},
                         "overrides": []},
-        "targets": [{"refId": chr(ord("A") + i), "datasource": DATASOURCE, "expr": t.expr, "legendFormat": t.legend}
+        "targets": [{"refId": chr(ord("A") + i), "datasource": DATASOURCE, "expr": t.expr,
+                     "legendFormat": t.legend}
                     for i, t in enumerate(panel.targets)],
     }
     if "$request" in panel.title:

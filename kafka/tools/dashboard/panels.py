@@ -85,7 +85,8 @@ JOURNEY = Page("journey", "The request journey", (
         Panel("Where the time goes: $request (mean ms per stage, stacked)", tuple(
             _t(mean(_RM + stage, '{request="$request"}'), legend) for stage, legend in _STAGES), "ms", 12,
               stacked=True, description="Kafka's RequestMetrics: queue, local, remote, throttle, response "
-                                        "queue and send time. Throttle time is not part of the total (KIP-219)."),
+                                        "queue and send time. Throttle time is not part of the total "
+                                        "(KIP-219)."),
         Panel("Total time p99 by request type", (
             _t(p99(_RM + "totaltimems", "le, request"), "{{request}}"),), "ms", 12),
     )),
@@ -96,12 +97,14 @@ JOURNEY = Page("journey", "The request journey", (
               "percentunit", 12),
         Panel("Queue sizes", (
             _t("kafka_network_requestchannel_requestqueuesize", "request queue (network -> I/O)"),
-            _t("kafka_network_requestchannel_responsequeuesize", "response queues (I/O -> network)")), "short", 12),
+            _t("kafka_network_requestchannel_responsequeuesize", "response queues (I/O -> network)")),
+            "short", 12),
     )),
     Row("The purgatories: requests waiting for replicas, bytes or a rebalance", (
         Panel("Purgatories: operations waiting", (
             _t("kafka_server_delayedoperationpurgatory_numdelayedoperations", "{{delayedOperation}} waiting"),
-            _t("kafka_server_delayedoperationpurgatory_purgatorysize", "{{delayedOperation}} watch-list entries")),
+            _t("kafka_server_delayedoperationpurgatory_purgatorysize",
+               "{{delayedOperation}} watch-list entries")),
               "short", 12),
         Panel("Remote time (purgatory) by request type, mean", (
             _t(f"sum by (request) ({rate(_RM + 'remotetimems_sum')}) / sum by (request) "
@@ -142,7 +145,8 @@ CLUSTER = Page("cluster", "KRaft and replication", (
             _t(_RAFT + "current_leader", "leader seen by {{instance}}"),
             _t(_RAFT + "current_epoch", "epoch at {{instance}}"))),
         Panel("Metadata log: high watermark", (
-            _t(_RAFT + "high_watermark", "HW {{instance}}"), _t(_RAFT + "log_end_offset", "LEO {{instance}}"))),
+            _t(_RAFT + "high_watermark", "HW {{instance}}"),
+            _t(_RAFT + "log_end_offset", "LEO {{instance}}"))),
         Panel("Raft latencies", (
             _t(_RAFT + "commit_latency_avg", "commit {{instance}}"),
             _t(_RAFT + "election_latency_avg", "election {{instance}}")), "ms"),
@@ -151,7 +155,8 @@ CLUSTER = Page("cluster", "KRaft and replication", (
             _t(_CTL + "offlinepartitionscount", "offline partitions {{instance}}"),
             _t(_CTL + "metadataerrorcount", "controller faults {{instance}}"))),
         Panel("Brokers", (
-            _t(_CTL + "activebrokercount", "active {{instance}}"), _t(_CTL + "fencedbrokercount", "fenced {{instance}}"))),
+            _t(_CTL + "activebrokercount", "active {{instance}}"),
+            _t(_CTL + "fencedbrokercount", "fenced {{instance}}"))),
         Panel("Topics and partitions", (
             _t(_CTL + "globaltopiccount", "topics {{instance}}"),
             _t(_CTL + "globalpartitioncount", "partitions {{instance}}"))),
@@ -176,7 +181,8 @@ CLUSTER = Page("cluster", "KRaft and replication", (
         Panel("Fetch sessions (KIP-227, docs/fetch_sessions.md)", (
             _t("kafka_server_fetchsessioncache_numincrementalfetchsessions", "sessions"),
             _t("kafka_server_fetchsessioncache_numincrementalfetchpartitionscached", "partitions cached"),
-            _t(rate("kafka_server_fetchsessioncache_incrementalfetchsessionevictions_total", "1m"), "evictions/s"))),
+            _t(rate("kafka_server_fetchsessioncache_incrementalfetchsessionevictions_total", "1m"),
+               "evictions/s"))),
     )),
 ))
 
@@ -185,7 +191,8 @@ _SEQUENCE_ERRORS = 'errors_total{request="Produce",error=~"OUT_OF_ORDER_SEQUENCE
 # ------------------------------------------------------------------ groups, the coordinator runtime, transactions
 _GC = "kafka_server_group_coordinator_metrics_"
 GROUPS = Page("groups", "Consumer groups and transactions", (
-    Row("Consumer lag: committed offsets behind the log end (kafka_exporter's metric, made by kafka-dashboard)", (
+    Row("Consumer lag: committed offsets behind the log end (kafka_exporter's metric, made by "
+        "kafka-dashboard)", (
         Panel("Consumer lag by group", (
             _t("sum by (consumergroup) (kafka_consumergroup_lag)", "{{consumergroup}}"),), "short", 12,
               description="Kafka's brokers export no lag: kafka-dashboard asks the brokers for each group's "
@@ -198,7 +205,8 @@ GROUPS = Page("groups", "Consumer groups and transactions", (
             _t(f"{rate(_GC + 'consumer_group_rebalance_count', '1m')} * 60", "rebalances / min"),
             _t(_GC + "consumer_group_count", "groups {{state}}")), "short", 12),
         Panel("Consumer group assignment time (broker-side assignor)", (
-            _t(f"histogram_quantile(0.99, {rate(_GC + 'consumer_group_assignment_time_ms_bucket', '5m')})", "p99"),
+            _t(f"histogram_quantile(0.99, {rate(_GC + 'consumer_group_assignment_time_ms_bucket', '5m')})",
+               "p99"),
             _t(mean(_GC + "consumer_group_assignment_time_ms", window="5m"), "mean")), "ms", 12,
               only_with="a KIP-848 group (group.protocol=consumer) assigned in the last five minutes"),
     )),
@@ -211,7 +219,8 @@ GROUPS = Page("groups", "Consumer groups and transactions", (
             _t(f"histogram_quantile(0.99, {rate(_GC + 'event_processing_time_ms_bucket', '5m')})",
                "processing p99")), "ms"),
         Panel("Waiting for the high watermark, and partition load time", (
-            _t(f"histogram_quantile(0.99, {rate(_GC + 'event_purgatory_time_ms_bucket', '5m')})", "purgatory p99"),
+            _t(f"histogram_quantile(0.99, {rate(_GC + 'event_purgatory_time_ms_bucket', '5m')})",
+               "purgatory p99"),
             _t(_GC + "partition_load_time_max", "load max")), "ms"),
     )),
     Row("Idempotent producers and transactions (docs/transactions.md)", (
@@ -252,25 +261,31 @@ CLIENTS = Page("clients", "Clients: quotas, connections and security", (
     Row("Connections and the memory pool: the limits a hostile client meets (docs/architecture.md)", (
         Panel("Connections", (
             _t(f"sum by (listener) ({_SSM}connection_count)", "open on {{listener}}"),
-            _t(f"sum by (listener) ({rate(_SSM + 'connection_creation_total', '1m')})", "created /s on {{listener}}"),
-            _t(f"sum by (listener) ({rate(_SSM + 'connection_close_total', '1m')})", "closed /s on {{listener}}"))),
+            _t(f"sum by (listener) ({rate(_SSM + 'connection_creation_total', '1m')})",
+               "created /s on {{listener}}"),
+            _t(f"sum by (listener) ({rate(_SSM + 'connection_close_total', '1m')})",
+               "closed /s on {{listener}}"))),
         Panel("Memory pool (queued.max.request.bytes)", (
             _t("kafka_network_socketserver_memorypoolused", "used"),
             _t("kafka_network_socketserver_memorypoolavailable", "available")), "bytes"),
         Panel("Reads paused and accepts delayed", (
             _t(_SSM + "memorypoolavgdepletedpercent", "memory pool depleted"),
-            _t("kafka_network_acceptor_acceptorblockedpercent", "acceptor blocked on {{listener}}")), "percentunit"),
+            _t("kafka_network_acceptor_acceptorblockedpercent", "acceptor blocked on {{listener}}")),
+            "percentunit"),
     )),
     Row("Security: authorisation and authentication (docs/acls.md, docs/security.md)", (
         Panel("Authorisation decisions per minute (allowed, denied)", (
-            _t(f"{rate('kafka_server_authorizer_metrics_authorization_allowed_total', '1m')} * 60", "allowed"),
+            _t(f"{rate('kafka_server_authorizer_metrics_authorization_allowed_total', '1m')} * 60",
+               "allowed"),
             _t(f"{rate('kafka_server_authorizer_metrics_authorization_denied_total', '1m')} * 60", "denied"),
             _t("kafka_server_authorizer_metrics_acls_total_count", "ACLs")), "short", 12,
-              description="All zero without an authoriser (authorizer.class.name, as make cluster-secure sets)."),
+              description="All zero without an authoriser (authorizer.class.name, as make cluster-secure "
+                          "sets)."),
         Panel("Authentications: TLS handshakes and SASL logins (docs/security.md)", (
             _t(f"sum by (listener) ({rate(_SSM + 'successful_authentication_total', '1m')})",
                "succeeded /s on {{listener}}"),
-            _t(f"sum by (listener) ({rate(_SSM + 'failed_authentication_total', '1m')})", "failed /s on {{listener}}")),
+            _t(f"sum by (listener) ({rate(_SSM + 'failed_authentication_total', '1m')})",
+               "failed /s on {{listener}}")),
               "short", 12, description="On a PLAINTEXT listener both stay at zero: nothing to authenticate."),
     )),
 ))

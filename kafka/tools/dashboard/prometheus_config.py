@@ -44,7 +44,8 @@ def prometheus_yml(targets: list[str], lag_target: str, scrape_interval: str = "
     scrape of it asks the brokers a few requests)."""
     listed = "".join(f"          - '{t}'\n" for t in targets)
     return (
-        "# Written by kafka-dashboard (kafka/tools/dashboard/prometheus_config.py); rewritten at each start.\n"
+        "# Written by kafka-dashboard (kafka/tools/dashboard/prometheus_config.py); rewritten at each "
+        "start.\n"
         "global:\n"
         f"  scrape_interval: {scrape_interval}\n"
         f"  evaluation_interval: {scrape_interval}\n"

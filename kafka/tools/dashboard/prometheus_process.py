@@ -28,7 +28,8 @@ def prometheus_binary() -> str:
 
 
 class PrometheusProcess:
-    def __init__(self, directory: Path, config_text: str, host: str, port: int, retention: str = "1d") -> None:
+    def __init__(self, directory: Path, config_text: str, host: str, port: int,
+                 retention: str = "1d") -> None:
         self.directory = directory
         self.url = f"http://{host}:{port}"
         directory.mkdir(parents=True, exist_ok=True)
@@ -43,7 +44,8 @@ class PrometheusProcess:
 
     def ready(self) -> bool:
         if self.process.poll() is not None:
-            raise PrometheusError(f"prometheus exited with status {self.process.returncode}:\n{self.log_tail()}")
+            raise PrometheusError("prometheus exited with status "
+                                  f"{self.process.returncode}:\n{self.log_tail()}")
         try:
             with urllib.request.urlopen(f"{self.url}/-/ready", timeout=1) as response:
                 return response.status == 200

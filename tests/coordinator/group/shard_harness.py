@@ -117,7 +117,8 @@ class Timer:
 class Shard:
     """The GroupMetadataManager's part of the shard that these managers need, and the runtime's rules."""
 
-    def __init__(self, time: MockTime | None = None, topics: dict | None = None, config: Config | None = None) -> None:
+    def __init__(self, time: MockTime | None = None, topics: dict | None = None,
+                 config: Config | None = None) -> None:
         self.time = time or MockTime()
         self.registry = SnapshotRegistry("test ")
         self.timer = Timer(self.time)
@@ -134,7 +135,8 @@ class Shard:
             groups=self.groups, snapshot_registry=self.registry, time=self.time, timer=self.timer,
             config=self.config, topics_image=lambda: self.topics)
         self.serde = GroupCoordinatorRecordSerde()
-        self.log: list[tuple] = []  # ("data", producer id, key bytes, value bytes) or ("marker", producer id, result)
+        # ("data", producer id, key bytes, value bytes) or ("marker", producer id, result)
+        self.log: list[tuple] = []
         self.last_written = 0
         self.last_committed = 0
         self.registry.get_or_create_snapshot(0)
@@ -163,7 +165,8 @@ class Shard:
             self.registry.revert_to_snapshot(self.last_written)
             return Errors.NOT_LEADER_OR_FOLLOWER
         for record in result.records:
-            self.log.append(("data", producer_id, self.serde.serialize_key(record), self.serde.serialize_value(record)))
+            self.log.append(("data", producer_id, self.serde.serialize_key(record),
+                             self.serde.serialize_value(record)))
         self.last_written += len(result.records)
         return result.response
 

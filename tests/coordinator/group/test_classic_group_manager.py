@@ -110,9 +110,11 @@ class Harness:
         self.manager = ClassicGroupManager(self.groups, self.registry, self.time, self.timer, config, "test")
 
     def join(self, group_id="g", member_id="", *, instance=None, require_known=False, session=10_000,
-             rebalance=10_000, protocols=PROTOCOLS, answers=None) -> tuple[list[JoinGroupResult], CoordinatorResult]:
+             rebalance=10_000, protocols=PROTOCOLS,
+             answers=None) -> tuple[list[JoinGroupResult], CoordinatorResult]:
         answers = [] if answers is None else answers
-        request = JoinGroupRequest(group_id, member_id, instance, require_known, rebalance, session, "consumer",
+        request = JoinGroupRequest(group_id, member_id, instance, require_known, rebalance, session,
+                                   "consumer",
                                    protocols)
         result = self.manager.classic_group_join(CONTEXT, request, answers.append)
         return answers, result
@@ -300,7 +302,8 @@ def test_a_failed_write_of_the_assignment_sends_everyone_back_to_join():
     follower_answers, _ = h.sync(2, follower)
     leader_answers, stored = h.sync(2, leader, {leader: b"L", follower: b"F"})
     fail(stored, Errors.NOT_LEADER_OR_FOLLOWER)
-    assert leader_answers == follower_answers == [SyncGroupResult(Errors.NOT_COORDINATOR, "consumer", "range")]
+    assert leader_answers == follower_answers == [SyncGroupResult(Errors.NOT_COORDINATOR, "consumer",
+                                                                  "range")]
     group = h.group()
     assert group.is_state(PREPARING) and all(m.assignment == b"" for m in group.members.values())
 

@@ -26,7 +26,8 @@ pytestmark = pytest.mark.fast
 
 def heartbeat(shard, request, fail=False):
     """The answer, or for a refused request an error answer as the service would send it."""
-    result = shard.write(lambda: shard.consumer_groups.consumer_group_heartbeat(request, "client", "/127.0.0.1"),
+    result = shard.write(lambda: shard.consumer_groups.consumer_group_heartbeat(request, "client",
+                                                                                "/127.0.0.1"),
                          fail=fail)
     if isinstance(result, ApiError):
         return dict(error_code=result.error, error_message=result.message, member_id=None, member_epoch=-1,
@@ -38,7 +39,8 @@ def heartbeat(shard, request, fail=False):
 
 def join(shard, member_id, topics=("orders",), regex=None, assignor=None, group="g", fail=False):
     return heartbeat(shard, HeartbeatRequest(
-        group, member_id, 0, rebalance_timeout_ms=30000, subscribed_topic_names=list(topics) if topics else None,
+        group, member_id, 0, rebalance_timeout_ms=30000, subscribed_topic_names=list(topics) if topics
+        else None,
         subscribed_topic_regex=regex, server_assignor=assignor, topic_partitions={}), fail=fail)
 
 
@@ -81,7 +83,8 @@ def test_three_members_share_twelve_partitions_and_a_fourth_takes_three_after_re
     assert (str(group.state), group.group_epoch, group.assignment_epoch) == ("Stable", 3, 3)
 
     r = join(shard, "d")
-    assert r["member_epoch"] == 4 and owned_of(r, {}) == {}, "nothing is free yet: the others still hold it all"
+    assert r["member_epoch"] == 4 and owned_of(r,
+                                               {}) == {}, "nothing is free yet: the others still hold it all"
     assert str(shard.consumer_groups.consumer_group("g").state) == "Reconciling"
     r = beat(shard, "a", epochs["a"], held["a"])  # asked to give one back, at its old epoch
     assert r["member_epoch"] == 3 and count(owned_of(r, held["a"])) == 3
@@ -102,7 +105,8 @@ def test_errors_kafka_gives():
     assert join(shard, "b", assignor="sticky")["error_code"] == Errors.UNSUPPORTED_ASSIGNOR
     assert join(shard, "b", topics=(), regex="orders(")["error_code"] == Errors.INVALID_REGULAR_EXPRESSION
     assert join(shard, "", group="")["error_code"] == Errors.INVALID_REQUEST
-    bad = heartbeat(shard, HeartbeatRequest("g", "b", 0, rebalance_timeout_ms=-1, subscribed_topic_names=["orders"],
+    bad = heartbeat(shard,
+                    HeartbeatRequest("g", "b", 0, rebalance_timeout_ms=-1, subscribed_topic_names=["orders"],
                                             topic_partitions={}))
     assert bad["error_code"] == Errors.INVALID_REQUEST, "the first heartbeat must carry a rebalance timeout"
     assert beat(shard, "x", 1, {}, group="unknown")["error_code"] == Errors.GROUP_ID_NOT_FOUND
@@ -117,7 +121,8 @@ def test_a_classic_group_keeps_its_id_and_an_empty_one_is_replaced():
 
     shard.groups["classic"] = Busy("classic")
     r = join(shard, "x", group="classic")
-    assert (r["error_code"], r["error_message"]) == (Errors.GROUP_ID_NOT_FOUND, "Group classic is not a consumer group.")
+    assert (r["error_code"], r["error_message"]) == (Errors.GROUP_ID_NOT_FOUND,
+                                                     "Group classic is not a consumer group.")
     shard.groups["simple"] = SimpleGroup("simple")  # a group that only held offsets
     assert join(shard, "x", group="simple")["error_code"] == Errors.NONE
     assert shard.consumer_groups.consumer_group("simple") is not None
@@ -257,7 +262,8 @@ def test_the_group_validates_offset_commits_and_deletes():
             return e.error
         return None
     assert error_of("a", None, epoch, False, 9) is None
-    assert error_of("a", None, epoch - 1, False, 9) == Errors.STALE_MEMBER_EPOCH, "assigned at `epoch`, not before"
+    assert error_of("a", None, epoch - 1, False,
+                    9) == Errors.STALE_MEMBER_EPOCH, "assigned at `epoch`, not before"
     assert error_of("a", None, epoch + 1, False, 9) == Errors.STALE_MEMBER_EPOCH, "never a newer epoch"
     assert error_of("", None, -1, False, 9) == Errors.UNKNOWN_MEMBER_ID, "only an empty group: simple commits"
     assert error_of("", None, -1, True, 3) is None, "a producer that knows only the group's id"
@@ -277,13 +283,15 @@ def test_the_group_validates_offset_commits_and_deletes():
 def test_assignors():
     members = {m: MemberSubscription(frozenset({ORDERS})) for m in ("m1", "m2", "m3")}
     ranged = RangeAssignor().assign(members, {ORDERS: 8})
-    assert {m: sorted(a[ORDERS]) for m, a in ranged.items()} == {"m1": [0, 1, 2], "m2": [3, 4, 5], "m3": [6, 7]}
+    assert {m: sorted(a[ORDERS]) for m, a in ranged.items()} == {"m1": [0, 1, 2], "m2": [3, 4, 5],
+                                                                 "m3": [6, 7]}
     uniform = UniformAssignor().assign(members, {ORDERS: 12})
     members["m4"] = MemberSubscription(frozenset({ORDERS}))
     members = {m: MemberSubscription(s.subscribed_topic_ids, uniform.get(m, {})) for m, s in members.items()}
     again = UniformAssignor().assign(members, {ORDERS: 12})
     moved = sum(len(uniform[m][ORDERS] - again[m].get(ORDERS, frozenset())) for m in uniform)
-    assert sorted(len(a[ORDERS]) for a in again.values()) == [3, 3, 3, 3] and moved == 3, "sticky: only 3 move"
+    assert sorted(len(a[ORDERS]) for a in again.values()) == [3, 3, 3,
+                                                              3] and moved == 3, "sticky: only 3 move"
 
 
 @pytest.mark.parametrize("seed", [random.randrange(2**32) for _ in range(10)])
@@ -320,7 +328,8 @@ def test_no_partition_is_ever_held_twice_and_replay_gives_the_same_groups(seed):
 
 def test_offsets_and_groups_share_the_namespace():
     shard = Shard()
-    shard.write(lambda: shard.offsets.commit_offset("g", "", None, -1, {TopicPartition("t", 0): OffsetAndMetadata(1)}))
+    shard.write(lambda: shard.offsets.commit_offset("g", "", None, -1,
+                                                    {TopicPartition("t", 0): OffsetAndMetadata(1)}))
     assert isinstance(shard.groups["g"], SimpleGroup)
     join(shard, "a")
     assert shard.consumer_groups.consumer_group("g") is not None, "the simple group is replaced"

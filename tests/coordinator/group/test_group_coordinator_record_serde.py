@@ -27,7 +27,8 @@ def round_trip(record: CoordinatorRecord) -> CoordinatorRecord:
 
 
 @pytest.mark.parametrize("offset, value_hex", [
-    (OffsetAndMetadata(42, 3, "meta", 1_700_000_000_000), "0003000000000000002a0000000300046d6574610000018bcfe56800"),
+    (OffsetAndMetadata(42, 3, "meta", 1_700_000_000_000),
+     "0003000000000000002a0000000300046d6574610000018bcfe56800"),
     (OffsetAndMetadata(42, -1, "", 1_700_000_000_000, 1_700_000_060_000),
      "0001000000000000002a00000000018bcfe568000000018bcfe65260")])
 def test_offset_commit_bytes_are_the_old_ones(offset, value_hex):
@@ -38,9 +39,11 @@ def test_offset_commit_bytes_are_the_old_ones(offset, value_hex):
 
 
 def test_group_metadata_bytes_are_the_old_ones():
-    value = dict(protocol_type="consumer", generation=3, protocol="range", leader="m1", current_state_timestamp=5,
+    value = dict(protocol_type="consumer", generation=3, protocol="range", leader="m1",
+                 current_state_timestamp=5,
                  members=[dict(member_id="m1", group_instance_id=None, client_id="c", client_host="/h",
-                               rebalance_timeout=300, session_timeout=100, subscription=b"s", assignment=b"a")])
+                               rebalance_timeout=300, session_timeout=100, subscription=b"s",
+                               assignment=b"a")])
     record = CoordinatorRecord(GroupMetadataKey("g"), value)
     assert serde.serialize_key(record).hex() == "0002000167"
     assert serde.serialize_value(record).hex() == (
@@ -84,5 +87,6 @@ def test_consumer_group_records_are_the_old_bytes():
 
 def test_an_unknown_key_type_is_skipped():
     assert serde.deserialize(struct.pack(">h", 4) + b"\x00\x01g", b"\x00\x00") is None  # partition metadata
-    assert serde.deserialize(struct.pack(">h", 9) + b"\x00\x01g", None) is None  # KIP-932's early ShareGroupPartitionMetadata
+    # KIP-932's early ShareGroupPartitionMetadata
+    assert serde.deserialize(struct.pack(">h", 9) + b"\x00\x01g", None) is None
     assert serde.deserialize(struct.pack(">h", 17) + b"\x00\x01g", None) is None  # a streams group's

@@ -106,7 +106,8 @@ class Coordinator:
             RequestContext("client", "/127.0.0.1", api_version))
 
     def txn_commit(self, group_id: str, offset: int, producer_id: int = PRODUCER_ID, epoch: int = EPOCH,
-                   member_id: str = "", generation_id: int = -1, group_instance_id: str | None = None) -> Future:
+                   member_id: str = "", generation_id: int = -1,
+                   group_instance_id: str | None = None) -> Future:
         return self.service.commit_transactional_offsets(TxnOffsetCommitRequest(
             "txn-1", group_id, producer_id, epoch, member_id, group_instance_id, generation_id,
             {TP: OffsetAndMetadata(offset, -1, "", self.time.milliseconds())}, 3), CONTEXT)
@@ -127,7 +128,8 @@ class Coordinator:
                       group_instance_id: str | None = None) -> tuple[str, int]:
         """A classic member joins and syncs alone; its member id and generation."""
         joined = self.service.join_group(JoinGroupRequest(
-            group_id, "", group_instance_id, False, 1000, session_timeout_ms, "consumer", [("range", b"")]), CONTEXT)
+            group_id, "", group_instance_id, False, 1000, session_timeout_ms, "consumer", [("range", b"")]),
+            CONTEXT)
         self.advance(0)  # the initial rebalance delay (0 ms) is a timer of the shard
         assert joined.done()
         result: JoinGroupResult = joined.result()
@@ -186,7 +188,8 @@ def test_transactional_offsets_are_pending_until_the_commit_marker(coordinator):
     assert (stable.error, stable.offset) == (Errors.NONE, 10)
 
 
-def test_the_batch_is_transactional_and_carries_the_producer_and_the_marker_follows(coordinator, replica_manager):
+def test_the_batch_is_transactional_and_carries_the_producer_and_the_marker_follows(coordinator,
+                                                                                    replica_manager):
     done(coordinator.txn_commit("g", 10))
     done(coordinator.marker(committed=True))
     batches = list(iter_batches(replica_manager.read_partition_log(OFFSETS_TP, 0, 1 << 20).records))
@@ -290,7 +293,8 @@ def test_kip_447_member_and_generation_are_checked(coordinator):
         TP: Errors.ILLEGAL_GENERATION}
     # Before v3 the request names no member: accepted for a group with members.
     assert done(coordinator.txn_commit("g", 1)) == {TP: Errors.NONE}
-    assert done(coordinator.txn_commit("g", 2, member_id=member_id, generation_id=generation)) == {TP: Errors.NONE}
+    assert done(coordinator.txn_commit("g", 2, member_id=member_id,
+                                       generation_id=generation)) == {TP: Errors.NONE}
     assert coordinator.fetch("g").offset == -1
 
 
@@ -301,9 +305,11 @@ def test_a_static_member_replaced_by_a_newer_instance_is_fenced(coordinator):
 
 
 def test_a_group_nobody_knows_named_with_a_generation_is_an_illegal_generation(coordinator):
-    assert done(coordinator.txn_commit("g", 1, member_id="m", generation_id=1)) == {TP: Errors.ILLEGAL_GENERATION}
+    assert done(coordinator.txn_commit("g", 1, member_id="m",
+                                       generation_id=1)) == {TP: Errors.ILLEGAL_GENERATION}
     assert coordinator.shard().group_metadata_manager.group_lookup("g") is None, "no group made of it"
-    assert done(coordinator.txn_commit("g", 1, member_id="m")) == {TP: Errors.NONE}, "-1: a simple group's commit"
+    assert done(coordinator.txn_commit("g", 1,
+                                       member_id="m")) == {TP: Errors.NONE}, "-1: a simple group's commit"
 
 
 def test_a_consumer_group_member_commits_with_its_member_epoch(coordinator):
@@ -312,7 +318,8 @@ def test_a_consumer_group_member_commits_with_its_member_epoch(coordinator):
     epoch = coordinator.join_consumer_group("cg", "m")
     assert done(coordinator.txn_commit("cg", 1, member_id="ghost", generation_id=epoch)) == {
         TP: Errors.UNKNOWN_MEMBER_ID}
-    assert done(coordinator.txn_commit("cg", 1, member_id="", generation_id=epoch)) == {TP: Errors.UNKNOWN_MEMBER_ID}
+    assert done(coordinator.txn_commit("cg", 1, member_id="",
+                                       generation_id=epoch)) == {TP: Errors.UNKNOWN_MEMBER_ID}
     for stale in (epoch + 1, epoch - 1, -1):
         assert done(coordinator.txn_commit("cg", 1, member_id="m", generation_id=stale)) == {
             TP: Errors.ILLEGAL_GENERATION}, stale
@@ -321,7 +328,8 @@ def test_a_consumer_group_member_commits_with_its_member_epoch(coordinator):
     assert coordinator.fetch("cg").offset == -1
     assert coordinator.fetch("cg", require_stable=True).error == Errors.UNSTABLE_OFFSET_COMMIT
     done(coordinator.marker(committed=True))
-    assert coordinator.fetch("cg", require_stable=True).offset == 10, "the marker commits them, as for classic"
+    assert coordinator.fetch("cg",
+                             require_stable=True).offset == 10, "the marker commits them, as for classic"
     described = done(coordinator.service.consumer_group_describe("cg"))
     assert described["error_code"] == Errors.NONE and [m["member_id"] for m in described["members"]] == ["m"]
 
@@ -448,7 +456,8 @@ class Follower:
 
     def __init__(self, replica_manager) -> None:
         self.replica_manager = replica_manager
-        replica_manager.make_leader(OFFSETS_TP, PartitionState(0, leader=1, leader_epoch=1, replicas=(1, FOLLOWER),
+        replica_manager.make_leader(OFFSETS_TP,
+                                    PartitionState(0, leader=1, leader_epoch=1, replicas=(1, FOLLOWER),
                                                                isr=(1, FOLLOWER)), LogConfig())
 
     def log_end(self) -> int:
@@ -490,7 +499,8 @@ def test_a_heartbeat_that_writes_nothing_waits_for_the_writes_before_it(lagging)
     assert not joined.done() and not waiting.done(), "no records of its own, but it saw the uncommitted join"
     follower.catches_up()
     assert [done(f)["member_epoch"] for f in (joined, waiting)] == [1, 1]
-    assert done(c.consumer_heartbeat("g", "a", 1, held))["error_code"] == Errors.NONE, "nothing pending: at once"
+    assert done(c.consumer_heartbeat("g", "a", 1,
+                                     held))["error_code"] == Errors.NONE, "nothing pending: at once"
 
 
 def test_a_commit_is_answered_once_it_commits_and_a_timed_out_one_is_coordinator_not_available(lagging):
@@ -605,7 +615,8 @@ def test_a_failed_sync_is_answered_with_an_error_and_the_group_rebalances_again(
     result = done(joined)
     appends.failing = True
     synced = coordinator.service.sync_group(SyncGroupRequest(
-        "g", result.generation_id, result.member_id, None, "consumer", "range", {result.member_id: b"a"}), CONTEXT)
+        "g", result.generation_id, result.member_id, None, "consumer", "range", {result.member_id: b"a"}),
+        CONTEXT)
     assert done(synced).error == Errors.NOT_COORDINATOR
     appends.failing = False
     rejoined = coordinator.service.join_group(JoinGroupRequest(
@@ -614,7 +625,8 @@ def test_a_failed_sync_is_answered_with_an_error_and_the_group_rebalances_again(
     again = done(rejoined)
     assert again.error == Errors.NONE, again
     synced = coordinator.service.sync_group(SyncGroupRequest(
-        "g", again.generation_id, again.member_id, None, "consumer", "range", {again.member_id: b"b"}), CONTEXT)
+        "g", again.generation_id, again.member_id, None, "consumer", "range", {again.member_id: b"b"}),
+        CONTEXT)
     assert done(synced).error == Errors.NONE and done(synced).assignment == b"b"
     described = done(coordinator.service.describe_group("g"))[1]
     assert described["group_state"] == "Stable" and described["members"][0]["member_assignment"] == b"b"

@@ -47,7 +47,8 @@ SUBSCRIPTION = serialize_subscription({"topics": ["t"], "user_data": None, "owne
 
 
 def config(policy=ConsumerGroupMigrationPolicy.BIDIRECTIONAL) -> GroupCoordinatorConfig:
-    return GroupCoordinatorConfig(classic_group_initial_rebalance_delay_ms=0, classic_group_min_session_timeout_ms=100,
+    return GroupCoordinatorConfig(classic_group_initial_rebalance_delay_ms=0,
+                                  classic_group_min_session_timeout_ms=100,
                                   consumer_group_migration_policy=policy)
 
 
@@ -63,7 +64,8 @@ class Runtime:
     def new_shard(self):
         registry = SnapshotRegistry("test ")
         timer = MockCoordinatorTimer(self.time)
-        shard = GroupCoordinatorShard(registry, self.time, timer, config(self.policy), lambda: TOPICS, "test ")
+        shard = GroupCoordinatorShard(registry, self.time, timer, config(self.policy), lambda: TOPICS,
+                                      "test ")
         shard.snapshot_registry = registry
         registry.get_or_create_snapshot(0)
         return shard, timer
@@ -105,10 +107,13 @@ class Runtime:
     def join(self, member_id: str, owned=()) -> dict:
         answers = []
         metadata = serialize_subscription({"topics": ["t"], "user_data": None,
-                                           "owned_partitions": [{"topic": "t", "partitions": list(owned)}]}, version=1)
-        request = JoinGroupRequest("g", member_id, None, False, 10_000, 10_000, "consumer", [("range", metadata)])
+                                           "owned_partitions": [{"topic": "t", "partitions": list(owned)}]},
+                                           version=1)
+        request = JoinGroupRequest("g", member_id, None, False, 10_000, 10_000, "consumer",
+                                   [("range", metadata)])
         self.write(lambda s: s.classic_group_join(CONTEXT, request, answers.append))
-        self.fire_timers()  # a classic group's join phase ends on a timer (group.initial.rebalance.delay.ms 0)
+        # a classic group's join phase ends on a timer (group.initial.rebalance.delay.ms 0)
+        self.fire_timers()
         return answers
 
     def sync(self, member_id: str, generation: int, assignments=None) -> list:
@@ -132,7 +137,8 @@ class Runtime:
 
 
 def partitions(assignment_bytes: bytes) -> list[int]:
-    return sorted(p for tp in deserialize_assignment(assignment_bytes).assigned_partitions for p in tp.partitions)
+    return sorted(p for tp in deserialize_assignment(assignment_bytes).assigned_partitions
+                  for p in tp.partitions)
 
 
 def a_classic_group_of_one(runtime: Runtime) -> str:
@@ -202,7 +208,8 @@ def test_a_classic_member_must_speak_the_groups_protocols_and_leaves_with_leave_
     assert group.type() is GroupType.CONSUMER and group.members[member].use_classic_protocol()
     (error, answers) = runtime.write(lambda s: s.classic_group_leave(CONTEXT, LeaveGroupRequest("g", [
         LeavingMember(member, None), LeavingMember("new", None)])))
-    assert [e for _, e in answers] == [Errors.NONE, Errors.UNKNOWN_MEMBER_ID], "a member of the new protocol heartbeats -1"
+    assert [e for _, e in answers] == [Errors.NONE,
+                                       Errors.UNKNOWN_MEMBER_ID], "a member of the new protocol heartbeats -1"
     assert list(runtime.group().members) == ["new"]
 
 

@@ -24,14 +24,17 @@ TP = TopicPartition("t", 0)
 COMMIT, ABORT = TransactionResult.COMMIT, TransactionResult.ABORT
 
 
-def commit(shard, group_id, offset, tp=TP, member_id="", generation=-1, metadata="", api_version=9, fail=False):
+def commit(shard, group_id, offset, tp=TP, member_id="", generation=-1, metadata="", api_version=9,
+           fail=False):
     return shard.write(lambda: shard.offsets.commit_offset(
-        group_id, member_id, None, generation, {tp: OffsetAndMetadata(offset, -1, metadata)}, api_version), fail=fail)
+        group_id, member_id, None, generation, {tp: OffsetAndMetadata(offset, -1, metadata)}, api_version),
+        fail=fail)
 
 
 def txn_commit(shard, group_id, offset, producer_id=7, member_id="", generation=-1, api_version=3, tp=TP):
     return shard.write(lambda: shard.offsets.commit_transaction_offset(
-        group_id, member_id, None, generation, {tp: OffsetAndMetadata(offset)}, api_version), producer_id=producer_id)
+        group_id, member_id, None, generation, {tp: OffsetAndMetadata(offset)}, api_version),
+        producer_id=producer_id)
 
 
 def fetch(shard, group_id, require_stable=False, tp=TP):
@@ -43,7 +46,8 @@ def fetch(shard, group_id, require_stable=False, tp=TP):
 def state(shard) -> tuple:
     """Everything the manager holds: committed offsets and, per producer, pending ones."""
     return (sorted(shard.offsets.offsets.items()),
-            sorted((pid, sorted(p.items())) for pid, p in shard.offsets.pending_transactional_offsets.items()))
+            sorted((pid, sorted(p.items()))
+                   for pid, p in shard.offsets.pending_transactional_offsets.items()))
 
 
 def test_a_commit_is_a_record_that_the_replay_applies():
@@ -164,9 +168,11 @@ def test_metadata_too_large_is_refused_per_partition():
     shard = Shard(config=Config(offset_metadata_max_size=3))
     other = TopicPartition("t", 1)
     response = shard.write(lambda: shard.offsets.commit_offset(
-        "g", "", None, -1, {TP: OffsetAndMetadata(1, metadata="long"), other: OffsetAndMetadata(2, metadata="ok")}))
+        "g", "", None, -1,
+        {TP: OffsetAndMetadata(1, metadata="long"), other: OffsetAndMetadata(2, metadata="ok")}))
     assert response == {TP: Errors.OFFSET_METADATA_TOO_LARGE, other: Errors.NONE}
-    assert shard.offsets.offsets.get("g", "t", 0) is None and shard.offsets.offsets.get("g", "t", 1).offset == 2
+    assert shard.offsets.offsets.get("g", "t", 0) is None and shard.offsets.offsets.get("g", "t",
+                                                                                        1).offset == 2
 
 
 def test_the_commit_is_stamped_by_the_coordinator_and_retention_time_gives_an_expiry():
@@ -191,7 +197,8 @@ def test_fetch_all_and_unknown_groups():
 def join(shard, group_id, member_id, topics=("orders",)) -> int:
     """A KIP-848 member joins through ConsumerGroupHeartbeat; its member epoch."""
     response = shard.write(lambda: shard.consumer_groups.consumer_group_heartbeat(HeartbeatRequest(
-        group_id, member_id, 0, rebalance_timeout_ms=30000, subscribed_topic_names=list(topics), topic_partitions={}),
+        group_id, member_id, 0, rebalance_timeout_ms=30000, subscribed_topic_names=list(topics),
+        topic_partitions={}),
         "client", "/127.0.0.1"))
     assert response["error_code"] == Errors.NONE, response
     return response["member_epoch"]
@@ -222,7 +229,8 @@ def test_expired_offsets_become_tombstones_but_not_a_subscribed_topic_or_a_pendi
     shard.write(lambda: CoordinatorResult(tombstones))
     shard.write_marker(7, ABORT)
     records = []
-    assert shard.offsets.cleanup_group_expired_offsets("simple", records, shard.time.milliseconds()) is True, \
+    assert shard.offsets.cleanup_group_expired_offsets("simple", records,
+                                                       shard.time.milliseconds()) is True, \
         "nothing left: it may go"
     assert [(r.key.group, r.key.topic) for r in records] == [("simple", "t")]
     assert shard.offsets.cleanup_group_expired_offsets("cg", [], shard.time.milliseconds()) is False
@@ -232,12 +240,14 @@ def test_a_consumer_group_member_commits_with_its_member_epoch():
     shard = Shard()
     epoch = join(shard, "cg", "m")
     assert commit(shard, "cg", 1, member_id="ghost", generation=epoch).error == Errors.UNKNOWN_MEMBER_ID
-    assert commit(shard, "cg", 1, member_id="m", generation=epoch, api_version=8).error == Errors.UNSUPPORTED_VERSION
+    assert commit(shard, "cg", 1, member_id="m", generation=epoch,
+                  api_version=8).error == Errors.UNSUPPORTED_VERSION
     assert commit(shard, "cg", 1, member_id="m", generation=epoch + 1).error == Errors.STALE_MEMBER_EPOCH
     assert commit(shard, "cg", 1, member_id="m", generation=epoch) == {TP: Errors.NONE}
     assert txn_commit(shard, "cg", 1, member_id="m", generation=epoch + 1).error == Errors.ILLEGAL_GENERATION
     for older in (epoch - 1, -1):  # KIP-1251: judged by the epoch the partition was assigned at
-        assert txn_commit(shard, "cg", 1, member_id="m", generation=older).error == Errors.ILLEGAL_GENERATION, older
+        assert txn_commit(shard, "cg", 1, member_id="m",
+                          generation=older).error == Errors.ILLEGAL_GENERATION, older
     assert txn_commit(shard, "cg", 1, member_id="m", generation=epoch - 1, api_version=6).error == \
         Errors.STALE_MEMBER_EPOCH, "TxnOffsetCommit v6 knows STALE_MEMBER_EPOCH"
     assert txn_commit(shard, "cg", 5) == {TP: Errors.NONE}, "no member named at all: accepted"
@@ -263,9 +273,11 @@ def test_offset_delete_refuses_the_topics_a_consumer_group_reads():
     orders = TopicPartition("orders", 0)
     commit(shard, "cg", 1, member_id="m", generation=epoch)
     response = shard.write(lambda: shard.offsets.delete_offsets("cg", [orders, TP, TopicPartition("t", 9)]))
-    assert response == {orders: Errors.GROUP_SUBSCRIBED_TO_TOPIC, TP: Errors.NONE, TopicPartition("t", 9): Errors.NONE}
+    assert response == {orders: Errors.GROUP_SUBSCRIBED_TO_TOPIC, TP: Errors.NONE,
+                        TopicPartition("t", 9): Errors.NONE}
     assert shard.offsets.offsets.get("cg", "t", 0) is None
-    assert shard.write(lambda: shard.offsets.delete_offsets("nobody", [TP])).error == Errors.GROUP_ID_NOT_FOUND
+    assert shard.write(lambda: shard.offsets.delete_offsets("nobody",
+                                                            [TP])).error == Errors.GROUP_ID_NOT_FOUND
 
 
 def test_delete_all_offsets_writes_one_tombstone_per_partition():

@@ -46,7 +46,8 @@ class Member:
 
     def heartbeat(self, epoch: int, topics=None, rack_id=None, fail=False) -> dict:
         request = ShareGroupHeartbeatRequest(self.group, self.member_id, epoch, rack_id, topics)
-        result = self.shard.write(lambda: self.shard.share_groups.share_group_heartbeat(request, "client", "/10.0.0.1"),
+        result = self.shard.write(lambda: self.shard.share_groups.share_group_heartbeat(request, "client",
+                                                                                        "/10.0.0.1"),
                                   fail=fail)
         if isinstance(result, ApiError):
             return dict(error_code=result.error, error_message=result.message)
@@ -107,14 +108,18 @@ def test_a_member_joins_at_epoch_two_and_reads_once_the_share_state_exists():
     shard = Shard(config=NOW)
     a = Member(shard, "a")
     r = a.join()
-    assert (r["error_code"], r["member_id"], r["member_epoch"], r["heartbeat_interval_ms"]) == (Errors.NONE, "a", 2, 5000)
+    assert (r["error_code"], r["member_id"], r["member_epoch"], r["heartbeat_interval_ms"]) == (Errors.NONE,
+                                                                                                "a", 2, 5000)
     assert r["assignment"] == {"topic_partitions": []}, "no partition has share state yet: nothing to hand out"
     assert written_keys(shard, 0) == [ShareGroupMemberMetadataKey, ShareGroupMetadataKey,
-                                      ShareGroupTargetAssignmentMemberKey, ShareGroupTargetAssignmentMetadataKey,
-                                      ShareGroupCurrentMemberAssignmentKey, ShareGroupStatePartitionMetadataKey]
+                                      ShareGroupTargetAssignmentMemberKey,
+                                      ShareGroupTargetAssignmentMetadataKey,
+                                      ShareGroupCurrentMemberAssignmentKey,
+                                      ShareGroupStatePartitionMetadataKey]
     request = a.initialize_request
     assert (request.group_id, request.state_epoch) == ("g", 2)
-    assert request.start_offsets == {ORDERS: {p: -1 for p in range(12)}}, "-1: share.auto.offset.reset decides"
+    assert request.start_offsets == {ORDERS: {p: -1
+                                              for p in range(12)}}, "-1: share.auto.offset.reset decides"
     assert partitions_of(shard, "g") == ({ORDERS: frozenset(range(12))}, {})
 
     r = a.beat()
@@ -147,7 +152,8 @@ def test_three_members_share_twelve_partitions_one_reader_each():
     members = joined_and_initialized(shard, ["a", "b", "c"])
     assert [m.count() for m in members] == [4, 4, 4]
     held = [m.partitions[ORDERS] for m in members]
-    assert frozenset().union(*held) == frozenset(range(12)) and sum(map(len, held)) == 12, "each partition once"
+    assert frozenset().union(*held) == frozenset(range(12)) and sum(map(len,
+                                                                        held)) == 12, "each partition once"
     assert len({m.epoch for m in members}) == 1
     assert_replay_gives_the_same_groups(shard)
 
@@ -211,7 +217,8 @@ def test_partitions_added_to_a_topic_bump_the_epoch_and_start_from_the_beginning
     shard = Shard(topics={"orders": (ORDERS, 2)}, config=NOW)
     a, = joined_and_initialized(shard, ["a"])
     epoch = a.epoch
-    shard.topics = {"orders": (ORDERS, 4)}  # CreatePartitions: the metadata hash of what the group reads changes
+    # CreatePartitions: the metadata hash of what the group reads changes
+    shard.topics = {"orders": (ORDERS, 4)}
     r = a.beat()
     assert r["member_epoch"] == epoch + 1 and a.count() == 2
     assert a.initialize_request.start_offsets == {ORDERS: {2: 0, 3: 0}}, \
@@ -254,8 +261,10 @@ def test_a_leaving_member_is_removed_and_the_others_take_its_partitions():
     epoch = shard.share_groups.share_group("g").group_epoch
     since = len(shard.log)
     r = b.leave()
-    assert (r["error_code"], r["member_id"], r["member_epoch"], r["assignment"]) == (Errors.NONE, "b", -1, None)
-    assert written_keys(shard, since) == [ShareGroupCurrentMemberAssignmentKey, ShareGroupTargetAssignmentMemberKey,
+    assert (r["error_code"], r["member_id"], r["member_epoch"], r["assignment"]) == (Errors.NONE, "b", -1,
+                                                                                     None)
+    assert written_keys(shard, since) == [ShareGroupCurrentMemberAssignmentKey,
+                                          ShareGroupTargetAssignmentMemberKey,
                                           ShareGroupMemberMetadataKey, ShareGroupMetadataKey]
     group = shard.share_groups.share_group("g")
     assert list(group.members) == ["a"] and group.group_epoch == epoch + 1
@@ -312,7 +321,8 @@ def test_member_epochs_as_kafka_checks_them():
     r = a.heartbeat(previous - 1)
     assert r["error_code"] == Errors.FENCED_MEMBER_EPOCH and "does not match the previous member epoch" in r["error_message"]
     r = a.join()
-    assert (r["error_code"], r["member_epoch"]) == (Errors.NONE, current), "a rejoin with epoch 0 keeps the member"
+    assert (r["error_code"], r["member_epoch"]) == (Errors.NONE,
+                                                    current), "a rejoin with epoch 0 keeps the member"
     assert r["assignment"] == {"topic_partitions": [{"topic_id": ORDERS, "partitions": list(range(12))}]}
 
 
@@ -326,10 +336,12 @@ def test_errors_kafka_gives():
         "Kafka checks the size before it looks the member up"
     Member(shard, "b").leave()
     r = Member(shard, "nobody").heartbeat(3)
-    assert (r["error_code"], r["error_message"]) == (Errors.UNKNOWN_MEMBER_ID, "Member nobody is not a member of group g.")
+    assert (r["error_code"], r["error_message"]) == (Errors.UNKNOWN_MEMBER_ID,
+                                                     "Member nobody is not a member of group g.")
     assert Member(shard, "nobody").leave()["error_code"] == Errors.UNKNOWN_MEMBER_ID
     r = Member(shard, "a", group="unknown").heartbeat(3)
-    assert (r["error_code"], r["error_message"]) == (Errors.GROUP_ID_NOT_FOUND, "Share group unknown not found.")
+    assert (r["error_code"], r["error_message"]) == (Errors.GROUP_ID_NOT_FOUND,
+                                                     "Share group unknown not found.")
     assert Member(shard, "a", group="unknown").leave()["error_code"] == Errors.GROUP_ID_NOT_FOUND
 
 
@@ -337,7 +349,8 @@ def test_errors_kafka_gives():
     (ShareGroupHeartbeatRequest("g", "", 0, None, ["orders"]), "MemberId can't be empty."),
     (ShareGroupHeartbeatRequest(" ", "m", 0, None, ["orders"]), "GroupId can't be empty."),
     (ShareGroupHeartbeatRequest("g", "m", 0, "", ["orders"]), "RackId can't be empty."),
-    (ShareGroupHeartbeatRequest("g", "m", 0, None, None), "SubscribedTopicNames must be set in first request."),
+    (ShareGroupHeartbeatRequest("g", "m", 0, None, None),
+     "SubscribedTopicNames must be set in first request."),
     (ShareGroupHeartbeatRequest("g", "m", 0, None, []), "SubscribedTopicNames must be set in first request."),
     (ShareGroupHeartbeatRequest("g", "m", -2), "MemberEpoch is invalid."),
 ])
@@ -352,15 +365,19 @@ def test_a_group_id_names_one_group_type_at_a_time():
     shard = Shard(config=NOW)
     joined_and_initialized(shard, ["a"])
     consumer = shard.write(lambda: shard.consumer_groups.consumer_group_heartbeat(ConsumerHeartbeat(
-        "g", "x", 0, rebalance_timeout_ms=30_000, subscribed_topic_names=["orders"], topic_partitions={}), "c", "/h"))
-    assert (consumer.error, consumer.message) == (Errors.GROUP_ID_NOT_FOUND, "Group g is not a consumer group.")
+        "g", "x", 0, rebalance_timeout_ms=30_000, subscribed_topic_names=["orders"], topic_partitions={}),
+        "c", "/h"))
+    assert (consumer.error, consumer.message) == (Errors.GROUP_ID_NOT_FOUND,
+                                                  "Group g is not a consumer group.")
     commit = shard.write(lambda: shard.offsets.commit_offset("g", "a", None, 3, {}, 9))
     assert (commit.error, commit.message) == (Errors.GROUP_ID_NOT_FOUND, "Group g is not a consumer group.")
 
     shard.write(lambda: shard.consumer_groups.consumer_group_heartbeat(ConsumerHeartbeat(
-        "cg", "x", 0, rebalance_timeout_ms=30_000, subscribed_topic_names=["orders"], topic_partitions={}), "c", "/h"))
+        "cg", "x", 0, rebalance_timeout_ms=30_000, subscribed_topic_names=["orders"], topic_partitions={}),
+        "c", "/h"))
     r = Member(shard, "a", group="cg").join()
-    assert (r["error_code"], r["error_message"]) == (Errors.GROUP_ID_NOT_FOUND, "Group cg is not a share group.")
+    assert (r["error_code"], r["error_message"]) == (Errors.GROUP_ID_NOT_FOUND,
+                                                     "Group cg is not a share group.")
 
 
 def test_a_failed_append_is_reverted_and_the_member_joins_again():
@@ -378,7 +395,8 @@ def test_describe_shows_the_members_their_partitions_and_the_epochs():
     a, = joined_and_initialized(shard, ["a"])
     a.heartbeat(a.epoch, rack_id="rack-1")
     shard.commit()
-    described, unknown, classic = shard.share_groups.share_group_describe(["g", "unknown", "simple"], shard.last_committed)
+    described, unknown, classic = shard.share_groups.share_group_describe(["g", "unknown", "simple"],
+                                                                          shard.last_committed)
     assert described == dict(
         error_code=Errors.NONE, error_message=None, group_id="g", group_state="Stable", group_epoch=a.epoch,
         assignment_epoch=a.epoch, assignor_name="simple",
@@ -386,7 +404,8 @@ def test_describe_shows_the_members_their_partitions_and_the_epochs():
                       client_host="/10.0.0.1", subscribed_topic_names=["orders"],
                       assignment=dict(topic_partitions=[dict(topic_id=ORDERS, topic_name="orders",
                                                              partitions=[0, 1])]))])
-    assert (unknown["error_code"], unknown["error_message"]) == (Errors.GROUP_ID_NOT_FOUND, "Group unknown not found.")
+    assert (unknown["error_code"], unknown["error_message"]) == (Errors.GROUP_ID_NOT_FOUND,
+                                                                 "Group unknown not found.")
     shard.get_or_maybe_create_classic_group("simple", True)  # a group that only holds offsets
     classic, = shard.share_groups.share_group_describe(["simple"])
     assert (classic["error_code"], classic["error_message"]) == (Errors.GROUP_ID_NOT_FOUND,

@@ -34,11 +34,14 @@ serde = GroupCoordinatorRecordSerde()
 KAFKA_4_4 = [  # (record, key bytes, value bytes) as Kafka 4.4 writes them
     (CoordinatorRecord(ShareGroupMetadataKey("g"), ShareGroupMetadataValue(3, -77)),
      "000b000167", "000000000003ffffffffffffffb300"),
-    (CoordinatorRecord(ShareGroupMemberMetadataKey("g", "m"), ShareGroupMemberMetadataValue(None, "c", "/h", ("a", "b"))),
+    (CoordinatorRecord(ShareGroupMemberMetadataKey("g", "m"),
+                       ShareGroupMemberMetadataValue(None, "c", "/h", ("a", "b"))),
      "000a00016700016d", "0000000263032f68030261026200"),
-    (CoordinatorRecord(ShareGroupTargetAssignmentMetadataKey("g"), ShareGroupTargetAssignmentMetadataValue(3, 1234)),
+    (CoordinatorRecord(ShareGroupTargetAssignmentMetadataKey("g"),
+                       ShareGroupTargetAssignmentMetadataValue(3, 1234)),
      "000c000167", "00000000000301000800000000000004d2"),  # the assignment time, a tagged field
-    (CoordinatorRecord(ShareGroupTargetAssignmentMetadataKey("g"), ShareGroupTargetAssignmentMetadataValue(3, 0)),
+    (CoordinatorRecord(ShareGroupTargetAssignmentMetadataKey("g"),
+                       ShareGroupTargetAssignmentMetadataValue(3, 0)),
      "000c000167", "00000000000300"),  # ... left out at its default, 0
     (CoordinatorRecord(ShareGroupTargetAssignmentMemberKey("g", "m"),
                        ShareGroupTargetAssignmentMemberValue({TOPIC: frozenset({0, 1})})),
@@ -48,7 +51,8 @@ KAFKA_4_4 = [  # (record, key bytes, value bytes) as Kafka 4.4 writes them
      "000e00016700016d", "000000000003000000020002000000000000000000000000000000050300000000000000010000"),
     (CoordinatorRecord(ShareGroupStatePartitionMetadataKey("g"), ShareGroupStatePartitionMetadataValue(
         {TOPIC: TopicPartitionsInfo("x", frozenset({0}))}, {}, {TOPIC: "x"})),
-     "000f000167", "00000200000000000000000000000000000005027802000000000001020000000000000000000000000000000502780000"),
+     "000f000167",
+     "00000200000000000000000000000000000005027802000000000001020000000000000000000000000000000502780000"),
     (CoordinatorRecord(ShareGroupMetadataKey("g"), None), "000b000167", None),
 ]
 

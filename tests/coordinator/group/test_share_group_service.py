@@ -135,8 +135,11 @@ def test_describe_list_and_describe_groups_of_a_share_group(coordinator):
     coordinator.heartbeat("a", 0, ["orders"])
     coordinator.heartbeat("a", 2)
     invalid, described, unknown = done(coordinator.service.share_group_describe(["g", "", "unknown"]))
-    assert (invalid["group_id"], invalid["error_code"], invalid["error_message"]) == ("", Errors.INVALID_GROUP_ID, None)
-    assert (described["group_id"], described["group_state"], described["group_epoch"], described["assignor_name"]) == (
+    assert (invalid["group_id"], invalid["error_code"], invalid["error_message"]) == ("",
+                                                                                      Errors.INVALID_GROUP_ID,
+                                                                                      None)
+    assert (described["group_id"], described["group_state"], described["group_epoch"],
+            described["assignor_name"]) == (
         "g", "Stable", 3, "simple")
     assert described["members"][0]["assignment"]["topic_partitions"][0]["topic_name"] == "orders"
     assert unknown["error_code"] == Errors.GROUP_ID_NOT_FOUND
@@ -205,7 +208,8 @@ def test_a_failover_replays_the_share_group_and_its_sessions(coordinator):
     for member in ("a", "b"):
         epochs[member] = coordinator.heartbeat(member, epochs[member])["member_epoch"]
     before = done(coordinator.service.share_group_describe(["g"]))
-    assert sorted(len(m["assignment"]["topic_partitions"][0]["partitions"]) for m in before[0]["members"]) == [2, 2]
+    assert sorted(len(m["assignment"]["topic_partitions"][0]["partitions"])
+                  for m in before[0]["members"]) == [2, 2]
     coordinator.service.on_resignation(0, 1)
     coordinator.shutdown()
 

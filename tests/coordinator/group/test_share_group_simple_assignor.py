@@ -31,7 +31,8 @@ def assign(subscriptions: dict[str, set], counts: dict[uuid.UUID, int], current=
     current = current or {}
     if assignable is None:
         assignable = {t: frozenset(range(n)) for t, n in counts.items()}
-    members = {m: MemberSubscription(frozenset(topics), current.get(m, {})) for m, topics in subscriptions.items()}
+    members = {m: MemberSubscription(frozenset(topics), current.get(m, {}))
+               for m, topics in subscriptions.items()}
     return SimpleAssignor().assign(GroupSpec(members, subscription_type, assignable), counts)
 
 

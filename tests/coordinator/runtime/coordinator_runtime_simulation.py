@@ -96,9 +96,11 @@ class CoordinatorRuntimeSimulation:
         self.runtime = CoordinatorRuntime(
             log_prefix=f"sim-{seed}", time=self.time, timer=self.timer, processor=self.processor,
             partition_writer=self.writer,
-            loader=CoordinatorLoaderImpl(self.writer.read_partition_log, serde, self.time, load_buffer_size=200,
+            loader=CoordinatorLoaderImpl(self.writer.read_partition_log, serde, self.time,
+                                         load_buffer_size=200,
                                          executor=self.executor),
-            coordinator_shard_builder=self._build_shard, serde=serde, metrics=CoordinatorRuntimeMetrics(self.time),
+            coordinator_shard_builder=self._build_shard, serde=serde,
+            metrics=CoordinatorRuntimeMetrics(self.time),
             default_write_timeout_ms=DEFAULT_WRITE_TIMEOUT_MS)
         self.epoch = dict.fromkeys(PARTITIONS, 0)
         self.leading = dict.fromkeys(PARTITIONS, False)
@@ -124,7 +126,8 @@ class CoordinatorRuntimeSimulation:
     # ------------------------------------------------------------------ the steps
     def run(self, steps: int) -> None:
         actions = [(self._write, 20), (self._read, 6), (self._set_timer, 4), (self._run_event, 40),
-                   (self._run_load, 6), (self._commit, 12), (self._fail_next_append, 3), (self._advance_time, 6),
+                   (self._run_load, 6), (self._commit, 12), (self._fail_next_append, 3),
+                   (self._advance_time, 6),
                    (self._lose_leadership, 1), (self._regain_leadership, 3)]
         choices, weights = zip(*actions, strict=True)
         for self.step in range(steps):
@@ -160,7 +163,8 @@ class CoordinatorRuntimeSimulation:
         record = next((r for r in log.records if r[0] == offset), None)
         expected = (key.encode(), None if value is None else value.encode())
         if log.high_watermark <= offset or record is None or record[1:] != expected:
-            self.violations.append(f"put {key}={value} answered before its record committed: offset {offset}, "
+            self.violations.append(f"put {key}={value} answered before its record committed: offset "
+                                   f"{offset}, "
                       f"high watermark {log.high_watermark}, log has {record}")
         self.committed_writes += 1
 
@@ -169,7 +173,8 @@ class CoordinatorRuntimeSimulation:
             expected = replay(self.writer.log(tp), offset)
             seen = dict(shard.data.items_at(offset))
             if seen != expected:
-                self.violations.append(f"a read at committed offset {offset} of {tp} saw {seen}, the log says {expected}")
+                self.violations.append(f"a read at committed offset {offset} of {tp} saw {seen}, the log "
+                                       f"says {expected}")
             return seen
 
         self._track(f"read {tp}", self.runtime.schedule_read_operation("read", tp, op))
@@ -179,7 +184,8 @@ class CoordinatorRuntimeSimulation:
         key, delay_ms = self.rng.choice(KEYS), self.rng.choice([10, 100, 1000])
         retry = self.rng.random() < 0.5
         future = self.runtime.schedule_write_operation(
-            f"expire {key}", tp, DEFAULT_WRITE_TIMEOUT_MS, lambda shard: shard.expire_later(key, delay_ms, retry))
+            f"expire {key}", tp, DEFAULT_WRITE_TIMEOUT_MS,
+            lambda shard: shard.expire_later(key, delay_ms, retry))
         self._track(f"expire {key} in {delay_ms} ms on {tp}", future)
         self.events.append(f"timer expire {key} in {delay_ms} ms on {tp.partition}")
 
@@ -214,7 +220,8 @@ class CoordinatorRuntimeSimulation:
             return
         self.leading[tp] = False
         self.writer.leading.discard(tp)
-        self.writer.listeners[tp] = []  # Partition.make_follower: its listeners hear on_failed and are dropped
+        # Partition.make_follower: its listeners hear on_failed and are dropped
+        self.writer.listeners[tp] = []
         self.epoch[tp] += 1
         self.runtime.schedule_unload_operation(tp, self.epoch[tp])
         log = self.writer.log(tp)
@@ -257,7 +264,8 @@ class CoordinatorRuntimeSimulation:
             committed = coordinator.last_committed_offset
             seen = dict(shard.data.items_at(committed))
             if seen != replay(log, committed):
-                self.fail(f"{tp}: committed view at {committed} is {seen}, the log says {replay(log, committed)}")
+                self.fail(f"{tp}: committed view at {committed} is {seen}, the log says "
+                          f"{replay(log, committed)}")
             if self.leading[tp] and context.epoch == self.epoch[tp]:
                 written = coordinator.last_written_offset
                 if written != log.log_end_offset:
@@ -283,7 +291,8 @@ class CoordinatorRuntimeSimulation:
             if not future.done():
                 self.fail(f"{what} never answered")
             error = future.exception()
-            if error is not None and not (isinstance(error, CoordinatorError) and error.error in ALLOWED_ERRORS):
+            if error is not None and not (isinstance(error, CoordinatorError)
+                                          and error.error in ALLOWED_ERRORS):
                 self.fail(f"{what} failed with {error!r}")
         for tp in PARTITIONS:
             context = self.runtime.context(tp)

@@ -30,14 +30,16 @@ class KeyValueSerde:
 
 
 class KeyValueShard:
-    def __init__(self, snapshot_registry: SnapshotRegistry, time, timer, topic_partition, log_context: str = "") -> None:
+    def __init__(self, snapshot_registry: SnapshotRegistry, time, timer, topic_partition,
+                 log_context: str = "") -> None:
         self.registry = snapshot_registry
         self.time = time
         self.timer = timer
         self.tp = topic_partition
         self.data = TimelineHashMap(snapshot_registry)
         self.applied = TimelineHashMap(snapshot_registry)  # offset -> (key, value): nothing applied twice
-        self.pending = TimelineHashMap(snapshot_registry)  # producer id -> ((key, value), ...) awaiting a marker
+        # producer id -> ((key, value), ...) awaiting a marker
+        self.pending = TimelineHashMap(snapshot_registry)
         self.loaded_with = None
         self.unloaded = False
         self.images = []
@@ -63,7 +65,8 @@ class KeyValueShard:
         else:
             self._apply(record.key, record.value)
 
-    def replay_end_transaction_marker(self, producer_id: int, producer_epoch: int, result: TransactionResult) -> None:
+    def replay_end_transaction_marker(self, producer_id: int, producer_epoch: int,
+                                      result: TransactionResult) -> None:
         writes = self.pending.pop(producer_id, ())
         if result is TransactionResult.COMMIT:
             for key, value in writes:

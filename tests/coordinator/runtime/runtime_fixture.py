@@ -63,7 +63,8 @@ class RuntimeFixture:
         self.metrics = CoordinatorRuntimeMetrics(self.time)
         self.runtime = CoordinatorRuntime(
             log_prefix="test", time=self.time, timer=self.timer, processor=self.processor,
-            partition_writer=self.writer, loader=self.loader, coordinator_shard_builder=key_value_shard_builder,
+            partition_writer=self.writer, loader=self.loader,
+            coordinator_shard_builder=key_value_shard_builder,
             serde=self.serde, metrics=self.metrics, default_write_timeout_ms=WRITE_TIMEOUT_MS)
 
     def lead(self, tp=TP, epoch: int = 0) -> None:
@@ -74,10 +75,12 @@ class RuntimeFixture:
         return self.runtime.context(tp).coordinator.coordinator
 
     def put(self, key, value, tp=TP, timeout_ms: int = WRITE_TIMEOUT_MS) -> Future:
-        return self.runtime.schedule_write_operation(f"put-{key}", tp, timeout_ms, lambda shard: shard.put(key, value))
+        return self.runtime.schedule_write_operation(f"put-{key}", tp, timeout_ms,
+                                                     lambda shard: shard.put(key, value))
 
     def read(self, key, tp=TP) -> Future:
-        return self.runtime.schedule_read_operation(f"get-{key}", tp, lambda shard, offset: shard.get(key, offset))
+        return self.runtime.schedule_read_operation(f"get-{key}", tp, lambda shard,
+                                                    offset: shard.get(key, offset))
 
     def advance(self, ms: int) -> None:
         self.time.advance(ms)

@@ -36,7 +36,8 @@ def test_a_load_replays_the_log_and_follows_the_high_watermark():
     writer = InMemoryPartitionWriter()
     writer.leading.add(TP)
     writer.append(TP, -1, -1, build_batch([(b"a", b"1"), (b"?unknown", b"x")]))
-    writer.append(TP, 7, 0, build_batch([(b"b", b"2")], producer_id=7, producer_epoch=0, is_transactional=True))
+    writer.append(TP, 7, 0,
+                  build_batch([(b"b", b"2")], producer_id=7, producer_epoch=0, is_transactional=True))
     writer.append_end_transaction_marker(TP, 7, 0, 1, TransactionResult.ABORT)
     writer.append(TP, -1, -1, build_batch([(b"c", None)]))
     writer.commit(TP, 3)  # the marker's batch ends at 4: committed up to the transactional batch
@@ -54,6 +55,7 @@ def test_a_load_replays_the_log_and_follows_the_high_watermark():
 
 def test_a_partition_not_led_here_fails_the_load():
     writer = InMemoryPartitionWriter()
-    loader = CoordinatorLoaderImpl(writer.read_partition_log, KeyValueSerde(), MockTime(), executor=QueuedExecutor())
+    loader = CoordinatorLoaderImpl(writer.read_partition_log, KeyValueSerde(), MockTime(),
+                                   executor=QueuedExecutor())
     error = loader.load(TP, Playback()).exception(0)
     assert isinstance(error, CoordinatorError) and error.error == Errors.NOT_LEADER_OR_FOLLOWER

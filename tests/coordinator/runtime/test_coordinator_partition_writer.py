@@ -24,10 +24,13 @@ TP = TopicPartition("__consumer_offsets", 0)
 def runtime_over(replica_manager, time) -> CoordinatorRuntime:
     serde = KeyValueSerde()
     return CoordinatorRuntime(
-        log_prefix="test", time=time, timer=SystemTimer("coordinator", time=time), processor=DirectEventProcessor(),
+        log_prefix="test", time=time, timer=SystemTimer("coordinator", time=time),
+        processor=DirectEventProcessor(),
         partition_writer=CoordinatorPartitionWriter(replica_manager),
-        loader=CoordinatorLoaderImpl(replica_manager.read_partition_log, serde, time, executor=QueuedExecutor()),
-        coordinator_shard_builder=key_value_shard_builder, serde=serde, metrics=CoordinatorRuntimeMetrics(time),
+        loader=CoordinatorLoaderImpl(replica_manager.read_partition_log, serde, time,
+                                     executor=QueuedExecutor()),
+        coordinator_shard_builder=key_value_shard_builder, serde=serde,
+        metrics=CoordinatorRuntimeMetrics(time),
         default_write_timeout_ms=5000)
 
 
@@ -49,17 +52,20 @@ def test_a_listener_is_dropped_once_the_partition_stops_leading(replica_manager)
     writer.append(TP, -1, -1, build_batch([(b"a", b"1")]))
     assert heard == []
     writer.register_listener(TP, listener)
-    replica_manager.make_follower(TP, PartitionState(0, leader=2, leader_epoch=1, replicas=(1, 2), isr=(1, 2)),
+    replica_manager.make_follower(TP,
+                                  PartitionState(0, leader=2, leader_epoch=1, replicas=(1, 2), isr=(1, 2)),
                                   replica_manager.get_log_config(TP))
     assert replica_manager.get_partition(TP).listeners == ()
 
 
-def test_the_runtime_writes_through_the_replica_manager_and_a_new_runtime_loads_it_back(replica_manager, time):
+def test_the_runtime_writes_through_the_replica_manager_and_a_new_runtime_loads_it_back(replica_manager,
+                                                                                        time):
     runtime = runtime_over(replica_manager, time)
     runtime.schedule_load_operation(TP, 0)
     written = runtime.schedule_write_operation("put", TP, 1000, lambda shard: shard.put("a", "1"))
     assert written.result(0) is None  # committed: one replica
-    txn = runtime.schedule_transactional_write_operation("txn", TP, "t", 42, 0, 1000, lambda shard: shard.put("b", "2"))
+    txn = runtime.schedule_transactional_write_operation("txn", TP, "t", 42, 0, 1000,
+                                                         lambda shard: shard.put("b", "2"))
     done = runtime.schedule_transaction_completion("end", TP, 42, 0, 5, TransactionResult.COMMIT, 1000)
     assert txn.done() and done.result(0) is None
     read = runtime.schedule_read_operation("get", TP, lambda shard, offset: dict(shard.data.items_at(offset)))

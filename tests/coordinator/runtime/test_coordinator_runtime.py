@@ -93,11 +93,13 @@ def test_a_write_not_committed_in_time_fails_with_request_timed_out(f):
 
 def test_a_write_without_records_waits_for_the_writes_before_it(f):
     f.put("a", "1")
-    noop = f.runtime.schedule_write_operation("noop", TP, 1000, lambda shard: CoordinatorResult([], response="ok"))
+    noop = f.runtime.schedule_write_operation("noop", TP, 1000,
+                                              lambda shard: CoordinatorResult([], response="ok"))
     assert not noop.done()
     f.writer.commit(TP)
     assert noop.result(0) == "ok"
-    assert f.runtime.schedule_write_operation("noop", TP, 1000, lambda s: CoordinatorResult([], "now")).result(0) == "now"
+    assert f.runtime.schedule_write_operation("noop", TP, 1000,
+                                              lambda s: CoordinatorResult([], "now")).result(0) == "now"
 
 
 def test_the_append_future_completes_with_the_write(f):
@@ -181,7 +183,8 @@ def test_a_transactional_write_is_applied_by_its_commit_marker(f):
 
 
 def test_a_failed_marker_append_reverts_the_marker(f):
-    f.runtime.schedule_transactional_write_operation("txn", TP, "t1", 7, 0, 1000, lambda shard: shard.put("a", "1"))
+    f.runtime.schedule_transactional_write_operation("txn", TP, "t1", 7, 0, 1000,
+                                                     lambda shard: shard.put("a", "1"))
     f.writer.fail_next()
     marker = f.runtime.schedule_transaction_completion("end", TP, 7, 0, 3, TransactionResult.COMMIT, 1000)
     assert error_of(marker) == Errors.KAFKA_STORAGE_ERROR
@@ -246,7 +249,8 @@ def test_close_fails_what_waits_and_refuses_what_comes(f):
 def test_write_all_and_read_all_reach_every_shard(f):
     other = TopicPartition("__consumer_offsets", 1)
     f.lead(other)
-    futures = f.runtime.schedule_write_all_operation("all", 1000, lambda shard: shard.put("k", str(shard.tp.partition)))
+    futures = f.runtime.schedule_write_all_operation("all", 1000,
+                                                     lambda shard: shard.put("k", str(shard.tp.partition)))
     f.writer.commit(TP)
     f.writer.commit(other)
     assert all(future.done() for future in futures)

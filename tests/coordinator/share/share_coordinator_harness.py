@@ -38,11 +38,13 @@ STATE_TP = TopicPartition(SHARE_GROUP_STATE_TOPIC_NAME, 0)
 TOPIC_ID = uuid.UUID(int=12345678901234567890)
 UNKNOWN_TOPIC_ID = uuid.UUID(int=7)
 CONFIG = ShareCoordinatorConfig(state_topic_num_partitions=1, snapshot_update_records_per_snapshot=3,
-                                cold_partition_snapshot_interval_ms=60_000, state_topic_prune_interval_ms=30_000)
+                                cold_partition_snapshot_interval_ms=60_000,
+                                state_topic_prune_interval_ms=30_000)
 
 
 def image_with_topic(num_partitions: int = 3, share_version: int = 0) -> MetadataImage:
-    topic = TopicImage("t", TOPIC_ID, {i: PartitionRegistration((1,), (1,), 1, 0, 0) for i in range(num_partitions)})
+    topic = TopicImage("t", TOPIC_ID,
+                       {i: PartitionRegistration((1,), (1,), 1, 0, 0) for i in range(num_partitions)})
     features = FeaturesImage({"share.version": share_version} if share_version else {})
     return MetadataImage(features=features, topics=TopicsImage({TOPIC_ID: topic}, {"t": topic}))
 
@@ -111,7 +113,8 @@ class ShareCoordinator:
     # ------------------------------------------------------------------ the five RPCs, one partition each
     def initialize(self, partition: int = 0, state_epoch: int = 0, start_offset: int = 0, group: str = "g",
                    topic_id: uuid.UUID = TOPIC_ID) -> dict:
-        return only_partition(done(self.service.initialize_state(request(ApiKey.INITIALIZE_SHARE_GROUP_STATE, dict(
+        return only_partition(done(self.service.initialize_state(request(ApiKey.INITIALIZE_SHARE_GROUP_STATE,
+                                                                         dict(
             group_id=group, topics=[dict(topic_id=topic_id, partitions=[dict(
                 partition=partition, state_epoch=state_epoch, start_offset=start_offset)])])))))
 
@@ -120,10 +123,12 @@ class ShareCoordinator:
               topic_id: uuid.UUID = TOPIC_ID) -> dict:
         return only_partition(done(self.service.write_state(request(ApiKey.WRITE_SHARE_GROUP_STATE, dict(
             group_id=group, topics=[dict(topic_id=topic_id, partitions=[dict(
-                partition=partition, state_epoch=state_epoch, leader_epoch=leader_epoch, start_offset=start_offset,
+                partition=partition, state_epoch=state_epoch, leader_epoch=leader_epoch,
+                start_offset=start_offset,
                 delivery_complete_count=delivery_complete_count, state_batches=batches)])])))))
 
-    def read(self, partition: int = 0, leader_epoch: int = 0, group: str = "g", topic_id: uuid.UUID = TOPIC_ID) -> dict:
+    def read(self, partition: int = 0, leader_epoch: int = 0, group: str = "g",
+             topic_id: uuid.UUID = TOPIC_ID) -> dict:
         return only_partition(done(self.service.read_state(request(ApiKey.READ_SHARE_GROUP_STATE, dict(
             group_id=group, topics=[dict(topic_id=topic_id, partitions=[dict(
                 partition=partition, leader_epoch=leader_epoch)])])))))

@@ -67,7 +67,8 @@ class ShareStateBroker:
         self.server = _Server(("127.0.0.1", 0), _Connection)
         self.server.broker = self
         self.host, self.port = self.server.server_address
-        self._thread = threading.Thread(target=self.server.serve_forever, name="share-state-broker", daemon=True)
+        self._thread = threading.Thread(target=self.server.serve_forever, name="share-state-broker",
+                                        daemon=True)
 
     def start(self) -> ShareStateBroker:
         self._thread.start()
@@ -105,10 +106,12 @@ class ShareStateBroker:
 
     def find_coordinator(self, body, version: int) -> dict:
         error = self.find_coordinator_errors.popleft() if self.find_coordinator_errors else Errors.NONE
-        found = dict(node_id=NODE_ID if error == Errors.NONE else -1, host=self.host if error == Errors.NONE else "",
+        found = dict(node_id=NODE_ID if error == Errors.NONE else -1, host=self.host if error == Errors.NONE
+                     else "",
                      port=self.port if error == Errors.NONE else -1, error_code=error, error_message=None)
         if version >= 4:
-            return dict(throttle_time_ms=0, coordinators=[dict(key=k, **found) for k in body.coordinator_keys])
+            return dict(throttle_time_ms=0,
+                        coordinators=[dict(key=k, **found) for k in body.coordinator_keys])
         return dict(throttle_time_ms=0, **found)
 
     # ------------------------------------------------------------------ the responder

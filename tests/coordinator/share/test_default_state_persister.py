@@ -47,12 +47,14 @@ class Persisting:
         topics = {}
         if cache_knows_coordinator:
             leader = PartitionState(0, NODE_ID, 0, (NODE_ID,), (NODE_ID,))
-            topics[SHARE_GROUP_STATE_TOPIC_NAME] = TopicMetadata(SHARE_GROUP_STATE_TOPIC_NAME, uuid.uuid4(), 1,
+            topics[SHARE_GROUP_STATE_TOPIC_NAME] = TopicMetadata(SHARE_GROUP_STATE_TOPIC_NAME, uuid.uuid4(),
+                                                                 1,
                                                                  partitions=(leader,))
         self.metadata_cache.set_snapshot(topics, {NODE_ID: Broker(NODE_ID, (end_point,))}, 1)
         self.channel = InterBrokerSendThread("persister-test", 2, 2000, SYSTEM)
         self.timer = SystemTimerReaper("persister-test-reaper", SystemTimer("persister-test", time=SYSTEM))
-        helper = ShareCoordinatorMetadataCacheHelperImpl(self.metadata_cache, lambda key: key.partition_for(1),
+        helper = ShareCoordinatorMetadataCacheHelperImpl(self.metadata_cache,
+                                                         lambda key: key.partition_for(1),
                                                          "PLAINTEXT")
         self.manager = PersisterStateManager(self.channel, helper, SYSTEM, self.timer, backoff_ms=10,
                                              backoff_max_ms=40, max_attempts=max_attempts)
@@ -97,7 +99,8 @@ def test_the_five_calls_round_trip_through_the_share_coordinator(coordinator, br
     batches = [PersisterStateBatch(10, 14, 2, 1), PersisterStateBatch(15, 19, 0, 2)]
     assert persister.write_state(KEY, 1, 0, 10, batches).result(TIMEOUT_S) == Errors.NONE
     read = persister.read_state(KEY, 3).result(TIMEOUT_S)
-    assert (read.error_code, read.state_epoch, read.start_offset, read.state_batches) == (Errors.NONE, 1, 10, batches)
+    assert (read.error_code, read.state_epoch, read.start_offset, read.state_batches) == (Errors.NONE, 1, 10,
+                                                                                          batches)
     summary = persister.read_summary(KEY, 3).result(TIMEOUT_S)
     assert (summary.error_code, summary.state_epoch, summary.start_offset, summary.leader_epoch) == (
         Errors.NONE, 1, 10, 3)
@@ -125,12 +128,14 @@ def test_a_loading_coordinator_is_retried_until_it_answers(coordinator, broker, 
     broker.after.append(lambda: loaded(coordinator))  # the load finishes once the first try is refused
     assert persisting.persister.initialize_state(KEY, 0, 5).result(TIMEOUT_S) == Errors.NONE
     assert len(broker.served(ApiKey.INITIALIZE_SHARE_GROUP_STATE)) == 2
-    assert len(broker.served(ApiKey.FIND_COORDINATOR)) == 2  # the coordinator is looked up again before a retry
+    # the coordinator is looked up again before a retry
+    assert len(broker.served(ApiKey.FIND_COORDINATOR)) == 2
 
 
 def test_find_coordinator_is_retried_while_the_state_topic_is_created(coordinator, broker, persisting):
     loaded(coordinator)
-    broker.find_coordinator_errors.extend([Errors.COORDINATOR_NOT_AVAILABLE, Errors.UNKNOWN_TOPIC_OR_PARTITION])
+    broker.find_coordinator_errors.extend([Errors.COORDINATOR_NOT_AVAILABLE,
+                                           Errors.UNKNOWN_TOPIC_OR_PARTITION])
     assert persisting.persister.initialize_state(KEY, 0, 5).result(TIMEOUT_S) == Errors.NONE
     assert len(broker.served(ApiKey.FIND_COORDINATOR)) == 3
 

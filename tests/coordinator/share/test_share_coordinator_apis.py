@@ -53,7 +53,8 @@ def test_the_table_serves_the_five_share_group_state_apis(coordinator):
 
 def test_a_principal_without_cluster_action_is_refused_for_every_partition(coordinator):
     handlers, responses = apis(coordinator, StandardAuthorizer(super_users=frozenset({"User:broker"})))
-    req = incoming(ApiKey.WRITE_SHARE_GROUP_STATE, dict(group_id="g", topics=[dict(topic_id=TOPIC_ID, partitions=[
+    req = incoming(ApiKey.WRITE_SHARE_GROUP_STATE,
+                   dict(group_id="g", topics=[dict(topic_id=TOPIC_ID, partitions=[
         dict(partition=0), dict(partition=1)])]), KafkaPrincipal("User", "alice"))
     handlers.handlers()[ApiKey.WRITE_SHARE_GROUP_STATE](req)
     [(answered, body)] = responses.sent

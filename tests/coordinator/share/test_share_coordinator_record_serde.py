@@ -34,7 +34,8 @@ CASES = [
     # no delivery complete count (-1): the tagged field is left out
     (CoordinatorRecord(ShareSnapshotKey("g", TOPIC_ID, 3), ShareSnapshotValue(0, 1, 0, -1, -1, 5, 5, ())),
      SNAPSHOT_KEY, "0000000000000000000100000000ffffffffffffffff000000000000000500000000000000050100"),
-    (CoordinatorRecord(ShareUpdateKey("g", TOPIC_ID, 3), ShareUpdateValue(2, 5, 105, -1, (B(105, 106, 4, 5),))),
+    (CoordinatorRecord(ShareUpdateKey("g", TOPIC_ID, 3),
+                       ShareUpdateValue(2, 5, 105, -1, (B(105, 106, 4, 5),))),
      UPDATE_KEY, "000000000002000000050000000000000069020000000000000069000000000000006a0400050000"),
     (CoordinatorRecord(ShareUpdateKey("g", TOPIC_ID, 3), ShareUpdateValue(2, 5, 105, 3, ())),
      UPDATE_KEY, "0000000000020000000500000000000000690101000400000003"),
@@ -52,7 +53,8 @@ def test_the_bytes_are_kafkas_and_read_back(record, key, value):
 
 
 def test_a_record_type_this_coordinator_does_not_know_is_skipped():
-    assert ShareCoordinatorRecordSerde().deserialize(bytes.fromhex("0002" + SNAPSHOT_KEY[4:]), b"\x00\x00") is None
+    assert ShareCoordinatorRecordSerde().deserialize(bytes.fromhex("0002" + SNAPSHOT_KEY[4:]),
+                                                     b"\x00\x00") is None
 
 
 def test_a_value_version_it_cannot_read_is_refused():

@@ -48,7 +48,8 @@ def test_initialize_then_read_gives_the_start_offset_and_no_batches(coordinator)
 
 def test_a_write_and_a_read_round_trip(coordinator):
     coordinator.initialize(start_offset=0)
-    assert coordinator.write([batch(0, 9, ACKNOWLEDGED, 1), batch(10, 14, AVAILABLE, 2)], start_offset=0) == dict(
+    assert coordinator.write([batch(0, 9, ACKNOWLEDGED, 1), batch(10, 14, AVAILABLE, 2)],
+                             start_offset=0) == dict(
         partition=0, error_code=Errors.NONE, error_message=None)
     assert state_of(coordinator.read()) == (0, 0, [(0, 9, ACKNOWLEDGED, 1), (10, 14, AVAILABLE, 2)])
     assert isinstance(coordinator.records()[-1][1].key, ShareUpdateKey)
@@ -59,11 +60,13 @@ def test_overlapping_batches_merge_by_delivery_count_then_state(coordinator):
     coordinator.write([batch(0, 19, AVAILABLE, 1)])
     # offsets 5-9 redelivered and acknowledged; 8-12 archived at a higher count; within one write too
     coordinator.write([batch(5, 9, ACKNOWLEDGED, 2), batch(8, 12, ARCHIVED, 3)])
-    assert state_of(coordinator.read())[2] == [(0, 4, AVAILABLE, 1), (5, 7, ACKNOWLEDGED, 2), (8, 12, ARCHIVED, 3),
+    assert state_of(coordinator.read())[2] == [(0, 4, AVAILABLE, 1), (5, 7, ACKNOWLEDGED, 2),
+                                               (8, 12, ARCHIVED, 3),
                                                (13, 19, AVAILABLE, 1)]
     # an older, lower-count view of the same offsets loses; the same count with a later state wins
     coordinator.write([batch(0, 4, AVAILABLE, 0), batch(13, 19, ACKNOWLEDGED, 1)])
-    assert state_of(coordinator.read())[2] == [(0, 4, AVAILABLE, 1), (5, 7, ACKNOWLEDGED, 2), (8, 12, ARCHIVED, 3),
+    assert state_of(coordinator.read())[2] == [(0, 4, AVAILABLE, 1), (5, 7, ACKNOWLEDGED, 2),
+                                               (8, 12, ARCHIVED, 3),
                                                (13, 19, ACKNOWLEDGED, 1)]
 
 
@@ -92,8 +95,10 @@ def test_the_delivery_complete_count_follows_kafkas_rule(coordinator):
 def test_one_request_for_several_partitions_is_answered_by_topic(coordinator):
     for p in range(3):
         coordinator.initialize(partition=p, start_offset=p)
-    answer = done(coordinator.service.read_state(request(ApiKey.READ_SHARE_GROUP_STATE, dict(group_id="g", topics=[
-        dict(topic_id=TOPIC_ID, partitions=[dict(partition=2, leader_epoch=0), dict(partition=0, leader_epoch=0)]),
+    answer = done(coordinator.service.read_state(request(ApiKey.READ_SHARE_GROUP_STATE,
+                                                         dict(group_id="g", topics=[
+        dict(topic_id=TOPIC_ID,
+             partitions=[dict(partition=2, leader_epoch=0), dict(partition=0, leader_epoch=0)]),
         dict(topic_id=UNKNOWN_TOPIC_ID, partitions=[dict(partition=0, leader_epoch=0)])]))))
     [known, unknown] = answer["results"]
     assert [(p["partition"], p["start_offset"]) for p in known["partitions"]] == [(2, 2), (0, 0)]
@@ -125,7 +130,8 @@ def test_negative_ids_and_epochs_are_invalid_requests(coordinator, fields, messa
 def test_an_older_leader_is_fenced_once_a_newer_one_has_read(coordinator):
     coordinator.initialize()
     assert coordinator.read(leader_epoch=5)["error_code"] == Errors.NONE  # the new leader's read records 5
-    assert coordinator.write([batch(0, 0, ACKNOWLEDGED, 1)], leader_epoch=4)["error_code"] == Errors.FENCED_LEADER_EPOCH
+    assert coordinator.write([batch(0, 0, ACKNOWLEDGED, 1)],
+                             leader_epoch=4)["error_code"] == Errors.FENCED_LEADER_EPOCH
     assert coordinator.read(leader_epoch=4)["error_code"] == Errors.FENCED_LEADER_EPOCH
     assert coordinator.write([batch(0, 0, ACKNOWLEDGED, 1)], leader_epoch=5)["error_code"] == Errors.NONE
     assert coordinator.summary()["leader_epoch"] == 5
@@ -146,7 +152,8 @@ def test_a_write_from_before_an_offsets_reset_is_fenced_by_the_state_epoch(coord
     coordinator.initialize(state_epoch=1, start_offset=0)
     coordinator.write([batch(0, 4, ACKNOWLEDGED, 1)], state_epoch=1)
     assert coordinator.initialize(state_epoch=2, start_offset=50)["error_code"] == Errors.NONE  # the reset
-    assert coordinator.write([batch(5, 9, ACKNOWLEDGED, 1)], state_epoch=1)["error_code"] == Errors.FENCED_STATE_EPOCH
+    assert coordinator.write([batch(5, 9, ACKNOWLEDGED, 1)],
+                             state_epoch=1)["error_code"] == Errors.FENCED_STATE_EPOCH
     assert coordinator.initialize(state_epoch=1)["error_code"] == Errors.FENCED_STATE_EPOCH
     assert state_of(coordinator.read()) == (2, 50, [])
 
@@ -207,7 +214,8 @@ def test_the_key_picks_the_partition_as_kafka_does(coordinator):
 
 # ---------------------------------------------------------------------- summary and delete
 def test_the_summary_of_a_state_nobody_initialized_has_no_start_offset(coordinator):
-    assert coordinator.summary() == dict(partition=0, error_code=Errors.NONE, error_message=None, start_offset=-1,
+    assert coordinator.summary() == dict(partition=0, error_code=Errors.NONE, error_message=None,
+                                         start_offset=-1,
                                          delivery_complete_count=-1, leader_epoch=0, state_epoch=0)
 
 
@@ -237,7 +245,8 @@ def test_delete_writes_a_tombstone_and_the_state_is_gone(coordinator):
 def test_the_built_service_runs_on_its_own_threads(replica_manager, time):
     """ShareCoordinatorService.build: share.coordinator.threads event threads, a loader thread and a timer
     reaper; a write is answered from them, and shutdown stops them all."""
-    service = ShareCoordinatorService.build(1, ShareCoordinatorConfig(state_topic_num_partitions=1), replica_manager,
+    service = ShareCoordinatorService.build(1, ShareCoordinatorConfig(state_topic_num_partitions=1),
+                                            replica_manager,
                                             time)
     try:
         service.startup(lambda: 1)

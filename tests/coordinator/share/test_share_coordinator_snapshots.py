@@ -40,7 +40,8 @@ def test_a_snapshot_follows_every_n_updates(coordinator):
     coordinator.initialize(start_offset=0)
     for i in range(7):
         assert coordinator.write([batch(i, i, ACKNOWLEDGED, 1)])["error_code"] == Errors.NONE
-    assert kinds(coordinator) == ["snapshot", "update", "update", "update", "snapshot", "update", "update", "update"]
+    assert kinds(coordinator) == ["snapshot", "update", "update", "update", "snapshot", "update", "update",
+                                  "update"]
     snapshots = [r.value for _, r in coordinator.records() if isinstance(r.key, ShareSnapshotKey)]
     assert [s.snapshot_epoch for s in snapshots] == [0, 1]
     assert [(b.first_offset, b.last_offset) for b in snapshots[1].state_batches] == [(0, 3)]  # merged whole
@@ -106,7 +107,8 @@ def test_an_update_the_shard_replays_with_no_snapshot_before_it_starts_the_state
     from kafka.coordinator.share.persister_state_batch import PersisterStateBatch
     from kafka.coordinator.share.share_coordinator_records import ShareUpdateValue
     key = ShareUpdateKey("g", TOPIC_ID, 0)
-    shard.replay(0, -1, -1, CoordinatorRecord(key, ShareUpdateValue(0, 2, 5, -1, (PersisterStateBatch(5, 6, 2, 1),))))
+    shard.replay(0, -1, -1,
+                 CoordinatorRecord(key, ShareUpdateValue(0, 2, 5, -1, (PersisterStateBatch(5, 6, 2, 1),))))
     [(_, offset)] = shard.share_state_map.items()
     assert (offset.leader_epoch, offset.start_offset, offset.state_epoch) == (2, 5, 0)
     assert shard.snapshot_update_count[next(iter(shard.snapshot_update_count))] == 1
@@ -133,7 +135,8 @@ def test_cold_share_partitions_get_a_fresh_snapshot(coordinator):
 
 
 def test_records_behind_every_latest_snapshot_are_pruned(replica_manager, time):
-    c = ShareCoordinator(replica_manager, time, config=replace(CONFIG, cold_partition_snapshot_interval_ms=10**9))
+    c = ShareCoordinator(replica_manager, time,
+                         config=replace(CONFIG, cold_partition_snapshot_interval_ms=10**9))
     try:
         enable_share_groups(c)
         c.initialize(partition=0)  # offset 0

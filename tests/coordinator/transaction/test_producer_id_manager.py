@@ -32,12 +32,14 @@ class FakeControllerChannel:
 
     def answer(self, start: int, length: int = 1000) -> None:
         _, callback = self.requests.pop(0)
-        callback(Record(throttle_time_ms=0, error_code=Errors.NONE, producer_id_start=start, producer_id_len=length),
+        callback(Record(throttle_time_ms=0, error_code=Errors.NONE, producer_id_start=start,
+                        producer_id_len=length),
                  Errors.NONE)
 
     def answer_error(self, error: Errors) -> None:
         _, callback = self.requests.pop(0)
-        callback(Record(throttle_time_ms=0, error_code=error, producer_id_start=-1, producer_id_len=0), Errors.NONE)
+        callback(Record(throttle_time_ms=0, error_code=error, producer_id_start=-1, producer_id_len=0),
+                 Errors.NONE)
 
     def fail(self, error: Errors = Errors.REQUEST_TIMED_OUT) -> None:
         """The channel gave up: no controller answered before the deadline."""
@@ -93,7 +95,8 @@ def test_the_next_block_is_asked_for_when_90_percent_is_used_and_ids_never_run_d
     assert manager.generate_producer_id() == 5900  # the 901st: 90% of the block is handed out
     assert len(channel.requests) == 1
     channel.answer(9000)
-    ids = [manager.generate_producer_id() for _ in range(99)] + [manager.generate_producer_id() for _ in range(3)]
+    ids = [manager.generate_producer_id() for _ in range(99)] + [manager.generate_producer_id()
+                                                                 for _ in range(3)]
     assert ids == list(range(5901, 6000)) + [9000, 9001, 9002], "straight on into the prefetched block"
     assert channel.requests == []
 
@@ -175,7 +178,8 @@ def test_a_block_that_goes_backwards_or_is_empty_is_refused(manager, channel, ti
 
 def test_a_channel_that_answers_on_the_calling_thread_does_not_deadlock(time):
     def send_request(body, callback):
-        callback(Record(throttle_time_ms=0, error_code=Errors.NONE, producer_id_start=0, producer_id_len=1000),
+        callback(Record(throttle_time_ms=0, error_code=Errors.NONE, producer_id_start=0,
+                        producer_id_len=1000),
                  Errors.NONE)
 
     manager = RPCProducerIdManager(BROKER_ID, time, lambda: 1, send_request)

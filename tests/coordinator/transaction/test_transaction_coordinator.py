@@ -37,7 +37,8 @@ TID = "orders-tx"
 
 # ---------------------------------------------------------------------- the state machine alone
 def test_each_state_has_kafkas_id_name_and_valid_previous_states():
-    assert [(s.id, str(s)) for s in S] == [(0, "Empty"), (1, "Ongoing"), (2, "PrepareCommit"), (3, "PrepareAbort"),
+    assert [(s.id, str(s)) for s in S] == [(0, "Empty"), (1, "Ongoing"), (2, "PrepareCommit"),
+                                           (3, "PrepareAbort"),
                                            (4, "CompleteCommit"), (5, "CompleteAbort"), (6, "Dead"),
                                            (7, "PrepareEpochFence")]
     assert S.PREPARE_ABORT.valid_previous_states == {S.ONGOING, S.PREPARE_EPOCH_FENCE}
@@ -63,7 +64,8 @@ def test_transaction_log_records_round_trip_and_a_null_value_is_a_tombstone():
     assert key[:2] == b"\x00\x00" and transaction_log.read_txn_record_key(key).transactional_id == TID
     loaded = transaction_log.read_txn_record_value(TID, transaction_log.value_to_bytes(transit))
     assert (loaded.producer_id, loaded.producer_epoch, loaded.state, loaded.topic_partitions,
-            loaded.txn_start_timestamp, loaded.txn_last_update_timestamp) == (5, 3, S.PREPARE_COMMIT, {T0, T1}, 100, 200)
+            loaded.txn_start_timestamp, loaded.txn_last_update_timestamp) == (5, 3, S.PREPARE_COMMIT,
+                                                                              {T0, T1}, 100, 200)
     assert transaction_log.read_txn_record_value(TID, None) is None
 
 
@@ -107,13 +109,15 @@ class Harness:
         self.sender = FakeMarkerSender()
         self.blocks: list = []
         self.producer_ids = RPCProducerIdManager(1, time, lambda: 1, lambda body, cb: cb(
-            Record(error_code=0, producer_id_start=len(self.blocks) * 1000 + 1000, producer_id_len=1000), Errors.NONE))
+            Record(error_code=0, producer_id_start=len(self.blocks) * 1000 + 1000, producer_id_len=1000),
+            Errors.NONE))
         config = TransactionConfig(transaction_log_num_partitions=1, transaction_max_timeout_ms=120_000,
                                    transactional_id_expiration_ms=3_600_000)
         self.state_manager = TransactionStateManager(1, config, replica_manager, time)
         self.markers = TransactionMarkerChannelManager(1, self.state_manager, self.leader_for,
                                                        self.sender.send_request, time, retry_backoff_ms=100)
-        self.coordinator = TransactionCoordinator(self.producer_ids, self.state_manager, self.markers, time=time,
+        self.coordinator = TransactionCoordinator(self.producer_ids, self.state_manager, self.markers,
+                                                  time=time,
                                                   group_partition_for=lambda group_id: 7)
         self.coordinator.is_active.set()
         self.coordinator.on_election(0, coordinator_epoch=3, load_now=True)
@@ -163,7 +167,8 @@ def test_commit_writes_prepare_answers_sends_markers_then_completes(harness):
     assert harness.metadata().state == S.PREPARE_COMMIT
     harness.markers.do_work()
     body = harness.sender.answer()
-    assert body["markers"] == [dict(producer_id=pid, producer_epoch=0, transaction_result=True, coordinator_epoch=3,
+    assert body["markers"] == [dict(producer_id=pid, producer_epoch=0, transaction_result=True,
+                                    coordinator_epoch=3,
                                     topics=[dict(name="t", partition_indexes=[0, 1])])]
     metadata = harness.metadata()
     assert (metadata.state, metadata.topic_partitions) == (S.COMPLETE_COMMIT, set())
@@ -257,15 +262,18 @@ def test_describe_and_list_show_the_state(harness):
     pid = harness.init().producer_id
     harness.add(pid, 0, T1, T0)
     described = harness.coordinator.handle_describe_transactions(TID)
-    assert described["transaction_state"] == "Ongoing" and described["topics"] == [dict(topic="t", partitions=[0, 1])]
+    assert described["transaction_state"] == "Ongoing" and described["topics"] == [dict(topic="t",
+                                                                                        partitions=[0, 1])]
     assert harness.coordinator.handle_describe_transactions("nope")["error_code"] == Errors.TRANSACTIONAL_ID_NOT_FOUND
     listed = harness.coordinator.handle_list_transactions(set(), {"Ongoing", "Bogus"})
     assert listed["unknown_state_filters"] == ["Bogus"]
-    assert listed["transaction_states"] == [dict(transactional_id=TID, producer_id=pid, transaction_state="Ongoing")]
+    assert listed["transaction_states"] == [dict(transactional_id=TID, producer_id=pid,
+                                                 transaction_state="Ongoing")]
     assert harness.coordinator.handle_list_transactions({pid + 1}, set())["transaction_states"] == []
 
 
-def test_a_new_coordinator_reloads_the_log_and_finishes_a_prepared_transaction(harness, replica_manager, time):
+def test_a_new_coordinator_reloads_the_log_and_finishes_a_prepared_transaction(harness, replica_manager,
+                                                                               time):
     pid = harness.init().producer_id
     harness.add(pid, 0, T0)
     harness.end(pid, 0, True)  # PrepareCommit is in the log; the markers never go out

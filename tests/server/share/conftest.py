@@ -52,7 +52,8 @@ class Env:
         self.log_manager = LogManager([str(tmp_path)], LogConfig(), self.time, node_id=1)
         self.log_manager.startup()
         self.replica_manager = ReplicaManager(
-            KafkaConfig({"node.id": "1", "log.dirs": str(tmp_path)}), self.log_manager, metadata_cache=self.metadata_cache,
+            KafkaConfig({"node.id": "1", "log.dirs": str(tmp_path)}), self.log_manager,
+            metadata_cache=self.metadata_cache,
             time=self.time,
             produce_purgatory=DelayedOperationPurgatory("Produce", reaper_enabled=False, time=self.time),
             fetch_purgatory=DelayedOperationPurgatory("Fetch", reaper_enabled=False, time=self.time))
@@ -69,12 +70,15 @@ class Env:
         return SharePartitionManager(
             log_reader=ReplicaManagerLogReader(self.replica_manager),
             metadata_provider=ReplicaManagerPartitionMetadataProvider(self.replica_manager), time=self.time,
-            timer=self.timer, purgatory=self.replica_manager.delayed_fetch_purgatory, persister=self.persister,
+            timer=self.timer, purgatory=self.replica_manager.delayed_fetch_purgatory,
+            persister=self.persister,
             config_provider=self.config_provider, metrics=self.metrics, session_cache=self.sessions)
 
     def lead(self, leader_epoch: int) -> None:
-        self.replica_manager.make_leader(TP, PartitionState(0, leader=1, leader_epoch=leader_epoch, replicas=(1,),
-                                                            isr=(1,), partition_epoch=leader_epoch), LogConfig())
+        self.replica_manager.make_leader(TP,
+                                         PartitionState(0, leader=1, leader_epoch=leader_epoch, replicas=(1,),
+                                                            isr=(1,), partition_epoch=leader_epoch),
+                                                            LogConfig())
 
     def produce(self, *values: bytes, **batch_args) -> None:
         """One batch of records (acks=1: with one replica the high watermark moves at once)."""

@@ -29,7 +29,8 @@ def acquired(env, member: str, **kwargs) -> list[tuple[int, int, int]]:
 
 def acknowledge(env, member: str, first: int, last: int, *types: int):
     """(error, message) of one acknowledgement batch."""
-    future = env.manager.acknowledge(member, GROUP, {TIP: [ShareAcknowledgementBatch(first, last, tuple(types))]})
+    future = env.manager.acknowledge(member, GROUP,
+                                     {TIP: [ShareAcknowledgementBatch(first, last, tuple(types))]})
     assert future.done()
     return future.result()[TIP]
 

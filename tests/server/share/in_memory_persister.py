@@ -46,7 +46,8 @@ class InMemoryPersister(Persister):
         return future
 
     def initialize_state(self, key, state_epoch, start_offset):
-        self.states[key] = dict(state_epoch=state_epoch, start_offset=start_offset, leader_epoch=-1, offsets={})
+        self.states[key] = dict(state_epoch=state_epoch, start_offset=start_offset, leader_epoch=-1,
+                                offsets={})
         return self._answer(Errors.NONE)
 
     def read_state(self, key, leader_epoch):
@@ -54,10 +55,12 @@ class InMemoryPersister(Persister):
         if state is None:
             return self._answer(ReadShareGroupStateResult())
         state["leader_epoch"] = max(state["leader_epoch"], leader_epoch)
-        return self._answer(ReadShareGroupStateResult(Errors.NONE, None, state["state_epoch"], state["start_offset"],
+        return self._answer(ReadShareGroupStateResult(Errors.NONE, None, state["state_epoch"],
+                                                      state["start_offset"],
                                                       self.state_batches(key)))
 
-    def write_state(self, key, state_epoch, leader_epoch, start_offset, state_batches, delivery_complete_count=-1):
+    def write_state(self, key, state_epoch, leader_epoch, start_offset, state_batches,
+                    delivery_complete_count=-1):
         if self.fail_writes_with is not None:
             return self._answer(self.fail_writes_with)
         state = self.states.setdefault(key, dict(state_epoch=state_epoch, start_offset=-1, leader_epoch=-1,
@@ -78,7 +81,8 @@ class InMemoryPersister(Persister):
         runs: list[PersisterStateBatch] = []
         for offset, (state, count) in sorted(self.states[key]["offsets"].items()):
             last = runs[-1] if runs else None
-            if last and last.last_offset + 1 == offset and (last.delivery_state, last.delivery_count) == (state, count):
+            if last and last.last_offset + 1 == offset and (last.delivery_state,
+                                                            last.delivery_count) == (state, count):
                 runs[-1] = PersisterStateBatch(last.first_offset, offset, state, count)
             else:
                 runs.append(PersisterStateBatch(offset, offset, state, count))
@@ -90,7 +94,8 @@ class InMemoryPersister(Persister):
 
     def read_summary(self, key, leader_epoch):
         state = self.states.get(key)
-        return self._answer(ReadShareGroupStateSummaryResult(Errors.NONE, None, state["state_epoch"] if state else 0,
+        return self._answer(ReadShareGroupStateSummaryResult(Errors.NONE, None, state["state_epoch"] if state
+                                                             else 0,
                                                              state["start_offset"] if state else -1))
 
     def stop(self) -> None:

@@ -33,16 +33,19 @@ def request(key: ApiKey, version: int, body: dict, connection: str = "conn-1") -
     api = APIS[key]
     out = bytearray()
     api.request.write(out, body, version, True)
-    r = Request(0, connection, "PLAINTEXT", "127.0.0.1", RequestHeader(key, version, 1, "client", 0, 2), memoryview(b""))
+    r = Request(0, connection, "PLAINTEXT", "127.0.0.1", RequestHeader(key, version, 1, "client", 0, 2),
+                memoryview(b""))
     r.body = api.request.read(ByteReader(bytes(out)), version, True)
     return r
 
 
 def share_fetch(epoch: int, partitions=(0,), acks=None, version: int = 2, forget=(), topic_id=TOPIC_ID,
                 max_wait_ms: int = 0) -> dict:
-    return dict(group_id=GROUP, member_id=MEMBER, share_session_epoch=epoch, max_wait_ms=max_wait_ms, min_bytes=1,
+    return dict(group_id=GROUP, member_id=MEMBER, share_session_epoch=epoch, max_wait_ms=max_wait_ms,
+                min_bytes=1,
                 max_bytes=1 << 20, max_records=500, batch_size=500,
-                topics=[dict(topic_id=topic_id, partitions=[dict(partition_index=p, acknowledgement_batches=acks or [])
+                topics=[dict(topic_id=topic_id,
+                             partitions=[dict(partition_index=p, acknowledgement_batches=acks or [])
                                                             for p in partitions])],
                 forgotten_topics_data=[dict(topic_id=topic_id, partitions=list(forget))] if forget else [])
 
@@ -105,7 +108,8 @@ def test_unknown_topic_ids_and_partitions_led_elsewhere(env):
     elsewhere = partitions(responder.sent[-1])[1]
     assert elsewhere["error_code"] == Errors.NOT_LEADER_OR_FOLLOWER
     assert elsewhere["current_leader"] == dict(leader_id=2, leader_epoch=3)
-    assert responder.sent[-1]["node_endpoints"] == [dict(node_id=2, host="localhost", port=9093, rack="rack-2")]
+    assert responder.sent[-1]["node_endpoints"] == [dict(node_id=2, host="localhost", port=9093,
+                                                         rack="rack-2")]
     apis.handle_share_acknowledge_request(request(ApiKey.SHARE_ACKNOWLEDGE, 2,
                                                   share_ack(1, 0, 0, 1, topic_id=uuid.uuid4())))
     [ack] = partitions(responder.sent[-1]).values()
@@ -117,7 +121,8 @@ def test_bad_acknowledgement_batches_are_invalid_requests(env):
     env.produce(b"a", b"b")
     apis.handle_share_fetch_request(request(ApiKey.SHARE_FETCH, 1, share_fetch(0)))
     # last before first; three types for two offsets; renew (4) in a v1 request
-    for epoch, bad in enumerate((share_ack(0, 1, 0, 1), share_ack(0, 0, 1, 1, 1, 1), share_ack(0, 0, 1, 4)), 1):
+    for epoch, bad in enumerate((share_ack(0, 1, 0, 1), share_ack(0, 0, 1, 1, 1, 1), share_ack(0, 0, 1, 4)),
+                                1):
         apis.handle_share_acknowledge_request(request(ApiKey.SHARE_ACKNOWLEDGE, 1,
                                                       dict(bad, share_session_epoch=epoch)))
         assert partitions(responder.sent[-1])[0]["error_code"] == Errors.INVALID_REQUEST
@@ -127,7 +132,8 @@ def test_bad_acknowledgement_batches_are_invalid_requests(env):
 
 def test_a_long_poll_is_answered_from_the_purgatory(env):
     apis, responder = apis_for(env)
-    apis.handle_share_fetch_request(request(ApiKey.SHARE_FETCH, 2, share_fetch(0)))  # loads the share partition
+    # loads the share partition
+    apis.handle_share_fetch_request(request(ApiKey.SHARE_FETCH, 2, share_fetch(0)))
     apis.handle_share_fetch_request(request(ApiKey.SHARE_FETCH, 2, share_fetch(1, max_wait_ms=5000)))
     assert len(responder.sent) == 1, "the request thread returned; the fetch waits"
     env.produce(b"late")

@@ -101,7 +101,8 @@ def test_reject_archives(env):
     assert acknowledge(env, "m1", 0, 0, REJECT)[0] == Errors.NONE
     assert window(env) == (1, 1)
     key = env.manager.share_partition(GROUP, TIP).persister_key
-    assert [(b.first_offset, b.delivery_state) for b in env.persister.state_batches(key)] == [(0, RecordState.ARCHIVED)]
+    assert [(b.first_offset, b.delivery_state) for b in env.persister.state_batches(key)] == [(0,
+                                                                                               RecordState.ARCHIVED)]
 
 
 def test_renew_restarts_the_lock(env):

@@ -88,21 +88,27 @@ def test_a_closed_connection_is_a_member_leaving(env):
     acquired(env, "m1")
     env.sessions.on_disconnect("conn-1")
     assert env.sessions.size() == 0
-    assert env.manager.share_partition(GROUP, TIP) is None, "the group's last member left: its share partitions go"
+    assert env.manager.share_partition(GROUP,
+                                       TIP) is None, "the group's last member left: its share partitions go"
     assert acquired(env, "m2") == [(0, 0, 2)], "reloaded from the persister, the record is available again"
 
 
 def test_read_committed_skips_the_records_of_aborted_transactions(env):
-    env.produce(b"aborted-1", b"aborted-2", producer_id=7, producer_epoch=0, base_sequence=0, is_transactional=True)
+    env.produce(b"aborted-1", b"aborted-2", producer_id=7, producer_epoch=0, base_sequence=0,
+                is_transactional=True)
     answers = []
-    env.replica_manager.append_records(1000, 1, True, {TP: end_txn_marker_batch(7, 0, False, 0, 0)}, answers.append,
+    env.replica_manager.append_records(1000, 1, True, {TP: end_txn_marker_batch(7, 0, False, 0, 0)},
+                                       answers.append,
                                        origin=AppendOrigin.COORDINATOR)
     env.produce(b"plain")
     assert acquired(env, "m1", isolation_level=1) == [(2, 3, 1)], "the marker and the plain record only"
     share_partition = env.manager.share_partition(GROUP, TIP)
-    [batch] = share_partition.cached_state()  # acquired as one batch, then split to archive the aborted offsets
-    assert [s.state.name for s in batch.offset_state.values()] == ["ARCHIVED", "ARCHIVED", "ACQUIRED", "ACQUIRED"]
-    assert acknowledge(env, "m1", 2, 3, 0, ACCEPT)[0] == Errors.NONE  # the client acknowledges the marker as a gap
+    # acquired as one batch, then split to archive the aborted offsets
+    [batch] = share_partition.cached_state()
+    assert [s.state.name for s in batch.offset_state.values()] == ["ARCHIVED", "ARCHIVED", "ACQUIRED",
+                                                                   "ACQUIRED"]
+    # the client acknowledges the marker as a gap
+    assert acknowledge(env, "m1", 2, 3, 0, ACCEPT)[0] == Errors.NONE
     assert window(env) == (4, 4)
 
 
@@ -139,9 +145,11 @@ def test_becoming_a_follower_drops_the_share_partition(env):
     env.produce(b"a")
     acquired(env, "m1")
     old = env.manager.share_partition(GROUP, TIP)
-    env.replica_manager.make_follower(TP, PartitionState(0, leader=-1, leader_epoch=1, replicas=(1, 2), isr=(2,),
+    env.replica_manager.make_follower(TP,
+                                      PartitionState(0, leader=-1, leader_epoch=1, replicas=(1, 2), isr=(2,),
                                                          partition_epoch=1), LogConfig())
-    assert env.manager.share_partition(GROUP, TIP) is None and old.partition_state is SharePartitionState.FENCED
+    assert env.manager.share_partition(GROUP,
+                                       TIP) is None and old.partition_state is SharePartitionState.FENCED
     data = fetch(env, "m1").result()[TIP]
     assert data["error_code"] == Errors.NOT_LEADER_OR_FOLLOWER
 

@@ -15,7 +15,8 @@ class CoordinatorCompleteTransactionEvent(CoordinatorWriteEvent):
     """A write whose records are the marker: only run() differs (no operation of the shard decides it)."""
 
     def __init__(self, runtime, name: str, tp: TopicPartition, producer_id: int,
-                 producer_epoch: int, coordinator_epoch: int, result: TransactionResult, write_timeout_ms: int) -> None:
+                 producer_epoch: int, coordinator_epoch: int, result: TransactionResult,
+                 write_timeout_ms: int) -> None:
         super().__init__(runtime, name, tp, write_timeout_ms, op=None, producer_id=producer_id,
                          producer_epoch=producer_epoch)
         self.coordinator_epoch = coordinator_epoch

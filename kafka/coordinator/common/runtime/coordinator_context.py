@@ -71,7 +71,8 @@ class CoordinatorContext:
 
         def loaded(done) -> None:  # on the loader's thread: back to an event of this partition
             self.runtime.schedule_internal_operation(
-                f"CompleteLoad(tp={self.tp}, epoch={epoch})", self.tp, lambda: self._complete_load(coordinator, done))
+                f"CompleteLoad(tp={self.tp}, epoch={epoch})", self.tp,
+                lambda: self._complete_load(coordinator, done))
 
         future.add_done_callback(loaded)
 
@@ -80,7 +81,8 @@ class CoordinatorContext:
         # a new load would otherwise turn a shard half replayed into ACTIVE (Kafka checks the state only).
         if self.runtime.coordinators.get(self.tp) is not self or self.state is not CoordinatorState.LOADING \
                 or self.coordinator is not coordinator:
-            log.info("ignored a load that is no longer wanted", topic_partition=str(self.tp), state=self.state.name)
+            log.info("ignored a load that is no longer wanted", topic_partition=str(self.tp),
+                     state=self.state.name)
             return
         error = future.exception()
         try:
@@ -93,7 +95,8 @@ class CoordinatorContext:
                      took_ms=summary.end_time_ms - summary.start_time_ms, records=summary.num_records,
                      bytes=summary.num_bytes)
         except Exception as e:
-            log.warning("coordinator load failed", topic_partition=str(self.tp), epoch=self.epoch, error=repr(e))
+            log.warning("coordinator load failed", topic_partition=str(self.tp), epoch=self.epoch,
+                        error=repr(e))
             self.transition_to(CoordinatorState.FAILED)
 
     def _unload(self) -> None:
@@ -101,7 +104,8 @@ class CoordinatorContext:
             self.runtime.partition_writer.deregister_listener(self.tp, self.high_watermark_listener)
             self.high_watermark_listener = None
         self.timer.cancel_all()
-        self.deferred_event_queue.fail_all(CoordinatorError(Errors.NOT_COORDINATOR, f"{self.tp} was unloaded"))
+        self.deferred_event_queue.fail_all(CoordinatorError(Errors.NOT_COORDINATOR,
+                                                            f"{self.tp} was unloaded"))
         if self.coordinator is not None:
             self.coordinator.on_unloaded()
         self.coordinator = None
@@ -119,13 +123,15 @@ class CoordinatorContext:
                 event.complete(None)
             return
         runtime = self.runtime
-        batch = build_batch([(runtime.serde.serialize_key(r), runtime.serde.serialize_value(r)) for r in records],
+        batch = build_batch([(runtime.serde.serialize_key(r), runtime.serde.serialize_value(r))
+                             for r in records],
                             timestamp=runtime.time.milliseconds(), producer_id=producer_id,
                             producer_epoch=producer_epoch, is_transactional=producer_id != NO_PRODUCER_ID)
         # Checked before the replay, so a batch too large needs nothing reverted.
         max_message_bytes = runtime.partition_writer.config(self.tp)
         if len(batch) > max_message_bytes:
-            raise CoordinatorError(Errors.MESSAGE_TOO_LARGE, f"a batch of {len(batch)} bytes for {self.tp} is "
+            raise CoordinatorError(Errors.MESSAGE_TOO_LARGE,
+                                   f"a batch of {len(batch)} bytes for {self.tp} is "
                                    f"larger than its max.message.bytes, {max_message_bytes}")
         base_offset = coordinator.last_written_offset
         try:

@@ -26,7 +26,8 @@ class LoadSummary:
 
 
 class CoordinatorPlayback(Protocol):
-    def replay(self, offset: int, producer_id: int, producer_epoch: int, record: CoordinatorRecord) -> None: ...
+    def replay(self, offset: int, producer_id: int, producer_epoch: int,
+               record: CoordinatorRecord) -> None: ...
 
     def replay_end_transaction_marker(self, producer_id: int, producer_epoch: int,
                                       result: TransactionResult) -> None: ...

@@ -62,7 +62,8 @@ class CoordinatorLoaderImpl:
         self._executor.submit(self._do_load, tp, coordinator, future, start_ms)
         return future
 
-    def _do_load(self, tp: TopicPartition, coordinator: CoordinatorPlayback, future: Future, start_ms: int) -> None:
+    def _do_load(self, tp: TopicPartition, coordinator: CoordinatorPlayback, future: Future,
+                 start_ms: int) -> None:
         queue_time_ms = self.time.milliseconds() - start_ms
         try:
             num_records, num_bytes = self._replay_partition(tp, coordinator)
@@ -72,7 +73,8 @@ class CoordinatorLoaderImpl:
             log.warning("loading a coordinator partition failed", topic_partition=str(tp), error=str(e))
             future.set_exception(e)
             return
-        future.set_result(LoadSummary(start_ms, self.time.milliseconds(), queue_time_ms, num_records, num_bytes))
+        future.set_result(LoadSummary(start_ms, self.time.milliseconds(), queue_time_ms, num_records,
+                                      num_bytes))
 
     def _replay_partition(self, tp: TopicPartition, coordinator: CoordinatorPlayback) -> tuple[int, int]:
         position = 0
@@ -118,7 +120,8 @@ class CoordinatorLoaderImpl:
             value = None if record.value is None else bytes(record.value)
             coordinator_record = self.serde.deserialize(bytes(record.key), value)
             if coordinator_record is None:
-                log.warning("skipping a record of a type this coordinator does not know", offset=record.offset)
+                log.warning("skipping a record of a type this coordinator does not know",
+                            offset=record.offset)
                 continue
             coordinator.replay(record.offset, batch.producer_id, batch.producer_epoch, coordinator_record)
         return count

@@ -20,11 +20,13 @@ def handle_operation_exception(operation_name: str, operation_input, exception: 
     """(the error to answer, its message or None for the error's own)."""
     error = getattr(exception, "error", None)
     if not isinstance(error, Errors):
-        log.error("operation hit an unexpected exception", operation=operation_name, input=str(operation_input),
+        log.error("operation hit an unexpected exception", operation=operation_name,
+                  input=str(operation_input),
                   error=repr(exception))
         return Errors.UNKNOWN_SERVER_ERROR, None
     if error == Errors.UNKNOWN_SERVER_ERROR:
-        log.error("operation hit an unexpected exception", operation=operation_name, input=str(operation_input),
+        log.error("operation hit an unexpected exception", operation=operation_name,
+                  input=str(operation_input),
                   error=repr(exception))
         return Errors.UNKNOWN_SERVER_ERROR, None
     if error == Errors.NETWORK_EXCEPTION:

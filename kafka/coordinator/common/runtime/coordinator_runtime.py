@@ -161,12 +161,15 @@ class CoordinatorRuntime(Generic[S, U]):
         return self._schedule(CoordinatorWriteEvent(self, name, tp, timeout_ms, op, transactional_id,
                                                     producer_id, producer_epoch))
 
-    def schedule_transaction_completion(self, name: str, tp: TopicPartition, producer_id: int, producer_epoch: int,
-                                        coordinator_epoch: int, result: TransactionResult, timeout_ms: int) -> Future:
+    def schedule_transaction_completion(self, name: str, tp: TopicPartition, producer_id: int,
+                                        producer_epoch: int,
+                                        coordinator_epoch: int, result: TransactionResult,
+                                        timeout_ms: int) -> Future:
         return self._schedule(CoordinatorCompleteTransactionEvent(self, name, tp, producer_id, producer_epoch,
                                                                   coordinator_epoch, result, timeout_ms))
 
-    def schedule_read_operation(self, name: str, tp: TopicPartition, op: Callable[[S, int], object]) -> Future:
+    def schedule_read_operation(self, name: str, tp: TopicPartition,
+                                op: Callable[[S, int], object]) -> Future:
         return self._schedule(CoordinatorReadEvent(self, name, tp, op))
 
     def schedule_read_all_operation(self, name: str, op: Callable[[S, int], object]) -> list[Future]:
@@ -180,7 +183,8 @@ class CoordinatorRuntime(Generic[S, U]):
             log.info("load ignored: the coordinator runtime is closed", topic_partition=str(tp))
             return
         log.info("scheduling a coordinator load", topic_partition=str(tp), epoch=partition_epoch)
-        self.maybe_create_context(tp)  # the runtime knows the partition at once: requests get LOAD_IN_PROGRESS
+        # the runtime knows the partition at once: requests get LOAD_IN_PROGRESS
+        self.maybe_create_context(tp)
 
         def load() -> None:
             context = self.maybe_create_context(tp)  # made again if an unload removed it meanwhile
@@ -192,7 +196,8 @@ class CoordinatorRuntime(Generic[S, U]):
             if context.state in (CoordinatorState.INITIAL, CoordinatorState.FAILED):
                 context.transition_to(CoordinatorState.LOADING)
             else:
-                log.info("coordinator already loading or active", topic_partition=str(tp), state=context.state.name)
+                log.info("coordinator already loading or active", topic_partition=str(tp),
+                         state=context.state.name)
 
         self._schedule_leadership_event(f"Load(tp={tp}, epoch={partition_epoch})", tp, load)
 
@@ -209,7 +214,8 @@ class CoordinatorRuntime(Generic[S, U]):
             if context is None:
                 return
             if partition_epoch is not None and context.epoch >= partition_epoch:
-                log.info("unload ignored: loaded for a newer epoch", topic_partition=str(tp), epoch=context.epoch,
+                log.info("unload ignored: loaded for a newer epoch", topic_partition=str(tp),
+                         epoch=context.epoch,
                          requested=partition_epoch)
                 return
             context.transition_to(CoordinatorState.CLOSED)

@@ -27,7 +27,8 @@ class CoordinatorRuntimeMetrics:
         self._time = time
         self._group = group if group is not None else KafkaMetricsGroup()
         self._lock = threading.Lock()
-        self._num_partitions = {CoordinatorState.LOADING: 0, CoordinatorState.ACTIVE: 0, CoordinatorState.FAILED: 0}
+        self._num_partitions = {CoordinatorState.LOADING: 0, CoordinatorState.ACTIVE: 0,
+                                CoordinatorState.FAILED: 0}
         self._load_times: deque[tuple[int, int]] = deque()  # (end ms, duration ms)
         self._idle_times: deque[tuple[int, float]] = deque()  # (when ms, idle ms)
         self._queue_size: Callable[[], int] = lambda: 0
@@ -35,7 +36,8 @@ class CoordinatorRuntimeMetrics:
             self._group.new_gauge(m.COORDINATOR_NUM_PARTITIONS, lambda: [
                 ((state.value,), n) for state, n in self._num_partitions.items()]),
             self._group.new_gauge(m.COORDINATOR_EVENT_QUEUE_SIZE, lambda: self._queue_size()),
-            self._group.new_gauge(m.COORDINATOR_PARTITION_LOAD_TIME_MAX, lambda: max(self._recent_load_times(),
+            self._group.new_gauge(m.COORDINATOR_PARTITION_LOAD_TIME_MAX,
+                                  lambda: max(self._recent_load_times(),
                                                                                      default=0)),
             self._group.new_gauge(m.COORDINATOR_PARTITION_LOAD_TIME_AVG, self._average_load_time),
             self._group.new_gauge(m.COORDINATOR_THREAD_IDLE_RATIO_AVG, self.thread_idle_ratio),

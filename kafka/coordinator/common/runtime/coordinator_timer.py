@@ -21,7 +21,8 @@ class CoordinatorTimer(Protocol):
                  retry_backoff_ms: int = 500) -> None:
         """Run `operation` in delay_ms. With retry, a failed write is tried again retry_backoff_ms later."""
 
-    def schedule_if_absent(self, key: str, delay_ms: int, retry: bool, operation: TimeoutOperation) -> None: ...
+    def schedule_if_absent(self, key: str, delay_ms: int, retry: bool,
+                           operation: TimeoutOperation) -> None: ...
 
     def cancel(self, key: str) -> None: ...
 

@@ -71,7 +71,8 @@ class CoordinatorWriteEvent:
             if not isinstance(result, CoordinatorResult):
                 raise TypeError(f"write operation {self.name} returned {result!r}, not a CoordinatorResult")
             self.result = result
-            context.append(self.producer_id, self.producer_epoch, list(result.records), result.replay_records, self)
+            context.append(self.producer_id, self.producer_epoch, list(result.records), result.replay_records,
+                           self)
             self.await_commit()
         except Exception as e:
             self.complete(e)

@@ -43,7 +43,8 @@ class _TimeoutTask(TimerTask):
     def run(self) -> None:
         timer, runtime = self.timer, self.timer.runtime
         name = f"Timeout(tp={timer.tp}, key={self.key})"
-        event = CoordinatorWriteEvent(runtime, name, timer.tp, runtime.default_write_timeout_ms, self._generate_records)
+        event = CoordinatorWriteEvent(runtime, name, timer.tp, runtime.default_write_timeout_ms,
+                                      self._generate_records)
         event.future.add_done_callback(self._on_done)
         try:
             runtime.enqueue_last(event)

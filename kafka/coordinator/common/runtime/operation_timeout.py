@@ -20,9 +20,11 @@ class OperationTimeout(TimerTask):
         self.event = event
 
     def run(self) -> None:
-        error = CoordinatorError(Errors.REQUEST_TIMED_OUT, f"{self.event!r} timed out after {self.delay_ms} ms")
+        error = CoordinatorError(Errors.REQUEST_TIMED_OUT,
+                                 f"{self.event!r} timed out after {self.delay_ms} ms")
         try:
-            self.runtime.schedule_internal_operation(f"OperationTimeout(name={self.event!r}, tp={self.tp})", self.tp,
+            self.runtime.schedule_internal_operation(f"OperationTimeout(name={self.event!r}, tp={self.tp})",
+                                                     self.tp,
                                                      lambda: self.event.complete(error))
         except CoordinatorError:
             self.event.complete(error)  # the runtime is closed: no event thread will ever answer it

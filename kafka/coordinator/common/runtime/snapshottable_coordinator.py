@@ -50,7 +50,8 @@ class SnapshottableCoordinator(Generic[S]):
 
     def update_last_committed_offset(self, offset: int) -> None:
         if offset < self.last_committed_offset:
-            raise ValueError(f"{self.tp}: the new committed offset {offset} is below {self.last_committed_offset}")
+            raise ValueError(f"{self.tp}: the new committed offset {offset} is below "
+                             f"{self.last_committed_offset}")
         if offset > self.last_written_offset:
             raise ValueError(f"{self.tp}: the new committed offset {offset} is past the last written offset "
                              f"{self.last_written_offset}")

@@ -8,7 +8,8 @@ from kafka.coordinator.group.assignor.uniform_assignor import UniformAssignor
 ASSIGNORS: dict[str, type[ConsumerGroupPartitionAssignor]] = {
     UniformAssignor.name: UniformAssignor, RangeAssignor.name: RangeAssignor}
 # Kafka accepts the class names too: org.apache.kafka.coordinator.group.assignor.UniformAssignor
-CLASS_NAMES = {f"org.apache.kafka.coordinator.group.assignor.{cls.__name__}": name for name, cls in ASSIGNORS.items()}
+CLASS_NAMES = {f"org.apache.kafka.coordinator.group.assignor.{cls.__name__}": name
+               for name, cls in ASSIGNORS.items()}
 
 
 def assignors_from_config(names: list[str]) -> dict[str, ConsumerGroupPartitionAssignor]:

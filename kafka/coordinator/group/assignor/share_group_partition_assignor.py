@@ -47,7 +47,8 @@ class GroupSpec:
 class ShareGroupPartitionAssignor:
     name = ""
 
-    def assign(self, group_spec: GroupSpec, partitions_per_topic: dict[uuid.UUID, int]) -> dict[str, Assignment]:
+    def assign(self, group_spec: GroupSpec,
+               partitions_per_topic: dict[uuid.UUID, int]) -> dict[str, Assignment]:
         """Every member's next target. ``partitions_per_topic`` is Kafka's SubscribedTopicDescriber:
         a subscribed topic missing from it is a PartitionAssignorError."""
         raise NotImplementedError

@@ -37,7 +37,8 @@ from kafka.coordinator.group.group_coordinator_records import Assignment
 class SimpleAssignor(ShareGroupPartitionAssignor):
     name = "simple"
 
-    def assign(self, group_spec: GroupSpec, partitions_per_topic: dict[uuid.UUID, int]) -> dict[str, Assignment]:
+    def assign(self, group_spec: GroupSpec,
+               partitions_per_topic: dict[uuid.UUID, int]) -> dict[str, Assignment]:
         if not group_spec.members:
             return {}
         if group_spec.subscription_type is SubscriptionType.HOMOGENEOUS:

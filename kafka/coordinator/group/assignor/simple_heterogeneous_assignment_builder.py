@@ -48,7 +48,8 @@ class SimpleHeterogeneousAssignmentBuilder:
             return {}
         for topic_id in sorted(self.subscribed_topic_ids, key=str):
             TopicAssignmentPartialBuilder(self, topic_id).build()
-        return {m: frozen(self.new[i]) if i in self.new else self.old[i] for i, m in enumerate(self.member_ids)}
+        return {m: frozen(self.new[i]) if i in self.new else self.old[i]
+                for i, m in enumerate(self.member_ids)}
 
     def writable(self, member: int) -> MutableAssignment:
         if member not in self.new:

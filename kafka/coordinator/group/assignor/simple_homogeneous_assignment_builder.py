@@ -45,7 +45,8 @@ class SimpleHomogeneousAssignmentBuilder:
             for p in assignable_partitions(group_spec, topic_id, partitions_per_topic)]
         num_members, num_partitions = len(self.member_ids), len(self.target_partitions)
         self.desired_sharing = 0 if num_partitions == 0 else (num_members + num_partitions - 1) // num_partitions
-        self.desired_assignment_count = desired_assignment_counts(self.desired_sharing, num_partitions, num_members)
+        self.desired_assignment_count = desired_assignment_counts(self.desired_sharing, num_partitions,
+                                                                  num_members)
         self.old: dict[int, Assignment] = {i: group_spec.members[m].current_assignment
                                            for i, m in enumerate(self.member_ids)}
         self.new: dict[int, MutableAssignment] = {}
@@ -63,7 +64,8 @@ class SimpleHomogeneousAssignmentBuilder:
         for tp in self.target_partitions:
             self.final_by_partition.setdefault(tp, set())
         self.assign_remaining_partitions()
-        return {m: frozen(self.new[i]) if i in self.new else self.old[i] for i, m in enumerate(self.member_ids)}
+        return {m: frozen(self.new[i]) if i in self.new else self.old[i]
+                for i, m in enumerate(self.member_ids)}
 
     def writable(self, member: int) -> MutableAssignment:
         if member not in self.new:

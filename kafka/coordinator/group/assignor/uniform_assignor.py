@@ -36,7 +36,8 @@ class UniformAssignor(ConsumerGroupPartitionAssignor):
                         if p < partitions_per_topic.get(topic_id, 0) and (topic_id, p) not in taken:
                             owned[member_id].add((topic_id, p))
                             taken.add((topic_id, p))
-        every = [(t, p) for t in sorted(partitions_per_topic, key=str) for p in range(partitions_per_topic[t])]
+        every = [(t, p) for t in sorted(partitions_per_topic, key=str)
+                 for p in range(partitions_per_topic[t])]
         for tp in every:  # each free partition to the least loaded member that reads its topic
             eligible = [m for m in sorted(members) if tp[0] in members[m].subscribed_topic_ids]
             if tp not in taken and eligible:
@@ -62,7 +63,8 @@ class UniformAssignor(ConsumerGroupPartitionAssignor):
                 for taker in sorted(owned, key=lambda m: (len(owned[m]), m)):
                     if len(owned[giver]) - len(owned[taker]) <= 1:
                         break
-                    movable = sorted((tp for tp in owned[giver] if tp[0] in members[taker].subscribed_topic_ids),
+                    movable = sorted((tp for tp in owned[giver]
+                                      if tp[0] in members[taker].subscribed_topic_ids),
                                      key=lambda tp: (str(tp[0]), -tp[1]))
                     if movable:
                         owned[giver].remove(movable[0])

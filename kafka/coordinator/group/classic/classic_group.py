@@ -377,12 +377,14 @@ class ClassicGroup:
             group.add(ClassicGroupMember(
                 m["member_id"], m.get("group_instance_id"), m["client_id"], m["client_host"],
                 rebalance_timeout if rebalance_timeout >= 0 else m["session_timeout"], m["session_timeout"],
-                value["protocol_type"], [(value["protocol"], bytes(m["subscription"]))], bytes(m["assignment"])))
+                value["protocol_type"], [(value["protocol"], bytes(m["subscription"]))],
+                bytes(m["assignment"])))
         group.subscribed_topics = group.compute_subscribed_topics()
         return group
 
     @classmethod
-    def from_consumer_group(cls, consumer_group, leaving_member_id: str, topics: dict, time: Time) -> ClassicGroup:
+    def from_consumer_group(cls, consumer_group, leaving_member_id: str, topics: dict,
+                            time: Time) -> ClassicGroup:
         """Kafka's ClassicGroup.fromConsumerGroup, for an online downgrade: a Stable group at the
         consumer group's epoch with every member but the one leaving (all of them classic members),
         each given its target assignment in the ConsumerProtocol version it joined with. The caller
@@ -392,7 +394,8 @@ class ClassicGroup:
             if member_id == leaving_member_id:
                 continue
             classic = m.classic_member_metadata
-            group.add(ClassicGroupMember(member_id, m.instance_id, m.client_id, m.client_host, m.rebalance_timeout_ms,
+            group.add(ClassicGroupMember(member_id, m.instance_id, m.client_id, m.client_host,
+                                         m.rebalance_timeout_ms,
                                          classic.session_timeout_ms, CONSUMER_PROTOCOL_TYPE,
                                          list(classic.supported_protocols)))
         group.protocol_name = group.select_protocol()

@@ -113,7 +113,8 @@ class ClassicGroupManager:
             return CoordinatorResult(response=Errors.REBALANCE_IN_PROGRESS)
         return CoordinatorResult(response=Errors.NONE)
 
-    def reschedule_classic_group_member_heartbeat(self, group: ClassicGroup, member: ClassicGroupMember) -> None:
+    def reschedule_classic_group_member_heartbeat(self, group: ClassicGroup,
+                                                  member: ClassicGroupMember) -> None:
         """A sign of life from outside the rebalance (an offset commit): the session starts again."""
         self.rebalance.reschedule_heartbeat(group, member)
 
@@ -191,7 +192,8 @@ class ClassicGroupManager:
         return dict(group_state=group.state_as_string(), protocol_type=group.protocol_type(),
                     protocol_data=protocol or "",
                     members=[dict(member_id=m.member_id, group_instance_id=m.group_instance_id,
-                                  client_id=m.client_id, client_host=m.client_host, member_metadata=m.metadata,
+                                  client_id=m.client_id, client_host=m.client_host,
+                                  member_metadata=m.metadata,
                                   member_assignment=m.assignment) for m in members])
 
     # ------------------------------------------------------------------ load and unload
@@ -221,5 +223,6 @@ class ClassicGroupManager:
                 continue
             group.transition_to(DEAD)
             for member in list(group.members.values()):
-                group.complete_join_callback(member, JoinGroupResult(Errors.NOT_COORDINATOR, member.member_id))
+                group.complete_join_callback(member,
+                                             JoinGroupResult(Errors.NOT_COORDINATOR, member.member_id))
                 group.complete_sync_callback(member, SyncGroupResult(Errors.NOT_COORDINATOR))

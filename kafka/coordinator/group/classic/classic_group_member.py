@@ -98,5 +98,6 @@ class ClassicGroupMember:
     def __repr__(self) -> str:
         return (f"ClassicGroupMember(member_id={self.member_id}, group_instance_id={self.group_instance_id}, "
                 f"client_id={self.client_id}, client_host={self.client_host}, "
-                f"session_timeout_ms={self.session_timeout_ms}, rebalance_timeout_ms={self.rebalance_timeout_ms}, "
+                f"session_timeout_ms={self.session_timeout_ms}, "
+                f"rebalance_timeout_ms={self.rebalance_timeout_ms}, "
                 f"supported_protocols={[n for n, _ in self.supported_protocols]})")

@@ -129,7 +129,8 @@ class ClassicGroupRebalance:
             response_callback(JoinGroupResult(Errors.INCONSISTENT_GROUP_PROTOCOL, member_id))
         elif is_unknown_member:
             result = self._join_new_member(group, group_instance_id, require_known_member_id, client_id,
-                                           client_host, rebalance_timeout_ms, session_timeout_ms, protocol_type,
+                                           client_host, rebalance_timeout_ms, session_timeout_ms,
+                                           protocol_type,
                                            protocols, response_callback)
         else:
             result = self._join_existing_member(group, member_id, group_instance_id, client_id, client_host,
@@ -147,7 +148,8 @@ class ClassicGroupRebalance:
         def on_append(future: Future) -> None:
             if future.exception() is not None:
                 error = normalize_error(error_of(future.exception()))
-                log.warning("failed to write empty metadata for group", group=group.group_id, error=error.name)
+                log.warning("failed to write empty metadata for group", group=group.group_id,
+                            error=error.name)
                 response_callback(JoinGroupResult(error))
 
         value = dict(protocol_type="", generation=0, protocol=None, leader=None,
@@ -209,7 +211,8 @@ class ClassicGroupRebalance:
                 # with new metadata (e.g. a new subscription) needs one too.
                 return self._update_member_then_rebalance_or_complete_join(
                     group, member, protocols, rebalance_timeout_ms, session_timeout_ms, response_callback)
-            response_callback(JoinGroupResult(Errors.NONE, member_id, group.generation_id, group.protocol_type(),
+            response_callback(JoinGroupResult(Errors.NONE, member_id, group.generation_id,
+                                              group.protocol_type(),
                                               group.protocol_name, group.leader_id or ""))
             return EMPTY_RESULT
         # Empty: this member's generation is gone; it must reset and join as a new member.
@@ -227,7 +230,8 @@ class ClassicGroupRebalance:
                                                     client_host, rebalance_timeout_ms, session_timeout_ms,
                                                     protocol_type, protocols,
                                                     response_callback) -> CoordinatorResult:
-        member = ClassicGroupMember(member_id, group_instance_id, client_id, client_host, rebalance_timeout_ms,
+        member = ClassicGroupMember(member_id, group_instance_id, client_id, client_host,
+                                    rebalance_timeout_ms,
                                     session_timeout_ms, protocol_type, protocols)
         member.is_new = True
         if group.is_state(PREPARING_REBALANCE) and group.generation_id == 0:
@@ -240,7 +244,8 @@ class ClassicGroupRebalance:
         return self.maybe_prepare_rebalance_or_complete_join(group, f"adding new member {member_id}")
 
     def _update_member_then_rebalance_or_complete_join(self, group, member, protocols, rebalance_timeout_ms,
-                                                       session_timeout_ms, response_callback) -> CoordinatorResult:
+                                                       session_timeout_ms,
+                                                       response_callback) -> CoordinatorResult:
         group.update_member(member, protocols, rebalance_timeout_ms, session_timeout_ms, response_callback)
         return self.maybe_prepare_rebalance_or_complete_join(
             group, f"updating metadata for member {member.member_id}")
@@ -267,7 +272,8 @@ class ClassicGroupRebalance:
                     # Unless the new id left (or was removed) meanwhile: then there is nothing to restore.
                     if group.get_static_member_id(group_instance_id) == new_member_id:
                         group.update_member(member, *old, None)
-                        restored = group.replace_static_member(group_instance_id, new_member_id, old_member_id,
+                        restored = group.replace_static_member(group_instance_id, new_member_id,
+                                                               old_member_id,
                                                                error)
                         self.reschedule_heartbeat(group, restored)
                     response_callback(JoinGroupResult(error, UNKNOWN_MEMBER_ID, group.generation_id))
@@ -281,7 +287,8 @@ class ClassicGroupRebalance:
             return self._write(self._group_metadata_record(group, group.group_assignment()), on_append)
         if group.is_state(COMPLETING_REBALANCE):
             # The leader may already be assigning to the old member id: start over.
-            return self.prepare_rebalance(group, f"static member {group_instance_id} rejoined with a new member id")
+            return self.prepare_rebalance(group,
+                                          f"static member {group_instance_id} rejoined with a new member id")
         # PreparingRebalance: the updated member simply waits for the rebalance like everyone else.
         return self.maybe_complete_join_phase(group)
 
@@ -303,7 +310,8 @@ class ClassicGroupRebalance:
             remaining = max(group.rebalance_timeout_ms() - delay, 0)
             group_id = group.group_id
             self.timer.schedule(classic_group_join_key(group_id), delay, False,
-                                lambda: self._try_complete_initial_rebalance_else_schedule(group_id, remaining))
+                                lambda: self._try_complete_initial_rebalance_else_schedule(group_id,
+                                                                                           remaining))
         group.transition_to(PREPARING_REBALANCE)
         log.info("preparing to rebalance group", group=group.group_id, generation=group.generation_id,
                  reason=reason)
@@ -321,7 +329,8 @@ class ClassicGroupRebalance:
         self.timer.schedule(classic_group_join_key(group_id), group.rebalance_timeout_ms(), False,
                             lambda: self._complete_classic_group_join_by_id(group_id))
 
-    def _try_complete_initial_rebalance_else_schedule(self, group_id: str, remaining_ms: int) -> CoordinatorResult:
+    def _try_complete_initial_rebalance_else_schedule(self, group_id: str,
+                                                      remaining_ms: int) -> CoordinatorResult:
         group = self.classic_group_or_none(group_id)
         if group is None:
             return EMPTY_RESULT
@@ -331,7 +340,8 @@ class ClassicGroupRebalance:
             delay = min(self.config.classic_group_initial_rebalance_delay_ms, remaining_ms)
             remaining = max(remaining_ms - delay, 0)
             self.timer.schedule(classic_group_join_key(group_id), delay, False,
-                                lambda: self._try_complete_initial_rebalance_else_schedule(group_id, remaining))
+                                lambda: self._try_complete_initial_rebalance_else_schedule(group_id,
+                                                                                           remaining))
             return EMPTY_RESULT
         return self._complete_classic_group_join(group)
 
@@ -381,7 +391,8 @@ class ClassicGroupRebalance:
             # previous one comes back from the log and times out, which is safe.
             if future.exception() is not None:
                 error = normalize_error(error_of(future.exception()))
-                log.warning("failed to write empty metadata for group", group=group.group_id, error=error.name)
+                log.warning("failed to write empty metadata for group", group=group.group_id,
+                            error=error.name)
         return on_append
 
     # ------------------------------------------------------------------ the pending sync ("sync-<group>")
@@ -475,7 +486,8 @@ class ClassicGroupRebalance:
             if future.exception() is not None:
                 error = normalize_error(error_of(future.exception()))
                 self._reset_and_propagate_assignment_error(group, error)
-                self.maybe_prepare_rebalance_or_complete_join(group, f"failed to store the assignment: {error.name}")
+                self.maybe_prepare_rebalance_or_complete_join(group,
+                                                              f"failed to store the assignment: {error.name}")
                 return
             for member_id, member in group.members.items():
                 member.assignment = full.get(member_id, b"")

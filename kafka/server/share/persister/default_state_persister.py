@@ -74,15 +74,20 @@ class DefaultStatePersister(Persister):
 
     # ------------------------------------------------------------------ the five calls
     def initialize_state(self, key: PartitionStateKey, state_epoch: int, start_offset: int) -> Future[Errors]:
-        return self._error_code(key, lambda k: InitializeStateHandler(self.state_manager, k, state_epoch, start_offset))
+        return self._error_code(key,
+                                lambda k: InitializeStateHandler(self.state_manager, k, state_epoch,
+                                                                 start_offset))
 
     def write_state(self, key: PartitionStateKey, state_epoch: int, leader_epoch: int, start_offset: int,
                     state_batches: list[PersisterStateBatch],
                     delivery_complete_count: int = NO_DELIVERY_COMPLETE_COUNT) -> Future[Errors]:
-        batches = [dict(first_offset=b.first_offset, last_offset=b.last_offset, delivery_state=b.delivery_state,
+        batches = [dict(first_offset=b.first_offset, last_offset=b.last_offset,
+                        delivery_state=b.delivery_state,
                         delivery_count=b.delivery_count) for b in state_batches]
-        return self._error_code(key, lambda k: WriteStateHandler(self.state_manager, k, state_epoch, leader_epoch,
-                                                                 start_offset, delivery_complete_count, batches))
+        return self._error_code(key,
+                                lambda k: WriteStateHandler(self.state_manager, k, state_epoch, leader_epoch,
+                                                                 start_offset, delivery_complete_count,
+                                                                 batches))
 
     def delete_state(self, key: PartitionStateKey) -> Future[Errors]:
         return self._error_code(key, lambda k: DeleteStateHandler(self.state_manager, k))
@@ -99,9 +104,11 @@ class DefaultStatePersister(Persister):
             batches = [PersisterStateBatch(b["first_offset"], b["last_offset"], b["delivery_state"],
                                            b["delivery_count"]) for b in r["state_batches"]]
             return ReadShareGroupStateResult(Errors.NONE, None, r["state_epoch"], r["start_offset"], batches)
-        return handle(self._send(ReadStateHandler(self.state_manager, self._share_key(key), leader_epoch)), result)
+        return handle(self._send(ReadStateHandler(self.state_manager, self._share_key(key), leader_epoch)),
+                      result)
 
-    def read_summary(self, key: PartitionStateKey, leader_epoch: int) -> Future[ReadShareGroupStateSummaryResult]:
+    def read_summary(self, key: PartitionStateKey,
+                     leader_epoch: int) -> Future[ReadShareGroupStateSummaryResult]:
         invalid = _invalid(key)
         if invalid is not None:
             return completed(ReadShareGroupStateSummaryResult(Errors.INVALID_REQUEST, invalid, 0, -1))
@@ -113,7 +120,8 @@ class DefaultStatePersister(Persister):
             return ReadShareGroupStateSummaryResult(Errors.NONE, None, r["state_epoch"], r["start_offset"],
                                                     leader_epoch=r["leader_epoch"],
                                                     delivery_complete_count=r["delivery_complete_count"])
-        return handle(self._send(ReadStateSummaryHandler(self.state_manager, self._share_key(key), leader_epoch)),
+        return handle(self._send(ReadStateSummaryHandler(self.state_manager, self._share_key(key),
+                                                         leader_epoch)),
                       result)
 
     # ------------------------------------------------------------------ plumbing
@@ -130,4 +138,5 @@ class DefaultStatePersister(Persister):
         if invalid is not None:
             log.error("invalid persister call", key=key, reason=invalid)
             return completed(Errors.INVALID_REQUEST)
-        return handle(self._send(new_handler(self._share_key(key))), lambda done: Errors(done.result()["error_code"]))
+        return handle(self._send(new_handler(self._share_key(key))),
+                      lambda done: Errors(done.result()["error_code"]))

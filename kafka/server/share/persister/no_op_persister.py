@@ -34,13 +34,15 @@ class NoOpStatePersister(Persister):
         return _done(ReadShareGroupStateResult(NONE, None, state_epoch=0, start_offset=-1, state_batches=[]))
 
     def write_state(self, key: PartitionStateKey, state_epoch: int, leader_epoch: int, start_offset: int,
-                    state_batches: list[PersisterStateBatch], delivery_complete_count: int = -1) -> Future[int]:
+                    state_batches: list[PersisterStateBatch],
+                    delivery_complete_count: int = -1) -> Future[int]:
         return _done(NONE)
 
     def delete_state(self, key: PartitionStateKey) -> Future[int]:
         return _done(NONE)
 
-    def read_summary(self, key: PartitionStateKey, leader_epoch: int) -> Future[ReadShareGroupStateSummaryResult]:
+    def read_summary(self, key: PartitionStateKey,
+                     leader_epoch: int) -> Future[ReadShareGroupStateSummaryResult]:
         return _done(ReadShareGroupStateSummaryResult(NONE, None, state_epoch=0, start_offset=-1))
 
     def stop(self) -> None:

@@ -71,7 +71,8 @@ class Persister(ABC):
 
     @abstractmethod
     def write_state(self, key: PartitionStateKey, state_epoch: int, leader_epoch: int, start_offset: int,
-                    state_batches: list[PersisterStateBatch], delivery_complete_count: int = -1) -> Future[int]:
+                    state_batches: list[PersisterStateBatch],
+                    delivery_complete_count: int = -1) -> Future[int]:
         """Record a start offset and the batches whose state changed. -> error code (FENCED_LEADER_EPOCH,
         FENCED_STATE_EPOCH, NOT_COORDINATOR, ...). `delivery_complete_count`: KIP-1226, -1 when not kept."""
 
@@ -80,7 +81,8 @@ class Persister(ABC):
         """Forget the share partition's state (the group or its offsets were deleted). -> error code."""
 
     @abstractmethod
-    def read_summary(self, key: PartitionStateKey, leader_epoch: int) -> Future[ReadShareGroupStateSummaryResult]:
+    def read_summary(self, key: PartitionStateKey,
+                     leader_epoch: int) -> Future[ReadShareGroupStateSummaryResult]:
         """The start offset and epochs alone (what DescribeShareGroupOffsets shows)."""
 
     @abstractmethod

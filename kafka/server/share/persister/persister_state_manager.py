@@ -46,7 +46,8 @@ MAX_FIND_COORD_ATTEMPTS = 5
 RETRY_BACKOFF_EXP_BASE = 2
 RETRY_BACKOFF_JITTER = 0.2
 SHARE_KEY_TYPE = 2  # FindCoordinatorRequest.CoordinatorType.SHARE
-RETRIABLE = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.NOT_COORDINATOR,
+RETRIABLE = frozenset({Errors.COORDINATOR_NOT_AVAILABLE, Errors.COORDINATOR_LOAD_IN_PROGRESS,
+                       Errors.NOT_COORDINATOR,
                        Errors.UNKNOWN_TOPIC_OR_PARTITION})
 RETRIABLE_CLIENT_ERRORS = frozenset({Errors.NETWORK_EXCEPTION, Errors.REQUEST_TIMED_OUT})
 
@@ -55,7 +56,8 @@ class InterBrokerChannel(Protocol):
     """What sends the requests: an InterBrokerSendThread (callback(body or None, error) on its thread),
     which the manager starts and shuts down, as Kafka's PersisterStateManager does its SendThread."""
 
-    def send(self, destination, api_key: int, body: dict, callback: Callable[[Any, Errors], None]) -> None: ...
+    def send(self, destination, api_key: int, body: dict,
+             callback: Callable[[Any, Errors], None]) -> None: ...
 
     def start(self) -> None: ...
 
@@ -76,7 +78,8 @@ class ExponentialBackoffManager:
     """Attempts counted against a limit, with the backoff each next attempt waits (Kafka's
     org.apache.kafka.common.utils.internals.ExponentialBackoffManager)."""
 
-    def __init__(self, max_attempts: int, initial_ms: int, multiplier: int, max_ms: int, jitter: float) -> None:
+    def __init__(self, max_attempts: int, initial_ms: int, multiplier: int, max_ms: int,
+                 jitter: float) -> None:
         self.max_attempts = max_attempts
         self.backoff = ExponentialBackoff(initial_ms, multiplier, max_ms, jitter)
         self.attempts = 0
@@ -97,7 +100,8 @@ class ExponentialBackoffManager:
 class PersisterTimerTask(TimerTask):
     """A handler put back on the queue once its backoff has passed."""
 
-    def __init__(self, delay_ms: int, manager: PersisterStateManager, handler: PersisterStateManagerHandler) -> None:
+    def __init__(self, delay_ms: int, manager: PersisterStateManager,
+                 handler: PersisterStateManagerHandler) -> None:
         super().__init__(delay_ms)
         self.manager = manager
         self.handler = handler
@@ -107,8 +111,10 @@ class PersisterTimerTask(TimerTask):
 
 
 class PersisterStateManager:
-    def __init__(self, channel: InterBrokerChannel, cache_helper: ShareCoordinatorMetadataCacheHelper, time: Time,
-                 timer: Timer, backoff_ms: int = REQUEST_BACKOFF_MS, backoff_max_ms: int = REQUEST_BACKOFF_MAX_MS,
+    def __init__(self, channel: InterBrokerChannel, cache_helper: ShareCoordinatorMetadataCacheHelper,
+                 time: Time,
+                 timer: Timer, backoff_ms: int = REQUEST_BACKOFF_MS,
+                 backoff_max_ms: int = REQUEST_BACKOFF_MAX_MS,
                  max_attempts: int = MAX_FIND_COORD_ATTEMPTS, rng: random.Random | None = None) -> None:
         self.channel = channel
         self.cache_helper = cache_helper
@@ -179,7 +185,8 @@ class PersisterStateManagerHandler(ABC):
 
     def request_body(self) -> dict:
         key = self.partition_key
-        return dict(group_id=key.group_id, topics=[dict(topic_id=key.topic_id, partitions=[self.partition_request()])])
+        return dict(group_id=key.group_id,
+                    topics=[dict(topic_id=key.topic_id, partitions=[self.partition_request()])])
 
     def find_share_coordinator_body(self) -> dict:
         """FindCoordinator v4+ (batched keys; key type SHARE needs v6 of Apache Kafka's brokers)."""
@@ -207,8 +214,10 @@ class PersisterStateManagerHandler(ABC):
             return
         coordinators = body["coordinators"] or []
         if len(coordinators) != 1:
-            log.error("invalid find coordinator response", key=str(self.partition_key), coordinators=len(coordinators))
-            self.find_coordinator_error_response(Errors.UNKNOWN_SERVER_ERROR, "Invalid response with multiple "
+            log.error("invalid find coordinator response", key=str(self.partition_key),
+                      coordinators=len(coordinators))
+            self.find_coordinator_error_response(Errors.UNKNOWN_SERVER_ERROR,
+                                                 "Invalid response with multiple "
                                                  "coordinators.")
             return
         found = coordinators[0]
@@ -224,7 +233,8 @@ class PersisterStateManagerHandler(ABC):
     def handle_request_response(self, body, error: Errors) -> None:
         self.rpc_backoff.increment_attempt()
         if error != Errors.NONE:
-            self._retry_or_fail(self.rpc_backoff, error, error in RETRIABLE_CLIENT_ERRORS, self.request_error_response)
+            self._retry_or_fail(self.rpc_backoff, error, error in RETRIABLE_CLIENT_ERRORS,
+                                self.request_error_response)
             return
         result = self.find_partition_result(body)
         if result is None:
@@ -303,7 +313,8 @@ class ReadStateHandler(PersisterStateManagerHandler):
 class WriteStateHandler(PersisterStateManagerHandler):
     api_key, name = ApiKey.WRITE_SHARE_GROUP_STATE, "write state"
 
-    def __init__(self, manager: PersisterStateManager, key: SharePartitionKey, state_epoch: int, leader_epoch: int,
+    def __init__(self, manager: PersisterStateManager, key: SharePartitionKey, state_epoch: int,
+                 leader_epoch: int,
                  start_offset: int, delivery_complete_count: int, state_batches: list[dict]) -> None:
         super().__init__(manager, key)
         self.state_epoch = state_epoch

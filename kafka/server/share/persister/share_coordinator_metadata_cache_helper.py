@@ -15,7 +15,8 @@ from kafka.coordinator.share.share_partition_key import SharePartitionKey
 
 
 class ShareCoordinatorMetadataCacheHelperImpl:
-    def __init__(self, metadata_cache, partition_for: Callable[[SharePartitionKey], int], listener_name: str) -> None:
+    def __init__(self, metadata_cache, partition_for: Callable[[SharePartitionKey], int],
+                 listener_name: str) -> None:
         """`partition_for`: the share coordinator's (ShareCoordinatorService.partition_for)."""
         self.metadata_cache = metadata_cache
         self.partition_for = partition_for

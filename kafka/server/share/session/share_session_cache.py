@@ -24,7 +24,8 @@ class ShareSessionCache:
         self._members_per_group: dict[str, int] = {}
         self._connections: dict[str, list] = {}  # connection id -> [session key, stale]
         self._num_partitions = 0
-        self._listener = None  # Kafka's ShareGroupListener: on_member_leave(group, member), on_group_empty(group)
+        # Kafka's ShareGroupListener: on_member_leave(group, member), on_group_empty(group)
+        self._listener = None
         self._on_eviction = on_eviction or (lambda: None)  # ShareSessionEvictionsPerSec
 
     def register_share_group_listener(self, listener) -> None:
@@ -49,7 +50,8 @@ class ShareSessionCache:
         with self._lock:
             if len(self._sessions) >= self.max_entries:
                 return None
-            session = ShareSession(ShareSessionKey(group_id, member_id), partitions, next_epoch(0), connection_id)
+            session = ShareSession(ShareSessionKey(group_id, member_id), partitions, next_epoch(0),
+                                   connection_id)
             self._sessions[session.key] = session
             self.update_num_partitions(session)
             self._members_per_group[group_id] = self._members_per_group.get(group_id, 0) + 1

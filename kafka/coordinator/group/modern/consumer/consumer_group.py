@@ -98,14 +98,16 @@ class ConsumerGroup:
         for m in classic.members.values():
             protocol = classic.protocol_name or m.supported_protocols[0][0]
             subscription = deserialize_subscription(m.metadata(protocol))
-            assigned = (to_topic_partition_map(deserialize_assignment(m.assignment).assigned_partitions, topics)
+            assigned = (to_topic_partition_map(deserialize_assignment(m.assignment).assigned_partitions,
+                                               topics)
                         if m.assignment else {})
             member = ConsumerGroupMember(
                 m.member_id, member_epoch=classic.generation_id, previous_member_epoch=classic.generation_id,
                 state=MemberState.STABLE, instance_id=m.group_instance_id, rack_id=subscription.rack_id,
                 rebalance_timeout_ms=m.rebalance_timeout_ms, client_id=m.client_id, client_host=m.client_host,
                 subscribed_topic_names=tuple(sorted(subscription.topics)), assigned_partitions=assigned,
-                classic_member_metadata=ClassicMemberMetadata(m.session_timeout_ms, tuple(m.supported_protocols)),
+                classic_member_metadata=ClassicMemberMetadata(m.session_timeout_ms,
+                                                              tuple(m.supported_protocols)),
                 assignment_epochs={(t, p): classic.generation_id for t, ps in assigned.items() for p in ps})
             group.target_assignment[m.member_id] = dict(assigned)
             group.update_member(member)
@@ -166,7 +168,8 @@ class ConsumerGroup:
             raise ApiError(Errors.UNKNOWN_MEMBER_ID)
         stale = Errors.ILLEGAL_GENERATION if member.use_classic_protocol() else Errors.STALE_MEMBER_EPOCH
         if not is_transactional and not member.use_classic_protocol() and api_version < 9:
-            raise ApiError(Errors.UNSUPPORTED_VERSION, "OffsetCommit version 9 or above must be used by members "
+            raise ApiError(Errors.UNSUPPORTED_VERSION,
+                           "OffsetCommit version 9 or above must be used by members "
                                                        "using the consumer group protocol")
         if member_epoch == member.member_epoch:
             return None
@@ -285,13 +288,15 @@ class ConsumerGroup:
         gid = self.group_id
         out = [CoordinatorRecord(ConsumerGroupMemberMetadataKey(gid, m), member.to_member_metadata_value())
                for m, member in self.members.items()]
-        out.append(CoordinatorRecord(ConsumerGroupMetadataKey(gid), ConsumerGroupMetadataValue(self.group_epoch)))
+        out.append(CoordinatorRecord(ConsumerGroupMetadataKey(gid),
+                                     ConsumerGroupMetadataValue(self.group_epoch)))
         out += [CoordinatorRecord(ConsumerGroupTargetAssignmentMemberKey(gid, m),
                                   ConsumerGroupTargetAssignmentMemberValue(dict(target)))
                 for m, target in self.target_assignment.items()]
         out.append(CoordinatorRecord(ConsumerGroupTargetAssignmentMetadataKey(gid),
                                      ConsumerGroupTargetAssignmentMetadataValue(self.assignment_epoch)))
-        out += [CoordinatorRecord(ConsumerGroupCurrentMemberAssignmentKey(gid, m), member.to_current_assignment_value())
+        out += [CoordinatorRecord(ConsumerGroupCurrentMemberAssignmentKey(gid, m),
+                                  member.to_current_assignment_value())
                 for m, member in self.members.items()]
         return out
 
@@ -303,7 +308,8 @@ class ConsumerGroup:
         for m in self.members:
             out += [CoordinatorRecord(ConsumerGroupCurrentMemberAssignmentKey(gid, m), None),
                     CoordinatorRecord(ConsumerGroupMemberMetadataKey(gid, m), None)]
-        out += [CoordinatorRecord(ConsumerGroupTargetAssignmentMemberKey(gid, m), None) for m in self.target_assignment]
+        out += [CoordinatorRecord(ConsumerGroupTargetAssignmentMemberKey(gid, m), None)
+                for m in self.target_assignment]
         out += [CoordinatorRecord(ConsumerGroupTargetAssignmentMetadataKey(gid), None),
                 CoordinatorRecord(ConsumerGroupMetadataKey(gid), None)]
         return out

@@ -106,7 +106,8 @@ class ConsumerGroupMember:
         return ConsumerGroupMemberMetadataValue(
             instance_id=self.instance_id, rack_id=self.rack_id, client_id=self.client_id,
             client_host=self.client_host, subscribed_topic_names=tuple(self.subscribed_topic_names),
-            subscribed_topic_regex=self.subscribed_topic_regex, rebalance_timeout_ms=self.rebalance_timeout_ms,
+            subscribed_topic_regex=self.subscribed_topic_regex,
+            rebalance_timeout_ms=self.rebalance_timeout_ms,
             server_assignor=self.server_assignor_name, classic_member_metadata=self.classic_member_metadata)
 
     def to_current_assignment_value(self) -> ConsumerGroupCurrentMemberAssignmentValue:
@@ -123,20 +124,24 @@ class ConsumerGroupMember:
         return dataclasses.replace(
             self, instance_id=value.instance_id, rack_id=value.rack_id, client_id=value.client_id,
             client_host=value.client_host, subscribed_topic_names=tuple(value.subscribed_topic_names),
-            subscribed_topic_regex=value.subscribed_topic_regex, rebalance_timeout_ms=value.rebalance_timeout_ms,
+            subscribed_topic_regex=value.subscribed_topic_regex,
+            rebalance_timeout_ms=value.rebalance_timeout_ms,
             server_assignor_name=value.server_assignor, classic_member_metadata=value.classic_member_metadata)
 
-    def with_current_assignment(self, value: ConsumerGroupCurrentMemberAssignmentValue) -> ConsumerGroupMember:
+    def with_current_assignment(self,
+                                value: ConsumerGroupCurrentMemberAssignmentValue) -> ConsumerGroupMember:
         """Replay of a ConsumerGroupCurrentMemberAssignment record. One written before KIP-1251 has no
         assignment epochs: each partition counts as assigned at the member's epoch."""
         epochs = value.assignment_epochs
         if epochs is None:
-            epochs = {(t, p): value.member_epoch for a in (value.assigned_partitions, value.partitions_pending_revocation)
+            epochs = {(t, p): value.member_epoch
+                      for a in (value.assigned_partitions, value.partitions_pending_revocation)
                       for t, ps in a.items() for p in ps}
         return dataclasses.replace(
             self, member_epoch=value.member_epoch, previous_member_epoch=value.previous_member_epoch,
             state=MemberState.from_byte(value.state), assigned_partitions=dict(value.assigned_partitions),
-            partitions_pending_revocation=dict(value.partitions_pending_revocation), assignment_epochs=dict(epochs))
+            partitions_pending_revocation=dict(value.partitions_pending_revocation),
+            assignment_epochs=dict(epochs))
 
 
 def count_partitions(assignment: Assignment) -> int:

@@ -86,7 +86,8 @@ class CurrentAssignmentBuilder:
         if pending_revocation and self.owns_revoked_partitions(pending_revocation):
             # Revoke first: the member keeps its epoch and only what it keeps; nothing new yet.
             return member.with_(state=MemberState.UNREVOKED_PARTITIONS, member_epoch=member_epoch,
-                                assigned_partitions=new_assigned, partitions_pending_revocation=pending_revocation,
+                                assigned_partitions=new_assigned,
+                                partitions_pending_revocation=pending_revocation,
                                 assignment_epochs=self.assignment_epochs(new_assigned, pending_revocation))
         for topic_id, partitions in pending_assignment.items():
             new_assigned[topic_id] = new_assigned.get(topic_id, frozenset()) | partitions

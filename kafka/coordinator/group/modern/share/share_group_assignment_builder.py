@@ -54,4 +54,5 @@ class ShareGroupAssignmentBuilder:
     def filter_assigned_partitions(self) -> Assignment:
         """The target's topics the member reads (by id, as the topics are now)."""
         read = {self.topics[name][0] for name in self.member.subscribed_topic_names if name in self.topics}
-        return {topic_id: partitions for topic_id, partitions in self.target_assignment.items() if topic_id in read}
+        return {topic_id: partitions for topic_id, partitions in self.target_assignment.items()
+                if topic_id in read}

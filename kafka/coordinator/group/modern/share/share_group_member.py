@@ -24,7 +24,8 @@ from kafka.coordinator.group.group_coordinator_records import (
 from kafka.coordinator.group.modern.consumer.consumer_group_member import MemberState
 
 # Kafka 4.4's MemberState.value(), as ShareGroupCurrentMemberAssignmentValue stores it.
-_STATE_BYTES = {MemberState.STABLE: 0, MemberState.UNREVOKED_PARTITIONS: 1, MemberState.UNRELEASED_PARTITIONS: 2,
+_STATE_BYTES = {MemberState.STABLE: 0, MemberState.UNREVOKED_PARTITIONS: 1,
+                MemberState.UNRELEASED_PARTITIONS: 2,
                 MemberState.UNKNOWN: 127}
 _STATES = {b: s for s, b in _STATE_BYTES.items()}
 
@@ -76,7 +77,8 @@ class ShareGroupMember:
 
     def to_current_assignment_value(self) -> ShareGroupCurrentMemberAssignmentValue:
         return ShareGroupCurrentMemberAssignmentValue(self.member_epoch, self.previous_member_epoch,
-                                                      _STATE_BYTES[self.state], dict(self.assigned_partitions))
+                                                      _STATE_BYTES[self.state],
+                                                      dict(self.assigned_partitions))
 
 
 def has_assigned_partitions_changed(old: ShareGroupMember, new: ShareGroupMember) -> bool:
