@@ -189,8 +189,11 @@ def test_kafka_leader_election_and_reassign_partitions(tools):
 
 
 def test_kafka_features(tools):
-    (line,) = tools(FEATURES, "describe").splitlines()
-    assert line.split()[:2] == ["Feature:", "metadata.version"] and "FinalizedVersionLevel: 4." in line
+    """Kafka's kafka-features lists every feature this broker supports, in name order: metadata.version,
+    and share.version, which kafka-storage format finalizes at 1 (share groups on, docs/share_groups.md)"""
+    lines = tools(FEATURES, "describe").splitlines()
+    assert [line.split()[:2] for line in lines] == [["Feature:", "metadata.version"], ["Feature:", "share.version"]]
+    assert "FinalizedVersionLevel: 4." in lines[0] and "FinalizedVersionLevel: 1\t" in lines[1] + "\t", lines
 
 
 def test_kafka_consumer_groups_on_a_kip848_group(tools):

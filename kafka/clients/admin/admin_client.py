@@ -374,6 +374,18 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
         self.client.register_node(node)
         return node.node_id
 
+    def _at_group_coordinator(self, group_id: str, api_key: int, body: dict, busy: Callable[[Any], Errors | None],
+                              max_version: int | None = None) -> Any:
+        """The coordinator's response, asked again (of the coordinator looked up again) while ``busy``
+        finds in it the error of a coordinator that is loading or moving, as Java's CoordinatorStrategy
+        retries COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE and NOT_COORDINATOR."""
+        def attempt(remaining_ms: float) -> Any:
+            response = self._call(self._group_coordinator(group_id), api_key, body, max_version)
+            if (error := busy(response)) is not None:
+                raise KafkaError(error, f"the coordinator of group {group_id!r} is not ready")
+            return response
+        return self._retrying(attempt, only=COORDINATOR_BUSY)
+
     def list_consumer_groups(self) -> list[tuple[str, str]]:
         """(group id, state) for every group on every broker."""
         return [(group_id, state) for group_id, state, _ in self.list_groups()]
@@ -455,8 +467,9 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
                                     ) -> dict[TopicPartition, int] | dict[TopicPartition, OffsetAndMetadata]:
         """The group's committed offsets; with_metadata: each as Java's OffsetAndMetadata (with its
         metadata and the leader epoch the committing consumer saw, -1 if none)."""
-        response = self._call(self._group_coordinator(group_id), ApiKey.OFFSET_FETCH,
-                              {"group_id": group_id, "topics": None, "require_stable": False}, max_version=7)
+        response = self._at_group_coordinator(
+            group_id, ApiKey.OFFSET_FETCH, {"group_id": group_id, "topics": None, "require_stable": False},
+            lambda r: _busy(r.get("error_code", 0)), max_version=7)
         if response.get("error_code", 0) != Errors.NONE:
             raise KafkaError(response.error_code, f"fetching offsets of group {group_id!r}")
         return {TopicPartition(t.name, p.partition_index):
@@ -475,7 +488,8 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
                                                       "committed_metadata": om.metadata})
         body = {"group_id": group_id, "generation_id_or_member_epoch": -1, "member_id": "",
                 "group_instance_id": None, "topics": [{"name": t, "partitions": ps} for t, ps in by_topic.items()]}
-        response = self._call(self._group_coordinator(group_id), ApiKey.OFFSET_COMMIT, body)
+        response = self._at_group_coordinator(group_id, ApiKey.OFFSET_COMMIT, body, lambda r: next(
+            (p.error_code for t in r.topics for p in t.partitions if _busy(p.error_code)), None))
         return {TopicPartition(t.name, p.partition_index): self._result(p.error_code)
                 for t in response.topics for p in t.partitions}
 
@@ -487,7 +501,7 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
         for tp in sorted(partitions):
             by_topic.setdefault(tp.topic, []).append({"partition_index": tp.partition})
         body = {"group_id": group_id, "topics": [{"name": t, "partitions": ps} for t, ps in by_topic.items()]}
-        response = self._call(self._group_coordinator(group_id), ApiKey.OFFSET_DELETE, body)
+        response = self._at_group_coordinator(group_id, ApiKey.OFFSET_DELETE, body, lambda r: _busy(r.error_code))
         if response.error_code != Errors.NONE:
             raise KafkaError(response.error_code, f"deleting offsets of group {group_id!r}")
         return {TopicPartition(t.name, p.partition_index): self._result(p.error_code)
@@ -577,3 +591,10 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
     def __exit__(self, *exc) -> None:
         self.close()
 
+
+COORDINATOR_BUSY = frozenset({Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.COORDINATOR_NOT_AVAILABLE,
+                              Errors.NOT_COORDINATOR})
+
+
+def _busy(error_code: int) -> Errors | None:
+    return Errors(error_code) if error_code in COORDINATOR_BUSY else None
