@@ -67,7 +67,8 @@ class ShareStateBroker:
         self.server = _Server(("127.0.0.1", 0), _Connection)
         self.server.broker = self
         self.host, self.port = self.server.server_address
-        self._thread = threading.Thread(target=self.server.serve_forever, name="share-state-broker",
+        # serve_forever looks for a shutdown every poll_interval: 50 ms, not its 0.5 s, so stop() is quick
+        self._thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), name="share-state-broker",
                                         daemon=True)
 
     def start(self) -> ShareStateBroker:
