@@ -8,8 +8,9 @@ records it, so a write from an older leader is fenced from then on. Broker to br
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
+from kafka.protocol.messages.write_share_group_state import STATE_BATCH  # the same StateBatch struct
 from kafka.protocol.schema import Array, Field, Schema
-from kafka.protocol.types import Int8, Int16, Int32, Int64, String, Uuid
+from kafka.protocol.types import Int16, Int32, Int64, String, Uuid
 
 PARTITION_DATA = Schema(
     "PartitionData",
@@ -27,14 +28,6 @@ READ_SHARE_GROUP_STATE_REQUEST = Schema(
     "ReadShareGroupStateRequest",
     Field("group_id", String, "0+"),
     Field("topics", Array(READ_STATE_DATA), "0+"),
-)
-
-STATE_BATCH = Schema(
-    "StateBatch",
-    Field("first_offset", Int64, "0+"),
-    Field("last_offset", Int64, "0+"),
-    Field("delivery_state", Int8, "0+"),  # 0 available, 2 acknowledged, 4 archived
-    Field("delivery_count", Int16, "0+"),
 )
 
 PARTITION_RESULT = Schema(

@@ -7,25 +7,16 @@ it was given, with no target beside them, since a share member takes its target 
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
+
+# a member's partitions are shaped as in ConsumerGroupDescribe's answer (the same JSON structs in Kafka)
+from kafka.protocol.messages.consumer_group_describe import ASSIGNMENT
 from kafka.protocol.schema import Array, Field, Schema
-from kafka.protocol.types import Boolean, Int16, Int32, String, Uuid
+from kafka.protocol.types import Boolean, Int16, Int32, String
 
 SHARE_GROUP_DESCRIBE_REQUEST = Schema(
     "ShareGroupDescribeRequest",
     Field("group_ids", Array(String), "0+"),
     Field("include_authorized_operations", Boolean, "0+"),
-)
-
-TOPIC_PARTITIONS = Schema(
-    "TopicPartitions",
-    Field("topic_id", Uuid, "0+"),
-    Field("topic_name", String, "0+"),
-    Field("partitions", Array(Int32), "0+"),
-)
-
-ASSIGNMENT = Schema(
-    "Assignment",
-    Field("topic_partitions", Array(TOPIC_PARTITIONS), "0+"),
 )
 
 MEMBER = Schema(
