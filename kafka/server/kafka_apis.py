@@ -93,6 +93,14 @@ class KafkaApis(ApiRequestHandler):
         for family in families:  # storage, groups, transactions, admin, quotas, ACLs, SASL
             self.handlers.update(family.handlers())
 
+    def handle(self, request: Request) -> None:
+        """Dispatch; then, holding no lock, run the checks completing operations left in the
+        ReplicaManager's action queue (Kafka's KafkaApis.handle, its finally clause)."""
+        try:
+            super().handle(request)
+        finally:
+            self.replica_manager.try_complete_actions()
+
     # ------------------------------------------------------------------ ApiVersions
     def api_versions_features(self) -> dict:
         """What Admin.describeFeatures and kafka-features read (Kafka's ApiVersionsResponse from a broker):

@@ -60,6 +60,7 @@ from kafka.metrics.isr_change_meters import IsrChangeMeters
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.fetch import DEBUGGING_REPLICA_ID
 from kafka.protocol.record_batch import InvalidRecordError
+from kafka.purgatory.delayed_action_queue import DelayedActionQueue
 from kafka.purgatory.delayed_operation_key import TopicPartitionOperationKey
 from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
 from kafka.server.delayed_fetch import DelayedFetch
@@ -161,6 +162,9 @@ class ReplicaManager:
             "Fetch", broker_id=self.local_broker_id, time=time)
         # share fetches waiting for records to acquire (KIP-932's DelayedShareFetch): KafkaServer sets it
         self.delayed_share_fetch_purgatory: DelayedOperationPurgatory | None = None
+        # checks a completing operation leaves for later, run by KafkaApis after each request (Kafka's
+        # defaultActionQueue): a DelayedShareFetch letting its fetch locks go, a share partition fenced
+        self.action_queue = DelayedActionQueue()
         self.expired_produce_count = 0
         self.expired_fetch_count = 0
         self.broker_topic_stats = BrokerTopicStats()  # KafkaServer swaps in the exported one
@@ -387,6 +391,13 @@ class ReplicaManager:
             log.debug("append failed", topic_partition=str(tp), error=error.name, reason=result.error_message)
         if error in (Errors.MESSAGE_TOO_LARGE, Errors.RECORD_LIST_TOO_LARGE):
             self.broker_topic_stats.record_bytes_rejected(tp.topic, len(records))
+
+    def add_to_action_queue(self, action) -> None:
+        self.action_queue.add(action)
+
+    def try_complete_actions(self) -> None:
+        """What completing operations queued (KafkaApis calls it at the end of every request)."""
+        self.action_queue.try_complete_actions()
 
     def try_complete_delayed_requests(self, tp: TopicPartition) -> None:
         """The HW of tp moved (or tp went away): waiting produces and fetches may now be done."""

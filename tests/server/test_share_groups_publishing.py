@@ -64,6 +64,7 @@ def parts(tmp_path):
         log_reader=ReplicaManagerLogReader(parts.replica_manager),
         metadata_provider=ReplicaManagerPartitionMetadataProvider(parts.replica_manager), time=parts.time,
         timer=parts.lock_timer, purgatory=parts.replica_manager.delayed_fetch_purgatory,
+        action_queue=parts.replica_manager.add_to_action_queue,
         persister=InMemoryPersister(), config_provider=ShareGroupConfigProvider(),
         metrics=ShareGroupMetrics(parts.time), session_cache=parts.sessions)
     parts.publishers.append(BrokerMetadataPublisher(

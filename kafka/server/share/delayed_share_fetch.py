@@ -64,7 +64,11 @@ class DelayedShareFetch(DelayedOperation):
             if any(data.error != Errors.NONE
                    for data in read.values()) or self._min_bytes_satisfied(fetch_offsets):
                 self.partitions_acquired, self.already_fetched = fetch_offsets, read
-                return self.force_complete()
+                if self.force_complete():
+                    return True
+                # The reaper completed it first; its on_complete waits for our lock and must not use
+                # what we read: it takes the fetch locks again itself.
+                self.partitions_acquired, self.already_fetched = {}, {}
         except Exception:  # noqa: BLE001  (a failed read answers the request with what it has)
             log.exception("error processing a delayed share fetch", group=self.share_fetch.group_id)
             self._release_partition_locks(fetch_offsets)
@@ -73,6 +77,12 @@ class DelayedShareFetch(DelayedOperation):
         return False
 
     def on_complete(self) -> None:
+        """Under the operation's lock, as Kafka's: the reaper's expiry calls this while a try_complete on
+        another thread may be holding fetch locks and setting partitions_acquired."""
+        with self.lock:
+            self._complete()
+
+    def _complete(self) -> None:
         fetch_offsets = self.partitions_acquired or self.acquirable_partitions()
         if not fetch_offsets:
             self.metrics.record_topic_partitions_fetch_ratio(self.share_fetch.group_id, 0)

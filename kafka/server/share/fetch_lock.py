@@ -39,10 +39,13 @@ class FetchLock:
             return True
 
     def release(self, fetch_id: uuid.UUID) -> None:
+        """Only by the fetch holding it (Kafka's compareAndSet(fetchId, null)): a fetch that lost it must
+        not free it under the one that holds it now."""
         with self._lock:
             if self.holder != fetch_id:
-                log.info("releasing a fetch lock held by another fetch", holder=str(self.holder),
-                         fetch=str(fetch_id))
+                log.error("a fetch that does not hold the fetch lock tried to release it",
+                          holder=str(self.holder), fetch=str(fetch_id))
+                return
             self.holder = None
             now = self.time.hi_res_clock_ms()
             held, idle = now - self._acquired_ms, self._idle_ms

@@ -15,6 +15,7 @@ no request thread waits on the persister or the purgatory.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
 
 import structlog
@@ -78,20 +79,22 @@ class SharePartitionListener:
 
 class SharePartitionManager:
     def __init__(self, *, log_reader, metadata_provider, time: Time, timer: Timer,
-                 purgatory: DelayedOperationPurgatory,
+                 purgatory: DelayedOperationPurgatory, action_queue: Callable[[Callable[[], None]], None],
                  persister: Persister, config_provider, metrics: ShareGroupMetrics,
                  session_cache: ShareSessionCache,
                  record_lock_duration_ms: int = 30000, max_delivery_count: int = 5,
                  max_in_flight_records: int = 2000) -> None:
         """`timer`: the share-group-lock-timeout timer (a SystemTimerReaper in the broker).
         `purgatory`: where DelayedShareFetch waits; the broker passes the ReplicaManager's fetch purgatory,
-        whose partition keys every append checks. The ints: group.share.record.lock.duration.ms,
+        whose partition keys every append checks. `action_queue`: where checks go that must not run under
+        a delayed operation's lock (the ReplicaManager's add_to_action_queue). The ints: group.share.record.lock.duration.ms,
         group.share.delivery.count.limit and group.share.partition.max.record.locks."""
         self.log_reader = log_reader
         self.metadata_provider = metadata_provider
         self.time = time
         self.timer = timer
         self.purgatory = purgatory
+        self.action_queue = action_queue
         self.persister = persister
         self.config_provider = config_provider
         self.metrics = metrics
@@ -120,7 +123,8 @@ class SharePartitionManager:
                    metadata_provider=ReplicaManagerPartitionMetadataProvider(replica_manager), time=time,
                    timer=SystemTimerReaper(f"share-group-lock-timeout-reaper-{node_id}",
                                            SystemTimer("share-group-lock-timeout", time=time)),
-                   purgatory=replica_manager.delayed_share_fetch_purgatory, persister=persister,
+                   purgatory=replica_manager.delayed_share_fetch_purgatory,
+                   action_queue=replica_manager.add_to_action_queue, persister=persister,
                    config_provider=ShareGroupConfigProvider(), metrics=metrics,
                    session_cache=ShareSessionCache(config.group_share_max_share_sessions,
                                                    on_eviction=metrics.session_evictions.inc),
@@ -162,7 +166,8 @@ class SharePartitionManager:
             return
         share_partition.mark_fenced()
         self.metadata_provider.remove_partition_listener(key.topic_id_partition, share_partition.listener)
-        self._notify(share_partition)
+        # Queued: a DelayedShareFetch that met the fencing error holds its own lock while it calls us.
+        self.action_queue(lambda: self._notify(share_partition))
         log.info("share partition removed", group=key.group_id, partition=str(key.topic_id_partition))
 
     def _fence_if_needed(self, share_partition: SharePartition, error: BaseException) -> None:
@@ -326,10 +331,14 @@ class SharePartitionManager:
         initialization.add_done_callback(initialized)
 
     def _notify_released(self, group_id: str, tips: list[TopicIdPartition]) -> None:
-        """A finished fetch let its fetch locks go: fetches of the group waiting on them may take them now."""
-        for tip in tips:
-            self.purgatory.check_and_complete(DelayedShareFetchGroupKey(group_id, tip.topic_id,
-                                                                        tip.partition))
+        """A finished fetch let its fetch locks go: fetches of the group waiting on them may take them now.
+        Queued, not run (Kafka's releasePartitionLocksAndAddToActionQueue): the finished fetch holds its
+        own lock, and a waiting fetch completing at the same moment would check it back."""
+        def check_waiting_fetches() -> None:
+            for tip in tips:
+                self.purgatory.check_and_complete(DelayedShareFetchGroupKey(group_id, tip.topic_id,
+                                                                            tip.partition))
+        self.action_queue(check_waiting_fetches)
 
     # ------------------------------------------------------------------ acknowledge
     def acknowledge(self, member_id: str, group_id: str,

@@ -71,6 +71,7 @@ class Env:
             log_reader=ReplicaManagerLogReader(self.replica_manager),
             metadata_provider=ReplicaManagerPartitionMetadataProvider(self.replica_manager), time=self.time,
             timer=self.timer, purgatory=self.replica_manager.delayed_fetch_purgatory,
+            action_queue=self.replica_manager.add_to_action_queue,
             persister=self.persister,
             config_provider=self.config_provider, metrics=self.metrics, session_cache=self.sessions)
 
