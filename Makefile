@@ -110,14 +110,14 @@ test: $(STAMP) .venv-kafka-python/.installed /usr/bin/kcat /usr/bin/prometheus /
 	$(BIN)/python -m tests.tiers
 
 # The quick loop, under a minute on a quiet two-core machine: the tests marked `fast` (tests/conftest.py:
-# no broker, no other process, no real client, not `slow`), each seeded simulation on a handful of seeds
-# (Raft 5 a cluster size instead of 500, membership 3 instead of 15, controller 3 instead of 100;
-# REPLICATION_SIM_SEEDS is for tests/server/test_replication_simulation.py, which is coming: 100 by
-# default; the coordinator runtime's 5 instead of 100) and each schema version's round trip on 3 generated messages instead of 15. `make test` runs
-# the full counts and the `slow` tests.
+# no broker, no other process, no real client, not `slow`), on both cores (pytest-xdist, two workers),
+# each seeded simulation on a handful of seeds (Raft 5 a cluster size instead of 500, membership 3
+# instead of 15, controller 3 instead of 100, replication 5 instead of 100, the coordinator runtime's 5
+# instead of 100) and each schema version's round trip on 3 generated messages instead of 15.
+# `make test` runs the full counts and the `slow` tests.
 test-fast: $(STAMP)
 	RAFT_SIM_SEEDS=5 RAFT_MEMBERSHIP_SIM_SEEDS=3 CONTROLLER_SIM_SEEDS=3 REPLICATION_SIM_SEEDS=5 \
-	  COORDINATOR_RUNTIME_SIM_SEEDS=5 SCHEMA_ROUNDTRIP_EXAMPLES=3 $(BIN)/pytest -q -m fast
+	  COORDINATOR_RUNTIME_SIM_SEEDS=5 SCHEMA_ROUNDTRIP_EXAMPLES=3 $(BIN)/pytest -q -m fast -n 2
 
 # Faults on a live three-node cluster in network namespaces (root; docs/replication.md): DURATION seconds
 # of partitions, pauses and kill -9 under idempotent producers and consumers, then the checker's verdict;

@@ -6,6 +6,7 @@ the same groups, checked after every step of a seeded run of members joining, le
 
 from __future__ import annotations
 
+import os
 import random
 
 import pytest
@@ -294,7 +295,12 @@ def test_assignors():
                                                               3] and moved == 3, "sticky: only 3 move"
 
 
-@pytest.mark.parametrize("seed", [random.randrange(2**32) for _ in range(10)])
+# Ten fresh seeds a run (each test id names its seed, to replay it), the same ten in every pytest-xdist
+# worker of one run: they must all collect the same tests.
+_SEEDS = random.Random(os.environ.get("PYTEST_XDIST_TESTRUNUID") or random.random())
+
+
+@pytest.mark.parametrize("seed", [_SEEDS.randrange(2**32) for _ in range(10)])
 def test_no_partition_is_ever_held_twice_and_replay_gives_the_same_groups(seed):
     print(f"seed={seed}")
     rnd = random.Random(seed)
