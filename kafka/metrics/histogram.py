@@ -70,6 +70,12 @@ class Histogram(Collector):
                 series = self._series[key] = HistogramSeries(self.bounds)
         return series
 
+    def remove(self, *label_values: str) -> None:
+        """Stop exporting the series of these label values (prometheus-client's remove: KeyError if
+        there is none), when what they describe is gone."""
+        with self.lock:
+            del self._series[tuple(str(v) for v in label_values)]
+
     def describe(self) -> list[HistogramMetricFamily]:
         return [self._family()]
 

@@ -38,6 +38,14 @@ class SharePartitionMetrics:
     def record_fetch_lock_ratio(self, percent: int) -> None:
         self._metrics.observe(self._metrics.fetch_lock_ratio, self.labels, percent)
 
+    def close(self) -> None:
+        """The share partition is gone: its series go too (Kafka's SharePartitionMetrics.close), or a
+        broker whose groups come and go would export more series at every scrape."""
+        metrics = self._metrics
+        for metric in (metrics.lock_timeouts, metrics.batch_message_count, metrics.fetch_lock_time,
+                       metrics.fetch_lock_ratio):
+            _remove_series(metric, self.labels)
+
 
 class ShareGroupMetrics:
     def __init__(self, time: Time, group: KafkaMetricsGroup | None = None) -> None:
@@ -69,6 +77,11 @@ class ShareGroupMetrics:
     def for_partition(self, group_id: str, topic: str, partition: int) -> SharePartitionMetrics:
         return SharePartitionMetrics(self, group_id, topic, partition)
 
+    def remove_group(self, group_id: str) -> None:
+        """This broker holds no share partition of the group any more: its per-group series go."""
+        for metric in (self.fetch_ratio, self.acquire_time):
+            _remove_series(metric, (group_id,))
+
     # ShareGroupMetrics proper
     def record_acknowledgement(self, ack_type: int, count: int = 1) -> None:
         if ack_type in ACK_TYPE_NAMES:
@@ -97,3 +110,10 @@ class ShareGroupMetrics:
         self.group.new_gauge(m.SHARE_IN_FLIGHT_BATCH_COUNT, lambda: [(k, b) for k, _, b in in_flight()])
         self.group.new_gauge(m.SHARE_SESSIONS_COUNT, sessions)
         self.group.new_gauge(m.SHARE_PARTITIONS_COUNT, session_partitions)
+
+
+def _remove_series(metric, labels: tuple[str, ...]) -> None:
+    try:
+        metric.remove(*labels)
+    except KeyError:  # never recorded
+        pass

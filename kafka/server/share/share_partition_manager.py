@@ -151,8 +151,7 @@ class SharePartitionManager:
                 timer=self.timer, time=self.time, persister=self.persister,
                 metadata_provider=self.metadata_provider,
                 config_provider=self.config_provider,
-                metrics=self.metrics.for_partition(key.group_id, tip.topic,
-                                                                                         tip.partition),
+                metrics=self.metrics.for_partition(key.group_id, tip.topic, tip.partition),
                 delayed_request_notifier=self._notify, listener=listener)
             self._partitions[key] = share_partition
         self.metadata_provider.add_partition_listener(tip, listener)
@@ -162,9 +161,13 @@ class SharePartitionManager:
         """Fence and forget it; fetches waiting on it are answered (Kafka's removeSharePartitionFromCache)."""
         with self._lock:
             share_partition = self._partitions.pop(key, None)
+            last_of_its_group = not any(k.group_id == key.group_id for k in self._partitions)
         if share_partition is None:
             return
         share_partition.mark_fenced()
+        share_partition.metrics.close()
+        if last_of_its_group:
+            self.metrics.remove_group(key.group_id)
         self.metadata_provider.remove_partition_listener(key.topic_id_partition, share_partition.listener)
         # Queued: a DelayedShareFetch that met the fencing error holds its own lock while it calls us.
         self.action_queue(lambda: self._notify(share_partition))

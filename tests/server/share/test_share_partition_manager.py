@@ -164,3 +164,23 @@ def test_metrics_count_acknowledgements_and_in_flight_records(env):
     assert 'kafka_server_sharepartitionmetrics_inflightmessagecount{group="g1",partition="0",topic="orders"} 0.0' \
         in text
     assert 'kafka_server_brokertopicmetrics_totalsharefetchrequests_total{topic="orders"} 1.0' in text
+
+
+def test_a_dropped_share_partition_takes_its_series_with_it(env):
+    """Nothing grows without a bound: the per-partition and per-group series of a share partition this
+    broker no longer holds are not exported any more."""
+    from prometheus_client import generate_latest
+
+    from kafka.server.share.share_partition_key import SharePartitionKey
+    env.produce(b"a")
+    acquired(env, "m1")
+    env.manager.share_partition(GROUP, TIP).metrics.record_acquisition_lock_timeout(1)
+
+    def series_of_the_group() -> list[str]:
+        text = generate_latest(env.metrics.group.registry).decode()
+        return [line for line in text.splitlines() if f'group="{GROUP}"' in line and not line.startswith("#")]
+
+    assert any("fetchlocktimems" in line for line in series_of_the_group())
+    assert any("topicpartitionsacquiretimems" in line for line in series_of_the_group())
+    env.manager.remove_share_partition(SharePartitionKey(GROUP, TIP))
+    assert series_of_the_group() == []
