@@ -41,8 +41,10 @@ class MemberState(Enum):
         return _STATES.get(value, MemberState.UNKNOWN)
 
 
-_STATE_BYTES = {MemberState.UNKNOWN: 0, MemberState.STABLE: 1, MemberState.UNREVOKED_PARTITIONS: 2,
-                MemberState.UNRELEASED_PARTITIONS: 3}
+# Kafka 4.4's bytes, so that __consumer_offsets reads the same to its tools (kafka-dump-log's
+# --offsets-decoder) and to ours.
+_STATE_BYTES = {MemberState.STABLE: 0, MemberState.UNREVOKED_PARTITIONS: 1,
+                MemberState.UNRELEASED_PARTITIONS: 2, MemberState.UNKNOWN: 127}
 _STATES = {b: s for s, b in _STATE_BYTES.items()}
 
 
