@@ -1,4 +1,5 @@
-"""ClusterControlManager: the registered brokers and their fencing (Kafka's org.apache.kafka.controller.ClusterControlManager).
+"""ClusterControlManager: the registered brokers and their fencing
+(Kafka's org.apache.kafka.controller.ClusterControlManager).
 
 Seed 004: brokers register with the controller and heartbeat to it. A registration writes a
 RegisterBrokerRecord whose broker epoch is the offset it will have in the log, and the broker starts
@@ -25,7 +26,8 @@ T = MetadataRecordType
 
 
 class StaleBrokerEpochError(Exception):
-    """A request made for a broker incarnation the controller no longer knows (Kafka's StaleBrokerEpochException)."""
+    """A request made for a broker incarnation the controller no longer knows (Kafka's
+    StaleBrokerEpochException)."""
 
     error = Errors.STALE_BROKER_EPOCH
 

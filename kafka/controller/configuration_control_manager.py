@@ -1,4 +1,5 @@
-"""ConfigurationControlManager: topic and broker configs (Kafka's org.apache.kafka.controller.ConfigurationControlManager).
+"""ConfigurationControlManager: topic and broker configs
+(Kafka's org.apache.kafka.controller.ConfigurationControlManager).
 
 IncrementalAlterConfigs arrives here (from any broker, forwarded): each operation (SET, DELETE,
 APPEND, SUBTRACT) is applied to the resource's current overrides, the result is checked as a whole

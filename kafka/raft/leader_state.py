@@ -135,8 +135,10 @@ class LeaderState:
     def is_replica_caught_up(self, replica_id: int, now_ms: int, max_lag_ms: int) -> bool:
         """May this observer become a voter? It fetched lately and reached our log end lately."""
         state = self.observer_states.get(replica_id)
-        return state is not None and state.last_caught_up_ms >= 0 and state.last_caught_up_ms >= now_ms - max_lag_ms \
-            and state.last_fetch_ms >= now_ms - max_lag_ms
+        if state is None or state.last_caught_up_ms < 0:
+            return False
+        since = now_ms - max_lag_ms
+        return state.last_caught_up_ms >= since and state.last_fetch_ms >= since
 
     def request_resign(self) -> None:
         self.resign_requested = True
