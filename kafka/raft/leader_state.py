@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kafka.protocol.control_records import leader_change_batch
 from kafka.raft.batch_accumulator import BatchAccumulator
 from kafka.raft.quorum_state_store import ElectionState
 
@@ -113,6 +114,21 @@ class LeaderState:
         fetched = sum(1 for s in self.voter_states.values()
                       if s.node_id == self.local_id or s.last_fetch_ms >= since_ms)
         return fetched >= len(self.voters) // 2 + 1
+
+    def has_check_quorum_expired(self, now_ms: int, fetch_timeout_ms: int) -> bool:
+        """Check-quorum (Kafka's timeUntilCheckQuorumExpires, CHECK_QUORUM_TIMEOUT_FACTOR 1.5): has
+        this leadership lasted 1.5 fetch timeouts, and a majority not fetched in the last 1.5?"""
+        timeout = fetch_timeout_ms * 3 // 2
+        return now_ms - self.elected_ms > timeout and not self.has_majority_fetched_since(now_ms - timeout)
+
+    def append_start_of_epoch_control_records(self, voters: list[int], granting: list[int],
+                                              now_ms: int) -> None:
+        """The first entry of every epoch, a LeaderChangeMessage naming the voters and those that
+        elected us (Kafka's appendStartOfEpochControlRecords): committing it commits everything
+        before it."""
+        self.accumulator.append_control_batch(
+            lambda base_offset: leader_change_batch(base_offset, now_ms, self.epoch, self.local_id, voters,
+                                                    granting), now_ms)
 
     # ------------------------------------------------------------------ KIP-853: a changing voter set
     def update_voters(self, voters: frozenset[int]) -> None:
