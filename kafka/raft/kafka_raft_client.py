@@ -122,7 +122,7 @@ class KafkaRaftClient:
         self.snapshots = RaftSnapshots(node_id, cluster_id, log, self.quorum, time, config,
                                        self.partition_state)
         self.metrics = KafkaRaftMetrics()
-        # The other sides of Fetch (the leader's), Vote, BeginQuorumEpoch and EndQuorumEpoch (a voter's).
+        # Answering requests: Fetch (as the leader), Vote, BeginQuorumEpoch and EndQuorumEpoch (a voter).
         self.fetches = FetchHandler(log, self.quorum, config, self.metrics, self._respond)
         self.votes = VoteHandler(log, self.quorum, lambda: self.voters, self._respond,
                                  self._after_leadership_lost)
@@ -130,7 +130,7 @@ class KafkaRaftClient:
                                                 random, self._respond, self._become_follower)
         self.voter_changes = VoterChanges(self.partition_state, self.quorum, self.fetches, cluster_id, config,
                                           self._respond, self._flush_pending_appends)  # KIP-853
-        # controller.quorum.bootstrap.servers (-2, -3, ...): an observer with no voters fetches from these.
+        # controller.quorum.bootstrap.servers (-2, -3, ...): fetched from until the voters are known.
         self.bootstrap_ids: list[int] = []
         # Swapped whole at the end of every poll, for the other threads to read.
         self.published = PublishedQuorumState(cluster_id)

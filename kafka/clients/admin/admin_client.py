@@ -45,6 +45,8 @@ from kafka.utils.topic_partition import TopicPartition
 
 TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4  # ConfigResource.Type
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3  # AlterConfigOp.OpType
+# An entity ({"client-id": "app"}, None for the default) and its quotas (None removes one).
+QuotaAlteration = tuple[Mapping[str, str | None], Mapping[str, float | None]]
 
 
 # What a ListOffsets meets while a partition's leader is being replaced: asked again, not fatal.
@@ -277,11 +279,13 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
         response = self._call_any(ApiKey.DESCRIBE_CLIENT_QUOTAS, {"components": filters, "strict": strict})
         if response.error_code != Errors.NONE:
             raise KafkaError(response.error_code, response.error_message)
-        return {tuple((e.entity_type, e.entity_name) for e in entry.entity):
-                {v.key: v.value for v in entry.values} for entry in response.entries or []}
+        quotas = {}
+        for entry in response.entries or []:
+            entity = tuple((e.entity_type, e.entity_name) for e in entry.entity)
+            quotas[entity] = {v.key: v.value for v in entry.values}
+        return quotas
 
-    def alter_client_quotas(self, alterations: Iterable[tuple[Mapping[str, str | None],
-                                                               Mapping[str, float | None]]],
+    def alter_client_quotas(self, alterations: Iterable[QuotaAlteration],
                             validate_only: bool = False) -> list[KafkaError | None]:
         """Set or remove quotas (Java's alterClientQuotas): each alteration is an entity
         ({"client-id": "app"}, None for the default) and its keys, a value of None removing one."""
