@@ -1,4 +1,5 @@
-"""ClusterConnectionStates: per-node connection state and reconnect backoff (Kafka's clients.ClusterConnectionStates).
+"""ClusterConnectionStates: per-node connection state and reconnect backoff
+(Kafka's clients.ClusterConnectionStates).
 
 Seed 003: "the connection is opened only once, when the first request is sent. Connection state
 for each broker (1 by broker) is held inside ClusterConnectionStates." After a failed attempt the

@@ -56,8 +56,8 @@ class KafkaChannel:
         """Called when a connecting socket becomes writable: raises if the connect failed."""
         code = self.sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
         if code:
-            raise OSError(code,
-                          f"connect to {self.address[0]}:{self.address[1]}: {errno.errorcode.get(code, code)}")
+            host, port = self.address[0], self.address[1]
+            raise OSError(code, f"connect to {host}:{port}: {errno.errorcode.get(code, code)}")
 
     def start_transport(self) -> None:
         """TCP is up: plain bytes from here, or a TLS handshake first."""

@@ -1,4 +1,5 @@
-"""NetworkClient: one connection per broker, requests in order, metadata first (Kafka's clients.NetworkClient).
+"""NetworkClient: one connection per broker, requests in order, metadata first
+(Kafka's clients.NetworkClient).
 
 Seed 003 is this file: "The connection to the broker is initiated inside poll() method which is
 responsible for all writes and reads. Generally, the connection is opened only once, when the
@@ -528,7 +529,8 @@ class NetworkClient:
         future = self.send(ClientRequest(node_id, api_key, body, max_version=max_version))
         self.poll_until(future.done, timeout_ms)
         if not future.done():
-            raise KafkaTimeoutError(f"{APIS[api_key].name} to node {node_id} took longer than {timeout_ms} ms")
+            api = APIS[api_key].name
+            raise KafkaTimeoutError(f"{api} to node {node_id} took longer than {timeout_ms} ms")
         response = future.result()
         if response.error is not None:
             raise response.error

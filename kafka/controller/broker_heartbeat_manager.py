@@ -1,4 +1,5 @@
-"""BrokerHeartbeatManager: when each broker was last heard from (Kafka's org.apache.kafka.controller.BrokerHeartbeatManager).
+"""BrokerHeartbeatManager: when each broker was last heard from
+(Kafka's org.apache.kafka.controller.BrokerHeartbeatManager).
 
 Only the active controller tracks sessions: a heartbeat touches the broker's session, and a broker
 whose last heartbeat is older than broker.session.timeout.ms is fenced. A newly active controller

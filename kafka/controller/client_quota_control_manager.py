@@ -1,4 +1,5 @@
-"""ClientQuotaControlManager: quotas of users, client ids and IPs (Kafka's org.apache.kafka.controller.ClientQuotaControlManager).
+"""ClientQuotaControlManager: quotas of users, client ids and IPs
+(Kafka's org.apache.kafka.controller.ClientQuotaControlManager).
 
 AlterClientQuotas arrives here (from any broker, forwarded). Each entry names an entity -- a user,
 a client id, both, or an IP, a null name meaning that type's default -- and the keys to set or

@@ -1,4 +1,5 @@
-"""ClusterControlManager: the registered brokers and their fencing (Kafka's org.apache.kafka.controller.ClusterControlManager).
+"""ClusterControlManager: the registered brokers and their fencing
+(Kafka's org.apache.kafka.controller.ClusterControlManager).
 
 Seed 004: brokers register with the controller and heartbeat to it. A registration writes a
 RegisterBrokerRecord whose broker epoch is the offset it will have in the log, and the broker starts
@@ -6,12 +7,20 @@ fenced. It is unfenced (BrokerRegistrationChangeRecord fenced=-1) once a heartbe
 read the metadata log at least as far as its own registration: only then can it be trusted to know
 what it should lead. It is fenced again when its session expires, and marked in controlled shutdown
 when it asks to stop.
+
+A registration is refused when it comes from another cluster (INCONSISTENT_CLUSTER_ID), from a
+broker that cannot run the finalized metadata.version (UNSUPPORTED_VERSION), or while another
+incarnation of the same broker id still serves with a live session (DUPLICATE_BROKER_REGISTRATION:
+a broker restarted after a crash waits out its earlier self's session, as in Kafka).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from kafka.controller.broker_heartbeat_manager import BrokerHeartbeatManager
+from kafka.controller.controller_result import ControllerResult
+from kafka.controller.feature_control_manager import FeatureControlManager
 from kafka.protocol.errors import Errors
 from kafka.protocol.metadata_records import (
     BROKER_FENCED,
@@ -25,7 +34,8 @@ T = MetadataRecordType
 
 
 class StaleBrokerEpochError(Exception):
-    """A request made for a broker incarnation the controller no longer knows (Kafka's StaleBrokerEpochException)."""
+    """A request made for a broker incarnation the controller no longer knows (Kafka's
+    StaleBrokerEpochException)."""
 
     error = Errors.STALE_BROKER_EPOCH
 
@@ -40,8 +50,17 @@ class BrokerInfo:
     in_controlled_shutdown: bool
 
 
+def broker_registration_reply(error: Errors, broker_epoch: int = -1) -> dict:
+    """A BrokerRegistrationResponse body."""
+    return dict(throttle_time_ms=0, error_code=error, broker_epoch=broker_epoch)
+
+
 class ClusterControlManager:
-    def __init__(self) -> None:
+    def __init__(self, cluster_id: str, features: FeatureControlManager,
+                 heartbeats: BrokerHeartbeatManager) -> None:
+        self.cluster_id = cluster_id
+        self.features = features
+        self.heartbeats = heartbeats  # the active controller's broker sessions
         self.brokers: dict[int, BrokerInfo] = {}
 
     def reset(self) -> None:
@@ -71,6 +90,29 @@ class ClusterControlManager:
         """(unfenced, fenced)."""
         fenced = sum(1 for b in self.brokers.values() if b.fenced)
         return len(self.brokers) - fenced, fenced
+
+    # ------------------------------------------------------------------ BrokerRegistration
+    def register_broker(self, request, broker_epoch: int, now: int) -> ControllerResult:
+        """A broker registers (Kafka's registerBroker): its RegisterBrokerRecord, whose broker epoch is
+        the offset that record will have in the log, or the refusal; a registration starts a session."""
+        if request.cluster_id != self.cluster_id:
+            return ControllerResult([], broker_registration_reply(Errors.INCONSISTENT_CLUSTER_ID))
+        if not self.features.supports(request.features):
+            return ControllerResult([], broker_registration_reply(Errors.UNSUPPORTED_VERSION))
+        if self._held_by_another_live_incarnation(request, now):
+            return ControllerResult([], broker_registration_reply(Errors.DUPLICATE_BROKER_REGISTRATION))
+        records = [self.register_broker_record(request, broker_epoch)]
+        self.heartbeats.touch(request.broker_id, now)
+        return ControllerResult(records, broker_registration_reply(Errors.NONE, broker_epoch))
+
+    def _held_by_another_live_incarnation(self, request, now: int) -> bool:
+        """Does another process already serve as this broker (not fenced, not shutting down, its
+        session alive)?"""
+        existing = self.brokers.get(request.broker_id)
+        if existing is None or existing.incarnation_id == request.incarnation_id:
+            return False
+        serving = not existing.fenced and not existing.in_controlled_shutdown
+        return serving and self.heartbeats.has_valid_session(request.broker_id, now)
 
     # ------------------------------------------------------------------ records to write
     def register_broker_record(self, request, broker_epoch: int) -> ApiMessageAndVersion:

@@ -1,13 +1,18 @@
-"""ConfigurationControlManager: topic and broker configs (Kafka's org.apache.kafka.controller.ConfigurationControlManager).
+"""ConfigurationControlManager: topic and broker configs
+(Kafka's org.apache.kafka.controller.ConfigurationControlManager).
 
 IncrementalAlterConfigs arrives here (from any broker, forwarded): each operation (SET, DELETE,
 APPEND, SUBTRACT) is applied to the resource's current overrides, the result is checked as a whole
 with the same rules a topic's LogConfig uses, and the change is written as ConfigRecords (a value of
-None removes the override).
+None removes the override). A topic that does not exist has no configs to change: it is refused with
+UNKNOWN_TOPIC_OR_PARTITION (Kafka's ConfigResourceExistenceChecker).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from kafka.controller.controller_result import ControllerResult
 from kafka.log.log_config import LogConfig
 from kafka.protocol.errors import Errors
 from kafka.protocol.metadata_records import TOPIC_RESOURCE, ApiMessageAndVersion, MetadataRecordType, record
@@ -41,6 +46,25 @@ class ConfigurationControlManager:
     def topic_config_records(self, topic: str, props: dict[str, str]) -> list[ApiMessageAndVersion]:
         return [record(MetadataRecordType.CONFIG_RECORD, resource_type=TOPIC_RESOURCE, resource_name=topic,
                        name=k, value=v) for k, v in sorted(props.items())]
+
+    def incremental_alter_configs(self, resources, topic_exists: Callable[[str], bool]) -> ControllerResult:
+        """IncrementalAlterConfigs (Kafka's incrementalAlterConfigs): the ConfigRecords of every
+        resource whose changes are valid, and each resource's entry of the response."""
+        records, responses = [], []
+        for resource in resources:
+            resource_type, name = resource.resource_type, resource.resource_name
+            entry = dict(resource_type=resource_type, resource_name=name)
+            if resource_type == TOPIC_RESOURCE and not topic_exists(name):
+                responses.append(dict(entry, error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                                      error_message=f"topic '{name}' does not exist"))
+                continue
+            try:
+                records += self.incremental_alter(resource_type, name, resource.configs)
+            except ConfigError as e:
+                responses.append(dict(entry, error_code=e.error, error_message=str(e)))
+                continue
+            responses.append(dict(entry, error_code=Errors.NONE, error_message=None))
+        return ControllerResult(records, dict(throttle_time_ms=0, responses=responses))
 
     def incremental_alter(self, resource_type: int, name: str, ops) -> list[ApiMessageAndVersion]:
         current = self.config_props(resource_type, name)

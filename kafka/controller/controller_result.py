@@ -1,4 +1,5 @@
-"""ControllerResult: what a controller operation decided (Kafka's org.apache.kafka.controller.ControllerResult).
+"""ControllerResult: what a controller operation decided
+(Kafka's org.apache.kafka.controller.ControllerResult).
 
 The records to append to the metadata log, and the response to send once they are committed. An
 operation that changes nothing returns no records, and its response goes out at once. An operation

@@ -1,4 +1,5 @@
-"""DeferredEventQueue: answers that wait for an offset to commit (Kafka's org.apache.kafka.deferred.DeferredEventQueue).
+"""DeferredEventQueue: answers that wait for an offset to commit
+(Kafka's org.apache.kafka.deferred.DeferredEventQueue).
 
 The active controller decides at once, but a decision is only true once the quorum has committed
 the records it rests on. So each answer waits here, under the offset it needs:

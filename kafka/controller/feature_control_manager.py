@@ -1,4 +1,5 @@
-"""FeatureControlManager: the cluster's finalized feature levels (Kafka's org.apache.kafka.controller.FeatureControlManager).
+"""FeatureControlManager: the cluster's finalized feature levels
+(Kafka's org.apache.kafka.controller.FeatureControlManager).
 
 metadata.version says which metadata records and request versions the whole cluster understands;
 share.version (KIP-932) switches share groups on at level 1. A new cluster starts at the default level
@@ -59,7 +60,8 @@ class FeatureControlManager:
         """Can a broker with these supported ranges run at the finalized metadata.version?"""
         for feature in features:
             if feature["name"] == METADATA_VERSION:
-                return feature["min_supported_version"] <= self.metadata_version <= feature["max_supported_version"]
+                low, high = feature["min_supported_version"], feature["max_supported_version"]
+                return low <= self.metadata_version <= high
         return False
 
 

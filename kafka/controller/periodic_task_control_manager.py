@@ -1,4 +1,5 @@
-"""PeriodicTaskControlManager: the active controller's timers (Kafka's org.apache.kafka.controller.PeriodicTaskControlManager).
+"""PeriodicTaskControlManager: the active controller's timers
+(Kafka's org.apache.kafka.controller.PeriodicTaskControlManager).
 
 Some of the controller's decisions are asked for by no request; they come due:
 

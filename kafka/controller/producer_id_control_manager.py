@@ -1,4 +1,5 @@
-"""ProducerIdControlManager: the cluster's producer id blocks (Kafka's org.apache.kafka.controller.ProducerIdControlManager).
+"""ProducerIdControlManager: the cluster's producer id blocks
+(Kafka's org.apache.kafka.controller.ProducerIdControlManager).
 
 Seed 004, idempotence: "Duplicate data can be written if replication is done but the Produce
 Response does not reach the producer (which retries)". An idempotent producer numbers its batches

@@ -45,8 +45,12 @@ import structlog
 from kafka.controller.acl_control_manager import AclControlManager, not_controller_acls_response
 from kafka.controller.broker_heartbeat_manager import BrokerHeartbeatManager
 from kafka.controller.client_quota_control_manager import ClientQuotaControlManager
-from kafka.controller.cluster_control_manager import ClusterControlManager, StaleBrokerEpochError
-from kafka.controller.configuration_control_manager import ConfigError, ConfigurationControlManager
+from kafka.controller.cluster_control_manager import (
+    ClusterControlManager,
+    StaleBrokerEpochError,
+    broker_registration_reply,
+)
+from kafka.controller.configuration_control_manager import ConfigurationControlManager
 from kafka.controller.controller_result import (
     EXCESSIVE_BATCH_MESSAGE,
     SHUTTING_DOWN_MESSAGE,
@@ -57,8 +61,15 @@ from kafka.controller.controller_result import (
 from kafka.controller.deferred_event_queue import DeferredEventQueue
 from kafka.controller.feature_control_manager import FeatureControlManager
 from kafka.controller.kafka_event_queue import KafkaEventQueue
-from kafka.controller.periodic_task_control_manager import Operation, PeriodicTask, PeriodicTaskControlManager
-from kafka.controller.producer_id_control_manager import ProducerIdControlManager, ProducerIdsExhaustedError
+from kafka.controller.periodic_task_control_manager import (
+    Operation,
+    PeriodicTask,
+    PeriodicTaskControlManager,
+)
+from kafka.controller.producer_id_control_manager import (
+    ProducerIdControlManager,
+    ProducerIdsExhaustedError,
+)
 from kafka.controller.quorum_controller_config import QuorumControllerConfig
 from kafka.controller.quorum_controller_metrics import QuorumControllerMetrics
 from kafka.controller.replication_control_manager import ReplicationControlManager, create_topics_error
@@ -84,8 +95,8 @@ T = MetadataRecordType
 
 
 class QuorumController:
-    def __init__(self, node_id: int, raft_client, time: Time, config: QuorumControllerConfig, cluster_id: str,
-                 threaded: bool = True) -> None:
+    def __init__(self, node_id: int, raft_client, time: Time, config: QuorumControllerConfig,
+                 cluster_id: str, threaded: bool = True) -> None:
         self.node_id = node_id
         self.raft = raft_client
         self.time = time
@@ -93,12 +104,12 @@ class QuorumController:
         self.cluster_id = cluster_id
         self.queue = KafkaEventQueue(time, f"quorum-controller-{node_id}-event-handler", threaded)
         self.features = FeatureControlManager()
-        self.cluster = ClusterControlManager()
+        self.heartbeats = BrokerHeartbeatManager(config.broker_session_timeout_ms)
+        self.cluster = ClusterControlManager(cluster_id, self.features, self.heartbeats)
         self.configs = ConfigurationControlManager()
         self.replication = ReplicationControlManager(self.cluster, self.configs, config.num_partitions,
                                                      config.default_replication_factor,
                                                      config.unclean_leader_election_enable)
-        self.heartbeats = BrokerHeartbeatManager(config.broker_session_timeout_ms)
         self.producer_ids = ProducerIdControlManager(self.cluster)
         self.client_quotas = ClientQuotaControlManager()
         self.acls = AclControlManager()
@@ -107,11 +118,13 @@ class QuorumController:
         self.committed_image: MetadataImage = EMPTY_IMAGE
         self.last_committed_offset = -1
         self.epoch = -1  # the leader epoch we are active in; -1 on a standby
-        self.last_written_offset = -1  # the log end - 1 as this controller knows it: a broker epoch is the next
+        # The log end - 1 as this controller knows it: the next offset is the next broker epoch.
+        self.last_written_offset = -1
         self._last_appended_offset = -1  # our own last append this term: pending until it is committed
         self._deferred = DeferredEventQueue()
         self.metrics = QuorumControllerMetrics()
-        self.periodic = PeriodicTaskControlManager(time, self._schedule_periodic_write, self.queue.cancel_deferred)
+        self.periodic = PeriodicTaskControlManager(time, self._schedule_periodic_write,
+                                                   self.queue.cancel_deferred)
         self._register_periodic_tasks()
 
     # ================================================================== lifecycle
@@ -144,7 +157,8 @@ class QuorumController:
         delta = MetadataDelta(self.committed_image)
         for r in records:
             delta.replay(r)
-        self.committed_image = delta.apply(MetadataProvenance(batch.last_offset, batch.epoch, batch.append_timestamp))
+        provenance = MetadataProvenance(batch.last_offset, batch.epoch, batch.append_timestamp)
+        self.committed_image = delta.apply(provenance)
         self.last_committed_offset = batch.last_offset
         if not self.is_active():
             for r in records:  # the active controller replayed these when it wrote them
@@ -244,10 +258,13 @@ class QuorumController:
                 T.REGISTER_BROKER_RECORD: self.cluster.replay_register_broker,
                 T.UNREGISTER_BROKER_RECORD: self.cluster.replay_unregister_broker,
                 T.BROKER_REGISTRATION_CHANGE_RECORD: self.cluster.replay_registration_change,
-                T.TOPIC_RECORD: self.replication.replay_topic, T.PARTITION_RECORD: self.replication.replay_partition,
+                T.TOPIC_RECORD: self.replication.replay_topic,
+                T.PARTITION_RECORD: self.replication.replay_partition,
                 T.PARTITION_CHANGE_RECORD: self.replication.replay_partition_change,
-                T.CONFIG_RECORD: self.configs.replay_config, T.PRODUCER_IDS_RECORD: self.producer_ids.replay,
-                T.CLIENT_QUOTA_RECORD: self.client_quotas.replay, T.ACCESS_CONTROL_ENTRY_RECORD: self.acls.replay,
+                T.CONFIG_RECORD: self.configs.replay_config,
+                T.PRODUCER_IDS_RECORD: self.producer_ids.replay,
+                T.CLIENT_QUOTA_RECORD: self.client_quotas.replay,
+                T.ACCESS_CONTROL_ENTRY_RECORD: self.acls.replay,
                 T.REMOVE_ACCESS_CONTROL_ENTRY_RECORD: self.acls.replay_remove}
 
     # ================================================================== the write path
@@ -261,8 +278,8 @@ class QuorumController:
         try:
             offset = self.raft.schedule_append(self.epoch, serialized)
         except NotLeaderError as e:
-            log.info("append refused: no longer the raft leader; renouncing", operation=name, epoch=self.epoch,
-                     error=str(e))
+            log.info("append refused: no longer the raft leader; renouncing", operation=name,
+                     epoch=self.epoch, error=str(e))
             self._renounce()
             return None
         self.last_written_offset = self._last_appended_offset = offset
@@ -272,7 +289,8 @@ class QuorumController:
 
     def _highest_pending_offset(self) -> int | None:
         """Our last append, if it is not committed yet."""
-        return self._last_appended_offset if self._last_appended_offset > self.last_committed_offset else None
+        appended = self._last_appended_offset
+        return appended if appended > self.last_committed_offset else None
 
     def _answer_after_pending_writes(self, future: Future, response) -> None:
         """An answer decided without writing: it may rest on records not yet committed, so it goes
@@ -293,15 +311,17 @@ class QuorumController:
                 return
             result: ControllerResult = operation()
             if self.queue.closed:  # shutdown began while we decided: nothing more is written
-                future.set_result(with_error(result.response, Errors.REQUEST_TIMED_OUT, SHUTTING_DOWN_MESSAGE))
+                future.set_result(_shutting_down(result.response))
                 return
             if not result.records:
                 self._answer_after_pending_writes(future, result.response)
                 return
             serialized = bounded_batch(result.records)
             if serialized is None:
-                log.info("refused an excessively large batch operation", operation=name, records=len(result.records))
-                future.set_result(with_error(result.response, Errors.POLICY_VIOLATION, EXCESSIVE_BATCH_MESSAGE))
+                log.info("refused an excessively large batch operation", operation=name,
+                         records=len(result.records))
+                too_large = with_error(result.response, Errors.POLICY_VIOLATION, EXCESSIVE_BATCH_MESSAGE)
+                future.set_result(too_large)
                 return
             offset = self._append_or_renounce(name, result.records, serialized)
             if offset is None:
@@ -312,8 +332,9 @@ class QuorumController:
         return self._operation_event(name, run, future, not_controller_response)
 
     def _read(self, name: str, operation: Callable[[], object], not_controller_response) -> Future:
-        """A read-only operation (Kafka's ControllerReadEvent): run on the controller thread and answered
-        once everything it may have seen is committed, never from a decision the quorum might lose."""
+        """A read-only operation (Kafka's ControllerReadEvent): run on the controller thread and
+        answered once everything it may have seen is committed, never from a decision the quorum
+        might lose."""
         future: Future = Future()
 
         def run() -> None:
@@ -324,14 +345,16 @@ class QuorumController:
 
         return self._operation_event(name, run, future, not_controller_response)
 
-    def _operation_event(self, name: str, run: Callable[[], None], future: Future, not_controller_response) -> Future:
-        """Queue a request's event: a fault answers UNKNOWN_SERVER_ERROR, a closing queue REQUEST_TIMED_OUT."""
+    def _operation_event(self, name: str, run: Callable[[], None], future: Future,
+                         not_controller_response) -> Future:
+        """Queue a request's event: a fault answers UNKNOWN_SERVER_ERROR, a closing queue
+        REQUEST_TIMED_OUT."""
         def event() -> None:
             if not self._run_event(name, run) and not future.done():
                 future.set_result(with_error(not_controller_response, Errors.UNKNOWN_SERVER_ERROR))
 
         def rejected() -> None:
-            future.set_result(with_error(not_controller_response, Errors.REQUEST_TIMED_OUT, SHUTTING_DOWN_MESSAGE))
+            future.set_result(_shutting_down(not_controller_response))
 
         self.queue.append(name, event, rejected)
         return future
@@ -339,22 +362,9 @@ class QuorumController:
     # ================================================================== brokers
     def register_broker(self, request) -> Future:
         def operation() -> ControllerResult:
-            now = self.time.milliseconds()
-            existing = self.cluster.brokers.get(request.broker_id)
-            if request.cluster_id != self.cluster_id:
-                return ControllerResult([], _broker_response(Errors.INCONSISTENT_CLUSTER_ID))
-            if not self.features.supports(request.features):
-                return ControllerResult([], _broker_response(Errors.UNSUPPORTED_VERSION))
-            # Another live process already is this broker (a restarted one whose earlier self did not
-            # shut down cleanly must wait out that session, as in Kafka).
-            if existing is not None and existing.incarnation_id != request.incarnation_id and not existing.fenced \
-                    and not existing.in_controlled_shutdown and self.heartbeats.has_valid_session(request.broker_id, now):
-                return ControllerResult([], _broker_response(Errors.DUPLICATE_BROKER_REGISTRATION))
-            epoch = self.last_written_offset + 1  # the offset this record will have: the broker epoch
-            records = [self.cluster.register_broker_record(request, epoch)]
-            self.heartbeats.touch(request.broker_id, now)
-            return ControllerResult(records, dict(throttle_time_ms=0, error_code=Errors.NONE, broker_epoch=epoch))
-        return self._write("register_broker", operation, _broker_response(Errors.NOT_CONTROLLER))
+            epoch = self.last_written_offset + 1  # the offset its record will have: the broker epoch
+            return self.cluster.register_broker(request, epoch, self.time.milliseconds())
+        return self._write("register_broker", operation, broker_registration_reply(Errors.NOT_CONTROLLER))
 
     def process_broker_heartbeat(self, request) -> Future:
         def operation() -> ControllerResult:
@@ -376,9 +386,11 @@ class QuorumController:
                 records = [self.cluster.unfence_record(request.broker_id),
                            *self.replication.handle_broker_available(request.broker_id)]
                 fenced = False
-            should_shut_down = request.want_shut_down and self._leads_nothing_after(request.broker_id, records)
-            return ControllerResult(records, dict(throttle_time_ms=0, error_code=Errors.NONE, is_caught_up=caught_up,
-                                                  is_fenced=fenced, should_shut_down=should_shut_down))
+            should_shut_down = (request.want_shut_down
+                                and self._leads_nothing_after(request.broker_id, records))
+            return ControllerResult(records, dict(throttle_time_ms=0, error_code=Errors.NONE,
+                                                  is_caught_up=caught_up, is_fenced=fenced,
+                                                  should_shut_down=should_shut_down))
         return self._write("process_broker_heartbeat", operation, _heartbeat_response(Errors.NOT_CONTROLLER))
 
     def _leads_nothing_after(self, broker_id: int, records: list[ApiMessageAndVersion]) -> bool:
@@ -395,7 +407,8 @@ class QuorumController:
             self.periodic.register_task(PeriodicTask("write-no-op-record", lambda: ControllerResult(
                 [record(T.NO_OP_RECORD)], False), config.metadata_max_idle_interval_ms))
         if config.auto_leader_rebalance_enable:
-            self.periodic.register_task(PeriodicTask("auto-leader-rebalance", self._maybe_balance_partition_leaders,
+            self.periodic.register_task(PeriodicTask("auto-leader-rebalance",
+                                                     self._maybe_balance_partition_leaders,
                                                      config.leader_imbalance_check_interval_ms))
 
     def _schedule_periodic_write(self, tag: str, deadline_ms: int, operation: Operation) -> None:
@@ -423,12 +436,14 @@ class QuorumController:
 
     def _maybe_balance_partition_leaders(self) -> ControllerResult:
         """auto.leader.rebalance.enable: preferred elections where a broker leads too little of what
-        it prefers (leader.imbalance.per.broker.percentage), every leader.imbalance.check.interval.seconds."""
+        it prefers (leader.imbalance.per.broker.percentage), every
+        leader.imbalance.check.interval.seconds."""
         wanted = self.replication.imbalanced_partitions(self.config.leader_imbalance_per_broker_percentage)
         records = self.replication.elect_leaders(PREFERRED, wanted)[0] if wanted else []
         if records:
-            log.info("auto leader rebalance: preferred elections",
-                     partitions=[f"{t.topic}-{p}" for t in wanted for p in t.partitions], elected=len(records))
+            partitions = [f"{t.topic}-{p}" for t in wanted for p in t.partitions]
+            log.info("auto leader rebalance: preferred elections", partitions=partitions,
+                     elected=len(records))
         return ControllerResult(records, False)
 
     # ================================================================== producer ids (KIP-730)
@@ -437,7 +452,8 @@ class QuorumController:
         ProducerIdsRecord is committed (a block the quorum might lose could be handed out again)."""
         def operation() -> ControllerResult:
             try:
-                result = self.producer_ids.generate_next_producer_id(request.broker_id, request.broker_epoch)
+                result = self.producer_ids.generate_next_producer_id(request.broker_id,
+                                                                     request.broker_epoch)
             except (StaleBrokerEpochError, ProducerIdsExhaustedError) as e:
                 log.info("AllocateProducerIds refused", broker_id=request.broker_id,
                          broker_epoch=request.broker_epoch, error=e.error.name, reason=str(e))
@@ -448,46 +464,39 @@ class QuorumController:
             return ControllerResult(result.records, dict(throttle_time_ms=0, error_code=Errors.NONE,
                                                          producer_id_start=block.first_producer_id,
                                                          producer_id_len=block.size))
-        return self._write("allocate_producer_ids", operation, _allocate_producer_ids_response(Errors.NOT_CONTROLLER))
+        not_controller = _allocate_producer_ids_response(Errors.NOT_CONTROLLER)
+        return self._write("allocate_producer_ids", operation, not_controller)
 
     # ================================================================== topics and configs
     def create_topics(self, request) -> Future:
-        return self._write("create_topics", lambda: self.replication.create_topics(request), dict(
-            throttle_time_ms=0, topics=[create_topics_error(t.name, Errors.NOT_CONTROLLER, None) for t in request.topics]))
+        not_controller = dict(throttle_time_ms=0, topics=[
+            create_topics_error(t.name, Errors.NOT_CONTROLLER, None) for t in request.topics])
+        return self._write("create_topics", lambda: self.replication.create_topics(request), not_controller)
 
     def delete_topics(self, request) -> Future:
-        names = list(request.get("topic_names") or []) + [t.name for t in request.get("topics") or [] if t.name]
-        return self._write("delete_topics", lambda: self.replication.delete_topics(names, self.config.delete_topic_enable),
-                           dict(throttle_time_ms=0, responses=[dict(name=n, error_code=Errors.NOT_CONTROLLER)
-                                                               for n in names]))
+        names = list(request.get("topic_names") or [])
+        names += [t.name for t in request.get("topics") or [] if t.name]
+        not_controller = dict(throttle_time_ms=0, responses=[
+            dict(name=n, error_code=Errors.NOT_CONTROLLER) for n in names])
+        return self._write("delete_topics",
+                           lambda: self.replication.delete_topics(names, self.config.delete_topic_enable),
+                           not_controller)
 
     def create_partitions(self, request) -> Future:
-        return self._write("create_partitions", lambda: self.replication.create_partitions(request), dict(
-            throttle_time_ms=0, results=[dict(name=t.name, error_code=Errors.NOT_CONTROLLER, error_message=None)
-                                         for t in request.topics]))
+        not_controller = dict(throttle_time_ms=0, results=[
+            dict(name=t.name, error_code=Errors.NOT_CONTROLLER, error_message=None) for t in request.topics])
+        return self._write("create_partitions", lambda: self.replication.create_partitions(request),
+                           not_controller)
 
     def incremental_alter_configs(self, request) -> Future:
         def operation() -> ControllerResult:
-            records, responses = [], []
-            for resource in request.resources:
-                entry = dict(resource_type=resource.resource_type, resource_name=resource.resource_name)
-                if resource.resource_type == TOPIC_RESOURCE and self.replication.topic(resource.resource_name) is None:
-                    responses.append(dict(entry, error_code=Errors.UNKNOWN_TOPIC_OR_PARTITION,
-                                          error_message=f"topic '{resource.resource_name}' does not exist"))
-                    continue
-                try:
-                    changes = self.configs.incremental_alter(resource.resource_type, resource.resource_name,
-                                                             resource.configs)
-                except ConfigError as e:
-                    responses.append(dict(entry, error_code=e.error, error_message=str(e)))
-                    continue
-                responses.append(dict(entry, error_code=Errors.NONE, error_message=None))
-                if not request.validate_only:
-                    records += changes
-            return ControllerResult(records, dict(throttle_time_ms=0, responses=responses))
-        return self._write("incremental_alter_configs", operation, dict(throttle_time_ms=0, responses=[
-            dict(resource_type=r.resource_type, resource_name=r.resource_name, error_code=Errors.NOT_CONTROLLER,
-                 error_message=None) for r in request.resources]))
+            result = self.configs.incremental_alter_configs(
+                request.resources, lambda name: self.replication.topic(name) is not None)
+            return ControllerResult([], result.response) if request.validate_only else result
+        not_controller = dict(throttle_time_ms=0, responses=[
+            dict(resource_type=r.resource_type, resource_name=r.resource_name,
+                 error_code=Errors.NOT_CONTROLLER, error_message=None) for r in request.resources])
+        return self._write("incremental_alter_configs", operation, not_controller)
 
     def alter_client_quotas(self, request) -> Future:
         def operation() -> ControllerResult:
@@ -516,20 +525,7 @@ class QuorumController:
             for u in dict.fromkeys([a.name for a in [*request.deletions, *request.upsertions]])]))
 
     def alter_partition(self, request) -> Future:
-        def operation() -> ControllerResult:
-            records, topics = [], []
-            broker = self.cluster.brokers.get(request.broker_id)
-            if broker is None or broker.epoch != request.broker_epoch:
-                return ControllerResult([], dict(throttle_time_ms=0, error_code=Errors.STALE_BROKER_EPOCH, topics=[]))
-            for t in request.topics:
-                partitions = []
-                for p in t.partitions:
-                    changes, result = self.replication.alter_partition(request.broker_id, t.topic_name, p)
-                    records += changes
-                    partitions.append(result)
-                topics.append(dict(topic_name=t.topic_name, partitions=partitions))
-            return ControllerResult(records, dict(throttle_time_ms=0, error_code=Errors.NONE, topics=topics))
-        return self._write("alter_partition", operation,
+        return self._write("alter_partition", lambda: self.replication.alter_partition(request),
                            dict(throttle_time_ms=0, error_code=Errors.NOT_CONTROLLER, topics=[]))
 
     def elect_leaders(self, request) -> Future:
@@ -537,8 +533,9 @@ class QuorumController:
             records, results = self.replication.elect_leaders(request.election_type, request.topic_partitions)
             return ControllerResult(records, dict(throttle_time_ms=0, error_code=Errors.NONE,
                                                   replica_election_results=results))
-        return self._write("elect_leaders", operation, dict(throttle_time_ms=0, error_code=Errors.NOT_CONTROLLER,
-                                                            replica_election_results=[]))
+        not_controller = dict(throttle_time_ms=0, error_code=Errors.NOT_CONTROLLER,
+                              replica_election_results=[])
+        return self._write("elect_leaders", operation, not_controller)
 
     def alter_partition_reassignments(self, request) -> Future:
         def operation() -> ControllerResult:
@@ -546,24 +543,26 @@ class QuorumController:
             for t in request.topics:
                 partitions = []
                 for p in t.partitions:
-                    if (t.name, p.partition_index) in seen:  # a second target for one partition decides nothing
-                        partitions.append(dict(partition_index=p.partition_index, error_code=Errors.INVALID_REQUEST,
-                                               error_message=f"{t.name}-{p.partition_index} appears more than once"))
-                        continue
-                    seen.add((t.name, p.partition_index))
-                    changes, error, message = self.replication.alter_partition_reassignment(
-                        t.name, p.partition_index, p.replicas)
-                    records += changes
-                    partitions.append(dict(partition_index=p.partition_index, error_code=error, error_message=message))
+                    index = p.partition_index
+                    if (t.name, index) in seen:  # a second target for one partition decides nothing
+                        error, message = Errors.INVALID_REQUEST, f"{t.name}-{index} appears more than once"
+                    else:
+                        seen.add((t.name, index))
+                        changes, error, message = self.replication.alter_partition_reassignment(
+                            t.name, index, p.replicas)
+                        records += changes
+                    partitions.append(dict(partition_index=index, error_code=error, error_message=message))
                 responses.append(dict(name=t.name, partitions=partitions))
-            return ControllerResult(records, dict(throttle_time_ms=0, error_code=Errors.NONE, error_message=None,
-                                                  responses=responses))
+            return ControllerResult(records, dict(throttle_time_ms=0, error_code=Errors.NONE,
+                                                  error_message=None, responses=responses))
         return self._write("alter_partition_reassignments", operation, dict(
             throttle_time_ms=0, error_code=Errors.NOT_CONTROLLER, error_message=None, responses=[]))
 
     def list_partition_reassignments(self, request) -> Future:
         def operation() -> dict:
-            wanted = None if request.topics is None else {t.name: list(t.partition_indexes) for t in request.topics}
+            wanted = None
+            if request.topics is not None:
+                wanted = {t.name: list(t.partition_indexes) for t in request.topics}
             return dict(throttle_time_ms=0, error_code=Errors.NONE, error_message=None,
                         topics=self.replication.ongoing_reassignments(wanted))
         return self._read("list_partition_reassignments", operation, dict(
@@ -575,12 +574,9 @@ class QuorumController:
 
 
 # ---------------------------------------------------------------------------------- responses
-def _broker_response(error: Errors) -> dict:
-    return dict(throttle_time_ms=0, error_code=error, broker_epoch=-1)
-
-
 def _heartbeat_response(error: Errors) -> dict:
-    return dict(throttle_time_ms=0, error_code=error, is_caught_up=False, is_fenced=True, should_shut_down=False)
+    return dict(throttle_time_ms=0, error_code=error, is_caught_up=False, is_fenced=True,
+                should_shut_down=False)
 
 
 def _allocate_producer_ids_response(error: Errors) -> dict:
@@ -588,6 +584,13 @@ def _allocate_producer_ids_response(error: Errors) -> dict:
 
 
 def _not_controller(response) -> object:
-    """A parked response whose records were never committed: the same shape, NOT_CONTROLLER everywhere."""
+    """A parked response whose records were never committed: the same shape, NOT_CONTROLLER
+    everywhere."""
     return with_error(response, Errors.NOT_CONTROLLER)
+
+
+def _shutting_down(response) -> object:
+    """A request the controller will never decide, or decided as the queue closed: the same shape,
+    REQUEST_TIMED_OUT everywhere ("The controller is shutting down.")."""
+    return with_error(response, Errors.REQUEST_TIMED_OUT, SHUTTING_DOWN_MESSAGE)
 

@@ -1,4 +1,5 @@
-"""QuorumControllerMetrics: the controller's gauges (Kafka's QuorumControllerMetrics and ControllerMetadataMetrics).
+"""QuorumControllerMetrics: the controller's gauges
+(Kafka's QuorumControllerMetrics and ControllerMetadataMetrics).
 
 kafka.controller:type=KafkaController: whether this node is the active controller, what the
 cluster holds as the controller sees it (topics, partitions, offline partitions, fenced and active

@@ -1,4 +1,5 @@
-"""ReplicationControlManager: topics, partitions, leaders and ISRs (Kafka's org.apache.kafka.controller.ReplicationControlManager).
+"""ReplicationControlManager: topics, partitions, leaders and ISRs
+(Kafka's org.apache.kafka.controller.ReplicationControlManager).
 
 Seed 004: the controller decides where replicas live and who leads. This manager does it:
 
@@ -16,7 +17,8 @@ Seed 004: the controller decides where replicas live and who leads. This manager
                        UNCLEAN: an offline partition takes any live replica (records may be lost).
                        The auto leader rebalance runs PREFERRED for brokers that lead too little
 
-A change to a partition is one PartitionChangeRecord: only what changed (leader -2 means "kept").
+A change to a partition is one PartitionChangeRecord: only what changed (leader -2 means "kept"),
+built, with the leader it elects, by the PartitionChangeBuilder (partition_change_builder.py).
 
 Every count in a request is checked against a bound before anything is built from it: one request
 may add at most MAX_PARTITIONS_PER_BATCH partitions, summed over its topics (Kafka's cap: more has run
@@ -32,7 +34,13 @@ from dataclasses import dataclass, field
 
 from kafka.controller.configuration_control_manager import ConfigError
 from kafka.controller.controller_result import ControllerResult
-from kafka.controller.partition_reassignment import PartitionReassignmentReplicas, maybe_complete, revert
+from kafka.controller.partition_change_builder import (
+    complete_reassignment_if_needed,
+    elect_online_leader,
+    elect_unclean_leader,
+    partition_change,
+)
+from kafka.controller.partition_reassignment import PartitionReassignmentReplicas, revert
 from kafka.controller.striped_replica_placer import InvalidReplicationFactorError, place
 from kafka.image.topics_image import PartitionRegistration
 from kafka.protocol import topic as topic_names
@@ -40,7 +48,6 @@ from kafka.protocol.errors import Errors
 from kafka.protocol.messages.elect_leaders import PREFERRED
 from kafka.protocol.metadata_records import (
     NO_LEADER,
-    NO_LEADER_CHANGE,
     TOPIC_RESOURCE,
     ApiMessageAndVersion,
     MetadataRecordType,
@@ -114,23 +121,6 @@ def create_topics_error(name: str, error: Errors, message: str | None) -> dict:
                 configs=None)
 
 
-def partition_change(topic_id: uuid.UUID, partition_id: int, current: PartitionRegistration,
-                     isr: tuple[int, ...] | None = None, leader: int | None = None,
-                     replicas: tuple[int, ...] | None = None, adding: tuple[int, ...] | None = None,
-                     removing: tuple[int, ...] | None = None) -> ApiMessageAndVersion | None:
-    """Kafka's PartitionChangeBuilder, reduced to what changed: None when nothing did."""
-    def changed(new, old):
-        return list(new) if new is not None and tuple(new) != tuple(old) else None
-    fields = dict(isr=changed(isr, current.isr), replicas=changed(replicas, current.replicas),
-                  adding_replicas=changed(adding, current.adding_replicas),
-                  removing_replicas=changed(removing, current.removing_replicas))
-    new_leader = leader if leader is not None and leader != current.leader else NO_LEADER_CHANGE
-    if all(v is None for v in fields.values()) and new_leader == NO_LEADER_CHANGE:
-        return None
-    return record(T.PARTITION_CHANGE_RECORD, partition_id=partition_id, topic_id=topic_id, leader=new_leader,
-                  **fields)
-
-
 class ReplicationControlManager:
     def __init__(self, cluster, configs, default_partitions: int, default_replication_factor: int,
                  unclean_leader_election_enable: bool = False) -> None:
@@ -190,8 +180,9 @@ class ReplicationControlManager:
                                        "give either assignments or partitions and replication factor")
             placements = self._manual_placements(t.assignments)
         else:
-            partitions = self.default_partitions if t.num_partitions == -1 else t.num_partitions
-            replication = self.default_replication_factor if t.replication_factor == -1 else t.replication_factor
+            default_partitions, default_replication = self.default_partitions, self.default_replication_factor
+            partitions = default_partitions if t.num_partitions == -1 else t.num_partitions
+            replication = default_replication if t.replication_factor == -1 else t.replication_factor
             if replication <= 0:
                 raise ReplicationError(Errors.INVALID_REPLICATION_FACTOR,
                                        "Replication factor must be larger than 0, "
@@ -347,10 +338,30 @@ class ReplicationControlManager:
                 placements = place(current, additional, replication, self.cluster.usable_brokers())
             except InvalidReplicationFactorError as e:
                 raise ReplicationError(Errors.INVALID_REPLICATION_FACTOR, str(e)) from None
-        return [self._partition_record(topic.topic_id, current + i, replicas) for i, replicas in enumerate(placements)]
+        return [self._partition_record(topic.topic_id, current + i, replicas)
+                for i, replicas in enumerate(placements)]
 
     # ------------------------------------------------------------------ AlterPartition
-    def alter_partition(self, broker_id: int, topic_name: str, p) -> tuple[list[ApiMessageAndVersion], dict]:
+    def alter_partition(self, request) -> ControllerResult:
+        """AlterPartition from a partition leader (Kafka's alterPartition): refused as a whole from an
+        incarnation that is not the registered one (STALE_BROKER_EPOCH), else partition by partition."""
+        broker = self.cluster.brokers.get(request.broker_id)
+        if broker is None or broker.epoch != request.broker_epoch:
+            stale = dict(throttle_time_ms=0, error_code=Errors.STALE_BROKER_EPOCH, topics=[])
+            return ControllerResult([], stale)
+        records, topics = [], []
+        for t in request.topics:
+            partitions = []
+            for p in t.partitions:
+                changes, result = self._alter_partition_of(request.broker_id, t.topic_name, p)
+                records += changes
+                partitions.append(result)
+            topics.append(dict(topic_name=t.topic_name, partitions=partitions))
+        return ControllerResult(records, dict(throttle_time_ms=0, error_code=Errors.NONE, topics=topics))
+
+    def _alter_partition_of(self, broker_id: int, topic_name: str,
+                            p) -> tuple[list[ApiMessageAndVersion], dict]:
+        """One partition's new ISR, checked against the leader and partition epochs it was based on."""
         topic = self.topic(topic_name)
         current = topic.partitions.get(p.partition_index) if topic else None
         if current is None:
@@ -368,7 +379,8 @@ class ReplicationControlManager:
         change = partition_change(topic.topic_id, p.partition_index, current, isr=new_isr)
         after = current.merge(change.data) if change else current
         records += [change] if change else []
-        completion = self._maybe_complete_reassignment(topic, p.partition_index, after)
+        completion = complete_reassignment_if_needed(topic.topic_id, p.partition_index, after,
+                                                     self.cluster.is_usable)
         if completion is not None:  # the last adding replica caught up: the reassignment is done
             records.append(completion)
             after = after.merge(completion.data)
@@ -379,21 +391,24 @@ class ReplicationControlManager:
     # ------------------------------------------------------------------ reassignments (KIP-455)
     def alter_partition_reassignment(self, topic_name: str, index: int,
                                      target) -> tuple[list, Errors, str | None]:
-        """Start (target replicas) or cancel (None) one partition's reassignment: (records, error, message)."""
+        """Start (target replicas) or cancel (None) one partition's reassignment: (records, error,
+        message)."""
         topic = self.topic(topic_name)
         p = topic.partitions.get(index) if topic is not None else None
+        name = f"{topic_name}-{index}"
         if p is None:
-            return [], Errors.UNKNOWN_TOPIC_OR_PARTITION, f"{topic_name}-{index} does not exist"
+            return [], Errors.UNKNOWN_TOPIC_OR_PARTITION, f"{name} does not exist"
         if target is None:
             if not p.is_reassigning:
-                return [], Errors.NO_REASSIGNMENT_IN_PROGRESS, f"no reassignment of {topic_name}-{index} to cancel"
+                return [], Errors.NO_REASSIGNMENT_IN_PROGRESS, f"no reassignment of {name} to cancel"
             back = revert(p.replicas, p.isr, p.adding_replicas, p.leader, self.cluster.is_usable)
-            return [partition_change(topic.topic_id, index, p, isr=back.isr, leader=back.leader, replicas=back.replicas,
-                                     adding=(), removing=())], Errors.NONE, None
+            cancel = partition_change(topic.topic_id, index, p, isr=back.isr, leader=back.leader,
+                                      replicas=back.replicas, adding=(), removing=())
+            return [cancel], Errors.NONE, None
         target = tuple(target)
         problem = self._invalid_target(target)
         if problem is not None:
-            return [], Errors.INVALID_REPLICA_ASSIGNMENT, f"{topic_name}-{index}: {problem}"
+            return [], Errors.INVALID_REPLICA_ASSIGNMENT, f"{name}: {problem}"
         # a new target replaces an ongoing one
         current = p.target_replicas if p.is_reassigning else p.replicas
         if not p.is_reassigning and target == p.replicas:
@@ -403,7 +418,7 @@ class ReplicationControlManager:
                                   removing=moving.removing)
         records = [change] if change is not None else []
         after = p.merge(change.data) if change is not None else p
-        completion = self._maybe_complete_reassignment(topic, index, after)
+        completion = complete_reassignment_if_needed(topic.topic_id, index, after, self.cluster.is_usable)
         return records + ([completion] if completion is not None else []), Errors.NONE, None
 
     def _invalid_target(self, target: tuple[int, ...]) -> str | None:
@@ -418,17 +433,6 @@ class ReplicationControlManager:
                 return f"the target replicas include the broker {broker_id} more than once"
             seen.add(broker_id)
         return None
-
-    def _maybe_complete_reassignment(self, topic: TopicControlInfo, index: int, p: PartitionRegistration):
-        """The completing PartitionChangeRecord once every target replica is in the ISR, else None."""
-        if not p.is_reassigning:
-            return None
-        done = maybe_complete(p.target_replicas, p.isr, p.leader, self.cluster.is_usable)
-        if done is None:
-            return None
-        return partition_change(topic.topic_id, index, p, isr=done.isr, leader=done.leader,
-                                replicas=done.replicas,
-                                adding=(), removing=())
 
     def ongoing_reassignments(self, wanted: dict[str, list[int]] | None) -> list[dict]:
         """ListPartitionReassignments: the partitions with a reassignment in progress."""
@@ -447,22 +451,23 @@ class ReplicationControlManager:
 
     # ------------------------------------------------------------------ leadership when brokers come and go
     def handle_broker_unavailable(self, broker_id: int) -> list[ApiMessageAndVersion]:
-        """A broker is being fenced or is shutting down: elect new leaders from the ISR, drop it from ISRs.
-        Its registration still says usable (the fencing record is written with these), so it is
-        left out by name, as Kafka's generateLeaderAndIsrUpdates does with brokerToRemove."""
+        """A broker is being fenced or is shutting down: elect new leaders from the ISR, drop it from
+        ISRs. Its registration still says usable (the fencing record is written with these), so it
+        is left out by name, as Kafka's generateLeaderAndIsrUpdates does with brokerToRemove."""
+        def acceptable(replica: int) -> bool:
+            return replica != broker_id and self.cluster.is_usable(replica)
+
         records = []
         for topic in self.topics_by_id.values():
             for index, p in sorted(topic.partitions.items()):
                 if broker_id not in p.isr and p.leader != broker_id:
                     continue
-                isr = tuple(r for r in p.isr if r != broker_id) or p.isr  # Kafka keeps the last ISR member
+                isr = tuple(r for r in p.isr if r != broker_id) or p.isr  # Kafka keeps the last member
                 leader = p.leader
                 if leader == broker_id or leader == NO_LEADER:
-                    leader = next((r for r in p.replicas if r in isr and r != broker_id
-                                   and self.cluster.is_usable(r)),
-                                  NO_LEADER)
+                    leader = elect_online_leader(p.replicas, isr, acceptable)
                 if leader == NO_LEADER and self.unclean_election_enabled(topic.name):
-                    leader, isr = self._unclean_leader(p, isr, broker_to_remove=broker_id)
+                    leader, isr = elect_unclean_leader(p.replicas, isr, acceptable)
                 change = partition_change(topic.topic_id, index, p, isr=isr, leader=leader)
                 if change is not None:
                     records.append(change)
@@ -492,13 +497,6 @@ class ReplicationControlManager:
         value = self.configs.config_props(TOPIC_RESOURCE, topic_name).get("unclean.leader.election.enable")
         return value.strip().lower() == "true" if value is not None else self.unclean_leader_election_enable
 
-    def _unclean_leader(self, p: PartitionRegistration, isr: tuple[int, ...],
-                        broker_to_remove: int = NO_LEADER) -> tuple[int, tuple[int, ...]]:
-        """Any live replica, even outside the ISR, becomes leader and the whole ISR (records only the
-        old ISR had are lost: why it is off by default)."""
-        live = next((r for r in p.replicas if r != broker_to_remove and self.cluster.is_usable(r)), NO_LEADER)
-        return (live, (live,)) if live != NO_LEADER else (NO_LEADER, isr)
-
     # ------------------------------------------------------------------ ElectLeaders
     def elect_leaders(self, election_type: int,
                       topic_partitions) -> tuple[list[ApiMessageAndVersion], list[dict]]:
@@ -516,7 +514,8 @@ class ReplicationControlManager:
             for index in partitions:
                 current = topic.partitions.get(index) if topic is not None else None
                 if current is None:
-                    change, error, message = None, Errors.UNKNOWN_TOPIC_OR_PARTITION, f"{name}-{index} does not exist"
+                    change, error = None, Errors.UNKNOWN_TOPIC_OR_PARTITION
+                    message = f"{name}-{index} does not exist"
                 else:
                     change, error, message = self._elect(topic, index, current, election_type)
                 if change is not None:
@@ -534,17 +533,20 @@ class ReplicationControlManager:
         if election_type == PREFERRED:
             preferred = p.replicas[0]
             if p.leader == preferred:
-                return None, Errors.ELECTION_NOT_NEEDED, f"{name}: the preferred replica {preferred} already leads"
+                message = f"{name}: the preferred replica {preferred} already leads"
+                return None, Errors.ELECTION_NOT_NEEDED, message
             if preferred not in p.isr or not self.cluster.is_usable(preferred):
                 return None, Errors.PREFERRED_LEADER_NOT_AVAILABLE, (
                     f"{name}: the preferred replica {preferred} is not in the ISR {list(p.isr)} or not alive")
             return partition_change(topic.topic_id, index, p, leader=preferred), Errors.NONE, None
         if p.leader != NO_LEADER:
             return None, Errors.ELECTION_NOT_NEEDED, f"{name} has a leader ({p.leader})"
-        in_sync = next((r for r in p.replicas if r in p.isr and self.cluster.is_usable(r)), NO_LEADER)
-        leader, isr = (in_sync, p.isr) if in_sync != NO_LEADER else self._unclean_leader(p, p.isr)
+        leader, isr = elect_online_leader(p.replicas, p.isr, self.cluster.is_usable), p.isr
+        if leader == NO_LEADER:  # UNCLEAN: any live replica, even outside the ISR (records may be lost)
+            leader, isr = elect_unclean_leader(p.replicas, p.isr, self.cluster.is_usable)
         if leader == NO_LEADER:
-            return None, Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE, f"{name}: no replica of {list(p.replicas)} is alive"
+            message = f"{name}: no replica of {list(p.replicas)} is alive"
+            return None, Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE, message
         return partition_change(topic.topic_id, index, p, isr=isr, leader=leader), Errors.NONE, None
 
     def imbalanced_partitions(self, imbalance_percentage: int) -> list:
@@ -559,7 +561,8 @@ class ReplicationControlManager:
         wanted: dict[str, list[int]] = {}
         for broker_id, partitions in by_preferred.items():
             not_led = [(name, index) for name, index, moved in partitions if moved]
-            if self.cluster.is_usable(broker_id) and len(not_led) * 100 > imbalance_percentage * len(partitions):
+            imbalanced = len(not_led) * 100 > imbalance_percentage * len(partitions)
+            if self.cluster.is_usable(broker_id) and imbalanced:
                 for name, index in not_led:
                     wanted.setdefault(name, []).append(index)
         return [_TopicPartitions(name, sorted(indexes)) for name, indexes in sorted(wanted.items())]

@@ -1,4 +1,5 @@
-"""StripedReplicaPlacer: where a new partition's replicas go (Kafka's org.apache.kafka.metadata.placement.StripedReplicaPlacer).
+"""StripedReplicaPlacer: where a new partition's replicas go
+(Kafka's org.apache.kafka.metadata.placement.StripedReplicaPlacer).
 
 Replicas are spread over the usable (registered, unfenced, not shutting down) brokers, and the
 starting broker moves on by one for each partition, so that the first replica -- the preferred

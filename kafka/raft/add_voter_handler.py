@@ -1,4 +1,5 @@
-"""AddVoterHandler: the leader's side of AddRaftVoter (Kafka's org.apache.kafka.raft.internals.AddVoterHandler, KIP-853).
+"""AddVoterHandler: the leader's side of AddRaftVoter
+(Kafka's org.apache.kafka.raft.internals.AddVoterHandler, KIP-853).
 
 A controller formatted with `kafka-storage format --no-initial-controllers` starts as an observer:
 it fetches the metadata log like a broker and votes in nothing. `kafka-metadata-quorum add-controller`
@@ -69,7 +70,8 @@ class AddVoterHandler:
         self.fetch_timeout_ms = fetch_timeout_ms
 
     def handle_add_voter_request(self, state: LeaderState, request: RaftRequest, now: int) -> dict | None:
-        """Start adding the voter of `request`: an error body to answer at once, or None (answered on commit)."""
+        """Start adding the voter of `request`: an error body to answer at once, or None (answered
+        on commit)."""
         body = request.body
         key = ReplicaKey(body["voter_id"], body["voter_directory_id"])
         refusal = self._refusal(state, key, now)
@@ -86,7 +88,8 @@ class AddVoterHandler:
     def _refusal(self, state: LeaderState, key: ReplicaKey, now: int) -> tuple[Errors, str] | None:
         partition = self.partition_state
         if state.is_operation_pending(now):
-            return Errors.REQUEST_TIMED_OUT, "Request timed out waiting for leader to handle previous voter change request"
+            return (Errors.REQUEST_TIMED_OUT,
+                    "Request timed out waiting for leader to handle previous voter change request")
         if state.high_watermark < 0:
             return (Errors.REQUEST_TIMED_OUT,
                     "Request timed out waiting for leader to establish HWM and fence previous voter changes")
@@ -104,7 +107,8 @@ class AddVoterHandler:
             return (Errors.DUPLICATE_VOTER, f"The voter id for {key} is already part of the set of voters "
                                             f"{[str(k) for k in voters.voter_keys()]}.")
         if not state.is_replica_caught_up(key.id, now, self.fetch_timeout_ms):
-            return Errors.REQUEST_TIMED_OUT, f"Aborted add voter operation for {key} since it is lagging behind"
+            return (Errors.REQUEST_TIMED_OUT,
+                    f"Aborted add voter operation for {key} since it is lagging behind")
         return None
 
     def high_watermark_updated(self, state: LeaderState) -> tuple[RaftRequest, dict] | None:

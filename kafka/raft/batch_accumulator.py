@@ -1,4 +1,5 @@
-"""BatchAccumulator: the leader's records waiting for their batch (Kafka's org.apache.kafka.raft.internals.BatchAccumulator).
+"""BatchAccumulator: the leader's records waiting for their batch
+(Kafka's org.apache.kafka.raft.internals.BatchAccumulator).
 
 One accumulator a leadership: the LeaderState of epoch E owns one that starts at E's first offset.
 It is where the two threads meet. The controller's thread appends (KafkaRaftClient.schedule_append)
@@ -110,9 +111,9 @@ class BatchAccumulator:
 
     # ------------------------------------------------------------------ the raft thread
     def append_control_batch(self, build: Callable[[int], bytes], now: int) -> int:
-        """A control batch after everything promised so far (Kafka's appendControlMessages): `build(base_offset)`
-        encodes it (a small batch: the encoding is all that runs under the lock). Drains at once; the
-        offset of its last record."""
+        """A control batch after everything promised so far (Kafka's appendControlMessages):
+        `build(base_offset)` encodes it (a small batch: the encoding is all that runs under the
+        lock). Drains at once; the offset of its last record."""
         with self._append_lock:
             if self._closed:
                 raise NotLeaderError(f"the leadership of epoch {self.epoch} has ended")
@@ -133,7 +134,8 @@ class BatchAccumulator:
             return self._drain_deadline_ms is not None and now >= self._drain_deadline_ms
 
     def drain(self, now: int) -> list[CompletedBatch]:
-        """Everything waiting, as batches in offset order, for the caller to write (after the lock is let go)."""
+        """Everything waiting, as batches in offset order, for the caller to write (after the lock
+        is let go)."""
         with self._append_lock:
             self._complete_current()
             waiting, self._completed = self._completed, []

@@ -1,4 +1,5 @@
-"""FetchPurgatory: the leader's long-polling Fetch requests (Kafka's KafkaRaftClient.fetchPurgatory, a ThresholdPurgatory).
+"""FetchPurgatory: the leader's long-polling Fetch requests
+(Kafka's KafkaRaftClient.fetchPurgatory, a ThresholdPurgatory).
 
 A follower that has everything sends Fetch with max_wait_ms > 0. Rather than answer "nothing new"
 at once, and be asked again at once, the leader parks the request here until new records are

@@ -1,4 +1,5 @@
-"""KafkaMetadataLog: the __cluster_metadata-0 partition the quorum replicates (Kafka's kafka.raft.KafkaMetadataLog).
+"""KafkaMetadataLog: the __cluster_metadata-0 partition the quorum replicates
+(Kafka's kafka.raft.KafkaMetadataLog).
 
 The metadata log is an ordinary commit log (seed 002's .log and .index files, our UnifiedLog, so
 `kafka-dump-log` reads it and a torn tail is recovered like any other log's) with what Raft needs
@@ -88,7 +89,8 @@ class KafkaMetadataLog:
 
     def end_offset_for_epoch(self, epoch: int) -> OffsetAndEpoch:
         """The end of `epoch` in this log: where the next epoch starts. Asked about an epoch this
-        log never had, the answer is the largest epoch below it (Kafka's LeaderEpochFileCache.endOffsetFor)."""
+        log never had, the answer is the largest epoch below it (Kafka's
+        LeaderEpochFileCache.endOffsetFor)."""
         i = bisect.bisect_right(self._epochs, epoch) - 1
         if i < 0:
             latest = self.latest_snapshot_id()

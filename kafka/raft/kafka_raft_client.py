@@ -1,4 +1,5 @@
-"""KafkaRaftClient: the Raft state machine of the metadata quorum (Kafka's org.apache.kafka.raft.KafkaRaftClient, KIP-595).
+"""KafkaRaftClient: the Raft state machine of the metadata quorum
+(Kafka's org.apache.kafka.raft.KafkaRaftClient, KIP-595).
 
 Seed 004: "KRaft ... the metadata is stored in a topic (`__cluster_metadata`) replicated by the
 controllers with Raft". This file is that Raft, written the way etcd-io/raft is: no sockets, no
@@ -18,8 +19,9 @@ steps the core again. This core, like Kafka's, does the rest inside its own call
 and poll append to the log and flush it (log.flush) before they return, write quorum-state, and call
 the listeners (handle_commit, handle_leader_change) from poll. Only sending is left to the caller,
 through drain_outbound. A listener must therefore be quick: the QuorumController queues the work on
-its own thread and returns. Only the driver's thread steps the core; other threads call schedule_append,
-log_end_offset (the leader's BatchAccumulator) and resign, and read `published` (PublishedQuorumState).
+its own thread and returns. Only the driver's thread steps the core; other threads call
+schedule_append, log_end_offset (the leader's BatchAccumulator) and resign, and read `published`
+(PublishedQuorumState).
 
 What KIP-595 changes from textbook Raft, and this file shows:
   * followers PULL: they send Fetch to the leader like any Kafka consumer; a Fetch carries the
@@ -34,25 +36,32 @@ What KIP-595 changes from textbook Raft, and this file shows:
 This file is the election protocol and the follower. Its collaborators, each on the raft thread
 and each handed only the state it uses (answers and events come back through callbacks or return
 values): FetchHandler (the leader's side of Fetch, with its FetchPurgatory), VoteHandler (a voter's
-answer to a Vote or a pre-vote, KIP-996), BatchAccumulator (the leader's next batch, in its LeaderState),
-ListenerContext (what each listener has been told), RaftSnapshots (KIP-630), RequestManager (the
-request awaited from each peer) and VoterChanges (KIP-853: the voter set the log's VotersRecords
-hold, AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter and DescribeQuorum).
+answer to a Vote or a pre-vote, KIP-996), QuorumEpochHandler (a voter's answer to BeginQuorumEpoch
+and EndQuorumEpoch), BatchAccumulator (the leader's next batch, in its LeaderState), ListenerContext
+(what each listener has been told), RaftSnapshots (KIP-630), DefaultRequestSender and its
+RequestManager (requests out, and the one awaited from each peer) and VoterChanges (KIP-853: the
+voter set the log's VotersRecords hold, AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter and
+DescribeQuorum).
 """
 
 from __future__ import annotations
 
-import itertools
 import random as random_module
 
 import structlog
 
 from kafka.protocol.api_keys import ApiKey
-from kafka.protocol.control_records import leader_change_batch
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import iter_batches
 from kafka.raft.batch import LeaderAndEpoch, NotLeaderError
-from kafka.raft.epoch_state import CandidateState, FollowerState, ResignedState, UnattachedState, VotedState
+from kafka.raft.default_request_sender import DefaultRequestSender
+from kafka.raft.epoch_state import (
+    CandidateState,
+    FollowerState,
+    ResignedState,
+    UnattachedState,
+    VotedState,
+)
 from kafka.raft.fetch_handler import FetchHandler
 from kafka.raft.kafka_raft_metrics import KafkaRaftMetrics
 from kafka.raft.kraft_control_record_state_machine import KRaftControlRecordStateMachine
@@ -60,6 +69,7 @@ from kafka.raft.leader_state import LeaderState
 from kafka.raft.listener_context import ListenerContext
 from kafka.raft.prospective_state import ProspectiveState
 from kafka.raft.published_quorum_state import PublishedQuorumState
+from kafka.raft.quorum_epoch_handler import QuorumEpochHandler
 from kafka.raft.quorum_state import QuorumState
 from kafka.raft.quorum_state_store import QuorumStateStore
 from kafka.raft.raft_config import RaftConfig
@@ -71,7 +81,6 @@ from kafka.raft.raft_util import (
     fetch_request,
     inconsistent_cluster_id_response,
     only_partition,
-    partition_response,
     vote_request,
 )
 from kafka.raft.replicated_log import OffsetAndEpoch, ReplicatedLog
@@ -87,35 +96,44 @@ RETRY_BACKOFF_BASE_MS = 100
 
 
 class KafkaRaftClient:
-    def __init__(self, node_id: int, voters: set[int] | VoterSet, log: ReplicatedLog, quorum_state_store: QuorumStateStore,
-                 time: Time, random: random_module.Random, config: RaftConfig, cluster_id: str,
-                 listeners=()) -> None:
+    def __init__(self, node_id: int, voters: set[int] | VoterSet, log: ReplicatedLog,
+                 quorum_state_store: QuorumStateStore, time: Time, random: random_module.Random,
+                 config: RaftConfig, cluster_id: str, listeners=()) -> None:
         self.node_id = node_id
         self.log = log
-        self.partition_state = KRaftControlRecordStateMachine(  # the latest VotersRecord, else the static voters
-            voters if isinstance(voters, VoterSet) else VoterSet.from_ids(voters), log)
+        static_voters = voters if isinstance(voters, VoterSet) else VoterSet.from_ids(voters)
+        # The latest VotersRecord's voter set, else the static voters.
+        self.partition_state = KRaftControlRecordStateMachine(static_voters, log)
         self.time = time
         self.random = random
         self.config = config
         self.cluster_id = cluster_id
-        self.quorum = QuorumState(node_id, self.partition_state.last_voter_set().voter_ids(), quorum_state_store,
-                                  time, random, config)
+        voter_ids = self.partition_state.last_voter_set().voter_ids()
+        self.quorum = QuorumState(node_id, voter_ids, quorum_state_store, time, random, config)
         self._outbound: list[RaftRequest | RaftResponse] = []
-        self._correlation_ids = itertools.count(1)
         # The one request awaited from each peer, and the peers to leave alone for a while.
-        self.requests = RequestManager(config.retry_backoff_ms, config.request_timeout_ms + config.fetch_max_wait_ms)
+        self.requests = RequestManager(config.retry_backoff_ms,
+                                       config.request_timeout_ms + config.fetch_max_wait_ms)
+        self.sender = DefaultRequestSender(node_id, self.requests, time, lambda m: self._outbound.append(m))
         self._listeners = [ListenerContext(listener) for listener in listeners]
         self._shutting_down = False
         self._election_retries = 0  # elections lost in a row: the backoff doubles with each
         self.inconsistent_cluster_id_count = 0
-        self.snapshots = RaftSnapshots(node_id, cluster_id, log, self.quorum, time, config, self.partition_state)
+        self.snapshots = RaftSnapshots(node_id, cluster_id, log, self.quorum, time, config,
+                                       self.partition_state)
         self.metrics = KafkaRaftMetrics()
-        self.fetches = FetchHandler(log, self.quorum, config, self.metrics, self._respond)  # the leader's side
-        self.votes = VoteHandler(log, self.quorum, lambda: self.voters, self._respond, self._after_leadership_lost)
+        # Answering requests: Fetch (as the leader), Vote, BeginQuorumEpoch and EndQuorumEpoch (a voter).
+        self.fetches = FetchHandler(log, self.quorum, config, self.metrics, self._respond)
+        self.votes = VoteHandler(log, self.quorum, lambda: self.voters, self._respond,
+                                 self._after_leadership_lost)
+        self.quorum_epochs = QuorumEpochHandler(node_id, self.quorum, lambda: self.voters, config, time,
+                                                random, self._respond, self._become_follower)
         self.voter_changes = VoterChanges(self.partition_state, self.quorum, self.fetches, cluster_id, config,
                                           self._respond, self._flush_pending_appends)  # KIP-853
-        self.bootstrap_ids: list[int] = []  # controller.quorum.bootstrap.servers (-2, -3, ...): fetched from first
-        self.published = PublishedQuorumState(cluster_id)  # swapped at the end of every poll, read by the other threads
+        # controller.quorum.bootstrap.servers (-2, -3, ...): fetched from until the voters are known.
+        self.bootstrap_ids: list[int] = []
+        # Swapped whole at the end of every poll, for the other threads to read.
+        self.published = PublishedQuorumState(cluster_id)
 
     # ================================================================== the public face
     def register(self, listener) -> None:
@@ -136,9 +154,12 @@ class KafkaRaftClient:
         return LeaderAndEpoch(self.quorum.leader_id, self.quorum.epoch)
 
     def log_end_offset(self) -> int:
-        """The offset the next scheduled record will get (any thread: the leader's accumulator, else `published`)."""
+        """The offset the next scheduled record will get (any thread: the leader's accumulator, else
+        `published`)."""
         state = self.quorum.state  # one read of the reference the raft thread swaps
-        return state.accumulator.next_offset() if isinstance(state, LeaderState) else self.published.log_end_offset
+        if isinstance(state, LeaderState):
+            return state.accumulator.next_offset()
+        return self.published.log_end_offset
 
     def high_watermark(self) -> int | None:
         hw = self.log.high_watermark()
@@ -150,7 +171,8 @@ class KafkaRaftClient:
 
     def schedule_append(self, epoch: int, records: list[bytes]) -> int:
         """Queue records for the next batch of the log; returns the offset the last one will get.
-        Only the leader of `epoch` may append (Kafka's scheduleAppend). Any thread: into the BatchAccumulator."""
+        Only the leader of `epoch` may append (Kafka's scheduleAppend). Any thread: into the
+        BatchAccumulator."""
         state = self.quorum.state  # one read of the reference the raft thread swaps
         if not isinstance(state, LeaderState) or state.epoch != epoch or self._shutting_down:
             raise NotLeaderError(f"node {self.node_id} is not the leader of epoch {epoch}")
@@ -170,8 +192,9 @@ class KafkaRaftClient:
             self._resign(state)
 
     def resign(self, epoch: int) -> None:
-        """The leader of `epoch` steps down (Kafka's RaftClient.resign), the controller having renounced after a
-        fault. Any thread: it asks, the next poll resigns (requestResign); nothing if we no longer lead `epoch`."""
+        """The leader of `epoch` steps down (Kafka's RaftClient.resign), the controller having
+        renounced after a fault. Any thread: it asks, the next poll resigns (requestResign); nothing
+        if we no longer lead `epoch`."""
         state = self.quorum.state  # one read of the reference the raft thread swaps
         if isinstance(state, LeaderState) and state.epoch == epoch and not self._shutting_down:
             log.info("resigning at the controller's request", epoch=epoch)
@@ -182,7 +205,8 @@ class KafkaRaftClient:
         successors = sorted(others, key=lambda v: -state.voter_states[v].end_offset)
         self.quorum.transition_to_resigned(successors)
         for voter in others:
-            self._send_request(voter, ApiKey.END_QUORUM_EPOCH, end_quorum_epoch_request(self.cluster_id, self.node_id, self.quorum.epoch, successors))
+            body = end_quorum_epoch_request(self.cluster_id, self.node_id, self.quorum.epoch, successors)
+            self.sender.send(voter, ApiKey.END_QUORUM_EPOCH, body)
         self._after_leadership_lost()
 
     def _publish_state(self) -> None:  # for the other threads: built whole, swapped in with one assignment
@@ -212,15 +236,13 @@ class KafkaRaftClient:
         if state.accumulator.needs_drain(now):
             self._flush_pending_appends(state, now)
         for voter in state.non_acknowledging_voters():
-            if self.requests.is_ready(voter, now):
-                self._send_request(voter, ApiKey.BEGIN_QUORUM_EPOCH, begin_quorum_epoch_request(self.cluster_id, self.node_id, state.epoch))
+            self.sender.maybe_send(voter, ApiKey.BEGIN_QUORUM_EPOCH, lambda: begin_quorum_epoch_request(
+                self.cluster_id, self.node_id, state.epoch), now)
         if self.voter_changes.poll_leader(state, now):  # it removed itself, and that is committed (KIP-853)
             self._resign(state)
             return 0
         # Check-quorum: a leader cut off from a majority steps down rather than lead alone forever.
-        timeout = self.config.fetch_timeout_ms * 3 // 2
-        if len(self.voters) > 1 and now - state.elected_ms > timeout and \
-                not state.has_majority_fetched_since(now - timeout):
+        if len(self.voters) > 1 and state.has_check_quorum_expired(now, self.config.fetch_timeout_ms):
             log.info("resigning: a majority has not fetched lately", epoch=state.epoch)
             self.quorum.transition_to_unattached(state.epoch)
             self._after_leadership_lost()
@@ -249,29 +271,31 @@ class KafkaRaftClient:
 
     def _maybe_send_vote_requests(self, state: CandidateState | ProspectiveState, now: int) -> int:
         for voter in state.epoch_election.unrecorded_voters():
-            if self.requests.is_ready(voter, now):
-                self._send_request(voter, ApiKey.VOTE, self._vote_request_body(state))
+            self.sender.maybe_send(voter, ApiKey.VOTE, lambda: self._vote_request_body(state), now)
         return min(state.election_deadline_ms - now, self.config.retry_backoff_ms * 5)
 
     def _poll_follower(self, state: FollowerState, now: int) -> int:
         if now >= state.fetch_deadline_ms:
             if self.quorum.is_voter:
-                log.info("no fetch answered in time; asking the voters for a pre-vote", leader=state.leader_id,
-                         epoch=state.epoch)
+                log.info("no fetch answered in time; asking the voters for a pre-vote",
+                         leader=state.leader_id, epoch=state.epoch)
                 self._become_prospective()
             else:
                 self.quorum.transition_to_unattached(state.epoch)
             return 0
-        if self.requests.is_ready(state.leader_id, now):
-            if self.snapshots.is_fetching():
-                self._send_request(state.leader_id, ApiKey.FETCH_SNAPSHOT, self.snapshots.fetch_snapshot_request_body())
-            else:
-                self._send_request(state.leader_id, ApiKey.FETCH, self._fetch_request_body())
+        if self.snapshots.is_fetching():
+            self.sender.maybe_send(state.leader_id, ApiKey.FETCH_SNAPSHOT,
+                                   self.snapshots.fetch_snapshot_request_body, now)
+        else:
+            self.sender.maybe_send(state.leader_id, ApiKey.FETCH, self._fetch_request_body, now)
         return min(state.fetch_deadline_ms - now, self.config.retry_backoff_ms * 5)
 
     def _poll_resigned(self, state: ResignedState, now: int) -> int:
         if now >= state.election_deadline_ms and not self._shutting_down:
-            self._become_prospective() if self.quorum.is_voter else self.quorum.transition_to_unattached(state.epoch)
+            if self.quorum.is_voter:
+                self._become_prospective()
+            else:
+                self.quorum.transition_to_unattached(state.epoch)
             return 0
         return state.election_deadline_ms - now
 
@@ -279,8 +303,8 @@ class KafkaRaftClient:
         if not self.quorum.is_voter:
             # An observer finds the leader by fetching from any voter: the answer names it.
             voter = self.random.choice(sorted(self.voters) or self.bootstrap_ids)
-            if self.requests.is_ready(voter, now) and not self.requests.has_any_inflight_request():
-                self._send_request(voter, ApiKey.FETCH, self._fetch_request_body())
+            if not self.requests.has_any_inflight_request():
+                self.sender.maybe_send(voter, ApiKey.FETCH, self._fetch_request_body, now)
             return self.config.retry_backoff_ms * 5
         if now >= state.election_deadline_ms:
             self._become_prospective()
@@ -319,7 +343,8 @@ class KafkaRaftClient:
         loss and doubling with each loss in a row, capped by controller.quorum.election.backoff.max.ms."""
         self._election_retries += 1
         slots = 2 << min(20, self._election_retries - 1)
-        backoff = min(RETRY_BACKOFF_BASE_MS * self.random.randrange(slots), self.config.election_backoff_max_ms)
+        backoff = min(RETRY_BACKOFF_BASE_MS * self.random.randrange(slots),
+                      self.config.election_backoff_max_ms)
         state.backoff_deadline_ms = now + backoff
 
     def _maybe_become_leader(self, state: CandidateState) -> None:
@@ -329,17 +354,16 @@ class KafkaRaftClient:
         epoch_start = self.log.end_offset()
         leader = self.quorum.transition_to_leader(epoch_start)  # its BatchAccumulator starts at epoch_start
         self.log.initialize_leader_epoch(leader.epoch)
-        # The first entry of every epoch: committing it commits everything before it.
-        voters, granting = sorted(self.voters), sorted(state.epoch_election.granting)
-        leader.accumulator.append_control_batch(
-            lambda base_offset: leader_change_batch(base_offset, now, leader.epoch, self.node_id, voters, granting), now)
+        leader.append_start_of_epoch_control_records(sorted(self.voters),
+                                                     sorted(state.epoch_election.granting), now)
         self.voter_changes.on_elected(leader, now)
         self._flush_pending_appends(leader, now)
         self.requests.reset_all()
         self.fetches.update_leader_high_watermark(leader, now)
         self._election_retries = 0
         self.metrics.on_election_ended(now)
-        log.info("elected leader", epoch=leader.epoch, votes=sorted(state.epoch_election.granting), epoch_start_offset=epoch_start)
+        log.info("elected leader", epoch=leader.epoch, votes=sorted(state.epoch_election.granting),
+                 epoch_start_offset=epoch_start)
 
     def _transition_for_higher_epoch(self, epoch: int, leader_id: int | None) -> None:
         """Someone knows a newer epoch: follow its leader if known, else wait unattached."""
@@ -350,9 +374,10 @@ class KafkaRaftClient:
             self._after_leadership_lost()
 
     def _after_leadership_lost(self) -> None:
-        """Whatever a former leader held is answered or dropped: waiting fetches get NOT_LEADER_OR_FOLLOWER
-        (the followers then look for the new leader), records not yet appended are gone (their
-        writer, the controller, learns of the new leader and fails them; its closed accumulator refuses more)."""
+        """Whatever a former leader held is answered or dropped: waiting fetches get
+        NOT_LEADER_OR_FOLLOWER (the followers then look for the new leader), records not yet appended
+        are gone (their writer, the controller, learns of the new leader and fails them; its closed
+        accumulator refuses more)."""
         self.fetches.complete_all(self.time.milliseconds())
 
     def _become_follower(self, epoch: int, leader_id: int) -> None:
@@ -375,18 +400,25 @@ class KafkaRaftClient:
 
     # ================================================================== inbound messages
     def handle_inbound(self, message: RaftRequest | RaftResponse | RaftTransportFailure) -> None:
-        if isinstance(message, RaftRequest) and self.voter_changes.handle_request(message, self.time.milliseconds()):
-            return
         if isinstance(message, RaftRequest):
-            handler = {ApiKey.VOTE: self.votes.handle_vote_request, ApiKey.BEGIN_QUORUM_EPOCH: self._handle_begin_epoch,
-                       ApiKey.END_QUORUM_EPOCH: self._handle_end_epoch,
-                       ApiKey.DESCRIBE_QUORUM: lambda r: self._respond(r, self.voter_changes.describe_quorum()),
-                       ApiKey.FETCH: lambda r: self.fetches.handle_fetch_request(r, self.time.milliseconds()),
-                       ApiKey.FETCH_SNAPSHOT: lambda r: self._respond(
-                           r, self.snapshots.fetch_snapshot_response_body(r.body))}.get(message.api_key)
-            if handler is not None and not self._refused_for_cluster_id(message):
-                handler(message)
+            self._handle_request(message)
+        else:
+            self._handle_response(message)
+
+    def _handle_request(self, request: RaftRequest) -> None:
+        if self.voter_changes.handle_request(request, self.time.milliseconds()):
             return
+        handler = {ApiKey.VOTE: self.votes.handle_vote_request,
+                   ApiKey.BEGIN_QUORUM_EPOCH: self.quorum_epochs.handle_begin_quorum_epoch_request,
+                   ApiKey.END_QUORUM_EPOCH: self.quorum_epochs.handle_end_quorum_epoch_request,
+                   ApiKey.DESCRIBE_QUORUM: lambda r: self._respond(r, self.voter_changes.describe_quorum()),
+                   ApiKey.FETCH: lambda r: self.fetches.handle_fetch_request(r, self.time.milliseconds()),
+                   ApiKey.FETCH_SNAPSHOT: lambda r: self._respond(
+                       r, self.snapshots.fetch_snapshot_response_body(r.body))}.get(request.api_key)
+        if handler is not None and not self._refused_for_cluster_id(request):
+            handler(request)
+
+    def _handle_response(self, message: RaftResponse | RaftTransportFailure) -> None:
         if not self.requests.is_response_expected(message.source_id, message.correlation_id):
             return  # a late answer to a request we gave up on
         if isinstance(message, RaftTransportFailure):  # the node is down, or did not answer in time
@@ -402,7 +434,8 @@ class KafkaRaftClient:
             self._on_inconsistent_cluster_id(message.source_id)
         if error != Errors.NONE:
             return
-        handler = {ApiKey.VOTE: self._handle_vote_response, ApiKey.BEGIN_QUORUM_EPOCH: self._handle_epoch_response,
+        handler = {ApiKey.VOTE: self._handle_vote_response,
+                   ApiKey.BEGIN_QUORUM_EPOCH: self._handle_epoch_response,
                    ApiKey.END_QUORUM_EPOCH: self._handle_epoch_response,
                    ApiKey.FETCH: self._handle_fetch_response,
                    ApiKey.FETCH_SNAPSHOT: self.snapshots.handle_fetch_snapshot_response}.get(message.api_key)
@@ -417,7 +450,8 @@ class KafkaRaftClient:
         """A Vote, BeginQuorumEpoch, Fetch or FetchSnapshot from a node formatted with another cluster
         id is answered INCONSISTENT_CLUSTER_ID and goes no further; True if this one was."""
         cluster_id = request.body.get("cluster_id")
-        if request.api_key in (ApiKey.END_QUORUM_EPOCH, ApiKey.DESCRIBE_QUORUM) or cluster_id in (None, self.cluster_id):
+        unchecked = request.api_key in (ApiKey.END_QUORUM_EPOCH, ApiKey.DESCRIBE_QUORUM)
+        if unchecked or cluster_id in (None, self.cluster_id):
             return False
         self._respond(request, inconsistent_cluster_id_response(request.api_key))
         return True
@@ -426,9 +460,6 @@ class KafkaRaftClient:
     def _vote_request_body(self, state: CandidateState | ProspectiveState) -> dict:
         return vote_request(self.cluster_id, state.epoch, self.node_id, self.log.last_fetched_epoch(),
                             self.log.end_offset(), pre_vote=isinstance(state, ProspectiveState))
-
-    def _partition_response(self, error: Errors, leader_id: int | None, **extra) -> dict:
-        return partition_response(error, leader_id, self.quorum.epoch, **extra)
 
     def _handle_vote_response(self, source: int, body) -> None:
         p = only_partition(body)
@@ -459,42 +490,14 @@ class KafkaRaftClient:
         return False
 
     # ------------------------------------------------------------------ BeginQuorumEpoch / EndQuorumEpoch
-    def _handle_begin_epoch(self, request: RaftRequest) -> None:
-        p = only_partition(request.body)
-        epoch, leader = p["leader_epoch"], p["leader_id"]
-        if epoch < self.quorum.epoch:
-            self._respond(request, self._partition_response(Errors.FENCED_LEADER_EPOCH, self.quorum.leader_id))
-            return
-        if not (self.quorum.is_follower() and self.quorum.epoch == epoch and self.quorum.leader_id == leader):
-            self._become_follower(epoch, leader)
-        self._respond(request, self._partition_response(Errors.NONE, leader))
-
-    def _handle_end_epoch(self, request: RaftRequest) -> None:
-        p = only_partition(request.body)
-        epoch, leader = p["leader_epoch"], p["leader_id"]
-        if epoch < self.quorum.epoch:
-            self._respond(request, self._partition_response(Errors.FENCED_LEADER_EPOCH, self.quorum.leader_id))
-            return
-        if epoch > self.quorum.epoch:
-            self.quorum.transition_to_unattached(epoch)
-        if self.quorum.is_voter and self.quorum.leader_id in (leader, None):
-            # Stand soon, sooner the better placed we are in the resigning leader's list.
-            successors = list(p.get("preferred_successors") or [])
-            position = successors.index(self.node_id) if self.node_id in successors else len(self.voters)
-            delay = self.config.retry_backoff_ms * (1 + 2 * position) + self.random.randrange(
-                self.config.retry_backoff_ms + 1)
-            if self.quorum.is_follower():
-                self.quorum.state.fetch_deadline_ms = self.time.milliseconds() + delay
-            elif hasattr(self.quorum.state, "election_deadline_ms"):
-                self.quorum.state.election_deadline_ms = self.time.milliseconds() + delay
-        self._respond(request, self._partition_response(Errors.NONE, self.quorum.leader_id))
-
     def _handle_epoch_response(self, source: int, body) -> None:
+        """A voter's answer to our BeginQuorumEpoch or EndQuorumEpoch (its side: QuorumEpochHandler)."""
         p = only_partition(body)
         if self._handle_epoch_in_response(p):
             return
         state = self.quorum.state
-        if isinstance(state, LeaderState) and p["error_code"] == Errors.NONE and p["leader_epoch"] == state.epoch:
+        acknowledged = p["error_code"] == Errors.NONE
+        if isinstance(state, LeaderState) and acknowledged and p["leader_epoch"] == state.epoch:
             state.add_acknowledgement_from(source)
 
     # ------------------------------------------------------------------ appends (the leader)
@@ -505,7 +508,8 @@ class KafkaRaftClient:
         for batch in batches:
             info = self.log.append_as_leader(batch.data, state.epoch)
             if info.first_offset != batch.base_offset:  # an offset promised to the controller moved: a bug
-                raise RuntimeError(f"a batch promised offset {batch.base_offset} was appended at {info.first_offset}")
+                raise RuntimeError(f"a batch promised offset {batch.base_offset} was appended at "
+                                   f"{info.first_offset}")
         self.log.flush(False)  # on disk before it can count toward a majority
         self.metrics.on_append(info.last_offset, now)
         self.fetches.update_leader_high_watermark(state, now)
@@ -513,17 +517,18 @@ class KafkaRaftClient:
 
     # ------------------------------------------------------------------ Fetch (the follower's side)
     def _fetch_request_body(self) -> dict:
-        return fetch_request(self.cluster_id, self.node_id, self.config, self.quorum.epoch, self.log.end_offset(),
-                             self.log.last_fetched_epoch())
+        return fetch_request(self.cluster_id, self.node_id, self.config, self.quorum.epoch,
+                             self.log.end_offset(), self.log.last_fetched_epoch())
 
     def _on_inconsistent_cluster_id(self, source: int) -> None:
         """A peer refused us: its directories were formatted with another cluster id. Nothing we can do
         but say so (once a while) and keep away from it; the operator must reformat one of us."""
         self.inconsistent_cluster_id_count += 1
-        if self.inconsistent_cluster_id_count in (1, 10) or self.inconsistent_cluster_id_count % 100 == 0:
-            log.error("a voter belongs to another cluster (INCONSISTENT_CLUSTER_ID): were all nodes formatted "
-                      "with the same kafka-storage format -t <cluster id>?", cluster_id=self.cluster_id, peer=source,
-                      times=self.inconsistent_cluster_id_count)
+        times = self.inconsistent_cluster_id_count
+        if times in (1, 10) or times % 100 == 0:
+            log.error("a voter belongs to another cluster (INCONSISTENT_CLUSTER_ID): were all nodes "
+                      "formatted with the same kafka-storage format -t <cluster id>?",
+                      cluster_id=self.cluster_id, peer=source, times=times)
         self.requests.backoff(source, self.time.milliseconds(), self.config.fetch_timeout_ms)
 
     def _handle_fetch_response(self, source: int, body) -> None:
@@ -539,7 +544,8 @@ class KafkaRaftClient:
             else:
                 self.requests.backoff(source, now)
             return
-        if leader_epoch > self.quorum.epoch or (leader_epoch == self.quorum.epoch and not self.quorum.is_follower()):
+        current_epoch = self.quorum.epoch
+        if leader_epoch > current_epoch or (leader_epoch == current_epoch and not self.quorum.is_follower()):
             self._maybe_follow(leader_epoch, leader_id)
         state = self.quorum.state
         if not isinstance(state, FollowerState) or state.leader_id != source or state.epoch != leader_epoch:
@@ -575,18 +581,11 @@ class KafkaRaftClient:
         copy of that epoch ends, or where ours does if that is sooner; if we never had that epoch,
         where our largest epoch below it ends. Never above our log end, never below our high
         watermark: what is committed stays."""
-        # BEGIN LAB 08 SOLUTION: our own end of that epoch (end_offset_for_epoch), the smaller of it and the leader's if the epochs match, clamped to [high watermark, log end]
+        # BEGIN LAB 08 SOLUTION: our end_offset_for_epoch, capped by the leader's (same epoch), in [HW, LEO]
         local = self.log.end_offset_for_epoch(epoch)
         end = min(local.offset, leader_end_offset) if local.epoch == epoch else local.offset
         return max(min(end, self.log.end_offset()), self.log.high_watermark())
         # END LAB 08 SOLUTION
-
-    # ================================================================== requests out
-    def _send_request(self, destination: int, api_key: ApiKey, body: dict) -> None:
-        correlation_id = next(self._correlation_ids)
-        now = self.time.milliseconds()
-        self.requests.on_request_sent(destination, correlation_id, now)
-        self._outbound.append(RaftRequest(correlation_id, self.node_id, destination, api_key, body, now))
 
     # ================================================================== listeners
     def _fire_listeners(self) -> None:

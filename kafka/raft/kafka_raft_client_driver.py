@@ -1,4 +1,5 @@
-"""KafkaRaftClientDriver: the one thread that runs the Raft core (Kafka's org.apache.kafka.raft.KafkaRaftClientDriver).
+"""KafkaRaftClientDriver: the one thread that runs the Raft core
+(Kafka's org.apache.kafka.raft.KafkaRaftClientDriver).
 
 KafkaRaftClient is written without sockets, threads or sleeps (KIP-595's state machine, stepped by
 messages and time), so that a seeded simulation can drive it. This thread is its edge to the real

@@ -38,7 +38,8 @@ class KRaftControlRecordStateMachine:
 
     # ------------------------------------------------------------------ reading the log
     def update_state(self) -> None:
-        """Read what the log gained since the last call (and a newer snapshot, if the log now starts after it)."""
+        """Read what the log gained since the last call (and a newer snapshot, if the log now
+        starts after it)."""
         latest = self.log.latest_snapshot_id()
         if latest is not None and latest != self._snapshot_read and self.next_offset <= latest.offset \
                 and (self.next_offset < self.log.start_offset() or self._snapshot_read is None):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kafka.protocol.control_records import leader_change_batch
 from kafka.raft.batch_accumulator import BatchAccumulator
 from kafka.raft.quorum_state_store import ElectionState
 
@@ -114,6 +115,21 @@ class LeaderState:
                       if s.node_id == self.local_id or s.last_fetch_ms >= since_ms)
         return fetched >= len(self.voters) // 2 + 1
 
+    def has_check_quorum_expired(self, now_ms: int, fetch_timeout_ms: int) -> bool:
+        """Check-quorum (Kafka's timeUntilCheckQuorumExpires, CHECK_QUORUM_TIMEOUT_FACTOR 1.5): has
+        this leadership lasted 1.5 fetch timeouts, and a majority not fetched in the last 1.5?"""
+        timeout = fetch_timeout_ms * 3 // 2
+        return now_ms - self.elected_ms > timeout and not self.has_majority_fetched_since(now_ms - timeout)
+
+    def append_start_of_epoch_control_records(self, voters: list[int], granting: list[int],
+                                              now_ms: int) -> None:
+        """The first entry of every epoch, a LeaderChangeMessage naming the voters and those that
+        elected us (Kafka's appendStartOfEpochControlRecords): committing it commits everything
+        before it."""
+        self.accumulator.append_control_batch(
+            lambda base_offset: leader_change_batch(base_offset, now_ms, self.epoch, self.local_id, voters,
+                                                    granting), now_ms)
+
     # ------------------------------------------------------------------ KIP-853: a changing voter set
     def update_voters(self, voters: frozenset[int]) -> None:
         """The latest voter set in the log changed: voters that left are observers now, new ones count."""
@@ -135,8 +151,10 @@ class LeaderState:
     def is_replica_caught_up(self, replica_id: int, now_ms: int, max_lag_ms: int) -> bool:
         """May this observer become a voter? It fetched lately and reached our log end lately."""
         state = self.observer_states.get(replica_id)
-        return state is not None and state.last_caught_up_ms >= 0 and state.last_caught_up_ms >= now_ms - max_lag_ms \
-            and state.last_fetch_ms >= now_ms - max_lag_ms
+        if state is None or state.last_caught_up_ms < 0:
+            return False
+        since = now_ms - max_lag_ms
+        return state.last_caught_up_ms >= since and state.last_fetch_ms >= since
 
     def request_resign(self) -> None:
         self.resign_requested = True

@@ -1,4 +1,5 @@
-"""ListenerContext: how far one listener of the raft client has been told (Kafka's KafkaRaftClient.ListenerContext).
+"""ListenerContext: how far one listener of the raft client has been told
+(Kafka's KafkaRaftClient.ListenerContext).
 
 The raft client's listeners (RaftListener: the QuorumController, the MetadataLoader) learn the
 committed log from the raft thread, in poll(), each at its own pace. So the client keeps one context

@@ -148,10 +148,11 @@ class QuorumState:
         return self.state
 
     def can_grant_vote(self, candidate_id: int, is_log_up_to_date: bool, is_pre_vote: bool) -> bool:
-        """Would this node give `candidate_id` its vote in the current epoch (Kafka's EpochState.canGrantVote)?
-        A vote goes to one candidate an epoch, and not while a leader is known. A pre-vote binds nothing: it
-        goes to any voter whose log is up to date, except from a leader and from a follower that has heard
-        from its leader since it began following it (KIP-996)."""
+        """Would this node give `candidate_id` its vote in the current epoch (Kafka's
+        EpochState.canGrantVote)? A vote goes to one candidate an epoch, and not while a leader is
+        known. A pre-vote binds nothing: it goes to any voter whose log is up to date, except from a
+        leader and from a follower that has heard from its leader since it began following it
+        (KIP-996)."""
         state = self.state
         if isinstance(state, LeaderState):
             return False

@@ -161,7 +161,8 @@ class RaftSnapshots:
                      snapshot_id=f"{snapshot_id.offset}-{snapshot_id.epoch}")
 
     def read_snapshot(self, snapshot_id: OffsetAndEpoch) -> SnapshotReader:
-        """The snapshot as a listener behind the log start is handed it, instead of the records it replaces."""
+        """The snapshot as a listener behind the log start is handed it, instead of the records it
+        replaces."""
         reader = self.log.read_snapshot(snapshot_id)
         batches = [Batch(b.base_offset, b.last_offset, snapshot_id.epoch, b.max_timestamp, b.size_in_bytes,
                          [r.value for r in b]) for b in iter_batches(reader.records())

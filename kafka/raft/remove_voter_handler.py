@@ -1,4 +1,5 @@
-"""RemoveVoterHandler: the leader's side of RemoveRaftVoter (Kafka's org.apache.kafka.raft.internals.RemoveVoterHandler, KIP-853).
+"""RemoveVoterHandler: the leader's side of RemoveRaftVoter
+(Kafka's org.apache.kafka.raft.internals.RemoveVoterHandler, KIP-853).
 
 `kafka-metadata-quorum remove-controller --controller-id N --controller-directory-id D` asks the
 leader to drop one voter. The refusals are AddVoterHandler's (one change at a time, kraft.version 1),

@@ -1,5 +1,5 @@
-"""VoterSet: who votes in the metadata quorum, and where to reach them (Kafka's org.apache.kafka.raft.VoterSet,
-ReplicaKey, Endpoints; KIP-853).
+"""VoterSet: who votes in the metadata quorum, and where to reach them
+(Kafka's org.apache.kafka.raft.VoterSet, ReplicaKey, Endpoints; KIP-853).
 
 KIP-595's voters were a line of configuration, `controller.quorum.voters=1@host:port,...`, the same on
 every node and never changing. KIP-853 moves the voter set into the metadata log (a VotersRecord) so

@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from kafka.clients.admin.controller_admin import ControllerAdmin, quorum_info
+from kafka.clients.admin.describe_consumer_groups_handler import DescribeConsumerGroupsHandler
 from kafka.clients.admin.descriptions import (
     ConfigEntry,
     ConsumerGroupDescription,
-    MemberDescription,
     NewTopic,
     PartitionReassignment,
     ProducerState,
@@ -29,6 +29,7 @@ from kafka.clients.admin.descriptions import (
     TransactionDescription,
     TransactionListing,
 )
+from kafka.clients.admin.list_offsets_handler import ListOffsetsHandler
 from kafka.clients.admin.share_group_admin import ShareGroupAdmin
 from kafka.clients.client_config import ADMIN, ClientConfig
 from kafka.clients.client_request import ClientResponse
@@ -38,14 +39,14 @@ from kafka.clients.metadata import Metadata, Node, PartitionInfo
 from kafka.clients.network_client import NetworkClient
 from kafka.protocol.acl import AclBinding, AclBindingFilter
 from kafka.protocol.api_keys import ApiKey
-from kafka.protocol.consumer_protocol import deserialize_assignment
 from kafka.protocol.errors import Errors
 from kafka.utils.time import SYSTEM, Time
 from kafka.utils.topic_partition import TopicPartition
 
 TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4  # ConfigResource.Type
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3  # AlterConfigOp.OpType
-OFFSET_SPECS = {"earliest": -2, "latest": -1, "max-timestamp": -3}
+# An entity ({"client-id": "app"}, None for the default) and its quotas (None removes one).
+QuotaAlteration = tuple[Mapping[str, str | None], Mapping[str, float | None]]
 
 
 # What a ListOffsets meets while a partition's leader is being replaced: asked again, not fatal.
@@ -125,11 +126,12 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
         return None if error_code == Errors.NONE else KafkaError(error_code, message)
 
     # ------------------------------------------------------------------ topics
-    def create_topics(self, topics: Iterable[NewTopic], validate_only: bool = False) -> dict[str, KafkaError | None]:
-        body = {"topics": [{"name": t.name, "num_partitions": t.num_partitions,
-                            "replication_factor": t.replication_factor, "assignments": [],
-                            "configs": [{"name": k, "value": v} for k, v in t.configs.items()]} for t in topics],
-                "timeout_ms": self.timeout_ms, "validate_only": validate_only}
+    def create_topics(self, topics: Iterable[NewTopic],
+                      validate_only: bool = False) -> dict[str, KafkaError | None]:
+        creatable = [{"name": t.name, "num_partitions": t.num_partitions,
+                      "replication_factor": t.replication_factor, "assignments": [],
+                      "configs": [{"name": k, "value": v} for k, v in t.configs.items()]} for t in topics]
+        body = {"topics": creatable, "timeout_ms": self.timeout_ms, "validate_only": validate_only}
         response = self._call_controller(ApiKey.CREATE_TOPICS, body)
         return {t.name: self._result(t.error_code, t.get("error_message")) for t in response.topics}
 
@@ -139,7 +141,8 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
         response = self._call_controller(ApiKey.DELETE_TOPICS, body)
         return {r.name: self._result(r.error_code, r.get("error_message")) for r in response.responses}
 
-    def create_partitions(self, new_counts: Mapping[str, int], validate_only: bool = False) -> dict[str, KafkaError | None]:
+    def create_partitions(self, new_counts: Mapping[str, int],
+                          validate_only: bool = False) -> dict[str, KafkaError | None]:
         body = {"topics": [{"name": t, "count": n, "assignments": None} for t, n in new_counts.items()],
                 "timeout_ms": self.timeout_ms, "validate_only": validate_only}
         response = self._call_controller(ApiKey.CREATE_PARTITIONS, body)
@@ -169,8 +172,9 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
         by_topic: dict[str, list[dict]] = {}
         for tp, replicas in targets.items():
             by_topic.setdefault(tp.topic, []).append({"partition_index": tp.partition, "replicas": replicas})
-        body = {"timeout_ms": self.timeout_ms, "topics": [{"name": t, "partitions": ps} for t, ps in by_topic.items()]}
-        response = self._call_controller(ApiKey.ALTER_PARTITION_REASSIGNMENTS, body)
+        topics = [{"name": t, "partitions": ps} for t, ps in by_topic.items()]
+        response = self._call_controller(ApiKey.ALTER_PARTITION_REASSIGNMENTS,
+                                         {"timeout_ms": self.timeout_ms, "topics": topics})
         if response.error_code != Errors.NONE:
             raise KafkaError(response.error_code, response.error_message)
         return {TopicPartition(t.name, p.partition_index): self._result(p.error_code, p.error_message)
@@ -204,8 +208,10 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
             if t.error_code != Errors.NONE:
                 raise KafkaError(t.error_code, f"describing topic {t.name!r}")
             partitions = [PartitionInfo(t.name, p.partition_index, p.leader_id, tuple(p.replica_nodes),
-                                        tuple(p.isr_nodes)) for p in sorted(t.partitions, key=lambda p: p.partition_index)]
-            result[t.name] = TopicDescription(t.name, t.get("is_internal", False), partitions, t.get("topic_id"))
+                                        tuple(p.isr_nodes))
+                          for p in sorted(t.partitions, key=lambda p: p.partition_index)]
+            internal = t.get("is_internal", False)
+            result[t.name] = TopicDescription(t.name, internal, partitions, t.get("topic_id"))
         return result
 
     def describe_cluster(self) -> tuple[str | None, int, list[Node]]:
@@ -217,7 +223,8 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
             Node(b.broker_id, b.host, b.port, b.rack) for b in response.brokers]
 
     def describe_metadata_quorum(self) -> QuorumInfo:
-        """DescribeQuorum (KIP-595) for __cluster_metadata-0: any broker forwards it to the active controller."""
+        """DescribeQuorum (KIP-595) for __cluster_metadata-0: any broker forwards it to the active
+        controller."""
         body = {"topics": [{"topic_name": "__cluster_metadata", "partitions": [{"partition_index": 0}]}]}
         response = self._call_any(ApiKey.DESCRIBE_QUORUM, body)
         if response.error_code != Errors.NONE:
@@ -227,8 +234,9 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
     # ------------------------------------------------------------------ configs
     def add_raft_voter(self, voter_id: int, directory_id, endpoints: list[tuple[str, str, int]]) -> None:
         """AddRaftVoter (KIP-853): a broker forwards it to the active controller, the quorum's leader."""
-        body = dict(cluster_id=None, timeout_ms=self.timeout_ms, voter_id=voter_id, voter_directory_id=directory_id,
-                    listeners=[dict(name=name, host=host, port=port) for name, host, port in endpoints])
+        listeners = [dict(name=name, host=host, port=port) for name, host, port in endpoints]
+        body = dict(cluster_id=None, timeout_ms=self.timeout_ms, voter_id=voter_id,
+                    voter_directory_id=directory_id, listeners=listeners)
         ControllerAdmin.raise_for(self._call_controller(ApiKey.ADD_RAFT_VOTER, body))
 
     def remove_raft_voter(self, voter_id: int, directory_id) -> None:
@@ -238,8 +246,8 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
     def describe_configs(self, resource_type: int, name: str, keys: list[str] | None = None,
                          include_synonyms: bool = False) -> dict[str, ConfigEntry]:
         """The resource's configs by name, in the broker's order; each synonym (name, value, source)."""
-        body = {"resources": [{"resource_type": resource_type, "resource_name": name, "configuration_keys": keys}],
-                "include_synonyms": include_synonyms, "include_documentation": False}
+        resource = {"resource_type": resource_type, "resource_name": name, "configuration_keys": keys}
+        body = {"resources": [resource], "include_synonyms": include_synonyms, "include_documentation": False}
         node = int(name) if resource_type == BROKER_RESOURCE and name else self._any_node()
         response = self._call(node, ApiKey.DESCRIBE_CONFIGS, body)
         result = response.results[0]
@@ -249,12 +257,12 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
                                     tuple((y.name, y.value, y.source) for y in c.get("synonyms") or ()))
                 for c in result.configs}
 
-    def incremental_alter_configs(self, resource_type: int, name: str,
-                                  ops: list[tuple[str, int, str | None]], validate_only: bool = False) -> None:
+    def incremental_alter_configs(self, resource_type: int, name: str, ops: list[tuple[str, int, str | None]],
+                                  validate_only: bool = False) -> None:
         """``ops`` are (config name, SET/DELETE/APPEND/SUBTRACT, value)."""
-        body = {"resources": [{"resource_type": resource_type, "resource_name": name,
-                               "configs": [{"name": k, "config_operation": op, "value": v} for k, op, v in ops]}],
-                "validate_only": validate_only}
+        configs = [{"name": k, "config_operation": op, "value": v} for k, op, v in ops]
+        resource = {"resource_type": resource_type, "resource_name": name, "configs": configs}
+        body = {"resources": [resource], "validate_only": validate_only}
         node = int(name) if resource_type == BROKER_RESOURCE and name else self._any_node()
         response = self._call(node, ApiKey.INCREMENTAL_ALTER_CONFIGS, body)
         for r in response.responses:
@@ -267,15 +275,17 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
         """The quotas of the entities a filter matches (Java's describeClientQuotas). ``components``
         are (entity type, match type, match): 0 EXACT a name, 1 the DEFAULT entity, 2 any name.
         Each entity comes back as its (entity type, name or None for the default) pairs."""
-        body = {"components": [{"entity_type": t, "match_type": m, "match": name} for t, m, name in components],
-                "strict": strict}
-        response = self._call_any(ApiKey.DESCRIBE_CLIENT_QUOTAS, body)
+        filters = [{"entity_type": t, "match_type": m, "match": name} for t, m, name in components]
+        response = self._call_any(ApiKey.DESCRIBE_CLIENT_QUOTAS, {"components": filters, "strict": strict})
         if response.error_code != Errors.NONE:
             raise KafkaError(response.error_code, response.error_message)
-        return {tuple((e.entity_type, e.entity_name) for e in entry.entity): {v.key: v.value for v in entry.values}
-                for entry in response.entries or []}
+        quotas = {}
+        for entry in response.entries or []:
+            entity = tuple((e.entity_type, e.entity_name) for e in entry.entity)
+            quotas[entity] = {v.key: v.value for v in entry.values}
+        return quotas
 
-    def alter_client_quotas(self, alterations: Iterable[tuple[Mapping[str, str | None], Mapping[str, float | None]]],
+    def alter_client_quotas(self, alterations: Iterable[QuotaAlteration],
                             validate_only: bool = False) -> list[KafkaError | None]:
         """Set or remove quotas (Java's alterClientQuotas): each alteration is an entity
         ({"client-id": "app"}, None for the default) and its keys, a value of None removing one."""
@@ -283,30 +293,38 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
                     "ops": [{"key": k, "value": 0.0 if v is None else float(v), "remove": v is None}
                             for k, v in ops.items()]}
                    for entity, ops in alterations]
-        response = self._call_controller(ApiKey.ALTER_CLIENT_QUOTAS, {"entries": entries, "validate_only": validate_only})
+        body = {"entries": entries, "validate_only": validate_only}
+        response = self._call_controller(ApiKey.ALTER_CLIENT_QUOTAS, body)
         return [self._result(e.error_code, e.error_message) for e in response.entries]
 
     # ------------------------------------------------------------------ ACLs (KIP-140)
     def create_acls(self, bindings: Iterable[AclBinding]) -> list[KafkaError | None]:
-        body = {"creations": [b.to_creation() for b in bindings]}
-        return [self._result(r.error_code, r.error_message) for r in self._call_any(ApiKey.CREATE_ACLS, body).results]
+        response = self._call_any(ApiKey.CREATE_ACLS, {"creations": [b.to_creation() for b in bindings]})
+        return [self._result(r.error_code, r.error_message) for r in response.results]
 
     def describe_acls(self, f: AclBindingFilter) -> list[AclBinding]:
         response = self._call_any(ApiKey.DESCRIBE_ACLS, f.to_filter())
         if response.error_code != Errors.NONE:
             raise KafkaError(response.error_code, response.error_message)
-        return [AclBinding.of(r.resource_type, r.resource_name, r.pattern_type, a.principal, a.host, a.operation,
-                              a.permission_type) for r in response.resources for a in r.acls]
+        return [AclBinding.of(r.resource_type, r.resource_name, r.pattern_type, a.principal, a.host,
+                              a.operation, a.permission_type) for r in response.resources for a in r.acls]
 
     def delete_acls(self, filters: Iterable[AclBindingFilter]) -> list[list[AclBinding] | KafkaError]:
+        """Each filter's matching bindings, now deleted, or the error it met."""
         response = self._call_any(ApiKey.DELETE_ACLS, {"filters": [f.to_filter() for f in filters]})
-        return [KafkaError(r.error_code, r.error_message) if r.error_code != Errors.NONE else [AclBinding.of(
-            a.resource_type, a.resource_name, a.pattern_type, a.principal, a.host, a.operation, a.permission_type)
-            for a in r.matching_acls] for r in response.filter_results]
+
+        def deleted(r) -> list[AclBinding] | KafkaError:
+            if r.error_code != Errors.NONE:
+                return KafkaError(r.error_code, r.error_message)
+            return [AclBinding.of(a.resource_type, a.resource_name, a.pattern_type, a.principal, a.host,
+                                  a.operation, a.permission_type) for a in r.matching_acls]
+        return [deleted(r) for r in response.filter_results]
 
     # ------------------------------------------------------------------ SCRAM credentials (KIP-554)
-    def describe_user_scram_credentials(self, users: Iterable[str] | None = None) -> dict[str, dict[str, int]]:
-        """user -> {mechanism id: iterations} (Java's describeUserScramCredentials); raises for a missing user."""
+    def describe_user_scram_credentials(self, users: Iterable[str] | None = None,
+                                        ) -> dict[str, dict[str, int]]:
+        """user -> {mechanism id: iterations} (Java's describeUserScramCredentials); raises for a
+        missing user."""
         body = {"users": None if users is None else [{"name": u} for u in users]}
         results = self._call_any(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, body).results
         for r in results:
@@ -315,9 +333,11 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
         return {r.user: {c.mechanism: c.iterations for c in r.credential_infos} for r in results}
 
     def alter_user_scram_credentials(self, upsertions: Iterable[tuple[str, int, int, bytes, bytes]] = (),
-                                     deletions: Iterable[tuple[str, int]] = ()) -> dict[str, KafkaError | None]:
-        """Upsertions (user, mechanism id, iterations, salt, salted password) and deletions (user, mechanism id):
-        the caller salts, as Java's UserScramCredentialUpsertion does; the password never leaves it."""
+                                     deletions: Iterable[tuple[str, int]] = (),
+                                     ) -> dict[str, KafkaError | None]:
+        """Upsertions (user, mechanism id, iterations, salt, salted password) and deletions (user,
+        mechanism id): the caller salts, as Java's UserScramCredentialUpsertion does; the password
+        never leaves it."""
         body = {"upsertions": [dict(name=n, mechanism=m, iterations=i, salt=s, salted_password=p)
                                for n, m, i, s, p in upsertions],
                 "deletions": [dict(name=n, mechanism=m) for n, m in deletions]}
@@ -327,35 +347,23 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
     # ------------------------------------------------------------------ offsets
     def list_offsets(self, specs: Mapping[TopicPartition, str | int],
                      isolation_level: int = 0) -> dict[TopicPartition, tuple[int, int]]:
-        """{tp: (offset, timestamp)}; a spec is "earliest", "latest", "max-timestamp" or a timestamp in ms.
+        """{tp: (offset, timestamp)}; a spec is "earliest", "latest", "max-timestamp" or a timestamp
+        in ms (ListOffsetsHandler).
 
         ``isolation_level`` 1 (read_committed, Java's ListOffsetsOptions) makes "latest" the last
         stable offset instead of the high watermark. A leader just killed or moved is looked up
         again and asked again until default.api.timeout.ms (a failover under Spark's reader)."""
-        return self._retrying(lambda remaining_ms: self._list_offsets_from_leaders(specs, isolation_level),
+        handler = ListOffsetsHandler(specs, isolation_level)
+        return self._retrying(lambda remaining_ms: self._list_offsets_from_leaders(handler),
                               only=LEADER_GONE)
 
-    def _list_offsets_from_leaders(self, specs: Mapping[TopicPartition, str | int],
-                                   isolation_level: int) -> dict[TopicPartition, tuple[int, int]]:
-        described = self.describe_topics({tp.topic for tp in specs})
-        by_leader: dict[int, dict[str, list[dict]]] = {}
-        for tp, spec in specs.items():
-            parts = described[tp.topic].partitions
-            if tp.partition >= len(parts):
-                raise KafkaError(Errors.UNKNOWN_TOPIC_OR_PARTITION, str(tp))
-            timestamp = OFFSET_SPECS[spec] if isinstance(spec, str) else int(spec)
-            by_leader.setdefault(parts[tp.partition].leader, {}).setdefault(tp.topic, []).append(
-                {"partition_index": tp.partition, "timestamp": timestamp})
+    def _list_offsets_from_leaders(self, handler: ListOffsetsHandler,
+                                   ) -> dict[TopicPartition, tuple[int, int]]:
+        """One try: the leaders as Metadata names them now, each asked for its partitions."""
+        described = self.describe_topics({tp.topic for tp in handler.specs})
         result = {}
-        for leader, topics in by_leader.items():
-            body = {"replica_id": -1, "isolation_level": isolation_level,
-                    "topics": [{"name": t, "partitions": ps} for t, ps in topics.items()]}
-            response = self._call(leader, ApiKey.LIST_OFFSETS, body)
-            for t in response.topics:
-                for p in t.partitions:
-                    if p.error_code != Errors.NONE:
-                        raise KafkaError(p.error_code, f"listing offsets of {t.name}-{p.partition_index}")
-                    result[TopicPartition(t.name, p.partition_index)] = (p.offset, p.timestamp)
+        for leader, body in handler.build_requests(described).items():
+            result.update(handler.handle_response(self._call(leader, ApiKey.LIST_OFFSETS, body)))
         return result
 
     # ------------------------------------------------------------------ groups
@@ -374,8 +382,8 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
         self.client.register_node(node)
         return node.node_id
 
-    def _at_group_coordinator(self, group_id: str, api_key: int, body: dict, busy: Callable[[Any], Errors | None],
-                              max_version: int | None = None) -> Any:
+    def _at_group_coordinator(self, group_id: str, api_key: int, body: dict,
+                              busy: Callable[[Any], Errors | None], max_version: int | None = None) -> Any:
         """The coordinator's response, asked again (of the coordinator looked up again) while ``busy``
         finds in it the error of a coordinator that is loading or moving, as Java's CoordinatorStrategy
         retries COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE and NOT_COORDINATOR."""
@@ -414,52 +422,30 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
         result = {}
         for group_id in group_ids:
             coordinator = self._group_coordinator(group_id)
-            described = (self._consumer_group_describe(coordinator, group_id)
-                         or self._classic_group_describe(coordinator, group_id))
+            handler = DescribeConsumerGroupsHandler(group_id)
+            described = self._consumer_group_describe(coordinator, handler)
+            if described is None:  # a classic group, or a coordinator without ConsumerGroupDescribe
+                response = self._call(coordinator, ApiKey.DESCRIBE_GROUPS, handler.describe_groups_request())
+                described = handler.handle_describe_groups_response(response)
             result[group_id] = dataclasses.replace(described, coordinator=self.client.node(coordinator))
         return result
 
-    def _consumer_group_describe(self, coordinator: int, group_id: str) -> ConsumerGroupDescription | None:
+    def _consumer_group_describe(self, coordinator: int, handler: DescribeConsumerGroupsHandler,
+                                 ) -> ConsumerGroupDescription | None:
         try:
             response = self._call(coordinator, ApiKey.CONSUMER_GROUP_DESCRIBE,
-                                  {"group_ids": [group_id], "include_authorized_operations": False})
+                                  handler.consumer_group_describe_request())
         except KafkaError as e:
             if e.error == Errors.UNSUPPORTED_VERSION:
                 return None
             raise
-        g = response.groups[0]
-        if g.error_code == Errors.GROUP_ID_NOT_FOUND:
-            return None
-        if g.error_code != Errors.NONE:
-            raise KafkaError(g.error_code, f"describing group {group_id!r}")
-
-        def partitions(assignment) -> list[TopicPartition]:
-            return sorted(TopicPartition(t.topic_name, p) for t in assignment.topic_partitions for p in t.partitions)
-        members = [MemberDescription(m.member_id, m.client_id, m.client_host, partitions(m.assignment),
-                                     m.member_epoch, partitions(m.target_assignment), m.instance_id) for m in g.members]
-        return ConsumerGroupDescription(g.group_id, g.group_state, "consumer", g.assignor_name, members, "Consumer",
-                                        g.group_epoch, g.assignment_epoch)
-
-    def _classic_group_describe(self, coordinator: int, group_id: str) -> ConsumerGroupDescription:
-        response = self._call(coordinator, ApiKey.DESCRIBE_GROUPS,
-                              {"groups": [group_id], "include_authorized_operations": False})
-        g = response.groups[0]
-        if g.error_code != Errors.NONE:
-            raise KafkaError(g.error_code, f"describing group {group_id!r}")
-        members = []
-        for m in g.members:
-            assignment = []
-            if m.member_assignment:
-                a = deserialize_assignment(m.member_assignment)
-                assignment = [TopicPartition(t.topic, p) for t in a.assigned_partitions for p in t.partitions]
-            members.append(MemberDescription(m.member_id, m.client_id, m.client_host, assignment,
-                                             group_instance_id=m.get("group_instance_id")))
-        return ConsumerGroupDescription(g.group_id, g.group_state, g.protocol_type, g.protocol_data, members)
+        return handler.handle_consumer_group_describe_response(response)
 
     def delete_consumer_groups(self, group_ids: Iterable[str]) -> dict[str, KafkaError | None]:
         result = {}
         for group_id in group_ids:
-            response = self._call(self._group_coordinator(group_id), ApiKey.DELETE_GROUPS, {"groups_names": [group_id]})
+            coordinator = self._group_coordinator(group_id)
+            response = self._call(coordinator, ApiKey.DELETE_GROUPS, {"groups_names": [group_id]})
             result.update({r.group_id: self._result(r.error_code) for r in response.results})
         return result
 
@@ -483,11 +469,13 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
         "simple" commit the coordinator accepts only while the group has no members."""
         by_topic: dict[str, list[dict]] = {}
         for tp, om in sorted(offsets.items()):
-            by_topic.setdefault(tp.topic, []).append({"partition_index": tp.partition, "committed_offset": om.offset,
+            by_topic.setdefault(tp.topic, []).append({"partition_index": tp.partition,
+                                                      "committed_offset": om.offset,
                                                       "committed_leader_epoch": om.leader_epoch,
                                                       "committed_metadata": om.metadata})
+        topics = [{"name": t, "partitions": ps} for t, ps in by_topic.items()]
         body = {"group_id": group_id, "generation_id_or_member_epoch": -1, "member_id": "",
-                "group_instance_id": None, "topics": [{"name": t, "partitions": ps} for t, ps in by_topic.items()]}
+                "group_instance_id": None, "topics": topics}
         response = self._at_group_coordinator(group_id, ApiKey.OFFSET_COMMIT, body, lambda r: next(
             (p.error_code for t in r.topics for p in t.partitions if _busy(p.error_code)), None))
         return {TopicPartition(t.name, p.partition_index): self._result(p.error_code)
@@ -501,7 +489,8 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
         for tp in sorted(partitions):
             by_topic.setdefault(tp.topic, []).append({"partition_index": tp.partition})
         body = {"group_id": group_id, "topics": [{"name": t, "partitions": ps} for t, ps in by_topic.items()]}
-        response = self._at_group_coordinator(group_id, ApiKey.OFFSET_DELETE, body, lambda r: _busy(r.error_code))
+        response = self._at_group_coordinator(group_id, ApiKey.OFFSET_DELETE, body,
+                                              lambda r: _busy(r.error_code))
         if response.error_code != Errors.NONE:
             raise KafkaError(response.error_code, f"deleting offsets of group {group_id!r}")
         return {TopicPartition(t.name, p.partition_index): self._result(p.error_code)
@@ -509,9 +498,11 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
 
     # ------------------------------------------------------------------ transactions
     def _transaction_coordinator(self, transactional_id: str) -> int:
-        response = self._call_any(ApiKey.FIND_COORDINATOR, {"key": transactional_id, "key_type": 1}, max_version=3)
+        response = self._call_any(ApiKey.FIND_COORDINATOR, {"key": transactional_id, "key_type": 1},
+                                  max_version=3)
         if response.error_code != Errors.NONE:
-            raise KafkaError(response.error_code, f"finding the coordinator of transactional id {transactional_id!r}")
+            raise KafkaError(response.error_code,
+                             f"finding the coordinator of transactional id {transactional_id!r}")
         node = Node(response.node_id, response.host, response.port)
         self.client.register_node(node)
         return node.node_id
@@ -521,7 +512,8 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
         result = {}
         for transactional_id in transactional_ids:
             coordinator = self._transaction_coordinator(transactional_id)
-            response = self._call(coordinator, ApiKey.DESCRIBE_TRANSACTIONS, {"transactional_ids": [transactional_id]})
+            body = {"transactional_ids": [transactional_id]}
+            response = self._call(coordinator, ApiKey.DESCRIBE_TRANSACTIONS, body)
             t = response.transaction_states[0]
             if t.error_code != Errors.NONE:
                 raise KafkaError(t.error_code, f"describing transactional id {transactional_id!r}")
@@ -533,7 +525,8 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
 
     def list_transactions(self, duration_filter_ms: int = -1, state_filters: Iterable[str] = (),
                           producer_id_filters: Iterable[int] = ()) -> dict[int, list[TransactionListing]]:
-        """{broker id: its transactions}: every broker coordinates some (Java's listTransactions().allByBrokerId())."""
+        """{broker id: its transactions}: every broker coordinates some (Java's
+        listTransactions().allByBrokerId())."""
         self._ensure_cluster()
         body = {"state_filters": list(state_filters), "producer_id_filters": list(producer_id_filters),
                 "duration_filter": duration_filter_ms}
@@ -546,7 +539,8 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
                                for t in response.transaction_states]
         return result
 
-    def describe_producers(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, list[ProducerState]]:
+    def describe_producers(self, partitions: Iterable[TopicPartition],
+                           ) -> dict[TopicPartition, list[ProducerState]]:
         """The producers each partition's leader keeps state for (Java's describeProducers)."""
         partitions = list(partitions)
         described = self.describe_topics({tp.topic for tp in partitions})
@@ -561,8 +555,8 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
             if p.error_code != Errors.NONE:
                 raise KafkaError(p.error_code, p.error_message or f"describing producers of {tp}")
             result[tp] = [ProducerState(s.producer_id, s.producer_epoch, s.last_sequence, s.last_timestamp,
-                                        None if s.coordinator_epoch < 0 else s.coordinator_epoch,
-                                        None if s.current_txn_start_offset < 0 else s.current_txn_start_offset)
+                                        _unless_negative(s.coordinator_epoch),
+                                        _unless_negative(s.current_txn_start_offset))
                           for s in p.active_producers]
         return result
 
@@ -572,15 +566,14 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
         abortTransaction, KIP-664): the coordinator is not involved, so use it only for a transaction
         its coordinator has forgotten."""
         leader = self.describe_topics([tp.topic])[tp.topic].partitions[tp.partition].leader
-        body = {"markers": [{"producer_id": producer_id, "producer_epoch": producer_epoch, "transaction_result": False,
-                             "coordinator_epoch": coordinator_epoch,
-                             "topics": [{"name": tp.topic, "partition_indexes": [tp.partition]}]}]}
-        response = self._call(leader, ApiKey.WRITE_TXN_MARKERS, body)
-        for marker in response.markers:
-            for topic in marker.topics:
-                for p in topic.partitions:
-                    if p.error_code != Errors.NONE:
-                        raise KafkaError(p.error_code, f"aborting the transaction of producer {producer_id} on {tp}")
+        marker = {"producer_id": producer_id, "producer_epoch": producer_epoch, "transaction_result": False,
+                  "coordinator_epoch": coordinator_epoch,
+                  "topics": [{"name": tp.topic, "partition_indexes": [tp.partition]}]}
+        response = self._call(leader, ApiKey.WRITE_TXN_MARKERS, {"markers": [marker]})
+        errors = [p.error_code for m in response.markers for t in m.topics for p in t.partitions
+                  if p.error_code != Errors.NONE]
+        if errors:
+            raise KafkaError(errors[0], f"aborting the transaction of producer {producer_id} on {tp}")
 
     def close(self) -> None:
         self.client.close()
@@ -598,3 +591,8 @@ COORDINATOR_BUSY = frozenset({Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.COORDI
 
 def _busy(error_code: int) -> Errors | None:
     return Errors(error_code) if error_code in COORDINATOR_BUSY else None
+
+
+def _unless_negative(value: int) -> int | None:
+    """None for a field Kafka sets to -1 when it has no value."""
+    return None if value < 0 else value

@@ -63,7 +63,8 @@ class ControllerAdmin:
 
     # ------------------------------------------------------------------ finding the leader
     def _leader(self, remaining_ms: float) -> int:
-        """Ask the bootstrap controllers, one after another, who leads; returns a node id we can reach it by."""
+        """Ask the bootstrap controllers, one after another, who leads; returns a node id we can
+        reach it by."""
         last: Exception | None = None
         for node in self.bootstrap:
             try:

@@ -1,4 +1,5 @@
-"""AbstractCoordinator: finding the group coordinator and joining the group (Kafka's consumer.internals.AbstractCoordinator).
+"""AbstractCoordinator: finding the group coordinator and joining the group
+(Kafka's consumer.internals.AbstractCoordinator).
 
 The group protocol from a member's side, as seed 004 tells it ("consumer groups: coordinator,
 group leader assigns"):

@@ -111,7 +111,8 @@ class ConsumerCoordinator(AbstractCoordinator):
 
     # ------------------------------------------------------------------ the group protocol
     def join_metadata(self) -> list[tuple[str, bytes]]:
-        owned = self.subscriptions.assigned_partitions() if self.protocol == RebalanceProtocol.COOPERATIVE else []
+        cooperative = self.protocol == RebalanceProtocol.COOPERATIVE
+        owned = self.subscriptions.assigned_partitions() if cooperative else []
         data = serialize_subscription({"topics": sorted(self.subscriptions.subscription), "user_data": None,
                                        "owned_partitions": _by_topic(owned),
                                        "generation_id": self.generation_id,
@@ -147,7 +148,9 @@ class ConsumerCoordinator(AbstractCoordinator):
                 for m, tps in assignment.items()}
 
     def on_join_complete(self, generation_id: int, member_id: str, protocol: str, assignment: bytes) -> None:
-        assigned = set(_from_by_topic(deserialize_assignment(assignment).assigned_partitions)) if assignment else set()
+        assigned = set()
+        if assignment:
+            assigned = set(_from_by_topic(deserialize_assignment(assignment).assigned_partitions))
         owned = self.subscriptions.assigned_partitions()
         revoked = owned - assigned
         if revoked:  # cooperative: give these up now; the next rebalance hands them to their new owner

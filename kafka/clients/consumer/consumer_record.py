@@ -1,4 +1,5 @@
-"""ConsumerRecord and ConsumerRecords: what ``poll()`` returns (Kafka's clients.consumer.ConsumerRecord(s))."""
+"""ConsumerRecord and ConsumerRecords: what ``poll()`` returns
+(Kafka's clients.consumer.ConsumerRecord(s))."""
 
 from __future__ import annotations
 

@@ -242,8 +242,7 @@ class Fetcher:
             if completed is None:
                 continue
             tp = completed.tp
-            if not self.subscriptions.is_assigned(tp) or self.subscriptions.position(tp) != completed.next_fetch_offset \
-                    or tp in self.subscriptions.paused_partitions():
+            if not self._still_wanted(completed):
                 with self._lock:  # revoked, seeked or paused since we asked: drop what we have
                     self._next_in_line = None
                 continue
@@ -272,14 +271,20 @@ class Fetcher:
             if completed is None:
                 continue
             tp = completed.tp
-            if not self.subscriptions.is_assigned(tp) or self.subscriptions.position(tp) != completed.next_fetch_offset \
-                    or tp in self.subscriptions.paused_partitions():
+            if not self._still_wanted(completed):
                 continue  # revoked, seeked or paused since we asked: drop what we have
             start = completed.next_fetch_offset
             batches = completed.take_batches()
             self.subscriptions.maybe_advance(tp, start, completed.next_fetch_offset)
             out.setdefault(tp, []).extend(batches)
         return out
+
+    def _still_wanted(self, completed: CompletedFetch) -> bool:
+        """Is the partition still assigned, unpaused, and at the position this fetch started from?"""
+        tp = completed.tp
+        subscriptions = self.subscriptions
+        return (subscriptions.is_assigned(tp) and subscriptions.position(tp) == completed.next_fetch_offset
+                and tp not in subscriptions.paused_partitions())
 
     def _initialize(self, completed: CompletedFetch) -> CompletedFetch | None:
         """Act on a partition's error code; None if the fetch carries nothing to return."""

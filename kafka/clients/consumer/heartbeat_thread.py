@@ -1,4 +1,5 @@
-"""HeartbeatThread: "I am still here", every ``heartbeat.interval.ms`` (Kafka's AbstractCoordinator.HeartbeatThread).
+"""HeartbeatThread: "I am still here", every ``heartbeat.interval.ms``
+(Kafka's AbstractCoordinator.HeartbeatThread).
 
 Seed 003 lists heartbeat requests as the ones that tell the broker "given client is still open".
 The group coordinator evicts a member that sends none for ``session.timeout.ms``, and its

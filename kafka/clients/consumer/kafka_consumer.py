@@ -1,4 +1,5 @@
-"""KafkaConsumer: ``poll()`` for records from assigned or subscribed partitions (Kafka's clients.consumer.KafkaConsumer).
+"""KafkaConsumer: ``poll()`` for records from assigned or subscribed partitions
+(Kafka's clients.consumer.KafkaConsumer).
 
 Each ``poll()`` does, in order: keep the group membership going (ConsumerCoordinator: join,
 rebalance, auto-commit), give every partition without a position one (the committed offset,
@@ -133,12 +134,14 @@ class KafkaConsumer:
             return
         # Only once the committed offsets are known may the partitions without one be reset
         # (Kafka's updateFetchPositions): a slow OffsetFetch must not send us back to earliest.
-        if self.coordinator is not None and not self.coordinator.refresh_committed_offsets_if_needed(timeout_ms):
+        coordinator = self.coordinator
+        if coordinator is not None and not coordinator.refresh_committed_offsets_if_needed(timeout_ms):
             return
         for tp in self.subscriptions.missing_fetch_positions():
             self.subscriptions.request_offset_reset(tp)
-        if self.subscriptions.default_reset_strategy == "none" and self.subscriptions.partitions_needing_reset():
-            tps = sorted(map(str, self.subscriptions.partitions_needing_reset()))
+        subscriptions = self.subscriptions
+        if subscriptions.default_reset_strategy == "none" and subscriptions.partitions_needing_reset():
+            tps = sorted(map(str, subscriptions.partitions_needing_reset()))
             raise KafkaError(Errors.OFFSET_OUT_OF_RANGE,
                              f"no committed offset for {tps} and auto.offset.reset is none")
         try:

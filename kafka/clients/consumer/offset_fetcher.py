@@ -1,4 +1,5 @@
-"""OffsetFetcher: ListOffsets requests -- earliest, latest or by time (Kafka's consumer.internals.OffsetFetcher).
+"""OffsetFetcher: ListOffsets requests -- earliest, latest or by time
+(Kafka's consumer.internals.OffsetFetcher).
 
 A partition with no position (a new consumer, no committed offset) gets one from
 ``auto.offset.reset``: the log start ("earliest", timestamp -2) or end ("latest", -1), as the
@@ -73,14 +74,15 @@ class OffsetFetcher:
             if response.body is None:  # disconnected or timed out: the next poll asks again
                 self.metadata.request_update()
                 return
+            subscriptions = self.subscriptions
             for topic in response.body.topics:
                 for p in topic.partitions:
                     tp = TopicPartition(topic.name, p.partition_index)
                     error = Errors.for_code(p.error_code)
                     if error != Errors.NONE:
                         self.metadata.request_update()
-                    elif self.subscriptions.is_assigned(tp) and tp in self.subscriptions.partitions_needing_reset():
-                        self.subscriptions.seek(tp, p.offset)
+                    elif subscriptions.is_assigned(tp) and tp in subscriptions.partitions_needing_reset():
+                        subscriptions.seek(tp, p.offset)
         finally:
             self._resetting.difference_update(partitions)
 

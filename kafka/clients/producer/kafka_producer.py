@@ -1,4 +1,5 @@
-"""KafkaProducer: ``send()`` a record, get a future of where it landed (Kafka's clients.producer.KafkaProducer).
+"""KafkaProducer: ``send()`` a record, get a future of where it landed
+(Kafka's clients.producer.KafkaProducer).
 
 The journey of seed 002's produce request starts here, on the application's thread: wait until
 the metadata knows the topic's partitions, pick a partition (the DefaultPartitioner: murmur2 of

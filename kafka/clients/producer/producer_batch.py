@@ -169,7 +169,8 @@ class ProducerBatch:
 
     def __repr__(self) -> str:
         sequence = f", sequence={self.base_sequence}" if self.has_sequence else ""
-        return f"ProducerBatch({self.topic_partition}, records={len(self.records)}, attempts={self.attempts}{sequence})"
+        return (f"ProducerBatch({self.topic_partition}, records={len(self.records)}, "
+                f"attempts={self.attempts}{sequence})")
 
 
 def increment_sequence(sequence: int, increment: int) -> int:

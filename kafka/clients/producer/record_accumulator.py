@@ -192,7 +192,9 @@ class RecordAccumulator:
         first_in_flight = tm.first_in_flight_sequence(tp)
         # A retry goes only when it is the oldest batch of its partition in flight, so retries
         # cannot overtake each other (in effect, one request in flight while it is retried).
-        return first_in_flight != NO_SEQUENCE and first.has_sequence and first.base_sequence != first_in_flight
+        if first_in_flight == NO_SEQUENCE or not first.has_sequence:
+            return False
+        return first.base_sequence != first_in_flight
 
     def reenqueue(self, batch: ProducerBatch, now_ms: int) -> None:
         """A retriable failure: put the batch back at the head of its queue, keeping its order."""

@@ -256,8 +256,8 @@ class Sender(threading.Thread):
         self.accumulator.deallocate(batch)
 
     def _can_retry(self, batch: ProducerBatch, error: Errors, log_start_offset: int, now_ms: int) -> bool:
-        if batch.attempts > self.retries or batch.has_reached_delivery_timeout(self.accumulator.delivery_timeout_ms,
-                                                                               now_ms):
+        delivery_timeout_ms = self.accumulator.delivery_timeout_ms
+        if batch.attempts > self.retries or batch.has_reached_delivery_timeout(delivery_timeout_ms, now_ms):
             return False
         tm = self.transaction_manager
         return error.retriable if tm is None else tm.can_retry(error, log_start_offset, batch)

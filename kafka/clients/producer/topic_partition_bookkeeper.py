@@ -70,7 +70,9 @@ class TopicPartitionBookkeeper:
 
     def last_acked_offset(self, tp: TopicPartition) -> int | None:
         entry = self.topic_partitions.get(tp)
-        return entry.last_acked_offset if entry is not None and entry.last_acked_offset != INVALID_OFFSET else None
+        if entry is None or entry.last_acked_offset == INVALID_OFFSET:
+            return None
+        return entry.last_acked_offset
 
     def last_acked_sequence(self, tp: TopicPartition) -> int | None:
         entry = self.topic_partitions.get(tp)

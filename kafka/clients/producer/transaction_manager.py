@@ -152,7 +152,7 @@ class TransactionManager:
     def has_abortable_error(self) -> bool:
         return self.current_state == State.ABORTABLE_ERROR
 
-    # ------------------------------------------------------------------ the transactional API (application thread)
+    # ---------------------------------------------------------- the transactional API (application thread)
     def initialize_transactions(self) -> TransactionalRequestResult:
         with self._lock:
             self._ensure_transactional()
@@ -169,7 +169,8 @@ class TransactionManager:
             self._transition_to(State.IN_TRANSACTION)
 
     def maybe_add_partition(self, tp: TopicPartition) -> None:
-        """send() to ``tp`` in a transaction: add it before its first batch goes (Kafka's maybeAddPartition)."""
+        """send() to ``tp`` in a transaction: add it before its first batch goes (Kafka's
+        maybeAddPartition)."""
         with self._lock:
             self._maybe_fail_with_error()
             if self.current_state != State.IN_TRANSACTION:
@@ -183,8 +184,9 @@ class TransactionManager:
             self._ensure_transactional()
             self._maybe_fail_with_error()
             if self.current_state != State.IN_TRANSACTION:
-                raise KafkaError(Errors.INVALID_TXN_STATE, "cannot send offsets if a transaction is not in "
-                                                           f"progress (currentState={self.current_state.name})")
+                raise KafkaError(Errors.INVALID_TXN_STATE,
+                                 "cannot send offsets if a transaction is not in progress "
+                                 f"(currentState={self.current_state.name})")
             result = TransactionalRequestResult("AddOffsetsToTxn")
             self.transaction_started = True
             self.enqueue(AddOffsetsToTxnHandler(self, dict(offsets), group_metadata, result))
@@ -241,7 +243,7 @@ class TransactionManager:
         if self.has_error():
             raise self.last_error
 
-    # ------------------------------------------------------------------ coordinators and partitions (Sender thread)
+    # ------------------------------------------------------ coordinators and partitions (Sender thread)
     def coordinator(self, coordinator_type: int) -> Node | None:
         return self.coordinators[coordinator_type]
 
@@ -353,8 +355,8 @@ class TransactionManager:
     def add_in_flight_batch(self, batch: ProducerBatch) -> None:
         if not batch.has_sequence:
             raise RuntimeError(f"cannot track a batch for {batch.topic_partition} without a sequence")
-        batches = self.topic_partition_bookkeeper.get_partition(batch.topic_partition).in_flight_batches_by_sequence
-        bisect.insort(batches, batch, key=sequence_key)
+        partition = self.topic_partition_bookkeeper.get_partition(batch.topic_partition)
+        bisect.insort(partition.in_flight_batches_by_sequence, batch, key=sequence_key)
 
     def has_in_flight_batches(self, tp: TopicPartition) -> bool:
         return bool(self.topic_partition_bookkeeper.get_or_create_partition(tp).in_flight_batches_by_sequence)
@@ -394,7 +396,8 @@ class TransactionManager:
         if last_acked is None and not self.is_transactional():
             self.topic_partition_bookkeeper.add_partition(batch.topic_partition)
         if last_offset > (INVALID_OFFSET if last_acked is None else last_acked):
-            self.topic_partition_bookkeeper.get_partition(batch.topic_partition).last_acked_offset = last_offset
+            partition = self.topic_partition_bookkeeper.get_partition(batch.topic_partition)
+            partition.last_acked_offset = last_offset
 
     def _reset_sequence_for_partition(self, tp: TopicPartition) -> None:
         self.topic_partition_bookkeeper.topic_partitions.pop(tp, None)
