@@ -71,7 +71,7 @@ class GroupMetadataManager:
         self.consumer.convert_classic_group = self.maybe_convert_to_consumer_group
         self.consumer.maybe_downgrade = self.maybe_convert_to_classic_group
 
-    # ------------------------------------------------------------------ the classic protocol, either group type
+    # ------------------------------------------------------------------ classic protocol, either group type
     def classic_group_join(self, context, request, response_callback) -> CoordinatorResult:
         """Kafka's classicGroupJoin: to a consumer group with members, as one of its classic members;
         an empty consumer group is deleted first (its tombstones lead the batch, not replayed: the
@@ -191,7 +191,8 @@ class GroupMetadataManager:
         return self.groups.get_at(group_id, committed_offset)
 
     def reschedule_classic_group_member_heartbeat(self, group, member_id: str) -> None:
-        """A classic member's offset commit is a sign of life too (Kafka's rescheduleClassicGroupMemberHeartbeat)."""
+        """A classic member's offset commit is a sign of life too (Kafka's
+        rescheduleClassicGroupMemberHeartbeat)."""
         if group.has(member_id):
             self.classic.reschedule_classic_group_member_heartbeat(group, group.get(member_id))
 

@@ -272,7 +272,9 @@ class ShareGroupManager:
         """Kafka's initializedAssignmentPending: some initialized partition of a subscribed topic is in
         nobody's target yet (the share coordinator answered since the target was computed)."""
         info = self.state.get(group.group_id)
-        if group.is_empty() or info is None or not info.initialized_topics or not group.subscribed_topic_names:
+        if group.is_empty() or not group.subscribed_topic_names:
+            return False
+        if info is None or not info.initialized_topics:
             return False
         assigned: dict[uuid.UUID, set[int]] = {}
         for target in group.target_assignment.values():
@@ -342,8 +344,8 @@ class ShareGroupManager:
                                      topic_partitions: dict[uuid.UUID, set[int]]) -> CoordinatorResult[None]:
         return self.state.initialize_share_group_state(group_id, topic_partitions)
 
-    def uninitialize_share_group_state(self, group_id: str,
-                                       topic_partitions: dict[uuid.UUID, set[int]]) -> CoordinatorResult[None]:
+    def uninitialize_share_group_state(
+            self, group_id: str, topic_partitions: dict[uuid.UUID, set[int]]) -> CoordinatorResult[None]:
         return self.state.uninitialize_share_group_state(group_id, topic_partitions)
 
     def initialized_share_group_partitions(self, group_id: str,
@@ -439,7 +441,8 @@ class ShareGroupManager:
                                        "targets")
                 group.assignment_epoch, group.assignment_timestamp = -1, 0
             else:
-                group.assignment_epoch, group.assignment_timestamp = value.assignment_epoch, value.assignment_timestamp
+                group.assignment_epoch = value.assignment_epoch
+                group.assignment_timestamp = value.assignment_timestamp
         elif isinstance(key, ShareGroupCurrentMemberAssignmentKey):
             member = group.members.get(key.member_id)
             if value is not None:

@@ -182,7 +182,8 @@ class TransactionMarkerChannelManager:
         return min(remaining_ms, MOCK_TIME_RECHECK_MS) if self.time.is_mock else remaining_ms
 
     def _anything_to_retry(self) -> bool:
-        """Markers due again after a failure, markers whose leader is unknown, or a completion to append again."""
+        """Markers due again after a failure, markers whose leader is unknown, or a completion to
+        append again."""
         with self._lock:
             return bool(self._delayed or self.txn_log_append_retry_queue
                         or self.markers_queue_for_unknown_broker.total_num_markers())

@@ -179,7 +179,8 @@ class TransactionMetadata:
         if to_state is None or to_state != transit.txn_state:
             self._fail(transit)
         if to_state == TransactionState.EMPTY:  # InitProducerId
-            epoch_ok = self.producer_epoch == transit.producer_epoch or self._valid_producer_epoch_bump(transit)
+            same_epoch = self.producer_epoch == transit.producer_epoch
+            epoch_ok = same_epoch or self._valid_producer_epoch_bump(transit)
             if not epoch_ok or transit.topic_partitions or transit.txn_start_timestamp != -1:
                 self._fail(transit)
             self.txn_timeout_ms = transit.txn_timeout_ms
