@@ -92,7 +92,8 @@ def _pattern_type(value: str) -> PatternType:
 
 
 def parse_operation(name: str) -> AclOperation:
-    """`IdempotentWrite`, `idempotent_write` or `IDEMPOTENT_WRITE` -> IDEMPOTENT_WRITE (Kafka's SecurityUtils.operation)."""
+    """`IdempotentWrite`, `idempotent_write` or `IDEMPOTENT_WRITE` -> IDEMPOTENT_WRITE (Kafka's
+    SecurityUtils.operation)."""
     key = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name.strip()).upper()
     try:
         op = AclOperation[key]
@@ -144,8 +145,8 @@ def _check_args(parser: argparse.ArgumentParser, args) -> None:
         parser.error("With --producer you must specify a --topic")
     if args.idempotent and not args.producer:
         parser.error("The --idempotent option is only available if --producer is set")
-    if args.consumer and (not args.topic or not args.group or (not args.producer and (args.cluster
-                                                                                     or args.transactional_id))):
+    stray_producer_options = not args.producer and (args.cluster or args.transactional_id)
+    if args.consumer and (not args.topic or not args.group or stray_producer_options):
         parser.error("With --consumer you must specify a --topic and a --group and no --cluster or "
                      "--transactional-id option should be specified.")
 
@@ -241,8 +242,10 @@ def remove_acls(admin: AdminClient, args) -> None:
                          f"`{pattern}`? (y/n)")
         if not _confirm(args, question):
             continue
-        filters = [f] if not entries else [AclBindingFilter(f.resource_type, f.name, f.pattern_type, e.principal,
-                                                            e.host, e.operation, e.permission_type) for e in entries]
+        filters = [f]
+        if entries:
+            filters = [AclBindingFilter(f.resource_type, f.name, f.pattern_type, e.principal, e.host,
+                                        e.operation, e.permission_type) for e in entries]
         for result in admin.delete_acls(filters):
             if isinstance(result, KafkaError):
                 raise result

@@ -38,8 +38,9 @@ FETCH_VERSION = 12  # topic names, not ids
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="kafka-replica-verification",
-                                description="Check that the replicas of each partition hold the same records.")
+    p = argparse.ArgumentParser(
+        prog="kafka-replica-verification",
+        description="Check that the replicas of each partition hold the same records.")
     p.add_argument("--bootstrap-server", required=True)
     p.add_argument("--topics-include", default=".*", help="a regular expression of the topics to verify")
     p.add_argument("--fetch-size", type=int, default=1024 * 1024,

@@ -144,7 +144,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--prometheus-port", type=int, default=9090,
                         help="Prometheus's port (make dashboard PROMETHEUS_PORT=...)")
     parser.add_argument("--config-dir", type=Path, default=Path("config"),
-                        help="where server.properties, cluster/ and cluster-split/ name the metrics listeners")
+                        help="where server.properties, cluster/ and cluster-split/ "
+                             "name the metrics listeners")
     parser.add_argument("--target", action="append", default=[],
                         help="host:port of a /metrics to scrape instead of those the config names "
                              "(repeatable)")
