@@ -225,8 +225,8 @@ def read_partial_record(reader: RecordsReader, index: int, base_offset: int, bas
     for _ in range(headers):
         header_key_size = reader.read_varint(index)
         if header_key_size < 0:
-            raise MalformedRecordError(index,
-                                       f"Invalid negative header key size {header_key_size} in record {index}")
+            raise MalformedRecordError(
+                index, f"Invalid negative header key size {header_key_size} in record {index}")
         skip(header_key_size)
         header_value_size = reader.read_varint(index)
         if header_value_size >= 0:

@@ -90,8 +90,8 @@ def jaas_context(get: Callable[[str], str | None], listener: str, mechanism: str
             key = SASL_JAAS_CONFIG
     if text is None:
         raise SaslConfigError(f"SASL listener {listener} enables {mechanism} but has no JAAS configuration: "
-                              "set "
-                              f"configuration key '{jaas_key(listener, mechanism)}' (or '{SASL_JAAS_CONFIG}')")
+                              f"set configuration key '{jaas_key(listener, mechanism)}' "
+                              f"(or '{SASL_JAAS_CONFIG}')")
     try:
         return JaasContext.load(key, text)
     except JaasConfigError as e:
