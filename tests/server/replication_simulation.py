@@ -339,9 +339,9 @@ class ReplicationSimulation:
         for offset, (crc, what) in self.acknowledged.items():
             found = batches.crc_at(offset)
             if found != crc:
+                there = "no batch starts there" if found is None else f"a batch with CRC {found} is there"
                 self.fail(f"{what}, acknowledged at acks=all at offset {offset}, is not in the log of {who}: "
-                          f"{'no batch starts there' if found is None else f'a batch with CRC {found} is there'} "
-                          f"(log end offset {broker.log.log_end_offset})")
+                          f"{there} (log end offset {broker.log.log_end_offset})")
 
     def fail(self, message: str) -> None:
         trace = "\n  ".join(self.events)
