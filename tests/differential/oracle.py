@@ -130,6 +130,11 @@ def differences(ours: Any, theirs: Any, intended: tuple[Intended, ...] = (),
     return found
 
 
+def differ(api_key: ApiKey, version: int, found: list[str]) -> str:
+    """An assertion's message: the differences `differences` found, one a line."""
+    return f"{api_key.name} v{version}: our broker and Apache Kafka differ:\n  " + "\n  ".join(found)
+
+
 class Side:
     """One broker as the suite sees it: where it listens and a raw connection to it."""
 
@@ -171,7 +176,7 @@ class Pair:
         """Ask both, assert the answers agree field by field, return ours."""
         ours, theirs = self.ask(api_key, version, body)
         found = differences(ours, theirs, intended, volatile)
-        assert not found, f"{api_key.name} v{version}: our broker and Apache Kafka differ:\n  " + "\n  ".join(found)
+        assert not found, differ(api_key, version, found)
         return ours
 
     def close(self) -> None:
