@@ -356,7 +356,8 @@ def read_committed(bootstrap: str, topic: str, ends: dict[int, int] | None = Non
 
 
 def group_offsets(admin: AdminClient, group: str, topic: str) -> dict[int, int]:
-    """The group's committed offsets of the topic (OffsetFetch with require_stable: no transaction pending)."""
+    """The group's committed offsets of the topic (OffsetFetch with require_stable: no transaction
+    pending)."""
     request = ConsumerGroupTopicPartitions(group, [TopicPartition(topic, p) for p in range(PARTITIONS)])
     answer = admin.list_consumer_group_offsets([request], require_stable=True)[group].result(30)
     return {tp.partition: tp.offset for tp in answer.topic_partitions}

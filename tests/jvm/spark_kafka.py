@@ -28,7 +28,8 @@ def pom_spark_version() -> str:
 
 
 def connector_jars() -> list[str]:
-    """The connector's jars (it, the token provider, kafka-clients, commons-pool2); raises ConnectorMissing."""
+    """The connector's jars (it, the token provider, kafka-clients, commons-pool2); raises
+    ConnectorMissing."""
     import pyspark
 
     wanted = pom_spark_version()

@@ -1,4 +1,5 @@
-"""`python -m tests.nemesis [--duration S] [--seed N] [--workdir DIR] [--hold]`: one nemesis run (make nemesis).
+"""`python -m tests.nemesis [--duration S] [--seed N] [--workdir DIR] [--hold]`: one nemesis run
+(make nemesis).
 
 Prints the seed first and the verdict last, `nemesis: seed S, F faults, A acknowledged, L lost,
 D duplicated, R reordered, V diverged ISR replicas` (then, after `;`, the Java producer's share of
@@ -23,7 +24,7 @@ from tests.nemesis.run import hosts_and_cluster, run
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.nemesis", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m tests.nemesis", description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=float, default=600, help="seconds of faults (default 600)")
     parser.add_argument("--seed", type=int, default=None, help="replay this seed (default: a random one)")
     parser.add_argument("--workdir", type=Path, default=None, help="node data and logs (default: a temp dir)")
@@ -59,10 +60,10 @@ def hold(workdir: Path) -> int:
     signal.signal(signal.SIGTERM, _interrupted)
     with hosts_and_cluster(workdir, tag="7") as (hosts, cluster):
         for node_id, node in cluster.nodes.items():
-            print(f"node {node_id}: {node.bootstrap} in namespace {hosts.namespaces[node_id]}, log "
-                  f"{node.log_path}")
-        print(f"clients: --bootstrap-server {cluster.bootstrap}; Ctrl-C stops the nodes and removes the hosts",
-              flush=True)
+            print(f"node {node_id}: {node.bootstrap} in namespace {hosts.namespaces[node_id]}, "
+                  f"log {node.log_path}")
+        print(f"clients: --bootstrap-server {cluster.bootstrap}; "
+              "Ctrl-C stops the nodes and removes the hosts", flush=True)
         try:
             signal.pause()
         except KeyboardInterrupt:

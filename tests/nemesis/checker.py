@@ -177,7 +177,8 @@ class Checker:
             if counts[value] == 0:
                 verdict.lost.append(f"{value}@{partition}:{offset}")
             elif values[partition].get(offset) != value:
-                verdict.anomalies.append(f"{value} acknowledged at {partition}:{offset}, in the log elsewhere")
+                verdict.anomalies.append(
+                    f"{value} acknowledged at {partition}:{offset}, in the log elsewhere")
 
     @staticmethod
     def _reordered(values: dict[int, dict[int, str]], produced: ProducerHistory, verdict: Verdict) -> None:

@@ -31,7 +31,8 @@ pytestmark = pytest.mark.timeout(300)
 
 
 def status(node) -> tuple[int, int]:
-    """(LeaderId, LeaderEpoch) as `kafka-metadata-quorum describe --status` prints them, asked of this node."""
+    """(LeaderId, LeaderEpoch) as `kafka-metadata-quorum describe --status` prints them, asked of this
+    node."""
     result = run_tool("kafka.tools.metadata_quorum_command", "--bootstrap-server", node.bootstrap,
                       "describe", "--status", timeout=60)
     assert result.returncode == 0, result.stderr

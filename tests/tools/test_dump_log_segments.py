@@ -37,7 +37,8 @@ def test_batches_and_records_like_kafkas_tool(tmp_path):
                              + " isvalid: true")
     assert lines[3] == ("| offset: 0 CreateTime: 1000 keySize: 5 valueSize: 7 sequence: -1 headerKeys: [] "
                         "key: key-0 payload: value-0")
-    assert lines[4] == "| offset: 1 CreateTime: 1000 keySize: -1 valueSize: 1 sequence: -1 headerKeys: [] payload: x"
+    assert lines[4] == ("| offset: 1 CreateTime: 1000 keySize: -1 valueSize: 1 sequence: -1 headerKeys: [] "
+                        "payload: x")
 
 
 def test_trailing_garbage_is_reported(tmp_path):
