@@ -73,8 +73,7 @@ def test_every_package_is_in_the_layers_contract_or_said_to_be_outside():
     assert packages_under_kafka() == set(layers) | set(OUTSIDE), (
         "kafka/ has packages the layers contract does not order (add them to pyproject.toml, or to OUTSIDE "
         f"with the reason): {sorted(packages_under_kafka() - set(layers) - set(OUTSIDE))}; the contract "
-        "names "
-        f"missing ones: {sorted(set(layers) - packages_under_kafka())}")
+        f"names missing ones: {sorted(set(layers) - packages_under_kafka())}")
 
 
 def test_the_layers_diagram_draws_every_package_in_the_contracts_order():

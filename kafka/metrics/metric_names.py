@@ -134,8 +134,8 @@ FAILED_FETCH_REQUESTS = _topic("FailedFetchRequestsPerSec", "Partition reads tha
 REPLICATION_BYTES_IN = _topic("ReplicationBytesInPerSec", "Bytes followers on this broker copied from their "
                               "leaders (all topics only).", "replica fetcher -> commit log")
 REPLICATION_BYTES_OUT = _topic("ReplicationBytesOutPerSec",
-                               "Bytes this broker's leaders sent to followers (all "
-                               "topics only).", "fetch response -> network thread")
+                               "Bytes this broker's leaders sent to followers "
+                               "(all topics only).", "fetch response -> network thread")
 BROKER_TOPIC_METERS = (MESSAGES_IN, BYTES_IN, BYTES_OUT, BYTES_REJECTED, TOTAL_PRODUCE_REQUESTS,
                        TOTAL_FETCH_REQUESTS, FAILED_PRODUCE_REQUESTS, FAILED_FETCH_REQUESTS,
                        REPLICATION_BYTES_IN, REPLICATION_BYTES_OUT)
@@ -278,8 +278,7 @@ RAFT_CURRENT_LEADER = _raft("current-leader", "The quorum leader's id, -1 when u
 RAFT_CURRENT_EPOCH = _raft("current-epoch", "The quorum's current leader epoch.")
 RAFT_CURRENT_STATE = MetricName("kafka.server", "raft-metrics", "current-state", GAUGE,
                                 "1 for this node's raft state (leader, prospective, prospective-voted, "
-                                "candidate, "
-                                "voted, follower, unattached, observer, resigned).", ("state",),
+                                "candidate, voted, follower, unattached, observer, resigned).", ("state",),
                                 "the metadata quorum (KIP-595)")
 RAFT_HIGH_WATERMARK = _raft("high-watermark", "The committed end of __cluster_metadata, -1 when unknown.")
 RAFT_LOG_END_OFFSET = _raft("log-end-offset", "The end of this node's copy of __cluster_metadata.")

@@ -264,8 +264,7 @@ def iter_records(reader: RecordsReader, count: int, base_offset: int, base_times
         length = reader.read_varint(index)
         if length < 0 or not reader.fill(length):
             raise CorruptRecordError(f"malformed record {index} in batch at offset {base_offset}: its "
-                                     f"{length} bytes "
-                                     f"run past the end of the batch")
+                                     f"{length} bytes run past the end of the batch")
         body = ByteReader(memoryview(reader.buf)[reader.pos : reader.pos + length])
         try:
             record = _read_record_body(body, base_offset, base_timestamp)

@@ -219,8 +219,7 @@ def _lines(entries) -> str:
 def add_acls(admin: AdminClient, args) -> None:
     if args.resource_pattern_type not in (PatternType.LITERAL, PatternType.PREFIXED):
         raise ConfigError(f"A '--resource-pattern-type' value of '{args.resource_pattern_type.name}' is not "
-                          "valid "
-                          "when adding acls.")
+                          "valid when adding acls.")
     for f, entries in filter_to_entries(args).items():
         if not entries:
             raise ConfigError("You must specify one of: --allow-principal, --deny-principal when trying to "
@@ -238,8 +237,7 @@ def remove_acls(admin: AdminClient, args) -> None:
         question = (f"Are you sure you want to delete all ACLs for resource filter `{pattern}`? (y/n)"
                     if not entries
                     else f"Are you sure you want to remove ACLs: {NL} {_lines(entries)}{NL} from resource "
-                         "filter "
-                         f"`{pattern}`? (y/n)")
+                         f"filter `{pattern}`? (y/n)")
         if not _confirm(args, question):
             continue
         filters = [f]

@@ -149,8 +149,7 @@ def first_mismatch(tp: TopicPartition, copies: dict[int, list[tuple[int, int, in
         for mine, theirs in zip(copies[reference], copies[other], strict=False):
             if mine != theirs:
                 return (f"Partition {tp} has unmatched checksum at offset {mine[0]}; replica {reference}'s "
-                        "checksum "
-                        f"{mine[2]}; replica {other}'s checksum {theirs[2]}")
+                        f"checksum {mine[2]}; replica {other}'s checksum {theirs[2]}")
         if len(copies[reference]) != len(copies[other]):
             shorter = reference if len(copies[reference]) < len(copies[other]) else other
             return f"Partition {tp}: replica {shorter} is missing batches below the common high watermark"

@@ -19,8 +19,7 @@ NOT_BUILT = {
 NOT_BUILT_KEYS = {key for keys in NOT_BUILT.values() for key in keys}
 # Versions both advertise from differently, on purpose.
 OLDEST = {ApiKey.PRODUCE: "Kafka 4 still advertises Produce v0-2 (so that old librdkafka connects) yet "
-                          "refuses "
-                          "them; this broker advertises from v3, the first with RecordBatch v2"}
+                          "refuses them; this broker advertises from v3, the first with RecordBatch v2"}
 
 
 def test_the_apis_and_versions_both_advertise(pair):

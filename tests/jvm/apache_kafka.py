@@ -220,8 +220,7 @@ class ApacheKafka:
                 if time.monotonic() > deadline:
                     self.stop()
                     raise RuntimeError(f"Apache Kafka node {node.node_id} not serving after {timeout:.0f} "
-                                       "s:\n"
-                                       f"{node.output()}")
+                                       f"s:\n{node.output()}")
                 time.sleep(0.2)  # a poll interval, not a wait for something: the condition is the loop's
 
     def stop(self) -> None:

@@ -30,8 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", type=Path, default=None, help="node data and logs (default: a temp dir)")
     parser.add_argument("--hold", action="store_true",
                         help="no faults, no workload: start the hosts and the cluster and keep them until "
-                             "Ctrl-C "
-                             "(lab 12, step 7)")
+                             "Ctrl-C (lab 12, step 7)")
     args = parser.parse_args(argv)
     configure_logging(level=logging.WARNING)  # the checker's in-process log reads are not news
     reason = unavailable_reason()

@@ -91,6 +91,5 @@ def test_a_voter_cut_off_for_many_election_timeouts_does_not_disturb_the_leader_
                 and follower.quorum.epoch == epoch
                 and follower.high_watermark() == leader.client.high_watermark()):
             sim.fail(f"node {cut} did not come back as a caught-up follower of {leader.node_id} in epoch "
-                     f"{epoch}: "
-                     f"{follower.quorum.state.name}({follower.quorum.epoch}), hw {follower.high_watermark()} "
-                     f"against {leader.client.high_watermark()}")
+                     f"{epoch}: {follower.quorum.state.name}({follower.quorum.epoch}), hw "
+                     f"{follower.high_watermark()} against {leader.client.high_watermark()}")

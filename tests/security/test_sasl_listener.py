@@ -377,8 +377,7 @@ def test_our_client_refused_a_login_logs_it_and_fails_the_call(sasl_broker, log_
                          "sasl.mechanism": "SCRAM-SHA-256", "default.api.timeout.ms": 2000,
                          "request.timeout.ms": 2000,
                          "sasl.jaas.config": 'org.apache.kafka.common.security.scram.ScramLoginModule '
-                                             'required '
-                                             'username="alice" password="wrong";'})
+                                             'required username="alice" password="wrong";'})
     try:
         with pytest.raises(KafkaError):  # a timeout or a disconnect: the login never completes
             admin.describe_cluster()

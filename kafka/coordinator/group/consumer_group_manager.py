@@ -175,8 +175,7 @@ class ConsumerGroupManager:
             except re.error as e:
                 raise ApiError(Errors.INVALID_REGULAR_EXPRESSION,
                                f"SubscribedTopicRegex `{request.subscribed_topic_regex}` is not a valid "
-                               "regular "
-                               f"expression: {e}.") from e
+                               f"regular expression: {e}.") from e
 
     def get_or_maybe_create_consumer_group(
             self, group_id: str, create: bool,

@@ -160,9 +160,8 @@ class GroupMetadataManager:
         if not group.all_members_use_classic_protocol_except(leaving_member_id) or len(group.members) <= 1:
             return None
         if not policy.is_downgrade_enabled() or len(group.members) - 1 > self.config.classic_group_max_size:
-            log.info("cannot downgrade the consumer group: the online downgrade is disabled or the group is "
-                     "too "
-                     "large", group=group.group_id, policy=str(policy), size=len(group.members) - 1)
+            log.info("cannot downgrade the consumer group: the online downgrade is disabled or the group "
+                     "is too large", group=group.group_id, policy=str(policy), size=len(group.members) - 1)
             return None
         classic = ClassicGroup.from_consumer_group(group, leaving_member_id, self.topics_image(), self.time)
         records = group.create_group_tombstone_records()

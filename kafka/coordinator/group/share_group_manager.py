@@ -242,17 +242,14 @@ class ShareGroupManager:
             return
         if received > member.member_epoch:
             raise ApiError(Errors.FENCED_MEMBER_EPOCH,
-                           f"The share group member has a greater member epoch ({received}) "
-                           f"than the one known by the group coordinator ({member.member_epoch}). The member "
-                           "must "
-                           "abandon all its partitions and rejoin.")
+                           f"The share group member has a greater member epoch ({received}) than the one "
+                           f"known by the group coordinator ({member.member_epoch}). The member must abandon "
+                           "all its partitions and rejoin.")
         if received < member.member_epoch and received != member.previous_member_epoch:
             raise ApiError(Errors.FENCED_MEMBER_EPOCH,
-                           f"The share group member has a smaller member epoch ({received}) "
-                           f"than the one known by the group coordinator ({member.member_epoch}), and it "
-                           "does not "
-                           f"match the previous member epoch ({member.previous_member_epoch}). The member "
-                           "must "
+                           f"The share group member has a smaller member epoch ({received}) than the one "
+                           f"known by the group coordinator ({member.member_epoch}), and it does not match "
+                           f"the previous member epoch ({member.previous_member_epoch}). The member must "
                            "abandon all its partitions and rejoin.")
 
     def has_member_subscription_changed(self, group_id: str, old: ShareGroupMember, new: ShareGroupMember,

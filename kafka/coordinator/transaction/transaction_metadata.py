@@ -160,8 +160,7 @@ class TransactionMetadata:
                                now_ms: int) -> TxnTransitMetadata:
         if self.pending_state is not None:
             raise IllegalTransitionError(f"{self.transactional_id}: preparing {new_state} while "
-                                         f"{self.pending_state} "
-                                         "is pending")
+                                         f"{self.pending_state} is pending")
         if producer_id < 0:
             raise IllegalTransitionError(f"illegal producer id {producer_id}")
         if new_state != TransactionState.DEAD and epoch < 0:
@@ -224,5 +223,4 @@ class TransactionMetadata:
 
     def _fail(self, transit: TxnTransitMetadata) -> None:
         raise IllegalTransitionError(f"{self.transactional_id}: cannot complete the transition to {transit} "
-                                     "from "
-                                     f"{self.state} (pending {self.pending_state})")
+                                     f"from {self.state} (pending {self.pending_state})")

@@ -120,11 +120,10 @@ class Dashboard:
         except OSError as e:
             self._lock.close()
             self._lock = None
+            other = f"{directory}-2"
             raise DataDirInUse(f"{directory} is used by another kafka-dashboard's Prometheus: stop that one "
-                               "(Ctrl-C), "
-                               "or give this one a directory of its own: make dashboard "
-                               f"DASHBOARD_DATA={directory}-2 "
-                               f"(kafka-dashboard --data-dir {directory}-2)") from e
+                               "(Ctrl-C), or give this one a directory of its own: make dashboard "
+                               f"DASHBOARD_DATA={other} (kafka-dashboard --data-dir {other})") from e
 
     def stop(self) -> None:
         if self.server is not None:
