@@ -131,8 +131,7 @@ def main() -> None:
         finally:
             server.shutdown()
     print(f"BOMB_LOOKUP_RSS {len(poisoned) // 1024} KB batch, {a.gigabytes} GB inflated, {a.clients} clients "
-          "x "
-          f"{a.rounds} rounds in {elapsed:.1f} s: idle {idle:.0f} MB, peak {peak[0]:.0f} MB "
+          f"x {a.rounds} rounds in {elapsed:.1f} s: idle {idle:.0f} MB, peak {peak[0]:.0f} MB "
           f"(+{peak[0] - idle:.0f} MB)")
 
 

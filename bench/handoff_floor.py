@@ -136,9 +136,8 @@ def main() -> None:
     inline = measure("inline", a.rate, a.seconds, a.io_threads)
     handoff = measure("handoff", a.rate, a.seconds, a.io_threads)
     print(f"HANDOFF rate={a.rate}/s: inline {inline:.0f} µs a request, with the two hand-offs {handoff:.0f} "
-          "µs: "
-          f"{handoff - inline:.0f} µs a request, {(handoff - inline) * a.rate / 1e4:.1f}% of a core at this "
-          "rate")
+          f"µs: {handoff - inline:.0f} µs a request, {(handoff - inline) * a.rate / 1e4:.1f}% of a "
+          "core at this rate")
 
 
 if __name__ == "__main__":

@@ -132,7 +132,8 @@ def spark_count(spark, bootstrap: str, topic: str, n: int,
 
 
 def connector_jars() -> str | None:
-    """The classpath file of tests/jvm's spark-kafka profile, if `make test` or `make demo SOURCE=kafka` wrote it."""
+    """The classpath file of tests/jvm's spark-kafka profile, if `make test` or `make demo SOURCE=kafka`
+    wrote it."""
     path = Path(__file__).resolve().parent.parent / "tests" / "jvm" / "target" / "classpath-spark-kafka.txt"
     return path.read_text().strip() if path.exists() else None
 

@@ -126,8 +126,8 @@ def main() -> None:
     pool = f"queued.max.request.bytes={args.queued_max_request_bytes}" if args.queued_max_request_bytes \
         else "queued.max.request.bytes unset"
     print(f"STALLED_FRAMES idle RSS {idle:.0f} MB; under {args.connections} stalled {args.announced_mb} MB "
-          "frames "
-          f"({args.sent_mb} MB sent each) {stalled:.0f} MB, +{stalled - idle:.0f} MB ({pool})", flush=True)
+          f"frames ({args.sent_mb} MB sent each) {stalled:.0f} MB, +{stalled - idle:.0f} MB "
+          f"({pool})", flush=True)
 
 
 if __name__ == "__main__":

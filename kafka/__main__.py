@@ -1,4 +1,5 @@
-"""`python -m kafka config/server.properties [--override k=v ...]` starts a broker, as kafka-server-start does."""
+"""`python -m kafka config/server.properties [--override k=v ...]` starts a broker, as
+kafka-server-start does."""
 
 import sys
 

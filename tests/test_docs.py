@@ -255,9 +255,11 @@ def broken_references(text: str, index: CodeIndex) -> list[str]:
                 problems.append(f"`{span}`: no function {name} under kafka/")
         elif CAMEL_REF.match(span):
             if not index.knows_name(span):
-                problems.append(f"`{span}`: no class {span} under kafka/ (nor a name the code or tests spell)")
+                problems.append(f"`{span}`: no class {span} under kafka/ "
+                                "(nor a name the code or tests spell)")
         elif (match := MODULE_REF.match(span)) and match.group(2) == "py":
-            if span not in repo_file_names() and not STUDENT_SCRIPT.match(span) and span not in BESIDE_THE_CLONE:
+            known = span in repo_file_names() or STUDENT_SCRIPT.match(span) or span in BESIDE_THE_CLONE
+            if not known:
                 problems.append(f"`{span}`: no file {span} in the repository")
         elif (match := MODULE_REF.match(span)) and "_" in match.group(1) and match.group(1) in index.modules:
             module, name = match.groups()
@@ -394,11 +396,13 @@ def test_configuration_documents_every_topic_config_with_its_default():
     from kafka.log.log_config import TOPIC_CONFIGS, LogConfig
 
     rows = _table_rows("configuration.md", "Topic configs")
-    assert sorted(rows) == sorted(TOPIC_CONFIGS), "docs/configuration.md and TOPIC_CONFIGS list different keys"
+    assert sorted(rows) == sorted(TOPIC_CONFIGS), (
+        "docs/configuration.md and TOPIC_CONFIGS list different keys")
     defaults = LogConfig().to_props()
     for name, cells in rows.items():
         documented = cells[1].split()[0] if cells[1] else ""
-        assert documented == defaults[name], f"{name}: the docs say default {documented}, the code {defaults[name]}"
+        assert documented == defaults[name], (
+            f"{name}: the docs say default {documented}, the code {defaults[name]}")
 
 
 def test_the_checks_catch_a_renamed_function():

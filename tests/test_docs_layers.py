@@ -25,7 +25,8 @@ def contract_layers() -> list[list[str]]:
     """The layers contract's packages, top layer first: [["tools", "__main__"], ["server"], ...]."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     [contract] = [c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers"]
-    return [[name.strip().removeprefix("kafka.") for name in layer.split("|")] for layer in contract["layers"]]
+    return [[name.strip().removeprefix("kafka.") for name in layer.split("|")]
+            for layer in contract["layers"]]
 
 
 def layer_of() -> dict[str, int]:
@@ -51,7 +52,8 @@ def table(page: Path, section: str) -> list[tuple[str, list[str]]]:
     """(layer cell, packages named in the package cell) for each row of the `## section` table."""
     text = page.read_text(encoding="utf-8")
     body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
-    return [(m.group("layer"), named(m.group("packages"))) for m in map(TABLE_ROW.match, body.splitlines()) if m]
+    rows = (TABLE_ROW.match(line) for line in body.splitlines())
+    return [(m.group("layer"), named(m.group("packages"))) for m in rows if m]
 
 
 def order_problems(drawn: list[str]) -> list[str]:
@@ -71,8 +73,7 @@ def test_every_package_is_in_the_layers_contract_or_said_to_be_outside():
     assert packages_under_kafka() == set(layers) | set(OUTSIDE), (
         "kafka/ has packages the layers contract does not order (add them to pyproject.toml, or to OUTSIDE "
         f"with the reason): {sorted(packages_under_kafka() - set(layers) - set(OUTSIDE))}; the contract "
-        "names "
-        f"missing ones: {sorted(set(layers) - packages_under_kafka())}")
+        f"names missing ones: {sorted(set(layers) - packages_under_kafka())}")
 
 
 def test_the_layers_diagram_draws_every_package_in_the_contracts_order():

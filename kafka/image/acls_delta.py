@@ -1,4 +1,5 @@
-"""AclsDelta: the ACLs one batch of metadata records created and removed (Kafka's org.apache.kafka.image.AclsDelta).
+"""AclsDelta: the ACLs one batch of metadata records created and removed (Kafka's
+org.apache.kafka.image.AclsDelta).
 
 `changes` maps an ACL id to its StandardAcl (created) or None (removed), so a publisher can tell the
 authoriser exactly what changed; `apply` gives the next AclsImage.

@@ -73,7 +73,8 @@ class ClientQuotasImage:
                 exact[entity_type] = match
             elif match_type in (MATCH_TYPE_DEFAULT, MATCH_TYPE_SPECIFIED):
                 if match is not None:
-                    name = "MATCH_TYPE_DEFAULT" if match_type == MATCH_TYPE_DEFAULT else "MATCH_TYPE_SPECIFIED"
+                    name = ("MATCH_TYPE_DEFAULT" if match_type == MATCH_TYPE_DEFAULT
+                            else "MATCH_TYPE_SPECIFIED")
                     raise InvalidQuotaFilterError(
                         Errors.INVALID_REQUEST,
                         f"Request specified {name}, but also specified a match string.")

@@ -1,4 +1,5 @@
-"""ProducerIdsImage: where the next block of producer ids starts (Kafka's org.apache.kafka.image.ProducerIdsImage).
+"""ProducerIdsImage: where the next block of producer ids starts (Kafka's
+org.apache.kafka.image.ProducerIdsImage).
 
 Seed 004, idempotence (KIP-730): every block the controller hands a broker is a ProducerIdsRecord in
 the metadata log, and the image keeps only the last one's next_producer_id: -1 until the first

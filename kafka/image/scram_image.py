@@ -59,13 +59,11 @@ class ScramImage:
             if user in duplicates:
                 results.append(dict(user=user, error_code=Errors.DUPLICATE_RESOURCE,
                                     error_message="Cannot describe SCRAM credentials for the same user "
-                                                  "twice in a "
-                                                  f"single request: {user}", credential_infos=[]))
+                                                  f"twice in a single request: {user}", credential_infos=[]))
             elif user not in infos:
                 results.append(dict(user=user, error_code=Errors.RESOURCE_NOT_FOUND,
-                                    error_message="Attempt to describe a user credential that does not "
-                                                  "exist: "
-                                                  f"{user}", credential_infos=[]))
+                                    error_message="Attempt to describe a user credential that does "
+                                                  f"not exist: {user}", credential_infos=[]))
             else:
                 results.append(dict(user=user, error_code=Errors.NONE, error_message=None,
                                     credential_infos=infos[user]))

@@ -1,5 +1,5 @@
-"""StandardAcl: one ACL as the metadata log stores it (Kafka's org.apache.kafka.metadata.authorizer.StandardAcl
-and StandardAclWithId).
+"""StandardAcl: one ACL as the metadata log stores it (Kafka's
+org.apache.kafka.metadata.authorizer.StandardAcl and StandardAclWithId).
 
 The controller gives every ACL a random id when it writes its AccessControlEntryRecord; deleting the
 ACL writes a RemoveAccessControlEntryRecord with that id. Every node replays both into its AclsImage,

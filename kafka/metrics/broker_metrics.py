@@ -60,7 +60,8 @@ class BrokerMetrics:
                                acceptors_blocked_ns: Callable[[], dict[str, int]]) -> None:
         """The socket server's limits: `pool()` is (available, used) bytes of the memory pool;
         `processors()` lists (listener, processor id, connections, created, closed, successful and
-        failed authentications) per network thread; `acceptors_blocked_ns()` maps each listener to its Acceptor's total ns spent waiting."""
+        failed authentications) per network thread; `acceptors_blocked_ns()` maps each listener to
+        its Acceptor's total ns spent waiting."""
         self.group.new_gauge(m.MEMORY_POOL_AVAILABLE, lambda: pool()[0])
         self.group.new_gauge(m.MEMORY_POOL_USED, lambda: pool()[1])
         self.group.new_gauge(m.MEMORY_POOL_AVG_DEPLETED_PERCENT,
@@ -158,7 +159,8 @@ class BrokerMetrics:
 
     # ------------------------------------------------------------------ KRaft
     def register_controller(self, values: Callable[[], dict[str, int]]) -> None:
-        """The controller's gauges; `values()` maps each gauge's name (ActiveControllerCount, ...) to its value."""
+        """The controller's gauges; `values()` maps each gauge's name (ActiveControllerCount, ...) to
+        its value."""
         for metric in m.CONTROLLER_GAUGES:
             self.group.new_gauge(metric, lambda name=metric.name: values().get(name, 0))
 

@@ -19,7 +19,7 @@ def _request(name: str, metric_type: MetricType, doc: str, labels: tuple[str, ..
     return MetricName("kafka.network", "RequestMetrics", name, metric_type, doc, labels, step)
 
 
-# ------------------------------------------------------------------ kafka.network:type=RequestMetrics
+# -------------------------------------------------- kafka.network:type=RequestMetrics
 REQUESTS = _request("RequestsPerSec", METER, "Requests answered, by request type and version.",
                     ("request", "version"), "the whole journey, counted once the response is sent")
 ERRORS = _request("ErrorsPerSec", METER, "Error codes in responses (NONE included), by request type.",
@@ -48,7 +48,7 @@ REQUEST_TIMES = (REQUEST_QUEUE_TIME, LOCAL_TIME, REMOTE_TIME, THROTTLE_TIME, RES
                  RESPONSE_SEND_TIME,
                  TOTAL_TIME)
 
-# ------------------------------------------------------------------ the two thread pools and the queues
+# -------------------------------------------------- the two thread pools and the queues
 REQUEST_QUEUE_SIZE = MetricName(
     "kafka.network", "RequestChannel", "RequestQueueSize", GAUGE,
     "Requests waiting for an I/O thread (at most queued.max.requests).", (), "request queue")
@@ -59,7 +59,7 @@ NETWORK_PROCESSOR_AVG_IDLE_PERCENT = MetricName(
     "kafka.network", "SocketServer", "NetworkProcessorAvgIdlePercent", GAUGE,
     "Fraction of the last minute the network threads waited in select (1.0 = all idle).", (),
     "network threads")
-# ------------------------------------------------------------------ the socket server's limits (issue 27)
+# -------------------------------------------------- the socket server's limits (issue 27)
 MEMORY_POOL_AVAILABLE = MetricName(
     "kafka.network", "SocketServer", "MemoryPoolAvailable", GAUGE,
     "Bytes left in the pool of queued.max.request.bytes for requests being read or queued (-1: no bound).",
@@ -114,7 +114,7 @@ REQUEST_HANDLER_AVG_IDLE_PERCENT = MetricName(
     "I/O threads")
 
 
-# ------------------------------------------------------------------ kafka.server:type=BrokerTopicMetrics
+# -------------------------------------------------- kafka.server:type=BrokerTopicMetrics
 def _topic(name: str, doc: str, step: str) -> MetricName:
     # Kafka keeps one series per topic (topic=...) and one for all topics (no tag). Here the latter
     # carries topic="", which Prometheus stores exactly as a series without the label.
@@ -134,13 +134,13 @@ FAILED_FETCH_REQUESTS = _topic("FailedFetchRequestsPerSec", "Partition reads tha
 REPLICATION_BYTES_IN = _topic("ReplicationBytesInPerSec", "Bytes followers on this broker copied from their "
                               "leaders (all topics only).", "replica fetcher -> commit log")
 REPLICATION_BYTES_OUT = _topic("ReplicationBytesOutPerSec",
-                               "Bytes this broker's leaders sent to followers (all "
-                               "topics only).", "fetch response -> network thread")
+                               "Bytes this broker's leaders sent to followers "
+                               "(all topics only).", "fetch response -> network thread")
 BROKER_TOPIC_METERS = (MESSAGES_IN, BYTES_IN, BYTES_OUT, BYTES_REJECTED, TOTAL_PRODUCE_REQUESTS,
                        TOTAL_FETCH_REQUESTS, FAILED_PRODUCE_REQUESTS, FAILED_FETCH_REQUESTS,
                        REPLICATION_BYTES_IN, REPLICATION_BYTES_OUT)
 
-# ------------------------------------------------------------------ kafka.server:type=DelayedOperationPurgatory
+# -------------------------------------------------- kafka.server:type=DelayedOperationPurgatory
 PURGATORY_SIZE = MetricName(
     "kafka.server", "DelayedOperationPurgatory", "PurgatorySize", GAUGE,
     "Entries on the purgatory's watch lists (an operation watched under n keys counts n times).",
@@ -151,7 +151,7 @@ NUM_DELAYED_OPERATIONS = MetricName(
     ("delayedOperation",), "purgatory")
 
 
-# ------------------------------------------------------------------ kafka.server:type=ReplicaManager
+# -------------------------------------------------- kafka.server:type=ReplicaManager
 def _replica_manager(name: str, doc: str) -> MetricName:
     return MetricName("kafka.server", "ReplicaManager", name, GAUGE, doc, (),
                       "the partitions behind the commit log")
@@ -184,7 +184,7 @@ FAILED_ISR_UPDATES = _isr_meter("FailedIsrUpdatesPerSec",
                                 "ISR changes the controller refused or never answered.")
 ISR_CHANGE_METERS = (ISR_SHRINKS, ISR_EXPANDS, FAILED_ISR_UPDATES)
 
-# ------------------------------------------------------------------ kafka.server:type=authorizer-metrics
+# -------------------------------------------------- kafka.server:type=authorizer-metrics
 # Kafka's StandardAuthorizer reports rates per minute (authorization-request-rate-per-minute, ...);
 # here they are counters, and rate(...[1m]) * 60 is Kafka's number.
 def _authorizer(name: str, metric_type: MetricType, doc: str) -> MetricName:
@@ -202,13 +202,13 @@ AUTHORIZATION_DENIED = _authorizer(
 ACLS_TOTAL_COUNT = _authorizer("acls-total-count", GAUGE, "ACLs the authoriser enforces.")
 AUTHORIZER_METERS = (AUTHORIZATION_REQUESTS, AUTHORIZATION_ALLOWED, AUTHORIZATION_DENIED)
 
-# ------------------------------------------------------------------ kafka.server:type=ReplicaFetcherManager
+# -------------------------------------------------- kafka.server:type=ReplicaFetcherManager
 REPLICA_FETCHER_MAX_LAG = MetricName(
     "kafka.server", "ReplicaFetcherManager", "MaxLag", GAUGE,
     "The most records any partition followed here is behind its leader's high watermark.", (),
     "replica fetcher threads")
 
-# ------------------------------------------------------------------ kafka.server:type=FetchSessionCache
+# -------------------------------------------------- kafka.server:type=FetchSessionCache
 def _fetch_sessions(name: str, metric_type: MetricType, doc: str) -> MetricName:
     return MetricName("kafka.server", "FetchSessionCache", name, metric_type, doc, (),
                       "KafkaApis -> FetchManager")
@@ -223,14 +223,14 @@ INCREMENTAL_FETCH_SESSION_EVICTIONS = _fetch_sessions(
     "Sessions evicted to make room for another (max.incremental.fetch.session.cache.slots is too small).")
 
 
-# ------------------------------------------------------------------ kafka.log:type=LogManager
+# -------------------------------------------------- kafka.log:type=LogManager
 OFFLINE_LOG_DIRECTORY_COUNT = MetricName(
     "kafka.log", "LogManager", "OfflineLogDirectoryCount", GAUGE,
     "Log directories whose last write failed (a full disk, an I/O error); their appends answer "
     "KAFKA_STORAGE_ERROR until a write succeeds again.", (), "commit log (.log + .index)")
 
 
-# ------------------------------------------------------------------ kafka.log:type=Log
+# -------------------------------------------------- kafka.log:type=Log
 def _log(name: str, doc: str) -> MetricName:
     return MetricName("kafka.log", "Log", name, GAUGE, doc, ("topic", "partition"),
                       "commit log (.log + .index)")
@@ -241,7 +241,7 @@ LOG_END_OFFSET = _log("LogEndOffset", "The offset the next appended record will 
 LOG_START_OFFSET = _log("LogStartOffset", "The first offset still in the log.")
 NUM_LOG_SEGMENTS = _log("NumLogSegments", "Segments (.log files) in the partition.")
 
-# ------------------------------------------------------------------ kafka.cluster:type=Partition
+# -------------------------------------------------- kafka.cluster:type=Partition
 LAST_STABLE_OFFSET_LAG = MetricName(
     "kafka.cluster", "Partition", "LastStableOffsetLag", GAUGE,
     "High watermark minus last stable offset of a partition led here: records read_committed consumers "
@@ -249,7 +249,7 @@ LAST_STABLE_OFFSET_LAG = MetricName(
 
 
 
-# ------------------------------------------------------------------ kafka.controller:type=KafkaController
+# -------------------------------------------------- kafka.controller:type=KafkaController
 def _controller(name: str, doc: str) -> MetricName:
     return MetricName("kafka.controller", "KafkaController", name, GAUGE, doc, (),
                       "the control plane: the active controller's view of the cluster")
@@ -269,7 +269,7 @@ CONTROLLER_GAUGES = (ACTIVE_CONTROLLER_COUNT, OFFLINE_PARTITIONS_COUNT, GLOBAL_T
                      FENCED_BROKER_COUNT, ACTIVE_BROKER_COUNT, METADATA_ERROR_COUNT)
 
 
-# ------------------------------------------------------------------ kafka.server:type=raft-metrics
+# -------------------------------------------------- kafka.server:type=raft-metrics
 def _raft(name: str, doc: str) -> MetricName:
     return MetricName("kafka.server", "raft-metrics", name, GAUGE, doc, (), "the metadata quorum (KIP-595)")
 
@@ -278,8 +278,7 @@ RAFT_CURRENT_LEADER = _raft("current-leader", "The quorum leader's id, -1 when u
 RAFT_CURRENT_EPOCH = _raft("current-epoch", "The quorum's current leader epoch.")
 RAFT_CURRENT_STATE = MetricName("kafka.server", "raft-metrics", "current-state", GAUGE,
                                 "1 for this node's raft state (leader, prospective, prospective-voted, "
-                                "candidate, "
-                                "voted, follower, unattached, observer, resigned).", ("state",),
+                                "candidate, voted, follower, unattached, observer, resigned).", ("state",),
                                 "the metadata quorum (KIP-595)")
 RAFT_HIGH_WATERMARK = _raft("high-watermark", "The committed end of __cluster_metadata, -1 when unknown.")
 RAFT_LOG_END_OFFSET = _raft("log-end-offset", "The end of this node's copy of __cluster_metadata.")
@@ -303,7 +302,7 @@ TXN_MARKER_LOG_APPEND_RETRY_QUEUE_SIZE = MetricName(
 TXN_PARTITION_LOAD_TIME_MAX = MetricName(
     "kafka.server", "transaction-coordinator-metrics", "partition-load-time-max", GAUGE,
     "The longest a __transaction_state partition took to load, in ms.", (), "the transaction coordinator")
-# ------------------------------------------------------------------ kafka.server:type=group-coordinator-metrics (KIP-848)
+# -------------------------------------------------- kafka.server:type=group-coordinator-metrics (KIP-848)
 def _group_coordinator(name: str, metric_type: MetricType, doc: str,
                        labels: tuple[str, ...] = ()) -> MetricName:
     return MetricName("kafka.server", "group-coordinator-metrics", name, metric_type, doc, labels,
@@ -355,7 +354,7 @@ TRANSACTION_COORDINATOR_GAUGES = (TXN_MARKER_UNKNOWN_DESTINATION_QUEUE_SIZE,
                                   TXN_MARKER_LOG_APPEND_RETRY_QUEUE_SIZE,
                                   TXN_PARTITION_LOAD_TIME_MAX)
 
-# ------------------------------------------------------------------ share groups on the broker (KIP-932)
+# -------------------------------------------------- share groups on the broker (KIP-932)
 # Kafka's org.apache.kafka.server.share.metrics.ShareGroupMetrics and SharePartitionMetrics, the
 # ShareSessionCache's gauges, DelayedShareFetchMetrics and the BrokerTopicMetrics of share requests.
 def _share(type_: str, name: str, metric_type: MetricType, doc: str,
@@ -421,7 +420,7 @@ SHARE_METRICS = (SHARE_RECORD_ACKNOWLEDGEMENTS, SHARE_PARTITION_LOAD_TIME, SHARE
                  DELAYED_SHARE_FETCH_EXPIRES, TOTAL_SHARE_FETCH_REQUESTS, FAILED_SHARE_FETCH_REQUESTS,
                  TOTAL_SHARE_ACKNOWLEDGEMENT_REQUESTS, FAILED_SHARE_ACKNOWLEDGEMENT_REQUESTS)
 
-# ------------------------------------------------------------------ kafka.server:type=Produce|Fetch|Request (client quotas)
+# -------------------------------------------------- kafka.server:type=Produce|Fetch|Request (client quotas)
 def _quota(quota_type: str, name: str, doc: str) -> MetricName:
     # Kafka's quota sensors, one series per quota entity: user and client-id as the quota meters them,
     # "" where the quota does not distinguish (a client-id quota has user=""). A series whose client

@@ -246,7 +246,8 @@ class Processor(threading.Thread):
     # ------------------------------------------------------------------ closed connections
     def process_disconnected(self) -> None:
         """Connections the Selector closed (by the client, idle, a bad frame, a failed login): count
-        them out of ConnectionQuotas and forget their requests; tell the RequestChannel's disconnect listeners."""
+        them out of ConnectionQuotas and forget their requests; tell the RequestChannel's disconnect
+        listeners."""
         disconnected = self.selector.disconnected
         if not disconnected:
             return

@@ -29,7 +29,8 @@ class SaslChannelBuilder(ChannelBuilder):
     def __init__(self, protocol: SecurityProtocol, ssl_configs: Mapping[str, str | None],
                  sasl_config: SaslListenerConfig, credential_cache: CredentialCache) -> None:
         self.security_protocol = protocol
-        self.transport_builder = SslChannelBuilder(ssl_configs) if protocol.uses_tls else PlaintextChannelBuilder()
+        self.transport_builder = (SslChannelBuilder(ssl_configs) if protocol.uses_tls
+                                  else PlaintextChannelBuilder())
         self.sasl_config = sasl_config
         self.credential_cache = credential_cache
 

@@ -73,9 +73,11 @@ class SocketServer:
         self.time = time
         self.credential_cache = credential_cache or CredentialCache()  # SCRAM users, fed by the metadata log
         # Kafka's SocketServer: a pool only when queued.max.request.bytes is set, and not strict
-        self.memory_pool: MemoryPool = UNBOUNDED if config.queued_max_request_bytes <= 0 else SimpleMemoryPool(
-            config.queued_max_request_bytes, config.socket_request_max_bytes, strict=False,
-            nanoseconds=time.nanoseconds)
+        self.memory_pool: MemoryPool = UNBOUNDED
+        if config.queued_max_request_bytes > 0:
+            self.memory_pool = SimpleMemoryPool(
+                config.queued_max_request_bytes, config.socket_request_max_bytes, strict=False,
+                nanoseconds=time.nanoseconds)
         self.connection_quotas = ConnectionQuotas(
             config.max_connections, config.max_connections_per_ip, config.max_connections_per_ip_overrides,
             config.max_connection_creation_rate, time)

@@ -29,8 +29,7 @@ class SslChannelBuilder(ChannelBuilder):
             self.principal_mapper = SslPrincipalMapper.from_rules(rules)
         except ValueError as e:
             raise SslConfigError(f"invalid value {rules!r} for configuration key "
-                                 "'ssl.principal.mapping.rules': "
-                                 f"{e}") from None
+                                 f"'ssl.principal.mapping.rules': {e}") from None
 
     def build_transport(self, sock: socket.socket) -> TransportLayer:
         return SslTransportLayer(sock, self.ssl_factory.context, server_side=True,

@@ -17,7 +17,7 @@ written by the active controller and replayed by every controller and broker int
     AccessControlEntryRecord        an ACL was created, with its id (kafka/protocol/acl.py for the codes)
     RemoveAccessControlEntryRecord  the ACL with that id was deleted
     NoOpRecord             nothing: the active controller's heartbeat in the log
-    UserScramCredentialRecord        a user's SCRAM salt, StoredKey, ServerKey and iterations for one mechanism
+    UserScramCredentialRecord        a user's SCRAM salt, StoredKey, ServerKey, iterations for one mechanism
     RemoveUserScramCredentialRecord  that credential was deleted
 
 Each is described once, as a Schema with Kafka's field names, and framed as Kafka frames them: an

@@ -225,8 +225,8 @@ def read_partial_record(reader: RecordsReader, index: int, base_offset: int, bas
     for _ in range(headers):
         header_key_size = reader.read_varint(index)
         if header_key_size < 0:
-            raise MalformedRecordError(index,
-                                       f"Invalid negative header key size {header_key_size} in record {index}")
+            raise MalformedRecordError(
+                index, f"Invalid negative header key size {header_key_size} in record {index}")
         skip(header_key_size)
         header_value_size = reader.read_varint(index)
         if header_value_size >= 0:
@@ -264,8 +264,7 @@ def iter_records(reader: RecordsReader, count: int, base_offset: int, base_times
         length = reader.read_varint(index)
         if length < 0 or not reader.fill(length):
             raise CorruptRecordError(f"malformed record {index} in batch at offset {base_offset}: its "
-                                     f"{length} bytes "
-                                     f"run past the end of the batch")
+                                     f"{length} bytes run past the end of the batch")
         body = ByteReader(memoryview(reader.buf)[reader.pos : reader.pos + length])
         try:
             record = _read_record_body(body, base_offset, base_timestamp)

@@ -24,9 +24,7 @@ def validate(name: str) -> None:
         raise InvalidTopicError(f"Topic name is invalid: '{name}' is not allowed")
     if len(name) > MAX_NAME_LENGTH:
         raise InvalidTopicError(f"Topic name is invalid: the length of '{name}' is longer than the max "
-                                "allowed "
-                                f"length {MAX_NAME_LENGTH}")
+                                f"allowed length {MAX_NAME_LENGTH}")
     if not _LEGAL_CHARS.match(name):
         raise InvalidTopicError(f"Topic name is invalid: '{name}' contains one or more characters other than "
-                                "ASCII "
-                                "alphanumerics, '.', '_' and '-'")
+                                "ASCII alphanumerics, '.', '_' and '-'")

@@ -28,7 +28,8 @@ def long_varint(d, p: int, b: int, max_bytes: int) -> tuple[int, int]:
 
 
 def read_varint(d, p: int) -> tuple[int, int]:
-    """Kafka's ByteUtils.readVarint: the zigzag varint at `p` (at most 5 bytes); returns (value, next position)."""
+    """Kafka's ByteUtils.readVarint: the zigzag varint at `p` (at most 5 bytes); returns (value, next
+    position)."""
     b = d[p]
     if b < 0x80:
         return ZIGZAG[b], p + 1

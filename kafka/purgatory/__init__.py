@@ -1,4 +1,5 @@
-"""Generic delayed operations and the purgatory they wait in (Kafka's DelayedOperation, DelayedOperationPurgatory).
+"""Generic delayed operations and the purgatory they wait in (Kafka's DelayedOperation,
+DelayedOperationPurgatory).
 
 Seed 000 "Purgatories and Delayed Operations"; seed 002 "Purgatory holds requests until replicated".
 """

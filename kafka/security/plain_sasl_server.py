@@ -1,4 +1,5 @@
-"""PlainSaslServer: SASL/PLAIN on the broker (Kafka's common.security.plain.internals.PlainSaslServer, RFC 4616).
+"""PlainSaslServer: SASL/PLAIN on the broker (Kafka's common.security.plain.internals.PlainSaslServer,
+RFC 4616).
 
 One message from the client, `authzid NUL username NUL password`, checked against the JAAS options
 `user_<name>="<password>"` of PlainLoginModule (Kafka's PlainServerCallbackHandler). The password

@@ -74,8 +74,7 @@ def enabled_mechanisms(get: Callable[[str], str | None], listener: str) -> tuple
     unbuilt = [m for m in mechanisms if m not in SUPPORTED_MECHANISMS]
     if unbuilt:
         raise SaslConfigError(f"configuration key '{key}' names {', '.join(unbuilt)}, which this broker does "
-                              "not "
-                              "implement (GSSAPI and OAUTHBEARER are not built); use "
+                              "not implement (GSSAPI and OAUTHBEARER are not built); use "
                               f"{', '.join(SUPPORTED_MECHANISMS)}")
     return key, mechanisms
 
@@ -90,8 +89,8 @@ def jaas_context(get: Callable[[str], str | None], listener: str, mechanism: str
             key = SASL_JAAS_CONFIG
     if text is None:
         raise SaslConfigError(f"SASL listener {listener} enables {mechanism} but has no JAAS configuration: "
-                              "set "
-                              f"configuration key '{jaas_key(listener, mechanism)}' (or '{SASL_JAAS_CONFIG}')")
+                              f"set configuration key '{jaas_key(listener, mechanism)}' "
+                              f"(or '{SASL_JAAS_CONFIG}')")
     try:
         return JaasContext.load(key, text)
     except JaasConfigError as e:
@@ -132,10 +131,9 @@ def client_configs(get: Callable[[str], str | None], listener: str, controller: 
     mechanism, context = client_mechanism(get, listener, key)
     if controller and mechanism in MECHANISM_NAMES:
         raise SaslConfigError(f"configuration key '{key}' is {mechanism}: SCRAM credentials live in the "
-                              "metadata log "
-                              "that the controller listener itself carries, so nodes could not log in to "
-                              "read them; "
-                              "use PLAIN on the controller listener (SCRAM works on the others)")
+                              "metadata log that the controller listener itself carries, so nodes could not "
+                              "log in to read them; use PLAIN on the controller listener (SCRAM "
+                              "works on the others)")
     return {"sasl.mechanism": mechanism, "sasl.jaas.config": context.text}
 
 

@@ -88,7 +88,8 @@ class SaslServerAuthenticator:
         expected = ApiKey.SASL_AUTHENTICATE if self.state == AUTHENTICATE else ApiKey.SASL_HANDSHAKE
         if header.api_key != expected:
             during = "authentication" if self.state == AUTHENTICATE else "handshake"
-            raise SaslAuthenticationException(f"Unexpected Kafka request of type {name} during SASL {during}.")
+            raise SaslAuthenticationException(
+                f"Unexpected Kafka request of type {name} during SASL {during}.")
         if not api.is_supported(header.api_version):
             raise SaslAuthenticationException(f"{name} v{header.api_version} is not supported "
                                               f"({api.min_version}-{api.max_version})")

@@ -20,10 +20,11 @@ from dataclasses import dataclass
 _PRINTABLE = r"[\x21-\x2b\x2d-\x7e]+"  # RFC 5802 printable: %x21-2B / %x2D-7E (no comma)
 _SASLNAME = r"(?:[\x01-\x2b\x2d-\x3c\x3e-\x7f]|=2C|=3D)+"
 _VALUE = r"[\x01-\x2b\x2d-\x7f]*"
-_CLIENT_FIRST = re.compile(rf"(?P<gs2>(?P<flag>[ny]),(?:a=(?P<authzid>{_SASLNAME}))?,)n=(?P<name>{_SASLNAME}),"
+_CLIENT_FIRST = re.compile(rf"(?P<gs2>(?P<flag>[ny]),(?:a=(?P<authzid>{_SASLNAME}))?,)"
+                           rf"n=(?P<name>{_SASLNAME}),"
                            rf"r=(?P<nonce>{_PRINTABLE})(?P<extensions>(?:,[A-Za-z]+={_VALUE})*)")
-_SERVER_FIRST = re.compile(rf"r=(?P<nonce>{_PRINTABLE}),s=(?P<salt>[A-Za-z0-9+/=]+),i=(?P<iterations>[0-9]+)"
-                           r"(?:,.*)?")
+_SERVER_FIRST = re.compile(rf"r=(?P<nonce>{_PRINTABLE}),s=(?P<salt>[A-Za-z0-9+/=]+),"
+                           r"i=(?P<iterations>[0-9]+)(?:,.*)?")
 _CLIENT_FINAL = re.compile(rf"(?P<bare>c=(?P<channel>[A-Za-z0-9+/=]*),r=(?P<nonce>{_PRINTABLE})"
                            rf"(?:,[A-Za-z]={_VALUE})*),p=(?P<proof>[A-Za-z0-9+/=]+)")
 _SERVER_FINAL = re.compile(r"(?:e=(?P<error>[^,]*)|v=(?P<signature>[A-Za-z0-9+/=]+))(?:,.*)?")

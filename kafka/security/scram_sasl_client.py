@@ -61,8 +61,7 @@ class ScramSaslClient:
             raise SaslAuthenticationException("Invalid server nonce: it does not extend the client nonce")
         if server_first.iterations < MIN_ITERATIONS:
             raise SaslAuthenticationException(f"Requested iterations {server_first.iterations} is less than "
-                                              "the "
-                                              f"minimum {MIN_ITERATIONS} for {self.mechanism}")
+                                              f"the minimum {MIN_ITERATIONS} for {self.mechanism}")
         salted = self.formatter.salted_password(self.password, server_first.salt, server_first.iterations)
         without_proof = ClientFinalMessage.format_without_proof(_GS2_HEADER, server_first.nonce)
         message = auth_message(self._first_bare, server_first.text, without_proof)
@@ -73,8 +72,7 @@ class ScramSaslClient:
     def _check_server_final(self, final: ServerFinalMessage) -> None:
         if final.error is not None:
             raise SaslAuthenticationException(f"Sasl authentication using {self.mechanism} failed with "
-                                              "error: "
-                                              f"{final.error}")
+                                              f"error: {final.error}")
         if not hmac.compare_digest(final.signature, self._server_signature):
             raise SaslAuthenticationException("Invalid server signature in server final message")
         self.is_complete = True

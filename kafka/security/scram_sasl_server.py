@@ -75,8 +75,7 @@ class ScramSaslServer:
                                               f"{MIN_ITERATIONS} for {self.mechanism}")
         if first.authzid and first.authzid != first.username:
             raise SaslAuthenticationException("Authentication failed: Client requested an authorization id "
-                                              "that "
-                                              "is different from username")
+                                              "that is different from username")
         self._client_first, self._credential = first, credential
         nonce = first.nonce + (self._server_nonce or secure_nonce())
         self._server_first = ServerFirstMessage.create(nonce, credential.salt, credential.iterations)
@@ -89,13 +88,11 @@ class ScramSaslServer:
         # librdkafka before 2.1 repeats its own nonce in front of the combined one; Kafka accepted that
         # with endsWith (any prefix), we accept exactly that repetition and nothing else
         if final.nonce not in (server_first.nonce, first.nonce + server_first.nonce):
-            raise SaslAuthenticationException("Authentication failed: Invalid client nonce in the final "
-                                              "client "
-                                              "message.")
+            raise SaslAuthenticationException("Authentication failed: Invalid client nonce in the "
+                                              "final client message.")
         if final.channel_binding != first.gs2_header.encode():
-            raise SaslAuthenticationException("Authentication failed: Invalid channel binding in the final "
-                                              "client "
-                                              "message.")
+            raise SaslAuthenticationException("Authentication failed: Invalid channel binding in the "
+                                              "final client message.")
         message = auth_message(first.bare, server_first.text, final.without_proof)
         computed = self.formatter.stored_key_from_proof(final.proof, credential.stored_key, message)
         if not hmac.compare_digest(computed, credential.stored_key):

@@ -1,4 +1,5 @@
-"""SecurityProtocol: how a listener's bytes travel (Kafka's org.apache.kafka.common.security.auth.SecurityProtocol).
+"""SecurityProtocol: how a listener's bytes travel (Kafka's
+org.apache.kafka.common.security.auth.SecurityProtocol).
 
 Four protocols, with the ids Kafka writes into BrokerRegistration and Metadata responses:
 PLAINTEXT (0) and SSL (1) carry no authentication of their own beyond a TLS client certificate;

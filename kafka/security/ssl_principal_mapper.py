@@ -4,7 +4,8 @@ org.apache.kafka.common.security.ssl.SslPrincipalMapper, the `ssl.principal.mapp
 The rules are tried in order on the subject's distinguished name in RFC 2253 form
 (`CN=alice,OU=eng,O=Example,C=US`); the first that matches gives the name:
 
-    RULE:^CN=(.*?),OU=(.*?)$/$1@$2/L     the whole DN must match; $1.. are the groups; L lower-cases, U upper-cases
+    RULE:^CN=(.*?),OU=(.*?)$/$1@$2/L     the whole DN must match; $1.. are the groups;
+                                         L lower-cases, U upper-cases
     DEFAULT                              the DN itself
 
 A DN no rule matches is an error: the connection is refused rather than given a name nobody chose.

@@ -92,7 +92,8 @@ def _pattern_type(value: str) -> PatternType:
 
 
 def parse_operation(name: str) -> AclOperation:
-    """`IdempotentWrite`, `idempotent_write` or `IDEMPOTENT_WRITE` -> IDEMPOTENT_WRITE (Kafka's SecurityUtils.operation)."""
+    """`IdempotentWrite`, `idempotent_write` or `IDEMPOTENT_WRITE` -> IDEMPOTENT_WRITE (Kafka's
+    SecurityUtils.operation)."""
     key = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name.strip()).upper()
     try:
         op = AclOperation[key]
@@ -144,8 +145,8 @@ def _check_args(parser: argparse.ArgumentParser, args) -> None:
         parser.error("With --producer you must specify a --topic")
     if args.idempotent and not args.producer:
         parser.error("The --idempotent option is only available if --producer is set")
-    if args.consumer and (not args.topic or not args.group or (not args.producer and (args.cluster
-                                                                                     or args.transactional_id))):
+    stray_producer_options = not args.producer and (args.cluster or args.transactional_id)
+    if args.consumer and (not args.topic or not args.group or stray_producer_options):
         parser.error("With --consumer you must specify a --topic and a --group and no --cluster or "
                      "--transactional-id option should be specified.")
 
@@ -218,8 +219,7 @@ def _lines(entries) -> str:
 def add_acls(admin: AdminClient, args) -> None:
     if args.resource_pattern_type not in (PatternType.LITERAL, PatternType.PREFIXED):
         raise ConfigError(f"A '--resource-pattern-type' value of '{args.resource_pattern_type.name}' is not "
-                          "valid "
-                          "when adding acls.")
+                          "valid when adding acls.")
     for f, entries in filter_to_entries(args).items():
         if not entries:
             raise ConfigError("You must specify one of: --allow-principal, --deny-principal when trying to "
@@ -237,12 +237,13 @@ def remove_acls(admin: AdminClient, args) -> None:
         question = (f"Are you sure you want to delete all ACLs for resource filter `{pattern}`? (y/n)"
                     if not entries
                     else f"Are you sure you want to remove ACLs: {NL} {_lines(entries)}{NL} from resource "
-                         "filter "
-                         f"`{pattern}`? (y/n)")
+                         f"filter `{pattern}`? (y/n)")
         if not _confirm(args, question):
             continue
-        filters = [f] if not entries else [AclBindingFilter(f.resource_type, f.name, f.pattern_type, e.principal,
-                                                            e.host, e.operation, e.permission_type) for e in entries]
+        filters = [f]
+        if entries:
+            filters = [AclBindingFilter(f.resource_type, f.name, f.pattern_type, e.principal, e.host,
+                                        e.operation, e.permission_type) for e in entries]
         for result in admin.delete_acls(filters):
             if isinstance(result, KafkaError):
                 raise result

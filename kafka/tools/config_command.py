@@ -179,8 +179,7 @@ def _check_args(args, types: list[str], names: list[str], adds: dict[str, str], 
     if args.alter:
         if len(names) != len(types):
             raise ConfigError("An entity-name or default entity must be specified with --alter of users, "
-                              "clients, "
-                              "brokers or ips" if types[0] != TOPICS else
+                              "clients, brokers or ips" if types[0] != TOPICS else
                               f"An entity name must be specified with --alter of {','.join(types)}")
         if types[0] == TOPICS and not names[0]:
             raise ConfigError(f"An entity name must be specified with --alter of {TOPICS}")

@@ -33,8 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--property", "--formatter-property", action="append",  # Kafka 4.x names it the latter
                    dest="property",
                    help="print.key, print.offset, print.partition, print.timestamp, print.headers, "
-                        "print.value, "
-                        "key.separator, line.separator, headers.separator")
+                        "print.value, key.separator, line.separator, headers.separator")
     p.add_argument("--consumer-property", "--command-property", action="append", dest="consumer_property")
     p.add_argument("--consumer.config", dest="consumer_config")
     return p

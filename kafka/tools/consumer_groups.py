@@ -164,7 +164,8 @@ def describe_members(admin: AdminClient, group_id: str, verbose: bool) -> None:
 
 
 def describe_state(admin: AdminClient, group_id: str, verbose: bool) -> None:
-    """Kafka's printStates: GROUP-EPOCH and TARGET-ASSIGNMENT-EPOCH with --verbose ("-" for a classic group)."""
+    """Kafka's printStates: GROUP-EPOCH and TARGET-ASSIGNMENT-EPOCH with --verbose ("-" for a classic
+    group)."""
     group = describe_group(admin, group_id)
     node = group.coordinator
     coordinator = f"{node.host}:{node.port}  ({node.node_id})" if node is not None else "-"

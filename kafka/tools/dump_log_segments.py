@@ -198,7 +198,8 @@ def record_line(batch: RecordBatch, record, print_contents: bool) -> str:
         control_type = control_record_type(record.key)
         if control_type in (ABORT, COMMIT):  # Kafka prints a marker whatever --print-data-log says
             _, coordinator_epoch = read_end_txn_marker(batch)
-            line += f" endTxnMarker: {'COMMIT' if control_type == COMMIT else 'ABORT'} coordinatorEpoch: {coordinator_epoch}"
+            marker = "COMMIT" if control_type == COMMIT else "ABORT"
+            line += f" endTxnMarker: {marker} coordinatorEpoch: {coordinator_epoch}"
     elif print_contents:
         if record.key is not None:
             line += f" key: {_text(record.key)}"
@@ -245,7 +246,8 @@ def offsets_key_and_payload(record) -> str:
                 None if record.value is None else bytes(record.value))
             payload = ("<DELETE>" if offset is None else f"offset={offset.offset}"
                        + (f",metadata={offset.metadata}" if offset.metadata else ""))
-            return f" key: offset_commit::group={key.group},partition={key.topic}-{key.partition} payload: {payload}"
+            partition = f"{key.topic}-{key.partition}"
+            return f" key: offset_commit::group={key.group},partition={partition} payload: {payload}"
         if isinstance(key, GroupMetadataKey):
             return f" key: group_metadata::group={key.group} payload: {_group_payload(record.value)}"
         if key is not None:  # a KIP-848 consumer group's record
@@ -254,7 +256,8 @@ def offsets_key_and_payload(record) -> str:
                 schema.read(ByteReader(record.value, 2), CONSUMER_GROUP_VALUE_VERSION, True).to_dict(),
                 default=_json_value, separators=(",", ":"))
             member = f",member={key.member_id}" if getattr(key, "member_id", None) is not None else ""
-            return f" key: {schema.name.removesuffix('Value')}::group={key.group_id}{member} payload: {payload}"
+            record_type = schema.name.removesuffix("Value")
+            return f" key: {record_type}::group={key.group_id}{member} payload: {payload}"
         return f" key: unknown::version={struct.unpack_from('>h', record.key)[0]}"
     except Exception as e:  # not a __consumer_offsets record: say so, keep going
         return f" key: <not a __consumer_offsets record: {e}>"
@@ -270,9 +273,9 @@ def _group_payload(value) -> str:
             assignment = deserialize_assignment(member.assignment) if member.assignment else None
             partitions = [f"{tp.topic}-{p}" for tp in (assignment.assigned_partitions if assignment else [])
                           for p in tp.partitions]
-            user_data = bytes(assignment.user_data).hex().upper() if assignment and assignment.user_data else ""
-            members.append(f"{member.member_id}=[{', '.join(partitions)}]" + (f":{user_data}" if user_data
-                                                                              else ""))
+            has_user_data = assignment and assignment.user_data
+            user_data = f":{bytes(assignment.user_data).hex().upper()}" if has_user_data else ""
+            members.append(f"{member.member_id}=[{', '.join(partitions)}]{user_data}")
         else:
             members.append(f"{member.member_id}={bytes(member.assignment).hex().upper()}")
     return json.dumps({"protocolType": group.protocol_type or "", "protocol": group.protocol,

@@ -106,8 +106,7 @@ class GroupOffsetsResetter:
         time unless a zone is given); a partition with nothing since falls back to its latest offset."""
         if "T" not in text:
             raise argparse.ArgumentTypeError("Error parsing timestamp. It does not contain a 'T' according "
-                                             "to "
-                                             "ISO8601 format")
+                                             "to ISO8601 format")
         found = self.log_offsets(partitions, int(datetime.fromisoformat(text).timestamp() * 1000))
         empty = [tp for tp in partitions if found[tp] == -1]
         for tp in empty:

@@ -257,7 +257,8 @@ def _enclosing(lines: list[str], index: int, indent: int) -> str:
 
 
 def solution_blocks(lines: list[str], path: Path) -> list[tuple[int, int, re.Match]]:
-    """(BEGIN line index, END line index, BEGIN match) of every block; a stray or unmatched marker is an error."""
+    """(BEGIN line index, END line index, BEGIN match) of every block; a stray or unmatched marker is
+    an error."""
     blocks, open_block = [], None
     for i, line in enumerate(lines):
         if begin := BEGIN.match(line):

@@ -1,10 +1,11 @@
 """kafka-leader-election: ask the controller to elect leaders (Kafka's
 org.apache.kafka.tools.LeaderElectionCommand, ``bin/kafka-leader-election.sh``), on ElectLeaders.
 
-    kafka-leader-election --bootstrap-server 127.0.0.1:9092 --election-type PREFERRED --topic orders
-    --partition 0 kafka-leader-election --bootstrap-server 127.0.0.1:9092 --election-type PREFERRED
-    --all-topic-partitions kafka-leader-election --bootstrap-server 127.0.0.1:9092 --election-type UNCLEAN
-    --path-to-json-file parts.json
+    kafka-leader-election --bootstrap-server 127.0.0.1:9092 --election-type PREFERRED \
+        --topic orders --partition 0
+    kafka-leader-election --bootstrap-server 127.0.0.1:9092 --election-type PREFERRED --all-topic-partitions
+    kafka-leader-election --bootstrap-server 127.0.0.1:9092 --election-type UNCLEAN \
+        --path-to-json-file parts.json
 
 PREFERRED moves leadership back to each partition's first replica (it must be in the ISR); UNCLEAN
 gives a partition that has no leader any live replica, even one outside the ISR, and may lose

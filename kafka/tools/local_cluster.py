@@ -85,15 +85,17 @@ def client_hints(configs: dict[str, KafkaConfig]) -> str:
         for e in config.advertised_listeners:
             key = (e.listener_name, e.security_protocol.name)
             bootstraps.setdefault(key, []).append(f"{e.host or '127.0.0.1'}:{e.port}")
+    client_settings = " --command-config <client properties>"
     lines = []
     for (listener, protocol), addresses in bootstraps.items():
-        settings = "" if protocol == "PLAINTEXT" else " --command-config <client properties> (docs/security.md)"
+        settings = "" if protocol == "PLAINTEXT" else f"{client_settings} (docs/security.md)"
         lines.append(f"  clients on {listener}: --bootstrap-server {','.join(addresses)}{settings}\n")
     first = next(iter(bootstraps.items()), None)
     if first is not None:
-        settings = "" if first[0][1] == "PLAINTEXT" else " --command-config <client properties>"
-        lines.append(f"  quorum: kafka-metadata-quorum --bootstrap-server {first[1][0]}{settings} describe "
-                     "--status\n")
+        (_, protocol), addresses = first
+        settings = "" if protocol == "PLAINTEXT" else client_settings
+        lines.append(f"  quorum: kafka-metadata-quorum --bootstrap-server {addresses[0]}{settings} "
+                     "describe --status\n")
     return "".join(lines)
 
 
@@ -118,9 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[{name}] started: pid {process.pid}", flush=True)
         threading.Thread(target=pump, args=(name, process.stdout), daemon=True).start()
     roles = ", ".join(f"{n} {'+'.join(sorted(c.process_roles))}" for n, c in configs.items())
-    print(f"cluster of {len(configs)} nodes starting ({roles})\n{client_hints(configs)}  Ctrl-C stops every "
-          "node",
-          flush=True)
+    print(f"cluster of {len(configs)} nodes starting ({roles})\n{client_hints(configs)}"
+          "  Ctrl-C stops every node", flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

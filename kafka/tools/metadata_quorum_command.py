@@ -1,11 +1,12 @@
-"""kafka-metadata-quorum: the state of the KRaft metadata quorum (Kafka's org.apache.kafka.tools.MetadataQuorumCommand,
-``bin/kafka-metadata-quorum.sh``, KIP-595 and KIP-836).
+"""kafka-metadata-quorum: the state of the KRaft metadata quorum (Kafka's
+org.apache.kafka.tools.MetadataQuorumCommand, ``bin/kafka-metadata-quorum.sh``, KIP-595 and KIP-836).
 
-    kafka-metadata-quorum --bootstrap-server 127.0.0.1:9092 describe --status kafka-metadata-quorum
-    --bootstrap-server 127.0.0.1:9092 describe --replication kafka-metadata-quorum --bootstrap-controller
-    127.0.0.1:9093 describe --status kafka-metadata-quorum --bootstrap-controller 127.0.0.1:9093
-    --command-config controller-4.properties add-controller kafka-metadata-quorum --bootstrap-controller
-    127.0.0.1:9093 remove-controller \
+    kafka-metadata-quorum --bootstrap-server 127.0.0.1:9092 describe --status
+    kafka-metadata-quorum --bootstrap-server 127.0.0.1:9092 describe --replication
+    kafka-metadata-quorum --bootstrap-controller 127.0.0.1:9093 describe --status
+    kafka-metadata-quorum --bootstrap-controller 127.0.0.1:9093 \
+        --command-config controller-4.properties add-controller
+    kafka-metadata-quorum --bootstrap-controller 127.0.0.1:9093 remove-controller \
         --controller-id 1 --controller-directory-id <directory.id of its metadata log directory>
 
 Seed 004: the controllers replicate the metadata log with Raft. --status shows who leads it and at
@@ -96,7 +97,8 @@ def _main(argv) -> int:
 
 
 def add_controller(admin, config_file: str, dry_run: bool) -> str:
-    """Kafka's handleAddController: the new controller's id, metadata directory id and controller listeners."""
+    """Kafka's handleAddController: the new controller's id, metadata directory id and controller
+    listeners."""
     config = KafkaConfig.from_file(config_file, {})
     meta = read_meta_properties(config.metadata_log_dir)
     if meta is None or not meta.directory_id:
@@ -124,8 +126,8 @@ def remove_controller(admin, controller_id: int, directory_id: str, dry_run: boo
         raise ValueError(f"Failed to parse --controller-directory-id: {e}") from None
     if not dry_run:
         admin.remove_raft_voter(controller_id, directory)
-    return f"{'DRY RUN of removing ' if dry_run else 'Removed '}KRaft controller {controller_id} with directory id " \
-           f"{directory_id}"
+    action = "DRY RUN of removing" if dry_run else "Removed"
+    return f"{action} KRaft controller {controller_id} with directory id {directory_id}"
 
 
 def now_ms() -> int:
@@ -167,10 +169,12 @@ def leader_end_offset(quorum: QuorumInfo) -> int:
 def replica_states(quorum: QuorumInfo, replicas: list[ReplicaState]) -> str:
     """Kafka 4's form: [{"id": 1, "directoryId": "...", "endpoints": ["CONTROLLER://host:port"]}, ...]."""
     def one(r: ReplicaState) -> str:
-        directory = "" if r.replica_directory_id in (None,
-                                                     ZERO_UUID) else f', "directoryId": "{r.replica_directory_id}"'
+        directory = ""
+        if r.replica_directory_id not in (None, ZERO_UUID):
+            directory = f', "directoryId": "{r.replica_directory_id}"'
         endpoints = quorum.nodes.get(r.replica_id) or []
-        shown = f', "endpoints": [{", ".join(f"{chr(34)}{e}{chr(34)}" for e in endpoints)}]' if endpoints else ""
+        quoted = ", ".join(f'"{e}"' for e in endpoints)
+        shown = f', "endpoints": [{quoted}]' if endpoints else ""
         return f'{{"id": {r.replica_id}{directory}{shown}}}'
     return "[" + ", ".join(one(r) for r in replicas) + "]"
 

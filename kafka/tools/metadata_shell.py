@@ -1,5 +1,5 @@
-"""kafka-metadata-shell: browse the KRaft metadata as a file tree (Kafka's org.apache.kafka.shell.MetadataShell,
-``bin/kafka-metadata-shell.sh``).
+"""kafka-metadata-shell: browse the KRaft metadata as a file tree (Kafka's
+org.apache.kafka.shell.MetadataShell, ``bin/kafka-metadata-shell.sh``).
 
     kafka-metadata-shell --snapshot data/__cluster_metadata-0/00000000000000000000.log
     >> ls /topics
@@ -61,8 +61,7 @@ def image_tree(image: MetadataImage) -> Tree:
         topic_ids[str(t.id)] = node
     configs: Tree = {"topic": {}, "broker": {}}
     for (resource_type, name), props in image.configs.resources.items():
-        kind = "topic" if resource_type == TOPIC_RESOURCE else "broker" if resource_type == BROKER_RESOURCE else str(
-            resource_type)
+        kind = {TOPIC_RESOURCE: "topic", BROKER_RESOURCE: "broker"}.get(resource_type, str(resource_type))
         configs.setdefault(kind, {})[name] = dict(props)
     features = {name: str(level) for name, level in image.features.finalized_versions.items()}
     producer_ids = {"nextProducerId": str(image.producer_ids.next_producer_id)}

@@ -1,15 +1,18 @@
 """kafka-reassign-partitions: move partitions' replicas between brokers (Kafka's
 org.apache.kafka.tools.reassign.ReassignPartitionsCommand, ``bin/kafka-reassign-partitions.sh``).
 
-    kafka-reassign-partitions --bootstrap-server B --generate --topics-to-move-json-file topics.json
-    --broker-list 2,3 kafka-reassign-partitions --bootstrap-server B --execute --reassignment-json-file
-    plan.json
+    kafka-reassign-partitions --bootstrap-server B --generate --topics-to-move-json-file topics.json \
+        --broker-list 2,3
+    kafka-reassign-partitions --bootstrap-server B --execute --reassignment-json-file plan.json
     kafka-reassign-partitions --bootstrap-server B --verify  --reassignment-json-file plan.json
     kafka-reassign-partitions --bootstrap-server B --list
     kafka-reassign-partitions --bootstrap-server B --cancel  --reassignment-json-file plan.json
 
-The files are Kafka's: topics.json is {"version": 1, "topics": [{"topic": "orders"}]}, a plan is {"version":
-1, "partitions": [{"topic": "orders", "partition": 0, "replicas": [2, 3], "log_dirs": ["any", "any"]}]}.
+The files are Kafka's: topics.json is {"version": 1, "topics": [{"topic": "orders"}]}, a plan is
+
+    {"version": 1,
+     "partitions": [{"topic": "orders", "partition": 0, "replicas": [2, 3], "log_dirs": ["any", "any"]}]}
+
 --generate proposes a plan (Kafka's rack-unaware round robin, from the first broker, so the same
 input always gives the same plan) and changes nothing; --execute starts it (AlterPartitionReassignments)
 and prints the current assignment to keep for a rollback; the controller completes each partition

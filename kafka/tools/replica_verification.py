@@ -38,8 +38,9 @@ FETCH_VERSION = 12  # topic names, not ids
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="kafka-replica-verification",
-                                description="Check that the replicas of each partition hold the same records.")
+    p = argparse.ArgumentParser(
+        prog="kafka-replica-verification",
+        description="Check that the replicas of each partition hold the same records.")
     p.add_argument("--bootstrap-server", required=True)
     p.add_argument("--topics-include", default=".*", help="a regular expression of the topics to verify")
     p.add_argument("--fetch-size", type=int, default=1024 * 1024,
@@ -148,8 +149,7 @@ def first_mismatch(tp: TopicPartition, copies: dict[int, list[tuple[int, int, in
         for mine, theirs in zip(copies[reference], copies[other], strict=False):
             if mine != theirs:
                 return (f"Partition {tp} has unmatched checksum at offset {mine[0]}; replica {reference}'s "
-                        "checksum "
-                        f"{mine[2]}; replica {other}'s checksum {theirs[2]}")
+                        f"checksum {mine[2]}; replica {other}'s checksum {theirs[2]}")
         if len(copies[reference]) != len(copies[other]):
             shorter = reference if len(copies[reference]) < len(copies[other]) else other
             return f"Partition {tp}: replica {shorter} is missing batches below the common high watermark"

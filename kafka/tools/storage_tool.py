@@ -3,8 +3,9 @@
 
     kafka-storage random-uuid                                   # a new cluster id
     kafka-storage format -t CLUSTER_ID -c server.properties [--ignore-formatted] [--feature share.version=0]
-                         [--add-scram 'SCRAM-SHA-512=[name=alice,password=alice-secret]' ...] [--standalone |
-                         --initial-controllers 'id@host:port:dirid,...' | --no-initial-controllers]
+                         [--add-scram 'SCRAM-SHA-512=[name=alice,password=alice-secret]' ...]
+                         [--standalone | --initial-controllers 'id@host:port:dirid,...'
+                          | --no-initial-controllers]
     kafka-storage info -c server.properties
 
 Seed 004: in KRaft the cluster's metadata lives in a log that the controllers replicate, so every
@@ -144,7 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     if (feature_records or scram_records) and config.metadata_log_dir in formatted:
         write_bootstrap_records(config.metadata_log_dir, feature_records + scram_records)
     for d in formatted:
-        print(f"Formatting {directory_type(d, config, initial)} {d} with metadata.version {METADATA_VERSION}.")
+        kind = directory_type(d, config, initial)
+        print(f"Formatting {kind} {d} with metadata.version {METADATA_VERSION}.")
     return 0
 
 
@@ -176,11 +178,11 @@ def initial_controllers(args, config: KafkaConfig) -> VoterSet | None:
         return parse_initial_controllers(args.initial_controllers, listener)
     # Kafka asks it of every controller without controller.quorum.voters; here an empty one is also the
     # embedded one-node quorum of `make run` (docs/kraft.md), so only a dynamic quorum's controller is asked.
-    if config.is_controller and not config.controller_quorum_voters and config.controller_quorum_bootstrap_servers \
-            and not args.no_initial_controllers:
+    dynamic_quorum = not config.controller_quorum_voters and config.controller_quorum_bootstrap_servers
+    if config.is_controller and dynamic_quorum and not args.no_initial_controllers:
         raise ValueError("Because controller.quorum.voters is not set on this controller, you must specify "
-                         "one of "
-                         "the following: --standalone, --initial-controllers, or --no-initial-controllers.")
+                         "one of the following: --standalone, --initial-controllers, or "
+                         "--no-initial-controllers.")
     return None
 
 

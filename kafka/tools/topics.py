@@ -1,9 +1,10 @@
 """kafka-topics: create, list, describe, alter and delete topics (Kafka's org.apache.kafka.tools.TopicCommand,
 ``bin/kafka-topics.sh``), on the AdminClient.
 
-    kafka-topics --bootstrap-server 127.0.0.1:9092 --create --topic T --partitions 3 --config
-    retention.ms=60000 kafka-topics --bootstrap-server 127.0.0.1:9092 --list kafka-topics --bootstrap-server
-    127.0.0.1:9092 --describe [--topic T]
+    kafka-topics --bootstrap-server 127.0.0.1:9092 --create --topic T --partitions 3 \
+        --config retention.ms=60000
+    kafka-topics --bootstrap-server 127.0.0.1:9092 --list
+    kafka-topics --bootstrap-server 127.0.0.1:9092 --describe [--topic T]
         (Configs: every config not at Kafka's default, the topic's own and the broker's static ones)
     kafka-topics --bootstrap-server 127.0.0.1:9092 --describe --under-replicated-partitions
         (also --under-min-isr-partitions, --at-min-isr-partitions, --unavailable-partitions: only the

@@ -81,10 +81,8 @@ def abort_transaction(admin: AdminClient, args: argparse.Namespace) -> None:
     tp = TopicPartition(args.topic, args.partition)
     if args.start_offset is None and args.producer_id is None:
         raise CommandError("The transaction to abort must be identified either with --start-offset (for "
-                           "brokers "
-                           "on 3.0 or above) or with --producer-id, --producer-epoch, and "
-                           "--coordinator-epoch (for "
-                           "older brokers)")
+                           "brokers on 3.0 or above) or with --producer-id, --producer-epoch, and "
+                           "--coordinator-epoch (for older brokers)")
     if args.start_offset is not None:
         try:
             producers = admin.describe_producers([tp])[tp]
@@ -93,8 +91,7 @@ def abort_transaction(admin: AdminClient, args: argparse.Namespace) -> None:
         found = [p for p in producers if p.current_transaction_start_offset == args.start_offset]
         if not found:
             raise CommandError(f"Could not find any open transactions starting at offset {args.start_offset} "
-                               "on "
-                               f"partition {tp}")
+                               f"on partition {tp}")
         producer_id, producer_epoch = found[0].producer_id, found[0].producer_epoch
         coordinator_epoch = found[0].coordinator_epoch or 0
     else:
@@ -115,10 +112,8 @@ def abort_transaction(admin: AdminClient, args: argparse.Namespace) -> None:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="kafka-transactions",
                                      description="This tool is used to analyze the transactional state of "
-                                                 "producers "
-                                                 "in the cluster. It can be used to detect and recover from "
-                                                 "hanging "
-                                                 "transactions.")
+                                                 "producers in the cluster. It can be used to detect and "
+                                                 "recover from hanging transactions.")
     parser.add_argument("--bootstrap-server", required=True,
                         help="hostname and port for the broker to connect to")
     parser.add_argument("--command-config",

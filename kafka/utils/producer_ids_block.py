@@ -1,4 +1,5 @@
-"""ProducerIdsBlock: a range of producer ids handed to one broker (Kafka's org.apache.kafka.server.common.ProducerIdsBlock).
+"""ProducerIdsBlock: a range of producer ids handed to one broker (Kafka's
+org.apache.kafka.server.common.ProducerIdsBlock).
 
 Seed 004, idempotence (KIP-98, KIP-730): producer ids must be unique in the whole cluster, so the
 active controller hands them out in blocks of PRODUCER_ID_BLOCK_SIZE consecutive ids, and each

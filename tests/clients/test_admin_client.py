@@ -26,11 +26,12 @@ def test_topics_partitions_and_cluster(broker):
         assert admin.create_partitions({topic: 4}) == {topic: None}
         assert len(admin.describe_topics([topic])[topic].partitions) == 4
         assert admin.create_partitions({topic: 3})[topic].error == Errors.INVALID_PARTITIONS
-        assert admin.create_partitions({"no-such-topic": 3})["no-such-topic"].error == Errors.UNKNOWN_TOPIC_OR_PARTITION
+        unknown = admin.create_partitions({"no-such-topic": 3})["no-such-topic"]
+        assert unknown.error == Errors.UNKNOWN_TOPIC_OR_PARTITION
 
         cluster_id, controller_id, nodes = admin.describe_cluster()
-        assert cluster_id and controller_id == 1 and [(n.node_id, n.port) for n in nodes] == [(1,
-                                                                                               broker.port)]
+        assert cluster_id and controller_id == 1
+        assert [(n.node_id, n.port) for n in nodes] == [(1, broker.port)]
 
         assert admin.delete_topics([topic]) == {topic: None}
         assert topic not in admin.list_topics()

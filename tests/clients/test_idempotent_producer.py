@@ -37,8 +37,8 @@ def _require_init_producer_id(broker) -> None:
     """Fail loudly, not skip, on a broker that does not answer InitProducerId yet."""
     if ApiKey.INIT_PRODUCER_ID not in broker.server.apis.handlers:
         pytest.fail("this broker does not advertise InitProducerId (key 22) in ApiVersions: the broker side "
-                    "of "
-                    "KIP-98 (kafka/server/kafka_apis.py) is needed before an idempotent producer can write",
+                    "of KIP-98 (kafka/server/kafka_apis.py) is needed before an idempotent "
+                    "producer can write",
                     pytrace=False)
 
 

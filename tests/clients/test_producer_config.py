@@ -51,10 +51,11 @@ def test_idempotence_turned_off_explicitly_allows_anything():
     assert config["enable.idempotence"] is False and config["acks"] == 0
 
 
-def test_the_producer_refuses_the_conflict_at_construction_and_builds_a_transaction_manager_only_when_idempotent():
+def test_producer_refuses_the_conflict_at_construction_and_builds_a_transaction_manager_only_if_idempotent():
     with pytest.raises(ConfigError, match="'acks'"):
         KafkaProducer({**BOOTSTRAP, "enable.idempotence": True, "acks": 1})
     unreachable = {"bootstrap.servers": f"127.0.0.1:{free_port()}"}
     with KafkaProducer(unreachable) as idempotent, KafkaProducer({**unreachable, "acks": 1}) as plain:
-        assert idempotent.transaction_manager is not None and idempotent.accumulator.transaction_manager is not None
+        assert idempotent.transaction_manager is not None
+        assert idempotent.accumulator.transaction_manager is not None
         assert plain.transaction_manager is None and plain.sender.transaction_manager is None

@@ -1,4 +1,5 @@
-"""RecordAccumulator readiness on a mock clock: batch.size, linger.ms and retry backoff decide when a batch goes."""
+"""RecordAccumulator readiness on a mock clock: batch.size, linger.ms and retry backoff decide when a batch
+goes."""
 
 from kafka.clients.metadata import Cluster, Node, PartitionInfo
 from kafka.clients.producer.buffer_pool import BufferPool

@@ -270,9 +270,9 @@ def test_a_non_retriable_init_producer_id_error_is_fatal():
     h = Harness()
     future = h.send(TP0, 1)[0]
     h.run()
-    h.client.respond(h.client.take(ApiKey.INIT_PRODUCER_ID), {"throttle_time_ms": 0, "producer_id": -1,
-                                                              "error_code": Errors.CLUSTER_AUTHORIZATION_FAILED,
-                                                              "producer_epoch": -1})
+    h.client.respond(h.client.take(ApiKey.INIT_PRODUCER_ID), {
+        "throttle_time_ms": 0, "producer_id": -1, "error_code": Errors.CLUSTER_AUTHORIZATION_FAILED,
+        "producer_epoch": -1})
     h.run()
     assert future.exception(0).error == Errors.CLUSTER_AUTHORIZATION_FAILED
     assert h.tm.current_state == State.FATAL_ERROR

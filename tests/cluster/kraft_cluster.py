@@ -133,7 +133,8 @@ class KRaftCluster:
 
     @staticmethod
     def replica_ids(value: str) -> list[int]:
-        """The ids of describe --status' CurrentVoters or CurrentObservers: [{"id": 1, ...}, ...] (Kafka 4's form)."""
+        """The ids of describe --status' CurrentVoters or CurrentObservers: [{"id": 1, ...}, ...]
+        (Kafka 4's form)."""
         return [int(i) for i in re.findall(r'"id": (\d+)', value or "")]
 
     def await_leader(self, via: Node, timeout: float = 60, not_in: tuple[int, ...] = ()) -> int:

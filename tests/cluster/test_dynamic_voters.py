@@ -120,16 +120,17 @@ def test_a_controller_is_added_and_an_original_removed_while_a_producer_writes(t
         removed = next(i for i in CONTROLLERS if i != leader)
         via = f"127.0.0.1:{ports[NEW_CONTROLLER]}" if removed == 2 else via
         # This one through the broker (--bootstrap-server), which forwards it to the active controller.
-        result = wait_until(lambda: (r := run_tool(
-            "kafka.tools.metadata_quorum_command", "--bootstrap-server", nodes[BROKER].bootstrap,
-            "remove-controller",
-            "--controller-id", str(removed), "--controller-directory-id", directory_ids[removed], timeout=30))
-                            .returncode == 0 and r.stdout, timeout=30, message="remove-controller",
-                            interval=0.5)
-        assert result.strip() == f"Removed KRaft controller {removed} with directory id {directory_ids[removed]}"
+        def remove_controller() -> str:
+            r = run_tool("kafka.tools.metadata_quorum_command", "--bootstrap-server", nodes[BROKER].bootstrap,
+                         "remove-controller", "--controller-id", str(removed),
+                         "--controller-directory-id", directory_ids[removed], timeout=30)
+            return r.returncode == 0 and r.stdout
+        result = wait_until(remove_controller, timeout=30, message="remove-controller", interval=0.5)
+        expected = f"Removed KRaft controller {removed} with directory id {directory_ids[removed]}"
+        assert result.strip() == expected
+        voters_left = sorted({1, 2, 3, 4} - {removed})
         status = wait_until(lambda: (s := status_of(via)) and
-                            KRaftCluster.replica_ids(s.get("CurrentVoters", "")) == sorted({1, 2, 3,
-                                                                                            4} - {removed})
+                            KRaftCluster.replica_ids(s.get("CurrentVoters", "")) == voters_left
                             and removed in KRaftCluster.replica_ids(s["CurrentObservers"]) and s,
                             timeout=30, message="the new voter set, the removed controller an observer",
                             interval=0.3)

@@ -356,7 +356,8 @@ def read_committed(bootstrap: str, topic: str, ends: dict[int, int] | None = Non
 
 
 def group_offsets(admin: AdminClient, group: str, topic: str) -> dict[int, int]:
-    """The group's committed offsets of the topic (OffsetFetch with require_stable: no transaction pending)."""
+    """The group's committed offsets of the topic (OffsetFetch with require_stable: no transaction
+    pending)."""
     request = ConsumerGroupTopicPartitions(group, [TopicPartition(topic, p) for p in range(PARTITIONS)])
     answer = admin.list_consumer_group_offsets([request], require_stable=True)[group].result(30)
     return {tp.partition: tp.offset for tp in answer.topic_partitions}
@@ -371,8 +372,7 @@ def assert_exactly_once(admin: AdminClient, bootstrap: str, group: str, source: 
     extra = sorted(v for v in output if v not in expected)
     assert (missing, twice, extra) == ([], [], []), (
         f"{len(missing)} inputs missing from the output (e.g. {missing[:5]}), {len(twice)} in it more than "
-        "once "
-        f"(e.g. {twice[:5]}), {len(extra)} unexplained; {context}")
+        f"once (e.g. {twice[:5]}), {len(extra)} unexplained; {context}")
     assert sum(output.values()) == RECORDS
     assert group_offsets(admin, group, source) == ends, f"the group's offsets: the input's end; {context}"
 
@@ -401,17 +401,15 @@ def test_a_transactional_copy_is_exactly_once_across_a_group_coordinator_kill(pr
                        "the copy to the input's end", interval=0.1)
         except AssertionError as e:
             raise AssertionError(f"{e}; {protocol}: {progress.copied} copied, {progress.committed} "
-                                 "transactions "
-                                 f"committed, {progress.aborted} aborted, errors "
+                                 f"transactions committed, {progress.aborted} aborted, errors "
                                  f"{Counter(progress.errors).most_common(8)}") from None
         finally:
             stop.set()
             resume.set()
             copier.join(60)
         context = (f"{protocol}: {failover}, {progress.committed} transactions committed, {progress.aborted} "
-                   "aborted, "
-                   f"{len(progress.abandoned)} producers abandoned stuck, "
-                   f"errors {Counter(progress.errors).most_common(8)}")
+                   f"aborted, {len(progress.abandoned)} producers abandoned stuck, errors "
+                   f"{Counter(progress.errors).most_common(8)}")
         print(context, f"fill {filled - started:.1f} s, copy {time.monotonic() - filled:.1f} s")
         assert progress.failure is None, f"the copier failed: {progress.failure!r}; {context}"
         assert_exactly_once(admin, bootstrap, group, source, sink, ends, context)

@@ -47,7 +47,8 @@ def topic_on(admin: AdminClient, name: str):
 
 
 def leaders_everywhere(cluster: KRaftCluster, name: str, partitions: int):
-    """The topic as every running node's broker describes it, once all agree and every partition has a leader."""
+    """The topic as every running node's broker describes it, once all agree and every partition has a
+    leader."""
     seen = []
     for node in cluster.nodes.values():
         if not node.running:

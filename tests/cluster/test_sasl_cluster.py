@@ -28,7 +28,8 @@ from tests.security.certificates import Certificates
 from tests.security.sasl_helpers import PLAIN_JAAS
 
 pytestmark = pytest.mark.timeout(400)
-SCRAM_ADMIN = 'org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="admin-secret";'
+SCRAM_ADMIN = ('org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" '
+               'password="admin-secret";')
 
 
 def sasl_client(bootstrap: str, ca_file: str) -> dict:

@@ -171,7 +171,8 @@ def test_a_broker_without_reachable_controllers_retries_with_backoff_then_starts
     cluster = KRaftCluster(tmp_path, extra=FAST_FAILURE_DETECTION, roles=SPLIT)
     broker = cluster.nodes[4]
     # registrations that time out quickly, so that the test sees several attempts in seconds
-    broker.config_path.write_text(broker.config_path.read_text() + "controller.quorum.request.timeout.ms=500\n")
+    config = broker.config_path.read_text()
+    broker.config_path.write_text(config + "controller.quorum.request.timeout.ms=500\n")
     for node in cluster.nodes.values():
         assert node.format(cluster.cluster_id).returncode == 0
     broker.start()

@@ -84,8 +84,8 @@ def test_replication_and_raft_run_over_tls(tls_cluster):
 
     with node.admin() as admin:
         leader = tls_cluster.nodes[topic_on(admin, topic).partitions[0].leader]
-    fetchers = re.findall(rf"TLS handshake done.*listener=INTERNAL.*principal='?{re.escape(BROKER_PRINCIPAL)}",
-                          leader.output())
+    handshake = rf"TLS handshake done.*listener=INTERNAL.*principal='?{re.escape(BROKER_PRINCIPAL)}"
+    fetchers = re.findall(handshake, leader.output())
     assert len(fetchers) >= 2, "both followers' replica fetchers come over TLS, as the broker's certificate"
     successful, failed = authentications(leader, "INTERNAL")
     assert successful >= 2 and failed == 0

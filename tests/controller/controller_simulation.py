@@ -173,7 +173,8 @@ class ControllerSimulation(Simulation):
         raise AssertionError(f"seed {self.seed}: {message} (replay: CONTROLLER_SIM_SEED={self.seed})")
 
     def check_progress(self) -> None:
-        """With the network healed: an active controller, a new topic everywhere, nothing acknowledged lost."""
+        """With the network healed: an active controller, a new topic everywhere, nothing acknowledged
+        lost."""
         self.heal()
         self.calm = True
         self.run_for(3000)

@@ -63,7 +63,8 @@ def test_a_fault_in_a_periodic_task_is_counted_and_renounces(cluster):
 
 def test_a_refused_controlled_shutdown_leaves_no_trace_in_the_active_controller(cluster, monkeypatch):
     """The decision once replayed the broker's controlled-shutdown change before the batch was checked:
-    refused as too large, nothing was written, yet the active controller believed it (the standbys did not)."""
+    refused as too large, nothing was written, yet the active controller believed it (the standbys did
+    not)."""
     cluster.register_and_unfence(2)
     cluster.call(cluster.active.create_topics(record(topics=[new_topic("t", 4)], validate_only=False)))
     epoch = cluster.active.cluster.brokers[1].epoch

@@ -1,4 +1,5 @@
-"""Seeded clusters of three QuorumControllers on the Raft simulation (tests/controller/controller_simulation.py).
+"""Seeded clusters of three QuorumControllers on the Raft simulation
+(tests/controller/controller_simulation.py).
 
 Every committed batch on every node: its image equals every other node's at that offset, and a
 controller with nothing pending holds exactly what replaying its image gives. Through elections,

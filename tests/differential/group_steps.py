@@ -17,7 +17,7 @@ from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.consumer_protocol import serialize_assignment, serialize_subscription
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import iter_batches
-from tests.differential.oracle import Intended, Pair, differences
+from tests.differential.oracle import Intended, Pair, differ, differences
 from tests.helpers import wait_until
 
 # WireClient's client id, and the UUID Kafka appends to it to name a classic group's member.
@@ -66,7 +66,7 @@ class Script:
             self.learn(name, ours[field], apache[field])
             ours, apache = self._named(ours, "ours"), self._named(apache, "apache")
         found = differences(ours, apache, intended)
-        assert not found, f"{api_key.name} v{version}: our broker and Apache Kafka differ:\n  " + "\n  ".join(found)
+        assert not found, differ(api_key, version, found)
         return ours, apache
 
     def retried(self, api_key: ApiKey, version: int, template: dict,
@@ -82,7 +82,7 @@ class Script:
                                                 message=f"{side.name}'s {api_key.name} to stop failing"),
                                                 side.name))
         found = differences(final[0], final[1])
-        assert not found, f"{api_key.name} v{version}: our broker and Apache Kafka differ:\n  " + "\n  ".join(found)
+        assert not found, differ(api_key, version, found)
         return final[0], final[1]
 
     def _resolve(self, template: Any, side: str) -> Any:

@@ -50,8 +50,8 @@ class Intended:
 INTENDED_DIFFERENCES: tuple[Intended, ...] = (
     Intended("*configs[name=min.insync.replicas].config_source",
              "Kafka 4.4 enables eligible leader replicas (KIP-966), and its controller then writes a "
-             "cluster-wide "
-             "min.insync.replicas at bootstrap (DYNAMIC_DEFAULT_BROKER_CONFIG); ELR is not built here"),
+             "cluster-wide min.insync.replicas at bootstrap (DYNAMIC_DEFAULT_BROKER_CONFIG); ELR "
+             "is not built here"),
     Intended("*configs[name=min.insync.replicas].synonyms*",
              "the same cluster-wide record, one more synonym"),
     Intended("results[resource_name=1].configs[name=*].read_only",
@@ -59,18 +59,16 @@ INTENDED_DIFFERENCES: tuple[Intended, ...] = (
              "server.properties; Kafka lets IncrementalAlterConfigs change many of them"),
     Intended("topics[name=small-segments-*].error_message",
              "segment.bytes may be as small as 14 bytes here (Kafka 4 allows 1 MiB and up, smaller only "
-             "through its "
-             "internal.segment.bytes): the labs and tests roll segments of a few hundred bytes to show them"),
+             "through its internal.segment.bytes): the labs and tests roll segments of a few hundred "
+             "bytes to show them"),
     Intended("responses[name=misnumbered-*].partition_responses[index=0].*",
              "records numbered out of order inside a batch: Kafka stores an uncompressed batch as sent (a "
-             "consumer "
-             "then reads offsets that go backwards) and fails a compressed one with UNKNOWN_SERVER_ERROR; "
-             "this "
-             "broker never rewrites a batch and refuses both, INVALID_RECORD naming the record (KIP-467)"),
+             "consumer then reads offsets that go backwards) and fails a compressed one with "
+             "UNKNOWN_SERVER_ERROR; this broker never rewrites a batch and refuses both, INVALID_RECORD "
+             "naming the record (KIP-467)"),
     Intended("responses[name=unknown-codec-*].partition_responses[index=0].error_code",
              "compression codec 7 in a batch's attributes: Kafka fails with UNKNOWN_SERVER_ERROR (an "
-             "unexpected "
-             "IllegalArgumentException), this broker answers UNSUPPORTED_COMPRESSION_TYPE"),
+             "unexpected IllegalArgumentException), this broker answers UNSUPPORTED_COMPRESSION_TYPE"),
 )
 
 
@@ -130,6 +128,11 @@ def differences(ours: Any, theirs: Any, intended: tuple[Intended, ...] = (),
     return found
 
 
+def differ(api_key: ApiKey, version: int, found: list[str]) -> str:
+    """An assertion's message: the differences `differences` found, one a line."""
+    return f"{api_key.name} v{version}: our broker and Apache Kafka differ:\n  " + "\n  ".join(found)
+
+
 class Side:
     """One broker as the suite sees it: where it listens and a raw connection to it."""
 
@@ -171,7 +174,7 @@ class Pair:
         """Ask both, assert the answers agree field by field, return ours."""
         ours, theirs = self.ask(api_key, version, body)
         found = differences(ours, theirs, intended, volatile)
-        assert not found, f"{api_key.name} v{version}: our broker and Apache Kafka differ:\n  " + "\n  ".join(found)
+        assert not found, differ(api_key, version, found)
         return ours
 
     def close(self) -> None:

@@ -19,8 +19,7 @@ NOT_BUILT = {
 NOT_BUILT_KEYS = {key for keys in NOT_BUILT.values() for key in keys}
 # Versions both advertise from differently, on purpose.
 OLDEST = {ApiKey.PRODUCE: "Kafka 4 still advertises Produce v0-2 (so that old librdkafka connects) yet "
-                          "refuses "
-                          "them; this broker advertises from v3, the first with RecordBatch v2"}
+                          "refuses them; this broker advertises from v3, the first with RecordBatch v2"}
 
 
 def test_the_apis_and_versions_both_advertise(pair):
@@ -28,15 +27,18 @@ def test_the_apis_and_versions_both_advertise(pair):
                                                     "client_software_version": "1"})
     mine = {a.api_key: (a.min_version, a.max_version) for a in ours.api_keys}
     apache = {a.api_key: (a.min_version, a.max_version) for a in theirs.api_keys}
-    assert sorted(set(apache) - set(mine) - NOT_BUILT_KEYS) == [], "Kafka serves these and we do not, unexplained"
-    assert sorted(set(mine) - set(apache)) == [], "we advertise these on the client listener and Kafka does not"
+    unexplained = sorted(set(apache) - set(mine) - NOT_BUILT_KEYS)
+    assert unexplained == [], "Kafka serves these and we do not, unexplained"
+    extra = sorted(set(mine) - set(apache))
+    assert extra == [], "we advertise these on the client listener and Kafka does not"
     wrong = {}
     for key in set(mine) & set(apache):
         (low, high), (their_low, their_high) = mine[key], apache[key]
         if (low != their_low and key not in OLDEST) or high > their_high:
             wrong[ApiKey(key).name] = (mine[key], apache[key])
-    assert wrong == {}, "version ranges (ours, Kafka's) that no reason allows: older versions Kafka 4 dropped " \
-                        "(KIP-896) must go, and no version newer than Kafka's may be advertised"
+    assert wrong == {}, (
+        "version ranges (ours, Kafka's) that no reason allows: older versions Kafka 4 dropped (KIP-896) "
+        "must go, and no version newer than Kafka's may be advertised")
     pair.same(ApiKey.API_VERSIONS, 3, {"client_software_name": "oracle", "client_software_version": "1"},
               intended=(
         Intended("api_keys*", "compared above, API by API"),

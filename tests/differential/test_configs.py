@@ -35,8 +35,7 @@ OWN_START_UP = {"listeners", "advertised.listeners", "controller.quorum.voters",
 ONE_NODE_DEFAULTS = tuple(
     Intended(f"*configs[name={key}].synonyms[1].value",
              "defaults of 1 here, so that one broker started without server.properties has its internal "
-             "topics; "
-             "Kafka's are 3 (2 for the min ISR) and its server.properties sets 1")
+             "topics; Kafka's are 3 (2 for the min ISR) and its server.properties sets 1")
     for key in ("offsets.topic.replication.factor", "transaction.state.log.replication.factor",
                 "transaction.state.log.min.isr"))
 

@@ -268,8 +268,7 @@ def test_the_diverging_epoch_is_written_as_kafka_writes_it(pair, one_epoch):
         ours, theirs = (raw_answer(side, FIRST_VERSION, body) for side in pair.sides)
         if ours != theirs:
             differ.append(f"fetch_offset={offset} last_fetched_epoch={epoch}:\n    ours   {ours.hex()}\n    "
-                          "apache "
-                          f"{theirs.hex()}")
+                          f"apache {theirs.hex()}")
     assert not differ, "\n  ".join(differ)
 
 

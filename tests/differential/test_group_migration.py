@@ -57,8 +57,8 @@ def test_a_classic_group_upgraded_online_and_downgraded_back(pair):
     script.same(ApiKey.CONSUMER_GROUP_DESCRIBE, CONSUMER_DESCRIBE,
                 {"group_ids": [group], "include_authorized_operations": False})
     ours, apache = script.ask(ApiKey.LIST_GROUPS, LIST, {"states_filter": [], "types_filter": []})
-    assert only(ours, {group}) == only(apache, {group}) and only(ours,
-                                                                 {group})["groups"][0]["group_type"] == "consumer"
+    assert only(ours, {group}) == only(apache, {group})
+    assert only(ours, {group})["groups"][0]["group_type"] == "consumer"
 
     # the classic member hears of the rebalance, rejoins (its generation is its member epoch now) and syncs
     script.same(ApiKey.HEARTBEAT, HEARTBEAT, heartbeat(group, 1, classic))  # REBALANCE_IN_PROGRESS
@@ -79,8 +79,8 @@ def test_a_classic_group_upgraded_online_and_downgraded_back(pair):
     script.same(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848, consumer_group_heartbeat(group, member, -1))
     script.same(ApiKey.DESCRIBE_GROUPS, DESCRIBE, describe(group))  # PreparingRebalance
     ours, apache = script.ask(ApiKey.LIST_GROUPS, LIST, {"states_filter": [], "types_filter": []})
-    assert only(ours, {group}) == only(apache, {group}) and only(ours,
-                                                                 {group})["groups"][0]["group_type"] == "classic"
+    assert only(ours, {group}) == only(apache, {group})
+    assert only(ours, {group})["groups"][0]["group_type"] == "classic"
     script.same(ApiKey.HEARTBEAT, HEARTBEAT, heartbeat(group, generation(), classic))  # REBALANCE_IN_PROGRESS
     ours, _ = script.same(ApiKey.JOIN_GROUP, JOIN, join(group, classic, topic))
     assert ours["error_code"] == Errors.NONE and ours["leader"] == "classic-1", ours

@@ -185,7 +185,8 @@ def test_a_transaction_committed_then_one_aborted(pair):
 
 
 def test_offsets_committed_in_a_transaction(pair):
-    script, topic, txn, group = Script(pair), unique_topic("txn-offsets"), unique_topic("txn"), unique_topic("g")
+    script, topic = Script(pair), unique_topic("txn-offsets")
+    txn, group = unique_topic("txn"), unique_topic("g")
     create_topic(pair, topic)
     find_coordinator(pair, txn, TRANSACTION)
     producer_ids_ready(pair)
@@ -286,7 +287,8 @@ def test_offsets_committed_in_a_transaction_by_a_consumer_group_member(pair):
     """What a read-process-write loop with group.protocol=consumer sends: TxnOffsetCommit v3 with the member
     id and the member epoch (in the generation id) that ConsumerGroupHeartbeat returned, judged against
     the consumer group: the right member and epoch, another epoch, a member nobody knows, no member at all."""
-    script, topic, txn, group = Script(pair), unique_topic("txn-848"), unique_topic("txn"), unique_topic("g848")
+    script, topic = Script(pair), unique_topic("txn-848")
+    txn, group = unique_topic("txn"), unique_topic("g848")
     create_topic(pair, topic, partitions=2)
     find_coordinator(pair, txn, TRANSACTION)
     producer_ids_ready(pair)

@@ -157,7 +157,8 @@ def chromium():
 
 
 def wait_for_every_panel(page, url: str, timeout_s: float = 120.0) -> list:
-    """Open a page and wait until every panel is drawn; on the deadline, fail naming each panel that is not."""
+    """Open a page and wait until every panel is drawn; on the deadline, fail naming each panel that is
+    not."""
     page.goto(url)
     try:
         page.wait_for_function(ALL_DRAWN, timeout=timeout_s * 1000, polling=500)

@@ -125,9 +125,10 @@ def test_fetch_list_offsets_and_metadata_need_read_and_describe(secured):
     assert fetched.responses[0].partitions[0].error_code == Errors.NONE
     described = client.request(ApiKey.METADATA, 12,
                                {"topics": [{"name": "clicks"}], "allow_auto_topic_creation": False,
-                                                     "include_topic_authorized_operations": True})
+                                "include_topic_authorized_operations": True})
     assert described.topics[0].error_code == Errors.NONE
-    assert described.topics[0].topic_authorized_operations == (1 << Op.READ) | (1 << Op.DESCRIBE) | (1 << Op.CREATE)
+    read_describe_create = (1 << Op.READ) | (1 << Op.DESCRIBE) | (1 << Op.CREATE)
+    assert described.topics[0].topic_authorized_operations == read_describe_create
 
 
 def test_metadata_auto_creates_only_with_create(secured):
@@ -202,8 +203,8 @@ def test_cluster_apis_and_describe_cluster_operations(secured):
     log_dirs = client.request(ApiKey.DESCRIBE_LOG_DIRS, 1, {"topics": None})
     assert log_dirs.error_code == Errors.NONE  # ALTER on the cluster implies DESCRIBE
     cluster = client.request(ApiKey.DESCRIBE_CLUSTER, 0, {"include_cluster_authorized_operations": True})
-    assert cluster.cluster_authorized_operations & (1 << Op.CLUSTER_ACTION | 1 << Op.ALTER | 1 << Op.DESCRIBE) == \
-        (1 << Op.CLUSTER_ACTION | 1 << Op.ALTER | 1 << Op.DESCRIBE)
+    granted = 1 << Op.CLUSTER_ACTION | 1 << Op.ALTER | 1 << Op.DESCRIBE
+    assert cluster.cluster_authorized_operations & granted == granted
     configs = client.request(ApiKey.DESCRIBE_CONFIGS, 1, {"resources": [
         {"resource_type": 2, "resource_name": "nobody-may", "configuration_keys": None}],
         "include_synonyms": False})

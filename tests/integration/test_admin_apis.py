@@ -160,11 +160,13 @@ def test_describe_configs_of_the_broker_writes_values_as_kafka_does(broker):
     values = {entry.name: entry.value for entry in response.results[0].configs}
     client.close()
     assert values["listeners"].startswith("PLAINTEXT://") and "EndPoint" not in values["listeners"]
-    assert values["listener.security.protocol.map"] == "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:" \
-        "SASL_PLAINTEXT"  # Kafka's default, as the text it is parsed from
-    assert values["max.connections.per.ip.overrides"] == "" and values["security.inter.broker.protocol"] == "PLAINTEXT"
+    kafkas_default = "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT"
+    assert values["listener.security.protocol.map"] == kafkas_default  # as the text it is parsed from
+    assert values["max.connections.per.ip.overrides"] == ""
+    assert values["security.inter.broker.protocol"] == "PLAINTEXT"
     assert values["super.users"] == "" and values["log.retention.hours"] == "168"
-    assert not [name for name, value in values.items() if value and value[0] in "{([" or "frozenset" in str(value)]
+    assert not [name for name, value in values.items()
+                if value and value[0] in "{([" or "frozenset" in str(value)]
 
 
 def test_describe_configs_types_broker_keys_parsed_into_more_than_a_string():
@@ -177,6 +179,7 @@ def test_describe_configs_types_broker_keys_parsed_into_more_than_a_string():
     assert broker_config_type("replica.lag.time.max.ms") == CONFIG_TYPES["LONG"]
     assert broker_config_type("offsets.topic.replication.factor") == CONFIG_TYPES["SHORT"]
     assert broker_config_type("ssl.truststore.certificates") == CONFIG_TYPES["PASSWORD"]
-    assert broker_config_type("process.roles") == broker_config_type("controller.quorum.voters") == CONFIG_TYPES["LIST"]
+    assert broker_config_type("process.roles") == CONFIG_TYPES["LIST"]
+    assert broker_config_type("controller.quorum.voters") == CONFIG_TYPES["LIST"]
     assert broker_config_type("log.retention.hours") == CONFIG_TYPES["INT"]
     assert broker_config_type("metrics.listener") == broker_config_type("super.users") == 0

@@ -109,8 +109,9 @@ def test_request_percentage_throttles_any_request_by_at_most_one_window(broker):
     set_quota(broker, {"user": None}, request_percentage=0.001)  # the default user: ANONYMOUS, everyone
     throttle = 0
     for _ in range(200):
-        throttle = client.request(ApiKey.METADATA, 12, {"topics": [], "allow_auto_topic_creation": False,
-                                                        "include_topic_authorized_operations": False}).throttle_time_ms
+        metadata = client.request(ApiKey.METADATA, 12, {"topics": [], "allow_auto_topic_creation": False,
+                                                        "include_topic_authorized_operations": False})
+        throttle = metadata.throttle_time_ms
         if throttle:
             break
     assert 0 < throttle <= 1000  # quota.window.size.seconds bounds a request quota's throttle

@@ -96,7 +96,8 @@ def test_commits_resume_after_a_restart_a_killed_member_goes_and_the_tool_shows_
         wait_until(lambda: second.poll(0.05) is None and len(second.assignment()) == 3, timeout=30,
                    message="the survivor to take every partition back")
         took = time.monotonic() - killed_at
-        print(f"\nkilled member's partitions back after {took:.2f} s (group.consumer.session.timeout.ms=3000)")
+        print(f"\nkilled member's partitions back after {took:.2f} s "
+              "(group.consumer.session.timeout.ms=3000)")
         assert took >= 2.0, f"took over after {took:.2f}s, before the session timeout could expire"
     finally:
         child.kill()
@@ -106,12 +107,14 @@ def test_commits_resume_after_a_restart_a_killed_member_goes_and_the_tool_shows_
     bootstrap = ["--bootstrap-server", broker.bootstrap]
     assert consumer_groups.main([*bootstrap, "--describe", "--group", group, "--members", "--verbose"]) == 0
     members = capsys.readouterr().out
-    assert "CURRENT-EPOCH" in members and "TARGET-ASSIGNMENT" in members and f"{topic}:0,1,2" in members, members
+    assert "CURRENT-EPOCH" in members and "TARGET-ASSIGNMENT" in members, members
+    assert f"{topic}:0,1,2" in members, members
     assert consumer_groups.main([*bootstrap, "--describe", "--group", group, "--state", "--verbose"]) == 0
     state = capsys.readouterr().out
     assert "uniform" in state and "Stable" in state and "GROUP-EPOCH" in state, state
     assert consumer_groups.main([*bootstrap, "--describe", "--group", group]) == 0
-    assert f"{group} {topic}" in " ".join(capsys.readouterr().out.split()), "offsets and lag as for classic groups"
+    described = " ".join(capsys.readouterr().out.split())
+    assert f"{group} {topic}" in described, "offsets and lag as for classic groups"
     assert consumer_groups.main([*bootstrap, "--list", "--type"]) == 0
     listed = capsys.readouterr().out
     assert any(line.split() == [group, "Consumer"] for line in listed.splitlines()), listed

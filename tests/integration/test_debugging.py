@@ -56,7 +56,8 @@ class Breakpoint:
                 self.removed.set()
             return None
         code = frame.f_code
-        if event == "call" and code.co_name == self.function_name and code.co_filename.endswith(self.filename_end):
+        called = event == "call" and code.co_name == self.function_name
+        if called and code.co_filename.endswith(self.filename_end):
             self.hits += 1
             self.thread_name = thread.name
             self.request = frame.f_locals.get("request")
@@ -101,7 +102,8 @@ def test_a_produce_held_at_a_breakpoint_on_the_io_thread_completes_after_continu
         # Earlier responses (Metadata) may still be on their way out; once they are, nothing follows.
         wait_until(lambda: processor.response_queue_size == 0, message="the response queue to drain")
         channel = processor.selector.channels[request.connection_id]
-        assert channel.muted and processor.in_flight[channel.id] is request, "the connection waits for this one response"
+        assert channel.muted and processor.in_flight[channel.id] is request, (
+            "the connection waits for this one response")
         producer.poll(0)
         assert delivered == [], "the client has no answer while the I/O thread is stopped"
 

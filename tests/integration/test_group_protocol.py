@@ -49,7 +49,8 @@ def find_coordinator(client: WireClient, group: str):
 def test_find_coordinator_single_and_batched(broker):
     client = WireClient(broker.port)
     first = client.request(ApiKey.FIND_COORDINATOR, 3, dict(key="g", key_type=0))
-    assert first.error_code == Errors.COORDINATOR_NOT_AVAILABLE, "creating __consumer_offsets is not waited for"
+    assert first.error_code == Errors.COORDINATOR_NOT_AVAILABLE, (
+        "creating __consumer_offsets is not waited for")
     single = find_coordinator(client, "g")
     assert (single.error_code, single.node_id, single.port) == (Errors.NONE, 1, broker.port)
     batched = client.request(ApiKey.FIND_COORDINATOR, 4, dict(key_type=0, coordinator_keys=["a", "b"]))

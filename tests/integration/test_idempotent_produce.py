@@ -71,9 +71,10 @@ def test_a_retry_after_kill_minus_nine_is_answered_with_its_first_offset(broker_
         return response if response.error_code != Errors.NOT_LEADER_OR_FOLLOWER else None
 
     retry = wait_until(answered, message="the restarted broker to lead the partition again")
-    assert "rebuilding producer state from the log" in broker.output(), "replayed from the last segment's snapshot"
-    assert (retry.error_code, retry.base_offset) == (Errors.NONE,
-                                                     95), "the retry is recognised, not written again"
+    assert "rebuilding producer state from the log" in broker.output(), (
+        "replayed from the last segment's snapshot")
+    assert (retry.error_code, retry.base_offset) == (Errors.NONE, 95), (
+        "the retry is recognised, not written again")
     gap = produce(broker.port, build_batch([(None, b"late")], producer_id=producer_id, producer_epoch=epoch,
                                            base_sequence=101))
     assert gap.error_code == Errors.OUT_OF_ORDER_SEQUENCE_NUMBER

@@ -86,10 +86,10 @@ def test_a_thousand_connections_and_two_hundred_short_lived_producers(broker_pro
             assert struct.unpack_from(">ih", _read(s, size))[1] == Errors.NONE
         peak_fds = open_fds(pid)
         assert peak_fds >= idle_fds + CONNECTIONS
-        grown = rss_bytes(pid) - idle_rss
+        per_connection = (rss_bytes(pid) - idle_rss) / CONNECTIONS
         print(f"broker: {idle_fds} descriptors idle, {peak_fds} with {CONNECTIONS} connections, "
-              f"{grown / CONNECTIONS:.0f} bytes of RSS per connection")
-        assert grown / CONNECTIONS < MAX_BYTES_PER_CONNECTION, f"{grown / CONNECTIONS:.0f} bytes per connection"
+              f"{per_connection:.0f} bytes of RSS per connection")
+        assert per_connection < MAX_BYTES_PER_CONNECTION, f"{per_connection:.0f} bytes per connection"
 
         # ... and meanwhile 200 producers come, send, and go, all at once.
         def one_producer(n: int) -> None:

@@ -56,9 +56,11 @@ def test_producing_10000_records_moves_messages_in_and_bytes_in_by_exactly_that(
 
     # Every acks=all produce request was timed, in each of the six stages. The network thread records
     # that just after the response's last byte left, so the client may be a moment ahead of it.
+    def produces_timed(scraped, stage: str) -> float:
+        return scraped.value(f"kafka_network_requestmetrics_{stage}_count", request="Produce")
+
     def timed(s):
-        return [s.value(f"kafka_network_requestmetrics_{stage}_count", request="Produce")
-                - before.value(f"kafka_network_requestmetrics_{stage}_count", request="Produce") for stage in TIMES]
+        return [produces_timed(s, stage) - produces_timed(before, stage) for stage in TIMES]
     wait_until(lambda: timed(scrape(broker)) == [produced] * len(TIMES), message="every produce timed")
     counted = scrape(broker)
     assert sum(v - before.value(name, **dict(labels)) for (name, labels), v in counted.samples.items()

@@ -135,9 +135,10 @@ def test_a_restart_from_a_snapshot_still_starts_after_the_last_block(start_broke
     snapshot = sorted((data / "__cluster_metadata-0").glob("*.checkpoint"))[-1]
     out = io.StringIO()
     assert dump_log(["--cluster-metadata-decoder", "--files", str(snapshot)], out=out) == 0
-    assert ('"type":"PRODUCER_IDS_RECORD","version":0,"data":{"brokerId":-1,"brokerEpoch":-1,"nextProducerId":1000}'
-            in out.getvalue())
-    assert MetadataShell(image_tree(load_image(str(snapshot)))).run("cat /producerIds/nextProducerId") == "1000"
+    assert ('"type":"PRODUCER_IDS_RECORD","version":0,'
+            '"data":{"brokerId":-1,"brokerEpoch":-1,"nextProducerId":1000}' in out.getvalue())
+    shell = MetadataShell(image_tree(load_image(str(snapshot))))
+    assert shell.run("cat /producerIds/nextProducerId") == "1000"
 
     restarted = start_broker(data, SMALL_SNAPSHOTS)
     assert restarted.server.shared.metadata_log.start_offset() > block_written_before

@@ -120,8 +120,8 @@ def test_read_committed_stops_at_the_open_transaction_and_learns_the_aborted_one
     assert committed.high_watermark == committed.last_stable_offset == 8
     assert batch_offsets(committed) == [(0, 0), (1, 2), (3, 4), (5, 5), (6, 6), (7, 7)]
     assert aborted(committed) == [(B, 3)], "the consumer drops B's records from offset 3 to its marker"
-    assert aborted(fetch(client, topic, READ_COMMITTED, offset=6)) == [(B,
-                                                                        3)], "its marker is at 7: still in range"
+    from_six = fetch(client, topic, READ_COMMITTED, offset=6)
+    assert aborted(from_six) == [(B, 3)], "its marker is at 7: still in range"
     assert latest_offset(client, topic, READ_COMMITTED) == 8
     assert last_stable_offset_lag(broker, topic) == 0
 

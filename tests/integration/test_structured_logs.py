@@ -44,7 +44,8 @@ def test_json_logs_carry_the_request_context(tmp_path):
     assert all({"event", "level", "timestamp", "logger", "thread"} <= e.keys() for e in events)
     by_name = {e["event"]: e for e in events}
     observability = by_name["observability"]
-    assert observability["metrics"].startswith("http://127.0.0.1:") and observability["metrics"].endswith("/metrics")
+    metrics_url = observability["metrics"]
+    assert metrics_url.startswith("http://127.0.0.1:") and metrics_url.endswith("/metrics")
     assert observability["log_dirs"] == [str(tmp_path / "data")]
     assert by_name["configuration differs from defaults"]["listeners"] == f"PLAINTEXT://127.0.0.1:{port}"
     created = by_name["created topic"]

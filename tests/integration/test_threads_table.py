@@ -115,11 +115,11 @@ def test_the_threads_table_is_what_a_combined_and_a_split_cluster_run(tmp_path):
         for server in reversed(servers):
             server.shutdown() if isinstance(server, KafkaServer) else server.stop()
 
-    assert not undocumented(combined, {"broker", "controller", "both"}, rows), \
-        f"a combined node runs threads the table lacks: {undocumented(combined, {'broker', 'controller', 'both'}, rows)}"
-    assert not undocumented(controller, {"controller", "both"}, rows), \
-        f"a controller-only node runs threads the table lacks or puts on brokers: {undocumented(controller, {'controller', 'both'}, rows)}"
-    assert not undocumented(brokers, {"broker", "both"}, rows), \
-        f"a broker-only node runs threads the table lacks or puts on controllers: {undocumented(brokers, {'broker', 'both'}, rows)}"
+    missing = undocumented(combined, {"broker", "controller", "both"}, rows)
+    assert not missing, f"a combined node runs threads the table lacks: {missing}"
+    missing = undocumented(controller, {"controller", "both"}, rows)
+    assert not missing, f"a controller-only node runs threads the table lacks or puts on brokers: {missing}"
+    missing = undocumented(brokers, {"broker", "both"}, rows)
+    assert not missing, f"a broker-only node runs threads the table lacks or puts on controllers: {missing}"
     seen = combined | controller | brokers | {normalised(threading.main_thread().name)}
     assert not sorted(set(rows) - seen), f"the table names threads no node ran: {sorted(set(rows) - seen)}"

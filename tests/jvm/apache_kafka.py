@@ -10,7 +10,8 @@ broker and controller at once (the quickstart); three nodes form one static quor
 As a script, for make bench and for a student who wants the real thing beside ours:
 
     python tests/jvm/apache_kafka.py --dir /tmp/ak --port 29192 [--nodes 3]   # prints the node pids
-    PYTHONPATH=. python tests/jvm/apache_kafka.py --dir /tmp/ak --port 29192 --sasl-ssl 29193  # and a SASL_SSL one
+    # and with a SASL_SSL listener beside each PLAINTEXT one:
+    PYTHONPATH=. python tests/jvm/apache_kafka.py --dir /tmp/ak --port 29192 --sasl-ssl 29193
 
 With `--sasl-ssl PORT` (or `SaslSsl`) each node has a SASL_SSL listener beside its PLAINTEXT one, as
 bench/sasl_ssl.py measures it: SCRAM-SHA-512 with one user written by `kafka-storage format
@@ -141,10 +142,10 @@ class ApacheKafkaNode:
         self.process: subprocess.Popen | None = None
 
     def format(self, cluster_id: str) -> None:
-        """kafka-storage format: the meta.properties and bootstrap checkpoint a node refuses to start without."""
-        done = subprocess.run(["java", "-cp", self.classpath, "kafka.tools.StorageTool", "format", "-t",
-                               cluster_id,
-                               "-c", str(self.config_path),
+        """kafka-storage format: the meta.properties and bootstrap checkpoint a node refuses to start
+        without."""
+        done = subprocess.run(["java", "-cp", self.classpath, "kafka.tools.StorageTool", "format",
+                               "-t", cluster_id, "-c", str(self.config_path),
                                *(self.sasl_ssl.format_arguments() if self.sasl_ssl else [])],
                               capture_output=True, text=True, timeout=120)
         if done.returncode != 0:
@@ -219,8 +220,7 @@ class ApacheKafka:
                 if time.monotonic() > deadline:
                     self.stop()
                     raise RuntimeError(f"Apache Kafka node {node.node_id} not serving after {timeout:.0f} "
-                                       "s:\n"
-                                       f"{node.output()}")
+                                       f"s:\n{node.output()}")
                 time.sleep(0.2)  # a poll interval, not a wait for something: the condition is the loop's
 
     def stop(self) -> None:

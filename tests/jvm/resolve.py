@@ -65,11 +65,13 @@ def _one_line(profile: str, output: str) -> str:
     reason = next((line.removeprefix("[ERROR] ").strip() for line in text.splitlines()
                    if line.startswith("[ERROR]") and line.strip() != "[ERROR]"), text.strip()[:200])
     what = artifact or f"the artifacts of profile {profile}"
-    return f"JVM tier: could not resolve {what} from Maven Central (profile {profile} of tests/jvm/pom.xml): {reason[:300]}"
+    return (f"JVM tier: could not resolve {what} from Maven Central (profile {profile} of "
+            f"tests/jvm/pom.xml): {reason[:300]}")
 
 
 def main(argv: list[str]) -> int:
-    """``resolve.py`` resolves every profile and touches the stamp; ``resolve.py spark-kafka`` only those named."""
+    """``resolve.py`` resolves every profile and touches the stamp; ``resolve.py spark-kafka`` only
+    those named."""
     try:
         for profile in argv or PROFILES:
             resolve_profile(profile)

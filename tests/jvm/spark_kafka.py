@@ -28,23 +28,22 @@ def pom_spark_version() -> str:
 
 
 def connector_jars() -> list[str]:
-    """The connector's jars (it, the token provider, kafka-clients, commons-pool2); raises ConnectorMissing."""
+    """The connector's jars (it, the token provider, kafka-clients, commons-pool2); raises
+    ConnectorMissing."""
     import pyspark
 
     wanted = pom_spark_version()
     if pyspark.__version__ != wanted:
         raise ConnectorMissing(f"PySpark {pyspark.__version__} is installed but tests/jvm/pom.xml resolves "
-                               "Spark's "
-                               f"Kafka connector {wanted}: they must be one Spark release "
-                               f"(pip install -e '.[spark]' installs the pinned PySpark)")
+                               f"Spark's Kafka connector {wanted}: they must be one Spark release "
+                               "(pip install -e '.[spark]' installs the pinned PySpark)")
     try:
         return resolve.classpath(PROFILE).split(":")
     except resolve.ResolveError as e:
         raise ConnectorMissing(str(e)) from None
     except FileNotFoundError:
-        raise ConnectorMissing("JVM tier: mvn not found: install Maven (`make test` does, with Debian's "
-                               "maven "
-                               "package)") from None
+        raise ConnectorMissing("JVM tier: mvn not found: install Maven (`make test` does, with "
+                               "Debian's maven package)") from None
 
 
 def spark_conf() -> tuple[dict[str, str], str | None]:

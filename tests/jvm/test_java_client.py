@@ -87,7 +87,8 @@ def test_admin_api(results):
     retention = r["describeConfigs"]["retention.ms"]
     assert (retention["value"], retention["source"]) == ("86400000", "DYNAMIC_TOPIC_CONFIG")
     # Kafka's rule: log.retention.hours (server.properties) is no synonym of retention.ms.
-    assert retention["synonyms"] == ["retention.ms=86400000 (DYNAMIC_TOPIC_CONFIG)"] and retention["documented"]
+    assert retention["synonyms"] == ["retention.ms=86400000 (DYNAMIC_TOPIC_CONFIG)"]
+    assert retention["documented"]
     assert r["describeConfigs"]["segment.bytes"]["synonyms"] == [
         "log.segment.bytes=1073741824 (STATIC_BROKER_CONFIG)",
         "log.segment.bytes=1073741824 (DEFAULT_CONFIG)"]

@@ -46,7 +46,8 @@ def run_across_a_leader_kill(scenario: str, cp: str, tmp_path, request, then: tu
                                 text=True)
         try:
             line = java.stdout.readline()
-            assert line.startswith("KILL "), f"{line}{java.stderr.read()[-3000:] if java.poll() is not None else ''}"
+            assert line.startswith("KILL "), (
+                f"{line}{java.stderr.read()[-3000:] if java.poll() is not None else ''}")
             victim = int(line.split()[1])
             cluster.nodes[victim].kill()
             java.stdin.write("killed\n")

@@ -29,7 +29,8 @@ def acls(tmp_path_factory):
     try:
         def java(*args: str) -> str:
             done = run_java(cp, ACL_COMMAND, "--bootstrap-server", broker.bootstrap, *args, timeout=90)
-            assert done.returncode == 0, f"AclCommand {' '.join(args)}:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+            assert done.returncode == 0, (
+                f"AclCommand {' '.join(args)}:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
             return done.stdout
 
         def ours(*args: str) -> str:

@@ -39,12 +39,12 @@ class Tools:
         self.broker, self.cp, self.workdir = broker, cp, workdir
 
     def __call__(self, main: str, *args: str, stdin: str | None = None,
-                 bootstrap_flag: str = "--bootstrap-server",
-                 ) -> str:
+                 bootstrap_flag: str = "--bootstrap-server") -> str:
         flags = (bootstrap_flag, self.broker.bootstrap) if bootstrap_flag else ()
         done = run_java(self.cp, main, *flags, *args, stdin=stdin, timeout=90)
-        assert done.returncode == 0, f"{main.rsplit('.', 1)[1]} {' '.join(args)} exited {done.returncode}:\n" \
-                                     f"{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+        tool = main.rsplit(".", 1)[1]
+        assert done.returncode == 0, (f"{tool} {' '.join(args)} exited {done.returncode}:\n"
+                                      f"{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
         return done.stdout
 
     def file(self, name: str, content: str) -> str:
@@ -74,10 +74,10 @@ def tools(tmp_path_factory):
 def test_kafka_topics(tools):
     described = tools(TOPICS, "--describe", "--topic", "tools")
     head, *partitions = described.splitlines()
-    assert head.startswith("Topic: tools\tTopicId: ") and "\tPartitionCount: 3\tReplicationFactor: 1\t" in head
-    assert partitions == [f"\tTopic: tools\tPartition: {p}\tLeader: 1\tReplicas: 1\tIsr: 1\tElr: "
-                          "N/A\tLastKnownElr: N/A"
-                          for p in range(3)]
+    assert head.startswith("Topic: tools\tTopicId: ")
+    assert "\tPartitionCount: 3\tReplicationFactor: 1\t" in head
+    assert partitions == [f"\tTopic: tools\tPartition: {p}\tLeader: 1\tReplicas: 1\tIsr: 1\tElr: N/A"
+                          "\tLastKnownElr: N/A" for p in range(3)]
     assert "tools" in tools(TOPICS, "--list").split()
     tools(TOPICS, "--create", "--topic", "doomed", "--partitions", "1")
     tools(TOPICS, "--alter", "--topic", "doomed", "--partitions", "2")
@@ -171,7 +171,8 @@ def test_kafka_metadata_quorum(tools):
     status = tools(METADATA_QUORUM, "describe", "--status")
     assert "LeaderId:               1" in status and "CurrentVoters:          [{\"id\": 1" in status
     replication = tools(METADATA_QUORUM, "describe", "--replication")
-    assert replication.splitlines()[1].split()[0] == "1" and replication.splitlines()[1].split()[-1] == "Leader"
+    leader_row = replication.splitlines()[1].split()
+    assert leader_row[0] == "1" and leader_row[-1] == "Leader"
 
 
 def test_kafka_leader_election_and_reassign_partitions(tools):
@@ -192,7 +193,8 @@ def test_kafka_features(tools):
     """Kafka's kafka-features lists every feature this broker supports, in name order: metadata.version,
     and share.version, which kafka-storage format finalizes at 1 (share groups on, docs/share_groups.md)"""
     lines = tools(FEATURES, "describe").splitlines()
-    assert [line.split()[:2] for line in lines] == [["Feature:", "metadata.version"], ["Feature:", "share.version"]]
+    assert [line.split()[:2] for line in lines] == [["Feature:", "metadata.version"],
+                                                    ["Feature:", "share.version"]]
     finalized = [line.split("FinalizedVersionLevel:")[1].split()[0] for line in lines]
     assert finalized[0].startswith("4.") and finalized[1] == "1", lines
 

@@ -80,8 +80,7 @@ def both(tmp_path_factory):
     try:
         if not share_groups_served(broker.port):
             pytest.skip("share groups are not wired into KafkaServer yet (ShareGroupHeartbeat is not "
-                        "served): "
-                        "this comparison runs once the share-wiring branch is merged")
+                        "served): this comparison runs once the share-wiring branch is merged")
         with AdminClient({"bootstrap.servers": broker.bootstrap}) as admin:
             assert admin.create_topics([NewTopic("orders", 2, 1)]) == {"orders": None}
         with KafkaProducer({"bootstrap.servers": broker.bootstrap}) as producer:

@@ -97,11 +97,11 @@ def test_a_view_walks_batch_headers_and_finds_offsets_and_timestamps(tmp_path):
         assert found is not None and found[0] == second and found[1].base_offset == 2
         assert records.search_for_offset_with_size(6, 0) is None
         assert records.search_for_timestamp(150, 0, 0) == TimestampAndOffset(200, 2)
-        assert records.search_for_timestamp(200, second, 3) == TimestampAndOffset(200,
-                                                                                  3), "from starting_offset on"
+        from_second = records.search_for_timestamp(200, second, 3)
+        assert from_second == TimestampAndOffset(200, 3), "from starting_offset on"
         assert records.search_for_timestamp(301, 0, 0) is None
-        assert FileRecords.view(fd, len(data) - 1).search_for_offset_with_size(5,
-                                                                               0) is None, "a torn tail is no batch"
+        torn = FileRecords.view(fd, len(data) - 1)
+        assert torn.search_for_offset_with_size(5, 0) is None, "a torn tail is no batch"
         records.close()
         assert not records.closed and os.fstat(fd), "a view never closes the descriptor it borrows"
     finally:

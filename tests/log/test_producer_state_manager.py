@@ -151,11 +151,13 @@ def test_a_retry_gets_the_original_log_append_time(tmp_path, time):
     first = log.append_as_leader(records)
     time.advance(5_000)
     retry = log.append_as_leader(records)
-    assert retry.is_duplicate and retry.log_append_time == first.log_append_time == time.milliseconds() - 5_000
+    assert retry.is_duplicate
+    assert retry.log_append_time == first.log_append_time == time.milliseconds() - 5_000
     create_time = open_log(tmp_path / "ct", time)
     create_time.append_as_leader(records)
     retry = create_time.append_as_leader(records)
-    assert retry.log_append_time == retry.max_timestamp, "Kafka answers the batch's timestamp even under CreateTime"
+    assert retry.log_append_time == retry.max_timestamp, (
+        "Kafka answers the batch's timestamp even under CreateTime")
 
 
 # ---------------------------------------------------------------------------------- expiry
@@ -360,7 +362,8 @@ def test_older_snapshots_go_once_the_recovery_point_is_checkpointed(tmp_path, ti
     for seq in range(6):
         log.append_as_leader(batch(time, seq))
     assert snapshot_offsets(log) == [1, 2, 3, 4, 5]
-    assert log.delete_snapshots_after_recovery_point_checkpoint() == 0, "nothing flushed: recovery needs them all"
+    assert log.delete_snapshots_after_recovery_point_checkpoint() == 0, (
+        "nothing flushed: recovery needs them all")
     log.flush()
     assert log.delete_snapshots_after_recovery_point_checkpoint() == 4
     assert snapshot_offsets(log) == [4, 5], "the last two segments' snapshots stay"

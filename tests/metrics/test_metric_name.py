@@ -105,7 +105,8 @@ def test_a_gauge_that_raises_is_left_out_of_the_scrape_and_logged_once():
     with capture_logs() as logs:
         first, second, third = (generate_latest(group.registry).decode() for _ in range(3))
     for page in (first, second):
-        assert "\nkafka_network_socketserver_networkprocessoravgidlepercent " not in page, "a sample of the broken gauge"
+        assert "\nkafka_network_socketserver_networkprocessoravgidlepercent " not in page, (
+            "a sample of the broken gauge")
         assert "\nkafka_server_kafkarequesthandlerpool_requesthandleravgidlepercent 0.5" in page
     assert "\nkafka_network_socketserver_networkprocessoravgidlepercent 0.25" in third
     assert [entry["metric"] for entry in logs if entry["log_level"] == "error"] == [

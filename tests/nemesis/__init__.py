@@ -1,1 +1,2 @@
-"""The nemesis: faults on a live three-node KRaft cluster in network namespaces, and a checker (docs/replication.md)."""
+"""The nemesis: faults on a live three-node KRaft cluster in network namespaces, and a checker
+(docs/replication.md)."""

@@ -1,4 +1,5 @@
-"""`python -m tests.nemesis [--duration S] [--seed N] [--workdir DIR] [--hold]`: one nemesis run (make nemesis).
+"""`python -m tests.nemesis [--duration S] [--seed N] [--workdir DIR] [--hold]`: one nemesis run
+(make nemesis).
 
 Prints the seed first and the verdict last, `nemesis: seed S, F faults, A acknowledged, L lost,
 D duplicated, R reordered, V diverged ISR replicas` (then, after `;`, the Java producer's share of
@@ -23,14 +24,13 @@ from tests.nemesis.run import hosts_and_cluster, run
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.nemesis", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m tests.nemesis", description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=float, default=600, help="seconds of faults (default 600)")
     parser.add_argument("--seed", type=int, default=None, help="replay this seed (default: a random one)")
     parser.add_argument("--workdir", type=Path, default=None, help="node data and logs (default: a temp dir)")
     parser.add_argument("--hold", action="store_true",
                         help="no faults, no workload: start the hosts and the cluster and keep them until "
-                             "Ctrl-C "
-                             "(lab 12, step 7)")
+                             "Ctrl-C (lab 12, step 7)")
     args = parser.parse_args(argv)
     configure_logging(level=logging.WARNING)  # the checker's in-process log reads are not news
     reason = unavailable_reason()
@@ -59,10 +59,10 @@ def hold(workdir: Path) -> int:
     signal.signal(signal.SIGTERM, _interrupted)
     with hosts_and_cluster(workdir, tag="7") as (hosts, cluster):
         for node_id, node in cluster.nodes.items():
-            print(f"node {node_id}: {node.bootstrap} in namespace {hosts.namespaces[node_id]}, log "
-                  f"{node.log_path}")
-        print(f"clients: --bootstrap-server {cluster.bootstrap}; Ctrl-C stops the nodes and removes the hosts",
-              flush=True)
+            print(f"node {node_id}: {node.bootstrap} in namespace {hosts.namespaces[node_id]}, "
+                  f"log {node.log_path}")
+        print(f"clients: --bootstrap-server {cluster.bootstrap}; "
+              "Ctrl-C stops the nodes and removes the hosts", flush=True)
         try:
             signal.pause()
         except KeyboardInterrupt:

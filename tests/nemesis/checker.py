@@ -177,7 +177,8 @@ class Checker:
             if counts[value] == 0:
                 verdict.lost.append(f"{value}@{partition}:{offset}")
             elif values[partition].get(offset) != value:
-                verdict.anomalies.append(f"{value} acknowledged at {partition}:{offset}, in the log elsewhere")
+                verdict.anomalies.append(
+                    f"{value} acknowledged at {partition}:{offset}, in the log elsewhere")
 
     @staticmethod
     def _reordered(values: dict[int, dict[int, str]], produced: ProducerHistory, verdict: Verdict) -> None:
@@ -198,16 +199,14 @@ class Checker:
         for partition, offset in [*group.commits, *self.committed.items()]:
             if offset > self.high_watermarks[partition]:
                 verdict.anomalies.append(f"group offset {offset} committed for partition {partition}, beyond "
-                                         "its "
-                                         f"log end {self.high_watermarks[partition]}")
+                                         f"its log end {self.high_watermarks[partition]}")
 
     @staticmethod
     def _dirty_reads(values: dict[int, dict[int, str]], reader: ConsumerHistory, verdict: Verdict) -> None:
         for partition, offset, value in reader.read:
             if values[partition].get(offset) != value:
                 verdict.anomalies.append(f"read_committed reader saw {value} at {partition}:{offset}; the "
-                                         "log holds "
-                                         f"{values[partition].get(offset)} there")
+                                         f"log holds {values[partition].get(offset)} there")
 
     def _leader_epochs(self, logs: dict[int, dict[int, list[RecordBatch]]], verdict: Verdict) -> None:
         leaders: dict[tuple[str, int], set[int]] = defaultdict(set)

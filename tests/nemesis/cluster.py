@@ -121,7 +121,8 @@ class NemesisCluster:
             node.start()
 
     def active_controller(self) -> int | None:
-        """The quorum leader, as `kafka-metadata-quorum describe --status` reports it from any reachable node."""
+        """The quorum leader, as `kafka-metadata-quorum describe --status` reports it from any reachable
+        node."""
         for node in self.nodes.values():
             if not node.running or node.paused:
                 continue

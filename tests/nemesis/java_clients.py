@@ -158,9 +158,8 @@ class JavaClients:
         errors = self.producer.errors + self.consumer.errors
         return (f"nemesis: Java producer {sent} sent, {mine(self.produced.acknowledged)} acknowledged, "
                 f"{mine(self.produced.failed)} not acknowledged (indeterminate), {mine(self.produced.fatal)} "
-                "fatal, "
-                f"{mine(self.produced.sent)} producer(s); Java consumer {len(self.group.read)} records read, "
-                f"{len(self.group.commits)} offsets committed, {len(self.group.errors)} errors"
+                f"fatal, {mine(self.produced.sent)} producer(s); Java consumer {len(self.group.read)} "
+                f"records read, {len(self.group.commits)} offsets committed, {len(self.group.errors)} errors"
                 + (f"; JVM: {'; '.join(errors)}" if errors else ""))
 
 

@@ -109,8 +109,7 @@ class Divergence:
 
     def describe(self) -> str:
         return (f"{self.partition} on node {self.node} (ISR {list(self.isr)}, leader {self.leader}) "
-                f"{self.when}: "
-                f"below the high watermark {self.high_watermark} its first differing batch is "
+                f"{self.when}: below the high watermark {self.high_watermark} its first differing batch is "
                 f"{_batch(self.members_batch)}, the leader's {_batch(self.leaders_batch)}")
 
 
@@ -192,8 +191,7 @@ class ReplicaCheck:
                                             *difference, when))
         self.diverged += found
         self.log(f"nemesis: replicas {when}: {compared} ISR followers compared with their leaders below the "
-                 "high "
-                 f"watermark, {len(found)} diverged" + ("" if complete else "; the ISR was not full")
+                 f"high watermark, {len(found)} diverged" + ("" if complete else "; the ISR was not full")
                  + (f"; {unread} not readable" if unread else "") + f" ({time.monotonic() - started:.1f}s)")
         for divergence in found:
             self.log(f"nemesis: diverged ISR replica: {divergence.describe()}")

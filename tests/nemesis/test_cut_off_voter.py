@@ -31,7 +31,8 @@ pytestmark = pytest.mark.timeout(300)
 
 
 def status(node) -> tuple[int, int]:
-    """(LeaderId, LeaderEpoch) as `kafka-metadata-quorum describe --status` prints them, asked of this node."""
+    """(LeaderId, LeaderEpoch) as `kafka-metadata-quorum describe --status` prints them, asked of this
+    node."""
     result = run_tool("kafka.tools.metadata_quorum_command", "--bootstrap-server", node.bootstrap,
                       "describe", "--status", timeout=60)
     assert result.returncode == 0, result.stderr
@@ -87,7 +88,6 @@ def test_a_voter_cut_off_for_several_election_timeouts_leaves_the_leader_and_its
         assert status(node) == status(cluster.nodes[others[0]]) == (leader, epoch)
         while_cut = node.output()[seen_before:]
         print(f"node {cut} cut off for {CUT_S:.0f} s: {while_cut.count('asking for pre-votes')} pre-votes "
-              "asked, "
-              f"{while_cut.count('standing for election')} elections stood; leader {leader}, epoch {epoch} "
-              "throughout")
+              f"asked, {while_cut.count('standing for election')} elections stood; leader {leader}, epoch "
+              f"{epoch} throughout")
         assert "asking for pre-votes" in while_cut and "standing for election" not in while_cut

@@ -100,7 +100,8 @@ def test_a_leader_cut_from_its_followers_acknowledges_nothing_and_truncates_when
     after = wait_until(lambda: (p := describe(cluster, exclude=leader)) is not None and p.leader in others
                        and leader not in p.isr and p, timeout=60, message="a new leader, the old one fenced")
     assert sorted(after.isr) == others
-    assert [last for _, last, _ in read_replica(old.data_dir / f"{TOPIC}-0")][-1] == 3, "offset 3, on it alone"
+    last_offsets = [last for _, last, _ in read_replica(old.data_dir / f"{TOPIC}-0")]
+    assert last_offsets[-1] == 3, "offset 3, on it alone"
     assert high_watermark(old.bootstrap) == 3  # its log holds 4 records; nothing past 3 committed there
     assert produce(cluster.nodes[after.leader].bootstrap, ["after-0"]) == ["after-0"]
 
@@ -111,7 +112,8 @@ def test_a_leader_cut_from_its_followers_acknowledges_nothing_and_truncates_when
     assert replicas[1] == replicas[2] == replicas[3] == ["before-0", "before-1", "before-2", "after-0"]
     truncations = [line for line in old.output().splitlines()  # read once stopped: a node's log is buffered
                    if "truncating on a diverging epoch" in line and f"partition={TOPIC}-0" in line]
-    assert truncations and "truncate_to=3" in truncations[0], "the old leader cut its tail on the new leader's answer"
+    assert truncations and "truncate_to=3" in truncations[0], (
+        "the old leader cut its tail on the new leader's answer")
 
 
 def test_a_paused_leader_resumed_after_it_was_fenced_acknowledges_nothing_the_new_leader_lacks(cluster):

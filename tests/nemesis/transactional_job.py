@@ -174,6 +174,5 @@ def exactly_once_anomalies(inputs: dict[int, dict[int, str]], outputs: dict[int,
         for label, values in (("missing from", missing), ("twice in", twice), ("unexplained in", extra)):
             if values:
                 anomalies.append(f"transactional job: {len(values)} values {label} output partition "
-                                 f"{partition}, "
-                                 f"e.g. {values[:3]}")
+                                 f"{partition}, e.g. {values[:3]}")
     return anomalies

@@ -71,8 +71,8 @@ def _on_two_nodes(cluster: NemesisCluster, unclean: bool) -> tuple[int, list[int
             timeout=60, message="the topic", interval=0.5)
         wait_until(lambda: (p := _partition(cluster)) is not None and len(p.isr) == 3, timeout=60,
                    message="a full ISR", interval=0.5)
-        assert admin.alter_partition_reassignments({TopicPartition(TOPIC,
-                                                                   0): pair})[TopicPartition(TOPIC, 0)] is None
+        moved = TopicPartition(TOPIC, 0)
+        assert admin.alter_partition_reassignments({moved: pair})[moved] is None
     p = wait_until(lambda: (p := _partition(cluster)) is not None and sorted(p.replicas) == sorted(pair)
                    and sorted(p.isr) == sorted(pair) and p.leader in pair and p, timeout=60,
                    message=f"the partition moved to {pair}", interval=0.5)

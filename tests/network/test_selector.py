@@ -69,7 +69,8 @@ class Loopback:
         return result
 
     def take(self, connection_id: str) -> bytes:
-        """Poll until the connection's next frame is complete; take it (the caller's, as the Processor does)."""
+        """Poll until the connection's next frame is complete; take it (the caller's, as the Processor
+        does)."""
         receives = self.selector.completed_receives
         receive = self.poll_until(lambda: receives.get(connection_id), f"a frame from {connection_id}")
         del receives[connection_id]
@@ -281,7 +282,9 @@ def test_a_frame_that_comes_with_the_clients_last_handshake_bytes_is_read(time, 
         loop.close()
 
 
-HANDSHAKE, AUTHENTICATE, API_VERSIONS = APIS[ApiKey.SASL_HANDSHAKE], APIS[ApiKey.SASL_AUTHENTICATE], APIS[ApiKey.API_VERSIONS]
+HANDSHAKE = APIS[ApiKey.SASL_HANDSHAKE]
+AUTHENTICATE = APIS[ApiKey.SASL_AUTHENTICATE]
+API_VERSIONS = APIS[ApiKey.API_VERSIONS]
 
 
 def sasl_loopback(time: MockTime, delay_ms: int = 0) -> Loopback:

@@ -73,8 +73,8 @@ def test_share_fetch_response_fields() -> None:
 
 def test_share_acknowledge_fields() -> None:
     assert decode("share_acknowledge_request_v2").is_renew_ack is True
-    assert decode("share_acknowledge_request_v1").topics[0].partitions[0].acknowledgement_batches[0].acknowledge_types \
-        == [1]
+    batch = decode("share_acknowledge_request_v1").topics[0].partitions[0].acknowledgement_batches[0]
+    assert batch.acknowledge_types == [1]
     assert decode("share_acknowledge_response_v2").acquisition_lock_timeout_ms == 30000
     assert decode("share_acknowledge_response_v1").responses[0].partitions[0].error_code == 121
 

@@ -52,7 +52,8 @@ def describe(message) -> str:
     elif message.api_key == ApiKey.FETCH:
         if kind == "Request":
             p = body["topics"][0]["partitions"][0]
-            detail = f"epoch={p['current_leader_epoch']} offset={p['fetch_offset']} last_epoch={p['last_fetched_epoch']}"
+            detail = (f"epoch={p['current_leader_epoch']} offset={p['fetch_offset']} "
+                      f"last_epoch={p['last_fetched_epoch']}")
         else:
             p = body["responses"][0]["partitions"][0]
             records = p.get("records") or b""

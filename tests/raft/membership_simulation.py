@@ -44,7 +44,8 @@ def voter_node(node_id: int) -> VoterNode:
 
 
 def bootstrap_checkpoint(voter_ids) -> bytes:
-    """What `kafka-storage format --initial-controllers` writes as 00000000000000000000-0000000000.checkpoint."""
+    """What `kafka-storage format --initial-controllers` writes as
+    00000000000000000000-0000000000.checkpoint."""
     voters = VoterSet({i: voter_node(i) for i in voter_ids})
     return control_batch(0, 0, -1, [control_record(KRAFT_VERSION, kraft_version_value(1)),
                                     control_record(KRAFT_VOTERS, voters_value(voters.to_voters_record()))])

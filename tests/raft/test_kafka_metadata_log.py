@@ -31,8 +31,8 @@ def test_epochs_are_remembered_and_survive_a_restart(tmp_path):
     assert log.end_offset_for_epoch(3) == OffsetAndEpoch(3, 3)
     log.close()
     again = open_log(tmp_path)  # the cache is rebuilt from the batches' partition leader epochs
-    assert (again.end_offset(), again.last_fetched_epoch(), again.end_offset_for_epoch(1)) == (3, 3,
-                                                                                               OffsetAndEpoch(2, 1))
+    assert (again.end_offset(), again.last_fetched_epoch(), again.end_offset_for_epoch(1)) == (
+        3, 3, OffsetAndEpoch(2, 1))
     again.close()
 
 

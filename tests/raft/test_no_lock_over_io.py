@@ -113,8 +113,9 @@ def test_locks_are_taken_only_with_with_and_none_is_reentrant():
         for node in ast.walk(parsed(path)):
             if isinstance(node, ast.Call):
                 owner, name = call_name(node)
-                assert name != "acquire", f"{path.name}:{node.lineno}: take a lock with `with`, so it is checked"
-                assert name != "RLock", f"{path.name}:{node.lineno}: a re-entrant lock (held over a step?)"
+                where = f"{path.name}:{node.lineno}"
+                assert name != "acquire", f"{where}: take a lock with `with`, so it is checked"
+                assert name != "RLock", f"{where}: a re-entrant lock (held over a step?)"
 
 
 def test_the_check_catches_a_lock_held_over_a_flush():

@@ -40,7 +40,8 @@ def node_in(state: str) -> Node:
 
 
 def ask(node: Node, epoch: int = EPOCH, last: tuple[int, int] = (0, 0), pre_vote: bool = True):
-    """Voter 2, its log ending at `last` (epoch, offset), asks node 1: (error, granted, pre_vote) of the answer."""
+    """Voter 2, its log ending at `last` (epoch, offset), asks node 1: (error, granted, pre_vote) of the
+    answer."""
     body = vote_request(CLUSTER_ID, epoch, 2, last[0], last[1], pre_vote=pre_vote)
     node.client.handle_inbound(RaftRequest(7, 2, 1, ApiKey.VOTE, body, node.time.milliseconds()))
     [answer] = [m for m in node.client.drain_outbound() if isinstance(m, RaftResponse)]
@@ -89,7 +90,8 @@ def answer_pre_votes(node: Node, granted: bool) -> None:
     """Node 1 polls and sends its pre-votes; voters 2 and 3 answer each, in epoch EPOCH."""
     node.client.poll()
     for request in [m for m in node.client.drain_outbound() if isinstance(m, RaftRequest)]:
-        assert only_partition(request.body)["pre_vote"] and only_partition(request.body)["replica_epoch"] == EPOCH
+        asked = only_partition(request.body)
+        assert asked["pre_vote"] and asked["replica_epoch"] == EPOCH
         body = partition_response(Errors.NONE, None, EPOCH, vote_granted=granted, pre_vote=True)
         node.client.handle_inbound(RaftResponse(request.correlation_id, request.destination_id, 1,
                                                 ApiKey.VOTE, body))

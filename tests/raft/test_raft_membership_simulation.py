@@ -1,4 +1,5 @@
-"""Seeded raft clusters whose voters change while records are written (KIP-853; tests/raft/membership_simulation.py).
+"""Seeded raft clusters whose voters change while records are written (KIP-853;
+tests/raft/membership_simulation.py).
 
 Each run starts three voters from a bootstrap checkpoint, with two observers (controllers formatted
 with --no-initial-controllers). The operator adds observer 4 as a voter, then removes voter 1 (the

@@ -82,15 +82,14 @@ def test_a_voter_cut_off_for_many_election_timeouts_does_not_disturb_the_leader_
                     sim.propose()
                     next_propose += 20
                 sim.step()
-                if not leader.client.quorum.is_leader() or leader.client.quorum.epoch != epoch:
+                quorum = leader.client.quorum
+                if not quorum.is_leader() or quorum.epoch != epoch:
                     sim.fail(f"{phase}, node {cut} disturbed the quorum: leader {leader.node_id} of epoch "
-                             f"{epoch} "
-                             f"is now {leader.client.quorum.state.name} in epoch {leader.client.quorum.epoch}")
+                             f"{epoch} is now {quorum.state.name} in epoch {quorum.epoch}")
         follower = sim.nodes[cut].client
         if not (follower.quorum.is_follower() and follower.quorum.leader_id == leader.node_id
                 and follower.quorum.epoch == epoch
                 and follower.high_watermark() == leader.client.high_watermark()):
             sim.fail(f"node {cut} did not come back as a caught-up follower of {leader.node_id} in epoch "
-                     f"{epoch}: "
-                     f"{follower.quorum.state.name}({follower.quorum.epoch}), hw {follower.high_watermark()} "
-                     f"against {leader.client.high_watermark()}")
+                     f"{epoch}: {follower.quorum.state.name}({follower.quorum.epoch}), hw "
+                     f"{follower.high_watermark()} against {leader.client.high_watermark()}")

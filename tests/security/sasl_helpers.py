@@ -8,7 +8,8 @@ from tests.wire import WireClient
 
 PLAIN_JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" '
               'password="admin-secret" user_admin="admin-secret" user_alice="alice-secret";')
-SCRAM_JAAS = 'org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="admin-secret";'
+SCRAM_JAAS = ('org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" '
+              'password="admin-secret";')
 
 
 def librdkafka_sasl(port: int, protocol: str, mechanism: str, user: str, password: str,

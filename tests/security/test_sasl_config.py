@@ -62,7 +62,8 @@ def test_scram_on_the_controller_listener_is_refused_with_the_reason():
 def test_the_brokers_own_clients_get_the_mechanism_and_jaas_of_their_listener():
     c = KafkaConfig({"listeners": "PLAINTEXT://:9092,INTERNAL://:9093",
                      "inter.broker.listener.name": "INTERNAL",
-                     "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,INTERNAL:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT",
+                     "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,INTERNAL:SASL_PLAINTEXT,"
+                                                       "CONTROLLER:PLAINTEXT",
                      "listener.name.internal.sasl.enabled.mechanisms": "SCRAM-SHA-512",
                      "sasl.mechanism.inter.broker.protocol": "SCRAM-SHA-512",
                      "listener.name.internal.scram-sha-512.sasl.jaas.config": SCRAM_JAAS})

@@ -63,7 +63,8 @@ def sasl_broker(tmp_path_factory, certs):
         for mechanism in ("SCRAM-SHA-256", "SCRAM-SHA-512"):
             done = kafka_configs(broker, "--alter", "--entity-type", "users", "--entity-name", "alice",
                                  "--add-config", f"{mechanism}=[iterations=8192,password=alice-secret]")
-            assert done.returncode == 0 and done.stdout == "Completed updating config for user alice.\n", done.stderr
+            assert done.returncode == 0, done.stderr
+            assert done.stdout == "Completed updating config for user alice.\n", done.stderr
         wait_until(lambda: broker.server.credential_cache.get("SCRAM-SHA-256", "alice") is not None
                    and broker.server.credential_cache.get("SCRAM-SHA-512", "alice") is not None,
                    message="alice's SCRAM credentials in the broker's CredentialCache")
@@ -231,7 +232,8 @@ def test_kafka_configs_describes_and_deletes_a_credential(sasl_broker):
     assert kafka_configs(sasl_broker, *bob, "--alter", "--add-config",
                          "SCRAM-SHA-256=[password=bob-secret]").returncode == 0
     described = kafka_configs(sasl_broker, *bob, "--describe")
-    assert "SCRAM credential configs for user-principal 'bob' are SCRAM-SHA-256=iterations=4096" in described.stdout
+    assert ("SCRAM credential configs for user-principal 'bob' are SCRAM-SHA-256=iterations=4096"
+            in described.stdout)
     assert kafka_configs(sasl_broker, *bob, "--alter", "--delete-config", "SCRAM-SHA-256").returncode == 0
     wait_until(lambda: sasl_broker.server.credential_cache.get("SCRAM-SHA-256", "bob") is None,
                message="bob's credential gone from the cache")
@@ -375,8 +377,7 @@ def test_our_client_refused_a_login_logs_it_and_fails_the_call(sasl_broker, log_
                          "sasl.mechanism": "SCRAM-SHA-256", "default.api.timeout.ms": 2000,
                          "request.timeout.ms": 2000,
                          "sasl.jaas.config": 'org.apache.kafka.common.security.scram.ScramLoginModule '
-                                             'required '
-                                             'username="alice" password="wrong";'})
+                                             'required username="alice" password="wrong";'})
     try:
         with pytest.raises(KafkaError):  # a timeout or a disconnect: the login never completes
             admin.describe_cluster()

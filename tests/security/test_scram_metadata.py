@@ -57,7 +57,8 @@ def test_a_login_with_the_published_credential_succeeds():
     ScramPublisher(cache).on_metadata_update(None, image)
     client, server = ScramSaslClient(SHA512, "alice", "secret"), ScramSaslServer(SHA512, cache)
     final = client.evaluate_challenge(server.evaluate_response(client.evaluate_challenge(b"")))
-    assert client.evaluate_challenge(server.evaluate_response(final)) is None and server.authorization_id == "alice"
+    assert client.evaluate_challenge(server.evaluate_response(final)) is None
+    assert server.authorization_id == "alice"
 
 
 def test_each_users_alterations_stand_or_fall_together():
@@ -77,9 +78,9 @@ def test_each_users_alterations_stand_or_fall_together():
         "dave": (Errors.UNACCEPTABLE_CREDENTIAL, "Too many iterations (maximum 16384)"),
         "erin": (Errors.UNSUPPORTED_SASL_MECHANISM, "Unknown SCRAM mechanism"),
         "frank": (Errors.DUPLICATE_RESOURCE, "A user credential cannot be altered twice in the same request")}
-    assert [(r.type, r.data.name) for r in records] == [(MetadataRecordType.REMOVE_USER_SCRAM_CREDENTIAL_RECORD,
-                                                          "alice")]
+    assert [(r.type, r.data.name) for r in records] == [
+        (MetadataRecordType.REMOVE_USER_SCRAM_CREDENTIAL_RECORD, "alice")]
     image = apply(manager, image, records)
-    assert image.scram.is_empty() and image.scram.describe(["alice", "alice"])[0]["error_code"] == \
-        Errors.DUPLICATE_RESOURCE
+    assert image.scram.is_empty()
+    assert image.scram.describe(["alice", "alice"])[0]["error_code"] == Errors.DUPLICATE_RESOURCE
     assert image.scram.describe(["zed"])[0]["error_code"] == Errors.RESOURCE_NOT_FOUND

@@ -31,7 +31,8 @@ def test_security_protocols_have_kafkas_ids():
 
 def test_each_listener_gets_its_protocol_from_the_map(certs):
     c = KafkaConfig({"listeners": "PLAINTEXT://:9092,INTERNAL://:9093,SSL://:9094",
-                     "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,INTERNAL:SSL,CONTROLLER:PLAINTEXT",
+                     "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,INTERNAL:SSL,"
+                                                       "CONTROLLER:PLAINTEXT",
                      **certs.broker_ssl_configs()})
     protocols = {e.listener_name: e.security_protocol for e in c.listeners}
     assert protocols == {"PLAINTEXT": SecurityProtocol.PLAINTEXT, "INTERNAL": SecurityProtocol.SSL,
@@ -68,7 +69,8 @@ def test_bad_security_configs_name_the_key(props, key):
 
 def test_listener_prefixed_ssl_keys_override_the_global_ones(certs, tmp_path):
     c = KafkaConfig({"listeners": "PLAINTEXT://:9092,INTERNAL://:9093",
-                     "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,INTERNAL:SSL,CONTROLLER:PLAINTEXT",
+                     "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,INTERNAL:SSL,"
+                                                       "CONTROLLER:PLAINTEXT",
                      **certs.broker_ssl_configs(), "listener.name.internal.ssl.client.auth": "required",
                      "ssl.keystore.password": "secret"})
     assert c.ssl_configs("INTERNAL")["ssl.client.auth"] == "required"

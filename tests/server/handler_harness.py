@@ -76,7 +76,8 @@ CONTROLLER_ID = 3000
 
 
 def wire_bytes(response: Response) -> bytes:
-    """What the Processor writes: the buffer, with the bytes of any file slice (a fetch's records) in place."""
+    """What the Processor writes: the buffer, with the bytes of any file slice (a fetch's records) in
+    place."""
     payload = response.payload
     parts = payload.parts() if hasattr(payload, "parts") else [memoryview(payload)]
     return b"".join(bytes(p) if isinstance(p, memoryview) else p.read_chunk(0, len(p)) for p in parts)

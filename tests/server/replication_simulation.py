@@ -324,12 +324,10 @@ class ReplicationSimulation:
                 at = next((i for i, (a, b) in enumerate(zip(mine, committed, strict=False)) if a != b),
                           len(mine))
                 self.fail(f"ISR member {broker_id} differs from leader {state.leader} below its high "
-                          "watermark "
-                          f"{high_watermark} (ISR {list(state.isr)}, leader epoch {state.leader_epoch}): "
-                          f"batch {at} is "
-                          f"{mine[at] if at < len(mine) else 'missing'} there, the leader's is "
-                          f"{committed[at]} "
-                          f"(base offset, last offset, CRC, leader epoch)")
+                          f"watermark {high_watermark} (ISR {list(state.isr)}, leader epoch "
+                          f"{state.leader_epoch}): batch {at} is {mine[at] if at < len(mine) else 'missing'} "
+                          f"there, the leader's is {committed[at]} "
+                          "(base offset, last offset, CRC, leader epoch)")
 
     def check_acknowledged_on(self, broker: SimulatedBroker, who: str) -> None:
         """Invariant (2), on one broker's log."""
@@ -339,9 +337,9 @@ class ReplicationSimulation:
         for offset, (crc, what) in self.acknowledged.items():
             found = batches.crc_at(offset)
             if found != crc:
+                there = "no batch starts there" if found is None else f"a batch with CRC {found} is there"
                 self.fail(f"{what}, acknowledged at acks=all at offset {offset}, is not in the log of {who}: "
-                          f"{'no batch starts there' if found is None else f'a batch with CRC {found} is there'} "
-                          f"(log end offset {broker.log.log_end_offset})")
+                          f"{there} (log end offset {broker.log.log_end_offset})")
 
     def fail(self, message: str) -> None:
         trace = "\n  ".join(self.events)

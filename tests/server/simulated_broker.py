@@ -61,7 +61,7 @@ HW_CHECKPOINT_INTERVAL_MS = 2000  # replica.high.watermark.checkpoint.interval.m
 METADATA_DELAY_MS = (0, 1200)  # how late the metadata reaches a broker
 
 
-# ---------------------------------------------------------------------------------------------- the simulation
+# -------------------------------------------------------------------------------- the simulation
 class Controller(Protocol):
     """What a broker asks of the controller (SimulatedController): its metadata log, and AlterPartition."""
 
@@ -95,7 +95,7 @@ class Simulation(Protocol):
     def check_acknowledged_on(self, broker: SimulatedBroker, who: str) -> None: ...
 
 
-# ---------------------------------------------------------------------------------------------- the logs
+# -------------------------------------------------------------------------------- the logs
 class SimulatedLog(UnifiedLog):
     """A real UnifiedLog that counts its truncations, so the checks can keep a summary of its batches
     and read only what was appended since they last looked."""
@@ -146,7 +146,7 @@ class LogSummary:
         return self.batches[i][2] if i < len(self.batches) and self.base_offsets[i] == base_offset else None
 
 
-# ---------------------------------------------------------------------------------------------- the network
+# -------------------------------------------------------------------------------- the network
 class Network:
     """Which links are cut. Every node can reach itself; a link is cut both ways."""
 
@@ -254,7 +254,7 @@ class SimulatedAlterPartitionManager:
         sim.after(sim.message_delay(), deliver_request)
 
 
-# ---------------------------------------------------------------------------------------------- a broker
+# -------------------------------------------------------------------------------- a broker
 class SimulatedBroker:
     """One broker's part in replicating the partition: what its ReplicaManager does for it. It holds
     the log, the Partition once the metadata gives it a role, the fetchers (one per leader), the
@@ -276,7 +276,7 @@ class SimulatedBroker:
         self.summary = LogSummary()
         self.start()
 
-    # ------------------------------------------------------------------ life and death
+    # ------------------------------------------------------------ life and death
     def start(self) -> None:
         """LogManager.startup for this one log (recovery unless the last shutdown was clean); nothing
         else survives: no Partition, no fetchers, no registration until the controller accepts one."""
@@ -319,7 +319,7 @@ class SimulatedBroker:
     def restart(self) -> None:
         self.start()
 
-    # ------------------------------------------------------------------ what the fetchers and Partition ask of it
+    # ------------------------------------------------------------ what the fetchers and Partition ask of it
     def get_partition(self, tp: TopicPartition) -> Partition | None:
         return self.partition if self.alive and tp == TP else None
 
@@ -338,7 +338,7 @@ class SimulatedBroker:
     def on_failed_isr_update(self, tp: TopicPartition) -> None:
         pass
 
-    # ------------------------------------------------------------------ metadata (BrokerMetadataPublisher)
+    # ------------------------------------------------------------ metadata (BrokerMetadataPublisher)
     def maybe_apply_metadata(self) -> None:
         """Apply the newest metadata that has reached this broker: registered, connected to the
         controller, and the entry at least metadata_delay_ms old. After a restart nothing is applied
@@ -404,7 +404,7 @@ class SimulatedBroker:
         for fetcher in self.fetchers.values():
             fetcher.remove_partitions([TP])
 
-    # ------------------------------------------------------------------ the background work
+    # ------------------------------------------------------------ the background work
     def replicate(self) -> None:
         """One round of each fetcher's loop (AbstractFetcherThread.do_work), for the partitions that
         are ready: a fetcher with nothing ready would wait, and the simulation never waits."""
@@ -433,7 +433,7 @@ class SimulatedBroker:
                 operation.run()  # expired: REQUEST_TIMED_OUT
         self.delayed_produces = [(d, op) for d, op in self.delayed_produces if not op.is_completed]
 
-    # ------------------------------------------------------------------ produce (ReplicaManager.append_records)
+    # ------------------------------------------------------------ produce (ReplicaManager.append_records)
     def handle_produce(self, records: bytes, acks: int, respond, defer: bool) -> None:
         """The leader check of getPartitionOrError, then the append: at once, or (defer) later, as a
         request handler thread that looked before the metadata publisher made us a follower."""
@@ -478,7 +478,7 @@ class SimulatedBroker:
                 operation.safe_try_complete()
         self.delayed_produces = [(d, op) for d, op in self.delayed_produces if not op.is_completed]
 
-    # ------------------------------------------------------------------ a follower's requests, answered as leader
+    # ------------------------------------------------------------ a follower's requests, answered as leader
     def handle_fetch(self, replica_id: int, positions) -> dict:
         """ReplicaManager._read_partition for a follower's Fetch, each partition as the fetcher reads it."""
         return {tp: self.read_for_follower(replica_id, p) for tp, p in positions.items()}
@@ -520,7 +520,7 @@ class SimulatedBroker:
             raise LeaderUnreachableError(f"broker {self.broker_id} refused ListOffsets")
         return self.log.log_end_offset if latest else self.log.log_start_offset
 
-    # ------------------------------------------------------------------ for the checks
+    # ------------------------------------------------------------ for the checks
     def batches(self) -> LogSummary:
         return self.summary.refresh(self.log)
 

@@ -154,7 +154,8 @@ class SimulatedController:
         return None, error
 
     def change(self, isr: tuple[int, ...] | None = None, leader: int | None = None) -> None:
-        """A PartitionChangeRecord: the partition epoch moves on; the leader epoch too if the leader changed."""
+        """A PartitionChangeRecord: the partition epoch moves on; the leader epoch too if the leader
+        changed."""
         s = self.state
         isr = s.isr if isr is None else isr
         leader = s.leader if leader is None else leader

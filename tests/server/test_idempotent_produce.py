@@ -55,7 +55,8 @@ def test_a_retry_is_answered_with_the_first_base_offset_and_written_once(replica
 def test_refused_batches_get_kafkas_error_codes(replica_manager, time):
     produce(replica_manager, batch(time, 0, epoch=2))
     gap = replica_manager.append_to_local_log(TP, batch(time, 5, epoch=2), -1, False)
-    assert gap.error == Errors.OUT_OF_ORDER_SEQUENCE_NUMBER and "5 (incoming seq. number), 0" in gap.error_message
+    assert gap.error == Errors.OUT_OF_ORDER_SEQUENCE_NUMBER
+    assert "5 (incoming seq. number), 0" in gap.error_message
     assert gap.partition_response().error_message is None  # Kafka answers it without the message
     assert gap.partition_response().log_start_offset == 0  # and with the partition's log start offset
     zombie = produce(replica_manager, batch(time, 1, epoch=1))

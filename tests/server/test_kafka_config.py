@@ -39,7 +39,8 @@ def test_an_attribute_is_the_parsed_value_of_its_type():
     assert config.log_retention_ms == 86_400_000_000 and KafkaConfig.log_retention_ms.type is LONG
     assert config.auto_create_topics_enable is False and KafkaConfig.auto_create_topics_enable.type is BOOLEAN
     assert config.log_dirs == ["/tmp/a", "/tmp/b"] and KafkaConfig.log_dirs.type is LIST
-    assert config.offsets_topic_replication_factor == 1 and KafkaConfig.offsets_topic_replication_factor.type is SHORT
+    assert config.offsets_topic_replication_factor == 1
+    assert KafkaConfig.offsets_topic_replication_factor.type is SHORT
 
 
 def test_a_key_kept_as_more_than_its_type_still_declares_kafkas_type():

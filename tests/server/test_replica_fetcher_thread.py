@@ -1,4 +1,5 @@
-"""Follower truncation (KIP-101, KIP-279, and on the fetch path) between two real ReplicaManagers in one process.
+"""Follower truncation (KIP-101, KIP-279, and on the fetch path) between two real ReplicaManagers in one
+process.
 
 The ReplicaFetcherThread is driven step by step (do_work, no thread) against its leader's
 ReplicaManager called directly instead of over a socket, so each test is a deterministic replay of
@@ -38,7 +39,8 @@ ROADS = pytest.mark.parametrize("truncation_on_fetch", [True, False],
 
 
 class FetchAnswer(SimpleNamespace):
-    """One partition of a Fetch response, as the protocol's Struct reads it (attributes, and get for tagged fields)."""
+    """One partition of a Fetch response, as the protocol's Struct reads it (attributes, and get for
+    tagged fields)."""
 
     def get(self, name: str, default=None):
         return getattr(self, name, default)
@@ -139,7 +141,8 @@ def catch_up(fetcher: ReplicaFetcherThread, rounds: int = 4) -> None:
 
 
 def truncate(fetcher: ReplicaFetcherThread) -> None:
-    """One round of whichever road the leader offers: OffsetForLeaderEpoch, or a Fetch answered DivergingEpoch."""
+    """One round of whichever road the leader offers: OffsetForLeaderEpoch, or a Fetch answered
+    DivergingEpoch."""
     if fetcher.leader.truncation_on_fetch:
         fetcher.maybe_fetch()
     else:
@@ -236,7 +239,8 @@ def test_a_follower_that_cannot_reach_its_leader_backs_off_and_keeps_trying(brok
         for _ in range(3):
             fetcher.maybe_fetch()
             state = fetcher.partition_states[TP]
-            assert state.delayed_until_ms == b.time.milliseconds() + 1000, "on hold for replica.fetch.backoff.ms"
+            backoff_over_ms = b.time.milliseconds() + 1000
+            assert state.delayed_until_ms == backoff_over_ms, "on hold for replica.fetch.backoff.ms"
             b.time.sleep(1000)  # the backoff is over: the next round tries again
         assert state.fetch_offset == 0 and b.get_partition(TP).log.log_end_offset == 0
     finally:
@@ -299,7 +303,8 @@ def test_a_produce_that_passed_the_leader_check_of_a_deposed_leader_is_refused_n
         answers = []
         manager.append_records(1000, -1, False, {TP: build_batch([(b"k", b"v")])}, answers.append)
         [(_, status)] = answers[0].items()
-        assert status.error == Errors.NOT_LEADER_OR_FOLLOWER, "appended in the new leader's epoch, it would diverge"
+        assert status.error == Errors.NOT_LEADER_OR_FOLLOWER, (
+            "appended in the new leader's epoch, it would diverge")
         assert manager.get_partition(TP).log.log_end_offset == 0
     finally:
         manager.shutdown()

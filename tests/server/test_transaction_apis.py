@@ -59,8 +59,8 @@ def begin(parts: BrokerParts, io_thread: IoThread) -> tuple[int, int]:
     added = parts.call(io_thread, ApiKey.ADD_PARTITIONS_TO_TXN, 3, dict(
         transactional_id=TXN_ID, producer_id=init.producer_id, producer_epoch=0,
         topics=[dict(name="orders", partitions=[0])]))
-    assert [(r.partition_index, r.partition_error_code) for r in added.results_by_topic[0].results_by_partition] == [
-        (0, Errors.NONE)]
+    results = added.results_by_topic[0].results_by_partition
+    assert [(r.partition_index, r.partition_error_code) for r in results] == [(0, Errors.NONE)]
     return init.producer_id, init.producer_epoch
 
 

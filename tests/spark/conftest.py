@@ -53,7 +53,8 @@ def spark(spark_kafka_conf):
 
 @pytest.fixture
 def spark_kafka(spark, spark_kafka_conf):
-    """The session, for a test of Spark's own ``format("kafka")``: fails in one line if the connector is missing."""
+    """The session, for a test of Spark's own ``format("kafka")``: fails in one line if the connector is
+    missing."""
     if spark_kafka_conf[1] is not None:
         pytest.fail(spark_kafka_conf[1], pytrace=False)
     return spark

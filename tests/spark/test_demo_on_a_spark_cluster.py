@@ -90,7 +90,8 @@ def test_the_demo_on_two_workers_through_a_killed_leader_and_a_killed_worker(tmp
     report = f"{worker_killed}\nstdout:\n{demo.stdout}\nstderr:\n{demo.stderr[-4000:]}"
     assert demo.returncode == 0, report
     assert "with 2 workers" in demo.stdout, report
-    assert len(killed) == 1 and killed[0].process.returncode == -9, f"one node SIGKILLed, not {killed}\n{report}"
+    assert len(killed) == 1 and killed[0].process.returncode == -9, (
+        f"one node SIGKILLed, not {killed}\n{report}")
     assert f"killed node {killed[0].node_id}" in demo.stdout, report
     assert len(worker_killed) == 1 and worker_killed[0].startswith("worker 2 (pid"), report
     assert "the query's tasks ran on 1 executor," in demo.stdout, report  # the one left when the demo ended

@@ -29,7 +29,8 @@ def test_both_sources_count_the_same_windows_from_the_same_offsets(spark_kafka, 
         events = read_page_views(spark_kafka, bootstrap, views, fmt=fmt, max_offsets_per_trigger=25)
         query = write_window_counts(count_views_per_page(events), bootstrap, counts[fmt],
                                     str(tmp_path / fmt), fmt=fmt).trigger(availableNow=True).start()
-        assert query.awaitTermination(180), f"the availableNow query on format({fmt!r}) did not stop within 180 s"
+        assert query.awaitTermination(180), (
+            f"the availableNow query on format({fmt!r}) did not stop within 180 s")
         assert query.exception() is None, query.exception()
         return sum(p["numInputRows"] for p in query.recentProgress)
 

@@ -23,8 +23,9 @@ def test_the_same_offsets_always_make_the_same_json():
     # Spark compares offsets as strings: insertion order must not matter, and partition 10 sorts after 2.
     a = {TP("b", 10): 5, TP("b", 2): 7, TP("a", 0): 1}
     b = dict(reversed(list(a.items())))
-    assert json.dumps(json_utils.partition_offsets_json(a)) == json.dumps(json_utils.partition_offsets_json(b)) \
-        == '{"a": {"0": 1}, "b": {"2": 7, "10": 5}}'
+    expected = '{"a": {"0": 1}, "b": {"2": 7, "10": 5}}'
+    assert json.dumps(json_utils.partition_offsets_json(a)) == expected
+    assert json.dumps(json_utils.partition_offsets_json(b)) == expected
     assert json_utils.partition_offsets(json_utils.partition_offsets_json(a), "offset") == a
 
 

@@ -224,8 +224,9 @@ def test_timestamps_become_offsets_through_list_offsets(spark_broker, stamped_to
                                                         StrategyOnNoMatchStartingOffset.ERROR) == {tp0: 0,
                                                                                                    tp1: 4}
         # Nothing that late: a start fails with Spark's message, or starts at latest; an end is latest.
-        with pytest.raises(ValueError, match=re.escape(f"No offset matched from request of topic-partition "
-                                                       f"{stamped_topic}-0 and timestamp {BASE_MS + 10_000}.")):
+        no_match = (f"No offset matched from request of topic-partition {stamped_topic}-0 "
+                    f"and timestamp {BASE_MS + 10_000}.")
+        with pytest.raises(ValueError, match=re.escape(no_match)):
             r.fetch_global_timestamp_based_offsets(BASE_MS + 10_000, True,
                                                    StrategyOnNoMatchStartingOffset.ERROR)
         assert r.fetch_global_timestamp_based_offsets(BASE_MS + 10_000, True,

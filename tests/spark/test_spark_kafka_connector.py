@@ -36,7 +36,8 @@ def offsets(rows) -> list[tuple[str, int, int]]:
 
 @pytest.fixture(scope="module")
 def three_partitions(spark_broker):
-    """30 keyed records, 10 a partition, record i at offset i // 3 of partition i % 3 with timestamp BASE_MS + i s."""
+    """30 keyed records, 10 a partition, record i at offset i // 3 of partition i % 3 with timestamp
+    BASE_MS + i s."""
     topic = create_topic(spark_broker.bootstrap, "sk-read", 3)
     produce(spark_broker.bootstrap, topic, [{"partition": i % 3, "key": b"k%d" % i, "value": b"v%d" % i,
                                              "timestamp": BASE_MS + 1000 * i} for i in range(30)])
@@ -119,7 +120,8 @@ def test_include_headers(spark_kafka, spark_broker):
 
 
 def test_read_committed_skips_aborted_transactions(spark_kafka, spark_broker):
-    """librdkafka's transactional producer: committed, aborted, committed, and one left open while Spark reads."""
+    """librdkafka's transactional producer: committed, aborted, committed, and one left open while Spark
+    reads."""
     bootstrap = spark_broker.bootstrap
     topic = create_topic(bootstrap, "sk-rc", 1)
     producer = Producer({"bootstrap.servers": bootstrap, "transactional.id": unique_topic("sk-txn")})

@@ -1,7 +1,7 @@
-"""Spark's own Kafka connector (``format("kafka")``) streaming from the broker and writing to it: a query with a
-checkpoint, stopped mid-stream and restarted, that sees every record exactly once under maxOffsetsPerTrigger
-and minPartitions; the sink in batch and streaming (key, value, headers, a topic column), read back whole with
-confluent-kafka; a streaming query on a topic that does not exist.
+"""Spark's own Kafka connector (``format("kafka")``) streaming from the broker and writing to it: a query
+with a checkpoint, stopped mid-stream and restarted, that sees every record exactly once under
+maxOffsetsPerTrigger and minPartitions; the sink in batch and streaming (key, value, headers, a topic
+column), read back whole with confluent-kafka; a streaming query on a topic that does not exist.
 """
 
 from __future__ import annotations

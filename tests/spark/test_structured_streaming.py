@@ -40,7 +40,8 @@ def closed_window_counts(views: list[dict]) -> Counter:
     for v in views:
         start = v["event_ms"] - v["event_ms"] % WINDOW_MS
         if start + WINDOW_MS <= watermark:
-            counts[(datetime.fromtimestamp(start / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z"), v["page"])] += 1
+            window = datetime.fromtimestamp(start / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+            counts[(window, v["page"])] += 1
     return counts
 
 

@@ -62,7 +62,8 @@ def test_acknowledged_views_are_found_once_after_the_run_s_start_offsets():
     acknowledged = [PageView("u1", "/", T0 + 12_000), PageView("u1", "/", T0 + 31_000)]
     start = {TopicPartition("page-views", 0): 3}
     assert acknowledged_are_in_topic(acknowledged, VIEWS, start) == (2, 2, 0)
-    assert acknowledged_are_in_topic(acknowledged, VIEWS[:4], start) == (2, 1,
-                                                                         1), "one acknowledged view is missing"
-    assert acknowledged_are_in_topic(acknowledged, VIEWS + [view_record(5, 31, "/")], start) == (2, 2, 1), \
-        "one view is in the topic twice"
+    assert acknowledged_are_in_topic(acknowledged, VIEWS[:4], start) == (2, 1, 1), (
+        "one acknowledged view is missing")
+    twice = VIEWS + [view_record(5, 31, "/")]
+    assert acknowledged_are_in_topic(acknowledged, twice, start) == (2, 2, 1), (
+        "one view is in the topic twice")

@@ -22,7 +22,8 @@ def test_the_metadata_log_shows_the_leader_change_and_the_topic_records(start_br
     assert '"type":"REGISTER_BROKER_RECORD"' in text
     assert '"type":"TOPIC_RECORD","version":0,"data":{"name":"orders"' in text
     assert text.count('"type":"PARTITION_RECORD"') == 2
-    assert '"type":"CONFIG_RECORD","version":0,"data":{"resourceType":2,"resourceName":"orders","name":"retention.ms","value":"60000"}' in text
+    assert ('"type":"CONFIG_RECORD","version":0,"data":{"resourceType":2,"resourceName":"orders",'
+            '"name":"retention.ms","value":"60000"}') in text
 
 
 def test_the_metadata_shell_shows_the_image_as_a_tree(start_broker, tmp_path, capsys):

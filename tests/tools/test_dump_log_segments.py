@@ -30,14 +30,14 @@ def test_batches_and_records_like_kafkas_tool(tmp_path):
     assert status == 0 and lines[:2] == [f"Dumping {log_file}", "Log starting offset: 0"]
     assert lines[2].startswith("baseOffset: 0 lastOffset: 1 count: 2 baseSequence: -1 lastSequence: -1 "
                                "producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 0 isTransactional: "
-                               "false "
-                               "isControl: false deleteHorizonMs: OptionalLong.empty position: 0 CreateTime: "
-                               "1000 ")
+                               "false isControl: false deleteHorizonMs: OptionalLong.empty position: 0 "
+                               "CreateTime: 1000 ")
     assert lines[2].endswith("magic: 2 compresscodec: none crc: " + lines[2].split("crc: ")[1].split()[0]
                              + " isvalid: true")
     assert lines[3] == ("| offset: 0 CreateTime: 1000 keySize: 5 valueSize: 7 sequence: -1 headerKeys: [] "
                         "key: key-0 payload: value-0")
-    assert lines[4] == "| offset: 1 CreateTime: 1000 keySize: -1 valueSize: 1 sequence: -1 headerKeys: [] payload: x"
+    assert lines[4] == ("| offset: 1 CreateTime: 1000 keySize: -1 valueSize: 1 sequence: -1 headerKeys: [] "
+                        "payload: x")
 
 
 def test_trailing_garbage_is_reported(tmp_path):

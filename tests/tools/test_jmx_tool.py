@@ -65,8 +65,9 @@ def test_kafka_jmx_on_a_real_broker(broker):
                                                   timeout=30)).stdout
                      .splitlines()[-1].split(",")[1] == "1" and o, message="the produce request on /metrics")
     header, row = out.stdout.splitlines()
-    assert header.startswith('"time","kafka.network:type=RequestMetrics,name=RequestsPerSec,request=Produce:Count",')
-    assert header.endswith(',"kafka.network:type=RequestMetrics,name=TotalTimeMs,request=Produce:99thPercentile"')
+    metrics = "kafka.network:type=RequestMetrics"
+    assert header.startswith(f'"time","{metrics},name=RequestsPerSec,request=Produce:Count",')
+    assert header.endswith(f',"{metrics},name=TotalTimeMs,request=Produce:99thPercentile"')
     assert len(row.split(",")) == 5  # time, Count, Value, Count, 99thPercentile
     props = subprocess.run([*tool, "--report-format", "properties", *names[:2]], capture_output=True,
                            text=True,

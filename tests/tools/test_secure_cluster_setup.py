@@ -1,7 +1,8 @@
-"""make cluster-secure's first-use step (kafka/tools/secure_cluster_setup.py) on copies of config/cluster-secure/,
-without starting a node: the certificates chain to the CA and name the loopback host, every node config
-loads (its keystore and truststore read), the nodes are formatted with the SCRAM users and never a
-password, the client property files are Kafka's keys, and a second run keeps everything it made."""
+"""make cluster-secure's first-use step (kafka/tools/secure_cluster_setup.py) on copies of
+config/cluster-secure/, without starting a node: the certificates chain to the CA and name the loopback
+host, every node config loads (its keystore and truststore read), the nodes are formatted with the SCRAM
+users and never a password, the client property files are Kafka's keys, and a second run keeps everything
+it made."""
 
 from __future__ import annotations
 

@@ -63,9 +63,9 @@ def test_standalone_and_no_initial_controllers(tmp_path, capsys):
 
 def test_a_dynamic_controller_must_say_which(tmp_path, capsys):
     assert main(["format", "-t", CLUSTER_ID, "-c", str(controller(tmp_path, 1, 9001))]) == 1
-    assert ("Because controller.quorum.voters is not set on this controller, you must specify one of the "
-            "following: --standalone, --initial-controllers, or --no-initial-controllers.") in capsys.readouterr().err
+    refusal = ("Because controller.quorum.voters is not set on this controller, you must specify one of the "
+               "following: --standalone, --initial-controllers, or --no-initial-controllers.")
+    assert refusal in capsys.readouterr().err
     assert main(["format", "-t", CLUSTER_ID, "-c", str(controller(tmp_path, 1, 9001)),
-                 "--initial-controllers",
-                 "1@127.0.0.1:9001"]) == 1
+                 "--initial-controllers", "1@127.0.0.1:9001"]) == 1
     assert "is not of the form id@host:port:directory" in capsys.readouterr().err

@@ -1,4 +1,5 @@
-"""ExponentialBackoff: Kafka's values, doubling from the initial interval up to the cap, jitter within bounds."""
+"""ExponentialBackoff: Kafka's values, doubling from the initial interval up to the cap, jitter within
+bounds."""
 
 from __future__ import annotations
 

@@ -124,7 +124,7 @@ class ClassicMembersOfConsumerGroup:
         if member_id not in group.members and len(group.members) >= self.config.consumer_group_max_size:
             raise ApiError(Errors.GROUP_MAX_SIZE_REACHED,
                            f"The consumer group has reached its maximum capacity "
-                                                          f"of {self.config.consumer_group_max_size} members.")
+                           f"of {self.config.consumer_group_max_size} members.")
 
     # ------------------------------------------------------------------ SyncGroup
     def classic_group_sync_to_consumer_group(self, group: ConsumerGroup, context, request,
@@ -250,7 +250,8 @@ class ClassicMembersOfConsumerGroup:
             raise ApiError(Errors.INCONSISTENT_GROUP_PROTOCOL)
 
     def throw_if_rebalance_in_progress(self, group: ConsumerGroup, member: ConsumerGroupMember) -> None:
-        """A new target since it joined: rejoin first (unless it is still revoking; its next join catches up)."""
+        """A new target since it joined: rejoin first (unless it is still revoking; its next join
+        catches up)."""
         if group.group_epoch > member.member_epoch and member.state is not MemberState.UNREVOKED_PARTITIONS:
             self.schedule_join_timeout_if_absent(group.group_id, member.member_id,
                                                  member.rebalance_timeout_ms)

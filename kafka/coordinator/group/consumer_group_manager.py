@@ -131,7 +131,8 @@ class ConsumerGroupManager:
         # The GroupMetadataManager's conversions between the group types (callbacks: arrows point down).
         # convert_classic_group(classic group, records) -> the consumer group it becomes, or None if
         # it may not; maybe_downgrade(group, leaving member id) -> the result of turning it classic, or None.
-        self.convert_classic_group: Callable[[Group, list], ConsumerGroup | None] = lambda group, records: None
+        self.convert_classic_group: Callable[[Group, list], ConsumerGroup | None]
+        self.convert_classic_group = lambda group, records: None
         self.maybe_downgrade: Callable[[ConsumerGroup, str], CoordinatorResult | None] = lambda group, m: None
 
     # ------------------------------------------------------------------ ConsumerGroupHeartbeat
@@ -174,11 +175,11 @@ class ConsumerGroupManager:
             except re.error as e:
                 raise ApiError(Errors.INVALID_REGULAR_EXPRESSION,
                                f"SubscribedTopicRegex `{request.subscribed_topic_regex}` is not a valid "
-                               "regular "
-                               f"expression: {e}.") from e
+                               f"regular expression: {e}.") from e
 
-    def get_or_maybe_create_consumer_group(self, group_id: str, create: bool,
-                                           records: list[CoordinatorRecord]) -> tuple[ConsumerGroup | None, ConsumerGroup]:
+    def get_or_maybe_create_consumer_group(
+            self, group_id: str, create: bool,
+            records: list[CoordinatorRecord]) -> tuple[ConsumerGroup | None, ConsumerGroup]:
         """Kafka's getOrMaybeCreateConsumerGroup: (the group as stored or None, the copy to change). An
         empty classic group is replaced, its tombstones added to ``records`` (a simple group, which only
         holds offsets, has none); one with members is converted when the migration policy allows it

@@ -82,7 +82,8 @@ def _partitions(assignment: Assignment, epochs: dict | None = None) -> list[dict
 
 
 def _assignment_epochs(*topic_partitions_lists) -> dict | None:
-    """(topic id, partition) -> assignment epoch, or None when the record has none (written before KIP-1251)."""
+    """(topic id, partition) -> assignment epoch, or None when the record has none (written before
+    KIP-1251)."""
     epochs = {}
     for topic_partitions in topic_partitions_lists:
         for t in topic_partitions:

@@ -10,10 +10,10 @@ record type). Compaction keeps the latest record of each key, and a tombstone (n
     5     ConsumerGroupMemberMetadataKey(group_id, member_id)  -> one member's subscription and client
     6     ConsumerGroupTargetAssignmentMetadataKey(group_id)   -> the assignment epoch
     7     ConsumerGroupTargetAssignmentMemberKey(group_id, member_id) -> one member's target partitions
-    8     ConsumerGroupCurrentMemberAssignmentKey(group_id, member_id) -> one member's epoch, state, partitions
+    8     ConsumerGroupCurrentMemberAssignmentKey(group_id, member_id) -> a member's epoch, state, partitions
     10    ShareGroupMemberMetadataKey(group_id, member_id)     -> a share member's subscription and client
     11    ShareGroupMetadataKey(group_id)                      -> the share group's epoch and metadata hash
-    12    ShareGroupTargetAssignmentMetadataKey(group_id)      -> its assignment epoch and when it was computed
+    12    ShareGroupTargetAssignmentMetadataKey(group_id)      -> the assignment epoch and its timestamp
     13    ShareGroupTargetAssignmentMemberKey(group_id, member_id) -> one share member's target partitions
     14    ShareGroupCurrentMemberAssignmentKey(group_id, member_id) -> one share member's epoch and partitions
     15    ShareGroupStatePartitionMetadataKey(group_id)        -> the partitions whose share state the share
@@ -238,8 +238,9 @@ class ConsumerGroupCurrentMemberAssignmentValue:
 CONSUMER_GROUP_KEYS = {cls.key_type: cls for cls in (
     ConsumerGroupMetadataKey, ConsumerGroupMemberMetadataKey, ConsumerGroupTargetAssignmentMetadataKey,
     ConsumerGroupTargetAssignmentMemberKey, ConsumerGroupCurrentMemberAssignmentKey)}
-ConsumerGroupKey = (ConsumerGroupMetadataKey | ConsumerGroupMemberMetadataKey | ConsumerGroupTargetAssignmentMetadataKey
-                    | ConsumerGroupTargetAssignmentMemberKey | ConsumerGroupCurrentMemberAssignmentKey)
+ConsumerGroupKey = (ConsumerGroupMetadataKey | ConsumerGroupMemberMetadataKey
+                    | ConsumerGroupTargetAssignmentMetadataKey | ConsumerGroupTargetAssignmentMemberKey
+                    | ConsumerGroupCurrentMemberAssignmentKey)
 
 
 # ------------------------------------------------------------------ share group records (KIP-932)

@@ -163,7 +163,8 @@ class GroupCoordinatorService:
     # ------------------------------------------------------------------ metrics over the shards here
     def _active_shards(self) -> list:
         contexts = list(self.runtime.coordinators.values())
-        return [c.coordinator for c in contexts if c.state is CoordinatorState.ACTIVE and c.coordinator is not None]
+        active = [c for c in contexts if c.state is CoordinatorState.ACTIVE]
+        return [c.coordinator for c in active if c.coordinator is not None]
 
     def record_assignment_time(self, ms: float) -> None:
         """A shard's assignor took this long: to the histogram the broker set (on_assignment)."""
@@ -196,7 +197,8 @@ class GroupCoordinatorService:
         return TopicPartition(GROUP_METADATA_TOPIC_NAME, self.partition_for(group_id))
 
     def on_election(self, partition: int, partition_epoch: int) -> None:
-        """This broker leads the partition now: its shard loads it (COORDINATOR_LOAD_IN_PROGRESS meanwhile)."""
+        """This broker leads the partition now: its shard loads it (COORDINATOR_LOAD_IN_PROGRESS
+        meanwhile)."""
         self.runtime.schedule_load_operation(TopicPartition(GROUP_METADATA_TOPIC_NAME, partition),
                                              partition_epoch)
 

@@ -71,7 +71,7 @@ class GroupMetadataManager:
         self.consumer.convert_classic_group = self.maybe_convert_to_consumer_group
         self.consumer.maybe_downgrade = self.maybe_convert_to_classic_group
 
-    # ------------------------------------------------------------------ the classic protocol, either group type
+    # ------------------------------------------------------------------ classic protocol, either group type
     def classic_group_join(self, context, request, response_callback) -> CoordinatorResult:
         """Kafka's classicGroupJoin: to a consumer group with members, as one of its classic members;
         an empty consumer group is deleted first (its tombstones lead the batch, not replayed: the
@@ -160,9 +160,8 @@ class GroupMetadataManager:
         if not group.all_members_use_classic_protocol_except(leaving_member_id) or len(group.members) <= 1:
             return None
         if not policy.is_downgrade_enabled() or len(group.members) - 1 > self.config.classic_group_max_size:
-            log.info("cannot downgrade the consumer group: the online downgrade is disabled or the group is "
-                     "too "
-                     "large", group=group.group_id, policy=str(policy), size=len(group.members) - 1)
+            log.info("cannot downgrade the consumer group: the online downgrade is disabled or the group "
+                     "is too large", group=group.group_id, policy=str(policy), size=len(group.members) - 1)
             return None
         classic = ClassicGroup.from_consumer_group(group, leaving_member_id, self.topics_image(), self.time)
         records = group.create_group_tombstone_records()
@@ -191,7 +190,8 @@ class GroupMetadataManager:
         return self.groups.get_at(group_id, committed_offset)
 
     def reschedule_classic_group_member_heartbeat(self, group, member_id: str) -> None:
-        """A classic member's offset commit is a sign of life too (Kafka's rescheduleClassicGroupMemberHeartbeat)."""
+        """A classic member's offset commit is a sign of life too (Kafka's
+        rescheduleClassicGroupMemberHeartbeat)."""
         if group.has(member_id):
             self.classic.reschedule_classic_group_member_heartbeat(group, group.get(member_id))
 

@@ -57,6 +57,10 @@ DEFAULT_RETENTION_TIME = -1  # OffsetCommit v2-4's retention_time_ms when the cl
 NO_OFFSET = PartitionOffset(INVALID_OFFSET, -1, "", Errors.NONE)
 UNSTABLE = PartitionOffset(INVALID_OFFSET, -1, "", Errors.UNSTABLE_OFFSET_COMMIT)
 
+# One group's levels below the group: topic -> partition -> ...
+TopicOffsets = TimelineHashMap[str, TimelineHashMap[int, OffsetAndMetadata]]
+TopicProducerIds = TimelineHashMap[str, TimelineHashMap[int, TimelineHashSet[int]]]
+
 
 class Offsets:
     """group -> topic -> partition -> OffsetAndMetadata, every level a TimelineHashMap (Kafka's
@@ -64,8 +68,7 @@ class Offsets:
 
     def __init__(self, registry: SnapshotRegistry) -> None:
         self.registry = registry
-        self.offsets_by_group: TimelineHashMap[str, TimelineHashMap[str, TimelineHashMap[int, OffsetAndMetadata]]] = \
-            TimelineHashMap(registry)
+        self.offsets_by_group: TimelineHashMap[str, TopicOffsets] = TimelineHashMap(registry)
 
     def get(self, group_id: str, topic: str, partition: int,
             epoch: int = LATEST_EPOCH) -> OffsetAndMetadata | None:
@@ -111,7 +114,8 @@ class Offsets:
         if topics is None:
             return []
         return [(TopicPartition(topic, partition), offset)
-                for topic, partitions in topics.items_at(epoch) for partition, offset in partitions.items_at(epoch)]
+                for topic, partitions in topics.items_at(epoch)
+                for partition, offset in partitions.items_at(epoch)]
 
 
 class OpenTransactions:
@@ -120,8 +124,7 @@ class OpenTransactions:
 
     def __init__(self, registry: SnapshotRegistry) -> None:
         self.registry = registry
-        self.by_group: TimelineHashMap[str, TimelineHashMap[str, TimelineHashMap[int, TimelineHashSet[int]]]] = \
-            TimelineHashMap(registry)
+        self.by_group: TimelineHashMap[str, TopicProducerIds] = TimelineHashMap(registry)
 
     def add(self, group_id: str, topic: str, partition: int, producer_id: int) -> None:
         topics = self.by_group.get(group_id)
@@ -162,7 +165,8 @@ class OpenTransactions:
         topics = self.by_group.get(group_id)
         if topics is None:
             return []
-        return [TopicPartition(topic, partition) for topic, partitions in topics.items() for partition in partitions]
+        return [TopicPartition(topic, partition)
+                for topic, partitions in topics.items() for partition in partitions]
 
 
 class OffsetMetadataManager:
@@ -191,8 +195,8 @@ class OffsetMetadataManager:
     # ------------------------------------------------------------------ OffsetCommit
     def commit_offset(self, group_id: str, member_id: str, group_instance_id: str | None,
                       generation_id_or_member_epoch: int, offsets: dict[TopicPartition, OffsetAndMetadata],
-                      api_version: int = 9,
-                      retention_time_ms: int = DEFAULT_RETENTION_TIME) -> CoordinatorResult[dict[TopicPartition, Errors]]:
+                      api_version: int = 9, retention_time_ms: int = DEFAULT_RETENTION_TIME
+                      ) -> CoordinatorResult[dict[TopicPartition, Errors]]:
         """Kafka's commitOffset: the records and each partition's answer. The commit is stamped here
         (Kafka's OffsetAndMetadata.fromRequest); an expiry comes from retention_time_ms (v2-4) when it
         is given, else from the offset given."""
@@ -379,7 +383,9 @@ class OffsetMetadataManager:
         own = getattr(group, "offset_expiration_condition", None)
         if own is not None:
             return own()
-        if group is None or group.type() is GroupType.CONSUMER or not group.protocol_type() or group.is_empty():
+        if group is None or group.type() is GroupType.CONSUMER:
+            return COMMIT_TIMESTAMP_EXPIRATION
+        if not group.protocol_type() or group.is_empty():  # a simple group, or an Empty classic one
             return COMMIT_TIMESTAMP_EXPIRATION
         return COMMIT_TIMESTAMP_EXPIRATION if group.state_as_string() == "Stable" else None
 
@@ -399,7 +405,8 @@ class OffsetMetadataManager:
             else:
                 pending = self.pending_transactional_offsets.get(producer_id)
                 if pending is None:
-                    pending = self.pending_transactional_offsets[producer_id] = Offsets(self.snapshot_registry)
+                    pending = Offsets(self.snapshot_registry)
+                    self.pending_transactional_offsets[producer_id] = pending
                 pending.put(group_id, topic, partition, value)
                 self.open_transactions.add(group_id, topic, partition, producer_id)
         else:

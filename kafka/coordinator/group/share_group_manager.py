@@ -242,17 +242,14 @@ class ShareGroupManager:
             return
         if received > member.member_epoch:
             raise ApiError(Errors.FENCED_MEMBER_EPOCH,
-                           f"The share group member has a greater member epoch ({received}) "
-                           f"than the one known by the group coordinator ({member.member_epoch}). The member "
-                           "must "
-                           "abandon all its partitions and rejoin.")
+                           f"The share group member has a greater member epoch ({received}) than the one "
+                           f"known by the group coordinator ({member.member_epoch}). The member must abandon "
+                           "all its partitions and rejoin.")
         if received < member.member_epoch and received != member.previous_member_epoch:
             raise ApiError(Errors.FENCED_MEMBER_EPOCH,
-                           f"The share group member has a smaller member epoch ({received}) "
-                           f"than the one known by the group coordinator ({member.member_epoch}), and it "
-                           "does not "
-                           f"match the previous member epoch ({member.previous_member_epoch}). The member "
-                           "must "
+                           f"The share group member has a smaller member epoch ({received}) than the one "
+                           f"known by the group coordinator ({member.member_epoch}), and it does not match "
+                           f"the previous member epoch ({member.previous_member_epoch}). The member must "
                            "abandon all its partitions and rejoin.")
 
     def has_member_subscription_changed(self, group_id: str, old: ShareGroupMember, new: ShareGroupMember,
@@ -272,7 +269,9 @@ class ShareGroupManager:
         """Kafka's initializedAssignmentPending: some initialized partition of a subscribed topic is in
         nobody's target yet (the share coordinator answered since the target was computed)."""
         info = self.state.get(group.group_id)
-        if group.is_empty() or info is None or not info.initialized_topics or not group.subscribed_topic_names:
+        if group.is_empty() or not group.subscribed_topic_names:
+            return False
+        if info is None or not info.initialized_topics:
             return False
         assigned: dict[uuid.UUID, set[int]] = {}
         for target in group.target_assignment.values():
@@ -342,8 +341,8 @@ class ShareGroupManager:
                                      topic_partitions: dict[uuid.UUID, set[int]]) -> CoordinatorResult[None]:
         return self.state.initialize_share_group_state(group_id, topic_partitions)
 
-    def uninitialize_share_group_state(self, group_id: str,
-                                       topic_partitions: dict[uuid.UUID, set[int]]) -> CoordinatorResult[None]:
+    def uninitialize_share_group_state(
+            self, group_id: str, topic_partitions: dict[uuid.UUID, set[int]]) -> CoordinatorResult[None]:
         return self.state.uninitialize_share_group_state(group_id, topic_partitions)
 
     def initialized_share_group_partitions(self, group_id: str,
@@ -439,7 +438,8 @@ class ShareGroupManager:
                                        "targets")
                 group.assignment_epoch, group.assignment_timestamp = -1, 0
             else:
-                group.assignment_epoch, group.assignment_timestamp = value.assignment_epoch, value.assignment_timestamp
+                group.assignment_epoch = value.assignment_epoch
+                group.assignment_timestamp = value.assignment_timestamp
         elif isinstance(key, ShareGroupCurrentMemberAssignmentKey):
             member = group.members.get(key.member_id)
             if value is not None:

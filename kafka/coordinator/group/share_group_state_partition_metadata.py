@@ -62,7 +62,8 @@ class ShareGroupStatePartitionMetadata:
     def __init__(self, *, groups: TimelineHashMap[str, Group], snapshot_registry, time: Time, config,
                  topics_image: Callable[[], dict[str, tuple[uuid.UUID, int]]], log) -> None:
         self.groups = groups
-        self.infos: TimelineHashMap[str, ShareGroupStatePartitionMetadataInfo] = TimelineHashMap(snapshot_registry)
+        self.infos: TimelineHashMap[str, ShareGroupStatePartitionMetadataInfo]
+        self.infos = TimelineHashMap(snapshot_registry)
         self.time = time
         self.config = config
         self.topics_image = topics_image
@@ -175,8 +176,8 @@ class ShareGroupStatePartitionMetadata:
             group_id, initializing, combine_init_maps(info.initialized_topics, attached),
             self.attach_topic_name(info.deleting_topics))])
 
-    def uninitialize_share_group_state(self, group_id: str,
-                                       topic_partitions: dict[uuid.UUID, set[int]]) -> CoordinatorResult[None]:
+    def uninitialize_share_group_state(
+            self, group_id: str, topic_partitions: dict[uuid.UUID, set[int]]) -> CoordinatorResult[None]:
         """Kafka's uninitializeShareGroupState: the persister failed for these partitions; they are no
         longer initializing, so a later heartbeat asks again."""
         info = self.infos.get(group_id)

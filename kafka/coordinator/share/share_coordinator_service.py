@@ -144,7 +144,8 @@ class ShareCoordinatorService:
                 "min.insync.replicas": str(self.config.state_topic_min_isr), "retention.ms": "-1"}
 
     def on_election(self, partition: int, partition_epoch: int) -> None:
-        """This broker leads the partition now: its shard loads it (COORDINATOR_LOAD_IN_PROGRESS meanwhile)."""
+        """This broker leads the partition now: its shard loads it (COORDINATOR_LOAD_IN_PROGRESS
+        meanwhile)."""
         self.runtime.schedule_load_operation(TopicPartition(SHARE_GROUP_STATE_TOPIC_NAME, partition),
                                              partition_epoch)
 

@@ -55,9 +55,11 @@ class ShareCoordinatorShard:
         self.time = time
         self.config = config
         self.log_context = log_context
-        self.share_state_map: TimelineHashMap[SharePartitionKey, ShareGroupOffset] = TimelineHashMap(snapshot_registry)
+        self.share_state_map: TimelineHashMap[SharePartitionKey, ShareGroupOffset]
+        self.share_state_map = TimelineHashMap(snapshot_registry)
         self.leader_epoch_map: TimelineHashMap[SharePartitionKey, int] = TimelineHashMap(snapshot_registry)
-        self.snapshot_update_count: TimelineHashMap[SharePartitionKey, int] = TimelineHashMap(snapshot_registry)
+        self.snapshot_update_count: TimelineHashMap[SharePartitionKey, int]
+        self.snapshot_update_count = TimelineHashMap(snapshot_registry)
         self.state_epoch_map: TimelineHashMap[SharePartitionKey, int] = TimelineHashMap(snapshot_registry)
         self.offsets_manager = ShareCoordinatorOffsetsManager(snapshot_registry)
         self.metadata_image: MetadataImage | None = None

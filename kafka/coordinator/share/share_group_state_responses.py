@@ -47,7 +47,8 @@ def read_summary_response(topic_id: uuid.UUID, partition: int, start_offset: int
 
 
 def global_error_response(request, error: Errors, message: str | None = None) -> dict:
-    """Every partition of the request answered with `error` (Kafka's getErrorResponse/toGlobalErrorResponse)."""
+    """Every partition of the request answered with `error` (Kafka's
+    getErrorResponse/toGlobalErrorResponse)."""
     return dict(results=[dict(topic_id=topic.topic_id, partitions=[
         partition_result(p.partition, error, message if message is not None else error.message)
         for p in topic.partitions]) for topic in request.topics])

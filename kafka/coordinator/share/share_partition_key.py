@@ -33,7 +33,8 @@ class SharePartitionKey:
         return f"{self.group_id}:{uuid_to_string(self.topic_id)}:{self.partition}"
 
     def partition_for(self, num_partitions: int) -> int:
-        """Which __share_group_state partition holds this key (Kafka's ShareCoordinatorService.partitionFor)."""
+        """Which __share_group_state partition holds this key (Kafka's
+        ShareCoordinatorService.partitionFor)."""
         return kafka_abs(java_string_hash(self.as_coordinator_key())) % num_partitions
 
     @classmethod

@@ -66,7 +66,8 @@ class RPCProducerIdManager:
 
     # ------------------------------------------------------------------ handing ids out
     def generate_producer_id(self) -> int:
-        """The next id, or ProducerIdsUnavailableError (COORDINATOR_LOAD_IN_PROGRESS) while no block is at hand."""
+        """The next id, or ProducerIdsUnavailableError (COORDINATOR_LOAD_IN_PROGRESS) while no block is
+        at hand."""
         try:
             with self._lock:
                 return self._claim_next_id()

@@ -293,9 +293,9 @@ class TransactionCoordinator:
         self.txn_manager.append_transaction_to_log(transactional_id, entry.coordinator_epoch, new_metadata,
                                                    response_callback)
 
-    def handle_verify_partitions_in_transaction(self, transactional_id: str, producer_id: int,
-                                                producer_epoch: int,
-                                                partitions: set[TopicPartition]) -> dict[TopicPartition, Errors]:
+    def handle_verify_partitions_in_transaction(
+            self, transactional_id: str, producer_id: int, producer_epoch: int,
+            partitions: set[TopicPartition]) -> dict[TopicPartition, Errors]:
         """KIP-890 part 1: before a partition leader appends a transactional batch, are its partitions in
         this producer's open transaction? Read-only, from memory: an error for every partition when the
         producer does not own the transactional id (or is fenced), else per partition."""
@@ -500,7 +500,7 @@ class TransactionCoordinator:
                             error=error.name)
         return callback
 
-    # ------------------------------------------------------------------ DescribeTransactions / ListTransactions
+    # ------------------------------------------------------------------ DescribeTransactions/ListTransactions
     def handle_describe_transactions(self, transactional_id: str) -> dict:
         """One entry of a DescribeTransactionsResponse."""
         # an error's entry carries the schema's zeros, as Kafka's does (not -1: no producer, no time)

@@ -1,5 +1,5 @@
-"""TransactionLog: the records of ``__transaction_state`` (Kafka's kafka.coordinator.transaction.TransactionLog,
-TransactionLogKey.json and TransactionLogValue.json).
+"""TransactionLog: the records of ``__transaction_state`` (Kafka's
+kafka.coordinator.transaction.TransactionLog, TransactionLogKey.json and TransactionLogValue.json).
 
 Seed 000: the coordinators append through ReplicaManager; this is what they append. One record per
 change of a transactional id, keyed by the id, so compaction keeps the latest state of each and a

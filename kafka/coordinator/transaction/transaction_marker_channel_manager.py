@@ -182,7 +182,8 @@ class TransactionMarkerChannelManager:
         return min(remaining_ms, MOCK_TIME_RECHECK_MS) if self.time.is_mock else remaining_ms
 
     def _anything_to_retry(self) -> bool:
-        """Markers due again after a failure, markers whose leader is unknown, or a completion to append again."""
+        """Markers due again after a failure, markers whose leader is unknown, or a completion to
+        append again."""
         with self._lock:
             return bool(self._delayed or self.txn_log_append_retry_queue
                         or self.markers_queue_for_unknown_broker.total_num_markers())
@@ -326,9 +327,8 @@ class TransactionMarkerChannelManager:
         error, epoch_and_metadata = self.txn_state_manager.get_transaction_state(pending.transactional_id)
         if error != Errors.NONE or epoch_and_metadata is None or \
                 epoch_and_metadata.coordinator_epoch != entry.txn_marker_entry.coordinator_epoch:
-            log.info("no longer the coordinator of this transaction (or a newer epoch loaded it); cancelling "
-                     "its "
-                     "markers", transactional_id=pending.transactional_id, error=error.name)
+            log.info("no longer the coordinator of this transaction (or a newer epoch loaded it); "
+                     "cancelling its markers", transactional_id=pending.transactional_id, error=error.name)
             self.remove_markers_for_txn(pending)
             return False
         return True
@@ -352,8 +352,7 @@ class TransactionMarkerChannelManager:
                     retry.add(tp)
                 elif error in FENCED_MARKER_ERRORS:
                     log.info("transaction marker fenced: a newer producer or coordinator owns this "
-                             "transaction; "
-                             "cancelling its markers", transactional_id=pending.transactional_id,
+                             "transaction; cancelling its markers", transactional_id=pending.transactional_id,
                              topic_partition=str(tp), error=error.name)
                     fenced = True
                     break

@@ -160,8 +160,7 @@ class TransactionMetadata:
                                now_ms: int) -> TxnTransitMetadata:
         if self.pending_state is not None:
             raise IllegalTransitionError(f"{self.transactional_id}: preparing {new_state} while "
-                                         f"{self.pending_state} "
-                                         "is pending")
+                                         f"{self.pending_state} is pending")
         if producer_id < 0:
             raise IllegalTransitionError(f"illegal producer id {producer_id}")
         if new_state != TransactionState.DEAD and epoch < 0:
@@ -179,7 +178,8 @@ class TransactionMetadata:
         if to_state is None or to_state != transit.txn_state:
             self._fail(transit)
         if to_state == TransactionState.EMPTY:  # InitProducerId
-            epoch_ok = self.producer_epoch == transit.producer_epoch or self._valid_producer_epoch_bump(transit)
+            same_epoch = self.producer_epoch == transit.producer_epoch
+            epoch_ok = same_epoch or self._valid_producer_epoch_bump(transit)
             if not epoch_ok or transit.topic_partitions or transit.txn_start_timestamp != -1:
                 self._fail(transit)
             self.txn_timeout_ms = transit.txn_timeout_ms
@@ -223,5 +223,4 @@ class TransactionMetadata:
 
     def _fail(self, transit: TxnTransitMetadata) -> None:
         raise IllegalTransitionError(f"{self.transactional_id}: cannot complete the transition to {transit} "
-                                     "from "
-                                     f"{self.state} (pending {self.pending_state})")
+                                     f"from {self.state} (pending {self.pending_state})")

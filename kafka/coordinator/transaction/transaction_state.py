@@ -1,4 +1,5 @@
-"""TransactionState: the states of a transactional id (Kafka's kafka.coordinator.transaction.TransactionState).
+"""TransactionState: the states of a transactional id (Kafka's
+kafka.coordinator.transaction.TransactionState).
 
 Seed 004 asks for idempotent writes; KIP-98's second half makes several writes one atomic unit.
 The coordinator keeps one state per transactional id, written to ``__transaction_state`` before

@@ -190,8 +190,9 @@ class TransactionStateManager:
                 return Errors.NONE, None
             return Errors.NONE, CoordinatorEpochAndTxnMetadata(entry.coordinator_epoch, metadata)
 
-    def list_transaction_states(self, filter_producer_ids: set[int], filter_state_names: set[str],
-                                filter_duration_ms: int = -1) -> tuple[Errors, list[str], list[ListedTransaction]]:
+    def list_transaction_states(
+            self, filter_producer_ids: set[int], filter_state_names: set[str],
+            filter_duration_ms: int = -1) -> tuple[Errors, list[str], list[ListedTransaction]]:
         """ListTransactions: (error, unknown state filters, transactions)."""
         with self._state_lock:
             if self.loading_partitions:
@@ -209,7 +210,8 @@ class TransactionStateManager:
                             continue
                         if filter_state_names and metadata.state not in states:
                             continue
-                        if filter_duration_ms >= 0 and now - metadata.txn_start_timestamp <= filter_duration_ms:
+                        running_ms = now - metadata.txn_start_timestamp
+                        if filter_duration_ms >= 0 and running_ms <= filter_duration_ms:
                             continue
                         listed.append(ListedTransaction(metadata.transactional_id, metadata.producer_id,
                                                         metadata.state))
@@ -295,7 +297,8 @@ class TransactionStateManager:
         if now:
             load()
         else:
-            self.scheduler.schedule_once(f"load-txns-for-partition-{TRANSACTION_STATE_TOPIC_NAME}-{partition}", load)
+            name = f"load-txns-for-partition-{TRANSACTION_STATE_TOPIC_NAME}-{partition}"
+            self.scheduler.schedule_once(name, load)
 
     def _load_transactions(self, partition: int, coordinator_epoch: int, send_txn_markers: SendTxnMarkers,
                            scheduled_ms: int) -> None:
@@ -398,12 +401,16 @@ class TransactionStateManager:
             expired: list[tuple[TransactionMetadata, TxnTransitMetadata]] = []
             for metadata in list(entry.metadata_per_transactional_id.values()):
                 with metadata.lock:
-                    if metadata.pending_state is None and metadata.state.is_expiration_allowed and \
-                            metadata.txn_last_update_timestamp <= now - self.config.transactional_id_expiration_ms:
+                    if metadata.pending_state is None and self._should_expire(metadata, now):
                         expired.append((metadata, metadata.prepare_dead()))
             if expired:
                 self._write_tombstones_for_expired_transactional_ids(partition, entry.coordinator_epoch,
                                                                      expired, now)
+
+    def _should_expire(self, metadata: TransactionMetadata, now: int) -> bool:
+        """Kafka's shouldExpire: a state that may expire, not updated for transactional.id.expiration.ms."""
+        return (metadata.state.is_expiration_allowed
+                and metadata.txn_last_update_timestamp <= now - self.config.transactional_id_expiration_ms)
 
     def _write_tombstones_for_expired_transactional_ids(self, partition: int, coordinator_epoch: int,
                                                         expired: list, now: int) -> None:

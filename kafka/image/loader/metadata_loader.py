@@ -1,4 +1,5 @@
-"""MetadataLoader: committed metadata records in, new MetadataImages out (Kafka's image.loader.MetadataLoader).
+"""MetadataLoader: committed metadata records in, new MetadataImages out (Kafka's
+image.loader.MetadataLoader).
 
 Seed 004: a broker "passively" replays the metadata log. The raft client calls this listener with
 each committed batch; the loader deserializes its records, replays them into a MetadataDelta on top
@@ -111,7 +112,8 @@ class MetadataLoader:
         """A control batch (a LeaderChangeMessage) holds no metadata but moves the loader along the log:
         the last batches below the high watermark are often one, and catching up must count them."""
         with self._lock:
-            if self._catching_up and not self._still_need_to_catch_up(last_offset) and self._pending is not None:
+            just_caught_up = self._catching_up and not self._still_need_to_catch_up(last_offset)
+            if just_caught_up and self._pending is not None:
                 self._maybe_publish(self._pending, self._pending_provenance, 0, 0)
 
     def _maybe_publish(self, delta: MetadataDelta, provenance: MetadataProvenance, batches: int,

@@ -1,4 +1,5 @@
-"""StandardAuthorizer: the ACL authoriser of a KRaft cluster (Kafka's org.apache.kafka.metadata.authorizer.StandardAuthorizer).
+"""StandardAuthorizer: the ACL authoriser of a KRaft cluster (Kafka's
+org.apache.kafka.metadata.authorizer.StandardAuthorizer).
 
 Enabled by `authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer`; with the
 key empty there is no authoriser and every request is allowed, as in Kafka. Its ACLs are not its

@@ -1,4 +1,5 @@
-"""WriteTxnMarkers (key 27): the transaction coordinator tells partition leaders to end a transaction (KIP-98).
+"""WriteTxnMarkers (key 27): the transaction coordinator tells partition leaders to end a transaction
+(KIP-98).
 
 Mirrors ``common/message/WriteTxnMarkersRequest.json`` and ``...Response.json`` (flexible from 1).
 Sent broker to broker, never by clients: for each producer, the leader of each listed partition

@@ -120,11 +120,10 @@ class Dashboard:
         except OSError as e:
             self._lock.close()
             self._lock = None
+            other = f"{directory}-2"
             raise DataDirInUse(f"{directory} is used by another kafka-dashboard's Prometheus: stop that one "
-                               "(Ctrl-C), "
-                               "or give this one a directory of its own: make dashboard "
-                               f"DASHBOARD_DATA={directory}-2 "
-                               f"(kafka-dashboard --data-dir {directory}-2)") from e
+                               "(Ctrl-C), or give this one a directory of its own: make dashboard "
+                               f"DASHBOARD_DATA={other} (kafka-dashboard --data-dir {other})") from e
 
     def stop(self) -> None:
         if self.server is not None:
@@ -144,7 +143,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--prometheus-port", type=int, default=9090,
                         help="Prometheus's port (make dashboard PROMETHEUS_PORT=...)")
     parser.add_argument("--config-dir", type=Path, default=Path("config"),
-                        help="where server.properties, cluster/ and cluster-split/ name the metrics listeners")
+                        help="where server.properties, cluster/ and cluster-split/ "
+                             "name the metrics listeners")
     parser.add_argument("--target", action="append", default=[],
                         help="host:port of a /metrics to scrape instead of those the config names "
                              "(repeatable)")

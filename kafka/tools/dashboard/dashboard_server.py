@@ -3,8 +3,8 @@
 A Prometheus console (Prometheus's own consoles/ directory plays this part) in a small Python server:
 
     /journey, /data, /cluster, /groups, /clients   a page of panels (static/index.html draws any of them)
-    /panels.json                                   the panels and their PromQL (panels.py), for the page's script
-    /api/v1/...                                    passed to Prometheus unchanged, so the page needs one origin
+    /panels.json                                   the panels and their PromQL (panels.py), for the script
+    /api/v1/...                                    passed to Prometheus as is, so the page has one origin
     /consumer-lag/metrics                          kafka_consumergroup_lag, for Prometheus to scrape
     /static/...                                    the page's script and style, from this package
 

@@ -138,7 +138,9 @@ DATA = Page("data", "Data and the commit log", (
 ))
 
 # ------------------------------------------------------------------ KRaft and replication
-_RAFT, _CTL, _RPM = "kafka_server_raft_metrics_", "kafka_controller_kafkacontroller_", "kafka_server_replicamanager_"
+_RAFT = "kafka_server_raft_metrics_"
+_CTL = "kafka_controller_kafkacontroller_"
+_RPM = "kafka_server_replicamanager_"
 CLUSTER = Page("cluster", "KRaft and replication", (
     Row("KRaft: the metadata quorum and the active controller (docs/kraft.md)", (
         Panel("Quorum leader and epoch", (
@@ -186,9 +188,10 @@ CLUSTER = Page("cluster", "KRaft and replication", (
     )),
 ))
 
-_SEQUENCE_ERRORS = 'errors_total{request="Produce",error=~"OUT_OF_ORDER_SEQUENCE_NUMBER|INVALID_PRODUCER_EPOCH"}'
+_SEQUENCE_ERRORS = ('errors_total{request="Produce",'
+                    'error=~"OUT_OF_ORDER_SEQUENCE_NUMBER|INVALID_PRODUCER_EPOCH"}')
 
-# ------------------------------------------------------------------ groups, the coordinator runtime, transactions
+# ------------------------------------------------------------------ groups, coordinator runtime, transactions
 _GC = "kafka_server_group_coordinator_metrics_"
 GROUPS = Page("groups", "Consumer groups and transactions", (
     Row("Consumer lag: committed offsets behind the log end (kafka_exporter's metric, made by "
@@ -300,7 +303,11 @@ def all_panels() -> list[Panel]:
 def as_json() -> list[dict]:
     """The pages as the dashboard's JavaScript reads them (/panels.json)."""
     return [{"slug": page.slug, "title": page.title, "rows": [
-        {"title": row.title, "panels": [
-            {"title": p.title, "unit": p.unit, "width": p.width, "stacked": p.stacked, "description": p.description,
-             "only_with": p.only_with, "targets": [{"expr": t.expr, "legend": t.legend} for t in p.targets]}
-            for p in row.panels]} for row in page.rows]} for page in PAGES]
+        {"title": row.title, "panels": [panel_as_json(p) for p in row.panels]} for row in page.rows]}
+        for page in PAGES]
+
+
+def panel_as_json(p: Panel) -> dict:
+    return {"title": p.title, "unit": p.unit, "width": p.width, "stacked": p.stacked,
+            "description": p.description, "only_with": p.only_with,
+            "targets": [{"expr": t.expr, "legend": t.legend} for t in p.targets]}

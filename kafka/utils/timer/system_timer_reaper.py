@@ -1,4 +1,5 @@
-"""SystemTimerReaper: a Timer that drives itself (Kafka's org.apache.kafka.server.util.timer.SystemTimerReaper).
+"""SystemTimerReaper: a Timer that drives itself (Kafka's
+org.apache.kafka.server.util.timer.SystemTimerReaper).
 
 A purgatory drives its SystemTimer from its own expiration reaper; the coordinator runtime's timer
 has no purgatory around it, so this wrapper owns the reaper thread: it calls advance_clock in a loop

@@ -243,7 +243,8 @@ def test_reads_at_the_committed_offset_do_not_see_a_join_not_yet_committed():
     assert set(committed.members) == {"a"}
     (described,) = shard.consumer_groups.consumer_group_describe(["g"], shard.last_committed)
     assert [m["member_id"] for m in described["members"]] == ["a"] and described["assignor_name"] == "uniform"
-    assert shard.consumer_groups.consumer_group_describe(["nope"])[0]["error_code"] == Errors.GROUP_ID_NOT_FOUND
+    (unknown,) = shard.consumer_groups.consumer_group_describe(["nope"])
+    assert unknown["error_code"] == Errors.GROUP_ID_NOT_FOUND
     assert shard.consumer_groups.count_by_state()["Reconciling"] == 1
 
 

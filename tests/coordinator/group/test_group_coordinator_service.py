@@ -402,7 +402,8 @@ def test_coordinator_load_in_progress_until_the_loader_has_run(replica_manager, 
             "g", "", None, False, 1000, 10_000, "consumer", [("range", b"")]), CONTEXT))
         assert joined.error == Errors.COORDINATOR_LOAD_IN_PROGRESS
         beat = c.service.heartbeat(HeartbeatRequest("g", "m", None, 1), CONTEXT)
-        assert done(beat) == Errors.NONE, "a classic heartbeat during a load: NONE, not a rejoin (Kafka's rule)"
+        assert done(beat) == Errors.NONE, (
+            "a classic heartbeat during a load: NONE, not a rejoin (Kafka's rule)")
         c.loader_executor.run_all()  # the load finishes
         assert c.fetch("g").offset == 4
         assert done(c.commit("g", 5)) == {TP: Errors.NONE}
@@ -438,7 +439,8 @@ def test_commits_reload_from_the_log_and_expire_after_retention(coordinator):
         assert again.fetch("simple").offset == 5, "not yet past offsets.retention"
         again.advance(1000)  # 60 s after the commit: the cleanup timer (every 1 s) expires it
         assert again.fetch("simple").offset == -1
-        assert again.shard().group_metadata_manager.group_lookup("simple") is None, "empty and offset-less: gone"
+        groups = again.shard().group_metadata_manager
+        assert groups.group_lookup("simple") is None, "empty and offset-less: gone"
     except BaseException:
         again.shutdown()
         raise

@@ -162,7 +162,7 @@ def summary(group) -> tuple:
              for m in group.members.values()})
 
 
-def test_a_classic_group_is_upgraded_its_member_rejoins_inside_and_the_last_new_member_leaving_downgrades_it():
+def test_a_classic_group_upgraded_its_member_rejoins_inside_and_the_last_new_member_leaving_downgrades_it():
     runtime = Runtime()
     classic = a_classic_group_of_one(runtime)
 

@@ -38,7 +38,8 @@ def txn_commit(shard, group_id, offset, producer_id=7, member_id="", generation=
 
 
 def fetch(shard, group_id, require_stable=False, tp=TP):
-    """As the service does it: a read at the committed offset, or with require_stable a write at the latest."""
+    """As the service does it: a read at the committed offset, or with require_stable a write at the
+    latest."""
     epoch = LATEST_EPOCH if require_stable else shard.last_committed
     return shard.offsets.fetch_offsets(group_id, [tp], require_stable, last_committed_offset=epoch)[tp]
 
@@ -214,7 +215,8 @@ def test_expired_offsets_become_tombstones_but_not_a_subscribed_topic_or_a_pendi
         orders: Errors.NONE, TP: Errors.NONE}
     txn_commit(shard, "simple", 2)
     def expired() -> list:
-        """What the shard's cleanup timer asks, group by group (GroupCoordinatorShard.cleanup_group_metadata)."""
+        """What the shard's cleanup timer asks, group by group
+        (GroupCoordinatorShard.cleanup_group_metadata)."""
         records: list = []
         for group_id in ("cg", "simple"):
             shard.offsets.cleanup_group_expired_offsets(group_id, records, shard.time.milliseconds())

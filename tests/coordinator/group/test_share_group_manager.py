@@ -108,9 +108,10 @@ def test_a_member_joins_at_epoch_two_and_reads_once_the_share_state_exists():
     shard = Shard(config=NOW)
     a = Member(shard, "a")
     r = a.join()
-    assert (r["error_code"], r["member_id"], r["member_epoch"], r["heartbeat_interval_ms"]) == (Errors.NONE,
-                                                                                                "a", 2, 5000)
-    assert r["assignment"] == {"topic_partitions": []}, "no partition has share state yet: nothing to hand out"
+    assert (r["error_code"], r["member_id"], r["member_epoch"], r["heartbeat_interval_ms"]) == (
+        Errors.NONE, "a", 2, 5000)
+    assert r["assignment"] == {"topic_partitions": []}, (
+        "no partition has share state yet: nothing to hand out")
     assert written_keys(shard, 0) == [ShareGroupMemberMetadataKey, ShareGroupMetadataKey,
                                       ShareGroupTargetAssignmentMemberKey,
                                       ShareGroupTargetAssignmentMetadataKey,
@@ -129,7 +130,8 @@ def test_a_member_joins_at_epoch_two_and_reads_once_the_share_state_exists():
     a.initialize()
     assert partitions_of(shard, "g") == ({}, {ORDERS: frozenset(range(12))})
     r = a.beat()
-    assert r["member_epoch"] == 3 and a.count() == 12, "the initialized partitions are handed out at a new epoch"
+    assert r["member_epoch"] == 3 and a.count() == 12, (
+        "the initialized partitions are handed out at a new epoch")
     group = shard.share_groups.share_group("g")
     assert (str(group.state), group.group_epoch, group.assignment_epoch) == ("Stable", 3, 3)
     assert_replay_gives_the_same_groups(shard)
@@ -190,7 +192,8 @@ def test_a_new_target_is_computed_at_most_once_per_assignment_interval():
     r = b.join()
     assert r["member_epoch"] == a.epoch and b.partitions == {}, \
         "the group epoch moved, but the target was computed less than a second ago: b waits at the old target"
-    assert shard.share_groups.share_group("g").group_epoch > shard.share_groups.share_group("g").assignment_epoch
+    group = shard.share_groups.share_group("g")
+    assert group.group_epoch > group.assignment_epoch
     shard.time.sleep(1000)
     a.beat()
     b.beat()
@@ -221,8 +224,9 @@ def test_partitions_added_to_a_topic_bump_the_epoch_and_start_from_the_beginning
     shard.topics = {"orders": (ORDERS, 4)}
     r = a.beat()
     assert r["member_epoch"] == epoch + 1 and a.count() == 2
-    assert a.initialize_request.start_offsets == {ORDERS: {2: 0, 3: 0}}, \
-        "a topic the group already reads: its new partitions are read from offset 0, not share.auto.offset.reset"
+    assert a.initialize_request.start_offsets == {ORDERS: {2: 0, 3: 0}}, (
+        "a topic the group already reads: its new partitions are read from offset 0, "
+        "not share.auto.offset.reset")
     a.initialize()
     a.beat()
     assert a.count() == 4
@@ -317,12 +321,14 @@ def test_member_epochs_as_kafka_checks_them():
     current, previous = a.epoch, shard.share_groups.share_group("g").members["a"].previous_member_epoch
     r = a.heartbeat(current + 1)
     assert r["error_code"] == Errors.FENCED_MEMBER_EPOCH and "greater member epoch" in r["error_message"]
-    assert a.heartbeat(previous)["error_code"] == Errors.NONE, "its previous epoch: the answer was lost, not fenced"
+    r = a.heartbeat(previous)
+    assert r["error_code"] == Errors.NONE, "its previous epoch: the answer was lost, not fenced"
     r = a.heartbeat(previous - 1)
-    assert r["error_code"] == Errors.FENCED_MEMBER_EPOCH and "does not match the previous member epoch" in r["error_message"]
+    assert r["error_code"] == Errors.FENCED_MEMBER_EPOCH
+    assert "does not match the previous member epoch" in r["error_message"]
     r = a.join()
-    assert (r["error_code"], r["member_epoch"]) == (Errors.NONE,
-                                                    current), "a rejoin with epoch 0 keeps the member"
+    assert (r["error_code"], r["member_epoch"]) == (Errors.NONE, current), (
+        "a rejoin with epoch 0 keeps the member")
     assert r["assignment"] == {"topic_partitions": [{"topic_id": ORDERS, "partitions": list(range(12))}]}
 
 

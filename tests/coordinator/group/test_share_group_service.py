@@ -105,10 +105,12 @@ def test_a_failed_initialization_leaves_the_partitions_uninitialized(coordinator
     __share_group_state has no leader): the partitions are no longer initializing, and the next
     heartbeat asks again."""
     shard = coordinator.shard().group_metadata_manager.share
-    coordinator.service.share_group_state_initializer = lambda *partition: answered(Errors.COORDINATOR_NOT_AVAILABLE)
+    service = coordinator.service
+    service.share_group_state_initializer = lambda *partition: answered(Errors.COORDINATOR_NOT_AVAILABLE)
     coordinator.heartbeat("a", 0, ["orders"])
-    assert shard.state.get("g").initializing_topics == {} and shard.initialized_share_group_partitions("g") == {}
-    coordinator.service.share_group_state_initializer = lambda *partition: answered(Errors.NONE)
+    assert shard.state.get("g").initializing_topics == {}
+    assert shard.initialized_share_group_partitions("g") == {}
+    service.share_group_state_initializer = lambda *partition: answered(Errors.NONE)
     coordinator.heartbeat("a", 2)  # not initializing any more: asked again at once
     assert shard.initialized_share_group_partitions("g") == {ORDERS: {0, 1, 2, 3}}
 
@@ -128,7 +130,8 @@ def test_bad_requests_and_an_inactive_coordinator_are_answered_without_a_write(c
     assert replica_manager.get_partition(OFFSETS_TP).log.log_end_offset == before
     coordinator.service.is_active.clear()
     assert coordinator.heartbeat("a", 0, ["orders"])["error_code"] == Errors.COORDINATOR_NOT_AVAILABLE
-    assert done(coordinator.service.share_group_describe(["g"]))[0]["error_code"] == Errors.COORDINATOR_NOT_AVAILABLE
+    (described,) = done(coordinator.service.share_group_describe(["g"]))
+    assert described["error_code"] == Errors.COORDINATOR_NOT_AVAILABLE
 
 
 def test_describe_list_and_describe_groups_of_a_share_group(coordinator):

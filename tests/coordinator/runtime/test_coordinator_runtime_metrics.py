@@ -26,6 +26,7 @@ def test_the_runtime_metrics_are_exported_with_kafkas_names():
     assert "kafka_server_group_coordinator_metrics_event_queue_size 3.0" in text
     assert "kafka_server_group_coordinator_metrics_event_purgatory_time_ms_count 1.0" in text
     time.advance(30_001)  # out of the window
-    assert "kafka_server_group_coordinator_metrics_partition_load_time_max 0.0" in generate_latest(group.registry).decode()
+    text = generate_latest(group.registry).decode()
+    assert "kafka_server_group_coordinator_metrics_partition_load_time_max 0.0" in text
     metrics.close()
     assert "group_coordinator_metrics_num_partitions" not in generate_latest(group.registry).decode()

@@ -1,7 +1,8 @@
-"""The coordinator runtime in a seeded simulation (tests/coordinator/runtime/coordinator_runtime_simulation.py):
-writes, reads and timers on two partitions, while appends fail, the high watermark moves and this broker
-loses and regains leadership in the middle of writes; after every step each active shard's committed view
-is a replay of the committed log and its latest state a replay of what it wrote.
+"""The coordinator runtime in a seeded simulation
+(tests/coordinator/runtime/coordinator_runtime_simulation.py): writes, reads and timers on two partitions,
+while appends fail, the high watermark moves and this broker loses and regains leadership in the middle of
+writes; after every step each active shard's committed view is a replay of the committed log and its latest
+state a replay of what it wrote.
 
 A failure names its seed and step; COORDINATOR_RUNTIME_SIM_SEED=<seed> replays that seed alone,
 COORDINATOR_RUNTIME_SIM_SEEDS=<n> runs n seeds (100 by default; `make test-fast` runs 5).
@@ -39,4 +40,5 @@ def test_shards_stay_the_replay_of_their_log_through_failed_appends_and_leader_c
         writes += sim.writes
         committed += sim.committed_writes
         leader_changes += sim.leader_changes
-    assert writes and committed and leader_changes, "the simulation wrote nothing, committed nothing or never moved"
+    assert writes and committed and leader_changes, (
+        "the simulation wrote nothing, committed nothing or never moved")

@@ -67,6 +67,11 @@ def done(future: Future):
     return future.result()
 
 
+def one_partition_body(group: str, topic_id: uuid.UUID, **fields) -> dict:
+    """A share-state request's body for one partition of one topic (`fields`: the partition's)."""
+    return dict(group_id=group, topics=[dict(topic_id=topic_id, partitions=[fields])])
+
+
 def only_partition(response: dict) -> dict:
     [topic] = response["results"]
     [partition] = topic["partitions"]
@@ -108,37 +113,38 @@ class ShareCoordinator:
         """Every record of __share_group_state-0 from its log start, decoded: (offset, record)."""
         start = self.replica_manager.get_partition(STATE_TP).log.log_start_offset
         read = self.replica_manager.read_partition_log(STATE_TP, start, 1 << 20)
-        return [(r.offset, self.serde.deserialize(r.key, r.value)) for b in iter_batches(read.records) for r in b]
+        records = [r for b in iter_batches(read.records) for r in b]
+        return [(r.offset, self.serde.deserialize(r.key, r.value)) for r in records]
 
     # ------------------------------------------------------------------ the five RPCs, one partition each
+    def ask(self, rpc, api_key: ApiKey, body: dict) -> dict:
+        """`body` through the codec to one of the service's RPCs; the answer of its only partition."""
+        return only_partition(done(rpc(request(api_key, body))))
+
     def initialize(self, partition: int = 0, state_epoch: int = 0, start_offset: int = 0, group: str = "g",
                    topic_id: uuid.UUID = TOPIC_ID) -> dict:
-        return only_partition(done(self.service.initialize_state(request(ApiKey.INITIALIZE_SHARE_GROUP_STATE,
-                                                                         dict(
-            group_id=group, topics=[dict(topic_id=topic_id, partitions=[dict(
-                partition=partition, state_epoch=state_epoch, start_offset=start_offset)])])))))
+        body = one_partition_body(group, topic_id, partition=partition, state_epoch=state_epoch,
+                                  start_offset=start_offset)
+        return self.ask(self.service.initialize_state, ApiKey.INITIALIZE_SHARE_GROUP_STATE, body)
 
     def write(self, batches: list[dict], partition: int = 0, state_epoch: int = 0, leader_epoch: int = 0,
               start_offset: int = -1, delivery_complete_count: int = -1, group: str = "g",
               topic_id: uuid.UUID = TOPIC_ID) -> dict:
-        return only_partition(done(self.service.write_state(request(ApiKey.WRITE_SHARE_GROUP_STATE, dict(
-            group_id=group, topics=[dict(topic_id=topic_id, partitions=[dict(
-                partition=partition, state_epoch=state_epoch, leader_epoch=leader_epoch,
-                start_offset=start_offset,
-                delivery_complete_count=delivery_complete_count, state_batches=batches)])])))))
+        body = one_partition_body(group, topic_id, partition=partition, state_epoch=state_epoch,
+                                  leader_epoch=leader_epoch, start_offset=start_offset,
+                                  delivery_complete_count=delivery_complete_count, state_batches=batches)
+        return self.ask(self.service.write_state, ApiKey.WRITE_SHARE_GROUP_STATE, body)
 
     def read(self, partition: int = 0, leader_epoch: int = 0, group: str = "g",
              topic_id: uuid.UUID = TOPIC_ID) -> dict:
-        return only_partition(done(self.service.read_state(request(ApiKey.READ_SHARE_GROUP_STATE, dict(
-            group_id=group, topics=[dict(topic_id=topic_id, partitions=[dict(
-                partition=partition, leader_epoch=leader_epoch)])])))))
+        body = one_partition_body(group, topic_id, partition=partition, leader_epoch=leader_epoch)
+        return self.ask(self.service.read_state, ApiKey.READ_SHARE_GROUP_STATE, body)
 
     def summary(self, partition: int = 0, leader_epoch: int = 0, group: str = "g",
                 topic_id: uuid.UUID = TOPIC_ID) -> dict:
-        return only_partition(done(self.service.read_state_summary(request(ApiKey.READ_SHARE_GROUP_STATE_SUMMARY, dict(
-            group_id=group, topics=[dict(topic_id=topic_id, partitions=[dict(
-                partition=partition, leader_epoch=leader_epoch)])])))))
+        body = one_partition_body(group, topic_id, partition=partition, leader_epoch=leader_epoch)
+        return self.ask(self.service.read_state_summary, ApiKey.READ_SHARE_GROUP_STATE_SUMMARY, body)
 
     def delete(self, partition: int = 0, group: str = "g", topic_id: uuid.UUID = TOPIC_ID) -> dict:
-        return only_partition(done(self.service.delete_state(request(ApiKey.DELETE_SHARE_GROUP_STATE, dict(
-            group_id=group, topics=[dict(topic_id=topic_id, partitions=[dict(partition=partition)])])))))
+        body = one_partition_body(group, topic_id, partition=partition)
+        return self.ask(self.service.delete_state, ApiKey.DELETE_SHARE_GROUP_STATE, body)

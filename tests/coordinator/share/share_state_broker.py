@@ -68,8 +68,8 @@ class ShareStateBroker:
         self.server.broker = self
         self.host, self.port = self.server.server_address
         # serve_forever looks for a shutdown every poll_interval: 50 ms, not its 0.5 s, so stop() is quick
-        self._thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), name="share-state-broker",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self.server.serve_forever, args=(0.05,),
+                                        name="share-state-broker", daemon=True)
 
     def start(self) -> ShareStateBroker:
         self._thread.start()

@@ -59,7 +59,8 @@ def test_a_principal_without_cluster_action_is_refused_for_every_partition(coord
     handlers.handlers()[ApiKey.WRITE_SHARE_GROUP_STATE](req)
     [(answered, body)] = responses.sent
     assert answered is req
-    assert [(p["partition"], p["error_code"], p["error_message"]) for p in body["results"][0]["partitions"]] == [
+    partitions = body["results"][0]["partitions"]
+    assert [(p["partition"], p["error_code"], p["error_message"]) for p in partitions] == [
         (0, Errors.CLUSTER_AUTHORIZATION_FAILED, Errors.CLUSTER_AUTHORIZATION_FAILED.message),
         (1, Errors.CLUSTER_AUTHORIZATION_FAILED, Errors.CLUSTER_AUTHORIZATION_FAILED.message)]
     assert coordinator.records() == []

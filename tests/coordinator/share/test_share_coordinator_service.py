@@ -256,7 +256,8 @@ def test_the_built_service_runs_on_its_own_threads(replica_manager, time):
             topic_id=TOPIC_ID, partitions=[dict(partition=0, state_epoch=0, start_offset=3)])]))
 
         def initialized() -> bool:
-            return only_partition(service.initialize_state(initialize).result(10))["error_code"] == Errors.NONE
+            answer = only_partition(service.initialize_state(initialize).result(10))
+            return answer["error_code"] == Errors.NONE
         wait_until(initialized, message="the shard to load and answer")
         summary = service.read_state_summary(request(ApiKey.READ_SHARE_GROUP_STATE_SUMMARY, dict(
             group_id="g", topics=[dict(topic_id=TOPIC_ID, partitions=[dict(partition=0, leader_epoch=0)])])))

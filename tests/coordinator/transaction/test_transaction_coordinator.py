@@ -264,7 +264,8 @@ def test_describe_and_list_show_the_state(harness):
     described = harness.coordinator.handle_describe_transactions(TID)
     assert described["transaction_state"] == "Ongoing" and described["topics"] == [dict(topic="t",
                                                                                         partitions=[0, 1])]
-    assert harness.coordinator.handle_describe_transactions("nope")["error_code"] == Errors.TRANSACTIONAL_ID_NOT_FOUND
+    unknown = harness.coordinator.handle_describe_transactions("nope")
+    assert unknown["error_code"] == Errors.TRANSACTIONAL_ID_NOT_FOUND
     listed = harness.coordinator.handle_list_transactions(set(), {"Ongoing", "Bogus"})
     assert listed["unknown_state_filters"] == ["Bogus"]
     assert listed["transaction_states"] == [dict(transactional_id=TID, producer_id=pid,

@@ -23,8 +23,8 @@ def acquired(env, member: str, **kwargs) -> list[tuple[int, int, int]]:
     assert future.done(), "a fetch without max wait answers at once"
     data = future.result().get(TIP)
     assert data is None or data["error_code"] == 0, data
-    return [(r["first_offset"], r["last_offset"], r["delivery_count"]) for r in (data or {}).get("acquired_records",
-                                                                                                 [])]
+    records = (data or {}).get("acquired_records", [])
+    return [(r["first_offset"], r["last_offset"], r["delivery_count"]) for r in records]
 
 
 def acknowledge(env, member: str, first: int, last: int, *types: int):

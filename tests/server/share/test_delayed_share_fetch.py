@@ -22,7 +22,8 @@ def _watched(env, monkeypatch) -> list:
     return operations
 
 
-def test_an_expiry_racing_a_completing_check_answers_with_the_records_and_leaves_no_fetch_lock(env, monkeypatch):
+def test_an_expiry_racing_a_completing_check_answers_with_the_records_and_leaves_no_fetch_lock(
+        env, monkeypatch):
     acquired(env, "m1")  # the share partition is loaded, at the empty log's start
     operations = _watched(env, monkeypatch)
     waiting = fetch(env, "m1", max_wait_ms=5000)
@@ -42,9 +43,11 @@ def test_an_expiry_racing_a_completing_check_answers_with_the_records_and_leaves
     expiry.join(10)
     assert not expiry.is_alive()
     assert waiting.done()
-    assert [(r["first_offset"], r["last_offset"]) for r in waiting.result()[TIP]["acquired_records"]] == [(0, 0)], \
-        "the reaper's on_complete waited for the check, then acquired the record itself"
-    assert env.manager.share_partition(GROUP, TIP).fetch_lock.holder is None, "the losing check let its lock go"
+    assert [(r["first_offset"], r["last_offset"])
+            for r in waiting.result()[TIP]["acquired_records"]] == [(0, 0)], (
+        "the reaper's on_complete waited for the check, then acquired the record itself")
+    assert env.manager.share_partition(GROUP, TIP).fetch_lock.holder is None, (
+        "the losing check let its lock go")
 
 
 def test_a_completed_fetch_leaves_the_check_of_waiting_fetches_to_the_action_queue(env, monkeypatch):
@@ -56,7 +59,8 @@ def test_a_completed_fetch_leaves_the_check_of_waiting_fetches_to_the_action_que
     assert not first.done() and not second.done()
     env.produce(b"hello")  # one of them acquires the record; the other still waits
     [done] = [operation for operation in operations if operation.is_completed]
-    assert env.replica_manager.action_queue.size() == 1, "its fetch locks went; the check of the others queued"
+    assert env.replica_manager.action_queue.size() == 1, (
+        "its fetch locks went; the check of the others queued")
     env.replica_manager.try_complete_actions()  # what KafkaApis runs at the end of every request
     assert env.replica_manager.action_queue.size() == 0
     assert done.share_fetch is not None and (first.done() != second.done()), "nothing left for the other"

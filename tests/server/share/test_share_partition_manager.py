@@ -43,7 +43,8 @@ def test_a_long_poll_wakes_when_another_member_releases(env):
     assert not waiting.done()
     acknowledge(env, "m1", 0, 0, RELEASE)
     assert waiting.done()
-    assert [(r["first_offset"], r["delivery_count"]) for r in waiting.result()[TIP]["acquired_records"]] == [(0, 2)]
+    records = waiting.result()[TIP]["acquired_records"]
+    assert [(r["first_offset"], r["delivery_count"]) for r in records] == [(0, 2)]
 
 
 def test_share_session_epochs_and_their_errors(env):
@@ -161,8 +162,8 @@ def test_metrics_count_acknowledgements_and_in_flight_records(env):
     acknowledge(env, "m1", 0, 1, ACCEPT)
     text = generate_latest(env.metrics.group.registry).decode()
     assert 'kafka_server_sharegroupmetrics_recordacknowledgements_total{ackType="Accept"} 2.0' in text
-    assert 'kafka_server_sharepartitionmetrics_inflightmessagecount{group="g1",partition="0",topic="orders"} 0.0' \
-        in text
+    assert ('kafka_server_sharepartitionmetrics_inflightmessagecount'
+            '{group="g1",partition="0",topic="orders"} 0.0') in text
     assert 'kafka_server_brokertopicmetrics_totalsharefetchrequests_total{topic="orders"} 1.0' in text
 
 

@@ -43,7 +43,8 @@ ReadPartitionLog = Callable[[TopicPartition, int, int], object]
 class CoordinatorLoaderImpl:
     def __init__(self, read_partition_log: ReadPartitionLog, serde: CoordinatorRecordSerde, time: Time,
                  load_buffer_size: int = LOAD_BUFFER_SIZE, executor: Executor | None = None) -> None:
-        """`executor`: where loads run; a one-thread pool of its own by default (Kafka's KafkaScheduler(1))."""
+        """`executor`: where loads run; a one-thread pool of its own by default (Kafka's
+        KafkaScheduler(1))."""
         self.read_partition_log = read_partition_log
         self.serde = serde
         self.time = time

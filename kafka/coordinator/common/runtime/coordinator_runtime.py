@@ -142,7 +142,8 @@ class CoordinatorRuntime(Generic[S, U]):
 
     def partitions(self) -> list[TopicPartition]:
         """The partitions whose shards are ACTIVE here."""
-        return [tp for tp, context in list(self.coordinators.items()) if context.state is CoordinatorState.ACTIVE]
+        contexts = list(self.coordinators.items())
+        return [tp for tp, context in contexts if context.state is CoordinatorState.ACTIVE]
 
     # ------------------------------------------------------------------ operations
     def schedule_write_operation(self, name: str, tp: TopicPartition, timeout_ms: int,

@@ -95,7 +95,8 @@ class CoordinatorWriteEvent:
             self._operation_timeout.cancel()
             self._operation_timeout = None
         if self._deferred_queued_ms != NOT_QUEUED:  # only a write that waited has a purgatory time
-            self.runtime.metrics.record_event_purgatory_time(self.runtime.time.milliseconds() - self._deferred_queued_ms)
+            now_ms = self.runtime.time.milliseconds()
+            self.runtime.metrics.record_event_purgatory_time(now_ms - self._deferred_queued_ms)
 
     def created_time_ms(self) -> int:
         return self._created_time_ms

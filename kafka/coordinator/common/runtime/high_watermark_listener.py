@@ -45,7 +45,8 @@ class HighWatermarkListener:
             high_watermark, self._last_high_watermark = self._last_high_watermark, NO_OFFSET
         context = self.runtime.coordinators.get(tp)
         # Only for the shard this listener was registered for, if it is still active.
-        if context is None or context.state is not CoordinatorState.ACTIVE or context.high_watermark_listener is not self:
+        active = context is not None and context.state is CoordinatorState.ACTIVE
+        if not active or context.high_watermark_listener is not self:
             log.debug("high watermark ignored: the coordinator is not active", topic_partition=str(tp))
             return
         context.update_last_committed_offset(high_watermark)

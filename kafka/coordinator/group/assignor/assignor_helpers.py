@@ -13,6 +13,11 @@ from kafka.coordinator.group.assignor.share_group_partition_assignor import Grou
 MutableAssignment = dict[uuid.UUID, set[int]]
 
 
+def desired_sharing(num_members: int, num_partitions: int) -> int:
+    """How many members should read each partition: ceil(members / partitions), 0 with no partitions."""
+    return 0 if num_partitions == 0 else (num_members + num_partitions - 1) // num_partitions
+
+
 def desired_assignment_counts(desired_sharing: int, num_partitions: int, num_members: int) -> list[int]:
     """How many partitions each member should read, in member order: desired_sharing * partitions in
     all, spread as evenly as whole numbers allow (Kafka computes it with doubles; so does Python)."""

@@ -22,6 +22,7 @@ from kafka.coordinator.group.assignor.assignor_helpers import (
     assignable_partitions,
     deep_copy,
     desired_assignment_counts,
+    desired_sharing,
     frozen,
 )
 from kafka.coordinator.group.assignor.share_group_partition_assignor import GroupSpec
@@ -66,7 +67,7 @@ class TopicAssignmentPartialBuilder:
         self.target_partitions = owner.target_partitions[topic_id]
         self.subscribed_members = owner.subscribed_members[topic_id]
         num_partitions, num_readers = len(self.target_partitions), len(self.subscribed_members)
-        self.desired_sharing = 0 if num_partitions == 0 else (num_readers + num_partitions - 1) // num_partitions
+        self.desired_sharing = desired_sharing(num_readers, num_partitions)
         counts = desired_assignment_counts(self.desired_sharing, num_partitions, num_readers)
         self.desired_assignment_counts = [0] * len(owner.member_ids)  # a member not reading it: none
         for member, count in zip(self.subscribed_members, counts, strict=True):

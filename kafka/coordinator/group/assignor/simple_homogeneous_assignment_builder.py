@@ -28,6 +28,7 @@ from kafka.coordinator.group.assignor.assignor_helpers import (
     assignable_partitions,
     deep_copy,
     desired_assignment_counts,
+    desired_sharing,
     frozen,
 )
 from kafka.coordinator.group.assignor.share_group_partition_assignor import GroupSpec
@@ -44,7 +45,7 @@ class SimpleHomogeneousAssignmentBuilder:
             (topic_id, p) for topic_id in sorted(self.subscribed_topic_ids, key=str)
             for p in assignable_partitions(group_spec, topic_id, partitions_per_topic)]
         num_members, num_partitions = len(self.member_ids), len(self.target_partitions)
-        self.desired_sharing = 0 if num_partitions == 0 else (num_members + num_partitions - 1) // num_partitions
+        self.desired_sharing = desired_sharing(num_members, num_partitions)
         self.desired_assignment_count = desired_assignment_counts(self.desired_sharing, num_partitions,
                                                                   num_members)
         self.old: dict[int, Assignment] = {i: group_spec.members[m].current_assignment

@@ -401,8 +401,8 @@ class ClassicGroup:
         group.protocol_name = group.select_protocol()
         group.subscribed_topics = group.compute_subscribed_topics()
         for member in group.members.values():
-            member.assignment = serialize_assignment_for(consumer_group.target_assignment.get(member.member_id, {}),
-                                                         topics, member.metadata(group.protocol_name))
+            target = consumer_group.target_assignment.get(member.member_id, {})
+            member.assignment = serialize_assignment_for(target, topics, member.metadata(group.protocol_name))
         return group
 
     def __repr__(self) -> str:

@@ -94,8 +94,8 @@ class ClassicGroupManager:
     def classic_group_heartbeat(self, context, request) -> CoordinatorResult:
         """A member is alive; its answer (Errors) is the result's response. REBALANCE_IN_PROGRESS
         is how members learn to rejoin."""
-        group_id, member_id, group_instance_id = request.group_id, request.member_id, request.group_instance_id
-        generation_id = request.generation_id
+        group_id, member_id = request.group_id, request.member_id
+        group_instance_id, generation_id = request.group_instance_id, request.generation_id
         group = self.rebalance.classic_group_or_none(group_id)
         if group is None:
             return CoordinatorResult(response=Errors.UNKNOWN_MEMBER_ID)

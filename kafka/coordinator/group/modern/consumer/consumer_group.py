@@ -321,7 +321,8 @@ class ConsumerGroup:
 
     def __repr__(self) -> str:
         return (f"ConsumerGroup(group_id={self.group_id}, group_epoch={self.group_epoch}, "
-                f"assignment_epoch={self.assignment_epoch}, state={self.state}, members={list(self.members)})")
+                f"assignment_epoch={self.assignment_epoch}, state={self.state}, "
+                f"members={list(self.members)})")
 
 
 def records_between(before: ConsumerGroup | None, after: ConsumerGroup) -> list[CoordinatorRecord]:

@@ -85,7 +85,8 @@ class ConsumerGroupMember:
         return self.classic_member_metadata is not None
 
     def classic_protocol_session_timeout_ms(self) -> int | None:
-        return None if self.classic_member_metadata is None else self.classic_member_metadata.session_timeout_ms
+        metadata = self.classic_member_metadata
+        return None if metadata is None else metadata.session_timeout_ms
 
     def classic_protocol_name(self) -> str:
         """The protocol its JoinGroup answer named: the first the member listed (Kafka's choice)."""
@@ -103,7 +104,8 @@ class ConsumerGroupMember:
         return owned
 
 
-    # ------------------------------------------------------------------ as records (GroupCoordinatorRecordHelpers)
+    # ------------------------------------------------------------------ as records
+    # (the records Kafka's GroupCoordinatorRecordHelpers builds from a member)
     def to_member_metadata_value(self) -> ConsumerGroupMemberMetadataValue:
         return ConsumerGroupMemberMetadataValue(
             instance_id=self.instance_id, rack_id=self.rack_id, client_id=self.client_id,

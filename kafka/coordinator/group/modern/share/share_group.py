@@ -200,7 +200,8 @@ class ShareGroup:
 
     def __repr__(self) -> str:
         return (f"ShareGroup(group_id={self.group_id}, group_epoch={self.group_epoch}, "
-                f"assignment_epoch={self.assignment_epoch}, state={self.state}, members={list(self.members)})")
+                f"assignment_epoch={self.assignment_epoch}, state={self.state}, "
+                f"members={list(self.members)})")
 
 
 def subscription_type(subscribed_topic_names: Counter[str], num_members: int) -> SubscriptionType:
