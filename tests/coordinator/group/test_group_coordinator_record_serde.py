@@ -77,10 +77,12 @@ def test_consumer_group_records_are_the_old_bytes():
         "0003000167": "00000000000500",
         "0006000167": "00000000000400",
         "000500016700026d31": "00000269000263032f68030261026204782e2a0000012c0672616e676500",
-        # each TopicPartitions ends with Kafka 4.4's tagged AssignmentEpochs (KIP-1251): 01 00 <size> <epochs>;
-        # the state after the two epochs is Kafka 4.4's byte for UNREVOKED_PARTITIONS, 01 (ours was 02)
-        "000800016700026d31": "0000000000040000000301020000000000000000000000000000000103000000000000000201000903000000"
-                              "040000000402000000000000000000000000000000020200000001010005020000000400",
+        # each TopicPartitions ends with Kafka 4.4's tagged AssignmentEpochs (KIP-1251): 01 00 <size>
+        # <epochs>; the state after the two epochs is Kafka 4.4's byte for UNREVOKED_PARTITIONS, 01
+        # (ours was 02)
+        "000800016700026d31": ("000000000004000000030102000000000000000000000000000000010300000000000000"
+                               "020100090300000004000000040200000000000000000000000000000002020000000101"
+                               "0005020000000400"),
         "000700016700026d31": "00000200000000000000000000000000000001040000000000000001000000020000"}
     for record in group.to_records() + group.create_group_tombstone_records():
         assert round_trip(record) == record
