@@ -40,7 +40,7 @@ import structlog
 from kafka.log.append_origin import AppendOrigin
 from kafka.log.errors import CorruptIndexError
 from kafka.log.log_config import LogConfig
-from kafka.log.log_segment import (
+from kafka.log.log_file_utils import (
     CLEANED_FILE_SUFFIX,
     DELETED_FILE_SUFFIX,
     INDEX_FILE_SUFFIX,
@@ -48,9 +48,9 @@ from kafka.log.log_segment import (
     SWAP_FILE_SUFFIX,
     TIME_INDEX_FILE_SUFFIX,
     TXN_INDEX_FILE_SUFFIX,
-    LogSegment,
     offset_from_file_name,
 )
+from kafka.log.log_segment import LogSegment
 from kafka.log.producer_append_info import ProducerAppendInfo
 from kafka.log.producer_state_manager import (
     PRODUCER_SNAPSHOT_FILE_SUFFIX,

@@ -173,9 +173,9 @@ class ProducerAppendInfo:
         return self.updated_entry
 
     def __repr__(self) -> str:
-        return (f"ProducerAppendInfo(producer_id={self.producer_id}, "
-                f"producer_epoch={self.updated_entry.producer_epoch}, "
-                f"first_sequence={self.updated_entry.first_seq}, last_sequence={self.updated_entry.last_seq})")
+        entry = self.updated_entry
+        return (f"ProducerAppendInfo(producer_id={self.producer_id}, producer_epoch={entry.producer_epoch}, "
+                f"first_sequence={entry.first_seq}, last_sequence={entry.last_seq})")
 
 
 def in_sequence(last_seq: int, next_seq: int) -> bool:
