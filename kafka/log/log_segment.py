@@ -429,7 +429,7 @@ class LogSegment:
         Stops at the first batch that is torn, corrupt or out of order, and cuts the file there (what
         Kafka's LogSegment.recover does after an unclean shutdown). Returns the bytes cut off.
         Kafka also feeds each batch to the producer state and the leader-epoch cache here; this log
-        rebuilds both once loading is done (rebuild_producer_state, UnifiedLog's epoch cache)."""
+        rebuilds both once loading is done (rebuild_producer_state, load_leader_epoch_cache)."""
         for index in (self.offset_index, self.time_index):
             index.truncate()
             index.newly_created = False  # rebuilt: from now on it is the segment's index
