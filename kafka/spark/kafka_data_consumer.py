@@ -1,4 +1,5 @@
-"""KafkaDataConsumer: read exactly the records of one offset range (Spark's kafka010.consumer.KafkaDataConsumer).
+"""KafkaDataConsumer: read exactly the records of one offset range (Spark's
+kafka010.consumer.KafkaDataConsumer).
 
 This runs on an executor. It assigns itself the one partition (no group, nothing committed: the
 offsets belong to Spark's checkpoint, not to Kafka), seeks to ``from_offset`` and polls until it

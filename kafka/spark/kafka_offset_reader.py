@@ -110,7 +110,8 @@ class KafkaOffsetReaderAdmin:
 
     def fetch_specific_offsets(self, partition_offsets: PartitionOffsetMap,
                                report_data_loss: ReportDataLoss) -> PartitionOffsetMap:
-        """Resolve JSON ``startingOffsets`` of a stream: -2 and -1 become real offsets; gone offsets are data loss."""
+        """Resolve JSON ``startingOffsets`` of a stream: -2 and -1 become real offsets; gone offsets
+        are data loss."""
         self._validate_topic_partitions(partition_offsets, "startingOffsets")
         earliest = self.fetch_earliest_offsets(partition_offsets)
         latest = self._list_offsets(dict.fromkeys(partition_offsets, "latest"))
@@ -128,9 +129,9 @@ class KafkaOffsetReaderAdmin:
         return resolved
 
     # ------------------------------------------------------------------ timestamps
-    def fetch_specific_timestamp_based_offsets(self, topic_timestamps: PartitionOffsetMap,
-                                               is_starting_offsets: bool,
-                                               strategy: StrategyOnNoMatchStartingOffset) -> PartitionOffsetMap:
+    def fetch_specific_timestamp_based_offsets(
+            self, topic_timestamps: PartitionOffsetMap, is_starting_offsets: bool,
+            strategy: StrategyOnNoMatchStartingOffset) -> PartitionOffsetMap:
         """``*OffsetsByTimestamp``: each partition's first offset at or after its own timestamp."""
         assigned = self.partitions()
         if assigned != set(topic_timestamps):

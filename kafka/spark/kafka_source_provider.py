@@ -197,7 +197,8 @@ def _positive_int(options: Mapping[str, str], key: str) -> int | None:
     try:
         value = int(str(options[key]).strip())
     except ValueError:
-        raise ValueError(f"option {_name(key)!r}: expected a positive integer, got {options[key]!r}") from None
+        message = f"option {_name(key)!r}: expected a positive integer, got {options[key]!r}"
+        raise ValueError(message) from None
     if value <= 0:
         raise ValueError(f"{_name(key)} must be positive (option {_name(key)!r} is {value})")
     return value
@@ -346,8 +347,8 @@ def validate_general_options(options: Mapping[str, str]) -> dict[str, str]:
     if "bootstrap.servers" not in kafka_params:
         raise ValueError("Option 'kafka.bootstrap.servers' must be specified for configuring Kafka consumer")
     check_kafka_params(kafka_params)
-    min_offsets, max_offsets = _positive_int(params, MIN_OFFSET_PER_TRIGGER), _positive_int(params,
-                                                                                            MAX_OFFSET_PER_TRIGGER)
+    min_offsets = _positive_int(params, MIN_OFFSET_PER_TRIGGER)
+    max_offsets = _positive_int(params, MAX_OFFSET_PER_TRIGGER)
     if min_offsets is not None and max_offsets is not None and min_offsets > max_offsets:
         raise ValueError(f"The value of minOffsetPerTrigger({min_offsets}) is higher than the "
                          f"maxOffsetsPerTrigger({max_offsets}).")

@@ -180,7 +180,8 @@ def executor_count(spark) -> int:
 
 def print_audit(bootstrap: str, watermark: str | None, checkpoint: Path, acknowledged: list[PageView],
                 start_offsets: dict, printed: list) -> bool:
-    """Produced against counted, per window this run closed; the checkpoint against the log. True if all match."""
+    """Produced against counted, per window this run closed; the checkpoint against the log. True if
+    all match."""
     views, counts = read_topic(bootstrap, INPUT_TOPIC), read_topic(bootstrap, OUTPUT_TOPIC)
     sent, found, wrong = acknowledged_are_in_topic(acknowledged, views, start_offsets)
     print(f"{INPUT_TOPIC} holds {found} of this run's {sent} acknowledged page views"
