@@ -45,7 +45,7 @@ from kafka.server.config_def import (
 )
 from kafka.server.share.share_group_config import ShareGroupConfig
 
-# ------------------------------------------------------------------ parsers of keys kept as more than their type
+# ------------------------------------------------------------------ parsers of keys kept as more than a type
 
 
 def _cleanup_policy(v: str) -> str | None:

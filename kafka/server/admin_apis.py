@@ -63,7 +63,8 @@ def _topic_denied(name: str, **extra) -> dict:
 
 
 def _topic_error(future: Future) -> TopicError | None:
-    """The TopicError a finished admin Future failed with, or None; any other exception is a bug and raised."""
+    """The TopicError a finished admin Future failed with, or None; any other exception is a bug and
+    raised."""
     error = future.exception()
     if error is None or isinstance(error, TopicError):
         return error

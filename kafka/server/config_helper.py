@@ -240,8 +240,9 @@ class ConfigHelper:
             # A broker has no dynamic configs here, so deleting one finds nothing to delete: a success, as
             # in Kafka. kafka-reassign-partitions --verify does this to clear the replication throttles.
             if name not in ("", str(self.config.node_id)):  # this broker, or the cluster-wide defaults
+                expected = self.config.node_id
                 raise ConfigError(Errors.INVALID_REQUEST,
-                                  f"Unexpected broker id, expected {self.config.node_id}, but received {name}")
+                                  f"Unexpected broker id, expected {expected}, but received {name}")
             return future_utils.completed(None)
         topic = self._alterable_topic(resource_type, name)
         overrides = dict(topic.configs)

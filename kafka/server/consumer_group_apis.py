@@ -68,12 +68,12 @@ class ConsumerGroupApis:
 
             def respond(described: dict) -> None:
                 if req.include_authorized_operations and described["error_code"] == Errors.NONE:
-                    described = {**described,
-                                 "authorized_operations": self.auth.authorized_operations(request, Res.GROUP,
-                                                                                          group_id)}
+                    operations = self.auth.authorized_operations(request, Res.GROUP, group_id)
+                    described = {**described, "authorized_operations": operations}
                 answer.set_result(described)
 
-            self.coordinator.consumer_group_describe(group_id).add_done_callback(lambda f: respond(f.result()))
+            pending = self.coordinator.consumer_group_describe(group_id)
+            pending.add_done_callback(lambda f: respond(f.result()))
             return answer
 
         gather([describe(group_id) for group_id in req.group_ids], list).add_done_callback(

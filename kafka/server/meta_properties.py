@@ -39,7 +39,8 @@ class LogDirectoryError(MetaPropertiesError):
 
 
 def create_log_dir(log_dir: str) -> None:
-    """The directory, made if missing; a file in its place, or a parent that is one, is a LogDirectoryError."""
+    """The directory, made if missing; a file in its place, or a parent that is one, is a
+    LogDirectoryError."""
     try:
         os.makedirs(log_dir, exist_ok=True)
     except FileExistsError:  # makedirs' word for "a file is in the way"

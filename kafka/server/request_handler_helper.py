@@ -61,7 +61,9 @@ def request_thread_time_ns(request: Request) -> int:
     """I/O-thread time so far (Kafka's Request.requestThreadTimeNanos)."""
     if request.request_dequeue_time_ns < 0:
         return 0
-    end = request.api_local_complete_time_ns if request.api_local_complete_time_ns >= 0 else _time.monotonic_ns()
+    end = request.api_local_complete_time_ns
+    if end < 0:  # its local work is not done yet
+        end = _time.monotonic_ns()
     return max(0, end - request.request_dequeue_time_ns)
 
 

@@ -205,7 +205,8 @@ class ShareApis:
 
     def _handle_acknowledgements(self, ack_data: dict, errors: dict, authorized: set[str], group_id: str,
                                  member_id: str, supports_renew: bool, is_renew_ack: bool) -> Future:
-        """Kafka's handleAcknowledgements: validate, authorise, acknowledge. A future of {partition: (error, message)}."""
+        """Kafka's handleAcknowledgements: validate, authorise, acknowledge. A future of
+        {partition: (error, message)}."""
         errors = dict(errors)
         interested = {}
         for tip, batches in ack_data.items():
