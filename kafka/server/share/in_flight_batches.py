@@ -47,7 +47,8 @@ class InFlightBatches:
         return self._keys[bisect.bisect_right(self._keys, offset)]
 
     def sub_map(self, from_key: int, to_offset: int) -> list[InFlightBatch]:
-        """The batches whose first offset is in [from_key, to_offset] (Kafka's subMap(from, true, to, true))."""
+        """The batches whose first offset is in [from_key, to_offset] (Kafka's
+        subMap(from, true, to, true))."""
         lo, hi = bisect.bisect_left(self._keys, from_key), bisect.bisect_right(self._keys, to_offset)
         return [self._batches[k] for k in self._keys[lo:hi]]
 

@@ -112,4 +112,5 @@ class InFlightState:
         self._rollback = None
 
     def __repr__(self) -> str:
-        return f"InFlightState(state={self.state.name}, deliveryCount={self.delivery_count}, memberId={self.member_id})"
+        return (f"InFlightState(state={self.state.name}, deliveryCount={self.delivery_count}, "
+                f"memberId={self.member_id})")

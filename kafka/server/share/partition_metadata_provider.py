@@ -86,7 +86,9 @@ class ReplicaManagerPartitionMetadataProvider(PartitionMetadataProvider):
         log = self._partition(tip).log
         end = {FetchIsolation.LOG_END: log.log_end_offset, FetchIsolation.HIGH_WATERMARK: log.high_watermark,
                FetchIsolation.TXN_COMMITTED: log.last_stable_offset}[isolation]
-        return log.log_end_offset_metadata if end == log.log_end_offset else log.convert_to_offset_metadata(end)
+        if end == log.log_end_offset:
+            return log.log_end_offset_metadata
+        return log.convert_to_offset_metadata(end)
 
     def leader_epoch(self, tip: TopicIdPartition) -> int:
         return self._partition(tip).leader_epoch

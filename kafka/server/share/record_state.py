@@ -1,4 +1,5 @@
-"""RecordState: where one in-flight record is in its life (Kafka's org.apache.kafka.server.share.fetch.RecordState).
+"""RecordState: where one in-flight record is in its life (Kafka's
+org.apache.kafka.server.share.fetch.RecordState).
 
     AVAILABLE --acquire--> ACQUIRED --accept--> ACKNOWLEDGED        (terminal)
         ^                    |  |----reject / last delivery---> ARCHIVED   (terminal)

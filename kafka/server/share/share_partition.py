@@ -1,4 +1,5 @@
-"""SharePartition: one share group's records in flight on one partition (Kafka's kafka.server.share.SharePartition).
+"""SharePartition: one share group's records in flight on one partition (Kafka's
+kafka.server.share.SharePartition).
 
 The leader keeps, per (group, partition), the window of records the group is working on:
 

@@ -65,7 +65,8 @@ class InterBrokerChannel(Protocol):
 
 
 class ShareCoordinatorMetadataCacheHelper(Protocol):
-    """What the broker's metadata says about the share coordinators (Kafka's ShareCoordinatorMetadataCacheHelper)."""
+    """What the broker's metadata says about the share coordinators (Kafka's
+    ShareCoordinatorMetadataCacheHelper)."""
 
     def contains_topic(self, topic: str) -> bool: ...
 
