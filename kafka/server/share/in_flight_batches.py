@@ -113,8 +113,8 @@ class InFlightBatches:
         floor = self.floor(ack.first_offset)
         if floor is None:
             if not ack.first_offset < start_offset <= ack.last_offset:
-                raise ShareError(Errors.INVALID_RECORD_STATE,
-                                 "Batch record not found. The request batch offsets are not found in the cache.")
+                raise ShareError(Errors.INVALID_RECORD_STATE, "Batch record not found. "
+                                 "The request batch offsets are not found in the cache.")
             floor = self.floor(start_offset)
         batches = self.sub_map(floor.first_offset, ack.last_offset)
         if batches[-1].last_offset < ack.first_offset:
