@@ -158,8 +158,7 @@ class AbstractIndex:
         n = len(self._keys)
         if n > 1 and (self._keys[-1] <= self._keys[-2] or self._values[-1] < self._values[-2]):
             raise CorruptIndexError(f"{self.KIND} {self.path}: last entry {self.entry(n - 1)} does not "
-                                    "follow "
-                                    f"{self.entry(n - 2)}")
+                                    f"follow {self.entry(n - 2)}")
 
     # ------------------------------------------------------------------------------ reading
 

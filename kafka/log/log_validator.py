@@ -158,8 +158,7 @@ def validate_batch(batch: RecordBatch, config: LogConfig, topic_partition: str, 
                                  f"{topic_partition}")
     if batch.producer_id != NO_PRODUCER_ID and batch.base_sequence < 0:
         raise InvalidRecordError(f"Invalid sequence number {batch.base_sequence} in record batch with "
-                                 "producerId "
-                                 f"{batch.producer_id} in topic partition {topic_partition}")
+                                 f"producerId {batch.producer_id} in topic partition {topic_partition}")
 
 
 def _scan_records(batch: RecordBatch, config: LogConfig, topic_partition: str) -> RecordsScan:
@@ -170,8 +169,7 @@ def _scan_records(batch: RecordBatch, config: LogConfig, topic_partition: str) -
     except OversizedRecordError as e:
         raise RecordTooLargeError(
             f"Record {e.index} in the append to {topic_partition} is {e.size} bytes uncompressed, which "
-            "exceeds "
-            f"the maximum configured value of {limit} (max.message.bytes).") from None
+            f"exceeds the maximum configured value of {limit} (max.message.bytes).") from None
     except MalformedRecordError as e:
         if e.index >= batch.records_count:  # bytes after the last record: no record to point at
             raise InvalidRecordError(f"{e} in topic partition {topic_partition}") from None

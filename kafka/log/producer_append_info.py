@@ -88,8 +88,7 @@ class ProducerAppendInfo:
         current_txn_first_offset = self.updated_entry.current_txn_first_offset
         if current_txn_first_offset is not None and not is_transactional:
             message = (f"Expected transactional write from producer {self.producer_id} at offset "
-                       f"{first_offset} "
-                       f"in partition {self.topic_partition}")
+                       f"{first_offset} in partition {self.topic_partition}")
             if self.origin != AppendOrigin.REPLICATION:
                 raise InvalidTxnStateError(message)
             log.warning(message)
@@ -120,8 +119,7 @@ class ProducerAppendInfo:
         if current <= coordinator_epoch:
             return
         message = (f"Invalid coordinator epoch for producerId {self.producer_id} at offset {offset} in "
-                   "partition "
-                   f"{self.topic_partition}: {coordinator_epoch} (zombie), {current} (current)")
+                   f"partition {self.topic_partition}: {coordinator_epoch} (zombie), {current} (current)")
         if self.origin == AppendOrigin.REPLICATION:
             log.info(message)  # the leader wrote it: a follower keeps what its leader has
         else:

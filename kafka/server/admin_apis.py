@@ -114,8 +114,8 @@ class AdminApis:
         names = Counter(t.name for t in req.topics)
         validate_only = getattr(req, "validate_only", False)
         # CREATE on the cluster, or on each topic (Kafka's rule)
-        creatable = set(names) if self.auth.authorize(request, Op.CREATE, Res.CLUSTER, CLUSTER_NAME, False) \
-            else self.auth.filter_by_authorized(request, Op.CREATE, Res.TOPIC, names)
+        creatable = (set(names) if self.auth.authorize(request, Op.CREATE, Res.CLUSTER, CLUSTER_NAME, False)
+                     else self.auth.filter_by_authorized(request, Op.CREATE, Res.TOPIC, names))
         results = [self._create_topic(topic, names[topic.name] > 1, validate_only) if topic.name in creatable
                    else future_utils.completed(_topic_denied(topic.name, num_partitions=-1,
                                                              replication_factor=-1))
@@ -177,8 +177,8 @@ class AdminApis:
         # DELETE on the cluster, or on each topic (Kafka's controller: the cluster grant wins over a topic
         # DENY)
         names = [n for n, _ in wanted if n]
-        deletable = set(names) if self.auth.authorize(request, Op.DELETE, Res.CLUSTER, CLUSTER_NAME, False) \
-            else self.auth.filter_by_authorized(request, Op.DELETE, Res.TOPIC, names)
+        deletable = (set(names) if self.auth.authorize(request, Op.DELETE, Res.CLUSTER, CLUSTER_NAME, False)
+                     else self.auth.filter_by_authorized(request, Op.DELETE, Res.TOPIC, names))
         results = [self._delete_topic(name, topic_id) if name is None or name in deletable
                    else future_utils.completed(_topic_denied(name, topic_id=topic_id or uuid.UUID(int=0)))
                    for name, topic_id in wanted]

@@ -185,8 +185,9 @@ class GroupApis:
             return _share_coordinator_error(key, Errors.COORDINATOR_NOT_AVAILABLE, version)
         found = self._partition_leader(key, SHARE_GROUP_STATE_TOPIC_NAME,
                                        coordinator.partition_for(share_key), listener)
-        return found if found["error_code"] == Errors.NONE else \
-            _share_coordinator_error(key, found["error_code"], version)
+        if found["error_code"] == Errors.NONE:
+            return found
+        return _share_coordinator_error(key, found["error_code"], version)
 
     def _partition_leader(self, key: str, topic: str, partition: int, listener: str) -> dict:
         leader, end_point = self.metadata_cache.partition_leader_end_point(topic, partition, listener)

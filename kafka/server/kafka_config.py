@@ -140,8 +140,7 @@ class KafkaConfig(AbstractKafkaConfig):
         queued, request_max = self.queued_max_request_bytes, self.socket_request_max_bytes
         if queued > 0 and queued < request_max:
             raise ConfigError(f"configuration key 'queued.max.request.bytes' ({queued}) must be larger or "
-                              "equal to "
-                              f"socket.request.max.bytes ({request_max}), or -1 for no bound")
+                              f"equal to socket.request.max.bytes ({request_max}), or -1 for no bound")
         if (problem := share_group_config_problem(self.values)) is not None:
             raise ConfigError(problem)
 

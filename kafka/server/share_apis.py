@@ -153,8 +153,8 @@ class ShareApis:
     def handle_share_acknowledge_request(self, request: Request) -> None:
         req = request.body
         version = request.header.api_version
-        error = ShareError(Errors.UNSUPPORTED_VERSION) if not self.share_groups_enabled() else \
-            self._check_group_and_member(request, req.group_id, req.member_id)
+        error = (ShareError(Errors.UNSUPPORTED_VERSION) if not self.share_groups_enabled()
+                 else self._check_group_and_member(request, req.group_id, req.member_id))
         if error is None:
             try:
                 self.manager.acknowledge_session_update(req.group_id, req.member_id, req.share_session_epoch)

@@ -95,8 +95,8 @@ class TransactionApis:
         if transactional_id is not None:
             allowed = self.auth.authorize(request, Op.WRITE, Res.TRANSACTIONAL_ID, transactional_id)
             return None if allowed else Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
-        if self.auth.authorize(request, Op.IDEMPOTENT_WRITE, Res.CLUSTER, CLUSTER_NAME, log_if_denied=False) \
-                or self.auth.authorize_by_resource_type(request, Op.WRITE, Res.TOPIC):
+        if (self.auth.authorize(request, Op.IDEMPOTENT_WRITE, Res.CLUSTER, CLUSTER_NAME, log_if_denied=False)
+                or self.auth.authorize_by_resource_type(request, Op.WRITE, Res.TOPIC)):
             return None
         return Errors.CLUSTER_AUTHORIZATION_FAILED
 

@@ -119,6 +119,5 @@ def get_kafka_offset_range_limit(options: Mapping[str, str], key: str, default: 
     for tp, offset in offsets.items():
         if offset < EARLIEST:
             raise ValueError(f"option {OPTION_NAMES.get(key, key)!r}: offset {offset} for {tp} is not an "
-                             "offset, "
-                             f"-2 (earliest) or -1 (latest)")
+                             "offset, -2 (earliest) or -1 (latest)")
     return SpecificOffsetRangeLimit(offsets)

@@ -216,8 +216,7 @@ class KafkaOffsetReaderAdmin:
                 continue
             if until_offsets[tp] < start[tp]:
                 report_data_loss(f"Partition {tp}'s offset was changed from {start[tp]} to "
-                                 f"{until_offsets[tp]}, "
-                                 f"some data may have been missed")
+                                 f"{until_offsets[tp]}, some data may have been missed")
                 continue
             ranges.append(KafkaOffsetRange(tp, start[tp], until_offsets[tp]))
         return self.range_calculator.get_ranges(ranges)

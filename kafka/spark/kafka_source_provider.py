@@ -89,28 +89,23 @@ CUSTOM_GROUP_ID_ERROR_MESSAGE = (
     "interference from the previous run having the same group id. The user should have only one query per "
     "group id, and/or set the option 'kafka.session.timeout.ms' to be very small so that the Kafka consumers "
     "from the previous query are marked dead by the Kafka group coordinator before the restarted query "
-    "starts "
-    "running.")
+    "starts running.")
 # What Spark's source refuses among the Kafka consumer's settings, with Spark's messages.
 UNSUPPORTED_CONSUMER_PARAMS = {
     "auto.offset.reset": "Kafka option 'auto.offset.reset' is not supported.\nInstead set the source option "
                          "'startingoffsets' to 'earliest' or 'latest'\nto specify where to start. Structured "
                          "Streaming manages which offsets are consumed\ninternally, rather than relying on "
-                         "the "
-                         "kafkaConsumer to do it. This will ensure that no\ndata is missed when new "
+                         "the kafkaConsumer to do it. This will ensure that no\ndata is missed when new "
                          "topics/partitions are dynamically subscribed. Note that\n'startingoffsets' only "
                          "applies when a new Streaming query is started, and\nthat resuming will always pick "
-                         "up "
-                         "from where the query left off. See the docs for more\ndetails.",
+                         "up from where the query left off. See the docs for more\ndetails.",
     "key.deserializer": "Kafka option 'key.deserializer' is not supported as keys are deserialized as byte "
                         "arrays "
                         "with ByteArrayDeserializer. Use DataFrame operations to explicitly deserialize the "
                         "keys.",
     "value.deserializer": "Kafka option 'value.deserializer' is not supported as values are deserialized as "
-                          "byte "
-                          "arrays with ByteArrayDeserializer. Use DataFrame operations to explicitly "
-                          "deserialize "
-                          "the values.",
+                          "byte arrays with ByteArrayDeserializer. Use DataFrame operations to explicitly "
+                          "deserialize the values.",
     "enable.auto.commit": "Kafka option 'enable.auto.commit' is not supported",
     "interceptor.classes": "Kafka option 'interceptor.classes' is not supported",
 }
@@ -265,8 +260,7 @@ def check_kafka_params(kafka_params: Mapping[str, str]) -> None:
             if key not in _warned_ignored_kafka_params:
                 _warned_ignored_kafka_params.add(key)
                 log.warning(f"Kafka option 'kafka.{key}' is passed on, but kafka.clients does not implement "
-                            "it: "
-                            f"it is ignored", option=f"kafka.{key}")
+                            "it: it is ignored", option=f"kafka.{key}")
             continue
         try:
             definition[0](value)

@@ -95,8 +95,8 @@ class InFlightBatch:
                         last: int) -> list[tuple[int, int, InFlightState]]:
         """(first, last, state) of the ACQUIRED records in [first, last]; a batch the start offset has moved
         into is split first, since its records before the start offset will be archived, not released."""
-        if self.offset_state is None and self.state is RecordState.ACQUIRED \
-                and self.first_offset < start_offset <= self.last_offset:
+        if (self.offset_state is None and self.state is RecordState.ACQUIRED
+                and self.first_offset < start_offset <= self.last_offset):
             self.maybe_initialize_offset_state_update()
         if self.offset_state is None:
             if self.state is not RecordState.ACQUIRED:

@@ -283,8 +283,8 @@ class SharePartitionManager:
         return future
 
     def _process_share_fetch(self, share_fetch: ShareFetch) -> None:
-        if not share_fetch.topic_id_partitions or share_fetch.max_fetch_records == 0 \
-                or share_fetch.fetch_params.max_bytes == 0:
+        if (not share_fetch.topic_id_partitions or share_fetch.max_fetch_records == 0
+                or share_fetch.fetch_params.max_bytes == 0):
             share_fetch.maybe_complete({})
             return
         share_partitions: dict[TopicIdPartition, SharePartition] = {}

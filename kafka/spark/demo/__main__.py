@@ -233,8 +233,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                                        "fetches it")
     parser.add_argument("--standalone-workers", type=int, default=0, metavar="N",
                         help="run Spark on a standalone master with N workers on loopback (make "
-                             "demo-spark-cluster) "
-                             "instead of local[2]; their logs and work directories in "
+                             "demo-spark-cluster) instead of local[2]; their logs and work directories in "
                              "<data-dir>/spark-cluster")
     parser.add_argument("--replication-factor", type=int, default=1,
                         help="of the two topics, when they are created")
@@ -245,8 +244,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.kill_leader and (not args.bootstrap_server or args.replication_factor < 2):
         parser.error("--kill-leader needs --bootstrap-server naming a cluster and --replication-factor 2 or "
-                     "more "
-                     "(make cluster, then make demo-cluster)")
+                     "more (make cluster, then make demo-cluster)")
     return args
 
 
@@ -348,8 +346,7 @@ def finish_query(query) -> tuple[int, str | None]:
 def print_executors(spark) -> None:
     executors = executor_count(spark)
     print(f"the query's tasks ran on {executors} executor{'s' if executors != 1 else ''}, each in its own "
-          "JVM "
-          f"on a worker", flush=True)
+          "JVM on a worker", flush=True)
 
 
 def print_what_next(killed: list[KilledLeader]) -> None:

@@ -218,8 +218,7 @@ class PersisterStateManagerHandler(ABC):
             log.error("invalid find coordinator response", key=str(self.partition_key),
                       coordinators=len(coordinators))
             self.find_coordinator_error_response(Errors.UNKNOWN_SERVER_ERROR,
-                                                 "Invalid response with multiple "
-                                                 "coordinators.")
+                                                 "Invalid response with multiple coordinators.")
             return
         found = coordinators[0]
         found_error = Errors(found["error_code"])
