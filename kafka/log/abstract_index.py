@@ -144,8 +144,8 @@ class AbstractIndex:
         entries themselves (`_check_entries`)."""
         self._load()
         if self._torn_bytes:
-            raise CorruptIndexError(f"{self.KIND} {self.path} has a torn entry ({self._torn_bytes} extra "
-                                    "bytes)")
+            raise CorruptIndexError(f"{self.KIND} {self.path} has a torn "
+                                    f"entry ({self._torn_bytes} extra bytes)")
         self._check_entries()
 
     def _check_entries(self) -> None:

@@ -203,8 +203,8 @@ class LogManager:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as error:
             os.close(fd)
-            raise LogDirError(f"failed to acquire lock on {log_dir}: another broker (or LogManager) "
-                              f"is using it") from error
+            raise LogDirError(f"failed to acquire lock on {log_dir}: another "
+                              "broker (or LogManager) is using it") from error
         self._dir_lock_fds.append(fd)
 
     def _check_or_write_meta_properties(self, log_dir: str) -> None:

@@ -178,23 +178,20 @@ def _scan_records(batch: RecordBatch, config: LogConfig, topic_partition: str) -
 
 
 def _record_errors(batch: RecordBatch, scan: RecordsScan, config: LogConfig, topic_partition: str,
-                   now_ms: int,
-                   before: int, after: int, log_append_time: bool,
+                   now_ms: int, before: int, after: int, log_append_time: bool,
                    ) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
     """(record errors, timestamp errors) of one batch's records, each (index in the batch, why)."""
-    record_errors = [(i,
-                      f"Record {i} has offset delta other than its position in the batch in topic partition "
-                         f"{topic_partition}") for i in scan.misplaced]
+    record_errors = [(i, f"Record {i} has offset delta other than its position in the batch in topic "
+                         f"partition {topic_partition}") for i in scan.misplaced]
     if config.compact:
         record_errors += [(i, f"Compacted topic cannot accept message without key in topic partition "
                               f"{topic_partition}") for i in scan.keyless]
     timestamp_errors: list[tuple[int, str]] = []
     if log_append_time:
         if batch.is_log_append_time:
-            timestamp_errors = [(i,
-                                 "Invalid timestamp type in message. Producer should not set timestamp type "
-                                 "to "
-                                    "LogAppendTime.") for i in range(batch.records_count)]
+            message = ("Invalid timestamp type in message. "
+                       "Producer should not set timestamp type to LogAppendTime.")
+            timestamp_errors = [(i, message) for i in range(batch.records_count)]
     elif (batch.base_timestamp + scan.min_timestamp_delta < now_ms - before
           or batch.base_timestamp + scan.max_timestamp_delta > now_ms + after):
         timestamp_errors = _out_of_range(batch, now_ms, before, after)  # the rare path: read them again
@@ -219,10 +216,9 @@ def process_record_errors(record_errors: list[tuple[int, str]],
                                     "INVALID_TIMESTAMP")
     if record_errors:
         shown = ", ".join(f"RecordError(batchIndex={i}, message='{m}')" for i, m in record_errors[:3])
-        raise RecordValidationError(f"One or more records have been rejected due to {len(record_errors)} "
-                                    "record "
-                                    "errors in total, and only showing the first three errors at most: "
-                                    f"[{shown}]",
+        raise RecordValidationError("One or more records have been rejected due to "
+                                    f"{len(record_errors)} record errors in total, and only "
+                                    f"showing the first three errors at most: [{shown}]",
                                     record_errors)
 
 

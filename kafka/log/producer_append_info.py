@@ -146,10 +146,10 @@ class ProducerAppendInfo:
             # A new epoch (a producer that bumped it after an error, KIP-360) starts over at 0.
             if append_first_seq != 0 and self.updated_entry.producer_epoch != NO_PRODUCER_EPOCH:
                 raise OutOfOrderSequenceError(
-                    f"Invalid sequence number for new epoch of producer {self.producer_id} at offset "
-                    f"{offset} in "
-                    f"partition {self.topic_partition}: {producer_epoch} (request epoch), {append_first_seq} "
-                    f"(seq. number), {self.updated_entry.producer_epoch} (current producer epoch)")
+                    f"Invalid sequence number for new epoch of producer {self.producer_id} "
+                    f"at offset {offset} in partition {self.topic_partition}: "
+                    f"{producer_epoch} (request epoch), {append_first_seq} (seq. number), "
+                    f"{self.updated_entry.producer_epoch} (current producer epoch)")
             return
         # Same epoch: continue from this append's previous batch, or else from the partition's last one.
         if not self.updated_entry.is_empty:
@@ -162,10 +162,9 @@ class ProducerAppendInfo:
         if self.current_entry.producer_epoch != NO_PRODUCER_EPOCH and not in_sequence(current_last_seq,
                                                                                      append_first_seq):
             raise OutOfOrderSequenceError(
-                f"Out of order sequence number for producer {self.producer_id} at offset {offset} in "
-                "partition "
-                f"{self.topic_partition}: {append_first_seq} (incoming seq. number), {current_last_seq} "
-                f"(current end sequence number)")
+                f"Out of order sequence number for producer {self.producer_id} at offset "
+                f"{offset} in partition {self.topic_partition}: {append_first_seq} "
+                f"(incoming seq. number), {current_last_seq} (current end sequence number)")
 
     def to_entry(self) -> ProducerStateEntry:
         return self.updated_entry

@@ -95,8 +95,8 @@ class KafkaDataConsumer:
                            report_data_loss: Callable[[str], None]) -> int:
         tp = offset_range.topic_partition
         earliest = self.consumer.beginning_offsets([tp])[tp]
-        report_data_loss(f"cannot fetch offset {offset} of {tp}: the earliest offset still there is "
-                         f"{earliest}")
+        report_data_loss(f"cannot fetch offset {offset} of {tp}: the "
+                         f"earliest offset still there is {earliest}")
         next_offset = min(max(offset, earliest), offset_range.until_offset)
         self.consumer.seek(tp, next_offset)
         return next_offset

@@ -135,9 +135,9 @@ class KafkaOffsetReaderAdmin:
         """``*OffsetsByTimestamp``: each partition's first offset at or after its own timestamp."""
         assigned = self.partitions()
         if assigned != set(topic_timestamps):
-            raise ValueError("If starting/endingOffsetsByTimestamp contains specific offsets, you must "
-                             "specify "
-                             f"all topics. Specified: {_tps(topic_timestamps)} Assigned: {_tps(assigned)}")
+            raise ValueError("If starting/endingOffsetsByTimestamp contains specific "
+                             "offsets, you must specify all topics. Specified: "
+                             f"{_tps(topic_timestamps)} Assigned: {_tps(assigned)}")
         return self._offsets_for_timestamps(topic_timestamps, is_starting_offsets, strategy)
 
     def fetch_global_timestamp_based_offsets(self, timestamp: int, is_starting_offsets: bool,

@@ -82,14 +82,13 @@ TOPIC_OPTION_KEY = "topic"
 DEFAULT_POLL_TIMEOUT_MS = 120000  # Spark's default is spark.network.timeout, 120 s
 
 CUSTOM_GROUP_ID_ERROR_MESSAGE = (
-    "Kafka option 'kafka.group.id' has been set on this query, it is not recommended to set this option. "
-    "This option is unsafe to use since multiple concurrent queries or sources using the same group id will "
-    "interfere with each other as they are part of the same consumer group. Restarted queries may also "
-    "suffer "
-    "interference from the previous run having the same group id. The user should have only one query per "
-    "group id, and/or set the option 'kafka.session.timeout.ms' to be very small so that the Kafka consumers "
-    "from the previous query are marked dead by the Kafka group coordinator before the restarted query "
-    "starts running.")
+    "Kafka option 'kafka.group.id' has been set on this query, it is not recommended to set this "
+    "option. This option is unsafe to use since multiple concurrent queries or sources using the "
+    "same group id will interfere with each other as they are part of the same consumer group. "
+    "Restarted queries may also suffer interference from the previous run having the same group id. "
+    "The user should have only one query per group id, and/or set the option "
+    "'kafka.session.timeout.ms' to be very small so that the Kafka consumers from the previous query "
+    "are marked dead by the Kafka group coordinator before the restarted query starts running.")
 # What Spark's source refuses among the Kafka consumer's settings, with Spark's messages.
 UNSUPPORTED_CONSUMER_PARAMS = {
     "auto.offset.reset": "Kafka option 'auto.offset.reset' is not supported.\nInstead set the source option "
@@ -99,10 +98,9 @@ UNSUPPORTED_CONSUMER_PARAMS = {
                          "topics/partitions are dynamically subscribed. Note that\n'startingoffsets' only "
                          "applies when a new Streaming query is started, and\nthat resuming will always pick "
                          "up from where the query left off. See the docs for more\ndetails.",
-    "key.deserializer": "Kafka option 'key.deserializer' is not supported as keys are deserialized as byte "
-                        "arrays "
-                        "with ByteArrayDeserializer. Use DataFrame operations to explicitly deserialize the "
-                        "keys.",
+    "key.deserializer": "Kafka option 'key.deserializer' is not supported as keys are "
+                        "deserialized as byte arrays with ByteArrayDeserializer. Use "
+                        "DataFrame operations to explicitly deserialize the keys.",
     "value.deserializer": "Kafka option 'value.deserializer' is not supported as values are deserialized as "
                           "byte arrays with ByteArrayDeserializer. Use DataFrame operations to explicitly "
                           "deserialize the values.",
@@ -327,8 +325,8 @@ def validate_general_options(options: Mapping[str, str]) -> dict[str, str]:
     if strategies[0] == "subscribe" and not any(t.strip() for t in value.split(",")):
         raise ValueError(f"No topics to subscribe to as specified value for option 'subscribe' is '{value}'")
     if strategies[0] == "subscribepattern" and not value.strip():
-        raise ValueError("Pattern to subscribe is empty as specified value for option 'subscribePattern' is "
-                         f"'{value}'")
+        raise ValueError("Pattern to subscribe is empty as specified value "
+                         f"for option 'subscribePattern' is '{value}'")
     range_calculator(params)  # minPartitions and maxRecordsPerPartition: positive integers
     if "kafka.group.id" in params:
         log.warning(CUSTOM_GROUP_ID_ERROR_MESSAGE)

@@ -176,13 +176,13 @@ class InFlightBatch:
             if full_match and not per_offset and not self.first_offset < start_offset <= self.last_offset:
                 if self.state is not RecordState.ACQUIRED:
                     raise ShareError(Errors.INVALID_RECORD_STATE,
-                                     "The batch cannot be acknowledged. The batch is not in the acquired "
-                                     "state.")
+                                     "The batch cannot be acknowledged. The "
+                                     "batch is not in the acquired state.")
                 return [(self.first_offset, self.last_offset, self._state())]
             if self.state is not RecordState.ACQUIRED:
                 raise ShareError(Errors.INVALID_RECORD_STATE,
-                                 "The batch cannot be acknowledged. The subset batch is not in the acquired "
-                                 "state.")
+                                 "The batch cannot be acknowledged. The "
+                                 "subset batch is not in the acquired state.")
             self.maybe_initialize_offset_state_update()
         result = []
         for offset, state in self.offset_state.items():

@@ -78,8 +78,8 @@ class ReplicaManagerPartitionMetadataProvider(PartitionMetadataProvider):
                                           f"{tip} is at leader epoch {partition.leader_epoch}")
         _, offset = partition.fetch_offset_for_timestamp(timestamp, FetchIsolation.HIGH_WATERMARK)
         if offset < 0:
-            raise OffsetNotAvailableError(f"Offset for timestamp {timestamp} not found for topic partition: "
-                                          f"{tip}")
+            raise OffsetNotAvailableError(f"Offset for timestamp {timestamp} not "
+                                          f"found for topic partition: {tip}")
         return offset
 
     def end_offset_metadata(self, tip: TopicIdPartition, isolation: FetchIsolation) -> LogOffsetMetadata:
