@@ -406,22 +406,22 @@ class LogManager:
         if headroom <= 0:
             raise KafkaStorageError(log_dir,
                                     f"cannot open the log of {name}: {len(self._logs)} partition logs "
-                                             f"already hold three quarters of the open-file limit "
-                                             f"({os.strerror(errno.EMFILE)}; raise ulimit -n)")
+                                    f"already hold three quarters of the open-file limit "
+                                    f"({os.strerror(errno.EMFILE)}; raise ulimit -n)")
         if self.is_reserved(topic, partition):
             return
         reserve = self.unhosted_reserved_partitions()
         if headroom <= reserve:
             # One line a minute, not one per partition: a CreateTopics of 7,000 meets this 4,000 times.
-            self._errors.warning("refusing user partitions: the rest of the open-file budget is kept for the "
-                                 "internal topics", key="descriptor reserve", first=name,
-                                 logs=len(self._logs),
-                                 headroom=headroom, reserved=reserve, topics=sorted(self.reserved_partitions))
+            self._errors.warning("refusing user partitions: the rest of the open-file budget is kept for "
+                                 "the internal topics", key="descriptor reserve", first=name,
+                                 logs=len(self._logs), headroom=headroom, reserved=reserve,
+                                 topics=sorted(self.reserved_partitions))
             raise KafkaStorageError(log_dir,
                                     f"cannot open the log of {name}: the last {reserve} logs the open-file "
-                                             f"limit allows are kept for the partitions of "
-                                             f"{', '.join(sorted(self.reserved_partitions))} "
-                                             f"({os.strerror(errno.EMFILE)}; raise ulimit -n)")
+                                    f"limit allows are kept for the partitions of "
+                                    f"{', '.join(sorted(self.reserved_partitions))} "
+                                    f"({os.strerror(errno.EMFILE)}; raise ulimit -n)")
 
     def _next_log_dir(self) -> str:
         """Kafka's nextLogDirs: the directory holding the fewest partitions, first listed on ties."""

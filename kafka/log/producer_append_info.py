@@ -159,8 +159,8 @@ class ProducerAppendInfo:
         else:
             current_last_seq = NO_SEQUENCE
         # No epoch known (a new producer here, or one whose state expired): any sequence may start it.
-        if self.current_entry.producer_epoch != NO_PRODUCER_EPOCH and not in_sequence(current_last_seq,
-                                                                                     append_first_seq):
+        epoch_known = self.current_entry.producer_epoch != NO_PRODUCER_EPOCH
+        if epoch_known and not in_sequence(current_last_seq, append_first_seq):
             raise OutOfOrderSequenceError(
                 f"Out of order sequence number for producer {self.producer_id} at offset "
                 f"{offset} in partition {self.topic_partition}: {append_first_seq} "

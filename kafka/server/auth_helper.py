@@ -25,11 +25,12 @@ from kafka.protocol.errors import Errors
 Op, Res = AclOperation, ResourceType
 AUTHORIZED_OPERATIONS_OMITTED = -(2**31)  # INT32_MIN: the schema's default, "not asked for"
 # The messages Kafka's brokers put beside an authorisation error code (its Errors descriptions)
-AUTHORIZATION_MESSAGES = {Errors.TOPIC_AUTHORIZATION_FAILED: "Topic authorization failed.",
-                          Errors.GROUP_AUTHORIZATION_FAILED: "Group authorization failed.",
-                          Errors.CLUSTER_AUTHORIZATION_FAILED: "Cluster authorization failed.",
-                          Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED: "Transactional Id "
-                                                                        "authorization failed."}
+AUTHORIZATION_MESSAGES = {
+    Errors.TOPIC_AUTHORIZATION_FAILED: "Topic authorization failed.",
+    Errors.GROUP_AUTHORIZATION_FAILED: "Group authorization failed.",
+    Errors.CLUSTER_AUTHORIZATION_FAILED: "Cluster authorization failed.",
+    Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED: "Transactional Id authorization failed.",
+}
 
 
 class AuthorizationError(Exception):

@@ -55,8 +55,8 @@ class ConsumerGroupApis:
         context = RequestContext(request.header.client_id or "", f"/{request.client_address}",
                                  request.header.api_version)
         self.coordinator.consumer_group_heartbeat(heartbeat, context).add_done_callback(
-            lambda f: self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0,
-                                                                                      **f.result())))
+            lambda f: self.request_helper.send_response_maybe_throttle(
+                request, dict(throttle_time_ms=0, **f.result())))
 
     def handle_consumer_group_describe_request(self, request: Request) -> None:
         req = request.body
@@ -77,5 +77,5 @@ class ConsumerGroupApis:
             return answer
 
         gather([describe(group_id) for group_id in req.group_ids], list).add_done_callback(
-            lambda f: self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0,
-                                                                                      groups=f.result())))
+            lambda f: self.request_helper.send_response_maybe_throttle(
+                request, dict(throttle_time_ms=0, groups=f.result())))

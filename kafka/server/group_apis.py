@@ -393,9 +393,9 @@ class GroupApis:
         if error != Errors.NONE and version < 2 and wanted:
             # v0-1 have no top-level error code: every partition carries it.
             for tp in wanted:
-                by_topic.setdefault(tp.topic,
-                                    []).append(dict(partition_index=tp.partition, committed_offset=-1,
-                                                              metadata="", error_code=error))
+                by_topic.setdefault(tp.topic, []).append(dict(partition_index=tp.partition,
+                                                              committed_offset=-1, metadata="",
+                                                              error_code=error))
         for tp, po in offsets.items():
             by_topic.setdefault(tp.topic, []).append(dict(
                 partition_index=tp.partition, committed_offset=po.offset,
@@ -447,9 +447,8 @@ class GroupApis:
             if not self.auth.authorize(request, Op.DESCRIBE, Res.CLUSTER, CLUSTER_NAME, False):
                 groups = [g for g in groups
                           if self.auth.authorize(request, Op.DESCRIBE, Res.GROUP, g["group_id"], False)]
-            self.request_helper.send_response_maybe_throttle(request,
-                                                             dict(throttle_time_ms=0, error_code=error,
-                                                                           groups=groups))
+            self.request_helper.send_response_maybe_throttle(
+                request, dict(throttle_time_ms=0, error_code=error, groups=groups))
 
         self.when_done(self.coordinator.list_groups(states, types), respond)
 

@@ -87,9 +87,8 @@ class RequestHandlerHelper:
     def send_response_exempt_throttle(self, request: Request, body: dict) -> None:
         header = request.header
         self.request_channel.update_error_metrics(request, count_error_codes(body))
-        self.send_payload(request,
-                          encode_response(APIS[header.api_key], header.api_version, header.correlation_id,
-                                                   body))
+        payload = encode_response(APIS[header.api_key], header.api_version, header.correlation_id, body)
+        self.send_payload(request, payload)
 
     def send_error_response_maybe_throttle(self, request: Request, error: Errors) -> None:
         """The request's own error response, every part of it answered with `error`."""

@@ -70,7 +70,7 @@ class ShareApis:
         if error is None and renew and any((req.max_bytes, req.min_bytes, req.max_records, req.max_wait_ms)):
             error = ShareError(Errors.INVALID_REQUEST,
                                "maxBytes, minBytes, maxRecords and maxWaitMs must be set to 0 "
-                                                       "if isRenewAck is true.")
+                               "if isRenewAck is true.")
         if error is not None:
             self._send_fetch_error(request, error)
             return
@@ -234,8 +234,8 @@ class ShareApis:
             log.exception("building a share response failed", api=request.header.api_key)
             self.responder.send_response(request,
                                          dict(throttle_time_ms=0, error_code=Errors.UNKNOWN_SERVER_ERROR,
-                                                       error_message=None, acquisition_lock_timeout_ms=0,
-                                                       responses=[], node_endpoints=[]))
+                                              error_message=None, acquisition_lock_timeout_ms=0,
+                                              responses=[], node_endpoints=[]))
 
     def _check_group_and_member(self, request: Request, group_id: str | None, member_id: str | None
                                 ) -> ShareError | None:

@@ -152,8 +152,7 @@ class SharePartitionManager:
                 timer=self.timer, time=self.time, persister=self.persister,
                 metadata_provider=self.metadata_provider,
                 config_provider=self.config_provider,
-                metrics=self.metrics.for_partition(key.group_id, tip.topic,
-                                                                                         tip.partition),
+                metrics=self.metrics.for_partition(key.group_id, tip.topic, tip.partition),
                 delayed_request_notifier=self._notify, listener=listener)
             self._partitions[key] = share_partition
         self.metadata_provider.add_partition_listener(tip, listener)
