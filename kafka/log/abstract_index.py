@@ -144,8 +144,8 @@ class AbstractIndex:
         entries themselves (`_check_entries`)."""
         self._load()
         if self._torn_bytes:
-            raise CorruptIndexError(f"{self.KIND} {self.path} has a torn entry ({self._torn_bytes} extra "
-                                    "bytes)")
+            raise CorruptIndexError(f"{self.KIND} {self.path} has a torn "
+                                    f"entry ({self._torn_bytes} extra bytes)")
         self._check_entries()
 
     def _check_entries(self) -> None:
@@ -158,8 +158,7 @@ class AbstractIndex:
         n = len(self._keys)
         if n > 1 and (self._keys[-1] <= self._keys[-2] or self._values[-1] < self._values[-2]):
             raise CorruptIndexError(f"{self.KIND} {self.path}: last entry {self.entry(n - 1)} does not "
-                                    "follow "
-                                    f"{self.entry(n - 2)}")
+                                    f"follow {self.entry(n - 2)}")
 
     # ------------------------------------------------------------------------------ reading
 

@@ -40,7 +40,8 @@ class OffsetOutOfRangeError(Exception):
 
 
 class UnexpectedAppendOffsetError(InvalidRecordError):
-    """A follower append that does not start at the log end offset (Kafka's UnexpectedAppendOffsetException)."""
+    """A follower append that does not start at the log end offset (Kafka's
+    UnexpectedAppendOffsetException)."""
 
     def __init__(self, message: str, first_offset: int, last_offset: int) -> None:
         super().__init__(message)

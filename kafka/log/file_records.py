@@ -196,9 +196,10 @@ def whole_batches_length(data: bytes, max_offset: int | None) -> int:
         size = batch_length + LOG_OVERHEAD
         if position + size > end:
             break
-        if max_offset is not None and base_offset + unpack_delta(data,
-                                                                 position + _LAST_OFFSET_DELTA_AT)[0] >= max_offset:
-            break
+        if max_offset is not None:
+            last_offset = base_offset + unpack_delta(data, position + _LAST_OFFSET_DELTA_AT)[0]
+            if last_offset >= max_offset:
+                break
         position += size
     return position
 

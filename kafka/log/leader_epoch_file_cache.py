@@ -134,7 +134,8 @@ class LeaderEpochFileCache:
         if epoch < 0:
             return
         with self._lock:
-            if self._entries and self._entries[-1].epoch == epoch and self._entries[-1].start_offset <= start_offset:
+            latest = self._entries[-1] if self._entries else None
+            if latest is not None and latest.epoch == epoch and latest.start_offset <= start_offset:
                 return  # the common case: another batch of the current epoch
             kept = [e for e in self._entries if e.epoch < epoch and e.start_offset < start_offset]
             if len(kept) != len(self._entries):

@@ -28,7 +28,8 @@ import structlog
 from kafka.log.errors import KafkaStorageError, LogDirError, OffsetOutOfRangeError, TornSegmentError
 from kafka.log.fetch_data_info import FetchDataInfo, LogOffsetMetadata
 from kafka.log.log_config import LogConfig
-from kafka.log.log_segment import CLEANED_FILE_SUFFIX, DELETED_FILE_SUFFIX, SWAP_FILE_SUFFIX, LogSegment
+from kafka.log.log_file_utils import CLEANED_FILE_SUFFIX, DELETED_FILE_SUFFIX, SWAP_FILE_SUFFIX
+from kafka.log.log_segment import LogSegment
 from kafka.log.transaction_index import AbortedTxn
 from kafka.utils.time import Time
 
@@ -222,7 +223,8 @@ class LocalLog:
                 remaining -= len(info.records)
                 if zero_copy:
                     break  # one segment's slice per fetch, as Kafka sends
-            read_to_end = info.fetch_offset_metadata.relative_position_in_segment + len(info.records) >= max_position
+            read_end = info.fetch_offset_metadata.relative_position_in_segment + len(info.records)
+            read_to_end = read_end >= max_position
             if remaining <= 0 or not read_to_end or bound is not None:
                 break
         if metadata is None:

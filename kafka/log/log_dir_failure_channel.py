@@ -42,9 +42,9 @@ class LogDirFailureChannel:
             newly = log_dir not in self._offline
             self._offline[log_dir] = message
         if newly:
-            self._changes.error("log directory is offline: appends to its partitions answer "
-                                "KAFKA_STORAGE_ERROR "
-                                "until a write succeeds again (free some space or descriptors)",
+            self._changes.error("log directory is offline: appends to its partitions "
+                                "answer KAFKA_STORAGE_ERROR until a write succeeds "
+                                "again (free some space or descriptors)",
                                 key=f"offline {log_dir}", log_dir=log_dir, error=message)
 
     def mark_online(self, log_dir: str) -> None:

@@ -27,6 +27,10 @@ again are dropped first, so what the replay covers is indexed from the log itsel
 the index in LogSegment.recover); below the replay's start the entries are trusted as the segments
 are. A `.txnindex` that fails its sanity check is emptied, and the replay starts at or below its
 segment.
+
+The leader-epoch cache (`load_leader_epoch_cache`) is cut to the log as loaded: entries past its end
+or before its start go, and a missing or damaged `leader-epoch-checkpoint` is rebuilt from the
+batches' epochs.
 """
 
 from __future__ import annotations
@@ -39,8 +43,9 @@ import structlog
 
 from kafka.log.append_origin import AppendOrigin
 from kafka.log.errors import CorruptIndexError
+from kafka.log.leader_epoch_file_cache import LeaderEpochCheckpointFile, LeaderEpochFileCache
 from kafka.log.log_config import LogConfig
-from kafka.log.log_segment import (
+from kafka.log.log_file_utils import (
     CLEANED_FILE_SUFFIX,
     DELETED_FILE_SUFFIX,
     INDEX_FILE_SUFFIX,
@@ -48,9 +53,9 @@ from kafka.log.log_segment import (
     SWAP_FILE_SUFFIX,
     TIME_INDEX_FILE_SUFFIX,
     TXN_INDEX_FILE_SUFFIX,
-    LogSegment,
     offset_from_file_name,
 )
+from kafka.log.log_segment import LogSegment
 from kafka.log.producer_append_info import ProducerAppendInfo
 from kafka.log.producer_state_manager import (
     PRODUCER_SNAPSHOT_FILE_SUFFIX,
@@ -218,6 +223,24 @@ class LogLoader:
         log.info("recovered log after an unclean shutdown", log=self.name, recovery_point=self.recovery_point,
                  recovered_segments=result.recovered_segments, log_end_offset=result.log_end_offset,
                  truncated_bytes=result.truncated_bytes, deleted_segments=result.deleted_segments)
+
+
+# ---------------------------------------------------------------------------------- leader epochs
+
+def load_leader_epoch_cache(dir: str, name: str, segments: Iterable[LogSegment], log_start_offset: int,
+                            log_end_offset: int) -> LeaderEpochFileCache:
+    """The leader-epoch-checkpoint, cut to the log as loading left it (Kafka's LogLoader truncates the
+    cache it is given the same way); without one (a log from before epochs were kept, or a damaged
+    file) the map is rebuilt from the batches' epochs, as Kafka's LogSegment.recover assigns them."""
+    missing = not LeaderEpochCheckpointFile(dir).exists()
+    cache = LeaderEpochFileCache.load(name, dir)
+    if missing or not cache.entries() and log_end_offset > log_start_offset:
+        for segment in segments:
+            for batch in segment.batch_headers():
+                cache.assign(batch.partition_leader_epoch, batch.base_offset)
+    cache.truncate_from_end(log_end_offset)
+    cache.truncate_from_start(log_start_offset)
+    return cache
 
 
 # ---------------------------------------------------------------------------------- producer state

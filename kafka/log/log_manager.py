@@ -203,8 +203,8 @@ class LogManager:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as error:
             os.close(fd)
-            raise LogDirError(f"failed to acquire lock on {log_dir}: another broker (or LogManager) "
-                              f"is using it") from error
+            raise LogDirError(f"failed to acquire lock on {log_dir}: another "
+                              "broker (or LogManager) is using it") from error
         self._dir_lock_fds.append(fd)
 
     def _check_or_write_meta_properties(self, log_dir: str) -> None:
@@ -215,7 +215,8 @@ class LogManager:
             if self.node_id is not None and stored_node is not None and int(stored_node) != self.node_id:
                 raise LogDirError(f"{path} belongs to node.id {stored_node}, this broker is {self.node_id}")
             stored_cluster = stored.get("cluster.id")
-            if self.cluster_id is not None and stored_cluster is not None and stored_cluster != self.cluster_id:
+            both_known = self.cluster_id is not None and stored_cluster is not None
+            if both_known and stored_cluster != self.cluster_id:
                 raise LogDirError(f"{path} belongs to cluster.id {stored_cluster}, not {self.cluster_id}")
             return
         props = {"version": "1"}
@@ -247,16 +248,18 @@ class LogManager:
                 continue
             topic, partition = parsed
             if parsed in self._logs:
-                raise LogDirError(f"duplicate log directories for {name}: {self._logs[parsed].dir} and {path}")
+                duplicate = self._logs[parsed].dir
+                raise LogDirError(f"duplicate log directories for {name}: {duplicate} and {path}")
             config = topic_configs.get(topic, self.default_config)
             try:
                 self._check_descriptor_headroom(log_dir, topic, partition)
-                self._logs[parsed] = UnifiedLog(path, topic, partition, config, self.time,
-                                                log_start_offset=log_start_offsets.get(parsed, 0),
-                                                recovery_point=recovery_points.get(parsed, 0),
-                                                had_clean_shutdown=clean,
-                                                high_watermark=high_watermarks.get(parsed, 0),
-                                                producer_state_manager_config=self.producer_state_manager_config)
+                self._logs[parsed] = UnifiedLog(
+                    path, topic, partition, config, self.time,
+                    log_start_offset=log_start_offsets.get(parsed, 0),
+                    recovery_point=recovery_points.get(parsed, 0),
+                    had_clean_shutdown=clean,
+                    high_watermark=high_watermarks.get(parsed, 0),
+                    producer_state_manager_config=self.producer_state_manager_config)
             except (OSError, KafkaStorageError) as e:  # EMFILE, EIO: this log stays on disk, offline
                 self._unloadable[parsed] = str(e)
                 self.log_dir_failure_channel.maybe_add_offline_log_dir(log_dir, str(e))
@@ -349,7 +352,7 @@ class LogManager:
                 if key in self._unloadable:  # its data is on disk: never an empty log in its place
                     raise KafkaStorageError(log_dir,
                                             f"the log of {topic}-{partition} could not be loaded at start-up "
-                                                     f"({self._unloadable[key]}); restart the broker to retry")
+                                            f"({self._unloadable[key]}); restart the broker to retry")
                 path = os.path.join(log_dir, f"{topic}-{partition}")
                 existed = os.path.exists(path)
                 try:
@@ -403,22 +406,22 @@ class LogManager:
         if headroom <= 0:
             raise KafkaStorageError(log_dir,
                                     f"cannot open the log of {name}: {len(self._logs)} partition logs "
-                                             f"already hold three quarters of the open-file limit "
-                                             f"({os.strerror(errno.EMFILE)}; raise ulimit -n)")
+                                    f"already hold three quarters of the open-file limit "
+                                    f"({os.strerror(errno.EMFILE)}; raise ulimit -n)")
         if self.is_reserved(topic, partition):
             return
         reserve = self.unhosted_reserved_partitions()
         if headroom <= reserve:
             # One line a minute, not one per partition: a CreateTopics of 7,000 meets this 4,000 times.
-            self._errors.warning("refusing user partitions: the rest of the open-file budget is kept for the "
-                                 "internal topics", key="descriptor reserve", first=name,
-                                 logs=len(self._logs),
-                                 headroom=headroom, reserved=reserve, topics=sorted(self.reserved_partitions))
+            self._errors.warning("refusing user partitions: the rest of the open-file budget is kept for "
+                                 "the internal topics", key="descriptor reserve", first=name,
+                                 logs=len(self._logs), headroom=headroom, reserved=reserve,
+                                 topics=sorted(self.reserved_partitions))
             raise KafkaStorageError(log_dir,
                                     f"cannot open the log of {name}: the last {reserve} logs the open-file "
-                                             f"limit allows are kept for the partitions of "
-                                             f"{', '.join(sorted(self.reserved_partitions))} "
-                                             f"({os.strerror(errno.EMFILE)}; raise ulimit -n)")
+                                    f"limit allows are kept for the partitions of "
+                                    f"{', '.join(sorted(self.reserved_partitions))} "
+                                    f"({os.strerror(errno.EMFILE)}; raise ulimit -n)")
 
     def _next_log_dir(self) -> str:
         """Kafka's nextLogDirs: the directory holding the fewest partitions, first listed on ties."""

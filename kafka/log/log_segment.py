@@ -8,10 +8,11 @@ record in the .log file". And for a fetch, the I/O thread "will take the offset 
 with the .index file ... That will tell it exactly the range of bytes that need to be read".
 
 The .log file is the record batches exactly as the producer sent them (offsets assigned), end to end.
-The three file names are the segment's base offset: the offset of its first batch, zero-padded to 20
-digits so that a directory listing sorts them in log order. The .timeindex (KIP-33) maps timestamps to
-offsets for ListOffsets by time and for time-based retention. The .txnindex (KIP-98, only once a
-transaction is aborted in the segment) lists the aborted transactions whose markers it holds.
+The file names are the segment's base offset: the offset of its first batch, zero-padded to 20 digits
+so that a directory listing sorts them in log order (LogFileUtils, kafka/log/log_file_utils.py, names
+them). The .timeindex (KIP-33) maps timestamps to offsets for ListOffsets by time and for time-based
+retention. The .txnindex (KIP-98, only once a transaction is aborted in the segment) lists the aborted
+transactions whose markers it holds.
 
 Concurrency: one appender at a time (the UnifiedLog's lock). Readers take no lock; they only read up
 to a size they snapshotted, and `_size` grows only after the bytes and index entries are written.
@@ -47,52 +48,16 @@ from kafka.log.file_records import (
     whole_batches_length,
 )
 from kafka.log.log_config import LogConfig
+from kafka.log.log_file_utils import log_file, offset_index_file, time_index_file, txn_index_file
 from kafka.log.offset_index import OffsetIndex, OffsetPosition
 from kafka.log.time_index import TimeIndex
-from kafka.log.transaction_index import (
-    TXN_INDEX_FILE_SUFFIX,
-    AbortedTxn,
-    TransactionIndex,
-    TxnIndexSearchResult,
-)
+from kafka.log.transaction_index import AbortedTxn, TransactionIndex, TxnIndexSearchResult
 from kafka.protocol.record_batch import HEADER_SIZE, CorruptRecordError, RecordBatch, iter_batches
 from kafka.utils.time import Time
-
-LOG_FILE_SUFFIX = ".log"
-INDEX_FILE_SUFFIX = ".index"
-TIME_INDEX_FILE_SUFFIX = ".timeindex"
-DELETED_FILE_SUFFIX = ".deleted"  # a segment waiting for file.delete.delay.ms before it is unlinked
-CLEANED_FILE_SUFFIX = ".cleaned"  # a segment the LogCleaner is writing
-SWAP_FILE_SUFFIX = ".swap"  # a cleaned segment complete on disk, about to replace the original
 
 __all__ = ["LogSegment", "TimestampAndOffset"]
 
 _INT_MAX = 2**31 - 1
-
-
-def filename_prefix_from_offset(offset: int) -> str:
-    """Kafka's LogFileUtils.filenamePrefixFromOffset: 20 digits, so names sort like offsets."""
-    return f"{offset:020d}"
-
-
-def log_file(dir: str, base_offset: int) -> str:
-    return os.path.join(dir, filename_prefix_from_offset(base_offset) + LOG_FILE_SUFFIX)
-
-
-def offset_index_file(dir: str, base_offset: int) -> str:
-    return os.path.join(dir, filename_prefix_from_offset(base_offset) + INDEX_FILE_SUFFIX)
-
-
-def time_index_file(dir: str, base_offset: int) -> str:
-    return os.path.join(dir, filename_prefix_from_offset(base_offset) + TIME_INDEX_FILE_SUFFIX)
-
-
-def txn_index_file(dir: str, base_offset: int) -> str:
-    return os.path.join(dir, filename_prefix_from_offset(base_offset) + TXN_INDEX_FILE_SUFFIX)
-
-
-def offset_from_file_name(name: str) -> int:
-    return int(os.path.basename(name).split(".", 1)[0])
 
 
 class LogSegment:
@@ -273,18 +238,19 @@ class LogSegment:
             try:
                 self._roll_back_append(physical_position, saved)
             except OSError as again:
-                raise TornSegmentError(e.errno, f"{e.strerror}; cutting {self.log_path} back failed too: {again}") \
-                    from e
+                message = f"{e.strerror}; cutting {self.log_path} back failed too: {again}"
+                raise TornSegmentError(e.errno, message) from e
             raise
         # Publish last: a reader that sees the new size finds the bytes and the index entries there.
         self._size = physical_position + len(records)
 
     def _roll_back_append(self, physical_position: int, saved: tuple) -> None:
         """Undo a write that failed partway (a full disk, an I/O error): only the fault path comes here."""
-        # BEGIN LAB 12 SOLUTION: cut the .log back to physical_position, both indexes back to their saved entries, restore the saved counters
-        offset_entries, time_entries, self._bytes_since_last_index_entry, self._appended_max, \
-            self._rolling_based_timestamp = saved
-        os.truncate(self.log_path, physical_position)  # shrinking needs no space; if even this fails, the caller knows
+        # BEGIN LAB 12 SOLUTION: undo the write: .log to physical_position, indexes and counters as in saved
+        (offset_entries, time_entries, self._bytes_since_last_index_entry, self._appended_max,
+         self._rolling_based_timestamp) = saved
+        # Shrinking needs no space; if even this fails, the caller knows.
+        os.truncate(self.log_path, physical_position)
         self.offset_index.truncate_to_entries(offset_entries)
         self.time_index.truncate_to_entries(time_entries)
         # END LAB 12 SOLUTION
@@ -297,7 +263,8 @@ class LogSegment:
         further); the log rolls before the next append."""
         if batch.max_timestamp > self.max_timestamp_so_far:
             self._appended_max = TimestampAndOffset(batch.max_timestamp, batch.last_offset)
-        if self._bytes_since_last_index_entry >= self.index_interval_bytes and not self.offset_index.is_full():
+        index_due = self._bytes_since_last_index_entry >= self.index_interval_bytes
+        if index_due and not self.offset_index.is_full():
             self.offset_index.append(batch.base_offset, position)
             if not self.time_index.is_full():
                 largest = self.max_timestamp_and_offset_so_far
@@ -447,11 +414,14 @@ class LogSegment:
         if self.offset_index.entries:
             last = self.offset_index.last_entry()
             if last.position + HEADER_SIZE > self._size:
-                raise CorruptIndexError(f"index entry {last} points past the end of {self.log_path} ({self._size})")
+                raise CorruptIndexError(
+                    f"index entry {last} points past the end of {self.log_path} ({self._size})")
             with self.reading() as fd:
-                base_offset, _ = BASE_OFFSET_AND_LENGTH.unpack(os.pread(fd, BASE_OFFSET_AND_LENGTH.size, last.position))
+                header = os.pread(fd, BASE_OFFSET_AND_LENGTH.size, last.position)
+            base_offset, _ = BASE_OFFSET_AND_LENGTH.unpack(header)
             if base_offset != last.offset:
-                raise CorruptIndexError(f"index entry {last} points at a batch with base offset {base_offset}")
+                raise CorruptIndexError(
+                    f"index entry {last} points at a batch with base offset {base_offset}")
 
     def recover(self) -> int:
         """Rebuild both indexes from the .log file, checking every batch's size and CRC on the way.
@@ -459,7 +429,7 @@ class LogSegment:
         Stops at the first batch that is torn, corrupt or out of order, and cuts the file there (what
         Kafka's LogSegment.recover does after an unclean shutdown). Returns the bytes cut off.
         Kafka also feeds each batch to the producer state and the leader-epoch cache here; this log
-        rebuilds both once loading is done (rebuild_producer_state, UnifiedLog's epoch cache)."""
+        rebuilds both once loading is done (rebuild_producer_state, load_leader_epoch_cache)."""
         for index in (self.offset_index, self.time_index):
             index.truncate()
             index.newly_created = False  # rebuilt: from now on it is the segment's index
@@ -506,14 +476,15 @@ class LogSegment:
         """(position, header view) of each batch in [start, end), the descriptor pinned meanwhile
         (FileRecords.batches_from)."""
         with self.reading() as fd:
-            yield from FileRecords.view(fd, end, self.log_path).batches_from(start, chunk_size, whole, whole_control)
+            records = FileRecords.view(fd, end, self.log_path)
+            yield from records.batches_from(start, chunk_size, whole, whole_control)
 
     # ------------------------------------------------------------------------------ transactions
 
     def update_txn_index(self, completed_txn, last_stable_offset: int) -> None:
         """A marker in this segment completed `completed_txn`: an abort gets an index entry (Kafka's
         updateTxnIndex). An entry already there (a replay over markers indexed before) is not repeated."""
-        # BEGIN LAB 09 SOLUTION: a commit needs no entry; an abort appends one AbortedTxn (producer id, first offset, marker offset, LSO), once even on a replay
+        # BEGIN LAB 09 SOLUTION: an abort appends one AbortedTxn, once even on a replay; a commit needs none
         if not completed_txn.is_aborted:
             return
         indexed_up_to = self.txn_index.last_offset

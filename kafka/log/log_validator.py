@@ -158,8 +158,7 @@ def validate_batch(batch: RecordBatch, config: LogConfig, topic_partition: str, 
                                  f"{topic_partition}")
     if batch.producer_id != NO_PRODUCER_ID and batch.base_sequence < 0:
         raise InvalidRecordError(f"Invalid sequence number {batch.base_sequence} in record batch with "
-                                 "producerId "
-                                 f"{batch.producer_id} in topic partition {topic_partition}")
+                                 f"producerId {batch.producer_id} in topic partition {topic_partition}")
 
 
 def _scan_records(batch: RecordBatch, config: LogConfig, topic_partition: str) -> RecordsScan:
@@ -170,8 +169,7 @@ def _scan_records(batch: RecordBatch, config: LogConfig, topic_partition: str) -
     except OversizedRecordError as e:
         raise RecordTooLargeError(
             f"Record {e.index} in the append to {topic_partition} is {e.size} bytes uncompressed, which "
-            "exceeds "
-            f"the maximum configured value of {limit} (max.message.bytes).") from None
+            f"exceeds the maximum configured value of {limit} (max.message.bytes).") from None
     except MalformedRecordError as e:
         if e.index >= batch.records_count:  # bytes after the last record: no record to point at
             raise InvalidRecordError(f"{e} in topic partition {topic_partition}") from None
@@ -180,23 +178,20 @@ def _scan_records(batch: RecordBatch, config: LogConfig, topic_partition: str) -
 
 
 def _record_errors(batch: RecordBatch, scan: RecordsScan, config: LogConfig, topic_partition: str,
-                   now_ms: int,
-                   before: int, after: int, log_append_time: bool,
+                   now_ms: int, before: int, after: int, log_append_time: bool,
                    ) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
     """(record errors, timestamp errors) of one batch's records, each (index in the batch, why)."""
-    record_errors = [(i,
-                      f"Record {i} has offset delta other than its position in the batch in topic partition "
-                         f"{topic_partition}") for i in scan.misplaced]
+    record_errors = [(i, f"Record {i} has offset delta other than its position in the batch in topic "
+                         f"partition {topic_partition}") for i in scan.misplaced]
     if config.compact:
         record_errors += [(i, f"Compacted topic cannot accept message without key in topic partition "
                               f"{topic_partition}") for i in scan.keyless]
     timestamp_errors: list[tuple[int, str]] = []
     if log_append_time:
         if batch.is_log_append_time:
-            timestamp_errors = [(i,
-                                 "Invalid timestamp type in message. Producer should not set timestamp type "
-                                 "to "
-                                    "LogAppendTime.") for i in range(batch.records_count)]
+            message = ("Invalid timestamp type in message. "
+                       "Producer should not set timestamp type to LogAppendTime.")
+            timestamp_errors = [(i, message) for i in range(batch.records_count)]
     elif (batch.base_timestamp + scan.min_timestamp_delta < now_ms - before
           or batch.base_timestamp + scan.max_timestamp_delta > now_ms + after):
         timestamp_errors = _out_of_range(batch, now_ms, before, after)  # the rare path: read them again
@@ -221,10 +216,9 @@ def process_record_errors(record_errors: list[tuple[int, str]],
                                     "INVALID_TIMESTAMP")
     if record_errors:
         shown = ", ".join(f"RecordError(batchIndex={i}, message='{m}')" for i, m in record_errors[:3])
-        raise RecordValidationError(f"One or more records have been rejected due to {len(record_errors)} "
-                                    "record "
-                                    "errors in total, and only showing the first three errors at most: "
-                                    f"[{shown}]",
+        raise RecordValidationError("One or more records have been rejected due to "
+                                    f"{len(record_errors)} record errors in total, and only "
+                                    f"showing the first three errors at most: [{shown}]",
                                     record_errors)
 
 

@@ -58,8 +58,8 @@ class OffsetCheckpointFile:
         except FileNotFoundError:
             return {}
         if len(lines) < 2:
-            raise CorruptCheckpointError(f"{self.path}: expected a version and a count, found {len(lines)} "
-                                         "lines")
+            raise CorruptCheckpointError(f"{self.path}: expected a version and "
+                                         f"a count, found {len(lines)} lines")
         if lines[0].strip() != str(CURRENT_VERSION):
             raise CorruptCheckpointError(f"{self.path}: unrecognised version {lines[0]!r}")
         try:
@@ -70,8 +70,8 @@ class OffsetCheckpointFile:
         for number, line in enumerate(lines[2:], start=3):
             parts = line.split()
             if len(parts) != 3 or not parts[1].isdigit() or not parts[2].lstrip("-").isdigit():
-                raise CorruptCheckpointError(f"{self.path}: line {number} is not 'topic partition offset': "
-                                             f"{line!r}")
+                raise CorruptCheckpointError(f"{self.path}: line {number} is not "
+                                             f"'topic partition offset': {line!r}")
             offsets[(parts[0], int(parts[1]))] = int(parts[2])
         if len(offsets) != expected:
             raise CorruptCheckpointError(f"{self.path}: expected {expected} entries, found {len(offsets)}")

@@ -88,8 +88,7 @@ class ProducerAppendInfo:
         current_txn_first_offset = self.updated_entry.current_txn_first_offset
         if current_txn_first_offset is not None and not is_transactional:
             message = (f"Expected transactional write from producer {self.producer_id} at offset "
-                       f"{first_offset} "
-                       f"in partition {self.topic_partition}")
+                       f"{first_offset} in partition {self.topic_partition}")
             if self.origin != AppendOrigin.REPLICATION:
                 raise InvalidTxnStateError(message)
             log.warning(message)
@@ -120,8 +119,7 @@ class ProducerAppendInfo:
         if current <= coordinator_epoch:
             return
         message = (f"Invalid coordinator epoch for producerId {self.producer_id} at offset {offset} in "
-                   "partition "
-                   f"{self.topic_partition}: {coordinator_epoch} (zombie), {current} (current)")
+                   f"partition {self.topic_partition}: {coordinator_epoch} (zombie), {current} (current)")
         if self.origin == AppendOrigin.REPLICATION:
             log.info(message)  # the leader wrote it: a follower keeps what its leader has
         else:
@@ -148,10 +146,10 @@ class ProducerAppendInfo:
             # A new epoch (a producer that bumped it after an error, KIP-360) starts over at 0.
             if append_first_seq != 0 and self.updated_entry.producer_epoch != NO_PRODUCER_EPOCH:
                 raise OutOfOrderSequenceError(
-                    f"Invalid sequence number for new epoch of producer {self.producer_id} at offset "
-                    f"{offset} in "
-                    f"partition {self.topic_partition}: {producer_epoch} (request epoch), {append_first_seq} "
-                    f"(seq. number), {self.updated_entry.producer_epoch} (current producer epoch)")
+                    f"Invalid sequence number for new epoch of producer {self.producer_id} "
+                    f"at offset {offset} in partition {self.topic_partition}: "
+                    f"{producer_epoch} (request epoch), {append_first_seq} (seq. number), "
+                    f"{self.updated_entry.producer_epoch} (current producer epoch)")
             return
         # Same epoch: continue from this append's previous batch, or else from the partition's last one.
         if not self.updated_entry.is_empty:
@@ -161,21 +159,20 @@ class ProducerAppendInfo:
         else:
             current_last_seq = NO_SEQUENCE
         # No epoch known (a new producer here, or one whose state expired): any sequence may start it.
-        if self.current_entry.producer_epoch != NO_PRODUCER_EPOCH and not in_sequence(current_last_seq,
-                                                                                     append_first_seq):
+        epoch_known = self.current_entry.producer_epoch != NO_PRODUCER_EPOCH
+        if epoch_known and not in_sequence(current_last_seq, append_first_seq):
             raise OutOfOrderSequenceError(
-                f"Out of order sequence number for producer {self.producer_id} at offset {offset} in "
-                "partition "
-                f"{self.topic_partition}: {append_first_seq} (incoming seq. number), {current_last_seq} "
-                f"(current end sequence number)")
+                f"Out of order sequence number for producer {self.producer_id} at offset "
+                f"{offset} in partition {self.topic_partition}: {append_first_seq} "
+                f"(incoming seq. number), {current_last_seq} (current end sequence number)")
 
     def to_entry(self) -> ProducerStateEntry:
         return self.updated_entry
 
     def __repr__(self) -> str:
-        return (f"ProducerAppendInfo(producer_id={self.producer_id}, "
-                f"producer_epoch={self.updated_entry.producer_epoch}, "
-                f"first_sequence={self.updated_entry.first_seq}, last_sequence={self.updated_entry.last_seq})")
+        entry = self.updated_entry
+        return (f"ProducerAppendInfo(producer_id={self.producer_id}, producer_epoch={entry.producer_epoch}, "
+                f"first_sequence={entry.first_seq}, last_sequence={entry.last_seq})")
 
 
 def in_sequence(last_seq: int, next_seq: int) -> bool:

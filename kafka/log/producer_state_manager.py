@@ -347,8 +347,8 @@ def read_snapshot(path: str) -> list[ProducerStateEntry]:
     with open(path, "rb") as file:
         data = file.read()
     if len(data) < _HEADER.size:
-        raise CorruptSnapshotError(f"Snapshot failed schema validation: {len(data)} bytes is shorter than a "
-                                   "header")
+        raise CorruptSnapshotError("Snapshot failed schema validation: "
+                                   f"{len(data)} bytes is shorter than a header")
     version, crc, count = _HEADER.unpack_from(data)
     if version != PRODUCER_SNAPSHOT_VERSION:
         raise CorruptSnapshotError(f"Snapshot contained an unknown file version {version}")

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 
 from kafka.log.errors import CorruptIndexError
 
-TXN_INDEX_FILE_SUFFIX = ".txnindex"
 CURRENT_VERSION = 0
 _ENTRY = struct.Struct(">hqqqq")
 ENTRY_SIZE = _ENTRY.size  # 34
@@ -179,18 +178,17 @@ class TransactionIndex:
         except FileNotFoundError:
             return
         if size % ENTRY_SIZE:
-            raise CorruptIndexError(f"Transaction index file {self.path} has a size of {size}, not a "
-                                    "multiple "
-                                    f"of the entry size {ENTRY_SIZE}")
+            raise CorruptIndexError(f"Transaction index file {self.path} has a size of {size}, "
+                                    f"not a multiple of the entry size {ENTRY_SIZE}")
         self._entries = None
         for aborted_txn in self._load():
             if aborted_txn.version != CURRENT_VERSION:
-                raise CorruptIndexError(f"Unexpected aborted transaction version {aborted_txn.version} in "
-                                        f"transaction index {self.path}, current version is {CURRENT_VERSION}")
+                raise CorruptIndexError(f"Unexpected aborted transaction version {aborted_txn.version} "
+                                        f"in transaction index {self.path}, "
+                                        f"current version is {CURRENT_VERSION}")
             if aborted_txn.last_offset < self.start_offset:
                 raise CorruptIndexError(f"Last offset of aborted transaction {aborted_txn} in index "
-                                        f"{self.path} "
-                                        f"is less than start offset {self.start_offset}")
+                                        f"{self.path} is less than start offset {self.start_offset}")
 
     def __repr__(self) -> str:
         return f"TransactionIndex(start_offset={self.start_offset}, path={self.path!r})"

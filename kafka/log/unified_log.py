@@ -38,11 +38,11 @@ from kafka.log.completed_txn import CompletedTxn
 from kafka.log.errors import KafkaStorageError, OffsetOutOfRangeError, UnexpectedAppendOffsetError
 from kafka.log.fetch_data_info import FetchDataInfo, LogOffsetMetadata
 from kafka.log.file_records import TimestampAndOffset
-from kafka.log.leader_epoch_file_cache import EpochEntry, LeaderEpochCheckpointFile, LeaderEpochFileCache
+from kafka.log.leader_epoch_file_cache import EpochEntry
 from kafka.log.local_log import LocalLog
 from kafka.log.log_append_info import LogAppendInfo
 from kafka.log.log_config import LogConfig
-from kafka.log.log_loader import LogLoader, rebuild_producer_state
+from kafka.log.log_loader import LogLoader, load_leader_epoch_cache, rebuild_producer_state
 from kafka.log.log_segment import LogSegment
 from kafka.log.log_validator import assign_offsets, validate_records
 from kafka.log.producer_append_info import ProducerAppendInfo
@@ -91,7 +91,8 @@ class UnifiedLog:
         # From replication-offset-checkpoint; the Partition moves it on from there.
         self._high_watermark = min(max(high_watermark, self._log_start_offset), loaded.log_end_offset)
         self.producer_state_manager.on_high_watermark_updated(self._high_watermark)
-        self.leader_epoch_cache = self._load_leader_epoch_cache()
+        self.leader_epoch_cache = load_leader_epoch_cache(dir, self.name, self._local_log.view[0],
+                                                          self._log_start_offset, self.log_end_offset)
 
     # ------------------------------------------------------------------------------ offsets
 
@@ -145,7 +146,9 @@ class UnifiedLog:
         held back at the first offset of a transaction still open (or whose marker is not replicated)."""
         high_watermark = self._high_watermark
         first_unstable = self.producer_state_manager.first_unstable_offset
-        return first_unstable if first_unstable is not None and first_unstable < high_watermark else high_watermark
+        if first_unstable is not None and first_unstable < high_watermark:
+            return first_unstable
+        return high_watermark
 
     @property
     def recovery_point(self) -> int:
@@ -174,19 +177,6 @@ class UnifiedLog:
         return self.read(offset, 1, min_one_message=False).fetch_offset_metadata
 
     # ------------------------------------------------------------------------------ leader epochs
-
-    def _load_leader_epoch_cache(self) -> LeaderEpochFileCache:
-        """The leader-epoch-checkpoint, cut to the log as recovery left it; without one (a log from
-        before epochs were kept, or a damaged file) the map is rebuilt from the batches' epochs."""
-        missing = not LeaderEpochCheckpointFile(self.dir).exists()
-        cache = LeaderEpochFileCache.load(self.name, self.dir)
-        if missing or not cache.entries() and self.log_end_offset > self._log_start_offset:
-            for segment in self._local_log.view[0]:
-                for batch in segment.batch_headers():
-                    cache.assign(batch.partition_leader_epoch, batch.base_offset)
-        cache.truncate_from_end(self.log_end_offset)
-        cache.truncate_from_start(self._log_start_offset)
-        return cache
 
     @property
     def latest_epoch(self) -> int:
@@ -259,11 +249,11 @@ class UnifiedLog:
             return LogAppendInfo(log_end_offset, log_end_offset - 1, -1, -1, self._log_start_offset, 0, 0)
         with self._lock:
             local_log.check_if_closed()
-            if batches[0].base_offset != local_log.log_end_offset:
-                raise UnexpectedAppendOffsetError(
-                    f"{self.name}: a follower append starting at {batches[0].base_offset} does not continue the "
-                    f"log end offset {local_log.log_end_offset}", batches[0].base_offset, batches[-1].last_offset)
             first_offset, last_offset = batches[0].base_offset, batches[-1].last_offset
+            if first_offset != local_log.log_end_offset:
+                raise UnexpectedAppendOffsetError(
+                    f"{self.name}: a follower append starting at {first_offset} does not continue the "
+                    f"log end offset {local_log.log_end_offset}", first_offset, last_offset)
             max_timestamp = max(b.max_timestamp for b in batches)
             # The leader checked these batches: the follower only records its producers' progress.
             updated_producers: dict[int, ProducerAppendInfo] = {}
@@ -310,8 +300,9 @@ class UnifiedLog:
                 completed_txns.append(completed)
         return updated_producers, completed_txns, None
 
-    def _update_producer_state(self, updated_producers: dict[int, ProducerAppendInfo], completed_txns: list[CompletedTxn],
-                               segment: LogSegment, map_end_offset: int) -> None:
+    def _update_producer_state(self, updated_producers: dict[int, ProducerAppendInfo],
+                               completed_txns: list[CompletedTxn], segment: LogSegment,
+                               map_end_offset: int) -> None:
         """Take in a written append: the producers' new entries, then the transactions its markers
         ended, each abort indexed in the segment holding its marker with the LSO as it then stands."""
         producer_state_manager = self.producer_state_manager
@@ -356,9 +347,10 @@ class UnifiedLog:
         Whole segments above it go at once; the segment holding it is cut at that batch."""
         with self._lock:
             if offset >= self._local_log.log_end_offset:
-                # Nothing to cut, but the epoch cache still is (Kafka's truncateTo): a broker elected leader
-                # that lost the leadership before appending has an epoch starting at its log end that no
-                # other replica has; left there, its fetches name that epoch and are answered DivergingEpoch for ever.
+                # Nothing to cut, but the epoch cache still is (Kafka's truncateTo): a broker elected
+                # leader that lost the leadership before appending has an epoch starting at its log end
+                # that no other replica has; left there, its fetches name that epoch and are answered
+                # DivergingEpoch for ever.
                 self.leader_epoch_cache.truncate_from_end(self._local_log.log_end_offset)
                 return
             offset = max(offset, self._log_start_offset)
@@ -366,17 +358,17 @@ class UnifiedLog:
             self._high_watermark = min(self._high_watermark, offset)
             self.leader_epoch_cache.truncate_from_end(offset)
             # The producers' last batches may be gone: back to the newest snapshot at or below the new end.
-            rebuild_producer_state(self.producer_state_manager, self._local_log.segments, self._log_start_offset,
-                                   offset, self.time)
+            rebuild_producer_state(self.producer_state_manager, self._local_log.segments,
+                                   self._log_start_offset, offset, self.time)
             self.producer_state_manager.on_high_watermark_updated(self._high_watermark)
         LocalLog.delete_segments(dropped)
 
     def _maybe_roll(self, messages_size: int, max_timestamp: int, max_offset: int) -> LogSegment:
         local_log = self._local_log
         active, config = local_log.active_segment, local_log.config
-        if active.should_roll(messages_size, max_timestamp, max_offset, config.segment_bytes, config.segment_ms):
-            return self._roll()
-        return active
+        roll_due = active.should_roll(messages_size, max_timestamp, max_offset, config.segment_bytes,
+                                      config.segment_ms)
+        return self._roll() if roll_due else active
 
     def roll(self) -> LogSegment:
         """Start a new active segment at the log end offset (tools and tests; appends roll by themselves)."""
@@ -416,7 +408,8 @@ class UnifiedLog:
             raise OffsetOutOfRangeError(
                 f"offset {start_offset} is out of range for {self.name}: "
                 f"log start offset {log_start_offset}, log end offset {self.log_end_offset}")
-        return self._local_log.read(start_offset, max_length, isolation_max_offset, min_one_message, zero_copy)
+        return self._local_log.read(start_offset, max_length, isolation_max_offset, min_one_message,
+                                    zero_copy)
 
     def collect_aborted_transactions(self, start_offset: int, upper_bound_offset: int) -> list[AbortedTxn]:
         """The aborted transactions overlapping [start_offset, upper_bound_offset) (LocalLog's)."""
@@ -458,7 +451,8 @@ class UnifiedLog:
                     f"above the high watermark {self._high_watermark}")
             if new_log_start_offset > self._log_start_offset:
                 self._log_start_offset = new_log_start_offset
-                self._local_log.update_recovery_point(max(self._local_log.recovery_point, new_log_start_offset))
+                recovery_point = max(self._local_log.recovery_point, new_log_start_offset)
+                self._local_log.update_recovery_point(recovery_point)
                 self.leader_epoch_cache.truncate_from_start(new_log_start_offset)
                 self.producer_state_manager.on_log_start_offset_incremented(new_log_start_offset)
             return self._log_start_offset
@@ -491,7 +485,8 @@ class UnifiedLog:
             self._log_start_offset = self._high_watermark = offset
             self.leader_epoch_cache.clear()
             self.producer_state_manager.truncate_fully_and_start_at(offset)
-            rebuild_producer_state(self.producer_state_manager, self._local_log.segments, offset, offset, self.time)
+            rebuild_producer_state(self.producer_state_manager, self._local_log.segments, offset, offset,
+                                   self.time)
             self.producer_state_manager.on_high_watermark_updated(offset)
         LocalLog.delete_segments(dropped)
 
@@ -538,8 +533,8 @@ class UnifiedLog:
             self.producer_state_manager.on_log_start_offset_incremented(self._log_start_offset)
             log_start_offset = self._log_start_offset
         local_log.delete_segment_files(doomed)
-        log.info("deleted old segments", log=self.name, reason=reason, segments=[s.base_offset for s in doomed],
-                 log_start_offset=log_start_offset)
+        log.info("deleted old segments", log=self.name, reason=reason,
+                 segments=[s.base_offset for s in doomed], log_start_offset=log_start_offset)
         return len(doomed)
 
     # ------------------------------------------------------------------------------ compaction

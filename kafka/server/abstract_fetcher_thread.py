@@ -144,8 +144,8 @@ class AbstractFetcherThread(threading.Thread):
     def _still_current(self, tp: TopicPartition, asked: PartitionFetchState) -> PartitionFetchState | None:
         """The partition's state if nobody changed it while our request was out (else drop the answer)."""
         state = self.partition_states.get(tp)
-        if state is None or state.current_leader_epoch != asked.current_leader_epoch or \
-                state.fetch_offset != asked.fetch_offset or state.state != asked.state:
+        if (state is None or state.current_leader_epoch != asked.current_leader_epoch
+                or state.fetch_offset != asked.fetch_offset or state.state != asked.state):
             return None
         return state
 

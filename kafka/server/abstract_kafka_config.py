@@ -45,7 +45,7 @@ from kafka.server.config_def import (
 )
 from kafka.server.share.share_group_config import ShareGroupConfig
 
-# ------------------------------------------------------------------ parsers of keys kept as more than their type
+# ------------------------------------------------------------------ parsers of keys kept as more than a type
 
 
 def _cleanup_policy(v: str) -> str | None:
@@ -252,8 +252,7 @@ class AbstractKafkaConfig(ShareGroupConfig):
         "group.consumer.migration.policy", STRING, "bidirectional",
         one_of("disabled", "upgrade", "downgrade", "bidirectional"),
         "Which online conversions between a classic and a consumer group with members are allowed: disabled, "
-        "upgrade, "
-        "downgrade or bidirectional.")
+        "upgrade, downgrade or bidirectional.")
     offsets_topic_num_partitions = ConfigKey(
         "offsets.topic.num.partitions", INT, "50", at_least(1),
         "Partitions of __consumer_offsets (fixed once created).")
@@ -380,8 +379,7 @@ class AbstractKafkaConfig(ShareGroupConfig):
         "listener.security.protocol.map", STRING,
         "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT", None,
         "NAME:PROTOCOL,... (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL); a listener named after a protocol "
-        "needs no "
-        "entry.",
+        "needs no entry.",
         parse=_protocol_map)
     # TLS (docs/security.md); Kafka's SslConfigs and BrokerSecurityConfigs, listener.name.<l>.ssl.* overrides
     ssl_protocol = ConfigKey("ssl.protocol", STRING, SSL_DEFAULTS["ssl.protocol"], None,

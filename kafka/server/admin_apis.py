@@ -63,7 +63,8 @@ def _topic_denied(name: str, **extra) -> dict:
 
 
 def _topic_error(future: Future) -> TopicError | None:
-    """The TopicError a finished admin Future failed with, or None; any other exception is a bug and raised."""
+    """The TopicError a finished admin Future failed with, or None; any other exception is a bug and
+    raised."""
     error = future.exception()
     if error is None or isinstance(error, TopicError):
         return error
@@ -105,16 +106,15 @@ class AdminApis:
         try:  # the whole request's size first: one request may not keep the controller busy for long
             self.admin_manager.validate_create_topics_batch(req.topics)
         except TopicError as e:
-            self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, topics=[dict(
-                name=t.name, error_code=e.error, error_message=str(e), num_partitions=-1,
-                replication_factor=-1,
-                configs=[]) for t in req.topics]))
+            topics = [dict(name=t.name, error_code=e.error, error_message=str(e), num_partitions=-1,
+                           replication_factor=-1, configs=[]) for t in req.topics]
+            self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, topics=topics))
             return
         names = Counter(t.name for t in req.topics)
         validate_only = getattr(req, "validate_only", False)
         # CREATE on the cluster, or on each topic (Kafka's rule)
-        creatable = set(names) if self.auth.authorize(request, Op.CREATE, Res.CLUSTER, CLUSTER_NAME, False) \
-            else self.auth.filter_by_authorized(request, Op.CREATE, Res.TOPIC, names)
+        creatable = (set(names) if self.auth.authorize(request, Op.CREATE, Res.CLUSTER, CLUSTER_NAME, False)
+                     else self.auth.filter_by_authorized(request, Op.CREATE, Res.TOPIC, names))
         results = [self._create_topic(topic, names[topic.name] > 1, validate_only) if topic.name in creatable
                    else future_utils.completed(_topic_denied(topic.name, num_partitions=-1,
                                                              replication_factor=-1))
@@ -122,11 +122,12 @@ class AdminApis:
         # a created topic's configs are shown only to a principal that may describe them (Kafka's rule)
         describable = self.auth.filter_by_authorized(request, Op.DESCRIBE_CONFIGS, Res.TOPIC, creatable,
                                                      False)
-        self.request_helper.send_response_when_done(request, future_utils.all_of(results),
-                                                    lambda topics: dict(
-            throttle_time_ms=0,
-            topics=[t if t["error_code"] or t["name"] in describable else _configs_hidden(t)
-                                        for t in topics]))
+
+        def response(topics: list[dict]) -> dict:
+            shown = [t if t["error_code"] or t["name"] in describable else _configs_hidden(t) for t in topics]
+            return dict(throttle_time_ms=0, topics=shown)
+
+        self.request_helper.send_response_when_done(request, future_utils.all_of(results), response)
 
     def _create_topic(self, topic, duplicate: bool, validate_only: bool) -> Future[dict]:
         """One topic's entry of the CreateTopics response, once the controller (and this broker) are done."""
@@ -139,8 +140,8 @@ class AdminApis:
         if topic.assignments:
             if topic.num_partitions != -1 or topic.replication_factor != -1:
                 return future_utils.completed({**failed, "error_code": Errors.INVALID_REQUEST,
-                                               "error_message": "give either assignments or partitions and "
-                                                                "replication factor"})
+                                               "error_message": "give either assignments or partitions "
+                                                                "and replication factor"})
             assignments = {a.partition_index: list(a.broker_ids) for a in topic.assignments}
         created = self.admin_manager.create_topic(topic.name, topic.num_partitions, topic.replication_factor,
                                                   {c.name: c.value for c in topic.configs}, validate_only,
@@ -176,8 +177,8 @@ class AdminApis:
         # DELETE on the cluster, or on each topic (Kafka's controller: the cluster grant wins over a topic
         # DENY)
         names = [n for n, _ in wanted if n]
-        deletable = set(names) if self.auth.authorize(request, Op.DELETE, Res.CLUSTER, CLUSTER_NAME, False) \
-            else self.auth.filter_by_authorized(request, Op.DELETE, Res.TOPIC, names)
+        deletable = (set(names) if self.auth.authorize(request, Op.DELETE, Res.CLUSTER, CLUSTER_NAME, False)
+                     else self.auth.filter_by_authorized(request, Op.DELETE, Res.TOPIC, names))
         results = [self._delete_topic(name, topic_id) if name is None or name in deletable
                    else future_utils.completed(_topic_denied(name, topic_id=topic_id or uuid.UUID(int=0)))
                    for name, topic_id in wanted]
@@ -238,11 +239,12 @@ class AdminApis:
         req = request.body
 
         def failed(error: Errors) -> dict:
+            unanswered = error != Errors.CLUSTER_AUTHORIZATION_FAILED
+            message = "the controller did not answer" if unanswered else None
             return dict(throttle_time_ms=0, error_code=error, replica_election_results=[
-                dict(topic=t.topic, partition_result=[dict(partition_id=p, error_code=error, error_message=(
-                    "the controller did not answer" if error != Errors.CLUSTER_AUTHORIZATION_FAILED
-                    else None))
-                    for p in t.partitions]) for t in req.topic_partitions or []])
+                dict(topic=t.topic, partition_result=[
+                    dict(partition_id=p, error_code=error, error_message=message) for p in t.partitions])
+                for t in req.topic_partitions or []])
 
         if not self.auth.authorize(request, Op.ALTER, Res.CLUSTER, CLUSTER_NAME):
             self.request_helper.send_response_maybe_throttle(request,
@@ -328,9 +330,8 @@ class AdminApis:
                 error_code=Errors.KAFKA_STORAGE_ERROR if failures.is_offline(log_dir) else Errors.NONE,
                 log_dir=log_dir, topics=[dict(name=t, partitions=ps) for t, ps in by_topic.items()],
                 total_bytes=total, usable_bytes=usable))
-        self.request_helper.send_response_maybe_throttle(request,
-                                                         dict(throttle_time_ms=0, error_code=Errors.NONE,
-                                                                       results=results))
+        self.request_helper.send_response_maybe_throttle(
+            request, dict(throttle_time_ms=0, error_code=Errors.NONE, results=results))
 
     # ------------------------------------------------------------------ DescribeProducers
     def handle_describe_producers_request(self, request: Request) -> None:

@@ -121,7 +121,8 @@ class AdminManager:
     # ------------------------------------------------------------------ bounds on a whole request
     def validate_create_topics_batch(self, topics) -> None:
         """Kafka's cap on the partitions one CreateTopics may create, over all its topics; checked here
-        too because this broker forwards the request topic by topic, so no one controller call sees it whole."""
+        too because this broker forwards the request topic by topic, so no one controller call sees it
+        whole."""
         try:
             validate_total_number_of_partitions(topics, self.config.num_partitions)
         except ReplicationError as e:
@@ -151,7 +152,9 @@ class AdminManager:
             wanted = [dict(partition_index=i, broker_ids=ids) for i, ids in assignments.items()]
         else:
             partitions = self.config.num_partitions if num_partitions == -1 else num_partitions
-            replicas = self.config.default_replication_factor if replication_factor == -1 else replication_factor
+            replicas = replication_factor
+            if replication_factor == -1:
+                replicas = self.config.default_replication_factor
             wanted = []
         body = dict(topics=[dict(name=name, num_partitions=partitions, replication_factor=replicas,
                                  assignments=wanted,

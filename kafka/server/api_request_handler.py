@@ -56,7 +56,8 @@ class ApiRequestHandler:
             request.api_local_complete_time_ns = request.mark("I/O thread done; waiting in purgatory")
 
     def handle_error(self, request: Request) -> None:
-        """A handler raised: the KafkaRequestHandler logged it, the helper answers it (Kafka's handleError)."""
+        """A handler raised: the KafkaRequestHandler logged it, the helper answers it (Kafka's
+        handleError)."""
         self.request_helper.handle_error(request)
 
     def api_version_ranges(self) -> list[tuple[int, int, int]]:

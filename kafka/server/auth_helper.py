@@ -25,11 +25,12 @@ from kafka.protocol.errors import Errors
 Op, Res = AclOperation, ResourceType
 AUTHORIZED_OPERATIONS_OMITTED = -(2**31)  # INT32_MIN: the schema's default, "not asked for"
 # The messages Kafka's brokers put beside an authorisation error code (its Errors descriptions)
-AUTHORIZATION_MESSAGES = {Errors.TOPIC_AUTHORIZATION_FAILED: "Topic authorization failed.",
-                          Errors.GROUP_AUTHORIZATION_FAILED: "Group authorization failed.",
-                          Errors.CLUSTER_AUTHORIZATION_FAILED: "Cluster authorization failed.",
-                          Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED: "Transactional Id authorization "
-                                                                        "failed."}
+AUTHORIZATION_MESSAGES = {
+    Errors.TOPIC_AUTHORIZATION_FAILED: "Topic authorization failed.",
+    Errors.GROUP_AUTHORIZATION_FAILED: "Group authorization failed.",
+    Errors.CLUSTER_AUTHORIZATION_FAILED: "Cluster authorization failed.",
+    Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED: "Transactional Id authorization failed.",
+}
 
 
 class AuthorizationError(Exception):
@@ -59,8 +60,8 @@ class AuthHelper:
                                          resource_type,
                                          name, log_if_denied=log_if_denied)
         if request.journey is not None:
-            request.mark(f"authorize {request.principal} {operation.name} {resource_type.name}:{name} -> "
-                         f"{rule}")
+            request.mark(f"authorize {request.principal} {operation.name} "
+                         f"{resource_type.name}:{name} -> {rule}")
         return rule.result == ALLOWED
 
     def require(self, request: Request, operation: AclOperation, resource_type: ResourceType, name: str,

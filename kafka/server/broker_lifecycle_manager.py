@@ -111,11 +111,12 @@ class BrokerLifecycleManager:
         if error != Errors.NONE:
             backoff_ms = self._schedule_after_failure()
             # One line per attempt: with the backoff that is a few lines a minute, never a flood.
+            reason = None
+            if error == Errors.REQUEST_TIMED_OUT:
+                reason = ("no controller answered in time "
+                          "(are the controllers of controller.quorum.voters running and reachable?)")
             log.warning("broker registration failed, retrying", error=error.name,
-                        attempts=self._failed_attempts, backoff_ms=backoff_ms,
-                        reason=("no controller answered in time (are the controllers of "
-                                "controller.quorum.voters "
-                                "running and reachable?)" if error == Errors.REQUEST_TIMED_OUT else None))
+                        attempts=self._failed_attempts, backoff_ms=backoff_ms, reason=reason)
             return
         self._failed_attempts = 0
         self.broker_epoch = response.broker_epoch

@@ -72,7 +72,8 @@ class ClientQuotaApis:
                 throttle_time_ms=0, error_code=Errors.CLUSTER_AUTHORIZATION_FAILED, error_message=None,
                 entries=None))
             return
-        image = self.client_quota_metadata_manager.image if self.client_quota_metadata_manager else ClientQuotasImage()
+        manager = self.client_quota_metadata_manager
+        image = manager.image if manager else ClientQuotasImage()
         try:
             described = image.describe([(c.entity_type, c.match_type, c.match) for c in req.components],
                                        req.strict)

@@ -30,7 +30,8 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class ConfigType(Generic[T]):
-    """ConfigDef.Type: its name (what DescribeConfigs reports) and how a value's text parses (ValueError if not)."""
+    """ConfigDef.Type: its name (what DescribeConfigs reports) and how a value's text parses
+    (ValueError if not)."""
 
     name: str
     parse: Callable[[str], T]

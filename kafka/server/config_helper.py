@@ -173,7 +173,7 @@ class ConfigHelper:
         if name not in ("", str(self.config.node_id)):
             raise ConfigError(Errors.INVALID_REQUEST,
                               f"Unexpected broker id, expected {self.config.node_id} or empty "
-                                                      f"string, but received {name}")
+                              f"string, but received {name}")
         if name == "":  # the cluster-wide dynamic defaults (DYNAMIC_DEFAULT_BROKER_CONFIG): none are built
             return []
         described = []
@@ -224,7 +224,7 @@ class ConfigHelper:
         if resource_type == BROKER:
             raise ConfigError(Errors.INVALID_REQUEST,
                               "dynamic broker configs are not supported by this broker: "
-                                                      "set them in server.properties")
+                              "set them in server.properties")
         if resource_type != TOPIC:
             raise ConfigError(Errors.INVALID_REQUEST, f"unsupported resource type {resource_type}")
         topic = self.admin_manager.metadata_cache.get_topic(name)
@@ -240,8 +240,9 @@ class ConfigHelper:
             # A broker has no dynamic configs here, so deleting one finds nothing to delete: a success, as
             # in Kafka. kafka-reassign-partitions --verify does this to clear the replication throttles.
             if name not in ("", str(self.config.node_id)):  # this broker, or the cluster-wide defaults
+                expected = self.config.node_id
                 raise ConfigError(Errors.INVALID_REQUEST,
-                                  f"Unexpected broker id, expected {self.config.node_id}, but received {name}")
+                                  f"Unexpected broker id, expected {expected}, but received {name}")
             return future_utils.completed(None)
         topic = self._alterable_topic(resource_type, name)
         overrides = dict(topic.configs)
@@ -259,7 +260,7 @@ class ConfigHelper:
                 if key not in _LIST_CONFIGS:
                     raise ConfigError(Errors.INVALID_CONFIG,
                                       f"Can't {'APPEND' if op == APPEND else 'SUBTRACT'} to "
-                                                             f"key {key} because its type is not LIST.")
+                                      f"key {key} because its type is not LIST.")
                 items = [i for i in overrides.get(key, effective[key]).split(",") if i]
                 changes = [i.strip() for i in (value or "").split(",") if i.strip()]
                 if op == APPEND:

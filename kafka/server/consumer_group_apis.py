@@ -55,8 +55,8 @@ class ConsumerGroupApis:
         context = RequestContext(request.header.client_id or "", f"/{request.client_address}",
                                  request.header.api_version)
         self.coordinator.consumer_group_heartbeat(heartbeat, context).add_done_callback(
-            lambda f: self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0,
-                                                                                      **f.result())))
+            lambda f: self.request_helper.send_response_maybe_throttle(
+                request, dict(throttle_time_ms=0, **f.result())))
 
     def handle_consumer_group_describe_request(self, request: Request) -> None:
         req = request.body
@@ -68,14 +68,14 @@ class ConsumerGroupApis:
 
             def respond(described: dict) -> None:
                 if req.include_authorized_operations and described["error_code"] == Errors.NONE:
-                    described = {**described,
-                                 "authorized_operations": self.auth.authorized_operations(request, Res.GROUP,
-                                                                                          group_id)}
+                    operations = self.auth.authorized_operations(request, Res.GROUP, group_id)
+                    described = {**described, "authorized_operations": operations}
                 answer.set_result(described)
 
-            self.coordinator.consumer_group_describe(group_id).add_done_callback(lambda f: respond(f.result()))
+            pending = self.coordinator.consumer_group_describe(group_id)
+            pending.add_done_callback(lambda f: respond(f.result()))
             return answer
 
         gather([describe(group_id) for group_id in req.group_ids], list).add_done_callback(
-            lambda f: self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0,
-                                                                                      groups=f.result())))
+            lambda f: self.request_helper.send_response_maybe_throttle(
+                request, dict(throttle_time_ms=0, groups=f.result())))

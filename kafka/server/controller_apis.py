@@ -1,4 +1,5 @@
-"""ControllerApis: the requests a controller answers on its own listener (Kafka's kafka.server.ControllerApis).
+"""ControllerApis: the requests a controller answers on its own listener (Kafka's
+kafka.server.ControllerApis).
 
 Seed 002's control plane. Everything that reaches a controller arrives here, on the listener named
 in controller.listener.names, with its own network threads, request queue and I/O threads, so a
@@ -72,9 +73,11 @@ class ControllerApis(ApiRequestHandler):
                if k in (ApiKey.SASL_HANDSHAKE, ApiKey.SASL_AUTHENTICATE)},
             **{key: self.handle_raft_request for key in RAFT_APIS},
             ApiKey.BROKER_REGISTRATION: self._answer_with(lambda body: controller.register_broker(body)),
-            ApiKey.BROKER_HEARTBEAT: self._answer_with(lambda body: controller.process_broker_heartbeat(body)),
+            ApiKey.BROKER_HEARTBEAT: self._answer_with(
+                lambda body: controller.process_broker_heartbeat(body)),
             ApiKey.ALTER_PARTITION: self._answer_with(lambda body: controller.alter_partition(body)),
-            ApiKey.ALLOCATE_PRODUCER_IDS: self._answer_with(lambda body: controller.allocate_producer_ids(body)),
+            ApiKey.ALLOCATE_PRODUCER_IDS: self._answer_with(
+                lambda body: controller.allocate_producer_ids(body)),
             ApiKey.CREATE_TOPICS: self._answer_with(lambda body: controller.create_topics(body)),
             ApiKey.DELETE_TOPICS: self._answer_with(lambda body: controller.delete_topics(body)),
             ApiKey.CREATE_PARTITIONS: self._answer_with(lambda body: controller.create_partitions(body)),

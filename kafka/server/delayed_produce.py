@@ -1,4 +1,5 @@
-"""DelayedProduce: an acks=all produce waiting for its records to be committed (Kafka's kafka.server.DelayedProduce).
+"""DelayedProduce: an acks=all produce waiting for its records to be committed (Kafka's
+kafka.server.DelayedProduce).
 
 Seed 002: "While waiting for the data to be fully replicated, we don't want to tie up this I/O
 thread ... we'll stash those pending produce requests into a data structure called purgatory."

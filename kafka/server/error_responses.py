@@ -28,9 +28,12 @@ from kafka.protocol.schema import Schema
 def _partitions(request, topics_field: str, topic_name: str, partitions_field: str, index_name: str,
                 error: Errors, out_topic: str = "name", out_partitions: str = "partitions",
                 out_index: str = "partition_index", **extra: Any) -> list[dict]:
-    return [{out_topic: getattr(t, topic_name), out_partitions: [
-        {out_index: getattr(p, index_name), "error_code": error, **extra} for p in getattr(t, partitions_field)]}
-        for t in getattr(request, topics_field) or []]
+    def partition_errors(topic) -> list[dict]:
+        return [{out_index: getattr(p, index_name), "error_code": error, **extra}
+                for p in getattr(topic, partitions_field)]
+
+    return [{out_topic: getattr(t, topic_name), out_partitions: partition_errors(t)}
+            for t in getattr(request, topics_field) or []]
 
 
 def _produce(request, version: int, error: Errors) -> dict:

@@ -17,7 +17,8 @@ from kafka.protocol.errors import Errors
 
 class EpochEndOffset(NamedTuple):
     """A Fetch answer's DivergingEpoch (Kafka's FetchResponseData.EpochEndOffset): the fetcher's last
-    fetched epoch, or the largest epoch below it that the leader knows, and where it ends in the leader's log."""
+    fetched epoch, or the largest epoch below it that the leader knows, and where it ends in the
+    leader's log."""
 
     epoch: int
     end_offset: int

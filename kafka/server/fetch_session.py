@@ -77,8 +77,9 @@ class CachedPartition:
                                   self.last_fetched_epoch)
 
     def maybe_update_response_data(self, data: FetchPartitionData, update: bool) -> bool:
-        """Must this partition be in the incremental response? Yes if it has records, an error, or
-        a high watermark, log start offset or last stable offset the fetcher has not seen. With update, remember them."""
+        """Must this partition be in the incremental response? Yes if it has records, an error, or a
+        high watermark, log start offset or last stable offset the fetcher has not seen. With update,
+        remember them."""
         must_respond = len(data.records) > 0
         if data.high_watermark != self.high_watermark:
             must_respond = True
@@ -139,7 +140,8 @@ class FetchSession:
         return added, updated, removed
 
     def eviction_rank(self) -> tuple[bool, int, int]:
-        """Kafka's EvictableKey: the smallest is evicted first (consumers before followers, then fewer partitions)."""
+        """Kafka's EvictableKey: the smallest is evicted first (consumers before followers, then fewer
+        partitions)."""
         return self.privileged, self.size, self.id
 
     def __repr__(self) -> str:

@@ -185,8 +185,9 @@ class GroupApis:
             return _share_coordinator_error(key, Errors.COORDINATOR_NOT_AVAILABLE, version)
         found = self._partition_leader(key, SHARE_GROUP_STATE_TOPIC_NAME,
                                        coordinator.partition_for(share_key), listener)
-        return found if found["error_code"] == Errors.NONE else \
-            _share_coordinator_error(key, found["error_code"], version)
+        if found["error_code"] == Errors.NONE:
+            return found
+        return _share_coordinator_error(key, found["error_code"], version)
 
     def _partition_leader(self, key: str, topic: str, partition: int, listener: str) -> dict:
         leader, end_point = self.metadata_cache.partition_leader_end_point(topic, partition, listener)
@@ -208,7 +209,7 @@ class GroupApis:
         creator.create_topic(name, num_partitions, replication_factor, configs())
         return f"{name} is being created"
 
-    # ------------------------------------------------------------------ JoinGroup / SyncGroup / Heartbeat / LeaveGroup
+    # -------------------------------------------------------- JoinGroup / SyncGroup / Heartbeat / LeaveGroup
     def handle_join_group_request(self, request: Request) -> None:
         req = request.body
         self.auth.require(request, Op.READ, Res.GROUP, req.group_id, Errors.GROUP_AUTHORIZATION_FAILED)
@@ -366,7 +367,9 @@ class GroupApis:
         """A future of one group's OffsetFetch answer (the dict of OffsetFetchResponseGroup)."""
         if request is not None and not self.auth.authorize(request, Op.DESCRIBE, Res.GROUP, group_id):
             return answered(dict(group_id=group_id, error_code=Errors.GROUP_AUTHORIZATION_FAILED, topics=[]))
-        wanted = None if topics is None else [TopicPartition(t.name, i) for t in topics for i in t.partition_indexes]
+        wanted = None
+        if topics is not None:
+            wanted = [TopicPartition(t.name, i) for t in topics for i in t.partition_indexes]
         answer: Future = Future()
 
         def respond(result: tuple[Errors, dict[TopicPartition, PartitionOffset]]) -> None:
@@ -390,9 +393,9 @@ class GroupApis:
         if error != Errors.NONE and version < 2 and wanted:
             # v0-1 have no top-level error code: every partition carries it.
             for tp in wanted:
-                by_topic.setdefault(tp.topic,
-                                    []).append(dict(partition_index=tp.partition, committed_offset=-1,
-                                                              metadata="", error_code=error))
+                by_topic.setdefault(tp.topic, []).append(dict(partition_index=tp.partition,
+                                                              committed_offset=-1, metadata="",
+                                                              error_code=error))
         for tp, po in offsets.items():
             by_topic.setdefault(tp.topic, []).append(dict(
                 partition_index=tp.partition, committed_offset=po.offset,
@@ -444,9 +447,8 @@ class GroupApis:
             if not self.auth.authorize(request, Op.DESCRIBE, Res.CLUSTER, CLUSTER_NAME, False):
                 groups = [g for g in groups
                           if self.auth.authorize(request, Op.DESCRIBE, Res.GROUP, g["group_id"], False)]
-            self.request_helper.send_response_maybe_throttle(request,
-                                                             dict(throttle_time_ms=0, error_code=error,
-                                                                           groups=groups))
+            self.request_helper.send_response_maybe_throttle(
+                request, dict(throttle_time_ms=0, error_code=error, groups=groups))
 
         self.when_done(self.coordinator.list_groups(states, types), respond)
 
@@ -476,15 +478,17 @@ class GroupApis:
         def respond(result: tuple[Errors, dict[TopicPartition, Errors]]) -> None:
             error, partition_errors = result
             partition_errors = {**partition_errors, **unknown}
+
+            def error_of(topic: str, partition: int) -> Errors:
+                return partition_errors.get(TopicPartition(topic, partition), Errors.NONE)
+
             topics = [] if error != Errors.NONE else [
                 dict(name=t.name, partitions=[
-                    dict(partition_index=p.partition_index,
-                         error_code=partition_errors.get(TopicPartition(t.name, p.partition_index), Errors.NONE))
+                    dict(partition_index=p.partition_index, error_code=error_of(t.name, p.partition_index))
                     for p in t.partitions])
                 for t in req.topics]
-            self.request_helper.send_response_maybe_throttle(request,
-                                                             dict(error_code=error, throttle_time_ms=0,
-                                                                           topics=topics))
+            self.request_helper.send_response_maybe_throttle(
+                request, dict(error_code=error, throttle_time_ms=0, topics=topics))
 
         self.when_done(self.coordinator.delete_offsets(req.group_id,
                                                        [tp for tp in wanted if tp not in unknown]),

@@ -190,8 +190,8 @@ class KafkaApis(ApiRequestHandler):
         req = request.body
         if req.transactional_id is not None and not self.auth_helper.authorize(
                 request, Op.WRITE, Res.TRANSACTIONAL_ID, req.transactional_id):
-            self.request_helper.send_error_response_maybe_throttle(request,
-                                                                   Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+            self.request_helper.send_error_response_maybe_throttle(
+                request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
             return
         writable = self.auth_helper.filter_by_authorized(request, Op.WRITE, Res.TOPIC,
                                                          (t.name for t in req.topic_data))
@@ -289,12 +289,13 @@ class KafkaApis(ApiRequestHandler):
                 answer = context.update_and_generate_response_data(results)
             by_topic: dict[str, list[dict]] = {}
             for tp, data in answer.partitions:
+                aborted = data.aborted_transactions
+                if aborted is not None:
+                    aborted = [txn.as_aborted_transaction() for txn in aborted]
                 partition = dict(
                     partition_index=tp.partition, error_code=data.error, high_watermark=data.high_watermark,
                     last_stable_offset=data.last_stable_offset, log_start_offset=data.log_start_offset,
-                    aborted_transactions=(None if data.aborted_transactions is None else
-                                          [txn.as_aborted_transaction() for txn in data.aborted_transactions]),
-                    preferred_read_replica=-1, records=data.records)
+                    aborted_transactions=aborted, preferred_read_replica=-1, records=data.records)
                 # a tagged field: absent unless the fetcher's log diverged
                 if data.diverging_epoch is not None:
                     partition["diverging_epoch"] = data.diverging_epoch._asdict()

@@ -64,7 +64,8 @@ class KafkaConfig(AbstractKafkaConfig):
 
     def security_protocol(self, listener_name: str) -> SecurityProtocol:
         """Kafka's effective listener.security.protocol.map: the map, else a listener named after its
-        protocol, else PLAINTEXT for a controller listener when the map was not given (left at its default)."""
+        protocol, else PLAINTEXT for a controller listener when the map was not given (left at its
+        default)."""
         name = listener_name.upper()
         mapping = self.listener_security_protocol_map
         if name in mapping:
@@ -117,8 +118,7 @@ class KafkaConfig(AbstractKafkaConfig):
         protocol_set = "security.inter.broker.protocol" in self.originals
         if self.values["inter.broker.listener.name"] and protocol_set:
             raise ConfigError("configuration keys 'inter.broker.listener.name' and "
-                              "'security.inter.broker.protocol' "
-                              "cannot both be set: name the listener only")
+                              "'security.inter.broker.protocol' cannot both be set: name the listener only")
         for end_point in self.listeners:
             protocol, name = end_point.security_protocol, end_point.listener_name
             try:
@@ -129,7 +129,8 @@ class KafkaConfig(AbstractKafkaConfig):
                     SslFactory(self.ssl_configs(name), server_mode=True)
             except (SslConfigError, SaslConfigError) as e:
                 raise ConfigError(f"listener {name} ({protocol.name}): {e}") from None
-        if self.is_broker and self.inter_broker_listener_name not in [e.listener_name for e in self.broker_listeners]:
+        broker_listener_names = [e.listener_name for e in self.broker_listeners]
+        if self.is_broker and self.inter_broker_listener_name not in broker_listener_names:
             if self.values["inter.broker.listener.name"] or protocol_set:
                 raise ConfigError(f"configuration key 'inter.broker.listener.name' names "
                                   f"{self.inter_broker_listener_name}, which is not in 'listeners'")
@@ -139,8 +140,7 @@ class KafkaConfig(AbstractKafkaConfig):
         queued, request_max = self.queued_max_request_bytes, self.socket_request_max_bytes
         if queued > 0 and queued < request_max:
             raise ConfigError(f"configuration key 'queued.max.request.bytes' ({queued}) must be larger or "
-                              "equal to "
-                              f"socket.request.max.bytes ({request_max}), or -1 for no bound")
+                              f"equal to socket.request.max.bytes ({request_max}), or -1 for no bound")
         if (problem := share_group_config_problem(self.values)) is not None:
             raise ConfigError(problem)
 
@@ -213,7 +213,8 @@ class KafkaConfig(AbstractKafkaConfig):
         try:
             return parse_listeners(raw)
         except ValueError as e:
-            raise ConfigError(f"invalid value {raw!r} for configuration key 'advertised.listeners': {e}") from None
+            raise ConfigError(
+                f"invalid value {raw!r} for configuration key 'advertised.listeners': {e}") from None
 
     @property
     def log_retention_time_ms(self) -> int:

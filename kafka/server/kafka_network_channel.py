@@ -1,4 +1,5 @@
-"""KafkaNetworkChannel: how raft requests reach other nodes (Kafka's org.apache.kafka.raft.KafkaNetworkChannel).
+"""KafkaNetworkChannel: how raft requests reach other nodes (Kafka's
+org.apache.kafka.raft.KafkaNetworkChannel).
 
 Seed 002 keeps the control plane apart from the data plane: voters talk to each other, and brokers
 to voters, only on the controllers' own listener (controller.listener.names), so a queue of client
@@ -81,7 +82,8 @@ class KafkaNetworkChannel:
         partition = body["responses"][0]["partitions"][0] if body.get("responses") else None
         leader = partition.get("current_leader") if partition is not None else None
         bootstrap = self.client.metadata.cluster.nodes.get(bootstrap_id)
-        if leader is not None and leader.leader_id >= 0 and partition["error_code"] == Errors.NONE and bootstrap:
+        leader_known = leader is not None and leader.leader_id >= 0 and partition["error_code"] == Errors.NONE
+        if leader_known and bootstrap:
             self.update_endpoints({leader.leader_id: (bootstrap.host, bootstrap.port)})
 
     def poll(self, timeout_ms: float) -> None:

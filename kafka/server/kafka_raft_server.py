@@ -49,13 +49,13 @@ def _verify_or_format_directories(config: KafkaConfig) -> str:
     cluster_id = verify_meta_properties(dirs, config.node_id)
     if cluster_id is not None:
         return cluster_id
-    if len(config.controller_quorum_voters) > 1 or not config.is_controller or \
-            config.controller_quorum_bootstrap_servers:  # a dynamic quorum (KIP-853): kafka-storage format first
+    # A dynamic quorum (KIP-853) is formatted with kafka-storage format first, as a static one of many.
+    dynamic_quorum = bool(config.controller_quorum_bootstrap_servers)
+    if len(config.controller_quorum_voters) > 1 or not config.is_controller or dynamic_quorum:
         raise ConfigError(f"log directory {dirs[0]} is not formatted: this node is one of a quorum of "
                           f"{len(config.controller_quorum_voters)} voters, so every node must be formatted "
-                          "with "
-                          "the same cluster id first: kafka-storage random-uuid, then kafka-storage format "
-                          "-t <cluster id> -c <server.properties> on each node")
+                          "with the same cluster id first: kafka-storage random-uuid, then kafka-storage "
+                          "format -t <cluster id> -c <server.properties> on each node")
     cluster_id = random_uuid()
     format_directories(dirs, cluster_id, config.node_id)
     log.info("formatted empty log directories for a new one-node cluster (as kafka-storage format would)",

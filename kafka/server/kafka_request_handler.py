@@ -1,4 +1,5 @@
-"""KafkaRequestHandler and KafkaRequestHandlerPool: the I/O threads (Kafka's kafka.server.KafkaRequestHandler).
+"""KafkaRequestHandler and KafkaRequestHandlerPool: the I/O threads (Kafka's
+kafka.server.KafkaRequestHandler).
 
 Seed 002: "the request will be picked up by the second main pool in Kafka. These are called I/O
 threads ... each I/O thread can be used to handle requests from any client." A fixed pool of
@@ -72,7 +73,8 @@ class KafkaRequestHandler(threading.Thread):
 
     @property
     def idle_time_ns(self) -> int:
-        """Nanoseconds spent waiting for requests, the wait under way included (RequestHandlerAvgIdlePercent)."""
+        """Nanoseconds spent waiting for requests, the wait under way included
+        (RequestHandlerAvgIdlePercent)."""
         waiting_since = self._waiting_since_ns
         return self._idle_ns + (time.monotonic_ns() - waiting_since if waiting_since else 0)
 

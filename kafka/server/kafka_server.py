@@ -20,12 +20,11 @@ Seed 004: the broker decides no metadata; it replays the log the controllers wri
 until the broker has caught up with that log and the controller has unfenced it, so the first
 client request already sees every topic.
 
-Shutdown goes the other way, in Kafka's BrokerServer.shutdown order: a controlled shutdown first
-(the controller moves this broker's leaderships away), then stop accepting and close connections,
-detach the broker's metadata publishers, stop the I/O threads, the scheduler, the coordinators, the
-replica manager and its purgatories, the channels to the controller, the cleaner, and flush and
-close every log; then the controller, and last the raft client (a leader resigns so the others
-elect at once) and the metadata log.
+Shutdown goes the other way, in Kafka's BrokerServer.shutdown order: a controlled shutdown first (the
+controller moves this broker's leaderships away), then stop accepting and close connections, detach the
+broker's metadata publishers, stop the I/O threads, the scheduler, the coordinators, the replica manager
+and its purgatories, the channels to the controller, the cleaner, and flush and close every log; then the
+controller, and last the raft client (a leader resigns so the others elect at once) and the metadata log.
 """
 
 from __future__ import annotations
@@ -155,10 +154,11 @@ class KafkaServer:
         if config.is_broker:
             self._await_broker_ready()
             self.request_handler_pool.startup()
+        controller = self.controller_server
         log.info("started", node_id=config.node_id, cluster_id=cluster_id, roles=sorted(config.process_roles),
                  listeners=[e.connection_string for e in self._advertised_end_points()],
-                 controller_listener=(f"{config.controller_listener_name}://:{self.controller_server.bound_port()}"
-                                      if self.controller_server else None))
+                 controller_listener=(f"{config.controller_listener_name}://:{controller.bound_port()}"
+                                      if controller else None))
 
     def _voter_end_points(self) -> dict[int, tuple[str, int]]:
         voters = self.config.controller_quorum_voters
@@ -204,16 +204,15 @@ class KafkaServer:
 
     def _start_log_manager(self, cluster_id: str) -> None:
         config = self.config
-        self.log_manager = LogManager(config.log_dirs, default_log_config(config), self.time,
-                                      node_id=config.node_id, cluster_id=cluster_id,
-                                      producer_state_manager_config=ProducerStateManagerConfig(
-                                          config.producer_id_expiration_ms),
-                                      producer_id_expiration_check_interval_ms=(
-                                          config.producer_id_expiration_check_interval_ms),
-                                      # the coordinators' topics keep their descriptors (storage.md)
-                                      reserved_partitions={
-                                          GROUP_METADATA_TOPIC_NAME: config.offsets_topic_num_partitions,
-                                          TRANSACTION_STATE_TOPIC_NAME: config.transaction_state_log_num_partitions})
+        # The coordinators' topics keep their descriptors (storage.md).
+        reserved_partitions = {GROUP_METADATA_TOPIC_NAME: config.offsets_topic_num_partitions,
+                               TRANSACTION_STATE_TOPIC_NAME: config.transaction_state_log_num_partitions}
+        self.log_manager = LogManager(
+            config.log_dirs, default_log_config(config), self.time, node_id=config.node_id,
+            cluster_id=cluster_id,
+            producer_state_manager_config=ProducerStateManagerConfig(config.producer_id_expiration_ms),
+            producer_id_expiration_check_interval_ms=config.producer_id_expiration_check_interval_ms,
+            reserved_partitions=reserved_partitions)
         try:
             self.log_manager.startup({})  # topic configs come from the metadata log, applied by the publisher
         except OSError as e:
@@ -222,8 +221,9 @@ class KafkaServer:
     def _start_socket_server(self) -> None:
         config = self.config
         self.request_channel = RequestChannel(config.queued_max_requests)
-        self.socket_server = SocketServer(config.broker_listeners, SocketServerConfig.from_kafka_config(config),
-                                          self.request_channel, self.time, self.credential_cache)
+        self.socket_server = SocketServer(config.broker_listeners,
+                                          SocketServerConfig.from_kafka_config(config), self.request_channel,
+                                          self.time, self.credential_cache)
         # Bind before anything else can fail late: a taken port stops start-up here.
         try:
             self.socket_server.startup(enable_request_processing=False)  # accepting once caught up (below)
@@ -268,10 +268,11 @@ class KafkaServer:
         self.replica_manager.startup(self.kafka_scheduler)  # isr-expiration
         self.log_manager.startup_tasks(
             self.kafka_scheduler, config.log_retention_check_interval_ms,
-            config.log_flush_offset_checkpoint_interval_ms, config.log_flush_start_offset_checkpoint_interval_ms,
+            config.log_flush_offset_checkpoint_interval_ms,
+            config.log_flush_start_offset_checkpoint_interval_ms,
             config.replica_high_watermark_checkpoint_interval_ms, config.log_flush_scheduler_interval_ms)
-        self.log_cleaner = LogCleaner(cleaner_config(config), self.log_manager.log_dirs, self.log_manager.all_logs,
-                                      self.time)
+        self.log_cleaner = LogCleaner(cleaner_config(config), self.log_manager.log_dirs,
+                                      self.log_manager.all_logs, self.time)
         if self.log_cleaner.config.enable_cleaner:
             self.log_cleaner.startup()
 
@@ -286,13 +287,27 @@ class KafkaServer:
 
     def _start_transaction_coordinator(self) -> None:
         """Producer ids (KIP-730): blocks from the active controller, asked for on the forwarding
-        channel with this broker's id and epoch, as Kafka's BrokerServer wires its RPCProducerIdManager."""
+        channel with this broker's id and epoch, as Kafka's BrokerServer wires its RPCProducerIdManager.
+        The marker channel's WriteTxnMarkers go to each partition leader's inter-broker listener."""
         config = self.config
         self.producer_id_manager = RPCProducerIdManager(
             config.node_id, self.time, lambda: self.lifecycle_manager.broker_epoch,
             lambda body, callback: self.controller_channel.send_request(
                 ApiKey.ALLOCATE_PRODUCER_IDS, body, callback, config.controller_quorum_request_timeout_ms))
-        self.transaction_coordinator = self._transaction_coordinator()
+        self.txn_marker_send_thread = InterBrokerSendThread(
+            f"TxnMarkerSenderThread-{config.node_id}", config.node_id, 30_000, self.time,
+            config.client_configs(config.inter_broker_listener_name))
+        self.txn_marker_send_thread.start()
+        coordinator = TransactionCoordinator.build(
+            config.node_id, config, self.replica_manager, self.producer_id_manager,
+            lambda tp: self.metadata_cache.get_partition_leader_endpoint(
+                tp, config.inter_broker_listener_name),
+            lambda destination, body, callback: self.txn_marker_send_thread.send(
+                destination, ApiKey.WRITE_TXN_MARKERS, body, callback),
+            self.group_coordinator.partition_for, self.time)
+        # TxnOffsetCommit: the group coordinator asks whether its partition is in the transaction
+        self.group_coordinator.transaction_verifier = coordinator.verify_offsets_partition_in_transaction
+        self.transaction_coordinator = coordinator
         self.transaction_coordinator.startup()
 
     def _create_share_coordinator(self) -> None:
@@ -306,19 +321,19 @@ class KafkaServer:
         listener = config.inter_broker_listener_name
         self.persister_timer = SystemTimerReaper(f"persister-state-manager-reaper-{config.node_id}",
                                                  SystemTimer("persister", time=self.time))
-        self.persister = DefaultStatePersister.instance(
-            InterBrokerSendThread(f"PersisterStateManager-{config.node_id}", config.node_id, 30_000,
-                                  self.time, config.client_configs(listener)),
-            ShareCoordinatorMetadataCacheHelperImpl(self.metadata_cache, self.share_coordinator.partition_for,
-                                                    listener),
-            self.time, self.persister_timer)
+        sender = InterBrokerSendThread(f"PersisterStateManager-{config.node_id}", config.node_id, 30_000,
+                                       self.time, config.client_configs(listener))
+        coordinators = ShareCoordinatorMetadataCacheHelperImpl(self.metadata_cache,
+                                                               self.share_coordinator.partition_for, listener)
+        self.persister = DefaultStatePersister.instance(sender, coordinators, self.time, self.persister_timer)
         groups = self.group_coordinator  # a share partition's state exists before it is handed out
         groups.share_group_state_initializer = lambda g, t, p, e, s: self.persister.initialize_state(
             PartitionStateKey(g, t, p), e, s)
         offsets = groups.share_group_offsets  # the admin APIs and DeleteGroups read and delete the state
         offsets.share_group_state_summary_reader = lambda g, t, p: self.persister.read_summary(
             PartitionStateKey(g, t, p), 0)
-        offsets.share_group_state_deleter = lambda g, t, p: self.persister.delete_state(PartitionStateKey(g, t, p))
+        offsets.share_group_state_deleter = lambda g, t, p: self.persister.delete_state(
+            PartitionStateKey(g, t, p))
 
     def _create_share_partition_manager(self) -> None:
         """The share partitions this broker leads (`SharePartitionManager.build`); a share session ends
@@ -341,17 +356,18 @@ class KafkaServer:
             default_log_config(config), self.transaction_coordinator, self.share_coordinator,
             self.share_partition_manager)
         self.metadata_publisher.add_update_listener(self.admin_manager.metadata_updated)
-        # client quotas: the managers KafkaApis asks, fed by the metadata log (Kafka's DynamicClientQuotaPublisher)
+        # client quotas: what KafkaApis asks, fed by the metadata log (Kafka's DynamicClientQuotaPublisher)
         self.client_quota_metadata_manager = ClientQuotaMetadataManager(self.quota_managers)
         self.shared.loader.install_publishers([self.metadata_publisher, self.client_quota_metadata_manager])
 
     def _start_metrics_endpoint(self) -> None:
         """The /metrics endpoint and the request trace."""
+        purgatory_holders = [self.replica_manager, self.group_coordinator, self.admin_manager,
+                             self.transaction_coordinator, self.forwarding_manager]
         self.metrics_endpoint = MetricsEndpoint(
-            self.config, self.time, self.request_channel, self.socket_server, self.replica_manager, self.log_manager,
-            self.fetch_manager.cache, [self.replica_manager, self.group_coordinator, self.admin_manager,
-                                       self.transaction_coordinator, self.forwarding_manager],
-            self.transaction_coordinator, self.quota_managers, io_thread_idle_ns=self._io_thread_idle_ns,
+            self.config, self.time, self.request_channel, self.socket_server, self.replica_manager,
+            self.log_manager, self.fetch_manager.cache, purgatory_holders, self.transaction_coordinator,
+            self.quota_managers, io_thread_idle_ns=self._io_thread_idle_ns,
             controller_values=self._controller_metrics, raft_values=self._raft_metrics)
         self.metrics_endpoint.startup()
         self.socket_server.register_metrics(self.metrics_endpoint.metrics)
@@ -379,7 +395,8 @@ class KafkaServer:
         auto_topic_creation_manager = AutoTopicCreationManager(config, self.admin_manager)
         config_helper = ConfigHelper(self.admin_manager, config)
         families = [
-            StorageApis(request_helper, auth_helper, self.replica_manager, self.metadata_cache, config_helper),
+            StorageApis(request_helper, auth_helper, self.replica_manager, self.metadata_cache,
+                        config_helper),
             GroupApis(request_helper, auth_helper, self.group_coordinator, self.metadata_cache,
                       auto_topic_creation_manager, config, self.transaction_coordinator,
                       self.share_coordinator),
@@ -394,17 +411,19 @@ class KafkaServer:
             ShareGroupAdminApis(request_helper, auth_helper, self.group_coordinator, self.metadata_cache,
                                 self._share_groups_enabled),
             TransactionApis(request_helper, auth_helper, self.transaction_coordinator, self.metadata_cache),
-            AdminApis(request_helper, auth_helper, self.admin_manager, self.forwarding_manager, self.metadata_cache,
-                      self.replica_manager, config_helper, config),
-            ClientQuotaApis(request_helper, auth_helper, self.forwarding_manager, self.client_quota_metadata_manager),
+            AdminApis(request_helper, auth_helper, self.admin_manager, self.forwarding_manager,
+                      self.metadata_cache, self.replica_manager, config_helper, config),
+            ClientQuotaApis(request_helper, auth_helper, self.forwarding_manager,
+                            self.client_quota_metadata_manager),
             AclApis(request_helper, auth_helper, self.forwarding_manager),
             SaslApis(request_helper, self.forwarding_manager, self.scram_publisher),
         ]
-        return KafkaApis(request_helper, auth_helper, self.replica_manager, self.metadata_cache, self.fetch_manager,
-                         auto_topic_creation_manager, self.forwarding_manager, config, families,
-                         group_coordinator=self.group_coordinator,
-                         add_partitions_to_txn_manager=AddPartitionsToTxnManager(
-                             config, self.transaction_coordinator, self.replica_manager))
+        add_partitions_to_txn_manager = AddPartitionsToTxnManager(config, self.transaction_coordinator,
+                                                                  self.replica_manager)
+        return KafkaApis(request_helper, auth_helper, self.replica_manager, self.metadata_cache,
+                         self.fetch_manager, auto_topic_creation_manager, self.forwarding_manager, config,
+                         families, group_coordinator=self.group_coordinator,
+                         add_partitions_to_txn_manager=add_partitions_to_txn_manager)
 
     def _start_lifecycle_manager(self, cluster_id: str) -> None:
         """Register with the controller and heartbeat; fenced until caught up with the metadata log."""
@@ -431,23 +450,6 @@ class KafkaServer:
     def _raft_metrics(self) -> dict[str, object]:
         driver = getattr(self.shared, "raft_driver", None)
         return dict(driver.published.raft_metrics) if driver is not None else {}
-
-    def _transaction_coordinator(self) -> TransactionCoordinator:
-        """The marker channel's WriteTxnMarkers go to each partition leader's inter-broker listener."""
-        config = self.config
-        self.txn_marker_send_thread = InterBrokerSendThread(f"TxnMarkerSenderThread-{config.node_id}", config.node_id,
-                                                            30_000, self.time,
-                                                            config.client_configs(config.inter_broker_listener_name))
-        self.txn_marker_send_thread.start()
-        coordinator = TransactionCoordinator.build(
-            config.node_id, config, self.replica_manager, self.producer_id_manager,
-            lambda tp: self.metadata_cache.get_partition_leader_endpoint(tp, config.inter_broker_listener_name),
-            lambda destination, body, callback: self.txn_marker_send_thread.send(
-                destination, ApiKey.WRITE_TXN_MARKERS, body, callback),
-            self.group_coordinator.partition_for, self.time)
-        # TxnOffsetCommit: the group coordinator asks whether its partition is in the transaction
-        self.group_coordinator.transaction_verifier = coordinator.verify_offsets_partition_in_transaction
-        return coordinator
 
     def _await_broker_ready(self) -> None:
         """Kafka's BrokerServer waits for the metadata log and for the controller's unfencing."""
@@ -550,7 +552,7 @@ class KafkaServer:
             self.kafka_scheduler.shutdown()
         if self.transaction_coordinator is not None:
             self.transaction_coordinator.shutdown()
-        if self.txn_marker_send_thread is not None:  # its marker channel (Kafka's TransactionCoordinator stops it)
+        if self.txn_marker_send_thread is not None:  # Kafka's TransactionCoordinator stops its marker channel
             self.txn_marker_send_thread.shutdown()
         if self.group_coordinator is not None:
             self.group_coordinator.shutdown()

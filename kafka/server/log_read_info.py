@@ -29,9 +29,11 @@ class LogReadInfo:
 
 
 def next_offset_after(records: bytes | FileRecords) -> int | None:
-    """The offset after the last whole batch of a read (None when it holds none), from the headers alone."""
-    headers = (h for _, h in records.batches_from(records.position, LOOKUP_CHUNK)) if isinstance(records,
-                                                                                                 FileRecords) \
-        else iter_batches(records)
+    """The offset after the last whole batch of a read (None when it holds none), from the headers
+    alone."""
+    if isinstance(records, FileRecords):
+        headers = (h for _, h in records.batches_from(records.position, LOOKUP_CHUNK))
+    else:
+        headers = iter_batches(records)
     last = collections.deque(headers, maxlen=1)
     return last[0].last_offset + 1 if last else None

@@ -39,7 +39,8 @@ class LogDirectoryError(MetaPropertiesError):
 
 
 def create_log_dir(log_dir: str) -> None:
-    """The directory, made if missing; a file in its place, or a parent that is one, is a LogDirectoryError."""
+    """The directory, made if missing; a file in its place, or a parent that is one, is a
+    LogDirectoryError."""
     try:
         os.makedirs(log_dir, exist_ok=True)
     except FileExistsError:  # makedirs' word for "a file is in the way"
@@ -100,8 +101,7 @@ def verify_meta_properties(log_dirs: list[str], node_id: int) -> str | None:
     missing = [d for d, p in found.items() if p is None]
     if missing:
         raise MetaPropertiesError(f"log directory {missing[0]} is not formatted, but {next(iter(formatted))} "
-                                  "is: "
-                                  "run kafka-storage format with --ignore-formatted to format it")
+                                  "is: run kafka-storage format with --ignore-formatted to format it")
     cluster_ids = {p.cluster_id for p in formatted.values()}
     if len(cluster_ids) > 1:
         raise MetaPropertiesError(f"log directories belong to different clusters: {sorted(cluster_ids)}")

@@ -1,4 +1,5 @@
-"""Partition: one topic-partition's replica on this broker, leader or follower (Kafka's kafka.cluster.Partition).
+"""Partition: one topic-partition's replica on this broker, leader or follower (Kafka's
+kafka.cluster.Partition).
 
 It holds the local log, the replica set, the in-sync replicas (ISR) and the leader epoch, and it
 owns the rule for the high watermark (seed 004): the HW is the smallest log end offset among the
@@ -27,11 +28,10 @@ keeps counting the larger of the two ISRs toward the HW until the answer or the 
 it (Kafka's PendingExpandIsr / PendingShrinkIsr): a record is never called committed on fewer
 replicas than the controller might still think are in sync.
 
-As follower: append_records_to_follower copies the leader's batches (its offsets and epochs), and
-truncate_to drops a tail the leader does not have (the ReplicaFetcherThread decides where, from a
-DivergingEpoch answer or OffsetsForLeaderEpoch). The
-fetcher learns all it needs of the local log from here (its end offsets, its latest epoch and where
-each epoch ends): nothing above the Partition touches the log.
+As follower: append_records_to_follower copies the leader's batches (offsets and epochs kept); truncate_to
+drops a tail the leader does not have (the ReplicaFetcherThread decides where, from a DivergingEpoch
+answer or OffsetsForLeaderEpoch). The fetcher learns all it needs of the local log from here (its end
+offsets, its latest epoch and where each epoch ends): nothing above the Partition touches the log.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ class Partition:
         self.local_broker_id = local_broker_id
         self.time = time
         self.replica_lag_time_max_ms = replica_lag_time_max_ms
-        self.alter_partition_manager = alter_partition_manager  # None: a Partition on its own (tests): ISR changes are local
+        self.alter_partition_manager = alter_partition_manager  # None (tests): ISR changes are local
         self.listener = listener  # ReplicaManager: ISR-change metrics, and HW moves outside a request
         self.assigned_replicas = [local_broker_id]
         self.isr: frozenset[int] = frozenset({local_broker_id})
@@ -114,7 +114,7 @@ class Partition:
 
     @property
     def min_insync_replicas(self) -> int:
-        """The topic's min.insync.replicas, as its log's config has it now (a config change applies at once)."""
+        """min.insync.replicas as the log's config has it now (a config change applies at once)."""
         return self.log.config.min_insync_replicas
 
     @property
@@ -137,15 +137,16 @@ class Partition:
             if is_new_leader:
                 # Record where this epoch starts before anything is appended in it: a follower asking
                 # where the previous epoch ended gets this offset (OffsetsForLeaderEpoch, DivergingEpoch).
-                self.leader_epoch_start_offset = self.log.log_end_offset
+                self.leader_epoch_start_offset = start_offset = self.log.log_end_offset
                 if state.leader_epoch >= self.log.latest_epoch:
-                    self.log.maybe_assign_epoch_start_offset(state.leader_epoch, self.leader_epoch_start_offset)
-                else:  # a stale leadership (a restart replaying old metadata): the cache would lose newer epochs
-                    log.warning("not recording an epoch older than the log's latest", partition=str(self.topic_partition),
-                                leader_epoch=state.leader_epoch, latest_epoch=self.log.latest_epoch)
-                log.info("became leader", partition=str(self.topic_partition), leader_epoch=state.leader_epoch,
-                         isr=sorted(state.isr), log_end_offset=self.log.log_end_offset,
-                         high_watermark=self.log.high_watermark)
+                    self.log.maybe_assign_epoch_start_offset(state.leader_epoch, start_offset)
+                else:  # a stale leadership (a restart replaying old metadata): keep the newer epochs
+                    log.warning("not recording an epoch older than the log's latest",
+                                partition=str(self.topic_partition), leader_epoch=state.leader_epoch,
+                                latest_epoch=self.log.latest_epoch)
+                log.info("became leader", partition=str(self.topic_partition),
+                         leader_epoch=state.leader_epoch, isr=sorted(state.isr),
+                         log_end_offset=self.log.log_end_offset, high_watermark=self.log.high_watermark)
             previous_isr = self.isr
             self._update_assignment_and_isr(state, now, reset_followers=is_new_leader)
             self.leader_id = self.local_broker_id
@@ -177,8 +178,9 @@ class Partition:
         and the HW would be counted without it. The same epoch is applied: our own change, by the log."""
         if state.partition_epoch >= self.partition_epoch:
             return False
-        log.info("skipped a state older than our partition epoch", partition=str(self.topic_partition), become=role,
-                 state_partition_epoch=state.partition_epoch, partition_epoch=self.partition_epoch)
+        log.info("skipped a state older than our partition epoch", partition=str(self.topic_partition),
+                 become=role, state_partition_epoch=state.partition_epoch,
+                 partition_epoch=self.partition_epoch)
         return True
 
     def _update_assignment_and_isr(self, state, now_ms: int, reset_followers: bool) -> None:
@@ -243,10 +245,9 @@ class Partition:
         return info, hw_moved
 
     def maybe_increment_leader_hw(self) -> bool:
-        """Move the HW up to the smallest log end offset in the (maximal) ISR. True if it moved.
-
-        A follower whose log end offset is unknown (no fetch since this leadership began) holds the
-        HW where it is: it may be missing anything above it."""
+        """Move the HW up to the smallest log end offset in the (maximal) ISR. True if it moved. A
+        follower whose log end offset is unknown (no fetch since this leadership began) holds the HW
+        where it is: it may be missing anything above it."""
         with self.leader_isr_update_lock:
             if not self.is_leader:
                 return False
@@ -267,7 +268,7 @@ class Partition:
             listener.on_high_watermark_updated(self.topic_partition, hw)
 
     def maybe_add_listener(self, listener) -> bool:
-        """Kafka's maybeAddListener: a hosted partition takes the listener (the ReplicaManager checks that)."""
+        """Kafka's maybeAddListener: always taken here (the ReplicaManager checks the partition is hosted)."""
         with self.leader_isr_update_lock:
             self.listeners = (*self.listeners, listener)
             return True
@@ -315,14 +316,13 @@ class Partition:
                                  f"{self.leader_epoch} of {self.topic_partition}")
 
     def fetch_records(self, replica_id: int, fetch_offset: int, current_leader_epoch: int, max_bytes: int,
-                      min_one_message: bool, zero_copy: bool = False,
-                      isolation: FetchIsolation | None = None, last_fetched_epoch: int = -1) -> tuple[LogReadInfo, bool]:
-        """Kafka's Partition.fetchRecords: validate, read, and for a follower's fetch record how far
-        it has got. Returns (what was read, whether that moved the HW).
-
-        A follower whose log diverged (the answer carries diverging_epoch) has told us nothing about
-        how far it has got: its fetch offset is past the end of its last epoch here, so its fetch
-        state, the ISR and the HW are left as they were until it has truncated and fetched again."""
+                      min_one_message: bool, zero_copy: bool = False, isolation: FetchIsolation | None = None,
+                      last_fetched_epoch: int = -1) -> tuple[LogReadInfo, bool]:
+        """Kafka's Partition.fetchRecords: validate, read, and for a follower's fetch record how far it
+        has got. Returns (what was read, whether that moved the HW). A follower whose log diverged (the
+        answer carries diverging_epoch) has told us nothing about how far it has got: its fetch offset
+        is past the end of its last epoch here, so its fetch state, the ISR and the HW are left as they
+        were until it has truncated and fetched again."""
         with self.leader_isr_update_lock:
             self.check_leader_epoch(current_leader_epoch, require_leader=replica_id != DEBUGGING_REPLICA_ID)
             is_follower = replica_id >= 0
@@ -339,11 +339,10 @@ class Partition:
             return self._diverging_read(diverging), False
         read = self.read_records(fetch_offset, max_bytes, isolation, min_one_message=min_one_message,
                                  zero_copy=zero_copy)
-        hw_moved = False
-        if is_follower:
-            hw_moved = self.update_follower_fetch_state(replica_id, fetch_offset, read.log_end_offset,
-                                                        current_leader_epoch)
-        return read, hw_moved
+        if not is_follower:
+            return read, False
+        return read, self.update_follower_fetch_state(replica_id, fetch_offset, read.log_end_offset,
+                                                      current_leader_epoch)
 
     def diverging_epoch(self, fetch_offset: int, last_fetched_epoch: int) -> EpochEndOffset | None:
         """Kafka's readRecords check of lastFetchedEpoch (KIP-320, KIP-595): does the fetcher's log
@@ -359,8 +358,8 @@ class Partition:
             raise OffsetOutOfRangeError(f"{self.topic_partition}: cannot find where the last fetched epoch "
                                         f"{last_fetched_epoch} ends")
         if fetch_offset < self.log.log_start_offset:  # before the log, whether or not the epochs agree
-            raise OffsetOutOfRangeError(f"{self.topic_partition}: offset {fetch_offset} is before the log start "
-                                        f"offset {self.log.log_start_offset}")
+            raise OffsetOutOfRangeError(f"{self.topic_partition}: offset {fetch_offset} is before the log "
+                                        f"start offset {self.log.log_start_offset}")
         if epoch < last_fetched_epoch or end_offset < fetch_offset:
             return EpochEndOffset(epoch, end_offset)
         return None
@@ -368,8 +367,8 @@ class Partition:
     def _diverging_read(self, diverging: EpochEndOffset) -> LogReadInfo:
         """The answer to a diverged fetcher: no records, the offsets as they are, and where its epoch ends."""
         log = self.log
-        return LogReadInfo(b"", log.high_watermark, log.log_start_offset, log.log_end_offset, log.last_stable_offset,
-                           diverging_epoch=diverging)
+        return LogReadInfo(b"", log.high_watermark, log.log_start_offset, log.log_end_offset,
+                           log.last_stable_offset, diverging_epoch=diverging)
 
     def read_records(self, fetch_offset: int, max_bytes: int, isolation: FetchIsolation,
                      min_one_message: bool, zero_copy: bool = False) -> LogReadInfo:
@@ -393,8 +392,8 @@ class Partition:
             # Only those overlapping what was read, as Kafka bounds them by the fetched bytes' end.
             end = next_offset_after(records)
             aborted = log.collect_aborted_transactions(fetch_offset, end) if end is not None else []
-        return LogReadInfo(records, high_watermark, log.log_start_offset, log_end_offset, last_stable_offset, aborted,
-                           data.fetch_offset_metadata)
+        return LogReadInfo(records, high_watermark, log.log_start_offset, log_end_offset, last_stable_offset,
+                           aborted, data.fetch_offset_metadata)
 
     def update_follower_fetch_state(self, replica_id: int, fetch_offset: int, leader_end_offset: int,
                                     current_leader_epoch: int) -> bool:
@@ -464,10 +463,11 @@ class Partition:
         (Replica.last_caught_up_time_ms) for more than replica.lag.time.max.ms. Time, not records: a
         follower that stopped fetching and one that fetches but never reaches the end both qualify;
         one exactly replica.lag.time.max.ms behind does not yet. The leader itself never lags."""
-        # BEGIN LAB 07 SOLUTION: the ISR's followers (never the leader) last caught up more than replica.lag.time.max.ms before now_ms
-        return {broker_id for broker_id in self.isr
-                if broker_id != self.local_broker_id and broker_id in self.remote_replicas
-                and now_ms - self.remote_replicas[broker_id].last_caught_up_time_ms > self.replica_lag_time_max_ms}
+        # BEGIN LAB 07 SOLUTION: ISR followers last caught up more than replica.lag.time.max.ms before now_ms
+        followers = {broker_id: replica for broker_id, replica in self.remote_replicas.items()
+                     if broker_id in self.isr and broker_id != self.local_broker_id}
+        return {broker_id for broker_id, replica in followers.items()
+                if now_ms - replica.last_caught_up_time_ms > self.replica_lag_time_max_ms}
         # END LAB 07 SOLUTION
 
     def _alter_isr(self, new_isr: frozenset[int], shrink: bool) -> bool:
@@ -508,8 +508,9 @@ class Partition:
                 if error in (Errors.INELIGIBLE_REPLICA, Errors.OPERATION_NOT_ATTEMPTED):
                     self.pending_isr = None
                 retry = error == Errors.REQUEST_TIMED_OUT
-                log.warning("ISR change refused", partition=str(self.topic_partition), proposed=sorted(proposed),
-                            error=error.name, retrying=retry, still_pending=self.pending_isr is not None)
+                log.warning("ISR change refused", partition=str(self.topic_partition),
+                            proposed=sorted(proposed), error=error.name, retrying=retry,
+                            still_pending=self.pending_isr is not None)
         if retry:
             self._submit_alter_partition(proposed, shrink, leader_epoch, partition_epoch)
         if self.listener is None:
@@ -532,9 +533,8 @@ class Partition:
     # ------------------------------------------------------------------ follower path
     def append_records_to_follower(self, records: bytes, leader_high_watermark: int,
                                    leader_log_start_offset: int) -> int:
-        """Copy batches the leader sent (offsets and epochs kept); returns the new log end offset,
-        the next fetch offset. The follower's HW and log start offset follow the leader's, never
-        past its own log end."""
+        """Copy the batches the leader sent (offsets and epochs kept); returns the new log end offset,
+        the next fetch offset. The HW and log start offset follow the leader's, never past our log end."""
         if records:
             try:
                 self.log.append_as_follower(records)
@@ -542,7 +542,8 @@ class Partition:
                 # The leader's log start offset is inside a batch (DeleteRecords), and this is our first
                 # append there: start our log at that batch's base offset instead (as Kafka does).
                 log_end_offset = self.log.log_end_offset
-                if not (log_end_offset == self.log.log_start_offset and e.first_offset < log_end_offset <= e.last_offset):
+                empty = log_end_offset == self.log.log_start_offset
+                if not (empty and e.first_offset < log_end_offset <= e.last_offset):
                     raise
                 log.info("starting the log at the first batch's offset", partition=str(self.topic_partition),
                          log_start_offset=log_end_offset, batch_base_offset=e.first_offset)
@@ -555,16 +556,16 @@ class Partition:
         return self.log.log_end_offset
 
     def truncate_to(self, offset: int) -> None:
-        """Cut the log at `offset` (with nothing to cut, UnifiedLog.truncate_to still cuts its epoch cache)."""
+        """Cut the log at `offset` (UnifiedLog.truncate_to cuts its epoch cache even with nothing to cut)."""
         if offset < self.log.log_end_offset:
-            log.info("truncating", partition=str(self.topic_partition), log_end_offset=self.log.log_end_offset,
-                     to=offset)
+            log.info("truncating", partition=str(self.topic_partition),
+                     log_end_offset=self.log.log_end_offset, to=offset)
         self.log.truncate_to(offset)
 
     def truncate_fully_and_start_at(self, offset: int) -> None:
         """Empty the log and start it at `offset` (the leader's log starts past our end)."""
-        log.info("truncating fully", partition=str(self.topic_partition), log_end_offset=self.log.log_end_offset,
-                 start_at=offset)
+        log.info("truncating fully", partition=str(self.topic_partition),
+                 log_end_offset=self.log.log_end_offset, start_at=offset)
         self.log.truncate_fully_and_start_at(offset)
 
     # ------------------------------------------------------------------ idempotent producers
@@ -583,8 +584,8 @@ class Partition:
         return self.log.producer_id_count
 
     def fetch_offset_for_timestamp(self, timestamp: int, isolation: FetchIsolation) -> tuple[int, int]:
-        """ListOffsets: (timestamp, offset). -1 is the latest offset a consumer may read (the LSO for
-        read_committed, Kafka's lastFetchableOffset), -2 the earliest, -4 the earliest local one (the same here)."""
+        """ListOffsets: (timestamp, offset). -1: the latest offset a consumer may read (the LSO for
+        read_committed: Kafka's lastFetchableOffset); -2 the earliest; -4 the earliest local (the same)."""
         last_fetchable = {FetchIsolation.LOG_END: self.log.log_end_offset,
                           FetchIsolation.HIGH_WATERMARK: self.log.high_watermark,
                           FetchIsolation.TXN_COMMITTED: self.log.last_stable_offset}[isolation]

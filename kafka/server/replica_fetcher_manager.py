@@ -49,8 +49,8 @@ class ReplicaFetcherManager:
                 self._remove_locked([tp])
                 key = (initial.leader.node_id, self.fetcher_id(tp))
                 fetcher = self.fetchers.get(key)
-                if fetcher is not None and (fetcher.leader.leader.host, fetcher.leader.leader.port) != \
-                        (initial.leader.host, initial.leader.port):
+                if fetcher is not None and ((fetcher.leader.leader.host, fetcher.leader.leader.port)
+                                            != (initial.leader.host, initial.leader.port)):
                     fetcher.shutdown()  # the leader moved to another address: a new connection
                     fetcher = None
                 if fetcher is None:

@@ -212,7 +212,8 @@ class ReplicaManager:
             self.replica_fetcher_manager.remove_fetcher_for_partitions([tp])
             known = state.leader >= 0 and self.metadata_cache is not None
             leader = self.metadata_cache.get_broker(state.leader) if known else None
-            end_point = leader.end_point(self.config.inter_broker_listener_name) if leader is not None else None
+            listener = self.config.inter_broker_listener_name
+            end_point = leader.end_point(listener) if leader is not None else None
             if end_point is not None:
                 self.replica_fetcher_manager.add_fetcher_for_partitions({tp: InitialFetchState(
                     Node(state.leader, end_point.host, end_point.port), state.leader_epoch,
@@ -329,7 +330,8 @@ class ReplicaManager:
 
     def append_records_to_leader(self, required_acks: int, internal_topics_allowed: bool,
                                  entries_per_partition: dict[TopicPartition, bytes],
-                                 origin: AppendOrigin = AppendOrigin.CLIENT) -> dict[TopicPartition, LogAppendResult]:
+                                 origin: AppendOrigin = AppendOrigin.CLIENT,
+                                 ) -> dict[TopicPartition, LogAppendResult]:
         """Kafka's appendRecordsToLeader: the local appends alone, each partition's LogAppendResult returned
         at once, nothing waiting in the produce purgatory. The coordinator runtime writes this way
         (requiredAcks=1, AppendOrigin.COORDINATOR) and waits for the high watermark itself."""

@@ -61,7 +61,9 @@ def request_thread_time_ns(request: Request) -> int:
     """I/O-thread time so far (Kafka's Request.requestThreadTimeNanos)."""
     if request.request_dequeue_time_ns < 0:
         return 0
-    end = request.api_local_complete_time_ns if request.api_local_complete_time_ns >= 0 else _time.monotonic_ns()
+    end = request.api_local_complete_time_ns
+    if end < 0:  # its local work is not done yet
+        end = _time.monotonic_ns()
     return max(0, end - request.request_dequeue_time_ns)
 
 
@@ -85,9 +87,8 @@ class RequestHandlerHelper:
     def send_response_exempt_throttle(self, request: Request, body: dict) -> None:
         header = request.header
         self.request_channel.update_error_metrics(request, count_error_codes(body))
-        self.send_payload(request,
-                          encode_response(APIS[header.api_key], header.api_version, header.correlation_id,
-                                                   body))
+        payload = encode_response(APIS[header.api_key], header.api_version, header.correlation_id, body)
+        self.send_payload(request, payload)
 
     def send_error_response_maybe_throttle(self, request: Request, error: Errors) -> None:
         """The request's own error response, every part of it answered with `error`."""

@@ -70,7 +70,7 @@ class ShareApis:
         if error is None and renew and any((req.max_bytes, req.min_bytes, req.max_records, req.max_wait_ms)):
             error = ShareError(Errors.INVALID_REQUEST,
                                "maxBytes, minBytes, maxRecords and maxWaitMs must be set to 0 "
-                                                       "if isRenewAck is true.")
+                               "if isRenewAck is true.")
         if error is not None:
             self._send_fetch_error(request, error)
             return
@@ -153,8 +153,8 @@ class ShareApis:
     def handle_share_acknowledge_request(self, request: Request) -> None:
         req = request.body
         version = request.header.api_version
-        error = ShareError(Errors.UNSUPPORTED_VERSION) if not self.share_groups_enabled() else \
-            self._check_group_and_member(request, req.group_id, req.member_id)
+        error = (ShareError(Errors.UNSUPPORTED_VERSION) if not self.share_groups_enabled()
+                 else self._check_group_and_member(request, req.group_id, req.member_id))
         if error is None:
             try:
                 self.manager.acknowledge_session_update(req.group_id, req.member_id, req.share_session_epoch)
@@ -205,7 +205,8 @@ class ShareApis:
 
     def _handle_acknowledgements(self, ack_data: dict, errors: dict, authorized: set[str], group_id: str,
                                  member_id: str, supports_renew: bool, is_renew_ack: bool) -> Future:
-        """Kafka's handleAcknowledgements: validate, authorise, acknowledge. A future of {partition: (error, message)}."""
+        """Kafka's handleAcknowledgements: validate, authorise, acknowledge. A future of
+        {partition: (error, message)}."""
         errors = dict(errors)
         interested = {}
         for tip, batches in ack_data.items():
@@ -233,8 +234,8 @@ class ShareApis:
             log.exception("building a share response failed", api=request.header.api_key)
             self.responder.send_response(request,
                                          dict(throttle_time_ms=0, error_code=Errors.UNKNOWN_SERVER_ERROR,
-                                                       error_message=None, acquisition_lock_timeout_ms=0,
-                                                       responses=[], node_endpoints=[]))
+                                              error_message=None, acquisition_lock_timeout_ms=0,
+                                              responses=[], node_endpoints=[]))
 
     def _check_group_and_member(self, request: Request, group_id: str | None, member_id: str | None
                                 ) -> ShareError | None:

@@ -36,7 +36,9 @@ from kafka.utils.topic_partition import TopicPartition
 def fenced_for_version(error: Errors, version: int, fenced_from: int) -> Errors:
     """Clients older than the version that knows PRODUCER_FENCED (KIP-588) hear INVALID_PRODUCER_EPOCH:
     InitProducerId before v4; AddPartitionsToTxn, AddOffsetsToTxn and EndTxn before v2."""
-    return Errors.INVALID_PRODUCER_EPOCH if error == Errors.PRODUCER_FENCED and version < fenced_from else error
+    if error == Errors.PRODUCER_FENCED and version < fenced_from:
+        return Errors.INVALID_PRODUCER_EPOCH
+    return error
 
 
 class TransactionApis:
@@ -93,8 +95,8 @@ class TransactionApis:
         if transactional_id is not None:
             allowed = self.auth.authorize(request, Op.WRITE, Res.TRANSACTIONAL_ID, transactional_id)
             return None if allowed else Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
-        if self.auth.authorize(request, Op.IDEMPOTENT_WRITE, Res.CLUSTER, CLUSTER_NAME, log_if_denied=False) \
-                or self.auth.authorize_by_resource_type(request, Op.WRITE, Res.TOPIC):
+        if (self.auth.authorize(request, Op.IDEMPOTENT_WRITE, Res.CLUSTER, CLUSTER_NAME, log_if_denied=False)
+                or self.auth.authorize_by_resource_type(request, Op.WRITE, Res.TOPIC)):
             return None
         return Errors.CLUSTER_AUTHORIZATION_FAILED
 
@@ -157,7 +159,7 @@ class TransactionApis:
             lambda error, _pid, _epoch: self.request_helper.send_response_maybe_throttle(request, dict(
                 throttle_time_ms=0, error_code=fenced_for_version(error, version, 2))))
 
-    # ------------------------------------------------------------------ DescribeTransactions / ListTransactions
+    # ------------------------------------------------------------ DescribeTransactions / ListTransactions
     def handle_describe_transactions_request(self, request: Request) -> None:
         states = [self._describe_transaction(request, tid) for tid in request.body.transactional_ids]
         self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0,

@@ -34,8 +34,8 @@ def partitions(text: str, option: str = "assign") -> list[TopicPartition]:
     result = []
     for topic, numbers in _load(text, option).items():
         if not isinstance(numbers, list) or not all(isinstance(n, int) for n in numbers):
-            raise ValueError(f"option {option!r}: topic {topic!r} needs a list of partition numbers, got "
-                             f"{numbers!r}")
+            raise ValueError(f"option {option!r}: topic {topic!r} needs a "
+                             f"list of partition numbers, got {numbers!r}")
         result += [TopicPartition(topic, n) for n in numbers]
     return sorted(result)
 
@@ -46,8 +46,8 @@ def partition_offsets(text: str | Mapping, option: str) -> PartitionOffsetMap:
     result: PartitionOffsetMap = {}
     for topic, offsets in parsed.items():
         if not isinstance(offsets, Mapping):
-            raise ValueError(f"option {option!r}: topic {topic!r} needs an object of partition: offset, got "
-                             f"{offsets!r}")
+            raise ValueError(f"option {option!r}: topic {topic!r} needs an "
+                             f"object of partition: offset, got {offsets!r}")
         for partition, offset in offsets.items():
             try:
                 result[TopicPartition(topic, int(partition))] = int(offset)

@@ -1,4 +1,5 @@
-"""KafkaDataConsumer: read exactly the records of one offset range (Spark's kafka010.consumer.KafkaDataConsumer).
+"""KafkaDataConsumer: read exactly the records of one offset range (Spark's
+kafka010.consumer.KafkaDataConsumer).
 
 This runs on an executor. It assigns itself the one partition (no group, nothing committed: the
 offsets belong to Spark's checkpoint, not to Kafka), seeks to ``from_offset`` and polls until it
@@ -94,8 +95,8 @@ class KafkaDataConsumer:
                            report_data_loss: Callable[[str], None]) -> int:
         tp = offset_range.topic_partition
         earliest = self.consumer.beginning_offsets([tp])[tp]
-        report_data_loss(f"cannot fetch offset {offset} of {tp}: the earliest offset still there is "
-                         f"{earliest}")
+        report_data_loss(f"cannot fetch offset {offset} of {tp}: the "
+                         f"earliest offset still there is {earliest}")
         next_offset = min(max(offset, earliest), offset_range.until_offset)
         self.consumer.seek(tp, next_offset)
         return next_offset

@@ -183,7 +183,7 @@ class KafkaMicroBatchStream(DataSourceStreamReader, SupportsTriggerAvailableNow)
         start_offsets = json_utils.partition_offsets(start, "start offset")
         end_offsets = json_utils.partition_offsets(end, "end offset")
         ranges = self.offset_reader.get_offset_ranges_from_resolved_offsets(start_offsets, end_offsets,
-                                                                           self.report_data_loss)
+                                                                            self.report_data_loss)
         return [KafkaBatchInputPartition(r, self.executor_kafka_params, self.poll_timeout_ms,
                                          self.fail_on_data_loss, self.include_headers) for r in ranges]
 

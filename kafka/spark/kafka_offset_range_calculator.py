@@ -1,4 +1,5 @@
-"""KafkaOffsetRangeCalculator: how many Spark tasks read a batch (Spark's kafka010.KafkaOffsetRangeCalculator).
+"""KafkaOffsetRangeCalculator: how many Spark tasks read a batch (Spark's
+kafka010.KafkaOffsetRangeCalculator).
 
 By default one Spark task reads one Kafka partition's range. Two options split a range over
 several tasks, so that a skewed partition does not leave the other cores idle:

@@ -100,8 +100,8 @@ def get_kafka_offset_range_limit(options: Mapping[str, str], key: str, default: 
         try:
             return GlobalTimestampRangeLimit(int(text), strategy)
         except ValueError:
-            raise ValueError(f"option {OPTION_NAMES[global_timestamp_key]!r}: Expected a single long value, "
-                             f"got {text}") from None
+            raise ValueError(f"option {OPTION_NAMES[global_timestamp_key]!r}: "
+                             f"Expected a single long value, got {text}") from None
     if by_timestamp_key is not None and by_timestamp_key in options:
         return SpecificTimestampRangeLimit(
             json_utils.partition_offsets(str(options[by_timestamp_key]).strip(),
@@ -119,6 +119,5 @@ def get_kafka_offset_range_limit(options: Mapping[str, str], key: str, default: 
     for tp, offset in offsets.items():
         if offset < EARLIEST:
             raise ValueError(f"option {OPTION_NAMES.get(key, key)!r}: offset {offset} for {tp} is not an "
-                             "offset, "
-                             f"-2 (earliest) or -1 (latest)")
+                             "offset, -2 (earliest) or -1 (latest)")
     return SpecificOffsetRangeLimit(offsets)

@@ -110,7 +110,8 @@ class KafkaOffsetReaderAdmin:
 
     def fetch_specific_offsets(self, partition_offsets: PartitionOffsetMap,
                                report_data_loss: ReportDataLoss) -> PartitionOffsetMap:
-        """Resolve JSON ``startingOffsets`` of a stream: -2 and -1 become real offsets; gone offsets are data loss."""
+        """Resolve JSON ``startingOffsets`` of a stream: -2 and -1 become real offsets; gone offsets
+        are data loss."""
         self._validate_topic_partitions(partition_offsets, "startingOffsets")
         earliest = self.fetch_earliest_offsets(partition_offsets)
         latest = self._list_offsets(dict.fromkeys(partition_offsets, "latest"))
@@ -128,15 +129,15 @@ class KafkaOffsetReaderAdmin:
         return resolved
 
     # ------------------------------------------------------------------ timestamps
-    def fetch_specific_timestamp_based_offsets(self, topic_timestamps: PartitionOffsetMap,
-                                               is_starting_offsets: bool,
-                                               strategy: StrategyOnNoMatchStartingOffset) -> PartitionOffsetMap:
+    def fetch_specific_timestamp_based_offsets(
+            self, topic_timestamps: PartitionOffsetMap, is_starting_offsets: bool,
+            strategy: StrategyOnNoMatchStartingOffset) -> PartitionOffsetMap:
         """``*OffsetsByTimestamp``: each partition's first offset at or after its own timestamp."""
         assigned = self.partitions()
         if assigned != set(topic_timestamps):
-            raise ValueError("If starting/endingOffsetsByTimestamp contains specific offsets, you must "
-                             "specify "
-                             f"all topics. Specified: {_tps(topic_timestamps)} Assigned: {_tps(assigned)}")
+            raise ValueError("If starting/endingOffsetsByTimestamp contains specific "
+                             "offsets, you must specify all topics. Specified: "
+                             f"{_tps(topic_timestamps)} Assigned: {_tps(assigned)}")
         return self._offsets_for_timestamps(topic_timestamps, is_starting_offsets, strategy)
 
     def fetch_global_timestamp_based_offsets(self, timestamp: int, is_starting_offsets: bool,
@@ -215,8 +216,7 @@ class KafkaOffsetReaderAdmin:
                 continue
             if until_offsets[tp] < start[tp]:
                 report_data_loss(f"Partition {tp}'s offset was changed from {start[tp]} to "
-                                 f"{until_offsets[tp]}, "
-                                 f"some data may have been missed")
+                                 f"{until_offsets[tp]}, some data may have been missed")
                 continue
             ranges.append(KafkaOffsetRange(tp, start[tp], until_offsets[tp]))
         return self.range_calculator.get_ranges(ranges)

@@ -82,35 +82,28 @@ TOPIC_OPTION_KEY = "topic"
 DEFAULT_POLL_TIMEOUT_MS = 120000  # Spark's default is spark.network.timeout, 120 s
 
 CUSTOM_GROUP_ID_ERROR_MESSAGE = (
-    "Kafka option 'kafka.group.id' has been set on this query, it is not recommended to set this option. "
-    "This option is unsafe to use since multiple concurrent queries or sources using the same group id will "
-    "interfere with each other as they are part of the same consumer group. Restarted queries may also "
-    "suffer "
-    "interference from the previous run having the same group id. The user should have only one query per "
-    "group id, and/or set the option 'kafka.session.timeout.ms' to be very small so that the Kafka consumers "
-    "from the previous query are marked dead by the Kafka group coordinator before the restarted query "
-    "starts "
-    "running.")
+    "Kafka option 'kafka.group.id' has been set on this query, it is not recommended to set this "
+    "option. This option is unsafe to use since multiple concurrent queries or sources using the "
+    "same group id will interfere with each other as they are part of the same consumer group. "
+    "Restarted queries may also suffer interference from the previous run having the same group id. "
+    "The user should have only one query per group id, and/or set the option "
+    "'kafka.session.timeout.ms' to be very small so that the Kafka consumers from the previous query "
+    "are marked dead by the Kafka group coordinator before the restarted query starts running.")
 # What Spark's source refuses among the Kafka consumer's settings, with Spark's messages.
 UNSUPPORTED_CONSUMER_PARAMS = {
     "auto.offset.reset": "Kafka option 'auto.offset.reset' is not supported.\nInstead set the source option "
                          "'startingoffsets' to 'earliest' or 'latest'\nto specify where to start. Structured "
                          "Streaming manages which offsets are consumed\ninternally, rather than relying on "
-                         "the "
-                         "kafkaConsumer to do it. This will ensure that no\ndata is missed when new "
+                         "the kafkaConsumer to do it. This will ensure that no\ndata is missed when new "
                          "topics/partitions are dynamically subscribed. Note that\n'startingoffsets' only "
                          "applies when a new Streaming query is started, and\nthat resuming will always pick "
-                         "up "
-                         "from where the query left off. See the docs for more\ndetails.",
-    "key.deserializer": "Kafka option 'key.deserializer' is not supported as keys are deserialized as byte "
-                        "arrays "
-                        "with ByteArrayDeserializer. Use DataFrame operations to explicitly deserialize the "
-                        "keys.",
+                         "up from where the query left off. See the docs for more\ndetails.",
+    "key.deserializer": "Kafka option 'key.deserializer' is not supported as keys are "
+                        "deserialized as byte arrays with ByteArrayDeserializer. Use "
+                        "DataFrame operations to explicitly deserialize the keys.",
     "value.deserializer": "Kafka option 'value.deserializer' is not supported as values are deserialized as "
-                          "byte "
-                          "arrays with ByteArrayDeserializer. Use DataFrame operations to explicitly "
-                          "deserialize "
-                          "the values.",
+                          "byte arrays with ByteArrayDeserializer. Use DataFrame operations to explicitly "
+                          "deserialize the values.",
     "enable.auto.commit": "Kafka option 'enable.auto.commit' is not supported",
     "interceptor.classes": "Kafka option 'interceptor.classes' is not supported",
 }
@@ -197,7 +190,8 @@ def _positive_int(options: Mapping[str, str], key: str) -> int | None:
     try:
         value = int(str(options[key]).strip())
     except ValueError:
-        raise ValueError(f"option {_name(key)!r}: expected a positive integer, got {options[key]!r}") from None
+        message = f"option {_name(key)!r}: expected a positive integer, got {options[key]!r}"
+        raise ValueError(message) from None
     if value <= 0:
         raise ValueError(f"{_name(key)} must be positive (option {_name(key)!r} is {value})")
     return value
@@ -264,8 +258,7 @@ def check_kafka_params(kafka_params: Mapping[str, str]) -> None:
             if key not in _warned_ignored_kafka_params:
                 _warned_ignored_kafka_params.add(key)
                 log.warning(f"Kafka option 'kafka.{key}' is passed on, but kafka.clients does not implement "
-                            "it: "
-                            f"it is ignored", option=f"kafka.{key}")
+                            "it: it is ignored", option=f"kafka.{key}")
             continue
         try:
             definition[0](value)
@@ -332,8 +325,8 @@ def validate_general_options(options: Mapping[str, str]) -> dict[str, str]:
     if strategies[0] == "subscribe" and not any(t.strip() for t in value.split(",")):
         raise ValueError(f"No topics to subscribe to as specified value for option 'subscribe' is '{value}'")
     if strategies[0] == "subscribepattern" and not value.strip():
-        raise ValueError("Pattern to subscribe is empty as specified value for option 'subscribePattern' is "
-                         f"'{value}'")
+        raise ValueError("Pattern to subscribe is empty as specified value "
+                         f"for option 'subscribePattern' is '{value}'")
     range_calculator(params)  # minPartitions and maxRecordsPerPartition: positive integers
     if "kafka.group.id" in params:
         log.warning(CUSTOM_GROUP_ID_ERROR_MESSAGE)
@@ -346,8 +339,8 @@ def validate_general_options(options: Mapping[str, str]) -> dict[str, str]:
     if "bootstrap.servers" not in kafka_params:
         raise ValueError("Option 'kafka.bootstrap.servers' must be specified for configuring Kafka consumer")
     check_kafka_params(kafka_params)
-    min_offsets, max_offsets = _positive_int(params, MIN_OFFSET_PER_TRIGGER), _positive_int(params,
-                                                                                            MAX_OFFSET_PER_TRIGGER)
+    min_offsets = _positive_int(params, MIN_OFFSET_PER_TRIGGER)
+    max_offsets = _positive_int(params, MAX_OFFSET_PER_TRIGGER)
     if min_offsets is not None and max_offsets is not None and min_offsets > max_offsets:
         raise ValueError(f"The value of minOffsetPerTrigger({min_offsets}) is higher than the "
                          f"maxOffsetsPerTrigger({max_offsets}).")

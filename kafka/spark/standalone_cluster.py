@@ -38,7 +38,8 @@ def spark_class() -> Path:
 
 
 class StandaloneCluster:
-    """A master and ``workers`` workers of ``cores`` cores each; ``start()`` returns when all have registered."""
+    """A master and ``workers`` workers of ``cores`` cores each; ``start()`` returns when all have
+    registered."""
 
     def __init__(self, data_dir: Path, workers: int = 2, cores: int = 1, memory: str = "1g") -> None:
         self.data_dir = Path(data_dir)

@@ -43,11 +43,16 @@ from kafka.coordinator.group.group_coordinator_records import (
     OffsetCommitKey,
 )
 from kafka.log.errors import CorruptIndexError, CorruptSnapshotError
-from kafka.log.log_segment import INDEX_FILE_SUFFIX, LOG_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX
+from kafka.log.log_file_utils import (
+    INDEX_FILE_SUFFIX,
+    LOG_FILE_SUFFIX,
+    TIME_INDEX_FILE_SUFFIX,
+    TXN_INDEX_FILE_SUFFIX,
+)
 from kafka.log.offset_index import OffsetIndex
 from kafka.log.producer_state_manager import PRODUCER_SNAPSHOT_FILE_SUFFIX, read_snapshot
 from kafka.log.time_index import TimeIndex
-from kafka.log.transaction_index import TXN_INDEX_FILE_SUFFIX, read_entries
+from kafka.log.transaction_index import read_entries
 from kafka.protocol.consumer_protocol import PROTOCOL_TYPE, deserialize_assignment
 from kafka.protocol.control_records import (
     ABORT,

@@ -12,7 +12,8 @@ from kafka.log import local_log as local_log_module
 from kafka.log.errors import KafkaStorageError, LogDirError, OffsetOutOfRangeError
 from kafka.log.local_log import LocalLog
 from kafka.log.log_config import LogConfig
-from kafka.log.log_segment import DELETED_FILE_SUFFIX, LogSegment
+from kafka.log.log_file_utils import DELETED_FILE_SUFFIX
+from kafka.log.log_segment import LogSegment
 from kafka.protocol.record_batch import build_batch, iter_batches
 from kafka.utils.time import MockTime
 

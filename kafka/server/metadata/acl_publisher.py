@@ -1,4 +1,5 @@
-"""AclPublisher: ACLs from the metadata log to this node's authoriser (Kafka's kafka.server.metadata.AclPublisher).
+"""AclPublisher: ACLs from the metadata log to this node's authoriser (Kafka's
+kafka.server.metadata.AclPublisher).
 
 A metadata publisher: whenever a committed batch changed the ACLs (an AccessControlEntryRecord or a
 RemoveAccessControlEntryRecord), the new AclsImage goes to the StandardAuthorizer, which swaps in a

@@ -180,8 +180,9 @@ class BrokerMetadataPublisher:
         """Become leader or follower of one partition as the image says; 'elected', 'resigned' or None."""
         partition = self.replica_manager.get_partition(tp)
         was_leader = partition is not None and partition.is_leader
-        unchanged = partition is not None and partition.leader_id == state.leader and \
-            partition.leader_epoch == state.leader_epoch and partition.partition_epoch == state.partition_epoch
+        unchanged = (partition is not None and partition.leader_id == state.leader
+                     and partition.leader_epoch == state.leader_epoch
+                     and partition.partition_epoch == state.partition_epoch)
         if unchanged:
             return None
         if state.leader == self.node_id:
@@ -234,7 +235,8 @@ class BrokerMetadataPublisher:
                     self.share_coordinator.on_election(tp.partition, partition.leader_epoch)
 
     def _has_transaction_coordinator(self) -> bool:
-        return self.transaction_coordinator is not None and self.transaction_coordinator.txn_manager is not None
+        coordinator = self.transaction_coordinator
+        return coordinator is not None and coordinator.txn_manager is not None
 
     # ------------------------------------------------------------------ image -> cache
     def _offset(self, image) -> int:

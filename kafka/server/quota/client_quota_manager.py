@@ -194,7 +194,9 @@ class ClientQuotaManager:
         if now_ms < self._next_expiry_check_ms:
             return
         self._next_expiry_check_ms = now_ms + EXPIRE_SENSORS_INTERVAL_MS
-        for tags in [t for t, s in self._sensors.items() if now_ms - s.last_record_ms > INACTIVE_SENSOR_EXPIRATION_MS]:
+        inactive = [tags for tags, sensor in self._sensors.items()
+                    if now_ms - sensor.last_record_ms > INACTIVE_SENSOR_EXPIRATION_MS]
+        for tags in inactive:
             del self._sensors[tags]
 
     def metric_values(self, now_ms: int | None = None) -> list[tuple[str, str, float, float]]:

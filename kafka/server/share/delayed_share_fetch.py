@@ -1,4 +1,5 @@
-"""DelayedShareFetch: a share fetch waiting for records to acquire (Kafka's kafka.server.share.DelayedShareFetch).
+"""DelayedShareFetch: a share fetch waiting for records to acquire (Kafka's
+kafka.server.share.DelayedShareFetch).
 
 A ShareFetch always passes through the purgatory, as a long poll: try_complete takes each share
 partition's fetch lock (one fetch acquires for a share partition at a time), reads from each one's
@@ -115,10 +116,13 @@ class DelayedShareFetch(DelayedOperation):
 
     # ------------------------------------------------------------------ the fetch locks
     def acquirable_partitions(self) -> dict[TopicIdPartition, int]:
-        """The partitions whose fetch lock this fetch took and that have records to give: their next fetch offsets."""
+        """The partitions whose fetch lock this fetch took and that have records to give: their next
+        fetch offsets."""
         result: dict[TopicIdPartition, int] = {}
         for tip, share_partition in self.share_partitions.items():
-            if tip in self.share_fetch.erroneous or not share_partition.maybe_acquire_fetch_lock(self.fetch_id):
+            if tip in self.share_fetch.erroneous:
+                continue
+            if not share_partition.maybe_acquire_fetch_lock(self.fetch_id):
                 continue
             try:
                 if share_partition.can_acquire_records():
@@ -142,7 +146,8 @@ class DelayedShareFetch(DelayedOperation):
 
     # ------------------------------------------------------------------ reading and counting
     def _read(self, fetch_offsets: dict[TopicIdPartition, int]) -> dict[TopicIdPartition, FetchPartitionData]:
-        """Each partition from its offset, the request's max bytes shared evenly (Kafka's UNIFORM strategy)."""
+        """Each partition from its offset, the request's max bytes shared evenly (Kafka's UNIFORM
+        strategy)."""
         tips = self.share_fetch.filter_erroneous(fetch_offsets)
         if not tips:
             return {}
@@ -152,7 +157,8 @@ class DelayedShareFetch(DelayedOperation):
 
     def _without_known_position(self,
                                 fetch_offsets: dict[TopicIdPartition, int]) -> dict[TopicIdPartition, int]:
-        """The partitions whose fetch offset's place in the log is not known yet: those must be read to count."""
+        """The partitions whose fetch offset's place in the log is not known yet: those must be read to
+        count."""
         return {tip: offset for tip, offset in fetch_offsets.items()
                 if self.share_partitions[tip].fetch_offset_metadata(offset) is None}
 
@@ -164,7 +170,7 @@ class DelayedShareFetch(DelayedOperation):
             share_partition = self.share_partitions[tip]
             try:
                 end = self.metadata_provider.end_offset_metadata(tip, self.share_fetch.fetch_params.isolation)
-            except Exception as e:  # noqa: BLE001  (no longer the leader: that partition answers with the error)
+            except Exception as e:  # noqa: BLE001  (no longer the leader: the partition answers the error)
                 error = ShareError(getattr(e, "error", Errors.UNKNOWN_SERVER_ERROR), str(e))
                 self.share_fetch.add_erroneous(tip, error)
                 self.exception_handler(share_partition, error)

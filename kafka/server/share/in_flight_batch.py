@@ -95,12 +95,15 @@ class InFlightBatch:
                         last: int) -> list[tuple[int, int, InFlightState]]:
         """(first, last, state) of the ACQUIRED records in [first, last]; a batch the start offset has moved
         into is split first, since its records before the start offset will be archived, not released."""
-        if self.offset_state is None and self.state is RecordState.ACQUIRED \
-                and self.first_offset < start_offset <= self.last_offset:
+        if (self.offset_state is None and self.state is RecordState.ACQUIRED
+                and self.first_offset < start_offset <= self.last_offset):
             self.maybe_initialize_offset_state_update()
         if self.offset_state is None:
-            return [(self.first_offset, self.last_offset, self._state())] if self.state is RecordState.ACQUIRED else []
-        return [(o, o, s) for o, s in self.offset_state.items() if first <= o <= last and s.state is RecordState.ACQUIRED]
+            if self.state is not RecordState.ACQUIRED:
+                return []
+            return [(self.first_offset, self.last_offset, self._state())]
+        return [(o, o, s) for o, s in self.offset_state.items()
+                if first <= o <= last and s.state is RecordState.ACQUIRED]
 
     def archive_records(self, first: int, last: int, initial: RecordState) -> bool:
         """Archive the records in [first, last] that are in `initial` state (Kafka's archiveCompleteBatch and
@@ -141,7 +144,9 @@ class InFlightBatch:
         self.maybe_initialize_offset_state_update()
         acquired: list[AcquiredRecords] = []
         for offset, state in self.offset_state.items():
-            if offset < request_first or state.state is not RecordState.AVAILABLE or state.has_ongoing_state_transition():
+            if offset < request_first or state.state is not RecordState.AVAILABLE:
+                continue
+            if state.has_ongoing_state_transition():
                 continue
             if offset > request_last or limit is not None and len(acquired) >= limit:
                 break
@@ -171,13 +176,13 @@ class InFlightBatch:
             if full_match and not per_offset and not self.first_offset < start_offset <= self.last_offset:
                 if self.state is not RecordState.ACQUIRED:
                     raise ShareError(Errors.INVALID_RECORD_STATE,
-                                     "The batch cannot be acknowledged. The batch is not in the acquired "
-                                     "state.")
+                                     "The batch cannot be acknowledged. The "
+                                     "batch is not in the acquired state.")
                 return [(self.first_offset, self.last_offset, self._state())]
             if self.state is not RecordState.ACQUIRED:
                 raise ShareError(Errors.INVALID_RECORD_STATE,
-                                 "The batch cannot be acknowledged. The subset batch is not in the acquired "
-                                 "state.")
+                                 "The batch cannot be acknowledged. The "
+                                 "subset batch is not in the acquired state.")
             self.maybe_initialize_offset_state_update()
         result = []
         for offset, state in self.offset_state.items():

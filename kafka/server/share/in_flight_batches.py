@@ -2,9 +2,11 @@
 NavigableMap<Long, InFlightBatch> cachedState, with the walks SharePartition makes over it).
 
 Keyed by each batch's first offset, with the NavigableMap lookups SharePartition needs: the batch
-holding an offset (floor), the batches starting in a range (sub_map), dropping the front. And the two
-walks from the front: where the first AVAILABLE record is, and how far the records are all done.
-Not thread-safe on its own: the SharePartition's lock guards it.
+holding an offset (floor), the batches starting in a range (sub_map), dropping the front. And the
+walks Kafka's SharePartition makes over the map: from the front, where the first AVAILABLE record is,
+how far the records are all done and whether the start offset may move; the batches an
+acknowledgement names; archiving the records of a range. They read and change the batches only:
+the offsets, the persister and the lock stay the SharePartition's, which guards this map.
 """
 
 from __future__ import annotations
@@ -12,8 +14,11 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterator
 
+from kafka.protocol.errors import Errors
 from kafka.server.share.in_flight_batch import InFlightBatch
 from kafka.server.share.record_state import RecordState
+from kafka.server.share.share_acknowledgement_batch import ShareAcknowledgementBatch
+from kafka.server.share.share_errors import ShareError
 
 
 class InFlightBatches:
@@ -47,7 +52,8 @@ class InFlightBatches:
         return self._keys[bisect.bisect_right(self._keys, offset)]
 
     def sub_map(self, from_key: int, to_offset: int) -> list[InFlightBatch]:
-        """The batches whose first offset is in [from_key, to_offset] (Kafka's subMap(from, true, to, true))."""
+        """The batches whose first offset is in [from_key, to_offset] (Kafka's
+        subMap(from, true, to, true))."""
         lo, hi = bisect.bisect_left(self._keys, from_key), bisect.bisect_right(self._keys, to_offset)
         return [self._batches[k] for k in self._keys[lo:hi]]
 
@@ -90,3 +96,39 @@ class InFlightBatches:
                     return last
                 last = offset if batch.offset_state is not None else batch.last_offset
         return last
+
+    def can_move_start_offset(self, start_offset: int) -> bool:
+        """Kafka's canMoveStartOffset: the record at the start offset is done (ACKNOWLEDGED or
+        ARCHIVED, no change of it under way)."""
+        entry = self.floor(start_offset)
+        if entry is None:
+            return False
+        state = entry.batch_state if entry.offset_state is None else entry.offset_state.get(start_offset)
+        return state is not None and not state.has_ongoing_state_transition() and state.state.is_terminal
+
+    def sub_map_for_acknowledgement(self, ack: ShareAcknowledgementBatch,
+                                    start_offset: int) -> list[InFlightBatch]:
+        """The batches an acknowledgement covers (Kafka's fetchSubMapForAcknowledgementBatch); a range
+        the cache does not hold is refused."""
+        floor = self.floor(ack.first_offset)
+        if floor is None:
+            if not ack.first_offset < start_offset <= ack.last_offset:
+                raise ShareError(Errors.INVALID_RECORD_STATE, "Batch record not found. "
+                                 "The request batch offsets are not found in the cache.")
+            floor = self.floor(start_offset)
+        batches = self.sub_map(floor.first_offset, ack.last_offset)
+        if batches[-1].last_offset < ack.first_offset:
+            raise ShareError(Errors.INVALID_REQUEST,
+                             "Batch record not found. The first offset in request is past acquired records.")
+        if ack.last_offset > batches[-1].last_offset:
+            raise ShareError(Errors.INVALID_REQUEST,
+                             "Batch record not found. The last offset in request is past acquired records.")
+        return batches
+
+    def archive_records(self, from_key: int, first: int, last: int, initial: RecordState) -> bool:
+        """Kafka's archiveRecords: in the batches from `from_key` to `last`, archive the records of
+        [first, last] that are in `initial` state. True if any were."""
+        archived = False
+        for batch in self.sub_map(from_key, last):
+            archived = batch.archive_records(first, last, initial) or archived
+        return archived

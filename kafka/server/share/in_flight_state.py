@@ -66,8 +66,8 @@ class InFlightState:
         if self.has_ongoing_state_transition():
             log.info("ongoing state transition, cannot update", state=str(self), new_state=new_state.name)
             return None
-        if new_state is RecordState.AVAILABLE and ops is not DeliveryCountOps.DECREASE \
-                and self.delivery_count >= max_delivery_count:
+        if (new_state is RecordState.AVAILABLE and ops is not DeliveryCountOps.DECREASE
+                and self.delivery_count >= max_delivery_count):
             new_state = RecordState.ARCHIVED
         try:
             self.state = self.state.validate_transition(new_state)
@@ -102,8 +102,8 @@ class InFlightState:
         task = self.acquisition_lock_timeout_task
         if task is not None and task.has_expired:
             # The lock ran out while the write was in flight: the records are not the member's any more.
-            self.state = RecordState.ARCHIVED if before.delivery_count >= before.max_delivery_count \
-                else RecordState.AVAILABLE
+            last_delivery = before.delivery_count >= before.max_delivery_count
+            self.state = RecordState.ARCHIVED if last_delivery else RecordState.AVAILABLE
             self.member_id = EMPTY_MEMBER_ID
             self.cancel_and_clear_acquisition_lock_timeout_task()
         else:
@@ -112,4 +112,5 @@ class InFlightState:
         self._rollback = None
 
     def __repr__(self) -> str:
-        return f"InFlightState(state={self.state.name}, deliveryCount={self.delivery_count}, memberId={self.member_id})"
+        return (f"InFlightState(state={self.state.name}, deliveryCount={self.delivery_count}, "
+                f"memberId={self.member_id})")

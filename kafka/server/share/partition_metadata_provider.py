@@ -78,15 +78,17 @@ class ReplicaManagerPartitionMetadataProvider(PartitionMetadataProvider):
                                           f"{tip} is at leader epoch {partition.leader_epoch}")
         _, offset = partition.fetch_offset_for_timestamp(timestamp, FetchIsolation.HIGH_WATERMARK)
         if offset < 0:
-            raise OffsetNotAvailableError(f"Offset for timestamp {timestamp} not found for topic partition: "
-                                          f"{tip}")
+            raise OffsetNotAvailableError(f"Offset for timestamp {timestamp} not "
+                                          f"found for topic partition: {tip}")
         return offset
 
     def end_offset_metadata(self, tip: TopicIdPartition, isolation: FetchIsolation) -> LogOffsetMetadata:
         log = self._partition(tip).log
         end = {FetchIsolation.LOG_END: log.log_end_offset, FetchIsolation.HIGH_WATERMARK: log.high_watermark,
                FetchIsolation.TXN_COMMITTED: log.last_stable_offset}[isolation]
-        return log.log_end_offset_metadata if end == log.log_end_offset else log.convert_to_offset_metadata(end)
+        if end == log.log_end_offset:
+            return log.log_end_offset_metadata
+        return log.convert_to_offset_metadata(end)
 
     def leader_epoch(self, tip: TopicIdPartition) -> int:
         return self._partition(tip).leader_epoch

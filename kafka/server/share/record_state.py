@@ -1,4 +1,5 @@
-"""RecordState: where one in-flight record is in its life (Kafka's org.apache.kafka.server.share.fetch.RecordState).
+"""RecordState: where one in-flight record is in its life (Kafka's
+org.apache.kafka.server.share.fetch.RecordState).
 
     AVAILABLE --acquire--> ACQUIRED --accept--> ACKNOWLEDGED        (terminal)
         ^                    |  |----reject / last delivery---> ARCHIVED   (terminal)
@@ -29,8 +30,8 @@ class RecordState(IntEnum):
         if self is new_state:
             raise InvalidStateTransitionError("the new state is the same as the current state")
         if self in (RecordState.ACKNOWLEDGED, RecordState.ARCHIVED):
-            raise InvalidStateTransitionError("the state transition is invalid from the current state: "
-                                              f"{self.name}")
+            raise InvalidStateTransitionError("the state transition is invalid "
+                                              f"from the current state: {self.name}")
         if self is RecordState.AVAILABLE and new_state is not RecordState.ACQUIRED:
             raise InvalidStateTransitionError("the state can only be transitioned to ACQUIRED from AVAILABLE")
         return new_state

@@ -32,8 +32,8 @@ def accumulate_acquired_records(result: list[AcquiredRecords], acquired: list[Ac
     """Join adjacent single offsets with one delivery count into runs (Kafka's accumulateAcquiredRecords)."""
     run: AcquiredRecords | None = None
     for current in acquired:
-        if run is not None and current.first_offset == run.last_offset + 1 \
-                and current.delivery_count == run.delivery_count:
+        if (run is not None and current.first_offset == run.last_offset + 1
+                and current.delivery_count == run.delivery_count):
             run = AcquiredRecords(run.first_offset, current.last_offset, run.delivery_count)
             continue
         if run is not None:

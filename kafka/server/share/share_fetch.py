@@ -1,4 +1,5 @@
-"""ShareFetch: one ShareFetch request's fetch, waiting to be answered (Kafka's org.apache.kafka.server.share.fetch.ShareFetch).
+"""ShareFetch: one ShareFetch request's fetch, waiting to be answered (Kafka's
+org.apache.kafka.server.share.fetch.ShareFetch).
 
 What the request asks (group, member, partitions, limits) and the future its answer completes,
 with the partitions already known to fail (a share partition that could not load): their errors
@@ -18,7 +19,8 @@ from kafka.server.share.topic_id_partition import TopicIdPartition
 
 
 def partition_response(tip: TopicIdPartition, error: Errors, message: str | None = None) -> dict:
-    """A ShareFetch PartitionData with an error and nothing acquired (Kafka's ShareFetchResponse.partitionResponse)."""
+    """A ShareFetch PartitionData with an error and nothing acquired (Kafka's
+    ShareFetchResponse.partitionResponse)."""
     return dict(partition_index=tip.partition, error_code=error, error_message=message,
                 acknowledge_error_code=0,
                 acknowledge_error_message=None, current_leader=dict(leader_id=-1, leader_epoch=-1),

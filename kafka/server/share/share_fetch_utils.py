@@ -26,7 +26,8 @@ def process_fetch_response(share_fetch: ShareFetch,
                            read: list[tuple[TopicIdPartition, int, FetchPartitionData]],
                            share_partitions: dict, metadata_provider,
                            exception_handler) -> dict[TopicIdPartition, dict]:
-    """`read`: (partition, the offset fetched from, what the log gave). Acquires, up to the fetch's max records."""
+    """`read`: (partition, the offset fetched from, what the log gave). Acquires, up to the fetch's
+    max records."""
     response: dict[TopicIdPartition, dict] = {}
     acquired_count = 0
     for tip, fetch_offset, data in read:
@@ -95,7 +96,8 @@ def aborted_transaction_batches(batches: list[RecordBatch], aborted_transactions
 
 
 def without_batches(runs: list[AcquiredRecords], batches: list[RecordBatch]) -> list[AcquiredRecords]:
-    """The acquired runs with the batches' offsets cut out (Kafka's filterRecordBatchesFromAcquiredRecords)."""
+    """The acquired runs with the batches' offsets cut out (Kafka's
+    filterRecordBatchesFromAcquiredRecords)."""
     result = []
     for run in runs:
         pieces = [(run.first_offset, run.last_offset)]

@@ -23,7 +23,8 @@ _DURATION = re.compile(r"^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)
 
 @dataclass(frozen=True)
 class ShareGroupAutoOffsetResetStrategy:
-    """Kafka's ShareGroupAutoOffsetResetStrategy: 'latest', 'earliest' or 'by_duration' (with its timestamp)."""
+    """Kafka's ShareGroupAutoOffsetResetStrategy: 'latest', 'earliest' or 'by_duration' (with its
+    timestamp)."""
 
     type: str
     duration_ms: int = 0
@@ -65,10 +66,11 @@ class ShareGroupConfigProvider:
         return self._group_configs(group_id).get("share.renew.acknowledge.enable", "true").lower() == "true"
 
     def auto_offset_reset(self, group_id: str) -> ShareGroupAutoOffsetResetStrategy:
-        return ShareGroupAutoOffsetResetStrategy.parse(self._group_configs(group_id).get("share.auto.offset.reset",
-                                                                                         "latest"))
+        value = self._group_configs(group_id).get("share.auto.offset.reset", "latest")
+        return ShareGroupAutoOffsetResetStrategy.parse(value)
 
     def isolation_level(self, group_id: str) -> int:
-        """share.isolation.level as a Fetch isolation level: 0 read_uncommitted (the default), 1 read_committed."""
+        """share.isolation.level as a Fetch isolation level: 0 read_uncommitted (the default),
+        1 read_committed."""
         value = self._group_configs(group_id).get("share.isolation.level", "read_uncommitted")
         return READ_COMMITTED if value.lower() == "read_committed" else READ_UNCOMMITTED

@@ -105,7 +105,8 @@ class ShareGroupMetrics:
 
     def register_gauges(self, in_flight: Callable[[], Iterable[tuple[tuple[str, str, str], int, int]]],
                         sessions: Callable[[], int], session_partitions: Callable[[], int]) -> None:
-        """`in_flight()`: ((group, topic, partition), in-flight records, in-flight batches) per share partition."""
+        """`in_flight()`: ((group, topic, partition), in-flight records, in-flight batches) per share
+        partition."""
         self.group.new_gauge(m.SHARE_IN_FLIGHT_MESSAGE_COUNT, lambda: [(k, n) for k, n, _ in in_flight()])
         self.group.new_gauge(m.SHARE_IN_FLIGHT_BATCH_COUNT, lambda: [(k, b) for k, _, b in in_flight()])
         self.group.new_gauge(m.SHARE_SESSIONS_COUNT, sessions)

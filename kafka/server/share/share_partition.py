@@ -1,4 +1,5 @@
-"""SharePartition: one share group's records in flight on one partition (Kafka's kafka.server.share.SharePartition).
+"""SharePartition: one share group's records in flight on one partition (Kafka's
+kafka.server.share.SharePartition).
 
 The leader keeps, per (group, partition), the window of records the group is working on:
 
@@ -16,7 +17,8 @@ are all ACKNOWLEDGED or ARCHIVED, the start offset moves past them and they leav
 Every change that must survive a new leader is written through the Persister first and only then
 kept (InFlightState's two-step transitions); the state is read back from it on first use, and a
 partition with no state starts where share.auto.offset.reset says. A leadership change fences the
-SharePartition: the SharePartitionManager drops it, and the new leader's copy starts from the persister.
+SharePartition (SharePartitionState): the SharePartitionManager drops it, and the new leader's copy
+starts from the persister.
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ import threading
 import uuid
 from collections.abc import Callable
 from concurrent.futures import Future
-from enum import Enum
 
 import structlog
 
@@ -49,6 +50,7 @@ from kafka.server.share.share_acquired_records import (
 from kafka.server.share.share_errors import ShareError, persisted, persister_error
 from kafka.server.share.share_fetch_utils import aborted_transaction_batches, without_batches
 from kafka.server.share.share_group_metrics import SharePartitionMetrics
+from kafka.server.share.share_partition_state import SharePartitionState
 from kafka.server.share.topic_id_partition import TopicIdPartition
 from kafka.utils.time import Time
 from kafka.utils.timer.timer import Timer
@@ -56,23 +58,18 @@ from kafka.utils.timer.timer import Timer
 log = structlog.get_logger("kafka.server.share.SharePartition")
 
 RECORD_LIMIT = 1  # ShareFetch v2's share_acquire_mode: 0 batch_optimized (the default), 1 record_limit
-ACK_TYPE_TO_RECORD_STATE = {AcknowledgeType.GAP: RecordState.ARCHIVED, AcknowledgeType.ACCEPT: RecordState.ACKNOWLEDGED,
-                            AcknowledgeType.RELEASE: RecordState.AVAILABLE, AcknowledgeType.REJECT: RecordState.ARCHIVED}
-
-
-class SharePartitionState(Enum):
-    EMPTY = "empty"  # not read from the persister yet
-    INITIALIZING = "initializing"
-    ACTIVE = "active"
-    FAILED = "failed"
-    FENCED = "fenced"  # the leadership it belonged to is over
+ACK_TYPE_TO_RECORD_STATE = {AcknowledgeType.GAP: RecordState.ARCHIVED,
+                            AcknowledgeType.ACCEPT: RecordState.ACKNOWLEDGED,
+                            AcknowledgeType.RELEASE: RecordState.AVAILABLE,
+                            AcknowledgeType.REJECT: RecordState.ARCHIVED}
 
 
 class SharePartition:
-    def __init__(self, group_id: str, tip: TopicIdPartition, leader_epoch: int, *, max_in_flight_records: int,
-                 max_delivery_count: int, record_lock_duration_ms: int, timer: Timer, time: Time, persister: Persister,
-                 metadata_provider, config_provider, metrics: SharePartitionMetrics,
-                 delayed_request_notifier: Callable[[SharePartition], None], listener=None) -> None:
+    def __init__(self, group_id: str, tip: TopicIdPartition, leader_epoch: int, *,
+                 max_in_flight_records: int, max_delivery_count: int, record_lock_duration_ms: int,
+                 timer: Timer, time: Time, persister: Persister, metadata_provider, config_provider,
+                 metrics: SharePartitionMetrics, delayed_request_notifier: Callable[[SharePartition], None],
+                 listener=None) -> None:
         self.group_id = group_id
         self.tip = tip
         self.leader_epoch = leader_epoch
@@ -85,7 +82,7 @@ class SharePartition:
         self.metadata_provider = metadata_provider
         self.config_provider = config_provider
         self.metrics = metrics
-        self.delayed_request_notifier = delayed_request_notifier  # a state change may complete a waiting fetch
+        self.delayed_request_notifier = delayed_request_notifier  # a change may complete a waiting fetch
         self.listener = listener  # the SharePartitionListener the manager registered with the partition
         self.lock = threading.RLock()
         self.cached = InFlightBatches()  # Kafka's cachedState
@@ -95,7 +92,8 @@ class SharePartition:
         self.partition_state = SharePartitionState.EMPTY
         self._find_next_fetch_offset = False
         self.fetch_lock = FetchLock(time, metrics)
-        self._fetch_offset_metadata: tuple[int, object] | None = None  # (next fetch offset, its LogOffsetMetadata)
+        # Kafka's OffsetMetadata: (the next fetch offset, its LogOffsetMetadata), once a read found it.
+        self._fetch_offset_metadata: tuple[int, object] | None = None
         self.load_start_time_ms = time.hi_res_clock_ms()
 
     # ------------------------------------------------------------------ the cached state
@@ -109,15 +107,16 @@ class SharePartition:
 
     # ------------------------------------------------------------------ group configs
     def max_delivery_count(self) -> int:
-        return self.config_provider.delivery_count_limit_or_default(self.group_id, self.default_max_delivery_count)
+        return self.config_provider.delivery_count_limit_or_default(
+            self.group_id, self.default_max_delivery_count)
 
     def max_in_flight_records(self) -> int:
-        return self.config_provider.partition_max_record_locks_or_default(self.group_id,
-                                                                          self.default_max_in_flight_records)
+        return self.config_provider.partition_max_record_locks_or_default(
+            self.group_id, self.default_max_in_flight_records)
 
     def record_lock_duration_ms(self) -> int:
-        return self.config_provider.record_lock_duration_ms_or_default(self.group_id,
-                                                                       self.default_record_lock_duration_ms)
+        return self.config_provider.record_lock_duration_ms_or_default(
+            self.group_id, self.default_record_lock_duration_ms)
 
     @property
     def persister_key(self) -> PartitionStateKey:
@@ -125,8 +124,9 @@ class SharePartition:
 
     # ------------------------------------------------------------------ loading the state
     def maybe_initialize(self) -> Future:
-        """Done at once if the state is loaded; else read it from the persister (first caller) and finish
-        when it answers. Raises LEADER_NOT_AVAILABLE while another caller's read is under way or once fenced."""
+        """Done at once if the state is loaded; else read it from the persister (first caller) and
+        finish when it answers. Raises LEADER_NOT_AVAILABLE while another caller's read is under way
+        or once fenced."""
         future: Future = Future()
         with self.lock:
             state = self.partition_state
@@ -134,8 +134,10 @@ class SharePartition:
                 future.set_result(None)
                 return future
             if state is not SharePartitionState.EMPTY:
-                error = Errors.UNKNOWN_SERVER_ERROR if state is SharePartitionState.FAILED else Errors.LEADER_NOT_AVAILABLE
-                future.set_exception(ShareError(error, f"Share partition is {state.value} {self.group_id}-{self.tip}"))
+                failed = state is SharePartitionState.FAILED
+                error = Errors.UNKNOWN_SERVER_ERROR if failed else Errors.LEADER_NOT_AVAILABLE
+                message = f"Share partition is {state.value} {self.group_id}-{self.tip}"
+                future.set_exception(ShareError(error, message))
                 return future
             self.partition_state = SharePartitionState.INITIALIZING
         self.persister.read_state(self.persister_key, self.leader_epoch).add_done_callback(
@@ -152,10 +154,11 @@ class SharePartition:
                 self._load(result)
                 self.partition_state = SharePartitionState.ACTIVE
             except Exception as e:  # noqa: BLE001  (an answer, not a crash: the fetch gets the error)
-                log.error("failed to initialize the share partition", group=self.group_id, partition=str(self.tip),
-                          error=str(e))
+                log.error("failed to initialize the share partition", group=self.group_id,
+                          partition=str(self.tip), error=str(e))
                 self.partition_state = SharePartitionState.FAILED
-                code = getattr(e, "error", None)  # ShareError, or the metadata provider's PartitionNotLeaderError
+                # A ShareError, or the metadata provider's PartitionNotLeaderError, says its error code.
+                code = getattr(e, "error", None)
                 error = ShareError(code if isinstance(code, Errors) else Errors.UNKNOWN_SERVER_ERROR, str(e))
         if error is None:
             future.set_result(None)
@@ -167,9 +170,11 @@ class SharePartition:
         self.state_epoch = result.state_epoch
         for batch in result.state_batches:
             if batch.first_offset < self.start_offset or batch.last_offset < batch.first_offset:
-                raise ShareError(Errors.UNKNOWN_SERVER_ERROR, f"invalid state batch {batch} (start {self.start_offset})")
-            self._put(InFlightBatch(self.timer, self.time, EMPTY_MEMBER_ID, batch.first_offset, batch.last_offset,
-                                    RecordState(batch.delivery_state), batch.delivery_count, None, self._lock_task))
+                raise ShareError(Errors.UNKNOWN_SERVER_ERROR,
+                                 f"invalid state batch {batch} (start {self.start_offset})")
+            state = RecordState(batch.delivery_state)
+            self._put(InFlightBatch(self.timer, self.time, EMPTY_MEMBER_ID, batch.first_offset,
+                                    batch.last_offset, state, batch.delivery_count, None, self._lock_task))
         if self.cached:
             self._find_next_fetch_offset = True  # AVAILABLE records in the persisted state come first
             self.end_offset = self.cached.last().last_offset
@@ -182,15 +187,17 @@ class SharePartition:
         if persisted != -1:
             return persisted
         reset = self.config_provider.auto_offset_reset(self.group_id)
+        provider = self.metadata_provider
         if reset.type == "latest":
-            return self.metadata_provider.offset_for_latest_timestamp(self.tip, self.leader_epoch)
+            return provider.offset_for_latest_timestamp(self.tip, self.leader_epoch)
         if reset.type == "earliest":
-            return self.metadata_provider.offset_for_earliest_timestamp(self.tip, self.leader_epoch)
-        return self.metadata_provider.offset_for_timestamp(self.tip, reset.timestamp(self.time), self.leader_epoch)
+            return provider.offset_for_earliest_timestamp(self.tip, self.leader_epoch)
+        return provider.offset_for_timestamp(self.tip, reset.timestamp(self.time), self.leader_epoch)
 
     # ------------------------------------------------------------------ where to fetch
     def next_fetch_offset(self) -> int:
-        """The first AVAILABLE record in the window if a release or timeout made one, else the end offset's next."""
+        """The first AVAILABLE record in the window if a release or timeout made one, else the end
+        offset's next."""
         with self.lock:
             last = self.cached.last()
             fresh = last is None or self.start_offset > last.last_offset
@@ -219,7 +226,8 @@ class SharePartition:
     def maybe_acquire_fetch_lock(self, fetch_id: uuid.UUID) -> bool:
         """Only an ACTIVE share partition can be fetched, by one fetch at a time."""
         with self.lock:
-            return self.partition_state is SharePartitionState.ACTIVE and self.fetch_lock.try_acquire(fetch_id)
+            active = self.partition_state is SharePartitionState.ACTIVE
+            return active and self.fetch_lock.try_acquire(fetch_id)
 
     def release_fetch_lock(self, fetch_id: uuid.UUID) -> None:
         self.fetch_lock.release(fetch_id)
@@ -229,7 +237,8 @@ class SharePartition:
             self._fetch_offset_metadata = (next_fetch_offset, offset_metadata)
 
     def fetch_offset_metadata(self, next_fetch_offset: int):
-        """Where next_fetch_offset is in the log, if the last read found it (DelayedShareFetch counts bytes from it)."""
+        """Where next_fetch_offset is in the log, if the last read found it (DelayedShareFetch counts
+        bytes from it)."""
         with self.lock:
             known = self._fetch_offset_metadata
             return known[1] if known is not None and known[0] == next_fetch_offset else None
@@ -239,16 +248,17 @@ class SharePartition:
             self.partition_state = SharePartitionState.FENCED
 
     # ------------------------------------------------------------------ acquire
-    def acquire(self, member_id: str, acquire_mode: int, batch_size: int, max_fetch_records: int, fetch_offset: int,
-                data: FetchPartitionData, isolation: FetchIsolation) -> ShareAcquiredRecords:
-        """Acquire for member_id what it may have of the fetched batches: AVAILABLE records already in the
-        window and new records past it, at most max_fetch_records (a soft limit: whole fetched batches,
-        unless acquire_mode is record_limit) and within the partition's record-lock limit."""
+    def acquire(self, member_id: str, acquire_mode: int, batch_size: int, max_fetch_records: int,
+                fetch_offset: int, data: FetchPartitionData,
+                isolation: FetchIsolation) -> ShareAcquiredRecords:
+        """Acquire for member_id what it may have of the fetched batches: AVAILABLE records already in
+        the window and new records past it, at most max_fetch_records (a soft limit: whole fetched
+        batches, unless acquire_mode is record_limit) and within the partition's record-lock limit."""
         batches = list(iter_batches(bytes(data.records))) if data.records else []
         with self.lock:
-            if self.partition_state is not SharePartitionState.ACTIVE or max_fetch_records <= 0 or not batches:
+            if self.partition_state is not SharePartitionState.ACTIVE or max_fetch_records <= 0:
                 return ShareAcquiredRecords()
-            if batches[-1].last_offset < self.start_offset:
+            if not batches or batches[-1].last_offset < self.start_offset:
                 return ShareAcquiredRecords()
             last_to_acquire, max_records = self._last_offset_and_max_records(fetch_offset, max_fetch_records,
                                                                              batches[-1].last_offset)
@@ -258,16 +268,17 @@ class SharePartition:
             base = batches[0].base_offset
             self._maybe_archive_stale_batches(fetch_offset, base)
             floor = self.cached.floor(base)
-            cursor = max(base, self.start_offset) if floor is None else \
-                floor.first_offset if floor.last_offset >= base else base
+            cursor = (max(base, self.start_offset) if floor is None
+                      else floor.first_offset if floor.last_offset >= base else base)
             result: list[AcquiredRecords] = []
             count = 0
             for batch in self.cached.sub_map(min(base, cursor), last_to_acquire):
                 if count >= max_records:
                     break
-                if cursor < batch.first_offset:  # a gap in the window (state read back with holes): new records
+                if cursor < batch.first_offset:  # a gap (state read back with holes): new records
                     acquired = self._acquire_new_batch_records(member_id, batches, record_limit, cursor,
-                                                               batch.first_offset - 1, batch_size, max_records - count)
+                                                               batch.first_offset - 1, batch_size,
+                                                               max_records - count)
                     result += acquired.acquired_records
                     count += acquired.count
                     if count >= max_records:
@@ -276,14 +287,15 @@ class SharePartition:
                 count += self._acquire_cached_batch(member_id, batch, base, last_to_acquire, record_limit,
                                                     max_records - count, result)
             next_new = max(cursor, self.cached.last().last_offset + 1 if self.cached else cursor)
-            if count < max_records and next_new <= last_to_acquire:  # past the window: records never delivered
+            if count < max_records and next_new <= last_to_acquire:  # past the window: never delivered
                 acquired = self._acquire_new_batch_records(member_id, batches, record_limit, next_new,
                                                            last_to_acquire, batch_size, max_records - count)
                 result += acquired.acquired_records
                 count += acquired.count
             acquired = ShareAcquiredRecords(result, count)
             if isolation is FetchIsolation.TXN_COMMITTED and data.aborted_transactions:
-                acquired = self._filter_aborted_transactional_records(batches, acquired, data.aborted_transactions)
+                acquired = self._filter_aborted_transactional_records(batches, acquired,
+                                                                      data.aborted_transactions)
             return acquired
 
     def _last_offset_and_max_records(self, fetch_offset: int, max_fetch_records: int, last_offset: int
@@ -293,11 +305,13 @@ class SharePartition:
         if max_records > 0:
             return last_offset, max_records
         if fetch_offset <= self.end_offset:
-            return min(last_offset, self.end_offset), min(max_fetch_records, self.end_offset - fetch_offset + 1)
+            redeliverable = self.end_offset - fetch_offset + 1
+            return min(last_offset, self.end_offset), min(max_fetch_records, redeliverable)
         return last_offset, 0
 
-    def _acquire_cached_batch(self, member_id: str, batch: InFlightBatch, request_first: int, request_last: int,
-                              record_limit: bool, remaining: int, result: list[AcquiredRecords]) -> int:
+    def _acquire_cached_batch(self, member_id: str, batch: InFlightBatch, request_first: int,
+                              request_last: int, record_limit: bool, remaining: int,
+                              result: list[AcquiredRecords]) -> int:
         """Acquire the AVAILABLE records of one batch already in the window; returns how many."""
         acquired = batch.acquire_available(member_id, request_first, request_last,
                                            remaining if record_limit else None, self.max_delivery_count(),
@@ -321,17 +335,18 @@ class SharePartition:
             # A soft limit: to the end of the fetched batch holding the max_records-th record.
             wanted = first_offset + max_records - 1
             holder = next((b for b in reversed(batches) if b.base_offset <= wanted), None)
-            last_acquired = min(holder.last_offset, last_offset) if holder and wanted <= holder.last_offset else wanted
-        runs = self._create_batches(member_id, batches, record_limit, max_records, first_offset, last_acquired,
-                                    batch_size)
+            in_holder = holder is not None and wanted <= holder.last_offset
+            last_acquired = min(holder.last_offset, last_offset) if in_holder else wanted
+        runs = self._create_batches(member_id, batches, record_limit, max_records, first_offset,
+                                    last_acquired, batch_size)
         if self.cached.first_key() == first_offset:
             self.start_offset = first_offset
         self.end_offset = max(self.end_offset, last_acquired)
         count = sum(r.last_offset - r.first_offset + 1 for r in runs)
         return ShareAcquiredRecords(runs, count)
 
-    def _create_batches(self, member_id: str, batches: list[RecordBatch], record_limit: bool, max_records: int,
-                        first: int, last: int, batch_size: int) -> list[AcquiredRecords]:
+    def _create_batches(self, member_id: str, batches: list[RecordBatch], record_limit: bool,
+                        max_records: int, first: int, last: int, batch_size: int) -> list[AcquiredRecords]:
         runs: list[AcquiredRecords] = []
         current = first
         if not record_limit and last - first + 1 > batch_size > 0:
@@ -344,8 +359,8 @@ class SharePartition:
         runs.append(AcquiredRecords(current, last, 1))
         if record_limit and last - first + 1 > max_records:
             # Only max_records of them are the member's; the rest of the batch stays AVAILABLE.
-            batch = InFlightBatch(self.timer, self.time, member_id, first, last, RecordState.ACQUIRED, 1, None,
-                                  self._lock_task)
+            batch = InFlightBatch(self.timer, self.time, member_id, first, last, RecordState.ACQUIRED, 1,
+                                  None, self._lock_task)
             batch.initialize_offset_state_up_to(first + max_records - 1, self.record_lock_duration_ms())
             self._find_next_fetch_offset = True
             self._put(batch)
@@ -357,15 +372,17 @@ class SharePartition:
         return runs
 
     # ------------------------------------------------------------------ read_committed
-    def _filter_aborted_transactional_records(self, batches: list[RecordBatch], acquired: ShareAcquiredRecords,
+    def _filter_aborted_transactional_records(self, batches: list[RecordBatch],
+                                              acquired: ShareAcquiredRecords,
                                               aborted_transactions: list) -> ShareAcquiredRecords:
         """Archive the acquired records of aborted transactions and hand out the rest (Kafka's
-        filterAbortedTransactionalAcquiredRecords): the consumer never sees them, nobody acknowledges them."""
+        filterAbortedTransactionalAcquiredRecords): the consumer never sees them, nobody acknowledges
+        them."""
         to_archive = aborted_transaction_batches(batches, aborted_transactions)
         for batch in to_archive:
             floor = self.cached.floor(batch.base_offset)
-            for in_flight in self.cached.sub_map(floor.first_offset if floor else batch.base_offset, batch.last_offset):
-                in_flight.archive_records(batch.base_offset, batch.last_offset, RecordState.ACQUIRED)
+            from_key = floor.first_offset if floor else batch.base_offset
+            self.cached.archive_records(from_key, batch.base_offset, batch.last_offset, RecordState.ACQUIRED)
         runs = without_batches(acquired.acquired_records, to_archive)
         return ShareAcquiredRecords(runs, sum(r.last_offset - r.first_offset + 1 for r in runs))
 
@@ -375,11 +392,9 @@ class SharePartition:
         if not self.cached or fetch_offset >= base_offset:
             return
         floor = self.cached.floor(fetch_offset)
-        start = floor.first_offset if floor is not None and floor.last_offset >= fetch_offset else fetch_offset
-        archived = False
-        for batch in self.cached.sub_map(start, base_offset - 1):
-            archived = batch.archive_records(fetch_offset, base_offset - 1, RecordState.AVAILABLE) or archived
-        if archived:
+        holds_it = floor is not None and floor.last_offset >= fetch_offset
+        start = floor.first_offset if holds_it else fetch_offset
+        if self.cached.archive_records(start, fetch_offset, base_offset - 1, RecordState.AVAILABLE):
             self._find_next_fetch_offset = True
 
     def update_cache_and_offsets(self, log_start_offset: int) -> None:
@@ -391,11 +406,9 @@ class SharePartition:
             if not self.cached:
                 self.start_offset = self.end_offset = log_start_offset
                 return
-            archived = False
-            for batch in self.cached.sub_map(self.cached.first_key(), log_start_offset - 1):
-                archived = batch.archive_records(self.start_offset, log_start_offset - 1,
-                                                 RecordState.AVAILABLE) or archived
-            if archived:
+            first_key = self.cached.first_key()
+            if self.cached.archive_records(first_key, self.start_offset, log_start_offset - 1,
+                                           RecordState.AVAILABLE):
                 self._find_next_fetch_offset = True
             self.start_offset = log_start_offset
             self.end_offset = max(self.end_offset, self.start_offset)
@@ -410,12 +423,13 @@ class SharePartition:
         with self.lock:
             for ack in batches:
                 if any(t not in AcknowledgeType._value2member_map_ for t in ack.acknowledge_types):
-                    error = ShareError(Errors.INVALID_REQUEST, f"Invalid acknowledge type: {ack.acknowledge_types}")
+                    error = ShareError(Errors.INVALID_REQUEST,
+                                       f"Invalid acknowledge type: {ack.acknowledge_types}")
                     break
                 if ack.last_offset < self.start_offset:
                     continue  # already archived past
                 try:
-                    for batch in self._sub_map_for_acknowledgement(ack):
+                    for batch in self.cached.sub_map_for_acknowledgement(ack, self.start_offset):
                         self._acknowledge_batch(member_id, ack, batch, changes)
                 except ShareError as e:
                     error = e
@@ -423,40 +437,27 @@ class SharePartition:
         self._rollback_or_process_state_updates(future, error, changes)
         return future
 
-    def _sub_map_for_acknowledgement(self, ack: ShareAcknowledgementBatch) -> list[InFlightBatch]:
-        floor = self.cached.floor(ack.first_offset)
-        if floor is None:
-            if not ack.first_offset < self.start_offset <= ack.last_offset:
-                raise ShareError(Errors.INVALID_RECORD_STATE,
-                                 "Batch record not found. The request batch offsets are not found in the cache.")
-            floor = self.cached.floor(self.start_offset)
-        batches = self.cached.sub_map(floor.first_offset, ack.last_offset)
-        if batches[-1].last_offset < ack.first_offset:
-            raise ShareError(Errors.INVALID_REQUEST,
-                             "Batch record not found. The first offset in request is past acquired records.")
-        if ack.last_offset > batches[-1].last_offset:
-            raise ShareError(Errors.INVALID_REQUEST,
-                             "Batch record not found. The last offset in request is past acquired records.")
-        return batches
-
     def _acknowledge_batch(self, member_id: str, ack: ShareAcknowledgementBatch, batch: InFlightBatch,
                            changes: list[tuple[InFlightState, PersisterStateBatch]]) -> None:
         types = ack.acknowledge_types
+        per_offset = len(types) > 1  # one type per offset, else one for the whole range
         for first, last, state in batch.acknowledgeable_states(member_id, ack.first_offset, ack.last_offset,
-                                                               len(types) > 1, self.start_offset):
-            self._apply_ack(member_id, types[first - ack.first_offset] if len(types) > 1 else types[0], state, first,
-                            last, changes)
+                                                               per_offset, self.start_offset):
+            ack_type = types[first - ack.first_offset] if per_offset else types[0]
+            self._apply_ack(member_id, ack_type, state, first, last, changes)
 
     def _apply_ack(self, member_id: str, ack_type: int, state: InFlightState, first: int, last: int,
                    changes: list[tuple[InFlightState, PersisterStateBatch]]) -> None:
         if ack_type == AcknowledgeType.RENEW:  # KIP-1222: the same member keeps the records, on a new lock
             if not self.config_provider.is_renew_acknowledge_enabled(self.group_id):
-                raise ShareError(Errors.INVALID_RECORD_STATE, "Renewing acquisition locks is not enabled for the group.")
+                raise ShareError(Errors.INVALID_RECORD_STATE,
+                                 "Renewing acquisition locks is not enabled for the group.")
             state.cancel_and_clear_acquisition_lock_timeout_task()
             state.update_acquisition_lock_timeout_task(self._schedule_lock(member_id, first, last))
             return
-        updated = state.start_state_transition(ACK_TYPE_TO_RECORD_STATE[AcknowledgeType(ack_type)],
-                                               DeliveryCountOps.NO_OP, self.max_delivery_count(), EMPTY_MEMBER_ID)
+        new_state = ACK_TYPE_TO_RECORD_STATE[AcknowledgeType(ack_type)]
+        updated = state.start_state_transition(new_state, DeliveryCountOps.NO_OP, self.max_delivery_count(),
+                                               EMPTY_MEMBER_ID)
         if updated is None:
             raise ShareError(Errors.INVALID_RECORD_STATE, "Unable to acknowledge records for the batch")
         changes.append((updated, PersisterStateBatch(first, last, updated.state, updated.delivery_count)))
@@ -467,7 +468,8 @@ class SharePartition:
         changes: list[tuple[InFlightState, PersisterStateBatch]] = []
         with self.lock:
             for batch in self.cached_state():
-                for first, last, state in batch.acquired_states(self.start_offset, batch.first_offset, batch.last_offset):
+                acquired = batch.acquired_states(self.start_offset, batch.first_offset, batch.last_offset)
+                for first, last, state in acquired:
                     if state.member_id != member_id:
                         continue
                     new_state = RecordState.ARCHIVED if last < self.start_offset else RecordState.AVAILABLE
@@ -481,7 +483,8 @@ class SharePartition:
 
     def _rollback_or_process_state_updates(self, future: Future, error: ShareError | None,
                                            changes: list[tuple[InFlightState, PersisterStateBatch]]) -> None:
-        """Undo on a refusal; else write the changes and keep them once written (or undo if the write fails)."""
+        """Undo on a refusal; else write the changes and keep them once written (or undo if the write
+        fails)."""
         if error is not None:
             with self.lock:
                 for state, _ in changes:
@@ -507,7 +510,8 @@ class SharePartition:
             else:
                 future.set_exception(failure)
             if moved or failure is None:
-                self.delayed_request_notifier(self)  # released records or a moved window: a waiting fetch may go
+                # Released records or a moved window: a waiting fetch may go.
+                self.delayed_request_notifier(self)
 
         self._write_share_group_state([batch for _, batch in changes]).add_done_callback(written)
 
@@ -515,7 +519,7 @@ class SharePartition:
     def _maybe_update_cached_state_and_offsets(self) -> bool:
         """Move the start offset past the ACKNOWLEDGED/ARCHIVED records at the front; drop whole batches
         behind it (a batch stays while any of its records is still in flight)."""
-        if not self._can_move_start_offset():
+        if not self.cached.can_move_start_offset(self.start_offset):
             return False
         last_acked = self.cached.last_offset_acknowledged()
         if last_acked == -1:
@@ -532,13 +536,6 @@ class SharePartition:
             self.start_offset = max(self.start_offset, last_acked + 1)
             self.cached.remove_before(holder.first_offset)
         return True
-
-    def _can_move_start_offset(self) -> bool:
-        entry = self.cached.floor(self.start_offset)
-        if entry is None:
-            return False
-        state = entry.batch_state if entry.offset_state is None else entry.offset_state.get(self.start_offset)
-        return state is not None and not state.has_ongoing_state_transition() and state.state.is_terminal
 
     # ------------------------------------------------------------------ acquisition locks
     def _lock_task(self, member_id: str, first: int, last: int, delay_ms: int) -> AcquisitionLockTimerTask:
@@ -563,9 +560,10 @@ class SharePartition:
                 return
             for batch in self.cached.sub_map(floor.first_offset, last):
                 for first_offset, last_offset, state in batch.acquired_states(self.start_offset, first, last):
-                    new_state = RecordState.ARCHIVED if last_offset < self.start_offset else RecordState.AVAILABLE
-                    updated = state.try_update_state(new_state, DeliveryCountOps.NO_OP, self.max_delivery_count(),
-                                                     EMPTY_MEMBER_ID)
+                    archive = last_offset < self.start_offset
+                    new_state = RecordState.ARCHIVED if archive else RecordState.AVAILABLE
+                    updated = state.try_update_state(new_state, DeliveryCountOps.NO_OP,
+                                                     self.max_delivery_count(), EMPTY_MEMBER_ID)
                     if updated is None:
                         continue
                     updated.cancel_and_clear_acquisition_lock_timeout_task()

@@ -1,4 +1,5 @@
-"""SharePartitionKey: one share group's view of one partition (Kafka's org.apache.kafka.server.share.SharePartitionKey).
+"""SharePartitionKey: one share group's view of one partition (Kafka's
+org.apache.kafka.server.share.SharePartitionKey).
 
 The key of the SharePartition cache, and what the share coordinator's records are keyed by
 ("group:topicId:partition", Kafka's asCoordinatorKey).

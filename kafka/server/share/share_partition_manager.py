@@ -85,10 +85,11 @@ class SharePartitionManager:
                  record_lock_duration_ms: int = 30000, max_delivery_count: int = 5,
                  max_in_flight_records: int = 2000) -> None:
         """`timer`: the share-group-lock-timeout timer (a SystemTimerReaper in the broker).
-        `purgatory`: where DelayedShareFetch waits; the broker passes the ReplicaManager's fetch purgatory,
-        whose partition keys every append checks. `action_queue`: where checks go that must not run under
-        a delayed operation's lock (the ReplicaManager's add_to_action_queue). The ints: group.share.record.lock.duration.ms,
-        group.share.delivery.count.limit and group.share.partition.max.record.locks."""
+        `purgatory`: where DelayedShareFetch waits; the broker passes the ReplicaManager's fetch
+        purgatory, whose partition keys every append checks. `action_queue`: where checks go that must
+        not run under a delayed operation's lock (the ReplicaManager's add_to_action_queue). The ints:
+        group.share.record.lock.duration.ms, group.share.delivery.count.limit and
+        group.share.partition.max.record.locks."""
         self.log_reader = log_reader
         self.metadata_provider = metadata_provider
         self.time = time
@@ -231,7 +232,8 @@ class SharePartitionManager:
         return ShareSessionContext(share_session_epoch, session=session)
 
     def acknowledge_session_update(self, group_id: str, member_id: str, share_session_epoch: int) -> None:
-        """A ShareAcknowledge moves its session's epoch on too (epoch 0 is refused: nothing to acknowledge yet)."""
+        """A ShareAcknowledge moves its session's epoch on too (epoch 0 is refused: nothing to
+        acknowledge yet)."""
         if share_session_epoch == INITIAL_EPOCH:
             raise ShareError(Errors.INVALID_SHARE_SESSION_EPOCH)
         session = self.cache.get(ShareSessionKey(group_id, member_id))
@@ -284,8 +286,8 @@ class SharePartitionManager:
         return future
 
     def _process_share_fetch(self, share_fetch: ShareFetch) -> None:
-        if not share_fetch.topic_id_partitions or share_fetch.max_fetch_records == 0 \
-                or share_fetch.fetch_params.max_bytes == 0:
+        if (not share_fetch.topic_id_partitions or share_fetch.max_fetch_records == 0
+                or share_fetch.fetch_params.max_bytes == 0):
             share_fetch.maybe_complete({})
             return
         share_partitions: dict[TopicIdPartition, SharePartition] = {}

@@ -180,7 +180,8 @@ def executor_count(spark) -> int:
 
 def print_audit(bootstrap: str, watermark: str | None, checkpoint: Path, acknowledged: list[PageView],
                 start_offsets: dict, printed: list) -> bool:
-    """Produced against counted, per window this run closed; the checkpoint against the log. True if all match."""
+    """Produced against counted, per window this run closed; the checkpoint against the log. True if
+    all match."""
     views, counts = read_topic(bootstrap, INPUT_TOPIC), read_topic(bootstrap, OUTPUT_TOPIC)
     sent, found, wrong = acknowledged_are_in_topic(acknowledged, views, start_offsets)
     print(f"{INPUT_TOPIC} holds {found} of this run's {sent} acknowledged page views"
@@ -224,28 +225,26 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, default=20, help="how long the generator runs")
     parser.add_argument("--rate", type=int, default=20, help="page views a second")
     parser.add_argument("--format", default="kafka-teaching", choices=("kafka-teaching", "kafka"),
-                        help="the Spark source and sink: ours (kafka-teaching) or Spark's own connector "
-                             "(kafka)")
+                        help="the Spark source and sink: ours (kafka-teaching) "
+                             "or Spark's own connector (kafka)")
     parser.add_argument("--jars",
                         help="with --format kafka: the connector's jars (comma- or colon-separated; "
-                                       "make demo SOURCE=kafka passes Maven's); without, spark.jars.packages "
-                                       "fetches it")
+                                       "make demo SOURCE=kafka passes Maven's); "
+                                       "without, spark.jars.packages fetches it")
     parser.add_argument("--standalone-workers", type=int, default=0, metavar="N",
                         help="run Spark on a standalone master with N workers on loopback (make "
-                             "demo-spark-cluster) "
-                             "instead of local[2]; their logs and work directories in "
+                             "demo-spark-cluster) instead of local[2]; their logs and work directories in "
                              "<data-dir>/spark-cluster")
     parser.add_argument("--replication-factor", type=int, default=1,
                         help="of the two topics, when they are created")
     parser.add_argument("--kill-leader", action="store_true",
-                        help="half-way through, SIGKILL the node leading page-views-0 (needs a local 3-node "
-                             "cluster)")
+                        help="half-way through, SIGKILL the node leading "
+                             "page-views-0 (needs a local 3-node cluster)")
     parser.add_argument("--fresh", action="store_true", help="delete --data-dir first")
     args = parser.parse_args(argv)
     if args.kill_leader and (not args.bootstrap_server or args.replication_factor < 2):
         parser.error("--kill-leader needs --bootstrap-server naming a cluster and --replication-factor 2 or "
-                     "more "
-                     "(make cluster, then make demo-cluster)")
+                     "more (make cluster, then make demo-cluster)")
     return args
 
 
@@ -347,8 +346,7 @@ def finish_query(query) -> tuple[int, str | None]:
 def print_executors(spark) -> None:
     executors = executor_count(spark)
     print(f"the query's tasks ran on {executors} executor{'s' if executors != 1 else ''}, each in its own "
-          "JVM "
-          f"on a worker", flush=True)
+          "JVM on a worker", flush=True)
 
 
 def print_what_next(killed: list[KilledLeader]) -> None:
@@ -373,8 +371,8 @@ def main(argv: list[str] | None = None) -> int:
         first_window = create_topics(bootstrap, args.replication_factor)
         start_offsets = end_offsets(bootstrap, INPUT_TOPIC)
         master = start_spark(args, data_dir, started)
-        print(f"Spark {started.spark.version} {master}, format(\"{args.format}\"); query checkpoint "
-              f"{checkpoint}"
+        print(f"Spark {started.spark.version} {master}, "
+              f"format(\"{args.format}\"); query checkpoint {checkpoint}"
               + (" (resuming)" if second_run else " (new)"), flush=True)
         query = start_query(started.spark, args, bootstrap, checkpoint)
         stream = stream_page_views(args, bootstrap, query, first_window, started.stop)
@@ -397,6 +395,6 @@ if __name__ == "__main__":
     try:
         sys.exit(main())
     except KeyboardInterrupt:
-        print("interrupted: the query and Spark were stopped; run the demo again to resume from the "
-              "checkpoint.")
+        print("interrupted: the query and Spark were stopped; "
+              "run the demo again to resume from the checkpoint.")
         sys.exit(130)

@@ -76,10 +76,8 @@ def kill_partition_leader(bootstrap: str, tp: TopicPartition, min_brokers: int =
         _, _, brokers = admin.describe_cluster()
         if len(brokers) < min_brokers:
             raise SystemExit(f"--kill-leader needs {min_brokers} live brokers, the cluster has "
-                             f"{len(brokers)} "
-                             f"({', '.join(str(b.node_id) for b in brokers)}): restart the missing node "
-                             "first "
-                             "(kafka-server-start config/cluster/node-N.properties)")
+                             f"{len(brokers)} ({', '.join(str(b.node_id) for b in brokers)}): restart the "
+                             "missing node first (kafka-server-start config/cluster/node-N.properties)")
         leader = partition_leader(admin, tp)
     node = next((b for b in brokers if b.node_id == leader), None)
     if node is None:

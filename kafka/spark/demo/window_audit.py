@@ -125,4 +125,6 @@ def acknowledged_are_in_topic(acknowledged: list[PageView], page_views: list[Con
     sent = Counter(v.value() for v in acknowledged)
     stored = Counter(r.value for r in page_views
                      if r.offset >= start_offsets.get(TopicPartition(r.topic, r.partition), 0))
-    return sum(sent.values()), sum((sent & stored).values()), sum(((sent - stored) + (stored - sent)).values())
+    found_once = sent & stored
+    missing_or_extra = (sent - stored) + (stored - sent)
+    return sum(sent.values()), sum(found_once.values()), sum(missing_or_extra.values())

@@ -1,4 +1,5 @@
-"""NoOpStatePersister: a Persister that keeps nothing (Kafka's org.apache.kafka.server.share.persister.NoOpStatePersister).
+"""NoOpStatePersister: a Persister that keeps nothing (Kafka's
+org.apache.kafka.server.share.persister.NoOpStatePersister).
 
 Every write succeeds and every read finds no state (start offset -1), so a share partition always
 starts where share.auto.offset.reset says and forgets its in-flight records when its leader moves.

@@ -1,4 +1,5 @@
-"""Persister: where a SharePartition keeps its state (Kafka's org.apache.kafka.server.share.persister.Persister).
+"""Persister: where a SharePartition keeps its state (Kafka's
+org.apache.kafka.server.share.persister.Persister).
 
 A share partition's in-flight records live in the leader's memory; what must survive a new leader is
 written through this interface: the share-partition start offset, and the runs of offsets past it
@@ -26,7 +27,8 @@ from kafka.coordinator.share.persister_state_batch import PersisterStateBatch
 
 @dataclass(frozen=True)
 class PartitionStateKey:
-    """Whose state: a share group and one partition of a topic, by topic id (Kafka's GroupTopicPartitionData)."""
+    """Whose state: a share group and one partition of a topic, by topic id (Kafka's
+    GroupTopicPartitionData)."""
 
     group_id: str
     topic_id: uuid.UUID
@@ -63,7 +65,8 @@ class ReadShareGroupStateSummaryResult:
 class Persister(ABC):
     @abstractmethod
     def initialize_state(self, key: PartitionStateKey, state_epoch: int, start_offset: int) -> Future[int]:
-        """Start (or restart, with a new state epoch) a share partition's state at start_offset. -> error code."""
+        """Start (or restart, with a new state epoch) a share partition's state at start_offset.
+        -> error code."""
 
     @abstractmethod
     def read_state(self, key: PartitionStateKey, leader_epoch: int) -> Future[ReadShareGroupStateResult]:

@@ -65,7 +65,8 @@ class InterBrokerChannel(Protocol):
 
 
 class ShareCoordinatorMetadataCacheHelper(Protocol):
-    """What the broker's metadata says about the share coordinators (Kafka's ShareCoordinatorMetadataCacheHelper)."""
+    """What the broker's metadata says about the share coordinators (Kafka's
+    ShareCoordinatorMetadataCacheHelper)."""
 
     def contains_topic(self, topic: str) -> bool: ...
 
@@ -217,8 +218,7 @@ class PersisterStateManagerHandler(ABC):
             log.error("invalid find coordinator response", key=str(self.partition_key),
                       coordinators=len(coordinators))
             self.find_coordinator_error_response(Errors.UNKNOWN_SERVER_ERROR,
-                                                 "Invalid response with multiple "
-                                                 "coordinators.")
+                                                 "Invalid response with multiple coordinators.")
             return
         found = coordinators[0]
         found_error = Errors(found["error_code"])
