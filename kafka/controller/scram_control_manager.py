@@ -69,7 +69,7 @@ class ScramControlManager:
         if seen[(alteration.name, alteration.mechanism)] > 1:
             raise _AlterationError(Errors.DUPLICATE_RESOURCE,
                                    "A user credential cannot be altered twice in the "
-                                                              "same request")
+                                   "same request")
         return mechanism
 
     def _delete(self, deletion, seen) -> ApiMessageAndVersion:
@@ -77,7 +77,7 @@ class ScramControlManager:
         if (deletion.name, deletion.mechanism) not in self.credentials:
             raise _AlterationError(Errors.RESOURCE_NOT_FOUND,
                                    "Attempt to delete a user credential that does not "
-                                                              "exist")
+                                   "exist")
         return record(T.REMOVE_USER_SCRAM_CREDENTIAL_RECORD, name=deletion.name, mechanism=deletion.mechanism)
 
     def _upsert(self, upsertion, seen) -> ApiMessageAndVersion:
@@ -93,7 +93,7 @@ class ScramControlManager:
                                    "Salt and salted password must not be empty")
         c = ScramFormatter(mechanism).credential_from_salted(bytes(upsertion.salt),
                                                              bytes(upsertion.salted_password),
-                                                              upsertion.iterations)
+                                                             upsertion.iterations)
         return record(T.USER_SCRAM_CREDENTIAL_RECORD, name=upsertion.name, mechanism=mechanism.type_id,
                       salt=c.salt,
                       stored_key=c.stored_key, server_key=c.server_key, iterations=c.iterations)

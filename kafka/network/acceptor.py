@@ -91,7 +91,7 @@ class Acceptor(threading.Thread):
     def accept_failed(self, error: OSError) -> None:
         if error.errno in OUT_OF_DESCRIPTORS:
             self.repeated_errors.error("accept failed: no file descriptor left; pausing the acceptor",
-                                        key=error.errno, error=str(error), pause_s=BACKOFF_S)
+                                       key=error.errno, error=str(error), pause_s=BACKOFF_S)
             self._stopped.wait(BACKOFF_S)
         else:  # e.g. the client reset the connection before we took it: nothing to wait for
             self.repeated_errors.warning("accept failed", key=error.errno, error=str(error))

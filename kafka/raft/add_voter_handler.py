@@ -101,7 +101,7 @@ class AddVoterHandler:
         if offset is None or offset >= state.high_watermark:
             return (Errors.REQUEST_TIMED_OUT,
                     f"Request timed out waiting for voters to commit the latest voter "
-                                              f"change at {offset} with HWM {state.high_watermark}")
+                    f"change at {offset} with HWM {state.high_watermark}")
         voters = partition.last_voter_set()
         if key.id in voters.voter_ids():
             return (Errors.DUPLICATE_VOTER, f"The voter id for {key} is already part of the set of voters "

@@ -209,6 +209,6 @@ class VoterChanges:
         voters = self.partition_state.last_voter_set()
         body["nodes"] = [dict(node_id=i,
                               listeners=[dict(name=name, host=host, port=port) for name, (host, port)
-                                                    in sorted(voters.voter_node(i).listeners.items())])
+                                         in sorted(voters.voter_node(i).listeners.items())])
                          for i in sorted(voters.voter_ids())]
         return body

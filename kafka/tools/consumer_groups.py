@@ -268,7 +268,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="with --list: each group's type (Classic, Consumer)")
     parser.add_argument("--verbose", action="store_true",
                         help="with --describe: more columns (leader epochs, "
-                                                               "member and target assignments, group epochs)")
+                        "member and target assignments, group epochs)")
     parser.add_argument("--topic", action="append", help="topic whose offsets to reset (repeatable)")
     parser.add_argument("--all-topics", action="store_true", help="reset offsets of every topic")
     targets = parser.add_mutually_exclusive_group()

@@ -128,7 +128,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     describe.add_argument("--transactional-id", required=True, help="transactional id")
     producers = commands.add_parser("describe-producers",
                                     help="describe the states of active producers for a "
-                                                               "topic partition")
+                                    "topic partition")
     producers.add_argument("--broker-id", type=int, help="accepted; the partition's leader is asked")
     producers.add_argument("--topic", required=True, help="topic name")
     producers.add_argument("--partition", type=int, required=True, help="partition number")

@@ -49,7 +49,7 @@ class MockClient:
         self._correlation_id += 1
         request.correlation_id = self._correlation_id
         request.version = api.max_version if request.max_version is None else min(api.max_version,
-                                                                                   request.max_version)
+                                                                                  request.max_version)
         request.send_time_ms = now_ms
         encode_request(api, request.version, request.correlation_id, "mock", request.body)  # a valid body?
         self.in_flight.append(request)

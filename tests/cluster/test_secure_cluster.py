@@ -169,7 +169,7 @@ def produce(conf: dict, value: bytes) -> confluent_kafka.KafkaError | None:
 
 def bob_consumes_until(cluster: SecureCluster, nodes, marker: bytes) -> None:
     consumer = confluent_kafka.Consumer(cluster.client("bob", nodes, **{"group.id": "billing",
-                                                                         "auto.offset.reset": "earliest"}))
+                                                                        "auto.offset.reset": "earliest"}))
     consumer.subscribe([TOPIC])
     try:
         def saw_marker() -> bool:

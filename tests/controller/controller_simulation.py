@@ -164,7 +164,7 @@ class ControllerSimulation(Simulation):
                 role = "active" if controller.is_active() else "standby"
                 diff = [(theirs, ours)
                         for theirs, ours in zip(manager_state(replayed), manager_state(controller),
-                                                               strict=True) if theirs != ours]
+                                                strict=True) if theirs != ours]
                 self.problems.append(f"node {controller.node_id} ({role}) at offset {offset} holds state its "
                                      "committed "
                           f"image does not give: replayed {diff[0][0]!r}, held {diff[0][1]!r}")

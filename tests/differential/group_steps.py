@@ -181,6 +181,6 @@ def producer_ids_ready(pair: Pair) -> None:
     def ready() -> bool:
         answers = pair.ask(ApiKey.INIT_PRODUCER_ID, 4,
                            {"transactional_id": None, "transaction_timeout_ms": 60000,
-                                                        "producer_id": -1, "producer_epoch": -1})
+                            "producer_id": -1, "producer_epoch": -1})
         return all(a["error_code"] == 0 for a in answers)
     wait_until(ready, timeout=60, message="both brokers to hand out producer ids", interval=0.1)

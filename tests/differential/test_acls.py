@@ -132,6 +132,6 @@ def test_a_denied_principal_gets_kafkas_error_codes(pair):
               intended=(Intended("error_message", "the wording"),))
     pair.same(ApiKey.JOIN_GROUP, 5,
               {"group_id": group, "session_timeout_ms": 10000, "rebalance_timeout_ms": 10000,
-                                     "member_id": "", "group_instance_id": None, "protocol_type": "consumer",
-                                     "protocols": [{"name": "range", "metadata": b""}]})
+               "member_id": "", "group_instance_id": None, "protocol_type": "consumer",
+               "protocols": [{"name": "range", "metadata": b""}]})
     pair.same(ApiKey.OFFSET_FETCH, 5, {"group_id": group, "topics": None})

@@ -120,8 +120,8 @@ def versions(pair: Pair) -> list[int]:
 def topic_ids(pair: Pair, topic: str) -> dict[str, object]:
     return {side.name: side.request(ApiKey.METADATA, 12,
                                     {"topics": [{"name": topic, "topic_id": uuid.UUID(int=0)}],
-                                                          "allow_auto_topic_creation": False,
-                                                          "include_topic_authorized_operations": False}
+                                     "allow_auto_topic_creation": False,
+                                     "include_topic_authorized_operations": False}
                                     ).topics[0].topic_id for side in pair.sides}
 
 

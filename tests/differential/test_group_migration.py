@@ -85,6 +85,6 @@ def test_a_classic_group_upgraded_online_and_downgraded_back(pair):
     ours, _ = script.same(ApiKey.JOIN_GROUP, JOIN, join(group, classic, topic))
     assert ours["error_code"] == Errors.NONE and ours["leader"] == "classic-1", ours
     script.same(ApiKey.SYNC_GROUP, SYNC, sync(group, generation(1), classic,
-                                                [{"member_id": classic,
+                                              [{"member_id": classic,
                                                   "assignment": assignment(topic, 0, 1)}]))
     script.same(ApiKey.DESCRIBE_GROUPS, DESCRIBE, describe(group))  # Stable

@@ -51,7 +51,7 @@ def commit(group: str, generation: int, member, offsets: dict[str, dict[int, int
             "group_instance_id": None, "topics": [
                 {"name": t,
                  "partitions": [{"partition_index": p, "committed_offset": o, "committed_leader_epoch": -1,
-                                            "committed_metadata": "m"} for p, o in parts.items()]}
+                                 "committed_metadata": "m"} for p, o in parts.items()]}
                 for t, parts in offsets.items()]}
 
 

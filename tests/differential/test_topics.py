@@ -44,10 +44,10 @@ def test_create_topics_with_defaults_validate_only_and_twice(pair):
     topic = unique_topic("defaults")
     pair.same(ApiKey.CREATE_TOPICS, 7,
               create_topics({"name": topic, "num_partitions": -1, "replication_factor": -1},
-                                                      validate_only=True))
+                            validate_only=True))
     pair.same(ApiKey.CREATE_TOPICS, 7,
               create_topics({"name": topic, "num_partitions": -1, "replication_factor": -1,
-                                                      "configs": configs(retention_ms="60000")}))
+                             "configs": configs(retention_ms="60000")}))
     pair.same(ApiKey.CREATE_TOPICS, 7, create_topics({"name": topic}))  # it exists now
     pair.same(ApiKey.CREATE_TOPICS, 7, create_topics({"name": topic}, validate_only=True))
     twice = unique_topic("twice")
@@ -61,7 +61,7 @@ def test_delete_topics_and_create_partitions(pair):
     for count in (1, 2):  # fewer, the same
         pair.same(ApiKey.CREATE_PARTITIONS, 3,
                   {"topics": [{"name": topic, "count": count, "assignments": None}],
-                                                "timeout_ms": 30000, "validate_only": False})
+                   "timeout_ms": 30000, "validate_only": False})
     pair.same(ApiKey.CREATE_PARTITIONS, 3, {"topics": [{"name": topic, "count": 3, "assignments": None},
                                                        {"name": nowhere, "count": 3, "assignments": None}],
                                             "timeout_ms": 30000, "validate_only": True})

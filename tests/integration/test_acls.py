@@ -160,7 +160,7 @@ def test_groups_need_read_on_the_group_and_the_topic(secured):
     grant(secured, binding(Res.GROUP, "billing", Op.READ))
     committed = client.request(ApiKey.OFFSET_COMMIT, 2,
                                {"group_id": "billing", "generation_id_or_member_epoch": -1,
-                                                         "member_id": "", "retention_time_ms": -1, "topics": [
+                                "member_id": "", "retention_time_ms": -1, "topics": [
         {"name": "secret", "partitions": [{"partition_index": 0, "committed_offset": 1}]}]})
     assert committed.topics[0].partitions[0].error_code == Errors.TOPIC_AUTHORIZATION_FAILED
     wait_until(lambda: client.request(ApiKey.FIND_COORDINATOR, 3,
@@ -183,7 +183,7 @@ def test_producer_ids_need_idempotent_write_or_the_transactional_id(secured):
     assert found.error_code == Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
     ended = client.request(ApiKey.END_TXN, 3,
                            {"transactional_id": "tx-1", "producer_id": 1, "producer_epoch": 0,
-                                               "committed": True})
+                            "committed": True})
     assert ended.error_code == Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
     produced = client.request(ApiKey.PRODUCE, 9, {"acks": -1, "timeout_ms": 5000, "transactional_id": "tx-1",
                                                   "topic_data": []})

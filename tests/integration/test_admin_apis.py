@@ -21,7 +21,7 @@ def test_alter_configs_replaces_the_whole_set_of_a_topics_overrides(broker):
     create_topic(broker.bootstrap, topic, 1, {"segment.bytes": "123456", "retention.ms": "3600000"})
     admin = AdminClient({"bootstrap.servers": broker.bootstrap})
     resource = ConfigResource(ConfigResource.Type.TOPIC, topic, set_config={"retention.ms": "60000",
-                                                                             "cleanup.policy": "compact"})
+                                                                            "cleanup.policy": "compact"})
     admin.alter_configs([resource])[resource].result(15)
     described = admin.describe_configs([ConfigResource(ConfigResource.Type.TOPIC, topic)])
     configs = next(iter(described.values())).result(15)

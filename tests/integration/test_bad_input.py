@@ -46,7 +46,7 @@ def test_bad_frame_closes_only_that_connection(broker, frame):
     assert bad.is_closed_by_broker()
     assert_still_serving(broker.port)
     assert bystander.request(ApiKey.API_VERSIONS, 3, {"client_software_name": "t",
-                                                       "client_software_version": "1"}).error_code == 0
+                                                      "client_software_version": "1"}).error_code == 0
 
 
 def test_unsupported_api_versions_version_is_answered_in_v0(broker):

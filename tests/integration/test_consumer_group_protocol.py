@@ -155,7 +155,7 @@ def test_bad_requests_get_kafkas_errors(start_broker):
     assert bad_regex.error_code == Errors.INVALID_REGULAR_EXPRESSION
 
     described = client.request(ApiKey.CONSUMER_GROUP_DESCRIBE, 1, dict(group_ids=["g", "nothing"],
-                                                                        include_authorized_operations=False))
+                                                                       include_authorized_operations=False))
     g, nothing = described.groups
     assert (g.group_state, g.group_epoch, g.assignment_epoch, g.assignor_name) == ("Stable", 1, 1, "uniform")
     assert g.members[0].member_epoch == 1 and g.members[0].member_type == 1
@@ -218,7 +218,7 @@ def test_the_group_survives_a_broker_restart(start_broker, tmp_path):
 
     def described():
         answer = client.request(ApiKey.CONSUMER_GROUP_DESCRIBE, 1, dict(group_ids=["g"],
-                                                                         include_authorized_operations=False))
+                                                                        include_authorized_operations=False))
         group = answer.groups[0]
         return group if group.error_code == Errors.NONE else None
     group = wait_until(described, message="the group loaded from __consumer_offsets")

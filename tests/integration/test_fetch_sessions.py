@@ -43,7 +43,7 @@ def fetch(client: WireClient, session_id: int, epoch: int, topic: str, offsets: 
                              partitions=[dict(partition=p, current_leader_epoch=-1, fetch_offset=o,
                                                            last_fetched_epoch=-1, log_start_offset=-1,
                                                            partition_max_bytes=1 << 16)
-                                                      for p, o in offsets.items()])] if offsets else [],
+                                         for p, o in offsets.items()])] if offsets else [],
                 forgotten_topics_data=[dict(topic=topic, partitions=list(forget))] if forget else [])
     client.correlation_id += 1
     client.send_frame(encode_request(APIS[ApiKey.FETCH], 12, client.correlation_id, "session-test", body))

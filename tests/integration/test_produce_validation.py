@@ -104,7 +104,7 @@ def test_timestamps_outside_the_topics_bounds_are_invalid_timestamp(broker):
     create_topic(broker.bootstrap, default, 1)
     reports = produce_all(broker.bootstrap, default,
                           [{"value": b"last year", "timestamp": now - 365 * 86400_000},
-                                                      {"value": b"tomorrow", "timestamp": now + 86400_000}])
+                           {"value": b"tomorrow", "timestamp": now + 86400_000}])
     assert [r[0].code() if r[0] else None for r in reports] == [None, KafkaError.INVALID_TIMESTAMP]
 
 

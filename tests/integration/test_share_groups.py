@@ -248,7 +248,7 @@ def test_a_record_whose_lock_keeps_expiring_is_archived(tmp_path):
         counts: list[int] = []
         while len(counts) < DELIVERY_COUNT_LIMIT:
             counts += [m.delivery_count() for m in wait_until(members[-1].poll, timeout=30,
-                                                               message=f"delivery {len(counts) + 1}")]
+                                                              message=f"delivery {len(counts) + 1}")]
             members.append(Member(broker.bootstrap, group, topic, explicit=True))
         assert counts == list(range(1, DELIVERY_COUNT_LIMIT + 1))
         produce(p, topic, ["after"], 1)

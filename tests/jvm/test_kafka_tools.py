@@ -182,7 +182,7 @@ def test_kafka_leader_election_and_reassign_partitions(tools):
         {"version": 1, "partitions": [{"topic": "tools", "partition": 0, "replicas": [1]}]}))
     assert "Successfully started partition reassignment for tools-0" in tools(REASSIGN,
                                                                               "--reassignment-json-file",
-                                                                                plan, "--execute")
+                                                                              plan, "--execute")
     verified = tools(REASSIGN, "--reassignment-json-file", plan, "--verify")
     assert "Reassignment of partition tools-0 is completed." in verified
     assert "Clearing topic-level throttles on topic tools" in verified

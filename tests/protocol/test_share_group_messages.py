@@ -26,7 +26,7 @@ CASES = [  # (api, side, value, the Java client's bytes)
      "0267026d000000030372310000"),
     (HEARTBEAT, "response",
      dict(throttle_time_ms=0, error_code=0, error_message=None, member_id="m", member_epoch=2,
-                                 heartbeat_interval_ms=5000, assignment=dict(topic_partitions=[
+          heartbeat_interval_ms=5000, assignment=dict(topic_partitions=[
                                      dict(topic_id=TOPIC, partitions=[0, 1])])),
      "00000000000000026d0000000200001388010200000000000000000000000000000005030000000000000001000000"),
     (HEARTBEAT, "response", dict(throttle_time_ms=0, error_code=22, error_message="fenced", member_id=None,

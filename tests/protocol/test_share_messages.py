@@ -45,8 +45,8 @@ def test_share_fetch_request_fields() -> None:
         assert (req.group_id, req.member_id, req.share_session_epoch) == ("g1", "m-1", 3)
         assert (req.max_wait_ms, req.min_bytes, req.max_bytes, req.max_records, req.batch_size) == (500, 1,
                                                                                                     1048576,
-                                                                                                      500,
-                                                                                                      100)
+                                                                                                    500,
+                                                                                                    100)
         assert req.share_acquire_mode == (1 if version == 2 else 0)
         [topic] = req.topics
         assert topic.topic_id == TOPIC_ID

@@ -50,7 +50,7 @@ def test_bad_sasl_configs_name_the_key(props, key):
 def test_scram_on_the_controller_listener_is_refused_with_the_reason():
     with pytest.raises(ConfigError,
                        match="'sasl.mechanism.controller.protocol' is SCRAM-SHA-512: SCRAM credentials "
-                                          "live in the metadata log"):
+                       "live in the metadata log"):
         KafkaConfig({"listeners": "PLAINTEXT://:9092,CONTROLLER://:9093",
                      "controller.listener.names": "CONTROLLER",
                      "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:SASL_PLAINTEXT",

@@ -167,7 +167,7 @@ class BrokerParts:
         """The BrokerMetadataPublisher, telling the group coordinator which offsets partitions it leads."""
         self.publishers.insert(0,
                                BrokerMetadataPublisher(self.config, self.metadata_cache, self.replica_manager,
-                                                          self.log_manager, group_coordinator, LogConfig()))
+                                                       self.log_manager, group_coordinator, LogConfig()))
 
     def publish(self, *records: ApiMessageAndVersion) -> None:
         """Commit these records: the next image, applied by the publishers as the MetadataLoader would."""

@@ -28,8 +28,8 @@ def parts(tmp_path):
     parts.publishers.append(parts.quota_manager)
     parts.publish(broker_registration(),
                   record(MetadataRecordType.CLIENT_QUOTA_RECORD, key="producer_byte_rate",
-                                                value=1024.0,
-                                                entity=[dict(entity_type="user", entity_name="alice")]))
+                         value=1024.0,
+                         entity=[dict(entity_type="user", entity_name="alice")]))
     yield parts
     parts.close()
 

@@ -104,7 +104,7 @@ def test_a_classic_member_joins_syncs_commits_and_fetches_its_offset(parts):
         topics=[dict(name="orders",
                      partitions=[dict(partition_index=0, committed_offset=42, committed_leader_epoch=-1,
                                                      committed_metadata=""),
-                                                dict(partition_index=7, committed_offset=1,
+                                 dict(partition_index=7, committed_offset=1,
                                                      committed_leader_epoch=-1,
                                                      committed_metadata="")])]))
     assert [(p.partition_index, p.error_code) for p in committed.topics[0].partitions] == [

@@ -105,7 +105,7 @@ def test_share_version_going_to_0_drops_every_share_session_and_share_partition(
     orders = TopicIdPartition(ORDERS_ID, "orders", 0)
     parts.sessions.maybe_create_session("g", "m", [orders], "conn-1")
     parts.share_partitions.fetch_messages("g", "m", FetchParams(replica_id=-1, max_wait_ms=0, min_bytes=1,
-                                                                 max_bytes=1 << 20), 0, 1, 500, 500, [orders])
+                                                                max_bytes=1 << 20), 0, 1, 500, 500, [orders])
     assert parts.share_partitions.share_partition("g", orders) is not None
 
     parts.publish(share_version(0))

@@ -36,7 +36,7 @@ def test_batch_read_between_explicit_offsets_returns_exactly_those_records(spark
     assert sorted((r.partition, r.offset) for r in rows) == sorted(expected)
     for r in rows:
         assert (r.topic, bytes(r.key), bytes(r.value)) == (topic, f"k{r.partition}-{r.offset}".encode(),
-                                                            f"v{r.partition}-{r.offset}".encode())
+                                                           f"v{r.partition}-{r.offset}".encode())
         assert r.timestamp.replace(tzinfo=UTC) == datetime.fromtimestamp((BASE_MS + r.offset) / 1000, UTC)
         assert r.timestampType == 0  # CreateTime: the producer's timestamp
 

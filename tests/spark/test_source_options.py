@@ -86,7 +86,7 @@ def test_bad_options_fail_at_query_start_naming_the_option(validate, options, me
 def test_the_sink_refuses_serializers_with_sparks_message():
     with pytest.raises(ValueError,
                        match=re.escape("Kafka option 'value.serializer' is not supported as value "
-                                                   "are serialized with ByteArraySerializer.")):
+                                       "are serialized with ByteArraySerializer.")):
         provider.kafka_params_for_producer({**BOOTSTRAP, "kafka.value.serializer": "x"})
 
 

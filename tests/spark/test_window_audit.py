@@ -54,7 +54,7 @@ def test_a_lost_view_a_double_count_and_an_unwritten_window_are_caught():
     assert unwritten.unwritten() == [T0 + 10_000]
     conflict = audit_windows(VIEWS,
                              [count_record(0, "/", 2), count_record(0, "/", 3), count_record(0, "/cart", 1),
-                                     count_record(10, "/", 1)], WATERMARK)
+                              count_record(10, "/", 1)], WATERMARK)
     assert conflict.conflicts == [(T0, "/", [2, 3])] and conflict.window(T0)[2] is False
 
 

@@ -25,7 +25,7 @@ SAMPLES = {
 def test_an_mbean_name_resolves_to_its_metric_and_tags():
     [mbean] = ObjectName.parse("kafka.network:type=RequestMetrics,name=TotalTimeMs,request=Produce")
     assert (mbean.metric.prometheus_name, mbean.tags) == ("kafka_network_requestmetrics_totaltimems",
-                                                           {"request": "Produce"})
+                                                          {"request": "Produce"})
     names = [m.metric.name for m in ObjectName.parse("kafka.network:type=RequestMetrics,name=*")]
     assert "TotalTimeMs" in names and "RequestsPerSec" in names
 

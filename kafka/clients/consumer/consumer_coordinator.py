@@ -242,8 +242,8 @@ class ConsumerCoordinator(AbstractCoordinator):
         for tp, om in sorted(offsets.items()):
             by_topic.setdefault(tp.topic,
                                 []).append({"partition_index": tp.partition, "committed_offset": om.offset,
-                                                      "committed_leader_epoch": om.leader_epoch,
-                                                      "committed_metadata": om.metadata})
+                                            "committed_leader_epoch": om.leader_epoch,
+                                            "committed_metadata": om.metadata})
         # A consumer that only assign()s commits as generation -1 with no member id ("simple" group).
         active = bool(self.subscriptions.subscription) and self.generation_is_stable()
         return {"group_id": self.group_id, "generation_id_or_member_epoch": self.generation_id if active

@@ -216,7 +216,7 @@ class KafkaProducer:
         if size > self.config["max.request.size"]:
             raise KafkaError(Errors.MESSAGE_TOO_LARGE,
                              f"the record is {size} bytes, more than max.request.size "
-                                                       f"({self.config['max.request.size']})")
+                             f"({self.config['max.request.size']})")
         if size > self.config["buffer.memory"]:
             raise KafkaError(Errors.MESSAGE_TOO_LARGE, f"the record is {size} bytes, more than buffer.memory "
                                                        f"({self.config['buffer.memory']})")

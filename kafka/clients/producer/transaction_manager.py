@@ -270,7 +270,7 @@ class TransactionManager:
         if error is not None:
             raise KafkaError(error.error,
                              "cannot perform send because at least one previous transactional or "
-                                          f"idempotent request has failed with errors: {error}")
+                             f"idempotent request has failed with errors: {error}")
 
     def transition_to_fatal_error(self, error: KafkaError) -> None:
         log.info("transiting to fatal error state", error=str(error))

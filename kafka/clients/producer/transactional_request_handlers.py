@@ -165,7 +165,7 @@ class InitProducerIdHandler(TxnRequestHandler):
         elif error in (Errors.INVALID_PRODUCER_EPOCH, Errors.PRODUCER_FENCED):
             self.fatal_error(KafkaError(Errors.PRODUCER_FENCED,
                                         "a newer producer with the same transactional.id "
-                                                                "fences this one"))
+                                        "fences this one"))
         elif error.retriable:
             # COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, ... A
             # transactional producer would look its coordinator up again first.

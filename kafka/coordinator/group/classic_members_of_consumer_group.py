@@ -238,8 +238,8 @@ class ClassicMembersOfConsumerGroup:
         if member.member_epoch != generation_id:
             raise ApiError(Errors.ILLEGAL_GENERATION,
                            f"The request generation id {generation_id} is not equal to "
-                                                      f"the member epoch {member.member_epoch} of member "
-                                                      f"{member.member_id}.")
+                           f"the member epoch {member.member_epoch} of member "
+                           f"{member.member_id}.")
 
     @staticmethod
     def throw_if_classic_protocol_unmatched(member: ConsumerGroupMember, protocol_type: str | None,
@@ -257,8 +257,8 @@ class ClassicMembersOfConsumerGroup:
                                                  member.rebalance_timeout_ms)
             raise ApiError(Errors.REBALANCE_IN_PROGRESS,
                            f"A new rebalance is triggered in group {group.group_id} "
-                                                         f"and member {member.member_id} should rejoin to "
-                                                         "catch up.")
+                           f"and member {member.member_id} should rejoin to "
+                           "catch up.")
 
     # ------------------------------------------------------------------ timers
     def schedule_join_timeout_if_absent(self, group_id: str, member_id: str,

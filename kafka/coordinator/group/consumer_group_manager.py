@@ -410,7 +410,7 @@ class ConsumerGroupManager:
                 return CoordinatorResult([])
             return self.fence_member(group_id, member_id,
                                      f"it failed to transition from epoch {member_epoch} "
-                                                          f"within {rebalance_timeout_ms}ms")
+                                     f"within {rebalance_timeout_ms}ms")
         self.timer.schedule(rebalance_timeout_key(group_id, member_id), max(rebalance_timeout_ms, 0), True,
                             expire)
 

@@ -491,8 +491,8 @@ class ShareGroupManager:
             if not isinstance(group, ShareGroup):
                 described.append(described_error(group_id, Errors.GROUP_ID_NOT_FOUND,
                                                  f"Group {group_id} not found."
-                                                  if group is None
-                                                  else f"Group {group_id} is not a share group."))
+                                                 if group is None
+                                                 else f"Group {group_id} is not a share group."))
                 continue
             members = [dict(member_id=m.member_id, rack_id=m.rack_id, member_epoch=m.member_epoch,
                             client_id=m.client_id, client_host=m.client_host,

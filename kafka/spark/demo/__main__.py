@@ -229,8 +229,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              "or Spark's own connector (kafka)")
     parser.add_argument("--jars",
                         help="with --format kafka: the connector's jars (comma- or colon-separated; "
-                                       "make demo SOURCE=kafka passes Maven's); "
-                                       "without, spark.jars.packages fetches it")
+                        "make demo SOURCE=kafka passes Maven's); "
+                        "without, spark.jars.packages fetches it")
     parser.add_argument("--standalone-workers", type=int, default=0, metavar="N",
                         help="run Spark on a standalone master with N workers on loopback (make "
                              "demo-spark-cluster) instead of local[2]; their logs and work directories in "

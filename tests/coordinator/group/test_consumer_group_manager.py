@@ -108,7 +108,7 @@ def test_errors_kafka_gives():
     assert join(shard, "", group="")["error_code"] == Errors.INVALID_REQUEST
     bad = heartbeat(shard,
                     HeartbeatRequest("g", "b", 0, rebalance_timeout_ms=-1, subscribed_topic_names=["orders"],
-                                            topic_partitions={}))
+                                     topic_partitions={}))
     assert bad["error_code"] == Errors.INVALID_REQUEST, "the first heartbeat must carry a rebalance timeout"
     assert beat(shard, "x", 1, {}, group="unknown")["error_code"] == Errors.GROUP_ID_NOT_FOUND
 

@@ -460,7 +460,7 @@ class Follower:
         self.replica_manager = replica_manager
         replica_manager.make_leader(OFFSETS_TP,
                                     PartitionState(0, leader=1, leader_epoch=1, replicas=(1, FOLLOWER),
-                                                               isr=(1, FOLLOWER)), LogConfig())
+                                                   isr=(1, FOLLOWER)), LogConfig())
 
     def log_end(self) -> int:
         return self.replica_manager.get_partition(OFFSETS_TP).log.log_end_offset

@@ -124,7 +124,7 @@ class Runtime:
 
     def heartbeat(self, member_id: str, generation: int) -> Errors:
         return self.write(lambda s: s.classic_group_heartbeat(CONTEXT, ClassicHeartbeat("g", member_id, None,
-                                                                                          generation)))
+                                                                                        generation)))
 
     def consumer_heartbeat(self, member_id: str, epoch: int, owned=None):
         request = HeartbeatRequest("g", member_id, epoch, rebalance_timeout_ms=30_000 if epoch == 0 else -1,

@@ -96,7 +96,7 @@ def state_replica_manager(tmp_path, time):
     with replica_manager_leading(tmp_path / "share", time, STATE_TP) as manager:
         manager.make_leader(TopicPartition("orders", 0),
                             PartitionState(0, leader=1, leader_epoch=0, replicas=(1,),
-                                                                   isr=(1,)), LogConfig())
+                                           isr=(1,)), LogConfig())
         yield manager
 
 

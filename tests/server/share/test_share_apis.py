@@ -46,7 +46,7 @@ def share_fetch(epoch: int, partitions=(0,), acks=None, version: int = 2, forget
                 max_bytes=1 << 20, max_records=500, batch_size=500,
                 topics=[dict(topic_id=topic_id,
                              partitions=[dict(partition_index=p, acknowledgement_batches=acks or [])
-                                                            for p in partitions])],
+                                         for p in partitions])],
                 forgotten_topics_data=[dict(topic_id=topic_id, partitions=list(forget))] if forget else [])
 
 

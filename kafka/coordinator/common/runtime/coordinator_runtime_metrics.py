@@ -38,7 +38,7 @@ class CoordinatorRuntimeMetrics:
             self._group.new_gauge(m.COORDINATOR_EVENT_QUEUE_SIZE, lambda: self._queue_size()),
             self._group.new_gauge(m.COORDINATOR_PARTITION_LOAD_TIME_MAX,
                                   lambda: max(self._recent_load_times(),
-                                                                                     default=0)),
+                                              default=0)),
             self._group.new_gauge(m.COORDINATOR_PARTITION_LOAD_TIME_AVG, self._average_load_time),
             self._group.new_gauge(m.COORDINATOR_THREAD_IDLE_RATIO_AVG, self.thread_idle_ratio),
         ]

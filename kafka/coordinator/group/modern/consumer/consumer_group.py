@@ -170,7 +170,7 @@ class ConsumerGroup:
         if not is_transactional and not member.use_classic_protocol() and api_version < 9:
             raise ApiError(Errors.UNSUPPORTED_VERSION,
                            "OffsetCommit version 9 or above must be used by members "
-                                                       "using the consumer group protocol")
+                           "using the consumer group protocol")
         if member_epoch == member.member_epoch:
             return None
         if member_epoch > member.member_epoch:
