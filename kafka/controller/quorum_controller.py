@@ -46,7 +46,11 @@ from kafka.controller.acl_control_manager import AclControlManager, not_controll
 from kafka.controller.broker_heartbeat_manager import BrokerHeartbeatManager
 from kafka.controller.client_quota_control_manager import ClientQuotaControlManager
 from kafka.controller.cluster_control_manager import ClusterControlManager, StaleBrokerEpochError
-from kafka.controller.configuration_control_manager import ConfigError, ConfigurationControlManager
+from kafka.controller.configuration_control_manager import (
+    ConfigError,
+    ConfigurationControlManager,
+    ConfigurationValidator,
+)
 from kafka.controller.controller_result import (
     EXCESSIVE_BATCH_MESSAGE,
     SHUTTING_DOWN_MESSAGE,
@@ -85,7 +89,7 @@ T = MetadataRecordType
 
 class QuorumController:
     def __init__(self, node_id: int, raft_client, time: Time, config: QuorumControllerConfig, cluster_id: str,
-                 threaded: bool = True) -> None:
+                 threaded: bool = True, config_validator: ConfigurationValidator | None = None) -> None:
         self.node_id = node_id
         self.raft = raft_client
         self.time = time
@@ -94,7 +98,7 @@ class QuorumController:
         self.queue = KafkaEventQueue(time, f"quorum-controller-{node_id}-event-handler", threaded)
         self.features = FeatureControlManager()
         self.cluster = ClusterControlManager()
-        self.configs = ConfigurationControlManager()
+        self.configs = ConfigurationControlManager(config_validator)  # the server's knows groups too
         self.replication = ReplicationControlManager(self.cluster, self.configs, config.num_partitions,
                                                      config.default_replication_factor,
                                                      config.unclean_leader_election_enable)
