@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from kafka.log.log_config import LogConfig
 from kafka.protocol.errors import Errors
-from kafka.protocol.metadata_records import TOPIC_RESOURCE, ApiMessageAndVersion, MetadataRecordType, record
+from kafka.protocol.metadata_records import (
+    BROKER_RESOURCE,
+    TOPIC_RESOURCE,
+    ApiMessageAndVersion,
+    MetadataRecordType,
+    record,
+)
 
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
 MAX_CONFIG_VALUE_SIZE = 32767  # Kafka's bound on a ConfigRecord's value (its length, though it says bytes)
@@ -23,9 +29,10 @@ class ConfigError(Exception):
         self.error = error
 
 
-def apply_config_ops(current: dict[str, str], ops) -> dict[str, str]:
+def apply_config_ops(current: dict[str, str], ops, lists: bool = True) -> dict[str, str]:
     """A resource's configs after IncrementalAlterConfigs' operations (each with name, config_operation
-    and value), in order; ConfigError for an operation that does not exist."""
+    and value), in order; ConfigError for an operation that does not exist, or APPEND and SUBTRACT where
+    no key is a list (`lists` False: a group's, which Kafka's KafkaConfigSchema does not know)."""
     updated = dict(current)
     for op in ops:
         key, value, kind = op["name"], op.get("value"), op["config_operation"]
@@ -33,6 +40,9 @@ def apply_config_ops(current: dict[str, str], ops) -> dict[str, str]:
             updated[key] = value
         elif kind == DELETE:
             updated.pop(key, None)
+        elif kind in (APPEND, SUBTRACT) and not lists:
+            raise ConfigError(Errors.INVALID_CONFIG, f"Can't {'APPEND' if kind == APPEND else 'SUBTRACT'} to "
+                              f"key {key} because its type is not LIST.")
         elif kind in (APPEND, SUBTRACT):
             items = [v for v in (updated.get(key) or "").split(",") if v]
             given = [v for v in (value or "").split(",") if v]
@@ -79,7 +89,7 @@ class ConfigurationControlManager:
 
     def incremental_alter(self, resource_type: int, name: str, ops) -> list[ApiMessageAndVersion]:
         current = self.config_props(resource_type, name)
-        updated = apply_config_ops(current, ops)
+        updated = apply_config_ops(current, ops, lists=resource_type in (TOPIC_RESOURCE, BROKER_RESOURCE))
         for key, value in updated.items():
             if value is not None and len(value) > MAX_CONFIG_VALUE_SIZE and current.get(key) != value:
                 raise ConfigError(Errors.INVALID_CONFIG, "The configuration value cannot be added because it "

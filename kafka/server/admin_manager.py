@@ -233,7 +233,7 @@ class AdminManager:
                     validate_only=validate_only)
         # what the controller will write, unless another change comes in between (then the timeout answers)
         try:
-            applied = apply_config_ops(self.metadata_cache.group_config(name), ops)
+            applied = apply_config_ops(self.metadata_cache.group_config(name), ops, lists=False)
             expected = {k: v for k, v in applied.items() if v is not None}
         except ConfigError:  # an operation that does not exist: the controller refuses it
             expected = None

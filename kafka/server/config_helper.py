@@ -222,12 +222,14 @@ class ConfigHelper:
         kind = group_config.config_type(key)
         text = group_config.convert_to_string(value, kind)
         broker_key = group_config.broker_synonym(key)
-        if broker_key is not None:
+        default = group_config.CONFIG_DEF[key].default if key in group_config.CONFIG_DEF else None
+        default_text = group_config.convert_to_string(default, kind)
+        if broker_key in CONFIG_KEYS:
             synonyms = self.config_synonyms(broker_key)
+        elif broker_key is not None:  # Kafka's internal broker key (group.streams.num.warmup.replicas...),
+            synonyms = [(broker_key, default_text, DEFAULT_CONFIG)]  # not one here: the same default
         else:
-            default = group_config.CONFIG_DEF[key].default if key in group_config.CONFIG_DEF else None
-            synonyms = [] if default is None else [(key, group_config.convert_to_string(default, kind),
-                                                    DEFAULT_CONFIG)]
+            synonyms = [] if default is None else [(key, default_text, DEFAULT_CONFIG)]
         if key in props:
             synonyms = [(key, text, GROUP_CONFIG), *synonyms]
         return DescribedConfig(key, text, synonyms[0][2] if synonyms else DEFAULT_CONFIG, read_only=False,

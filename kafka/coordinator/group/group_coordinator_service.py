@@ -166,6 +166,7 @@ class GroupCoordinatorService:
         self.is_active.clear()
         self.runtime.close()
         self.runtime.timer.shutdown()
+        self.group_config_manager.close()
 
     # ------------------------------------------------------------------ the groups' own configs
     def update_group_config(self, group_id: str, props: Mapping[str, str]) -> None:
