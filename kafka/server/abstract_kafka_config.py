@@ -44,6 +44,7 @@ from kafka.server.config_def import (
     text,
 )
 from kafka.server.share.share_group_config import ShareGroupConfig
+from kafka.server.streams_group_configs import StreamsGroupConfigs
 
 # ------------------------------------------------------------------ parsers of keys kept as more than their type
 
@@ -74,7 +75,7 @@ def _security_protocol(value: str) -> SecurityProtocol:
     return SecurityProtocol.for_name(value)
 
 
-class AbstractKafkaConfig(ShareGroupConfig):
+class AbstractKafkaConfig(ShareGroupConfig, StreamsGroupConfigs):
     """The declared keys, each a typed attribute of a parsed configuration (`values`: key -> value)."""
 
     values: dict[str, Any]
@@ -276,48 +277,6 @@ class AbstractKafkaConfig(ShareGroupConfig):
     group_consumer_max_assignment_interval_ms = ConfigKey(
         "group.consumer.max.assignment.interval.ms", INT, "15000", at_least(0),
         "Largest assignment interval of a consumer group.")
-    # KIP-1071 streams groups are not built: these are the defaults and bounds of a group's streams.* configs
-    group_streams_session_timeout_ms = ConfigKey(
-        "group.streams.session.timeout.ms", INT, "45000", at_least(1),
-        "Default of a group's streams.session.timeout.ms.")
-    group_streams_min_session_timeout_ms = ConfigKey(
-        "group.streams.min.session.timeout.ms", INT, "45000", at_least(1),
-        "Smallest streams session timeout.")
-    group_streams_max_session_timeout_ms = ConfigKey(
-        "group.streams.max.session.timeout.ms", INT, "60000", at_least(1),
-        "Largest streams session timeout.")
-    group_streams_heartbeat_interval_ms = ConfigKey(
-        "group.streams.heartbeat.interval.ms", INT, "5000", at_least(1),
-        "Default of a group's streams.heartbeat.interval.ms.")
-    group_streams_min_heartbeat_interval_ms = ConfigKey(
-        "group.streams.min.heartbeat.interval.ms", INT, "5000", at_least(1),
-        "Smallest streams heartbeat interval.")
-    group_streams_max_heartbeat_interval_ms = ConfigKey(
-        "group.streams.max.heartbeat.interval.ms", INT, "15000", at_least(1),
-        "Largest streams heartbeat interval.")
-    group_streams_num_standby_replicas = ConfigKey(
-        "group.streams.num.standby.replicas", INT, "0", at_least(0),
-        "Default of a group's streams.num.standby.replicas.")
-    group_streams_max_standby_replicas = ConfigKey(
-        "group.streams.max.standby.replicas", INT, "2", at_least(0), "Most standby replicas a group may ask.")
-    group_streams_initial_rebalance_delay_ms = ConfigKey(
-        "group.streams.initial.rebalance.delay.ms", INT, "3000", at_least(0),
-        "Default of a group's streams.initial.rebalance.delay.ms.")
-    group_streams_assignment_interval_ms = ConfigKey(
-        "group.streams.assignment.interval.ms", INT, "1000", at_least(0),
-        "Default of a group's streams.assignment.interval.ms.")
-    group_streams_min_assignment_interval_ms = ConfigKey(
-        "group.streams.min.assignment.interval.ms", INT, "0", at_least(0),
-        "Smallest streams assignment interval.")
-    group_streams_max_assignment_interval_ms = ConfigKey(
-        "group.streams.max.assignment.interval.ms", INT, "15000", at_least(0),
-        "Largest streams assignment interval.")
-    group_streams_assignors = ConfigKey(
-        "group.streams.assignors", LIST, "sticky", None,
-        "Task assignors a streams group may name (streams.assignor.name); the first is the default.")
-    group_streams_rack_aware_assignment_tags = ConfigKey(
-        "group.streams.rack.aware.assignment.tags", LIST, "", None,
-        "Default of a group's streams.rack.aware.assignment.tags.")
     offsets_topic_num_partitions = ConfigKey(
         "offsets.topic.num.partitions", INT, "50", at_least(1),
         "Partitions of __consumer_offsets (fixed once created).")

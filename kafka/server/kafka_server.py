@@ -281,8 +281,7 @@ class KafkaServer:
         publisher says we lead (its runtime metrics join the endpoint's group once that exists)."""
         config = self.config
         group_coordinator_config = GroupCoordinatorConfig.from_kafka_config(config)
-        # every group's own configs (KIP-848/932 group configs): the metadata publisher feeds it, the group
-        # coordinator and the share partitions read it
+        # every group's own configs: the publisher feeds them, the coordinator and share partitions read them
         self.group_config_manager = GroupConfigManager(group_coordinator_config)
         self.group_coordinator = GroupCoordinatorService.build(
             config.node_id, group_coordinator_config, self.replica_manager, self.time,
@@ -507,7 +506,6 @@ class KafkaServer:
     kafka_scheduler: KafkaScheduler | None = None
     transaction_coordinator: TransactionCoordinator | None = None
     txn_marker_send_thread: InterBrokerSendThread | None = None
-    group_config_manager: GroupConfigManager | None = None
     group_coordinator: GroupCoordinatorService | None = None
     share_coordinator: ShareCoordinatorService | None = None
     replica_manager: ReplicaManager | None = None

@@ -25,12 +25,13 @@ SET, DELETE, APPEND = 0, 1, 2
 class Controllers:
     """An active controller and a standby on one in-memory metadata log, both with the server's validator."""
 
-    def __init__(self, bounds: GroupCoordinatorConfig = GroupCoordinatorConfig()) -> None:
+    def __init__(self, bounds: GroupCoordinatorConfig | None = None) -> None:
         self.time, self.raft = MockTime(), LocalRaft()
         config = QuorumControllerConfig(num_partitions=1, default_replication_factor=1)
-        validator = ControllerConfigurationValidator(bounds)
-        self.active, self.standby = (QuorumController(node, self.raft, self.time, config, CLUSTER, threaded=False,
-                                                      config_validator=validator) for node in (1, 2))
+        validator = ControllerConfigurationValidator(bounds or GroupCoordinatorConfig())
+        self.active, self.standby = (
+            QuorumController(node, self.raft, self.time, config, CLUSTER, threaded=False,
+                             config_validator=validator) for node in (1, 2))
         for controller in (self.active, self.standby):
             controller.handle_leader_change(LeaderAndEpoch(1, 1))
         self.step()
@@ -69,7 +70,8 @@ def test_a_groups_configs_are_written_and_replayed_though_the_group_does_not_exi
     assert controllers.configs("nobody-yet") == ({"share.auto.offset.reset": "earliest"},) * 2
     controllers.alter("nobody-yet", ("share.auto.offset.reset", DELETE, None))
     assert controllers.configs("nobody-yet") == ({}, {})
-    assert (GROUP_RESOURCE, "nobody-yet") not in controllers.standby.configs.configs, "the last key takes it away"
+    assert (GROUP_RESOURCE, "nobody-yet") not in controllers.standby.configs.configs, \
+        "the last key takes it away"
 
 
 @pytest.mark.parametrize("ops, error, message", [
@@ -94,13 +96,15 @@ def test_the_whole_new_set_is_checked():
     controllers = Controllers(GroupCoordinatorConfig(share_group_min_session_timeout_ms=1000,
                                                      share_group_min_heartbeat_interval_ms=1000))
     answer = controllers.alter("g", ("share.session.timeout.ms", SET, "5000"))
-    assert answer["error_message"] == "share.session.timeout.ms must be greater than share.heartbeat.interval.ms"
+    assert answer["error_message"] == \
+        "share.session.timeout.ms must be greater than share.heartbeat.interval.ms"
     assert controllers.alter("g", ("share.heartbeat.interval.ms", SET, "2000"),
                              ("share.session.timeout.ms", SET, "5000"))["error_code"] == Errors.NONE
     answer = controllers.alter("g", ("share.heartbeat.interval.ms", SET, "6000"))
     assert (answer["error_code"], answer["error_message"]) == (
         Errors.INVALID_CONFIG, "share.session.timeout.ms must be greater than share.heartbeat.interval.ms")
-    assert controllers.configs("g")[1] == {"share.heartbeat.interval.ms": "2000", "share.session.timeout.ms": "5000"}
+    assert controllers.configs("g")[1] == {"share.heartbeat.interval.ms": "2000",
+                                           "share.session.timeout.ms": "5000"}
 
 
 def test_the_default_group_and_validate_only(controllers):

@@ -38,7 +38,8 @@ def test_describe_a_group_that_sets_nothing(pair):
     group = unique_topic("plain-group")
     pair.same(ApiKey.DESCRIBE_CONFIGS, 4, describe(GROUP, group))
     pair.same(ApiKey.DESCRIBE_CONFIGS, 4, describe(GROUP, group, documentation=True), intended=OWN_WORDS)
-    pair.same(ApiKey.DESCRIBE_CONFIGS, 4, describe(GROUP, group, ["share.auto.offset.reset", "no.such.config"]))
+    pair.same(ApiKey.DESCRIBE_CONFIGS, 4,
+              describe(GROUP, group, ["share.auto.offset.reset", "no.such.config"]))
     pair.same(ApiKey.DESCRIBE_CONFIGS, 1, describe(GROUP, group, ["consumer.session.timeout.ms"]))
     pair.same(ApiKey.DESCRIBE_CONFIGS, 4, describe(GROUP, ""))  # Group name must not be empty
 
@@ -58,8 +59,8 @@ def test_a_groups_own_configs_described_and_changed(pair):
         pair.same(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, alter_group(
             group, ("streams.rack.aware.assignment.tags", op, "zone")))
     described(pair, group)
-    pair.same(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, alter_group(group, ("share.delivery.count.limit", SET, "3"),
-                                                               validate_only=True))
+    pair.same(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1,
+              alter_group(group, ("share.delivery.count.limit", SET, "3"), validate_only=True))
     described(pair, group)
 
 
@@ -74,7 +75,8 @@ def test_refused_changes(pair):
                ("share.auto.offset.reset", APPEND, "earliest")]
     for op in refused:
         pair.same(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, alter_group(group, op))
-    pair.same(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, alter_group("", ("share.auto.offset.reset", SET, "earliest")))
+    pair.same(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1,
+              alter_group("", ("share.auto.offset.reset", SET, "earliest")))
     pair.same(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, alter_group(
         group, ("share.auto.offset.reset", SET, "earliest"), ("share.delivery.count.limit", SET, "50")))
     pair.same(ApiKey.DESCRIBE_CONFIGS, 4, describe(GROUP, group, ["share.auto.offset.reset"]))

@@ -89,6 +89,8 @@ class BrokerMetadataPublisher:
         topics_changed = not from_last or self._topics_changed(delta)
         brokers_changed = not from_last or getattr(delta, "cluster_delta", None) is not None
         changed_groups = self._changed_group_configs(delta, image, from_last)
+        # before the cache shows them: an alteration is answered once the cache does (AdminManager)
+        self._update_group_configs(changed_groups, image)
         old_topics = {t.name: t for t in self.metadata_cache.all_topics()} if topics_changed else {}
         topics = self._topics(image) if topics_changed else None
         self.metadata_cache.finalized_features = dict(image.features.finalized_versions)
@@ -99,7 +101,6 @@ class BrokerMetadataPublisher:
             self._initialize_managers()
         if topics_changed:
             self._apply_topic_changes(old_topics, topics)
-        self._update_group_configs(changed_groups, image)
         # the shards keep the image for its topics, the service reads share.version: a NoOpRecord changes
         # neither
         if self.share_coordinator is not None and (topics_changed or getattr(delta, "features_delta", None)):

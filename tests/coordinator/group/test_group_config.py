@@ -36,7 +36,8 @@ def test_the_keys_and_which_are_internal():
     assert internal == {"consumer.assignor.offload.enable", "share.assignor.offload.enable",
                         "streams.assignor.offload.enable", "streams.task.offset.interval.ms",
                         "streams.num.warmup.replicas", "streams.acceptable.recovery.lag"}
-    assert group_config.broker_synonym("share.record.lock.duration.ms") == "group.share.record.lock.duration.ms"
+    assert group_config.broker_synonym("share.record.lock.duration.ms") == \
+        "group.share.record.lock.duration.ms"
     assert group_config.broker_synonym("streams.assignor.name") == "group.streams.assignors"
     assert group_config.broker_synonym("share.auto.offset.reset") is None
     assert group_config.config_type("share.partition.max.record.locks") == "INT"
@@ -87,8 +88,8 @@ def test_the_session_must_outlast_the_heartbeat_with_the_brokers_value_for_the_k
 
 
 def test_a_group_config_answers_only_what_the_group_sets():
-    config = GroupConfig({"share.auto.offset.reset": "by_duration:P1D", "share.isolation.level": "read_committed",
-                          "consumer.session.timeout.ms": "50000"})
+    config = GroupConfig({"share.auto.offset.reset": "by_duration:P1D",
+                          "share.isolation.level": "read_committed", "consumer.session.timeout.ms": "50000"})
     assert config.share_auto_offset_reset == ShareGroupAutoOffsetResetStrategy("by_duration", 86_400_000)
     assert config.share_isolation_level == "read_committed"
     assert config.consumer_session_timeout_ms == 50000
@@ -105,17 +106,19 @@ def test_evaluate_caps_a_value_the_bounds_no_longer_allow():
     evaluated = group_config.evaluate({"share.record.lock.duration.ms": "50000", "share.isolation.level":
                                        "read_committed"}, "g", narrower, warnings.append)
     assert evaluated == {"share.record.lock.duration.ms": "40000", "share.isolation.level": "read_committed"}
-    assert warnings == ["The group config 'share.record.lock.duration.ms' for group 'g' has value 50000 which "
-                        "exceeds the broker's allowed maximum 40000. The effective value will be capped to "
-                        "40000."]
+    assert warnings == ["The group config 'share.record.lock.duration.ms' for group 'g' has value 50000 "
+                        "which exceeds the broker's allowed maximum 40000. The effective value will be "
+                        "capped to 40000."]
 
 
 def test_the_group_config_manager_keeps_each_groups_configs_held_to_the_bounds():
     manager = GroupConfigManager(dataclasses.replace(BROKER, share_group_max_delivery_count_limit=6))
     assert manager.group_config("g") is None and manager.group_props("g") == {}
-    manager.update_group_config("g", {"share.delivery.count.limit": "8", "share.auto.offset.reset": "earliest"})
+    manager.update_group_config("g", {"share.delivery.count.limit": "8",
+                                      "share.auto.offset.reset": "earliest"})
     assert manager.group_config("g").share_delivery_count_limit == 6
-    assert manager.group_props("g") == {"share.delivery.count.limit": "6", "share.auto.offset.reset": "earliest"}
+    assert manager.group_props("g") == {"share.delivery.count.limit": "6",
+                                        "share.auto.offset.reset": "earliest"}
     assert manager.group_ids() == ["g"]
     manager.update_group_config("g", {})
     assert manager.group_config("g") is None and manager.group_ids() == []
@@ -138,3 +141,26 @@ def test_a_consumer_group_takes_its_own_session_timeout_and_heartbeat_interval()
     shard.time.sleep(5_000)
     shard.fire_timers()
     assert not shard.consumer_groups.consumer_group("g").members
+
+
+@pytest.mark.parametrize("props, problem", [
+    ({"group.consumer.session.timeout.ms": "30000"},
+     "group.consumer.session.timeout.ms must be greater than or equal to "
+     "group.consumer.min.session.timeout.ms"),
+    ({"group.consumer.max.heartbeat.interval.ms": "4000"},
+     "group.consumer.max.heartbeat.interval.ms must be greater than or equal to "
+     "group.consumer.min.heartbeat.interval.ms"),
+    ({"group.streams.assignment.interval.ms": "20000"},
+     "group.streams.assignment.interval.ms must be less than or equal to "
+     "group.streams.max.assignment.interval.ms"),
+    ({"group.streams.num.standby.replicas": "3"},
+     "group.streams.num.standby.replicas must be less than or equal to group.streams.max.standby.replicas"),
+])
+def test_the_brokers_own_values_lie_between_its_bounds(props, problem):
+    """Kafka's GroupCoordinatorConfig requires it of server.properties, in these words."""
+    from kafka.server.config_def import ConfigError
+    from kafka.server.kafka_config import KafkaConfig
+
+    with pytest.raises(ConfigError, match=problem):
+        KafkaConfig(props)
+    assert KafkaConfig({}).extract_group_config_map()["streams.assignor.name"] == "sticky"
