@@ -88,7 +88,8 @@ def test_a_groups_configs_are_described_from_the_image_and_need_the_groups_acls(
     parts.publish(record(MetadataRecordType.CONFIG_RECORD, resource_type=GROUP_RESOURCE,
                          resource_name="billing", name="share.auto.offset.reset", value="earliest"))
     keys = ["share.auto.offset.reset", "share.delivery.count.limit"]
-    describe = dict(resources=[dict(resource_type=GROUP_RESOURCE, resource_name="billing", configuration_keys=keys)],
+    describe = dict(resources=[dict(resource_type=GROUP_RESOURCE, resource_name="billing",
+                                    configuration_keys=keys)],
                     include_synonyms=False, include_documentation=False)
     (result,) = parts.call(storage_apis(parts), ApiKey.DESCRIBE_CONFIGS, 4, describe).results
     assert {c.name: (c.value, c.config_source) for c in result.configs} == {
