@@ -1,11 +1,12 @@
-"""ConfigurationControlManager: topic and broker configs
+"""ConfigurationControlManager: topic, broker and group configs
 (Kafka's org.apache.kafka.controller.ConfigurationControlManager).
 
 IncrementalAlterConfigs arrives here (from any broker, forwarded): each operation (SET, DELETE,
-APPEND, SUBTRACT) is applied to the resource's current overrides, the result is checked as a whole
-with the same rules a topic's LogConfig uses, and the change is written as ConfigRecords (a value of
-None removes the override). A topic that does not exist has no configs to change: it is refused with
-UNKNOWN_TOPIC_OR_PARTITION (Kafka's ConfigResourceExistenceChecker).
+APPEND, SUBTRACT) is applied to the resource's current overrides, the result is checked as a whole by
+the ConfigurationValidator (a topic's with the rules its LogConfig uses, a group's with GroupConfig's),
+and the change is written as ConfigRecords (a value of None removes the override). A topic that does
+not exist has no configs to change: it is refused with UNKNOWN_TOPIC_OR_PARTITION (Kafka's
+ConfigResourceExistenceChecker).
 """
 
 from __future__ import annotations
@@ -15,9 +16,16 @@ from collections.abc import Callable
 from kafka.controller.controller_result import ControllerResult
 from kafka.log.log_config import LogConfig
 from kafka.protocol.errors import Errors
-from kafka.protocol.metadata_records import TOPIC_RESOURCE, ApiMessageAndVersion, MetadataRecordType, record
+from kafka.protocol.metadata_records import (
+    BROKER_RESOURCE,
+    TOPIC_RESOURCE,
+    ApiMessageAndVersion,
+    MetadataRecordType,
+    record,
+)
 
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
+MAX_CONFIG_VALUE_SIZE = 32767  # Kafka's bound on a ConfigRecord's value (its length, though it says bytes)
 
 
 class ConfigError(Exception):
@@ -26,9 +34,46 @@ class ConfigError(Exception):
         self.error = error
 
 
+def apply_config_ops(current: dict[str, str], ops, lists: bool = True) -> dict[str, str]:
+    """A resource's configs after IncrementalAlterConfigs' operations (each with name, config_operation
+    and value), in order; ConfigError for an operation that does not exist, or APPEND and SUBTRACT where
+    no key is a list (`lists` False: a group's, which Kafka's KafkaConfigSchema does not know)."""
+    updated = dict(current)
+    for op in ops:
+        key, value, kind = op["name"], op.get("value"), op["config_operation"]
+        if kind == SET:
+            updated[key] = value
+        elif kind == DELETE:
+            updated.pop(key, None)
+        elif kind in (APPEND, SUBTRACT) and not lists:
+            raise ConfigError(Errors.INVALID_CONFIG, f"Can't {'APPEND' if kind == APPEND else 'SUBTRACT'} to "
+                              f"key {key} because its type is not LIST.")
+        elif kind in (APPEND, SUBTRACT):
+            items = [v for v in (updated.get(key) or "").split(",") if v]
+            given = [v for v in (value or "").split(",") if v]
+            items = items + [v for v in given if v not in items] if kind == APPEND else \
+                [v for v in items if v not in given]
+            updated[key] = ",".join(items)
+        else:
+            raise ConfigError(Errors.INVALID_REQUEST, f"unknown config operation {kind}")
+    return updated
+
+
+class ConfigurationValidator:
+    """Kafka's ConfigurationValidator: a resource's whole new set of configs, checked before it is written
+    (ConfigError if it may not be). This one knows topics; the server gives the controller Kafka's
+    ControllerConfigurationValidator, which knows groups as well (their rules are the group coordinator's,
+    a layer above the controller)."""
+
+    def validate(self, resource_type: int, name: str, configs: dict[str, str]) -> None:
+        if resource_type == TOPIC_RESOURCE:
+            ConfigurationControlManager.validate_topic_configs(configs)
+
+
 class ConfigurationControlManager:
-    def __init__(self) -> None:
+    def __init__(self, validator: ConfigurationValidator | None = None) -> None:
         self.configs: dict[tuple[int, str], dict[str, str]] = {}
+        self.validator = validator or ConfigurationValidator()
 
     def reset(self) -> None:
         self.configs = {}
@@ -68,23 +113,12 @@ class ConfigurationControlManager:
 
     def incremental_alter(self, resource_type: int, name: str, ops) -> list[ApiMessageAndVersion]:
         current = self.config_props(resource_type, name)
-        updated = dict(current)
-        for op in ops:
-            key, value, kind = op["name"], op.get("value"), op["config_operation"]
-            if kind == SET:
-                updated[key] = value
-            elif kind == DELETE:
-                updated.pop(key, None)
-            elif kind in (APPEND, SUBTRACT):
-                items = [v for v in (updated.get(key) or "").split(",") if v]
-                given = [v for v in (value or "").split(",") if v]
-                items = items + [v for v in given if v not in items] if kind == APPEND else \
-                    [v for v in items if v not in given]
-                updated[key] = ",".join(items)
-            else:
-                raise ConfigError(Errors.INVALID_REQUEST, f"unknown config operation {kind}")
-        if resource_type == TOPIC_RESOURCE:
-            self.validate_topic_configs(updated)
+        updated = apply_config_ops(current, ops, lists=resource_type in (TOPIC_RESOURCE, BROKER_RESOURCE))
+        for key, value in updated.items():
+            if value is not None and len(value) > MAX_CONFIG_VALUE_SIZE and current.get(key) != value:
+                raise ConfigError(Errors.INVALID_CONFIG, "The configuration value cannot be added because it "
+                                  f"exceeds the maximum value size of {MAX_CONFIG_VALUE_SIZE} bytes.")
+        self.validator.validate(resource_type, name, updated)
         changed = {k: v for k, v in updated.items() if current.get(k) != v}
         removed = [k for k in current if k not in updated]
         return [record(MetadataRecordType.CONFIG_RECORD, resource_type=resource_type, resource_name=name,

@@ -50,7 +50,10 @@ from kafka.controller.cluster_control_manager import (
     StaleBrokerEpochError,
     broker_registration_reply,
 )
-from kafka.controller.configuration_control_manager import ConfigurationControlManager
+from kafka.controller.configuration_control_manager import (
+    ConfigurationControlManager,
+    ConfigurationValidator,
+)
 from kafka.controller.controller_result import (
     EXCESSIVE_BATCH_MESSAGE,
     SHUTTING_DOWN_MESSAGE,
@@ -96,7 +99,8 @@ T = MetadataRecordType
 
 class QuorumController:
     def __init__(self, node_id: int, raft_client, time: Time, config: QuorumControllerConfig,
-                 cluster_id: str, threaded: bool = True) -> None:
+                 cluster_id: str, threaded: bool = True,
+                 config_validator: ConfigurationValidator | None = None) -> None:
         self.node_id = node_id
         self.raft = raft_client
         self.time = time
@@ -106,7 +110,7 @@ class QuorumController:
         self.features = FeatureControlManager()
         self.heartbeats = BrokerHeartbeatManager(config.broker_session_timeout_ms)
         self.cluster = ClusterControlManager(cluster_id, self.features, self.heartbeats)
-        self.configs = ConfigurationControlManager()
+        self.configs = ConfigurationControlManager(config_validator)  # the server's knows groups too
         self.replication = ReplicationControlManager(self.cluster, self.configs, config.num_partitions,
                                                      config.default_replication_factor,
                                                      config.unclean_leader_election_enable)

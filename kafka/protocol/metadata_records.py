@@ -70,7 +70,7 @@ class MetadataRecordType(IntEnum):
 
 NO_LEADER = -1
 NO_LEADER_CHANGE = -2  # PartitionChangeRecord.leader: keep the current leader
-TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4  # ConfigRecord.resource_type (ConfigResource.Type)
+TOPIC_RESOURCE, BROKER_RESOURCE, GROUP_RESOURCE = 2, 4, 32  # ConfigRecord.resource_type (ConfigResource.Type)
 FRAME_VERSION = 1
 
 _ENDPOINT = Schema("BrokerEndpoint", Field("name", String, "0+"), Field("host", String, "0+"),

@@ -44,6 +44,7 @@ from kafka.server.config_def import (
     text,
 )
 from kafka.server.share.share_group_config import ShareGroupConfig
+from kafka.server.streams_group_configs import StreamsGroupConfigs
 
 # ------------------------------------------------------------------ parsers of keys kept as more than a type
 
@@ -74,7 +75,7 @@ def _security_protocol(value: str) -> SecurityProtocol:
     return SecurityProtocol.for_name(value)
 
 
-class AbstractKafkaConfig(ShareGroupConfig):
+class AbstractKafkaConfig(ShareGroupConfig, StreamsGroupConfigs):
     """The declared keys, each a typed attribute of a parsed configuration (`values`: key -> value)."""
 
     values: dict[str, Any]
@@ -253,6 +254,28 @@ class AbstractKafkaConfig(ShareGroupConfig):
         one_of("disabled", "upgrade", "downgrade", "bidirectional"),
         "Which online conversions between a classic and a consumer group with members are allowed: disabled, "
         "upgrade, downgrade or bidirectional.")
+    # the bounds of a consumer group's own configs (consumer.session.timeout.ms, ...: group_config.py)
+    group_consumer_min_session_timeout_ms = ConfigKey(
+        "group.consumer.min.session.timeout.ms", INT, "45000", at_least(1),
+        "Smallest session timeout of consumer-group members.")
+    group_consumer_max_session_timeout_ms = ConfigKey(
+        "group.consumer.max.session.timeout.ms", INT, "60000", at_least(1),
+        "Largest session timeout of consumer-group members.")
+    group_consumer_min_heartbeat_interval_ms = ConfigKey(
+        "group.consumer.min.heartbeat.interval.ms", INT, "5000", at_least(1),
+        "Smallest heartbeat interval of consumer-group members.")
+    group_consumer_max_heartbeat_interval_ms = ConfigKey(
+        "group.consumer.max.heartbeat.interval.ms", INT, "15000", at_least(1),
+        "Largest heartbeat interval of consumer-group members.")
+    group_consumer_assignment_interval_ms = ConfigKey(
+        "group.consumer.assignment.interval.ms", INT, "1000", at_least(0),
+        "Default of a consumer group's consumer.assignment.interval.ms.")
+    group_consumer_min_assignment_interval_ms = ConfigKey(
+        "group.consumer.min.assignment.interval.ms", INT, "0", at_least(0),
+        "Smallest assignment interval of a consumer group.")
+    group_consumer_max_assignment_interval_ms = ConfigKey(
+        "group.consumer.max.assignment.interval.ms", INT, "15000", at_least(0),
+        "Largest assignment interval of a consumer group.")
     offsets_topic_num_partitions = ConfigKey(
         "offsets.topic.num.partitions", INT, "50", at_least(1),
         "Partitions of __consumer_offsets (fixed once created).")

@@ -25,6 +25,7 @@ from typing import Any
 
 import structlog
 
+from kafka.controller.configuration_control_manager import ConfigError, apply_config_ops
 from kafka.controller.replication_control_manager import (
     ReplicationError,
     validate_total_new_partitions,
@@ -54,7 +55,7 @@ class CreatedTopic:
     log_config: LogConfig
 
 
-TOPIC_RESOURCE = 2  # ConfigResource.Type.TOPIC
+TOPIC_RESOURCE, GROUP_RESOURCE = 2, 32  # ConfigResource.Type
 SET, DELETE = 0, 1  # IncrementalAlterConfigs operations
 CONTROLLER_TIMEOUT_MS = 30_000  # Kafka forwards with request.timeout.ms
 METADATA_PROPAGATION_TIMEOUT_MS = 5_000
@@ -220,6 +221,32 @@ class AdminManager:
             return self._await_metadata(lambda cache: (t := cache.get_topic(name)) is not None
                                         and t.configs == configs,
                                         f"alter configs of {name}", lambda: log_config)
+
+        forwarded = self._forward(ApiKey.INCREMENTAL_ALTER_CONFIGS, body,
+                                  lambda response: response.responses[0])
+        return future_utils.compose(forwarded, altered)
+
+    # ------------------------------------------------------------------ groups
+    def alter_group_configs(self, name: str, ops: list[dict], validate_only: bool = False) -> Future[None]:
+        """A group's config changes (IncrementalAlterConfigs operations: name, config_operation, value),
+        forwarded as they came: the controller applies and checks them (GroupConfig.validate, through its
+        ControllerConfigurationValidator). Answered once this broker's MetadataCache shows the group's new
+        configs, so that a client that sets share.auto.offset.reset and then reads finds it here."""
+        body = dict(resources=[dict(resource_type=GROUP_RESOURCE, resource_name=name, configs=ops)],
+                    validate_only=validate_only)
+        # what the controller will write, unless another change comes in between (then the timeout answers)
+        try:
+            applied = apply_config_ops(self.metadata_cache.group_config(name), ops, lists=False)
+            expected = {k: v for k, v in applied.items() if v is not None}
+        except ConfigError:  # an operation that does not exist: the controller refuses it
+            expected = None
+
+        def altered(_) -> Future[None]:
+            if validate_only:
+                return future_utils.completed(None)
+            log.info("altered group configs", group_id=name, configs=expected)
+            return self._await_metadata(lambda cache: cache.group_config(name) == expected,
+                                        f"alter configs of group {name}", lambda: None)
 
         forwarded = self._forward(ApiKey.INCREMENTAL_ALTER_CONFIGS, body,
                                   lambda response: response.responses[0])

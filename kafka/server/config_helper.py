@@ -1,4 +1,4 @@
-"""ConfigHelper: DescribeConfigs and IncrementalAlterConfigs for topics and the broker (Kafka's
+"""ConfigHelper: DescribeConfigs and IncrementalAlterConfigs for topics, the broker and groups (Kafka's
 kafka.server.ConfigHelper and ConfigAdminManager).
 
 A topic's effective configuration is the broker defaults (`log.*` keys of server.properties)
@@ -13,6 +13,11 @@ every key with the source of its value, the way `kafka-configs.sh --describe --a
 IncrementalAlterConfigs (KIP-339) changes only the keys it names: SET, DELETE (back to the
 default), APPEND and SUBTRACT for list configs such as cleanup.policy. The new configs are checked
 as a whole before anything is stored; a bad one gets INVALID_CONFIG with a message naming the key.
+
+A group's configs (GROUP, KIP-848 and KIP-932: share.auto.offset.reset, consumer.session.timeout.ms, ...)
+are described the same way, each key with its value for the group: the group's own (GROUP_CONFIG, 8),
+else its broker synonym's (group.share.record.lock.duration.ms...), else GroupConfig's default. Their
+changes go to the controller as they came: it applies and checks them (GroupConfig.validate).
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from enum import Enum
 
+from kafka.coordinator.group import group_config
+from kafka.coordinator.group.group_config import GroupConfig
 from kafka.log.log_config import TOPIC_CONFIG_SYNONYMS, TOPIC_CONFIGS
 from kafka.protocol.errors import Errors
 from kafka.server.abstract_kafka_config import config_def_type_of
@@ -30,9 +37,11 @@ from kafka.utils import future_utils
 
 TOPIC = 2  # ConfigResource.Type
 BROKER = 4
+GROUP = 32
 DYNAMIC_TOPIC_CONFIG = 1  # DescribeConfigsResponse.ConfigSource
 STATIC_BROKER_CONFIG = 4
 DEFAULT_CONFIG = 5
+GROUP_CONFIG = 8
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3  # AlterConfigOp.OpType
 # DescribeConfigsResponse.ConfigType, by Kafka's ConfigDef.Type name
 CONFIG_TYPES = {"BOOLEAN": 1, "STRING": 2, "INT": 3, "SHORT": 4, "LONG": 5, "DOUBLE": 6, "LIST": 7,
@@ -119,6 +128,8 @@ class ConfigHelper:
             described = self.describe_topic(name)
         elif resource_type == BROKER:
             described = self.describe_broker(name)
+        elif resource_type == GROUP:
+            described = self.describe_group(name)
         else:
             raise ConfigError(Errors.INVALID_REQUEST, f"unsupported resource type {resource_type}")
         return [d for d in described if keys is None or d.name in keys]
@@ -189,6 +200,42 @@ class ConfigHelper:
                                              config_type=broker_config_type(key)))
         return described
 
+    def describe_group(self, name: str) -> list[DescribedConfig]:
+        """Kafka's ConfigHelper for a GROUP: every group config but the internal ones (those too where the
+        group sets them), valued for this group: its own, else the broker's, else GroupConfig's default."""
+        if not name:
+            raise ConfigError(Errors.INVALID_REQUEST, "Group name must not be empty")
+        props = self.admin_manager.metadata_cache.group_config(name)  # Kafka's ConfigRepository.groupConfig
+        try:
+            config = GroupConfig.from_props(self.config.extract_group_config_map(), props)
+        except group_config.InvalidConfigurationError as e:  # the controller checked them: not to happen
+            raise ConfigError(Errors.INVALID_CONFIG, str(e)) from None
+        shown = config.non_internal_values()
+        set_internal = {k: v for k, v in config.originals.items() if v is not None and k not in shown}
+        return [self._group_config_entry(props, key, value)
+                for key, value in {**set_internal, **shown}.items()]
+
+    def _group_config_entry(self, props: dict[str, str], key: str, value) -> DescribedConfig:
+        """Kafka's createGroupConfigEntry: the group's own value first (GROUP_CONFIG), then the broker
+        key's synonyms (server.properties, Kafka's default), or GroupConfig's default where no broker key
+        sets it."""
+        kind = group_config.config_type(key)
+        text = group_config.convert_to_string(value, kind)
+        broker_key = group_config.broker_synonym(key)
+        default = group_config.CONFIG_DEF[key].default if key in group_config.CONFIG_DEF else None
+        default_text = group_config.convert_to_string(default, kind)
+        if broker_key in CONFIG_KEYS:
+            synonyms = self.config_synonyms(broker_key)
+        elif broker_key is not None:  # Kafka's internal broker key (group.streams.num.warmup.replicas...),
+            synonyms = [(broker_key, default_text, DEFAULT_CONFIG)]  # not one here: the same default
+        else:
+            synonyms = [] if default is None else [(key, default_text, DEFAULT_CONFIG)]
+        if key in props:
+            synonyms = [(key, text, GROUP_CONFIG), *synonyms]
+        return DescribedConfig(key, text, synonyms[0][2] if synonyms else DEFAULT_CONFIG, read_only=False,
+                               synonyms=tuple(synonyms), documentation=GroupConfig.documentation_of(key),
+                               config_type=CONFIG_TYPES[kind] if kind else 0)
+
     def _broker_value_text(self, key: str, value) -> str | None:
         """A broker config's value as Kafka's ConfigDef.convertToString writes it. Values parsed into
         more than a string, a number or a list of those (listeners' endpoints, a map, a set, the metrics
@@ -207,9 +254,16 @@ class ConfigHelper:
 
     def alter_configs(self, resource_type: int, name: str, configs: dict[str, str | None],
                       validate_only: bool) -> Future[None]:
-        """AlterConfigs: ``configs`` become the topic's only overrides (keys left out return to
+        """AlterConfigs: ``configs`` become the topic's (or group's) only overrides (keys left out return to
         their defaults, as in Kafka). Raise ConfigError if any is bad; the Future fails with one if
         the controller refuses them."""
+        if resource_type == GROUP:  # the group's configs become these: SET them, DELETE the others
+            current = self.admin_manager.metadata_cache.group_config(name)
+            ops = [dict(name=k, config_operation=SET, value=v) for k, v in configs.items()]
+            ops += [dict(name=k, config_operation=DELETE, value=None)
+                    for k in sorted(set(current) - set(configs))]
+            return future_utils.handle(self.admin_manager.alter_group_configs(name, ops, validate_only),
+                                       _as_config_error)
         topic = self._alterable_topic(resource_type, name)
         for key, value in configs.items():
             if key not in TOPIC_CONFIGS:
@@ -244,6 +298,10 @@ class ConfigHelper:
                 raise ConfigError(Errors.INVALID_REQUEST,
                                   f"Unexpected broker id, expected {expected}, but received {name}")
             return future_utils.completed(None)
+        if resource_type == GROUP:  # to the controller as they came: it applies and checks them
+            return future_utils.handle(self.admin_manager.alter_group_configs(
+                name, [dict(name=k, config_operation=op, value=v) for k, op, v in ops], validate_only),
+                _as_config_error)
         topic = self._alterable_topic(resource_type, name)
         overrides = dict(topic.configs)
         effective = self.admin_manager.log_config_for(topic).to_props()

@@ -23,12 +23,14 @@ import structlog
 
 from kafka.controller.quorum_controller import QuorumController
 from kafka.controller.quorum_controller_config import QuorumControllerConfig
+from kafka.coordinator.group.group_coordinator_config import GroupCoordinatorConfig
 from kafka.metadata.authorizer.standard_authorizer import StandardAuthorizer
 from kafka.network.request_channel import RequestChannel
 from kafka.network.socket_server import SocketServer, SocketServerConfig
 from kafka.server.auth_helper import AuthHelper
 from kafka.server.bootstrap_directory import read_bootstrap_records
 from kafka.server.controller_apis import ControllerApis
+from kafka.server.controller_configuration_validator import ControllerConfigurationValidator
 from kafka.server.controller_metrics_endpoint import ControllerMetricsEndpoint
 from kafka.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafka.server.metadata.acl_publisher import AclPublisher
@@ -68,7 +70,9 @@ class ControllerServer:
         self.controller = QuorumController(
             node_id=config.node_id, raft_client=shared.raft_driver, time=self.time,
             cluster_id=shared.cluster_id,
-            config=QuorumControllerConfig.from_kafka_config(config))
+            config=QuorumControllerConfig.from_kafka_config(config),
+            config_validator=ControllerConfigurationValidator(
+                GroupCoordinatorConfig.from_kafka_config(config)))
         # --add-scram's users
         self.controller.bootstrap_records = read_bootstrap_records(config.metadata_log_dir)
         shared.register_raft_listener(self.controller)

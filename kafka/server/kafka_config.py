@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kafka.coordinator.group import group_config
+from kafka.coordinator.group.group_coordinator_config import group_coordinator_config_problem
 from kafka.network.end_point import EndPoint, parse_listeners
 from kafka.security import sasl_configs
 from kafka.security.sasl_configs import SaslConfigError, SaslListenerConfig
@@ -143,6 +145,8 @@ class KafkaConfig(AbstractKafkaConfig):
                               f"equal to socket.request.max.bytes ({request_max}), or -1 for no bound")
         if (problem := share_group_config_problem(self.values)) is not None:
             raise ConfigError(problem)
+        if (problem := group_coordinator_config_problem(self.values)) is not None:
+            raise ConfigError(problem)
 
     # ------------------------------------------------------------------ KRaft roles and listeners
     def _validate_kraft(self) -> None:
@@ -238,6 +242,21 @@ class KafkaConfig(AbstractKafkaConfig):
         """What the operator set, secrets masked as Kafka prints its PASSWORD configs."""
         return {k: "[hidden]" if is_sensitive(k) else v
                 for k, v in self.originals.items() if k not in CONFIG_KEYS or CONFIG_KEYS[k].default != v}
+
+    def extract_group_config_map(self) -> dict[str, Any]:
+        """Kafka's AbstractKafkaConfig.extractGroupConfigMap: the broker's defaults of the group configs, each
+        group key given its broker synonym's value (group.consumer.session.timeout.ms for
+        consumer.session.timeout.ms; the first of group.streams.assignors for streams.assignor.name). An
+        internal key only when server.properties sets its synonym."""
+        defaults = {}
+        for name in sorted(group_config.config_names()):
+            broker_key = group_config.broker_synonym(name)
+            internal = group_config.is_internal(name)
+            if broker_key in self.values and (not internal or broker_key in self.originals):
+                defaults[name] = self.values[broker_key]
+        if defaults.get("streams.assignor.name"):
+            defaults["streams.assignor.name"] = defaults["streams.assignor.name"][0]
+        return defaults
 
     @classmethod
     def from_file(cls, path: str, overrides: Mapping[str, str] | None = None) -> KafkaConfig:

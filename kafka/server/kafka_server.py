@@ -35,6 +35,7 @@ from concurrent.futures import Future
 
 import structlog
 
+from kafka.coordinator.group.group_config_manager import GroupConfigManager
 from kafka.coordinator.group.group_coordinator_config import GroupCoordinatorConfig
 from kafka.coordinator.group.group_coordinator_records import GROUP_METADATA_TOPIC_NAME
 from kafka.coordinator.group.group_coordinator_service import GroupCoordinatorService
@@ -279,10 +280,11 @@ class KafkaServer:
     def _start_group_coordinator(self) -> None:
         """The group coordinator on Kafka 4's runtime: a shard per __consumer_offsets partition the
         publisher says we lead (its runtime metrics join the endpoint's group once that exists)."""
-        config = self.config
+        group_coordinator_config = GroupCoordinatorConfig.from_kafka_config(self.config)
+        self.group_config_manager = GroupConfigManager(group_coordinator_config)  # the publisher feeds it
         self.group_coordinator = GroupCoordinatorService.build(
-            config.node_id, GroupCoordinatorConfig.from_kafka_config(config), self.replica_manager, self.time,
-            None, self._topics_image)
+            self.config.node_id, group_coordinator_config, self.replica_manager, self.time, None,
+            self._topics_image, self.group_config_manager)
         self.group_coordinator.startup()
 
     def _start_transaction_coordinator(self) -> None:
@@ -340,7 +342,7 @@ class KafkaServer:
         with its connection (the network layer tells the cache: Kafka's ConnectionDisconnectListener)."""
         self.share_partition_manager = SharePartitionManager.build(
             self.config.node_id, self.config, self.replica_manager, self.persister, self.time,
-            self.metrics_endpoint.metrics.group)
+            self.metrics_endpoint.metrics.group, self.group_config_manager)
         sessions = self.share_partition_manager.cache
         self.request_channel.connection_disconnect_listeners.append(sessions.on_disconnect)
 

@@ -61,6 +61,7 @@ class ClusterSnapshot:
     topics: dict[str, TopicMetadata] = field(default_factory=dict)
     brokers: dict[int, Broker] = field(default_factory=dict)
     metadata_offset: int = -1
+    group_configs: dict[str, dict[str, str]] = field(default_factory=dict)  # group id -> the configs it sets
 
 
 class MetadataCache:
@@ -73,16 +74,22 @@ class MetadataCache:
 
     # ------------------------------------------------------------------ the publisher's side
     def set_snapshot(self, topics: dict[str, TopicMetadata] | None, brokers: dict[int, Broker] | None,
-                     metadata_offset: int) -> None:
-        """The picture as of metadata_offset; None keeps the topics (or brokers) the cache has."""
+                     metadata_offset: int, group_configs: dict[str, dict[str, str]] | None = None) -> None:
+        """The picture as of metadata_offset; None keeps the topics (brokers, group configs) the cache has."""
         with self._lock:
             old = self._snapshot
             self._snapshot = ClusterSnapshot(old.topics if topics is None else topics,
-                                             old.brokers if brokers is None else brokers, metadata_offset)
+                                             old.brokers if brokers is None else brokers, metadata_offset,
+                                             old.group_configs if group_configs is None else group_configs)
 
     @property
     def metadata_offset(self) -> int:
         return self._snapshot.metadata_offset
+
+    def group_config(self, group_id: str) -> dict[str, str]:
+        """The configs a group sets, {} for none (Kafka's ConfigRepository.groupConfig, which its
+        KRaftMetadataCache answers from the image): what DescribeConfigs shows of a GROUP."""
+        return dict(self._snapshot.group_configs.get(group_id, {}))
 
     # ------------------------------------------------------------------ brokers
     @property

@@ -1,4 +1,4 @@
-"""kafka-configs: describe and alter client quotas and topic configs, describe broker configs (Kafka's
+"""kafka-configs: describe and alter client quotas, topic and group configs, describe broker configs (Kafka's
 org.apache.kafka.tools.ConfigCommand, ``bin/kafka-configs.sh``), on AlterClientQuotas/DescribeClientQuotas
 and IncrementalAlterConfigs/DescribeConfigs.
 
@@ -13,6 +13,9 @@ and IncrementalAlterConfigs/DescribeConfigs.
         --add-config retention.ms=60000
     kafka-configs --bootstrap-server 127.0.0.1:9092 --describe --entity-type topics --entity-name T [--all]
     kafka-configs --bootstrap-server 127.0.0.1:9092 --describe --entity-type brokers --entity-name 1 [--all]
+    kafka-configs --bootstrap-server 127.0.0.1:9092 --alter --entity-type groups --entity-name G \
+        --add-config share.auto.offset.reset=earliest
+    kafka-configs --bootstrap-server 127.0.0.1:9092 --describe --entity-type groups --entity-name G [--all]
     kafka-configs --bootstrap-server 127.0.0.1:9092 --alter --entity-type users --entity-name alice \
         --add-config 'SCRAM-SHA-512=[iterations=8192,password=alice-secret]'
     kafka-configs --bootstrap-server 127.0.0.1:9092 --alter --entity-type users --entity-name alice \
@@ -28,12 +31,17 @@ Prints what Kafka prints:
       retention.ms=60000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=60000}
     All configs for broker 1 are:
       advertised.listeners=PLAINTEXT://127.0.0.1:9092 sensitive=false synonyms={STATIC_BROKER_CONFIG:...
+    Dynamic configs for group G are:
+      share.auto.offset.reset=earliest sensitive=false synonyms={DYNAMIC_GROUP_CONFIG:share.auto.offset...
     SCRAM credential configs for user-principal 'alice' are SCRAM-SHA-512=iterations=8192
 
 A SCRAM password is salted here (random salt, PBKDF2) and only the salt and salted password are sent
 (AlterUserScramCredentials). Without authentication every client's user is ANONYMOUS. Broker configs
 are static here (set in server.properties): --describe shows them (none is dynamic, so only --all
-lists any), --alter of brokers is refused. IP quotas' tool is not built.
+lists any), --alter of brokers is refused. IP quotas' tool is not built. A group's configs (KIP-848/932)
+are any group's, existing or not: this broker has no ListConfigResources, so a group is described even
+where Kafka's tool, asking a broker that has it, says the group "doesn't exist and doesn't have dynamic
+config" (against this broker Kafka's tool describes it too).
 """
 
 from __future__ import annotations
@@ -43,14 +51,17 @@ import re
 import sys
 from decimal import Decimal
 
-from kafka.clients.admin import BROKER_RESOURCE, DELETE, SET, TOPIC_RESOURCE, AdminClient
+from kafka.clients.admin import BROKER_RESOURCE, DELETE, GROUP_RESOURCE, SET, TOPIC_RESOURCE, AdminClient
 from kafka.clients.errors import ConfigError, KafkaError
 from kafka.security.scram_credential_parser import iterations_of, parse_scram_entries
 from kafka.security.scram_formatter import ScramFormatter, secret_salt
 from kafka.security.scram_mechanism import MECHANISM_NAMES, ScramMechanism
 from kafka.tools.command_line_utils import java_hash_map_order, load_props, run
 
-TOPICS, CLIENTS, USERS, BROKERS = "topics", "clients", "users", "brokers"
+TOPICS, CLIENTS, USERS, BROKERS, GROUPS = "topics", "clients", "users", "brokers", "groups"
+# the entity types whose configs are DescribeConfigs/IncrementalAlterConfigs resources, and the source
+# of the configs set on the entity itself (what --describe shows without --all)
+RESOURCE_TYPES = {TOPICS: TOPIC_RESOURCE, BROKERS: BROKER_RESOURCE, GROUPS: GROUP_RESOURCE}
 QUOTA_ENTITY_TYPES = {USERS: "user", CLIENTS: "client-id"}
 QUOTA_KEYS = ("consumer_byte_rate", "controller_mutation_rate", "producer_byte_rate", "request_percentage")
 DESCRIBE_TYPE_LABELS = (("user", "user-principal"), ("client-id", "client-id"), ("ip", "ip"))
@@ -59,7 +70,7 @@ MATCH_EXACT, MATCH_DEFAULT, MATCH_SPECIFIED = 0, 1, 2
 CONFIG_SOURCES = ("UNKNOWN", "DYNAMIC_TOPIC_CONFIG", "DYNAMIC_BROKER_CONFIG", "DYNAMIC_DEFAULT_BROKER_CONFIG",
                   "STATIC_BROKER_CONFIG", "DEFAULT_CONFIG", "DYNAMIC_BROKER_LOGGER_CONFIG",
                   "DYNAMIC_CLIENT_METRICS_CONFIG", "DYNAMIC_GROUP_CONFIG")
-DYNAMIC_TOPIC_CONFIG, DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG = 1, 2, 3
+DYNAMIC_TOPIC_CONFIG, DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG, GROUP_CONFIG = 1, 2, 3, 8
 # Split `k1=v1,k2=[a,b],k3=v3` on the commas outside square brackets, as Kafka does.
 _OUTSIDE_BRACKETS = r"(?=[^\]]*(?:\[|$))"
 
@@ -74,20 +85,19 @@ def build_parser() -> argparse.ArgumentParser:
     action = p.add_mutually_exclusive_group(required=True)
     action.add_argument("--alter", action="store_true", help="alter the configuration for the entity")
     action.add_argument("--describe", action="store_true", help="list configs for the given entity")
-    p.add_argument("--entity-type", action="append", default=[], help="topics, brokers, clients or users "
-                                                                      "(repeatable: users and clients "
-                                                                      "together)")
+    p.add_argument("--entity-type", action="append", default=[],
+                   help="topics, brokers, clients, users or groups (repeatable: users and clients together)")
     # --entity-name and --entity-default share one list, so each pairs with the --entity-type at its position
     p.add_argument("--entity-name", dest="entity_names", action="append", default=[],
                    help="the entity's name")
     p.add_argument("--entity-default", dest="entity_names", action="append_const", const="",
                    help="the default entity of the type (brokers, clients and users)")
-    p.add_argument("--all", action="store_true", help="with --describe of topics or brokers: every config, "
-                                                      "not only the dynamic ones")
+    p.add_argument("--all", action="store_true", help="with --describe of topics, brokers or groups: every "
+                                                      "config, not only the dynamic ones")
     p.add_argument("--add-config", help="k1=v1,k2=[v1,v2],k3=v3")
     p.add_argument("--delete-config", action="append", default=[], help="k1,k2")
     for flag, entity_type in (("--topic", TOPICS), ("--client", CLIENTS), ("--user", USERS),
-                              ("--broker", BROKERS)):
+                              ("--broker", BROKERS), ("--group", GROUPS)):
         p.add_argument(flag, dest="flag_" + entity_type, help=f"shorthand for --entity-type {entity_type} "
                                                               "--entity-name ...")
     p.add_argument("--client-defaults", action="store_true", help="--entity-type clients --entity-default")
@@ -108,9 +118,9 @@ def _main(argv) -> int:
     _check_args(args, entity_types, entity_names, adds, deletes)
     with AdminClient({"bootstrap.servers": args.bootstrap_server,
                       **load_props(args.command_config)}) as admin:
-        if entity_types[0] == TOPICS and args.alter:
-            alter_topic_config(admin, entity_names[0], adds, deletes)
-        elif entity_types[0] in (TOPICS, BROKERS):
+        if entity_types[0] in (TOPICS, GROUPS) and args.alter:
+            alter_resource_config(admin, entity_types[0], entity_names[0], adds, deletes)
+        elif entity_types[0] in RESOURCE_TYPES:
             describe_resource_config(admin, entity_types[0], entity_names[0] if entity_names else None,
                                      args.all)
         elif args.alter:
@@ -137,7 +147,7 @@ def _main(argv) -> int:
 
 def _entities(args) -> tuple[list[str], list[str]]:
     types, names = list(args.entity_type), list(args.entity_names)
-    for entity_type in (TOPICS, CLIENTS, USERS, BROKERS):
+    for entity_type in (TOPICS, CLIENTS, USERS, BROKERS, GROUPS):
         name = getattr(args, "flag_" + entity_type)
         if name is not None:
             types.append(entity_type)
@@ -160,11 +170,12 @@ def _check_args(args, types: list[str], names: list[str], adds: dict[str, str], 
     for entity_type in types:
         if entity_type == BROKERS and args.alter:
             raise ConfigError("broker configs are static on this broker: set them in server.properties")
-        if entity_type not in (TOPICS, CLIENTS, USERS, BROKERS):
+        if entity_type not in (TOPICS, CLIENTS, USERS, BROKERS, GROUPS):
             raise ConfigError(f"Invalid entity type {entity_type}, the entity type must be one of "
-                              f"{TOPICS}, {BROKERS}, {CLIENTS}, {USERS} with a --bootstrap-server argument")
-    if args.all and not (args.describe and types[0] in (TOPICS, BROKERS)):
-        raise ConfigError("--all goes with --describe of topics or brokers")
+                              f"{TOPICS}, {BROKERS}, {CLIENTS}, {USERS}, {GROUPS} with a --bootstrap-server "
+                              "argument")
+    if args.all and not (args.describe and types[0] in RESOURCE_TYPES):
+        raise ConfigError("--all goes with --describe of topics, brokers or groups")
     if types[0] == BROKERS and any(name and not name.isdigit() for name in names):
         raise ConfigError(f"The entity name for {BROKERS} must be a valid integer broker id, found: "
                           f"{names[0]}")
@@ -174,15 +185,15 @@ def _check_args(args, types: list[str], names: list[str], adds: dict[str, str], 
         raise ConfigError("More entity names specified than entity types")
     if args.describe and (adds or deletes):
         raise ConfigError("--add-config and --delete-config go with --alter, not --describe")
-    if args.describe and types[0] == TOPICS and "" in names:
+    if args.describe and types[0] in (TOPICS, GROUPS) and "" in names:
         raise ConfigError(f"--entity-default must not be specified with --describe of {','.join(types)}")
     if args.alter:
         if len(names) != len(types):
             raise ConfigError("An entity-name or default entity must be specified with --alter of users, "
-                              "clients, brokers or ips" if types[0] != TOPICS else
+                              "clients, brokers or ips" if types[0] not in (TOPICS, GROUPS) else
                               f"An entity name must be specified with --alter of {','.join(types)}")
-        if types[0] == TOPICS and not names[0]:
-            raise ConfigError(f"An entity name must be specified with --alter of {TOPICS}")
+        if types[0] in (TOPICS, GROUPS) and not names[0]:
+            raise ConfigError(f"An entity name must be specified with --alter of {types[0]}")
         if not adds and not deletes:
             raise ConfigError("At least one of --add-config, --add-config-file, or --delete-config must be "
                               "specified with --alter")
@@ -302,28 +313,39 @@ def describe_user_scram_credentials(admin: AdminClient, user: str) -> None:
     print(f"SCRAM credential configs for user-principal '{user}' are {infos}")
 
 
-# ---------------------------------------------------------------------------------- topics
+# ---------------------------------------------------------------------------------- topics and groups
 
-def alter_topic_config(admin: AdminClient, topic: str, adds: dict[str, str], deletes: list[str]) -> None:
-    """Kafka's alterResourceConfig: deletes must name configs the topic overrides."""
-    dynamic = {name for name, entry in admin.describe_configs(TOPIC_RESOURCE, topic).items()
-               if entry.source == DYNAMIC_TOPIC_CONFIG}
+def alter_resource_config(admin: AdminClient, entity_type: str, name: str, adds: dict[str, str],
+                          deletes: list[str]) -> None:
+    """Kafka's alterResourceConfig: deletes must name configs the topic (or group) sets itself."""
+    resource, dynamic_source = RESOURCE_TYPES[entity_type], _dynamic_source(entity_type, name)
+    dynamic = {key for key, entry in admin.describe_configs(resource, name).items()
+               if entry.source == dynamic_source}
     invalid = [k for k in deletes if k not in dynamic]
     if invalid:
         raise ConfigError(f"Invalid config(s): {','.join(invalid)}")
     ops = [(k, DELETE, "") for k in deletes] + [(k, SET, v) for k, v in adds.items()]
-    admin.incremental_alter_configs(TOPIC_RESOURCE, topic, ops)
+    admin.incremental_alter_configs(resource, name, ops)
+
+
+def _dynamic_source(entity_type: str, name: str) -> int:
+    """Where the configs an entity sets itself come from (Kafka's describeConfigContext)."""
+    if entity_type == BROKERS:
+        return DYNAMIC_DEFAULT_BROKER_CONFIG if name == "" else DYNAMIC_BROKER_CONFIG
+    return DYNAMIC_TOPIC_CONFIG if entity_type == TOPICS else GROUP_CONFIG
 
 
 def describe_resource_config(admin: AdminClient, entity_type: str, name: str | None,
                              describe_all: bool) -> None:
     """Kafka's describeResourceConfig: the entity's dynamic configs (all of them with --all), sorted by
-    name, each with its synonyms, the most specific first. Without a name: every topic, or every
-    broker and then the cluster-wide broker defaults."""
+    name, each with its synonyms, the most specific first. Without a name: every topic, every group
+    (ListGroups' order), or every broker and then the cluster-wide broker defaults."""
     if name is not None:
         names = [name]
     elif entity_type == TOPICS:  # listTopics' names: a Java HashMap's keys, in its order
         names = java_hash_map_order(sorted(admin.list_topics(include_internal=True)))
+    elif entity_type == GROUPS:
+        names = list(dict.fromkeys(group_id for group_id, _, _ in admin.list_groups()))
     else:
         names = [str(node.node_id) for node in admin.describe_cluster()[2]] + [""]
     for entity in names:
@@ -334,9 +356,7 @@ def describe_resource_config(admin: AdminClient, entity_type: str, name: str | N
             print(f"Default configs for {entity_type} in the cluster are:")
         else:
             print(f"{'All' if describe_all else 'Dynamic'} configs for {entity_type[:-1]} {entity} are:")
-        resource = TOPIC_RESOURCE if entity_type == TOPICS else BROKER_RESOURCE
-        dynamic = DYNAMIC_TOPIC_CONFIG if entity_type == TOPICS else \
-            DYNAMIC_DEFAULT_BROKER_CONFIG if entity == "" else DYNAMIC_BROKER_CONFIG
+        resource, dynamic = RESOURCE_TYPES[entity_type], _dynamic_source(entity_type, entity)
         for key, entry in sorted(admin.describe_configs(resource, entity, include_synonyms=True).items()):
             if describe_all or entry.source == dynamic:
                 synonyms = ", ".join(f"{CONFIG_SOURCES[source]}:{n}={_java(v)}"

@@ -24,7 +24,7 @@ from typing import Any
 from kafka.image.metadata_delta import MetadataDelta
 from kafka.image.metadata_image import EMPTY_IMAGE, MetadataImage
 from kafka.image.metadata_provenance import MetadataProvenance
-from kafka.protocol.metadata_records import BROKER_RESOURCE, TOPIC_RESOURCE, deserialize
+from kafka.protocol.metadata_records import BROKER_RESOURCE, GROUP_RESOURCE, TOPIC_RESOURCE, deserialize
 from kafka.tools.dump_log_segments import batches_in_file
 
 Tree = dict[str, Any]
@@ -61,7 +61,8 @@ def image_tree(image: MetadataImage) -> Tree:
         topic_ids[str(t.id)] = node
     configs: Tree = {"topic": {}, "broker": {}}
     for (resource_type, name), props in image.configs.resources.items():
-        kind = {TOPIC_RESOURCE: "topic", BROKER_RESOURCE: "broker"}.get(resource_type, str(resource_type))
+        kind = {TOPIC_RESOURCE: "topic", BROKER_RESOURCE: "broker", GROUP_RESOURCE: "group"}.get(
+            resource_type, str(resource_type))
         configs.setdefault(kind, {})[name] = dict(props)
     features = {name: str(level) for name, level in image.features.finalized_versions.items()}
     producer_ids = {"nextProducerId": str(image.producer_ids.next_producer_id)}

@@ -4,9 +4,10 @@ by one member at a time, acknowledged (accept, release, reject), redelivered whe
 lock runs out, archived after group.share.delivery.count.limit deliveries; the share coordinator keeps
 what was acknowledged across a restart. docs/share_groups.md tells the story.
 
-share.auto.offset.reset is `latest` (no group configs here yet), so a share partition starts at the end
-of its log when the group first fetches it; each test first warms the group up (`warm_up`), after which
-every record produced is delivered.
+share.auto.offset.reset is `latest` unless the group sets it (a group config: IncrementalAlterConfigs on
+a GROUP resource), so a share partition starts at the end of its log when the group first fetches it;
+each test but the one that sets it to earliest first warms the group up (`warm_up`), after which every
+record produced is delivered.
 """
 
 from __future__ import annotations
@@ -21,7 +22,14 @@ import uuid
 
 import pytest
 from confluent_kafka import AcknowledgeType, Producer, ShareConsumer
-from confluent_kafka.admin import AdminClient
+from confluent_kafka.admin import (
+    AdminClient,
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+    ConfigSource,
+    ResourceType,
+)
 
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
@@ -149,6 +157,32 @@ def _scraped(broker: BrokerProcess, series: str) -> float:
     with urllib.request.urlopen(url, timeout=10) as response:
         text = response.read().decode()
     return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(series + " "))
+
+
+def test_a_group_set_to_earliest_reads_what_was_produced_before_it_started(broker):
+    """share.auto.offset.reset=earliest, set on the group with confluent-kafka's AdminClient before any
+    member came (a group that does not exist yet may have configs): its share partitions start at the
+    log's start, so the records produced before are delivered; DescribeConfigs shows the group's own
+    value (GROUP_CONFIG) over the default."""
+    topic, group = unique_topic("backlog"), f"g-{uuid.uuid4()}"
+    create_topic(broker.bootstrap, topic, 2)
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+    earliest = ConfigEntry("share.auto.offset.reset", "earliest", incremental_operation=AlterConfigOpType.SET)
+    for done in admin.incremental_alter_configs([ConfigResource(ResourceType.GROUP, group,
+                                                                incremental_configs=[earliest])]).values():
+        assert done.result(10) is None
+    described, = admin.describe_configs([ConfigResource(ResourceType.GROUP, group)]).values()
+    entry = described.result(10)["share.auto.offset.reset"]
+    assert (entry.value, entry.source) == ("earliest", ConfigSource.GROUP_CONFIG.value)
+    backlog = [f"before-{i}" for i in range(10)]
+    produce(producer(broker.bootstrap), topic, backlog, 2)
+    member, got = Member(broker.bootstrap, group, topic), []
+    try:
+        wait_until(lambda: got.extend(member.poll()) or len(got) >= len(backlog), timeout=60,
+                   message="the records produced before the group started")
+    finally:
+        member.close()
+    assert sorted(values(got)) == sorted(backlog)
 
 
 def test_a_member_that_closes_without_acknowledging_releases_its_records_to_the_others(broker):

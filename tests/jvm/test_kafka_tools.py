@@ -116,6 +116,21 @@ def test_kafka_configs(tools):
                                               "--describe", "--all")
 
 
+def test_kafka_configs_of_a_group(tools):
+    """A group's own configs (KIP-848/932), set and read with Kafka's tool on a group nobody created."""
+    assert tools(CONFIGS, "--entity-type", "groups", "--entity-name", "configured", "--alter", "--add-config",
+                 "share.auto.offset.reset=earliest,consumer.session.timeout.ms=50000").strip() == \
+        "Completed updating config for group configured."
+    tools(CONFIGS, "--group", "configured", "--alter", "--delete-config", "consumer.session.timeout.ms")
+    assert tools(CONFIGS, "--entity-type", "groups", "--entity-name", "configured", "--describe") == (
+        "Dynamic configs for group configured are:\n  share.auto.offset.reset=earliest sensitive=false "
+        "synonyms={DYNAMIC_GROUP_CONFIG:share.auto.offset.reset=earliest, "
+        "DEFAULT_CONFIG:share.auto.offset.reset=latest}\n")
+    every = tools(CONFIGS, "--entity-type", "groups", "--entity-name", "configured", "--describe", "--all")
+    assert "  share.record.lock.duration.ms=30000 sensitive=false synonyms={DEFAULT_CONFIG:" \
+           "group.share.record.lock.duration.ms=30000}" in every.splitlines()
+
+
 def test_kafka_get_offsets_and_delete_records(tools):
     latest = tools(GET_OFFSETS, "--topic", "tools")
     ends = {line.rsplit(":", 2)[1]: int(line.rsplit(":", 1)[1]) for line in latest.split()}

@@ -115,7 +115,8 @@ def both(tmp_path_factory):
     """One broker process and the state every case reads, built once (with Kafka's tools, as a user would):
     "keyed", three partitions of keyed records; "overridden", with two topic configs set; "perf", empty;
     "txn", written by a committed transaction (perf-txn); the classic group "readers", which read
-    "keyed" and committed; "idle", an empty group with offsets only; "live", with one member."""
+    "keyed" and committed and sets two group configs; "idle", an empty group with offsets only; "live",
+    with one member."""
     broker = BrokerProcess(tmp_path_factory.mktemp("side-broker") / "data",
                            {"group.initial.rebalance.delay.ms": "0"})
     member = None
@@ -131,6 +132,8 @@ def both(tmp_path_factory):
               stdin="".join(f"key{i % 5}:value-{i}\n" for i in range(30)))
         tools(CONSOLE_CONSUMER, "--topic", "keyed", "--from-beginning", "--max-messages", "30", "--group",
               "readers")
+        tools(CONFIGS, "--entity-type", "groups", "--entity-name", "readers", "--alter", "--add-config",
+              "consumer.heartbeat.interval.ms=6000,share.auto.offset.reset=earliest")
         # "idle": the case repeats it, to the same offsets
         tools(CONSUMER_GROUPS, *CASES["groups-reset-exec"][1:])
         tools(PRODUCER_PERF, "--topic", "txn", "--num-records", "20", "--record-size", "10", "--throughput",
@@ -187,6 +190,9 @@ CASES = {
     "configs-broker-default": (CONFIGS, "--entity-type", "brokers", "--entity-default", "--describe"),
     "configs-every-topic": (CONFIGS, "--entity-type", "topics", "--describe"),
     "configs-every-broker": (CONFIGS, "--entity-type", "brokers", "--describe"),
+    "configs-group": (CONFIGS, "--entity-type", "groups", "--entity-name", "readers", "--describe"),
+    "configs-group-all": (CONFIGS, "--group", "readers", "--describe", "--all"),
+    "configs-every-group": (CONFIGS, "--entity-type", "groups", "--describe"),
     "offsets-earliest": (GET_OFFSETS, "--topic", "keyed", "--partitions", "0,2", "--time", "earliest"),
     "offsets-regex": (GET_OFFSETS, "--topic", "k.*|o.*"),
     "txn-list": (TRANSACTIONS, "list"),

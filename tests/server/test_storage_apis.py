@@ -1,24 +1,27 @@
 """StorageApis without a broker: built as KafkaServer builds it (a ReplicaManager on a temporary
 directory, the MetadataCache of a real metadata image, a ConfigHelper over the AdminManager), a
 request encoded as a client sends it in, the encoded response checked. DeleteRecords moves the log
-start offset, DescribeConfigs reads a topic's configs from the image, and an IncrementalAlterConfigs
-is answered only once the controller's outcome is in, not on the I/O thread."""
+start offset, DescribeConfigs reads a topic's (and a group's) configs from the image, and an
+IncrementalAlterConfigs is answered only once the controller's outcome is in, not on the I/O thread."""
 
 from __future__ import annotations
 
 import pytest
 
+from kafka.protocol.acl import AclOperation, ResourceType
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.protocol.metadata_records import MetadataRecordType, record
 from kafka.protocol.record_batch import build_batch
+from kafka.security.kafka_principal import USER_TYPE, KafkaPrincipal
 from kafka.server.config_helper import ConfigHelper
 from kafka.server.storage_apis import StorageApis
 from kafka.utils.topic_partition import TopicPartition
-from tests.server.handler_harness import BrokerParts, IoThread, broker_registration, topic_records
+from tests.server.handler_harness import BrokerParts, IoThread, allow, broker_registration, topic_records
 
-TOPIC_RESOURCE = 2
-DEFAULT_CONFIG, DYNAMIC_TOPIC_CONFIG = 5, 1  # DescribeConfigs' config_source
+TOPIC_RESOURCE, GROUP_RESOURCE = 2, 32
+ALICE = KafkaPrincipal(USER_TYPE, "alice")
+DEFAULT_CONFIG, DYNAMIC_TOPIC_CONFIG, GROUP_CONFIG = 5, 1, 8  # DescribeConfigs' config_source
 
 
 @pytest.fixture
@@ -77,3 +80,28 @@ def test_an_alter_configs_waits_for_the_controller_without_an_io_thread(parts):
 
     (result,) = parts.response(request).responses
     assert (result.resource_name, result.error_code) == ("orders", Errors.BROKER_NOT_AVAILABLE)
+
+
+def test_a_groups_configs_are_described_from_the_image_and_need_the_groups_acls(parts):
+    """DescribeConfigs of a GROUP (type 32): the group's own value (GROUP_CONFIG) from the image's
+    ConfigRecords, the broker's for the rest; DESCRIBE_CONFIGS and ALTER_CONFIGS on the group itself."""
+    parts.publish(record(MetadataRecordType.CONFIG_RECORD, resource_type=GROUP_RESOURCE,
+                         resource_name="billing", name="share.auto.offset.reset", value="earliest"))
+    keys = ["share.auto.offset.reset", "share.delivery.count.limit"]
+    describe = dict(resources=[dict(resource_type=GROUP_RESOURCE, resource_name="billing",
+                                    configuration_keys=keys)],
+                    include_synonyms=False, include_documentation=False)
+    (result,) = parts.call(storage_apis(parts), ApiKey.DESCRIBE_CONFIGS, 4, describe).results
+    assert {c.name: (c.value, c.config_source) for c in result.configs} == {
+        "share.auto.offset.reset": ("earliest", GROUP_CONFIG),
+        "share.delivery.count.limit": ("5", DEFAULT_CONFIG)}
+
+    parts.with_authorizer(allow(ALICE, AclOperation.DESCRIBE_CONFIGS, ResourceType.GROUP, "billing"))
+    (result,) = parts.call(storage_apis(parts), ApiKey.DESCRIBE_CONFIGS, 4, describe, principal=ALICE).results
+    assert result.error_code == Errors.NONE
+    (altered,) = parts.call(storage_apis(parts), ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, dict(
+        validate_only=False, resources=[dict(resource_type=GROUP_RESOURCE, resource_name="billing", configs=[
+            dict(name="share.auto.offset.reset", config_operation=0, value="latest")])]),
+        principal=ALICE).responses
+    assert (altered.error_code, altered.error_message) == (Errors.GROUP_AUTHORIZATION_FAILED,
+                                                           "Group authorization failed.")

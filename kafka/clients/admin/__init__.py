@@ -4,6 +4,7 @@ from kafka.clients.admin.admin_client import (
     APPEND,
     BROKER_RESOURCE,
     DELETE,
+    GROUP_RESOURCE,
     SET,
     SUBTRACT,
     TOPIC_RESOURCE,
@@ -11,5 +12,5 @@ from kafka.clients.admin.admin_client import (
     NewTopic,
 )
 
-__all__ = ["APPEND", "BROKER_RESOURCE", "DELETE", "SET", "SUBTRACT", "TOPIC_RESOURCE", "AdminClient",
-           "NewTopic"]
+__all__ = ["APPEND", "BROKER_RESOURCE", "DELETE", "GROUP_RESOURCE", "SET", "SUBTRACT", "TOPIC_RESOURCE",
+           "AdminClient", "NewTopic"]

@@ -43,7 +43,7 @@ from kafka.protocol.errors import Errors
 from kafka.utils.time import SYSTEM, Time
 from kafka.utils.topic_partition import TopicPartition
 
-TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4  # ConfigResource.Type
+TOPIC_RESOURCE, BROKER_RESOURCE, GROUP_RESOURCE = 2, 4, 32  # ConfigResource.Type
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3  # AlterConfigOp.OpType
 # An entity ({"client-id": "app"}, None for the default) and its quotas (None removes one).
 QuotaAlteration = tuple[Mapping[str, str | None], Mapping[str, float | None]]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import structlog
@@ -109,11 +109,14 @@ def error_response(error: Errors, message: str | None) -> dict:
 
 class ConsumerGroupManager:
     """``config`` holds Kafka's GroupCoordinatorConfig fields: consumer_group_session_timeout_ms,
-    consumer_group_heartbeat_interval_ms, consumer_group_assignors, consumer_group_max_size."""
+    consumer_group_heartbeat_interval_ms, consumer_group_assignors, consumer_group_max_size.
+    ``group_configs(group_id)`` gives a group's own settings (its consumer.session.timeout.ms, ...: the
+    GroupConfigManager's), {} for none."""
 
     def __init__(self, *, groups: TimelineHashMap[str, Group], snapshot_registry, time: Time, timer, config,
                  log_context: str = "",
-                 topics_image: Callable[[], dict[str, tuple[uuid.UUID, int]]] = dict) -> None:
+                 topics_image: Callable[[], dict[str, tuple[uuid.UUID, int]]] = dict,
+                 group_configs: Callable[[str], Mapping[str, str]] = lambda group_id: {}) -> None:
         self.groups = groups  # the GroupMetadataManager's: classic and consumer groups share the ids
         self.snapshot_registry = snapshot_registry
         self.time = time
@@ -124,6 +127,7 @@ class ConsumerGroupManager:
         self.default_assignor = next(iter(self.assignors))
         # name -> (topic id, partitions) of every topic now; the shard sets it from its MetadataImage
         self.topics_image = topics_image
+        self.group_configs = group_configs
         # metrics: Kafka's consumer-group-rebalance-count, and how long the assignor took
         self.rebalance_count = 0
         self.assignment_time_ms_total = 0.0
@@ -134,6 +138,18 @@ class ConsumerGroupManager:
         self.convert_classic_group: Callable[[Group, list], ConsumerGroup | None]
         self.convert_classic_group = lambda group, records: None
         self.maybe_downgrade: Callable[[ConsumerGroup, str], CoordinatorResult | None] = lambda group, m: None
+
+    # ------------------------------------------------------------------ the group's own settings
+    def session_timeout_ms(self, group_id: str) -> int:
+        """Kafka's consumerGroupSessionTimeoutMs: the group's consumer.session.timeout.ms, else the
+        broker's."""
+        return int(self.group_configs(group_id).get("consumer.session.timeout.ms",
+                                                    self.config.consumer_group_session_timeout_ms))
+
+    def heartbeat_interval_ms(self, group_id: str) -> int:
+        """Kafka's consumerGroupHeartbeatIntervalMs."""
+        return int(self.group_configs(group_id).get("consumer.heartbeat.interval.ms",
+                                                    self.config.consumer_group_heartbeat_interval_ms))
 
     # ------------------------------------------------------------------ ConsumerGroupHeartbeat
     def consumer_group_heartbeat(self, request: HeartbeatRequest, client_id: str,
@@ -241,7 +257,7 @@ class ConsumerGroupManager:
         return CoordinatorResult(records, dict(
             error_code=Errors.NONE, error_message=None, member_id=member_id,
             member_epoch=reconciled.member_epoch,
-            heartbeat_interval_ms=self.config.consumer_group_heartbeat_interval_ms, assignment=assignment))
+            heartbeat_interval_ms=self.heartbeat_interval_ms(group.group_id), assignment=assignment))
 
     @staticmethod
     def throw_if_member_epoch_is_invalid(member: ConsumerGroupMember, received: int,
@@ -392,11 +408,10 @@ class ConsumerGroupManager:
             self.timer.cancel(key(group_id, member_id))
 
     def schedule_session_timeout(self, group_id: str, member_id: str, timeout_ms: int | None = None) -> None:
-        """group.consumer.session.timeout.ms from now (a classic member's own session.timeout.ms): a
-        member that does not heartbeat again goes."""
+        """The group's session timeout from now (a classic member's own session.timeout.ms): a member that
+        does not heartbeat again goes."""
         self.timer.schedule(session_timeout_key(group_id, member_id),
-                            self.config.consumer_group_session_timeout_ms if timeout_ms is None
-                            else timeout_ms,
+                            self.session_timeout_ms(group_id) if timeout_ms is None else timeout_ms,
                             True,
                             lambda: self.fence_member(group_id, member_id, "the member session expired"))
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 
 import structlog
@@ -39,6 +39,8 @@ from kafka.coordinator.common.runtime.coordinator_shard import TransactionResult
 from kafka.coordinator.common.runtime.coordinator_state import CoordinatorState
 from kafka.coordinator.common.runtime.multi_threaded_event_processor import MultiThreadedEventProcessor
 from kafka.coordinator.group.group import ApiError, error_of, normalize_error
+from kafka.coordinator.group.group_config import GroupConfig
+from kafka.coordinator.group.group_config_manager import GroupConfigManager
 from kafka.coordinator.group.group_coordinator_config import GroupCoordinatorConfig
 from kafka.coordinator.group.group_coordinator_record_serde import GroupCoordinatorRecordSerde
 from kafka.coordinator.group.group_coordinator_records import GROUP_METADATA_TOPIC_NAME
@@ -107,8 +109,11 @@ class OnceFuture:
 
 
 class GroupCoordinatorService:
-    def __init__(self, config: GroupCoordinatorConfig, runtime, time: Time) -> None:
+    def __init__(self, config: GroupCoordinatorConfig, runtime, time: Time,
+                 group_config_manager: GroupConfigManager | None = None) -> None:
         self.config = config
+        # every group's own configs, as the metadata publisher hands them over (update_group_config)
+        self.group_config_manager = group_config_manager or GroupConfigManager(config)
         self.runtime = runtime  # CoordinatorRuntime[GroupCoordinatorShard]
         self.time = time
         # (transactional_id, producer_id, producer_epoch, offsets partition) -> None if that partition of
@@ -127,12 +132,13 @@ class GroupCoordinatorService:
 
     @classmethod
     def build(cls, node_id: int, config: GroupCoordinatorConfig, replica_manager, time: Time, metrics_group,
-              topics_image: Callable[[], dict]) -> GroupCoordinatorService:
+              topics_image: Callable[[], dict],
+              group_config_manager: GroupConfigManager | None = None) -> GroupCoordinatorService:
         """Kafka's GroupCoordinatorService.Builder, as the BrokerServer wires it: a runtime whose shards
         append through the ReplicaManager and load from it, with group.coordinator.threads event threads
         and a timer of its own."""
         metrics = CoordinatorRuntimeMetrics(time, metrics_group)
-        service = cls(config, None, time)
+        service = cls(config, None, time, group_config_manager)
         service.runtime = CoordinatorRuntime(
             log_prefix=f"GroupCoordinator id={node_id}", time=time,
             timer=SystemTimerReaper(f"group-coordinator-reaper-{node_id}",
@@ -143,7 +149,8 @@ class GroupCoordinatorService:
             loader=CoordinatorLoaderImpl(replica_manager.read_partition_log, GroupCoordinatorRecordSerde(),
                                          time),
             coordinator_shard_builder=GroupCoordinatorShard.builder(config, topics_image,
-                                                                    service.record_assignment_time),
+                                                                    service.record_assignment_time,
+                                                                    service.group_config_manager),
             serde=GroupCoordinatorRecordSerde(), metrics=metrics,
             default_write_timeout_ms=config.offset_commit_timeout_ms)
         service.share_group_offsets.topics_image = topics_image
@@ -159,6 +166,15 @@ class GroupCoordinatorService:
         self.is_active.clear()
         self.runtime.close()
         self.runtime.timer.shutdown()
+        self.group_config_manager.close()
+
+    # ------------------------------------------------------------------ the groups' own configs
+    def update_group_config(self, group_id: str, props: Mapping[str, str]) -> None:
+        """Kafka's updateGroupConfig: a group's configs changed in the metadata (the publisher calls this)."""
+        self.group_config_manager.update_group_config(group_id, props)
+
+    def group_config(self, group_id: str) -> GroupConfig | None:
+        return self.group_config_manager.group_config(group_id)
 
     # ------------------------------------------------------------------ metrics over the shards here
     def _active_shards(self) -> list:

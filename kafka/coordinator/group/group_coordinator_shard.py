@@ -20,6 +20,7 @@ import structlog
 from kafka.coordinator.common.runtime.coordinator_result import CoordinatorResult
 from kafka.coordinator.common.runtime.coordinator_shard import TransactionResult
 from kafka.coordinator.group.group import ApiError, GroupType
+from kafka.coordinator.group.group_config_manager import GroupConfigManager
 from kafka.coordinator.group.group_coordinator_config import GroupCoordinatorConfig
 from kafka.coordinator.group.group_coordinator_records import (
     SHARE_GROUP_KEYS,
@@ -40,14 +41,15 @@ GROUP_EXPIRATION_KEY = "expire-group-metadata"  # Kafka's GROUP_EXPIRATION_KEY
 
 class GroupCoordinatorShard:
     def __init__(self, snapshot_registry: SnapshotRegistry, time: Time, timer, config: GroupCoordinatorConfig,
-                 topics_image, log_context: str) -> None:
+                 topics_image, log_context: str,
+                 group_config_manager: GroupConfigManager | None = None) -> None:
         self.time = time
         self.timer = timer
         self.config = config
         self.log_context = log_context
         self.group_metadata_manager = GroupMetadataManager(snapshot_registry, time, timer, config,
                                                            topics_image,
-                                                           log_context)
+                                                           log_context, group_config_manager)
         self.offset_metadata_manager = OffsetMetadataManager(
             snapshot_registry=snapshot_registry, time=time, config=config,
             group_lookup=self.group_metadata_manager.group_lookup,
@@ -58,12 +60,15 @@ class GroupCoordinatorShard:
         self.share_group_offsets = ShareGroupOffsetsManager(self.group_metadata_manager.share)
 
     @classmethod
-    def builder(cls, config: GroupCoordinatorConfig, topics_image, on_assignment):
+    def builder(cls, config: GroupCoordinatorConfig, topics_image, on_assignment,
+                group_config_manager: GroupConfigManager | None = None):
         """The CoordinatorShardBuilder the runtime calls for each partition it loads; ``on_assignment``
-        records how long a consumer group's assignor took (ms), for the service's metrics."""
+        records how long a consumer group's assignor took (ms), for the service's metrics; every shard
+        reads the groups' own configs from the broker's one GroupConfigManager."""
         def build(*, snapshot_registry: SnapshotRegistry, time: Time, timer, topic_partition,
                   log_context: str):
-            shard = cls(snapshot_registry, time, timer, config, topics_image, log_context)
+            shard = cls(snapshot_registry, time, timer, config, topics_image, log_context,
+                        group_config_manager)
             shard.group_metadata_manager.consumer.on_assignment = on_assignment
             return shard
         return build

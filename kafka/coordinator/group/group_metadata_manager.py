@@ -40,6 +40,7 @@ from kafka.coordinator.group.classic.classic_group_results import JoinGroupResul
 from kafka.coordinator.group.classic_members_of_consumer_group import ClassicMembersOfConsumerGroup
 from kafka.coordinator.group.consumer_group_manager import ConsumerGroupManager
 from kafka.coordinator.group.group import ApiError, Group, GroupType
+from kafka.coordinator.group.group_config_manager import GroupConfigManager
 from kafka.coordinator.group.group_coordinator_config import GroupCoordinatorConfig
 from kafka.coordinator.group.group_coordinator_records import GroupMetadataKey
 from kafka.coordinator.group.modern.consumer.consumer_group import ConsumerGroup
@@ -53,18 +54,23 @@ log = structlog.get_logger("kafka.coordinator.group.GroupMetadataManager")
 
 class GroupMetadataManager:
     def __init__(self, snapshot_registry: SnapshotRegistry, time: Time, timer, config: GroupCoordinatorConfig,
-                 topics_image, log_context: str) -> None:
+                 topics_image, log_context: str,
+                 group_config_manager: GroupConfigManager | None = None) -> None:
         self.time = time
+        # the groups' own configs (consumer.session.timeout.ms, share.heartbeat.interval.ms...): the broker's
+        self.group_config_manager = group_config_manager or GroupConfigManager(config)
         self.log_context = log_context
         self.groups: TimelineHashMap = TimelineHashMap(snapshot_registry)
         self.classic = ClassicGroupManager(self.groups, snapshot_registry, time, timer, config, log_context)
         self.consumer = ConsumerGroupManager(groups=self.groups, snapshot_registry=snapshot_registry,
                                              time=time,
                                              timer=timer, config=config, log_context=log_context,
-                                             topics_image=topics_image)
+                                             topics_image=topics_image,
+                                             group_configs=self.group_config_manager.group_props)
         self.share = ShareGroupManager(groups=self.groups, snapshot_registry=snapshot_registry, time=time,
                                        timer=timer,
-                                       config=config, log_context=log_context, topics_image=topics_image)
+                                       config=config, log_context=log_context, topics_image=topics_image,
+                                       group_configs=self.group_config_manager.group_props)
         self.classic_members = ClassicMembersOfConsumerGroup(self.consumer)
         self.config = config
         self.topics_image = topics_image

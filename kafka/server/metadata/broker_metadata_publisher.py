@@ -10,7 +10,9 @@ broker match it:
     ReplicaManager      become leader or follower of each partition this broker is a replica of
                         (logs created on the way), stop hosting and delete removed ones
     LogManager          topic config changes reach the live logs
-    GroupCoordinator    load the __consumer_offsets partitions it now leads, drop those it stopped leading
+    GroupCoordinator    load the __consumer_offsets partitions it now leads, drop those it stopped leading;
+                        a group's changed configs (GROUP ConfigRecords) to its GroupConfigManager, as
+                        Kafka's DynamicConfigPublisher hands them to GroupConfigHandler
     TransactionCoordinator  the same for __transaction_state, at the partition's leader epoch (the
                         coordinator epoch its markers carry)
     ShareCoordinator    the same for __share_group_state; started on the first image (its partition
@@ -43,7 +45,7 @@ from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.server.metadata.BrokerMetadataPublisher")
 
-TOPIC_RESOURCE = 2
+TOPIC_RESOURCE, GROUP_RESOURCE = 2, 32  # ConfigRecord.resource_type
 METADATA_VERSION = "metadata.version"
 SHARE_VERSION = "share.version"
 
@@ -86,11 +88,15 @@ class BrokerMetadataPublisher:
         from_last = getattr(delta, "image", None) is self._image and self._image is not None
         topics_changed = not from_last or self._topics_changed(delta)
         brokers_changed = not from_last or getattr(delta, "cluster_delta", None) is not None
+        changed_groups = self._changed_group_configs(delta, image, from_last)
+        # before the cache shows them: an alteration is answered once the cache does (AdminManager)
+        self._update_group_configs(changed_groups, image)
         old_topics = {t.name: t for t in self.metadata_cache.all_topics()} if topics_changed else {}
         topics = self._topics(image) if topics_changed else None
         self.metadata_cache.finalized_features = dict(image.features.finalized_versions)
         self.metadata_cache.set_snapshot(topics, self._brokers(image) if brokers_changed else None,
-                                         self._offset(image))
+                                         self._offset(image),
+                                         self._group_configs(image) if changed_groups else None)
         if self._image is None:
             self._initialize_managers()
         if topics_changed:
@@ -129,8 +135,34 @@ class BrokerMetadataPublisher:
         self._update_listeners.append(listener)
 
     def _topics_changed(self, delta) -> bool:
-        return getattr(delta, "topics_delta", None) is not None or getattr(delta, "configs_delta",
-                                                                           None) is not None
+        configs = getattr(delta, "configs_delta", None) or ()
+        return getattr(delta, "topics_delta", None) is not None or \
+            any(t == TOPIC_RESOURCE for t, _ in configs)
+
+    # ------------------------------------------------------------------ group configs
+    def _changed_group_configs(self, delta, image, from_last: bool) -> set[str]:
+        """The groups whose configs this update changed: all there are (and were) when it does not follow
+        the image applied last."""
+        if not from_last:
+            known = self.group_coordinator.group_config_manager.group_ids() if self.group_coordinator else []
+            return {name for t, name in image.configs.resources if t == GROUP_RESOURCE} | set(known)
+        return {name for t, name in getattr(delta, "configs_delta", None) or () if t == GROUP_RESOURCE}
+
+    @staticmethod
+    def _group_configs(image) -> dict[str, dict[str, str]]:
+        return {name: dict(props) for (t, name), props in image.configs.resources.items()
+                if t == GROUP_RESOURCE}
+
+    def _update_group_configs(self, groups: set[str], image) -> None:
+        """Kafka's DynamicConfigPublisher for GROUP resources: each changed group's configs, all of them (none
+        left: it forgets the group). A value the controller accepted cannot be bad; if one is, the group
+        keeps its old configs and the error is logged, as Kafka's fault handler does."""
+        for group_id in sorted(groups) if self.group_coordinator is not None else ():
+            props = image.configs.config_props(GROUP_RESOURCE, group_id)
+            try:
+                self.group_coordinator.update_group_config(group_id, props)
+            except ValueError as e:
+                log.error("cannot apply a group's configs", group_id=group_id, configs=props, error=str(e))
 
     def _apply_topic_changes(self, old: dict[str, TopicMetadata], new: dict[str, TopicMetadata]) -> None:
         for name, topic in old.items():

@@ -1,53 +1,35 @@
 """ShareGroupConfigProvider: a share group's own settings, or the broker's (Kafka's
 org.apache.kafka.coordinator.group.modern.share.ShareGroupConfigProvider).
 
-A share group may override the broker's group.share.* defaults with group configs
-(IncrementalAlterConfigs on a GROUP resource): share.record.lock.duration.ms,
-share.delivery.count.limit, share.partition.max.record.locks, share.auto.offset.reset (latest,
-earliest or by_duration:<ISO-8601 duration>), share.isolation.level and share.renew.acknowledge.enable.
-`group_configs(group_id)` is whatever holds the groups' dynamic configs (the lead wires the group
-config manager's lookup); it answers a dict of the keys set, {} for a group with none.
+A share group may override the broker's group.share.* defaults with group configs (IncrementalAlterConfigs
+on a GROUP resource, `kafka-configs --entity-type groups`): share.record.lock.duration.ms,
+share.delivery.count.limit, share.partition.max.record.locks, share.auto.offset.reset (latest, earliest or
+by_duration:<ISO-8601 duration>), share.isolation.level and share.renew.acknowledge.enable. The share
+partitions and ShareFetch ask here, by group id, each time they need one: a change applies from the next
+fetch or the next share partition on.
+
+`group_configs(group_id)` answers the keys a group sets, {} for a group with none: on a broker, the
+GroupConfigManager that the metadata publisher keeps up to date (`for_manager`), as Kafka's provider
+asks its GroupConfigManager.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
-from kafka.utils.time import Time
+from kafka.coordinator.group.group_config_manager import GroupConfigManager
+from kafka.coordinator.group.share_group_auto_offset_reset_strategy import ShareGroupAutoOffsetResetStrategy
 
 READ_UNCOMMITTED, READ_COMMITTED = 0, 1
-_DURATION = re.compile(r"^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$")
-
-
-@dataclass(frozen=True)
-class ShareGroupAutoOffsetResetStrategy:
-    """Kafka's ShareGroupAutoOffsetResetStrategy: 'latest', 'earliest' or 'by_duration' (with its
-    timestamp)."""
-
-    type: str
-    duration_ms: int = 0
-
-    def timestamp(self, time: Time) -> int:
-        return time.milliseconds() - self.duration_ms
-
-    @classmethod
-    def parse(cls, value: str) -> ShareGroupAutoOffsetResetStrategy:
-        value = value.strip().lower()
-        if value in ("latest", "earliest"):
-            return cls(value)
-        if value.startswith("by_duration:"):
-            match = _DURATION.match(value.split(":", 1)[1].upper())
-            if match and any(match.groups()):
-                days, hours, minutes, seconds = (float(g or 0) for g in match.groups())
-                return cls("by_duration", int((((days * 24 + hours) * 60 + minutes) * 60 + seconds) * 1000))
-        raise ValueError(f"Invalid value `{value}` for configuration share.auto.offset.reset")
 
 
 class ShareGroupConfigProvider:
     def __init__(self, group_configs: Callable[[str], Mapping[str, str]] | None = None) -> None:
         self._group_configs = group_configs or (lambda group_id: {})
+
+    @classmethod
+    def for_manager(cls, manager: GroupConfigManager) -> ShareGroupConfigProvider:
+        return cls(manager.group_props)
 
     def _int(self, group_id: str, key: str, default: int) -> int:
         value = self._group_configs(group_id).get(key)
@@ -63,7 +45,8 @@ class ShareGroupConfigProvider:
         return self._int(group_id, "share.partition.max.record.locks", default)
 
     def is_renew_acknowledge_enabled(self, group_id: str) -> bool:
-        return self._group_configs(group_id).get("share.renew.acknowledge.enable", "true").lower() == "true"
+        value = self._group_configs(group_id).get("share.renew.acknowledge.enable", "true")
+        return value.strip().lower() == "true"
 
     def auto_offset_reset(self, group_id: str) -> ShareGroupAutoOffsetResetStrategy:
         value = self._group_configs(group_id).get("share.auto.offset.reset", "latest")
@@ -73,4 +56,4 @@ class ShareGroupConfigProvider:
         """share.isolation.level as a Fetch isolation level: 0 read_uncommitted (the default),
         1 read_committed."""
         value = self._group_configs(group_id).get("share.isolation.level", "read_uncommitted")
-        return READ_COMMITTED if value.lower() == "read_committed" else READ_UNCOMMITTED
+        return READ_COMMITTED if value.strip().lower() == "read_committed" else READ_UNCOMMITTED

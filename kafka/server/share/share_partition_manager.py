@@ -20,6 +20,7 @@ from concurrent.futures import Future
 
 import structlog
 
+from kafka.coordinator.group.group_config_manager import GroupConfigManager
 from kafka.metrics import metric_names as m
 from kafka.protocol.errors import Errors
 from kafka.purgatory.delayed_operation_key import TopicPartitionOperationKey
@@ -110,12 +111,13 @@ class SharePartitionManager:
 
     @classmethod
     def build(cls, node_id: int, config, replica_manager, persister: Persister, time: Time,
-              metrics_group=None) -> SharePartitionManager:
+              metrics_group=None,
+              group_config_manager: GroupConfigManager | None = None) -> SharePartitionManager:
         """Kafka's SharePartitionManager as the BrokerServer builds it, from the broker's group.share.*
         keys (`config`, a KafkaConfig): reads and leader epochs through the ReplicaManager, a share-session
         cache of group.share.max.share.sessions, the acquisition locks on a timer reaper of their own,
         DelayedShareFetch in a ShareFetch purgatory that the ReplicaManager checks where a high watermark
-        moves, and no group configs (not built: every group has the broker's settings)."""
+        moves, and each group's own configs from the broker's GroupConfigManager (none without one)."""
         metrics = ShareGroupMetrics(time, metrics_group)
         replica_manager.delayed_share_fetch_purgatory = DelayedOperationPurgatory(
             "ShareFetch", broker_id=node_id, time=time,
@@ -126,7 +128,8 @@ class SharePartitionManager:
                                            SystemTimer("share-group-lock-timeout", time=time)),
                    purgatory=replica_manager.delayed_share_fetch_purgatory,
                    action_queue=replica_manager.add_to_action_queue, persister=persister,
-                   config_provider=ShareGroupConfigProvider(), metrics=metrics,
+                   config_provider=ShareGroupConfigProvider.for_manager(group_config_manager)
+                   if group_config_manager is not None else ShareGroupConfigProvider(), metrics=metrics,
                    session_cache=ShareSessionCache(config.group_share_max_share_sessions,
                                                    on_eviction=metrics.session_evictions.inc),
                    record_lock_duration_ms=config.group_share_record_lock_duration_ms,
