@@ -37,7 +37,7 @@ def test_list_prints_one_lab_a_line_starting_with_its_number_and_title():
     out = io.StringIO()
     assert list_labs(out) == 0
     lines = out.getvalue().splitlines()
-    assert [line[:2] for line in lines] == [f"{n:02d}" for n in range(1, 14)]
+    assert [line[:2] for line in lines] == [f"{n:02d}" for n in range(1, len(LABS) + 1)]
     assert all(line[4:].startswith(lab.title) for line, lab in zip(lines, LABS, strict=True))
 
 
