@@ -1,7 +1,8 @@
 """Six workers and one topic of two partitions, read first as a consumer group and then as a share group
 (KIP-932); then a poison record, released by every worker that gets it, and one that takes every worker
-that gets it longer than its acquisition lock. The workers are confluent-kafka clients, each polled on its own thread: Consumers with
-``group.protocol=consumer`` for the consumer group, ShareConsumers for the share group.
+that gets it longer than its acquisition lock. The workers are confluent-kafka clients, each polled on
+its own thread: Consumers with ``group.protocol=consumer`` for the consumer group, ShareConsumers for the
+share group.
 
 Lab 14 (docs/labs/14-share-groups.md) runs it against the broker you started::
 
@@ -167,9 +168,8 @@ def _group_settled(admin: AdminClient, group: str, workers: list[Worker]) -> boo
         described = admin.describe_consumer_groups([group])[group]
     except Exception:  # noqa: BLE001  (the group is not there yet)
         return False
-    members = described.members
-    at_target = all(m.member_epoch == described.target_assignment_epoch and m.assignment == m.target_assignment
-                     for m in members)
+    members, epoch = described.members, described.target_assignment_epoch
+    at_target = all(m.member_epoch == epoch and m.assignment == m.target_assignment for m in members)
     return (len(members) == WORKERS and at_target
             and sorted(len(w.owned) for w in workers) == [0] * (WORKERS - PARTITIONS) + [1] * PARTITIONS)
 
@@ -188,7 +188,8 @@ def share_group(bootstrap: str, topic: str = TOPIC, group: str = "lab14-share",
         try:
             p = producer(bootstrap)
             warm_up(p, topic, workers)
-            wait_for(lambda: _share_group_settled(admin, group), "every member to read its partition", workers)
+            wait_for(lambda: _share_group_settled(admin, group), "every member to read its partition",
+                     workers)
             produce_one_by_one(p, topic, [f"job-{i}".encode() for i in range(JOBS)])
             wait_for(lambda: sum(len(w.jobs()) for w in workers) >= JOBS, f"the {JOBS} jobs", workers)
             result = {w.name: (sorted({d.partition for d in w.jobs()}), len(w.jobs())) for w in workers}
@@ -330,7 +331,8 @@ def _acknowledge_explicitly(bootstrap: str, topic: str, group: str, worker: Work
 
 
 def _line(d: Delivery, what: str) -> str:
-    return f"{d.worker}  {d.value:<7} partition {d.partition} offset {d.offset:<4} delivery {d.delivery_count}  {what}"
+    where = f"partition {d.partition} offset {d.offset:<4}"
+    return f"{d.worker}  {d.value:<7} {where} delivery {d.delivery_count}  {what}"
 
 
 def _poison_deliveries(workers: list[Worker]) -> list[Delivery]:
@@ -354,25 +356,29 @@ def record_lock_duration_s(admin: AdminClient) -> float:
 
 
 def slow(bootstrap: str, topic: str = TOPIC, group: str = "lab14-slow",
-         report: Callable[[str], None] = print, hold: Callable[[dict], None] | None = None) -> dict:
+         report: Callable[[str], None] = print, hold: Callable[[dict], None] | None = None,
+         timeout: float | None = None) -> dict:
     """Six workers in implicit mode; the poison job takes whichever worker gets it longer to process
     than its acquisition lock lasts. Each time the lock runs out, another worker gets the record (the
     late worker's acceptance is refused); after the delivery count limit it is archived. `hold(result)`,
-    if given, runs before the workers leave."""
+    if given, runs before the workers leave; `timeout` bounds the wait for the deliveries."""
     with AdminClient({"bootstrap.servers": bootstrap}) as admin:
         ensure_topic(admin, topic)
         limit, lock_s = delivery_count_limit(admin), record_lock_duration_s(admin)
         workers = [Worker(f"worker-{i}") for i in range(1, WORKERS + 1)]
+        poison_s = lock_s + 2  # always too slow
         for worker in workers:
-            worker.start(lambda w=worker: _too_slow_for_poison(bootstrap, topic, group, w, lock_s + 2, report))
+            worker.start(lambda w=worker: _too_slow_for_poison(bootstrap, topic, group, w, poison_s, report))
         try:
             p = producer(bootstrap)
             warm_up(p, topic, workers)
             started = time.monotonic()
             produce_one_by_one(p, topic, [POISON], partition=0)
             # Once the worker of the last delivery is done, that lock has run out too, and archived it.
-            wait_for(lambda: len(_poison_deliveries(workers)) >= limit and not any(w.working for w in workers),
-                     f"{limit} deliveries of the poison job", workers, timeout=TIMEOUT_S + limit * (lock_s + 5))
+            def last_lock_ran_out() -> bool:
+                return len(_poison_deliveries(workers)) >= limit and not any(w.working for w in workers)
+            wait_for(last_lock_ran_out, f"{limit} deliveries of the poison job", workers,
+                     timeout=timeout or TIMEOUT_S + limit * (lock_s + 5))
             took = time.monotonic() - started
             produce_one_by_one(p, topic, [b"job-4"], partition=0)
             wait_for(lambda: _jobs_done(workers, "job-4"), "job-4", workers)
@@ -380,8 +386,9 @@ def slow(bootstrap: str, topic: str = TOPIC, group: str = "lab14-slow",
             wait_for(lambda: start_offset(admin, group, topic, 0) >= after, "the start offset to reach job-4",
                      workers)
             deliveries = _poison_deliveries(workers)
+            now = start_offset(admin, group, topic, 0)
             report(f"the poison job (offset {deliveries[0].offset}) was delivered {len(deliveries)} times "
-                   f"in {took:.0f} s; partition 0's start offset is now {start_offset(admin, group, topic, 0)}")
+                   f"in {took:.0f} s; partition 0's start offset is now {now}")
             result = {"limit": limit, "lock_s": lock_s, "poison_offset": deliveries[0].offset,
                       "deliveries": deliveries, "seconds": took}
             if hold is not None:

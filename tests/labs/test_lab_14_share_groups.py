@@ -166,9 +166,9 @@ def test_step_1_a_consumer_group_leaves_four_of_six_consumers_idle(broker):
     described = {}
 
     def describe(result: dict) -> None:
-        described["members"] = members_table(tool("kafka.tools.consumer_groups", "--bootstrap-server",
-                                                  broker.bootstrap, "--describe", "--group", "lab14-consumers",
-                                                  "--members"))
+        described["members"] = members_table(tool("kafka.tools.consumer_groups",
+                                                  "--bootstrap-server", broker.bootstrap, "--describe",
+                                                  "--group", "lab14-consumers", "--members"))
     result = share_workers.consumer_group(broker.bootstrap, hold=describe)
     assert sorted(jobs for _, jobs in result.values()) == [0, 0, 0, 0, 30, 30], result
     assert sorted(tuple(partitions) for partitions, _ in result.values()) == [(), (), (), (), (0,), (1,)]
@@ -207,7 +207,8 @@ def test_step_3_a_released_poison_record_is_archived_after_the_delivery_count_li
 
 def test_step_3_a_rejected_record_is_archived_at_once(broker):
     """step 3: a record rejected is archived at once: it is delivered once only"""
-    result = share_workers.poison(broker.bootstrap, group="lab14-reject", reject=True, report=lambda line: None)
+    result = share_workers.poison(broker.bootstrap, group="lab14-reject", reject=True,
+                                  report=lambda line: None)
     assert [d.delivery_count for d in result["deliveries"]] == [1]
     assert result["start_offset"] > result["poison_offset"], result
 
@@ -217,7 +218,7 @@ def too_slow(broker):
     """Step 4 on the module's broker, and /metrics read while its workers are still in the group."""
     scraped = {}
     result = share_workers.slow(broker.bootstrap, report=lambda line: None,
-                                hold=lambda _: scraped.update(scrape=scrape(broker)))
+                                hold=lambda _: scraped.update(scrape=scrape(broker)), timeout=30)
     return result, scraped["scrape"]
 
 
