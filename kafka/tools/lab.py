@@ -73,6 +73,8 @@ LABS = (
         "002 and 004, durability and failover", 90, "ready"),
     Lab("13", "who-may-do-what", "Who may do what: SASL and ACLs",
         "002: a login before the request queue, an ACL before the work", 60, "ready"),
+    Lab("14", "share-groups", "Share groups: more consumers than partitions",
+        "004, consumer groups: a partition is read by only one consumer", 60, "ready"),
 )
 
 

@@ -3,9 +3,9 @@ what tests/integration/test_dashboard_browser.py checks and `make dashboard-scre
 
 The load is every kind of traffic a panel draws: our producer and a transactional one, our consumer in
 a classic group (its committed offsets make consumer lag), librdkafka in a KIP-848 group (the broker
-computes its assignment), a client quota no one reaches (the quota series) and one our producer does
-(throttle time), an authoriser that allows
-everything (its decisions) and a metadata request for a missing topic (an error code to show).
+computes its assignment) and in a share group (KIP-932: it accepts most records and releases some), a
+client quota no one reaches (the quota series) and one our producer does (throttle time), an authoriser
+that allows everything (its decisions) and a metadata request for a missing topic (an error code to show).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import urllib.request
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from confluent_kafka import Consumer
+from confluent_kafka import AcknowledgeType, Consumer, ShareConsumer
 
 from kafka.clients.admin import AdminClient, NewTopic
 from kafka.clients.consumer import KafkaConsumer
@@ -90,13 +90,17 @@ class Load:
                            "enable.auto.commit": True})
         stack.callback(kip848.close)
         kip848.subscribe([TOPIC])
+        share = ShareConsumer({"bootstrap.servers": self.bootstrap, "group.id": "dash-share",
+                               "share.acknowledgement.mode": "explicit"})
+        stack.callback(share.close)
+        share.subscribe([TOPIC])
         wire = WireClient(self.port)
         stack.callback(wire.close)
         while not self._stop.is_set():
-            self._round(producer, txn, consumer, kip848, wire)
+            self._round(producer, txn, consumer, kip848, share, wire)
             self._stop.wait(0.2)
 
-    def _round(self, producer, txn, consumer, kip848, wire) -> None:
+    def _round(self, producer, txn, consumer, kip848, share, wire) -> None:
         for i in range(50):
             producer.send(TOPIC, value=f"order {self.rounds}-{i}".encode() * 4)
         producer.flush(30)
@@ -106,6 +110,9 @@ class Load:
         if list(consumer.poll(100)):  # 20 records a poll, of the 50 produced: the group falls behind
             consumer.commit()
         kip848.poll(0.1)
+        for i, message in enumerate(share.poll(0.1)):  # every tenth handed back: it comes again
+            if message.error() is None:
+                share.acknowledge(message, AcknowledgeType.RELEASE if i % 10 == 9 else AcknowledgeType.ACCEPT)
         wire.request(ApiKey.METADATA, 9,
                      {"topics": [{"name": "no-such-topic"}], "allow_auto_topic_creation": False,
                                           "include_cluster_authorized_operations": False,

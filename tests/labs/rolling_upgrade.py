@@ -68,7 +68,8 @@ def wait_for(condition, timeout: float, what: str) -> None:
 
 
 def group_type(admin: AdminClient, group: str) -> str | None:
-    """ListGroups' type of the group (KIP-848's GroupType), as kafka-consumer-groups --list --type shows it."""
+    """ListGroups' type of the group (KIP-848's GroupType), as kafka-consumer-groups --list --type
+    shows it."""
     listed = admin.list_consumer_groups(request_timeout=10).result()
     kind = next((g.type for g in listed.valid if g.group_id == group), None)
     return None if kind is None else kind.name.lower()

@@ -37,7 +37,7 @@ def test_list_prints_one_lab_a_line_starting_with_its_number_and_title():
     out = io.StringIO()
     assert list_labs(out) == 0
     lines = out.getvalue().splitlines()
-    assert [line[:2] for line in lines] == [f"{n:02d}" for n in range(1, 14)]
+    assert [line[:2] for line in lines] == [f"{n:02d}" for n in range(1, len(LABS) + 1)]
     assert all(line[4:].startswith(lab.title) for line, lab in zip(lines, LABS, strict=True))
 
 
@@ -45,7 +45,8 @@ def test_the_readme_shows_what_kafka_lab_list_prints():
     out = io.StringIO()
     list_labs(out)
     text = (REPO / "docs" / "labs" / "README.md").read_text(encoding="utf-8")
-    assert "```text\n" + out.getvalue() + "```" in text, "docs/labs/README.md's kafka-lab list output is stale"
+    shown = "```text\n" + out.getvalue() + "```"
+    assert shown in text, "docs/labs/README.md's kafka-lab list output is stale"
 
 
 def test_the_readme_table_lists_the_same_labs():
@@ -62,7 +63,8 @@ def test_the_readme_table_lists_the_same_labs():
 @pytest.mark.parametrize("lab", READY, ids=lambda lab: lab.number)
 def test_a_ready_lab_has_its_page_its_checks_and_one_solution_block(lab):
     assert (REPO / lab.page).exists(), f"{lab.page} is missing"
-    assert len(check_files(lab)) == 1, f"lab {lab.number} needs exactly one tests/labs/test_lab_{lab.number}_*.py"
+    assert len(check_files(lab)) == 1, (
+        f"lab {lab.number} needs exactly one tests/labs/test_lab_{lab.number}_*.py")
     assert f"kafka-lab check {lab.number}" in (REPO / lab.page).read_text(encoding="utf-8")
     blocks = [p for p in (REPO / "kafka").rglob("*.py")
               if f"# BEGIN LAB {lab.number} SOLUTION" in p.read_text(encoding="utf-8")]
@@ -91,7 +93,8 @@ def test_a_solution_block_becomes_a_todo_that_raises():
     stripped, blocks = strip_solutions(SOURCE, Path("x.py"), {"03"})
     assert [(b.lab, b.line, b.where) for b in blocks] == [("03", 4, "Index.lookup")]
     assert "bisect_right" not in stripped and "return 4" in stripped, "only lab 03's block goes"
-    assert '        raise NotImplementedError("lab 03: Index.lookup: binary-search it' in stripped.replace("'", '"')
+    todo = '        raise NotImplementedError("lab 03: Index.lookup: binary-search it'
+    assert todo in stripped.replace("'", '"')
     namespace: dict = {}
     exec(compile(stripped, "x.py", "exec"), namespace)
     with pytest.raises(NotImplementedError, match="lab 03"):

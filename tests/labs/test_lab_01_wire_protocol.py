@@ -39,11 +39,13 @@ def exchange(port: int, frame: bytes) -> bytes:
 
 
 def test_a_v1_header_is_three_big_endian_integers_then_the_client_id():
-    """a v1 header is api_key (int16), api_version (int16), correlation_id (int32), then client_id as an int16 length and its bytes"""
+    """a v1 header is api_key (int16), api_version (int16), correlation_id (int32),
+    then client_id as an int16 length and its bytes"""
     header = encode_request_header(3, 12, 7, "lab", 1)
     assert isinstance(header, bytes | bytearray), f"return the header's bytes, not a {type(header).__name__}"
     expected = bytes.fromhex("0003 000c 00000007 0003") + b"lab"
-    assert bytes(header) == expected, f"Metadata v12, correlation 7, client 'lab': want {expected.hex(' ')}, got {bytes(header).hex(' ')}"
+    assert bytes(header) == expected, (
+        f"Metadata v12, correlation 7, client 'lab': want {expected.hex(' ')}, got {bytes(header).hex(' ')}")
 
 
 def test_the_client_id_length_counts_utf8_bytes_and_null_is_minus_one():
@@ -65,24 +67,28 @@ def test_a_v2_header_ends_with_an_empty_tagged_field_section():
                          [(API_VERSIONS, 0), (API_VERSIONS, 3), (METADATA, 1), (METADATA, 12)],
                          ids=["ApiVersions v0", "ApiVersions v3", "Metadata v1", "Metadata v12"])
 def test_the_broker_parses_back_what_you_encoded(api, version):
-    """parse_request_header, the broker's side, reads back every field you encoded, and the body starts where your header ends"""
+    """parse_request_header, the broker's side, reads back every field you encoded,
+    and the body starts where your header ends"""
     header_version = api.request_header_version(version)
     header = bytes(encode_request_header(api.key, version, 42, "round-trip", header_version))
     parsed = parse_request_header(header + b"body")
     assert (parsed.api_key, parsed.api_version, parsed.correlation_id, parsed.client_id) == \
         (api.key, version, 42, "round-trip"), f"{api.name} v{version}: the broker read {parsed}"
-    assert parsed.header_size == len(header), \
-        f"{api.name} v{version} uses header v{header_version}: the broker expects the body at byte {parsed.header_size}"
+    assert parsed.header_size == len(header), (
+        f"{api.name} v{version} uses header v{header_version}: "
+        f"the broker expects the body at byte {parsed.header_size}")
 
 
 def test_a_broker_answers_an_api_versions_request_with_your_header(broker):
-    """a real broker answers an ApiVersions v3 request built with your header, with correlation id and API list"""
+    """a real broker answers an ApiVersions v3 request built with your header, with correlation id and
+    API list"""
     response = exchange(broker.port, request_frame(
         API_VERSIONS, 3, 1234, "lab01-check",
         {"client_software_name": "lab01", "client_software_version": "1"}))
     assert response, "the broker closed the connection: it could not parse the header (see its log)"
     correlation_id, body = decode_response(API_VERSIONS, 3, response)
-    assert correlation_id == 1234, f"the broker answered correlation id {correlation_id}: the header's id went astray"
+    assert correlation_id == 1234, (
+        f"the broker answered correlation id {correlation_id}: the header's id went astray")
     assert body.error_code == 0, f"error_code {body.error_code}: 35 means the broker read another api_version"
     assert {k.api_key for k in body.api_keys} >= {0, 1, 3,
                                                   18}, "Produce, Fetch, Metadata and ApiVersions are listed"

@@ -28,7 +28,8 @@ class Pool:
         self.gauge = AvgIdlePercent(lambda: list(self.idle), clock_ns=lambda: self.now)
 
     def run(self, seconds: int, idle_share: float, read_every_second: bool = True) -> float:
-        """Let `seconds` pass with every thread idle `idle_share` of the time; read the gauge as a scraper would."""
+        """Let `seconds` pass with every thread idle `idle_share` of the time;
+        read the gauge as a scraper would."""
         for _ in range(seconds):
             self.now += SECOND
             self.idle = [t + int(SECOND * idle_share) for t in self.idle]
@@ -86,7 +87,8 @@ def test_the_value_stays_between_0_and_1():
 
 
 def test_a_broker_times_produce_requests_and_exports_both_pools_idle_share(broker):
-    """a real broker, after produce requests, counts and times them and exports both pools' idle share on /metrics"""
+    """a real broker, after produce requests, counts and times them
+    and exports both pools' idle share on /metrics"""
     topic = unique_topic("lab02")
     assert produce(broker, topic, 1000) == 0, "the broker did not acknowledge every record"
     metrics = scrape(broker)
@@ -95,5 +97,6 @@ def test_a_broker_times_produce_requests_and_exports_both_pools_idle_share(broke
     for gauge in ("kafka_network_socketserver_networkprocessoravgidlepercent",
                   "kafka_server_kafkarequesthandlerpool_requesthandleravgidlepercent"):
         # A gauge that raises is left out of the page (and logged), so absent means not answered.
-        assert gauge in metrics.names(), f"{gauge} is not on /metrics: its value() raised (see the broker's log)"
+        assert gauge in metrics.names(), (
+            f"{gauge} is not on /metrics: its value() raised (see the broker's log)")
         assert 0.0 <= metrics.value(gauge) <= 1.0, f"{gauge} = {metrics.value(gauge)}"

@@ -25,7 +25,8 @@ from tests.wire import WireClient
 
 @pytest.fixture
 def index(tmp_path):
-    """A segment based at offset 100 whose time index says: by time 1000 offset 110, 2000 -> 120, 3000 -> 130."""
+    """A segment based at offset 100 whose time index says:
+    by time 1000 offset 110, 2000 -> 120, 3000 -> 130."""
     idx = TimeIndex(str(tmp_path / "00000000000000000100.timeindex"), base_offset=100)
     for n in (1, 2, 3):
         idx.maybe_append(1000 * n, 100 + 10 * n)
@@ -148,7 +149,8 @@ def wrong_answers(client: WireClient, topic: str, count: int) -> dict[str, int]:
 
 
 def test_a_broker_finds_records_by_time_across_segments(start_broker, tmp_path):
-    """a real broker with small segments answers ListOffsets by timestamp with the first record at least that recent"""
+    """a real broker with small segments answers ListOffsets by timestamp
+    with the first record at least that recent"""
     broker = start_broker(tmp_path / "data", LOG)
     client = WireClient(broker.port)
     create(client, "lab03")

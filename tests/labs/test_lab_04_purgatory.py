@@ -101,7 +101,8 @@ def test_a_fetch_with_nothing_to_read_waits_in_the_purgatory(manager):
     """a fetch with nothing to read waits in the fetch purgatory instead of answering at once"""
     answers = Answers()
     consumer_fetch(manager, answers)
-    assert answers == [], "answered at once: try_complete must return False while fewer than min_bytes are readable"
+    assert answers == [], (
+        "answered at once: try_complete must return False while fewer than min_bytes are readable")
     assert manager.delayed_fetch_purgatory.num_delayed() == 1, "the fetch should be waiting in the purgatory"
 
 
@@ -110,7 +111,8 @@ def test_an_append_completes_a_waiting_fetch_at_once(manager):
     answers = Answers()
     consumer_fetch(manager, answers)
     append(manager, b"hello")
-    assert len(answers) == 1, "the append moved the high watermark; check_and_complete should have let the fetch out"
+    assert len(answers) == 1, (
+        "the append moved the high watermark; check_and_complete should have let the fetch out")
     assert answers.records() == [b"hello"]
     assert manager.delayed_fetch_purgatory.num_delayed() == 0
 
@@ -134,7 +136,8 @@ def test_a_waiting_fetch_expires_after_max_wait_with_what_there_is(manager, cloc
     expire(manager, clock, 499)
     assert answers == [], "499 ms of 500: still waiting"
     expire(manager, clock, 2)
-    assert len(answers) == 1 and answers.records() == [b"small"], "the timeout answers with the bytes there are"
+    assert len(answers) == 1 and answers.records() == [b"small"], (
+        "the timeout answers with the bytes there are")
     assert manager.expired_fetch_count == 1
 
 
@@ -148,7 +151,8 @@ def test_uncommitted_bytes_do_not_count(manager_with_follower):
     params = FetchParams(replica_id=FOLLOWER, max_wait_ms=0, min_bytes=1, max_bytes=1 << 20)
     manager.fetch_messages(params, [(TP, FetchPartitionInfo(1, 1 << 20, current_leader_epoch=0))],
                            lambda _: None)
-    assert len(answers) == 1, "the follower fetched offset 1, so it has offset 0: the HW moved and the fetch completes"
+    assert len(answers) == 1, (
+        "the follower fetched offset 1, so it has offset 0: the HW moved and the fetch completes")
 
 
 def test_a_fetch_whose_partition_goes_away_completes(manager):
@@ -160,14 +164,16 @@ def test_a_fetch_whose_partition_goes_away_completes(manager):
 
 
 def test_a_fetch_whose_offset_left_the_log_completes(manager):
-    """a waiting fetch whose offset is no longer in the log (records deleted below it) is answered at once (case A)"""
+    """a waiting fetch whose offset is no longer in the log
+    (records deleted below it) is answered at once (case A)"""
     append(manager, b"a", b"b", b"c")
     answers = Answers()
     consumer_fetch(manager, answers, offset=1, min_bytes=1_000_000)
     assert answers == []
     manager.delete_records(TP, 2)  # the log now starts at offset 2, after the fetch's offset 1
     manager.try_complete_delayed_requests(TP)
-    assert len(answers) == 1, "offset 1 is below the log start offset 2: complete now, the read reports the error"
+    assert len(answers) == 1, (
+        "offset 1 is below the log start offset 2: complete now, the read reports the error")
 
 
 def test_a_broker_long_polls(broker):
@@ -187,7 +193,8 @@ def test_a_broker_long_polls(broker):
     thread.join(10)
     assert not thread.is_alive(), "the record arrived but the fetch kept waiting (for up to 15 s)"
     partition = result["value"].responses[0].partitions[0]
-    assert partition.error_code == Errors.NONE, f"the fetch was answered {Errors.for_code(partition.error_code).name}"
+    answered = Errors.for_code(partition.error_code).name
+    assert partition.error_code == Errors.NONE, f"the fetch was answered {answered}"
     assert [r.value for batch in iter_batches(partition.records) for r in batch] == [b"hello"]
     admin.close()
     consumer.close()

@@ -37,7 +37,8 @@ def test_murmur2_handles_every_tail_length():
                3: (b"abc", 479470107)}
     for tail, (key, expected) in by_tail.items():
         got = murmur2(key)
-        assert got == expected, f"murmur2({key!r}), {tail} byte(s) after the words: expected {expected}, got {got}"
+        assert got == expected, (
+            f"murmur2({key!r}), {tail} byte(s) after the words: expected {expected}, got {got}")
     assert murmur2(b"") == 275646681, "the empty key hashes too: no words, no tail, only the final shifts"
 
 
@@ -47,7 +48,8 @@ def test_murmur2_returns_a_signed_32_bit_int():
     assert all(-(1 << 31) <= h < (1 << 31)
                for h in hashes), "a value outside Java's int range: mask to 32 bits"
     assert any(h < 0 for h in hashes), "no negative hash: Java's int is signed (the top bit is the sign)"
-    assert murmur2(b"bob") == -2048144690, "bob hashes to -2048144690 in Java (docs/labs/05-producer.md, step 1)"
+    assert murmur2(b"bob") == -2048144690, (
+        "bob hashes to -2048144690 in Java (docs/labs/05-producer.md, step 1)")
 
 
 def test_the_lab_keys_land_on_the_partitions_the_page_shows():
@@ -74,4 +76,6 @@ def test_keys_land_where_librdkafka_murmur2_random_puts_them_on_a_real_broker(br
         futures = {key: ours.send(topic, b"", key=key) for key in keys}
         ours.flush(60)
     mismatched = [key for key in keys if futures[key].get(10).partition != theirs[key]]
-    assert not mismatched, f"{len(mismatched)} of {len(keys)} keys on another partition than librdkafka's, e.g. {mismatched[:3]}"
+    assert not mismatched, (
+        f"{len(mismatched)} of {len(keys)} keys on another partition than librdkafka's, "
+        f"e.g. {mismatched[:3]}")

@@ -33,14 +33,16 @@ def assign(partitions_per_topic: dict[str, int], subscriptions: dict[str, list[s
 
 
 def test_one_topic_is_dealt_in_turn():
-    """six partitions of one topic are dealt in turn to two members: 0, 2, 4 and 1, 3, 5 (range would cut 0-2 and 3-5)"""
+    """six partitions of one topic are dealt in turn to two members:
+    0, 2, 4 and 1, 3, 5 (range would cut 0-2 and 3-5)"""
     got = assign({"orders": 6}, {"consumer-a": ["orders"], "consumer-b": ["orders"]})
     assert got == {"consumer-a": ["orders-0", "orders-2", "orders-4"],
                    "consumer-b": ["orders-1", "orders-3", "orders-5"]}, f"got {got}"
 
 
 def test_the_deal_goes_on_across_topics():
-    """the deal goes on from one topic to the next, so two 3-partition topics split 3 and 3 (range gives 4 and 2)"""
+    """the deal goes on from one topic to the next,
+    so two 3-partition topics split 3 and 3 (range gives 4 and 2)"""
     subscriptions = {"consumer-a": ["clicks", "orders"], "consumer-b": ["clicks", "orders"]}
     got = assign({"orders": 3, "clicks": 3}, subscriptions)
     assert got == {"consumer-a": ["clicks-0", "clicks-2", "orders-1"],
@@ -68,7 +70,8 @@ def test_a_member_not_subscribed_to_a_topic_is_skipped():
 
 
 def test_every_member_is_in_the_answer_and_no_partition_twice():
-    """every member gets an entry (an empty list if there is nothing for it) and no partition is given twice"""
+    """every member gets an entry (an empty list if there is nothing for it)
+    and no partition is given twice"""
     got = assign({"orders": 2}, {"a": ["orders"], "b": ["orders"], "c": ["orders"]})
     assert got == {"a": ["orders-0"], "b": ["orders-1"], "c": []}, f"got {got}"
     assert assign({"orders": 2}, {}) == {}, "no members: an empty assignment"
@@ -120,7 +123,8 @@ def group_of_three(start_broker):
 
 
 def test_a_group_on_a_real_broker_gets_the_leaders_round_robin_assignment(start_broker):
-    """three of our consumers in a group on a real broker: the leader deals the 6 partitions round-robin and each member gets its share"""
+    """three of our consumers in a group on a real broker:
+    the leader deals the 6 partitions round-robin and each member gets its share"""
     broker, topic, group, members = group_of_three(start_broker)
     try:
         def settled():
@@ -149,7 +153,8 @@ def test_a_group_on_a_real_broker_gets_the_leaders_round_robin_assignment(start_
 
 
 def test_a_member_that_leaves_gives_its_partitions_to_the_others(start_broker):
-    """when a member of a real group leaves, the leader deals all six partitions again to the two that remain"""
+    """when a member of a real group leaves,
+    the leader deals all six partitions again to the two that remain"""
     broker, topic, group, members = group_of_three(start_broker)
     try:
         wait_until(lambda: all(len(m.assignment()) == 2 or m.error for m in members), timeout=30,
@@ -176,15 +181,18 @@ def test_a_member_that_leaves_gives_its_partitions_to_the_others(start_broker):
 
 
 def test_step_8_a_join_stops_every_classic_member_and_no_consumer_protocol_member(start_broker):
-    """step 8: a fourth member joins three; with group.protocol=classic each of the three gives up every partition, with consumer (KIP-848) none does"""
+    """step 8: a fourth member joins three; with group.protocol=classic each of the three gives up every
+    partition, with consumer (KIP-848) none does"""
     broker = start_broker(overrides={"group.initial.rebalance.delay.ms": "0",
                                      "offsets.topic.num.partitions": "1",
                                      "group.consumer.heartbeat.interval.ms": "1000"})
     classic, consumer = measure(broker.bootstrap, "classic"), measure(broker.bootstrap, "consumer")
     for result in (classic, consumer):
-        print(f"\ngroup.protocol={result['protocol']}: fourth member in after {result['settle_ms']} ms; " + "; ".join(
+        members = "; ".join(
             f"{m['name']}: longest gap {m['longest_gap_ms']} ms, without partitions {m['unassigned_ms']} ms"
-            for m in result["members"]))
+            for m in result["members"])
+        print(f"\ngroup.protocol={result['protocol']}: fourth member in after {result['settle_ms']} ms; "
+              + members)
     assert all(m["gave_up_everything"] for m in classic["members"]), (
         f"{classic}: with classic (librdkafka's eager assignors) every member rejoins with nothing")
     assert not any(m["gave_up_everything"] for m in consumer["members"]), (
@@ -193,7 +201,8 @@ def test_step_8_a_join_stops_every_classic_member_and_no_consumer_protocol_membe
 
 
 def test_step_10_a_fleet_moves_to_the_consumer_protocol_and_back_without_losing_a_record(start_broker):
-    """step 10: two consumers restarted one at a time from classic to consumer and back; the group changes kind twice and every record is read and committed"""
+    """step 10: two consumers restarted one at a time from classic to consumer and back; the group changes
+    kind twice and every record is read and committed"""
     broker = start_broker(overrides={"group.initial.rebalance.delay.ms": "0",
                                      "offsets.topic.num.partitions": "1",
                                      "group.consumer.heartbeat.interval.ms": "500"})

@@ -54,12 +54,14 @@ def append(partition: Partition, count: int = 1, acks: int = 1) -> None:
 
 
 def fetch(partition: Partition, follower: int, offset: int) -> None:
-    """What the follower's ReplicaFetcherThread sends: "give me records from `offset`" (so it has all below)."""
+    """What the follower's ReplicaFetcherThread sends:
+    "give me records from `offset`" (so it has all below)."""
     partition.fetch_records(follower, offset, partition.leader_epoch, 1 << 20, True)
 
 
 def test_a_follower_that_stops_fetching_leaves_the_isr_after_the_lag_time(tmp_path, clock):
-    """a follower that stops fetching leaves the ISR once it has not been caught up for more than replica.lag.time.max.ms, and not a millisecond sooner"""
+    """a follower that stops fetching leaves the ISR once it has not been caught up for more than
+    replica.lag.time.max.ms, and not a millisecond sooner"""
     partition = leader(tmp_path, clock)
     append(partition, 3)
     fetch(partition, 2, 3)
@@ -79,7 +81,8 @@ def test_a_follower_that_stops_fetching_leaves_the_isr_after_the_lag_time(tmp_pa
 
 
 def test_a_follower_that_fetches_but_falls_behind_leaves_too(tmp_path, clock):
-    """a follower that keeps fetching but never reaches the leader's log end leaves the ISR too: lag is time, not records"""
+    """a follower that keeps fetching but never reaches the leader's log end leaves the ISR too:
+    lag is time, not records"""
     partition = leader(tmp_path, clock, isr=(1, 2))
     for second in range(1, 13):  # the leader takes 5 records a second; broker 2 copies 2
         append(partition, 5)
@@ -92,7 +95,8 @@ def test_a_follower_that_fetches_but_falls_behind_leaves_too(tmp_path, clock):
 
 
 def test_a_caught_up_follower_stays_however_idle_the_partition(tmp_path, clock):
-    """a follower that keeps fetching stays in the ISR however long nothing is produced, and one record behind for less than the lag time is still in sync"""
+    """a follower that keeps fetching stays in the ISR however long nothing is produced, and one record behind
+    for less than the lag time is still in sync"""
     partition = leader(tmp_path, clock)
     append(partition, 2)
     for _ in range(60):  # a minute of an idle partition: both fetch from the log end every second
@@ -108,7 +112,8 @@ def test_a_caught_up_follower_stays_however_idle_the_partition(tmp_path, clock):
 
 
 def test_the_leader_never_drops_itself_nor_a_follower_already_out(tmp_path, clock):
-    """the leader never counts itself out of sync, and a follower already outside the ISR is not dropped again"""
+    """the leader never counts itself out of sync,
+    and a follower already outside the ISR is not dropped again"""
     partition = leader(tmp_path, clock, isr=(1, 2))
     clock.sleep(LAG_MS * 5)  # nobody has fetched for a long time
     out = partition.out_of_sync_replicas(clock.milliseconds())
@@ -118,7 +123,8 @@ def test_the_leader_never_drops_itself_nor_a_follower_already_out(tmp_path, cloc
 
 
 def test_a_new_leader_gives_followers_a_full_lag_time(tmp_path, clock):
-    """a new leadership gives every ISR follower a full replica.lag.time.max.ms to fetch from the new leader before it counts as out of sync"""
+    """a new leadership gives every ISR follower a full replica.lag.time.max.ms to fetch from the new leader
+    before it counts as out of sync"""
     clock.sleep(LAG_MS * 10)  # long before this broker became leader
     partition = leader(tmp_path, clock)
     assert partition.out_of_sync_replicas(clock.milliseconds()) == set(), \
@@ -129,11 +135,13 @@ def test_a_new_leader_gives_followers_a_full_lag_time(tmp_path, clock):
 
 
 def test_dropping_a_dead_follower_lets_the_high_watermark_move_and_min_isr_refuse(tmp_path, clock):
-    """once the dead follower is dropped, the high watermark moves past what it never fetched, and acks=all is refused with NOT_ENOUGH_REPLICAS where min.insync.replicas=3"""
+    """once the dead follower is dropped, the high watermark moves past what it never fetched, and acks=all is
+    refused with NOT_ENOUGH_REPLICAS where min.insync.replicas=3"""
     partition = leader(tmp_path, clock, min_isr=3)
     append(partition, 4, acks=-1)
     fetch(partition, 2, 4)
-    assert partition.high_watermark == 0, "broker 3 has not fetched: the HW, the ISR's smallest log end, waits for it"
+    assert partition.high_watermark == 0, (
+        "broker 3 has not fetched: the HW, the ISR's smallest log end, waits for it")
     clock.sleep(LAG_MS + 1)
     fetch(partition, 2, 4)
     partition.maybe_shrink_isr()
@@ -166,7 +174,9 @@ def todo_in_logs(cluster: KRaftCluster) -> str:
 
 @pytest.mark.timeout(180)
 def test_three_nodes_drop_a_killed_follower_and_refuse_acks_all(cluster):
-    """on three real nodes, the leader drops a kill -9'd follower from the ISR after replica.lag.time.max.ms (before the controller would fence it), acks=all is then refused with NOT_ENOUGH_REPLICAS, and the restarted follower rejoins"""
+    """on three real nodes, the leader drops a kill -9'd follower from the ISR after replica.lag.time.max.ms
+    (before the controller would fence it), acks=all is then refused with NOT_ENOUGH_REPLICAS, and the
+    restarted follower rejoins"""
     quorum_leader = cluster.await_leader(cluster.nodes[1])
     with cluster.nodes[1].admin() as admin:
         wait_until(lambda: created(admin, NewTopic("lab07", 1, 3, {"min.insync.replicas": "3"})), timeout=60,
@@ -195,7 +205,8 @@ def test_three_nodes_drop_a_killed_follower_and_refuse_acks_all(cluster):
     finally:
         client.close()
     error = Errors.for_code(response.responses[0].partition_responses[0].error_code)
-    assert error == Errors.NOT_ENOUGH_REPLICAS, f"acks=all with 2 in-sync replicas of min.insync.replicas=3 answered {error.name}"
+    assert error == Errors.NOT_ENOUGH_REPLICAS, (
+        f"acks=all with 2 in-sync replicas of min.insync.replicas=3 answered {error.name}")
 
     cluster.nodes[follower].start()
     wait_until(lambda: (p := describe(cluster, "lab07")) is not None and len(p.isr) == 3, timeout=60,

@@ -51,22 +51,26 @@ def voter_with_log(*epochs: tuple[int, int], high_watermark: int = 0) -> KafkaRa
 
 
 def test_cut_where_the_leaders_copy_of_the_epoch_ends():
-    """a voter whose copy of epoch 3 runs past the leader's cuts its log where the leader's copy of epoch 3 ends"""
+    """a voter whose copy of epoch 3 runs past the leader's
+    cuts its log where the leader's copy of epoch 3 ends"""
     voter = voter_with_log((1, 3), (3, 4))  # epoch 3 is offsets 3-6 here; the leader's epoch 3 ends at 5
     assert voter.diverging_truncation_offset(3, 5) == 5
 
 
 def test_cut_where_our_copy_ends_if_that_is_sooner():
-    """when the leader's copy of the epoch is the longer one, the voter cuts where its own copy ends (Kafka's truncateToEndOffset takes the smaller)"""
+    """when the leader's copy of the epoch is the longer one, the voter cuts where its own copy ends (Kafka's
+    truncateToEndOffset takes the smaller)"""
     # Offsets 0-2 in epoch 1, then 3-6 written in epoch 2 by this voter as a leader nobody followed. The
     # new leader never had epoch 2; its answer names its largest epoch below, 1, ending at 6 there.
     voter = voter_with_log((1, 3), (2, 4))
-    assert voter.diverging_truncation_offset(1, 6) == 3, \
-        "offsets 3-6 here are epoch 2, not the leader's epoch 1: keep only this voter's own epoch 1, which ends at 3"
+    assert voter.diverging_truncation_offset(1, 6) == 3, (
+        "offsets 3-6 here are epoch 2, not the leader's epoch 1: "
+        "keep only this voter's own epoch 1, which ends at 3")
 
 
 def test_cut_at_our_largest_earlier_epoch_if_we_never_had_it():
-    """a voter that never had the diverging epoch cuts where its largest epoch below it ends, and asks again from there"""
+    """a voter that never had the diverging epoch cuts where its largest epoch below it ends,
+    and asks again from there"""
     voter = voter_with_log((1, 3), (4, 3))  # epochs 1 and 4; the leader says its epoch 3 ends at 4
     assert voter.diverging_truncation_offset(3, 4) == 3, "this voter has no epoch 3: its epoch 1 ends at 3"
 
@@ -80,7 +84,8 @@ def test_never_below_the_high_watermark_nor_above_the_log_end():
 
 
 def test_a_deposed_leader_truncates_and_catches_up_in_a_scripted_cluster():
-    """in a scripted three-voter cluster, a leader cut off from the others drops the record it appended alone and fetches the new leader's (tests/raft/testdata/divergence.txt)"""
+    """in a scripted three-voter cluster, a leader cut off from the others drops the record it appended alone
+    and fetches the new leader's (tests/raft/testdata/divergence.txt)"""
     for _, command, expected, actual in run_script(DIVERGENCE.read_text()):
         assert actual == expected, f"after `{command}` expected:\n{expected}\nbut got:\n{actual}"
 
@@ -112,7 +117,8 @@ def log_end_offsets(via: Node) -> dict[int, int]:
 
 @pytest.mark.timeout(180)
 def test_three_nodes_a_deposed_controller_truncates_its_uncommitted_tail(cluster):
-    """on three real nodes, an active controller left alone appends records no majority has; killed, it restarts as a follower of the newly elected one, truncates that tail and catches up"""
+    """on three real nodes, an active controller left alone appends records no majority has; killed, it
+    restarts as a follower of the newly elected one, truncates that tail and catches up"""
     old_leader_id = cluster.await_leader(cluster.nodes[1])
     old_leader = cluster.nodes[old_leader_id]
     followers = [n for n in cluster.nodes.values() if n.node_id != old_leader_id]
@@ -147,10 +153,10 @@ def test_three_nodes_a_deposed_controller_truncates_its_uncommitted_tail(cluster
 
 @pytest.mark.timeout(180)
 def test_split_cluster_a_fourth_controller_joins_and_an_original_leaves_while_a_producer_writes(tmp_path):
-    """step 8 on copies of config/cluster-split/: three controllers (a dynamic quorum) and a broker; controller-4
-    formatted with --no-initial-controllers joins with add-controller, then the leading controller leaves
-    with remove-controller, asked through another, while an acks=all producer writes; nothing acknowledged
-    is lost"""
+    """step 8 on copies of config/cluster-split/: three controllers (a dynamic quorum) and a broker;
+    controller-4 formatted with --no-initial-controllers joins with add-controller, then the leading
+    controller leaves with remove-controller, asked through another, while an acks=all producer writes;
+    nothing acknowledged is lost"""
     ports: dict[str, str] = {}
     names = ["controller-1", "controller-2", "controller-3", "broker-1", "controller-4"]
     for name in names:

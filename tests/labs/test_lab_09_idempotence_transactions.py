@@ -52,22 +52,25 @@ def test_a_commit_adds_no_entry(segment, tmp_path):
     """a committed transaction leaves no entry in the .txnindex: read_committed consumers keep its records"""
     segment.update_txn_index(CompletedTxn(PID, first_offset=0, last_offset=3, is_aborted=False), 4)
     assert segment.txn_index.all_aborted_txns() == [], "a COMMIT marker must not be indexed"
-    assert not os.path.exists(index_file(tmp_path)), "no abort, no .txnindex file (Kafka creates it on the first entry)"
+    assert not os.path.exists(index_file(tmp_path)), (
+        "no abort, no .txnindex file (Kafka creates it on the first entry)")
 
 
 def test_an_abort_adds_one_entry_with_the_lso(segment, tmp_path):
-    """an aborted transaction becomes one entry: producer id, first offset, marker offset and the LSO of the moment"""
+    """an aborted transaction becomes one entry:
+    producer id, first offset, marker offset and the LSO of the moment"""
     segment.update_txn_index(CompletedTxn(PID, first_offset=3, last_offset=4, is_aborted=True), 5)
     assert segment.txn_index.all_aborted_txns() == [AbortedTxn(PID, 3, 4, 5)], \
         "AbortedTxn(producer_id, first_offset, last_offset = the marker's offset, last_stable_offset)"
     segment.txn_index.flush()
     with open(index_file(tmp_path), "rb") as file:
-        assert read_entries(file.read()) == [AbortedTxn(PID, 3, 4,
-                                                        5)], "the entry must reach the file (txn_index.append)"
+        entries = read_entries(file.read())
+        assert entries == [AbortedTxn(PID, 3, 4, 5)], "the entry must reach the file (txn_index.append)"
 
 
 def test_a_replay_does_not_index_an_abort_twice(segment):
-    """a replay over a marker already indexed (a restart after kill -9) adds nothing; a later abort is still added"""
+    """a replay over a marker already indexed (a restart after kill -9) adds nothing;
+    a later abort is still added"""
     first = CompletedTxn(PID, first_offset=3, last_offset=4, is_aborted=True)
     segment.update_txn_index(first, 5)
     segment.update_txn_index(first, 5)  # the loader replays the same marker
@@ -128,7 +131,8 @@ def test_a_broker_names_the_aborted_transaction_to_read_committed_fetches(broker
             {"partition": 0, "fetch_offset": 0, "partition_max_bytes": 1 << 20}]}]})
     client.close()
     partition = response.responses[0].partitions[0]
-    assert partition.error_code == Errors.NONE, f"the fetch was answered {Errors.for_code(partition.error_code).name}"
+    answered = Errors.for_code(partition.error_code).name
+    assert partition.error_code == Errors.NONE, f"the fetch was answered {answered}"
     aborted = [(txn.producer_id, txn.first_offset) for txn in partition.aborted_transactions or []]
     assert len(aborted) == 1 and aborted[0][1] == 3, \
         f"the fetch should name one aborted transaction from offset 3 (oops), named {aborted}"

@@ -79,7 +79,8 @@ def test_several_topics_and_partition_ten(tmp_path):
 
 
 def test_a_new_query_has_no_position(tmp_path):
-    """a checkpoint with no committed batch (a new query, or one that died in its first batch) has no position"""
+    """a checkpoint with no committed batch
+    (a new query, or one that died in its first batch) has no position"""
     assert committed_offsets(tmp_path / "never-started") is None
     write_batch(tmp_path, 0, views(3, 3, 3), committed=False)
     assert committed_offsets(tmp_path) is None
@@ -133,7 +134,8 @@ def run_query(spark, fmt: str, bootstrap: str, topic: str, checkpoint, **options
 
 @pytest.mark.timeout(240)  # Spark starts a JVM and Python workers: a minute under load
 def test_a_real_query_s_checkpoint_matches_the_log_end_offsets(lab_spark, broker, tmp_path):
-    """a real Spark query's checkpoint, read with committed_offsets, equals the log end offsets, and moves on after a restart"""
+    """a real Spark query's checkpoint, read with committed_offsets,
+    equals the log end offsets, and moves on after a restart"""
     spark, _ = lab_spark
     bootstrap, topic = broker.bootstrap, "lab10"
     produce = lab_topic(bootstrap, topic)
@@ -147,13 +149,15 @@ def test_a_real_query_s_checkpoint_matches_the_log_end_offsets(lab_spark, broker
     ends = produce(12)
     run_query(spark, "kafka-teaching", bootstrap, topic, tmp_path / "checkpoint")
     second = committed_offsets(tmp_path / "checkpoint")
-    assert second is not None and second.batch_id > first.batch_id, "the restarted query committed a new batch"
+    assert second is not None and second.batch_id > first.batch_id, (
+        "the restarted query committed a new batch")
     assert second.offsets == ends, f"after the restart the checkpoint says {second.offsets}, the log {ends}"
 
 
 @pytest.mark.timeout(240)
 def test_spark_s_own_connector_keeps_the_same_offsets(lab_spark, broker, tmp_path):
-    """step 6: the same query on Spark's own connector, format("kafka"), leaves the same Kafka offsets in its checkpoint, batch by batch"""
+    """step 6: the same query on Spark's own connector, format("kafka"),
+    leaves the same Kafka offsets in its checkpoint, batch by batch"""
     spark, missing = lab_spark
     if missing is not None:
         pytest.fail(f"step 6 needs Spark's own Kafka connector: {missing}", pytrace=False)

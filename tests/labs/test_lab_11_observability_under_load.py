@@ -30,14 +30,17 @@ PRODUCE_BUCKETS = 'sum by (le) (kafka_network_requestmetrics_totaltimems_bucket{
 
 
 def test_a_percentile_is_interpolated_inside_the_bucket_its_rank_falls_in():
-    """a percentile is found in the bucket its rank (quantile x count) falls in, interpolated linearly inside it"""
+    """a percentile is found in the bucket its rank (quantile x count) falls in,
+    interpolated linearly inside it"""
     snapshot = Snapshot([(0.5, 2), (1.0, 6), (2.5, 9), (INF, 10)], total=9.2)
     assert (snapshot.count, snapshot.mean) == (10, pytest.approx(0.92))
     assert snapshot.get_value(0.5) == pytest.approx(0.875), \
         "rank 5 of 10 is the 3rd of the 4 values in (0.5, 1.0]: 0.5 + 0.5 x 3/4"
-    assert snapshot.get_value(0.2) == pytest.approx(0.5), "rank 2 is the last value of the first bucket: its bound"
+    assert snapshot.get_value(0.2) == pytest.approx(0.5), (
+        "rank 2 is the last value of the first bucket: its bound")
     assert snapshot.get_value(0.9) == pytest.approx(2.5), "rank 9 ends the bucket (1.0, 2.5]"
-    assert snapshot.get_value(0.7) == pytest.approx(1.5), "rank 7 is 1 of the 3 values in (1.0, 2.5]: 1.0 + 1.5/3"
+    assert snapshot.get_value(0.7) == pytest.approx(1.5), (
+        "rank 7 is 1 of the 3 values in (1.0, 2.5]: 1.0 + 1.5/3")
 
 
 def test_the_first_bucket_starts_at_zero():
@@ -50,7 +53,8 @@ def test_the_first_bucket_starts_at_zero():
 
 
 def test_a_rank_above_every_finite_bound_answers_the_largest_one():
-    """a percentile that falls in the +Inf bucket answers the largest finite bound, as histogram_quantile does"""
+    """a percentile that falls in the +Inf bucket answers the largest finite bound,
+    as histogram_quantile does"""
     snapshot = Snapshot([(1.0, 1), (10.0, 2), (INF, 4)], total=100.0)
     assert snapshot.get_value(0.99) == 10.0, "rank 3.96 is in +Inf: nothing says how far above 10 it is"
     assert snapshot.get_value(0.5) == pytest.approx(10.0), "rank 2 ends the bucket (1, 10]"
@@ -82,7 +86,8 @@ def kafka_jmx(broker, *args: str) -> dict[str, float]:
 
 
 def test_kafka_jmx_prints_a_real_brokers_produce_percentiles(broker):
-    """kafka-jmx reads a real broker's /metrics and prints the Count, Mean and percentiles of its produce requests' TotalTimeMs"""
+    """kafka-jmx reads a real broker's /metrics and prints the Count, Mean and percentiles of its produce
+    requests' TotalTimeMs"""
     produce_requests(broker, 40)
     values = wait_until(lambda: (v := kafka_jmx(broker, "--object-name", TOTAL_TIME))["Count"] == 40 and v,
                         message="the 40 produce requests on /metrics")
@@ -94,12 +99,14 @@ def test_kafka_jmx_prints_a_real_brokers_produce_percentiles(broker):
 @pytest.mark.skipif(shutil.which("prometheus") is None,
                     reason="prometheus is not installed (make test installs it)")
 def test_prometheus_agrees_with_your_percentiles(broker, tmp_path):
-    """a real Prometheus server's histogram_quantile over the broker's buckets gives the same 50th and 99th percentiles as kafka-jmx"""
+    """a real Prometheus server's histogram_quantile over the broker's buckets
+    gives the same 50th and 99th percentiles as kafka-jmx"""
     produce_requests(broker, 60)
     prometheus = PrometheusServer(tmp_path, broker.server.metrics_endpoint.url.removeprefix("http://"))
     try:
         wait_until(prometheus.ready, timeout=30, message="prometheus to be ready")
-        wait_until(lambda: prometheus.query('kafka_network_requestmetrics_totaltimems_count{request="Produce"}') == 60,
+        produced = 'kafka_network_requestmetrics_totaltimems_count{request="Produce"}'
+        wait_until(lambda: prometheus.query(produced) == 60,
                    timeout=30, message="prometheus to scrape the 60 produce requests")
         mine = kafka_jmx(broker, "--object-name", TOTAL_TIME, "--attributes", "50thPercentile,99thPercentile")
         for attribute, quantile in (("50thPercentile", 0.5), ("99thPercentile", 0.99)):
@@ -111,7 +118,8 @@ def test_prometheus_agrees_with_your_percentiles(broker, tmp_path):
 
 
 def test_step_6_a_noisy_producer_is_throttled_and_shows_it_on_metrics(broker):
-    """step 6: kafka-configs holds the client id "noisy" to producer_byte_rate, and /metrics shows its byte rate and throttle time"""
+    """step 6: kafka-configs holds the client id "noisy" to producer_byte_rate,
+    and /metrics shows its byte rate and throttle time"""
     from tests.integration.test_client_quotas import kafka_configs_output
     from tests.metrics.scrape import scrape
 

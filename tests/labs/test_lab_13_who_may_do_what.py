@@ -94,7 +94,8 @@ def test_only_those_imply_and_alter_configs_implies_describe_configs():
 
 
 def test_a_deny_beats_an_allow_and_implies_nothing():
-    """a DENY beats any ALLOW, on a LITERAL, wildcard or PREFIXED pattern, but denies only its own operation"""
+    """a DENY beats any ALLOW, on a LITERAL, wildcard or PREFIXED pattern,
+    but denies only its own operation"""
     allow_read = acl("User:alice", Op.READ)
     assert decide([allow_read, acl("User:alice", Op.READ, DENY)], Op.READ) == DENIED, "DENY before ALLOW"
     assert decide([allow_read, acl("User:*", Op.READ, DENY, name="ord", pattern=Pt.PREFIXED)],
@@ -178,7 +179,8 @@ def fetch_error(conf: dict, topic: str) -> int | None:
 
 
 def test_a_real_broker_lets_alice_write_and_refuses_carol(secured):
-    """a real broker over SASL_PLAINTEXT: alice, granted Write, produces with confluent-kafka; carol is refused, then denied Read"""
+    """a real broker over SASL_PLAINTEXT: alice, granted Write, produces with confluent-kafka;
+    carol is refused, then denied Read"""
     admin = AdminClient({"bootstrap.servers": secured.bootstrap, "security.protocol": "SASL_PLAINTEXT",
                          "sasl.mechanism": "SCRAM-SHA-512", "sasl.jaas.config":
                              'org.apache.kafka.common.security.scram.ScramLoginModule required '
@@ -216,7 +218,8 @@ def test_a_real_broker_lets_alice_write_and_refuses_carol(secured):
                    message="the new ACLs loaded")
     finally:
         admin.close()
-    assert "orders" in topics_seen(carol), "carol's DENY READ implies nothing: the ALLOW READ for User:* lets her see it"
+    assert "orders" in topics_seen(carol), (
+        "carol's DENY READ implies nothing: the ALLOW READ for User:* lets her see it")
     assert fetch_error(carol,
                        "orders") == ck.KafkaError.TOPIC_AUTHORIZATION_FAILED, "the DENY must beat the ALLOW"
 

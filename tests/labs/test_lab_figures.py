@@ -41,7 +41,8 @@ def broker_defaults_named_on_the_pages():
 @pytest.mark.parametrize(("lab", "key", "figure"), list(broker_defaults_named_on_the_pages()))
 def test_a_broker_default_a_page_names_is_the_code_default(lab, key, figure):
     default = KafkaConfig({}).values[key]
-    assert figure == default, f"docs/labs page of lab {lab} says {key} is {figure}; the code's default is {default}"
+    assert figure == default, (
+        f"docs/labs page of lab {lab} says {key} is {figure}; the code's default is {default}")
 
 
 def test_lab_11_names_the_request_traces_capacity():

@@ -551,6 +551,7 @@ class SharePartition:
     def _release_acquisition_lock_on_timeout(self, member_id: str, first: int, last: int,
                                              task: AcquisitionLockTimerTask) -> None:
         """The member held the records too long: they become AVAILABLE (ARCHIVED on their last delivery)."""
+        # BEGIN LAB 14 SOLUTION: the member's ACQUIRED runs of first..last go back to AVAILABLE, written
         written: list[PersisterStateBatch] = []
         with self.lock:
             if task.is_cancelled():  # acknowledged or released meanwhile
@@ -583,6 +584,7 @@ class SharePartition:
             self.delayed_request_notifier(self)
 
         self._write_share_group_state(written).add_done_callback(after_write)
+        # END LAB 14 SOLUTION
 
     # ------------------------------------------------------------------ the persister
     def _write_share_group_state(self, state_batches: list[PersisterStateBatch]) -> Future:

@@ -193,6 +193,7 @@ _SEQUENCE_ERRORS = ('errors_total{request="Produce",'
 
 # ------------------------------------------------------------------ groups, coordinator runtime, transactions
 _GC = "kafka_server_group_coordinator_metrics_"
+_SGM, _SPM = "kafka_server_sharegroupmetrics_", "kafka_server_sharepartitionmetrics_"
 GROUPS = Page("groups", "Consumer groups and transactions", (
     Row("Consumer lag: committed offsets behind the log end (kafka_exporter's metric, made by "
         "kafka-dashboard)", (
@@ -212,6 +213,38 @@ GROUPS = Page("groups", "Consumer groups and transactions", (
                "p99"),
             _t(mean(_GC + "consumer_group_assignment_time_ms", window="5m"), "mean")), "ms", 12,
               only_with="a KIP-848 group (group.protocol=consumer) assigned in the last five minutes"),
+    )),
+    Row("Share groups (KIP-932): records in flight, acknowledged, delivered again (docs/share_groups.md)", (
+        Panel("Records in flight by share partition", (
+            _t(_SPM + "inflightmessagecount", "{{group}} {{topic}}-{{partition}}"),),
+              description="InFlightMessageCount: the records between a share partition's start and end "
+                          "offsets. A share partition's series goes when its group's last member leaves."),
+        Panel("Acknowledgements by type (records)", (
+            _t(f"sum by (ackType) ({rate(_SGM + 'recordacknowledgements_total')})", "{{ackType}}"),), "ops",
+              description="RecordAcknowledgementsPerSec: Accept (done), Release (handed back: delivered "
+                          "again), Reject (archived at once), Renew (the lock restarted)."),
+        Panel("Delivered again: records released, and locks that ran out", (
+            _t(rate(_SGM + 'recordacknowledgements_total{ackType="Release"}'), "released"),
+            _t(f"sum by (group, topic, partition) ({rate(_SPM + 'acquisitionlocktimeout_total')})",
+               "lock ran out {{group}} {{topic}}-{{partition}}")), "ops",
+              description="Each comes back with its delivery count one higher; on its last delivery "
+                          "(group.share.delivery.count.limit) it is archived instead."),
+        Panel("ShareFetch and ShareAcknowledge (all topics)", (
+            _t(rate(_BTM + 'totalsharefetchrequests_total{topic=""}'), "share fetches"),
+            _t(rate(_BTM + 'totalshareacknowledgementrequests_total{topic=""}'), "acknowledgements"),
+            _t(rate(_BTM + 'failedshareacknowledgementrequests_total{topic=""}'), "failed acknowledgements")),
+              "ops", description="BrokerTopicMetrics' share meters. Acknowledgements count those a "
+                                 "ShareFetch carries too; one fails when the record is no longer the "
+                                 "member's (its lock ran out)."),
+        Panel("Share fetches waiting in the purgatory (DelayedShareFetch)", (
+            _t('kafka_server_delayedoperationpurgatory_numdelayedoperations{delayedOperation="ShareFetch"}',
+               "waiting"),
+            _t(rate("kafka_server_delayedsharefetchmetrics_expires_total"), "max wait ran out /s"))),
+        Panel("Share sessions", (
+            _t("kafka_server_sharesessioncache_sharesessionscount", "sessions"),
+            _t("kafka_server_sharesessioncache_sharepartitionscount", "partitions in sessions"),
+            _t(rate("kafka_server_sharesessioncache_sharesessionevictions_total", "1m"),
+               "closed with their connection /s"))),
     )),
     Row("The group coordinator's runtime: events per shard, answered on commit (docs/groups.md)", (
         Panel("Shards by state, and events waiting", (
