@@ -3,12 +3,15 @@ org.apache.kafka.server.share.fetch.ShareFetch).
 
 What the request asks (group, member, partitions, limits) and the future its answer completes,
 with the partitions already known to fail (a share partition that could not load): their errors
-join whatever the fetch acquired. The future completes once; later attempts are ignored.
+join whatever the fetch acquired, and each of their topics counts a failed share fetch
+(FailedShareFetchRequestsPerSec, once for the topic and once for all topics, as Kafka counts it).
+The future completes once; later attempts are ignored.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
 
@@ -39,6 +42,7 @@ class ShareFetch:
     batch_size: int
     max_fetch_records: int
     erroneous: dict[TopicIdPartition, BaseException] = field(default_factory=dict)
+    on_failed_topics: Callable[[set[str]], None] = lambda topics: None  # BrokerTopicStats' meter
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add_erroneous(self, tip: TopicIdPartition, error: BaseException) -> None:
@@ -58,9 +62,14 @@ class ShareFetch:
         return self.future.done()
 
     def maybe_complete(self, response: dict[TopicIdPartition, dict]) -> None:
+        if self.is_completed:
+            return
         with self._lock:
             for tip, error in self.erroneous.items():
                 response[tip] = partition_response(tip, error_of(error), str(error))
+            failed_topics = {tip.topic for tip in self.erroneous}
+        if failed_topics:
+            self.on_failed_topics(failed_topics)
         try:
             self.future.set_result(response)
         except InvalidStateError:  # completed already (an expiry raced a completion)

@@ -284,7 +284,7 @@ class SharePartitionManager:
             shift = max(session_epoch, 0) % len(partitions)
             partitions = partitions[shift:] + partitions[:shift]
         share_fetch = ShareFetch(params, group_id, member_id, future, partitions, acquire_mode, batch_size,
-                                 max_fetch_records)
+                                 max_fetch_records, on_failed_topics=self._mark_failed_share_fetch)
         self._process_share_fetch(share_fetch)
         return future
 
@@ -320,6 +320,9 @@ class SharePartitionManager:
                                       self._fence_if_needed,
                                       share_partitions, self.metrics, self.time, self._notify_released)
         self.purgatory.try_complete_else_watch(operation, keys)
+
+    def _mark_failed_share_fetch(self, topics: set[str]) -> None:
+        self.metrics.mark_topic(m.FAILED_SHARE_FETCH_REQUESTS, topics)
 
     def _maybe_initialize(self, key: SharePartitionKey, share_partition: SharePartition,
                           share_fetch: ShareFetch) -> None:

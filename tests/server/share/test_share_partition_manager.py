@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from kafka.log.append_origin import AppendOrigin
+from kafka.metrics import metric_names as m
 from kafka.protocol.control_records import end_txn_marker_batch
 from kafka.protocol.errors import Errors
 from kafka.server.share.share_errors import ShareError
@@ -146,13 +147,15 @@ def test_becoming_a_follower_drops_the_share_partition(env):
     env.produce(b"a")
     acquired(env, "m1")
     old = env.manager.share_partition(GROUP, TIP)
-    env.replica_manager.make_follower(TP,
-                                      PartitionState(0, leader=-1, leader_epoch=1, replicas=(1, 2), isr=(2,),
-                                                         partition_epoch=1), LogConfig())
-    assert env.manager.share_partition(GROUP,
-                                       TIP) is None and old.partition_state is SharePartitionState.FENCED
+    follower = PartitionState(0, leader=-1, leader_epoch=1, replicas=(1, 2), isr=(2,), partition_epoch=1)
+    env.replica_manager.make_follower(TP, follower, LogConfig())
+    assert env.manager.share_partition(GROUP, TIP) is None
+    assert old.partition_state is SharePartitionState.FENCED
     data = fetch(env, "m1").result()[TIP]
     assert data["error_code"] == Errors.NOT_LEADER_OR_FOLLOWER
+    failed = env.metrics.topic_meters[m.FAILED_SHARE_FETCH_REQUESTS]
+    assert [failed.labels(topic)._value.get() for topic in ("orders", "")] == [1, 1], \
+        "a failed share fetch counts for its topic and for all topics (FailedShareFetchRequestsPerSec)"
 
 
 def test_metrics_count_acknowledgements_and_in_flight_records(env):
