@@ -64,7 +64,8 @@ CLUSTER = {"broker.session.timeout.ms": "4000", "broker.heartbeat.interval.ms": 
            "offsets.topic.replication.factor": "3", "offsets.topic.num.partitions": str(OFFSETS_PARTITIONS),
            "transaction.state.log.replication.factor": "3", "transaction.state.log.min.isr": "2",
            "transaction.state.log.num.partitions": "6", "min.insync.replicas": "2",
-           "group.consumer.heartbeat.interval.ms": "1000"}
+           "group.consumer.heartbeat.interval.ms": "1000",
+           "group.consumer.min.heartbeat.interval.ms": "1000"}
 CLIENT_TIMEOUTS = {"socket.timeout.ms": 10000, "reconnect.backoff.max.ms": 1000,
                    "topic.metadata.refresh.interval.ms": 2000,
                    **({"debug": os.environ["EOS_FAILOVER_DEBUG"]} if os.environ.get("EOS_FAILOVER_DEBUG")

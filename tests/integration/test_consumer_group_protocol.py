@@ -27,7 +27,9 @@ from tests.integration.test_group_protocol import find_coordinator, join
 from tests.wire import WireClient
 
 GROUPS = {"group.initial.rebalance.delay.ms": "0", "offsets.topic.num.partitions": "1",
-          "group.consumer.heartbeat.interval.ms": "500", "group.consumer.session.timeout.ms": "3000"}
+          "group.consumer.heartbeat.interval.ms": "500", "group.consumer.session.timeout.ms": "3000",
+          # below Kafka's floors (5 s, 45 s), which the broker checks the defaults against
+          "group.consumer.min.heartbeat.interval.ms": "500", "group.consumer.min.session.timeout.ms": "3000"}
 
 
 def consumer(bootstrap: str, group: str, **extra) -> Consumer:

@@ -17,7 +17,9 @@ from tests.integration.test_confluent_kafka import create_topic
 from tests.labs.rolling_upgrade import Member, rolling_upgrade
 
 GROUPS = {"group.initial.rebalance.delay.ms": "0", "offsets.topic.num.partitions": "1",
-          "group.consumer.heartbeat.interval.ms": "500", "group.consumer.session.timeout.ms": "6000"}
+          "group.consumer.heartbeat.interval.ms": "500", "group.consumer.session.timeout.ms": "6000",
+          # below Kafka's floors (5 s, 45 s), which the broker checks the defaults against
+          "group.consumer.min.heartbeat.interval.ms": "500", "group.consumer.min.session.timeout.ms": "6000"}
 
 
 def test_a_fleet_moves_to_the_consumer_protocol_and_back_one_member_at_a_time(start_broker):

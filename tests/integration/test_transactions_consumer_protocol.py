@@ -22,7 +22,8 @@ from tests.integration.test_transactions import READ_COMMITTED, last_stable_offs
 
 PARTITIONS, INPUTS = 3, 3000
 GROUPS = {"group.initial.rebalance.delay.ms": "0", "offsets.topic.num.partitions": "1",
-          "transaction.state.log.num.partitions": "1", "group.consumer.heartbeat.interval.ms": "500"}
+          "transaction.state.log.num.partitions": "1", "group.consumer.heartbeat.interval.ms": "500",
+          "group.consumer.min.heartbeat.interval.ms": "500"}
 
 
 def fill(bootstrap: str, topic: str) -> None:

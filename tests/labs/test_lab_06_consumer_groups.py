@@ -185,7 +185,8 @@ def test_step_8_a_join_stops_every_classic_member_and_no_consumer_protocol_membe
     partition, with consumer (KIP-848) none does"""
     broker = start_broker(overrides={"group.initial.rebalance.delay.ms": "0",
                                      "offsets.topic.num.partitions": "1",
-                                     "group.consumer.heartbeat.interval.ms": "1000"})
+                                     "group.consumer.heartbeat.interval.ms": "1000",
+                                     "group.consumer.min.heartbeat.interval.ms": "1000"})
     classic, consumer = measure(broker.bootstrap, "classic"), measure(broker.bootstrap, "consumer")
     for result in (classic, consumer):
         members = "; ".join(
@@ -205,7 +206,8 @@ def test_step_10_a_fleet_moves_to_the_consumer_protocol_and_back_without_losing_
     kind twice and every record is read and committed"""
     broker = start_broker(overrides={"group.initial.rebalance.delay.ms": "0",
                                      "offsets.topic.num.partitions": "1",
-                                     "group.consumer.heartbeat.interval.ms": "500"})
+                                     "group.consumer.heartbeat.interval.ms": "500",
+                                     "group.consumer.min.heartbeat.interval.ms": "500"})
     result = rolling_upgrade(broker.bootstrap)
     assert [kind for _, kind in result["steps"]] == ["classic", "consumer", "consumer",
                                                      "classic"], result["steps"]

@@ -136,6 +136,7 @@ SETTINGS = {"group.share.record.lock.duration.ms": "1000", "group.share.min.reco
             # quick heartbeats: a member gets its partitions soon after their share state exists
             "group.share.heartbeat.interval.ms": "500", "group.share.min.heartbeat.interval.ms": "500",
             "group.consumer.heartbeat.interval.ms": "1000",
+            "group.consumer.min.heartbeat.interval.ms": "1000",
             "offsets.topic.num.partitions": "1", "share.coordinator.state.topic.num.partitions": "1"}
 
 
