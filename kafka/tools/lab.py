@@ -25,11 +25,13 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 LAB_TESTS = Path("tests") / "labs"
+LINE_LENGTH = 110  # pyproject.toml's ruff line-length: a handout's make lint checks its TODOs too
 
 
 @dataclass(frozen=True)
@@ -291,10 +293,24 @@ def strip_solutions(source: str, path: Path, labs: set[str] | None) -> tuple[str
         where = _enclosing(lines, first, len(indent.expandtabs()))
         page = find_lab(lab).page
         message = f"lab {lab}: {where}: {hint} ({page})"
-        lines[first:last + 1] = [f"{indent}# TODO lab {lab}: {hint}. See {page}.\n",
-                                 f"{indent}raise NotImplementedError({message!r})\n"]
+        lines[first:last + 1] = todo_lines(indent, f"TODO lab {lab}: {hint}. See {page}.", message)
         blocks.insert(0, Block(lab, path, first + 1, where))
     return "".join(lines), blocks
+
+
+def todo_lines(indent: str, comment: str, message: str) -> list[str]:
+    """The TODO comment and the raise that replace a solution, within the handout's 110 columns (its
+    `make lint` checks them too): the comment re-flowed, the message split into adjacent literals."""
+    width = LINE_LENGTH - len(indent.expandtabs())
+    lines = [f"{indent}# {text}\n" for text in textwrap.wrap(comment, width - 2)]
+    one_line = f"raise NotImplementedError({message!r})"
+    if len(one_line) <= width:
+        return lines + [f"{indent}{one_line}\n"]
+    inner = indent + " " * 4
+    parts = textwrap.wrap(message, width - 4 - 3, drop_whitespace=False)  # the quotes and a ")"
+    assert "".join(parts) == message
+    return lines + [f"{indent}raise NotImplementedError(\n"] + [f"{inner}{part!r}\n" for part in parts[:-1]] \
+        + [f"{inner}{parts[-1]!r})\n"]
 
 
 def mark_unused_imports(source: str, lab: str) -> str:
