@@ -77,7 +77,8 @@ SUPPORTED_OPERATIONS: dict[ResourceType, tuple[AclOperation, ...]] = {
     ResourceType.TOPIC: (AclOperation.READ, AclOperation.WRITE, AclOperation.CREATE, AclOperation.DESCRIBE,
                          AclOperation.DELETE, AclOperation.ALTER, AclOperation.DESCRIBE_CONFIGS,
                          AclOperation.ALTER_CONFIGS),
-    ResourceType.GROUP: (AclOperation.READ, AclOperation.DESCRIBE, AclOperation.DELETE),
+    ResourceType.GROUP: (AclOperation.READ, AclOperation.DESCRIBE, AclOperation.DELETE,
+                         AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS),  # group configs
     ResourceType.CLUSTER: (AclOperation.CREATE, AclOperation.CLUSTER_ACTION, AclOperation.DESCRIBE_CONFIGS,
                            AclOperation.ALTER_CONFIGS, AclOperation.IDEMPOTENT_WRITE, AclOperation.ALTER,
                            AclOperation.DESCRIBE),

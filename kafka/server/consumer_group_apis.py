@@ -41,7 +41,7 @@ class ConsumerGroupApis:
         req = request.body
         if not self.auth.authorize(request, Op.READ, Res.GROUP, req.group_id):
             self.request_helper.send_response_maybe_throttle(request, dict(
-                throttle_time_ms=0, error_code=Errors.GROUP_AUTHORIZATION_FAILED, member_epoch=-1,
+                throttle_time_ms=0, error_code=Errors.GROUP_AUTHORIZATION_FAILED, member_epoch=0,
                 heartbeat_interval_ms=0))
             return
         owned: Assignment | None = None

@@ -30,7 +30,7 @@ from kafka.protocol.errors import Errors
 from kafka.server.replica_manager import FetchParams
 from kafka.server.share.share_acknowledgement_batch import AcknowledgeType, ShareAcknowledgementBatch
 from kafka.server.share.share_errors import ShareError
-from kafka.server.share.share_fetch import partition_response
+from kafka.server.share.share_fetch import NO_CURRENT_LEADER, partition_response
 from kafka.server.share.topic_id_partition import TopicIdPartition
 
 log = structlog.get_logger("kafka.server.ShareApis")
@@ -145,8 +145,10 @@ class ShareApis:
             self.manager.release_session(req.group_id, req.member_id)
 
     def _send_fetch_error(self, request: Request, error: ShareError) -> None:
+        """Kafka's ShareFetchRequest.getErrorResponse: the code alone, its message only in the log."""
+        log.debug("share fetch refused", error=error.error.name, reason=str(error))
         self.responder.send_response(request, dict(
-            throttle_time_ms=0, error_code=error.error, error_message=str(error) if str(error) else None,
+            throttle_time_ms=0, error_code=error.error, error_message=None,
             acquisition_lock_timeout_ms=0, responses=[], node_endpoints=[]))
 
     # ------------------------------------------------------------------ ShareAcknowledge
@@ -160,10 +162,10 @@ class ShareApis:
                 self.manager.acknowledge_session_update(req.group_id, req.member_id, req.share_session_epoch)
             except ShareError as e:
                 error = e
-        if error is not None:
+        if error is not None:  # Kafka's getErrorResponse: the code alone
+            log.debug("share acknowledge refused", error=error.error.name, reason=str(error))
             self.responder.send_response(request, dict(throttle_time_ms=0, error_code=error.error,
-                                                       error_message=str(error) or None, responses=[],
-                                                       node_endpoints=[]))
+                                                       error_message=None, responses=[], node_endpoints=[]))
             return
         names = self._topic_names([t.topic_id for t in req.topics])  # unknown ids: UNKNOWN_TOPIC_ID
         ack_data, ack_errors = self._acknowledgements(req.topics, names)
@@ -178,7 +180,7 @@ class ShareApis:
     def _respond_acknowledge(self, request: Request, acks: dict) -> None:
         req = request.body
         partitions = {tip: dict(partition_index=tip.partition, error_code=error, error_message=message,
-                                current_leader=dict(leader_id=-1, leader_epoch=-1))
+                                current_leader=dict(NO_CURRENT_LEADER))
                       for tip, (error, message) in acks.items()}
         endpoints = self._set_current_leaders(request, partitions)
         self.responder.send_response(request, dict(

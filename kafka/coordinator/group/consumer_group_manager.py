@@ -102,8 +102,9 @@ def sync_timeout_key(group_id: str, member_id: str) -> str:
 
 
 def error_response(error: Errors, message: str | None) -> dict:
-    """ConsumerGroupHeartbeat's answer to a refused request (the service sends it for an ApiError)."""
-    return dict(error_code=error, error_message=message, member_id=None, member_epoch=-1,
+    """ConsumerGroupHeartbeat's answer to a refused request (the service sends it for an ApiError): the
+    error, the rest at the response's defaults (member epoch 0), as Kafka's handleOperationException."""
+    return dict(error_code=error, error_message=message, member_id=None, member_epoch=0,
                 heartbeat_interval_ms=0, assignment=None)
 
 

@@ -56,10 +56,10 @@ SHARE_FETCH_REQUEST = Schema(
     Field("forgotten_topics_data", Array(FORGOTTEN_TOPIC), "1+"),
 )
 
-LEADER_ID_AND_EPOCH = Schema(
+LEADER_ID_AND_EPOCH = Schema(  # no defaults in Kafka's JSON: 0 and 0, where Fetch's are -1
     "LeaderIdAndEpoch",
-    Field("leader_id", Int32, "0+", default=-1),
-    Field("leader_epoch", Int32, "0+", default=-1),
+    Field("leader_id", Int32, "0+"),
+    Field("leader_epoch", Int32, "0+"),
 )
 
 ACQUIRED_RECORDS = Schema(

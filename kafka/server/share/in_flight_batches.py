@@ -97,6 +97,21 @@ class InFlightBatches:
                 last = offset if batch.offset_state is not None else batch.last_offset
         return last
 
+    def delivery_complete_count(self, start_offset: int) -> int:
+        """How many records from `start_offset` on are ACKNOWLEDGED or ARCHIVED, a change under way counted
+        as made (it is the one being written): KIP-1226's deliveryCompleteCount, which the persister keeps
+        so that DescribeShareGroupOffsets can tell the lag. Kafka keeps it as a running count, changed
+        wherever a record's state is; here it is counted when written."""
+        count = 0
+        for batch in self:
+            if batch.offset_state is None:
+                if batch.state.is_terminal:
+                    count += max(0, batch.last_offset - max(batch.first_offset, start_offset) + 1)
+                continue
+            count += sum(1 for offset, state in batch.offset_state.items()
+                         if offset >= start_offset and state.state.is_terminal)
+        return count
+
     def can_move_start_offset(self, start_offset: int) -> bool:
         """Kafka's canMoveStartOffset: the record at the start offset is done (ACKNOWLEDGED or
         ARCHIVED, no change of it under way)."""

@@ -20,13 +20,18 @@ from kafka.server.replica_manager import FetchParams
 from kafka.server.share.share_errors import error_of
 from kafka.server.share.topic_id_partition import TopicIdPartition
 
+# The current leader a share partition's answer carries unless it names one (NOT_LEADER_OR_FOLLOWER):
+# the generated default of ShareFetchResponse's and ShareAcknowledgeResponse's LeaderIdAndEpoch, which
+# give no default of their own, so 0 and 0 (where Fetch's says -1).
+NO_CURRENT_LEADER = {"leader_id": 0, "leader_epoch": 0}
+
 
 def partition_response(tip: TopicIdPartition, error: Errors, message: str | None = None) -> dict:
     """A ShareFetch PartitionData with an error and nothing acquired (Kafka's
     ShareFetchResponse.partitionResponse)."""
     return dict(partition_index=tip.partition, error_code=error, error_message=message,
                 acknowledge_error_code=0,
-                acknowledge_error_message=None, current_leader=dict(leader_id=-1, leader_epoch=-1),
+                acknowledge_error_message=None, current_leader=dict(NO_CURRENT_LEADER),
                 records=b"",
                 acquired_records=[])
 

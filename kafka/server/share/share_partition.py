@@ -588,11 +588,13 @@ class SharePartition:
 
     # ------------------------------------------------------------------ the persister
     def _write_share_group_state(self, state_batches: list[PersisterStateBatch]) -> Future:
-        """Write the changed batches with the current start offset; a future of None, or of a ShareError."""
+        """Write the changed batches with the current start offset and how many records past it are done
+        with; a future of None, or of a ShareError."""
         with self.lock:
             start_offset = self.start_offset
+            complete = self.cached.delivery_complete_count(start_offset)
         return persisted(self.persister.write_state(self.persister_key, self.state_epoch, self.leader_epoch,
-                                                    start_offset, state_batches))
+                                                    start_offset, state_batches, complete))
 
     def __repr__(self) -> str:
         return f"SharePartition({self.group_id}, {self.tip}, {self.start_offset}..{self.end_offset})"

@@ -25,6 +25,7 @@ class InMemoryPersister(Persister):
     def __init__(self) -> None:
         self.states: dict[PartitionStateKey, dict] = {}
         self.writes: list[tuple[PartitionStateKey, int, list[PersisterStateBatch]]] = []
+        self.delivery_complete_counts: list[int] = []  # each write's, KIP-1226
         self._held: list | None = None
         self.fail_writes_with: Errors | None = None
 
@@ -74,6 +75,7 @@ class InMemoryPersister(Persister):
                 state["offsets"][offset] = (batch.delivery_state, batch.delivery_count)
         state["offsets"] = {o: v for o, v in state["offsets"].items() if o >= start_offset}
         self.writes.append((key, start_offset, list(state_batches)))
+        self.delivery_complete_counts.append(delivery_complete_count)
         return self._answer(Errors.NONE)
 
     def state_batches(self, key) -> list[PersisterStateBatch]:

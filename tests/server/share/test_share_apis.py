@@ -96,6 +96,23 @@ def test_session_errors_are_answered_at_the_top_level(env):
     assert responder.sent[-1]["error_code"] == Errors.INVALID_REQUEST
 
 
+def test_refusals_carry_no_message_and_partitions_no_leader(env):
+    """As Kafka 4.4's getErrorResponse: a refused ShareFetch or ShareAcknowledge has the code alone; and a
+    partition answered here names no current leader: LeaderIdAndEpoch's generated defaults, 0 and 0."""
+    apis, responder = apis_for(env)
+    apis.handle_share_fetch_request(request(ApiKey.SHARE_FETCH, 2, share_fetch(3)))
+    apis.handle_share_acknowledge_request(request(ApiKey.SHARE_ACKNOWLEDGE, 2, share_ack(3, 0, 0, 1)))
+    apis.handle_share_fetch_request(request(ApiKey.SHARE_FETCH, 2, dict(share_fetch(0), member_id="")))
+    assert [(body["error_code"], body["error_message"]) for body in responder.sent] == [
+        (Errors.SHARE_SESSION_NOT_FOUND, None), (Errors.SHARE_SESSION_NOT_FOUND, None),
+        (Errors.INVALID_REQUEST, None)]
+    env.produce(b"a")
+    apis.handle_share_fetch_request(request(ApiKey.SHARE_FETCH, 2, share_fetch(0)))
+    assert partitions(responder.sent[-1])[0]["current_leader"] == dict(leader_id=0, leader_epoch=0)
+    apis.handle_share_acknowledge_request(request(ApiKey.SHARE_ACKNOWLEDGE, 2, share_ack(1, 0, 0, 1)))
+    assert partitions(responder.sent[-1])[0]["current_leader"] == dict(leader_id=0, leader_epoch=0)
+
+
 def test_a_renewing_request_must_not_fetch(env):
     apis, responder = apis_for(env)
     apis.handle_share_fetch_request(request(ApiKey.SHARE_FETCH, 2, dict(share_fetch(0), is_renew_ack=True)))

@@ -33,6 +33,21 @@ def test_acquire_then_accept_moves_the_start_offset_past_the_records(env):
     assert (start, written.first_offset, written.last_offset, written.delivery_state) == (0, 0, 2, 2)
 
 
+def test_each_write_counts_the_records_done_with_past_its_start_offset(env):
+    """KIP-1226: a write carries how many records from its start offset on are ACKNOWLEDGED or ARCHIVED,
+    the change being written counted, so that DescribeShareGroupOffsets can tell the lag (Apache Kafka
+    4.4 writes it; without it the lag is -1, unknown)."""
+    env.produce(b"a", b"b", b"c", b"d")
+    acquired(env, "m1")
+    assert acknowledge(env, "m1", 0, 3, ACCEPT, RELEASE, REJECT, ACCEPT)[0] == Errors.NONE
+    assert env.persister.delivery_complete_counts == [3], "written from start offset 0: 0, 2 and 3"
+    assert window(env)[0] == 1
+    assert acquired(env, "m2") == [(1, 1, 2)]
+    assert acknowledge(env, "m2", 1, 1, ACCEPT)[0] == Errors.NONE
+    assert env.persister.delivery_complete_counts == [3, 3], "written from start offset 1: 1, 2 and 3"
+    assert window(env) == (4, 4)
+
+
 def test_two_members_never_hold_the_same_record(env):
     env.produce(b"a", b"b", b"c")
     assert acquired(env, "m1") == [(0, 2, 1)]
