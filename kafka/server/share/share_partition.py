@@ -36,6 +36,7 @@ from kafka.protocol.record_batch import RecordBatch, iter_batches
 from kafka.server.fetch_partition_data import FetchPartitionData
 from kafka.server.share.acquisition_lock_timer_task import AcquisitionLockTimerTask
 from kafka.server.share.fetch_lock import FetchLock
+from kafka.server.share.gap_window import GapWindow
 from kafka.server.share.in_flight_batch import InFlightBatch
 from kafka.server.share.in_flight_batches import InFlightBatches
 from kafka.server.share.in_flight_state import EMPTY_MEMBER_ID, DeliveryCountOps, InFlightState
@@ -91,6 +92,7 @@ class SharePartition:
         self.state_epoch = 0
         self.partition_state = SharePartitionState.EMPTY
         self._find_next_fetch_offset = False
+        self._gap_window: GapWindow | None = None  # Kafka's persisterReadResultGapWindow
         self.fetch_lock = FetchLock(time, metrics)
         # Kafka's OffsetMetadata: (the next fetch offset, its LogOffsetMetadata), once a read found it.
         self._fetch_offset_metadata: tuple[int, object] | None = None
@@ -168,16 +170,22 @@ class SharePartition:
     def _load(self, result) -> None:
         self.start_offset = self._start_offset_during_initialization(result.start_offset)
         self.state_epoch = result.state_epoch
+        gap_start, previous_last = -1, self.start_offset - 1
         for batch in result.state_batches:
             if batch.first_offset < self.start_offset or batch.last_offset < batch.first_offset:
                 raise ShareError(Errors.UNKNOWN_SERVER_ERROR,
                                  f"invalid state batch {batch} (start {self.start_offset})")
+            if gap_start == -1 and batch.first_offset > previous_last + 1:
+                gap_start = previous_last + 1  # records someone held when the state was written: a hole
+            previous_last = batch.last_offset
             state = RecordState(batch.delivery_state)
             self._put(InFlightBatch(self.timer, self.time, EMPTY_MEMBER_ID, batch.first_offset,
                                     batch.last_offset, state, batch.delivery_count, None, self._lock_task))
         if self.cached:
             self._find_next_fetch_offset = True  # AVAILABLE records in the persisted state come first
             self.end_offset = self.cached.last().last_offset
+            if gap_start != -1:
+                self._gap_window = GapWindow(self.end_offset, gap_start)
             self._maybe_update_cached_state_and_offsets()
         else:
             self.end_offset = self.start_offset
@@ -206,7 +214,7 @@ class SharePartition:
             if fresh:
                 self._find_next_fetch_offset = False
                 return self.end_offset
-            available = self.cached.first_available_offset()
+            available = self.cached.first_available_offset(self._gap_start())
             if available is not None:
                 return available
             self._find_next_fetch_offset = False
@@ -292,6 +300,8 @@ class SharePartition:
                                                            last_to_acquire, batch_size, max_records - count)
                 result += acquired.acquired_records
                 count += acquired.count
+            if result:
+                self._maybe_update_gap_window_start_offset(result[-1].last_offset + 1)
             acquired = ShareAcquiredRecords(result, count)
             if isolation is FetchIsolation.TXN_COMMITTED and data.aborted_transactions:
                 acquired = self._filter_aborted_transactional_records(batches, acquired,
@@ -342,6 +352,7 @@ class SharePartition:
         if self.cached.first_key() == first_offset:
             self.start_offset = first_offset
         self.end_offset = max(self.end_offset, last_acquired)
+        self._maybe_update_gap_window_start_offset(runs[-1].last_offset + 1)
         count = sum(r.last_offset - r.first_offset + 1 for r in runs)
         return ShareAcquiredRecords(runs, count)
 
@@ -521,7 +532,7 @@ class SharePartition:
         behind it (a batch stays while any of its records is still in flight)."""
         if not self.cached.can_move_start_offset(self.start_offset):
             return False
-        last_acked = self.cached.last_offset_acknowledged()
+        last_acked = self.cached.last_offset_acknowledged(self._gap_start())
         if last_acked == -1:
             return False
         if last_acked == self.cached.last().last_offset:
@@ -531,11 +542,32 @@ class SharePartition:
         holder = self.cached.floor(last_acked)
         if last_acked == holder.last_offset:
             self.start_offset = max(self.start_offset, self.cached.higher_key(last_acked))
+            if (gap_start := self._gap_start()) is not None:
+                self.start_offset = min(gap_start, self.start_offset)  # a hole after the batch: not past it
             self.cached.remove_up_to(holder.first_offset)
         else:
             self.start_offset = max(self.start_offset, last_acked + 1)
             self.cached.remove_before(holder.first_offset)
         return True
+
+    # ------------------------------------------------------------------ the holes of the state read back
+    def _gap_start(self) -> int | None:
+        """Where a hole of the state read back may start, while the GapWindow lasts (Kafka's
+        isPersisterReadGapWindowActive: the end offset is still the one read back)."""
+        window = self._gap_window
+        active = window is not None and window.end_offset == self.end_offset
+        return window.gap_start_offset if active else None
+
+    def _maybe_update_gap_window_start_offset(self, offset: int) -> None:
+        """Acquired up to offset - 1: the holes before it are in the cache now. Past the window, or once the
+        end offset moved, there are none left (Kafka's maybeUpdatePersisterGapWindowStartOffset)."""
+        window = self._gap_window
+        if window is None:
+            return
+        if window.end_offset == self.end_offset and offset <= window.end_offset:
+            window.gap_start_offset = offset
+        else:
+            self._gap_window = None
 
     # ------------------------------------------------------------------ acquisition locks
     def _lock_task(self, member_id: str, first: int, last: int, delay_ms: int) -> AcquisitionLockTimerTask:
