@@ -134,6 +134,11 @@ class InFlightBatches:
                              "Batch record not found. The last offset in request is past acquired records.")
         return batches
 
+    def archive_range(self, first: int, last: int, initial: RecordState) -> bool:
+        """archive_records over [first, last], from the batch holding `first` on."""
+        floor = self.floor(first)
+        return self.archive_records(floor.first_offset if floor else first, first, last, initial)
+
     def archive_records(self, from_key: int, first: int, last: int, initial: RecordState) -> bool:
         """Kafka's archiveRecords: in the batches from `from_key` to `last`, archive the records of
         [first, last] that are in `initial` state. True if any were."""

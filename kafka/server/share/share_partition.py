@@ -49,7 +49,7 @@ from kafka.server.share.share_acquired_records import (
     accumulate_acquired_records,
 )
 from kafka.server.share.share_errors import ShareError, persisted, persister_error
-from kafka.server.share.share_fetch_utils import aborted_transaction_batches, without_batches
+from kafka.server.share.share_fetch_utils import filter_aborted_transactional_acquired_records
 from kafka.server.share.share_group_metrics import SharePartitionMetrics
 from kafka.server.share.share_partition_state import SharePartitionState
 from kafka.server.share.topic_id_partition import TopicIdPartition
@@ -170,22 +170,18 @@ class SharePartition:
     def _load(self, result) -> None:
         self.start_offset = self._start_offset_during_initialization(result.start_offset)
         self.state_epoch = result.state_epoch
-        gap_start, previous_last = -1, self.start_offset - 1
         for batch in result.state_batches:
             if batch.first_offset < self.start_offset or batch.last_offset < batch.first_offset:
                 raise ShareError(Errors.UNKNOWN_SERVER_ERROR,
                                  f"invalid state batch {batch} (start {self.start_offset})")
-            if gap_start == -1 and batch.first_offset > previous_last + 1:
-                gap_start = previous_last + 1  # records someone held when the state was written: a hole
-            previous_last = batch.last_offset
             state = RecordState(batch.delivery_state)
             self._put(InFlightBatch(self.timer, self.time, EMPTY_MEMBER_ID, batch.first_offset,
                                     batch.last_offset, state, batch.delivery_count, None, self._lock_task))
         if self.cached:
             self._find_next_fetch_offset = True  # AVAILABLE records in the persisted state come first
             self.end_offset = self.cached.last().last_offset
-            if gap_start != -1:
-                self._gap_window = GapWindow(self.end_offset, gap_start)
+            # holes: records someone held when the state was written
+            self._gap_window = GapWindow.read_back(self.start_offset, result.state_batches, self.end_offset)
             self._maybe_update_cached_state_and_offsets()
         else:
             self.end_offset = self.start_offset
@@ -301,11 +297,11 @@ class SharePartition:
                 result += acquired.acquired_records
                 count += acquired.count
             if result:
-                self._maybe_update_gap_window_start_offset(result[-1].last_offset + 1)
+                self._acquired_up_to(result[-1].last_offset + 1)
             acquired = ShareAcquiredRecords(result, count)
             if isolation is FetchIsolation.TXN_COMMITTED and data.aborted_transactions:
-                acquired = self._filter_aborted_transactional_records(batches, acquired,
-                                                                      data.aborted_transactions)
+                acquired = filter_aborted_transactional_acquired_records(self.cached, batches, acquired,
+                                                                         data.aborted_transactions)
             return acquired
 
     def _last_offset_and_max_records(self, fetch_offset: int, max_fetch_records: int, last_offset: int
@@ -352,7 +348,7 @@ class SharePartition:
         if self.cached.first_key() == first_offset:
             self.start_offset = first_offset
         self.end_offset = max(self.end_offset, last_acquired)
-        self._maybe_update_gap_window_start_offset(runs[-1].last_offset + 1)
+        self._acquired_up_to(runs[-1].last_offset + 1)
         count = sum(r.last_offset - r.first_offset + 1 for r in runs)
         return ShareAcquiredRecords(runs, count)
 
@@ -382,30 +378,12 @@ class SharePartition:
                                     RecordState.ACQUIRED, 1, task, self._lock_task))
         return runs
 
-    # ------------------------------------------------------------------ read_committed
-    def _filter_aborted_transactional_records(self, batches: list[RecordBatch],
-                                              acquired: ShareAcquiredRecords,
-                                              aborted_transactions: list) -> ShareAcquiredRecords:
-        """Archive the acquired records of aborted transactions and hand out the rest (Kafka's
-        filterAbortedTransactionalAcquiredRecords): the consumer never sees them, nobody acknowledges
-        them."""
-        to_archive = aborted_transaction_batches(batches, aborted_transactions)
-        for batch in to_archive:
-            floor = self.cached.floor(batch.base_offset)
-            from_key = floor.first_offset if floor else batch.base_offset
-            self.cached.archive_records(from_key, batch.base_offset, batch.last_offset, RecordState.ACQUIRED)
-        runs = without_batches(acquired.acquired_records, to_archive)
-        return ShareAcquiredRecords(runs, sum(r.last_offset - r.first_offset + 1 for r in runs))
-
+    # ------------------------------------------------------------------ what can never be delivered
     def _maybe_archive_stale_batches(self, fetch_offset: int, base_offset: int) -> None:
         """The fetch found no records between fetch_offset and the first batch read (compaction, a deleted
         range): the AVAILABLE records the window holds there can never be delivered."""
-        if not self.cached or fetch_offset >= base_offset:
-            return
-        floor = self.cached.floor(fetch_offset)
-        holds_it = floor is not None and floor.last_offset >= fetch_offset
-        start = floor.first_offset if holds_it else fetch_offset
-        if self.cached.archive_records(start, fetch_offset, base_offset - 1, RecordState.AVAILABLE):
+        if fetch_offset < base_offset and self.cached.archive_range(fetch_offset, base_offset - 1,
+                                                                    RecordState.AVAILABLE):
             self._find_next_fetch_offset = True
 
     def update_cache_and_offsets(self, log_start_offset: int) -> None:
@@ -417,9 +395,7 @@ class SharePartition:
             if not self.cached:
                 self.start_offset = self.end_offset = log_start_offset
                 return
-            first_key = self.cached.first_key()
-            if self.cached.archive_records(first_key, self.start_offset, log_start_offset - 1,
-                                           RecordState.AVAILABLE):
+            if self.cached.archive_range(self.start_offset, log_start_offset - 1, RecordState.AVAILABLE):
                 self._find_next_fetch_offset = True
             self.start_offset = log_start_offset
             self.end_offset = max(self.end_offset, self.start_offset)
@@ -532,7 +508,8 @@ class SharePartition:
         behind it (a batch stays while any of its records is still in flight)."""
         if not self.cached.can_move_start_offset(self.start_offset):
             return False
-        last_acked = self.cached.last_offset_acknowledged(self._gap_start())
+        gap_start = self._gap_start()  # not past a hole of the state read back
+        last_acked = self.cached.last_offset_acknowledged(gap_start)
         if last_acked == -1:
             return False
         if last_acked == self.cached.last().last_offset:
@@ -542,8 +519,8 @@ class SharePartition:
         holder = self.cached.floor(last_acked)
         if last_acked == holder.last_offset:
             self.start_offset = max(self.start_offset, self.cached.higher_key(last_acked))
-            if (gap_start := self._gap_start()) is not None:
-                self.start_offset = min(gap_start, self.start_offset)  # a hole after the batch: not past it
+            if gap_start is not None:
+                self.start_offset = min(gap_start, self.start_offset)
             self.cached.remove_up_to(holder.first_offset)
         else:
             self.start_offset = max(self.start_offset, last_acked + 1)
@@ -552,21 +529,10 @@ class SharePartition:
 
     # ------------------------------------------------------------------ the holes of the state read back
     def _gap_start(self) -> int | None:
-        """Where a hole of the state read back may start, while the GapWindow lasts (Kafka's
-        isPersisterReadGapWindowActive: the end offset is still the one read back)."""
-        window = self._gap_window
-        active = window is not None and window.end_offset == self.end_offset
-        return window.gap_start_offset if active else None
+        return self._gap_window.gap_start(self.end_offset) if self._gap_window is not None else None
 
-    def _maybe_update_gap_window_start_offset(self, offset: int) -> None:
-        """Acquired up to offset - 1: the holes before it are in the cache now. Past the window, or once the
-        end offset moved, there are none left (Kafka's maybeUpdatePersisterGapWindowStartOffset)."""
-        window = self._gap_window
-        if window is None:
-            return
-        if window.end_offset == self.end_offset and offset <= window.end_offset:
-            window.gap_start_offset = offset
-        else:
+    def _acquired_up_to(self, offset: int) -> None:
+        if self._gap_window is not None and not self._gap_window.acquired_up_to(offset, self.end_offset):
             self._gap_window = None
 
     # ------------------------------------------------------------------ acquisition locks
