@@ -74,9 +74,15 @@ class InFlightBatches:
         self._batches.clear()
         self._keys.clear()
 
-    def first_available_offset(self) -> int | None:
-        """The first AVAILABLE record not in the middle of a change, or None."""
+    def first_available_offset(self, gap_start: int | None = None) -> int | None:
+        """The first AVAILABLE record not in the middle of a change, or None. With `gap_start` (a new
+        leader's GapWindow), the first hole between the batches from there on if it comes first: records
+        nobody has had since the state was read back."""
         for batch in self:
+            if gap_start is not None:
+                if batch.first_offset > gap_start:
+                    return gap_start
+                gap_start = max(batch.last_offset + 1, gap_start)
             if batch.offset_state is None:
                 if batch.state is RecordState.AVAILABLE and not batch.has_ongoing_state_transition():
                     return batch.first_offset
@@ -86,11 +92,14 @@ class InFlightBatches:
                     return offset
         return None
 
-    def last_offset_acknowledged(self) -> int:
+    def last_offset_acknowledged(self, gap_start: int | None = None) -> int:
         """The end of the run of ACKNOWLEDGED/ARCHIVED records at the front (-1: none), Kafka's
-        findLastOffsetAcknowledged: where the start offset may move to, less one."""
+        findLastOffsetAcknowledgedAndMetadata: where the start offset may move to, less one. With
+        `gap_start` (a new leader's GapWindow), no further than the batches before it: a hole may follow."""
         last = -1
         for batch in self:
+            if gap_start is not None and batch.last_offset >= gap_start:
+                return last
             for offset, state in batch.states():
                 if state.has_ongoing_state_transition() or not state.state.is_terminal:
                     return last
@@ -139,6 +148,11 @@ class InFlightBatches:
             raise ShareError(Errors.INVALID_REQUEST,
                              "Batch record not found. The last offset in request is past acquired records.")
         return batches
+
+    def archive_range(self, first: int, last: int, initial: RecordState) -> bool:
+        """archive_records over [first, last], from the batch holding `first` on."""
+        floor = self.floor(first)
+        return self.archive_records(floor.first_offset if floor else first, first, last, initial)
 
     def archive_records(self, from_key: int, first: int, last: int, initial: RecordState) -> bool:
         """Kafka's archiveRecords: in the batches from `from_key` to `last`, archive the records of

@@ -14,6 +14,7 @@ from kafka.protocol.control_records import ABORT, read_end_txn_marker
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import RecordBatch, iter_batches
 from kafka.server.fetch_partition_data import FetchPartitionData
+from kafka.server.share.record_state import RecordState
 from kafka.server.share.share_acquired_records import AcquiredRecords, ShareAcquiredRecords
 from kafka.server.share.share_errors import ShareError
 from kafka.server.share.share_fetch import ShareFetch, partition_response
@@ -108,3 +109,16 @@ def without_batches(runs: list[AcquiredRecords], batches: list[RecordBatch]) -> 
                       if piece[0] <= piece[1]]
         result += [AcquiredRecords(first, last, run.delivery_count) for first, last in pieces]
     return result
+
+
+def filter_aborted_transactional_acquired_records(cached, batches: list[RecordBatch],
+                                                  acquired: ShareAcquiredRecords,
+                                                  aborted_transactions: list) -> ShareAcquiredRecords:
+    """Archive, in a SharePartition's `cached` InFlightBatches, the acquired records of aborted transactions
+    and hand out the rest (Kafka's SharePartition.filterAbortedTransactionalAcquiredRecords): the consumer
+    never sees them, nobody acknowledges them."""
+    to_archive = aborted_transaction_batches(batches, aborted_transactions)
+    for batch in to_archive:
+        cached.archive_range(batch.base_offset, batch.last_offset, RecordState.ACQUIRED)
+    runs = without_batches(acquired.acquired_records, to_archive)
+    return ShareAcquiredRecords(runs, sum(r.last_offset - r.first_offset + 1 for r in runs))

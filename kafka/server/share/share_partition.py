@@ -36,6 +36,7 @@ from kafka.protocol.record_batch import RecordBatch, iter_batches
 from kafka.server.fetch_partition_data import FetchPartitionData
 from kafka.server.share.acquisition_lock_timer_task import AcquisitionLockTimerTask
 from kafka.server.share.fetch_lock import FetchLock
+from kafka.server.share.gap_window import GapWindow
 from kafka.server.share.in_flight_batch import InFlightBatch
 from kafka.server.share.in_flight_batches import InFlightBatches
 from kafka.server.share.in_flight_state import EMPTY_MEMBER_ID, DeliveryCountOps, InFlightState
@@ -48,7 +49,7 @@ from kafka.server.share.share_acquired_records import (
     accumulate_acquired_records,
 )
 from kafka.server.share.share_errors import ShareError, persisted, persister_error
-from kafka.server.share.share_fetch_utils import aborted_transaction_batches, without_batches
+from kafka.server.share.share_fetch_utils import filter_aborted_transactional_acquired_records
 from kafka.server.share.share_group_metrics import SharePartitionMetrics
 from kafka.server.share.share_partition_state import SharePartitionState
 from kafka.server.share.topic_id_partition import TopicIdPartition
@@ -91,6 +92,7 @@ class SharePartition:
         self.state_epoch = 0
         self.partition_state = SharePartitionState.EMPTY
         self._find_next_fetch_offset = False
+        self._gap_window: GapWindow | None = None  # Kafka's persisterReadResultGapWindow
         self.fetch_lock = FetchLock(time, metrics)
         # Kafka's OffsetMetadata: (the next fetch offset, its LogOffsetMetadata), once a read found it.
         self._fetch_offset_metadata: tuple[int, object] | None = None
@@ -178,6 +180,8 @@ class SharePartition:
         if self.cached:
             self._find_next_fetch_offset = True  # AVAILABLE records in the persisted state come first
             self.end_offset = self.cached.last().last_offset
+            # holes: records someone held when the state was written
+            self._gap_window = GapWindow.read_back(self.start_offset, result.state_batches, self.end_offset)
             self._maybe_update_cached_state_and_offsets()
         else:
             self.end_offset = self.start_offset
@@ -206,7 +210,7 @@ class SharePartition:
             if fresh:
                 self._find_next_fetch_offset = False
                 return self.end_offset
-            available = self.cached.first_available_offset()
+            available = self.cached.first_available_offset(self._gap_start())
             if available is not None:
                 return available
             self._find_next_fetch_offset = False
@@ -292,10 +296,12 @@ class SharePartition:
                                                            last_to_acquire, batch_size, max_records - count)
                 result += acquired.acquired_records
                 count += acquired.count
+            if result:
+                self._acquired_up_to(result[-1].last_offset + 1)
             acquired = ShareAcquiredRecords(result, count)
             if isolation is FetchIsolation.TXN_COMMITTED and data.aborted_transactions:
-                acquired = self._filter_aborted_transactional_records(batches, acquired,
-                                                                      data.aborted_transactions)
+                acquired = filter_aborted_transactional_acquired_records(self.cached, batches, acquired,
+                                                                         data.aborted_transactions)
             return acquired
 
     def _last_offset_and_max_records(self, fetch_offset: int, max_fetch_records: int, last_offset: int
@@ -342,6 +348,7 @@ class SharePartition:
         if self.cached.first_key() == first_offset:
             self.start_offset = first_offset
         self.end_offset = max(self.end_offset, last_acquired)
+        self._acquired_up_to(runs[-1].last_offset + 1)
         count = sum(r.last_offset - r.first_offset + 1 for r in runs)
         return ShareAcquiredRecords(runs, count)
 
@@ -371,30 +378,12 @@ class SharePartition:
                                     RecordState.ACQUIRED, 1, task, self._lock_task))
         return runs
 
-    # ------------------------------------------------------------------ read_committed
-    def _filter_aborted_transactional_records(self, batches: list[RecordBatch],
-                                              acquired: ShareAcquiredRecords,
-                                              aborted_transactions: list) -> ShareAcquiredRecords:
-        """Archive the acquired records of aborted transactions and hand out the rest (Kafka's
-        filterAbortedTransactionalAcquiredRecords): the consumer never sees them, nobody acknowledges
-        them."""
-        to_archive = aborted_transaction_batches(batches, aborted_transactions)
-        for batch in to_archive:
-            floor = self.cached.floor(batch.base_offset)
-            from_key = floor.first_offset if floor else batch.base_offset
-            self.cached.archive_records(from_key, batch.base_offset, batch.last_offset, RecordState.ACQUIRED)
-        runs = without_batches(acquired.acquired_records, to_archive)
-        return ShareAcquiredRecords(runs, sum(r.last_offset - r.first_offset + 1 for r in runs))
-
+    # ------------------------------------------------------------------ what can never be delivered
     def _maybe_archive_stale_batches(self, fetch_offset: int, base_offset: int) -> None:
         """The fetch found no records between fetch_offset and the first batch read (compaction, a deleted
         range): the AVAILABLE records the window holds there can never be delivered."""
-        if not self.cached or fetch_offset >= base_offset:
-            return
-        floor = self.cached.floor(fetch_offset)
-        holds_it = floor is not None and floor.last_offset >= fetch_offset
-        start = floor.first_offset if holds_it else fetch_offset
-        if self.cached.archive_records(start, fetch_offset, base_offset - 1, RecordState.AVAILABLE):
+        if fetch_offset < base_offset and self.cached.archive_range(fetch_offset, base_offset - 1,
+                                                                    RecordState.AVAILABLE):
             self._find_next_fetch_offset = True
 
     def update_cache_and_offsets(self, log_start_offset: int) -> None:
@@ -406,9 +395,7 @@ class SharePartition:
             if not self.cached:
                 self.start_offset = self.end_offset = log_start_offset
                 return
-            first_key = self.cached.first_key()
-            if self.cached.archive_records(first_key, self.start_offset, log_start_offset - 1,
-                                           RecordState.AVAILABLE):
+            if self.cached.archive_range(self.start_offset, log_start_offset - 1, RecordState.AVAILABLE):
                 self._find_next_fetch_offset = True
             self.start_offset = log_start_offset
             self.end_offset = max(self.end_offset, self.start_offset)
@@ -521,7 +508,8 @@ class SharePartition:
         behind it (a batch stays while any of its records is still in flight)."""
         if not self.cached.can_move_start_offset(self.start_offset):
             return False
-        last_acked = self.cached.last_offset_acknowledged()
+        gap_start = self._gap_start()  # not past a hole of the state read back
+        last_acked = self.cached.last_offset_acknowledged(gap_start)
         if last_acked == -1:
             return False
         if last_acked == self.cached.last().last_offset:
@@ -531,11 +519,21 @@ class SharePartition:
         holder = self.cached.floor(last_acked)
         if last_acked == holder.last_offset:
             self.start_offset = max(self.start_offset, self.cached.higher_key(last_acked))
+            if gap_start is not None:
+                self.start_offset = min(gap_start, self.start_offset)
             self.cached.remove_up_to(holder.first_offset)
         else:
             self.start_offset = max(self.start_offset, last_acked + 1)
             self.cached.remove_before(holder.first_offset)
         return True
+
+    # ------------------------------------------------------------------ the holes of the state read back
+    def _gap_start(self) -> int | None:
+        return self._gap_window.gap_start(self.end_offset) if self._gap_window is not None else None
+
+    def _acquired_up_to(self, offset: int) -> None:
+        if self._gap_window is not None and not self._gap_window.acquired_up_to(offset, self.end_offset):
+            self._gap_window = None
 
     # ------------------------------------------------------------------ acquisition locks
     def _lock_task(self, member_id: str, first: int, last: int, delay_ms: int) -> AcquisitionLockTimerTask:

@@ -130,6 +130,41 @@ def test_the_state_is_persisted_and_a_new_leader_resumes_from_it(env):
     assert env.persister.states[old_key]["leader_epoch"] == 1
 
 
+def test_records_held_when_the_leader_changed_are_delivered_again_not_skipped(env):
+    """Acquisitions are not persisted: records a member held when leadership moved leave a hole between the
+    acknowledged runs the new leader reads back. It must deliver them again, and its start offset must not
+    jump over them (Kafka's persisterReadResultGapWindow). Found by
+    tests/cluster/test_share_groups_on_a_cluster.py: a killed leader's in-flight records were never delivered
+    again, and counted as done."""
+    for values in ((b"a", b"b"), (b"c", b"d"), (b"e", b"f")):
+        env.produce(*values)
+    assert [acquired(env, m, max_records=2) for m in ("m1", "m2", "m3")] == [[(0, 1, 1)], [(2, 3, 1)],
+                                                                             [(4, 5, 1)]]
+    assert acknowledge(env, "m3", 4, 5, ACCEPT)[0] == Errors.NONE  # written with start offset 0
+    assert acknowledge(env, "m1", 0, 1, ACCEPT)[0] == Errors.NONE  # so is this: 0-1 and 4-5 persisted
+    env.lead(leader_epoch=1)  # m2 still holds 2-3: the new leader never heard of it
+    assert acquired(env, "m4") == [(2, 3, 1)], "the hole is delivered again, as new records"
+    assert window(env)[0] == 2
+    assert acknowledge(env, "m4", 2, 3, ACCEPT)[0] == Errors.NONE
+    env.produce(b"g")
+    assert acquired(env, "m4") == [(6, 6, 1)]
+    assert acknowledge(env, "m4", 6, 6, ACCEPT)[0] == Errors.NONE
+    assert window(env) == (7, 7)
+
+
+def test_a_hole_at_the_start_of_the_state_read_back_is_delivered_first(env):
+    for values in ((b"a", b"b"), (b"c", b"d")):
+        env.produce(*values)
+    acquired(env, "m1", max_records=2)
+    acquired(env, "m2", max_records=2)
+    assert acknowledge(env, "m2", 2, 3, ACCEPT)[0] == Errors.NONE  # persisted: 2-3 done; m1 holds 0-1
+    env.lead(leader_epoch=1)
+    assert acquired(env, "m3") == [(0, 1, 1)], "the hole first, though 2-3 come after it"
+    assert acknowledge(env, "m3", 0, 1, ACCEPT)[0] == Errors.NONE
+    assert acquired(env, "m3") == [], "2-3 are done"
+    assert window(env)[0] == 2, "past the hole once done, no further while the window read back lasts"
+
+
 def test_a_new_leader_epoch_fences_the_share_partition(env):
     env.produce(b"a")
     acquired(env, "m1")
