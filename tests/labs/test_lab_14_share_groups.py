@@ -29,7 +29,7 @@ from tests.helpers import InProcessBroker
 from tests.labs import share_workers
 from tests.metrics.scrape import scrape
 from tests.server.share.conftest import GROUP, TIP, Env
-from tests.server.share.helpers import ACCEPT, acknowledge, acquired, window
+from tests.server.share.helpers import ACCEPT, acknowledge, acquired, states, window
 
 LOCK_MS = 30_000  # group.share.record.lock.duration.ms, the default the unit checks run with
 
@@ -39,17 +39,6 @@ def env(tmp_path):
     environment = Env(tmp_path)
     yield environment
     environment.close()
-
-
-def states(env) -> list[tuple[int, int, str, int]]:
-    """The share partition's records in flight: (first, last, state, delivery count) per batch or offset."""
-    out = []
-    for batch in env.manager.share_partition(GROUP, TIP).cached_state():
-        if batch.offset_state is None:
-            out.append((batch.first_offset, batch.last_offset, batch.state.name, batch.delivery_count))
-        else:
-            out += [(o, o, s.state.name, s.delivery_count) for o, s in batch.offset_state.items()]
-    return out
 
 
 def test_the_lock_runs_out_and_the_records_come_back(env):

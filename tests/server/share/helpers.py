@@ -38,3 +38,14 @@ def acknowledge(env, member: str, first: int, last: int, *types: int):
 def window(env) -> tuple[int, int]:
     share_partition = env.manager.share_partition(GROUP, TIP)
     return share_partition.start_offset, share_partition.end_offset
+
+
+def states(env) -> list[tuple[int, int, str, int]]:
+    """The share partition's window as (first, last, state, delivery count) per batch or offset."""
+    out = []
+    for batch in env.manager.share_partition(GROUP, TIP).cached_state():
+        if batch.offset_state is None:
+            out.append((batch.first_offset, batch.last_offset, batch.state.name, batch.delivery_count))
+        else:
+            out += [(o, o, s.state.name, s.delivery_count) for o, s in batch.offset_state.items()]
+    return out

@@ -8,18 +8,7 @@ from kafka.protocol.errors import Errors
 from kafka.server.share.record_state import RecordState
 from kafka.server.share.share_acknowledgement_batch import ShareAcknowledgementBatch
 from tests.server.share.conftest import GROUP, TIP
-from tests.server.share.helpers import ACCEPT, REJECT, RELEASE, RENEW, acknowledge, acquired, window
-
-
-def states(env) -> list[tuple[int, int, str, int]]:
-    """The window as (first, last, state, delivery count) per batch or offset."""
-    out = []
-    for batch in env.manager.share_partition(GROUP, TIP).cached_state():
-        if batch.offset_state is None:
-            out.append((batch.first_offset, batch.last_offset, batch.state.name, batch.delivery_count))
-        else:
-            out += [(o, o, s.state.name, s.delivery_count) for o, s in batch.offset_state.items()]
-    return out
+from tests.server.share.helpers import ACCEPT, REJECT, RELEASE, RENEW, acknowledge, acquired, states, window
 
 
 def test_acquire_then_accept_moves_the_start_offset_past_the_records(env):
