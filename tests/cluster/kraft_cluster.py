@@ -122,9 +122,14 @@ class KRaftCluster:
         return ",".join(n.bootstrap for n in self.nodes.values() if n.running and n.is_broker)
 
     def quorum_status(self, via: Node) -> dict[str, str]:
-        """`kafka-metadata-quorum describe --status`, parsed into its Name: value lines."""
-        result = run_tool("kafka.tools.metadata_quorum_command", "--bootstrap-server", via.bootstrap,
-                          "describe", "--status", timeout=30)
+        """`kafka-metadata-quorum describe --status`, parsed into its Name: value lines; {} while there is
+        no answer (the tool failed, or is still waiting on a controller that was just killed: callers
+        ask again until their own deadline)."""
+        try:
+            result = run_tool("kafka.tools.metadata_quorum_command", "--bootstrap-server", via.bootstrap,
+                              "describe", "--status", timeout=30)
+        except subprocess.TimeoutExpired:
+            return {}
         if result.returncode != 0:
             return {}
         return {name: value.strip()
