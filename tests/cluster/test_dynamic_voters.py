@@ -12,6 +12,7 @@ Nothing acknowledged is lost, and `describe --status` shows the new voter set wi
 from __future__ import annotations
 
 import re
+import subprocess
 import threading
 import time
 
@@ -37,7 +38,12 @@ def quorum_tool(bootstrap_controller: str, *args: str):
 
 
 def status_of(bootstrap_controller: str) -> dict[str, str]:
-    result = quorum_tool(bootstrap_controller, "describe", "--status")
+    """describe --status as Name: value lines; {} while there is no answer (the tool failed, or ran past
+    its 30 s on a loaded machine): callers ask again until their own deadline."""
+    try:
+        result = quorum_tool(bootstrap_controller, "describe", "--status")
+    except subprocess.TimeoutExpired:
+        return {}
     if result.returncode != 0:
         return {}
     return {name: value.strip()
