@@ -19,6 +19,9 @@ from pathlib import Path
 from kafka.clients.admin import AdminClient
 from tests.helpers import REPO, free_port, wait_until
 
+LIFECYCLE_LINE = re.compile(r"elected leader|registered with|registration failed|registering again|"
+                            r"unfenced|fencing a broker|caught up|heartbeat failed|heartbeats answered")
+
 
 def run_tool(module: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, cwd=REPO,
@@ -164,6 +167,14 @@ class KRaftCluster:
                         node.process.wait(40)
                     except subprocess.TimeoutExpired:
                         node.kill()
+
+    def lifecycle(self) -> str:
+        """Each node's log lines about elections, registration, fencing and catching up, the few lines
+        that say why a broker was not there yet (a failure message carries them whole, where a dump of
+        every log is cut)."""
+        lines = [f"node {i}: {line.strip()[:200]}" for i, n in self.nodes.items()
+                 for line in n.output().splitlines() if LIFECYCLE_LINE.search(line)]
+        return "\n".join(lines[-80:])
 
     def dump_logs(self) -> str:
         return "\n".join(f"===== node {i} =====\n{n.output()[-6000:]}" for i, n in self.nodes.items())

@@ -47,7 +47,8 @@ def run_across_a_leader_kill(scenario: str, cp: str, tmp_path, request, then: tu
         try:
             line = java.stdout.readline()
             assert line.startswith("KILL "), (
-                f"{line}{java.stderr.read()[-3000:] if java.poll() is not None else ''}")
+                f"{line}{java.stderr.read()[-3000:] if java.poll() is not None else ''}\n"
+                f"{cluster.lifecycle()}")
             victim = int(line.split()[1])
             cluster.nodes[victim].kill()
             java.stdin.write("killed\n")
