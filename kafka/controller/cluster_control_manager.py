@@ -61,6 +61,9 @@ class ClusterControlManager:
         self.cluster_id = cluster_id
         self.features = features
         self.heartbeats = heartbeats  # the active controller's broker sessions
+        # Kafka's BrokerShutdownHandler (ReplicationControlManager.handleBrokerShutdown): (broker id,
+        # clean) -> the records that take a restarted broker out of ISRs (and ELRs, if unclean)
+        self.broker_shutdown_handler = lambda broker_id, clean: []
         self.brokers: dict[int, BrokerInfo] = {}
 
     def reset(self) -> None:
@@ -102,6 +105,11 @@ class ClusterControlManager:
         if self._held_by_another_live_incarnation(request, now):
             return ControllerResult([], broker_registration_reply(Errors.DUPLICATE_BROKER_REGISTRATION))
         records = [self.register_broker_record(request, broker_epoch)]
+        existing = self.brokers.get(request.broker_id)
+        if existing is None or existing.incarnation_id != request.incarnation_id:
+            # A new process: clean if it ended the registered incarnation's epoch (KIP-966)
+            clean = existing is not None and existing.epoch == request.get("previous_broker_epoch", -1)
+            records += self.broker_shutdown_handler(request.broker_id, clean)
         self.heartbeats.touch(request.broker_id, now)
         return ControllerResult(records, broker_registration_reply(Errors.NONE, broker_epoch))
 

@@ -20,11 +20,14 @@ METADATA_VERSION = "metadata.version"
 MIN_METADATA_VERSION = 1
 MAX_METADATA_VERSION = 27
 SHARE_VERSION = "share.version"  # Kafka's ShareVersion: 1 (SV_1) enables share groups
+ELIGIBLE_LEADER_REPLICAS_VERSION = "eligible.leader.replicas.version"  # KIP-966: 1 turns the ELR on
 # What this code can run (the ranges a broker registers with), and the level a new cluster starts at.
 # Kafka 4.4 formats share.version 2 (SV_2: share groups' dead-letter queues), which is not built here.
 SUPPORTED_FEATURES: dict[str, tuple[int, int]] = {
-    METADATA_VERSION: (MIN_METADATA_VERSION, MAX_METADATA_VERSION), SHARE_VERSION: (0, 1)}
-DEFAULT_FEATURE_LEVELS: dict[str, int] = {METADATA_VERSION: MAX_METADATA_VERSION, SHARE_VERSION: 1}
+    METADATA_VERSION: (MIN_METADATA_VERSION, MAX_METADATA_VERSION), SHARE_VERSION: (0, 1),
+    ELIGIBLE_LEADER_REPLICAS_VERSION: (0, 1)}
+DEFAULT_FEATURE_LEVELS: dict[str, int] = {METADATA_VERSION: MAX_METADATA_VERSION, SHARE_VERSION: 1,
+                                          ELIGIBLE_LEADER_REPLICAS_VERSION: 1}
 
 
 class FeatureControlManager:
@@ -55,6 +58,11 @@ class FeatureControlManager:
     @property
     def metadata_version(self) -> int:
         return self.finalized.get(METADATA_VERSION, MAX_METADATA_VERSION)
+
+    @property
+    def elr_enabled(self) -> bool:
+        """Kafka's isElrFeatureEnabled: eligible.leader.replicas.version is finalized at 1 or more."""
+        return self.finalized.get(ELIGIBLE_LEADER_REPLICAS_VERSION, 0) >= 1
 
     def supports(self, features: list) -> bool:
         """Can a broker with these supported ranges run at the finalized metadata.version?"""

@@ -8,7 +8,7 @@ Kafka's builder also elects the leader the change needs, from the target replica
 taking only a broker that is an acceptable leader (registered, unfenced, not shutting down, and not
 the broker being taken away):
 
-    ONLINE     the first replica that is in the ISR
+    ONLINE     the first replica that is in the ISR (the ISR empty, in the ELR: below)
     UNCLEAN    if none is, any acceptable replica, which becomes the whole ISR: the records only
                the old ISR had are lost, which is why unclean.leader.election.enable is off by default
 
@@ -16,12 +16,21 @@ A reassignment (KIP-455, partition_reassignment.py) completes in a change built 
 every target replica is in the ISR. ReplicationControlManager decides which change a partition
 needs (a broker fenced, a broker back, an AlterPartition, an ElectLeaders request) and builds its
 record here.
+
+Eligible leader replicas (KIP-966, with eligible.leader.replicas.version 1): when the ISR shrinks
+below min.insync.replicas, the members it loses still hold every committed record, because the
+high watermark stops moving while a partition is under its min ISR. They become the ELR, and when the
+ISR empties (with ELR on, it may), the first live ELR member is elected as a clean leader and is the
+new ISR alone. A broker that comes back after an unclean shutdown (kill -9) may have lost its
+unflushed tail, so it leaves the ELR. LastKnownElr keeps the members that left for another reason,
+for an operator's last resort. Once the ISR is back at min.insync.replicas, both are emptied.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from enum import Enum
 
 from kafka.controller.partition_reassignment import maybe_complete
 from kafka.image.topics_image import PartitionRegistration
@@ -37,14 +46,17 @@ from kafka.protocol.metadata_records import (
 def partition_change(topic_id: uuid.UUID, partition_id: int, current: PartitionRegistration,
                      isr: tuple[int, ...] | None = None, leader: int | None = None,
                      replicas: tuple[int, ...] | None = None, adding: tuple[int, ...] | None = None,
-                     removing: tuple[int, ...] | None = None) -> ApiMessageAndVersion | None:
+                     removing: tuple[int, ...] | None = None, elr: tuple[int, ...] | None = None,
+                     last_known_elr: tuple[int, ...] | None = None) -> ApiMessageAndVersion | None:
     """The PartitionChangeRecord that moves `current` to what is given, reduced to what changed:
     None when nothing did."""
     def changed(new, old):
         return list(new) if new is not None and tuple(new) != tuple(old) else None
     fields = dict(isr=changed(isr, current.isr), replicas=changed(replicas, current.replicas),
                   adding_replicas=changed(adding, current.adding_replicas),
-                  removing_replicas=changed(removing, current.removing_replicas))
+                  removing_replicas=changed(removing, current.removing_replicas),
+                  eligible_leader_replicas=changed(elr, current.elr),
+                  last_known_elr=changed(last_known_elr, current.last_known_elr))
     new_leader = leader if leader is not None and leader != current.leader else NO_LEADER_CHANGE
     if all(v is None for v in fields.values()) and new_leader == NO_LEADER_CHANGE:
         return None
@@ -66,15 +78,91 @@ def complete_reassignment_if_needed(topic_id: uuid.UUID, partition_id: int, curr
                             replicas=done.replicas, adding=(), removing=())
 
 
-def elect_online_leader(replicas: tuple[int, ...], isr: tuple[int, ...],
-                        is_acceptable: Callable[[int], bool]) -> int:
-    """Election.ONLINE: the first replica in the ISR that may lead, else NO_LEADER."""
-    return next((r for r in replicas if r in isr and is_acceptable(r)), NO_LEADER)
+class Election(Enum):
+    PREFERRED = "preferred"  # the first replica, if it may lead
+    ONLINE = "online"        # a replica in the ISR (or, the ISR empty, in the ELR)
+    UNCLEAN = "unclean"      # failing that, any live replica (unclean.leader.election.enable)
 
 
-def elect_unclean_leader(replicas: tuple[int, ...], isr: tuple[int, ...],
-                         is_acceptable: Callable[[int], bool]) -> tuple[int, tuple[int, ...]]:
-    """Election.UNCLEAN: (leader, ISR) with any replica that may lead, even outside the ISR, as
-    leader and whole ISR; (NO_LEADER, the ISR unchanged) when no replica may."""
-    live = next((r for r in replicas if is_acceptable(r)), NO_LEADER)
-    return (live, (live,)) if live != NO_LEADER else (NO_LEADER, isr)
+class PartitionChangeBuilder:
+    """Kafka's PartitionChangeBuilder for a partition whose ISR may change and whose leader may have to
+    move: set the target ISR (by default the current one), build, get the record or None."""
+
+    def __init__(self, topic_id: uuid.UUID, partition_id: int, partition: PartitionRegistration,
+                 is_acceptable_leader: Callable[[int], bool], min_isr: int, elr_enabled: bool) -> None:
+        self.topic_id, self.partition_id, self.partition = topic_id, partition_id, partition
+        self.is_acceptable_leader = is_acceptable_leader
+        self.min_isr = min_isr
+        self.elr_enabled = elr_enabled
+        self.election = Election.ONLINE
+        self.target_isr: tuple[int, ...] = partition.isr
+        self.target_elr: tuple[int, ...] = partition.elr
+        self.target_last_known_elr: tuple[int, ...] = partition.last_known_elr
+        self.unclean_shutdown_replicas: tuple[int, ...] = ()
+
+    def set_target_isr(self, isr) -> PartitionChangeBuilder:
+        self.target_isr = tuple(isr)
+        return self
+
+    def set_election(self, election: Election) -> PartitionChangeBuilder:
+        self.election = election
+        return self
+
+    def set_unclean_shutdown_replicas(self, replicas) -> PartitionChangeBuilder:
+        self.unclean_shutdown_replicas = tuple(replicas)
+        return self
+
+    def build(self) -> ApiMessageAndVersion | None:
+        """The change, or None when nothing changes."""
+        self._maybe_populate_target_elr()
+        leader, unclean = self._elect_leader()
+        isr = None
+        if leader != self.partition.leader:
+            if leader in self.target_elr:  # a clean leader from the ELR: it alone is the ISR now
+                self.target_isr = (leader,)
+                self.target_elr = tuple(r for r in self.target_elr if r != leader)
+            elif unclean:  # whatever only the old ISR had is lost: it alone is the ISR
+                isr = (leader,)
+        if unclean or not self.elr_enabled:
+            self.target_elr, self.target_last_known_elr = (), ()
+        # Without ELR an ISR never empties: its last member stays, to be the leader when it returns.
+        if isr is None and (self.target_isr or self.elr_enabled):
+            isr = self.target_isr
+        return partition_change(self.topic_id, self.partition_id, self.partition, isr=isr, leader=leader,
+                                elr=self.target_elr, last_known_elr=self.target_last_known_elr)
+
+    def _maybe_populate_target_elr(self) -> None:
+        """Kafka's maybePopulateTargetElr: at or above min ISR, no ELR; below it, the members the ISR
+        loses join the ELR (unless they shut down uncleanly), and the others the LastKnownElr."""
+        if not self.elr_enabled:
+            return
+        if len(self.target_isr) >= self.min_isr:
+            self.target_elr, self.target_last_known_elr = (), ()
+            return
+        candidates = set(self.target_elr) | set(self.partition.isr)
+        self.target_elr = tuple(sorted(r for r in candidates if r not in self.target_isr
+                                       and r not in self.unclean_shutdown_replicas))
+        self.target_last_known_elr = tuple(sorted(
+            r for r in candidates | set(self.target_last_known_elr)
+            if r not in self.target_isr and r not in self.target_elr))
+
+    def _is_valid_new_leader(self, replica: int) -> bool:
+        """In the ISR, or (the ISR empty) in the ELR, and acceptable."""
+        eligible = replica in self.target_isr or (not self.target_isr and replica in self.target_elr)
+        return eligible and self.is_acceptable_leader(replica)
+
+    def _elect_leader(self) -> tuple[int, bool]:
+        """(leader, unclean): Kafka's electPreferredLeader or electAnyLeader."""
+        replicas = self.partition.target_replicas
+        if self.election == Election.PREFERRED and replicas and self._is_valid_new_leader(replicas[0]):
+            return replicas[0], False
+        if self._is_valid_new_leader(self.partition.leader):
+            return self.partition.leader, False
+        online = next((r for r in replicas if self._is_valid_new_leader(r)), NO_LEADER)
+        if online != NO_LEADER:
+            return online, False
+        if self.election == Election.UNCLEAN:
+            unclean = next((r for r in replicas if self.is_acceptable_leader(r)), NO_LEADER)
+            if unclean != NO_LEADER:
+                return unclean, True
+        return NO_LEADER, False

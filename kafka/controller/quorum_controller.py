@@ -111,9 +111,8 @@ class QuorumController:
         self.heartbeats = BrokerHeartbeatManager(config.broker_session_timeout_ms)
         self.cluster = ClusterControlManager(cluster_id, self.features, self.heartbeats)
         self.configs = ConfigurationControlManager(config_validator)  # the server's knows groups too
-        self.replication = ReplicationControlManager(self.cluster, self.configs, config.num_partitions,
-                                                     config.default_replication_factor,
-                                                     config.unclean_leader_election_enable)
+        self.replication = ReplicationControlManager(self.cluster, self.configs, self.features, config)
+        self.cluster.broker_shutdown_handler = self.replication.handle_broker_shutdown
         self.producer_ids = ProducerIdControlManager(self.cluster)
         self.client_quotas = ClientQuotaControlManager()
         self.acls = AclControlManager()

@@ -19,6 +19,7 @@ class QuorumControllerConfig:
     auto_leader_rebalance_enable: bool = True
     leader_imbalance_check_interval_ms: int = 300_000
     leader_imbalance_per_broker_percentage: int = 10
+    min_insync_replicas: int = 1  # a topic without its own, on a cluster without a cluster-wide one
 
     @classmethod
     def from_kafka_config(cls, config) -> QuorumControllerConfig:
@@ -26,4 +27,4 @@ class QuorumControllerConfig:
                    config.metadata_max_idle_interval_ms, config.delete_topic_enable,
                    config.unclean_leader_election_enable, config.auto_leader_rebalance_enable,
                    config.leader_imbalance_check_interval_seconds * 1000,
-                   config.leader_imbalance_per_broker_percentage)
+                   config.leader_imbalance_per_broker_percentage, config.min_insync_replicas)

@@ -35,18 +35,26 @@ from dataclasses import dataclass, field
 from kafka.controller.configuration_control_manager import ConfigError
 from kafka.controller.controller_result import ControllerResult
 from kafka.controller.partition_change_builder import (
+    Election,
+    PartitionChangeBuilder,
     complete_reassignment_if_needed,
-    elect_online_leader,
-    elect_unclean_leader,
     partition_change,
 )
 from kafka.controller.partition_reassignment import PartitionReassignmentReplicas, revert
+from kafka.controller.request_bounds import (
+    EXCESSIVE_PARTITIONS_MESSAGE,
+    MAX_PARTITIONS_PER_BATCH,
+    ReplicationError,
+    validate_topic_name,
+    validate_total_new_partitions,
+    validate_total_number_of_partitions,
+)
 from kafka.controller.striped_replica_placer import InvalidReplicationFactorError, place
 from kafka.image.topics_image import PartitionRegistration
-from kafka.protocol import topic as topic_names
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.elect_leaders import PREFERRED
 from kafka.protocol.metadata_records import (
+    BROKER_RESOURCE,
     NO_LEADER,
     TOPIC_RESOURCE,
     ApiMessageAndVersion,
@@ -55,22 +63,10 @@ from kafka.protocol.metadata_records import (
 )
 
 T = MetadataRecordType
-# Kafka's ReplicationControlManager.MAX_PARTITIONS_PER_BATCH: the partitions one CreateTopics (here
-# also CreatePartitions) may add, over all its topics, checked before any placement is computed.
-MAX_PARTITIONS_PER_BATCH = 10_000
-EXCESSIVE_PARTITIONS_MESSAGE = "Excessively large number of partitions per request."
-
-
 @dataclass(frozen=True)
 class _TopicPartitions:  # the shape of an ElectLeaders request's topic_partitions entry
     topic: str
     partitions: list[int]
-
-
-class ReplicationError(Exception):
-    def __init__(self, error: Errors, message: str) -> None:
-        super().__init__(message)
-        self.error = error
 
 
 @dataclass
@@ -80,41 +76,6 @@ class TopicControlInfo:
     partitions: dict[int, PartitionRegistration] = field(default_factory=dict)
 
 
-def validate_topic_name(name: str) -> None:
-    """Kafka's Topic.validate, answered with the controller's error."""
-    try:
-        topic_names.validate(name)
-    except topic_names.InvalidTopicError as e:
-        raise ReplicationError(Errors.INVALID_TOPIC_EXCEPTION, str(e)) from None
-
-
-def validate_total_number_of_partitions(topics, default_partitions: int) -> None:
-    """Kafka's validateTotalNumberOfPartitions for CreateTopics: an upper bound of what the request
-    would create (assignments count as given, -1 as the default, invalid counts as nothing)."""
-    total = 0
-    for t in topics:
-        if t.assignments:
-            total += len(t.assignments)
-        elif t.num_partitions == -1:
-            total += default_partitions
-        elif t.num_partitions > 0:
-            total += t.num_partitions
-        if total > MAX_PARTITIONS_PER_BATCH:
-            raise ReplicationError(Errors.POLICY_VIOLATION, EXCESSIVE_PARTITIONS_MESSAGE)
-
-
-def validate_total_new_partitions(topics, partition_count) -> None:
-    """The same cap for CreatePartitions: the partitions each topic would gain over what it has
-    (`partition_count(name)`, None for a topic that does not exist), or its assignments if longer."""
-    total = 0
-    for t in topics:
-        current = partition_count(t.name)
-        if current is not None:
-            total += max(t.count - current, len(t.assignments or ()), 0)
-        if total > MAX_PARTITIONS_PER_BATCH:
-            raise ReplicationError(Errors.POLICY_VIOLATION, EXCESSIVE_PARTITIONS_MESSAGE)
-
-
 def create_topics_error(name: str, error: Errors, message: str | None) -> dict:
     """One topic's entry of a CreateTopicsResponse that created nothing."""
     return dict(name=name, error_code=error, error_message=message, num_partitions=-1, replication_factor=-1,
@@ -122,13 +83,14 @@ def create_topics_error(name: str, error: Errors, message: str | None) -> dict:
 
 
 class ReplicationControlManager:
-    def __init__(self, cluster, configs, default_partitions: int, default_replication_factor: int,
-                 unclean_leader_election_enable: bool = False) -> None:
+    def __init__(self, cluster, configs, features, config) -> None:
         self.cluster = cluster  # ClusterControlManager
         self.configs = configs  # ConfigurationControlManager
-        self.default_partitions = default_partitions
-        self.default_replication_factor = default_replication_factor
-        self.unclean_leader_election_enable = unclean_leader_election_enable  # the broker-level default
+        self.features = features  # FeatureControlManager: is eligible.leader.replicas.version on?
+        self.default_partitions = config.num_partitions
+        self.default_replication_factor = config.default_replication_factor
+        self.unclean_leader_election_enable = config.unclean_leader_election_enable  # the broker default
+        self.default_min_insync_replicas = config.min_insync_replicas  # the controller's own
         self.topics_by_id: dict[uuid.UUID, TopicControlInfo] = {}
         self.topic_ids_by_name: dict[str, uuid.UUID] = {}
         self.new_topic_id = uuid.uuid4  # a seeded simulation draws ids from its own random instead
@@ -376,7 +338,8 @@ class ReplicationControlManager:
         if any(r not in current.replicas or not self.cluster.is_usable(r) for r in new_isr):
             return [], dict(partition_index=p.partition_index, error_code=Errors.INELIGIBLE_REPLICA)
         records = []
-        change = partition_change(topic.topic_id, p.partition_index, current, isr=new_isr)
+        change = self._builder(topic, p.partition_index, current, self.cluster.is_usable) \
+            .set_target_isr(new_isr).build()
         after = current.merge(change.data) if change else current
         records += [change] if change else []
         completion = complete_reassignment_if_needed(topic.topic_id, p.partition_index, after,
@@ -451,46 +414,65 @@ class ReplicationControlManager:
 
     # ------------------------------------------------------------------ leadership when brokers come and go
     def handle_broker_unavailable(self, broker_id: int) -> list[ApiMessageAndVersion]:
-        """A broker is being fenced or is shutting down: elect new leaders from the ISR, drop it from
-        ISRs. Its registration still says usable (the fencing record is written with these), so it
-        is left out by name, as Kafka's generateLeaderAndIsrUpdates does with brokerToRemove."""
-        def acceptable(replica: int) -> bool:
-            return replica != broker_id and self.cluster.is_usable(replica)
-
-        records = []
-        for topic in self.topics_by_id.values():
-            for index, p in sorted(topic.partitions.items()):
-                if broker_id not in p.isr and p.leader != broker_id:
-                    continue
-                isr = tuple(r for r in p.isr if r != broker_id) or p.isr  # Kafka keeps the last member
-                leader = p.leader
-                if leader == broker_id or leader == NO_LEADER:
-                    leader = elect_online_leader(p.replicas, isr, acceptable)
-                if leader == NO_LEADER and self.unclean_election_enabled(topic.name):
-                    leader, isr = elect_unclean_leader(p.replicas, isr, acceptable)
-                change = partition_change(topic.topic_id, index, p, isr=isr, leader=leader)
-                if change is not None:
-                    records.append(change)
-        return records
+        """A broker is being fenced or is shutting down: elect new leaders from the ISR (or the ELR), drop
+        it from ISRs. Its registration still says usable (the fencing record is written with these), so
+        it is left out by name, as Kafka's generateLeaderAndIsrUpdates does with brokerToRemove."""
+        return self._leader_and_isr_updates(
+            lambda p: broker_id in p.isr or p.leader == broker_id,
+            lambda replica: replica != broker_id and self.cluster.is_usable(replica), remove=broker_id)
 
     def handle_broker_available(self, broker_id: int) -> list[ApiMessageAndVersion]:
-        """A broker was unfenced: an offline partition it is in the ISR of gets it as leader (with
-        unclean.leader.election.enable, one it is merely a replica of too)."""
+        """A broker was unfenced: an offline partition it is in the ISR (or, the ISR empty, the ELR) of
+        gets it as leader (with unclean.leader.election.enable, one it is merely a replica of too)."""
+        return self._leader_and_isr_updates(
+            lambda p: p.leader == NO_LEADER and broker_id in p.replicas,
+            lambda replica: replica == broker_id or self.cluster.is_usable(replica))
+
+    def handle_broker_shutdown(self, broker_id: int, clean: bool) -> list[ApiMessageAndVersion]:
+        """A new incarnation of a broker registers (Kafka's handleBrokerShutdown): it leaves every ISR.
+        After an unclean shutdown (KIP-966: it did not send the epoch its last run ended with) it may
+        have lost its unflushed tail, so it leaves every ELR too, and cannot be elected from one."""
+        def acceptable(replica: int) -> bool:
+            return replica != broker_id and self.cluster.is_usable(replica)
+        if clean or not self.features.elr_enabled:
+            return self._leader_and_isr_updates(lambda p: broker_id in p.isr, acceptable, remove=broker_id)
+        return self._leader_and_isr_updates(lambda p: broker_id in p.isr or broker_id in p.elr, acceptable,
+                                            unclean_shutdown=broker_id)
+
+    def _leader_and_isr_updates(self, affected, acceptable, remove: int = NO_LEADER,
+                                unclean_shutdown: int = NO_LEADER) -> list[ApiMessageAndVersion]:
+        """Kafka's generateLeaderAndIsrUpdates: for each affected partition, the ISR without `remove`,
+        and the leader that ISR (or the ELR) gives."""
         records = []
         for topic in self.topics_by_id.values():
-            unclean = self.unclean_election_enabled(topic.name)
             for index, p in sorted(topic.partitions.items()):
-                if p.leader != NO_LEADER or broker_id not in p.replicas:
+                if not affected(p):
                     continue
-                if broker_id in p.isr:
-                    change = partition_change(topic.topic_id, index, p, leader=broker_id)
-                elif unclean:
-                    change = partition_change(topic.topic_id, index, p, isr=(broker_id,), leader=broker_id)
-                else:
-                    continue
+                builder = self._builder(topic, index, p, acceptable)
+                builder.set_target_isr(r for r in p.isr if r not in (remove, unclean_shutdown))
+                if unclean_shutdown != NO_LEADER:
+                    builder.set_unclean_shutdown_replicas((unclean_shutdown,))
+                change = builder.build()
                 if change is not None:
                     records.append(change)
         return records
+
+    def _builder(self, topic: TopicControlInfo, index: int, p: PartitionRegistration,
+                 acceptable) -> PartitionChangeBuilder:
+        min_isr = self.effective_min_isr(topic.name, len(p.replicas))
+        builder = PartitionChangeBuilder(topic.topic_id, index, p, acceptable, min_isr,
+                                         self.features.elr_enabled)
+        if self.unclean_election_enabled(topic.name):
+            builder.set_election(Election.UNCLEAN)
+        return builder
+
+    def effective_min_isr(self, topic_name: str, replication_factor: int) -> int:
+        """Kafka's getTopicEffectiveMinIsr: the topic's min.insync.replicas, else the cluster's (a
+        ConfigRecord on the default broker resource), else this controller's, at most the replicas."""
+        value = (self.configs.config_props(TOPIC_RESOURCE, topic_name).get("min.insync.replicas")
+                 or self.configs.config_props(BROKER_RESOURCE, "").get("min.insync.replicas"))
+        min_isr = int(value) if value else self.default_min_insync_replicas
+        return min(min_isr, replication_factor)
 
     def unclean_election_enabled(self, topic_name: str) -> bool:
         """The topic's unclean.leader.election.enable, else the controller's default."""
@@ -541,13 +523,13 @@ class ReplicationControlManager:
             return partition_change(topic.topic_id, index, p, leader=preferred), Errors.NONE, None
         if p.leader != NO_LEADER:
             return None, Errors.ELECTION_NOT_NEEDED, f"{name} has a leader ({p.leader})"
-        leader, isr = elect_online_leader(p.replicas, p.isr, self.cluster.is_usable), p.isr
-        if leader == NO_LEADER:  # UNCLEAN: any live replica, even outside the ISR (records may be lost)
-            leader, isr = elect_unclean_leader(p.replicas, p.isr, self.cluster.is_usable)
-        if leader == NO_LEADER:
+        # UNCLEAN: the ISR (or ELR) first, else any live replica, even outside them (records may be lost)
+        builder = self._builder(topic, index, p, self.cluster.is_usable).set_election(Election.UNCLEAN)
+        change = builder.build()
+        if change is None or change.data.leader in (NO_LEADER, -2):
             message = f"{name}: no replica of {list(p.replicas)} is alive"
             return None, Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE, message
-        return partition_change(topic.topic_id, index, p, isr=isr, leader=leader), Errors.NONE, None
+        return change, Errors.NONE, None
 
     def imbalanced_partitions(self, imbalance_percentage: int) -> list:
         """The auto leader rebalance (Kafka's checkAndTriggerAutoLeaderRebalance): for each broker,

@@ -64,7 +64,9 @@ class MetadataImage:
                                   partition_epoch=p.partition_epoch,
                                   leader_recovery_state=p.leader_recovery_state,
                                   removing_replicas=list(p.removing_replicas),
-                                  adding_replicas=list(p.adding_replicas)))
+                                  adding_replicas=list(p.adding_replicas),
+                                  eligible_leader_replicas=list(p.elr) if p.elr else None,
+                                  last_known_elr=list(p.last_known_elr) if p.last_known_elr else None))
         for (resource_type, name), configs in sorted(self.configs.resources.items()):
             for key, value in sorted(configs.items()):
                 out.append(record(T.CONFIG_RECORD, resource_type=resource_type, resource_name=name, name=key,

@@ -27,12 +27,17 @@ class PartitionRegistration:
     # target is replicas minus removing_replicas, and adding_replicas are catching up.
     removing_replicas: tuple[int, ...] = ()
     adding_replicas: tuple[int, ...] = ()
+    # KIP-966: replicas out of the ISR known to hold every committed record (they may lead when the ISR
+    # is empty), and the last ELR members before the ELR emptied
+    elr: tuple[int, ...] = ()
+    last_known_elr: tuple[int, ...] = ()
 
     @classmethod
     def from_record(cls, r) -> PartitionRegistration:
         return cls(tuple(r.replicas), tuple(r.isr), r.leader, r.leader_epoch, r.partition_epoch,
                    r.get("leader_recovery_state", 0), tuple(r.get("removing_replicas") or ()),
-                   tuple(r.get("adding_replicas") or ()))
+                   tuple(r.get("adding_replicas") or ()), tuple(r.get("eligible_leader_replicas") or ()),
+                   tuple(r.get("last_known_elr") or ()))
 
     @property
     def is_reassigning(self) -> bool:
@@ -55,6 +60,10 @@ class PartitionRegistration:
             else self.removing_replicas,
             adding_replicas=tuple(change.adding_replicas) if change.get("adding_replicas") is not None
             else self.adding_replicas,
+            elr=tuple(change.eligible_leader_replicas) if change.get("eligible_leader_replicas") is not None
+            else self.elr,
+            last_known_elr=tuple(change.last_known_elr) if change.get("last_known_elr") is not None
+            else self.last_known_elr,
             leader=leader, leader_epoch=leader_epoch, partition_epoch=self.partition_epoch + 1,
             leader_recovery_state=self.leader_recovery_state if change.leader_recovery_state < 0
             else change.leader_recovery_state)

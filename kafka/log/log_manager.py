@@ -127,6 +127,7 @@ class LogManager:
         # descriptors those partitions need are kept from user partitions until they are hosted.
         self.reserved_partitions = dict(reserved_partitions or {})
         self.open_files_limit = open_files_limit  # injected, as time is: the unit tests pick the limit
+        self._clean_shutdown_epochs: list[int] = []  # what each dir's clean-shutdown marker said
 
     # ------------------------------------------------------------------------------ lifecycle
 
@@ -168,8 +169,17 @@ class LogManager:
         for name, task, period_ms in tasks:
             scheduler.schedule(name, task, period_ms, period_ms)
 
-    def shutdown(self) -> None:
-        """Flush every log, write the checkpoints, close the logs, then mark each dir cleanly shut down.
+    @property
+    def previous_broker_epoch(self) -> int:
+        """Kafka's readBrokerEpochFromCleanShutdownFiles (KIP-966): the broker epoch the last clean
+        shutdown recorded in every log dir, -1 if one was not shut down cleanly. The next registration
+        carries it, so that the controller knows whether this broker may have lost unflushed records."""
+        epochs = set(self._clean_shutdown_epochs)
+        return epochs.pop() if len(epochs) == 1 else -1
+
+    def shutdown(self, broker_epoch: int = -1) -> None:
+        """Flush every log, write the checkpoints, close the logs, then mark each dir cleanly shut down
+        with the broker epoch it ends (the controller then keeps this broker in the ELRs it is in).
 
         The marker is written last: if anything before it fails, the next start-up recovers."""
         with self._lock:
@@ -177,14 +187,14 @@ class LogManager:
         for unified_log in logs:
             unified_log.flush()
         self.checkpoint_all()
-        self._close_all(clean=True)
+        self._close_all(clean=True, broker_epoch=broker_epoch)
 
     def checkpoint_all(self) -> None:
         self.checkpoint_recovery_offsets()
         self.checkpoint_log_start_offsets()
         self.checkpoint_high_watermarks()
 
-    def _close_all(self, clean: bool = False) -> None:
+    def _close_all(self, clean: bool = False, broker_epoch: int = -1) -> None:
         with self._lock:
             logs = list(self._logs.values())
             self._logs.clear()
@@ -192,7 +202,7 @@ class LogManager:
             unified_log.close()
         if clean:
             for log_dir in self.log_dirs:
-                CleanShutdownFile(log_dir).write()
+                CleanShutdownFile(log_dir).write(broker_epoch)
         for fd in self._dir_lock_fds:
             os.close(fd)  # closing the descriptor releases the flock
         self._dir_lock_fds.clear()
@@ -232,6 +242,7 @@ class LogManager:
         down cleanly. The marker is deleted once loading is done: from now on this run owns the dir."""
         marker = CleanShutdownFile(log_dir)
         clean = marker.exists()
+        self._clean_shutdown_epochs.append(marker.read_broker_epoch() if clean else -1)
         recovery_points = self._read_checkpoint(log_dir, RECOVERY_POINT_CHECKPOINT_FILE)
         log_start_offsets = self._read_checkpoint(log_dir, LOG_START_OFFSET_CHECKPOINT_FILE)
         high_watermarks = self._read_checkpoint(log_dir, REPLICATION_OFFSET_CHECKPOINT_FILE)

@@ -90,6 +90,14 @@ class CleanShutdownFile:
     def exists(self) -> bool:
         return os.path.exists(self.path)
 
+    def read_broker_epoch(self) -> int:
+        """The broker epoch the last clean shutdown wrote (KIP-966), -1 if there was none."""
+        try:
+            with open(self.path, encoding="utf-8") as file:
+                return int(json.load(file).get("brokerEpoch", -1))
+        except (OSError, ValueError, AttributeError):
+            return -1
+
     def write(self, broker_epoch: int = -1) -> None:
         write_atomically(self.path, json.dumps({"version": 0, "brokerEpoch": broker_epoch}))
 

@@ -6,8 +6,8 @@ written by the active controller and replayed by every controller and broker int
 
     RegisterBrokerRecord   a broker (one incarnation of it) registered; its epoch is this record's offset
     TopicRecord            a topic exists, with its id
-    PartitionRecord        a partition's replicas, ISR, leader, leader epoch
-    PartitionChangeRecord  what changed for a partition (a new leader, a new ISR); -2 = "leader unchanged"
+    PartitionRecord        a partition's replicas, ISR, ELR (KIP-966), leader, leader epoch
+    PartitionChangeRecord  what changed for a partition (a new leader, ISR or ELR); -2 = "leader unchanged"
     ConfigRecord           a topic or broker config was set (or removed: value None)
     BrokerRegistrationChangeRecord  a broker was fenced, unfenced, or began a controlled shutdown
     RemoveTopicRecord      a topic was deleted
@@ -112,6 +112,11 @@ SCHEMAS: dict[MetadataRecordType, tuple[Schema, int]] = {
         Field("leader_recovery_state", Int8, "1+", default=0),
         Field("leader_epoch", Int32, "0+", default=0),
         Field("partition_epoch", Int32, "0+", default=0),
+        # KIP-966: the replicas out of the ISR that still have every committed record (tagged, as Kafka's)
+        Field("eligible_leader_replicas", Array(Int32), "0+", nullable_versions="0+", default=None,
+              tagged_versions="0+", tag=1),
+        Field("last_known_elr", Array(Int32), "0+", nullable_versions="0+", default=None,
+              tagged_versions="0+", tag=2),
     ), 1),
     MetadataRecordType.CONFIG_RECORD: (Schema(
         "ConfigRecord",
@@ -130,6 +135,10 @@ SCHEMAS: dict[MetadataRecordType, tuple[Schema, int]] = {
         Field("removing_replicas", Array(Int32), "0+", nullable_versions="0+", default=None),
         Field("adding_replicas", Array(Int32), "0+", nullable_versions="0+", default=None),
         Field("leader_recovery_state", Int8, "0+", default=-1),
+        Field("eligible_leader_replicas", Array(Int32), "0+", nullable_versions="0+", default=None,
+              tagged_versions="0+", tag=6),
+        Field("last_known_elr", Array(Int32), "0+", nullable_versions="0+", default=None,
+              tagged_versions="0+", tag=7),
     ), 0),
     MetadataRecordType.FENCE_BROKER_RECORD: (Schema(
         "FenceBrokerRecord", Field("id", Int32, "0+"), Field("epoch", Int64, "0+"),

@@ -26,7 +26,7 @@ from typing import Any
 import structlog
 
 from kafka.controller.configuration_control_manager import ConfigError, apply_config_ops
-from kafka.controller.replication_control_manager import (
+from kafka.controller.request_bounds import (
     ReplicationError,
     validate_total_new_partitions,
     validate_total_number_of_partitions,

@@ -59,6 +59,7 @@ class BrokerLifecycleManager:
         self.features = features
         self.node_id = config.node_id
         self.incarnation_id = uuid.uuid4()
+        self.previous_broker_epoch = -1  # KIP-966: the epoch the last clean shutdown ended (LogManager's)
         self.state = BrokerState.NOT_RUNNING
         self.broker_epoch = -1
         self.initial_catch_up_future: Future = Future()
@@ -100,7 +101,7 @@ class BrokerLifecycleManager:
     def _send_broker_registration(self) -> None:
         body = dict(broker_id=self.node_id, cluster_id=self.cluster_id, incarnation_id=self.incarnation_id,
                     listeners=self.listeners, features=self.features, rack=None, is_migrating_zk_broker=False,
-                    log_dirs=[], previous_broker_epoch=-1)
+                    log_dirs=[], previous_broker_epoch=self.previous_broker_epoch)
         self.channel.send_request(ApiKey.BROKER_REGISTRATION, body, self._on_registration,
                                   self.config.controller_quorum_request_timeout_ms * 5)
 

@@ -162,8 +162,7 @@ class KafkaServer:
                                       if controller else None))
 
     def _voter_end_points(self) -> dict[int, tuple[str, int]]:
-        voters = self.config.controller_quorum_voters
-        if voters:
+        if voters := self.config.controller_quorum_voters:
             return {v.node_id: (v.host, v.port) for v in voters.values()}
         if self.config.controller_quorum_bootstrap_servers:  # KIP-853: the voters come from the metadata log
             return {}
@@ -433,6 +432,7 @@ class KafkaServer:
             self.config, self.time, self.controller_channel, cluster_id,
             highest_metadata_offset=lambda: self.metadata_cache.metadata_offset,
             features=BrokerMetadataPublisher.supported_features())
+        self.lifecycle_manager.previous_broker_epoch = self.log_manager.previous_broker_epoch  # KIP-966
         self.lifecycle_manager.start([dict(name=e.listener_name, host=e.host, port=e.port,
                                            security_protocol=int(e.security_protocol))
                                       for e in self._advertised_end_points()])
@@ -579,8 +579,8 @@ class KafkaServer:
             self.controller_channel.shutdown()
         if self.log_cleaner is not None:  # Kafka's LogManager.shutdown stops its cleaner first
             self.log_cleaner.shutdown()
-        if self.log_manager is not None:
-            self.log_manager.shutdown()
+        if self.log_manager is not None:  # the epoch this run ends, for the next registration (KIP-966)
+            self.log_manager.shutdown(self.lifecycle_manager.broker_epoch if self.lifecycle_manager else -1)
 
     def _remove_metadata_publishers(self) -> None:
         """Kafka's loader.removeAndClosePublisher for the publishers that feed the broker's components, so

@@ -97,13 +97,15 @@ def test_electing_all_partitions_reports_only_those_that_needed_it_and_unknown_o
 
 
 def offline_partition(cluster: ElectionCluster) -> tuple[int, int]:
-    """Replicas 1 and 2; the follower dies first (the ISR shrinks to the leader), then the leader."""
+    """Replicas 1 and 2; the follower dies first (the ISR shrinks to the leader), then the leader: the
+    ISR empties and the leader, which had every committed record, is its eligible leader (KIP-966)."""
     cluster.start(1, 2)
     cluster.create_topic("orders", 1, 2)
     leader, follower = cluster.partition().replicas
     cluster.stop(follower)
     cluster.stop(leader)
-    assert (cluster.partition().leader, cluster.partition().isr) == (-1, (leader,))
+    partition = cluster.partition()
+    assert (partition.leader, partition.isr, partition.elr) == (-1, (), (leader,))
     return leader, follower
 
 

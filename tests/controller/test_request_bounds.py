@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kafka.controller.controller_result import EXCESSIVE_BATCH_MESSAGE, SHUTTING_DOWN_MESSAGE
-from kafka.controller.replication_control_manager import (
+from kafka.controller.request_bounds import (
     EXCESSIVE_PARTITIONS_MESSAGE,
     MAX_PARTITIONS_PER_BATCH,
 )
