@@ -22,8 +22,9 @@ below min.insync.replicas, the members it loses still hold every committed recor
 high watermark stops moving while a partition is under its min ISR. They become the ELR, and when the
 ISR empties (with ELR on, it may), the first live ELR member is elected as a clean leader and is the
 new ISR alone. A broker that comes back after an unclean shutdown (kill -9) may have lost its
-unflushed tail, so it leaves the ELR. LastKnownElr keeps the members that left for another reason,
-for an operator's last resort. Once the ISR is back at min.insync.replicas, both are emptied.
+unflushed tail, so it leaves the ELR. Once the ISR is back at min.insync.replicas, the ELR is emptied.
+LastKnownElr holds the leader a partition had when its ISR emptied: with no ISR and no ELR left,
+that replica is elected (uncleanly: it alone becomes the ISR), as Kafka 4.4 does by default.
 """
 
 from __future__ import annotations
@@ -97,7 +98,6 @@ class PartitionChangeBuilder:
         self.election = Election.ONLINE
         self.target_isr: tuple[int, ...] = partition.isr
         self.target_elr: tuple[int, ...] = partition.elr
-        self.target_last_known_elr: tuple[int, ...] = partition.last_known_elr
         self.unclean_shutdown_replicas: tuple[int, ...] = ()
 
     def set_target_isr(self, isr) -> PartitionChangeBuilder:
@@ -124,27 +124,38 @@ class PartitionChangeBuilder:
             elif unclean:  # whatever only the old ISR had is lost: it alone is the ISR
                 isr = (leader,)
         if unclean or not self.elr_enabled:
-            self.target_elr, self.target_last_known_elr = (), ()
+            self.target_elr = ()
         # Without ELR an ISR never empties: its last member stays, to be the leader when it returns.
         if isr is None and (self.target_isr or self.elr_enabled):
             isr = self.target_isr
         return partition_change(self.topic_id, self.partition_id, self.partition, isr=isr, leader=leader,
-                                elr=self.target_elr, last_known_elr=self.target_last_known_elr)
+                                elr=self.target_elr, last_known_elr=self._last_known_leader(isr, leader))
 
     def _maybe_populate_target_elr(self) -> None:
         """Kafka's maybePopulateTargetElr: at or above min ISR, no ELR; below it, the members the ISR
-        loses join the ELR (unless they shut down uncleanly), and the others the LastKnownElr."""
+        loses join the ELR, unless they shut down uncleanly."""
         if not self.elr_enabled:
             return
         if len(self.target_isr) >= self.min_isr:
-            self.target_elr, self.target_last_known_elr = (), ()
+            self.target_elr = ()
             return
         candidates = set(self.target_elr) | set(self.partition.isr)
         self.target_elr = tuple(sorted(r for r in candidates if r not in self.target_isr
                                        and r not in self.unclean_shutdown_replicas))
-        self.target_last_known_elr = tuple(sorted(
-            r for r in candidates | set(self.target_last_known_elr)
-            if r not in self.target_isr and r not in self.target_elr))
+
+    def _last_known_leader(self, isr: tuple[int, ...] | None, leader: int) -> tuple[int, ...] | None:
+        """Kafka's maybeUpdateLastKnownLeader (its default, useLastKnownLeaderInBalancedRecovery): the
+        leader of a partition whose ISR empties is kept in LastKnownElr, the replica a partition left with
+        no ISR and no ELR elects, so a lone broker back from a kill -9 leads its partitions again. Cleared
+        once there is a leader; None: unchanged."""
+        p = self.partition
+        if not self.elr_enabled:
+            return None
+        if isr is not None and not isr and p.isr and p.last_known_elr != (p.leader,):
+            return (p.leader,)
+        if leader != NO_LEADER and p.last_known_elr:
+            return ()
+        return None
 
     def _is_valid_new_leader(self, replica: int) -> bool:
         """In the ISR, or (the ISR empty) in the ELR, and acceptable."""
@@ -161,8 +172,15 @@ class PartitionChangeBuilder:
         online = next((r for r in replicas if self._is_valid_new_leader(r)), NO_LEADER)
         if online != NO_LEADER:
             return online, False
+        if self._can_elect_last_known_leader():
+            return self.partition.last_known_elr[0], True
         if self.election == Election.UNCLEAN:
             unclean = next((r for r in replicas if self.is_acceptable_leader(r)), NO_LEADER)
             if unclean != NO_LEADER:
                 return unclean, True
         return NO_LEADER, False
+
+    def _can_elect_last_known_leader(self) -> bool:
+        """Kafka's canElectLastKnownLeader: no ISR, no ELR, and one last known leader to fall back on."""
+        return (self.elr_enabled and not self.target_isr and not self.target_elr
+                and len(self.partition.last_known_elr) == 1)

@@ -19,7 +19,7 @@ As leader:
                                DivergingEpoch (where that epoch ends here); a follower's fetch
                                offset is its log end offset, so update_follower_fetch_state learns
                                how far it got -- from an agreeing fetch only
-    maybe_increment_leader_hw  HW = min(LEO of every ISR member)
+    maybe_increment_leader_hw  HW = min(LEO of every ISR member), frozen while the ISR is under min ISR
     maybe_expand_isr           a follower that reached the HW (and this epoch's start), in a fetch
                                that named this leader epoch, rejoins the ISR (isFollowerInSync)
     maybe_shrink_isr           one not caught up for replica.lag.time.max.ms leaves it
@@ -118,12 +118,17 @@ class Partition:
         return self.log.config.min_insync_replicas
 
     @property
+    def effective_min_isr(self) -> int:
+        """Kafka's effectiveMinIsr: min.insync.replicas, at most the replicas there are."""
+        return min(self.min_insync_replicas, max(1, len(self.assigned_replicas)))
+
+    @property
     def is_under_min_isr(self) -> bool:
-        return self.is_leader and len(self.isr) < self.min_insync_replicas
+        return self.is_leader and len(self.isr) < self.effective_min_isr
 
     @property
     def is_at_min_isr(self) -> bool:
-        return self.is_leader and len(self.isr) == self.min_insync_replicas
+        return self.is_leader and len(self.isr) == self.effective_min_isr
 
     # ------------------------------------------------------------------ leadership (from the controller)
     def make_leader(self, state) -> bool:
@@ -235,7 +240,7 @@ class Partition:
             if not self.is_leader:  # became a follower after the caller looked (Kafka checks under this lock)
                 raise PartitionError(Errors.NOT_LEADER_OR_FOLLOWER,
                                      f"broker {self.local_broker_id} no longer leads {self.topic_partition}")
-            min_insync_replicas = self.min_insync_replicas
+            min_insync_replicas = self.effective_min_isr
             if required_acks == -1 and len(self.isr) < min_insync_replicas:
                 raise NotEnoughReplicasError(
                     f"the ISR {sorted(self.isr)} of {self.topic_partition} is smaller than "
@@ -250,6 +255,8 @@ class Partition:
         where it is: it may be missing anything above it."""
         with self.leader_isr_update_lock:
             if not self.is_leader:
+                return False
+            if self.is_under_min_isr:  # Kafka 4 (KIP-966): what a shrunken ISR alone holds is not committed
                 return False
             ends = [self.log.log_end_offset]
             for broker_id in self.maximal_isr:
@@ -295,7 +302,7 @@ class Partition:
             if self.log.high_watermark >= required_offset:
                 # Committed; but if the ISR shrank below min.insync.replicas meanwhile, the records
                 # are on fewer replicas than the producer asked for (Kafka answers the same way).
-                if len(self.isr) < self.min_insync_replicas:
+                if len(self.maximal_isr) < self.effective_min_isr:
                     return True, Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND
                 return True, Errors.NONE
             return False, Errors.NONE

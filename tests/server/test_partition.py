@@ -206,12 +206,15 @@ def test_a_follower_answers_its_fetcher_from_its_own_log(tmp_path, time):
     assert (partition.log_start_offset, partition.log_end_offset, partition.latest_epoch) == (10, 10, -1)
 
 
-def test_committed_after_the_isr_shrank_below_min_insync_replicas(tmp_path, time):
+def test_nothing_is_committed_while_the_isr_is_below_min_insync_replicas(tmp_path, time):
+    """Kafka 4 (KIP-966): the HW stays while the ISR is under min.insync.replicas, so the replicas that
+    left it (the ELR) still hold everything committed; the produce waits (or times out)."""
     partition = leader(tmp_path, time, isr=(1, 2), min_isr=2)
     append(partition, 2)
     time.sleep(LAG_MS + 1)
-    partition.maybe_shrink_isr()  # follower 2 never fetched: the ISR is {1}, the HW moves to the LEO
-    assert partition.check_enough_replicas_reach_offset(2) == (True, Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND)
+    partition.maybe_shrink_isr()  # follower 2 never fetched: the ISR is {1}, under min.insync.replicas
+    assert partition.is_under_min_isr and partition.log.high_watermark == 0
+    assert partition.check_enough_replicas_reach_offset(2) == (False, Errors.NONE)
 
 
 def test_fetches_from_another_leader_epoch_are_refused(tmp_path, time):
