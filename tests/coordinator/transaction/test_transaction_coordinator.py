@@ -41,7 +41,8 @@ def test_each_state_has_kafkas_id_name_and_valid_previous_states():
                                            (3, "PrepareAbort"),
                                            (4, "CompleteCommit"), (5, "CompleteAbort"), (6, "Dead"),
                                            (7, "PrepareEpochFence")]
-    assert S.PREPARE_ABORT.valid_previous_states == {S.ONGOING, S.PREPARE_EPOCH_FENCE}
+    assert S.PREPARE_ABORT.valid_previous_states == {S.ONGOING, S.PREPARE_EPOCH_FENCE, S.EMPTY,
+                                                     S.COMPLETE_COMMIT, S.COMPLETE_ABORT}  # Kafka 4.4 (TV_2)
     assert S.COMPLETE_COMMIT.valid_previous_states == {S.PREPARE_COMMIT}
     assert {s for s in S if s.is_expiration_allowed} == {S.EMPTY, S.COMPLETE_COMMIT, S.COMPLETE_ABORT}
 
