@@ -25,7 +25,7 @@ SHARE_VERSION = "share.version"  # Kafka's ShareVersion: 1 (SV_1) enables share 
 SUPPORTED_FEATURES: dict[str, tuple[int, int]] = {
     METADATA_VERSION: (MIN_METADATA_VERSION, MAX_METADATA_VERSION), SHARE_VERSION: (0, 1)}
 DEFAULT_FEATURE_LEVELS: dict[str, int] = {METADATA_VERSION: MAX_METADATA_VERSION, SHARE_VERSION: 1}
-SUPPORTED_FEATURES["transaction.version"], DEFAULT_FEATURE_LEVELS["transaction.version"] = (0, 2), 2  # KIP-890
+SUPPORTED_FEATURES["transaction.version"], DEFAULT_FEATURE_LEVELS["transaction.version"] = (0, 2), 2  # TV_2
 
 
 class FeatureControlManager:

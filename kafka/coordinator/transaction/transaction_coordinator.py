@@ -322,8 +322,8 @@ class TransactionCoordinator:
                 elif metadata.state in (S.PREPARE_COMMIT, S.PREPARE_ABORT):
                     error = Errors.CONCURRENT_TRANSACTIONS
                 else:  # only a committed AddPartitionsToTxn puts a partition in the set
-                    return {tp: Errors.NONE if tp in metadata.topic_partitions else Errors.INVALID_TXN_STATE
-                            for tp in partitions}
+                    return {tp: Errors.NONE if tp in metadata.topic_partitions
+                            else Errors.TRANSACTION_ABORTABLE for tp in partitions}
         return dict.fromkeys(partitions, error)
 
     def handle_add_offsets_to_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
@@ -334,34 +334,6 @@ class TransactionCoordinator:
         self.handle_add_partitions_to_transaction(transactional_id, producer_id, producer_epoch,
                                                   {offsets_partition},
                                                   response_callback)
-
-    def verify_offsets_partition_in_transaction(self, transactional_id: str, producer_id: int,
-                                                producer_epoch: int,
-                                                offsets_partition: int) -> Errors | None:
-        """The GroupCoordinator's ``transaction_verifier`` for TxnOffsetCommit (Kafka's
-        handleVerifyPartitionsInTransaction): None if the group's __consumer_offsets partition is in
-        this producer's open transaction, else the error to answer. Only an id this broker
-        coordinates can be checked (Kafka asks the right coordinator over the network); another's is
-        let through."""
-        if self.txn_manager is None:
-            return None
-        error, entry = self.txn_manager.get_transaction_state(transactional_id)
-        if error != Errors.NONE:
-            return None  # not ours to judge (or still loading)
-        if entry is None:
-            return Errors.INVALID_PRODUCER_ID_MAPPING
-        metadata = entry.transaction_metadata
-        with metadata.lock:
-            if metadata.producer_id != producer_id:
-                return Errors.INVALID_PRODUCER_ID_MAPPING
-            if metadata.producer_epoch != producer_epoch:
-                return Errors.PRODUCER_FENCED
-            if metadata.state in (S.PREPARE_COMMIT, S.PREPARE_ABORT):
-                return Errors.CONCURRENT_TRANSACTIONS
-            tp = TopicPartition(GROUP_METADATA_TOPIC_NAME, offsets_partition)
-            if metadata.state != S.ONGOING or tp not in metadata.topic_partitions:
-                return Errors.INVALID_TXN_STATE  # no AddOffsetsToTxn for this group first
-            return None
 
     # ------------------------------------------------------------------ EndTxn
     def handle_end_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,

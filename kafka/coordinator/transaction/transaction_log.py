@@ -52,16 +52,16 @@ PARTITIONS_SCHEMA = Schema(
 TRANSACTION_LOG_VALUE = Schema(
     "TransactionLogValue",
     Field("producer_id", Int64, "0+"),
-    Field("previous_producer_id", Int64, None, default=-1, tagged_versions="1+", tag=0),
-    Field("next_producer_id", Int64, None, default=-1, tagged_versions="1+", tag=1),
+    Field("previous_producer_id", Int64, "1+", default=-1, tagged_versions="1+", tag=0),
+    Field("next_producer_id", Int64, "1+", default=-1, tagged_versions="1+", tag=1),
     Field("producer_epoch", Int16, "0+"),
     Field("transaction_timeout_ms", Int32, "0+"),
     Field("transaction_status", Int8, "0+"),
     Field("transaction_partitions", Array(PARTITIONS_SCHEMA), "0+", nullable_versions="0+"),
     Field("transaction_last_update_timestamp_ms", Int64, "0+"),
     Field("transaction_start_timestamp_ms", Int64, "0+"),
-    Field("client_transaction_version", Int16, None, default=0, tagged_versions="1+", tag=2),
-    Field("next_producer_epoch", Int16, None, default=-1, tagged_versions="1+", tag=3),
+    Field("client_transaction_version", Int16, "1+", default=0, tagged_versions="1+", tag=2),
+    Field("next_producer_epoch", Int16, "1+", default=-1, tagged_versions="1+", tag=3),
 )
 
 KEY_VERSION = 0
