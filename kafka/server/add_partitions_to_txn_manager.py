@@ -158,6 +158,12 @@ class AddPartitionsToTxnManager:
             self._ask_local_coordinator(transactional_id, producer_id, producer_epoch, partitions, complete,
                                         operation)
             return
+        if self.replica_manager.metadata_cache.get_topic(TRANSACTION_STATE_TOPIC_NAME) is None:
+            # No transaction coordinator has ever run (an intended difference: Kafka answers
+            # COORDINATOR_NOT_AVAILABLE): appended unverified, as before KIP-890, so hand-made
+            # transactional batches need no coordinator (tests/integration/test_read_committed.py)
+            callback(dict.fromkeys(partitions, Errors.NONE))
+            return
         coordinator = self._transaction_coordinator_node(partition)
         if coordinator is None or self.send_thread is None:
             callback(dict.fromkeys(partitions, Errors.COORDINATOR_NOT_AVAILABLE))
