@@ -112,7 +112,7 @@ class AddPartitionsToTxnManager:
             return
         batch = next(iter(transactional.values()))
         unverified = {tp for tp, b in transactional.items()
-                      if not self._has_ongoing_transaction(tp, b.producer_id)}
+                      if not self._has_ongoing_transaction(tp, b.producer_id, b.producer_epoch)}
         if not unverified:
             callback({})
             return
@@ -123,12 +123,16 @@ class AddPartitionsToTxnManager:
         self.add_or_verify_transaction(transactional_id, batch.producer_id, batch.producer_epoch, unverified,
                                        on_verified, operation)
 
-    def _has_ongoing_transaction(self, tp: TopicPartition, producer_id: int) -> bool:
-        """Kafka's Partition.hasOngoingTransaction: the log already holds this producer's open transaction."""
+    def _has_ongoing_transaction(self, tp: TopicPartition, producer_id: int, producer_epoch: int) -> bool:
+        """Kafka's Partition.hasOngoingTransaction: the log already holds this producer's open transaction,
+        at this epoch. At TV_2 the next transaction's epoch is the previous one's + 1: a batch of it that
+        comes before the previous transaction's marker must go to the coordinator (which answers
+        CONCURRENT_TRANSACTIONS until the markers are written), not join the transaction still open."""
         partition = self.replica_manager.get_partition(tp)
         log_ = partition.log if partition is not None else None
         entry = log_.producer_state_manager.last_entry(producer_id) if log_ is not None else None
-        return entry is not None and entry.current_txn_first_offset is not None
+        return (entry is not None and entry.current_txn_first_offset is not None
+                and entry.producer_epoch == producer_epoch)
 
     # ------------------------------------------------------------------ TxnOffsetCommit
     def verify_offsets_partition(self, transactional_id: str, producer_id: int, producer_epoch: int,
