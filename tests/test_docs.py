@@ -47,7 +47,7 @@ EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd", "limits.m
             "security.md": ["tls_handshake.mmd", "sasl_ssl_connection.mmd", "secure_cluster.mmd"],
             "share_groups.md": ["share_group.mmd", "share_record_lifecycle.mmd", "share_coordinator.mmd"],
             "spark.md": ["spark.mmd", "spark_cluster.mmd"],
-            "transactions.md": ["idempotent_produce.mmd", "transaction.mmd"]}
+            "transactions.md": ["idempotent_produce.mmd", "transaction.mmd", "transaction_v2.mmd"]}
 
 MERMAID_KEYWORDS = {
     "flowchart", "graph", "sequenceDiagram", "classDiagram", "classDiagram-v2", "stateDiagram",

@@ -21,13 +21,14 @@ MIN_METADATA_VERSION = 1
 MAX_METADATA_VERSION = 27
 SHARE_VERSION = "share.version"  # Kafka's ShareVersion: 1 (SV_1) enables share groups
 ELIGIBLE_LEADER_REPLICAS_VERSION = "eligible.leader.replicas.version"  # KIP-966: 1 turns the ELR on
+TRANSACTION_VERSION = "transaction.version"  # KIP-890: 2 (TV_2) bumps the producer epoch every transaction
 # What this code can run (the ranges a broker registers with), and the level a new cluster starts at.
 # Kafka 4.4 formats share.version 2 (SV_2: share groups' dead-letter queues), which is not built here.
 SUPPORTED_FEATURES: dict[str, tuple[int, int]] = {
     METADATA_VERSION: (MIN_METADATA_VERSION, MAX_METADATA_VERSION), SHARE_VERSION: (0, 1),
-    ELIGIBLE_LEADER_REPLICAS_VERSION: (0, 1)}
+    ELIGIBLE_LEADER_REPLICAS_VERSION: (0, 1), TRANSACTION_VERSION: (0, 2)}
 DEFAULT_FEATURE_LEVELS: dict[str, int] = {METADATA_VERSION: MAX_METADATA_VERSION, SHARE_VERSION: 1,
-                                          ELIGIBLE_LEADER_REPLICAS_VERSION: 1}
+                                          ELIGIBLE_LEADER_REPLICAS_VERSION: 1, TRANSACTION_VERSION: 2}
 
 
 class FeatureControlManager:

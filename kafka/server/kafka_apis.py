@@ -212,12 +212,6 @@ class KafkaApis(ApiRequestHandler):
                     errors[tp] = invalid
                 else:
                     entries[tp] = records
-        verifier = self.add_partitions_to_txn_manager
-        refused = verifier.refused_produce(req.transactional_id, entries) if verifier is not None else {}
-        for tp, refusal in refused.items():  # KIP-890's verification refuses some before the log
-            errors[tp] = refusal
-            del entries[tp]
-
         def send_response_callback(statuses: dict) -> None:
             throttle_time_ms = self.request_helper.produce_throttle_time_ms(request, req.acks)
             if req.acks == 0:
@@ -249,10 +243,23 @@ class KafkaApis(ApiRequestHandler):
                 responses=[dict(name=name, partition_responses=parts) for name, parts in responses.items()],
                 throttle_time_ms=throttle_time_ms))
 
-        if not entries:
-            send_response_callback({})
-            return
-        self.replica_manager.append_records(req.timeout_ms, req.acks, False, entries, send_response_callback)
+        def append(refused: dict) -> None:
+            """KIP-890: the transaction coordinator's answer (maybe later, from its callback) first."""
+            for tp, refusal in refused.items():
+                errors[tp] = refusal
+                del entries[tp]
+            if not entries:
+                send_response_callback({})
+                return
+            self.replica_manager.append_records(req.timeout_ms, req.acks, False, entries,
+                                                send_response_callback)
+            self.replica_manager.try_complete_actions()
+
+        verifier = self.add_partitions_to_txn_manager
+        if verifier is None:
+            append({})
+        else:
+            verifier.verify_produce(req.transactional_id, entries, request.header.api_version, append)
 
     # ------------------------------------------------------------------ Fetch
     def handle_fetch_request(self, request: Request) -> None:

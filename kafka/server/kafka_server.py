@@ -306,8 +306,6 @@ class KafkaServer:
             lambda destination, body, callback: self.txn_marker_send_thread.send(
                 destination, ApiKey.WRITE_TXN_MARKERS, body, callback),
             self.group_coordinator.partition_for, self.time)
-        # TxnOffsetCommit: the group coordinator asks whether its partition is in the transaction
-        self.group_coordinator.transaction_verifier = coordinator.verify_offsets_partition_in_transaction
         self.transaction_coordinator = coordinator
         self.transaction_coordinator.startup()
 
@@ -419,8 +417,9 @@ class KafkaServer:
             AclApis(request_helper, auth_helper, self.forwarding_manager),
             SaslApis(request_helper, self.forwarding_manager, self.scram_publisher),
         ]
-        add_partitions_to_txn_manager = AddPartitionsToTxnManager(config, self.transaction_coordinator,
-                                                                  self.replica_manager)
+        add_partitions_to_txn_manager = AddPartitionsToTxnManager(  # Produce, TxnOffsetCommit (KIP-890)
+            config, self.transaction_coordinator, self.replica_manager, self.txn_marker_send_thread)
+        self.group_coordinator.transaction_verifier = add_partitions_to_txn_manager.verify_offsets_partition
         return KafkaApis(request_helper, auth_helper, self.replica_manager, self.metadata_cache,
                          self.fetch_manager, auto_topic_creation_manager, self.forwarding_manager, config,
                          families, group_coordinator=self.group_coordinator,

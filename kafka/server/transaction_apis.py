@@ -21,6 +21,7 @@ from kafka.coordinator.transaction.transaction_coordinator import (
     InitProducerIdResult,
     TransactionCoordinator,
 )
+from kafka.coordinator.transaction.transaction_version import for_add_partitions_to_txn, for_end_txn
 from kafka.network.request_channel import Request
 from kafka.protocol.acl import CLUSTER_NAME
 from kafka.protocol.acl import AclOperation as Op
@@ -104,6 +105,9 @@ class TransactionApis:
     def handle_add_partitions_to_txn_request(self, request: Request) -> None:
         req = request.body
         version = request.header.api_version
+        if version >= 4:
+            self._handle_add_partitions_from_broker(request)
+            return
         wanted = [TopicPartition(t.name, p) for t in req.topics for p in t.partitions]
         unknown = {tp for tp in wanted if not self._partition_exists(tp)}
 
@@ -133,6 +137,49 @@ class TransactionApis:
             req.transactional_id, req.producer_id, req.producer_epoch, set(wanted),
             lambda error: respond({tp: error for tp in wanted}))
 
+    def _handle_add_partitions_from_broker(self, request: Request) -> None:
+        """AddPartitionsToTxn v4+ (KIP-890): a partition leader asks for several transactions at once, each
+        verify-only or (v5, transaction.version 2) add. Only a broker may (CLUSTER_ACTION on the cluster);
+        the answer goes once every transaction's is in."""
+        transactions = request.body.transactions
+        version = request.header.api_version
+        if not self.auth.authorize(request, Op.CLUSTER_ACTION, Res.CLUSTER, CLUSTER_NAME):
+            self.request_helper.send_response_maybe_throttle(request, dict(
+                throttle_time_ms=0, error_code=Errors.CLUSTER_AUTHORIZATION_FAILED,
+                results_by_transaction=[]))
+            return
+        results: dict[str, dict[TopicPartition, Errors]] = {}
+
+        def add_result_and_maybe_send_response(transactional_id: str,
+                                               errors: dict[TopicPartition, Errors]) -> None:
+            results[transactional_id] = errors
+            if len(results) < len(transactions):
+                return
+            self.request_helper.send_response_maybe_throttle(request, dict(
+                throttle_time_ms=0, error_code=Errors.NONE, results_by_transaction=[
+                    dict(transactional_id=t.transactional_id,
+                         topic_results=_topic_results(results[t.transactional_id])) for t in transactions]))
+
+        if not transactions:
+            add_result_and_maybe_send_response("", {})
+        for txn in transactions:
+            wanted = {TopicPartition(t.name, p) for t in txn.topics for p in t.partitions}
+            unknown = {tp for tp in wanted if not self._partition_exists(tp)}
+            tid = txn.transactional_id
+            if unknown:  # the others are not added
+                add_result_and_maybe_send_response(tid, {
+                    tp: Errors.UNKNOWN_TOPIC_OR_PARTITION if tp in unknown else Errors.OPERATION_NOT_ATTEMPTED
+                    for tp in wanted})
+            elif txn.verify_only:
+                verify = self.coordinator.handle_verify_partitions_in_transaction
+                verified = verify(tid, txn.producer_id, txn.producer_epoch, wanted)
+                add_result_and_maybe_send_response(tid, verified)
+            else:
+                self.coordinator.handle_add_partitions_to_transaction(
+                    tid, txn.producer_id, txn.producer_epoch, wanted,
+                    lambda error, tid=tid, wanted=wanted: add_result_and_maybe_send_response(
+                        tid, dict.fromkeys(wanted, error)), for_add_partitions_to_txn(version))
+
     def _partition_exists(self, tp: TopicPartition) -> bool:
         topic = self.metadata_cache.get_topic(tp.topic)
         return topic is not None and topic.partition(tp.partition) is not None
@@ -156,8 +203,10 @@ class TransactionApis:
                           Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
         self.coordinator.handle_end_transaction(
             req.transactional_id, req.producer_id, req.producer_epoch, req.committed,
-            lambda error, _pid, _epoch: self.request_helper.send_response_maybe_throttle(request, dict(
-                throttle_time_ms=0, error_code=fenced_for_version(error, version, 2))))
+            lambda error, pid, epoch: self.request_helper.send_response_maybe_throttle(request, dict(
+                throttle_time_ms=0, error_code=fenced_for_version(error, version, 2),
+                producer_id=pid, producer_epoch=epoch)),  # v5: what the producer goes on with
+            for_end_txn(version))
 
     # ------------------------------------------------------------ DescribeTransactions / ListTransactions
     def handle_describe_transactions_request(self, request: Request) -> None:
@@ -185,3 +234,11 @@ class TransactionApis:
         body["transaction_states"] = [t for t in body["transaction_states"] if self.auth.authorize(
             request, Op.DESCRIBE, Res.TRANSACTIONAL_ID, t["transactional_id"])]
         self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, **body))
+
+
+def _topic_results(errors: dict[TopicPartition, Errors]) -> list[dict]:
+    by_topic: dict[str, list[dict]] = {}
+    for tp, error in sorted(errors.items()):
+        by_topic.setdefault(tp.topic, []).append(dict(partition_index=tp.partition,
+                                                      partition_error_code=error))
+    return [dict(name=name, results_by_partition=parts) for name, parts in by_topic.items()]

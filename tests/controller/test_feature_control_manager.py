@@ -20,7 +20,7 @@ def levels(records) -> list[tuple[str, int]]:
 def test_a_new_cluster_starts_with_share_groups_and_eligible_leader_replicas_on():
     assert levels(FeatureControlManager().bootstrap_records()) == [
         ("metadata.version", MAX_METADATA_VERSION), ("share.version", 1),
-        ("eligible.leader.replicas.version", 1)]
+        ("eligible.leader.replicas.version", 1), ("transaction.version", 2)]
 
 
 def test_a_level_from_bootstrap_checkpoint_replaces_the_default_and_level_0_writes_no_record():
@@ -29,7 +29,7 @@ def test_a_level_from_bootstrap_checkpoint_replaces_the_default_and_level_0_writ
     share_off = record(MetadataRecordType.FEATURE_LEVEL_RECORD, name="share.version", feature_level=0)
     records = FeatureControlManager().bootstrap_records([share_off, scram])
     assert levels(records) == [("metadata.version", MAX_METADATA_VERSION),
-                               ("eligible.leader.replicas.version", 1)]
+                               ("eligible.leader.replicas.version", 1), ("transaction.version", 2)]
     assert records[-1] is scram, "the other bootstrap records follow the features"
 
 
@@ -45,4 +45,5 @@ def test_a_broker_registers_metadata_version_and_share_version():
     assert {f["name"]: (f["min_supported_version"], f["max_supported_version"])
             for f in supported_feature_ranges()} == {"metadata.version": (1, MAX_METADATA_VERSION),
                                                      "share.version": (0, 1),
-                                                     "eligible.leader.replicas.version": (0, 1)}
+                                                     "eligible.leader.replicas.version": (0, 1),
+                                                     "transaction.version": (0, 2)}

@@ -4,9 +4,10 @@ member too), a fenced producer, and what a read_committed reader sees (the last 
 aborted transactions), compared field by field with Apache Kafka's answers (producer ids by name, see
 group_steps.Script).
 
-Apache Kafka 4.4 runs transaction.version=2 (KIP-890), but decides per request: EndTxn before v5 and
-AddPartitionsToTxn before v4 keep a transaction on the first protocol, which is the one our broker
-speaks, so these are the versions asked here.
+Apache Kafka 4.4 runs transaction.version=2 (KIP-890), as this broker does, and both decide per request:
+EndTxn before v5 and AddPartitionsToTxn before v4 keep a transaction on the first protocol (the first
+tests); Produce v12, TxnOffsetCommit v5 and EndTxn v5 run it at TV_2 (the last ones: the epoch bumped at
+every commit and abort, the partition added by the broker, a late produce fenced).
 """
 
 from __future__ import annotations
@@ -335,3 +336,93 @@ def test_offsets_committed_in_a_transaction_by_a_consumer_group_member(pair):
     commit_and_fetch(script, pair, txn, fetch_offsets, index=1, offset=43)
     # leaves
     script.same(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848, consumer_group_heartbeat(group, member, -1))
+
+
+# ---------------------------------------------------------------------- transaction.version 2 (KIP-890)
+# Both clusters finalize transaction.version 2; a transaction runs at TV_2 when its requests are the new
+# versions: Produce v12 and TxnOffsetCommit v5 (the broker adds the partition), EndTxn v5 (the epoch bump).
+PRODUCE_V2, END_V2, TXN_COMMIT_V2, BROKER_ADD = 12, 5, 5, 5
+
+
+def broker_add(txn: str, pid: str, epoch: int, topic: str, verify_only: bool, partition: int = 0) -> dict:
+    """AddPartitionsToTxn v5 as a partition leader sends it to the coordinator (one transaction)."""
+    return {"transactions": [{"transactional_id": txn, "producer_id": Sym(pid), "producer_epoch": epoch,
+                              "verify_only": verify_only,
+                              "topics": [{"name": topic, "partitions": [partition]}]}]}
+
+
+def test_tv2_every_end_bumps_the_epoch_and_a_late_produce_is_fenced(pair):
+    script, topic, txn = Script(pair), unique_topic("tv2"), unique_topic("txn")
+    create_topic(pair, topic)
+    find_coordinator(pair, txn, TRANSACTION)
+    producer_ids_ready(pair)
+    script.same(ApiKey.INIT_PRODUCER_ID, INIT, init_producer_id(txn), learn=("producer_id", "pid"))
+    # no AddPartitionsToTxn: Produce v12 has the broker add the partition
+    script.same(ApiKey.PRODUCE, PRODUCE_V2, produce(topic, records("pid", 0, 0, 3, True), txn))
+    script.same(ApiKey.DESCRIBE_TRANSACTIONS, 0, describe_transactions(txn))  # Ongoing, with the partition
+    ours, _ = script.same(ApiKey.END_TXN, END_V2, end_txn(txn, "pid", 0, True))
+    assert (ours["producer_id"], ours["producer_epoch"]) == ("pid", 1), ours
+    settled(script, txn, "CompleteCommit")
+    script.same(ApiKey.DESCRIBE_TRANSACTIONS, 0, describe_transactions(txn))  # epoch 1
+    script.same(ApiKey.END_TXN, END_V2, end_txn(txn, "pid", 0, True))  # a retry by the old epoch: answered
+    script.same(ApiKey.END_TXN, END, end_txn(txn, "pid", 1, True))  # v4 (TV_0) at the new epoch
+    # a zombie: the epoch that committed writes again; fenced, and no transaction opens
+    script.same(ApiKey.PRODUCE, PRODUCE_V2, produce(topic, records("pid", 0, 3, 1, True), txn))
+    script.same(ApiKey.DESCRIBE_TRANSACTIONS, 0, describe_transactions(txn))  # still CompleteCommit
+    stable_at(script, topic, 4)
+    script.same(ApiKey.FETCH, FETCH, fetch(topic, 1))
+    # the next transaction, aborted; then an abort with nothing begun, which still bumps the epoch
+    script.same(ApiKey.PRODUCE, PRODUCE_V2, produce(topic, records("pid", 1, 0, 2, True), txn))
+    ours, _ = script.same(ApiKey.END_TXN, END_V2, end_txn(txn, "pid", 1, False))
+    assert ours["producer_epoch"] == 2, ours
+    settled(script, txn, "CompleteAbort")
+    script.same(ApiKey.END_TXN, END_V2, end_txn(txn, "pid", 2, True))  # commit of nothing: INVALID_TXN_STATE
+    ours, _ = script.same(ApiKey.END_TXN, END_V2, end_txn(txn, "pid", 2, False))
+    assert ours["producer_epoch"] == 3, ours
+    settled(script, txn, "CompleteAbort")
+    script.same(ApiKey.DESCRIBE_TRANSACTIONS, 0, describe_transactions(txn))
+    script.same(ApiKey.DESCRIBE_PRODUCERS, 0, describe_producers(topic))
+    script.same(ApiKey.FETCH, FETCH, fetch(topic, 1))
+
+
+def test_tv2_offsets_join_the_transaction_without_add_offsets(pair):
+    script, topic = Script(pair), unique_topic("tv2-offsets")
+    txn, group = unique_topic("txn"), unique_topic("g")
+    create_topic(pair, topic)
+    find_coordinator(pair, txn, TRANSACTION)
+    producer_ids_ready(pair)
+    find_coordinator(pair, group, GROUP)
+    script.same(ApiKey.INIT_PRODUCER_ID, INIT, init_producer_id(txn), learn=("producer_id", "pid"))
+    commit = {"transactional_id": txn, "group_id": group, "producer_id": Sym("pid"), "producer_epoch": 0,
+              "generation_id": -1, "member_id": "", "group_instance_id": None, "topics": [
+                  {"name": topic, "partitions": [{"partition_index": 0, "committed_offset": 17,
+                                                  "committed_leader_epoch": -1, "committed_metadata": ""}]}]}
+    script.same(ApiKey.TXN_OFFSET_COMMIT, TXN_COMMIT, commit)  # v3: not added first, refused
+    script.same(ApiKey.TXN_OFFSET_COMMIT, TXN_COMMIT_V2, commit)  # v5: the broker adds the group's partition
+    script.same(ApiKey.DESCRIBE_TRANSACTIONS, 0, describe_transactions(txn))  # with __consumer_offsets-N
+    script.same(ApiKey.END_TXN, END_V2, end_txn(txn, "pid", 0, True))
+    settled(script, txn, "CompleteCommit")
+    fetch_offsets = {"groups": [{"group_id": group, "topics": [{"name": topic, "partition_indexes": [0]}]}],
+                     "require_stable": True}
+    wait_until(lambda: all(a["groups"][0]["topics"][0]["partitions"][0]["committed_offset"] == 17
+                           for a in pair.ask(ApiKey.OFFSET_FETCH, 8, fetch_offsets)),
+               timeout=30, message="committed offset 17 visible on both", interval=0.05)
+    script.same(ApiKey.OFFSET_FETCH, 8, fetch_offsets)
+
+
+def test_add_partitions_to_txn_v5_from_a_broker_verifies_or_adds(pair):
+    script, topic, txn = Script(pair), unique_topic("tv2-broker"), unique_topic("txn")
+    create_topic(pair, topic)
+    find_coordinator(pair, txn, TRANSACTION)
+    producer_ids_ready(pair)
+    script.same(ApiKey.INIT_PRODUCER_ID, INIT, init_producer_id(txn), learn=("producer_id", "pid"))
+    add = ApiKey.ADD_PARTITIONS_TO_TXN
+    script.same(add, BROKER_ADD, broker_add(txn, "pid", 0, topic, True))  # not in it
+    script.same(add, BROKER_ADD, broker_add(txn, "pid", 0, topic, False))  # added
+    script.same(ApiKey.DESCRIBE_TRANSACTIONS, 0, describe_transactions(txn))
+    script.same(add, BROKER_ADD, broker_add(txn, "pid", 0, topic, True))  # in it now
+    script.same(add, BROKER_ADD, broker_add(txn, "pid", 5, topic, False))  # fenced
+    script.same(add, BROKER_ADD, broker_add(txn, "pid", 0, topic, False, 9))  # no such partition
+    script.same(add, BROKER_ADD, broker_add("never-initialized", "pid", 0, topic, True))
+    script.same(ApiKey.END_TXN, END_V2, end_txn(txn, "pid", 0, True))
+    settled(script, txn, "CompleteCommit")

@@ -62,7 +62,7 @@ def test_unsupported_api_versions_version_is_answered_in_v0(broker):
                                                                                    10 + 6 * i)[1:]
               for i in range(count)}
     assert ranges[ApiKey.API_VERSIONS] == (0, 3)
-    assert ranges[ApiKey.PRODUCE] == (3, 9)
+    assert ranges[ApiKey.PRODUCE] == (3, 12)  # v12: transaction.version 2 (KIP-890)
 
 
 def produce_request(topic: str, records: bytes) -> dict:

@@ -40,7 +40,7 @@ def describe(bootstrap: str, transactional_id: str):
 
 def test_the_transaction_apis_are_advertised_once_registered(txn_broker):
     apis = advertised(txn_broker.port)
-    assert apis[ApiKey.ADD_PARTITIONS_TO_TXN] == (0, 3) and apis[ApiKey.END_TXN] == (0, 4)
+    assert apis[ApiKey.ADD_PARTITIONS_TO_TXN] == (0, 5) and apis[ApiKey.END_TXN] == (0, 5)  # KIP-890, as 4.4
     assert apis[ApiKey.DESCRIBE_TRANSACTIONS] == (0, 0) and apis[ApiKey.LIST_TRANSACTIONS] == (0, 1)
 
 

@@ -25,7 +25,7 @@ def results(request, tmp_path_factory):
     broker = BrokerProcess(tmp_path_factory.mktemp(f"broker-{profile}") / "data",
                            {"group.initial.rebalance.delay.ms": "0"})
     try:
-        yield run_scenarios(cp, broker.bootstrap, *SCENARIOS)
+        yield {**run_scenarios(cp, broker.bootstrap, *SCENARIOS), "profile": profile}
     finally:
         broker.stop()
 
@@ -68,7 +68,7 @@ def test_consumer_group_of_three(results, assignor):
 @pytest.mark.parametrize("name", ["transactions", "transactions-consumer-protocol"])
 def test_transactional_read_process_write_exactly_once(results, name):
     """group.protocol=classic, then consumer (KIP-848): sendOffsetsToTransaction with the member's epoch."""
-    r = scenario(results, name)
+    r, profile = scenario(results, name), results["profile"]
     assert r["processed"] == 90 and r["aborted_transactions"] >= 1
     assert r["group_committed_total"] == 90  # the input offsets, committed with the transactions
     committed = r["read_committed"]
@@ -76,6 +76,14 @@ def test_transactional_read_process_write_exactly_once(results, name):
     assert committed["records"] == 90
     # The aborted batches did reach the log: only read_committed hides them.
     assert r["read_uncommitted"]["records"] > 90
+    # transaction.version 2 (KIP-890 part 2): the 4.x client's EndTxn v5 bumps the epoch at every commit and
+    # abort, as DescribeTransactions shows; the 3.9 client keeps the first protocol, its epoch fixed.
+    epochs = r["epochs_after_end"]
+    assert len(epochs) == r["committed_transactions"] + r["aborted_transactions"]
+    if profile == "clients-4":
+        assert epochs == list(range(epochs[0], epochs[0] + len(epochs))), epochs
+    else:
+        assert set(epochs) == {epochs[0]}, epochs
 
 
 def test_admin_api(results):

@@ -206,12 +206,14 @@ def test_kafka_leader_election_and_reassign_partitions(tools):
 
 def test_kafka_features(tools):
     """Kafka's kafka-features lists every feature this broker supports, in name order: metadata.version,
-    and share.version, which kafka-storage format finalizes at 1 (share groups on, docs/share_groups.md)"""
+    share.version, which kafka-storage format finalizes at 1 (share groups on, docs/share_groups.md), and
+    transaction.version at 2 (KIP-890 part 2, docs/transactions.md)"""
     lines = tools(FEATURES, "describe").splitlines()
     assert [line.split()[:2] for line in lines] == [["Feature:", "metadata.version"],
-                                                    ["Feature:", "share.version"]]
+                                                    ["Feature:", "share.version"],
+                                                    ["Feature:", "transaction.version"]]
     finalized = [line.split("FinalizedVersionLevel:")[1].split()[0] for line in lines]
-    assert finalized[0].startswith("4.") and finalized[1] == "1", lines
+    assert finalized[0].startswith("4.") and finalized[1:] == ["1", "2"], lines
 
 
 def test_kafka_consumer_groups_on_a_kip848_group(tools):

@@ -26,6 +26,8 @@ from kafka.log.transaction_index import AbortedTxn, read_entries
 from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
+from kafka.protocol.record_batch import build_batch
+from kafka.tools import transactions_command
 from kafka.utils.time import MockTime
 from tests.helpers import wait_until
 from tests.integration.test_confluent_kafka import create_topic
@@ -138,3 +140,49 @@ def test_a_broker_names_the_aborted_transaction_to_read_committed_fetches(broker
         f"the fetch should name one aborted transaction from offset 3 (oops), named {aborted}"
     entries = read_entries((broker.data_dir / "lab09-0" / f"{0:020d}.txnindex").read_bytes())
     assert [(e.first_offset, e.last_offset, e.last_stable_offset) for e in entries] == [(3, 4, 5)]
+
+
+def test_step_7_each_commit_moves_the_epoch_kafka_transactions_describe_shows_it(broker, capsys):
+    """step 7: a transaction.version 2 producer by hand (Produce v12, EndTxn v5): each commit answers the next
+    epoch, `kafka-transactions describe` shows it, and a zombie at the epoch that committed is fenced"""
+    create_topic(broker.bootstrap, "lab09-tv2", 1)
+    client = WireClient(broker.port)
+    try:
+        def initialized():  # the first time, __transaction_state is created and loaded meanwhile
+            client.request(ApiKey.FIND_COORDINATOR, 4, {"key_type": 1, "coordinator_keys": ["lab09-tv2"]})
+            init = client.request(ApiKey.INIT_PRODUCER_ID, 4, {"transactional_id": "lab09-tv2",
+                                                                "transaction_timeout_ms": 60000,
+                                                                "producer_id": -1, "producer_epoch": -1})
+            return init if init.error_code == Errors.NONE else None
+        init = wait_until(initialized, timeout=30, message="InitProducerId to succeed", interval=0.1)
+        pid, epoch = init.producer_id, init.producer_epoch
+
+        def produce(epoch: int, sequence: int) -> int:
+            batch = build_batch([(None, b"tv2")], producer_id=pid, producer_epoch=epoch,
+                                base_sequence=sequence, is_transactional=True)
+            response = client.request(ApiKey.PRODUCE, 12, {
+                "transactional_id": "lab09-tv2", "acks": -1, "timeout_ms": 5000, "topic_data": [
+                    {"name": "lab09-tv2", "partition_data": [{"index": 0, "records": batch}]}]})
+            return response.responses[0].partition_responses[0].error_code
+
+        answered = []
+        for _ in range(3):
+            assert produce(epoch, 0) == Errors.NONE, "Produce v12 adds the partition: no AddPartitionsToTxn"
+            end = client.request(ApiKey.END_TXN, 5, {"transactional_id": "lab09-tv2", "producer_id": pid,
+                                                     "producer_epoch": epoch, "committed": True})
+            assert end.error_code == Errors.NONE
+            answered.append(end.producer_epoch)
+            old, epoch = epoch, end.producer_epoch
+            wait_until(lambda: client.request(ApiKey.DESCRIBE_TRANSACTIONS, 0, {"transactional_ids": [
+                "lab09-tv2"]}).transaction_states[0].transaction_state == "CompleteCommit",
+                timeout=10, message="the markers to be written")
+        assert answered == [init.producer_epoch + 1, init.producer_epoch + 2, init.producer_epoch + 3]
+        assert produce(old, 1) == Errors.INVALID_PRODUCER_EPOCH, "the zombie after the commit"
+    finally:
+        client.close()
+    capsys.readouterr()
+    assert transactions_command.main(["--bootstrap-server", broker.bootstrap, "describe",
+                                      "--transactional-id", "lab09-tv2"]) == 0
+    header, row = capsys.readouterr().out.splitlines()[:2]
+    described = dict(zip(header.split("\t"), (cell.strip() for cell in row.split("\t")), strict=False))
+    assert (described["ProducerEpoch"], described["TransactionState"]) == (str(epoch), "CompleteCommit")

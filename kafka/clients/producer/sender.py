@@ -188,7 +188,8 @@ class Sender(threading.Thread):
                 "topic_data": [{"name": t, "partition_data": parts} for t, parts in by_topic.items()]}
         self.client.send(ClientRequest(
             node_id, ApiKey.PRODUCE, body, expect_response=self.acks != 0,
-            callback=lambda response: self.handle_produce_response(response, by_tp)))
+            callback=lambda response: self.handle_produce_response(response, by_tp),
+            max_version=11 if transactional_id is not None else None))  # v12+: transaction.version 2
 
     def handle_produce_response(self, response: ClientResponse,
                                 batches: dict[TopicPartition, ProducerBatch]) -> None:

@@ -218,6 +218,7 @@ class FindCoordinatorHandler(TxnRequestHandler):
 
 class AddPartitionsToTxnHandler(TxnRequestHandler):
     api_key = ApiKey.ADD_PARTITIONS_TO_TXN
+    max_version = 3  # the clients' versions; 4+ are brokers' (KIP-890)
     coordinator_type = TRANSACTION
 
     def __init__(self, manager, partitions: set[TopicPartition]) -> None:
@@ -310,6 +311,7 @@ class AddOffsetsToTxnHandler(TxnRequestHandler):
 
 class TxnOffsetCommitHandler(AddOffsetsToTxnHandler):
     api_key = ApiKey.TXN_OFFSET_COMMIT
+    max_version = 4  # transaction.version 1: v5 would ask the broker to add the offsets partition itself
     coordinator_type = GROUP
 
     def coordinator_key(self) -> str:
@@ -356,6 +358,7 @@ class TxnOffsetCommitHandler(AddOffsetsToTxnHandler):
 
 class EndTxnHandler(TxnRequestHandler):
     api_key = ApiKey.END_TXN
+    max_version = 4  # transaction.version 1: v5 bumps the epoch at every commit (KIP-890 part 2)
     coordinator_type = TRANSACTION
     is_end_txn = True
 

@@ -119,7 +119,8 @@ class GroupCoordinatorService:
         # (transactional_id, producer_id, producer_epoch, offsets partition) -> None if that partition of
         # __consumer_offsets is in the producer's ongoing transaction, else the error for TxnOffsetCommit;
         # set by the broker from the transaction coordinator (KIP-890's verification, done up front).
-        self.transaction_verifier: Callable[[str, int, int, int], Errors | None] | None = None
+        # (transactional id, producer id, epoch, offsets partition, api version, callback(error or None))
+        self.transaction_verifier: Callable[..., None] | None = None
         self.is_active = threading.Event()
         # metrics: how long a consumer group's assignor took (ms); the broker sets it to its histogram
         self.on_assignment: Callable[[float], None] = lambda ms: None
@@ -486,22 +487,28 @@ class GroupCoordinatorService:
                     lambda error: {tp: offset_commit_error(error) for tp in request.offsets})
 
     def commit_transactional_offsets(self, request, context) -> Future:
-        """TxnOffsetCommit: the offsets go into the producer's transaction, pending until its marker."""
-        error = self._not_active() or _invalid_group_id(request.group_id, allow_empty=True)
-        if error is None and self.transaction_verifier is not None:
-            # The group's partition must be in the producer's transaction (AddOffsetsToTxn), or its
-            # batch would open a transaction no marker will ever close.
-            error = self.transaction_verifier(request.transactional_id, request.producer_id,
-                                              request.producer_epoch,
-                                              self.partition_for(request.group_id))
-        if error is not None:
+        """TxnOffsetCommit: the offsets go into the producer's transaction, pending until its marker, once
+        ``transaction_verifier`` (the AddPartitionsToTxnManager, KIP-890) has the partition in it."""
+        if (error := self._not_active() or _invalid_group_id(request.group_id, allow_empty=True)) is not None:
             return answered({tp: error for tp in request.offsets})
+        answer: Future = Future()
+        if self.transaction_verifier is None:
+            self._commit_verified(request, context, None, answer)
+        else:
+            self.transaction_verifier(request.transactional_id, request.producer_id, request.producer_epoch,
+                                      self.partition_for(request.group_id), request.api_version,
+                                      lambda e: self._commit_verified(request, context, e, answer))
+        return answer
+
+    def _commit_verified(self, request, context, error: Errors | None, answer: Future) -> None:
+        if error is not None:
+            return answer.set_result({tp: error for tp in request.offsets})
         future = self.runtime.schedule_transactional_write_operation(
             "txn-commit-offset", self.topic_partition_for(request.group_id), request.transactional_id,
             request.producer_id, request.producer_epoch, self.config.offset_commit_timeout_ms,
             lambda shard: shard.commit_transactional_offset(context, request))
-        return then(future, lambda response: response,
-                    lambda error: {tp: offset_commit_error(error) for tp in request.offsets})
+        then(future, lambda r: r, lambda e: dict.fromkeys(request.offsets, offset_commit_error(e))
+             ).add_done_callback(lambda f: answer.set_result(f.result()))
 
     def fetch_offsets(self, group_id: str, partitions, require_stable: bool, member_id: str | None = None,
                       member_epoch: int = -1) -> Future:

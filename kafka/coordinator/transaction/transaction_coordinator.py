@@ -16,6 +16,10 @@ id's ``__transaction_state`` partition; seed 000: that coordinator appends throu
     EndTxn(commit|abort)    PrepareCommit/PrepareAbort written -> answered -> the
                             TransactionMarkerChannelManager writes the markers -> CompleteCommit/
                             CompleteAbort. EndTxn with nothing begun is INVALID_TXN_STATE
+    EndTxn v5 (TV_2)        the same, with the epoch bumped in Prepare* (the markers carry it) and the
+                            new id and epoch in the answer: a producer that committed can no longer
+                            write under its old epoch (KIP-890 part 2). An abort with nothing begun
+                            is allowed, to bump the epoch
 
 Every change is prepared on the TransactionMetadata (its pending state blocks a concurrent one),
 appended by the TransactionStateManager, and completed in the append's callback. A transaction
@@ -46,6 +50,7 @@ from kafka.coordinator.transaction.transaction_marker_channel_manager import (
 from kafka.coordinator.transaction.transaction_metadata import (
     NO_PRODUCER_EPOCH,
     NO_PRODUCER_ID,
+    SHORT_MAX,
     TransactionMetadata,
     TxnTransitMetadata,
     is_epoch_exhausted,
@@ -57,6 +62,7 @@ from kafka.coordinator.transaction.transaction_state_manager import (
     TransactionConfig,
     TransactionStateManager,
 )
+from kafka.coordinator.transaction.transaction_version import TV_0, TV_2, finalized_level, supports_epoch_bump
 from kafka.protocol.errors import Errors
 from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
@@ -100,6 +106,8 @@ class TransactionCoordinator:
         the marker channel, whose WriteTxnMarkers go where `leader_for` says, sent by `send_markers`."""
         txn_manager = TransactionStateManager(node_id, TransactionConfig.from_kafka_config(config),
                                               replica_manager, time)
+        txn_manager.transaction_version_level = lambda: finalized_level(  # from the metadata image
+            replica_manager.metadata_cache.finalized_features)
         marker_channel = TransactionMarkerChannelManager(node_id, txn_manager, leader_for, send_markers, time)
         return cls(producer_id_manager, txn_manager, marker_channel, time=time,
                    group_partition_for=group_partition_for)
@@ -208,8 +216,8 @@ class TransactionCoordinator:
                 response_callback(init_transaction_error(
                     end_error if end_error != Errors.NONE else Errors.CONCURRENT_TRANSACTIONS))
             self._end_transaction(transactional_id, new_metadata.producer_id, new_metadata.producer_epoch,
-                                  False,
-                                  False, send_retriable_error_callback)
+                                  False, False, send_retriable_error_callback,
+                                  self.txn_manager.transaction_version_level())  # the server's, as Kafka
             return
 
         def send_pid_response_callback(append_error: Errors) -> None:
@@ -262,7 +270,8 @@ class TransactionCoordinator:
     def handle_add_partitions_to_transaction(self, transactional_id: str, producer_id: int,
                                              producer_epoch: int,
                                              partitions: set[TopicPartition],
-                                             response_callback: Callable[[Errors], None]) -> None:
+                                             response_callback: Callable[[Errors], None],
+                                             client_transaction_version: int = TV_0) -> None:
         if not transactional_id:
             response_callback(Errors.INVALID_REQUEST)
             return
@@ -273,20 +282,21 @@ class TransactionCoordinator:
             response_callback(error)
             return
         metadata = entry.transaction_metadata
-        with metadata.lock:
-            if metadata.producer_id != producer_id:
+        with metadata.lock:  # Kafka 4.4's order: a change in flight first, then who is asking
+            if metadata.pending_transition_in_progress:
+                error = Errors.CONCURRENT_TRANSACTIONS
+            elif metadata.producer_id != producer_id:
                 error = Errors.INVALID_PRODUCER_ID_MAPPING
             elif metadata.producer_epoch != producer_epoch:
                 error = Errors.PRODUCER_FENCED
-            elif metadata.pending_transition_in_progress:
-                error = Errors.CONCURRENT_TRANSACTIONS
             elif metadata.state in (S.PREPARE_COMMIT, S.PREPARE_ABORT):
                 error = Errors.CONCURRENT_TRANSACTIONS
             elif metadata.state == S.ONGOING and set(partitions) <= metadata.topic_partitions:
                 response_callback(Errors.NONE)  # already in: nothing to write
                 return
             else:
-                new_metadata = metadata.prepare_add_partitions(partitions, self.time.milliseconds())
+                new_metadata = metadata.prepare_add_partitions(partitions, self.time.milliseconds(),
+                                                               client_transaction_version)
         if error != Errors.NONE:
             response_callback(error)
             return
@@ -312,8 +322,8 @@ class TransactionCoordinator:
                 elif metadata.state in (S.PREPARE_COMMIT, S.PREPARE_ABORT):
                     error = Errors.CONCURRENT_TRANSACTIONS
                 else:  # only a committed AddPartitionsToTxn puts a partition in the set
-                    return {tp: Errors.NONE if tp in metadata.topic_partitions else Errors.INVALID_TXN_STATE
-                            for tp in partitions}
+                    return {tp: Errors.NONE if tp in metadata.topic_partitions
+                            else Errors.TRANSACTION_ABORTABLE for tp in partitions}
         return dict.fromkeys(partitions, error)
 
     def handle_add_offsets_to_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
@@ -325,43 +335,17 @@ class TransactionCoordinator:
                                                   {offsets_partition},
                                                   response_callback)
 
-    def verify_offsets_partition_in_transaction(self, transactional_id: str, producer_id: int,
-                                                producer_epoch: int,
-                                                offsets_partition: int) -> Errors | None:
-        """The GroupCoordinator's ``transaction_verifier`` for TxnOffsetCommit (Kafka's
-        handleVerifyPartitionsInTransaction): None if the group's __consumer_offsets partition is in
-        this producer's open transaction, else the error to answer. Only an id this broker
-        coordinates can be checked (Kafka asks the right coordinator over the network); another's is
-        let through."""
-        if self.txn_manager is None:
-            return None
-        error, entry = self.txn_manager.get_transaction_state(transactional_id)
-        if error != Errors.NONE:
-            return None  # not ours to judge (or still loading)
-        if entry is None:
-            return Errors.INVALID_PRODUCER_ID_MAPPING
-        metadata = entry.transaction_metadata
-        with metadata.lock:
-            if metadata.producer_id != producer_id:
-                return Errors.INVALID_PRODUCER_ID_MAPPING
-            if metadata.producer_epoch != producer_epoch:
-                return Errors.PRODUCER_FENCED
-            if metadata.state in (S.PREPARE_COMMIT, S.PREPARE_ABORT):
-                return Errors.CONCURRENT_TRANSACTIONS
-            tp = TopicPartition(GROUP_METADATA_TOPIC_NAME, offsets_partition)
-            if metadata.state != S.ONGOING or tp not in metadata.topic_partitions:
-                return Errors.INVALID_TXN_STATE  # no AddOffsetsToTxn for this group first
-            return None
-
     # ------------------------------------------------------------------ EndTxn
     def handle_end_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
-                               committed: bool,
-                               response_callback: EndTxnCallback) -> None:
+                               committed: bool, response_callback: EndTxnCallback,
+                               client_transaction_version: int = TV_0) -> None:
+        """EndTxn; `client_transaction_version` is TransactionVersion.for_end_txn of the request's version."""
         self._end_transaction(transactional_id, producer_id, producer_epoch, committed, True,
-                              response_callback)
+                              response_callback, client_transaction_version)
 
     def _end_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int, committed: bool,
-                         is_from_client: bool, response_callback: EndTxnCallback) -> None:
+                         is_from_client: bool, response_callback: EndTxnCallback,
+                         client_transaction_version: int = TV_0) -> None:
         if not transactional_id:
             response_callback(Errors.INVALID_REQUEST, NO_PRODUCER_ID, NO_PRODUCER_EPOCH)
             return
@@ -375,60 +359,126 @@ class TransactionCoordinator:
         is_epoch_fence = False
         with metadata.lock:
             current_id, current_epoch = metadata.producer_id, metadata.producer_epoch
-            # Transaction version 0: a client must send exactly the current epoch; the coordinator's
-            # own abort (a fence, a timeout) comes with the bumped one.
-            valid_epoch = (not is_from_client or producer_epoch == metadata.producer_epoch) and \
-                producer_epoch >= metadata.producer_epoch
-            if metadata.producer_id != producer_id:
-                error = Errors.INVALID_PRODUCER_ID_MAPPING
-            elif not valid_epoch:
-                error = Errors.PRODUCER_FENCED
-            elif metadata.pending_transition_in_progress and metadata.pending_state != S.PREPARE_EPOCH_FENCE:
-                error = Errors.CONCURRENT_TRANSACTIONS
-            elif metadata.state == S.ONGOING:
-                next_state = S.PREPARE_COMMIT if committed else S.PREPARE_ABORT
-                if next_state == S.PREPARE_ABORT and metadata.pending_state == S.PREPARE_EPOCH_FENCE:
-                    # The fence becomes the abort: its bumped epoch is the one the markers carry.
-                    is_epoch_fence = True
-                    metadata.pending_state = None
-                    metadata.producer_epoch = producer_epoch
-                    metadata.last_producer_epoch = NO_PRODUCER_EPOCH
-                new_metadata = metadata.prepare_abort_or_commit(next_state, self.time.milliseconds())
-            elif metadata.state == S.COMPLETE_COMMIT:
-                error = Errors.NONE if committed else Errors.INVALID_TXN_STATE  # NONE: a retried EndTxn
-            elif metadata.state == S.COMPLETE_ABORT:
-                error = Errors.NONE if not committed else Errors.INVALID_TXN_STATE
-            elif metadata.state == S.PREPARE_COMMIT:
-                error = Errors.CONCURRENT_TRANSACTIONS if committed else Errors.INVALID_TXN_STATE
-            elif metadata.state == S.PREPARE_ABORT:
-                error = Errors.CONCURRENT_TRANSACTIONS if not committed else Errors.INVALID_TXN_STATE
-            elif metadata.state == S.EMPTY:
-                error = Errors.INVALID_TXN_STATE  # nothing was begun: there is nothing to end
+            is_epoch_fence = metadata.pending_state == S.PREPARE_EPOCH_FENCE and not committed
+            if supports_epoch_bump(client_transaction_version):
+                error, new_metadata = self._prepare_end_transaction_v2(
+                    metadata, producer_id, producer_epoch, committed, is_from_client, is_epoch_fence)
             else:
-                raise RuntimeError(f"transactional id {transactional_id} found in state {metadata.state}")
-            if error == Errors.NONE and metadata.state != S.ONGOING:
+                error, new_metadata = self._prepare_end_transaction_v1(metadata, producer_id, producer_epoch,
+                                                                       committed, is_from_client)
+            if error == Errors.NONE:  # a retry of an EndTxn that is done: its answer again
                 response_callback(Errors.NONE, current_id, current_epoch)
                 return
-        if error != Errors.NONE:
+        if error is not None:
             log.debug("EndTxn refused", transactional_id=transactional_id, error=error.name,
                       state=str(metadata.state))
             response_callback(error, NO_PRODUCER_ID, NO_PRODUCER_EPOCH)
             return
+        self._append_end_transaction(transactional_id, producer_id, producer_epoch, committed,
+                                     coordinator_epoch, new_metadata, is_epoch_fence, response_callback,
+                                     supports_epoch_bump(client_transaction_version))
 
+    def _prepare_end_transaction_v1(self, metadata: TransactionMetadata, producer_id: int,
+                                    producer_epoch: int, committed: bool, is_from_client: bool
+                                    ) -> tuple[Errors | None, TxnTransitMetadata | None]:
+        """Kafka's endTransactionWithTV1: (None, Prepare*) to append, or the error (NONE: already done)."""
+        error, new_metadata = None, None
+        # Transaction version 0: a client must send exactly the current epoch; the coordinator's
+        # own abort (a fence, a timeout) comes with the bumped one.
+        valid_epoch = (not is_from_client or producer_epoch == metadata.producer_epoch) and \
+            producer_epoch >= metadata.producer_epoch
+        if metadata.producer_id != producer_id:
+            error = Errors.INVALID_PRODUCER_ID_MAPPING
+        elif not valid_epoch:
+            error = Errors.PRODUCER_FENCED
+        elif metadata.pending_transition_in_progress and metadata.pending_state != S.PREPARE_EPOCH_FENCE:
+            error = Errors.CONCURRENT_TRANSACTIONS
+        elif metadata.state == S.ONGOING:
+            next_state = S.PREPARE_COMMIT if committed else S.PREPARE_ABORT
+            if next_state == S.PREPARE_ABORT and metadata.pending_state == S.PREPARE_EPOCH_FENCE:
+                # The fence becomes the abort: its bumped epoch is the one the markers carry.
+                metadata.pending_state = None
+                metadata.producer_epoch = producer_epoch
+                metadata.last_producer_epoch = NO_PRODUCER_EPOCH
+            new_metadata = metadata.prepare_abort_or_commit(next_state, self.time.milliseconds())
+        else:
+            error = self._end_transaction_in_state(metadata.state, committed)
+        return error, new_metadata
+
+    @staticmethod
+    def _end_transaction_in_state(state: TransactionState, committed: bool, is_retry: bool = True) -> Errors:
+        """EndTxn meeting a transaction that is not Ongoing: NONE for a retry of what is done, a retry
+        later while its markers are on their way, INVALID_TXN_STATE for the other outcome."""
+        if state in (S.COMPLETE_COMMIT, S.COMPLETE_ABORT):
+            same = committed == (state == S.COMPLETE_COMMIT)
+            return Errors.NONE if same and is_retry else Errors.INVALID_TXN_STATE
+        if state in (S.PREPARE_COMMIT, S.PREPARE_ABORT):
+            same = committed == (state == S.PREPARE_COMMIT)
+            return Errors.CONCURRENT_TRANSACTIONS if same else Errors.INVALID_TXN_STATE
+        if state == S.EMPTY:
+            return Errors.INVALID_TXN_STATE  # nothing was begun: there is nothing to end
+        raise RuntimeError(f"transactional id found in state {state} at EndTxn")
+
+    def _prepare_end_transaction_v2(self, metadata: TransactionMetadata, producer_id: int,
+                                    producer_epoch: int, committed: bool, is_from_client: bool,
+                                    is_epoch_fence: bool
+                                    ) -> tuple[Errors | None, TxnTransitMetadata | None]:
+        """Kafka 4.4's endTransaction at TV_2. The same epoch is the next EndTxn, not a retry: a retry
+        carries the epoch before the bump (or, after the epoch ran out, the previous producer id)."""
+        retry_on_overflow = (not is_epoch_fence and metadata.last_producer_id == producer_id
+                             and producer_epoch == SHORT_MAX - 1 and metadata.producer_epoch == 0)
+        retry_on_epoch_bump = not is_epoch_fence and metadata.producer_epoch == producer_epoch + 1
+        is_retry = retry_on_epoch_bump or retry_on_overflow
+        if is_epoch_fence:
+            valid_epoch = (not is_from_client or producer_epoch == metadata.producer_epoch) and \
+                producer_epoch >= metadata.producer_epoch
+        elif metadata.state in (S.PREPARE_COMMIT, S.PREPARE_ABORT):
+            valid_epoch = retry_on_epoch_bump
+        elif metadata.state in (S.COMPLETE_COMMIT, S.COMPLETE_ABORT):
+            valid_epoch = is_retry or producer_epoch == metadata.producer_epoch
+        else:
+            valid_epoch = producer_epoch == metadata.producer_epoch
+        if metadata.pending_transition_in_progress and not is_epoch_fence:
+            return Errors.CONCURRENT_TRANSACTIONS, None
+        if metadata.producer_id != producer_id and not retry_on_overflow:
+            return Errors.INVALID_PRODUCER_ID_MAPPING, None
+        if not valid_epoch:
+            return Errors.PRODUCER_FENCED, None
+        if metadata.state == S.ONGOING:
+            next_state, no_partition_added = (S.PREPARE_COMMIT if committed else S.PREPARE_ABORT), False
+        elif not committed and not is_retry and metadata.state.is_expiration_allowed:  # nothing in flight
+            next_state, no_partition_added = S.PREPARE_ABORT, True  # an abort of nothing: bump the epoch
+        else:
+            return self._end_transaction_in_state(metadata.state, committed, is_retry), None
+        next_producer_id = NO_PRODUCER_ID
+        if metadata.is_producer_epoch_exhausted:
+            try:
+                next_producer_id = self.producer_id_manager.generate_producer_id()
+            except ProducerIdsUnavailableError as e:
+                return e.error, None
+        if next_state == S.PREPARE_ABORT and is_epoch_fence:
+            metadata.pending_state = None  # the fence becomes this abort, whose bump is the fence's epoch
+        return None, metadata.prepare_abort_or_commit(next_state, self.time.milliseconds(), TV_2,
+                                                      next_producer_id, no_partition_added)
+
+    def _append_end_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
+                                committed: bool, coordinator_epoch: int, new_metadata: TxnTransitMetadata,
+                                is_epoch_fence: bool, response_callback: EndTxnCallback,
+                                bumped: bool) -> None:
+        """Prepare* in the log: answer with the id and epoch the producer goes on with, then the markers."""
         def send_txn_markers_callback(append_error: Errors) -> None:
             if append_error != Errors.NONE:
                 if is_epoch_fence:
                     self._mark_failed_epoch_fence(transactional_id, coordinator_epoch)
                 response_callback(append_error, NO_PRODUCER_ID, NO_PRODUCER_EPOCH)
                 return
-            pre_send_error, complete = self._prepare_complete_after_prepare(transactional_id, producer_id,
-                                                                            producer_epoch, committed,
-                                                                            coordinator_epoch)
+            pre_send_error, metadata, complete = self._prepare_complete_after_prepare(
+                transactional_id, producer_id, producer_epoch, committed, coordinator_epoch, bumped)
             if pre_send_error != Errors.NONE:
                 response_callback(pre_send_error, NO_PRODUCER_ID, NO_PRODUCER_EPOCH)
                 return
             # The outcome is in the log: answer now, the markers follow.
-            response_callback(Errors.NONE, metadata.producer_id, metadata.producer_epoch)
+            response_callback(Errors.NONE, complete.producer_id, complete.producer_epoch)
             self.txn_marker_channel_manager.add_txn_markers_to_send(coordinator_epoch, committed, metadata,
                                                                     complete)
 
@@ -436,25 +486,26 @@ class TransactionCoordinator:
                                                    send_txn_markers_callback)
 
     def _prepare_complete_after_prepare(self, transactional_id: str, producer_id: int, producer_epoch: int,
-                                        committed: bool, coordinator_epoch: int
-                                        ) -> tuple[Errors, TxnTransitMetadata | None]:
+                                        committed: bool, coordinator_epoch: int, bumped: bool):
+        """(error, metadata, the Complete* transit); at TV_2 the epoch is the asked one + 1 (the bump)."""
         error, entry = self.txn_manager.get_transaction_state(transactional_id)
         if error != Errors.NONE:
-            return error, None
+            return error, None, None
         if entry is None or entry.coordinator_epoch != coordinator_epoch:
-            return Errors.NOT_COORDINATOR, None
+            return Errors.NOT_COORDINATOR, None, None
         metadata = entry.transaction_metadata
         with metadata.lock:
             if metadata.producer_id != producer_id:
-                return Errors.INVALID_PRODUCER_ID_MAPPING, None
-            if metadata.producer_epoch != producer_epoch:
-                return Errors.PRODUCER_FENCED, None
+                return Errors.INVALID_PRODUCER_ID_MAPPING, None, None
+            if metadata.producer_epoch != producer_epoch and not (
+                    bumped and metadata.producer_epoch == producer_epoch + 1):
+                return Errors.PRODUCER_FENCED, None, None
             if metadata.pending_transition_in_progress:
-                return Errors.CONCURRENT_TRANSACTIONS, None
+                return Errors.CONCURRENT_TRANSACTIONS, None, None
             expected = S.PREPARE_COMMIT if committed else S.PREPARE_ABORT
             if metadata.state != expected:
-                return Errors.INVALID_TXN_STATE, None
-            return Errors.NONE, metadata.prepare_complete(self.time.milliseconds())
+                return Errors.INVALID_TXN_STATE, None, None
+            return Errors.NONE, metadata, metadata.prepare_complete(self.time.milliseconds())
 
     def _mark_failed_epoch_fence(self, transactional_id: str, coordinator_epoch: int) -> None:
         error, entry = self.txn_manager.get_transaction_state(transactional_id)
@@ -481,8 +532,8 @@ class TransactionCoordinator:
             log.info("aborting a transaction open past its timeout", transactional_id=txn.transactional_id,
                      producer_id=txn.producer_id, timeout_ms=metadata.txn_timeout_ms)
             self._end_transaction(txn.transactional_id, transit.producer_id, transit.producer_epoch, False,
-                                  False,
-                                  self._on_end_transaction_complete(txn))
+                                  False, self._on_end_transaction_complete(txn),
+                                  self.txn_manager.transaction_version_level())
 
     @staticmethod
     def _on_end_transaction_complete(txn: TransactionalIdAndProducerIdEpoch) -> EndTxnCallback:

@@ -9,10 +9,14 @@ new coordinator rebuilds its cache by replaying the partition:
     value version 0 (or the flexible 1): producer_id, producer_epoch, transaction_timeout_ms,
           transaction_status (TransactionState.id), transaction_partitions [topic, [partition ids]]
           (null when Empty), transaction_last_update_timestamp_ms, transaction_start_timestamp_ms
+    value version 1 adds tagged fields: previous_producer_id (0), next_producer_id (1, the id a TV_2
+          commit or abort that exhausted the epoch moves to), client_transaction_version (2) and
+          next_producer_epoch (3, Kafka's two-phase commit; read, never written here)
     a null value: a tombstone (the id expired)
 
-Both start with an int16 version, like every coordinator record. We write value version 0, as Kafka
-does until transaction.version 1 is enabled, and read 0 and 1.
+Both start with an int16 version, like every coordinator record. As Kafka, the version written follows
+the cluster's finalized transaction.version (TransactionVersion.transactionLogValueVersion): 0 at
+TV_0, 1 from TV_1; both are read.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from kafka.coordinator.transaction.transaction_metadata import (
     TxnTransitMetadata,
 )
 from kafka.coordinator.transaction.transaction_state import TransactionState
+from kafka.coordinator.transaction.transaction_version import TV_0, transaction_log_value_version
 from kafka.protocol.schema import Array, Field, Schema
 from kafka.protocol.types import ByteReader, Int8, Int16, Int32, Int64, String
 from kafka.utils.topic_partition import TopicPartition
@@ -47,19 +52,19 @@ PARTITIONS_SCHEMA = Schema(
 TRANSACTION_LOG_VALUE = Schema(
     "TransactionLogValue",
     Field("producer_id", Int64, "0+"),
-    Field("previous_producer_id", Int64, None, default=-1, tagged_versions="1+", tag=0),
-    Field("next_producer_id", Int64, None, default=-1, tagged_versions="1+", tag=1),
+    Field("previous_producer_id", Int64, "1+", default=-1, tagged_versions="1+", tag=0),
+    Field("next_producer_id", Int64, "1+", default=-1, tagged_versions="1+", tag=1),
     Field("producer_epoch", Int16, "0+"),
     Field("transaction_timeout_ms", Int32, "0+"),
     Field("transaction_status", Int8, "0+"),
     Field("transaction_partitions", Array(PARTITIONS_SCHEMA), "0+", nullable_versions="0+"),
     Field("transaction_last_update_timestamp_ms", Int64, "0+"),
     Field("transaction_start_timestamp_ms", Int64, "0+"),
-    Field("client_transaction_version", Int16, None, default=0, tagged_versions="1+", tag=2),
+    Field("client_transaction_version", Int16, "1+", default=0, tagged_versions="1+", tag=2),
+    Field("next_producer_epoch", Int16, "1+", default=-1, tagged_versions="1+", tag=3),
 )
 
 KEY_VERSION = 0
-VALUE_VERSION = 0
 _VERSION = struct.Struct(">h")
 
 
@@ -69,7 +74,9 @@ def key_to_bytes(transactional_id: str) -> bytes:
     return bytes(out)
 
 
-def value_to_bytes(transit: TxnTransitMetadata) -> bytes:
+def value_to_bytes(transit: TxnTransitMetadata, transaction_version_level: int = TV_0) -> bytes:
+    """Kafka's TransactionLog.valueToBytes: the version follows the cluster's transaction.version; the
+    producer ids around this one are written from version 1 on."""
     if transit.txn_state == TransactionState.EMPTY and transit.topic_partitions:
         raise ValueError(f"an Empty transaction has no partitions: {transit}")
     partitions = None
@@ -78,13 +85,17 @@ def value_to_bytes(transit: TxnTransitMetadata) -> bytes:
         for tp in sorted(transit.topic_partitions):
             by_topic.setdefault(tp.topic, []).append(tp.partition)
         partitions = [dict(topic=t, partition_ids=ids) for t, ids in by_topic.items()]
-    out = bytearray(_VERSION.pack(VALUE_VERSION))
+    version = transaction_log_value_version(transaction_version_level)
+    out = bytearray(_VERSION.pack(version))
     TRANSACTION_LOG_VALUE.write(out, dict(
         producer_id=transit.producer_id, producer_epoch=transit.producer_epoch,
+        previous_producer_id=transit.last_producer_id if version >= 1 else -1,
+        next_producer_id=transit.next_producer_id if version >= 1 else -1,
         transaction_timeout_ms=transit.txn_timeout_ms, transaction_status=transit.txn_state.id,
         transaction_partitions=partitions,
         transaction_last_update_timestamp_ms=transit.txn_last_update_timestamp,
-        transaction_start_timestamp_ms=transit.txn_start_timestamp), VALUE_VERSION, False)
+        transaction_start_timestamp_ms=transit.txn_start_timestamp,
+        client_transaction_version=transit.client_transaction_version), version, version >= 1)
     return bytes(out)
 
 
@@ -117,7 +128,8 @@ def read_txn_record_value(transactional_id: str,
         transactional_id, value.producer_id, value.previous_producer_id, value.producer_epoch,
         NO_PRODUCER_EPOCH,
         value.transaction_timeout_ms, state, txn_start_timestamp=value.transaction_start_timestamp_ms,
-        txn_last_update_timestamp=value.transaction_last_update_timestamp_ms)
+        txn_last_update_timestamp=value.transaction_last_update_timestamp_ms,
+        next_producer_id=value.next_producer_id, client_transaction_version=value.client_transaction_version)
     if state != TransactionState.EMPTY:
         for p in value.transaction_partitions or []:
             metadata.add_partitions(TopicPartition(p.topic, i) for i in p.partition_ids)

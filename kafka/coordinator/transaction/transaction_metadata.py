@@ -8,9 +8,13 @@ CONCURRENT_TRANSACTIONS); the target is appended to ``__transaction_state``; onl
 is committed does ``complete_transition_to`` make it the state, checking it is the transition that
 was prepared. A failed append clears ``pending_state`` and nothing changed.
 
-Epochs follow Kafka's transaction version 0 (the protocol librdkafka, aiokafka and kafka-python
-speak): InitProducerId bumps the epoch, EndTxn keeps it. ``lock`` guards every field; the
-coordinator holds it while it decides, never while it appends.
+Epochs follow the client's transaction version (``client_transaction_version``, TransactionVersion).
+At TV_0 (librdkafka, aiokafka, kafka-python, our own producer) InitProducerId bumps the epoch and EndTxn
+keeps it. At TV_2 (KIP-890 part 2, the Java client on a cluster at transaction.version 2) EndTxn bumps it
+too: ``prepare_abort_or_commit`` writes Prepare* with epoch + 1 (and, when that exhausts the epoch, a
+``next_producer_id``), the markers carry the new epoch, and ``prepare_complete`` moves to the next
+producer id at epoch 0 if there is one. ``lock`` guards every field; the coordinator holds it while it
+decides, never while it appends.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import threading
 from dataclasses import dataclass, field
 
 from kafka.coordinator.transaction.transaction_state import TransactionState
+from kafka.coordinator.transaction.transaction_version import TV_0, supports_epoch_bump
 from kafka.protocol.errors import Errors
 from kafka.utils.topic_partition import TopicPartition
 
@@ -43,6 +48,8 @@ class TxnTransitMetadata:
     topic_partitions: frozenset[TopicPartition]
     txn_start_timestamp: int
     txn_last_update_timestamp: int
+    next_producer_id: int = NO_PRODUCER_ID  # TV_2: the id a commit or abort that exhausted the epoch moves to
+    client_transaction_version: int = TV_0
 
 
 class IllegalTransitionError(Exception):
@@ -61,6 +68,8 @@ class TransactionMetadata:
     topic_partitions: set[TopicPartition] = field(default_factory=set)
     txn_start_timestamp: int = -1
     txn_last_update_timestamp: int = -1
+    next_producer_id: int = NO_PRODUCER_ID
+    client_transaction_version: int = TV_0  # the TransactionVersion of the client's last transition
     pending_state: TransactionState | None = None
     # An epoch fence whose log append failed: the next fence must not bump the epoch again.
     has_failed_epoch_fence: bool = False
@@ -124,29 +133,45 @@ class TransactionMetadata:
                                            self.producer_epoch if record_last_epoch else NO_PRODUCER_EPOCH,
                                            new_txn_timeout_ms, frozenset(), -1, now_ms)
 
-    def prepare_add_partitions(self, added, now_ms: int) -> TxnTransitMetadata:
+    def prepare_add_partitions(self, added, now_ms: int,
+                               client_transaction_version: int = TV_0) -> TxnTransitMetadata:
         """AddPartitionsToTxn: the first partition starts the transaction (and its timeout clock)."""
         starting = self.state in (TransactionState.EMPTY, TransactionState.COMPLETE_ABORT,
                                   TransactionState.COMPLETE_COMMIT)
         return self._prepare_transition_to(TransactionState.ONGOING, self.producer_id, self.producer_epoch,
                                            self.last_producer_epoch, self.txn_timeout_ms,
                                            frozenset(self.topic_partitions) | frozenset(added),
-                                           now_ms if starting else self.txn_start_timestamp, now_ms)
+                                           now_ms if starting else self.txn_start_timestamp, now_ms,
+                                           client_transaction_version=client_transaction_version)
 
-    def prepare_abort_or_commit(self, new_state: TransactionState, now_ms: int) -> TxnTransitMetadata:
-        return self._prepare_transition_to(new_state, self.producer_id, self.producer_epoch,
-                                           self.last_producer_epoch,
+    def prepare_abort_or_commit(self, new_state: TransactionState, now_ms: int,
+                                client_transaction_version: int = TV_0,
+                                next_producer_id: int = NO_PRODUCER_ID,
+                                no_partition_added: bool = False) -> TxnTransitMetadata:
+        """EndTxn: Prepare*. At TV_2 the epoch goes up by one (the last epoch remembers the old one, so a
+        retried EndTxn is recognised); an abort with nothing begun (``no_partition_added``) starts and
+        ends an empty transaction, only to bump the epoch."""
+        epoch, last_epoch = self.producer_epoch, self.last_producer_epoch
+        if supports_epoch_bump(client_transaction_version):
+            if not (self.producer_epoch == SHORT_MAX and new_state == TransactionState.PREPARE_ABORT):
+                epoch = self.producer_epoch + 1
+            last_epoch = self.producer_epoch
+        return self._prepare_transition_to(new_state, self.producer_id, epoch, last_epoch,
                                            self.txn_timeout_ms, frozenset(self.topic_partitions),
-                                           self.txn_start_timestamp, now_ms)
+                                           now_ms if no_partition_added else self.txn_start_timestamp, now_ms,
+                                           next_producer_id, client_transaction_version)
 
     def prepare_complete(self, now_ms: int) -> TxnTransitMetadata:
         """Every marker is written: CompleteCommit or CompleteAbort, with no partitions left."""
         new_state = (TransactionState.COMPLETE_COMMIT if self.state == TransactionState.PREPARE_COMMIT
                      else TransactionState.COMPLETE_ABORT)
         self.has_failed_epoch_fence = False  # the fence's record is in the log now
-        return self._prepare_transition_to(new_state, self.producer_id, self.producer_epoch,
-                                           self.last_producer_epoch,
-                                           self.txn_timeout_ms, frozenset(), self.txn_start_timestamp, now_ms)
+        producer_id, epoch = self.producer_id, self.producer_epoch
+        if supports_epoch_bump(self.client_transaction_version) and self.next_producer_id != NO_PRODUCER_ID:
+            producer_id, epoch = self.next_producer_id, 0  # the epoch ran out; the markers are out: move on
+        return self._prepare_transition_to(new_state, producer_id, epoch, self.last_producer_epoch,
+                                           self.txn_timeout_ms, frozenset(), self.txn_start_timestamp, now_ms,
+                                           client_transaction_version=self.client_transaction_version)
 
     def prepare_dead(self) -> TxnTransitMetadata:
         return self._prepare_transition_to(TransactionState.DEAD, self.producer_id, self.producer_epoch,
@@ -157,7 +182,8 @@ class TransactionMetadata:
                                last_epoch: int,
                                txn_timeout_ms: int, partitions: frozenset[TopicPartition],
                                txn_start_timestamp: int,
-                               now_ms: int) -> TxnTransitMetadata:
+                               now_ms: int, next_producer_id: int = NO_PRODUCER_ID,
+                               client_transaction_version: int | None = None) -> TxnTransitMetadata:
         if self.pending_state is not None:
             raise IllegalTransitionError(f"{self.transactional_id}: preparing {new_state} while "
                                          f"{self.pending_state} is pending")
@@ -168,53 +194,68 @@ class TransactionMetadata:
         if self.state not in new_state.valid_previous_states:
             raise IllegalTransitionError(f"{self.transactional_id}: {new_state} cannot follow {self.state}")
         self.pending_state = new_state
+        tv = client_transaction_version
+        if tv is None:
+            tv = self.client_transaction_version
         return TxnTransitMetadata(producer_id, self.producer_id, epoch, last_epoch, txn_timeout_ms, new_state,
-                                  partitions, txn_start_timestamp, now_ms)
+                                  partitions, txn_start_timestamp, now_ms, next_producer_id, tv)
 
     # ------------------------------------------------------------------ completing it, once appended
     def complete_transition_to(self, transit: TxnTransitMetadata) -> None:
-        """The record of ``transit`` is committed: make it the state, if it is the prepared one."""
+        """The record of ``transit`` is committed: make it the state, if it is the prepared one and the
+        change is one this state may make (Kafka 4.4's checks); then every field is the transit's."""
         to_state = self.pending_state
         if to_state is None or to_state != transit.txn_state:
             self._fail(transit)
-        if to_state == TransactionState.EMPTY:  # InitProducerId
+        S = TransactionState
+        if to_state == S.EMPTY:  # InitProducerId
             same_epoch = self.producer_epoch == transit.producer_epoch
             epoch_ok = same_epoch or self._valid_producer_epoch_bump(transit)
             if not epoch_ok or transit.topic_partitions or transit.txn_start_timestamp != -1:
                 self._fail(transit)
-            self.txn_timeout_ms = transit.txn_timeout_ms
-            self.producer_epoch = transit.producer_epoch
-            self.last_producer_epoch = transit.last_producer_epoch
-            self.producer_id = transit.producer_id
-            self.last_producer_id = transit.last_producer_id
-            self.txn_start_timestamp = transit.txn_start_timestamp  # -1: no transaction since
-        elif to_state == TransactionState.ONGOING:  # AddPartitionsToTxn
+        elif to_state == S.ONGOING:  # AddPartitionsToTxn
             if (not self._valid_producer_epoch(transit)
                 or not self.topic_partitions <= transit.topic_partitions
                     or self.txn_timeout_ms != transit.txn_timeout_ms):
                 self._fail(transit)
-            self.txn_start_timestamp = transit.txn_start_timestamp
-            self.add_partitions(transit.topic_partitions)
-        elif to_state in (TransactionState.PREPARE_ABORT, TransactionState.PREPARE_COMMIT):  # EndTxn
+        elif to_state in (S.PREPARE_ABORT, S.PREPARE_COMMIT):  # EndTxn
+            # TV_2: an abort with nothing begun starts its (empty) transaction now
+            empty_abort = (to_state == S.PREPARE_ABORT
+                           and supports_epoch_bump(transit.client_transaction_version)
+                           and self.state in (S.EMPTY, S.COMPLETE_COMMIT, S.COMPLETE_ABORT))
             if (not self._valid_producer_epoch(transit)
                 or set(self.topic_partitions) != transit.topic_partitions
                     or self.txn_timeout_ms != transit.txn_timeout_ms
-                    or self.txn_start_timestamp != transit.txn_start_timestamp):
+                    or not (self.txn_start_timestamp == transit.txn_start_timestamp or empty_abort)):
                 self._fail(transit)
-        # markers written
-        elif to_state in (TransactionState.COMPLETE_ABORT, TransactionState.COMPLETE_COMMIT):
+        elif to_state in (S.COMPLETE_ABORT, S.COMPLETE_COMMIT):  # markers written
             if (not self._valid_producer_epoch(transit) or self.txn_timeout_ms != transit.txn_timeout_ms
                     or transit.txn_start_timestamp == -1):
                 self._fail(transit)
-            self.txn_start_timestamp = transit.txn_start_timestamp
-            self.topic_partitions.clear()
         else:  # PrepareEpochFence becomes PrepareAbort before any append; Dead is removed, not completed
             self._fail(transit)
+        self.producer_id, self.last_producer_id = transit.producer_id, transit.last_producer_id
+        self.next_producer_id = transit.next_producer_id
+        self.producer_epoch, self.last_producer_epoch = transit.producer_epoch, transit.last_producer_epoch
+        self.txn_timeout_ms = transit.txn_timeout_ms
+        self.topic_partitions = set(transit.topic_partitions)
+        self.txn_start_timestamp = transit.txn_start_timestamp
         self.txn_last_update_timestamp = transit.txn_last_update_timestamp
+        self.client_transaction_version = transit.client_transaction_version
         self.pending_state = None
         self.state = to_state
 
     def _valid_producer_epoch(self, transit: TxnTransitMetadata) -> bool:
+        """The transit continues this producer: at TV_2 a Prepare* carries the bumped epoch (its last epoch
+        is ours), and a Complete* after the epoch ran out a new producer id at epoch 0."""
+        S = TransactionState
+        tv2 = supports_epoch_bump(transit.client_transaction_version)
+        if tv2 and transit.txn_state in (S.COMPLETE_COMMIT, S.COMPLETE_ABORT) and transit.producer_epoch == 0:
+            return (transit.last_producer_epoch == self.last_producer_epoch
+                    and transit.last_producer_id == self.producer_id)
+        if tv2 and transit.txn_state in (S.PREPARE_COMMIT, S.PREPARE_ABORT):
+            return (transit.last_producer_epoch == self.producer_epoch
+                    and transit.producer_id == self.producer_id)
         return transit.producer_epoch == self.producer_epoch and transit.producer_id == self.producer_id
 
     def _valid_producer_epoch_bump(self, transit: TxnTransitMetadata) -> bool:

@@ -39,6 +39,7 @@ from kafka.coordinator.transaction.transaction_log import (
 )
 from kafka.coordinator.transaction.transaction_metadata import TransactionMetadata, TxnTransitMetadata
 from kafka.coordinator.transaction.transaction_state import TransactionState
+from kafka.coordinator.transaction.transaction_version import TV_0
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import DefaultRecord, build_batch, iter_batches
 from kafka.utils.java_hash import java_string_hash, kafka_abs
@@ -122,6 +123,7 @@ class TransactionStateManager:
         self.broker_id = broker_id
         self.config = config
         self.replica_manager = replica_manager  # append_records and read_partition_log only
+        self.transaction_version_level: Callable[[], int] = lambda: TV_0  # the cluster's transaction.version
         self.time = time
         self._state_lock = threading.RLock()
         self.loading_partitions: set[tuple[int, int]] = set()  # (partition, coordinator epoch)
@@ -225,8 +227,8 @@ class TransactionStateManager:
         """Write ``new_metadata`` (acks=-1); once committed, complete the transition in the cache --
         unless the coordinator epoch changed meanwhile -- and call back with the client's error."""
         now = self.time.milliseconds()
-        record = DefaultRecord(0, now, transaction_log.key_to_bytes(transactional_id),
-                               transaction_log.value_to_bytes(new_metadata))
+        value = transaction_log.value_to_bytes(new_metadata, self.transaction_version_level())
+        record = DefaultRecord(0, now, transaction_log.key_to_bytes(transactional_id), value)
         tp = TopicPartition(TRANSACTION_STATE_TOPIC_NAME, self.partition_for(transactional_id))
 
         def update_cache_callback(statuses: dict) -> None:

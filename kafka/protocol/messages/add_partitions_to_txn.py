@@ -3,13 +3,15 @@
 Mirrors ``common/message/AddPartitionsToTxnRequest.json`` and ``...Response.json`` (flexible from 3).
 Before a transactional producer first writes to a partition in a transaction, it tells its
 transaction coordinator, which records the partition in the transaction's state (so that EndTxn knows
-where to write the COMMIT or ABORT markers). Versions 4+ (KIP-890) batch several transactions for
-brokers; clients use 0-3, which is what we advertise.
+where to write the COMMIT or ABORT markers). Versions 0-3 are the clients'. Versions 4+ (KIP-890) are
+brokers': a partition leader asks about several transactions at once, each either verify-only (part 1:
+is the partition already in the transaction?) or, at v5 with transaction.version 2, add it (part 2:
+the produce path adds the partition itself), and the response gains a top-level error code.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
 from kafka.protocol.schema import Array, Field, Schema
-from kafka.protocol.types import Int16, Int32, Int64, String
+from kafka.protocol.types import Boolean, Int16, Int32, Int64, String
 
 ADD_PARTITIONS_TO_TXN_TOPIC = Schema(
     "AddPartitionsToTxnTopic",
@@ -17,12 +19,23 @@ ADD_PARTITIONS_TO_TXN_TOPIC = Schema(
     Field("partitions", Array(Int32), "0+"),
 )
 
+ADD_PARTITIONS_TO_TXN_TRANSACTION = Schema(
+    "AddPartitionsToTxnTransaction",
+    Field("transactional_id", String, "4+"),
+    Field("producer_id", Int64, "4+"),
+    Field("producer_epoch", Int16, "4+"),
+    Field("verify_only", Boolean, "4+", default=False),
+    Field("topics", Array(ADD_PARTITIONS_TO_TXN_TOPIC), "4+"),
+)
+
+# Kafka names the v0-3 fields V3AndBelow*; ours keep the short names the client handlers use.
 ADD_PARTITIONS_TO_TXN_REQUEST = Schema(
     "AddPartitionsToTxnRequest",
-    Field("transactional_id", String, "0+"),
-    Field("producer_id", Int64, "0+"),
-    Field("producer_epoch", Int16, "0+"),
-    Field("topics", Array(ADD_PARTITIONS_TO_TXN_TOPIC), "0+"),
+    Field("transactions", Array(ADD_PARTITIONS_TO_TXN_TRANSACTION), "4+"),
+    Field("transactional_id", String, "0-3"),
+    Field("producer_id", Int64, "0-3"),
+    Field("producer_epoch", Int16, "0-3"),
+    Field("topics", Array(ADD_PARTITIONS_TO_TXN_TOPIC), "0-3"),
 )
 
 ADD_PARTITIONS_TO_TXN_PARTITION_RESULT = Schema(
@@ -37,13 +50,21 @@ ADD_PARTITIONS_TO_TXN_TOPIC_RESULT = Schema(
     Field("results_by_partition", Array(ADD_PARTITIONS_TO_TXN_PARTITION_RESULT), "0+"),
 )
 
+ADD_PARTITIONS_TO_TXN_RESULT = Schema(
+    "AddPartitionsToTxnResult",
+    Field("transactional_id", String, "4+"),
+    Field("topic_results", Array(ADD_PARTITIONS_TO_TXN_TOPIC_RESULT), "4+"),
+)
+
 ADD_PARTITIONS_TO_TXN_RESPONSE = Schema(
     "AddPartitionsToTxnResponse",
     Field("throttle_time_ms", Int32, "0+"),
-    Field("results_by_topic", Array(ADD_PARTITIONS_TO_TXN_TOPIC_RESULT), "0+"),
+    Field("error_code", Int16, "4+", default=0, ignorable=True),
+    Field("results_by_transaction", Array(ADD_PARTITIONS_TO_TXN_RESULT), "4+"),
+    Field("results_by_topic", Array(ADD_PARTITIONS_TO_TXN_TOPIC_RESULT), "0-3"),
 )
 
 ADD_PARTITIONS_TO_TXN = register(
-    Api(ApiKey.ADD_PARTITIONS_TO_TXN, "AddPartitionsToTxn", 0, 3, 3,
+    Api(ApiKey.ADD_PARTITIONS_TO_TXN, "AddPartitionsToTxn", 0, 5, 3,
         ADD_PARTITIONS_TO_TXN_REQUEST, ADD_PARTITIONS_TO_TXN_RESPONSE)
 )

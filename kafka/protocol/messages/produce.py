@@ -1,8 +1,10 @@
 """Produce (key 0): append record batches to partition logs.
 
-Mirrors ``common/message/ProduceRequest.json`` and ``ProduceResponse.json`` (versions 0-11, flexible
-from 9). ``records`` is a RecordBatch blob the codec never parses: it is handed to the log as a
-zero-copy memoryview. We advertise 3-9: v3 is the first with message format v2 (RecordBatch).
+Mirrors ``common/message/ProduceRequest.json`` and ``ProduceResponse.json`` (flexible from 9). ``records``
+is a RecordBatch blob the codec never parses: it is handed to the log as a zero-copy memoryview. We
+advertise 3-12: v3 is the first with message format v2 (RecordBatch); v10-12 are v9's shape (KIP-951's
+tagged leader hints, KIP-890): from v12 a transactional batch's partition is added to the transaction by
+the broker itself (transaction.version 2), so the producer sends no AddPartitionsToTxn.
 `validate_records` is ProduceRequest.validateRecords: the one look at those bytes before the log's.
 """
 
@@ -79,7 +81,7 @@ PRODUCE_RESPONSE = Schema(
     Field("node_endpoints", Array(NODE_ENDPOINT), "10+", tag=0, tagged_versions="10+"),
 )
 
-PRODUCE = register(Api(ApiKey.PRODUCE, "Produce", 3, 9, 9, PRODUCE_REQUEST, PRODUCE_RESPONSE))
+PRODUCE = register(Api(ApiKey.PRODUCE, "Produce", 3, 12, 9, PRODUCE_REQUEST, PRODUCE_RESPONSE))
 
 
 _LOG_OVERHEAD = 12  # baseOffset int64 + batchLength int32

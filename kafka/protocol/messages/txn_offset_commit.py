@@ -4,7 +4,9 @@ Mirrors ``common/message/TxnOffsetCommitRequest.json`` and ``...Response.json`` 
 Sent by a transactional producer to the group's coordinator after AddOffsetsToTxn. The offsets are
 written to ``__consumer_offsets`` as a transactional batch and stay pending (invisible to
 OffsetFetch) until the transaction's COMMIT marker reaches that partition; an ABORT drops them.
-v3 (KIP-447) carries the consumer's generation and member id so a zombie is fenced.
+v3 (KIP-447) carries the consumer's generation and member id so a zombie is fenced. v4 and v5 are v3's
+shape (KIP-890): from v5 (transaction.version 2) the group's partition is added to the transaction by the
+broker, and the producer sends no AddOffsetsToTxn.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
@@ -56,6 +58,6 @@ TXN_OFFSET_COMMIT_RESPONSE = Schema(
 )
 
 TXN_OFFSET_COMMIT = register(
-    Api(ApiKey.TXN_OFFSET_COMMIT, "TxnOffsetCommit", 0, 3, 3,
+    Api(ApiKey.TXN_OFFSET_COMMIT, "TxnOffsetCommit", 0, 5, 3,
         TXN_OFFSET_COMMIT_REQUEST, TXN_OFFSET_COMMIT_RESPONSE)
 )

@@ -274,9 +274,9 @@ def test_a_reload_keeps_a_plain_commit_written_after_a_committed_transaction(coo
 def test_the_transaction_verifier_refuses_a_group_not_in_the_transaction(coordinator, replica_manager):
     asked = []
 
-    def verifier(transactional_id, producer_id, producer_epoch, partition):
+    def verifier(transactional_id, producer_id, producer_epoch, partition, _api_version, callback):
         asked.append((transactional_id, producer_id, producer_epoch, partition))
-        return Errors.INVALID_TXN_STATE
+        callback(Errors.INVALID_TXN_STATE)  # the AddPartitionsToTxnManager answers through a callback
 
     coordinator.service.transaction_verifier = verifier
     assert done(coordinator.txn_commit("g", 1)) == {TP: Errors.INVALID_TXN_STATE}

@@ -41,7 +41,8 @@ def test_each_state_has_kafkas_id_name_and_valid_previous_states():
                                            (3, "PrepareAbort"),
                                            (4, "CompleteCommit"), (5, "CompleteAbort"), (6, "Dead"),
                                            (7, "PrepareEpochFence")]
-    assert S.PREPARE_ABORT.valid_previous_states == {S.ONGOING, S.PREPARE_EPOCH_FENCE}
+    assert S.PREPARE_ABORT.valid_previous_states == {S.ONGOING, S.PREPARE_EPOCH_FENCE, S.EMPTY,
+                                                     S.COMPLETE_COMMIT, S.COMPLETE_ABORT}  # Kafka 4.4 (TV_2)
     assert S.COMPLETE_COMMIT.valid_previous_states == {S.PREPARE_COMMIT}
     assert {s for s in S if s.is_expiration_allowed} == {S.EMPTY, S.COMPLETE_COMMIT, S.COMPLETE_ABORT}
 
@@ -189,9 +190,9 @@ def test_a_leader_verifies_a_partition_is_in_the_open_transaction_before_appendi
     """KIP-890 part 1: what a partition leader asks before a transactional batch is appended."""
     pid = harness.init().producer_id
     verify = harness.coordinator.handle_verify_partitions_in_transaction
-    assert verify(TID, pid, 0, {T0}) == {T0: Errors.INVALID_TXN_STATE}, "nothing added yet"
+    assert verify(TID, pid, 0, {T0}) == {T0: Errors.TRANSACTION_ABORTABLE}, "nothing added yet (Kafka 4.4)"
     assert harness.add(pid, 0, T0) == Errors.NONE
-    assert verify(TID, pid, 0, {T0, T1}) == {T0: Errors.NONE, T1: Errors.INVALID_TXN_STATE}
+    assert verify(TID, pid, 0, {T0, T1}) == {T0: Errors.NONE, T1: Errors.TRANSACTION_ABORTABLE}
     assert verify(TID, pid, 1, {T0}) == {T0: Errors.PRODUCER_FENCED}
     assert verify(TID, pid + 1, 0, {T0}) == {T0: Errors.INVALID_PRODUCER_ID_MAPPING}
     assert verify("never-seen", pid, 0, {T0}) == {T0: Errors.INVALID_PRODUCER_ID_MAPPING}

@@ -70,8 +70,11 @@ final class TransactionScenario {
         int committedTxns = 0;
         int abortedTxns = 0;
         int processed = 0;
+        String transactionalId = pc.getProperty("transactional.id");
+        List<Integer> epochs = new ArrayList<>();  // the coordinator's epoch after each commit or abort
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(pc);
-             KafkaConsumer<String, String> consumer = new KafkaConsumer<>(cc)) {
+             KafkaConsumer<String, String> consumer = new KafkaConsumer<>(cc);
+             Admin admin = Admin.create(Scenarios.adminConfig(bootstrap))) {
             producer.initTransactions();
             consumer.subscribe(List.of(INPUT + suffix));
             long deadline = System.currentTimeMillis() + 60_000;
@@ -95,6 +98,7 @@ final class TransactionScenario {
                     producer.flush();
                     producer.abortTransaction();
                     abortedTxns++;
+                    epochs.add(describedEpoch(admin, transactionalId));
                     Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(consumer.assignment());
                     for (TopicPartition tp : consumer.assignment()) {
                         OffsetAndMetadata c = committed.get(tp);
@@ -108,6 +112,7 @@ final class TransactionScenario {
                 } else {
                     producer.commitTransaction();
                     committedTxns++;
+                    epochs.add(describedEpoch(admin, transactionalId));
                     processed += records.count();
                 }
             }
@@ -119,7 +124,13 @@ final class TransactionScenario {
         out.put("committed_transactions", committedTxns);
         out.put("aborted_transactions", abortedTxns);
         out.put("processed", processed);
+        out.put("epochs_after_end", epochs);
         return out;
+    }
+
+    /** DescribeTransactions' producer epoch (kafka-transactions describe's ProducerEpoch column). */
+    private static int describedEpoch(Admin admin, String transactionalId) throws Exception {
+        return admin.describeTransactions(List.of(transactionalId)).description(transactionalId).get().producerEpoch();
     }
 
     /** A topic of PARTITIONS partitions from the start to its end, as counts per value: {"distinct", "duplicates", "missing"}. */
