@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from kafka.protocol.metadata_records import ApiMessageAndVersion, MetadataRecordType, record
+from kafka.protocol.metadata_records import BROKER_RESOURCE, ApiMessageAndVersion, MetadataRecordType, record
 
 METADATA_VERSION = "metadata.version"
 MIN_METADATA_VERSION = 1
@@ -38,16 +38,24 @@ class FeatureControlManager:
     def reset(self) -> None:
         self.finalized = {}
 
-    def bootstrap_records(self, bootstrap: Iterable[ApiMessageAndVersion] = ()) -> list[ApiMessageAndVersion]:
+    def bootstrap_records(self, bootstrap: Iterable[ApiMessageAndVersion] = (),
+                          min_insync_replicas: int = 1) -> list[ApiMessageAndVersion]:
         """What an empty metadata log starts with: a FeatureLevelRecord per feature at its default level,
         or at the level bootstrap.checkpoint gives it (kafka-storage format --feature), metadata.version
-        first; a feature at level 0 has no record (Kafka's); then bootstrap.checkpoint's other records."""
+        first; a feature at level 0 has no record (Kafka's); then bootstrap.checkpoint's other records.
+        With eligible leader replicas on, the controller's min.insync.replicas becomes the cluster's (a
+        ConfigRecord on the default broker resource, Kafka's ELR safety record): every broker and the
+        controller must agree on it, or the ELR would be kept against different minimums."""
         bootstrap = list(bootstrap)
         levels = dict(DEFAULT_FEATURE_LEVELS)
         levels.update({r.data.name: r.data.feature_level for r in bootstrap
                        if r.type == MetadataRecordType.FEATURE_LEVEL_RECORD})
+        elr_safety = [record(MetadataRecordType.CONFIG_RECORD, resource_type=BROKER_RESOURCE,
+                             resource_name="", name="min.insync.replicas", value=str(min_insync_replicas))
+                      ] if levels.get(ELIGIBLE_LEADER_REPLICAS_VERSION, 0) >= 1 else []
         return [*(record(MetadataRecordType.FEATURE_LEVEL_RECORD, name=name, feature_level=level)
                   for name, level in levels.items() if level > 0),
+                *elr_safety,
                 *(r for r in bootstrap if r.type != MetadataRecordType.FEATURE_LEVEL_RECORD)]
 
     def replay_feature_level(self, r) -> None:

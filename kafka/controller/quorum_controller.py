@@ -193,7 +193,8 @@ class QuorumController:
         self.heartbeats.reset(self.cluster.brokers, now)  # give every broker a full session from now
         log.info("became the active controller", epoch=epoch, committed_offset=self.last_committed_offset)
         if self.committed_image.is_empty() and self.last_committed_offset < 0:
-            bootstrap = self.features.bootstrap_records(self.bootstrap_records)
+            bootstrap = self.features.bootstrap_records(self.bootstrap_records,
+                                                        self.config.min_insync_replicas)
             if self._append_or_renounce("bootstrap", bootstrap) is None:
                 return
         self.periodic.activate()
