@@ -38,7 +38,7 @@ EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd", "limits.m
             "kraft.md": ["kraft_quorum.mmd", "kraft_create_topic.mmd", "kraft_split_cluster.mmd",
                          "kraft_pre_vote.mmd",
                          "kraft_dynamic_voters.mmd"],
-            "replication.md": ["replication_produce.mmd", "replication_failover.mmd",
+            "replication.md": ["replication_produce.mmd", "replication_failover.mmd", "replication_elr.mmd",
                                "replication_diverging_epoch.mmd",
                                "partition_reassignment.mmd", "nemesis.mmd"],
             "acls.md": ["authorizer.mmd"],
