@@ -50,6 +50,7 @@ from kafka.protocol.errors import Errors
 from kafka.protocol.messages.fetch import DEBUGGING_REPLICA_ID
 from kafka.server.fetch_partition_data import EpochEndOffset
 from kafka.server.log_read_info import LogReadInfo, next_offset_after
+from kafka.server.partition_errors import NotEnoughReplicasError, PartitionError
 from kafka.server.replica import Replica
 from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
@@ -57,18 +58,6 @@ from kafka.utils.topic_partition import TopicPartition
 log = structlog.get_logger("kafka.cluster.Partition")
 
 NO_LEADER = -1
-
-
-class NotEnoughReplicasError(Exception):
-    """acks=all but the ISR is smaller than min.insync.replicas (Kafka's NotEnoughReplicasException)."""
-
-
-class PartitionError(Exception):
-    """A fetch or an OffsetsForLeaderEpoch this replica must refuse, with the error code to answer."""
-
-    def __init__(self, error: Errors, message: str = "") -> None:
-        super().__init__(message or error.name)
-        self.error = error
 
 
 class Partition:

@@ -68,7 +68,8 @@ from kafka.server.delayed_produce import DelayedProduce, PartitionResponse, Prod
 from kafka.server.fetch_partition_data import FetchPartitionData, FetchPartitionInfo
 from kafka.server.log_append_result import LogAppendResult
 from kafka.server.metadata_cache import PartitionState
-from kafka.server.partition import NotEnoughReplicasError, Partition, PartitionError
+from kafka.server.partition import Partition
+from kafka.server.partition_errors import NotEnoughReplicasError, PartitionError
 from kafka.server.remote_leader_end_point import ReplicaFetchConfig
 from kafka.server.replica_fetcher_manager import InitialFetchState, ReplicaFetcherManager
 from kafka.utils.native_memory import release_free_memory

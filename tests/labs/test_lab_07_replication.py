@@ -22,7 +22,8 @@ from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import build_batch
 from kafka.server.metadata_cache import PartitionState
-from kafka.server.partition import NotEnoughReplicasError, Partition
+from kafka.server.partition import Partition
+from kafka.server.partition_errors import NotEnoughReplicasError
 from kafka.utils.time import MockTime
 from kafka.utils.topic_partition import TopicPartition
 from tests.cluster.kraft_cluster import KRaftCluster, started_cluster

@@ -39,7 +39,8 @@ from kafka.protocol.record_batch import iter_batches
 from kafka.server.abstract_fetcher_thread import FETCHING, TRUNCATING
 from kafka.server.delayed_produce import DelayedProduce, PartitionResponse, ProducePartitionStatus
 from kafka.server.metadata_cache import PartitionState
-from kafka.server.partition import NO_LEADER, NotEnoughReplicasError, Partition, PartitionError
+from kafka.server.partition import NO_LEADER, Partition
+from kafka.server.partition_errors import NotEnoughReplicasError, PartitionError
 from kafka.server.remote_leader_end_point import LeaderUnreachableError
 from kafka.server.replica_fetcher_thread import ReplicaFetcherThread
 from kafka.utils.time import MockTime

@@ -11,7 +11,8 @@ from kafka.log.unified_log import UnifiedLog
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import build_batch
 from kafka.server.metadata_cache import PartitionState
-from kafka.server.partition import NotEnoughReplicasError, Partition, PartitionError
+from kafka.server.partition import Partition
+from kafka.server.partition_errors import NotEnoughReplicasError, PartitionError
 from kafka.utils.time import MockTime
 from kafka.utils.topic_partition import TopicPartition
 
