@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 import structlog
 
@@ -37,6 +38,7 @@ class KafkaRequestHandler(threading.Thread):
         self.request_channel = request_channel
         self.apis = apis
         self._stopping = threading.Event()
+        self.retiring: Callable[[], bool] = lambda: False  # the pool is stopping some handlers (resize)
         self._idle_ns = 0  # time spent waiting for a request, up to the last one taken
         self._waiting_since_ns = 0  # when the wait under way began; 0 while handling a request
         self.log = structlog.get_logger("kafka.server.KafkaRequestHandler").bind(handler=handler_id)
@@ -47,7 +49,9 @@ class KafkaRequestHandler(threading.Thread):
             request = self.request_channel.receive_request(timeout=None)
             self._waiting_since_ns = 0
             self._idle_ns += time.monotonic_ns() - started
-            if request is None:  # the shutdown marker
+            if request is None:  # the shutdown marker: for a handler the pool is retiring, if not this one
+                if not self._stopping.is_set() and self.retiring():
+                    self.request_channel.wake_handlers(1)
                 continue
             # Whatever KafkaApis and the managers log while handling it names the request.
             token = LOG_CONTEXT.set(request.log_context)
@@ -81,22 +85,60 @@ class KafkaRequestHandler(threading.Thread):
     def stop(self) -> None:
         self._stopping.set()
 
+    @property
+    def is_stopping(self) -> bool:
+        return self._stopping.is_set()
+
 
 class KafkaRequestHandlerPool:
     def __init__(self, request_channel: RequestChannel, apis, num_threads: int, plane: str = "data-plane",
                  errors: RepeatedErrorLog | None = None) -> None:
         self.request_channel = request_channel
-        self.handlers = [KafkaRequestHandler(i, request_channel, apis, plane, errors)
-                         for i in range(num_threads)]
+        self.apis, self.plane, self.errors = apis, plane, errors
+        self.handlers: list[KafkaRequestHandler] = []
+        self._retiring: list[KafkaRequestHandler] = []
+        self._started = False
+        self._lock = threading.Lock()
+        for _ in range(num_threads):
+            self._create_handler()
+
+    def _create_handler(self) -> KafkaRequestHandler:
+        handler = KafkaRequestHandler(len(self.handlers), self.request_channel, self.apis, self.plane,
+                                      self.errors)
+        handler.retiring = self._has_retiring
+        self.handlers = [*self.handlers, handler]  # a new list: the metrics read the old one meanwhile
+        return handler
 
     def startup(self) -> None:
+        self._started = True
         for handler in self.handlers:
             handler.start()
 
+    def resize_thread_pool(self, new_size: int) -> None:
+        """num.io.threads changed at run time (Kafka's resizeThreadPool): new handlers start at once; a
+        handler let go finishes the request it holds, then stops (no request in the queue is lost: the
+        others take them)."""
+        with self._lock:
+            while len(self.handlers) < new_size:
+                handler = self._create_handler()
+                if self._started:
+                    handler.start()
+            retired = self.handlers[new_size:]
+            self.handlers = self.handlers[:new_size]
+            self._retiring = [h for h in self._retiring if h.is_alive()] + retired
+            for handler in retired:
+                handler.stop()
+            if self._started:
+                self.request_channel.wake_handlers(len(retired))
+
+    def _has_retiring(self) -> bool:
+        return any(h.is_alive() and h.is_stopping for h in self._retiring)
+
     def shutdown(self) -> None:
-        for handler in self.handlers:
+        handlers = [*self.handlers, *self._retiring]
+        for handler in handlers:
             handler.stop()
-        self.request_channel.wake_handlers(len(self.handlers))
-        for handler in self.handlers:
+        self.request_channel.wake_handlers(len(handlers))
+        for handler in handlers:
             if handler.is_alive():  # a node stopped while still waiting for its quorum never started them
                 handler.join(timeout=5)

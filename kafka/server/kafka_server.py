@@ -360,7 +360,9 @@ class KafkaServer:
         self.metadata_publisher.add_update_listener(self.admin_manager.metadata_updated)
         # client quotas: what KafkaApis asks, fed by the metadata log (Kafka's DynamicClientQuotaPublisher)
         self.client_quota_metadata_manager = ClientQuotaMetadataManager(self.quota_managers)
-        self.shared.loader.install_publishers([self.metadata_publisher, self.client_quota_metadata_manager])
+        dynamic = self.config.dynamic_config.publisher_for(self)  # docs/dynamic_configs.md
+        self._broker_publishers = [self.metadata_publisher, self.client_quota_metadata_manager, dynamic]
+        self.shared.loader.install_publishers(self._broker_publishers)
 
     def _start_metrics_endpoint(self) -> None:
         """The /metrics endpoint and the request trace."""
@@ -442,8 +444,7 @@ class KafkaServer:
         return {t.name: (t.topic_id, t.num_partitions) for t in self.metadata_cache.all_topics()}
 
     def _io_thread_idle_ns(self) -> list[int]:
-        pool = getattr(self, "request_handler_pool", None)  # started after the metrics endpoint
-        return [h.idle_time_ns for h in pool.handlers] if pool is not None else []
+        return [h.idle_time_ns for h in getattr(self.request_handler_pool, "handlers", [])]
 
     def _controller_metrics(self) -> dict[str, int]:
         controller = getattr(self.controller_server, "controller", None)
@@ -583,10 +584,9 @@ class KafkaServer:
             self.log_manager.shutdown()
 
     def _remove_metadata_publishers(self) -> None:
-        """Kafka's loader.removeAndClosePublisher for the publishers that feed the broker's components, so
-        that no metadata change reaches one being stopped (the raft client runs until the shared server
-        stops, last). The ACL and SCRAM publishers feed only in-memory caches: they go with the loader."""
-        for publisher in (self.metadata_publisher, self.client_quota_metadata_manager):
+        """Kafka's loader.removeAndClosePublisher for those that feed the broker's components, so that no
+        change reaches one being stopped. The ACL and SCRAM ones feed caches only: they go with the loader."""
+        for publisher in getattr(self, "_broker_publishers", ()):
             if publisher is not None:
                 self.shared.loader.remove_and_close_publisher(publisher)
 
