@@ -37,7 +37,12 @@ from kafka.log.log_config import TOPIC_CONFIG_SYNONYMS, TOPIC_CONFIGS
 from kafka.protocol.errors import Errors
 from kafka.server.abstract_kafka_config import config_def_type_of
 from kafka.server.admin_manager import AdminManager, TopicError
-from kafka.server.dynamic_broker_config import ALL_DYNAMIC_CONFIGS, DynamicConfigError, broker_config_synonyms
+from kafka.server.dynamic_broker_config import (
+    ALL_DYNAMIC_CONFIGS,
+    BROKER_QUOTA_CONFIGS,
+    DynamicConfigError,
+    broker_config_synonyms,
+)
 from kafka.server.kafka_config import CONFIG_KEYS, is_sensitive
 from kafka.utils import future_utils
 
@@ -205,7 +210,8 @@ class ConfigHelper:
         # listener.name.<l>.* overrides), as Kafka's allConfigs lists them
         values: dict = dict(self.config.values)
         for layer in (dynamic.dynamic_configs(False), dynamic.dynamic_configs(True)):
-            values.update({k: v for k, v in layer.items() if k not in CONFIG_KEYS})
+            values.update({k: v for k, v in layer.items()
+                           if k not in CONFIG_KEYS and k not in BROKER_QUOTA_CONFIGS})
         return [self._broker_config_entry(key, value, per_broker_config=True)
                 for key, value in sorted(values.items())]
 
@@ -214,7 +220,7 @@ class ConfigHelper:
         read-only unless the key is one of DynamicBrokerConfig's, sensitive when a password or when no
         key of its synonyms is known (a custom config may hold anything)."""
         names = broker_config_synonyms(key, match_listener_override=True)
-        known = next((n for n in names if n in CONFIG_KEYS), None)
+        known = key if key in CONFIG_KEYS else next((n for n in names if n in CONFIG_KEYS), None)
         sensitive = known is None or is_sensitive(known)
         text = None if sensitive else self._broker_value_text(known, value) if known == key else value
         synonyms = self.config_synonyms(key)

@@ -94,6 +94,11 @@ _SYNONYMS = (("log.roll.ms", "log.roll.hours"), ("log.roll.jitter.ms", "log.roll
              ("log.flush.interval.ms", "log.flush.scheduler.interval.ms"),
              ("log.retention.ms", "log.retention.minutes", "log.retention.hours"))
 INVALID_DYNAMIC_CONFIGURATION = "Invalid dynamic configuration"
+# Kafka's DynamicConfig.Broker knows these too (QuotaConfigs): LONG, at least 0; kept by the broker's quota
+# managers, not in KafkaConfig, so DescribeConfigs does not list them. Replication throttles are not built
+# here: they are checked and stored (kafka-reassign-partitions sets and clears them), and nothing reads them.
+BROKER_QUOTA_CONFIGS = frozenset({"leader.replication.throttled.rate", "follower.replication.throttled.rate",
+                                  "replica.alter.log.dirs.io.max.bytes.per.second"})
 
 
 class DynamicConfigError(ValueError):
@@ -152,6 +157,13 @@ def _per_broker_listener_config(name: str) -> bool:
 def _validate_type(name: str, value: str) -> None:
     """One value against its key's type and validator, in Kafka's ConfigDef words (a key this broker does
     not know is a custom config: kept as it is, as Kafka keeps it)."""
+    if name in BROKER_QUOTA_CONFIGS:
+        invalid = f"Invalid value {value} for configuration {name}"
+        if not re.fullmatch(r"\s*-?\d+\s*", value or "") or not -2**63 <= int(value) < 2**63:
+            raise DynamicConfigError(f"{invalid}: Not a number of type LONG")
+        if int(value) < 0:
+            raise DynamicConfigError(f"{invalid}: Value must be at least 0")
+        return
     key = CONFIG_KEYS.get(name)
     if key is None or value is None:
         return
