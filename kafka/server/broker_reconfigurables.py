@@ -162,21 +162,36 @@ class DynamicListenerConfig:
         self.dynamic_config = dynamic_config  # its current_config: the listeners' ssl.* keys in use
 
     def _changed(self, old_config: KafkaConfig, new_config: KafkaConfig):
-        for name, builder in self.socket_server.channel_builders.items():
-            builder = getattr(builder, "transport_builder", builder)  # SASL_SSL: its TLS underneath
-            if hasattr(builder, "ssl_factory"):
+        for name in self.socket_server.channel_builders:
+            builder = self._ssl_builder(name)
+            if builder is not None:
                 new = new_config.ssl_configs(name)
                 if new != old_config.ssl_configs(name):
                     yield builder, new
 
+    def validate_props(self, new_props: dict[str, str]) -> None:
+        """Before a KafkaConfig is made of them (which loads every keystore): each TLS listener whose ssl.*
+        keys change must make a context, else Kafka's SslFactory refusal, naming the file."""
+        old_config = self.dynamic_config.current_config
+        for name in self.socket_server.channel_builders:
+            prefix = f"listener.name.{name.lower()}."
+            new = {k: new_props.get(prefix + k, new_props.get(k, SSL_DEFAULTS[k])) for k in SSL_DEFAULTS}
+            old = old_config.ssl_configs(name)
+            if self._ssl_builder(name) is not None and new != old:
+                try:
+                    SslFactory(new, server_mode=True)
+                except SslConfigError as e:
+                    cause = f"org.apache.kafka.common.KafkaException: {_load_failure(new, e)}"
+                    raise DynamicConfigError(
+                        f"Validation of dynamic config update of SSLFactory failed: {cause}") from None
+
     def validate_reconfiguration(self, new_config: KafkaConfig) -> None:
-        for _, ssl_configs in self._changed(self.dynamic_config.current_config, new_config):
-            try:
-                SslFactory(ssl_configs, server_mode=True)
-            except SslConfigError as e:
-                cause = f"org.apache.kafka.common.KafkaException: {_load_failure(ssl_configs, e)}"
-                raise DynamicConfigError(f"Validation of dynamic config update of SSLFactory failed: {cause}"
-                                         ) from None
+        pass  # validate_props did it
+
+    def _ssl_builder(self, name: str):
+        builder = self.socket_server.channel_builders[name]
+        builder = getattr(builder, "transport_builder", builder)  # SASL_SSL: its TLS underneath
+        return builder if hasattr(builder, "ssl_factory") else None
 
     def reconfigure(self, old_config: KafkaConfig, new_config: KafkaConfig) -> None:
         for builder, ssl_configs in self._changed(old_config, new_config):

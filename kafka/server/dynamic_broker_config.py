@@ -201,7 +201,8 @@ class DynamicBrokerConfig:
         self.static_broker_configs = dict(kafka_config.originals)
         self.dynamic_broker_configs: dict[str, str] = {}
         self.dynamic_default_configs: dict[str, str] = {}
-        self.current_config = kafka_config
+        # a copy: the shared config's dynamic values change in place, this one is what they were (old_config)
+        self.current_config = KafkaConfig(kafka_config.originals)
         self.reconfigurables: list[BrokerReconfigurable] = []
         self._lock = threading.RLock()
 
@@ -291,6 +292,12 @@ class DynamicBrokerConfig:
     def _process_reconfiguration(self, new_props: dict[str, str], validate_only: bool):
         """The KafkaConfig of `new_props`, and the reconfigurables whose keys it changes, each of which
         has checked the new values."""
+        for reconfigurable in self.reconfigurables:  # what must be checked before a KafkaConfig is made
+            if hasattr(reconfigurable, "validate_props"):
+                try:
+                    reconfigurable.validate_props(new_props)
+                except DynamicConfigError as e:
+                    raise invalid_dynamic_configuration(str(e)) from None
         try:
             new_config = KafkaConfig({k: v for k, v in new_props.items()
                                       if k in CONFIG_KEYS or KafkaConfig._is_listener_override(k)})
