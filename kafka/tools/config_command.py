@@ -46,10 +46,10 @@ A SCRAM password is salted here (random salt, PBKDF2) and only the salt and salt
 (AlterUserScramCredentials). Without authentication every client's user is ANONYMOUS. A broker's
 dynamic configs (KIP-226, docs/dynamic_configs.md) are altered as a topic's are, with
 IncrementalAlterConfigs on the broker ("<id>") or the cluster default ("", --entity-default); a
---delete-config must name one set at that level. IP quotas' tool is not built. A group's configs (KIP-848/932)
-are any group's, existing or not: this broker has no ListConfigResources, so a group is described even
-where Kafka's tool, asking a broker that has it, says the group "doesn't exist and doesn't have dynamic
-config" (against this broker Kafka's tool describes it too).
+--delete-config of a key not set is no error, as with Kafka 4.4's tool. IP quotas' tool is not built.
+A group's configs (KIP-848/932) are any group's, existing or not: this broker has no ListConfigResources,
+so a group is described even where Kafka's tool, asking a broker that has it, says the group "doesn't
+exist and doesn't have dynamic config" (against this broker Kafka's tool describes it too).
 """
 
 from __future__ import annotations
@@ -183,7 +183,7 @@ def _check_args(args, types: list[str], names: list[str], adds: dict[str, str], 
     if args.all and not (args.describe and types[0] in RESOURCE_TYPES):
         raise ConfigError("--all goes with --describe of topics, brokers or groups")
     if types[0] == BROKERS and any(name and not name.isdigit() for name in names):
-        raise ConfigError(f"The entity name for {BROKERS} must be a valid integer broker id, found: "
+        raise ConfigError(f"The entity name for {BROKERS} must be a valid integer broker id, but it is: "
                           f"{names[0]}")
     if len(types) > 1 and set(types) != {USERS, CLIENTS}:
         raise ConfigError(f"Only '{USERS}' and '{CLIENTS}' entity types may be specified together")
@@ -323,15 +323,10 @@ def describe_user_scram_credentials(admin: AdminClient, user: str) -> None:
 
 def alter_resource_config(admin: AdminClient, entity_type: str, name: str, adds: dict[str, str],
                           deletes: list[str]) -> None:
-    """Kafka's alterResourceConfig: deletes must name configs the topic (or group, or broker) sets itself."""
-    resource, dynamic_source = RESOURCE_TYPES[entity_type], _dynamic_source(entity_type, name)
-    dynamic = {key for key, entry in admin.describe_configs(resource, name).items()
-               if entry.source == dynamic_source}
-    invalid = [k for k in deletes if k not in dynamic]
-    if invalid:
-        raise ConfigError(f"Invalid config(s): {','.join(invalid)}")
+    """Kafka 4.4's alterResourceConfig: the deletes, then the sets, in one IncrementalAlterConfigs (a delete
+    of a key not set is no error: the broker finds nothing to delete, as Kafka's tool lets it)."""
     ops = [(k, DELETE, "") for k in deletes] + [(k, SET, v) for k, v in adds.items()]
-    admin.incremental_alter_configs(resource, name, ops)
+    admin.incremental_alter_configs(RESOURCE_TYPES[entity_type], name, ops)
 
 
 def _dynamic_source(entity_type: str, name: str) -> int:
