@@ -86,6 +86,7 @@ class SocketServer:
         self.processors: list[Processor] = []
         self.channel_builders: dict[str, ChannelBuilder] = {}  # per listener: its TLS keystore reloads there
         self._next_processor_id = 0
+        self._retired_idle_ns = 0  # what Processors let go had waited (NetworkProcessorAvgIdlePercent)
         self._repeated_errors: dict[str, RepeatedErrorLog] = {}
 
     def startup(self, enable_request_processing: bool = True) -> None:
@@ -130,10 +131,19 @@ class SocketServer:
             for processor in added:
                 processor.start()
             for processor in removed:
+                self._retired_idle_ns += processor.idle_time_ns
                 processor.shutdown()
             for processor in removed:
                 processor.join(timeout=5)
                 self.request_channel.remove_processor(processor.id)
+
+    def idle_times_ns(self) -> list[int]:
+        """Each Processor's total ns spent in select, those let go counted in the first, so that the total
+        never goes back when num.network.threads shrinks."""
+        times = [p.idle_time_ns for p in self.processors]
+        if times:
+            times[0] += self._retired_idle_ns
+        return times
 
     def enable_request_processing(self) -> None:
         for acceptor in self.acceptors.values():

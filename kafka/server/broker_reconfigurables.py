@@ -206,3 +206,11 @@ def _load_failure(ssl_configs, error: SslConfigError) -> str:
         store_type = (ssl_configs.get("ssl.keystore.type") or SSL_DEFAULTS["ssl.keystore.type"]).upper()
         return f"Failed to load SSL keystore {location} of type {store_type}: {error}"
     return str(error)
+
+
+def of_broker(server, dynamic_config) -> list:
+    """Kafka's DynamicBrokerConfig.addReconfigurables(kafkaServer): the components of a broker that take
+    changes, each reaching into the server for what it resizes when a change comes."""
+    return [BrokerDynamicThreadPool(server), DynamicLogConfig(server),
+            DynamicLogCleanerConfig(server.log_cleaner), DynamicSocketServerConfig(server.socket_server),
+            DynamicListenerConfig(server.socket_server, dynamic_config)]

@@ -29,7 +29,6 @@ import structlog
 
 from kafka.server.abstract_kafka_config import CONFIG_KEYS
 from kafka.server.config_def import ConfigError
-from kafka.server.kafka_config import KafkaConfig
 
 log = structlog.get_logger("kafka.server.DynamicBrokerConfig")
 
@@ -189,38 +188,28 @@ class BrokerReconfigurable(Protocol):
 
     reconfigurable_configs: frozenset[str]
 
-    def validate_reconfiguration(self, new_config: KafkaConfig) -> None:
-        """Raise DynamicConfigError (Kafka's ConfigException) if the new values cannot be taken."""
+    def validate_reconfiguration(self, new_config) -> None:
+        """Raise DynamicConfigError (Kafka's ConfigException) if the new values (a KafkaConfig) cannot be
+        taken."""
 
-    def reconfigure(self, old_config: KafkaConfig, new_config: KafkaConfig) -> None: ...
+    def reconfigure(self, old_config, new_config) -> None: ...
 
 
 class DynamicBrokerConfig:
-    def __init__(self, kafka_config: KafkaConfig) -> None:
+    """One broker's dynamic configs over its KafkaConfig (`config.dynamic_config`, made with it, as
+    Kafka's KafkaConfig makes its dynamicConfig). New effective configs are KafkaConfigs of the same class,
+    built here without importing it: kafka_config.py makes this."""
+
+    def __init__(self, kafka_config) -> None:
         self.kafka_config = kafka_config
+        self._config_class = type(kafka_config)
         self.static_broker_configs = dict(kafka_config.originals)
         self.dynamic_broker_configs: dict[str, str] = {}
         self.dynamic_default_configs: dict[str, str] = {}
         # a copy: the shared config's dynamic values change in place, this one is what they were (old_config)
-        self.current_config = KafkaConfig(kafka_config.originals)
+        self.current_config = self._config_class(kafka_config.originals)
         self.reconfigurables: list[BrokerReconfigurable] = []
         self._lock = threading.RLock()
-
-    def add_reconfigurables(self, server) -> None:
-        """Kafka's addReconfigurables(kafkaServer): the components of a started broker that take changes."""
-        from kafka.server import broker_reconfigurables as r
-        for reconfigurable in (r.BrokerDynamicThreadPool(server), r.DynamicLogConfig(server),
-                               r.DynamicLogCleanerConfig(server.log_cleaner),
-                               r.DynamicSocketServerConfig(server.socket_server),
-                               r.DynamicListenerConfig(server.socket_server, self)):
-            self.add_broker_reconfigurable(reconfigurable)
-
-    def publisher_for(self, server):
-        """The broker's DynamicConfigPublisher, which feeds this from the metadata log, once the broker's
-        reconfigurables are added (Kafka's BrokerServer does both at start-up)."""
-        from kafka.server.metadata.dynamic_config_publisher import DynamicConfigPublisher
-        self.add_reconfigurables(server)
-        return DynamicConfigPublisher(server.config.node_id, self, server.admin_manager.metadata_updated)
 
     def add_broker_reconfigurable(self, reconfigurable: BrokerReconfigurable) -> None:
         non_dynamic = {k for k in reconfigurable.reconfigurable_configs if k not in ALL_DYNAMIC_CONFIGS}
@@ -299,8 +288,9 @@ class DynamicBrokerConfig:
                 except DynamicConfigError as e:
                     raise invalid_dynamic_configuration(str(e)) from None
         try:
-            new_config = KafkaConfig({k: v for k, v in new_props.items()
-                                      if k in CONFIG_KEYS or KafkaConfig._is_listener_override(k)})
+            prefixed = self._config_class._is_listener_override
+            new_config = self._config_class({k: v for k, v in new_props.items()
+                                             if k in CONFIG_KEYS or prefixed(k)})
         except ConfigError as e:
             raise invalid_dynamic_configuration(str(e)) from None
         known = new_config.originals

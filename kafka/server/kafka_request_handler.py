@@ -97,6 +97,7 @@ class KafkaRequestHandlerPool:
         self.apis, self.plane, self.errors = apis, plane, errors
         self.handlers: list[KafkaRequestHandler] = []
         self._retiring: list[KafkaRequestHandler] = []
+        self._retired_idle_ns = 0  # what handlers let go had waited: RequestHandlerAvgIdlePercent keeps it
         self._started = False
         self._lock = threading.Lock()
         for _ in range(num_threads):
@@ -127,9 +128,18 @@ class KafkaRequestHandlerPool:
             self.handlers = self.handlers[:new_size]
             self._retiring = [h for h in self._retiring if h.is_alive()] + retired
             for handler in retired:
+                self._retired_idle_ns += handler.idle_time_ns
                 handler.stop()
             if self._started:
                 self.request_channel.wake_handlers(len(retired))
+
+    def idle_times_ns(self) -> list[int]:
+        """Each running handler's total ns spent waiting (RequestHandlerAvgIdlePercent), the ones let go
+        counted in the first, so that the pool's total never goes back when it shrinks."""
+        times = [h.idle_time_ns for h in self.handlers]
+        if times:
+            times[0] += self._retired_idle_ns
+        return times
 
     def _has_retiring(self) -> bool:
         return any(h.is_alive() and h.is_stopping for h in self._retiring)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kafka.protocol.metadata_records import BROKER_RESOURCE
+from kafka.server import broker_reconfigurables
 from kafka.server.dynamic_broker_config import DynamicBrokerConfig
 
 
@@ -23,6 +24,15 @@ class DynamicConfigPublisher:
         self.dynamic_config = dynamic_config
         self.on_update = on_update
         self._first = True
+
+    @classmethod
+    def for_broker(cls, server) -> DynamicConfigPublisher:
+        """Kafka's BrokerServer: the broker's reconfigurables join its DynamicBrokerConfig
+        (addReconfigurables), then this publisher feeds it."""
+        dynamic_config = server.config.dynamic_config
+        for reconfigurable in broker_reconfigurables.of_broker(server, dynamic_config):
+            dynamic_config.add_broker_reconfigurable(reconfigurable)
+        return cls(server.config.node_id, dynamic_config, server.admin_manager.metadata_updated)
 
     def name(self) -> str:
         return "DynamicConfigPublisher"
