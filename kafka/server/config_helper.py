@@ -188,12 +188,17 @@ class ConfigHelper:
         KafkaConfigSchema.resolveEffectiveTopicConfigs): the topic's own, else STATIC_BROKER_CONFIG when
         server.properties sets any broker key for it (log.retention.hours counts for retention.ms here,
         unlike DescribeConfigs), else the default."""
+        dynamic = self.config.dynamic_config
+        levels = ((dynamic.dynamic_configs(True), DYNAMIC_BROKER_CONFIG),
+                  (dynamic.dynamic_configs(False), DYNAMIC_DEFAULT_BROKER_CONFIG),
+                  (self.config.originals, STATIC_BROKER_CONFIG))
+
         def source(key: str) -> int:
             if key in overrides:
                 return DYNAMIC_TOPIC_CONFIG
             broker_key = TOPIC_CONFIG_SYNONYMS.get(key)
             names = broker_synonyms(broker_key) if broker_key else []
-            return STATIC_BROKER_CONFIG if any(n in self.config.originals for n in names) else DEFAULT_CONFIG
+            return next((s for layer, s in levels if any(n in layer for n in names)), DEFAULT_CONFIG)
         return [dict(name=key, value=value, read_only=False, is_sensitive=False, config_source=source(key))
                 for key, value in sorted(log_config.to_props().items())]
 

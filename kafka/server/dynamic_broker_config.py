@@ -248,7 +248,7 @@ class DynamicBrokerConfig:
         _override_props(new_props, self.dynamic_broker_configs)
         old_config = self.current_config
         try:
-            new_config, to_update = self._process_reconfiguration(new_props, validate_only=False)
+            new_config, to_update = self._process_reconfiguration(new_props)
         except DynamicConfigError as e:
             log.error("Failed to update broker configuration", error=str(e))
             return
@@ -276,9 +276,9 @@ class DynamicBrokerConfig:
             else:
                 _override_props(new_props, props)
                 _override_props(new_props, self.dynamic_broker_configs)
-            self._process_reconfiguration(new_props, validate_only=True)
+            self._process_reconfiguration(new_props)
 
-    def _process_reconfiguration(self, new_props: dict[str, str], validate_only: bool):
+    def _process_reconfiguration(self, new_props: dict[str, str]):
         """The KafkaConfig of `new_props`, and the reconfigurables whose keys it changes, each of which
         has checked the new values."""
         for reconfigurable in self.reconfigurables:  # what must be checked before a KafkaConfig is made

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from kafka.protocol.api_keys import ApiKey
 from tests.differential.oracle import Pair
-from tests.differential.test_configs import APPEND, BROKER, DELETE, SET, alter, describe
-from tests.helpers import wait_until
+from tests.differential.test_configs import APPEND, BROKER, DELETE, SET, TOPIC, alter, describe
+from tests.differential.test_topics import create_topics
+from tests.helpers import unique_topic, wait_until
 
 KEYS = ["log.retention.ms", "log.retention.hours", "num.io.threads", "num.network.threads",
         "max.connections.per.ip", "log.cleaner.threads", "message.max.bytes", "log.segment.bytes",
@@ -49,6 +50,10 @@ def test_the_cluster_default_and_one_brokers_configs(pair):
                                                                     ("max.connections.per.ip", SET, "1000")))
         described(pair, "", ["log.retention.ms", "max.connections.per.ip", "num.io.threads"])
         described(pair, "1", KEYS)
+        topic = unique_topic("under-dynamic-defaults")  # its configs' sources name the dynamic default
+        pair.same(ApiKey.CREATE_TOPICS, 7, create_topics({"name": topic, "num_partitions": 1,
+                                                          "replication_factor": 1}))
+        pair.same(ApiKey.DESCRIBE_CONFIGS, 4, describe(TOPIC, topic, ["retention.ms", "segment.bytes"]))
         pair.same(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, alter_broker("1", ("log.retention.ms", SET, "7200000"),
                                                                     ("num.io.threads", SET, "10"),
                                                                     ("log.cleaner.threads", SET, "2")))
