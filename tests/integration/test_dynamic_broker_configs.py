@@ -122,6 +122,32 @@ def test_io_and_network_threads_resized_while_a_producer_runs_lose_no_request(st
                            for t in threading.enumerate()) == 4, message="the retired handlers to stop")
 
 
+def test_connection_quotas_change_for_the_next_connections(start_broker):
+    """max.connections.per.ip.overrides set for the cluster: a second connection from 127.0.0.2 is closed at
+    once, the first stays; deleted again, the next one is taken."""
+    broker = start_broker()
+
+    def api_versions(client: WireClient) -> int:
+        return client.request(ApiKey.API_VERSIONS, 3, {"client_software_name": "t",
+                                                       "client_software_version": "1"}).error_code
+
+    with AdminClient({"bootstrap.servers": broker.bootstrap}) as admin:
+        admin.incremental_alter_configs(BROKER_RESOURCE, "", [("max.connections.per.ip.overrides", SET,
+                                                               "127.0.0.2:1")])
+        first = WireClient(broker.port, source_address="127.0.0.2")
+        assert api_versions(first) == Errors.NONE
+        second = WireClient(broker.port, source_address="127.0.0.2")
+        with pytest.raises(ConnectionError):
+            api_versions(second)
+        second.close()
+        admin.incremental_alter_configs(BROKER_RESOURCE, "", [("max.connections.per.ip.overrides", DELETE,
+                                                               None)])
+        third = WireClient(broker.port, source_address="127.0.0.2")
+        assert api_versions(third) == api_versions(first) == Errors.NONE
+        for client in (first, third):
+            client.close()
+
+
 def _peer_certificate(port: int, ca_file: str) -> x509.Certificate:
     context = ssl.create_default_context(cafile=ca_file)
     with socket.create_connection(("127.0.0.1", port), timeout=10) as raw, \
