@@ -583,8 +583,9 @@ class KafkaServer:
             self.log_manager.shutdown()
 
     def _remove_metadata_publishers(self) -> None:
-        """Kafka's loader.removeAndClosePublisher for those that feed the broker's components, so that no
-        change reaches one being stopped. The ACL and SCRAM ones feed caches only: they go with the loader."""
+        """Kafka's loader.removeAndClosePublisher for the publishers that feed the broker's components, so
+        that no metadata change reaches one being stopped (the raft client runs until the shared server
+        stops, last). The ACL and SCRAM publishers feed only in-memory caches: they go with the loader."""
         for publisher in getattr(self, "_broker_publishers", ()):
             if publisher is not None:
                 self.shared.loader.remove_and_close_publisher(publisher)
