@@ -25,6 +25,7 @@ from kafka.server.kafka_request_handler import KafkaRequestHandler
 from kafka.tools import config_command
 from kafka.tools.certificate_authority import chain_and_key_pem, issue, loopback_names, name
 from tests.helpers import free_port, unique_topic, wait_until
+from tests.metrics.scrape import scrape
 from tests.security.certificates import Certificates
 from tests.wire import WireClient
 
@@ -110,6 +111,12 @@ def test_io_and_network_threads_resized_while_a_producer_runs_lose_no_request(st
                 admin.incremental_alter_configs(BROKER_RESOURCE, "1", ops)
                 assert len(pool.handlers) == io_threads
                 assert len(sockets.acceptors["PLAINTEXT"].processors) == network_threads
+                metrics = scrape(broker)  # the dashboard's "Threads in each pool"
+                assert metrics.value("kafka_server_kafkarequesthandlerpool_requesthandlerpoolsize") == \
+                    io_threads
+                assert metrics.value("kafka_network_socketserver_networkprocessorcount",
+                                     listener="PLAINTEXT") == network_threads
+                assert 0 < metrics.value("kafka_server_kafkarequesthandlerpool_requesthandleravgidlepercent")
                 wait_until(lambda c=count: len(sent) > c + 50, message="the producer to go on")
     finally:
         stop.set()
