@@ -177,13 +177,15 @@ class DynamicListenerConfig:
             prefix = f"listener.name.{name.lower()}."
             new = {k: new_props.get(prefix + k, new_props.get(k, SSL_DEFAULTS[k])) for k in SSL_DEFAULTS}
             old = old_config.ssl_configs(name)
-            if self._ssl_builder(name) is not None and new != old:
+            builder = self._ssl_builder(name)
+            if builder is not None and new != old:
                 try:
-                    SslFactory(new, server_mode=True)
+                    factory = SslFactory(new, server_mode=True)
                 except SslConfigError as e:
                     cause = f"org.apache.kafka.common.KafkaException: {_load_failure(new, e)}"
                     raise DynamicConfigError(
                         f"Validation of dynamic config update of SSLFactory failed: {cause}") from None
+                _ensure_compatible(builder.ssl_factory.keystore_identity(), factory.keystore_identity())
 
     def validate_reconfiguration(self, new_config: KafkaConfig) -> None:
         pass  # validate_props did it
@@ -197,6 +199,24 @@ class DynamicListenerConfig:
         for builder, ssl_configs in self._changed(old_config, new_config):
             builder.reconfigure(ssl_configs)
             log.info("listener's TLS context reloaded", keystore=ssl_configs.get("ssl.keystore.location"))
+
+
+def _ensure_compatible(existing, new) -> None:
+    """Kafka's SslFactory.CertificateEntries.ensureCompatible: a renewed keystore names the same subject
+    and the same alternative names (Kafka's ssl.allow.dn.changes and ssl.allow.san.changes, false by
+    default, are not built here), so clients that pinned the broker's identity still find it."""
+    if existing is None or new is None:
+        return
+    failed = "Validation of dynamic config update of SSLFactory failed: " \
+             "org.apache.kafka.common.config.ConfigException: "
+    (old_dn, old_sans), (new_dn, new_sans) = existing, new
+    if old_dn != new_dn:
+        raise DynamicConfigError(f"{failed}Keystore DistinguishedName does not match:  "
+                                 f"existing={{alias=kafka, DN={old_dn}}}, new={{alias=kafka, DN={new_dn}}}")
+    if old_sans != new_sans:
+        raise DynamicConfigError(f"{failed}Keystore SubjectAltNames do not match:  "
+                                 f"existing={{alias=kafka, SAN={list(old_sans)}}}, "
+                                 f"new={{alias=kafka, SAN={list(new_sans)}}}")
 
 
 def _load_failure(ssl_configs, error: SslConfigError) -> str:

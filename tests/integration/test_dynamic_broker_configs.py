@@ -2,7 +2,7 @@
 loopback: `kafka-configs --entity-default --alter log.retention.ms` deletes old segments without a restart;
 num.io.threads and num.network.threads resized up and down while a producer runs, no request lost; a
 rotated TLS keystore served to new connections while an open one goes on; a keystore that does not load
-refused, naming the file, and the old one kept."""
+refused, naming the file, and the old one kept (one that names another subject too, as Kafka refuses it)."""
 
 from __future__ import annotations
 
@@ -208,5 +208,14 @@ def test_a_keystore_that_does_not_load_is_refused_naming_the_file_and_the_old_on
                     ("listener.name.ssl.ssl.keystore.location", SET, str(bad))])
             assert refused.value.error == Errors.INVALID_REQUEST
             assert f"Failed to load SSL keystore {bad} of type PEM" in str(refused.value)
+        other = tmp_path / "other-name.pem"  # loads, but names another broker: Kafka refuses it too
+        impostor = issue(name("impostor", "kafka"), certs.ca, sans=loopback_names())
+        other.write_bytes(chain_and_key_pem(impostor))
+        with pytest.raises(KafkaError) as refused:
+            admin.incremental_alter_configs(BROKER_RESOURCE, "1", [
+                ("listener.name.ssl.ssl.keystore.location", SET, str(other))])
+        assert "Keystore DistinguishedName does not match:  existing={alias=kafka, DN=CN=broker," \
+               "OU=kafka,O=Example,C=US}, new={alias=kafka, DN=CN=impostor,OU=kafka,O=Example,C=US}" \
+               in str(refused.value)
         assert "listener.name.ssl.ssl.keystore.location" not in admin.describe_configs(BROKER_RESOURCE, "1")
     assert _peer_certificate(tls_broker.ssl_port, certs.ca_file) == certs.broker.certificate
