@@ -6,10 +6,10 @@ refused, naming the file, and the old one kept (one that names another subject t
 
 from __future__ import annotations
 
-import contextlib
-import io
 import socket
 import ssl
+import subprocess
+import sys
 import threading
 import time
 
@@ -22,9 +22,8 @@ from kafka.clients.producer import KafkaProducer
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.server.kafka_request_handler import KafkaRequestHandler
-from kafka.tools import config_command
 from kafka.tools.certificate_authority import chain_and_key_pem, issue, loopback_names, name
-from tests.helpers import free_port, unique_topic, wait_until
+from tests.helpers import REPO, free_port, unique_topic, wait_until
 from tests.metrics.scrape import scrape
 from tests.security.certificates import Certificates
 from tests.wire import WireClient
@@ -34,12 +33,12 @@ HOUR_MS = 3_600_000
 
 
 def kafka_configs(*args: str) -> str:
-    """Our kafka-configs' standard output (only stdout is redirected: a logger first used meanwhile must
-    not keep a capture that closes, as pytest's capsys would leave the broker's network threads)."""
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert config_command.main(list(args)) == 0
-    return out.getvalue()
+    """Our kafka-configs as a user runs it (its own process: the tool sets up logging for itself); its
+    standard output."""
+    done = subprocess.run([sys.executable, "-m", "kafka.tools.config_command", *args], capture_output=True,
+                          text=True, timeout=60, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 def test_log_retention_ms_set_for_the_cluster_deletes_old_segments_without_a_restart(start_broker):
