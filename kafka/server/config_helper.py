@@ -63,19 +63,6 @@ CONFIG_TYPES = {"BOOLEAN": 1, "STRING": 2, "INT": 3, "SHORT": 4, "LONG": 5, "DOU
 _LIST_CONFIGS = {"cleanup.policy"}
 
 
-# Broker keys that set one value, the most specific first (Kafka's DynamicBrokerConfig.brokerConfigSynonyms).
-_BROKER_SYNONYMS = [
-    ["log.roll.ms", "log.roll.hours"],
-    ["log.roll.jitter.ms", "log.roll.jitter.hours"],
-    ["log.flush.interval.ms", "log.flush.scheduler.interval.ms"],
-    ["log.retention.ms", "log.retention.minutes", "log.retention.hours"],
-]
-
-
-def broker_synonyms(name: str) -> list[str]:
-    return next((group for group in _BROKER_SYNONYMS if name in group), [name])
-
-
 # Keys Kafka declares with no default (a node must set them): no DEFAULT_CONFIG synonym, as in Kafka's
 # ConfigHelper, though this broker starts without them (node 1 in /tmp/kraft-combined-logs, combined).
 _NO_KAFKA_DEFAULT = {"node.id", "log.dirs", "process.roles"}
@@ -197,7 +184,7 @@ class ConfigHelper:
             if key in overrides:
                 return DYNAMIC_TOPIC_CONFIG
             broker_key = TOPIC_CONFIG_SYNONYMS.get(key)
-            names = broker_synonyms(broker_key) if broker_key else []
+            names = broker_config_synonyms(broker_key, match_listener_override=False) if broker_key else []
             return next((s for layer, s in levels if any(n in layer for n in names)), DEFAULT_CONFIG)
         return [dict(name=key, value=value, read_only=False, is_sensitive=False, config_source=source(key))
                 for key, value in sorted(log_config.to_props().items())]
