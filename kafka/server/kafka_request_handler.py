@@ -2,9 +2,10 @@
 kafka.server.KafkaRequestHandler).
 
 Seed 002: "the request will be picked up by the second main pool in Kafka. These are called I/O
-threads ... each I/O thread can be used to handle requests from any client." A fixed pool of
+threads ... each I/O thread can be used to handle requests from any client." A pool of
 num.io.threads threads takes requests from the shared queue and hands each to KafkaApis. A handler
-never waits for a slow request: requests that must wait park in a purgatory and free the thread.
+never waits for a slow request: requests that must wait park in a purgatory and free the thread. The
+pool's size changes at run time with the dynamic config (`resize_thread_pool`, docs/dynamic_configs.md).
 
 An idle handler blocks on the queue until a request or the shutdown marker arrives (Kafka polls
 every 300 ms; a Python thread woken for nothing costs the whole process the GIL), so an idle
