@@ -1,8 +1,9 @@
 """SocketServer: the broker's network layer (Kafka's kafka.network.SocketServer).
 
 For every listener one Acceptor thread, and num.network.threads Processor threads per listener (a
-number the dynamic config changes at run time: `resize_processors`), each with its Selector, all sharing one RequestChannel with the I/O threads, one MemoryPool for the request
-bytes being read (queued.max.request.bytes) and one ConnectionQuotas. The network layer knows requests
+number the dynamic config changes at run time: `resize_processors`), each with its Selector, all sharing
+one RequestChannel with the I/O threads, one MemoryPool for the request bytes being read
+(queued.max.request.bytes) and one ConnectionQuotas. The network layer knows requests
 only as frames with a parsed header; what a request means is the server layer's business. Each
 listener's Selectors build their channels with the listener's ChannelBuilder (PLAINTEXT or SSL, its
 ssl.* keys; SASL_PLAINTEXT or SASL_SSL, its mechanisms and the broker's CredentialCache).
