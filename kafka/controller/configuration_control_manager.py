@@ -3,8 +3,10 @@
 
 IncrementalAlterConfigs arrives here (from any broker, forwarded): each operation (SET, DELETE,
 APPEND, SUBTRACT) is applied to the resource's current overrides, the result is checked as a whole by
-the ConfigurationValidator (a topic's with the rules its LogConfig uses, a group's with GroupConfig's),
-and the change is written as ConfigRecords (a value of None removes the override). A topic that does
+the ConfigurationValidator (a topic's with the rules its LogConfig uses, a group's with GroupConfig's; a
+broker's values were checked by the broker that forwarded them, against its DynamicBrokerConfig), and the
+change is written as ConfigRecords (a value of None removes the override). A BROKER resource is one
+broker's dynamic configs ("<id>") or the cluster-wide default (""). A topic that does
 not exist has no configs to change: it is refused with UNKNOWN_TOPIC_OR_PARTITION (Kafka's
 ConfigResourceExistenceChecker).
 """
@@ -68,6 +70,10 @@ class ConfigurationValidator:
     def validate(self, resource_type: int, name: str, configs: dict[str, str]) -> None:
         if resource_type == TOPIC_RESOURCE:
             ConfigurationControlManager.validate_topic_configs(configs)
+        elif resource_type == BROKER_RESOURCE and name and not name.isdigit():
+            # the values were checked by the broker that forwarded them (its DynamicBrokerConfig, as
+            # Kafka's ConfigAdminManager does): here only that a broker resource is a node id, or ""
+            raise ConfigError(Errors.INVALID_REQUEST, f"Node id must be an integer, but it is: {name}")
 
 
 class ConfigurationControlManager:

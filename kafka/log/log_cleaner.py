@@ -232,6 +232,17 @@ class LogCleaner:
             thread.join()
         self._threads.clear()
 
+    def reconfigure(self, config: CleanerConfig) -> None:
+        """log.cleaner.* changed at run time (Kafka's LogCleaner.reconfigure): the threads stop after the
+        cleaning under way and start again with the new settings."""
+        running = self._running
+        if running:
+            self.shutdown()
+        self.config = config
+        if running and config.enable_cleaner:
+            self._wakeup.clear()
+            self.startup()
+
     def wakeup(self) -> None:
         """Skip the rest of log.cleaner.backoff.ms and look for work now."""
         self._wakeup.set()

@@ -447,6 +447,11 @@ class LogManager:
         with self._lock:
             return list(self._logs.values())
 
+    def reconfigure_default_log_config(self, config: LogConfig) -> None:
+        """The broker-wide defaults changed at run time (Kafka's reconfigureDefaultLogConfig): the logs
+        created from now on start from them; DynamicLogConfig hands the live ones theirs."""
+        self.default_config = config
+
     def update_topic_config(self, topic: str, config: LogConfig) -> None:
         """A topic's configs changed (Kafka's updateTopicConfig): every log of it takes the new
         LogConfig, so retention, rolling and the cleaner act on it from their next run."""

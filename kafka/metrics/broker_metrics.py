@@ -54,6 +54,7 @@ class BrokerMetrics:
         """Each callback returns every thread's running total of nanoseconds spent waiting."""
         self.group.new_gauge(m.NETWORK_PROCESSOR_AVG_IDLE_PERCENT, AvgIdlePercent(network_idle_ns).value)
         self.group.new_gauge(m.REQUEST_HANDLER_AVG_IDLE_PERCENT, AvgIdlePercent(handler_idle_ns).value)
+        self.group.new_gauge(m.REQUEST_HANDLER_POOL_SIZE, lambda: len(handler_idle_ns()))
 
     def register_socket_server(self, pool: Callable[[], tuple[int, int]], pool_depleted_ns: Callable[[], int],
                                processors: Callable[[], Iterable[ProcessorStats]],
@@ -72,6 +73,8 @@ class BrokerMetrics:
                                          m.SUCCESSFUL_AUTHENTICATION_TOTAL, m.FAILED_AUTHENTICATION_TOTAL),
                                          start=2):
             self.group.new_gauge(metric, lambda c=column: [((p[0], p[1]), p[c]) for p in processors()])
+        self.group.new_gauge(m.NETWORK_PROCESSOR_COUNT, lambda: [
+            ((listener,), count) for listener, count in _count_by_listener(processors()).items()])
         blocked = {listener: AvgIdlePercent(lambda name=listener: [acceptors_blocked_ns().get(name, 0)])
                    for listener in acceptors_blocked_ns()}
         self.group.new_gauge(m.ACCEPTOR_BLOCKED_PERCENT,
@@ -177,3 +180,10 @@ class BrokerMetrics:
     def exposition(self) -> bytes:
         """The Prometheus text format of every metric, as /metrics serves it."""
         return generate_latest(self.registry)
+
+
+def _count_by_listener(processors: Iterable[ProcessorStats]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for stats in processors:
+        counts[stats[0]] = counts.get(stats[0], 0) + 1
+    return counts

@@ -112,6 +112,16 @@ REQUEST_HANDLER_AVG_IDLE_PERCENT = MetricName(
     "kafka.server", "KafkaRequestHandlerPool", "RequestHandlerAvgIdlePercent", GAUGE,
     "Fraction of the last minute the I/O threads waited for a request (1.0 = all idle).", (),
     "I/O threads")
+# The two pools' sizes, which dynamic broker configs change at run time (docs/dynamic_configs.md). This
+# broker's own: Kafka 4.4 logs each resize ("Resizing request handler thread pool size from 8 to 16") and
+# exports no gauge of it.
+REQUEST_HANDLER_POOL_SIZE = MetricName(
+    "kafka.server", "KafkaRequestHandlerPool", "RequestHandlerPoolSize", GAUGE,
+    "I/O threads running (num.io.threads; this broker's own gauge).", (), "I/O threads")
+NETWORK_PROCESSOR_COUNT = MetricName(
+    "kafka.network", "SocketServer", "NetworkProcessorCount", GAUGE,
+    "Network threads of each listener (num.network.threads; this broker's own gauge).", ("listener",),
+    "network threads")
 
 
 # -------------------------------------------------- kafka.server:type=BrokerTopicMetrics
@@ -451,7 +461,7 @@ CLIENT_QUOTA_METRICS = (("Produce", QUOTA_PRODUCE_BYTE_RATE, QUOTA_PRODUCE_THROT
 ALL_METRICS: tuple[MetricName, ...] = (
     REQUESTS, ERRORS, *REQUEST_TIMES,
     REQUEST_QUEUE_SIZE, RESPONSE_QUEUE_SIZE, NETWORK_PROCESSOR_AVG_IDLE_PERCENT,
-    REQUEST_HANDLER_AVG_IDLE_PERCENT,
+    REQUEST_HANDLER_AVG_IDLE_PERCENT, REQUEST_HANDLER_POOL_SIZE, NETWORK_PROCESSOR_COUNT,
     *SOCKET_SERVER_METRICS,
     *BROKER_TOPIC_METERS,
     PURGATORY_SIZE, NUM_DELAYED_OPERATIONS,

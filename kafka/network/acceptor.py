@@ -109,7 +109,8 @@ class Acceptor(threading.Thread):
             return
         sock.setblocking(False)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        processor = self.processors[self._next_processor % len(self.processors)]
+        processors = self.processors  # once: num.network.threads may change it meanwhile
+        processor = processors[self._next_processor % len(processors)]
         self._next_processor += 1
         processor.accept(sock, ip)
 

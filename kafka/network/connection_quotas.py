@@ -164,6 +164,25 @@ class ConnectionQuotas:
     def max_connections_for(self, ip: str) -> int:
         return self.overrides.get(_normalise(ip), self.max_connections_per_ip)
 
+    # ------------------------------------------------------------------ dynamic broker configs
+    def update_max_connections_per_ip(self, max_connections_per_ip: int,
+                                      overrides: Mapping[str, int]) -> None:
+        """Kafka's updateMaxConnectionsPerIp and updateMaxConnectionsPerIpOverride: for the next
+        connections (those open stay)."""
+        with self._lock:
+            self.max_connections_per_ip = max_connections_per_ip
+            self.overrides = {_normalise(host): count for host, count in overrides.items()}
+
+    def update_broker_max_connections(self, max_connections: int) -> None:
+        with self._lock:
+            self.max_connections = max_connections
+            self._lock.notify_all()  # an Acceptor waiting under the old limit may go on
+
+    def update_broker_max_connection_rate(self, max_connection_creation_rate: int) -> None:
+        with self._lock:
+            self._rate = ConnectionRate(max_connection_creation_rate) \
+                if max_connection_creation_rate < INT32_MAX else None
+
     # ------------------------------------------------------------------ the Processors
     def dec(self, listener: str, ip: str) -> None:
         ip = _normalise(ip)

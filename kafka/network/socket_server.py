@@ -1,8 +1,9 @@
 """SocketServer: the broker's network layer (Kafka's kafka.network.SocketServer).
 
-For every listener one Acceptor thread, and num.network.threads Processor threads per listener, each
-with its Selector, all sharing one RequestChannel with the I/O threads, one MemoryPool for the request
-bytes being read (queued.max.request.bytes) and one ConnectionQuotas. The network layer knows requests
+For every listener one Acceptor thread, and num.network.threads Processor threads per listener (a
+number the dynamic config changes at run time: `resize_processors`), each with its Selector, all sharing
+one RequestChannel with the I/O threads, one MemoryPool for the request bytes being read
+(queued.max.request.bytes) and one ConnectionQuotas. The network layer knows requests
 only as frames with a parsed header; what a request means is the server layer's business. Each
 listener's Selectors build their channels with the listener's ChannelBuilder (PLAINTEXT or SSL, its
 ssl.* keys; SASL_PLAINTEXT or SASL_SSL, its mechanisms and the broker's CredentialCache).
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING
 import structlog
 
 from kafka.network.acceptor import Acceptor
+from kafka.network.channel_builder import ChannelBuilder
 from kafka.network.channel_builders import server_channel_builder
 from kafka.network.connection_quotas import INT32_MAX, ConnectionQuotas
 from kafka.network.end_point import EndPoint
@@ -83,36 +85,66 @@ class SocketServer:
             config.max_connection_creation_rate, time)
         self.acceptors: dict[str, Acceptor] = {}
         self.processors: list[Processor] = []
+        self.channel_builders: dict[str, ChannelBuilder] = {}  # per listener: its TLS keystore reloads there
+        self._next_processor_id = 0
+        self._retired_idle_ns = 0  # what Processors let go had waited (NetworkProcessorAvgIdlePercent)
+        self._repeated_errors: dict[str, RepeatedErrorLog] = {}
 
     def startup(self, enable_request_processing: bool = True) -> None:
         """Bind every listener (failing fast if a port is taken), then start the threads; without
         `enable_request_processing` the acceptors wait for enable_request_processing() (connections
         wait in the listen backlog meanwhile), as Kafka's broker does until its metadata is caught up."""
-        next_id = 0
         for end_point in self.listeners:
-            builder = server_channel_builder(end_point.security_protocol,
-                                             self.config.listener_ssl_configs.get(end_point.listener_name,
-                                                                                  {}),
-                                             self.config.listener_sasl_configs.get(end_point.listener_name),
-                                             self.credential_cache)
-            repeated_errors = RepeatedErrorLog(log.bind(listener=end_point.listener_name), self.time)
-            processors = []
-            for _ in range(self.num_network_threads):
-                processor = Processor(next_id, end_point.listener_name, self.request_channel,
-                                      self.socket_request_max_bytes, self.memory_pool, self.connection_quotas,
-                                      self.config.connections_max_idle_ms, self.time, builder,
-                                      repeated_errors,
-                                      self.config.failed_authentication_delay_ms)
-                next_id += 1
-                self.request_channel.add_processor(processor)
-                processors.append(processor)
-            self.acceptors[end_point.listener_name] = Acceptor(end_point, processors, self.connection_quotas,
-                                                               self.time)
+            name = end_point.listener_name
+            self.channel_builders[name] = server_channel_builder(
+                end_point.security_protocol, self.config.listener_ssl_configs.get(name, {}),
+                self.config.listener_sasl_configs.get(name), self.credential_cache)
+            self._repeated_errors[name] = RepeatedErrorLog(log.bind(listener=name), self.time)
+            processors = [self._create_processor(name) for _ in range(self.num_network_threads)]
+            self.acceptors[name] = Acceptor(end_point, processors, self.connection_quotas, self.time)
             self.processors.extend(processors)
         for processor in self.processors:
             processor.start()
         if enable_request_processing:
             self.enable_request_processing()
+
+    def _create_processor(self, listener: str) -> Processor:
+        processor = Processor(self._next_processor_id, listener, self.request_channel,
+                              self.socket_request_max_bytes, self.memory_pool, self.connection_quotas,
+                              self.config.connections_max_idle_ms, self.time, self.channel_builders[listener],
+                              self._repeated_errors[listener], self.config.failed_authentication_delay_ms)
+        self._next_processor_id += 1
+        self.request_channel.add_processor(processor)
+        return processor
+
+    def resize_processors(self, new_size: int) -> None:
+        """num.network.threads changed at run time (Kafka's DataPlaneAcceptor.reconfigure): each listener
+        gets new Processors, or loses its last ones; their connections close and the clients reconnect
+        to the ones left, as in Kafka."""
+        log.info("Resizing network thread pool size", old=self.num_network_threads, new=new_size)
+        self.num_network_threads = new_size
+        for name, acceptor in self.acceptors.items():
+            current = acceptor.processors
+            added = [self._create_processor(name) for _ in range(new_size - len(current))]
+            removed = current[new_size:]
+            acceptor.processors = current[:new_size] + added  # one assignment: the Acceptor reads either
+            self.processors = [p for p in self.processors if p not in removed] + added
+            for processor in added:
+                processor.start()
+            for processor in removed:
+                self._retired_idle_ns += processor.idle_time_ns
+                processor.shutdown()
+            for processor in removed:
+                processor.join(timeout=5)
+                self.request_channel.remove_processor(processor.id)
+
+    def idle_times_ns(self) -> list[int]:
+        """Each Processor's total ns spent in select, those let go counted in the first, so that the total
+        never goes back when num.network.threads shrinks."""
+        times = [p.idle_time_ns for p in self.processors]
+        if times:
+            times[0] += self._retired_idle_ns
+        return times
 
     def enable_request_processing(self) -> None:
         for acceptor in self.acceptors.values():

@@ -1,7 +1,8 @@
 """SslChannelBuilder: channels whose bytes are TLS (Kafka's common.network.SslChannelBuilder).
 
 One SslFactory (one SSLContext) per listener, built at start-up from the listener's ssl.* keys, so a
-bad keystore stops the broker before it binds rather than failing each client. Each accepted socket
+bad keystore stops the broker before it binds rather than failing each client; a dynamic config change
+of the listener's keystore builds a new one in its place (`reconfigure`). Each accepted socket
 is wrapped server-side; the principal comes from the client certificate through
 ssl.principal.mapping.rules.
 """
@@ -30,6 +31,12 @@ class SslChannelBuilder(ChannelBuilder):
         except ValueError as e:
             raise SslConfigError(f"invalid value {rules!r} for configuration key "
                                  f"'ssl.principal.mapping.rules': {e}") from None
+
+    def reconfigure(self, ssl_configs: Mapping[str, str | None]) -> None:
+        """A new keystore (or other ssl.* keys) at run time (Kafka's ListenerReconfigurable): the new
+        context is built first, so one that does not load raises SslConfigError and the old one stays;
+        connections accepted from now on get the new one, those open keep theirs."""
+        self.ssl_factory = SslFactory(ssl_configs, server_mode=True)
 
     def build_transport(self, sock: socket.socket) -> TransportLayer:
         return SslTransportLayer(sock, self.ssl_factory.context, server_side=True,

@@ -56,6 +56,21 @@ class SslFactory:
         self.server_mode = server_mode
         self.context = self._create_context()
 
+    def keystore_identity(self) -> tuple[str, tuple[str, ...]] | None:
+        """The keystore's certificate as Kafka compares a renewed one with it (SslFactory.CertificateEntries):
+        its subject (RFC 2253, as Java writes a DN) and its subject alternative names; None without one."""
+        keystore = self._keystore_pem()
+        if keystore is None:
+            return None
+        from cryptography import x509
+        certificate = x509.load_pem_x509_certificate(keystore[0].encode("ascii"))
+        try:
+            names = certificate.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+            sans = tuple(sorted(str(getattr(n, "value", n)) for n in names))
+        except x509.ExtensionNotFound:
+            sans = ()
+        return certificate.subject.rfc4514_string(), sans
+
     def _get(self, key: str) -> str | None:
         value = self.configs.get(key)
         return None if value is None or str(value).strip() == "" else str(value).strip()

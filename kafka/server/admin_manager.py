@@ -55,7 +55,7 @@ class CreatedTopic:
     log_config: LogConfig
 
 
-TOPIC_RESOURCE, GROUP_RESOURCE = 2, 32  # ConfigResource.Type
+TOPIC_RESOURCE, BROKER_RESOURCE, GROUP_RESOURCE = 2, 4, 32  # ConfigResource.Type
 SET, DELETE = 0, 1  # IncrementalAlterConfigs operations
 CONTROLLER_TIMEOUT_MS = 30_000  # Kafka forwards with request.timeout.ms
 METADATA_PROPAGATION_TIMEOUT_MS = 5_000
@@ -247,6 +247,27 @@ class AdminManager:
             log.info("altered group configs", group_id=name, configs=expected)
             return self._await_metadata(lambda cache: cache.group_config(name) == expected,
                                         f"alter configs of group {name}", lambda: None)
+
+        forwarded = self._forward(ApiKey.INCREMENTAL_ALTER_CONFIGS, body,
+                                  lambda response: response.responses[0])
+        return future_utils.compose(forwarded, altered)
+
+    # ------------------------------------------------------------------ brokers
+    def alter_broker_configs(self, name: str, ops: list[dict], expected: dict[str, str],
+                             validate_only: bool = False) -> Future[None]:
+        """Dynamic broker configs (KIP-226) of this broker ("<id>") or the cluster default (""), checked
+        already (DynamicBrokerConfig.validate): the operations go to the controller as they came, and the
+        answer waits until this broker runs with `expected`, its new set (docs/dynamic_configs.md)."""
+        body = dict(resources=[dict(resource_type=BROKER_RESOURCE, resource_name=name, configs=ops)],
+                    validate_only=validate_only)
+        dynamic_config = self.config.dynamic_config
+
+        def altered(_) -> Future[None]:
+            if validate_only:
+                return future_utils.completed(None)
+            log.info("altered broker configs", broker=name or "<default>", configs=sorted(expected))
+            return self._await_metadata(lambda _: dynamic_config.dynamic_configs(bool(name)) == expected,
+                                        f"alter configs of broker {name or '<default>'}", lambda: None)
 
         forwarded = self._forward(ApiKey.INCREMENTAL_ALTER_CONFIGS, body,
                                   lambda response: response.responses[0])

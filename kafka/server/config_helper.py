@@ -6,9 +6,14 @@ overridden by the topic's own configs (`segment.bytes`, `retention.ms`, `cleanup
 the overrides being what CreateTopics and IncrementalAlterConfigs stored. DescribeConfigs reports
 every key with the source of its value, the way `kafka-configs.sh --describe --all` shows it:
 
-    DYNAMIC_TOPIC_CONFIG (1)   the topic overrides it
-    STATIC_BROKER_CONFIG (4)   server.properties (or --override) sets the broker-wide default
-    DEFAULT_CONFIG (5)         Kafka's default
+    DYNAMIC_TOPIC_CONFIG (1)            the topic overrides it
+    DYNAMIC_BROKER_CONFIG (2)           this broker's dynamic config (kafka-configs --entity-name N)
+    DYNAMIC_DEFAULT_BROKER_CONFIG (3)   the cluster-wide dynamic default (--entity-default)
+    STATIC_BROKER_CONFIG (4)            server.properties (or --override) sets the broker-wide default
+    DEFAULT_CONFIG (5)                  Kafka's default
+
+A BROKER resource ("<id>", or "" for the cluster default) is described and altered through the broker's
+DynamicBrokerConfig (docs/dynamic_configs.md): a change is checked here and then written by the controller.
 
 IncrementalAlterConfigs (KIP-339) changes only the keys it names: SET, DELETE (back to the
 default), APPEND and SUBTRACT for list configs such as cleanup.policy. The new configs are checked
@@ -32,6 +37,12 @@ from kafka.log.log_config import TOPIC_CONFIG_SYNONYMS, TOPIC_CONFIGS
 from kafka.protocol.errors import Errors
 from kafka.server.abstract_kafka_config import config_def_type_of
 from kafka.server.admin_manager import AdminManager, TopicError
+from kafka.server.dynamic_broker_config import (
+    ALL_DYNAMIC_CONFIGS,
+    BROKER_QUOTA_CONFIGS,
+    DynamicConfigError,
+    broker_config_synonyms,
+)
 from kafka.server.kafka_config import CONFIG_KEYS, is_sensitive
 from kafka.utils import future_utils
 
@@ -39,6 +50,8 @@ TOPIC = 2  # ConfigResource.Type
 BROKER = 4
 GROUP = 32
 DYNAMIC_TOPIC_CONFIG = 1  # DescribeConfigsResponse.ConfigSource
+DYNAMIC_BROKER_CONFIG = 2
+DYNAMIC_DEFAULT_BROKER_CONFIG = 3
 STATIC_BROKER_CONFIG = 4
 DEFAULT_CONFIG = 5
 GROUP_CONFIG = 8
@@ -48,19 +61,6 @@ CONFIG_TYPES = {"BOOLEAN": 1, "STRING": 2, "INT": 3, "SHORT": 4, "LONG": 5, "DOU
                 "CLASS": 8,
                 "PASSWORD": 9}
 _LIST_CONFIGS = {"cleanup.policy"}
-
-
-# Broker keys that set one value, the most specific first (Kafka's DynamicBrokerConfig.brokerConfigSynonyms).
-_BROKER_SYNONYMS = [
-    ["log.roll.ms", "log.roll.hours"],
-    ["log.roll.jitter.ms", "log.roll.jitter.hours"],
-    ["log.flush.interval.ms", "log.flush.scheduler.interval.ms"],
-    ["log.retention.ms", "log.retention.minutes", "log.retention.hours"],
-]
-
-
-def broker_synonyms(name: str) -> list[str]:
-    return next((group for group in _BROKER_SYNONYMS if name in group), [name])
 
 
 # Keys Kafka declares with no default (a node must set them): no DEFAULT_CONFIG synonym, as in Kafka's
@@ -157,9 +157,13 @@ class ConfigHelper:
         set, static ones (server.properties) before defaults, starting from `name` itself. So
         log.retention.hours=168 in server.properties is no synonym of log.retention.ms (nor of a topic's
         retention.ms): Kafka drops the synonyms listed before the key asked about."""
-        names = broker_synonyms(name)
-        found = [(n, self.config.originals[n], STATIC_BROKER_CONFIG) for n in names
-                 if n in self.config.originals]
+        names = broker_config_synonyms(name, match_listener_override=True)
+        dynamic = self.config.dynamic_config
+        found = [(n, layer[n], source) for layer, source in (
+            (dynamic.dynamic_configs(True), DYNAMIC_BROKER_CONFIG),
+            (dynamic.dynamic_configs(False), DYNAMIC_DEFAULT_BROKER_CONFIG)) for n in names if n in layer]
+        found += [(n, self.config.originals[n], STATIC_BROKER_CONFIG) for n in names
+                  if n in self.config.originals]
         found += [(n, CONFIG_KEYS[n].default, DEFAULT_CONFIG) for n in names
                   if n in CONFIG_KEYS and CONFIG_KEYS[n].default is not None and n not in _NO_KAFKA_DEFAULT]
         while found and found[0][0] != name:
@@ -171,12 +175,17 @@ class ConfigHelper:
         KafkaConfigSchema.resolveEffectiveTopicConfigs): the topic's own, else STATIC_BROKER_CONFIG when
         server.properties sets any broker key for it (log.retention.hours counts for retention.ms here,
         unlike DescribeConfigs), else the default."""
+        dynamic = self.config.dynamic_config
+        levels = ((dynamic.dynamic_configs(True), DYNAMIC_BROKER_CONFIG),
+                  (dynamic.dynamic_configs(False), DYNAMIC_DEFAULT_BROKER_CONFIG),
+                  (self.config.originals, STATIC_BROKER_CONFIG))
+
         def source(key: str) -> int:
             if key in overrides:
                 return DYNAMIC_TOPIC_CONFIG
             broker_key = TOPIC_CONFIG_SYNONYMS.get(key)
-            names = broker_synonyms(broker_key) if broker_key else []
-            return STATIC_BROKER_CONFIG if any(n in self.config.originals for n in names) else DEFAULT_CONFIG
+            names = broker_config_synonyms(broker_key, match_listener_override=False) if broker_key else []
+            return next((s for layer, s in levels if any(n in layer for n in names)), DEFAULT_CONFIG)
         return [dict(name=key, value=value, read_only=False, is_sensitive=False, config_source=source(key))
                 for key, value in sorted(log_config.to_props().items())]
 
@@ -185,20 +194,36 @@ class ConfigHelper:
             raise ConfigError(Errors.INVALID_REQUEST,
                               f"Unexpected broker id, expected {self.config.node_id} or empty "
                               f"string, but received {name}")
-        if name == "":  # the cluster-wide dynamic defaults (DYNAMIC_DEFAULT_BROKER_CONFIG): none are built
-            return []
-        described = []
-        for key, value in sorted(self.config.values.items()):
-            text = self._broker_value_text(key, value)
-            synonyms = self.config_synonyms(key)
-            source = synonyms[0][2] if synonyms else DEFAULT_CONFIG
-            if is_sensitive(key):
-                text, synonyms = None, [(n, None, s) for n, _, s in synonyms]
-            # No dynamic broker configs here: every broker key is read-only, as a static one is in Kafka.
-            described.append(DescribedConfig(key, text, source, read_only=True, synonyms=tuple(synonyms),
-                                             documentation=CONFIG_KEYS[key].doc, sensitive=is_sensitive(key),
-                                             config_type=broker_config_type(key)))
-        return described
+        dynamic = self.config.dynamic_config
+        if name == "":  # the cluster-wide dynamic defaults: DYNAMIC_DEFAULT_BROKER_CONFIG only
+            return [self._broker_config_entry(key, value, per_broker_config=False)
+                    for key, value in sorted(dynamic.dynamic_configs(False).items())]
+        # every key, valued as this broker runs it, and the dynamic ones it does not know (custom keys,
+        # listener.name.<l>.* overrides), as Kafka's allConfigs lists them
+        values: dict = dict(self.config.values)
+        for layer in (dynamic.dynamic_configs(False), dynamic.dynamic_configs(True)):
+            values.update({k: v for k, v in layer.items()
+                           if k not in CONFIG_KEYS and k not in BROKER_QUOTA_CONFIGS})
+        return [self._broker_config_entry(key, value, per_broker_config=True)
+                for key, value in sorted(values.items())]
+
+    def _broker_config_entry(self, key: str, value, per_broker_config: bool) -> DescribedConfig:
+        """Kafka's createBrokerConfigEntry: the value, where it comes from (the first synonym's source),
+        read-only unless the key is one of DynamicBrokerConfig's, sensitive when a password or when no
+        key of its synonyms is known (a custom config may hold anything)."""
+        names = broker_config_synonyms(key, match_listener_override=True)
+        known = key if key in CONFIG_KEYS else next((n for n in names if n in CONFIG_KEYS), None)
+        sensitive = known is None or is_sensitive(known)
+        text = None if sensitive else self._broker_value_text(known, value) if known == key else value
+        synonyms = self.config_synonyms(key)
+        if not per_broker_config:
+            synonyms = [s for s in synonyms if s[2] == DYNAMIC_DEFAULT_BROKER_CONFIG]
+        if sensitive:
+            synonyms = [(n, None, s) for n, _, s in synonyms]
+        return DescribedConfig(key, text, synonyms[0][2] if synonyms else DEFAULT_CONFIG,
+                               read_only=key not in ALL_DYNAMIC_CONFIGS, synonyms=tuple(synonyms),
+                               documentation=CONFIG_KEYS[known].doc if known else None, sensitive=sensitive,
+                               config_type=broker_config_type(known) if known else 0)
 
     def describe_group(self, name: str) -> list[DescribedConfig]:
         """Kafka's ConfigHelper for a GROUP: every group config but the internal ones (those too where the
@@ -257,6 +282,11 @@ class ConfigHelper:
         """AlterConfigs: ``configs`` become the topic's (or group's) only overrides (keys left out return to
         their defaults, as in Kafka). Raise ConfigError if any is bad; the Future fails with one if
         the controller refuses them."""
+        if resource_type == BROKER:  # the same: the broker's dynamic configs become these
+            self._check_broker_resource(name, [(k, SET, v) for k, v in configs.items()])
+            current = self.config.dynamic_config.dynamic_configs(bool(name))
+            return self._alter_broker_configs(name, [(k, SET, v) for k, v in configs.items()] + [
+                (k, DELETE, None) for k in sorted(set(current) - set(configs))], validate_only)
         if resource_type == GROUP:  # the group's configs become these: SET them, DELETE the others
             current = self.admin_manager.metadata_cache.group_config(name)
             ops = [dict(name=k, config_operation=SET, value=v) for k, v in configs.items()]
@@ -275,10 +305,6 @@ class ConfigHelper:
                                    _as_config_error)
 
     def _alterable_topic(self, resource_type: int, name: str):
-        if resource_type == BROKER:
-            raise ConfigError(Errors.INVALID_REQUEST,
-                              "dynamic broker configs are not supported by this broker: "
-                              "set them in server.properties")
         if resource_type != TOPIC:
             raise ConfigError(Errors.INVALID_REQUEST, f"unsupported resource type {resource_type}")
         topic = self.admin_manager.metadata_cache.get_topic(name)
@@ -290,14 +316,8 @@ class ConfigHelper:
                                   validate_only: bool) -> Future[None]:
         """Apply (key, operation, value) changes to a topic's overrides. Raise ConfigError if any is
         bad; the Future fails with one if the controller refuses them."""
-        if resource_type == BROKER and all(op == DELETE for _, op, _ in ops):
-            # A broker has no dynamic configs here, so deleting one finds nothing to delete: a success, as
-            # in Kafka. kafka-reassign-partitions --verify does this to clear the replication throttles.
-            if name not in ("", str(self.config.node_id)):  # this broker, or the cluster-wide defaults
-                expected = self.config.node_id
-                raise ConfigError(Errors.INVALID_REQUEST,
-                                  f"Unexpected broker id, expected {expected}, but received {name}")
-            return future_utils.completed(None)
+        if resource_type == BROKER:
+            return self._alter_broker_configs(name, ops, validate_only)
         if resource_type == GROUP:  # to the controller as they came: it applies and checks them
             return future_utils.handle(self.admin_manager.alter_group_configs(
                 name, [dict(name=k, config_operation=op, value=v) for k, op, v in ops], validate_only),
@@ -330,3 +350,54 @@ class ConfigHelper:
                 raise ConfigError(Errors.INVALID_REQUEST, f"unknown config operation {op} for '{key}'")
         return future_utils.handle(self.admin_manager.alter_topic_configs(name, overrides, validate_only),
                                    _as_config_error)
+
+    # ------------------------------------------------------------------------------ dynamic broker configs
+
+    def _check_broker_resource(self, name: str, ops: list[tuple[str, int, str | None]]) -> None:
+        """Kafka's ConfigAdminManager.preprocess for a BROKER resource: this broker's id or "" (the cluster
+        default), each key once, a value for each but a DELETE."""
+        if name:
+            if not name.lstrip("-").isdigit():
+                raise ConfigError(Errors.INVALID_REQUEST, f"Node id must be an integer, but it is: {name}")
+            if int(name) != self.config.node_id:
+                raise ConfigError(Errors.INVALID_REQUEST, f"Unexpected broker id, expected "
+                                  f"{self.config.node_id}, but received {name}")
+        keys = [key for key, _, _ in ops]
+        if len(set(keys)) != len(keys):
+            raise ConfigError(Errors.INVALID_REQUEST, "Error due to duplicate config keys")
+        nulls = [key for key, op, value in ops if op != DELETE and value is None]
+        if nulls:
+            raise ConfigError(Errors.INVALID_REQUEST, "Null value not supported for : " + ", ".join(nulls))
+
+    def _alter_broker_configs(self, name: str, ops: list[tuple[str, int, str | None]],
+                              validate_only: bool) -> Future[None]:
+        """A broker's (or the cluster default's) dynamic configs after `ops`, checked by this broker's
+        DynamicBrokerConfig before they go to the controller (INVALID_REQUEST and Kafka's message if it
+        would not take them: nothing is written)."""
+        self._check_broker_resource(name, ops)
+        dynamic_config = self.config.dynamic_config
+        props = dynamic_config.dynamic_configs(bool(name))
+        for key, op, value in ops:  # Kafka's prepareIncrementalConfigs
+            if op == SET:
+                props[key] = value
+            elif op == DELETE:
+                props.pop(key, None)
+            elif op in (APPEND, SUBTRACT):
+                key_def = CONFIG_KEYS.get(key)
+                if key_def is None or key_def.type.name != "LIST":
+                    kind = "append" if op == APPEND else "subtract"
+                    raise ConfigError(Errors.INVALID_CONFIG,
+                                      f"Config value {kind} is not allowed for config key: {key}")
+                items = [i for i in props.get(key, key_def.default or "").split(",") if i]
+                given = (value or "").split(",")
+                props[key] = ",".join(items + [i for i in given if i not in items] if op == APPEND
+                                      else [i for i in items if i not in given])
+            else:
+                raise ConfigError(Errors.INVALID_REQUEST, f"Unknown operations type {op}")
+        try:
+            dynamic_config.validate(props, per_broker_config=bool(name))
+        except DynamicConfigError as e:
+            raise ConfigError(Errors.INVALID_REQUEST, str(e)) from None
+        forwarded = [dict(name=k, config_operation=op, value=v) for k, op, v in ops]
+        altered = self.admin_manager.alter_broker_configs(name, forwarded, props, validate_only)
+        return future_utils.handle(altered, _as_config_error)

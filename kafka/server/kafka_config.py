@@ -51,6 +51,15 @@ class KafkaConfig(AbstractKafkaConfig):
         self._validate_security()
 
     @property
+    def dynamic_config(self):
+        """Kafka's config.dynamicConfig: the DynamicBrokerConfig that changes this config's dynamic keys at
+        run time (kafka/server/dynamic_broker_config.py), made on first use."""
+        if "_dynamic_config" not in self.__dict__:
+            from kafka.server.dynamic_broker_config import DynamicBrokerConfig
+            self.__dict__["_dynamic_config"] = DynamicBrokerConfig(self)
+        return self.__dict__["_dynamic_config"]
+
+    @property
     def advertised_listeners(self) -> list[EndPoint]:
         """advertised.listeners, else listeners, each with its security protocol; no controller listener."""
         return self._advertised_end_points

@@ -78,6 +78,7 @@ from kafka.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafka.server.metadata.acl_publisher import AclPublisher
 from kafka.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
 from kafka.server.metadata.client_quota_metadata_manager import ClientQuotaMetadataManager
+from kafka.server.metadata.dynamic_config_publisher import DynamicConfigPublisher
 from kafka.server.metadata.scram_publisher import ScramPublisher
 from kafka.server.metadata_cache import Broker, MetadataCache
 from kafka.server.metrics_endpoint import MetricsEndpoint
@@ -357,7 +358,9 @@ class KafkaServer:
         self.metadata_publisher.add_update_listener(self.admin_manager.metadata_updated)
         # client quotas: what KafkaApis asks, fed by the metadata log (Kafka's DynamicClientQuotaPublisher)
         self.client_quota_metadata_manager = ClientQuotaMetadataManager(self.quota_managers)
-        self.shared.loader.install_publishers([self.metadata_publisher, self.client_quota_metadata_manager])
+        dynamic = DynamicConfigPublisher.for_broker(self)  # dynamic broker configs: docs/dynamic_configs.md
+        self._broker_publishers = [self.metadata_publisher, self.client_quota_metadata_manager, dynamic]
+        self.shared.loader.install_publishers(self._broker_publishers)
 
     def _start_metrics_endpoint(self) -> None:
         """The /metrics endpoint and the request trace."""
@@ -366,7 +369,8 @@ class KafkaServer:
         self.metrics_endpoint = MetricsEndpoint(
             self.config, self.time, self.request_channel, self.socket_server, self.replica_manager,
             self.log_manager, self.fetch_manager.cache, purgatory_holders, self.transaction_coordinator,
-            self.quota_managers, io_thread_idle_ns=self._io_thread_idle_ns,
+            self.quota_managers,  # the I/O pool is made later: none until then
+            io_thread_idle_ns=lambda: getattr(self.request_handler_pool, "idle_times_ns", list)(),
             controller_values=self._controller_metrics, raft_values=self._raft_metrics)
         self.metrics_endpoint.startup()
         self.socket_server.register_metrics(self.metrics_endpoint.metrics)
@@ -439,10 +443,6 @@ class KafkaServer:
     def _topics_image(self) -> dict:
         """name -> (topic id, partitions): what consumer groups' assignors and regexes read."""
         return {t.name: (t.topic_id, t.num_partitions) for t in self.metadata_cache.all_topics()}
-
-    def _io_thread_idle_ns(self) -> list[int]:
-        pool = getattr(self, "request_handler_pool", None)  # started after the metrics endpoint
-        return [h.idle_time_ns for h in pool.handlers] if pool is not None else []
 
     def _controller_metrics(self) -> dict[str, int]:
         controller = getattr(self.controller_server, "controller", None)
@@ -585,7 +585,7 @@ class KafkaServer:
         """Kafka's loader.removeAndClosePublisher for the publishers that feed the broker's components, so
         that no metadata change reaches one being stopped (the raft client runs until the shared server
         stops, last). The ACL and SCRAM publishers feed only in-memory caches: they go with the loader."""
-        for publisher in (self.metadata_publisher, self.client_quota_metadata_manager):
+        for publisher in getattr(self, "_broker_publishers", ()):
             if publisher is not None:
                 self.shared.loader.remove_and_close_publisher(publisher)
 

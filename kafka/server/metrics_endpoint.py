@@ -85,8 +85,7 @@ class MetricsEndpoint:
         metrics, channel = self.metrics, self.request_channel
         metrics.register_request_channel(lambda: channel.request_queue_size,
                                          lambda: sum(channel.response_queue_sizes().values()))
-        metrics.register_thread_pools(
-            lambda: [p.idle_time_ns for p in self.socket_server.processors], self.io_thread_idle_ns)
+        metrics.register_thread_pools(self.socket_server.idle_times_ns, self.io_thread_idle_ns)
         metrics.register_purgatories(lambda: [(p.name, p.watched(), p.num_delayed())
                                               for p in self.purgatories()])
         replica_manager = self.replica_manager

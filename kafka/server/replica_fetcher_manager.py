@@ -83,6 +83,17 @@ class ReplicaFetcherManager:
         for fetcher in stopping:
             fetcher.shutdown()
 
+    def resize_thread_pool(self, new_size: int) -> None:
+        """num.replica.fetchers changed at run time (Kafka's resizeThreadPool): every followed partition
+        is handed to the fetcher its hash now names, from where it got to; fetchers left idle stop."""
+        with self._lock:
+            moving = {tp: (InitialFetchState(fetcher.leader.leader, state.current_leader_epoch,
+                                             state.fetch_offset))
+                      for fetcher in self.fetchers.values() for tp, state in fetcher.partition_states.items()}
+            self.num_fetchers = max(1, new_size)
+        self.add_fetcher_for_partitions(moving)
+        self.shutdown_idle_fetcher_threads()
+
     def fetching(self, tp: TopicPartition) -> int | None:
         """The leader id tp is being fetched from, or None (for tests and tools)."""
         with self._lock:

@@ -1,4 +1,4 @@
-"""kafka-configs: describe and alter client quotas, topic and group configs, describe broker configs (Kafka's
+"""kafka-configs: describe and alter client quotas, topic, broker and group configs (Kafka's
 org.apache.kafka.tools.ConfigCommand, ``bin/kafka-configs.sh``), on AlterClientQuotas/DescribeClientQuotas
 and IncrementalAlterConfigs/DescribeConfigs.
 
@@ -13,6 +13,10 @@ and IncrementalAlterConfigs/DescribeConfigs.
         --add-config retention.ms=60000
     kafka-configs --bootstrap-server 127.0.0.1:9092 --describe --entity-type topics --entity-name T [--all]
     kafka-configs --bootstrap-server 127.0.0.1:9092 --describe --entity-type brokers --entity-name 1 [--all]
+    kafka-configs --bootstrap-server 127.0.0.1:9092 --alter --entity-type brokers --entity-default \
+        --add-config log.retention.ms=3600000
+    kafka-configs --bootstrap-server 127.0.0.1:9092 --alter --entity-type brokers --entity-name 1 \
+        --add-config num.io.threads=16 --delete-config log.retention.ms
     kafka-configs --bootstrap-server 127.0.0.1:9092 --alter --entity-type groups --entity-name G \
         --add-config share.auto.offset.reset=earliest
     kafka-configs --bootstrap-server 127.0.0.1:9092 --describe --entity-type groups --entity-name G [--all]
@@ -29,6 +33,9 @@ Prints what Kafka prints:
     Quota configs for user-principal 'ANONYMOUS', the default client-id are consumer_byte_rate=1024.0
     Dynamic configs for topic T are:
       retention.ms=60000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=60000}
+    Completed updating default config for brokers in the cluster.
+    Default configs for brokers in the cluster are:
+      log.retention.ms=3600000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=...
     All configs for broker 1 are:
       advertised.listeners=PLAINTEXT://127.0.0.1:9092 sensitive=false synonyms={STATIC_BROKER_CONFIG:...
     Dynamic configs for group G are:
@@ -36,12 +43,13 @@ Prints what Kafka prints:
     SCRAM credential configs for user-principal 'alice' are SCRAM-SHA-512=iterations=8192
 
 A SCRAM password is salted here (random salt, PBKDF2) and only the salt and salted password are sent
-(AlterUserScramCredentials). Without authentication every client's user is ANONYMOUS. Broker configs
-are static here (set in server.properties): --describe shows them (none is dynamic, so only --all
-lists any), --alter of brokers is refused. IP quotas' tool is not built. A group's configs (KIP-848/932)
-are any group's, existing or not: this broker has no ListConfigResources, so a group is described even
-where Kafka's tool, asking a broker that has it, says the group "doesn't exist and doesn't have dynamic
-config" (against this broker Kafka's tool describes it too).
+(AlterUserScramCredentials). Without authentication every client's user is ANONYMOUS. A broker's
+dynamic configs (KIP-226, docs/dynamic_configs.md) are altered as a topic's are, with
+IncrementalAlterConfigs on the broker ("<id>") or the cluster default ("", --entity-default); a
+--delete-config of a key not set is no error, as with Kafka 4.4's tool. IP quotas' tool is not built.
+A group's configs (KIP-848/932) are any group's, existing or not: this broker has no ListConfigResources,
+so a group is described even where Kafka's tool, asking a broker that has it, says the group "doesn't
+exist and doesn't have dynamic config" (against this broker Kafka's tool describes it too).
 """
 
 from __future__ import annotations
@@ -118,7 +126,7 @@ def _main(argv) -> int:
     _check_args(args, entity_types, entity_names, adds, deletes)
     with AdminClient({"bootstrap.servers": args.bootstrap_server,
                       **load_props(args.command_config)}) as admin:
-        if entity_types[0] in (TOPICS, GROUPS) and args.alter:
+        if entity_types[0] in RESOURCE_TYPES and args.alter:
             alter_resource_config(admin, entity_types[0], entity_names[0], adds, deletes)
         elif entity_types[0] in RESOURCE_TYPES:
             describe_resource_config(admin, entity_types[0], entity_names[0] if entity_names else None,
@@ -168,8 +176,6 @@ def _check_args(args, types: list[str], names: list[str], adds: dict[str, str], 
         raise ConfigError("Duplicate entity type(s) specified: "
                           f"{','.join(t for t in set(types) if types.count(t) > 1)}")
     for entity_type in types:
-        if entity_type == BROKERS and args.alter:
-            raise ConfigError("broker configs are static on this broker: set them in server.properties")
         if entity_type not in (TOPICS, CLIENTS, USERS, BROKERS, GROUPS):
             raise ConfigError(f"Invalid entity type {entity_type}, the entity type must be one of "
                               f"{TOPICS}, {BROKERS}, {CLIENTS}, {USERS}, {GROUPS} with a --bootstrap-server "
@@ -177,7 +183,7 @@ def _check_args(args, types: list[str], names: list[str], adds: dict[str, str], 
     if args.all and not (args.describe and types[0] in RESOURCE_TYPES):
         raise ConfigError("--all goes with --describe of topics, brokers or groups")
     if types[0] == BROKERS and any(name and not name.isdigit() for name in names):
-        raise ConfigError(f"The entity name for {BROKERS} must be a valid integer broker id, found: "
+        raise ConfigError(f"The entity name for {BROKERS} must be a valid integer broker id, but it is: "
                           f"{names[0]}")
     if len(types) > 1 and set(types) != {USERS, CLIENTS}:
         raise ConfigError(f"Only '{USERS}' and '{CLIENTS}' entity types may be specified together")
@@ -317,15 +323,10 @@ def describe_user_scram_credentials(admin: AdminClient, user: str) -> None:
 
 def alter_resource_config(admin: AdminClient, entity_type: str, name: str, adds: dict[str, str],
                           deletes: list[str]) -> None:
-    """Kafka's alterResourceConfig: deletes must name configs the topic (or group) sets itself."""
-    resource, dynamic_source = RESOURCE_TYPES[entity_type], _dynamic_source(entity_type, name)
-    dynamic = {key for key, entry in admin.describe_configs(resource, name).items()
-               if entry.source == dynamic_source}
-    invalid = [k for k in deletes if k not in dynamic]
-    if invalid:
-        raise ConfigError(f"Invalid config(s): {','.join(invalid)}")
+    """Kafka 4.4's alterResourceConfig: the deletes, then the sets, in one IncrementalAlterConfigs (a delete
+    of a key not set is no error: the broker finds nothing to delete, as Kafka's tool lets it)."""
     ops = [(k, DELETE, "") for k in deletes] + [(k, SET, v) for k, v in adds.items()]
-    admin.incremental_alter_configs(resource, name, ops)
+    admin.incremental_alter_configs(RESOURCE_TYPES[entity_type], name, ops)
 
 
 def _dynamic_source(entity_type: str, name: str) -> int:

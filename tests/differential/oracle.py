@@ -54,9 +54,6 @@ INTENDED_DIFFERENCES: tuple[Intended, ...] = (
              "is not built here"),
     Intended("*configs[name=min.insync.replicas].synonyms*",
              "the same cluster-wide record, one more synonym"),
-    Intended("results[resource_name=1].configs[name=*].read_only",
-             "dynamic broker configs (KIP-226) are not built: every broker key is read-only here, set in "
-             "server.properties; Kafka lets IncrementalAlterConfigs change many of them"),
     Intended("topics[name=small-segments-*].error_message",
              "segment.bytes may be as small as 14 bytes here (Kafka 4 allows 1 MiB and up, smaller only "
              "through its internal.segment.bytes): the labs and tests roll segments of a few hundred "

@@ -95,6 +95,13 @@ JOURNEY = Page("journey", "The request journey", (
             _t("kafka_network_socketserver_networkprocessoravgidlepercent", "network threads"),
             _t("kafka_server_kafkarequesthandlerpool_requesthandleravgidlepercent", "I/O threads")),
               "percentunit", 12),
+        Panel("Threads in each pool", (
+            _t("kafka_server_kafkarequesthandlerpool_requesthandlerpoolsize", "I/O threads (num.io.threads)"),
+            _t("kafka_network_socketserver_networkprocessorcount",
+               "network threads of {{listener}} (num.network.threads)")), "short", 12,
+              description="Dynamic broker configs resize both pools without a restart: kafka-configs "
+                          "--entity-type brokers --alter --add-config num.io.threads=16 "
+                          "(docs/dynamic_configs.md)."),
         Panel("Queue sizes", (
             _t("kafka_network_requestchannel_requestqueuesize", "request queue (network -> I/O)"),
             _t("kafka_network_requestchannel_responsequeuesize", "response queues (I/O -> network)")),

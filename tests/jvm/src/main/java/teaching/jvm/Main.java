@@ -29,6 +29,7 @@ public final class Main {
                     case "rolling-upgrade" -> RollingUpgradeScenario.run(bootstrap);
                     case "cluster" -> ClusterScenario.run(bootstrap);
                     case "cluster-transactions" -> ClusterTransactionScenario.run(bootstrap);
+                    case "dynamic-message-max-bytes" -> DynamicConfigScenario.run(bootstrap);
                     default -> throw new IllegalArgumentException("unknown scenario " + name);
                 };
             } catch (Throwable e) {
