@@ -126,6 +126,9 @@ class AbstractKafkaConfig(ShareGroupConfig, StreamsGroupConfigs):
         "Create a topic when a Metadata request first names it.")
     delete_topic_enable = ConfigKey("delete.topic.enable", BOOLEAN, "true", None,
                                     "Whether DeleteTopics is allowed.")
+    max_request_partition_size_limit = ConfigKey(
+        "max.request.partition.size.limit", INT, "2000", at_least(1),
+        "The most partitions one DescribeTopicPartitions response holds (KIP-966).")
     log_segment_bytes = ConfigKey(
         "log.segment.bytes", INT, "1073741824", between(14, INT32_MAX), "Size at which a segment rolls.")
     log_index_interval_bytes = ConfigKey(

@@ -66,6 +66,11 @@ def _metadata(request, version: int, error: Errors) -> dict:
             "topics": [{"name": t.name, "error_code": error, "partitions": []} for t in topics]}
 
 
+def _describe_topic_partitions(request, version: int, error: Errors) -> dict:
+    return {"topics": [{"name": t.name, "error_code": error, "is_internal": False, "partitions": []}
+                       for t in request.topics]}
+
+
 def _create_topics(request, version: int, error: Errors) -> dict:
     return {"topics": [{"name": t.name, "error_code": error, "error_message": error.message}
                        for t in request.topics]}
@@ -140,6 +145,7 @@ _BUILDERS: dict[int, Callable[[Any, int, Errors], dict]] = {
     ApiKey.FETCH: _fetch,
     ApiKey.LIST_OFFSETS: _list_offsets,
     ApiKey.METADATA: _metadata,
+    ApiKey.DESCRIBE_TOPIC_PARTITIONS: _describe_topic_partitions,
     ApiKey.OFFSET_COMMIT: _offset_commit,
     ApiKey.TXN_OFFSET_COMMIT: _offset_commit,
     ApiKey.FIND_COORDINATOR: _find_coordinator,

@@ -33,12 +33,13 @@ from kafka.protocol.acl import AclOperation as Op
 from kafka.protocol.acl import ResourceType as Res
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.control_records import end_txn_marker_batch
-from kafka.protocol.errors import Errors
+from kafka.protocol.errors import Errors, InvalidRequestError
 from kafka.protocol.messages.produce import validate_records
 from kafka.server.add_partitions_to_txn_manager import AddPartitionsToTxnManager
 from kafka.server.api_request_handler import ApiRequestHandler
 from kafka.server.auth_helper import AuthHelper
 from kafka.server.auto_topic_creation_manager import AutoTopicCreationManager
+from kafka.server.describe_topic_partitions_request_handler import DescribeTopicPartitionsRequestHandler
 from kafka.server.fetch_manager import FetchManager, SessionlessFetchContext
 from kafka.server.fetch_partition_data import FetchPartitionData, FetchPartitionInfo
 from kafka.server.forwarding_manager import ForwardingManager
@@ -78,11 +79,14 @@ class KafkaApis(ApiRequestHandler):
         self.config = config  # auto.create.topics.enable
         self.group_coordinator = group_coordinator  # WriteTxnMarkers completes transactional offsets there
         self.add_partitions_to_txn_manager = add_partitions_to_txn_manager  # a transactional Produce's check
+        self.describe_topic_partitions_request_handler = DescribeTopicPartitionsRequestHandler(
+            metadata_cache, auth_helper, config)
         self.handlers: dict[int, Callable[[Request], None]] = {
             ApiKey.PRODUCE: self.handle_produce_request,
             ApiKey.FETCH: self.handle_fetch_request,
             ApiKey.LIST_OFFSETS: self.handle_list_offsets_request,
             ApiKey.METADATA: self.handle_topic_metadata_request,
+            ApiKey.DESCRIBE_TOPIC_PARTITIONS: self.handle_describe_topic_partitions_request,  # KIP-966
             ApiKey.API_VERSIONS: self.handle_api_versions_request,
             ApiKey.DESCRIBE_QUORUM: self.handle_describe_quorum_request,
             ApiKey.ADD_RAFT_VOTER: self.handle_raft_voter_request,  # KIP-853, forwarded like DescribeQuorum
@@ -184,6 +188,17 @@ class KafkaApis(ApiRequestHandler):
                       for p in topic.partitions]
         return dict(error_code=Errors.NONE, name=name, topic_id=topic.topic_id, is_internal=topic.is_internal,
                     partitions=partitions)
+
+    # ------------------------------------------------------------------ DescribeTopicPartitions
+    def handle_describe_topic_partitions_request(self, request: Request) -> None:
+        """KIP-966: Metadata's topics with their ELR, in pages (DescribeTopicPartitionsRequestHandler)."""
+        try:
+            handler = self.describe_topic_partitions_request_handler
+            body = handler.handle_describe_topic_partitions_request(request)
+        except InvalidRequestError:
+            self.request_helper.send_error_response_maybe_throttle(request, Errors.INVALID_REQUEST)
+            return
+        self.request_helper.send_response_maybe_throttle(request, body)
 
     # ------------------------------------------------------------------ Produce
     def handle_produce_request(self, request: Request) -> None:

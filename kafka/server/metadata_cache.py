@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 from kafka.coordinator.transaction.transaction_marker_channel_manager import NO_NODE, MarkerDestination
 from kafka.network.end_point import EndPoint
+from kafka.protocol import topic
+from kafka.protocol.errors import Errors
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,8 @@ class PartitionState:
     replicas: tuple[int, ...]
     isr: tuple[int, ...]
     partition_epoch: int = 0
+    elr: tuple[int, ...] = ()  # KIP-966: eligible leader replicas, what DescribeTopicPartitions shows
+    last_known_elr: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -149,3 +153,61 @@ class MetadataCache:
             return -1, None
         broker = self.get_broker(state.leader)
         return state.leader, broker.end_point(listener) if broker is not None and not broker.fenced else None
+
+    # ------------------------------------------------------------------ DescribeTopicPartitions
+    def topic_metadata_for_describe_topic_response(self, topics: list[str], listener_name: str,
+                                                   cursor: tuple[str, int] | None, max_partitions: int,
+                                                   ignore_topics_with_exceptions: bool) -> dict:
+        """Kafka's KRaftMetadataCache.getTopicMetadataForDescribeTopicResponse: the (sorted) topics'
+        partitions from the `cursor` (topic, partition) on, at most `max_partitions` of them. Where the
+        limit cuts a topic, `next_cursor` names the first partition left out; where it falls between
+        topics, partition 0 of the next one. A topic that does not exist is UNKNOWN_TOPIC_OR_PARTITION
+        (INVALID_TOPIC_EXCEPTION for a name no topic may have) unless `ignore_topics_with_exceptions`
+        (all topics asked for: one deleted meanwhile is left out)."""
+        snapshot = self._snapshot
+        remaining, result, next_cursor = max_partitions, [], None
+        for name in topics:
+            if remaining == 0:
+                next_cursor = dict(topic_name=name, partition_index=0)
+                break
+            meta = snapshot.topics.get(name)
+            if meta is None:
+                if not ignore_topics_with_exceptions:
+                    result.append(dict(error_code=_unknown_topic_error(name), name=name,
+                                       topic_id=_ZERO_UUID, is_internal=False, partitions=[]))
+                continue
+            first = cursor[1] if cursor is not None and cursor[0] == name else 0
+            upper = min(len(meta.partitions), first + remaining)
+            partitions = [self._describe_partition(snapshot, p, listener_name)
+                          for p in meta.partitions[first:upper]]
+            result.append(dict(error_code=0, name=name, topic_id=meta.topic_id, is_internal=meta.is_internal,
+                               partitions=partitions))
+            if upper < len(meta.partitions):
+                next_cursor = dict(topic_name=name, partition_index=upper)
+                break
+            remaining -= len(partitions)
+        return dict(topics=result, next_cursor=next_cursor)
+
+    @staticmethod
+    def _describe_partition(snapshot: ClusterSnapshot, p: PartitionState, listener_name: str) -> dict:
+        """One DescribeTopicPartitionsResponsePartition: every replica, the ISR, the ELR and the last known
+        ELR as the controller decided them; the leader only while it is registered on this listener."""
+        leader = snapshot.brokers.get(p.leader)
+        offline = [r for r in p.replicas if (b := snapshot.brokers.get(r)) is None or b.fenced
+                   or b.end_point(listener_name) is None]
+        return dict(error_code=0, partition_index=p.partition,
+                    leader_id=p.leader if leader is not None and leader.end_point(listener_name) else -1,
+                    leader_epoch=p.leader_epoch, replica_nodes=list(p.replicas), isr_nodes=list(p.isr),
+                    eligible_leader_replicas=list(p.elr), last_known_elr=list(p.last_known_elr),
+                    offline_replicas=offline)
+
+
+_ZERO_UUID = uuid.UUID(int=0)
+
+
+def _unknown_topic_error(name: str) -> int:
+    try:
+        topic.validate(name)
+    except topic.InvalidTopicError:
+        return Errors.INVALID_TOPIC_EXCEPTION
+    return Errors.UNKNOWN_TOPIC_OR_PARTITION

@@ -8,7 +8,8 @@
         (Configs: every config not at Kafka's default, the topic's own and the broker's static ones)
     kafka-topics --bootstrap-server 127.0.0.1:9092 --describe --under-replicated-partitions
         (also --under-min-isr-partitions, --at-min-isr-partitions, --unavailable-partitions: only the
-        partition lines that match, as Kafka prints them)
+        partition lines that match, as Kafka prints them; Elr and LastKnownElr come from
+        DescribeTopicPartitions, read --partition-size-limit-per-response partitions at a time)
     kafka-topics --bootstrap-server 127.0.0.1:9092 --alter --topic T --partitions 6
     kafka-topics --bootstrap-server 127.0.0.1:9092 --delete --topic T
 """
@@ -52,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="--describe only partitions whose ISR is exactly min.insync.replicas")
     p.add_argument("--unavailable-partitions", action="store_true",
                    help="--describe only partitions without a live leader")
+    p.add_argument("--partition-size-limit-per-response", type=int, default=2000,
+                   help="the maximum partition size to be included in one DescribeTopicPartitions response")
     return p
 
 
@@ -102,7 +105,7 @@ def describe(admin: AdminClient, args) -> int:
         raise KafkaError(Errors.UNKNOWN_TOPIC_OR_PARTITION,
                          f"topic '{args.topic}' does not exist as expected")
     partition_filter = _partition_filter(admin, args)
-    described = admin.describe_topics(names)
+    described = admin.describe_topics(names, args.partition_size_limit_per_response)
     # Kafka's TopicCommand prints the topics, and each one's configs, in the order of Java HashMaps.
     for name in java_hash_map_order(sorted(described), initial_capacity=len(described)):
         desc, configs = described[name], _configs(admin, name)
@@ -121,7 +124,7 @@ def describe(admin: AdminClient, args) -> int:
             print(f"\tTopic: {name}\tPartition: {p.partition}\tLeader: "
                   f"{p.leader if p.leader >= 0 else 'none'}\t"
                   f"Replicas: {','.join(map(str, p.replicas))}\tIsr: {','.join(map(str, p.isr))}"
-                  "\tElr: N/A\tLastKnownElr: N/A")
+                  f"\tElr: {_nodes(p.elr)}\tLastKnownElr: {_nodes(p.last_known_elr)}")
     return 0
 
 
@@ -138,6 +141,11 @@ def _partition_filter(admin: AdminClient, args):
         live = {broker.node_id for broker in brokers}
         return lambda p, _: p.leader < 0 or p.leader not in live
     return None
+
+
+def _nodes(ids) -> str:
+    """Kafka's TopicCommand: the ids joined by commas, N/A when the broker did not say (Metadata only)."""
+    return ",".join(map(str, ids)) if ids is not None else "N/A"
 
 
 def _topic_id(topic_id) -> str:

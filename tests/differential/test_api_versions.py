@@ -13,7 +13,6 @@ NOT_BUILT = {
     "moving replicas between log directories of one broker (JBOD)": (34,),
     "changing features and unregistering brokers from a client": (57, 64),
     "client metrics (KIP-714)": (74,),
-    "DescribeTopicPartitions (KIP-966's paged metadata)": (75,),
     "streams groups (KIP-1071) and later APIs": (88, 89, 93, 94),
 }
 NOT_BUILT_KEYS = {key for keys in NOT_BUILT.values() for key in keys}

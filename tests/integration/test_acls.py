@@ -131,6 +131,24 @@ def test_fetch_list_offsets_and_metadata_need_read_and_describe(secured):
     assert described.topics[0].topic_authorized_operations == read_describe_create
 
 
+def test_describe_topic_partitions_needs_describe(secured):
+    """KIP-966's paged metadata: a topic not describable is left out of all topics and refused by name."""
+    client = WireClient(secured.port)
+    grant(secured, binding(Res.TOPIC, "views", Op.CREATE))
+    assert create_topic(client, "views") == Errors.NONE
+
+    def describe(*names: str):
+        return client.request(ApiKey.DESCRIBE_TOPIC_PARTITIONS, 0, {"topics": [{"name": n} for n in names]})
+    assert "views" not in {t.name for t in describe().topics}
+    (refused,) = describe("views").topics
+    assert (refused.error_code, refused.partitions) == (Errors.TOPIC_AUTHORIZATION_FAILED, [])
+    grant(secured, binding(Res.TOPIC, "views", Op.DESCRIBE))
+    (described,) = describe("views").topics
+    assert (described.error_code, len(described.partitions)) == (Errors.NONE, 1)
+    assert described.topic_authorized_operations == (1 << Op.DESCRIBE) | (1 << Op.CREATE)
+    assert "views" in {t.name for t in describe().topics}
+
+
 def test_metadata_auto_creates_only_with_create(secured):
     client = WireClient(secured.port)
     grant(secured, binding(Res.TOPIC, "auto-", Op.DESCRIBE, pattern=PatternType.PREFIXED))

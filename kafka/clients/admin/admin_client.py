@@ -18,6 +18,7 @@ from typing import Any
 
 from kafka.clients.admin.controller_admin import ControllerAdmin, quorum_info
 from kafka.clients.admin.describe_consumer_groups_handler import DescribeConsumerGroupsHandler
+from kafka.clients.admin.describe_topic_partitions_handler import DescribeTopicPartitionsHandler
 from kafka.clients.admin.descriptions import (
     ConfigEntry,
     ConsumerGroupDescription,
@@ -35,7 +36,7 @@ from kafka.clients.client_config import ADMIN, ClientConfig
 from kafka.clients.client_request import ClientResponse
 from kafka.clients.consumer.subscription_state import OffsetAndMetadata
 from kafka.clients.errors import KafkaError
-from kafka.clients.metadata import Metadata, Node, PartitionInfo
+from kafka.clients.metadata import Metadata, Node
 from kafka.clients.network_client import NetworkClient
 from kafka.protocol.acl import AclBinding, AclBindingFilter
 from kafka.protocol.api_keys import ApiKey
@@ -201,18 +202,18 @@ class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_o
         response = self._metadata(None)
         return {t.name for t in response.topics if include_internal or not t.get("is_internal", False)}
 
-    def describe_topics(self, names: Iterable[str]) -> dict[str, TopicDescription]:
-        response = self._metadata(list(names))
-        result = {}
-        for t in response.topics:
-            if t.error_code != Errors.NONE:
-                raise KafkaError(t.error_code, f"describing topic {t.name!r}")
-            partitions = [PartitionInfo(t.name, p.partition_index, p.leader_id, tuple(p.replica_nodes),
-                                        tuple(p.isr_nodes))
-                          for p in sorted(t.partitions, key=lambda p: p.partition_index)]
-            internal = t.get("is_internal", False)
-            result[t.name] = TopicDescription(t.name, internal, partitions, t.get("topic_id"))
-        return result
+    def describe_topics(self, names: Iterable[str], partition_size_limit_per_response: int = 2000,
+                        ) -> dict[str, TopicDescription]:
+        """DescribeTopicPartitions (KIP-966: each partition's ELR), page by page; Metadata if unsupported."""
+        handler = DescribeTopicPartitionsHandler(names, partition_size_limit_per_response)
+        try:
+            while not handler.done:
+                handler.handle_response(self._call_any(ApiKey.DESCRIBE_TOPIC_PARTITIONS, handler.request()))
+        except KafkaError as e:
+            if e.error != Errors.UNSUPPORTED_VERSION:
+                raise
+            handler.handle_metadata_response(self._metadata(handler.pending))
+        return handler.result()
 
     def describe_cluster(self) -> tuple[str | None, int, list[Node]]:
         """(cluster id, controller id, brokers), from DescribeCluster."""

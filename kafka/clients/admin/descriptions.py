@@ -1,6 +1,6 @@
 """What the admin client is given and what it answers with: Kafka's org.apache.kafka.clients.admin
-NewTopic, TopicDescription, ConfigEntry, MemberDescription, ConsumerGroupDescription,
-PartitionReassignment, QuorumInfo (with its ReplicaState), TransactionDescription,
+NewTopic, TopicDescription (of common.TopicPartitionInfo), ConfigEntry, MemberDescription,
+ConsumerGroupDescription, PartitionReassignment, QuorumInfo (with its ReplicaState), TransactionDescription,
 TransactionListing, ProducerState, and for share groups (KIP-932) ShareGroupDescription,
 ShareMemberDescription and SharePartitionOffsetInfo, as plain frozen dataclasses."""
 
@@ -19,6 +19,14 @@ class NewTopic:
     num_partitions: int = -1  # -1: the broker's num.partitions
     replication_factor: int = -1  # -1: the broker's default.replication.factor
     configs: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TopicPartitionInfo(PartitionInfo):
+    """A partition as Admin.describeTopics answers: with its eligible leader replicas and last known ELR
+    (KIP-966) from DescribeTopicPartitions; None for both when only Metadata answered."""
+    elr: tuple[int, ...] | None = None
+    last_known_elr: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)

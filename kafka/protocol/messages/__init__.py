@@ -38,6 +38,7 @@ from kafka.protocol.messages import (  # noqa: F401  (imported for their registr
     describe_producers,
     describe_quorum,
     describe_share_group_offsets,
+    describe_topic_partitions,
     describe_transactions,
     describe_user_scram_credentials,
     elect_leaders,

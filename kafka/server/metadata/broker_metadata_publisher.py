@@ -280,7 +280,7 @@ class BrokerMetadataPublisher:
             configs = dict(image.configs.config_props(TOPIC_RESOURCE, topic.name))
             partitions = tuple(
                 PartitionState(index, p.leader, p.leader_epoch, tuple(p.replicas), tuple(p.isr),
-                               p.partition_epoch)
+                               p.partition_epoch, tuple(p.elr), tuple(p.last_known_elr))
                 for index, p in sorted(topic.partitions.items()))
             topic_id = topic.id if isinstance(topic.id, uuid.UUID) else uuid.UUID(str(topic.id))
             topics[topic.name] = TopicMetadata(topic.name, topic_id, len(partitions), configs,
