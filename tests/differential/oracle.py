@@ -48,12 +48,6 @@ class Intended:
 
 # The only differences allowed. Each test may add its own, in the test, with its reason.
 INTENDED_DIFFERENCES: tuple[Intended, ...] = (
-    Intended("*configs[name=min.insync.replicas].config_source",
-             "Kafka 4.4 enables eligible leader replicas (KIP-966), and its controller then writes a "
-             "cluster-wide min.insync.replicas at bootstrap (DYNAMIC_DEFAULT_BROKER_CONFIG); ELR "
-             "is not built here"),
-    Intended("*configs[name=min.insync.replicas].synonyms*",
-             "the same cluster-wide record, one more synonym"),
     Intended("topics[name=small-segments-*].error_message",
              "segment.bytes may be as small as 14 bytes here (Kafka 4 allows 1 MiB and up, smaller only "
              "through its internal.segment.bytes): the labs and tests roll segments of a few hundred "
