@@ -34,7 +34,8 @@ def test_both_levels_are_written_and_replayed():
     assert alter(controllers, "", ("log.retention.ms", SET, "3600000"))["error_code"] == Errors.NONE
     assert alter(controllers, "1", ("num.io.threads", SET, "16"),
                  ("log.retention.ms", SET, "60000"))["error_code"] == Errors.NONE
-    assert configs(controllers, "") == ({"log.retention.ms": "3600000"},) * 2
+    # with eligible leader replicas on, the first controller wrote the cluster's min.insync.replicas
+    assert configs(controllers, "") == ({"min.insync.replicas": "1", "log.retention.ms": "3600000"},) * 2
     assert configs(controllers, "1") == ({"num.io.threads": "16", "log.retention.ms": "60000"},) * 2
     alter(controllers, "1", ("num.io.threads", DELETE, None), ("log.retention.ms", DELETE, None))
     assert configs(controllers, "1") == ({}, {})
