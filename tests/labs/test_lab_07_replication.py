@@ -178,8 +178,8 @@ def todo_in_logs(cluster: KRaftCluster) -> str:
 @pytest.mark.timeout(180)
 def test_three_nodes_drop_a_killed_follower_and_refuse_acks_all(cluster):
     """on three real nodes, the leader drops a kill -9'd follower from the ISR after replica.lag.time.max.ms
-    (before the controller would fence it), acks=all is then refused with NOT_ENOUGH_REPLICAS, and the
-    restarted follower rejoins"""
+    (before the controller would fence it), the ISR now under min.insync.replicas keeps it as an eligible
+    leader replica, acks=all is then refused with NOT_ENOUGH_REPLICAS, and the restarted follower rejoins"""
     quorum_leader = cluster.await_leader(cluster.nodes[1])
     with cluster.nodes[1].admin() as admin:
         wait_until(lambda: created(admin, NewTopic("lab07", 1, 3, {"min.insync.replicas": "3"})), timeout=60,
@@ -200,6 +200,9 @@ def test_three_nodes_drop_a_killed_follower_and_refuse_acks_all(cluster):
                              "ISR "
                              f"of lab07-0 (replica.lag.time.max.ms is 2 s){todo_in_logs(cluster)}") from None
     assert sorted(shrunk.isr) == sorted(r for r in partition.replicas if r != follower)
+    eligible = wait_until(lambda: (p := describe(cluster, "lab07", exclude=follower)) and p.elr and p,
+                          timeout=20, interval=0.5, message="the dropped follower in the ELR")
+    assert list(eligible.elr) == [follower], "an ISR of 2 under min.insync.replicas=3 keeps the third as ELR"
 
     client = WireClient(cluster.nodes[partition.leader].broker_port)
     try:
@@ -212,6 +215,6 @@ def test_three_nodes_drop_a_killed_follower_and_refuse_acks_all(cluster):
         f"acks=all with 2 in-sync replicas of min.insync.replicas=3 answered {error.name}")
 
     cluster.nodes[follower].start()
-    wait_until(lambda: (p := describe(cluster, "lab07")) is not None and len(p.isr) == 3, timeout=60,
-               interval=0.5,
-               message="the restarted follower back in the ISR")
+    back = wait_until(lambda: (p := describe(cluster, "lab07")) is not None and len(p.isr) == 3 and p,
+                      timeout=60, interval=0.5, message="the restarted follower back in the ISR")
+    assert not back.elr, "back at min.insync.replicas: the ELR is emptied"
