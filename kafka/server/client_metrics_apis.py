@@ -38,6 +38,7 @@ from kafka.server.client_telemetry_exporter import ClientTelemetryExporter
 from kafka.server.metadata_cache import MetadataCache
 from kafka.server.request_handler_helper import RequestHandlerHelper
 from kafka.utils.time import Time
+from kafka.utils.uuid import uuid_to_string
 
 log = structlog.get_logger("kafka.server.KafkaApis")
 
@@ -129,8 +130,8 @@ def _list_error(error: Errors) -> dict:
 
 
 def _client_information(request: Request) -> tuple[str, str] | None:
-    """The (software name, version) the connection's ApiVersions gave, where the network layer kept it."""
-    return getattr(request, "client_information", None)
+    """The (software name, version) the connection's ApiVersions gave, kept by the network layer."""
+    return request.client_information
 
 
 def start_client_metrics(request_helper: RequestHandlerHelper, auth_helper: AuthHelper, config, time: Time,
@@ -143,7 +144,8 @@ def start_client_metrics(request_helper: RequestHandlerHelper, auth_helper: Auth
 
     def per_instance() -> list[tuple[str, dict[str, float]]]:
         manager.expire_instances()  # a scrape sweeps expired clients too: their series go with them
-        return [(str(i), {"throttle-count": s.throttle_count, "plugin-export-count": s.plugin_export_count,
+        return [(uuid_to_string(i), {"throttle-count": s.throttle_count,
+                                     "plugin-export-count": s.plugin_export_count,
                           "plugin-export-time-avg": s.plugin_export_time_total_ms / s.plugin_export_count
                           if s.plugin_export_count else 0.0,
                           "plugin-export-time-max": s.plugin_export_time_max_ms,

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from kafka.protocol.errors import Errors
 from kafka.server import client_metrics_configs as configs
+from kafka.utils.uuid import uuid_to_string
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,8 @@ class ClientMetricsInstanceMetadata:
     client_source_port: str | None = None
 
     def attributes(self) -> dict[str, str | None]:
-        return {configs.CLIENT_INSTANCE_ID: str(self.client_instance_id), configs.CLIENT_ID: self.client_id,
+        return {configs.CLIENT_INSTANCE_ID: uuid_to_string(self.client_instance_id),
+                configs.CLIENT_ID: self.client_id,
                 configs.CLIENT_SOFTWARE_NAME: self.client_software_name,
                 configs.CLIENT_SOFTWARE_VERSION: self.client_software_version,
                 configs.CLIENT_SOURCE_ADDRESS: self.client_source_address,

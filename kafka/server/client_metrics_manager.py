@@ -33,6 +33,7 @@ from kafka.protocol.errors import Errors
 from kafka.server import client_metrics_configs as configs
 from kafka.server.client_metrics_instance import ClientMetricsInstance, ClientMetricsInstanceMetadata
 from kafka.utils.time import Time
+from kafka.utils.uuid import uuid_to_string
 
 log = structlog.get_logger("kafka.server.ClientMetricsManager")
 
@@ -224,7 +225,8 @@ class ClientMetricsManager:
         try:
             self._validate_push_request(request, instance, now)
         except TelemetryError as e:
-            log.debug("push telemetry refused", client_instance_id=str(client_instance_id), error=str(e))
+            log.debug("push telemetry refused",
+                      client_instance_id=uuid_to_string(client_instance_id), error=str(e))
             instance.last_known_error = e.error
             return push_error_response(e.error)
         finally:
@@ -237,7 +239,8 @@ class ClientMetricsManager:
             except Exception as e:  # the plugin could not take them: INVALID_RECORD, as Kafka answers
                 self.stats.record_plugin_error_count(client_instance_id)
                 instance.last_known_error = Errors.INVALID_RECORD
-                log.error("cannot export a client's metrics", client_instance_id=str(client_instance_id),
+                log.error("cannot export a client's metrics",
+                          client_instance_id=uuid_to_string(client_instance_id),
                           error=str(e))
                 return push_error_response(Errors.INVALID_RECORD)
             self.stats.record_plugin_export(client_instance_id, self.time.hi_res_clock_ms() - started)
@@ -245,13 +248,13 @@ class ClientMetricsManager:
         return push_error_response(Errors.NONE)
 
     def _validate_push_request(self, request, instance: ClientMetricsInstance, now: int) -> None:
-        client = request.client_instance_id
+        client = uuid_to_string(request.client_instance_id)
         if instance.terminating:
             raise TelemetryError(Errors.INVALID_REQUEST,
                                  f"Client [{client}] sent the previous request with state terminating to "
                                  "TRUE, can not acceptany requests after that")
         if not instance.maybe_update_push_request_timestamp(now) and not request.terminating:
-            self.stats.record_throttle_count(client)
+            self.stats.record_throttle_count(request.client_instance_id)
             raise TelemetryError(Errors.THROTTLING_QUOTA_EXCEEDED,
                                  f"Request from the client [{client}] arrived before the next push "
                                  "interval time")

@@ -28,6 +28,7 @@ from opentelemetry.proto.metrics.v1 import metrics_pb2
 
 from kafka.protocol.compression import CompressionError, compression_type_for_id, decompress_chunks
 from kafka.server.client_metrics_instance import ClientMetricsInstanceMetadata
+from kafka.utils.uuid import uuid_to_string
 
 MAX_SERIES_PER_CLIENT = 5000
 MAX_DECOMPRESSED_BYTES = 16 << 20  # a push of telemetry.max.bytes that inflates past this is refused
@@ -91,7 +92,7 @@ class ClientTelemetryExporter:
     def export_metrics(self, metadata: ClientMetricsInstanceMetadata, compression_type: int, metrics: bytes,
                        push_interval_ms: int) -> None:
         data = decode_metrics_data(compression_type, metrics)
-        client = (("client_instance_id", str(metadata.client_instance_id)),
+        client = (("client_instance_id", uuid_to_string(metadata.client_instance_id)),
                   ("client_id", metadata.client_id or ""))
         points = list(_data_points(data, client))
         with self._lock:

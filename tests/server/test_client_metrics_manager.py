@@ -16,6 +16,7 @@ from kafka.server.client_metrics_configs import ClientMetricsConfigError
 from kafka.server.client_metrics_manager import ZERO_UUID, ClientMetricsManager, RequestContext
 from kafka.server.client_telemetry_exporter import ClientTelemetryExporter
 from kafka.utils.time import MockTime
+from kafka.utils.uuid import uuid_to_string
 
 PRODUCER = RequestContext("c1", "producer-1", "apache-kafka-java", "4.4.0", "127.0.0.1", "50000")
 
@@ -94,7 +95,7 @@ def test_pushes_are_checked_in_kafkas_order():
     assert (stats.throttle_count, stats.plugin_export_count, stats.plugin_error_count) == (1, 1, 1)
     [sample] = exporter.samples()
     assert sample.name == "org_apache_kafka_producer_record_send_total" and sample.value == 5.0
-    assert dict(sample.labels) == {"client_instance_id": str(answer["client_instance_id"]),
+    assert dict(sample.labels) == {"client_instance_id": uuid_to_string(answer["client_instance_id"]),
                                    "client_id": "producer-1", "node_id": "1"}
 
 
