@@ -113,9 +113,6 @@ def _parse_list(key: str, value: str | None) -> list[str]:
                                        f"Configuration '{key}' values must not be null.")
     text = value.strip()
     items = re.split(r"\s*,\s*", text, flags=re.DOTALL) if text else []
-    if len(set(items)) != len(items):
-        raise ClientMetricsConfigError(Errors.INVALID_CONFIG,
-                                       f"Configuration '{key}' values must not be duplicated.")
     if any(item == "" for item in items):
         raise ClientMetricsConfigError(Errors.INVALID_CONFIG,
                                        f"Configuration '{key}' values must not be empty.")

@@ -183,7 +183,6 @@ def test_a_closed_connection_forgets_its_instance():
     ({"match": "client_colour=red"}, Errors.INVALID_CONFIG,
      "Illegal client matching pattern: client_colour=red"),
     ({"match": "client_id=("}, Errors.INVALID_CONFIG, "Illegal client matching pattern: client_id=("),
-    ({"metrics": "a,a"}, Errors.INVALID_CONFIG, "Configuration 'metrics' values must not be duplicated."),
 ])
 def test_bad_subscriptions_get_kafkas_error(props, error, message):
     with pytest.raises(ClientMetricsConfigError) as refused:
