@@ -61,7 +61,8 @@ def test_subscriptions_altered_described_listed_and_deleted(pair):
     pair.same(ApiKey.DESCRIBE_CONFIGS, 4, describe(CLIENT_METRICS, ""))
     for version, body in ((0, {}), (1, {"resource_types": [CLIENT_METRICS]})):
         answers = pair.ask(ApiKey.LIST_CONFIG_RESOURCES, version, body)
-        ours, theirs = ((a.error_code, [r.resource_name for r in a.config_resources if r.resource_name == name])
+        ours, theirs = ((a.error_code, [r.resource_name for r in a.config_resources
+                                        if r.resource_name == name])
                         for a in answers)
         assert ours == theirs
     pair.same(ApiKey.LIST_CONFIG_RESOURCES, 1, {"resource_types": [99]})  # UNSUPPORTED_VERSION
