@@ -1,8 +1,8 @@
-"""Client metrics (KIP-714) asked of both brokers: subscriptions altered, described and listed
-(IncrementalAlterConfigs, DescribeConfigs, ListConfigResources v0 and v1), Kafka's refusals of bad
-subscriptions with their messages, and GetTelemetrySubscriptions and PushTelemetry's answers, good and
-bad (a reserved or unknown client, a stale subscription id, a codec that does not exist, a push too big,
-too early). Apache Kafka serves the telemetry APIs only with a receiver among its metric.reporters: this
+"""Client metrics (KIP-714) asked of both brokers: subscriptions altered (APPEND and SUBTRACT too),
+described and listed (IncrementalAlterConfigs, DescribeConfigs, ListConfigResources v0 and v1), Kafka's
+refusals of bad subscriptions with their messages, and GetTelemetrySubscriptions and PushTelemetry's
+answers, good and bad (a reserved or unknown client, a stale subscription id, a codec that does not exist,
+a push too big, too early). Apache Kafka serves the telemetry APIs only with a receiver among its metric.reporters: this
 module starts one with teaching.jvm.ClientTelemetryRecorder (tests/jvm/src/clients4)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from kafka.protocol.api_keys import ApiKey
 from tests.differential.conftest import SHARED_SETTINGS
 from tests.differential.oracle import Pair, Side
-from tests.differential.test_configs import DELETE, SET, alter, describe
+from tests.differential.test_configs import APPEND, DELETE, SET, SUBTRACT, alter, describe
 from tests.helpers import unique_topic, wait_until
 from tests.jvm.apache_kafka import ApacheKafka
 from tests.jvm.jvm import compile_scenarios
@@ -49,6 +49,11 @@ def listed(pair: Pair, name: str) -> None:
     wait_until(both_list_it, timeout=15, message=f"both brokers to list {name}")
 
 
+def same_configs(pair: Pair, name: str) -> bool:
+    answers = pair.ask(ApiKey.DESCRIBE_CONFIGS, 4, describe(CLIENT_METRICS, name))
+    return len({str(sorted((c.name, c.value) for c in a.results[0].configs)) for a in answers}) == 1
+
+
 def test_subscriptions_altered_described_listed_and_deleted(pair):
     name = unique_topic("subscription")
     pair.same(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, subscribe(
@@ -66,6 +71,10 @@ def test_subscriptions_altered_described_listed_and_deleted(pair):
                         for a in answers)
         assert ours == theirs
     pair.same(ApiKey.LIST_CONFIG_RESOURCES, 1, {"resource_types": [99]})  # UNSUPPORTED_VERSION
+    for op, key, value in ((APPEND, "metrics", "org.apache.kafka.admin."),
+                           (SUBTRACT, "metrics", "org.apache.kafka.consumer."), (APPEND, "interval.ms", "5")):
+        pair.same(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, subscribe(name, (key, op, value)))
+        wait_until(lambda: same_configs(pair, name), timeout=15, message="both to show the same subscription")
     pair.same(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, subscribe(
         name, ("metrics", DELETE, None), ("interval.ms", DELETE, None), ("match", DELETE, None)))
 
