@@ -9,8 +9,8 @@ DESCRIBE_CONFIGS on the cluster and lists, for each resource type asked (none: e
 knows), what exists: groups with configs, client-metrics subscriptions, broker loggers, brokers, topics.
 
 `start_client_metrics` builds the lot for a broker: the exporter of pushed metrics, the manager, its own
-metrics and the pushed series on /metrics, the ClientMetricsConfigHandler on the metadata loader, and
-this family.
+metrics and the pushed series on /metrics, the ClientMetricsConfigHandler on the metadata loader, the
+manager as a listener of closed connections, and this family.
 """
 
 from __future__ import annotations
@@ -156,5 +156,7 @@ def start_client_metrics(request_helper: RequestHandlerHelper, auth_helper: Auth
         manager.instance_count, lambda: stats.unknown_subscription_request_count, per_instance,
         lambda: [(s.name, s.labels, s.description, s.value) for s in exporter.samples()])
     loader.install_publishers([ClientMetricsConfigHandler(manager, admin_manager.metadata_updated)])
+    # Kafka's ConnectionDisconnectListener: a closed connection's client instance goes at once
+    request_helper.request_channel.connection_disconnect_listeners.append(manager.on_disconnect)
     group_ids = group_coordinator.group_config_manager.group_ids if group_coordinator is not None else list
     return ClientMetricsApis(request_helper, auth_helper, manager, admin_manager.metadata_cache, group_ids)
