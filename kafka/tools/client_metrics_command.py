@@ -9,7 +9,8 @@ org.apache.kafka.tools.ClientMetricsCommand, ``bin/kafka-client-metrics.sh``).
 
 A subscription is a CLIENT_METRICS config resource: --alter SETs the keys given (an empty value DELETEs
 the key: `--interval ""`), --delete DELETEs every key, --list and --describe read ListConfigResources and
-DescribeConfigs. Prints what Kafka's tool prints:
+DescribeConfigs. Prints what Kafka's tool prints, a refusal too ("Error while executing client metrics
+command : " and the broker's message, exit status 1):
 
     Altered client metrics config for producers.
     Client metrics configs for producers are:
@@ -26,7 +27,7 @@ import uuid
 
 from kafka.clients.admin import DELETE, SET, AdminClient
 from kafka.clients.admin.list_config_resources import list_config_resources
-from kafka.clients.errors import ConfigError
+from kafka.clients.errors import ConfigError, KafkaError
 from kafka.tools.command_line_utils import java_hash_map_order, load_props, run
 
 CLIENT_METRICS_RESOURCE = 16
@@ -122,14 +123,18 @@ def _main(argv) -> int:
     check_args(args)
     config = {"bootstrap.servers": args.bootstrap_server, **load_props(args.command_config)}
     with AdminClient(config) as admin:
-        if args.alter:
-            alter_client_metrics(admin, args)
-        elif args.delete:
-            delete_client_metrics(admin, args.name)
-        elif args.describe:
-            describe_client_metrics(admin, args.name)
-        else:
-            list_client_metrics(admin)
+        try:
+            if args.alter:
+                alter_client_metrics(admin, args)
+            elif args.delete:
+                delete_client_metrics(admin, args.name)
+            elif args.describe:
+                describe_client_metrics(admin, args.name)
+            else:
+                list_client_metrics(admin)
+        except KafkaError as e:  # the broker's refusal, as Kafka's printException writes it (stdout)
+            print(f"Error while executing client metrics command : {e.message}")
+            return 1
     return 0
 
 

@@ -62,6 +62,8 @@ def test_subscriptions_altered_described_listed_and_deleted(pair):
     listed(pair, name)
     pair.same(ApiKey.DESCRIBE_CONFIGS, 4, describe(CLIENT_METRICS, name))
     pair.same(ApiKey.DESCRIBE_CONFIGS, 4, describe(CLIENT_METRICS, name, ["interval.ms", "nope"]))
+    pair.same(ApiKey.DESCRIBE_CONFIGS, 4, describe(CLIENT_METRICS, name, documentation=True))
+    pair.same(ApiKey.DESCRIBE_CONFIGS, 1, describe(CLIENT_METRICS, name))
     pair.same(ApiKey.DESCRIBE_CONFIGS, 4, describe(CLIENT_METRICS, "never-made"))
     pair.same(ApiKey.DESCRIBE_CONFIGS, 4, describe(CLIENT_METRICS, ""))
     for version, body in ((0, {}), (1, {"resource_types": [CLIENT_METRICS]})):

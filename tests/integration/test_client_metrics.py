@@ -1,7 +1,8 @@
 """Client metrics (KIP-714) on a broker over loopback, with real clients: a subscription made through
 IncrementalAlterConfigs makes confluent-kafka (librdkafka) push its producer metrics, they show on
 /metrics labelled by client instance id and client id, subscriptions describe and list as Kafka's do,
-a client that matches nothing pushes nothing, and a push the broker cannot decode is refused."""
+a client that matches nothing pushes nothing, a push the broker cannot decode is refused, and
+kafka-client-metrics prints what Kafka's tool prints, a refusal too."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from kafka.clients.admin import DELETE, SET, AdminClient
 from kafka.clients.admin.list_config_resources import list_config_resources
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
+from kafka.tools import client_metrics_command
 from tests.helpers import unique_topic, wait_until
 from tests.metrics.scrape import scrape
 from tests.wire import WireClient
@@ -81,3 +83,21 @@ def test_a_push_that_is_not_otlp_is_invalid_record(broker):
         "client_instance_id": answer.client_instance_id, "subscription_id": answer.subscription_id,
         "terminating": False, "compression_type": 4, "metrics": b"\x28\xb5\x2f\xfd not zstd at all"})
     assert push.error_code == Errors.INVALID_RECORD
+
+
+def test_kafka_client_metrics_round_trip_and_a_refusal_as_kafkas_tool_prints_them(broker, capsys):
+    def tool(*args: str) -> tuple[int, str]:
+        status = client_metrics_command.main(["--bootstrap-server", broker.bootstrap, *args])
+        return status, capsys.readouterr().out
+
+    assert tool("--alter", "--name", "tool-made", "--metrics", "org.apache.kafka.producer.", "--interval",
+                "2000") == (0, "Altered client metrics config for tool-made.\n")
+    assert tool("--describe", "--name", "tool-made") == (0, "Client metrics configs for tool-made are:\n"
+                                                            "  interval.ms=2000\n  match=\n"
+                                                            "  metrics=org.apache.kafka.producer.\n")
+    assert tool("--alter", "--name", "tool-made", "--interval", "5") == (
+        1, "Error while executing client metrics command : Invalid value 5 for interval.ms, interval must be "
+           "between 100 and 3600000 (1 hour)\n")
+    assert tool("--delete", "--name", "tool-made") == (0, "Deleted client metrics config for tool-made.\n")
+    assert tool("--describe", "--name", "tool-made") == (
+        0, "The client metric resource tool-made doesn't exist and doesn't have dynamic config.\n")
