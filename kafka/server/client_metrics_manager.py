@@ -244,6 +244,9 @@ class ClientMetricsManager:
                           error=str(e))
                 return push_error_response(Errors.INVALID_RECORD)
             self.stats.record_plugin_export(client_instance_id, self.time.hi_res_clock_ms() - started)
+            with self._lock:  # forgotten while it exported (evicted, disconnected): no series left behind
+                if client_instance_id not in self.client_instance_cache:
+                    self.exporter.remove_client(client_instance_id)
         instance.last_known_error = Errors.NONE
         return push_error_response(Errors.NONE)
 
