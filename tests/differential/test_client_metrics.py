@@ -3,7 +3,7 @@ described and listed (IncrementalAlterConfigs, DescribeConfigs, ListConfigResour
 refusals of bad subscriptions with their messages, and GetTelemetrySubscriptions and PushTelemetry's
 answers, good and bad (a reserved or unknown client, a stale subscription id, a codec that does not exist,
 a push too big, too early). Apache Kafka serves the telemetry APIs only with a receiver among its
-metric.reporters: this module starts one with teaching.jvm.ClientTelemetryRecorder (tests/jvm/src/clients4)."""
+metric.reporters: this module starts one, teaching.jvm.ClientTelemetryRecorder (tests/jvm/src/clients4)."""
 
 from __future__ import annotations
 
