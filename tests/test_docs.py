@@ -44,6 +44,7 @@ EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd", "limits.m
                                "partition_reassignment.mmd", "nemesis.mmd"],
             "acls.md": ["authorizer.mmd"],
             "observability.md": ["observability.mmd"],
+            "client_metrics.md": ["client_metrics.mmd"],
             "quotas.md": ["quotas.mmd"],
             "security.md": ["tls_handshake.mmd", "sasl_ssl_connection.mmd", "secure_cluster.mmd"],
             "share_groups.md": ["share_group.mmd", "share_record_lifecycle.mmd", "share_coordinator.mmd"],

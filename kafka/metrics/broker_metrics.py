@@ -16,6 +16,7 @@ from prometheus_client import CollectorRegistry, Counter, generate_latest
 
 from kafka.metrics import metric_names as m
 from kafka.metrics.broker_topic_stats import BrokerTopicStats
+from kafka.metrics.client_telemetry_collector import ClientTelemetryCollector, PushedSample
 from kafka.metrics.idle_percent import AvgIdlePercent
 from kafka.metrics.isr_change_meters import IsrChangeMeters
 from kafka.metrics.kafka_metrics_group import KafkaMetricsGroup
@@ -175,6 +176,23 @@ class BrokerMetrics:
                                      lambda: [((str(values().get("current-state", "unattached")),), 1)])
             else:
                 self.group.new_gauge(metric, lambda name=metric.name: values().get(name, -1))
+
+    # ------------------------------------------------------------------ client metrics (KIP-714)
+    def register_client_metrics(self, instance_count: Callable[[], int],
+                                unknown_subscription_requests: Callable[[], int],
+                                per_instance: Callable[[], Iterable[tuple[str, dict[str, float]]]],
+                                pushed: Callable[[], Iterable[PushedSample]]) -> None:
+        """The ClientMetricsManager's own metrics (per_instance: each client instance id with its
+        throttle-count, plugin-export-count, ... by name), and the series its clients pushed."""
+        self.group.new_gauge(m.CLIENT_METRICS_INSTANCE_COUNT, instance_count)
+        self.group.new_gauge(m.CLIENT_METRICS_UNKNOWN_SUBSCRIPTION_REQUEST_COUNT,
+                             unknown_subscription_requests)
+        for metric in (m.CLIENT_METRICS_THROTTLE_COUNT, m.CLIENT_METRICS_PLUGIN_EXPORT_COUNT,
+                       m.CLIENT_METRICS_PLUGIN_EXPORT_TIME_AVG, m.CLIENT_METRICS_PLUGIN_EXPORT_TIME_MAX,
+                       m.CLIENT_METRICS_PLUGIN_ERROR_COUNT):
+            self.group.new_gauge(metric, lambda name=metric.name: [((instance,), values[name])
+                                                                   for instance, values in per_instance()])
+        self.registry.register(ClientTelemetryCollector(pushed))
 
     # ------------------------------------------------------------------ exposition
     def exposition(self) -> bytes:

@@ -458,6 +458,37 @@ CLIENT_QUOTA_METRICS = (("Produce", QUOTA_PRODUCE_BYTE_RATE, QUOTA_PRODUCE_THROT
                         ("Fetch", QUOTA_FETCH_BYTE_RATE, QUOTA_FETCH_THROTTLE_TIME),
                         ("Request", QUOTA_REQUEST_TIME, QUOTA_REQUEST_THROTTLE_TIME))
 
+
+# -------------------------------------------------- kafka.server:type=client-metrics (KIP-714)
+def _client_metrics(name: str, doc: str, labels: tuple[str, ...] = ()) -> MetricName:
+    return MetricName("kafka.server", "client-metrics", name, GAUGE, doc, labels,
+                      "client telemetry: GetTelemetrySubscriptions and PushTelemetry")
+
+
+CLIENT_METRICS_INSTANCE_COUNT = _client_metrics(
+    "instance-count", "The current number of client metrics instances being managed by the broker.")
+CLIENT_METRICS_UNKNOWN_SUBSCRIPTION_REQUEST_COUNT = _client_metrics(
+    "unknown-subscription-request-count",
+    "The total number of pushes with a stale or unknown subscription id.")
+CLIENT_METRICS_THROTTLE_COUNT = _client_metrics(
+    "throttle-count", "The total number of telemetry requests refused for coming before the push interval.",
+    ("client_instance_id",))
+CLIENT_METRICS_PLUGIN_EXPORT_COUNT = _client_metrics(
+    "plugin-export-count", "The total number of pushes handed to the exporter.", ("client_instance_id",))
+CLIENT_METRICS_PLUGIN_EXPORT_TIME_AVG = _client_metrics(
+    "plugin-export-time-avg", "Average time broker spent in invoking plugin exportMetrics call.",
+    ("client_instance_id",))
+CLIENT_METRICS_PLUGIN_EXPORT_TIME_MAX = _client_metrics(
+    "plugin-export-time-max", "Maximum time broker spent in invoking plugin exportMetrics call.",
+    ("client_instance_id",))
+CLIENT_METRICS_PLUGIN_ERROR_COUNT = _client_metrics(
+    "plugin-error-count", "The total number of pushes the exporter could not take.", ("client_instance_id",))
+CLIENT_METRICS_METRICS = (CLIENT_METRICS_INSTANCE_COUNT, CLIENT_METRICS_UNKNOWN_SUBSCRIPTION_REQUEST_COUNT,
+                          CLIENT_METRICS_THROTTLE_COUNT, CLIENT_METRICS_PLUGIN_EXPORT_COUNT,
+                          CLIENT_METRICS_PLUGIN_EXPORT_TIME_AVG, CLIENT_METRICS_PLUGIN_EXPORT_TIME_MAX,
+                          CLIENT_METRICS_PLUGIN_ERROR_COUNT)
+
+
 ALL_METRICS: tuple[MetricName, ...] = (
     REQUESTS, ERRORS, *REQUEST_TIMES,
     REQUEST_QUEUE_SIZE, RESPONSE_QUEUE_SIZE, NETWORK_PROCESSOR_AVG_IDLE_PERCENT,
@@ -478,4 +509,6 @@ ALL_METRICS: tuple[MetricName, ...] = (
     *(metric for _, rate, throttle in CLIENT_QUOTA_METRICS for metric in (rate, throttle)),
     *AUTHORIZER_METERS, ACLS_TOTAL_COUNT,
     *SHARE_METRICS,
+    *CLIENT_METRICS_METRICS,
 )
+

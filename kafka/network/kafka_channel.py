@@ -46,6 +46,7 @@ class KafkaChannel:
         self._send: list | None = None  # the parts of the response being written
         self._send_position = 0
         self.principal = ANONYMOUS  # who the transport and authenticator say is at the other end
+        self.client_information: tuple[str, str] | None = None  # Kafka's channelMetadataRegistry
         self.authenticator = None  # SaslServerAuthenticator on a SASL listener
         self.authenticated_max_receive_size = max_receive_size  # the frame bound once authenticated
         self.close_after_send = False  # a failed authentication: its answer goes out, then the channel closes

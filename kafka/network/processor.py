@@ -21,6 +21,7 @@ closes, whoever closed it, is counted back into ConnectionQuotas.
 from __future__ import annotations
 
 import queue
+import re
 import socket
 import threading
 
@@ -33,7 +34,7 @@ from kafka.network.memory_pool import MemoryPool
 from kafka.network.request_channel import Request, RequestChannel, Response
 from kafka.network.selector import Selector
 from kafka.protocol.api_keys import APIS, ApiKey
-from kafka.protocol.header import parse_request_header
+from kafka.protocol.header import decode_request, parse_request_header
 from kafka.protocol.response_send import release
 from kafka.utils.repeated_error_log import RepeatedErrorLog
 from kafka.utils.time import Time
@@ -195,8 +196,11 @@ class Processor(threading.Thread):
             self.close(channel.id,
                        f"unsupported request api_key={header.api_key} version={header.api_version}")
             return
+        if header.api_key == ApiKey.API_VERSIONS and header.api_version >= 3:
+            register_client_information(channel, header, frame)
         request = Request(self.id, channel.id, self.listener, channel.remote_address, header, frame,
-                          principal=channel.principal, memory_pool=self.memory_pool, pooled_buffer=payload)
+                          principal=channel.principal, memory_pool=self.memory_pool, pooled_buffer=payload,
+                          client_information=channel.client_information)
         self.selector.mute(channel.id)
         self.in_flight[channel.id] = request
         while not self.request_channel.send_request(request, timeout=POLL_TIMEOUT_S):
@@ -291,3 +295,21 @@ class Processor(threading.Thread):
             self.close(connection_id, "broker shutting down")
         self.process_disconnected()
         self.selector.close_all()
+
+
+_VALID_CLIENT_SOFTWARE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
+
+
+def register_client_information(channel: KafkaChannel, header, frame) -> None:
+    """Kafka's Processor keeps the client software name and version a valid ApiVersions (v3+) gives on the
+    channel (its ClientInformation): client-metrics subscriptions match on them (KIP-714)."""
+    api = APIS[ApiKey.API_VERSIONS]
+    if not api.is_supported(header.api_version):
+        return
+    try:
+        body = decode_request(api, header.api_version, frame, header.header_size)
+    except Exception:  # a malformed body is the I/O thread's to refuse
+        return
+    name, version = body.get("client_software_name", None), body.get("client_software_version", None)
+    if name and version and all(_VALID_CLIENT_SOFTWARE.fullmatch(v) for v in (name, version)):
+        channel.client_information = (name, version)

@@ -82,6 +82,8 @@ class Request:
     buffer: memoryview  # the whole frame after the size prefix: header, then body
     # Who sent it, as its connection's transport and authenticator decided (Kafka's RequestContext.principal).
     principal: KafkaPrincipal = ANONYMOUS
+    # (software name, version) the connection's ApiVersions gave (Kafka's ClientInformation), KIP-714's match
+    client_information: tuple[str, str] | None = None
     start_time_ns: int = field(default_factory=time.monotonic_ns)
     request_dequeue_time_ns: int = -1
     api_local_complete_time_ns: int = -1

@@ -370,6 +370,11 @@ class AbstractKafkaConfig(ShareGroupConfig, StreamsGroupConfigs):
         "allow.everyone.if.no.acl.found", BOOLEAN, "false", None,
         "Allow what no ACL names (default: deny it).",
         in_kafka_config=False)
+    # client metrics (KIP-714): the largest PushTelemetry payload a client may send (Kafka's ServerConfigs)
+    telemetry_max_bytes = ConfigKey(
+        "telemetry.max.bytes", INT, "1048576", at_least(1),
+        "The maximum size (after compression if compression is used) of telemetry metrics pushed from a "
+        "client to the broker.")
     # metrics, logging and the request trace
     metrics_listener = ConfigKey(
         "metrics.listener", STRING, "http://127.0.0.1:9404", None,

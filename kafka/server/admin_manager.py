@@ -35,6 +35,7 @@ from kafka.log.log_config import LogConfig
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
+from kafka.server.client_metrics_configs import CLIENT_METRICS_RESOURCE
 from kafka.server.delayed_metadata_change import METADATA_UPDATE_KEY, DelayedMetadataChange
 from kafka.server.forwarding_manager import ForwardingManager
 from kafka.server.metadata_cache import MetadataCache, TopicMetadata
@@ -296,3 +297,28 @@ class AdminManager:
 
         forwarded = self._forward(ApiKey.CREATE_PARTITIONS, body, lambda response: response.results[0])
         return future_utils.compose(forwarded, grown)
+
+    # ------------------------------------------------------------------ client metrics (KIP-714)
+    def alter_client_metrics_configs(self, name: str, ops: list[dict], validate_only: bool,
+                                     subscription_props: Callable[[str], dict[str, str]]) -> Future[None]:
+        """A client-metrics subscription's changes, forwarded as they came: the controller checks them
+        (ClientMetricsConfigs.validate, through its ControllerConfigurationValidator). Answered once this
+        broker's ClientMetricsManager (`subscription_props`) holds the new configs."""
+        body = dict(resources=[dict(resource_type=CLIENT_METRICS_RESOURCE, resource_name=name, configs=ops)],
+                    validate_only=validate_only)
+        try:
+            applied = apply_config_ops(subscription_props(name), ops)
+            expected = {k: v for k, v in applied.items() if v is not None}
+        except ConfigError:
+            expected = None
+
+        def altered(_) -> Future[None]:
+            if validate_only:
+                return future_utils.completed(None)
+            log.info("altered client metrics configs", subscription=name, configs=expected)
+            return self._await_metadata(lambda _cache: subscription_props(name) == expected,
+                                        f"alter configs of client metrics {name}", lambda: None)
+
+        forwarded = self._forward(ApiKey.INCREMENTAL_ALTER_CONFIGS, body,
+                                  lambda response: response.responses[0])
+        return future_utils.compose(forwarded, altered)

@@ -37,6 +37,8 @@ from kafka.log.log_config import TOPIC_CONFIG_SYNONYMS, TOPIC_CONFIGS
 from kafka.protocol.errors import Errors
 from kafka.server.abstract_kafka_config import config_def_type_of
 from kafka.server.admin_manager import AdminManager, TopicError
+from kafka.server.client_metrics_configs import CLIENT_METRICS_RESOURCE as CLIENT_METRICS
+from kafka.server.client_metrics_configs import describe_client_metrics
 from kafka.server.dynamic_broker_config import (
     ALL_DYNAMIC_CONFIGS,
     BROKER_QUOTA_CONFIGS,
@@ -116,9 +118,10 @@ class DescribedConfig:
 
 
 class ConfigHelper:
-    def __init__(self, admin_manager: AdminManager, config) -> None:
+    def __init__(self, admin_manager: AdminManager, config, client_metrics_manager=None) -> None:
         self.admin_manager = admin_manager
         self.config = config  # the KafkaConfig
+        self.client_metrics_manager = client_metrics_manager  # the subscriptions' configs (KIP-714)
 
     # ------------------------------------------------------------------------------ describe
 
@@ -130,6 +133,12 @@ class ConfigHelper:
             described = self.describe_broker(name)
         elif resource_type == GROUP:
             described = self.describe_group(name)
+        elif resource_type == CLIENT_METRICS:  # client_metrics_configs.py, as Kafka's ConfigHelper does it
+            if not name:
+                raise ConfigError(Errors.INVALID_REQUEST,
+                                  "Client metrics subscription name must not be empty")
+            described = [DescribedConfig(*entry) for entry in describe_client_metrics(
+                self.client_metrics_manager.subscription_props(name))]
         else:
             raise ConfigError(Errors.INVALID_REQUEST, f"unsupported resource type {resource_type}")
         return [d for d in described if keys is None or d.name in keys]
@@ -294,6 +303,11 @@ class ConfigHelper:
                     for k in sorted(set(current) - set(configs))]
             return future_utils.handle(self.admin_manager.alter_group_configs(name, ops, validate_only),
                                        _as_config_error)
+        if resource_type == CLIENT_METRICS:  # the same, for a client-metrics subscription
+            current = self.client_metrics_manager.subscription_props(name)
+            ops = [(k, SET, v) for k, v in configs.items()]
+            ops += [(k, DELETE, None) for k in sorted(set(current) - set(configs))]
+            return self.incremental_alter_configs(resource_type, name, ops, validate_only)
         topic = self._alterable_topic(resource_type, name)
         for key, value in configs.items():
             if key not in TOPIC_CONFIGS:
@@ -322,6 +336,10 @@ class ConfigHelper:
             return future_utils.handle(self.admin_manager.alter_group_configs(
                 name, [dict(name=k, config_operation=op, value=v) for k, op, v in ops], validate_only),
                 _as_config_error)
+        if resource_type == CLIENT_METRICS:  # to the controller as they came, as a group's
+            return future_utils.handle(self.admin_manager.alter_client_metrics_configs(
+                name, [dict(name=k, config_operation=op, value=v) for k, op, v in ops], validate_only,
+                self.client_metrics_manager.subscription_props), _as_config_error)
         topic = self._alterable_topic(resource_type, name)
         overrides = dict(topic.configs)
         effective = self.admin_manager.log_config_for(topic).to_props()

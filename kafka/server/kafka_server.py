@@ -16,9 +16,8 @@ process.roles decides what runs. A combined node (the one-node default, `make ru
                     -> BrokerLifecycleManager (registers, heartbeats; fenced until caught up)
                     -> KafkaApis and the I/O threads, once the broker has caught up with the log
 
-Seed 004: the broker decides no metadata; it replays the log the controllers write. Start-up waits
-until the broker has caught up with that log and the controller has unfenced it, so the first
-client request already sees every topic.
+Seed 004: the broker decides no metadata; it replays the log the controllers write. Start-up waits until the
+broker has caught up with that log and the controller has unfenced it: the first request sees every topic.
 
 Shutdown goes the other way, in Kafka's BrokerServer.shutdown order: a controlled shutdown first (the
 controller moves this broker's leaderships away), then stop accepting and close connections, detach the
@@ -62,6 +61,7 @@ from kafka.server.alter_partition_manager import AlterPartitionManager
 from kafka.server.auth_helper import AuthHelper
 from kafka.server.auto_topic_creation_manager import AutoTopicCreationManager
 from kafka.server.broker_lifecycle_manager import BrokerLifecycleManager
+from kafka.server.client_metrics_apis import start_client_metrics
 from kafka.server.client_quota_apis import ClientQuotaApis
 from kafka.server.config_helper import ConfigHelper
 from kafka.server.consumer_group_apis import ConsumerGroupApis
@@ -389,14 +389,16 @@ class KafkaServer:
             self.shared.loader.install_publishers([AclPublisher(self.config.node_id, self.authorizer)])
 
     def _create_kafka_apis(self) -> KafkaApis:
-        """Kafka's createKafkaApis: each handler family built with exactly the collaborators it uses,
-        all answering through one RequestHandlerHelper (the quotas) and asking one AuthHelper (the
-        authoriser); KafkaApis dispatches to them and keeps the data-plane handlers."""
+        """Kafka's createKafkaApis: each handler family built with the collaborators it uses, all answering
+        through one RequestHandlerHelper and asking one AuthHelper; KafkaApis keeps the data plane's."""
         config = self.config
         request_helper = RequestHandlerHelper(self.request_channel, self.quota_managers, self.time)
         auth_helper = AuthHelper(self.authorizer)
         auto_topic_creation_manager = AutoTopicCreationManager(config, self.admin_manager)
-        config_helper = ConfigHelper(self.admin_manager, config)
+        client_metrics = start_client_metrics(  # KIP-714: the ClientMetricsManager and its APIs
+            request_helper, auth_helper, config, self.time, self.shared.loader, self.metrics_endpoint.metrics,
+            self.admin_manager, self.group_coordinator)
+        config_helper = ConfigHelper(self.admin_manager, config, client_metrics.client_metrics_manager)
         families = [
             StorageApis(request_helper, auth_helper, self.replica_manager, self.metadata_cache,
                         config_helper),
@@ -414,6 +416,7 @@ class KafkaServer:
             ShareGroupAdminApis(request_helper, auth_helper, self.group_coordinator, self.metadata_cache,
                                 self._share_groups_enabled),
             TransactionApis(request_helper, auth_helper, self.transaction_coordinator, self.metadata_cache),
+            client_metrics,  # KIP-714: GetTelemetrySubscriptions, PushTelemetry, ListConfigResources
             AdminApis(request_helper, auth_helper, self.admin_manager, self.forwarding_manager,
                       self.metadata_cache, self.replica_manager, config_helper, config),
             ClientQuotaApis(request_helper, auth_helper, self.forwarding_manager,
@@ -445,8 +448,7 @@ class KafkaServer:
         return {t.name: (t.topic_id, t.num_partitions) for t in self.metadata_cache.all_topics()}
 
     def _controller_metrics(self) -> dict[str, int]:
-        controller = getattr(self.controller_server, "controller", None)
-        return controller.metrics_values() if controller is not None else {}
+        return getattr(getattr(self.controller_server, "controller", None), "metrics_values", dict)()
 
     def _raft_metrics(self) -> dict[str, object]:
         driver = getattr(self.shared, "raft_driver", None)
@@ -493,8 +495,7 @@ class KafkaServer:
         """From a signal handler: make a start-up that is still waiting for its quorum give up."""
         self._stop_requested.set()
 
-    # What start-up builds, each None until it has, as Kafka's BrokerServer fields are null until startup:
-    # a node that failed half-way through start-up stops only what it built.
+    # What start-up builds, each None until it has (Kafka's BrokerServer fields): a failed start stops those.
     lifecycle_manager: BrokerLifecycleManager | None = None
     socket_server: SocketServer | None = None
     metrics_endpoint: MetricsEndpoint | None = None

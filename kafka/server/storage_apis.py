@@ -32,6 +32,7 @@ from kafka.utils.topic_partition import TopicPartition
 _CONFIG_RESOURCES = {2: (Res.TOPIC, Errors.TOPIC_AUTHORIZATION_FAILED),
                      4: (Res.CLUSTER, Errors.CLUSTER_AUTHORIZATION_FAILED),
                      8: (Res.CLUSTER, Errors.CLUSTER_AUTHORIZATION_FAILED),
+                     16: (Res.CLUSTER, Errors.CLUSTER_AUTHORIZATION_FAILED),  # CLIENT_METRICS
                      32: (Res.GROUP, Errors.GROUP_AUTHORIZATION_FAILED)}
 
 

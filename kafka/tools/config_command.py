@@ -60,6 +60,7 @@ import sys
 from decimal import Decimal
 
 from kafka.clients.admin import BROKER_RESOURCE, DELETE, GROUP_RESOURCE, SET, TOPIC_RESOURCE, AdminClient
+from kafka.clients.admin.list_config_resources import list_config_resources
 from kafka.clients.errors import ConfigError, KafkaError
 from kafka.security.scram_credential_parser import iterations_of, parse_scram_entries
 from kafka.security.scram_formatter import ScramFormatter, secret_salt
@@ -123,6 +124,8 @@ def _main(argv) -> int:
     entity_types, entity_names = _entities(args)
     adds = parse_configs_to_be_added(args.add_config)
     deletes = [key.strip() for item in args.delete_config for key in item.split(",") if key.strip()]
+    if entity_types == [CLIENT_METRICS]:  # KIP-714's subscriptions: docs/client_metrics.md
+        return client_metrics_configs(args, entity_names, adds, deletes)
     _check_args(args, entity_types, entity_names, adds, deletes)
     with AdminClient({"bootstrap.servers": args.bootstrap_server,
                       **load_props(args.command_config)}) as admin:
@@ -369,6 +372,39 @@ def describe_resource_config(admin: AdminClient, entity_type: str, name: str | N
 def _java(value) -> str:
     """A value as Java's string concatenation writes it: null, true, false."""
     return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+
+CLIENT_METRICS, CLIENT_METRICS_RESOURCE, CLIENT_METRICS_CONFIG = "client-metrics", 16, 7
+
+
+def client_metrics_configs(args, names: list[str], adds: dict[str, str], deletes: list[str]) -> int:
+    """--entity-type client-metrics (Kafka's ConfigCommand for a CLIENT_METRICS resource): alter one
+    subscription's configs, or describe one or every subscription (ListConfigResources), as kafka-configs
+    does a group's."""
+    if args.alter and not (names and names[0]):
+        raise ConfigError(f"An entity name must be specified with --alter of {CLIENT_METRICS}")
+    config = {"bootstrap.servers": args.bootstrap_server, **load_props(args.command_config)}
+    with AdminClient(config) as admin:
+        if args.alter:
+            current = admin.describe_configs(CLIENT_METRICS_RESOURCE, names[0])
+            invalid = [k for k in deletes if k not in current or current[k].source != CLIENT_METRICS_CONFIG]
+            if invalid:
+                raise ConfigError(f"Invalid config(s): {','.join(invalid)}")
+            ops = [(k, DELETE, "") for k in deletes] + [(k, SET, v) for k, v in adds.items()]
+            admin.incremental_alter_configs(CLIENT_METRICS_RESOURCE, names[0], ops)
+            print(f"Completed updating config for client-metric {names[0]}.")
+            return 0
+        entities = names[:1] or [n for _t, n in list_config_resources(admin, [CLIENT_METRICS_RESOURCE])]
+        for entity in entities:
+            print(f"{'All' if args.all else 'Dynamic'} configs for client-metric {entity} are:")
+            described = admin.describe_configs(CLIENT_METRICS_RESOURCE, entity, include_synonyms=True)
+            for key, entry in sorted(described.items()):
+                if args.all or entry.source == CLIENT_METRICS_CONFIG:
+                    synonyms = ", ".join(f"{CONFIG_SOURCES[source]}:{n}={_java(v)}"
+                                         for n, v, source in entry.synonyms)
+                    print(f"  {key}={_java(entry.value)} sensitive={_java(entry.sensitive)} "
+                          f"synonyms={{{synonyms}}}")
+    return 0
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -5,7 +5,8 @@ The load is every kind of traffic a panel draws: our producer and a transactiona
 a classic group (its committed offsets make consumer lag), librdkafka in a KIP-848 group (the broker
 computes its assignment) and in a share group (KIP-932: it accepts most records and releases some), a
 client quota no one reaches (the quota series) and one our producer does (throttle time), an authoriser
-that allows everything (its decisions) and a metadata request for a missing topic (an error code to show).
+that allows everything (its decisions), a metadata request for a missing topic (an error code to show), and
+a librdkafka producer that a client-metrics subscription makes push its metrics (KIP-714).
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ import urllib.request
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from confluent_kafka import AcknowledgeType, Consumer, ShareConsumer
+from confluent_kafka import AcknowledgeType, Consumer, Producer, ShareConsumer
 
-from kafka.clients.admin import AdminClient, NewTopic
+from kafka.clients.admin import SET, AdminClient, NewTopic
 from kafka.clients.consumer import KafkaConsumer
 from kafka.clients.producer import KafkaProducer
 from kafka.metadata.authorizer.standard_authorizer import STANDARD_AUTHORIZER
@@ -59,6 +60,9 @@ class Load:
             # a third of what it asks for: the throttle shows in its panels and in Produce's journey.
             admin.alter_client_quotas([({"client-id": None}, quotas),
                                        ({"client-id": "dash-producer"}, {"producer_byte_rate": 4096})])
+            # every librdkafka producer pushes its metrics each second (the client-metrics panels)
+            admin.incremental_alter_configs(16, "dash-producers", [
+                ("metrics", SET, "org.apache.kafka.producer."), ("interval.ms", SET, "1000")])
         self._thread.start()
         return self
 
@@ -96,7 +100,11 @@ class Load:
         share.subscribe([TOPIC])
         wire = WireClient(self.port)
         stack.callback(wire.close)
+        pushing = Producer({"bootstrap.servers": self.bootstrap, "client.id": "dash-rdkafka"})
+        stack.callback(pushing.flush, 10)
         while not self._stop.is_set():
+            pushing.produce(TOPIC, b"pushed")
+            pushing.poll(0)
             self._round(producer, txn, consumer, kip848, share, wire)
             self._stop.wait(0.2)
 

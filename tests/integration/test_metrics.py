@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import uuid
 from pathlib import Path
 
 from confluent_kafka import Producer
@@ -163,6 +164,8 @@ def test_every_metric_the_dashboard_queries_exists_on_a_live_broker(broker):
     assert response.entries[0].error_code == Errors.NONE
     wait_until(lambda: broker.server.quota_managers.fetch.quotas_enabled,
                message="the quotas to reach the broker")
+    # a client instance's client-metrics series (KIP-714) exist once it asked for its subscription
+    client.request(ApiKey.GET_TELEMETRY_SUBSCRIPTIONS, 0, {"client_instance_id": uuid.UUID(int=0)})
     create(client, "dash")
     produce(client, "dash", b"a record")
     client.request(ApiKey.FETCH, 12, fetch_body("dash", 0, 0))

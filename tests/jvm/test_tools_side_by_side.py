@@ -37,13 +37,15 @@ from tests.jvm.test_kafka_tools import (
 )
 
 pytestmark = pytest.mark.timeout(180)
+CLIENT_METRICS = "org.apache.kafka.tools.ClientMetricsCommand"
 
 # Our module for each of Kafka's main classes (the console scripts of pyproject.toml).
 OURS = {TOPICS: "topics", CONSUMER_GROUPS: "consumer_groups", CONFIGS: "config_command",
         GET_OFFSETS: "get_offsets",
         TRANSACTIONS: "transactions_command", LEADER_ELECTION: "leader_election_command",
         METADATA_QUORUM: "metadata_quorum_command", REASSIGN: "reassign_partitions_command",
-        PRODUCER_PERF: "producer_perf_test", CONSUMER_PERF: "consumer_perf_test"}
+        PRODUCER_PERF: "producer_perf_test", CONSUMER_PERF: "consumer_perf_test",
+        CLIENT_METRICS: "client_metrics_command"}
 
 
 def run_ours(bootstrap: str, main: str, *args: str) -> str:
@@ -134,6 +136,9 @@ def both(tmp_path_factory):
               "readers")
         tools(CONFIGS, "--entity-type", "groups", "--entity-name", "readers", "--alter", "--add-config",
               "consumer.heartbeat.interval.ms=6000,share.auto.offset.reset=earliest")
+        # the client-metrics subscription "producers" (KIP-714)
+        tools(CLIENT_METRICS, "--alter", "--name", "producers", "--metrics", "org.apache.kafka.producer.",
+              "--interval", "10000", "--match", "client_software_name=apache-kafka-java")
         # "idle": the case repeats it, to the same offsets
         tools(CONSUMER_GROUPS, *CASES["groups-reset-exec"][1:])
         tools(PRODUCER_PERF, "--topic", "txn", "--num-records", "20", "--record-size", "10", "--throughput",
@@ -193,6 +198,15 @@ CASES = {
     "configs-group": (CONFIGS, "--entity-type", "groups", "--entity-name", "readers", "--describe"),
     "configs-group-all": (CONFIGS, "--group", "readers", "--describe", "--all"),
     "configs-every-group": (CONFIGS, "--entity-type", "groups", "--describe"),
+    "client-metrics-list": (CLIENT_METRICS, "--list"),
+    "client-metrics-describe": (CLIENT_METRICS, "--describe", "--name", "producers"),
+    "client-metrics-describe-every": (CLIENT_METRICS, "--describe"),
+    "client-metrics-describe-missing": (CLIENT_METRICS, "--describe", "--name", "nobody"),
+    "configs-client-metrics": (CONFIGS, "--entity-type", "client-metrics", "--entity-name", "producers",
+                               "--describe"),
+    "configs-client-metrics-all": (CONFIGS, "--entity-type", "client-metrics", "--entity-name", "producers",
+                                   "--describe", "--all"),
+    "configs-every-client-metrics": (CONFIGS, "--entity-type", "client-metrics", "--describe"),
     "offsets-earliest": (GET_OFFSETS, "--topic", "keyed", "--partitions", "0,2", "--time", "earliest"),
     "offsets-regex": (GET_OFFSETS, "--topic", "k.*|o.*"),
     "txn-list": (TRANSACTIONS, "list"),

@@ -331,6 +331,21 @@ CLIENTS = Page("clients", "Clients: quotas, connections and security", (
                "failed /s on {{listener}}")),
               "short", 12, description="On a PLAINTEXT listener both stay at zero: nothing to authenticate."),
     )),
+    Row("Client metrics: what the clients push (KIP-714, docs/client_metrics.md)", (
+        Panel("A producer's own metrics, as it pushed them: records sent per second", (
+            _t("rate(org_apache_kafka_producer_record_send_total[$__rate_interval])",
+               "{{client_id}} {{client_instance_id}}"),
+            _t("org_apache_kafka_producer_record_queue_time_avg", "queue time avg (ms) {{client_id}}")),
+              "short", 6, only_with="a client-metrics subscription (kafka-client-metrics --alter --name "
+                                    "producers --metrics org.apache.kafka.producer. --interval 5000)"),
+        Panel("Client instances pushing, and pushes per second", (
+            _t("kafka_server_client_metrics_instance_count", "client instances"),
+            _t("sum(rate(kafka_server_client_metrics_plugin_export_count[$__rate_interval]))", "pushes/s"),
+            _t("sum(kafka_server_client_metrics_throttle_count)", "throttled (total)"),
+            _t("kafka_server_client_metrics_unknown_subscription_request_count",
+               "unknown subscription (total)")),
+              "short", 6),
+    )),
 ))
 
 PAGES: tuple[Page, ...] = (JOURNEY, DATA, CLUSTER, GROUPS, CLIENTS)
