@@ -101,10 +101,12 @@ class AbstractFetcherThread(threading.Thread):
             return PartitionFetchState(offset, leader_epoch, FETCHING, last_fetched_epoch=latest_epoch)
         return PartitionFetchState(offset, leader_epoch, TRUNCATING, last_fetched_epoch=latest_epoch)
 
-    def remove_partitions(self, tps) -> None:
+    def remove_partitions(self, tps) -> dict[TopicPartition, PartitionFetchState]:
+        """Stop fetching tps; the states they had (Kafka's removePartitions), taken under the lock the
+        processing of a fetch response holds, so an offset is never read halfway through an append."""
         with self._lock:
-            for tp in tps:
-                self.partition_states.pop(tp, None)
+            removed = {tp: self.partition_states.pop(tp) for tp in tps if tp in self.partition_states}
+        return removed
 
     def partition_count(self) -> int:
         with self._lock:

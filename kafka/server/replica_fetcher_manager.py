@@ -87,9 +87,12 @@ class ReplicaFetcherManager:
         """num.replica.fetchers changed at run time (Kafka's resizeThreadPool): every followed partition
         is handed to the fetcher its hash now names, from where it got to; fetchers left idle stop."""
         with self._lock:
-            moving = {tp: (InitialFetchState(fetcher.leader.leader, state.current_leader_epoch,
-                                             state.fetch_offset))
-                      for fetcher in self.fetchers.values() for tp, state in fetcher.partition_states.items()}
+            # Removed first, as Kafka's resizeThreadPool does: a fetcher appending a response finishes
+            # before its partitions' offsets are read, so the next fetcher starts where it stopped.
+            moving = {tp: InitialFetchState(fetcher.leader.leader, state.current_leader_epoch,
+                                            state.fetch_offset)
+                      for fetcher in self.fetchers.values()
+                      for tp, state in fetcher.remove_partitions(list(fetcher.partition_states)).items()}
             self.num_fetchers = max(1, new_size)
         self.add_fetcher_for_partitions(moving)
         self.shutdown_idle_fetcher_threads()
