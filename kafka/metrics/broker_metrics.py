@@ -173,7 +173,21 @@ class BrokerMetrics:
             else:
                 self.group.new_gauge(metric, lambda name=metric.name: values().get(name, -1))
 
+    def register_features(self, finalized: Callable[[], dict[str, int]]) -> None:
+        """Kafka's MetadataLoaderMetrics: CurrentMetadataVersion, and FinalizedLevel per feature, the
+        feature's name in camel case as Kafka tags it (eligible.leader.replicas.version ->
+        eligibleLeaderReplicasVersion)."""
+        self.group.new_gauge(m.CURRENT_METADATA_VERSION, lambda: finalized().get("metadata.version", 0))
+        self.group.new_gauge(m.FINALIZED_LEVEL, lambda: [((feature_name_tag(name),), level)
+                                                         for name, level in sorted(finalized().items())])
+
     # ------------------------------------------------------------------ exposition
     def exposition(self) -> bytes:
         """The Prometheus text format of every metric, as /metrics serves it."""
         return generate_latest(self.registry)
+
+
+def feature_name_tag(name: str) -> str:
+    """Kafka's MetadataLoaderMetrics.sanitizeFeatureName: dots dropped, each later word capitalised."""
+    first, *rest = name.split(".")
+    return first + "".join(word[:1].upper() + word[1:].lower() for word in rest)
