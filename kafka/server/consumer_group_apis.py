@@ -51,7 +51,9 @@ class ConsumerGroupApis:
     def handle_consumer_group_heartbeat_request(self, request: Request) -> None:
         req = request.body
         if not self.consumer_group_protocol_enabled():
-            self.request_helper.send_error_response_maybe_throttle(request, Errors.UNSUPPORTED_VERSION)
+            self.request_helper.send_response_maybe_throttle(request, dict(
+                throttle_time_ms=0, error_code=Errors.UNSUPPORTED_VERSION, member_epoch=0,
+                heartbeat_interval_ms=0))
             return
         if not self.auth.authorize(request, Op.READ, Res.GROUP, req.group_id):
             self.request_helper.send_response_maybe_throttle(request, dict(
@@ -75,7 +77,9 @@ class ConsumerGroupApis:
     def handle_consumer_group_describe_request(self, request: Request) -> None:
         req = request.body
         if not self.consumer_group_protocol_enabled():
-            self.request_helper.send_error_response_maybe_throttle(request, Errors.UNSUPPORTED_VERSION)
+            self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, groups=[
+                {**described_error(group_id, Errors.UNSUPPORTED_VERSION), "error_message": None,
+                 "group_epoch": 0, "assignment_epoch": 0} for group_id in req.group_ids]))
             return
 
         def describe(group_id: str) -> Future:

@@ -205,13 +205,14 @@ def test_kafka_leader_election_and_reassign_partitions(tools):
 
 
 def test_kafka_features(tools):
-    """Kafka's kafka-features lists every feature this broker supports, in name order: metadata.version,
-    and share.version, which kafka-storage format finalizes at 1 (share groups on, docs/share_groups.md)"""
+    """Kafka's kafka-features lists every feature this broker supports, in name order, at the levels a new
+    cluster finalizes here (docs/features.md): share.version 1 turns share groups on."""
     lines = tools(FEATURES, "describe").splitlines()
-    assert [line.split()[:2] for line in lines] == [["Feature:", "metadata.version"],
-                                                    ["Feature:", "share.version"]]
+    assert [line.split()[1] for line in lines] == [
+        "eligible.leader.replicas.version", "group.version", "kraft.version", "metadata.version",
+        "share.version", "streams.version", "transaction.version"]
     finalized = [line.split("FinalizedVersionLevel:")[1].split()[0] for line in lines]
-    assert finalized[0].startswith("4.") and finalized[1] == "1", lines
+    assert finalized == ["0", "1", "0", "4.1-IV1", "1", "0", "0"], lines
 
 
 def test_kafka_consumer_groups_on_a_kip848_group(tools):
