@@ -48,6 +48,7 @@ from kafka.image.metadata_version import LATEST_PRODUCTION, metadata_changed
 from kafka.protocol.errors import Errors
 from kafka.protocol.messages.update_features import SAFE_DOWNGRADE, UNSAFE_DOWNGRADE, UPGRADE
 from kafka.protocol.metadata_records import ApiMessageAndVersion, MetadataRecordType, record
+from kafka.utils.java_hash_map import java_hash_map_order
 
 MIN_METADATA_VERSION = 7  # 3.3-IV3, the oldest level Kafka 4 runs
 MAX_METADATA_VERSION = 27  # 4.1-IV1: see the module docstring for the levels after it
@@ -142,7 +143,9 @@ class FeatureControlManager:
         proposed = {**self.finalized, METADATA_VERSION: self.metadata_version,
                     **{u.feature: u.level for u in wanted.values()}}
         records: list[ApiMessageAndVersion] = []
-        for update in wanted.values():
+        # Kafka's controller puts them in a HashMap and meets them in its order: the first refusal met wins
+        for name in java_hash_map_order(list(wanted)):
+            update = wanted[name]
             refusal = self._update_feature(update, records, proposed)
             if refusal is not None:
                 return [], Errors.INVALID_UPDATE_VERSION, refusal

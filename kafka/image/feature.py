@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kafka.image.metadata_version import FEATURE_NAME as METADATA_VERSION
-from kafka.image.metadata_version import MetadataVersion, from_feature_level
+from kafka.image.metadata_version import MINIMUM_VERSION, MetadataVersion
 
 KRAFT_VERSION = "kraft.version"
 TRANSACTION_VERSION = "transaction.version"
@@ -80,13 +80,15 @@ def feature_from_name(name: str) -> Feature:
 
 
 def validate_version(feature: Feature, version: FeatureVersion, proposed: dict[str, int]) -> None:
-    """Does every dependency of this level hold among the levels proposed? (Kafka's
-    Feature.validateVersion: the same words in the ValueError.)"""
+    """Does every dependency of this level hold among the levels proposed (metadata.version among them)?
+    Kafka's Feature.validateVersion, in its words: any level above 0 needs a metadata.version of at least
+    3.3-IV3, and each dependency its level."""
+    metadata_version = proposed.get(METADATA_VERSION)
+    if version.level >= 1 and (metadata_version is None or metadata_version < MINIMUM_VERSION.feature_level):
+        raise ValueError(f"{feature.name} could not be set to {version.level} because it depends on "
+                         f"metadata.version={MINIMUM_VERSION.feature_level} ({MINIMUM_VERSION})")
     for name, needed in version.dependencies.items():
-        if name == METADATA_VERSION:
-            if proposed.get(METADATA_VERSION, 0) < needed:
-                raise ValueError(f"{feature.name} could not be set to {version.level} because it depends on "
-                                 f"metadata.version={needed} ({from_feature_level(needed)})")
-        elif proposed.get(name, 0) < needed:
+        level = proposed.get(name)
+        if level is None or level < needed:
             raise ValueError(f"{feature.name} could not be set to {version.level} because it depends on "
                              f"{name} level {needed}")
