@@ -47,7 +47,8 @@ def test_describe_and_update_features_with_the_admin_client(broker):
                    message="the broker to apply share.version 0")
         assert share_heartbeat_error(broker) == Errors.UNSUPPORTED_VERSION
         # a feature no longer finalized has no gauge (Kafka's removeFinalizedFeatureLevelMetric)
-        share_gauge = ("kafka_server_metadataloader_finalizedlevel", frozenset({("featureName", "shareVersion")}))
+        share_gauge = ("kafka_server_metadataloader_finalizedlevel",
+                       frozenset({("featureName", "shareVersion")}))
         assert share_gauge not in scrape(broker).samples
 
         refused = admin.update_features({"share.version": (2, UPGRADE), "group.version": (1, UPGRADE)})
