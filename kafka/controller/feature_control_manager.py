@@ -254,6 +254,18 @@ def kraft_version_reader(raft_client) -> Callable[[], int]:
     return lambda: getattr(getattr(raft_client, "published", None), "kraft_version", 0)
 
 
+def api_versions_features(version: int, finalized: dict[str, int], epoch: int) -> dict:
+    """ApiVersionsResponse's feature fields, as a broker or a controller fills them: the ranges this code
+    supports (before version 4 only those starting above 0: KIP-1022, older clients refuse a 0), the
+    finalized levels and their epoch (the offset of the metadata they come from)."""
+    return dict(supported_features=[dict(name=name, min_version=low, max_version=high)
+                                    for name, (low, high) in SUPPORTED_FEATURES.items() if version >= 4
+                                    or low > 0],
+                finalized_features_epoch=epoch,
+                finalized_features=[dict(name=name, min_version_level=level, max_version_level=level)
+                                    for name, level in sorted(finalized.items())])
+
+
 def supported_feature_ranges() -> list[dict]:
     """SUPPORTED_FEATURES as BrokerRegistrationRequest.features (and ApiVersions) carry them."""
     return [dict(name=name, min_supported_version=low, max_supported_version=high)

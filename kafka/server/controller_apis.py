@@ -27,6 +27,7 @@ from concurrent.futures import Future
 
 import structlog
 
+from kafka.controller.feature_control_manager import api_versions_features
 from kafka.network.request_channel import Request
 from kafka.protocol.acl import CLUSTER_NAME, AclOperation, ResourceType
 from kafka.protocol.api_keys import ApiKey
@@ -118,6 +119,16 @@ class ControllerApis(ApiRequestHandler):
                 return
             handler(request)
         return handle
+
+    def api_versions_features(self, version: int) -> dict:
+        """The controller's ApiVersions carries features too (what `kafka-features --bootstrap-controller
+        describe` reads): the levels of the metadata this controller has committed, read from its committed
+        image, which the controller thread replaces whole."""
+        image = self.controller.committed_image
+        levels = dict(image.features.finalized_versions)
+        if (kraft := self.controller.features.kraft_version()) > 0:
+            levels["kraft.version"] = kraft
+        return api_versions_features(version, levels, image.provenance.last_contained_offset)
 
     def handle_describe_acls(self, request: Request) -> None:
         self.request_helper.send_response_maybe_throttle(request, describe_acls_response(self.auth.authorizer,

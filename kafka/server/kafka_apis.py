@@ -25,6 +25,7 @@ from typing import Protocol
 
 import structlog
 
+from kafka.controller.feature_control_manager import api_versions_features
 from kafka.coordinator.group.group_coordinator_service import GroupCoordinatorService
 from kafka.log.append_origin import AppendOrigin
 from kafka.network.request_channel import Request
@@ -42,7 +43,6 @@ from kafka.server.auto_topic_creation_manager import AutoTopicCreationManager
 from kafka.server.fetch_manager import FetchManager, SessionlessFetchContext
 from kafka.server.fetch_partition_data import FetchPartitionData, FetchPartitionInfo
 from kafka.server.forwarding_manager import ForwardingManager
-from kafka.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
 from kafka.server.metadata_cache import MetadataCache
 from kafka.server.replica_manager import FetchParams, ReplicaManager, release_records
 from kafka.server.request_handler_helper import RequestHandlerHelper
@@ -108,18 +108,10 @@ class KafkaApis(ApiRequestHandler):
         the features this broker supports, and the finalized levels as of the metadata it has applied,
         kraft.version among them once above 0. Before version 4 a supported range starting at 0 is left
         out (KIP-1022: older clients refuse one), which leaves metadata.version alone."""
-        supported = [dict(name=f["name"], min_version=f["min_supported_version"],
-                          max_version=f["max_supported_version"])
-                     for f in BrokerMetadataPublisher.supported_features()
-                     if version >= 4 or f["min_supported_version"] > 0]
         levels = dict(self.metadata_cache.finalized_features)
         if (kraft := self.metadata_cache.kraft_version()) > 0:
             levels["kraft.version"] = kraft
-        finalized = [dict(name=name, min_version_level=level, max_version_level=level)
-                     for name, level in sorted(levels.items())]
-        return dict(supported_features=supported,
-                    finalized_features_epoch=self.metadata_cache.metadata_offset,
-                    finalized_features=finalized)
+        return api_versions_features(version, levels, self.metadata_cache.metadata_offset)
 
     # ------------------------------------------------------------------ Metadata
     def handle_topic_metadata_request(self, request: Request) -> None:

@@ -26,6 +26,7 @@ import logging
 import sys
 
 from kafka.clients.admin import AdminClient
+from kafka.clients.admin.controller_admin import ControllerAdmin
 from kafka.clients.admin.feature_admin import SAFE_DOWNGRADE, UNSAFE_DOWNGRADE, UPGRADE, feature_update
 from kafka.clients.errors import KafkaError
 from kafka.image.feature import PRODUCTION_FEATURES, feature_from_name
@@ -39,6 +40,7 @@ from kafka.image.metadata_version import (
 )
 from kafka.tools.command_line_utils import load_props
 from kafka.utils.logging import configure_logging
+from kafka.utils.time import SYSTEM
 
 
 class TerseError(Exception):
@@ -130,9 +132,12 @@ def configure_logging_quietly() -> None:
     configure_logging("console", logging.WARNING, sys.stderr)
 
 
-def admin_for(args) -> AdminClient:
+def admin_for(args) -> AdminClient | ControllerAdmin:
+    """A broker's admin client, or with --bootstrap-controller one that asks the quorum's leader (KIP-919)."""
     props = load_props(args.command_config) if args.command_config else {}
-    return AdminClient({**props, "bootstrap.servers": args.bootstrap_server or args.bootstrap_controller})
+    if args.bootstrap_controller:
+        return ControllerAdmin(args.bootstrap_controller, props, SYSTEM)
+    return AdminClient({**props, "bootstrap.servers": args.bootstrap_server})
 
 
 # ------------------------------------------------------------------ describe

@@ -68,6 +68,5 @@ class FeatureAdmin:
             error = KafkaError(response.error_code, response.error_message)
             return {name: error for name in updates}
         results = {r.feature: r for r in response.get("results") or []}
-        return {name: None if name not in results else self._result(results[name].error_code,
-                                                                     results[name].error_message)
-                for name in updates}
+        return {name: None if name not in results or results[name].error_code == Errors.NONE
+                else KafkaError(results[name].error_code, results[name].error_message) for name in updates}
