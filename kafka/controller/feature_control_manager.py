@@ -21,10 +21,10 @@ feature), written here and replayed by every controller and broker.
 What this broker finalizes differs from a fresh Apache Kafka 4.4 cluster where a level's behaviour is not
 built here (docs/features.md): metadata.version 27 (4.1-IV1), not 33 (4.4-IV2: CIDR ACLs, cordoned log
 directories and controller unregistration are not built); transaction.version 0, not 2 (the
-transactions-v2 protocol the Java client switches to at 2); eligible.leader.replicas.version 0, not 1
-(KIP-966 not built); share.version 1, not 2 (dead-letter queues not built); streams.version 0, not 1
-(streams groups, KIP-1071, not built). A runtime upgrade of kraft.version (a static quorum becoming
-dynamic) is refused: format a dynamic quorum with `kafka-storage format --standalone` instead.
+transactions-v2 protocol the Java client switches to at 2); share.version 1, not 2 (dead-letter queues
+not built); streams.version 0, not 1 (streams groups, KIP-1071, not built). A runtime upgrade of
+kraft.version (a static quorum becoming dynamic) is refused: format a dynamic quorum with `kafka-storage
+format --standalone` instead.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ SUPPORTED_FEATURES: dict[str, tuple[int, int]] = {
     KRAFT_VERSION: (0, 1),  # 1: a dynamic quorum (KIP-853), chosen by kafka-storage format
     TRANSACTION_VERSION: (0, 0),  # 2 is KIP-890 part 2 (transactions v2), built on branch tv2
     GROUP_VERSION: (0, 1),  # 1: the consumer group protocol (KIP-848)
-    ELIGIBLE_LEADER_REPLICAS_VERSION: (0, 0),  # 1 is KIP-966, not built
+    ELIGIBLE_LEADER_REPLICAS_VERSION: (0, 1),  # 1: eligible leader replicas (KIP-966, main's 3eea145)
     SHARE_VERSION: (0, 1),  # 1: share groups (KIP-932); 2 (dead-letter queues) not built
     STREAMS_VERSION: (0, 0),  # 1 is streams groups (KIP-1071), not built
 }
@@ -115,6 +115,11 @@ class FeatureControlManager:
     @property
     def metadata_version(self) -> int:
         return self.finalized.get(METADATA_VERSION, MAX_METADATA_VERSION)
+
+    @property
+    def elr_enabled(self) -> bool:
+        """Kafka's isElrFeatureEnabled: eligible.leader.replicas.version is finalized at 1 or more."""
+        return self.finalized.get(ELIGIBLE_LEADER_REPLICAS_VERSION, 0) >= 1
 
     def finalized_features(self) -> dict[str, int]:
         """Every finalized level, kraft.version included when above 0 (as ApiVersions carries them)."""

@@ -41,7 +41,9 @@ def new_cluster_manager(**kwargs) -> FeatureControlManager:
 
 def test_a_new_cluster_starts_at_kafkas_defaults_as_far_as_they_are_built():
     assert levels(FeatureControlManager().bootstrap_records()) == [
-        ("metadata.version", MAX_METADATA_VERSION), ("group.version", 1), ("share.version", 1)]
+        ("metadata.version", MAX_METADATA_VERSION), ("group.version", 1),
+        ("eligible.leader.replicas.version", 1),
+        ("share.version", 1)]
     # Kafka 4.4 formats these higher: the behaviour of the levels above is not built (docs/features.md)
     kafka = {f.name: f.default_level(LATEST_PRODUCTION) for f in PRODUCTION_FEATURES}
     assert kafka == {"kraft.version": 1, "transaction.version": 2, "group.version": 1,
@@ -55,7 +57,8 @@ def test_a_level_from_bootstrap_checkpoint_replaces_the_default_and_level_0_writ
                    stored_key=b"k", server_key=b"v", iterations=4096)
     share_off = record(MetadataRecordType.FEATURE_LEVEL_RECORD, name="share.version", feature_level=0)
     records = FeatureControlManager().bootstrap_records([share_off, scram])
-    assert levels(records) == [("metadata.version", MAX_METADATA_VERSION), ("group.version", 1)]
+    assert levels(records) == [("metadata.version", MAX_METADATA_VERSION), ("group.version", 1),
+                               ("eligible.leader.replicas.version", 1)]
     assert records[-1] is scram, "the other bootstrap records follow the features"
 
 
@@ -71,7 +74,7 @@ def test_a_broker_registers_every_production_feature_with_its_range():
     assert {f["name"]: (f["min_supported_version"], f["max_supported_version"])
             for f in supported_feature_ranges()} == {
         "metadata.version": (7, MAX_METADATA_VERSION), "kraft.version": (0, 1), "transaction.version": (0, 0),
-        "group.version": (0, 1), "eligible.leader.replicas.version": (0, 0), "share.version": (0, 1),
+        "group.version": (0, 1), "eligible.leader.replicas.version": (0, 1), "share.version": (0, 1),
         "streams.version": (0, 0)}
 
 
@@ -182,7 +185,7 @@ def test_update_features_through_the_quorum_controller_reaches_the_standby():
         throttle_time_ms=0, error_code=Errors.NONE, error_message=None,
         results=[dict(feature="group.version", error_code=Errors.NONE, error_message="NONE")])
     assert cluster.standby.features.finalized == {"metadata.version": MAX_METADATA_VERSION,
-                                                  "share.version": 1}
+                                                  "eligible.leader.replicas.version": 1, "share.version": 1}
     refused = Record(timeout_ms=60000, validate_only=False, feature_updates=[
         Record(feature="share.version", max_version_level=0, upgrade_type=UPGRADE)])
     answer = cluster.call(cluster.active.update_features(refused, 2))

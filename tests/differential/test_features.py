@@ -23,19 +23,18 @@ from tests.jvm.test_kafka_tools import FEATURES
 UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE = 1, 2, 3
 WHY = "docs/features.md: a level whose behaviour this broker does not build is not supported or finalized"
 # (feature, ours, Kafka 4.4's): the supported maximum and the level a new cluster finalizes
-LEVELS = {"metadata.version": (27, 33), "transaction.version": (0, 2),
-          "eligible.leader.replicas.version": (0, 1),
-          "share.version": (1, 2), "streams.version": (0, 1)}
+LEVELS = {"metadata.version": (27, 33), "transaction.version": (0, 2), "share.version": (1, 2),
+          "streams.version": (0, 1)}
 FEATURE_DIFFERENCES = (
     *(Intended(f"supported_features[name={name}].max_version", WHY) for name in LEVELS),
     *(Intended(f"finalized_features[name={name}]*", WHY) for name in LEVELS),
-    Intended("finalized_features.length", "transaction.version, ELR and streams.version are at 0 here, and a "
+    Intended("finalized_features.length", "transaction.version and streams.version are at 0 here, and a "
                                           "level-0 feature is not listed"),
 )
 # What Kafka's kafka-features describe prints differently, feature by feature, for the same reason.
 DESCRIBED_DIFFERENTLY = {
     "metadata.version": ("4.1-IV1", "4.4-IV2"), "transaction.version": ("0", "2"),
-    "eligible.leader.replicas.version": ("0", "1"), "share.version": ("1", "2"),
+    "share.version": ("1", "2"),
     "streams.version": ("0", "1")}
 
 

@@ -31,7 +31,7 @@ def test_describe_and_update_features_with_the_admin_client(broker):
         described = admin.describe_features()
         assert described.supported == SUPPORTED_FEATURES
         assert described.finalized == {"metadata.version": MAX_METADATA_VERSION, "group.version": 1,
-                                       "share.version": 1}
+                                       "eligible.leader.replicas.version": 1, "share.version": 1}
         assert described.finalized_epoch is not None and described.finalized_epoch >= 0
         levels = scrape(broker)
         assert levels.value("kafka_server_metadataloader_finalizedlevel", featureName="shareVersion") == 1

@@ -212,7 +212,7 @@ def test_kafka_features(tools):
         "eligible.leader.replicas.version", "group.version", "kraft.version", "metadata.version",
         "share.version", "streams.version", "transaction.version"]
     finalized = [line.split("FinalizedVersionLevel:")[1].split()[0] for line in lines]
-    assert finalized == ["0", "1", "0", "4.1-IV1", "1", "0", "0"], lines
+    assert finalized == ["1", "1", "0", "4.1-IV1", "1", "0", "0"], lines
 
 
 def test_kafka_consumer_groups_on_a_kip848_group(tools):
