@@ -14,7 +14,12 @@ import re
 
 import pytest
 
+from kafka.controller.feature_control_manager import DEFAULT_FEATURE_LEVELS, SUPPORTED_FEATURES
+from kafka.image.feature import PRODUCTION_FEATURES
+from kafka.image.metadata_version import FEATURE_NAME as METADATA_VERSION
+from kafka.image.metadata_version import LATEST_PRODUCTION
 from kafka.protocol.api_keys import ApiKey
+from kafka.tools.features_command import level_to_string
 from tests.differential.oracle import Intended, Pair
 from tests.helpers import wait_until
 from tests.jvm.jvm import classpath, run_java
@@ -22,20 +27,23 @@ from tests.jvm.test_kafka_tools import FEATURES
 
 UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE = 1, 2, 3
 WHY = "docs/features.md: a level whose behaviour this broker does not build is not supported or finalized"
-# (feature, ours, Kafka 4.4's): the supported maximum and the level a new cluster finalizes
-LEVELS = {"metadata.version": (27, 33), "transaction.version": (0, 2), "share.version": (1, 2),
-          "streams.version": (0, 1)}
+# Kafka 4.4 supports each feature up to its latest level and finalizes that on a new cluster; this broker
+# stops where its SUPPORTED_FEATURES stop, and finalizes that (DEFAULT_FEATURE_LEVELS): the features where
+# the two differ, (ours, Kafka 4.4's). Today metadata.version 27/33, share.version 1/2, streams.version 0/1
+# and transaction.version until transactions v2 is merged.
+KAFKA_4_4 = {METADATA_VERSION: LATEST_PRODUCTION.feature_level,
+             **{f.name: f.latest_production for f in PRODUCTION_FEATURES}}
+LEVELS = {name: (SUPPORTED_FEATURES[name][1], level) for name, level in KAFKA_4_4.items()
+          if SUPPORTED_FEATURES[name][1] != level}
+assert all(DEFAULT_FEATURE_LEVELS.get(name, 0) == ours for name, (ours, _) in LEVELS.items())
 FEATURE_DIFFERENCES = (
     *(Intended(f"supported_features[name={name}].max_version", WHY) for name in LEVELS),
     *(Intended(f"finalized_features[name={name}]*", WHY) for name in LEVELS),
-    Intended("finalized_features.length", "transaction.version and streams.version are at 0 here, and a "
-                                          "level-0 feature is not listed"),
+    Intended("finalized_features.length", "a feature at level 0 is not listed: some of LEVELS are 0 here"),
 )
 # What Kafka's kafka-features describe prints differently, feature by feature, for the same reason.
-DESCRIBED_DIFFERENTLY = {
-    "metadata.version": ("4.1-IV1", "4.4-IV2"), "transaction.version": ("0", "2"),
-    "share.version": ("1", "2"),
-    "streams.version": ("0", "1")}
+DESCRIBED_DIFFERENTLY = {name: (level_to_string(name, ours), level_to_string(name, kafkas))
+                         for name, (ours, kafkas) in LEVELS.items()}
 
 
 def api_versions(version: int) -> dict:
