@@ -26,6 +26,14 @@ from kafka.protocol.metadata_records import MetadataRecordType, record
 from kafka.protocol.schema import Record
 from tests.controller.test_quorum_controller import Cluster, registration
 
+# transaction.version is 0 until transactions v2 (KIP-890 part 2) is built, then 2: the tests read it here.
+TV = DEFAULT_FEATURE_LEVELS["transaction.version"]
+
+
+def with_tv(features: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The bootstrap's feature records: these, and transaction.version after metadata.version once above 0."""
+    return [features[0], *([("transaction.version", TV)] if TV else []), *features[1:]]
+
 
 def levels(records) -> list[tuple[str, int]]:
     return [(r.data.name, r.data.feature_level) for r in records
@@ -40,10 +48,9 @@ def new_cluster_manager(**kwargs) -> FeatureControlManager:
 
 
 def test_a_new_cluster_starts_at_kafkas_defaults_as_far_as_they_are_built():
-    assert levels(FeatureControlManager().bootstrap_records()) == [
+    assert levels(FeatureControlManager().bootstrap_records()) == with_tv([
         ("metadata.version", MAX_METADATA_VERSION), ("group.version", 1),
-        ("eligible.leader.replicas.version", 1),
-        ("share.version", 1)]
+        ("eligible.leader.replicas.version", 1), ("share.version", 1)])
     # Kafka 4.4 formats these higher: the behaviour of the levels above is not built (docs/features.md)
     kafka = {f.name: f.default_level(LATEST_PRODUCTION) for f in PRODUCTION_FEATURES}
     assert kafka == {"kraft.version": 1, "transaction.version": 2, "group.version": 1,
@@ -57,8 +64,8 @@ def test_a_level_from_bootstrap_checkpoint_replaces_the_default_and_level_0_writ
                    stored_key=b"k", server_key=b"v", iterations=4096)
     share_off = record(MetadataRecordType.FEATURE_LEVEL_RECORD, name="share.version", feature_level=0)
     records = FeatureControlManager().bootstrap_records([share_off, scram])
-    assert levels(records) == [("metadata.version", MAX_METADATA_VERSION), ("group.version", 1),
-                               ("eligible.leader.replicas.version", 1)]
+    assert levels(records) == with_tv([("metadata.version", MAX_METADATA_VERSION), ("group.version", 1),
+                                       ("eligible.leader.replicas.version", 1)])
     assert records[-1] is scram, "the other bootstrap records follow the features"
 
 
@@ -73,7 +80,8 @@ def test_replaying_level_0_unfinalizes_a_feature():
 def test_a_broker_registers_every_production_feature_with_its_range():
     assert {f["name"]: (f["min_supported_version"], f["max_supported_version"])
             for f in supported_feature_ranges()} == {
-        "metadata.version": (7, MAX_METADATA_VERSION), "kraft.version": (0, 1), "transaction.version": (0, 0),
+        "metadata.version": (7, MAX_METADATA_VERSION), "kraft.version": (0, 1),
+        "transaction.version": (0, TV),
         "group.version": (0, 1), "eligible.leader.replicas.version": (0, 1), "share.version": (0, 1),
         "streams.version": (0, 0)}
 
@@ -115,8 +123,8 @@ def test_an_upgrade_a_downgrade_and_validate_only():
     (FeatureUpdate("metadata.version", 33, UPGRADE),
      "Invalid update version 33 for feature metadata.version. Local controller 1 only supports "
      "versions 7-27"),
-    (FeatureUpdate("transaction.version", 2, UPGRADE),
-     "Invalid update version 2 for feature transaction.version. Local controller 1 does not support this "
+    (FeatureUpdate("streams.version", 1, UPGRADE),
+     "Invalid update version 1 for feature streams.version. Local controller 1 does not support this "
      "feature."),
     (FeatureUpdate("no.such.version", 1, UPGRADE),
      "Invalid update version 1 for feature no.such.version. Local controller 1 does not support this "
@@ -185,7 +193,8 @@ def test_update_features_through_the_quorum_controller_reaches_the_standby():
         throttle_time_ms=0, error_code=Errors.NONE, error_message=None,
         results=[dict(feature="group.version", error_code=Errors.NONE, error_message="NONE")])
     assert cluster.standby.features.finalized == {"metadata.version": MAX_METADATA_VERSION,
-                                                  "eligible.leader.replicas.version": 1, "share.version": 1}
+                                                  "eligible.leader.replicas.version": 1, "share.version": 1,
+                                                  **({"transaction.version": TV} if TV else {})}
     refused = Record(timeout_ms=60000, validate_only=False, feature_updates=[
         Record(feature="share.version", max_version_level=0, upgrade_type=UPGRADE)])
     answer = cluster.call(cluster.active.update_features(refused, 2))

@@ -7,7 +7,11 @@ from __future__ import annotations
 
 from kafka.clients.admin import AdminClient
 from kafka.clients.admin.feature_admin import SAFE_DOWNGRADE, UPGRADE
-from kafka.controller.feature_control_manager import MAX_METADATA_VERSION, SUPPORTED_FEATURES
+from kafka.controller.feature_control_manager import (
+    DEFAULT_FEATURE_LEVELS,
+    MAX_METADATA_VERSION,
+    SUPPORTED_FEATURES,
+)
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from tests.helpers import wait_until
@@ -30,8 +34,10 @@ def test_describe_and_update_features_with_the_admin_client(broker):
     try:
         described = admin.describe_features()
         assert described.supported == SUPPORTED_FEATURES
+        tv = DEFAULT_FEATURE_LEVELS["transaction.version"]  # 0 until transactions v2 is built, then 2
         assert described.finalized == {"metadata.version": MAX_METADATA_VERSION, "group.version": 1,
-                                       "eligible.leader.replicas.version": 1, "share.version": 1}
+                                       "eligible.leader.replicas.version": 1, "share.version": 1,
+                                       **({"transaction.version": tv} if tv else {})}
         assert described.finalized_epoch is not None and described.finalized_epoch >= 0
         levels = scrape(broker)
         assert levels.value("kafka_server_metadataloader_finalizedlevel", featureName="shareVersion") == 1

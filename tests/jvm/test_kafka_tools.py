@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from kafka.controller.feature_control_manager import DEFAULT_FEATURE_LEVELS
 from tests.helpers import BrokerProcess
 from tests.jvm.jvm import classpath, run_java
 
@@ -212,7 +213,8 @@ def test_kafka_features(tools):
         "eligible.leader.replicas.version", "group.version", "kraft.version", "metadata.version",
         "share.version", "streams.version", "transaction.version"]
     finalized = [line.split("FinalizedVersionLevel:")[1].split()[0] for line in lines]
-    assert finalized == ["1", "1", "0", "4.1-IV1", "1", "0", "0"], lines
+    tv = DEFAULT_FEATURE_LEVELS["transaction.version"]  # 0 until transactions v2 is built, then 2
+    assert finalized == ["1", "1", "0", "4.1-IV1", "1", "0", str(tv)], lines
 
 
 def test_kafka_consumer_groups_on_a_kip848_group(tools):
