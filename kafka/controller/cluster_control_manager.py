@@ -16,7 +16,7 @@ a broker restarted after a crash waits out its earlier self's session, as in Kaf
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from kafka.controller.broker_heartbeat_manager import BrokerHeartbeatManager
 from kafka.controller.controller_result import ControllerResult
@@ -48,6 +48,7 @@ class BrokerInfo:
     rack: str | None
     fenced: bool
     in_controlled_shutdown: bool
+    supported_features: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> (min, max)
 
 
 def broker_registration_reply(error: Errors, broker_epoch: int = -1) -> dict:
@@ -65,6 +66,7 @@ class ClusterControlManager:
         # clean) -> the records that take a restarted broker out of ISRs (and ELRs, if unclean)
         self.broker_shutdown_handler = lambda broker_id, clean: []
         self.brokers: dict[int, BrokerInfo] = {}
+        features.brokers_supported = self.supported_features  # Kafka's ClusterFeatureSupportDescriber
 
     def reset(self) -> None:
         self.brokers = {}
@@ -88,6 +90,11 @@ class ClusterControlManager:
         if b.epoch != broker_epoch:
             raise StaleBrokerEpochError(f"expected broker epoch {b.epoch}, but got broker epoch "
                                         f"{broker_epoch}")
+
+    def supported_features(self) -> dict[int, dict[str, tuple[int, int]]]:
+        """Each registered broker's supported feature ranges: UpdateFeatures asks every broker can run a
+        new level."""
+        return {b.broker_id: b.supported_features for b in self.brokers.values()}
 
     def counts(self) -> tuple[int, int]:
         """(unfenced, fenced)."""
@@ -152,8 +159,10 @@ class ClusterControlManager:
     # ------------------------------------------------------------------ replay
     def replay_register_broker(self, r) -> None:
         self.brokers[r.broker_id] = BrokerInfo(r.broker_id, r.broker_epoch, r.incarnation_id, r.rack,
-                                               r.fenced,
-                                               r.get("in_controlled_shutdown", False))
+                                               r.fenced, r.get("in_controlled_shutdown", False),
+                                               {f["name"]: (f["min_supported_version"],
+                                                            f["max_supported_version"])
+                                                for f in r.get("features") or []})
 
     def replay_unregister_broker(self, r) -> None:
         self.brokers.pop(r.broker_id, None)

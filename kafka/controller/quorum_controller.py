@@ -28,10 +28,9 @@ exception nothing expected (Kafka's handleEventException): that is a fault, logg
 traceback and counted in MetadataErrorCount, and the controller renounces and resigns the raft
 leadership, since its in-memory state may be half-changed; the caller gets UNKNOWN_SERVER_ERROR.
 
-An admin request's decision is bounded before it is replayed (Kafka's MAX_RECORDS_PER_USER_OP): more
-than 10,000 records, or more bytes than one batch of the metadata log holds, and the whole request
-is refused with POLICY_VIOLATION, nothing replayed. On shutdown the event queue rejects what is still
-waiting: each of those callers is answered REQUEST_TIMED_OUT ("The controller is shutting down.").
+An admin request's decision is bounded before it is replayed (MAX_RECORDS_PER_USER_OP): more than
+10,000 records, or more bytes than a metadata log batch holds, and the whole request is refused with
+POLICY_VIOLATION. On shutdown each caller still waiting is answered REQUEST_TIMED_OUT.
 """
 
 from __future__ import annotations
@@ -62,7 +61,7 @@ from kafka.controller.controller_result import (
     with_error,
 )
 from kafka.controller.deferred_event_queue import DeferredEventQueue
-from kafka.controller.feature_control_manager import FeatureControlManager
+from kafka.controller.feature_control_manager import FeatureControlManager, kraft_version_reader
 from kafka.controller.kafka_event_queue import KafkaEventQueue
 from kafka.controller.periodic_task_control_manager import (
     Operation,
@@ -107,7 +106,7 @@ class QuorumController:
         self.config = config
         self.cluster_id = cluster_id
         self.queue = KafkaEventQueue(time, f"quorum-controller-{node_id}-event-handler", threaded)
-        self.features = FeatureControlManager()
+        self.features = FeatureControlManager(node_id, kraft_version=kraft_version_reader(raft_client))
         self.heartbeats = BrokerHeartbeatManager(config.broker_session_timeout_ms)
         self.cluster = ClusterControlManager(cluster_id, self.features, self.heartbeats)
         self.configs = ConfigurationControlManager(config_validator)  # the server's knows groups too
@@ -189,8 +188,7 @@ class QuorumController:
         self.epoch = epoch
         self.last_written_offset = self.raft.log_end_offset() - 1
         self._last_appended_offset = -1  # everything before our epoch is committed and replayed
-        now = self.time.milliseconds()
-        self.heartbeats.reset(self.cluster.brokers, now)  # give every broker a full session from now
+        self.heartbeats.reset(self.cluster.brokers, self.time.milliseconds())  # a full session each, from now
         log.info("became the active controller", epoch=epoch, committed_offset=self.last_committed_offset)
         if self.committed_image.is_empty() and self.last_committed_offset < 0:
             bootstrap = self.features.bootstrap_records(self.bootstrap_records,
@@ -528,6 +526,10 @@ class QuorumController:
             dict(user=u, error_code=Errors.NOT_CONTROLLER, error_message=None)
             for u in dict.fromkeys([a.name for a in [*request.deletions, *request.upsertions]])]))
 
+    def update_features(self, request, version: int) -> Future:  # KIP-584: FeatureControlManager decides
+        return self._write("update_features", lambda: self.features.update_features_result(request, version),
+                           self.features.not_controller_response(version))
+
     def alter_partition(self, request) -> Future:
         return self._write("alter_partition", lambda: self.replication.alter_partition(request),
                            dict(throttle_time_ms=0, error_code=Errors.NOT_CONTROLLER, topics=[]))
@@ -588,13 +590,11 @@ def _allocate_producer_ids_response(error: Errors) -> dict:
 
 
 def _not_controller(response) -> object:
-    """A parked response whose records were never committed: the same shape, NOT_CONTROLLER
-    everywhere."""
+    """A parked response whose records were never committed: the same shape, NOT_CONTROLLER everywhere."""
     return with_error(response, Errors.NOT_CONTROLLER)
 
 
 def _shutting_down(response) -> object:
-    """A request the controller will never decide, or decided as the queue closed: the same shape,
-    REQUEST_TIMED_OUT everywhere ("The controller is shutting down.")."""
+    """Never decided, or decided as the queue closed: REQUEST_TIMED_OUT everywhere (SHUTTING_DOWN_MESSAGE)."""
     return with_error(response, Errors.REQUEST_TIMED_OUT, SHUTTING_DOWN_MESSAGE)
 

@@ -71,7 +71,10 @@ class MetadataDelta:
         return self.topics_delta
 
     def _replay_feature_level(self, r) -> None:
-        self.features[r.name] = r.feature_level
+        if r.feature_level == 0:  # level 0: the feature is no longer finalized (Kafka's FeaturesDelta)
+            self.features.pop(r.name, None)
+        else:
+            self.features[r.name] = r.feature_level
         self.features_delta = (self.features_delta or set()) | {r.name}
 
     def _replay_register_broker(self, r) -> None:

@@ -194,6 +194,14 @@ class BrokerMetrics:
                                                                    for instance, values in per_instance()])
         self.registry.register(ClientTelemetryCollector(pushed))
 
+    def register_features(self, finalized: Callable[[], dict[str, int]]) -> None:
+        """Kafka's MetadataLoaderMetrics: CurrentMetadataVersion, and FinalizedLevel per feature, the
+        feature's name in camel case as Kafka tags it (eligible.leader.replicas.version ->
+        eligibleLeaderReplicasVersion)."""
+        self.group.new_gauge(m.CURRENT_METADATA_VERSION, lambda: finalized().get("metadata.version", 0))
+        self.group.new_gauge(m.FINALIZED_LEVEL, lambda: [((feature_name_tag(name),), level)
+                                                         for name, level in sorted(finalized().items())])
+
     # ------------------------------------------------------------------ exposition
     def exposition(self) -> bytes:
         """The Prometheus text format of every metric, as /metrics serves it."""
@@ -205,3 +213,9 @@ def _count_by_listener(processors: Iterable[ProcessorStats]) -> dict[str, int]:
     for stats in processors:
         counts[stats[0]] = counts.get(stats[0], 0) + 1
     return counts
+
+
+def feature_name_tag(name: str) -> str:
+    """Kafka's MetadataLoaderMetrics.sanitizeFeatureName: dots dropped, each later word capitalised."""
+    first, *rest = name.split(".")
+    return first + "".join(word[:1].upper() + word[1:].lower() for word in rest)

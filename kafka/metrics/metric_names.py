@@ -300,6 +300,17 @@ RAFT_GAUGES = (RAFT_CURRENT_LEADER, RAFT_CURRENT_EPOCH, RAFT_CURRENT_STATE, RAFT
                RAFT_LOG_END_OFFSET,
                RAFT_COMMIT_LATENCY_AVG, RAFT_ELECTION_LATENCY_AVG)
 
+# -------------------------------------------------- kafka.server:type=MetadataLoader (KIP-584 features)
+CURRENT_METADATA_VERSION = MetricName(
+    "kafka.server", "MetadataLoader", "CurrentMetadataVersion", GAUGE,
+    "The finalized metadata.version level this node's metadata image is at.", (), "the features (KIP-584)")
+FINALIZED_LEVEL = MetricName(
+    "kafka.server", "MetadataLoader", "FinalizedLevel", GAUGE,
+    "The finalized level of each feature (featureName in camel case: metadataVersion, kraftVersion, "
+    "groupVersion, ...); metadata.version and kraft.version always, the others while finalized.",
+    ("featureName",), "the features (KIP-584)")
+FEATURE_GAUGES = (CURRENT_METADATA_VERSION, FINALIZED_LEVEL)
+
 # the transaction coordinator (KIP-98): markers waiting for a leader, completions waiting for the log
 TXN_MARKER_UNKNOWN_DESTINATION_QUEUE_SIZE = MetricName(
     "kafka.coordinator.transaction", "TransactionMarkerChannelManager", "UnknownDestinationQueueSize", GAUGE,
@@ -503,7 +514,7 @@ ALL_METRICS: tuple[MetricName, ...] = (
     INCREMENTAL_FETCH_SESSION_EVICTIONS,
     OFFLINE_LOG_DIRECTORY_COUNT,
     LOG_SIZE, LOG_END_OFFSET, LOG_START_OFFSET, NUM_LOG_SEGMENTS, LAST_STABLE_OFFSET_LAG,
-    *CONTROLLER_GAUGES, *RAFT_GAUGES, *TRANSACTION_COORDINATOR_GAUGES,
+    *CONTROLLER_GAUGES, *RAFT_GAUGES, *FEATURE_GAUGES, *TRANSACTION_COORDINATOR_GAUGES,
     CONSUMER_GROUP_REBALANCE_COUNT, CONSUMER_GROUP_COUNT, CONSUMER_GROUP_ASSIGNMENT_TIME_MS,
     *COORDINATOR_RUNTIME_METRICS,
     *(metric for _, rate, throttle in CLIENT_QUOTA_METRICS for metric in (rate, throttle)),

@@ -211,7 +211,8 @@ class KafkaRaftClient:
 
     def _publish_state(self) -> None:  # for the other threads: built whole, swapped in with one assignment
         self.published = PublishedQuorumState.of(self.cluster_id, self.quorum, self.log,
-                                                 self.partition_state.last_voter_set(), self.metrics)
+                                                 self.partition_state.last_voter_set(), self.metrics,
+                                                 self.partition_state.last_kraft_version())
 
     # ================================================================== poll: the timers
     def poll(self) -> int:

@@ -33,17 +33,18 @@ class PublishedQuorumState:
     log_end_offset: int = 0
     # the latest voter set in the log (immutable)
     voters: VoterSet = field(default_factory=lambda: VoterSet({}))
+    kraft_version: int = 0  # the log's latest KRaftVersionRecord (KIP-853), 0 for a static quorum
     # by Kafka's names
     raft_metrics: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
 
     @classmethod
     def of(cls, cluster_id: str, quorum: QuorumState, log: ReplicatedLog, voters: VoterSet,
-           metrics: KafkaRaftMetrics) -> PublishedQuorumState:
+           metrics: KafkaRaftMetrics, kraft_version: int = 0) -> PublishedQuorumState:
         """Built on the raft thread, from the client's QuorumState, log, voter set and KafkaRaftMetrics."""
         leader, epoch, state = quorum.leader_id, quorum.epoch, quorum.state_name()
         high_watermark, log_end_offset = log.high_watermark(), log.end_offset()
         values = metrics.values(leader, epoch, state, high_watermark, log_end_offset)
-        return cls(cluster_id, leader, epoch, state, high_watermark, log_end_offset, voters,
+        return cls(cluster_id, leader, epoch, state, high_watermark, log_end_offset, voters, kraft_version,
                    MappingProxyType(values))
 
     def leader_and_epoch(self) -> LeaderAndEpoch:

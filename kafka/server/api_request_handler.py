@@ -67,8 +67,9 @@ class ApiRequestHandler:
         api_keys = [dict(api_key=key, min_version=low, max_version=high)
                     for key, low, high in self.api_version_ranges()]
         self.request_helper.send_response_maybe_throttle(request, dict(
-            error_code=Errors.NONE, api_keys=api_keys, throttle_time_ms=0, **self.api_versions_features()))
+            error_code=Errors.NONE, api_keys=api_keys, throttle_time_ms=0,
+            **self.api_versions_features(request.header.api_version)))
 
-    def api_versions_features(self) -> dict:
+    def api_versions_features(self, version: int) -> dict:
         """ApiVersions v3+'s feature fields (KIP-584); none unless the listener knows its features."""
         return {}

@@ -6,6 +6,10 @@ only for the records it wrote to commit, and is answered from the callback of th
 GroupCoordinatorService returns (on whichever thread completes it: the request thread never
 blocks). ConsumerGroupDescribe reads the shard's committed state. KafkaApis' table includes these
 handlers beside GroupApis' classic ones.
+
+Both answer UNSUPPORTED_VERSION while the group.version feature is finalized below 1 (Kafka's
+isConsumerGroupProtocolEnabled): `kafka-features downgrade --feature group.version=0` turns the
+consumer group protocol off for the whole cluster, and the APIs stay advertised, as Kafka's do.
 """
 
 from __future__ import annotations
@@ -25,13 +29,20 @@ from kafka.protocol.errors import Errors
 from kafka.server.auth_helper import AuthHelper
 from kafka.server.request_handler_helper import RequestHandlerHelper
 
+GROUP_VERSION = "group.version"  # Kafka's GroupVersion: 1 enables the consumer group protocol (KIP-848)
+
 
 class ConsumerGroupApis:
     def __init__(self, request_helper: RequestHandlerHelper, auth_helper: AuthHelper,
-                 group_coordinator: GroupCoordinatorService) -> None:
+                 group_coordinator: GroupCoordinatorService, metadata_cache=None) -> None:
         self.request_helper = request_helper
         self.auth = auth_helper
         self.coordinator = group_coordinator
+        self.metadata_cache = metadata_cache  # the finalized group.version (none given: the protocol is on)
+
+    def consumer_group_protocol_enabled(self) -> bool:
+        cache = self.metadata_cache
+        return cache is None or cache.finalized_features.get(GROUP_VERSION, 0) >= 1
 
     def handlers(self) -> dict[int, Callable[[Request], None]]:
         return {ApiKey.CONSUMER_GROUP_HEARTBEAT: self.handle_consumer_group_heartbeat_request,
@@ -39,6 +50,11 @@ class ConsumerGroupApis:
 
     def handle_consumer_group_heartbeat_request(self, request: Request) -> None:
         req = request.body
+        if not self.consumer_group_protocol_enabled():
+            self.request_helper.send_response_maybe_throttle(request, dict(
+                throttle_time_ms=0, error_code=Errors.UNSUPPORTED_VERSION, member_epoch=0,
+                heartbeat_interval_ms=0))
+            return
         if not self.auth.authorize(request, Op.READ, Res.GROUP, req.group_id):
             self.request_helper.send_response_maybe_throttle(request, dict(
                 throttle_time_ms=0, error_code=Errors.GROUP_AUTHORIZATION_FAILED, member_epoch=0,
@@ -60,6 +76,11 @@ class ConsumerGroupApis:
 
     def handle_consumer_group_describe_request(self, request: Request) -> None:
         req = request.body
+        if not self.consumer_group_protocol_enabled():
+            self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, groups=[
+                {**described_error(group_id, Errors.UNSUPPORTED_VERSION), "error_message": None,
+                 "group_epoch": 0, "assignment_epoch": 0} for group_id in req.group_ids]))
+            return
 
         def describe(group_id: str) -> Future:
             if not self.auth.authorize(request, Op.DESCRIBE, Res.GROUP, group_id):

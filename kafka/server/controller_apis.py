@@ -12,7 +12,8 @@ flood of produce requests on the broker listener never delays an election:
                                AllocateProducerIds (a block of producer ids, KIP-730)
     admin requests             CreateTopics, DeleteTopics, CreatePartitions, IncrementalAlterConfigs,
                                AlterClientQuotas, ElectLeaders, Alter/ListPartitionReassignments,
-                               CreateAcls, DeleteAcls, forwarded by brokers (or sent here directly)
+                               CreateAcls, DeleteAcls, UpdateFeatures, forwarded by brokers (or sent
+                               here directly)
                                -> the QuorumController; DescribeAcls from this node's authoriser
 
 The QuorumController answers with futures that complete once its records are committed in the
@@ -26,6 +27,7 @@ from concurrent.futures import Future
 
 import structlog
 
+from kafka.controller.feature_control_manager import api_versions_features
 from kafka.network.request_channel import Request
 from kafka.protocol.acl import CLUSTER_NAME, AclOperation, ResourceType
 from kafka.protocol.api_keys import ApiKey
@@ -52,7 +54,7 @@ CLUSTER_OPERATIONS = {
     ApiKey.CREATE_ACLS: AclOperation.ALTER, ApiKey.DELETE_ACLS: AclOperation.ALTER,
     ApiKey.DESCRIBE_ACLS: AclOperation.DESCRIBE,
     ApiKey.ADD_RAFT_VOTER: AclOperation.ALTER, ApiKey.REMOVE_RAFT_VOTER: AclOperation.ALTER,
-    ApiKey.DESCRIBE_CLUSTER: AclOperation.DESCRIBE,
+    ApiKey.DESCRIBE_CLUSTER: AclOperation.DESCRIBE, ApiKey.UPDATE_FEATURES: AclOperation.ALTER,
 }
 RAFT_APIS = (ApiKey.VOTE, ApiKey.BEGIN_QUORUM_EPOCH, ApiKey.END_QUORUM_EPOCH, ApiKey.FETCH,
              ApiKey.FETCH_SNAPSHOT, ApiKey.DESCRIBE_QUORUM,
@@ -95,6 +97,7 @@ class ControllerApis(ApiRequestHandler):
             ApiKey.DELETE_ACLS: self._answer_with(lambda body: controller.delete_acls(body)),
             ApiKey.DESCRIBE_ACLS: self.handle_describe_acls,
             ApiKey.DESCRIBE_CLUSTER: self.handle_describe_cluster,
+            ApiKey.UPDATE_FEATURES: self.handle_update_features,
         }
         # authorisation: every API of this listener needs a permission on the cluster (CLUSTER_ACTION
         # for the quorum's and the brokers' own requests); a broker forwards admin requests as itself
@@ -117,6 +120,16 @@ class ControllerApis(ApiRequestHandler):
             handler(request)
         return handle
 
+    def api_versions_features(self, version: int) -> dict:
+        """The controller's ApiVersions carries features too (what `kafka-features --bootstrap-controller
+        describe` reads): the levels of the metadata this controller has committed, read from its committed
+        image, which the controller thread replaces whole."""
+        image = self.controller.committed_image
+        levels = dict(image.features.finalized_versions)
+        if (kraft := self.controller.features.kraft_version()) > 0:
+            levels["kraft.version"] = kraft
+        return api_versions_features(version, levels, image.provenance.last_contained_offset)
+
     def handle_describe_acls(self, request: Request) -> None:
         self.request_helper.send_response_maybe_throttle(request, describe_acls_response(self.auth.authorizer,
                                                                                          request.body))
@@ -134,6 +147,12 @@ class ControllerApis(ApiRequestHandler):
         if request.header.api_version >= 1:
             body["endpoint_type"] = 2  # controllers
         self.request_helper.send_response_maybe_throttle(request, body)
+
+    def handle_update_features(self, request: Request) -> None:
+        """UpdateFeatures (KIP-584): FeatureControlManager decides; the answer's shape depends on the version
+        (results per feature up to version 1)."""
+        future = self.controller.update_features(request.body, request.header.api_version)
+        future.add_done_callback(lambda f: self._complete(request, f))
 
     def handle_raft_request(self, request: Request) -> None:
         """The raft thread answers when the core has stepped it (a leader may hold a Fetch a while)."""

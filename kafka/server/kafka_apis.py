@@ -8,13 +8,13 @@ on the RequestChannel through the RequestHandlerHelper, now or later, from which
 completes the work.
 
 The data-plane APIs of seed 002 (Produce, Fetch, ListOffsets, Metadata) live here, with
-OffsetForLeaderEpoch, WriteTxnMarkers, ApiVersions and the quorum requests forwarded to the
-controller. The other families sit beside it in files of their own, each built by KafkaServer with
-exactly the collaborators it uses, and merged into the same table: StorageApis (storage_apis.py),
-GroupApis and ConsumerGroupApis (group_apis.py, consumer_group_apis.py: the GroupCoordinator's
-door), TransactionApis (transaction_apis.py: the TransactionCoordinator's), AdminApis
-(admin_apis.py), ClientQuotaApis, AclApis and SaslApis. No family knows KafkaApis: each answers
-through the same RequestHandlerHelper and asks the same AuthHelper.
+OffsetForLeaderEpoch, WriteTxnMarkers, ApiVersions, and the quorum requests and UpdateFeatures forwarded
+to the controller. The other families sit beside it in files of their own, each built by KafkaServer
+with exactly the collaborators it uses, and merged into the same table: StorageApis (storage_apis.py),
+GroupApis and ConsumerGroupApis (group_apis.py, consumer_group_apis.py: the GroupCoordinator's door),
+TransactionApis (transaction_apis.py: the TransactionCoordinator's), AdminApis (admin_apis.py),
+ClientQuotaApis, AclApis and SaslApis. No family knows KafkaApis: each answers through the same
+RequestHandlerHelper and asks the same AuthHelper.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Protocol
 
 import structlog
 
+from kafka.controller.feature_control_manager import api_versions_features
 from kafka.coordinator.group.group_coordinator_service import GroupCoordinatorService
 from kafka.log.append_origin import AppendOrigin
 from kafka.network.request_channel import Request
@@ -43,7 +44,6 @@ from kafka.server.describe_topic_partitions_request_handler import DescribeTopic
 from kafka.server.fetch_manager import FetchManager, SessionlessFetchContext
 from kafka.server.fetch_partition_data import FetchPartitionData, FetchPartitionInfo
 from kafka.server.forwarding_manager import ForwardingManager
-from kafka.server.metadata.broker_metadata_publisher import BrokerMetadataPublisher
 from kafka.server.metadata_cache import MetadataCache
 from kafka.server.replica_manager import FetchParams, ReplicaManager, release_records
 from kafka.server.request_handler_helper import RequestHandlerHelper
@@ -91,6 +91,7 @@ class KafkaApis(ApiRequestHandler):
             ApiKey.DESCRIBE_QUORUM: self.handle_describe_quorum_request,
             ApiKey.ADD_RAFT_VOTER: self.handle_raft_voter_request,  # KIP-853, forwarded like DescribeQuorum
             ApiKey.REMOVE_RAFT_VOTER: self.handle_raft_voter_request,
+            ApiKey.UPDATE_FEATURES: self.handle_update_features_request,  # KIP-584, forwarded as well
             ApiKey.OFFSET_FOR_LEADER_EPOCH: self.handle_offset_for_leader_epoch_request,
             ApiKey.WRITE_TXN_MARKERS: self.handle_write_txn_markers_request,
         }
@@ -106,17 +107,15 @@ class KafkaApis(ApiRequestHandler):
             self.replica_manager.try_complete_actions()
 
     # ------------------------------------------------------------------ ApiVersions
-    def api_versions_features(self) -> dict:
+    def api_versions_features(self, version: int) -> dict:
         """What Admin.describeFeatures and kafka-features read (Kafka's ApiVersionsResponse from a broker):
-        the features this broker supports, and the finalized levels as of the metadata it has applied."""
-        supported = [dict(name=f["name"], min_version=f["min_supported_version"],
-                          max_version=f["max_supported_version"])
-                     for f in BrokerMetadataPublisher.supported_features()]
-        finalized = [dict(name=name, min_version_level=level, max_version_level=level)
-                     for name, level in sorted(self.metadata_cache.finalized_features.items())]
-        return dict(supported_features=supported,
-                    finalized_features_epoch=self.metadata_cache.metadata_offset,
-                    finalized_features=finalized)
+        the features this broker supports, and the finalized levels as of the metadata it has applied,
+        kraft.version among them once above 0. Before version 4 a supported range starting at 0 is left
+        out (KIP-1022: older clients refuse one), which leaves metadata.version alone."""
+        levels = dict(self.metadata_cache.finalized_features)
+        if (kraft := self.metadata_cache.kraft_version()) > 0:
+            levels["kraft.version"] = kraft
+        return api_versions_features(version, levels, self.metadata_cache.metadata_offset)
 
     # ------------------------------------------------------------------ Metadata
     def handle_topic_metadata_request(self, request: Request) -> None:
@@ -506,6 +505,18 @@ class KafkaApis(ApiRequestHandler):
 
         self.forwarding_manager.forward_request(request.header.api_key, request.body, 30_000,
                                                 on_response, max_version=request.header.api_version)
+
+    def handle_update_features_request(self, request: Request) -> None:
+        """UpdateFeatures: ALTER on the cluster, then the active controller decides (FeatureControlManager);
+        the answer comes back at the client's version, per-feature results and all."""
+        self.auth_helper.authorize_cluster_operation(request, Op.ALTER)
+        def on_response(body, error: Errors) -> None:
+            self.request_helper.send_response_maybe_throttle(request, body if body is not None else dict(
+                throttle_time_ms=0, error_code=error, error_message="the active controller did not answer",
+                results=[]))
+
+        self.forwarding_manager.forward_request(ApiKey.UPDATE_FEATURES, request.body, 60_000, on_response,
+                                                max_version=request.header.api_version)
 
 
 def _unauthorized_topic(name: str) -> dict:

@@ -234,11 +234,12 @@ class KafkaServer:
     def _create_replica_manager(self, cluster_id: str) -> None:
         config = self.config
         self.metadata_cache = MetadataCache(cluster_id, Broker(config.node_id, self._advertised_end_points()))
+        self.metadata_cache.kraft_version = lambda: self.shared.raft_driver.published.kraft_version  # KIP-853
         self.replica_manager = ReplicaManager(config, self.log_manager, self.metadata_cache, self.time)
 
     def _start_forwarding_manager(self) -> None:
         """The channel to the active controller, which admin requests are forwarded on (Kafka's
-        clientToControllerChannelManager), and the scheduler that also answers forwards that time out."""
+        clientToControllerChannelManager), and the scheduler (retention, flush, forwards that time out)."""
         config = self.config
         self.controller_channel = NodeToControllerChannelManager(
             config.node_id, self._controller_end_points(), self.shared.leader_id,
@@ -246,7 +247,6 @@ class KafkaServer:
             client_configs=config.client_configs(config.controller_listener_name))
         self.controller_channel.endpoint_of = self.shared.voter_endpoint  # KIP-853: voters can change
         self.controller_channel.start()
-        # log: the scheduler's retention and flush tasks; it also answers forwards that time out
         self.kafka_scheduler = KafkaScheduler(self.time)
         self.kafka_scheduler.startup()
         self.forwarding_manager = ForwardingManager(self.controller_channel, self.kafka_scheduler)
@@ -405,7 +405,7 @@ class KafkaServer:
             GroupApis(request_helper, auth_helper, self.group_coordinator, self.metadata_cache,
                       auto_topic_creation_manager, config, self.transaction_coordinator,
                       self.share_coordinator),
-            ConsumerGroupApis(request_helper, auth_helper, self.group_coordinator),  # KIP-848
+            ConsumerGroupApis(request_helper, auth_helper, self.group_coordinator, self.metadata_cache),
             # share groups (KIP-932): the group, its records on the partition leaders, and their state
             ShareGroupApis(request_helper, auth_helper, self.group_coordinator, self._share_groups_enabled),
             ShareApis(self.share_partition_manager, self.metadata_cache, auth_helper, request_helper,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kafka.coordinator.transaction.transaction_marker_channel_manager import NO_NODE, MarkerDestination
@@ -75,6 +76,7 @@ class MetadataCache:
         self._snapshot = ClusterSnapshot()
         self._lock = threading.Lock()  # one writer at a time; readers take the snapshot without it
         self.finalized_features: dict[str, int] = {}  # the image's FeaturesImage: metadata.version and co.
+        self.kraft_version: Callable[[], int] = lambda: 0  # the raft log's (KIP-853); KafkaServer wires it
 
     # ------------------------------------------------------------------ the publisher's side
     def set_snapshot(self, topics: dict[str, TopicMetadata] | None, brokers: dict[int, Broker] | None,

@@ -121,6 +121,15 @@ class MetricsEndpoint:
         metrics.register_client_quotas(self._quota_sensors)
         metrics.register_controller(self.controller_values)
         metrics.register_raft(self.raft_values)
+        metrics.register_features(self._finalized_features)
+
+    def _finalized_features(self) -> dict[str, int]:
+        """metadata.version and kraft.version always (Kafka keeps both gauges), then every finalized
+        feature, as this broker's metadata cache last applied them."""
+        cache = self.replica_manager.metadata_cache
+        levels = dict(cache.finalized_features)
+        return {"metadata.version": levels.pop("metadata.version", 0), "kraft.version": cache.kraft_version(),
+                **levels}
 
     def _quota_sensors(self, quota_type: str) -> list:
         managers = self.quota_managers

@@ -2,11 +2,14 @@
 ``bin/kafka-storage.sh``).
 
     kafka-storage random-uuid                                   # a new cluster id
-    kafka-storage format -t CLUSTER_ID -c server.properties [--ignore-formatted] [--feature share.version=0]
+    kafka-storage format -t CLUSTER_ID -c server.properties [--ignore-formatted]
+                         [--release-version 3.9-IV0] [--feature share.version=0 ...]
                          [--add-scram 'SCRAM-SHA-512=[name=alice,password=alice-secret]' ...]
                          [--standalone | --initial-controllers 'id@host:port:dirid,...'
                           | --no-initial-controllers]
     kafka-storage info -c server.properties
+    kafka-storage version-mapping [--release-version 3.9]        # as kafka-features (docs/features.md)
+    kafka-storage feature-dependencies --feature eligible.leader.replicas.version=1
 
 Seed 004: in KRaft the cluster's metadata lives in a log that the controllers replicate, so every
 node must agree on which cluster it belongs to before the first byte is written. `format` stamps
@@ -14,9 +17,16 @@ each log directory (and the metadata log directory) with a meta.properties namin
 and this node's node.id; a node refuses to start on directories formatted for another cluster or
 node. Run it once per node with the same cluster id. A one-node `make run` formats itself.
 
-`--feature share.version=0` starts the cluster with a feature at another level than its default (a
-FeatureLevelRecord in bootstrap.checkpoint, which the first active controller writes in place of the
-default's): share.version is 1 unless told, so share groups (KIP-932) work from the start.
+`--release-version 3.9-IV0` starts the cluster at that metadata.version, every other feature at the level
+Kafka's release gives it (`kafka-storage version-mapping` prints them), as far as this broker builds it: a
+level it does not build is lowered to the highest it does (docs/features.md). `--feature share.version=0`
+sets one feature's level (`--feature metadata.version=21` the metadata.version, without --release-version).
+Each is a FeatureLevelRecord in bootstrap.checkpoint, which the first active controller writes in place of
+the default's; without either, a new cluster starts at this broker's defaults (metadata.version 4.1-IV1,
+group.version 1, share.version 1 so that share groups (KIP-932) work from the start). The levels are checked
+as Kafka's Formatter checks them (a known feature, a level it defines, its dependencies) and against what
+this broker supports, and printed as Kafka prints its bootstrap metadata. kraft.version is not a
+FeatureLevelRecord: --standalone or --initial-controllers makes it 1.
 
 `--add-scram` creates SCRAM users before the cluster first starts (a SASL cluster whose brokers log in
 to each other needs them): their credentials -- salt, StoredKey, ServerKey, never the password --
@@ -39,8 +49,15 @@ import os
 import sys
 import time
 
-from kafka.controller.feature_control_manager import METADATA_VERSION as METADATA_VERSION_FEATURE
-from kafka.controller.feature_control_manager import SUPPORTED_FEATURES
+from kafka.controller.feature_control_manager import (
+    DEFAULT_FEATURE_LEVELS,
+    MAX_METADATA_VERSION,
+    MIN_METADATA_VERSION,
+    SUPPORTED_FEATURES,
+)
+from kafka.image.feature import KRAFT_VERSION, PRODUCTION_FEATURES, feature_from_name, validate_version
+from kafka.image.metadata_version import BY_LEVEL, MetadataVersion, from_feature_level, from_version_string
+from kafka.image.metadata_version import FEATURE_NAME as METADATA_VERSION_FEATURE
 from kafka.protocol.metadata_records import MetadataRecordType, record
 from kafka.raft.snapshots import write_bootstrap_snapshot
 from kafka.raft.voter_set import ReplicaKey, VoterNode, VoterSet, directory_id_from_string
@@ -53,9 +70,13 @@ from kafka.server.meta_properties import (
     format_directories,
     read_meta_properties,
 )
+from kafka.tools.features_command import (
+    TerseError,
+    add_lookup_parsers,
+    handle_feature_dependencies,
+    handle_version_mapping,
+)
 from kafka.utils.uuid import random_uuid, uuid_to_string
-
-METADATA_VERSION = "4.1-IV1"  # the metadata.version a newly formatted cluster starts at (docs/kraft.md)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,6 +90,10 @@ def build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("-g", "--ignore-formatted", action="store_true",
                      help="skip directories that are already formatted instead of failing")
     fmt.add_argument("--override", action="append", default=[], metavar="key=value")
+    fmt.add_argument("-r", "--release-version", metavar="RELEASE_VERSION",
+                     help="The release version to use for the initial feature settings. The minimum is "
+                          f"{BY_LEVEL[MIN_METADATA_VERSION]}; the default is "
+                          f"{BY_LEVEL[MAX_METADATA_VERSION]}.")
     fmt.add_argument("-f", "--feature", action="append", default=[], metavar="FEATURE=LEVEL",
                      help="the level a feature of the new cluster starts at, e.g. share.version=0 "
                           "(share groups off)")
@@ -86,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "list on every controller, e.g. 0@example.com:8082:JEXY6aqzQY-32P5TStzaFg,...")
     info = sub.add_parser("info", help="describe this node's log directories")
     info.add_argument("-c", "--config", required=True)
+    add_lookup_parsers(sub)
     return p
 
 
@@ -101,6 +127,16 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "random-uuid":
         print(random_uuid())
+        return 0
+    if args.command in ("version-mapping", "feature-dependencies"):
+        try:
+            if args.command == "version-mapping":
+                handle_version_mapping(args.release_version)
+            else:
+                handle_feature_dependencies(args.feature)
+        except (TerseError, ValueError) as e:
+            print(e, file=sys.stderr)
+            return 1
         return 0
     try:
         overrides = dict(item.split("=", 1) for item in getattr(args, "override", []))
@@ -120,14 +156,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"kafka-storage: --add-scram: {e}", file=sys.stderr)
         return 1
     try:
-        feature_records = feature_bootstrap_records(args.feature)
-    except ValueError as e:
-        print(f"kafka-storage: --feature: {e}", file=sys.stderr)
-        return 1
-    try:
         initial = initial_controllers(args, config)
     except ValueError as e:
         print(f"kafka-storage: {e}", file=sys.stderr)
+        return 1
+    try:
+        metadata_version, feature_records = feature_bootstrap_records(args.feature, args.release_version,
+                                                                      dynamic_quorum=initial is not None)
+    except (TerseError, ValueError) as e:
+        print(e, file=sys.stderr)
         return 1
     voter = initial.voter_node(config.node_id) if initial is not None else None
     directory_ids = {config.metadata_log_dir: uuid_to_string(voter.key.directory_id)} if voter else None
@@ -144,9 +181,11 @@ def main(argv: list[str] | None = None) -> int:
         print("All of the log directories are already formatted.")
     if (feature_records or scram_records) and config.metadata_log_dir in formatted:
         write_bootstrap_records(config.metadata_log_dir, feature_records + scram_records)
+    if formatted:
+        print(bootstrap_metadata_line(metadata_version, feature_records))
     for d in formatted:
         kind = directory_type(d, config, initial)
-        print(f"Formatting {kind} {d} with metadata.version {METADATA_VERSION}.")
+        print(f"Formatting {kind} {d} with metadata.version {metadata_version}.")
     return 0
 
 
@@ -205,23 +244,104 @@ def parse_initial_controllers(text: str, listener: str) -> VoterSet:
     return VoterSet(voters)
 
 
-def feature_bootstrap_records(arguments: list[str]) -> list:
-    """One FeatureLevelRecord per --feature name=level (Kafka's Formatter.setFeatureLevel): a level this
-    code supports, of a feature it knows; the controller starts the cluster at it instead of the default."""
-    levels: dict[str, int] = {}
+def feature_bootstrap_records(arguments: list[str], release_version: str | None = None,
+                              dynamic_quorum: bool = False) -> tuple[MetadataVersion, list]:
+    """The metadata.version and one FeatureLevelRecord per feature the new cluster starts at other than this
+    broker's defaults (Kafka's Formatter.calculateEffectiveFeatureLevels): with --release-version every
+    feature at Kafka's level for that release, lowered to what this broker builds; each --feature on top,
+    refused in Kafka's words if Kafka does not know it, and in ours if this broker does not build it."""
+    requested: dict[str, int] = {}
     for argument in arguments:
-        name, equals, level = (part.strip() for part in argument.partition("="))
-        if not equals or not level.lstrip("-").isdigit():
-            raise ValueError(f"{argument!r} is not of the form feature=level")
-        if name == METADATA_VERSION_FEATURE or name not in SUPPORTED_FEATURES:
-            raise ValueError(f"unsupported feature: {name}" + (" (metadata.version is not set this way)"
-                                                               if name == METADATA_VERSION_FEATURE else ""))
+        name, level = parse_name_and_level(argument)
+        requested[name] = level
+    if METADATA_VERSION_FEATURE in requested:
+        if release_version is not None:
+            raise TerseError("Use --release-version instead of --feature metadata.version=X to avoid "
+                             "ambiguity.")
+        level = requested.pop(METADATA_VERSION_FEATURE)
+        if level not in BY_LEVEL or not MIN_METADATA_VERSION <= level <= MAX_METADATA_VERSION:
+            raise TerseError(f"No MetadataVersion with feature level {level}. Valid feature levels are from "
+                             f"{MIN_METADATA_VERSION} to {MAX_METADATA_VERSION}.")
+        metadata_version = from_feature_level(level)
+    elif release_version is not None:
+        metadata_version = supported_release(release_version)
+    else:
+        metadata_version = from_feature_level(MAX_METADATA_VERSION)
+    defaults = {name: level for name, level in DEFAULT_FEATURE_LEVELS.items()
+                if name != METADATA_VERSION_FEATURE}
+    levels = dict(defaults) if metadata_version.feature_level == MAX_METADATA_VERSION \
+        and release_version is None else {
+            f.name: min(f.default_level(metadata_version), SUPPORTED_FEATURES[f.name][1])
+            for f in PRODUCTION_FEATURES if f.name != KRAFT_VERSION}
+    known = sorted(f.name for f in PRODUCTION_FEATURES)
+    for name, level in requested.items():
+        if name not in known:
+            raise TerseError(f"Unsupported feature: {name}. Supported features are: {', '.join(known)}")
+        feature_from_name(name).from_feature_level(level)  # No feature:x with feature level n
+        if name == KRAFT_VERSION:
+            if level >= 1 and not dynamic_quorum:
+                raise TerseError(KRAFT_VERSION_NEEDS_A_DYNAMIC_QUORUM)
+            continue  # a dynamic quorum's bootstrap snapshot carries kraft.version, not a FeatureLevelRecord
+        levels[name] = level
+    proposed = {METADATA_VERSION_FEATURE: metadata_version.feature_level, **levels}
+    for name, level in levels.items():
+        feature = feature_from_name(name)
+        validate_version(feature, feature.from_feature_level(level), proposed)
+    for name in requested.keys() - {KRAFT_VERSION}:  # what Kafka allows, and this broker does not build
         low, high = SUPPORTED_FEATURES[name]
-        if not low <= int(level) <= high:
-            raise ValueError(f"{name} level {level} is not supported: {low} to {high}")
-        levels[name] = int(level)
-    return [record(MetadataRecordType.FEATURE_LEVEL_RECORD, name=name, feature_level=level)
-            for name, level in levels.items()]
+        if not low <= levels[name] <= high:
+            raise TerseError(f"{name} level {levels[name]} is not supported: {low} to {high} "
+                             "(docs/features.md)")
+    records = [record(MetadataRecordType.FEATURE_LEVEL_RECORD, name=METADATA_VERSION_FEATURE,
+                      feature_level=metadata_version.feature_level)] \
+        if metadata_version.feature_level != MAX_METADATA_VERSION else []
+    records += [record(MetadataRecordType.FEATURE_LEVEL_RECORD, name=name, feature_level=level)
+                for name, level in sorted(levels.items()) if level != defaults.get(name)]
+    return metadata_version, records
+
+
+KRAFT_VERSION_NEEDS_A_DYNAMIC_QUORUM = (
+    "Cannot set kraft.version to 1 unless controller.quorum.voters is empty and one of the flags "
+    "--standalone, "
+    "--initial-controllers, or --no-initial-controllers is used. For dynamic controllers support, try using "
+    "one of --standalone, --initial-controllers, or --no-initial-controllers and removing "
+    "controller.quorum.voters.")
+
+
+def parse_name_and_level(argument: str) -> tuple[str, int]:
+    name, equals, level = argument.partition("=")
+    if not equals:
+        raise TerseError(f"Can't parse feature=level string {argument}: equals sign not found.")
+    try:
+        return name.strip(), int(level.strip())
+    except ValueError:
+        raise TerseError(f"Can't parse feature=level string {argument}: unable to parse {level.strip()} as a "
+                         "short.") from None
+
+
+def supported_release(text: str) -> MetadataVersion:
+    """--release-version: a metadata.version this broker runs, else Kafka's refusal listing those it runs."""
+    try:
+        version = from_version_string(text)
+        if MIN_METADATA_VERSION <= version.feature_level <= MAX_METADATA_VERSION:
+            return version
+    except ValueError:
+        pass
+    raise TerseError(f"Unknown metadata.version '{text}'. Supported metadata.version are: " + ", ".join(
+        BY_LEVEL[level].version for level in range(MIN_METADATA_VERSION, MAX_METADATA_VERSION + 1)))
+
+
+def bootstrap_metadata_line(metadata_version: MetadataVersion, feature_records: list) -> str:
+    """What Kafka's format prints of its bootstrap metadata: metadata.version, then each feature above 0 in
+    name order (the features alone: Kafka would list --add-scram's records too)."""
+    levels = {**DEFAULT_FEATURE_LEVELS, **{r.data.name: r.data.feature_level for r in feature_records},
+              METADATA_VERSION_FEATURE: metadata_version.feature_level}
+    names = [METADATA_VERSION_FEATURE, *sorted(n for n in levels if n != METADATA_VERSION_FEATURE)]
+    records = ", ".join(f"ApiMessageAndVersion(FeatureLevelRecord(name='{name}', "
+                        f"featureLevel={levels[name]}) "
+                        "at version 0)" for name in names if levels[name] > 0)
+    return (f"Bootstrap metadata: BootstrapMetadata(records=[{records}], "
+            f"metadataVersionLevel={metadata_version.feature_level}, source=format command)")
 
 
 def scram_bootstrap_records(arguments: list[str]) -> list:

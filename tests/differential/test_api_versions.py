@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from kafka.protocol.api_keys import ApiKey
 from tests.differential.oracle import Intended
+from tests.differential.test_features import FEATURE_DIFFERENCES
 
 # APIs Apache Kafka 4.4 serves that this broker does not build, by the feature they belong to.
 NOT_BUILT = {
     "delegation tokens (KIP-48): SASL logs in with PLAIN and SCRAM only": (38, 39, 40, 41),
     "moving replicas between log directories of one broker (JBOD)": (34,),
-    "changing features and unregistering brokers from a client": (57, 64),
+    "unregistering brokers from a client": (64,),
     "streams groups (KIP-1071) and later APIs": (88, 89, 93, 94),
 }
 NOT_BUILT_KEYS = {key for keys in NOT_BUILT.values() for key in keys}
@@ -42,12 +43,7 @@ def test_the_apis_and_versions_both_advertise(pair):
         "version ranges (ours, Kafka's) that no reason allows: older versions Kafka 4 dropped (KIP-896) "
         "must go, and no version newer than Kafka's may be advertised")
     pair.same(ApiKey.API_VERSIONS, 3, {"client_software_name": "oracle", "client_software_version": "1"},
-              intended=(
-        Intended("api_keys*", "compared above, API by API"),
-        Intended("supported_features*", "KIP-584 features: this broker has metadata.version and "
-                                        "share.version only (Kafka 4.4 also group, streams, transaction and "
-                                        "ELR versions)"),
-        Intended("finalized_features*", "the same features, finalized; share.version at 1 where Kafka 4.4 "
-                                        "formats 2 (share groups' dead-letter queues, not built)"),
-    ), volatile=("finalized_features_epoch",))  # the offset of the last feature record: each log its own
+              intended=(Intended("api_keys*", "compared above, API by API"), *FEATURE_DIFFERENCES),
+              # the offset of the last feature record: each log its own
+              volatile=("finalized_features_epoch",))
 

@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from kafka.controller.feature_control_manager import DEFAULT_FEATURE_LEVELS
 from tests.helpers import BrokerProcess
 from tests.jvm.jvm import classpath, run_java
 
@@ -76,8 +77,8 @@ def test_kafka_topics(tools):
     head, *partitions = described.splitlines()
     assert head.startswith("Topic: tools\tTopicId: ")
     assert "\tPartitionCount: 3\tReplicationFactor: 1\t" in head
-    assert partitions == [f"\tTopic: tools\tPartition: {p}\tLeader: 1\tReplicas: 1\tIsr: 1\tElr: "
-                          "\tLastKnownElr: " for p in range(3)]  # ELR from DescribeTopicPartitions
+    assert partitions == [f"\tTopic: tools\tPartition: {p}\tLeader: 1\tReplicas: 1\tIsr: 1\tElr: N/A"
+                          "\tLastKnownElr: N/A" for p in range(3)]
     assert "tools" in tools(TOPICS, "--list").split()
     tools(TOPICS, "--create", "--topic", "doomed", "--partitions", "1")
     tools(TOPICS, "--alter", "--topic", "doomed", "--partitions", "2")
@@ -205,15 +206,15 @@ def test_kafka_leader_election_and_reassign_partitions(tools):
 
 
 def test_kafka_features(tools):
-    """Kafka's kafka-features lists every feature this broker supports, in name order: metadata.version,
-    share.version, which kafka-storage format finalizes at 1 (share groups on, docs/share_groups.md), and
-    transaction.version at 2 (KIP-890 part 2, docs/transactions.md)"""
+    """Kafka's kafka-features lists every feature this broker supports, in name order, at the levels a new
+    cluster finalizes here (docs/features.md): share.version 1 turns share groups on."""
     lines = tools(FEATURES, "describe").splitlines()
-    assert [line.split()[:2] for line in lines] == [["Feature:", "metadata.version"],
-                                                    ["Feature:", "share.version"],
-                                                    ["Feature:", "transaction.version"]]
+    assert [line.split()[1] for line in lines] == [
+        "eligible.leader.replicas.version", "group.version", "kraft.version", "metadata.version",
+        "share.version", "streams.version", "transaction.version"]
     finalized = [line.split("FinalizedVersionLevel:")[1].split()[0] for line in lines]
-    assert finalized[0].startswith("4.") and finalized[1:] == ["1", "2"], lines
+    tv = DEFAULT_FEATURE_LEVELS["transaction.version"]  # 0 until transactions v2 is built, then 2
+    assert finalized == ["1", "1", "0", "4.1-IV1", "1", "0", str(tv)], lines
 
 
 def test_kafka_consumer_groups_on_a_kip848_group(tools):

@@ -100,6 +100,7 @@ DESCRIBED = {
     ApiKey.ADD_RAFT_VOTER: 0,  # KIP-853
     ApiKey.REMOVE_RAFT_VOTER: 0,
     ApiKey.UPDATE_RAFT_VOTER: 0,
+    ApiKey.UPDATE_FEATURES: 2,  # KIP-584 (v1: validate_only, v2: no result per feature)
     ApiKey.SHARE_FETCH: 2,  # KIP-932 (1-2 in Kafka 4.4; v0 was early access)
     ApiKey.SHARE_ACKNOWLEDGE: 2,
     ApiKey.SHARE_GROUP_HEARTBEAT: 1,  # KIP-932; Kafka 4.4 serves v1 only
@@ -326,7 +327,7 @@ def test_too_new_api_versions_parses_flexible_header_and_gets_v0_fallback() -> N
     assert struct.unpack_from(">i", response)[0] == len(response) - 4
     corr, body = decode_response(h.api, 0, response[4:])
     assert (corr, body.error_code) == (77, Errors.UNSUPPORTED_VERSION)
-    assert body.api_keys == [{"api_key": 18, "min_version": 0, "max_version": 3}]
+    assert body.api_keys == [{"api_key": 18, "min_version": 0, "max_version": 4}]  # 0-4: Kafka 4.4
 
 
 def test_truncated_header_raises_decode_error() -> None:

@@ -1,5 +1,6 @@
-"""kafka-storage: random-uuid, format (refusing to reformat; --feature), info; and a quorum node that was
-never formatted refusing to start with a message naming kafka-storage."""
+"""kafka-storage: random-uuid, format (refusing to reformat; --feature, --release-version), info,
+version-mapping and feature-dependencies; and a quorum node that was never formatted refusing to start with
+a message naming kafka-storage."""
 
 from __future__ import annotations
 
@@ -86,15 +87,62 @@ def test_a_node_refuses_directories_of_another_node(tmp_path):
 
 
 def test_format_feature_puts_a_level_in_bootstrap_checkpoint_and_refuses_unknown_ones(tmp_path):
+    """Kafka's words where Kafka refuses too (an unknown feature, a level it does not define, no '='), ours
+    for a level Kafka defines and this broker does not build (docs/features.md)."""
     config = quorum_node(tmp_path)
     cluster_id = storage("random-uuid").stdout.strip()
     for bad, why in (("share.version=2", "share.version level 2 is not supported: 0 to 1"),
-                     ("group.version=1", "unsupported feature: group.version"),
-                     ("metadata.version=20", "metadata.version is not set this way"),
-                     ("share.version", "is not of the form feature=level")):
+                     ("foo.version=1", "Unsupported feature: foo.version. Supported features are: "
+                                       "eligible.leader.replicas.version, group.version, kraft.version, "
+                                       "share.version, streams.version, transaction.version"),
+                     ("share.version=5", "No feature:share.version with feature level 5"),
+                     ("metadata.version=5",
+                      "No MetadataVersion with feature level 5. Valid feature levels are "
+                                            "from 7 to 27."),
+                     ("kraft.version=1",
+                      "Cannot set kraft.version to 1 unless controller.quorum.voters is empty"),
+                     ("share.version",
+                      "Can't parse feature=level string share.version: equals sign not found.")):
         refused = storage("format", "-t", cluster_id, "-c", str(config), "--feature", bad)
         assert refused.returncode == 1 and why in refused.stderr, refused.stderr
     formatted = storage("format", "-t", cluster_id, "-c", str(config), "--feature", "share.version=0")
     assert formatted.returncode == 0, formatted.stderr
     assert [(r.data.name, r.data.feature_level) for r in read_bootstrap_records(str(tmp_path / "meta"))] == [
         ("share.version", 0)]
+    # Kafka's line: metadata.version, then each feature above 0 by name
+    line = formatted.stdout.splitlines()[0]
+    assert line.startswith("Bootstrap metadata: "
+                           "BootstrapMetadata(records=[ApiMessageAndVersion(FeatureLevelRecord("
+                           "name='metadata.version', featureLevel=27) at version 0), ApiMessageAndVersion("
+                           "FeatureLevelRecord(name='eligible.leader.replicas.version', featureLevel=1) at "
+                           "version 0), "
+                           "ApiMessageAndVersion(FeatureLevelRecord(name='group.version', featureLevel=1) at "
+                           "version 0)")
+    assert "share.version" not in line and line.endswith("], metadataVersionLevel=27, source=format command)")
+
+
+def test_format_release_version_sets_every_feature_as_kafkas_release_does(tmp_path):
+    """--release-version 4.0: metadata.version 25 and Kafka 4.0's levels (no eligible leader replicas yet:
+    4.1-IV0 brought them), transaction.version lowered to what is built (0); a release this broker does not
+    run is refused, listing those it does."""
+    config = quorum_node(tmp_path)
+    cluster_id = storage("random-uuid").stdout.strip()
+    refused = storage("format", "-t", cluster_id, "-c", str(config), "--release-version", "4.4")
+    assert refused.returncode == 1 and refused.stderr.startswith(
+        "Unknown metadata.version '4.4'. Supported metadata.version are: 3.3-IV3, 3.4-IV0,")
+    assert refused.stderr.strip().endswith("4.1-IV0, 4.1-IV1")
+    formatted = storage("format", "-t", cluster_id, "-c", str(config), "--release-version", "4.0")
+    assert formatted.returncode == 0, formatted.stderr
+    assert "with metadata.version 4.0-IV3." in formatted.stdout
+    assert [(r.data.name, r.data.feature_level) for r in read_bootstrap_records(str(tmp_path / "meta"))] == [
+        ("metadata.version", 25), ("eligible.leader.replicas.version", 0), ("share.version", 0)]
+
+
+def test_version_mapping_and_feature_dependencies_print_kafkas_table():
+    assert storage("version-mapping", "--release-version", "3.9").stdout == (
+        "metadata.version=21 (3.9)\nkraft.version=1\ntransaction.version=0\ngroup.version=0\n"
+        "eligible.leader.replicas.version=0\nshare.version=0\nstreams.version=0\n")
+    assert storage("feature-dependencies", "--feature", "eligible.leader.replicas.version=1").stdout == (
+        "eligible.leader.replicas.version=1 requires:\n    metadata.version=23 (4.0-IV1)\n")
+    unknown = storage("feature-dependencies", "--feature", "foo=1")
+    assert (unknown.returncode, unknown.stderr) == (1, "Unknown feature: foo\n")

@@ -30,6 +30,7 @@ from kafka.clients.admin.descriptions import (
     TransactionDescription,
     TransactionListing,
 )
+from kafka.clients.admin.feature_admin import FeatureAdmin
 from kafka.clients.admin.list_offsets_handler import ListOffsetsHandler
 from kafka.clients.admin.share_group_admin import ShareGroupAdmin
 from kafka.clients.client_config import ADMIN, ClientConfig
@@ -55,7 +56,7 @@ LEADER_GONE = frozenset({Errors.NETWORK_EXCEPTION, Errors.NOT_LEADER_OR_FOLLOWER
                          Errors.REQUEST_TIMED_OUT})
 
 
-class AdminClient(ShareGroupAdmin):  # describe_share_groups, list_share_group_offsets, ... (KIP-932)
+class AdminClient(ShareGroupAdmin, FeatureAdmin):  # share groups (KIP-932), features (KIP-584)
     def __init__(self, config: Mapping[str, Any] | None = None, time: Time = SYSTEM, **kwargs: Any) -> None:
         self.config = ClientConfig(ADMIN, config, **kwargs)
         self.config.values["client.id"] = self.config["client.id"] or "adminclient-1"

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kafka.clients.admin.descriptions import QuorumInfo, ReplicaState
+from kafka.clients.admin.feature_admin import FeatureAdmin
 from kafka.clients.client_config import ADMIN, ClientConfig
 from kafka.clients.errors import KafkaError
 from kafka.clients.manual_metadata_updater import ManualMetadataUpdater
@@ -49,7 +50,7 @@ def quorum_info(response) -> QuorumInfo:
                       states(partition.current_voters), states(partition.observers), nodes)
 
 
-class ControllerAdmin:
+class ControllerAdmin(FeatureAdmin):  # describe_features, update_features (KIP-584)
     def __init__(self, bootstrap_controllers: str, config: Mapping[str, Any] | None, time: Time) -> None:
         self.config = ClientConfig(ADMIN, {**(config or {}), "bootstrap.servers": bootstrap_controllers})
         self.time = time
@@ -86,13 +87,14 @@ class ControllerAdmin:
             last = KafkaError(partition.error_code, "no leader of the metadata quorum is known yet")
         raise last if isinstance(last, KafkaError) else KafkaError(Errors.BROKER_NOT_AVAILABLE, str(last))
 
-    def _call_leader(self, api_key: int, body: dict) -> Any:
+    def _call_leader(self, api_key: int, body: dict, max_version: int | None = None) -> Any:
         deadline = self.time.hi_res_clock_ms() + self.timeout_ms
         while True:
             remaining = deadline - self.time.hi_res_clock_ms()
             try:
                 response = self.client.send_and_wait(self._leader(remaining), api_key, body,
-                                                     max(1, int(deadline - self.time.hi_res_clock_ms()))).body
+                                                     max(1, int(deadline - self.time.hi_res_clock_ms())),
+                                                     max_version).body
                 error = response.get("error_code", 0)
                 if error != Errors.NOT_LEADER_OR_FOLLOWER:
                     return response
@@ -127,6 +129,15 @@ class ControllerAdmin:
                           cluster_id: str | None = None) -> None:
         body = dict(cluster_id=cluster_id, voter_id=voter_id, voter_directory_id=directory_id)
         self.raise_for(self._call_leader(ApiKey.REMOVE_RAFT_VOTER, body))
+
+    # FeatureAdmin's plumbing (describe_features, update_features): every request goes to the quorum's leader
+    def _call_any(self, api_key: int, body: dict, max_version: int | None = None) -> Any:
+        return self._call_leader(api_key, body, max_version)
+
+    _call_controller = _call_any
+
+    def _call(self, node_id: int, api_key: int, body: dict, max_version: int | None = None) -> Any:
+        raise ValueError("--node-id with --bootstrap-controller is not built here: the leader answers")
 
     @staticmethod
     def raise_for(response) -> None:

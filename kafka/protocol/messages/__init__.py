@@ -77,6 +77,7 @@ from kafka.protocol.messages import (  # noqa: F401  (imported for their registr
     share_group_heartbeat,
     sync_group,
     txn_offset_commit,
+    update_features,
     update_raft_voter,
     vote,
     write_share_group_state,

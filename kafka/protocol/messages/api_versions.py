@@ -1,7 +1,9 @@
 """ApiVersions (key 18): the first request of every connection -- "which versions do you speak?".
 
 Mirrors ``common/message/ApiVersionsRequest.json`` and ``ApiVersionsResponse.json``.
-Versions 0-2 are identical; v3 is flexible and adds the client's software name and version (KIP-511).
+Versions 0-2 are identical; v3 is flexible and adds the client's software name and version (KIP-511);
+v4 is v3 for a client that accepts a supported feature range starting at 0 (KIP-1022: a v3 answer leaves
+those out).
 The response header is always v0 (see ``Api.response_header_version``).
 """
 
@@ -52,5 +54,5 @@ API_VERSIONS_RESPONSE = Schema(
 )
 
 API_VERSIONS = register(
-    Api(ApiKey.API_VERSIONS, "ApiVersions", 0, 3, 3, API_VERSIONS_REQUEST, API_VERSIONS_RESPONSE)
+    Api(ApiKey.API_VERSIONS, "ApiVersions", 0, 4, 3, API_VERSIONS_REQUEST, API_VERSIONS_RESPONSE)
 )

@@ -169,6 +169,11 @@ CLUSTER = Page("cluster", "KRaft and replication", (
         Panel("Topics and partitions", (
             _t(_CTL + "globaltopiccount", "topics {{instance}}"),
             _t(_CTL + "globalpartitioncount", "partitions {{instance}}"))),
+        Panel("Finalized feature levels (docs/features.md)", (
+            _t("kafka_server_metadataloader_finalizedlevel", "{{featureName}} {{instance}}"),),
+            description="The level of each cluster feature as this broker applied it: metadata.version, "
+                        "kraft.version, group.version, share.version, ... A step is kafka-features "
+                        "upgrade or downgrade reaching the broker through the metadata log."),
     )),
     Row("Replication: followers, the ISR and the high watermark (docs/replication.md)", (
         Panel("Partitions", (
