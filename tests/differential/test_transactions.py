@@ -185,14 +185,21 @@ def test_a_transaction_committed_then_one_aborted(pair):
     script.same(ApiKey.END_TXN, END, end_txn(txn, "pid", 0, True))  # nothing added since: no transaction
 
 
-def test_offsets_committed_in_a_transaction(pair):
-    script, topic = Script(pair), unique_topic("txn-offsets")
+def transactional_producer_and_group(pair, prefix: str) -> tuple[Script, str, str, str]:
+    """A topic, a transactional id and a group with both coordinators found, and the producer id learnt
+    as "pid": (script, topic, transactional id, group)."""
+    script, topic = Script(pair), unique_topic(prefix)
     txn, group = unique_topic("txn"), unique_topic("g")
     create_topic(pair, topic)
     find_coordinator(pair, txn, TRANSACTION)
     producer_ids_ready(pair)
     find_coordinator(pair, group, GROUP)
     script.same(ApiKey.INIT_PRODUCER_ID, INIT, init_producer_id(txn), learn=("producer_id", "pid"))
+    return script, topic, txn, group
+
+
+def test_offsets_committed_in_a_transaction(pair):
+    script, topic, txn, group = transactional_producer_and_group(pair, "txn-offsets")
     script.same(ApiKey.ADD_OFFSETS_TO_TXN, ADD_OFFSETS, {"transactional_id": txn, "producer_id": Sym("pid"),
                                                          "producer_epoch": 0, "group_id": group})
     commit = {"transactional_id": txn, "group_id": group, "producer_id": Sym("pid"), "producer_epoch": 0,
@@ -386,13 +393,7 @@ def test_tv2_every_end_bumps_the_epoch_and_a_late_produce_is_fenced(pair):
 
 
 def test_tv2_offsets_join_the_transaction_without_add_offsets(pair):
-    script, topic = Script(pair), unique_topic("tv2-offsets")
-    txn, group = unique_topic("txn"), unique_topic("g")
-    create_topic(pair, topic)
-    find_coordinator(pair, txn, TRANSACTION)
-    producer_ids_ready(pair)
-    find_coordinator(pair, group, GROUP)
-    script.same(ApiKey.INIT_PRODUCER_ID, INIT, init_producer_id(txn), learn=("producer_id", "pid"))
+    script, topic, txn, group = transactional_producer_and_group(pair, "tv2-offsets")
     commit = {"transactional_id": txn, "group_id": group, "producer_id": Sym("pid"), "producer_epoch": 0,
               "generation_id": -1, "member_id": "", "group_instance_id": None, "topics": [
                   {"name": topic, "partitions": [{"partition_index": 0, "committed_offset": 17,
