@@ -6,7 +6,8 @@ one after the other, cleanly (SIGTERM, so each records the epoch its run ended i
 the first leaves the ISR for the ELR, the high watermark stops moving, and acks=all is refused; the
 second, the leader, empties the ISR and the partition is offline. Restarting the first brings back an
 ELR member: the controller elects it, a clean leader, though the ISR was empty and unclean election
-is off. Every record the cluster acknowledged is read back from it.
+is off. Once the spare has rejoined (the HW moves only at min.insync.replicas), every record the
+cluster acknowledged is read back.
 
 Without the ELR (Kafka 3) the ISR would keep its last member (the leader stopped second) and only its
 return could bring the partition back.
@@ -52,6 +53,12 @@ def test_a_clean_leader_from_the_elr_when_the_isr_has_emptied(tmp_path, request)
                              message="a leader elected from the ELR")
         assert (elected.leader, list(elected.isr)) == (first_member, [first_member])
 
+        # An ISR of one is under min.insync.replicas: the new leader's high watermark stays where its
+        # follower's was (Kafka 4.4's rule), so what it holds above that is not readable yet. The spare
+        # catches up and joins the ISR; at the minimum again, the HW moves up to everything.
+        cluster.nodes[spare].start()
+        wait_until(lambda: (p := describe(cluster, topic)) and len(p.isr) == 2, timeout=60,
+                   message="the spare back in the ISR, at min.insync.replicas again")
         seen, _ = read_all(cluster, topic)
         lost = acknowledged - seen
         assert not lost, f"{len(lost)} acknowledged records lost, e.g. {sorted(lost)[:10]}"
