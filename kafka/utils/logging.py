@@ -66,11 +66,26 @@ def add_logger_and_thread(logger: Any, method_name: str, event_dict: dict) -> di
     return event_dict
 
 
+class _StandardError:
+    """sys.stderr as it is when a line is written, not as it was when logging was configured: a tool run
+    inside a test (pytest's capsys) configures logging while sys.stderr is a capture that is closed
+    after the test, and the broker threads of the next test must not die writing to it."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+    def isatty(self) -> bool:
+        return sys.stderr.isatty()
+
+
 def configure_logging(fmt: str = "console", level: int = logging.INFO, stream: TextIO | None = None) -> None:
     """Console rendering (colours on a terminal) or JSON lines; fmt is 'console' or 'json'."""
     if fmt not in FORMATS:
         raise ValueError(f"log format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    stream = stream if stream is not None else sys.stderr
+    stream = _StandardError() if stream is None or stream is sys.stderr else stream
     renderer = (structlog.processors.JSONRenderer() if fmt == "json"
                 else structlog.dev.ConsoleRenderer(colors=stream.isatty()))
     structlog.configure(
