@@ -64,7 +64,10 @@ def test_log_retention_ms_set_for_the_cluster_deletes_old_segments_without_a_res
                          "--entity-default") == (
         "Default configs for brokers in the cluster are:\n"
         "  log.retention.ms=60000 sensitive=false "
-        "synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=60000}\n")
+        "synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=60000}\n"
+        # the first controller's, written at bootstrap with eligible leader replicas on (as Kafka 4.4's)
+        "  min.insync.replicas=1 sensitive=false "
+        "synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:min.insync.replicas=1}\n")
 
 
 def test_a_topics_own_retention_wins_over_the_dynamic_default(start_broker):
