@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import logging
 import sys
 
 from kafka.clients.errors import ConfigError, KafkaError
 from kafka.utils.java_hash_map import java_hash_map_order  # noqa: F401  (the tools import it from here)
-from kafka.utils.logging import configure_logging
+from kafka.utils.logging import configure_tool_logging
 
 
 def parse_key_values(items: list[str] | None, flag: str) -> dict[str, str]:
@@ -39,7 +38,7 @@ def load_props(path: str | None) -> dict[str, str]:
 def run(main_body, argv=None) -> int:
     """Run a tool's body; a bad flag or config, or a broker error, prints 'ERROR ...' and exits 1.
     Client log lines go to stderr, warnings and up only, so stdout carries just the tool's output."""
-    configure_logging("console", logging.WARNING, sys.stderr)
+    configure_tool_logging()
     try:
         return main_body(argv) or 0
     except (ConfigError, KafkaError, ValueError, OSError) as e:

@@ -23,16 +23,13 @@ target assignment as Kafka 4's tool does (KIP-1099).
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
-
-import structlog
 
 from kafka.clients.admin import AdminClient
 from kafka.clients.consumer import OffsetAndMetadata
 from kafka.clients.errors import KafkaError
 from kafka.tools.command_line_utils import load_props
-from kafka.utils.logging import configure_logging
+from kafka.utils.logging import configure_tool_logging
 from kafka.utils.topic_partition import TopicPartition
 
 
@@ -290,8 +287,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if not structlog.is_configured():  # run from a shell: client log lines must not mix with the tables
-        configure_logging("console", logging.WARNING, sys.stderr)
+    configure_tool_logging()
     try:
         config = {"bootstrap.servers": args.bootstrap_server, "default.api.timeout.ms": args.timeout,
                   **load_props(args.command_config)}

@@ -22,7 +22,6 @@ not run. The output is Kafka's, line for line.
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 
 from kafka.clients.admin import AdminClient
@@ -39,7 +38,7 @@ from kafka.image.metadata_version import (
     name_of,
 )
 from kafka.tools.command_line_utils import load_props
-from kafka.utils.logging import configure_logging
+from kafka.utils.logging import configure_tool_logging
 from kafka.utils.time import SYSTEM
 
 
@@ -102,7 +101,7 @@ def add_lookup_parsers(sub) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    configure_logging_quietly()
+    configure_tool_logging()
     args = build_parser().parse_args(argv)
     try:
         if args.command == "version-mapping":
@@ -125,11 +124,6 @@ def main(argv: list[str] | None = None) -> int:
     except (TerseError, ValueError, KafkaError) as e:
         print(str(e), file=sys.stderr)
         return 1
-
-
-def configure_logging_quietly() -> None:
-    """Client log lines to standard error, warnings and up only: standard output is the tool's."""
-    configure_logging("console", logging.WARNING, sys.stderr)
 
 
 def admin_for(args) -> AdminClient | ControllerAdmin:

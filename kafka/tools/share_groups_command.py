@@ -23,7 +23,6 @@ line, or a reset of a group with members, is printed on standard error and exits
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 
 import structlog
@@ -33,7 +32,7 @@ from kafka.clients.errors import KafkaError
 from kafka.protocol.errors import Errors
 from kafka.tools.command_line_utils import load_props
 from kafka.tools.group_offsets_resetter import GroupOffsetsResetter
-from kafka.utils.logging import configure_logging
+from kafka.utils.logging import configure_tool_logging
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.tools.ShareGroupCommand")
@@ -485,8 +484,7 @@ def main(argv: list[str] | None = None) -> int:
         print(e, file=sys.stderr)
         p.print_help(sys.stderr)
         return 1
-    if not structlog.is_configured():  # run from a shell: client log lines must not mix with the tables
-        configure_logging("console", logging.WARNING, sys.stderr)
+    configure_tool_logging()
     config = {**load_props(args.command_config), "bootstrap.servers": args.bootstrap_server,
               "default.api.timeout.ms": args.timeout}
     try:

@@ -103,3 +103,12 @@ def configure_logging(fmt: str = "console", level: int = logging.INFO, stream: T
         logger_factory=NamedPrintLoggerFactory(stream),
         cache_logger_on_first_use=True,
     )
+
+
+def configure_tool_logging() -> None:
+    """A command-line tool's logging: client log lines to standard error, warnings and up, so standard
+    output carries only the tool's tables. A tool run inside a process that already logs (a test, a
+    notebook) leaves that logging alone: reconfiguring it would leave every logger first used afterwards
+    (the in-process broker's too) filtering at WARNING, under a processor chain nobody else holds."""
+    if not structlog.is_configured():
+        configure_logging("console", logging.WARNING, sys.stderr)
