@@ -31,7 +31,7 @@ from kafka.server.replica_manager import FetchParams
 from kafka.server.share.share_acknowledgement_batch import AcknowledgeType, ShareAcknowledgementBatch
 from kafka.server.share.share_errors import ShareError
 from kafka.server.share.share_fetch import NO_CURRENT_LEADER, partition_response
-from kafka.server.share.topic_id_partition import TopicIdPartition
+from kafka.utils.topic_id_partition import TopicIdPartition
 
 log = structlog.get_logger("kafka.server.ShareApis")
 

@@ -30,8 +30,8 @@ from kafka.server.share.session.share_session_cache import ShareSessionCache
 from kafka.server.share.share_group_config_provider import ShareGroupConfigProvider
 from kafka.server.share.share_group_metrics import ShareGroupMetrics
 from kafka.server.share.share_partition_manager import SharePartitionManager
-from kafka.server.share.topic_id_partition import TopicIdPartition
 from kafka.utils.timer.system_timer import SystemTimer
+from kafka.utils.topic_id_partition import TopicIdPartition
 from tests.coordinator.runtime.runtime_fixture import QueuedExecutor
 from tests.server.handler_harness import NODE_ID, BrokerParts, broker_registration, topic_records
 from tests.server.share.in_memory_persister import InMemoryPersister

@@ -26,8 +26,8 @@ from kafka.server.share.share_errors import ShareError
 from kafka.server.share.share_fetch import ShareFetch
 from kafka.server.share.share_fetch_utils import process_fetch_response
 from kafka.server.share.share_group_metrics import ShareGroupMetrics
-from kafka.server.share.topic_id_partition import TopicIdPartition
 from kafka.utils.time import Time
+from kafka.utils.topic_id_partition import TopicIdPartition
 
 log = structlog.get_logger("kafka.server.share.DelayedShareFetch")
 

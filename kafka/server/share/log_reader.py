@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 
 from kafka.server.fetch_partition_data import FetchPartitionData, FetchPartitionInfo
 from kafka.server.replica_manager import FetchParams
-from kafka.server.share.topic_id_partition import TopicIdPartition
+from kafka.utils.topic_id_partition import TopicIdPartition
 
 
 class LogReader(ABC):

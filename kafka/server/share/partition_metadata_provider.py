@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from kafka.log.fetch_data_info import LogOffsetMetadata
 from kafka.log.fetch_isolation import FetchIsolation
 from kafka.protocol.errors import Errors
-from kafka.server.share.topic_id_partition import TopicIdPartition
+from kafka.utils.topic_id_partition import TopicIdPartition
 
 EARLIEST_TIMESTAMP, LATEST_TIMESTAMP = -2, -1
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from kafka.protocol.errors import Errors
 from kafka.server.replica_manager import FetchParams
 from kafka.server.share.share_errors import error_of
-from kafka.server.share.topic_id_partition import TopicIdPartition
+from kafka.utils.topic_id_partition import TopicIdPartition
 
 # The current leader a share partition's answer carries unless it names one (NOT_LEADER_OR_FOLLOWER):
 # the generated default of ShareFetchResponse's and ShareAcknowledgeResponse's LeaderIdAndEpoch, which

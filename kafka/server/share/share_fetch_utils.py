@@ -18,7 +18,7 @@ from kafka.server.share.record_state import RecordState
 from kafka.server.share.share_acquired_records import AcquiredRecords, ShareAcquiredRecords
 from kafka.server.share.share_errors import ShareError
 from kafka.server.share.share_fetch import ShareFetch, partition_response
-from kafka.server.share.topic_id_partition import TopicIdPartition
+from kafka.utils.topic_id_partition import TopicIdPartition
 
 log = structlog.get_logger("kafka.server.share.ShareFetchUtils")
 

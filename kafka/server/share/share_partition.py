@@ -52,9 +52,9 @@ from kafka.server.share.share_errors import ShareError, persisted, persister_err
 from kafka.server.share.share_fetch_utils import filter_aborted_transactional_acquired_records
 from kafka.server.share.share_group_metrics import SharePartitionMetrics
 from kafka.server.share.share_partition_state import SharePartitionState
-from kafka.server.share.topic_id_partition import TopicIdPartition
 from kafka.utils.time import Time
 from kafka.utils.timer.timer import Timer
+from kafka.utils.topic_id_partition import TopicIdPartition
 
 log = structlog.get_logger("kafka.server.share.SharePartition")
 

@@ -45,12 +45,12 @@ from kafka.server.share.share_group_config_provider import ShareGroupConfigProvi
 from kafka.server.share.share_group_metrics import ShareGroupMetrics
 from kafka.server.share.share_partition import SharePartition
 from kafka.server.share.share_partition_key import SharePartitionKey
-from kafka.server.share.topic_id_partition import TopicIdPartition
 from kafka.utils.time import Time
 from kafka.utils.timer.system_timer import SystemTimer
 from kafka.utils.timer.system_timer_reaper import SystemTimerReaper
 from kafka.utils.timer.timer import Timer
 from kafka.utils.timer.timer_task import TimerTask
+from kafka.utils.topic_id_partition import TopicIdPartition
 
 log = structlog.get_logger("kafka.server.share.SharePartitionManager")
 

@@ -22,9 +22,9 @@ from kafka.server.share.session.share_session_cache import ShareSessionCache
 from kafka.server.share.share_group_config_provider import ShareGroupConfigProvider
 from kafka.server.share.share_group_metrics import ShareGroupMetrics
 from kafka.server.share.share_partition_manager import SharePartitionManager
-from kafka.server.share.topic_id_partition import TopicIdPartition
 from kafka.utils.time import MockTime
 from kafka.utils.timer.system_timer import SystemTimer
+from kafka.utils.topic_id_partition import TopicIdPartition
 from kafka.utils.topic_partition import TopicPartition
 from tests.server.share.in_memory_persister import InMemoryPersister
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from kafka.protocol.errors import Errors
 from kafka.server.share.session.share_session import ShareSession, next_epoch
 from kafka.server.share.share_fetch import partition_response
-from kafka.server.share.topic_id_partition import TopicIdPartition
+from kafka.utils.topic_id_partition import TopicIdPartition
 
 
 class ShareFetchContext:

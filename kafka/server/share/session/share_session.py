@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from typing import NamedTuple
 
-from kafka.server.share.topic_id_partition import TopicIdPartition
+from kafka.utils.topic_id_partition import TopicIdPartition
 
 INITIAL_EPOCH, FINAL_EPOCH = 0, -1
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 
 from kafka.server.share.session.share_session import ShareSession, ShareSessionKey, next_epoch
-from kafka.server.share.topic_id_partition import TopicIdPartition
+from kafka.utils.topic_id_partition import TopicIdPartition
 
 
 class ShareSessionCache:

@@ -1,8 +1,8 @@
 """TopicIdPartition: a topic's id and name with a partition number (Kafka's
 org.apache.kafka.common.TopicIdPartition).
 
-Share requests name topics by id only (KIP-516); the broker adds the name from its metadata, and the
-name is None when the id is unknown here (answered UNKNOWN_TOPIC_ID).
+Share requests and tiered storage name topics by id (KIP-516); the broker adds the name from its
+metadata, and the name is None when the id is unknown here (answered UNKNOWN_TOPIC_ID).
 """
 
 from __future__ import annotations
