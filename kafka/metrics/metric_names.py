@@ -11,6 +11,7 @@ network thread) it measures. The Prometheus name is derived, never written by ha
 from __future__ import annotations
 
 from kafka.metrics.metric_name import MetricName, MetricType
+from kafka.metrics.remote_storage_metrics import REMOTE_STORAGE_METRICS
 
 METER, GAUGE, HISTOGRAM = MetricType.METER, MetricType.GAUGE, MetricType.HISTOGRAM
 
@@ -521,5 +522,6 @@ ALL_METRICS: tuple[MetricName, ...] = (
     *AUTHORIZER_METERS, ACLS_TOTAL_COUNT,
     *SHARE_METRICS,
     *CLIENT_METRICS_METRICS,
+    *REMOTE_STORAGE_METRICS,
 )
 
