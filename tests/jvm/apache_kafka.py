@@ -114,8 +114,10 @@ class ApacheKafkaNode:
     """One `kafka.Kafka` process with its own directory: server.properties, data/, server.log."""
 
     def __init__(self, home: Path, node_id: int, port: int, controller_port: int, voters: str,
-                 overrides: dict[str, str], classpath: str, sasl_ssl: SaslSsl | None = None) -> None:
+                 overrides: dict[str, str], classpath: str, sasl_ssl: SaslSsl | None = None,
+                 jvm_options: tuple[str, ...] = ()) -> None:
         self.home, self.node_id, self.port = home, node_id, port
+        self.jvm_options = jvm_options
         self.bootstrap = f"127.0.0.1:{port}"
         self.log_path = home / "server.log"
         home.mkdir(parents=True, exist_ok=True)
@@ -155,7 +157,8 @@ class ApacheKafkaNode:
     def start(self) -> None:
         out = open(self.home / "stdout.log", "wb")
         self.process = subprocess.Popen(
-            ["java", *JVM_OPTIONS, f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}",
+            ["java", *JVM_OPTIONS, *self.jvm_options,
+             f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}",
              f"-Dkafka.logs.dir={self.home}", "-cp", self.classpath, "kafka.Kafka", str(self.config_path)],
             stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         out.close()
@@ -180,14 +183,18 @@ class ApacheKafka:
     """One node (broker and controller in one process) or three (a quorum of three combined nodes)."""
 
     def __init__(self, home: Path, nodes: int = 1, port: int | None = None,
-                 overrides: dict[str, str] | None = None, sasl_ssl: SaslSsl | None = None) -> None:
-        classpath = resolve.classpath("broker")
+                 overrides: dict[str, str] | None = None, sasl_ssl: SaslSsl | None = None,
+                 profile: str = "broker", jvm_options: tuple[str, ...] = ()) -> None:
+        """profile: the classpath (tests/jvm/pom.xml), "broker" for Kafka 4.4; jvm_options: added to
+        JVM_OPTIONS (a JMX port, say)."""
+        classpath = resolve.classpath(profile)
         ports = [port + i for i in range(nodes)] if port else [free_port() for _ in range(nodes)]
         controller_ports = [free_port() for _ in range(nodes)]
         voters = ",".join(f"{i + 1}@127.0.0.1:{p}" for i, p in enumerate(controller_ports))
         self.nodes = [ApacheKafkaNode(Path(home) / f"node-{i + 1}", i + 1, ports[i], controller_ports[i],
                                       voters,
-                                      dict(overrides or {}), classpath, sasl_ssl) for i in range(nodes)]
+                                      dict(overrides or {}), classpath, sasl_ssl, jvm_options)
+                      for i in range(nodes)]
         self.bootstrap = ",".join(n.bootstrap for n in self.nodes)
 
     def start(self, timeout: float = 120.0) -> ApacheKafka:

@@ -18,7 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 TARGET = HERE / "target"
 STAMP = TARGET / ".resolved"
-PROFILES = ("clients-4", "clients-3.9", "tools", "broker", "spark-kafka")
+PROFILES = ("clients-4", "clients-3.9", "tools", "broker", "broker-tiered", "spark-kafka")
 
 # Maven's ways of saying which coordinate it could not get, most specific first.
 _UNRESOLVED = (
