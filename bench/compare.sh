@@ -189,6 +189,13 @@ else
   echo "== spark: skipped (no PySpark: .venv/bin/pip install -e '.[spark]')"
 fi
 
+# Seed 002's claim (docs/tiered_storage.md, "The seed's claim, measured"): a tailing client's p99 beside a
+# consumer reading a cold backlog, from local segments and from remote storage, one network thread; ours,
+# then Apache Kafka 4.3.1 with its LocalTieredStorage (the newest release whose test jar is served here).
+echo "== seed 002: a tailing client beside a cold reader, local and remote"
+PYTHONPATH=. $PY bench/cold_read.py --brokers "ours$([ "$APACHE" = 1 ] && echo ,apache)" | grep COLD_READ \
+  || echo "== cold_read: bench/cold_read.py failed (run it alone to see why)"
+
 # Replication: the same client against three nodes, topics with replication factor 3 and
 # min.insync.replicas=2; compare acks=all here with the single node's acks=1 above
 # (docs/replication.md). The broker CPU and memory are the three nodes' added up.
