@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
 .PHONY: run cluster cluster-split cluster-secure test test-fast lint bench clean demo demo-cluster demo-spark-cluster lab lab-handout nemesis \
-  dashboard dashboard-screenshots
+  dashboard dashboard-screenshots s3
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,13 @@ tests/jvm/target/.resolved: tests/jvm/pom.xml tests/jvm/resolve.py /usr/bin/mvn 
 /usr/bin/prometheus:
 	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus; \
 	else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus; fi
+
+# S3Proxy (Apache-2.0), a real S3 server over a directory: one jar from Maven Central into ~/.m2, once (the
+# s3proxy profile of tests/jvm/pom.xml), run on the Java 17 above. tests/log/remote/ start it on free ports to
+# test the S3 RemoteStorageManager; `make s3` runs it for a broker (docs/tiered_storage_s3.md).
+tests/jvm/target/classpath-s3proxy.txt: tests/jvm/pom.xml tests/jvm/resolve.py /usr/bin/mvn
+	$(PYTHON) tests/jvm/resolve.py s3proxy
+	touch $@
 
 # Debian's Chromium: tests/integration/test_dashboard_browser.py opens the dashboard's pages in it, headless,
 # through Playwright (which is told to use this binary and never downloads a browser of its own).
@@ -101,12 +108,19 @@ dashboard: $(STAMP) /usr/bin/prometheus
 dashboard-screenshots: $(STAMP) /usr/bin/prometheus /usr/bin/chromium
 	$(BIN)/python -m tests.integration.dashboard_screenshots docs/images
 
+# S3Proxy on 127.0.0.1:S3_PORT with its buckets under S3_DATA, the bucket kafka-tiered-storage made; it prints
+# the rsm.config.* lines a broker needs to tier its segments there (docs/tiered_storage_s3.md). Ctrl-C stops it.
+S3_PORT ?= 9000
+S3_DATA ?= data/s3
+s3: $(STAMP) /usr/bin/java tests/jvm/target/classpath-s3proxy.txt
+	$(BIN)/python -m tests.s3proxy --port $(S3_PORT) --data-dir $(S3_DATA)
+
 lint: $(STAMP)
 	$(BIN)/ruff check kafka tests bench
 	$(BIN)/lint-imports
 
 test: $(STAMP) .venv-kafka-python/.installed /usr/bin/kcat /usr/bin/prometheus /usr/bin/chromium /usr/bin/java \
-  tests/jvm/target/.resolved lint
+  tests/jvm/target/.resolved tests/jvm/target/classpath-s3proxy.txt lint
 	$(BIN)/python -m tests.tiers
 
 # The quick loop, under a minute on a quiet two-core machine: the tests marked `fast` (tests/conftest.py:

@@ -35,6 +35,9 @@ TIME_DEFAULT_ALLOWED = {
     "kafka/clients/producer/kafka_producer.py::KafkaProducer.__init__",
     "kafka/clients/consumer/kafka_consumer.py::KafkaConsumer.__init__",
     "kafka/clients/admin/admin_client.py::AdminClient.__init__",
+    # a plugin the broker builds by class name (remote.log.storage.manager.class.name), with no arguments,
+    # as Kafka's Utils.newInstance does
+    "kafka/log/remote/s3_remote_storage_manager.py::S3RemoteStorageManager.__init__",
 }
 
 

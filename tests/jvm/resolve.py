@@ -1,6 +1,7 @@
 """Resolve the JVM tier's Kafka artifacts into the local Maven repository (~/.m2) and write one classpath
 file per profile of pom.xml: target/classpath-clients-4.txt, classpath-clients-3.9.txt, classpath-tools.txt,
-classpath-broker.txt, classpath-spark-kafka.txt (Spark's Kafka connector, for tests/spark).
+classpath-broker.txt, classpath-spark-kafka.txt (Spark's Kafka connector, for tests/spark),
+classpath-s3proxy.txt (the S3 server of tests/s3proxy.py; resolved on its own, not in PROFILES).
 
 Run by `make test` (the stamp target/.resolved) and by the tier's fixtures when a file is missing. Offline
 first, so a warm repository costs no network; online when something is missing. If Maven cannot fetch an

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kafka.metrics import remote_storage_metrics as remote
+
 # What the pages put where Grafana writes $__rate_interval: long enough to span several 1 s scrapes.
 RATE_INTERVAL = "30s"
 
@@ -121,6 +123,7 @@ JOURNEY = Page("journey", "The request journey", (
 
 # ------------------------------------------------------------------ data in and out, the commit log
 _BTM = "kafka_server_brokertopicmetrics_"
+_TIERED = "tiered storage (remote.log.storage.system.enable=true and a topic with remote.storage.enable=true)"
 DATA = Page("data", "Data and the commit log", (
     Row("Data in and out", (
         Panel("Bytes in and out (all topics)", (
@@ -141,6 +144,42 @@ DATA = Page("data", "Data and the commit log", (
             _t("kafka_log_log_logendoffset", "{{topic}}-{{partition}} end"),
             _t("kafka_log_log_logstartoffset", "{{topic}}-{{partition}} start"))),
         Panel("Segments by partition", (_t("kafka_log_log_numlogsegments", "{{topic}}-{{partition}}"),)),
+    )),
+    Row("Tiered storage (KIP-405): rolled segments copied to remote storage and read back "
+        "(docs/tiered_storage.md)", (
+        Panel("Bytes copied to and read from remote storage (all topics)", (
+            _t(rate(remote.REMOTE_COPY_BYTES.prometheus_name + '{topic=""}'), "copied"),
+            _t(rate(remote.REMOTE_FETCH_BYTES.prometheus_name + '{topic=""}'), "read back")), "Bps", 6,
+              only_with=_TIERED),
+        Panel("Copy lag: bytes not yet copied, by topic", (
+            _t(remote.REMOTE_COPY_LAG_BYTES.prometheus_name + '{topic!=""}', "{{topic}}"),), "bytes", 6,
+              description="Rolled segments below the last stable offset that the copier has not copied yet: "
+                          "the local log cannot delete them (local.retention.ms) until it has.",
+              only_with=_TIERED),
+        Panel("Copy lag: segments not yet copied, by topic", (
+            _t(remote.REMOTE_COPY_LAG_SEGMENTS.prometheus_name + '{topic!=""}', "{{topic}}"),), "short", 6,
+              only_with=_TIERED),
+        Panel("Remote log size by topic", (
+            _t(remote.REMOTE_LOG_SIZE_BYTES.prometheus_name + '{topic!=""}', "{{topic}}"),), "bytes", 6,
+              description="Bytes of the segments in remote storage that this broker's leaders know of; "
+                          "retention.ms and retention.bytes delete them there.",
+              only_with=_TIERED),
+        Panel("Copies, reads and deletes that failed", (
+            _t(rate(remote.REMOTE_COPY_ERRORS.prometheus_name + '{topic=""}'), "copy errors"),
+            _t(rate(remote.REMOTE_FETCH_ERRORS.prometheus_name + '{topic=""}'), "read errors"),
+            _t(rate(remote.REMOTE_DELETE_ERRORS.prometheus_name + '{topic=""}'), "delete errors")), "ops",
+              description="The store failed (after its own retries): a failed copy is tried again on the "
+                          "copier's next run, a failed read answers the fetch with an error.",
+              only_with=_TIERED),
+        Panel("Remote reads waiting for a reader thread", (
+            _t(remote.REMOTE_LOG_READER_TASK_QUEUE_SIZE.prometheus_name, "queued reads"),),
+              description="A fetch for offsets only remote storage has waits in the purgatory while a "
+                          "reader thread reads; at remote.log.reader.max.pending.tasks more are refused.",
+              only_with=_TIERED),
+        Panel("Idle share of the remote storage threads", (
+            _t(remote.REMOTE_LOG_READER_AVG_IDLE_PERCENT.prometheus_name, "reader threads"),
+            _t(remote.REMOTE_LOG_MANAGER_TASKS_AVG_IDLE_PERCENT.prometheus_name, "copier threads")),
+              "percentunit", only_with=_TIERED),
     )),
 ))
 
