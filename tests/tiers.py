@@ -5,7 +5,8 @@ child process to answer), not computing, so two pytest processes on two cores fi
 would. The tiers are split where they cannot disturb each other:
 
 - **jvm**: the tests that run Java (the Java client and Kafka's tools, Apache Kafka as the differential
-  oracle, Spark, the share group on a cluster with Java members beside Python ones): each starts its brokers
+  oracle, Spark, the share group on a cluster with Java members beside Python ones, S3Proxy under the
+  S3 remote storage): each starts its brokers
   on free ports and its JVMs under its own temporary directory;
 - **python**: everything else, the unit tests, in-process and multi-process brokers, clusters, the
   labs, and the nemesis, the only tests that use fixed ports (`make cluster`'s) or network namespaces.
@@ -28,7 +29,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 JVM_TIER = ["tests/jvm", "tests/differential", "tests/spark", "tests/labs/test_lab_10_spark.py",
-            "tests/cluster/test_share_groups_on_a_cluster.py"]
+            "tests/cluster/test_share_groups_on_a_cluster.py",
+            "tests/log/remote/test_s3_remote_storage_manager.py"]
 
 
 def pytest_command(paths: list[str], ignore: list[str], basetemp: Path, extra: list[str]) -> list[str]:
