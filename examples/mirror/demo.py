@@ -70,8 +70,8 @@ def produce(bootstrap: str, topic: str, first: int, count: int) -> None:
 
 def read_group(bootstrap: str, topic: str, group: str, count: int) -> list:
     """`count` records of `topic` read by a member of `group`, which commits them."""
-    consumer = KafkaConsumer({"bootstrap.servers": bootstrap, "group.id": group, "auto.offset.reset": "earliest",
-                              "enable.auto.commit": False})
+    consumer = KafkaConsumer({"bootstrap.servers": bootstrap, "group.id": group,
+                              "auto.offset.reset": "earliest", "enable.auto.commit": False})
     consumer.subscribe([topic])
     records: list = []
     deadline = time.monotonic() + 60
@@ -118,7 +118,8 @@ def forget_earlier_run(bootstrap: str) -> None:
     """This broker keeps its data across demos: an earlier run's topics and groups go, or MirrorMaker would
     resume from offsets of an Apache Kafka node that is no more."""
     with AdminClient({"bootstrap.servers": bootstrap, "default.api.timeout.ms": 5000}) as admin:
-        ours = [t for t in admin.list_topics() if t in ("payments", "heartbeats") or t.startswith(("apache.", "mm2-"))]
+        ours = [t for t in admin.list_topics()
+                if t in ("payments", "heartbeats") or t.startswith(("apache.", "mm2-"))]
         if ours:
             admin.delete_topics(ours)
         admin.delete_consumer_groups(["billing", "audit", "apache-mm2"])
@@ -153,7 +154,8 @@ def run(ours: str, apache: str) -> None:
     clusters = {"apache": apache, "teaching": ours}
     other = {"apache": "teaching", "teaching": "apache"}
     for source, topic, group in FLOWS:
-        step(f"{source}: topic {topic}, 30 records with keys and a header; group {group} reads them and commits")
+        step(f"{source}: topic {topic}, 30 records with keys and a header; "
+             f"group {group} reads them and commits")
         with AdminClient({"bootstrap.servers": clusters[source]}) as admin:
             admin.create_topics([NewTopic(topic, PARTITIONS, 1)])
         produce(clusters[source], topic, 0, 30)
@@ -169,17 +171,19 @@ def run(ours: str, apache: str) -> None:
             def translated(target=target, copy=copy, group=group):
                 offsets = {tp: o for tp, o in committed(target, group).items() if tp.topic == copy}
                 ends = end_offsets(target, copy) if offsets else {}
-                return offsets if len(offsets) == PARTITIONS and offsets == ends and sum(ends.values()) == 30 \
-                    else None
+                done = len(offsets) == PARTITIONS and offsets == ends and sum(ends.values()) == 30
+                return offsets if done else None
             offsets = wait_for(f"group {group}'s offsets on {copy}", translated)
             step(f"{other[source]}: {copy} has the 30 records, and group {group} has offsets there too")
             source_offsets = committed(clusters[source], group)
             for tp in sorted(offsets, key=lambda t: t.partition):
-                print(f"  partition {tp.partition}: committed {source_offsets[TopicPartition(topic, tp.partition)]}"
-                      f" on {source}'s {topic}, translated to {offsets[tp]} on {other[source]}'s {copy}")
+                upstream = source_offsets[TopicPartition(topic, tp.partition)]
+                print(f"  partition {tp.partition}: committed {upstream} on {source}'s {topic}, "
+                      f"translated to {offsets[tp]} on {other[source]}'s {copy}")
 
         for source, topic, group in FLOWS:
-            step(f"{source}: 10 more records into {topic}; {group} moves to {other[source]} and reads {source}.{topic}")
+            step(f"{source}: 10 more records into {topic}; "
+                 f"{group} moves to {other[source]} and reads {source}.{topic}")
             produce(clusters[source], topic, 30, 10)
             target, copy = clusters[other[source]], f"{source}.{topic}"
             wait_for(f"40 records in {copy}", lambda target=target, copy=copy:

@@ -42,10 +42,11 @@ from tests.wire import WireClient
 pytestmark = [pytest.mark.broker, pytest.mark.timeout(300)]
 
 EXAMPLES = REPO / "examples" / "connect"
+LOG4J2 = EXAMPLES / "log4j2.properties"
 GROUP = "connect-demo"  # worker-N.properties' group.id and topic names
 INTERNAL_TOPICS = ("connect-demo-configs", "connect-demo-offsets", "connect-demo-status")
 TOPIC = "connect-demo-lines"
-# connect.protocol -> the protocol name the workers' JoinGroup carries and the version its metadata starts with
+# connect.protocol -> the protocol name the workers' JoinGroup carries, the version its metadata starts with
 PROTOCOLS = {"sessioned": ("sessioned", 2), "eager": ("default", 0)}
 
 
@@ -58,13 +59,15 @@ class ConnectWorker:
         self.worker_id = f"127.0.0.1:{self.port}"  # what the status API names the worker by
         self.log_path = home / f"worker-{n}.log"
         config = home / f"worker-{n}.properties"
+        overrides = {"bootstrap.servers": bootstrap, "listeners": self.url, "connect.protocol": protocol}
         config.write_text((EXAMPLES / f"worker-{n}.properties").read_text()
-                          + f"bootstrap.servers={bootstrap}\nlisteners={self.url}\nconnect.protocol={protocol}\n")
+                          + "".join(f"{key}={value}\n" for key, value in overrides.items()))
         out = open(home / f"worker-{n}.out", "wb")
         self.process = subprocess.Popen(
-            ["java", "-XX:TieredStopAtLevel=1", f"-Dlog4j2.configurationFile={EXAMPLES / 'log4j2.properties'}",
-             f"-Dconnect.log.file={self.log_path}", "-cp", jars, "org.apache.kafka.connect.cli.ConnectDistributed",
-             str(config)], stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            ["java", "-XX:TieredStopAtLevel=1", f"-Dlog4j2.configurationFile={LOG4J2}",
+             f"-Dconnect.log.file={self.log_path}", "-cp", jars,
+             "org.apache.kafka.connect.cli.ConnectDistributed", str(config)],
+            stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         out.close()
 
     def rest(self, method: str, path: str, body: dict | None = None):
