@@ -87,6 +87,10 @@ rest "${WORKERS[0]}/" | compact
 step "the Connect cluster's state: three compacted topics on the broker"
 .venv/bin/kafka-topics --bootstrap-server "$BOOTSTRAP" --describe --topic 'connect-demo-(configs|offsets|status)' \
   | grep -v '^\s'
+group_stable() {
+  .venv/bin/kafka-consumer-groups --bootstrap-server "$BOOTSTRAP" --list --state | grep -qE '^connect-demo +Stable'
+}
+wait_for 60 "the group connect-demo to be Stable" group_stable
 step "the workers' group on the broker's classic group coordinator (protocol type connect)"
 .venv/bin/kafka-consumer-groups --bootstrap-server "$BOOTSTRAP" --list --type --state | grep -E '^(GROUP|connect-demo)\b'
 
