@@ -1,7 +1,7 @@
 """Resolve the JVM tier's Kafka artifacts into the local Maven repository (~/.m2) and write one classpath
 file per profile of pom.xml: target/classpath-clients-4.txt, classpath-clients-3.9.txt, classpath-tools.txt,
-classpath-broker.txt, classpath-spark-kafka.txt (Spark's Kafka connector, for tests/spark), classpath-connect.txt
-(Kafka Connect and MirrorMaker 2, for examples/connect/, examples/mirror/ and their tests).
+classpath-broker.txt, classpath-spark-kafka.txt (Spark's Kafka connector, for tests/spark),
+classpath-connect.txt (Kafka Connect and MirrorMaker 2: examples/connect/, examples/mirror/, their tests).
 
 Run by `make test` (the stamp target/.resolved) and by the tier's fixtures when a file is missing. Offline
 first, so a warm repository costs no network; online when something is missing. If Maven cannot fetch an

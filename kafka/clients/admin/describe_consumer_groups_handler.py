@@ -51,7 +51,7 @@ class DescribeConsumerGroupsHandler:
         g = response.groups[0]
         if g.error_code != Errors.NONE:
             raise KafkaError(g.error_code, f"describing group {self.group_id!r}")
-        if g.protocol_type not in ("consumer", ""):  # a Connect cluster's workers, say: not a consumer's bytes
+        if g.protocol_type not in ("consumer", ""):  # Connect's workers, say: not a consumer's bytes
             raise ValueError(f"GroupId {self.group_id} is not a consumer group ({g.protocol_type}).")
         members = []
         for m in g.members:
