@@ -166,6 +166,22 @@ demo-spark-cluster: $(STAMP) /usr/bin/java $(if $(SPARK_KAFKA),tests/jvm/target/
 	  --data-dir data/spark-demo-spark-cluster$(if $(SPARK_KAFKA),-kafka) \
 	  $(if $(SPARK_KAFKA),--jars "$$(cat tests/jvm/target/classpath-spark-kafka.txt)")
 
+# Kafka Connect and MirrorMaker 2 (connect-runtime, connect-file, connect-mirror 4.3.1) from Maven Central into ~/.m2.
+tests/jvm/target/classpath-connect.txt: tests/jvm/pom.xml /usr/bin/mvn
+	$(PYTHON) tests/jvm/resolve.py connect
+
+# Two Kafka Connect workers in distributed mode, a FileStream source and sink set up through the REST API, one
+# worker killed with SIGKILL (docs/ecosystem.md#kafka-connect). Start make run first; after make cluster, add
+# BOOTSTRAP=127.0.0.1:9092,127.0.0.1:9094,127.0.0.1:9096 REPLICATION_FACTOR=3.
+.PHONY: demo-connect demo-mirror
+demo-connect: $(STAMP) /usr/bin/java tests/jvm/target/classpath-connect.txt
+	examples/connect/demo.sh
+
+# MirrorMaker 2 between an Apache Kafka 4.4 node it starts (127.0.0.1:29092) and make run's broker, both ways:
+# a topic and a group's offsets, a consumer moved across (docs/ecosystem.md#mirrormaker-2). Start make run first.
+demo-mirror: $(STAMP) /usr/bin/java /usr/bin/mvn tests/jvm/target/classpath-connect.txt
+	$(BIN)/python examples/mirror/demo.py
+
 # The course labs (docs/labs/README.md). `make lab N=03` runs lab 03's checks on this tree, in plain words.
 lab: $(STAMP)
 	@test -n "$(N)" || { echo "usage: make lab N=01   (kafka-lab list shows the labs)"; exit 2; }

@@ -1,6 +1,8 @@
 """Resolve the JVM tier's Kafka artifacts into the local Maven repository (~/.m2) and write one classpath
 file per profile of pom.xml: target/classpath-clients-4.txt, classpath-clients-3.9.txt, classpath-tools.txt,
 classpath-broker.txt, classpath-spark-kafka.txt (Spark's Kafka connector, for tests/spark),
+classpath-broker-tiered.txt (Apache Kafka 4.3.1 with LocalTieredStorage, for bench/cold_read.py),
+classpath-connect.txt (Kafka Connect and MirrorMaker 2: examples/connect/, examples/mirror/, their tests),
 classpath-s3proxy.txt (the S3 server of tests/s3proxy.py; resolved on its own, not in PROFILES).
 
 Run by `make test` (the stamp target/.resolved) and by the tier's fixtures when a file is missing. Offline
@@ -19,7 +21,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 TARGET = HERE / "target"
 STAMP = TARGET / ".resolved"
-PROFILES = ("clients-4", "clients-3.9", "tools", "broker", "broker-tiered", "spark-kafka")
+PROFILES = ("clients-4", "clients-3.9", "tools", "broker", "broker-tiered", "spark-kafka", "connect")
 
 # Maven's ways of saying which coordinate it could not get, most specific first.
 _UNRESOLVED = (

@@ -5,7 +5,8 @@ Kafka 4's Admin.describeConsumerGroups asks with ConsumerGroupDescribe (KIP-848)
 the new protocol comes back with each member's assignment and target assignment, and the group's
 epoch and assignment epoch. A group that request does not know (GROUP_ID_NOT_FOUND: a classic
 group), or a coordinator that does not speak it (UNSUPPORTED_VERSION), is asked again with
-DescribeGroups, whose members carry their assignment as the consumer protocol's bytes.
+DescribeGroups, whose members carry their assignment as the consumer protocol's bytes; a classic group of
+another protocol type (`connect`: Kafka Connect's workers) is refused, as Kafka's handler refuses it.
 
 As Kafka's handlers do, this one only builds the requests and reads their answers; AdminClient
 finds the coordinator, sends them, and falls back from the one to the other.
@@ -50,6 +51,8 @@ class DescribeConsumerGroupsHandler:
         g = response.groups[0]
         if g.error_code != Errors.NONE:
             raise KafkaError(g.error_code, f"describing group {self.group_id!r}")
+        if g.protocol_type not in ("consumer", ""):  # Connect's workers, say: not a consumer's bytes
+            raise ValueError(f"GroupId {self.group_id} is not a consumer group ({g.protocol_type}).")
         members = []
         for m in g.members:
             assignment = []
