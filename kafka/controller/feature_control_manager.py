@@ -59,7 +59,7 @@ SUPPORTED_FEATURES: dict[str, tuple[int, int]] = {
     TRANSACTION_VERSION: (0, 2),  # 2 is KIP-890 part 2 (transactions v2)
     GROUP_VERSION: (0, 1),  # 1: the consumer group protocol (KIP-848)
     ELIGIBLE_LEADER_REPLICAS_VERSION: (0, 1),  # 1: eligible leader replicas (KIP-966)
-    SHARE_VERSION: (0, 1),  # 1: share groups (KIP-932); 2 (dead-letter queues) not built
+    SHARE_VERSION: (0, 2),  # 1: share groups (KIP-932); 2: their dead-letter queues (KIP-1191)
     STREAMS_VERSION: (0, 0),  # 1 is streams groups (KIP-1071), not built
 }
 # The level a new cluster starts at: Kafka 4.4's default (its latest production metadata.version's),
