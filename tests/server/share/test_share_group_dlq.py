@@ -1,5 +1,5 @@
-"""Share groups' dead-letter queue (KIP-1191, share.version 2) over real collaborators: a SharePartitionManager
-and its share partitions on a real ReplicaManager (temporary directory, MockTime), the broker's
+"""Share groups' dead-letter queue (KIP-1191, share.version 2) over real collaborators: a
+SharePartitionManager and its share partitions on a real ReplicaManager (temporary directory, MockTime), the broker's
 DefaultShareGroupDLQManager whose Produce and CreateTopics requests a LocalBroker answers as this broker's
 KafkaApis would -- appending through the same ReplicaManager -- and the DLQ topic read back from its log.
 
@@ -103,8 +103,8 @@ class DlqEnv(Env):
 
     def dlq_records(self, name: str = DLQ, partition: int = 0) -> list:
         tip = TopicIdPartition(DLQ_ID, name, partition)
-        data = ReplicaManagerLogReader(self.replica_manager).read(
-            FetchParams(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=1 << 20), {tip: (0, 1 << 20)})[tip]
+        params = FetchParams(replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=1 << 20)
+        data = ReplicaManagerLogReader(self.replica_manager).read(params, {tip: (0, 1 << 20)})[tip]
         return [r for batch in iter_batches(bytes(data.records)) for r in batch] if data.records else []
 
     def advance(self, ms: int) -> None:
