@@ -1,11 +1,12 @@
 """Share groups' dead-letter queue (KIP-1191, share.version 2) over real collaborators: a
 SharePartitionManager and its share partitions on a real ReplicaManager (temporary directory, MockTime),
-the broker's DefaultShareGroupDLQManager whose Produce and CreateTopics requests a LocalBroker answers as
-this broker's KafkaApis would -- appending through the same ReplicaManager -- and the DLQ topic read back from its log.
+the broker's DefaultShareGroupDLQManager whose Produce and CreateTopics requests a LocalBroker answers
+as this broker's KafkaApis would (appending through the same ReplicaManager), and the DLQ topic read
+back from its log.
 
-A rejected record, or one released or timed out on its last delivery, goes ARCHIVING, then to the DLQ topic
-with Kafka's headers, then ARCHIVED; below share.version 2, or when the DLQ cannot be used, it is archived
-as before and nothing is written."""
+A rejected record, or one released or timed out on its last delivery, goes ARCHIVING, then to the DLQ
+topic with Kafka's headers, then ARCHIVED; below share.version 2, or when the DLQ cannot be used, it is
+archived as before and nothing is written."""
 
 from __future__ import annotations
 
