@@ -100,4 +100,5 @@ def test_a_poison_record_past_the_delivery_limit_and_a_rejected_one_land_in_the_
                    "__dlq.errors.message": "Offset delivery count exceeded the threshold."},
         "rejected": {"__dlq.errors.topic": topic, "__dlq.errors.partition": "0",
                      "__dlq.errors.offset": str(offsets["rejected"]), "__dlq.errors.group": group,
-                     "__dlq.errors.delivery.count": "1", "__dlq.errors.message": "Offset rejected by client."}}
+                     "__dlq.errors.delivery.count": "1",
+                     "__dlq.errors.message": "Offset rejected by client."}}
