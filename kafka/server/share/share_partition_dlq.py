@@ -6,13 +6,16 @@ PersisterBatch with a cause: the member rejected them, or their last delivery en
 `initiate_dlq_and_archive` hands them to the ShareGroupDLQManager. When the manager is done -- written,
 or given up on -- they become ARCHIVED, written again, and the start offset may move past them. A new
 leader that reads ARCHIVING records back starts the second step again (`resume_dlq_archiving`).
+
+Each function takes the SharePartition (`share_partition`) and works under its lock, as its own methods
+would (this module is imported by share_partition.py, so it names no type from there).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import structlog
 
@@ -21,9 +24,6 @@ from kafka.server.share.dlq.share_group_dlq_record_parameter import ShareGroupDL
 from kafka.server.share.in_flight_state import InFlightState
 from kafka.server.share.persister.persister import PersisterStateBatch
 from kafka.server.share.record_state import RecordState
-
-if TYPE_CHECKING:
-    from kafka.server.share.share_partition import SharePartition
 
 log = structlog.get_logger("kafka.server.share.SharePartition")
 
@@ -37,7 +37,7 @@ class PersisterBatch(NamedTuple):
     dlq_cause: BaseException | None = None
 
 
-def is_dlq_enabled_for_group(share_partition: SharePartition) -> bool:
+def is_dlq_enabled_for_group(share_partition) -> bool:
     """share.version 2 is finalized and the group names a DLQ topic (Kafka's isDLQEnabledForGroup)."""
     sp = share_partition
     return sp.dlq_enabled() and sp.config_provider.errors_dlq_topic_name(sp.group_id) is not None
@@ -58,7 +58,7 @@ def persister_batch(updated: InFlightState, first: int, last: int, asked: Record
     return PersisterBatch(updated, batch, cause)
 
 
-def initiate_for_changes(share_partition: SharePartition, changes: list[PersisterBatch]) -> None:
+def initiate_for_changes(share_partition, changes: list[PersisterBatch]) -> None:
     """The changes are written: send those going to the DLQ on their way."""
     for state, batch, cause in changes:
         if cause is not None:
@@ -66,7 +66,7 @@ def initiate_for_changes(share_partition: SharePartition, changes: list[Persiste
                                      batch.delivery_count, cause)
 
 
-def initiate_dlq_and_archive(share_partition: SharePartition, archive_action: Callable[[], None], first: int,
+def initiate_dlq_and_archive(share_partition, archive_action: Callable[[], None], first: int,
                              last: int, delivery_count: int, cause: BaseException) -> None:
     """Hand the ARCHIVING records first..last to the DLQ manager; when it is done they become ARCHIVED."""
     sp = share_partition
@@ -93,7 +93,7 @@ def initiate_dlq_and_archive(share_partition: SharePartition, archive_action: Ca
     sp.dlq_manager.enqueue(param).add_done_callback(dlq_done)
 
 
-def resume_dlq_archiving(share_partition: SharePartition) -> None:
+def resume_dlq_archiving(share_partition) -> None:
     """ARCHIVING records in the state read back: the last leader did not finish them."""
     max_delivery_count = share_partition.max_delivery_count()
     for batch in share_partition.cached:
