@@ -51,4 +51,7 @@ class DefaultShareGroupDLQManager(ShareGroupDLQManager):
                              f"{param.first_offset}..{param.last_offset}")
 
     def stop(self) -> None:
+        """Stop sending, then the retry timer it was built with (its own, as Kafka's BrokerServer shuts
+        the DLQ timer down after the manager)."""
         self.state_manager.stop()
+        self.state_manager.timer.shutdown()
