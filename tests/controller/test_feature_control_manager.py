@@ -51,7 +51,7 @@ def new_cluster_manager(**kwargs) -> FeatureControlManager:
 def test_a_new_cluster_starts_at_kafkas_defaults_as_far_as_they_are_built():
     assert levels(FeatureControlManager().bootstrap_records()) == with_tv([
         ("metadata.version", MAX_METADATA_VERSION), ("group.version", 1),
-        ("eligible.leader.replicas.version", 1), ("share.version", 1)])
+        ("eligible.leader.replicas.version", 1), ("share.version", 2)])
     # Kafka 4.4 formats these higher: the behaviour of the levels above is not built (docs/features.md)
     kafka = {f.name: f.default_level(LATEST_PRODUCTION) for f in PRODUCTION_FEATURES}
     assert kafka == {"kraft.version": 1, "transaction.version": 2, "group.version": 1,
@@ -194,7 +194,7 @@ def test_update_features_through_the_quorum_controller_reaches_the_standby():
         throttle_time_ms=0, error_code=Errors.NONE, error_message=None,
         results=[dict(feature="group.version", error_code=Errors.NONE, error_message="NONE")])
     assert cluster.standby.features.finalized == {"metadata.version": MAX_METADATA_VERSION,
-                                                  "eligible.leader.replicas.version": 1, "share.version": 1,
+                                                  "eligible.leader.replicas.version": 1, "share.version": 2,
                                                   **({"transaction.version": TV} if TV else {})}
     refused = Record(timeout_ms=60000, validate_only=False, feature_updates=[
         Record(feature="share.version", max_version_level=0, upgrade_type=UPGRADE)])

@@ -5,8 +5,8 @@ errors.deadletterqueue.group.enable) described alike, and the same scenario run 
 ShareConsumer against each -- a poison record released until the group's delivery count limit, another
 rejected -- with the records each broker wrote to the DLQ topic compared: their headers, keys and values.
 
-A new cluster here finalizes share.version 1 while its metadata.version is below 4.4-IV0 (docs/features.md);
-the scenario raises ours to 2 and puts it back."""
+Both finalize share.version 2 on a new cluster; were ours formatted lower (DEFAULT_FEATURE_LEVELS), the
+scenario raises it to 2 and puts it back."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ def test_describe_and_update_features_with_the_admin_client(broker):
         described = admin.describe_features()
         assert described.supported == SUPPORTED_FEATURES
         tv = DEFAULT_FEATURE_LEVELS["transaction.version"]  # 0 until transactions v2 is built, then 2
-        sv = DEFAULT_FEATURE_LEVELS["share.version"]  # 2 (dead-letter queues) from metadata.version 31
+        sv = DEFAULT_FEATURE_LEVELS["share.version"]  # 2: share groups and their dead-letter queues
         assert described.finalized == {"metadata.version": MAX_METADATA_VERSION, "group.version": 1,
                                        "eligible.leader.replicas.version": 1, "share.version": sv,
                                        **({"transaction.version": tv} if tv else {})}

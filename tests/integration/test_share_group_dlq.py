@@ -30,7 +30,7 @@ def broker(tmp_path_factory):
     started = BrokerProcess(tmp_path_factory.mktemp("share-dlq") / "data",
                             {**SHARE_SETTINGS, "errors.deadletterqueue.auto.create.topics.enable": "true"})
     admin = OurAdminClient({"bootstrap.servers": started.bootstrap})
-    try:  # a cluster at metadata.version 4.1-IV1 starts at share.version 1: the DLQ needs 2
+    try:  # a new cluster starts at share.version 2 (DEFAULT_FEATURE_LEVELS); the DLQ needs it
         if admin.describe_features().finalized.get("share.version", 0) < 2:
             assert admin.update_features({"share.version": (2, UPGRADE)}) == {"share.version": None}
         wait_until(lambda: admin.describe_features().finalized.get("share.version") == 2, timeout=15,
