@@ -62,10 +62,6 @@ from kafka.utils.topic_id_partition import TopicIdPartition
 log = structlog.get_logger("kafka.server.share.SharePartition")
 
 RECORD_LIMIT = 1  # ShareFetch v2's share_acquire_mode: 0 batch_optimized (the default), 1 record_limit
-ACK_TYPE_TO_RECORD_STATE = {AcknowledgeType.GAP: RecordState.ARCHIVED,
-                            AcknowledgeType.ACCEPT: RecordState.ACKNOWLEDGED,
-                            AcknowledgeType.RELEASE: RecordState.AVAILABLE,
-                            AcknowledgeType.REJECT: RecordState.ARCHIVED}
 
 
 class SharePartition:
@@ -450,7 +446,7 @@ class SharePartition:
             state.update_acquisition_lock_timeout_task(self._schedule_lock(member_id, first, last))
             return
         dlq_on = dlq.is_dlq_enabled_for_group(self)
-        new_state = dlq.record_state_with_dlq(ACK_TYPE_TO_RECORD_STATE[AcknowledgeType(ack_type)], dlq_on)
+        new_state = dlq.record_state_with_dlq(AcknowledgeType(ack_type), dlq_on)
         updated = state.start_state_transition(new_state, DeliveryCountOps.NO_OP, self.max_delivery_count(),
                                                EMPTY_MEMBER_ID, dlq_on)
         if updated is None:

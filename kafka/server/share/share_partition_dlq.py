@@ -24,6 +24,12 @@ from kafka.server.share.dlq.share_group_dlq_record_parameter import ShareGroupDL
 from kafka.server.share.in_flight_state import InFlightState
 from kafka.server.share.persister.persister import PersisterStateBatch
 from kafka.server.share.record_state import RecordState
+from kafka.server.share.share_acknowledgement_batch import AcknowledgeType
+
+ACK_TYPE_TO_RECORD_STATE = {AcknowledgeType.GAP: RecordState.ARCHIVED,
+                            AcknowledgeType.ACCEPT: RecordState.ACKNOWLEDGED,
+                            AcknowledgeType.RELEASE: RecordState.AVAILABLE,
+                            AcknowledgeType.REJECT: RecordState.ARCHIVED}
 
 log = structlog.get_logger("kafka.server.share.SharePartition")
 
@@ -43,9 +49,12 @@ def is_dlq_enabled_for_group(share_partition) -> bool:
     return sp.dlq_enabled() and sp.config_provider.errors_dlq_topic_name(sp.group_id) is not None
 
 
-def record_state_with_dlq(state: RecordState, dlq_enabled: bool) -> RecordState:
-    """Kafka's recordStateWithDlq: a member's reject archives through the DLQ when the group has one."""
-    return RecordState.ARCHIVING if dlq_enabled and state is RecordState.ARCHIVED else state
+def record_state_with_dlq(ack_type: AcknowledgeType, dlq_enabled: bool) -> RecordState:
+    """Kafka's recordStateWithDlq: the state an acknowledgement asks for; a REJECT (not a GAP, which names
+    no record) archives through the DLQ when the group has one."""
+    if dlq_enabled and ack_type == AcknowledgeType.REJECT:
+        return RecordState.ARCHIVING
+    return ACK_TYPE_TO_RECORD_STATE[ack_type]
 
 
 def persister_batch(updated: InFlightState, first: int, last: int, asked: RecordState) -> PersisterBatch:

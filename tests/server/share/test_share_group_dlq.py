@@ -30,7 +30,9 @@ from kafka.utils.timer.system_timer import SystemTimer
 from kafka.utils.topic_id_partition import TopicIdPartition
 from kafka.utils.topic_partition import TopicPartition
 from tests.server.share.conftest import GROUP, TIP, Env
-from tests.server.share.helpers import REJECT, RELEASE, acknowledge, acquired, states, window
+from tests.server.share.helpers import ACCEPT, REJECT, RELEASE, acknowledge, acquired, states, window
+
+GAP = 0  # AcknowledgeType.GAP, the protocol's 0
 
 DLQ = "dlq.orders"
 DLQ_ID = uuid.UUID("99999999-2222-3333-4444-555555555555")
@@ -244,3 +246,12 @@ def test_a_new_leader_sends_the_archiving_records_it_reads_back_to_the_dlq(dlq_e
     assert headers(record)["__dlq.errors.offset"] == "0"
     assert headers(record)["__dlq.errors.message"] == "Offset rejected by client.", "3 < the limit of 5"
     assert window(dlq_env)[0] == 1, "ARCHIVED now: the start offset moved past it"
+
+
+def test_a_gap_is_archived_without_going_to_the_dlq(dlq_env):
+    """GAP: no record at that offset, nothing to copy (Kafka's recordStateWithDlq: REJECT only)."""
+    dlq_env.produce(b"a", b"b")
+    acquired(dlq_env, "m1")
+    assert acknowledge(dlq_env, "m1", 0, 1, ACCEPT, GAP)[0] == Errors.NONE
+    assert dlq_env.dlq_records() == [] and dlq_env.channel.requests == []
+    assert window(dlq_env) == (2, 2)
