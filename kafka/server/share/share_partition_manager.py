@@ -456,8 +456,7 @@ class _IdleShareFetchTimerTask(TimerTask):
 def _dlq_manager(node_id: int, config, metadata_cache, group_config_manager, log_reader,
                  time: Time) -> DefaultShareGroupDLQManager:
     """Kafka's BrokerServer.createShareGroupDLQManager: Produce requests to the DLQ partitions' leaders on
-    the inter-broker listener, from a send thread of its own (started on the first write), retries on a
-    timer of its own."""
+    the inter-broker listener, from a send thread of its own, retries on a timer of its own."""
     listener = config.inter_broker_listener_name
     channel = InterBrokerSendThread(f"ShareGroupDLQStateManager-{node_id}", node_id, 30_000, time,
                                     config.client_configs(listener))

@@ -30,7 +30,10 @@ class DefaultShareGroupDLQManager(ShareGroupDLQManager):
     @classmethod
     def instance(cls, channel, cache_helper: ShareGroupDLQMetadataCacheHelper, time: Time, timer: Timer,
                  log_reader) -> DefaultShareGroupDLQManager:
-        return cls(ShareGroupDLQStateManager(channel, cache_helper, time, timer, log_reader))
+        """Built and started, its send thread running (Kafka's instance(): start())."""
+        manager = cls(ShareGroupDLQStateManager(channel, cache_helper, time, timer, log_reader))
+        manager.state_manager.start()
+        return manager
 
     def enqueue(self, param: ShareGroupDLQRecordParameter) -> Future:
         try:

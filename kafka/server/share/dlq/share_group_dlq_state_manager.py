@@ -107,7 +107,7 @@ class ShareGroupDLQStateManager:
         return ExponentialBackoffManager(self.max_attempts, self.backoff_ms, 2, self.backoff_max_ms, 0.2)
 
     def start(self) -> None:
-        """Start the send thread (on the first write: a broker whose groups have no DLQ runs none)."""
+        """Start the send thread (once; a send starts it if nobody did)."""
         with self._lock:
             if self._started or not self._running:
                 return
