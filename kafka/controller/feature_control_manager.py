@@ -3,7 +3,8 @@
 
 A feature is a name and a level the whole cluster agrees on: metadata.version says which metadata
 records and inter-node request versions everyone understands; group.version 1 switches the consumer
-group protocol (KIP-848) on, share.version 1 share groups (KIP-932); kraft.version lives in the raft
+group protocol (KIP-848) on, share.version 1 share groups (KIP-932) and 2 their dead-letter queues
+(KIP-1191); kraft.version lives in the raft
 log itself (KIP-853). Kafka 4.4's table of them is kafka/image/feature.py and metadata_version.py.
 A level is finalized by a FeatureLevelRecord in the metadata log (level 0: the record removes the
 feature), written here and replayed by every controller and broker.
@@ -20,10 +21,9 @@ feature), written here and replayed by every controller and broker.
 
 What this broker finalizes differs from a fresh Apache Kafka 4.4 cluster where a level's behaviour is not
 built here (docs/features.md): metadata.version 27 (4.1-IV1), not 33 (4.4-IV2: CIDR ACLs, cordoned log
-directories and controller unregistration are not built); share.version 1, not 2 (dead-letter queues
-not built); streams.version 0, not 1 (streams groups, KIP-1071, not built). A runtime upgrade of
-kraft.version (a static quorum becoming dynamic) is refused: format a dynamic quorum with `kafka-storage
-format --standalone` instead.
+directories and controller unregistration are not built); streams.version 0, not 1 (streams groups,
+KIP-1071, not built). A runtime upgrade of kraft.version (a static quorum becoming dynamic) is refused:
+format a dynamic quorum with `kafka-storage format --standalone` instead.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ SUPPORTED_FEATURES: dict[str, tuple[int, int]] = {
     TRANSACTION_VERSION: (0, 2),  # 2 is KIP-890 part 2 (transactions v2)
     GROUP_VERSION: (0, 1),  # 1: the consumer group protocol (KIP-848)
     ELIGIBLE_LEADER_REPLICAS_VERSION: (0, 1),  # 1: eligible leader replicas (KIP-966)
-    SHARE_VERSION: (0, 1),  # 1: share groups (KIP-932); 2 (dead-letter queues) not built
+    SHARE_VERSION: (0, 2),  # 1: share groups (KIP-932); 2: their dead-letter queues (KIP-1191)
     STREAMS_VERSION: (0, 0),  # 1 is streams groups (KIP-1071), not built
 }
 # The level a new cluster starts at: Kafka 4.4's default (its latest production metadata.version's),

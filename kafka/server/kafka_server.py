@@ -340,7 +340,7 @@ class KafkaServer:
         with its connection (the network layer tells the cache: Kafka's ConnectionDisconnectListener)."""
         self.share_partition_manager = SharePartitionManager.build(
             self.config.node_id, self.config, self.replica_manager, self.persister, self.time,
-            self.metrics_endpoint.metrics.group, self.group_config_manager)
+            self.metrics_endpoint.metrics.group, self.group_config_manager, self.metadata_cache)
         sessions = self.share_partition_manager.cache
         self.request_channel.connection_disconnect_listeners.append(sessions.on_disconnect)
 

@@ -51,7 +51,7 @@ def new_cluster_manager(**kwargs) -> FeatureControlManager:
 def test_a_new_cluster_starts_at_kafkas_defaults_as_far_as_they_are_built():
     assert levels(FeatureControlManager().bootstrap_records()) == with_tv([
         ("metadata.version", MAX_METADATA_VERSION), ("group.version", 1),
-        ("eligible.leader.replicas.version", 1), ("share.version", 1)])
+        ("eligible.leader.replicas.version", 1), ("share.version", 2)])
     # Kafka 4.4 formats these higher: the behaviour of the levels above is not built (docs/features.md)
     kafka = {f.name: f.default_level(LATEST_PRODUCTION) for f in PRODUCTION_FEATURES}
     assert kafka == {"kraft.version": 1, "transaction.version": 2, "group.version": 1,
@@ -83,7 +83,7 @@ def test_a_broker_registers_every_production_feature_with_its_range():
             for f in supported_feature_ranges()} == {
         "metadata.version": (7, MAX_METADATA_VERSION), "kraft.version": (0, 1),
         "transaction.version": (0, TV),
-        "group.version": (0, 1), "eligible.leader.replicas.version": (0, 1), "share.version": (0, 1),
+        "group.version": (0, 1), "eligible.leader.replicas.version": (0, 1), "share.version": (0, 2),
         "streams.version": (0, 0)}
 
 
@@ -134,8 +134,8 @@ def test_an_upgrade_a_downgrade_and_validate_only():
     (FeatureUpdate("kraft.version", 1, UPGRADE),
      "Invalid update version 1 for feature kraft.version. Upgrading kraft.version at run time is not built "
      "here; format a dynamic quorum with kafka-storage --standalone."),
-    (FeatureUpdate("share.version", 2, SAFE_DOWNGRADE),
-     "Invalid update version 2 for feature share.version. Local controller 1 only supports versions 0-1"),
+    (FeatureUpdate("share.version", 3, SAFE_DOWNGRADE),
+     "Invalid update version 3 for feature share.version. Local controller 1 only supports versions 0-2"),
     (FeatureUpdate("group.version", 1, SAFE_DOWNGRADE), None),  # the same level, whatever the type
     (FeatureUpdate("metadata.version", 22, SAFE_DOWNGRADE),
      "Unsupported metadata.version downgrade from 27 to 22. Refusing to perform the requested downgrade "
@@ -194,7 +194,7 @@ def test_update_features_through_the_quorum_controller_reaches_the_standby():
         throttle_time_ms=0, error_code=Errors.NONE, error_message=None,
         results=[dict(feature="group.version", error_code=Errors.NONE, error_message="NONE")])
     assert cluster.standby.features.finalized == {"metadata.version": MAX_METADATA_VERSION,
-                                                  "eligible.leader.replicas.version": 1, "share.version": 1,
+                                                  "eligible.leader.replicas.version": 1, "share.version": 2,
                                                   **({"transaction.version": TV} if TV else {})}
     refused = Record(timeout_ms=60000, validate_only=False, feature_updates=[
         Record(feature="share.version", max_version_level=0, upgrade_type=UPGRADE)])

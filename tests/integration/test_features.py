@@ -35,18 +35,19 @@ def test_describe_and_update_features_with_the_admin_client(broker):
         described = admin.describe_features()
         assert described.supported == SUPPORTED_FEATURES
         tv = DEFAULT_FEATURE_LEVELS["transaction.version"]  # 0 until transactions v2 is built, then 2
+        sv = DEFAULT_FEATURE_LEVELS["share.version"]  # 2: share groups and their dead-letter queues
         assert described.finalized == {"metadata.version": MAX_METADATA_VERSION, "group.version": 1,
-                                       "eligible.leader.replicas.version": 1, "share.version": 1,
+                                       "eligible.leader.replicas.version": 1, "share.version": sv,
                                        **({"transaction.version": tv} if tv else {})}
         assert described.finalized_epoch is not None and described.finalized_epoch >= 0
         levels = scrape(broker)
-        assert levels.value("kafka_server_metadataloader_finalizedlevel", featureName="shareVersion") == 1
+        assert levels.value("kafka_server_metadataloader_finalizedlevel", featureName="shareVersion") == sv
         assert levels.value("kafka_server_metadataloader_finalizedlevel", featureName="kraftVersion") == 0
         assert levels.value("kafka_server_metadataloader_currentmetadataversion") == MAX_METADATA_VERSION
 
         assert admin.update_features({"share.version": (0, SAFE_DOWNGRADE)}, validate_only=True) == \
             {"share.version": None}
-        assert admin.describe_features().finalized["share.version"] == 1, "a dry run changes nothing"
+        assert admin.describe_features().finalized["share.version"] == sv, "a dry run changes nothing"
 
         assert admin.update_features({"share.version": (0, SAFE_DOWNGRADE)}) == {"share.version": None}
         wait_until(lambda: "share.version" not in admin.describe_features().finalized, timeout=15,
@@ -57,12 +58,12 @@ def test_describe_and_update_features_with_the_admin_client(broker):
                        frozenset({("featureName", "shareVersion")}))
         assert share_gauge not in scrape(broker).samples
 
-        refused = admin.update_features({"share.version": (2, UPGRADE), "group.version": (1, UPGRADE)})
+        refused = admin.update_features({"share.version": (3, UPGRADE), "group.version": (1, UPGRADE)})
         assert {name: (e.error, e.message) for name, e in refused.items()} == {
             name: (Errors.INVALID_UPDATE_VERSION, "The update failed for all features since the following "
-                   "feature had an error: Invalid update version 2 for feature share.version. Local "
+                   "feature had an error: Invalid update version 3 for feature share.version. Local "
                    "controller "
-                   "1 only supports versions 0-1") for name in ("share.version", "group.version")}
+                   "1 only supports versions 0-2") for name in ("share.version", "group.version")}
 
         assert admin.update_features({"share.version": (1, UPGRADE)}) == {"share.version": None}
         wait_until(lambda: admin.describe_features().finalized.get("share.version") == 1, timeout=15,

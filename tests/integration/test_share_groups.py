@@ -371,7 +371,7 @@ def state_summary(client: WireClient, group: str, topic_id):
 
 def test_a_cluster_formatted_with_share_version_0_refuses_share_groups(broker, tmp_path):
     """As Kafka 4.4: the share APIs are advertised whatever share.version is, and answer UNSUPPORTED_VERSION
-    while it is 0; a cluster starts at 1 unless `kafka-storage format --feature share.version=0` says so."""
+    while it is 0; a cluster starts at 2 unless `kafka-storage format --feature share.version=0` says so."""
     data = tmp_path / "data"
     config = tmp_path / "server.properties"
     config.write_text(f"node.id=1\nlog.dirs={data}\n")
@@ -381,7 +381,7 @@ def test_a_cluster_formatted_with_share_version_0_refuses_share_groups(broker, t
     assert formatted.returncode == 0, formatted.stderr
     off = BrokerProcess(data, SHARE_SETTINGS)
     try:
-        for port, level in ((broker.port, 1), (off.port, None)):
+        for port, level in ((broker.port, 2), (off.port, None)):
             client = WireClient(port)
             try:
                 versions = client.request(ApiKey.API_VERSIONS, 3, {"client_software_name": "test",

@@ -208,14 +208,15 @@ def test_kafka_leader_election_and_reassign_partitions(tools):
 
 def test_kafka_features(tools):
     """Kafka's kafka-features lists every feature this broker supports, in name order, at the levels a new
-    cluster finalizes here (docs/features.md): share.version 1 turns share groups on."""
+    cluster finalizes here (docs/features.md): share.version 2 turns share groups and their dead-letter
+    queues on."""
     lines = tools(FEATURES, "describe").splitlines()
     assert [line.split()[1] for line in lines] == [
         "eligible.leader.replicas.version", "group.version", "kraft.version", "metadata.version",
         "share.version", "streams.version", "transaction.version"]
     finalized = [line.split("FinalizedVersionLevel:")[1].split()[0] for line in lines]
     tv = DEFAULT_FEATURE_LEVELS["transaction.version"]  # 0 until transactions v2 is built, then 2
-    assert finalized == ["1", "1", "0", "4.1-IV1", "1", "0", str(tv)], lines
+    assert finalized == ["1", "1", "0", "4.1-IV1", "2", "0", str(tv)], lines
 
 
 def test_kafka_consumer_groups_on_a_kip848_group(tools):

@@ -430,6 +430,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--hold", action="store_true",
                         help="keep the six workers in their group until Enter, to describe it")
     parser.add_argument("--reject", action="store_true", help="poison: REJECT the poison job, not RELEASE it")
+    parser.add_argument("--group",
+                        help="poison: the share group (default lab14-poison, lab14-reject with --reject)")
     args = parser.parse_args(argv)
     configure_logging("console", logging.WARNING, sys.stderr)  # our AdminClient's lines, warnings only
     bootstrap, topic = args.bootstrap_server, args.topic
@@ -439,7 +441,8 @@ def main(argv: list[str] | None = None) -> None:
         print("warming up: a share partition starts at the end of its log when the group first reads it")
         share_group(bootstrap, topic, hold=lambda result: show(result, "share group", args.hold))
     elif args.step == "poison":
-        poison(bootstrap, topic, group="lab14-reject" if args.reject else "lab14-poison", reject=args.reject)
+        group = args.group or ("lab14-reject" if args.reject else "lab14-poison")
+        poison(bootstrap, topic, group=group, reject=args.reject)
     else:
         slow(bootstrap, topic)
 

@@ -203,6 +203,26 @@ def test_step_3_a_rejected_record_is_archived_at_once(broker):
     assert result["start_offset"] > result["poison_offset"], result
 
 
+def test_step_3_a_rejected_record_lands_in_the_dead_letter_queue(broker):
+    """step 3, the dead-letter queue: share.version 2, a topic that agrees to be a DLQ, the group naming it;
+    the rejected job is archived and its context is on the DLQ topic, read with kafka-console-consumer"""
+    server = ("--bootstrap-server", broker.bootstrap)
+    assert "share.version was upgraded to 2." in tool("kafka.tools.features_command", *server, "upgrade",
+                                                      "--feature", "share.version=2")
+    tool("kafka.tools.topics", *server, "--create", "--topic", "dlq.lab14",
+         "--config", "errors.deadletterqueue.group.enable=true")
+    tool("kafka.tools.config_command", *server, "--alter", "--entity-type", "groups", "--entity-name",
+         "lab14-dlq", "--add-config", "errors.deadletterqueue.topic.name=dlq.lab14")
+    result = share_workers.poison(broker.bootstrap, group="lab14-dlq", reject=True, report=lambda line: None)
+    assert [d.delivery_count for d in result["deliveries"]] == [1]
+    line = tool("kafka.tools.console_consumer", *server, "--topic", "dlq.lab14", "--from-beginning",
+                "--property", "print.headers=true", "--max-messages", "1").strip()
+    assert line == (f"__dlq.errors.topic:{share_workers.TOPIC},__dlq.errors.partition:0,"
+                    f"__dlq.errors.offset:{result['poison_offset']},__dlq.errors.group:lab14-dlq,"
+                    "__dlq.errors.delivery.count:1,__dlq.errors.message:Offset rejected by client.\tnull"
+                    ), line
+
+
 @pytest.fixture(scope="module")
 def too_slow(broker):
     """Step 4 on the module's broker, and /metrics read while its workers are still in the group."""

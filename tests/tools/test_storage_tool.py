@@ -91,7 +91,7 @@ def test_format_feature_puts_a_level_in_bootstrap_checkpoint_and_refuses_unknown
     for a level Kafka defines and this broker does not build (docs/features.md)."""
     config = quorum_node(tmp_path)
     cluster_id = storage("random-uuid").stdout.strip()
-    for bad, why in (("share.version=2", "share.version level 2 is not supported: 0 to 1"),
+    for bad, why in (("streams.version=1", "streams.version level 1 is not supported: 0 to 0"),
                      ("foo.version=1", "Unsupported feature: foo.version. Supported features are: "
                                        "eligible.leader.replicas.version, group.version, kraft.version, "
                                        "share.version, streams.version, transaction.version"),

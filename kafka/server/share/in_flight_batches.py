@@ -130,6 +130,29 @@ class InFlightBatches:
         state = entry.batch_state if entry.offset_state is None else entry.offset_state.get(start_offset)
         return state is not None and not state.has_ongoing_state_transition() and state.state.is_terminal
 
+    def move_start_offset(self, start_offset: int, gap_start: int | None) -> tuple[int, bool] | None:
+        """Kafka's maybeUpdateCachedStateAndOffsets walk: past the ACKNOWLEDGED/ARCHIVED records at the
+        front (not past gap_start), dropping the batches wholly behind; (the new start offset, whether the
+        map is now empty), or None when the start offset stays."""
+        if not self.can_move_start_offset(start_offset):
+            return None
+        last_acked = self.last_offset_acknowledged(gap_start)
+        if last_acked == -1:
+            return None
+        if last_acked == self.last().last_offset:
+            self.clear()
+            return last_acked + 1, True
+        holder = self.floor(last_acked)
+        if last_acked == holder.last_offset:
+            start_offset = max(start_offset, self.higher_key(last_acked))
+            if gap_start is not None:
+                start_offset = min(gap_start, start_offset)
+            self.remove_up_to(holder.first_offset)
+        else:
+            start_offset = max(start_offset, last_acked + 1)
+            self.remove_before(holder.first_offset)
+        return start_offset, False
+
     def sub_map_for_acknowledgement(self, ack: ShareAcknowledgementBatch,
                                     start_offset: int) -> list[InFlightBatch]:
         """The batches an acknowledgement covers (Kafka's fetchSubMapForAcknowledgementBatch); a range

@@ -60,15 +60,16 @@ class InFlightState:
         return self._rollback is not None
 
     def try_update_state(self, new_state: RecordState, ops: DeliveryCountOps, max_delivery_count: int,
-                         new_member_id: str) -> InFlightState | None:
+                         new_member_id: str, dlq_enabled: bool = False) -> InFlightState | None:
         """Move to new_state, or None if that is not a legal move now. Making a record AVAILABLE that
-        has been delivered max_delivery_count times archives it instead: the poison record stops here."""
+        has been delivered max_delivery_count times archives it instead: the poison record stops here
+        (ARCHIVING, on its way to the dead-letter queue, when the group has one: `dlq_enabled`)."""
         if self.has_ongoing_state_transition():
             log.info("ongoing state transition, cannot update", state=str(self), new_state=new_state.name)
             return None
         if (new_state is RecordState.AVAILABLE and ops is not DeliveryCountOps.DECREASE
                 and self.delivery_count >= max_delivery_count):
-            new_state = RecordState.ARCHIVED
+            new_state = RecordState.ARCHIVING if dlq_enabled else RecordState.ARCHIVED
         try:
             self.state = self.state.validate_transition(new_state)
         except InvalidStateTransitionError as e:
@@ -86,9 +87,9 @@ class InFlightState:
         self.cancel_and_clear_acquisition_lock_timeout_task()
 
     def start_state_transition(self, new_state: RecordState, ops: DeliveryCountOps, max_delivery_count: int,
-                               new_member_id: str) -> InFlightState | None:
+                               new_member_id: str, dlq_enabled: bool = False) -> InFlightState | None:
         before = _RollbackState(self.state, self.delivery_count, self.member_id, max_delivery_count)
-        updated = self.try_update_state(new_state, ops, max_delivery_count, new_member_id)
+        updated = self.try_update_state(new_state, ops, max_delivery_count, new_member_id, dlq_enabled)
         if updated is not None:
             self._rollback = before
         return updated

@@ -1,14 +1,16 @@
-"""RecordState: where one in-flight record is in its life (Kafka's
+r"""RecordState: where one in-flight record is in its life (Kafka's
 org.apache.kafka.server.share.fetch.RecordState).
 
     AVAILABLE --acquire--> ACQUIRED --accept--> ACKNOWLEDGED        (terminal)
         ^                    |  |----reject / last delivery---> ARCHIVED   (terminal)
-        +---release / lock timeout---+
+        +---release / lock timeout---+  \                          ^
+                                         +--(group has a DLQ)--> ARCHIVING --written to the DLQ topic--+
 
 A record may only be acquired from AVAILABLE, and only an ACQUIRED record may be acknowledged,
-released or archived by its member; ACKNOWLEDGED and ARCHIVED are final. The ids are what the
-persister stores. (Kafka 4.4 also has ARCHIVING, 3, for records on their way to a dead-letter queue,
-KIP-1191; this broker has no dead-letter queue, so no record is ever in it.)
+released or archived by its member; ACKNOWLEDGED and ARCHIVED are final. ARCHIVING (KIP-1191, share.version
+2) is where a rejected or over-delivered record of a group with a dead-letter queue waits while the
+ShareGroupDLQManager writes it to that topic: not deliverable, not yet done with (the start offset stops
+before it). The ids are what the persister stores.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ class RecordState(IntEnum):
     AVAILABLE = 0
     ACQUIRED = 1
     ACKNOWLEDGED = 2
+    ARCHIVING = 3
     ARCHIVED = 4
 
     def validate_transition(self, new_state: RecordState) -> RecordState:

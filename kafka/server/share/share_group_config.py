@@ -5,7 +5,9 @@ GroupCoordinatorConfig): Kafka 4.4's names, defaults and bounds, declared here a
 Each setting a share group may override with a group config has a min and a max key beside it, the
 bounds a group's own value is held to; the broker's value must lie between them too
 (`share_group_config_problem`, Kafka's validate()). Kafka's internal
-group.share.initialize.retry.interval.ms is not a key: GroupCoordinatorConfig keeps its default.
+group.share.initialize.retry.interval.ms is not a key: GroupCoordinatorConfig keeps its default. The
+dead-letter queue's broker keys (errors.deadletterqueue.*) are Kafka's GroupCoordinatorConfig's, kept here
+beside the share keys they serve.
 docs/share_groups.md and docs/configuration.md say what each does.
 """
 
@@ -14,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kafka.server.config_def import INT, ConfigKey, at_least, between
+from kafka.server.config_def import BOOLEAN, INT, STRING, ConfigKey, at_least, between
 
 
 class ShareGroupConfig:
@@ -78,6 +80,13 @@ class ShareGroupConfig:
     group_share_max_share_sessions = ConfigKey(
         "group.share.max.share.sessions", INT, "2000", at_least(1),
         "Share sessions this broker holds at most.")
+    # the dead-letter queue (KIP-1191; Kafka's GroupCoordinatorConfig keys), both dynamic
+    errors_deadletterqueue_auto_create_topics_enable = ConfigKey(
+        "errors.deadletterqueue.auto.create.topics.enable", BOOLEAN, "false", None,
+        "Whether the broker creates a share group's missing DLQ topic.")
+    errors_deadletterqueue_topic_name_prefix = ConfigKey(
+        "errors.deadletterqueue.topic.name.prefix", STRING, "dlq.", None,
+        "The prefix every DLQ topic's name must have; empty: any name.")
     share_fetch_purgatory_purge_interval_requests = ConfigKey(
         "share.fetch.purgatory.purge.interval.requests", INT, "1000", None,
         "Share fetches watched between two purges of the ShareFetch purgatory.")

@@ -4,7 +4,8 @@ org.apache.kafka.coordinator.group.modern.share.ShareGroupConfigProvider).
 A share group may override the broker's group.share.* defaults with group configs (IncrementalAlterConfigs
 on a GROUP resource, `kafka-configs --entity-type groups`): share.record.lock.duration.ms,
 share.delivery.count.limit, share.partition.max.record.locks, share.auto.offset.reset (latest, earliest or
-by_duration:<ISO-8601 duration>), share.isolation.level and share.renew.acknowledge.enable. The share
+by_duration:<ISO-8601 duration>), share.isolation.level, share.renew.acknowledge.enable and the dead-letter
+queue's errors.deadletterqueue.topic.name and errors.deadletterqueue.copy.record.enable. The share
 partitions and ShareFetch ask here, by group id, each time they need one: a change applies from the next
 fetch or the next share partition on.
 
@@ -57,3 +58,11 @@ class ShareGroupConfigProvider:
         1 read_committed."""
         value = self._group_configs(group_id).get("share.isolation.level", "read_uncommitted")
         return READ_COMMITTED if value.strip().lower() == "read_committed" else READ_UNCOMMITTED
+
+    def errors_dlq_topic_name(self, group_id: str) -> str | None:
+        """The group's dead-letter queue topic (Kafka's errorsDLQTopicName); None for none (empty)."""
+        return self._group_configs(group_id).get("errors.deadletterqueue.topic.name") or None
+
+    def is_dlq_copy_record_enabled(self, group_id: str) -> bool:
+        value = self._group_configs(group_id).get("errors.deadletterqueue.copy.record.enable", "false")
+        return value.strip().lower() == "true"

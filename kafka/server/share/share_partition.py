@@ -13,6 +13,7 @@ flight; each acquired batch gets a lock on the timer. Members acknowledge (accep
 what they hold; a released or timed-out record becomes AVAILABLE again unless it has been delivered
 group.share.delivery.count.limit times, in which case it is ARCHIVED. When the records at the start
 are all ACKNOWLEDGED or ARCHIVED, the start offset moves past them and they leave the cache.
+A group with a dead-letter queue archives through ARCHIVING instead (share_partition_dlq.py).
 
 Every change that must survive a new leader is written through the Persister first and only then
 kept (InFlightState's two-step transitions); the state is read back from it on first use, and a
@@ -34,7 +35,9 @@ from kafka.log.fetch_isolation import FetchIsolation
 from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import RecordBatch, iter_batches
 from kafka.server.fetch_partition_data import FetchPartitionData
+from kafka.server.share import share_partition_dlq as dlq
 from kafka.server.share.acquisition_lock_timer_task import AcquisitionLockTimerTask
+from kafka.server.share.dlq.share_group_dlq_manager import NoOpShareGroupDLQManager, ShareGroupDLQManager
 from kafka.server.share.fetch_lock import FetchLock
 from kafka.server.share.gap_window import GapWindow
 from kafka.server.share.in_flight_batch import InFlightBatch
@@ -59,10 +62,6 @@ from kafka.utils.topic_id_partition import TopicIdPartition
 log = structlog.get_logger("kafka.server.share.SharePartition")
 
 RECORD_LIMIT = 1  # ShareFetch v2's share_acquire_mode: 0 batch_optimized (the default), 1 record_limit
-ACK_TYPE_TO_RECORD_STATE = {AcknowledgeType.GAP: RecordState.ARCHIVED,
-                            AcknowledgeType.ACCEPT: RecordState.ACKNOWLEDGED,
-                            AcknowledgeType.RELEASE: RecordState.AVAILABLE,
-                            AcknowledgeType.REJECT: RecordState.ARCHIVED}
 
 
 class SharePartition:
@@ -70,7 +69,8 @@ class SharePartition:
                  max_in_flight_records: int, max_delivery_count: int, record_lock_duration_ms: int,
                  timer: Timer, time: Time, persister: Persister, metadata_provider, config_provider,
                  metrics: SharePartitionMetrics, delayed_request_notifier: Callable[[SharePartition], None],
-                 listener=None) -> None:
+                 listener=None, dlq_enabled: Callable[[], bool] = lambda: False,
+                 dlq_manager: ShareGroupDLQManager | None = None) -> None:
         self.group_id = group_id
         self.tip = tip
         self.leader_epoch = leader_epoch
@@ -85,6 +85,8 @@ class SharePartition:
         self.metrics = metrics
         self.delayed_request_notifier = delayed_request_notifier  # a change may complete a waiting fetch
         self.listener = listener  # the SharePartitionListener the manager registered with the partition
+        self.dlq_enabled = dlq_enabled  # share.version >= 2 finalized (Kafka's shareGroupDlqEnableSupplier)
+        self.dlq_manager = dlq_manager or NoOpShareGroupDLQManager()
         self.lock = threading.RLock()
         self.cached = InFlightBatches()  # Kafka's cachedState
         self.start_offset = 0
@@ -183,6 +185,7 @@ class SharePartition:
             # holes: records someone held when the state was written
             self._gap_window = GapWindow.read_back(self.start_offset, result.state_batches, self.end_offset)
             self._maybe_update_cached_state_and_offsets()
+            dlq.resume_dlq_archiving(self)
         else:
             self.end_offset = self.start_offset
 
@@ -406,7 +409,7 @@ class SharePartition:
         (or fails with INVALID_RECORD_STATE / INVALID_REQUEST, nothing changed)."""
         future: Future = Future()
         error: ShareError | None = None
-        changes: list[tuple[InFlightState, PersisterStateBatch]] = []
+        changes: list[dlq.PersisterBatch] = []
         with self.lock:
             for ack in batches:
                 if any(t not in AcknowledgeType._value2member_map_ for t in ack.acknowledge_types):
@@ -425,7 +428,7 @@ class SharePartition:
         return future
 
     def _acknowledge_batch(self, member_id: str, ack: ShareAcknowledgementBatch, batch: InFlightBatch,
-                           changes: list[tuple[InFlightState, PersisterStateBatch]]) -> None:
+                           changes: list[dlq.PersisterBatch]) -> None:
         types = ack.acknowledge_types
         per_offset = len(types) > 1  # one type per offset, else one for the whole range
         for first, last, state in batch.acknowledgeable_states(member_id, ack.first_offset, ack.last_offset,
@@ -434,7 +437,7 @@ class SharePartition:
             self._apply_ack(member_id, ack_type, state, first, last, changes)
 
     def _apply_ack(self, member_id: str, ack_type: int, state: InFlightState, first: int, last: int,
-                   changes: list[tuple[InFlightState, PersisterStateBatch]]) -> None:
+                   changes: list[dlq.PersisterBatch]) -> None:
         if ack_type == AcknowledgeType.RENEW:  # KIP-1222: the same member keeps the records, on a new lock
             if not self.config_provider.is_renew_acknowledge_enabled(self.group_id):
                 raise ShareError(Errors.INVALID_RECORD_STATE,
@@ -442,18 +445,20 @@ class SharePartition:
             state.cancel_and_clear_acquisition_lock_timeout_task()
             state.update_acquisition_lock_timeout_task(self._schedule_lock(member_id, first, last))
             return
-        new_state = ACK_TYPE_TO_RECORD_STATE[AcknowledgeType(ack_type)]
+        dlq_on = dlq.is_dlq_enabled_for_group(self)
+        new_state = dlq.record_state_with_dlq(AcknowledgeType(ack_type), dlq_on)
         updated = state.start_state_transition(new_state, DeliveryCountOps.NO_OP, self.max_delivery_count(),
-                                               EMPTY_MEMBER_ID)
+                                               EMPTY_MEMBER_ID, dlq_on)
         if updated is None:
             raise ShareError(Errors.INVALID_RECORD_STATE, "Unable to acknowledge records for the batch")
-        changes.append((updated, PersisterStateBatch(first, last, updated.state, updated.delivery_count)))
+        changes.append(dlq.persister_batch(updated, first, last, new_state))
 
     def release_acquired_records(self, member_id: str) -> Future:
         """The member left (its share session closed): what it holds goes back to AVAILABLE."""
         future: Future = Future()
-        changes: list[tuple[InFlightState, PersisterStateBatch]] = []
+        changes: list[dlq.PersisterBatch] = []
         with self.lock:
+            dlq_on = dlq.is_dlq_enabled_for_group(self)
             for batch in self.cached_state():
                 acquired = batch.acquired_states(self.start_offset, batch.first_offset, batch.last_offset)
                 for first, last, state in acquired:
@@ -461,20 +466,19 @@ class SharePartition:
                         continue
                     new_state = RecordState.ARCHIVED if last < self.start_offset else RecordState.AVAILABLE
                     updated = state.start_state_transition(new_state, DeliveryCountOps.NO_OP,
-                                                           self.max_delivery_count(), EMPTY_MEMBER_ID)
+                                                           self.max_delivery_count(), EMPTY_MEMBER_ID, dlq_on)
                     if updated is not None:
-                        changes.append((updated, PersisterStateBatch(first, last, updated.state,
-                                                                     updated.delivery_count)))
+                        changes.append(dlq.persister_batch(updated, first, last, new_state))
         self._rollback_or_process_state_updates(future, None, changes)
         return future
 
     def _rollback_or_process_state_updates(self, future: Future, error: ShareError | None,
-                                           changes: list[tuple[InFlightState, PersisterStateBatch]]) -> None:
+                                           changes: list[dlq.PersisterBatch]) -> None:
         """Undo on a refusal; else write the changes and keep them once written (or undo if the write
         fails)."""
         if error is not None:
             with self.lock:
-                for state, _ in changes:
+                for state, _, _ in changes:
                     state.complete_state_transition(False)
                     if state.state is RecordState.AVAILABLE:
                         self._find_next_fetch_offset = True
@@ -487,7 +491,7 @@ class SharePartition:
         def written(write: Future) -> None:
             failure = write.exception()
             with self.lock:
-                for state, _ in changes:
+                for state, _, _ in changes:
                     state.complete_state_transition(failure is None)
                     if state.state is RecordState.AVAILABLE:
                         self._find_next_fetch_offset = True
@@ -499,32 +503,21 @@ class SharePartition:
             if moved or failure is None:
                 # Released records or a moved window: a waiting fetch may go.
                 self.delayed_request_notifier(self)
+            if failure is None:
+                dlq.initiate_for_changes(self, changes)
 
-        self._write_share_group_state([batch for _, batch in changes]).add_done_callback(written)
+        self._write_share_group_state([batch for _, batch, _ in changes]).add_done_callback(written)
 
     # ------------------------------------------------------------------ moving the start offset
     def _maybe_update_cached_state_and_offsets(self) -> bool:
         """Move the start offset past the ACKNOWLEDGED/ARCHIVED records at the front; drop whole batches
         behind it (a batch stays while any of its records is still in flight)."""
-        if not self.cached.can_move_start_offset(self.start_offset):
+        moved = self.cached.move_start_offset(self.start_offset, self._gap_start())  # not past a hole
+        if moved is None:
             return False
-        gap_start = self._gap_start()  # not past a hole of the state read back
-        last_acked = self.cached.last_offset_acknowledged(gap_start)
-        if last_acked == -1:
-            return False
-        if last_acked == self.cached.last().last_offset:
-            self.start_offset = self.end_offset = last_acked + 1
-            self.cached.clear()
-            return True
-        holder = self.cached.floor(last_acked)
-        if last_acked == holder.last_offset:
-            self.start_offset = max(self.start_offset, self.cached.higher_key(last_acked))
-            if gap_start is not None:
-                self.start_offset = min(gap_start, self.start_offset)
-            self.cached.remove_up_to(holder.first_offset)
-        else:
-            self.start_offset = max(self.start_offset, last_acked + 1)
-            self.cached.remove_before(holder.first_offset)
+        self.start_offset, emptied = moved
+        if emptied:
+            self.end_offset = self.start_offset
         return True
 
     # ------------------------------------------------------------------ the holes of the state read back
@@ -551,9 +544,11 @@ class SharePartition:
         """The member held the records too long: they become AVAILABLE (ARCHIVED on their last delivery)."""
         # BEGIN LAB 14 SOLUTION: the member's ACQUIRED runs of first..last go back to AVAILABLE, written
         written: list[PersisterStateBatch] = []
+        dlq_batches: list[dlq.PersisterBatch] = []  # Kafka's DlqBatch
         with self.lock:
             if task.is_cancelled():  # acknowledged or released meanwhile
                 return
+            dlq_on = dlq.is_dlq_enabled_for_group(self)
             floor = self.cached.floor(first)
             if floor is None:
                 return
@@ -562,13 +557,15 @@ class SharePartition:
                     archive = last_offset < self.start_offset
                     new_state = RecordState.ARCHIVED if archive else RecordState.AVAILABLE
                     updated = state.try_update_state(new_state, DeliveryCountOps.NO_OP,
-                                                     self.max_delivery_count(), EMPTY_MEMBER_ID)
+                                                     self.max_delivery_count(), EMPTY_MEMBER_ID, dlq_on)
                     if updated is None:
                         continue
                     updated.cancel_and_clear_acquisition_lock_timeout_task()
                     written.append(PersisterStateBatch(first_offset, last_offset, updated.state,
                                                        updated.delivery_count))
-                    if updated.state is not RecordState.ARCHIVED:
+                    if updated.state is RecordState.ARCHIVING:
+                        dlq_batches.append(dlq.persister_batch(updated, first_offset, last_offset, new_state))
+                    elif updated.state is not RecordState.ARCHIVED:
                         self._find_next_fetch_offset = True
         if not written:
             return
@@ -580,6 +577,7 @@ class SharePartition:
             with self.lock:
                 self._maybe_update_cached_state_and_offsets()
             self.delayed_request_notifier(self)
+            dlq.initiate_for_changes(self, dlq_batches)
 
         self._write_share_group_state(written).add_done_callback(after_write)
         # END LAB 14 SOLUTION

@@ -25,9 +25,13 @@ from kafka.metrics import metric_names as m
 from kafka.protocol.errors import Errors
 from kafka.purgatory.delayed_operation_key import TopicPartitionOperationKey
 from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
+from kafka.server.inter_broker_send_thread import InterBrokerSendThread
 from kafka.server.replica_manager import FetchParams
 from kafka.server.share.delayed_share_fetch import DelayedShareFetch
 from kafka.server.share.delayed_share_fetch_key import DelayedShareFetchGroupKey
+from kafka.server.share.dlq.default_share_group_dlq_manager import DefaultShareGroupDLQManager
+from kafka.server.share.dlq.share_group_dlq_manager import NoOpShareGroupDLQManager, ShareGroupDLQManager
+from kafka.server.share.dlq.share_group_dlq_metadata_cache_helper import ShareGroupDLQMetadataCacheHelper
 from kafka.server.share.log_reader import ReplicaManagerLogReader
 from kafka.server.share.partition_metadata_provider import ReplicaManagerPartitionMetadataProvider
 from kafka.server.share.persister.persister import Persister
@@ -53,6 +57,7 @@ from kafka.utils.timer.timer_task import TimerTask
 from kafka.utils.topic_id_partition import TopicIdPartition
 
 log = structlog.get_logger("kafka.server.share.SharePartitionManager")
+SHARE_VERSION = "share.version"  # level 2: share groups' dead-letter queues (Kafka's supportsShareGroupDLQ)
 
 # The errors after which a share partition's view can no longer be trusted (Kafka's
 # fencedSharePartitionHandler).
@@ -84,13 +89,15 @@ class SharePartitionManager:
                  persister: Persister, config_provider, metrics: ShareGroupMetrics,
                  session_cache: ShareSessionCache,
                  record_lock_duration_ms: int = 30000, max_delivery_count: int = 5,
-                 max_in_flight_records: int = 2000) -> None:
+                 max_in_flight_records: int = 2000, dlq_enabled: Callable[[], bool] = lambda: False,
+                 dlq_manager: ShareGroupDLQManager | None = None) -> None:
         """`timer`: the share-group-lock-timeout timer (a SystemTimerReaper in the broker).
         `purgatory`: where DelayedShareFetch waits; the broker passes the ReplicaManager's fetch
         purgatory, whose partition keys every append checks. `action_queue`: where checks go that must
         not run under a delayed operation's lock (the ReplicaManager's add_to_action_queue). The ints:
         group.share.record.lock.duration.ms, group.share.delivery.count.limit and
-        group.share.partition.max.record.locks."""
+        group.share.partition.max.record.locks. `dlq_enabled`: share.version 2 or more is finalized, so the
+        share partitions of a group with a DLQ topic write to it through `dlq_manager`."""
         self.log_reader = log_reader
         self.metadata_provider = metadata_provider
         self.time = time
@@ -104,6 +111,8 @@ class SharePartitionManager:
         self.record_lock_duration_ms = record_lock_duration_ms
         self.max_delivery_count = max_delivery_count
         self.max_in_flight_records = max_in_flight_records
+        self.dlq_enabled = dlq_enabled
+        self.dlq_manager = dlq_manager or NoOpShareGroupDLQManager()
         self._partitions: dict[SharePartitionKey, SharePartition] = {}  # Kafka's SharePartitionCache
         self._lock = threading.Lock()
         self.cache.register_share_group_listener(self)
@@ -111,18 +120,29 @@ class SharePartitionManager:
 
     @classmethod
     def build(cls, node_id: int, config, replica_manager, persister: Persister, time: Time,
-              metrics_group=None,
-              group_config_manager: GroupConfigManager | None = None) -> SharePartitionManager:
+              metrics_group=None, group_config_manager: GroupConfigManager | None = None,
+              metadata_cache=None) -> SharePartitionManager:
         """Kafka's SharePartitionManager as the BrokerServer builds it, from the broker's group.share.*
         keys (`config`, a KafkaConfig): reads and leader epochs through the ReplicaManager, a share-session
         cache of group.share.max.share.sessions, the acquisition locks on a timer reaper of their own,
         DelayedShareFetch in a ShareFetch purgatory that the ReplicaManager checks where a high watermark
-        moves, and each group's own configs from the broker's GroupConfigManager (none without one)."""
+        moves, and each group's own configs from the broker's GroupConfigManager (none without one). With
+        the `metadata_cache`, a DefaultShareGroupDLQManager writes to groups' DLQ topics once share.version
+        2 is finalized (else no DLQ: Kafka's NoOpShareGroupDLQManager)."""
         metrics = ShareGroupMetrics(time, metrics_group)
         replica_manager.delayed_share_fetch_purgatory = DelayedOperationPurgatory(
             "ShareFetch", broker_id=node_id, time=time,
             purge_interval=config.share_fetch_purgatory_purge_interval_requests)
-        return cls(log_reader=ReplicaManagerLogReader(replica_manager),
+        log_reader = ReplicaManagerLogReader(replica_manager)
+        dlq_manager = None
+        if metadata_cache is not None:
+            dlq_manager = _dlq_manager(node_id, config, metadata_cache, group_config_manager, log_reader,
+                                       time)
+
+        def dlq_enabled() -> bool:  # Kafka's ShareVersion.supportsShareGroupDLQ of the finalized level
+            features = metadata_cache.finalized_features if metadata_cache is not None else {}
+            return features.get(SHARE_VERSION, 0) >= 2
+        return cls(log_reader=log_reader,
                    metadata_provider=ReplicaManagerPartitionMetadataProvider(replica_manager), time=time,
                    timer=SystemTimerReaper(f"share-group-lock-timeout-reaper-{node_id}",
                                            SystemTimer("share-group-lock-timeout", time=time)),
@@ -134,7 +154,8 @@ class SharePartitionManager:
                                                    on_eviction=metrics.session_evictions.inc),
                    record_lock_duration_ms=config.group_share_record_lock_duration_ms,
                    max_delivery_count=config.group_share_delivery_count_limit,
-                   max_in_flight_records=config.group_share_partition_max_record_locks)
+                   max_in_flight_records=config.group_share_partition_max_record_locks,
+                   dlq_enabled=dlq_enabled, dlq_manager=dlq_manager)
 
     # ------------------------------------------------------------------ the share partition cache
     def share_partition(self, group_id: str, tip: TopicIdPartition) -> SharePartition | None:
@@ -156,7 +177,8 @@ class SharePartitionManager:
                 metadata_provider=self.metadata_provider,
                 config_provider=self.config_provider,
                 metrics=self.metrics.for_partition(key.group_id, tip.topic, tip.partition),
-                delayed_request_notifier=self._notify, listener=listener)
+                delayed_request_notifier=self._notify, listener=listener, dlq_enabled=self.dlq_enabled,
+                dlq_manager=self.dlq_manager)
             self._partitions[key] = share_partition
         self.metadata_provider.add_partition_listener(tip, listener)
         return share_partition
@@ -419,6 +441,7 @@ class SharePartitionManager:
 
     def shutdown(self) -> None:
         self.timer.shutdown()
+        self.dlq_manager.stop()
 
 
 class _IdleShareFetchTimerTask(TimerTask):
@@ -428,6 +451,19 @@ class _IdleShareFetchTimerTask(TimerTask):
 
     def run(self) -> None:
         self.future.set_result(None)
+
+
+def _dlq_manager(node_id: int, config, metadata_cache, group_config_manager, log_reader,
+                 time: Time) -> DefaultShareGroupDLQManager:
+    """Kafka's BrokerServer.createShareGroupDLQManager: Produce requests to the DLQ partitions' leaders on
+    the inter-broker listener, from a send thread of its own, retries on a timer of its own."""
+    listener = config.inter_broker_listener_name
+    channel = InterBrokerSendThread(f"ShareGroupDLQStateManager-{node_id}", node_id, 30_000, time,
+                                    config.client_configs(listener))
+    group_configs = group_config_manager.group_props if group_config_manager is not None else (lambda g: {})
+    helper = ShareGroupDLQMetadataCacheHelper(metadata_cache, group_configs, config, listener)
+    timer = SystemTimerReaper(f"share-group-dlq-reaper-{node_id}", SystemTimer("share-group-dlq", time=time))
+    return DefaultShareGroupDLQManager.instance(channel, helper, time, timer, log_reader)
 
 
 def _failed(error: BaseException) -> Future:
