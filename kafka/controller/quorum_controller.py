@@ -114,7 +114,7 @@ class QuorumController:
         self.cluster.broker_shutdown_handler = self.replication.handle_broker_shutdown
         self.producer_ids = ProducerIdControlManager(self.cluster)
         self.client_quotas = ClientQuotaControlManager()
-        self.acls = AclControlManager()
+        self.acls = AclControlManager(self.features)
         self.scram = ScramControlManager()
         self.bootstrap_records: list[ApiMessageAndVersion] = []  # kafka-storage format --feature, --add-scram
         self.committed_image: MetadataImage = EMPTY_IMAGE

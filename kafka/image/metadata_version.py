@@ -30,6 +30,26 @@ class MetadataVersion:
     def __str__(self) -> str:
         return self.version
 
+    # What a level gates, in Kafka's words (MetadataVersion.isCordonedLogDirsSupported and the rest): code
+    # asks these, never compares numbers.
+    def is_cordoned_log_dirs_supported(self) -> bool:
+        return self.feature_level >= IBP_4_3_IV0  # KIP-1066
+
+    def is_cidr_acl_supported(self) -> bool:
+        return self.feature_level >= IBP_4_4_IV1  # KIP-1107
+
+    def is_controller_unregistration_supported(self) -> bool:
+        return self.feature_level >= IBP_4_4_IV2
+
+    def register_broker_record_version(self) -> int:
+        """RegisterBrokerRecord's version at this level: 4 carries the cordoned log directories."""
+        return 4 if self.is_cordoned_log_dirs_supported() else 3 if self.feature_level >= 17 else 2
+
+    def broker_registration_change_record_version(self) -> int:
+        return 3 if self.is_cordoned_log_dirs_supported() else 2 if self.feature_level >= 17 else 1
+
+
+IBP_4_3_IV0, IBP_4_4_IV1, IBP_4_4_IV2 = 30, 32, 33  # the levels the methods above name
 
 # Level by level, as Kafka 4.4 declares them (MetadataVersion.VERSIONS); 4.5-IV0 is not production-ready.
 VERSIONS: tuple[MetadataVersion, ...] = tuple(MetadataVersion(level, name) for level, name in (
