@@ -17,10 +17,12 @@ def test_a_cidr_host_needs_4_4_iv1():
     cluster = ClusterAt(BELOW)
     [result] = create(cluster, creation(host="10.0.0.0/8"))
     assert result["error_code"] == Errors.UNSUPPORTED_VERSION
-    assert result["error_message"] == "CIDR-based ACL host patterns require metadata version 4.4-IV1 or higher."
+    assert result["error_message"] == \
+        "CIDR-based ACL host patterns require metadata version 4.4-IV1 or higher."
     assert cluster.active.acls.id_to_acl == {}
     # an address and "*" stay what they were
-    assert [r["error_code"] for r in create(cluster, creation(host="10.0.0.1"), creation())] == [Errors.NONE] * 2
+    results = create(cluster, creation(host="10.0.0.1"), creation())
+    assert [r["error_code"] for r in results] == [Errors.NONE] * 2
 
 
 def test_a_cidr_host_is_written_and_replayed_from_4_4_iv1():
