@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import uuid
 
-from kafka.image.metadata_version import IBP_4_4_IV1, from_feature_level
+from kafka.image.metadata_version import IBP_4_4_IV1, from_feature_level, is_cidr_acl_supported
 from kafka.image.standard_acl import StandardAcl
 from kafka.protocol.acl import (
     CLUSTER_NAME,
@@ -80,7 +80,7 @@ class AclControlManager:
         """Kafka's metadataVersion.isCidrAclSupported(); with no feature manager (a bare unit test), yes."""
         if self.features is None:
             return True
-        return from_feature_level(self.features.metadata_version).is_cidr_acl_supported()
+        return is_cidr_acl_supported(self.features.metadata_version)
 
     def _new_acl_id(self, records: list[ApiMessageAndVersion]) -> uuid.UUID:
         taken = {r.data.id for r in records}
