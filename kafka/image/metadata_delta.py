@@ -84,7 +84,9 @@ class MetadataDelta:
                        for e in r.end_points},
             supported_features={f["name"]: (f["min_supported_version"], f["max_supported_version"])
                                 for f in r.features},
-            rack=r.rack, fenced=r.fenced, in_controlled_shutdown=r.get("in_controlled_shutdown", False))
+            rack=r.rack, fenced=r.fenced, in_controlled_shutdown=r.get("in_controlled_shutdown", False),
+            directories=tuple(r.get("log_dirs") or ()), cordoned_directories=_optional_tuple(
+                r.get("cordoned_log_dirs")))
         self.cluster_delta = (self.cluster_delta or set()) | {r.broker_id}
 
     def _replay_unregister_broker(self, r) -> None:
@@ -112,6 +114,8 @@ class MetadataDelta:
             changes["fenced"] = False
         if r.get("in_controlled_shutdown", 0) == 1:
             changes["in_controlled_shutdown"] = True
+        if r.get("cordoned_log_dirs") is not None:  # KIP-1066: null is no change
+            changes["cordoned_directories"] = tuple(r.cordoned_log_dirs)
         self._change_broker(r.broker_id, r.broker_epoch, **changes)
 
     def _replay_topic(self, r) -> None:
@@ -230,3 +234,7 @@ _HANDLERS = {
     T.REMOVE_USER_SCRAM_CREDENTIAL_RECORD: MetadataDelta._replay_remove_user_scram_credential,
     # NoOpRecord changes nothing in the image.
 }
+
+
+def _optional_tuple(values) -> tuple | None:
+    return None if values is None else tuple(values)

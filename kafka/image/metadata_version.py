@@ -33,20 +33,16 @@ class MetadataVersion:
     # What a level gates, in Kafka's words (MetadataVersion.isCordonedLogDirsSupported and the rest): code
     # asks these, never compares numbers.
     def is_cordoned_log_dirs_supported(self) -> bool:
-        return self.feature_level >= IBP_4_3_IV0  # KIP-1066
+        return is_cordoned_log_dirs_supported(self.feature_level)
 
     def is_cidr_acl_supported(self) -> bool:
-        return self.feature_level >= IBP_4_4_IV1  # KIP-1107
+        return is_cidr_acl_supported(self.feature_level)
 
     def is_controller_unregistration_supported(self) -> bool:
-        return self.feature_level >= IBP_4_4_IV2
+        return is_controller_unregistration_supported(self.feature_level)
 
     def register_broker_record_version(self) -> int:
-        """RegisterBrokerRecord's version at this level: 4 carries the cordoned log directories."""
-        return 4 if self.is_cordoned_log_dirs_supported() else 3 if self.feature_level >= 17 else 2
-
-    def broker_registration_change_record_version(self) -> int:
-        return 3 if self.is_cordoned_log_dirs_supported() else 2 if self.feature_level >= 17 else 1
+        return register_broker_record_version(self.feature_level)
 
 
 IBP_4_3_IV0, IBP_4_4_IV1, IBP_4_4_IV2 = 30, 32, 33  # the levels the methods above name
@@ -95,3 +91,23 @@ def name_of(level: int) -> str:
     """A level as kafka-features prints it: its name, or UNKNOWN and the number for one Kafka never named."""
     version = BY_LEVEL.get(level)
     return version.version if version is not None else f"UNKNOWN {level}"
+
+
+def register_broker_record_version(level: int) -> int:
+    """RegisterBrokerRecord's version at a metadata.version level (Kafka's registerBrokerRecordVersion):
+    4 carries the cordoned log directories (4.3-IV0), 3 the log directories (3.7-IV2), 2 the migration
+    flag."""
+    return 4 if level >= IBP_4_3_IV0 else 3 if level >= 17 else 2 if level >= 8 else 1
+
+
+# The same questions of a bare level (an image's, a FeatureControlManager's), 0 for "none finalized".
+def is_cordoned_log_dirs_supported(level: int) -> bool:
+    return level >= IBP_4_3_IV0  # KIP-1066: cordoned log directories
+
+
+def is_cidr_acl_supported(level: int) -> bool:
+    return level >= IBP_4_4_IV1  # KIP-1107: ACL hosts in CIDR notation
+
+
+def is_controller_unregistration_supported(level: int) -> bool:
+    return level >= IBP_4_4_IV2  # UnregisterController and its record

@@ -93,7 +93,12 @@ SCHEMAS: dict[MetadataRecordType, tuple[Schema, int]] = {
         Field("rack", String, "0+", nullable_versions="0+", default=None),
         Field("fenced", Boolean, "0+", default=True),
         Field("in_controlled_shutdown", Boolean, "1+", default=False),
-    ), 1),
+        # the broker's log directories (meta.properties directory.id), and (KIP-1066) the cordoned ones: null
+        # until the broker's first heartbeat says
+        Field("log_dirs", Array(Uuid), "3+", default=[], tagged_versions="3+", tag=0),
+        Field("cordoned_log_dirs", Array(Uuid), "4+", nullable_versions="4+", default=None,
+              tagged_versions="4+", tag=1),
+    ), 1),  # versions 0-4: the controller writes the one its metadata.version names (record_at)
     MetadataRecordType.UNREGISTER_BROKER_RECORD: (Schema(
         "UnregisterBrokerRecord", Field("broker_id", Int32, "0+"), Field("broker_epoch", Int64, "0+"),
     ), 0),
@@ -169,7 +174,11 @@ SCHEMAS: dict[MetadataRecordType, tuple[Schema, int]] = {
         Field("broker_epoch", Int64, "0+"),
         Field("fenced", Int8, "0+", default=0),  # 0: unchanged, 1: fence, -1: unfence
         Field("in_controlled_shutdown", Int8, "1+", default=0),  # 0: unchanged, 1: shutting down
-    ), 1),
+        Field("log_dirs", Array(Uuid), "2+", default=[], tagged_versions="2+", tag=2),
+        # KIP-1066: the cordoned log directories now, or null: no change
+        Field("cordoned_log_dirs", Array(Uuid), "3+", nullable_versions="3+", default=None,
+              tagged_versions="3+", tag=3),
+    ), 1),  # versions 0-3: 1 for fencing and shutdown, 3 for cordoned directories (record_at), as Kafka
     MetadataRecordType.ACCESS_CONTROL_ENTRY_RECORD: (Schema(
         "AccessControlEntryRecord",
         Field("id", Uuid, "0+"),
@@ -218,6 +227,13 @@ class ApiMessageAndVersion:
 def record(type: MetadataRecordType, **fields: Any) -> ApiMessageAndVersion:
     """A record at its latest version; fields not given take their defaults."""
     schema, version = SCHEMAS[type]
+    return ApiMessageAndVersion(type, version, schema.new(**fields))
+
+
+def record_at(type: MetadataRecordType, version: int, **fields: Any) -> ApiMessageAndVersion:
+    """A record at the version the finalized metadata.version writes it at (Kafka's
+    MetadataVersion.registerBrokerRecordVersion and kin): the fields of later versions are left out."""
+    schema, _ = SCHEMAS[type]
     return ApiMessageAndVersion(type, version, schema.new(**fields))
 
 

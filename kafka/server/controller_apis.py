@@ -22,6 +22,7 @@ metadata log; the response is sent from whichever thread completes them, as a pu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from concurrent.futures import Future
 
@@ -61,6 +62,15 @@ RAFT_APIS = (ApiKey.VOTE, ApiKey.BEGIN_QUORUM_EPOCH, ApiKey.END_QUORUM_EPOCH, Ap
              ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER, ApiKey.UPDATE_RAFT_VOTER)  # KIP-853
 
 
+# A broker forwards without an Envelope (forwarding_manager.py), on its forwarding channel, whose client id
+# (node_to_controller_channel_manager.py) says so: what Kafka's Request.isForwarded tells from the Envelope.
+FORWARDING_CLIENT_ID = re.compile(r"broker-\d+-to-controller-forwarding")
+
+
+def is_forwarded(request: Request) -> bool:
+    return FORWARDING_CLIENT_ID.fullmatch(request.header.client_id or "") is not None
+
+
 class ControllerApis(ApiRequestHandler):
     def __init__(self, request_helper: RequestHandlerHelper, auth_helper: AuthHelper, raft_driver,
                  controller) -> None:
@@ -83,8 +93,7 @@ class ControllerApis(ApiRequestHandler):
             ApiKey.CREATE_TOPICS: self._answer_with(lambda body: controller.create_topics(body)),
             ApiKey.DELETE_TOPICS: self._answer_with(lambda body: controller.delete_topics(body)),
             ApiKey.CREATE_PARTITIONS: self._answer_with(lambda body: controller.create_partitions(body)),
-            ApiKey.INCREMENTAL_ALTER_CONFIGS: self._answer_with(
-                lambda body: controller.incremental_alter_configs(body)),
+            ApiKey.INCREMENTAL_ALTER_CONFIGS: self.handle_incremental_alter_configs,
             ApiKey.ELECT_LEADERS: self._answer_with(lambda body: controller.elect_leaders(body)),
             ApiKey.ALTER_CLIENT_QUOTAS: self._answer_with(lambda body: controller.alter_client_quotas(body)),
             ApiKey.ALTER_USER_SCRAM_CREDENTIALS: self._answer_with(
@@ -152,6 +161,12 @@ class ControllerApis(ApiRequestHandler):
         """UpdateFeatures (KIP-584): FeatureControlManager decides; the answer's shape depends on the version
         (results per feature up to version 1)."""
         future = self.controller.update_features(request.body, request.header.api_version)
+        future.add_done_callback(lambda f: self._complete(request, f))
+
+    def handle_incremental_alter_configs(self, request: Request) -> None:
+        """IncrementalAlterConfigs: the controller is told whether a broker forwarded it (Kafka's
+        Request.isForwarded), for what a broker has already checked (cordoned.log.dirs, KIP-1066)."""
+        future = self.controller.incremental_alter_configs(request.body, is_forwarded(request))
         future.add_done_callback(lambda f: self._complete(request, f))
 
     def handle_raft_request(self, request: Request) -> None:
