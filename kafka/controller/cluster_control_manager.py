@@ -16,7 +16,8 @@ a broker restarted after a crash waits out its earlier self's session, as in Kaf
 A broker registers its log directories (their directory.id); from metadata.version 4.3-IV0 its heartbeats
 say which are cordoned (KIP-1066, `cordoned.log.dirs`), a change written as a BrokerRegistrationChangeRecord.
 A broker whose every directory is cordoned is not usable for new replicas (Kafka's usableBrokers asks
-hasUncordonedDirs), though it keeps leading what it has.
+hasUncordonedDirs), though it keeps leading what it has. The controllers' own registrations, part of Kafka's
+ClusterControlManager too, are kept by ControllerRegistrations (controller_registrations.py).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from kafka.controller.broker_heartbeat_manager import BrokerHeartbeatManager
+from kafka.controller.controller_registrations import ControllerRegistrations, Write
 from kafka.controller.controller_result import ControllerResult
 from kafka.controller.feature_control_manager import FeatureControlManager
 from kafka.image.cluster_image import has_uncordoned_dirs
@@ -71,7 +73,7 @@ def broker_registration_reply(error: Errors, broker_epoch: int = -1) -> dict:
 
 class ClusterControlManager:
     def __init__(self, cluster_id: str, features: FeatureControlManager,
-                 heartbeats: BrokerHeartbeatManager) -> None:
+                 heartbeats: BrokerHeartbeatManager, write: Write | None = None) -> None:
         self.cluster_id = cluster_id
         self.features = features
         self.heartbeats = heartbeats  # the active controller's broker sessions
@@ -80,9 +82,12 @@ class ClusterControlManager:
         self.broker_shutdown_handler = lambda broker_id, clean: []
         self.brokers: dict[int, BrokerInfo] = {}
         features.brokers_supported = self.supported_features  # Kafka's ClusterFeatureSupportDescriber
+        # the controllers' registrations (KIP-919; UnregisterController from 4.4-IV2), in a file of their own
+        self.controllers = ControllerRegistrations(features, write)
 
     def reset(self) -> None:
         self.brokers = {}
+        self.controllers.reset()
 
     # ------------------------------------------------------------------ questions
     def usable_brokers(self) -> dict[int, str | None]:

@@ -108,7 +108,7 @@ class QuorumController:
         self.queue = KafkaEventQueue(time, f"quorum-controller-{node_id}-event-handler", threaded)
         self.features = FeatureControlManager(node_id, kraft_version=kraft_version_reader(raft_client))
         self.heartbeats = BrokerHeartbeatManager(config.broker_session_timeout_ms)
-        self.cluster = ClusterControlManager(cluster_id, self.features, self.heartbeats)
+        self.cluster = ClusterControlManager(cluster_id, self.features, self.heartbeats, self._write)
         self.configs = ConfigurationControlManager(config_validator, self.features)  # server's knows groups
         self.replication = ReplicationControlManager(self.cluster, self.configs, self.features, config)
         self.cluster.broker_shutdown_handler = self.replication.handle_broker_shutdown
@@ -267,7 +267,8 @@ class QuorumController:
                 T.PRODUCER_IDS_RECORD: self.producer_ids.replay,
                 T.CLIENT_QUOTA_RECORD: self.client_quotas.replay,
                 T.ACCESS_CONTROL_ENTRY_RECORD: self.acls.replay,
-                T.REMOVE_ACCESS_CONTROL_ENTRY_RECORD: self.acls.replay_remove}
+                T.REMOVE_ACCESS_CONTROL_ENTRY_RECORD: self.acls.replay_remove,
+                **self.cluster.controllers.replayers()}  # KIP-919's two records
 
     # ================================================================== the write path
     def _append_or_renounce(self, name: str, records: list[ApiMessageAndVersion],
@@ -349,8 +350,7 @@ class QuorumController:
 
     def _operation_event(self, name: str, run: Callable[[], None], future: Future,
                          not_controller_response) -> Future:
-        """Queue a request's event: a fault answers UNKNOWN_SERVER_ERROR, a closing queue
-        REQUEST_TIMED_OUT."""
+        """Queue a request's event: a fault answers UNKNOWN_SERVER_ERROR, a closed queue REQUEST_TIMED_OUT."""
         def event() -> None:
             if not self._run_event(name, run) and not future.done():
                 future.set_result(with_error(not_controller_response, Errors.UNKNOWN_SERVER_ERROR))

@@ -3,7 +3,8 @@ metadata.BrokerRegistration).
 
 A broker is registered by a RegisterBrokerRecord; its epoch is that record's offset, so a restarted
 broker (a new incarnation) gets a new epoch and anything still speaking for the old one is fenced
-off. `fenced` brokers get no leaderships and are not shown to clients. A broker names its log
+off. `fenced` brokers get no leaderships and are not shown to clients. The controllers register too
+(RegisterControllerRecord, KIP-919), and from 4.4-IV2 a registration can be removed. A broker names its log
 directories (their directory.id) and, from metadata.version 4.3-IV0, which of them are cordoned (KIP-1066):
 a broker whose every directory is cordoned gets no new replicas.
 """
@@ -48,8 +49,20 @@ def has_uncordoned_dirs(directories, cordoned) -> bool:
 
 
 @dataclass(frozen=True)
+class ControllerRegistration:
+    """A controller's registration (Kafka's metadata.ControllerRegistration, KIP-919): where it listens,
+    which feature levels it runs. From metadata.version 4.4-IV2 it can be removed (UnregisterController)."""
+
+    id: int
+    incarnation_id: uuid.UUID
+    listeners: dict[str, Endpoint]
+    supported_features: dict[str, tuple[int, int]]
+
+
+@dataclass(frozen=True)
 class ClusterImage:
     brokers: dict[int, BrokerRegistration] = field(default_factory=dict)
+    controllers: dict[int, ControllerRegistration] = field(default_factory=dict)
 
     def broker(self, broker_id: int) -> BrokerRegistration | None:
         return self.brokers.get(broker_id)

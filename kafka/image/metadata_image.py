@@ -61,6 +61,14 @@ class MetadataImage:
                 log_dirs=list(broker.directories),
                 cordoned_log_dirs=None if broker.cordoned_directories is None
                 else list(broker.cordoned_directories)))
+        for controller in sorted(self.cluster.controllers.values(), key=lambda c: c.id):
+            out.append(record(
+                T.REGISTER_CONTROLLER_RECORD, controller_id=controller.id,
+                incarnation_id=controller.incarnation_id,
+                end_points=[dict(name=e.name, host=e.host, port=e.port, security_protocol=e.security_protocol)
+                            for e in controller.listeners.values()],
+                features=[dict(name=n, min_supported_version=lo, max_supported_version=hi)
+                          for n, (lo, hi) in sorted(controller.supported_features.items())]))
         for topic in sorted(self.topics.topics_by_id.values(), key=lambda t: t.name):
             out.append(record(T.TOPIC_RECORD, name=topic.name, topic_id=topic.id))
             for index, p in sorted(topic.partitions.items()):

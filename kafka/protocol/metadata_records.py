@@ -19,6 +19,8 @@ written by the active controller and replayed by every controller and broker int
     NoOpRecord             nothing: the active controller's heartbeat in the log
     UserScramCredentialRecord        a user's SCRAM salt, StoredKey, ServerKey, iterations for one mechanism
     RemoveUserScramCredentialRecord  that credential was deleted
+    RegisterControllerRecord    a controller (one incarnation) registered: where it listens, what it runs
+    UnregisterControllerRecord  a controller's registration was removed (metadata.version 4.4-IV2)
 
 Each is described once, as a Schema with Kafka's field names, and framed as Kafka frames them: an
 unsigned varint frame version (1), the record's type (its apiKey), its version, then the body as a
@@ -42,6 +44,7 @@ from kafka.protocol.types import (
     Int32,
     Int64,
     String,
+    UInt16,
     UnsignedVarInt,
     Uuid,
 )
@@ -66,6 +69,8 @@ class MetadataRecordType(IntEnum):
     REMOVE_ACCESS_CONTROL_ENTRY_RECORD = 19
     NO_OP_RECORD = 20
     REMOVE_USER_SCRAM_CREDENTIAL_RECORD = 22
+    REGISTER_CONTROLLER_RECORD = 27
+    UNREGISTER_CONTROLLER_RECORD = 29
 
 
 NO_LEADER = -1
@@ -206,6 +211,22 @@ SCHEMAS: dict[MetadataRecordType, tuple[Schema, int]] = {
     ), 0),
     MetadataRecordType.REMOVE_USER_SCRAM_CREDENTIAL_RECORD: (Schema(
         "RemoveUserScramCredentialRecord", Field("name", String, "0+"), Field("mechanism", Int8, "0+"),
+    ), 0),
+    # KIP-919: the controllers register too (ControllerRegistration), and from 4.4-IV2 can be unregistered
+    MetadataRecordType.REGISTER_CONTROLLER_RECORD: (Schema(
+        "RegisterControllerRecord",
+        Field("controller_id", Int32, "0+"),
+        Field("incarnation_id", Uuid, "0+"),
+        Field("zk_migration_ready", Boolean, "0+", default=False),
+        Field("end_points", Array(Schema("ControllerEndpoint", Field("name", String, "0+"),
+                                         Field("host", String, "0+"), Field("port", UInt16, "0+"),
+                                         Field("security_protocol", Int16, "0+"))), "0+", default=[]),
+        Field("features", Array(Schema("ControllerFeature", Field("name", String, "0+"),
+                                       Field("min_supported_version", Int16, "0+"),
+                                       Field("max_supported_version", Int16, "0+"))), "0+", default=[]),
+    ), 0),
+    MetadataRecordType.UNREGISTER_CONTROLLER_RECORD: (Schema(
+        "UnregisterControllerRecord", Field("controller_id", Int32, "0+"),
     ), 0),
 }
 

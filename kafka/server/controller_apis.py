@@ -9,10 +9,12 @@ flood of produce requests on the broker listener never delays an election:
                                DescribeQuorum, and KIP-853's AddRaftVoter, RemoveRaftVoter,
                                UpdateRaftVoter -> the raft driver (KafkaRaftClient steps them)
     brokers talking to us      BrokerRegistration, BrokerHeartbeat, AlterPartition,
-                               AllocateProducerIds (a block of producer ids, KIP-730)
+                               AllocateProducerIds (a block of producer ids, KIP-730); and the
+                               controllers: ControllerRegistration (KIP-919)
     admin requests             CreateTopics, DeleteTopics, CreatePartitions, IncrementalAlterConfigs,
                                AlterClientQuotas, ElectLeaders, Alter/ListPartitionReassignments,
-                               CreateAcls, DeleteAcls, UpdateFeatures, forwarded by brokers (or sent
+                               CreateAcls, DeleteAcls, UpdateFeatures, UnregisterController (4.4-IV2),
+                               forwarded by brokers (or sent
                                here directly)
                                -> the QuorumController; DescribeAcls from this node's authoriser
 
@@ -56,6 +58,7 @@ CLUSTER_OPERATIONS = {
     ApiKey.DESCRIBE_ACLS: AclOperation.DESCRIBE,
     ApiKey.ADD_RAFT_VOTER: AclOperation.ALTER, ApiKey.REMOVE_RAFT_VOTER: AclOperation.ALTER,
     ApiKey.DESCRIBE_CLUSTER: AclOperation.DESCRIBE, ApiKey.UPDATE_FEATURES: AclOperation.ALTER,
+    ApiKey.UNREGISTER_CONTROLLER: AclOperation.ALTER,
 }
 RAFT_APIS = (ApiKey.VOTE, ApiKey.BEGIN_QUORUM_EPOCH, ApiKey.END_QUORUM_EPOCH, ApiKey.FETCH,
              ApiKey.FETCH_SNAPSHOT, ApiKey.DESCRIBE_QUORUM,
@@ -107,6 +110,11 @@ class ControllerApis(ApiRequestHandler):
             ApiKey.DESCRIBE_ACLS: self.handle_describe_acls,
             ApiKey.DESCRIBE_CLUSTER: self.handle_describe_cluster,
             ApiKey.UPDATE_FEATURES: self.handle_update_features,
+            # KIP-919: a controller registers; from metadata.version 4.4-IV2 a registration can be removed
+            ApiKey.CONTROLLER_REGISTRATION: self._answer_with(
+                lambda body: controller.cluster.controllers.register_controller(body)),
+            ApiKey.UNREGISTER_CONTROLLER: self._answer_with(
+                lambda body: controller.cluster.controllers.unregister_controller(body)),
         }
         # authorisation: every API of this listener needs a permission on the cluster (CLUSTER_ACTION
         # for the quorum's and the brokers' own requests); a broker forwards admin requests as itself
