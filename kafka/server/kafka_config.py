@@ -21,7 +21,7 @@ from kafka.security.sasl_configs import SaslConfigError, SaslListenerConfig
 from kafka.security.security_protocol import SecurityProtocol
 from kafka.security.ssl_factory import SSL_DEFAULTS, SslConfigError, SslFactory
 from kafka.server.abstract_kafka_config import CONFIG_KEYS, AbstractKafkaConfig
-from kafka.server.config_def import ConfigError
+from kafka.server.config_def import ConfigError, RequirementError
 from kafka.server.share.share_group_config import share_group_config_problem
 
 _LISTENER_PREFIX = "listener.name."
@@ -153,7 +153,7 @@ class KafkaConfig(AbstractKafkaConfig):
             raise ConfigError(f"configuration key 'queued.max.request.bytes' ({queued}) must be larger or "
                               f"equal to socket.request.max.bytes ({request_max}), or -1 for no bound")
         if (problem := cordoned_log_dirs_problem(self.cordoned_log_dirs, self.log_dirs)) is not None:
-            raise ConfigError(problem)
+            raise RequirementError(problem)
         if (problem := share_group_config_problem(self.values)) is not None:
             raise ConfigError(problem)
         if (problem := group_coordinator_config_problem(self.values)) is not None:

@@ -14,6 +14,7 @@ from kafka.log.log_config import LogConfig
 from kafka.log.log_manager import LogManager
 from kafka.server.broker_lifecycle_manager import BrokerLifecycleManager
 from kafka.server.config_def import ConfigError
+from kafka.server.dynamic_broker_config import DynamicConfigError
 from kafka.server.kafka_config import KafkaConfig
 from kafka.server.metadata_cache import Broker, MetadataCache
 from kafka.utils.time import MockTime
@@ -95,3 +96,14 @@ def test_the_lifecycle_manager_registers_directory_ids_and_heartbeats_cordoned_o
     lifecycle._send_broker_heartbeat()
     assert channel.sent[-1][1]["cordoned_log_dirs"] == []
     manager.shutdown()
+
+
+def test_a_dynamic_value_outside_log_dirs_is_refused_in_kafkas_bare_words():
+    """Kafka's KafkaConfig refuses it with Scala's require (an IllegalArgumentException):
+    IncrementalAlterConfigs answers those words alone, not wrapped as an invalid dynamic configuration."""
+    config = KafkaConfig({"log.dirs": "/data/a,/data/b"})
+    config.dynamic_config.validate({"cordoned.log.dirs": "/data/b"}, per_broker_config=True)
+    with pytest.raises(DynamicConfigError) as e:
+        config.dynamic_config.validate({"cordoned.log.dirs": "/data/c"}, per_broker_config=True)
+    assert str(e.value) == ("requirement failed: All entries in cordoned.log.dirs must be present in "
+                            "log.dirs or log.dir. Missing entries : /data/c")
