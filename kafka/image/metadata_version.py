@@ -5,8 +5,9 @@ metadata.version is a number (a feature level) that says which metadata records,
 the requests brokers and controllers send each other, the whole cluster understands. Each level has a
 name: the release that introduced it and an "IV" (inter-version) counter, 3.3-IV3 being level 7, the
 first a KRaft cluster can run. Kafka 4.4's table is below, level for level; this broker runs levels 7 to
-27 (4.1-IV1, docs/features.md says why it stops there), so the table also answers `kafka-features
-version-mapping` and `--release-version` for releases newer than what it runs, as Kafka's tools do.
+33 (4.4-IV2), as Kafka 4.4 does, and 4.5-IV0 is Kafka's too, not production-ready. What a level switches
+on is asked by name (is_cordoned_log_dirs_supported, is_cidr_acl_supported, ...), as Kafka's code asks it;
+docs/features.md lists the levels after 4.1-IV1 and what each gates.
 """
 
 from __future__ import annotations
