@@ -6,12 +6,17 @@ ALLOW or DENY, a name) and, unless the same ACL exists already, given a fresh ra
 as an AccessControlEntryRecord; a delete filter removes every ACL it matches with one
 RemoveAccessControlEntryRecord each. Nothing changes here until the records are replayed, so a
 standby controller and every broker reach the same set by the same road.
+
+A host is "*", an address, or (KIP-1107) a CIDR such as 10.0.0.0/8 or 2001:db8::/32. A CIDR host needs
+metadata.version 4.4-IV1: below it every broker might not match it, so it is refused with
+UNSUPPORTED_VERSION; a malformed one is INVALID_REQUEST with Commons Net's words (kafka/utils/cidr_utils.py).
 """
 
 from __future__ import annotations
 
 import uuid
 
+from kafka.image.metadata_version import IBP_4_4_IV1, from_feature_level, is_cidr_acl_supported
 from kafka.image.standard_acl import StandardAcl
 from kafka.protocol.acl import (
     CLUSTER_NAME,
@@ -24,6 +29,7 @@ from kafka.protocol.acl import (
 )
 from kafka.protocol.errors import Errors
 from kafka.protocol.metadata_records import ApiMessageAndVersion, MetadataRecordType, record
+from kafka.utils import cidr_utils
 
 MAX_RECORDS_PER_USER_OP = 10_000  # Kafka's QuorumController.MAX_RECORDS_PER_USER_OP
 
@@ -35,7 +41,8 @@ class AclError(Exception):
 
 
 class AclControlManager:
-    def __init__(self) -> None:
+    def __init__(self, features=None) -> None:
+        self.features = features  # the FeatureControlManager: the finalized metadata.version
         self.id_to_acl: dict[uuid.UUID, StandardAcl] = {}
         self.existing_acls: set[StandardAcl] = set()
 
@@ -49,12 +56,13 @@ class AclControlManager:
         records: list[ApiMessageAndVersion] = []
         results: list[dict] = []
         pending: set[StandardAcl] = set()
+        cidr_supported = self._cidr_acl_supported()
         for c in creations:
             binding = AclBinding.of(c.resource_type, c.resource_name, c.get("resource_pattern_type", 3),
                                     c.principal,
                                     c.host, c.operation, c.permission_type)
             try:
-                validate_new_acl(binding)
+                validate_new_acl(binding, cidr_supported)
                 acl = StandardAcl.from_binding(binding)
                 if acl not in self.existing_acls and acl not in pending:
                     if len(records) >= MAX_RECORDS_PER_USER_OP:
@@ -67,6 +75,12 @@ class AclControlManager:
                 continue
             results.append(dict(error_code=Errors.NONE, error_message=""))  # Kafka's default: empty, not null
         return records, dict(throttle_time_ms=0, results=results)
+
+    def _cidr_acl_supported(self) -> bool:
+        """Kafka's metadataVersion.isCidrAclSupported(); with no feature manager (a bare unit test), yes."""
+        if self.features is None:
+            return True
+        return is_cidr_acl_supported(self.features.metadata_version)
 
     def _new_acl_id(self, records: list[ApiMessageAndVersion]) -> uuid.UUID:
         taken = {r.data.id for r in records}
@@ -121,7 +135,7 @@ class AclControlManager:
             self.existing_acls.discard(acl)
 
 
-def validate_new_acl(binding: AclBinding) -> None:
+def validate_new_acl(binding: AclBinding, cidr_supported: bool = True) -> None:
     """Kafka's AclApis checks (the cluster's name, an empty name), then AclControlManager.validateNewAcl."""
     pattern, entry = binding.pattern, binding.entry
     # Kafka's AclApis first
@@ -142,6 +156,22 @@ def validate_new_acl(binding: AclBinding) -> None:
         raise AclError(f"Could not parse principal from `{entry.principal}` (no colon is present separating "
                        "the "
                        "principal type from the principal name)")
+    validate_host_pattern(entry.host, cidr_supported)
+
+
+def validate_host_pattern(host: str | None, cidr_supported: bool) -> None:
+    """Kafka's AclControlManager.validateHostPattern: "*", an address, or a CIDR from 4.4-IV1 on."""
+    if not host:
+        raise AclError("Host pattern cannot be null or empty")
+    if host == "*" or not cidr_utils.is_cidr(host):
+        return
+    if not cidr_supported:
+        raise AclError(f"CIDR-based ACL host patterns require metadata version "
+                       f"{from_feature_level(IBP_4_4_IV1)} or higher.", Errors.UNSUPPORTED_VERSION)
+    try:
+        cidr_utils.validate(host)
+    except ValueError as e:
+        raise AclError(f"Invalid CIDR notation '{host}': {e}") from None
 
 
 def matching_acl(acl: StandardAcl) -> dict:

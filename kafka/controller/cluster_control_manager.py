@@ -12,6 +12,12 @@ A registration is refused when it comes from another cluster (INCONSISTENT_CLUST
 broker that cannot run the finalized metadata.version (UNSUPPORTED_VERSION), or while another
 incarnation of the same broker id still serves with a live session (DUPLICATE_BROKER_REGISTRATION:
 a broker restarted after a crash waits out its earlier self's session, as in Kafka).
+
+A broker registers its log directories (their directory.id); from metadata.version 4.3-IV0 its heartbeats
+say which are cordoned (KIP-1066, `cordoned.log.dirs`), a change written as a BrokerRegistrationChangeRecord.
+A broker whose every directory is cordoned is not usable for new replicas (Kafka's usableBrokers asks
+hasUncordonedDirs), though it keeps leading what it has. The controllers' own registrations, part of Kafka's
+ClusterControlManager too, are kept by ControllerRegistrations (controller_registrations.py).
 """
 
 from __future__ import annotations
@@ -19,8 +25,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from kafka.controller.broker_heartbeat_manager import BrokerHeartbeatManager
+from kafka.controller.controller_registrations import ControllerRegistrations, Write
 from kafka.controller.controller_result import ControllerResult
 from kafka.controller.feature_control_manager import FeatureControlManager
+from kafka.image.cluster_image import has_uncordoned_dirs
+from kafka.image.metadata_version import is_cordoned_log_dirs_supported, register_broker_record_version
 from kafka.protocol.errors import Errors
 from kafka.protocol.metadata_records import (
     BROKER_FENCED,
@@ -28,6 +37,7 @@ from kafka.protocol.metadata_records import (
     ApiMessageAndVersion,
     MetadataRecordType,
     record,
+    record_at,
 )
 
 T = MetadataRecordType
@@ -49,6 +59,11 @@ class BrokerInfo:
     fenced: bool
     in_controlled_shutdown: bool
     supported_features: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> (min, max)
+    directories: tuple = ()  # the log directories' ids
+    cordoned_directories: tuple | None = None  # KIP-1066; None until a heartbeat says
+
+    def has_uncordoned_dirs(self) -> bool:
+        return has_uncordoned_dirs(self.directories, self.cordoned_directories)
 
 
 def broker_registration_reply(error: Errors, broker_epoch: int = -1) -> dict:
@@ -58,7 +73,7 @@ def broker_registration_reply(error: Errors, broker_epoch: int = -1) -> dict:
 
 class ClusterControlManager:
     def __init__(self, cluster_id: str, features: FeatureControlManager,
-                 heartbeats: BrokerHeartbeatManager) -> None:
+                 heartbeats: BrokerHeartbeatManager, write: Write | None = None) -> None:
         self.cluster_id = cluster_id
         self.features = features
         self.heartbeats = heartbeats  # the active controller's broker sessions
@@ -67,15 +82,19 @@ class ClusterControlManager:
         self.broker_shutdown_handler = lambda broker_id, clean: []
         self.brokers: dict[int, BrokerInfo] = {}
         features.brokers_supported = self.supported_features  # Kafka's ClusterFeatureSupportDescriber
+        # the controllers' registrations (KIP-919; UnregisterController from 4.4-IV2), in a file of their own
+        self.controllers = ControllerRegistrations(features, write)
 
     def reset(self) -> None:
         self.brokers = {}
+        self.controllers.reset()
 
     # ------------------------------------------------------------------ questions
     def usable_brokers(self) -> dict[int, str | None]:
-        """Brokers that may lead or be placed on: registered, unfenced, not shutting down (id -> rack)."""
+        """Brokers that may be placed on: registered, unfenced, not shutting down, and (KIP-1066) with a log
+        directory not cordoned (id -> rack)."""
         return {b.broker_id: b.rack for b in self.brokers.values() if not b.fenced
-                and not b.in_controlled_shutdown}
+                and not b.in_controlled_shutdown and b.has_uncordoned_dirs()}
 
     def is_usable(self, broker_id: int) -> bool:
         b = self.brokers.get(broker_id)
@@ -131,7 +150,9 @@ class ClusterControlManager:
 
     # ------------------------------------------------------------------ records to write
     def register_broker_record(self, request, broker_epoch: int) -> ApiMessageAndVersion:
-        return record(T.REGISTER_BROKER_RECORD, broker_id=request.broker_id,
+        return record_at(T.REGISTER_BROKER_RECORD,
+                         register_broker_record_version(self.features.metadata_version),
+                         broker_id=request.broker_id,
                       incarnation_id=request.incarnation_id,
                       broker_epoch=broker_epoch, rack=request.get("rack"), fenced=True,
                       end_points=[dict(name=listener.name, host=listener.host, port=listener.port,
@@ -139,7 +160,20 @@ class ClusterControlManager:
                                   for listener in request.listeners],
                       features=[dict(name=f.name, min_supported_version=f.min_supported_version,
                                      max_supported_version=f.max_supported_version)
-                                     for f in request.features])
+                                     for f in request.features],
+                      log_dirs=list(request.get("log_dirs") or []))
+
+    def handle_directories_cordoned(self, request) -> list[ApiMessageAndVersion]:
+        """A heartbeat's cordoned log directories (Kafka's handleDirectoriesCordoned, asked from 4.3-IV0):
+        a BrokerRegistrationChangeRecord (version 3) when they differ from the registration's."""
+        cordoned = request.get("cordoned_log_dirs")
+        if cordoned is None or not is_cordoned_log_dirs_supported(self.features.metadata_version):
+            return []
+        b = self.brokers[request.broker_id]
+        if b.cordoned_directories is not None and set(b.cordoned_directories) == set(cordoned):
+            return []
+        return [record_at(T.BROKER_REGISTRATION_CHANGE_RECORD, 3, broker_id=b.broker_id, broker_epoch=b.epoch,
+                          cordoned_log_dirs=list(cordoned))]
 
     def fence_record(self, broker_id: int) -> ApiMessageAndVersion:
         b = self.brokers[broker_id]
@@ -162,7 +196,10 @@ class ClusterControlManager:
                                                r.fenced, r.get("in_controlled_shutdown", False),
                                                {f["name"]: (f["min_supported_version"],
                                                             f["max_supported_version"])
-                                                for f in r.get("features") or []})
+                                                for f in r.get("features") or []},
+                                               tuple(r.get("log_dirs") or ()),
+                                               None if r.get("cordoned_log_dirs") is None
+                                               else tuple(r.cordoned_log_dirs))
 
     def replay_unregister_broker(self, r) -> None:
         self.brokers.pop(r.broker_id, None)
@@ -177,4 +214,6 @@ class ClusterControlManager:
             b = replace(b, fenced=False)
         if r.get("in_controlled_shutdown", 0) == 1:
             b = replace(b, in_controlled_shutdown=True)
+        if r.get("cordoned_log_dirs") is not None:
+            b = replace(b, cordoned_directories=tuple(r.cordoned_log_dirs))
         self.brokers[r.broker_id] = b

@@ -9,13 +9,19 @@ change is written as ConfigRecords (a value of None removes the override). A BRO
 broker's dynamic configs ("<id>") or the cluster-wide default (""). A topic that does
 not exist has no configs to change: it is refused with UNKNOWN_TOPIC_OR_PARTITION (Kafka's
 ConfigResourceExistenceChecker).
+
+`cordoned.log.dirs` (KIP-1066) on a broker resource needs metadata.version 4.3-IV0 (INVALID_CONFIG below
+it). Sent to a controller directly rather than through a broker -- which checks it against its log.dirs --
+a new value may only drop directories from the current one (Kafka's isCordonedLogDirsInvalid).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from kafka.controller.controller_result import ControllerResult
+from kafka.image.metadata_version import IBP_4_3_IV0, from_feature_level, is_cordoned_log_dirs_supported
 from kafka.log.log_config import LogConfig
 from kafka.protocol.errors import Errors
 from kafka.protocol.metadata_records import (
@@ -28,6 +34,11 @@ from kafka.protocol.metadata_records import (
 
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
 MAX_CONFIG_VALUE_SIZE = 32767  # Kafka's bound on a ConfigRecord's value (its length, though it says bytes)
+CORDONED_LOG_DIRS = "cordoned.log.dirs"
+DISABLED_CORDONED_LOG_DIRS = ("The cordoned.log.dirs configuration value cannot be set because it requires "
+                              f"metadata.version >= {from_feature_level(IBP_4_3_IV0)}")
+INVALID_CORDONED_LOG_DIRS = ("When updating cordoned.log.dirs via controllers,  the new value must be a "
+                             "subset of the current configuration value.")  # two spaces: Kafka's
 
 
 class ConfigError(Exception):
@@ -77,9 +88,10 @@ class ConfigurationValidator:
 
 
 class ConfigurationControlManager:
-    def __init__(self, validator: ConfigurationValidator | None = None) -> None:
+    def __init__(self, validator: ConfigurationValidator | None = None, features=None) -> None:
         self.configs: dict[tuple[int, str], dict[str, str]] = {}
         self.validator = validator or ConfigurationValidator()
+        self.features = features  # the FeatureControlManager: the finalized metadata.version
 
     def reset(self) -> None:
         self.configs = {}
@@ -98,9 +110,11 @@ class ConfigurationControlManager:
         return [record(MetadataRecordType.CONFIG_RECORD, resource_type=TOPIC_RESOURCE, resource_name=topic,
                        name=k, value=v) for k, v in sorted(props.items())]
 
-    def incremental_alter_configs(self, resources, topic_exists: Callable[[str], bool]) -> ControllerResult:
+    def incremental_alter_configs(self, resources, topic_exists: Callable[[str], bool],
+                                  forwarded: bool = True) -> ControllerResult:
         """IncrementalAlterConfigs (Kafka's incrementalAlterConfigs): the ConfigRecords of every
-        resource whose changes are valid, and each resource's entry of the response."""
+        resource whose changes are valid, and each resource's entry of the response. `forwarded`: the
+        request came through a broker (Kafka's Request.isForwarded), not to a controller directly."""
         records, responses = [], []
         for resource in resources:
             resource_type, name = resource.resource_type, resource.resource_name
@@ -110,16 +124,20 @@ class ConfigurationControlManager:
                                       error_message=f"topic '{name}' does not exist"))
                 continue
             try:
-                records += self.incremental_alter(resource_type, name, resource.configs)
+                records += self.incremental_alter(resource_type, name, resource.configs, forwarded)
             except ConfigError as e:
                 responses.append(dict(entry, error_code=e.error, error_message=str(e)))
                 continue
             responses.append(dict(entry, error_code=Errors.NONE, error_message=None))
         return ControllerResult(records, dict(throttle_time_ms=0, responses=responses))
 
-    def incremental_alter(self, resource_type: int, name: str, ops) -> list[ApiMessageAndVersion]:
+    def incremental_alter(self, resource_type: int, name: str, ops,
+                          forwarded: bool = True) -> list[ApiMessageAndVersion]:
         current = self.config_props(resource_type, name)
         updated = apply_config_ops(current, ops, lists=resource_type in (TOPIC_RESOURCE, BROKER_RESOURCE))
+        old, new = current.get(CORDONED_LOG_DIRS), updated.get(CORDONED_LOG_DIRS)
+        if resource_type == BROKER_RESOURCE and new != old:
+            self._validate_cordoned_log_dirs(old, new, forwarded)
         for key, value in updated.items():
             if value is not None and len(value) > MAX_CONFIG_VALUE_SIZE and current.get(key) != value:
                 raise ConfigError(Errors.INVALID_CONFIG, "The configuration value cannot be added because it "
@@ -131,6 +149,16 @@ class ConfigurationControlManager:
                        name=k, value=v) for k, v in sorted(changed.items())] + \
                [record(MetadataRecordType.CONFIG_RECORD, resource_type=resource_type, resource_name=name,
                        name=k, value=None) for k in sorted(removed)]
+
+    def _validate_cordoned_log_dirs(self, current: str | None, value: str | None, forwarded: bool) -> None:
+        """Kafka's isCordonedLogDirsDisabled, then isCordonedLogDirsInvalid (a removal is always allowed)."""
+        if self.features is not None and not is_cordoned_log_dirs_supported(self.features.metadata_version):
+            raise ConfigError(Errors.INVALID_CONFIG, DISABLED_CORDONED_LOG_DIRS)
+        if forwarded or value is None or not value.strip():
+            return
+        old = re.split(r"\s*,\s*", current.strip()) if current is not None else []
+        if not set(re.split(r"\s*,\s*", value.strip())) <= set(old):
+            raise ConfigError(Errors.INVALID_CONFIG, INVALID_CORDONED_LOG_DIRS)
 
     def replay_config(self, r) -> None:
         key = (r.resource_type, r.resource_name)

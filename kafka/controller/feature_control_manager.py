@@ -20,10 +20,12 @@ feature), written here and replayed by every controller and broker.
     registration    a broker whose supported range misses a finalized level cannot register
 
 What this broker finalizes differs from a fresh Apache Kafka 4.4 cluster where a level's behaviour is not
-built here (docs/features.md): metadata.version 27 (4.1-IV1), not 33 (4.4-IV2: CIDR ACLs, cordoned log
-directories and controller unregistration are not built); streams.version 0, not 1 (streams groups,
-KIP-1071, not built). A runtime upgrade of kraft.version (a static quorum becoming dynamic) is refused:
-format a dynamic quorum with `kafka-storage format --standalone` instead.
+built here (docs/features.md): streams.version 0, not 1 (streams groups, KIP-1071, not built).
+metadata.version runs to 33 (4.4-IV2), as Kafka 4.4's: each level after 4.1-IV1 gates something built --
+cordoned log directories (4.3-IV0), CIDR ACLs (4.4-IV1), controller unregistration (4.4-IV2), the
+inter-broker ListOffsets v11 (4.2-IV1) -- and share.version 2 (share groups' dead-letter queues) is built.
+A runtime upgrade of kraft.version (a static quorum becoming dynamic) is refused: format a dynamic quorum
+with `kafka-storage format --standalone` instead.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ from kafka.protocol.metadata_records import BROKER_RESOURCE, ApiMessageAndVersio
 from kafka.utils.java_hash_map import java_hash_map_order
 
 MIN_METADATA_VERSION = 7  # 3.3-IV3, the oldest level Kafka 4 runs
-MAX_METADATA_VERSION = 27  # 4.1-IV1: see the module docstring for the levels after it
+MAX_METADATA_VERSION = 33  # 4.4-IV2: every level of Kafka 4.4, each gate built (docs/features.md)
 # What this code can run: the ranges a broker registers with and ApiVersions advertises. One line a
 # feature, so that building a level is raising one number.
 SUPPORTED_FEATURES: dict[str, tuple[int, int]] = {

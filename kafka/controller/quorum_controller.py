@@ -108,13 +108,13 @@ class QuorumController:
         self.queue = KafkaEventQueue(time, f"quorum-controller-{node_id}-event-handler", threaded)
         self.features = FeatureControlManager(node_id, kraft_version=kraft_version_reader(raft_client))
         self.heartbeats = BrokerHeartbeatManager(config.broker_session_timeout_ms)
-        self.cluster = ClusterControlManager(cluster_id, self.features, self.heartbeats)
-        self.configs = ConfigurationControlManager(config_validator)  # the server's knows groups too
+        self.cluster = ClusterControlManager(cluster_id, self.features, self.heartbeats, self._write)
+        self.configs = ConfigurationControlManager(config_validator, self.features)  # server's knows groups
         self.replication = ReplicationControlManager(self.cluster, self.configs, self.features, config)
         self.cluster.broker_shutdown_handler = self.replication.handle_broker_shutdown
         self.producer_ids = ProducerIdControlManager(self.cluster)
         self.client_quotas = ClientQuotaControlManager()
-        self.acls = AclControlManager()
+        self.acls = AclControlManager(self.features)
         self.scram = ScramControlManager()
         self.bootstrap_records: list[ApiMessageAndVersion] = []  # kafka-storage format --feature, --add-scram
         self.committed_image: MetadataImage = EMPTY_IMAGE
@@ -267,7 +267,8 @@ class QuorumController:
                 T.PRODUCER_IDS_RECORD: self.producer_ids.replay,
                 T.CLIENT_QUOTA_RECORD: self.client_quotas.replay,
                 T.ACCESS_CONTROL_ENTRY_RECORD: self.acls.replay,
-                T.REMOVE_ACCESS_CONTROL_ENTRY_RECORD: self.acls.replay_remove}
+                T.REMOVE_ACCESS_CONTROL_ENTRY_RECORD: self.acls.replay_remove,
+                **self.cluster.controllers.replayers()}  # KIP-919's two records
 
     # ================================================================== the write path
     def _append_or_renounce(self, name: str, records: list[ApiMessageAndVersion],
@@ -349,8 +350,7 @@ class QuorumController:
 
     def _operation_event(self, name: str, run: Callable[[], None], future: Future,
                          not_controller_response) -> Future:
-        """Queue a request's event: a fault answers UNKNOWN_SERVER_ERROR, a closing queue
-        REQUEST_TIMED_OUT."""
+        """Queue a request's event: a fault answers UNKNOWN_SERVER_ERROR, a closed queue REQUEST_TIMED_OUT."""
         def event() -> None:
             if not self._run_event(name, run) and not future.done():
                 future.set_result(with_error(not_controller_response, Errors.UNKNOWN_SERVER_ERROR))
@@ -379,13 +379,13 @@ class QuorumController:
             self.heartbeats.touch(request.broker_id, now)
             caught_up = request.current_metadata_offset >= broker.epoch
             fenced = broker.fenced
-            records: list[ApiMessageAndVersion] = []
+            records = self.cluster.handle_directories_cordoned(request)  # KIP-1066, from 4.3-IV0
             if request.want_shut_down and not broker.in_controlled_shutdown:
                 # Controlled shutdown: leadership moves away now; the broker may stop once it leads nothing.
-                records = [self.cluster.controlled_shutdown_record(request.broker_id),
+                records += [self.cluster.controlled_shutdown_record(request.broker_id),
                            *self.replication.handle_broker_unavailable(request.broker_id)]
             elif broker.fenced and caught_up and not request.want_fence and not request.want_shut_down:
-                records = [self.cluster.unfence_record(request.broker_id),
+                records += [self.cluster.unfence_record(request.broker_id),
                            *self.replication.handle_broker_available(request.broker_id)]
                 fenced = False
             should_shut_down = (request.want_shut_down
@@ -490,10 +490,10 @@ class QuorumController:
         return self._write("create_partitions", lambda: self.replication.create_partitions(request),
                            not_controller)
 
-    def incremental_alter_configs(self, request) -> Future:
+    def incremental_alter_configs(self, request, forwarded: bool = True) -> Future:
         def operation() -> ControllerResult:
             result = self.configs.incremental_alter_configs(
-                request.resources, lambda name: self.replication.topic(name) is not None)
+                request.resources, lambda name: self.replication.topic(name) is not None, forwarded)
             return ControllerResult([], result.response) if request.validate_only else result
         not_controller = dict(throttle_time_ms=0, responses=[
             dict(resource_type=r.resource_type, resource_name=r.resource_name,

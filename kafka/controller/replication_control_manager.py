@@ -205,6 +205,10 @@ class ReplicationControlManager:
                 raise ReplicationError(Errors.INVALID_REPLICA_ASSIGNMENT, (
                     f"The manual partition assignment includes broker {broker_id}, but no such broker is "
                     "registered."))
+            if not self.cluster.brokers[broker_id].has_uncordoned_dirs():  # KIP-1066
+                raise ReplicationError(Errors.INVALID_REPLICA_ASSIGNMENT, (
+                    f"The manual partition assignment includes broker {broker_id}, but all its log "
+                    "directories are cordoned."))
             if broker_id in seen:
                 raise ReplicationError(Errors.INVALID_REPLICA_ASSIGNMENT, (
                     f"The manual partition assignment includes the broker {broker_id} more than once."))

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from kafka.image.acls_delta import AclsDelta
 from kafka.image.client_quotas_image import ClientQuotasImage, quota_entity
-from kafka.image.cluster_image import BrokerRegistration, ClusterImage, Endpoint
+from kafka.image.cluster_image import BrokerRegistration, ClusterImage, ControllerRegistration, Endpoint
 from kafka.image.configuration_image import ConfigurationsImage
 from kafka.image.features_image import FeaturesImage
 from kafka.image.metadata_image import MetadataImage
@@ -46,6 +46,7 @@ class MetadataDelta:
         self.image = image
         self.features = dict(image.features.finalized_versions)
         self.brokers = dict(image.cluster.brokers)
+        self.controllers = dict(image.cluster.controllers)
         self.topics_by_id = dict(image.topics.topics_by_id)
         self.configs = {k: dict(v) for k, v in image.configs.resources.items()}
         self.features_delta: set[str] | None = None
@@ -84,8 +85,20 @@ class MetadataDelta:
                        for e in r.end_points},
             supported_features={f["name"]: (f["min_supported_version"], f["max_supported_version"])
                                 for f in r.features},
-            rack=r.rack, fenced=r.fenced, in_controlled_shutdown=r.get("in_controlled_shutdown", False))
+            rack=r.rack, fenced=r.fenced, in_controlled_shutdown=r.get("in_controlled_shutdown", False),
+            directories=tuple(r.get("log_dirs") or ()), cordoned_directories=_optional_tuple(
+                r.get("cordoned_log_dirs")))
         self.cluster_delta = (self.cluster_delta or set()) | {r.broker_id}
+
+    def _replay_register_controller(self, r) -> None:
+        self.controllers[r.controller_id] = ControllerRegistration(
+            r.controller_id, r.incarnation_id,
+            {e["name"]: Endpoint(e["name"], e["host"], e["port"], e["security_protocol"])
+             for e in r.end_points},
+            {f["name"]: (f["min_supported_version"], f["max_supported_version"]) for f in r.features})
+
+    def _replay_unregister_controller(self, r) -> None:
+        self.controllers.pop(r.controller_id, None)
 
     def _replay_unregister_broker(self, r) -> None:
         self.brokers.pop(r.broker_id, None)
@@ -112,6 +125,8 @@ class MetadataDelta:
             changes["fenced"] = False
         if r.get("in_controlled_shutdown", 0) == 1:
             changes["in_controlled_shutdown"] = True
+        if r.get("cordoned_log_dirs") is not None:  # KIP-1066: null is no change
+            changes["cordoned_directories"] = tuple(r.cordoned_log_dirs)
         self._change_broker(r.broker_id, r.broker_epoch, **changes)
 
     def _replay_topic(self, r) -> None:
@@ -204,7 +219,8 @@ class MetadataDelta:
         acls = self.image.acls if self.acls_delta is None else self.acls_delta.apply()
         scram = self.image.scram if self.scram_delta is None \
             else ScramImage({k: dict(v) for k, v in self.scram.items() if v})
-        return MetadataImage(provenance, FeaturesImage(dict(self.features)), ClusterImage(dict(self.brokers)),
+        return MetadataImage(provenance, FeaturesImage(dict(self.features)), ClusterImage(dict(self.brokers),
+                                                                                       dict(self.controllers)),
                              topics, ConfigurationsImage({k: dict(v) for k, v in self.configs.items()}),
                              producer_ids,
                              client_quotas, acls, scram)
@@ -217,6 +233,8 @@ _HANDLERS = {
     T.FENCE_BROKER_RECORD: MetadataDelta._replay_fence_broker,
     T.UNFENCE_BROKER_RECORD: MetadataDelta._replay_unfence_broker,
     T.BROKER_REGISTRATION_CHANGE_RECORD: MetadataDelta._replay_broker_registration_change,
+    T.REGISTER_CONTROLLER_RECORD: MetadataDelta._replay_register_controller,
+    T.UNREGISTER_CONTROLLER_RECORD: MetadataDelta._replay_unregister_controller,
     T.TOPIC_RECORD: MetadataDelta._replay_topic,
     T.PARTITION_RECORD: MetadataDelta._replay_partition,
     T.PARTITION_CHANGE_RECORD: MetadataDelta._replay_partition_change,
@@ -230,3 +248,7 @@ _HANDLERS = {
     T.REMOVE_USER_SCRAM_CREDENTIAL_RECORD: MetadataDelta._replay_remove_user_scram_credential,
     # NoOpRecord changes nothing in the image.
 }
+
+
+def _optional_tuple(values) -> tuple | None:
+    return None if values is None else tuple(values)

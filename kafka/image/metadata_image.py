@@ -15,10 +15,11 @@ from kafka.image.cluster_image import ClusterImage
 from kafka.image.configuration_image import ConfigurationsImage
 from kafka.image.features_image import FeaturesImage
 from kafka.image.metadata_provenance import EMPTY_PROVENANCE, MetadataProvenance
+from kafka.image.metadata_version import register_broker_record_version
 from kafka.image.producer_ids_image import ProducerIdsImage
 from kafka.image.scram_image import ScramImage
 from kafka.image.topics_image import TopicsImage
-from kafka.protocol.metadata_records import ApiMessageAndVersion, MetadataRecordType, record
+from kafka.protocol.metadata_records import ApiMessageAndVersion, MetadataRecordType, record, record_at
 
 T = MetadataRecordType
 
@@ -46,15 +47,28 @@ class MetadataImage:
         """The records that rebuild this image from an empty one (Kafka's ImageWriter)."""
         out = [record(T.FEATURE_LEVEL_RECORD, name=name, feature_level=level)
                for name, level in sorted(self.features.finalized_versions.items())]
+        register_version = register_broker_record_version(self.features.metadata_version)  # Kafka's
         for broker in sorted(self.cluster.brokers.values(), key=lambda b: b.id):
-            out.append(record(
-                T.REGISTER_BROKER_RECORD, broker_id=broker.id, incarnation_id=broker.incarnation_id,
+            out.append(record_at(
+                T.REGISTER_BROKER_RECORD, register_version, broker_id=broker.id,
+                incarnation_id=broker.incarnation_id,
                 broker_epoch=broker.epoch, rack=broker.rack, fenced=broker.fenced,
                 in_controlled_shutdown=broker.in_controlled_shutdown,
                 end_points=[dict(name=e.name, host=e.host, port=e.port, security_protocol=e.security_protocol)
                             for e in broker.listeners.values()],
                 features=[dict(name=n, min_supported_version=lo, max_supported_version=hi)
-                          for n, (lo, hi) in sorted(broker.supported_features.items())]))
+                          for n, (lo, hi) in sorted(broker.supported_features.items())],
+                log_dirs=list(broker.directories),
+                cordoned_log_dirs=None if broker.cordoned_directories is None
+                else list(broker.cordoned_directories)))
+        for controller in sorted(self.cluster.controllers.values(), key=lambda c: c.id):
+            out.append(record(
+                T.REGISTER_CONTROLLER_RECORD, controller_id=controller.id,
+                incarnation_id=controller.incarnation_id,
+                end_points=[dict(name=e.name, host=e.host, port=e.port, security_protocol=e.security_protocol)
+                            for e in controller.listeners.values()],
+                features=[dict(name=n, min_supported_version=lo, max_supported_version=hi)
+                          for n, (lo, hi) in sorted(controller.supported_features.items())]))
         for topic in sorted(self.topics.topics_by_id.values(), key=lambda t: t.name):
             out.append(record(T.TOPIC_RECORD, name=topic.name, topic_id=topic.id))
             for index, p in sorted(topic.partitions.items()):

@@ -5,8 +5,9 @@ metadata.version is a number (a feature level) that says which metadata records,
 the requests brokers and controllers send each other, the whole cluster understands. Each level has a
 name: the release that introduced it and an "IV" (inter-version) counter, 3.3-IV3 being level 7, the
 first a KRaft cluster can run. Kafka 4.4's table is below, level for level; this broker runs levels 7 to
-27 (4.1-IV1, docs/features.md says why it stops there), so the table also answers `kafka-features
-version-mapping` and `--release-version` for releases newer than what it runs, as Kafka's tools do.
+33 (4.4-IV2), as Kafka 4.4 does, and 4.5-IV0 is Kafka's too, not production-ready. What a level switches
+on is asked by name (is_cordoned_log_dirs_supported, is_cidr_acl_supported, ...), as Kafka's code asks it;
+docs/features.md lists the levels after 4.1-IV1 and what each gates.
 """
 
 from __future__ import annotations
@@ -30,6 +31,22 @@ class MetadataVersion:
     def __str__(self) -> str:
         return self.version
 
+    # What a level gates, in Kafka's words (MetadataVersion.isCordonedLogDirsSupported and the rest): code
+    # asks these, never compares numbers.
+    def is_cordoned_log_dirs_supported(self) -> bool:
+        return is_cordoned_log_dirs_supported(self.feature_level)
+
+    def is_cidr_acl_supported(self) -> bool:
+        return is_cidr_acl_supported(self.feature_level)
+
+    def is_controller_unregistration_supported(self) -> bool:
+        return is_controller_unregistration_supported(self.feature_level)
+
+    def register_broker_record_version(self) -> int:
+        return register_broker_record_version(self.feature_level)
+
+
+IBP_4_3_IV0, IBP_4_4_IV1, IBP_4_4_IV2 = 30, 32, 33  # the levels the methods above name
 
 # Level by level, as Kafka 4.4 declares them (MetadataVersion.VERSIONS); 4.5-IV0 is not production-ready.
 VERSIONS: tuple[MetadataVersion, ...] = tuple(MetadataVersion(level, name) for level, name in (
@@ -75,3 +92,23 @@ def name_of(level: int) -> str:
     """A level as kafka-features prints it: its name, or UNKNOWN and the number for one Kafka never named."""
     version = BY_LEVEL.get(level)
     return version.version if version is not None else f"UNKNOWN {level}"
+
+
+def register_broker_record_version(level: int) -> int:
+    """RegisterBrokerRecord's version at a metadata.version level (Kafka's registerBrokerRecordVersion):
+    4 carries the cordoned log directories (4.3-IV0), 3 the log directories (3.7-IV2), 2 the migration
+    flag."""
+    return 4 if level >= IBP_4_3_IV0 else 3 if level >= 17 else 2 if level >= 8 else 1
+
+
+# The same questions of a bare level (an image's, a FeatureControlManager's), 0 for "none finalized".
+def is_cordoned_log_dirs_supported(level: int) -> bool:
+    return level >= IBP_4_3_IV0  # KIP-1066: cordoned log directories
+
+
+def is_cidr_acl_supported(level: int) -> bool:
+    return level >= IBP_4_4_IV1  # KIP-1107: ACL hosts in CIDR notation
+
+
+def is_controller_unregistration_supported(level: int) -> bool:
+    return level >= IBP_4_4_IV2  # UnregisterController and its record

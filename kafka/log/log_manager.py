@@ -54,7 +54,7 @@ from kafka.log.unified_log import UnifiedLog
 from kafka.utils.kafka_scheduler import KafkaScheduler
 from kafka.utils.repeated_error_log import RepeatedErrorLog
 from kafka.utils.time import Time
-from kafka.utils.uuid import random_uuid
+from kafka.utils.uuid import random_uuid, uuid_from_string
 
 log = structlog.get_logger("kafka.log.LogManager")
 
@@ -99,7 +99,8 @@ class LogManager:
                  producer_state_manager_config: ProducerStateManagerConfig | None = None,
                  producer_id_expiration_check_interval_ms: int = 600_000,
                  reserved_partitions: Mapping[str, int] | None = None,
-                 open_files_limit: Callable[[], int | None] = soft_open_files_limit) -> None:
+                 open_files_limit: Callable[[], int | None] = soft_open_files_limit,
+                 cordoned_log_dirs: list[str] = ()) -> None:
         if not log_dirs:
             raise ValueError("log.dirs is empty")
         self.log_dirs = [os.path.abspath(log_dir) for log_dir in log_dirs]
@@ -128,6 +129,9 @@ class LogManager:
         self.reserved_partitions = dict(reserved_partitions or {})
         self.open_files_limit = open_files_limit  # injected, as time is: the unit tests pick the limit
         self._clean_shutdown_epochs: list[int] = []  # what each dir's clean-shutdown marker said
+        # KIP-1066: directories that take no new partition (cordoned.log.dirs, static or dynamic)
+        self.cordoned_log_dirs: frozenset[str] = frozenset()
+        self.update_cordoned_log_dirs(cordoned_log_dirs)
 
     # ------------------------------------------------------------------------------ lifecycle
 
@@ -435,13 +439,42 @@ class LogManager:
                                     f"({os.strerror(errno.EMFILE)}; raise ulimit -n)")
 
     def _next_log_dir(self) -> str:
-        """Kafka's nextLogDirs: the directory holding the fewest partitions, first listed on ties."""
-        counts = dict.fromkeys(self.log_dirs, 0)
+        """Kafka's nextLogDirs: the directory holding the fewest partitions, first listed on ties, leaving
+        out the cordoned ones (KIP-1066) -- unless every one is, when the first takes it."""
+        if len(self.log_dirs) == 1:
+            return self.log_dirs[0]
+        counts = {d: 0 for d in self.log_dirs if d not in self.cordoned_log_dirs}
+        if not counts:
+            return self.log_dirs[0]
         for log in self._logs.values():
             parent = os.path.dirname(log.dir)
             if parent in counts:
                 counts[parent] += 1
-        return min(self.log_dirs, key=lambda log_dir: counts[log_dir])
+        return min(counts, key=lambda log_dir: counts[log_dir])
+
+    # ------------------------------------------------------------------------------ cordoned directories
+
+    def update_cordoned_log_dirs(self, log_dirs) -> None:
+        """Kafka's updateCordonedLogDirs: the directories new partitions stay out of, as given in
+        cordoned.log.dirs ("*" resolved already), each matched to its entry in log.dirs."""
+        self.cordoned_log_dirs = frozenset(os.path.abspath(d) for d in log_dirs)
+
+    def directory_id(self, log_dir: str) -> uuid.UUID | None:
+        """A directory's id: the directory.id of its meta.properties (KIP-858), None if it has none."""
+        try:
+            text = read_properties(os.path.join(log_dir, META_PROPERTIES_FILE)).get("directory.id")
+        except OSError:
+            return None
+        return None if not text else uuid_from_string(text)
+
+    def directory_ids(self) -> list[uuid.UUID]:
+        """Every log directory's id, as the broker registers them."""
+        return [i for i in (self.directory_id(d) for d in self.log_dirs) if i is not None]
+
+    def cordoned_directory_ids(self) -> list[uuid.UUID]:
+        """The cordoned directories' ids, as the broker's heartbeats carry them (KIP-1066)."""
+        return [i for i in (self.directory_id(d) for d in self.log_dirs if d in self.cordoned_log_dirs)
+                if i is not None]
 
     def all_logs(self) -> list[UnifiedLog]:
         with self._lock:

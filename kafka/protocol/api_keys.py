@@ -110,6 +110,7 @@ class ApiKey(IntEnum):
     DESCRIBE_SHARE_GROUP_OFFSETS = 90  # KIP-932's admin APIs (88, 89: streams groups, not built)
     ALTER_SHARE_GROUP_OFFSETS = 91
     DELETE_SHARE_GROUP_OFFSETS = 92
+    UNREGISTER_CONTROLLER = 94  # metadata.version 4.4-IV2
 
 
 @dataclass(frozen=True)

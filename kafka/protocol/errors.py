@@ -169,6 +169,7 @@ class Errors(IntEnum):
     VOTER_NOT_FOUND = 127, False, "The voter is not in the voter set."
     INVALID_REGULAR_EXPRESSION = 128, False, "The regular expression is not valid."
     SHARE_SESSION_LIMIT_REACHED = 133, True, "The limit of share sessions has been reached."
+    CONTROLLER_ID_NOT_REGISTERED = 136, False, "The given controller ID was not registered."
 
 
 class KafkaProtocolError(Exception):

@@ -19,6 +19,8 @@ written by the active controller and replayed by every controller and broker int
     NoOpRecord             nothing: the active controller's heartbeat in the log
     UserScramCredentialRecord        a user's SCRAM salt, StoredKey, ServerKey, iterations for one mechanism
     RemoveUserScramCredentialRecord  that credential was deleted
+    RegisterControllerRecord    a controller (one incarnation) registered: where it listens, what it runs
+    UnregisterControllerRecord  a controller's registration was removed (metadata.version 4.4-IV2)
 
 Each is described once, as a Schema with Kafka's field names, and framed as Kafka frames them: an
 unsigned varint frame version (1), the record's type (its apiKey), its version, then the body as a
@@ -42,6 +44,7 @@ from kafka.protocol.types import (
     Int32,
     Int64,
     String,
+    UInt16,
     UnsignedVarInt,
     Uuid,
 )
@@ -66,6 +69,8 @@ class MetadataRecordType(IntEnum):
     REMOVE_ACCESS_CONTROL_ENTRY_RECORD = 19
     NO_OP_RECORD = 20
     REMOVE_USER_SCRAM_CREDENTIAL_RECORD = 22
+    REGISTER_CONTROLLER_RECORD = 27
+    UNREGISTER_CONTROLLER_RECORD = 29
 
 
 NO_LEADER = -1
@@ -93,7 +98,12 @@ SCHEMAS: dict[MetadataRecordType, tuple[Schema, int]] = {
         Field("rack", String, "0+", nullable_versions="0+", default=None),
         Field("fenced", Boolean, "0+", default=True),
         Field("in_controlled_shutdown", Boolean, "1+", default=False),
-    ), 1),
+        # the broker's log directories (meta.properties directory.id), and (KIP-1066) the cordoned ones: null
+        # until the broker's first heartbeat says
+        Field("log_dirs", Array(Uuid), "3+", default=[], tagged_versions="3+", tag=0),
+        Field("cordoned_log_dirs", Array(Uuid), "4+", nullable_versions="4+", default=None,
+              tagged_versions="4+", tag=1),
+    ), 1),  # versions 0-4: the controller writes the one its metadata.version names (record_at)
     MetadataRecordType.UNREGISTER_BROKER_RECORD: (Schema(
         "UnregisterBrokerRecord", Field("broker_id", Int32, "0+"), Field("broker_epoch", Int64, "0+"),
     ), 0),
@@ -169,7 +179,11 @@ SCHEMAS: dict[MetadataRecordType, tuple[Schema, int]] = {
         Field("broker_epoch", Int64, "0+"),
         Field("fenced", Int8, "0+", default=0),  # 0: unchanged, 1: fence, -1: unfence
         Field("in_controlled_shutdown", Int8, "1+", default=0),  # 0: unchanged, 1: shutting down
-    ), 1),
+        Field("log_dirs", Array(Uuid), "2+", default=[], tagged_versions="2+", tag=2),
+        # KIP-1066: the cordoned log directories now, or null: no change
+        Field("cordoned_log_dirs", Array(Uuid), "3+", nullable_versions="3+", default=None,
+              tagged_versions="3+", tag=3),
+    ), 1),  # versions 0-3: 1 for fencing and shutdown, 3 for cordoned directories (record_at), as Kafka
     MetadataRecordType.ACCESS_CONTROL_ENTRY_RECORD: (Schema(
         "AccessControlEntryRecord",
         Field("id", Uuid, "0+"),
@@ -198,6 +212,22 @@ SCHEMAS: dict[MetadataRecordType, tuple[Schema, int]] = {
     MetadataRecordType.REMOVE_USER_SCRAM_CREDENTIAL_RECORD: (Schema(
         "RemoveUserScramCredentialRecord", Field("name", String, "0+"), Field("mechanism", Int8, "0+"),
     ), 0),
+    # KIP-919: the controllers register too (ControllerRegistration), and from 4.4-IV2 can be unregistered
+    MetadataRecordType.REGISTER_CONTROLLER_RECORD: (Schema(
+        "RegisterControllerRecord",
+        Field("controller_id", Int32, "0+"),
+        Field("incarnation_id", Uuid, "0+"),
+        Field("zk_migration_ready", Boolean, "0+", default=False),
+        Field("end_points", Array(Schema("ControllerEndpoint", Field("name", String, "0+"),
+                                         Field("host", String, "0+"), Field("port", UInt16, "0+"),
+                                         Field("security_protocol", Int16, "0+"))), "0+", default=[]),
+        Field("features", Array(Schema("ControllerFeature", Field("name", String, "0+"),
+                                       Field("min_supported_version", Int16, "0+"),
+                                       Field("max_supported_version", Int16, "0+"))), "0+", default=[]),
+    ), 0),
+    MetadataRecordType.UNREGISTER_CONTROLLER_RECORD: (Schema(
+        "UnregisterControllerRecord", Field("controller_id", Int32, "0+"),
+    ), 0),
 }
 
 BROKER_FENCED, BROKER_UNFENCED = 1, -1  # BrokerRegistrationChangeRecord.fenced
@@ -218,6 +248,13 @@ class ApiMessageAndVersion:
 def record(type: MetadataRecordType, **fields: Any) -> ApiMessageAndVersion:
     """A record at its latest version; fields not given take their defaults."""
     schema, version = SCHEMAS[type]
+    return ApiMessageAndVersion(type, version, schema.new(**fields))
+
+
+def record_at(type: MetadataRecordType, version: int, **fields: Any) -> ApiMessageAndVersion:
+    """A record at the version the finalized metadata.version writes it at (Kafka's
+    MetadataVersion.registerBrokerRecordVersion and kin): the fields of later versions are left out."""
+    schema, _ = SCHEMAS[type]
     return ApiMessageAndVersion(type, version, schema.new(**fields))
 
 

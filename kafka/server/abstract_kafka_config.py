@@ -89,6 +89,10 @@ class AbstractKafkaConfig(ShareGroupConfig, StreamsGroupConfigs):
         parse=text)
     log_dirs = ConfigKey(
         "log.dirs", LIST, "/tmp/kraft-combined-logs", non_empty, "Directories holding the partition logs.")
+    cordoned_log_dirs = ConfigKey(  # KIP-1066; dynamic too (DynamicLogConfig), from metadata.version 4.3-IV0
+        "cordoned.log.dirs", LIST, "", None,
+        "A comma-separated list of the directories that are cordoned. Entries in this list must be entries "
+        "in log.dirs or log.dir configuration. This can also be set to * to cordon all log directories.")
     num_network_threads = ConfigKey("num.network.threads", INT, "3", at_least(1),
                                     "Processor threads per listener.")
     num_io_threads = ConfigKey("num.io.threads", INT, "8", at_least(1), "Request handler (I/O) threads.")

@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future
 
+from kafka.image.metadata_version import is_cordoned_log_dirs_supported
 from kafka.network.request_channel import Request
 from kafka.protocol.acl import CLUSTER_NAME
 from kafka.protocol.acl import AclOperation as Op
@@ -311,6 +312,9 @@ class AdminApis:
         wanted = None if req.topics is None else {(t.topic, p) for t in req.topics for p in t.partitions}
         log_manager = self.replica_manager.log_manager
         failures = log_manager.log_dir_failure_channel
+        # KIP-1066: a cordoned directory says so once metadata.version 4.3-IV0 is finalized (Kafka's)
+        cordoned = log_manager.cordoned_log_dirs if is_cordoned_log_dirs_supported(
+            self.metadata_cache.finalized_features.get("metadata.version", 0)) else frozenset()
         results = []
         for log_dir in log_manager.log_dirs:
             by_topic: dict[str, list[dict]] = {}
@@ -329,7 +333,7 @@ class AdminApis:
             results.append(dict(
                 error_code=Errors.KAFKA_STORAGE_ERROR if failures.is_offline(log_dir) else Errors.NONE,
                 log_dir=log_dir, topics=[dict(name=t, partitions=ps) for t, ps in by_topic.items()],
-                total_bytes=total, usable_bytes=usable))
+                total_bytes=total, usable_bytes=usable, is_cordoned=log_dir in cordoned))
         self.request_helper.send_response_maybe_throttle(
             request, dict(throttle_time_ms=0, error_code=Errors.NONE, results=results))
 

@@ -13,6 +13,10 @@ the other way, in two requests on the control plane:
                         heartbeats stop for broker.session.timeout.ms is fenced again, and the
                         controller moves its leaderships away.
 
+Both carry the broker's log directories (their directory.id): the registration every one, the
+heartbeats, from metadata.version 4.3-IV0, the cordoned ones (KIP-1066, `cordoned.log.dirs`), so that the
+controller places no new replica on a broker whose every directory is cordoned.
+
 On SIGTERM the broker asks for a controlled shutdown (want_shut_down): the controller moves
 leadership off it first, and answers should_shut_down once that is done, so producers and
 consumers lose no time waiting for a session timeout.
@@ -31,6 +35,7 @@ from enum import Enum
 
 import structlog
 
+from kafka.image.metadata_version import is_cordoned_log_dirs_supported
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.utils.exponential_backoff import ExponentialBackoff
@@ -60,6 +65,9 @@ class BrokerLifecycleManager:
         self.node_id = config.node_id
         self.incarnation_id = uuid.uuid4()
         self.previous_broker_epoch = -1  # KIP-966: the epoch the last clean shutdown ended (LogManager's)
+        self.log_dirs: list[uuid.UUID] = []  # the log directories' ids, registered
+        self.cordoned_log_dirs: list[uuid.UUID] | None = None  # KIP-1066: None until the log manager says
+        self.cordoned_log_dirs_supported: Callable[[], bool] = lambda: False  # metadata.version >= 4.3-IV0
         self.state = BrokerState.NOT_RUNNING
         self.broker_epoch = -1
         self.initial_catch_up_future: Future = Future()
@@ -75,6 +83,26 @@ class BrokerLifecycleManager:
         # waited longer would be fenced the moment its controller came back), 2 % jitter
         self.resend_backoff = ExponentialBackoff(100, 2, config.broker_session_timeout_ms // 2, 0.02)
         self._next_attempt_ms = 0
+
+    def use_log_dirs(self, log_manager, metadata_cache) -> None:
+        """What the log directories tell the controller: the epoch the last clean shutdown ended (KIP-966),
+        each directory's id, and the cordoned ones (KIP-1066), sent once the finalized metadata.version
+        (the metadata cache's) is 4.3-IV0 or later."""
+        self.previous_broker_epoch = log_manager.previous_broker_epoch
+        self.log_dirs = log_manager.directory_ids()
+        self.cordoned_log_dirs = log_manager.cordoned_directory_ids()
+        self.cordoned_log_dirs_supported = lambda: is_cordoned_log_dirs_supported(
+            metadata_cache.finalized_features.get("metadata.version", 0))
+
+    def propagate_directory_cordoned(self, directory_ids: list[uuid.UUID]) -> None:
+        """Kafka's propagateDirectoryCordoned: cordoned.log.dirs changed; the next heartbeat, sent now if
+        registered, says so."""
+        if not self.cordoned_log_dirs_supported():
+            return
+        self.cordoned_log_dirs = list(directory_ids)
+        if self.broker_epoch >= 0:
+            self._next_attempt_ms = 0
+            self._wake.set()
 
     def start(self, listeners: list[dict]) -> None:
         self.listeners = listeners
@@ -101,7 +129,7 @@ class BrokerLifecycleManager:
     def _send_broker_registration(self) -> None:
         body = dict(broker_id=self.node_id, cluster_id=self.cluster_id, incarnation_id=self.incarnation_id,
                     listeners=self.listeners, features=self.features, rack=None, is_migrating_zk_broker=False,
-                    log_dirs=[], previous_broker_epoch=self.previous_broker_epoch)
+                    log_dirs=list(self.log_dirs), previous_broker_epoch=self.previous_broker_epoch)
         self.channel.send_request(ApiKey.BROKER_REGISTRATION, body, self._on_registration,
                                   self.config.controller_quorum_request_timeout_ms * 5)
 
@@ -132,6 +160,8 @@ class BrokerLifecycleManager:
                     want_shut_down=self.state in (BrokerState.PENDING_CONTROLLED_SHUTDOWN,
                                                   BrokerState.SHUTTING_DOWN),
                     offline_log_dirs=[])
+        if self.cordoned_log_dirs is not None and self.cordoned_log_dirs_supported():
+            body["cordoned_log_dirs"] = list(self.cordoned_log_dirs)
         self.channel.send_request(ApiKey.BROKER_HEARTBEAT, body, self._on_heartbeat,
                                   self.config.broker_session_timeout_ms)
 

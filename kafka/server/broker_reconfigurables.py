@@ -9,7 +9,9 @@ takes them (`reconfigure`, once the metadata log has them) by calling the compon
                                num.replica.fetchers ReplicaFetcherManager.resize_thread_pool
     DynamicLogConfig           log.retention.ms, log.segment.bytes, message.max.bytes... (the broker keys
                                of topic configs): LogManager.reconfigure_default_log_config, and every live
-                               log without its own override takes the new default (UnifiedLog.update_config)
+                               log without its own override takes the new default (UnifiedLog.update_config);
+                               cordoned.log.dirs (KIP-1066): LogManager.update_cordoned_log_dirs and
+                               BrokerLifecycleManager.propagate_directory_cordoned
     DynamicLogCleanerConfig    log.cleaner.*        LogCleaner.reconfigure
     DynamicSocketServerConfig  max.connections, max.connections.per.ip(.overrides),
                                max.connection.creation.rate: ConnectionQuotas;
@@ -67,7 +69,8 @@ class BrokerDynamicThreadPool:
 
 
 class DynamicLogConfig:
-    reconfigurable_configs = frozenset(TOPIC_CONFIG_SYNONYMS.values()) | {"log.preallocate"}
+    reconfigurable_configs = frozenset(TOPIC_CONFIG_SYNONYMS.values()) | {"log.preallocate",
+                                                                          "cordoned.log.dirs"}
 
     def __init__(self, server) -> None:
         self.server = server
@@ -77,6 +80,10 @@ class DynamicLogConfig:
             default_log_config(new_config)
         except ValueError as e:  # what a topic's LogConfig refuses (segment.bytes too small...)
             raise DynamicConfigError(str(e)) from None
+        for entry in new_config.cordoned_log_dir_paths():  # Kafka's validateCordonedLogDirs (KIP-1066)
+            if entry not in new_config.log_dirs:
+                raise DynamicConfigError(f"Invalid entry in cordoned.log.dirs: {entry}. All cordoned log "
+                                         "dirs must be entries of log.dirs or log.dir.")
 
     def reconfigure(self, old_config: KafkaConfig, new_config: KafkaConfig) -> None:
         """Kafka's DynamicLogConfig.updateLogsConfig: the new broker-wide defaults, and every log's
@@ -91,6 +98,11 @@ class DynamicLogConfig:
             unified_log.update_config(LogConfig.from_props(topic.configs if topic else {}, defaults))
         log.info("broker-wide log defaults updated", retention_ms=defaults.retention_ms,
                  segment_bytes=defaults.segment_bytes, max_message_bytes=defaults.max_message_bytes)
+        if new_config.cordoned_log_dirs != old_config.cordoned_log_dirs:  # KIP-1066: new logs stay out,
+            server.log_manager.update_cordoned_log_dirs(new_config.cordoned_log_dir_paths())  # the controller
+            server.lifecycle_manager.propagate_directory_cordoned(  # hears with the next heartbeat
+                server.log_manager.cordoned_directory_ids())
+            log.info("cordoned log directories updated", cordoned=new_config.cordoned_log_dir_paths())
 
 
 class DynamicLogCleanerConfig:

@@ -28,6 +28,11 @@ class ConfigError(ValueError):
     """A bad configuration; the message names the key."""
 
 
+class RequirementError(ConfigError):
+    """A check Kafka's KafkaConfig makes with Scala's require (an IllegalArgumentException, not a
+    ConfigException): a dynamic change it refuses is answered with its words alone, unwrapped."""
+
+
 @dataclass(frozen=True)
 class ConfigType(Generic[T]):
     """ConfigDef.Type: its name (what DescribeConfigs reports) and how a value's text parses

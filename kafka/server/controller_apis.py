@@ -9,10 +9,12 @@ flood of produce requests on the broker listener never delays an election:
                                DescribeQuorum, and KIP-853's AddRaftVoter, RemoveRaftVoter,
                                UpdateRaftVoter -> the raft driver (KafkaRaftClient steps them)
     brokers talking to us      BrokerRegistration, BrokerHeartbeat, AlterPartition,
-                               AllocateProducerIds (a block of producer ids, KIP-730)
+                               AllocateProducerIds (a block of producer ids, KIP-730); and the
+                               controllers: ControllerRegistration (KIP-919)
     admin requests             CreateTopics, DeleteTopics, CreatePartitions, IncrementalAlterConfigs,
                                AlterClientQuotas, ElectLeaders, Alter/ListPartitionReassignments,
-                               CreateAcls, DeleteAcls, UpdateFeatures, forwarded by brokers (or sent
+                               CreateAcls, DeleteAcls, UpdateFeatures, UnregisterController (4.4-IV2),
+                               forwarded by brokers (or sent
                                here directly)
                                -> the QuorumController; DescribeAcls from this node's authoriser
 
@@ -22,6 +24,7 @@ metadata log; the response is sent from whichever thread completes them, as a pu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from concurrent.futures import Future
 
@@ -55,10 +58,20 @@ CLUSTER_OPERATIONS = {
     ApiKey.DESCRIBE_ACLS: AclOperation.DESCRIBE,
     ApiKey.ADD_RAFT_VOTER: AclOperation.ALTER, ApiKey.REMOVE_RAFT_VOTER: AclOperation.ALTER,
     ApiKey.DESCRIBE_CLUSTER: AclOperation.DESCRIBE, ApiKey.UPDATE_FEATURES: AclOperation.ALTER,
+    ApiKey.UNREGISTER_CONTROLLER: AclOperation.ALTER,
 }
 RAFT_APIS = (ApiKey.VOTE, ApiKey.BEGIN_QUORUM_EPOCH, ApiKey.END_QUORUM_EPOCH, ApiKey.FETCH,
              ApiKey.FETCH_SNAPSHOT, ApiKey.DESCRIBE_QUORUM,
              ApiKey.ADD_RAFT_VOTER, ApiKey.REMOVE_RAFT_VOTER, ApiKey.UPDATE_RAFT_VOTER)  # KIP-853
+
+
+# A broker forwards without an Envelope (forwarding_manager.py), on its forwarding channel, whose client id
+# (node_to_controller_channel_manager.py) says so: what Kafka's Request.isForwarded tells from the Envelope.
+FORWARDING_CLIENT_ID = re.compile(r"broker-\d+-to-controller-forwarding")
+
+
+def is_forwarded(request: Request) -> bool:
+    return FORWARDING_CLIENT_ID.fullmatch(request.header.client_id or "") is not None
 
 
 class ControllerApis(ApiRequestHandler):
@@ -83,8 +96,7 @@ class ControllerApis(ApiRequestHandler):
             ApiKey.CREATE_TOPICS: self._answer_with(lambda body: controller.create_topics(body)),
             ApiKey.DELETE_TOPICS: self._answer_with(lambda body: controller.delete_topics(body)),
             ApiKey.CREATE_PARTITIONS: self._answer_with(lambda body: controller.create_partitions(body)),
-            ApiKey.INCREMENTAL_ALTER_CONFIGS: self._answer_with(
-                lambda body: controller.incremental_alter_configs(body)),
+            ApiKey.INCREMENTAL_ALTER_CONFIGS: self.handle_incremental_alter_configs,
             ApiKey.ELECT_LEADERS: self._answer_with(lambda body: controller.elect_leaders(body)),
             ApiKey.ALTER_CLIENT_QUOTAS: self._answer_with(lambda body: controller.alter_client_quotas(body)),
             ApiKey.ALTER_USER_SCRAM_CREDENTIALS: self._answer_with(
@@ -98,6 +110,11 @@ class ControllerApis(ApiRequestHandler):
             ApiKey.DESCRIBE_ACLS: self.handle_describe_acls,
             ApiKey.DESCRIBE_CLUSTER: self.handle_describe_cluster,
             ApiKey.UPDATE_FEATURES: self.handle_update_features,
+            # KIP-919: a controller registers; from metadata.version 4.4-IV2 a registration can be removed
+            ApiKey.CONTROLLER_REGISTRATION: self._answer_with(
+                lambda body: controller.cluster.controllers.register_controller(body)),
+            ApiKey.UNREGISTER_CONTROLLER: self._answer_with(
+                lambda body: controller.cluster.controllers.unregister_controller(body)),
         }
         # authorisation: every API of this listener needs a permission on the cluster (CLUSTER_ACTION
         # for the quorum's and the brokers' own requests); a broker forwards admin requests as itself
@@ -152,6 +169,12 @@ class ControllerApis(ApiRequestHandler):
         """UpdateFeatures (KIP-584): FeatureControlManager decides; the answer's shape depends on the version
         (results per feature up to version 1)."""
         future = self.controller.update_features(request.body, request.header.api_version)
+        future.add_done_callback(lambda f: self._complete(request, f))
+
+    def handle_incremental_alter_configs(self, request: Request) -> None:
+        """IncrementalAlterConfigs: the controller is told whether a broker forwarded it (Kafka's
+        Request.isForwarded), for what a broker has already checked (cordoned.log.dirs, KIP-1066)."""
+        future = self.controller.incremental_alter_configs(request.body, is_forwarded(request))
         future.add_done_callback(lambda f: self._complete(request, f))
 
     def handle_raft_request(self, request: Request) -> None:

@@ -28,7 +28,7 @@ from typing import Protocol
 import structlog
 
 from kafka.server.abstract_kafka_config import CONFIG_KEYS
-from kafka.server.config_def import ConfigError
+from kafka.server.config_def import ConfigError, RequirementError
 
 log = structlog.get_logger("kafka.server.DynamicBrokerConfig")
 
@@ -291,6 +291,8 @@ class DynamicBrokerConfig:
             prefixed = self._config_class._is_listener_override
             new_config = self._config_class({k: v for k, v in new_props.items()
                                              if k in CONFIG_KEYS or prefixed(k)})
+        except RequirementError as e:  # Kafka's IllegalArgumentException goes out as it is
+            raise DynamicConfigError(str(e)) from None
         except ConfigError as e:
             raise invalid_dynamic_configuration(str(e)) from None
         known = new_config.originals

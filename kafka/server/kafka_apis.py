@@ -92,6 +92,7 @@ class KafkaApis(ApiRequestHandler):
             ApiKey.ADD_RAFT_VOTER: self.handle_raft_voter_request,  # KIP-853, forwarded like DescribeQuorum
             ApiKey.REMOVE_RAFT_VOTER: self.handle_raft_voter_request,
             ApiKey.UPDATE_FEATURES: self.handle_update_features_request,  # KIP-584, forwarded as well
+            ApiKey.UNREGISTER_CONTROLLER: self.handle_unregister_controller_request,  # 4.4-IV2, forwarded
             ApiKey.OFFSET_FOR_LEADER_EPOCH: self.handle_offset_for_leader_epoch_request,
             ApiKey.WRITE_TXN_MARKERS: self.handle_write_txn_markers_request,
         }
@@ -504,6 +505,17 @@ class KafkaApis(ApiRequestHandler):
                 throttle_time_ms=0, error_code=error, error_message="the active controller did not answer"))
 
         self.forwarding_manager.forward_request(request.header.api_key, request.body, 30_000,
+                                                on_response, max_version=request.header.api_version)
+
+    def handle_unregister_controller_request(self, request: Request) -> None:
+        """UnregisterController: ALTER on the cluster, then the active controller decides (Kafka's KafkaApis
+        forwards it; ControllerRegistrations)."""
+        self.auth_helper.authorize_cluster_operation(request, Op.ALTER)
+        def on_response(body, error: Errors) -> None:
+            self.request_helper.send_response_maybe_throttle(request, body if body is not None else dict(
+                throttle_time_ms=0, error_code=error, error_message="the active controller did not answer"))
+
+        self.forwarding_manager.forward_request(ApiKey.UNREGISTER_CONTROLLER, request.body, 30_000,
                                                 on_response, max_version=request.header.api_version)
 
     def handle_update_features_request(self, request: Request) -> None:

@@ -21,7 +21,7 @@ from kafka.security.sasl_configs import SaslConfigError, SaslListenerConfig
 from kafka.security.security_protocol import SecurityProtocol
 from kafka.security.ssl_factory import SSL_DEFAULTS, SslConfigError, SslFactory
 from kafka.server.abstract_kafka_config import CONFIG_KEYS, AbstractKafkaConfig
-from kafka.server.config_def import ConfigError
+from kafka.server.config_def import ConfigError, RequirementError
 from kafka.server.share.share_group_config import share_group_config_problem
 
 _LISTENER_PREFIX = "listener.name."
@@ -152,6 +152,8 @@ class KafkaConfig(AbstractKafkaConfig):
         if queued > 0 and queued < request_max:
             raise ConfigError(f"configuration key 'queued.max.request.bytes' ({queued}) must be larger or "
                               f"equal to socket.request.max.bytes ({request_max}), or -1 for no bound")
+        if (problem := cordoned_log_dirs_problem(self.cordoned_log_dirs, self.log_dirs)) is not None:
+            raise RequirementError(problem)
         if (problem := share_group_config_problem(self.values)) is not None:
             raise ConfigError(problem)
         if (problem := group_coordinator_config_problem(self.values)) is not None:
@@ -215,6 +217,10 @@ class KafkaConfig(AbstractKafkaConfig):
     def controller_listeners(self) -> list[EndPoint]:
         return [e for e in self.listeners if e.listener_name in self.controller_listener_names]
 
+    def cordoned_log_dir_paths(self) -> list[str]:
+        """Kafka's cordonedLogDirs: the cordoned directories, "*" standing for every entry of log.dirs."""
+        return list(self.log_dirs) if "*" in self.cordoned_log_dirs else list(self.cordoned_log_dirs)
+
     @property
     def metadata_log_dir(self) -> str:
         return self.values["metadata.log.dir"] or self.log_dirs[0]
@@ -276,6 +282,18 @@ class KafkaConfig(AbstractKafkaConfig):
             raise ConfigError(f"cannot read configuration file {path}: {e.strerror}") from None
         props.update(overrides or {})
         return cls(props)
+
+
+def cordoned_log_dirs_problem(cordoned: list[str], log_dirs: list[str]) -> str | None:
+    """Kafka's KafkaConfig.validateCordonedLogDirs (KIP-1066): "*" alone, or entries of log.dirs."""
+    if "*" in cordoned:
+        return None if len(cordoned) == 1 else \
+            "requirement failed: When cordoned.log.dirs is set to *, it must not contain other values"
+    missing = [d for d in cordoned if d not in log_dirs]
+    if missing:
+        return ("requirement failed: All entries in cordoned.log.dirs must be present in log.dirs or "
+                f"log.dir. Missing entries : {','.join(missing)}")
+    return None
 
 
 def is_sensitive(key: str) -> bool:

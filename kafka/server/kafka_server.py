@@ -213,7 +213,7 @@ class KafkaServer:
             cluster_id=cluster_id,
             producer_state_manager_config=ProducerStateManagerConfig(config.producer_id_expiration_ms),
             producer_id_expiration_check_interval_ms=config.producer_id_expiration_check_interval_ms,
-            reserved_partitions=reserved_partitions)
+            reserved_partitions=reserved_partitions, cordoned_log_dirs=config.cordoned_log_dir_paths())
         try:
             self.log_manager.startup({})  # topic configs come from the metadata log, applied by the publisher
         except OSError as e:
@@ -438,7 +438,7 @@ class KafkaServer:
             self.config, self.time, self.controller_channel, cluster_id,
             highest_metadata_offset=lambda: self.metadata_cache.metadata_offset,
             features=BrokerMetadataPublisher.supported_features())
-        self.lifecycle_manager.previous_broker_epoch = self.log_manager.previous_broker_epoch  # KIP-966
+        self.lifecycle_manager.use_log_dirs(self.log_manager, self.metadata_cache)  # KIP-966, KIP-1066
         self.lifecycle_manager.start([dict(name=e.listener_name, host=e.host, port=e.port,
                                            security_protocol=int(e.security_protocol))
                                       for e in self._advertised_end_points()])

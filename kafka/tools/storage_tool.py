@@ -22,7 +22,7 @@ Kafka's release gives it (`kafka-storage version-mapping` prints them), as far a
 level it does not build is lowered to the highest it does (docs/features.md). `--feature share.version=0`
 sets one feature's level (`--feature metadata.version=21` the metadata.version, without --release-version).
 Each is a FeatureLevelRecord in bootstrap.checkpoint, which the first active controller writes in place of
-the default's; without either, a new cluster starts at this broker's defaults (metadata.version 4.1-IV1,
+the default's; without either, a new cluster starts at this broker's defaults (metadata.version 4.4-IV2,
 group.version 1, share.version 1 so that share groups (KIP-932) work from the start). The levels are checked
 as Kafka's Formatter checks them (a known feature, a level it defines, its dependencies) and against what
 this broker supports, and printed as Kafka prints its bootstrap metadata. kraft.version is not a

@@ -21,3 +21,11 @@ def random_uuid() -> str:
         text = uuid_to_string(uuid.uuid4())
         if not text.startswith("-"):
             return text
+
+
+def uuid_from_string(text: str) -> uuid.UUID:
+    """Uuid.fromString: the 22 characters back to the id (ValueError if they are not 16 bytes)."""
+    raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if len(raw) != 16:
+        raise ValueError(f"Unable to convert {text} to a Uuid")
+    return uuid.UUID(bytes=raw)

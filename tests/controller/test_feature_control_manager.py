@@ -121,9 +121,9 @@ def test_an_upgrade_a_downgrade_and_validate_only():
      "type."),
     (FeatureUpdate("group.version", -1, SAFE_DOWNGRADE),
      "Invalid update version -1 for feature group.version. A feature version cannot be less than 0."),
-    (FeatureUpdate("metadata.version", 33, UPGRADE),
-     "Invalid update version 33 for feature metadata.version. Local controller 1 only supports "
-     "versions 7-27"),
+    (FeatureUpdate("metadata.version", 34, UPGRADE),  # 4.5-IV0: not production-ready in Kafka 4.4
+     "Invalid update version 34 for feature metadata.version. Local controller 1 only supports "
+     "versions 7-33"),
     (FeatureUpdate("streams.version", 1, UPGRADE),
      "Invalid update version 1 for feature streams.version. Local controller 1 does not support this "
      "feature."),
@@ -138,12 +138,14 @@ def test_an_upgrade_a_downgrade_and_validate_only():
      "Invalid update version 3 for feature share.version. Local controller 1 only supports versions 0-2"),
     (FeatureUpdate("group.version", 1, SAFE_DOWNGRADE), None),  # the same level, whatever the type
     (FeatureUpdate("metadata.version", 22, SAFE_DOWNGRADE),
-     "Unsupported metadata.version downgrade from 27 to 22. Refusing to perform the requested downgrade "
+     "Unsupported metadata.version downgrade from 33 to 22. Refusing to perform the requested downgrade "
      "because it might delete metadata information."),
     (FeatureUpdate("metadata.version", 22, UNSAFE_DOWNGRADE),
-     "Unsupported metadata.version downgrade from 27 to 22. Unsafe metadata downgrade is not supported in "
+     "Unsupported metadata.version downgrade from 33 to 22. Unsafe metadata downgrade is not supported in "
      "this version."),
-    (FeatureUpdate("metadata.version", 23, SAFE_DOWNGRADE), None),  # 24 to 27 changed no record
+    (FeatureUpdate("metadata.version", 32, SAFE_DOWNGRADE),  # 4.4-IV2 brought UnregisterControllerRecord
+     "Unsupported metadata.version downgrade from 33 to 32. Refusing to perform the requested downgrade "
+     "because it might delete metadata information."),
 ])
 def test_refusals_in_kafkas_words(update, message):
     records, error, refusal = new_cluster_manager().update_features([update], True)
@@ -154,11 +156,11 @@ def test_refusals_in_kafkas_words(update, message):
 
 def test_a_registered_broker_that_cannot_run_the_level_refuses_it():
     manager = new_cluster_manager(brokers_supported=lambda: {3: {"group.version": (0, 1)},
-                                                             4: {"metadata.version": (7, 27)}})
+                                                             4: {"metadata.version": (7, 33)}})
     _, error, message = manager.update_features([FeatureUpdate("group.version", 0, SAFE_DOWNGRADE)], False)
     assert error == Errors.NONE
-    _, error, message = manager.update_features([FeatureUpdate("metadata.version", 27, UPGRADE)], False)
-    assert message == ("Invalid update version 27 for feature metadata.version. Broker 3 does not support "
+    _, error, message = manager.update_features([FeatureUpdate("group.version", 1, UPGRADE)], False)
+    assert message == ("Invalid update version 1 for feature group.version. Broker 4 does not support "
                        "this feature.")
 
 
@@ -175,7 +177,7 @@ def test_a_dependency_is_checked_against_the_levels_the_request_would_leave():
     _, error, message = manager.update_features([FeatureUpdate("group.version", 1, UPGRADE),
                                                  FeatureUpdate("metadata.version", 99, UPGRADE)], False)
     assert (error, message) == (Errors.INVALID_UPDATE_VERSION, "Invalid update version 99 for feature "
-                                "metadata.version. Local controller 1 only supports versions 7-27")
+                                "metadata.version. Local controller 1 only supports versions 7-33")
 
 
 def test_metadata_changed_walks_down_from_the_higher_level():

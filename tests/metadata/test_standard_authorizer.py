@@ -91,6 +91,17 @@ CASES = [
      "ACLs on the resource, none for the principal"),
     ([acl("User:alice", Op.CLUSTER_ACTION, res=Res.CLUSTER, name="kafka-cluster")], "User:alice", HOST,
      Op.CLUSTER_ACTION, Res.CLUSTER, "kafka-cluster", True, "the cluster"),
+    # KIP-1107: a CIDR host holds a range of addresses, IPv4 or IPv6; a DENY by CIDR wins as any DENY
+    ([acl("User:alice", Op.READ, host="10.0.0.0/8")], "User:alice", HOST, Op.READ, Res.TOPIC, "orders", True,
+     "the client's address lies in the CIDR"),
+    ([acl("User:alice", Op.READ, host="10.0.0.0/31")], "User:alice", OTHER_HOST, Op.READ, Res.TOPIC, "orders",
+     False, "the client's address lies outside the CIDR"),
+    ([acl("User:alice", Op.READ, host="2001:db8::/32")], "User:alice", "2001:db8::7", Op.READ, Res.TOPIC,
+     "orders", True, "an IPv6 CIDR"),
+    ([acl("User:alice", Op.READ, host="2001:db8::/32")], "User:alice", HOST, Op.READ, Res.TOPIC, "orders",
+     False, "an IPv4 client and an IPv6 CIDR"),
+    ([acl("User:alice", Op.READ), acl("User:alice", Op.READ, DENY, host="10.0.0.0/24")], "User:alice", HOST,
+     Op.READ, Res.TOPIC, "orders", False, "a DENY by CIDR wins"),
 ]
 
 
@@ -144,3 +155,10 @@ def test_decisions_are_counted_allowed_and_denied():
     registry = metrics.group.registry
     assert registry.get_sample_value(m.AUTHORIZATION_REQUESTS.prometheus_name) == 3
     assert registry.get_sample_value(m.AUTHORIZATION_DENIED.prometheus_name) == 2
+
+
+def test_authorize_by_resource_type_matches_a_cidr_host():
+    """Kafka's Authorizer.authorizeByResourceType asks CidrUtils too (KIP-1107)."""
+    by_cidr = authorizer(acl("User:alice", Op.WRITE, host="10.0.0.0/8"))
+    assert by_cidr.authorize_by_resource_type("User:alice", HOST, Op.WRITE, Res.TOPIC)
+    assert not by_cidr.authorize_by_resource_type("User:alice", "192.168.0.1", Op.WRITE, Res.TOPIC)

@@ -55,6 +55,19 @@ def test_describe_log_dirs_lists_the_partitions_this_broker_hosts(parts):
                                                                                                     [0, 1])]
 
 
+def test_describe_log_dirs_v5_says_which_are_cordoned_from_4_3_iv0(parts):
+    """KIP-1066: IsCordoned, true only once the finalized metadata.version is 4.3-IV0 or later (Kafka's)."""
+    (log_dir,) = parts.log_manager.log_dirs
+    parts.log_manager.update_cordoned_log_dirs([log_dir])
+    def cordoned_at(level: int) -> bool:
+        parts.metadata_cache.finalized_features = {**parts.metadata_cache.finalized_features,
+                                                   "metadata.version": level}
+        response = parts.call(admin_apis(parts), ApiKey.DESCRIBE_LOG_DIRS, 5, dict(topics=None))
+        return response.results[0].is_cordoned
+
+    assert not cordoned_at(29) and cordoned_at(30)
+
+
 def test_create_topics_refuses_a_name_given_twice_and_waits_for_the_controller_for_the_rest(parts):
     def topic(name: str) -> dict:
         return dict(name=name, num_partitions=1, replication_factor=1, assignments=[], configs=[])

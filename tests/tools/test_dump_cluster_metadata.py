@@ -42,6 +42,6 @@ def test_the_metadata_shell_shows_the_image_as_a_tree(start_broker, tmp_path, ca
     assert shell.run("cd /topics/orders") == "" and shell.run("pwd") == "/topics/orders"
     assert '"replicas": [1]' in shell.run("cat 0/data")  # leader -1: the node shut down
     assert shell.run("cat /configs/topic/orders/retention.ms") == "60000"
-    assert shell.run("cat /features/metadata.version") == "27"
+    assert shell.run("cat /features/metadata.version") == "33"
     assert "no such file" in shell.run("ls /nope")
     assert shell.run("exit") is None

@@ -98,7 +98,7 @@ def test_format_feature_puts_a_level_in_bootstrap_checkpoint_and_refuses_unknown
                      ("share.version=5", "No feature:share.version with feature level 5"),
                      ("metadata.version=5",
                       "No MetadataVersion with feature level 5. Valid feature levels are "
-                                            "from 7 to 27."),
+                                            "from 7 to 33."),
                      ("kraft.version=1",
                       "Cannot set kraft.version to 1 unless controller.quorum.voters is empty"),
                      ("share.version",
@@ -113,12 +113,12 @@ def test_format_feature_puts_a_level_in_bootstrap_checkpoint_and_refuses_unknown
     line = formatted.stdout.splitlines()[0]
     assert line.startswith("Bootstrap metadata: "
                            "BootstrapMetadata(records=[ApiMessageAndVersion(FeatureLevelRecord("
-                           "name='metadata.version', featureLevel=27) at version 0), ApiMessageAndVersion("
+                           "name='metadata.version', featureLevel=33) at version 0), ApiMessageAndVersion("
                            "FeatureLevelRecord(name='eligible.leader.replicas.version', featureLevel=1) at "
                            "version 0), "
                            "ApiMessageAndVersion(FeatureLevelRecord(name='group.version', featureLevel=1) at "
                            "version 0)")
-    assert "share.version" not in line and line.endswith("], metadataVersionLevel=27, source=format command)")
+    assert "share.version" not in line and line.endswith("], metadataVersionLevel=33, source=format command)")
 
 
 def test_format_release_version_sets_every_feature_as_kafkas_release_does(tmp_path):
@@ -127,10 +127,10 @@ def test_format_release_version_sets_every_feature_as_kafkas_release_does(tmp_pa
     run is refused, listing those it does."""
     config = quorum_node(tmp_path)
     cluster_id = storage("random-uuid").stdout.strip()
-    refused = storage("format", "-t", cluster_id, "-c", str(config), "--release-version", "4.4")
+    refused = storage("format", "-t", cluster_id, "-c", str(config), "--release-version", "4.5")
     assert refused.returncode == 1 and refused.stderr.startswith(
-        "Unknown metadata.version '4.4'. Supported metadata.version are: 3.3-IV3, 3.4-IV0,")
-    assert refused.stderr.strip().endswith("4.1-IV0, 4.1-IV1")
+        "Unknown metadata.version '4.5'. Supported metadata.version are: 3.3-IV3, 3.4-IV0,")
+    assert refused.stderr.strip().endswith("4.4-IV0, 4.4-IV1, 4.4-IV2")
     formatted = storage("format", "-t", cluster_id, "-c", str(config), "--release-version", "4.0")
     assert formatted.returncode == 0, formatted.stderr
     assert "with metadata.version 4.0-IV3." in formatted.stdout

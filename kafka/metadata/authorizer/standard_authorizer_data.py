@@ -8,7 +8,8 @@ when no ACL names the resource (`allow.everyone.if.no.acl.found`). The rules, as
 - a super user may do anything;
 - the ACLs that apply to a resource are the LITERAL ones with its name, the LITERAL ones named `*`,
   and the PREFIXED ones whose name begins its name; of those, the ones whose principal is the
-  requester's (or `User:*`) and whose host is the client's address (or `*`);
+  requester's (or `User:*`) and whose host is the client's address, `*`, or a CIDR holding the
+  address (KIP-1107: 10.0.0.0/8, 2001:db8::/32);
 - any matching DENY for the operation (or ALL) wins; otherwise a matching ALLOW decides, where an
   ALLOW of READ, WRITE, DELETE or ALTER also allows DESCRIBE and one of ALTER_CONFIGS allows
   DESCRIBE_CONFIGS (DENY implies nothing);
@@ -37,6 +38,7 @@ from kafka.protocol.acl import (
     PatternType,
     ResourceType,
 )
+from kafka.utils import cidr_utils
 
 ALLOWED, DENIED = "ALLOWED", "DENIED"  # Kafka's AuthorizationResult
 
@@ -118,7 +120,7 @@ class StandardAuthorizerData:
             return ALLOWED
         deny_literal, deny_prefixed, allow_literal, allow_prefixed = set(), set(), set(), set()
         for acl in self.acls.values():
-            if acl.resource_type != resource_type or acl.host not in (host, WILDCARD_HOST) \
+            if acl.resource_type != resource_type or not host_matches(acl.host, host) \
                     or acl.principal not in (principal, WILDCARD_PRINCIPAL) \
                     or acl.operation not in (operation, AclOperation.ALL):
                 continue
@@ -144,6 +146,12 @@ class StandardAuthorizerData:
         return sorted(b for b in (acl.to_binding() for acl in self.acls.values()) if acl_filter.matches(b))
 
 
+def host_matches(acl_host: str, host: str) -> bool:
+    """Does an ACL's host speak to a client at `host`: "*", the address itself, or (KIP-1107) a CIDR the
+    address lies in (Kafka's findResult and authorizeByResourceType ask CidrUtils.isInRange)?"""
+    return acl_host == WILDCARD_HOST or acl_host == host or cidr_utils.is_in_range(host, acl_host)
+
+
 def _find_result(operation: AclOperation, principals: tuple[str, str], host: str,
                  acl: StandardAcl) -> str | None:
     """ALLOWED or DENIED if this ACL speaks to the request, None if it does not (Kafka's findResult).
@@ -155,7 +163,7 @@ def _find_result(operation: AclOperation, principals: tuple[str, str], host: str
     # matches only its own operation
     if acl.principal not in principals:
         return None
-    if acl.host != WILDCARD_HOST and acl.host != host:
+    if not host_matches(acl.host, host):
         return None
     if acl.operation != AclOperation.ALL:
         if acl.permission_type == AclPermissionType.ALLOW:

@@ -2,8 +2,8 @@
 the metadata log (KIP-631).
 
 Mirrors ``common/message/BrokerHeartbeatRequest.json`` and ``BrokerHeartbeatResponse.json``
-(versions 0-1, flexible). The answer says whether the broker has caught up, whether it is still
-fenced, and (during a controlled shutdown) whether it may stop now.
+(versions 0-2, flexible; 2 adds the cordoned log directories, KIP-1066). The answer says whether the
+broker has caught up, whether it is still fenced, and (during a controlled shutdown) whether it may stop now.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
@@ -18,6 +18,8 @@ BROKER_HEARTBEAT_REQUEST = Schema(
     Field("want_fence", Boolean, "0+"),
     Field("want_shut_down", Boolean, "0+"),
     Field("offline_log_dirs", Array(Uuid), "1+", default=[], tag=0, tagged_versions="1+"),
+    Field("cordoned_log_dirs", Array(Uuid), "2+", nullable_versions="2+", default=None, tag=1,
+          tagged_versions="2+"),
 )
 
 BROKER_HEARTBEAT_RESPONSE = Schema(
@@ -29,5 +31,5 @@ BROKER_HEARTBEAT_RESPONSE = Schema(
     Field("should_shut_down", Boolean, "0+", default=False),
 )
 
-BROKER_HEARTBEAT = register(Api(ApiKey.BROKER_HEARTBEAT, "BrokerHeartbeat", 0, 1, 0,
+BROKER_HEARTBEAT = register(Api(ApiKey.BROKER_HEARTBEAT, "BrokerHeartbeat", 0, 2, 0,
                                 BROKER_HEARTBEAT_REQUEST, BROKER_HEARTBEAT_RESPONSE))

@@ -1,7 +1,8 @@
 """DescribeLogDirs (key 35): each log directory of a broker, its partitions and their sizes (KIP-113).
 
-Mirrors ``common/message/DescribeLogDirsRequest.json`` and ``...Response.json`` (versions 0-4,
-flexible from 2; the top-level error_code from 3, total_bytes and usable_bytes from 4). What
+Mirrors ``common/message/DescribeLogDirsRequest.json`` and ``...Response.json`` (versions 0-5,
+flexible from 2; the top-level error_code from 3, total_bytes and usable_bytes from 4, is_cordoned from 5,
+KIP-1066). What
 ``kafka-log-dirs.sh --describe`` and the Java Admin's describeLogDirs print. A null ``topics``
 asks for every partition. v0 is not advertised: Kafka 4 dropped it (KIP-896).
 """
@@ -42,6 +43,7 @@ DESCRIBE_LOG_DIRS_RESULT = Schema(
     Field("topics", Array(DESCRIBE_LOG_DIRS_TOPIC), "0+"),
     Field("total_bytes", Int64, "4+", default=-1, ignorable=True),
     Field("usable_bytes", Int64, "4+", default=-1, ignorable=True),
+    Field("is_cordoned", Boolean, "5+", default=False, ignorable=True),
 )
 
 DESCRIBE_LOG_DIRS_RESPONSE = Schema(
@@ -52,6 +54,6 @@ DESCRIBE_LOG_DIRS_RESPONSE = Schema(
 )
 
 DESCRIBE_LOG_DIRS = register(
-    Api(ApiKey.DESCRIBE_LOG_DIRS, "DescribeLogDirs", 1, 4, 2, DESCRIBE_LOG_DIRS_REQUEST,
+    Api(ApiKey.DESCRIBE_LOG_DIRS, "DescribeLogDirs", 1, 5, 2, DESCRIBE_LOG_DIRS_REQUEST,
         DESCRIBE_LOG_DIRS_RESPONSE)
 )
