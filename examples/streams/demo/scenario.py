@@ -74,8 +74,8 @@ PHASE_TWO = "phase 2 across an instance's kill -9"
 @dataclass
 class DemoResult:
     input: DemoInput
-    # restarted instance: {changelog partition: records restored from it}
-    restored: dict[str, dict[str, int]] = field(default_factory=dict)
+    # restarted instance: {(store, changelog partition): records restored from it}
+    restored: dict[str, dict[tuple[str, str], int]] = field(default_factory=dict)
     killed_broker: int = -1
     word_counts: WordCountCheck | None = None
     joins: JoinCheck | None = None
@@ -96,8 +96,10 @@ class DemoResult:
                  "  kill -9      wordcount-1 and order-payments-1 in the middle of phase 2: the other "
                  f"instances took their tasks and finished it ({self.seconds.get(PHASE_TWO, 0):.0f} s)"]
         for name, restored in self.restored.items():
-            done = (f"restored {sum(restored.values())} records from changelog partitions {sorted(restored)}"
-                    if restored else "given no active task back yet (it keeps standby copies)")
+            stores = ", ".join(sorted({store for store, _ in restored}))
+            done = (f"restored {sum(restored.values())} records of {stores} from {len(restored)} changelog "
+                    f"partition{'s' if len(restored) > 1 else ''}" if restored
+                    else "given no active task back yet (it keeps standby copies)")
             lines.append(f"  restarted    {name}: {done}")
         lines.append(f"  kill -9      broker {self.killed_broker} (the coordinator of group wordcount) "
                      "during phase 3, then started again")

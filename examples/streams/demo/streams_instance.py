@@ -81,9 +81,10 @@ class StreamsInstance:
             return [line.split(" ", 1)[1] for line in self.lines
                     if start is None or line.split(" ", 1)[0] == str(start)]
 
-    def restored(self, start: int) -> dict[str, int]:
-        """{changelog partition: records restored from it} during one start."""
-        return {m.group(2): int(m.group(3)) for line in self.said(start) if (m := RESTORED.match(line))}
+    def restored(self, start: int) -> dict[tuple[str, str], int]:
+        """{(store, changelog partition): records restored from it} during one start."""
+        return {(m.group(1), m.group(2)): int(m.group(3))
+                for line in self.said(start) if (m := RESTORED.match(line))}
 
     def is_running_streams(self) -> bool:
         """Its last state change of this start was to RUNNING."""
