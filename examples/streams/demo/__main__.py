@@ -19,6 +19,8 @@ from pathlib import Path
 
 from examples.streams.demo.local_nodes import LocalNodes
 from examples.streams.demo.scenario import StreamsDemo
+from kafka.clients.admin import AdminClient
+from kafka.clients.errors import KafkaError
 from kafka.utils.logging import configure_logging
 
 JAR = Path(__file__).resolve().parent.parent / "target" / "streams-examples-1.0.jar"
@@ -33,6 +35,10 @@ def main(argv: list[str] | None = None) -> int:
     configure_logging(level=logging.WARNING)  # our clients' own lines: only what went wrong
     if not args.jar.exists():
         parser.error(f"{args.jar} is missing: build it with `mvn -f examples/streams/pom.xml package`")
+    problem = cluster_problem(args.bootstrap_server)
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
     began = time.monotonic()
     lock = threading.Lock()
 
@@ -45,6 +51,20 @@ def main(argv: list[str] | None = None) -> int:
     result = demo.run()
     print("\n" + "\n".join(result.summary()), flush=True)
     return 0 if result.exact else 1
+
+
+def cluster_problem(bootstrap: str) -> str | None:
+    """Why the demo cannot run on the cluster at ``bootstrap`` (none answers, fewer than three brokers)."""
+    try:
+        with AdminClient({"bootstrap.servers": bootstrap, "request.timeout.ms": 5000,
+                          "default.api.timeout.ms": 10000}) as admin:
+            brokers = admin.describe_cluster()[2]
+    except KafkaError as e:
+        return f"no broker answers at {bootstrap} ({e}): start `make cluster` first, in another terminal"
+    if len(brokers) < 3:
+        return (f"the demo kills a broker and needs three; the cluster at {bootstrap} has {len(brokers)}: "
+                "restart the missing node (or `make cluster` again)")
+    return None
 
 
 if __name__ == "__main__":
