@@ -24,6 +24,7 @@ from kafka.raft.raft_config import parse_bootstrap_servers, parse_voter_connecti
 from kafka.security.sasl_configs import SASL_DEFAULTS
 from kafka.security.security_protocol import SecurityProtocol
 from kafka.security.ssl_factory import SSL_DEFAULTS
+from kafka.server.add_partitions_to_txn_config import AddPartitionsToTxnConfig
 from kafka.server.config_def import (
     BOOLEAN,
     DOUBLE,
@@ -75,7 +76,7 @@ def _security_protocol(value: str) -> SecurityProtocol:
     return SecurityProtocol.for_name(value)
 
 
-class AbstractKafkaConfig(ShareGroupConfig, StreamsGroupConfigs):
+class AbstractKafkaConfig(ShareGroupConfig, StreamsGroupConfigs, AddPartitionsToTxnConfig):
     """The declared keys, each a typed attribute of a parsed configuration (`values`: key -> value)."""
 
     values: dict[str, Any]
@@ -323,11 +324,6 @@ class AbstractKafkaConfig(ShareGroupConfig, StreamsGroupConfigs):
     transaction_partition_verification_enable = ConfigKey(
         "transaction.partition.verification.enable", BOOLEAN, "true", None,
         "Refuse a transactional batch for a partition not added to its transaction (KIP-890).")
-    add_partitions_to_txn_retry_backoff_max_ms = ConfigKey(  # AddPartitionsToTxnConfig
-        "add.partitions.to.txn.retry.backoff.max.ms", INT, "100", at_least(0),
-        "How long a Produce keeps asking while the coordinator answers CONCURRENT_TRANSACTIONS.")
-    add_partitions_to_txn_retry_backoff_ms = ConfigKey(
-        "add.partitions.to.txn.retry.backoff.ms", INT, "20", at_least(1), "The pause between those asks.")
     transaction_remove_expired_transaction_cleanup_interval_ms = ConfigKey(
         "transaction.remove.expired.transaction.cleanup.interval.ms", INT, "3600000", at_least(1),
         "How often expired transactional ids are removed.")
