@@ -6,6 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
 .PHONY: run cluster cluster-split cluster-secure test test-fast lint bench clean demo demo-cluster demo-spark-cluster lab lab-handout nemesis \
+  demo-streams \
   dashboard dashboard-screenshots s3
 
 $(STAMP): pyproject.toml
@@ -44,6 +45,13 @@ $(STAMP): pyproject.toml
 # classpath file per profile beside the stamp. Offline, it fails in one line naming the artifact.
 tests/jvm/target/.resolved: tests/jvm/pom.xml tests/jvm/resolve.py /usr/bin/mvn /usr/bin/javac
 	$(PYTHON) tests/jvm/resolve.py
+
+# The Kafka Streams examples (examples/streams/): Maven fetches kafka-streams 4.4.0 into ~/.m2, compiles them and
+# copies the jars they need into target/lib/, which the jar's manifest names.
+STREAMS_JAR := examples/streams/target/streams-examples-1.0.jar
+$(STREAMS_JAR): examples/streams/pom.xml $(shell find examples/streams/src -type f) /usr/bin/mvn /usr/bin/javac
+	mvn -B -q -f examples/streams/pom.xml package
+	touch $@
 
 # Debian's Prometheus: tests/integration/test_prometheus.py scrapes the broker with a real server.
 /usr/bin/prometheus:
@@ -116,11 +124,11 @@ s3: $(STAMP) /usr/bin/java tests/jvm/target/classpath-s3proxy.txt
 	$(BIN)/python -m tests.s3proxy --port $(S3_PORT) --data-dir $(S3_DATA)
 
 lint: $(STAMP)
-	$(BIN)/ruff check kafka tests bench
+	$(BIN)/ruff check kafka tests bench examples
 	$(BIN)/lint-imports
 
 test: $(STAMP) .venv-kafka-python/.installed /usr/bin/kcat /usr/bin/prometheus /usr/bin/chromium /usr/bin/java \
-  tests/jvm/target/.resolved tests/jvm/target/classpath-s3proxy.txt lint
+  tests/jvm/target/.resolved tests/jvm/target/classpath-s3proxy.txt $(STREAMS_JAR) lint
 	$(BIN)/python -m tests.tiers
 
 # The quick loop, under a minute on a quiet two-core machine: the tests marked `fast` (tests/conftest.py:
@@ -182,6 +190,12 @@ demo-connect: $(STAMP) /usr/bin/java tests/jvm/target/classpath-connect.txt
 demo-mirror: $(STAMP) /usr/bin/java /usr/bin/mvn tests/jvm/target/classpath-connect.txt
 	$(BIN)/python examples/mirror/demo.py
 
+# Kafka Streams 4.4 on `make cluster`'s three nodes (start it first; docs/ecosystem.md#kafka-streams): a word count
+# and a windowed join, two instances each, exactly_once_v2; an instance of each and a broker killed with kill -9
+# and started again; then both outputs, read with read_committed, checked against what the input implies.
+demo-streams: $(STAMP) $(STREAMS_JAR)
+	$(BIN)/python -m examples.streams.demo --data-dir data/streams-demo
+
 # The course labs (docs/labs/README.md). `make lab N=03` runs lab 03's checks on this tree, in plain words.
 lab: $(STAMP)
 	@test -n "$(N)" || { echo "usage: make lab N=01   (kafka-lab list shows the labs)"; exit 2; }
@@ -199,4 +213,4 @@ bench: $(STAMP) /usr/bin/java tests/jvm/target/.resolved
 	bench/compare.sh
 
 clean:
-	rm -rf $(VENV) .venv-kafka-python data .pytest_cache .ruff_cache .hypothesis tests/jvm/target
+	rm -rf $(VENV) .venv-kafka-python data .pytest_cache .ruff_cache .hypothesis tests/jvm/target examples/streams/target

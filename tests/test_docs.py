@@ -32,7 +32,7 @@ DIAGRAMS = sorted((ROOT / "diagrams").glob("*.mmd"))
 # Diagrams that a page embeds verbatim: page -> files under diagrams/.
 EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd", "limits.mmd"],
             "dynamic_configs.md": ["dynamic_configs.mmd"],
-            "ecosystem.md": ["ecosystem_connect.mmd"],
+            "ecosystem.md": ["ecosystem_connect.mmd", "ecosystem_streams.mmd"],
             "features.md": ["features.mmd"],
             "fetch_sessions.md": ["fetch_session.mmd"],
             "groups.md": ["coordinator_runtime.mmd", "group_states.mmd", "rebalance.mmd",

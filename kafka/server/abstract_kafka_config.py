@@ -24,6 +24,7 @@ from kafka.raft.raft_config import parse_bootstrap_servers, parse_voter_connecti
 from kafka.security.sasl_configs import SASL_DEFAULTS
 from kafka.security.security_protocol import SecurityProtocol
 from kafka.security.ssl_factory import SSL_DEFAULTS
+from kafka.server.add_partitions_to_txn_config import AddPartitionsToTxnConfig
 from kafka.server.config_def import (
     BOOLEAN,
     DOUBLE,
@@ -75,7 +76,7 @@ def _security_protocol(value: str) -> SecurityProtocol:
     return SecurityProtocol.for_name(value)
 
 
-class AbstractKafkaConfig(ShareGroupConfig, StreamsGroupConfigs):
+class AbstractKafkaConfig(ShareGroupConfig, StreamsGroupConfigs, AddPartitionsToTxnConfig):
     """The declared keys, each a typed attribute of a parsed configuration (`values`: key -> value)."""
 
     values: dict[str, Any]

@@ -117,11 +117,33 @@ class AddPartitionsToTxnManager:
             callback({})
             return
         operation = produce_request_version_to_transaction_supported_operation(api_version)
+        started_ms = self.replica_manager.time.milliseconds()
+
+        def ask() -> None:
+            self.add_or_verify_transaction(transactional_id, batch.producer_id, batch.producer_epoch,
+                                           unverified, on_verified, operation)
 
         def on_verified(errors: dict[TopicPartition, Errors]) -> None:
-            callback({tp: produce_refusal(e) for tp, e in errors.items() if e != Errors.NONE})
-        self.add_or_verify_transaction(transactional_id, batch.producer_id, batch.producer_epoch, unverified,
-                                       on_verified, operation)
+            if not self._retried_on_concurrent_transactions(errors, started_ms, ask):
+                callback({tp: produce_refusal(e) for tp, e in errors.items() if e != Errors.NONE})
+        ask()
+
+    def _retried_on_concurrent_transactions(self, errors: dict[TopicPartition, Errors], started_ms: int,
+                                            ask: Callable[[], None]) -> bool:
+        """Kafka 4.4's ReplicaManager.maybeRetryOnConcurrentTransactions: CONCURRENT_TRANSACTIONS means the
+        coordinator is busy with this transactional id (writing the previous transaction's markers, or
+        adding another partition), not that the batch is wrong. Ask again add.partitions.to.txn.retry.
+        backoff.ms later, for up to add.partitions.to.txn.retry.backoff.max.ms, before the producer is
+        told NOT_ENOUGH_REPLICAS (a Kafka Streams thread's next transaction meets this at every commit).
+        True if a retry was scheduled."""
+        scheduler = self.replica_manager.scheduler
+        waited_ms = self.replica_manager.time.milliseconds() - started_ms
+        if (scheduler is None or waited_ms >= self.config.add_partitions_to_txn_retry_backoff_max_ms
+                or Errors.CONCURRENT_TRANSACTIONS not in errors.values()):
+            return False
+        scheduler.schedule_once("retry-add-partitions-to-txn", ask,
+                                self.config.add_partitions_to_txn_retry_backoff_ms)
+        return True
 
     def _has_ongoing_transaction(self, tp: TopicPartition, producer_id: int, producer_epoch: int) -> bool:
         """Kafka's Partition.hasOngoingTransaction: the log already holds this producer's open transaction,

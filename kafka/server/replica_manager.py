@@ -152,6 +152,7 @@ class ReplicaManager:
         self.log_manager = log_manager
         self.metadata_cache = metadata_cache
         self.time = time
+        self.scheduler = None  # given at startup: isr-expiration, a Produce's retry-add-partitions-to-txn
         self.all_partitions: dict[TopicPartition, Partition] = {}
         # Kafka's HostedPartition.Offline: partitions this broker should host but cannot, and why.
         self._offline_partitions: dict[TopicPartition, str] = {}
@@ -439,6 +440,7 @@ class ReplicaManager:
 
     def startup(self, scheduler) -> None:
         """Schedule isr-expiration (every half replica.lag.time.max.ms, as Kafka does)."""
+        self.scheduler = scheduler
         interval = max(1, self.replica_lag_time_max_ms // 2)
         scheduler.schedule("isr-expiration", self.maybe_shrink_isr, interval, interval)
 

@@ -8,6 +8,7 @@ Directories that were never formatted are formatted first with one new cluster i
 its name. Ctrl-C stops all three (each one cleanly: a controlled shutdown, then its logs closed).
 `make cluster-split` runs the same with three controller-only and three broker-only nodes; the
 brokers are stopped first, while the controllers can still answer their controlled shutdowns.
+SIGUSR1 starts again any node that died (`make demo-streams` kills one with kill -9, then sends it).
 `make cluster-secure` runs it on config/cluster-secure/ once kafka/tools/secure_cluster_setup.py has made
 the certificates and formatted the nodes with their SCRAM users.
 Its controllers form a dynamic quorum (KIP-853, controller.quorum.bootstrap.servers): formatted
@@ -112,26 +113,34 @@ def main(argv: list[str] | None = None) -> int:
     configs = {os.path.splitext(os.path.basename(p))[0]: KafkaConfig.from_file(p) for p in args.configs}
     paths = dict(zip(configs, args.configs, strict=True))
     format_if_needed(configs)
-    processes = {}
-    for name, path in paths.items():
-        process = subprocess.Popen([sys.executable, "-m", "kafka", path], stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True, start_new_session=True)
-        processes[name] = process
-        print(f"[{name}] started: pid {process.pid}", flush=True)
-        threading.Thread(target=pump, args=(name, process.stdout), daemon=True).start()
+    processes = {name: start_node(name, path) for name, path in paths.items()}
     roles = ", ".join(f"{n} {'+'.join(sorted(c.process_roles))}" for n, c in configs.items())
     print(f"cluster of {len(configs)} nodes starting ({roles})\n{client_hints(configs)}"
           "  Ctrl-C stops every node", flush=True)
-    stop = threading.Event()
+    stop, restart = threading.Event(), threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    # SIGUSR1: start again the nodes that died (`make demo-streams` kills a node with kill -9, then asks)
+    signal.signal(signal.SIGUSR1, lambda *_: restart.set())
     while not stop.wait(0.5):
+        if restart.is_set():
+            restart.clear()
+            dead = [name for name, process in processes.items() if process.poll() is not None]
+            processes.update({name: start_node(name, paths[name]) for name in dead})
         if all(p.poll() is not None for p in processes.values()):
             break
     brokers = {n: p for n, p in processes.items() if configs[n].is_broker}
     stop_all(brokers)
     stop_all({n: p for n, p in processes.items() if n not in brokers})
     return 0
+
+
+def start_node(name: str, path: str) -> subprocess.Popen:
+    process = subprocess.Popen([sys.executable, "-m", "kafka", path], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    print(f"[{name}] started: pid {process.pid}", flush=True)
+    threading.Thread(target=pump, args=(name, process.stdout), daemon=True).start()
+    return process
 
 
 def stop_all(processes: dict[str, subprocess.Popen]) -> None:
