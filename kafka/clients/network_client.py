@@ -235,7 +235,8 @@ class NetworkClient:
 
     def _initiate_connect(self, node_id: int, now_ms: int) -> None:
         node = self.node(node_id)
-        if node is None:
+        if node is None:  # a broker that registered after our last metadata: ask again, as Kafka does
+            self.metadata.request_update()
             return
         self.connection_states.connecting(node_id, now_ms)
         channel = KafkaChannel(node_id, node.host, node.port, self._ssl_context)

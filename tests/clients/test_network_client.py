@@ -67,3 +67,19 @@ def test_a_broker_that_never_answers_times_the_request_out():
             assert future.done() and future.result().error is not None
         finally:
             client.close()
+
+
+def test_a_request_to_a_node_metadata_does_not_know_asks_for_new_metadata(broker):
+    """A broker that registered after the last metadata (a cluster still starting) is not a node we can
+    connect to yet: the request waits and a metadata refresh is asked for, as Kafka's clients do,
+    instead of the request waiting for a node that never appears."""
+    client = _client(broker.bootstrap)
+    try:
+        client.await_metadata(10000)
+        version = client.metadata.update_version
+        client.send(ClientRequest(99, ApiKey.METADATA, {"topics": []}))
+        client.poll(0)
+        assert client.metadata.need_update  # asked at once, not after the request times out
+        client.poll_until(lambda: client.metadata.update_version > version, 10000)
+    finally:
+        client.close()
