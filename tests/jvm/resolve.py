@@ -1,6 +1,7 @@
 """Resolve the JVM tier's Kafka artifacts into the local Maven repository (~/.m2) and write one classpath
 file per profile of pom.xml: target/classpath-clients-4.txt, classpath-clients-3.9.txt, classpath-tools.txt,
-classpath-broker.txt, classpath-spark-kafka.txt (Spark's Kafka connector, for tests/spark).
+classpath-broker.txt, classpath-spark-kafka.txt (Spark's Kafka connector, for tests/spark),
+classpath-streams.txt (Kafka Streams, for tests/jvm/test_streams_group_protocol.py).
 
 Run by `make test` (the stamp target/.resolved) and by the tier's fixtures when a file is missing. Offline
 first, so a warm repository costs no network; online when something is missing. If Maven cannot fetch an
@@ -18,7 +19,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 TARGET = HERE / "target"
 STAMP = TARGET / ".resolved"
-PROFILES = ("clients-4", "clients-3.9", "tools", "broker", "spark-kafka")
+PROFILES = ("clients-4", "clients-3.9", "tools", "broker", "spark-kafka", "streams")
 
 # Maven's ways of saying which coordinate it could not get, most specific first.
 _UNRESOLVED = (
