@@ -3,8 +3,9 @@
 
 A feature is a name and a level the whole cluster agrees on: metadata.version says which metadata
 records and inter-node request versions everyone understands; group.version 1 switches the consumer
-group protocol (KIP-848) on, share.version 1 share groups (KIP-932); kraft.version lives in the raft
-log itself (KIP-853). Kafka 4.4's table of them is kafka/image/feature.py and metadata_version.py.
+group protocol (KIP-848) on, share.version 1 share groups (KIP-932), streams.version 1 streams groups
+(KIP-1071); kraft.version lives in the raft log itself (KIP-853). Kafka 4.4's table of them is
+kafka/image/feature.py and metadata_version.py.
 A level is finalized by a FeatureLevelRecord in the metadata log (level 0: the record removes the
 feature), written here and replayed by every controller and broker.
 
@@ -21,9 +22,8 @@ feature), written here and replayed by every controller and broker.
 What this broker finalizes differs from a fresh Apache Kafka 4.4 cluster where a level's behaviour is not
 built here (docs/features.md): metadata.version 27 (4.1-IV1), not 33 (4.4-IV2: CIDR ACLs, cordoned log
 directories and controller unregistration are not built); share.version 1, not 2 (dead-letter queues
-not built); streams.version 0, not 1 (streams groups, KIP-1071, not built). A runtime upgrade of
-kraft.version (a static quorum becoming dynamic) is refused: format a dynamic quorum with `kafka-storage
-format --standalone` instead.
+not built). A runtime upgrade of kraft.version (a static quorum becoming dynamic) is refused: format a
+dynamic quorum with `kafka-storage format --standalone` instead.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ SUPPORTED_FEATURES: dict[str, tuple[int, int]] = {
     GROUP_VERSION: (0, 1),  # 1: the consumer group protocol (KIP-848)
     ELIGIBLE_LEADER_REPLICAS_VERSION: (0, 1),  # 1: eligible leader replicas (KIP-966)
     SHARE_VERSION: (0, 1),  # 1: share groups (KIP-932); 2 (dead-letter queues) not built
-    STREAMS_VERSION: (0, 0),  # 1 is streams groups (KIP-1071), not built
+    STREAMS_VERSION: (0, 1),  # 1: streams groups (KIP-1071)
 }
 # The level a new cluster starts at: Kafka 4.4's default (its latest production metadata.version's),
 # as far as this code builds it. kraft.version is not a FeatureLevelRecord (kafka-storage format
