@@ -70,31 +70,37 @@ class AutoTopicCreationManager:
             log.warning("cannot auto-create topic", topic=name, error=str(error))
 
     def create_streams_internal_topics(self, topics: dict, timeout_ms: int, time) -> None:
-        """Kafka's createStreamsInternalTopics: each topic (a CreatableTopic) not in flight and whose last
-        creation error has expired; a failure is remembered for ``timeout_ms``."""
+        """Kafka's createStreamsInternalTopics: the topics (CreatableTopics) neither in flight nor failed
+        lately, in one CreateTopics; a failure is remembered for ``timeout_ms``."""
         now = time.milliseconds()
         with self._lock:
             to_create = [t for name, t in topics.items() if name not in self._inflight_topics
                          and not self.topic_creation_error_cache.has_error(name, now)]
             self._inflight_topics.update(t.name for t in to_create)
-        for t in to_create:
-            created = self.admin_manager.create_topic(t.name, t.num_partitions, t.replication_factor,
-                                                      t.configs)
-            created.add_done_callback(
-                lambda future, name=t.name: self._streams_creation_done(name, future, timeout_ms, time))
-        if to_create:
-            log.info("sent the creation of streams internal topics to the controller",
-                     topics=[t.name for t in to_create])
+        if not to_create:
+            return
+        created = self.admin_manager.create_topics(
+            [(t.name, t.num_partitions, t.replication_factor, t.configs) for t in to_create])
+        created.add_done_callback(
+            lambda future: self._streams_creation_done(to_create, future, timeout_ms, time))
+        log.info("sent the creation of streams internal topics to the controller",
+                 topics=[t.name for t in to_create])
 
-    def _streams_creation_done(self, name: str, future: Future, timeout_ms: int, time) -> None:
+    def _streams_creation_done(self, topics: list, future: Future, timeout_ms: int, time) -> None:
         with self._lock:
-            self._inflight_topics.discard(name)
-        error = future.exception()
-        if error is not None:
-            # the controller's message, else its error's (Kafka's cacheTopicCreationErrorsFromResponse)
-            message = str(error) or getattr(error, "error", Errors.UNKNOWN_SERVER_ERROR).message
-            self.topic_creation_error_cache.put(name, message, timeout_ms, time.milliseconds())
-            log.warning("cannot create a streams internal topic", topic=name, error=message)
+            self._inflight_topics.difference_update(t.name for t in topics)
+        now = time.milliseconds()
+        failure = future.exception()
+        if failure is not None:  # the controller did not answer: every topic failed so
+            for t in topics:
+                self.topic_creation_error_cache.put(t.name, str(failure), timeout_ms, now)
+            log.warning("cannot create streams internal topics", topics=[t.name for t in topics],
+                        error=str(failure))
+            return
+        for name, (error, message) in future.result().topics.items():
+            if error != Errors.NONE:  # the controller's message, else its error's (Kafka's)
+                self.topic_creation_error_cache.put(name, message or error.message, timeout_ms, now)
+                log.warning("cannot create a streams internal topic", topic=name, error=error.name)
 
     def streams_internal_topic_creation_errors(self, names, now_ms: int) -> dict[str, str]:
         return self.topic_creation_error_cache.errors_for_topics(names, now_ms)
