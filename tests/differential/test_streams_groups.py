@@ -9,7 +9,8 @@
   changelog topic with a partition count, an internal topic of Kafka's, a name no topic may have, a
   regular expression, a join without a topology, tasks that do not exist; and the statuses of a topology
   that cannot run yet: a missing source topic, co-partitioned topics that are not, a stale member;
-* StreamsGroupDescribe of a group nobody has, of an empty id and of a group of another type.
+* StreamsGroupDescribe of a group nobody has, of an empty id and of a group of another type;
+* standby tasks over three members of two processes: the same assignment from both StickyTaskAssignors.
 
 A member's heartbeats until an answer it awaits go to each broker on its own (Script.until): each
 broker creates the internal topics and computes the target on its own time.
@@ -25,7 +26,7 @@ from tests.differential.oracle import Pair
 from tests.differential.test_configs import SET
 from tests.differential.test_group_configs import alter_group, described
 from tests.differential.test_transactions import HEARTBEAT_848, consumer_group_heartbeat
-from tests.helpers import unique_topic
+from tests.helpers import unique_topic, wait_until
 
 GROUP = 0  # FindCoordinator's key type
 MISSING_SOURCE_TOPICS, INCORRECTLY_PARTITIONED, MISSING_INTERNAL_TOPICS, ASSIGNMENT_DELAYED = 1, 2, 3, 5
@@ -252,3 +253,54 @@ def test_groups_of_other_types_and_no_groups(streams_pair):
     pair.ask(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848, consumer_group_heartbeat(consumer, member, -1))
     script.same(ApiKey.STREAMS_GROUP_HEARTBEAT, 1, heartbeat(app, "streams-member-0000000002", -1,
                                                              owned=None))
+
+
+def test_standby_tasks_and_three_members_of_two_processes(streams_pair):
+    """The group's streams.num.standby.replicas 1: each task of the stateful subtopology also runs as a
+    standby, never on the process of its active task; the StickyTaskAssignor of each broker balances the same
+    way over members of unequal processes (its ties are Kafka's HashMap and PriorityQueue orders)."""
+    pair, script = streams_pair, Script(streams_pair)
+    app, source = unique_topic("standbys"), unique_topic("standby-lines")
+    create_topic(pair, source, partitions=3)
+    find_coordinator(pair, app, GROUP)
+    pair.same(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, alter_group(
+        app, ("streams.initial.rebalance.delay.ms", SET, "0"), ("streams.assignment.interval.ms", SET, "0"),
+        ("streams.num.standby.replicas", SET, "1")))
+    described(pair, app)
+    topology = word_count(app, source)
+    members = (("streams-standby-0000000001", "process-a"), ("streams-standby-0000000002", "process-a"),
+               ("streams-standby-0000000003", "process-b"))
+    first, _ = members[0]
+    ours, _ = script.same(ApiKey.STREAMS_GROUP_HEARTBEAT, 1, heartbeat(app, first, 0, topology))
+    # until both created the internal topics and gave the first member every task
+    ours, apache = script.until(ApiKey.STREAMS_GROUP_HEARTBEAT, 1, heartbeat(app, first,
+                                                                             ours["member_epoch"]),
+                                lambda answer: len(tasks(answer)) == 6, timeout=60)
+    epochs = {first: ours["member_epoch"]}
+    for member, process in members[1:]:
+        ours, _ = script.same(ApiKey.STREAMS_GROUP_HEARTBEAT, 1, heartbeat(app, member, 0, topology,
+                                                                           process=process))
+        epochs[member] = ours["member_epoch"]
+    # each member heartbeats on its own until the group is stable on each broker, owning what it was given
+    for side in pair.sides:
+        owned = {member: ([], [], []) for member, _ in members}
+        owned[first] = ([{"subtopology_id": s, "partitions": [0, 1, 2]} for s in ("0", "1")], [], [])
+        given = dict(epochs)
+
+        def stable(side=side, owned=owned, given=given) -> bool:
+            for member, _ in members:
+                answer = side.request(ApiKey.STREAMS_GROUP_HEARTBEAT, 1, heartbeat(
+                    app, member, given[member], owned=owned[member])).to_dict()
+                given[member] = answer["member_epoch"]
+                if answer["active_tasks"] is not None:
+                    owned[member] = tuple([t for t in answer[kind] if t["partitions"]]
+                                          for kind in ("active_tasks", "standby_tasks", "warmup_tasks"))
+            group = side.request(ApiKey.STREAMS_GROUP_DESCRIBE, 1, describe(app)).groups[0]
+            return group.group_state == "Stable"
+        wait_until(stable, timeout=60, interval=0.2, message=f"{side.name}'s group to be stable")
+    ours, _ = script.same(ApiKey.STREAMS_GROUP_DESCRIBE, 1, describe(app))
+    standbys = [(t["subtopology_id"], p) for m in ours["groups"][0]["members"]
+                for t in m["assignment"]["standby_tasks"] for p in t["partitions"]]
+    assert sorted(standbys) == [("1", 0), ("1", 1), ("1", 2)], ours
+    for member, _ in members:
+        script.same(ApiKey.STREAMS_GROUP_HEARTBEAT, 1, heartbeat(app, member, -1, owned=None))
