@@ -194,7 +194,8 @@ def test_update_features_through_the_quorum_controller_reaches_the_standby():
         results=[dict(feature="group.version", error_code=Errors.NONE, error_message="NONE")])
     assert cluster.standby.features.finalized == {"metadata.version": MAX_METADATA_VERSION,
                                                   "eligible.leader.replicas.version": 1, "share.version": 1,
-                                                  "streams.version": 1, **({"transaction.version": TV} if TV else {})}
+                                                  "streams.version": 1,
+                                                  **({"transaction.version": TV} if TV else {})}
     refused = Record(timeout_ms=60000, validate_only=False, feature_updates=[
         Record(feature="share.version", max_version_level=0, upgrade_type=UPGRADE)])
     answer = cluster.call(cluster.active.update_features(refused, 2))
