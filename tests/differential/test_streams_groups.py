@@ -3,13 +3,16 @@
 
 * a word count's first member joins: the topology kept, the internal topics it needs reported missing
   (MISSING_INTERNAL_TOPICS) and created by each broker, the first assignment held back by the initial
-  rebalance delay (ASSIGNMENT_DELAYED); then every task, StreamsGroupDescribe, a second member of
-  another process taking half, the leave, ListGroups, DeleteGroups;
+  rebalance delay (ASSIGNMENT_DELAYED); then every task, StreamsGroupDescribe, the member's offset
+  commits and fetches, a second member of another process taking half, the leave, ListGroups,
+  DeleteGroups;
 * what each broker refuses: an unknown member, a fenced epoch, a topology changed at the same epoch, a
   changelog topic with a partition count, an internal topic of Kafka's, a name no topic may have, a
   regular expression, a join without a topology, tasks that do not exist; and the statuses of a topology
   that cannot run yet: a missing source topic, co-partitioned topics that are not, a stale member;
-* StreamsGroupDescribe of a group nobody has, of an empty id and of a group of another type;
+* StreamsGroupDescribe of a group nobody has, of an empty id and of a group of another type,
+  DescribeGroups of a streams group, and StreamsGroupTopologyDescriptionUpdate (KIP-1331) with no plugin
+  to keep the description;
 * standby tasks over three members of two processes: the same assignment from both StickyTaskAssignors.
 
 A member's heartbeats until an answer it awaits go to each broker on its own (Script.until): each
@@ -25,6 +28,7 @@ from tests.differential.group_steps import Script, create_topic, find_coordinato
 from tests.differential.oracle import Pair
 from tests.differential.test_configs import SET
 from tests.differential.test_group_configs import alter_group, described
+from tests.differential.test_groups import commit_v9, fetch_v9
 from tests.differential.test_transactions import HEARTBEAT_848, consumer_group_heartbeat
 from tests.helpers import unique_topic, wait_until
 
@@ -117,6 +121,17 @@ def test_a_word_count_joins_runs_and_leaves(streams_pair):
     script.same(ApiKey.STREAMS_GROUP_HEARTBEAT, 0, heartbeat(app, a, epoch, owned=owned))  # v0 alike
     for version in (0, 1):
         script.same(ApiKey.STREAMS_GROUP_DESCRIBE, version, describe(app, version=version))
+    # Its offsets: OffsetCommit and OffsetFetch v9 with its member epoch (a newer one is stale, an older
+    # client's v8 is refused), OffsetDelete of a topic the topology reads
+    script.same(ApiKey.OFFSET_COMMIT, 9, commit_v9(app, a, epoch, source, 10))
+    script.same(ApiKey.OFFSET_COMMIT, 9, commit_v9(app, a, epoch + 1, source, 11))
+    script.same(ApiKey.OFFSET_COMMIT, 8, commit_v9(app, a, epoch, source, 12))
+    script.same(ApiKey.OFFSET_COMMIT, 9, commit_v9(app, "streams-member-nobody-000001", epoch, source, 13))
+    script.same(ApiKey.OFFSET_FETCH, 9, fetch_v9(app, a, epoch, source))
+    script.same(ApiKey.OFFSET_FETCH, 9, fetch_v9(app, a, epoch + 1, source))
+    script.same(ApiKey.OFFSET_FETCH, 9, fetch_v9(app, None, -1, source))
+    script.same(ApiKey.OFFSET_DELETE, 0, {"group_id": app, "topics": [
+        {"name": source, "partitions": [{"partition_index": 0}]}]})
 
     # A second member of another process: a's heartbeat gives up one task of each subtopology, b takes
     # them once a has let go.
@@ -124,9 +139,8 @@ def test_a_word_count_joins_runs_and_leaves(streams_pair):
                                                                        process="process-b"))
     b_epoch = ours["member_epoch"]
     ours, _ = script.same(ApiKey.STREAMS_GROUP_HEARTBEAT, 1, heartbeat(app, a, epoch, owned=owned))
-    kept = ([{"subtopology_id": s, "partitions": [p for p in (0, 1) if (s, p) in tasks(ours)]} for s in ("0",
-                                                                                                         "1")],
-            [], [])
+    kept = ([{"subtopology_id": s, "partitions": [p for p in (0, 1) if (s, p) in tasks(ours)]}
+             for s in ("0", "1")], [], [])
     ours, _ = script.same(ApiKey.STREAMS_GROUP_HEARTBEAT, 1, heartbeat(app, a, ours["member_epoch"],
                                                                        owned=kept))
     ours, _ = script.same(ApiKey.STREAMS_GROUP_HEARTBEAT, 1, heartbeat(app, b, b_epoch))
@@ -239,8 +253,8 @@ def test_groups_of_other_types_and_no_groups(streams_pair):
         find_coordinator(pair, group, GROUP)
     member = "consumer-member-0000000001"
     # (the consumer group's own answers are test_groups.py's to compare: here only what follows is)
-    pair.ask(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848, consumer_group_heartbeat(consumer, member, 0,
-                                                                                      source))
+    pair.ask(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848,
+             consumer_group_heartbeat(consumer, member, 0, source))
     for version in (0, 1):
         script.same(ApiKey.STREAMS_GROUP_DESCRIBE, version,
                     describe(unique_topic("nobody"), "", consumer, version=version))
@@ -248,8 +262,14 @@ def test_groups_of_other_types_and_no_groups(streams_pair):
                                                              word_count(consumer, source)))
     script.same(ApiKey.STREAMS_GROUP_HEARTBEAT, 1, heartbeat(app, "streams-member-0000000002", 0,
                                                              word_count(app, source)))
-    script.same(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848, consumer_group_heartbeat(app, member, 0,
-                                                                                         source))
+    script.same(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848,
+                consumer_group_heartbeat(app, member, 0, source))
+    # DescribeGroups describes classic groups only: a streams group is Dead to it
+    script.same(ApiKey.DESCRIBE_GROUPS, 5, {"groups": [app], "include_authorized_operations": False})
+    # KIP-1331's push of a topology description: neither broker has a plugin to keep it
+    script.same(ApiKey.STREAMS_GROUP_TOPOLOGY_DESCRIPTION_UPDATE, 0, {
+        "group_id": app, "member_id": "streams-member-0000000002", "topology_epoch": 0,
+        "topology_description": {"subtopologies": [], "global_stores": []}})
     pair.ask(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848, consumer_group_heartbeat(consumer, member, -1))
     script.same(ApiKey.STREAMS_GROUP_HEARTBEAT, 1, heartbeat(app, "streams-member-0000000002", -1,
                                                              owned=None))

@@ -132,9 +132,8 @@ class GroupCoordinatorShard:
     # ------------------------------------------------------------------ streams groups (KIP-1071)
     def streams_group_heartbeat(self, context, request) -> CoordinatorResult:
         """A StreamsGroupHeartbeatResult: the answer, and the internal topics the broker should create."""
-        return self.group_metadata_manager.streams.streams_group_heartbeat(request, context.client_id,
-                                                                           context.client_host,
-                                                                           context.api_version)
+        return self.group_metadata_manager.streams.streams_group_heartbeat(
+            request, context.client_id, context.client_host, context.api_version)
 
     def streams_group_describe(self, group_ids: list[str], committed_offset: int) -> list[dict]:
         return self.group_metadata_manager.streams.streams_group_describe(group_ids, committed_offset)

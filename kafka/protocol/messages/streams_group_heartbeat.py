@@ -82,8 +82,8 @@ STREAMS_GROUP_HEARTBEAT_REQUEST = Schema(
 
 STATUS = Schema("Status", Field("status_code", Int8, "0+"), Field("status_detail", String, "0+"))
 
-TOPIC_PARTITION = Schema("TopicPartition", Field("topic", String, "0+"), Field("partitions", Array(Int32),
-                                                                               "0+"))
+TOPIC_PARTITION = Schema("TopicPartition", Field("topic", String, "0+"),
+                         Field("partitions", Array(Int32), "0+"))
 
 ENDPOINT_TO_PARTITIONS = Schema(
     "EndpointToPartitions",

@@ -23,8 +23,8 @@ NODE = Schema(
 
 TOPOLOGY_DESCRIPTION = Schema(
     "TopologyDescription",
-    Field("subtopologies", Array(Schema("TopologyDescriptionSubtopology", Field("subtopology_id", String,
-                                                                                "0+"),
+    Field("subtopologies", Array(Schema("TopologyDescriptionSubtopology",
+                                        Field("subtopology_id", String, "0+"),
                                         Field("nodes", Array(NODE), "0+"))), "0+"),
     Field("global_stores", Array(Schema("TopologyDescriptionGlobalStore", Field("source", NODE, "0+"),
                                         Field("processor", NODE, "0+"))), "0+"),

@@ -46,8 +46,8 @@ def tasks(answer_tasks) -> dict[str, set[int]]:
 
 
 def task_ids(tasks_by_subtopology: dict[str, set[int]]) -> list[dict]:
-    return [dict(subtopology_id=s, partitions=sorted(p)) for s,
-            p in sorted(tasks_by_subtopology.items()) if p]
+    return [dict(subtopology_id=s, partitions=sorted(p))
+            for s, p in sorted(tasks_by_subtopology.items()) if p]
 
 
 def shard_with_words(partitions: int = 4, config: Config = NOW, internal: bool = False) -> Shard:
@@ -79,8 +79,7 @@ class StreamsMember:
     def heartbeat(self, epoch: int | None = None, fail: bool = False, **fields) -> dict:
         epoch = self.epoch if epoch is None else epoch
         body = dict(group_id=self.group, member_id=self.member_id, member_epoch=epoch,
-                    instance_id=self.instance_id,
-                    endpoint_information_epoch=0,
+                    instance_id=self.instance_id, endpoint_information_epoch=0,
                     active_tasks=task_ids(self.active), standby_tasks=task_ids(self.standby),
                     warmup_tasks=task_ids(self.warmup))
         body.update(fields)
@@ -107,8 +106,7 @@ class StreamsMember:
     def join(self, **fields) -> dict:
         self.active, self.standby, self.warmup = {}, {}, {}
         return self.heartbeat(0, rebalance_timeout_ms=60_000, topology=self.topology,
-                              process_id=self.process_id,
-                              **fields)
+                              process_id=self.process_id, **fields)
 
     def beat(self, **fields) -> dict:
         return self.heartbeat(**fields)

@@ -74,7 +74,7 @@ class CurrentAssignmentBuilder:
             return self.compute_next_assignment(self.target_assignment_epoch, member.assigned_tasks)
         raise ApiError(Errors.FENCED_MEMBER_EPOCH,
                        "The streams group member is in a unknown state. The member "
-                                                   "must abandon all its tasks and rejoin.")
+                       "must abandon all its tasks and rejoin.")
 
     # ------------------------------------------------------------------ the step
     def compute_next_assignment(self, member_epoch: int, current: TasksTupleWithEpochs) -> StreamsGroupMember:
@@ -89,9 +89,8 @@ class CurrentAssignmentBuilder:
                                            active_assigned,
             active_revoking, active_granting, lambda s, p: self.is_unreleased_active_task(current, s, p))
         unreleased |= difference(current.standby_tasks, target.standby_tasks, standby_assigned,
-                                 standby_revoking,
-                                 standby_granting, lambda s, p: self.is_unreleased_standby_task(current, s,
-                                                                                                p))
+                                 standby_revoking, standby_granting,
+                                 lambda s, p: self.is_unreleased_standby_task(current, s, p))
         unreleased |= difference(current.warmup_tasks, target.warmup_tasks, warmup_assigned, warmup_revoking,
                                  warmup_granting, lambda s, p: self.is_unreleased_warmup_task(current, s, p))
         # A task may change kind on this member at once: it has the task's state already.
@@ -176,8 +175,8 @@ class CurrentAssignmentBuilder:
 
 
 def difference_with_epoch(current: dict, target: dict, target_epoch: int, assigned: TaskEpochs,
-                          revoking: TaskEpochs, granting: TaskEpochs, is_unreleased: Callable[[str, int],
-                                                                                              bool]) -> bool:
+                          revoking: TaskEpochs, granting: TaskEpochs,
+                          is_unreleased: Callable[[str, int], bool]) -> bool:
     """Kafka's computeAssignmentDifferenceWithEpoch, for active tasks: a kept task keeps the epoch it was
     assigned at, a granted one gets the target's."""
     unreleased = False

@@ -58,9 +58,8 @@ def new_streams_group_target_assignment_tombstone_record(group_id: str, member_i
 
 def new_streams_group_target_assignment_metadata_record(group_id: str, assignment_epoch: int,
                                                         assignment_timestamp: int) -> CoordinatorRecord:
-    return CoordinatorRecord(StreamsGroupTargetAssignmentMetadataKey(group_id),
-                             StreamsGroupTargetAssignmentMetadataValue(assignment_epoch,
-                                                                       assignment_timestamp))
+    value = StreamsGroupTargetAssignmentMetadataValue(assignment_epoch, assignment_timestamp)
+    return CoordinatorRecord(StreamsGroupTargetAssignmentMetadataKey(group_id), value)
 
 
 def new_streams_group_target_assignment_metadata_tombstone_record(group_id: str) -> CoordinatorRecord:

@@ -228,7 +228,7 @@ class StreamsGroup:
         if not is_transactional and api_version < 9:
             raise ApiError(Errors.UNSUPPORTED_VERSION,
                            "OffsetCommit version 9 or above must be used by members "
-                                                       "using the streams group protocol")
+                           "using the streams group protocol")
         if member_epoch == member.member_epoch:
             return None
         if member_epoch > member.member_epoch:
@@ -269,7 +269,7 @@ class StreamsGroup:
         if member_epoch != member.member_epoch:
             raise ApiError(Errors.STALE_MEMBER_EPOCH,
                            f"The received member epoch {member_epoch} does not match "
-                                                      f"the expected member epoch {member.member_epoch}.")
+                           f"the expected member epoch {member.member_epoch}.")
 
     def validate_offset_delete(self) -> None:
         pass

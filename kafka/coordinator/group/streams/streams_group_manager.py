@@ -376,8 +376,7 @@ class StreamsGroupManager:
         if topology is None:
             if group.topology is None:
                 raise ApiError(Errors.UNKNOWN_SERVER_ERROR,
-                               "The topology is null and the group topology is also "
-                                                            "null.")
+                               "The topology is null and the group topology is also null.")
             return group.topology
         value = topology_record_value(topology)
         sent = StreamsTopology.from_record(value)
@@ -444,8 +443,8 @@ class StreamsGroupManager:
             new_records, new_target = builder.build()
         except TaskAssignorException as e:
             raise ApiError(Errors.UNKNOWN_SERVER_ERROR,
-                           f"Failed to compute a new target assignment for epoch "
-                                                        f"{group_epoch}: {e}") from e
+                           f"Failed to compute a new target assignment for epoch {group_epoch}: {e}"
+                           ) from e
         self.log.info("computed a new target assignment", group_id=group.group_id, epoch=group_epoch,
                       assignor=assignor.name())
         records.extend(new_records)
@@ -525,8 +524,8 @@ class StreamsGroupManager:
             gid, group_epoch, group.metadata_hash, group.validated_topology_epoch,
             group.last_assignment_configs))
         if len(group.members) == 1:
-            records.append(records_of.new_streams_group_target_assignment_metadata_record(gid, group_epoch,
-                                                                                          0))
+            records.append(
+                records_of.new_streams_group_target_assignment_metadata_record(gid, group_epoch, 0))
         self.cancel_timers(gid, member.member_id)
         return CoordinatorResult(records, response)
 

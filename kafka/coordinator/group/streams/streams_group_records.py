@@ -167,8 +167,8 @@ _CURRENT_TASK_IDS = Schema(
     Field("assignment_epochs", Array(Int32), "0+", nullable_versions="0+", default=None, tagged_versions="0+",
           tag=0))
 _TOPIC_INFO = Schema("TopicInfo", Field("name", String, "0+"), Field("partitions", Int32, "0+"),
-                     Field("replication_factor", Int16, "0+"), Field("topic_configs", Array(_KEY_VALUE),
-                                                                     "0+"))
+                     Field("replication_factor", Int16, "0+"),
+                     Field("topic_configs", Array(_KEY_VALUE), "0+"))
 
 VALUE_SCHEMAS = {
     STREAMS_GROUP_METADATA: Schema(

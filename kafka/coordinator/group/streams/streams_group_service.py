@@ -32,8 +32,8 @@ def described_error(group_id: str, error: Errors, message: str | None = None) ->
 
 
 class StreamsGroupService:
-    def __init__(self, write: Callable[[str, str, Callable], Future], read: Callable[[str, str, Callable],
-                                                                                     Future],
+    def __init__(self, write: Callable[[str, str, Callable], Future],
+                 read: Callable[[str, str, Callable], Future],
                  not_active: Callable[[], Errors | None], partition_for: Callable[[str], int]) -> None:
         """The GroupCoordinatorService's own: a write or read on a group's shard, whether it is active, and
         which partition a group id hashes to."""

@@ -81,6 +81,6 @@ class TargetAssignmentBuilder:
             target[member_id] = tasks
             if self.target_assignment.get(member_id) != tasks:
                 records.append(new_streams_group_target_assignment_record(self.group_id, member_id, tasks))
-        records.append(new_streams_group_target_assignment_metadata_record(self.group_id, self.group_epoch,
-                                                                           self.now_ms))
+        records.append(
+            new_streams_group_target_assignment_metadata_record(self.group_id, self.group_epoch, self.now_ms))
         return records, target

@@ -47,9 +47,8 @@ class TasksTupleWithEpochs:
     def with_active_epochs_reset(self) -> TasksTupleWithEpochs:
         """Every active task at epoch 0 (Kafka's resetAssignedTasksEpochsToZero: a static member that left
         to come back)."""
-        return TasksTupleWithEpochs({s: dict.fromkeys(e, 0) for s,
-                                     e in self.active_tasks_with_epochs.items()},
-                                    self.standby_tasks, self.warmup_tasks)
+        reset = {s: dict.fromkeys(epochs, 0) for s, epochs in self.active_tasks_with_epochs.items()}
+        return TasksTupleWithEpochs(reset, self.standby_tasks, self.warmup_tasks)
 
     def __str__(self) -> str:
         return (f"(active={task_assignment_to_string(self.active_tasks_with_epochs)}, "

@@ -267,8 +267,8 @@ def build_group_assignment(state: LocalState, member_ids: list[str]) -> GroupAss
             active.setdefault(member_id, set()).update(tasks)
         for member_id, tasks in process.assigned_standby_tasks.items():
             standby.setdefault(member_id, set()).update(tasks)
-    return GroupAssignment({m: MemberAssignment(compacted(active.get(m, set())), compacted(standby.get(m,
-                                                                                                       set())))
+    return GroupAssignment({m: MemberAssignment(compacted(active.get(m, set())),
+                                                compacted(standby.get(m, set())))
                             for m in member_ids})
 
 

@@ -71,6 +71,6 @@ def endpoint_information(group, member, updated, replaced_static, joining: bool,
         group.unpersisted.endpoint_information_epoch += 1
     answer = dict(endpoint_information_epoch=group.unpersisted.endpoint_information_epoch if stored else 0)
     if group.unpersisted.endpoint_information_epoch != member_endpoint_epoch:
-        answer["partitions_by_user_endpoint"] = build_endpoint_to_partitions(group, updated, replaced_static,
-                                                                            topics_image())
+        answer["partitions_by_user_endpoint"] = build_endpoint_to_partitions(
+            group, updated, replaced_static, topics_image())
     return answer
