@@ -37,7 +37,7 @@ EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd", "limits.m
             "fetch_sessions.md": ["fetch_session.mmd"],
             "groups.md": ["coordinator_runtime.mmd", "group_states.mmd", "rebalance.mmd",
                           "consumer_group_protocol.mmd",
-                          "group_migration.mmd"],
+                          "group_migration.mmd", "streams_group.mmd"],
             "kraft.md": ["kraft_quorum.mmd", "kraft_create_topic.mmd", "kraft_split_cluster.mmd",
                          "kraft_pre_vote.mmd",
                          "kraft_dynamic_voters.mmd"],

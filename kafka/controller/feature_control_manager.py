@@ -4,8 +4,8 @@
 A feature is a name and a level the whole cluster agrees on: metadata.version says which metadata
 records and inter-node request versions everyone understands; group.version 1 switches the consumer
 group protocol (KIP-848) on, share.version 1 share groups (KIP-932) and 2 their dead-letter queues
-(KIP-1191); kraft.version lives in the raft
-log itself (KIP-853). Kafka 4.4's table of them is kafka/image/feature.py and metadata_version.py.
+(KIP-1191), streams.version 1 streams groups (KIP-1071); kraft.version lives in the raft log itself
+(KIP-853). Kafka 4.4's table of them is kafka/image/feature.py and metadata_version.py.
 A level is finalized by a FeatureLevelRecord in the metadata log (level 0: the record removes the
 feature), written here and replayed by every controller and broker.
 
@@ -20,12 +20,11 @@ feature), written here and replayed by every controller and broker.
     registration    a broker whose supported range misses a finalized level cannot register
 
 What this broker finalizes differs from a fresh Apache Kafka 4.4 cluster where a level's behaviour is not
-built here (docs/features.md): streams.version 0, not 1 (streams groups, KIP-1071, not built).
-metadata.version runs to 33 (4.4-IV2), as Kafka 4.4's: each level after 4.1-IV1 gates something built --
-cordoned log directories (4.3-IV0), CIDR ACLs (4.4-IV1), controller unregistration (4.4-IV2), the
-inter-broker ListOffsets v11 (4.2-IV1) -- and share.version 2 (share groups' dead-letter queues) is built.
-A runtime upgrade of kraft.version (a static quorum becoming dynamic) is refused: format a dynamic quorum
-with `kafka-storage format --standalone` instead.
+built here (docs/features.md): every feature at Kafka 4.4's level. metadata.version runs to 33 (4.4-IV2):
+each level after 4.1-IV1 gates something built -- cordoned log directories (4.3-IV0), CIDR ACLs (4.4-IV1),
+controller unregistration (4.4-IV2), the inter-broker ListOffsets v11 (4.2-IV1); share.version 2 is share
+groups' dead-letter queues, streams.version 1 streams groups. A runtime upgrade of kraft.version (a static
+quorum becoming dynamic) is refused: format a dynamic quorum with `kafka-storage format --standalone` instead.
 """
 
 from __future__ import annotations
@@ -62,7 +61,7 @@ SUPPORTED_FEATURES: dict[str, tuple[int, int]] = {
     GROUP_VERSION: (0, 1),  # 1: the consumer group protocol (KIP-848)
     ELIGIBLE_LEADER_REPLICAS_VERSION: (0, 1),  # 1: eligible leader replicas (KIP-966)
     SHARE_VERSION: (0, 2),  # 1: share groups (KIP-932); 2: their dead-letter queues (KIP-1191)
-    STREAMS_VERSION: (0, 0),  # 1 is streams groups (KIP-1071), not built
+    STREAMS_VERSION: (0, 1),  # 1: streams groups (KIP-1071)
 }
 # The level a new cluster starts at: Kafka 4.4's default (its latest production metadata.version's),
 # as far as this code builds it. kraft.version is not a FeatureLevelRecord (kafka-storage format

@@ -168,7 +168,11 @@ class Errors(IntEnum):
     DUPLICATE_VOTER = 126, False, "The voter is already in the voter set."
     VOTER_NOT_FOUND = 127, False, "The voter is not in the voter set."
     INVALID_REGULAR_EXPRESSION = 128, False, "The regular expression is not valid."
+    STREAMS_INVALID_TOPOLOGY = 130, False, "The streams topology is not valid."
+    STREAMS_INVALID_TOPOLOGY_EPOCH = 131, False, "The streams topology epoch is not valid."
+    STREAMS_TOPOLOGY_FENCED = 132, False, "The streams topology epoch is behind the group's."
     SHARE_SESSION_LIMIT_REACHED = 133, True, "The limit of share sessions has been reached."
+    STREAMS_TOPOLOGY_DESCRIPTION_UPDATE_FAILED = 135, False, "The topology description update failed."
     CONTROLLER_ID_NOT_REGISTERED = 136, False, "The given controller ID was not registered."
 
 

@@ -34,6 +34,7 @@ from kafka.controller.request_bounds import (
 from kafka.log.log_config import LogConfig
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
+from kafka.protocol.schema import Record
 from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
 from kafka.server.client_metrics_configs import CLIENT_METRICS_RESOURCE
 from kafka.server.delayed_metadata_change import METADATA_UPDATE_KEY, DelayedMetadataChange
@@ -177,6 +178,21 @@ class AdminManager:
         forwarded = self._forward(ApiKey.CREATE_TOPICS, body, lambda response: response.topics[0],
                                   timeout_ms=timeout_ms)
         return future_utils.compose(forwarded, created)
+
+    def create_topics(self, topics: list, timeout_ms: int = CONTROLLER_TIMEOUT_MS) -> Future[dict]:
+        """Several topics in one CreateTopics (Kafka's AutoTopicCreationManager sends a streams group's
+        internal topics so, and the controller commits them in one batch): {name: (error, message)} once
+        the controller answered. ``topics``: (name, partitions, replication factor, configs), -1 for the
+        broker's default."""
+        config = self.config
+        body = dict(topics=[dict(name=name, assignments=[],
+                                 configs=[dict(name=k, value=v) for k, v in sorted(c.items())],
+                                 num_partitions=config.num_partitions if p == -1 else p,
+                                 replication_factor=config.default_replication_factor if r == -1 else r)
+                            for name, p, r, c in topics], timeout_ms=timeout_ms, validate_only=False)
+        return self._forward(ApiKey.CREATE_TOPICS, body, lambda response: Record(error_code=0, topics={
+            t.name: (Errors.for_code(t.error_code), t.get("error_message")) for t in response.topics}),
+            timeout_ms=timeout_ms)
 
     def delete_topic(self, name: str) -> Future[TopicMetadata]:
         if not self.config.delete_topic_enable:

@@ -133,6 +133,12 @@ def _share_group_describe(request, version: int, error: Errors) -> dict:
                        for g in request.group_ids]}
 
 
+def _streams_group_describe(request, version: int, error: Errors) -> dict:
+    return {"groups": [{"group_id": g, "error_code": error, "error_message": None, "group_state": "",
+                        "group_epoch": 0, "assignment_epoch": 0, "topology": None, "members": []}
+                       for g in request.group_ids]}
+
+
 def _share_group_state(request, version: int, error: Errors) -> dict:
     """The five *ShareGroupState RPCs: every partition of every topic (Kafka's getErrorResponse)."""
     return {"results": [{"topic_id": t.topic_id, "partitions": [
@@ -162,6 +168,7 @@ _BUILDERS: dict[int, Callable[[Any, int, Errors], dict]] = {
     ApiKey.DELETE_ACLS: _delete_acls,
     ApiKey.SHARE_GROUP_HEARTBEAT: _share_group_heartbeat,
     ApiKey.SHARE_GROUP_DESCRIBE: _share_group_describe,
+    ApiKey.STREAMS_GROUP_DESCRIBE: _streams_group_describe,
     **{key: _share_group_state for key in (ApiKey.INITIALIZE_SHARE_GROUP_STATE, ApiKey.READ_SHARE_GROUP_STATE,
                                            ApiKey.WRITE_SHARE_GROUP_STATE, ApiKey.DELETE_SHARE_GROUP_STATE,
                                            ApiKey.READ_SHARE_GROUP_STATE_SUMMARY)},

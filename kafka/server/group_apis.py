@@ -10,6 +10,7 @@ and SyncGroup may complete much later, on whichever event thread completes the r
 write, once its records are committed. FindCoordinator for a transactional id asks the
 TransactionCoordinator the family is given, as Kafka's handler asks its txnCoordinator, and for a
 share partition (key type 2, from v6) the ShareCoordinatorService: brokers' persisters ask that one.
+The streams groups' APIs (KIP-1071) answer in this family too, from ``streams_group_apis.py``.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from kafka.server.auth_helper import AuthHelper
 from kafka.server.auto_topic_creation_manager import AutoTopicCreationManager
 from kafka.server.metadata_cache import MetadataCache
 from kafka.server.request_handler_helper import RequestHandlerHelper
+from kafka.server.streams_group_apis import StreamsGroupApis, streams_groups_enabled
 from kafka.utils.topic_partition import TopicPartition
 
 GROUP_KEY_TYPE, TRANSACTION_KEY_TYPE, SHARE_KEY_TYPE = 0, 1, 2
@@ -70,6 +72,10 @@ class GroupApis:
         self.config = config  # offsets.topic.* and transaction.state.log.*: how those topics are created
         self.transaction_coordinator = transaction_coordinator  # FindCoordinator for a transactional id
         self.share_coordinator = share_coordinator  # FindCoordinator for a share partition (KIP-932)
+        self.streams = StreamsGroupApis(request_helper, auth_helper, group_coordinator,
+                                        auto_topic_creation_manager,
+                                        lambda: streams_groups_enabled(metadata_cache),
+                                        group_coordinator.time)
 
     def handlers(self) -> dict[int, Callable[[Request], None]]:
         return {
@@ -85,6 +91,7 @@ class GroupApis:
             ApiKey.LIST_GROUPS: self.handle_list_groups_request,
             ApiKey.DELETE_GROUPS: self.handle_delete_groups_request,
             ApiKey.OFFSET_DELETE: self.handle_offset_delete_request,
+            **self.streams.handlers(),  # StreamsGroupHeartbeat, StreamsGroupDescribe (KIP-1071)
         }
 
     @staticmethod

@@ -1,11 +1,13 @@
 """StreamsGroupConfigs: the broker's group.streams.* keys (the streams-group part of Kafka's
 org.apache.kafka.coordinator.group.GroupCoordinatorConfig), with Kafka 4.4's names, defaults and bounds.
 
-Streams groups (KIP-1071) are not built here. A group may still set its streams.* group configs
-(IncrementalAlterConfigs on a GROUP resource, group_config.py), and these keys are what Kafka holds them
-to and shows for a key the group leaves unset: the defaults (DescribeConfigs' synonyms) and the min and max
-bounds. AbstractKafkaConfig inherits them, as it does ShareGroupConfig's group.share.* keys; Kafka's
-internal group.streams.* keys are not keys here (GroupCoordinatorConfig keeps their defaults).
+The streams groups' settings (KIP-1071, kafka/coordinator/group/streams/): sessions, heartbeats, the
+group's size, its standby replicas, the initial rebalance delay and the assignment interval, the task
+assignors. A group may set its own streams.* group configs (IncrementalAlterConfigs on a GROUP resource,
+group_config.py); these keys are their defaults (DescribeConfigs' synonyms) and min and max bounds.
+AbstractKafkaConfig inherits them, as it does ShareGroupConfig's group.share.* keys; Kafka's internal
+group.streams.* keys are not keys here (GroupCoordinatorConfig keeps their defaults), nor is
+group.streams.topology.description.plugin.class (KIP-1331's plugin is not built).
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ class StreamsGroupConfigs:
     group_streams_max_heartbeat_interval_ms = ConfigKey(
         "group.streams.max.heartbeat.interval.ms", INT, "15000", at_least(1),
         "Largest streams heartbeat interval.")
+    group_streams_max_size = ConfigKey(
+        "group.streams.max.size", INT, "2147483647", at_least(1), "Most members a streams group may have.")
     group_streams_num_standby_replicas = ConfigKey(
         "group.streams.num.standby.replicas", INT, "0", at_least(0),
         "Default of a group's streams.num.standby.replicas.")

@@ -51,7 +51,7 @@ def new_cluster_manager(**kwargs) -> FeatureControlManager:
 def test_a_new_cluster_starts_at_kafkas_defaults_as_far_as_they_are_built():
     assert levels(FeatureControlManager().bootstrap_records()) == with_tv([
         ("metadata.version", MAX_METADATA_VERSION), ("group.version", 1),
-        ("eligible.leader.replicas.version", 1), ("share.version", 2)])
+        ("eligible.leader.replicas.version", 1), ("share.version", 2), ("streams.version", 1)])
     # Kafka 4.4 formats these higher: the behaviour of the levels above is not built (docs/features.md)
     kafka = {f.name: f.default_level(LATEST_PRODUCTION) for f in PRODUCTION_FEATURES}
     assert kafka == {"kraft.version": 1, "transaction.version": 2, "group.version": 1,
@@ -66,7 +66,7 @@ def test_a_level_from_bootstrap_checkpoint_replaces_the_default_and_level_0_writ
     share_off = record(MetadataRecordType.FEATURE_LEVEL_RECORD, name="share.version", feature_level=0)
     records = FeatureControlManager().bootstrap_records([share_off, scram])
     assert levels(records) == with_tv([("metadata.version", MAX_METADATA_VERSION), ("group.version", 1),
-                                       ("eligible.leader.replicas.version", 1)])
+                                       ("eligible.leader.replicas.version", 1), ("streams.version", 1)])
     assert records[-1] is scram, "the other bootstrap records follow the features"
 
 
@@ -84,7 +84,7 @@ def test_a_broker_registers_every_production_feature_with_its_range():
         "metadata.version": (7, MAX_METADATA_VERSION), "kraft.version": (0, 1),
         "transaction.version": (0, TV),
         "group.version": (0, 1), "eligible.leader.replicas.version": (0, 1), "share.version": (0, 2),
-        "streams.version": (0, 0)}
+        "streams.version": (0, 1)}
 
 
 def test_a_broker_that_cannot_run_a_finalized_level_cannot_register():
@@ -124,9 +124,8 @@ def test_an_upgrade_a_downgrade_and_validate_only():
     (FeatureUpdate("metadata.version", 34, UPGRADE),  # 4.5-IV0: not production-ready in Kafka 4.4
      "Invalid update version 34 for feature metadata.version. Local controller 1 only supports "
      "versions 7-33"),
-    (FeatureUpdate("streams.version", 1, UPGRADE),
-     "Invalid update version 1 for feature streams.version. Local controller 1 does not support this "
-     "feature."),
+    (FeatureUpdate("streams.version", 2, UPGRADE),
+     "Invalid update version 2 for feature streams.version. Local controller 1 only supports versions 0-1"),
     (FeatureUpdate("no.such.version", 1, UPGRADE),
      "Invalid update version 1 for feature no.such.version. Local controller 1 does not support this "
      "feature."),
@@ -197,6 +196,7 @@ def test_update_features_through_the_quorum_controller_reaches_the_standby():
         results=[dict(feature="group.version", error_code=Errors.NONE, error_message="NONE")])
     assert cluster.standby.features.finalized == {"metadata.version": MAX_METADATA_VERSION,
                                                   "eligible.leader.replicas.version": 1, "share.version": 2,
+                                                  "streams.version": 1,
                                                   **({"transaction.version": TV} if TV else {})}
     refused = Record(timeout_ms=60000, validate_only=False, feature_updates=[
         Record(feature="share.version", max_version_level=0, upgrade_type=UPGRADE)])

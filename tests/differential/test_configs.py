@@ -24,8 +24,8 @@ BROKER_KEYS = ["log.retention.hours", "log.retention.ms", "log.retention.minutes
 # Broker keys only this broker has: its own (metrics.listener, request.trace.enable), the authoriser's
 # (Kafka's StandardAuthorizer reads super.users and allow.everyone.if.no.acl.found itself, outside
 # KafkaConfig), and two Kafka 4 made internal or dropped. Kafka 4.4 has some 200 more this broker does not
-# build (docs/configuration.md): share and streams groups, tiered storage, Kerberos and OAuth, delegation
-# tokens, quotas of replication, purgatories, metric reporters... Neither set is compared.
+# build (docs/configuration.md): a few of share and streams groups', tiered storage, Kerberos and OAuth,
+# delegation tokens, quotas of replication, purgatories, metric reporters... Neither set is compared.
 OURS_ONLY = {"allow.everyone.if.no.acl.found", "leader.imbalance.per.broker.percentage", "metrics.listener",
              "producer.id.expiration.check.interval.ms", "request.trace.enable", "super.users"}
 # Values each broker has from its own start-up config (tests/differential/conftest.py gives both the same

@@ -29,8 +29,8 @@ UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE = 1, 2, 3
 WHY = "docs/features.md: a level whose behaviour this broker does not build is not supported or finalized"
 # Kafka 4.4 supports each feature up to its latest level and finalizes that on a new cluster; this broker
 # stops where its SUPPORTED_FEATURES stop, and finalizes that (DEFAULT_FEATURE_LEVELS): the features where
-# the two differ, (ours, Kafka 4.4's). Today streams.version 0/1 (metadata.version is 33, 4.4-IV2, and
-# share.version 2 on both: every level's gate is built).
+# the two differ, (ours, Kafka 4.4's). Today none: metadata.version 33 (4.4-IV2), share.version 2 and
+# streams.version 1 on both, every level's gate built.
 KAFKA_4_4 = {METADATA_VERSION: LATEST_PRODUCTION.feature_level,
              **{f.name: f.latest_production for f in PRODUCTION_FEATURES}}
 LEVELS = {name: (SUPPORTED_FEATURES[name][1], level) for name, level in KAFKA_4_4.items()

@@ -38,7 +38,7 @@ def test_describe_and_update_features_with_the_admin_client(broker):
         sv = DEFAULT_FEATURE_LEVELS["share.version"]  # 2: share groups and their dead-letter queues
         assert described.finalized == {"metadata.version": MAX_METADATA_VERSION, "group.version": 1,
                                        "eligible.leader.replicas.version": 1, "share.version": sv,
-                                       **({"transaction.version": tv} if tv else {})}
+                                       "streams.version": 1, **({"transaction.version": tv} if tv else {})}
         assert described.finalized_epoch is not None and described.finalized_epoch >= 0
         levels = scrape(broker)
         assert levels.value("kafka_server_metadataloader_finalizedlevel", featureName="shareVersion") == sv

@@ -3,6 +3,7 @@ file per profile of pom.xml: target/classpath-clients-4.txt, classpath-clients-3
 classpath-broker.txt, classpath-spark-kafka.txt (Spark's Kafka connector, for tests/spark),
 classpath-broker-tiered.txt (Apache Kafka 4.3.1 with LocalTieredStorage, for bench/cold_read.py),
 classpath-connect.txt (Kafka Connect and MirrorMaker 2: examples/connect/, examples/mirror/, their tests),
+classpath-streams.txt (Kafka Streams, for tests/jvm/test_streams_group_protocol.py),
 classpath-s3proxy.txt (the S3 server of tests/s3proxy.py; resolved on its own, not in PROFILES).
 
 Run by `make test` (the stamp target/.resolved) and by the tier's fixtures when a file is missing. Offline
@@ -21,7 +22,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 TARGET = HERE / "target"
 STAMP = TARGET / ".resolved"
-PROFILES = ("clients-4", "clients-3.9", "tools", "broker", "broker-tiered", "spark-kafka", "connect")
+PROFILES = ("clients-4", "clients-3.9", "tools", "broker", "broker-tiered", "spark-kafka", "connect",
+            "streams")
 
 # Maven's ways of saying which coordinate it could not get, most specific first.
 _UNRESOLVED = (

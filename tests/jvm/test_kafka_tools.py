@@ -216,7 +216,7 @@ def test_kafka_features(tools):
         "share.version", "streams.version", "transaction.version"]
     finalized = [line.split("FinalizedVersionLevel:")[1].split()[0] for line in lines]
     tv = DEFAULT_FEATURE_LEVELS["transaction.version"]  # 0 until transactions v2 is built, then 2
-    assert finalized == ["1", "1", "0", "4.4-IV2", "2", "0", str(tv)], lines
+    assert finalized == ["1", "1", "0", "4.4-IV2", "2", "1", str(tv)], lines
 
 
 def test_kafka_consumer_groups_on_a_kip848_group(tools):

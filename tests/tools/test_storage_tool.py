@@ -87,11 +87,11 @@ def test_a_node_refuses_directories_of_another_node(tmp_path):
 
 
 def test_format_feature_puts_a_level_in_bootstrap_checkpoint_and_refuses_unknown_ones(tmp_path):
-    """Kafka's words where Kafka refuses too (an unknown feature, a level it does not define, no '='), ours
-    for a level Kafka defines and this broker does not build (docs/features.md)."""
+    """Kafka's words: an unknown feature, a level Kafka does not define, no '=' (every level Kafka 4.4
+    defines is built here, docs/features.md)."""
     config = quorum_node(tmp_path)
     cluster_id = storage("random-uuid").stdout.strip()
-    for bad, why in (("streams.version=1", "streams.version level 1 is not supported: 0 to 0"),
+    for bad, why in (("streams.version=2", "No feature:streams.version with feature level 2"),
                      ("foo.version=1", "Unsupported feature: foo.version. Supported features are: "
                                        "eligible.leader.replicas.version, group.version, kraft.version, "
                                        "share.version, streams.version, transaction.version"),
@@ -123,8 +123,8 @@ def test_format_feature_puts_a_level_in_bootstrap_checkpoint_and_refuses_unknown
 
 def test_format_release_version_sets_every_feature_as_kafkas_release_does(tmp_path):
     """--release-version 4.0: metadata.version 25 and Kafka 4.0's levels (no eligible leader replicas yet:
-    4.1-IV0 brought them), transaction.version lowered to what is built (0); a release this broker does not
-    run is refused, listing those it does."""
+    4.1-IV0 brought them, nor streams groups: 4.2-IV1), transaction.version lowered to what is built (0); a
+    release this broker does not run is refused, listing those it does."""
     config = quorum_node(tmp_path)
     cluster_id = storage("random-uuid").stdout.strip()
     refused = storage("format", "-t", cluster_id, "-c", str(config), "--release-version", "4.5")
@@ -135,7 +135,8 @@ def test_format_release_version_sets_every_feature_as_kafkas_release_does(tmp_pa
     assert formatted.returncode == 0, formatted.stderr
     assert "with metadata.version 4.0-IV3." in formatted.stdout
     assert [(r.data.name, r.data.feature_level) for r in read_bootstrap_records(str(tmp_path / "meta"))] == [
-        ("metadata.version", 25), ("eligible.leader.replicas.version", 0), ("share.version", 0)]
+        ("metadata.version", 25), ("eligible.leader.replicas.version", 0), ("share.version", 0),
+        ("streams.version", 0)]
 
 
 def test_version_mapping_and_feature_dependencies_print_kafkas_table():

@@ -2,10 +2,10 @@
 org.apache.kafka.coordinator.group.Group, with its GroupType).
 
 The GroupMetadataManager keeps classic groups (JoinGroup/SyncGroup), KIP-848 consumer groups
-(ConsumerGroupHeartbeat) and KIP-932 share groups (ShareGroupHeartbeat) in one map, because they share
-a namespace: a group id names one group of one type at a time. The OffsetMetadataManager never needs
-to know which type it holds: it asks the group to validate a commit, a fetch or a delete, and each
-type answers by its own rules.
+(ConsumerGroupHeartbeat), KIP-932 share groups (ShareGroupHeartbeat) and KIP-1071 streams groups
+(StreamsGroupHeartbeat) in one map, because they share a namespace: a group id names one group of one
+type at a time. The OffsetMetadataManager never needs to know which type it holds: it asks the group to
+validate a commit, a fetch or a delete, and each type answers by its own rules.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ class GroupType(Enum):
     CLASSIC = "classic"
     CONSUMER = "consumer"
     SHARE = "share"
+    STREAMS = "streams"
 
     def __str__(self) -> str:
         return self.value

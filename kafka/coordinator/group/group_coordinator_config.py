@@ -63,8 +63,7 @@ class GroupCoordinatorConfig:
     share_group_partition_max_record_locks: int = 2000    # group.share.partition.max.record.locks
     share_group_min_partition_max_record_locks: int = 100  # group.share.min.partition.max.record.locks
     share_group_max_partition_max_record_locks: int = 4000  # group.share.max.partition.max.record.locks
-    # streams groups (KIP-1071) are not built: their keys are the defaults and bounds of a group's streams.*
-    # configs, which may be set and described
+    # streams groups (KIP-1071)
     streams_group_session_timeout_ms: int = 45_000        # group.streams.session.timeout.ms
     streams_group_min_session_timeout_ms: int = 45_000    # group.streams.min.session.timeout.ms
     streams_group_max_session_timeout_ms: int = 60_000    # group.streams.max.session.timeout.ms
@@ -75,6 +74,15 @@ class GroupCoordinatorConfig:
     streams_group_min_assignment_interval_ms: int = 0     # group.streams.min.assignment.interval.ms
     streams_group_max_assignment_interval_ms: int = 15_000  # group.streams.max.assignment.interval.ms
     streams_group_assignors: tuple[str, ...] = ("sticky",)  # group.streams.assignors
+    streams_group_max_size: int = 2**31 - 1               # group.streams.max.size
+    streams_group_num_standby_replicas: int = 0           # group.streams.num.standby.replicas
+    streams_group_initial_rebalance_delay_ms: int = 3000  # group.streams.initial.rebalance.delay.ms
+    streams_group_assignment_interval_ms: int = 1000      # group.streams.assignment.interval.ms
+    streams_group_rack_aware_assignment_tags: tuple[str, ...] = ()  # group.streams.rack.aware.assignment.tags
+    streams_group_task_offset_interval_ms: int = 60_000   # Kafka's internal
+    #                                                       group.streams.task.offset.interval.ms
+    streams_group_acceptable_recovery_lag: int = 10_000   # Kafka's internal
+    #                                                       group.streams.acceptable.recovery.lag
     streams_group_min_task_offset_interval_ms: int = 15_000  # Kafka's internal
     #                                                       group.streams.min.task.offset.interval.ms
     streams_group_max_warmup_replicas: int = 20           # Kafka's internal group.streams.max.warmup.replicas
@@ -135,6 +143,11 @@ class GroupCoordinatorConfig:
             streams_group_min_assignment_interval_ms=config.group_streams_min_assignment_interval_ms,
             streams_group_max_assignment_interval_ms=config.group_streams_max_assignment_interval_ms,
             streams_group_assignors=tuple(config.group_streams_assignors),
+            streams_group_max_size=config.group_streams_max_size,
+            streams_group_num_standby_replicas=config.group_streams_num_standby_replicas,
+            streams_group_initial_rebalance_delay_ms=config.group_streams_initial_rebalance_delay_ms,
+            streams_group_assignment_interval_ms=config.group_streams_assignment_interval_ms,
+            streams_group_rack_aware_assignment_tags=tuple(config.group_streams_rack_aware_assignment_tags),
             offsets_topic_num_partitions=config.offsets_topic_num_partitions,
             offsets_topic_segment_bytes=config.offsets_topic_segment_bytes,
             offsets_retention_ms=config.offsets_retention_minutes * 60_000,

@@ -3,7 +3,8 @@ org.apache.kafka.coordinator.group.GroupCoordinatorRecordSerde, a CoordinatorRec
 
 Key and value each start with an int16 version. For the key it is the key type, so ``deserialize``
 knows what it reads from the first two bytes; a key type this coordinator does not know (a newer
-broker's record, a streams group's) reads as None and the loader skips it, as Kafka skips it. The
+broker's record) reads as None and the loader skips it, as Kafka skips it. A streams group's records
+(key types 17-23) are described in ``streams/streams_group_records.py``. The
 bytes are the old coordinator's exactly (tests/coordinator/group/test_group_coordinator_record_serde.py
 compares them), so an existing log loads.
 """
@@ -57,6 +58,7 @@ from kafka.coordinator.group.group_coordinator_records import (
     TopicPartitionsInfo,
 )
 from kafka.coordinator.group.offset_and_metadata import OffsetAndMetadata
+from kafka.coordinator.group.streams import streams_group_records as streams
 from kafka.protocol.schema import Record, Schema
 from kafka.protocol.types import ByteReader, String
 
@@ -127,7 +129,8 @@ class GroupCoordinatorRecordSerde:
                           dict(group=key.group, topic=key.topic, partition=key.partition), False)
         if isinstance(key, GroupMetadataKey):
             return _write(GROUP_METADATA_KEY, GROUP_METADATA_KEY_VERSION, dict(group=key.group), False)
-        if type(key) in CONSUMER_GROUP_KEYS.values() or type(key) in SHARE_GROUP_KEYS.values():
+        if type(key) in (*CONSUMER_GROUP_KEYS.values(), *SHARE_GROUP_KEYS.values(),
+                         *streams.STREAMS_GROUP_KEYS.values()):
             # The key type is the key's version; its strings are that version's (non-flexible) ones.
             out = bytearray(_VERSION.pack(key.key_type))
             string = String.resolve(key.key_type, False, False)
@@ -148,6 +151,9 @@ class GroupCoordinatorRecordSerde:
             fields = value.to_dict() if isinstance(value, Record) else value
             return _write(GROUP_METADATA_VALUE, GROUP_METADATA_VALUE_VERSION, fields, False)
         key_type = record.key.key_type
+        if key_type in streams.STREAMS_GROUP_KEYS:
+            return _write(streams.VALUE_SCHEMAS[key_type], streams.STREAMS_GROUP_VALUE_VERSION,
+                          streams.value_fields(key_type, value), True)
         if key_type in SHARE_GROUP_VALUE_SCHEMAS:
             return _write(SHARE_GROUP_VALUE_SCHEMAS[key_type], SHARE_GROUP_VALUE_VERSION,
                           self.share_group_value_fields(key_type, value), True)
@@ -218,7 +224,8 @@ class GroupCoordinatorRecordSerde:
         if version == GROUP_METADATA_KEY_VERSION:
             group_key = GroupMetadataKey(GROUP_METADATA_KEY.read(reader, version, False).group)
             return CoordinatorRecord(group_key, self.read_group_metadata_value(value))
-        key_class = CONSUMER_GROUP_KEYS.get(version) or SHARE_GROUP_KEYS.get(version)
+        key_class = (CONSUMER_GROUP_KEYS.get(version) or SHARE_GROUP_KEYS.get(version)
+                     or streams.STREAMS_GROUP_KEYS.get(version))
         if key_class is None:
             return None
         string = String.resolve(version, False, False)
@@ -229,6 +236,10 @@ class GroupCoordinatorRecordSerde:
             return CoordinatorRecord(key_class(*ids), None)
         if version in SHARE_GROUP_VALUE_SCHEMAS:
             return CoordinatorRecord(key_class(*ids), self.read_share_group_value(version, value))
+        if version in streams.STREAMS_GROUP_KEYS:
+            data_version = _VERSION.unpack_from(value, 0)[0]
+            fields = streams.VALUE_SCHEMAS[version].read(ByteReader(value, _VERSION.size), data_version, True)
+            return CoordinatorRecord(key_class(*ids), streams.value_from(version, fields))
         return CoordinatorRecord(key_class(*ids), self.read_consumer_group_value(version, value))
 
     @staticmethod

@@ -47,6 +47,7 @@ from kafka.coordinator.group.group_coordinator_records import GROUP_METADATA_TOP
 from kafka.coordinator.group.group_coordinator_shard import GroupCoordinatorShard
 from kafka.coordinator.group.modern.consumer.consumer_group import ConsumerGroupState
 from kafka.coordinator.group.share_group_offsets_service import ShareGroupOffsetsService
+from kafka.coordinator.group.streams.streams_group_service import StreamsGroupService
 from kafka.protocol.errors import Errors
 from kafka.utils.future_utils import compose
 from kafka.utils.java_hash import java_string_hash, kafka_abs
@@ -130,6 +131,7 @@ class GroupCoordinatorService:
         self.share_group_offsets = ShareGroupOffsetsService(
             self._write, self._read, self._not_active,
             lambda *partition: self.share_group_state_initializer(*partition))
+        self.streams = StreamsGroupService(self._write, self._read, self._not_active, self.partition_for)
 
     @classmethod
     def build(cls, node_id: int, config: GroupCoordinatorConfig, replica_manager, time: Time, metrics_group,
@@ -535,8 +537,7 @@ class GroupCoordinatorService:
 
     # ------------------------------------------------------------------ transactions (KIP-98)
     def complete_transaction(self, partition: int, producer_id: int, producer_epoch: int,
-                             coordinator_epoch: int,
-                             commit: bool, timeout_ms: int) -> Future:
+                             coordinator_epoch: int, commit: bool, timeout_ms: int) -> Future:
         """WriteTxnMarkers for a __consumer_offsets partition: the shard writes the marker itself and
         replays it (the producer's pending offsets become committed, or go); answers the error."""
         if (error := self._not_active()) is not None:
@@ -544,8 +545,7 @@ class GroupCoordinatorService:
         result = TransactionResult.COMMIT if commit else TransactionResult.ABORT
         future = self.runtime.schedule_transaction_completion(
             "write-txn-marker", TopicPartition(GROUP_METADATA_TOPIC_NAME, partition), producer_id,
-            producer_epoch,
-            coordinator_epoch, result, timeout_ms)
+            producer_epoch, coordinator_epoch, result, timeout_ms)
         return then(future, lambda _: Errors.NONE, lambda error: error)
 
 

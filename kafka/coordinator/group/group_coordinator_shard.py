@@ -7,7 +7,7 @@ records that say what changed, and the answer, which the runtime sends once the 
 (the controller's rule: decide, write records, answer on commit, revert on failure). The shard
 holds two managers, as Kafka's does:
 
-    GroupMetadataManager    the groups, classic, consumer and share, in one TimelineHashMap
+    GroupMetadataManager    the groups, classic, consumer, share and streams, in one TimelineHashMap
     OffsetMetadataManager   the committed offsets, and the transactional ones still pending
 
 and routes each record it replays (on load, and for writes that replay) to the one that owns it.
@@ -30,6 +30,8 @@ from kafka.coordinator.group.group_coordinator_records import (
 from kafka.coordinator.group.group_metadata_manager import GroupMetadataManager
 from kafka.coordinator.group.offset_metadata_manager import OffsetMetadataManager
 from kafka.coordinator.group.share_group_offsets_manager import ShareGroupOffsetsManager
+from kafka.coordinator.group.streams.streams_group_records import STREAMS_GROUP_KEYS
+from kafka.coordinator.group.streams.streams_group_replay import replay as replay_streams_group_record
 from kafka.protocol.errors import Errors
 from kafka.timeline import LATEST_EPOCH, SnapshotRegistry
 from kafka.utils.time import Time
@@ -126,6 +128,15 @@ class GroupCoordinatorShard:
 
     def share_partition_delete_requests(self, group_ids: list[str]) -> CoordinatorResult:
         return self.share_group_offsets.share_partition_delete_requests(group_ids)
+
+    # ------------------------------------------------------------------ streams groups (KIP-1071)
+    def streams_group_heartbeat(self, context, request) -> CoordinatorResult:
+        """A StreamsGroupHeartbeatResult: the answer, and the internal topics the broker should create."""
+        return self.group_metadata_manager.streams.streams_group_heartbeat(
+            request, context.client_id, context.client_host, context.api_version)
+
+    def streams_group_describe(self, group_ids: list[str], committed_offset: int) -> list[dict]:
+        return self.group_metadata_manager.streams.streams_group_describe(group_ids, committed_offset)
 
     # ------------------------------------------------------------------ views and deletes
     def describe_group(self, group_id: str, committed_offset: int) -> dict | None:
@@ -224,6 +235,8 @@ class GroupCoordinatorShard:
             self.group_metadata_manager.classic.replay(record.key, record.value)
         elif type(record.key) in SHARE_GROUP_KEYS.values():
             self.group_metadata_manager.share.replay(record)
+        elif type(record.key) in STREAMS_GROUP_KEYS.values():
+            replay_streams_group_record(self.group_metadata_manager.groups, record)
         else:
             self.group_metadata_manager.consumer.replay(record)
 

@@ -1,15 +1,19 @@
 """GroupMetadataManager: the groups of one ``__consumer_offsets`` partition, of every type (Kafka's
 org.apache.kafka.coordinator.group.GroupMetadataManager).
 
-Classic groups (JoinGroup/SyncGroup), KIP-848 consumer groups (ConsumerGroupHeartbeat) and KIP-932
-share groups (ShareGroupHeartbeat) share one namespace, so they share one map, a TimelineHashMap: a
+Classic groups (JoinGroup/SyncGroup), KIP-848 consumer groups (ConsumerGroupHeartbeat), KIP-932
+share groups (ShareGroupHeartbeat) and KIP-1071 streams groups (StreamsGroupHeartbeat) share one
+namespace, so they share one map, a TimelineHashMap: a
 group id names one group of one type at a time, and reverting the shard's snapshot reverts which
 group a name points to. Kafka keeps all the protocols in this one class; here each protocol's
 operations are a class of their own, given the map (``classic/classic_group_manager.py``,
-``consumer_group_manager.py``, ``share_group_manager.py``), and this class keeps what they share:
+``consumer_group_manager.py``, ``share_group_manager.py``, ``streams/streams_group_manager.py``), and
+this class keeps what they share:
 finding a group by id and type, the views across types (ListGroups, DescribeGroups), deleting
 groups, and replaying their records. A share group never converts: a heartbeat of another protocol
-to its id is GROUP_ID_NOT_FOUND, and so is a ShareGroupHeartbeat to a group of another type.
+to its id is GROUP_ID_NOT_FOUND, and so is a ShareGroupHeartbeat to a group of another type. Nor does
+a streams group, but an empty one gives its id to a classic JoinGroup, as an empty classic group gives
+its id to the first StreamsGroupHeartbeat.
 
 A group id used by both protocols follows Kafka 4:
 
@@ -45,6 +49,7 @@ from kafka.coordinator.group.group_coordinator_config import GroupCoordinatorCon
 from kafka.coordinator.group.group_coordinator_records import GroupMetadataKey
 from kafka.coordinator.group.modern.consumer.consumer_group import ConsumerGroup
 from kafka.coordinator.group.share_group_manager import ShareGroupManager
+from kafka.coordinator.group.streams.streams_group_manager import StreamsGroupManager
 from kafka.protocol.errors import Errors
 from kafka.timeline import LATEST_EPOCH, SnapshotRegistry, TimelineHashMap
 from kafka.utils.time import Time
@@ -71,6 +76,9 @@ class GroupMetadataManager:
                                        timer=timer,
                                        config=config, log_context=log_context, topics_image=topics_image,
                                        group_configs=self.group_config_manager.group_props)
+        self.streams = StreamsGroupManager(groups=self.groups, time=time, timer=timer, config=config,
+                                           log_context=log_context, topics_image=topics_image,
+                                           group_configs=self.group_config_manager.group_props)
         self.classic_members = ClassicMembersOfConsumerGroup(self.consumer)
         self.config = config
         self.topics_image = topics_image
@@ -84,14 +92,15 @@ class GroupMetadataManager:
         group leaves the map here) and the id turns classic. A share group's id is refused
         (INCONSISTENT_GROUP_PROTOCOL, as Kafka answers)."""
         group = self.groups.get(request.group_id)
-        if group is not None and group.type() is GroupType.SHARE:
+        if group is not None and (group.type() is GroupType.SHARE
+                                  or (group.type() is GroupType.STREAMS and not group.is_empty())):
             response_callback(JoinGroupResult(Errors.INCONSISTENT_GROUP_PROTOCOL, ""))
             return CoordinatorResult([])
         if isinstance(group, ConsumerGroup) and not group.is_empty():
             return self.classic_members.classic_group_join_to_consumer_group(group, context, request,
                                                                              response_callback)
         records = []
-        if isinstance(group, ConsumerGroup):
+        if group is not None and group.type() in (GroupType.CONSUMER, GroupType.STREAMS):
             records = group.create_group_tombstone_records()
             del self.groups[request.group_id]
         result = self.classic.classic_group_join(context, request, response_callback)
@@ -209,7 +218,10 @@ class GroupMetadataManager:
         for group in self.groups.values_at(committed_offset):
             group_type = str(group.type())
             state = group.state_as_string()
-            if (wanted_states and state.lower() not in wanted_states) or (types and group_type not in types):
+            # a streams group's NotReady is filtered as not_ready (Kafka's toLowerCaseString)
+            matches = (group.is_in_states(wanted_states) if hasattr(group, "is_in_states")
+                       else state.lower() in wanted_states)
+            if (wanted_states and not matches) or (types and group_type not in types):
                 continue
             listed.append(dict(group_id=group.group_id, protocol_type=group.protocol_type() or "",
                                group_state=state, group_type=group_type))
@@ -239,6 +251,7 @@ class GroupMetadataManager:
         self.classic.on_loaded()
         self.consumer.on_loaded()
         self.share.on_loaded()
+        self.streams.on_loaded()
         log.info("loaded groups", partition=self.log_context, groups=len(self.groups))
 
     def on_unloaded(self) -> None:

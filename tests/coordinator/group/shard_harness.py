@@ -26,6 +26,9 @@ from kafka.coordinator.group.group_coordinator_records import (
 from kafka.coordinator.group.offset_expiration_condition import COMMIT_TIMESTAMP_EXPIRATION
 from kafka.coordinator.group.offset_metadata_manager import NO_PRODUCER_ID, OffsetMetadataManager
 from kafka.coordinator.group.share_group_manager import ShareGroupManager
+from kafka.coordinator.group.streams.streams_group_manager import StreamsGroupManager
+from kafka.coordinator.group.streams.streams_group_records import STREAMS_GROUP_KEYS
+from kafka.coordinator.group.streams.streams_group_replay import replay as replay_streams_group_record
 from kafka.protocol.errors import Errors
 from kafka.timeline import LATEST_EPOCH, SnapshotRegistry, TimelineHashMap
 from kafka.utils.time import MockTime
@@ -49,6 +52,16 @@ class Config:
     share_group_max_size: int = 200
     share_group_assignment_interval_ms: int = 1000
     share_group_initialize_retry_interval_ms: int = 30_000
+    streams_group_session_timeout_ms: int = 45_000
+    streams_group_heartbeat_interval_ms: int = 5_000
+    streams_group_assignors: tuple[str, ...] = ("sticky",)
+    streams_group_max_size: int = 2**31 - 1
+    streams_group_num_standby_replicas: int = 0
+    streams_group_initial_rebalance_delay_ms: int = 3000
+    streams_group_assignment_interval_ms: int = 1000
+    streams_group_rack_aware_assignment_tags: tuple[str, ...] = ()
+    streams_group_task_offset_interval_ms: int = 60_000
+    streams_group_acceptable_recovery_lag: int = 10_000
 
 
 class SimpleGroup:
@@ -134,6 +147,11 @@ class Shard:
         self.share_groups = ShareGroupManager(
             groups=self.groups, snapshot_registry=self.registry, time=self.time, timer=self.timer,
             config=self.config, topics_image=lambda: self.topics)
+        self.group_configs: dict[str, dict[str, str]] = {}  # a group's own configs, as the GroupConfigManager
+        self.streams_groups = StreamsGroupManager(
+            groups=self.groups, time=self.time, timer=self.timer, config=self.config,
+            topics_image=lambda: self.topics, group_configs=lambda group_id: self.group_configs.get(group_id,
+                                                                                                    {}))
         self.serde = GroupCoordinatorRecordSerde()
         # ("data", producer id, key bytes, value bytes) or ("marker", producer id, result)
         self.log: list[tuple] = []
@@ -191,6 +209,8 @@ class Shard:
                 self.groups.pop(record.key.group, None)
         elif type(record.key) in SHARE_GROUP_KEYS.values():
             self.share_groups.replay(record)
+        elif type(record.key) in STREAMS_GROUP_KEYS.values():
+            replay_streams_group_record(self.groups, record)
         else:
             self.consumer_groups.replay(record)
 
@@ -207,6 +227,7 @@ class Shard:
     def reload(self) -> Shard:
         """A failover: a fresh shard replays this one's log through the serde, as the loader does."""
         fresh = Shard(self.time, self.topics, self.config)
+        fresh.group_configs = self.group_configs
         offset = 0
         for entry in self.log:
             if entry[0] == "marker":
@@ -220,4 +241,5 @@ class Shard:
         fresh.registry.idempotent_create_snapshot(offset)
         fresh.consumer_groups.on_loaded()
         fresh.share_groups.on_loaded()
+        fresh.streams_groups.on_loaded()
         return fresh

@@ -92,4 +92,4 @@ def test_an_unknown_key_type_is_skipped():
     assert serde.deserialize(struct.pack(">h", 4) + b"\x00\x01g", b"\x00\x00") is None  # partition metadata
     # KIP-932's early ShareGroupPartitionMetadata
     assert serde.deserialize(struct.pack(">h", 9) + b"\x00\x01g", None) is None
-    assert serde.deserialize(struct.pack(">h", 17) + b"\x00\x01g", None) is None  # a streams group's
+    assert serde.deserialize(struct.pack(">h", 18) + b"\x00\x01g", None) is None  # unused by Kafka 4.4

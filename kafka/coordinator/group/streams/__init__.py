@@ -1,0 +1,1 @@
+"""Streams groups (KIP-1071): Kafka's org.apache.kafka.coordinator.group.streams."""
