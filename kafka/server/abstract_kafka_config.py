@@ -3,12 +3,11 @@ org.apache.kafka.server.config.AbstractKafkaConfig and its CONFIG_DEF, which Kaf
 ServerConfigs, SocketServerConfigs, ServerLogConfigs, ReplicationConfigs, KRaftConfigs, QuorumConfig,
 GroupCoordinatorConfig, TransactionLogConfig and the security configs).
 
-Each key is a ConfigKey (config_def.py): Kafka's name, Kafka's type, Kafka's default, a validator and
-a line of documentation. Declared on this class, it is also the typed attribute that reads the
-parsed value, named after the key with its dots turned into underscores: `config.num_io_threads` is
-the int of num.io.threads, as Kafka's `numIoThreads()` is. KafkaConfig (kafka_config.py) parses
-server.properties into these values, checks the keys against one another and derives the values
-that depend on several keys.
+Each key is a ConfigKey (config_def.py): Kafka's name, Kafka's type, Kafka's default, a validator and a line
+of documentation. Declared on this class, it is also the typed attribute that reads the parsed value, named
+after the key with its dots turned into underscores: `config.num_io_threads` is the int of num.io.threads,
+as Kafka's `numIoThreads()` is. KafkaConfig (kafka_config.py) parses server.properties into these values,
+checks the keys against one another and derives the values that depend on several keys.
 """
 
 from __future__ import annotations
@@ -44,6 +43,7 @@ from kafka.server.config_def import (
     one_of,
     text,
 )
+from kafka.server.remote_log_manager_configs import RemoteLogManagerConfigs
 from kafka.server.share.share_group_config import ShareGroupConfig
 from kafka.server.streams_group_configs import StreamsGroupConfigs
 
@@ -76,7 +76,8 @@ def _security_protocol(value: str) -> SecurityProtocol:
     return SecurityProtocol.for_name(value)
 
 
-class AbstractKafkaConfig(ShareGroupConfig, StreamsGroupConfigs, AddPartitionsToTxnConfig):
+class AbstractKafkaConfig(ShareGroupConfig, StreamsGroupConfigs, AddPartitionsToTxnConfig,
+                          RemoteLogManagerConfigs):
     """The declared keys, each a typed attribute of a parsed configuration (`values`: key -> value)."""
 
     values: dict[str, Any]

@@ -52,9 +52,10 @@ from kafka.log.errors import (
 )
 from kafka.log.fetch_isolation import FetchIsolation
 from kafka.log.file_records import FileRecords
-from kafka.log.log_config import LogConfig
+from kafka.log.log_config import INTERNAL_TOPICS, LogConfig
 from kafka.log.log_manager import LogManager
 from kafka.log.log_validator import RecordValidationError
+from kafka.log.remote.stop_partition import StopPartition
 from kafka.metrics.broker_topic_stats import BrokerTopicStats
 from kafka.metrics.isr_change_meters import IsrChangeMeters
 from kafka.protocol.errors import Errors
@@ -146,7 +147,7 @@ def release_records(results: list[tuple[TopicPartition, FetchPartitionData]]) ->
 class ReplicaManager:
     def __init__(self, config, log_manager: LogManager, metadata_cache, time: Time,
                  produce_purgatory: DelayedOperationPurgatory | None = None,
-                 fetch_purgatory: DelayedOperationPurgatory | None = None) -> None:
+                 fetch_purgatory: DelayedOperationPurgatory | None = None, remote_log_manager=None) -> None:
         self.config = config
         self.local_broker_id = config.node_id
         self.log_manager = log_manager
@@ -176,6 +177,7 @@ class ReplicaManager:
             self.local_broker_id, self, ReplicaFetchConfig.from_kafka_config(config),
             config.num_replica_fetchers, time)
         self.isr_change_meters = IsrChangeMeters()  # KafkaServer swaps in the exported ones
+        self.remote_log_manager = remote_log_manager  # tiered storage's (KIP-405), or None
 
     # ------------------------------------------------------------------ hosting partitions
     def get_partition(self, tp: TopicPartition) -> Partition | None:
@@ -203,6 +205,7 @@ class ReplicaManager:
         partition = self._get_or_create_partition(tp, log_config)
         self.replica_fetcher_manager.remove_fetcher_for_partitions([tp])
         partition.make_leader(state)
+        self._on_remote_leadership_change(partition, leader=True)
         self.try_complete_delayed_requests(tp)  # waiting produces and fetches see the new state
         return partition
 
@@ -225,8 +228,14 @@ class ReplicaManager:
                             topic_partition=str(tp), leader=state.leader,
                             listener=self.config.inter_broker_listener_name)
             self.replica_fetcher_manager.shutdown_idle_fetcher_threads()
+        self._on_remote_leadership_change(partition, leader=False)
         self.try_complete_delayed_requests(tp)  # a produce waiting on a former leadership is answered
         return partition
+
+    def _on_remote_leadership_change(self, partition: Partition, leader: bool) -> None:
+        topic = self.metadata_cache.get_topic(partition.topic) if self.remote_log_manager else None
+        if topic is not None:  # Kafka's applyDelta tells the RemoteLogManager of each leadership change
+            self.remote_log_manager.on_partition_leadership_change(partition, topic.topic_id, leader)
 
     def stop_replicas(self, tps: list[TopicPartition], delete: bool) -> None:
         """This broker is no longer a replica of tps (a reassignment moved them away): stop
@@ -237,6 +246,8 @@ class ReplicaManager:
             self.all_partitions = {tp: p for tp, p in self.all_partitions.items() if tp not in tps}
             for tp in tps:
                 self._offline_partitions.pop(tp, None)
+        if self.remote_log_manager is not None:
+            self.remote_log_manager.stop_partitions([StopPartition(tp, delete) for tp in tps])
         for partition in stopped:
             partition.delete()
         for tp in tps:
@@ -277,6 +288,9 @@ class ReplicaManager:
             self.all_partitions = {tp: p for tp, p in self.all_partitions.items() if tp.topic != topic}
             self._offline_partitions = {tp: e for tp, e in self._offline_partitions.items()
                                         if tp.topic != topic}
+        if self.remote_log_manager is not None:  # Kafka's stopPartitions: tiered data goes too
+            self.remote_log_manager.stop_partitions(
+                [StopPartition(p.topic_partition, True, p.log.remote_log_enabled) for p in deleted])
         for partition in deleted:
             partition.delete()
         for tp in gone:
@@ -358,7 +372,7 @@ class ReplicaManager:
                             internal_topics_allowed: bool, origin: AppendOrigin = AppendOrigin.CLIENT,
                             ) -> LogAppendResult:
         """Append one partition's records (Kafka's appendToLocalLog, for one partition)."""
-        if tp.topic.startswith("__") and not internal_topics_allowed:
+        if tp.topic in INTERNAL_TOPICS and not internal_topics_allowed:  # Kafka's Topic.isInternal
             return LogAppendResult.failed(Errors.INVALID_TOPIC_EXCEPTION,
                                           f"cannot append to internal topic {tp.topic}")
         partition, error = self.get_partition_or_error(tp)
@@ -583,3 +597,5 @@ class ReplicaManager:
         self.delayed_fetch_purgatory.shutdown()
         if self.delayed_share_fetch_purgatory is not None:
             self.delayed_share_fetch_purgatory.shutdown()
+        if self.remote_log_manager is not None:
+            self.remote_log_manager.close()
