@@ -57,6 +57,12 @@ from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgator
 from kafka.server.delayed_fetch import DelayedFetch
 from kafka.server.delayed_produce import DelayedProduce, PartitionResponse, ProducePartitionStatus
 from kafka.server.delayed_remote_fetch import process_remote_fetches
+from kafka.server.delayed_remote_list_offsets import (
+    DelayedRemoteListOffsets,
+    ListOffsetsPartitionStatus,
+    is_list_offsets_timestamp_unsupported,
+    partition_response,
+)
 from kafka.server.fetch_params import FetchParams
 from kafka.server.fetch_partition_data import FetchPartitionData, FetchPartitionInfo
 from kafka.server.log_append_result import APPEND_ERRORS, LogAppendResult
@@ -519,6 +525,36 @@ class ReplicaManager:
         found_timestamp, offset = partition.fetch_offset_for_timestamp(
             timestamp, FetchIsolation.of(replica_id, isolation_level))
         return Errors.NONE, found_timestamp, offset
+
+    def fetch_offset(self, partitions: dict[TopicPartition, int], isolation_level: int, replica_id: int,
+                     version: int, timeout_ms: int, response_callback: Callable[[dict], None]) -> None:
+        """Kafka's fetchOffset: ListOffsets for every partition of a request (tp -> timestamp), answered
+        through response_callback (tp -> partition response). A tiered partition's lookup by time runs
+        on the remote reader pool, and the answer waits for it as a DelayedRemoteListOffsets."""
+        statuses = {tp: self._list_offsets_partition_status(tp, timestamp, isolation_level, replica_id,
+                                                            version)
+                    for tp, timestamp in partitions.items()}
+        if not any(status.future_holder is not None for status in statuses.values()):
+            response_callback({tp: status.response for tp, status in statuses.items()})
+            return
+        delay_ms = timeout_ms if timeout_ms > 0 else self.config.remote_list_offsets_request_timeout_ms
+        operation = DelayedRemoteListOffsets(delay_ms, statuses, self, response_callback)
+        keys = [TopicPartitionOperationKey(tp.topic, tp.partition) for tp in statuses]
+        self.delayed_remote_list_offsets_purgatory.try_complete_else_watch(operation, keys)
+
+    def _list_offsets_partition_status(self, tp: TopicPartition, timestamp: int, isolation_level: int,
+                                       replica_id: int, version: int) -> ListOffsetsPartitionStatus:
+        if is_list_offsets_timestamp_unsupported(timestamp, version):
+            return ListOffsetsPartitionStatus(partition_response(tp.partition, Errors.UNSUPPORTED_VERSION))
+        partition, error = self.get_partition_or_error(tp)
+        if partition is None:
+            return ListOffsetsPartitionStatus(partition_response(tp.partition, error))
+        epoch = partition.leader_epoch if version >= 4 else None
+        isolation = FetchIsolation.of(replica_id, isolation_level)
+        found = partition.fetch_offset_for_timestamp(timestamp, isolation, self.remote_log_manager)
+        if isinstance(found, tuple):
+            return ListOffsetsPartitionStatus(partition_response(tp.partition, Errors.NONE, *found, epoch))
+        return ListOffsetsPartitionStatus(None, found, partition.last_fetchable_offset(isolation), epoch)
 
     def delete_records(self, tp: TopicPartition, offset: int) -> tuple[Errors, int]:
         """DeleteRecords for one partition: move the log start offset to `offset` (-1: the high
