@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kafka.controller.controller_result import ControllerResult
+from kafka.log import log_config
 from kafka.log.log_config import LogConfig
 from kafka.protocol.errors import Errors
 from kafka.protocol.metadata_records import (
@@ -63,13 +64,24 @@ def apply_config_ops(current: dict[str, str], ops, lists: bool = True) -> dict[s
 
 class ConfigurationValidator:
     """Kafka's ConfigurationValidator: a resource's whole new set of configs, checked before it is written
-    (ConfigError if it may not be). This one knows topics; the server gives the controller Kafka's
+    (ConfigError if it may not be). This one knows topics (Kafka's LogConfig.validate, over this node's log.*
+    defaults and its remote.log.storage.system.enable); the server gives the controller Kafka's
     ControllerConfigurationValidator, which knows groups as well (their rules are the group coordinator's,
     a layer above the controller)."""
 
-    def validate(self, resource_type: int, name: str, configs: dict[str, str]) -> None:
+    def __init__(self, default_log_config: LogConfig | None = None,
+                 remote_storage_system_enable: bool = False) -> None:
+        self.default_log_config = default_log_config
+        self.remote_storage_system_enable = remote_storage_system_enable
+
+    def validate(self, resource_type: int, name: str, configs: dict[str, str],
+                 existing: dict[str, str] | None = None) -> None:
         if resource_type == TOPIC_RESOURCE:
-            ConfigurationControlManager.validate_topic_configs(configs)
+            try:
+                log_config.validate(existing or {}, configs, self.default_log_config,
+                                    self.remote_storage_system_enable)
+            except ValueError as e:
+                raise ConfigError(Errors.INVALID_CONFIG, str(e)) from None
         elif resource_type == BROKER_RESOURCE and name and not name.isdigit():
             # the values were checked by the broker that forwarded them (its DynamicBrokerConfig, as
             # Kafka's ConfigAdminManager does): here only that a broker resource is a node id, or ""
@@ -87,12 +99,9 @@ class ConfigurationControlManager:
     def config_props(self, resource_type: int, name: str) -> dict[str, str]:
         return dict(self.configs.get((resource_type, name), {}))
 
-    @staticmethod
-    def validate_topic_configs(props: dict[str, str]) -> None:
-        try:
-            LogConfig.from_props(props)
-        except ValueError as e:
-            raise ConfigError(Errors.INVALID_CONFIG, str(e)) from None
+    def validate_topic_configs(self, props: dict[str, str]) -> None:
+        """A new topic's configs (CreateTopics), checked by the validator."""
+        self.validator.validate(TOPIC_RESOURCE, "", props)
 
     def topic_config_records(self, topic: str, props: dict[str, str]) -> list[ApiMessageAndVersion]:
         return [record(MetadataRecordType.CONFIG_RECORD, resource_type=TOPIC_RESOURCE, resource_name=topic,
@@ -124,7 +133,7 @@ class ConfigurationControlManager:
             if value is not None and len(value) > MAX_CONFIG_VALUE_SIZE and current.get(key) != value:
                 raise ConfigError(Errors.INVALID_CONFIG, "The configuration value cannot be added because it "
                                   f"exceeds the maximum value size of {MAX_CONFIG_VALUE_SIZE} bytes.")
-        self.validator.validate(resource_type, name, updated)
+        self.validator.validate(resource_type, name, updated, current)
         changed = {k: v for k, v in updated.items() if current.get(k) != v}
         removed = [k for k in current if k not in updated]
         return [record(MetadataRecordType.CONFIG_RECORD, resource_type=resource_type, resource_name=name,

@@ -31,6 +31,9 @@ DEFAULT_SEGMENT_INDEX_BYTES = 10 * 1024 * 1024
 DEFAULT_MESSAGE_TIMESTAMP_AFTER_MAX_MS = 60 * 60 * 1000  # an hour ahead of the broker's clock (Kafka 4.0)
 TIERED_STORAGE_DISABLED = ("Tiered Storage functionality is disabled in the broker. "
                            "Topic cannot be configured with remote log storage.")
+# Kafka's Topic.isInternal, and the two logs never tiered (UnifiedLog.isRemoteLogEnabled).
+NEVER_TIERED_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state",
+                                 "__remote_log_metadata", "__cluster_metadata"})
 
 CLEANUP_POLICIES = ("delete", "compact")
 TIMESTAMP_TYPES = ("CreateTime", "LogAppendTime")
@@ -68,7 +71,8 @@ class LogConfig:
     leader_replication_throttled_replicas: str = ""
     follower_replication_throttled_replicas: str = ""
     errors_deadletterqueue_group_enable: bool = False
-    # Tiered storage (KIP-405) is not built: the keys are known and shown, remote.storage.enable=true refused.
+    # Tiered storage (KIP-405): the RemoteLogManager acts on these when the broker's
+    # remote.log.storage.system.enable is true (the validation in validate_remote_storage below).
     remote_storage_enable: bool = False
     local_retention_ms: int = -2
     local_retention_bytes: int = -2
@@ -88,6 +92,29 @@ class LogConfig:
     def delete(self) -> bool:
         return "delete" in self.cleanup_policy.split(",")
 
+    def effective_local_retention_ms(self, remote_copy_enabled: bool = True) -> int:
+        """Kafka's localRetentionMs: local.retention.ms, -2 meaning retention.ms (a log not copying to
+        remote storage keeps retention.ms locally: UnifiedLog.localRetentionMs)."""
+        if not remote_copy_enabled or self.local_retention_ms == -2:
+            return self.retention_ms
+        return self.local_retention_ms
+
+    def effective_local_retention_bytes(self, remote_copy_enabled: bool = True) -> int:
+        if not remote_copy_enabled or self.local_retention_bytes == -2:
+            return self.retention_bytes
+        return self.local_retention_bytes
+
+    @property
+    def effective_remote_copy_lag_ms(self) -> int:
+        """Kafka's remoteCopyLagMs: -1 follows the effective local.retention.ms."""
+        lag = self.remote_copy_lag_ms
+        return self.effective_local_retention_ms() if lag == -1 else lag
+
+    @property
+    def effective_remote_copy_lag_bytes(self) -> int:
+        return (self.effective_local_retention_bytes() if self.remote_copy_lag_bytes == -1
+                else self.remote_copy_lag_bytes)
+
     @property
     def max_index_entries(self) -> int:
         """segment.index.bytes counts bytes; an offset index entry is 8 of them."""
@@ -103,8 +130,6 @@ class LogConfig:
             if spec is None:
                 raise ValueError(f"Unknown topic config name: {key}")
             changes[spec.field] = spec.parse(key, raw)
-        if changes.get("remote_storage_enable"):
-            raise ValueError(TIERED_STORAGE_DISABLED)
         return dataclasses.replace(base, **changes)
 
     def to_props(self) -> dict[str, str]:
@@ -300,3 +325,76 @@ TOPIC_CONFIG_SYNONYMS: dict[str, str] = {
     "flush.ms": "log.flush.interval.ms",
     "preallocate": "log.preallocate",
 }
+
+
+# ---------------------------------------------------------------------------------- tiered storage checks
+
+def is_remote_log_enabled(remote_storage_system_enable: bool, config: LogConfig, topic: str) -> bool:
+    """Kafka's UnifiedLog.isRemoteLogEnabled: the broker has a remote log storage system, the topic asks for
+    it, and it is neither compacted nor one of the internal topics."""
+    return (remote_storage_system_enable and config.remote_storage_enable and not config.compact
+            and topic not in NEVER_TIERED_TOPICS)
+
+
+def validate(existing: Mapping[str, str], props: Mapping[str, str], defaults: LogConfig | None,
+             remote_storage_system_enable: bool) -> LogConfig:
+    """Kafka's LogConfig.validate: a topic's new configs (`props`, over the broker's `defaults`), checked
+    as the controller checks them before it writes them; `existing` are the topic's current ones. Raises
+    ValueError with Kafka's message."""
+    config = LogConfig.from_props(props, defaults)
+    if config.remote_storage_enable:
+        validate_remote_storage_only_if_system_enabled(config, remote_storage_system_enable, False)
+        if config.cleanup_policy not in ("", "delete"):
+            raise ValueError("Remote log storage only supports topics with cleanup.policy=delete or "
+                             "cleanup.policy being an empty list.")
+        _check_local_retention("local.retention.bytes", config.local_retention_bytes, "retention.bytes",
+                               config.retention_bytes, lambda retention: retention > -1)
+        _check_local_retention("local.retention.ms", config.local_retention_ms, "retention.ms",
+                               config.retention_ms, lambda retention: retention != -1)
+        _check_copy_lag("remote.copy.lag.bytes", config.remote_copy_lag_bytes, "local.retention.bytes",
+                        config.effective_local_retention_bytes())
+        _check_copy_lag("remote.copy.lag.ms", config.remote_copy_lag_ms, "local.retention.ms",
+                        config.effective_local_retention_ms())
+        if config.remote_log_copy_disable:
+            # Nothing more is copied: local retention is the topic's retention from now on.
+            for local, whole in (("local.retention.bytes", "retention.bytes"),
+                                 ("local.retention.ms", "retention.ms")):
+                local_value = getattr(config, local.replace(".", "_"))
+                if local_value != -2 and local_value != getattr(config, whole.replace(".", "_")):
+                    raise ValueError(f"When `remote.log.copy.disable` is set to true, the `{local}` and "
+                                     f"`{whole}` must be set to the identical value because there will be no "
+                                     "more logs copied to the remote storage.")
+    elif existing.get("remote.storage.enable", "false").lower() == "true" \
+            and not config.remote_log_delete_on_disable:
+        raise ValueError(
+            "It is invalid to disable remote storage without deleting remote data. If you want to keep the "
+            "remote data and turn to read only, please set `remote.storage.enable=true,"
+            "remote.log.copy.disable=true`. If you want to disable remote storage and delete all remote "
+            "data, please set `remote.storage.enable=false,remote.log.delete.on.disable=true`.")
+    return config
+
+
+def validate_remote_storage_only_if_system_enabled(config: LogConfig, remote_storage_system_enable: bool,
+                                                   from_store: bool) -> None:
+    """A tiered topic needs remote.log.storage.system.enable; a broker reading such a topic's stored config
+    without it (`from_store`) is told to delete the topic first."""
+    if config.remote_storage_enable and not remote_storage_system_enable:
+        raise ValueError("You have to delete all topics with the property remote.storage.enable=true before "
+                         "disabling tiered storage cluster-wide" if from_store else TIERED_STORAGE_DISABLED)
+
+
+def _check_local_retention(local: str, local_value: int, whole: str, value: int,
+                           limited: Callable[[int], bool]) -> None:
+    if limited(value) and local_value != -2:
+        if local_value == -1:
+            raise ValueError(f"Invalid value {local_value} for configuration {local}: "
+                             f"Value must not be -1 as {whole} value is set as {value}.")
+        if local_value > value:
+            raise ValueError(f"Invalid value {local_value} for configuration {local}: "
+                             f"Value must not be more than {whole} property value: {value}")
+
+
+def _check_copy_lag(key: str, lag: int, local: str, effective_local: int) -> None:
+    if lag > 0 and effective_local >= 0 and lag > effective_local:
+        raise ValueError(f"Invalid value {lag} for configuration {key}: "
+                         f"Value must not exceed {local} (effective value: {effective_local})")

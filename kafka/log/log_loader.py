@@ -87,7 +87,8 @@ class LoadedLogOffsets:
 class LogLoader:
     def __init__(self, dir: str, name: str, config: LogConfig, time: Time, had_clean_shutdown: bool,
                  recovery_point: int, log_start_offset: int = 0,
-                 producer_state_manager: ProducerStateManager | None = None) -> None:
+                 producer_state_manager: ProducerStateManager | None = None,
+                 remote_log_enabled: bool = False) -> None:
         self.dir = dir
         self.name = name
         self.config = config
@@ -96,6 +97,8 @@ class LogLoader:
         self.recovery_point = recovery_point
         self.log_start_offset = log_start_offset  # from log-start-offset-checkpoint
         self.producer_state_manager = producer_state_manager
+        # A tiered log starts where its checkpoint says, below its first local segment (the rest is remote).
+        self.remote_log_enabled = remote_log_enabled
         # The base offset of the first segment whose .txnindex must be written again by the replay.
         self.rebuild_txn_index_from: int | None = None
 
@@ -114,8 +117,8 @@ class LogLoader:
         if not segments:  # a new log, or every segment was lost: start empty at the log start offset
             segments.append(LogSegment(self.dir, self.log_start_offset, self.config, self.time))
             result.log_end_offset = result.recovery_point = self.log_start_offset
-        result.log_start_offset = min(max(self.log_start_offset, segments[0].base_offset),
-                                      result.log_end_offset)
+        first_local = self.log_start_offset if self.remote_log_enabled else segments[0].base_offset
+        result.log_start_offset = min(max(self.log_start_offset, first_local), result.log_end_offset)
         if self.producer_state_manager is not None:
             self.producer_state_manager.remove_stray_snapshots(s.base_offset for s in segments)
             if self.rebuild_txn_index_from is not None:

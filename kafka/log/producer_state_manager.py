@@ -36,9 +36,11 @@ from __future__ import annotations
 
 import os
 import struct
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import crc32c
 import structlog
@@ -51,6 +53,9 @@ from kafka.log.producer_state_entry import BatchMetadata, ProducerStateEntry
 from kafka.log.txn_metadata import TxnMetadata
 from kafka.protocol.record_batch import NO_PRODUCER_ID, RecordBatch
 from kafka.utils.time import Time
+
+if TYPE_CHECKING:
+    from kafka.log.log_segment import LogSegment
 
 log = structlog.get_logger("kafka.log.ProducerStateManager")
 
@@ -286,6 +291,20 @@ class ProducerStateManager:
     def latest_snapshot_offset(self) -> int | None:
         return max(self._snapshots) if self._snapshots else None
 
+    def delete_snapshots_after_recovery_point_checkpoint(self, base_offsets: list[int], recovery_point: int,
+                                                         keep_all: bool = False) -> int:
+        """Once the recovery point is checkpointed, keep only the snapshots recovery or a truncation
+        may need: from the segment before the recovery point's, and the last two segments'. Returns
+        the smallest offset kept (Kafka 2.x's rule of the same name)."""
+        if keep_all:
+            return base_offsets[0]
+        two_segments_min_offset = base_offsets[-2] if len(base_offsets) > 1 else base_offsets[-1]
+        lower = bisect_left(base_offsets, recovery_point) - 1
+        recovery_point_offset = base_offsets[lower] if lower >= 0 else recovery_point
+        min_offset_to_retain = min(recovery_point_offset, two_segments_min_offset)
+        self.delete_snapshots_before(min_offset_to_retain)
+        return min_offset_to_retain
+
     def delete_snapshots_before(self, offset: int) -> None:
         for snapshot_offset in [o for o in self._snapshots if o < offset]:
             self.remove_and_delete_snapshot(snapshot_offset)
@@ -323,6 +342,47 @@ def update_producers(producer_state_manager: ProducerStateManager, batch: Record
         append_info = producers[batch.producer_id] = producer_state_manager.prepare_update(batch.producer_id,
                                                                                            origin)
     return append_info.append(batch, first_offset)
+
+
+def analyze_and_validate_producer_state(producer_state_manager: ProducerStateManager,
+                                        buffer: bytes | bytearray | memoryview, batches: list[RecordBatch],
+                                        origin: AppendOrigin = AppendOrigin.CLIENT,
+                                        ) -> tuple[dict[int, ProducerAppendInfo], list[CompletedTxn],
+                                                   BatchMetadata | None]:
+    """Check each idempotent batch (offsets assigned in `buffer`) against its producer's state
+    (Kafka's UnifiedLog.analyzeAndValidateProducerState). Returns the producers' updates to apply once
+    the batches are written and the transactions their markers complete, or the first batch that
+    repeats one already written. Raises OutOfOrderSequenceError, InvalidProducerEpochError,
+    TransactionCoordinatorFencedError or InvalidTxnStateError, and then nothing is appended."""
+    updated_producers: dict[int, ProducerAppendInfo] = {}
+    completed_txns: list[CompletedTxn] = []
+    for view in batches:
+        if view.producer_id == NO_PRODUCER_ID:
+            continue  # not an idempotent producer: nothing to remember (the common case costs this test)
+        batch = RecordBatch(buffer, view.position)  # the header again, with its offsets and append time
+        # A client's retry can only repeat one of the last five batches: answer it, write nothing.
+        # (A coordinator's marker has no sequence: it is never a retry of a data batch.)
+        if origin == AppendOrigin.CLIENT:
+            duplicate = producer_state_manager.find_duplicate_batch(batch)
+            if duplicate is not None:
+                return updated_producers, completed_txns, duplicate
+        completed = update_producers(producer_state_manager, batch, updated_producers, None, origin)
+        if completed is not None:
+            completed_txns.append(completed)
+    return updated_producers, completed_txns, None
+
+
+def update_producer_state(psm: ProducerStateManager, updated_producers: dict[int, ProducerAppendInfo],
+                          completed_txns: list[CompletedTxn], segment: LogSegment, end_offset: int) -> None:
+    """Take in a written append (the end of Kafka's UnifiedLog.append): the producers' new entries, then
+    the transactions its markers ended, each abort indexed in the segment holding its marker with the LSO
+    as it then stands."""
+    for append_info in updated_producers.values():
+        psm.update(append_info)
+    for completed_txn in completed_txns:
+        segment.update_txn_index(completed_txn, psm.last_stable_offset(completed_txn))
+        psm.complete_txn(completed_txn)
+    psm.update_map_end_offset(end_offset)
 
 
 # ---------------------------------------------------------------------------------- files

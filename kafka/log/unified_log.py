@@ -18,6 +18,10 @@ the ProducerStateManager after giving it offsets and before writing it (Kafka's
 analyzeAndValidateProducerState). A retry of one of a producer's last five batches is answered with
 its first offsets and nothing is written; a sequence gap or an old epoch refuses the whole append.
 
+Tiered storage (KIP-405): the RemoteLogManager copies a tiered log's rolled segments out and says how far
+it got (`update_highest_offset_in_remote_storage`); local retention (local.retention.*) deletes only copied
+segments and moves the local log start offset; remote retention moves the log start offset.
+
 Concurrency: `_lock` serialises appends, rolls, offset updates and segment swaps; LocalLog is handed
 the same lock. A reader takes it only to snapshot (segments, LEO, active segment size), then reads
 files without it; a segment that leaves the log is renamed `.deleted` and unlinked only
@@ -28,32 +32,30 @@ from __future__ import annotations
 
 import os
 import threading
-from bisect import bisect_left
 from collections.abc import Callable
 
 import structlog
 
 from kafka.log.append_origin import AppendOrigin
-from kafka.log.completed_txn import CompletedTxn
 from kafka.log.errors import KafkaStorageError, OffsetOutOfRangeError, UnexpectedAppendOffsetError
 from kafka.log.fetch_data_info import FetchDataInfo, LogOffsetMetadata
 from kafka.log.file_records import TimestampAndOffset
 from kafka.log.leader_epoch_file_cache import EpochEntry
 from kafka.log.local_log import LocalLog
 from kafka.log.log_append_info import LogAppendInfo
-from kafka.log.log_config import LogConfig
+from kafka.log.log_config import LogConfig, is_remote_log_enabled
 from kafka.log.log_loader import LogLoader, load_leader_epoch_cache, rebuild_producer_state
 from kafka.log.log_segment import LogSegment
 from kafka.log.log_validator import assign_offsets, validate_records
-from kafka.log.producer_append_info import ProducerAppendInfo
-from kafka.log.producer_state_entry import BatchMetadata, ProducerStateEntry
+from kafka.log.producer_state_entry import ProducerStateEntry
 from kafka.log.producer_state_manager import (
     ProducerStateManager,
     ProducerStateManagerConfig,
-    update_producers,
+    analyze_and_validate_producer_state,
+    update_producer_state,
 )
 from kafka.log.transaction_index import AbortedTxn
-from kafka.protocol.record_batch import NO_PRODUCER_ID, RecordBatch, validate_batches
+from kafka.protocol.record_batch import validate_batches
 from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
 
@@ -75,18 +77,23 @@ class UnifiedLog:
     def __init__(self, dir: str, topic: str, partition: int, config: LogConfig, time: Time,
                  log_start_offset: int = 0, recovery_point: int = 0, had_clean_shutdown: bool = True,
                  high_watermark: int = 0, scheduler=None,
-                 producer_state_manager_config: ProducerStateManagerConfig | None = None) -> None:
+                 producer_state_manager_config: ProducerStateManagerConfig | None = None,
+                 remote_storage_system_enable: bool = False) -> None:
         self.dir = dir
         self.topic = topic
         self.partition = partition
         self.time = time
         self._lock = threading.Lock()
         os.makedirs(dir, exist_ok=True)
+        self.remote_storage_system_enable = remote_storage_system_enable
+        self._highest_offset_in_remote_storage = -1  # the RemoteLogManager's tasks move it
         self.producer_state_manager = ProducerStateManager(
             self.name, dir, producer_state_manager_config or ProducerStateManagerConfig(), time)
         loaded = LogLoader(dir, self.name, config, time, had_clean_shutdown, recovery_point, log_start_offset,
-                           self.producer_state_manager).load()
+                           self.producer_state_manager,
+                           is_remote_log_enabled(remote_storage_system_enable, config, topic)).load()
         self._log_start_offset = loaded.log_start_offset
+        self._local_log_start_offset = max(loaded.log_start_offset, loaded.segments[0].base_offset)
         self._local_log = LocalLog(dir, topic, partition, config, loaded.segments,
                                    max(loaded.recovery_point, self._log_start_offset), loaded.log_end_offset,
                                    scheduler, time, self._lock)
@@ -131,6 +138,35 @@ class UnifiedLog:
     @property
     def log_start_offset(self) -> int:
         return self._log_start_offset
+
+    @property
+    def local_log_start_offset(self) -> int:
+        """The first offset in a local segment (Kafka's localLogStartOffset): below it, remote storage."""
+        return self._local_log_start_offset
+
+    # ------------------------------------------------------------------------------ tiered storage
+
+    @property
+    def remote_log_enabled(self) -> bool:
+        return is_remote_log_enabled(self.remote_storage_system_enable, self.config, self.topic)
+
+    @property
+    def _remote_copy_enabled(self) -> bool:
+        return self.remote_log_enabled and not self.config.remote_log_copy_disable
+
+    @property
+    def highest_offset_in_remote_storage(self) -> int:
+        return self._highest_offset_in_remote_storage
+
+    def update_highest_offset_in_remote_storage(self, offset: int) -> None:
+        """The RemoteLogManager finished copying up to offset: local segments below may go."""
+        if self.remote_log_enabled and offset > self._highest_offset_in_remote_storage:
+            self._highest_offset_in_remote_storage = offset
+
+    def update_log_start_offset_from_remote_tier(self, remote_log_start_offset: int) -> None:
+        """Remote retention deleted segments, or a new leader found where the remote log starts."""
+        if self.remote_log_enabled:
+            self.maybe_increment_log_start_offset(remote_log_start_offset)
 
     @property
     def high_watermark(self) -> int:
@@ -220,8 +256,8 @@ class UnifiedLog:
             first_offset = local_log.log_end_offset
             next_offset = assign_offsets(buffer, batches, first_offset, leader_epoch)
             last_offset = next_offset - 1
-            updated_producers, completed_txns, duplicate = self._analyze_and_validate_producer_state(
-                buffer, batches, origin)
+            updated_producers, completed_txns, duplicate = analyze_and_validate_producer_state(
+                self.producer_state_manager, buffer, batches, origin)
             if duplicate is not None:  # Kafka answers with the first append's timestamp even under CreateTime
                 return LogAppendInfo(duplicate.first_offset, duplicate.last_offset, duplicate.timestamp,
                                      duplicate.timestamp, self._log_start_offset, is_duplicate=True)
@@ -232,7 +268,8 @@ class UnifiedLog:
                 # ENOSPC, EIO: nothing was appended (LogSegment.append cut its files back; if even that
                 # failed, LocalLog refuses appends until a restart recovers the segment).
                 raise KafkaStorageError(self.parent_dir, f"error appending to {self.name}: {e}") from e
-            self._update_producer_state(updated_producers, completed_txns, segment, next_offset)
+            update_producer_state(self.producer_state_manager, updated_producers, completed_txns, segment,
+                                  next_offset)
             self.leader_epoch_cache.assign(leader_epoch, first_offset)
             log_start_offset = self._log_start_offset
             flush_due = local_log.unflushed_messages() >= config.flush_messages
@@ -258,62 +295,18 @@ class UnifiedLog:
                     f"log end offset {local_log.log_end_offset}", first_offset, last_offset)
             max_timestamp = max(b.max_timestamp for b in batches)
             # The leader checked these batches: the follower only records its producers' progress.
-            updated_producers: dict[int, ProducerAppendInfo] = {}
-            completed_txns: list[CompletedTxn] = []
-            for batch in batches:
-                if batch.producer_id != NO_PRODUCER_ID:
-                    completed = update_producers(self.producer_state_manager, batch, updated_producers, None,
-                                                 AppendOrigin.REPLICATION)
-                    if completed is not None:
-                        completed_txns.append(completed)
+            updated_producers, completed_txns, _ = analyze_and_validate_producer_state(
+                self.producer_state_manager, records, batches, AppendOrigin.REPLICATION)
             segment = self._maybe_roll(len(records), max_timestamp, last_offset)
             local_log.append(last_offset, records)
-            self._update_producer_state(updated_producers, completed_txns, segment, last_offset + 1)
+            update_producer_state(self.producer_state_manager, updated_producers, completed_txns, segment,
+                                  last_offset + 1)
             for batch in batches:  # keep the leader's epochs: this log may lead one day
                 self.leader_epoch_cache.assign(batch.partition_leader_epoch, batch.base_offset)
         return LogAppendInfo(first_offset, last_offset, max_timestamp, -1, self._log_start_offset,
                              sum(b.records_count for b in batches), len(records))
 
     # ------------------------------------------------------------------------------ producer state
-
-    def _analyze_and_validate_producer_state(self, buffer: bytearray, batches: list[RecordBatch],
-                                             origin: AppendOrigin = AppendOrigin.CLIENT,
-                                             ) -> tuple[dict[int, ProducerAppendInfo], list[CompletedTxn],
-                                                        BatchMetadata | None]:
-        """Check each idempotent batch (offsets assigned in `buffer`) against its producer's state
-        (Kafka's analyzeAndValidateProducerState). Returns the producers' updates to apply once the
-        batches are written and the transactions their markers complete, or the first batch that
-        repeats one already written. Raises OutOfOrderSequenceError, InvalidProducerEpochError,
-        TransactionCoordinatorFencedError or InvalidTxnStateError, and then nothing is appended."""
-        updated_producers: dict[int, ProducerAppendInfo] = {}
-        completed_txns: list[CompletedTxn] = []
-        for view in batches:
-            if view.producer_id == NO_PRODUCER_ID:
-                continue  # not an idempotent producer: nothing to remember (the common case costs this test)
-            batch = RecordBatch(buffer, view.position)  # the header again, with its offsets and append time
-            # A client's retry can only repeat one of the last five batches: answer it, write nothing.
-            # (A coordinator's marker has no sequence: it is never a retry of a data batch.)
-            if origin == AppendOrigin.CLIENT:
-                duplicate = self.producer_state_manager.find_duplicate_batch(batch)
-                if duplicate is not None:
-                    return updated_producers, completed_txns, duplicate
-            completed = update_producers(self.producer_state_manager, batch, updated_producers, None, origin)
-            if completed is not None:
-                completed_txns.append(completed)
-        return updated_producers, completed_txns, None
-
-    def _update_producer_state(self, updated_producers: dict[int, ProducerAppendInfo],
-                               completed_txns: list[CompletedTxn], segment: LogSegment,
-                               map_end_offset: int) -> None:
-        """Take in a written append: the producers' new entries, then the transactions its markers
-        ended, each abort indexed in the segment holding its marker with the LSO as it then stands."""
-        producer_state_manager = self.producer_state_manager
-        for append_info in updated_producers.values():
-            producer_state_manager.update(append_info)
-        for completed_txn in completed_txns:
-            segment.update_txn_index(completed_txn, producer_state_manager.last_stable_offset(completed_txn))
-            producer_state_manager.complete_txn(completed_txn)
-        producer_state_manager.update_map_end_offset(map_end_offset)
 
     def active_producers(self) -> list[ProducerStateEntry]:
         """The producers with state here, for DescribeProducers (Kafka's activeProducers): copies,
@@ -332,27 +325,19 @@ class UnifiedLog:
             self.producer_state_manager.remove_expired_producers(current_time_ms)
 
     def delete_snapshots_after_recovery_point_checkpoint(self) -> int:
-        """Once the recovery point is checkpointed, keep only the snapshots recovery or a truncation
-        may need: from the segment before the recovery point's, and the last two segments'. Returns
-        the smallest offset kept (Kafka 2.x's rule of the same name)."""
+        """ProducerStateManager's rule of the same name; a tiered log keeps every segment's snapshot (the
+        copier sends it with its segment), as Kafka 4 keeps them all."""
         with self._lock:
-            base_offsets, recovery_point = self._local_log.view[1], self._local_log.recovery_point
-            two_segments_min_offset = base_offsets[-2] if len(base_offsets) > 1 else base_offsets[-1]
-            lower = bisect_left(base_offsets, recovery_point) - 1
-            recovery_point_offset = base_offsets[lower] if lower >= 0 else recovery_point
-            min_offset_to_retain = min(recovery_point_offset, two_segments_min_offset)
-            self.producer_state_manager.delete_snapshots_before(min_offset_to_retain)
-            return min_offset_to_retain
+            return self.producer_state_manager.delete_snapshots_after_recovery_point_checkpoint(
+                self._local_log.view[1], self._local_log.recovery_point, keep_all=self.remote_log_enabled)
 
     def truncate_to(self, offset: int) -> None:
         """Remove every offset from `offset` on (a follower whose tail diverged from its leader's).
         Whole segments above it go at once; the segment holding it is cut at that batch."""
         with self._lock:
             if offset >= self._local_log.log_end_offset:
-                # Nothing to cut, but the epoch cache still is (Kafka's truncateTo): a broker elected
-                # leader that lost the leadership before appending has an epoch starting at its log end
-                # that no other replica has; left there, its fetches name that epoch and are answered
-                # DivergingEpoch for ever.
+                # Nothing to cut, but the epoch cache still is (Kafka's truncateTo): an epoch a leader that
+                # never appended left at its log end would make its fetches DivergingEpoch for ever.
                 self.leader_epoch_cache.truncate_from_end(self._local_log.log_end_offset)
                 return
             offset = max(offset, self._log_start_offset)
@@ -405,8 +390,8 @@ class UnifiedLog:
         """Whole batches from the one containing `start_offset`, up to `max_length` bytes, none holding
         an offset at or above `isolation_max_offset` (usually the high watermark): LocalLog.read,
         after the check that `start_offset` has not gone below the log start offset."""
-        log_start_offset = self._log_start_offset
-        if start_offset < log_start_offset:
+        log_start_offset = max(self._log_start_offset, self._local_log_start_offset)
+        if start_offset < log_start_offset:  # below the local log start: remote storage may have it
             raise OffsetOutOfRangeError(
                 f"offset {start_offset} is out of range for {self.name}: "
                 f"log start offset {log_start_offset}, log end offset {self.log_end_offset}")
@@ -426,12 +411,11 @@ class UnifiedLog:
             segments, log_start = self._local_log.view[0], self._log_start_offset
             log_end = self._local_log.log_end_offset
         tiered, copied = self.remote_log_enabled, self.highest_offset_in_remote_storage
-        nothing_copied = tiered and copied < 0 and self.local_log_start_offset == log_start
         special = {EARLIEST_TIMESTAMP: log_start, LATEST_TIMESTAMP: log_end,
                    EARLIEST_LOCAL_TIMESTAMP: self.local_log_start_offset if tiered else log_start,
                    LATEST_TIERED_TIMESTAMP: copied if tiered else -1,
                    EARLIEST_PENDING_UPLOAD_TIMESTAMP: max(copied + 1, log_start) if tiered and copied >= 0
-                   else log_start if nothing_copied else -1}
+                   else log_start if tiered and self.local_log_start_offset == log_start else -1}
         if timestamp in special:
             return TimestampAndOffset(-1, special[timestamp])
         if timestamp == MAX_TIMESTAMP:
@@ -453,6 +437,8 @@ class UnifiedLog:
                 raise OffsetOutOfRangeError(
                     f"cannot move the log start offset of {self.name} to {new_log_start_offset}: "
                     f"above the high watermark {self._high_watermark}")
+            if self.remote_log_enabled:
+                self._local_log_start_offset = max(new_log_start_offset, self._local_log_start_offset)
             if new_log_start_offset > self._log_start_offset:
                 self._log_start_offset = new_log_start_offset
                 recovery_point = max(self._local_log.recovery_point, new_log_start_offset)
@@ -466,12 +452,12 @@ class UnifiedLog:
     def delete_old_segments(self) -> int:
         """Kafka's deleteOldSegments: delete whole segments past retention; returns how many.
 
-        With cleanup.policy=delete: segments older than retention.ms (by their largest timestamp),
-        and the oldest segments while the log is larger than retention.bytes. Always: segments wholly
-        below the log start offset. Never the active segment, never one holding offsets at or above
-        the high watermark. The log start offset moves to the first segment left."""
+        With cleanup.policy=delete: segments older than retention.ms (by their largest timestamp), and the
+        oldest while the log is larger than retention.bytes (tiered: local.retention.*, only copied
+        segments). Always: those below the (local) log start offset. Never the active one, nor one at or
+        above the high watermark."""
         deleted = self._delete_segments_while(self._log_start_offset_breached, "log start offset breach")
-        if self.config.delete:
+        if self.config.delete or (not self.config.compact and self._remote_copy_enabled):
             deleted += self._delete_segments_while(self._retention_ms_breached(), "retention.ms breach")
             deleted += self._delete_segments_while(self._retention_size_breached(), "retention.bytes breach")
         return deleted
@@ -481,12 +467,13 @@ class UnifiedLog:
         metadata log: what a snapshot covers may go, nothing else)."""
         return self._delete_segments_while(self._log_start_offset_breached, "log start offset breach")
 
-    def truncate_fully_and_start_at(self, offset: int) -> None:
-        """Drop every segment and start empty at `offset` (a follower that installed a leader's
-        snapshot: Kafka's truncateFullyAndStartAt)."""
+    def truncate_fully_and_start_at(self, offset: int, log_start_offset: int | None = None) -> None:
+        """Drop every segment and start empty at `offset` (a follower that installed a leader's snapshot,
+        or whose leader's records below it are remote, from `log_start_offset`: truncateFullyAndStartAt)."""
         with self._lock:
             dropped = self._local_log.truncate_fully_and_start_at(offset)
-            self._log_start_offset = self._high_watermark = offset
+            self._log_start_offset = offset if log_start_offset is None else log_start_offset
+            self._local_log_start_offset = self._high_watermark = offset
             self.leader_epoch_cache.clear()
             self.producer_state_manager.truncate_fully_and_start_at(offset)
             rebuild_producer_state(self.producer_state_manager, self._local_log.segments, offset, offset,
@@ -495,21 +482,29 @@ class UnifiedLog:
         LocalLog.delete_segments(dropped)
 
     def _log_start_offset_breached(self, segment: LogSegment, next_base_offset: int) -> bool:
-        return next_base_offset <= self._log_start_offset
+        start = self._local_log_start_offset if self.remote_log_enabled else self._log_start_offset
+        return next_base_offset <= start
 
     def _retention_ms_breached(self) -> Callable[[LogSegment, int], bool]:
-        retention_ms, now = self.config.retention_ms, self.time.milliseconds()
+        retention_ms = self.config.effective_local_retention_ms(self._remote_copy_enabled)
+        now = self.time.milliseconds()
         return lambda segment, _: retention_ms >= 0 and now - segment.largest_timestamp > retention_ms
 
     def _retention_size_breached(self) -> Callable[[LogSegment, int], bool]:
-        excess = [self.size_in_bytes - self.config.retention_bytes]
+        retention_bytes = self.config.effective_local_retention_bytes(self._remote_copy_enabled)
+        excess = [self.size_in_bytes - retention_bytes]
 
         def breached(segment: LogSegment, _: int) -> bool:
-            if self.config.retention_bytes < 0 or excess[0] < segment.size:
+            if retention_bytes < 0 or excess[0] < segment.size:
                 return False
             excess[0] -= segment.size
             return True
         return breached
+
+    def _eligible_for_deletion(self, next_base: int) -> bool:
+        """Kafka's isSegmentEligibleForDeletion: a tiered log's segment waits until its copy finished."""
+        return (not self._remote_copy_enabled or next_base - 1 <= self._highest_offset_in_remote_storage
+                or self._log_start_offset >= next_base)
 
     def _delete_segments_while(self, predicate: Callable[[LogSegment, int], bool], reason: str) -> int:
         """Kafka's deleteOldSegments(predicate): the oldest segments while `predicate` holds, never the
@@ -522,23 +517,31 @@ class UnifiedLog:
             doomed = []
             for index, segment in enumerate(segments[:-1]):  # never the active segment
                 next_base_offset = base_offsets[index + 1]
-                if next_base_offset > self._high_watermark or not predicate(segment, next_base_offset):
+                if (next_base_offset > self._high_watermark or not predicate(segment, next_base_offset)
+                        or not self._eligible_for_deletion(next_base_offset)):
                     break
                 doomed.append(segment)
+            else:  # Kafka rolls a tiered log's expired active segment, to copy it and then delete it
+                active, end = segments[-1], self.log_end_offset
+                if self.remote_log_enabled and active.size and self._high_watermark >= end \
+                        and predicate(active, end):
+                    self._roll()
             if not doomed:
                 return 0
             local_log.remove_and_rename_segments(doomed)
-            self._log_start_offset = max(self._log_start_offset, local_log.view[1][0])
-            local_log.update_recovery_point(max(local_log.recovery_point, self._log_start_offset))
+            self._local_log_start_offset = max(self._local_log_start_offset, local_log.view[1][0])
+            if not self._remote_copy_enabled:
+                self._log_start_offset = max(self._log_start_offset, local_log.view[1][0])
+            local_log.update_recovery_point(max(local_log.recovery_point, self._local_log_start_offset))
             self.leader_epoch_cache.truncate_from_start(self._log_start_offset)
             for segment in doomed:
                 # The snapshot at a deleted segment's base describes the log before it: no use any more.
                 self.producer_state_manager.remove_and_delete_snapshot(segment.base_offset)
             self.producer_state_manager.on_log_start_offset_incremented(self._log_start_offset)
-            log_start_offset = self._log_start_offset
+            log_start_offset, local_start = self._log_start_offset, self._local_log_start_offset
         local_log.delete_segment_files(doomed)
-        log.info("deleted old segments", log=self.name, reason=reason,
-                 segments=[s.base_offset for s in doomed], log_start_offset=log_start_offset)
+        log.info("deleted old segments", log=self.name, reason=reason, log_start_offset=log_start_offset,
+                 segments=[s.base_offset for s in doomed], local_log_start_offset=local_start)
         return len(doomed)
 
     # ------------------------------------------------------------------------------ compaction

@@ -15,16 +15,21 @@ from __future__ import annotations
 from kafka.controller.configuration_control_manager import ConfigError, ConfigurationValidator
 from kafka.coordinator.group import group_config
 from kafka.coordinator.group.group_coordinator_config import GroupCoordinatorConfig
+from kafka.log.log_config import LogConfig
 from kafka.protocol.errors import Errors
 from kafka.protocol.metadata_records import GROUP_RESOURCE
 from kafka.server import client_metrics_configs
 
 
 class ControllerConfigurationValidator(ConfigurationValidator):
-    def __init__(self, group_coordinator_config: GroupCoordinatorConfig) -> None:
+    def __init__(self, group_coordinator_config: GroupCoordinatorConfig,
+                 default_log_config: LogConfig | None = None,
+                 remote_storage_system_enable: bool = False) -> None:
+        super().__init__(default_log_config, remote_storage_system_enable)
         self.group_coordinator_config = group_coordinator_config
 
-    def validate(self, resource_type: int, name: str, configs: dict[str, str]) -> None:
+    def validate(self, resource_type: int, name: str, configs: dict[str, str],
+                 existing: dict[str, str] | None = None) -> None:
         if resource_type == GROUP_RESOURCE:
             self.validate_group(name, configs)
         elif resource_type == client_metrics_configs.CLIENT_METRICS_RESOURCE:
@@ -33,7 +38,7 @@ class ControllerConfigurationValidator(ConfigurationValidator):
             except client_metrics_configs.ClientMetricsConfigError as e:
                 raise ConfigError(e.error, str(e)) from None
         else:
-            super().validate(resource_type, name, configs)
+            super().validate(resource_type, name, configs, existing)
 
     def validate_group(self, name: str, configs: dict[str, str]) -> None:
         if not name:

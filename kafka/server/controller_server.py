@@ -35,6 +35,7 @@ from kafka.server.controller_metrics_endpoint import ControllerMetricsEndpoint
 from kafka.server.kafka_request_handler import KafkaRequestHandlerPool
 from kafka.server.metadata.acl_publisher import AclPublisher
 from kafka.server.request_handler_helper import RequestHandlerHelper
+from kafka.server.server_log_configs import default_log_config
 from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.server.ControllerServer")
@@ -72,7 +73,8 @@ class ControllerServer:
             cluster_id=shared.cluster_id,
             config=QuorumControllerConfig.from_kafka_config(config),
             config_validator=ControllerConfigurationValidator(
-                GroupCoordinatorConfig.from_kafka_config(config)))
+                GroupCoordinatorConfig.from_kafka_config(config), default_log_config(config),
+                config.remote_log_storage_system_enable))
         # --add-scram's users
         self.controller.bootstrap_records = read_bootstrap_records(config.metadata_log_dir)
         shared.register_raft_listener(self.controller)

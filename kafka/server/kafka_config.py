@@ -22,6 +22,7 @@ from kafka.security.security_protocol import SecurityProtocol
 from kafka.security.ssl_factory import SSL_DEFAULTS, SslConfigError, SslFactory
 from kafka.server.abstract_kafka_config import CONFIG_KEYS, AbstractKafkaConfig
 from kafka.server.config_def import ConfigError
+from kafka.server.remote_log_manager_config import is_plugin_key
 from kafka.server.share.share_group_config import share_group_config_problem
 
 _LISTENER_PREFIX = "listener.name."
@@ -38,7 +39,8 @@ class KafkaConfig(AbstractKafkaConfig):
         self.originals = dict(props)
         self.values: dict[str, Any] = {}
         for name in props:
-            if name not in CONFIG_KEYS and not self._is_listener_override(name):
+            known = name in CONFIG_KEYS or self._is_listener_override(name) or is_plugin_key(name, props)
+            if not known:
                 raise ConfigError(f"unknown configuration key '{name}'")
         for key in CONFIG_KEYS.values():
             raw = props.get(key.name, key.default)
