@@ -558,11 +558,11 @@ class Partition:
                      log_end_offset=self.log.log_end_offset, to=offset)
         self.log.truncate_to(offset)
 
-    def truncate_fully_and_start_at(self, offset: int) -> None:
-        """Empty the log and start it at `offset` (the leader's log starts past our end)."""
+    def truncate_fully_and_start_at(self, offset: int, log_start_offset: int | None = None) -> None:
+        """Empty the log and start it at `offset`: the leader's log starts past ours, or is remote below."""
         log.info("truncating fully", partition=str(self.topic_partition),
                  log_end_offset=self.log.log_end_offset, start_at=offset)
-        self.log.truncate_fully_and_start_at(offset)
+        self.log.truncate_fully_and_start_at(offset, log_start_offset)
 
     # ------------------------------------------------------------------ idempotent producers
     def active_producer_state(self) -> list[dict]:
