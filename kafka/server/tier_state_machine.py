@@ -30,7 +30,6 @@ import structlog
 from kafka.log.leader_epoch_file_cache import CURRENT_VERSION, EpochEntry
 from kafka.log.log_loader import rebuild_producer_state
 from kafka.log.producer_state_manager import producer_snapshot_file
-from kafka.log.remote.remote_log_reader import fetch_remote_log_segment_metadata
 from kafka.log.remote.remote_log_segment_metadata import RemoteLogSegmentMetadata
 from kafka.log.remote.remote_storage_manager import IndexType, RemoteStorageException
 from kafka.metrics.remote_storage_metrics import (
@@ -92,7 +91,7 @@ class TierStateMachine:
                 tp, target_epoch, current_leader_epoch)
             if earlier_end_offset > previous_offset:
                 target_epoch = earlier_epoch
-        metadata = fetch_remote_log_segment_metadata(rlm, tp, target_epoch, previous_offset)
+        metadata = rlm.fetch_remote_log_segment_metadata(tp, target_epoch, previous_offset)
         if metadata is None:
             raise RemoteStorageException(
                 f"Couldn't build the state from remote store for partition: {tp}, currentLeaderEpoch: "
@@ -123,7 +122,7 @@ class TierStateMachine:
     @staticmethod
     def _read_leader_epoch_checkpoint(rlm, metadata: RemoteLogSegmentMetadata) -> list[EpochEntry]:
         """The leader-epoch checkpoint stored beside the segment (the leader-epoch-checkpoint format)."""
-        with rlm.storage_manager.fetch_index(metadata, IndexType.LEADER_EPOCH) as stream:
+        with rlm.remote_storage_manager.fetch_index(metadata, IndexType.LEADER_EPOCH) as stream:
             lines = stream.read().decode("utf-8").splitlines()
         if not lines or int(lines[0]) != CURRENT_VERSION:
             raise RemoteStorageException(f"the leader-epoch checkpoint of {metadata.remote_log_segment_id} "
@@ -137,7 +136,7 @@ class TierStateMachine:
         temporary file, renamed when whole), and the producer state is loaded from it."""
         snapshot = producer_snapshot_file(unified_log.dir, next_offset)
         temporary = snapshot + ".tmp"
-        with rlm.storage_manager.fetch_index(metadata, IndexType.PRODUCER_SNAPSHOT) as stream, \
+        with rlm.remote_storage_manager.fetch_index(metadata, IndexType.PRODUCER_SNAPSHOT) as stream, \
                 open(temporary, "wb") as file:
             file.write(stream.read())
         os.replace(temporary, snapshot)

@@ -119,7 +119,8 @@ def tier(manager: ReplicaManager, log, segments: int) -> None:
     """Copy the first `segments` segments as the copier would, then let local retention delete them."""
     rlm = manager.remote_log_manager
     for index in range(segments):
-        metadata = copy_segment(log, index, rlm.storage_manager, rlm.remote_log_metadata_manager, broker_id=1)
+        metadata = copy_segment(log, index, rlm.remote_storage_manager, rlm.remote_log_metadata_manager,
+                                broker_id=1)
         log.update_highest_offset_in_remote_storage(metadata.end_offset)
     log.delete_old_segments()
 

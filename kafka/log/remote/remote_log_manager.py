@@ -30,8 +30,9 @@ from kafka.log.remote.remote_log_metadata_manager import RemoteLogMetadataManage
 from kafka.log.remote.remote_log_offset_reader import RemoteLogOffsetReader
 from kafka.log.remote.remote_log_read_result import RemoteLogReadResult
 from kafka.log.remote.remote_log_reader import RemoteLogReader
+from kafka.log.remote.remote_log_segment_metadata import RemoteLogSegmentMetadata
 from kafka.log.remote.remote_storage_fetch_info import RemoteStorageFetchInfo
-from kafka.log.remote.remote_storage_manager import RemoteStorageManager
+from kafka.log.remote.remote_storage_manager import RemoteStorageException, RemoteStorageManager
 from kafka.log.remote.remote_storage_thread_pool import RemoteStorageThreadPool
 from kafka.metrics.kafka_metrics_group import KafkaMetricsGroup
 from kafka.metrics.remote_storage_metrics import REMOTE_LOG_READER_FETCH_RATE_AND_TIME
@@ -53,7 +54,7 @@ class RemoteLogManager:
         self.time = time
         self.fetch_log = fetch_log  # TopicPartition -> its UnifiedLog here, or None
         self.broker_topic_stats = broker_topic_stats
-        self.storage_manager = remote_storage_manager
+        self.remote_storage_manager = remote_storage_manager
         self.remote_log_metadata_manager = remote_log_metadata_manager
         metrics_group = metrics_group if metrics_group is not None else KafkaMetricsGroup()
         self.index_cache = RemoteIndexCache(config.remote_log_index_file_cache_total_size_bytes,
@@ -77,8 +78,14 @@ class RemoteLogManager:
     def topic_id_partition(self, tp: TopicPartition) -> TopicIdPartition:
         topic_id = self._topic_ids.get(tp)
         if topic_id is None:
-            raise KeyError(f"No topic id registered for topic partition: {tp}")
+            raise RemoteStorageException(f"No topic id registered for topic partition: {tp}")
         return TopicIdPartition(topic_id, tp.topic, tp.partition)
+
+    def fetch_remote_log_segment_metadata(self, tp: TopicPartition, epoch_for_offset: int,
+                                          offset: int) -> RemoteLogSegmentMetadata | None:
+        """The finished remote segment of that epoch holding offset (fetchRemoteLogSegmentMetadata)."""
+        return self.remote_log_metadata_manager.remote_log_segment_metadata(self.topic_id_partition(tp),
+                                                                            epoch_for_offset, offset)
 
     # ------------------------------------------------------------------ the read side
     def async_read(self, fetch_info: RemoteStorageFetchInfo,

@@ -81,7 +81,7 @@ def lookup_timestamp(rlm, metadata: RemoteLogSegmentMetadata, timestamp: int,
                      starting_offset: int) -> TimestampAndOffset | None:
     """Kafka's lookupTimestamp: from where the cached indexes point, the first record reaching both."""
     start_position = rlm.index_cache.lookup_timestamp(metadata, timestamp, starting_offset)
-    stream = RemoteLogInputStream(rlm.storage_manager.fetch_log_segment(metadata, start_position))
+    stream = RemoteLogInputStream(rlm.remote_storage_manager.fetch_log_segment(metadata, start_position))
     try:
         while (batch := stream.next_batch()) is not None:
             if batch.max_timestamp >= timestamp and batch.last_offset >= starting_offset:

@@ -83,7 +83,7 @@ def read(rlm, fetch_info: RemoteStorageFetchInfo) -> FetchDataInfo:
     include_aborted_txns = fetch_info.fetch_isolation is FetchIsolation.TXN_COMMITTED
     unified_log = rlm.fetch_log(tp)
     epoch = unified_log.leader_epoch_cache.epoch_for_offset(offset) if unified_log is not None else None
-    metadata = fetch_remote_log_segment_metadata(rlm, tp, epoch, offset) if epoch is not None else None
+    metadata = rlm.fetch_remote_log_segment_metadata(tp, epoch, offset) if epoch is not None else None
     if metadata is None:
         raise OffsetOutOfRangeError(f"Received request for offset {offset} for leader epoch "
                                     f"{'NOT AVAILABLE' if epoch is None else epoch} and partition {tp} "
@@ -93,7 +93,7 @@ def read(rlm, fetch_info: RemoteStorageFetchInfo) -> FetchDataInfo:
     start_position = 0
     while first_batch is None and metadata is not None:
         start_position = rlm.index_cache.lookup_offset(metadata, offset)
-        stream = RemoteLogInputStream(rlm.storage_manager.fetch_log_segment(metadata, start_position))
+        stream = RemoteLogInputStream(rlm.remote_storage_manager.fetch_log_segment(metadata, start_position))
         first_batch, skipped = find_first_batch(stream, offset)
         if first_batch is None:
             stream.stream.close()
@@ -131,20 +131,13 @@ def find_first_batch(stream: RemoteLogInputStream, offset: int) -> tuple[RecordB
     return batch, skipped
 
 
-def fetch_remote_log_segment_metadata(rlm, tp: TopicPartition, epoch_for_offset: int,
-                                      offset: int) -> RemoteLogSegmentMetadata | None:
-    """The finished remote segment of that epoch holding offset (Kafka's fetchRemoteLogSegmentMetadata)."""
-    return rlm.remote_log_metadata_manager.remote_log_segment_metadata(rlm.topic_id_partition(tp),
-                                                                       epoch_for_offset, offset)
-
-
 def find_next_segment_metadata(rlm, metadata: RemoteLogSegmentMetadata,
                                unified_log) -> RemoteLogSegmentMetadata | None:
     """The remote segment after this one, found by the epoch of its first offset (Kafka's
     findNextSegmentMetadata)."""
     next_offset = metadata.end_offset + 1
     epoch = unified_log.leader_epoch_cache.epoch_for_offset(next_offset)
-    return None if epoch is None else fetch_remote_log_segment_metadata(rlm, metadata.topic_id_partition.
+    return None if epoch is None else rlm.fetch_remote_log_segment_metadata(metadata.topic_id_partition.
                                                                         topic_partition, epoch, next_offset)
 
 
@@ -159,9 +152,9 @@ def find_next_segment_with_txn_index(rlm, tp: TopicPartition, offset: int,
     for entry in cache.entries():
         if entry.epoch < initial_epoch:
             continue
-        metadata = fetch_remote_log_segment_metadata(rlm, tp, entry.epoch, max(entry.start_offset, offset))
+        metadata = rlm.fetch_remote_log_segment_metadata(tp, entry.epoch, max(entry.start_offset, offset))
         while metadata is not None and metadata.txn_index_empty:
-            metadata = fetch_remote_log_segment_metadata(rlm, tp, entry.epoch, metadata.end_offset + 1)
+            metadata = rlm.fetch_remote_log_segment_metadata(tp, entry.epoch, metadata.end_offset + 1)
         if metadata is not None:
             return metadata
     return None

@@ -73,7 +73,8 @@ def offsets(records):
 def tiered(tmp_path):
     log = tiered_log(tmp_path)
     rlm = remote_log_manager(tmp_path, log)
-    copied = [copy_segment(log, i, rlm.storage_manager, rlm.remote_log_metadata_manager) for i in range(3)]
+    copied = [copy_segment(log, i, rlm.remote_storage_manager, rlm.remote_log_metadata_manager)
+              for i in range(3)]
     yield log, rlm, copied
     rlm.close()
     log.close()
@@ -110,19 +111,20 @@ def test_the_index_cache_keeps_the_indexes_on_disk_and_starts_warm(tiered, tmp_p
     names = sorted(os.listdir(cache_dir))
     assert len(names) == 3 and {n.rsplit(".", 1)[1] for n in names} == {"index", "timeindex", "txnindex"}
     assert names[0].startswith("3_")
-    again = RemoteIndexCache(1 << 30, rlm.storage_manager, str(tmp_path / "logs"))
+    again = RemoteIndexCache(1 << 30, rlm.remote_storage_manager, str(tmp_path / "logs"))
     assert copied[1].remote_log_segment_id.id in again
     assert again.lookup_offset(copied[1], 5) == rlm.index_cache.lookup_offset(copied[1], 5)
 
 
 def test_the_index_cache_evicts_the_least_recently_used_past_its_size(tiered, tmp_path):
     log, rlm, copied = tiered
-    cache = RemoteIndexCache(1, rlm.storage_manager, str(tmp_path / "small"))  # room for no entry at all
+    # room for no entry at all
+    cache = RemoteIndexCache(1, rlm.remote_storage_manager, str(tmp_path / "small"))
     entry = cache.get_index_entry(copied[0])
     assert entry.lookup_offset(1).offset == 0  # the evicted entry still answers: its indexes are in memory
     assert copied[0].remote_log_segment_id.id not in cache
     assert os.listdir(tmp_path / "small" / DIR_NAME) == []
-    sized = RemoteIndexCache(1 << 30, rlm.storage_manager, str(tmp_path / "sized"))
+    sized = RemoteIndexCache(1 << 30, rlm.remote_storage_manager, str(tmp_path / "sized"))
     sizes = [sized.get_index_entry(m).entry_size_bytes for m in copied]
     sized.resize_cache_size(sizes[1] + sizes[2])
     assert [m.remote_log_segment_id.id in sized for m in copied] == [False, True, True]
@@ -139,7 +141,7 @@ def test_a_crash_leftover_is_removed_at_start(tiered, tmp_path):
     (cache_dir / "9_xyz.index.deleted").write_bytes(b"x")
     half = sorted(os.listdir(cache_dir))[0].split(".")[0]
     os.unlink(cache_dir / f"{half}.timeindex")  # an entry missing one of its files
-    cache = RemoteIndexCache(1 << 30, rlm.storage_manager, str(tmp_path / "logs"))
+    cache = RemoteIndexCache(1 << 30, rlm.remote_storage_manager, str(tmp_path / "logs"))
     assert os.listdir(cache_dir) == [] and cache.size_bytes == 0
 
 
@@ -158,8 +160,8 @@ def test_read_committed_gets_the_aborted_transactions_of_the_remote_indexes(tmp_
     log.update_high_watermark(log.log_end_offset)
     rlm = remote_log_manager(tmp_path, log)
     try:
-        first = copy_segment(log, 0, rlm.storage_manager, rlm.remote_log_metadata_manager)
-        second = copy_segment(log, 1, rlm.storage_manager, rlm.remote_log_metadata_manager)
+        first = copy_segment(log, 0, rlm.remote_storage_manager, rlm.remote_log_metadata_manager)
+        second = copy_segment(log, 1, rlm.remote_storage_manager, rlm.remote_log_metadata_manager)
         assert first.txn_index_empty and not second.txn_index_empty
         info = read(rlm, fetch_info(0, isolation=FetchIsolation.TXN_COMMITTED))
         assert offsets(info.records) == [0, 1]
@@ -175,7 +177,7 @@ def test_a_read_finds_the_segment_through_the_epoch_that_wrote_the_offset(tmp_pa
     log = tiered_log(tmp_path, batches=9, per_segment=3, epoch_change_at=4)
     rlm = remote_log_manager(tmp_path, log)
     try:
-        copied = [copy_segment(log, i, rlm.storage_manager, rlm.remote_log_metadata_manager)
+        copied = [copy_segment(log, i, rlm.remote_storage_manager, rlm.remote_log_metadata_manager)
                   for i in range(2)]
         assert copied[1].segment_leader_epochs == {0: 3, 1: 4}
         assert offsets(read(rlm, fetch_info(5)).records) == [5]
