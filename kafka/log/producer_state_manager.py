@@ -299,6 +299,12 @@ class ProducerStateManager:
     def latest_snapshot_offset(self) -> int | None:
         return max(self._snapshots) if self._snapshots else None
 
+    def fetch_snapshot(self, offset: int) -> str | None:
+        """The snapshot file taken at `offset`, if there is one (Kafka's fetchSnapshot: the copier sends a
+        segment's snapshot, the one at the next segment's base offset, with it to remote storage)."""
+        path = self._snapshots.get(offset)
+        return path if path is not None and os.path.exists(path) else None
+
     def delete_snapshots_after_recovery_point_checkpoint(self, base_offsets: list[int], recovery_point: int,
                                                          keep_all: bool = False) -> int:
         """Once the recovery point is checkpointed, keep only the snapshots recovery or a truncation

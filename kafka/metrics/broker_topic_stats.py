@@ -12,12 +12,8 @@ from prometheus_client import Counter
 
 from kafka.metrics import metric_names as m
 from kafka.metrics.kafka_metrics_group import KafkaMetricsGroup
-from kafka.metrics.metric_name import MetricName, MetricType
-from kafka.metrics.remote_storage_metrics import REMOTE_STORAGE_METRICS
+from kafka.metrics.metric_name import MetricName
 
-# Kafka's BrokerTopicMetrics of tiered storage (RemoteFetchBytesPerSec, RemoteCopyRequestsPerSec, ...).
-REMOTE_TOPIC_METERS = tuple(metric for metric in REMOTE_STORAGE_METRICS
-                            if metric.metric_type is MetricType.METER and metric.type == "BrokerTopicMetrics")
 ALL_TOPICS = ""  # the all-topics series: Prometheus stores topic="" as a series without the label
 
 
@@ -25,8 +21,7 @@ class BrokerTopicStats:
     def __init__(self, group: KafkaMetricsGroup | None = None) -> None:
         # Without a group (a ReplicaManager built alone, in a unit test) it counts into a private registry.
         group = group if group is not None else KafkaMetricsGroup()
-        self._meters = {metric: group.new_meter(metric)
-                        for metric in (*m.BROKER_TOPIC_METERS, *REMOTE_TOPIC_METERS)}
+        self._meters = {metric: group.new_meter(metric) for metric in m.BROKER_TOPIC_METERS}
         # Each topic's series, by metric: every produce and fetch marks several, and looking a
         # series up by its label values each time cost more than the counting.
         self._series: dict[str, dict[MetricName, Counter]] = {}
@@ -35,17 +30,12 @@ class BrokerTopicStats:
     def _create_series(self, topic: str) -> dict[MetricName, Counter]:
         # Like Kafka's topicStats(topic): a topic's first mark creates all of its meters, so a
         # dashboard sees FailedProduceRequests at 0 rather than no series at all.
-        # A topic's tiered storage meters wait for its first remote copy or read (mark below).
-        series = self._series[topic] = {metric: meter.labels(topic) for metric, meter in self._meters.items()
-                                        if topic == ALL_TOPICS or metric not in REMOTE_TOPIC_METERS}
+        series = self._series[topic] = {metric: meter.labels(topic) for metric, meter in self._meters.items()}
         return series
 
     def mark(self, metric: MetricName, topic: str, value: float = 1) -> None:
         series = self._series.get(topic) or self._create_series(topic)
-        counter = series.get(metric)
-        if counter is None:
-            counter = series[metric] = self._meters[metric].labels(topic)
-        counter.inc(value)
+        series[metric].inc(value)
         self._all_topics[metric].inc(value)
 
     # Kafka's names for the marks ReplicaManager and KafkaApis make.
@@ -84,6 +74,7 @@ class BrokerTopicStats:
 
     def remove_metrics(self, topic: str) -> None:
         """A deleted topic stops being exported (Kafka's BrokerTopicStats.removeMetrics)."""
-        series = None if topic == ALL_TOPICS else self._series.pop(topic, None)
-        for metric in series or ():
-            self._meters[metric].remove(topic)
+        if topic == ALL_TOPICS or self._series.pop(topic, None) is None:
+            return
+        for meter in self._meters.values():
+            meter.remove(topic)

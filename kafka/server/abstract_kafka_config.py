@@ -43,7 +43,7 @@ from kafka.server.config_def import (
     one_of,
     text,
 )
-from kafka.server.remote_log_manager_config import RemoteLogManagerConfig
+from kafka.server.remote_log_manager_configs import RemoteLogManagerConfigs
 from kafka.server.share.share_group_config import ShareGroupConfig
 from kafka.server.streams_group_configs import StreamsGroupConfigs
 
@@ -76,7 +76,7 @@ def _security_protocol(value: str) -> SecurityProtocol:
     return SecurityProtocol.for_name(value)
 
 
-class AbstractKafkaConfig(ShareGroupConfig, StreamsGroupConfigs, RemoteLogManagerConfig):
+class AbstractKafkaConfig(ShareGroupConfig, StreamsGroupConfigs, RemoteLogManagerConfigs):
     """The declared keys, each a typed attribute of a parsed configuration (`values`: key -> value)."""
 
     values: dict[str, Any]

@@ -22,7 +22,7 @@ from kafka.security.security_protocol import SecurityProtocol
 from kafka.security.ssl_factory import SSL_DEFAULTS, SslConfigError, SslFactory
 from kafka.server.abstract_kafka_config import CONFIG_KEYS, AbstractKafkaConfig
 from kafka.server.config_def import ConfigError
-from kafka.server.remote_log_manager_config import is_plugin_key
+from kafka.server.remote_log_manager_configs import is_plugin_key
 from kafka.server.share.share_group_config import share_group_config_problem
 
 _LISTENER_PREFIX = "listener.name."

@@ -53,7 +53,10 @@ class TierStateMachine:
         """Build this follower's state from remote storage; (the offset to fetch from, the lag)."""
         leader_local_log_start_offset, epoch = self.leader.fetch_earliest_local_offset(tp,
                                                                                        current_leader_epoch)
-        stats = self.replica_manager.broker_topic_stats
+        rlm = self.replica_manager.remote_log_manager
+        if rlm is None:
+            raise RemoteStorageException("RemoteLogManager is not yet instantiated")
+        stats = rlm.stats  # the BrokerTopicMetrics of tiered storage
         stats.mark(BUILD_REMOTE_LOG_AUX_STATE_REQUESTS, tp.topic)
         partition = self.replica_manager.get_partition(tp)
         if partition is None:
@@ -80,8 +83,6 @@ class TierStateMachine:
             raise RemoteStorageException(f"Couldn't build the state from remote store for partition {tp}, "
                                          f"as remote log storage is not yet enabled")
         rlm = self.replica_manager.remote_log_manager
-        if rlm is None:
-            raise RemoteStorageException("RemoteLogManager is not yet instantiated")
         previous_offset = leader_local_log_start_offset - 1
         target_epoch = epoch_for_leader_local_log_start_offset
         if target_epoch != 0:

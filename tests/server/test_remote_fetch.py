@@ -19,10 +19,6 @@ from kafka.log.append_origin import AppendOrigin
 from kafka.log.file_records import FileRecords
 from kafka.log.log_config import LogConfig
 from kafka.log.log_manager import LogManager
-from kafka.log.remote.local_tiered_storage import LocalTieredStorage
-from kafka.log.remote.remote_log_manager import RemoteLogManager
-from kafka.metrics.broker_topic_stats import BrokerTopicStats
-from kafka.metrics.kafka_metrics_group import KafkaMetricsGroup
 from kafka.metrics.remote_storage_metrics import REMOTE_FETCH_BYTES, REMOTE_FETCH_REQUESTS
 from kafka.protocol.control_records import end_txn_marker_batch
 from kafka.protocol.errors import Errors
@@ -34,7 +30,7 @@ from kafka.server.replica_manager import FetchParams, ReplicaManager
 from kafka.utils.time import MockTime
 from kafka.utils.topic_partition import TopicPartition
 from tests.helpers import wait_until
-from tests.log.remote.tiered_logs import InmemoryRemoteLogMetadataManager, copy_segment, topic_id_partition
+from tests.log.remote.tiered_logs import lead, remote_log_manager, storage, tier
 
 TP = TopicPartition("orders", 0)
 LOCAL = TopicPartition("local", 0)  # a topic without tiered storage, fetched in the same requests
@@ -79,28 +75,23 @@ def broker(tmp_path, time):
             log.roll()
         append(manager, TP, b"value-%d" % n)
     append(manager, LOCAL, b"local")
-    tier(manager, log, 3)
+    tier(log, time, 8)
     assert (log.log_start_offset, log.local_log_start_offset, log.log_end_offset) == (0, 9, 12)
     yield manager
     stop(manager)
 
 
 def tiered_replica_manager(tmp_path, time, **configs) -> ReplicaManager:
-    """A ReplicaManager whose RemoteLogManager reads a LocalTieredStorage under tmp_path, both counting into
-    one registry (as KafkaServer hands them the exported BrokerTopicStats)."""
+    """A ReplicaManager whose RemoteLogManager copies to and reads a LocalTieredStorage under tmp_path."""
     directory = str(tmp_path / "logs")
     log_manager = LogManager([directory], LogConfig(), time, node_id=1)
     log_manager.startup()
     config = KafkaConfig({"node.id": "1", "log.dirs": directory, **configs})
-    rsm = LocalTieredStorage()
-    rsm.configure({"dir": str(tmp_path / "remote"), "broker.id": "1"})
-    group = KafkaMetricsGroup()
-    stats = BrokerTopicStats(group)
     holder: list[ReplicaManager] = []
-    rlm = RemoteLogManager(config, 1, directory, time, lambda tp: holder[0].get_partition(tp).log, stats, rsm,
-                           InmemoryRemoteLogMetadataManager(), group)
+    rlm = remote_log_manager(directory, time, lambda tp: holder[0].get_partition(tp).log,
+                             storage(tmp_path / "remote"), reader_threads=config.remote_log_reader_threads,
+                             reader_max_pending_tasks=config.remote_log_reader_max_pending_tasks)
     manager = ReplicaManager(config, log_manager, None, time, remote_log_manager=rlm)
-    manager.broker_topic_stats = stats
     holder.append(manager)
     return manager
 
@@ -111,18 +102,8 @@ def lead_tiered(manager: ReplicaManager, tp: TopicPartition, log_config: LogConf
     manager.make_leader(tp, state, log_config)
     log = manager.get_partition(tp).log
     log.remote_storage_system_enable = True  # what LogManager sets from remote.log.storage.system.enable
-    manager.remote_log_manager.on_leadership_change([topic_id_partition(log)])
+    lead(manager.remote_log_manager, log)
     return log
-
-
-def tier(manager: ReplicaManager, log, segments: int) -> None:
-    """Copy the first `segments` segments as the copier would, then let local retention delete them."""
-    rlm = manager.remote_log_manager
-    for index in range(segments):
-        metadata = copy_segment(log, index, rlm.remote_storage_manager, rlm.remote_log_metadata_manager,
-                                broker_id=1)
-        log.update_highest_offset_in_remote_storage(metadata.end_offset)
-    log.delete_old_segments()
 
 
 def stop(manager: ReplicaManager) -> None:
@@ -131,13 +112,9 @@ def stop(manager: ReplicaManager) -> None:
     manager.log_manager.shutdown()
 
 
-def meter(manager: ReplicaManager, metric, topic: str) -> float | None:
-    registry = manager.remote_log_manager.remote_storage_reader_thread_pool._metrics_group.registry
-    return registry.get_sample_value(metric.prometheus_name, {"topic": topic})
-
-
 def append(manager: ReplicaManager, tp: TopicPartition, value: bytes, **batch) -> None:
     origin = batch.pop("origin", AppendOrigin.CLIENT)
+    batch.setdefault("timestamp", manager.time.milliseconds())  # remote retention.ms counts from it
     records = batch.pop("records", None) or build_batch([(b"k", value)], **batch)
     manager.append_records(1000, 1, False, {tp: records}, lambda _: None, origin=origin)
 
@@ -162,8 +139,9 @@ def test_a_consumer_fetch_below_the_local_log_waits_for_a_reader_thread(broker):
     answers = Answers()  # a remote read takes all the bytes it may (Kafka's readFromLog): none left after it
     consumer_fetch(broker, answers, (TP, 4), (LOCAL, 0), max_bytes=1 << 20)
     assert answers.one()[LOCAL].records == b""
-    assert meter(broker, REMOTE_FETCH_REQUESTS, "orders") == 2
-    assert meter(broker, REMOTE_FETCH_BYTES, "orders") == 2 * len(data[TP].records)
+    stats = broker.remote_log_manager.stats
+    assert stats.count(REMOTE_FETCH_REQUESTS, "orders") == 2
+    assert stats.count(REMOTE_FETCH_BYTES, "orders") == 2 * len(data[TP].records)
 
 
 def test_a_fetch_at_the_local_log_start_reads_locally(broker):
@@ -213,7 +191,7 @@ def test_an_expired_wait_answers_without_the_remote_records_and_cancels_the_read
     finally:
         release.set()
     wait_until(lambda: pool.idle_percent() == 1.0 and pool.queue_size() == 0, message="the pool drains")
-    assert meter(broker, REMOTE_FETCH_BYTES, "orders") is None, "the read was cancelled"
+    assert broker.remote_log_manager.stats.count(REMOTE_FETCH_BYTES, "orders") == 0, "the read was cancelled"
 
 
 def test_an_offset_below_the_log_start_is_out_of_range(broker):
@@ -257,11 +235,11 @@ def test_read_committed_gets_the_remote_aborted_transactions(tmp_path, time):
                is_transactional=True)
         append(manager, TP, b"plain")
         log.roll()
-        append(manager, TP, b"", records=end_txn_marker_batch(7, 0, False, 0, 1000),
+        append(manager, TP, b"", records=end_txn_marker_batch(7, 0, False, 0, time.milliseconds()),
                origin=AppendOrigin.COORDINATOR)
         log.roll()
         append(manager, TP, b"tail")
-        tier(manager, log, 2)
+        tier(log, time, 2)
         assert log.local_log_start_offset == 3
         answers = Answers()
         consumer_fetch(manager, answers, (TP, 0), isolation_level=1)

@@ -11,10 +11,7 @@ from __future__ import annotations
 
 from kafka.log.log_config import LogConfig
 from kafka.log.log_manager import LogManager
-from kafka.log.remote.local_tiered_storage import LocalTieredStorage
-from kafka.log.remote.remote_log_manager import RemoteLogManager
-from kafka.metrics.broker_topic_stats import BrokerTopicStats
-from kafka.metrics.kafka_metrics_group import KafkaMetricsGroup
+from kafka.log.remote.inmemory_remote_log_metadata_manager import InmemoryRemoteLogMetadataManager
 from kafka.metrics.remote_storage_metrics import BUILD_REMOTE_LOG_AUX_STATE_REQUESTS
 from kafka.protocol.record_batch import build_batch, iter_batches
 from kafka.server.kafka_config import KafkaConfig
@@ -23,7 +20,7 @@ from kafka.server.replica_fetcher_thread import ReplicaFetcherThread
 from kafka.server.replica_manager import ReplicaManager
 from kafka.utils.time import MockTime
 from kafka.utils.topic_partition import TopicPartition
-from tests.log.remote.tiered_logs import InmemoryRemoteLogMetadataManager, copy_segment, topic_id_partition
+from tests.log.remote.tiered_logs import follow, lead, remote_log_manager, storage, tier
 from tests.server.test_replica_fetcher_thread import InProcessLeader
 
 TP = TopicPartition("orders", 0)
@@ -43,30 +40,24 @@ def broker(tmp_path, broker_id: int, time, rsm, rlmm) -> ReplicaManager:
     log_manager = LogManager([directory], LogConfig(), time, node_id=broker_id)
     log_manager.startup()
     config = KafkaConfig({"node.id": str(broker_id), "log.dirs": directory})
-    group = KafkaMetricsGroup()
-    stats = BrokerTopicStats(group)
     holder: list[ReplicaManager] = []
-    rlm = RemoteLogManager(config, broker_id, directory, time, lambda tp: holder[0].get_partition(tp).log,
-                           stats, rsm, rlmm, group)
+    rlm = remote_log_manager(directory, time, lambda tp: holder[0].get_partition(tp).log, rsm, rlmm,
+                             broker_id=broker_id)
     manager = ReplicaManager(config, log_manager, None, time, remote_log_manager=rlm)
-    manager.broker_topic_stats = stats
-    manager.metrics_group = group
     holder.append(manager)
     return manager
 
 
-def tiered(manager: ReplicaManager):
+def tiered(manager: ReplicaManager, leader: bool = True):
     log = manager.get_partition(TP).log
     log.remote_storage_system_enable = True  # as LogManager sets it from remote.log.storage.system.enable
-    manager.remote_log_manager.on_leadership_change([topic_id_partition(log)])
+    (lead if leader else follow)(manager.remote_log_manager, log)
     return log
 
 
 def test_a_new_follower_builds_its_state_from_remote_storage_and_fetches_the_local_rest(tmp_path):
     time = MockTime()
-    rsm = LocalTieredStorage()
-    rsm.configure({"dir": str(tmp_path / "remote"), "broker.id": "1"})
-    rlmm = InmemoryRemoteLogMetadataManager()
+    rsm, rlmm = storage(tmp_path / "remote"), InmemoryRemoteLogMetadataManager()
     leader, follower = (broker(tmp_path, n, time, rsm, rlmm) for n in (1, 2))
     try:
         leader.make_leader(TP, PartitionState(0, 1, 0, (1, 2), (1,), 0), TIERED)
@@ -80,14 +71,11 @@ def test_a_new_follower_builds_its_state_from_remote_storage_and_fetches_the_loc
             batch = build_batch([(b"k", b"v%d" % n)], timestamp=time.milliseconds(), producer_id=pid,
                                 producer_epoch=0, base_sequence=n)
             leader.append_records(1000, 1, False, {TP: batch}, lambda _: None)
-        for index in range(2):
-            metadata = copy_segment(log, index, rsm, rlmm, broker_id=1)
-            log.update_highest_offset_in_remote_storage(metadata.end_offset)
-        log.delete_old_segments()
+        tier(log, time, 5)
         assert (log.log_start_offset, log.local_log_start_offset, log.log_end_offset) == (0, 6, 9)
 
         follower.make_follower(TP, PartitionState(0, 1, 1, (1, 2), (1,), 1), TIERED)
-        follower_log = tiered(follower)
+        follower_log = tiered(follower, leader=False)
         fetcher = ReplicaFetcherThread("test-fetcher", InProcessTieredLeader(leader, 2), follower, 0, time)
         fetcher.add_partitions({TP: (0, 1)})
         fetcher.maybe_fetch()  # answered OFFSET_MOVED_TO_TIERED_STORAGE: the state built from remote storage
@@ -98,9 +86,7 @@ def test_a_new_follower_builds_its_state_from_remote_storage_and_fetches_the_loc
         assert follower_log.leader_epoch_cache.entries() == [(0, 0), (1, 4)]
         producer = {e.producer_id: e.last_seq for e in follower_log.active_producers()}
         assert producer == {pid: 5}, "the producer state at offset 6, from the remote snapshot"
-        registry = follower.metrics_group.registry
-        assert registry.get_sample_value(BUILD_REMOTE_LOG_AUX_STATE_REQUESTS.prometheus_name,
-                                         {"topic": "orders"}) == 1
+        assert follower.remote_log_manager.stats.count(BUILD_REMOTE_LOG_AUX_STATE_REQUESTS, "orders") == 1
 
         fetcher.maybe_fetch()  # and on from the leader's local log start
         records = bytes(follower_log.read(6, 1 << 20).records)
@@ -124,9 +110,7 @@ def test_a_follower_without_tiered_storage_backs_off(tmp_path):
     """The follower's topic config may not say remote.storage.enable yet: it cannot build its state, and
     asks again after replica.fetch.backoff.ms (Kafka's RemoteStorageException, retried)."""
     time = MockTime()
-    rsm = LocalTieredStorage()
-    rsm.configure({"dir": str(tmp_path / "remote"), "broker.id": "1"})
-    rlmm = InmemoryRemoteLogMetadataManager()
+    rsm, rlmm = storage(tmp_path / "remote"), InmemoryRemoteLogMetadataManager()
     leader, follower = (broker(tmp_path, n, time, rsm, rlmm) for n in (1, 2))
     try:
         leader.make_leader(TP, PartitionState(0, 1, 0, (1, 2), (1,), 0), TIERED)
@@ -134,9 +118,9 @@ def test_a_follower_without_tiered_storage_backs_off(tmp_path):
         for n in range(6):
             if n and n % 3 == 0:
                 log.roll()
-            leader.append_records(1000, 1, False, {TP: build_batch([(b"k", b"v")])}, lambda _: None)
-        log.update_highest_offset_in_remote_storage(copy_segment(log, 0, rsm, rlmm, broker_id=1).end_offset)
-        log.delete_old_segments()
+            batch = build_batch([(b"k", b"v")], timestamp=time.milliseconds())
+            leader.append_records(1000, 1, False, {TP: batch}, lambda _: None)
+        tier(log, time, 2)
         follower.make_follower(TP, PartitionState(0, 1, 0, (1, 2), (1,), 0), LogConfig())
         fetcher = ReplicaFetcherThread("test-fetcher", InProcessTieredLeader(leader, 2), follower, 1000, time)
         fetcher.add_partitions({TP: (0, 0)})

@@ -24,6 +24,7 @@ import structlog
 from kafka.log.file_records import TimestampAndOffset
 from kafka.log.remote.remote_log_input_stream import RemoteLogInputStream
 from kafka.log.remote.remote_log_segment_metadata import RemoteLogSegmentMetadata, RemoteLogSegmentState
+from kafka.log.remote.remote_storage_manager import RemoteStorageException
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.log.remote.RemoteLogOffsetReader")
@@ -62,6 +63,8 @@ def find_offset_by_timestamp(rlm, tp: TopicPartition, timestamp: int, starting_o
     if unified_log is None:
         raise KeyError(f"UnifiedLog does not exist for topic partition: {tp}")
     topic_id_partition = rlm.topic_id_partition(tp)
+    if topic_id_partition is None:
+        raise RemoteStorageException(f"Topic id does not exist for topic partition: {tp}")
     epoch = leader_epoch_cache.epoch_for_offset(starting_offset)
     while epoch is not None:
         for metadata in rlm.remote_log_metadata_manager.list_remote_log_segments(topic_id_partition, epoch):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import threading
-from types import SimpleNamespace
 
 import pytest
 
@@ -15,54 +14,53 @@ from kafka.log.errors import OffsetOutOfRangeError
 from kafka.log.fetch_isolation import FetchIsolation
 from kafka.log.file_records import TimestampAndOffset
 from kafka.log.log_config import LogConfig
-from kafka.log.remote.local_tiered_storage import LocalTieredStorage
 from kafka.log.remote.remote_index_cache import DIR_NAME, RemoteIndexCache
-from kafka.log.remote.remote_log_manager import RemoteLogManager
 from kafka.log.remote.remote_log_offset_reader import find_offset_by_timestamp, lookup_timestamp
 from kafka.log.remote.remote_log_reader import read
 from kafka.log.remote.remote_storage_fetch_info import RemoteStorageFetchInfo
 from kafka.log.remote.remote_storage_thread_pool import RejectedExecutionError, RemoteStorageThreadPool
 from kafka.log.unified_log import UnifiedLog
-from kafka.metrics.broker_topic_stats import BrokerTopicStats
 from kafka.metrics.kafka_metrics_group import KafkaMetricsGroup
 from kafka.protocol.control_records import end_txn_marker_batch
 from kafka.protocol.record_batch import build_batch, iter_batches
 from kafka.utils.time import MockTime
+from kafka.utils.topic_partition import TopicPartition
 from tests.helpers import wait_until
-from tests.log.remote.tiered_logs import InmemoryRemoteLogMetadataManager, copy_segment, topic_id_partition
+from tests.log.remote.tiered_logs import lead, remote_log_manager, storage, tier
 
-CONFIG = SimpleNamespace(remote_log_index_file_cache_total_size_bytes=1 << 30, remote_log_reader_threads=2,
-                         remote_log_reader_max_pending_tasks=10)
+TP = TopicPartition("orders", 0)
+
+T0 = MockTime().milliseconds()  # every MockTime starts here: the batches' timestamps count from it
+TIERED = LogConfig(remote_storage_enable=True, local_retention_bytes=1)
 
 
-def tiered_log(tmp_path, batches=12, per_segment=3, epoch_change_at=None):
-    """A log of `batches` one-record batches (timestamps 1000, 1010, ...), rolled every `per_segment`
-    batches; epoch 1 from batch `epoch_change_at` on."""
-    log = UnifiedLog(str(tmp_path / "logs" / "orders-0"), "orders", 0, LogConfig(), MockTime())
+def tiered_log(tmp_path, batches=12, per_segment=3, epoch_change_at=None, time=None):
+    """A tiered log of `batches` one-record batches (timestamps T0, T0 + 10, ...), rolled every
+    `per_segment` batches; epoch 1 from batch `epoch_change_at` on."""
+    log = UnifiedLog(str(tmp_path / "logs" / "orders-0"), "orders", 0, TIERED, time or MockTime(),
+                     remote_storage_system_enable=True)
     for n in range(batches):
         if n and n % per_segment == 0:
             log.roll()
         epoch = 1 if epoch_change_at is not None and n >= epoch_change_at else 0
-        log.append_as_leader(build_batch([(b"k", b"value-%d" % n)], timestamp=1000 + 10 * n),
+        log.append_as_leader(build_batch([(b"k", b"value-%d" % n)], timestamp=T0 + 10 * n),
                              leader_epoch=epoch)
     log.update_high_watermark(log.log_end_offset)
     return log
 
 
-def remote_log_manager(tmp_path, log, config=CONFIG):
-    rsm = LocalTieredStorage()
-    rsm.configure({"dir": str(tmp_path / "remote"), "broker.id": "0"})
-    rlmm = InmemoryRemoteLogMetadataManager()
-    rlm = RemoteLogManager(config, 0, str(tmp_path / "logs"), log.time, lambda tp: log, BrokerTopicStats(),
-                           rsm, rlmm)
-    rlm.on_leadership_change([topic_id_partition(log)])
-    return rlm
+def copied_remotely(tmp_path, log):
+    """A RemoteLogManager leading the log, whose copier has copied every rolled segment (the local ones
+    stay, but for the read these tests make); and the remote segments, oldest first."""
+    rlm = remote_log_manager(str(tmp_path / "logs"), log.time, lambda tp: log, storage(tmp_path / "remote"))
+    lead(rlm, log)
+    tier(log, log.time, log.active_segment.base_offset - 1)
+    return rlm, sorted(rlm.remote_log_metadata_manager.list_remote_log_segments(rlm.topic_id_partition(TP)),
+                       key=lambda m: m.start_offset)
 
 
 def fetch_info(offset, max_bytes=1 << 20, min_one_message=True, isolation=FetchIsolation.HIGH_WATERMARK):
-    from kafka.utils.topic_partition import TopicPartition
-    return RemoteStorageFetchInfo(max_bytes, min_one_message, TopicPartition("orders", 0), offset, max_bytes,
-                                  isolation)
+    return RemoteStorageFetchInfo(max_bytes, min_one_message, TP, offset, max_bytes, isolation)
 
 
 def offsets(records):
@@ -72,9 +70,8 @@ def offsets(records):
 @pytest.fixture
 def tiered(tmp_path):
     log = tiered_log(tmp_path)
-    rlm = remote_log_manager(tmp_path, log)
-    copied = [copy_segment(log, i, rlm.remote_storage_manager, rlm.remote_log_metadata_manager)
-              for i in range(3)]
+    rlm, copied = copied_remotely(tmp_path, log)
+    assert [(m.start_offset, m.end_offset) for m in copied] == [(0, 2), (3, 5), (6, 8)]
     yield log, rlm, copied
     rlm.close()
     log.close()
@@ -146,27 +143,26 @@ def test_a_crash_leftover_is_removed_at_start(tiered, tmp_path):
 
 
 def test_read_committed_gets_the_aborted_transactions_of_the_remote_indexes(tmp_path):
-    log = UnifiedLog(str(tmp_path / "logs" / "orders-0"), "orders", 0, LogConfig(), MockTime())
+    log = UnifiedLog(str(tmp_path / "logs" / "orders-0"), "orders", 0, TIERED, MockTime(),
+                     remote_storage_system_enable=True)
     pid, epoch = 7, 0
-    log.append_as_leader(build_batch([(b"k", b"aborted")], producer_id=pid, producer_epoch=epoch,
-                                     base_sequence=0,
-                                     is_transactional=True))
-    log.append_as_leader(build_batch([(b"k", b"plain")]))
+    log.append_as_leader(build_batch([(b"k", b"aborted")], timestamp=T0, producer_id=pid,
+                                     producer_epoch=epoch,
+                                     base_sequence=0, is_transactional=True))
+    log.append_as_leader(build_batch([(b"k", b"plain")], timestamp=T0))
     log.roll()
-    log.append_as_leader(end_txn_marker_batch(pid, epoch, False, 0, 1000), origin=AppendOrigin.COORDINATOR)
-    log.append_as_leader(build_batch([(b"k", b"after")]))
+    log.append_as_leader(end_txn_marker_batch(pid, epoch, False, 0, T0), origin=AppendOrigin.COORDINATOR)
+    log.append_as_leader(build_batch([(b"k", b"after")], timestamp=T0))
     log.roll()
-    log.append_as_leader(build_batch([(b"k", b"tail")]))
+    log.append_as_leader(build_batch([(b"k", b"tail")], timestamp=T0))
     log.update_high_watermark(log.log_end_offset)
-    rlm = remote_log_manager(tmp_path, log)
+    rlm, (first, second) = copied_remotely(tmp_path, log)
     try:
-        first = copy_segment(log, 0, rlm.remote_storage_manager, rlm.remote_log_metadata_manager)
-        second = copy_segment(log, 1, rlm.remote_storage_manager, rlm.remote_log_metadata_manager)
         assert first.txn_index_empty and not second.txn_index_empty
         info = read(rlm, fetch_info(0, isolation=FetchIsolation.TXN_COMMITTED))
         assert offsets(info.records) == [0, 1]
-        assert [(t.producer_id, t.first_offset, t.last_offset) for t in info.aborted_transactions] == [(pid,
-                                                                                                        0, 2)]
+        aborted = [(t.producer_id, t.first_offset, t.last_offset) for t in info.aborted_transactions]
+        assert aborted == [(pid, 0, 2)]
         assert read(rlm, fetch_info(3, isolation=FetchIsolation.TXN_COMMITTED)).aborted_transactions == []
     finally:
         rlm.close()
@@ -175,10 +171,8 @@ def test_read_committed_gets_the_aborted_transactions_of_the_remote_indexes(tmp_
 
 def test_a_read_finds_the_segment_through_the_epoch_that_wrote_the_offset(tmp_path):
     log = tiered_log(tmp_path, batches=9, per_segment=3, epoch_change_at=4)
-    rlm = remote_log_manager(tmp_path, log)
+    rlm, copied = copied_remotely(tmp_path, log)
     try:
-        copied = [copy_segment(log, i, rlm.remote_storage_manager, rlm.remote_log_metadata_manager)
-                  for i in range(2)]
         assert copied[1].segment_leader_epochs == {0: 3, 1: 4}
         assert offsets(read(rlm, fetch_info(5)).records) == [5]
         assert offsets(read(rlm, fetch_info(3)).records) == [3, 4, 5]
@@ -229,18 +223,14 @@ def test_an_offset_lookup_by_time_reads_the_remote_segment_or_else_the_local_log
     log, rlm, copied = tiered
     cache = log.leader_epoch_cache
     # the local segments are all still here: the local log answers (Kafka's rule for overlapping segments)
-    assert find_offset_by_timestamp(rlm, log_tp(), 1035, 0, cache) == TimestampAndOffset(1040, 4)
+    assert find_offset_by_timestamp(rlm, TP, T0 + 35, 0, cache) == TimestampAndOffset(T0 + 40, 4)
     # a segment only remote: its cached indexes, then its batches streamed from the store
-    assert lookup_timestamp(rlm, copied[1], 1035, 0) == TimestampAndOffset(1040, 4)
-    assert lookup_timestamp(rlm, copied[1], 0, 5) == TimestampAndOffset(1050, 5)
-    assert lookup_timestamp(rlm, copied[1], 1060, 0) is None
-    assert find_offset_by_timestamp(rlm, log_tp(), 1095, 0, cache) is None  # past the remote segments
-    found = []
-    holder = rlm.async_offset_read(log_tp(), 1095, 0, cache, lambda: TimestampAndOffset(1100, 10))
-    rlm.offset_read_listener = found.append
-    assert holder.task_future.result(5) == TimestampAndOffset(1100, 10)
-
-
-def log_tp():
-    from kafka.utils.topic_partition import TopicPartition
-    return TopicPartition("orders", 0)
+    assert lookup_timestamp(rlm, copied[1], T0 + 35, 0) == TimestampAndOffset(T0 + 40, 4)
+    assert lookup_timestamp(rlm, copied[1], 0, 5) == TimestampAndOffset(T0 + 50, 5)
+    assert lookup_timestamp(rlm, copied[1], T0 + 60, 0) is None
+    assert find_offset_by_timestamp(rlm, TP, T0 + 95, 0, cache) is None  # past the remote segments
+    heard = []
+    rlm.offset_read_listener = heard.append
+    holder = rlm.async_offset_read(TP, T0 + 95, 0, cache, lambda: TimestampAndOffset(T0 + 100, 10))
+    assert holder.task_future.result(5) == TimestampAndOffset(T0 + 100, 10)
+    wait_until(lambda: heard == [TP], message="the ListOffsets purgatory hears of it")

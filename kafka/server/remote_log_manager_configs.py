@@ -1,4 +1,4 @@
-"""RemoteLogManagerConfig: the broker's tiered storage keys (Kafka's
+"""RemoteLogManagerConfigs: the broker's tiered storage keys (Kafka's
 org.apache.kafka.server.log.remote.storage.RemoteLogManagerConfig, KIP-405), with Kafka 4.4's names,
 types, defaults and bounds. AbstractKafkaConfig inherits them, as it does ShareGroupConfig's.
 
@@ -23,7 +23,7 @@ TOPIC_BASED_RLMM_CLASS_NAME = ("org.apache.kafka.server.log.remote.metadata.stor
                                "TopicBasedRemoteLogMetadataManager")
 
 
-class RemoteLogManagerConfig:
+class RemoteLogManagerConfigs:
     """The remote.log.* keys, declared as AbstractKafkaConfig declares its own:
     `config.remote_log_storage_system_enable`."""
 
