@@ -31,9 +31,9 @@ DEFAULT_SEGMENT_INDEX_BYTES = 10 * 1024 * 1024
 DEFAULT_MESSAGE_TIMESTAMP_AFTER_MAX_MS = 60 * 60 * 1000  # an hour ahead of the broker's clock (Kafka 4.0)
 TIERED_STORAGE_DISABLED = ("Tiered Storage functionality is disabled in the broker. "
                            "Topic cannot be configured with remote log storage.")
-# Kafka's Topic.isInternal, and the two logs never tiered (UnifiedLog.isRemoteLogEnabled).
-NEVER_TIERED_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state",
-                                 "__remote_log_metadata", "__cluster_metadata"})
+# Kafka's Topic.INTERNAL_TOPICS: clients may not write them; and the logs never tiered.
+INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
+NEVER_TIERED_TOPICS = INTERNAL_TOPICS | {"__remote_log_metadata", "__cluster_metadata"}
 
 CLEANUP_POLICIES = ("delete", "compact")
 TIMESTAMP_TYPES = ("CreateTime", "LogAppendTime")

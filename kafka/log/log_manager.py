@@ -99,7 +99,8 @@ class LogManager:
                  producer_state_manager_config: ProducerStateManagerConfig | None = None,
                  producer_id_expiration_check_interval_ms: int = 600_000,
                  reserved_partitions: Mapping[str, int] | None = None,
-                 open_files_limit: Callable[[], int | None] = soft_open_files_limit) -> None:
+                 open_files_limit: Callable[[], int | None] = soft_open_files_limit,
+                 remote_storage_system_enable: bool = False) -> None:
         if not log_dirs:
             raise ValueError("log.dirs is empty")
         self.log_dirs = [os.path.abspath(log_dir) for log_dir in log_dirs]
@@ -128,6 +129,8 @@ class LogManager:
         self.reserved_partitions = dict(reserved_partitions or {})
         self.open_files_limit = open_files_limit  # injected, as time is: the unit tests pick the limit
         self._clean_shutdown_epochs: list[int] = []  # what each dir's clean-shutdown marker said
+        # remote.log.storage.system.enable: the logs of topics with remote.storage.enable are tiered
+        self.remote_storage_system_enable = remote_storage_system_enable
 
     # ------------------------------------------------------------------------------ lifecycle
 
@@ -270,7 +273,8 @@ class LogManager:
                     recovery_point=recovery_points.get(parsed, 0),
                     had_clean_shutdown=clean,
                     high_watermark=high_watermarks.get(parsed, 0),
-                    producer_state_manager_config=self.producer_state_manager_config)
+                    producer_state_manager_config=self.producer_state_manager_config,
+                    remote_storage_system_enable=self.remote_storage_system_enable)
             except (OSError, KafkaStorageError) as e:  # EMFILE, EIO: this log stays on disk, offline
                 self._unloadable[parsed] = str(e)
                 self.log_dir_failure_channel.maybe_add_offline_log_dir(log_dir, str(e))
@@ -370,7 +374,8 @@ class LogManager:
                     self._check_descriptor_headroom(log_dir, topic, partition)
                     log = UnifiedLog(path, topic, partition, config or self.default_config, self.time,
                                      scheduler=self.scheduler,
-                                     producer_state_manager_config=self.producer_state_manager_config)
+                                     producer_state_manager_config=self.producer_state_manager_config,
+                                     remote_storage_system_enable=self.remote_storage_system_enable)
                 except (OSError, KafkaStorageError) as e:  # a full disk, EMFILE: the partition is not hosted
                     if not existed:  # no half-made partition directory for the next start
                         shutil.rmtree(path, ignore_errors=True)

@@ -89,9 +89,10 @@ class UnifiedLog:
         self._highest_offset_in_remote_storage = -1  # the RemoteLogManager's tasks move it
         self.producer_state_manager = ProducerStateManager(
             self.name, dir, producer_state_manager_config or ProducerStateManagerConfig(), time)
+        # A log start offset below the first local segment may be remote's: the topic's config, known later
+        # at start-up, decides (update_config moves a log that is not tiered up to its local start).
         loaded = LogLoader(dir, self.name, config, time, had_clean_shutdown, recovery_point, log_start_offset,
-                           self.producer_state_manager,
-                           is_remote_log_enabled(remote_storage_system_enable, config, topic)).load()
+                           self.producer_state_manager, remote_storage_system_enable).load()
         self._log_start_offset = loaded.log_start_offset
         self._local_log_start_offset = max(loaded.log_start_offset, loaded.segments[0].base_offset)
         self._local_log = LocalLog(dir, topic, partition, config, loaded.segments,
@@ -382,6 +383,8 @@ class UnifiedLog:
         """A topic config change: applies to the next append (and to segments created from now on)."""
         with self._lock:
             self._local_log.update_config(config)
+            if not self.remote_log_enabled:
+                self._log_start_offset = max(self._log_start_offset, self._local_log_start_offset)
 
     # ------------------------------------------------------------------------------ reading
 

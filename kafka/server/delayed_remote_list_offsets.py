@@ -13,6 +13,9 @@ TimeoutMs, v10+, else remote.list.offsets.request.timeout.ms):
                               or the LSO for read_committed, it is no answer: -1); the partition moved
                               away: its error; every lookup answered: complete
     expiration                the lookups not started are cancelled
+
+list_offsets_partition_status is the per-partition step of Kafka's ReplicaManager.fetchOffset, beside the
+status it builds.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from collections.abc import Callable
 from concurrent.futures import InvalidStateError
 from dataclasses import dataclass
 
+from kafka.log.fetch_isolation import FetchIsolation
 from kafka.log.remote.async_offset_read_future_holder import AsyncOffsetReadFutureHolder
 from kafka.protocol.errors import Errors
 from kafka.purgatory.delayed_operation import DelayedOperation
@@ -56,6 +60,23 @@ class ListOffsetsPartitionStatus:
     last_fetchable_offset: int | None = None  # a found offset at or past it is no answer
     leader_epoch: int | None = None  # what the answer names (v4+)
     completed: bool = False
+
+
+def list_offsets_partition_status(replica_manager, tp: TopicPartition, timestamp: int, isolation_level: int,
+                                  replica_id: int, version: int) -> ListOffsetsPartitionStatus:
+    """One partition of Kafka's ReplicaManager.fetchOffset: its answer now, or the lookup on the remote
+    reader pool it will wait for, with the last fetchable offset that lookup's answer is held to."""
+    if is_list_offsets_timestamp_unsupported(timestamp, version):
+        return ListOffsetsPartitionStatus(partition_response(tp.partition, Errors.UNSUPPORTED_VERSION))
+    partition, error = replica_manager.get_partition_or_error(tp)
+    if partition is None:
+        return ListOffsetsPartitionStatus(partition_response(tp.partition, error))
+    epoch = partition.leader_epoch if version >= 4 else None
+    isolation = FetchIsolation.of(replica_id, isolation_level)
+    found = partition.fetch_offset_for_timestamp(timestamp, isolation, replica_manager.remote_log_manager)
+    if isinstance(found, tuple):
+        return ListOffsetsPartitionStatus(partition_response(tp.partition, Errors.NONE, *found, epoch))
+    return ListOffsetsPartitionStatus(None, found, partition.last_fetchable_offset(isolation), epoch)
 
 
 class DelayedRemoteListOffsets(DelayedOperation):

@@ -84,6 +84,7 @@ from kafka.server.metadata_cache import Broker, MetadataCache
 from kafka.server.metrics_endpoint import MetricsEndpoint
 from kafka.server.node_to_controller_channel_manager import NodeToControllerChannelManager
 from kafka.server.quota.quota_factory import QuotaManagers
+from kafka.server.remote.remote_log_manager_builder import build_remote_log_manager
 from kafka.server.replica_manager import ReplicaManager
 from kafka.server.request_handler_helper import RequestHandlerHelper
 from kafka.server.sasl_apis import SaslApis
@@ -110,8 +111,7 @@ from kafka.utils.timer.system_timer_reaper import SystemTimerReaper
 log = structlog.get_logger("kafka.server.KafkaServer")
 
 STARTUP_WAIT_LOG_INTERVAL_S = 10.0
-# The same handler failure again (a lab handout's TODO reached by every fetch) is logged once this often.
-HANDLER_ERROR_LOG_INTERVAL_MS = 10_000
+HANDLER_ERROR_LOG_INTERVAL_MS = 10_000  # the same handler failure (a lab's TODO every fetch hits): once
 
 
 class StartupAborted(Exception):
@@ -213,7 +213,8 @@ class KafkaServer:
             cluster_id=cluster_id,
             producer_state_manager_config=ProducerStateManagerConfig(config.producer_id_expiration_ms),
             producer_id_expiration_check_interval_ms=config.producer_id_expiration_check_interval_ms,
-            reserved_partitions=reserved_partitions)
+            reserved_partitions=reserved_partitions,
+            remote_storage_system_enable=config.remote_log_storage_system_enable)
         try:
             self.log_manager.startup({})  # topic configs come from the metadata log, applied by the publisher
         except OSError as e:
@@ -235,7 +236,9 @@ class KafkaServer:
         config = self.config
         self.metadata_cache = MetadataCache(cluster_id, Broker(config.node_id, self._advertised_end_points()))
         self.metadata_cache.kraft_version = lambda: self.shared.raft_driver.published.kraft_version  # KIP-853
-        self.replica_manager = ReplicaManager(config, self.log_manager, self.metadata_cache, self.time)
+        rlm = build_remote_log_manager(config, self.log_manager, self.metadata_cache, self.time)  # KIP-405
+        self.replica_manager = ReplicaManager(config, self.log_manager, self.metadata_cache, self.time,
+                                              remote_log_manager=rlm)
 
     def _start_forwarding_manager(self) -> None:
         """The channel to the active controller, which admin requests are forwarded on (Kafka's
@@ -457,8 +460,7 @@ class KafkaServer:
     def _await_broker_ready(self) -> None:
         """Kafka's BrokerServer waits for the metadata log and for the controller's unfencing."""
         self._await(self.lifecycle_manager.initial_catch_up_future, "catching up with the metadata log")
-        # Kafka's enableRequestProcessing: clients are accepted once the metadata is caught up, so a SCRAM
-        # user is known (and not refused) from a restarted broker's first connection on
+        # Kafka's enableRequestProcessing: from catching up on, so a restarted broker knows its SCRAM users
         self.socket_server.enable_request_processing()
         self._await(self.lifecycle_manager.initial_unfenced_future, "being unfenced by the controller")
 
@@ -538,8 +540,7 @@ class KafkaServer:
         """Kafka's BrokerServer.shutdown, step by step in its order."""
         if self.lifecycle_manager is not None:
             self._controlled_shutdown()
-        # Stop accepting connections and requests. Kafka's SocketServer does it in two steps (here
-        # stopProcessingRequests, its shutdown near the end); ours stops in one.
+        # Stop accepting connections and requests (Kafka's stopProcessingRequests and shutdown, in one step)
         if self.socket_server is not None:
             self.socket_server.shutdown()
         if self.metrics_endpoint is not None:  # /metrics and /requests: our other listener
@@ -571,8 +572,7 @@ class KafkaServer:
             self.alter_partition_channel.shutdown()
         if self.forwarding_manager is not None:  # answers every forward still waiting on the controller
             self.forwarding_manager.shutdown()
-        # Kafka closes the lifecycle manager last, with a channel of its own; ours heartbeats on
-        # controller_channel, so it stops before that channel does.
+        # the lifecycle manager before controller_channel, which it heartbeats on (Kafka's: last, on its own)
         if self.lifecycle_manager is not None:
             self.lifecycle_manager.close()
         if self.controller_channel is not None:

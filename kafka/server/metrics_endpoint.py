@@ -21,6 +21,7 @@ import structlog
 
 from kafka.metrics.broker_metrics import BrokerMetrics, LogStats
 from kafka.metrics.prometheus_exporter import PrometheusExporter
+from kafka.metrics.remote_log_manager_stats import RemoteLogManagerStats
 from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
 from kafka.server.request_trace import RequestTrace
 
@@ -58,6 +59,8 @@ class MetricsEndpoint:
         channel.metrics = self.metrics.request_metrics
         self.replica_manager.broker_topic_stats = self.metrics.broker_topic_stats
         self.replica_manager.isr_change_meters = self.metrics.isr_change_meters
+        if self.replica_manager.remote_log_manager is not None:  # tiered storage's copier and expiration
+            self.replica_manager.remote_log_manager.stats = RemoteLogManagerStats(self.metrics.group)
         self.register_gauges()
         pages = {}
         if config.request_trace_enable:

@@ -44,10 +44,11 @@ from kafka.log.errors import (
 from kafka.log.fetch_data_info import LogOffsetMetadata
 from kafka.log.fetch_isolation import FetchIsolation
 from kafka.log.file_records import FileRecords
-from kafka.log.log_config import LogConfig
+from kafka.log.log_config import INTERNAL_TOPICS, LogConfig
 from kafka.log.log_manager import LogManager
 from kafka.log.log_validator import RecordValidationError
 from kafka.log.remote.remote_storage_fetch_info import RemoteStorageFetchInfo
+from kafka.log.remote.stop_partition import StopPartition
 from kafka.metrics.broker_topic_stats import BrokerTopicStats
 from kafka.metrics.isr_change_meters import IsrChangeMeters
 from kafka.protocol.errors import Errors
@@ -57,12 +58,7 @@ from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgator
 from kafka.server.delayed_fetch import DelayedFetch
 from kafka.server.delayed_produce import DelayedProduce, PartitionResponse, ProducePartitionStatus
 from kafka.server.delayed_remote_fetch import process_remote_fetches
-from kafka.server.delayed_remote_list_offsets import (
-    DelayedRemoteListOffsets,
-    ListOffsetsPartitionStatus,
-    is_list_offsets_timestamp_unsupported,
-    partition_response,
-)
+from kafka.server.delayed_remote_list_offsets import DelayedRemoteListOffsets
 from kafka.server.fetch_params import FetchParams
 from kafka.server.fetch_partition_data import FetchPartitionData, FetchPartitionInfo
 from kafka.server.log_append_result import APPEND_ERRORS, LogAppendResult
@@ -152,6 +148,7 @@ class ReplicaManager:
         partition = self._get_or_create_partition(tp, log_config)
         self.replica_fetcher_manager.remove_fetcher_for_partitions([tp])
         partition.make_leader(state)
+        self._on_remote_leadership_change(partition, leader=True)
         self.try_complete_delayed_requests(tp)  # waiting produces and fetches see the new state
         return partition
 
@@ -174,8 +171,15 @@ class ReplicaManager:
                             topic_partition=str(tp), leader=state.leader,
                             listener=self.config.inter_broker_listener_name)
             self.replica_fetcher_manager.shutdown_idle_fetcher_threads()
+        self._on_remote_leadership_change(partition, leader=False)
         self.try_complete_delayed_requests(tp)  # a produce waiting on a former leadership is answered
         return partition
+
+    def _on_remote_leadership_change(self, partition: Partition, leader: bool) -> None:
+        known = self.remote_log_manager is not None and self.metadata_cache is not None
+        topic = self.metadata_cache.get_topic(partition.topic) if known else None
+        if topic is not None:  # Kafka's applyDelta tells the RemoteLogManager of each leadership change
+            self.remote_log_manager.on_partition_leadership_change(partition, topic.topic_id, leader)
 
     def stop_replicas(self, tps: list[TopicPartition], delete: bool) -> None:
         """This broker is no longer a replica of tps (a reassignment moved them away): stop
@@ -186,6 +190,8 @@ class ReplicaManager:
             self.all_partitions = {tp: p for tp, p in self.all_partitions.items() if tp not in tps}
             for tp in tps:
                 self._offline_partitions.pop(tp, None)
+        if self.remote_log_manager is not None:
+            self.remote_log_manager.stop_partitions([StopPartition(tp, delete) for tp in tps])
         for partition in stopped:
             partition.delete()
         for tp in tps:
@@ -226,6 +232,9 @@ class ReplicaManager:
             self.all_partitions = {tp: p for tp, p in self.all_partitions.items() if tp.topic != topic}
             self._offline_partitions = {tp: e for tp, e in self._offline_partitions.items()
                                         if tp.topic != topic}
+        if self.remote_log_manager is not None:  # Kafka's stopPartitions: tiered data goes too
+            self.remote_log_manager.stop_partitions(
+                [StopPartition(p.topic_partition, True, p.log.remote_log_enabled) for p in deleted])
         for partition in deleted:
             partition.delete()
         for tp in gone:
@@ -307,7 +316,7 @@ class ReplicaManager:
                             internal_topics_allowed: bool, origin: AppendOrigin = AppendOrigin.CLIENT,
                             ) -> LogAppendResult:
         """Append one partition's records (Kafka's appendToLocalLog, for one partition)."""
-        if tp.topic.startswith("__") and not internal_topics_allowed:
+        if tp.topic in INTERNAL_TOPICS and not internal_topics_allowed:  # Kafka's Topic.isInternal
             return LogAppendResult.failed(Errors.INVALID_TOPIC_EXCEPTION,
                                           f"cannot append to internal topic {tp.topic}")
         partition, error = self.get_partition_or_error(tp)
@@ -542,20 +551,6 @@ class ReplicaManager:
         keys = [TopicPartitionOperationKey(tp.topic, tp.partition) for tp in statuses]
         self.delayed_remote_list_offsets_purgatory.try_complete_else_watch(operation, keys)
 
-    def _list_offsets_partition_status(self, tp: TopicPartition, timestamp: int, isolation_level: int,
-                                       replica_id: int, version: int) -> ListOffsetsPartitionStatus:
-        if is_list_offsets_timestamp_unsupported(timestamp, version):
-            return ListOffsetsPartitionStatus(partition_response(tp.partition, Errors.UNSUPPORTED_VERSION))
-        partition, error = self.get_partition_or_error(tp)
-        if partition is None:
-            return ListOffsetsPartitionStatus(partition_response(tp.partition, error))
-        epoch = partition.leader_epoch if version >= 4 else None
-        isolation = FetchIsolation.of(replica_id, isolation_level)
-        found = partition.fetch_offset_for_timestamp(timestamp, isolation, self.remote_log_manager)
-        if isinstance(found, tuple):
-            return ListOffsetsPartitionStatus(partition_response(tp.partition, Errors.NONE, *found, epoch))
-        return ListOffsetsPartitionStatus(None, found, partition.last_fetchable_offset(isolation), epoch)
-
     def delete_records(self, tp: TopicPartition, offset: int) -> tuple[Errors, int]:
         """DeleteRecords for one partition: move the log start offset to `offset` (-1: the high
         watermark). Returns (error, the new low watermark). Kafka waits in a DelayedDeleteRecords
@@ -591,3 +586,5 @@ class ReplicaManager:
         self.delayed_remote_list_offsets_purgatory.shutdown()
         if self.delayed_share_fetch_purgatory is not None:
             self.delayed_share_fetch_purgatory.shutdown()
+        if self.remote_log_manager is not None:
+            self.remote_log_manager.close()

@@ -63,3 +63,23 @@ def test_bad_values_name_the_key(key, value):
 def test_unknown_key_is_rejected():
     with pytest.raises(ValueError, match="log.segment.bytes"):
         LogConfig.from_props({"log.segment.bytes": "100"})
+
+
+def test_tiered_storage_validation_with_kafkas_messages():
+    from kafka.log.log_config import TIERED_STORAGE_DISABLED, validate
+
+    tiered = {"remote.storage.enable": "true"}
+    assert validate({}, tiered, None, True).remote_storage_enable
+    with pytest.raises(ValueError, match=TIERED_STORAGE_DISABLED):
+        validate({}, tiered, None, False)
+    with pytest.raises(ValueError, match="only supports topics with cleanup.policy=delete"):
+        validate({}, {**tiered, "cleanup.policy": "compact"}, None, True)
+    with pytest.raises(ValueError, match="Invalid value 2000 for configuration local.retention.bytes: "
+                                         "Value must not be more than retention.bytes property value: 1000"):
+        validate({}, {**tiered, "retention.bytes": "1000", "local.retention.bytes": "2000"}, None, True)
+    with pytest.raises(ValueError, match="Value must not be -1 as retention.ms value is set as 1000"):
+        validate({}, {**tiered, "retention.ms": "1000", "local.retention.ms": "-1"}, None, True)
+    with pytest.raises(ValueError, match="It is invalid to disable remote storage without deleting"):
+        validate(tiered, {}, None, True)
+    assert not validate(tiered, {"remote.log.delete.on.disable": "true"}, None, True).remote_storage_enable
+    assert LogConfig.from_props(tiered).remote_storage_enable, "parsing alone accepts it: validation decides"

@@ -88,7 +88,7 @@ class RemoteLogManager:
         self._update_remote_log_start_offset = update_remote_log_start_offset
         self.remote_storage_manager = remote_storage_manager
         self.remote_log_metadata_manager = remote_log_metadata_manager
-        self.stats = stats if stats is not None else RemoteLogManagerStats()
+        self._stats = stats if stats is not None else RemoteLogManagerStats()
         self.segment_ids_being_copied: set = set()
         self.topic_id_by_partition: dict[TopicPartition, uuid.UUID] = {}
         self._tasks_lock = threading.Lock()
@@ -107,7 +107,7 @@ class RemoteLogManager:
         self.follower_thread_pool = RLMScheduledThreadPool(
             config.follower_thread_pool_size, "RLMFollowerScheduledThreadPool",
             "kafka-rlm-follower-thread-pool-", time)
-        self.stats.register_idle_gauge(self.rlm_copy_thread_pool.idle_percent)
+        self._stats.register_idle_gauge(self.rlm_copy_thread_pool.idle_percent)
         self._closed = False
         # The read side: the reader pool, and the indexes of remote segments cached under the log dir.
         self.index_cache = (RemoteIndexCache(config.index_file_cache_total_size_bytes, remote_storage_manager,
@@ -120,6 +120,18 @@ class RemoteLogManager:
         # Kafka's setDelayedOperationPurgatory, as a callback up: the ReplicaManager completes the
         # DelayedRemoteListOffsets waiting on a partition whose offset lookup finished.
         self.offset_read_listener: Callable[[TopicPartition], None] | None = None
+
+    @property
+    def stats(self) -> RemoteLogManagerStats:
+        return self._stats
+
+    @stats.setter
+    def stats(self, stats: RemoteLogManagerStats) -> None:
+        """The broker's exported metrics replace the private ones (as the ReplicaManager's are replaced)."""
+        stats.register_idle_gauge(self.rlm_copy_thread_pool.idle_percent)
+        self.remote_storage_reader_thread_pool.register_metrics(stats.group)
+        self.remote_read_timer = stats.group.new_histogram(r.REMOTE_LOG_READER_FETCH_RATE_AND_TIME).labels()
+        self._stats = stats
 
     # ------------------------------------------------------------------ leadership
 
@@ -139,6 +151,12 @@ class RemoteLogManager:
             self.do_handle_follower_partition(tip)
         for tip, copy_disabled in leaders.items():
             self.do_handle_leader_partition(tip, copy_disabled)
+
+    def on_partition_leadership_change(self, partition, topic_id: uuid.UUID, leader: bool) -> None:
+        """One partition (anything with a topic_partition and a log, as the ReplicaManager's Partition)."""
+        changed = [TopicPartitionLog(partition.topic_partition, partition.log)]
+        self.on_leadership_change(changed if leader else [], [] if leader else changed,
+                                  {partition.topic_partition.topic: topic_id})
 
     @staticmethod
     def _tiered(partitions: Iterable[TopicPartitionLog], topic_ids: dict[str, uuid.UUID]
@@ -195,7 +213,7 @@ class RemoteLogManager:
                 self.record_copy_lag(tip, 0, 0)
 
     def stop_partitions(self, stop_partitions: Iterable[StopPartition],
-                        error_handler: Callable[[TopicPartition, Exception], None]) -> None:
+                        error_handler: Callable[[TopicPartition, Exception], None] | None = None) -> None:
         """Kafka's stopPartitions: this broker no longer hosts these partitions; their tasks stop, and a
         deleted topic's remote segments are deleted (DELETE_SEGMENT_STARTED, delete,
         DELETE_SEGMENT_FINISHED)."""
@@ -216,7 +234,8 @@ class RemoteLogManager:
                     log.info("deleting the remote log segments of a deleted partition", partition=str(tip))
                     self._delete_remote_log_partition(tip)
             except Exception as e:
-                error_handler(stop.topic_partition, e)
+                if error_handler is not None:
+                    error_handler(stop.topic_partition, e)
                 log.exception("error stopping a partition", partition=str(stop.topic_partition))
         pending = [self.topic_id_partition(s.topic_partition) for s in stop_partitions
                    if s.stop_remote_log_metadata_manager or s.delete_local_log]
@@ -384,10 +403,11 @@ class RemoteLogManager:
             task.cancel()
         with self._copy_quota_condition:
             self._copy_quota_condition.notify_all()
+        # The metadata manager first: a task waiting for a metadata write fails at once, its thread is free.
+        self.remote_log_metadata_manager.close()
         for pool in (self.rlm_copy_thread_pool, self.rlm_expiration_thread_pool, self.follower_thread_pool):
             pool.close()
         self.remote_storage_reader_thread_pool.shutdown()
         if self.index_cache is not None:
             self.index_cache.close()
-        self.remote_log_metadata_manager.close()
         self.remote_storage_manager.close()

@@ -58,11 +58,22 @@ class RemoteStorageThreadPool:
                          for n in range(num_threads)]
         for thread in self._threads:
             thread.start()
-        self._gauges = []
+        self._gauges: list = []
+        self._metrics_group: KafkaMetricsGroup | None = None
         if metrics_group is not None:
-            self._gauges = [metrics_group.new_gauge(REMOTE_LOG_READER_TASK_QUEUE_SIZE, self.queue_size),
-                            metrics_group.new_gauge(REMOTE_LOG_READER_AVG_IDLE_PERCENT, self.idle_percent)]
-            self._metrics_group = metrics_group
+            self.register_metrics(metrics_group)
+
+    def register_metrics(self, metrics_group: KafkaMetricsGroup) -> None:
+        """Export the two gauges in this group (from the one they were in, if any)."""
+        self._remove_metrics()
+        self._gauges = [metrics_group.new_gauge(REMOTE_LOG_READER_TASK_QUEUE_SIZE, self.queue_size),
+                        metrics_group.new_gauge(REMOTE_LOG_READER_AVG_IDLE_PERCENT, self.idle_percent)]
+        self._metrics_group = metrics_group
+
+    def _remove_metrics(self) -> None:
+        for gauge in self._gauges:
+            self._metrics_group.remove(gauge)
+        self._gauges = []
 
     def submit(self, task: Callable[[], T]) -> Future[T]:
         """Queue the task for a reader thread; its Future can be cancelled until a thread takes it.
@@ -121,6 +132,4 @@ class RemoteStorageThreadPool:
         for thread in self._threads:
             if thread is not threading.current_thread():
                 thread.join(timeout_s)
-        for gauge in self._gauges:
-            self._metrics_group.remove(gauge)
-        self._gauges = []
+        self._remove_metrics()

@@ -41,6 +41,7 @@ from kafka.log.errors import LogDirError
 from kafka.log.log_config import LogConfig
 from kafka.network.end_point import EndPoint
 from kafka.server.metadata_cache import Broker, PartitionState, TopicMetadata
+from kafka.server.remote.remote_log_components import maybe_update_remote_log_components
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.server.metadata.BrokerMetadataPublisher")
@@ -174,6 +175,10 @@ class BrokerMetadataPublisher:
             log_config = LogConfig.from_props(topic.configs, self.default_log_config)
             previous = old.get(name)
             if previous is not None and previous.configs != topic.configs:
+                self.log_manager.update_topic_config(name, log_config)
+                old_config = LogConfig.from_props(previous.configs, self.default_log_config)
+                maybe_update_remote_log_components(self.replica_manager, topic, old_config, log_config)
+            elif previous is None and topic.configs:  # a restarted broker loaded its logs before this
                 self.log_manager.update_topic_config(name, log_config)
             moved_away = []
             for state in topic.partitions:
