@@ -58,7 +58,7 @@ from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgator
 from kafka.server.delayed_fetch import DelayedFetch
 from kafka.server.delayed_produce import DelayedProduce, PartitionResponse, ProducePartitionStatus
 from kafka.server.delayed_remote_fetch import process_remote_fetches
-from kafka.server.delayed_remote_list_offsets import DelayedRemoteListOffsets
+from kafka.server.delayed_remote_list_offsets import DelayedRemoteListOffsets, list_offsets_partition_status
 from kafka.server.fetch_params import FetchParams
 from kafka.server.fetch_partition_data import FetchPartitionData, FetchPartitionInfo
 from kafka.server.log_append_result import APPEND_ERRORS, LogAppendResult
@@ -540,9 +540,8 @@ class ReplicaManager:
         """Kafka's fetchOffset: ListOffsets for every partition of a request (tp -> timestamp), answered
         through response_callback (tp -> partition response). A tiered partition's lookup by time runs
         on the remote reader pool, and the answer waits for it as a DelayedRemoteListOffsets."""
-        statuses = {tp: self._list_offsets_partition_status(tp, timestamp, isolation_level, replica_id,
-                                                            version)
-                    for tp, timestamp in partitions.items()}
+        statuses = {tp: list_offsets_partition_status(self, tp, timestamp, isolation_level, replica_id,
+                                                      version) for tp, timestamp in partitions.items()}
         if not any(status.future_holder is not None for status in statuses.values()):
             response_callback({tp: status.response for tp, status in statuses.items()})
             return
