@@ -64,11 +64,8 @@ __all__ = ["LogAppendInfo", "TimestampAndOffset", "UnifiedLog"]
 log = structlog.get_logger("kafka.log.UnifiedLog")
 
 # ListOffsets' special timestamps (Kafka's ListOffsetsRequest constants).
-LATEST_TIMESTAMP = -1
-EARLIEST_TIMESTAMP = -2
-MAX_TIMESTAMP = -3
-EARLIEST_LOCAL_TIMESTAMP = -4  # without tiered storage: the same as EARLIEST
-LATEST_TIERED_TIMESTAMP, EARLIEST_PENDING_UPLOAD_TIMESTAMP = -5, -6  # KIP-1005, KIP-1023
+LATEST_TIMESTAMP, EARLIEST_TIMESTAMP, MAX_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP = -1, -2, -3, -4
+LATEST_TIERED_TIMESTAMP, EARLIEST_PENDING_UPLOAD_TIMESTAMP = -5, -6  # KIP-1005, KIP-1023 (tiered storage)
 
 
 class UnifiedLog:
