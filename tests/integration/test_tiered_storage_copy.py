@@ -91,3 +91,20 @@ def test_segments_are_copied_local_ones_deleted_and_a_restart_knows_what_is_remo
     resumed = remote_segments(restarted)
     assert all(a.end_offset + 1 == b.start_offset for a, b in zip(resumed, resumed[1:], strict=False)), \
         "nothing copied twice, nothing skipped"
+
+
+def test_deleting_a_tiered_topic_deletes_its_remote_segments(start_broker, tmp_path):
+    remote = tmp_path / "remote"
+    broker = start_broker(tmp_path / "data", tiered_broker(remote))
+    create_tiered_topic(broker.bootstrap)
+    produce(broker.bootstrap, 100)
+    server = broker.server
+    wait_until(lambda: len(remote_segments(server)) >= 3, timeout=60, message="segments copied")
+    tip = remote_segments(server)[0].topic_id_partition
+    partition_dir = remote / "kafka-tiered-storage" / partition_directory_name(tip)
+    assert any(p.name.endswith(".log") for p in partition_dir.iterdir())
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+    admin.delete_topics([TOPIC])[TOPIC].result(15)
+    wait_until(lambda: not any(p.name.endswith(".log") for p in partition_dir.iterdir()), timeout=60,
+               message="the deleted topic's remote segments deleted")
+    assert not server.replica_manager.remote_log_manager.topic_id_by_partition, "its tasks are gone"

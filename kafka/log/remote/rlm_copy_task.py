@@ -166,6 +166,9 @@ class RLMCopyTask(RLMTask):
             except RemoteStorageException as e:
                 log.info("cleanup failed: retried later", segment_id=str(segment_id), error=str(e))
             raise
+        if self.is_cancelled:  # the partition changed hands or was deleted meanwhile: leave nothing behind
+            rlm.remote_storage_manager.delete_log_segment_data(started)
+            return
         finished = RemoteLogSegmentMetadataUpdate(segment_id, rlm.time.milliseconds(), custom_metadata,
                                                   RemoteLogSegmentState.COPY_SEGMENT_FINISHED, rlm.broker_id)
         if custom_metadata is not None and len(custom_metadata) > self.custom_metadata_size_limit:

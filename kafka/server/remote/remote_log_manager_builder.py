@@ -52,9 +52,17 @@ def build_remote_log_manager(config, log_manager: LogManager, metadata_cache,
     rsm.configure({**plugin_configs(config.originals, config.remote_log_storage_manager_impl_prefix),
                    "broker.id": str(config.node_id)})
     rlmm = create(config.remote_log_metadata_manager_class_name, RemoteLogMetadataManager, time)
-    rlmm.configure(rlmm_configs(config, metadata_cache.cluster_id, metadata_cache.local_broker.end_points))
+    rlmm_props = rlmm_configs(config, metadata_cache.cluster_id, metadata_cache.local_broker.end_points)
     if isinstance(rlmm, TopicBasedRemoteLogMetadataManager):
+        if COMMON_CLIENT_PREFIX + "bootstrap.servers" not in rlmm_props:  # its clients would fail later
+            raise ConfigError("the TopicBasedRemoteLogMetadataManager needs "
+                              "remote.log.metadata.manager.listener.name (or "
+                              f"{config.remote_log_metadata_manager_impl_prefix}{COMMON_CLIENT_PREFIX}"
+                              "bootstrap.servers)")
+        rlmm.configure(rlmm_props)
         rlmm.on_broker_ready()  # its start-up thread retries until the broker answers
+    else:
+        rlmm.configure(rlmm_props)
 
     def fetch_log(tp: TopicPartition):
         return log_manager.get_log(tp.topic, tp.partition)
