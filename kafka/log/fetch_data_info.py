@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kafka.log.file_records import FileRecords
+from kafka.log.transaction_index import AbortedTxn
 
 UNKNOWN = -1
 
@@ -51,6 +52,8 @@ class FetchDataInfo:
     # Kafka sets this when min_one_message was off and the first batch did not fit: the caller
     # (a follower fetch with a tiny size) learns that it must ask for more bytes.
     first_entry_incomplete: bool = False
+    # A read_committed read of remote storage: the aborted transactions among its records (None otherwise).
+    aborted_transactions: list[AbortedTxn] | None = None
 
     @property
     def size_in_bytes(self) -> int:

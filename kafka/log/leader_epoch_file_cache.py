@@ -108,6 +108,19 @@ class LeaderEpochFileCache:
         with self._lock:
             return self._entries[-1].epoch if self._entries else UNDEFINED_EPOCH
 
+    def epoch_for_offset(self, offset: int) -> int | None:
+        """The epoch that wrote `offset` (Kafka's epochForOffset): the last one starting at or before it,
+        or None if the first known epoch starts after it. A remote read finds its segment by this."""
+        with self._lock:
+            starts = [e.start_offset for e in self._entries]
+            index = bisect_right(starts, offset) - 1
+            return self._entries[index].epoch if index >= 0 else None
+
+    def next_epoch(self, epoch: int) -> int | None:
+        """The first known epoch after `epoch`, or None (Kafka's nextEpoch)."""
+        with self._lock:
+            return next((e.epoch for e in self._entries if e.epoch > epoch), None)
+
     def end_offset_for(self, requested_epoch: int, log_end_offset: int) -> EpochEntry:
         """Kafka's endOffsetFor: (the largest epoch <= requested_epoch, where it ends).
 

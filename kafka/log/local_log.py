@@ -27,6 +27,7 @@ import structlog
 
 from kafka.log.errors import KafkaStorageError, LogDirError, OffsetOutOfRangeError, TornSegmentError
 from kafka.log.fetch_data_info import FetchDataInfo, LogOffsetMetadata
+from kafka.log.file_records import TimestampAndOffset
 from kafka.log.log_config import LogConfig
 from kafka.log.log_file_utils import CLEANED_FILE_SUFFIX, DELETED_FILE_SUFFIX, SWAP_FILE_SUFFIX
 from kafka.log.log_segment import LogSegment
@@ -245,6 +246,16 @@ class LocalLog:
             if result.is_complete:
                 break
         return found
+
+    def search_offset_in_local_log(self, timestamp: int, starting_offset: int) -> TimestampAndOffset | None:
+        """The first record at or after starting_offset whose timestamp is >= `timestamp` (UnifiedLog's
+        searchOffsetInLocalLog): the first segment whose largest timestamp reaches it, its time index then."""
+        for segment in self._view[0]:
+            if segment.max_timestamp_so_far >= timestamp:
+                found = segment.find_offset_by_timestamp(timestamp, starting_offset)
+                if found is not None:
+                    return found
+        return None
 
     # ------------------------------------------------------------------------------ truncation
 

@@ -269,6 +269,14 @@ class ProducerStateManager:
         self.last_snap_offset = 0
         self.last_map_offset = offset
 
+    def truncate_fully_and_reload_snapshots(self) -> None:
+        """Forget the producers and take in the snapshot files the directory now holds (Kafka's
+        truncateFullyAndReloadSnapshots): a follower that copied its leader's snapshot from remote storage
+        then rebuilds its producer state from it."""
+        self._clear_producer_ids()
+        self._snapshots = list_snapshot_files(self.log_dir)
+        self.last_snap_offset = self.last_map_offset = 0
+
     # ------------------------------------------------------------------------------ snapshots
 
     def take_snapshot(self) -> None:

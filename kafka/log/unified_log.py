@@ -57,16 +57,15 @@ from kafka.log.producer_state_manager import (
 from kafka.log.transaction_index import AbortedTxn
 from kafka.protocol.record_batch import validate_batches
 from kafka.utils.time import Time
+from kafka.utils.topic_partition import TopicPartition
 
 __all__ = ["LogAppendInfo", "TimestampAndOffset", "UnifiedLog"]
 
 log = structlog.get_logger("kafka.log.UnifiedLog")
 
 # ListOffsets' special timestamps (Kafka's ListOffsetsRequest constants).
-LATEST_TIMESTAMP = -1
-EARLIEST_TIMESTAMP = -2
-MAX_TIMESTAMP = -3
-EARLIEST_LOCAL_TIMESTAMP = -4
+LATEST_TIMESTAMP, EARLIEST_TIMESTAMP, MAX_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP = -1, -2, -3, -4
+LATEST_TIERED_TIMESTAMP, EARLIEST_PENDING_UPLOAD_TIMESTAMP = -5, -6  # KIP-1005, KIP-1023 (tiered storage)
 
 
 class UnifiedLog:
@@ -403,28 +402,29 @@ class UnifiedLog:
         """The aborted transactions overlapping [start_offset, upper_bound_offset) (LocalLog's)."""
         return self._local_log.collect_aborted_transactions(start_offset, upper_bound_offset)
 
-    def fetch_offset_by_timestamp(self, timestamp: int) -> TimestampAndOffset | None:
-        """ListOffsets: -2 earliest, -1 latest, -3 the record with the max timestamp, otherwise the
-        first record whose timestamp is >= `timestamp` (None if there is none)."""
+    def fetch_offset_by_timestamp(self, timestamp: int, remote_offset_reader=None):
+        """ListOffsets (Kafka's fetchOffsetByTimestamp): -2 earliest, -1 latest, -3 the record with the max
+        timestamp, -4 the local log start, -5 the highest offset in remote storage, -6 the first offset not
+        copied yet (KIP-405, 1005, 1023); else the first record whose timestamp is >= `timestamp` (None if
+        none). A tiered log's lookup by time runs on remote_offset_reader's pool: its future comes back."""
         with self._lock:
-            segments = self._local_log.view[0]
-            log_start_offset = self._log_start_offset
-            log_end_offset = self._local_log.log_end_offset
-        if timestamp in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
-            return TimestampAndOffset(-1, log_start_offset)
-        if timestamp == LATEST_TIMESTAMP:
-            return TimestampAndOffset(-1, log_end_offset)
+            segments, log_start = self._local_log.view[0], self._log_start_offset
+            log_end = self._local_log.log_end_offset
+        tiered, copied = self.remote_log_enabled, self.highest_offset_in_remote_storage
+        special = {EARLIEST_TIMESTAMP: log_start, LATEST_TIMESTAMP: log_end,
+                   EARLIEST_LOCAL_TIMESTAMP: self.local_log_start_offset if tiered else log_start,
+                   LATEST_TIERED_TIMESTAMP: copied if tiered else -1,
+                   EARLIEST_PENDING_UPLOAD_TIMESTAMP: max(copied + 1, log_start) if tiered and copied >= 0
+                   else log_start if tiered and self.local_log_start_offset == log_start else -1}
+        if timestamp in special:
+            return TimestampAndOffset(-1, special[timestamp])
         if timestamp == MAX_TIMESTAMP:
-            newest = max(segments, key=lambda s: s.max_timestamp_so_far)
-            return newest.max_timestamp_and_offset()
-        # The first segment whose largest timestamp reaches the target; its time index does the rest.
-        for segment in segments:
-            if segment.max_timestamp_so_far < timestamp:
-                continue
-            found = segment.find_offset_by_timestamp(timestamp, log_start_offset)
-            if found is not None:
-                return found
-        return None
+            return max(segments, key=lambda s: s.max_timestamp_so_far).max_timestamp_and_offset()
+        if tiered and log_start != log_end and remote_offset_reader is not None:  # KIP-1075: off this thread
+            return remote_offset_reader.async_offset_read(
+                TopicPartition(self.topic, self.partition), timestamp, log_start, self.leader_epoch_cache,
+                lambda: self._local_log.search_offset_in_local_log(timestamp, self.local_log_start_offset))
+        return self._local_log.search_offset_in_local_log(timestamp, log_start)
 
     # ------------------------------------------------------------------------------ log start offset
 

@@ -18,7 +18,11 @@ from kafka.metrics.metric_name import MetricName
 
 ALL_TOPICS = ""
 METERS = (r.REMOTE_COPY_REQUESTS, r.REMOTE_COPY_BYTES, r.REMOTE_COPY_ERRORS, r.REMOTE_DELETE_REQUESTS,
-          r.REMOTE_DELETE_ERRORS)
+          r.REMOTE_DELETE_ERRORS,
+          # the read side's: the reader threads', and the followers' that build their state from remote
+          # storage
+          r.REMOTE_FETCH_REQUESTS, r.REMOTE_FETCH_BYTES, r.REMOTE_FETCH_ERRORS,
+          r.BUILD_REMOTE_LOG_AUX_STATE_REQUESTS, r.BUILD_REMOTE_LOG_AUX_STATE_ERRORS)
 PARTITION_VALUES = (r.REMOTE_COPY_LAG_BYTES, r.REMOTE_COPY_LAG_SEGMENTS, r.REMOTE_DELETE_LAG_BYTES,
                     r.REMOTE_DELETE_LAG_SEGMENTS, r.REMOTE_LOG_METADATA_COUNT, r.REMOTE_LOG_SIZE_BYTES,
                     r.REMOTE_LOG_SIZE_COMPUTATION_TIME)

@@ -82,6 +82,8 @@ class AbstractFetcherThread(threading.Thread):
         self.partition_states: dict[TopicPartition, PartitionFetchState] = {}
         self._lock = threading.Condition()
         self._running = True
+        # Kafka's fetchTierStateMachine: how a follower starts from a leader's tiered log (the subclass's)
+        self.tier_state_machine = None
 
     # ------------------------------------------------------------------ the set of partitions
     def add_partitions(self, initial: dict[TopicPartition, tuple[int, int]]) -> None:
@@ -269,6 +271,9 @@ class AbstractFetcherThread(threading.Thread):
                     state.lag = max(0, data.high_watermark - next_offset)
                 elif error == Errors.OFFSET_OUT_OF_RANGE:
                     failed.extend(self._handle_out_of_range(tp, state))
+                elif error == Errors.OFFSET_MOVED_TO_TIERED_STORAGE:
+                    failed.extend(self._handle_offsets_moved_to_tiered_storage(tp, state,
+                                                                               data.log_start_offset))
                 # FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER, ...: metadata will tell
                 else:
                     failed.append((tp, f"leader answered {error.name}"))
@@ -313,6 +318,24 @@ class AbstractFetcherThread(threading.Thread):
             self.truncate_fully_and_start_at(tp, leader_start)
             state.fetch_offset = leader_start
             state.last_fetched_epoch = UNDEFINED_EPOCH  # an empty log: nothing to check
+        return []
+
+    def _handle_offsets_moved_to_tiered_storage(self, tp: TopicPartition, state: PartitionFetchState,
+                                                leader_log_start_offset: int) -> list:
+        """Our fetch offset is only in the leader's remote storage (KIP-405, Kafka's
+        handleOffsetsMovedToTieredStorage): the tier state machine rebuilds our leader-epoch cache and
+        producer state from there, and we fetch on from the leader's local log start."""
+        if self.tier_state_machine is None:
+            return [(tp, "the leader's records are in tiered storage, which this fetcher cannot read")]
+        try:
+            fetch_offset, lag = self.tier_state_machine.start(tp, state.current_leader_epoch,
+                                                              leader_log_start_offset)
+        except Exception as e:  # a leader that did not answer, a store that failed: back off and ask again
+            return [(tp, f"building the remote log auxiliary state failed: {e!r}")]
+        log.info("follower state built from tiered storage", fetcher=self.name, partition=str(tp),
+                 fetch_offset=fetch_offset, lag=lag)
+        state.fetch_offset, state.lag, state.state = fetch_offset, lag, FETCHING
+        state.last_fetched_epoch = self.latest_epoch(tp)
         return []
 
     # ------------------------------------------------------------------ shutdown

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from kafka.log.fetch_data_info import LogOffsetMetadata
 from kafka.log.file_records import FileRecords
+from kafka.log.remote.remote_storage_fetch_info import RemoteStorageFetchInfo
 from kafka.log.transaction_index import AbortedTxn
 from kafka.protocol.errors import Errors
 
@@ -48,3 +49,6 @@ class FetchPartitionData:
     fetch_offset_metadata: LogOffsetMetadata | None = None
     # The fetcher's log diverged from the leader's: where its last fetched epoch ends here (no records).
     diverging_epoch: EpochEndOffset | None = None
+    # The records are only in remote storage (Kafka's FetchDataInfo.delayedRemoteStorageFetch): a reader
+    # thread reads them, and the fetch waits in the remote-fetch purgatory meanwhile.
+    delayed_remote_storage_fetch: RemoteStorageFetchInfo | None = None

@@ -40,6 +40,7 @@ from kafka.server.add_partitions_to_txn_manager import AddPartitionsToTxnManager
 from kafka.server.api_request_handler import ApiRequestHandler
 from kafka.server.auth_helper import AuthHelper
 from kafka.server.auto_topic_creation_manager import AutoTopicCreationManager
+from kafka.server.delayed_remote_list_offsets import partition_response
 from kafka.server.describe_topic_partitions_request_handler import DescribeTopicPartitionsRequestHandler
 from kafka.server.fetch_manager import FetchManager, SessionlessFetchContext
 from kafka.server.fetch_partition_data import FetchPartitionData, FetchPartitionInfo
@@ -346,30 +347,30 @@ class KafkaApis(ApiRequestHandler):
 
     # ------------------------------------------------------------------ ListOffsets
     def handle_list_offsets_request(self, request: Request) -> None:
+        """ListOffsets (Kafka's handleListOffsetRequest): DESCRIBE on each topic, then the ReplicaManager
+        answers every partition, some maybe later (a tiered partition's lookup by time, KIP-1075), through
+        the callback. A partition asked twice in one request is INVALID_REQUEST, as in Kafka."""
         req = request.body
-        topics = []
         describable = self.auth_helper.filter_by_authorized(request, Op.DESCRIBE, Res.TOPIC,
                                                             (t.name for t in req.topics))
-        for topic in req.topics:
-            partitions = []
-            for p in topic.partitions:
-                if topic.name not in describable:
-                    partitions.append(dict(partition_index=p.partition_index,
-                                           error_code=Errors.TOPIC_AUTHORIZATION_FAILED, timestamp=-1,
-                                           offset=-1))
-                    continue
-                error, timestamp, offset = self.replica_manager.fetch_offset_for_timestamp(
-                    TopicPartition(topic.name, p.partition_index), p.timestamp, req.isolation_level,
-                    req.replica_id)
-                entry = dict(partition_index=p.partition_index, error_code=error, timestamp=timestamp,
-                             offset=offset)
-                if request.header.api_version >= 4 and offset >= 0:
-                    partition = self.replica_manager.get_partition(TopicPartition(topic.name,
-                                                                                  p.partition_index))
-                    entry["leader_epoch"] = partition.leader_epoch if partition is not None else -1
-                partitions.append(entry)
-            topics.append(dict(name=topic.name, partitions=partitions))
-        self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, topics=topics))
+        asked = [TopicPartition(t.name, p.partition_index) for t in req.topics for p in t.partitions]
+        duplicates = {tp for tp in asked if asked.count(tp) > 1} if len(set(asked)) != len(asked) else set()
+        refused = {tp: partition_response(tp.partition, Errors.TOPIC_AUTHORIZATION_FAILED) for tp in asked
+                   if tp.topic not in describable}
+        refused.update({tp: partition_response(tp.partition, Errors.INVALID_REQUEST) for tp in duplicates})
+        timestamps = {TopicPartition(t.name, p.partition_index): p.timestamp for t in req.topics
+                      for p in t.partitions if TopicPartition(t.name, p.partition_index) not in refused}
+
+        def send_response(answered: dict) -> None:
+            answers = {**answered, **refused}
+            topics: dict[str, list[dict]] = {}
+            for tp in dict.fromkeys(asked):
+                topics.setdefault(tp.topic, []).append(answers[tp])
+            self.request_helper.send_response_maybe_throttle(request, dict(
+                throttle_time_ms=0, topics=[dict(name=name, partitions=ps) for name, ps in topics.items()]))
+
+        self.replica_manager.fetch_offset(timestamps, req.isolation_level, req.replica_id,
+                                          request.header.api_version, req.get("timeout_ms", 0), send_response)
 
     # ------------------------------------------------------------------ WriteTxnMarkers
     def handle_write_txn_markers_request(self, request: Request) -> None:

@@ -558,11 +558,11 @@ class Partition:
                      log_end_offset=self.log.log_end_offset, to=offset)
         self.log.truncate_to(offset)
 
-    def truncate_fully_and_start_at(self, offset: int) -> None:
-        """Empty the log and start it at `offset` (the leader's log starts past our end)."""
+    def truncate_fully_and_start_at(self, offset: int, log_start_offset: int | None = None) -> None:
+        """Empty the log and start it at `offset`: the leader's log starts past ours, or is remote below."""
         log.info("truncating fully", partition=str(self.topic_partition),
                  log_end_offset=self.log.log_end_offset, start_at=offset)
-        self.log.truncate_fully_and_start_at(offset)
+        self.log.truncate_fully_and_start_at(offset, log_start_offset)
 
     # ------------------------------------------------------------------ idempotent producers
     def active_producer_state(self) -> list[dict]:
@@ -579,18 +579,21 @@ class Partition:
     def producer_id_count(self) -> int:
         return self.log.producer_id_count
 
-    def fetch_offset_for_timestamp(self, timestamp: int, isolation: FetchIsolation) -> tuple[int, int]:
-        """ListOffsets: (timestamp, offset). -1: the latest offset a consumer may read (the LSO for
-        read_committed: Kafka's lastFetchableOffset); -2 the earliest; -4 the earliest local (the same)."""
-        last_fetchable = {FetchIsolation.LOG_END: self.log.log_end_offset,
-                          FetchIsolation.HIGH_WATERMARK: self.log.high_watermark,
-                          FetchIsolation.TXN_COMMITTED: self.log.last_stable_offset}[isolation]
+    def last_fetchable_offset(self, isolation: FetchIsolation) -> int:
+        """How far this reader may read: the log end, the HW or (read_committed) the LSO (Kafka's)."""
+        return {FetchIsolation.LOG_END: self.log.log_end_offset, FetchIsolation.HIGH_WATERMARK:
+                self.log.high_watermark, FetchIsolation.TXN_COMMITTED: self.log.last_stable_offset}[isolation]
+
+    def fetch_offset_for_timestamp(self, timestamp: int, isolation: FetchIsolation, remote_reader=None):
+        """ListOffsets: (timestamp, offset). -1: the last fetchable offset; -2 the earliest, -4 the earliest
+        local, even of an empty log. A tiered log's lookup by time returns the future of its answer."""
+        last_fetchable = self.last_fetchable_offset(isolation)
         if timestamp == -1:
             return -1, last_fetchable
-        found = self.log.fetch_offset_by_timestamp(timestamp)
-        if found is None:
-            return -1, -1
+        found = self.log.fetch_offset_by_timestamp(timestamp, remote_reader)
+        if found is None or not isinstance(found, tuple):  # none, or a lookup on the remote reader pool
+            return (-1, -1) if found is None else found
         found_timestamp, offset = found
-        if offset >= last_fetchable and timestamp not in (-2, -4):  # the log start, even of an empty log
+        if offset >= last_fetchable and timestamp not in (-2, -4):
             return -1, -1
         return found_timestamp, offset

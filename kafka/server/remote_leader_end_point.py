@@ -8,6 +8,8 @@ The three questions a follower asks its leader, each one blocking request on one
     fetch_epoch_end_offsets     OffsetForLeaderEpoch: where does my latest epoch end in your log?
     fetch_earliest_offset /     ListOffsets with replica_id: your log start / log end offset
     fetch_latest_offset         (after OFFSET_OUT_OF_RANGE)
+    fetch_earliest_local_offset ListOffsets -4: your local log start offset and its epoch (after
+                                OFFSET_MOVED_TO_TIERED_STORAGE: the TierStateMachine)
 
 A follower's Fetch names itself (replica_id), so the leader reads past the high watermark and counts
 the fetch offset as this follower's log end offset. It names the leader epoch it believes in
@@ -34,6 +36,7 @@ from kafka.utils.topic_partition import TopicPartition
 
 EARLIEST_TIMESTAMP = -2
 LATEST_TIMESTAMP = -1
+EARLIEST_LOCAL_TIMESTAMP = -4
 # Fetch v12 (KIP-595) added LastFetchedEpoch and DivergingEpoch: from it on, a leader checks the
 # follower's log on every fetch (Kafka's isTruncationOnFetchSupported).
 FIRST_FETCH_VERSION_WITH_DIVERGING_EPOCH = 12
@@ -179,7 +182,13 @@ class RemoteLeaderEndPoint:
     def fetch_latest_offset(self, tp: TopicPartition, current_leader_epoch: int) -> int:
         return self._list_offset(tp, current_leader_epoch, LATEST_TIMESTAMP)
 
-    def _list_offset(self, tp: TopicPartition, current_leader_epoch: int, timestamp: int) -> int:
+    def fetch_earliest_local_offset(self, tp: TopicPartition, current_leader_epoch: int) -> tuple[int, int]:
+        """The leader's local log start offset and the epoch that wrote it (ListOffsets -4, KIP-405): where
+        a follower whose fetch offset moved to tiered storage starts fetching."""
+        partition = self._list_offset(tp, current_leader_epoch, EARLIEST_LOCAL_TIMESTAMP, whole=True)
+        return partition.offset, partition.leader_epoch
+
+    def _list_offset(self, tp: TopicPartition, current_leader_epoch: int, timestamp: int, whole=False):
         body = dict(replica_id=self.local_broker_id, isolation_level=0, topics=[dict(
             name=tp.topic,
             partitions=[dict(partition_index=tp.partition, current_leader_epoch=current_leader_epoch,
@@ -190,7 +199,7 @@ class RemoteLeaderEndPoint:
             raise LeaderUnreachableError(
                 f"{self.describe()} answered ListOffsets for {tp} with "
                 f"{Errors.for_code(partition.error_code).name}")
-        return partition.offset
+        return partition if whole else partition.offset
 
     def close(self) -> None:
         self._closing = True

@@ -91,6 +91,9 @@ class RemoteLogManagerConfigs:
     remote_fetch_max_wait_ms = ConfigKey(
         "remote.fetch.max.wait.ms", INT, "500", at_least(1),
         "The longest a fetch with remote partitions waits for them.")
+    remote_list_offsets_request_timeout_ms = ConfigKey(
+        "remote.list.offsets.request.timeout.ms", LONG, "30000", at_least(1),
+        "How long a ListOffsets by timestamp waits for its remote lookups when the request sets no timeout.")
 
 
 def plugin_configs(originals: Mapping[str, str], prefix: str) -> dict[str, str]:

@@ -10,12 +10,15 @@ what the follower's side of each step is, in terms of its ReplicaManager's Parti
     process data       Partition.append_records_to_follower: the leader's batches with their
                        offsets and epochs, then the follower's HW follows the leader's; the log
                        start offset follows the leader's too (retention, DeleteRecords)
+    tiered storage     the leader has our fetch offset only remotely: the TierStateMachine builds our
+                       state from there and we fetch from its local log start (KIP-405)
 """
 
 from __future__ import annotations
 
 from kafka.server.abstract_fetcher_thread import AbstractFetcherThread
 from kafka.server.remote_leader_end_point import RemoteLeaderEndPoint
+from kafka.server.tier_state_machine import TierStateMachine
 from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
 
@@ -25,6 +28,7 @@ class ReplicaFetcherThread(AbstractFetcherThread):
                  time: Time) -> None:
         super().__init__(name, leader, backoff_ms, time)
         self.replica_manager = replica_manager
+        self.tier_state_machine = TierStateMachine(leader, replica_manager)
 
     def _partition(self, tp: TopicPartition):
         partition = self.replica_manager.get_partition(tp)

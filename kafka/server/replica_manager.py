@@ -31,46 +31,40 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import structlog
 
 from kafka.clients.metadata import Node
 from kafka.log.append_origin import AppendOrigin
 from kafka.log.errors import (
-    CorruptRecordError,
-    InvalidProducerEpochError,
-    InvalidTxnStateError,
     KafkaStorageError,
     LogDirError,
     OffsetOutOfRangeError,
-    OutOfOrderSequenceError,
-    RecordBatchTooLargeError,
-    RecordTooLargeError,
-    TransactionCoordinatorFencedError,
-    UnsupportedCompressionTypeError,
 )
+from kafka.log.fetch_data_info import LogOffsetMetadata
 from kafka.log.fetch_isolation import FetchIsolation
 from kafka.log.file_records import FileRecords
 from kafka.log.log_config import INTERNAL_TOPICS, LogConfig
 from kafka.log.log_manager import LogManager
 from kafka.log.log_validator import RecordValidationError
+from kafka.log.remote.remote_storage_fetch_info import RemoteStorageFetchInfo
 from kafka.log.remote.stop_partition import StopPartition
 from kafka.metrics.broker_topic_stats import BrokerTopicStats
 from kafka.metrics.isr_change_meters import IsrChangeMeters
 from kafka.protocol.errors import Errors
-from kafka.protocol.messages.fetch import DEBUGGING_REPLICA_ID
-from kafka.protocol.record_batch import InvalidRecordError
 from kafka.purgatory.delayed_action_queue import DelayedActionQueue
 from kafka.purgatory.delayed_operation_key import TopicPartitionOperationKey
 from kafka.purgatory.delayed_operation_purgatory import DelayedOperationPurgatory
 from kafka.server.delayed_fetch import DelayedFetch
 from kafka.server.delayed_produce import DelayedProduce, PartitionResponse, ProducePartitionStatus
+from kafka.server.delayed_remote_fetch import process_remote_fetches
+from kafka.server.delayed_remote_list_offsets import DelayedRemoteListOffsets, list_offsets_partition_status
+from kafka.server.fetch_params import FetchParams
 from kafka.server.fetch_partition_data import FetchPartitionData, FetchPartitionInfo
-from kafka.server.log_append_result import LogAppendResult
+from kafka.server.log_append_result import APPEND_ERRORS, LogAppendResult
 from kafka.server.metadata_cache import PartitionState
 from kafka.server.partition import Partition
-from kafka.server.partition_errors import NotEnoughReplicasError, PartitionError
+from kafka.server.partition_errors import PartitionError
 from kafka.server.remote_leader_end_point import ReplicaFetchConfig
 from kafka.server.replica_fetcher_manager import InitialFetchState, ReplicaFetcherManager
 from kafka.utils.native_memory import release_free_memory
@@ -79,62 +73,6 @@ from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.server.ReplicaManager")
-
-
-@dataclass(frozen=True)
-class FetchParams:
-    """What a whole fetch asks for (Kafka's FetchParams). Consumers have replica_id -1."""
-
-    replica_id: int
-    max_wait_ms: int
-    min_bytes: int
-    max_bytes: int
-    isolation_level: int = 0
-    to_log_end: bool = False  # a coordinator loading its partition reads as a follower does
-
-    @property
-    def fetch_only_committed(self) -> bool:
-        return self.replica_id < 0  # consumers read below the HW; followers read to the log end
-
-    @property
-    def isolation(self) -> FetchIsolation:
-        """How far this fetch reads: the log end (followers, coordinator loads), the HW, or the LSO
-        (read_committed)."""
-        return FetchIsolation.LOG_END if self.to_log_end else FetchIsolation.of(self.replica_id,
-                                                                                self.isolation_level)
-
-    @property
-    def fetch_only_from_leader(self) -> bool:
-        """Everyone reads from the leader, except a debugging reader (replica id -2, what
-        kafka-replica-verification sends), which may read any replica below its HW."""
-        return self.replica_id != DEBUGGING_REPLICA_ID
-
-
-# What refuses a partition's append, and the error it is answered with (Kafka's Errors.forException),
-# most specific first: RecordValidationError is an InvalidRecordError with its own code.
-_APPEND_ERROR_CODES: tuple[tuple[type[Exception], Errors], ...] = (
-    (CorruptRecordError, Errors.CORRUPT_MESSAGE),
-    # attributes naming codec 5, 6 or 7
-    (UnsupportedCompressionTypeError, Errors.UNSUPPORTED_COMPRESSION_TYPE),
-    (InvalidRecordError, Errors.INVALID_RECORD),
-    (RecordTooLargeError, Errors.MESSAGE_TOO_LARGE),
-    (RecordBatchTooLargeError, Errors.RECORD_LIST_TOO_LARGE),
-    # KIP-98: a batch lost, or a retry too old
-    (OutOfOrderSequenceError, Errors.OUT_OF_ORDER_SEQUENCE_NUMBER),
-    (InvalidProducerEpochError, Errors.INVALID_PRODUCER_EPOCH),  # a zombie producer, fenced by a newer epoch
-    # a deposed coordinator's marker
-    (TransactionCoordinatorFencedError, Errors.TRANSACTION_COORDINATOR_FENCED),
-    (InvalidTxnStateError, Errors.INVALID_TXN_STATE),  # a non-transactional write inside an open transaction
-    (NotEnoughReplicasError, Errors.NOT_ENOUGH_REPLICAS),
-    (LogDirError, Errors.KAFKA_STORAGE_ERROR),  # the log was closed under us (topic deleted, broker stopping)
-)
-_APPEND_ERRORS = tuple(error_type for error_type, _ in _APPEND_ERROR_CODES)
-# The refusals Kafka answers without the partition's log start offset (its appendToLocalLog's first case).
-_ERRORS_WITHOUT_LOG_START = (CorruptRecordError, RecordTooLargeError, RecordBatchTooLargeError, LogDirError)
-
-
-def _append_error(e: Exception) -> Errors:
-    return next(code for error_type, code in _APPEND_ERROR_CODES if isinstance(e, error_type))
 
 
 def release_records(results: list[tuple[TopicPartition, FetchPartitionData]]) -> None:
@@ -163,6 +101,13 @@ class ReplicaManager:
             "Produce", broker_id=self.local_broker_id, time=time)
         self.delayed_fetch_purgatory = fetch_purgatory or DelayedOperationPurgatory(
             "Fetch", broker_id=self.local_broker_id, time=time)
+        # Tiered storage (KIP-405): consumer fetches and ListOffsets waiting for the remote reader pool.
+        self.remote_log_manager = remote_log_manager
+        self.delayed_remote_fetch_purgatory, self.delayed_remote_list_offsets_purgatory = (
+            DelayedOperationPurgatory(name, broker_id=self.local_broker_id, time=time)
+            for name in ("RemoteFetch", "RemoteListOffsets"))
+        if remote_log_manager is not None:  # a finished offset lookup completes the ListOffsets waiting on it
+            remote_log_manager.offset_read_listener = self.try_complete_delayed_requests
         # share fetches waiting for records to acquire (KIP-932's DelayedShareFetch): KafkaServer sets it
         self.delayed_share_fetch_purgatory: DelayedOperationPurgatory | None = None
         # checks a completing operation leaves for later, run by KafkaApis after each request (Kafka's
@@ -177,7 +122,6 @@ class ReplicaManager:
             self.local_broker_id, self, ReplicaFetchConfig.from_kafka_config(config),
             config.num_replica_fetchers, time)
         self.isr_change_meters = IsrChangeMeters()  # KafkaServer swaps in the exported ones
-        self.remote_log_manager = remote_log_manager  # tiered storage's (KIP-405), or None
 
     # ------------------------------------------------------------------ hosting partitions
     def get_partition(self, tp: TopicPartition) -> Partition | None:
@@ -233,7 +177,8 @@ class ReplicaManager:
         return partition
 
     def _on_remote_leadership_change(self, partition: Partition, leader: bool) -> None:
-        topic = self.metadata_cache.get_topic(partition.topic) if self.remote_log_manager else None
+        known = self.remote_log_manager is not None and self.metadata_cache is not None
+        topic = self.metadata_cache.get_topic(partition.topic) if known else None
         if topic is not None:  # Kafka's applyDelta tells the RemoteLogManager of each leadership change
             self.remote_log_manager.on_partition_leadership_change(partition, topic.topic_id, leader)
 
@@ -389,10 +334,8 @@ class ReplicaManager:
         # it stopped leading after get_partition_or_error looked (NOT_LEADER_OR_FOLLOWER)
         except PartitionError as e:
             return LogAppendResult.failed(e.error, str(e))
-        except _APPEND_ERRORS as e:
-            # Kafka's processFailedRecord: the log start offset comes back, except where the log was not read
-            known_start = -1 if isinstance(e, _ERRORS_WITHOUT_LOG_START) else partition.log_start_offset
-            return LogAppendResult.failed(_append_error(e), str(e), log_start_offset=known_start)
+        except APPEND_ERRORS as e:
+            return LogAppendResult.for_exception(e, partition.log_start_offset)
         self.log_manager.log_dir_failure_channel.mark_online(partition.log.parent_dir)
         self.broker_topic_stats.record_append(tp.topic, info.num_messages, info.valid_bytes)
         return LogAppendResult(info, hw_moved=hw_moved)
@@ -422,6 +365,8 @@ class ReplicaManager:
         key = TopicPartitionOperationKey(tp.topic, tp.partition)
         self.delayed_produce_purgatory.check_and_complete(key)
         self.delayed_fetch_purgatory.check_and_complete(key)
+        self.delayed_remote_fetch_purgatory.check_and_complete(key)
+        self.delayed_remote_list_offsets_purgatory.check_and_complete(key)
         if self.delayed_share_fetch_purgatory is not None:
             self.delayed_share_fetch_purgatory.check_and_complete(key)
 
@@ -470,6 +415,12 @@ class ReplicaManager:
         bytes_readable = sum(len(data.records) for _, data in results)
         # An error, or a log that diverged, is answered at once (the fetcher must truncate first).
         has_error = any(data.error != Errors.NONE or data.diverging_epoch is not None for _, data in results)
+        # Partitions whose records are only in remote storage: read on the reader pool, not here (KIP-405).
+        remote_fetch_infos = {tp: data.delayed_remote_storage_fetch for tp, data in results
+                              if data.delayed_remote_storage_fetch is not None}
+        if remote_fetch_infos:
+            process_remote_fetches(self, remote_fetch_infos, params, response_callback, results)
+            return
         if params.max_wait_ms <= 0 or not fetch_infos or bytes_readable >= params.min_bytes or has_error:
             response_callback(results)
             return
@@ -501,8 +452,11 @@ class ReplicaManager:
                 self.broker_topic_stats.record_fetch_request(tp.topic)
                 if data.error not in (Errors.NONE, Errors.OFFSET_OUT_OF_RANGE):  # Kafka's "expected" errors
                     self.broker_topic_stats.record_failed_fetch(tp.topic)
-            if data.records:
-                remaining -= len(data.records)
+            # A remote read may take all the bytes it was given (Kafka's readFromLog counts them so).
+            taken = len(data.records) or (data.delayed_remote_storage_fetch.fetch_max_bytes
+                                          if data.delayed_remote_storage_fetch is not None else 0)
+            if taken:
+                remaining -= taken
                 min_one_message = False
             results.append((tp, data))
         return results
@@ -524,8 +478,8 @@ class ReplicaManager:
                                                      info.last_fetched_epoch)
         except PartitionError as e:  # not the leader (any more), or another leader epoch
             return FetchPartitionData(e.error)
-        except OffsetOutOfRangeError:  # Kafka's LogReadResult of a failed read: no offsets at all
-            return FetchPartitionData(Errors.OFFSET_OUT_OF_RANGE)
+        except OffsetOutOfRangeError:  # below the local log, maybe in remote storage; or out of range
+            return self._handle_offset_out_of_range_error(tp, info, params, limit, min_one_message, partition)
         except (OSError, LogDirError) as e:
             if self.get_partition(tp) is None:  # the topic was deleted while we were reading it
                 return FetchPartitionData(Errors.UNKNOWN_TOPIC_OR_PARTITION)
@@ -536,6 +490,25 @@ class ReplicaManager:
         return FetchPartitionData(Errors.NONE, read.high_watermark, read.log_start_offset,
                                   read.last_stable_offset, read.records, read.aborted_transactions,
                                   read.fetch_offset_metadata, read.diverging_epoch)
+
+    def _handle_offset_out_of_range_error(self, tp: TopicPartition, info: FetchPartitionInfo,
+                                          params: FetchParams, limit: int, min_one_message: bool,
+                                          partition: Partition) -> FetchPartitionData:
+        """Kafka's handleOffsetOutOfRangeError: an offset of a tiered log below its local log start is in
+        remote storage. A follower is told so (OFFSET_MOVED_TO_TIERED_STORAGE), a consumer's read goes to
+        the reader pool. Otherwise a failed read: OFFSET_OUT_OF_RANGE, no offsets at all."""
+        log_ = partition.log
+        if not (self.remote_log_manager is not None and log_.remote_log_enabled
+                and log_.log_start_offset <= info.fetch_offset < log_.local_log_start_offset):
+            return FetchPartitionData(Errors.OFFSET_OUT_OF_RANGE)
+        if params.is_from_follower:
+            return FetchPartitionData(Errors.OFFSET_MOVED_TO_TIERED_STORAGE, log_.high_watermark,
+                                      log_.log_start_offset)
+        remote = (RemoteStorageFetchInfo(limit, min_one_message, tp, info.fetch_offset, info.max_bytes,
+                                         params.isolation) if limit > 0 else None)
+        return FetchPartitionData(Errors.NONE, log_.high_watermark, log_.log_start_offset,
+                                  log_.last_stable_offset, b"", None, LogOffsetMetadata(info.fetch_offset),
+                                  delayed_remote_storage_fetch=remote)
 
     def record_expired_fetch(self) -> None:
         self.expired_fetch_count += 1
@@ -563,6 +536,21 @@ class ReplicaManager:
         found_timestamp, offset = partition.fetch_offset_for_timestamp(
             timestamp, FetchIsolation.of(replica_id, isolation_level))
         return Errors.NONE, found_timestamp, offset
+
+    def fetch_offset(self, partitions: dict[TopicPartition, int], isolation_level: int, replica_id: int,
+                     version: int, timeout_ms: int, response_callback: Callable[[dict], None]) -> None:
+        """Kafka's fetchOffset: ListOffsets for every partition of a request (tp -> timestamp), answered
+        through response_callback (tp -> partition response). A tiered partition's lookup by time runs
+        on the remote reader pool, and the answer waits for it as a DelayedRemoteListOffsets."""
+        statuses = {tp: list_offsets_partition_status(self, tp, timestamp, isolation_level, replica_id,
+                                                      version) for tp, timestamp in partitions.items()}
+        if not any(status.future_holder is not None for status in statuses.values()):
+            response_callback({tp: status.response for tp, status in statuses.items()})
+            return
+        delay_ms = timeout_ms if timeout_ms > 0 else self.config.remote_list_offsets_request_timeout_ms
+        operation = DelayedRemoteListOffsets(delay_ms, statuses, self, response_callback)
+        keys = [TopicPartitionOperationKey(tp.topic, tp.partition) for tp in statuses]
+        self.delayed_remote_list_offsets_purgatory.try_complete_else_watch(operation, keys)
 
     def delete_records(self, tp: TopicPartition, offset: int) -> tuple[Errors, int]:
         """DeleteRecords for one partition: move the log start offset to `offset` (-1: the high
@@ -595,6 +583,8 @@ class ReplicaManager:
         self.replica_fetcher_manager.shutdown()
         self.delayed_produce_purgatory.shutdown()
         self.delayed_fetch_purgatory.shutdown()
+        self.delayed_remote_fetch_purgatory.shutdown()
+        self.delayed_remote_list_offsets_purgatory.shutdown()
         if self.delayed_share_fetch_purgatory is not None:
             self.delayed_share_fetch_purgatory.shutdown()
         if self.remote_log_manager is not None:

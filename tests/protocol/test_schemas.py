@@ -42,7 +42,7 @@ DESCRIBED = {
     ApiKey.METADATA: 12,
     ApiKey.PRODUCE: 12,
     ApiKey.FETCH: 17,
-    ApiKey.LIST_OFFSETS: 10,
+    ApiKey.LIST_OFFSETS: 11,
     ApiKey.CREATE_TOPICS: 7,
     ApiKey.DELETE_TOPICS: 6,
     ApiKey.DELETE_RECORDS: 2,

@@ -1,4 +1,4 @@
-"""RemoteLogManager: tiered storage on a broker, the write side (Kafka's
+"""RemoteLogManager: tiered storage on a broker (Kafka's
 org.apache.kafka.server.log.remote.storage.RemoteLogManager, KIP-405).
 
 The ReplicaManager tells it which partitions this broker now leads or follows (`on_leadership_change`).
@@ -14,8 +14,17 @@ it back (`is_ready`) before it copies anything, then resumes from the highest of
 leader-epoch lineage (`find_highest_remote_offset`). The segments themselves go through the
 RemoteStorageManager. A deleted topic's remote segments are deleted too (`stop_partitions`).
 
-The read side (RemoteLogReader, RemoteIndexCache, DelayedRemoteFetch) asks it which remote segment holds an
-offset (`fetch_remote_log_segment_metadata`) and reads through its `remote_storage_manager`.
+The read side runs on its reader pool (remote.log.reader.threads, queue bounded by
+remote.log.reader.max.pending.tasks: a full pool refuses a task at once, RejectedExecutionError):
+
+    async_read          a consumer fetch below the local log start offset: a RemoteLogReader task, whose
+                        callback completes the fetch waiting in the ReplicaManager's RemoteFetch purgatory
+    async_offset_read   a ListOffsets by timestamp on a tiered log: a RemoteLogOffsetReader task, completing
+                        the DelayedRemoteListOffsets (through offset_read_listener)
+    index_cache         the RemoteIndexCache of remote segments' indexes, under the log dir
+
+Each asks which remote segment holds an offset (`fetch_remote_log_segment_metadata`) and reads through the
+`remote_storage_manager`.
 """
 
 from __future__ import annotations
@@ -23,18 +32,27 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 
 import structlog
 
+from kafka.log.file_records import TimestampAndOffset
 from kafka.log.leader_epoch_file_cache import EpochEntry
+from kafka.log.remote.async_offset_read_future_holder import AsyncOffsetReadFutureHolder
+from kafka.log.remote.remote_index_cache import RemoteIndexCache
 from kafka.log.remote.remote_log_manager_config import RemoteLogManagerConfig
 from kafka.log.remote.remote_log_metadata_manager import RemoteLogMetadataManager
+from kafka.log.remote.remote_log_offset_reader import RemoteLogOffsetReader
+from kafka.log.remote.remote_log_read_result import RemoteLogReadResult
+from kafka.log.remote.remote_log_reader import RemoteLogReader
 from kafka.log.remote.remote_log_segment_metadata import (
     RemoteLogSegmentMetadata,
     RemoteLogSegmentMetadataUpdate,
     RemoteLogSegmentState,
 )
+from kafka.log.remote.remote_storage_fetch_info import RemoteStorageFetchInfo
 from kafka.log.remote.remote_storage_manager import RemoteStorageException, RemoteStorageManager
+from kafka.log.remote.remote_storage_thread_pool import RemoteStorageThreadPool
 from kafka.log.remote.rlm_copy_task import RLMCopyTask
 from kafka.log.remote.rlm_expiration_task import RLMExpirationTask
 from kafka.log.remote.rlm_follower_task import RLMFollowerTask
@@ -52,6 +70,7 @@ from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger(__name__)
 S = RemoteLogSegmentState
+REMOTE_LOG_READER_THREAD_NAME_PREFIX = "remote-log-reader-"
 QUOTA_TIMEOUT_S = 1.0  # a throttled copier looks at the quota again this often (Kafka's quotaTimeout)
 
 
@@ -61,7 +80,7 @@ class RemoteLogManager:
                  update_remote_log_start_offset: Callable[[TopicPartition, int], None],
                  remote_storage_manager: RemoteStorageManager,
                  remote_log_metadata_manager: RemoteLogMetadataManager,
-                 stats: RemoteLogManagerStats | None = None) -> None:
+                 stats: RemoteLogManagerStats | None = None, log_dir: str | None = None) -> None:
         self.config = config
         self.broker_id = broker_id
         self.time = time
@@ -90,6 +109,17 @@ class RemoteLogManager:
             "kafka-rlm-follower-thread-pool-", time)
         self._stats.register_idle_gauge(self.rlm_copy_thread_pool.idle_percent)
         self._closed = False
+        # The read side: the reader pool, and the indexes of remote segments cached under the log dir.
+        self.index_cache = (RemoteIndexCache(config.index_file_cache_total_size_bytes, remote_storage_manager,
+                                             log_dir) if log_dir is not None else None)
+        self.remote_storage_reader_thread_pool = RemoteStorageThreadPool(
+            REMOTE_LOG_READER_THREAD_NAME_PREFIX, config.reader_threads, config.reader_max_pending_tasks,
+            self.stats.group)
+        read_timer = self.stats.group.new_histogram(r.REMOTE_LOG_READER_FETCH_RATE_AND_TIME)
+        self.remote_read_timer = read_timer.labels()  # RemoteLogReaderFetchRateAndTimeMs
+        # Kafka's setDelayedOperationPurgatory, as a callback up: the ReplicaManager completes the
+        # DelayedRemoteListOffsets waiting on a partition whose offset lookup finished.
+        self.offset_read_listener: Callable[[TopicPartition], None] | None = None
 
     @property
     def stats(self) -> RemoteLogManagerStats:
@@ -99,6 +129,8 @@ class RemoteLogManager:
     def stats(self, stats: RemoteLogManagerStats) -> None:
         """The broker's exported metrics replace the private ones (as the ReplicaManager's are replaced)."""
         stats.register_idle_gauge(self.rlm_copy_thread_pool.idle_percent)
+        self.remote_storage_reader_thread_pool.register_metrics(stats.group)
+        self.remote_read_timer = stats.group.new_histogram(r.REMOTE_LOG_READER_FETCH_RATE_AND_TIME).labels()
         self._stats = stats
 
     # ------------------------------------------------------------------ leadership
@@ -173,7 +205,7 @@ class RemoteLogManager:
     def stop_leader_copy_rlm_tasks(self, partitions: Iterable[TopicPartition]) -> None:
         """remote.log.copy.disable turned on: copying stops, expiration goes on."""
         for tp in partitions:
-            tip = self._topic_id_partition(tp)
+            tip = self.topic_id_partition(tp)
             with self._tasks_lock:
                 task = self.leader_copy_rlm_tasks.pop(tip, None) if tip is not None else None
             if task is not None:
@@ -187,7 +219,7 @@ class RemoteLogManager:
         DELETE_SEGMENT_FINISHED)."""
         stop_partitions = list(stop_partitions)
         for stop in stop_partitions:
-            tip = self._topic_id_partition(stop.topic_partition)
+            tip = self.topic_id_partition(stop.topic_partition)
             if tip is None:
                 continue
             try:
@@ -205,7 +237,7 @@ class RemoteLogManager:
                 if error_handler is not None:
                     error_handler(stop.topic_partition, e)
                 log.exception("error stopping a partition", partition=str(stop.topic_partition))
-        pending = [self._topic_id_partition(s.topic_partition) for s in stop_partitions
+        pending = [self.topic_id_partition(s.topic_partition) for s in stop_partitions
                    if s.stop_remote_log_metadata_manager or s.delete_local_log]
         pending = [tip for tip in pending if tip is not None]
         if pending:
@@ -228,7 +260,7 @@ class RemoteLogManager:
         for future in futures:
             future.result()
 
-    def _topic_id_partition(self, tp: TopicPartition) -> TopicIdPartition | None:
+    def topic_id_partition(self, tp: TopicPartition) -> TopicIdPartition | None:
         topic_id = self.topic_id_by_partition.get(tp)
         return TopicIdPartition(topic_id, tp.topic, tp.partition) if topic_id is not None else None
 
@@ -237,13 +269,13 @@ class RemoteLogManager:
     def fetch_remote_log_segment_metadata(self, tp: TopicPartition, epoch_for_offset: int,
                                           offset: int) -> RemoteLogSegmentMetadata | None:
         """The remote segment holding offset, written in that leader epoch (the read path's first step)."""
-        tip = self._topic_id_partition(tp)
+        tip = self.topic_id_partition(tp)
         if tip is None:
             raise RemoteStorageException(f"No topic id registered for topic partition: {tp}")
         return self.remote_log_metadata_manager.remote_log_segment_metadata(tip, epoch_for_offset, offset)
 
     def is_partition_ready(self, tp: TopicPartition) -> bool:
-        tip = self._topic_id_partition(tp)
+        tip = self.topic_id_partition(tp)
         return tip is not None and self.remote_log_metadata_manager.is_ready(tip)
 
     def find_highest_remote_offset(self, tip: TopicIdPartition, unified_log: UnifiedLog) -> OffsetAndEpoch:
@@ -305,6 +337,34 @@ class RemoteLogManager:
         log.debug("deleted a remote segment", segment_id=str(metadata.remote_log_segment_id))
         return True
 
+    # ------------------------------------------------------------------ the read side
+
+    def async_read(self, fetch_info: RemoteStorageFetchInfo,
+                   callback: Callable[[RemoteLogReadResult], None]) -> Future:
+        """Queue a remote read (Kafka's asyncRead); RejectedExecutionError when the queue is full."""
+        reader = RemoteLogReader(fetch_info, self, callback, self.stats, self.remote_read_timer)
+        return self.remote_storage_reader_thread_pool.submit(reader)
+
+    def async_offset_read(self, tp: TopicPartition, timestamp: int, starting_offset: int, leader_epoch_cache,
+                          search_local_log: Callable[[], TimestampAndOffset | None]
+                          ) -> AsyncOffsetReadFutureHolder:
+        """Queue a ListOffsets lookup by timestamp (Kafka's asyncOffsetRead): its task_future gets the answer,
+        and offset_read_listener hears of it."""
+        task_future: Future = Future()
+
+        def done(found: TimestampAndOffset | None, error: BaseException | None) -> None:
+            if error is None:
+                task_future.set_result(found)
+            else:
+                task_future.set_exception(error)
+            if self.offset_read_listener is not None:
+                self.offset_read_listener(tp)
+
+        reader = RemoteLogOffsetReader(self, tp, timestamp, starting_offset, leader_epoch_cache,
+                                       search_local_log,
+                                       done)
+        return AsyncOffsetReadFutureHolder(self.remote_storage_reader_thread_pool.submit(reader), task_future)
+
     # ------------------------------------------------------------------ copy quota and metrics
 
     def await_copy_quota(self, size: int) -> None:
@@ -347,4 +407,7 @@ class RemoteLogManager:
         self.remote_log_metadata_manager.close()
         for pool in (self.rlm_copy_thread_pool, self.rlm_expiration_thread_pool, self.follower_thread_pool):
             pool.close()
+        self.remote_storage_reader_thread_pool.shutdown()
+        if self.index_cache is not None:
+            self.index_cache.close()
         self.remote_storage_manager.close()

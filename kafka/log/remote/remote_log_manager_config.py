@@ -23,6 +23,9 @@ class RemoteLogManagerConfig:
     copy_quota_window_num: int = 11
     copy_quota_window_size_seconds: int = 1
     custom_metadata_max_bytes: int = 128  # remote.log.metadata.custom.metadata.max.bytes
+    reader_threads: int = 10  # remote.log.reader.threads
+    reader_max_pending_tasks: int = 100  # remote.log.reader.max.pending.tasks
+    index_file_cache_total_size_bytes: int = 1 << 30  # remote.log.index.file.cache.total.size.bytes
 
     @classmethod
     def from_kafka_config(cls, config) -> RemoteLogManagerConfig:
@@ -34,4 +37,6 @@ class RemoteLogManagerConfig:
                    config.remote_log_manager_copy_max_bytes_per_second,
                    config.remote_log_manager_copy_quota_window_num,
                    config.remote_log_manager_copy_quota_window_size_seconds,
-                   config.remote_log_metadata_custom_metadata_max_bytes)
+                   config.remote_log_metadata_custom_metadata_max_bytes, config.remote_log_reader_threads,
+                   config.remote_log_reader_max_pending_tasks,
+                   config.remote_log_index_file_cache_total_size_bytes)

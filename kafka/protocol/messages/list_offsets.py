@@ -1,9 +1,12 @@
 """ListOffsets (key 2): "which offset is at this timestamp?" -- earliest (-2), latest (-1), or by time.
 
-Mirrors ``common/message/ListOffsetsRequest.json`` and ``ListOffsetsResponse.json`` (versions 0-10,
+Mirrors ``common/message/ListOffsetsRequest.json`` and ``ListOffsetsResponse.json`` (versions 0-11,
 flexible from 6). v0 returned a list of offsets; from v1 exactly one offset and its timestamp.
-We advertise 1-8: v7 asks for the largest timestamp (-3), v8 for the earliest local offset (-4,
-KIP-405), which without tiered storage is the log start offset.
+We advertise 1-11, as Kafka 4.4 does: v7 asks for the largest timestamp (-3); tiered storage's specs
+come with v8, the earliest local offset (-4, KIP-405), v9, the highest offset copied to remote storage
+(-5, KIP-1005), and v11, the first offset not copied yet (-6, KIP-1023); v10 adds TimeoutMs, how long a
+lookup in remote storage may take (KIP-1075). An older version asking for a newer spec gets
+UNSUPPORTED_VERSION.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
@@ -55,5 +58,5 @@ LIST_OFFSETS_RESPONSE = Schema(
 )
 
 LIST_OFFSETS = register(
-    Api(ApiKey.LIST_OFFSETS, "ListOffsets", 1, 8, 6, LIST_OFFSETS_REQUEST, LIST_OFFSETS_RESPONSE)
+    Api(ApiKey.LIST_OFFSETS, "ListOffsets", 1, 11, 6, LIST_OFFSETS_REQUEST, LIST_OFFSETS_RESPONSE)
 )

@@ -73,7 +73,8 @@ def build_remote_log_manager(config, log_manager: LogManager, metadata_cache,
             unified_log.update_log_start_offset_from_remote_tier(offset)
 
     return RemoteLogManager(RemoteLogManagerConfig.from_kafka_config(config), config.node_id, time, fetch_log,
-                            update_remote_log_start_offset, rsm, rlmm)
+                            update_remote_log_start_offset, rsm, rlmm,
+                            log_dir=log_manager.log_dirs[0])  # the RemoteIndexCache's, as Kafka's logDir
 
 
 def rlmm_configs(config, cluster_id: str, end_points: Iterable[EndPoint]) -> dict[str, str]:
