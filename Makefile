@@ -60,7 +60,7 @@ $(STREAMS_JAR): examples/streams/pom.xml $(shell find examples/streams/src -type
 
 # S3Proxy (Apache-2.0), a real S3 server over a directory: one jar from Maven Central into ~/.m2, once (the
 # s3proxy profile of tests/jvm/pom.xml), run on the Java 17 above. tests/log/remote/ start it on free ports to
-# test the S3 RemoteStorageManager; `make s3` runs it for a broker (docs/tiered_storage_s3.md).
+# test the S3 RemoteStorageManager; `make s3` runs it for a broker (docs/tiered_storage.md).
 tests/jvm/target/classpath-s3proxy.txt: tests/jvm/pom.xml tests/jvm/resolve.py /usr/bin/mvn
 	$(PYTHON) tests/jvm/resolve.py s3proxy
 	touch $@
@@ -117,7 +117,7 @@ dashboard-screenshots: $(STAMP) /usr/bin/prometheus /usr/bin/chromium
 	$(BIN)/python -m tests.integration.dashboard_screenshots docs/images
 
 # S3Proxy on 127.0.0.1:S3_PORT with its buckets under S3_DATA, the bucket kafka-tiered-storage made; it prints
-# the rsm.config.* lines a broker needs to tier its segments there (docs/tiered_storage_s3.md). Ctrl-C stops it.
+# the rsm.config.* lines a broker needs to tier its segments there (docs/tiered_storage.md). Ctrl-C stops it.
 S3_PORT ?= 9000
 S3_DATA ?= data/s3
 s3: $(STAMP) /usr/bin/java tests/jvm/target/classpath-s3proxy.txt

@@ -1,5 +1,5 @@
 """S3Proxy: a real S3 server on loopback, for the S3 RemoteStorageManager's tests and for a broker that
-tiers its segments to S3 on a laptop (docs/tiered_storage_s3.md).
+tiers its segments to S3 on a laptop (docs/tiered_storage.md).
 
 S3Proxy (Apache-2.0; org.gaul:s3proxy on Maven Central, the `s3proxy` profile of tests/jvm/pom.xml)
 answers the S3 API from a directory: buckets are directories, objects files. It checks what S3 checks
@@ -117,7 +117,7 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     server.start()
     print(f"S3Proxy on {server.endpoint}, bucket {BUCKET}, objects under {args.data_dir}/buckets/{BUCKET}; "
-          "a broker tiers to it with (docs/tiered_storage_s3.md):")
+          "a broker tiers to it with (docs/tiered_storage.md):")
     print("  remote.log.storage.system.enable=true")
     print("  remote.log.storage.manager.class.name="
           "kafka.log.remote.s3_remote_storage_manager.S3RemoteStorageManager")

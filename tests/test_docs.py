@@ -49,6 +49,7 @@ EMBEDDED = {"architecture.md": ["layers.mmd", "request_lifecycle.mmd", "limits.m
             "client_metrics.md": ["client_metrics.mmd"],
             "quotas.md": ["quotas.mmd"],
             "security.md": ["tls_handshake.mmd", "sasl_ssl_connection.mmd", "secure_cluster.mmd"],
+            "tiered_storage.md": ["tiered_storage_fetch.mmd"],
             "share_groups.md": ["share_group.mmd", "share_record_lifecycle.mmd", "share_coordinator.mmd",
                                 "share_dlq.mmd"],
             "spark.md": ["spark.mmd", "spark_cluster.mmd"],

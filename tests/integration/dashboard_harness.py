@@ -6,7 +6,9 @@ a classic group (its committed offsets make consumer lag), librdkafka in a KIP-8
 computes its assignment) and in a share group (KIP-932: it accepts most records and releases some), a
 client quota no one reaches (the quota series) and one our producer does (throttle time), an authoriser
 that allows everything (its decisions), a metadata request for a missing topic (an error code to show), and
-a librdkafka producer that a client-metrics subscription makes push its metrics (KIP-714).
+a librdkafka producer that a client-metrics subscription makes push its metrics (KIP-714), and a topic
+with tiered storage (KIP-405, LocalTieredStorage) whose old segments a consumer reads back from remote
+storage each round.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import urllib.request
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from confluent_kafka import AcknowledgeType, Consumer, Producer, ShareConsumer
+from confluent_kafka import AcknowledgeType, Consumer, Producer, ShareConsumer, TopicPartition
 
 from kafka.clients.admin import SET, AdminClient, NewTopic
 from kafka.clients.consumer import KafkaConsumer
@@ -33,8 +35,19 @@ from tests.wire import WireClient
 
 CHROMIUM = "/usr/bin/chromium"
 BROKER_OVERRIDES = {"authorizer.class.name": STANDARD_AUTHORIZER, "allow.everyone.if.no.acl.found": "true",
-                    "num.partitions": "3"}
-TOPIC, TXN_TOPIC = "orders", "payments"
+                    "num.partitions": "3",
+                    # tiered storage, its tasks every 200 ms: the dashboard's tiered storage row
+                    "remote.log.storage.system.enable": "true",
+                    "remote.log.storage.manager.class.name":
+                        "org.apache.kafka.server.log.remote.storage.LocalTieredStorage",
+                    "remote.log.metadata.manager.listener.name": "PLAINTEXT",
+                    "rlmm.config.remote.log.metadata.topic.replication.factor": "1",
+                    "rlmm.config.remote.log.metadata.topic.num.partitions": "3",
+                    "remote.log.manager.task.interval.ms": "200", "log.retention.check.interval.ms": "200"}
+TOPIC, TXN_TOPIC, TIERED_TOPIC = "orders", "payments", "history"
+# small segments, each deleted locally once copied: its early records are read from remote storage
+TIERED_TOPIC_CONFIGS = {"remote.storage.enable": "true", "segment.bytes": "4096",
+                        "local.retention.bytes": "1"}
 # Every panel of the page is drawn: data-state "data", not "empty", "error", "no-broker" or "loading".
 ALL_DRAWN = """() => [...document.querySelectorAll('.panel')].every((p) => p.dataset.state === 'data')"""
 PANEL_STATES = """() => [...document.querySelectorAll('.panel')].map(
@@ -54,7 +67,8 @@ class Load:
 
     def start(self) -> Load:
         with AdminClient({"bootstrap.servers": self.bootstrap}) as admin:
-            admin.create_topics([NewTopic(TOPIC, 3, 1), NewTopic(TXN_TOPIC, 1, 1)])
+            admin.create_topics([NewTopic(TOPIC, 3, 1), NewTopic(TXN_TOPIC, 1, 1),
+                                 NewTopic(TIERED_TOPIC, 1, 1, TIERED_TOPIC_CONFIGS)])
             quotas = {"producer_byte_rate": 1e9, "consumer_byte_rate": 1e9, "request_percentage": 1e6}
             # Everyone under a quota no one reaches (its series exist), and our producer held to 4 KiB/s,
             # a third of what it asks for: the throttle shows in its panels and in Produce's journey.
@@ -100,12 +114,16 @@ class Load:
         share.subscribe([TOPIC])
         wire = WireClient(self.port)
         stack.callback(wire.close)
+        cold = Consumer({"bootstrap.servers": self.bootstrap, "group.id": "dash-cold",
+                         "enable.auto.commit": False})
+        stack.callback(cold.close)
         pushing = Producer({"bootstrap.servers": self.bootstrap, "client.id": "dash-rdkafka"})
         stack.callback(pushing.flush, 10)
         while not self._stop.is_set():
             pushing.produce(TOPIC, b"pushed")
             pushing.poll(0)
             self._round(producer, txn, consumer, kip848, share, wire)
+            self._read_history(producer, cold)
             self._stop.wait(0.2)
 
     def _round(self, producer, txn, consumer, kip848, share, wire) -> None:
@@ -127,12 +145,21 @@ class Load:
                                           "include_topic_authorized_operations": False})
         self.rounds += 1
 
+    def _read_history(self, producer, cold) -> None:
+        """A segment's worth of records to the tiered topic, and its first records read again from offset
+        0, which is remote once the copier and local retention have run (a cold fetch)."""
+        for i in range(20):
+            producer.send(TIERED_TOPIC, value=f"event {self.rounds}-{i}".encode() * 10)
+        producer.flush(30)
+        cold.assign([TopicPartition(TIERED_TOPIC, 0, 0)])
+        cold.consume(20, 0.5)
+
 
 @contextmanager
 def dashboard_under_load(tmp: Path, refresh_s: float = 1.0):
     """A broker (KRaft, broker and controller in one), its load, Prometheus and the pages, all on free
     ports; everything stopped on the way out."""
-    broker = InProcessBroker(tmp / "broker", dict(BROKER_OVERRIDES))
+    broker = InProcessBroker(tmp / "broker", {**BROKER_OVERRIDES, "rsm.config.dir": str(tmp / "remote")})
     with ExitStack() as stack:
         stack.callback(broker.stop)
         metrics = broker.server.metrics_endpoint.url.removeprefix("http://")
