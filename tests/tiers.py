@@ -6,7 +6,7 @@ would. The tiers are split where they cannot disturb each other:
 
 - **jvm**: the tests that run Java (the Java client and Kafka's tools, Apache Kafka as the differential
   oracle, Spark, the share group on a cluster with Java members beside Python ones, S3Proxy under the
-  S3 remote storage): each starts its brokers
+  S3 remote storage), and some clusters of node processes, to even the tiers' times: each starts its brokers
   on free ports and its JVMs under its own temporary directory;
 - **python**: everything else, the unit tests, in-process and multi-process brokers, clusters, the
   labs, and the nemesis, the only tests that use fixed ports (`make cluster`'s) or network namespaces.
@@ -30,7 +30,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 JVM_TIER = ["tests/jvm", "tests/differential", "tests/spark", "tests/labs/test_lab_10_spark.py",
             "tests/cluster/test_share_groups_on_a_cluster.py",
-            "tests/log/remote/test_s3_remote_storage_manager.py"]
+            "tests/log/remote/test_s3_remote_storage_manager.py",
+            # clusters of node processes on free ports, moved here to even the two tiers' times
+            *(f"tests/cluster/test_{name}.py" for name in (
+                "tiered_storage_cluster", "tiered_storage_on_a_cluster", "eligible_leader_replicas",
+                "transactions_on_a_cluster", "exactly_once_coordinator_failover"))]
 
 
 def pytest_command(paths: list[str], ignore: list[str], basetemp: Path, extra: list[str]) -> list[str]:
