@@ -500,7 +500,7 @@ class ReplicaManager:
         log_ = partition.log
         if self.remote_log_manager is None or not log_.remote_log_enabled:  # not tiered: out of range
             return FetchPartitionData(Errors.OFFSET_OUT_OF_RANGE)
-        # BEGIN LAB 15 SOLUTION: log start <= offset < local log start is remote: tell a follower; a consumer waits
+        # BEGIN LAB 15 SOLUTION: remote if log start <= offset < local start: tell a follower, or wait
         if not log_.log_start_offset <= info.fetch_offset < log_.local_log_start_offset:
             return FetchPartitionData(Errors.OFFSET_OUT_OF_RANGE)
         if params.is_from_follower:
