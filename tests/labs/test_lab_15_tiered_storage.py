@@ -5,7 +5,8 @@ real broker whose topic's old segments were copied to a LocalTieredStorage and d
 page runs it: a consumer reading from offset 0 (a cold read on the remote-log-reader threads, through the
 RemoteFetch purgatory) and one reading the tail (a hot read on the I/O thread), seen in the request trace.
 
-Seed 002: "[...] the response is sent back to the network thread's response queue, and then to the client."
+Seed 002: "But sometimes if you are accessing the old data, the data may need to be retrieved from disk. This
+can cause a network thread to be blocked. [...] the Tiered Storage capability is able to address this issue"
 """
 
 from __future__ import annotations
