@@ -498,8 +498,10 @@ class ReplicaManager:
         remote storage. A follower is told so (OFFSET_MOVED_TO_TIERED_STORAGE), a consumer's read goes to
         the reader pool. Otherwise a failed read: OFFSET_OUT_OF_RANGE, no offsets at all."""
         log_ = partition.log
-        if not (self.remote_log_manager is not None and log_.remote_log_enabled
-                and log_.log_start_offset <= info.fetch_offset < log_.local_log_start_offset):
+        if self.remote_log_manager is None or not log_.remote_log_enabled:  # not tiered: out of range
+            return FetchPartitionData(Errors.OFFSET_OUT_OF_RANGE)
+        # BEGIN LAB 15 SOLUTION: remote if log start <= offset < local start: tell a follower, or wait
+        if not log_.log_start_offset <= info.fetch_offset < log_.local_log_start_offset:
             return FetchPartitionData(Errors.OFFSET_OUT_OF_RANGE)
         if params.is_from_follower:
             return FetchPartitionData(Errors.OFFSET_MOVED_TO_TIERED_STORAGE, log_.high_watermark,
@@ -509,6 +511,7 @@ class ReplicaManager:
         return FetchPartitionData(Errors.NONE, log_.high_watermark, log_.log_start_offset,
                                   log_.last_stable_offset, b"", None, LogOffsetMetadata(info.fetch_offset),
                                   delayed_remote_storage_fetch=remote)
+        # END LAB 15 SOLUTION
 
     def record_expired_fetch(self) -> None:
         self.expired_fetch_count += 1

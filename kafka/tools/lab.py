@@ -77,6 +77,8 @@ LABS = (
         "002: a login before the request queue, an ACL before the work", 60, "ready"),
     Lab("14", "share-groups", "Share groups: more consumers than partitions",
         "004, consumer groups: a partition is read by only one consumer", 60, "ready"),
+    Lab("15", "tiered-storage", "Tiered storage: old segments, a cold fetch",
+        "002, the fetch's journey: a read off the I/O thread, answered from the purgatory", 45, "ready"),
 )
 
 
