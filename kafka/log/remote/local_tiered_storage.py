@@ -41,6 +41,7 @@ from kafka.log.remote.remote_storage_manager import (
     RemoteResourceNotFoundException,
     RemoteStorageException,
     RemoteStorageManager,
+    fetch_end_position,
 )
 from kafka.utils.topic_id_partition import TopicIdPartition
 from kafka.utils.uuid import uuid_to_string
@@ -131,14 +132,7 @@ class LocalTieredStorage(RemoteStorageManager):
 
     def fetch_log_segment(self, metadata: RemoteLogSegmentMetadata, start_position: int,
                           end_position: int | None = None) -> BinaryIO:
-        end = metadata.segment_size_in_bytes - 1 if end_position is None else end_position
-        if start_position < 0:
-            raise ValueError(f"Start position must be positive: {start_position}")
-        if end < start_position:
-            raise ValueError(f"End position cannot be less than start position: {start_position}, {end}")
-        if end >= metadata.segment_size_in_bytes:
-            raise ValueError(f"End position cannot be greater than segment size: {end}, "
-                             f"{metadata.segment_size_in_bytes}")
+        end = fetch_end_position(metadata, start_position, end_position)
 
         def fetch() -> BinaryIO:
             with open(self._fileset(metadata)[None], "rb") as f:

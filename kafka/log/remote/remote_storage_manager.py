@@ -52,6 +52,21 @@ class LogSegmentData:
     leader_epoch_index: bytes
 
 
+def fetch_end_position(metadata: RemoteLogSegmentMetadata, start_position: int,
+                       end_position: int | None) -> int:
+    """The last byte a fetch_log_segment reads (inclusive), its range checked with Kafka's messages: what
+    every store checks before it reads (LocalTieredStorage's and RemoteLogSegmentFileset's checks)."""
+    end = metadata.segment_size_in_bytes - 1 if end_position is None else end_position
+    if start_position < 0:
+        raise ValueError(f"Start position must be positive: {start_position}")
+    if end < start_position:
+        raise ValueError(f"End position cannot be less than start position: {start_position}, {end}")
+    if end >= metadata.segment_size_in_bytes:
+        raise ValueError(f"End position cannot be greater than segment size: {end}, "
+                         f"{metadata.segment_size_in_bytes}")
+    return end
+
+
 class RemoteStorageManager(abc.ABC):
     """Copy, fetch and delete one segment's data in remote storage."""
 

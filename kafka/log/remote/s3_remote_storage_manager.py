@@ -49,6 +49,7 @@ from kafka.log.remote.remote_storage_manager import (
     RemoteResourceNotFoundException,
     RemoteStorageException,
     RemoteStorageManager,
+    fetch_end_position,
 )
 from kafka.log.remote.s3_client import S3Client, S3ClientConfig, S3Error
 from kafka.utils.time import SYSTEM, Time
@@ -137,14 +138,7 @@ class S3RemoteStorageManager(RemoteStorageManager):
 
     def fetch_log_segment(self, metadata: RemoteLogSegmentMetadata, start_position: int,
                           end_position: int | None = None) -> BinaryIO:
-        end = metadata.segment_size_in_bytes - 1 if end_position is None else end_position
-        if start_position < 0:
-            raise ValueError(f"Start position must be positive: {start_position}")
-        if end < start_position:
-            raise ValueError(f"End position cannot be less than start position: {start_position}, {end}")
-        if end >= metadata.segment_size_in_bytes:
-            raise ValueError(f"End position cannot be greater than segment size: {end}, "
-                             f"{metadata.segment_size_in_bytes}")
+        end = fetch_end_position(metadata, start_position, end_position)
         client = self._client()
         return self._wrap(lambda: client.get_object(self.segment_key(metadata), start_position, end))
 
