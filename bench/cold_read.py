@@ -222,7 +222,24 @@ def evict(paths: list[Path]) -> None:
                 os.close(fd)
 
 
-class Tail:
+class BackgroundThreads:
+    """Threads that run from `with` to its end; each watches self.stop."""
+
+    threads: list[threading.Thread]
+    stop: threading.Event
+
+    def __enter__(self):
+        for thread in self.threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        for thread in self.threads:
+            thread.join(60)
+
+
+class Tail(BackgroundThreads):
     """A producer at TAIL_RATE records a second and a consumer timing each from send to receipt."""
 
     def __init__(self, bootstrap: str, topic: str) -> None:
@@ -233,16 +250,6 @@ class Tail:
         self.stop = threading.Event()
         self.threads = [threading.Thread(target=self._produce, daemon=True),
                         threading.Thread(target=self._consume, daemon=True)]
-
-    def __enter__(self) -> Tail:
-        for thread in self.threads:
-            thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop.set()
-        for thread in self.threads:
-            thread.join(30)
 
     @contextmanager
     def recorded(self):
@@ -275,7 +282,7 @@ class Tail:
         consumer.close()
 
 
-class ColdReader:
+class ColdReader(BackgroundThreads):
     """Reads the backlog from offset 0 to its end, again and again, while an evictor keeps it cold."""
 
     def __init__(self, bootstrap: str, topic: str, count: int, cold_paths: list[Path]) -> None:
@@ -287,14 +294,10 @@ class ColdReader:
 
     def __enter__(self) -> ColdReader:
         self.started = time.monotonic()
-        for thread in self.threads:
-            thread.start()
-        return self
+        return super().__enter__()
 
     def __exit__(self, *exc) -> None:
-        self.stop.set()
-        for thread in self.threads:
-            thread.join(60)
+        super().__exit__(*exc)
         self.elapsed = time.monotonic() - self.started
 
     def _read(self) -> None:
