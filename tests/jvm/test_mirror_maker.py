@@ -46,11 +46,12 @@ OTHER = {"apache": "teaching", "teaching": "apache"}
 class MirrorMaker:
     """org.apache.kafka.connect.mirror.MirrorMaker on a copy of examples/mirror/mm2.properties."""
 
-    def __init__(self, home: Path, clusters: dict[str, str], jars: str) -> None:
+    def __init__(self, home: Path, clusters: dict[str, str], jars: str, extra: dict[str, str]) -> None:
         self.log_path = home / "mirror-maker.log"
         config = home / "mm2.properties"
+        extra = {**{f"{alias}.bootstrap.servers": b for alias, b in clusters.items()}, **extra}
         config.write_text((EXAMPLES / "mm2.properties").read_text()
-                          + "".join(f"{alias}.bootstrap.servers = {b}\n" for alias, b in clusters.items()))
+                          + "".join(f"{key} = {value}\n" for key, value in extra.items()))
         out = open(home / "mirror-maker.out", "wb")
         self.process = subprocess.Popen(
             ["java", "-XX:TieredStopAtLevel=1", f"-Dlog4j2.configurationFile={LOG4J2}",
@@ -97,8 +98,9 @@ def mirror_maker(tmp_path):
     started: list[MirrorMaker] = []
     jars = classpath("connect")
 
-    def start(clusters: dict[str, str]) -> MirrorMaker:
-        started.append(MirrorMaker(tmp_path, clusters, jars))
+    def start(clusters: dict[str, str], extra: dict[str, str] | None = None) -> MirrorMaker:
+        """MirrorMaker on mm2.properties with `clusters`' bootstraps and the `extra` keys appended."""
+        started.append(MirrorMaker(tmp_path, clusters, jars, extra or {}))
         return started[-1]
 
     yield start
