@@ -33,6 +33,8 @@ class RemoteLogManagerStats:
         # Without a group (a RemoteLogManager built alone, in a unit test) it counts into a private registry.
         self.group = group if group is not None else KafkaMetricsGroup()
         self._meters = {metric: self.group.new_meter(metric) for metric in METERS}
+        for meter in self._meters.values():  # the all-topics series exist from the start, at 0, as Kafka's
+            meter.labels(ALL_TOPICS)
         self._lock = threading.Lock()
         self._values: dict[MetricName, dict[tuple[str, int], float]] = {m: {} for m in PARTITION_VALUES}
         for metric in PARTITION_VALUES:

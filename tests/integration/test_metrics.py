@@ -18,6 +18,7 @@ from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from tests.helpers import REPO, unique_topic, wait_until
 from tests.integration.test_long_poll import background, create, fetch_body, produce
+from tests.integration.test_tiered_storage_copy import tiered_broker
 from tests.metrics.scrape import scrape
 from tests.wire import WireClient
 
@@ -153,7 +154,9 @@ def dashboard_metric_names() -> set[str]:
             if not name.startswith("kafka_consumergroup_") and "share" not in name}
 
 
-def test_every_metric_the_dashboard_queries_exists_on_a_live_broker(broker):
+def test_every_metric_the_dashboard_queries_exists_on_a_live_broker(start_broker, tmp_path):
+    # with tiered storage on, as Kafka registers its RemoteStorageMetrics only then (the tiered row)
+    broker = start_broker(tmp_path / "data", tiered_broker(tmp_path / "remote"))
     client = WireClient(broker.port)
     # Quota series exist only once some quota is set: a default client-id quota no one reaches.
     quotas = [{"key": key, "value": 1e9, "remove": False}

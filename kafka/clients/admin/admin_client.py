@@ -16,6 +16,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from kafka.clients.admin.admin_call import call_retrying_disconnects
 from kafka.clients.admin.controller_admin import ControllerAdmin, quorum_info
 from kafka.clients.admin.describe_consumer_groups_handler import DescribeConsumerGroupsHandler
 from kafka.clients.admin.describe_topic_partitions_handler import DescribeTopicPartitionsHandler
@@ -50,7 +51,6 @@ SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3  # AlterConfigOp.OpType
 # An entity ({"client-id": "app"}, None for the default) and its quotas (None removes one).
 QuotaAlteration = tuple[Mapping[str, str | None], Mapping[str, float | None]]
 
-
 # What a ListOffsets meets while a partition's leader is being replaced: asked again, not fatal.
 LEADER_GONE = frozenset({Errors.NETWORK_EXCEPTION, Errors.NOT_LEADER_OR_FOLLOWER, Errors.LEADER_NOT_AVAILABLE,
                          Errors.REQUEST_TIMED_OUT})
@@ -67,7 +67,7 @@ class AdminClient(ShareGroupAdmin, FeatureAdmin):  # share groups (KIP-932), fea
 
     # ------------------------------------------------------------------ plumbing
     def _call(self, node_id: int, api_key: int, body: dict, max_version: int | None = None) -> Any:
-        return self.client.send_and_wait(node_id, api_key, body, self.timeout_ms, max_version).body
+        return call_retrying_disconnects(self, node_id, api_key, body, max_version).body  # admin_call.py
 
     def _any_node(self) -> int:
         self._ensure_cluster()
