@@ -80,9 +80,22 @@ run: $(STAMP)
 
 # Three KRaft nodes on loopback (brokers 9092/9094/9096, controllers 9093/9095/9097), formatted on
 # first use, data under data/cluster/; Ctrl-C stops all three (docs/kraft.md).
+# TIERED=local or TIERED=s3 turns tiered storage on in every node: to a directory, data/cluster/remote/,
+# or to `make s3`'s S3 server on S3_PORT (docs/tiered_storage.md#tiered-storage-on-make-cluster).
 cluster: $(STAMP)
 	$(BIN)/python -m kafka.tools.local_cluster config/cluster/node-1.properties \
-	  config/cluster/node-2.properties config/cluster/node-3.properties
+	  config/cluster/node-2.properties config/cluster/node-3.properties $(CLUSTER_OVERRIDES)
+
+TIERED ?=
+TIERED_ON = remote.log.storage.system.enable=true remote.log.metadata.manager.listener.name=PLAINTEXT \
+  remote.log.manager.task.interval.ms=1000 log.retention.check.interval.ms=1000
+TIERED_local = remote.log.storage.manager.class.name=org.apache.kafka.server.log.remote.storage.LocalTieredStorage \
+  rsm.config.dir=data/cluster/remote
+TIERED_s3 = remote.log.storage.manager.class.name=kafka.log.remote.s3_remote_storage_manager.S3RemoteStorageManager \
+  rsm.config.s3.bucket.name=kafka-tiered-storage rsm.config.s3.endpoint.url=http://127.0.0.1:$(S3_PORT) \
+  rsm.config.aws.access.key.id=kafka-teaching rsm.config.aws.secret.access.key=kafka-teaching-secret
+CLUSTER_OVERRIDES = $(if $(TIERED),$(if $(TIERED_$(TIERED)),,$(error TIERED must be local or s3, not $(TIERED))) \
+  $(addprefix --override ,$(TIERED_ON) $(TIERED_$(TIERED))))
 
 # Kafka 4's picture: three controller-only nodes (CONTROLLER 9093/9095/9097) and three broker-only
 # nodes (clients 9092/9094/9096), formatted on first use, data under data/cluster-split/ (docs/kraft.md).

@@ -11,6 +11,8 @@ brokers are stopped first, while the controllers can still answer their controll
 SIGUSR1 starts again any node that died (`make demo-streams` kills one with kill -9, then sends it).
 `make cluster-secure` runs it on config/cluster-secure/ once kafka/tools/secure_cluster_setup.py has made
 the certificates and formatted the nodes with their SCRAM users.
+`--override key=value` (repeatable) applies to every node, as kafka-server-start's does to one:
+`make cluster TIERED=s3` turns tiered storage on with it (docs/tiered_storage.md).
 Its controllers form a dynamic quorum (KIP-853, controller.quorum.bootstrap.servers): formatted
 together for the first time, they are formatted as `kafka-storage format --initial-controllers`
 would, each with a new directory id, so that controllers can later be added and removed.
@@ -28,7 +30,8 @@ import time
 
 from kafka.raft.snapshots import write_bootstrap_snapshot
 from kafka.raft.voter_set import ReplicaKey, VoterNode, VoterSet, directory_id_from_string
-from kafka.server.kafka_config import KafkaConfig
+from kafka.server.kafka_config import ConfigError, KafkaConfig
+from kafka.server.kafka_server_start import parse_overrides
 from kafka.server.meta_properties import format_directories, read_meta_properties
 from kafka.tools.storage_tool import directories
 from kafka.utils.uuid import random_uuid, uuid_to_string
@@ -109,11 +112,19 @@ def pump(name: str, stream) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="local-cluster", description="Run KRaft nodes on loopback.")
     parser.add_argument("configs", nargs="+", help="one server.properties per node")
+    parser.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
+                        help="a config for every node, over the files' (kafka-server-start's --override)")
     args = parser.parse_args(argv)
-    configs = {os.path.splitext(os.path.basename(p))[0]: KafkaConfig.from_file(p) for p in args.configs}
+    try:
+        overrides = parse_overrides(args.override)
+        configs = {os.path.splitext(os.path.basename(p))[0]: KafkaConfig.from_file(p, overrides)
+                   for p in args.configs}
+    except ConfigError as e:
+        parser.error(str(e))
     paths = dict(zip(configs, args.configs, strict=True))
     format_if_needed(configs)
-    processes = {name: start_node(name, path) for name, path in paths.items()}
+    node_args = {name: [path, *(f"--override={o}" for o in args.override)] for name, path in paths.items()}
+    processes = {name: start_node(name, node_args[name]) for name in paths}
     roles = ", ".join(f"{n} {'+'.join(sorted(c.process_roles))}" for n, c in configs.items())
     print(f"cluster of {len(configs)} nodes starting ({roles})\n{client_hints(configs)}"
           "  Ctrl-C stops every node", flush=True)
@@ -126,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         if restart.is_set():
             restart.clear()
             dead = [name for name, process in processes.items() if process.poll() is not None]
-            processes.update({name: start_node(name, paths[name]) for name in dead})
+            processes.update({name: start_node(name, node_args[name]) for name in dead})
         if all(p.poll() is not None for p in processes.values()):
             break
     brokers = {n: p for n, p in processes.items() if configs[n].is_broker}
@@ -135,8 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def start_node(name: str, path: str) -> subprocess.Popen:
-    process = subprocess.Popen([sys.executable, "-m", "kafka", path], stdout=subprocess.PIPE,
+def start_node(name: str, args: list[str]) -> subprocess.Popen:
+    """`python -m kafka <its server.properties> [--override k=v ...]`: one node, a process of its own."""
+    process = subprocess.Popen([sys.executable, "-m", "kafka", *args], stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
     print(f"[{name}] started: pid {process.pid}", flush=True)
     threading.Thread(target=pump, args=(name, process.stdout), daemon=True).start()
