@@ -361,15 +361,16 @@ class UnifiedLog:
             return self._roll()
 
     def _roll(self) -> LogSegment:
-        previous = self._local_log.active_segment
-        segment = self._local_log.roll()
-        if segment is previous:
-            return segment  # already empty and at the LEO
-        new_offset = segment.base_offset
+        active, new_offset = self._local_log.active_segment, self._local_log.log_end_offset
+        if active.base_offset == new_offset:
+            return active  # already empty and at the LEO
         # The producers as they stand at the new segment's first offset: recovering that segment after
-        # a crash starts from this snapshot and replays only the segment's own batches.
+        # a crash starts from this snapshot and replays only the segment's own batches. Kafka takes it
+        # just after the roll; here it comes first, because RLMCopyTask lists the segments without this
+        # lock and copies a rolled one with the snapshot at its end, which must then already be there.
         self.producer_state_manager.update_map_end_offset(new_offset)
         self.producer_state_manager.take_snapshot()
+        segment = self._local_log.roll()
         if self.scheduler is not None and self.scheduler.is_started:
             # Kafka's roll: fsync the segment that became inactive off the append path, which moves
             # the recovery point to the new segment (a crash then recovers only the active one).
