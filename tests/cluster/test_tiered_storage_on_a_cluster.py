@@ -57,13 +57,14 @@ def produce(bootstrap: str, topic: str, count: int, start: int) -> None:
     assert producer.flush(120) == 0
 
 
-def finished_segments(bootstrap: str, topic: str) -> list[RemoteLogSegmentMetadata]:
-    """The topic's remote segments whose copy finished and which are not being deleted, by start offset."""
+def remote_segments(bootstrap: str, topic: str,
+                    partitions: int = METADATA_PARTITIONS) -> list[RemoteLogSegmentMetadata]:
+    """Every segment of the topic that `__remote_log_metadata` lists, in its latest state, by start offset."""
     consumer = KafkaConsumer({"bootstrap.servers": bootstrap, "auto.offset.reset": "earliest"})
     try:
-        partitions = [TopicPartition("__remote_log_metadata", p) for p in range(METADATA_PARTITIONS)]
-        consumer.assign(partitions)
-        ends = consumer.end_offsets(partitions)
+        metadata_partitions = [TopicPartition("__remote_log_metadata", p) for p in range(partitions)]
+        consumer.assign(metadata_partitions)
+        ends = consumer.end_offsets(metadata_partitions)
         segments: dict = {}
         while any(consumer.position(tp) < end for tp, end in ends.items()):
             for record in consumer.poll(500):
@@ -76,8 +77,13 @@ def finished_segments(bootstrap: str, topic: str) -> list[RemoteLogSegmentMetada
                         segments[segment_id] = segments[segment_id].create_with_update(event)
     finally:
         consumer.close()
-    return sorted((m for m in segments.values() if m.state is RemoteLogSegmentState.COPY_SEGMENT_FINISHED),
-                  key=lambda m: m.start_offset)
+    return sorted(segments.values(), key=lambda m: m.start_offset)
+
+
+def finished_segments(bootstrap: str, topic: str) -> list[RemoteLogSegmentMetadata]:
+    """The topic's remote segments whose copy finished and which are not being deleted, by start offset."""
+    finished = RemoteLogSegmentState.COPY_SEGMENT_FINISHED
+    return [m for m in remote_segments(bootstrap, topic) if m.state is finished]
 
 
 def leader_of(cluster, topic: str) -> int | None:
