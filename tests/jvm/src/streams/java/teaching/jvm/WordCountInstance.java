@@ -22,8 +22,11 @@ import org.apache.kafka.streams.kstream.Produced;
  * (transactions), two stream threads, so two members of the group share one process id.
  *
  * <p>{@code java -cp <classes>:<kafka-streams 4.4> teaching.jvm.WordCountInstance <bootstrap> <application id>
- * <state dir> <input topic> <output topic>}. Prints {@code STATE <state>} at each change of the application's
- * state; closes when its standard input ends (or reads a line), then prints {@code CLOSED}.
+ * <state dir> <input topic> <output topic> [<group protocol>]}, the protocol {@code streams} unless given
+ * ({@code classic}: the consumer group protocol with Streams' own partition assignor). Prints {@code STATE
+ * <state>} at each change of the application's state and {@code ERROR <exception>} when a stream thread dies
+ * (the whole client then shuts down, to ERROR); closes when its standard input ends (or reads a line), then
+ * prints {@code CLOSED}.
  */
 public final class WordCountInstance {
     private WordCountInstance() {
@@ -34,7 +37,7 @@ public final class WordCountInstance {
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, args[0]);
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, args[1]);
         p.put(StreamsConfig.STATE_DIR_CONFIG, args[2]);
-        p.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, "streams");
+        p.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, args.length > 5 ? args[5] : "streams");
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 2);
         p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
