@@ -123,7 +123,7 @@ def main(argv: list[str]) -> int:
           "kafka.log.remote.s3_remote_storage_manager.S3RemoteStorageManager")
     for key, value in server.rsm_configs().items():
         print(f"  rsm.config.{key}={value}")
-    print("Ctrl-C stops it.", flush=True)
+    print("or, for the three nodes of make cluster: make cluster TIERED=s3\nCtrl-C stops it.", flush=True)
     try:
         assert server.process is not None
         server.process.wait()
