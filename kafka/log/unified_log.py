@@ -364,10 +364,9 @@ class UnifiedLog:
         active, new_offset = self._local_log.active_segment, self._local_log.log_end_offset
         if active.base_offset == new_offset:
             return active  # already empty and at the LEO
-        # The producers as they stand at the new segment's first offset: recovering that segment after
-        # a crash starts from this snapshot and replays only the segment's own batches. Kafka takes it
-        # just after the roll; here it comes first, because RLMCopyTask lists the segments without this
-        # lock and copies a rolled one with the snapshot at its end, which must then already be there.
+        # The producers at the new segment's first offset: its recovery starts from this snapshot. Kafka
+        # takes it just after the roll; here before, as RLMCopyTask lists segments without this lock and
+        # copies a rolled one with the snapshot at its end, which must then already exist.
         self.producer_state_manager.update_map_end_offset(new_offset)
         self.producer_state_manager.take_snapshot()
         segment = self._local_log.roll()
