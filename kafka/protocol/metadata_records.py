@@ -177,8 +177,9 @@ SCHEMAS: dict[MetadataRecordType, tuple[Schema, int]] = {
         "BrokerRegistrationChangeRecord",
         Field("broker_id", Int32, "0+"),
         Field("broker_epoch", Int64, "0+"),
-        Field("fenced", Int8, "0+", default=0),  # 0: unchanged, 1: fence, -1: unfence
-        Field("in_controlled_shutdown", Int8, "1+", default=0),  # 0: unchanged, 1: shutting down
+        # both tagged, as Kafka's: 0 (unchanged) is left out of the record
+        Field("fenced", Int8, "0+", default=0, tagged_versions="0+", tag=0),  # 1: fence, -1: unfence
+        Field("in_controlled_shutdown", Int8, "1+", default=0, tagged_versions="1+", tag=1),  # 1: stopping
         Field("log_dirs", Array(Uuid), "2+", default=[], tagged_versions="2+", tag=2),
         # KIP-1066: the cordoned log directories now, or null: no change
         Field("cordoned_log_dirs", Array(Uuid), "3+", nullable_versions="3+", default=None,
