@@ -425,16 +425,16 @@ class GroupApis:
 
             def respond(result: tuple[Errors, dict | None]) -> None:
                 error, described = result
-                if described is None:  # an error, or a group nobody has heard of: Kafka says "Dead"
+                if described is None:  # an error, or (before v6) a group nobody has heard of: "Dead"
                     described = dict(group_state="Dead" if error == Errors.NONE else "", protocol_type="",
                                      protocol_data="", members=[])
-                group = dict(error_code=error, group_id=group_id, **described)
-                if include_operations and error == Errors.NONE:
+                group = {"error_code": error, "group_id": group_id, **described}  # v6: its own error
+                if include_operations and group["error_code"] == Errors.NONE:
                     group["authorized_operations"] = self.auth.authorized_operations(request, Res.GROUP,
                                                                                      group_id)
                 answer.set_result(group)
 
-            self.when_done(self.coordinator.describe_group(group_id), respond)
+            self.when_done(self.coordinator.describe_group(group_id, request.header.api_version), respond)
             return answer
 
         def send_response_callback(groups: list[dict]) -> None:

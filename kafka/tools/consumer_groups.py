@@ -26,8 +26,10 @@ import argparse
 import sys
 
 from kafka.clients.admin import AdminClient
+from kafka.clients.admin.descriptions import ConsumerGroupDescription
 from kafka.clients.consumer import OffsetAndMetadata
 from kafka.clients.errors import KafkaError
+from kafka.protocol.errors import Errors
 from kafka.tools.command_line_utils import load_props
 from kafka.utils.logging import configure_tool_logging
 from kafka.utils.topic_partition import TopicPartition
@@ -37,10 +39,14 @@ class CommandError(Exception):
     """Printed as "Error: ..." with exit status 1, as Kafka's tool does."""
 
 
-def describe_group(admin: AdminClient, group_id: str):
+def describe_group(admin: AdminClient, group_id: str) -> ConsumerGroupDescription:
+    """The group, or a Dead one for a group that does not exist: the Admin fails with GROUP_ID_NOT_FOUND
+    from DescribeGroups v6 on (KIP-1043), and Kafka's command treats that as Dead, as before."""
     try:
         return admin.describe_consumer_groups([group_id])[group_id]
     except KafkaError as e:
+        if e.error == Errors.GROUP_ID_NOT_FOUND:
+            return ConsumerGroupDescription(group_id, "Dead", "", "", [])
         raise CommandError(f"cannot describe group '{group_id}': {e.error.name}") from e
 
 

@@ -82,6 +82,7 @@ def test_a_group_from_first_join_to_leave(pair):
     create_topic(pair, topic, partitions=2)
     find_coordinator(pair, group, GROUP)
     script.same(ApiKey.DESCRIBE_GROUPS, DESCRIBE, describe(group))  # never heard of: Dead
+    script.same(ApiKey.DESCRIBE_GROUPS, 6, describe(group))  # v6 (KIP-1043): Dead, GROUP_ID_NOT_FOUND
 
     ours, _ = script.same(ApiKey.JOIN_GROUP, JOIN, join(group, "", topic), learn=("member_id", "member-1"))
     assert ours["error_code"] == Errors.MEMBER_ID_REQUIRED  # KIP-394: ask again with this id
@@ -98,6 +99,7 @@ def test_a_group_from_first_join_to_leave(pair):
                           sync(group, 1, me, [{"member_id": me, "assignment": mine}]))
     assert ours["assignment"] == mine
     script.same(ApiKey.DESCRIBE_GROUPS, DESCRIBE, describe(group))  # Stable
+    script.same(ApiKey.DESCRIBE_GROUPS, 6, describe(group))
     ours, apache = script.ask(ApiKey.LIST_GROUPS, LIST, {"states_filter": ["Stable"], "types_filter": []})
     assert only(ours, {group}) == only(apache, {group}) and only(ours, {group})["groups"]
 

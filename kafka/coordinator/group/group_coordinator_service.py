@@ -433,13 +433,13 @@ class GroupCoordinatorService:
                     lambda partitions: partitions, lambda error: {})
 
     # ------------------------------------------------------------------ views and deletes
-    def describe_group(self, group_id: str) -> Future:
-        """DescribeGroups of one group: (error, the shard's description or None for a group nobody knows)."""
+    def describe_group(self, group_id: str, api_version: int = 5) -> Future:
+        """DescribeGroups of one group: (error, the shard's description, or None: unknown, before v6)."""
         if (error := self._not_active()) is not None:
             return answered((error, None))
-        return then(self._read("describe-groups", group_id,
-                               lambda shard, committed: shard.describe_group(group_id, committed)),
-                    lambda described: (Errors.NONE, described), lambda error: (error, None))
+        read = self._read("describe-groups", group_id,
+                          lambda shard, committed: shard.describe_group(group_id, committed, api_version))
+        return then(read, lambda described: (Errors.NONE, described), lambda error: (error, None))
 
     def list_groups(self, states: set[str], types: set[str]) -> Future:
         """(error, [listed group dicts]) over every shard here: a loading one makes the error

@@ -139,8 +139,8 @@ class GroupCoordinatorShard:
         return self.group_metadata_manager.streams.streams_group_describe(group_ids, committed_offset)
 
     # ------------------------------------------------------------------ views and deletes
-    def describe_group(self, group_id: str, committed_offset: int) -> dict | None:
-        return self.group_metadata_manager.describe_group(group_id, committed_offset)
+    def describe_group(self, group_id: str, committed_offset: int, api_version: int) -> dict | None:
+        return self.group_metadata_manager.describe_group(group_id, committed_offset, api_version)
 
     def list_groups(self, states: set[str], types: set[str], committed_offset: int) -> list[dict]:
         return self.group_metadata_manager.list_groups(states, types, committed_offset)

@@ -227,14 +227,19 @@ class GroupMetadataManager:
                                group_state=state, group_type=group_type))
         return listed
 
-    def describe_group(self, group_id: str, committed_offset: int) -> dict | None:
-        """DescribeGroups' view of a classic group; None for a group this shard does not know, or one
-        of the consumer or share protocol (Kafka describes them as Dead, GROUP_ID_NOT_FOUND from v6;
-        ConsumerGroupDescribe and ShareGroupDescribe show the others)."""
+    def describe_group(self, group_id: str, committed_offset: int, api_version: int) -> dict | None:
+        """DescribeGroups' view of a classic group. A group this shard does not know, or one of another
+        protocol (ConsumerGroupDescribe, ShareGroupDescribe and StreamsGroupDescribe show those), is
+        None before v6 (Kafka answers it as Dead, no error); from v6 it is Dead with GROUP_ID_NOT_FOUND
+        and the message of Kafka's GroupIdNotFoundException."""
         group = self.groups.get_at(group_id, committed_offset)
-        if group is None or group.type() is not GroupType.CLASSIC:
+        if group is not None and group.type() is GroupType.CLASSIC:
+            return self.classic.describe(group)
+        if api_version < 6:
             return None
-        return self.classic.describe(group)
+        message = f"Group {group_id} {'not found' if group is None else 'is not a classic group'}."
+        return dict(group_state="Dead", protocol_type="", protocol_data="", members=[],
+                    error_code=Errors.GROUP_ID_NOT_FOUND, error_message=message)
 
     # ------------------------------------------------------------------ deleting groups
     def validate_delete_group(self, group_id: str) -> Group:

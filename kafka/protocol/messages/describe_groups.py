@@ -1,9 +1,10 @@
 """DescribeGroups (key 15): state, protocol and members (with their assignments) of some groups.
 
 Mirrors ``common/message/DescribeGroupsRequest.json`` and ``DescribeGroupsResponse.json``
-(versions 0-5, flexible from 5). ``group_state`` is the state machine's name ("Stable",
+(versions 0-6, flexible from 5). ``group_state`` is the state machine's name ("Stable",
 "PreparingRebalance", ...); ``protocol_data`` is the chosen assignor ("range", "cooperative-sticky").
-A group the coordinator does not know is described as state "Dead" with no error, as in Kafka.
+A group the coordinator does not know is described as state "Dead": with no error before v6, with
+GROUP_ID_NOT_FOUND and ``error_message`` from v6 (KIP-1043), as in Kafka.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
@@ -35,6 +36,8 @@ DESCRIBED_GROUP = Schema(
     Field("protocol_data", String, "0+"),
     Field("members", Array(DESCRIBED_GROUP_MEMBER), "0+"),
     Field("authorized_operations", Int32, "3+", default=-(2**31)),
+    # KIP-1043: a group not found (or not a classic group) is GROUP_ID_NOT_FOUND with a message from v6
+    Field("error_message", String, "6+", nullable_versions="6+", default=None, ignorable=True),
 )
 
 DESCRIBE_GROUPS_RESPONSE = Schema(
@@ -44,5 +47,5 @@ DESCRIBE_GROUPS_RESPONSE = Schema(
 )
 
 DESCRIBE_GROUPS = register(
-    Api(ApiKey.DESCRIBE_GROUPS, "DescribeGroups", 0, 5, 5, DESCRIBE_GROUPS_REQUEST, DESCRIBE_GROUPS_RESPONSE)
+    Api(ApiKey.DESCRIBE_GROUPS, "DescribeGroups", 0, 6, 5, DESCRIBE_GROUPS_REQUEST, DESCRIBE_GROUPS_RESPONSE)
 )

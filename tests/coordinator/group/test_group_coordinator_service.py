@@ -412,6 +412,20 @@ def test_coordinator_load_in_progress_until_the_loader_has_run(replica_manager, 
         c.shutdown()
 
 
+def test_describe_groups_v6_says_group_id_not_found_where_older_versions_say_dead(coordinator):
+    """KIP-1043: from DescribeGroups v6 a group that is not there, or not a classic group, is Dead with
+    GROUP_ID_NOT_FOUND and Kafka's message; before v6 it is None here, which KafkaApis answers as Dead."""
+    coordinator.join_consumer_group("modern", "m1")
+    assert done(coordinator.service.describe_group("nobody", 5)) == (Errors.NONE, None)
+    for group_id, message in (("nobody", "Group nobody not found."),
+                              ("modern", "Group modern is not a classic group.")):
+        error, described = done(coordinator.service.describe_group(group_id, 6))
+        assert error == Errors.NONE and described["group_state"] == "Dead", described
+        assert (described["error_code"], described["error_message"]) == (Errors.GROUP_ID_NOT_FOUND, message)
+    coordinator.join_and_sync("classic")
+    assert "error_code" not in done(coordinator.service.describe_group("classic", 6))[1]
+
+
 # ---------------------------------------------------------------------- sessions and retention
 def test_a_silent_member_is_removed_when_its_session_times_out(coordinator):
     member_id, generation = coordinator.join_and_sync("g", session_timeout_ms=500)
