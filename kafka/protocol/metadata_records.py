@@ -79,7 +79,7 @@ TOPIC_RESOURCE, BROKER_RESOURCE, GROUP_RESOURCE = 2, 4, 32  # ConfigRecord.resou
 FRAME_VERSION = 1
 
 _ENDPOINT = Schema("BrokerEndpoint", Field("name", String, "0+"), Field("host", String, "0+"),
-                   Field("port", Int32, "0+"), Field("security_protocol", Int16, "0+", default=0))
+                   Field("port", UInt16, "0+"), Field("security_protocol", Int16, "0+", default=0))
 _FEATURE = Schema("BrokerFeature", Field("name", String, "0+"), Field("min_supported_version", Int16, "0+"),
                   Field("max_supported_version", Int16, "0+"))
 # ClientQuotaRecord.entity: user, client-id or ip, with a null name for the default entity
