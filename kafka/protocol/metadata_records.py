@@ -90,7 +90,7 @@ SCHEMAS: dict[MetadataRecordType, tuple[Schema, int]] = {
     MetadataRecordType.REGISTER_BROKER_RECORD: (Schema(
         "RegisterBrokerRecord",
         Field("broker_id", Int32, "0+"),
-        Field("is_migrating_zk_broker", Boolean, "0+", default=False),
+        Field("is_migrating_zk_broker", Boolean, "2+", default=False),
         Field("incarnation_id", Uuid, "0+"),
         Field("broker_epoch", Int64, "0+"),
         Field("end_points", Array(_ENDPOINT), "0+", default=[]),
