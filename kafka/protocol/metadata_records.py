@@ -119,15 +119,18 @@ SCHEMAS: dict[MetadataRecordType, tuple[Schema, int]] = {
         Field("removing_replicas", Array(Int32), "0+", default=[]),
         Field("adding_replicas", Array(Int32), "0+", default=[]),
         Field("leader", Int32, "0+", default=NO_LEADER),
-        Field("leader_recovery_state", Int8, "1+", default=0),
+        Field("leader_recovery_state", Int8, "0+", default=0, tagged_versions="0+", tag=0),  # 1: recovering
         Field("leader_epoch", Int32, "0+", default=0),
         Field("partition_epoch", Int32, "0+", default=0),
+        # KIP-858: each replica's log directory; empty (ours: no directory assignment), which Kafka reads as
+        # "migrating", every replica's directory unknown
+        Field("directories", Array(Uuid), "1+", default=[]),
         # KIP-966: the replicas out of the ISR that still have every committed record (tagged, as Kafka's)
-        Field("eligible_leader_replicas", Array(Int32), "0+", nullable_versions="0+", default=None,
-              tagged_versions="0+", tag=1),
-        Field("last_known_elr", Array(Int32), "0+", nullable_versions="0+", default=None,
-              tagged_versions="0+", tag=2),
-    ), 1),
+        Field("eligible_leader_replicas", Array(Int32), "2+", nullable_versions="2+", default=None,
+              tagged_versions="2+", tag=1),
+        Field("last_known_elr", Array(Int32), "2+", nullable_versions="2+", default=None,
+              tagged_versions="2+", tag=2),
+    ), 2),  # versions 0-2: Kafka writes 2 from metadata.version 4.0-IV1 (partitionRecordVersion)
     MetadataRecordType.CONFIG_RECORD: (Schema(
         "ConfigRecord",
         Field("resource_type", Int8, "0+"),
