@@ -193,7 +193,7 @@ SCHEMAS: dict[MetadataRecordType, tuple[Schema, int]] = {
         # KIP-1066: the cordoned log directories now, or null: no change
         Field("cordoned_log_dirs", Array(Uuid), "3+", nullable_versions="3+", default=None,
               tagged_versions="3+", tag=3),
-    ), 1),  # versions 0-3: 1 for fencing and shutdown, 3 for cordoned directories (record_at), as Kafka
+    ), 1),  # versions 0-3: 0 to fence or unfence, 1 for a shutdown, 3 for cordoned directories, as Kafka
     MetadataRecordType.ACCESS_CONTROL_ENTRY_RECORD: (Schema(
         "AccessControlEntryRecord",
         Field("id", Uuid, "0+"),
