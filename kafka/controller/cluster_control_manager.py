@@ -177,13 +177,13 @@ class ClusterControlManager:
 
     def fence_record(self, broker_id: int) -> ApiMessageAndVersion:
         b = self.brokers[broker_id]
-        return record(T.BROKER_REGISTRATION_CHANGE_RECORD, broker_id=broker_id, broker_epoch=b.epoch,
-                      fenced=BROKER_FENCED)
+        return record_at(T.BROKER_REGISTRATION_CHANGE_RECORD, 0, broker_id=broker_id, broker_epoch=b.epoch,
+                         fenced=BROKER_FENCED)  # version 0, as Kafka's handleBrokerFenced
 
     def unfence_record(self, broker_id: int) -> ApiMessageAndVersion:
         b = self.brokers[broker_id]
-        return record(T.BROKER_REGISTRATION_CHANGE_RECORD, broker_id=broker_id, broker_epoch=b.epoch,
-                      fenced=BROKER_UNFENCED)
+        return record_at(T.BROKER_REGISTRATION_CHANGE_RECORD, 0, broker_id=broker_id, broker_epoch=b.epoch,
+                         fenced=BROKER_UNFENCED)  # version 0, as Kafka's handleBrokerUnfenced
 
     def controlled_shutdown_record(self, broker_id: int) -> ApiMessageAndVersion:
         b = self.brokers[broker_id]

@@ -79,7 +79,7 @@ TOPIC_RESOURCE, BROKER_RESOURCE, GROUP_RESOURCE = 2, 4, 32  # ConfigRecord.resou
 FRAME_VERSION = 1
 
 _ENDPOINT = Schema("BrokerEndpoint", Field("name", String, "0+"), Field("host", String, "0+"),
-                   Field("port", Int32, "0+"), Field("security_protocol", Int16, "0+", default=0))
+                   Field("port", UInt16, "0+"), Field("security_protocol", Int16, "0+", default=0))
 _FEATURE = Schema("BrokerFeature", Field("name", String, "0+"), Field("min_supported_version", Int16, "0+"),
                   Field("max_supported_version", Int16, "0+"))
 # ClientQuotaRecord.entity: user, client-id or ip, with a null name for the default entity
@@ -90,7 +90,7 @@ SCHEMAS: dict[MetadataRecordType, tuple[Schema, int]] = {
     MetadataRecordType.REGISTER_BROKER_RECORD: (Schema(
         "RegisterBrokerRecord",
         Field("broker_id", Int32, "0+"),
-        Field("is_migrating_zk_broker", Boolean, "0+", default=False),
+        Field("is_migrating_zk_broker", Boolean, "2+", default=False),
         Field("incarnation_id", Uuid, "0+"),
         Field("broker_epoch", Int64, "0+"),
         Field("end_points", Array(_ENDPOINT), "0+", default=[]),
@@ -119,15 +119,18 @@ SCHEMAS: dict[MetadataRecordType, tuple[Schema, int]] = {
         Field("removing_replicas", Array(Int32), "0+", default=[]),
         Field("adding_replicas", Array(Int32), "0+", default=[]),
         Field("leader", Int32, "0+", default=NO_LEADER),
-        Field("leader_recovery_state", Int8, "1+", default=0),
+        Field("leader_recovery_state", Int8, "0+", default=0, tagged_versions="0+", tag=0),  # 1: recovering
         Field("leader_epoch", Int32, "0+", default=0),
         Field("partition_epoch", Int32, "0+", default=0),
+        # KIP-858: each replica's log directory; empty (ours: no directory assignment), which Kafka reads as
+        # "migrating", every replica's directory unknown
+        Field("directories", Array(Uuid), "1+", default=[]),
         # KIP-966: the replicas out of the ISR that still have every committed record (tagged, as Kafka's)
-        Field("eligible_leader_replicas", Array(Int32), "0+", nullable_versions="0+", default=None,
-              tagged_versions="0+", tag=1),
-        Field("last_known_elr", Array(Int32), "0+", nullable_versions="0+", default=None,
-              tagged_versions="0+", tag=2),
-    ), 1),
+        Field("eligible_leader_replicas", Array(Int32), "2+", nullable_versions="2+", default=None,
+              tagged_versions="2+", tag=1),
+        Field("last_known_elr", Array(Int32), "2+", nullable_versions="2+", default=None,
+              tagged_versions="2+", tag=2),
+    ), 2),  # versions 0-2: Kafka writes 2 from metadata.version 4.0-IV1 (partitionRecordVersion)
     MetadataRecordType.CONFIG_RECORD: (Schema(
         "ConfigRecord",
         Field("resource_type", Int8, "0+"),
@@ -139,17 +142,23 @@ SCHEMAS: dict[MetadataRecordType, tuple[Schema, int]] = {
         "PartitionChangeRecord",
         Field("partition_id", Int32, "0+"),
         Field("topic_id", Uuid, "0+"),
-        Field("isr", Array(Int32), "0+", nullable_versions="0+", default=None),
-        Field("leader", Int32, "0+", default=NO_LEADER_CHANGE),
-        Field("replicas", Array(Int32), "0+", nullable_versions="0+", default=None),
-        Field("removing_replicas", Array(Int32), "0+", nullable_versions="0+", default=None),
-        Field("adding_replicas", Array(Int32), "0+", nullable_versions="0+", default=None),
-        Field("leader_recovery_state", Int8, "0+", default=-1),
-        Field("eligible_leader_replicas", Array(Int32), "0+", nullable_versions="0+", default=None,
-              tagged_versions="0+", tag=6),
-        Field("last_known_elr", Array(Int32), "0+", nullable_versions="0+", default=None,
-              tagged_versions="0+", tag=7),
-    ), 0),
+        # every change is a tagged field, as Kafka's: what did not change (null, -2, -1) is left out
+        Field("isr", Array(Int32), "0+", nullable_versions="0+", default=None, tagged_versions="0+", tag=0),
+        Field("leader", Int32, "0+", default=NO_LEADER_CHANGE, tagged_versions="0+", tag=1),
+        Field("replicas", Array(Int32), "0+", nullable_versions="0+", default=None,
+              tagged_versions="0+", tag=2),
+        Field("removing_replicas", Array(Int32), "0+", nullable_versions="0+", default=None,
+              tagged_versions="0+", tag=3),
+        Field("adding_replicas", Array(Int32), "0+", nullable_versions="0+", default=None,
+              tagged_versions="0+", tag=4),
+        Field("leader_recovery_state", Int8, "0+", default=-1, tagged_versions="0+", tag=5),
+        Field("directories", Array(Uuid), "1+", nullable_versions="1+", default=None,
+              tagged_versions="1+", tag=8),  # KIP-858; we never assign directories, so never write it
+        Field("eligible_leader_replicas", Array(Int32), "2+", nullable_versions="2+", default=None,
+              tagged_versions="2+", tag=6),
+        Field("last_known_elr", Array(Int32), "2+", nullable_versions="2+", default=None,
+              tagged_versions="2+", tag=7),
+    ), 2),  # versions 0-2: Kafka writes 2 from metadata.version 4.0-IV1 (partitionChangeRecordVersion)
     MetadataRecordType.FENCE_BROKER_RECORD: (Schema(
         "FenceBrokerRecord", Field("id", Int32, "0+"), Field("epoch", Int64, "0+"),
     ), 0),
@@ -184,7 +193,7 @@ SCHEMAS: dict[MetadataRecordType, tuple[Schema, int]] = {
         # KIP-1066: the cordoned log directories now, or null: no change
         Field("cordoned_log_dirs", Array(Uuid), "3+", nullable_versions="3+", default=None,
               tagged_versions="3+", tag=3),
-    ), 1),  # versions 0-3: 1 for fencing and shutdown, 3 for cordoned directories (record_at), as Kafka
+    ), 1),  # versions 0-3: 0 to fence or unfence, 1 for a shutdown, 3 for cordoned directories, as Kafka
     MetadataRecordType.ACCESS_CONTROL_ENTRY_RECORD: (Schema(
         "AccessControlEntryRecord",
         Field("id", Uuid, "0+"),
