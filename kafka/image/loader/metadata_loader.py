@@ -27,9 +27,15 @@ import structlog
 from kafka.image.metadata_delta import MetadataDelta
 from kafka.image.metadata_image import EMPTY_IMAGE, MetadataImage
 from kafka.image.metadata_provenance import MetadataProvenance
+from kafka.protocol.errors import ProtocolDecodeError
 from kafka.protocol.metadata_records import deserialize
 
 log = structlog.get_logger("kafka.image.loader.MetadataLoader")
+# Until 2026-11-30 this broker wrote RegisterBrokerRecord, PartitionRecord and PartitionChangeRecord in a
+# layout of its own; since then Kafka's, byte for byte (docs/kraft.md). Its old logs do not read.
+OLD_LAYOUT_HINT = ("a metadata log written by this broker before 2026-11-30 does not read any more: stop the "
+                   "node(s), delete the log directories (data/ for make run, data/cluster/ for make cluster) "
+                   "and start again")
 
 
 @dataclass(frozen=True)
@@ -87,7 +93,10 @@ class MetadataLoader:
             for value in batch.records:
                 try:
                     delta.replay(deserialize(value))
-                except Exception as e:  # a record we cannot read must not stop the broker's metadata
+                except ProtocolDecodeError as e:  # not Kafka's layout: likely written by an older us
+                    log.error("cannot read a metadata record", offset=batch.base_offset, error=str(e),
+                              hint=OLD_LAYOUT_HINT)
+                except Exception as e:  # a record we cannot replay must not stop the broker's metadata
                     log.error("cannot replay a metadata record", offset=batch.base_offset, error=repr(e))
             provenance = MetadataProvenance(batch.last_offset, batch.epoch, batch.append_timestamp)
             self._maybe_publish(delta, provenance, 1, batch.size_in_bytes)
