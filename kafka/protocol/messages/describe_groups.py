@@ -30,14 +30,14 @@ DESCRIBED_GROUP_MEMBER = Schema(
 DESCRIBED_GROUP = Schema(
     "DescribedGroup",
     Field("error_code", Int16, "0+"),
+    # KIP-1043: a group not found (or not a classic group) is GROUP_ID_NOT_FOUND with a message from v6
+    Field("error_message", String, "6+", nullable_versions="6+", default=None, ignorable=True),
     Field("group_id", String, "0+"),
     Field("group_state", String, "0+"),
     Field("protocol_type", String, "0+"),
     Field("protocol_data", String, "0+"),
     Field("members", Array(DESCRIBED_GROUP_MEMBER), "0+"),
     Field("authorized_operations", Int32, "3+", default=-(2**31)),
-    # KIP-1043: a group not found (or not a classic group) is GROUP_ID_NOT_FOUND with a message from v6
-    Field("error_message", String, "6+", nullable_versions="6+", default=None, ignorable=True),
 )
 
 DESCRIBE_GROUPS_RESPONSE = Schema(
