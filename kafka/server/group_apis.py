@@ -227,13 +227,13 @@ class GroupApis:
             self.request_helper.send_response_maybe_throttle(request, dict(
                 throttle_time_ms=0, error_code=result.error, generation_id=result.generation_id,
                 protocol_type=result.protocol_type, protocol_name=protocol_name, leader=result.leader_id,
-                member_id=result.member_id, members=result.members))
+                skip_assignment=result.skip_assignment, member_id=result.member_id, members=result.members))
 
         # v0 has no rebalance timeout: the session timeout doubles as one, as in Kafka.
         rebalance_timeout_ms = req.session_timeout_ms if version == 0 else req.rebalance_timeout_ms
         join = JoinGroupRequest(req.group_id, req.member_id, req.group_instance_id, version >= 4,
                                 rebalance_timeout_ms, req.session_timeout_ms, req.protocol_type,
-                                [(p.name, bytes(p.metadata)) for p in req.protocols])
+                                [(p.name, bytes(p.metadata)) for p in req.protocols], req.get("reason"))
         self.when_done(self.coordinator.join_group(join, self.context(request)), send_response_callback)
 
     def handle_sync_group_request(self, request: Request) -> None:
@@ -266,7 +266,7 @@ class GroupApis:
         self.auth.require(request, Op.READ, Res.GROUP, req.group_id, Errors.GROUP_AUTHORIZATION_FAILED)
         version = request.header.api_version
         if version >= 3:
-            leaving = [LeavingMember(m.member_id, m.group_instance_id) for m in req.members]
+            leaving = [LeavingMember(m.member_id, m.group_instance_id, m.get("reason")) for m in req.members]
         else:
             leaving = [LeavingMember(req.member_id, None)]
 

@@ -264,3 +264,40 @@ def test_an_older_member_epoch_is_judged_partition_by_partition(pair):
     # before it joined
     script.same(ApiKey.OFFSET_COMMIT, 9, commit_v9(group, first, member_epoch(-1), topic, 31, kept))
     script.same(ApiKey.OFFSET_FETCH, 9, fetch_v9(group, None, -1, topic))
+
+
+def static_join(group: str, member, instance: str, topic: str, reason: str | None) -> dict:
+    return {**join(group, member, topic), "group_instance_id": instance, "reason": reason}
+
+
+def test_join_group_v8_v9_and_leave_group_v5_with_reasons(pair):
+    """KIP-800's reasons (JoinGroup v8, LeaveGroup v5) change no answer, only the coordinator's log;
+    KIP-814 (JoinGroup v9): a static leader that comes back under a new member id to a Stable group is
+    told it leads, with every member, and to skip the assignment; at v8 it hears the old leader id."""
+    script, topic, group = Script(pair), unique_topic("reasons"), unique_topic("reason-group")
+    create_topic(pair, topic)
+    find_coordinator(pair, group, GROUP)
+    ours, _ = script.same(ApiKey.JOIN_GROUP, 9, static_join(group, "", "instance-a", topic, "starting"),
+                          learn=("member_id", "member-1"))
+    assert (ours["leader"], ours["skip_assignment"], len(ours["members"])) == ("member-1", False, 1)
+    mine = assignment(topic, 0)
+    script.same(ApiKey.SYNC_GROUP, SYNC, {**sync(group, 1, Sym("member-1"), [
+        {"member_id": Sym("member-1"), "assignment": mine}]), "group_instance_id": "instance-a"})
+
+    # the static leader restarts: a new member id, the same generation, no rebalance
+    ours, _ = script.same(ApiKey.JOIN_GROUP, 9, static_join(group, "", "instance-a", topic, "restarted"),
+                          learn=("member_id", "member-2"))
+    assert (ours["generation_id"], ours["leader"], ours["skip_assignment"]) == (1, "member-2", True)
+    assert [m["member_id"] for m in ours["members"]] == ["member-2"]
+    ours, _ = script.same(ApiKey.JOIN_GROUP, 8, static_join(group, "", "instance-a", topic, None),
+                          learn=("member_id", "member-3"))
+    assert (ours["leader"], ours["skip_assignment"], ours["members"]) == ("member-2", False, [])
+    ours, _ = script.same(ApiKey.SYNC_GROUP, SYNC, {**sync(group, 1, Sym("member-3"), []),
+                                                    "group_instance_id": "instance-a"})
+    assert ours["assignment"] == mine  # the group's assignment, kept
+    script.same(ApiKey.DESCRIBE_GROUPS, DESCRIBE, describe(group))
+
+    script.same(ApiKey.LEAVE_GROUP, 5, {"group_id": group, "members": [
+        {"member_id": Sym("member-3"), "group_instance_id": "instance-a", "reason": "closing"},
+        {"member_id": "wire-test-not-a-member", "group_instance_id": None, "reason": None}]})
+    script.same(ApiKey.DESCRIBE_GROUPS, DESCRIBE, describe(group))  # Empty
