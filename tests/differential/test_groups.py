@@ -301,3 +301,20 @@ def test_join_group_v8_v9_and_leave_group_v5_with_reasons(pair):
         {"member_id": Sym("member-3"), "group_instance_id": "instance-a", "reason": "closing"},
         {"member_id": "wire-test-not-a-member", "group_instance_id": None, "reason": None}]})
     script.same(ApiKey.DESCRIBE_GROUPS, DESCRIBE, describe(group))  # Empty
+
+
+def test_delete_groups_v3_per_group_error_message(pair):
+    """DeleteGroups v3 adds each group's error_message: null for a deletion, a group with members
+    (NON_EMPTY_GROUP), one nobody knows (GROUP_ID_NOT_FOUND), and a name asked for twice (answered once)."""
+    script, topic = Script(pair), unique_topic("del-v3")
+    empty, busy = unique_topic("del-empty"), unique_topic("del-busy")
+    create_topic(pair, topic)
+    for group in (empty, busy):
+        find_coordinator(pair, group, GROUP)
+    script.same(ApiKey.OFFSET_COMMIT, COMMIT, commit(empty, -1, "", {topic: {0: 1}}))
+    script.same(ApiKey.JOIN_GROUP, 9, static_join(busy, "", "instance-a", topic, None),
+                learn=("member_id", "member-1"))
+    ours, _ = script.same(ApiKey.DELETE_GROUPS, 3,
+                          {"groups_names": [empty, busy, unique_topic("never"), empty]})
+    assert [(r["error_code"], r["error_message"]) for r in ours["results"]] == [
+        (Errors.NONE, None), (Errors.NON_EMPTY_GROUP, None), (Errors.GROUP_ID_NOT_FOUND, None)]
