@@ -5,6 +5,8 @@ see group_steps.Script)."""
 
 from __future__ import annotations
 
+import uuid
+
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from tests.differential.group_steps import (
@@ -318,3 +320,49 @@ def test_delete_groups_v3_per_group_error_message(pair):
                           {"groups_names": [empty, busy, unique_topic("never"), empty]})
     assert [(r["error_code"], r["error_message"]) for r in ours["results"]] == [
         (Errors.NONE, None), (Errors.NON_EMPTY_GROUP, None), (Errors.GROUP_ID_NOT_FOUND, None)]
+
+
+def learn_topic_id(script: Script, topic: str, name: str) -> None:
+    """What each broker calls the topic (its own random id), remembered by the script as `name`."""
+    ours, apache = (side.request(ApiKey.METADATA, 12, {"topics": [{"name": topic}]}).topics[0].topic_id
+                    for side in script.pair.sides)
+    script.learn(name, ours, apache)
+
+
+def commit_v10(group: str, topics: list[tuple[object, dict[int, int]]]) -> dict:
+    return {"group_id": group, "generation_id_or_member_epoch": -1, "member_id": "",
+            "group_instance_id": None, "topics": [{"topic_id": t, "partitions": [
+                {"partition_index": p, "committed_offset": o, "committed_leader_epoch": -1,
+                 "committed_metadata": "m"} for p, o in parts.items()]} for t, parts in topics]}
+
+
+def fetch_v10(group: str, topics: list[tuple[object, list[int]]] | None) -> dict:
+    asked = None if topics is None else [{"topic_id": t, "partition_indexes": ps} for t, ps in topics]
+    return {"groups": [{"group_id": group, "member_id": None, "member_epoch": -1, "topics": asked}],
+            "require_stable": False}
+
+
+def test_offset_commit_and_fetch_v10_name_topics_by_id(pair):
+    """OffsetCommit v10 and OffsetFetch v10 (KIP-848) name topics by id: each broker is sent its own
+    id for the topic; an id neither knows answers UNKNOWN_TOPIC_ID (after the rest); an offset committed
+    by id reads back by name and the other way round; asked for everything, each topic comes with its id."""
+    script, topic, group = Script(pair), unique_topic("by-id"), unique_topic("by-id-group")
+    create_topic(pair, topic, partitions=2)
+    find_coordinator(pair, group, GROUP)
+    learn_topic_id(script, topic, "topic id")
+    nobody = uuid.uuid4()
+    ours, _ = script.same(ApiKey.OFFSET_COMMIT, 10, commit_v10(group, [
+        (Sym("topic id"), {0: 5, 1: 7, 9: 1}), (nobody, {0: 1})]))
+    assert [t["topic_id"] for t in ours["topics"]] == [script.value("ours", "topic id"), nobody]
+    assert [(p["partition_index"], p["error_code"]) for p in ours["topics"][1]["partitions"]] == [
+        (0, Errors.UNKNOWN_TOPIC_ID)]
+    ours, _ = script.same(ApiKey.OFFSET_FETCH, 10,
+                          fetch_v10(group, [(nobody, [0]), (Sym("topic id"), [0, 1, 5])]))
+    assert [t["topic_id"] for t in ours["groups"][0]["topics"]] == [script.value("ours", "topic id"), nobody]
+    script.same(ApiKey.OFFSET_FETCH, 10, fetch_v10(group, None))
+    script.same(ApiKey.OFFSET_FETCH, 9, fetch(group, {topic: [0, 1]}))  # committed by id, read by name
+    script.same(ApiKey.OFFSET_COMMIT, 9, commit(group, -1, "", {topic: {0: 8}}))
+    ours, _ = script.same(ApiKey.OFFSET_FETCH, 10, fetch_v10(group, None))
+    assert {p["partition_index"]: p["committed_offset"]
+            for p in ours["groups"][0]["topics"][0]["partitions"]} == {0: 8, 1: 7}
+    script.same(ApiKey.OFFSET_COMMIT, 10, commit_v10(group, [(nobody, {0: 1})]))  # nothing to commit

@@ -107,8 +107,9 @@ def test_a_classic_member_joins_syncs_commits_and_fetches_its_offset(parts):
                                  dict(partition_index=7, committed_offset=1,
                                                      committed_leader_epoch=-1,
                                                      committed_metadata="")])]))
+    # Kafka's order: the partitions KafkaApis refuses itself first, then the coordinator's answers
     assert [(p.partition_index, p.error_code) for p in committed.topics[0].partitions] == [
-        (0, Errors.NONE), (7, Errors.UNKNOWN_TOPIC_OR_PARTITION)]
+        (7, Errors.UNKNOWN_TOPIC_OR_PARTITION), (0, Errors.NONE)]
 
     fetched = parts.call(io_thread, ApiKey.OFFSET_FETCH, 8, dict(require_stable=False, groups=[
         dict(group_id="g", topics=[dict(name="orders", partition_indexes=[0])])]))
