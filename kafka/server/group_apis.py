@@ -311,8 +311,8 @@ class GroupApis:
         self.auth.require(request, Op.WRITE, Res.TRANSACTIONAL_ID, req.transactional_id,
                           Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
         self.auth.require(request, Op.READ, Res.GROUP, req.group_id, Errors.GROUP_AUTHORIZATION_FAILED)
-        offsets, send_response_callback = self._offsets_to_commit(request,
-                                                                  self.coordinator.time.milliseconds())
+        now, by_id = self.coordinator.time.milliseconds(), request.header.api_version >= 6  # KIP-1319
+        offsets, send_response_callback = self._offsets_to_commit(request, now, use_topic_ids=by_id)
         if offsets:
             commit = TxnOffsetCommitRequest(req.transactional_id, req.group_id, req.producer_id,
                                             req.producer_epoch,

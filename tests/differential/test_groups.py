@@ -366,3 +366,10 @@ def test_offset_commit_and_fetch_v10_name_topics_by_id(pair):
     assert {p["partition_index"]: p["committed_offset"]
             for p in ours["groups"][0]["topics"][0]["partitions"]} == {0: 8, 1: 7}
     script.same(ApiKey.OFFSET_COMMIT, 10, commit_v10(group, [(nobody, {0: 1})]))  # nothing to commit
+    stranger = unique_topic("by-id-nobody")
+    find_coordinator(pair, stranger, GROUP)
+    for version, error in ((8, Errors.ILLEGAL_GENERATION), (9, Errors.GROUP_ID_NOT_FOUND)):
+        # a generation of a group nobody has
+        ours, _ = script.same(ApiKey.OFFSET_COMMIT, version,
+                              commit(stranger, 1, "wire-test-x", {topic: {0: 1}}))
+        assert ours["topics"][0]["partitions"][0]["error_code"] == error

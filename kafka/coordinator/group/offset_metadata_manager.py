@@ -249,8 +249,10 @@ class OffsetMetadataManager:
         each partition still needs (None: none), or ApiError for the whole request."""
         group = self.group_lookup(group_id)
         if group is None:
-            if generation_id_or_member_epoch >= 0:  # a member of a group we do not know: an old generation
-                raise ApiError(Errors.ILLEGAL_GENERATION)
+            if generation_id_or_member_epoch >= 0:  # a member of a group we do not know
+                # GROUP_ID_NOT_FOUND from OffsetCommit v9 and TxnOffsetCommit v6; before, an old generation
+                says_not_found = api_version >= (6 if is_transactional else 9)
+                raise ApiError(Errors.GROUP_ID_NOT_FOUND if says_not_found else Errors.ILLEGAL_GENERATION)
             # Not using group management (the admin tool's reset, a manual assign): a "simple" group.
             self.log.info("creating a simple consumer group via manual offset commit", group_id=group_id)
             group = self.get_or_maybe_create_classic_group(group_id, True)

@@ -157,12 +157,17 @@ def test_replaying_the_log_gives_the_same_offsets():
 
 
 def test_a_group_nobody_knows_named_with_a_generation_is_an_illegal_generation():
+    """... before OffsetCommit v9 and TxnOffsetCommit v6, which say GROUP_ID_NOT_FOUND (Kafka 4.4)."""
     shard = Shard()
-    error = commit(shard, "g", 1, member_id="m", generation=1)
+    error = commit(shard, "g", 1, member_id="m", generation=1, api_version=8)
     assert isinstance(error, ApiError) and error.error == Errors.ILLEGAL_GENERATION
     assert "g" not in shard.groups, "no group made of it"
-    error = txn_commit(shard, "g", 1, member_id="m", generation=1)
+    error = commit(shard, "g", 1, member_id="m", generation=1, api_version=9)
+    assert error.error == Errors.GROUP_ID_NOT_FOUND
+    error = txn_commit(shard, "g", 1, member_id="m", generation=1, api_version=5)
     assert error.error == Errors.ILLEGAL_GENERATION
+    error = txn_commit(shard, "g", 1, member_id="m", generation=1, api_version=6)
+    assert error.error == Errors.GROUP_ID_NOT_FOUND
 
 
 def test_metadata_too_large_is_refused_per_partition():
