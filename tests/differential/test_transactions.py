@@ -477,3 +477,21 @@ def test_txn_offset_commit_v6_names_topics_by_id(pair):
                            for a in script.ask(ApiKey.OFFSET_FETCH, 10, fetch_offsets)),
                timeout=30, message="committed offset 42 visible on both", interval=0.05)
     script.same(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848, consumer_group_heartbeat(group, member, -1))
+
+
+def test_init_producer_id_v5_answers_as_v4(pair):
+    """InitProducerId v5 (KIP-890) says the client understands TRANSACTION_ABORTABLE, which Kafka 4.4's
+    coordinator never answers InitProducerId with: a new id, an idempotent one, the epoch bump of a producer
+    that names its id and epoch (KIP-360), a wrong epoch, and an id without an epoch, as at v4."""
+    script, txn = Script(pair), unique_topic("txn-v5")
+    find_coordinator(pair, txn, TRANSACTION)
+    producer_ids_ready(pair)
+    ours, _ = script.same(ApiKey.INIT_PRODUCER_ID, 5, init_producer_id(txn), learn=("producer_id", "pid"))
+    assert (ours["error_code"], ours["producer_epoch"]) == (Errors.NONE, 0)
+    script.same(ApiKey.INIT_PRODUCER_ID, 5, init_producer_id(None), learn=("producer_id", "idempotent"))
+    bump = {**init_producer_id(txn), "producer_id": Sym("pid"), "producer_epoch": 0}
+    ours, _ = script.same(ApiKey.INIT_PRODUCER_ID, 5, bump)
+    assert (ours["error_code"], ours["producer_id"], ours["producer_epoch"]) == (Errors.NONE, "pid", 1)
+    script.same(ApiKey.INIT_PRODUCER_ID, 5, bump)  # epoch 0 again: no longer the producer's
+    script.same(ApiKey.INIT_PRODUCER_ID, 5, {**bump, "producer_epoch": -1})  # INVALID_REQUEST
+    script.same(ApiKey.DESCRIBE_TRANSACTIONS, 0, describe_transactions(txn))
