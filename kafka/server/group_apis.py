@@ -350,7 +350,7 @@ class GroupApis:
                     else:
                         offsets[TopicPartition(name, p.partition_index)] = OffsetAndMetadata(
                             p.committed_offset, p.committed_leader_epoch, p.committed_metadata or "", now,
-                            expire)
+                            expire, topic_id=topic_id)
 
         def send_response_callback(statuses: dict[TopicPartition, Errors]) -> None:
             for tp in offsets:  # the coordinator's answers, in the order asked
@@ -413,8 +413,10 @@ class GroupApis:
                 self._with_topic_ids(group, named)
             answer.set_result(group)
 
+        # by id (v10), an offset committed under another id of the name (a recreated topic) is none
+        asked_ids = {name: topic_id for topic_id, name, _ in named or [] if name} if use_topic_ids else None
         self.when_done(self.coordinator.fetch_offsets(group_id, wanted, require_stable, member_id,
-                                                      member_epoch),
+                                                      member_epoch, asked_ids),
                        respond)
         return answer
 
