@@ -15,6 +15,7 @@ The streams groups' APIs (KIP-1071) answer in this family too, from ``streams_gr
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from concurrent.futures import Future
 
@@ -43,9 +44,11 @@ from kafka.protocol.acl import AclOperation as Op
 from kafka.protocol.acl import ResourceType as Res
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
+from kafka.protocol.types import ZERO_UUID
 from kafka.server.auth_helper import AuthHelper
 from kafka.server.auto_topic_creation_manager import AutoTopicCreationManager
 from kafka.server.metadata_cache import MetadataCache
+from kafka.server.offset_commit_response_builder import OffsetCommitResponseBuilder
 from kafka.server.request_handler_helper import RequestHandlerHelper
 from kafka.server.streams_group_apis import StreamsGroupApis, streams_groups_enabled
 from kafka.utils.topic_partition import TopicPartition
@@ -227,13 +230,13 @@ class GroupApis:
             self.request_helper.send_response_maybe_throttle(request, dict(
                 throttle_time_ms=0, error_code=result.error, generation_id=result.generation_id,
                 protocol_type=result.protocol_type, protocol_name=protocol_name, leader=result.leader_id,
-                member_id=result.member_id, members=result.members))
+                skip_assignment=result.skip_assignment, member_id=result.member_id, members=result.members))
 
         # v0 has no rebalance timeout: the session timeout doubles as one, as in Kafka.
         rebalance_timeout_ms = req.session_timeout_ms if version == 0 else req.rebalance_timeout_ms
         join = JoinGroupRequest(req.group_id, req.member_id, req.group_instance_id, version >= 4,
                                 rebalance_timeout_ms, req.session_timeout_ms, req.protocol_type,
-                                [(p.name, bytes(p.metadata)) for p in req.protocols])
+                                [(p.name, bytes(p.metadata)) for p in req.protocols], req.get("reason"))
         self.when_done(self.coordinator.join_group(join, self.context(request)), send_response_callback)
 
     def handle_sync_group_request(self, request: Request) -> None:
@@ -266,7 +269,7 @@ class GroupApis:
         self.auth.require(request, Op.READ, Res.GROUP, req.group_id, Errors.GROUP_AUTHORIZATION_FAILED)
         version = request.header.api_version
         if version >= 3:
-            leaving = [LeavingMember(m.member_id, m.group_instance_id) for m in req.members]
+            leaving = [LeavingMember(m.member_id, m.group_instance_id, m.get("reason")) for m in req.members]
         else:
             leaving = [LeavingMember(req.member_id, None)]
 
@@ -292,7 +295,8 @@ class GroupApis:
         now = self.coordinator.time.milliseconds()
         # v2-4 could ask for a retention of their own; later versions use offsets.retention.minutes.
         expire = now + req.retention_time_ms if req.retention_time_ms not in (-1, None) else -1
-        offsets, send_response_callback = self._offsets_to_commit(request, now, expire)
+        offsets, send_response_callback = self._offsets_to_commit(request, now, expire,
+                                                                  request.header.api_version >= 10)
         if offsets:
             commit = OffsetCommitRequest(req.group_id, req.member_id, req.group_instance_id,
                                          req.generation_id_or_member_epoch, offsets,
@@ -307,8 +311,8 @@ class GroupApis:
         self.auth.require(request, Op.WRITE, Res.TRANSACTIONAL_ID, req.transactional_id,
                           Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
         self.auth.require(request, Op.READ, Res.GROUP, req.group_id, Errors.GROUP_AUTHORIZATION_FAILED)
-        offsets, send_response_callback = self._offsets_to_commit(request,
-                                                                  self.coordinator.time.milliseconds())
+        now, by_id = self.coordinator.time.milliseconds(), request.header.api_version >= 6  # KIP-1319
+        offsets, send_response_callback = self._offsets_to_commit(request, now, use_topic_ids=by_id)
         if offsets:
             commit = TxnOffsetCommitRequest(req.transactional_id, req.group_id, req.producer_id,
                                             req.producer_epoch,
@@ -317,39 +321,54 @@ class GroupApis:
             self.when_done(self.coordinator.commit_transactional_offsets(commit, self.context(request)),
                            send_response_callback)
 
-    def _offsets_to_commit(self, request: Request, now: int, expire: int = -1):
-        """OffsetCommit's and TxnOffsetCommit's common part: the offsets of known topics, and the
-        callback that answers every partition asked about (UNKNOWN_TOPIC_OR_PARTITION for the
-        others). With nothing to commit, the answer goes at once and no offsets are returned."""
-        topics = request.body.topics
-        unknown: dict[TopicPartition, Errors] = {}
+    def _offsets_to_commit(self, request: Request, now: int, expire: int = -1, use_topic_ids: bool = False):
+        """OffsetCommit's and TxnOffsetCommit's common part, as Kafka's handlers: the offsets of known
+        topics, and the callback that answers every partition asked about, errors first (Kafka's
+        response Builder; the coordinator's answers merged in after). From OffsetCommit v10 and
+        TxnOffsetCommit v6 topics come by id: an id the metadata cache does not know is
+        UNKNOWN_TOPIC_ID. With nothing to commit, the answer goes at once and no offsets are returned."""
+        topics = [self._topic_named(t, use_topic_ids) for t in request.body.topics]  # (id, name, topic)
+        response = OffsetCommitResponseBuilder(use_topic_ids)
         offsets: dict[TopicPartition, OffsetAndMetadata] = {}
-        readable = self.auth.filter_by_authorized(request, Op.READ, Res.TOPIC, (t.name for t in topics))
-        for topic in topics:
-            partitions = self.metadata_cache.num_partitions(topic.name) or 0
-            for p in topic.partitions:
-                tp = TopicPartition(topic.name, p.partition_index)
-                if topic.name not in readable:
-                    unknown[tp] = Errors.TOPIC_AUTHORIZATION_FAILED
-                # Kafka checks the partition, not just the topic
-                elif not 0 <= p.partition_index < partitions:
-                    unknown[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
-                else:
-                    offsets[tp] = OffsetAndMetadata(p.committed_offset, p.committed_leader_epoch,
-                                                    p.committed_metadata or "", now, expire)
+        topic_ids: dict[str, uuid.UUID] = {}
+        readable = self.auth.filter_by_authorized(request, Op.READ, Res.TOPIC, (n for _, n, _ in topics))
+        for topic_id, name, topic in topics:
+            indexes = [p.partition_index for p in topic.partitions]
+            if use_topic_ids and not name:
+                response.add_partitions(topic_id, name, indexes, Errors.UNKNOWN_TOPIC_ID)
+            elif name not in readable:
+                response.add_partitions(topic_id, name, indexes, Errors.TOPIC_AUTHORIZATION_FAILED)
+            elif topic_id == ZERO_UUID:  # no such topic
+                response.add_partitions(topic_id, name, indexes, Errors.UNKNOWN_TOPIC_OR_PARTITION)
+            else:
+                partitions = self.metadata_cache.num_partitions(name) or 0
+                topic_ids[name] = topic_id
+                for p in topic.partitions:
+                    if not 0 <= p.partition_index < partitions:  # Kafka checks the partition too
+                        response.add_partition(topic_id, name, p.partition_index,
+                                               Errors.UNKNOWN_TOPIC_OR_PARTITION)
+                    else:
+                        offsets[TopicPartition(name, p.partition_index)] = OffsetAndMetadata(
+                            p.committed_offset, p.committed_leader_epoch, p.committed_metadata or "", now,
+                            expire, topic_id=topic_id)
 
         def send_response_callback(statuses: dict[TopicPartition, Errors]) -> None:
-            statuses = {**statuses, **unknown}
-            self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, topics=[
-                dict(name=topic.name, partitions=[
-                    dict(partition_index=p.partition_index,
-                         error_code=statuses[TopicPartition(topic.name, p.partition_index)])
-                    for p in topic.partitions])
-                for topic in topics]))
+            for tp in offsets:  # the coordinator's answers, in the order asked
+                response.add_partition(topic_ids[tp.topic], tp.topic, tp.partition, statuses[tp])
+            self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0,
+                                                                           topics=response.build()))
 
         if not offsets:
             send_response_callback({})
         return offsets, send_response_callback
+
+    def _topic_named(self, topic, use_topic_ids: bool) -> tuple[uuid.UUID, str, object]:
+        """(topic id, name, the request's topic): by id, the name from the metadata cache ("" for an id
+        it does not know); by name, the id it has now (zero for a topic it does not know)."""
+        if use_topic_ids:
+            return topic.topic_id, self.metadata_cache.topic_name_for_id(topic.topic_id) or "", topic
+        known = self.metadata_cache.get_topic(topic.name)
+        return (known.topic_id if known else ZERO_UUID), topic.name, topic
 
     def handle_offset_fetch_request(self, request: Request) -> None:
         req = request.body
@@ -374,9 +393,12 @@ class GroupApis:
         """A future of one group's OffsetFetch answer (the dict of OffsetFetchResponseGroup)."""
         if request is not None and not self.auth.authorize(request, Op.DESCRIBE, Res.GROUP, group_id):
             return answered(dict(group_id=group_id, error_code=Errors.GROUP_AUTHORIZATION_FAILED, topics=[]))
+        use_topic_ids = version >= 10  # KIP-848: topics by id, resolved through the metadata cache
+        named = [self._topic_named(t, use_topic_ids) for t in topics] if topics is not None else None
         wanted = None
-        if topics is not None:
-            wanted = [TopicPartition(t.name, i) for t in topics for i in t.partition_indexes]
+        if named is not None:
+            wanted = [TopicPartition(name, i) for _, name, t in named if name or not use_topic_ids
+                      for i in t.partition_indexes]
         answer: Future = Future()
 
         def respond(result: tuple[Errors, dict[TopicPartition, PartitionOffset]]) -> None:
@@ -386,12 +408,36 @@ class GroupApis:
                                                              (tp.topic for tp in offsets))
                 offsets = {tp: po if tp.topic in describable else _DENIED_OFFSET for tp, po in offsets.items()
                            if tp.topic in describable or wanted is not None}
-            answer.set_result(self._offset_fetch_group(group_id, error, offsets, wanted, version))
+            group = self._offset_fetch_group(group_id, error, offsets, wanted, version)
+            if use_topic_ids and error == Errors.NONE:
+                self._with_topic_ids(group, named)
+            answer.set_result(group)
 
+        # by id (v10), an offset committed under another id of the name (a recreated topic) is none
+        asked_ids = {name: topic_id for topic_id, name, _ in named or [] if name} if use_topic_ids else None
         self.when_done(self.coordinator.fetch_offsets(group_id, wanted, require_stable, member_id,
-                                                      member_epoch),
+                                                      member_epoch, asked_ids),
                        respond)
         return answer
+
+    def _with_topic_ids(self, group: dict, named: list | None) -> None:
+        """OffsetFetch v10's answer by topic id, as Kafka's fetchOffsetsForGroup and
+        fetchAllOffsetsForGroup: each topic gets the id it was asked by (or, asked for everything, its
+        id now, and a topic that no longer exists is left out); an id nobody knows answers
+        UNKNOWN_TOPIC_ID for each partition asked, after the rest."""
+        if named is None:
+            for topic in group["topics"]:
+                known = self.metadata_cache.get_topic(topic["name"])
+                topic["topic_id"] = known.topic_id if known else ZERO_UUID
+            group["topics"] = [t for t in group["topics"] if t["topic_id"] != ZERO_UUID]
+            return
+        ids = {name: topic_id for topic_id, name, _ in named if name}
+        for topic in group["topics"]:
+            topic["topic_id"] = ids.get(topic["name"], ZERO_UUID)
+        group["topics"] += [dict(topic_id=topic_id, name="", partitions=[
+            dict(partition_index=i, committed_offset=-1, committed_leader_epoch=-1, metadata="",
+                 error_code=Errors.UNKNOWN_TOPIC_ID) for i in t.partition_indexes])
+            for topic_id, name, t in named if not name]
 
     @staticmethod
     def _offset_fetch_group(group_id: str, error: Errors, offsets: dict[TopicPartition, PartitionOffset],

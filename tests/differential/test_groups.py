@@ -5,6 +5,8 @@ see group_steps.Script)."""
 
 from __future__ import annotations
 
+import uuid
+
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from tests.differential.group_steps import (
@@ -264,3 +266,110 @@ def test_an_older_member_epoch_is_judged_partition_by_partition(pair):
     # before it joined
     script.same(ApiKey.OFFSET_COMMIT, 9, commit_v9(group, first, member_epoch(-1), topic, 31, kept))
     script.same(ApiKey.OFFSET_FETCH, 9, fetch_v9(group, None, -1, topic))
+
+
+def static_join(group: str, member, instance: str, topic: str, reason: str | None) -> dict:
+    return {**join(group, member, topic), "group_instance_id": instance, "reason": reason}
+
+
+def test_join_group_v8_v9_and_leave_group_v5_with_reasons(pair):
+    """KIP-800's reasons (JoinGroup v8, LeaveGroup v5) change no answer, only the coordinator's log;
+    KIP-814 (JoinGroup v9): a static leader that comes back under a new member id to a Stable group is
+    told it leads, with every member, and to skip the assignment; at v8 it hears the old leader id."""
+    script, topic, group = Script(pair), unique_topic("reasons"), unique_topic("reason-group")
+    create_topic(pair, topic)
+    find_coordinator(pair, group, GROUP)
+    ours, _ = script.same(ApiKey.JOIN_GROUP, 9, static_join(group, "", "instance-a", topic, "starting"),
+                          learn=("member_id", "member-1"))
+    assert (ours["leader"], ours["skip_assignment"], len(ours["members"])) == ("member-1", False, 1)
+    mine = assignment(topic, 0)
+    script.same(ApiKey.SYNC_GROUP, SYNC, {**sync(group, 1, Sym("member-1"), [
+        {"member_id": Sym("member-1"), "assignment": mine}]), "group_instance_id": "instance-a"})
+
+    # the static leader restarts: a new member id, the same generation, no rebalance
+    ours, _ = script.same(ApiKey.JOIN_GROUP, 9, static_join(group, "", "instance-a", topic, "restarted"),
+                          learn=("member_id", "member-2"))
+    assert (ours["generation_id"], ours["leader"], ours["skip_assignment"]) == (1, "member-2", True)
+    assert [m["member_id"] for m in ours["members"]] == ["member-2"]
+    ours, _ = script.same(ApiKey.JOIN_GROUP, 8, static_join(group, "", "instance-a", topic, None),
+                          learn=("member_id", "member-3"))
+    assert (ours["leader"], ours["skip_assignment"], ours["members"]) == ("member-2", False, [])
+    ours, _ = script.same(ApiKey.SYNC_GROUP, SYNC, {**sync(group, 1, Sym("member-3"), []),
+                                                    "group_instance_id": "instance-a"})
+    assert ours["assignment"] == mine  # the group's assignment, kept
+    script.same(ApiKey.DESCRIBE_GROUPS, DESCRIBE, describe(group))
+
+    script.same(ApiKey.LEAVE_GROUP, 5, {"group_id": group, "members": [
+        {"member_id": Sym("member-3"), "group_instance_id": "instance-a", "reason": "closing"},
+        {"member_id": "wire-test-not-a-member", "group_instance_id": None, "reason": None}]})
+    script.same(ApiKey.DESCRIBE_GROUPS, DESCRIBE, describe(group))  # Empty
+
+
+def test_delete_groups_v3_per_group_error_message(pair):
+    """DeleteGroups v3 adds each group's error_message: null for a deletion, a group with members
+    (NON_EMPTY_GROUP), one nobody knows (GROUP_ID_NOT_FOUND), and a name asked for twice (answered once)."""
+    script, topic = Script(pair), unique_topic("del-v3")
+    empty, busy = unique_topic("del-empty"), unique_topic("del-busy")
+    create_topic(pair, topic)
+    for group in (empty, busy):
+        find_coordinator(pair, group, GROUP)
+    script.same(ApiKey.OFFSET_COMMIT, COMMIT, commit(empty, -1, "", {topic: {0: 1}}))
+    script.same(ApiKey.JOIN_GROUP, 9, static_join(busy, "", "instance-a", topic, None),
+                learn=("member_id", "member-1"))
+    ours, _ = script.same(ApiKey.DELETE_GROUPS, 3,
+                          {"groups_names": [empty, busy, unique_topic("never"), empty]})
+    assert [(r["error_code"], r["error_message"]) for r in ours["results"]] == [
+        (Errors.NONE, None), (Errors.NON_EMPTY_GROUP, None), (Errors.GROUP_ID_NOT_FOUND, None)]
+
+
+def learn_topic_id(script: Script, topic: str, name: str) -> None:
+    """What each broker calls the topic (its own random id), remembered by the script as `name`."""
+    ours, apache = (side.request(ApiKey.METADATA, 12, {"topics": [{"name": topic}]}).topics[0].topic_id
+                    for side in script.pair.sides)
+    script.learn(name, ours, apache)
+
+
+def commit_v10(group: str, topics: list[tuple[object, dict[int, int]]]) -> dict:
+    return {"group_id": group, "generation_id_or_member_epoch": -1, "member_id": "",
+            "group_instance_id": None, "topics": [{"topic_id": t, "partitions": [
+                {"partition_index": p, "committed_offset": o, "committed_leader_epoch": -1,
+                 "committed_metadata": "m"} for p, o in parts.items()]} for t, parts in topics]}
+
+
+def fetch_v10(group: str, topics: list[tuple[object, list[int]]] | None) -> dict:
+    asked = None if topics is None else [{"topic_id": t, "partition_indexes": ps} for t, ps in topics]
+    return {"groups": [{"group_id": group, "member_id": None, "member_epoch": -1, "topics": asked}],
+            "require_stable": False}
+
+
+def test_offset_commit_and_fetch_v10_name_topics_by_id(pair):
+    """OffsetCommit v10 and OffsetFetch v10 (KIP-848) name topics by id: each broker is sent its own
+    id for the topic; an id neither knows answers UNKNOWN_TOPIC_ID (after the rest); an offset committed
+    by id reads back by name and the other way round; asked for everything, each topic comes with its id."""
+    script, topic, group = Script(pair), unique_topic("by-id"), unique_topic("by-id-group")
+    create_topic(pair, topic, partitions=2)
+    find_coordinator(pair, group, GROUP)
+    learn_topic_id(script, topic, "topic id")
+    nobody = uuid.uuid4()
+    ours, _ = script.same(ApiKey.OFFSET_COMMIT, 10, commit_v10(group, [
+        (Sym("topic id"), {0: 5, 1: 7, 9: 1}), (nobody, {0: 1})]))
+    assert [t["topic_id"] for t in ours["topics"]] == [script.value("ours", "topic id"), nobody]
+    assert [(p["partition_index"], p["error_code"]) for p in ours["topics"][1]["partitions"]] == [
+        (0, Errors.UNKNOWN_TOPIC_ID)]
+    ours, _ = script.same(ApiKey.OFFSET_FETCH, 10,
+                          fetch_v10(group, [(nobody, [0]), (Sym("topic id"), [0, 1, 5])]))
+    assert [t["topic_id"] for t in ours["groups"][0]["topics"]] == [script.value("ours", "topic id"), nobody]
+    script.same(ApiKey.OFFSET_FETCH, 10, fetch_v10(group, None))
+    script.same(ApiKey.OFFSET_FETCH, 9, fetch(group, {topic: [0, 1]}))  # committed by id, read by name
+    script.same(ApiKey.OFFSET_COMMIT, 9, commit(group, -1, "", {topic: {0: 8}}))
+    ours, _ = script.same(ApiKey.OFFSET_FETCH, 10, fetch_v10(group, None))
+    assert {p["partition_index"]: p["committed_offset"]
+            for p in ours["groups"][0]["topics"][0]["partitions"]} == {0: 8, 1: 7}
+    script.same(ApiKey.OFFSET_COMMIT, 10, commit_v10(group, [(nobody, {0: 1})]))  # nothing to commit
+    stranger = unique_topic("by-id-nobody")
+    find_coordinator(pair, stranger, GROUP)
+    for version, error in ((8, Errors.ILLEGAL_GENERATION), (9, Errors.GROUP_ID_NOT_FOUND)):
+        # a generation of a group nobody has
+        ours, _ = script.same(ApiKey.OFFSET_COMMIT, version,
+                              commit(stranger, 1, "wire-test-x", {topic: {0: 1}}))
+        assert ours["topics"][0]["partitions"][0]["error_code"] == error

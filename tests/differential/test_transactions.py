@@ -427,3 +427,71 @@ def test_add_partitions_to_txn_v5_from_a_broker_verifies_or_adds(pair):
     script.same(add, BROKER_ADD, broker_add("never-initialized", "pid", 0, topic, True))
     script.same(ApiKey.END_TXN, END_V2, end_txn(txn, "pid", 0, True))
     settled(script, txn, "CompleteCommit")
+
+
+def txn_commit_v6(txn: str, group: str, member: str, epoch, topics: list[tuple[object, int]]) -> dict:
+    """TxnOffsetCommit v6 (KIP-1319): partition 0 of each topic, named by its id."""
+    return {"transactional_id": txn, "group_id": group, "producer_id": Sym("pid"), "producer_epoch": 0,
+            "generation_id": epoch, "member_id": member, "group_instance_id": None, "topics": [
+                {"topic_id": topic_id, "partitions": [{"partition_index": 0, "committed_offset": offset,
+                                                       "committed_leader_epoch": -1,
+                                                       "committed_metadata": ""}]}
+                for topic_id, offset in topics]}
+
+
+def test_txn_offset_commit_v6_names_topics_by_id(pair):
+    """TxnOffsetCommit v6: topics by id (each broker is sent its own), UNKNOWN_TOPIC_ID for an id neither
+    knows; and the two errors v3-5 say as ILLEGAL_GENERATION: STALE_MEMBER_EPOCH for a consumer group
+    member's older epoch, GROUP_ID_NOT_FOUND for a member of a group the coordinator does not have."""
+    script, topic, txn, group = transactional_producer_and_group(pair, "txn-v6")
+    script.learn("topic id", *(side.request(ApiKey.METADATA, 12, {"topics": [{"name": topic}]})
+                               .topics[0].topic_id for side in pair.sides))
+    member = str(uuid.uuid4())
+    ours, apache = script.same(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848,
+                               consumer_group_heartbeat(group, member, 0, topic), intended=(FIRST_EPOCH,))
+    script.learn("member epoch", ours["member_epoch"], apache["member_epoch"])
+    nobody = uuid.uuid4()
+    ours, _ = script.same(ApiKey.TXN_OFFSET_COMMIT, 6, txn_commit_v6(txn, group, member, member_epoch(0),
+                                                                      [(nobody, 1)]))
+    assert [(t["topic_id"], t["partitions"]) for t in ours["topics"]] == [
+        (nobody, [{"partition_index": 0, "error_code": Errors.UNKNOWN_TOPIC_ID}])]
+    for version, stale in ((5, Errors.ILLEGAL_GENERATION), (6, Errors.STALE_MEMBER_EPOCH)):
+        ours, _ = script.same(ApiKey.TXN_OFFSET_COMMIT, version, txn_commit(
+            txn, group, "pid", member, member_epoch(-1), topic, 5) if version == 5 else txn_commit_v6(
+            txn, group, member, member_epoch(-1), [(Sym("topic id"), 5)]))
+        assert {p["partition_index"]: p["error_code"] for p in ours["topics"][0]["partitions"]}[0] == stale
+    stranger = unique_topic("nobody-g")
+    find_coordinator(pair, stranger, GROUP)
+    ours, _ = script.same(ApiKey.TXN_OFFSET_COMMIT, 6, txn_commit_v6(txn, stranger, member, 1,
+                                                                      [(Sym("topic id"), 5)]))
+    assert ours["topics"][0]["partitions"][0]["error_code"] == Errors.GROUP_ID_NOT_FOUND
+    ours, _ = script.same(ApiKey.TXN_OFFSET_COMMIT, 6, txn_commit_v6(
+        txn, group, member, member_epoch(0), [(Sym("topic id"), 42), (nobody, 1)]))
+    assert [t["topic_id"] for t in ours["topics"]] == [nobody, script.value("ours", "topic id")]
+    script.same(ApiKey.END_TXN, END_V2, end_txn(txn, "pid", 0, True))
+    settled(script, txn, "CompleteCommit")
+    fetch_offsets = {"groups": [{"group_id": group, "member_id": None, "member_epoch": -1,
+                                 "topics": [{"topic_id": Sym("topic id"), "partition_indexes": [0]}]}],
+                     "require_stable": True}
+    wait_until(lambda: all(a["groups"][0]["topics"][0]["partitions"][0]["committed_offset"] == 42
+                           for a in script.ask(ApiKey.OFFSET_FETCH, 10, fetch_offsets)),
+               timeout=30, message="committed offset 42 visible on both", interval=0.05)
+    script.same(ApiKey.CONSUMER_GROUP_HEARTBEAT, HEARTBEAT_848, consumer_group_heartbeat(group, member, -1))
+
+
+def test_init_producer_id_v5_answers_as_v4(pair):
+    """InitProducerId v5 (KIP-890) says the client understands TRANSACTION_ABORTABLE, which Kafka 4.4's
+    coordinator never answers InitProducerId with: a new id, an idempotent one, the epoch bump of a producer
+    that names its id and epoch (KIP-360), a wrong epoch, and an id without an epoch, as at v4."""
+    script, txn = Script(pair), unique_topic("txn-v5")
+    find_coordinator(pair, txn, TRANSACTION)
+    producer_ids_ready(pair)
+    ours, _ = script.same(ApiKey.INIT_PRODUCER_ID, 5, init_producer_id(txn), learn=("producer_id", "pid"))
+    assert (ours["error_code"], ours["producer_epoch"]) == (Errors.NONE, 0)
+    script.same(ApiKey.INIT_PRODUCER_ID, 5, init_producer_id(None), learn=("producer_id", "idempotent"))
+    bump = {**init_producer_id(txn), "producer_id": Sym("pid"), "producer_epoch": 0}
+    ours, _ = script.same(ApiKey.INIT_PRODUCER_ID, 5, bump)
+    assert (ours["error_code"], ours["producer_id"], ours["producer_epoch"]) == (Errors.NONE, "pid", 1)
+    script.same(ApiKey.INIT_PRODUCER_ID, 5, bump)  # epoch 0 again: no longer the producer's
+    script.same(ApiKey.INIT_PRODUCER_ID, 5, {**bump, "producer_epoch": -1})  # INVALID_REQUEST
+    script.same(ApiKey.DESCRIBE_TRANSACTIONS, 0, describe_transactions(txn))

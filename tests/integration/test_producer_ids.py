@@ -62,7 +62,7 @@ def test_init_producer_id_refuses_what_it_cannot_do_with_kafkas_error_codes(brok
 
 def test_each_listener_advertises_its_side_of_producer_ids(broker):
     on_broker = advertised(broker.port)
-    assert on_broker[ApiKey.INIT_PRODUCER_ID] == (0, 4)
+    assert on_broker[ApiKey.INIT_PRODUCER_ID] == (0, 5)
     assert ApiKey.ALLOCATE_PRODUCER_IDS not in on_broker, "a broker-to-controller API"
     on_controller = advertised(broker.server.bound_port("CONTROLLER"))
     assert on_controller[ApiKey.ALLOCATE_PRODUCER_IDS] == (0, 0)

@@ -8,6 +8,8 @@ coordinator is the TransactionCoordinator's to name, and without one there is no
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
 from kafka.coordinator.group.group_coordinator_records import GROUP_METADATA_TOPIC_NAME
@@ -107,8 +109,9 @@ def test_a_classic_member_joins_syncs_commits_and_fetches_its_offset(parts):
                                  dict(partition_index=7, committed_offset=1,
                                                      committed_leader_epoch=-1,
                                                      committed_metadata="")])]))
+    # Kafka's order: the partitions KafkaApis refuses itself first, then the coordinator's answers
     assert [(p.partition_index, p.error_code) for p in committed.topics[0].partitions] == [
-        (0, Errors.NONE), (7, Errors.UNKNOWN_TOPIC_OR_PARTITION)]
+        (7, Errors.UNKNOWN_TOPIC_OR_PARTITION), (0, Errors.NONE)]
 
     fetched = parts.call(io_thread, ApiKey.OFFSET_FETCH, 8, dict(require_stable=False, groups=[
         dict(group_id="g", topics=[dict(name="orders", partition_indexes=[0])])]))
@@ -116,3 +119,36 @@ def test_a_classic_member_joins_syncs_commits_and_fetches_its_offset(parts):
     assert (group.error_code,
             [(p.partition_index, p.committed_offset) for p in group.topics[0].partitions]) == (
         Errors.NONE, [(0, 42)])
+
+
+def test_offset_commit_and_fetch_v10_resolve_topic_ids_through_the_metadata_cache(parts):
+    """KIP-848's v10: topics by id. Known ids are committed under the topic's name; an unknown id is
+    UNKNOWN_TOPIC_ID, answered by GroupApis itself before the coordinator's answers (Kafka's Builder)."""
+    parts.publish(*topic_records(GROUP_METADATA_TOPIC_NAME, 1))
+    io_thread, _ = group_apis(parts)
+    orders, nobody = parts.metadata_cache.get_topic("orders").topic_id, uuid.uuid4()
+
+    def partitions(offset: int) -> list[dict]:
+        return [dict(partition_index=0, committed_offset=offset, committed_leader_epoch=-1,
+                     committed_metadata="")]
+
+    committed = parts.call(io_thread, ApiKey.OFFSET_COMMIT, 10, dict(
+        group_id="simple", generation_id_or_member_epoch=-1, member_id="", group_instance_id=None,
+        topics=[dict(topic_id=orders, partitions=partitions(42)),
+                dict(topic_id=nobody, partitions=partitions(1))]))
+    assert [(t.topic_id, [(p.partition_index, p.error_code) for p in t.partitions])
+            for t in committed.topics] == [(nobody, [(0, Errors.UNKNOWN_TOPIC_ID)]),
+                                           (orders, [(0, Errors.NONE)])]
+
+    fetched = parts.call(io_thread, ApiKey.OFFSET_FETCH, 10, dict(require_stable=False, groups=[dict(
+        group_id="simple", topics=[dict(topic_id=nobody, partition_indexes=[3]),
+                                   dict(topic_id=orders, partition_indexes=[0])])]))
+    assert [(t.topic_id, [(p.partition_index, p.committed_offset, p.error_code) for p in t.partitions])
+            for t in fetched.groups[0].topics] == [(orders, [(0, 42, Errors.NONE)]),
+                                                   (nobody, [(3, -1, Errors.UNKNOWN_TOPIC_ID)])]
+    everything = parts.call(io_thread, ApiKey.OFFSET_FETCH, 10, dict(require_stable=False, groups=[dict(
+        group_id="simple", topics=None)]))
+    assert [t.topic_id for t in everything.groups[0].topics] == [orders]
+    by_name = parts.call(io_thread, ApiKey.OFFSET_FETCH, 9, dict(require_stable=False, groups=[dict(
+        group_id="simple", topics=[dict(name="orders", partition_indexes=[0])])]))
+    assert by_name.groups[0].topics[0].partitions[0].committed_offset == 42

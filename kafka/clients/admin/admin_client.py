@@ -467,8 +467,8 @@ class AdminClient(ShareGroupAdmin, FeatureAdmin):  # share groups (KIP-932), fea
 
     def alter_consumer_group_offsets(self, group_id: str, offsets: Mapping[TopicPartition, OffsetAndMetadata],
                                      ) -> dict[TopicPartition, KafkaError | None]:
-        """Commit these offsets for the group from outside it: generation -1 and no member id, the
-        "simple" commit the coordinator accepts only while the group has no members."""
+        """Commit these offsets for the group from outside it: generation -1 and no member id, the "simple"
+        commit the coordinator accepts only while the group has no members. By name (v9), as Kafka's."""
         by_topic: dict[str, list[dict]] = {}
         for tp, om in sorted(offsets.items()):
             by_topic.setdefault(tp.topic, []).append({"partition_index": tp.partition,
@@ -479,7 +479,7 @@ class AdminClient(ShareGroupAdmin, FeatureAdmin):  # share groups (KIP-932), fea
         body = {"group_id": group_id, "generation_id_or_member_epoch": -1, "member_id": "",
                 "group_instance_id": None, "topics": topics}
         response = self._at_group_coordinator(group_id, ApiKey.OFFSET_COMMIT, body, lambda r: next(
-            (p.error_code for t in r.topics for p in t.partitions if _busy(p.error_code)), None))
+            (p.error_code for t in r.topics for p in t.partitions if _busy(p.error_code)), None), 9)
         return {TopicPartition(t.name, p.partition_index): self._result(p.error_code)
                 for t in response.topics for p in t.partitions}
 

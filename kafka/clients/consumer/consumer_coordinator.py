@@ -37,6 +37,10 @@ from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.clients.consumer.ConsumerCoordinator")
 
+# OffsetCommit v10 names topics by id (KIP-848); the classic consumer names them, as Kafka's
+# ConsumerCoordinator does (OffsetCommitRequest.Builder.forTopicNames: v9 at most).
+OFFSET_COMMIT_BY_NAME = 9
+
 
 class ConsumerRebalanceListener:
     """Override to act when partitions are taken away (commit!) or handed to this consumer."""
@@ -260,7 +264,8 @@ class ConsumerCoordinator(AbstractCoordinator):
             if not self.ensure_coordinator_ready(max(0, deadline - self.time.hi_res_clock_ms())):
                 raise KafkaTimeoutError(f"no coordinator for group {self.group_id!r} within {timeout_ms} ms")
             response = self._wait(self._send_to_coordinator(ApiKey.OFFSET_COMMIT,
-                                                            self._offset_commit_body(offsets)),
+                                                            self._offset_commit_body(offsets),
+                                                            max_version=OFFSET_COMMIT_BY_NAME),
                                   deadline)
             if response is None:
                 raise KafkaTimeoutError(f"offset commit for group {self.group_id!r} took longer than "
@@ -289,8 +294,8 @@ class ConsumerCoordinator(AbstractCoordinator):
             else:
                 result.set_exception(exception)
 
-        self._send_to_coordinator(ApiKey.OFFSET_COMMIT,
-                                  self._offset_commit_body(offsets)).add_done_callback(done)
+        self._send_to_coordinator(ApiKey.OFFSET_COMMIT, self._offset_commit_body(offsets),
+                                  max_version=OFFSET_COMMIT_BY_NAME).add_done_callback(done)
         return result
 
     def _commit_error(self, response: ClientResponse) -> Errors:

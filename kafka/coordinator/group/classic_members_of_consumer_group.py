@@ -195,7 +195,8 @@ class ClassicMembersOfConsumerGroup:
             except ApiError as e:
                 answers.append((leaving, e.error))
                 continue
-            log.info("member is leaving the group", group=group.group_id, member=member.member_id)
+            log.info("member has left group through explicit LeaveGroup request", group=group.group_id,
+                     member=member.member_id, client_reason=leaving.reason or "not provided")
             self.consumer.remove_member_and_update_group(group, member.member_id,
                                                          "left the group (LeaveGroup)")
             answers.append((leaving, Errors.NONE))

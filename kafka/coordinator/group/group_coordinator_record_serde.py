@@ -168,7 +168,7 @@ class GroupCoordinatorRecordSerde:
                 expire_timestamp=offset.expire_timestamp_ms), False)
         return _write(OFFSET_COMMIT_VALUE, OFFSET_COMMIT_VALUE_VERSION, dict(
             offset=offset.offset, leader_epoch=offset.leader_epoch, metadata=offset.metadata,
-            commit_timestamp=offset.commit_timestamp_ms), False)
+            commit_timestamp=offset.commit_timestamp_ms, topic_id=offset.topic_id), True)
 
     @staticmethod
     def consumer_group_value_fields(key_type: int, value) -> dict:
@@ -248,7 +248,8 @@ class GroupCoordinatorRecordSerde:
             return None
         version = _VERSION.unpack_from(data, 0)[0]
         v = OFFSET_COMMIT_VALUE.read(ByteReader(data, _VERSION.size), version, version >= FLEXIBLE_FROM)
-        return OffsetAndMetadata(v.offset, v.leader_epoch, v.metadata, v.commit_timestamp, v.expire_timestamp)
+        return OffsetAndMetadata(v.offset, v.leader_epoch, v.metadata, v.commit_timestamp, v.expire_timestamp,
+                                 topic_id=v.topic_id)
 
     @staticmethod
     def read_group_metadata_value(data: bytes | None) -> Record | None:

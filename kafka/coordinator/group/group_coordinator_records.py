@@ -55,6 +55,9 @@ OFFSET_COMMIT_VALUE = Schema(
     Field("metadata", String, "0+"),
     Field("commit_timestamp", Int64, "0+"),
     Field("expire_timestamp", Int64, "1", default=-1, ignorable=True),
+    # the topic's id when committed (tagged, written only when known): a topic recreated under the same
+    # name has another id, and its old offsets are not handed to a fetch by the new id
+    Field("topic_id", Uuid, "4+", tag=0, tagged_versions="4+", ignorable=True),
 )
 
 GROUP_METADATA_KEY = Schema(
@@ -84,10 +87,11 @@ GROUP_METADATA_VALUE = Schema(
     Field("members", Array(MEMBER_METADATA), "0+"),
 )
 
-# The versions written (Kafka 2.3+ writes these, non-flexible); OffsetCommitValue v1 only when the
-# commit carries an expiry of its own, the one version with that field.
+# The versions written; OffsetCommitValue v4 (flexible, with the tagged topic id), as Kafka 4.4's
+# GroupCoordinatorRecordHelpers writes it, and v1 only when the commit carries an expiry of its own, the
+# one version with that field.
 OFFSET_COMMIT_KEY_VERSION = 1
-OFFSET_COMMIT_VALUE_VERSION = 3
+OFFSET_COMMIT_VALUE_VERSION = 4
 OFFSET_COMMIT_VALUE_WITH_EXPIRY_VERSION = 1
 GROUP_METADATA_KEY_VERSION = 2
 GROUP_METADATA_VALUE_VERSION = 3

@@ -32,6 +32,7 @@ class JoinGroupRequest:
     session_timeout_ms: int
     protocol_type: str
     protocols: list[tuple[str, bytes]]
+    reason: str | None = None  # v8+ (KIP-800): why the member (re)joins, for the coordinator's log
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class HeartbeatRequest:
 class LeavingMember:
     member_id: str
     group_instance_id: str | None
+    reason: str | None = None  # v5+ (KIP-800): why it leaves, for the coordinator's log
 
 
 @dataclass(frozen=True)

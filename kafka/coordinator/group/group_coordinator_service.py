@@ -513,7 +513,7 @@ class GroupCoordinatorService:
              ).add_done_callback(lambda f: answer.set_result(f.result()))
 
     def fetch_offsets(self, group_id: str, partitions, require_stable: bool, member_id: str | None = None,
-                      member_epoch: int = -1) -> Future:
+                      member_epoch: int = -1, topic_ids: dict | None = None) -> Future:
         """(error, {partition: PartitionOffset}). With require_stable it runs as a write, on the latest
         state, so it sees (and answers UNSTABLE_OFFSET_COMMIT for) pending transactional offsets; else
         a read of committed state (Kafka's fetchOffsets / fetchAllOffsets)."""
@@ -521,10 +521,10 @@ class GroupCoordinatorService:
             return answered((error, {}))
         if require_stable:
             future = self._write("fetch-offsets", group_id, lambda shard: shard.fetch_offsets_stable(
-                group_id, partitions, member_id, member_epoch))
+                group_id, partitions, member_id, member_epoch, topic_ids))
         else:
             future = self._read("fetch-offsets", group_id, lambda shard, committed: shard.fetch_offsets(
-                group_id, partitions, member_id, member_epoch, committed))
+                group_id, partitions, member_id, member_epoch, committed, topic_ids))
         return then(future, lambda response: response, lambda error: (normalize_error(error), {}))
 
     def delete_offsets(self, group_id: str, partitions) -> Future:

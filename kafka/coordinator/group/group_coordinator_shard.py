@@ -177,16 +177,16 @@ class GroupCoordinatorShard:
             context.api_version)
 
     def fetch_offsets(self, group_id: str, partitions, member_id: str | None, member_epoch: int,
-                      committed_offset: int):
+                      committed_offset: int, topic_ids: dict | None = None):
         """(error, {partition: PartitionOffset}) as of the committed offset."""
-        return Errors.NONE, self.offset_metadata_manager.fetch_offsets(group_id, partitions, False, member_id,
-                                                                       member_epoch, committed_offset)
+        return Errors.NONE, self.offset_metadata_manager.fetch_offsets(
+            group_id, partitions, False, member_id, member_epoch, committed_offset, topic_ids)
 
     def fetch_offsets_stable(self, group_id: str, partitions, member_id: str | None,
-                             member_epoch: int) -> CoordinatorResult:
+                             member_epoch: int, topic_ids: dict | None = None) -> CoordinatorResult:
         """OffsetFetch with require_stable: run as a write, on the latest state (no records)."""
         return CoordinatorResult([], (Errors.NONE, self.offset_metadata_manager.fetch_offsets(
-            group_id, partitions, True, member_id, member_epoch, LATEST_EPOCH)))
+            group_id, partitions, True, member_id, member_epoch, LATEST_EPOCH, topic_ids)))
 
     def delete_offsets(self, group_id: str, partitions) -> CoordinatorResult:
         """(error, {partition: error}); answered once the tombstones commit."""

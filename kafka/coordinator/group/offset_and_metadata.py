@@ -11,7 +11,10 @@ decides which one stays (the old coordinator's CommitRecordMetadataAndOffset).
 from __future__ import annotations
 
 import dataclasses
+import uuid
 from dataclasses import dataclass
+
+from kafka.protocol.types import ZERO_UUID
 
 NO_LEADER_EPOCH = -1
 NO_EXPIRE_TIMESTAMP = -1
@@ -28,6 +31,13 @@ class OffsetAndMetadata:
     expire_timestamp_ms: int = NO_EXPIRE_TIMESTAMP
     # Not written: known when the record is replayed (Kafka's OffsetAndMetadata.recordOffset).
     record_offset: int = NO_RECORD_OFFSET
+    # The topic's id when committed (zero: unknown, as in records before OffsetCommitValue v4). A fetch
+    # by another id (the topic was recreated) does not get this offset (Kafka's isOffsetInvalid).
+    topic_id: uuid.UUID = ZERO_UUID
+
+    def topic_id_mismatch(self, topic_id: uuid.UUID) -> bool:
+        """Kafka's isMismatchedTopicId: both ids known, and different."""
+        return ZERO_UUID not in (self.topic_id, topic_id) and self.topic_id != topic_id
 
     def with_record_offset(self, record_offset: int) -> OffsetAndMetadata:
         """Kafka's OffsetAndMetadata.fromRecord: the value as replayed from the log at that offset."""

@@ -43,6 +43,7 @@ from kafka.coordinator.group.offset_expiration_condition import (
     OffsetExpirationCondition,
 )
 from kafka.protocol.errors import Errors
+from kafka.protocol.types import ZERO_UUID
 from kafka.timeline import LATEST_EPOCH, SnapshotRegistry, TimelineHashMap, TimelineHashSet
 from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
@@ -249,8 +250,10 @@ class OffsetMetadataManager:
         each partition still needs (None: none), or ApiError for the whole request."""
         group = self.group_lookup(group_id)
         if group is None:
-            if generation_id_or_member_epoch >= 0:  # a member of a group we do not know: an old generation
-                raise ApiError(Errors.ILLEGAL_GENERATION)
+            if generation_id_or_member_epoch >= 0:  # a member of a group we do not know
+                # GROUP_ID_NOT_FOUND from OffsetCommit v9 and TxnOffsetCommit v6; before, an old generation
+                says_not_found = api_version >= (6 if is_transactional else 9)
+                raise ApiError(Errors.GROUP_ID_NOT_FOUND if says_not_found else Errors.ILLEGAL_GENERATION)
             # Not using group management (the admin tool's reset, a manual assign): a "simple" group.
             self.log.info("creating a simple consumer group via manual offset commit", group_id=group_id)
             group = self.get_or_maybe_create_classic_group(group_id, True)
@@ -288,11 +291,15 @@ class OffsetMetadataManager:
     def fetch_offsets(self, group_id: str, partitions: list[TopicPartition] | None,
                       require_stable: bool = False,
                       member_id: str | None = None, member_epoch: int = -1,
-                      last_committed_offset: int = LATEST_EPOCH) -> dict[TopicPartition, PartitionOffset]:
+                      last_committed_offset: int = LATEST_EPOCH,
+                      topic_ids: dict | None = None) -> dict[TopicPartition, PartitionOffset]:
         """Kafka's fetchOffsets / fetchAllOffsets (``partitions`` None: every partition the group has).
         A read at the last committed offset; with require_stable the service runs it as a write at the
         latest state (LATEST_EPOCH), so the answer waits for what it saw to commit, and a partition a
-        producer's transaction holds answers UNSTABLE_OFFSET_COMMIT until the marker."""
+        producer's transaction holds answers UNSTABLE_OFFSET_COMMIT until the marker. ``topic_ids``
+        (OffsetFetch v10: topic name -> the id asked by): an offset committed under another id of that
+        name is none (Kafka's isOffsetInvalid: the topic was deleted and made again)."""
+        topic_ids = topic_ids or {}
         epoch = last_committed_offset
         group = self.group_lookup(group_id) if epoch == LATEST_EPOCH else self.group_lookup(group_id, epoch)
         if group is not None:
@@ -313,8 +320,10 @@ class OffsetMetadataManager:
                 result[tp] = UNSTABLE
                 continue
             offset = self.offsets.get(group_id, tp.topic, tp.partition, epoch)
-            result[tp] = NO_OFFSET if offset is None else PartitionOffset(offset.offset, offset.leader_epoch,
-                                                                          offset.metadata, Errors.NONE)
+            if offset is None or offset.topic_id_mismatch(topic_ids.get(tp.topic, ZERO_UUID)):
+                result[tp] = NO_OFFSET
+            else:
+                result[tp] = PartitionOffset(offset.offset, offset.leader_epoch, offset.metadata, Errors.NONE)
         return result
 
     def has_pending_transactional_offsets(self, group_id: str, topic: str, partition: int) -> bool:

@@ -8,7 +8,11 @@ retried batch it already has.
 
 ``transactional_id`` is null for a producer that is idempotent only: any broker answers it with a
 fresh id. v3 (KIP-360) lets a producer that already has an id and epoch ask for the epoch to be
-bumped instead of starting over. We advertise 0-4, what librdkafka and the Java client use.
+bumped instead of starting over. v4 lets it hear PRODUCER_FENCED (before, INVALID_PRODUCER_EPOCH). v5
+(KIP-890) says the client understands TRANSACTION_ABORTABLE; Kafka 4.4's TransactionCoordinator never
+answers InitProducerId with it (it comes from verifying a transaction's partitions), so v5 is v4's
+bytes and v4's answers. v6 (KIP-939, two-phase commit) is not advertised, as Kafka 4.4 does not.
+We advertise 0-5.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
@@ -32,6 +36,6 @@ INIT_PRODUCER_ID_RESPONSE = Schema(
 )
 
 INIT_PRODUCER_ID = register(
-    Api(ApiKey.INIT_PRODUCER_ID, "InitProducerId", 0, 4, 2,
+    Api(ApiKey.INIT_PRODUCER_ID, "InitProducerId", 0, 5, 2,
         INIT_PRODUCER_ID_REQUEST, INIT_PRODUCER_ID_RESPONSE)
 )

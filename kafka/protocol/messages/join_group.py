@@ -5,7 +5,10 @@ flexible from 6). The coordinator answers everyone once the rebalance completes;
 leader's response carries ``members`` (each member's protocol metadata, i.e. its subscription), so
 the leader can compute the assignment. v4 (KIP-394): a new member first gets MEMBER_ID_REQUIRED
 with its id and joins again. v5 (KIP-345): ``group_instance_id`` for static membership. v8 adds
-``reason``; v9 ``skip_assignment`` (KIP-814). We advertise 0-7.
+``reason`` (KIP-800), which the coordinator writes into its rebalance log line ("client reason: ...",
+"not provided" without one). v9 adds ``skip_assignment`` (KIP-814): a static leader that rejoins a
+Stable group under a new member id gets every member's metadata with skip_assignment true, so it
+knows it leads but keeps the group's assignment; before v9 it was told the old leader id instead.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
@@ -51,4 +54,4 @@ JOIN_GROUP_RESPONSE = Schema(
     Field("members", Array(JOIN_GROUP_RESPONSE_MEMBER), "0+"),
 )
 
-JOIN_GROUP = register(Api(ApiKey.JOIN_GROUP, "JoinGroup", 0, 7, 6, JOIN_GROUP_REQUEST, JOIN_GROUP_RESPONSE))
+JOIN_GROUP = register(Api(ApiKey.JOIN_GROUP, "JoinGroup", 0, 9, 6, JOIN_GROUP_REQUEST, JOIN_GROUP_RESPONSE))

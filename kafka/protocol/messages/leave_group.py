@@ -2,7 +2,8 @@
 
 Mirrors ``common/message/LeaveGroupRequest.json`` and ``LeaveGroupResponse.json`` (versions 0-5,
 flexible from 4). v3 (KIP-345) batches ``members``, each by member id or group instance id, with a
-per-member error in the response; v0-2 name one ``member_id``. We advertise 0-4.
+per-member error in the response; v0-2 name one ``member_id``. v5 (KIP-800) gives each leaving
+member a ``reason``, which the coordinator logs ("client reason: ..."); the response is v4's.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
@@ -38,5 +39,5 @@ LEAVE_GROUP_RESPONSE = Schema(
 )
 
 LEAVE_GROUP = register(
-    Api(ApiKey.LEAVE_GROUP, "LeaveGroup", 0, 4, 4, LEAVE_GROUP_REQUEST, LEAVE_GROUP_RESPONSE)
+    Api(ApiKey.LEAVE_GROUP, "LeaveGroup", 0, 5, 4, LEAVE_GROUP_REQUEST, LEAVE_GROUP_RESPONSE)
 )

@@ -6,12 +6,14 @@ Mirrors ``common/message/OffsetCommitRequest.json`` and ``OffsetCommitResponse.j
 with an empty member id is a "simple" commit from outside any group (the admin tool's reset).
 v2-4 carry ``retention_time_ms``; v6 adds the leader epoch; v7 ``group_instance_id``; v9 (KIP-848)
 says the client understands STALE_MEMBER_EPOCH, and carries a member epoch instead of a generation
-for consumer groups. We advertise 2-9.
+for consumer groups. v10 (KIP-848) names each topic by its id instead of its name, in the request and
+the response: KafkaApis resolves the ids through the metadata cache, and an id it does not know answers
+UNKNOWN_TOPIC_ID for each of that topic's partitions. We advertise 2-10.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
 from kafka.protocol.schema import Array, Field, Schema
-from kafka.protocol.types import Int16, Int32, Int64, String
+from kafka.protocol.types import Int16, Int32, Int64, String, Uuid
 
 OFFSET_COMMIT_REQUEST_PARTITION = Schema(
     "OffsetCommitRequestPartition",
@@ -24,7 +26,8 @@ OFFSET_COMMIT_REQUEST_PARTITION = Schema(
 
 OFFSET_COMMIT_REQUEST_TOPIC = Schema(
     "OffsetCommitRequestTopic",
-    Field("name", String, "0+"),
+    Field("name", String, "0-9", ignorable=True),
+    Field("topic_id", Uuid, "10+", ignorable=True),
     Field("partitions", Array(OFFSET_COMMIT_REQUEST_PARTITION), "0+"),
 )
 
@@ -46,7 +49,8 @@ OFFSET_COMMIT_RESPONSE_PARTITION = Schema(
 
 OFFSET_COMMIT_RESPONSE_TOPIC = Schema(
     "OffsetCommitResponseTopic",
-    Field("name", String, "0+"),
+    Field("name", String, "0-9", ignorable=True),
+    Field("topic_id", Uuid, "10+", ignorable=True),
     Field("partitions", Array(OFFSET_COMMIT_RESPONSE_PARTITION), "0+"),
 )
 
@@ -57,5 +61,5 @@ OFFSET_COMMIT_RESPONSE = Schema(
 )
 
 OFFSET_COMMIT = register(
-    Api(ApiKey.OFFSET_COMMIT, "OffsetCommit", 2, 9, 8, OFFSET_COMMIT_REQUEST, OFFSET_COMMIT_RESPONSE)
+    Api(ApiKey.OFFSET_COMMIT, "OffsetCommit", 2, 10, 8, OFFSET_COMMIT_REQUEST, OFFSET_COMMIT_RESPONSE)
 )

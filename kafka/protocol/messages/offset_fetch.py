@@ -4,12 +4,15 @@ Mirrors ``common/message/OffsetFetchRequest.json`` and ``OffsetFetchResponse.jso
 0-9, flexible from 6). A null ``topics`` list (v2+) asks for every partition the group has
 committed. v8 (KIP-709) batches ``groups``: the request and the response move their topics one
 level down, under each group. A partition with no committed offset answers offset -1. v9
-(KIP-848) adds the member id and epoch of a consumer group's member. We advertise 1-9.
+(KIP-848) adds the member id and epoch of a consumer group's member. v10 (KIP-848) names each topic
+of a group by its id instead of its name, both ways; an id the metadata cache does not know answers
+UNKNOWN_TOPIC_ID for its partitions, and asked for everything, a group's offsets of a topic that is
+gone (no id) are left out. We advertise 1-10.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
 from kafka.protocol.schema import Array, Field, Schema
-from kafka.protocol.types import Boolean, Int16, Int32, Int64, String
+from kafka.protocol.types import Boolean, Int16, Int32, Int64, String, Uuid
 
 OFFSET_FETCH_REQUEST_TOPIC = Schema(
     "OffsetFetchRequestTopic",
@@ -19,7 +22,8 @@ OFFSET_FETCH_REQUEST_TOPIC = Schema(
 
 OFFSET_FETCH_REQUEST_TOPICS = Schema(
     "OffsetFetchRequestTopics",
-    Field("name", String, "8+"),
+    Field("name", String, "8-9", ignorable=True),
+    Field("topic_id", Uuid, "10+", ignorable=True),
     Field("partition_indexes", Array(Int32), "8+"),
 )
 
@@ -65,7 +69,8 @@ OFFSET_FETCH_RESPONSE_PARTITIONS = Schema(
 
 OFFSET_FETCH_RESPONSE_TOPICS = Schema(
     "OffsetFetchResponseTopics",
-    Field("name", String, "8+"),
+    Field("name", String, "8-9", ignorable=True),
+    Field("topic_id", Uuid, "10+", ignorable=True),
     Field("partitions", Array(OFFSET_FETCH_RESPONSE_PARTITIONS), "8+"),
 )
 
@@ -85,5 +90,5 @@ OFFSET_FETCH_RESPONSE = Schema(
 )
 
 OFFSET_FETCH = register(
-    Api(ApiKey.OFFSET_FETCH, "OffsetFetch", 1, 9, 6, OFFSET_FETCH_REQUEST, OFFSET_FETCH_RESPONSE)
+    Api(ApiKey.OFFSET_FETCH, "OffsetFetch", 1, 10, 6, OFFSET_FETCH_REQUEST, OFFSET_FETCH_RESPONSE)
 )

@@ -6,12 +6,16 @@ written to ``__consumer_offsets`` as a transactional batch and stay pending (inv
 OffsetFetch) until the transaction's COMMIT marker reaches that partition; an ABORT drops them.
 v3 (KIP-447) carries the consumer's generation and member id so a zombie is fenced. v4 and v5 are v3's
 shape (KIP-890): from v5 (transaction.version 2) the group's partition is added to the transaction by the
-broker, and the producer sends no AddOffsetsToTxn.
+broker, and the producer sends no AddOffsetsToTxn. v6 (KIP-1319) names each topic by its id instead of
+its name, both ways (an id the metadata cache does not know: UNKNOWN_TOPIC_ID), and hears two errors
+older versions get as ILLEGAL_GENERATION: GROUP_ID_NOT_FOUND (a member's commit to a group the
+coordinator does not have) and STALE_MEMBER_EPOCH (a consumer group member's older epoch). Its
+``generation_id`` is Kafka's GenerationIdOrMemberEpoch, the same bytes.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
 from kafka.protocol.schema import Array, Field, Schema
-from kafka.protocol.types import Int16, Int32, Int64, String
+from kafka.protocol.types import Int16, Int32, Int64, String, Uuid
 
 TXN_OFFSET_COMMIT_REQUEST_PARTITION = Schema(
     "TxnOffsetCommitRequestPartition",
@@ -23,7 +27,8 @@ TXN_OFFSET_COMMIT_REQUEST_PARTITION = Schema(
 
 TXN_OFFSET_COMMIT_REQUEST_TOPIC = Schema(
     "TxnOffsetCommitRequestTopic",
-    Field("name", String, "0+"),
+    Field("name", String, "0-5", ignorable=True),
+    Field("topic_id", Uuid, "6+", ignorable=True),
     Field("partitions", Array(TXN_OFFSET_COMMIT_REQUEST_PARTITION), "0+"),
 )
 
@@ -47,7 +52,8 @@ TXN_OFFSET_COMMIT_RESPONSE_PARTITION = Schema(
 
 TXN_OFFSET_COMMIT_RESPONSE_TOPIC = Schema(
     "TxnOffsetCommitResponseTopic",
-    Field("name", String, "0+"),
+    Field("name", String, "0-5", ignorable=True),
+    Field("topic_id", Uuid, "6+", ignorable=True),
     Field("partitions", Array(TXN_OFFSET_COMMIT_RESPONSE_PARTITION), "0+"),
 )
 
@@ -58,6 +64,6 @@ TXN_OFFSET_COMMIT_RESPONSE = Schema(
 )
 
 TXN_OFFSET_COMMIT = register(
-    Api(ApiKey.TXN_OFFSET_COMMIT, "TxnOffsetCommit", 0, 5, 3,
+    Api(ApiKey.TXN_OFFSET_COMMIT, "TxnOffsetCommit", 0, 6, 3,
         TXN_OFFSET_COMMIT_REQUEST, TXN_OFFSET_COMMIT_RESPONSE)
 )

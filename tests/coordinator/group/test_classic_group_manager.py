@@ -110,13 +110,13 @@ class Harness:
         self.manager = ClassicGroupManager(self.groups, self.registry, self.time, self.timer, config, "test")
 
     def join(self, group_id="g", member_id="", *, instance=None, require_known=False, session=10_000,
-             rebalance=10_000, protocols=PROTOCOLS,
-             answers=None) -> tuple[list[JoinGroupResult], CoordinatorResult]:
+             rebalance=10_000, protocols=PROTOCOLS, answers=None, version=9,
+             reason=None) -> tuple[list[JoinGroupResult], CoordinatorResult]:
         answers = [] if answers is None else answers
         request = JoinGroupRequest(group_id, member_id, instance, require_known, rebalance, session,
-                                   "consumer",
-                                   protocols)
-        result = self.manager.classic_group_join(CONTEXT, request, answers.append)
+                                   "consumer", protocols, reason)
+        result = self.manager.classic_group_join(RequestContext("client", "/127.0.0.1", version), request,
+                                                 answers.append)
         return answers, result
 
     def sync(self, generation, member_id, assignment=None, group_id="g", instance=None):
@@ -398,7 +398,7 @@ def test_a_new_member_is_held_to_the_new_member_join_timeout():
 def test_a_static_member_rejoining_a_stable_group_takes_over_without_a_rebalance():
     h = Harness()
     old = h.stable_member(instance="i1")
-    answers, stored = h.join(instance="i1")
+    answers, stored = h.join(instance="i1", version=8)  # v9 (KIP-814): test_classic_group_join_versions.py
     assert answers == [] and stored.records[0].value["members"][0]["assignment"] == b"a1"
     commit(stored)
     [joined] = answers

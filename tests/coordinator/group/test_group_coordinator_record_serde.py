@@ -26,16 +26,25 @@ def round_trip(record: CoordinatorRecord) -> CoordinatorRecord:
     return serde.deserialize(serde.serialize_key(record), serde.serialize_value(record))
 
 
+# Kafka 4.4's bytes (its generated OffsetCommitValue, MessageUtil.toVersionPrefixedBytes): v4, flexible,
+# the topic id a tagged field when known; v1 for a commit with an expiry of its own.
 @pytest.mark.parametrize("offset, value_hex", [
     (OffsetAndMetadata(42, 3, "meta", 1_700_000_000_000),
-     "0003000000000000002a0000000300046d6574610000018bcfe56800"),
+     "0004000000000000002a00000003056d6574610000018bcfe5680000"),
+    (OffsetAndMetadata(42, 3, "meta", 1_700_000_000_000, topic_id=T1),
+     "0004000000000000002a00000003056d6574610000018bcfe5680001001000000000000000000000000000000001"),
     (OffsetAndMetadata(42, -1, "", 1_700_000_000_000, 1_700_000_060_000),
      "0001000000000000002a00000000018bcfe568000000018bcfe65260")])
-def test_offset_commit_bytes_are_the_old_ones(offset, value_hex):
+def test_offset_commit_bytes_are_kafkas(offset, value_hex):
     record = CoordinatorRecord(OffsetCommitKey("g", "t", 7), offset)
     assert serde.serialize_key(record).hex() == "000100016700017400000007"
     assert serde.serialize_value(record).hex() == value_hex
     assert round_trip(record) == record
+
+
+def test_an_offset_written_before_v4_still_reads():
+    old = bytes.fromhex("0003000000000000002a0000000300046d6574610000018bcfe56800")  # Kafka 2.3-4.0's v3
+    assert serde.read_offset_commit_value(old) == OffsetAndMetadata(42, 3, "meta", 1_700_000_000_000)
 
 
 def test_group_metadata_bytes_are_the_old_ones():

@@ -6,6 +6,8 @@ commit back; and a fresh shard replaying the log (a failover) has the same offse
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
 from kafka.coordinator.common.runtime.coordinator_result import CoordinatorResult
@@ -157,12 +159,17 @@ def test_replaying_the_log_gives_the_same_offsets():
 
 
 def test_a_group_nobody_knows_named_with_a_generation_is_an_illegal_generation():
+    """... before OffsetCommit v9 and TxnOffsetCommit v6, which say GROUP_ID_NOT_FOUND (Kafka 4.4)."""
     shard = Shard()
-    error = commit(shard, "g", 1, member_id="m", generation=1)
+    error = commit(shard, "g", 1, member_id="m", generation=1, api_version=8)
     assert isinstance(error, ApiError) and error.error == Errors.ILLEGAL_GENERATION
     assert "g" not in shard.groups, "no group made of it"
-    error = txn_commit(shard, "g", 1, member_id="m", generation=1)
+    error = commit(shard, "g", 1, member_id="m", generation=1, api_version=9)
+    assert error.error == Errors.GROUP_ID_NOT_FOUND
+    error = txn_commit(shard, "g", 1, member_id="m", generation=1, api_version=5)
     assert error.error == Errors.ILLEGAL_GENERATION
+    error = txn_commit(shard, "g", 1, member_id="m", generation=1, api_version=6)
+    assert error.error == Errors.GROUP_ID_NOT_FOUND
 
 
 def test_metadata_too_large_is_refused_per_partition():
@@ -294,3 +301,21 @@ def test_delete_all_offsets_writes_one_tombstone_per_partition():
     shard.write_marker(7, COMMIT)
     shard.write_marker(8, COMMIT)
     assert shard.offsets.num_offsets() == 0 and not shard.offsets.open_transactions.contains_group("g")
+
+
+def test_an_offset_of_another_topic_id_is_none_to_a_fetch_by_id():
+    """Kafka 4.4 keeps the topic id with each offset (OffsetCommitValue v4) and, asked by id (OffsetFetch
+    v10), hides an offset committed under another id of that name: the topic was deleted and made again.
+    Asked by name, or about an offset from before ids were kept (zero), the offset is there."""
+    old, new = uuid.UUID(int=1), uuid.UUID(int=2)
+    shard = Shard()
+    shard.write(lambda: shard.offsets.commit_offset("g", "", None, -1,
+                                                    {TP: OffsetAndMetadata(10, topic_id=old)}, 9))
+    shard.commit()
+    fresh = shard.reload()  # the id comes back from the record
+    for s in (shard, fresh):
+        by_id = [s.offsets.fetch_offsets("g", [TP], topic_ids={"t": i})[TP].offset for i in (old, new)]
+        assert (by_id, fetch(s, "g").offset) == ([10, -1], 10)
+    shard.write(lambda: shard.offsets.commit_offset("g", "", None, -1, {TP: OffsetAndMetadata(11)}, 9))
+    shard.commit()
+    assert shard.offsets.fetch_offsets("g", [TP], topic_ids={"t": new})[TP].offset == 11

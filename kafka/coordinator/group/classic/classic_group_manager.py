@@ -80,7 +80,8 @@ class ClassicGroupManager:
         return self.rebalance.classic_group_join(
             request.group_id, request.member_id, request.group_instance_id, request.require_known_member_id,
             context.client_id, context.client_host, request.rebalance_timeout_ms, request.session_timeout_ms,
-            request.protocol_type, request.protocols, response_callback)
+            request.protocol_type, request.protocols, response_callback, request.reason,
+            context.api_version >= 9)
 
     def classic_group_sync(self, context, request, response_callback: SyncCallback) -> CoordinatorResult:
         """A member asks for its assignment, the leader bringing everyone's (``request.assignments``).
@@ -157,7 +158,7 @@ class ClassicGroupManager:
         result = EMPTY_RESULT
         if left and group.state in (STABLE, COMPLETING_REBALANCE):
             result = self.rebalance.maybe_prepare_rebalance_or_complete_join(
-                group, f"removing member {', '.join(left)}: the consumer is leaving the group")
+                group, f"explicit `LeaveGroup` request for ({', '.join(left)}) members.")
         elif left:
             result = self.rebalance.maybe_complete_join_phase(group)
         return CoordinatorResult(result.records, (Errors.NONE, answers), result.append_future,
@@ -176,7 +177,9 @@ class ClassicGroupManager:
         error = group.validate_member(member_id, leaving.group_instance_id)
         if error is not None:
             return error
-        log.info("member is leaving the group", group=group.group_id, member=member_id)
+        # Kafka: "Member {} has left group through explicit `LeaveGroup` request; client reason: {}"
+        log.info("member has left group through explicit LeaveGroup request", group=group.group_id,
+                 member=member_id, client_reason=leaving.reason or "not provided")
         self.timer.cancel(classic_group_heartbeat_key(group.group_id, member_id))
         group.complete_join_callback(group.get(member_id), JoinGroupResult(Errors.UNKNOWN_MEMBER_ID))
         group.remove(member_id)

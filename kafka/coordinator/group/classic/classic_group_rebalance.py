@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import Future
+from dataclasses import dataclass
 
 import structlog
 
@@ -59,6 +60,20 @@ EMPTY, PREPARING_REBALANCE, COMPLETING_REBALANCE, STABLE, DEAD = (
 EMPTY_RESULT: CoordinatorResult = CoordinatorResult()
 # Kafka's classicGroupNewMemberJoinTimeoutMs, an internal setting: used when the config does not say.
 
+
+
+def join_reason(reason: str | None) -> str:
+    """Kafka's JoinGroupRequest.joinReason: the client's reason, or "not provided"."""
+    return reason or "not provided"
+
+
+@dataclass(frozen=True)
+class _Join:
+    """What a JoinGroup brings besides the member's fields: why it (re)joins, and whether its version
+    (9+) lets a returning static leader skip the assignment."""
+
+    reason: str
+    supports_skipping_assignment: bool
 
 
 def classic_group_heartbeat_key(group_id: str, member_id: str) -> str:
@@ -106,10 +121,14 @@ class ClassicGroupRebalance:
                            require_known_member_id: bool, client_id: str, client_host: str,
                            rebalance_timeout_ms: int, session_timeout_ms: int, protocol_type: str,
                            protocols: list[tuple[str, bytes]],
-                           response_callback: JoinCallback) -> CoordinatorResult:
+                           response_callback: JoinCallback, reason: str | None = None,
+                           supports_skipping_assignment: bool = False) -> CoordinatorResult:
         """A member joins (or rejoins). ``response_callback`` gets one JoinGroupResult, now or from
-        a later event (when the rebalance completes, or the record of a new group fails to write)."""
+        a later event (when the rebalance completes, or the record of a new group fails to write).
+        ``reason`` (JoinGroup v8+, KIP-800) goes into the rebalance's log line; from v9 (KIP-814) a
+        static leader that rejoins a Stable group is told to skip the assignment."""
         response_callback = once(response_callback)
+        join = _Join(join_reason(reason), supports_skipping_assignment)
         if not (self.config.classic_group_min_session_timeout_ms <= session_timeout_ms
                 <= self.config.classic_group_max_session_timeout_ms):
             response_callback(JoinGroupResult(Errors.INVALID_SESSION_TIMEOUT, member_id))
@@ -130,12 +149,11 @@ class ClassicGroupRebalance:
         elif is_unknown_member:
             result = self._join_new_member(group, group_instance_id, require_known_member_id, client_id,
                                            client_host, rebalance_timeout_ms, session_timeout_ms,
-                                           protocol_type,
-                                           protocols, response_callback)
+                                           protocol_type, protocols, response_callback, join)
         else:
             result = self._join_existing_member(group, member_id, group_instance_id, client_id, client_host,
                                                 rebalance_timeout_ms, session_timeout_ms, protocol_type,
-                                                protocols, response_callback)
+                                                protocols, response_callback, join)
         if is_new_group and not result.records:
             return self._store_new_group(group, response_callback)
         return result
@@ -158,7 +176,7 @@ class ClassicGroupRebalance:
 
     def _join_new_member(self, group, group_instance_id, require_known_member_id, client_id, client_host,
                          rebalance_timeout_ms, session_timeout_ms, protocol_type, protocols,
-                         response_callback) -> CoordinatorResult:
+                         response_callback, join: _Join) -> CoordinatorResult:
         if group.is_state(DEAD):  # deleted or unloaded meanwhile: find the coordinator again
             response_callback(JoinGroupResult(Errors.COORDINATOR_NOT_AVAILABLE))
             return EMPTY_RESULT
@@ -168,7 +186,7 @@ class ClassicGroupRebalance:
             if old_member_id is not None:
                 return self._update_static_member_then_rebalance_or_complete_join(
                     group, old_member_id, new_member_id, group_instance_id, protocols, rebalance_timeout_ms,
-                    session_timeout_ms, response_callback)
+                    session_timeout_ms, response_callback, join)
         elif require_known_member_id:
             # KIP-394: hand out the id first, so a client that times out and retries does not
             # leave a stream of unknown members behind. It must join again with this id.
@@ -178,39 +196,45 @@ class ClassicGroupRebalance:
             return EMPTY_RESULT
         return self._add_member_then_rebalance_or_complete_join(
             group, new_member_id, group_instance_id, client_id, client_host, rebalance_timeout_ms,
-            session_timeout_ms, protocol_type, protocols, response_callback)
+            session_timeout_ms, protocol_type, protocols, response_callback, join.reason)
 
     def _join_existing_member(self, group, member_id, group_instance_id, client_id, client_host,
                               rebalance_timeout_ms, session_timeout_ms, protocol_type, protocols,
-                              response_callback) -> CoordinatorResult:
+                              response_callback, join: _Join) -> CoordinatorResult:
         if group.is_state(DEAD):
             response_callback(JoinGroupResult(Errors.COORDINATOR_NOT_AVAILABLE, member_id))
             return EMPTY_RESULT
         if group.is_pending_member(member_id):  # the second join of KIP-394, now with its id
             return self._add_member_then_rebalance_or_complete_join(
                 group, member_id, group_instance_id, client_id, client_host, rebalance_timeout_ms,
-                session_timeout_ms, protocol_type, protocols, response_callback)
+                session_timeout_ms, protocol_type, protocols, response_callback, join.reason)
         error = group.validate_member(member_id, group_instance_id)
         if error is not None:
             response_callback(JoinGroupResult(error, member_id))
             return EMPTY_RESULT
         member = group.get(member_id)
+        during = f"during {group.state_as_string()}; client reason: {join.reason}"
         if group.is_state(PREPARING_REBALANCE):
             return self._update_member_then_rebalance_or_complete_join(
-                group, member, protocols, rebalance_timeout_ms, session_timeout_ms, response_callback)
+                group, member, protocols, rebalance_timeout_ms, session_timeout_ms, response_callback,
+                f"Member {member_id} is joining group {during}")
         if group.is_state(COMPLETING_REBALANCE):
             if member.matches(protocols):
                 # A retried JoinGroup whose first answer got lost: answer it again.
                 response_callback(self._join_result(group, member))
                 return EMPTY_RESULT
             return self._update_member_then_rebalance_or_complete_join(
-                group, member, protocols, rebalance_timeout_ms, session_timeout_ms, response_callback)
+                group, member, protocols, rebalance_timeout_ms, session_timeout_ms, response_callback,
+                f"Updating metadata for member {member_id} {during}")
         if group.is_state(STABLE):
             if group.is_leader(member_id) or not member.matches(protocols):
                 # The leader rejoins to trigger a rebalance (e.g. it saw new partitions); a member
                 # with new metadata (e.g. a new subscription) needs one too.
+                why = (f"Leader {member_id} re-joining group" if group.is_leader(member_id)
+                       else f"Updating metadata for member {member_id}")
                 return self._update_member_then_rebalance_or_complete_join(
-                    group, member, protocols, rebalance_timeout_ms, session_timeout_ms, response_callback)
+                    group, member, protocols, rebalance_timeout_ms, session_timeout_ms, response_callback,
+                    f"{why} {during}")
             response_callback(JoinGroupResult(Errors.NONE, member_id, group.generation_id,
                                               group.protocol_type(),
                                               group.protocol_name, group.leader_id or ""))
@@ -228,8 +252,8 @@ class ClassicGroupRebalance:
 
     def _add_member_then_rebalance_or_complete_join(self, group, member_id, group_instance_id, client_id,
                                                     client_host, rebalance_timeout_ms, session_timeout_ms,
-                                                    protocol_type, protocols,
-                                                    response_callback) -> CoordinatorResult:
+                                                    protocol_type, protocols, response_callback,
+                                                    reason: str) -> CoordinatorResult:
         member = ClassicGroupMember(member_id, group_instance_id, client_id, client_host,
                                     rebalance_timeout_ms,
                                     session_timeout_ms, protocol_type, protocols)
@@ -241,20 +265,23 @@ class ClassicGroupRebalance:
         # its session timeout: it has no id to heartbeat with, and its parked JoinGroup hides a
         # disconnect. A client still there retries.
         self.reschedule_heartbeat(group, member, self.config.classic_group_new_member_join_timeout_ms)
-        return self.maybe_prepare_rebalance_or_complete_join(group, f"adding new member {member_id}")
+        return self.maybe_prepare_rebalance_or_complete_join(
+            group, f"Adding new member {member_id} with group instance id {group_instance_id}; "
+                   f"client reason: {reason}")
 
     def _update_member_then_rebalance_or_complete_join(self, group, member, protocols, rebalance_timeout_ms,
-                                                       session_timeout_ms,
-                                                       response_callback) -> CoordinatorResult:
+                                                       session_timeout_ms, response_callback,
+                                                       reason: str) -> CoordinatorResult:
         group.update_member(member, protocols, rebalance_timeout_ms, session_timeout_ms, response_callback)
-        return self.maybe_prepare_rebalance_or_complete_join(
-            group, f"updating metadata for member {member.member_id}")
+        return self.maybe_prepare_rebalance_or_complete_join(group, reason)
 
     def _update_static_member_then_rebalance_or_complete_join(
             self, group, old_member_id, new_member_id, group_instance_id, protocols, rebalance_timeout_ms,
-            session_timeout_ms, response_callback) -> CoordinatorResult:
+            session_timeout_ms, response_callback, join: _Join) -> CoordinatorResult:
         """KIP-345: a static member came back (say after a restart) under a new member id. In a
-        Stable group it takes over its old entry and assignment without a rebalance."""
+        Stable group it takes over its old entry and assignment without a rebalance. From JoinGroup
+        v9 (KIP-814) a returning leader gets every member and skip_assignment: the group keeps the
+        assignment it has, and the leader learns it leads."""
         current_leader = group.leader_id
         member = group.replace_static_member(group_instance_id, old_member_id, new_member_id)
         # The old id's heartbeat timer finds no such member when it fires; the new id gets its own.
@@ -264,7 +291,9 @@ class ClassicGroupRebalance:
         if group.is_state(STABLE):
             if group.protocol_name != group.select_protocol():
                 return self.maybe_prepare_rebalance_or_complete_join(
-                    group, f"static member {group_instance_id} changed protocols")
+                    group, f"Group's selectedProtocol will change because static member {new_member_id} with "
+                           f"instance id {group_instance_id} joined with change of protocol; "
+                           f"client reason: {join.reason}")
 
             def on_append(future: Future) -> None:
                 if future.exception() is not None:  # not persisted: put the old member back
@@ -278,8 +307,15 @@ class ClassicGroupRebalance:
                         self.reschedule_heartbeat(group, restored)
                     response_callback(JoinGroupResult(error, UNKNOWN_MEMBER_ID, group.generation_id))
                     return
-                # The old leader id is returned so that a rejoining leader does not run an
-                # assignment that a Stable group would never distribute (JoinGroup < v9).
+                if join.supports_skipping_assignment:
+                    leader = group.is_leader(new_member_id)
+                    group.complete_join_callback(member, JoinGroupResult(
+                        Errors.NONE, new_member_id, group.generation_id, group.protocol_type(),
+                        group.protocol_name, group.leader_id or "",
+                        group.current_member_metadata() if leader else [], skip_assignment=leader))
+                    return
+                # Before v9 the old leader id is returned so that a rejoining leader does not run
+                # an assignment that a Stable group would never distribute.
                 group.complete_join_callback(member, JoinGroupResult(
                     Errors.NONE, new_member_id, group.generation_id, group.protocol_type(),
                     group.protocol_name, current_leader or ""))
@@ -287,8 +323,9 @@ class ClassicGroupRebalance:
             return self._write(self._group_metadata_record(group, group.group_assignment()), on_append)
         if group.is_state(COMPLETING_REBALANCE):
             # The leader may already be assigning to the old member id: start over.
-            return self.prepare_rebalance(group,
-                                          f"static member {group_instance_id} rejoined with a new member id")
+            return self.prepare_rebalance(
+                group, f"Updating metadata for static member {new_member_id} with instance id "
+                       f"{group_instance_id}; client reason: {join.reason}")
         # PreparingRebalance: the updated member simply waits for the rebalance like everyone else.
         return self.maybe_complete_join_phase(group)
 

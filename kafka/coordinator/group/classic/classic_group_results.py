@@ -27,6 +27,7 @@ class JoinGroupResult:
     protocol_name: str | None = None
     leader_id: str = ""
     members: list[dict] = field(default_factory=list)  # only the leader's result carries them
+    skip_assignment: bool = False  # v9 (KIP-814): a returning static leader keeps the group's assignment
 
 
 @dataclass
