@@ -175,7 +175,7 @@ class MetadataCache:
             meta = snapshot.topics.get(name)
             if meta is None:
                 if not ignore_topics_with_exceptions:
-                    result.append(dict(error_code=_unknown_topic_error(name), name=name,
+                    result.append(dict(error_code=unknown_topic_error(name), name=name,
                                        topic_id=_ZERO_UUID, is_internal=False, partitions=[]))
                 continue
             first = cursor[1] if cursor is not None and cursor[0] == name else 0
@@ -207,7 +207,9 @@ class MetadataCache:
 _ZERO_UUID = uuid.UUID(int=0)
 
 
-def _unknown_topic_error(name: str) -> int:
+def unknown_topic_error(name: str) -> int:
+    """A name not in the image: UNKNOWN_TOPIC_OR_PARTITION, or INVALID_TOPIC_EXCEPTION if no topic could
+    ever have it (Topic.validate), as Kafka answers both Metadata and DescribeTopicPartitions."""
     try:
         topic.validate(name)
     except topic.InvalidTopicError:

@@ -38,8 +38,8 @@ DATA = pathlib.Path(__file__).parent / "data"
 
 # The newest version each schema describes (Kafka's "validVersions"); we advertise fewer.
 DESCRIBED = {
-    ApiKey.API_VERSIONS: 4,
-    ApiKey.METADATA: 12,
+    ApiKey.API_VERSIONS: 5,
+    ApiKey.METADATA: 13,
     ApiKey.PRODUCE: 12,
     ApiKey.FETCH: 17,
     ApiKey.LIST_OFFSETS: 11,

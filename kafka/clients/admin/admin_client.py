@@ -121,7 +121,14 @@ class AdminClient(ShareGroupAdmin, FeatureAdmin):  # share groups (KIP-932), fea
     def _metadata(self, topics: list[str] | None) -> Any:
         body = {"topics": None if topics is None else [{"name": t} for t in topics],
                 "allow_auto_topic_creation": False}
-        return self._call_any(ApiKey.METADATA, body)
+        return self._checked(self._call_any(ApiKey.METADATA, body))  # v13's top-level error too
+
+    @staticmethod
+    def _checked(response) -> Any:
+        """The response, unless its top-level error_code is set: then that error, with its message, raised."""
+        if response.get("error_code", Errors.NONE) != Errors.NONE:
+            raise KafkaError(response.error_code, response.get("error_message"))
+        return response
 
     @staticmethod
     def _result(error_code: int, message: str | None = None) -> KafkaError | None:
@@ -175,10 +182,8 @@ class AdminClient(ShareGroupAdmin, FeatureAdmin):  # share groups (KIP-932), fea
         for tp, replicas in targets.items():
             by_topic.setdefault(tp.topic, []).append({"partition_index": tp.partition, "replicas": replicas})
         topics = [{"name": t, "partitions": ps} for t, ps in by_topic.items()]
-        response = self._call_controller(ApiKey.ALTER_PARTITION_REASSIGNMENTS,
-                                         {"timeout_ms": self.timeout_ms, "topics": topics})
-        if response.error_code != Errors.NONE:
-            raise KafkaError(response.error_code, response.error_message)
+        response = self._checked(self._call_controller(ApiKey.ALTER_PARTITION_REASSIGNMENTS,
+                                                       {"timeout_ms": self.timeout_ms, "topics": topics}))
         return {TopicPartition(t.name, p.partition_index): self._result(p.error_code, p.error_message)
                 for t in response.responses for p in t.partitions}
 
@@ -191,10 +196,8 @@ class AdminClient(ShareGroupAdmin, FeatureAdmin):  # share groups (KIP-932), fea
             for tp in partitions:
                 by_topic.setdefault(tp.topic, []).append(tp.partition)
             topics = [{"name": t, "partition_indexes": ps} for t, ps in by_topic.items()]
-        response = self._call_controller(ApiKey.LIST_PARTITION_REASSIGNMENTS,
-                              {"timeout_ms": self.timeout_ms, "topics": topics})
-        if response.error_code != Errors.NONE:
-            raise KafkaError(response.error_code, response.error_message)
+        response = self._checked(self._call_controller(ApiKey.LIST_PARTITION_REASSIGNMENTS,
+                                                       {"timeout_ms": self.timeout_ms, "topics": topics}))
         return {TopicPartition(t.name, p.partition_index): PartitionReassignment(
                     list(p.replicas), list(p.adding_replicas), list(p.removing_replicas))
                 for t in response.topics for p in t.partitions}
@@ -218,9 +221,8 @@ class AdminClient(ShareGroupAdmin, FeatureAdmin):  # share groups (KIP-932), fea
 
     def describe_cluster(self) -> tuple[str | None, int, list[Node]]:
         """(cluster id, controller id, brokers), from DescribeCluster."""
-        response = self._call_any(ApiKey.DESCRIBE_CLUSTER, {"include_cluster_authorized_operations": False})
-        if response.error_code != Errors.NONE:
-            raise KafkaError(response.error_code, response.error_message)
+        response = self._checked(self._call_any(ApiKey.DESCRIBE_CLUSTER,
+                                                {"include_cluster_authorized_operations": False}))
         return response.cluster_id, response.controller_id, [
             Node(b.broker_id, b.host, b.port, b.rack) for b in response.brokers]
 
@@ -228,10 +230,7 @@ class AdminClient(ShareGroupAdmin, FeatureAdmin):  # share groups (KIP-932), fea
         """DescribeQuorum (KIP-595) for __cluster_metadata-0: any broker forwards it to the active
         controller."""
         body = {"topics": [{"topic_name": "__cluster_metadata", "partitions": [{"partition_index": 0}]}]}
-        response = self._call_any(ApiKey.DESCRIBE_QUORUM, body)
-        if response.error_code != Errors.NONE:
-            raise KafkaError(response.error_code, response.get("error_message"))
-        return quorum_info(response)
+        return quorum_info(self._checked(self._call_any(ApiKey.DESCRIBE_QUORUM, body)))
 
     # ------------------------------------------------------------------ configs
     def add_raft_voter(self, voter_id: int, directory_id, endpoints: list[tuple[str, str, int]]) -> None:
