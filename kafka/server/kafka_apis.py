@@ -109,6 +109,19 @@ class KafkaApis(ApiRequestHandler):
             self.replica_manager.try_complete_actions()
 
     # ------------------------------------------------------------------ ApiVersions
+    def api_versions_error(self, request: Request) -> Errors:
+        """KIP-1242 (v5): a client that names the cluster and node it meant to reach, and reached another
+        broker (its address reused after a restart), must rebootstrap (Kafka's clusterIdOrNodeIdIsInvalid),
+        once the request is valid (one of the two without the other is not)."""
+        body = request.body
+        if (invalid := super().api_versions_error(request)) != Errors.NONE:
+            return invalid
+        if request.header.api_version < 5 or body.cluster_id is None:
+            return Errors.NONE
+        if body.cluster_id != self.metadata_cache.cluster_id or body.node_id != self.config.node_id:
+            return Errors.REBOOTSTRAP_REQUIRED
+        return Errors.NONE
+
     def api_versions_features(self, version: int) -> dict:
         """What Admin.describeFeatures and kafka-features read (Kafka's ApiVersionsResponse from a broker):
         the features this broker supports, and the finalized levels as of the metadata it has applied,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from tests.differential.oracle import Intended
+from tests.differential.test_features import FEATURE_DIFFERENCES
 from tests.differential.test_produce_fetch import create
 from tests.helpers import unique_topic
 
@@ -34,3 +35,29 @@ def test_metadata_v13_answers_with_a_top_level_error_code_of_none(pair):
     pair.same(ApiKey.METADATA, 13, {"topics": None, "allow_auto_topic_creation": False,
                                     "include_topic_authorized_operations": False},
               intended=(*ADDRESSES, Intended("topics*", "each broker's own topics")))
+
+
+def api_versions(cluster_id: str | None, node_id: int = -1) -> dict:
+    return {"client_software_name": "oracle", "client_software_version": "1", "cluster_id": cluster_id,
+            "node_id": node_id}
+
+
+def test_api_versions_v5_refuses_a_client_that_meant_another_cluster_or_node(pair):
+    """KIP-1242: the broker compares the cluster and node the client names with its own and answers
+    REBOOTSTRAP_REQUIRED, without any API ranges, when either differs. No cluster id, no check; one of the
+    two without the other, or a software name of other characters, is INVALID_REQUEST (isValid)."""
+    me = {side.name: whoami(side) for side in pair.sides}
+    ours = pair.same(ApiKey.API_VERSIONS, 5, lambda side: api_versions(*me[side.name]), intended=(
+        Intended("api_keys*", "test_api_versions.py compares them, API by API"), *FEATURE_DIFFERENCES),
+        volatile=("finalized_features_epoch",))
+    assert ours.error_code == Errors.NONE and ours.api_keys
+    pair.same(ApiKey.API_VERSIONS, 5, api_versions(None), intended=(
+        Intended("api_keys*", "as above"), *FEATURE_DIFFERENCES), volatile=("finalized_features_epoch",))
+    for body in (lambda side: api_versions("AAAAAAAAAAAAAAAAAAAAAA", me[side.name][1]),
+                 lambda side: api_versions(me[side.name][0], me[side.name][1] + 100)):
+        ours = pair.same(ApiKey.API_VERSIONS, 5, body)
+        assert (ours.error_code, list(ours.api_keys)) == (Errors.REBOOTSTRAP_REQUIRED, [])
+    for body in (lambda side: api_versions(me[side.name][0]), api_versions(None, 1),
+                 {**api_versions(None), "client_software_name": "a b"}):
+        ours = pair.same(ApiKey.API_VERSIONS, 5, body)
+        assert (ours.error_code, list(ours.api_keys)) == (Errors.INVALID_REQUEST, [])

@@ -332,7 +332,7 @@ def test_too_new_api_versions_parses_flexible_header_and_gets_v0_fallback() -> N
     assert struct.unpack_from(">i", response)[0] == len(response) - 4
     corr, body = decode_response(h.api, 0, response[4:])
     assert (corr, body.error_code) == (77, Errors.UNSUPPORTED_VERSION)
-    assert body.api_keys == [{"api_key": 18, "min_version": 0, "max_version": 4}]  # 0-4: Kafka 4.4
+    assert body.api_keys == [{"api_key": 18, "min_version": 0, "max_version": 5}]  # 0-5: Kafka 4.4
 
 
 def test_truncated_header_raises_decode_error() -> None:
@@ -405,7 +405,8 @@ def test_unknown_tagged_fields_from_a_newer_client_are_skipped() -> None:
     body.write(out, "1.0")
     out += bytes([1, 42, 2, 0xAB, 0xCD])  # one tagged field we do not know: tag 42, 2 bytes
     got = api.request.read(bytes(out), 3, True)
-    assert got == {"client_software_name": "py", "client_software_version": "1.0"}
+    assert got == {"client_software_name": "py", "client_software_version": "1.0",
+                   "cluster_id": None, "node_id": -1}  # v5's fields, at their defaults
 
 
 def test_encode_errors_name_the_field() -> None:
