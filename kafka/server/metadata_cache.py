@@ -109,6 +109,11 @@ class MetadataCache:
         """Registered and unfenced brokers, the only ones clients are told about."""
         return [b for _, b in sorted(self._snapshot.brokers.items()) if not b.fenced]
 
+    def get_brokers(self) -> list[Broker]:
+        """Every registered broker, fenced or not (Kafka's getBrokerNodes): what DescribeCluster v2 shows
+        when asked to include the fenced ones (KIP-1073)."""
+        return [b for _, b in sorted(self._snapshot.brokers.items())]
+
     def get_partition_leader_endpoint(self, tp, listener_name: str) -> MarkerDestination | None:
         """Kafka's getPartitionLeaderEndpoint, where a transaction marker goes: the partition leader on
         `listener_name`; NO_NODE while it has none (or it is fenced); None when the partition is gone."""

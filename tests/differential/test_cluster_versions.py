@@ -61,3 +61,18 @@ def test_api_versions_v5_refuses_a_client_that_meant_another_cluster_or_node(pai
                  {**api_versions(None), "client_software_name": "a b"}):
         ours = pair.same(ApiKey.API_VERSIONS, 5, body)
         assert (ours.error_code, list(ours.api_keys)) == (Errors.INVALID_REQUEST, [])
+
+
+def test_describe_cluster_v2_marks_each_broker_fenced_or_not(pair):
+    """KIP-1073: with IncludeFencedBrokers a fenced broker is listed too, each with IsFenced; both
+    brokers here are unfenced, so the answers differ from v1's only by that field."""
+    for include in (True, False):
+        ours = pair.same(ApiKey.DESCRIBE_CLUSTER, 2, {"include_cluster_authorized_operations": True,
+                                                     "endpoint_type": 1, "include_fenced_brokers": include},
+                         intended=ADDRESSES)
+        assert [b.is_fenced for b in ours.brokers] == [False]
+    for endpoint_type in (2, 7):  # controllers, asked of a broker; a type no one knows
+        pair.same(ApiKey.DESCRIBE_CLUSTER, 2, {"include_cluster_authorized_operations": False,
+                                               "endpoint_type": endpoint_type,
+                                               "include_fenced_brokers": True},
+                  intended=(Intended("error_message", "the wording"),))
