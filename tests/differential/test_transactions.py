@@ -427,3 +427,29 @@ def test_add_partitions_to_txn_v5_from_a_broker_verifies_or_adds(pair):
     script.same(add, BROKER_ADD, broker_add("never-initialized", "pid", 0, topic, True))
     script.same(ApiKey.END_TXN, END_V2, end_txn(txn, "pid", 0, True))
     settled(script, txn, "CompleteCommit")
+
+
+def test_list_transactions_v2_filters_by_a_transactional_id_pattern(pair):
+    """KIP-1152: a pattern the whole transactional id must match (RE2/J's matches()); empty or null lists
+    all; one RE2/J does not compile (a bad one, or Python-only lookahead) is INVALID_REGULAR_EXPRESSION,
+    with nothing else in the answer."""
+    script, prefix = Script(pair), unique_topic("pattern")
+    txns = {f"{prefix}-a1", f"{prefix}-a2", f"{prefix}-b1"}
+    for txn in sorted(txns):
+        find_coordinator(pair, txn, TRANSACTION)
+    producer_ids_ready(pair)
+    for txn in sorted(txns):
+        script.same(ApiKey.INIT_PRODUCER_ID, INIT, init_producer_id(txn), learn=("producer_id", txn))
+    a1, a2, b1 = f"{prefix}-a1", f"{prefix}-a2", f"{prefix}-b1"
+    for pattern, expected in ((f"{prefix}-a.*", {a1, a2}), (f"{prefix}-a", set()),
+                              (f"{prefix}-[ab]1", {a1, b1}), ("", txns), (None, txns)):
+        ours, apache = script.ask(ApiKey.LIST_TRANSACTIONS, 2, {
+            "state_filters": [], "producer_id_filters": [], "duration_filter": -1,
+            "transactional_id_pattern": pattern})
+        assert only(ours, txns) == only(apache, txns)
+        assert {t["transactional_id"] for t in only(ours, txns)["transaction_states"]} == expected
+    for bad in ("(", f"{prefix}(?=-a).*", "[z-a]"):
+        ours, _ = script.same(ApiKey.LIST_TRANSACTIONS, 2, {
+            "state_filters": ["Nonsense"], "producer_id_filters": [], "duration_filter": -1,
+            "transactional_id_pattern": bad})
+        assert ours["error_code"] == Errors.INVALID_REGULAR_EXPRESSION

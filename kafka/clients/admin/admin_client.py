@@ -525,12 +525,13 @@ class AdminClient(ShareGroupAdmin, FeatureAdmin):  # share groups (KIP-932), fea
         return result
 
     def list_transactions(self, duration_filter_ms: int = -1, state_filters: Iterable[str] = (),
-                          producer_id_filters: Iterable[int] = ()) -> dict[int, list[TransactionListing]]:
+                          producer_id_filters: Iterable[int] = (),
+                          transactional_id_pattern: str | None = None) -> dict[int, list[TransactionListing]]:
         """{broker id: its transactions}: every broker coordinates some (Java's
-        listTransactions().allByBrokerId())."""
+        listTransactions().allByBrokerId()); the pattern must match a whole transactional id (KIP-1152)."""
         self._ensure_cluster()
         body = {"state_filters": list(state_filters), "producer_id_filters": list(producer_id_filters),
-                "duration_filter": duration_filter_ms}
+                "duration_filter": duration_filter_ms, "transactional_id_pattern": transactional_id_pattern}
         result = {}
         for node_id in sorted(self.metadata.cluster.nodes):
             response = self._call(node_id, ApiKey.LIST_TRANSACTIONS, body)
