@@ -174,16 +174,19 @@ class AdminClient(ShareGroupAdmin, FeatureAdmin):  # share groups (KIP-932), fea
         return {TopicPartition(r.topic, p.partition_id): self._result(p.error_code, p.error_message)
                 for r in response.replica_election_results for p in r.partition_result}
 
-    def alter_partition_reassignments(self, targets: Mapping[TopicPartition, list[int] | None]
+    def alter_partition_reassignments(self, targets: Mapping[TopicPartition, list[int] | None],
+                                      allow_replication_factor_change: bool = True,
                                       ) -> dict[TopicPartition, KafkaError | None]:
         """Start moving each partition to its target replicas (None cancels a reassignment in
-        progress); each partition's error, None when it started (KIP-455)."""
+        progress); each partition's error, None when it started (KIP-455). Not allowing a change of
+        replication factor needs AlterPartitionReassignments v1 (KIP-860)."""
         by_topic: dict[str, list[dict]] = {}
         for tp, replicas in targets.items():
             by_topic.setdefault(tp.topic, []).append({"partition_index": tp.partition, "replicas": replicas})
         topics = [{"name": t, "partitions": ps} for t, ps in by_topic.items()]
-        response = self._checked(self._call_controller(ApiKey.ALTER_PARTITION_REASSIGNMENTS,
-                                                       {"timeout_ms": self.timeout_ms, "topics": topics}))
+        response = self._checked(self._call_controller(ApiKey.ALTER_PARTITION_REASSIGNMENTS, {
+            "timeout_ms": self.timeout_ms, "topics": topics,
+            "allow_replication_factor_change": allow_replication_factor_change}))
         return {TopicPartition(t.name, p.partition_index): self._result(p.error_code, p.error_message)
                 for t in response.responses for p in t.partitions}
 
@@ -277,9 +280,8 @@ class AdminClient(ShareGroupAdmin, FeatureAdmin):  # share groups (KIP-932), fea
         are (entity type, match type, match): 0 EXACT a name, 1 the DEFAULT entity, 2 any name.
         Each entity comes back as its (entity type, name or None for the default) pairs."""
         filters = [{"entity_type": t, "match_type": m, "match": name} for t, m, name in components]
-        response = self._call_any(ApiKey.DESCRIBE_CLIENT_QUOTAS, {"components": filters, "strict": strict})
-        if response.error_code != Errors.NONE:
-            raise KafkaError(response.error_code, response.error_message)
+        response = self._checked(self._call_any(ApiKey.DESCRIBE_CLIENT_QUOTAS,
+                                                {"components": filters, "strict": strict}))
         quotas = {}
         for entry in response.entries or []:
             entity = tuple((e.entity_type, e.entity_name) for e in entry.entity)
@@ -304,9 +306,7 @@ class AdminClient(ShareGroupAdmin, FeatureAdmin):  # share groups (KIP-932), fea
         return [self._result(r.error_code, r.error_message) for r in response.results]
 
     def describe_acls(self, f: AclBindingFilter) -> list[AclBinding]:
-        response = self._call_any(ApiKey.DESCRIBE_ACLS, f.to_filter())
-        if response.error_code != Errors.NONE:
-            raise KafkaError(response.error_code, response.error_message)
+        response = self._checked(self._call_any(ApiKey.DESCRIBE_ACLS, f.to_filter()))
         return [AclBinding.of(r.resource_type, r.resource_name, r.pattern_type, a.principal, a.host,
                               a.operation, a.permission_type) for r in response.resources for a in r.acls]
 
