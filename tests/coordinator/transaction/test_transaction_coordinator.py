@@ -169,7 +169,7 @@ def test_commit_writes_prepare_answers_sends_markers_then_completes(harness):
     harness.markers.do_work()
     body = harness.sender.answer()
     assert body["markers"] == [dict(producer_id=pid, producer_epoch=0, transaction_result=True,
-                                    coordinator_epoch=3,
+                                    coordinator_epoch=3, transaction_version=0,  # the client's (v2)
                                     topics=[dict(name="t", partition_indexes=[0, 1])])]
     metadata = harness.metadata()
     assert (metadata.state, metadata.topic_partitions) == (S.COMPLETE_COMMIT, set())
