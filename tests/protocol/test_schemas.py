@@ -97,7 +97,7 @@ DESCRIBED = {
     ApiKey.FETCH_SNAPSHOT: 0,
     ApiKey.DESCRIBE_LOG_DIRS: 5,
     ApiKey.DESCRIBE_PRODUCERS: 0,
-    ApiKey.ADD_RAFT_VOTER: 0,  # KIP-853
+    ApiKey.ADD_RAFT_VOTER: 1,  # KIP-853, KIP-1186
     ApiKey.REMOVE_RAFT_VOTER: 0,
     ApiKey.UPDATE_RAFT_VOTER: 0,
     ApiKey.UPDATE_FEATURES: 2,  # KIP-584 (v1: validate_only, v2: no result per feature)
