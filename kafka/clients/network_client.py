@@ -89,7 +89,8 @@ class NetworkClient:
         self._ssl_context = self._client_ssl_context(config)
         self._sasl = self._client_sasl(config)  # (sasl.mechanism, sasl.jaas.config) on a SASL protocol
         self._authenticators: dict[int, SaslClientAuthenticator] = {}
-        metadata.bootstrap(config["bootstrap.servers"])
+        self._bootstrap_servers = config["bootstrap.servers"]
+        metadata.bootstrap(self._bootstrap_servers)
         self._bootstrap_nodes = dict(metadata.cluster.nodes)
 
     # ------------------------------------------------------------------ readiness
@@ -387,9 +388,15 @@ class NetworkClient:
         return self.reconnect_backoff_ms
 
     def _handle_metadata_response(self, response: ClientResponse) -> None:
+        """As Java's DefaultMetadataUpdater: v13's top-level REBOOTSTRAP_REQUIRED (KIP-1102) starts again
+        from bootstrap.servers; an answer without brokers (a request the broker failed whole) is ignored."""
         self._metadata_fetch_in_progress = False
         now_ms = self.time.hi_res_clock_ms()
-        if response.body is None:
+        if response.body is not None and response.body.get("error_code") == Errors.REBOOTSTRAP_REQUIRED:
+            log.info("Rebootstrap requested by server.")
+            self.metadata.bootstrap(self._bootstrap_servers)
+            self.metadata.request_update()
+        elif response.body is None or not response.body.brokers:
             self.metadata.failed_update(now_ms)
         else:
             self.metadata.update(response.body, now_ms)

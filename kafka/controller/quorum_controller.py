@@ -263,8 +263,7 @@ class QuorumController:
                 T.TOPIC_RECORD: self.replication.replay_topic,
                 T.PARTITION_RECORD: self.replication.replay_partition,
                 T.PARTITION_CHANGE_RECORD: self.replication.replay_partition_change,
-                T.CONFIG_RECORD: self.configs.replay_config,
-                T.PRODUCER_IDS_RECORD: self.producer_ids.replay,
+                T.CONFIG_RECORD: self.configs.replay_config, T.PRODUCER_IDS_RECORD: self.producer_ids.replay,
                 T.CLIENT_QUOTA_RECORD: self.client_quotas.replay,
                 T.ACCESS_CONTROL_ENTRY_RECORD: self.acls.replay,
                 T.REMOVE_ACCESS_CONTROL_ENTRY_RECORD: self.acls.replay_remove,
@@ -454,8 +453,7 @@ class QuorumController:
         ProducerIdsRecord is committed (a block the quorum might lose could be handed out again)."""
         def operation() -> ControllerResult:
             try:
-                result = self.producer_ids.generate_next_producer_id(request.broker_id,
-                                                                     request.broker_epoch)
+                result = self.producer_ids.generate_next_producer_id(request.broker_id, request.broker_epoch)
             except (StaleBrokerEpochError, ProducerIdsExhaustedError) as e:
                 log.info("AllocateProducerIds refused", broker_id=request.broker_id,
                          broker_epoch=request.broker_epoch, error=e.error.name, reason=str(e))
@@ -546,6 +544,7 @@ class QuorumController:
     def alter_partition_reassignments(self, request) -> Future:
         def operation() -> ControllerResult:
             records, responses, seen = [], [], set()
+            allow = request.get("allow_replication_factor_change", True)  # v1 may forbid it (KIP-860)
             for t in request.topics:
                 partitions = []
                 for p in t.partitions:
@@ -555,12 +554,13 @@ class QuorumController:
                     else:
                         seen.add((t.name, index))
                         changes, error, message = self.replication.alter_partition_reassignment(
-                            t.name, index, p.replicas)
+                            t.name, index, p.replicas, allow)
                         records += changes
                     partitions.append(dict(partition_index=index, error_code=error, error_message=message))
                 responses.append(dict(name=t.name, partitions=partitions))
-            return ControllerResult(records, dict(throttle_time_ms=0, error_code=Errors.NONE,
-                                                  error_message=None, responses=responses))
+            return ControllerResult(records, dict(
+                throttle_time_ms=0, error_code=Errors.NONE, error_message=None, responses=responses,
+                allow_replication_factor_change=allow))
         return self._write("alter_partition_reassignments", operation, dict(
             throttle_time_ms=0, error_code=Errors.NOT_CONTROLLER, error_message=None, responses=[]))
 

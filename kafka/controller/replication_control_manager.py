@@ -356,10 +356,13 @@ class ReplicationControlManager:
             leader_epoch=after.leader_epoch, isr=list(after.isr), partition_epoch=after.partition_epoch)
 
     # ------------------------------------------------------------------ reassignments (KIP-455)
-    def alter_partition_reassignment(self, topic_name: str, index: int,
-                                     target) -> tuple[list, Errors, str | None]:
+    def alter_partition_reassignment(self, topic_name: str, index: int, target,
+                                     allow_replication_factor_change: bool = True,
+                                     ) -> tuple[list, Errors, str | None]:
         """Start (target replicas) or cancel (None) one partition's reassignment: (records, error,
-        message)."""
+        message). v1 may forbid a target of another size than the partition's (KIP-860); during a
+        reassignment the size that counts is the target's, as Kafka's
+        validatePartitionReplicationFactorUnchanged counts it."""
         topic = self.topic(topic_name)
         p = topic.partitions.get(index) if topic is not None else None
         name = f"{topic_name}-{index}"
@@ -378,6 +381,9 @@ class ReplicationControlManager:
             return [], Errors.INVALID_REPLICA_ASSIGNMENT, f"{name}: {problem}"
         # a new target replaces an ongoing one
         current = p.target_replicas if p.is_reassigning else p.replicas
+        if not allow_replication_factor_change and len(target) != len(current):
+            return [], Errors.INVALID_REPLICATION_FACTOR, (f"The replication factor is changed from "
+                                                           f"{len(current)} to {len(target)}")
         if not p.is_reassigning and target == p.replicas:
             return [], Errors.NONE, None  # already there
         moving = PartitionReassignmentReplicas.start(current, target)

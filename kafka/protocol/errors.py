@@ -168,6 +168,8 @@ class Errors(IntEnum):
     DUPLICATE_VOTER = 126, False, "The voter is already in the voter set."
     VOTER_NOT_FOUND = 127, False, "The voter is not in the voter set."
     INVALID_REGULAR_EXPRESSION = 128, False, "The regular expression is not valid."
+    REBOOTSTRAP_REQUIRED = 129, False, ("Client metadata is stale. The client should rebootstrap to obtain "
+                                        "new metadata.")
     STREAMS_INVALID_TOPOLOGY = 130, False, "The streams topology is not valid."
     STREAMS_INVALID_TOPOLOGY_EPOCH = 131, False, "The streams topology epoch is not valid."
     STREAMS_TOPOLOGY_FENCED = 132, False, "The streams topology epoch is behind the group's."

@@ -14,7 +14,9 @@ then asks the leader to make it a voter. The leader answers at once with an erro
                           a voter that is far behind would hold back the high watermark
 
 Otherwise it appends a VotersRecord with the new voter (from then on the majority is counted from
-the new set) and answers NONE once that record is committed. Kafka first asks the new voter for its
+the new set) and answers NONE once that record is committed -- or at once, when AddRaftVoter v1 says
+AckWhenCommitted false (KIP-1186): the change is still in flight until committed, and the next one
+waits for it as before; the answer only says the leader has written it. Kafka first asks the new voter for its
 ApiVersions to learn the kraft.version range it supports; this leader takes the observer's Fetch as
 proof that it runs this software and gives it the range (0, 1).
 
@@ -54,6 +56,7 @@ class AddVoterHandlerState:
     voter_key: ReplicaKey
     last_offset: int  # the VotersRecord that adds the voter
     deadline_ms: int
+    answered: bool = False  # AckWhenCommitted false: answered when written, nothing to send later
 
 
 def add_voter_response(error: Errors, message: str | None = None) -> dict:
@@ -70,8 +73,8 @@ class AddVoterHandler:
         self.fetch_timeout_ms = fetch_timeout_ms
 
     def handle_add_voter_request(self, state: LeaderState, request: RaftRequest, now: int) -> dict | None:
-        """Start adding the voter of `request`: an error body to answer at once, or None (answered
-        on commit)."""
+        """Start adding the voter of `request`: a body to answer at once (an error, or NONE when v1 asks
+        not to wait for the commit), or None (answered on commit)."""
         body = request.body
         key = ReplicaKey(body["voter_id"], body["voter_directory_id"])
         refusal = self._refusal(state, key, now)
@@ -82,8 +85,10 @@ class AddVoterHandler:
         new_voters = voters.add_voter(VoterNode(key, listeners))
         last_offset = self.append_voters_record(state, new_voters, now)
         timeout = body.get("timeout_ms") or self.request_timeout_ms
-        state.add_voter_handler_state = AddVoterHandlerState(request, key, last_offset, now + timeout)
-        return None
+        ack_when_written = not body.get("ack_when_committed", True)
+        state.add_voter_handler_state = AddVoterHandlerState(request, key, last_offset, now + timeout,
+                                                             answered=ack_when_written)
+        return add_voter_response(Errors.NONE) if ack_when_written else None
 
     def _refusal(self, state: LeaderState, key: ReplicaKey, now: int) -> tuple[Errors, str] | None:
         partition = self.partition_state
@@ -116,7 +121,7 @@ class AddVoterHandler:
         current = state.add_voter_handler_state
         if current is not None and state.high_watermark > current.last_offset:
             state.add_voter_handler_state = None
-            return current.request, add_voter_response(Errors.NONE)
+            return None if current.answered else (current.request, add_voter_response(Errors.NONE))
         return None
 
     def expire(self, state: LeaderState, now: int) -> tuple[RaftRequest, dict] | None:
@@ -124,6 +129,8 @@ class AddVoterHandler:
         current = state.add_voter_handler_state
         if current is not None and now >= current.deadline_ms:
             state.add_voter_handler_state = None
+            if current.answered:
+                return None
             return current.request, add_voter_response(
                 Errors.REQUEST_TIMED_OUT,
                 f"Request timed out waiting for {current.voter_key} to be committed")

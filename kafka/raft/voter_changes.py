@@ -186,7 +186,7 @@ class VoterChanges:
         if old is None or old is state:
             return
         for current in (old.add_voter_handler_state, old.remove_voter_handler_state):
-            if current is not None:
+            if current is not None and not getattr(current, "answered", False):
                 self.respond(current.request, dict(throttle_time_ms=0, error_message=None,
                                                    error_code=Errors.NOT_LEADER_OR_FOLLOWER))
         old.add_voter_handler_state = old.remove_voter_handler_state = None

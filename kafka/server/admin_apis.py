@@ -33,7 +33,7 @@ from kafka.protocol.acl import AclOperation as Op
 from kafka.protocol.acl import ResourceType as Res
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
-from kafka.protocol.messages.describe_cluster import BROKERS_ENDPOINT_TYPE
+from kafka.protocol.messages.describe_cluster import BROKERS_ENDPOINT_TYPE, CONTROLLERS_ENDPOINT_TYPE
 from kafka.server.admin_manager import AdminManager, CreatedTopic, TopicError
 from kafka.server.auth_helper import AuthHelper
 from kafka.server.config_helper import ConfigHelper
@@ -283,18 +283,21 @@ class AdminApis:
         req = request.body
         cache = self.metadata_cache
         if request.header.api_version >= 1 and req.endpoint_type != BROKERS_ENDPOINT_TYPE:
-            # A combined broker has no separate controller listener to describe.
+            # Controllers are described on a controller listener, not here; a type no one knows is not
+            # supported (Kafka's AuthHelper.computeDescribeClusterResponse). Either way, nothing else is said.
+            error = (Errors.MISMATCHED_ENDPOINT_TYPE if req.endpoint_type == CONTROLLERS_ENDPOINT_TYPE
+                     else Errors.UNSUPPORTED_ENDPOINT_TYPE)
             self.request_helper.send_response_maybe_throttle(request, dict(
-                throttle_time_ms=0, error_code=Errors.UNSUPPORTED_ENDPOINT_TYPE,
-                error_message="this broker describes brokers only (endpoint type 1)",
-                endpoint_type=req.endpoint_type, cluster_id=cache.cluster_id, controller_id=-1, brokers=[]))
+                throttle_time_ms=0, error_code=error, error_message="this broker describes brokers only "
+                f"(endpoint type 1), not endpoint type {req.endpoint_type}", cluster_id="", brokers=[]))
             return
-        brokers = []
-        for broker in cache.alive_brokers():
+        # v2 (KIP-1073) may ask for the fenced brokers too, each marked as fenced or not
+        brokers, include_fenced = [], req.get("include_fenced_brokers", False)
+        for broker in cache.get_brokers() if include_fenced else cache.alive_brokers():
             end_point = broker.end_point(request.listener)
             if end_point is not None:
                 brokers.append(dict(broker_id=broker.node_id, host=end_point.host, port=end_point.port,
-                                    rack=broker.rack))
+                                    rack=broker.rack, is_fenced=broker.fenced))
         self.request_helper.send_response_maybe_throttle(request, dict(
             throttle_time_ms=0, error_code=Errors.NONE, error_message=None,
             endpoint_type=BROKERS_ENDPOINT_TYPE,

@@ -18,6 +18,7 @@ from kafka.network.request_channel import Request
 from kafka.protocol.api_keys import APIS, ApiKey
 from kafka.protocol.errors import Errors
 from kafka.protocol.header import advertised_ranges, decode_request, encode_api_versions_fallback
+from kafka.protocol.messages.api_versions import is_valid
 from kafka.server.auth_helper import AuthorizationError
 from kafka.server.request_handler_helper import RequestHandlerHelper
 
@@ -64,11 +65,21 @@ class ApiRequestHandler:
         return [r for r in advertised_ranges() if r[0] in self.handlers]
 
     def handle_api_versions_request(self, request: Request) -> None:
+        if (error := self.api_versions_error(request)) != Errors.NONE:  # no ranges then (getErrorResponse)
+            self.request_helper.send_response_maybe_throttle(request, dict(
+                error_code=error, api_keys=[], throttle_time_ms=0))
+            return
         api_keys = [dict(api_key=key, min_version=low, max_version=high)
                     for key, low, high in self.api_version_ranges()]
         self.request_helper.send_response_maybe_throttle(request, dict(
             error_code=Errors.NONE, api_keys=api_keys, throttle_time_ms=0,
             **self.api_versions_features(request.header.api_version)))
+
+    def api_versions_error(self, request: Request) -> Errors:
+        """Why this ApiVersions is refused: INVALID_REQUEST for what ApiVersionsRequest.isValid refuses. A
+        controller's listener checks no more (ControllerApis); a broker's checks the cluster and node id
+        the client means to reach too (KafkaApis, KIP-1242)."""
+        return Errors.NONE if is_valid(request.body, request.header.api_version) else Errors.INVALID_REQUEST
 
     def api_versions_features(self, version: int) -> dict:
         """ApiVersions v3+'s feature fields (KIP-584); none unless the listener knows its features."""

@@ -62,7 +62,7 @@ def _delete_records(request, version: int, error: Errors) -> dict:
 
 def _metadata(request, version: int, error: Errors) -> dict:
     topics = request.topics or []
-    return {"brokers": [],
+    return {"brokers": [], "error_code": error,  # the top-level code from v13
             "topics": [{"name": t.name, "error_code": error, "partitions": []} for t in topics]}
 
 

@@ -45,7 +45,7 @@ from kafka.server.describe_topic_partitions_request_handler import DescribeTopic
 from kafka.server.fetch_manager import FetchManager, SessionlessFetchContext
 from kafka.server.fetch_partition_data import FetchPartitionData, FetchPartitionInfo
 from kafka.server.forwarding_manager import ForwardingManager
-from kafka.server.metadata_cache import MetadataCache
+from kafka.server.metadata_cache import MetadataCache, unknown_topic_error
 from kafka.server.replica_manager import FetchParams, ReplicaManager, release_records
 from kafka.server.request_handler_helper import RequestHandlerHelper
 from kafka.utils.topic_partition import TopicPartition
@@ -109,6 +109,19 @@ class KafkaApis(ApiRequestHandler):
             self.replica_manager.try_complete_actions()
 
     # ------------------------------------------------------------------ ApiVersions
+    def api_versions_error(self, request: Request) -> Errors:
+        """KIP-1242 (v5): a client that names the cluster and node it meant to reach, and reached another
+        broker (its address reused after a restart), must rebootstrap (Kafka's clusterIdOrNodeIdIsInvalid),
+        once the request is valid (one of the two without the other is not)."""
+        body = request.body
+        if (invalid := super().api_versions_error(request)) != Errors.NONE:
+            return invalid
+        if request.header.api_version < 5 or body.cluster_id is None:
+            return Errors.NONE
+        if body.cluster_id != self.metadata_cache.cluster_id or body.node_id != self.config.node_id:
+            return Errors.REBOOTSTRAP_REQUIRED
+        return Errors.NONE
+
     def api_versions_features(self, version: int) -> dict:
         """What Admin.describeFeatures and kafka-features read (Kafka's ApiVersionsResponse from a broker):
         the features this broker supports, and the finalized levels as of the metadata it has applied,
@@ -140,8 +153,9 @@ class KafkaApis(ApiRequestHandler):
                   and (name not in describable or name in uncreatable)
                   else self._topic_metadata(name, allow_auto_create)
                   for name in names if not all_topics or name in describable]
-        for topic in topics:
-            if req.get("include_topic_authorized_operations", False) and topic["error_code"] == Errors.NONE:
+        for topic in topics:  # Kafka's: every topic but those refused and ids it does not know
+            if req.get("include_topic_authorized_operations", False) and topic["name"] is not None \
+                    and topic["error_code"] != Errors.TOPIC_AUTHORIZATION_FAILED:
                 topic["topic_authorized_operations"] = self.auth_helper.authorized_operations(
                     request, Res.TOPIC, topic["name"])
         self.request_helper.send_response_maybe_throttle(request, dict(
@@ -179,7 +193,7 @@ class KafkaApis(ApiRequestHandler):
             if allow_auto_create and not name.startswith("__"):
                 error = self.auto_topic_creation_manager.create_topic(name)
             else:
-                error = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                error = unknown_topic_error(name)
             return dict(error_code=error, name=name, partitions=[])
         alive = {b.node_id for b in self.metadata_cache.alive_brokers()}
         partitions = [dict(error_code=Errors.NONE if p.leader >= 0 else Errors.LEADER_NOT_AVAILABLE,

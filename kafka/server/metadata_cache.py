@@ -109,6 +109,11 @@ class MetadataCache:
         """Registered and unfenced brokers, the only ones clients are told about."""
         return [b for _, b in sorted(self._snapshot.brokers.items()) if not b.fenced]
 
+    def get_brokers(self) -> list[Broker]:
+        """Every registered broker, fenced or not (Kafka's getBrokerNodes): what DescribeCluster v2 shows
+        when asked to include the fenced ones (KIP-1073)."""
+        return [b for _, b in sorted(self._snapshot.brokers.items())]
+
     def get_partition_leader_endpoint(self, tp, listener_name: str) -> MarkerDestination | None:
         """Kafka's getPartitionLeaderEndpoint, where a transaction marker goes: the partition leader on
         `listener_name`; NO_NODE while it has none (or it is fenced); None when the partition is gone."""
@@ -175,7 +180,7 @@ class MetadataCache:
             meta = snapshot.topics.get(name)
             if meta is None:
                 if not ignore_topics_with_exceptions:
-                    result.append(dict(error_code=_unknown_topic_error(name), name=name,
+                    result.append(dict(error_code=unknown_topic_error(name), name=name,
                                        topic_id=_ZERO_UUID, is_internal=False, partitions=[]))
                 continue
             first = cursor[1] if cursor is not None and cursor[0] == name else 0
@@ -207,7 +212,9 @@ class MetadataCache:
 _ZERO_UUID = uuid.UUID(int=0)
 
 
-def _unknown_topic_error(name: str) -> int:
+def unknown_topic_error(name: str) -> int:
+    """A name not in the image: UNKNOWN_TOPIC_OR_PARTITION, or INVALID_TOPIC_EXCEPTION if no topic could
+    ever have it (Topic.validate), as Kafka answers both Metadata and DescribeTopicPartitions."""
     try:
         topic.validate(name)
     except topic.InvalidTopicError:

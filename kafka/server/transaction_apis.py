@@ -229,8 +229,9 @@ class TransactionApis:
     def handle_list_transactions_request(self, request: Request) -> None:
         req = request.body
         duration = req.duration_filter if request.header.api_version >= 1 else -1
+        pattern = req.transactional_id_pattern if request.header.api_version >= 2 else None  # KIP-1152
         body = self.coordinator.handle_list_transactions(set(req.producer_id_filters), set(req.state_filters),
-                                                         duration)
+                                                         duration, pattern)
         body["transaction_states"] = [t for t in body["transaction_states"] if self.auth.authorize(
             request, Op.DESCRIBE, Res.TRANSACTIONAL_ID, t["transactional_id"])]
         self.request_helper.send_response_maybe_throttle(request, dict(throttle_time_ms=0, **body))

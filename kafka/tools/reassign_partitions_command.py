@@ -48,6 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--topics-to-move-json-file", help="--generate: the topics whose partitions to move")
     p.add_argument("--broker-list", help="--generate: the brokers to move them to, e.g. 1,2,3")
     p.add_argument("--reassignment-json-file", help="--execute, --verify, --cancel: the plan")
+    p.add_argument("--disallow-replication-factor-change", action="store_true",
+                   help="--execute: refuse a plan that changes a partition's replication factor (KIP-860)")
     p.add_argument("--preserve-throttles", action="store_true",
                    help="--verify: leave the throttles as they are")
     return p
@@ -68,7 +70,7 @@ def _main(argv) -> int:
             return list_reassignments(admin)
         plan = read_plan(_required(args.reassignment_json_file, "--reassignment-json-file"))
         if args.execute:
-            return execute(admin, plan)
+            return execute(admin, plan, not args.disallow_replication_factor_change)
         if args.verify:
             return verify(admin, plan, args.preserve_throttles)
         return cancel(admin, plan)
@@ -98,14 +100,15 @@ def generate(admin: AdminClient, topics_file: str, broker_list: str) -> int:
     return 0
 
 
-def execute(admin: AdminClient, plan: dict[TopicPartition, list[int]]) -> int:
+def execute(admin: AdminClient, plan: dict[TopicPartition, list[int]],
+            allow_replication_factor_change: bool = True) -> int:
     current = current_assignment(admin, sorted({tp.topic for tp in plan}))
     print("Current partition replica assignment")
     print()
     print(plan_json({tp: current[tp] for tp in plan if tp in current}))
     print()
     print("Save this to use as the --reassignment-json-file option during rollback")
-    results = admin.alter_partition_reassignments(plan)
+    results = admin.alter_partition_reassignments(plan, allow_replication_factor_change)
     _raise_failures(results, "reassign")
     print(f"Successfully started partition reassignments for {','.join(str(tp) for tp in sorted(plan))}")
     return 0

@@ -36,7 +36,8 @@ class CommandError(Exception):
 
 def list_transactions(admin: AdminClient, args: argparse.Namespace) -> None:
     try:
-        by_broker = admin.list_transactions(args.duration_filter if args.duration_filter is not None else -1)
+        by_broker = admin.list_transactions(args.duration_filter if args.duration_filter is not None else -1,
+                                            transactional_id_pattern=args.transactional_id_pattern)
     except KafkaError as e:
         raise CommandError(f"Failed to list transactions: {e}") from None
     rows = [[t.transactional_id, str(broker_id), str(t.producer_id), t.state]
@@ -124,6 +125,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                          help="Duration (in millis) to filter by: if < 0, all transactions will be returned; "
                               "otherwise, only transactions running longer than this duration will be "
                               "returned")
+    listing.add_argument("--transactional-id-pattern",
+                         help="Transactional id regular expression pattern to filter by")
     describe = commands.add_parser("describe", help="describe the state of an active transactional-id")
     describe.add_argument("--transactional-id", required=True, help="transactional id")
     producers = commands.add_parser("describe-producers",

@@ -76,9 +76,11 @@ def test_create_partitions_and_describe_cluster_on_the_wire(broker):
                 "topics": [{"name": "absent", "count": 2, "assignments": None}], "timeout_ms": 1000,
                 "validate_only": False})
             assert response.results[0].error_code == Errors.UNKNOWN_TOPIC_OR_PARTITION
-        response = client.request(ApiKey.DESCRIBE_CLUSTER, 1, {"include_cluster_authorized_operations": False,
-                                                               "endpoint_type": 2})
-        assert response.error_code == Errors.UNSUPPORTED_ENDPOINT_TYPE
+        for endpoint_type, error in ((2, Errors.MISMATCHED_ENDPOINT_TYPE),
+                                     (7, Errors.UNSUPPORTED_ENDPOINT_TYPE)):
+            response = client.request(ApiKey.DESCRIBE_CLUSTER, 1, {
+                "include_cluster_authorized_operations": False, "endpoint_type": endpoint_type})
+            assert response.error_code == error  # a broker, asked for controllers; a type no one knows
     finally:
         client.close()
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 import socket
 
 from kafka.clients.client_config import PRODUCER, ClientConfig
-from kafka.clients.client_request import ClientRequest
+from kafka.clients.client_request import ClientRequest, ClientResponse
 from kafka.clients.metadata import Metadata
 from kafka.clients.network_client import NetworkClient
 from kafka.protocol.api_keys import APIS, ApiKey
+from kafka.protocol.errors import Errors
+from kafka.protocol.header import decode_response, encode_response
+from kafka.protocol.messages.metadata import METADATA
 from kafka.utils.time import SYSTEM
 from tests.helpers import free_port, wait_until
 
@@ -81,5 +84,35 @@ def test_a_request_to_a_node_metadata_does_not_know_asks_for_new_metadata(broker
         client.poll(0)
         assert client.metadata.need_update  # asked at once, not after the request times out
         client.poll_until(lambda: client.metadata.update_version > version, 10000)
+    finally:
+        client.close()
+
+
+def _metadata_answer(version: int, **body) -> ClientResponse:
+    """A Metadata response as the client reads it: encoded by the broker's schema, decoded by the client's."""
+    body = {"brokers": [], "topics": [], "cluster_id": "c", "controller_id": 1, **body}
+    _, decoded = decode_response(METADATA, version, bytes(encode_response(METADATA, version, 7, body))[4:])
+    return ClientResponse(ClientRequest(-1, ApiKey.METADATA, {}, max_version=version), body=decoded)
+
+
+def test_metadata_v13s_rebootstrap_required_starts_again_from_the_bootstrap_servers():
+    """KIP-1102: a top-level REBOOTSTRAP_REQUIRED makes the client forget the brokers it learnt and ask
+    the bootstrap servers again (Java's DefaultMetadataUpdater); an answer without brokers, which is what
+    a broker sends for a Metadata it failed whole, is ignored, the cluster kept as it was."""
+    bootstrap = f"127.0.0.1:{free_port()}"
+    client = _client(bootstrap)
+    try:
+        broker = {"node_id": 3, "host": "127.0.0.1", "port": 9093, "rack": None}
+        client._handle_metadata_response(_metadata_answer(13, brokers=[broker]))
+        assert set(client.metadata.cluster.nodes) == {3}
+
+        version = client.metadata.update_version
+        client._handle_metadata_response(_metadata_answer(13, error_code=Errors.UNKNOWN_SERVER_ERROR))
+        assert set(client.metadata.cluster.nodes) == {3} and client.metadata.update_version == version
+
+        client.metadata.need_update = False
+        client._handle_metadata_response(_metadata_answer(13, error_code=Errors.REBOOTSTRAP_REQUIRED))
+        assert [f"{n.host}:{n.port}" for n in client.metadata.cluster.nodes.values()] == [bootstrap]
+        assert client.metadata.need_update
     finally:
         client.close()

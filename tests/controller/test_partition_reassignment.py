@@ -8,9 +8,13 @@ from tests.controller.test_elect_leaders import ElectionCluster
 from tests.controller.test_quorum_controller import record
 
 
-def reassign(cluster: ElectionCluster, targets: dict[int, list[int] | None], topic: str = "orders"):
+def reassign(cluster: ElectionCluster, targets: dict[int, list[int] | None], topic: str = "orders",
+             **allow_replication_factor_change: bool):
     response = cluster.call(cluster.active.alter_partition_reassignments(record(timeout_ms=1000, topics=[
-        record(name=topic, partitions=[record(partition_index=i, replicas=r) for i, r in targets.items()])])))
+        record(name=topic, partitions=[record(partition_index=i, replicas=r) for i, r in targets.items()])],
+        **allow_replication_factor_change)))
+    assert response["allow_replication_factor_change"] == allow_replication_factor_change.get(
+        "allow_replication_factor_change", True), "v1's answer says which way it was asked"
     return {p["partition_index"]: p["error_code"] for t in response["responses"] for p in t["partitions"]}
 
 
@@ -73,3 +77,21 @@ def test_bad_targets_get_kafkas_error_codes():
     assert reassign(cluster, {5: [3, 4]}) == {5: Errors.UNKNOWN_TOPIC_OR_PARTITION}
     assert reassign(cluster, {0: [3]}, topic="nope") == {0: Errors.UNKNOWN_TOPIC_OR_PARTITION}
     assert not cluster.partition().is_reassigning
+
+
+def test_v1_may_forbid_changing_the_replication_factor():
+    """KIP-860: with AllowReplicationFactorChange false, a target of another size than the replicas is
+    INVALID_REPLICATION_FACTOR; during a reassignment the size that counts is the target's (Kafka's
+    validatePartitionReplicationFactorUnchanged). Cancelling is always allowed."""
+    cluster = moving_cluster()
+    forbid = {"allow_replication_factor_change": False}
+    assert reassign(cluster, {0: [2, 3, 4]}, **forbid) == {0: Errors.INVALID_REPLICATION_FACTOR}
+    assert reassign(cluster, {0: [3]}, **forbid) == {0: Errors.INVALID_REPLICATION_FACTOR}
+    assert reassign(cluster, {0: [3, 3]}, **forbid) == {0: Errors.INVALID_REPLICA_ASSIGNMENT}, "checked first"
+    assert not cluster.partition().is_reassigning
+    assert reassign(cluster, {0: [3, 4]}, **forbid) == {0: Errors.NONE}
+    assert cluster.partition().replicas == (3, 4, 1, 2), "four replicas while moving, two in the target"
+    assert reassign(cluster, {0: [2, 3]}, **forbid) == {0: Errors.NONE}
+    assert reassign(cluster, {0: [2, 3, 4]}, **forbid) == {0: Errors.INVALID_REPLICATION_FACTOR}
+    assert reassign(cluster, {0: None}, **forbid) == {0: Errors.NONE}
+    assert reassign(cluster, {0: [2, 3, 4]}) == {0: Errors.NONE}, "allowed by default"

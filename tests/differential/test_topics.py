@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 
 from kafka.protocol.api_keys import ApiKey
+from tests.differential.oracle import Intended
 from tests.differential.test_produce_fetch import create
 from tests.helpers import unique_topic
 
@@ -74,3 +75,28 @@ def test_delete_topics_and_create_partitions(pair):
                                             "timeout_ms": 30000, "validate_only": False})
     pair.same(ApiKey.DELETE_TOPICS, 6,
               {"topics": [{"name": topic, "topic_id": uuid.UUID(int=0)}], "timeout_ms": 30000})
+
+
+def test_alter_partition_reassignments_v1_with_and_without_replication_factor_changes(pair):
+    """KIP-860: v1's AllowReplicationFactorChange, echoed in the answer. One broker a side, so every
+    target of another size names a broker that is not there: INVALID_REPLICA_ASSIGNMENT, which Kafka
+    checks before the replication factor (the RF refusal itself: tests/controller/
+    test_partition_reassignment.py). The same replica again is no change at all. (A partition named twice
+    in one request is left out: Kafka alters it twice, this broker refuses the second, INVALID_REQUEST.)"""
+    topic = unique_topic("reassign")
+    create(pair, topic, partitions=4)
+    node = {side.name: side.request(ApiKey.METADATA, 12, {"topics": []}).brokers[0].node_id
+            for side in pair.sides}
+
+    def reassign(allow: bool, *targets):
+        return lambda side: {"timeout_ms": 30000, "allow_replication_factor_change": allow, "topics": [
+            {"name": name, "partitions": [{"partition_index": index, "replicas": None if replicas is None
+                                           else [node[side.name] if r == "me" else r for r in replicas]}]}
+            for name, index, replicas in targets]}
+
+    for allow in (False, True):
+        ours = pair.same(ApiKey.ALTER_PARTITION_REASSIGNMENTS, 1, reassign(
+            allow, (topic, 0, ["me"]), (topic, 1, ["me", 99]), (topic, 2, []), (topic, 3, None),
+            (unique_topic("nowhere"), 0, ["me"]), (topic, 7, ["me"])),
+            intended=(Intended("responses[*].partitions[*].error_message", "the wording"),))
+        assert ours.allow_replication_factor_change is allow

@@ -495,3 +495,51 @@ def test_init_producer_id_v5_answers_as_v4(pair):
     script.same(ApiKey.INIT_PRODUCER_ID, 5, bump)  # epoch 0 again: no longer the producer's
     script.same(ApiKey.INIT_PRODUCER_ID, 5, {**bump, "producer_epoch": -1})  # INVALID_REQUEST
     script.same(ApiKey.DESCRIBE_TRANSACTIONS, 0, describe_transactions(txn))
+
+
+def test_list_transactions_v2_filters_by_a_transactional_id_pattern(pair):
+    """KIP-1152: a pattern the whole transactional id must match (RE2/J's matches()); empty or null lists
+    all; one RE2/J does not compile (a bad one, or Python-only lookahead) is INVALID_REGULAR_EXPRESSION,
+    with nothing else in the answer."""
+    script, prefix = Script(pair), unique_topic("pattern")
+    txns = {f"{prefix}-a1", f"{prefix}-a2", f"{prefix}-b1"}
+    for txn in sorted(txns):
+        find_coordinator(pair, txn, TRANSACTION)
+    producer_ids_ready(pair)
+    for txn in sorted(txns):
+        script.same(ApiKey.INIT_PRODUCER_ID, INIT, init_producer_id(txn), learn=("producer_id", txn))
+    a1, a2, b1 = f"{prefix}-a1", f"{prefix}-a2", f"{prefix}-b1"
+    for pattern, expected in ((f"{prefix}-a.*", {a1, a2}), (f"{prefix}-a", set()),
+                              (f"{prefix}-[ab]1", {a1, b1}), ("", txns), (None, txns)):
+        ours, apache = script.ask(ApiKey.LIST_TRANSACTIONS, 2, {
+            "state_filters": [], "producer_id_filters": [], "duration_filter": -1,
+            "transactional_id_pattern": pattern})
+        assert only(ours, txns) == only(apache, txns)
+        assert {t["transactional_id"] for t in only(ours, txns)["transaction_states"]} == expected
+    for bad in ("(", f"{prefix}(?=-a).*", "[z-a]"):
+        ours, _ = script.same(ApiKey.LIST_TRANSACTIONS, 2, {
+            "state_filters": ["Nonsense"], "producer_id_filters": [], "duration_filter": -1,
+            "transactional_id_pattern": bad})
+        assert ours["error_code"] == Errors.INVALID_REGULAR_EXPRESSION
+
+
+def test_write_txn_markers_v2_carries_each_markers_transaction_version(pair):
+    """KIP-1228: v2 adds TransactionVersion per marker, as a coordinator sends it (0 for a TV_0 or TV_1
+    client's transaction, 2 for TV_2). Markers for a producer neither broker has seen: the first and a
+    repeat at the same epoch are written (at TV_2 a repeat at the epoch that ended no transaction is
+    Kafka's idempotent retry), an older epoch is INVALID_PRODUCER_EPOCH, a topic not there
+    UNKNOWN_TOPIC_OR_PARTITION."""
+    topic = unique_topic("markers-v2")
+    create_topic(pair, topic)
+
+    def markers(epoch: int, version: int, name: str = topic) -> dict:
+        return {"markers": [{"producer_id": 424242, "producer_epoch": epoch, "transaction_result": True,
+                             "coordinator_epoch": 0, "transaction_version": version,
+                             "topics": [{"name": name, "partition_indexes": [0]}]}]}
+
+    fenced = Errors.INVALID_PRODUCER_EPOCH
+    for epoch, version, error in ((5, 2, Errors.NONE), (5, 2, Errors.NONE), (3, 0, fenced), (3, 2, fenced),
+                                  (5, 0, Errors.NONE)):
+        ours = pair.same(ApiKey.WRITE_TXN_MARKERS, 2, markers(epoch, version))
+        assert ours.markers[0].topics[0].partitions[0].error_code == error
+    pair.same(ApiKey.WRITE_TXN_MARKERS, 2, markers(5, 2, unique_topic("nowhere")))

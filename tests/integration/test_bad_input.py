@@ -61,7 +61,7 @@ def test_unsupported_api_versions_version_is_answered_in_v0(broker):
     ranges = {struct.unpack_from(">hhh", frame, 10 + 6 * i)[0]: struct.unpack_from(">hhh", frame,
                                                                                    10 + 6 * i)[1:]
               for i in range(count)}
-    assert ranges[ApiKey.API_VERSIONS] == (0, 4)  # v4: KIP-1022, as Kafka 4.4
+    assert ranges[ApiKey.API_VERSIONS] == (0, 5)  # v5: KIP-1242, as Kafka 4.4
     assert ranges[ApiKey.PRODUCE] == (3, 12)  # v12: transaction.version 2 (KIP-890)
 
 

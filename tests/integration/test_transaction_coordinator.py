@@ -41,7 +41,7 @@ def describe(bootstrap: str, transactional_id: str):
 def test_the_transaction_apis_are_advertised_once_registered(txn_broker):
     apis = advertised(txn_broker.port)
     assert apis[ApiKey.ADD_PARTITIONS_TO_TXN] == (0, 5) and apis[ApiKey.END_TXN] == (0, 5)  # KIP-890, as 4.4
-    assert apis[ApiKey.DESCRIBE_TRANSACTIONS] == (0, 0) and apis[ApiKey.LIST_TRANSACTIONS] == (0, 1)
+    assert apis[ApiKey.DESCRIBE_TRANSACTIONS] == (0, 0) and apis[ApiKey.LIST_TRANSACTIONS] == (0, 2)
 
 
 def test_init_transactions_then_describe_and_list_show_the_id(txn_broker, capsys):
@@ -55,6 +55,14 @@ def test_init_transactions_then_describe_and_list_show_the_id(txn_broker, capsys
     assert lines[0].split() == ["TransactionalId", "Coordinator", "ProducerId", "TransactionState"]
     assert lines[1].split() == ["orders-tx", "1", str(described.producer_id), "Empty"]
     assert lines[0].endswith("\t"), "Kafka's table: a tab after every column"
+    for pattern, listed in (("orders-.*", ["orders-tx"]), ("orders", []), ("(?=o).*", None)):  # KIP-1152
+        status = transactions_command.main(["--bootstrap-server", txn_broker.bootstrap, "list",
+                                            "--transactional-id-pattern", pattern])
+        out, err = capsys.readouterr()
+        if listed is None:
+            assert status == 1 and "INVALID_REGULAR_EXPRESSION" in err
+        else:
+            assert status == 0 and [line.split()[0] for line in out.splitlines()[1:]] == listed
     assert transactions_command.main(["--bootstrap-server", txn_broker.bootstrap, "describe",
                                       "--transactional-id", "orders-tx"]) == 0
     lines = capsys.readouterr().out.splitlines()

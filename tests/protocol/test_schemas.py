@@ -38,8 +38,8 @@ DATA = pathlib.Path(__file__).parent / "data"
 
 # The newest version each schema describes (Kafka's "validVersions"); we advertise fewer.
 DESCRIBED = {
-    ApiKey.API_VERSIONS: 4,
-    ApiKey.METADATA: 12,
+    ApiKey.API_VERSIONS: 5,
+    ApiKey.METADATA: 13,
     ApiKey.PRODUCE: 12,
     ApiKey.FETCH: 17,
     ApiKey.LIST_OFFSETS: 11,
@@ -63,10 +63,10 @@ DESCRIBED = {
     ApiKey.ADD_PARTITIONS_TO_TXN: 5,
     ApiKey.ADD_OFFSETS_TO_TXN: 4,
     ApiKey.END_TXN: 5,
-    ApiKey.WRITE_TXN_MARKERS: 1,
+    ApiKey.WRITE_TXN_MARKERS: 2,
     ApiKey.TXN_OFFSET_COMMIT: 6,
     ApiKey.DESCRIBE_TRANSACTIONS: 0,
-    ApiKey.LIST_TRANSACTIONS: 1,
+    ApiKey.LIST_TRANSACTIONS: 2,
     ApiKey.ALLOCATE_PRODUCER_IDS: 0,
     ApiKey.JOIN_GROUP: 9,
     ApiKey.SYNC_GROUP: 5,
@@ -81,7 +81,7 @@ DESCRIBED = {
     ApiKey.DELETE_GROUPS: 3,
     ApiKey.OFFSET_DELETE: 0,
     ApiKey.CREATE_PARTITIONS: 3,
-    ApiKey.DESCRIBE_CLUSTER: 1,
+    ApiKey.DESCRIBE_CLUSTER: 2,
     ApiKey.DESCRIBE_TOPIC_PARTITIONS: 0,  # KIP-966
     ApiKey.VOTE: 2,
     ApiKey.BEGIN_QUORUM_EPOCH: 0,
@@ -92,12 +92,12 @@ DESCRIBED = {
     ApiKey.ALTER_PARTITION: 1,
     ApiKey.OFFSET_FOR_LEADER_EPOCH: 4,
     ApiKey.ELECT_LEADERS: 2,
-    ApiKey.ALTER_PARTITION_REASSIGNMENTS: 0,
+    ApiKey.ALTER_PARTITION_REASSIGNMENTS: 1,
     ApiKey.LIST_PARTITION_REASSIGNMENTS: 0,
     ApiKey.FETCH_SNAPSHOT: 0,
     ApiKey.DESCRIBE_LOG_DIRS: 5,
     ApiKey.DESCRIBE_PRODUCERS: 0,
-    ApiKey.ADD_RAFT_VOTER: 0,  # KIP-853
+    ApiKey.ADD_RAFT_VOTER: 1,  # KIP-853, KIP-1186
     ApiKey.REMOVE_RAFT_VOTER: 0,
     ApiKey.UPDATE_RAFT_VOTER: 0,
     ApiKey.UPDATE_FEATURES: 2,  # KIP-584 (v1: validate_only, v2: no result per feature)
@@ -332,7 +332,7 @@ def test_too_new_api_versions_parses_flexible_header_and_gets_v0_fallback() -> N
     assert struct.unpack_from(">i", response)[0] == len(response) - 4
     corr, body = decode_response(h.api, 0, response[4:])
     assert (corr, body.error_code) == (77, Errors.UNSUPPORTED_VERSION)
-    assert body.api_keys == [{"api_key": 18, "min_version": 0, "max_version": 4}]  # 0-4: Kafka 4.4
+    assert body.api_keys == [{"api_key": 18, "min_version": 0, "max_version": 5}]  # 0-5: Kafka 4.4
 
 
 def test_truncated_header_raises_decode_error() -> None:
@@ -405,7 +405,8 @@ def test_unknown_tagged_fields_from_a_newer_client_are_skipped() -> None:
     body.write(out, "1.0")
     out += bytes([1, 42, 2, 0xAB, 0xCD])  # one tagged field we do not know: tag 42, 2 bytes
     got = api.request.read(bytes(out), 3, True)
-    assert got == {"client_software_name": "py", "client_software_version": "1.0"}
+    assert got == {"client_software_name": "py", "client_software_version": "1.0",
+                   "cluster_id": None, "node_id": -1}  # v5's fields, at their defaults
 
 
 def test_encode_errors_name_the_field() -> None:

@@ -74,7 +74,7 @@ class MembershipSimulation(Simulation):
     def voters_of(self, node_id: int) -> frozenset[int]:
         return self.nodes[node_id].client.voters
 
-    def ask_leader(self, api_key: ApiKey, voter_id: int) -> bool:
+    def ask_leader(self, api_key: ApiKey, voter_id: int, **extra) -> bool:
         leader = self.leader()
         if leader is None:
             return False
@@ -82,7 +82,7 @@ class MembershipSimulation(Simulation):
         body = dict(cluster_id=CLUSTER_ID, voter_id=voter_id, voter_directory_id=directory_id(voter_id))
         if api_key == ApiKey.ADD_RAFT_VOTER:
             body.update(timeout_ms=1000,
-                        listeners=[dict(name="CONTROLLER", host="127.0.0.1", port=9000 + voter_id)])
+                        listeners=[dict(name="CONTROLLER", host="127.0.0.1", port=9000 + voter_id)], **extra)
         leader.client.handle_inbound(RaftRequest(self.correlation, OPERATOR, leader.node_id, api_key, body,
                                                  self.time.milliseconds()))
         leader.next_poll_ms = self.time.milliseconds()
@@ -90,8 +90,8 @@ class MembershipSimulation(Simulation):
             self.send(message)
         return True
 
-    def add_voter(self, voter_id: int) -> None:
-        self.ask_leader(ApiKey.ADD_RAFT_VOTER, voter_id)
+    def add_voter(self, voter_id: int, **extra) -> None:
+        self.ask_leader(ApiKey.ADD_RAFT_VOTER, voter_id, **extra)
 
     def remove_voter(self, voter_id: int) -> None:
         self.ask_leader(ApiKey.REMOVE_RAFT_VOTER, voter_id)

@@ -131,3 +131,28 @@ def test_a_change_in_flight_when_the_leader_loses_its_majority_is_answered_not_l
     sim.add_voter(4)
     sim.run_for(1000)
     assert sim.errors_for(ApiKey.ADD_RAFT_VOTER) == [Errors.NOT_LEADER_OR_FOLLOWER], sim.answers
+
+
+def test_add_voter_v1_may_answer_once_the_leader_has_written_the_change():
+    """KIP-1186: AckWhenCommitted false is answered NONE as soon as the leader has appended the VotersRecord,
+    before a majority has it. The change stays in flight until committed (a second change is refused
+    meanwhile), and nothing more is sent when it never commits -- not even NOT_LEADER_OR_FOLLOWER."""
+    sim = MembershipSimulation(13, drop=0.0)
+    sim.run_for(1000, propose_every=25)
+    leader = sim.leader()
+    sim.isolated.update(n for n in (1, 2, 3) if n != leader.node_id)  # no majority can fetch the VotersRecord
+    sim.add_voter(4, ack_when_committed=False)
+    assert sim.errors_for(ApiKey.ADD_RAFT_VOTER) == [Errors.NONE], "answered at once"
+    assert leader.client.quorum.state.add_voter_handler_state is not None, "in flight until committed"
+    sim.add_voter(5)
+    sim.run_for(1000)
+    assert sim.errors_for(ApiKey.ADD_RAFT_VOTER) == [Errors.NONE, Errors.REQUEST_TIMED_OUT], sim.answers
+
+
+def test_add_voter_v1_acknowledged_when_written_still_takes_effect():
+    sim = MembershipSimulation(7, drop=0.0)
+    sim.run_for(1000, propose_every=25)
+    sim.add_voter(4, ack_when_committed=False)
+    sim.run_for(1000, propose_every=25)
+    assert committed_voters(sim) == {1, 2, 3, 4}
+    assert sim.errors_for(ApiKey.ADD_RAFT_VOTER) == [Errors.NONE], "one answer, not a second on commit"

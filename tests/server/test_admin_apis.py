@@ -47,6 +47,22 @@ def test_describe_cluster_names_the_live_brokers_where_the_client_connected(part
     assert [(b.broker_id, b.host, b.port) for b in response.brokers] == [(NODE_ID, HOST, PORT)]
 
 
+def test_describe_cluster_v2_shows_the_fenced_brokers_only_when_asked(parts):
+    """KIP-1073: IncludeFencedBrokers adds the registered brokers that are fenced, each with IsFenced; without
+    it (and before v2) only the unfenced are listed, as Kafka's handleDescribeCluster filters them."""
+    fenced = broker_registration(node_id=NODE_ID + 1, port=PORT + 1)
+    fenced.data.fenced = True
+    parts.publish(fenced)
+    apis = admin_apis(parts)
+    for version, include, expected in ((2, True, [(NODE_ID, False), (NODE_ID + 1, True)]),
+                                       (2, False, [(NODE_ID, False)]), (1, None, [(NODE_ID, False)])):
+        body = dict(include_cluster_authorized_operations=False, endpoint_type=1)
+        if include is not None:
+            body["include_fenced_brokers"] = include
+        response = parts.call(apis, ApiKey.DESCRIBE_CLUSTER, version, body)
+        assert [(b.broker_id, b.get("is_fenced", False)) for b in response.brokers] == expected
+
+
 def test_describe_log_dirs_lists_the_partitions_this_broker_hosts(parts):
     response = parts.call(admin_apis(parts), ApiKey.DESCRIBE_LOG_DIRS, 4, dict(topics=None))
     (log_dir,) = response.results

@@ -17,6 +17,7 @@ from kafka.protocol.header import (
     parse_request_header,
 )
 from kafka.protocol.messages.fetch import FETCH, PARTITION_DATA
+from kafka.protocol.messages.metadata import METADATA
 from kafka.server.error_responses import _only_present, error_response
 
 TOPICS = {"orders": [0, 1, 2], "payments": [5]}
@@ -75,3 +76,22 @@ def test_a_record_set_left_out_or_null_by_a_builder_goes_out_empty():
     for version in (4, 12):
         shaped = _only_present(body, FETCH.response, version)
         assert [p["records"] for p in shaped["responses"][0]["partitions"]] == [b"", b""]
+
+
+def test_a_failed_metadata_carries_the_top_level_error_from_v13():
+    """Metadata v13 (KIP-1102) has a top-level error code, set only in this answer (Kafka's
+    MetadataRequest.getErrorResponse): every named topic gets the error, and so does the response."""
+    request = decode_metadata_request({"topics": [{"name": "orders"}], "allow_auto_topic_creation": False})
+    for version in (12, 13):
+        body = error_response(METADATA.key, version, request, Errors.INVALID_REQUEST)
+        assert [(t["name"], t["error_code"]) for t in body["topics"]] == [("orders", Errors.INVALID_REQUEST)]
+        assert body["brokers"] == []
+        _, decoded = decode_response(METADATA, version,
+                                     bytes(encode_response(METADATA, version, 42, body))[4:])
+        assert decoded.get("error_code", Errors.NONE) == (Errors.INVALID_REQUEST if version >= 13
+                                                          else Errors.NONE)
+
+
+def decode_metadata_request(body: dict):
+    frame = encode_request(METADATA, 13, 42, "admin", body)[4:]
+    return decode_request(METADATA, 13, frame, parse_request_header(frame).header_size)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from kafka.tools.reassign_partitions_command import assign_replicas, plan_json, read_plan
+from kafka.tools.reassign_partitions_command import assign_replicas, build_parser, plan_json, read_plan
 from kafka.utils.topic_partition import TopicPartition
 
 
@@ -23,3 +23,13 @@ def test_a_plan_survives_a_round_trip_through_kafkas_json(tmp_path):
     path = tmp_path / "plan.json"
     path.write_text(text)
     assert read_plan(str(path)) == plan
+
+
+def test_execute_may_disallow_a_replication_factor_change():
+    """KIP-860's flag, as Kafka's tool names it: --execute then sends AlterPartitionReassignments v1 with
+    AllowReplicationFactorChange false (the controller's refusal: test_partition_reassignment.py)."""
+    args = build_parser().parse_args(["--bootstrap-server", "b:9092", "--execute", "--reassignment-json-file",
+                                      "plan.json", "--disallow-replication-factor-change"])
+    assert args.execute and args.disallow_replication_factor_change
+    listing = build_parser().parse_args(["--bootstrap-server", "b:9092", "--list"])
+    assert not listing.disallow_replication_factor_change

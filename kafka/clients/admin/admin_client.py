@@ -121,7 +121,14 @@ class AdminClient(ShareGroupAdmin, FeatureAdmin):  # share groups (KIP-932), fea
     def _metadata(self, topics: list[str] | None) -> Any:
         body = {"topics": None if topics is None else [{"name": t} for t in topics],
                 "allow_auto_topic_creation": False}
-        return self._call_any(ApiKey.METADATA, body)
+        return self._checked(self._call_any(ApiKey.METADATA, body))  # v13's top-level error too
+
+    @staticmethod
+    def _checked(response) -> Any:
+        """The response, unless its top-level error_code is set: then that error, with its message, raised."""
+        if response.get("error_code", Errors.NONE) != Errors.NONE:
+            raise KafkaError(response.error_code, response.get("error_message"))
+        return response
 
     @staticmethod
     def _result(error_code: int, message: str | None = None) -> KafkaError | None:
@@ -167,18 +174,19 @@ class AdminClient(ShareGroupAdmin, FeatureAdmin):  # share groups (KIP-932), fea
         return {TopicPartition(r.topic, p.partition_id): self._result(p.error_code, p.error_message)
                 for r in response.replica_election_results for p in r.partition_result}
 
-    def alter_partition_reassignments(self, targets: Mapping[TopicPartition, list[int] | None]
+    def alter_partition_reassignments(self, targets: Mapping[TopicPartition, list[int] | None],
+                                      allow_replication_factor_change: bool = True,
                                       ) -> dict[TopicPartition, KafkaError | None]:
         """Start moving each partition to its target replicas (None cancels a reassignment in
-        progress); each partition's error, None when it started (KIP-455)."""
+        progress); each partition's error, None when it started (KIP-455). Not allowing a change of
+        replication factor needs AlterPartitionReassignments v1 (KIP-860)."""
         by_topic: dict[str, list[dict]] = {}
         for tp, replicas in targets.items():
             by_topic.setdefault(tp.topic, []).append({"partition_index": tp.partition, "replicas": replicas})
         topics = [{"name": t, "partitions": ps} for t, ps in by_topic.items()]
-        response = self._call_controller(ApiKey.ALTER_PARTITION_REASSIGNMENTS,
-                                         {"timeout_ms": self.timeout_ms, "topics": topics})
-        if response.error_code != Errors.NONE:
-            raise KafkaError(response.error_code, response.error_message)
+        response = self._checked(self._call_controller(ApiKey.ALTER_PARTITION_REASSIGNMENTS, {
+            "timeout_ms": self.timeout_ms, "topics": topics,
+            "allow_replication_factor_change": allow_replication_factor_change}))
         return {TopicPartition(t.name, p.partition_index): self._result(p.error_code, p.error_message)
                 for t in response.responses for p in t.partitions}
 
@@ -191,10 +199,8 @@ class AdminClient(ShareGroupAdmin, FeatureAdmin):  # share groups (KIP-932), fea
             for tp in partitions:
                 by_topic.setdefault(tp.topic, []).append(tp.partition)
             topics = [{"name": t, "partition_indexes": ps} for t, ps in by_topic.items()]
-        response = self._call_controller(ApiKey.LIST_PARTITION_REASSIGNMENTS,
-                              {"timeout_ms": self.timeout_ms, "topics": topics})
-        if response.error_code != Errors.NONE:
-            raise KafkaError(response.error_code, response.error_message)
+        response = self._checked(self._call_controller(ApiKey.LIST_PARTITION_REASSIGNMENTS,
+                                                       {"timeout_ms": self.timeout_ms, "topics": topics}))
         return {TopicPartition(t.name, p.partition_index): PartitionReassignment(
                     list(p.replicas), list(p.adding_replicas), list(p.removing_replicas))
                 for t in response.topics for p in t.partitions}
@@ -218,9 +224,8 @@ class AdminClient(ShareGroupAdmin, FeatureAdmin):  # share groups (KIP-932), fea
 
     def describe_cluster(self) -> tuple[str | None, int, list[Node]]:
         """(cluster id, controller id, brokers), from DescribeCluster."""
-        response = self._call_any(ApiKey.DESCRIBE_CLUSTER, {"include_cluster_authorized_operations": False})
-        if response.error_code != Errors.NONE:
-            raise KafkaError(response.error_code, response.error_message)
+        response = self._checked(self._call_any(ApiKey.DESCRIBE_CLUSTER,
+                                                {"include_cluster_authorized_operations": False}))
         return response.cluster_id, response.controller_id, [
             Node(b.broker_id, b.host, b.port, b.rack) for b in response.brokers]
 
@@ -228,10 +233,7 @@ class AdminClient(ShareGroupAdmin, FeatureAdmin):  # share groups (KIP-932), fea
         """DescribeQuorum (KIP-595) for __cluster_metadata-0: any broker forwards it to the active
         controller."""
         body = {"topics": [{"topic_name": "__cluster_metadata", "partitions": [{"partition_index": 0}]}]}
-        response = self._call_any(ApiKey.DESCRIBE_QUORUM, body)
-        if response.error_code != Errors.NONE:
-            raise KafkaError(response.error_code, response.get("error_message"))
-        return quorum_info(response)
+        return quorum_info(self._checked(self._call_any(ApiKey.DESCRIBE_QUORUM, body)))
 
     # ------------------------------------------------------------------ configs
     def add_raft_voter(self, voter_id: int, directory_id, endpoints: list[tuple[str, str, int]]) -> None:
@@ -278,9 +280,8 @@ class AdminClient(ShareGroupAdmin, FeatureAdmin):  # share groups (KIP-932), fea
         are (entity type, match type, match): 0 EXACT a name, 1 the DEFAULT entity, 2 any name.
         Each entity comes back as its (entity type, name or None for the default) pairs."""
         filters = [{"entity_type": t, "match_type": m, "match": name} for t, m, name in components]
-        response = self._call_any(ApiKey.DESCRIBE_CLIENT_QUOTAS, {"components": filters, "strict": strict})
-        if response.error_code != Errors.NONE:
-            raise KafkaError(response.error_code, response.error_message)
+        response = self._checked(self._call_any(ApiKey.DESCRIBE_CLIENT_QUOTAS,
+                                                {"components": filters, "strict": strict}))
         quotas = {}
         for entry in response.entries or []:
             entity = tuple((e.entity_type, e.entity_name) for e in entry.entity)
@@ -305,9 +306,7 @@ class AdminClient(ShareGroupAdmin, FeatureAdmin):  # share groups (KIP-932), fea
         return [self._result(r.error_code, r.error_message) for r in response.results]
 
     def describe_acls(self, f: AclBindingFilter) -> list[AclBinding]:
-        response = self._call_any(ApiKey.DESCRIBE_ACLS, f.to_filter())
-        if response.error_code != Errors.NONE:
-            raise KafkaError(response.error_code, response.error_message)
+        response = self._checked(self._call_any(ApiKey.DESCRIBE_ACLS, f.to_filter()))
         return [AclBinding.of(r.resource_type, r.resource_name, r.pattern_type, a.principal, a.host,
                               a.operation, a.permission_type) for r in response.resources for a in r.acls]
 
@@ -526,12 +525,13 @@ class AdminClient(ShareGroupAdmin, FeatureAdmin):  # share groups (KIP-932), fea
         return result
 
     def list_transactions(self, duration_filter_ms: int = -1, state_filters: Iterable[str] = (),
-                          producer_id_filters: Iterable[int] = ()) -> dict[int, list[TransactionListing]]:
+                          producer_id_filters: Iterable[int] = (),
+                          transactional_id_pattern: str | None = None) -> dict[int, list[TransactionListing]]:
         """{broker id: its transactions}: every broker coordinates some (Java's
-        listTransactions().allByBrokerId())."""
+        listTransactions().allByBrokerId()); the pattern must match a whole transactional id (KIP-1152)."""
         self._ensure_cluster()
         body = {"state_filters": list(state_filters), "producer_id_filters": list(producer_id_filters),
-                "duration_filter": duration_filter_ms}
+                "duration_filter": duration_filter_ms, "transactional_id_pattern": transactional_id_pattern}
         result = {}
         for node_id in sorted(self.metadata.cluster.nodes):
             response = self._call(node_id, ApiKey.LIST_TRANSACTIONS, body)

@@ -581,14 +581,13 @@ class TransactionCoordinator:
                         topics=[dict(topic=t, partitions=ps) for t, ps in by_topic.items()])
 
     def handle_list_transactions(self, filtered_producer_ids: set[int], filtered_states: set[str],
-                                 filtered_duration_ms: int = -1) -> dict:
+                                 filtered_duration_ms: int = -1, pattern: str | None = None) -> dict:
         """A ListTransactionsResponse's body."""
         if self.txn_manager is None or not self.is_active.is_set():
             return dict(error_code=Errors.COORDINATOR_NOT_AVAILABLE, unknown_state_filters=[],
                         transaction_states=[])
-        error, unknown, listed = self.txn_manager.list_transaction_states(filtered_producer_ids,
-                                                                          filtered_states,
-                                                                          filtered_duration_ms)
+        error, unknown, listed = self.txn_manager.list_transaction_states(
+            filtered_producer_ids, filtered_states, filtered_duration_ms, pattern)
         return dict(error_code=error, unknown_state_filters=unknown, transaction_states=[
             dict(transactional_id=t.transactional_id, producer_id=t.producer_id,
                  transaction_state=str(t.state))

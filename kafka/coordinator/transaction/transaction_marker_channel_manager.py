@@ -36,6 +36,7 @@ import structlog
 
 from kafka.coordinator.transaction.transaction_metadata import TransactionMetadata, TxnTransitMetadata
 from kafka.coordinator.transaction.transaction_state_manager import TransactionStateManager
+from kafka.coordinator.transaction.transaction_version import TV_0
 from kafka.protocol.errors import Errors
 from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
@@ -81,6 +82,7 @@ class TxnMarkerEntry:
     coordinator_epoch: int
     committed: bool
     partitions: frozenset[TopicPartition]
+    transaction_version: int = TV_0  # the client's, sent from WriteTxnMarkers v2 (KIP-1228)
 
 
 @dataclass(frozen=True)
@@ -230,7 +232,8 @@ class TransactionMarkerChannelManager:
                 self._drop_deleted_partitions(pending, frozenset(tps))
                 continue
             entry = PendingCompleteTxnAndMarkerEntry(pending, TxnMarkerEntry(
-                producer_id, producer_epoch, pending.coordinator_epoch, committed, frozenset(tps)))
+                producer_id, producer_epoch, pending.coordinator_epoch, committed, frozenset(tps),
+                pending.txn_metadata.client_transaction_version))
             with self._lock:
                 if destination == NO_NODE:
                     self.markers_queue_for_unknown_broker.add_markers(txn_topic_partition, entry)
@@ -294,6 +297,7 @@ class TransactionMarkerChannelManager:
             markers.append(dict(producer_id=marker.producer_id, producer_epoch=marker.producer_epoch,
                                 transaction_result=marker.committed,
                                 coordinator_epoch=marker.coordinator_epoch,
+                                transaction_version=marker.transaction_version,
                                 topics=[dict(name=t, partition_indexes=ps) for t, ps in by_topic.items()]))
         log.debug("sending transaction markers", destination=destination.node_id, markers=len(markers))
         try:

@@ -26,6 +26,7 @@ this thread (the append committed at once) or on another that holds the purgator
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ from kafka.protocol.errors import Errors
 from kafka.protocol.record_batch import DefaultRecord, build_batch, iter_batches
 from kafka.utils.java_hash import java_string_hash, kafka_abs
 from kafka.utils.kafka_scheduler import KafkaScheduler
+from kafka.utils.re2_pattern import compile_re2
 from kafka.utils.time import Time
 from kafka.utils.topic_partition import TopicPartition
 
@@ -193,14 +195,19 @@ class TransactionStateManager:
             return Errors.NONE, CoordinatorEpochAndTxnMetadata(entry.coordinator_epoch, metadata)
 
     def list_transaction_states(
-            self, filter_producer_ids: set[int], filter_state_names: set[str],
-            filter_duration_ms: int = -1) -> tuple[Errors, list[str], list[ListedTransaction]]:
-        """ListTransactions: (error, unknown state filters, transactions)."""
+            self, filter_producer_ids: set[int], filter_state_names: set[str], filter_duration_ms: int = -1,
+            transactional_id_pattern: str | None = None) -> tuple[Errors, list[str], list[ListedTransaction]]:
+        """ListTransactions: (error, unknown state filters, transactions). The pattern (v2, KIP-1152) must
+        match a whole transactional id; empty or null matches all, one RE2/J refuses fails the request."""
         with self._state_lock:
             if self.loading_partitions:
                 return Errors.COORDINATOR_LOAD_IN_PROGRESS, [], []
             states = {TransactionState.from_name(n) for n in filter_state_names} - {None}
             unknown = sorted(n for n in filter_state_names if TransactionState.from_name(n) is None)
+            try:
+                pattern = compile_re2(transactional_id_pattern) if transactional_id_pattern else None
+            except re.error:
+                return Errors.INVALID_REGULAR_EXPRESSION, [], []  # Kafka's error response: nothing else
             now = self.time.milliseconds()
             listed = []
             for entry in self.transaction_metadata_cache.values():
@@ -214,6 +221,8 @@ class TransactionStateManager:
                             continue
                         running_ms = now - metadata.txn_start_timestamp
                         if filter_duration_ms >= 0 and running_ms <= filter_duration_ms:
+                            continue
+                        if pattern is not None and not pattern.fullmatch(metadata.transactional_id):
                             continue
                         listed.append(ListedTransaction(metadata.transactional_id, metadata.producer_id,
                                                         metadata.state))

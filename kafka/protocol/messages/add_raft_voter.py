@@ -1,14 +1,15 @@
 """AddRaftVoter (key 80): make an observer a voter of the metadata quorum (KIP-853).
 
-Mirrors ``common/message/AddRaftVoterRequest.json`` and ``AddRaftVoterResponse.json`` version 0
+Mirrors ``common/message/AddRaftVoterRequest.json`` and ``AddRaftVoterResponse.json`` versions 0-1
 (flexible). `kafka-metadata-quorum add-controller` sends it with the new controller's id, the
 directory id of its metadata log directory (meta.properties directory.id) and its controller
-listeners; the leader answers once the VotersRecord that adds it is committed (AddVoterHandler).
+listeners; the leader answers once the VotersRecord that adds it is committed (AddVoterHandler), or,
+from v1 with AckWhenCommitted false (KIP-1186), once it has written it.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
 from kafka.protocol.schema import Array, Field, Schema
-from kafka.protocol.types import Int16, Int32, String, UInt16, Uuid
+from kafka.protocol.types import Boolean, Int16, Int32, String, UInt16, Uuid
 
 LISTENER = Schema(
     "Listener",
@@ -24,6 +25,7 @@ ADD_RAFT_VOTER_REQUEST = Schema(
     Field("voter_id", Int32, "0+"),
     Field("voter_directory_id", Uuid, "0+"),
     Field("listeners", Array(LISTENER), "0+"),
+    Field("ack_when_committed", Boolean, "1+", default=True),
 )
 
 ADD_RAFT_VOTER_RESPONSE = Schema(
@@ -33,5 +35,5 @@ ADD_RAFT_VOTER_RESPONSE = Schema(
     Field("error_message", String, "0+", nullable_versions="0+", default=None, ignorable=True),
 )
 
-ADD_RAFT_VOTER = register(Api(ApiKey.ADD_RAFT_VOTER, "AddRaftVoter", 0, 0, 0,
+ADD_RAFT_VOTER = register(Api(ApiKey.ADD_RAFT_VOTER, "AddRaftVoter", 0, 1, 0,
                               ADD_RAFT_VOTER_REQUEST, ADD_RAFT_VOTER_RESPONSE))

@@ -3,9 +3,12 @@
 Mirrors ``common/message/ApiVersionsRequest.json`` and ``ApiVersionsResponse.json``.
 Versions 0-2 are identical; v3 is flexible and adds the client's software name and version (KIP-511);
 v4 is v3 for a client that accepts a supported feature range starting at 0 (KIP-1022: a v3 answer leaves
-those out).
+those out). v5 lets a client name the cluster and node it means to reach (KIP-1242): a broker that is not
+that node of that cluster (the address now belongs to another) answers REBOOTSTRAP_REQUIRED.
 The response header is always v0 (see ``Api.response_header_version``).
 """
+
+import re
 
 from kafka.protocol.api_keys import Api, ApiKey, register
 from kafka.protocol.schema import Array, Field, Schema
@@ -15,6 +18,8 @@ API_VERSIONS_REQUEST = Schema(
     "ApiVersionsRequest",
     Field("client_software_name", String, "3+", ignorable=True),
     Field("client_software_version", String, "3+", ignorable=True),
+    Field("cluster_id", String, "5+", nullable_versions="5+", default=None, ignorable=True),
+    Field("node_id", Int32, "5+", default=-1, ignorable=True),
 )
 
 API_VERSION = Schema(
@@ -53,6 +58,18 @@ API_VERSIONS_RESPONSE = Schema(
     Field("zk_migration_ready", Boolean, "3+", tag=3, tagged_versions="3+", default=False, ignorable=True),
 )
 
+_SOFTWARE_NAME_VERSION = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
+
+
+def is_valid(request, version: int) -> bool:
+    """Kafka's ApiVersionsRequest.isValid: from v5 a cluster id and a node id come both or neither; from
+    v3 the client's software name and version are made of letters, digits, '-' and '.' (KIP-511)."""
+    if version >= 5 and (request.cluster_id is None) != (request.node_id == -1):
+        return False
+    return version < 3 or all(_SOFTWARE_NAME_VERSION.fullmatch(v or "") for v in (
+        request.client_software_name, request.client_software_version))
+
+
 API_VERSIONS = register(
-    Api(ApiKey.API_VERSIONS, "ApiVersions", 0, 4, 3, API_VERSIONS_REQUEST, API_VERSIONS_RESPONSE)
+    Api(ApiKey.API_VERSIONS, "ApiVersions", 0, 5, 3, API_VERSIONS_REQUEST, API_VERSIONS_RESPONSE)
 )

@@ -1,8 +1,9 @@
 """DescribeCluster (key 60): the cluster id, the controller and every broker (KIP-700).
 
 Mirrors ``common/message/DescribeClusterRequest.json`` and ``DescribeClusterResponse.json``
-(versions 0-1, flexible in all). Admin clients use it instead of Metadata when they want the
-brokers without any topics; v1 can ask for controllers (endpoint type 2) instead of brokers.
+(versions 0-2, flexible in all). Admin clients use it instead of Metadata when they want the
+brokers without any topics; v1 can ask for controllers (endpoint type 2) instead of brokers; v2 can
+ask for the fenced brokers as well, and says of each broker whether it is fenced (KIP-1073).
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
@@ -16,6 +17,7 @@ DESCRIBE_CLUSTER_REQUEST = Schema(
     "DescribeClusterRequest",
     Field("include_cluster_authorized_operations", Boolean, "0+"),
     Field("endpoint_type", Int8, "1+", default=BROKERS_ENDPOINT_TYPE),
+    Field("include_fenced_brokers", Boolean, "2+"),
 )
 
 DESCRIBE_CLUSTER_BROKER = Schema(
@@ -24,6 +26,7 @@ DESCRIBE_CLUSTER_BROKER = Schema(
     Field("host", String, "0+"),
     Field("port", Int32, "0+"),
     Field("rack", String, "0+", nullable_versions="0+", default=None),
+    Field("is_fenced", Boolean, "2+"),
 )
 
 DESCRIBE_CLUSTER_RESPONSE = Schema(
@@ -39,6 +42,6 @@ DESCRIBE_CLUSTER_RESPONSE = Schema(
 )
 
 DESCRIBE_CLUSTER = register(
-    Api(ApiKey.DESCRIBE_CLUSTER, "DescribeCluster", 0, 1, 0, DESCRIBE_CLUSTER_REQUEST,
+    Api(ApiKey.DESCRIBE_CLUSTER, "DescribeCluster", 0, 2, 0, DESCRIBE_CLUSTER_REQUEST,
         DESCRIBE_CLUSTER_RESPONSE)
 )

@@ -2,7 +2,9 @@
 
 Mirrors ``common/message/ListTransactionsRequest.json`` and ``...Response.json`` (flexible from 0).
 What ``kafka-transactions.sh list`` sends to every broker: filtered by state, by producer id, and
-(v1, KIP-994) by how long the transaction has been running.
+(v1, KIP-994) by how long the transaction has been running, and (v2, KIP-1152) by a regular
+expression the whole transactional id must match (RE2/J's syntax; INVALID_REGULAR_EXPRESSION if it is
+not one).
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
@@ -14,6 +16,7 @@ LIST_TRANSACTIONS_REQUEST = Schema(
     Field("state_filters", Array(String), "0+"),
     Field("producer_id_filters", Array(Int64), "0+"),
     Field("duration_filter", Int64, "1+", default=-1),
+    Field("transactional_id_pattern", String, "2+", nullable_versions="2+", default=None),
 )
 
 TRANSACTION_STATE = Schema(
@@ -32,6 +35,6 @@ LIST_TRANSACTIONS_RESPONSE = Schema(
 )
 
 LIST_TRANSACTIONS = register(
-    Api(ApiKey.LIST_TRANSACTIONS, "ListTransactions", 0, 1, 0,
+    Api(ApiKey.LIST_TRANSACTIONS, "ListTransactions", 0, 2, 0,
         LIST_TRANSACTIONS_REQUEST, LIST_TRANSACTIONS_RESPONSE)
 )

@@ -1,8 +1,11 @@
 """Metadata (key 3): brokers, topics, partitions and their leaders -- how a client finds out whom to talk to.
 
-Mirrors ``common/message/MetadataRequest.json`` and ``MetadataResponse.json`` (versions 0-12,
+Mirrors ``common/message/MetadataRequest.json`` and ``MetadataResponse.json`` (versions 0-13,
 flexible from 9). Note the v0 / v1+ difference: in v0 an empty topic list means "all topics", from
-v1 "all topics" is a null list (hence ``nullable_versions="1+"``).
+v1 "all topics" is a null list (hence ``nullable_versions="1+"``). v13 adds a top-level error code
+(KIP-1102): a broker sets it only in the answer to a request it failed as a whole (Kafka's
+MetadataRequest.getErrorResponse), and a client that reads REBOOTSTRAP_REQUIRED there starts again
+from its bootstrap servers.
 """
 
 from kafka.protocol.api_keys import Api, ApiKey, register
@@ -63,6 +66,7 @@ METADATA_RESPONSE = Schema(
     Field("controller_id", Int32, "1+", default=-1, ignorable=True),
     Field("topics", Array(METADATA_RESPONSE_TOPIC), "0+"),
     Field("cluster_authorized_operations", Int32, "8-10", default=AUTHORIZED_OPERATIONS_OMITTED),
+    Field("error_code", Int16, "13+", ignorable=True),
 )
 
-METADATA = register(Api(ApiKey.METADATA, "Metadata", 0, 12, 9, METADATA_REQUEST, METADATA_RESPONSE))
+METADATA = register(Api(ApiKey.METADATA, "Metadata", 0, 13, 9, METADATA_REQUEST, METADATA_RESPONSE))

@@ -169,7 +169,7 @@ def test_commit_writes_prepare_answers_sends_markers_then_completes(harness):
     harness.markers.do_work()
     body = harness.sender.answer()
     assert body["markers"] == [dict(producer_id=pid, producer_epoch=0, transaction_result=True,
-                                    coordinator_epoch=3,
+                                    coordinator_epoch=3, transaction_version=0,  # the client's (v2)
                                     topics=[dict(name="t", partition_indexes=[0, 1])])]
     metadata = harness.metadata()
     assert (metadata.state, metadata.topic_partitions) == (S.COMPLETE_COMMIT, set())
@@ -272,6 +272,11 @@ def test_describe_and_list_show_the_state(harness):
     assert listed["transaction_states"] == [dict(transactional_id=TID, producer_id=pid,
                                                  transaction_state="Ongoing")]
     assert harness.coordinator.handle_list_transactions({pid + 1}, set())["transaction_states"] == []
+    # KIP-1152: the whole id must match; a pattern RE2/J refuses fails the request with nothing listed
+    listed = [harness.coordinator.handle_list_transactions(set(), set(), -1, pattern)
+              for pattern in (TID[:-1] + ".", TID[:-1], "", f"(?={TID}).*")]
+    assert [len(answer["transaction_states"]) for answer in listed] == [1, 0, 1, 0]
+    assert [a["error_code"] for a in listed] == [Errors.NONE] * 3 + [Errors.INVALID_REGULAR_EXPRESSION]
 
 
 def test_a_new_coordinator_reloads_the_log_and_finishes_a_prepared_transaction(harness, replica_manager,

@@ -71,6 +71,7 @@ def test_every_commit_and_abort_bumps_the_epoch_and_the_markers_carry_it(harness
     assert (prepared.state, prepared.producer_epoch, prepared.last_producer_epoch) == (S.PREPARE_COMMIT, 1, 0)
     [body] = harness.write_markers()
     assert body["markers"][0]["producer_epoch"] == 1, "the marker fences the old epoch on the partition"
+    assert body["markers"][0]["transaction_version"] == TV_2, "WriteTxnMarkers v2 says so (KIP-1228)"
     assert (harness.metadata().state, harness.metadata().producer_epoch) == (S.COMPLETE_COMMIT, 1)
     assert harness.end(pid, 0, True) == (Errors.NONE, pid, 1), "a retry by the old epoch: the same answer"
     assert harness.add(pid, 0, T1) == Errors.PRODUCER_FENCED, "the epoch that committed is gone"
@@ -93,7 +94,8 @@ def test_a_tv0_client_on_a_tv2_cluster_keeps_its_epoch_and_the_log_value_is_vers
     pid = harness.init().producer_id
     assert harness.add(pid, 0, T0, tv=TV_0) == Errors.NONE
     assert harness.end(pid, 0, True, tv=TV_0) == (Errors.NONE, pid, 0)
-    harness.write_markers()
+    [body] = harness.write_markers()
+    assert body["markers"][0]["transaction_version"] == TV_0, "the client's version, not the cluster's"
     assert (harness.metadata().state, harness.metadata().producer_epoch) == (S.COMPLETE_COMMIT, 0)
     versions = {int.from_bytes(bytes(record.value[:2]), "big") for record in replica_manager_log(harness)}
     assert versions == {1}, "transaction.version >= 1 writes the flexible TransactionLogValue"
