@@ -16,7 +16,8 @@ from typing import Any
 class ClientRequest:
     node_id: int
     api_key: int
-    body: dict[str, Any]
+    # the body, or (Kafka's AbstractRequest.Builder) a function of the version agreed that returns it
+    body: dict[str, Any] | Callable[[int], dict[str, Any]]
     callback: Callable[[ClientResponse], None] | None = None
     expect_response: bool = True  # False for a Produce with acks=0
     timeout_ms: int = 30000

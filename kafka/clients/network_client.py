@@ -181,7 +181,8 @@ class NetworkClient:
         request.send_time_ms = now_ms
         api = APIS[request.api_key]
         try:
-            frame = encode_request(api, request.version, request.correlation_id, self.client_id, request.body)
+            body = request.body(request.version) if callable(request.body) else request.body  # a Builder
+            frame = encode_request(api, request.version, request.correlation_id, self.client_id, body)
         except ProtocolEncodeError as e:  # a bug in the caller's body: fail this request, not the client
             self._completed.append(ClientResponse(request, received_ms=now_ms,
                                                   error=KafkaError(Errors.INVALID_REQUEST, str(e))))

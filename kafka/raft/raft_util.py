@@ -7,12 +7,15 @@ reads as the state machine it is. Bodies are the dicts the protocol package enco
 
 from __future__ import annotations
 
+import uuid
+
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
 from kafka.raft.raft_config import RaftConfig
 from kafka.raft.replicated_log import OffsetAndEpoch
 
 METADATA_TOPIC = "__cluster_metadata"
+METADATA_TOPIC_ID = uuid.UUID(int=1)  # Kafka's Topic.CLUSTER_METADATA_TOPIC_ID, what Fetch v13+ names
 NO_LEADER = -1
 
 
@@ -49,10 +52,13 @@ def partition_response(error: Errors, leader_id: int | None, leader_epoch: int, 
 
 def fetch_request(cluster_id: str, replica_id: int, config: RaftConfig, current_leader_epoch: int,
                   fetch_offset: int, last_fetched_epoch: int) -> dict:
+    """Both ReplicaId (before v15) and ReplicaState (v15+): the network channel writes the one the version
+    agreed has (fetch_request_for_version)."""
     return dict(cluster_id=cluster_id, replica_id=replica_id,
+                replica_state=dict(replica_id=replica_id, replica_epoch=-1),
                 max_wait_ms=config.fetch_max_wait_ms, min_bytes=0, max_bytes=config.fetch_max_bytes,
                 isolation_level=0, session_id=0, session_epoch=-1, forgotten_topics_data=[], rack_id="",
-                topics=[dict(topic=METADATA_TOPIC, partitions=[dict(
+                topics=[dict(topic=METADATA_TOPIC, topic_id=METADATA_TOPIC_ID, partitions=[dict(
                     partition=0, current_leader_epoch=current_leader_epoch, fetch_offset=fetch_offset,
                     last_fetched_epoch=last_fetched_epoch, log_start_offset=-1,
                     partition_max_bytes=config.fetch_max_bytes)])])
@@ -71,7 +77,7 @@ def fetch_response(error: Errors, leader_id: int | None, leader_epoch: int, high
     if snapshot is not None:
         partition["snapshot_id"] = dict(end_offset=snapshot.offset, epoch=snapshot.epoch)
     return dict(throttle_time_ms=0, error_code=Errors.NONE, session_id=0,
-                responses=[dict(topic=METADATA_TOPIC, partitions=[partition])])
+                responses=[dict(topic=METADATA_TOPIC, topic_id=METADATA_TOPIC_ID, partitions=[partition])])
 
 
 def describe_quorum_response(partition: dict) -> dict:

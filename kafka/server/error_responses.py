@@ -42,9 +42,11 @@ def _produce(request, version: int, error: Errors) -> dict:
 
 
 def _fetch(request, version: int, error: Errors) -> dict:
-    return {"error_code": error, "responses": _partitions(
-        request, "topics", "topic", "partitions", "partition", error, out_topic="topic",
-        high_watermark=-1, last_stable_offset=-1, log_start_offset=-1, records=b"")}
+    responses = _partitions(request, "topics", "topic", "partitions", "partition", error, out_topic="topic",
+                            high_watermark=-1, last_stable_offset=-1, log_start_offset=-1, records=b"")
+    for response, topic in zip(responses, request.topics or [], strict=True):
+        response["topic_id"] = topic.topic_id  # v13+ names topics by id (KIP-516)
+    return {"error_code": error, "responses": responses}
 
 
 def _list_offsets(request, version: int, error: Errors) -> dict:

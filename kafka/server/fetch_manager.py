@@ -12,6 +12,11 @@ read them, which partitions go into the response and with which session id:
       -> ReplicaManager.fetch_messages(context.fetch_data())                  read (or wait)
       -> context.update_and_generate_response_data(results)                   what to send back
 
+A Fetch v13+ names topics by id (KIP-516): its partitions are TopicIdPartitions, the name filled in by
+KafkaApis from the metadata (None for an id unknown here, answered UNKNOWN_TOPIC_ID), and a session
+it opens keys them by id; an older Fetch's partitions are TopicPartitions. A session is asked only in
+the way it was opened: an incremental request of the other kind is FETCH_SESSION_TOPIC_ID_ERROR.
+
 An incremental response leaves out partitions with nothing new. Partitions that did return records
 move to the end of the session's order, so with a small fetch.max.bytes the others get their turn
 next time (Kafka does the same, for fairness).
@@ -33,14 +38,16 @@ from kafka.server.fetch_session import (
     CachedPartition,
     FetchSession,
     FetchSessionCache,
+    SessionPartition,
     next_epoch,
+    session_key,
 )
 from kafka.utils.time import Time
-from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.server.FetchManager")
 
-FetchResults = list[tuple[TopicPartition, FetchPartitionData]]
+FetchResults = list[tuple[SessionPartition, FetchPartitionData]]
+FetchData = dict[SessionPartition, FetchPartitionInfo]
 
 
 @dataclass
@@ -53,7 +60,7 @@ class FetchResponseData:
 
 
 class FetchContext:
-    def fetch_data(self) -> list[tuple[TopicPartition, FetchPartitionInfo]]:
+    def fetch_data(self) -> list[tuple[SessionPartition, FetchPartitionInfo]]:
         raise NotImplementedError
 
     def update_and_generate_response_data(self, results: FetchResults) -> FetchResponseData:
@@ -71,7 +78,7 @@ class SessionErrorContext(FetchContext):
     def __init__(self, error: Errors) -> None:
         self.error = error
 
-    def fetch_data(self) -> list[tuple[TopicPartition, FetchPartitionInfo]]:
+    def fetch_data(self) -> list[tuple[SessionPartition, FetchPartitionInfo]]:
         return []
 
     def update_and_generate_response_data(self, results: FetchResults) -> FetchResponseData:
@@ -84,10 +91,10 @@ class SessionErrorContext(FetchContext):
 class SessionlessFetchContext(FetchContext):
     """A full fetch that opens no session (epoch -1): every partition asked, every one answered."""
 
-    def __init__(self, fetch_data: dict[TopicPartition, FetchPartitionInfo]) -> None:
+    def __init__(self, fetch_data: FetchData) -> None:
         self._fetch_data = fetch_data
 
-    def fetch_data(self) -> list[tuple[TopicPartition, FetchPartitionInfo]]:
+    def fetch_data(self) -> list[tuple[SessionPartition, FetchPartitionInfo]]:
         return list(self._fetch_data.items())
 
     def update_and_generate_response_data(self, results: FetchResults) -> FetchResponseData:
@@ -98,40 +105,43 @@ class FullFetchContext(FetchContext):
     """A full fetch that opens a session (epoch 0): answered in full, with the new session's id --
     or with id 0 if the cache had no room, and the fetcher carries on with full fetches."""
 
-    def __init__(self, cache: FetchSessionCache, time: Time,
-                 fetch_data: dict[TopicPartition, FetchPartitionInfo],
-                 is_from_follower: bool) -> None:
+    def __init__(self, cache: FetchSessionCache, time: Time, fetch_data: FetchData,
+                 is_from_follower: bool, uses_topic_ids: bool = False) -> None:
         self.cache = cache
         self.time = time
         self._fetch_data = fetch_data
         self.is_from_follower = is_from_follower
+        self.uses_topic_ids = uses_topic_ids
 
-    def fetch_data(self) -> list[tuple[TopicPartition, FetchPartitionInfo]]:
+    def fetch_data(self) -> list[tuple[SessionPartition, FetchPartitionInfo]]:
         return list(self._fetch_data.items())
 
     def update_and_generate_response_data(self, results: FetchResults) -> FetchResponseData:
-        partitions: OrderedDict[TopicPartition, CachedPartition] = OrderedDict()
+        partitions: OrderedDict[SessionPartition, CachedPartition] = OrderedDict()
         for tp, data in results:
             info = self._fetch_data[tp]
             cached = CachedPartition(tp, info.fetch_offset, info.max_bytes, info.current_leader_epoch,
                                      info.last_fetched_epoch)
             cached.maybe_update_response_data(data, update=True)
-            partitions[tp] = cached
+            partitions[session_key(tp)] = cached
         session_id = self.cache.maybe_create_session(self.time.milliseconds(), self.is_from_follower,
-                                                     partitions)
+                                                     partitions, self.uses_topic_ids)
         return FetchResponseData(Errors.NONE, session_id, results)
 
 
 class IncrementalFetchContext(FetchContext):
     """The next request of a session: read all its partitions, answer only those with news."""
 
-    def __init__(self, session: FetchSession, request_epoch: int) -> None:
+    def __init__(self, session: FetchSession, request_epoch: int, topic_names: dict | None = None) -> None:
         self.session = session
         self.request_epoch = request_epoch
+        self.topic_names = topic_names or {}  # topic id -> name, for the ids the session could not name yet
 
-    def fetch_data(self) -> list[tuple[TopicPartition, FetchPartitionInfo]]:
+    def fetch_data(self) -> list[tuple[SessionPartition, FetchPartitionInfo]]:
         with self.session.lock:
-            return [(tp, cached.fetch_info()) for tp, cached in self.session.partition_map.items()]
+            for cached in self.session.partition_map.values():
+                cached.maybe_resolve_unknown_name(self.topic_names)
+            return [(cached.tp, cached.fetch_info()) for cached in self.session.partition_map.values()]
 
     def update_and_generate_response_data(self, results: FetchResults) -> FetchResponseData:
         session = self.session
@@ -141,12 +151,12 @@ class IncrementalFetchContext(FetchContext):
                 return FetchResponseData(Errors.INVALID_FETCH_SESSION_EPOCH, session.id)
             changed: FetchResults = []
             for tp, data in results:
-                cached = session.partition_map.get(tp)
+                cached = session.partition_map.get(session_key(tp))
                 if cached is None or not cached.maybe_update_response_data(data, update=True):
                     continue
                 changed.append((tp, data))
                 if len(data.records) > 0:  # it had its turn: to the back of the line
-                    session.partition_map.move_to_end(tp)
+                    session.partition_map.move_to_end(session_key(tp))
             return FetchResponseData(Errors.NONE, session.id, changed)
 
     def get_throttled_response_data(self) -> FetchResponseData:
@@ -163,24 +173,29 @@ class FetchManager:
         self.time = time
         self.cache = cache
 
-    def new_context(self, session_id: int, epoch: int, fetch_data: dict[TopicPartition, FetchPartitionInfo],
-                    to_forget: list[TopicPartition], is_from_follower: bool) -> FetchContext:
+    def new_context(self, session_id: int, epoch: int, fetch_data: FetchData,
+                    to_forget: list[SessionPartition], is_from_follower: bool, uses_topic_ids: bool = False,
+                    topic_names: dict | None = None) -> FetchContext:
+        """uses_topic_ids: the request is a Fetch v13+ (Kafka passes its version); topic_names: the
+        metadata's topic id -> name, to name the ids an incremental session could not name before."""
         if epoch in (INITIAL_EPOCH, FINAL_EPOCH):  # a full request: it closes any session it names
             if session_id != INVALID_SESSION_ID and self.cache.remove(session_id) is not None:
                 log.debug("fetch session closed", session_id=session_id)
             if epoch == FINAL_EPOCH:
                 return SessionlessFetchContext(fetch_data)
-            return FullFetchContext(self.cache, self.time, fetch_data, is_from_follower)
+            return FullFetchContext(self.cache, self.time, fetch_data, is_from_follower, uses_topic_ids)
         session = self.cache.get(session_id)
         if session is None:
             return SessionErrorContext(Errors.FETCH_SESSION_ID_NOT_FOUND)
         with session.lock:
             if session.epoch != epoch:
                 return SessionErrorContext(Errors.INVALID_FETCH_SESSION_EPOCH)
+            if session.uses_topic_ids != uses_topic_ids:  # opened by name, asked by id, or the other way
+                return SessionErrorContext(Errors.FETCH_SESSION_TOPIC_ID_ERROR)
             session.update(fetch_data, to_forget)
             if session.size == 0:  # everything forgotten: nothing left to remember
                 self.cache.remove(session.id)
                 return SessionlessFetchContext(fetch_data)
             self.cache.touch(session, self.time.milliseconds())
             session.epoch = next_epoch(session.epoch)
-        return IncrementalFetchContext(session, epoch)
+        return IncrementalFetchContext(session, epoch, topic_names)

@@ -21,6 +21,7 @@ class FetchParams:
     max_bytes: int
     isolation_level: int = 0
     to_log_end: bool = False  # a coordinator loading its partition reads as a follower does
+    replica_epoch: int = -1  # a follower's broker epoch (Fetch v15+, KIP-903); -1: not given
 
     @property
     def fetch_only_committed(self) -> bool:

@@ -20,6 +20,14 @@ consumers', and among equals a session with more partitions saves more bytes and
 newcomer can evict a consumer's session of any age only if it is a follower; any other session
 must first have lived 120 s, so two big consumers cannot keep evicting each other.
 
+From Fetch v13 (KIP-516) a request names topics by id, and a session opened by such a request
+keys its partitions by topic id: a partition is a TopicIdPartition whose name the broker fills in
+from its metadata, and may still be None (an id it does not know yet; the name is looked up again
+on each fetch until found). A session keeps the name it found, so a topic deleted and created
+again under the same name is, for that session, another topic (INCONSISTENT_TOPIC_ID). Before v13
+the partitions are TopicPartitions, by name. A session is one or the other for its whole life
+(FETCH_SESSION_TOPIC_ID_ERROR otherwise).
+
 Kafka keeps the eviction order in sorted maps; with at most a thousand sessions and a new session
 only now and then, this file scans the sessions instead, which reads more plainly.
 """
@@ -35,6 +43,7 @@ import structlog
 
 from kafka.protocol.errors import Errors
 from kafka.server.fetch_partition_data import FetchPartitionData, FetchPartitionInfo
+from kafka.utils.topic_id_partition import TopicIdPartition
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.server.FetchSessionCache")
@@ -43,6 +52,19 @@ INVALID_SESSION_ID = 0
 INITIAL_EPOCH = 0  # a full request that opens a session
 FINAL_EPOCH = -1  # a full request that opens none (and closes the one it names)
 MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS = 120_000  # Kafka's KafkaBroker constant of the same name
+
+
+# What a session's partitions are: a name and a number (before v13), or a topic id, a name if known,
+# and a number (v13+)
+SessionPartition = TopicPartition | TopicIdPartition
+
+
+def session_key(tp: SessionPartition) -> SessionPartition:
+    """How a session finds a partition (Kafka's CachedPartition.equals): by topic id when it has one,
+    whether its name is known yet or not; by name otherwise."""
+    if isinstance(tp, TopicIdPartition) and tp.topic is not None:
+        return TopicIdPartition(tp.topic_id, None, tp.partition)
+    return tp
 
 
 def next_epoch(epoch: int) -> int:
@@ -57,7 +79,7 @@ class CachedPartition:
     """One partition of a session: the fetcher's last request parameters and the last response
     values the fetcher was told, so an incremental response can leave out what has not changed."""
 
-    tp: TopicPartition
+    tp: SessionPartition
     fetch_offset: int
     max_bytes: int
     leader_epoch: int = -1
@@ -71,6 +93,14 @@ class CachedPartition:
         self.max_bytes = info.max_bytes
         self.leader_epoch = info.current_leader_epoch
         self.last_fetched_epoch = info.last_fetched_epoch
+
+    def maybe_resolve_unknown_name(self, topic_names: dict) -> None:
+        """A topic id the broker did not know when the fetcher named it: is it known now? (Kafka's
+        maybeResolveUnknownName). A name once found is kept."""
+        if isinstance(self.tp, TopicIdPartition) and self.tp.topic is None:
+            name = topic_names.get(self.tp.topic_id)
+            if name is not None:
+                self.tp = self.tp._replace(topic=name)
 
     def fetch_info(self) -> FetchPartitionInfo:
         return FetchPartitionInfo(self.fetch_offset, self.max_bytes, self.leader_epoch,
@@ -106,11 +136,12 @@ class FetchSession:
     """The partitions one fetcher reads, in the order they are fetched, and the epoch it must send next."""
 
     def __init__(self, session_id: int, privileged: bool,
-                 partitions: OrderedDict[TopicPartition, CachedPartition],
-                 now_ms: int) -> None:
+                 partitions: OrderedDict[SessionPartition, CachedPartition],
+                 now_ms: int, uses_topic_ids: bool = False) -> None:
         self.id = session_id
         self.privileged = privileged  # a follower's session
-        self.partition_map = partitions
+        self.partition_map = partitions  # by session_key
+        self.uses_topic_ids = uses_topic_ids  # opened by a Fetch v13+: partitions by topic id
         self.creation_ms = now_ms
         self.last_used_ms = now_ms
         self.epoch = next_epoch(INITIAL_EPOCH)
@@ -120,22 +151,22 @@ class FetchSession:
     def size(self) -> int:
         return len(self.partition_map)
 
-    def update(self, fetch_data: dict[TopicPartition, FetchPartitionInfo], to_forget: list[TopicPartition]
+    def update(self, fetch_data: dict[SessionPartition, FetchPartitionInfo], to_forget: list[SessionPartition]
                ) -> tuple[int, int, int]:
         """Apply an incremental request: new partitions join at the end, named ones take their new
         parameters, forgotten ones leave. Returns how many were (added, updated, removed)."""
         added = updated = removed = 0
         for tp, info in fetch_data.items():
-            cached = self.partition_map.get(tp)
+            cached = self.partition_map.get(session_key(tp))
             if cached is None:
-                self.partition_map[tp] = CachedPartition(tp, info.fetch_offset, info.max_bytes,
-                                                         info.current_leader_epoch, info.last_fetched_epoch)
+                self.partition_map[session_key(tp)] = CachedPartition(
+                    tp, info.fetch_offset, info.max_bytes, info.current_leader_epoch, info.last_fetched_epoch)
                 added += 1
             else:
                 cached.update_request_params(info)
                 updated += 1
         for tp in to_forget:
-            if self.partition_map.pop(tp, None) is not None:
+            if self.partition_map.pop(session_key(tp), None) is not None:
                 removed += 1
         return added, updated, removed
 
@@ -186,7 +217,8 @@ class FetchSessionCache:
 
     # ------------------------------------------------------------------ creating, and making room
     def maybe_create_session(self, now_ms: int, privileged: bool,
-                             partitions: OrderedDict[TopicPartition, CachedPartition]) -> int:
+                             partitions: OrderedDict[SessionPartition, CachedPartition],
+                             uses_topic_ids: bool = False) -> int:
         """Open a session for a full fetch if there is a free slot or one may be taken; its id, or
         INVALID_SESSION_ID when the fetcher must carry on without one (it then sends full fetches)."""
         with self._lock:
@@ -194,7 +226,8 @@ class FetchSessionCache:
                                                                                now_ms):
                 return INVALID_SESSION_ID
             session_id = self._new_session_id()
-            self._sessions[session_id] = FetchSession(session_id, privileged, partitions, now_ms)
+            self._sessions[session_id] = FetchSession(session_id, privileged, partitions, now_ms,
+                                                      uses_topic_ids)
             return session_id
 
     def _new_session_id(self) -> int:

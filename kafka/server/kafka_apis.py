@@ -36,6 +36,7 @@ from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.control_records import end_txn_marker_batch
 from kafka.protocol.errors import Errors, InvalidRequestError
 from kafka.protocol.messages.produce import validate_records
+from kafka.server import fetch_request
 from kafka.server.add_partitions_to_txn_manager import AddPartitionsToTxnManager
 from kafka.server.api_request_handler import ApiRequestHandler
 from kafka.server.auth_helper import AuthHelper
@@ -43,11 +44,14 @@ from kafka.server.auto_topic_creation_manager import AutoTopicCreationManager
 from kafka.server.delayed_remote_list_offsets import partition_response
 from kafka.server.describe_topic_partitions_request_handler import DescribeTopicPartitionsRequestHandler
 from kafka.server.fetch_manager import FetchManager, SessionlessFetchContext
-from kafka.server.fetch_partition_data import FetchPartitionData, FetchPartitionInfo
+from kafka.server.fetch_partition_data import FetchPartitionData
+from kafka.server.fetch_request import replica_id_and_epoch, uses_topic_ids
+from kafka.server.fetch_response import add_leader_hints, topic_responses
 from kafka.server.forwarding_manager import ForwardingManager
 from kafka.server.metadata_cache import MetadataCache, unknown_topic_error
 from kafka.server.replica_manager import FetchParams, ReplicaManager, release_records
 from kafka.server.request_handler_helper import RequestHandlerHelper
+from kafka.utils.topic_id_partition import TopicIdPartition
 from kafka.utils.topic_partition import TopicPartition
 
 log = structlog.get_logger("kafka.server.KafkaApis")
@@ -293,38 +297,39 @@ class KafkaApis(ApiRequestHandler):
 
     # ------------------------------------------------------------------ Fetch
     def handle_fetch_request(self, request: Request) -> None:
+        """Kafka's handleFetchRequest. From v13 topics are named by id (fetch_request.py): an id unknown
+        here is UNKNOWN_TOPIC_ID, one that names another incarnation of the topic INCONSISTENT_TOPIC_ID."""
         req = request.body
         version = request.header.api_version
-        is_from_follower = req.replica_id >= 0
+        replica_id, replica_epoch = replica_id_and_epoch(req, version)
+        is_from_follower = replica_id >= 0
         max_bytes = req.max_bytes if version >= 3 else INT32_MAX
         if not is_from_follower:  # one response never takes more than the quota's windows allow
             max_bytes = int(min(max_bytes, self.request_helper.max_fetch_bytes_in_quota_window(request)))
-        params = FetchParams(req.replica_id, req.max_wait_ms, req.min_bytes, max_bytes, req.isolation_level)
-        fetch_data = {TopicPartition(topic.topic, p.partition):
-                      FetchPartitionInfo(p.fetch_offset, p.partition_max_bytes, p.current_leader_epoch,
-                                         p.last_fetched_epoch)
-                      for topic in req.topics for p in topic.partitions}
+        params = FetchParams(replica_id, req.max_wait_ms, req.min_bytes, max_bytes, req.isolation_level,
+                             replica_epoch=replica_epoch)
+        topic_names = self.metadata_cache.topic_ids_to_names() if uses_topic_ids(version) else {}
+        fetch_data = fetch_request.fetch_data(req, version, topic_names)
         if version >= 7:  # fetch sessions (KIP-227): which partitions to read, and to answer
-            to_forget = [TopicPartition(t.topic, p) for t in req.forgotten_topics_data for p in t.partitions]
+            to_forget = fetch_request.forgotten_topics(req, version, topic_names)
             context = self.fetch_manager.new_context(req.session_id, req.session_epoch, fetch_data, to_forget,
-                                                     is_from_follower=req.replica_id >= 0)
+                                                     is_from_follower, uses_topic_ids(version), topic_names)
         else:
             context = SessionlessFetchContext(fetch_data)
 
         to_read = context.fetch_data()
-        denied = self._fetch_denied(request, is_from_follower, to_read)
+        refused = self._fetch_refused(request, is_from_follower, to_read)
+        keys = {(tp.topic_partition if isinstance(tp, TopicIdPartition) else tp): tp for tp, _ in to_read}
 
         def process_response_callback(results: list) -> None:
-            if denied:
-                results = [*results,
-                           *((tp, FetchPartitionData(Errors.TOPIC_AUTHORIZATION_FAILED)) for tp in denied)]
+            results = [(keys[tp], data) for tp, data in results]
             throttle_time_ms = 0 if is_from_follower else self.request_helper.fetch_throttle_time_ms(
                 request, sum(len(data.records) for _, data in results if data.records is not None))
             if throttle_time_ms > 0:  # over a quota: answered empty, the records stay unread
                 answer = context.get_throttled_response_data()
             else:
-                answer = context.update_and_generate_response_data(results)
-            by_topic: dict[str, list[dict]] = {}
+                answer = context.update_and_generate_response_data([*results, *refused.items()])
+            partitions = []
             for tp, data in answer.partitions:
                 aborted = data.aborted_transactions
                 if aborted is not None:
@@ -336,28 +341,46 @@ class KafkaApis(ApiRequestHandler):
                 # a tagged field: absent unless the fetcher's log diverged
                 if data.diverging_epoch is not None:
                     partition["diverging_epoch"] = data.diverging_epoch._asdict()
-                by_topic.setdefault(tp.topic, []).append(partition)
+                partitions.append((tp, partition))
                 self.replica_manager.broker_topic_stats.update_bytes_out(
                     tp.topic, params.replica_id >= 0, len(data.records))
             sent = {id(data) for _, data in answer.partitions}
             release_records([(tp, data) for tp, data in results if id(data) not in sent])
+            node_endpoints = add_leader_hints(version, partitions, self.replica_manager, self.metadata_cache,
+                                              request.listener)
+            if is_from_follower:  # Kafka 4.4 tells a follower the leader, but lists no endpoints
+                node_endpoints = []
             self.request_helper.send_response_exempt_throttle(request, dict(
                 throttle_time_ms=throttle_time_ms, error_code=answer.error, session_id=answer.session_id,
-                responses=[dict(topic=name, partitions=parts) for name, parts in by_topic.items()]))
+                responses=topic_responses(partitions), node_endpoints=node_endpoints))
 
-        self.replica_manager.fetch_messages(params, [(tp, info) for tp, info in to_read if tp not in denied],
-                                            process_response_callback)
+        self.replica_manager.fetch_messages(
+            params, [(tp.topic_partition if isinstance(tp, TopicIdPartition) else tp, info)
+                     for tp, info in to_read if tp not in refused], process_response_callback)
 
-    def _fetch_denied(self, request: Request, is_from_follower: bool, to_read) -> set[TopicPartition]:
-        """A follower needs CLUSTER_ACTION, a consumer READ on each topic (Kafka's handleFetchRequest)."""
+    def _fetch_refused(self, request: Request, is_from_follower: bool, to_read) -> dict:
+        """The partitions answered without a read (Kafka's erroneous list): a topic id unknown here, or
+        naming a topic since deleted and created again; then authorisation: a follower needs
+        CLUSTER_ACTION, a consumer READ on each topic."""
+        refused = {}
+        for tp, _ in to_read:
+            if isinstance(tp, TopicIdPartition):
+                topic = self.metadata_cache.get_topic(tp.topic) if tp.topic is not None else None
+                if tp.topic is None:
+                    refused[tp] = FetchPartitionData(Errors.UNKNOWN_TOPIC_ID, aborted_transactions=[])
+                elif topic is not None and topic.topic_id != tp.topic_id:  # Kafka: the log's id differs
+                    refused[tp] = FetchPartitionData(Errors.INCONSISTENT_TOPIC_ID, aborted_transactions=[])
         if self.auth_helper.authorizer is None:
-            return set()
+            return refused
+        denied = FetchPartitionData(Errors.TOPIC_AUTHORIZATION_FAILED)
         if is_from_follower:
-            allowed = self.auth_helper.authorize(request, Op.CLUSTER_ACTION, Res.CLUSTER, CLUSTER_NAME)
-            return set() if allowed else {tp for tp, _ in to_read}
+            if not self.auth_helper.authorize(request, Op.CLUSTER_ACTION, Res.CLUSTER, CLUSTER_NAME):
+                return {tp: denied for tp, _ in to_read}
+            return refused
         readable = self.auth_helper.filter_by_authorized(request, Op.READ, Res.TOPIC,
-                                                         (tp.topic for tp, _ in to_read))
-        return {tp for tp, _ in to_read if tp.topic not in readable}
+                                                         (tp.topic for tp, _ in to_read if tp not in refused))
+        refused.update({tp: denied for tp, _ in to_read if tp not in refused and tp.topic not in readable})
+        return refused
 
     # ------------------------------------------------------------------ ListOffsets
     def handle_list_offsets_request(self, request: Request) -> None:

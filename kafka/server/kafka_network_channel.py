@@ -22,6 +22,7 @@ alone, one floor below the client library (the layers in docs/architecture.md).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from kafka.clients.client_config import ADMIN, ClientConfig
@@ -31,6 +32,7 @@ from kafka.clients.metadata import Node
 from kafka.clients.network_client import NetworkClient
 from kafka.protocol.api_keys import ApiKey
 from kafka.protocol.errors import Errors
+from kafka.protocol.messages.fetch import fetch_request_for_version
 from kafka.raft.raft_message import RaftRequest, RaftResponse, RaftTransportFailure
 from kafka.utils.time import Time
 
@@ -71,7 +73,10 @@ class KafkaNetworkChannel:
                                           body=response.body,
                                           received_ms=now))
 
-        self.client.send(ClientRequest(request.destination_id, request.api_key, request.body,
+        body = request.body
+        if request.api_key == ApiKey.FETCH:  # ReplicaId or ReplicaState, as the version agreed has it
+            body = functools.partial(fetch_request_for_version, request.body)
+        self.client.send(ClientRequest(request.destination_id, request.api_key, body,
                                        callback=complete,
                                        timeout_ms=self.request_timeout_ms))
 

@@ -12,6 +12,7 @@ a request thread sees the cluster before an update or after it, never half of it
 
 from __future__ import annotations
 
+import functools
 import random
 import threading
 import uuid
@@ -67,6 +68,11 @@ class ClusterSnapshot:
     brokers: dict[int, Broker] = field(default_factory=dict)
     metadata_offset: int = -1
     group_configs: dict[str, dict[str, str]] = field(default_factory=dict)  # group id -> the configs it sets
+
+    @functools.cached_property
+    def topic_ids_to_names(self) -> dict[uuid.UUID, str]:
+        """Built once a snapshot, on first use: every Fetch v13+ and Produce v13 names topics by id."""
+        return {t.topic_id: t.name for t in self.topics.values()}
 
 
 class MetadataCache:
@@ -149,7 +155,11 @@ class MetadataCache:
         return topic.num_partitions if topic else None
 
     def topic_name_for_id(self, topic_id: uuid.UUID) -> str | None:
-        return next((t.name for t in self._snapshot.topics.values() if t.topic_id == topic_id), None)
+        return self._snapshot.topic_ids_to_names.get(topic_id)
+
+    def topic_ids_to_names(self) -> dict[uuid.UUID, str]:
+        """Kafka's topicIdsToNames: how a request that names topics by id (KIP-516) is read."""
+        return self._snapshot.topic_ids_to_names
 
     def partition_leader_end_point(self, topic: str, partition: int,
                                    listener: str) -> tuple[int, EndPoint | None]:

@@ -40,6 +40,10 @@ EARLIEST_LOCAL_TIMESTAMP = -4
 # Fetch v12 (KIP-595) added LastFetchedEpoch and DivergingEpoch: from it on, a leader checks the
 # follower's log on every fetch (Kafka's isTruncationOnFetchSupported).
 FIRST_FETCH_VERSION_WITH_DIVERGING_EPOCH = 12
+# Kafka's fetcher asks at its metadata.version's Fetch version (18) when it knows the topic id of every
+# partition, and at 12, by name, when it does not (FetchSessionHandler.canUseTopicIds). This follower
+# does not carry topic ids yet, so it always asks as Kafka's does then.
+FETCH_VERSION_WITHOUT_TOPIC_IDS = 12
 
 
 class ReplicaFetchPosition(NamedTuple):
@@ -98,11 +102,12 @@ class RemoteLeaderEndPoint:
         return f"broker {self.leader.node_id} at {self.leader.host}:{self.leader.port}"
 
     # ------------------------------------------------------------------ one blocking request
-    def _send_and_receive(self, api_key: int, body: dict):
+    def _send_and_receive(self, api_key: int, body: dict, max_version: int | None = None):
         """Kafka's ReplicaFetcherBlockingSend.sendRequest: send, poll until answered; a close()
         from another thread (shutdown) ends the wait early."""
         future = self.client.send(ClientRequest(self.leader.node_id, api_key, body,
-                                                timeout_ms=self.config.socket_timeout_ms))
+                                                timeout_ms=self.config.socket_timeout_ms,
+                                                max_version=max_version))
         self.client.poll_until(lambda: future.done() or self._closing, self.config.socket_timeout_ms)
         if not future.done():
             raise LeaderUnreachableError(f"no answer from {self.describe()}")
@@ -143,7 +148,7 @@ class RemoteLeaderEndPoint:
                     forgotten_topics_data=[dict(topic=name, partitions=ps) for name, ps in forgotten.items()],
                     rack_id="")
         try:
-            response = self._send_and_receive(ApiKey.FETCH, body)
+            response = self._send_and_receive(ApiKey.FETCH, body, FETCH_VERSION_WITHOUT_TOPIC_IDS)
         except KafkaError as e:
             self.fetch_session.handle_error()
             raise LeaderUnreachableError(f"{self.describe()}: {e}") from e

@@ -41,7 +41,7 @@ DESCRIBED = {
     ApiKey.API_VERSIONS: 5,
     ApiKey.METADATA: 13,
     ApiKey.PRODUCE: 12,
-    ApiKey.FETCH: 17,
+    ApiKey.FETCH: 18,
     ApiKey.LIST_OFFSETS: 11,
     ApiKey.CREATE_TOPICS: 7,
     ApiKey.DELETE_TOPICS: 6,
@@ -359,7 +359,7 @@ def test_response_header_versions() -> None:
 def test_request_header_versions() -> None:
     fetch = APIS[ApiKey.FETCH]
     assert fetch.request_header_version(11) == 1 and fetch.request_header_version(12) == 2
-    assert fetch.is_supported(12) and not fetch.is_supported(13) and not fetch.is_supported(3)
+    assert fetch.is_supported(18) and not fetch.is_supported(19) and not fetch.is_supported(3)
 
 
 # --- the codec's behaviour -------------------------------------------------------------------

@@ -43,6 +43,7 @@ from kafka.utils.topic_partition import TopicPartition
 log = structlog.get_logger("kafka.clients.consumer.Fetcher")
 
 READ_COMMITTED = 1
+FETCH_VERSION_WITHOUT_TOPIC_IDS = 12  # the last Fetch version that names topics (KIP-516 from 13)
 
 
 class CompletedFetch:
@@ -171,7 +172,10 @@ class Fetcher:
             with self._lock:
                 self._nodes_with_pending_fetch.add(node_id)
             # The broker may hold a fetch for max_wait_ms: give it that long on top of the timeout.
+            # At most v12, by topic name: the Java consumer's version when it cannot name every topic by
+            # id (FetchSessionHandler.canUseTopicIds), and this client's Metadata keeps no topic ids.
             self.client.send(ClientRequest(node_id, ApiKey.FETCH, body,
+                                           max_version=FETCH_VERSION_WITHOUT_TOPIC_IDS,
                                            timeout_ms=self.client.request_timeout_ms + self.max_wait_ms,
                                            callback=lambda r,
                                            p=partitions: self._handle_fetch_response(r, p)))

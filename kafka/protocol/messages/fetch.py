@@ -1,8 +1,12 @@
 """Fetch (key 1): read record batches from partition logs -- consumers and follower replicas alike.
 
-Mirrors ``common/message/FetchRequest.json`` and ``FetchResponse.json`` (versions 0-17, flexible
-from 12). v7 adds fetch sessions (KIP-227), v12 adds epoch validation, v13 swaps topic names for
-topic ids (KIP-516). We advertise 4-12: names, not ids, and message format v2 only.
+Mirrors ``common/message/FetchRequest.json`` and ``FetchResponse.json`` (versions 4-18, flexible
+from 12), all of which we advertise, as Kafka 4.4 does. v7 adds fetch sessions (KIP-227), v12 epoch
+validation, v13 swaps topic names for topic ids (KIP-516: UNKNOWN_TOPIC_ID for an id the broker does
+not know), v14 only adds OFFSET_MOVED_TO_TIERED_STORAGE to the errors a follower may see (KIP-405),
+v15 moves ReplicaId into a tagged ReplicaState with the follower's broker epoch (KIP-903), v16 adds
+NodeEndpoints beside CurrentLeader for a fetch sent to the wrong broker (KIP-951), v17 the raft
+follower's ReplicaDirectoryId (KIP-853) and v18 the HighWatermark the fetcher knows (KIP-1166).
 The response's ``records`` are written as-is: bytes read from a segment file go out unparsed.
 """
 
@@ -13,6 +17,7 @@ from kafka.protocol.types import Int8, Int16, Int32, Int64, Records, String, Uui
 CONSUMER_REPLICA_ID = -1  # a Fetch or ListOffsets from a consumer
 # Kafka's DEBUGGING_CONSUMER_ID: may read any replica, below its HW (kafka-replica-verification)
 DEBUGGING_REPLICA_ID = -2
+NO_HIGH_WATERMARK = 2**63 - 1  # FetchPartition.HighWatermark's default: the fetcher does not say (KIP-1166)
 
 REPLICA_STATE = Schema(
     "ReplicaState",
@@ -29,6 +34,9 @@ FETCH_PARTITION = Schema(
     Field("log_start_offset", Int64, "5+", default=-1, ignorable=True),
     Field("partition_max_bytes", Int32, "0+"),
     Field("replica_directory_id", Uuid, "17+", tag=0, tagged_versions="17+", ignorable=True),
+    # KIP-1166: the fetcher's HW; Long.MAX_VALUE when it does not say, -1 when it does not know one
+    Field("high_watermark", Int64, "18+", default=NO_HIGH_WATERMARK, tag=1, tagged_versions="18+",
+          ignorable=True),
 )
 
 FETCH_TOPIC = Schema(
@@ -133,4 +141,27 @@ FETCH_RESPONSE = Schema(
     Field("node_endpoints", Array(NODE_ENDPOINT), "16+", tag=0, tagged_versions="16+"),
 )
 
-FETCH = register(Api(ApiKey.FETCH, "Fetch", 4, 12, 12, FETCH_REQUEST, FETCH_RESPONSE))
+FETCH = register(Api(ApiKey.FETCH, "Fetch", 4, 18, 12, FETCH_REQUEST, FETCH_RESPONSE))
+
+
+def fetch_request_for_version(body: dict, version: int) -> dict:
+    """Kafka's FetchRequest.Builder.build(version): a follower names itself in ReplicaId before v15 and in
+    the tagged ReplicaState from v15 (KIP-903), so the body written at `version` keeps only the one that
+    version has. `body` carries both (replica_id, and replica_state with its replica_epoch)."""
+    body = dict(body)
+    state = body.get("replica_state") or dict(replica_id=body.get("replica_id", -1), replica_epoch=-1)
+    if version >= 15:
+        body["replica_id"], body["replica_state"] = CONSUMER_REPLICA_ID, state
+    else:
+        body["replica_id"] = state["replica_id"]
+        body.pop("replica_state", None)
+    return body
+
+
+def replica_id_and_epoch(body, version: int) -> tuple[int, int]:
+    """Who sent a FetchRequest and its broker epoch (Kafka's FetchRequest.replicaId / replicaEpoch): from
+    v15 the tagged ReplicaState, before that ReplicaId, with no epoch (-1)."""
+    if version >= 15:
+        state = body.replica_state
+        return state.replica_id, state.replica_epoch
+    return body.replica_id, -1
