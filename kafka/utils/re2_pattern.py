@@ -1,40 +1,28 @@
 """The regular expressions Kafka takes from clients (com.google.re2j.Pattern, RE2's syntax for Java).
 
-Kafka compiles a client's pattern with RE2/J, which matches in time linear in the input and so leaves
-out what needs backtracking: lookahead and lookbehind, backreferences, atomic groups and possessive
-quantifiers. Python's ``re`` has all of them. ``compile_re2`` refuses those as RE2/J does (a client
-gets INVALID_REGULAR_EXPRESSION for them on both brokers) and compiles the rest with ``re``, whose
-syntax is RE2's for everything else a pattern of names needs. Kafka matches with ``matches()``, the
-whole name: ``fullmatch`` here.
+Kafka compiles a client's pattern with RE2/J, which matches in time linear in the name: no pattern a
+client sends, however hostile, can keep a request thread or a coordinator busy. So RE2 has no lookahead
+or lookbehind, backreferences, atomic groups or possessive quantifiers, which need backtracking.
+Python's ``re`` backtracks: ``(a+)+b`` against a long topic name would keep it busy for years. So a
+client's pattern is compiled here by RE2 itself (Google's C++ library, the ``google-re2`` package),
+which refuses what RE2/J refuses. Kafka matches with ``matches()``, the whole name: ``fullmatch`` here.
 """
 
 from __future__ import annotations
 
 import re
 
-_GROUP_OPENERS_NOT_IN_RE2 = ("(?=", "(?!", "(?<=", "(?<!", "(?>", "(?P=")
+import re2
+
+_QUIET = re2.Options()
+_QUIET.log_errors = False  # a client's bad pattern is its error, not a line on the broker's stderr
 
 
-def compile_re2(pattern: str) -> re.Pattern:
-    """``re.compile(pattern)``, raising ``re.error`` also for what RE2/J would refuse to compile."""
-    i, in_class = 0, False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            if i + 1 < len(pattern) and pattern[i + 1].isdigit() and pattern[i + 1] != "0" and not in_class:
-                raise re.error("backreferences are not supported by RE2", pattern, i)
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class, i = True, i + 1
-            i += pattern.startswith("^", i)
-            i += pattern.startswith("]", i)  # a ] first in a class is a literal one
-            continue
-        elif c == "(" and pattern.startswith(_GROUP_OPENERS_NOT_IN_RE2, i):
-            raise re.error("lookaround and atomic groups are not supported by RE2", pattern, i)
-        elif c in "*+?}" and pattern.startswith("+", i + 1):
-            raise re.error("possessive quantifiers are not supported by RE2", pattern, i)
-        i += 1
-    return re.compile(pattern)
+def compile_re2(pattern: str):
+    """The pattern compiled by RE2; ``re.error`` with RE2's message for one it refuses."""
+    try:
+        return re2.compile(pattern, _QUIET)
+    except re2.error as e:
+        reason = e.args[0] if e.args else ""  # RE2's message, as bytes
+        message = reason.decode(errors="replace") if isinstance(reason, bytes) else str(reason)
+        raise re.error(message) from None

@@ -14,7 +14,7 @@ copy, and the runtime replays them into the shard (``replay``) before it appends
 goes once they commit. A failed append reverts the timeline, so the stored group is what it was.
 Replaying the log on another coordinator gives the same groups (the test replays and compares).
 An operation refuses a request by raising ApiError; nothing it did is kept (it wrote nothing).
-Regexes are Python's ``re`` with a full match, where Kafka uses RE2/J.
+Regexes are RE2's with a full match, as Kafka's RE2/J (kafka/utils/re2_pattern.py): linear in the name.
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ from kafka.coordinator.group.modern.consumer.target_assignment_builder import (
 )
 from kafka.protocol.errors import Errors
 from kafka.timeline import LATEST_EPOCH, TimelineHashMap
+from kafka.utils.re2_pattern import compile_re2
 from kafka.utils.time import Time
 
 log = structlog.get_logger("kafka.coordinator.group.ConsumerGroupManager")
@@ -188,7 +189,7 @@ class ConsumerGroupManager:
                            f"Supported assignors: {', '.join(self.assignors)}.")
         if request.subscribed_topic_regex is not None:
             try:
-                re.compile(request.subscribed_topic_regex)
+                compile_re2(request.subscribed_topic_regex)
             except re.error as e:
                 raise ApiError(Errors.INVALID_REGULAR_EXPRESSION,
                                f"SubscribedTopicRegex `{request.subscribed_topic_regex}` is not a valid "
@@ -302,7 +303,7 @@ class ConsumerGroupManager:
         topics left out, as the Java consumer's exclude.internal.topics does)."""
         names = set(member.subscribed_topic_names)
         if member.subscribed_topic_regex:
-            pattern = re.compile(member.subscribed_topic_regex)
+            pattern = compile_re2(member.subscribed_topic_regex)
             names |= {t for t in self.topics_image() if t not in INTERNAL_TOPICS and pattern.fullmatch(t)}
         return frozenset(names)
 
