@@ -85,7 +85,13 @@ class BrokerProcess:
             resource.setrlimit, resource.RLIMIT_NOFILE, (open_files_limit, open_files_limit))
         self.process = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT, cwd=REPO,
                                         preexec_fn=limit)
-        wait_until(self._ready, message=f"broker on {self.bootstrap} to accept connections")
+        try:  # 30 s: a broker loading many partitions on a busy two-core machine took more than 15
+            wait_until(self._ready, timeout=30, message=f"broker on {self.bootstrap} to accept connections")
+        except BaseException:  # a broker that never answered is stopped too, not left running after the test
+            self.process.kill()
+            self.process.wait(10)
+            self._log.close()
+            raise
 
     def _ready(self) -> bool:
         if self.process.poll() is not None:
