@@ -19,11 +19,11 @@ from kafka.metrics.remote_storage_metrics import REMOTE_FETCH_ERRORS, REMOTE_FET
 from kafka.protocol.api_keys import ApiKey
 from tests.helpers import InProcessBroker, unique_topic, wait_until
 from tests.integration.test_confluent_kafka import create_topic
+from tests.integration.test_tiered_storage_copy import tiered_broker
 from tests.integration.test_transactions import transactional_producer
 from tests.wire import WireClient
 
 SEGMENT_BYTES = 4096
-LOCAL_TIERED_STORAGE = "org.apache.kafka.server.log.remote.storage.LocalTieredStorage"
 TIERED_TOPIC = {"remote.storage.enable": "true", "segment.bytes": str(SEGMENT_BYTES),
                 "local.retention.bytes": "1"}
 EARLIEST_LOCAL, LATEST_TIERED, EARLIEST_PENDING_UPLOAD = -4, -5, -6
@@ -32,15 +32,7 @@ EARLIEST_LOCAL, LATEST_TIERED, EARLIEST_PENDING_UPLOAD = -4, -5, -6
 @pytest.fixture(scope="module")
 def broker(tmp_path_factory):
     data = tmp_path_factory.mktemp("tiered")
-    server = InProcessBroker(data / "logs", {
-        "remote.log.storage.system.enable": "true",
-        "remote.log.storage.manager.class.name": LOCAL_TIERED_STORAGE,
-        "rsm.config.dir": str(data / "remote"),
-        "remote.log.metadata.manager.listener.name": "PLAINTEXT",
-        "rlmm.config.remote.log.metadata.topic.replication.factor": "1",
-        "remote.log.manager.task.interval.ms": "200",
-        "log.retention.check.interval.ms": "200",
-    })
+    server = InProcessBroker(data / "logs", tiered_broker(data / "remote"))
     yield server
     server.stop()
 

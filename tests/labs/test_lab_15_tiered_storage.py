@@ -25,10 +25,10 @@ from kafka.utils.topic_partition import TopicPartition
 from tests.helpers import InProcessBroker, wait_until
 from tests.integration.test_confluent_kafka import create_topic
 from tests.integration.test_long_poll import fetch_body
+from tests.integration.test_tiered_storage_copy import tiered_broker
 from tests.integration.test_tiered_storage_fetch import (
     EARLIEST_LOCAL,
     LATEST_TIERED,
-    LOCAL_TIERED_STORAGE,
     TIERED_TOPIC,
     consume,
     list_offset,
@@ -45,16 +45,8 @@ CONSUMER, FOLLOWER = -1, 2  # replica ids: a consumer's fetch, and broker 2's as
 @pytest.fixture(scope="module")
 def broker(tmp_path_factory):
     data = tmp_path_factory.mktemp("lab15")
-    started = InProcessBroker(data / "data", {
-        "remote.log.storage.system.enable": "true",
-        "remote.log.storage.manager.class.name": LOCAL_TIERED_STORAGE,
-        "rsm.config.dir": str(data / "remote"),
-        "remote.log.metadata.manager.listener.name": "PLAINTEXT",
-        "rlmm.config.remote.log.metadata.topic.replication.factor": "1",
-        "remote.log.manager.task.interval.ms": "200",
-        "log.retention.check.interval.ms": "200",
-        "request.trace.enable": "true",
-    })
+    configs = {**tiered_broker(data / "remote"), "request.trace.enable": "true"}
+    started = InProcessBroker(data / "data", configs)
     create_topic(started.bootstrap, TOPIC, 1, TIERED_TOPIC)
     produce(started, TOPIC, RECORDS)
     tiered_past(started, TOPIC, 100)  # the copier and local retention moved the local log start past 100
