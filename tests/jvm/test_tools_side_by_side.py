@@ -210,6 +210,8 @@ CASES = {
     "offsets-earliest": (GET_OFFSETS, "--topic", "keyed", "--partitions", "0,2", "--time", "earliest"),
     "offsets-regex": (GET_OFFSETS, "--topic", "k.*|o.*"),
     "txn-list": (TRANSACTIONS, "list"),
+    "txn-list-pattern": (TRANSACTIONS, "list", "--transactional-id-pattern", "perf-.*"),  # KIP-1152
+    "txn-list-no-match": (TRANSACTIONS, "list", "--transactional-id-pattern", "perf"),  # a whole-id match
     "txn-describe": (TRANSACTIONS, "describe", "--transactional-id", "perf-txn"),
     "txn-producers": (TRANSACTIONS, "describe-producers", "--topic", "txn", "--partition", "0"),
     "election": (LEADER_ELECTION, "--election-type", "preferred", "--topic", "keyed", "--partition", "0"),
